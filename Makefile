@@ -1,0 +1,108 @@
+# Bingo hall: developer and CI entry points.
+#
+#   make venv       create .venv (Python 3.11) and install requirements-dev.txt
+#   make demo       migrate, seed, start worker + beat and serve on $(PORT)   (embedded unless REDIS_URL is set)
+#   make test       ruff, ruff format --check, mypy, then pytest against PostgreSQL + Redis
+#   make browser    install Debian's chromium (+ fonts) for the Playwright tests
+#   make lint | typecheck | fmt | worker | beat | serve | services | check-services | clean
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+VENV    := .venv
+BIN     := $(VENV)/bin
+PY      := $(BIN)/python
+STAMP   := $(VENV)/.installed
+REQS    := $(wildcard requirements*.txt)
+
+PORT    ?= 8000
+export PORT
+
+# The test run talks to real services; these are the defaults unless the caller set them.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/hall
+TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
+
+.PHONY: help venv demo test browser lint typecheck fmt worker beat serve services check-services clean
+
+help:
+	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
+
+# --- environment ----------------------------------------------------------------------------------------
+
+venv: $(STAMP)
+
+# The interpreter: python3.11 if present, else python3 when that is 3.11; anything else is an error.
+$(PY):
+	@py=""; \
+	for cand in python3.11 python3; do \
+	  if command -v "$$cand" >/dev/null 2>&1 && \
+	     "$$cand" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then \
+	    py="$$cand"; break; \
+	  fi; \
+	done; \
+	if [[ -z "$$py" ]]; then echo "error: Python 3.11 not found (tried python3.11, python3)" >&2; exit 1; fi; \
+	echo ">> creating $(VENV) with $$(command -v $$py) ($$($$py --version))"; \
+	"$$py" -m venv $(VENV)
+
+# Re-install only when a requirements file is newer than the last successful install.
+$(STAMP): $(REQS) | $(PY)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -r requirements-dev.txt
+	@touch $@
+
+# --- running the hall -----------------------------------------------------------------------------------
+
+demo: venv
+	$(PY) manage.py demo
+
+worker: venv
+	$(BIN)/celery -A config worker -Q draws,celery -l info
+
+beat: venv
+	$(BIN)/celery -A config beat -l info
+
+serve: venv
+	$(BIN)/uvicorn config.asgi:application --host 0.0.0.0 --port $(PORT)
+
+# --- quality gates --------------------------------------------------------------------------------------
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+fmt: venv
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+typecheck: venv
+	$(BIN)/mypy .
+
+# Start PostgreSQL / Redis if installed but stopped (needs root), then wait for them.
+services:
+	bash scripts/start_services.sh
+
+check-services: venv
+	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}"; \
+	export REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}"; \
+	$(PY) scripts/check_services.py
+
+# Unreachable PostgreSQL or Redis fails the run: nothing is skipped.
+test: venv browser
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy .
+	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}"; \
+	export REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}"; \
+	$(PY) scripts/check_services.py; \
+	$(BIN)/pytest
+
+browser:
+	bash scripts/ensure_chromium.sh
+
+# --- housekeeping ---------------------------------------------------------------------------------------
+
+clean:
+	rm -rf $(VENV) var/ .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	find . -path ./.git -prune -o -type d -name __pycache__ -prune -exec rm -rf {} +

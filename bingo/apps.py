@@ -1,0 +1,21 @@
+from django.apps import AppConfig
+
+
+class BingoConfig(AppConfig):
+    name = "bingo"
+    verbose_name = "Bingo"
+
+    def ready(self) -> None:
+        from bingo.services.games import session_close_guard
+        from bingo.services.readmodels import screen_snapshot
+        from halls import hooks
+
+        hooks.register_session_close_guard(session_close_guard)
+        hooks.register_screen_section(
+            hooks.ScreenSection(
+                name="bingo",
+                snapshot=screen_snapshot,
+                template="bingo/screen_section.html",
+                script="bingo/screen.js",
+            )
+        )

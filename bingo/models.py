@@ -1,0 +1,312 @@
+"""Card series and cards, games, sales, balls, claims and prize results of traditional bingo (spec §2)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import F, Q
+from django_fsm import FSMField, FSMModelMixin, transition
+
+from halls.models import GameSession, Room, Venue
+
+MONEY = {"max_digits": 12, "decimal_places": 2}
+
+
+class BallSet(models.Model):
+    """A homologated set of 90 balls with the colour of each number (TB-05, TB-06, R-06)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="ball_sets")
+    name = models.CharField(max_length=80)
+    # {"1": "red", ...}: every number 1..90, at least four colours (OP-09).
+    colours = models.JSONField()
+    certified_games = models.PositiveIntegerField(default=10_000)
+    games_played = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["venue", "name"], name="ball_set_name_unique_per_venue")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def colour_of(self, number: int) -> str:
+        return str(self.colours.get(str(number), ""))
+
+
+class CardSeries(models.Model):
+    """A numbered batch of paper cards of one face value, generated from a stored seed (TB-21..24)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="card_series")
+    code = models.CharField(max_length=40)
+    face_value = models.DecimalField(**MONEY, validators=[MinValueValidator(Decimal("0.01"))])
+    strips = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    # The seed every master card is recomputed from (cartón matriz).
+    seed = models.CharField(max_length=64)
+    created_at = models.DateTimeField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["venue", "code"], name="series_code_unique_per_venue")]
+        verbose_name_plural = "card series"
+
+    def __str__(self) -> str:
+        return self.code
+
+    @property
+    def card_count(self) -> int:
+        return self.strips * 6
+
+
+class Card(models.Model):
+    """A card of a series: its master card (the 3×9 grid) and its security code."""
+
+    series = models.ForeignKey(CardSeries, on_delete=models.PROTECT, related_name="cards")
+    serial = models.PositiveIntegerField()
+    grid = models.JSONField()
+    # Hex of the 90-bit set of its numbers: equal keys, equal numbers.
+    key = models.CharField(max_length=23, db_index=True)
+    security_code = models.CharField(max_length=16)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["series", "serial"], name="card_serial_unique_in_series")]
+        ordering = ["series_id", "serial"]
+
+    def __str__(self) -> str:
+        return f"{self.series.code} #{self.serial}"
+
+
+class GameState(models.TextChoices):
+    SCHEDULED = "scheduled", "Scheduled"
+    ON_SALE = "on_sale", "On sale"
+    SALES_CLOSED = "sales_closed", "Sales closed"
+    DRAWING = "drawing", "Drawing"
+    PAUSED = "paused", "Paused"
+    CLOSED = "closed", "Closed"
+    VOID = "void", "Void"
+
+
+class DrawSource(models.TextChoices):
+    RNG = "rng", "RNG (CSPRNG)"
+    MANUAL = "manual", "Blower with ball reader"
+
+
+class ClaimWindow(models.TextChoices):
+    """The "any more lines / bingos?" question open after a valid claim (spec §2.7 S14)."""
+
+    NONE = "", "None"
+    LINE = "line", "Any more lines?"
+    BINGO = "bingo", "Any more bingos?"
+
+
+LIVE_STATES = (GameState.SCHEDULED, GameState.ON_SALE, GameState.SALES_CLOSED, GameState.DRAWING, GameState.PAUSED)
+
+
+class Game(FSMModelMixin, models.Model):
+    """One partida. Its state changes only through the transitions below, called by bingo.services."""
+
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="games")
+    session = models.ForeignKey(GameSession, on_delete=models.PROTECT, related_name="games")
+    number = models.PositiveIntegerField()
+    state = FSMField(default=GameState.SCHEDULED, choices=GameState.choices, protected=True)
+    draw_source = models.CharField(max_length=6, choices=DrawSource.choices, default=DrawSource.RNG)
+    pace_seconds = models.DecimalField(max_digits=5, decimal_places=2)
+    ball_set = models.ForeignKey(BallSet, null=True, blank=True, on_delete=models.PROTECT, related_name="games")
+    line_percent = models.DecimalField(max_digits=5, decimal_places=2)
+    bingo_percent = models.DecimalField(max_digits=5, decimal_places=2)
+    created_at = models.DateTimeField()
+
+    # Fixed at the close of sales and announced before the first ball (TB-41).
+    cards_sold = models.PositiveIntegerField(default=0)
+    sales_total = models.DecimalField(**MONEY, default=Decimal("0"))
+    line_prize = models.DecimalField(**MONEY, null=True, blank=True)
+    bingo_prize = models.DecimalField(**MONEY, null=True, blank=True)
+    # Sub-cent parts of the prize percentages, kept by the house and recorded (OP-10).
+    prize_rounding_residue = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal("0"))
+    announcement = models.JSONField(default=dict, blank=True)
+    sales_closed_at = models.DateTimeField(null=True, blank=True)
+
+    draw_started_at = models.DateTimeField(null=True, blank=True)
+    last_ball_at = models.DateTimeField(null=True, blank=True)
+    balls_drawn = models.PositiveSmallIntegerField(default=0)
+    # Ordinal of the ball at which the Line was confirmed; later line claims are refused (TB-08).
+    line_won_at = models.PositiveSmallIntegerField(null=True, blank=True)
+    claim_window = models.CharField(max_length=5, choices=ClaimWindow.choices, default="", blank=True)
+    paused_by_claim = models.BooleanField(default=False)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    void_reason = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "number"], name="game_number_unique_in_session"),
+            models.UniqueConstraint(
+                fields=["room"],
+                condition=Q(state__in=[s.value for s in LIVE_STATES]),
+                name="one_live_game_per_room",
+            ),
+            models.CheckConstraint(condition=Q(balls_drawn__lte=90), name="game_at_most_90_balls"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Game {self.number} · {self.room}"
+
+    @property
+    def venue_id(self) -> int:
+        return self.room.venue_id
+
+    @property
+    def is_live(self) -> bool:
+        return self.state in LIVE_STATES
+
+    @transition(field=state, source=GameState.SCHEDULED, target=GameState.ON_SALE)
+    def open_sales(self) -> None:
+        """Cards may be sold and returned."""
+
+    @transition(field=state, source=GameState.ON_SALE, target=GameState.SALES_CLOSED)
+    def close_sales(self) -> None:
+        """Sales are counted and the prizes fixed and announced."""
+
+    @transition(field=state, source=GameState.SALES_CLOSED, target=GameState.DRAWING)
+    def start_draw(self) -> None:
+        """The first ball may be drawn."""
+
+    @transition(field=state, source=GameState.DRAWING, target=GameState.PAUSED)
+    def pause(self) -> None:
+        """A claim or the caller interrupts the draw."""
+
+    @transition(field=state, source=GameState.PAUSED, target=GameState.DRAWING)
+    def resume(self) -> None:
+        """The draw goes on."""
+
+    @transition(field=state, source=GameState.PAUSED, target=GameState.CLOSED)
+    def close(self) -> None:
+        """The Bingo is confirmed: no claim is accepted any more (TB-12)."""
+
+    @transition(field=state, source=[s.value for s in LIVE_STATES], target=GameState.VOID)
+    def void(self) -> None:
+        """The game is cancelled, with a reason."""
+
+
+class SaleKind(models.TextChoices):
+    SELL = "sell", "Sell"
+    RETURN = "return", "Return"
+
+
+class SaleOperation(models.Model):
+    """One cashier operation: a contiguous range of a series sold to, or returned from, a game."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="sale_operations")
+    series = models.ForeignKey(CardSeries, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=6, choices=SaleKind.choices)
+    first_serial = models.PositiveIntegerField()
+    last_serial = models.PositiveIntegerField()
+    cards = models.PositiveIntegerField()
+    amount = models.DecimalField(**MONEY)
+    cashier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+    # A terminal's retry with the same key answers as the first time and writes nothing.
+    idempotency_key = models.CharField(max_length=80, null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "idempotency_key"], name="sale_idempotency_key_unique"),
+            models.CheckConstraint(condition=Q(first_serial__lte=F("last_serial")), name="sale_range_ordered"),
+        ]
+        ordering = ["pk"]
+
+
+class SoldCard(models.Model):
+    """A card sold in a game. A paper card serves one game only; a returned card's row is deleted."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="sold_cards")
+    card = models.OneToOneField(Card, on_delete=models.PROTECT, related_name="sale")
+    # Copy of the card's key: the database itself refuses two cards with the same numbers in one game.
+    card_key = models.CharField(max_length=23)
+    sale = models.ForeignKey(SaleOperation, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "card_key"], name="sold_card_numbers_unique_in_game")]
+
+
+class Ball(models.Model):
+    """A drawn ball, stored with its ordinal and time before it is shown (append-only, DESIGN §4)."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="balls")
+    ordinal = models.PositiveSmallIntegerField()
+    number = models.PositiveSmallIntegerField()
+    source = models.CharField(max_length=6, choices=DrawSource.choices)
+    drawn_at = models.DateTimeField()
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "ordinal"], name="ball_ordinal_unique_in_game"),
+            models.UniqueConstraint(fields=["game", "number"], name="ball_number_unique_in_game"),
+            models.CheckConstraint(condition=Q(number__gte=1) & Q(number__lte=90), name="ball_number_1_to_90"),
+            models.CheckConstraint(condition=Q(ordinal__gte=1) & Q(ordinal__lte=90), name="ball_ordinal_1_to_90"),
+        ]
+        ordering = ["game_id", "ordinal"]
+
+
+class ClaimKind(models.TextChoices):
+    LINE = "line", "Line"
+    BINGO = "bingo", "Bingo"
+
+
+class Claim(models.Model):
+    """A Line or Bingo call by card serial and its verification against the master card (spec §2.7 S11–S13)."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="claims")
+    kind = models.CharField(max_length=5, choices=ClaimKind.choices)
+    series = models.ForeignKey(CardSeries, on_delete=models.PROTECT, related_name="+")
+    serial = models.PositiveIntegerField()
+    card = models.ForeignKey(Card, on_delete=models.PROTECT, related_name="claims")
+    # The last ball drawn when play was interrupted: co-winners share a ball.
+    bound_ordinal = models.PositiveSmallIntegerField()
+    valid = models.BooleanField()
+    refusal = models.CharField(max_length=30, blank=True)
+    reason = models.TextField()
+    winning_row = models.PositiveSmallIntegerField(null=True, blank=True)
+    completed_at = models.PositiveSmallIntegerField(null=True, blank=True)
+    claimed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+    idempotency_key = models.CharField(max_length=80, null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "idempotency_key"], name="claim_idempotency_key_unique"),
+            # One accepted claim per card and prize: a card cannot win the same Line twice.
+            models.UniqueConstraint(
+                fields=["game", "kind", "card"], condition=Q(valid=True), name="one_valid_claim_per_card_and_kind"
+            ),
+        ]
+        ordering = ["pk"]
+
+
+class PrizeResult(models.Model):
+    """How one prize of a game was paid: the winners' equal shares and the remainder (spec TB-11, OP-10)."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="prize_results")
+    kind = models.CharField(max_length=5, choices=ClaimKind.choices)
+    ordinal = models.PositiveSmallIntegerField()
+    amount = models.DecimalField(**MONEY)
+    winners = models.PositiveSmallIntegerField()
+    share = models.DecimalField(**MONEY)
+    remainder = models.DecimalField(**MONEY)
+    remainder_to = models.CharField(max_length=120)
+    confirmed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    confirmed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "kind"], name="one_result_per_prize")]
+
+
+class Award(models.Model):
+    """One winner's share of a prize."""
+
+    result = models.ForeignKey(PrizeResult, on_delete=models.PROTECT, related_name="awards")
+    claim = models.OneToOneField(Claim, on_delete=models.PROTECT, related_name="award")
+    amount = models.DecimalField(**MONEY)

@@ -1,0 +1,1 @@
+"""Services of traditional bingo: every write in one transaction, with its audit record and events."""

@@ -1,0 +1,99 @@
+"""The demo's self-playing rooms: sell, draw, claim the winning cards and start again, through the same
+services a caller and a cashier use. Only rooms with ``autoplay`` set are touched."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from decimal import Decimal
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Max
+from django.utils import timezone
+
+from bingo.models import CardSeries, DrawSource, Game, GameState, SoldCard
+from bingo.services import claims, games, sales, series
+from bingo.services.readmodels import current_game
+from halls.errors import DomainError
+from halls.models import GameSession, Room
+from halls.services import sessions
+
+AUTOPLAY_USER = "autoplay"
+# How long a finished game's result stays up, and how long a winner is shown before the caller confirms.
+RESULT_PAUSE = timedelta(seconds=8)
+CONFIRM_PAUSE = timedelta(seconds=3)
+
+
+def autoplay_actor() -> AbstractBaseUser:
+    user, _ = get_user_model().objects.get_or_create(username=AUTOPLAY_USER, defaults={"is_active": False})
+    return user
+
+
+def tick(room: Room) -> str:
+    """One step of the room's autoplay; returns what it did (for logs and tests)."""
+    actor = autoplay_actor()
+    if not GameSession.objects.filter(room=room, closed_at__isnull=True).exists():
+        balls = list(range(1, 91))
+        sessions.open_session(
+            room=room, actor=actor, blower_ok=True, reserve_ok=True, reader_ok=True, inspection_balls=balls
+        )
+    game = current_game(room)
+    now = timezone.now()
+    if game is None or (game.state in (GameState.CLOSED, GameState.VOID) and now - (game.closed_at or now) > RESULT_PAUSE):
+        game = games.create_game(room=room, actor=actor, draw_source=DrawSource.RNG)
+        games.open_sales(game=game, actor=actor)
+        _sell_some(game, actor)
+        games.close_sales(game=game, actor=actor)
+        games.start_draw(game=game, actor=actor)
+        return f"started game {game.number}"
+    if game.state == GameState.PAUSED and game.claim_window and now - (game.last_ball_at or now) > CONFIRM_PAUSE:
+        claims.confirm_claims(game=game, kind=game.claim_window, actor=actor)
+        return f"confirmed {game.claim_window} of game {game.number}"
+    if game.state == GameState.DRAWING:
+        return claim_winners(game)
+    return "waiting"
+
+
+def claim_winners(game: Game) -> str:
+    """Call every winning card, as players in the room would."""
+    actor = autoplay_actor()
+    found = claims.unclaimed_winners(game)
+    filed = 0
+    kinds = ["bingo"] if found["bingo"] else (["line"] if found["line"] else [])
+    for kind in kinds:
+        for row in found[kind]:
+            try:
+                claims.file_claim(
+                    game=game, kind=kind, series_code=str(row["series"]), serial=int(str(row["serial"])), actor=actor
+                )
+            except DomainError:
+                continue  # the game moved on (another tick claimed it, or it closed): nothing to do
+            filed += 1
+    return f"filed {filed} claims" if filed else "drawing"
+
+
+def _sell_some(game: Game, actor: AbstractBaseUser) -> None:
+    """Sell two or three ranges of 20–60 cards, from a fresh demo series when the current one runs out."""
+    for _ in range(2 + secrets.randbelow(2)):
+        wanted = 20 + secrets.randbelow(41)
+        card_series = _series_with_room(game, wanted, actor)
+        last_sold = SoldCard.objects.filter(card__series=card_series).aggregate(m=Max("card__serial"))["m"] or 0
+        sales.sell_range(game=game, series=card_series, first=last_sold + 1, last=last_sold + wanted, actor=actor)
+
+
+def _series_with_room(game: Game, wanted: int, actor: AbstractBaseUser) -> CardSeries:
+    venue = game.room.venue
+    for candidate in CardSeries.objects.filter(venue=venue, code__startswith="AUTO-").order_by("pk"):
+        last = SoldCard.objects.filter(card__series=candidate).aggregate(m=Max("card__serial"))["m"] or 0
+        if last + wanted <= candidate.card_count:
+            return candidate
+    code = f"AUTO-{CardSeries.objects.filter(venue=venue).count() + 1:03d}"
+    return series.create_series(venue=venue, code=code, face_value=Decimal("1.00"), strips=200, actor=actor)
+
+
+def playing_rooms() -> list[Room]:
+    return list(Room.objects.filter(autoplay=True))
+
+
+

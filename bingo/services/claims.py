@@ -1,0 +1,254 @@
+"""Line and Bingo claims: verification against the master card, the "any more?" window, and the awards.
+
+A valid claim pauses the draw and opens the window for its prize; further claims bound to the same ball
+are co-winners (spec §2.3 Interpretation). The caller's confirmation closes the window: the prize is split
+equally to the cent among the valid claims, the remainder recorded; a Line resumes play, a Bingo closes
+the game, after which no claim is accepted (TB-12).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from bingo import claims as rules
+from bingo.cards import CardGrid
+from bingo.detect import winners_at
+from bingo.models import (
+    Award,
+    BallSet,
+    Card,
+    CardSeries,
+    Claim,
+    ClaimKind,
+    ClaimWindow,
+    Game,
+    GameState,
+    PrizeResult,
+    SoldCard,
+)
+from bingo.prizes import split_equally
+from bingo.services import draw
+from bingo.services.common import lock_game, record, transition
+from halls.errors import Conflict, InvalidInput, NotFound
+
+Actor = AbstractBaseUser
+REMAINDER_TO = "house: rounding residue of an equal split (OP-10)"
+CLAIMABLE = (GameState.DRAWING, GameState.PAUSED)
+
+
+def _card(game: Game, series_code: str, serial: int) -> Card:
+    series = CardSeries.objects.filter(venue_id=game.room.venue_id, code=series_code).first()
+    if series is None:
+        raise NotFound(f"No series {series_code} in this venue.", code="unknown_series")
+    card = Card.objects.filter(series=series, serial=serial).first()
+    if card is None:
+        raise NotFound(
+            f"Series {series_code} has no card {serial} (serials 1–{series.card_count}).", code="unknown_card"
+        )
+    return card
+
+
+def file_claim(
+    *,
+    game: Game,
+    kind: str,
+    series_code: str,
+    serial: int,
+    actor: Actor,
+    idempotency_key: str | None = None,
+) -> Claim:
+    """Verify a claim by card serial and record the verdict, valid or not."""
+    if kind not in ClaimKind.values:
+        raise InvalidInput(f"A claim is for a line or a bingo, not {kind!r}.", code="bad_claim_kind")
+    with transaction.atomic():
+        game = lock_game(game.pk)
+        if idempotency_key:
+            previous = Claim.objects.filter(game=game, idempotency_key=idempotency_key).first()
+            if previous is not None:
+                return previous
+        card = _card(game, series_code, serial)
+        if game.state not in CLAIMABLE:
+            verdict = rules.judge_claim(
+                kind=rules.ClaimKind(kind), card=None, balls=[], line_confirmed_at=None,
+                game_closed=True, serial=serial,
+            )
+            if game.state in (GameState.CLOSED, GameState.VOID):
+                raise Conflict(verdict.reason + ".", code="game_closed", state=game.state)
+            label = GameState(game.state).label.lower()
+            raise Conflict(f"Game {game.number} is {label}: the draw has not started.", code="wrong_state")
+        if game.claim_window == ClaimWindow.BINGO and kind == ClaimKind.LINE:
+            raise Conflict("A Bingo has been called: only more bingos can be claimed now.", code="bingo_window")
+        if kind == ClaimKind.LINE and game.prize_results.filter(kind=ClaimKind.LINE).exists():
+            raise Conflict(f"The Line was already won at ball {game.line_won_at}.", code="line_already_won")
+        balls = list(game.balls.order_by("ordinal").values_list("number", flat=True))
+        sold = SoldCard.objects.filter(game=game, card=card).exists()
+        verdict = rules.judge_claim(
+            kind=rules.ClaimKind(kind),
+            card=CardGrid.from_json(card.grid) if sold else None,
+            balls=balls,
+            line_confirmed_at=game.line_won_at,
+            game_closed=False,
+            serial=serial,
+        )
+        if verdict.valid and Claim.objects.filter(game=game, kind=kind, card=card, valid=True).exists():
+            raise Conflict(f"Card {serial} already has a valid {kind} claim in this game.", code="already_claimed")
+        claim = Claim.objects.create(
+            game=game,
+            kind=kind,
+            series=card.series,
+            serial=serial,
+            card=card,
+            bound_ordinal=verdict.bound_ordinal,
+            valid=verdict.valid,
+            refusal=verdict.refusal.value if verdict.refusal else "",
+            reason=verdict.reason,
+            winning_row=verdict.winning_row,
+            completed_at=verdict.completed_at,
+            claimed_by=actor,
+            created_at=timezone.now(),
+            idempotency_key=idempotency_key or None,
+        )
+        if verdict.valid:
+            _open_window(game, kind, verdict.bound_ordinal)
+        record(
+            game,
+            actor,
+            "claim.verified",
+            {
+                "claim": claim.pk,
+                "kind": kind,
+                "series": series_code,
+                "serial": serial,
+                "valid": claim.valid,
+                "refusal": claim.refusal,
+                "reason": claim.reason,
+                "bound_ordinal": claim.bound_ordinal,
+                "winning_row": claim.winning_row,
+                # The master card, shown on the monitors during verification (TB-43).
+                "master_card": card.grid if sold else None,
+                "claim_window": game.claim_window,
+            },
+        )
+    return claim
+
+
+def _open_window(game: Game, kind: str, ordinal: int) -> None:
+    if game.state == GameState.DRAWING:
+        transition(game, game.pause, "pause for the claim")
+        game.paused_by_claim = True
+    if kind == ClaimKind.LINE and game.line_won_at is None:
+        game.line_won_at = ordinal
+    if kind == ClaimKind.BINGO or not game.claim_window:
+        game.claim_window = kind
+    game.save()
+
+
+def confirm_claims(*, game: Game, kind: str, actor: Actor) -> PrizeResult:
+    """The caller ends "any more lines / bingos?": pay the prize to the valid claims at that ball."""
+    with transaction.atomic():
+        game = lock_game(game.pk)
+        pending = _unpaid_valid(game)
+        if kind not in ClaimKind.values:
+            raise InvalidInput(f"Confirm a line or a bingo, not {kind!r}.", code="bad_claim_kind")
+        if game.state != GameState.PAUSED or not pending.get(kind):
+            raise Conflict(f"There is no valid {kind} claim waiting to be confirmed.", code="nothing_to_confirm")
+        if kind == ClaimKind.BINGO and pending.get(ClaimKind.LINE):
+            # Lines and a Bingo at the same ball: the Line is paid first (S13b before S13c).
+            _pay(game, ClaimKind.LINE, pending[ClaimKind.LINE], actor)
+        result = _pay(game, kind, pending[kind], actor)
+        if kind == ClaimKind.LINE and not pending.get(ClaimKind.BINGO):
+            game.claim_window = ClaimWindow.NONE
+            transition(game, game.resume, "resume after the line")
+            game.paused_by_claim = False
+            game.save()
+            record(game, actor, "game.resumed")
+            draw.schedule_next_ball(game)
+        elif kind == ClaimKind.LINE:
+            game.claim_window = ClaimWindow.BINGO
+            game.save()
+        else:
+            _close(game, actor)
+    return result
+
+
+def _unpaid_valid(game: Game) -> dict[str, list[Claim]]:
+    pending: dict[str, list[Claim]] = {}
+    for claim in game.claims.filter(valid=True, award__isnull=True).select_related("series"):
+        pending.setdefault(claim.kind, []).append(claim)
+    return pending
+
+
+def _pay(game: Game, kind: str, claims: list[Claim], actor: Actor) -> PrizeResult:
+    prize = game.line_prize if kind == ClaimKind.LINE else game.bingo_prize
+    amount = prize if prize is not None else Decimal("0")
+    split = split_equally(amount, [c.pk for c in claims])
+    result = PrizeResult.objects.create(
+        game=game,
+        kind=kind,
+        ordinal=claims[0].bound_ordinal,
+        amount=amount,
+        winners=len(claims),
+        share=split.share,
+        remainder=split.remainder,
+        remainder_to=REMAINDER_TO,
+        confirmed_by=actor,
+        confirmed_at=timezone.now(),
+    )
+    Award.objects.bulk_create(Award(result=result, claim=c, amount=split.shares[c.pk]) for c in claims)
+    record(
+        game,
+        actor,
+        "prize.awarded",
+        {
+            "kind": kind,
+            "ordinal": result.ordinal,
+            "amount": amount,
+            "share": split.share,
+            "remainder": split.remainder,
+            "remainder_to": REMAINDER_TO,
+            "winners": [{"series": c.series.code, "serial": c.serial, "amount": split.share} for c in claims],
+        },
+    )
+    return result
+
+
+def _close(game: Game, actor: Actor) -> None:
+    transition(game, game.close, "close")
+    game.claim_window = ClaimWindow.NONE
+    game.paused_by_claim = False
+    game.closed_at = timezone.now()
+    game.save()
+    if game.ball_set_id:
+        BallSet.objects.filter(pk=game.ball_set_id).update(games_played=F("games_played") + 1)
+    record(game, actor, "game.closed")
+
+
+def unclaimed_winners(game: Game) -> dict[str, list[dict[str, object]]]:
+    """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet."""
+    balls = list(game.balls.order_by("ordinal").values_list("number", flat=True))
+    if not balls or game.state not in CLAIMABLE:
+        return {"line": [], "bingo": []}
+    sold = {
+        sc.card_id: (sc.card.series.code, sc.card.serial, CardGrid.from_json(sc.card.grid))
+        for sc in SoldCard.objects.filter(game=game).select_related("card__series")
+    }
+    timeline = winners_at({cid: grid for cid, (_, _, grid) in sold.items()}, balls)
+    claimed = {(k, cid) for k, cid in game.claims.filter(valid=True).values_list("kind", "card_id")}
+    line_open = game.line_won_at is None or (
+        game.claim_window == ClaimWindow.LINE and game.line_won_at == len(balls)
+    )
+    found: dict[str, list[dict[str, object]]] = {"line": [], "bingo": []}
+    for cid, done in timeline.completions.items():
+        series, serial, _ = sold[cid]
+        if done.bingo_at is not None and (ClaimKind.BINGO, cid) not in claimed:
+            found["bingo"].append({"series": series, "serial": serial, "since_ball": done.bingo_at})
+        if line_open and done.line_at is not None and (ClaimKind.LINE, cid) not in claimed:
+            found["line"].append({"series": series, "serial": serial, "since_ball": done.line_at})
+    for rows in found.values():
+        rows.sort(key=lambda r: (r["since_ball"], r["series"], r["serial"]))  # type: ignore[arg-type,return-value]
+    return found

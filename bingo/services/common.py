@@ -1,0 +1,34 @@
+"""Helpers the bingo services share: row locks in one order, state transitions, event names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django_fsm import TransitionNotAllowed
+
+from bingo.models import Game, GameState
+from halls import events
+from halls.errors import Conflict
+from halls.services import audit
+
+
+def lock_game(game_id: int) -> Game:
+    """Lock the game row. Lock order everywhere: game, then cards/sales, then the audit chain."""
+    return Game.objects.select_for_update(of=("self",)).select_related("room", "room__venue").get(pk=game_id)
+
+
+def transition(game: Game, step: Callable[[], None], doing: str) -> None:
+    """Run an FSM transition, or answer 409 with what the game's state allows."""
+    try:
+        step()
+    except TransitionNotAllowed as exc:
+        state = GameState(game.state).label.lower()
+        raise Conflict(f"Game {game.number} is {state}: cannot {doing}.", code="wrong_state", state=game.state) from exc
+
+
+def record(game: Game, actor: Any, action: str, data: dict[str, Any] | None = None) -> None:
+    """Audit the change and tell the room's screens, in the caller's transaction."""
+    payload = {"game": game.pk, "number": game.number, **(data or {})}
+    audit.record(venue_id=game.room.venue_id, actor=actor, action=action, obj=game, data=payload)
+    events.emit(game.room.stream, action, {**payload, "state": game.state})

@@ -1,0 +1,129 @@
+"""The draw: balls from the CSPRNG (a Celery task per ball) or entered by the caller from the ball reader.
+
+Each ball is a row with unique (game, ordinal) and (game, number), written and committed before it is
+shown. An RNG step names the ordinal it draws, so a retried or duplicated task is a no-op; a draw whose
+worker died is found by ``stalled_draws`` and re-enqueued by the reaper (DESIGN §4).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from bingo.models import Ball, DrawSource, Game, GameState
+from bingo.services.common import lock_game, record
+from halls.errors import Conflict, InvalidInput
+
+log = logging.getLogger("hall.draw")
+
+LAST_ORDINAL = 90
+
+
+def schedule_next_ball(game: Game) -> None:
+    """After the caller's transaction commits, enqueue the RNG step for the next ordinal at the game's pace."""
+    if game.draw_source != DrawSource.RNG or game.state != GameState.DRAWING or game.balls_drawn >= LAST_ORDINAL:
+        return
+    ordinal = game.balls_drawn + 1
+    countdown = float(game.pace_seconds) if game.balls_drawn else 1.0
+    game_id = game.pk
+    transaction.on_commit(lambda: dispatch(game_id, ordinal, countdown))
+
+
+def dispatch(game_id: int, ordinal: int, countdown: float = 0.0) -> None:
+    from bingo.tasks import draw_next_ball  # tasks import services; the door is looked up when used
+
+    draw_next_ball.apply_async(args=(game_id, ordinal), countdown=countdown)
+
+
+def draw_rng_ball(*, game_id: int, ordinal: int) -> Ball | None:
+    """Draw ball ``ordinal`` with the CSPRNG, or do nothing if that step is done, paused or not due."""
+    with transaction.atomic():
+        try:
+            game = lock_game(game_id)
+        except Game.DoesNotExist:
+            return None
+        if game.state != GameState.DRAWING or game.draw_source != DrawSource.RNG:
+            return None
+        if game.balls_drawn + 1 != ordinal:
+            return None
+        drawn = set(game.balls.values_list("number", flat=True))
+        remaining = [n for n in range(1, LAST_ORDINAL + 1) if n not in drawn]
+        ball = _append(game, secrets.choice(remaining), DrawSource.RNG, None)
+        schedule_next_ball(game)
+    return ball
+
+
+def enter_ball(*, game: Game, number: int, actor: AbstractBaseUser, ordinal: int | None = None) -> Ball:
+    """The caller enters the ball the reader read. A retry naming the same ordinal and number is a no-op."""
+    if not 1 <= number <= LAST_ORDINAL:
+        raise InvalidInput(f"Ball {number} is out of range: balls are numbered 1 to 90.", code="ball_out_of_range")
+    with transaction.atomic():
+        game = lock_game(game.pk)
+        if ordinal is not None:
+            same = Ball.objects.filter(game=game, ordinal=ordinal).first()
+            if same is not None and same.number == number:
+                return same
+        if game.draw_source != DrawSource.MANUAL:
+            raise Conflict(f"Game {game.number} draws with the RNG: balls are not entered by hand.", code="rng_game")
+        if game.state != GameState.DRAWING:
+            label = GameState(game.state).label.lower()
+            raise Conflict(f"Game {game.number} is {label}: no ball can be entered now.", code="wrong_state")
+        earlier = Ball.objects.filter(game=game, number=number).first()
+        if earlier is not None:
+            raise Conflict(
+                f"Ball {number} was already drawn, at ordinal {earlier.ordinal}.",
+                code="ball_already_drawn",
+                ordinal=earlier.ordinal,
+            )
+        if ordinal is not None and ordinal != game.balls_drawn + 1:
+            raise Conflict(
+                f"The next ball is ordinal {game.balls_drawn + 1}, not {ordinal}.", code="wrong_ordinal"
+            )
+        return _append(game, number, DrawSource.MANUAL, actor)
+
+
+def _append(game: Game, number: int, source: str, actor: AbstractBaseUser | None) -> Ball:
+    now = timezone.now()
+    ball = Ball.objects.create(
+        game=game, ordinal=game.balls_drawn + 1, number=number, source=source, drawn_at=now, entered_by=actor
+    )
+    game.balls_drawn = ball.ordinal
+    game.last_ball_at = now
+    game.save(update_fields=["balls_drawn", "last_ball_at"])
+    colour = game.ball_set.colour_of(number) if game.ball_set else ""
+    record(
+        game,
+        actor or "rng",
+        "ball.drawn",
+        {"ordinal": ball.ordinal, "ball": number, "colour": colour, "source": source, "drawn_at": now},
+    )
+    return ball
+
+
+def stalled_draws(now: datetime | None = None) -> list[tuple[int, int]]:
+    """RNG draws with no ball for longer than their pace plus the grace: (game id, next ordinal)."""
+    now = now or timezone.now()
+    grace = timedelta(seconds=settings.HALL_DRAW_STALL_GRACE_SECONDS)
+    stalled = []
+    games = Game.objects.filter(
+        state=GameState.DRAWING, draw_source=DrawSource.RNG, balls_drawn__lt=LAST_ORDINAL
+    ).only("pk", "balls_drawn", "last_ball_at", "draw_started_at", "pace_seconds")
+    for game in games:
+        since = game.last_ball_at or game.draw_started_at
+        if since is not None and now - since > timedelta(seconds=float(game.pace_seconds)) + grace:
+            stalled.append((game.pk, game.balls_drawn + 1))
+    return stalled
+
+
+def reap_stalled_draws() -> list[tuple[int, int]]:
+    stalled = stalled_draws()
+    for game_id, ordinal in stalled:
+        log.warning("draw of game %s stalled before ball %s: re-enqueued", game_id, ordinal)
+        dispatch(game_id, ordinal)
+    return stalled

@@ -1,0 +1,167 @@
+"""Selling and returning contiguous serial ranges of a series ("from no. X to Y") while a game is on sale."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from bingo.announce import contiguous_ranges
+from bingo.models import Card, CardSeries, Game, GameState, SaleKind, SaleOperation, SoldCard
+from bingo.services.common import lock_game, record
+from halls.errors import Conflict, InvalidInput, NotFound
+
+
+def _check_range(series: CardSeries, first: int, last: int) -> None:
+    if first > last:
+        raise InvalidInput(f"The range {first}–{last} runs backwards: give the lower serial first.", code="bad_range")
+    if first < 1 or last > series.card_count:
+        raise InvalidInput(
+            f"Cards {first}–{last} are not all in series {series.code} (serials 1–{series.card_count}).",
+            code="range_not_in_series",
+        )
+
+
+def _replay(game: Game, key: str | None, kind: str, series: CardSeries, first: int, last: int) -> SaleOperation | None:
+    """A device retry: the same key answers with the first operation; a different request under it is refused."""
+    if not key:
+        return None
+    previous = SaleOperation.objects.filter(game=game, idempotency_key=key).first()
+    if previous is None:
+        return None
+    if (previous.kind, previous.series_id, previous.first_serial, previous.last_serial) != (
+        kind,
+        series.pk,
+        first,
+        last,
+    ):
+        raise Conflict(f"Idempotency key {key!r} was used for another operation.", code="idempotency_key_reused")
+    return previous
+
+
+def _lock_on_sale(game: Game, series: CardSeries, doing: str) -> Game:
+    game = lock_game(game.pk)
+    if series.venue_id != game.room.venue_id:
+        raise NotFound(f"No series {series.code} in this venue.", code="unknown_series")
+    if game.state != GameState.ON_SALE:
+        label = GameState(game.state).label.lower()
+        raise Conflict(f"Game {game.number} is {label}: cards can be {doing} only while it is on sale.", code="wrong_state")
+    return game
+
+
+def sell_range(
+    *,
+    game: Game,
+    series: CardSeries,
+    first: int,
+    last: int,
+    actor: AbstractBaseUser,
+    idempotency_key: str | None = None,
+) -> SaleOperation:
+    _check_range(series, first, last)
+    try:
+        with transaction.atomic():
+            game = _lock_on_sale(game, series, "sold")
+            replay = _replay(game, idempotency_key, SaleKind.SELL, series, first, last)
+            if replay:
+                return replay
+            cards = list(Card.objects.filter(series=series, serial__gte=first, serial__lte=last).only("pk", "key"))
+            taken = sorted(
+                SoldCard.objects.filter(card__in=cards).values_list("card__serial", flat=True)
+            )
+            if taken:
+                shown = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in contiguous_ranges(taken))
+                raise Conflict(
+                    f"Cards {shown} of series {series.code} are already sold.", code="already_sold", serials=taken
+                )
+            keys = {c.key for c in cards}
+            if len(keys) < len(cards) or SoldCard.objects.filter(game=game, card_key__in=keys).exists():
+                raise Conflict(
+                    "Two cards with the same numbers cannot be on sale in one game.", code="duplicate_numbers"
+                )
+            amount = series.face_value * len(cards)
+            operation = SaleOperation.objects.create(
+                game=game,
+                series=series,
+                kind=SaleKind.SELL,
+                first_serial=first,
+                last_serial=last,
+                cards=len(cards),
+                amount=amount,
+                cashier=actor,
+                created_at=timezone.now(),
+                idempotency_key=idempotency_key or None,
+            )
+            SoldCard.objects.bulk_create(
+                SoldCard(game=game, card=card, card_key=card.key, sale=operation) for card in cards
+            )
+            record(game, actor, "sales.sold", {**_describe(operation), **sales_totals(game)})
+    except IntegrityError as exc:
+        # Another game sold one of these cards at the same moment.
+        raise Conflict(f"Cards {first}–{last} of series {series.code} are already sold.", code="already_sold") from exc
+    return operation
+
+
+def return_range(
+    *,
+    game: Game,
+    series: CardSeries,
+    first: int,
+    last: int,
+    actor: AbstractBaseUser,
+    idempotency_key: str | None = None,
+) -> SaleOperation:
+    _check_range(series, first, last)
+    with transaction.atomic():
+        game = _lock_on_sale(game, series, "returned")
+        replay = _replay(game, idempotency_key, SaleKind.RETURN, series, first, last)
+        if replay:
+            return replay
+        sold = SoldCard.objects.filter(game=game, card__series=series, card__serial__gte=first, card__serial__lte=last)
+        count = sold.count()
+        expected = last - first + 1
+        if count != expected:
+            unsold = sorted(
+                set(range(first, last + 1)) - set(sold.values_list("card__serial", flat=True))
+            )
+            shown = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in contiguous_ranges(unsold))
+            raise Conflict(
+                f"Cards {shown} of series {series.code} were not sold in game {game.number}: nothing returned.",
+                code="not_sold",
+                serials=unsold,
+            )
+        operation = SaleOperation.objects.create(
+            game=game,
+            series=series,
+            kind=SaleKind.RETURN,
+            first_serial=first,
+            last_serial=last,
+            cards=count,
+            amount=series.face_value * count,
+            cashier=actor,
+            created_at=timezone.now(),
+            idempotency_key=idempotency_key or None,
+        )
+        sold.delete()
+        record(game, actor, "sales.returned", {**_describe(operation), **sales_totals(game)})
+    return operation
+
+
+def _describe(operation: SaleOperation) -> dict[str, object]:
+    return {
+        "series": operation.series.code,
+        "first": operation.first_serial,
+        "last": operation.last_serial,
+        "cards": operation.cards,
+        "amount": operation.amount,
+    }
+
+
+def sales_totals(game: Game) -> dict[str, object]:
+    """Cards sold so far and their value, from the sold cards themselves."""
+    sold = SoldCard.objects.filter(game=game)
+    total = sold.aggregate(total=Sum("card__series__face_value"))["total"] or Decimal("0")
+    return {"cards_sold": sold.count(), "sales_total": total}

@@ -1,0 +1,31 @@
+"""Celery doors of the draw: thin tasks that take ids and call one service."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from bingo.models import Game
+from bingo.services import autoplay, draw
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def draw_next_ball(game_id: int, ordinal: int) -> int | None:
+    """Draw ball ``ordinal`` of the game; a repeat of a done step is a no-op."""
+    ball = draw.draw_rng_ball(game_id=game_id, ordinal=ordinal)
+    if ball is None:
+        return None
+    game = Game.objects.select_related("room").get(pk=game_id)
+    if game.room.autoplay:
+        autoplay.claim_winners(game)
+    return ball.number
+
+
+@shared_task(ignore_result=True)
+def reap_stalled_draws() -> int:
+    """Re-enqueue draws whose worker died (beat runs this every few seconds)."""
+    return len(draw.reap_stalled_draws())
+
+
+@shared_task(ignore_result=True)
+def autoplay_rooms() -> list[str]:
+    return [autoplay.tick(room) for room in autoplay.playing_rooms()]

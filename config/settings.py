@@ -1,0 +1,185 @@
+"""Settings for the hall system: one module, driven by the environment.
+
+With no DATABASE_URL / REDIS_URL the hall runs embedded (SQLite, in-memory channel layer, Celery on the
+in-memory broker inside the server process). With both set it runs on PostgreSQL and Redis.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+env = environ.Env()
+
+DEBUG = env.bool("DEBUG", default=False)
+# The demo default is printed as insecure; production sets SECRET_KEY.
+SECRET_KEY = env.str("SECRET_KEY", default="insecure-demo-key-set-SECRET_KEY-in-production")
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["*"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+REDIS_URL: str | None = env.str("REDIS_URL", default=None)
+DATABASE_URL: str | None = env.str("DATABASE_URL", default=None)
+# Embedded: everything inside one process, for a first look or a laptop demo.
+HALL_EMBEDDED = REDIS_URL is None
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "channels",
+    "halls",
+    "jackpots",
+    "bingo",
+    "machines",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+if DATABASE_URL:
+    DATABASES = {"default": env.db_url_config(DATABASE_URL)}
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
+    DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME", default=None)}
+else:
+    VAR_DIR.mkdir(exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": env.str("SQLITE_PATH", default=str(VAR_DIR / "hall.sqlite3")),
+            # The web server and the embedded worker share the file: WAL lets readers and one writer
+            # proceed together, IMMEDIATE takes the write lock at BEGIN so no transaction deadlocks.
+            "OPTIONS": {
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 30,
+            },
+        }
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "Europe/Madrid"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+# Static files are served from the app folders directly: no collectstatic step for a first run.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+
+# --- REST API -------------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "halls.api_errors.exception_handler",
+    "COERCE_DECIMAL_TO_STRING": True,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Bingo hall API",
+    "DESCRIPTION": "Sessions, games, card sales, draws, claims and recall for Spanish bingo halls.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- Channels -------------------------------------------------------------------------------------------
+CHANNEL_LAYERS: dict[str, Any]
+if REDIS_URL:
+    # The pub/sub layer has no group expiry, so an always-on screen never silently stops receiving
+    # (DESIGN §7); max_connections avoids redis-py 8's MaxConnectionsError under many clients.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "max_connections": env.int("REDIS_MAX_CONNECTIONS", 1000)}],
+                "prefix": env.str("CHANNEL_PREFIX", default="hall"),
+            },
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "halls.channel_layer.ThreadSafeInMemoryChannelLayer"}}
+
+# --- Celery ---------------------------------------------------------------------------------------------
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+# A killed worker must not lose a draw step (DESIGN §4): ack after the work, requeue on worker loss.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ROUTES = {"bingo.tasks.draw_next_ball": {"queue": "draws"}}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE = {
+    "reap-stalled-draws": {
+        "task": "bingo.tasks.reap_stalled_draws",
+        "schedule": env.float("HALL_REAPER_SECONDS", default=5.0),
+    },
+    "demo-autoplay": {
+        "task": "bingo.tasks.autoplay_rooms",
+        "schedule": env.float("HALL_AUTOPLAY_SECONDS", default=3.0),
+    },
+}
+
+# --- The hall -------------------------------------------------------------------------------------------
+# A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
+HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
+# Secret that signs card security codes; production sets its own.
+HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
+    "loggers": {"hall": {"level": env.str("HALL_LOG_LEVEL", default="INFO")}},
+}

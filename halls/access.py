@@ -1,0 +1,63 @@
+"""Who may act where: staff roles are scoped per venue.
+
+An object of another venue is reported as not found, so staff cannot even learn it exists.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Model, QuerySet
+
+from halls.errors import NotFound, PermissionDenied
+from halls.models import Role, StaffRole, Venue
+
+M = TypeVar("M", bound=Model)
+AnyUser = AbstractBaseUser | AnonymousUser
+
+# The operator runs the hall: every role's rights in their venue.
+ALL_ROLES = frozenset(Role)
+
+
+def roles_in(user: AnyUser, venue_id: int) -> frozenset[str]:
+    if not user.is_authenticated:
+        return frozenset()
+    if getattr(user, "is_superuser", False):
+        return ALL_ROLES
+    roles = frozenset(StaffRole.objects.filter(user_id=user.pk, venue_id=venue_id).values_list("role", flat=True))
+    return ALL_ROLES if Role.OPERATOR in roles else roles
+
+
+def venue_ids_for(user: AnyUser) -> list[int]:
+    if not user.is_authenticated:
+        return []
+    if getattr(user, "is_superuser", False):
+        return list(Venue.objects.values_list("pk", flat=True))
+    return list(StaffRole.objects.filter(user_id=user.pk).values_list("venue_id", flat=True).distinct())
+
+
+def require_role(user: AnyUser, venue_id: int, *roles: str) -> None:
+    """Raise unless ``user`` holds one of ``roles`` (or operator) in the venue."""
+    held = roles_in(user, venue_id)
+    if not held:
+        raise NotFound("Not found in your venues.", code="not_found")
+    if not held.intersection(roles):
+        wanted = " or ".join(roles)
+        raise PermissionDenied(f"This needs the {wanted} role in this venue.", code="role_required")
+
+
+def get_for_user(
+    queryset: QuerySet[M], user: AnyUser, *roles: str, venue_path: str = "venue_id", label: str = "", **lookup: Any
+) -> M:
+    """Fetch one object by ``lookup`` if it belongs to a venue where ``user`` holds one of ``roles``."""
+    name = label or queryset.model._meta.verbose_name
+    obj = queryset.filter(**{f"{venue_path.replace('.', '__')}__in": venue_ids_for(user)}, **lookup).first()
+    if obj is None:
+        shown = ", ".join(f"{k}={v}" for k, v in lookup.items())
+        raise NotFound(f"No {name} with {shown} in your venues.", code=f"unknown_{name.replace(' ', '_')}")
+    venue_id = obj
+    for part in venue_path.split("."):
+        venue_id = getattr(venue_id, part)
+    require_role(user, int(venue_id), *roles)  # type: ignore[call-overload]
+    return obj

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class HallsConfig(AppConfig):
+    name = "halls"
+    verbose_name = "Halls"

@@ -1,0 +1,77 @@
+"""Typed events on per-stream sequences, published to Channels groups only after commit.
+
+A stream (``room.7``) has a cursor row whose ``seq`` is bumped in the same transaction as the change the
+event describes; screens use the numbers to notice a gap and reload their snapshot. Delivery is at most
+once, so nothing depends on a message arriving (DESIGN §4).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.utils import timezone
+
+from halls.models import StreamCursor
+
+log = logging.getLogger("hall.events")
+
+# The message type consumers implement as ``hall_event``.
+CHANNEL_MESSAGE_TYPE = "hall.event"
+
+
+@dataclass(frozen=True)
+class Event:
+    stream: str
+    seq: int
+    type: str
+    data: dict[str, Any]
+    at: str
+
+    def encode(self) -> str:
+        """The JSON text a screen receives; encoded once per event, not once per screen."""
+        return json.dumps(
+            {"stream": self.stream, "seq": self.seq, "type": self.type, "at": self.at, "data": self.data},
+            cls=DjangoJSONEncoder,
+            separators=(",", ":"),
+        )
+
+
+def group_name(stream: str) -> str:
+    return f"stream.{stream}"
+
+
+def current_seq(stream: str) -> int:
+    return StreamCursor.objects.filter(stream=stream).values_list("seq", flat=True).first() or 0
+
+
+def emit(stream: str, type: str, data: dict[str, Any]) -> Event:
+    """Number the event in the caller's transaction and publish it once that transaction commits."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("events.emit must run inside the service's transaction")
+    StreamCursor.objects.get_or_create(stream=stream)
+    cursor = StreamCursor.objects.select_for_update().get(stream=stream)
+    cursor.seq += 1
+    cursor.save(update_fields=["seq"])
+    event = Event(stream=stream, seq=cursor.seq, type=type, data=data, at=timezone.now().isoformat())
+    transaction.on_commit(lambda: publish(event))
+    return event
+
+
+def publish(event: Event) -> None:
+    """Send a committed event to its group. A failure is logged: screens recover from their snapshot."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(
+            group_name(event.stream), {"type": CHANNEL_MESSAGE_TYPE, "text": event.encode()}
+        )
+    except Exception:
+        log.exception("could not publish %s #%s on %s", event.type, event.seq, event.stream)

@@ -1,0 +1,203 @@
+"""Venues, rooms, screens, staff roles, game sessions, the audit chain and stream cursors."""
+
+from __future__ import annotations
+
+import secrets
+import zoneinfo
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+
+class Jurisdiction(models.TextChoices):
+    """Jurisdiction profiles of spec §0.3: which regulation's rules apply."""
+
+    ML = "ML", "Melilla 2014"
+    AN96 = "AN96", "Andalucía 1996"
+    AN10 = "AN10", "Andalucía 2010"
+    CT = "CT", "Catalonia 2000"
+    EU = "EU", "Euskadi 2010"
+
+
+class HallCategory(models.TextChoices):
+    FIRST = "1", "1ª"
+    SECOND = "2", "2ª"
+    THIRD = "3", "3ª"
+
+
+class Role(models.TextChoices):
+    OPERATOR = "operator", "Hall operator"
+    CALLER = "caller", "Caller"
+    CASHIER = "cashier", "Cashier"
+
+
+def validate_time_zone(value: str) -> None:
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValidationError(f"{value!r} is not an IANA time zone") from exc
+
+
+PERCENT = [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))]
+
+
+class Venue(models.Model):
+    name = models.CharField(max_length=120)
+    licence_number = models.CharField(max_length=60, unique=True)
+    jurisdiction = models.CharField(max_length=4, choices=Jurisdiction.choices, default=Jurisdiction.ML)
+    hall_category = models.CharField(max_length=1, choices=HallCategory.choices, default=HallCategory.FIRST)
+    time_zone = models.CharField(max_length=64, default="Europe/Madrid", validators=[validate_time_zone])
+    currency = models.CharField(max_length=3, default="EUR")
+    # Line and Bingo prizes as percentages of each game's sales (spec §2.7 S7), set per venue.
+    line_percent = models.DecimalField(max_digits=5, decimal_places=2, default=Decimal("10"), validators=PERCENT)
+    bingo_percent = models.DecimalField(max_digits=5, decimal_places=2, default=Decimal("50"), validators=PERCENT)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(line_percent__gte=0) & Q(bingo_percent__gte=0) & Q(line_percent__lte=100)
+                & Q(bingo_percent__lte=100) & Q(line_percent__lte=100 - models.F("bingo_percent")),
+                name="venue_prize_percents_within_sales",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Room(models.Model):
+    """A bingo room (sala / mesa): where one game at a time is played and shown on its screens."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="rooms")
+    name = models.CharField(max_length=80)
+    # Seconds between RNG balls.
+    ball_pace_seconds = models.DecimalField(
+        max_digits=5, decimal_places=2, default=Decimal("4"), validators=[MinValueValidator(Decimal("0.05"))]
+    )
+    # Seconds shown on screens for "any more lines / bingos?" (OP-13); closing stays a staff action.
+    claim_window_seconds = models.PositiveIntegerField(default=20)
+    # The demo plays this room by itself: sells, draws, claims the winning cards and starts the next game.
+    autoplay = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["venue", "name"], name="room_name_unique_per_venue")]
+
+    def __str__(self) -> str:
+        return f"{self.venue} · {self.name}"
+
+    @property
+    def stream(self) -> str:
+        return f"room.{self.pk}"
+
+
+def new_screen_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class Screen(models.Model):
+    """A public display, reached read-only by an unguessable token URL."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="screens")
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="screens")
+    name = models.CharField(max_length=80)
+    token = models.CharField(max_length=64, unique=True, default=new_screen_token, editable=False)
+    active = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        if self.room_id and self.venue_id and self.room.venue_id != self.venue_id:
+            raise ValidationError("A screen shows a room of its own venue.")
+
+
+class StaffRole(models.Model):
+    """A user's role in one venue. Staff of one venue can neither see nor act on another."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hall_roles")
+    venue = models.ForeignKey(Venue, on_delete=models.CASCADE, related_name="staff_roles")
+    role = models.CharField(max_length=10, choices=Role.choices)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "venue", "role"], name="staff_role_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.role} @ {self.venue}"
+
+
+class GameSession(models.Model):
+    """A sesión (spec §2.7 S1–S2): opened after the pre-session checks, closed at the end of the day."""
+
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="sessions")
+    opened_at = models.DateTimeField()
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    blower_ok = models.BooleanField()
+    reserve_ok = models.BooleanField()
+    reader_ok = models.BooleanField()
+    # The 90 numbers of the inspection draw, in the order they came out.
+    inspection_balls = models.JSONField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["room"], condition=Q(closed_at__isnull=True), name="one_open_session_per_room"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Session {self.pk} · {self.room}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None
+
+
+class StreamCursor(models.Model):
+    """The last sequence number published on one event stream (e.g. ``room.7``)."""
+
+    stream = models.CharField(max_length=80, unique=True)
+    seq = models.BigIntegerField(default=0)
+
+
+class AuditEntry(models.Model):
+    """Append-only, hash-chained record of every write that decides money or play.
+
+    Each entry's hash covers its content and the previous entry's hash (per venue), so editing or removing
+    a row breaks the chain, which ``halls.services.audit.verify_chain`` detects.
+    """
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    actor_label = models.CharField(max_length=150)
+    action = models.CharField(max_length=80)
+    object_type = models.CharField(max_length=80)
+    object_id = models.CharField(max_length=40)
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField()
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64, unique=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["object_type", "object_id"])]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.action} {self.object_type}:{self.object_id}"
+
+
+class AuditChainHead(models.Model):
+    """The tip of one venue's audit chain; locked while appending so entries chain in a single line."""
+
+    venue = models.OneToOneField(Venue, on_delete=models.PROTECT, related_name="+")
+    last_hash = models.CharField(max_length=64)
+    length = models.BigIntegerField(default=0)

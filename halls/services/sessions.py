@@ -1,0 +1,95 @@
+"""Game sessions (spec §2.7 S1–S2): opened after the material checks and the 90-ball inspection draw."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from halls import events, hooks
+from halls.errors import Conflict, InvalidInput
+from halls.models import GameSession, Room
+from halls.services import audit
+
+
+def inspection_problems(balls: Sequence[int]) -> list[str]:
+    """Why an inspection draw is not the full set of 90 balls, each once (empty when it is)."""
+    problems = []
+    out_of_range = sorted({b for b in balls if not 1 <= b <= 90})
+    if out_of_range:
+        problems.append(f"numbers out of 1..90: {out_of_range}")
+    counts = Counter(balls)
+    repeated = sorted(b for b, n in counts.items() if n > 1 and 1 <= b <= 90)
+    if repeated:
+        problems.append(f"repeated: {repeated}")
+    missing = sorted(set(range(1, 91)) - set(counts))
+    if missing:
+        problems.append(f"missing: {missing}")
+    return problems
+
+
+def open_session(
+    *,
+    room: Room,
+    actor: AbstractBaseUser,
+    blower_ok: bool,
+    reserve_ok: bool,
+    reader_ok: bool,
+    inspection_balls: Sequence[int],
+) -> GameSession:
+    failed = [
+        name
+        for name, ok in (("ball blower", blower_ok), ("reserve device", reserve_ok), ("ball reader", reader_ok))
+        if not ok
+    ]
+    if failed:
+        raise InvalidInput(
+            f"The session cannot open: {', '.join(failed)} not checked as working.", code="checks_failed"
+        )
+    problems = inspection_problems(inspection_balls)
+    if problems:
+        raise InvalidInput(
+            "The inspection draw must show all 90 balls once each: " + "; ".join(problems) + ".",
+            code="inspection_incomplete",
+        )
+    with transaction.atomic():
+        Room.objects.select_for_update().get(pk=room.pk)
+        if GameSession.objects.filter(room=room, closed_at__isnull=True).exists():
+            raise Conflict(f"Room {room.name} already has an open session.", code="session_already_open")
+        session = GameSession.objects.create(
+            room=room,
+            opened_at=timezone.now(),
+            opened_by=actor,
+            blower_ok=blower_ok,
+            reserve_ok=reserve_ok,
+            reader_ok=reader_ok,
+            inspection_balls=list(inspection_balls),
+        )
+        audit.record(
+            venue_id=room.venue_id,
+            actor=actor,
+            action="session.opened",
+            obj=session,
+            data={"room": room.pk, "inspection_balls": list(inspection_balls)},
+        )
+        events.emit(room.stream, "session.opened", {"session": session.pk, "opened_at": session.opened_at})
+    return session
+
+
+def close_session(*, session: GameSession, actor: AbstractBaseUser) -> GameSession:
+    with transaction.atomic():
+        session = GameSession.objects.select_for_update().get(pk=session.pk)
+        if session.closed_at is not None:
+            raise Conflict(f"Session {session.pk} is already closed.", code="session_closed")
+        problems = hooks.session_close_problems(session)
+        if problems:
+            raise Conflict("The session cannot close: " + "; ".join(problems), code="session_busy")
+        session.closed_at = timezone.now()
+        session.closed_by = actor
+        session.save(update_fields=["closed_at", "closed_by"])
+        audit.record(venue_id=session.room.venue_id, actor=actor, action="session.closed", obj=session)
+        events.emit(session.room.stream, "session.closed", {"session": session.pk})
+    return session

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from halls import views
+
+app_name = "halls"
+
+urlpatterns = [
+    path("screens/<str:token>/", views.screen_page, name="screen"),
+    path("screens/<str:token>/snapshot/", views.screen_snapshot, name="screen-snapshot"),
+]

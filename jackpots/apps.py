@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class JackpotsConfig(AppConfig):
+    name = "jackpots"
+    verbose_name = "Jackpots"

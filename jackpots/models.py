@@ -1,0 +1,1 @@
+"""The one pool engine for every progressive prize (issue 3 builds it)."""

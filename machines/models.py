@@ -1,0 +1,1 @@
+"""Type B and C machines linked to progressive pools (issue 5 builds it)."""
