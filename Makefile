@@ -1,7 +1,7 @@
 # Bingo hall: developer and CI entry points.
 #
 #   make venv       create .venv (Python 3.11) and install requirements-dev.txt
-#   make demo       migrate, seed, start worker + beat and serve on $(PORT)   (embedded unless REDIS_URL is set)
+#   make demo       migrate, seed, start worker + beat and serve on $PORT (embedded unless REDIS_URL is set)
 #   make test       ruff, ruff format --check, mypy, then pytest against PostgreSQL + Redis
 #   make browser    install Debian's chromium (+ fonts) for the Playwright tests
 #   make lint | typecheck | fmt | worker | beat | serve | services | check-services | clean
@@ -84,8 +84,8 @@ services:
 	bash scripts/start_services.sh
 
 check-services: venv
-	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}"; \
-	export REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}"; \
+	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+	       REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" && \
 	$(PY) scripts/check_services.py
 
 # Unreachable PostgreSQL or Redis fails the run: nothing is skipped.
@@ -93,9 +93,9 @@ test: venv browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy .
-	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}"; \
-	export REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}"; \
-	$(PY) scripts/check_services.py; \
+	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+	       REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" && \
+	$(PY) scripts/check_services.py && \
 	$(BIN)/pytest
 
 browser:

@@ -33,6 +33,7 @@ redis_up() {
   if command -v redis-cli >/dev/null 2>&1; then
     [[ "$(timeout 3 redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" ping 2>/dev/null)" == "PONG" ]]
   else
+    # shellcheck disable=SC2016 # the inner script expands its own arguments
     timeout 3 bash -c '
       exec 3<>"/dev/tcp/$0/$1" || exit 1
       printf "PING\r\n" >&3
@@ -65,6 +66,7 @@ start_postgres() {
     return 1
   fi
   local version
+  # shellcheck disable=SC2012 # version directories are plain numbers
   version="$(ls /etc/postgresql | sort -V | tail -n 1)"
   if ! is_root; then
     echo "error: PostgreSQL $version is stopped; start it as root:" >&2

@@ -8,6 +8,7 @@ the game, after which no claim is accepted (TB-12).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -83,8 +84,6 @@ def file_claim(
             raise Conflict(f"Game {game.number} is {label}: the draw has not started.", code="wrong_state")
         if game.claim_window == ClaimWindow.BINGO and kind == ClaimKind.LINE:
             raise Conflict("A Bingo has been called: only more bingos can be claimed now.", code="bingo_window")
-        if kind == ClaimKind.LINE and game.prize_results.filter(kind=ClaimKind.LINE).exists():
-            raise Conflict(f"The Line was already won at ball {game.line_won_at}.", code="line_already_won")
         balls = list(game.balls.order_by("ordinal").values_list("number", flat=True))
         sold = SoldCard.objects.filter(game=game, card=card).exists()
         verdict = rules.judge_claim(
@@ -95,6 +94,14 @@ def file_claim(
             game_closed=False,
             serial=serial,
         )
+        if verdict.valid and kind == ClaimKind.LINE and game.prize_results.filter(kind=ClaimKind.LINE).exists():
+            # Same ball as the paid Line, but "any more lines?" is closed: the prize is gone (TB-08).
+            verdict = replace(
+                verdict,
+                valid=False,
+                refusal=rules.Refusal.LINE_ALREADY_WON,
+                reason=f"The Line was already won and paid at ball {game.line_won_at}",
+            )
         if verdict.valid and Claim.objects.filter(game=game, kind=kind, card=card, valid=True).exists():
             raise Conflict(f"Card {serial} already has a valid {kind} claim in this game.", code="already_claimed")
         claim = Claim.objects.create(

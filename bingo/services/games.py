@@ -105,7 +105,12 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         game.announcement = {
             "formula": sales_formula(sold),
             "series": [
-                {"series": s.series, "face_value": str(s.face_value), "cards": s.cards, "ranges": s.ranges}
+                {
+                    "series": s.series,
+                    "face_value": str(s.face_value),
+                    "cards": s.cards,
+                    "ranges": [list(r) for r in s.ranges],
+                }
                 for s in sold
             ],
             "cards_sold": cards,
