@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 
 from bingo.models import Ball, BallSet, CardSeries, Claim, Game, PrizeResult, SaleOperation
 from halls.admin import ReadOnlyAdmin
 
 
-class BallInline(admin.TabularInline):
+class BallInline(admin.TabularInline[Any, Any]):
     model = Ball
     extra = 0
     can_delete = False
@@ -17,7 +19,17 @@ class BallInline(admin.TabularInline):
 
 @admin.register(Game)
 class GameAdmin(ReadOnlyAdmin):
-    list_display = ("pk", "room", "session", "number", "state", "cards_sold", "sales_total", "line_prize", "bingo_prize")
+    list_display = (
+        "pk",
+        "room",
+        "session",
+        "number",
+        "state",
+        "cards_sold",
+        "sales_total",
+        "line_prize",
+        "bingo_prize",
+    )
     list_filter = ("state", "room")
     inlines = [BallInline]
 
@@ -34,7 +46,17 @@ class BallSetAdmin(ReadOnlyAdmin):
 
 @admin.register(SaleOperation)
 class SaleOperationAdmin(ReadOnlyAdmin):
-    list_display = ("game", "kind", "series", "first_serial", "last_serial", "cards", "amount", "cashier", "created_at")
+    list_display = (
+        "game",
+        "kind",
+        "series",
+        "first_serial",
+        "last_serial",
+        "cards",
+        "amount",
+        "cashier",
+        "created_at",
+    )
 
 
 @admin.register(Claim)

@@ -30,9 +30,11 @@ class SeriesSales:
 
 
 def sales_formula(sold: Sequence[SeriesSales]) -> str:
-    """"Cartones vendidos 120, del número 1 al 60 y del número 301 al 360, de las series en juego" (TB-40)."""
+    """The S6 formula (TB-40): "Cartones vendidos 120, del número 1 al 60 y del número 301 al 360, ..."."""
     total = sum(s.cards for s in sold)
     parts = [
-        f"serie {s.series}: " + " y ".join(f"del número {a} al {b}" for a, b in s.ranges) for s in sold if s.ranges
+        f"serie {s.series}: " + " y ".join(f"del número {a} al {b}" for a, b in s.ranges)
+        for s in sold
+        if s.ranges
     ]
     return f"Cartones vendidos {total}, " + "; ".join(parts) + ", de las series en juego."

@@ -12,8 +12,6 @@ from django_fsm import FSMField, FSMModelMixin, transition
 
 from halls.models import GameSession, Room, Venue
 
-MONEY = {"max_digits": 12, "decimal_places": 2}
-
 
 class BallSet(models.Model):
     """A homologated set of 90 balls with the colour of each number (TB-05, TB-06, R-06)."""
@@ -26,7 +24,9 @@ class BallSet(models.Model):
     games_played = models.PositiveIntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["venue", "name"], name="ball_set_name_unique_per_venue")]
+        constraints = [
+            models.UniqueConstraint(fields=["venue", "name"], name="ball_set_name_unique_per_venue")
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -40,7 +40,9 @@ class CardSeries(models.Model):
 
     venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="card_series")
     code = models.CharField(max_length=40)
-    face_value = models.DecimalField(**MONEY, validators=[MinValueValidator(Decimal("0.01"))])
+    face_value = models.DecimalField(
+        max_digits=12, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))]
+    )
     strips = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     # The seed every master card is recomputed from (cartón matriz).
     seed = models.CharField(max_length=64)
@@ -70,7 +72,9 @@ class Card(models.Model):
     security_code = models.CharField(max_length=16)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["series", "serial"], name="card_serial_unique_in_series")]
+        constraints = [
+            models.UniqueConstraint(fields=["series", "serial"], name="card_serial_unique_in_series")
+        ]
         ordering = ["series_id", "serial"]
 
     def __str__(self) -> str:
@@ -100,7 +104,13 @@ class ClaimWindow(models.TextChoices):
     BINGO = "bingo", "Any more bingos?"
 
 
-LIVE_STATES = (GameState.SCHEDULED, GameState.ON_SALE, GameState.SALES_CLOSED, GameState.DRAWING, GameState.PAUSED)
+LIVE_STATES = (
+    GameState.SCHEDULED,
+    GameState.ON_SALE,
+    GameState.SALES_CLOSED,
+    GameState.DRAWING,
+    GameState.PAUSED,
+)
 
 
 class Game(FSMModelMixin, models.Model):
@@ -112,16 +122,18 @@ class Game(FSMModelMixin, models.Model):
     state = FSMField(default=GameState.SCHEDULED, choices=GameState.choices, protected=True)
     draw_source = models.CharField(max_length=6, choices=DrawSource.choices, default=DrawSource.RNG)
     pace_seconds = models.DecimalField(max_digits=5, decimal_places=2)
-    ball_set = models.ForeignKey(BallSet, null=True, blank=True, on_delete=models.PROTECT, related_name="games")
+    ball_set = models.ForeignKey(
+        BallSet, null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+    )
     line_percent = models.DecimalField(max_digits=5, decimal_places=2)
     bingo_percent = models.DecimalField(max_digits=5, decimal_places=2)
     created_at = models.DateTimeField()
 
     # Fixed at the close of sales and announced before the first ball (TB-41).
     cards_sold = models.PositiveIntegerField(default=0)
-    sales_total = models.DecimalField(**MONEY, default=Decimal("0"))
-    line_prize = models.DecimalField(**MONEY, null=True, blank=True)
-    bingo_prize = models.DecimalField(**MONEY, null=True, blank=True)
+    sales_total = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0"))
+    line_prize = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    bingo_prize = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     # Sub-cent parts of the prize percentages, kept by the house and recorded (OP-10).
     prize_rounding_residue = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal("0"))
     announcement = models.JSONField(default=dict, blank=True)
@@ -202,7 +214,7 @@ class SaleOperation(models.Model):
     first_serial = models.PositiveIntegerField()
     last_serial = models.PositiveIntegerField()
     cards = models.PositiveIntegerField()
-    amount = models.DecimalField(**MONEY)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
     cashier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField()
     # A terminal's retry with the same key answers as the first time and writes nothing.
@@ -211,7 +223,9 @@ class SaleOperation(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["game", "idempotency_key"], name="sale_idempotency_key_unique"),
-            models.CheckConstraint(condition=Q(first_serial__lte=F("last_serial")), name="sale_range_ordered"),
+            models.CheckConstraint(
+                condition=Q(first_serial__lte=F("last_serial")), name="sale_range_ordered"
+            ),
         ]
         ordering = ["pk"]
 
@@ -226,7 +240,9 @@ class SoldCard(models.Model):
     sale = models.ForeignKey(SaleOperation, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["game", "card_key"], name="sold_card_numbers_unique_in_game")]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "card_key"], name="sold_card_numbers_unique_in_game")
+        ]
 
 
 class Ball(models.Model):
@@ -245,8 +261,12 @@ class Ball(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "ordinal"], name="ball_ordinal_unique_in_game"),
             models.UniqueConstraint(fields=["game", "number"], name="ball_number_unique_in_game"),
-            models.CheckConstraint(condition=Q(number__gte=1) & Q(number__lte=90), name="ball_number_1_to_90"),
-            models.CheckConstraint(condition=Q(ordinal__gte=1) & Q(ordinal__lte=90), name="ball_ordinal_1_to_90"),
+            models.CheckConstraint(
+                condition=Q(number__gte=1) & Q(number__lte=90), name="ball_number_1_to_90"
+            ),
+            models.CheckConstraint(
+                condition=Q(ordinal__gte=1) & Q(ordinal__lte=90), name="ball_ordinal_1_to_90"
+            ),
         ]
         ordering = ["game_id", "ordinal"]
 
@@ -257,7 +277,7 @@ class ClaimKind(models.TextChoices):
 
 
 class Claim(models.Model):
-    """A Line or Bingo call by card serial and its verification against the master card (spec §2.7 S11–S13)."""
+    """A Line or Bingo call by card serial and its verification against the master card (§2.7 S11–S13)."""
 
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="claims")
     kind = models.CharField(max_length=5, choices=ClaimKind.choices)
@@ -280,7 +300,9 @@ class Claim(models.Model):
             models.UniqueConstraint(fields=["game", "idempotency_key"], name="claim_idempotency_key_unique"),
             # One accepted claim per card and prize: a card cannot win the same Line twice.
             models.UniqueConstraint(
-                fields=["game", "kind", "card"], condition=Q(valid=True), name="one_valid_claim_per_card_and_kind"
+                fields=["game", "kind", "card"],
+                condition=Q(valid=True),
+                name="one_valid_claim_per_card_and_kind",
             ),
         ]
         ordering = ["pk"]
@@ -292,10 +314,10 @@ class PrizeResult(models.Model):
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="prize_results")
     kind = models.CharField(max_length=5, choices=ClaimKind.choices)
     ordinal = models.PositiveSmallIntegerField()
-    amount = models.DecimalField(**MONEY)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
     winners = models.PositiveSmallIntegerField()
-    share = models.DecimalField(**MONEY)
-    remainder = models.DecimalField(**MONEY)
+    share = models.DecimalField(max_digits=12, decimal_places=2)
+    remainder = models.DecimalField(max_digits=12, decimal_places=2)
     remainder_to = models.CharField(max_length=120)
     confirmed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     confirmed_at = models.DateTimeField()
@@ -309,4 +331,4 @@ class Award(models.Model):
 
     result = models.ForeignKey(PrizeResult, on_delete=models.PROTECT, related_name="awards")
     claim = models.OneToOneField(Claim, on_delete=models.PROTECT, related_name="award")
-    amount = models.DecimalField(**MONEY)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)

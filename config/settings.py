@@ -7,7 +7,10 @@ in-memory broker inside the server process). With both set it runs on PostgreSQL
 from pathlib import Path
 from typing import Any
 
+import django_stubs_ext
 import environ
+
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"

@@ -25,7 +25,9 @@ def roles_in(user: AnyUser, venue_id: int) -> frozenset[str]:
         return frozenset()
     if getattr(user, "is_superuser", False):
         return ALL_ROLES
-    roles = frozenset(StaffRole.objects.filter(user_id=user.pk, venue_id=venue_id).values_list("role", flat=True))
+    roles = frozenset(
+        StaffRole.objects.filter(user_id=user.pk, venue_id=venue_id).values_list("role", flat=True)
+    )
     return ALL_ROLES if Role.OPERATOR in roles else roles
 
 
@@ -48,10 +50,15 @@ def require_role(user: AnyUser, venue_id: int, *roles: str) -> None:
 
 
 def get_for_user(
-    queryset: QuerySet[M], user: AnyUser, *roles: str, venue_path: str = "venue_id", label: str = "", **lookup: Any
+    queryset: QuerySet[M],
+    user: AnyUser,
+    *roles: str,
+    venue_path: str = "venue_id",
+    label: str = "",
+    **lookup: Any,
 ) -> M:
     """Fetch one object by ``lookup`` if it belongs to a venue where ``user`` holds one of ``roles``."""
-    name = label or queryset.model._meta.verbose_name
+    name = label or str(queryset.model._meta.verbose_name)
     obj = queryset.filter(**{f"{venue_path.replace('.', '__')}__in": venue_ids_for(user)}, **lookup).first()
     if obj is None:
         shown = ", ".join(f"{k}={v}" for k, v in lookup.items())

@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from halls.models import AuditEntry, GameSession, Room, Screen, StaffRole, Venue
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin[Any]):
     """Records that only services write: visible to the operator, never edited by hand."""
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -23,24 +23,24 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class RoomInline(admin.TabularInline):
+class RoomInline(admin.TabularInline[Any, Any]):
     model = Room
     extra = 0
 
 
-class StaffRoleInline(admin.TabularInline):
+class StaffRoleInline(admin.TabularInline[Any, Any]):
     model = StaffRole
     extra = 0
 
 
 @admin.register(Venue)
-class VenueAdmin(admin.ModelAdmin):
+class VenueAdmin(admin.ModelAdmin[Any]):
     list_display = ("name", "licence_number", "jurisdiction", "hall_category", "time_zone", "currency")
     inlines = [RoomInline, StaffRoleInline]
 
 
 @admin.register(Screen)
-class ScreenAdmin(admin.ModelAdmin):
+class ScreenAdmin(admin.ModelAdmin[Any]):
     list_display = ("name", "venue", "room", "active", "token")
     readonly_fields = ("token",)
 

@@ -53,14 +53,21 @@ class Venue(models.Model):
     time_zone = models.CharField(max_length=64, default="Europe/Madrid", validators=[validate_time_zone])
     currency = models.CharField(max_length=3, default="EUR")
     # Line and Bingo prizes as percentages of each game's sales (spec §2.7 S7), set per venue.
-    line_percent = models.DecimalField(max_digits=5, decimal_places=2, default=Decimal("10"), validators=PERCENT)
-    bingo_percent = models.DecimalField(max_digits=5, decimal_places=2, default=Decimal("50"), validators=PERCENT)
+    line_percent = models.DecimalField(
+        max_digits=5, decimal_places=2, default=Decimal("10"), validators=PERCENT
+    )
+    bingo_percent = models.DecimalField(
+        max_digits=5, decimal_places=2, default=Decimal("50"), validators=PERCENT
+    )
 
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=Q(line_percent__gte=0) & Q(bingo_percent__gte=0) & Q(line_percent__lte=100)
-                & Q(bingo_percent__lte=100) & Q(line_percent__lte=100 - models.F("bingo_percent")),
+                condition=Q(line_percent__gte=0)
+                & Q(bingo_percent__gte=0)
+                & Q(line_percent__lte=100)
+                & Q(bingo_percent__lte=100)
+                & Q(line_percent__lte=100 - models.F("bingo_percent")),
                 name="venue_prize_percents_within_sales",
             )
         ]

@@ -6,13 +6,12 @@ a run configured for anything else stops here rather than testing the wrong thin
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from decimal import Decimal
 
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from bingo.models import BallSet, CardSeries, Game
 from bingo.services import games as game_services
@@ -32,10 +31,12 @@ def pytest_configure(config: pytest.Config) -> None:
             "postgres://postgres@127.0.0.1:5432/hall by default)."
         )
     if not settings.REDIS_URL:
-        raise pytest.UsageError("The tests need Redis: set REDIS_URL (make test sets redis://127.0.0.1:6379/0).")
+        raise pytest.UsageError(
+            "The tests need Redis: set REDIS_URL (make test sets redis://127.0.0.1:6379/0)."
+        )
 
 
-def make_user(username: str, venue: Venue | None = None, role: str | None = None) -> AbstractBaseUser:
+def make_user(username: str, venue: Venue | None = None, role: str | None = None) -> User:
     user = get_user_model().objects.create_user(username=username, password="pw-" + username)
     if venue is not None and role is not None:
         StaffRole.objects.create(user=user, venue=venue, role=role)
@@ -56,17 +57,17 @@ def venue(db: None) -> Venue:
 
 
 @pytest.fixture
-def operator(venue: Venue) -> AbstractBaseUser:
+def operator(venue: Venue) -> User:
     return make_user("operator", venue, Role.OPERATOR)
 
 
 @pytest.fixture
-def caller(venue: Venue) -> AbstractBaseUser:
+def caller(venue: Venue) -> User:
     return make_user("caller", venue, Role.CALLER)
 
 
 @pytest.fixture
-def cashier(venue: Venue) -> AbstractBaseUser:
+def cashier(venue: Venue) -> User:
     return make_user("cashier", venue, Role.CASHIER)
 
 
@@ -81,12 +82,12 @@ def screen(room: Room) -> Screen:
 
 
 @pytest.fixture
-def ball_set(venue: Venue, operator: AbstractBaseUser) -> BallSet:
+def ball_set(venue: Venue, operator: User) -> BallSet:
     return series_services.create_ball_set(venue=venue, name="Juego 1", actor=operator)
 
 
 @pytest.fixture
-def card_series(venue: Venue, operator: AbstractBaseUser) -> CardSeries:
+def card_series(venue: Venue, operator: User) -> CardSeries:
     """Ten strips (60 cards) of 2.00 € from a fixed seed, so the cards are the same in every run."""
     return series_services.create_series(
         venue=venue, code="A", face_value=Decimal("2.00"), strips=10, actor=operator, seed=SEED
@@ -94,18 +95,20 @@ def card_series(venue: Venue, operator: AbstractBaseUser) -> CardSeries:
 
 
 @pytest.fixture
-def session(room: Room, caller: AbstractBaseUser) -> GameSession:
+def session(room: Room, caller: User) -> GameSession:
     return sessions.open_session(
         room=room, actor=caller, blower_ok=True, reserve_ok=True, reader_ok=True, inspection_balls=ALL_BALLS
     )
 
 
 @pytest.fixture
-def manual_game(session: GameSession, room: Room, caller: AbstractBaseUser, ball_set: BallSet) -> Game:
+def manual_game(session: GameSession, room: Room, caller: User, ball_set: BallSet) -> Game:
     """A game drawn by hand (blower and ball reader), scheduled."""
     return game_services.create_game(room=room, actor=caller, draw_source="manual")
 
 
 @pytest.fixture
-def other_venue(db: None) -> Iterator[Venue]:
-    yield Venue.objects.create(name="Bingo Andalucía", licence_number="AN-B-0002", jurisdiction=Jurisdiction.AN10)
+def other_venue(db: None) -> Venue:
+    return Venue.objects.create(
+        name="Bingo Andalucía", licence_number="AN-B-0002", jurisdiction=Jurisdiction.AN10
+    )

@@ -8,7 +8,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Max
 from django.utils import timezone
 
@@ -25,7 +25,7 @@ RESULT_PAUSE = timedelta(seconds=8)
 CONFIRM_PAUSE = timedelta(seconds=3)
 
 
-def autoplay_actor() -> AbstractBaseUser:
+def autoplay_actor() -> User:
     user, _ = get_user_model().objects.get_or_create(username=AUTOPLAY_USER, defaults={"is_active": False})
     return user
 
@@ -40,14 +40,20 @@ def tick(room: Room) -> str:
         )
     game = current_game(room)
     now = timezone.now()
-    if game is None or (game.state in (GameState.CLOSED, GameState.VOID) and now - (game.closed_at or now) > RESULT_PAUSE):
+    if game is None or (
+        game.state in (GameState.CLOSED, GameState.VOID) and now - (game.closed_at or now) > RESULT_PAUSE
+    ):
         game = games.create_game(room=room, actor=actor, draw_source=DrawSource.RNG)
         games.open_sales(game=game, actor=actor)
         _sell_some(game, actor)
         games.close_sales(game=game, actor=actor)
         games.start_draw(game=game, actor=actor)
         return f"started game {game.number}"
-    if game.state == GameState.PAUSED and game.claim_window and now - (game.last_ball_at or now) > CONFIRM_PAUSE:
+    if (
+        game.state == GameState.PAUSED
+        and game.claim_window
+        and now - (game.last_ball_at or now) > CONFIRM_PAUSE
+    ):
         claims.confirm_claims(game=game, kind=game.claim_window, actor=actor)
         return f"confirmed {game.claim_window} of game {game.number}"
     if game.state == GameState.DRAWING:
@@ -65,7 +71,11 @@ def claim_winners(game: Game) -> str:
         for row in found[kind]:
             try:
                 claims.file_claim(
-                    game=game, kind=kind, series_code=str(row["series"]), serial=int(str(row["serial"])), actor=actor
+                    game=game,
+                    kind=kind,
+                    series_code=str(row["series"]),
+                    serial=int(str(row["serial"])),
+                    actor=actor,
                 )
             except DomainError:
                 continue  # the game moved on (another tick claimed it, or it closed): nothing to do
@@ -73,16 +83,20 @@ def claim_winners(game: Game) -> str:
     return f"filed {filed} claims" if filed else "drawing"
 
 
-def _sell_some(game: Game, actor: AbstractBaseUser) -> None:
+def _sell_some(game: Game, actor: User) -> None:
     """Sell two or three ranges of 20–60 cards, from a fresh demo series when the current one runs out."""
     for _ in range(2 + secrets.randbelow(2)):
         wanted = 20 + secrets.randbelow(41)
         card_series = _series_with_room(game, wanted, actor)
-        last_sold = SoldCard.objects.filter(card__series=card_series).aggregate(m=Max("card__serial"))["m"] or 0
-        sales.sell_range(game=game, series=card_series, first=last_sold + 1, last=last_sold + wanted, actor=actor)
+        last_sold = (
+            SoldCard.objects.filter(card__series=card_series).aggregate(m=Max("card__serial"))["m"] or 0
+        )
+        sales.sell_range(
+            game=game, series=card_series, first=last_sold + 1, last=last_sold + wanted, actor=actor
+        )
 
 
-def _series_with_room(game: Game, wanted: int, actor: AbstractBaseUser) -> CardSeries:
+def _series_with_room(game: Game, wanted: int, actor: User) -> CardSeries:
     venue = game.room.venue
     for candidate in CardSeries.objects.filter(venue=venue, code__startswith="AUTO-").order_by("pk"):
         last = SoldCard.objects.filter(card__series=candidate).aggregate(m=Max("card__serial"))["m"] or 0
@@ -94,6 +108,3 @@ def _series_with_room(game: Game, wanted: int, actor: AbstractBaseUser) -> CardS
 
 def playing_rooms() -> list[Room]:
     return list(Room.objects.filter(autoplay=True))
-
-
-

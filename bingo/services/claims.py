@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
+from typing import TypedDict
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -37,7 +38,7 @@ from bingo.services import draw
 from bingo.services.common import lock_game, record, transition
 from halls.errors import Conflict, InvalidInput, NotFound
 
-Actor = AbstractBaseUser
+Actor = User
 REMAINDER_TO = "house: rounding residue of an equal split (OP-10)"
 CLAIMABLE = (GameState.DRAWING, GameState.PAUSED)
 
@@ -75,15 +76,21 @@ def file_claim(
         card = _card(game, series_code, serial)
         if game.state not in CLAIMABLE:
             verdict = rules.judge_claim(
-                kind=rules.ClaimKind(kind), card=None, balls=[], line_confirmed_at=None,
-                game_closed=True, serial=serial,
+                kind=rules.ClaimKind(kind),
+                card=None,
+                balls=[],
+                line_confirmed_at=None,
+                game_closed=True,
+                serial=serial,
             )
             if game.state in (GameState.CLOSED, GameState.VOID):
                 raise Conflict(verdict.reason + ".", code="game_closed", state=game.state)
             label = GameState(game.state).label.lower()
             raise Conflict(f"Game {game.number} is {label}: the draw has not started.", code="wrong_state")
         if game.claim_window == ClaimWindow.BINGO and kind == ClaimKind.LINE:
-            raise Conflict("A Bingo has been called: only more bingos can be claimed now.", code="bingo_window")
+            raise Conflict(
+                "A Bingo has been called: only more bingos can be claimed now.", code="bingo_window"
+            )
         balls = list(game.balls.order_by("ordinal").values_list("number", flat=True))
         sold = SoldCard.objects.filter(game=game, card=card).exists()
         verdict = rules.judge_claim(
@@ -94,7 +101,11 @@ def file_claim(
             game_closed=False,
             serial=serial,
         )
-        if verdict.valid and kind == ClaimKind.LINE and game.prize_results.filter(kind=ClaimKind.LINE).exists():
+        if (
+            verdict.valid
+            and kind == ClaimKind.LINE
+            and game.prize_results.filter(kind=ClaimKind.LINE).exists()
+        ):
             # Same ball as the paid Line, but "any more lines?" is closed: the prize is gone (TB-08).
             verdict = replace(
                 verdict,
@@ -103,7 +114,9 @@ def file_claim(
                 reason=f"The Line was already won and paid at ball {game.line_won_at}",
             )
         if verdict.valid and Claim.objects.filter(game=game, kind=kind, card=card, valid=True).exists():
-            raise Conflict(f"Card {serial} already has a valid {kind} claim in this game.", code="already_claimed")
+            raise Conflict(
+                f"Card {serial} already has a valid {kind} claim in this game.", code="already_claimed"
+            )
         claim = Claim.objects.create(
             game=game,
             kind=kind,
@@ -163,7 +176,9 @@ def confirm_claims(*, game: Game, kind: str, actor: Actor) -> PrizeResult:
         if kind not in ClaimKind.values:
             raise InvalidInput(f"Confirm a line or a bingo, not {kind!r}.", code="bad_claim_kind")
         if game.state != GameState.PAUSED or not pending.get(kind):
-            raise Conflict(f"There is no valid {kind} claim waiting to be confirmed.", code="nothing_to_confirm")
+            raise Conflict(
+                f"There is no valid {kind} claim waiting to be confirmed.", code="nothing_to_confirm"
+            )
         if kind == ClaimKind.BINGO and pending.get(ClaimKind.LINE):
             # Lines and a Bingo at the same ball: the Line is paid first (S13b before S13c).
             _pay(game, ClaimKind.LINE, pending[ClaimKind.LINE], actor)
@@ -235,7 +250,13 @@ def _close(game: Game, actor: Actor) -> None:
     record(game, actor, "game.closed")
 
 
-def unclaimed_winners(game: Game) -> dict[str, list[dict[str, object]]]:
+class UnclaimedCard(TypedDict):
+    series: str
+    serial: int
+    since_ball: int
+
+
+def unclaimed_winners(game: Game) -> dict[str, list[UnclaimedCard]]:
     """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet."""
     balls = list(game.balls.order_by("ordinal").values_list("number", flat=True))
     if not balls or game.state not in CLAIMABLE:
@@ -249,7 +270,7 @@ def unclaimed_winners(game: Game) -> dict[str, list[dict[str, object]]]:
     line_open = game.line_won_at is None or (
         game.claim_window == ClaimWindow.LINE and game.line_won_at == len(balls)
     )
-    found: dict[str, list[dict[str, object]]] = {"line": [], "bingo": []}
+    found: dict[str, list[UnclaimedCard]] = {"line": [], "bingo": []}
     for cid, done in timeline.completions.items():
         series, serial, _ = sold[cid]
         if done.bingo_at is not None and (ClaimKind.BINGO, cid) not in claimed:
@@ -257,5 +278,5 @@ def unclaimed_winners(game: Game) -> dict[str, list[dict[str, object]]]:
         if line_open and done.line_at is not None and (ClaimKind.LINE, cid) not in claimed:
             found["line"].append({"series": series, "serial": serial, "since_ball": done.line_at})
     for rows in found.values():
-        rows.sort(key=lambda r: (r["since_ball"], r["series"], r["serial"]))  # type: ignore[arg-type,return-value]
+        rows.sort(key=lambda r: (r["since_ball"], r["series"], r["serial"]))
     return found

@@ -24,7 +24,9 @@ def transition(game: Game, step: Callable[[], None], doing: str) -> None:
         step()
     except TransitionNotAllowed as exc:
         state = GameState(game.state).label.lower()
-        raise Conflict(f"Game {game.number} is {state}: cannot {doing}.", code="wrong_state", state=game.state) from exc
+        raise Conflict(
+            f"Game {game.number} is {state}: cannot {doing}.", code="wrong_state", state=game.state
+        ) from exc
 
 
 def record(game: Game, actor: Any, action: str, data: dict[str, Any] | None = None) -> None:

@@ -12,7 +12,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -26,8 +26,12 @@ LAST_ORDINAL = 90
 
 
 def schedule_next_ball(game: Game) -> None:
-    """After the caller's transaction commits, enqueue the RNG step for the next ordinal at the game's pace."""
-    if game.draw_source != DrawSource.RNG or game.state != GameState.DRAWING or game.balls_drawn >= LAST_ORDINAL:
+    """After the caller's transaction commits, enqueue the RNG step for the next ball at the game's pace."""
+    if (
+        game.draw_source != DrawSource.RNG
+        or game.state != GameState.DRAWING
+        or game.balls_drawn >= LAST_ORDINAL
+    ):
         return
     ordinal = game.balls_drawn + 1
     countdown = float(game.pace_seconds) if game.balls_drawn else 1.0
@@ -59,10 +63,12 @@ def draw_rng_ball(*, game_id: int, ordinal: int) -> Ball | None:
     return ball
 
 
-def enter_ball(*, game: Game, number: int, actor: AbstractBaseUser, ordinal: int | None = None) -> Ball:
+def enter_ball(*, game: Game, number: int, actor: User, ordinal: int | None = None) -> Ball:
     """The caller enters the ball the reader read. A retry naming the same ordinal and number is a no-op."""
     if not 1 <= number <= LAST_ORDINAL:
-        raise InvalidInput(f"Ball {number} is out of range: balls are numbered 1 to 90.", code="ball_out_of_range")
+        raise InvalidInput(
+            f"Ball {number} is out of range: balls are numbered 1 to 90.", code="ball_out_of_range"
+        )
     with transaction.atomic():
         game = lock_game(game.pk)
         if ordinal is not None:
@@ -70,7 +76,9 @@ def enter_ball(*, game: Game, number: int, actor: AbstractBaseUser, ordinal: int
             if same is not None and same.number == number:
                 return same
         if game.draw_source != DrawSource.MANUAL:
-            raise Conflict(f"Game {game.number} draws with the RNG: balls are not entered by hand.", code="rng_game")
+            raise Conflict(
+                f"Game {game.number} draws with the RNG: balls are not entered by hand.", code="rng_game"
+            )
         if game.state != GameState.DRAWING:
             label = GameState(game.state).label.lower()
             raise Conflict(f"Game {game.number} is {label}: no ball can be entered now.", code="wrong_state")
@@ -88,7 +96,7 @@ def enter_ball(*, game: Game, number: int, actor: AbstractBaseUser, ordinal: int
         return _append(game, number, DrawSource.MANUAL, actor)
 
 
-def _append(game: Game, number: int, source: str, actor: AbstractBaseUser | None) -> Ball:
+def _append(game: Game, number: int, source: str, actor: User | None) -> Ball:
     now = timezone.now()
     ball = Ball.objects.create(
         game=game, ordinal=game.balls_drawn + 1, number=number, source=source, drawn_at=now, entered_by=actor

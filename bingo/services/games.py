@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -17,7 +17,7 @@ from bingo.services.common import lock_game, record, transition
 from halls.errors import Conflict, InvalidInput
 from halls.models import GameSession, Room
 
-Actor = AbstractBaseUser | str
+Actor = User | str
 
 
 def create_game(
@@ -29,7 +29,9 @@ def create_game(
     ball_set: BallSet | None = None,
 ) -> Game:
     if draw_source not in DrawSource.values:
-        raise InvalidInput(f"Unknown draw source {draw_source!r}: use one of {DrawSource.values}.", code="bad_source")
+        raise InvalidInput(
+            f"Unknown draw source {draw_source!r}: use one of {DrawSource.values}.", code="bad_source"
+        )
     if ball_set is not None and ball_set.venue_id != room.venue_id:
         raise InvalidInput("The ball set belongs to another venue.", code="bad_ball_set")
     if pace_seconds is not None and pace_seconds < Decimal("0.05"):
@@ -40,7 +42,8 @@ def create_game(
             session = GameSession.objects.filter(room=room, closed_at__isnull=True).first()
             if session is None:
                 raise Conflict(
-                    f"Room {room.name} has no open session: open one with its checks first.", code="no_session"
+                    f"Room {room.name} has no open session: open one with its checks first.",
+                    code="no_session",
                 )
             number = (session.games.aggregate(n=Max("number"))["n"] or 0) + 1
             game = Game.objects.create(
@@ -92,7 +95,9 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         sold = sales_by_series(game)
         cards = sum(s.cards for s in sold)
         if cards == 0:
-            raise Conflict(f"Game {game.number} has no cards sold: sell some or void it.", code="nothing_sold")
+            raise Conflict(
+                f"Game {game.number} has no cards sold: sell some or void it.", code="nothing_sold"
+            )
         total = sum((s.face_value * s.cards for s in sold), Decimal("0"))
         line = prize_from_sales(total, game.line_percent)
         bingo = prize_from_sales(total, game.bingo_percent)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.utils import timezone
@@ -17,7 +17,9 @@ from halls.errors import Conflict, InvalidInput, NotFound
 
 def _check_range(series: CardSeries, first: int, last: int) -> None:
     if first > last:
-        raise InvalidInput(f"The range {first}–{last} runs backwards: give the lower serial first.", code="bad_range")
+        raise InvalidInput(
+            f"The range {first}–{last} runs backwards: give the lower serial first.", code="bad_range"
+        )
     if first < 1 or last > series.card_count:
         raise InvalidInput(
             f"Cards {first}–{last} are not all in series {series.code} (serials 1–{series.card_count}).",
@@ -25,8 +27,10 @@ def _check_range(series: CardSeries, first: int, last: int) -> None:
         )
 
 
-def _replay(game: Game, key: str | None, kind: str, series: CardSeries, first: int, last: int) -> SaleOperation | None:
-    """A device retry: the same key answers with the first operation; a different request under it is refused."""
+def _replay(
+    game: Game, key: str | None, kind: str, series: CardSeries, first: int, last: int
+) -> SaleOperation | None:
+    """A device retry: the same key answers with the first operation; another request under it is refused."""
     if not key:
         return None
     previous = SaleOperation.objects.filter(game=game, idempotency_key=key).first()
@@ -38,7 +42,9 @@ def _replay(game: Game, key: str | None, kind: str, series: CardSeries, first: i
         first,
         last,
     ):
-        raise Conflict(f"Idempotency key {key!r} was used for another operation.", code="idempotency_key_reused")
+        raise Conflict(
+            f"Idempotency key {key!r} was used for another operation.", code="idempotency_key_reused"
+        )
     return previous
 
 
@@ -48,7 +54,10 @@ def _lock_on_sale(game: Game, series: CardSeries, doing: str) -> Game:
         raise NotFound(f"No series {series.code} in this venue.", code="unknown_series")
     if game.state != GameState.ON_SALE:
         label = GameState(game.state).label.lower()
-        raise Conflict(f"Game {game.number} is {label}: cards can be {doing} only while it is on sale.", code="wrong_state")
+        raise Conflict(
+            f"Game {game.number} is {label}: cards can be {doing} only while it is on sale.",
+            code="wrong_state",
+        )
     return game
 
 
@@ -58,7 +67,7 @@ def sell_range(
     series: CardSeries,
     first: int,
     last: int,
-    actor: AbstractBaseUser,
+    actor: User,
     idempotency_key: str | None = None,
 ) -> SaleOperation:
     _check_range(series, first, last)
@@ -68,14 +77,16 @@ def sell_range(
             replay = _replay(game, idempotency_key, SaleKind.SELL, series, first, last)
             if replay:
                 return replay
-            cards = list(Card.objects.filter(series=series, serial__gte=first, serial__lte=last).only("pk", "key"))
-            taken = sorted(
-                SoldCard.objects.filter(card__in=cards).values_list("card__serial", flat=True)
+            cards = list(
+                Card.objects.filter(series=series, serial__gte=first, serial__lte=last).only("pk", "key")
             )
+            taken = sorted(SoldCard.objects.filter(card__in=cards).values_list("card__serial", flat=True))
             if taken:
                 shown = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in contiguous_ranges(taken))
                 raise Conflict(
-                    f"Cards {shown} of series {series.code} are already sold.", code="already_sold", serials=taken
+                    f"Cards {shown} of series {series.code} are already sold.",
+                    code="already_sold",
+                    serials=taken,
                 )
             keys = {c.key for c in cards}
             if len(keys) < len(cards) or SoldCard.objects.filter(game=game, card_key__in=keys).exists():
@@ -101,7 +112,9 @@ def sell_range(
             record(game, actor, "sales.sold", {**_describe(operation), **sales_totals(game)})
     except IntegrityError as exc:
         # Another game sold one of these cards at the same moment.
-        raise Conflict(f"Cards {first}–{last} of series {series.code} are already sold.", code="already_sold") from exc
+        raise Conflict(
+            f"Cards {first}–{last} of series {series.code} are already sold.", code="already_sold"
+        ) from exc
     return operation
 
 
@@ -111,7 +124,7 @@ def return_range(
     series: CardSeries,
     first: int,
     last: int,
-    actor: AbstractBaseUser,
+    actor: User,
     idempotency_key: str | None = None,
 ) -> SaleOperation:
     _check_range(series, first, last)
@@ -120,16 +133,17 @@ def return_range(
         replay = _replay(game, idempotency_key, SaleKind.RETURN, series, first, last)
         if replay:
             return replay
-        sold = SoldCard.objects.filter(game=game, card__series=series, card__serial__gte=first, card__serial__lte=last)
+        sold = SoldCard.objects.filter(
+            game=game, card__series=series, card__serial__gte=first, card__serial__lte=last
+        )
         count = sold.count()
         expected = last - first + 1
         if count != expected:
-            unsold = sorted(
-                set(range(first, last + 1)) - set(sold.values_list("card__serial", flat=True))
-            )
+            unsold = sorted(set(range(first, last + 1)) - set(sold.values_list("card__serial", flat=True)))
             shown = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in contiguous_ranges(unsold))
             raise Conflict(
-                f"Cards {shown} of series {series.code} were not sold in game {game.number}: nothing returned.",
+                f"Cards {shown} of series {series.code} were not sold in game {game.number}: "
+                "nothing returned.",
                 code="not_sold",
                 serials=unsold,
             )

@@ -6,7 +6,7 @@ import secrets
 from decimal import Decimal
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -26,12 +26,14 @@ def create_series(
     code: str,
     face_value: Decimal,
     strips: int,
-    actor: AbstractBaseUser,
+    actor: User,
     seed: str | None = None,
 ) -> CardSeries:
     """Generate a series of ``strips`` × 6 cards from a seed that is stored, so any card can be recomputed."""
     if not 1 <= strips <= MAX_STRIPS:
-        raise InvalidInput(f"A series has 1 to {MAX_STRIPS} strips of 6 cards, not {strips}.", code="bad_strips")
+        raise InvalidInput(
+            f"A series has 1 to {MAX_STRIPS} strips of 6 cards, not {strips}.", code="bad_strips"
+        )
     if face_value <= 0:
         raise InvalidInput("The face value of a card must be positive.", code="bad_face_value")
     seed = seed or secrets.token_hex(32)
@@ -71,7 +73,7 @@ def create_series(
 
 
 def create_ball_set(
-    *, venue: Venue, name: str, actor: AbstractBaseUser, colours: dict[str, str] | None = None
+    *, venue: Venue, name: str, actor: User, colours: dict[str, str] | None = None
 ) -> BallSet:
     colours = colours or default_colours()
     problems = colour_problems(colours)
@@ -80,7 +82,9 @@ def create_ball_set(
     try:
         with transaction.atomic():
             ball_set = BallSet.objects.create(venue=venue, name=name, colours=colours)
-            audit.record(venue_id=venue.pk, actor=actor, action="ball_set.created", obj=ball_set, data=colours)
+            audit.record(
+                venue_id=venue.pk, actor=actor, action="ball_set.created", obj=ball_set, data=colours
+            )
     except IntegrityError as exc:
         raise Conflict(f"Venue {venue.name} already has a ball set {name}.", code="ball_set_exists") from exc
     return ball_set

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
@@ -40,7 +40,7 @@ def _fields(entry: AuditEntry) -> dict[str, Any]:
     }
 
 
-def actor_label(actor: AbstractBaseUser | AnonymousUser | str | None) -> str:
+def actor_label(actor: User | AnonymousUser | str | None) -> str:
     if actor is None:
         return "system"
     if isinstance(actor, str):
@@ -51,7 +51,7 @@ def actor_label(actor: AbstractBaseUser | AnonymousUser | str | None) -> str:
 def record(
     *,
     venue_id: int,
-    actor: AbstractBaseUser | AnonymousUser | str | None,
+    actor: User | AnonymousUser | str | None,
     action: str,
     obj: Any,
     data: dict[str, Any] | None = None,
@@ -61,7 +61,7 @@ def record(
         raise RuntimeError("audit.record must run inside a transaction")
     AuditChainHead.objects.get_or_create(venue_id=venue_id, defaults={"last_hash": GENESIS})
     head = AuditChainHead.objects.select_for_update().get(venue_id=venue_id)
-    user = actor if isinstance(actor, AbstractBaseUser) else None
+    user = actor if isinstance(actor, User) else None
     entry = AuditEntry(
         venue_id=venue_id,
         actor=user,

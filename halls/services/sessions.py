@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -34,7 +34,7 @@ def inspection_problems(balls: Sequence[int]) -> list[str]:
 def open_session(
     *,
     room: Room,
-    actor: AbstractBaseUser,
+    actor: User,
     blower_ok: bool,
     reserve_ok: bool,
     reader_ok: bool,
@@ -42,7 +42,11 @@ def open_session(
 ) -> GameSession:
     failed = [
         name
-        for name, ok in (("ball blower", blower_ok), ("reserve device", reserve_ok), ("ball reader", reader_ok))
+        for name, ok in (
+            ("ball blower", blower_ok),
+            ("reserve device", reserve_ok),
+            ("ball reader", reader_ok),
+        )
         if not ok
     ]
     if failed:
@@ -79,7 +83,7 @@ def open_session(
     return session
 
 
-def close_session(*, session: GameSession, actor: AbstractBaseUser) -> GameSession:
+def close_session(*, session: GameSession, actor: User) -> GameSession:
     with transaction.atomic():
         session = GameSession.objects.select_for_update().get(pk=session.pk)
         if session.closed_at is not None:

@@ -64,7 +64,12 @@ def test_session_refuses_a_missing_or_repeated_inspection_ball(room, caller):
     assert "missing: [90]" in refused.value.message and "repeated: [5]" in refused.value.message
     with pytest.raises(InvalidInput, match="reserve device"):
         sessions.open_session(
-            room=room, actor=caller, blower_ok=True, reserve_ok=False, reader_ok=True, inspection_balls=ALL_BALLS
+            room=room,
+            actor=caller,
+            blower_ok=True,
+            reserve_ok=False,
+            reader_ok=True,
+            inspection_balls=ALL_BALLS,
         )
     assert not room.sessions.exists()
 
@@ -106,15 +111,23 @@ def test_sell_return_and_refuse_ranges(manual_game, card_series, caller, cashier
 
 def test_sale_retry_with_the_same_key_is_a_no_op(manual_game, card_series, caller, cashier):
     game = games.open_sales(game=manual_game, actor=caller)
-    first = sales.sell_range(game=game, series=card_series, first=1, last=6, actor=cashier, idempotency_key="t1-42")
-    again = sales.sell_range(game=game, series=card_series, first=1, last=6, actor=cashier, idempotency_key="t1-42")
+    first = sales.sell_range(
+        game=game, series=card_series, first=1, last=6, actor=cashier, idempotency_key="t1-42"
+    )
+    again = sales.sell_range(
+        game=game, series=card_series, first=1, last=6, actor=cashier, idempotency_key="t1-42"
+    )
     assert again.pk == first.pk
     assert SoldCard.objects.filter(game=game).count() == 6
     with pytest.raises(Conflict, match="used for another operation"):
-        sales.sell_range(game=game, series=card_series, first=7, last=8, actor=cashier, idempotency_key="t1-42")
+        sales.sell_range(
+            game=game, series=card_series, first=7, last=8, actor=cashier, idempotency_key="t1-42"
+        )
 
 
-def test_two_cards_with_the_same_numbers_are_never_on_sale_in_one_game(manual_game, card_series, operator, caller, cashier):
+def test_two_cards_with_the_same_numbers_are_never_on_sale_in_one_game(
+    manual_game, card_series, operator, caller, cashier
+):
     twin = series_services.create_series(
         venue=card_series.venue, code="B", face_value=Decimal("2.00"), strips=1, actor=operator, seed=SEED
     )
@@ -136,7 +149,7 @@ def test_co_winners_at_one_ball_share_the_line_to_the_cent(manual_game, card_ser
     game = games.start_draw(game=games.close_sales(game=game, actor=caller), actor=caller)
     assert game.line_prize == Decimal("0.80")  # 10 % of 4 cards × 2.00 €
     rows = {serial: sorted(n for n in grid(card_series, serial).rows[r] if n) for serial, r in winners}
-    enter(game, sorted(set().union(*rows.values()) - {x}) + [x], caller)
+    enter(game, [*sorted(set().union(*rows.values()) - {x}), x], caller)
     for serial in rows:
         claim = claims.file_claim(game=game, kind="line", series_code="A", serial=serial, actor=caller)
         assert claim.valid, claim.reason
@@ -221,6 +234,6 @@ def test_recall_and_the_audit_chain(manual_game, card_series, caller, cashier):
     venue_id = game.room.venue_id
     check = audit.verify_chain(venue_id)
     assert check.ok and check.entries == AuditEntry.objects.filter(venue_id=venue_id).count()
-    tampered = AuditEntry.objects.filter(venue_id=venue_id, action="ball.drawn").first()
+    tampered = AuditEntry.objects.filter(venue_id=venue_id, action="ball.drawn").earliest("pk")
     AuditEntry.objects.filter(pk=tampered.pk).update(data={**tampered.data, "ball": 1})
     assert audit.verify_chain(venue_id).first_bad_id == tampered.pk

@@ -36,7 +36,10 @@ def test_known_sequence_pays_line_and_bingo(manual_game, card_series, caller, ca
     assert game.state == GameState.PAUSED
     result = claims.confirm_claims(game=game, kind="line", actor=caller)
     assert (result.amount, result.winners, result.share, result.remainder) == (
-        Decimal("6.00"), 1, Decimal("6.00"), Decimal("0.00")
+        Decimal("6.00"),
+        1,
+        Decimal("6.00"),
+        Decimal("0.00"),
     )
     rest = sorted(grid(card).numbers - set(top_row))
     for number in rest:
