@@ -1,3 +1,8 @@
-"""The REST API's routes (filled in by halls.api and bingo.api)."""
+"""The REST API's routes (under /api/): halls' doors (token, venues, sessions), then bingo's."""
 
-urlpatterns: list = []
+from django.urls import URLPattern, URLResolver
+
+from bingo import api as bingo_api
+from halls import api as halls_api
+
+urlpatterns: list[URLPattern | URLResolver] = [*halls_api.urlpatterns, *bingo_api.urlpatterns]

@@ -6,6 +6,7 @@ from typing import Any
 
 from bingo.models import Ball, Claim, Game, GameState, PrizeResult, SaleOperation
 from bingo.services.claims import unclaimed_winners
+from bingo.services.sales import sales_totals
 from halls.models import Room
 
 
@@ -35,14 +36,16 @@ def _winners(game: Game) -> list[dict[str, Any]]:
 
 
 def game_summary(game: Game) -> dict[str, Any]:
+    # Fixed at the close of sales; while on sale, the running totals (as the sales.* events carry them).
+    totals = sales_totals(game) if game.state == GameState.ON_SALE else None
     return {
         "id": game.pk,
         "number": game.number,
         "state": game.state,
         "state_label": GameState(game.state).label,
         "draw_source": game.draw_source,
-        "cards_sold": game.cards_sold,
-        "sales_total": game.sales_total,
+        "cards_sold": totals["cards_sold"] if totals else game.cards_sold,
+        "sales_total": totals["sales_total"] if totals else game.sales_total,
         "line_prize": game.line_prize,
         "bingo_prize": game.bingo_prize,
         "announcement": game.announcement,

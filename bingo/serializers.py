@@ -1,0 +1,463 @@
+"""Shapes of the bingo part of the REST API: request bodies, and read models with money as strings.
+
+Read models (bingo.services.readmodels) return plain dicts holding Decimals and datetimes; they are
+rendered through the output serializers below, so amounts leave as "12.50" (never floats) and the schema
+documents them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from bingo.models import (
+    Ball,
+    Card,
+    CardSeries,
+    Claim,
+    ClaimKind,
+    DrawSource,
+    Game,
+    GameState,
+    PrizeResult,
+    SaleOperation,
+    SoldCard,
+)
+from bingo.services.readmodels import current_game
+from halls.models import GameSession, Room
+from halls.serializers import slug
+
+
+def money(**kwargs: Any) -> serializers.DecimalField:
+    return serializers.DecimalField(max_digits=12, decimal_places=2, **kwargs)
+
+
+# A card's 3×9 grid: rows of nine cells, a number or null for a blank.
+GRID_SCHEMA = {
+    "type": "array",
+    "items": {"type": "array", "items": {"type": "integer", "nullable": True}, "minItems": 9, "maxItems": 9},
+    "minItems": 3,
+    "maxItems": 3,
+}
+
+
+@extend_schema_field(GRID_SCHEMA)
+class GridField(serializers.JSONField):
+    """A master card: 3 rows × 9 cells."""
+
+
+# A pattern, not an enum: the schema's enum components are named after the field, and "kind" is taken
+# by the claim kinds (line / bingo).
+@extend_schema_field({"type": "string", "pattern": "^(sell|return)$", "description": "sell or return"})
+class SaleKindField(serializers.CharField):
+    """sell or return."""
+
+
+@extend_schema_field({"type": "string", "enum": ["", "line", "bingo"]})
+class ClaimWindowField(serializers.CharField):
+    """The open "any more lines / bingos?" question: "", "line" or "bingo"."""
+
+
+# --- Rooms ----------------------------------------------------------------------------------------------
+
+
+class RoomSerializer(serializers.ModelSerializer[Room]):
+    open_session = serializers.SerializerMethodField(help_text="Id of the open session, or null.")
+    current_game = serializers.SerializerMethodField(
+        help_text="Id of the game in play, else of the room's last game, or null."
+    )
+
+    class Meta:
+        model = Room
+        fields = [
+            "id",
+            "venue",
+            "name",
+            "ball_pace_seconds",
+            "claim_window_seconds",
+            "autoplay",
+            "open_session",
+            "current_game",
+        ]
+
+    def get_open_session(self, room: Room) -> int | None:
+        return (
+            GameSession.objects.filter(room=room, closed_at__isnull=True).values_list("pk", flat=True).first()
+        )
+
+    def get_current_game(self, room: Room) -> int | None:
+        game = current_game(room)
+        return game.pk if game else None
+
+
+# --- Card series ----------------------------------------------------------------------------------------
+
+
+class SeriesQuerySerializer(serializers.Serializer[Any]):
+    venue = serializers.IntegerField(required=False, help_text="Only the series of this venue.")
+
+
+class SeriesCreateSerializer(serializers.Serializer[Any]):
+    venue = serializers.IntegerField()
+    code = serializers.CharField(max_length=40)
+    face_value = money(help_text='Price of one card, e.g. "2.00".')
+    strips = serializers.IntegerField(help_text="Strips of 6 cards (1 to 1000).")
+    seed = serializers.CharField(
+        max_length=64, required=False, help_text="Seed the cards are generated from; random when left out."
+    )
+
+
+class SeriesSerializer(serializers.ModelSerializer[CardSeries]):
+    face_value = money(read_only=True)
+    card_count = serializers.IntegerField(read_only=True)
+    created_by = slug("username")
+
+    class Meta:
+        model = CardSeries
+        fields = ["id", "venue", "code", "face_value", "strips", "card_count", "created_at", "created_by"]
+        read_only_fields = fields
+
+
+class MasterCardSerializer(serializers.ModelSerializer[Card]):
+    series = slug("code")
+    grid = GridField(read_only=True)
+
+    class Meta:
+        model = Card
+        fields = ["series", "serial", "grid", "security_code"]
+        read_only_fields = fields
+
+
+# --- Games: requests ------------------------------------------------------------------------------------
+
+
+class GameQuerySerializer(serializers.Serializer[Any]):
+    room = serializers.IntegerField(required=False, help_text="Only the games of this room.")
+    state = serializers.ChoiceField(choices=GameState.choices, required=False)
+    limit = serializers.IntegerField(
+        required=False, default=100, min_value=1, max_value=500, help_text="At most this many games."
+    )
+
+
+class GameCreateSerializer(serializers.Serializer[Any]):
+    room = serializers.IntegerField()
+    draw_source = serializers.ChoiceField(choices=DrawSource.choices, default=DrawSource.RNG)
+    pace_seconds = serializers.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        required=False,
+        allow_null=True,
+        help_text="Seconds between RNG balls (at least 0.05); the room's pace when left out.",
+    )
+
+
+class VoidSerializer(serializers.Serializer[Any]):
+    reason = serializers.CharField(max_length=2000, help_text="Why the game is cancelled (recorded).")
+
+
+class RangeSerializer(serializers.Serializer[Any]):
+    series = serializers.CharField(max_length=40, help_text="Code of a series of the game's venue.")
+    first = serializers.IntegerField(min_value=1, help_text="First serial of the range.")
+    last = serializers.IntegerField(min_value=1, help_text="Last serial of the range (inclusive).")
+    idempotency_key = serializers.CharField(
+        max_length=80,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="A retry with the same key answers with the first operation and writes nothing.",
+    )
+
+
+class BallEntrySerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField(help_text="The ball the reader read, 1 to 90.")
+    ordinal = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="Which ball of the game this is; a retry of the same ordinal and number is a no-op.",
+    )
+
+
+class ClaimRequestSerializer(serializers.Serializer[Any]):
+    kind = serializers.ChoiceField(choices=ClaimKind.choices)
+    series = serializers.CharField(max_length=40, help_text="Code of the card's series.")
+    serial = serializers.IntegerField(help_text="Serial of the claimed card in its series.")
+    idempotency_key = serializers.CharField(
+        max_length=80,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="A retry with the same key answers with the first claim and writes nothing.",
+    )
+
+
+class ConfirmSerializer(serializers.Serializer[Any]):
+    kind = serializers.ChoiceField(choices=ClaimKind.choices, help_text="The prize whose window closes.")
+
+
+# --- Games: results of commands -------------------------------------------------------------------------
+
+
+class SaleOperationSerializer(serializers.ModelSerializer[SaleOperation]):
+    kind = SaleKindField(read_only=True)
+    series = slug("code")
+    first = serializers.IntegerField(source="first_serial", read_only=True)
+    last = serializers.IntegerField(source="last_serial", read_only=True)
+    amount = money(read_only=True)
+    cashier = slug("username")
+
+    class Meta:
+        model = SaleOperation
+        fields = [
+            "id",
+            "game",
+            "kind",
+            "series",
+            "first",
+            "last",
+            "cards",
+            "amount",
+            "cashier",
+            "created_at",
+            "idempotency_key",
+        ]
+        read_only_fields = fields
+
+
+class SalesSerializer(serializers.Serializer[Any]):
+    operations = SaleOperationSerializer(many=True)
+    cards_sold = serializers.IntegerField()
+    sales_total = money()
+
+
+class BallSerializer(serializers.ModelSerializer[Ball]):
+    colour = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Ball
+        fields = ["ordinal", "number", "colour", "drawn_at"]
+        read_only_fields = fields
+
+    def get_colour(self, ball: Ball) -> str:
+        ball_set = ball.game.ball_set
+        return ball_set.colour_of(ball.number) if ball_set else ""
+
+
+class ClaimSerializer(serializers.ModelSerializer[Claim]):
+    kind = serializers.ChoiceField(choices=ClaimKind.choices, read_only=True)
+    series = slug("code")
+    master_card = serializers.SerializerMethodField(
+        help_text="The master card shown during verification, or null when the card is not sold in the game."
+    )
+
+    class Meta:
+        model = Claim
+        fields = [
+            "id",
+            "kind",
+            "series",
+            "serial",
+            "valid",
+            "refusal",
+            "reason",
+            "bound_ordinal",
+            "winning_row",
+            "completed_at",
+            "created_at",
+            "master_card",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field({**GRID_SCHEMA, "nullable": True})
+    def get_master_card(self, claim: Claim) -> Any:
+        sold = SoldCard.objects.filter(game_id=claim.game_id, card_id=claim.card_id).exists()
+        return claim.card.grid if sold else None
+
+
+class AwardSerializer(serializers.Serializer[Any]):
+    series = serializers.CharField(source="claim.series.code")
+    serial = serializers.IntegerField(source="claim.serial")
+    amount = money()
+
+
+class PrizeResultSerializer(serializers.ModelSerializer[PrizeResult]):
+    kind = serializers.ChoiceField(choices=ClaimKind.choices, read_only=True)
+    amount = money(read_only=True)
+    share = money(read_only=True)
+    remainder = money(read_only=True)
+    confirmed_by = slug("username")
+    awards = serializers.SerializerMethodField()
+
+    class Meta:
+        model = PrizeResult
+        fields = [
+            "kind",
+            "ordinal",
+            "amount",
+            "winners",
+            "share",
+            "remainder",
+            "remainder_to",
+            "awards",
+            "confirmed_by",
+            "confirmed_at",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(AwardSerializer(many=True))
+    def get_awards(self, result: PrizeResult) -> Any:
+        awards = result.awards.select_related("claim__series").order_by(
+            "claim__series__code", "claim__serial"
+        )
+        return AwardSerializer(awards, many=True).data
+
+
+# --- Games: read models (bingo.services.readmodels) -----------------------------------------------------
+
+
+class AnnouncedSeriesSerializer(serializers.Serializer[Any]):
+    series = serializers.CharField()
+    face_value = money()
+    cards = serializers.IntegerField()
+    ranges = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2),
+        help_text="Sold serials as [first, last] pairs.",
+    )
+
+
+class AnnouncementSerializer(serializers.Serializer[Any]):
+    """Fixed at the close of sales; empty before."""
+
+    formula = serializers.CharField(required=False, help_text="What the caller reads out.")
+    series = AnnouncedSeriesSerializer(many=True, required=False)
+    cards_sold = serializers.IntegerField(required=False)
+    sales_total = money(required=False)
+    line_prize = money(required=False)
+    bingo_prize = money(required=False)
+
+
+class DrawnBallSerializer(serializers.Serializer[Any]):
+    ordinal = serializers.IntegerField()
+    ball = serializers.IntegerField()
+    colour = serializers.CharField()
+    drawn_at = serializers.DateTimeField()
+
+
+class WinnerSerializer(serializers.Serializer[Any]):
+    series = serializers.CharField()
+    serial = serializers.IntegerField()
+    amount = money()
+
+
+class PrizeSerializer(serializers.Serializer[Any]):
+    kind = serializers.ChoiceField(choices=ClaimKind.choices)
+    ordinal = serializers.IntegerField()
+    amount = money()
+    share = money()
+    remainder = money()
+    winners = WinnerSerializer(many=True)
+
+
+class ClaimRowSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=ClaimKind.choices)
+    series = serializers.CharField()
+    serial = serializers.IntegerField()
+    bound_ordinal = serializers.IntegerField()
+    valid = serializers.BooleanField()
+    refusal = serializers.CharField()
+    reason = serializers.CharField()
+    winning_row = serializers.IntegerField(allow_null=True)
+    completed_at = serializers.IntegerField(allow_null=True)
+    claimed_by = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class UnclaimedCardSerializer(serializers.Serializer[Any]):
+    series = serializers.CharField()
+    serial = serializers.IntegerField()
+    since_ball = serializers.IntegerField()
+
+
+class UnclaimedSerializer(serializers.Serializer[Any]):
+    line = UnclaimedCardSerializer(many=True)
+    bingo = UnclaimedCardSerializer(many=True)
+
+
+class GameSummarySerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=GameState.choices)
+    state_label = serializers.CharField()
+    draw_source = serializers.ChoiceField(choices=DrawSource.choices)
+    cards_sold = serializers.IntegerField()
+    sales_total = money()
+    line_prize = money(allow_null=True)
+    bingo_prize = money(allow_null=True)
+    announcement = AnnouncementSerializer()
+    claim_window = ClaimWindowField()
+    line_won_at = serializers.IntegerField(allow_null=True)
+    balls = DrawnBallSerializer(many=True)
+    prizes = PrizeSerializer(many=True)
+    void_reason = serializers.CharField(allow_blank=True)
+
+
+class GameViewSerializer(GameSummarySerializer):
+    """The caller's view: the summary plus every claim and the winning cards nobody has claimed."""
+
+    claims = ClaimRowSerializer(many=True)
+    unclaimed = UnclaimedSerializer()
+
+
+class RecallSaleSerializer(serializers.Serializer[Any]):
+    kind = SaleKindField()
+    series = serializers.CharField()
+    first = serializers.IntegerField()
+    last = serializers.IntegerField()
+    cards = serializers.IntegerField()
+    amount = money()
+    cashier = serializers.CharField()
+    at = serializers.DateTimeField()
+
+
+class GameRecallSerializer(GameSummarySerializer):
+    """The full record of a game: sales, prizes, balls in order with their times, claims and awards."""
+
+    room = serializers.CharField()
+    venue = serializers.CharField()
+    session = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    sales_closed_at = serializers.DateTimeField(allow_null=True)
+    draw_started_at = serializers.DateTimeField(allow_null=True)
+    closed_at = serializers.DateTimeField(allow_null=True)
+    prize_rounding_residue = serializers.DecimalField(max_digits=14, decimal_places=6)
+    sale_operations = RecallSaleSerializer(many=True)
+    claims = ClaimRowSerializer(many=True)
+
+
+class GameListItemSerializer(serializers.ModelSerializer[Game]):
+    state = serializers.ChoiceField(choices=GameState.choices, read_only=True)
+    sales_total = money(read_only=True)
+    line_prize = money(read_only=True, allow_null=True)
+    bingo_prize = money(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Game
+        fields = [
+            "id",
+            "room",
+            "session",
+            "number",
+            "state",
+            "draw_source",
+            "cards_sold",
+            "sales_total",
+            "line_prize",
+            "bingo_prize",
+            "balls_drawn",
+            "created_at",
+            "closed_at",
+        ]
+        read_only_fields = fields

@@ -1,0 +1,163 @@
+"""REST doors of halls: the API token, venues and game sessions.
+
+Every view is a thin door (DESIGN §3): it validates the body with a serializer, finds the objects through
+halls.access (another venue's object is 404), calls one service and renders what it returns. Refusals are
+DomainErrors, rendered by halls.api_errors as {"error": {"code", "message", ...}}.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from django.contrib.auth.models import User
+from django.urls import path
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from halls import access
+from halls.models import GameSession, Role, Room, Venue
+from halls.serializers import (
+    ErrorSerializer,
+    SessionOpenSerializer,
+    SessionSerializer,
+    TokenRequestSerializer,
+    TokenSerializer,
+    VenueSerializer,
+    error_responses,
+)
+from halls.services import sessions
+
+ANY_ROLE = tuple(Role.values)
+
+
+class HallAPIView(APIView):
+    """Base of every API view: token first, so an anonymous request answers 401 with WWW-Authenticate."""
+
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    permission_classes = [IsAuthenticated]
+
+
+def actor(request: Request) -> User:
+    """The acting staff member (IsAuthenticated has already refused anonymous requests)."""
+    return cast(User, request.user)
+
+
+def valid(serializer_class: type[Any], data: Any, **kwargs: Any) -> dict[str, Any]:
+    """Validate ``data`` or answer 400 with the field errors."""
+    serializer = serializer_class(data=data, **kwargs)
+    serializer.is_valid(raise_exception=True)
+    return cast(dict[str, Any], serializer.validated_data)
+
+
+# --- Auth -----------------------------------------------------------------------------------------------
+
+
+class TokenView(ObtainAuthToken):
+    """Exchange a username and password for the API token of that user."""
+
+    authentication_classes: list[Any] = []
+
+    @extend_schema(
+        operation_id="auth_token",
+        request=TokenRequestSerializer,
+        responses={200: TokenSerializer, 400: ErrorSerializer},
+        auth=[],
+        tags=["auth"],
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().post(request, *args, **kwargs)
+
+
+# --- Venues ---------------------------------------------------------------------------------------------
+
+
+class VenueListView(HallAPIView):
+    @extend_schema(
+        operation_id="venues_list",
+        summary="Venues where you hold a role, with your roles there",
+        responses={200: VenueSerializer(many=True), **error_responses()},
+        tags=["venues"],
+    )
+    def get(self, request: Request) -> Response:
+        ids = access.venue_ids_for(request.user)
+        venues = Venue.objects.filter(pk__in=ids).order_by("name")
+        roles = {v.pk: sorted(access.roles_in(request.user, v.pk)) for v in venues}
+        return Response(VenueSerializer(venues, many=True, context={"roles": roles}).data)
+
+
+# --- Game sessions --------------------------------------------------------------------------------------
+
+
+def _session(request: Request, session_id: int, *roles: str) -> GameSession:
+    return access.get_for_user(
+        GameSession.objects.select_related("room", "opened_by", "closed_by"),
+        request.user,
+        *roles,
+        venue_path="room.venue_id",
+        label="session",
+        pk=session_id,
+    )
+
+
+class SessionOpenView(HallAPIView):
+    @extend_schema(
+        operation_id="rooms_sessions_open",
+        summary="Open a session in a room after the material checks and the 90-ball inspection draw",
+        description=(
+            "Caller. Refused with 400 checks_failed when a device is not checked as working, and with "
+            "400 inspection_incomplete naming the missing, repeated or out-of-range numbers; 409 "
+            "session_already_open when the room already has one."
+        ),
+        request=SessionOpenSerializer,
+        responses={201: SessionSerializer, **error_responses(400, 403, 404, 409)},
+        tags=["sessions"],
+    )
+    def post(self, request: Request, room_id: int) -> Response:
+        room = access.get_for_user(
+            Room.objects.select_related("venue"), request.user, Role.CALLER, label="room", pk=room_id
+        )
+        data = valid(SessionOpenSerializer, request.data)
+        session = sessions.open_session(room=room, actor=actor(request), **data)
+        return Response(SessionSerializer(session).data, status=status.HTTP_201_CREATED)
+
+
+class SessionDetailView(HallAPIView):
+    @extend_schema(
+        operation_id="sessions_retrieve",
+        summary="A game session",
+        responses={200: SessionSerializer, **error_responses(403, 404)},
+        tags=["sessions"],
+    )
+    def get(self, request: Request, session_id: int) -> Response:
+        return Response(SessionSerializer(_session(request, session_id, Role.CALLER)).data)
+
+
+class SessionCloseView(HallAPIView):
+    @extend_schema(
+        operation_id="sessions_close",
+        summary="Close a session (every game of it closed or void)",
+        description="Caller. 409 session_closed when already closed, 409 session_busy while a game is live.",
+        request=None,
+        responses={200: SessionSerializer, **error_responses(403, 404, 409)},
+        tags=["sessions"],
+    )
+    def post(self, request: Request, session_id: int) -> Response:
+        session = sessions.close_session(
+            session=_session(request, session_id, Role.CALLER), actor=actor(request)
+        )
+        return Response(SessionSerializer(session).data)
+
+
+urlpatterns = [
+    path("auth/token/", TokenView.as_view(), name="api-token"),
+    path("venues/", VenueListView.as_view(), name="api-venues"),
+    path("rooms/<int:room_id>/sessions/", SessionOpenView.as_view(), name="api-room-sessions"),
+    path("sessions/<int:session_id>/", SessionDetailView.as_view(), name="api-session"),
+    path("sessions/<int:session_id>/close/", SessionCloseView.as_view(), name="api-session-close"),
+]

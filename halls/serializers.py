@@ -1,0 +1,134 @@
+"""Shapes of the halls part of the REST API: the error body, venues, game sessions and the token."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
+
+from halls.models import GameSession, Venue
+
+
+def slug(slug_field: str, **kwargs: Any) -> serializers.SlugRelatedField[Any]:
+    """A related object shown by one of its fields (a user by username, a series by code), read-only."""
+    return serializers.SlugRelatedField(slug_field=slug_field, read_only=True, **kwargs)
+
+
+# --- The error body every refusal answers with (halls.api_errors) ----------------------------------------
+
+
+class ErrorDetailSerializer(serializers.Serializer[Any]):
+    code = serializers.CharField(help_text="Stable machine code, e.g. wrong_state, unknown_game, invalid.")
+    message = serializers.CharField(help_text="A sentence a person can act on.")
+    details = serializers.DictField(
+        required=False, help_text="Facts about the refusal (e.g. the state, the serials already sold)."
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        # "fields" cannot be a class attribute: it is the serializer's own property.
+        fields = super().get_fields()
+        fields["fields"] = serializers.DictField(
+            required=False,
+            help_text="Per-field messages when the request body itself is malformed (code invalid).",
+        )
+        return fields
+
+
+class ErrorSerializer(serializers.Serializer[Any]):
+    error = ErrorDetailSerializer()
+
+
+ERROR_DESCRIPTIONS = {
+    400: "Bad input: a malformed field (code invalid, with fields) or an impossible request. "
+    "Nothing written.",
+    401: "Not authenticated: send 'Authorization: Token <key>' or a session cookie.",
+    403: "Your role in this venue does not allow this action (code role_required).",
+    404: "Unknown object, or one of another venue (code unknown_<thing>).",
+    409: "Valid on its own but not now: wrong state, already drawn, already sold... Nothing written.",
+}
+
+
+def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
+    """The documented error answers of an endpoint: 401 always, plus the given ones."""
+    wanted = sorted({401, *statuses})
+    return {s: OpenApiResponse(ErrorSerializer, description=ERROR_DESCRIPTIONS[s]) for s in wanted}
+
+
+# --- Auth -----------------------------------------------------------------------------------------------
+
+
+class TokenRequestSerializer(serializers.Serializer[Any]):
+    username = serializers.CharField()
+    password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
+
+
+class TokenSerializer(serializers.Serializer[Any]):
+    token = serializers.CharField(help_text="Send as 'Authorization: Token <token>'.")
+
+
+# --- Venues ---------------------------------------------------------------------------------------------
+
+
+class VenueSerializer(serializers.ModelSerializer[Venue]):
+    roles = serializers.SerializerMethodField(
+        help_text="What you may do here (an operator holds every role)."
+    )
+
+    class Meta:
+        model = Venue
+        fields = [
+            "id",
+            "name",
+            "licence_number",
+            "jurisdiction",
+            "hall_category",
+            "time_zone",
+            "currency",
+            "line_percent",
+            "bingo_percent",
+            "roles",
+        ]
+
+    def get_roles(self, venue: Venue) -> list[str]:
+        roles: dict[int, list[str]] = self.context.get("roles", {})
+        return roles.get(venue.pk, [])
+
+
+# --- Game sessions --------------------------------------------------------------------------------------
+
+
+class SessionOpenSerializer(serializers.Serializer[Any]):
+    blower_ok = serializers.BooleanField(help_text="The ball blower was checked and works.")
+    reserve_ok = serializers.BooleanField(help_text="The reserve device was checked and works.")
+    reader_ok = serializers.BooleanField(help_text="The ball reader was checked and works.")
+    inspection_balls = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_empty=True,
+        max_length=200,
+        help_text="The 90 numbers of the inspection draw in the order they came out: each of 1..90 once.",
+    )
+
+
+class SessionSerializer(serializers.ModelSerializer[GameSession]):
+    opened_by = slug("username")
+    closed_by = slug("username", allow_null=True)
+    inspection_balls = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+    is_open = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = GameSession
+        fields = [
+            "id",
+            "room",
+            "opened_at",
+            "opened_by",
+            "blower_ok",
+            "reserve_ok",
+            "reader_ok",
+            "inspection_balls",
+            "closed_at",
+            "closed_by",
+            "is_open",
+        ]
+        read_only_fields = fields
