@@ -151,7 +151,7 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "halls.channel_layer.ThreadSafeInMemoryChannelLayer"}}
 
 # --- Celery ---------------------------------------------------------------------------------------------
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"  # a host name keeps kombu from warning it lacks one
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
 # A killed worker must not lose a draw step (DESIGN §4): ack after the work, requeue on worker loss.
