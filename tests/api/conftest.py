@@ -84,12 +84,6 @@ def top_row(series: CardSeries, serial: int) -> list[int]:
     return sorted(n for n in grid(series, serial).rows[0] if n)
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings: Any) -> None:
-    """Staff users are made per test: a fast hasher keeps the suite quick (passwords are still checked)."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def caller_api(caller: User) -> APIClient:
     return api_client(caller)
