@@ -1,1 +1,419 @@
-// screen script
+/*
+ * The bingo section of a hall screen: current ball with its colour, the last five, the 90-number board,
+ * cards sold, Line and Bingo prizes, the sales announcement, claim verification and winners.
+ *
+ * State is the snapshot's game summary (bingo.services.readmodels.game_summary); each event of the room's
+ * stream updates it and the whole section is redrawn from it (cheap, and never half-updated). An event
+ * that does not fit the state (another game, a ball out of order) asks for a fresh snapshot.
+ */
+(function (global) {
+  "use strict";
+
+  var doc = global.document;
+  var $ = function (id) { return doc.getElementById(id); };
+
+  var STATE_LABELS = {
+    scheduled: "Próxima partida",
+    on_sale: "Venta de cartones",
+    sales_closed: "Venta cerrada",
+    drawing: "En juego",
+    paused: "En pausa",
+    closed: "Finalizada",
+    void: "Anulada"
+  };
+  var KIND_LABELS = {line: "Línea", bingo: "Bingo"};
+  var LINE_OVERLAY_MS = 15000;
+  var BINGO_OVERLAY_MS = 30000;
+  var INVALID_CLAIM_MS = 15000;
+  var PRIZE_MIN_MS = 4000;   // a winner stays up at least this long, even if the next ball comes sooner
+
+  var game = null;           // the game summary being shown, or null
+  var validBingoPending = false;
+  var claim = null;          // the claim under verification shown in the overlay
+  var claimTimer = null;
+  var prizeTimer = null;
+  var prizeShownAt = 0;
+  var lastRenderedBall = null;
+
+  /* --- small helpers ------------------------------------------------------------------------------ */
+
+  function el(tag, className, text) {
+    var node = doc.createElement(tag);
+    if (className) { node.className = className; }
+    if (text !== undefined && text !== null) { node.textContent = String(text); }
+    return node;
+  }
+
+  function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } }
+
+  function ballNode(ball, size) {
+    var node = el("li", "ball ball--" + size);
+    node.setAttribute("data-colour", ball.colour || "");
+    node.setAttribute("data-ball", String(ball.ball));
+    var face = el("span", "ball__face");
+    face.appendChild(el("span", "ball__num", ball.ball));
+    node.appendChild(face);
+    return node;
+  }
+
+  function drawnSet() {
+    var set = {};
+    (game ? game.balls : []).forEach(function (b) { set[b.ball] = b.ordinal; });
+    return set;
+  }
+
+  function cardLabel(series, serial) { return "Serie " + series + " · Cartón nº " + serial; }
+
+  /* --- the board ---------------------------------------------------------------------------------- */
+
+  function buildBoard() {
+    var board = $("board");
+    for (var n = 1; n <= 90; n += 1) {
+      var cell = el("div", "board__cell", n);
+      cell.id = "board-" + n;
+      board.appendChild(cell);
+    }
+  }
+
+  /* --- rendering ---------------------------------------------------------------------------------- */
+
+  function render(screen) {
+    var section = $("bingo");
+    var state = game ? game.state : "none";
+    section.setAttribute("data-state", state);
+    section.setAttribute("data-claim-window", game ? game.claim_window || "" : "");
+    renderHead();
+    renderBalls();
+    renderBoard();
+    renderSide(screen);
+    renderFoot(screen);
+  }
+
+  function renderHead() {
+    var slot = $("screen-head-slot");
+    clear(slot);
+    if (!game) { return; }
+    slot.appendChild(el("span", "head-game", "Partida " + game.number));
+    var pill = el("span", "head-state head-state--" + game.state, STATE_LABELS[game.state] || game.state);
+    pill.id = "game-state";
+    slot.appendChild(pill);
+  }
+
+  function renderBalls() {
+    var balls = game ? game.balls : [];
+    var current = balls.length ? balls[balls.length - 1] : null;
+    var big = $("current-ball");
+    var number = current ? String(current.ball) : "";
+    big.setAttribute("data-ball", number);
+    big.setAttribute("data-colour", current ? current.colour || "" : "");
+    $("current-ball-number").textContent = number;
+    if (current && lastRenderedBall !== null && lastRenderedBall !== current.ordinal + ":" + current.ball) {
+      // Restart the arrival animation.
+      big.classList.remove("is-new");
+      void big.offsetWidth;
+      big.classList.add("is-new");
+    }
+    lastRenderedBall = current ? current.ordinal + ":" + current.ball : "";
+    $("ball-ordinal").textContent = current ? "Bola " + current.ordinal + " de 90" : "\u00a0";
+    var list = $("last-balls");
+    clear(list);
+    balls.slice(Math.max(0, balls.length - 6), Math.max(0, balls.length - 1)).reverse().forEach(function (b) {
+      list.appendChild(ballNode(b, "sm"));
+    });
+  }
+
+  function renderBoard() {
+    var drawn = drawnSet();
+    var balls = game ? game.balls : [];
+    var last = balls.length ? balls[balls.length - 1].ball : null;
+    for (var n = 1; n <= 90; n += 1) {
+      var cell = $("board-" + n);
+      var lit = Object.prototype.hasOwnProperty.call(drawn, n);
+      cell.classList.toggle("is-drawn", lit);
+      cell.classList.toggle("is-last", n === last);
+    }
+  }
+
+  function renderWinners(list, kind) {
+    clear(list);
+    (game ? game.prizes : []).forEach(function (prize) {
+      if (prize.kind !== kind) { return; }
+      prize.winners.forEach(function (w) {
+        list.appendChild(el("li", null, w.series + " · nº\u00a0" + w.serial));
+      });
+    });
+  }
+
+  function renderSide(screen) {
+    $("cards-sold").textContent = game ? String(game.cards_sold) : "0";
+    $("line-prize").textContent = game ? screen.money(game.line_prize) : "—";
+    $("bingo-prize").textContent = game ? screen.money(game.bingo_prize) : "—";
+    renderWinners($("line-winners"), "line");
+    renderWinners($("bingo-winners"), "bingo");
+    var lineWon = game && game.prizes.some(function (p) { return p.kind === "line"; });
+    var bingoWon = game && game.prizes.some(function (p) { return p.kind === "bingo"; });
+    $("line-stat").classList.toggle("is-won", !!lineWon);
+    $("bingo-stat").classList.toggle("is-won", !!bingoWon);
+  }
+
+  function renderFoot(screen) {
+    var tag = "";
+    var text = "";
+    var formula = game && game.announcement ? game.announcement.formula : "";
+    if (!game) {
+      tag = "Bingo";
+      text = "Esperando la próxima partida";
+    } else if (game.state === "scheduled") {
+      tag = "Partida " + game.number;
+      text = "En breve, venta de cartones";
+    } else if (game.state === "on_sale") {
+      tag = "Venta abierta";
+      text = "Adquiera sus cartones · " + game.cards_sold + " vendidos";
+    } else if (game.state === "paused" && game.claim_window) {
+      tag = game.claim_window === "line" ? "¿Alguna línea más?" : "¿Algún bingo más?";
+      text = "Comprobando " + (game.claim_window === "line" ? "la línea" : "el bingo");
+    } else if (game.state === "paused") {
+      tag = "Pausa";
+      text = formula || "Partida en pausa";
+    } else if (game.state === "closed") {
+      tag = "Finalizada";
+      var bingo = game.prizes.filter(function (p) { return p.kind === "bingo"; })[0];
+      text = bingo ? "Bingo: " + bingo.winners.map(function (w) {
+        return cardLabel(w.series, w.serial);
+      }).join(", ") + " · " + screen.money(bingo.share) + (bingo.winners.length > 1 ? " cada uno" : "")
+        : "Partida finalizada";
+    } else if (game.state === "void") {
+      tag = "Anulada";
+      text = game.void_reason ? "Partida anulada: " + game.void_reason : "Partida anulada";
+    } else {
+      tag = game.state === "drawing" ? "Venta" : "Venta cerrada";
+      text = formula || "";
+    }
+    $("foot-tag").textContent = tag;
+    $("foot-text").textContent = text;
+  }
+
+  /* --- claim verification overlay ----------------------------------------------------------------- */
+
+  function missingNumbers(grid, kind, drawn) {
+    var rows = grid.map(function (row) {
+      return row.filter(function (n) { return n && !drawn[n]; });
+    });
+    if (kind === "bingo") { return [].concat.apply([], rows).sort(function (a, b) { return a - b; }); }
+    return rows.reduce(function (best, row) { return row.length < best.length ? row : best; });
+  }
+
+  function refusalText(data, drawn) {
+    switch (data.refusal) {
+      case "not_sold": return "El cartón no está vendido en esta partida";
+      case "line_already_won":
+        return "La línea ya se cantó" + (game && game.line_won_at ? " en la bola " + game.line_won_at : "");
+      case "game_closed": return "La partida está cerrada";
+      case "no_balls": return "Aún no ha salido ninguna bola";
+      case "not_complete":
+        if (data.master_card) {
+          var missing = missingNumbers(data.master_card, data.kind, drawn);
+          if (missing.length) { return "Faltan: " + missing.join(", "); }
+        }
+        return data.kind === "line" ? "La línea no está completa" : "El cartón no está completo";
+      default: return data.reason || "Reclamación no válida";
+    }
+  }
+
+  function showClaim(data) {
+    claim = data;
+    global.clearTimeout(claimTimer);
+    hidePrize();
+    var overlay = $("claim-overlay");
+    var drawn = drawnSet();
+    $("claim-kind").textContent = "Comprobando " + (KIND_LABELS[data.kind] || data.kind);
+    $("claim-card").textContent = cardLabel(data.series, data.serial);
+    var grid = $("claim-grid");
+    clear(grid);
+    grid.classList.toggle("is-empty", !data.master_card);
+    if (data.master_card) {
+      data.master_card.forEach(function (row, r) {
+        var rowNode = el("div", "master-card__row");
+        if (data.valid && data.kind === "line" && data.winning_row === r) { rowNode.classList.add("is-winning"); }
+        row.forEach(function (n) {
+          var cell = el("div", "master-card__cell", n || "");
+          if (!n) { cell.classList.add("is-blank"); } else if (drawn[n]) { cell.classList.add("is-drawn"); }
+          rowNode.appendChild(cell);
+        });
+        grid.appendChild(rowNode);
+      });
+    } else {
+      grid.appendChild(el("div", "master-card__none", "Cartón no vendido en esta partida"));
+    }
+    var verdict = $("claim-verdict");
+    verdict.className = "claim__verdict " + (data.valid ? "is-valid" : "is-invalid");
+    verdict.textContent = data.valid
+      ? (data.kind === "line" ? "Línea correcta" : "Bingo correcto")
+      : "No válida · " + refusalText(data, drawn);
+    overlay.setAttribute("data-valid", data.valid ? "true" : "false");
+    overlay.hidden = false;
+    if (!data.valid) {
+      claimTimer = global.setTimeout(hideClaim, INVALID_CLAIM_MS);
+    }
+  }
+
+  function hideClaim() {
+    claim = null;
+    global.clearTimeout(claimTimer);
+    $("claim-overlay").hidden = true;
+  }
+
+  /* --- winner overlay ----------------------------------------------------------------------------- */
+
+  function showPrize(data, screen) {
+    hideClaim();
+    global.clearTimeout(prizeTimer);
+    $("prize-title").textContent = data.kind === "line" ? "¡Línea!" : "¡Bingo!";
+    var many = data.winners.length > 1;
+    $("prize-amount").textContent = many
+      ? screen.money(data.share) + " cada cartón"
+      : screen.money(data.amount);
+    var list = $("prize-winners");
+    clear(list);
+    data.winners.forEach(function (w) {
+      var item = el("li", "prize__winner");
+      item.appendChild(el("span", "prize__series", "Serie " + w.series));
+      item.appendChild(el("span", "prize__serial", "Cartón nº " + w.serial));
+      list.appendChild(item);
+    });
+    $("prize-note").textContent = many
+      ? "Premio de " + screen.money(data.amount) + " repartido entre " + data.winners.length + " cartones"
+      : "Cantada en la bola " + data.ordinal;
+    var overlay = $("prize-overlay");
+    overlay.setAttribute("data-kind", data.kind);
+    overlay.hidden = false;
+    prizeShownAt = Date.now();
+    prizeTimer = global.setTimeout(hidePrize, data.kind === "line" ? LINE_OVERLAY_MS : BINGO_OVERLAY_MS);
+  }
+
+  /* The draw has moved on: let the winner go once it has been up for the minimum time. */
+  function releasePrize() {
+    if ($("prize-overlay").hidden) { return; }
+    global.clearTimeout(prizeTimer);
+    prizeTimer = global.setTimeout(hidePrize, Math.max(0, prizeShownAt + PRIZE_MIN_MS - Date.now()));
+  }
+
+  function hidePrize() {
+    global.clearTimeout(prizeTimer);
+    $("prize-overlay").hidden = true;
+  }
+
+  /* --- snapshot and events ------------------------------------------------------------------------ */
+
+  function onSnapshot(data, screen) {
+    data = data || {};
+    var previous = game;
+    game = data.game || null;
+    if (!game || (previous && previous.id !== game.id)) {
+      hideClaim();
+      hidePrize();
+      validBingoPending = false;
+    }
+    if (claim && game && game.state !== "paused") { hideClaim(); }
+    render(screen);
+  }
+
+  function newGame(data) {
+    return {
+      id: data.game,
+      number: data.number,
+      state: data.state,
+      state_label: "",
+      draw_source: data.draw_source || "",
+      cards_sold: 0,
+      sales_total: "0",
+      line_prize: null,
+      bingo_prize: null,
+      announcement: {},
+      claim_window: "",
+      line_won_at: null,
+      balls: [],
+      prizes: [],
+      void_reason: ""
+    };
+  }
+
+  function onEvent(event, screen) {
+    var data = event.data || {};
+    if (event.type === "session.opened" || event.type === "session.closed") { return; }
+    if (event.type === "game.created") {
+      game = newGame(data);
+      hideClaim();
+      hidePrize();
+      validBingoPending = false;
+      render(screen);
+      return;
+    }
+    if (!game || data.game !== game.id) {
+      screen.resync();   // an event of a game we do not hold: the snapshot knows which one is on
+      return;
+    }
+    if (data.state) { game.state = data.state; }
+    switch (event.type) {
+      case "sales.sold":
+      case "sales.returned":
+        game.cards_sold = data.cards_sold;
+        game.sales_total = data.sales_total;
+        break;
+      case "game.sales_closed":
+        game.announcement = data.announcement || {};
+        game.cards_sold = game.announcement.cards_sold;
+        game.sales_total = game.announcement.sales_total;
+        game.line_prize = game.announcement.line_prize;
+        game.bingo_prize = game.announcement.bingo_prize;
+        break;
+      case "ball.drawn":
+        if (data.ordinal !== game.balls.length + 1) {
+          screen.resync();
+          return;
+        }
+        game.balls.push({ordinal: data.ordinal, ball: data.ball, colour: data.colour, drawn_at: data.drawn_at});
+        if (claim && !claim.valid) { hideClaim(); }
+        releasePrize();
+        break;
+      case "claim.verified":
+        if (data.claim_window !== undefined) { game.claim_window = data.claim_window; }
+        if (data.valid && data.kind === "line" && game.line_won_at === null) { game.line_won_at = data.bound_ordinal; }
+        if (data.valid && data.kind === "bingo") { validBingoPending = true; }
+        showClaim(data);
+        break;
+      case "prize.awarded":
+        game.prizes.push({
+          kind: data.kind, ordinal: data.ordinal, amount: data.amount, share: data.share,
+          remainder: data.remainder, winners: data.winners
+        });
+        if (data.kind === "line") {
+          game.line_won_at = data.ordinal;
+          game.claim_window = validBingoPending ? "bingo" : "";
+        } else {
+          game.claim_window = "";
+        }
+        showPrize(data, screen);
+        break;
+      case "game.resumed":
+        game.claim_window = "";
+        if (claim) { hideClaim(); }
+        break;
+      case "game.closed":
+        game.claim_window = "";
+        break;
+      case "game.voided":
+        game.void_reason = data.reason || "";
+        game.claim_window = "";
+        hideClaim();
+        hidePrize();
+        break;
+      default:
+        break;
+    }
+    render(screen);
+  }
+
+  buildBoard();
+  global.HallScreen.register("bingo", {snapshot: onSnapshot, event: onEvent});
+})(window);

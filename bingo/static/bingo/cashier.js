@@ -1,0 +1,247 @@
+/*
+ * The cashier page: pick the game on sale in one of your rooms, sell or return "from no. X to no. Y" of a
+ * series, and follow the operations and totals. Each operation carries an idempotency key that stays the
+ * same until the server has answered, so a double click or a retry after a lost answer never sells twice.
+ */
+(function (global) {
+  "use strict";
+
+  var doc = global.document;
+  var $ = function (id) { return doc.getElementById(id); };
+  var ui = global.HallUi;
+  var api = global.HallApi;
+  var el = ui.el;
+  var fill = ui.fill;
+
+  var GAMES_MS = 3000;
+  var SALES_MS = 2000;
+
+  var rooms = JSON.parse($("cashier-rooms").textContent || "[]");
+  var roomsById = {};
+  rooms.forEach(function (r) { roomsById[r.id] = r; });
+
+  var games = [];              // games on sale in my rooms
+  var gameId = null;           // the selected one
+  var seriesByVenue = {};      // venue id -> [series]
+  var sales = null;            // GET /api/games/{id}/sales/
+  var loadingSales = false;
+  var intents = {sell: new ui.KeyedIntent("sell"), return: new ui.KeyedIntent("return")};
+
+  function selected() {
+    for (var i = 0; i < games.length; i += 1) { if (games[i].id === gameId) { return games[i]; } }
+    return null;
+  }
+  function roomOf(game) { return roomsById[game.room] || {name: "room " + game.room, currency: "EUR"}; }
+  function money(amount) {
+    var game = selected();
+    return ui.money(amount, game ? roomOf(game).currency : "EUR");
+  }
+  function seriesOf(game) { return game ? seriesByVenue[roomOf(game).venue] || [] : []; }
+  function findSeries(code) {
+    var list = seriesOf(selected());
+    for (var i = 0; i < list.length; i += 1) { if (list[i].code === code) { return list[i]; } }
+    return null;
+  }
+
+  /* --- games on sale -------------------------------------------------------------------------------- */
+
+  function loadGames() {
+    return api.get("/api/games/?state=on_sale").then(function (list) {
+      games = list.filter(function (g) { return !!roomsById[g.room]; });
+      $("poll-state").className = "console-poll is-ok";
+      var previous = gameId;
+      if (gameId !== null && !selected()) {
+        ui.report($("page-msg"), "The sales of the game you had open are closed.", "info");
+        gameId = null;
+      }
+      if (gameId === null && games.length) { gameId = games[0].id; }
+      renderPicker();
+      if (gameId !== previous) { onGameChanged(); }
+      renderGame();
+    }, function (err) {
+      $("poll-state").className = "console-poll is-failing";
+      ui.report($("page-msg"), {message: "Live refresh failed: " + err.message, code: err.code}, "error");
+    });
+  }
+
+  function renderPicker() {
+    var select = $("game-select");
+    if (!games.length) {
+      fill(select, el("option", {value: "", text: "No game on sale"}));
+      select.disabled = true;
+      return;
+    }
+    select.disabled = false;
+    fill(select, games.map(function (g) {
+      var r = roomOf(g);
+      return el("option", {value: g.id, selected: g.id === gameId,
+        text: r.name + " · game " + g.number + (rooms.length && hasManyVenues() ? " · " + r.venue_name : "")});
+    }));
+  }
+
+  function hasManyVenues() {
+    var venues = {};
+    rooms.forEach(function (r) { venues[r.venue] = true; });
+    return Object.keys(venues).length > 1;
+  }
+
+  function onGameChanged() {
+    sales = null;
+    intents.sell.done();
+    intents.return.done();
+    ["sell", "return"].forEach(function (kind) { ui.report($(kind + "-msg"), null); });
+    var game = selected();
+    if (!game) { return; }
+    var venue = roomOf(game).venue;
+    if (!seriesByVenue[venue]) {
+      api.get("/api/series/?venue=" + venue).then(function (list) {
+        seriesByVenue[venue] = list;
+        renderSeries();
+      }, function (err) { ui.report($("page-msg"), err); });
+    }
+    renderSeries();
+    loadSales();
+  }
+
+  /* --- the selected game ---------------------------------------------------------------------------- */
+
+  function loadSales() {
+    var id = gameId;
+    if (id === null || loadingSales) { return Promise.resolve(); }
+    loadingSales = true;
+    return api.get("/api/games/" + id + "/sales/").then(function (data) {
+      loadingSales = false;
+      if (id !== gameId) { return; }
+      sales = data;
+      renderGame();
+    }, function (err) {
+      loadingSales = false;
+      if (id === gameId && err.status !== 404) { ui.report($("page-msg"), err); }
+    });
+  }
+
+  function renderSeries() {
+    var list = seriesOf(selected());
+    ["sell-series", "return-series"].forEach(function (id) {
+      var select = $(id);
+      var keep = select.value;
+      fill(select, list.map(function (s) {
+        return el("option", {value: s.code, selected: s.code === keep,
+          text: s.code + " · " + money(s.face_value)});
+      }));
+    });
+    fill($("series-sold"), list.map(function (s) {
+      return el("div", null, el("strong", {text: "Series " + s.code}),
+        " · " + money(s.face_value) + " a card · cards 1–" + s.card_count);
+    }));
+    preview("sell");
+    preview("return");
+  }
+
+  function renderGame() {
+    var game = selected();
+    $("no-game").hidden = !!game;
+    $("game-area").hidden = !game;
+    if (!game) { return; }
+    var r = roomOf(game);
+    $("game-title").textContent = r.name + " · game " + game.number;
+    var badge = $("game-state");
+    badge.textContent = "On sale";
+    badge.className = "badge badge--on_sale";
+    $("total-cards").textContent = sales ? String(sales.cards_sold) : "…";
+    $("total-amount").textContent = sales ? money(sales.sales_total) : "…";
+    var body = $("ops-table").querySelector("tbody");
+    var ops = sales ? sales.operations.slice().reverse() : [];
+    $("ops-count").textContent = sales ? ops.length + " operation" + (ops.length === 1 ? "" : "s") : "";
+    if (!ops.length) {
+      fill(body, el("tr", null, el("td", {colspan: 8, class: "empty", text: sales ? "Nothing sold yet." : "Loading…"})));
+      return;
+    }
+    fill(body, ops.map(function (op) {
+      var isReturn = op.kind === "return";
+      return el("tr", {class: isReturn ? "is-return" : null, "data-op": op.id},
+        el("td", {text: ui.time(op.created_at)}),
+        el("td", {text: isReturn ? "Return" : "Sale"}),
+        el("td", {text: op.series}),
+        el("td", {class: "num", text: op.first}),
+        el("td", {class: "num", text: op.last}),
+        el("td", {class: "num", text: (isReturn ? "−" : "") + op.cards}),
+        el("td", {class: "num", text: (isReturn ? "−" : "") + money(op.amount)}),
+        el("td", {text: op.cashier}));
+    }));
+  }
+
+  /* --- sell and return ------------------------------------------------------------------------------ */
+
+  function values(kind) {
+    return {
+      series: $(kind + "-series").value,
+      first: Number($(kind + "-first").value),
+      last: Number($(kind + "-last").value)
+    };
+  }
+
+  function preview(kind) {
+    var v = values(kind);
+    var box = $(kind + "-preview");
+    var series = findSeries(v.series);
+    if (!series || !$(kind + "-first").value || !$(kind + "-last").value || v.last < v.first) {
+      fill(box, v.last && v.first && v.last < v.first ? "The range runs backwards." : "");
+      return;
+    }
+    var cards = v.last - v.first + 1;
+    fill(box, el("strong", {text: cards + " card" + (cards === 1 ? "" : "s")}),
+      " × " + money(series.face_value) + " = ", el("strong", {text: money(cards * Number(series.face_value))}));
+  }
+
+  function submit(kind, form) {
+    var game = selected();
+    if (!game) { return; }
+    var box = $(kind + "-msg");
+    var v = values(kind);
+    var id = game.id;
+    var body = {series: v.series, first: v.first, last: v.last, idempotency_key: intents[kind].keyFor([id, v])};
+    var url = "/api/games/" + id + "/" + (kind === "sell" ? "sales" : "returns") + "/";
+    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(url, body); })
+      .then(function (response) {
+        intents[kind].done();
+        var op = response.data;
+        var what = (kind === "sell" ? "Sold" : "Returned") + " series " + op.series + " no. " + op.first +
+          " to " + op.last + ": " + op.cards + " card" + (op.cards === 1 ? "" : "s") + ", " + money(op.amount) + ".";
+        if (response.status === 200) { what = "Already recorded (a repeat of the same operation): " + what; }
+        ui.report(box, what, "ok");
+        $(kind + "-first").value = kind === "sell" ? String(op.last + 1) : "";
+        $(kind + "-last").value = "";
+        preview(kind);
+        $(kind + "-last").focus();
+        loadSales();
+      }, function (err) {
+        if (err.status >= 400 && err.status < 500) { intents[kind].done(); }
+        ui.report(box, err);
+        loadSales();
+        loadGames();
+      });
+  }
+
+  function wire() {
+    $("game-select").addEventListener("change", function (event) {
+      gameId = event.currentTarget.value ? Number(event.currentTarget.value) : null;
+      onGameChanged();
+      renderGame();
+    });
+    ["sell", "return"].forEach(function (kind) {
+      var form = $(kind + "-form");
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        submit(kind, form);
+      });
+      form.addEventListener("input", function () { preview(kind); });
+      form.addEventListener("change", function () { preview(kind); });
+    });
+  }
+
+  wire();
+  loadGames();
+  global.setInterval(function () { if (!doc.hidden) { loadGames(); } }, GAMES_MS);
+  global.setInterval(function () { if (!doc.hidden) { loadSales(); } }, SALES_MS);
+})(window);

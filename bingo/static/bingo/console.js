@@ -1,0 +1,556 @@
+/*
+ * The caller console of one room. Everything it shows comes from the REST API, refreshed every second
+ * (GET /api/rooms/{id}/ then GET /api/games/{id}/); every button is one API command whose refusal is shown
+ * with the server's message. The page decides nothing: it only helps the caller see and type.
+ */
+(function (global) {
+  "use strict";
+
+  var doc = global.document;
+  var $ = function (id) { return doc.getElementById(id); };
+  var ui = global.HallUi;
+  var api = global.HallApi;
+  var el = ui.el;
+  var fill = ui.fill;
+
+  var root = $("console");
+  var roomId = Number(root.getAttribute("data-room"));
+  var venueId = Number(root.getAttribute("data-venue"));
+  var currency = root.getAttribute("data-currency") || "EUR";
+  var POLL_MS = 1000;
+  var LIVE = ["scheduled", "on_sale", "sales_closed", "drawing", "paused"];
+  var STEP_ALLOWED = {
+    "open-sales": ["scheduled"],
+    "close-sales": ["on_sale"],
+    "start-draw": ["sales_closed"],
+    "pause": ["drawing"],
+    "resume": ["paused"]
+  };
+  var KIND = {line: "Line", bingo: "Bingo"};
+
+  var room = null;
+  var game = null;
+  var sessionInfo = {};            // session id -> GET /api/sessions/{id}/
+  var inspection = [];             // the inspection balls typed so far, in order
+  var polling = false;
+  var pollAgain = false;
+  // Bumped by every command the server accepted: a poll that started before it may show the past.
+  var version = 0;
+  var pollFailed = false;
+  var lastVerdict = null;          // the claim answered last, with its master card
+  var claimIntent = new ui.KeyedIntent("claim");
+  var wasDrawing = false;
+
+  function money(amount) { return ui.money(amount, currency); }
+  function isLive(g) { return !!g && LIVE.indexOf(g.state) >= 0; }
+  function drawnSet(g) {
+    var set = {};
+    (g ? g.balls : []).forEach(function (b) { set[b.ball] = b.ordinal; });
+    return set;
+  }
+  function cardName(series, serial) { return series + " · no. " + serial; }
+
+  /* --- polling -------------------------------------------------------------------------------------- */
+
+  function refresh() {
+    if (polling) {
+      pollAgain = true;
+      return Promise.resolve();
+    }
+    polling = true;
+    var startedAt = version;
+    var roomData = null;
+    return api.get("/api/rooms/" + roomId + "/")
+      .then(function (data) {
+        roomData = data;
+        return data.current_game ? api.get("/api/games/" + data.current_game + "/") : null;
+      })
+      .then(function (data) {
+        if (startedAt !== version) {
+          pollAgain = true;   // stale: a command landed meanwhile; ask again
+          return;
+        }
+        room = roomData;
+        game = data;
+        if (pollFailed) { ui.report($("page-msg"), null); }
+        pollFailed = false;
+        $("poll-state").className = "console-poll is-ok";
+        render();
+        loadSessionInfo();
+      })
+      .catch(function (err) {
+        pollFailed = true;
+        $("poll-state").className = "console-poll is-failing";
+        ui.report($("page-msg"), {message: "Live refresh failed: " + err.message, code: err.code}, "error");
+      })
+      .then(function () {
+        polling = false;
+        if (pollAgain) {
+          pollAgain = false;
+          refresh();
+        }
+      });
+  }
+
+  function loadSessionInfo() {
+    var id = room && room.open_session;
+    if (!id || sessionInfo[id]) { return; }
+    sessionInfo[id] = {id: id};
+    api.get("/api/sessions/" + id + "/").then(function (data) {
+      sessionInfo[id] = data;
+      render();
+    }, function () { delete sessionInfo[id]; });
+  }
+
+  /* --- rendering ------------------------------------------------------------------------------------ */
+
+  function render() {
+    var open = !!(room && room.open_session);
+    $("session-open").hidden = !room || open;
+    $("session-live").hidden = !open;
+    var sessionBadge = $("session-badge");
+    sessionBadge.textContent = !room ? "Loading…" : open ? "Session " + room.open_session + " open" : "No open session";
+    sessionBadge.className = "badge " + (open ? "badge--ok" : "badge--bad");
+    var gameBadge = $("game-badge");
+    gameBadge.hidden = !game || !open;
+    if (game) {
+      gameBadge.textContent = "Game " + game.number + " · " + game.state_label;
+      gameBadge.className = "badge badge--" + game.state;
+    }
+    if (!open) {
+      renderInspection();
+      return;
+    }
+    renderGame();
+    renderDraw();
+    renderClaims();
+  }
+
+  function renderGame() {
+    var live = isLive(game);
+    $("game-title").textContent = game ? "Game " + game.number : "No game yet";
+    $("game-source").textContent = game ? (game.draw_source === "manual" ? "Blower + ball reader" : "RNG draw") : "";
+    $("fig-cards").textContent = game ? String(game.cards_sold) : "—";
+    $("fig-sales").textContent = game ? money(game.sales_total) : "—";
+    $("fig-line").textContent = game ? money(game.line_prize) : "—";
+    $("fig-bingo").textContent = game ? money(game.bingo_prize) : "—";
+    Array.prototype.forEach.call(doc.querySelectorAll("#steps [data-step]"), function (button) {
+      var step = button.getAttribute("data-step");
+      var allowed = !!game && STEP_ALLOWED[step].indexOf(game.state) >= 0;
+      if (step === "resume" && game && game.claim_window) { allowed = false; }
+      if (!button.classList.contains("is-busy")) { button.disabled = !allowed; }
+      button.hidden = !live;
+    });
+    var announcement = $("announcement");
+    var formula = game && game.announcement ? game.announcement.formula : "";
+    announcement.hidden = !formula;
+    if (formula) {
+      fill(announcement, el("div", {class: "announcement__label", text: "Sales announcement — read it out"}),
+        el("div", {class: "announcement__text", text: formula}));
+    }
+    if (game && game.state === "void") {
+      announcement.hidden = false;
+      fill(announcement, el("div", {class: "announcement__label", text: "Void"}),
+        el("div", {class: "announcement__text", text: game.void_reason}));
+    }
+    $("create-game").hidden = live;
+    $("void-box").hidden = !live;
+    var sid = room.open_session;
+    var info = sessionInfo[sid] || {};
+    $("session-info").textContent = "Session " + sid +
+      (info.opened_at ? " · opened " + ui.time(info.opened_at) + " by " + info.opened_by : "");
+    $("session-close-btn").disabled = live;
+    $("session-close-btn").title = live ? "Finish or void the game first" : "";
+  }
+
+  function renderDraw() {
+    var manual = !!game && game.draw_source === "manual";
+    var drawing = !!game && game.state === "drawing";
+    var input = $("ball-input");
+    var canEnter = manual && drawing;
+    input.disabled = !canEnter;
+    if (!$("ball-submit").classList.contains("is-busy")) { $("ball-submit").disabled = !canEnter; }
+    $("ball-form").hidden = !!game && !manual;
+    var hint = "";
+    if (!game) { hint = "No game"; }
+    else if (!manual) { hint = isLive(game) ? "The RNG draws by itself" : ""; }
+    else if (drawing) { hint = "Next: ball " + (game.balls.length + 1) + " of 90"; }
+    else if (game.state === "paused") { hint = game.claim_window ? "Paused for a claim" : "Paused"; }
+    else if (isLive(game)) { hint = "Start the draw to enter balls"; }
+    $("draw-hint").textContent = hint;
+    if (canEnter && !wasDrawing && doc.activeElement === doc.body) { input.focus(); }
+    wasDrawing = canEnter;
+
+    var balls = game ? game.balls : [];
+    var current = balls.length ? balls[balls.length - 1] : null;
+    var big = $("console-current");
+    big.setAttribute("data-colour", current ? current.colour : "");
+    big.classList.toggle("is-empty", !current);
+    $("console-current-number").textContent = current ? String(current.ball) : "";
+    $("console-ordinal").textContent = current ? "Ball " + current.ordinal + " of 90" : "No ball yet";
+    fill($("console-last"), balls.slice(Math.max(0, balls.length - 6), Math.max(0, balls.length - 1)).reverse()
+      .map(function (b) {
+        return el("span", {class: "cball cball--sm", "data-colour": b.colour}, el("span", {text: b.ball}));
+      }));
+    var drawn = drawnSet(game);
+    var last = current ? current.ball : null;
+    for (var n = 1; n <= 90; n += 1) {
+      var cell = $("console-board-" + n);
+      cell.classList.toggle("is-on", !!drawn[n]);
+      cell.classList.toggle("is-last", n === last);
+    }
+  }
+
+  function renderClaims() {
+    var claimable = !!game && (game.state === "drawing" || game.state === "paused");
+    Array.prototype.forEach.call($("claim-form").querySelectorAll("input, button"), function (node) {
+      if (!node.classList.contains("is-busy")) { node.disabled = !claimable; }
+    });
+    var prompt = $("window-prompt");
+    prompt.hidden = !(game && game.claim_window);
+    if (game && game.claim_window) {
+      $("window-question").textContent = game.claim_window === "line" ? "Any more lines?" : "Any more bingos?";
+      $("confirm-btn").textContent = game.claim_window === "line"
+        ? "No more lines: confirm and pay the Line"
+        : "No more bingos: confirm and pay the Bingo";
+    }
+    renderVerdict();
+    renderUnclaimed();
+    renderPrizes();
+    renderClaimTable();
+  }
+
+  function renderVerdict() {
+    var box = $("verdict");
+    if (!lastVerdict || !game || lastVerdict.game !== game.id) {
+      box.hidden = true;
+      return;
+    }
+    var c = lastVerdict.claim;
+    box.hidden = false;
+    box.className = "verdict " + (c.valid ? "verdict--ok" : "verdict--bad");
+    var drawn = drawnSet(game);
+    fill(box,
+      el("div", {class: "verdict__head"},
+        el("span", {class: "badge " + (c.valid ? "badge--ok" : "badge--bad"),
+          text: (c.valid ? "Valid " : "Not valid: ") + KIND[c.kind].toLowerCase()}),
+        el("strong", {text: "Series " + cardName(c.series, c.serial)}),
+        el("span", {class: "muted", text: "claim at ball " + c.bound_ordinal})),
+      el("div", {class: "verdict__reason", id: "verdict-reason", text: c.reason}),
+      c.master_card
+        ? ui.masterCard(c.master_card, drawn, c.valid && c.kind === "line" ? c.winning_row : null)
+        : el("div", {class: "muted", text: "No master card: the card is not sold in this game."}));
+  }
+
+  function renderUnclaimed() {
+    var box = $("unclaimed");
+    var found = game && game.unclaimed ? game.unclaimed : {line: [], bingo: []};
+    var rows = [];
+    ["bingo", "line"].forEach(function (kind) {
+      (found[kind] || []).forEach(function (card) {
+        rows.push(el("li", null,
+          el("span", {class: "badge badge--" + (kind === "bingo" ? "drawing" : "sales_closed"), text: KIND[kind]}),
+          " ", el("strong", {text: cardName(card.series, card.serial)}),
+          el("span", {class: "muted", text: " since ball " + card.since_ball}), " ",
+          el("button", {type: "button", class: "btn-link", text: "Fill the claim", onclick: function () {
+            doc.querySelector('#claim-form input[name="kind"][value="' + kind + '"]').checked = true;
+            $("claim-series").value = card.series;
+            $("claim-serial").value = String(card.serial);
+            $("claim-serial").focus();
+          }})));
+      });
+    });
+    box.hidden = rows.length === 0;
+    if (rows.length) {
+      fill(box, el("div", {class: "unclaimed__title", text: "Winning cards nobody has claimed yet"}),
+        el("ul", null, rows));
+    }
+  }
+
+  function renderPrizes() {
+    var box = $("prizes");
+    var prizes = game ? game.prizes : [];
+    if (!prizes.length) {
+      fill(box, el("p", {class: "empty", text: "No prize paid yet."}));
+      return;
+    }
+    fill(box, prizes.map(function (p) {
+      return el("div", {class: "prize"},
+        el("span", {class: "badge badge--ok", text: KIND[p.kind]}),
+        el("strong", {text: " " + money(p.amount)}),
+        el("span", {class: "muted", text: " at ball " + p.ordinal + " · "}),
+        el("span", {text: p.winners.map(function (w) {
+          return cardName(w.series, w.serial) + " (" + money(w.amount) + ")";
+        }).join(", ")}),
+        Number(p.remainder) ? el("span", {class: "muted", text: " · remainder " + money(p.remainder)}) : null);
+    }));
+  }
+
+  function renderClaimTable() {
+    var body = $("claims-table").querySelector("tbody");
+    var claims = game ? game.claims.slice().reverse() : [];
+    if (!claims.length) {
+      fill(body, el("tr", null, el("td", {colspan: 5, class: "empty", text: "No claims yet."})));
+      return;
+    }
+    fill(body, claims.map(function (c) {
+      return el("tr", {title: c.reason},
+        el("td", {text: c.id}),
+        el("td", {text: KIND[c.kind]}),
+        el("td", {text: cardName(c.series, c.serial)}),
+        el("td", {class: "num", text: c.bound_ordinal}),
+        el("td", null, el("span", {class: "badge " + (c.valid ? "badge--ok" : "badge--bad"),
+          text: c.valid ? "valid" : (c.refusal || "refused").replace(/_/g, " ")})));
+    }));
+  }
+
+  /* --- the inspection draw -------------------------------------------------------------------------- */
+
+  function renderInspection() {
+    var counts = {};
+    inspection.forEach(function (n) { counts[n] = (counts[n] || 0) + 1; });
+    var missing = [];
+    var repeated = [];
+    for (var n = 1; n <= 90; n += 1) {
+      var c = counts[n] || 0;
+      var cell = $("inspect-board-" + n);
+      cell.className = "board90__cell " + (c === 0 ? "is-missing" : c === 1 ? "is-once" : "is-repeated");
+      cell.title = c > 1 ? n + " entered " + c + " times" : "";
+      if (c === 0) { missing.push(n); }
+      if (c > 1) { repeated.push(n + " ×" + c); }
+    }
+    var outOfRange = inspection.filter(function (x) { return x < 1 || x > 90; });
+    var summary = $("inspect-summary");
+    var complete = inspection.length === 90 && !missing.length && !repeated.length && !outOfRange.length;
+    fill(summary,
+      el("div", {class: "inspect-count" + (complete ? " is-complete" : "")},
+        el("strong", {id: "inspect-count", text: String(inspection.length)}), " of 90 balls entered"),
+      missing.length ? el("div", {class: "inspect-missing"},
+        el("strong", {text: "Missing (" + missing.length + "): "}),
+        missing.length > 30 ? missing.slice(0, 30).join(", ") + "…" : missing.join(", ")) : null,
+      repeated.length ? el("div", {class: "inspect-repeated"},
+        el("strong", {text: "Repeated: "}), repeated.join(", ")) : null,
+      outOfRange.length ? el("div", {class: "inspect-repeated"},
+        el("strong", {text: "Out of 1–90: "}), outOfRange.join(", ")) : null,
+      complete ? el("div", {class: "inspect-ok", text: "All 90 balls, each once."}) : null);
+    var seq = $("inspect-seq");
+    fill(seq, inspection.slice(-24).map(function (x) {
+      return el("span", {class: "chip" + ((counts[x] || 0) > 1 || x < 1 || x > 90 ? " is-bad" : ""), text: x});
+    }));
+    if (inspection.length > 24) { seq.insertBefore(el("span", {class: "muted", text: "… "}), seq.firstChild); }
+  }
+
+  function addInspection(numbers) {
+    numbers.forEach(function (n) { if (isFinite(n)) { inspection.push(n); } });
+    renderInspection();
+  }
+
+  /* --- commands ------------------------------------------------------------------------------------- */
+
+  function gameUrl(suffix) { return "/api/games/" + game.id + "/" + (suffix ? suffix + "/" : ""); }
+
+  function after(box, message) {
+    return function (response) {
+      version += 1;
+      if (message) { ui.report(box, typeof message === "function" ? message(response.data) : message, "ok"); }
+      if (response.data && response.data.balls && response.data.id === (game && game.id)) {
+        game = response.data;
+        render();
+      }
+      refresh();
+      return response;
+    };
+  }
+
+  function failed(box) {
+    return function (err) {
+      ui.report(box, err);
+      refresh();
+    };
+  }
+
+  function wire() {
+    // Boards are built once and lit by render().
+    var board = $("console-board");
+    var inspectBoard = $("inspect-board");
+    for (var n = 1; n <= 90; n += 1) {
+      board.appendChild(el("div", {class: "board90__cell", id: "console-board-" + n, text: n}));
+      inspectBoard.appendChild(el("div", {class: "board90__cell is-missing", id: "inspect-board-" + n, text: n}));
+    }
+
+    $("inspect-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      var input = $("inspect-number");
+      var value = input.value.trim();
+      if (value === "") { return; }
+      addInspection([parseInt(value, 10)]);
+      input.value = "";
+      input.focus();
+    });
+    $("inspect-undo").addEventListener("click", function () { inspection.pop(); renderInspection(); });
+    $("inspect-clear").addEventListener("click", function () {
+      if (!inspection.length || global.confirm("Clear the " + inspection.length + " balls entered?")) {
+        inspection = [];
+        renderInspection();
+      }
+    });
+    $("inspect-paste-add").addEventListener("click", function () {
+      var text = $("inspect-paste").value;
+      var numbers = (text.match(/-?\d+/g) || []).map(function (x) { return parseInt(x, 10); });
+      addInspection(numbers);
+      $("inspect-paste").value = "";
+    });
+    $("session-open-btn").addEventListener("click", function (event) {
+      var box = $("session-msg");
+      ui.busy(event.currentTarget, function () {
+        return api.post("/api/rooms/" + roomId + "/sessions/", {
+          blower_ok: $("check-blower").checked,
+          reserve_ok: $("check-reserve").checked,
+          reader_ok: $("check-reader").checked,
+          inspection_balls: inspection
+        });
+      }).then(function (response) {
+        version += 1;
+        inspection = [];
+        ["check-blower", "check-reserve", "check-reader"].forEach(function (id) { $(id).checked = false; });
+        ui.report($("page-msg"), "Session " + response.data.id + " is open.", "ok");
+        ui.report(box, null);
+        refresh();
+      }, failed(box));
+    });
+
+    Array.prototype.forEach.call(doc.querySelectorAll("#steps [data-step]"), function (button) {
+      button.addEventListener("click", function () {
+        var step = button.getAttribute("data-step");
+        ui.busy(button, function () { return api.post(gameUrl(step)); })
+          .then(after($("game-msg"), button.textContent + ": done."), failed($("game-msg")));
+      });
+    });
+
+    $("create-game").addEventListener("submit", function (event) {
+      event.preventDefault();
+      var form = event.currentTarget;
+      var body = {room: roomId, draw_source: form.querySelector('input[name="draw_source"]:checked').value};
+      var pace = form.querySelector('input[name="pace_seconds"]').value.trim();
+      if (pace) { body.pace_seconds = pace; }
+      ui.busy(form.querySelector("button[type=submit]"), function () { return api.post("/api/games/", body); })
+        .then(function (response) {
+          version += 1;
+          game = response.data;
+          lastVerdict = null;
+          ui.report($("game-msg"), "Game " + game.number + " created: open the sales.", "ok");
+          render();
+          refresh();
+        }, failed($("game-msg")));
+    });
+
+    $("void-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      var reason = $("void-reason").value.trim();
+      if (!game) { return; }
+      if (!global.confirm("Void game " + game.number + "? This cannot be undone.")) { return; }
+      ui.busy(event.currentTarget.querySelector("button"), function () {
+        return api.post(gameUrl("void"), {reason: reason});
+      }).then(function (response) {
+        $("void-reason").value = "";
+        $("void-box").open = false;
+        return after($("game-msg"), "Game " + response.data.number + " voided.")(response);
+      }, failed($("game-msg")));
+    });
+
+    $("session-close-btn").addEventListener("click", function (event) {
+      if (!room || !room.open_session) { return; }
+      if (!global.confirm("Close session " + room.open_session + "?")) { return; }
+      ui.busy(event.currentTarget, function () {
+        return api.post("/api/sessions/" + room.open_session + "/close/");
+      }).then(function () {
+        version += 1;
+        ui.report($("page-msg"), "Session closed.", "ok");
+        lastVerdict = null;
+        refresh();
+      }, failed($("session-close-msg")));
+    });
+
+    $("ball-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      var input = $("ball-input");
+      var box = $("ball-msg");
+      var number = Number(input.value);
+      if (!game) { return; }
+      if (!input.value || !Number.isInteger(number) || number < 1 || number > 90) {
+        ui.report(box, {message: "Type the ball's number, 1 to 90.", code: "ball_out_of_range"}, "error");
+        input.select();
+        return;
+      }
+      // The ordinal makes a retry (double Enter, lost answer) a no-op instead of a second ball.
+      var ordinal = game.balls.length + 1;
+      ui.busy($("ball-submit"), function () {
+        return api.post(gameUrl("balls"), {number: number, ordinal: ordinal});
+      }).then(function (response) {
+        version += 1;
+        var ball = response.data;
+        input.value = "";
+        ui.report(box, "Ball " + ball.number + " entered as ball " + ball.ordinal + ".", "ok");
+        if (game && ball.ordinal === game.balls.length + 1) {
+          game.balls.push({ordinal: ball.ordinal, ball: ball.number, colour: ball.colour, drawn_at: ball.drawn_at});
+          render();
+        }
+        refresh();
+      }, function (err) {
+        ui.report(box, err);
+        input.select();
+        refresh();
+      }).then(function () { input.focus(); });
+    });
+
+    $("claim-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (!game) { return; }
+      var box = $("claim-msg");
+      var values = {
+        kind: doc.querySelector('#claim-form input[name="kind"]:checked').value,
+        series: $("claim-series").value.trim(),
+        serial: Number($("claim-serial").value)
+      };
+      var gameId = game.id;
+      var body = {kind: values.kind, series: values.series, serial: values.serial,
+        idempotency_key: claimIntent.keyFor([gameId, values])};
+      ui.busy(event.currentTarget.querySelector("button[type=submit]"), function () {
+        return api.post(gameUrl("claims"), body);
+      }).then(function (response) {
+        version += 1;
+        claimIntent.done();
+        lastVerdict = {game: gameId, claim: response.data};
+        ui.report(box, null);
+        $("claim-serial").value = "";
+        render();
+        refresh();
+      }, function (err) {
+        if (err.status >= 400 && err.status < 500) { claimIntent.done(); }
+        failed(box)(err);
+      });
+    });
+
+    $("confirm-btn").addEventListener("click", function (event) {
+      if (!game || !game.claim_window) { return; }
+      var kind = game.claim_window;
+      ui.busy(event.currentTarget, function () { return api.post(gameUrl("confirm"), {kind: kind}); })
+        .then(after($("claim-msg"), function (result) {
+          return KIND[result.kind] + " paid: " + money(result.amount) + " to " + result.winners + " card" +
+            (result.winners > 1 ? "s" : "") + " (" + result.awards.map(function (a) {
+              return cardName(a.series, a.serial) + " " + money(a.amount);
+            }).join(", ") + ")" + (Number(result.remainder) ? ", remainder " + money(result.remainder) : "") + ".";
+        }), failed($("claim-msg")));
+    });
+
+    api.get("/api/series/?venue=" + venueId).then(function (series) {
+      fill($("series-codes"), series.map(function (s) { return el("option", {value: s.code}); }));
+      if (series.length && !$("claim-series").value) { $("claim-series").value = series[0].code; }
+    }, function () { /* the series field still takes a typed code */ });
+  }
+
+  wire();
+  renderInspection();
+  refresh();
+  global.setInterval(function () { if (!doc.hidden) { refresh(); } }, POLL_MS);
+})(window);

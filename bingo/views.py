@@ -1,0 +1,120 @@
+"""Staff pages of bingo: home, the caller console and the cashier page.
+
+Thin doors (DESIGN §3): login required, read-only queries for what the page lists (the user's venues,
+rooms and screens), then render. Every command and every live figure goes through the REST API from the
+page's script (fetch with the CSRF token), so the pages hold no business rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.csrf import ensure_csrf_cookie
+
+from halls import access, errors
+from halls.models import Role, Room, Screen, Venue
+
+
+@dataclass
+class VenueAccess:
+    venue: Venue
+    roles: frozenset[str]
+    rooms: list[Room] = field(default_factory=list)
+    screens: list[Screen] = field(default_factory=list)
+
+    @property
+    def can_call(self) -> bool:
+        return Role.CALLER in self.roles
+
+    @property
+    def can_sell(self) -> bool:
+        return Role.CASHIER in self.roles
+
+    @property
+    def is_operator(self) -> bool:
+        return Role.OPERATOR in self.roles
+
+    @property
+    def role_labels(self) -> list[str]:
+        if self.is_operator:
+            return [str(Role.OPERATOR.label)]
+        return [str(Role(r).label) for r in sorted(self.roles)]
+
+
+def _venues(request: HttpRequest) -> list[VenueAccess]:
+    """The user's venues with their roles there, rooms and (for operators) screens."""
+    user = request.user
+    venues = Venue.objects.filter(pk__in=access.venue_ids_for(user)).order_by("name")
+    found = [VenueAccess(venue=v, roles=access.roles_in(user, v.pk)) for v in venues]
+    by_id = {v.venue.pk: v for v in found}
+    for room in Room.objects.filter(venue_id__in=by_id).order_by("venue_id", "name"):
+        by_id[room.venue_id].rooms.append(room)
+    for screen in (
+        Screen.objects.filter(venue_id__in=by_id, active=True).select_related("room").order_by("name")
+    ):
+        if by_id[screen.venue_id].is_operator:
+            by_id[screen.venue_id].screens.append(screen)
+    return found
+
+
+def _page(request: HttpRequest, template: str, venues: list[VenueAccess], **context: Any) -> HttpResponse:
+    return render(
+        request,
+        template,
+        {
+            "venues": venues,
+            "can_call": any(v.can_call for v in venues),
+            "can_sell": any(v.can_sell for v in venues),
+            **context,
+        },
+    )
+
+
+@login_required
+@ensure_csrf_cookie
+def home(request: HttpRequest) -> HttpResponse:
+    return _page(request, "bingo/home.html", _venues(request))
+
+
+@login_required
+@ensure_csrf_cookie
+def console_index(request: HttpRequest) -> HttpResponse:
+    venues = [v for v in _venues(request) if v.can_call]
+    return _page(request, "bingo/console_index.html", venues)
+
+
+@login_required
+@ensure_csrf_cookie
+def console_room(request: HttpRequest, room_id: int) -> HttpResponse:
+    try:
+        room = access.get_for_user(
+            Room.objects.select_related("venue"), request.user, Role.CALLER, label="room", pk=room_id
+        )
+    except errors.NotFound as exc:
+        raise Http404(exc.message) from exc
+    except errors.PermissionDenied as exc:
+        raise PermissionDenied(exc.message) from exc
+    return _page(request, "bingo/console.html", _venues(request), room=room)
+
+
+@login_required
+@ensure_csrf_cookie
+def cashier(request: HttpRequest) -> HttpResponse:
+    venues = [v for v in _venues(request) if v.can_sell]
+    rooms = [
+        {
+            "id": room.pk,
+            "name": room.name,
+            "venue": v.venue.pk,
+            "venue_name": v.venue.name,
+            "currency": v.venue.currency,
+        }
+        for v in venues
+        for room in v.rooms
+    ]
+    return _page(request, "bingo/cashier.html", venues, cashier_rooms=rooms)

@@ -1,0 +1,236 @@
+/*
+ * What the staff pages share: calls to the REST API (session cookie + CSRF token, errors as ApiError with
+ * the server's code and message) and a few DOM helpers. No framework, no build step.
+ *
+ *   HallApi.get("/api/games/7/").then(function (game) { ... })
+ *   HallApi.post("/api/games/7/balls/", {number: 17, ordinal: 3}).then(...).catch(function (err) {
+ *     HallUi.report(box, err);   // err.code, err.message, err.status
+ *   });
+ */
+(function (global) {
+  "use strict";
+
+  var doc = global.document;
+
+  function cookie(name) {
+    var parts = doc.cookie ? doc.cookie.split(";") : [];
+    for (var i = 0; i < parts.length; i += 1) {
+      var part = parts[i].trim();
+      if (part.indexOf(name + "=") === 0) { return decodeURIComponent(part.slice(name.length + 1)); }
+    }
+    return "";
+  }
+
+  function csrfToken() {
+    var token = cookie("csrftoken");
+    if (token) { return token; }
+    var meta = doc.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.getAttribute("content") : "";
+  }
+
+  function ApiError(status, code, message, details) {
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.message = message;
+    this.details = details || null;
+  }
+  ApiError.prototype = Object.create(Error.prototype);
+  ApiError.prototype.constructor = ApiError;
+
+  function request(method, url, body) {
+    var headers = {"Accept": "application/json"};
+    var options = {method: method, headers: headers, credentials: "same-origin", cache: "no-store"};
+    if (method !== "GET") { headers["X-CSRFToken"] = csrfToken(); }
+    if (body !== undefined) {
+      headers["Content-Type"] = "application/json";
+      options.body = JSON.stringify(body);
+    }
+    return global.fetch(url, options).then(
+      function (response) {
+        return response.text().then(function (text) {
+          var data = null;
+          if (text) {
+            try { data = JSON.parse(text); } catch (err) { data = null; }
+          }
+          if (response.ok) { return {status: response.status, data: data}; }
+          var error = data && data.error ? data.error : null;
+          if (response.status === 401 || (response.status === 403 && error && error.code === "not_authenticated")) {
+            throw new ApiError(response.status, "not_authenticated",
+              "Your login has expired: reload the page and log in again.");
+          }
+          if (error) {
+            throw new ApiError(response.status, error.code || "error", error.message || "Refused.",
+              error.details || error.fields);
+          }
+          throw new ApiError(response.status, "http_" + response.status,
+            "The server answered " + response.status + " " + response.statusText + ".");
+        });
+      },
+      function () {
+        throw new ApiError(0, "network", "The server cannot be reached: check the connection and try again.");
+      }
+    );
+  }
+
+  var HallApi = {
+    request: request,
+    get: function (url) { return request("GET", url).then(function (r) { return r.data; }); },
+    post: function (url, body) { return request("POST", url, body === undefined ? {} : body); },
+    ApiError: ApiError
+  };
+
+  /* --- DOM helpers ------------------------------------------------------------------------------- */
+
+  function el(tag, attrs) {
+    var node = doc.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (key) {
+        var value = attrs[key];
+        if (value === null || value === undefined || value === false) { return; }
+        if (key === "text") { node.textContent = String(value); }
+        else if (key === "class") { node.className = value; }
+        else if (key.indexOf("on") === 0) { node.addEventListener(key.slice(2), value); }
+        else { node.setAttribute(key, value === true ? "" : String(value)); }
+      });
+    }
+    for (var i = 2; i < arguments.length; i += 1) {
+      var child = arguments[i];
+      if (child === null || child === undefined || child === false) { continue; }
+      if (Array.isArray(child)) {
+        child.forEach(function (c) { if (c) { node.appendChild(typeof c === "string" ? doc.createTextNode(c) : c); } });
+      } else {
+        node.appendChild(typeof child === "string" || typeof child === "number"
+          ? doc.createTextNode(String(child)) : child);
+      }
+    }
+    return node;
+  }
+
+  function fill(node) {
+    while (node.firstChild) { node.removeChild(node.firstChild); }
+    for (var i = 1; i < arguments.length; i += 1) {
+      var child = arguments[i];
+      if (child === null || child === undefined || child === false) { continue; }
+      if (Array.isArray(child)) {
+        child.forEach(function (c) { if (c) { node.appendChild(c); } });
+      } else {
+        node.appendChild(typeof child === "string" ? doc.createTextNode(child) : child);
+      }
+    }
+    return node;
+  }
+
+  var formats = {};
+  function money(amount, currency) {
+    if (amount === null || amount === undefined || amount === "") { return "—"; }
+    var value = Number(amount);
+    if (!isFinite(value)) { return String(amount); }
+    currency = currency || "EUR";
+    if (!formats[currency]) {
+      try {
+        formats[currency] = new Intl.NumberFormat(undefined, {style: "currency", currency: currency});
+      } catch (err) {
+        formats[currency] = {format: function (v) { return v.toFixed(2) + " " + currency; }};
+      }
+    }
+    return formats[currency].format(value);
+  }
+
+  function time(iso) {
+    if (!iso) { return ""; }
+    var date = new Date(iso);
+    return isNaN(date.getTime()) ? String(iso) : date.toLocaleTimeString();
+  }
+
+  /* A fresh idempotency key: random hex (crypto.randomUUID needs a secure context; this does not). */
+  function newKey(prefix) {
+    var bytes = new Uint8Array(16);
+    global.crypto.getRandomValues(bytes);
+    var hex = Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+    return (prefix ? prefix + "-" : "") + hex;
+  }
+
+  /*
+   * One key per intended operation: the same values keep their key until the server has answered them,
+   * so a double click or a retry after a network error replays instead of acting twice.
+   */
+  function KeyedIntent(prefix) {
+    this.prefix = prefix;
+    this.signature = null;
+    this.key = null;
+  }
+  KeyedIntent.prototype.keyFor = function (values) {
+    var signature = JSON.stringify(values);
+    if (signature !== this.signature || !this.key) {
+      this.signature = signature;
+      this.key = newKey(this.prefix);
+    }
+    return this.key;
+  };
+  KeyedIntent.prototype.done = function () {
+    this.signature = null;
+    this.key = null;
+  };
+
+  /* Show an API error (or a plain message) in a message box; `kind` is error|ok|info. */
+  function report(box, error, kind) {
+    if (!box) { return; }
+    if (error && error.quiet) { return; }
+    global.clearTimeout(box._hallTimer);
+    if (!error) {
+      box.hidden = true;
+      box.textContent = "";
+      return;
+    }
+    var message = typeof error === "string" ? error : error.message;
+    kind = kind || (typeof error === "string" ? "info" : "error");
+    box.className = "msg msg--" + kind;
+    fill(box,
+      el("span", {class: "msg__text", text: message}),
+      error && error.code && kind === "error" ? el("code", {class: "msg__code", text: error.code}) : null,
+      el("button", {type: "button", class: "msg__close", "aria-label": "Dismiss", text: "×",
+        onclick: function () { report(box, null); }}));
+    box.hidden = false;
+    if (kind !== "error") {
+      box._hallTimer = global.setTimeout(function () { report(box, null); }, 8000);
+    }
+  }
+
+  /* Run `action` (a promise factory) with `button` disabled meanwhile: no double submit. A second
+     submit while the first runs is refused with a quiet error that report() does not show. */
+  var BUSY = new ApiError(0, "busy", "Still working on the previous request.");
+  BUSY.quiet = true;
+
+  function busy(button, action) {
+    if (button && (button.disabled || button.classList.contains("is-busy"))) { return Promise.reject(BUSY); }
+    if (button) { button.disabled = true; button.classList.add("is-busy"); }
+    var release = function () {
+      if (button) { button.disabled = false; button.classList.remove("is-busy"); }
+    };
+    return Promise.resolve().then(action).then(
+      function (value) { release(); return value; },
+      function (err) { release(); throw err; }
+    );
+  }
+
+  /* A 3×9 master card: numbers drawn marked, the winning row (0-based) outlined. */
+  function masterCard(grid, drawn, winningRow) {
+    var table = el("div", {class: "mcard"});
+    (grid || []).forEach(function (row, r) {
+      var rowNode = el("div", {class: "mcard__row" + (r === winningRow ? " is-winning" : "")});
+      row.forEach(function (n) {
+        var cls = "mcard__cell" + (!n ? " is-blank" : drawn[n] ? " is-drawn" : "");
+        rowNode.appendChild(el("div", {class: cls, text: n || ""}));
+      });
+      table.appendChild(rowNode);
+    });
+    return table;
+  }
+
+  global.HallApi = HallApi;
+  global.HallUi = {
+    el: el, fill: fill, money: money, time: time, newKey: newKey, KeyedIntent: KeyedIntent,
+    report: report, busy: busy, masterCard: masterCard
+  };
+})(window);

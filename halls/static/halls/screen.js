@@ -1,0 +1,107 @@
+/*
+ * The hall screen's frame: a 1920×1080 stage scaled to the display, the clock, the link indicator,
+ * and the registry of sections (bingo, pools...) fed by one HallStream.
+ *
+ * A section registers before the page finishes loading:
+ *   HallScreen.register("bingo", {
+ *     snapshot: function (data, screen) {},   // data = snapshot.sections.bingo
+ *     event: function (event, screen) {}      // every delta of the stream, in seq order
+ *   });
+ * `screen` carries {currency, venue, name, money(amount), resync()}.
+ */
+(function (global) {
+  "use strict";
+
+  var doc = global.document;
+  var STAGE_W = 1920;
+  var STAGE_H = 1080;
+  var sections = {};
+  var moneyFormat = null;
+
+  var screen = {
+    currency: "EUR",
+    venue: "",
+    name: "",
+    stream: null,
+    money: function (amount) {
+      if (amount === null || amount === undefined || amount === "") { return "—"; }
+      var value = Number(amount);
+      if (!isFinite(value)) { return String(amount); }
+      if (!moneyFormat) {
+        try {
+          moneyFormat = new Intl.NumberFormat("es-ES", {style: "currency", currency: screen.currency});
+        } catch (err) {
+          moneyFormat = {format: function (v) { return v.toFixed(2) + " " + screen.currency; }};
+        }
+      }
+      return moneyFormat.format(value);
+    },
+    resync: function () { if (screen.stream) { screen.stream.resync(); } }
+  };
+
+  function register(name, handler) { sections[name] = handler; }
+
+  function each(method, arg, pick) {
+    Object.keys(sections).forEach(function (name) {
+      var handler = sections[name];
+      if (typeof handler[method] !== "function") { return; }
+      try {
+        handler[method](pick ? pick(name) : arg, screen);
+      } catch (err) {
+        console.error("section " + name + " failed on " + method, err);
+      }
+    });
+  }
+
+  function fitStage() {
+    var stage = doc.getElementById("stage");
+    var scale = Math.min(global.innerWidth / STAGE_W, global.innerHeight / STAGE_H);
+    stage.style.transform = "translate(-50%, -50%) scale(" + scale + ")";
+  }
+
+  function tickClock() {
+    var now = new Date();
+    var hh = String(now.getHours()).padStart(2, "0");
+    var mm = String(now.getMinutes()).padStart(2, "0");
+    doc.getElementById("screen-clock").textContent = hh + ":" + mm;
+  }
+
+  function start() {
+    fitStage();
+    global.addEventListener("resize", fitStage);
+    tickClock();
+    global.setInterval(tickClock, 5000);
+    var offlineTimer = null;
+    var stream = new global.HallStream({
+      token: doc.body.getAttribute("data-token"),
+      onSnapshot: function (snapshot) {
+        if (snapshot.currency && snapshot.currency !== screen.currency) {
+          screen.currency = snapshot.currency;
+          moneyFormat = null;
+        }
+        screen.venue = snapshot.venue;
+        screen.name = snapshot.screen;
+        var data = snapshot.sections || {};
+        each("snapshot", null, function (name) { return data[name]; });
+      },
+      onEvent: function (event) { each("event", event); },
+      onStatus: function (status) {
+        doc.getElementById("screen-link").className = "screen-link screen-link--" + status;
+        // A short blip is not worth a banner; a lasting outage is.
+        global.clearTimeout(offlineTimer);
+        var banner = doc.getElementById("screen-offline");
+        if (status === "offline" || status === "connecting") {
+          offlineTimer = global.setTimeout(function () { banner.classList.add("is-shown"); }, 4000);
+        } else {
+          banner.classList.remove("is-shown");
+        }
+      }
+    });
+    screen.stream = stream;
+    global.hallStream = stream;  // for a look from the browser console
+    stream.start();
+  }
+
+  global.HallScreen = {register: register, screen: screen};
+  doc.addEventListener("DOMContentLoaded", start);
+})(window);

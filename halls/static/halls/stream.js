@@ -1,0 +1,205 @@
+/*
+ * The screen-stream client of a hall display (DESIGN §4 "Screens can always recover").
+ *
+ *   1. open the WebSocket /ws/screens/<token>/ and buffer what arrives;
+ *   2. once it is open, load the snapshot /screens/<token>/snapshot/ (state + the stream's seq);
+ *   3. apply the buffered and following events in seq order, dropping those the snapshot already holds;
+ *   4. on a gap in seq, reload the snapshot; on a close, reconnect with backoff and reload it;
+ *   5. every `resyncMs` compare the snapshot's seq with ours, so even a lost *last* event is caught.
+ *
+ * The channel layer delivers at most once: correctness never depends on one message arriving.
+ *
+ *   var stream = new HallStream({token: "...", onSnapshot: fn(snapshot), onEvent: fn(event),
+ *                                onStatus: fn(status)});   // status: connecting|syncing|live|offline
+ *   stream.start();
+ *   stream.resync();   // a section that finds its state inconsistent asks for a fresh snapshot
+ */
+(function (global) {
+  "use strict";
+
+  var MIN_BACKOFF_MS = 500;
+  var MAX_BACKOFF_MS = 15000;
+
+  function HallStream(options) {
+    this.token = options.token;
+    this.snapshotUrl = options.snapshotUrl || "/screens/" + encodeURIComponent(this.token) + "/snapshot/";
+    var scheme = global.location.protocol === "https:" ? "wss://" : "ws://";
+    this.socketUrl = options.socketUrl || scheme + global.location.host + "/ws/screens/" +
+      encodeURIComponent(this.token) + "/";
+    this.onSnapshot = options.onSnapshot || function () {};
+    this.onEvent = options.onEvent || function () {};
+    this.onStatus = options.onStatus || function () {};
+    this.resyncMs = options.resyncMs || 30000;
+
+    this.seq = null;          // last sequence number applied (null until the first snapshot)
+    this.stream = null;       // e.g. "room.7", from the snapshot
+    this.socket = null;
+    this.buffer = [];         // events received while a snapshot is loading
+    this.loading = false;     // a snapshot request is in flight
+    this.reloadAgain = false; // a gap was seen while loading: load once more afterwards
+    this.attempt = 0;         // consecutive failed connections, for the backoff
+    this.reconnectTimer = null;
+    this.status = "";
+    this.stats = {snapshots: 0, events: 0, gaps: 0, reconnects: 0};
+  }
+
+  HallStream.prototype.start = function () {
+    var self = this;
+    this.connect();
+    global.setInterval(function () { self.checkFreshness(); }, this.resyncMs);
+    // A display woken from sleep or a tab made visible again: make sure it shows the present.
+    global.document.addEventListener("visibilitychange", function () {
+      if (!global.document.hidden) { self.checkFreshness(); }
+    });
+  };
+
+  HallStream.prototype.setStatus = function (status) {
+    if (status === this.status) { return; }
+    this.status = status;
+    global.document.body.setAttribute("data-stream", status);
+    try { this.onStatus(status); } catch (err) { console.error(err); }
+  };
+
+  HallStream.prototype.connect = function () {
+    var self = this;
+    this.reconnectTimer = null;
+    this.setStatus(this.seq === null ? "connecting" : "offline");
+    var socket;
+    try {
+      socket = new global.WebSocket(this.socketUrl);
+    } catch (err) {
+      console.error("screen stream: cannot open the socket", err);
+      this.scheduleReconnect();
+      return;
+    }
+    this.socket = socket;
+    this.buffer = [];
+    socket.onopen = function () {
+      if (socket !== self.socket) { return; }
+      // Joined the group before this fired: from now on no event is missed, so the snapshot is safe.
+      self.loadSnapshot();
+    };
+    socket.onmessage = function (message) {
+      if (socket !== self.socket) { return; }
+      var event;
+      try { event = JSON.parse(message.data); } catch (err) { return; }
+      if (typeof event.seq !== "number") { return; }
+      if (self.loading || self.seq === null) {
+        self.buffer.push(event);
+      } else {
+        self.apply(event);
+      }
+    };
+    socket.onclose = function () {
+      if (socket !== self.socket) { return; }
+      self.socket = null;
+      self.scheduleReconnect();
+    };
+    socket.onerror = function () { /* onclose follows */ };
+  };
+
+  HallStream.prototype.scheduleReconnect = function () {
+    if (this.reconnectTimer) { return; }
+    var self = this;
+    this.setStatus(this.seq === null ? "connecting" : "offline");
+    var ceiling = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * Math.pow(2, this.attempt));
+    var delay = ceiling / 2 + Math.random() * ceiling / 2;  // jitter: screens do not all come back at once
+    this.attempt += 1;
+    this.stats.reconnects += 1;
+    this.reconnectTimer = global.setTimeout(function () { self.connect(); }, delay);
+  };
+
+  HallStream.prototype.loadSnapshot = function () {
+    var self = this;
+    if (this.loading) {
+      this.reloadAgain = true;
+      return;
+    }
+    this.loading = true;
+    this.setStatus("syncing");
+    global.fetch(this.snapshotUrl, {cache: "no-store", credentials: "same-origin"})
+      .then(function (response) {
+        if (!response.ok) { throw new Error("snapshot answered " + response.status); }
+        return response.json();
+      })
+      .then(function (snapshot) {
+        self.loading = false;
+        self.attempt = 0;
+        self.stats.snapshots += 1;
+        self.stream = snapshot.stream;
+        self.seq = snapshot.seq;
+        global.document.body.setAttribute("data-seq", String(self.seq));
+        try { self.onSnapshot(snapshot); } catch (err) { console.error(err); }
+        if (self.reloadAgain) {
+          self.reloadAgain = false;
+          self.loadSnapshot();
+          return;
+        }
+        self.drain();
+        if (!self.loading) { self.setStatus(self.socket ? "live" : "offline"); }
+      })
+      .catch(function (err) {
+        self.loading = false;
+        console.error("screen stream: snapshot failed", err);
+        // Start over: a fresh socket and a fresh snapshot, with backoff.
+        if (self.socket) {
+          var socket = self.socket;
+          self.socket = null;
+          try { socket.close(); } catch (ignored) { /* already closed */ }
+        }
+        self.scheduleReconnect();
+      });
+  };
+
+  HallStream.prototype.drain = function () {
+    var pending = this.buffer.sort(function (a, b) { return a.seq - b.seq; });
+    this.buffer = [];
+    for (var i = 0; i < pending.length; i += 1) {
+      this.apply(pending[i]);
+      if (this.loading) {
+        // A gap: keep the rest for after the next snapshot.
+        this.buffer = this.buffer.concat(pending.slice(i + 1));
+        return;
+      }
+    }
+  };
+
+  HallStream.prototype.apply = function (event) {
+    if (this.stream && event.stream && event.stream !== this.stream) { return; }
+    if (event.seq <= this.seq) { return; }           // already in the snapshot, or a duplicate
+    if (event.seq !== this.seq + 1) {                // a message was lost: the snapshot knows
+      this.stats.gaps += 1;
+      this.buffer.push(event);
+      this.loadSnapshot();
+      return;
+    }
+    this.seq = event.seq;
+    this.stats.events += 1;
+    global.document.body.setAttribute("data-seq", String(this.seq));
+    try { this.onEvent(event); } catch (err) {
+      console.error("screen stream: could not apply", event.type, err);
+      this.resync();
+    }
+  };
+
+  /* Reload the snapshot now (a section found its state inconsistent). */
+  HallStream.prototype.resync = function () {
+    if (this.socket && this.socket.readyState === global.WebSocket.OPEN) {
+      this.loadSnapshot();
+    }
+  };
+
+  /* The safety net for a lost last event: a newer seq on the server means we missed something. */
+  HallStream.prototype.checkFreshness = function () {
+    var self = this;
+    if (this.loading || this.seq === null || !this.socket) { return; }
+    global.fetch(this.snapshotUrl, {cache: "no-store", credentials: "same-origin"})
+      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (snapshot) {
+        if (snapshot && !self.loading && snapshot.seq > self.seq) { self.loadSnapshot(); }
+      })
+      .catch(function () { /* the socket's close handler deals with outages */ });
+  };
+
+  global.HallStream = HallStream;
+})(window);
