@@ -107,7 +107,9 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(VAR_DIR / "static")))
+# WhiteNoise indexes STATIC_ROOT at start-up; an empty one (no collectstatic yet) is fine with the finders.
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # Static files are served from the app folders directly: no collectstatic step for a first run.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
