@@ -1,0 +1,480 @@
+"""SAS messages a linked progressive controller needs: pure encode/decode, no I/O, no Django.
+
+SAS (Slot Accounting System, IGT) is the serial protocol between a gaming machine (EGM) and a host.
+This module builds and parses the byte frames only; the serial port (19200 baud, wake-up/9th bit on
+the first byte the host sends) belongs to whoever drives the line.
+
+Frames covered
+--------------
+* Long poll 0x80, single-level progressive broadcast (host -> EGM, type S, with CRC)::
+
+      address(1) 0x80 group(1, 01-FF) level(1, 01-20) amount(5 BCD, cents) CRC(2)   = 11 bytes
+
+* Long poll 0x86, multiple-level progressive broadcast (host -> EGM, type S, with CRC)::
+
+      address(1) 0x86 length(1, 07-C1) group(1) {level(1) amount(5 BCD)} x 1..32 CRC(2)
+
+  ``length`` counts the bytes after itself up to (not including) the CRC: 1 + 6 x levels.
+  Address 0 is the broadcast address: EGMs do not answer it. A non-zero address is answered with the
+  address byte (ACK) or the address with bit 7 set (NACK).
+* Long polls 0x1C (send meters) and 0x0F (send meters 10-15), host -> EGM, type R: just
+  ``address command``, no CRC. The EGM answers ``address command meters(4 BCD each) CRC(2)``:
+  0x1C = coin in, coin out, drop, jackpot, games played, games won, slot door opened, power resets
+  (36 bytes); 0x0F = cancelled credits, coin in, coin out, drop, jackpot, games played (28 bytes).
+  Money meters are in credits of the machine's accounting denomination; the decoders take that
+  denomination and return cents.
+* General poll: the host sends one byte, ``0x80 | address``; the EGM answers one byte, the oldest
+  pending exception code (0x00 = none). The progressive ones: 0x51 handpay pending (progressive,
+  non-progressive or cancelled credits), 0x52 handpay reset, 0x53 no progressive information has been
+  received for 5 seconds (the link is lost), 0x54 progressive win (cashout device / credit paid),
+  0x56 SAS progressive level hit.
+
+CRC: CRC-16/KERMIT (poly 0x1021 reflected = 0x8408, init 0, no final xor), over every byte from the
+address to the last data byte, sent least significant byte first. Check value: "123456789" -> 0x2189.
+The SAS stacks checked compute it a nibble at a time with the octal constant 010201 (= 0x1081; Aristocrat's
+GenerateCrc says "per section 5 of the SAS spec"); that gives the same value as the bitwise form below.
+
+Sources checked (public GitHub; read, not copied)
+-------------------------------------------------
+* tejvirc/Platform (Aristocrat Monaco EGM platform, SAS client):
+  - Protocol/SAS/Aristocrat.Sas.Client/LPParsers/LP80SingleLevelProgressiveBroadcastParser.cs
+    @ c5b1311973f4c8602d69000ae886151e3ecf531f  (0x80 layout, group 01-FF, level 01-20, 5 BCD cents)
+  - Protocol/SAS/Aristocrat.Sas.Client/LPParsers/LP86MultipleLevelProgressiveBroadcastParser.cs
+    @ c5b1311973f4c8602d69000ae886151e3ecf531f  (0x86 layout, length 07-C1, 6 bytes a level)
+  - Protocol/SAS/Aristocrat.Sas.Client/LPParsers/LP1CSendMetersParser.cs
+    @ d153cca961428a7fce08d3d4c42735bb5d47b064  (0x1C response: eight 4-byte BCD meters)
+  - Protocol/SAS/Aristocrat.Sas.Client/LPParsers/LP0FSendMeters10Through15Parser.cs
+    @ c5b1311973f4c8602d69000ae886151e3ecf531f  (0x0F response: six 4-byte BCD meters)
+  - Protocol/SAS/Aristocrat.Sas.Client/GeneralExceptionCode.cs
+    @ 975fe8fdc5f74ac6f4725fbf3c535ac9412817cf  (exception codes 0x51-0x57, "Appendix A Table A-1")
+  - Protocol/SAS/Aristocrat.Sas.Client/Utilities.cs
+    @ 26c9860b278c495874ed2f2fabc58d343b6d3bd8  (GenerateCrc nibble routine 0x1081, CRC low byte
+    first, BCD most significant digit first)
+  - Protocol/SAS/Aristocrat.Sas.Client/SasConstants.cs
+    @ 975fe8fdc5f74ac6f4725fbf3c535ac9412817cf  (broadcast address 0, NACK = address | 0x80)
+  - classes Aristocrat.Monaco.Sas.SasMeterNumberToMeterConfiguration (coin in/out, drop, jackpot,
+    cancelled credits are MeterCategory.Credit) and Aristocrat.Monaco.Sas.Progressive.ProgressiveConstants
+    (LevelTimeout = 5000 ms "before exception 53 should be issued"); the index did not give their paths.
+* lakeshsharma/nCompass (host-side SAS stack) @ 5453debb29f7409772a2f0ef9f9127ebbcdc6dba:
+  Sentinel/SASProtocol/LongPoll80Message.{h,cpp}, LongPoll86Message.{h,cpp} (11-byte 0x80 poll;
+  0x86 = 6 + 6 x levels bytes, length = size - 5, at most 32 levels; address 0 gets no response, else
+  ACK = own address), SASLimits.h (group 1-255, level 1-32), LongPoll1CMessage.cpp (2-byte request,
+  36-byte response), SASGeneralPoll.cpp (general poll = address | 0x80, 1-byte reply).
+* SeaweedZheng/u3d-psson152-dll-line @ 963661a72881d29d4b851be8fe9587402cef767e,
+  Assets/HotFix/_Common/Machine/Sas/SAS/SasConstant.cs: the exception table's wording (0x51-0x56, with
+  the spec's section numbers 7-13, 10-2, 10-3), used for the descriptions below.
+* marcrdavis/ArduinoTITO-PlayerTracking @ 0eaefaa7956342b9ae2b3b4f33ddb3b331901441,
+  ArduinoTITODeluxeR4WiFi/src/ArduinoTITODeluxeR4Wifi/ArduinoTITODeluxeR4Wifi.ino: a frame with its
+  CRC as sent to real machines, ``01 71 01 FF 1F D0`` (CRC 0xD01F, low byte first), and 2-byte meter
+  requests (``address 0x11`` etc.); used as an independent CRC test vector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+__all__ = [
+    "BROADCAST_ADDRESS",
+    "EXCEPTION_HANDPAY_PENDING",
+    "EXCEPTION_HANDPAY_RESET",
+    "EXCEPTION_NO_ACTIVITY",
+    "EXCEPTION_NO_PROGRESSIVE_INFO",
+    "EXCEPTION_PROGRESSIVE_WIN",
+    "EXCEPTION_SAS_PROGRESSIVE_LEVEL_HIT",
+    "LP_MULTI_LEVEL_BROADCAST",
+    "LP_SEND_METERS",
+    "LP_SEND_METERS_10_15",
+    "LP_SINGLE_LEVEL_BROADCAST",
+    "GamingMachineMeters",
+    "GeneralPollException",
+    "Meters10To15",
+    "MultiLevelBroadcast",
+    "PollEvent",
+    "SasError",
+    "SingleLevelBroadcast",
+    "bcd_decode",
+    "bcd_encode",
+    "check_crc",
+    "classify_exception",
+    "crc16_kermit",
+    "decode_general_poll_response",
+    "decode_long_poll_ack",
+    "decode_meters_10_15_response",
+    "decode_multi_level_broadcast",
+    "decode_send_meters_response",
+    "decode_single_level_broadcast",
+    "encode_general_poll",
+    "encode_meters_10_15_response",
+    "encode_meters_request",
+    "encode_multi_level_broadcast",
+    "encode_send_meters_response",
+    "encode_single_level_broadcast",
+    "frame",
+]
+
+BROADCAST_ADDRESS: Final = 0x00  # SasConstants.BroadcastAddress (type G long polls)
+MAX_ADDRESS: Final = 0x7F
+NACK_BIT: Final = 0x80  # SasConstants.Nack: "Or this with the SAS address to Nack a long poll"
+GENERAL_POLL_BIT: Final = 0x80  # SASGeneralPoll.cpp: m_gameAddress | 0x80
+
+LP_SEND_METERS_10_15: Final = 0x0F
+LP_SEND_METERS: Final = 0x1C
+LP_SINGLE_LEVEL_BROADCAST: Final = 0x80
+LP_MULTI_LEVEL_BROADCAST: Final = 0x86
+
+MIN_GROUP: Final = 1  # SASLimits.h: 0 is reserved for non-SAS progressives
+MAX_GROUP: Final = 0xFF
+MIN_LEVEL: Final = 1
+MAX_LEVEL: Final = 32  # LP80/LP86 parsers: level 01-20 hex
+MAX_LEVELS_PER_BROADCAST: Final = 32  # LongPoll86Message.h MAX_LEVEL_COUNT; length byte up to 0xC1
+AMOUNT_BCD_BYTES: Final = 5  # 10 digits of cents
+MAX_AMOUNT_CENTS: Final = 10 ** (2 * AMOUNT_BCD_BYTES) - 1
+METER_BCD_BYTES: Final = 4  # 8 digits
+MAX_METER: Final = 10 ** (2 * METER_BCD_BYTES) - 1
+CRC_BYTES: Final = 2
+_LEVEL_RECORD_BYTES: Final = 1 + AMOUNT_BCD_BYTES
+
+EXCEPTION_NO_ACTIVITY: Final = 0x00
+EXCEPTION_HANDPAY_PENDING: Final = 0x51
+EXCEPTION_HANDPAY_RESET: Final = 0x52
+EXCEPTION_NO_PROGRESSIVE_INFO: Final = 0x53
+EXCEPTION_PROGRESSIVE_WIN: Final = 0x54
+EXCEPTION_SAS_PROGRESSIVE_LEVEL_HIT: Final = 0x56
+
+
+class SasError(ValueError):
+    """A SAS frame that cannot be built or parsed: out-of-range field, bad CRC, wrong length, bad BCD."""
+
+
+# --- CRC -----------------------------------------------------------------------------------------------
+
+
+def crc16_kermit(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
+    """CRC-16/KERMIT of ``data`` (reflected poly 0x8408, init 0, no final xor); pass ``crc`` to continue."""
+    for byte in bytes(data):
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
+    return crc
+
+
+def frame(address: int, command: int, payload: bytes | bytearray = b"") -> bytes:
+    """``address command payload`` followed by its CRC, low byte first."""
+    _check_range("address", address, BROADCAST_ADDRESS, MAX_ADDRESS)
+    _check_range("command", command, 0x00, 0xFF)
+    body = bytes([address, command]) + bytes(payload)
+    crc = crc16_kermit(body)
+    return body + bytes([crc & 0xFF, crc >> 8])
+
+
+def check_crc(message: bytes | bytearray) -> bool:
+    """True if the last two bytes of ``message`` are the CRC (low byte first) of the bytes before them."""
+    if len(message) < 1 + CRC_BYTES:
+        return False
+    crc = crc16_kermit(message[:-CRC_BYTES])
+    return message[-2] == crc & 0xFF and message[-1] == crc >> 8
+
+
+# --- BCD -----------------------------------------------------------------------------------------------
+
+
+def bcd_encode(value: int, nbytes: int) -> bytes:
+    """``value`` as ``nbytes`` packed BCD bytes, most significant digit first (``1234, 2 -> 12 34``)."""
+    _check_range("nbytes", nbytes, 1, 16)
+    _check_range("BCD value", value, 0, 10 ** (2 * nbytes) - 1)
+    digits = f"{value:0{2 * nbytes}d}"
+    return bytes.fromhex(digits)
+
+
+def bcd_decode(data: bytes | bytearray) -> int:
+    """The number in packed BCD ``data``; SasError if a nibble is above 9."""
+    if not data:
+        raise SasError("empty BCD field")
+    digits = bytes(data).hex()
+    if not digits.isdigit():
+        raise SasError(f"not BCD: {bytes(data).hex(' ')}")
+    return int(digits)
+
+
+# --- progressive broadcasts (0x80, 0x86) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SingleLevelBroadcast:
+    address: int
+    group: int
+    level: int
+    amount_cents: int
+
+
+@dataclass(frozen=True, slots=True)
+class MultiLevelBroadcast:
+    address: int
+    group: int
+    levels: tuple[tuple[int, int], ...]  # (level, amount_cents), in frame order
+
+
+def encode_single_level_broadcast(
+    group: int, level: int, amount_cents: int, address: int = BROADCAST_ADDRESS
+) -> bytes:
+    """Long poll 0x80: one level's amount. Address 0 (default) reaches every machine on the loop."""
+    _check_range("group", group, MIN_GROUP, MAX_GROUP)
+    _check_range("level", level, MIN_LEVEL, MAX_LEVEL)
+    payload = bytes([group, level]) + bcd_encode(_amount(amount_cents), AMOUNT_BCD_BYTES)
+    return frame(address, LP_SINGLE_LEVEL_BROADCAST, payload)
+
+
+def decode_single_level_broadcast(message: bytes | bytearray) -> SingleLevelBroadcast:
+    address, data = _open(message, LP_SINGLE_LEVEL_BROADCAST)
+    _expect_length(message, 2 + 2 + AMOUNT_BCD_BYTES + CRC_BYTES)
+    group, level = data[0], data[1]
+    _check_range("group", group, MIN_GROUP, MAX_GROUP)
+    _check_range("level", level, MIN_LEVEL, MAX_LEVEL)
+    return SingleLevelBroadcast(address, group, level, bcd_decode(data[2:]))
+
+
+def encode_multi_level_broadcast(
+    group: int, levels: Sequence[tuple[int, int]], address: int = BROADCAST_ADDRESS
+) -> bytes:
+    """Long poll 0x86: up to 32 ``(level, amount_cents)`` pairs of one group, in the order given."""
+    _check_range("group", group, MIN_GROUP, MAX_GROUP)
+    if not 1 <= len(levels) <= MAX_LEVELS_PER_BROADCAST:
+        raise SasError(f"0x86 carries 1-{MAX_LEVELS_PER_BROADCAST} levels, not {len(levels)}")
+    seen: set[int] = set()
+    records = bytearray([group])
+    for level, amount_cents in levels:
+        _check_range("level", level, MIN_LEVEL, MAX_LEVEL)
+        if level in seen:
+            raise SasError(f"level {level} appears twice in one broadcast")
+        seen.add(level)
+        records.append(level)
+        records += bcd_encode(_amount(amount_cents), AMOUNT_BCD_BYTES)
+    return frame(address, LP_MULTI_LEVEL_BROADCAST, bytes([len(records)]) + records)
+
+
+def decode_multi_level_broadcast(message: bytes | bytearray) -> MultiLevelBroadcast:
+    address, data = _open(message, LP_MULTI_LEVEL_BROADCAST)
+    if not data:
+        raise SasError("0x86 without a length byte")
+    length, records = data[0], data[1:]
+    if length != len(records):
+        raise SasError(f"0x86 length byte says {length}, frame carries {len(records)} bytes")
+    count, rest = divmod(length - 1, _LEVEL_RECORD_BYTES)
+    if length < 1 + _LEVEL_RECORD_BYTES or rest or count > MAX_LEVELS_PER_BROADCAST:
+        raise SasError(f"0x86 length {length:#04x} is not 1 + 6 x (1-32 levels)")
+    group = records[0]
+    _check_range("group", group, MIN_GROUP, MAX_GROUP)
+    levels = []
+    for start in range(1, length, _LEVEL_RECORD_BYTES):
+        level = records[start]
+        _check_range("level", level, MIN_LEVEL, MAX_LEVEL)
+        levels.append((level, bcd_decode(records[start + 1 : start + _LEVEL_RECORD_BYTES])))
+    return MultiLevelBroadcast(address, group, tuple(levels))
+
+
+def decode_long_poll_ack(response: bytes | bytearray, address: int) -> bool:
+    """An EGM's answer to an addressed type S poll: True for ACK (its address), False for NACK."""
+    _check_range("address", address, 1, MAX_ADDRESS)
+    if len(response) != 1:
+        raise SasError(f"an ACK/NACK is 1 byte, got {len(response)}")
+    if response[0] == address:
+        return True
+    if response[0] == address | NACK_BIT:
+        return False
+    raise SasError(f"{response[0]:#04x} is neither ACK nor NACK from address {address:#04x}")
+
+
+# --- meters (0x1C, 0x0F) -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GamingMachineMeters:
+    """Long poll 0x1C response; money meters converted from credits to cents."""
+
+    address: int
+    coin_in_cents: int
+    coin_out_cents: int
+    drop_cents: int
+    jackpot_cents: int
+    games_played: int
+    games_won: int
+    slot_door_opened: int
+    power_resets: int
+
+
+@dataclass(frozen=True, slots=True)
+class Meters10To15:
+    """Long poll 0x0F response; money meters converted from credits to cents."""
+
+    address: int
+    cancelled_credits_cents: int
+    coin_in_cents: int
+    coin_out_cents: int
+    drop_cents: int
+    jackpot_cents: int
+    games_played: int
+
+
+def encode_meters_request(address: int, command: int = LP_SEND_METERS) -> bytes:
+    """A type R meter long poll (0x1C or 0x0F): ``address command``, no CRC."""
+    _check_range("address", address, 1, MAX_ADDRESS)
+    if command not in (LP_SEND_METERS, LP_SEND_METERS_10_15):
+        raise SasError(f"not a meter long poll this module reads: {command:#04x}")
+    return bytes([address, command])
+
+
+def decode_send_meters_response(
+    message: bytes | bytearray, *, accounting_denom_cents: int
+) -> GamingMachineMeters:
+    address, values = _open_meters(message, LP_SEND_METERS, 8)
+    coin_in, coin_out, drop, jackpot = (_to_cents(v, accounting_denom_cents) for v in values[:4])
+    games_played, games_won, slot_door_opened, power_resets = values[4:]
+    return GamingMachineMeters(
+        address, coin_in, coin_out, drop, jackpot, games_played, games_won, slot_door_opened, power_resets
+    )
+
+
+def encode_send_meters_response(meters: GamingMachineMeters, *, accounting_denom_cents: int) -> bytes:
+    """The EGM side of 0x1C, for simulators and tests."""
+    money = (meters.coin_in_cents, meters.coin_out_cents, meters.drop_cents, meters.jackpot_cents)
+    counts = (meters.games_played, meters.games_won, meters.slot_door_opened, meters.power_resets)
+    credits = [_to_credits(c, accounting_denom_cents) for c in money]
+    return _meters_frame(meters.address, LP_SEND_METERS, [*credits, *counts])
+
+
+def decode_meters_10_15_response(message: bytes | bytearray, *, accounting_denom_cents: int) -> Meters10To15:
+    address, values = _open_meters(message, LP_SEND_METERS_10_15, 6)
+    cancelled, coin_in, coin_out, drop, jackpot = (_to_cents(v, accounting_denom_cents) for v in values[:5])
+    return Meters10To15(address, cancelled, coin_in, coin_out, drop, jackpot, values[5])
+
+
+def encode_meters_10_15_response(meters: Meters10To15, *, accounting_denom_cents: int) -> bytes:
+    """The EGM side of 0x0F, for simulators and tests."""
+    money = (
+        meters.cancelled_credits_cents,
+        meters.coin_in_cents,
+        meters.coin_out_cents,
+        meters.drop_cents,
+        meters.jackpot_cents,
+    )
+    credits = [_to_credits(c, accounting_denom_cents) for c in money]
+    return _meters_frame(meters.address, LP_SEND_METERS_10_15, [*credits, meters.games_played])
+
+
+# --- general poll exceptions ---------------------------------------------------------------------------
+
+
+class PollEvent(Enum):
+    NONE = "none"
+    HANDPAY_PENDING = "handpay_pending"  # may be a progressive over the handpay limit: read LP 0x1B
+    HANDPAY_RESET = "handpay_reset"
+    LINK_LOST = "link_lost"  # no progressive broadcast for 5 s: the EGM locks its progressive levels
+    PROGRESSIVE_WIN = "progressive_win"  # paid to the credit meter / cashout device
+    LEVEL_HIT = "level_hit"  # SAS progressive level hit: read the win with LP 0x84/0x85/0x87
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class GeneralPollException:
+    code: int
+    event: PollEvent
+    description: str
+
+
+_EXCEPTIONS: Final[dict[int, tuple[PollEvent, str]]] = {
+    EXCEPTION_NO_ACTIVITY: (PollEvent.NONE, "No activity"),
+    EXCEPTION_HANDPAY_PENDING: (
+        PollEvent.HANDPAY_PENDING,
+        "Handpay is pending (progressive, non-progressive or cancelled credits)",
+    ),
+    EXCEPTION_HANDPAY_RESET: (PollEvent.HANDPAY_RESET, "Handpay was reset"),
+    EXCEPTION_NO_PROGRESSIVE_INFO: (
+        PollEvent.LINK_LOST,
+        "No progressive information has been received for 5 seconds",
+    ),
+    EXCEPTION_PROGRESSIVE_WIN: (PollEvent.PROGRESSIVE_WIN, "Progressive win (cashout device/credit paid)"),
+    EXCEPTION_SAS_PROGRESSIVE_LEVEL_HIT: (PollEvent.LEVEL_HIT, "SAS progressive level hit"),
+}
+
+
+def encode_general_poll(address: int) -> bytes:
+    """The one-byte general poll for ``address`` (1-127)."""
+    _check_range("address", address, 1, MAX_ADDRESS)
+    return bytes([GENERAL_POLL_BIT | address])
+
+
+def classify_exception(code: int) -> GeneralPollException:
+    _check_range("exception code", code, 0x00, 0xFF)
+    event, description = _EXCEPTIONS.get(code, (PollEvent.OTHER, f"Exception {code:#04x}"))
+    return GeneralPollException(code, event, description)
+
+
+def decode_general_poll_response(response: bytes | bytearray) -> GeneralPollException:
+    """The EGM's one-byte answer to a general poll (real-time event reporting, LP 0x0E, is not handled)."""
+    if len(response) != 1:
+        raise SasError(f"a general poll answer is 1 byte, got {len(response)}")
+    return classify_exception(response[0])
+
+
+# --- helpers -------------------------------------------------------------------------------------------
+
+
+def _check_range(name: str, value: int, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SasError(f"{name} must be an int, got {type(value).__name__}")
+    if not low <= value <= high:
+        raise SasError(f"{name} {value} outside {low}-{high}")
+
+
+def _amount(amount_cents: int) -> int:
+    _check_range("amount_cents", amount_cents, 0, MAX_AMOUNT_CENTS)
+    return amount_cents
+
+
+def _open(message: bytes | bytearray, command: int) -> tuple[int, bytes]:
+    """Check size, CRC, address and command; return the address and the bytes between command and CRC."""
+    if len(message) < 2 + CRC_BYTES:
+        raise SasError(f"frame too short: {len(message)} bytes")
+    if not check_crc(message):
+        raise SasError(f"CRC mismatch in {bytes(message).hex(' ')}")
+    address, got = message[0], message[1]
+    if address > MAX_ADDRESS:
+        raise SasError(f"address byte {address:#04x} has bit 7 set")
+    if got != command:
+        raise SasError(f"expected long poll {command:#04x}, got {got:#04x}")
+    return address, bytes(message[2:-CRC_BYTES])
+
+
+def _expect_length(message: bytes | bytearray, length: int) -> None:
+    if len(message) != length:
+        raise SasError(f"long poll {message[1]:#04x} is {length} bytes, got {len(message)}")
+
+
+def _open_meters(message: bytes | bytearray, command: int, count: int) -> tuple[int, list[int]]:
+    address, data = _open(message, command)
+    _expect_length(message, 2 + count * METER_BCD_BYTES + CRC_BYTES)
+    values = [bcd_decode(data[i : i + METER_BCD_BYTES]) for i in range(0, len(data), METER_BCD_BYTES)]
+    return address, values
+
+
+def _meters_frame(address: int, command: int, values: Sequence[int]) -> bytes:
+    _check_range("address", address, 1, MAX_ADDRESS)
+    payload = b"".join(bcd_encode(v, METER_BCD_BYTES) for v in values)
+    return frame(address, command, payload)
+
+
+def _to_cents(credits: int, accounting_denom_cents: int) -> int:
+    _check_range("accounting_denom_cents", accounting_denom_cents, 1, 10**8)
+    return credits * accounting_denom_cents
+
+
+def _to_credits(cents: int, accounting_denom_cents: int) -> int:
+    _check_range("accounting_denom_cents", accounting_denom_cents, 1, 10**8)
+    _check_range("meter (cents)", cents, 0, MAX_METER * accounting_denom_cents)
+    credits, rest = divmod(cents, accounting_denom_cents)
+    if rest:
+        raise SasError(f"{cents} cents is not a whole number of {accounting_denom_cents}-cent credits")
+    return credits
