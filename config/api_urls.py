@@ -1,8 +1,16 @@
-"""The REST API's routes (under /api/): halls' doors (token, venues, sessions), then bingo's."""
+"""The REST API's routes (under /api/): halls' doors (token, venues, sessions), bingo's, the tables',
+the pools'."""
 
 from django.urls import URLPattern, URLResolver
 
 from bingo import api as bingo_api
 from halls import api as halls_api
+from jackpots import api as jackpots_api
+from jackpots.tables import api as tables_api
 
-urlpatterns: list[URLPattern | URLResolver] = [*halls_api.urlpatterns, *bingo_api.urlpatterns]
+urlpatterns: list[URLPattern | URLResolver] = [
+    *halls_api.urlpatterns,
+    *bingo_api.urlpatterns,
+    *tables_api.urlpatterns,
+    *jackpots_api.urlpatterns,
+]

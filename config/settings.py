@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "channels",
     "halls",
     "jackpots",
+    "jackpots.tables",
     "bingo",
     "machines",
 ]
@@ -172,6 +173,23 @@ CELERY_BEAT_SCHEDULE = {
     "demo-autoplay": {
         "task": "bingo.tasks.autoplay_rooms",
         "schedule": env.float("HALL_AUTOPLAY_SECONDS", default=3.0),
+    },
+    # Pools: fold contributions into the meters (and detect must-hit-by hits), seal the ledger.
+    "fold-pools": {
+        "task": "jackpots.tasks.fold_pools",
+        "schedule": env.float("HALL_POOL_FOLD_SECONDS", default=1.0),
+        "options": {"expires": 2.0},
+    },
+    "seal-pools": {
+        "task": "jackpots.tasks.seal_pools",
+        "schedule": env.float("HALL_POOL_SEAL_SECONDS", default=60.0),
+    },
+    # Pool meters on the screens: at most 4 a second per pool, only when changed (jackpots.screens).
+    # A tick not started within a second is dropped: the next one publishes the same meters.
+    "publish-pool-meters": {
+        "task": "jackpots.screens.publish_pool_meters",
+        "schedule": env.float("HALL_METER_SECONDS", default=0.25),
+        "options": {"expires": 1.0},
     },
 }
 

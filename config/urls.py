@@ -12,4 +12,6 @@ urlpatterns = [
     path("api/", include("config.api_urls")),
     path("", include("halls.urls")),
     path("", include("bingo.urls")),
+    path("", include("jackpots.urls")),
+    path("", include("jackpots.tables.urls")),
 ]

@@ -208,3 +208,15 @@ class AuditChainHead(models.Model):
     venue = models.OneToOneField(Venue, on_delete=models.PROTECT, related_name="+")
     last_hash = models.CharField(max_length=64)
     length = models.BigIntegerField(default=0)
+
+
+class Network(models.Model):
+    """Linked venues that share network-wide pools (and, later, interconnected bingo games)."""
+
+    name = models.CharField(max_length=120)
+    code = models.CharField(max_length=40, unique=True)
+    jurisdiction = models.CharField(max_length=4, choices=Jurisdiction.choices)
+    venues = models.ManyToManyField(Venue, related_name="networks", blank=True)
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,1 +1,343 @@
-"""The one pool engine for every progressive prize (issue 3 builds it)."""
+"""The one pool engine's records: pools, levels (the folded meter), the append-only ledger and its seals.
+
+Hot path (DESIGN §4, issue 3): a contribution is ONE append-only row per level; the level row is never
+updated per contribution. `PoolLevel.amount` is the FOLDED meter: every contribution with
+id <= `folded_through` is in it; the live meter is the folded amount plus the unfolded rows (see
+`jackpots.services.meters`). Folding, awards, resets, corrections and parameter changes lock the level
+row FOR UPDATE and write their own ledger rows, so the balancing report can prove, per level:
+
+    opening seed + operator seeds + contributions + overflow in + corrections
+        = amount + awards + overflow out (to reserve / next level) - reserve moved to the meter.
+
+`must_hit_by` is the secret mystery value: never serialized to screens, the API or the admin.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from halls.models import Jurisdiction, Network, Venue
+from jackpots.rulepacks import JackpotKind
+
+# Decimal columns: meters and reserves max_digits=20, decimal_places=6 (engine.METER_QUANTUM); bets and
+# payouts 14, 2 (whole cents); rates 7, 6 (fractions of the bet, 0..1).
+
+
+class OverflowTo(models.TextChoices):
+    """Where contributions go once a level's meter stands at its ceiling (engine.OverflowTarget)."""
+
+    RESERVE = "reserve", "Hidden reserve"
+    NEXT_LEVEL = "next_level", "Next level"
+
+
+class LevelKind(models.TextChoices):
+    PROGRESSIVE = JackpotKind.PROGRESSIVE.value, "Progressive"
+    FIXED = JackpotKind.FIXED.value, "Fixed"
+
+
+class SourceType(models.TextChoices):
+    """What contributes to a pool. The engine never imports these apps: a source is a (type, id) label."""
+
+    TABLE = "table", "Casino table"
+    BINGO_ROOM = "bingo_room", "Bingo room"
+    MACHINE = "machine", "Machine"
+    VENUE = "venue", "Venue"
+    OTHER = "other", "Other"
+
+
+class Pool(models.Model):
+    """An accumulated prize: one venue's or a network's, with one or more levels."""
+
+    name = models.CharField(max_length=120)
+    code = models.CharField(max_length=40, unique=True)
+    jurisdiction = models.CharField(max_length=4, choices=Jurisdiction.choices)
+    currency = models.CharField(max_length=3, default="EUR")
+    authorisation_ref = models.CharField(max_length=120)
+    # A code of jackpots.rulepacks.PACKS for table pools; blank for pools paid only by award_level
+    # (machines, bingo programs), whose rules live in their own apps.
+    rule_pack = models.CharField(max_length=60, blank=True)
+    # OP-30: the authorised paytable for packs that await it, as rows (see services.pools.paytable_rows).
+    authorised_paytable = models.JSONField(null=True, blank=True)
+    # OP-37: the single stipulated pool bet; seeds and multiple-of-bet prizes are computed on it.
+    carousel_bet = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    venue = models.ForeignKey(Venue, null=True, blank=True, on_delete=models.PROTECT, related_name="pools")
+    network = models.ForeignKey(
+        Network, null=True, blank=True, on_delete=models.PROTECT, related_name="pools"
+    )
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(venue__isnull=False) & Q(network__isnull=True))
+                | (Q(venue__isnull=True) & Q(network__isnull=False)),
+                name="pool_scope_venue_xor_network",
+            ),
+            models.CheckConstraint(condition=Q(carousel_bet__gt=0), name="pool_bet_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} · {self.name}"
+
+    @property
+    def stream(self) -> str:
+        return f"pool.{self.pk}"
+
+
+class PoolMember(models.Model):
+    """A source that contributes to the pool: a table, a bingo room, a machine. Removal keeps the row."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="members")
+    source_type = models.CharField(max_length=20, choices=SourceType.choices)
+    source_id = models.CharField(max_length=60)
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    added_at = models.DateTimeField()
+    added_by = models.CharField(max_length=150)
+    removed_at = models.DateTimeField(null=True, blank=True)
+    removed_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pool", "source_type", "source_id"],
+                condition=Q(removed_at__isnull=True),
+                name="pool_member_once",
+            )
+        ]
+
+    @property
+    def key(self) -> str:
+        """The source label contributions carry: ``"<type>:<id>"`` (optionally ``"/<detail>"`` after it)."""
+        return f"{self.source_type}:{self.source_id}"
+
+
+class PoolLevel(models.Model):
+    """One level of a pool (a carrusel has one; a linked slot pool Grand/Major/Minor) and its FOLDED state."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="levels")
+    position = models.PositiveSmallIntegerField()  # 0 first; overflow "next level" goes to position + 1
+    name = models.CharField(max_length=60)
+    kind = models.CharField(max_length=12, choices=LevelKind.choices, default=LevelKind.PROGRESSIVE)
+    # Parameters (changed only by services.pools.change_parameters, each change recorded).
+    seed = models.DecimalField(max_digits=20, decimal_places=6)
+    contribution_rate = models.DecimalField(max_digits=7, decimal_places=6)
+    reserve_rate = models.DecimalField(max_digits=7, decimal_places=6, default=Decimal(0))
+    ceiling = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    overflow_to = models.CharField(max_length=12, choices=OverflowTo.choices, default=OverflowTo.RESERVE)
+    mystery = models.BooleanField(default=False)  # draws a must-hit-by value at every (re)seed
+    must_hit_by = models.DecimalField(
+        max_digits=20, decimal_places=6, null=True, blank=True
+    )  # SECRET until it hits
+    params_version = models.PositiveIntegerField(default=1)
+    # Folded state.
+    amount = models.DecimalField(max_digits=20, decimal_places=6)
+    reserve = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal(0))
+    folded_through = models.BigIntegerField(default=0)  # id of the last Contribution in `amount`
+    hits = models.PositiveIntegerField(default=0)
+    total_paid = models.DecimalField(
+        max_digits=14, decimal_places=2, default=Decimal(0)
+    )  # paid to players, incl. operator parts
+    overflow_total = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal(0))
+    version = models.PositiveBigIntegerField(default=1)  # bumped by every write of the folded state
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["pool_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "position"], name="pool_level_position_unique"),
+            models.CheckConstraint(condition=Q(amount__gte=0) & Q(reserve__gte=0), name="level_not_negative"),
+            models.CheckConstraint(
+                condition=Q(contribution_rate__gte=0)
+                & Q(reserve_rate__gte=0)
+                & Q(contribution_rate__lte=Decimal(1) - F("reserve_rate")),
+                name="level_rates_within_bet",
+            ),
+            models.CheckConstraint(
+                condition=Q(ceiling__isnull=True) | Q(ceiling__gte=F("seed")), name="level_ceiling_over_seed"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pool.code} · {self.name}"
+
+
+class Contribution(models.Model):
+    """Append-only: one row per contribution and level. Never updated, never deleted.
+
+    The hot path inserts these with one SQL statement (services.contributions). `pool`/`level` carry no
+    database foreign-key constraint on purpose: the insert selects from the level row, which is the
+    check, and a RI trigger would lock (write) the hot pool and level rows on every contribution.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    pool = models.ForeignKey(Pool, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    level = models.ForeignKey(PoolLevel, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    source = models.CharField(max_length=120)
+    bet = models.DecimalField(max_digits=14, decimal_places=2)
+    to_meter = models.DecimalField(max_digits=20, decimal_places=6)
+    to_reserve = models.DecimalField(max_digits=20, decimal_places=6)
+    house = models.DecimalField(max_digits=20, decimal_places=6)
+    idempotency_key = models.CharField(max_length=100)
+    actor = models.CharField(max_length=150)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["level", "idempotency_key"], name="contribution_key_once"),
+        ]
+        indexes = [models.Index(fields=["level", "id"], name="contribution_level_id")]
+
+
+class SettlementKind(models.TextChoices):
+    HAND = "hand", "Table hand"
+    LEVEL = "level", "Level award (machine, bingo program)"
+    MYSTERY = "mystery", "Must-hit-by (mystery) award"
+
+
+class PoolSettlement(models.Model):
+    """One award call: a table hand, a level award or a mystery hit, with the Award rows it paid."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="settlements")
+    level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="settlements")
+    kind = models.CharField(max_length=10, choices=SettlementKind.choices)
+    idempotency_key = models.CharField(max_length=100)
+    fingerprint = models.CharField(max_length=64)  # of the request, to refuse a reused key
+    context = models.JSONField(default=dict)  # table, hand ref, source ...
+    bet = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    meter_before = models.DecimalField(
+        max_digits=20, decimal_places=6
+    )  # folded meter the payments were computed on
+    meter_after_payouts = models.DecimalField(max_digits=20, decimal_places=6)
+    meter_after = models.DecimalField(max_digits=20, decimal_places=6)  # after the reset
+    kept_fraction = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal(0))
+    reset_from_reserve = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal(0))
+    operator_seed = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal(0))
+    created_at = models.DateTimeField()
+    actor = models.CharField(max_length=150)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "idempotency_key"], name="settlement_key_once"),
+        ]
+
+
+class Award(models.Model):
+    """One payout, in payment order (arrival order across calls on a level: the level lock serializes)."""
+
+    settlement = models.ForeignKey(PoolSettlement, on_delete=models.PROTECT, related_name="awards")
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="+")
+    level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="+")
+    order = models.PositiveSmallIntegerField()
+    source = models.CharField(max_length=120, blank=True)  # table / machine / room label
+    seat = models.CharField(max_length=40, blank=True)
+    hand = models.CharField(max_length=60, blank=True)
+    category = models.CharField(max_length=40, blank=True)
+    discard = models.BooleanField(default=False)
+    amount = models.DecimalField(max_digits=14, decimal_places=2)  # paid to the winner
+    from_meter = models.DecimalField(max_digits=14, decimal_places=2)
+    from_operator = models.DecimalField(
+        max_digits=14, decimal_places=2
+    )  # OP-23 shortfall, paid outside the pool
+    basis = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    note = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["settlement", "order"], name="award_order_once")]
+        indexes = [models.Index(fields=["level", "id"], name="award_level_id")]
+
+
+class MoveKind(models.TextChoices):
+    """Ledger moves other than contributions and awards; the sign is per kind (see `METER_SIGN`)."""
+
+    OPENING_SEED = "opening_seed", "Opening seed"
+    OPENING_RESERVE = "opening_reserve", "Opening reserve"
+    OPERATOR_SEED = "operator_seed", "Operator seed (reset funded by the operator)"
+    RESERVE_TO_METER = "reserve_to_meter", "Reserve to meter (reseed)"
+    OVERFLOW_TO_RESERVE = "overflow_to_reserve", "Overflow above the ceiling to the reserve"
+    OVERFLOW_TO_NEXT = "overflow_to_next", "Overflow above the ceiling to the next level"
+    OVERFLOW_IN = "overflow_in", "Overflow received from the previous level"
+    CORRECTION = "correction", "Authorised correction"
+
+
+# Effect of a move's `amount` (always >= 0, except corrections which are signed) on the meter / reserve.
+METER_SIGN: dict[str, int] = {
+    MoveKind.OPENING_SEED: 1,
+    MoveKind.OPENING_RESERVE: 0,
+    MoveKind.OPERATOR_SEED: 1,
+    MoveKind.RESERVE_TO_METER: 1,
+    MoveKind.OVERFLOW_TO_RESERVE: -1,
+    MoveKind.OVERFLOW_TO_NEXT: -1,
+    MoveKind.OVERFLOW_IN: 1,
+    MoveKind.CORRECTION: 1,
+}
+RESERVE_SIGN: dict[str, int] = {
+    MoveKind.OPENING_RESERVE: 1,
+    MoveKind.RESERVE_TO_METER: -1,
+    MoveKind.OVERFLOW_TO_RESERVE: 1,
+}
+
+
+class LedgerMove(models.Model):
+    """Append-only: seeds, reseeds, overflows and corrections of one level."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="+")
+    level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="moves")
+    kind = models.CharField(max_length=24, choices=MoveKind.choices)
+    amount = models.DecimalField(max_digits=20, decimal_places=6)
+    settlement = models.ForeignKey(
+        PoolSettlement, null=True, blank=True, on_delete=models.PROTECT, related_name="moves"
+    )
+    reason = models.CharField(max_length=300, blank=True)
+    authorised_by = models.CharField(max_length=150, blank=True)
+    actor = models.CharField(max_length=150)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["level", "id"], name="move_level_id")]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind="correction") | Q(amount__gte=0), name="move_amount_sign")
+        ]
+
+
+class ParameterChange(models.Model):
+    """Who changed which parameters of a level, when, from what to what (the secret value is never kept)."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="+")
+    level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="changes")
+    old = models.JSONField()
+    new = models.JSONField()
+    authorisation_ref = models.CharField(max_length=120)
+    actor = models.CharField(max_length=150)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    changed_at = models.DateTimeField()
+
+
+class LedgerSeal(models.Model):
+    """A hash-chained seal over a pool's ledger rows appended since the previous seal (tamper evidence).
+
+    `through` holds the last sealed id per table ({"contributions": {level_id: id}, "awards": id, ...});
+    `digest` covers those rows' canonical text, `hash` chains it to the previous seal of the pool.
+    """
+
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="seals")
+    seq = models.PositiveIntegerField()
+    through = models.JSONField()
+    rows = models.JSONField()  # counts per table
+    digest = models.CharField(max_length=64)
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["pool", "seq"], name="seal_seq_once")]

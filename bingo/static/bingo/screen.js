@@ -341,6 +341,7 @@
   function onEvent(event, screen) {
     var data = event.data || {};
     if (event.type === "session.opened" || event.type === "session.closed") { return; }
+    if (data.game === undefined) { return; }   // not about a game (pool meters...): another section's
     if (event.type === "game.created") {
       game = newGame(data);
       hideClaim();

@@ -22,7 +22,9 @@
 
   function HallStream(options) {
     this.token = options.token;
-    this.snapshotUrl = options.snapshotUrl || "/screens/" + encodeURIComponent(this.token) + "/snapshot/";
+    // A page may name another snapshot of the same stream (a table-side meter page: body data-snapshot-url).
+    this.snapshotUrl = options.snapshotUrl || global.document.body.getAttribute("data-snapshot-url") ||
+      "/screens/" + encodeURIComponent(this.token) + "/snapshot/";
     var scheme = global.location.protocol === "https:" ? "wss://" : "ws://";
     this.socketUrl = options.socketUrl || scheme + global.location.host + "/ws/screens/" +
       encodeURIComponent(this.token) + "/";

@@ -1,0 +1,12 @@
+"""The pool engine's services: every write in one transaction, locks in a fixed order (locks.py), audit
+rows via halls.services.audit and events on commit via halls.events (stream ``pool.<id>``).
+
+- pools: create_pool, add_member, remove_member, change_parameters, correct_meter
+- contributions: contribute, contribute_many (the hot path: append-only inserts)
+- folding: fold (fold the unfolded contributions into the level rows; mystery hits)
+- awards: award_hand (table hands, engine.settle_hand), award_level (machines, bingo programs)
+- meters: pool_meter (what screens may show), changed_pools_since
+- reports: balance (the balancing report), ledger (pool recall)
+- seals: seal, verify (hash-chained seals over the ledger)
+- guards: register_open_play_guard (parameters change only while nothing is in play)
+"""

@@ -1,0 +1,160 @@
+"""Helpers the pool services share: actors, the venues a pool's audit goes to, money checks, the pack."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser, User
+from django.core.serializers.json import DjangoJSONEncoder
+from django.utils import timezone
+
+from halls.errors import InvalidInput
+from halls.services import audit
+from jackpots import engine
+from jackpots.models import Pool, PoolLevel
+from jackpots.poker import HandCategory, SevensCombination
+from jackpots.rulepacks import (
+    FixedAmount,
+    JackpotKind,
+    MultipleOfBet,
+    Paytable,
+    PaytableRow,
+    PercentOfMeter,
+    RulePack,
+    TiePolicy,
+    get_pack,
+)
+
+# The acting user, or a device label ("table-3 console", "gateway:smib-12") for device input.
+Actor = User | AnonymousUser | str | None
+
+ZERO = Decimal(0)
+
+
+def label(actor: Actor) -> str:
+    return audit.actor_label(actor)
+
+
+def now() -> Any:
+    return timezone.now()
+
+
+def audit_venue_ids(pool: Pool) -> list[int]:
+    """A venue pool audits in its venue's chain; a network pool in every member venue's, in id order."""
+    if pool.venue_id is not None:
+        return [pool.venue_id]
+    assert pool.network_id is not None
+    return sorted(pool.network.venues.values_list("pk", flat=True))  # type: ignore[union-attr]
+
+
+def record(pool: Pool, actor: Actor, action: str, obj: Any, data: dict[str, Any]) -> None:
+    for venue_id in audit_venue_ids(pool):
+        audit.record(venue_id=venue_id, actor=actor, action=action, obj=obj, data={"pool": pool.pk, **data})
+
+
+def as_decimal(name: str, value: Any, *, code: str) -> Decimal:
+    """A finite Decimal from a Decimal, int or numeric string (never a float)."""
+    if isinstance(value, bool | float):
+        raise InvalidInput(f"{name} must be an exact amount (Decimal or string), not {value!r}.", code=code)
+    try:
+        amount = value if isinstance(value, Decimal) else Decimal(str(value))
+    except (InvalidOperation, ValueError, TypeError):
+        raise InvalidInput(f"{name} {value!r} is not a number.", code=code) from None
+    if not amount.is_finite():
+        raise InvalidInput(f"{name} {value!r} is not a finite amount.", code=code)
+    return amount
+
+
+def cents(name: str, value: Any, *, code: str, positive: bool = True) -> Decimal:
+    amount = as_decimal(name, value, code=code)
+    if amount != amount.quantize(engine.CENT):
+        raise InvalidInput(f"{name} {amount} has fractions of a cent.", code=code)
+    if amount < 0 or (positive and amount == 0):
+        raise InvalidInput(
+            f"{name} must be {'positive' if positive else 'at least 0'}, got {amount}.", code=code
+        )
+    return amount.quantize(engine.CENT)
+
+
+def meter_amount(name: str, value: Any, *, code: str) -> Decimal:
+    amount = as_decimal(name, value, code=code)
+    if amount != amount.quantize(engine.METER_QUANTUM) or amount < 0:
+        raise InvalidInput(f"{name} must be an amount >= 0 with at most 6 decimals, got {amount}.", code=code)
+    return amount
+
+
+def fingerprint(data: Any) -> str:
+    text = json.dumps(data, cls=DjangoJSONEncoder, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def display(amount: Decimal) -> Decimal:
+    """What a screen may show: whole cents, rounded down (never more than the pool holds)."""
+    return engine.cents_down(amount)
+
+
+# --- the pool's rule pack, with its authorised paytable (OP-30) ------------------------------------------
+
+_CATEGORIES: dict[str, HandCategory | SevensCombination] = {
+    **{c.value: c for c in HandCategory},
+    **{c.value: c for c in SevensCombination},
+}
+
+
+def paytable_from_rows(rows: list[dict[str, Any]]) -> Paytable:
+    """Rows as stored in Pool.authorised_paytable, e.g. ``[{"category": "royal_flush", "percent": "100",
+    "ties": "share_one"}, {"category": "full_house", "multiple": "100"}]`` (or ``"amount": "50.00"``).
+    """
+    built: list[PaytableRow] = []
+    try:
+        for row in rows:
+            category = _CATEGORIES[str(row["category"])]
+            prize: PercentOfMeter | MultipleOfBet | FixedAmount
+            if "percent" in row:
+                prize = PercentOfMeter(Decimal(str(row["percent"])))
+            elif "multiple" in row:
+                prize = MultipleOfBet(Decimal(str(row["multiple"])))
+            else:
+                prize = FixedAmount(Decimal(str(row["amount"])))
+            built.append(PaytableRow(category, prize, TiePolicy(row.get("ties", TiePolicy.SHARE_ONE))))
+        return Paytable(tuple(built))
+    except (KeyError, ValueError, TypeError, InvalidOperation) as exc:
+        raise InvalidInput(f"The authorised paytable is not valid: {exc}.", code="bad_paytable") from None
+
+
+def pool_pack(pool: Pool) -> RulePack | None:
+    """The pool's rule pack (None for pools paid only by award_level), with the authorised paytable."""
+    if not pool.rule_pack:
+        return None
+    pack = get_pack(pool.rule_pack)
+    if pool.authorised_paytable:
+        pack = pack.with_authorised_paytable(paytable_from_rows(pool.authorised_paytable))
+    return pack
+
+
+def level_state(level: PoolLevel) -> engine.LevelState:
+    return engine.LevelState(
+        seed=level.seed,
+        amount=level.amount,
+        reserve=level.reserve,
+        ceiling=level.ceiling,
+        overflow=engine.OverflowTarget(level.overflow_to),
+        must_hit_by=level.must_hit_by,
+        kind=JackpotKind(level.kind),
+    )
+
+
+def draw_must_hit_by(level: PoolLevel, floor: Decimal) -> Decimal | None:
+    """A new secret mystery value for the level, from max(seed, floor) to its ceiling (CSPRNG)."""
+    if not level.mystery or level.ceiling is None:
+        return None
+    low = max(level.seed, floor)
+    if low > level.ceiling:
+        return None
+    try:
+        return engine.draw_must_hit_by(low, level.ceiling)
+    except ValueError:
+        return None

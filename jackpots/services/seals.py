@@ -1,0 +1,282 @@
+"""Tamper evidence for the high-volume pool ledger: periodic, hash-chained seals (DESIGN §4).
+
+Chaining every contribution row would serialize the hot path, so a seal (the beat task, every minute)
+covers the rows appended since the previous seal: contributions up to each level's fold watermark (no
+uncommitted lower id can appear below it), and the settlements, awards, moves and parameter changes
+written until then (their writers hold the level locks the fold took). The seal stores the last id per
+table, the row counts, a SHA-256 digest of the rows' canonical text in id order, and a hash chained to
+the previous seal. `verify` recomputes every seal: an edited, removed or inserted row under a seal, or
+an edited seal, breaks it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.db.models import Max
+
+from jackpots.models import (
+    Award,
+    Contribution,
+    LedgerMove,
+    LedgerSeal,
+    ParameterChange,
+    Pool,
+    PoolSettlement,
+)
+from jackpots.services import folding
+from jackpots.services.common import now
+from jackpots.services.locks import lock_levels, lock_pool_for_seal
+
+GENESIS = "0" * 64
+TABLES = ("settlements", "awards", "moves", "changes")
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, cls=DjangoJSONEncoder, sort_keys=True, separators=(",", ":"))
+
+
+def _iso(value: Any) -> str:
+    return value.isoformat() if value is not None else ""
+
+
+def _lines_contributions(level_id: int, after: int, through: int) -> Iterator[str]:
+    rows = (
+        Contribution.objects.filter(level_id=level_id, id__gt=after, id__lte=through)
+        .order_by("id")
+        .values_list(
+            "id",
+            "level_id",
+            "source",
+            "bet",
+            "to_meter",
+            "to_reserve",
+            "house",
+            "idempotency_key",
+            "actor",
+            "created_at",
+        )
+    )
+    for r in rows.iterator(chunk_size=5000):
+        yield "c|" + "|".join(str(v) for v in r[:-1]) + "|" + _iso(r[-1])
+
+
+def _lines_settlements(pool_id: int, after: int, through: int) -> Iterator[str]:
+    for s in (
+        PoolSettlement.objects.filter(pool_id=pool_id, id__gt=after, id__lte=through)
+        .order_by("id")
+        .iterator()
+    ):
+        yield "|".join(
+            [
+                "s",
+                str(s.pk),
+                str(s.level_id),
+                s.kind,
+                s.idempotency_key,
+                s.fingerprint,
+                _json(s.context),
+                str(s.bet),
+                str(s.meter_before),
+                str(s.meter_after_payouts),
+                str(s.meter_after),
+                str(s.kept_fraction),
+                str(s.reset_from_reserve),
+                str(s.operator_seed),
+                _iso(s.created_at),
+                s.actor,
+            ]
+        )
+
+
+def _lines_awards(pool_id: int, after: int, through: int) -> Iterator[str]:
+    for a in Award.objects.filter(pool_id=pool_id, id__gt=after, id__lte=through).order_by("id").iterator():
+        yield "|".join(
+            str(v)
+            for v in (
+                "a",
+                a.pk,
+                a.settlement_id,
+                a.level_id,
+                a.order,
+                a.source,
+                a.seat,
+                a.hand,
+                a.category,
+                a.discard,
+                a.amount,
+                a.from_meter,
+                a.from_operator,
+                a.basis,
+                a.note,
+                _iso(a.created_at),
+            )
+        )
+
+
+def _lines_moves(pool_id: int, after: int, through: int) -> Iterator[str]:
+    for m in (
+        LedgerMove.objects.filter(pool_id=pool_id, id__gt=after, id__lte=through).order_by("id").iterator()
+    ):
+        yield "|".join(
+            str(v)
+            for v in (
+                "m",
+                m.pk,
+                m.level_id,
+                m.kind,
+                m.amount,
+                m.settlement_id,
+                m.reason,
+                m.authorised_by,
+                m.actor,
+                _iso(m.created_at),
+            )
+        )
+
+
+def _lines_changes(pool_id: int, after: int, through: int) -> Iterator[str]:
+    for p in (
+        ParameterChange.objects.filter(pool_id=pool_id, id__gt=after, id__lte=through)
+        .order_by("id")
+        .iterator()
+    ):
+        yield "|".join(
+            [
+                "p",
+                str(p.pk),
+                str(p.level_id),
+                _json(p.old),
+                _json(p.new),
+                p.authorisation_ref,
+                p.actor,
+                _iso(p.changed_at),
+            ]
+        )
+
+
+_LINES = {
+    "settlements": _lines_settlements,
+    "awards": _lines_awards,
+    "moves": _lines_moves,
+    "changes": _lines_changes,
+}
+
+
+def _digest(pool_id: int, after: dict[str, Any], through: dict[str, Any]) -> tuple[str, dict[str, int]]:
+    digest = hashlib.sha256()
+    counts: dict[str, int] = {}
+
+    def feed(name: str, lines: Iterable[str]) -> None:
+        n = 0
+        for line in lines:
+            digest.update(line.encode())
+            digest.update(b"\n")
+            n += 1
+        counts[name] = counts.get(name, 0) + n
+
+    for level_id in sorted(through["contributions"], key=int):
+        feed(
+            "contributions",
+            _lines_contributions(
+                int(level_id),
+                int(after["contributions"].get(level_id, 0)),
+                int(through["contributions"][level_id]),
+            ),
+        )
+    counts.setdefault("contributions", 0)
+    for name in TABLES:
+        feed(name, _LINES[name](pool_id, int(after.get(name, 0)), int(through[name])))
+    return digest.hexdigest(), counts
+
+
+def _chain(prev_hash: str, seal: LedgerSeal) -> str:
+    body = _json(
+        {
+            "pool": seal.pool_id,
+            "seq": seal.seq,
+            "through": seal.through,
+            "rows": seal.rows,
+            "digest": seal.digest,
+            "created_at": _iso(seal.created_at),
+        }
+    )
+    return hashlib.sha256(f"{prev_hash}|{body}".encode()).hexdigest()
+
+
+def _empty_through() -> dict[str, Any]:
+    return {"contributions": {}, **{name: 0 for name in TABLES}}
+
+
+def seal(pool: Pool) -> LedgerSeal | None:
+    """Fold, then seal what was appended since the last seal; None when nothing was."""
+    # 1. Fold under the level locks and read the watermarks (short: contributors wait only for this).
+    with transaction.atomic():
+        levels = lock_levels(pool.pk)
+        folding.fold_locked(pool, levels, actor="system")
+        bounds: dict[str, Any] = {"contributions": {str(lv.pk): lv.folded_through for lv in levels}}
+        bounds["settlements"] = PoolSettlement.objects.filter(pool=pool).aggregate(m=Max("id"))["m"] or 0
+        bounds["awards"] = Award.objects.filter(pool=pool).aggregate(m=Max("id"))["m"] or 0
+        bounds["moves"] = LedgerMove.objects.filter(pool=pool).aggregate(m=Max("id"))["m"] or 0
+        bounds["changes"] = ParameterChange.objects.filter(pool=pool).aggregate(m=Max("id"))["m"] or 0
+    # 2. Hash and chain, serialized per pool on the pool row (contributors never touch it).
+    with transaction.atomic():
+        lock_pool_for_seal(pool.pk)
+        last = LedgerSeal.objects.filter(pool=pool).order_by("-seq").first()
+        after = last.through if last else _empty_through()
+        through = {
+            "contributions": {
+                level: max(int(bound), int(after["contributions"].get(level, 0)))
+                for level, bound in bounds["contributions"].items()
+            },
+            **{name: max(int(bounds[name]), int(after.get(name, 0))) for name in TABLES},
+        }
+        digest, counts = _digest(pool.pk, after, through)
+        if not any(counts.values()):
+            return None
+        row = LedgerSeal(
+            pool=pool,
+            seq=(last.seq + 1) if last else 1,
+            through=through,
+            rows=counts,
+            digest=digest,
+            prev_hash=last.hash if last else GENESIS,
+            created_at=now(),
+        )
+        row.hash = _chain(row.prev_hash, row)
+        row.save()
+    return row
+
+
+@dataclass(frozen=True)
+class SealCheck:
+    ok: bool
+    seals: int
+    first_bad_seq: int | None = None
+    reason: str = ""
+
+
+def verify(pool: Pool) -> SealCheck:
+    """Recompute every seal of the pool, in order: digests over the rows and the hash chain."""
+    prev_hash = GENESIS
+    after = _empty_through()
+    count = 0
+    for row in LedgerSeal.objects.filter(pool=pool).order_by("seq").iterator():
+        if row.seq != count + 1 or row.prev_hash != prev_hash:
+            return SealCheck(False, count, row.seq, "the chain of seals is broken")
+        if _chain(prev_hash, row) != row.hash:
+            return SealCheck(False, count, row.seq, "the seal was altered")
+        digest, counts = _digest(pool.pk, after, row.through)
+        if digest != row.digest or counts != row.rows:
+            return SealCheck(
+                False, count, row.seq, "ledger rows under this seal were altered, added or removed"
+            )
+        prev_hash, after = row.hash, row.through
+        count += 1
+    return SealCheck(True, count)

@@ -1,0 +1,235 @@
+"""REST doors of the casino tables: tables with their pool meter, and a hand's commands for the croupier.
+
+Roles: there is no croupier role in halls (halls.models.Role is operator / caller / cashier, and this app
+does not change it). A table console is run by staff who hold the CALLER role in the venue (the person
+running play at a table or a bingo room) or the OPERATOR role (every right); cashiers and staff of other
+venues may read the tables of their venues but not run hands (403 role_required / 404 unknown_table).
+
+Each view validates its body with a serializer, finds its object through halls.access, calls ONE service
+and renders the read model. Refusals are DomainErrors rendered as {"error": {"code", "message", ...}}.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from django.urls import path
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from halls import access
+from halls.api import ANY_ROLE, HallAPIView, actor, valid
+from halls.models import Role
+from halls.serializers import error_responses
+from jackpots.tables import rules
+from jackpots.tables.models import CasinoTable, Hand
+from jackpots.tables.serializers import (
+    BetsRequestSerializer,
+    CardsRequestSerializer,
+    HandOpenSerializer,
+    HandViewSerializer,
+    HandVoidSerializer,
+    TableDetailSerializer,
+    TableQuerySerializer,
+    TableSerializer,
+)
+from jackpots.tables.services import hands, readmodels
+
+# Who runs a table console (see the module docstring); the operator holds every role anyway.
+CROUPIER = Role.CALLER
+TAG = "tables"
+
+
+def _table(request: Request, table_id: int, *roles: str) -> CasinoTable:
+    return access.get_for_user(
+        CasinoTable.objects.select_related("venue", "pool"), request.user, *roles, label="table", pk=table_id
+    )
+
+
+def _hand(request: Request, hand_id: int, *roles: str) -> Hand:
+    return access.get_for_user(
+        Hand.objects.select_related("table", "table__venue", "table__pool", "opened_by"),
+        request.user,
+        *roles,
+        venue_path="table.venue_id",
+        label="hand",
+        pk=hand_id,
+    )
+
+
+def _hand_answer(hand: Hand, code: int = status.HTTP_200_OK) -> Response:
+    return Response(HandViewSerializer(readmodels.hand_view(hand)).data, status=code)
+
+
+def _created(written_at: datetime, started: datetime) -> int:
+    return status.HTTP_201_CREATED if written_at >= started else status.HTTP_200_OK
+
+
+HAND_ERRORS = "404 unknown_hand; 409 hand_settled / hand_void (the hand is not open)"
+
+
+class TableListView(HallAPIView):
+    @extend_schema(
+        operation_id="tables_list",
+        summary="Casino tables of your venues, with their pool meter",
+        parameters=[TableQuerySerializer],
+        responses={200: TableSerializer(many=True), **error_responses(400)},
+        tags=[TAG],
+    )
+    def get(self, request: Request) -> Response:
+        query = valid(TableQuerySerializer, request.query_params)
+        found = CasinoTable.objects.filter(venue_id__in=access.venue_ids_for(request.user))
+        if query.get("venue") is not None:
+            found = found.filter(venue_id=query["venue"])
+        found = found.order_by("venue_id", "number")
+        return Response(TableSerializer(readmodels.table_views(found), many=True).data)
+
+
+class TableDetailView(HallAPIView):
+    @extend_schema(
+        operation_id="tables_retrieve",
+        summary="A table: its pool meter, its pool-bet rules and its current hand",
+        responses={200: TableDetailSerializer, **error_responses(404)},
+        tags=[TAG],
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        table = _table(request, table_id, *ANY_ROLE)
+        return Response(TableDetailSerializer(readmodels.table_view(table)).data)
+
+
+class HandOpenView(HallAPIView):
+    @extend_schema(
+        operation_id="tables_hands_open",
+        summary="Open the table's next hand (caller / operator)",
+        description=(
+            "201 for a new hand, 200 for a retry with the same idempotency key. 404 unknown_table; 409 "
+            "hand_open (one open hand per table), no_pool, table_closed, pool_inactive."
+        ),
+        request=HandOpenSerializer,
+        responses={
+            201: HandViewSerializer,
+            200: OpenApiResponse(HandViewSerializer, description="A retry: the hand it opened."),
+            **error_responses(400, 403, 404, 409),
+        },
+        tags=[TAG],
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        table = _table(request, table_id, CROUPIER)
+        data = valid(HandOpenSerializer, request.data)
+        started = timezone.now()
+        hand = hands.open_hand(table=table, actor=actor(request), idempotency_key=data.get("idempotency_key"))
+        return _hand_answer(hand, _created(hand.opened_at, started))
+
+
+class HandDetailView(HallAPIView):
+    @extend_schema(
+        operation_id="hands_retrieve",
+        summary="A hand, seat by seat: bets, cards and rank, payouts",
+        responses={200: HandViewSerializer, **error_responses(404)},
+        tags=[TAG],
+    )
+    def get(self, request: Request, hand_id: int) -> Response:
+        return _hand_answer(_hand(request, hand_id, *ANY_ROLE))
+
+
+class BetsView(HallAPIView):
+    @extend_schema(
+        operation_id="hands_bets_register",
+        summary="Register seats' pool bets, or the hand's total (EU b.1 manual entry)",
+        description=(
+            "Each seat's pool bet contributes to the pool once (a retry with the same amounts is a no-op). "
+            "All or nothing. 400 unknown_seat, pool_bet_over_limit (above half the table minimum), "
+            "initial_bet_required, pool_bet_not_stipulated, bad_amount, duplicate_seat, not_manual_entry, "
+            f"manual_total_mismatch; {HAND_ERRORS}, bet_already_registered, bets_closed (cards are dealt), "
+            "manual_total_registered."
+        ),
+        request=BetsRequestSerializer,
+        responses={200: HandViewSerializer, **error_responses(400, 403, 404, 409)},
+        tags=[TAG],
+    )
+    def post(self, request: Request, hand_id: int) -> Response:
+        hand = _hand(request, hand_id, CROUPIER)
+        data = valid(BetsRequestSerializer, request.data)
+        bets = [
+            rules.SeatBetInput(seat=b["seat"], initial_bet=Decimal(b["initial_bet"]), pool_bet=b["pool_bet"])
+            for b in data.get("bets") or []
+        ]
+        hand = hands.register_bets(hand=hand, actor=actor(request), bets=bets, total=data.get("total"))
+        return _hand_answer(hand)
+
+
+class CardsView(HallAPIView):
+    @extend_schema(
+        operation_id="hands_cards_register",
+        summary="Register seats' final cards (and a tripóquer table's community cards)",
+        description=(
+            "Cards are ranked by the pool's rule pack. All or nothing. 400 invalid_cards, duplicate_card "
+            "(a card twice in one poker hand), wrong_card_count, unknown_seat, no_discard, no_extra_card, "
+            f"no_community_cards, duplicate_seat; {HAND_ERRORS}, no_pool_bet (the seat made no pool bet), "
+            "cards_already_registered. An extra card bought after a Euskadi jackpot bet forfeits that bet "
+            "(JP-EU11-09): the seat shows forfeited=true."
+        ),
+        request=CardsRequestSerializer,
+        responses={200: HandViewSerializer, **error_responses(400, 403, 404, 409)},
+        tags=[TAG],
+    )
+    def post(self, request: Request, hand_id: int) -> Response:
+        hand = _hand(request, hand_id, CROUPIER)
+        data = valid(CardsRequestSerializer, request.data)
+        seats = [
+            rules.SeatCardsInput(
+                seat=s["seat"], cards=s["cards"], discard=s["discard"], extra_card=s["extra_card"]
+            )
+            for s in data.get("seats") or []
+        ]
+        hand = hands.register_cards(
+            hand=hand, actor=actor(request), seats=seats, community=data.get("community")
+        )
+        return _hand_answer(hand)
+
+
+class SettleView(HallAPIView):
+    @extend_schema(
+        operation_id="hands_settle",
+        summary="Settle the hand: the pool pays its prizes (once)",
+        description=(
+            f"{HAND_ERRORS} (settling twice is hand_settled), manual_total_missing, community_cards_missing."
+        ),
+        request=None,
+        responses={200: HandViewSerializer, **error_responses(403, 404, 409)},
+        tags=[TAG],
+    )
+    def post(self, request: Request, hand_id: int) -> Response:
+        hand = hands.settle_hand(hand=_hand(request, hand_id, CROUPIER), actor=actor(request))
+        return _hand_answer(hand)
+
+
+class VoidView(HallAPIView):
+    @extend_schema(
+        operation_id="hands_void",
+        summary="Void the hand, with a reason (no payouts; contributions stay in the pool's ledger)",
+        description=f"400 reason_required; {HAND_ERRORS}.",
+        request=HandVoidSerializer,
+        responses={200: HandViewSerializer, **error_responses(400, 403, 404, 409)},
+        tags=[TAG],
+    )
+    def post(self, request: Request, hand_id: int) -> Response:
+        hand = _hand(request, hand_id, CROUPIER)
+        data = valid(HandVoidSerializer, request.data)
+        return _hand_answer(hands.void_hand(hand=hand, actor=actor(request), reason=data["reason"]))
+
+
+urlpatterns = [
+    path("tables/", TableListView.as_view(), name="api-tables"),
+    path("tables/<int:table_id>/", TableDetailView.as_view(), name="api-table"),
+    path("tables/<int:table_id>/hands/", HandOpenView.as_view(), name="api-table-hands"),
+    path("hands/<int:hand_id>/", HandDetailView.as_view(), name="api-hand"),
+    path("hands/<int:hand_id>/bets/", BetsView.as_view(), name="api-hand-bets"),
+    path("hands/<int:hand_id>/cards/", CardsView.as_view(), name="api-hand-cards"),
+    path("hands/<int:hand_id>/settle/", SettleView.as_view(), name="api-hand-settle"),
+    path("hands/<int:hand_id>/void/", VoidView.as_view(), name="api-hand-void"),
+]

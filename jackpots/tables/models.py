@@ -1,0 +1,205 @@
+"""Casino tables and their hands at the pool (spec §6): tables, hands, seats' bets, cards and payouts.
+
+A table's pool is a `jackpots.Pool` it is a member of (source type "table", through the engine's
+`add_member`); `CasinoTable.pool` points at it so a hand finds its pool without a second lookup. Only
+`jackpots.tables.services` writes these rows.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+from halls.models import Venue
+from jackpots.rulepacks import PACKS
+from jackpots.tables.rules import MAX_SEATS
+
+# The engine's member source type for tables.
+SOURCE_TYPE = "table"
+
+
+class TableGame(models.TextChoices):
+    """Same values as `jackpots.rulepacks.Game`."""
+
+    POKER_SIN_DESCARTE = "poker_sin_descarte", "Póquer sin descarte"
+    POKER_CON_DESCARTE = "poker_con_descarte", "Póquer con descarte"
+    TRIPOQUER = "tripoquer", "Tripóquer"
+    BLACKJACK = "blackjack", "Blackjack"
+
+
+class TableState(models.TextChoices):
+    OPEN = "open", "Open"
+    # Euskadi ep. 11.VII / 12.VII: closed for a while; still a pool member, takes no pool bets (§6.15).
+    CLOSED = "closed", "Temporarily closed"
+
+
+RULE_PACK_CHOICES = [(code, pack.title) for code, pack in PACKS.items()]
+
+
+class CasinoTable(models.Model):
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="casino_tables")
+    number = models.PositiveIntegerField()
+    name = models.CharField(max_length=80)
+    game = models.CharField(max_length=20, choices=TableGame.choices)
+    table_minimum = models.DecimalField(
+        max_digits=12, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))]
+    )
+    seats = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(MAX_SEATS)])
+    # The paño: reversible layouts have a number each, with its own accounting book (EU ep. 12.II.2.2).
+    layout = models.CharField(max_length=40, blank=True)
+    rule_pack = models.CharField(max_length=40, choices=RULE_PACK_CHOICES)
+    state = models.CharField(max_length=10, choices=TableState.choices, default=TableState.OPEN)
+    pool = models.ForeignKey(
+        "jackpots.Pool", null=True, blank=True, on_delete=models.PROTECT, related_name="casino_tables"
+    )
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["venue", "number"], name="casino_table_number_unique_per_venue"),
+            models.CheckConstraint(condition=Q(table_minimum__gt=0), name="casino_table_minimum_positive"),
+            models.CheckConstraint(
+                condition=Q(seats__gte=1) & Q(seats__lte=MAX_SEATS), name="casino_table_seats_in_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (table {self.number})"
+
+    @property
+    def stream(self) -> str:
+        return f"table.{self.pk}"
+
+
+class HandState(models.TextChoices):
+    OPEN = "open", "Open"
+    SETTLED = "settled", "Settled"
+    VOID = "void", "Void"
+
+
+class Hand(models.Model):
+    """One mano at a table: pool bets, the seats' cards, then one settlement against the pool."""
+
+    table = models.ForeignKey(CasinoTable, on_delete=models.PROTECT, related_name="hands")
+    number = models.PositiveIntegerField()
+    state = models.CharField(max_length=10, choices=HandState.choices, default=HandState.OPEN)
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    opened_at = models.DateTimeField()
+    # The console's (or device's) key: a retried "open hand" answers with this hand.
+    idempotency_key = models.CharField(max_length=80, null=True, blank=True)
+    # EU b.1 (JP-EU12-11): the hand's total jackpot bets keyed in by the croupier, contributed once.
+    manual_total = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    manual_total_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    # Tripóquer tables of an interconnected poker carrusel: the two community cards (TP-AN10-3).
+    community_cards = models.CharField(max_length=20, blank=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+    settled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    # The engine's settlement of the hand (None when no seat won anything), and the pool meter at the
+    # start of the hand's payments and after them (and after the reset to the seed, if one was needed).
+    settlement = models.ForeignKey(
+        "jackpots.PoolSettlement", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    meter_before = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    meter_after_payouts = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    meter_after = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    void_reason = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="hand_number_unique_per_table"),
+            models.UniqueConstraint(fields=["table", "idempotency_key"], name="hand_idempotency_key_unique"),
+            models.UniqueConstraint(
+                fields=["table"], condition=Q(state="open"), name="one_open_hand_per_table"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} · hand {self.number}"
+
+
+class SeatBet(models.Model):
+    """A seat's bets in a hand: the initial bet (eligibility) and the pool bet."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="bets")
+    seat = models.PositiveSmallIntegerField()
+    initial_bet = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0"))
+    pool_bet = models.DecimalField(max_digits=12, decimal_places=2)
+    # Póquer sin descarte: the player bought an extra card (EU: forfeits the pool bet, JP-EU11-09).
+    extra_card = models.BooleanField(default=False)
+    forfeited = models.BooleanField(default=False)
+    forfeit_reason = models.CharField(max_length=40, blank=True)
+    # The engine's contribution for this seat (None at b.1 tables, where the hand's total contributes).
+    contribution_key = models.CharField(max_length=80, blank=True)
+    registered_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    registered_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seat"], name="seat_bet_unique_in_hand"),
+            models.CheckConstraint(condition=Q(pool_bet__gt=0), name="seat_pool_bet_positive"),
+            models.CheckConstraint(condition=Q(initial_bet__gte=0), name="seat_initial_bet_not_negative"),
+            models.CheckConstraint(
+                condition=Q(forfeited=False) | ~Q(forfeit_reason=""), name="seat_forfeit_has_reason"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hand} · seat {self.seat}"
+
+
+class SeatCards(models.Model):
+    """A seat's cards for the pool (the five that count, or blackjack's first cards) and their rank."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="cards")
+    seat = models.PositiveSmallIntegerField()
+    cards = models.CharField(max_length=40)
+    # Póquer con descarte: the combination was made after discarding (EU ep. 12.VIII.8.1 b).
+    discard = models.BooleanField(default=False)
+    # The category under the pack's ordering ('' for a blackjack hand with no seven) and its words.
+    category = models.CharField(max_length=40, blank=True)
+    rank = models.CharField(max_length=80, blank=True)
+    registered_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    registered_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["hand", "seat"], name="seat_cards_unique_in_hand")]
+        verbose_name_plural = "seat cards"
+
+    def __str__(self) -> str:
+        return f"{self.hand} · seat {self.seat}: {self.cards}"
+
+
+class SeatPayout(models.Model):
+    """What the pool paid a seat for the hand, in payment order (the table's accounting book)."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="payouts")
+    seat = models.PositiveSmallIntegerField()
+    order = models.PositiveSmallIntegerField()
+    category = models.CharField(max_length=40)
+    discard = models.BooleanField(default=False)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    from_meter = models.DecimalField(max_digits=12, decimal_places=2)
+    # OP-23: the part of a fixed prize the meter could not cover, paid by the operator.
+    from_operator = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0"))
+    basis = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    note = models.CharField(max_length=200, blank=True)
+    # The engine's award row (the pool's ledger) this payout mirrors.
+    award = models.ForeignKey("jackpots.Award", on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seat"], name="seat_payout_unique_in_hand"),
+            models.UniqueConstraint(fields=["hand", "order"], name="seat_payout_order_unique_in_hand"),
+            models.CheckConstraint(condition=Q(amount__gte=0), name="seat_payout_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hand} · seat {self.seat}: {self.amount}"

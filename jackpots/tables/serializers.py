@@ -1,0 +1,220 @@
+"""Shapes of the casino-table part of the REST API: request bodies and read models, money as strings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from jackpots.tables.models import TableGame
+from jackpots.tables.rules import MAX_SEATS
+
+
+def money(**kwargs: Any) -> serializers.DecimalField:
+    return serializers.DecimalField(max_digits=12, decimal_places=2, **kwargs)
+
+
+def meter_money(**kwargs: Any) -> serializers.DecimalField:
+    return serializers.DecimalField(max_digits=20, decimal_places=2, **kwargs)
+
+
+def exact(**kwargs: Any) -> serializers.DecimalField:
+    return serializers.DecimalField(max_digits=20, decimal_places=6, **kwargs)
+
+
+# --- requests -------------------------------------------------------------------------------------------
+
+
+class HandOpenSerializer(serializers.Serializer[Any]):
+    idempotency_key = serializers.CharField(
+        max_length=80,
+        required=False,
+        allow_blank=True,
+        help_text="The console's key for this command: a retry answers with the hand it opened (200).",
+    )
+
+
+class SeatBetRequestSerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField(
+        min_value=1, max_value=99, help_text="Betting box, 1 to the table's seats."
+    )
+    initial_bet = money(
+        min_value=0,
+        required=False,
+        default="0",
+        help_text="The table's initial bet at this seat (0: none). AN10 and EU draw poker require it.",
+    )
+    pool_bet = money(min_value=0, help_text="The pool (carrusel / jackpot / bolsa) bet at this seat.")
+
+
+class BetsRequestSerializer(serializers.Serializer[Any]):
+    bets = SeatBetRequestSerializer(many=True, required=False, help_text="Seats' bets; each contributes.")
+    total = money(
+        min_value=0,
+        required=False,
+        allow_null=True,
+        help_text="EU b.1 (manual entry) only: the hand's total jackpot bets, which contributes once.",
+    )
+
+
+class SeatCardsRequestSerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField(min_value=1, max_value=99)
+    cards = serializers.CharField(
+        max_length=60,
+        help_text=(
+            'Rank then suit, e.g. "AS KS QS JS TS" (ten is T). Poker: the five cards that count (Melilla '
+            "progresivo: the first five, before any bought card); tripóquer: three; blackjack: the first "
+            "cards in deal order (1 to 3)."
+        ),
+    )
+    discard = serializers.BooleanField(
+        required=False, default=False, help_text="Póquer con descarte: the hand was made after discarding."
+    )
+    extra_card = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Póquer sin descarte: the player bought an extra card (Euskadi: forfeits the pool bet).",
+    )
+
+
+class CardsRequestSerializer(serializers.Serializer[Any]):
+    seats = SeatCardsRequestSerializer(many=True, required=False)
+    community = serializers.CharField(
+        max_length=20,
+        required=False,
+        allow_blank=True,
+        help_text="Tripóquer tables of an interconnected poker carrusel: the two community cards.",
+    )
+
+
+class HandVoidSerializer(serializers.Serializer[Any]):
+    reason = serializers.CharField(max_length=2000, help_text="Why the hand is void (recorded).")
+
+
+class TableQuerySerializer(serializers.Serializer[Any]):
+    venue = serializers.IntegerField(required=False, help_text="Only the tables of this venue.")
+
+
+# --- read models ----------------------------------------------------------------------------------------
+
+
+class LevelMeterSerializer(serializers.Serializer[Any]):
+    level = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    amount = meter_money(help_text="Live amount, capped at the ceiling, rounded down to the cent.")
+    seed = meter_money()
+    ceiling = meter_money(allow_null=True)
+    hits = serializers.IntegerField()
+    total_paid = meter_money()
+
+
+class HitSerializer(serializers.Serializer[Any]):
+    at = serializers.DateTimeField()
+    member = serializers.CharField(help_text='Where it hit: the source label, e.g. "table:3".')
+    hand = serializers.CharField()
+    seat = serializers.CharField()
+    category = serializers.CharField()
+    amount = money()
+
+
+class MeterSerializer(serializers.Serializer[Any]):
+    pool = serializers.IntegerField()
+    code = serializers.CharField()
+    name = serializers.CharField()
+    currency = serializers.CharField()
+    carousel_bet = money(
+        allow_null=True, help_text="The pool's single stipulated bet (OP-37), if it has one."
+    )
+    active = serializers.BooleanField()
+    amount = meter_money(help_text="The first level's live amount: what the table's meter shows.")
+    levels = LevelMeterSerializer(many=True)
+    last_hits = HitSerializer(many=True)
+    as_of = serializers.DateTimeField()
+
+
+class PaytableRowSerializer(serializers.Serializer[Any]):
+    category = serializers.CharField()
+    prize = serializers.CharField()
+    ties = serializers.CharField()
+
+
+class CardRangeSerializer(serializers.Serializer[Any]):
+    min = serializers.IntegerField()
+    max = serializers.IntegerField()
+
+
+class TableRulesSerializer(serializers.Serializer[Any]):
+    code = serializers.CharField()
+    title = serializers.CharField()
+    citation = serializers.CharField(help_text="The spec section and seed article of the rules.")
+    max_pool_bet = money(allow_null=True, help_text="Half the table minimum where the pack caps it.")
+    requires_initial_bet = serializers.BooleanField()
+    manual_total = serializers.BooleanField(help_text="EU b.1: the croupier enters the hand's total.")
+    extra_card_forfeits = serializers.BooleanField()
+    first_five_cards_only = serializers.BooleanField()
+    discards = serializers.BooleanField()
+    community_cards = serializers.IntegerField()
+    cards_per_seat = CardRangeSerializer()
+    paytable = PaytableRowSerializer(many=True)
+    discard_paytable = PaytableRowSerializer(many=True)
+
+
+class SeatViewSerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField()
+    initial_bet = money(allow_null=True)
+    pool_bet = money(allow_null=True)
+    extra_card = serializers.BooleanField()
+    forfeited = serializers.BooleanField()
+    forfeit_reason = serializers.CharField(allow_blank=True)
+    cards = serializers.CharField(allow_blank=True)
+    discard = serializers.BooleanField()
+    category = serializers.CharField(allow_blank=True)
+    rank = serializers.CharField(allow_blank=True)
+    payout = money(allow_null=True, help_text="Paid by the pool for this hand (whole cents).")
+    payout_order = serializers.IntegerField(allow_null=True)
+    payout_note = serializers.CharField(allow_blank=True)
+    from_operator = money(allow_null=True, help_text="Part of the payout the meter lacked (OP-23).")
+
+
+class HandViewSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    table = serializers.IntegerField()
+    number = serializers.IntegerField()
+    state = serializers.CharField(help_text="open, settled or void.")
+    opened_at = serializers.DateTimeField()
+    opened_by = serializers.CharField()
+    settled_at = serializers.DateTimeField(allow_null=True)
+    manual_total = money(allow_null=True)
+    community_cards = serializers.CharField(allow_blank=True)
+    pool_bets = money()
+    total_paid = money()
+    meter_before = exact(allow_null=True, help_text="The pool meter before the hand's payments.")
+    meter_after_payouts = exact(allow_null=True, help_text="The meter the payments left.")
+    meter_after = exact(
+        allow_null=True, help_text="The meter after the reset to the seed, if one was needed."
+    )
+    void_reason = serializers.CharField(allow_blank=True)
+    seats = SeatViewSerializer(many=True)
+
+
+class TableSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    venue = serializers.IntegerField()
+    number = serializers.IntegerField()
+    name = serializers.CharField()
+    game = serializers.ChoiceField(choices=TableGame.choices)
+    table_minimum = money()
+    seats = serializers.IntegerField(max_value=MAX_SEATS)
+    layout = serializers.CharField(allow_blank=True)
+    rule_pack = serializers.CharField()
+    state = serializers.CharField(help_text="open, or closed (temporarily: takes no hands).")
+    meter = MeterSerializer(
+        allow_null=True, help_text="The pool's meter, or null when the table has no pool."
+    )
+    open_hand = serializers.IntegerField(allow_null=True, help_text="Id of the open hand, or null.")
+
+
+class TableDetailSerializer(TableSerializer):
+    rules = TableRulesSerializer()
+    current_hand = HandViewSerializer(allow_null=True, help_text="The open hand, else the last one.")

@@ -1,0 +1,19 @@
+"""Casino-table services: tables and their pool, hands, bets, cards, settlement (spec §6).
+
+- tables: create_table, join_pool, leave_pool, set_table_state, set_table_minimum
+- hands: open_hand, register_bets, register_cards, settle_hand, void_hand
+- readmodels: table_view, hand_view (what the API and the console show)
+
+Every write runs in one transaction (lock order: table, hand, then the engine's pool rows, then the audit
+chain), appends an audit entry and emits its event on the table's stream ``table.<id>`` on commit.
+"""
+
+from __future__ import annotations
+
+
+def register_hooks() -> None:
+    """Plug the tables into the engine: pool parameters cannot change while a member table has a hand open."""
+    from jackpots.services.guards import register_open_play_guard
+    from jackpots.tables.services.hands import open_hand_guard
+
+    register_open_play_guard(open_hand_guard)

@@ -1,0 +1,528 @@
+"""A hand at a casino table, against its pool: open, register bets, register cards, settle, or void.
+
+- open_hand: one open hand per table; the pool's level rows are share-locked meanwhile, so a parameter
+  change either sees the open hand (open-play guard) or happened before it.
+- register_bets: per seat (initial bet, pool bet), checked by the pack (½ table minimum, initial bet,
+  the stipulated bet) and contributed through the engine with a key per (table, hand, seat), so a
+  retried request is a no-op. Where the pack registers bets by manual hand total (EU b.1), the seats'
+  bets are recorded without contributing, and the croupier's hand total is what contributes. Bets close
+  once cards are registered (the pool bet goes in before the deal: JP-EU12-03, BJ-AN10-3).
+- register_cards: each seat's cards (parsed, counted, one deck per poker hand), ranked by the pack's
+  ordering; an extra card bought after the pool bet forfeits it where the pack says so (JP-EU11-09).
+- settle_hand: every standing pool bet with cards goes to the engine's award_hand ONCE; the payouts
+  (whole cents) are recorded per seat. Settling twice is a Conflict.
+- void_hand: a misdeal: no payouts; contributions already made stay in the pool's append-only ledger
+  (a refund of pool bets is an authorised meter correction of the engine, outside this service).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Max, Sum
+from django.utils import timezone
+
+from halls.errors import Conflict, InvalidInput
+from jackpots import engine
+from jackpots.models import Pool
+from jackpots.poker import Card
+from jackpots.rulepacks import RulePack
+from jackpots.services.awards import award_hand
+from jackpots.services.contributions import ContributionItem, contribute, contribute_many
+from jackpots.tables import rules
+from jackpots.tables.models import (
+    CasinoTable,
+    Hand,
+    HandState,
+    SeatBet,
+    SeatCards,
+    SeatPayout,
+    TableGame,
+    TableState,
+)
+from jackpots.tables.services.common import (
+    hold_pool,
+    lock_hand,
+    lock_table,
+    record,
+    require_open,
+    table_pack,
+)
+
+MAX_KEY = 80
+
+
+def _source(table: CasinoTable, hand: Hand, seat: int | None = None) -> str:
+    """The contribution's source label: the member ("table:<id>") and where in it the bet was made."""
+    detail = f"/hand:{hand.number}" + (f"/seat:{seat}" if seat is not None else "/total")
+    return f"table:{table.pk}{detail}"
+
+
+def _pool_of(table: CasinoTable) -> Pool:
+    if table.pool is None:
+        raise Conflict(f"{table} plays for no pool: join it to one first.", code="no_pool")
+    return table.pool
+
+
+# --- open -----------------------------------------------------------------------------------------------
+
+
+def open_hand(*, table: CasinoTable, actor: User, idempotency_key: str | None = None) -> Hand:
+    """Start the table's next hand. A retry with the same key answers with the hand it opened."""
+    key = (idempotency_key or "").strip() or None
+    if key is not None and len(key) > MAX_KEY:
+        raise InvalidInput(
+            f"An idempotency key has at most {MAX_KEY} characters.", code="bad_idempotency_key"
+        )
+    with transaction.atomic():
+        table = lock_table(table.pk)
+        if key is not None:
+            previous = Hand.objects.filter(table=table, idempotency_key=key).first()
+            if previous is not None:
+                previous.table = table
+                return previous
+        if table.state != TableState.OPEN:
+            raise Conflict(f"{table} is closed for now: it takes no hands.", code="table_closed")
+        pool = _pool_of(table)
+        if not pool.active:
+            raise Conflict(f"Pool {pool.code} is closed.", code="pool_inactive")
+        current = Hand.objects.filter(table=table, state=HandState.OPEN).first()
+        if current is not None:
+            raise Conflict(
+                f"Hand {current.number} is still open at {table}: settle or void it first.",
+                code="hand_open",
+                hand=current.pk,
+            )
+        hold_pool(pool.pk)
+        number = (Hand.objects.filter(table=table).aggregate(n=Max("number"))["n"] or 0) + 1
+        hand = Hand.objects.create(
+            table=table,
+            number=number,
+            opened_by=actor,
+            opened_at=timezone.now(),
+            idempotency_key=key,
+        )
+        record(table, actor, "hand.opened", hand, {"hand": hand.pk, "number": number, "pool": pool.pk})
+    return hand
+
+
+def open_hand_guard(pool: Pool) -> str | None:
+    """The engine's open-play guard: the pool is in play while a member table has a hand open."""
+    hand = (
+        Hand.objects.filter(state=HandState.OPEN, table__pool=pool)
+        .select_related("table")
+        .order_by("pk")
+        .first()
+    )
+    return f"hand {hand.number} is open at {hand.table}" if hand else None
+
+
+# --- bets -----------------------------------------------------------------------------------------------
+
+
+def _same_bet(existing: SeatBet, bet: rules.SeatBetInput) -> bool:
+    return (existing.initial_bet, existing.pool_bet) == (bet.initial_bet, bet.pool_bet)
+
+
+def register_bets(
+    *,
+    hand: Hand,
+    actor: User,
+    bets: Sequence[rules.SeatBetInput] = (),
+    total: Decimal | None = None,
+) -> Hand:
+    """Register seats' pool bets (each contributes), and/or a b.1 hand total (which contributes once).
+
+    All or nothing: one refused seat refuses the call. A seat registered before with the same amounts is
+    a retry (no-op); with other amounts it is refused (409 bet_already_registered).
+    """
+    if not bets and total is None:
+        raise InvalidInput("Give the seats' bets or the hand's total.", code="no_bets")
+    seats = [b.seat for b in bets]
+    if len(set(seats)) != len(seats):
+        raise InvalidInput("A seat appears twice in the request.", code="duplicate_seat")
+    with transaction.atomic():
+        hand = lock_hand(hand.pk)
+        table = hand.table
+        require_open(hand, "take bets")
+        pool = _pool_of(table)
+        pack = table_pack(table, pool)
+        manual = rules.is_manual_total(pack)
+        if total is not None and not manual:
+            raise InvalidInput(
+                f"{pack.code} registers each seat's pool bet; a hand total is only for manual entry (b.1).",
+                code="not_manual_entry",
+            )
+        existing = {b.seat: b for b in hand.bets.all()}
+        new: list[rules.SeatBetInput] = []
+        for bet in bets:
+            rules.check_seat(bet.seat, table.seats)
+            rules.check_bet(
+                pack, table_minimum=table.table_minimum, stipulated_bet=pool.carousel_bet, bet=bet
+            )
+            if bet.seat in existing:
+                if not _same_bet(existing[bet.seat], bet):
+                    raise Conflict(
+                        f"Seat {bet.seat} already has its bets in hand {hand.number}.",
+                        code="bet_already_registered",
+                        seat=bet.seat,
+                    )
+                continue
+            new.append(bet)
+        if new and hand.cards.exists():
+            raise Conflict(
+                f"Cards are dealt in hand {hand.number}: pool bets are taken before the deal.",
+                code="bets_closed",
+            )
+        if manual and hand.manual_total is not None and new:
+            raise Conflict(
+                f"Hand {hand.number}'s total is entered: no more seat bets.", code="manual_total_registered"
+            )
+        manual_total: Decimal | None = None
+        if total is not None:
+            if hand.manual_total is not None and hand.manual_total != total:
+                raise Conflict(
+                    f"Hand {hand.number}'s total {hand.manual_total} is already entered.",
+                    code="manual_total_registered",
+                )
+            registered = sum((b.pool_bet for b in existing.values()), Decimal(0))
+            seat_total = registered + sum((b.pool_bet for b in new), Decimal(0)) or None
+            manual_total = rules.check_manual_total(total, seat_total, pool.carousel_bet)
+            if hand.manual_total is not None:
+                manual_total = None  # a retry
+        if not new and manual_total is None:
+            return hand  # a retry of registered bets: nothing written
+
+        hold_pool(pool.pk)
+        at = timezone.now()
+        rows = [
+            SeatBet(
+                hand=hand,
+                seat=b.seat,
+                initial_bet=b.initial_bet,
+                pool_bet=b.pool_bet,
+                contribution_key="" if manual else rules.seat_contribution_key(table.pk, hand.pk, b.seat),
+                registered_by=actor,
+                registered_at=at,
+            )
+            for b in new
+        ]
+        if rows and not manual:
+            contribute_many(
+                pool=pool,
+                items=[
+                    ContributionItem(
+                        source=_source(table, hand, row.seat),
+                        bet=row.pool_bet,
+                        idempotency_key=row.contribution_key,
+                    )
+                    for row in rows
+                ],
+                actor=actor,
+            )
+        SeatBet.objects.bulk_create(rows)
+        data: dict[str, Any] = {"hand": hand.pk, "number": hand.number}
+        if rows:
+            data["bets"] = [
+                {
+                    "seat": r.seat,
+                    "initial_bet": r.initial_bet,
+                    "pool_bet": r.pool_bet,
+                    "contributed": not manual,
+                }
+                for r in rows
+            ]
+        if manual_total is not None:
+            contribute(
+                pool=pool,
+                source=_source(table, hand),
+                bet=manual_total,
+                idempotency_key=rules.hand_total_key(table.pk, hand.pk),
+                actor=actor,
+            )
+            hand.manual_total = manual_total
+            hand.manual_total_by = actor
+            hand.save(update_fields=["manual_total", "manual_total_by"])
+            data["manual_total"] = manual_total
+        record(table, actor, "hand.bets_registered", hand, data)
+    return hand
+
+
+# --- cards ----------------------------------------------------------------------------------------------
+
+
+def _cards_of(table: CasinoTable, text: str, what: str) -> tuple[Card, ...]:
+    return rules.read_cards(text, what=what, allow_duplicates=table.game == TableGame.BLACKJACK)
+
+
+def register_cards(
+    *,
+    hand: Hand,
+    actor: User,
+    seats: Sequence[rules.SeatCardsInput] = (),
+    community: str | Sequence[str] | None = None,
+) -> Hand:
+    """Register seats' final cards (and a tripóquer table's community cards), ranked by the pack.
+
+    Only seats with a pool bet register cards (the pool pays on the player's cards alone). All or
+    nothing; a seat registered before with the same cards is a retry, with other cards a Conflict.
+    """
+    if not seats and not community:
+        raise InvalidInput("Give the seats' cards or the community cards.", code="no_cards")
+    numbers = [s.seat for s in seats]
+    if len(set(numbers)) != len(numbers):
+        raise InvalidInput("A seat appears twice in the request.", code="duplicate_seat")
+    with transaction.atomic():
+        hand = lock_hand(hand.pk)
+        table = hand.table
+        require_open(hand, "take cards")
+        pack = table_pack(table)
+        wants_community = rules.community_cards_for(pack, table.game)
+        if community and not wants_community:
+            raise InvalidInput(f"{table} shows no community cards.", code="no_community_cards")
+        shared = rules.read_community(pack, table.game, community)
+        if hand.community_cards and shared and rules.cards_text(shared) != hand.community_cards:
+            raise Conflict(
+                f"Hand {hand.number}'s community cards are {hand.community_cards} already.",
+                code="cards_already_registered",
+            )
+        bets = {b.seat: b for b in hand.bets.all()}
+        known = {c.seat: c for c in hand.cards.all()}
+        read: dict[int, rules.ReadHand] = {}
+        for entry in seats:
+            rules.check_seat(entry.seat, table.seats)
+            seat_hand = rules.read_seat(pack, table.game, entry)
+            if entry.seat not in bets:
+                raise Conflict(
+                    f"Seat {entry.seat} has no pool bet in hand {hand.number}: its cards win nothing.",
+                    code="no_pool_bet",
+                    seat=entry.seat,
+                )
+            previous = known.get(entry.seat)
+            if previous is not None:
+                same = (previous.cards, previous.discard, bets[entry.seat].extra_card) == (
+                    rules.cards_text(seat_hand.cards),
+                    seat_hand.discard,
+                    seat_hand.extra_card,
+                )
+                if not same:
+                    raise Conflict(
+                        f"Seat {entry.seat}'s cards are registered already in hand {hand.number}.",
+                        code="cards_already_registered",
+                        seat=entry.seat,
+                    )
+                continue
+            read[entry.seat] = seat_hand
+        community_cards = shared or (
+            rules.read_cards(hand.community_cards, what="Community cards", allow_duplicates=False)
+            if hand.community_cards
+            else ()
+        )
+        everyone = {seat: _cards_of(table, row.cards, f"Seat {seat}") for seat, row in known.items()}
+        everyone.update({seat: h.cards for seat, h in read.items()})
+        rules.check_one_deck(table.game, everyone, community_cards)
+        new_community = bool(shared) and not hand.community_cards
+        if not read and not new_community:
+            return hand  # a retry: nothing written
+
+        at = timezone.now()
+        rows = []
+        forfeited = []
+        for seat, seat_hand in sorted(read.items()):
+            rank = None
+            if not wants_community or community_cards:
+                rank = rules.rank_seat(pack, table.game, seat_hand.cards, community_cards)
+            rows.append(
+                SeatCards(
+                    hand=hand,
+                    seat=seat,
+                    cards=rules.cards_text(seat_hand.cards),
+                    discard=seat_hand.discard,
+                    category=rank.category.value if rank else "",
+                    rank=str(rank) if rank else "",
+                    registered_by=actor,
+                    registered_at=at,
+                )
+            )
+            if seat_hand.extra_card:
+                bet = bets[seat]
+                bet.extra_card = True
+                reason = rules.forfeits(pack, extra_card=True)
+                if reason and not bet.forfeited:
+                    bet.forfeited = True
+                    bet.forfeit_reason = reason
+                    forfeited.append(seat)
+                bet.save(update_fields=["extra_card", "forfeited", "forfeit_reason"])
+        SeatCards.objects.bulk_create(rows)
+        data: dict[str, Any] = {"hand": hand.pk, "number": hand.number}
+        if new_community:
+            hand.community_cards = rules.cards_text(shared)
+            hand.save(update_fields=["community_cards"])
+            data["community_cards"] = hand.community_cards
+            _rank_waiting(pack, table, hand, community_cards)
+        if rows:
+            data["cards"] = [
+                {"seat": r.seat, "cards": r.cards, "discard": r.discard, "rank": r.rank} for r in rows
+            ]
+        if forfeited:
+            data["forfeited"] = [{"seat": s, "reason": rules.EXTRA_CARD_FORFEIT} for s in forfeited]
+        record(table, actor, "hand.cards_registered", hand, data)
+    return hand
+
+
+def _rank_waiting(pack: RulePack, table: CasinoTable, hand: Hand, community: Sequence[Card]) -> None:
+    """Once the community cards are in, rank the seats registered before them."""
+    for row in SeatCards.objects.filter(hand=hand, category=""):
+        rank = rules.rank_seat(pack, table.game, _cards_of(table, row.cards, f"Seat {row.seat}"), community)
+        row.category = rank.category.value if rank else ""
+        row.rank = str(rank) if rank else ""
+        row.save(update_fields=["category", "rank"])
+
+
+# --- settle and void ------------------------------------------------------------------------------------
+
+
+def _winners(pack: RulePack, table: CasinoTable, hand: Hand) -> list[engine.Winner]:
+    """Every seat whose pool bet stands and whose cards are registered, ranked by the pack."""
+    bets = {b.seat: b for b in hand.bets.all()}
+    community = (
+        rules.read_cards(hand.community_cards, what="Community cards", allow_duplicates=False)
+        if hand.community_cards
+        else ()
+    )
+    if rules.community_cards_for(pack, table.game) and not community and hand.cards.exists():
+        raise Conflict(
+            f"Hand {hand.number} needs its {pack.community_cards} community cards before it settles.",
+            code="community_cards_missing",
+        )
+    winners = []
+    for row in hand.cards.order_by("seat"):
+        bet = bets[row.seat]
+        if bet.forfeited or not pack.pool_bet_stands(
+            made_initial_bet=bet.initial_bet > 0, bought_extra_card=bet.extra_card
+        ):
+            continue
+        rank = rules.rank_seat(pack, table.game, _cards_of(table, row.cards, f"Seat {row.seat}"), community)
+        if rank is not None:
+            winners.append(engine.Winner(row.seat, rank, row.discard))
+    return winners
+
+
+def settle_hand(*, hand: Hand, actor: User) -> Hand:
+    """Pay the hand's pool prizes through the engine (one award_hand call) and record them per seat."""
+    with transaction.atomic():
+        hand = lock_hand(hand.pk)
+        table = hand.table
+        require_open(hand, "settle it")
+        pool = _pool_of(table)
+        pack = table_pack(table, pool)
+        if rules.is_manual_total(pack) and hand.manual_total is None and hand.bets.exists():
+            raise Conflict(
+                f"Enter hand {hand.number}'s total jackpot bets (b.1) before settling it.",
+                code="manual_total_missing",
+            )
+        winners = _winners(pack, table, hand)
+        result = None
+        if winners:
+            result = award_hand(
+                pool=pool,
+                winners=winners,
+                idempotency_key=rules.hand_award_key(table.pk, hand.pk),
+                actor=actor,
+                context={
+                    "table": table.pk,
+                    "table_name": table.name,
+                    "table_number": table.number,
+                    "hand": hand.number,
+                    "source": f"table:{table.pk}",
+                },
+            )
+        payouts = [
+            SeatPayout(
+                hand=hand,
+                seat=int(line.seat),
+                order=line.order,
+                category=line.category,
+                discard=line.discard,
+                amount=line.amount,
+                from_meter=line.from_meter,
+                from_operator=line.from_operator,
+                basis=line.basis,
+                note=line.note[:200],
+                award_id=line.award_id,
+            )
+            for line in (result.lines if result else ())
+        ]
+        SeatPayout.objects.bulk_create(payouts)
+        hand.state = HandState.SETTLED
+        hand.settled_at = timezone.now()
+        hand.settled_by = actor
+        if result is not None and result.settlement_id is not None:
+            hand.settlement_id = result.settlement_id
+            hand.meter_before = result.meter_before
+            hand.meter_after_payouts = result.meter_after_payouts
+            hand.meter_after = result.meter_after
+        hand.save(
+            update_fields=[
+                "state",
+                "settled_at",
+                "settled_by",
+                "settlement",
+                "meter_before",
+                "meter_after_payouts",
+                "meter_after",
+            ]
+        )
+        record(
+            table,
+            actor,
+            "hand.settled",
+            hand,
+            {
+                "hand": hand.pk,
+                "number": hand.number,
+                "settlement": result.settlement_id if result else None,
+                "meter_before": result.meter_before if result else None,
+                "meter_after_payouts": result.meter_after_payouts if result else None,
+                "meter_after": result.meter_after if result else None,
+                "payouts": [
+                    {"seat": p.seat, "category": p.category, "discard": p.discard, "amount": p.amount}
+                    for p in payouts
+                ],
+                "total_paid": sum((p.amount for p in payouts), Decimal(0)),
+            },
+        )
+    return hand
+
+
+def void_hand(*, hand: Hand, actor: User, reason: str) -> Hand:
+    reason = (reason or "").strip()
+    if not reason:
+        raise InvalidInput("Voiding a hand needs a reason.", code="reason_required")
+    with transaction.atomic():
+        hand = lock_hand(hand.pk)
+        require_open(hand, "void it")
+        hand.state = HandState.VOID
+        hand.void_reason = reason
+        hand.settled_at = timezone.now()
+        hand.settled_by = actor
+        hand.save(update_fields=["state", "void_reason", "settled_at", "settled_by"])
+        contributed = hand.bets.exclude(contribution_key="").aggregate(total=Sum("pool_bet"))["total"]
+        record(
+            hand.table,
+            actor,
+            "hand.voided",
+            hand,
+            {
+                "hand": hand.pk,
+                "number": hand.number,
+                "reason": reason,
+                # Pool bets already in the pool's ledger; refunding them is an authorised meter correction.
+                "contributed": (contributed or Decimal(0)) + (hand.manual_total or Decimal(0)),
+            },
+        )
+    return hand

@@ -1,0 +1,188 @@
+"""Casino tables and their pool: create a table, join it to a pool (a carrusel of all or some tables),
+leave the pool, close it for a while (spec §6.12, §6.15)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from halls.errors import Conflict, InvalidInput
+from halls.models import Venue
+from jackpots.models import Pool, SourceType
+from jackpots.rulepacks import PACKS
+from jackpots.services import pools as pool_services
+from jackpots.services.common import pool_pack
+from jackpots.tables import rules
+from jackpots.tables.models import CasinoTable, Hand, HandState, TableGame, TableState
+from jackpots.tables.services.common import Actor, hold_pool, lock_table, record
+
+
+def describe_table(table: CasinoTable) -> dict[str, object]:
+    return {
+        "number": table.number,
+        "name": table.name,
+        "game": table.game,
+        "table_minimum": table.table_minimum,
+        "seats": table.seats,
+        "layout": table.layout,
+        "rule_pack": table.rule_pack,
+        "state": table.state,
+        "pool": table.pool_id,
+    }
+
+
+def create_table(
+    *,
+    venue: Venue,
+    number: int,
+    name: str,
+    game: str,
+    table_minimum: Decimal,
+    rule_pack: str,
+    actor: Actor,
+    seats: int | None = None,
+    layout: str = "",
+) -> CasinoTable:
+    """A poker or blackjack table of the venue; its pool bets follow `rule_pack` (a jurisdiction variant)."""
+    if game not in TableGame.values:
+        raise InvalidInput(
+            f"Unknown game {game!r}; games: {', '.join(TableGame.values)}.", code="unknown_game"
+        )
+    if rule_pack not in PACKS:
+        raise InvalidInput(f"No rule pack {rule_pack!r}.", code="unknown_rule_pack")
+    pack = PACKS[rule_pack]
+    rules.check_pack_for_game(pack, game)
+    if pack.jurisdiction != venue.jurisdiction:
+        raise InvalidInput(
+            f"{rule_pack} is a {pack.jurisdiction} pack; {venue} is under {venue.jurisdiction}.",
+            code="rule_pack_jurisdiction",
+        )
+    if not name.strip():
+        raise InvalidInput("A table needs a name.", code="bad_table_name")
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise InvalidInput(f"Table number {number!r} must be 1 or more.", code="bad_table_number")
+    seat_count = rules.DEFAULT_SEATS[game] if seats is None else seats
+    if (
+        isinstance(seat_count, bool)
+        or not isinstance(seat_count, int)
+        or not 1 <= seat_count <= rules.MAX_SEATS
+    ):
+        raise InvalidInput(f"A table has 1 to {rules.MAX_SEATS} seats, not {seats!r}.", code="bad_seats")
+    if (
+        not isinstance(table_minimum, Decimal)
+        or not table_minimum.is_finite()
+        or table_minimum <= 0
+        or table_minimum != table_minimum.quantize(rules.CENT)
+    ):
+        raise InvalidInput(
+            f"The table minimum {table_minimum} must be positive, in cents.", code="bad_amount"
+        )
+    try:
+        with transaction.atomic():
+            table = CasinoTable.objects.create(
+                venue=venue,
+                number=number,
+                name=name.strip(),
+                game=game,
+                table_minimum=table_minimum,
+                seats=seat_count,
+                layout=layout.strip(),
+                rule_pack=rule_pack,
+                created_at=timezone.now(),
+            )
+            record(table, actor, "table.created", table, describe_table(table))
+    except IntegrityError as exc:
+        raise Conflict(f"{venue} already has a table number {number}.", code="table_number_taken") from exc
+    return table
+
+
+def _open_hand(table: CasinoTable) -> Hand | None:
+    return Hand.objects.filter(table=table, state=HandState.OPEN).first()
+
+
+def join_pool(*, table: CasinoTable, pool: Pool, actor: Actor) -> CasinoTable:
+    """Make the table a member of the pool (source "table:<id>"): its pool bets contribute there.
+
+    The pool must follow the table's rule pack (so a carrusel links tables of the games the pack
+    allows: one game, or AN10's interconnection of poker modalities), have its paytable (OP-30), and its
+    stipulated bet must be allowed at this table (½ the table minimum where the pack caps it).
+    """
+    with transaction.atomic():
+        table = lock_table(table.pk)
+        if table.pool_id is not None:
+            raise Conflict(f"{table} already plays for pool {table.pool}.", code="already_in_pool")
+        pool = Pool.objects.select_related("network").get(pk=pool.pk)
+        if pool.rule_pack != table.rule_pack:
+            raise InvalidInput(
+                f"Pool {pool.code} follows {pool.rule_pack or 'no rule pack'}, the table {table.rule_pack}.",
+                code="pool_pack_mismatch",
+            )
+        if not pool.active:
+            raise Conflict(f"Pool {pool.code} is closed.", code="pool_inactive")
+        pack = pool_pack(pool)
+        assert pack is not None  # the pool has the table's rule pack
+        if pack.paytable.from_authorisation:
+            raise Conflict(
+                f"Pool {pool.code} ({pack.code}) has no authorised paytable yet (OP-30).",
+                code="paytable_awaiting_authorisation",
+            )
+        if pool.carousel_bet is not None:
+            cap = pack.max_pool_bet(table.table_minimum)
+            if cap is not None and pool.carousel_bet > cap:
+                raise InvalidInput(
+                    f"Pool {pool.code}'s bet {pool.carousel_bet} is above {cap}, half of {table}'s "
+                    f"minimum {table.table_minimum}.",
+                    code="pool_bet_over_limit",
+                    limit=str(cap),
+                )
+        pool_services.add_member(
+            pool=pool, source_type=SourceType.TABLE, source_id=str(table.pk), venue=table.venue, actor=actor
+        )
+        table.pool = pool
+        table.save(update_fields=["pool"])
+        record(table, actor, "table.joined_pool", table, {"pool": pool.pk, "pool_code": pool.code})
+    return table
+
+
+def leave_pool(*, table: CasinoTable, actor: Actor) -> CasinoTable:
+    """The table stops contributing (e.g. after its last announced hand, spec §6.15); the pool stays."""
+    with transaction.atomic():
+        table = lock_table(table.pk)
+        if table.pool is None:
+            raise Conflict(f"{table} plays for no pool.", code="no_pool")
+        open_hand = _open_hand(table)
+        if open_hand is not None:
+            raise Conflict(
+                f"Hand {open_hand.number} is open at {table}: settle or void it first.", code="hand_open"
+            )
+        pool = table.pool
+        hold_pool(pool.pk)
+        pool_services.remove_member(
+            pool=pool, source_type=SourceType.TABLE, source_id=str(table.pk), actor=actor
+        )
+        table.pool = None
+        table.save(update_fields=["pool"])
+        record(table, actor, "table.left_pool", table, {"pool": pool.pk, "pool_code": pool.code})
+    return table
+
+
+def set_table_state(*, table: CasinoTable, state: str, actor: Actor) -> CasinoTable:
+    """Open the table, or close it for a while: it stays a pool member but takes no hands (spec §6.15)."""
+    if state not in TableState.values:
+        raise InvalidInput(f"Unknown table state {state!r}.", code="bad_state")
+    with transaction.atomic():
+        table = lock_table(table.pk)
+        if table.state == state:
+            return table
+        open_hand = _open_hand(table)
+        if open_hand is not None:
+            raise Conflict(
+                f"Hand {open_hand.number} is open at {table}: settle or void it first.", code="hand_open"
+            )
+        old = table.state
+        table.state = state
+        table.save(update_fields=["state"])
+        record(table, actor, "table.state_changed", table, {"old": old, "new": state})
+    return table

@@ -1,0 +1,41 @@
+"""Celery doors of the pool engine: thin periodic tasks (beat) that call one service per pool.
+
+- fold_pools (every HALL_POOL_FOLD_SECONDS, default 1 s): folds every pool with unfolded contributions,
+  which also detects must-hit-by (mystery) hits; one task per tick, never one per contribution.
+- seal_pools (every HALL_POOL_SEAL_SECONDS, default 60 s): appends a hash-chained seal per pool.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+from jackpots.models import Pool
+from jackpots.services import folding, seals
+
+log = logging.getLogger("hall.jackpots")
+
+
+@shared_task(ignore_result=True)
+def fold_pools() -> int:
+    """Fold the pools that have unfolded contributions; returns the number of rows folded."""
+    folded = 0
+    for pool_id in folding.pools_to_fold():
+        try:
+            folded += folding.fold(pool_id).folded
+        except Exception:  # one pool's failure must not stop the others; the next tick retries
+            log.exception("could not fold pool %s", pool_id)
+    return folded
+
+
+@shared_task(ignore_result=True)
+def seal_pools() -> int:
+    """Seal every pool's ledger rows appended since its last seal; returns the number of seals made."""
+    made = 0
+    for pool in Pool.objects.order_by("pk"):
+        try:
+            made += seals.seal(pool) is not None
+        except Exception:
+            log.exception("could not seal pool %s", pool.pk)
+    return made

@@ -1,0 +1,256 @@
+"""Contributions (the hot path) and folding: exact splits, idempotency, refusals, ceilings and overflows."""
+
+# The shared fixtures are imported by name (tests/jackpots/pool_fixtures.py): pytest injects them as
+# arguments, which ruff reads as redefinitions.
+# ruff: noqa: F811
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import User
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from halls.errors import Conflict, InvalidInput, NotFound
+from halls.models import Venue
+from jackpots import engine
+from jackpots.models import Contribution, LedgerMove, MoveKind, Pool
+from jackpots.services import contributions, folding, pools, reports
+from jackpots.services.contributions import ContributionItem
+from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
+    an10_venue,
+    carousel,
+    carrusel_level,
+    key,
+    level_of,
+    make_pool,
+    nothing_written,
+    pool_operator,
+)
+
+
+def give(
+    pool: Pool | int, bet: str = "1.00", source: str = "table:1/seat:2", k: str | None = None
+) -> contributions.ContributionReceipt:
+    return contributions.contribute(
+        pool=pool, source=source, bet=Decimal(bet), idempotency_key=k or key(), actor="table-1"
+    )
+
+
+def test_a_contribution_is_one_row_per_level_with_the_engine_split(
+    an10_venue: Venue, pool_operator: User
+) -> None:
+    pool = make_pool(
+        an10_venue,
+        pool_operator,
+        levels=[
+            carrusel_level("5000", "0.123457", "0.011111", name="Grand"),
+            carrusel_level("5000", "0.3", "0", name="Minor"),
+        ],
+    )
+    receipt = give(pool, "1.37", k="hand-7-seat-2")
+    assert not receipt.replayed and receipt.bet == Decimal("1.37")
+    rows = list(Contribution.objects.filter(pool=pool).order_by("level__position"))
+    assert len(rows) == 2
+    for row, rates in zip(rows, [("0.123457", "0.011111"), ("0.3", "0")], strict=True):
+        split = engine.split_contribution(Decimal("1.37"), Decimal(rates[0]), Decimal(rates[1]))
+        assert (row.to_meter, row.to_reserve, row.house) == split
+        assert (row.source, row.bet, row.idempotency_key, row.actor) == (
+            "table:1/seat:2",
+            Decimal("1.37"),
+            "hand-7-seat-2",
+            "table-1",
+        )
+    assert [(line.to_meter, line.to_reserve, line.house) for line in receipt.lines] == [
+        (r.to_meter, r.to_reserve, r.house) for r in rows
+    ]
+    # The level rows are untouched until a fold: the hot path only appends.
+    assert level_of(pool).amount == Decimal("5000")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    bet=st.decimals(min_value=Decimal("0.01"), max_value=Decimal("99999.99"), places=2),
+    rate=st.decimals(min_value=Decimal("0"), max_value=Decimal("1"), places=6),
+    reserve=st.decimals(min_value=Decimal("0"), max_value=Decimal("1"), places=6),
+)
+def test_the_sql_split_equals_the_engine_split(
+    carousel: Pool, bet: Decimal, rate: Decimal, reserve: Decimal
+) -> None:
+    if rate + reserve > 1:
+        reserve = 1 - rate
+    level = level_of(carousel)
+    level.contribution_rate, level.reserve_rate = rate, reserve
+    level.save(update_fields=["contribution_rate", "reserve_rate"])
+    receipt = give(carousel, str(bet))
+    assert (receipt.lines[0].to_meter, receipt.lines[0].to_reserve, receipt.lines[0].house) == (
+        engine.split_contribution(bet, rate, reserve)
+    )
+
+
+def test_a_repeated_key_is_a_no_op_that_answers_as_the_first(carousel: Pool) -> None:
+    first = give(carousel, "2.00", k="dup")
+    with nothing_written():
+        again = give(carousel, "2.00", k="dup")
+    assert again.replayed and again.lines == first.lines and again.created_at == first.created_at
+    with nothing_written(), pytest.raises(Conflict) as other:
+        give(carousel, "3.00", k="dup")
+    assert other.value.code == "idempotency_key_reused"
+
+
+@pytest.mark.parametrize(
+    ("bet", "code"),
+    [
+        ("0", "bad_bet"),
+        ("-1.00", "bad_bet"),
+        ("1.001", "bad_bet"),
+        ("NaN", "bad_bet"),
+        ("Infinity", "bad_bet"),
+    ],
+)
+def test_bad_bets_are_refused_and_nothing_is_written(carousel: Pool, bet: str, code: str) -> None:
+    with nothing_written(), pytest.raises(InvalidInput) as refused:
+        give(carousel, bet)
+    assert refused.value.code == code
+
+
+@pytest.mark.parametrize("bet", [1.5, True, None, "abc", [1]])
+def test_bets_must_be_exact(carousel: Pool, bet: object) -> None:
+    with nothing_written(), pytest.raises(InvalidInput) as refused:
+        contributions.contribute(pool=carousel, source="table:1", bet=bet, idempotency_key="k", actor="x")  # type: ignore[arg-type]
+    assert refused.value.code == "bad_bet"
+
+
+def test_refusals_for_pool_source_and_key(carousel: Pool) -> None:
+    with nothing_written():
+        with pytest.raises(NotFound) as unknown:
+            give(carousel.pk + 1000)
+        assert unknown.value.code == "unknown_pool"
+        with pytest.raises(InvalidInput) as stranger:
+            give(carousel, source="table:99/seat:1")
+        assert stranger.value.code == "source_not_member"
+        for bad in ("", "table", "table:", ":1", "x" * 121):
+            with pytest.raises(InvalidInput) as malformed:
+                give(carousel, source=bad)
+            assert malformed.value.code == "bad_source"
+        for bad_key in ("", " ", "k" * 101):
+            with pytest.raises(InvalidInput) as no_key:
+                give(carousel, k=bad_key or " ")
+            assert no_key.value.code == "idempotency_key_required"
+    pools.remove_member(pool=carousel, source_type="table", source_id="2", actor="op")
+    with pytest.raises(InvalidInput) as removed:
+        give(carousel, source="table:2")
+    assert removed.value.code == "source_not_member"
+    Pool.objects.filter(pk=carousel.pk).update(active=False)
+    with pytest.raises(Conflict) as closed:
+        give(carousel)
+    assert closed.value.code == "pool_inactive"
+
+
+def test_contribute_many_is_all_or_nothing_and_idempotent(carousel: Pool) -> None:
+    give(carousel, "1.00", k="b-1")
+    items = [
+        ContributionItem("table:1/seat:1", Decimal("1.00"), "b-1"),  # a replay
+        ContributionItem("table:1/seat:2", Decimal("2.00"), "b-2"),
+        ContributionItem("table:2/seat:1", Decimal("0.50"), "b-3"),
+        ContributionItem("table:2/seat:1", Decimal("0.50"), "b-3"),  # the same item twice
+    ]
+    with pytest.raises(Conflict):
+        contributions.contribute_many(pool=carousel, items=items, actor="gw")
+    items[0] = ContributionItem("table:1/seat:2", Decimal("1.00"), "b-1")
+    receipts = contributions.contribute_many(pool=carousel, items=items, actor="gw")
+    assert [r.replayed for r in receipts] == [True, False, False, False]
+    assert receipts[2] == receipts[3]
+    assert Contribution.objects.filter(pool=carousel).count() == 3
+    with nothing_written():
+        again = contributions.contribute_many(pool=carousel, items=items, actor="gw")
+    assert all(r.replayed for r in again)
+    bad = [
+        ContributionItem("table:1", Decimal("1.00"), "b-4"),
+        ContributionItem("table:9", Decimal("1.00"), "b-5"),
+    ]
+    with nothing_written(), pytest.raises(InvalidInput) as refused:
+        contributions.contribute_many(pool=carousel, items=bad, actor="gw")
+    assert refused.value.code == "source_not_member"
+    with nothing_written(), pytest.raises(InvalidInput):
+        contributions.contribute_many(
+            pool=carousel,
+            items=[
+                ContributionItem("table:1", Decimal("1.00"), "b-6"),
+                ContributionItem("table:1", Decimal("2.00"), "b-6"),
+            ],
+            actor="gw",
+        )
+    assert contributions.contribute_many(pool=carousel, items=[], actor="gw") == []
+
+
+def test_fold_brings_the_exact_sum_into_the_level(carousel: Pool) -> None:
+    bets = ["1.00", "0.37", "2.51", "0.01", "9.99"]
+    shares = [give(carousel, b).to_meter for b in bets]
+    result = folding.fold(carousel)
+    level = level_of(carousel)
+    assert result.folded == len(bets)
+    assert level.amount == Decimal("5000") + sum(shares, Decimal(0))
+    assert level.reserve == sum(
+        (engine.split_contribution(Decimal(b), Decimal("0.7"), Decimal("0.1")).to_reserve for b in bets),
+        Decimal(0),
+    )
+    assert level.folded_through == Contribution.objects.filter(pool=carousel).latest("id").pk
+    assert folding.fold(carousel).folded == 0
+    assert reports.balance(carousel).holds
+
+
+def test_the_ceiling_overflows_to_the_reserve(an10_venue: Venue, pool_operator: User) -> None:
+    pool = make_pool(an10_venue, pool_operator, levels=[carrusel_level(ceiling=Decimal("5001"))])
+    for _ in range(3):
+        give(pool, "1.00")  # 0.70 each to the meter: 2.10 offered, 1.00 fits
+    folding.fold(pool)
+    level = level_of(pool)
+    assert level.amount == Decimal("5001")
+    assert level.overflow_total == Decimal("1.10")
+    assert level.reserve == Decimal("0.30") + Decimal("1.10")
+    assert LedgerMove.objects.get(level=level, kind=MoveKind.OVERFLOW_TO_RESERVE).amount == Decimal("1.10")
+    assert reports.balance(pool).holds
+
+
+def test_the_ceiling_overflows_to_the_next_level(an10_venue: Venue, pool_operator: User) -> None:
+    pool = make_pool(
+        an10_venue,
+        pool_operator,
+        levels=[
+            carrusel_level(ceiling=Decimal("5000.50"), overflow_to="next_level", name="Major"),
+            carrusel_level("5000", "0.1", "0", name="Minor"),
+        ],
+    )
+    give(pool, "1.00")
+    give(pool, "1.00")
+    folding.fold(pool)
+    major, minor = level_of(pool, 0), level_of(pool, 1)
+    assert major.amount == Decimal("5000.50")
+    assert minor.amount == Decimal("5000") + Decimal("0.2") + Decimal("0.90")
+    assert LedgerMove.objects.get(level=major, kind=MoveKind.OVERFLOW_TO_NEXT).amount == Decimal("0.90")
+    assert LedgerMove.objects.get(level=minor, kind=MoveKind.OVERFLOW_IN).amount == Decimal("0.90")
+    assert reports.balance(pool).holds
+
+
+def test_a_fixed_jackpot_does_not_grow(db: None) -> None:
+    from tests.jackpots.pool_fixtures import venue_of
+
+    venue = venue_of("EU", "EU-F-1")
+    pool = make_pool(venue, "op", pack="EU_PCD_JACKPOT_FIXED", levels=[carrusel_level("2000", "0.5", "0")])
+    give(pool, "1.00")
+    folding.fold(pool)
+    level = level_of(pool)
+    assert (level.amount, level.reserve) == (Decimal("2000"), Decimal("0.50"))
+    assert reports.balance(pool).holds
+
+
+def test_pools_to_fold_lists_only_pools_with_new_rows(carousel: Pool, an10_venue: Venue) -> None:
+    other = make_pool(an10_venue, "op", code="CARR-2")
+    assert folding.pools_to_fold() == []
+    give(other)
+    assert folding.pools_to_fold() == [other.pk]
+    folding.fold(other)
+    assert folding.pools_to_fold() == []
