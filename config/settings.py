@@ -196,6 +196,9 @@ CELERY_BEAT_SCHEDULE = {
 # --- The hall -------------------------------------------------------------------------------------------
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
+# Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
+# without protocol-level prepared statements (PgBouncer < 1.21 or max_prepared_statements = 0).
+HALL_POOL_PREPARED_STATEMENTS = env.bool("HALL_POOL_PREPARED_STATEMENTS", default=True)
 # Secret that signs card security codes; production sets its own.
 HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
 
