@@ -289,6 +289,23 @@ RANGE_ERRORS = (
 )
 
 
+def _range_operation(request: Request, game_id: int, service: Callable[..., SaleOperation]) -> Response:
+    """Sell or return a range: the same input, checks and answer, a different service."""
+    game = _game(request, game_id, Role.CASHIER)
+    data = valid(RangeSerializer, request.data)
+    card_series = _series_of_game(request, game, data["series"], Role.CASHIER)
+    started = timezone.now()
+    operation = service(
+        game=game,
+        series=card_series,
+        first=data["first"],
+        last=data["last"],
+        actor=actor(request),
+        idempotency_key=data.get("idempotency_key") or None,
+    )
+    return Response(SaleOperationSerializer(operation).data, status=_created(operation.created_at, started))
+
+
 class SalesView(HallAPIView):
     @extend_schema(
         operation_id="games_sales_list",
@@ -317,21 +334,7 @@ class SalesView(HallAPIView):
         tags=["sales"],
     )
     def post(self, request: Request, game_id: int) -> Response:
-        game = _game(request, game_id, Role.CASHIER)
-        data = valid(RangeSerializer, request.data)
-        card_series = _series_of_game(request, game, data["series"], Role.CASHIER)
-        started = timezone.now()
-        operation = sales.sell_range(
-            game=game,
-            series=card_series,
-            first=data["first"],
-            last=data["last"],
-            actor=actor(request),
-            idempotency_key=data.get("idempotency_key") or None,
-        )
-        return Response(
-            SaleOperationSerializer(operation).data, status=_created(operation.created_at, started)
-        )
+        return _range_operation(request, game_id, sales.sell_range)
 
 
 class ReturnsView(HallAPIView):
@@ -349,21 +352,7 @@ class ReturnsView(HallAPIView):
         tags=["sales"],
     )
     def post(self, request: Request, game_id: int) -> Response:
-        game = _game(request, game_id, Role.CASHIER)
-        data = valid(RangeSerializer, request.data)
-        card_series = _series_of_game(request, game, data["series"], Role.CASHIER)
-        started = timezone.now()
-        operation = sales.return_range(
-            game=game,
-            series=card_series,
-            first=data["first"],
-            last=data["last"],
-            actor=actor(request),
-            idempotency_key=data.get("idempotency_key") or None,
-        )
-        return Response(
-            SaleOperationSerializer(operation).data, status=_created(operation.created_at, started)
-        )
+        return _range_operation(request, game_id, sales.return_range)
 
 
 # --- Draw and claims ------------------------------------------------------------------------------------
