@@ -184,6 +184,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "jackpots.tasks.seal_pools",
         "schedule": env.float("HALL_POOL_SEAL_SECONDS", default=60.0),
     },
+    # The demo's self-playing casino tables (a no-op unless HALL_DEMO_TABLE_AUTOPLAY, see below).
+    "demo-table-autoplay": {
+        "task": "jackpots.tables.tasks.autoplay_tables",
+        "schedule": env.float("HALL_TABLE_AUTOPLAY_SECONDS", default=2.0),
+        "options": {"expires": 2.0},
+    },
     # Pool meters on the screens: at most 4 a second per pool, only when changed (jackpots.screens).
     # A tick not started within a second is dropped: the next one publishes the same meters.
     "publish-pool-meters": {
@@ -199,6 +205,8 @@ HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", defau
 # Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
 # without protocol-level prepared statements (PgBouncer < 1.21 or max_prepared_statements = 0).
 HALL_POOL_PREPARED_STATEMENTS = env.bool("HALL_POOL_PREPARED_STATEMENTS", default=True)
+# The demo's casino tables play hands by themselves (jackpots.tables.tasks); `manage.py demo` turns it on.
+HALL_DEMO_TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)
 # Secret that signs card security codes; production sets its own.
 HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
 

@@ -15,7 +15,7 @@ from halls.errors import InvalidInput
 from halls.services import audit
 from jackpots import engine
 from jackpots.models import Pool, PoolLevel
-from jackpots.poker import HandCategory, SevensCombination
+from jackpots.poker import SEVENS, HandCategory, SevensCombination
 from jackpots.rulepacks import (
     FixedAmount,
     JackpotKind,
@@ -125,13 +125,35 @@ def paytable_from_rows(rows: list[dict[str, Any]]) -> Paytable:
         raise InvalidInput(f"The authorised paytable is not valid: {exc}.", code="bad_paytable") from None
 
 
+def with_authorised_paytable(pack: RulePack, rows: list[dict[str, Any]]) -> RulePack:
+    """``pack`` with the authorised rows. A pack whose combinations the authorisation defines (ML and CT
+    blackjack, OP-30) takes the sevens ordering when the rows are sevens combinations; anything else is
+    refused, since the engine could not rank the hands."""
+    paytable = paytable_from_rows(rows)
+    ordering = pack.ordering
+    if ordering is None:
+        categories = {row.category for row in paytable.rows}
+        if not categories or not all(isinstance(c, SevensCombination) for c in categories):
+            raise InvalidInput(
+                f"{pack.code} has no hand ranking of its own: its authorised paytable must use the sevens "
+                f"combinations ({', '.join(c.value for c in SevensCombination)}).",
+                code="bad_paytable",
+            )
+        ordering = SEVENS
+    try:
+        return pack.with_authorised_paytable(paytable, ordering)
+    except ValueError as exc:
+        message = f"The authorised paytable is not valid for {pack.code}: {exc}."
+        raise InvalidInput(message, code="bad_paytable") from None
+
+
 def pool_pack(pool: Pool) -> RulePack | None:
     """The pool's rule pack (None for pools paid only by award_level), with the authorised paytable."""
     if not pool.rule_pack:
         return None
     pack = get_pack(pool.rule_pack)
     if pool.authorised_paytable:
-        pack = pack.with_authorised_paytable(paytable_from_rows(pool.authorised_paytable))
+        pack = with_authorised_paytable(pack, pool.authorised_paytable)
     return pack
 
 

@@ -35,8 +35,8 @@ from jackpots.services.common import (
     label,
     meter_amount,
     now,
-    paytable_from_rows,
     record,
+    with_authorised_paytable,
 )
 from jackpots.services.folding import fold_locked
 from jackpots.services.guards import open_play_problems
@@ -194,7 +194,7 @@ def create_pool(
                 code="rule_pack_jurisdiction",
             )
         if authorised_paytable:
-            pack = pack.with_authorised_paytable(paytable_from_rows(authorised_paytable))
+            pack = with_authorised_paytable(pack, authorised_paytable)
     elif authorised_paytable:
         raise InvalidInput("A paytable belongs to a pool with a rule pack.", code="bad_paytable")
     scope_jurisdiction = venue.jurisdiction if venue is not None else network.jurisdiction  # type: ignore[union-attr]

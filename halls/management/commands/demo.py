@@ -44,6 +44,10 @@ class Command(BaseCommand):
             return
         # Static files come from the app folders (WhiteNoise finders); an absent STATIC_ROOT only warns.
         Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+        # The demo's casino tables play by themselves (jackpots.tables.tasks): on for the in-process
+        # worker through settings, for the worker subprocesses through the environment they inherit.
+        os.environ["HALL_DEMO_TABLE_AUTOPLAY"] = "1"
+        settings.HALL_DEMO_TABLE_AUTOPLAY = True
         stop = self._start_background()
         try:
             import uvicorn
@@ -86,6 +90,7 @@ class Command(BaseCommand):
         out("Staff pages:")
         out(f"  caller console   {base}/console/")
         out(f"  cashier          {base}/cashier/")
+        out(f"  casino tables    {base}/tables/")
         out(f"  API docs         {base}/api/docs/")
         out(f"  admin            {base}/admin/   (operator)")
         out("")
