@@ -341,3 +341,12 @@ class LedgerSeal(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["pool", "seq"], name="seal_seq_once")]
+
+
+class MeterPublisherState(models.Model):
+    """What the screen meter publisher last did: ``tick`` (its lock row; when the last publication ended, in
+    ms) and ``pool.<id>`` (the fingerprint of the meters last shown for that pool). Kept apart from the
+    event streams' cursors so publisher bookkeeping never mixes with stream sequence numbers."""
+
+    name = models.CharField(max_length=80, unique=True)
+    value = models.BigIntegerField(default=0)

@@ -26,10 +26,10 @@ database, not by the schedule: a tick publishes inside one transaction holding a
 meanwhile skips), publishes only if the previous publication ended at least `MIN_INTERVAL` ago (a tick a
 little early waits for it), and publishes a pool only if the fingerprint of what screens show (names and
 amounts in cents) differs from the one it last published. The state lives in two kinds of rows of
-halls.StreamCursor (a name -> integer table the publisher shares with the event streams, under names no
-stream uses): ``meters:tick`` (the lock; the end of the last publication in ms) and ``meters:pool.<id>``
-(the fingerprint last published). The poll cursor itself is per process: a process that missed ticks
-scans a few more rows, and fingerprints keep it from publishing again what was already shown.
+jackpots.MeterPublisherState: ``meters:tick`` (the lock; the end of the last publication in ms) and
+``meters:pool.<id>`` (the fingerprint last published). The poll cursor itself is per process: a
+process that missed ticks scans a few more rows, and fingerprints keep it from publishing again what
+was already shown.
 
 Meters never show more than the pool holds: amounts come from `meters.pool_meters` (live meter capped at
 the ceiling, whole cents rounded down), read while holding FOR KEY SHARE on the pool's level rows, so
@@ -58,9 +58,9 @@ from django.db import connection, transaction
 from django.db.models import Q
 
 from halls import events
-from halls.models import Network, Room, StreamCursor
+from halls.models import Network, Room
 from jackpots import engine
-from jackpots.models import Award, Pool, PoolLevel
+from jackpots.models import Award, MeterPublisherState, Pool, PoolLevel
 from jackpots.services import meters, notify
 
 log = logging.getLogger("hall.jackpots.screens")
@@ -353,18 +353,18 @@ _poll = _PollState()
 
 def _pools_shown() -> set[int]:
     """Pools whose meter screens were last sent (an inactive pool's row holds 0)."""
-    names = StreamCursor.objects.filter(stream__startswith=POOL_ROW.format("")).exclude(seq=0)
-    return {int(name.rpartition(".")[2]) for name in names.values_list("stream", flat=True)}
+    names = MeterPublisherState.objects.filter(name__startswith=POOL_ROW.format("")).exclude(value=0)
+    return {int(name.rpartition(".")[2]) for name in names.values_list("name", flat=True)}
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _lock_tick() -> StreamCursor | None:
+def _lock_tick() -> MeterPublisherState | None:
     """The publisher's row, locked; None when another tick holds it (that one publishes)."""
-    StreamCursor.objects.get_or_create(stream=TICK_ROW)
-    return StreamCursor.objects.select_for_update(skip_locked=True).filter(stream=TICK_ROW).first()
+    MeterPublisherState.objects.get_or_create(name=TICK_ROW)
+    return MeterPublisherState.objects.select_for_update(skip_locked=True).filter(name=TICK_ROW).first()
 
 
 def publish_meters(*, full: bool = False) -> dict[int, dict[str, Any]]:
@@ -393,7 +393,7 @@ def _publish(*, full: bool) -> dict[int, dict[str, Any]]:
     # Too soon after the last publication: a tick a little early waits (outside any transaction, so
     # nothing is held meanwhile, SQLite's single write lock least of all); one much too early leaves it
     # to the next tick. Either way our cursor stays where it was, so nothing is lost.
-    last = StreamCursor.objects.filter(stream=TICK_ROW).values_list("seq", flat=True).first() or 0
+    last = MeterPublisherState.objects.filter(name=TICK_ROW).values_list("value", flat=True).first() or 0
     wait = (last + MIN_INTERVAL * 1000 - _now_ms()) / 1000
     if wait > EARLY_WAIT:
         return {}
@@ -405,30 +405,30 @@ def _publish(*, full: bool) -> dict[int, dict[str, Any]]:
         tick = _lock_tick()
         if tick is None:
             return {}  # another tick is publishing: the next tick looks again
-        if _now_ms() < tick.seq + MIN_INTERVAL * 1000:
+        if _now_ms() < tick.value + MIN_INTERVAL * 1000:
             return {}  # another tick published while we waited
         pools = {p.pk: p for p in Pool.objects.filter(pk__in=changed)}
         displays = read_displays(pools.keys())
         rows = {
-            row.stream: row
-            for row in StreamCursor.objects.select_for_update().filter(
-                stream__in=[POOL_ROW.format(pk) for pk in displays]
+            row.name: row
+            for row in MeterPublisherState.objects.select_for_update().filter(
+                name__in=[POOL_ROW.format(pk) for pk in displays]
             )
         }
         for pool_id, display in sorted(displays.items()):
             pool = pools[pool_id]
             shown = fingerprint(display) if pool.active else 0
             row = rows.get(POOL_ROW.format(pool_id))
-            if row is not None and row.seq == shown:
+            if row is not None and row.value == shown:
                 continue
             if row is None and not pool.active:
                 continue  # never shown, nothing to take down
             published[pool_id] = display if pool.active else {"id": pool_id, "active": False}
             if row is None:
-                StreamCursor.objects.create(stream=POOL_ROW.format(pool_id), seq=shown)
+                MeterPublisherState.objects.create(name=POOL_ROW.format(pool_id), value=shown)
             else:
-                row.seq = shown
-                row.save(update_fields=["seq"])
+                row.value = shown
+                row.save(update_fields=["value"])
         if published:
             rooms = rooms_showing(pools[pk] for pk in published)
             by_room: dict[int, tuple[Room, list[int]]] = {}
@@ -439,8 +439,8 @@ def _publish(*, full: bool) -> dict[int, dict[str, Any]]:
                 room, pool_ids = by_room[room_id]
                 for pool_id in sorted(pool_ids):
                     events.emit(room.stream, METER_EVENT, published[pool_id])
-            tick.seq = _now_ms()
-            tick.save(update_fields=["seq"])
+            tick.value = _now_ms()
+            tick.save(update_fields=["value"])
     _poll.cursor = cursor
     if refreshed:
         _poll.last_full = started

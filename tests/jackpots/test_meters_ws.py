@@ -31,7 +31,7 @@ from django.test import Client
 from config.asgi import application
 from halls.models import Network, Room, Screen, StreamCursor, Venue
 from jackpots import engine, screens
-from jackpots.models import Pool
+from jackpots.models import MeterPublisherState, Pool
 from jackpots.poker import rank_hand
 from jackpots.services import awards, contributions, meters
 from jackpots.services.pools import LevelSpec
@@ -400,9 +400,9 @@ def test_the_meter_page_is_public_by_screen_token_and_only_for_the_venues_pools(
     assert 'id="jackpots"' in screen_page and "jackpots/screen.js" in screen_page
 
 
-def test_the_publisher_state_rows_are_not_streams(hall: Screen, carousel: Pool) -> None:
-    """Its rows in halls.StreamCursor use names no stream has (streams are ``<kind>.<id>``)."""
+def test_the_publisher_state_is_kept_apart_from_the_streams(hall: Screen, carousel: Pool) -> None:
+    """The publisher's bookkeeping has its own rows; the streams' cursors hold only stream sequences."""
     screens.publish_meters()
-    names = set(StreamCursor.objects.values_list("stream", flat=True))
+    names = set(MeterPublisherState.objects.values_list("name", flat=True))
     assert {screens.TICK_ROW, screens.POOL_ROW.format(carousel.pk)} <= names
-    assert all(":" in name for name in names if name.startswith("meters"))
+    assert not StreamCursor.objects.filter(stream__startswith="meters").exists()
