@@ -74,17 +74,10 @@ def file_claim(
             if previous is not None:
                 return previous
         card = _card(game, series_code, serial)
+        if game.state in (GameState.CLOSED, GameState.VOID):
+            # TB-12/TB-45: the record is final; the refusal is answered, not written.
+            raise Conflict("The game is closed: no more claims.", code="game_closed", state=game.state)
         if game.state not in CLAIMABLE:
-            verdict = rules.judge_claim(
-                kind=rules.ClaimKind(kind),
-                card=None,
-                balls=[],
-                line_confirmed_at=None,
-                game_closed=True,
-                serial=serial,
-            )
-            if game.state in (GameState.CLOSED, GameState.VOID):
-                raise Conflict(verdict.reason + ".", code="game_closed", state=game.state)
             label = GameState(game.state).label.lower()
             raise Conflict(f"Game {game.number} is {label}: the draw has not started.", code="wrong_state")
         if game.claim_window == ClaimWindow.BINGO and kind == ClaimKind.LINE:
