@@ -29,3 +29,9 @@ def reap_stalled_draws() -> int:
 @shared_task(ignore_result=True)
 def autoplay_rooms() -> list[str]:
     return [autoplay.tick(room) for room in autoplay.playing_rooms()]
+
+
+@shared_task(ignore_result=True)
+def announce_scheduled_programs() -> int:
+    """Announce on the screens the scheduled prizes due in a room's next game (beat, every 30 s)."""
+    return 0

@@ -1,16 +1,20 @@
 """The REST API's routes (under /api/): halls' doors (token, venues, sessions), bingo's, the tables',
-the pools'."""
+the pools', the prize programs', the machines'."""
 
 from django.urls import URLPattern, URLResolver
 
 from bingo import api as bingo_api
+from bingo import program_api
 from halls import api as halls_api
 from jackpots import api as jackpots_api
 from jackpots.tables import api as tables_api
+from machines import api as machines_api
 
 urlpatterns: list[URLPattern | URLResolver] = [
     *halls_api.urlpatterns,
     *bingo_api.urlpatterns,
+    *program_api.urlpatterns,
     *tables_api.urlpatterns,
     *jackpots_api.urlpatterns,
+    *machines_api.urlpatterns,
 ]

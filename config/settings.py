@@ -197,6 +197,24 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HALL_METER_SECONDS", default=0.25),
         "options": {"expires": 1.0},
     },
+    # Bingo prize programs: announce the scheduled prizes (BA-4 … BA-13) due in each room's next game.
+    "announce-scheduled-programs": {
+        "task": "bingo.tasks.announce_scheduled_programs",
+        "schedule": env.float("HALL_PROGRAM_SCHEDULE_SECONDS", default=30.0),
+        "options": {"expires": 30.0},
+    },
+    # Machines: every linked machine hears its levels at least twice a second (they lock after 5 s of
+    # silence); machines silent for too long are marked offline with an alert.
+    "broadcast-progressives": {
+        "task": "machines.tasks.broadcast_progressives",
+        "schedule": env.float("HALL_MACHINE_BROADCAST_SECONDS", default=0.4),
+        "options": {"expires": 0.5},
+    },
+    "watch-machine-links": {
+        "task": "machines.tasks.watch_machine_links",
+        "schedule": env.float("HALL_MACHINE_WATCH_SECONDS", default=1.0),
+        "options": {"expires": 1.0},
+    },
 }
 
 # --- The hall -------------------------------------------------------------------------------------------

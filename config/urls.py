@@ -14,4 +14,5 @@ urlpatterns = [
     path("", include("bingo.urls")),
     path("", include("jackpots.urls")),
     path("", include("jackpots.tables.urls")),
+    path("", include("machines.urls")),
 ]

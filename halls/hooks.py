@@ -1,7 +1,9 @@
 """Hooks that let the apps above halls plug in without halls importing them (DESIGN §2).
 
 - snapshot sections: what a hall screen shows for a room (bingo registers its game; pools come later);
-- session-close guards: what must be finished before a session may close.
+- session-close guards: what must be finished before a session may close;
+- session-closed listeners: what an app does, in the closing transaction, once a session closes (bingo's
+  prize programs learn which game was the session's last).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class ScreenSection:
 
 _sections: dict[str, ScreenSection] = {}
 _close_guards: list[Callable[[GameSession], str | None]] = []
+_closed_listeners: list[Callable[[GameSession, Any], None]] = []
 
 
 def register_screen_section(section: ScreenSection) -> None:
@@ -41,3 +44,14 @@ def register_session_close_guard(guard: Callable[[GameSession], str | None]) -> 
 
 def session_close_problems(session: GameSession) -> list[str]:
     return [problem for guard in _close_guards if (problem := guard(session))]
+
+
+def register_session_closed(listener: Callable[[GameSession, Any], None]) -> None:
+    """``listener(session, actor)`` runs inside the transaction that closes the session."""
+    if listener not in _closed_listeners:
+        _closed_listeners.append(listener)
+
+
+def session_closed(session: GameSession, actor: Any) -> None:
+    for listener in _closed_listeners:
+        listener(session, actor)

@@ -95,5 +95,6 @@ def close_session(*, session: GameSession, actor: User) -> GameSession:
         session.closed_by = actor
         session.save(update_fields=["closed_at", "closed_by"])
         audit.record(venue_id=session.room.venue_id, actor=actor, action="session.closed", obj=session)
+        hooks.session_closed(session, actor)
         events.emit(session.room.stream, "session.closed", {"session": session.pk})
     return session
