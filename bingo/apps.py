@@ -7,10 +7,14 @@ class BingoConfig(AppConfig):
 
     def ready(self) -> None:
         from bingo.services.games import session_close_guard
+        from bingo.services.programs import play as programs
         from bingo.services.readmodels import screen_snapshot
         from halls import hooks
+        from jackpots.services import guards
 
         hooks.register_session_close_guard(session_close_guard)
+        hooks.register_session_closed(programs.session_closed)
+        guards.register_open_play_guard(programs.open_play_guard)
         hooks.register_screen_section(
             hooks.ScreenSection(
                 name="bingo",

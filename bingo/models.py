@@ -332,3 +332,174 @@ class Award(models.Model):
     result = models.ForeignKey(PrizeResult, on_delete=models.PROTECT, related_name="awards")
     claim = models.OneToOneField(Claim, on_delete=models.PROTECT, related_name="award")
     amount = models.DecimalField(max_digits=12, decimal_places=2)
+
+
+# --- accumulated prize programs (bolsa acumulada, spec §2.4; pure rules in bingo.programs) ---------------
+
+PROGRAM_TYPE_CHOICES = [(f"BA-{n}", f"BA-{n}") for n in range(1, 21)]
+
+
+class PrizeProgram(models.Model):
+    """A prize program a room runs (BA-1 … BA-20): its parameters live in versions, its money in a pool.
+
+    Sales-funded programs have their own pool (jackpots.Pool, one level); the Super Prima and the Colour
+    Prima point at the room's Bolsa Acumulada pool (OP-36). A program is never deleted, only deactivated.
+    """
+
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="prize_programs")
+    code = models.CharField(max_length=40)
+    program_type = models.CharField(max_length=6, choices=PROGRAM_TYPE_CHOICES)
+    name = models.CharField(max_length=120)
+    pool = models.ForeignKey("jackpots.Pool", on_delete=models.PROTECT, related_name="+")
+    active = models.BooleanField(default=True)
+    # The step state before the program's first game (rules.initial_state, serialised by services.programs).
+    initial_state = models.JSONField(default=dict)
+    created_at = models.DateTimeField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    deactivated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["room", "code"], name="program_code_unique_in_room")]
+        ordering = ["room_id", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.program_type} {self.name} · {self.room}"
+
+
+class PrizeProgramVersion(models.Model):
+    """One effective-dated version of a program's parameters (BA-G3): a change is a new row, never an update.
+
+    `params` are exactly what bingo.programs.rules.make_program takes.
+    """
+
+    program = models.ForeignKey(PrizeProgram, on_delete=models.PROTECT, related_name="versions")
+    version = models.PositiveIntegerField()
+    effective_from = models.DateTimeField()
+    params = models.JSONField()
+    authorisation_ref = models.CharField(max_length=120, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["program", "version"], name="program_version_once"),
+            models.UniqueConstraint(
+                fields=["program", "effective_from"], name="program_version_instant_once"
+            ),
+        ]
+        ordering = ["program_id", "version"]
+
+
+class RoomBolsa(models.Model):
+    """The room's general Bolsa Acumulada (OP-36): funded at each close of sales, pays BA-19 and BA-20.
+
+    Its percentage's history is the pool level's parameter changes (jackpots.ParameterChange).
+    """
+
+    room = models.OneToOneField(Room, on_delete=models.PROTECT, related_name="bolsa")
+    pool = models.OneToOneField("jackpots.Pool", on_delete=models.PROTECT, related_name="+")
+    funding_percent = models.DecimalField(max_digits=5, decimal_places=2)
+    authorisation_ref = models.CharField(max_length=120)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(funding_percent__gt=0) & Q(funding_percent__lt=100), name="bolsa_percent_range"
+            )
+        ]
+
+
+class GameProgram(models.Model):
+    """What one program did in one game: the state before, the figures of the game, the terms in play
+    announced before the first ball (BA-G4), the award, and the state after (set when the game closes)."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="programs")
+    program = models.ForeignKey(PrizeProgram, on_delete=models.PROTECT, related_name="games")
+    version = models.ForeignKey(PrizeProgramVersion, on_delete=models.PROTECT, related_name="+")
+    state_before = models.JSONField()
+    state_after = models.JSONField(null=True, blank=True)
+    # The game's context (rules.GameContext), kept so the state after is recomputed from the same figures.
+    start = models.DateTimeField()
+    time_zone = models.CharField(max_length=64)
+    hall_category = models.CharField(max_length=1)
+    cards_sold = models.PositiveIntegerField()
+    pool_amount = models.DecimalField(max_digits=20, decimal_places=6)
+    funding = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal(0))
+    picks = models.JSONField(default=list, blank=True)
+    last_game_of_session = models.BooleanField(default=False)
+    # The terms in play (rules.InPlay), or in_play False.
+    in_play = models.BooleanField(default=False)
+    max_ball = models.PositiveSmallIntegerField(null=True, blank=True)
+    colour = models.CharField(max_length=20, blank=True)
+    amount = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    row = models.PositiveSmallIntegerField(null=True, blank=True)
+    slot = models.TimeField(null=True, blank=True)
+    operating_day = models.DateField(null=True, blank=True)
+    step = models.PositiveIntegerField(default=0)
+    # The verified Bingo (rules.evaluate) and the award (rules.payout, paid by jackpots award_level).
+    won = models.BooleanField(null=True, blank=True)
+    bingo_ordinal = models.PositiveSmallIntegerField(null=True, blank=True)
+    bingo_colour = models.CharField(max_length=20, blank=True)
+    prize = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    share = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    winners = models.PositiveSmallIntegerField(default=0)
+    remainder = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    carry = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    settlement = models.ForeignKey(
+        "jackpots.PoolSettlement", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "program"], name="game_program_once")]
+        ordering = ["game_id", "program_id"]
+
+
+class ProgramAward(models.Model):
+    """One winning card's share of a program's prize."""
+
+    game_program = models.ForeignKey(GameProgram, on_delete=models.PROTECT, related_name="awards")
+    claim = models.ForeignKey(Claim, on_delete=models.PROTECT, related_name="program_awards")
+    amount = models.DecimalField(max_digits=14, decimal_places=2)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game_program", "claim"], name="program_award_once_per_claim")
+        ]
+
+
+class GamePick(models.Model):
+    """What the hall manager announces for a program in one game (BA-2 order, BA-19 amount + order,
+    BA-20 amount + colour), set while the game is scheduled or on sale."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="program_picks")
+    program = models.ForeignKey(PrizeProgram, on_delete=models.PROTECT, related_name="picks")
+    amount = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    max_ball = models.PositiveSmallIntegerField(null=True, blank=True)
+    colour = models.CharField(max_length=20, blank=True)
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    set_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "program"], name="game_pick_once")]
+
+
+class ScheduledNotice(models.Model):
+    """The beat's "next game serves the scheduled hour" notice, recorded once per program, day and hour."""
+
+    program = models.ForeignKey(PrizeProgram, on_delete=models.PROTECT, related_name="notices")
+    operating_day = models.DateField()
+    hour = models.TimeField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["program", "operating_day", "hour"], name="scheduled_notice_once")
+        ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from bingo.models import Game
-from bingo.services import autoplay, draw
+from bingo.services import autoplay, draw, programs
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
@@ -34,4 +34,4 @@ def autoplay_rooms() -> list[str]:
 @shared_task(ignore_result=True)
 def announce_scheduled_programs() -> int:
     """Announce on the screens the scheduled prizes due in a room's next game (beat, every 30 s)."""
-    return 0
+    return programs.announce_scheduled()

@@ -48,11 +48,32 @@ class DemoHall:
 
 Seeder = Callable[[DemoHall], None]
 _seeders: list[Seeder] = []
+# Something an app runs beside the demo server (e.g. simulated slot machines): called with the hall and
+# the server's base URL ("http://127.0.0.1:8000") before the server starts; it must not block (a daemon
+# thread that waits for the server to listen) and returns the function that stops it.
+Runner = Callable[[DemoHall, str], Callable[[], None]]
+_runners: list[Runner] = []
 
 
 def register_seeder(seeder: Seeder) -> None:
     if seeder not in _seeders:
         _seeders.append(seeder)
+
+
+def register_runner(runner: Runner) -> None:
+    if runner not in _runners:
+        _runners.append(runner)
+
+
+def start_runners(hall: DemoHall, base_url: str) -> Callable[[], None]:
+    """Start the apps' runners; returns one function that stops them all (in reverse order)."""
+    stops = [runner(hall, base_url) for runner in _runners]
+
+    def stop_all() -> None:
+        for stop in reversed(stops):
+            stop()
+
+    return stop_all
 
 
 def seed_demo() -> DemoHall:

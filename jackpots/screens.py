@@ -257,24 +257,41 @@ def _label_parts(label: str) -> dict[str, str]:
     return {m["key"]: m["value"] for m in _LABEL_PART.finditer(label or "")}
 
 
-def source_label(source: str, context: dict[str, Any]) -> str:
-    """Who won, for players: the table's name when the table app gave it, else a readable label."""
+def source_label(source: str, context: dict[str, Any], label: str = "") -> str:
+    """Who won, for players: the table's name when the table app gave it, else a readable label.
+
+    A machine's source holds its database id ("machine:17"); players know it by its asset number, which
+    the machine gateway gives as the winner's ``label``: "Máquina 1001", never "Máquina 17".
+    """
     for key in ("table_name", "source_name", "machine_name", "room_name"):
         if context.get(key):
             return str(context[key])
     parts = _label_parts(source)
+    if "machine" in parts and label:
+        return f"{SOURCE_TYPES['machine']} {label}"
     for key, word in SOURCE_TYPES.items():
         if key in parts:
             return f"{word} {parts[key]}"
     return source
 
 
+def source_kind(source: str) -> str:
+    """The kind of winner ("table", "machine", ...), for screens that word a hit by it."""
+    parts = _label_parts(source)
+    return next((key for key in SOURCE_TYPES if key in parts), "")
+
+
 def hit_display(
     pool: Pool, data: dict[str, Any], *, context: dict[str, Any], display: dict[str, Any] | None
 ) -> dict[str, Any]:
-    """A `pool.hit` as screens show it: pool, level, where (table / source, seat, hand), paid, new amount."""
+    """A `pool.hit` as screens show it: pool, level, where (table / source, seat, hand), paid, new amount.
+
+    A machine's hit says which machine (its asset number in ``machine``); its ``hand`` is the game id.
+    """
     source = str(data.get("source") or context.get("source") or "")
     parts = _label_parts(source)
+    label = str(data.get("label") or context.get("label") or "")
+    kind = source_kind(source)
     seat = str(data.get("seat") or "")
     if ":" in seat:  # a mystery hit carries the contribution's detail ("hand:40/seat:3")
         seat = _label_parts(seat).get("seat", "")
@@ -292,7 +309,9 @@ def hit_display(
         "level": data.get("level"),
         "level_name": data.get("level_name") or "",
         "kind": data.get("kind") or "",
-        "source": source_label(source, context),
+        "source": source_label(source, context, label),
+        "source_kind": kind,
+        "machine": label if kind == "machine" else "",
         "seat": seat,
         "hand": hand,
         "category": category,

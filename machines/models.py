@@ -1,1 +1,247 @@
-"""Type B and C machines linked to progressive pools (issue 5 builds it)."""
+"""Type B and C machines linked to progressive pools (spec §7, MQ-03/MQ-04), and what their interface boards
+report: plays, meter snapshots, events and progressive hits, each unique by (machine, seq).
+
+A machine's sequence numbers are one space shared by every stored message (play, meters, event, hit):
+`Machine.last_seq` is the highest accepted; a jump records a `SequenceGap` that the next meter snapshot
+reconciles. Plays are the append-only record of play: they are not audited one by one.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from halls.models import Venue
+from jackpots.models import Pool, PoolLevel
+
+
+class MachineType(models.TextChoices):
+    B = "B", "Type B (recreational with prize)"
+    C = "C", "Type C (gambling)"
+
+
+class Modality(models.TextChoices):
+    INDIVIDUAL = "individual", "Individual"
+    TWO_PLAYER = "two_player", "Two-player"
+    MULTI_POSITION = "multi_position", "Multi-position"
+
+
+class MachineState(models.TextChoices):
+    IN_SERVICE = "in_service", "In service"
+    LOCKED = "locked", "Locked"
+    OUT_OF_SERVICE = "out_of_service", "Out of service"
+
+
+class LockReason(models.TextChoices):
+    NONE = "", "—"
+    HAND_PAY = "hand_pay", "Hand pay"
+    LINK_LOST = "link_lost", "Link lost"
+    OPERATOR = "operator", "Operator"
+
+
+class Machine(models.Model):
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="machines")
+    asset_number = models.CharField(max_length=40)
+    machine_type = models.CharField(max_length=1, choices=MachineType.choices)
+    modality = models.CharField(max_length=20, choices=Modality.choices, default=Modality.INDIVIDUAL)
+    positions = models.PositiveSmallIntegerField(default=1)
+    manufacturer = models.CharField(max_length=80)
+    model = models.CharField(max_length=80)
+    serial = models.CharField(max_length=80)
+    denomination = models.DecimalField(max_digits=8, decimal_places=2)
+    paytable_id = models.CharField(max_length=60)
+    software_version = models.CharField(max_length=60)  # the approved version
+    location = models.CharField(max_length=120, blank=True)
+    state = models.CharField(max_length=20, choices=MachineState.choices, default=MachineState.IN_SERVICE)
+    lock_reason = models.CharField(max_length=20, choices=LockReason.choices, default="", blank=True)
+    online = models.BooleanField(default=False)
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    token_hash = models.CharField(max_length=64)  # sha256 hex of the device token (shown once)
+    last_seq = models.BigIntegerField(default=0)  # highest seq accepted
+    created_at = models.DateTimeField()
+    # Kept on the row the gateway updates anyway, so the floor page never counts plays.
+    last_play_at = models.DateTimeField(null=True, blank=True)
+    plays_day = models.DateField(null=True, blank=True)  # the venue-local day plays_today counts
+    plays_today = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["venue", "asset_number"], name="machine_asset_once_per_venue"),
+            models.CheckConstraint(condition=Q(positions__gte=1), name="machine_positions_positive"),
+            models.CheckConstraint(condition=Q(denomination__gt=0), name="machine_denomination_positive"),
+            models.CheckConstraint(
+                condition=(Q(state="locked") & ~Q(lock_reason="")) | (~Q(state="locked") & Q(lock_reason="")),
+                name="machine_lock_reason_iff_locked",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.asset_number} ({self.machine_type})"
+
+    @property
+    def source(self) -> str:
+        """The pool-member label its contributions carry."""
+        return f"machine:{self.pk}"
+
+    @property
+    def group_name(self) -> str:
+        """The channel-layer group its connection joins (machines.services.push)."""
+        return f"machine.{self.pk}"
+
+
+class LinkGroup(models.Model):
+    """Machines linked to one pool. `same_type_and_denomination` defaults from machines.rules."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="link_groups")
+    code = models.CharField(max_length=40)
+    name = models.CharField(max_length=120)
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="link_groups")
+    same_type_and_denomination = models.BooleanField(default=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["venue", "code"], name="link_group_code_once_per_venue")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} · {self.name}"
+
+    @property
+    def channel_group(self) -> str:
+        """The channel-layer group of its broadcasts."""
+        return f"machines.link.{self.pk}"
+
+
+class LinkMember(models.Model):
+    group = models.ForeignKey(LinkGroup, on_delete=models.PROTECT, related_name="members")
+    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="links")
+    joined_at = models.DateTimeField()
+    left_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["machine"], condition=Q(left_at__isnull=True), name="machine_in_one_active_link"
+            )
+        ]
+
+
+class Play(models.Model):
+    """One game played (append-only). `played_at` is the device's clock, `received_at` ours."""
+
+    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="plays")
+    seq = models.BigIntegerField()
+    game_id = models.CharField(max_length=64)
+    bet = models.DecimalField(max_digits=14, decimal_places=2)
+    win = models.DecimalField(max_digits=14, decimal_places=2)
+    played_at = models.DateTimeField(null=True, blank=True)
+    received_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="play_seq_once")]
+
+
+class MeterSnapshot(models.Model):
+    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="meter_snapshots")
+    seq = models.BigIntegerField()
+    coin_in = models.DecimalField(max_digits=16, decimal_places=2)
+    coin_out = models.DecimalField(max_digits=16, decimal_places=2)
+    games_played = models.BigIntegerField()
+    jackpots_paid = models.DecimalField(max_digits=16, decimal_places=2)
+    credits = models.DecimalField(max_digits=16, decimal_places=2)
+    taken_at = models.DateTimeField()  # the device's clock when given, else when received
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="meter_snapshot_seq_once")]
+
+
+class EventKind(models.TextChoices):
+    DOOR_OPEN = "door_open", "Door open"
+    DOOR_CLOSED = "door_closed", "Door closed"
+    POWER_ON = "power_on", "Power on"
+    POWER_OFF = "power_off", "Power off"
+    TILT = "tilt", "Tilt"
+    HAND_PAY = "hand_pay", "Hand pay"
+
+
+class MachineEvent(models.Model):
+    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="events")
+    seq = models.BigIntegerField()
+    kind = models.CharField(max_length=20, choices=EventKind.choices)
+    at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="machine_event_seq_once")]
+
+
+class SequenceGap(models.Model):
+    """Seqs first_missing..last_missing never arrived (yet). A late one is still accepted while the gap is
+    open; the next meter snapshot reconciles it (the missing coin-in is contributed once) and closes it."""
+
+    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="gaps")
+    first_missing = models.BigIntegerField()
+    last_missing = models.BigIntegerField()
+    detected_at = models.DateTimeField()
+    reconciled_at = models.DateTimeField(null=True, blank=True)
+    snapshot = models.ForeignKey(
+        MeterSnapshot, null=True, blank=True, on_delete=models.PROTECT, related_name="reconciled_gaps"
+    )
+    missing_coin_in = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
+    missing_games = models.BigIntegerField(null=True, blank=True)
+    note = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(first_missing__gte=1), name="gap_starts_at_one"),
+            models.CheckConstraint(
+                condition=Q(last_missing__gte=models.F("first_missing")), name="gap_range_ordered"
+            ),
+        ]
+        indexes = [models.Index(fields=["machine", "first_missing"], name="gap_machine_first")]
+
+
+class ProgressiveHit(models.Model):
+    """A machine's progressive win, awarded by the pool engine, paid by hand at the cashier."""
+
+    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="hits")
+    seq = models.BigIntegerField()
+    group = models.ForeignKey(LinkGroup, on_delete=models.PROTECT, related_name="hits")
+    level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="+")
+    game_id = models.CharField(max_length=64, blank=True)
+    settlement_id = models.BigIntegerField()  # jackpots.PoolSettlement
+    amount = models.DecimalField(max_digits=14, decimal_places=2)
+    reported_at = models.DateTimeField()
+    paid_at = models.DateTimeField(null=True, blank=True)
+    paid_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    paid_by_label = models.CharField(max_length=150, blank=True)
+    payment_ref = models.CharField(max_length=120, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="progressive_hit_seq_once")]
+        indexes = [
+            models.Index(fields=["machine"], condition=Q(paid_at__isnull=True), name="hit_pending_by_machine")
+        ]
+
+
+class AlertKind(models.TextChoices):
+    LINK_LOST = "link_lost", "Link lost"
+    SEQUENCE_GAP = "sequence_gap", "Sequence gap"
+    METER_MISMATCH = "meter_mismatch", "Meter mismatch"
+    SOFTWARE_MISMATCH = "software_mismatch", "Software version not approved"
+
+
+class MachineAlert(models.Model):
+    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="alerts")
+    kind = models.CharField(max_length=20, choices=AlertKind.choices)
+    message = models.CharField(max_length=300)
+    raised_at = models.DateTimeField()
+    cleared_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["machine", "kind"], condition=Q(cleared_at__isnull=True), name="alert_open")
+        ]

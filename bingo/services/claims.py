@@ -36,6 +36,7 @@ from bingo.models import (
 from bingo.prizes import split_equally
 from bingo.services import draw
 from bingo.services.common import lock_game, record, transition
+from bingo.services.programs import play as programs
 from halls.errors import Conflict, InvalidInput, NotFound
 
 Actor = User
@@ -172,10 +173,15 @@ def confirm_claims(*, game: Game, kind: str, actor: Actor) -> PrizeResult:
             raise Conflict(
                 f"There is no valid {kind} claim waiting to be confirmed.", code="nothing_to_confirm"
             )
+        if kind == ClaimKind.BINGO:
+            programs.lock_for_bingo(game)  # the programs' pools before the audit chain (lock order)
         if kind == ClaimKind.BINGO and pending.get(ClaimKind.LINE):
             # Lines and a Bingo at the same ball: the Line is paid first (S13b before S13c).
             _pay(game, ClaimKind.LINE, pending[ClaimKind.LINE], actor)
         result = _pay(game, kind, pending[kind], actor)
+        if kind == ClaimKind.BINGO:
+            # The accumulated prizes in play are won with the ordinary Bingo (spec §2.4, OP-35).
+            programs.bingo_confirmed(game=game, claims=pending[kind], actor=actor)
         if kind == ClaimKind.LINE and not pending.get(ClaimKind.BINGO):
             game.claim_window = ClaimWindow.NONE
             transition(game, game.resume, "resume after the line")
@@ -240,6 +246,7 @@ def _close(game: Game, actor: Actor) -> None:
     game.save()
     if game.ball_set_id:
         BallSet.objects.filter(pk=game.ball_set_id).update(games_played=F("games_played") + 1)
+    programs.game_closed(game=game, actor=actor)
     record(game, actor, "game.closed")
 
 

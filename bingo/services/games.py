@@ -14,6 +14,8 @@ from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
 from bingo.prizes import prize_from_sales
 from bingo.services import draw
 from bingo.services.common import lock_game, record, transition
+from bingo.services.programs import clock as program_clock
+from bingo.services.programs import play as programs
 from halls.errors import Conflict, InvalidInput
 from halls.models import GameSession, Room
 
@@ -106,7 +108,8 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         game.line_prize = line.amount
         game.bingo_prize = bingo.amount
         game.prize_rounding_residue = line.residue + bingo.residue
-        game.sales_closed_at = timezone.now()
+        # The game's start for the scheduled prizes (fixed here: announced before the first ball, TB-41).
+        game.sales_closed_at = program_clock.now()
         game.announcement = {
             "formula": sales_formula(sold),
             "series": [
@@ -123,6 +126,9 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
             "line_prize": str(line.amount),
             "bingo_prize": str(bingo.amount),
         }
+        # Fund the prize programs and announce those in play, before the row says "sales closed" (the
+        # pools' open-play guard looks for games in play; a version change in force now syncs its rate).
+        game.announcement["programs"] = programs.sales_closed(game=game, actor=actor)
         game.save()
         record(game, actor, "game.sales_closed", {"announcement": game.announcement})
     return game

@@ -6,6 +6,7 @@ from typing import Any
 
 from bingo.models import Ball, Claim, Game, GameState, PrizeResult, SaleOperation
 from bingo.services.claims import unclaimed_winners
+from bingo.services.programs.views import game_programs, screen_programs
 from bingo.services.sales import sales_totals
 from halls.models import Room
 
@@ -53,6 +54,8 @@ def game_summary(game: Game) -> dict[str, Any]:
         "line_won_at": game.line_won_at,
         "balls": _balls(game),
         "prizes": _winners(game),
+        # The accumulated prizes in play: amounts and max balls before the first ball, then the awards.
+        "programs": game_programs(game),
         "void_reason": game.void_reason,
     }
 
@@ -67,7 +70,11 @@ def current_game(room: Room) -> Game | None:
 def screen_snapshot(room: Room) -> dict[str, Any]:
     """The bingo section of a hall screen's snapshot."""
     game = current_game(room)
-    return {"room": room.name, "game": game_summary(game) if game else None}
+    return {
+        "room": room.name,
+        "game": game_summary(game) if game else None,
+        "programs": screen_programs(room),
+    }
 
 
 def caller_view(game: Game) -> dict[str, Any]:

@@ -268,6 +268,7 @@ def _settle(
                 "kind": kind,
                 "source": p.source or str(context.get("source", "")),
                 "table": context.get("table"),
+                "label": context.get("label", ""),
                 "seat": p.seat,
                 "hand": p.hand or str(context.get("hand", "")),
                 "category": p.category,

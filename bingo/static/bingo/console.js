@@ -27,6 +27,14 @@
     "resume": ["paused"]
   };
   var KIND = {line: "Line", bingo: "Bingo"};
+  // Which parts of a pick the hall manager sets, per program type (bingo.programs.rules.validate_pick).
+  var PICKS = {
+    "BA-2": {amount: false, max_ball: true, colour: false, hint: "Bingo Extra: the extraction order (50 or more)"},
+    "BA-19": {amount: true, max_ball: true, colour: false, hint: "Super Prima: amount and extraction order"},
+    "BA-20": {amount: true, max_ball: false, colour: true, hint: "Colour Prima: amount (500 € at most) and colour"}
+  };
+  var PICK_STATES = ["scheduled", "on_sale"];
+  var PROGRAMS_MS = 15000;
 
   var room = null;
   var game = null;
@@ -40,6 +48,8 @@
   var lastVerdict = null;          // the claim answered last, with its master card
   var claimIntent = new ui.KeyedIntent("claim");
   var wasDrawing = false;
+  var pickable = [];               // the room's active programs the hall manager picks for (PICKS)
+  var programsLoadedAt = 0;
 
   function money(amount) { return ui.money(amount, currency); }
   function isLive(g) { return !!g && LIVE.indexOf(g.state) >= 0; }
@@ -77,6 +87,7 @@
         $("poll-state").className = "console-poll is-ok";
         render();
         loadSessionInfo();
+        if (Date.now() - programsLoadedAt > PROGRAMS_MS) { loadPrograms(); }
       })
       .catch(function (err) {
         pollFailed = true;
@@ -90,6 +101,16 @@
           refresh();
         }
       });
+  }
+
+  function loadPrograms() {
+    programsLoadedAt = Date.now();
+    api.get("/api/rooms/" + roomId + "/programs/").then(function (programs) {
+      pickable = (programs || []).filter(function (p) {
+        return p.active !== false && Object.prototype.hasOwnProperty.call(PICKS, p.type);
+      });
+      renderPicks();
+    }, function () { programsLoadedAt = 0; /* try again on a later poll */ });
   }
 
   function loadSessionInfo() {
@@ -122,8 +143,68 @@
       return;
     }
     renderGame();
+    renderPrograms();
+    renderPicks();
     renderDraw();
     renderClaims();
+  }
+
+  /* --- accumulated prizes: those in play, and the manager's pick ------------------------------------ */
+
+  function gamePrograms(g) {
+    if (!g) { return []; }
+    if (g.programs && g.programs.length) { return g.programs; }
+    return (g.announcement && g.announcement.programs) || [];
+  }
+
+  function programLine(p) {
+    var parts = [(p.name || p.type) + (p.slot ? " (" + p.slot + ")" : ""), money(p.amount)];
+    if (p.max_ball !== null && p.max_ball !== undefined) { parts.push("max ball " + p.max_ball); }
+    if (p.colour) { parts.push("colour " + p.colour); }
+    return parts.join(" · ");
+  }
+
+  function renderPrograms() {
+    var playing = gamePrograms(game);
+    $("programs-box").hidden = !playing.length;
+    fill($("programs-in-play"), playing.map(function (p) {
+      var result = null;
+      if (p.won === true) {
+        result = el("span", {class: "program-won", text: " — won: " + money(p.prize || p.amount) +
+          ((p.winners || []).length > 1 ? " (" + money(p.share) + " each)" : "")});
+      } else if (p.won === false) {
+        result = el("span", {class: "muted", text: " — not won"});
+      }
+      return el("li", {"data-code": p.code}, programLine(p), result);
+    }));
+  }
+
+  function selectedPick() {
+    var id = Number($("pick-program").value);
+    return pickable.filter(function (p) { return p.id === id; })[0] || null;
+  }
+
+  function renderPicks() {
+    var form = $("pick-form");
+    var open = !!game && PICK_STATES.indexOf(game.state) >= 0 && pickable.length > 0;
+    form.hidden = !open;
+    if (!open) { return; }
+    var select = $("pick-program");
+    var chosen = select.value;
+    var wanted = pickable.map(function (p) { return String(p.id); }).join(",");
+    if (select.getAttribute("data-ids") !== wanted) {
+      fill(select, pickable.map(function (p) {
+        return el("option", {value: p.id, text: (p.name || p.type) + " (" + p.type + ")"});
+      }));
+      select.setAttribute("data-ids", wanted);
+      if (chosen && wanted.split(",").indexOf(chosen) >= 0) { select.value = chosen; }
+    }
+    var program = selectedPick();
+    var parts = program ? PICKS[program.type] : {amount: false, max_ball: false, colour: false, hint: ""};
+    $("pick-amount").disabled = !parts.amount;
+    $("pick-max-ball").disabled = !parts.max_ball;
+    $("pick-colour").disabled = !parts.colour;
+    $("pick-hint").textContent = parts.hint;
   }
 
   function renderGame() {
@@ -442,6 +523,33 @@
           render();
           refresh();
         }, failed($("game-msg")));
+    });
+
+    $("pick-program").addEventListener("change", renderPicks);
+    $("pick-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      var program = selectedPick();
+      var box = $("pick-msg");
+      if (!game || !program) { return; }
+      var parts = PICKS[program.type];
+      var body = {program: program.id};
+      var amount = $("pick-amount").value.trim().replace(",", ".");
+      var maxBall = $("pick-max-ball").value.trim();
+      var colour = $("pick-colour").value;
+      if (parts.amount && amount) { body.amount = amount; }
+      if (parts.max_ball && maxBall) { body.max_ball = Number(maxBall); }
+      if (parts.colour && colour) { body.colour = colour; }
+      ui.busy($("pick-submit"), function () { return api.post(gameUrl("picks"), body); })
+        .then(function (response) {
+          version += 1;
+          var pick = response.data || {};
+          var said = [program.name || program.type];
+          if (pick.amount) { said.push(money(pick.amount)); }
+          if (pick.max_ball) { said.push("max ball " + pick.max_ball); }
+          if (pick.colour) { said.push("colour " + pick.colour); }
+          ui.report(box, "Pick set for game " + game.number + ": " + said.join(" · ") + ".", "ok");
+          refresh();
+        }, failed(box));
     });
 
     $("void-form").addEventListener("submit", function (event) {

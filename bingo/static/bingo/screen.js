@@ -1,6 +1,9 @@
 /*
  * The bingo section of a hall screen: current ball with its colour, the last five, the 90-number board,
- * cards sold, Line and Bingo prizes, the sales announcement, claim verification and winners.
+ * cards sold, Line and Bingo prizes, the sales announcement, claim verification and winners, and the
+ * accumulated prizes (bolsa acumulada programs) in play: name, amount, max ball or colour, announced with
+ * the Line and Bingo prizes at the close of sales (before the first ball, BA-G4), then won or not with the
+ * Bingo; "programs.due" notices tell the hall that the next game serves a scheduled hour.
  *
  * State is the snapshot's game summary (bingo.services.readmodels.game_summary); each event of the room's
  * stream updates it and the whole section is redrawn from it (cheap, and never half-updated). An event
@@ -22,6 +25,10 @@
     void: "Anulada"
   };
   var KIND_LABELS = {line: "Línea", bingo: "Bingo"};
+  var COLOUR_LABELS = {
+    red: "Roja", yellow: "Amarilla", green: "Verde", blue: "Azul", purple: "Morada", orange: "Naranja",
+    pink: "Rosa", white: "Blanca", black: "Negra", brown: "Marrón", grey: "Gris", cyan: "Cian"
+  };
   var LINE_OVERLAY_MS = 15000;
   var BINGO_OVERLAY_MS = 30000;
   var INVALID_CLAIM_MS = 15000;
@@ -34,6 +41,7 @@
   var prizeTimer = null;
   var prizeShownAt = 0;
   var lastRenderedBall = null;
+  var dueNotices = [];       // "programs.due" notices for the next game: [{code, name, slot, operating_day}]
 
   /* --- small helpers ------------------------------------------------------------------------------ */
 
@@ -86,6 +94,7 @@
     renderBalls();
     renderBoard();
     renderSide(screen);
+    renderPrograms(screen);
     renderFoot(screen);
   }
 
@@ -154,6 +163,121 @@
     var bingoWon = game && game.prizes.some(function (p) { return p.kind === "bingo"; });
     $("line-stat").classList.toggle("is-won", !!lineWon);
     $("bingo-stat").classList.toggle("is-won", !!bingoWon);
+  }
+
+  /* --- accumulated prizes (programs) ------------------------------------------------------------- */
+
+  /* The programs in play in the game: the summary's list (with results), else the announcement's. */
+  function programsOf(g) {
+    if (!g) { return []; }
+    if (g.programs && g.programs.length) { return g.programs; }
+    return (g.announcement && g.announcement.programs) || [];
+  }
+
+  function programTitle(p) {
+    return (p.name || p.type || p.code) + (p.slot ? " (" + p.slot + ")" : "");
+  }
+
+  function programTerms(p) {
+    var terms = [];
+    if (p.max_ball !== null && p.max_ball !== undefined) { terms.push("Bola máx. " + p.max_ball); }
+    if (p.colour) { terms.push("Bola " + (COLOUR_LABELS[p.colour] || p.colour)); }
+    return terms.join(" · ");
+  }
+
+  function winnersText(p, screen) {
+    var winners = p.winners || [];
+    var cards = winners.map(function (w) { return w.series + " · nº\u00a0" + w.serial; }).join(", ");
+    var amount = winners.length > 1 ? screen.money(p.share) + " c/u" : screen.money(p.prize || p.amount);
+    return "¡Premio! " + amount + (cards ? " · " + cards : "");
+  }
+
+  function programNode(p, screen) {
+    // Only the server's verdict: the Bingo's prize event may come before the programs' results.
+    var won = p.won === true ? "true" : p.won === false ? "false" : "";
+    var item = el("li", "program");
+    item.setAttribute("data-code", p.code || "");
+    item.setAttribute("data-type", p.type || "");
+    item.setAttribute("data-won", won);
+    var head = el("div", "program__head");
+    head.appendChild(el("span", "program__name", programTitle(p)));
+    head.appendChild(el("span", "program__amount", screen.money(p.won === true ? p.prize || p.amount : p.amount)));
+    item.appendChild(head);
+    var foot = el("div", "program__foot");
+    if (p.colour) {
+      var dot = el("span", "ball ball--dot");
+      dot.setAttribute("data-colour", p.colour);
+      foot.appendChild(dot);
+    }
+    var terms = el("span", "program__terms", programTerms(p) || "Con el Bingo");
+    foot.appendChild(terms);
+    if (won === "true") {
+      foot.appendChild(el("span", "program__result", winnersText(p, screen)));
+    } else if (won === "false") {
+      foot.appendChild(el("span", "program__result", "No cantado"));
+    }
+    item.appendChild(foot);
+    return item;
+  }
+
+  /* "Próxima partida: Bingo Extra 12/2 (20:00)" when its pool holds the amount; otherwise the hour is
+     served without the prize, and the screen says so rather than promise it. */
+  function dueText(notices, screen) {
+    var playing = notices.filter(function (n) { return n.reached !== false; });
+    var waiting = notices.filter(function (n) { return n.reached === false; });
+    var label = function (n) { return (n.name || n.code) + (n.slot ? " (" + n.slot + ")" : ""); };
+    var parts = [];
+    if (playing.length) { parts.push("Próxima partida: " + playing.map(label).join(" · ")); }
+    waiting.forEach(function (n) {
+      parts.push(label(n) + ": bolsa " + screen.money(n.amount) + ", aún sin alcanzar");
+    });
+    return parts.join(" · ");
+  }
+
+  function renderPrograms(screen) {
+    var list = $("programs-list");
+    var playing = programsOf(game);
+    clear(list);
+    playing.forEach(function (p) { list.appendChild(programNode(p, screen)); });
+    var due = $("programs-due");
+    due.hidden = !dueNotices.length;
+    due.textContent = dueNotices.length ? dueText(dueNotices, screen) : "";
+    due.setAttribute("data-reached", dueNotices.some(function (n) { return n.reached !== false; }) ? "true" : "false");
+    var shown = playing.length > 0 || dueNotices.length > 0;
+    $("programs").hidden = !shown;
+    $("programs").setAttribute("data-count", String(playing.length));
+    doc.querySelector(".bingo-side").classList.toggle("has-programs", shown);
+  }
+
+  /* Merge results (programs.awarded, same shape as the summary's programs) into the game's programs. */
+  function applyAwards(awards) {
+    var byCode = {};
+    (awards || []).forEach(function (a) { byCode[a.code] = a; });
+    var merged = programsOf(game).map(function (p) {
+      var result = byCode[p.code];
+      if (!result) { return p; }
+      delete byCode[p.code];
+      return Object.assign({}, p, result);
+    });
+    Object.keys(byCode).forEach(function (code) { merged.push(byCode[code]); });
+    game.programs = merged;
+  }
+
+  function renderPrizePrograms(screen) {
+    var list = $("prize-programs");
+    clear(list);
+    var won = programsOf(game).filter(function (p) { return p.won === true; });
+    won.forEach(function (p) {
+      var item = el("li", "prize__program");
+      item.setAttribute("data-code", p.code || "");
+      item.appendChild(el("span", "prize__program-name", programTitle(p)));
+      var many = (p.winners || []).length > 1;
+      item.appendChild(el("span", "prize__program-amount",
+        many ? screen.money(p.share) + " cada cartón" : screen.money(p.prize || p.amount)));
+      list.appendChild(item);
+    });
+    list.hidden = !won.length;
+    $("prize-overlay").classList.toggle("has-programs", won.length > 0);
   }
 
   function renderFoot(screen) {
@@ -286,6 +410,12 @@
       : "Cantada en la bola " + data.ordinal;
     var overlay = $("prize-overlay");
     overlay.setAttribute("data-kind", data.kind);
+    if (data.kind === "bingo") {
+      renderPrizePrograms(screen);
+    } else {
+      $("prize-programs").hidden = true;
+      overlay.classList.remove("has-programs");
+    }
     overlay.hidden = false;
     prizeShownAt = Date.now();
     prizeTimer = global.setTimeout(hidePrize, data.kind === "line" ? LINE_OVERLAY_MS : BINGO_OVERLAY_MS);
@@ -305,10 +435,23 @@
 
   /* --- snapshot and events ------------------------------------------------------------------------ */
 
+  /* After a reload: the room's programs say which scheduled hour the next game would serve with its
+     prize in play ("next"). Only between games: once sales close, the game itself shows its programs. */
+  function dueFromSnapshot(programs, current) {
+    if (current && ["sales_closed", "drawing", "paused"].indexOf(current.state) >= 0) { return []; }
+    var found = [];
+    (programs || []).forEach(function (p) {
+      if (p.family !== "scheduled" || !p.next || !p.next.slot) { return; }
+      found.push({code: p.code, name: p.name, slot: p.next.slot, amount: p.next.amount, reached: true});
+    });
+    return found;
+  }
+
   function onSnapshot(data, screen) {
     data = data || {};
     var previous = game;
     game = data.game || null;
+    if (data.programs !== undefined) { dueNotices = dueFromSnapshot(data.programs, game); }
     if (!game || (previous && previous.id !== game.id)) {
       hideClaim();
       hidePrize();
@@ -330,6 +473,7 @@
       line_prize: null,
       bingo_prize: null,
       announcement: {},
+      programs: [],
       claim_window: "",
       line_won_at: null,
       balls: [],
@@ -341,6 +485,14 @@
   function onEvent(event, screen) {
     var data = event.data || {};
     if (event.type === "session.opened" || event.type === "session.closed") { return; }
+    if (event.type === "programs.due") {
+      // A scheduled prize is due in the room's next game: replace what we held for those programs.
+      var codes = (data.programs || []).map(function (n) { return n.code; });
+      dueNotices = dueNotices.filter(function (n) { return codes.indexOf(n.code) < 0; })
+        .concat(data.programs || []);
+      render(screen);
+      return;
+    }
     if (data.game === undefined) { return; }   // not about a game (pool meters...): another section's
     if (event.type === "game.created") {
       game = newGame(data);
@@ -367,6 +519,11 @@
         game.sales_total = game.announcement.sales_total;
         game.line_prize = game.announcement.line_prize;
         game.bingo_prize = game.announcement.bingo_prize;
+        // The programs in play are fixed now; the hour a due notice announced is served by this game.
+        game.programs = (game.announcement.programs || []).map(function (p) {
+          return Object.assign({won: null}, p);
+        });
+        dueNotices = [];
         break;
       case "ball.drawn":
         if (data.ordinal !== game.balls.length + 1) {
@@ -395,6 +552,12 @@
           game.claim_window = "";
         }
         showPrize(data, screen);
+        break;
+      case "programs.awarded":
+        applyAwards(data.awards);
+        if (!$("prize-overlay").hidden && $("prize-overlay").getAttribute("data-kind") === "bingo") {
+          renderPrizePrograms(screen);
+        }
         break;
       case "game.resumed":
         game.claim_window = "";

@@ -4,6 +4,7 @@ Embedded (no REDIS_URL): SQLite, the in-memory channel layer, and a worker and a
 on the in-memory broker. With REDIS_URL (and DATABASE_URL) set: ``celery worker`` and ``celery beat`` run as
 subprocesses with the same environment and stop with the server. Either way the web server is uvicorn in
 the main thread, and "Sala Principal" plays by itself (bingo.services.autoplay) so screens show balls at once.
+The apps' runners (``halls.demo_seed.register_runner``: machines' simulated slot machines) run beside it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from halls.demo_seed import DemoHall, seed_demo
+from halls.demo_seed import DemoHall, seed_demo, start_runners
 
 STOP_TIMEOUT = 10.0
 
@@ -49,6 +50,8 @@ class Command(BaseCommand):
         os.environ["HALL_DEMO_TABLE_AUTOPLAY"] = "1"
         settings.HALL_DEMO_TABLE_AUTOPLAY = True
         stop = self._start_background()
+        # The apps' runners (simulated slot machines) start once the server below listens.
+        stop_runners = start_runners(hall, f"http://127.0.0.1:{port}")
         try:
             import uvicorn
 
@@ -56,6 +59,7 @@ class Command(BaseCommand):
 
             uvicorn.run(application, host=options["host"], port=port, lifespan="off", access_log=False)
         finally:
+            stop_runners()
             self.stdout.write("Stopping the Celery worker and beat…")
             stop()
 

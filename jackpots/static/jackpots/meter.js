@@ -72,6 +72,7 @@
     var parts = [];
     if (winner && winner.category_label) { parts.push(winner.category_label); }
     if (hit.source) { parts.push(hit.source); }
+    if (hit.source_kind === "machine") { return parts.join(" · "); }  // its hand is a game id
     if (winner && winner.seat) { parts.push("Asiento " + winner.seat); }
     if (hit.hand) { parts.push("Mano " + hit.hand); }
     return parts.join(" · ");
@@ -97,7 +98,8 @@
     } else {
       hit = {
         settlement: data.settlement, level: data.level, level_name: data.level_name, currency: data.currency,
-        source: data.source, hand: data.hand, new_amount: data.new_amount, winners: [winner]
+        source: data.source, source_kind: data.source_kind, hand: data.hand, new_amount: data.new_amount,
+        winners: [winner]
       };
     }
     return hit;

@@ -109,9 +109,12 @@
 
   /* --- the hit announcement ----------------------------------------------------------------------- */
 
+  /* Where the hit was: "Mesa 1 · Asiento 4 · Mano 41", or "Máquina 1001" (a machine's hand is its game id,
+     which says nothing to players). */
   function whereText(data, winner) {
     var parts = [];
     if (data.source) { parts.push(data.source); }
+    if (data.source_kind === "machine") { return parts.join(" · "); }
     if (winner && winner.seat) { parts.push("Asiento " + winner.seat); }
     if (data.hand) { parts.push("Mano " + data.hand); }
     return parts.join(" · ");
@@ -128,7 +131,7 @@
       hit = {
         pool: data.pool, settlement: data.settlement, level: data.level, name: data.name,
         level_name: data.level_name, currency: data.currency, source: data.source, hand: data.hand,
-        new_amount: data.new_amount, winners: [winner]
+        source_kind: data.source_kind, machine: data.machine, new_amount: data.new_amount, winners: [winner]
       };
     }
     renderHit(hit);
@@ -142,6 +145,7 @@
     var overlay = $("jp-hit");
     overlay.setAttribute("data-pool", String(data.pool));
     overlay.setAttribute("data-winners", many ? "many" : "one");
+    overlay.setAttribute("data-machine", data.machine || "");
     $("jp-hit-pool").textContent = data.name || "";
     var title = $("jp-hit-title");
     title.textContent = "¡" + (data.level_name || "Bote") + "!";

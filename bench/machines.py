@@ -1,0 +1,574 @@
+"""Benchmark: 1,000 simulated machines through the machine gateway on this box (issue 5, "Speed").
+
+Not a test. On a scratch PostgreSQL database (``--fresh`` drops and recreates it) and Redis it registers
+MACHINES type C machines of 0.20 € linked to one three-level pool (machines.demo's provisioning, through
+the services), starts WEB uvicorn processes (config.asgi, each on its own port; the simulated machines are
+spread evenly over them), a Celery worker and exactly one beat (the 0.4 s progressive broadcast, the link
+watch, the pool fold), then runs the simulator (``manage.py simulate_machines --tokens``) in SIM
+processes at each pace of ``--paces`` in turn (1.0 = every machine at its type's minimum game time:
+1,000 type C machines → 400 plays/s; 0.5 → 800 plays/s). For each stage it reports plays/s accepted,
+reply latency, the progressive broadcast as every machine heard it (interval p50/p99/max, and whether every
+machine heard at least 2 in every second) and the CPU of every process; at the end it folds the pool and
+checks it is exact: each level == seed + Σ bet × rate over every play stored, and the plays stored ==
+what the machines were told was accepted.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/hall_bench_machines REDIS_URL=redis://127.0.0.1:6379/7 \\
+        .venv/bin/python bench/machines.py --fresh --machines 1000 --paces 1.0,0.8,0.67 --seconds 60
+
+Redis: use a database number of its own (the bench's Celery queues must not meet another worker) and the
+channel prefix ``--channel-prefix`` (pub/sub channels are not per database). Target on the 2-core box:
+>= 400 plays/s sustained with every contribution exact and every machine hearing >= 2 broadcasts a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/hall_bench_machines")
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/7")
+
+PYTHON = sys.executable
+GROUP_CODE = "BENCH"
+POOL_CODE = "BENCH-MACHINES"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def ensure_database(url: str, *, fresh: bool) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1].split("?")[0]
+    admin = url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if fresh:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def setup_django() -> None:
+    import django
+
+    django.setup()
+
+
+# --- provisioning ----------------------------------------------------------------------------------------
+
+
+def provision(count: int) -> tuple[int, int]:
+    """The venue, the link group with its pool, ``count`` linked machines; returns (venue id, pool id)."""
+    from halls.models import Jurisdiction, Venue
+    from machines import demo
+
+    venue, _ = Venue.objects.get_or_create(
+        licence_number="BENCH-MACHINES", defaults={"name": "Bench casino", "jurisdiction": Jurisdiction.ML}
+    )
+    group = demo.ensure_link_group(
+        venue=venue, code=GROUP_CODE, name="Bench progresivo", pool_code=POOL_CODE, actor="bench"
+    )
+    t0 = time.perf_counter()
+    machines = demo.ensure_machines(venue=venue, group=group, assets=assets(count), actor="bench")
+    print(f"{len(machines)} machines registered and linked in {time.perf_counter() - t0:.1f} s")
+    return venue.pk, group.pool_id
+
+
+def assets(count: int) -> list[str]:
+    return [f"BM{i:04d}" for i in range(1, count + 1)]
+
+
+def write_tokens(path: Path, venue_id: int, count: int) -> None:
+    """New device tokens for the machines, with their seqs and meters resumed (a stage after a stage)."""
+    from django.db import connection
+
+    from machines import demo
+    from machines.management.commands.simulate_machines import _write_tokens
+    from machines.models import Machine
+
+    machines = sorted(
+        Machine.objects.filter(venue_id=venue_id, asset_number__in=assets(count)),
+        key=lambda m: m.asset_number,
+    )
+    _write_tokens(path, demo.issue_credentials(machines, actor="bench"))
+    connection.close()
+
+
+# --- processes -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Proc:
+    name: str
+    popen: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+
+def start(name: str, cmd: list[str], env: dict[str, str], logdir: Path) -> Proc:
+    log = logdir / f"{name}.log"
+    with log.open("wb") as out:
+        popen = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    return Proc(name, popen, log)
+
+
+def stop(procs: list[Proc]) -> None:
+    for proc in procs:
+        if proc.popen.poll() is None:
+            proc.popen.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.popen.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.popen.kill()
+            proc.popen.wait()
+
+
+def wait_listening(port: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1.0):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# --- CPU accounting (/proc) ---------------------------------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            text = Path(f"/proc/{pid}/task/{task}/children").read_text()
+            out.extend(int(x) for x in text.split())
+    except OSError:
+        pass
+    return out
+
+
+def _tree(pid: int) -> list[int]:
+    pids, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        pids.append(p)
+        todo.extend(_children(p))
+    return pids
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+
+
+def _pids_named(name: str) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if Path(f"/proc/{entry}/comm").read_text().strip() == name:
+                    out.append(int(entry))
+            except OSError:
+                pass
+    return out
+
+
+def _total_cpu() -> tuple[float, float]:
+    """(busy, all) seconds of every CPU since boot."""
+    parts = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = parts[3] + parts[4]
+    return (sum(parts) - idle) / CLK_TCK, sum(parts) / CLK_TCK
+
+
+@dataclass
+class CpuSampler:
+    """CPU seconds of named process groups, sampled every second in a thread."""
+
+    groups: dict[str, list[int]]  # name -> root pids (their trees are summed)
+    samples: list[tuple[float, dict[str, float]]] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def sample(self) -> None:
+        row = {
+            name: sum(_cpu_seconds(p) for root in roots for p in _tree(root))
+            for name, roots in self.groups.items()
+        }
+        row["postgres"] = sum(_cpu_seconds(p) for p in _pids_named("postgres"))
+        row["redis"] = sum(_cpu_seconds(p) for p in _pids_named("redis-server"))
+        busy, total = _total_cpu()
+        row["_busy"], row["_total"] = busy, total
+        self.samples.append((time.time(), row))
+
+    def run(self) -> None:
+        while not self._stop.wait(1.0):
+            self.sample()
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        self.sample()
+        thread = threading.Thread(target=self.run, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            self._stop.set()
+            thread.join()
+            self.sample()
+
+    def window(self, start: float, end: float) -> dict[str, float]:
+        """Cores used by each group between the samples closest inside [start, end]."""
+        inside = [s for s in self.samples if start <= s[0] <= end]
+        if len(inside) < 2:
+            return {}
+        (t0, a), (t1, b) = inside[0], inside[-1]
+        seconds = t1 - t0
+        out = {name: (b[name] - a.get(name, 0.0)) / seconds for name in b if not name.startswith("_")}
+        out["_machine_busy"] = (b["_busy"] - a["_busy"]) / seconds  # all cores, busy
+        out["_cores"] = (b["_total"] - a["_total"]) / seconds
+        return out
+
+
+# --- a stage ----------------------------------------------------------------------------------------------
+
+
+def run_stage(
+    args: argparse.Namespace,
+    *,
+    pace: float,
+    venue_id: int,
+    urls: list[str],
+    env: dict[str, str],
+    workdir: Path,
+    groups: dict[str, list[int]],
+    index: int,
+) -> dict[str, Any]:
+    from machines.simulator import Report
+
+    tokens = workdir / f"tokens-{index}.jsonl"
+    write_tokens(tokens, venue_id, args.machines)
+    sims: list[Proc] = []
+    reports = [workdir / f"report-{index}-{i}.json" for i in range(args.sim)]
+    for i in range(args.sim):
+        cmd = [
+            PYTHON, "manage.py", "simulate_machines",
+            "--tokens", str(tokens), "--shard", f"{i}/{args.sim}",
+            "--url", ",".join(urls),
+            "--seed", str(args.seed + 1000 * index),
+            "--duration", str(args.seconds), "--warmup", str(args.warmup),
+            "--pace-scale", str(pace), "--think", str(args.think),
+            "--hit-probability", "0", "--meters-every", str(args.meters_every),
+            "--connect-rate", str(args.connect_rate), "--drain", "15",
+            "--report", str(reports[i]),
+        ]  # fmt: skip
+        sims.append(start(f"sim-{index}-{i}", cmd, env, workdir))
+    sampler = CpuSampler({**groups, **{f"sim{i}": [p.pid] for i, p in enumerate(sims)}})
+    with sampler.running():
+        for proc in sims:
+            proc.popen.wait()
+    for proc in sims:
+        if proc.popen.returncode != 0:
+            print(proc.log.read_text()[-3000:])
+            raise RuntimeError(f"{proc.name} failed ({proc.popen.returncode})")
+    merged = Report()
+    for path in reports:
+        merged = merged.merge(Report.from_json(json.loads(path.read_text())))
+    cpu = sampler.window(merged.wall_start, merged.wall_end)
+    return {"pace": pace, "report": merged, "cpu": cpu, "logs": [p.log for p in sims]}
+
+
+def verdict(stage: dict[str, Any], machines: int, pace: float, think: float) -> tuple[bool, str, float]:
+    """Sustained? (accepted ≥ 97 % of the offered rate, p99 reply < 1 s, nothing rejected, every machine
+    heard ≥ 2 broadcasts in every whole second of the window, no lock-up)."""
+    from machines.simulator import MIN_GAME_SECONDS, percentile
+
+    report = stage["report"]
+    c = report.counters
+    offered = machines / (MIN_GAME_SECONDS["C"] * pace * (1 + think / 2))
+    rate = c["plays_accepted"] / report.seconds
+    p99 = percentile(sorted(report.reply_latencies), 99)
+    starved = sum(1 for n in report.thin_seconds_per_machine if n)
+    problems = []
+    if rate < 0.97 * offered:
+        problems.append(f"accepted {rate:.0f}/s < 97 % of offered {offered:.0f}/s")
+    if not p99 < 1.0:
+        problems.append(f"reply p99 {p99 * 1000:.0f} ms")
+    if c["plays_rejected"] or c["other_rejected"]:
+        problems.append(f"rejections {report.rejected_codes}")
+    if starved:
+        problems.append(f"{starved} machines had a second with < 2 broadcasts")
+    if c["lockups"]:
+        problems.append(f"{c['lockups']} lock-ups")
+    return not problems, "; ".join(problems) or "sustained", rate
+
+
+def print_stage(stage: dict[str, Any], args: argparse.Namespace) -> None:
+    report = stage["report"]
+    ok, why, _ = verdict(stage, args.machines, stage["pace"], args.think)
+    print()
+    print(f"=== pace × {stage['pace']}: {'SUSTAINED' if ok else 'NOT SUSTAINED'} ({why})")
+    for line in report.lines():
+        print("  " + line)
+    cpu = stage["cpu"]
+    if cpu:
+        parts = [
+            f"{name} {cores * 100:.0f} %" for name, cores in sorted(cpu.items()) if not name.startswith("_")
+        ]
+        print(f"  CPU (% of one core): {', '.join(parts)}")
+        print(
+            f"  box: {cpu['_machine_busy']:.2f} of {cpu['_cores']:.0f} cores busy "
+            f"({cpu['_machine_busy'] / cpu['_cores'] * 100:.0f} %)"
+        )
+
+
+# --- exactness -----------------------------------------------------------------------------------------
+
+
+def check_pool(pool_id: int, venue_id: int, told_stored: int, told_bets: Decimal) -> bool:
+    from django.db.models import Count, Sum
+
+    from jackpots.models import Award, Contribution, PoolLevel
+    from jackpots.services.folding import fold
+    from machines.models import MachineAlert, Play, SequenceGap
+
+    fold(pool_id)
+    plays = Play.objects.filter(machine__venue_id=venue_id).aggregate(n=Count("id"), bet=Sum("bet"))
+    n, bets = plays["n"], plays["bet"] or Decimal(0)
+    ok = n == told_stored and bets == told_bets
+    print()
+    print(f"plays stored: {n} (machines were told {told_stored}); bets {bets} (told {told_bets}): {ok}")
+    awards = Award.objects.filter(pool_id=pool_id).count()
+    gaps = SequenceGap.objects.filter(machine__venue_id=venue_id).count()
+    alerts = dict(
+        MachineAlert.objects.filter(machine__venue_id=venue_id).values_list("kind").annotate(n=Count("id"))
+    )
+    print(f"awards {awards}, sequence gaps {gaps}, alerts {alerts or 'none'}")
+    for level in PoolLevel.objects.filter(pool_id=pool_id).order_by("position"):
+        contributed = Contribution.objects.filter(level=level).aggregate(n=Count("id"), m=Sum("to_meter"))
+        expected = level.seed + bets * level.contribution_rate
+        exact = level.amount == expected and awards == 0
+        ok = ok and exact and contributed["n"] == n
+        print(
+            f"level {level.name}: amount {level.amount} == seed {level.seed} + Σbet {bets} × "
+            f"{level.contribution_rate} = {expected}: {exact}; contributions {contributed['n']} "
+            f"(Σ to meter {contributed['m']})"
+        )
+    return ok
+
+
+# --- profiling a web process -----------------------------------------------------------------------------
+
+
+def profiled_web(port: int, out: str) -> None:
+    """uvicorn in this process with cProfile on EVERY thread (the gateway's database threads too),
+    timed by each thread's CPU clock; the merged statistics go to ``out`` when uvicorn stops."""
+    import cProfile
+    import pstats
+
+    import uvicorn
+
+    profiles: list[cProfile.Profile] = []
+    lock = threading.Lock()
+
+    def start_profiling(frame: Any, event: str, arg: Any) -> None:
+        sys.setprofile(None)
+        profiler = cProfile.Profile(time.thread_time)
+        with lock:
+            profiles.append(profiler)
+        profiler.enable()
+
+    threading.setprofile(start_profiling)
+    main_profiler = cProfile.Profile(time.thread_time)
+    profiles.append(main_profiler)
+    main_profiler.enable()
+    try:
+        uvicorn.run(
+            "config.asgi:application",
+            host="127.0.0.1",
+            port=port,
+            lifespan="off",
+            access_log=False,
+            log_level="warning",
+            loop="uvloop",
+            http="httptools",
+            ws="websockets",
+        )
+    finally:
+        main_profiler.disable()
+        with lock:
+            stats = pstats.Stats(profiles[0])
+            for profiler in profiles[1:]:
+                profiler.create_stats()
+                if profiler.stats:
+                    stats.add(profiler)
+        stats.dump_stats(out)
+
+
+def print_profile(path: Path, limit: int = 35) -> None:
+    import pstats
+
+    stats = pstats.Stats(str(path))
+    print(f"\n--- web0 profile (thread CPU seconds; {path}) ---")
+    stats.sort_stats("tottime").print_stats(limit)
+    stats.sort_stats("cumulative").print_stats(
+        r"machines/|channels/(consumer|generic|db)|uvicorn/|websockets/", limit
+    )
+
+
+# --- main ----------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--machines", type=int, default=1000)
+    parser.add_argument("--web", type=int, default=2, help="uvicorn processes (one port each)")
+    parser.add_argument("--sim", type=int, default=2, help="simulator processes")
+    parser.add_argument("--paces", default="1.0", help="pace scales to run in turn, e.g. 1.0,0.8,0.67")
+    parser.add_argument("--stop-at-first-failure", action="store_true")
+    parser.add_argument("--seconds", type=float, default=60.0, help="measured seconds per stage")
+    parser.add_argument("--warmup", type=float, default=10.0, help="seconds after connecting, not measured")
+    parser.add_argument("--think", type=float, default=0.0, help="extra time per game (0: at the minimum)")
+    parser.add_argument("--meters-every", type=int, default=50)
+    parser.add_argument("--connect-rate", type=float, default=100.0, help="per simulator process")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--conn-max-age", type=int, default=60, help="CONN_MAX_AGE of the web processes")
+    parser.add_argument("--worker-concurrency", type=int, default=2)
+    parser.add_argument("--channel-prefix", default="benchmachines")
+    parser.add_argument("--fresh", action="store_true", help="drop and recreate the scratch database first")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (logs, tokens, reports)")
+    parser.add_argument(
+        "--profile", action="store_true", help="run web0 under cProfile (all threads, CPU time) and print it"
+    )
+    args = parser.parse_args()
+
+    ensure_database(os.environ["DATABASE_URL"], fresh=args.fresh)
+    setup_django()
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("migrate", verbosity=0)
+    venue_id, pool_id = provision(args.machines)
+    connection.close()
+
+    workdir = Path(tempfile.mkdtemp(prefix="bench-machines-"))
+    env = {
+        **os.environ,
+        "CHANNEL_PREFIX": args.channel_prefix,
+        "CONN_MAX_AGE": str(args.conn_max_age),
+        "PYTHONUNBUFFERED": "1",
+        "LOG_LEVEL": "WARNING",
+    }
+    ports = [free_port() for _ in range(args.web)]
+    urls = [f"ws://127.0.0.1:{port}" for port in ports]
+    procs: list[Proc] = []
+    stages: list[dict[str, Any]] = []
+    try:
+        for i, port in enumerate(ports):
+            if args.profile and i == 0:
+                out = str(workdir / "web0.prof")
+                profiled = [PYTHON, str(Path(__file__).resolve()), "_profiled_web", str(port), out]
+                procs.append(start("web0", profiled, env, workdir))
+                continue
+            cmd = [
+                PYTHON, "-m", "uvicorn", "config.asgi:application",
+                "--host", "127.0.0.1", "--port", str(port), "--lifespan", "off", "--no-access-log",
+                "--log-level", "warning", "--loop", "uvloop",
+                "--http", "httptools", "--ws", "websockets",
+            ]  # fmt: skip
+            procs.append(start(f"web{i}", cmd, env, workdir))
+        celery = [PYTHON, "-m", "celery", "-A", "config", "--quiet"]
+        worker = [*celery, "worker", "-Q", "celery,draws", "--concurrency", str(args.worker_concurrency)]
+        procs.append(start("worker", [*worker, "-l", "warning", "-n", "bench@%h"], env, workdir))
+        beat = [*celery, "beat", "-l", "warning", "-s", str(workdir / "celerybeat-schedule")]
+        procs.append(start("beat", beat, env, workdir))
+        for port in ports:
+            wait_listening(port)
+        time.sleep(3)  # the worker and beat up, the first broadcasts out
+        groups = {p.name: [p.pid] for p in procs}
+        print(
+            f"web {', '.join(f'{p.name} pid {p.pid}' for p in procs)}; {args.sim} simulator processes; "
+            f"work dir {workdir}"
+        )
+        for index, pace in enumerate(float(x) for x in args.paces.split(",")):
+            stage = run_stage(
+                args,
+                pace=pace,
+                venue_id=venue_id,
+                urls=urls,
+                env=env,
+                workdir=workdir,
+                groups=groups,
+                index=index,
+            )
+            stages.append(stage)
+            print_stage(stage, args)
+            ok, _, _ = verdict(stage, args.machines, pace, args.think)
+            if not ok and args.stop_at_first_failure:
+                break
+            time.sleep(6)  # the machines' disconnects settle before the next stage
+        time.sleep(3)  # the last fold
+    finally:
+        stop(procs)
+        for proc in procs:
+            tail = proc.log.read_text(errors="replace")[-2000:]
+            if "Traceback" in tail or "ERROR" in tail:
+                print(f"--- {proc.name} log tail ---\n{tail}")
+    told_stored = sum(s["report"].counters["plays_stored_all"] for s in stages)
+    told_bets = sum((s["report"].bets_stored for s in stages), Decimal(0))
+    exact = check_pool(pool_id, venue_id, told_stored, told_bets)
+    print()
+    print("SUMMARY")
+    best = None
+    for stage in stages:
+        ok, why, rate = verdict(stage, args.machines, stage["pace"], args.think)
+        print(f"  pace × {stage['pace']}: {rate:,.1f} plays/s accepted — {'sustained' if ok else why}")
+        if ok and (best is None or rate > best):
+            best = rate
+    print(f"  highest sustained: {f'{best:,.1f} plays/s' if best else 'none'}; pool exact: {exact}")
+    if not args.keep:
+        for path in workdir.iterdir():
+            if path.suffix in (".jsonl",):
+                path.unlink()  # device tokens
+    print(f"  logs and reports: {workdir}")
+    if args.profile and (workdir / "web0.prof").exists():
+        print_profile(workdir / "web0.prof")
+    return 0 if exact and best is not None else 1
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["_profiled_web"]:
+        setup_django()
+        profiled_web(int(sys.argv[2]), sys.argv[3])
+        sys.exit(0)
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""The room's Bolsa Acumulada (OP-36): one pool per room, funded at every close of sales with its own
+authorised percentage, from which the Super Prima (BA-19) and the Colour Prima (BA-20) are paid.
+
+Its percentage is the pool level's contribution rate: a change is a recorded jackpots parameter change
+(who, when, old, new, authorisation), refused while a game of the room is in play.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.db import transaction
+
+from bingo.models import RoomBolsa
+from bingo.services.programs import clock
+from bingo.services.programs.common import (
+    HUNDRED,
+    Actor,
+    lock_room,
+    new_pool,
+    note,
+    percent_problems,
+    refuse_while_in_play,
+    refused,
+    sync_rate,
+)
+from halls.errors import Conflict, InvalidInput, NotFound
+from halls.models import Room
+
+
+def _percent(value: Any) -> Decimal:
+    if isinstance(value, bool | float) or not isinstance(value, Decimal | int | str):
+        raise refused([f"funding_percent must be a Decimal, an int or a decimal string, not {value!r}"])
+    try:
+        percent = Decimal(value.strip() if isinstance(value, str) else value)
+    except InvalidOperation:
+        raise refused([f"funding_percent {value!r} is not a number"]) from None
+    if not percent.is_finite() or not 0 < percent < HUNDRED:
+        raise refused([f"Bolsa Acumulada: funding_percent {value} must be more than 0 and less than 100"])
+    problems = percent_problems("funding_percent", percent)
+    if problems:
+        raise refused([f"Bolsa Acumulada: {p}" for p in problems])
+    return percent
+
+
+def _ref(authorisation_ref: str) -> str:
+    ref = (authorisation_ref or "").strip()
+    if not ref:
+        raise InvalidInput(
+            "The Bolsa Acumulada's deduction is authorised: give its authorisation reference.",
+            code="authorisation_required",
+        )
+    return ref
+
+
+def open_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str, actor: Actor) -> RoomBolsa:
+    percent = _percent(funding_percent)
+    ref = _ref(authorisation_ref)
+    with transaction.atomic():
+        room = lock_room(room)
+        if RoomBolsa.objects.filter(room=room).exists():
+            raise Conflict(f"Room {room.name} already has its Bolsa Acumulada.", code="bolsa_exists")
+        pool = new_pool(
+            room=room,
+            code=f"BINGO-{room.pk}-BOLSA",
+            name="Bolsa Acumulada",
+            percent=percent,
+            authorisation_ref=ref,
+            actor=actor,
+        )
+        at = clock.now()
+        bolsa = RoomBolsa.objects.create(
+            room=room, pool=pool, funding_percent=percent, authorisation_ref=ref, created_at=at, updated_at=at
+        )
+        note(
+            room,
+            actor,
+            "programs.bolsa_opened",
+            bolsa,
+            {"room": room.pk, "pool": pool.pk, "funding_percent": percent, "authorisation_ref": ref},
+        )
+    return bolsa
+
+
+def change_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str, actor: Actor) -> RoomBolsa:
+    percent = _percent(funding_percent)
+    ref = _ref(authorisation_ref)
+    with transaction.atomic():
+        room = lock_room(room)
+        bolsa = RoomBolsa.objects.select_for_update().filter(room=room).first()
+        if bolsa is None:
+            raise NotFound(f"Room {room.name} has no Bolsa Acumulada.", code="no_bolsa")
+        refuse_while_in_play(room, "change the Bolsa Acumulada")
+        if bolsa.funding_percent == percent:
+            raise InvalidInput("This is the Bolsa Acumulada's percentage already.", code="no_change")
+        old = bolsa.funding_percent
+        sync_rate(pool_id=bolsa.pool_id, percent=percent, authorisation_ref=ref, actor=actor)
+        bolsa.funding_percent = percent
+        bolsa.authorisation_ref = ref
+        bolsa.updated_at = clock.now()
+        bolsa.save(update_fields=["funding_percent", "authorisation_ref", "updated_at"])
+        note(
+            room,
+            actor,
+            "programs.bolsa_changed",
+            bolsa,
+            {"room": room.pk, "pool": bolsa.pool_id, "old": old, "new": percent, "authorisation_ref": ref},
+        )
+    return bolsa

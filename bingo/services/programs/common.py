@@ -1,0 +1,161 @@
+"""What the program services share: refusals, the room's game in play, versions in force, states, pools.
+
+Lock order (as everywhere in bingo): the game row (or the room row for configuration), then the pools'
+level rows in pool-id order (jackpots.services.locks), then the audit chain and the stream cursor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth.models import User
+
+from bingo.models import Game, GameProgram, GameState, PrizeProgram, PrizeProgramVersion
+from bingo.programs.rules import Program, ProgramError, ProgramState, program_in_force
+from bingo.services.programs.codec import program_of, state_from_json
+from halls import events
+from halls.errors import Conflict, InvalidInput
+from halls.models import Room
+from halls.services import audit
+from jackpots.models import Pool, PoolLevel, SourceType
+from jackpots.services import folding, pools
+from jackpots.services.locks import lock_levels
+from jackpots.services.pools import LevelSpec
+
+Actor = User | str
+HUNDRED = Decimal(100)
+CENT = Decimal("0.01")
+# Between the close of sales and the close of the game the programs' terms are fixed (TB-41).
+IN_PLAY = (GameState.SALES_CLOSED, GameState.DRAWING, GameState.PAUSED)
+# The pools' member: the room ("bingo_room:<id>"); each game's contribution names it, "…/game:<id>".
+SOURCE_TYPE = SourceType.BINGO_ROOM.value
+
+
+def refused(problems: Sequence[str], *, code: str = "bad_program") -> InvalidInput:
+    """A configuration or pick the rules refuse: every problem, each citing its rule."""
+    return InvalidInput("; ".join(problems), code=code, problems=list(problems))
+
+
+def program_error(error: ProgramError, *, code: str = "bad_program") -> InvalidInput:
+    return refused(error.problems, code=code)
+
+
+def game_in_play(room: Room) -> Game | None:
+    return Game.objects.filter(room=room, state__in=IN_PLAY).order_by("-pk").first()
+
+
+def refuse_while_in_play(room: Room, doing: str) -> None:
+    live = game_in_play(room)
+    if live is not None:
+        state = GameState(live.state).label.lower()
+        raise Conflict(
+            f"Game {live.number} of {room.name} is in play ({state}): {doing} between games.",
+            code="game_in_play",
+        )
+
+
+def lock_room(room: Room) -> Room:
+    return Room.objects.select_for_update().select_related("venue").get(pk=room.pk)
+
+
+def note(room: Room, actor: Actor, action: str, obj: Any, data: dict[str, Any]) -> None:
+    """Audit a program change in the venue's chain and tell the room's screens (after commit)."""
+    audit.record(venue_id=room.venue_id, actor=actor, action=action, obj=obj, data=data)
+    events.emit(room.stream, action, data)
+
+
+# --- versions and states -------------------------------------------------------------------------------
+
+
+def versions_of(program: PrizeProgram) -> list[tuple[PrizeProgramVersion, Program]]:
+    return [(row, program_of(program, row)) for row in program.versions.order_by("version")]
+
+
+def version_at(program: PrizeProgram, at: datetime) -> tuple[PrizeProgramVersion, Program] | None:
+    """The version in force at `at` (BA-G3), or None before the first one takes effect."""
+    rows = versions_of(program)
+    chosen = program_in_force([pure for _, pure in rows], at)
+    if chosen is None:
+        return None
+    return next((row, pure) for row, pure in rows if pure.version == chosen.version)
+
+
+def current_state(program: PrizeProgram) -> ProgramState:
+    """The state after the program's latest closed game, else its initial state (voids do not count)."""
+    latest = (
+        GameProgram.objects.filter(program=program, state_after__isnull=False)
+        .order_by("-start", "-pk")
+        .first()
+    )
+    return state_from_json(latest.state_after if latest else program.initial_state)
+
+
+# --- pools ---------------------------------------------------------------------------------------------
+
+
+def percent_problems(name: str, percent: Decimal | None) -> list[str]:
+    """The pool engine keeps rates to 6 decimals; whole hundredths of a percent keep each deduction exact."""
+    if percent is not None and percent != percent.quantize(CENT):
+        return [f"{name} {percent} has more than 2 decimals"]
+    return []
+
+
+def rate_of(percent: Decimal) -> Decimal:
+    return (percent / HUNDRED).quantize(Decimal("0.000001"))
+
+
+def member_source(room: Room) -> str:
+    return f"{SOURCE_TYPE}:{room.pk}"
+
+
+def new_pool(
+    *, room: Room, code: str, name: str, percent: Decimal, authorisation_ref: str, actor: Actor
+) -> Pool:
+    """A one-level progressive pool of the venue: seed 0, no reserve, no ceiling, the room its member."""
+    venue = room.venue
+    pool = pools.create_pool(
+        name=f"{room.name} · {name}"[:120],
+        code=code,
+        jurisdiction=venue.jurisdiction,
+        currency=venue.currency,
+        authorisation_ref=authorisation_ref,
+        rule_pack="",
+        venue=venue,
+        levels=[LevelSpec(name=name[:60], seed=Decimal(0), contribution_rate=rate_of(percent))],
+        carousel_bet=None,
+        actor=actor,
+    )
+    pools.add_member(pool=pool, source_type=SOURCE_TYPE, source_id=str(room.pk), venue=venue, actor=actor)
+    return pool
+
+
+def level_of(pool_id: int) -> PoolLevel:
+    return PoolLevel.objects.get(pool_id=pool_id, position=0)
+
+
+def sync_rate(*, pool_id: int, percent: Decimal, authorisation_ref: str, actor: Actor) -> None:
+    """The level's contribution rate follows the version in force (a recorded parameter change)."""
+    level = level_of(pool_id)
+    rate = rate_of(percent)
+    if level.contribution_rate != rate:
+        pools.change_parameters(
+            level=level,
+            changes={"contribution_rate": rate},
+            actor=actor,
+            authorisation_ref=authorisation_ref or "—",
+        )
+
+
+def lock_pools(pool_ids: set[int]) -> None:
+    """Lock the pools' levels in id order before the audit chain is touched (see the module docstring)."""
+    for pool_id in sorted(pool_ids):
+        lock_levels(pool_id)
+
+
+def folded_amount(pool_id: int) -> Decimal:
+    """The pool's meter with every contribution folded in (exact, 6 decimals)."""
+    folding.fold(pool_id)
+    return level_of(pool_id).amount

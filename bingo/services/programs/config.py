@@ -1,0 +1,280 @@
+"""Programs as data (BA-G3): activate a program in a room, change it by a new effective-dated version,
+deactivate it. Every refusal lists the rules' problems and writes nothing.
+
+A version's `params` are exactly what `bingo.programs.rules.make_program` takes; they are validated,
+stored as JSON and rebuilt with `make_program` whenever a game needs them. A change never edits a
+version: it adds one, refused while a game of the room is between the close of sales and its close,
+or when the room's schedules would overlap (`rules.schedule_problems`).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Max
+
+from bingo.models import Game, GameState, PrizeProgram, PrizeProgramVersion, RoomBolsa
+from bingo.programs.rules import (
+    _ALLOWED,  # the parameters each family takes (the core's own list, shown to operators)
+    PROGRAM_TYPES,
+    Funding,
+    Program,
+    ProgramError,
+    initial_state,
+    make_program,
+    schedule_problems,
+)
+from bingo.programs.tables import ProgramType
+from bingo.services.programs import clock
+from bingo.services.programs.codec import jsonable, state_to_json
+from bingo.services.programs.common import (
+    Actor,
+    lock_room,
+    new_pool,
+    note,
+    percent_problems,
+    program_error,
+    refuse_while_in_play,
+    refused,
+    sync_rate,
+    version_at,
+    versions_of,
+)
+from halls.errors import Conflict, InvalidInput, NotFound
+from halls.models import Room
+
+CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,23}$")
+
+
+def program_types() -> list[dict[str, Any]]:
+    """Every program type BA-1 … BA-20: name, family, rule summary, citation and the parameters it takes."""
+    return [
+        {
+            "type": pt.value,
+            "name": info.name,
+            "family": info.family.value,
+            "trigger": info.trigger.value,
+            "condition": info.condition.value,
+            "funding": info.funding.value,
+            "if_not_won": info.if_not_won,
+            "citation": info.citation,
+            "params": sorted(_ALLOWED[info.family]),
+        }
+        for pt, info in PROGRAM_TYPES.items()
+    ]
+
+
+def _build(
+    program_type: str, params: dict[str, Any], *, code: str, effective_from: datetime, version: int
+) -> tuple[dict[str, Any], Program]:
+    """The stored form of `params` and the program it makes; refused with every problem."""
+    if not isinstance(params, dict):
+        raise refused(["params must be an object of parameter names and values"])
+    stored = jsonable(params)
+    if effective_from.tzinfo is None:
+        raise InvalidInput("effective_from must carry its time zone.", code="bad_effective_from")
+    try:
+        pure = make_program(
+            program_type, stored, program_id=code, effective_from=effective_from, version=version
+        )
+    except ProgramError as exc:
+        raise program_error(exc) from None
+    except ValueError as exc:  # no regulation in force on that date, a naive instant
+        raise InvalidInput(str(exc), code="bad_effective_from") from None
+    problems = percent_problems("funding_percent", pure.funding_percent)
+    if problems:
+        raise refused([f"{pure.label}: {p}" for p in problems])
+    return stored, pure
+
+
+def _schedule_check(room: Room, candidate: Program) -> None:
+    """The room's active programs (every version) plus the candidate must not overlap."""
+    others = PrizeProgram.objects.filter(room=room, active=True).order_by("pk")
+    everything: list[Program] = [candidate]
+    for other in others:
+        everything.extend(pure for _, pure in versions_of(other))
+    problems = schedule_problems(everything)
+    if problems:
+        raise refused(problems, code="schedule_overlap")
+
+
+def _last_start(room: Room) -> datetime | None:
+    """The start (close of sales) of the room's latest game that was not voided."""
+    found: datetime | None = (
+        Game.objects.filter(room=room, sales_closed_at__isnull=False)
+        .exclude(state=GameState.VOID)
+        .aggregate(last=Max("sales_closed_at"))["last"]
+    )
+    return found
+
+
+def activate_program(
+    *,
+    room: Room,
+    code: str,
+    program_type: str,
+    params: dict[str, Any],
+    effective_from: datetime | None = None,
+    name: str = "",
+    actor: Actor,
+) -> PrizeProgram:
+    """Start a program in the room: version 1 of its parameters and, if funded from sales, its own pool."""
+    code = (code or "").strip()
+    if not CODE.match(code):
+        raise InvalidInput(
+            f"Program code {code!r}: 1–24 letters, digits or - _ . / (e.g. 'prima-100', 'extra-12/2').",
+            code="bad_program_code",
+        )
+    try:
+        pt = ProgramType(program_type)
+    except ValueError:
+        raise refused([f"unknown program type {program_type!r} (BA-1 … BA-20, spec §2.4)"]) from None
+    info = PROGRAM_TYPES[pt]
+    at = clock.now()
+    start = effective_from or at
+    stored, pure = _build(pt.value, params, code=code, effective_from=start, version=1)
+    name = (name or "").strip() or info.name
+    with transaction.atomic():
+        room = lock_room(room)
+        if PrizeProgram.objects.filter(room=room, code=code).exists():
+            raise Conflict(f"Room {room.name} already has a program {code}.", code="program_exists")
+        _schedule_check(room, pure)
+        if info.funding is Funding.BOLSA_ACUMULADA:
+            bolsa = RoomBolsa.objects.filter(room=room).first()
+            if bolsa is None:
+                raise Conflict(
+                    f"{info.label} is paid from the room's Bolsa Acumulada (OP-36): open it first.",
+                    code="no_bolsa",
+                )
+            pool = bolsa.pool
+        else:
+            assert pure.funding_percent is not None
+            assert pure.authorisation_ref is not None
+            pool = new_pool(
+                room=room,
+                code=f"BINGO-{room.pk}-{code}",
+                name=name,
+                percent=pure.funding_percent,
+                authorisation_ref=pure.authorisation_ref,
+                actor=actor,
+            )
+        program = PrizeProgram.objects.create(
+            room=room,
+            code=code,
+            program_type=pt.value,
+            name=name,
+            pool=pool,
+            initial_state=state_to_json(initial_state(pure, previous_start=_last_start(room))),
+            created_at=at,
+            created_by=actor if isinstance(actor, User) else None,
+        )
+        row = PrizeProgramVersion.objects.create(
+            program=program,
+            version=1,
+            effective_from=pure.effective_from,
+            params=stored,
+            authorisation_ref=pure.authorisation_ref or "",
+            created_by=actor if isinstance(actor, User) else None,
+            created_at=at,
+        )
+        note(room, actor, "programs.activated", program, _described(program, row, pure))
+    return program
+
+
+def _described(program: PrizeProgram, row: PrizeProgramVersion, pure: Program) -> dict[str, Any]:
+    return {
+        "program": program.pk,
+        "code": program.code,
+        "type": program.program_type,
+        "name": program.name,
+        "pool": program.pool_id,
+        "version": row.version,
+        "effective_from": row.effective_from,
+        "params": row.params,
+        "provenance": dict(pure.provenance),
+        "authorisation_ref": row.authorisation_ref,
+    }
+
+
+def change_program(
+    *, program: PrizeProgram, params: dict[str, Any], effective_from: datetime | None = None, actor: Actor
+) -> PrizeProgramVersion:
+    """A new version of the program's parameters, in force from `effective_from` (default now).
+
+    Refused while a game of the room is in play; a version cannot take effect in the past (games already
+    played keep the version they were announced with).
+    """
+    at = clock.now()
+    start = effective_from or at
+    if start.tzinfo is not None and start < at:
+        raise InvalidInput(
+            "A new version takes effect from now or later: games already played keep their version.",
+            code="bad_effective_from",
+        )
+    with transaction.atomic():
+        room = lock_room(program.room)
+        program = PrizeProgram.objects.select_for_update().get(pk=program.pk)
+        if not program.active:
+            raise Conflict(f"Program {program.code} is no longer active.", code="program_inactive")
+        refuse_while_in_play(room, "change a program's parameters")
+        number = (program.versions.aggregate(n=Max("version"))["n"] or 0) + 1
+        stored, pure = _build(
+            program.program_type, params, code=program.code, effective_from=start, version=number
+        )
+        _schedule_check(room, pure)
+        row = PrizeProgramVersion.objects.create(
+            program=program,
+            version=number,
+            effective_from=pure.effective_from,
+            params=stored,
+            authorisation_ref=pure.authorisation_ref or "",
+            created_by=actor if isinstance(actor, User) else None,
+            created_at=at,
+        )
+        if pure.funding_percent is not None and pure.effective_from <= at:
+            sync_rate(
+                pool_id=program.pool_id,
+                percent=pure.funding_percent,
+                authorisation_ref=row.authorisation_ref,
+                actor=actor,
+            )
+        note(room, actor, "programs.changed", program, _described(program, row, pure))
+    return row
+
+
+def deactivate_program(*, program: PrizeProgram, actor: Actor) -> PrizeProgram:
+    """Stop the program (refused while a game of the room is in play). Its pool keeps what it holds."""
+    with transaction.atomic():
+        room = lock_room(program.room)
+        program = PrizeProgram.objects.select_for_update().get(pk=program.pk)
+        if not program.active:
+            raise Conflict(f"Program {program.code} is already inactive.", code="program_inactive")
+        refuse_while_in_play(room, "deactivate a program")
+        program.active = False
+        program.deactivated_at = clock.now()
+        program.save(update_fields=["active", "deactivated_at"])
+        note(
+            room,
+            actor,
+            "programs.deactivated",
+            program,
+            {
+                "program": program.pk,
+                "code": program.code,
+                "type": program.program_type,
+                "pool": program.pool_id,
+            },
+        )
+    return program
+
+
+def current_version(program: PrizeProgram) -> Program:
+    """The pure program in force now."""
+    found = version_at(program, clock.now())
+    if found is None:
+        raise NotFound(f"Program {program.code} has no version in force yet.", code="no_version_in_force")
+    return found[1]

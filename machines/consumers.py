@@ -1,0 +1,199 @@
+"""The WebSocket of a machine's interface board (SMIB): ``ws/machines/<asset>/?token=<device token>``.
+
+A thin door (DESIGN §3). On connect it checks the device token (``&venue=<id>`` narrows the asset number
+to one venue), joins the machine's group ``machine.<id>`` (lock / unlock pushes from the services) and its
+link group's ``machines.link.<group id>`` (the progressive broadcasts), and tells the gateway it is
+connected. Each text frame is parsed by the pure protocol module and taken by ONE gateway call in a
+database thread; the reply (an ack, or the welcome after a hello) goes back on the socket. A frame that is
+too large or malformed gets a ``rejected`` ack and changes nothing; a frame far beyond any message closes
+the socket (1009, message too big). Heartbeats are answered by nothing: they only keep the machine online.
+
+Why the database calls run on a small pool of threads of their own rather than Channels' one shared sync
+thread: a process holds hundreds of machines, and one thread would make every machine's play wait for every
+other machine's commit. Each consumer still awaits its call before it reads its next frame, so one
+machine's messages are taken one after the other, in the order it sent them; the machine row lock in the
+gateway serialises anything else about that machine. The threads keep their database connection between
+calls when CONN_MAX_AGE > 0.
+
+Broadcasts are encoded once by the task (machines.tasks) and sent here as text, so fan-out costs one
+socket write per machine and no JSON work.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+from urllib.parse import parse_qs
+
+from channels.db import DatabaseSyncToAsync
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+
+from machines import protocol
+from machines.models import LinkMember
+from machines.services import broadcast, gateway, push, registry
+
+log = logging.getLogger("hall.machines.gateway")
+
+T = TypeVar("T")
+
+# The channel-layer message types this consumer implements (see the handlers below).
+PROGRESSIVE_TYPE = "machine.progressive"
+RELINK_TYPE = "machine.relink"
+
+# Close codes: the device token was refused (before accept); a frame far beyond any message (RFC 6455).
+CLOSE_REFUSED = 4401
+CLOSE_TOO_BIG = 1009
+# A frame this large is not a board's message gone wrong but abuse: the socket is closed, not answered.
+ABUSE_BYTES = 16 * protocol.MAX_MESSAGE_BYTES
+
+_executor = ThreadPoolExecutor(
+    max_workers=getattr(settings, "MACHINE_GATEWAY_DB_THREADS", 4), thread_name_prefix="machine-gateway"
+)
+
+
+def in_db_thread(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
+    """`fn` as an awaitable run on the gateway's database threads (old connections closed around it)."""
+    call: Callable[..., Awaitable[T]] = DatabaseSyncToAsync(fn, thread_sensitive=False, executor=_executor)
+    return call
+
+
+def active_link_group(machine_id: int) -> int | None:
+    group_id: int | None = (
+        LinkMember.objects.filter(machine_id=machine_id, left_at__isnull=True)
+        .values_list("group_id", flat=True)
+        .first()
+    )
+    return group_id
+
+
+def _authenticate(venue_id: int | None, asset: str, token: str) -> tuple[int, int | None] | None:
+    machine = registry.authenticate(venue_id=venue_id, asset_number=asset, token=token)
+    if machine is None:
+        return None
+    gateway.connected(machine_id=machine.pk)
+    return machine.pk, active_link_group(machine.pk)
+
+
+def _hello(machine_id: int, message: protocol.Hello) -> tuple[dict[str, Any], int | None]:
+    """The welcome, and the link group the machine is in now (it may have joined or left one since it
+    connected): the consumer follows it."""
+    welcome = gateway.hello(machine_id=machine_id, message=message)
+    return welcome, active_link_group(machine_id)
+
+
+def _receive(machine_id: int, message: protocol.Message) -> dict[str, Any]:
+    return gateway.receive(machine_id=machine_id, messages=[message])[0]
+
+
+def _heartbeat(machine_id: int) -> None:
+    gateway.heartbeat(machine_id=machine_id)
+
+
+def _disconnected(machine_id: int) -> None:
+    gateway.disconnected(machine_id=machine_id)
+
+
+def _query(scope: dict[str, Any]) -> tuple[str, int | None] | None:
+    """The token and the optional venue id of the URL's query string; None when they are unusable."""
+    try:
+        params = parse_qs(scope.get("query_string", b"").decode("ascii"), max_num_fields=10)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    tokens = params.get("token", [])
+    venues = params.get("venue", [])
+    if len(tokens) != 1 or len(venues) > 1:
+        return None
+    venue_id: int | None = None
+    if venues:
+        if not venues[0].isdigit() or len(venues[0]) > 18:
+            return None
+        venue_id = int(venues[0])
+    return tokens[0], venue_id
+
+
+class MachineConsumer(AsyncWebsocketConsumer):
+    machine_id: int | None = None
+    link_group_id: int | None = None
+
+    # --- connection life ---
+
+    async def connect(self) -> None:
+        asset = str(self.scope["url_route"]["kwargs"]["asset"])
+        query = _query(self.scope)
+        found = None
+        if query is not None:
+            token, venue_id = query
+            found = await in_db_thread(_authenticate)(venue_id, asset, token)
+        if found is None:
+            await self.close(code=CLOSE_REFUSED)
+            return
+        self.machine_id, group_id = found
+        await self.channel_layer.group_add(push.group_name(self.machine_id), self.channel_name)
+        await self._follow_link(group_id)
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        if self.machine_id is None:
+            return
+        await self.channel_layer.group_discard(push.group_name(self.machine_id), self.channel_name)
+        await self._follow_link(None)
+        try:
+            await in_db_thread(_disconnected)(self.machine_id)
+        except Exception:  # the socket is gone either way; the link watch catches a silent machine
+            log.exception("could not record machine %s as disconnected", self.machine_id)
+
+    async def _follow_link(self, group_id: int | None) -> None:
+        """Listen to the broadcasts of `group_id` (None: of no group) and stop listening to the old one."""
+        if group_id == self.link_group_id:
+            return
+        if self.link_group_id is not None:
+            await self.channel_layer.group_discard(
+                broadcast.channel_group(self.link_group_id), self.channel_name
+            )
+        if group_id is not None:
+            await self.channel_layer.group_add(broadcast.channel_group(group_id), self.channel_name)
+        self.link_group_id = group_id
+
+    # --- frames from the board ---
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        machine_id = self.machine_id
+        if machine_id is None:  # not accepted: nothing reaches here, but never act for nobody
+            return
+        frame: str | bytes = text_data if text_data is not None else (bytes_data or b"")
+        if len(frame) > ABUSE_BYTES:
+            await self.close(code=CLOSE_TOO_BIG)
+            return
+        try:
+            message = protocol.parse(frame)
+        except protocol.ProtocolError as exc:
+            await self.send(text_data=protocol.encode(exc.ack()))
+            return
+        if isinstance(message, protocol.Heartbeat):
+            await in_db_thread(_heartbeat)(machine_id)
+            return
+        if isinstance(message, protocol.Hello):
+            welcome, group_id = await in_db_thread(_hello)(machine_id, message)
+            await self._follow_link(group_id)
+            await self.send(text_data=protocol.encode(welcome))
+            return
+        reply = await in_db_thread(_receive)(machine_id, message)
+        await self.send(text_data=protocol.encode(reply))
+
+    # --- messages from the system (channel layer) ---
+
+    async def machine_progressive(self, message: dict[str, Any]) -> None:
+        """A link group's broadcast, already encoded once by the task."""
+        await self.send(text_data=message["text"])
+
+    async def machine_push(self, message: dict[str, Any]) -> None:
+        """A service tells this machine something (lock, unlock): sent as is."""
+        await self.send(text_data=protocol.encode(message["payload"]))
+
+    async def machine_relink(self, message: dict[str, Any]) -> None:
+        """The machine joined or left a link group: follow the group it is in now."""
+        if self.machine_id is not None:
+            await self._follow_link(await in_db_thread(active_link_group)(self.machine_id))

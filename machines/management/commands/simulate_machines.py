@@ -1,0 +1,226 @@
+"""``manage.py simulate_machines``: N simulated type B/C machines playing against the gateway over WebSocket.
+
+Where the machines come from, one of:
+
+- ``--register --venue ID [--link-group CODE]``: machines ``<prefix>0001``… of the venue, registered when
+  missing and linked to the group (created with a new three-level pool when missing), with NEW device
+  tokens (the old ones stop working); ``--tokens-out FILE`` keeps them (JSON lines) for later runs.
+- ``--tokens FILE``: the JSON lines a ``--register`` run wrote (``--shard I/N`` takes every N-th machine
+  from the I-th, so several processes can share one file). No database access at all.
+
+    manage.py simulate_machines --register --venue 1 --link-group SALA --machines 50 \\
+        --url ws://127.0.0.1:8000 --duration 60
+    manage.py simulate_machines --tokens var/machines.jsonl --url ws://127.0.0.1:8000 --duration 60
+
+The statistics (plays sent/accepted/duplicate/rejected, reply latency, broadcast intervals, lock-ups) are
+printed at the end; ``--report FILE`` also writes them as JSON (bench/machines.py merges those).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from argparse import ArgumentParser
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from machines import simulator
+
+
+def _write_tokens(path: Path, credentials: list[simulator.Credentials]) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for cred in credentials:
+            p = cred.profile
+            row = {
+                "asset": p.asset,
+                "token": cred.token,
+                "venue": cred.venue_id,
+                "type": p.machine_type,
+                "denomination": str(p.denomination),
+                "software_version": p.software_version,
+                "next_seq": p.next_seq,
+                "meters": {
+                    "coin_in": str(p.meters.coin_in),
+                    "coin_out": str(p.meters.coin_out),
+                    "jackpots_paid": str(p.meters.jackpots_paid),
+                    "credits": str(p.meters.credits),
+                    "games_played": p.meters.games_played,
+                },
+            }
+            out.write(json.dumps(row) + "\n")
+    path.chmod(0o600)  # device tokens
+
+
+def read_tokens(path: Path) -> list[simulator.Credentials]:
+    credentials = []
+    for index, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        meters = row.get("meters") or {}
+        profile = simulator.MachineProfile(
+            index=index,
+            asset=row["asset"],
+            machine_type=row.get("type", "C"),
+            denomination=Decimal(row.get("denomination", "0.20")),
+            software_version=row.get("software_version", "SIM-1.0"),
+            next_seq=int(row.get("next_seq", 1)),
+            meters=simulator.Meters(
+                coin_in=Decimal(meters.get("coin_in", "0.00")),
+                coin_out=Decimal(meters.get("coin_out", "0.00")),
+                jackpots_paid=Decimal(meters.get("jackpots_paid", "0.00")),
+                credits=Decimal(meters.get("credits", "0.00")),
+                games_played=int(meters.get("games_played", 0)),
+            ),
+        )
+        credentials.append(
+            simulator.Credentials(profile=profile, token=row["token"], venue_id=row.get("venue"))
+        )
+    return credentials
+
+
+def _shard(value: str) -> tuple[int, int]:
+    try:
+        i, n = (int(x) for x in value.split("/"))
+    except ValueError:
+        raise CommandError(f"--shard is I/N (e.g. 0/2), not {value!r}") from None
+    if n < 1 or not 0 <= i < n:
+        raise CommandError(f"--shard {value}: need 0 <= I < N")
+    return i, n
+
+
+class Command(BaseCommand):
+    help = "Run N simulated type B/C machines against the machine gateway (WebSocket) and print statistics."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument(
+            "--machines", type=int, default=None, help="how many (--register: default 10; --tokens: all)"
+        )
+        parser.add_argument(
+            "--url",
+            default="ws://127.0.0.1:8000",
+            help="the server, ws://host:port; several comma-separated spread the machines over them",
+        )
+        parser.add_argument("--seed", type=int, default=0, help="machine i plays Random(seed + i)")
+        parser.add_argument("--duration", type=float, default=None, help="seconds (default: until Ctrl-C)")
+        parser.add_argument("--pace-scale", type=float, default=1.0, help="× the type's minimum game time")
+        parser.add_argument("--think", type=float, default=0.25, help="extra time per game, fraction (0-1)")
+        parser.add_argument("--hit-probability", type=float, default=1 / 20_000, help="per game")
+        parser.add_argument("--meters-every", type=int, default=50, help="plays between meter snapshots")
+        parser.add_argument("--warmup", type=float, default=0.0, help="seconds not measured after connecting")
+        parser.add_argument("--connect-rate", type=float, default=200.0, help="new connections per second")
+        parser.add_argument(
+            "--drain", type=float, default=10.0, help="seconds to wait for replies at the end"
+        )
+        parser.add_argument("--report", type=Path, help="also write the statistics as JSON to this file")
+        parser.add_argument("--errors", type=int, default=5, help="connection errors to print (then count)")
+        source = parser.add_argument_group("machines")
+        source.add_argument("--tokens", type=Path, help="JSON lines of machines and tokens (no database)")
+        source.add_argument(
+            "--shard", default="0/1", help="I/N: every N-th machine of --tokens from the I-th"
+        )
+        source.add_argument("--register", action="store_true", help="register/link machines, new tokens")
+        source.add_argument("--venue", type=int, help="venue id (--register)")
+        source.add_argument("--link-group", default="SIM-PROGRESIVO", help="link group code (--register)")
+        source.add_argument("--prefix", default="SIM-", help="asset number prefix (--register)")
+        source.add_argument("--type", choices=("B", "C"), default="C", dest="machine_type")
+        source.add_argument("--denomination", default="0.20")
+        source.add_argument("--tokens-out", type=Path, help="write the new tokens here (--register)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        credentials = self._credentials(options)
+        if not credentials:
+            raise CommandError("No machines to simulate.")
+        urls = [u.strip() for u in str(options["url"]).split(",") if u.strip()]
+        config = simulator.SimConfig(
+            seed=options["seed"],
+            pace_scale=options["pace_scale"],
+            think=options["think"],
+            hit_probability=options["hit_probability"],
+            meters_every=options["meters_every"],
+        )
+        shown = {"n": 0}
+
+        def on_error(text: str) -> None:
+            shown["n"] += 1
+            if shown["n"] <= options["errors"]:
+                self.stderr.write(text)
+
+        self.stdout.write(
+            f"{len(credentials)} machines → {', '.join(urls)}, seed {config.seed}, pace × {config.pace_scale}"
+            + (f", {options['duration']:g} s" if options["duration"] else ", until Ctrl-C")
+        )
+
+        async def main() -> simulator.Report:
+            import asyncio
+
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+            return await simulator.run_simulation(
+                credentials,
+                urls,
+                config,
+                duration=options["duration"],
+                stop=stop,
+                warmup=options["warmup"],
+                connect_rate=options["connect_rate"],
+                drain_seconds=options["drain"],
+                on_error=on_error,
+            )
+
+        report: simulator.Report = simulator.run(main)
+        for line in report.lines():
+            self.stdout.write(line)
+        if shown["n"] > options["errors"]:
+            self.stderr.write(f"({shown['n']} connection errors in all)")
+        if options["report"]:
+            options["report"].write_text(json.dumps(report.to_json()), encoding="utf-8")
+
+    def _credentials(self, options: dict[str, Any]) -> list[simulator.Credentials]:
+        if options["tokens"] and options["register"]:
+            raise CommandError("Give --tokens or --register, not both.")
+        if options["tokens"]:
+            i, n = _shard(options["shard"])
+            credentials = read_tokens(options["tokens"])[i::n]
+            if options["machines"] and options["machines"] < len(credentials):
+                credentials = credentials[: options["machines"]]
+            return credentials
+        if not options["register"]:
+            raise CommandError("Say where the machines come from: --register --venue ID, or --tokens FILE.")
+        if options["venue"] is None:
+            raise CommandError("--register needs --venue ID.")
+        return self._register(options)
+
+    def _register(self, options: dict[str, Any]) -> list[simulator.Credentials]:
+        from django.db import connection
+
+        from halls.models import Venue
+        from machines import demo
+
+        venue = Venue.objects.filter(pk=options["venue"]).first()
+        if venue is None:
+            raise CommandError(f"No venue {options['venue']}.")
+        code = options["link_group"]
+        count = options["machines"] or 10
+        actor = "simulator"
+        group = demo.ensure_link_group(
+            venue=venue, code=code, name=f"Simulador {code}", pool_code=f"{code}-POOL", actor=actor
+        )
+        assets = [f"{options['prefix']}{i:04d}" for i in range(1, count + 1)]
+        spec = demo.MachineSpec(
+            machine_type=options["machine_type"], denomination=Decimal(options["denomination"])
+        )
+        machines = demo.ensure_machines(venue=venue, group=group, assets=assets, spec=spec, actor=actor)
+        credentials = demo.issue_credentials(machines, actor=actor)
+        if options["tokens_out"]:
+            _write_tokens(options["tokens_out"], credentials)
+            self.stdout.write(f"tokens of {len(credentials)} machines written to {options['tokens_out']}")
+        sys.stdout.flush()
+        connection.close()  # the simulator's loop runs in this thread and needs no database
+        return credentials

@@ -1,0 +1,540 @@
+"""The device gateway: what a machine's interface board sends, taken in ONE transaction per call.
+
+The hot path (a call of plays from a linked machine in service) is a handful of statements whatever the
+number of plays in it: the machine row FOR UPDATE (with its link and venue), one INSERT of the plays,
+one `contribute_many` for the whole call (one prepared statement), one UPDATE of the machine row. Plays
+are their own append-only record: they are not audited one by one.
+
+Sequence numbers (one space per machine for plays, meters, events and hits):
+- a seq above ``last_seq + 1`` records a SequenceGap (and a ``sequence_gap`` alert), then is accepted;
+- a seq at or below ``last_seq``: already stored -> ``duplicate`` with the same content, ``rejected
+  seq_reused`` with other content; inside an open gap -> accepted late; inside a reconciled gap ->
+  ``rejected gap_reconciled`` (its coin-in was already counted from the meters);
+- a rejected message consumes nothing: the board may send that seq again.
+
+Plays and hits need a machine in service (``machine_locked``, ``machine_out_of_service``); meters and
+events are recorded in any state (a locked machine still reports its doors and meters).
+
+Hits: the pool engine awards 100 % of the level's folded meter in arrival order (two hits on one level in
+one instant: the second is paid from the reset amount). A call with a hit first takes the pool's
+exclusive lock (jackpots.services.locks.lock_levels) and only then contributes its plays: contributing
+first and awarding after would hold the shared lock while waiting for the exclusive one, and two such
+calls would deadlock. The plays before the hit are in its meter; a play after it in the same call is
+refused (the machine is in hand-pay lock-up).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.db import transaction
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+
+from jackpots.models import PoolLevel
+from jackpots.services import awards, contributions, meters
+from jackpots.services.contributions import ContributionItem
+from jackpots.services.locks import lock_levels
+from machines import protocol
+from machines.models import (
+    AlertKind,
+    LinkMember,
+    LockReason,
+    Machine,
+    MachineAlert,
+    MachineEvent,
+    MachineState,
+    MeterSnapshot,
+    Play,
+    ProgressiveHit,
+    SequenceGap,
+)
+from machines.services.common import GATEWAY, describe, now, record
+from machines.services.reconciliation import reconcile_snapshot
+
+HUNDRED = Decimal(100)
+# A heartbeat refreshes last_seen_at at most this often (the watch needs seconds, not milliseconds).
+HEARTBEAT_WRITE_EVERY = timedelta(seconds=1)
+
+
+def _lock(machine_id: int) -> Machine | None:
+    """The machine FOR UPDATE, with its venue and its active link (group, pool) in the same query."""
+    link = LinkMember.objects.filter(machine=OuterRef("pk"), left_at__isnull=True, group__pool__active=True)
+    return (
+        Machine.objects.select_for_update(of=("self",))
+        .select_related("venue")
+        .annotate(
+            link_group_id=Subquery(link.values("group_id")[:1]),
+            link_pool_id=Subquery(link.values("group__pool_id")[:1]),
+        )
+        .filter(pk=machine_id)
+        .first()
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _zone(name: str) -> ZoneInfo:
+    return ZoneInfo(name)
+
+
+def venue_day(machine: Machine, at: datetime) -> date:
+    return timezone.localtime(at, _zone(machine.venue.time_zone)).date()
+
+
+def source(machine_id: int) -> str:
+    return f"machine:{machine_id}"
+
+
+def message_key(machine_id: int, seq: int) -> str:
+    return f"machine:{machine_id}:{seq}"
+
+
+def _stored_content(
+    machine: Machine, seqs: list[int]
+) -> dict[int, tuple[tuple[object, ...], dict[str, Any]]]:
+    """What is stored under each of `seqs` (content as protocol.content gives it, extra reply fields)."""
+    found: dict[int, tuple[tuple[object, ...], dict[str, Any]]] = {}
+    for seq, game_id, bet, win in Play.objects.filter(machine=machine, seq__in=seqs).values_list(
+        "seq", "game_id", "bet", "win"
+    ):
+        found[seq] = (("play", game_id, bet, win), {})
+    for row in MeterSnapshot.objects.filter(machine=machine, seq__in=seqs).values_list(
+        "seq", "coin_in", "coin_out", "jackpots_paid", "credits", "games_played"
+    ):
+        found[row[0]] = (("meters", *row[1:]), {})
+    for seq, kind in MachineEvent.objects.filter(machine=machine, seq__in=seqs).values_list("seq", "kind"):
+        found[seq] = (("event", kind), {})
+    for seq, level_name, game_id, amount in ProgressiveHit.objects.filter(
+        machine=machine, seq__in=seqs
+    ).values_list("seq", "level__name", "game_id", "amount"):
+        found[seq] = (
+            ("hit", level_name, game_id),
+            {"amount": str(amount), "lock": LockReason.HAND_PAY.value},
+        )
+    return found
+
+
+@dataclass
+class _PendingHit:
+    message: protocol.Hit
+    level: PoolLevel
+    replies: list[dict[str, Any]] = field(default_factory=list)  # its ack, and acks of retries in the call
+
+
+@dataclass
+class _Call:
+    """One receive call: the machine (locked), what the messages change, written in `finish`."""
+
+    machine: Machine
+    at: datetime
+    pool_id: int | None
+    group_id: int | None
+    last_seq: int
+    state: str
+    lock_reason: str
+    stored: dict[int, tuple[tuple[object, ...], dict[str, Any]]] = field(default_factory=dict)
+    gaps: list[SequenceGap] = field(default_factory=list)
+    seen: dict[int, tuple[tuple[object, ...], dict[str, Any]]] = field(default_factory=dict)
+    plays: list[Play] = field(default_factory=list)
+    events: list[MachineEvent] = field(default_factory=list)
+    items: list[ContributionItem] = field(default_factory=list)
+    hits: list[_PendingHit] = field(default_factory=list)
+    hits_by_seq: dict[int, _PendingHit] = field(default_factory=dict)
+    levels: dict[str, PoolLevel] | None = None
+    touched: bool = False  # something to write on the machine row (last_seen_at at least)
+    hello: list[tuple[protocol.Hello, dict[str, Any]]] = field(default_factory=list)
+    played: int = 0
+    last_play_at: datetime | None = None
+
+    # --- per message ---
+
+    def take(self, message: protocol.Message) -> dict[str, Any]:
+        if isinstance(message, protocol.Heartbeat):
+            self.touched = True
+            return protocol.ack(None, "accepted")
+        if isinstance(message, protocol.Hello):
+            self.touched = True
+            welcome: dict[str, Any] = {}
+            self.hello.append((message, welcome))  # filled in by finish: the welcome after this call
+            return welcome
+        seq = message.seq
+        content = protocol.content(message)
+        known = self.seen.get(seq) or self.stored.get(seq)
+        if known is not None:
+            if known[0] == content:
+                reply = protocol.ack(seq, "duplicate", "", "Already accepted.", **known[1])
+                if isinstance(message, protocol.Hit) and seq in self.seen:
+                    self.hits_by_seq[seq].replies.append(reply)  # a retry in the call: same amount
+                return reply
+            return protocol.ack(seq, "rejected", "seq_reused", f"seq {seq} was accepted with other content.")
+        late = seq <= self.last_seq
+        if late:
+            gap = self._gap_of(seq)
+            if gap is None:
+                return protocol.ack(seq, "rejected", "bad_seq", f"seq {seq} is neither stored nor missing.")
+            if gap.reconciled_at is not None:
+                return protocol.ack(
+                    seq,
+                    "rejected",
+                    "gap_reconciled",
+                    f"seq {seq} was missing and its gap is reconciled from the meters: it is not taken now.",
+                )
+        refusal = self._refusal(message)
+        if refusal is not None:
+            return refusal
+        if not late:
+            if seq > self.last_seq + 1:
+                self._record_gap(self.last_seq + 1, seq - 1)
+            self.last_seq = seq
+        self.touched = True
+        extra = self._accept(message, late)
+        self.seen[seq] = (content, extra)
+        reply = protocol.ack(seq, "accepted", "", "", **extra)
+        if isinstance(message, protocol.Hit):
+            self.hits_by_seq[seq].replies.append(reply)
+        return reply
+
+    def _gap_of(self, seq: int) -> SequenceGap | None:
+        for gap in self.gaps:
+            if gap.first_missing <= seq <= gap.last_missing:
+                return gap
+        return None
+
+    def _refusal(self, message: protocol.Stored) -> dict[str, Any] | None:
+        if not isinstance(message, protocol.Play | protocol.Hit):
+            return None
+        seq = message.seq
+        asset = self.machine.asset_number
+        if self.state == MachineState.OUT_OF_SERVICE:
+            return protocol.ack(
+                seq, "rejected", "machine_out_of_service", f"Machine {asset} is out of service."
+            )
+        if self.state == MachineState.LOCKED:
+            return protocol.ack(
+                seq, "rejected", "machine_locked", f"Machine {asset} is locked ({self.lock_reason})."
+            )
+        if isinstance(message, protocol.Hit):
+            if self.pool_id is None:
+                return protocol.ack(
+                    seq, "rejected", "not_linked", f"Machine {asset} is not linked to a pool."
+                )
+            if message.level not in self._levels():
+                return protocol.ack(
+                    seq, "rejected", "unknown_level", f"The machine's pool has no level {message.level!r}."
+                )
+        return None
+
+    def _levels(self) -> dict[str, PoolLevel]:
+        if self.levels is None:
+            assert self.pool_id is not None
+            self.levels = {lv.name: lv for lv in PoolLevel.objects.filter(pool_id=self.pool_id)}
+        return self.levels
+
+    def _record_gap(self, first: int, last: int) -> None:
+        gap = SequenceGap.objects.create(
+            machine=self.machine, first_missing=first, last_missing=last, detected_at=self.at
+        )
+        self.gaps.append(gap)
+        missing = f"seq {first}" if first == last else f"seqs {first}-{last}"
+        MachineAlert.objects.create(
+            machine=self.machine,
+            kind=AlertKind.SEQUENCE_GAP,
+            message=f"{missing} never arrived; the next meter snapshot reconciles them.",
+            raised_at=self.at,
+        )
+
+    def _accept(self, message: protocol.Stored, late: bool) -> dict[str, Any]:
+        machine = self.machine
+        if isinstance(message, protocol.Play):
+            self.plays.append(
+                Play(
+                    machine=machine,
+                    seq=message.seq,
+                    game_id=message.game_id,
+                    bet=message.bet,
+                    win=message.win,
+                    played_at=message.at,
+                    received_at=self.at,
+                )
+            )
+            if self.pool_id is not None:
+                self.items.append(
+                    ContributionItem(
+                        source=source(machine.pk),
+                        bet=message.bet,
+                        idempotency_key=message_key(machine.pk, message.seq),
+                    )
+                )
+            self.played += 1
+            self.last_play_at = self.at
+            return {}
+        if isinstance(message, protocol.Event):
+            self.events.append(
+                MachineEvent(machine=machine, seq=message.seq, kind=message.kind, at=message.at or self.at)
+            )
+            return {}
+        if isinstance(message, protocol.Meters):
+            self._flush_rows()  # the reconciliation counts the plays of this call that came before
+            snapshot = MeterSnapshot.objects.create(
+                machine=machine,
+                seq=message.seq,
+                coin_in=message.coin_in,
+                coin_out=message.coin_out,
+                games_played=message.games_played,
+                jackpots_paid=message.jackpots_paid,
+                credits=message.credits,
+                taken_at=message.at or self.at,
+            )
+            if not late:
+                done = reconcile_snapshot(machine=machine, snapshot=snapshot, at=self.at)
+                if done.contribution is not None and self.pool_id is not None:
+                    gap_id, amount = done.contribution
+                    self.items.append(
+                        ContributionItem(
+                            source=source(machine.pk),
+                            bet=amount,
+                            idempotency_key=f"machine:{machine.pk}:gap:{gap_id}",
+                        )
+                    )
+                for gap in self.gaps:  # a late seq in them is refused from here on
+                    if gap.pk in done.gap_ids:
+                        gap.reconciled_at = self.at
+            return {}
+        assert isinstance(message, protocol.Hit)
+        pending = _PendingHit(message, self._levels()[message.level])
+        self.hits.append(pending)
+        self.hits_by_seq[message.seq] = pending
+        self.state, self.lock_reason = MachineState.LOCKED, LockReason.HAND_PAY
+        return {"amount": None, "lock": LockReason.HAND_PAY.value}  # the amount once awarded (finish)
+
+    # --- writes ---
+
+    def _flush_rows(self) -> None:
+        if self.plays:
+            Play.objects.bulk_create(self.plays)
+            self.plays = []
+        if self.events:
+            MachineEvent.objects.bulk_create(self.events)
+            self.events = []
+
+    def finish(self) -> None:
+        machine = self.machine
+        self._flush_rows()
+        if self.hits:
+            assert self.pool_id is not None
+            lock_levels(self.pool_id)  # exclusive before contributing: see the module docstring
+        if self.items:
+            assert self.pool_id is not None  # items are only made for a linked machine
+            contributions.contribute_many(pool=self.pool_id, items=self.items, actor=GATEWAY)
+        for hit in self.hits:
+            self._award(hit)
+        if self.hello:
+            self._resync(self.hello[-1][0])
+        if not self.touched:
+            return
+        fields: dict[str, Any] = {
+            "last_seq": self.last_seq,
+            "last_seen_at": self.at,
+            "online": True,
+            "state": self.state,
+            "lock_reason": self.lock_reason,
+        }
+        if self.played:
+            day = venue_day(machine, self.at)
+            fields["plays_today"] = self.played + (machine.plays_today if machine.plays_day == day else 0)
+            fields["plays_day"] = day
+            fields["last_play_at"] = self.last_play_at
+        Machine.objects.filter(pk=machine.pk).update(**fields)
+        for name, value in fields.items():
+            setattr(machine, name, value)
+        for _, reply in self.hello:
+            reply.update(welcome_payload(machine, self.pool_id, self.group_id))
+
+    def _award(self, hit: _PendingHit) -> None:
+        machine = self.machine
+        message = hit.message
+        assert self.group_id is not None
+        result = awards.award_level(
+            level=hit.level,
+            percent=HUNDRED,
+            winner={"source": source(machine.pk), "label": machine.asset_number, "hand": message.game_id},
+            idempotency_key=message_key(machine.pk, message.seq),
+            actor=f"{GATEWAY}:{machine.asset_number}",
+        )
+        amount = result.total_paid
+        row = ProgressiveHit.objects.create(
+            machine=machine,
+            seq=message.seq,
+            group_id=self.group_id,
+            level=hit.level,
+            game_id=message.game_id,
+            settlement_id=result.settlement_id or 0,
+            amount=amount,
+            reported_at=self.at,
+        )
+        for reply in hit.replies:
+            reply["amount"] = str(amount)
+        record(
+            machine.venue_id,
+            f"{GATEWAY}:{machine.asset_number}",
+            "machine.hit",
+            row,
+            {
+                **describe(machine),
+                "state": MachineState.LOCKED,
+                "lock_reason": LockReason.HAND_PAY,
+                "seq": message.seq,
+                "level": hit.level.pk,
+                "level_name": hit.level.name,
+                "amount": amount,
+                "settlement": result.settlement_id,
+            },
+        )
+
+    def _resync(self, message: protocol.Hello) -> None:
+        """The board said hello: a link-lost lock ends (it has resynchronised); an unapproved software
+        version raises an alert."""
+        machine = self.machine
+        if self.state == MachineState.LOCKED and self.lock_reason == LockReason.LINK_LOST:
+            self.state, self.lock_reason = MachineState.IN_SERVICE, LockReason.NONE
+            record(
+                machine.venue_id,
+                f"{GATEWAY}:{machine.asset_number}",
+                "machine.resynchronised",
+                machine,
+                {
+                    **describe(machine),
+                    "state": self.state,
+                    "lock_reason": "",
+                    "machine_last_seq": message.last_seq,
+                },
+            )
+        MachineAlert.objects.filter(
+            machine=machine, kind=AlertKind.LINK_LOST, cleared_at__isnull=True
+        ).update(cleared_at=self.at)
+        if message.software_version and message.software_version != machine.software_version:
+            open_alert = MachineAlert.objects.filter(
+                machine=machine, kind=AlertKind.SOFTWARE_MISMATCH, cleared_at__isnull=True
+            ).exists()
+            if not open_alert:
+                MachineAlert.objects.create(
+                    machine=machine,
+                    kind=AlertKind.SOFTWARE_MISMATCH,
+                    message=(
+                        f"The board reports software {message.software_version[:60]}, "
+                        f"the approved version is {machine.software_version}."
+                    ),
+                    raised_at=self.at,
+                )
+
+
+def _unknown(message: protocol.Message) -> dict[str, Any]:
+    seq = getattr(message, "seq", None)
+    return protocol.ack(seq, "rejected", "unknown_machine", "This machine is not registered.")
+
+
+def receive(
+    *, machine_id: int, messages: Sequence[protocol.Message], received_at: datetime | None = None
+) -> list[dict[str, Any]]:
+    """Take a machine's messages in order, in one transaction; a reply per message, in order (an ``ack``;
+    a ``welcome`` for a hello). See the module docstring for sequence numbers, states and hits."""
+    if not messages:
+        return []
+    at = received_at or now()
+    with transaction.atomic():
+        machine = _lock(machine_id)
+        if machine is None:
+            return [_unknown(message) for message in messages]
+        call = _Call(
+            machine=machine,
+            at=at,
+            pool_id=getattr(machine, "link_pool_id", None),
+            group_id=getattr(machine, "link_group_id", None),
+            last_seq=machine.last_seq,
+            state=machine.state,
+            lock_reason=machine.lock_reason,
+        )
+        old = sorted(
+            {
+                m.seq
+                for m in messages
+                if not isinstance(m, protocol.Hello | protocol.Heartbeat) and m.seq <= machine.last_seq
+            }
+        )
+        if old:
+            call.stored = _stored_content(machine, old)
+            call.gaps = list(
+                SequenceGap.objects.filter(
+                    machine=machine, first_missing__lte=old[-1], last_missing__gte=old[0]
+                )
+            )
+        replies = [call.take(message) for message in messages]
+        call.finish()
+    return replies
+
+
+# --- connection life -------------------------------------------------------------------------------------
+
+
+def levels_payload(pool_id: int | None) -> list[dict[str, str]]:
+    if pool_id is None:
+        return []
+    meter = meters.pool_meters([pool_id]).get(pool_id)
+    if meter is None:
+        return []
+    return [{"level": level.name, "amount": str(level.amount)} for level in meter.levels]
+
+
+def welcome_payload(machine: Machine, pool_id: int | None, group_id: int | None) -> dict[str, Any]:
+    from machines.models import LinkGroup
+
+    code = None
+    if group_id is not None:
+        code = LinkGroup.objects.filter(pk=group_id).values_list("code", flat=True).first()
+    return {
+        "type": "welcome",
+        "machine": machine.asset_number,
+        "state": machine.state,
+        "lock_reason": machine.lock_reason,
+        "last_seq": machine.last_seq,
+        "group": code,
+        "levels": levels_payload(pool_id),
+    }
+
+
+def hello(
+    *, machine_id: int, message: protocol.Hello | None = None, received_at: datetime | None = None
+) -> dict[str, Any]:
+    """The board (re)connected and said hello: it is online, a link-lost lock ends (it resynchronises),
+    and it gets the welcome (its state, the last seq we hold, its pool's levels)."""
+    replies = receive(
+        machine_id=machine_id,
+        messages=[message or protocol.Hello(last_seq=0, software_version="")],
+        received_at=received_at,
+    )
+    return replies[0]
+
+
+def heartbeat(*, machine_id: int, received_at: datetime | None = None) -> None:
+    """The board is alive: one conditional UPDATE, written at most once a second per machine."""
+    at = received_at or now()
+    Machine.objects.filter(pk=machine_id).exclude(
+        online=True, last_seen_at__gte=at - HEARTBEAT_WRITE_EVERY
+    ).update(online=True, last_seen_at=at)
+
+
+def connected(*, machine_id: int, received_at: datetime | None = None) -> None:
+    """Its connection opened (it says hello next)."""
+    at = received_at or now()
+    Machine.objects.filter(pk=machine_id).update(online=True, last_seen_at=at)
+
+
+def disconnected(*, machine_id: int) -> None:
+    """Its connection closed: offline at once. If it stays silent, the link watch locks it (link_lost)."""
+    Machine.objects.filter(pk=machine_id).update(online=False)

@@ -1,0 +1,65 @@
+"""Hand pays: an attendant pays a machine's progressive hit at the cashier; the machine unlocks once no
+other hit of it waits to be paid."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from halls import access
+from halls.errors import Conflict, InvalidInput
+from halls.models import Role
+from machines import protocol
+from machines.models import LockReason, MachineState, ProgressiveHit
+from machines.services import push
+from machines.services.common import Actor, describe, label, lock_machine, now, record
+
+
+def pay_hand_pay(*, hit: ProgressiveHit, actor: Actor, payment_ref: str = "") -> ProgressiveHit:
+    """Record that `actor` (a cashier or operator of the machine's venue) paid `hit` by hand: who, when,
+    the payment reference. Unlocks the machine (and tells it "unlock") when no other hit is pending."""
+    ref = str(payment_ref or "").strip()
+    if len(ref) > 120:
+        raise InvalidInput("The payment reference is at most 120 characters.", code="bad_payment_ref")
+    if not isinstance(actor, User):
+        raise InvalidInput("A hand pay is paid by a person: a cashier.", code="cashier_required")
+    with transaction.atomic():
+        machine = lock_machine(hit.machine_id)
+        access.require_role(actor, machine.venue_id, Role.CASHIER)
+        row = ProgressiveHit.objects.select_for_update().select_related("level").get(pk=hit.pk)
+        if row.paid_at is not None:
+            raise Conflict(
+                f"This hit was paid at {row.paid_at:%Y-%m-%d %H:%M:%S} by {row.paid_by_label}.",
+                code="already_paid",
+            )
+        at = now()
+        row.paid_at = at
+        row.paid_by = actor
+        row.paid_by_label = label(actor)
+        row.payment_ref = ref
+        row.save(update_fields=["paid_at", "paid_by", "paid_by_label", "payment_ref"])
+        others = ProgressiveHit.objects.filter(machine=machine, paid_at__isnull=True).exists()
+        unlocked = (
+            not others and machine.state == MachineState.LOCKED and machine.lock_reason == LockReason.HAND_PAY
+        )
+        if unlocked:
+            machine.state, machine.lock_reason = MachineState.IN_SERVICE, LockReason.NONE
+            machine.save(update_fields=["state", "lock_reason"])
+            push.to_machine(machine.pk, protocol.unlock())
+        record(
+            machine.venue_id,
+            actor,
+            "machine.hand_pay_paid",
+            row,
+            {
+                **describe(machine),
+                "hit": row.pk,
+                "seq": row.seq,
+                "level_name": row.level.name,
+                "amount": row.amount,
+                "payment_ref": ref,
+                "unlocked": unlocked,
+            },
+        )
+    hit.paid_at, hit.paid_by_id, hit.paid_by_label, hit.payment_ref = at, actor.pk, row.paid_by_label, ref
+    return row

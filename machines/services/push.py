@@ -1,0 +1,37 @@
+"""Tell a machine something (lock, unlock) over its connection: a channel-layer send to the group
+``machine.<id>`` its consumer joined, after the caller's transaction commits (never before: a machine
+must not unlock for a payment that rolls back). Delivery is at most once; a machine that misses an
+unlock learns its state from the next ``welcome``."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+log = logging.getLogger("hall.machines")
+
+# The message type the consumer implements as ``machine_push``; the payload goes to the board as is.
+MESSAGE_TYPE = "machine.push"
+
+
+def group_name(machine_id: int) -> str:
+    return f"machine.{machine_id}"
+
+
+def send_now(machine_id: int, payload: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group_name(machine_id), {"type": MESSAGE_TYPE, "payload": payload})
+    except Exception:
+        log.exception("could not push %s to machine %s", payload.get("type"), machine_id)
+
+
+def to_machine(machine_id: int, payload: dict[str, Any]) -> None:
+    """Send `payload` to the machine once the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: send_now(machine_id, payload))

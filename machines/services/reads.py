@@ -1,0 +1,118 @@
+"""What the floor page and the cashier read: every machine of a venue with its state, link, last meters,
+plays today and pending hits; the hits waiting to be paid by hand. Read-only, a few queries per call
+whatever the number of machines (the floor refreshes every second)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Count, OuterRef, Q, Subquery, Sum
+from django.utils import timezone
+
+from halls.models import Venue
+from machines.models import LinkMember, Machine, MeterSnapshot, ProgressiveHit
+from machines.services.gateway import _zone
+
+ZERO = Decimal("0.00")
+
+
+def floor_view(venue: Venue) -> list[dict[str, Any]]:
+    """Every machine of the venue, by asset number."""
+    link = LinkMember.objects.filter(machine=OuterRef("pk"), left_at__isnull=True)
+    machines = list(
+        Machine.objects.filter(venue=venue)
+        .annotate(
+            group_id=Subquery(link.values("group_id")[:1]),
+            group_code=Subquery(link.values("group__code")[:1]),
+            group_label=Subquery(link.values("group__name")[:1]),
+            pending_hits=Count("hits", filter=Q(hits__paid_at__isnull=True)),
+            pending_amount=Sum("hits__amount", filter=Q(hits__paid_at__isnull=True)),
+        )
+        .order_by("asset_number")
+    )
+    last_meters = {
+        s.machine_id: s
+        for s in MeterSnapshot.objects.filter(machine__venue=venue)
+        .order_by("machine_id", "-seq")
+        .distinct("machine_id")
+    }
+    today = timezone.localtime(timezone.now(), _zone(venue.time_zone)).date()
+    rows = []
+    for m in machines:
+        snapshot = last_meters.get(m.pk)
+        group_id = getattr(m, "group_id", None)
+        rows.append(
+            {
+                "id": m.pk,
+                "asset": m.asset_number,
+                "asset_number": m.asset_number,
+                "type": m.machine_type,
+                "machine_type": m.machine_type,
+                "modality": m.modality,
+                "positions": m.positions,
+                "manufacturer": m.manufacturer,
+                "model": m.model,
+                "denomination": m.denomination,
+                "location": m.location,
+                "state": m.state,
+                "lock_reason": m.lock_reason,
+                "online": m.online,
+                "last_seen_at": m.last_seen_at,
+                "last_seq": m.last_seq,
+                "group": None
+                if group_id is None
+                else {
+                    "id": group_id,
+                    "code": getattr(m, "group_code", ""),
+                    "name": getattr(m, "group_label", ""),
+                },
+                "meters": None
+                if snapshot is None
+                else {
+                    "seq": snapshot.seq,
+                    "coin_in": snapshot.coin_in,
+                    "coin_out": snapshot.coin_out,
+                    "games_played": snapshot.games_played,
+                    "jackpots_paid": snapshot.jackpots_paid,
+                    "credits": snapshot.credits,
+                    "taken_at": snapshot.taken_at,
+                },
+                "last_play_at": m.last_play_at,
+                "plays_today": m.plays_today if m.plays_day == today else 0,
+                "pending_hits": getattr(m, "pending_hits", 0),
+                "pending_amount": getattr(m, "pending_amount", None),
+            }
+        )
+    return rows
+
+
+def hit_row(hit: ProgressiveHit) -> dict[str, Any]:
+    machine = hit.machine
+    return {
+        "id": hit.pk,
+        "machine": machine.pk,
+        "asset_number": machine.asset_number,
+        "location": machine.location,
+        "group": hit.group.code,
+        "level": hit.level_id,
+        "level_name": hit.level.name,
+        "game_id": hit.game_id,
+        "amount": hit.amount,
+        "settlement": hit.settlement_id,
+        "seq": hit.seq,
+        "reported_at": hit.reported_at,
+        "paid_at": hit.paid_at,
+        "paid_by": hit.paid_by_label,
+        "payment_ref": hit.payment_ref,
+    }
+
+
+def pending_hand_pays(venue: Venue) -> list[dict[str, Any]]:
+    """The venue's progressive hits not yet paid by hand, oldest first."""
+    hits = (
+        ProgressiveHit.objects.filter(machine__venue=venue, paid_at__isnull=True)
+        .select_related("machine", "group", "level")
+        .order_by("reported_at", "pk")
+    )
+    return [hit_row(hit) for hit in hits]
