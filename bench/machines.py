@@ -261,54 +261,118 @@ class CpuSampler:
 # --- a stage ----------------------------------------------------------------------------------------------
 
 
+def use_database(name: str) -> None:
+    """Point this process's Django connection at database ``name`` (the template or a stage's copy)."""
+    from django.db import connection
+
+    connection.close()
+    connection.settings_dict["NAME"] = name
+
+
+def clone_database(url: str, template: str, name: str) -> None:
+    import psycopg
+
+    admin = url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+
+
+def start_servers(
+    args: argparse.Namespace, env: dict[str, str], workdir: Path, ports: list[int], tag: str
+) -> list[Proc]:
+    procs: list[Proc] = []
+    try:
+        for i, port in enumerate(ports):
+            # Every web process runs through web_process(): uvicorn plus timing logs of the gateway's
+            # database calls; web0 also under cProfile with --profile.
+            cmd = [PYTHON, str(Path(__file__).resolve()), "_web", str(port)]
+            if args.profile and i == 0:
+                cmd.append(str(workdir / f"web0-{tag}.prof"))
+            procs.append(start(f"web{i}-{tag}", cmd, env, workdir))
+        celery = [PYTHON, "-m", "celery", "-A", "config", "--quiet"]
+        worker = [*celery, "worker", "-Q", "celery,draws", "--concurrency", str(args.worker_concurrency)]
+        procs.append(
+            start(f"worker-{tag}", [*worker, "-l", "warning", "-n", f"bench-{tag}@%h"], env, workdir)
+        )
+        beat = [*celery, "beat", "-l", "warning", "-s", str(workdir / f"celerybeat-{tag}")]
+        procs.append(start(f"beat-{tag}", beat, env, workdir))
+        for port in ports:
+            wait_listening(port)
+        time.sleep(3)  # the worker and beat up, the first broadcasts out
+    except BaseException:
+        stop(procs)
+        raise
+    return procs
+
+
 def run_stage(
     args: argparse.Namespace,
     *,
     pace: float,
-    venue_id: int,
-    urls: list[str],
+    index: int,
+    tokens: Path,
     env: dict[str, str],
     workdir: Path,
-    groups: dict[str, list[int]],
-    index: int,
 ) -> dict[str, Any]:
+    """One pace on a fresh copy of the provisioned database, with fresh servers: no stage inherits the
+    previous stage's disconnects (1,000 link-lost locks whose hellos would be the next stage's storm)."""
     from machines.simulator import Report
 
-    tokens = workdir / f"tokens-{index}.jsonl"
-    write_tokens(tokens, venue_id, args.machines)
+    url = os.environ["DATABASE_URL"]
+    template = url.rsplit("/", 1)[1].split("?")[0]
+    name = f"{template}_stage"
+    clone_database(url, template, name)
+    stage_env = {**env, "DATABASE_URL": url.rsplit("/", 1)[0] + "/" + name}
+    ports = [free_port() for _ in range(args.web)]
+    urls = [f"ws://127.0.0.1:{port}" for port in ports]
+    tag = f"s{index}"
+    servers = start_servers(args, stage_env, workdir, ports, tag)
     sims: list[Proc] = []
-    reports = [workdir / f"report-{index}-{i}.json" for i in range(args.sim)]
-    for i in range(args.sim):
-        cmd = [
-            PYTHON, "manage.py", "simulate_machines",
-            "--tokens", str(tokens), "--shard", f"{i}/{args.sim}",
-            "--url", ",".join(urls),
-            "--seed", str(args.seed + 1000 * index),
-            "--duration", str(args.seconds), "--warmup", str(args.warmup),
-            "--pace-scale", str(pace), "--think", str(args.think),
-            "--hit-probability", "0", "--meters-every", str(args.meters_every),
-            "--connect-rate", str(args.connect_rate), "--drain", "15",
-            "--report", str(reports[i]),
-        ]  # fmt: skip
-        sims.append(start(f"sim-{index}-{i}", cmd, env, workdir))
-    sampler = CpuSampler({**groups, **{f"sim{i}": [p.pid] for i, p in enumerate(sims)}})
-    with sampler.running():
-        for proc in sims:
-            proc.popen.wait()
+    reports = [workdir / f"report-{tag}-{i}.json" for i in range(args.sim)]
+    try:
+        for i in range(args.sim):
+            cmd = [
+                PYTHON, "manage.py", "simulate_machines",
+                "--tokens", str(tokens), "--shard", f"{i}/{args.sim}",
+                "--url", ",".join(urls),
+                "--seed", str(args.seed + 1000 * index),
+                "--duration", str(args.seconds), "--warmup", str(args.warmup),
+                "--pace-scale", str(pace), "--think", str(args.think),
+                "--hit-probability", "0", "--meters-every", str(args.meters_every),
+                "--connect-rate", str(args.connect_rate), "--drain", "15",
+                "--report", str(reports[i]),
+            ]  # fmt: skip
+            sims.append(start(f"sim{i}-{tag}", cmd, stage_env, workdir))
+        groups = {p.name.rsplit("-", 1)[0]: [p.pid] for p in [*servers, *sims]}
+        sampler = CpuSampler(groups)
+        with sampler.running():
+            for proc in sims:
+                proc.popen.wait()
+        time.sleep(2.5)  # the fold after the last play
+    finally:
+        stop(sims)
+        stop(servers)
+        for proc in [*servers, *sims]:
+            tail = proc.log.read_text(errors="replace")[-3000:]
+            if "Traceback" in tail or proc.popen.returncode not in (0, -signal.SIGTERM):
+                print(f"--- {proc.name} (exit {proc.popen.returncode}) log tail ---\n{tail}")
     for proc in sims:
         if proc.popen.returncode != 0:
-            print(proc.log.read_text()[-3000:])
             raise RuntimeError(f"{proc.name} failed ({proc.popen.returncode})")
     merged = Report()
     for path in reports:
         merged = merged.merge(Report.from_json(json.loads(path.read_text())))
     cpu = sampler.window(merged.wall_start, merged.wall_end)
-    return {"pace": pace, "report": merged, "cpu": cpu, "logs": [p.log for p in sims]}
+    use_database(name)
+    exact = check_pool(merged.counters["plays_stored_all"], merged.bets_stored)
+    use_database(template)
+    return {"pace": pace, "report": merged, "cpu": cpu, "exact": exact, "tag": tag}
 
 
 def verdict(stage: dict[str, Any], machines: int, pace: float, think: float) -> tuple[bool, str, float]:
     """Sustained? (accepted ≥ 97 % of the offered rate, p99 reply < 1 s, nothing rejected, every machine
-    heard ≥ 2 broadcasts in every whole second of the window, no lock-up)."""
+    heard ≥ 2 broadcasts in every whole second of the window, no lock-up, the pool exact)."""
     from machines.simulator import MIN_GAME_SECONDS, percentile
 
     report = stage["report"]
@@ -328,13 +392,14 @@ def verdict(stage: dict[str, Any], machines: int, pace: float, think: float) -> 
         problems.append(f"{starved} machines had a second with < 2 broadcasts")
     if c["lockups"]:
         problems.append(f"{c['lockups']} lock-ups")
+    if not stage["exact"]:
+        problems.append("pool NOT exact")
     return not problems, "; ".join(problems) or "sustained", rate
 
 
 def print_stage(stage: dict[str, Any], args: argparse.Namespace) -> None:
     report = stage["report"]
     ok, why, _ = verdict(stage, args.machines, stage["pace"], args.think)
-    print()
     print(f"=== pace × {stage['pace']}: {'SUSTAINED' if ok else 'NOT SUSTAINED'} ({why})")
     for line in report.lines():
         print("  " + line)
@@ -344,43 +409,47 @@ def print_stage(stage: dict[str, Any], args: argparse.Namespace) -> None:
             f"{name} {cores * 100:.0f} %" for name, cores in sorted(cpu.items()) if not name.startswith("_")
         ]
         print(f"  CPU (% of one core): {', '.join(parts)}")
+        mine = sum(v for k, v in cpu.items() if not k.startswith("_"))
         print(
-            f"  box: {cpu['_machine_busy']:.2f} of {cpu['_cores']:.0f} cores busy "
-            f"({cpu['_machine_busy'] / cpu['_cores'] * 100:.0f} %)"
+            f"  box: {cpu['_machine_busy']:.2f} of {cpu['_cores']:.0f} cores busy, "
+            f"{max(0.0, cpu['_machine_busy'] - mine):.2f} of them by processes outside the bench"
         )
+    print()
 
 
 # --- exactness -----------------------------------------------------------------------------------------
 
 
-def check_pool(pool_id: int, venue_id: int, told_stored: int, told_bets: Decimal) -> bool:
+def check_pool(told_stored: int, told_bets: Decimal) -> bool:
+    """Fold the bench pool; each level must be seed + Σ bet × rate over the plays stored (no hits in the
+    bench), and the plays stored what the machines were told."""
     from django.db.models import Count, Sum
 
-    from jackpots.models import Award, Contribution, PoolLevel
+    from jackpots.models import Award, Contribution, Pool, PoolLevel
     from jackpots.services.folding import fold
     from machines.models import MachineAlert, Play, SequenceGap
 
-    fold(pool_id)
-    plays = Play.objects.filter(machine__venue_id=venue_id).aggregate(n=Count("id"), bet=Sum("bet"))
+    pool = Pool.objects.get(code=POOL_CODE)
+    fold(pool.pk)
+    plays = Play.objects.aggregate(n=Count("id"), bet=Sum("bet"))
     n, bets = plays["n"], plays["bet"] or Decimal(0)
     ok = n == told_stored and bets == told_bets
-    print()
-    print(f"plays stored: {n} (machines were told {told_stored}); bets {bets} (told {told_bets}): {ok}")
-    awards = Award.objects.filter(pool_id=pool_id).count()
-    gaps = SequenceGap.objects.filter(machine__venue_id=venue_id).count()
-    alerts = dict(
-        MachineAlert.objects.filter(machine__venue_id=venue_id).values_list("kind").annotate(n=Count("id"))
+    print(f"  plays stored: {n} (machines were told {told_stored}); bets {bets} (told {told_bets}): {ok}")
+    awards = Award.objects.filter(pool=pool).count()
+    gaps = SequenceGap.objects.count()
+    alerts = dict(MachineAlert.objects.values_list("kind").annotate(n=Count("id")))
+    print(
+        f"  awards {awards}, sequence gaps {gaps}, alerts {alerts or 'none'} "
+        "(link_lost ones: the disconnects at the end)"
     )
-    print(f"awards {awards}, sequence gaps {gaps}, alerts {alerts or 'none'}")
-    for level in PoolLevel.objects.filter(pool_id=pool_id).order_by("position"):
+    for level in PoolLevel.objects.filter(pool=pool).order_by("position"):
         contributed = Contribution.objects.filter(level=level).aggregate(n=Count("id"), m=Sum("to_meter"))
         expected = level.seed + bets * level.contribution_rate
-        exact = level.amount == expected and awards == 0
+        exact = level.amount == expected and awards == 0 and gaps == 0
         ok = ok and exact and contributed["n"] == n
         print(
-            f"level {level.name}: amount {level.amount} == seed {level.seed} + Σbet {bets} × "
-            f"{level.contribution_rate} = {expected}: {exact}; contributions {contributed['n']} "
-            f"(Σ to meter {contributed['m']})"
+            f"  level {level.name}: {level.amount} == seed {level.seed} + Σbet {bets} × "
+            f"{level.contribution_rate} = {expected.normalize()}: {exact}; {contributed['n']} contributions"
         )
     return ok
 
@@ -388,14 +457,75 @@ def check_pool(pool_id: int, venue_id: int, told_stored: int, told_bets: Decimal
 # --- profiling a web process -----------------------------------------------------------------------------
 
 
-def profiled_web(port: int, out: str) -> None:
-    """uvicorn in this process with cProfile on EVERY thread (the gateway's database threads too),
-    timed by each thread's CPU clock; the merged statistics go to ``out`` when uvicorn stops."""
+class TimedExecutor:
+    """Wraps the gateway's database thread pool (machines.consumers._executor): for every call, how long
+    it queued for a thread and how long it ran; a summary line every REPORT_EVERY seconds."""
+
+    REPORT_EVERY = 5.0
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.lock = threading.Lock()
+        self.waits: list[float] = []
+        self.runs: list[float] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        threading.Thread(target=self._report, daemon=True).start()
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        queued = time.perf_counter()
+        with self.lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+        def timed() -> Any:
+            started = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                ended = time.perf_counter()
+                with self.lock:
+                    self.in_flight -= 1
+                    self.waits.append(started - queued)
+                    self.runs.append(ended - started)
+
+        return self.inner.submit(timed)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def _report(self) -> None:
+        from machines.simulator import percentile
+
+        while True:
+            time.sleep(self.REPORT_EVERY)
+            with self.lock:
+                waits, runs, self.waits, self.runs = sorted(self.waits), sorted(self.runs), [], []
+                peak, self.max_in_flight = self.max_in_flight, self.in_flight
+            if not runs:
+                continue
+            ms = 1000
+            print(
+                f"[gateway db] {time.strftime('%H:%M:%S')} {len(runs) / self.REPORT_EVERY:.0f} calls/s; "
+                f"queued p50 {percentile(waits, 50) * ms:.1f} p99 {percentile(waits, 99) * ms:.1f} ms; "
+                f"ran p50 {percentile(runs, 50) * ms:.1f} p99 {percentile(runs, 99) * ms:.1f} "
+                f"max {runs[-1] * ms:.0f} ms; in flight max {peak}",
+                flush=True,
+            )
+
+
+def web_process(port: int, profile_out: str | None) -> None:
+    """uvicorn serving config.asgi on ``port``, with the gateway's database calls timed (TimedExecutor);
+    with ``profile_out``, cProfile on EVERY thread (the database threads too), timed by each thread's CPU
+    clock, merged into that file when uvicorn stops."""
     import cProfile
     import pstats
 
     import uvicorn
 
+    from machines import consumers
+
+    consumers._executor = TimedExecutor(consumers._executor)  # type: ignore[assignment]
     profiles: list[cProfile.Profile] = []
     lock = threading.Lock()
 
@@ -406,10 +536,11 @@ def profiled_web(port: int, out: str) -> None:
             profiles.append(profiler)
         profiler.enable()
 
-    threading.setprofile(start_profiling)
-    main_profiler = cProfile.Profile(time.thread_time)
-    profiles.append(main_profiler)
-    main_profiler.enable()
+    if profile_out:
+        threading.setprofile(start_profiling)
+        main_profiler = cProfile.Profile(time.thread_time)
+        profiles.append(main_profiler)
+        main_profiler.enable()
     try:
         uvicorn.run(
             "config.asgi:application",
@@ -420,17 +551,18 @@ def profiled_web(port: int, out: str) -> None:
             log_level="warning",
             loop="uvloop",
             http="httptools",
-            ws="websockets",
+            ws="websockets-sansio",
         )
     finally:
-        main_profiler.disable()
-        with lock:
-            stats = pstats.Stats(profiles[0])
-            for profiler in profiles[1:]:
-                profiler.create_stats()
-                if profiler.stats:
-                    stats.add(profiler)
-        stats.dump_stats(out)
+        if profile_out:
+            profiles[0].disable()
+            with lock:
+                stats = pstats.Stats(profiles[0])
+                for profiler in profiles[1:]:
+                    profiler.create_stats()
+                    if profiler.stats:
+                        stats.add(profiler)
+            stats.dump_stats(profile_out)
 
 
 def print_profile(path: Path, limit: int = 35) -> None:
@@ -478,10 +610,12 @@ def main() -> int:
     from django.db import connection
 
     call_command("migrate", verbosity=0)
-    venue_id, pool_id = provision(args.machines)
+    venue_id, _ = provision(args.machines)
+    workdir = Path(tempfile.mkdtemp(prefix="bench-machines-"))
+    tokens = workdir / "tokens.jsonl"
+    write_tokens(tokens, venue_id, args.machines)  # the stages' copies of the database share them
     connection.close()
 
-    workdir = Path(tempfile.mkdtemp(prefix="bench-machines-"))
     env = {
         **os.environ,
         "CHANNEL_PREFIX": args.channel_prefix,
@@ -489,65 +623,24 @@ def main() -> int:
         "PYTHONUNBUFFERED": "1",
         "LOG_LEVEL": "WARNING",
     }
-    ports = [free_port() for _ in range(args.web)]
-    urls = [f"ws://127.0.0.1:{port}" for port in ports]
-    procs: list[Proc] = []
+    print(
+        f"{args.machines} machines, {args.web} web processes, 1 worker "
+        f"(concurrency {args.worker_concurrency}) + 1 beat, {args.sim} simulator processes; "
+        f"work dir {workdir}"
+    )
+    print()
     stages: list[dict[str, Any]] = []
     try:
-        for i, port in enumerate(ports):
-            if args.profile and i == 0:
-                out = str(workdir / "web0.prof")
-                profiled = [PYTHON, str(Path(__file__).resolve()), "_profiled_web", str(port), out]
-                procs.append(start("web0", profiled, env, workdir))
-                continue
-            cmd = [
-                PYTHON, "-m", "uvicorn", "config.asgi:application",
-                "--host", "127.0.0.1", "--port", str(port), "--lifespan", "off", "--no-access-log",
-                "--log-level", "warning", "--loop", "uvloop",
-                "--http", "httptools", "--ws", "websockets",
-            ]  # fmt: skip
-            procs.append(start(f"web{i}", cmd, env, workdir))
-        celery = [PYTHON, "-m", "celery", "-A", "config", "--quiet"]
-        worker = [*celery, "worker", "-Q", "celery,draws", "--concurrency", str(args.worker_concurrency)]
-        procs.append(start("worker", [*worker, "-l", "warning", "-n", "bench@%h"], env, workdir))
-        beat = [*celery, "beat", "-l", "warning", "-s", str(workdir / "celerybeat-schedule")]
-        procs.append(start("beat", beat, env, workdir))
-        for port in ports:
-            wait_listening(port)
-        time.sleep(3)  # the worker and beat up, the first broadcasts out
-        groups = {p.name: [p.pid] for p in procs}
-        print(
-            f"web {', '.join(f'{p.name} pid {p.pid}' for p in procs)}; {args.sim} simulator processes; "
-            f"work dir {workdir}"
-        )
         for index, pace in enumerate(float(x) for x in args.paces.split(",")):
-            stage = run_stage(
-                args,
-                pace=pace,
-                venue_id=venue_id,
-                urls=urls,
-                env=env,
-                workdir=workdir,
-                groups=groups,
-                index=index,
-            )
+            stage = run_stage(args, pace=pace, index=index, tokens=tokens, env=env, workdir=workdir)
             stages.append(stage)
             print_stage(stage, args)
             ok, _, _ = verdict(stage, args.machines, pace, args.think)
             if not ok and args.stop_at_first_failure:
                 break
-            time.sleep(6)  # the machines' disconnects settle before the next stage
-        time.sleep(3)  # the last fold
     finally:
-        stop(procs)
-        for proc in procs:
-            tail = proc.log.read_text(errors="replace")[-2000:]
-            if "Traceback" in tail or "ERROR" in tail:
-                print(f"--- {proc.name} log tail ---\n{tail}")
-    told_stored = sum(s["report"].counters["plays_stored_all"] for s in stages)
-    told_bets = sum((s["report"].bets_stored for s in stages), Decimal(0))
-    exact = check_pool(pool_id, venue_id, told_stored, told_bets)
-    print()
+        if not args.keep:
+            tokens.unlink(missing_ok=True)  # device tokens
     print("SUMMARY")
     best = None
     for stage in stages:
@@ -555,20 +648,19 @@ def main() -> int:
         print(f"  pace × {stage['pace']}: {rate:,.1f} plays/s accepted — {'sustained' if ok else why}")
         if ok and (best is None or rate > best):
             best = rate
-    print(f"  highest sustained: {f'{best:,.1f} plays/s' if best else 'none'}; pool exact: {exact}")
-    if not args.keep:
-        for path in workdir.iterdir():
-            if path.suffix in (".jsonl",):
-                path.unlink()  # device tokens
+    print(f"  highest sustained: {f'{best:,.1f} plays/s' if best else 'none'}")
     print(f"  logs and reports: {workdir}")
-    if args.profile and (workdir / "web0.prof").exists():
-        print_profile(workdir / "web0.prof")
-    return 0 if exact and best is not None else 1
+    if args.profile:
+        for stage in stages:
+            path = workdir / f"web0-{stage['tag']}.prof"
+            if path.exists():
+                print_profile(path)
+    return 0 if best is not None else 1
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["_profiled_web"]:
+    if sys.argv[1:2] == ["_web"]:
         setup_django()
-        profiled_web(int(sys.argv[2]), sys.argv[3])
+        web_process(int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else None)
         sys.exit(0)
     sys.exit(main())

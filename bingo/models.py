@@ -437,7 +437,8 @@ class GameProgram(models.Model):
     in_play = models.BooleanField(default=False)
     max_ball = models.PositiveSmallIntegerField(null=True, blank=True)
     colour = models.CharField(max_length=20, blank=True)
-    amount = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    # Exact (not rounded to the meter's 6 decimals): BA-3's prize is the pool less its carry percentage.
+    amount = models.DecimalField(max_digits=24, decimal_places=10, null=True, blank=True)
     row = models.PositiveSmallIntegerField(null=True, blank=True)
     slot = models.TimeField(null=True, blank=True)
     operating_day = models.DateField(null=True, blank=True)
@@ -446,11 +447,11 @@ class GameProgram(models.Model):
     won = models.BooleanField(null=True, blank=True)
     bingo_ordinal = models.PositiveSmallIntegerField(null=True, blank=True)
     bingo_colour = models.CharField(max_length=20, blank=True)
-    prize = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    prize = models.DecimalField(max_digits=24, decimal_places=10, null=True, blank=True)
     share = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
     winners = models.PositiveSmallIntegerField(default=0)
-    remainder = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
-    carry = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    remainder = models.DecimalField(max_digits=24, decimal_places=10, null=True, blank=True)
+    carry = models.DecimalField(max_digits=24, decimal_places=10, null=True, blank=True)
     settlement = models.ForeignKey(
         "jackpots.PoolSettlement", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )

@@ -21,15 +21,17 @@ socket write per machine and no JSON work.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
-from channels.db import DatabaseSyncToAsync
+from asgiref.sync import SyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import close_old_connections
 
 from machines import protocol
 from machines.models import LinkMember
@@ -55,8 +57,22 @@ _executor = ThreadPoolExecutor(
 
 
 def in_db_thread(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
-    """`fn` as an awaitable run on the gateway's database threads (old connections closed around it)."""
-    call: Callable[..., Awaitable[T]] = DatabaseSyncToAsync(fn, thread_sensitive=False, executor=_executor)
+    """`fn` as an awaitable run on the gateway's database threads.
+
+    Old connections are closed around the call, as channels.db.database_sync_to_async does, but by
+    Django's own function: Channels' test communicator switches its copy off (for tests holding a
+    transaction on the shared sync thread), and these threads never share a test's transaction.
+    """
+
+    @functools.wraps(fn)
+    def closing(*args: Any, **kwargs: Any) -> T:
+        close_old_connections()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    call: Callable[..., Awaitable[T]] = SyncToAsync(closing, thread_sensitive=False, executor=_executor)
     return call
 
 
@@ -172,6 +188,17 @@ class MachineConsumer(AsyncWebsocketConsumer):
         except protocol.ProtocolError as exc:
             await self.send(text_data=protocol.encode(exc.ack()))
             return
+        try:
+            await self._take(machine_id, message)
+        except Exception:
+            # Nothing was taken (the call's transaction rolled back): the board may send the seq again.
+            # The socket stays open: one failed call must not drop a machine's link.
+            log.exception("gateway call failed for machine %s", machine_id)
+            seq = getattr(message, "seq", None)
+            failed = protocol.ack(seq, "rejected", "server_error", "Not taken: send it again later.")
+            await self.send(text_data=protocol.encode(failed))
+
+    async def _take(self, machine_id: int, message: protocol.Message) -> None:
         if isinstance(message, protocol.Heartbeat):
             await in_db_thread(_heartbeat)(machine_id)
             return

@@ -33,8 +33,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db import transaction
-from django.db.models import OuterRef, Subquery
+from django.db import connection, transaction
 from django.utils import timezone
 
 from jackpots.models import PoolLevel
@@ -44,7 +43,6 @@ from jackpots.services.locks import lock_levels
 from machines import protocol
 from machines.models import (
     AlertKind,
-    LinkMember,
     LockReason,
     Machine,
     MachineAlert,
@@ -63,19 +61,44 @@ HUNDRED = Decimal(100)
 HEARTBEAT_WRITE_EVERY = timedelta(seconds=1)
 
 
+# The hot path's statements are written out in SQL: each runs hundreds of times a second, and the ORM's
+# compilation of the same query (subqueries, bulk INSERT) cost more CPU than the database's work.
+_LOCK_SQL = """
+SELECT m.*, v.time_zone AS venue_time_zone, link.group_id AS link_group_id, link.pool_id AS link_pool_id
+FROM machines_machine m
+JOIN halls_venue v ON v.id = m.venue_id
+LEFT JOIN LATERAL (
+    SELECT lm.group_id, g.pool_id
+    FROM machines_linkmember lm
+    JOIN machines_linkgroup g ON g.id = lm.group_id
+    JOIN jackpots_pool p ON p.id = g.pool_id AND p.active
+    WHERE lm.machine_id = m.id AND lm.left_at IS NULL
+    LIMIT 1
+) link ON true
+WHERE m.id = %s
+FOR UPDATE OF m
+"""
+
+_INSERT_PLAYS_SQL = """
+INSERT INTO machines_play (machine_id, seq, game_id, bet, win, played_at, received_at)
+SELECT %s, p.seq, p.game_id, p.bet, p.win, p.played_at, %s
+FROM unnest(%s::bigint[], %s::text[], %s::numeric[], %s::numeric[], %s::timestamptz[])
+    AS p(seq, game_id, bet, win, played_at)
+"""
+
+_UPDATE_MACHINE_SQL = """
+UPDATE machines_machine
+SET last_seq = %s, last_seen_at = %s, online = true, state = %s, lock_reason = %s,
+    plays_day = %s, plays_today = %s, last_play_at = %s
+WHERE id = %s
+"""
+
+
 def _lock(machine_id: int) -> Machine | None:
-    """The machine FOR UPDATE, with its venue and its active link (group, pool) in the same query."""
-    link = LinkMember.objects.filter(machine=OuterRef("pk"), left_at__isnull=True, group__pool__active=True)
-    return (
-        Machine.objects.select_for_update(of=("self",))
-        .select_related("venue")
-        .annotate(
-            link_group_id=Subquery(link.values("group_id")[:1]),
-            link_pool_id=Subquery(link.values("group__pool_id")[:1]),
-        )
-        .filter(pk=machine_id)
-        .first()
-    )
+    """The machine FOR UPDATE, with its venue's time zone and its active link (group, pool of an active
+    pool) as attributes ``venue_time_zone``, ``link_group_id``, ``link_pool_id``: one statement."""
+    found = list(Machine.objects.raw(_LOCK_SQL, [machine_id]))
+    return found[0] if found else None
 
 
 @functools.lru_cache(maxsize=64)
@@ -83,8 +106,8 @@ def _zone(name: str) -> ZoneInfo:
     return ZoneInfo(name)
 
 
-def venue_day(machine: Machine, at: datetime) -> date:
-    return timezone.localtime(at, _zone(machine.venue.time_zone)).date()
+def venue_day(time_zone: str, at: datetime) -> date:
+    return timezone.localtime(at, _zone(time_zone)).date()
 
 
 def source(machine_id: int) -> str:
@@ -317,7 +340,19 @@ class _Call:
 
     def _flush_rows(self) -> None:
         if self.plays:
-            Play.objects.bulk_create(self.plays)
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    _INSERT_PLAYS_SQL,
+                    [
+                        self.machine.pk,
+                        self.at,
+                        [p.seq for p in self.plays],
+                        [p.game_id for p in self.plays],
+                        [p.bet for p in self.plays],
+                        [p.win for p in self.plays],
+                        [p.played_at for p in self.plays],
+                    ],
+                )
             self.plays = []
         if self.events:
             MachineEvent.objects.bulk_create(self.events)
@@ -338,21 +373,27 @@ class _Call:
             self._resync(self.hello[-1][0])
         if not self.touched:
             return
-        fields: dict[str, Any] = {
-            "last_seq": self.last_seq,
-            "last_seen_at": self.at,
-            "online": True,
-            "state": self.state,
-            "lock_reason": self.lock_reason,
-        }
         if self.played:
-            day = venue_day(machine, self.at)
-            fields["plays_today"] = self.played + (machine.plays_today if machine.plays_day == day else 0)
-            fields["plays_day"] = day
-            fields["last_play_at"] = self.last_play_at
-        Machine.objects.filter(pk=machine.pk).update(**fields)
-        for name, value in fields.items():
-            setattr(machine, name, value)
+            day = venue_day(getattr(machine, "venue_time_zone", "UTC"), self.at)
+            machine.plays_today = self.played + (machine.plays_today if machine.plays_day == day else 0)
+            machine.plays_day = day
+            machine.last_play_at = self.last_play_at
+        machine.last_seq, machine.last_seen_at, machine.online = self.last_seq, self.at, True
+        machine.state, machine.lock_reason = self.state, self.lock_reason
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _UPDATE_MACHINE_SQL,
+                [
+                    machine.last_seq,
+                    machine.last_seen_at,
+                    machine.state,
+                    machine.lock_reason,
+                    machine.plays_day,
+                    machine.plays_today,
+                    machine.last_play_at,
+                    machine.pk,
+                ],
+            )
         for _, reply in self.hello:
             reply.update(welcome_payload(machine, self.pool_id, self.group_id))
 

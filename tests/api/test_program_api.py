@@ -60,9 +60,7 @@ def nothing_written() -> Iterator[None]:
     assert program_rows() == before
 
 
-def activate(
-    client: APIClient, room: Room, code: str, program_type: str, params: dict[str, Any], **more: Any
-):
+def activate(client: APIClient, room: Room, code: str, program_type: str, params: Any, **more: Any) -> Any:
     body = {"code": code, "program_type": program_type, "params": params, **more}
     return client.post(f"/api/rooms/{room.pk}/programs/", body, format="json")
 
@@ -71,7 +69,8 @@ def activate(
 def prima(operator_api: APIClient, room: Room) -> dict[str, Any]:
     answer = activate(operator_api, room, "PRIMA", "BA-1", PRIMA, name="Prima 30")
     assert answer.status_code == 201, answer.content
-    return answer.json()
+    found: dict[str, Any] = answer.json()
+    return found
 
 
 @pytest.fixture
@@ -80,7 +79,8 @@ def bolsa(operator_api: APIClient, room: Room) -> dict[str, Any]:
         f"/api/rooms/{room.pk}/bolsa/", {"funding_percent": "10", "authorisation_ref": AUTH}, format="json"
     )
     assert answer.status_code == 201, answer.content
-    return answer.json()
+    found: dict[str, Any] = answer.json()
+    return found
 
 
 @pytest.fixture
@@ -375,14 +375,16 @@ def test_a_bad_bolsa_is_refused(operator_api, room, body, code, words):
 def super_prima(operator_api, room, bolsa) -> dict[str, Any]:
     answer = activate(operator_api, room, "SUPER", "BA-19", {"amount": "10", "extraction_order": 45})
     assert answer.status_code == 201, answer.content
-    return answer.json()
+    found: dict[str, Any] = answer.json()
+    return found
 
 
 @pytest.fixture
 def colour_prima(operator_api, room, bolsa) -> dict[str, Any]:
     answer = activate(operator_api, room, "COLOR", "BA-20", {"amount": "10"})
     assert answer.status_code == 201, answer.content
-    return answer.json()
+    found: dict[str, Any] = answer.json()
+    return found
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -34,6 +35,7 @@ from bingo.services import claims, draw, games, sales, series
 from bingo.services.programs import clock as program_clock
 from halls.models import AuditEntry, GameSession, Room, StreamCursor
 from halls.services import sessions
+from jackpots.models import Award as JackpotAward
 from jackpots.models import Contribution, ParameterChange, Pool, PoolLevel, PoolSettlement
 from jackpots.services import reports
 
@@ -42,7 +44,7 @@ UTC = ZoneInfo("UTC")
 ALL_BALLS = list(range(1, 91))
 # bingo.balls.default_colours: 1–18 red, 19–36 yellow, 37–54 green, 55–72 blue, 73–90 purple.
 COLOUR_RANGES = {"red": (1, 18), "yellow": (19, 36), "green": (37, 54), "blue": (55, 72), "purple": (73, 90)}
-SALES = {"funding_percent": "10", "authorisation_ref": "ML-DGJ-2025/017"}
+SALES: dict[str, object] = {"funding_percent": "10", "authorisation_ref": "ML-DGJ-2025/017"}
 
 PROGRAM_TABLES: list[type[Model]] = [
     PrizeProgram,
@@ -113,6 +115,17 @@ def assert_balanced(pool_id: int) -> None:
 
 def game_program(game: Game, program: PrizeProgram) -> GameProgram:
     return GameProgram.objects.get(game=game, program=program)
+
+
+def state_after(gp: GameProgram) -> dict[str, Any]:
+    assert gp.state_after is not None, "the game is not closed"
+    return dict(gp.state_after)
+
+
+def paid(gp: GameProgram) -> JackpotAward:
+    """The pool engine's award row that paid the program (share × winners)."""
+    assert gp.settlement is not None, "the program was not paid"
+    return gp.settlement.awards.get()
 
 
 _series = itertools.count(1)

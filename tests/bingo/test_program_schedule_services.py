@@ -25,6 +25,7 @@ from tests.bingo.program_flow import (  # noqa: F401 - fixtures
     game_program,
     hall,
     local,
+    state_after,
 )
 
 # The pool is set to reach its amount in the first game: 10 % of 120.00 € is 12.00 € (>= 10 €).
@@ -100,7 +101,7 @@ def test_a_session_past_midnight_serves_00_00_on_the_same_operating_day(hall: Ha
     hall.bingo(midnight, at=gp.max_ball)  # won at its max ball: the whole pool, the table starts over
     gp = game_program(midnight, extra)
     assert gp.won is True and gp.prize == gp.pool_amount
-    assert gp.state_after["steps"] == 0
+    assert state_after(gp)["steps"] == 0
     next_evening = game_at(hall, clock, local(2025, 3, 11, 20, 10), bingo_at=None)
     assert (game_program(next_evening, extra).row, game_program(next_evening, extra).max_ball) == (1, 50)
 

@@ -22,7 +22,7 @@ from bingo.services import programs as svc
 from bingo.services.readmodels import game_summary, screen_snapshot
 from halls.errors import Conflict, InvalidInput
 from halls.models import AuditEntry
-from jackpots.models import ParameterChange, PoolSettlement
+from jackpots.models import ParameterChange
 from jackpots.services import pools
 from tests.bingo.program_flow import (  # noqa: F401 - fixtures
     SALES,
@@ -34,6 +34,8 @@ from tests.bingo.program_flow import (  # noqa: F401 - fixtures
     level,
     meter,
     nothing_written,
+    paid,
+    state_after,
 )
 
 D = Decimal
@@ -55,7 +57,7 @@ def test_prima_is_in_play_the_game_after_its_pool_reaches_30_and_is_won_by_ball_
     gp = game_program(first, prima)
     assert (gp.in_play, gp.funding, gp.pool_amount) == (False, D("30"), D("30"))
     assert first.announcement["programs"] == []
-    assert gp.state_after["reached"] is True
+    assert state_after(gp)["reached"] is True
 
     second = hall.sell_and_close(60)  # "la primera partida posterior": in play, the pool is 60
     assert second.announcement["programs"] == [
@@ -86,11 +88,11 @@ def test_prima_is_in_play_the_game_after_its_pool_reaches_30_and_is_won_by_ball_
         D("30"),
     )
     assert ProgramAward.objects.get(game_program=gp).claim == claim
-    assert PoolSettlement.objects.get(pk=gp.settlement_id).awards.get().amount == D("30.00")
+    assert paid(gp).amount == D("30.00")
     assert meter(prima) == D("30")  # 60 - 30
     assert_balanced(prima.pool_id)
     # The pool still holds 30 after the award: the Prima is in play again in the next game.
-    assert gp.state_after["reached"] is True
+    assert state_after(gp)["reached"] is True
     summary = game_summary(second)["programs"]
     assert summary[0]["won"] is True
     assert summary[0]["winners"] == [
@@ -177,8 +179,7 @@ def test_simultaneous_bingo_winners_share_each_program_to_the_cent(hall: Hall, c
         assert (gp.won, gp.winners, gp.share, gp.remainder, gp.carry) == (True, 3, share, remainder, carry)
         assert sorted(a.claim_id for a in gp.awards.all()) == sorted(c.pk for c in winners)
         assert all(a.amount == share for a in gp.awards.all())
-        paid = PoolSettlement.objects.get(pk=gp.settlement_id).awards.get()
-        assert paid.amount == share * 3
+        assert paid(gp).amount == share * 3
         assert meter(program) == pool - share * 3 == carry + remainder
         assert_balanced(program.pool_id)
 
@@ -205,12 +206,12 @@ def test_bingo_extra_escalates_one_ball_per_game_and_resets_after_the_session(ha
     hall.bingo(third, at=60)
     fourth = hall.play(60, at=60)
     assert game_program(fourth, extra).max_ball == 57
-    assert game_program(fourth, extra).state_after["steps"] == 3
+    assert state_after(game_program(fourth, extra))["steps"] == 3
 
     hall.new_session()  # game 4 was the last of its session: the escalation stops (OP-04)
     gp = game_program(fourth, extra)
     assert gp.last_game_of_session is True
-    assert (gp.state_after["steps"], gp.state_after["pick"]) == (0, None)
+    assert (state_after(gp)["steps"], state_after(gp)["pick"]) == (0, None)
     assert AuditEntry.objects.filter(action="programs.last_game_of_session").exists()
 
     fresh = hall.sell_and_close(60)

@@ -105,7 +105,7 @@ async def test_machines_play_a_hit_pays_locks_shows_on_the_screen_and_is_cleared
         assert await call(machine_row, floor, 0) == ("locked", "hand_pay", True)
 
         # Locked, the winner plays no more; the others play on.
-        locked_plays = winner.stats.plays_stored_all
+        locked_plays = winner.stats.plays_sent_all
         marks = [b.stats.plays_stored_all for b in others]
         await wait_until(
             lambda: all(b.stats.plays_stored_all >= n + 10 for b, n in zip(others, marks, strict=True)),
@@ -113,7 +113,7 @@ async def test_machines_play_a_hit_pays_locks_shows_on_the_screen_and_is_cleared
             "the other machines to play on",
             detail,
         )
-        assert winner.stats.plays_stored_all == locked_plays
+        assert winner.stats.plays_sent_all == locked_plays
 
         # The hall screen announced it: which machine, which level, how much.
         hits = await wait_until(lambda: screen_socket.of_type("pool.hit"), 10, "pool.hit on the screen")

@@ -283,8 +283,18 @@ def test_events_and_meters_are_stored(machine: Machine) -> None:
         protocol.parse(f'{{"type":"event","seq":1,"kind":"door_open","at":"{at}"}}'),
         protocol.Event(seq=2, kind="door_closed"),
         meters_msg(3, "12.40", 9, coin_out="8.00"),
+        protocol.parse(f'{{"type":"play","seq":4,"game_id":"g-4","bet":"0.20","win":"1.40","at":"{at}"}}'),
+        play(5),
     )
-    assert [r["status"] for r in replies] == ["accepted"] * 3
+    assert [r["status"] for r in replies] == ["accepted"] * 5
+    played = Play.objects.get(machine=machine, seq=4)
+    assert (played.game_id, played.bet, played.win, played.played_at.isoformat()) == (
+        "g-4",
+        D("0.20"),
+        D("1.40"),
+        at,
+    )
+    assert Play.objects.get(machine=machine, seq=5).played_at is None
     assert list(
         MachineEvent.objects.filter(machine=machine).order_by("seq").values_list("kind", flat=True)
     ) == [

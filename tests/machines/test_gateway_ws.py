@@ -9,6 +9,7 @@ frame far beyond any message closes the socket (1009).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -26,7 +27,7 @@ from halls.models import Venue
 from jackpots.models import Contribution, Pool
 from machines import consumers, protocol, tasks
 from machines.models import LinkGroup, LockReason, Machine, MachineState, Play, ProgressiveHit
-from machines.services import handpay, links, registry
+from machines.services import gateway, handpay, links, push, registry
 from tests.machines.machine_fixtures import (
     GRAND_RATE,
     MAJOR_RATE,
@@ -248,6 +249,14 @@ async def test_the_broadcast_task_reaches_every_linked_machine_and_only_them(
     assert welcome["group"] == "L1"
     await database_sync_to_async(tasks.broadcast_progressives)()
     assert (await bystander.receive_json_from(timeout=TIMEOUT))["type"] == "progressive"
+
+    # It leaves the link; told to follow its link ("machine.relink"), it stops hearing the broadcasts.
+    await database_sync_to_async(links.leave_link)(group=link, machine=alone, actor=pool_operator)
+    await layer.group_send(push.group_name(alone.pk), {"type": consumers.RELINK_TYPE})
+    await asyncio.sleep(0.3)
+    await database_sync_to_async(tasks.broadcast_progressives)()
+    assert (await sockets[0].receive_json_from(timeout=TIMEOUT))["type"] == "progressive"
+    assert await bystander.receive_nothing(timeout=0.3)
     for communicator in [*sockets, bystander]:
         await communicator.disconnect()
 
@@ -274,4 +283,23 @@ async def test_a_hit_locks_the_machine_and_the_cashiers_payment_unlocks_it(
         machine=machine, state=MachineState.LOCKED, reason="door check", actor=pool_operator
     )
     assert await communicator.receive_json_from(timeout=TIMEOUT) == {"type": "lock", "reason": "operator"}
+    await communicator.disconnect()
+
+
+async def test_a_failed_gateway_call_is_refused_and_the_socket_stays(
+    layer: Any, board: tuple[Machine, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    machine, token = board
+    communicator = await connect(machine, token)
+    real = gateway.receive
+
+    def broken(**kwargs: Any) -> list[dict[str, Any]]:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(gateway, "receive", broken)
+    reply = await send(communicator, play(1))
+    assert (reply["seq"], reply["status"], reply["code"]) == (1, "rejected", "server_error")
+    monkeypatch.setattr(gateway, "receive", real)
+    reply = await send(communicator, play(1))  # the board sends it again
+    assert (reply["seq"], reply["status"]) == (1, "accepted")
     await communicator.disconnect()
