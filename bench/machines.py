@@ -131,13 +131,16 @@ def start(name: str, cmd: list[str], env: dict[str, str], logdir: Path) -> Proc:
     return Proc(name, popen, log)
 
 
-def stop(procs: list[Proc]) -> None:
+def stop(procs: list[Proc], *, profiled: Proc | None = None) -> None:
+    if profiled is not None and profiled.popen.poll() is None:
+        profiled.popen.send_signal(signal.SIGUSR1)  # web_process writes its profile
+        time.sleep(5)
     for proc in procs:
         if proc.popen.poll() is None:
             proc.popen.send_signal(signal.SIGTERM)
     for proc in procs:
         try:
-            proc.popen.wait(20)
+            proc.popen.wait(30)
         except subprocess.TimeoutExpired:
             proc.popen.kill()
             proc.popen.wait()
@@ -352,7 +355,7 @@ def run_stage(
         time.sleep(2.5)  # the fold after the last play
     finally:
         stop(sims)
-        stop(servers)
+        stop(servers, profiled=servers[0] if args.profile else None)
         for proc in [*servers, *sims]:
             tail = proc.log.read_text(errors="replace")[-3000:]
             if "Traceback" in tail or proc.popen.returncode not in (0, -signal.SIGTERM):
@@ -367,7 +370,14 @@ def run_stage(
     use_database(name)
     exact = check_pool(merged.counters["plays_stored_all"], merged.bets_stored)
     use_database(template)
-    return {"pace": pace, "report": merged, "cpu": cpu, "exact": exact, "tag": tag}
+    timing = [
+        f"{p.name}: {line}"
+        for p in servers
+        if p.name.startswith("web")
+        for line in p.log.read_text(errors="replace").splitlines()
+        if line.startswith("[gateway db]")
+    ]
+    return {"pace": pace, "report": merged, "cpu": cpu, "exact": exact, "tag": tag, "timing": timing}
 
 
 def verdict(stage: dict[str, Any], machines: int, pace: float, think: float) -> tuple[bool, str, float]:
@@ -414,6 +424,10 @@ def print_stage(stage: dict[str, Any], args: argparse.Namespace) -> None:
             f"  box: {cpu['_machine_busy']:.2f} of {cpu['_cores']:.0f} cores busy, "
             f"{max(0.0, cpu['_machine_busy'] - mine):.2f} of them by processes outside the bench"
         )
+    if stage["timing"]:
+        print("  gateway database calls, every 5 s (web process timing log):")
+        for line in stage["timing"]:
+            print("    " + line)
     print()
 
 
@@ -470,7 +484,18 @@ class TimedExecutor:
         self.runs: list[float] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.lags: list[float] = []  # the event loop's lateness (lag_monitor)
         threading.Thread(target=self._report, daemon=True).start()
+
+    async def lag_monitor(self, every: float = 0.05) -> None:
+        """How late the event loop wakes a task that sleeps `every` seconds (late = busy or starved)."""
+        import asyncio
+
+        while True:
+            t0 = time.perf_counter()
+            await asyncio.sleep(every)
+            with self.lock:
+                self.lags.append(time.perf_counter() - t0 - every)
 
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
         queued = time.perf_counter()
@@ -501,6 +526,7 @@ class TimedExecutor:
             time.sleep(self.REPORT_EVERY)
             with self.lock:
                 waits, runs, self.waits, self.runs = sorted(self.waits), sorted(self.runs), [], []
+                lags, self.lags = sorted(self.lags), []
                 peak, self.max_in_flight = self.max_in_flight, self.in_flight
             if not runs:
                 continue
@@ -509,7 +535,8 @@ class TimedExecutor:
                 f"[gateway db] {time.strftime('%H:%M:%S')} {len(runs) / self.REPORT_EVERY:.0f} calls/s; "
                 f"queued p50 {percentile(waits, 50) * ms:.1f} p99 {percentile(waits, 99) * ms:.1f} ms; "
                 f"ran p50 {percentile(runs, 50) * ms:.1f} p99 {percentile(runs, 99) * ms:.1f} "
-                f"max {runs[-1] * ms:.0f} ms; in flight max {peak}",
+                f"max {runs[-1] * ms:.0f} ms; in flight max {peak}; event loop late p50 "
+                f"{percentile(lags, 50) * ms:.1f} p99 {percentile(lags, 99) * ms:.1f} ms",
                 flush=True,
             )
 
@@ -525,7 +552,8 @@ def web_process(port: int, profile_out: str | None) -> None:
 
     from machines import consumers
 
-    consumers._executor = TimedExecutor(consumers._executor)  # type: ignore[assignment]
+    timed = TimedExecutor(consumers._executor)
+    consumers._executor = timed  # type: ignore[assignment]
     profiles: list[cProfile.Profile] = []
     lock = threading.Lock()
 
@@ -541,28 +569,45 @@ def web_process(port: int, profile_out: str | None) -> None:
         main_profiler = cProfile.Profile(time.thread_time)
         profiles.append(main_profiler)
         main_profiler.enable()
-    try:
-        uvicorn.run(
-            "config.asgi:application",
-            host="127.0.0.1",
-            port=port,
-            lifespan="off",
-            access_log=False,
-            log_level="warning",
-            loop="uvloop",
-            http="httptools",
-            ws="websockets-sansio",
-        )
-    finally:
-        if profile_out:
-            profiles[0].disable()
-            with lock:
-                stats = pstats.Stats(profiles[0])
-                for profiler in profiles[1:]:
-                    profiler.create_stats()
-                    if profiler.stats:
-                        stats.add(profiler)
-            stats.dump_stats(profile_out)
+
+    def dump(*_: Any) -> None:
+        """SIGUSR1: write the merged profile now (the bench asks before it stops the process)."""
+        with lock:
+            stats = pstats.Stats(profiles[0])
+            for profiler in profiles[1:]:
+                profiler.create_stats()
+                if profiler.stats:
+                    stats.add(profiler)
+        assert profile_out is not None
+        stats.dump_stats(profile_out)
+
+    if profile_out:
+        signal.signal(signal.SIGUSR1, dump)
+    config = uvicorn.Config(
+        "config.asgi:application",
+        host="127.0.0.1",
+        port=port,
+        lifespan="off",
+        access_log=False,
+        log_level="warning",
+        loop="none",
+        http="httptools",
+        ws="websockets-sansio",
+    )
+    server = uvicorn.Server(config)
+
+    async def serve() -> None:
+        import asyncio
+
+        monitor = asyncio.create_task(timed.lag_monitor())
+        try:
+            await server.serve()
+        finally:
+            monitor.cancel()
+
+    from machines.simulator import run
+
+    run(serve)
 
 
 def print_profile(path: Path, limit: int = 35) -> None:

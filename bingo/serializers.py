@@ -25,6 +25,7 @@ from bingo.models import (
     SaleOperation,
     SoldCard,
 )
+from bingo.program_serializers import AnnouncedProgramSerializer, GameProgramSerializer
 from bingo.services.readmodels import current_game
 from halls.models import GameSession, Room
 from halls.serializers import slug
@@ -336,6 +337,9 @@ class AnnouncementSerializer(serializers.Serializer[Any]):
     sales_total = money(required=False)
     line_prize = money(required=False)
     bingo_prize = money(required=False)
+    programs = AnnouncedProgramSerializer(
+        many=True, required=False, help_text="Accumulated prizes in play (BA-G4)."
+    )
 
 
 class DrawnBallSerializer(serializers.Serializer[Any]):
@@ -401,6 +405,9 @@ class GameSummarySerializer(serializers.Serializer[Any]):
     line_won_at = serializers.IntegerField(allow_null=True)
     balls = DrawnBallSerializer(many=True)
     prizes = PrizeSerializer(many=True)
+    programs = GameProgramSerializer(
+        many=True, help_text="Programs in play, with their result after the Bingo."
+    )
     void_reason = serializers.CharField(allow_blank=True)
 
 

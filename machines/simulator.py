@@ -41,6 +41,8 @@ MIN_GAME_SECONDS: dict[str, float] = {"B": 3.0, "C": 2.5}
 # A machine that hears no progressive broadcast for this long locks itself (issue 5, spec §7).
 LINK_TIMEOUT = 5.0
 WEIGHT_SCALE = 100_000
+# Refusals after which the seq stays taken (the system holds other content under it, or closed it).
+SEQ_CONSUMED = frozenset({"seq_reused", "gap_reconciled", "bad_seq"})
 
 # (multiplier of the bet, weight out of WEIGHT_SCALE). Return: sum(multiplier * weight) / WEIGHT_SCALE
 # = 90,000 / 100,000 = 90 %, hit frequency 30.66 %. A plausible slot paytable, not an approved one.
@@ -512,6 +514,9 @@ class MachineBrain:
                 self.coin_in -= pending.bet
                 self.coin_out -= pending.win
                 self.games_played -= 1
+            if seq == self.next_seq - 1 and code not in SEQ_CONSUMED:
+                # A refused message consumes no seq: the next message reuses it (no gap for the system).
+                self.next_seq = seq
             if code in ("machine_locked", "machine_out_of_service") and not self.server_lock:
                 # Locked without being told (a push lost): stop, and learn why from the welcome.
                 self.server_lock = "locked" if code == "machine_locked" else "out_of_service"

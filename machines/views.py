@@ -27,8 +27,8 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 
 from halls import access, errors
 from halls.models import Role, Venue
-from machines.models import Machine
 from machines import services
+from machines.models import Machine
 
 FLOOR_ROLES = (Role.OPERATOR, Role.CALLER, Role.CASHIER)
 HANDPAY_ROLES = (Role.CASHIER,)

@@ -182,6 +182,13 @@ def test_simultaneous_bingo_winners_share_each_program_to_the_cent(hall: Hall, c
         assert paid(gp).amount == share * 3
         assert meter(program) == pool - share * 3 == carry + remainder
         assert_balanced(program.pool_id)
+    shown = {p["code"]: p for p in game_summary(game)["programs"]}
+    assert (shown["acumulado"]["prize"], shown["acumulado"]["share"], shown["acumulado"]["remainder"]) == (
+        "14.07",  # 14.0736 shown in whole cents
+        "4.69",
+        "0.0036",
+    )
+    assert [w["amount"] for w in shown["prima"]["winners"]] == [D("16.66")] * 3
 
 
 # --- BA-2 Bingo Extra ---------------------------------------------------------------------------------------
@@ -434,7 +441,7 @@ def test_the_screen_and_staff_views_show_the_programs(hall: Hall, clock) -> None
     assert [v["version"] for v in view["versions"]] == [1]
     assert view["versions"][0]["in_force"] is True
     assert view["state"]["reached"] is True
-    assert view["recent_games"][0]["funding"] == "60.000000"
+    assert view["recent_games"][0]["funding"] == "60.00"
     assert {t["type"] for t in svc.program_types()} == {f"BA-{n}" for n in range(1, 21)}
     svc.deactivate_program(program=prima, actor=hall.operator)
     assert screen_snapshot(hall.room)["programs"] == []

@@ -288,12 +288,8 @@ def test_events_and_meters_are_stored(machine: Machine) -> None:
     )
     assert [r["status"] for r in replies] == ["accepted"] * 5
     played = Play.objects.get(machine=machine, seq=4)
-    assert (played.game_id, played.bet, played.win, played.played_at.isoformat()) == (
-        "g-4",
-        D("0.20"),
-        D("1.40"),
-        at,
-    )
+    assert played.played_at is not None and played.played_at.isoformat() == at
+    assert (played.game_id, played.bet, played.win) == ("g-4", D("0.20"), D("1.40"))
     assert Play.objects.get(machine=machine, seq=5).played_at is None
     assert list(
         MachineEvent.objects.filter(machine=machine).order_by("seq").values_list("kind", flat=True)

@@ -87,13 +87,12 @@ class Harness:
             self.deliver(self.brain.tick(self.now))
 
     def of_type(self, kind: str) -> list[tuple[float, dict[str, Any]]]:
-        """Messages of a kind as first sent (a retry of a seq is not a new message)."""
+        """Messages of a kind as first sent (a retry re-sends the same message: not a new one)."""
         seen: set[int] = set()
         out = []
         for t, m in self.sent:
-            if m["type"] == kind and m.get("seq") not in seen:
-                if "seq" in m:
-                    seen.add(m["seq"])
+            if m["type"] == kind and id(m) not in seen:
+                seen.add(id(m))
                 out.append((t, m))
         return out
 
@@ -302,6 +301,20 @@ def test_a_play_refused_as_locked_is_undone_on_the_meters_and_asks_for_the_state
     assert h.brain.coin_in == coin_in - Decimal(play["bet"]) and h.brain.games_played == games - 1
     assert h.brain.locked and h.sent[-1][1]["type"] == "hello"
     assert h.brain.stats.plays_rejected == 1 and h.brain.stats.rejected_codes == {"machine_locked": 1}
+    # The refused seq was the last one sent: the next message reuses it, so the system sees no gap.
+    h.receive(welcome(last_seq=play["seq"] - 1))
+    h.run(5)
+    after = [m for _, m in h.of_type("play") if m is not play]
+    assert after[0]["seq"] == play["seq"] and after[0]["game_id"] != play["game_id"]
+
+
+def test_a_seq_the_system_holds_is_never_reused() -> None:
+    h = Harness("C")
+    h.auto_ack = False
+    h.run(3)
+    play = h.of_type("play")[-1][1]
+    h.receive(ack(play["seq"], "rejected", code="seq_reused"))
+    assert h.brain.next_seq == play["seq"] + 1
 
 
 # --- retries and idempotency ----------------------------------------------------------------------------

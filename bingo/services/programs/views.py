@@ -19,7 +19,17 @@ RECENT_GAMES = 20
 
 
 def _money(amount: Decimal | None) -> str | None:
+    """What may be shown as an amount: whole cents, rounded down."""
     return None if amount is None else str(display(amount))
+
+
+def _exact(amount: Decimal | None) -> str | None:
+    """An exact figure (a remainder, a funding) without trailing zeros, at least to the cent."""
+    if amount is None:
+        return None
+    value = amount.normalize()
+    exponent = value.as_tuple().exponent
+    return str(value.quantize(Decimal("0.01")) if isinstance(exponent, int) and exponent > -2 else value)
 
 
 def announced(gp: GameProgram) -> dict[str, Any]:
@@ -50,7 +60,7 @@ def game_program(gp: GameProgram) -> dict[str, Any]:
         "won": gp.won,
         "prize": _money(gp.prize),
         "share": None if gp.share is None else str(gp.share),
-        "remainder": None if gp.remainder is None else str(gp.remainder),
+        "remainder": _exact(gp.remainder),
         "winners": _winners(gp) if gp.won else [],
     }
 
@@ -169,7 +179,7 @@ def program_view(program: PrizeProgram) -> dict[str, Any]:
                 "number": gp.game.number,
                 "start": gp.start,
                 "cards_sold": gp.cards_sold,
-                "funding": str(gp.funding),
+                "funding": _exact(gp.funding),
                 "pool_amount": _money(gp.pool_amount),
                 "in_play": gp.in_play,
                 **(

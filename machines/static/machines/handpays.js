@@ -2,8 +2,8 @@
  * Hand-pays at the cashier: the venue's progressive hits waiting to be paid by hand (the machine is locked
  * meanwhile), refreshed from /machines/handpays/snapshot/?venue=<id>. "Pagar" posts to
  * /api/machine-hits/<id>/pay/ with the CSRF token and an optional payment reference; the server records who
- * paid and when and unlocks the machine. Paying twice is refused by the server, and the button stays
- * disabled while its request runs, so a double click pays once.
+ * paid and when, and unlocks the machine once none of its hits waits. Paying twice is refused by the server,
+ * and the button stays disabled while its request runs, so a double click pays once.
  */
 (function (global) {
   "use strict";
@@ -39,7 +39,7 @@
     }).then(function () {
       delete refs[hit.id];
       ui.report($("page-msg"), "Pagado: máquina " + hit.asset_number + " · " + (hit.level_name || "") + " · " +
-        money(hit.amount) + ". La máquina queda desbloqueada.", "ok");
+        money(hit.amount) + ".", "ok");
     }, function (err) {
       ui.report($("page-msg"), err);
     }).then(function () {
