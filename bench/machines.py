@@ -435,9 +435,10 @@ def print_stage(stage: dict[str, Any], args: argparse.Namespace) -> None:
 
 
 def check_pool(told_stored: int, told_bets: Decimal) -> bool:
-    """Fold the bench pool; each level must be seed + Σ bet × rate over the plays stored (no hits in the
-    bench), and the plays stored what the machines were told."""
-    from django.db.models import Count, Sum
+    """Fold the bench pool and check it: each level == seed + Σ bet × rate over its contributions (no
+    hits in the bench), the plays' contributions == the plays stored == what the machines were told was
+    stored, and a sequence gap's reconciled coin-in (if any) contributed once."""
+    from django.db.models import Count, Q, Sum
 
     from jackpots.models import Award, Contribution, Pool, PoolLevel
     from jackpots.services.folding import fold
@@ -450,20 +451,24 @@ def check_pool(told_stored: int, told_bets: Decimal) -> bool:
     ok = n == told_stored and bets == told_bets
     print(f"  plays stored: {n} (machines were told {told_stored}); bets {bets} (told {told_bets}): {ok}")
     awards = Award.objects.filter(pool=pool).count()
-    gaps = SequenceGap.objects.count()
+    gaps = SequenceGap.objects.aggregate(n=Count("id"), coin_in=Sum("missing_coin_in"))
     alerts = dict(MachineAlert.objects.values_list("kind").annotate(n=Count("id")))
     print(
-        f"  awards {awards}, sequence gaps {gaps}, alerts {alerts or 'none'} "
-        "(link_lost ones: the disconnects at the end)"
+        f"  awards {awards}; sequence gaps {gaps['n']} (reconciled coin-in {gaps['coin_in'] or 0}); "
+        f"alerts {alerts or 'none'} (link_lost ones include the disconnects at the end)"
     )
+    ok = ok and awards == 0
     for level in PoolLevel.objects.filter(pool=pool).order_by("position"):
-        contributed = Contribution.objects.filter(level=level).aggregate(n=Count("id"), m=Sum("to_meter"))
-        expected = level.seed + bets * level.contribution_rate
-        exact = level.amount == expected and awards == 0 and gaps == 0
-        ok = ok and exact and contributed["n"] == n
+        rows = Contribution.objects.filter(level=level)
+        all_ = rows.aggregate(n=Count("id"), bet=Sum("bet"))
+        of_plays = rows.filter(~Q(idempotency_key__contains=":gap:")).aggregate(n=Count("id"), bet=Sum("bet"))
+        expected = level.seed + (all_["bet"] or Decimal(0)) * level.contribution_rate
+        exact = level.amount == expected and of_plays["n"] == n and (of_plays["bet"] or Decimal(0)) == bets
+        ok = ok and exact
         print(
-            f"  level {level.name}: {level.amount} == seed {level.seed} + Σbet {bets} × "
-            f"{level.contribution_rate} = {expected.normalize()}: {exact}; {contributed['n']} contributions"
+            f"  level {level.name}: {level.amount} == seed {level.seed} + Σbet {all_['bet'] or 0} × "
+            f"{level.contribution_rate} = {expected.normalize()}; {of_plays['n']} play contributions "
+            f"(Σbet {of_plays['bet'] or 0}), {all_['n'] - of_plays['n']} gap contributions: {exact}"
         )
     return ok
 

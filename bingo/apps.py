@@ -8,13 +8,17 @@ class BingoConfig(AppConfig):
     def ready(self) -> None:
         from bingo.services.games import session_close_guard
         from bingo.services.programs import play as programs
+        from bingo.services.programs.views import program_pool_ids
         from bingo.services.readmodels import screen_snapshot
         from halls import hooks
+        from jackpots import screens as pool_screens
         from jackpots.services import guards
 
         hooks.register_session_close_guard(session_close_guard)
         hooks.register_session_closed(programs.session_closed)
         guards.register_open_play_guard(programs.open_play_guard)
+        # Programs are announced with the game and paid with the Bingo: not in the pools ribbon too.
+        pool_screens.register_own_display(program_pool_ids)
         hooks.register_screen_section(
             hooks.ScreenSection(
                 name="bingo",

@@ -235,7 +235,7 @@ class GameProgramSerializer(AnnouncedProgramSerializer):
     prize = pool_money(allow_null=True)
     share = money(allow_null=True, help_text="Each winning card's share, to the cent.")
     remainder = serializers.DecimalField(
-        max_digits=20, decimal_places=6, allow_null=True, help_text="What the split left in the pool."
+        max_digits=24, decimal_places=10, allow_null=True, help_text="What the split left in the pool."
     )
     winners = ProgramWinnerSerializer(many=True)
 

@@ -48,7 +48,7 @@ import re
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -102,6 +102,22 @@ _LABEL_PART = re.compile(r"(?P<key>[a-z_]+):(?P<value>[^/]+)")
 # --- which pools a screen shows, and where their events go ----------------------------------------------
 
 
+# Pools an app shows in its own way rather than in the ribbon: bingo's prize programs are announced with
+# the game (amount, max ball) and their awards with the Bingo, so a second meter and a second hit overlay
+# would repeat them, and could disagree with the announced amount. Apps register a function that names
+# those pools; halls screens then neither list them nor get their meter or hit events.
+_shown_elsewhere: list[Callable[[], set[int]]] = []
+
+
+def register_own_display(provider: Callable[[], set[int]]) -> None:
+    if provider not in _shown_elsewhere:
+        _shown_elsewhere.append(provider)
+
+
+def shown_elsewhere() -> set[int]:
+    return set().union(*(provider() for provider in _shown_elsewhere))
+
+
 def venue_pool_ids(venue_id: int) -> list[int]:
     """Active pools of the venue and of the networks it belongs to, in id order."""
     return sorted(
@@ -115,7 +131,8 @@ def venue_pool_ids(venue_id: int) -> list[int]:
 
 def rooms_showing(pools: Iterable[Pool]) -> dict[int, list[Room]]:
     """Per pool, the rooms whose screens show it: rooms with an active screen in the pool's venue(s)."""
-    pools = list(pools)
+    hidden = shown_elsewhere()
+    pools = [p for p in pools if p.pk not in hidden]
     venues_of: dict[int, set[int]] = {}
     network_ids = {p.network_id for p in pools if p.network_id is not None}
     network_venues: dict[int, set[int]] = defaultdict(set)
@@ -205,7 +222,8 @@ def fingerprint(display: dict[str, Any]) -> int:
 
 def screen_snapshot(room: Room) -> dict[str, Any]:
     """The pools section of a hall screen's snapshot: the venue's pools with their meters."""
-    displays = read_displays(venue_pool_ids(room.venue_id))
+    hidden = shown_elsewhere()
+    displays = read_displays(pk for pk in venue_pool_ids(room.venue_id) if pk not in hidden)
     return {"pools": [displays[pk] for pk in sorted(displays)]}
 
 

@@ -3,17 +3,21 @@
 A thin door (DESIGN §3). On connect it checks the device token (``&venue=<id>`` narrows the asset number
 to one venue), joins the machine's group ``machine.<id>`` (lock / unlock pushes from the services) and its
 link group's ``machines.link.<group id>`` (the progressive broadcasts), and tells the gateway it is
-connected. Each text frame is parsed by the pure protocol module and taken by ONE gateway call in a
-database thread; the reply (an ack, or the welcome after a hello) goes back on the socket. A frame that is
-too large or malformed gets a ``rejected`` ack and changes nothing; a frame far beyond any message closes
-the socket (1009, message too big). Heartbeats are answered by nothing: they only keep the machine online.
+connected. Each frame is parsed by the pure protocol module and taken by ONE gateway call in a database
+thread; the reply (an ack, or the welcome after a hello) goes back on the socket. A frame that is too
+large or malformed gets a ``rejected`` ack and changes nothing; a frame far beyond any message closes the
+socket (1009, message too big). Heartbeats are answered by nothing: they only keep the machine online.
+
+Frames are queued to a worker task of the connection, which takes them one after the other in the order
+they came (so one machine's messages are never reordered), while the consumer itself goes on with its
+channel-layer messages: a broadcast never waits behind a gateway call, and a machine whose plays queue up
+under load still hears its link (it would lock itself after 5 s of silence). A board with more than
+MAX_PENDING_FRAMES frames waiting gets ``rejected busy`` for the next ones (nothing taken).
 
 Why the database calls run on a small pool of threads of their own rather than Channels' one shared sync
 thread: a process holds hundreds of machines, and one thread would make every machine's play wait for every
-other machine's commit. Each consumer still awaits its call before it reads its next frame, so one
-machine's messages are taken one after the other, in the order it sent them; the machine row lock in the
-gateway serialises anything else about that machine. The threads keep their database connection between
-calls when CONN_MAX_AGE > 0.
+other machine's commit. The machine row lock in the gateway serialises anything about one machine; the
+threads keep their database connection between calls when CONN_MAX_AGE > 0.
 
 Broadcasts are encoded once by the task (machines.tasks) and sent here as text, so fan-out costs one
 socket write per machine and no JSON work.
@@ -21,6 +25,8 @@ socket write per machine and no JSON work.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import logging
 from collections.abc import Awaitable, Callable
@@ -29,6 +35,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
 from asgiref.sync import SyncToAsync
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
@@ -50,6 +57,8 @@ CLOSE_REFUSED = 4401
 CLOSE_TOO_BIG = 1009
 # A frame this large is not a board's message gone wrong but abuse: the socket is closed, not answered.
 ABUSE_BYTES = 16 * protocol.MAX_MESSAGE_BYTES
+# Frames a board may have waiting for the gateway; one more is refused "busy" (nothing taken).
+MAX_PENDING_FRAMES = 32
 
 _executor = ThreadPoolExecutor(
     max_workers=getattr(settings, "MACHINE_GATEWAY_DB_THREADS", 4), thread_name_prefix="machine-gateway"
@@ -133,6 +142,18 @@ def _query(scope: dict[str, Any]) -> tuple[str, int | None] | None:
 class MachineConsumer(AsyncWebsocketConsumer):
     machine_id: int | None = None
     link_group_id: int | None = None
+    frames: asyncio.Queue[protocol.Message | protocol.ProtocolError | None]
+    worker: asyncio.Task[None] | None = None
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch without its `aclose_old_connections()` before every message: that is a hop
+        to the one shared sync thread per message, and here most messages are broadcasts (hundreds of
+        machines, several times a second). This consumer never uses that thread's connection: its calls
+        run on the gateway threads, which close their own (`in_db_thread`)."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     # --- connection life ---
 
@@ -149,11 +170,20 @@ class MachineConsumer(AsyncWebsocketConsumer):
         self.machine_id, group_id = found
         await self.channel_layer.group_add(push.group_name(self.machine_id), self.channel_name)
         await self._follow_link(group_id)
+        self.frames = asyncio.Queue(maxsize=MAX_PENDING_FRAMES)
+        self.worker = asyncio.get_running_loop().create_task(self._work(self.machine_id))
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
         if self.machine_id is None:
             return
+        if self.worker is not None:
+            # Frames not taken yet are dropped (unanswered, the board sends them again); the one being
+            # taken finishes first, so `disconnected` is the machine's last word.
+            while not self.frames.empty():
+                self.frames.get_nowait()
+            self.frames.put_nowait(None)
+            await asyncio.wait([self.worker])
         await self.channel_layer.group_discard(push.group_name(self.machine_id), self.channel_name)
         await self._follow_link(None)
         try:
@@ -176,27 +206,41 @@ class MachineConsumer(AsyncWebsocketConsumer):
     # --- frames from the board ---
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        machine_id = self.machine_id
-        if machine_id is None:  # not accepted: nothing reaches here, but never act for nobody
+        """Parse the frame and queue it for the worker: the consumer goes back at once to its other
+        messages, so a broadcast never waits behind a gateway call."""
+        if self.worker is None:  # not accepted: nothing reaches here, but never act for nobody
             return
         frame: str | bytes = text_data if text_data is not None else (bytes_data or b"")
         if len(frame) > ABUSE_BYTES:
             await self.close(code=CLOSE_TOO_BIG)
             return
         try:
-            message = protocol.parse(frame)
+            item: protocol.Message | protocol.ProtocolError = protocol.parse(frame)
         except protocol.ProtocolError as exc:
-            await self.send(text_data=protocol.encode(exc.ack()))
-            return
+            item = exc
         try:
-            await self._take(machine_id, message)
-        except Exception:
-            # Nothing was taken (the call's transaction rolled back): the board may send the seq again.
-            # The socket stays open: one failed call must not drop a machine's link.
-            log.exception("gateway call failed for machine %s", machine_id)
-            seq = getattr(message, "seq", None)
-            failed = protocol.ack(seq, "rejected", "server_error", "Not taken: send it again later.")
-            await self.send(text_data=protocol.encode(failed))
+            self.frames.put_nowait(item)
+        except asyncio.QueueFull:
+            seq = getattr(item, "seq", None)
+            busy = protocol.ack(seq, "rejected", "busy", "Too many messages waiting: send it again later.")
+            await self.send(text_data=protocol.encode(busy))
+
+    async def _work(self, machine_id: int) -> None:
+        """Take the queued frames one after the other, in the order they came: one gateway call each."""
+        while (item := await self.frames.get()) is not None:
+            try:
+                if isinstance(item, protocol.ProtocolError):
+                    await self.send(text_data=protocol.encode(item.ack()))
+                else:
+                    await self._take(machine_id, item)
+            except Exception:
+                # Nothing was taken (the call's transaction rolled back): the board may send the seq
+                # again. The socket stays open: one failed call must not drop a machine's link.
+                log.exception("gateway call failed for machine %s", machine_id)
+                seq = getattr(item, "seq", None)
+                failed = protocol.ack(seq, "rejected", "server_error", "Not taken: send it again later.")
+                with contextlib.suppress(Exception):  # the socket may be gone
+                    await self.send(text_data=protocol.encode(failed))
 
     async def _take(self, machine_id: int, message: protocol.Message) -> None:
         if isinstance(message, protocol.Heartbeat):

@@ -43,6 +43,9 @@ LINK_TIMEOUT = 5.0
 WEIGHT_SCALE = 100_000
 # Refusals after which the seq stays taken (the system holds other content under it, or closed it).
 SEQ_CONSUMED = frozenset({"seq_reused", "gap_reconciled", "bad_seq"})
+# Refusals that mean "not now": the message stays pending and goes again (same seq) after BUSY_RETRY.
+TRANSIENT = frozenset({"busy"})
+BUSY_RETRY = 1.0
 
 # (multiplier of the bet, weight out of WEIGHT_SCALE). Return: sum(multiplier * weight) / WEIGHT_SCALE
 # = 90,000 / 100,000 = 90 %, hit frequency 30.66 %. A plausible slot paytable, not an approved one.
@@ -110,7 +113,7 @@ class SimConfig:
     link_timeout: float = LINK_TIMEOUT
     ack_timeout: float = 5.0  # re-send an unanswered message after this long (same seq, same content)
     heartbeat_every: float = 2.0  # when nothing else was sent for this long
-    max_outstanding: int = 50  # unanswered messages a board buffers before it stops playing
+    max_outstanding: int = 16  # unanswered messages a board buffers before it stops playing
     bill: Decimal = Decimal("20.00")  # what the player inserts when the credits do not cover a bet
     cash_out_above: Decimal = Decimal("200.00")
     measure_from: float = -math.inf  # statistics count from this clock value on (a benchmark's warm-up)
@@ -133,6 +136,7 @@ class MachineStats:
     other_rejected: int = 0
     retries: int = 0
     late_replies: int = 0  # replies for a seq already answered (the answer to a retry)
+    busy: int = 0  # "not now" refusals (the message went again)
     rejected_codes: dict[str, int] = field(default_factory=dict)
     lockups: int = 0  # link-loss lock-ups
     recoveries: int = 0  # resynchronised after a lock-up
@@ -488,6 +492,12 @@ class MachineBrain:
             return out
         stats = self.stats
         status = message.get("status")
+        if status == "rejected" and message.get("code") in TRANSIENT:
+            # The gateway is busy: nothing was taken. Same seq, same content, a little later.
+            self.pending[seq] = pending
+            pending.last_sent = now - self.config.ack_timeout + BUSY_RETRY
+            stats.busy += 1
+            return out
         stored = status in ("accepted", "duplicate")
         kind = pending.message["type"]
         if kind == "play" and stored and pending.bet is not None:
@@ -595,6 +605,7 @@ class Report:
         "other_rejected",
         "retries",
         "late_replies",
+        "busy",
         "lockups",
         "recoveries",
         "locks_received",
@@ -720,7 +731,7 @@ class Report:
             f"rate:            {c['plays_accepted'] / secs:,.1f} plays/s accepted "
             f"({c['plays_sent'] / secs:,.1f} sent)",
             f"other messages:  sent {c['other_sent']}, accepted {c['other_accepted']}, "
-            f"rejected {c['other_rejected']}; late replies {c['late_replies']}",
+            f"rejected {c['other_rejected']}; late replies {c['late_replies']}, busy refusals {c['busy']}",
             f"reply latency:   p50 {percentile(lat, 50) * ms:.1f} ms, p99 {percentile(lat, 99) * ms:.1f} ms, "
             f"max {(lat[-1] if lat else math.nan) * ms:.1f} ms",
             f"broadcasts:      {c['broadcasts']} heard; interval p50 {percentile(gaps, 50) * ms:.0f} ms, "
@@ -774,18 +785,21 @@ async def _send_all(ws: Any, messages: list[dict[str, Any]]) -> None:
 
 
 async def _reader(ws: Any, brain: MachineBrain, wake: asyncio.Event, clock: Clock) -> None:
-    async for frame in ws:
-        try:
-            message = json.loads(frame)
-        except ValueError:
-            continue
-        if not isinstance(message, dict):
-            continue
-        out = brain.on_message(message, clock(), time.time())
-        if out:
-            await _send_all(ws, out)
-        if brain.take_wakeup() or (brain.draining and brain.drained):
-            wake.set()
+    try:
+        async for frame in ws:
+            try:
+                message = json.loads(frame)
+            except ValueError:
+                continue
+            if not isinstance(message, dict):
+                continue
+            out = brain.on_message(message, clock(), time.time())
+            if out:
+                await _send_all(ws, out)
+            if brain.take_wakeup() or (brain.draining and brain.drained):
+                wake.set()
+    finally:
+        wake.set()  # the connection ended: the ticker reconnects at once
 
 
 async def run_machine(

@@ -732,6 +732,11 @@ def _read(
     return [], program
 
 
+def allowed_params(program_type: ProgramType | str) -> frozenset[str]:
+    """The parameters a program type takes (what `make_program` reads), for forms and documentation."""
+    return _ALLOWED[PROGRAM_TYPES[ProgramType(program_type)].family]
+
+
 def validate_config(
     program_type: ProgramType | str, params: Mapping[str, object], *, regulation: Regulation | None = None
 ) -> list[str]:

@@ -337,6 +337,19 @@ def test_an_unanswered_message_is_resent_with_the_same_seq_and_content() -> None
     assert h.brain.stats.bets_stored == Decimal(first["bet"])
 
 
+def test_a_busy_refusal_is_not_an_answer_the_message_goes_again() -> None:
+    h = Harness("C", ack_timeout=5.0)
+    h.auto_ack = False
+    h.run(3)
+    play = h.of_type("play")[-1][1]
+    h.receive(ack(play["seq"], "rejected", code="busy"))
+    assert play["seq"] in h.brain.pending and h.brain.stats.plays_rejected == 0
+    h.run(1.5)
+    assert [m for _, m in h.sent].count(play) == 2  # sent again about a second later, unchanged
+    h.receive(ack(play["seq"]))
+    assert h.brain.stats.plays_accepted == 1 and h.brain.stats.busy == 1
+
+
 def test_a_reconnection_resends_everything_unanswered_after_the_welcome() -> None:
     h = Harness("C", think=0.0)
     h.auto_ack = False

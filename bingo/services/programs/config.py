@@ -19,11 +19,11 @@ from django.db.models import Max
 
 from bingo.models import Game, GameState, PrizeProgram, PrizeProgramVersion, RoomBolsa
 from bingo.programs.rules import (
-    _ALLOWED,  # the parameters each family takes (the core's own list, shown to operators)
     PROGRAM_TYPES,
     Funding,
     Program,
     ProgramError,
+    allowed_params,
     initial_state,
     make_program,
     schedule_problems,
@@ -62,7 +62,7 @@ def program_types() -> list[dict[str, Any]]:
             "funding": info.funding.value,
             "if_not_won": info.if_not_won,
             "citation": info.citation,
-            "params": sorted(_ALLOWED[info.family]),
+            "params": sorted(allowed_params(info.program_type)),
         }
         for pt, info in PROGRAM_TYPES.items()
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from bingo.models import Game, GameProgram, PrizeProgram, ProgramAward
+from bingo.models import Game, GameProgram, PrizeProgram, ProgramAward, RoomBolsa
 from bingo.programs.rules import PROGRAM_TYPES, Family, GameContext, ProgramError, in_play
 from bingo.programs.tables import HallCategory, ProgramType
 from bingo.services.programs import clock
@@ -191,3 +191,10 @@ def program_view(program: PrizeProgram) -> dict[str, Any]:
             for gp in recent
         ],
     }
+
+
+def program_pool_ids() -> set[int]:
+    """The pools of every prize program and Bolsa Acumulada: the game panel shows them, not the ribbon."""
+    return set(PrizeProgram.objects.values_list("pool_id", flat=True)) | set(
+        RoomBolsa.objects.values_list("pool_id", flat=True)
+    )
