@@ -207,7 +207,7 @@ CELERY_BEAT_SCHEDULE = {
     # silence); machines silent for too long are marked offline with an alert.
     "broadcast-progressives": {
         "task": "machines.tasks.broadcast_progressives",
-        "schedule": env.float("HALL_MACHINE_BROADCAST_SECONDS", default=0.4),
+        "schedule": env.float("HALL_MACHINE_BROADCAST_SECONDS", default=0.3),
         "options": {"expires": 0.5},
     },
     "watch-machine-links": {
@@ -220,6 +220,8 @@ CELERY_BEAT_SCHEDULE = {
 # --- The hall -------------------------------------------------------------------------------------------
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
+# Machine gateway: database threads per web process serving the machines' sockets (machines.consumers).
+MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
 # Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
 # without protocol-level prepared statements (PgBouncer < 1.21 or max_prepared_statements = 0).
 HALL_POOL_PREPARED_STATEMENTS = env.bool("HALL_POOL_PREPARED_STATEMENTS", default=True)

@@ -111,7 +111,10 @@ class SimConfig:
     meters_every: int = 50  # plays between meter snapshots (0: never)
     hit_probability: float = 1 / 20_000  # per game, when the machine knows its levels
     link_timeout: float = LINK_TIMEOUT
-    ack_timeout: float = 5.0  # re-send an unanswered message after this long (same seq, same content)
+    # Re-send an unanswered message after this long (same seq, same content). On a live connection a
+    # late reply is late, not lost (TCP): early re-sends would only add to a busy gateway's queue. After a
+    # reconnection everything unanswered goes again at once (see _on_welcome).
+    ack_timeout: float = 30.0
     heartbeat_every: float = 2.0  # when nothing else was sent for this long
     max_outstanding: int = 16  # unanswered messages a board buffers before it stops playing
     bill: Decimal = Decimal("20.00")  # what the player inserts when the credits do not cover a bet

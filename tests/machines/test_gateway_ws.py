@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import uuid
 from collections.abc import AsyncIterator
 from decimal import Decimal
@@ -302,4 +303,38 @@ async def test_a_failed_gateway_call_is_refused_and_the_socket_stays(
     monkeypatch.setattr(gateway, "receive", real)
     reply = await send(communicator, play(1))  # the board sends it again
     assert (reply["seq"], reply["status"]) == (1, "accepted")
+    await communicator.disconnect()
+
+
+async def test_broadcasts_do_not_wait_behind_a_slow_gateway_call_and_a_flood_is_refused_busy(
+    layer: Any, board: tuple[Machine, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    machine, token = board
+    communicator = await connect(machine, token)
+    real = gateway.receive
+    release = threading.Event()
+
+    def slow(**kwargs: Any) -> list[dict[str, Any]]:
+        release.wait(TIMEOUT)
+        return real(**kwargs)
+
+    monkeypatch.setattr(gateway, "receive", slow)
+    await communicator.send_json_to(play(1))  # taken now, held in the database thread
+    await asyncio.sleep(0.2)
+    for seq in range(2, 2 + consumers.MAX_PENDING_FRAMES):  # queued behind it
+        await communicator.send_json_to(play(seq))
+    busy = await send(communicator, play(99))
+    assert (busy["seq"], busy["status"], busy["code"]) == (99, "rejected", "busy")
+
+    # The link's broadcast still reaches the machine while its play is being taken.
+    await database_sync_to_async(tasks.broadcast_progressives)()
+    assert (await communicator.receive_json_from(timeout=TIMEOUT))["type"] == "progressive"
+
+    release.set()
+    acks = [
+        await communicator.receive_json_from(timeout=TIMEOUT) for _ in range(consumers.MAX_PENDING_FRAMES + 1)
+    ]
+    assert [(a["seq"], a["status"]) for a in acks] == [
+        (seq, "accepted") for seq in range(1, 2 + consumers.MAX_PENDING_FRAMES)
+    ]  # in the order they were sent
     await communicator.disconnect()
