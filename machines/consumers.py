@@ -50,7 +50,7 @@ T = TypeVar("T")
 
 # The channel-layer message types this consumer implements (see the handlers below).
 PROGRESSIVE_TYPE = "machine.progressive"
-RELINK_TYPE = "machine.relink"
+RELINK_TYPE = push.RELINK_TYPE
 
 # Close codes: the device token was refused (before accept); a frame far beyond any message (RFC 6455).
 CLOSE_REFUSED = 4401

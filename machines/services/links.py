@@ -12,6 +12,7 @@ from jackpots.models import Pool, SourceType
 from jackpots.services import pools
 from machines import rules
 from machines.models import LinkGroup, LinkMember, Machine
+from machines.services import push
 from machines.services.common import Actor, describe, lock_machine, now, record
 
 
@@ -131,6 +132,7 @@ def join_link(*, group: LinkGroup, machine: Machine, actor: Actor) -> LinkMember
             member,
             {**describe(locked), "group": group.pk, "code": group.code, "pool": group.pool_id},
         )
+        push.relink(locked.pk)
     return member
 
 
@@ -158,4 +160,5 @@ def leave_link(*, group: LinkGroup, machine: Machine, actor: Actor) -> LinkMembe
             member,
             {**describe(locked), "group": member.group_id, "code": member.group.code},
         )
+        push.relink(locked.pk)
     return member

@@ -22,14 +22,27 @@ def group_name(machine_id: int) -> str:
     return f"machine.{machine_id}"
 
 
-def send_now(machine_id: int, payload: dict[str, Any]) -> None:
+# The consumer's ``machine_relink``: the machine joined or left a link group, follow the new one.
+RELINK_TYPE = "machine.relink"
+
+
+def _send(machine_id: int, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(group_name(machine_id), {"type": MESSAGE_TYPE, "payload": payload})
+        async_to_sync(layer.group_send)(group_name(machine_id), message)
     except Exception:
-        log.exception("could not push %s to machine %s", payload.get("type"), machine_id)
+        log.exception("could not send %s to machine %s", message.get("type"), machine_id)
+
+
+def send_now(machine_id: int, payload: dict[str, Any]) -> None:
+    _send(machine_id, {"type": MESSAGE_TYPE, "payload": payload})
+
+
+def relink(machine_id: int) -> None:
+    """After commit, have the machine's connection follow the link group it is in now."""
+    transaction.on_commit(lambda: _send(machine_id, {"type": RELINK_TYPE}))
 
 
 def to_machine(machine_id: int, payload: dict[str, Any]) -> None:

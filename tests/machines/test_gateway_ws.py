@@ -28,7 +28,7 @@ from halls.models import Venue
 from jackpots.models import Contribution, Pool
 from machines import consumers, protocol, tasks
 from machines.models import LinkGroup, LockReason, Machine, MachineState, Play, ProgressiveHit
-from machines.services import gateway, handpay, links, push, registry
+from machines.services import gateway, handpay, links, registry
 from tests.machines.machine_fixtures import (
     GRAND_RATE,
     MAJOR_RATE,
@@ -244,16 +244,16 @@ async def test_the_broadcast_task_reaches_every_linked_machine_and_only_them(
         message = await communicator.receive_json_from(timeout=TIMEOUT)
         assert [lv["amount"] for lv in message["levels"]] == ["1001.00", "100.50"]
 
-    # The bystander joins the link while connected: from its next hello on it hears the broadcasts.
+    # The bystander joins the link while connected: the join tells its connection to follow the link.
     await database_sync_to_async(links.join_link)(group=link, machine=alone, actor=pool_operator)
-    welcome = await send(bystander, {"type": "hello", "last_seq": 0, "software_version": "4.1.0"})
-    assert welcome["group"] == "L1"
+    await asyncio.sleep(0.3)
     await database_sync_to_async(tasks.broadcast_progressives)()
     assert (await bystander.receive_json_from(timeout=TIMEOUT))["type"] == "progressive"
+    assert (await sockets[0].receive_json_from(timeout=TIMEOUT))["type"] == "progressive"
+    assert (await sockets[1].receive_json_from(timeout=TIMEOUT))["type"] == "progressive"
 
-    # It leaves the link; told to follow its link ("machine.relink"), it stops hearing the broadcasts.
+    # It leaves the link: told again, it stops hearing the broadcasts; the others still hear them.
     await database_sync_to_async(links.leave_link)(group=link, machine=alone, actor=pool_operator)
-    await layer.group_send(push.group_name(alone.pk), {"type": consumers.RELINK_TYPE})
     await asyncio.sleep(0.3)
     await database_sync_to_async(tasks.broadcast_progressives)()
     assert (await sockets[0].receive_json_from(timeout=TIMEOUT))["type"] == "progressive"
