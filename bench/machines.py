@@ -186,12 +186,23 @@ def _tree(pid: int) -> list[int]:
     return pids
 
 
-def _cpu_seconds(pid: int) -> float:
+def _cpu_seconds(pid: int, *, reaped: bool = False) -> float:
+    """utime + stime of ``pid`` (+ its reaped children's cutime + cstime)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+    ticks = int(fields[11]) + int(fields[12])
+    if reaped:
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks / CLK_TCK
+
+
+def _ppid(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return 0
 
 
 def _pids_named(name: str) -> list[int]:
@@ -223,10 +234,14 @@ class CpuSampler:
 
     def sample(self) -> None:
         row = {
-            name: sum(_cpu_seconds(p) for root in roots for p in _tree(root))
+            name: sum(_cpu_seconds(p, reaped=True) for root in roots for p in _tree(root))
             for name, roots in self.groups.items()
         }
-        row["postgres"] = sum(_cpu_seconds(p) for p in _pids_named("postgres"))
+        # PostgreSQL: every backend, including those that exited (the postmaster reaped them). Other
+        # clients' backends (other databases) count too: the box is shared.
+        pg = _pids_named("postgres")
+        masters = {p for p in pg if _ppid(p) not in pg}
+        row["postgres"] = sum(_cpu_seconds(p, reaped=p in masters) for p in pg)
         row["redis"] = sum(_cpu_seconds(p) for p in _pids_named("redis-server"))
         busy, total = _total_cpu()
         row["_busy"], row["_total"] = busy, total
@@ -294,10 +309,10 @@ def start_servers(
                 cmd.append(str(workdir / f"web0-{tag}.prof"))
             procs.append(start(f"web{i}-{tag}", cmd, env, workdir))
         celery = [PYTHON, "-m", "celery", "-A", "config", "--quiet"]
-        worker = [*celery, "worker", "-Q", "celery,draws", "--concurrency", str(args.worker_concurrency)]
-        procs.append(
-            start(f"worker-{tag}", [*worker, "-l", "warning", "-n", f"bench-{tag}@%h"], env, workdir)
-        )
+        # The worker runs through worker_process(): Celery plus a timing log of its tasks.
+        worker = [PYTHON, str(Path(__file__).resolve()), "_worker", "-Q", "celery,draws"]
+        worker += ["--concurrency", str(args.worker_concurrency), "-l", "warning", "-n", f"bench-{tag}@%h"]
+        procs.append(start(f"worker-{tag}", worker, env, workdir))
         beat = [*celery, "beat", "-l", "warning", "-s", str(workdir / f"celerybeat-{tag}")]
         procs.append(start(f"beat-{tag}", beat, env, workdir))
         for port in ports:
@@ -344,6 +359,7 @@ def run_stage(
                 "--pace-scale", str(pace), "--think", str(args.think),
                 "--hit-probability", "0", "--meters-every", str(args.meters_every),
                 "--connect-rate", str(args.connect_rate), "--drain", "15",
+                "--heartbeat-every", str(args.heartbeat_every),
                 "--report", str(reports[i]),
             ]  # fmt: skip
             sims.append(start(f"sim{i}-{tag}", cmd, stage_env, workdir))
@@ -371,11 +387,10 @@ def run_stage(
     exact = check_pool(merged.counters["plays_stored_all"], merged.bets_stored, merged.unanswered)
     use_database(template)
     timing = [
-        f"{p.name}: {line}"
+        f"{p.name}: {line[line.index('[gateway db]') if '[gateway db]' in line else line.index('[tasks]') :]}"
         for p in servers
-        if p.name.startswith("web")
         for line in p.log.read_text(errors="replace").splitlines()
-        if line.startswith("[gateway db]")
+        if "[gateway db]" in line or "] [tasks]" in line
     ]
     return {"pace": pace, "report": merged, "cpu": cpu, "exact": exact, "tag": tag, "timing": timing}
 
@@ -425,7 +440,7 @@ def print_stage(stage: dict[str, Any], args: argparse.Namespace) -> None:
             f"{max(0.0, cpu['_machine_busy'] - mine):.2f} of them by processes outside the bench"
         )
     if stage["timing"]:
-        print("  gateway database calls, every 5 s (web process timing log):")
+        print("  timing logs, every 5 s (web: gateway database calls; worker: tasks):")
         for line in stage["timing"]:
             print("    " + line)
     print()
@@ -480,17 +495,27 @@ def check_pool(told_stored: int, told_bets: Decimal, unanswered: int) -> bool:
 # --- profiling a web process -----------------------------------------------------------------------------
 
 
+def _call_name(fn: Any) -> str:
+    """The gateway function a database-thread job runs (asgiref wraps it in a partial)."""
+    for arg in getattr(fn, "args", ()):
+        target = getattr(arg, "func", arg)  # the partial of the function and its arguments
+        name = getattr(target, "__name__", None)
+        if name and getattr(target, "__module__", "").startswith("machines"):
+            return str(name)
+    return "?"
+
+
 class TimedExecutor:
     """Wraps the gateway's database thread pool (machines.consumers._executor): for every call, how long
-    it queued for a thread and how long it ran; a summary line every REPORT_EVERY seconds."""
+    it queued for a thread, how long it ran (wall) and how much CPU its thread used meanwhile (the rest of
+    its run is waiting: PostgreSQL round trips and locks, or the GIL); a summary every REPORT_EVERY s."""
 
     REPORT_EVERY = 5.0
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.lock = threading.Lock()
-        self.waits: list[float] = []
-        self.runs: list[float] = []
+        self.calls: list[tuple[str, float, float, float]] = []  # name, queued, ran, cpu
         self.in_flight = 0
         self.max_in_flight = 0
         self.lags: list[float] = []  # the event loop's lateness (lag_monitor)
@@ -508,20 +533,20 @@ class TimedExecutor:
 
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
         queued = time.perf_counter()
+        name = _call_name(fn)
         with self.lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
 
         def timed() -> Any:
-            started = time.perf_counter()
+            started, cpu0 = time.perf_counter(), time.thread_time()
             try:
                 return fn(*args, **kwargs)
             finally:
-                ended = time.perf_counter()
+                ran, cpu = time.perf_counter() - started, time.thread_time() - cpu0
                 with self.lock:
                     self.in_flight -= 1
-                    self.waits.append(started - queued)
-                    self.runs.append(ended - started)
+                    self.calls.append((name, started - queued, ran, cpu))
 
         return self.inner.submit(timed)
 
@@ -531,23 +556,77 @@ class TimedExecutor:
     def _report(self) -> None:
         from machines.simulator import percentile
 
+        ms = 1000
         while True:
             time.sleep(self.REPORT_EVERY)
             with self.lock:
-                waits, runs, self.waits, self.runs = sorted(self.waits), sorted(self.runs), [], []
+                calls, self.calls = self.calls, []
                 lags, self.lags = sorted(self.lags), []
                 peak, self.max_in_flight = self.max_in_flight, self.in_flight
-            if not runs:
+            if not calls:
                 continue
-            ms = 1000
+            waits = sorted(c[1] for c in calls)
+            by_name: dict[str, list[tuple[float, float]]] = {}
+            for name, _, ran, cpu in calls:
+                by_name.setdefault(name, []).append((ran, cpu))
+            kinds = "; ".join(
+                f"{name} {len(rows) / self.REPORT_EVERY:.0f}/s ran p50 "
+                f"{percentile(sorted(r for r, _ in rows), 50) * ms:.1f} ms cpu "
+                f"{sum(c for _, c in rows) / len(rows) * ms:.2f} ms"
+                for name, rows in sorted(by_name.items(), key=lambda kv: -len(kv[1]))
+            )
             print(
-                f"[gateway db] {time.strftime('%H:%M:%S')} {len(runs) / self.REPORT_EVERY:.0f} calls/s; "
-                f"queued p50 {percentile(waits, 50) * ms:.1f} p99 {percentile(waits, 99) * ms:.1f} ms; "
-                f"ran p50 {percentile(runs, 50) * ms:.1f} p99 {percentile(runs, 99) * ms:.1f} "
-                f"max {runs[-1] * ms:.0f} ms; in flight max {peak}; event loop late p50 "
-                f"{percentile(lags, 50) * ms:.1f} p99 {percentile(lags, 99) * ms:.1f} ms",
+                f"[gateway db] {time.strftime('%H:%M:%S')} {len(calls) / self.REPORT_EVERY:.0f} calls/s, "
+                f"queued p50 {percentile(waits, 50) * ms:.1f} p99 {percentile(waits, 99) * ms:.1f} ms, "
+                f"in flight max {peak}, event loop late p50 {percentile(lags, 50) * ms:.1f} "
+                f"p99 {percentile(lags, 99) * ms:.1f} ms | {kinds}",
                 flush=True,
             )
+
+
+def worker_process(argv: list[str]) -> None:
+    """``celery worker`` with every task's run time logged: per task name, every 5 s, from each pool
+    process ("[tasks] ..."), so a late broadcast can be told from a busy worker."""
+    from celery.signals import task_postrun, task_prerun
+
+    from config.celery import app
+
+    started: dict[str, float] = {}
+    done: list[tuple[str, float, float]] = []  # name, started, seconds
+    lock = threading.Lock()
+    reporter: list[threading.Thread] = []
+
+    def report() -> None:
+        from machines.simulator import percentile
+
+        while True:
+            time.sleep(5.0)
+            with lock:
+                rows, done[:] = list(done), []
+            by_name: dict[str, list[float]] = {}
+            for name, _, seconds in rows:
+                by_name.setdefault(name.rsplit(".", 1)[-1], []).append(seconds)
+            text = "; ".join(
+                f"{name} {len(v)} runs p50 {percentile(sorted(v), 50) * 1000:.0f} max {max(v) * 1000:.0f} ms"
+                for name, v in sorted(by_name.items())
+            )
+            print(f"[tasks] {time.strftime('%H:%M:%S')} pid {os.getpid()}: {text}", flush=True)
+
+    @task_prerun.connect
+    def _before(task_id: str, task: Any, **_: Any) -> None:
+        if not reporter:
+            reporter.append(threading.Thread(target=report, daemon=True))
+            reporter[0].start()
+        started[task_id] = time.perf_counter()
+
+    @task_postrun.connect
+    def _after(task_id: str, task: Any, **_: Any) -> None:
+        t0 = started.pop(task_id, None)
+        if t0 is not None:
+            with lock:
+                done.append((task.name, t0, time.perf_counter() - t0))
+
+    app.worker_main(["worker", *argv])
 
 
 def web_process(port: int, profile_out: str | None) -> None:
@@ -646,11 +725,15 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds after connecting, not measured")
     parser.add_argument("--think", type=float, default=0.0, help="extra time per game (0: at the minimum)")
     parser.add_argument("--meters-every", type=int, default=50)
+    parser.add_argument("--heartbeat-every", type=float, default=3.0, help="simulated machines' heartbeat")
     parser.add_argument("--connect-rate", type=float, default=100.0, help="per simulator process")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--conn-max-age", type=int, default=60, help="CONN_MAX_AGE of the web processes")
     parser.add_argument("--worker-concurrency", type=int, default=2)
     parser.add_argument("--channel-prefix", default="benchmachines")
+    parser.add_argument(
+        "--broadcast-seconds", type=float, help="HALL_MACHINE_BROADCAST_SECONDS (default: the settings')"
+    )
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the scratch database first")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs, tokens, reports)")
     parser.add_argument(
@@ -677,6 +760,8 @@ def main() -> int:
         "PYTHONUNBUFFERED": "1",
         "LOG_LEVEL": "WARNING",
     }
+    if args.broadcast_seconds:
+        env["HALL_MACHINE_BROADCAST_SECONDS"] = str(args.broadcast_seconds)
     print(
         f"{args.machines} machines, {args.web} web processes, 1 worker "
         f"(concurrency {args.worker_concurrency}) + 1 beat, {args.sim} simulator processes; "
@@ -713,6 +798,10 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["_worker"]:
+        setup_django()
+        worker_process(sys.argv[2:])
+        sys.exit(0)
     if sys.argv[1:2] == ["_web"]:
         setup_django()
         web_process(int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else None)

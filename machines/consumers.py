@@ -3,9 +3,10 @@
 A thin door (DESIGN §3). On connect it checks the device token (``&venue=<id>`` narrows the asset number
 to one venue), joins the machine's group ``machine.<id>`` (lock / unlock pushes from the services) and its
 link group's ``machines.link.<group id>`` (the progressive broadcasts), and tells the gateway it is
-connected. Each frame is parsed by the pure protocol module and taken by ONE gateway call in a database
-thread; the reply (an ack, or the welcome after a hello) goes back on the socket. A frame that is too
-large or malformed gets a ``rejected`` ack and changes nothing; a frame far beyond any message closes the
+connected. Each frame is parsed by the pure protocol module and taken by the gateway in a database
+thread (plays, meters, events and hits batched with other machines' frames, see below); the reply (an
+ack, or the welcome after a hello) goes back on the socket. A frame that is too large or malformed gets a
+``rejected`` ack and changes nothing; a frame far beyond any message closes the
 socket (1009, message too big). Heartbeats are answered by nothing: they only keep the machine online.
 
 Frames are queued to a worker task of the connection, which takes them one after the other in the order
@@ -14,10 +15,19 @@ channel-layer messages: a broadcast never waits behind a gateway call, and a mac
 under load still hears its link (it would lock itself after 5 s of silence). A board with more than
 MAX_PENDING_FRAMES frames waiting gets ``rejected busy`` for the next ones (nothing taken).
 
+Group commit: play, meters, event and hit frames of all the process's connections go to one batcher
+(`FrameBatcher`, one per event loop). A batch runner takes what is waiting (up to BATCH_FRAMES frames,
+gathering at most BATCH_WAIT seconds) and hands it to ONE `gateway.receive_many` call: one transaction,
+one commit, a handful of statements for the whole batch, where one call per frame cost a transaction and
+~8 round trips per play. At most BATCH_RUNNERS batches are in the database at once and only one gathers,
+so under load the next batch fills while the previous one commits. A connection has at most one frame in
+flight (its worker awaits each reply), so one machine's frames never race each other. Hello, heartbeat,
+connect and disconnect stay one call each (rare, and hello answers with the welcome).
+
 Why the database calls run on a small pool of threads of their own rather than Channels' one shared sync
-thread: a process holds hundreds of machines, and one thread would make every machine's play wait for every
-other machine's commit. The machine row lock in the gateway serialises anything about one machine; the
-threads keep their database connection between calls when CONN_MAX_AGE > 0.
+thread: the batches, hellos and heartbeats of hundreds of machines would queue behind each other on one
+thread. The machine row lock in the gateway serialises anything about one machine; the threads keep their
+database connection between calls when CONN_MAX_AGE > 0.
 
 Broadcasts are encoded once by the task (machines.tasks) and sent here as text, so fan-out costs one
 socket write per machine and no JSON work.
@@ -29,7 +39,9 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+import weakref
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 from urllib.parse import parse_qs
@@ -88,6 +100,112 @@ def in_db_thread(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
     return call
 
 
+# Group commit (see the module docstring): frames per batch, how long a batch waits for more frames after
+# its first, batches in the database at once.
+BATCH_FRAMES: int = getattr(settings, "MACHINE_GATEWAY_BATCH_FRAMES", 100)
+BATCH_WAIT: float = getattr(settings, "MACHINE_GATEWAY_BATCH_WAIT_MS", 5) / 1000
+BATCH_RUNNERS: int = getattr(settings, "MACHINE_GATEWAY_BATCH_RUNNERS", 2)
+
+_Reply = dict[str, Any]
+_Pending = tuple[int, protocol.Message, "asyncio.Future[_Reply]"]
+
+
+def _receive_batch(batch: Sequence[tuple[int, protocol.Message]]) -> list[_Reply]:
+    """The reply to each frame of the batch. A batch of one is `receive` (the same thing: receive is
+    receive_many of one), which keeps a single frame's failure its own."""
+    if len(batch) == 1:
+        machine_id, message = batch[0]
+        return [gateway.receive(machine_id=machine_id, messages=[message])[0]]
+    replies = gateway.receive_many([(machine_id, [message]) for machine_id, message in batch])
+    return [frame[0] for frame in replies]
+
+
+class FrameBatcher:
+    """The frames of all the loop's connections, taken in batches by at most `runners` tasks.
+
+    A runner lives while there is work: it gathers a batch, awaits its database call, answers each frame's
+    future, and goes again or ends when nothing waits (so no task outlives the work, and nothing is left
+    pending on a loop that closes). Only one runner gathers at a time; another starts when a frame comes
+    while every runner is in the database.
+    """
+
+    def __init__(self, *, frames: int, wait: float, runners: int) -> None:
+        self.frames, self.wait, self.runners = frames, wait, runners
+        self.pending: deque[_Pending] = deque()
+        self.running = 0
+        self.gathering = False
+        self.full: asyncio.Future[None] | None = None  # set when the gathering batch is full
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    async def take(self, machine_id: int, message: protocol.Message) -> _Reply:
+        """The gateway's reply to one frame, taken in the next batch."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[_Reply] = loop.create_future()
+        self.pending.append((machine_id, message, future))
+        if self.full is not None and not self.full.done() and len(self.pending) >= self.frames:
+            self.full.set_result(None)
+        self._spawn()
+        return await future
+
+    def _spawn(self) -> None:
+        """Another runner, when frames wait, none gathers them and fewer than `runners` run."""
+        if self.pending and not self.gathering and self.running < self.runners:
+            self.running += 1
+            task = asyncio.get_running_loop().create_task(self._run())
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def _run(self) -> None:
+        try:
+            while self.pending and not self.gathering:
+                batch = await self._gather()
+                self._spawn()  # more than a batch waits: the next one gathers while this one commits
+                await self._call(batch)
+        finally:
+            self.running -= 1
+
+    async def _gather(self) -> list[_Pending]:
+        self.gathering = True
+        try:
+            if len(self.pending) < self.frames and self.wait > 0:
+                self.full = asyncio.get_running_loop().create_future()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.full, self.wait)
+                self.full = None
+            return [self.pending.popleft() for _ in range(min(self.frames, len(self.pending)))]
+        finally:
+            self.gathering = False
+
+    async def _call(self, batch: list[_Pending]) -> None:
+        live = [item for item in batch if not item[2].done()]  # a cancelled waiter's frame: not taken
+        if not live:
+            return
+        try:
+            replies = await in_db_thread(_receive_batch)(
+                [(machine_id, message) for machine_id, message, _ in live]
+            )
+        except Exception as exc:  # each connection answers its frame "server_error"
+            for _, _, future in live:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        for (_, _, future), reply in zip(live, replies, strict=True):
+            if not future.done():
+                future.set_result(reply)
+
+
+_batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, FrameBatcher] = weakref.WeakKeyDictionary()
+
+
+def batcher() -> FrameBatcher:
+    """The running loop's batcher (a process serves on one loop; tests may run several loops)."""
+    loop = asyncio.get_running_loop()
+    found = _batchers.get(loop)
+    if found is None:
+        found = _batchers[loop] = FrameBatcher(frames=BATCH_FRAMES, wait=BATCH_WAIT, runners=BATCH_RUNNERS)
+    return found
+
+
 def active_link_group(machine_id: int) -> int | None:
     group_id: int | None = (
         LinkMember.objects.filter(machine_id=machine_id, left_at__isnull=True)
@@ -110,10 +228,6 @@ def _hello(machine_id: int, message: protocol.Hello) -> tuple[dict[str, Any], in
     connected): the consumer follows it."""
     welcome = gateway.hello(machine_id=machine_id, message=message)
     return welcome, active_link_group(machine_id)
-
-
-def _receive(machine_id: int, message: protocol.Message) -> dict[str, Any]:
-    return gateway.receive(machine_id=machine_id, messages=[message])[0]
 
 
 def _heartbeat(machine_id: int) -> None:
@@ -254,7 +368,7 @@ class MachineConsumer(AsyncWebsocketConsumer):
             await self._follow_link(group_id)
             await self.send(text_data=protocol.encode(welcome))
             return
-        reply = await in_db_thread(_receive)(machine_id, message)
+        reply = await batcher().take(machine_id, message)
         await self.send(text_data=protocol.encode(reply))
 
     # --- messages from the system (channel layer) ---

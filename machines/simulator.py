@@ -44,7 +44,7 @@ WEIGHT_SCALE = 100_000
 # Refusals after which the seq stays taken (the system holds other content under it, or closed it).
 SEQ_CONSUMED = frozenset({"seq_reused", "gap_reconciled", "bad_seq"})
 # Refusals that mean "not now": the message stays pending and goes again (same seq) after BUSY_RETRY.
-TRANSIENT = frozenset({"busy"})
+TRANSIENT = frozenset({"busy", "server_error"})
 BUSY_RETRY = 1.0
 
 # (multiplier of the bet, weight out of WEIGHT_SCALE). Return: sum(multiplier * weight) / WEIGHT_SCALE
@@ -115,7 +115,9 @@ class SimConfig:
     # late reply is late, not lost (TCP): early re-sends would only add to a busy gateway's queue. After a
     # reconnection everything unanswered goes again at once (see _on_welcome).
     ack_timeout: float = 30.0
-    heartbeat_every: float = 2.0  # when nothing else was sent for this long
+    # A heartbeat when nothing was sent for this long and nothing waits for an answer (the link watch
+    # marks a machine silent after 5 s; a game every 2.5-3 s keeps it alive by itself).
+    heartbeat_every: float = 3.0
     max_outstanding: int = 16  # unanswered messages a board buffers before it stops playing
     bill: Decimal = Decimal("20.00")  # what the player inserts when the credits do not cover a bet
     cash_out_above: Decimal = Decimal("200.00")
@@ -340,7 +342,12 @@ class MachineBrain:
                     out.append(self.pending[seq].message)
         if self.can_play() and now >= self.next_play_at:
             out.extend(self.play(now))
-        if self.welcomed and not out and now - self.last_sent >= self.config.heartbeat_every:
+        if (
+            self.welcomed
+            and not out
+            and not self.pending
+            and now - self.last_sent >= self.config.heartbeat_every
+        ):
             self.last_sent = now
             out.append({"type": "heartbeat"})
         return out
@@ -408,7 +415,7 @@ class MachineBrain:
         if measured:
             stats = self.stats
             stats.broadcasts += 1
-            if self.linked and not self.link_locked:
+            if self.linked:  # also the gap that locked it: that is the one that matters
                 stats.broadcast_intervals.append(now - self.last_broadcast)
             second = int(now)
             stats.broadcast_seconds[second] = stats.broadcast_seconds.get(second, 0) + 1

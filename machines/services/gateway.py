@@ -1,9 +1,12 @@
 """The device gateway: what a machine's interface board sends, taken in ONE transaction per call.
 
-The hot path (a call of plays from a linked machine in service) is a handful of statements whatever the
-number of plays in it: the machine row FOR UPDATE (with its link and venue), one INSERT of the plays,
-one `contribute_many` for the whole call (one prepared statement), one UPDATE of the machine row. Plays
-are their own append-only record: they are not audited one by one.
+`receive_many` takes the frames of many machines in one transaction (group commit: the WebSocket door
+batches the frames of all its connections), `receive` is a batch of one; the rules below are per machine
+and the same either way. The hot path (plays from linked machines in service) is a handful of statements
+whatever the number of plays and machines: the machine rows FOR UPDATE in id order (with their link and
+venue), one INSERT of the plays, one `contribute_many` per pool for the whole batch (one prepared
+statement), one UPDATE of the machine rows. Plays are their own append-only record: they are not audited
+one by one.
 
 Sequence numbers (one space per machine for plays, meters, events and hits):
 - a seq above ``last_seq + 1`` records a SequenceGap (and a ``sequence_gap`` alert), then is accepted;
@@ -19,13 +22,15 @@ Hits: the pool engine awards 100 % of the level's folded meter in arrival order 
 one instant: the second is paid from the reset amount). A call with a hit first takes the pool's
 exclusive lock (jackpots.services.locks.lock_levels) and only then contributes its plays: contributing
 first and awarding after would hold the shared lock while waiting for the exclusive one, and two such
-calls would deadlock. The plays before the hit are in its meter; a play after it in the same call is
-refused (the machine is in hand-pay lock-up).
+calls would deadlock. A batch takes every pool lock after every machine row lock, in id order. The plays
+before the hit (in a batch: the batch's plays on that pool) are in its meter; a play after it in the same
+call is refused (the machine is in hand-pay lock-up). Hits of one batch are awarded in arrival order.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -56,6 +61,8 @@ from machines.models import (
 from machines.services.common import GATEWAY, describe, now, record
 from machines.services.reconciliation import reconcile_snapshot
 
+log = logging.getLogger("hall.machines.gateway")
+
 HUNDRED = Decimal(100)
 # A heartbeat refreshes last_seen_at at most this often (the watch needs seconds, not milliseconds).
 HEARTBEAT_WRITE_EVERY = timedelta(seconds=1)
@@ -75,30 +82,77 @@ LEFT JOIN LATERAL (
     WHERE lm.machine_id = m.id AND lm.left_at IS NULL
     LIMIT 1
 ) link ON true
-WHERE m.id = %s
+WHERE m.id = ANY(%s::bigint[])
+ORDER BY m.id
 FOR UPDATE OF m
 """
 
 _INSERT_PLAYS_SQL = """
 INSERT INTO machines_play (machine_id, seq, game_id, bet, win, played_at, received_at)
-SELECT %s, p.seq, p.game_id, p.bet, p.win, p.played_at, %s
-FROM unnest(%s::bigint[], %s::text[], %s::numeric[], %s::numeric[], %s::timestamptz[])
-    AS p(seq, game_id, bet, win, played_at)
+SELECT p.machine_id, p.seq, p.game_id, p.bet, p.win, p.played_at, p.received_at
+FROM unnest(
+    %s::bigint[], %s::bigint[], %s::text[], %s::numeric[], %s::numeric[], %s::timestamptz[],
+    %s::timestamptz[]
+) AS p(machine_id, seq, game_id, bet, win, played_at, received_at)
 """
 
-_UPDATE_MACHINE_SQL = """
-UPDATE machines_machine
-SET last_seq = %s, last_seen_at = %s, online = true, state = %s, lock_reason = %s,
-    plays_day = %s, plays_today = %s, last_play_at = %s
-WHERE id = %s
+_UPDATE_MACHINES_SQL = """
+UPDATE machines_machine m
+SET last_seq = u.last_seq, last_seen_at = u.last_seen_at, online = true, state = u.state,
+    lock_reason = u.lock_reason, plays_day = u.plays_day, plays_today = u.plays_today,
+    last_play_at = u.last_play_at
+FROM unnest(
+    %s::bigint[], %s::bigint[], %s::timestamptz[], %s::text[], %s::text[], %s::date[], %s::integer[],
+    %s::timestamptz[]
+) AS u(id, last_seq, last_seen_at, state, lock_reason, plays_day, plays_today, last_play_at)
+WHERE m.id = u.id
 """
 
 
-def _lock(machine_id: int) -> Machine | None:
-    """The machine FOR UPDATE, with its venue's time zone and its active link (group, pool of an active
-    pool) as attributes ``venue_time_zone``, ``link_group_id``, ``link_pool_id``: one statement."""
-    found = list(Machine.objects.raw(_LOCK_SQL, [machine_id]))
-    return found[0] if found else None
+def _lock(machine_ids: Sequence[int]) -> dict[int, Machine]:
+    """The machines FOR UPDATE in id order (two batches never wait on each other crosswise), each with
+    its venue's time zone and its active link (group, pool of an active pool) as attributes
+    ``venue_time_zone``, ``link_group_id``, ``link_pool_id``: one statement whatever their number."""
+    return {m.pk: m for m in Machine.objects.raw(_LOCK_SQL, [sorted(machine_ids)])}
+
+
+def _insert_plays(plays: Sequence[Play]) -> None:
+    """The plays of any number of machines: one INSERT."""
+    if not plays:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _INSERT_PLAYS_SQL,
+            [
+                [p.machine_id for p in plays],
+                [p.seq for p in plays],
+                [p.game_id for p in plays],
+                [p.bet for p in plays],
+                [p.win for p in plays],
+                [p.played_at for p in plays],
+                [p.received_at for p in plays],
+            ],
+        )
+
+
+def _update_machines(machines: Sequence[Machine]) -> None:
+    """What the calls changed on their machine rows: one UPDATE whatever their number."""
+    if not machines:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _UPDATE_MACHINES_SQL,
+            [
+                [m.pk for m in machines],
+                [m.last_seq for m in machines],
+                [m.last_seen_at for m in machines],
+                [m.state for m in machines],
+                [m.lock_reason for m in machines],
+                [m.plays_day for m in machines],
+                [m.plays_today for m in machines],
+                [m.last_play_at for m in machines],
+            ],
+        )
 
 
 @functools.lru_cache(maxsize=64)
@@ -152,7 +206,7 @@ class _PendingHit:
 
 @dataclass
 class _Call:
-    """One receive call: the machine (locked), what the messages change, written in `finish`."""
+    """One machine's messages in a batch: the machine (locked), what they change, written by `_finish`."""
 
     machine: Machine
     at: datetime
@@ -184,7 +238,7 @@ class _Call:
         if isinstance(message, protocol.Hello):
             self.touched = True
             welcome: dict[str, Any] = {}
-            self.hello.append((message, welcome))  # filled in by finish: the welcome after this call
+            self.hello.append((message, welcome))  # filled in by _finish: the welcome after the batch
             return welcome
         seq = message.seq
         content = protocol.content(message)
@@ -334,45 +388,23 @@ class _Call:
         self.hits.append(pending)
         self.hits_by_seq[message.seq] = pending
         self.state, self.lock_reason = MachineState.LOCKED, LockReason.HAND_PAY
-        return {"amount": None, "lock": LockReason.HAND_PAY.value}  # the amount once awarded (finish)
+        return {"amount": None, "lock": LockReason.HAND_PAY.value}  # the amount once awarded (_finish)
 
-    # --- writes ---
+    # --- writes (the batch's `_finish` runs them for all its calls at once) ---
 
     def _flush_rows(self) -> None:
-        if self.plays:
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    _INSERT_PLAYS_SQL,
-                    [
-                        self.machine.pk,
-                        self.at,
-                        [p.seq for p in self.plays],
-                        [p.game_id for p in self.plays],
-                        [p.bet for p in self.plays],
-                        [p.win for p in self.plays],
-                        [p.played_at for p in self.plays],
-                    ],
-                )
-            self.plays = []
+        """This call's plays and events so far (a meter snapshot reconciles against the stored plays)."""
+        _insert_plays(self.plays)
+        self.plays = []
         if self.events:
             MachineEvent.objects.bulk_create(self.events)
             self.events = []
 
-    def finish(self) -> None:
-        machine = self.machine
-        self._flush_rows()
-        if self.hits:
-            assert self.pool_id is not None
-            lock_levels(self.pool_id)  # exclusive before contributing: see the module docstring
-        if self.items:
-            assert self.pool_id is not None  # items are only made for a linked machine
-            contributions.contribute_many(pool=self.pool_id, items=self.items, actor=GATEWAY)
-        for hit in self.hits:
-            self._award(hit)
-        if self.hello:
-            self._resync(self.hello[-1][0])
+    def machine_changes(self) -> Machine | None:
+        """The machine with what this call changes on its row set on it; None when nothing does."""
         if not self.touched:
-            return
+            return None
+        machine = self.machine
         if self.played:
             day = venue_day(getattr(machine, "venue_time_zone", "UTC"), self.at)
             machine.plays_today = self.played + (machine.plays_today if machine.plays_day == day else 0)
@@ -380,24 +412,14 @@ class _Call:
             machine.last_play_at = self.last_play_at
         machine.last_seq, machine.last_seen_at, machine.online = self.last_seq, self.at, True
         machine.state, machine.lock_reason = self.state, self.lock_reason
-        with connection.cursor() as cursor:
-            cursor.execute(
-                _UPDATE_MACHINE_SQL,
-                [
-                    machine.last_seq,
-                    machine.last_seen_at,
-                    machine.state,
-                    machine.lock_reason,
-                    machine.plays_day,
-                    machine.plays_today,
-                    machine.last_play_at,
-                    machine.pk,
-                ],
-            )
-        for _, reply in self.hello:
-            reply.update(welcome_payload(machine, self.pool_id, self.group_id))
+        return machine
 
-    def _award(self, hit: _PendingHit) -> None:
+    def welcome(self) -> None:
+        """The welcome of each hello of the call: the machine as the call left it."""
+        for _, reply in self.hello:
+            reply.update(welcome_payload(self.machine, self.pool_id, self.group_id))
+
+    def award(self, hit: _PendingHit) -> None:
         machine = self.machine
         message = hit.message
         assert self.group_id is not None
@@ -438,7 +460,7 @@ class _Call:
             },
         )
 
-    def _resync(self, message: protocol.Hello) -> None:
+    def resync(self, message: protocol.Hello) -> None:
         """The board said hello: a link-lost lock ends (it has resynchronised); an unapproved software
         version raises an alert."""
         machine = self.machine
@@ -480,44 +502,125 @@ def _unknown(message: protocol.Message) -> dict[str, Any]:
     return protocol.ack(seq, "rejected", "unknown_machine", "This machine is not registered.")
 
 
+def _failed(message: protocol.Message) -> dict[str, Any]:
+    seq = getattr(message, "seq", None)
+    return protocol.ack(seq, "rejected", "server_error", "Not taken: send it again later.")
+
+
+def _open(machine: Machine, at: datetime, messages: Sequence[protocol.Message]) -> _Call:
+    """A call on a locked machine for `messages`, with what is stored under their already-seen seqs."""
+    call = _Call(
+        machine=machine,
+        at=at,
+        pool_id=getattr(machine, "link_pool_id", None),
+        group_id=getattr(machine, "link_group_id", None),
+        last_seq=machine.last_seq,
+        state=machine.state,
+        lock_reason=machine.lock_reason,
+    )
+    old = sorted(
+        {
+            m.seq
+            for m in messages
+            if not isinstance(m, protocol.Hello | protocol.Heartbeat) and m.seq <= machine.last_seq
+        }
+    )
+    if old:
+        call.stored = _stored_content(machine, old)
+        call.gaps = list(
+            SequenceGap.objects.filter(machine=machine, first_missing__lte=old[-1], last_missing__gte=old[0])
+        )
+    return call
+
+
+def _finish(calls: Sequence[_Call], hits: Sequence[tuple[_Call, _PendingHit]]) -> None:
+    """Write what the calls took: one INSERT of all their plays, the pools' exclusive locks when a hit
+    is to be awarded (before contributing: see the module docstring), one `contribute_many` per pool,
+    the hits in arrival order, one UPDATE of the machine rows."""
+    _insert_plays([p for call in calls for p in call.plays])
+    events = [e for call in calls for e in call.events]
+    if events:
+        MachineEvent.objects.bulk_create(events)
+    for call in calls:
+        call.plays, call.events = [], []
+    for pool_id in sorted({call.pool_id for call, _ in hits if call.pool_id is not None}):
+        lock_levels(pool_id)
+    items: dict[int, list[ContributionItem]] = {}
+    for call in calls:
+        if call.items:
+            assert call.pool_id is not None  # items are only made for a linked machine
+            items.setdefault(call.pool_id, []).extend(call.items)
+    for pool_id in sorted(items):
+        contributions.contribute_many(pool=pool_id, items=items[pool_id], actor=GATEWAY)
+    for call, hit in hits:
+        call.award(hit)
+    for call in calls:
+        if call.hello:
+            call.resync(call.hello[-1][0])
+    _update_machines([m for m in (call.machine_changes() for call in calls) if m is not None])
+    for call in calls:
+        call.welcome()
+
+
+def _take(
+    batch: Sequence[tuple[int, Sequence[protocol.Message]]], at: datetime
+) -> list[list[dict[str, Any]]]:
+    """The batch in one transaction. Frames of one machine (it may appear twice: a board that
+    reconnected) are one call, taken in batch order."""
+    wanted: dict[int, list[protocol.Message]] = {}
+    for machine_id, messages in batch:
+        if messages:
+            wanted.setdefault(machine_id, []).extend(messages)
+    if not wanted:
+        return [[] for _ in batch]
+    with transaction.atomic():
+        machines = _lock(list(wanted))
+        calls = {pk: _open(machines[pk], at, wanted[pk]) for pk in sorted(machines)}
+        hits: list[tuple[_Call, _PendingHit]] = []
+        replies: list[list[dict[str, Any]]] = []
+        for machine_id, messages in batch:
+            call = calls.get(machine_id)
+            if call is None:
+                replies.append([_unknown(message) for message in messages])
+                continue
+            before = len(call.hits)
+            replies.append([call.take(message) for message in messages])
+            hits.extend((call, hit) for hit in call.hits[before:])
+        _finish(list(calls.values()), hits)
+    return replies
+
+
+def receive_many(
+    batch: Sequence[tuple[int, Sequence[protocol.Message]]], received_at: datetime | None = None
+) -> list[list[dict[str, Any]]]:
+    """The frames of many machines, ``(machine_id, messages)`` each, in ONE transaction (group commit);
+    the replies of each frame, in the batch's order. Each machine's messages follow exactly the rules of
+    `receive`. If the batch fails, its frames are taken again one by one, so one machine's failure does
+    not lose the others: a frame that fails alone gets ``rejected server_error`` replies (nothing taken,
+    the board sends it again). A batch of one frame raises, as `receive` does."""
+    at = received_at or now()
+    try:
+        return _take(batch, at)
+    except Exception:
+        if len(batch) <= 1:
+            raise
+        log.warning("a batch of %s frames failed: taking them one by one", len(batch), exc_info=True)
+    replies: list[list[dict[str, Any]]] = []
+    for machine_id, messages in batch:
+        try:
+            replies.append(_take([(machine_id, messages)], at)[0])
+        except Exception:
+            log.exception("gateway call failed for machine %s", machine_id)
+            replies.append([_failed(message) for message in messages])
+    return replies
+
+
 def receive(
     *, machine_id: int, messages: Sequence[protocol.Message], received_at: datetime | None = None
 ) -> list[dict[str, Any]]:
     """Take a machine's messages in order, in one transaction; a reply per message, in order (an ``ack``;
     a ``welcome`` for a hello). See the module docstring for sequence numbers, states and hits."""
-    if not messages:
-        return []
-    at = received_at or now()
-    with transaction.atomic():
-        machine = _lock(machine_id)
-        if machine is None:
-            return [_unknown(message) for message in messages]
-        call = _Call(
-            machine=machine,
-            at=at,
-            pool_id=getattr(machine, "link_pool_id", None),
-            group_id=getattr(machine, "link_group_id", None),
-            last_seq=machine.last_seq,
-            state=machine.state,
-            lock_reason=machine.lock_reason,
-        )
-        old = sorted(
-            {
-                m.seq
-                for m in messages
-                if not isinstance(m, protocol.Hello | protocol.Heartbeat) and m.seq <= machine.last_seq
-            }
-        )
-        if old:
-            call.stored = _stored_content(machine, old)
-            call.gaps = list(
-                SequenceGap.objects.filter(
-                    machine=machine, first_missing__lte=old[-1], last_missing__gte=old[0]
-                )
-            )
-        replies = [call.take(message) for message in messages]
-        call.finish()
-    return replies
+    return receive_many([(machine_id, messages)], received_at)[0]
 
 
 # --- connection life -------------------------------------------------------------------------------------

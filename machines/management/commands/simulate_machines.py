@@ -6,7 +6,9 @@ Where the machines come from, one of:
   missing and linked to the group (created with a new three-level pool when missing), with NEW device
   tokens (the old ones stop working); ``--tokens-out FILE`` keeps them (JSON lines) for later runs.
 - ``--tokens FILE``: the JSON lines a ``--register`` run wrote (``--shard I/N`` takes every N-th machine
-  from the I-th, so several processes can share one file). No database access at all.
+  from the I-th, so several processes can share one file). No database access at all. Seqs resume from
+  the system (the welcome's last_seq), meters from the file: a file reused after machines played makes
+  their next snapshot look like a meter jump (a meter_mismatch alert); ``--register`` again resumes both.
 
     manage.py simulate_machines --register --venue 1 --link-group SALA --machines 50 \\
         --url ws://127.0.0.1:8000 --duration 60
@@ -111,6 +113,9 @@ class Command(BaseCommand):
         parser.add_argument("--think", type=float, default=0.25, help="extra time per game, fraction (0-1)")
         parser.add_argument("--hit-probability", type=float, default=1 / 20_000, help="per game")
         parser.add_argument("--meters-every", type=int, default=50, help="plays between meter snapshots")
+        parser.add_argument(
+            "--heartbeat-every", type=float, default=3.0, help="seconds of silence before a heartbeat"
+        )
         parser.add_argument("--warmup", type=float, default=0.0, help="seconds not measured after connecting")
         parser.add_argument("--connect-rate", type=float, default=200.0, help="new connections per second")
         parser.add_argument(
@@ -142,6 +147,7 @@ class Command(BaseCommand):
             think=options["think"],
             hit_probability=options["hit_probability"],
             meters_every=options["meters_every"],
+            heartbeat_every=options["heartbeat_every"],
         )
         shown = {"n": 0}
 
