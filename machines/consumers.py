@@ -15,14 +15,14 @@ channel-layer messages: a broadcast never waits behind a gateway call, and a mac
 under load still hears its link (it would lock itself after 5 s of silence). A board with more than
 MAX_PENDING_FRAMES frames waiting gets ``rejected busy`` for the next ones (nothing taken).
 
-Group commit: play, meters, event and hit frames of all the process's connections go to one batcher
+Group commit: play, meters, event, hit and heartbeat frames of all the process's connections go to one batcher
 (`FrameBatcher`, one per event loop). A batch runner takes what is waiting (up to BATCH_FRAMES frames,
 gathering at most BATCH_WAIT seconds) and hands it to ONE `gateway.receive_many` call: one transaction,
 one commit, a handful of statements for the whole batch, where one call per frame cost a transaction and
 ~8 round trips per play. At most BATCH_RUNNERS batches are in the database at once and only one gathers,
 so under load the next batch fills while the previous one commits. A connection has at most one frame in
-flight (its worker awaits each reply), so one machine's frames never race each other. Hello, heartbeat,
-connect and disconnect stay one call each (rare, and hello answers with the welcome).
+flight (its worker awaits each reply), so one machine's frames never race each other. Hello, connect and
+disconnect stay one call each (rare, and hello answers with the welcome and the link to follow).
 
 Why the database calls run on a small pool of threads of their own rather than Channels' one shared sync
 thread: the batches, hellos and heartbeats of hundreds of machines would queue behind each other on one
@@ -230,10 +230,6 @@ def _hello(machine_id: int, message: protocol.Hello) -> tuple[dict[str, Any], in
     return welcome, active_link_group(machine_id)
 
 
-def _heartbeat(machine_id: int) -> None:
-    gateway.heartbeat(machine_id=machine_id)
-
-
 def _disconnected(machine_id: int) -> None:
     gateway.disconnected(machine_id=machine_id)
 
@@ -361,7 +357,10 @@ class MachineConsumer(AsyncWebsocketConsumer):
 
     async def _take(self, machine_id: int, message: protocol.Message) -> None:
         if isinstance(message, protocol.Heartbeat):
-            await in_db_thread(_heartbeat)(machine_id)
+            # Through the batcher, not a thread call of its own: a thousand heartbeats become one UPDATE
+            # per batch and never queue ahead of the frames (a queued heartbeat is how a busy gateway
+            # made live machines look silent to the link watch). Heartbeats get no answer.
+            await batcher().take(machine_id, message)
             return
         if isinstance(message, protocol.Hello):
             welcome, group_id = await in_db_thread(_hello)(machine_id, message)
