@@ -48,6 +48,7 @@ from jackpots.services.locks import lock_levels
 from machines import protocol
 from machines.models import (
     AlertKind,
+    LinkMember,
     LockReason,
     Machine,
     MachineAlert,
@@ -113,12 +114,35 @@ def _lock(machine_ids: Sequence[int]) -> dict[int, Machine]:
     """The machines FOR UPDATE in id order (two batches never wait on each other crosswise), each with
     its venue's time zone and its active link (group, pool of an active pool) as attributes
     ``venue_time_zone``, ``link_group_id``, ``link_pool_id``: one statement whatever their number."""
+    if connection.vendor != "postgresql":
+        return _lock_orm(machine_ids)
     return {m.pk: m for m in Machine.objects.raw(_LOCK_SQL, [sorted(machine_ids)])}
+
+
+# The embedded hall (SQLite, `make demo` without services) has no arrays, LATERAL or FOR UPDATE OF: the
+# same rows through the ORM, a few statements per machine, which a demo's two dozen machines never notice.
+def _lock_orm(machine_ids: Sequence[int]) -> dict[int, Machine]:
+    found: dict[int, Machine] = {}
+    rows = Machine.objects.select_for_update().select_related("venue").filter(pk__in=machine_ids)
+    for machine in rows.order_by("pk"):
+        link = (
+            LinkMember.objects.filter(machine=machine, left_at__isnull=True, group__pool__active=True)
+            .select_related("group")
+            .first()
+        )
+        machine.venue_time_zone = machine.venue.time_zone  # type: ignore[attr-defined]
+        machine.link_group_id = link.group_id if link else None  # type: ignore[attr-defined]
+        machine.link_pool_id = link.group.pool_id if link else None  # type: ignore[attr-defined]
+        found[machine.pk] = machine
+    return found
 
 
 def _insert_plays(plays: Sequence[Play]) -> None:
     """The plays of any number of machines: one INSERT."""
     if not plays:
+        return
+    if connection.vendor != "postgresql":
+        Play.objects.bulk_create(plays)
         return
     with connection.cursor() as cursor:
         cursor.execute(
@@ -138,6 +162,19 @@ def _insert_plays(plays: Sequence[Play]) -> None:
 def _update_machines(machines: Sequence[Machine]) -> None:
     """What the calls changed on their machine rows: one UPDATE whatever their number."""
     if not machines:
+        return
+    if connection.vendor != "postgresql":
+        for m in machines:
+            Machine.objects.filter(pk=m.pk).update(
+                last_seq=m.last_seq,
+                last_seen_at=m.last_seen_at,
+                online=True,
+                state=m.state,
+                lock_reason=m.lock_reason,
+                plays_day=m.plays_day,
+                plays_today=m.plays_today,
+                last_play_at=m.last_play_at,
+            )
         return
     with connection.cursor() as cursor:
         cursor.execute(
