@@ -74,6 +74,21 @@ class CeleryProcesses:
             "HALL_REAPER_SECONDS": "1",
             "HALL_DRAW_STALL_GRACE_SECONDS": "1",
             "HALL_AUTOPLAY_SECONDS": "3600",
+            # The other periodic tasks (meters, folds, seals, broadcasts, watches) stay quiet: the worker is a
+            # solo pool, and while it ran one of them the next ball's message waited in Redis instead of in
+            # the worker's hands, so a kill then left nothing for the reaper to find.
+            **dict.fromkeys(
+                [
+                    "HALL_POOL_FOLD_SECONDS",
+                    "HALL_POOL_SEAL_SECONDS",
+                    "HALL_TABLE_AUTOPLAY_SECONDS",
+                    "HALL_METER_SECONDS",
+                    "HALL_PROGRAM_SCHEDULE_SECONDS",
+                    "HALL_MACHINE_BROADCAST_SECONDS",
+                    "HALL_MACHINE_WATCH_SECONDS",
+                ],
+                "3600",
+            ),
             # Events the worker publishes stay off the channel groups of anything else on this Redis.
             "CHANNEL_PREFIX": f"e2e-{uuid.uuid4().hex[:8]}",
             "PYTHONUNBUFFERED": "1",
