@@ -20,6 +20,7 @@ ZERO = Decimal("0.00")
 def floor_view(venue: Venue) -> list[dict[str, Any]]:
     """Every machine of the venue, by asset number."""
     link = LinkMember.objects.filter(machine=OuterRef("pk"), left_at__isnull=True)
+    latest = MeterSnapshot.objects.filter(machine=OuterRef("pk")).order_by("-seq").values("pk")[:1]
     machines = list(
         Machine.objects.filter(venue=venue)
         .annotate(
@@ -28,15 +29,13 @@ def floor_view(venue: Venue) -> list[dict[str, Any]]:
             group_label=Subquery(link.values("group__name")[:1]),
             pending_hits=Count("hits", filter=Q(hits__paid_at__isnull=True)),
             pending_amount=Sum("hits__amount", filter=Q(hits__paid_at__isnull=True)),
+            last_snapshot_id=Subquery(latest),
         )
         .order_by("asset_number")
     )
-    last_meters = {
-        s.machine_id: s
-        for s in MeterSnapshot.objects.filter(machine__venue=venue)
-        .order_by("machine_id", "-seq")
-        .distinct("machine_id")
-    }
+    # The latest snapshot per machine by a subquery, not DISTINCT ON: the embedded hall runs on SQLite.
+    snapshot_ids = [m.last_snapshot_id for m in machines if m.last_snapshot_id is not None]
+    last_meters = {s.machine_id: s for s in MeterSnapshot.objects.filter(pk__in=snapshot_ids)}
     today = timezone.localtime(timezone.now(), _zone(venue.time_zone)).date()
     rows = []
     for m in machines:
