@@ -456,6 +456,8 @@
     if (rows.length) {
       fill(box, el("div", {class: "unclaimed__title", text: "Winning cards nobody has claimed yet"}),
         el("ul", null, rows));
+    } else {
+      fill(box);
     }
   }
 
