@@ -443,7 +443,9 @@ class SoldCardRowSerializer(serializers.Serializer[Any]):
 
 class SoldCardsPageSerializer(serializers.Serializer[Any]):
     count = serializers.IntegerField(help_text="Cards sold in the game.")
-    next = serializers.CharField(allow_null=True, help_text="Pass as ?after= for the next page; null at the end.")
+    next = serializers.CharField(
+        allow_null=True, help_text="Pass as ?after= for the next page; null at the end."
+    )
     results = SoldCardRowSerializer(many=True)
 
 

@@ -23,7 +23,9 @@ def sell_in_bulk(game: Game, template: CardSeries, cashier: Any, total: int) -> 
     """Sell ``total`` cards in series of 6,000, inserted with bulk_create: copies of ``template``'s cards
     (every stored field, so the grids are real) under keys of their own."""
     cards = list(Card.objects.filter(series=template).order_by("serial"))
-    copied = [f.attname for f in Card._meta.concrete_fields if f.attname not in ("id", "series_id", "serial", "key")]
+    copied = [
+        f.attname for f in Card._meta.concrete_fields if f.attname not in ("id", "series_id", "serial", "key")
+    ]
     now = timezone.now()
     made = 0
     while made < total:

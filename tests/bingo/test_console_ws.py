@@ -66,11 +66,13 @@ def drawing_game(manual_game: Game, card_series: CardSeries, caller: User, cashi
     return games.start_draw(game=game, actor=caller)
 
 
-@database_sync_to_async
-def session_cookie(user: User) -> str:
+def logged_in_cookie(user: User) -> str:
     client = Client()
     client.force_login(user)
     return f"sessionid={client.cookies['sessionid'].value}"
+
+
+session_cookie = database_sync_to_async(logged_in_cookie)
 
 
 async def open_console(room_id: int, user: User | None) -> tuple[WebsocketCommunicator, bool, Any]:

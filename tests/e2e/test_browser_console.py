@@ -93,7 +93,10 @@ async def test_the_console_follows_its_stream_without_polling(
     await expect(page.locator("body")).to_have_attribute("data-stream", "live")
     await expect(page.locator("#game-badge")).to_have_text("Game 1 · Drawing")
     await expect(page.locator("#fig-cards")).to_have_text("60")
-    snapshots = lambda: [u for u in api_calls if u.endswith(f"/api/rooms/{room.pk}/console/")]  # noqa: E731
+
+    def snapshots() -> list[str]:
+        return [u for u in api_calls if u.endswith(f"/api/rooms/{room.pk}/console/")]
+
     assert len(snapshots()) == 1
 
     # Balls drawn elsewhere (the ball reader's API, another console) arrive over the socket.
