@@ -85,14 +85,19 @@ def _ball_saved(sender: Any, instance: Ball, created: bool, **kwargs: Any) -> No
         _request(instance.game_id, instance.ordinal)
 
 
+def _at_ball(instance: Claim | PrizeResult) -> int | None:
+    """The ball the game is at, when the row was written with its (locked) game at hand; else None."""
+    return instance.game.balls_drawn if type(instance).game.is_cached(instance) else None
+
+
 def _claim_saved(sender: Any, instance: Claim, created: bool, **kwargs: Any) -> None:
     if created and instance.valid:
-        _request(instance.game_id, None)
+        _request(instance.game_id, _at_ball(instance))
 
 
 def _prize_saved(sender: Any, instance: PrizeResult, created: bool, **kwargs: Any) -> None:
     if created:
-        _request(instance.game_id, None)
+        _request(instance.game_id, _at_ball(instance))
 
 
 def watch_games() -> None:

@@ -431,7 +431,9 @@
 
   function renderUnclaimed() {
     var box = $("unclaimed");
-    var found = game && game.unclaimed ? game.unclaimed : NO_UNCLAIMED;
+    // Only while the game can be claimed: a void or closed game's last list is history.
+    var claimable = !!game && (game.state === "drawing" || game.state === "paused");
+    var found = claimable && game.unclaimed ? game.unclaimed : NO_UNCLAIMED;
     var rows = [];
     ["bingo", "line"].forEach(function (kind) {
       var more = (found[kind + "_count"] || 0) - (found[kind] || []).length;
