@@ -10,7 +10,7 @@ the draw, and times, through the whole Django + DRF stack (token auth, in proces
 - ``publish_unclaimed``             the staff-stream event pushed once after each ball;
 - baseline: ``GET /api/rooms/<id>/`` a small answer through the same stack, in the same run;
 
-first before any ball, then after BALLS balls (the state a console lives in during a game), and also the
+on sale, then before any ball, then after BALLS balls (the state a console lives in during a game), and also the
 size of the uncut unclaimed-winners list main's view carried. Repeats stop at --repeats or once --budget
 seconds are spent on one endpoint (at least 3 calls). The last line is the summary, for the drawing state:
 
@@ -66,7 +66,7 @@ def setup_django() -> None:
 
 
 def build_game(cards: int) -> tuple[Any, Any, str]:
-    """A venue, a caller, a room with an open session and a game drawing with ``cards`` cards sold."""
+    """A venue, a caller, a room with an open session and a game on sale with ``cards`` cards sold."""
     from django.contrib.auth import get_user_model
     from django.utils import timezone
     from rest_framework.authtoken.models import Token
@@ -127,7 +127,6 @@ def build_game(cards: int) -> tuple[Any, Any, str]:
         )  # fmt: skip
         SoldCard.objects.bulk_create(SoldCard(game=game, card=c, card_key=c.key, sale=sale) for c in rows)
         made += count
-    game = games.start_draw(game=games.close_sales(game=game, actor=caller), actor=caller)
     return game, caller, token
 
 
@@ -187,7 +186,7 @@ def main() -> int:
 
     from django.test import Client
 
-    from bingo.services import claims, console, draw
+    from bingo.services import claims, console, draw, games
 
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     started = time.perf_counter()
@@ -195,7 +194,10 @@ def main() -> int:
     print(f"{args.cards:,} cards sold in game {game.pk} (set up in {time.perf_counter() - started:.1f} s)")
     client = Client(HTTP_AUTHORIZATION=f"Token {token}", HTTP_ACCEPT="application/json")
 
-    print("before the first ball:")
+    print("on sale (running totals):")
+    measure(client, game, args.repeats, args.budget)
+    game = games.start_draw(game=games.close_sales(game=game, actor=caller), actor=caller)
+    print("sales closed, draw started, before the first ball:")
     measure(client, game, args.repeats, args.budget)
 
     for number in BALLS:
