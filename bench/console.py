@@ -10,9 +10,10 @@ the draw, and times, through the whole Django + DRF stack (token auth, in proces
 - ``publish_unclaimed``             the staff-stream event pushed once after each ball;
 - baseline: ``GET /api/rooms/<id>/`` a small answer through the same stack, in the same run;
 
-on sale, then before any ball, then after BALLS balls (the state a console lives in during a game), and also the
-size of the uncut unclaimed-winners list main's view carried. Repeats stop at --repeats or once --budget
-seconds are spent on one endpoint (at least 3 calls). The last line is the summary, for the drawing state:
+on sale, then before any ball, then after BALLS balls (the state a console lives in during a game),
+and also the size of the uncut unclaimed-winners list main's view carried. Repeats stop at --repeats or
+once --budget seconds are spent on one endpoint (at least 3 calls). The last line is the summary, for
+the drawing state:
 
     cards=N p50_ms=… p99_ms=… bytes=… snapshot_p99_ms=… snapshot_bytes=… publish_ms=… baseline_p99_ms=…
 
