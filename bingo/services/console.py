@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models.signals import post_save
 
@@ -69,6 +70,9 @@ def publish_unclaimed(*, game_id: int, ordinal: int | None = None) -> events.Eve
 
 
 def _request(game_id: int, ordinal: int | None) -> None:
+    if not settings.HALL_CONSOLE_PUSH:
+        return
+
     def send() -> None:
         from bingo.tasks import publish_console_unclaimed  # the door is looked up when used
 
