@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Count
+from django.db.models import Sum
 from django.utils import timezone
 
 from bingo.announce import contiguous_ranges
@@ -175,20 +175,7 @@ def _describe(operation: SaleOperation) -> dict[str, object]:
 
 
 def sales_totals(game: Game) -> dict[str, object]:
-    """Cards sold so far and their value, from the sold cards themselves.
-
-    Counted per face value through each card's sale (a sale is of one series), not through the cards:
-    the few sale rows join cheaply where the cards' rows would not (30 ms instead of 100 at 100,000).
-    """
-    counted = (
-        SoldCard.objects.filter(game=game)
-        .values("sale__series__face_value")
-        .annotate(cards=Count("pk"))
-        .order_by()
-    )
-    cards = 0
-    total = Decimal("0")
-    for row in counted:
-        cards += row["cards"]
-        total += row["sale__series__face_value"] * row["cards"]
-    return {"cards_sold": cards, "sales_total": total}
+    """Cards sold so far and their value, from the sold cards themselves."""
+    sold = SoldCard.objects.filter(game=game)
+    total = sold.aggregate(total=Sum("card__series__face_value"))["total"] or Decimal("0")
+    return {"cards_sold": sold.count(), "sales_total": total}
