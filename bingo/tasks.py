@@ -5,7 +5,8 @@ from __future__ import annotations
 from celery import shared_task
 
 from bingo.models import Game
-from bingo.services import autoplay, console, draw, programs
+from bingo.services import autoplay, draw, programs
+from bingo.services import console as console_service
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
@@ -40,4 +41,4 @@ def announce_scheduled_programs() -> int:
 @shared_task(ignore_result=True)
 def publish_console_unclaimed(game_id: int, ordinal: int | None = None) -> bool:
     """Push the game's unclaimed winners to the caller consoles (after each ball, claim and prize)."""
-    return console.publish_unclaimed(game_id=game_id, ordinal=ordinal) is not None
+    return console_service.publish_unclaimed(game_id=game_id, ordinal=ordinal) is not None

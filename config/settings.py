@@ -220,8 +220,6 @@ CELERY_BEAT_SCHEDULE = {
 # --- The hall -------------------------------------------------------------------------------------------
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
-# After each ball, claim and prize a task pushes the unclaimed winners to the caller consoles (staff stream).
-HALL_CONSOLE_PUSH = env.bool("HALL_CONSOLE_PUSH", default=True)
 # Machine gateway: database threads per web process serving the machines' sockets (machines.consumers).
 MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
 # Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
@@ -231,6 +229,8 @@ HALL_POOL_PREPARED_STATEMENTS = env.bool("HALL_POOL_PREPARED_STATEMENTS", defaul
 HALL_DEMO_TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)
 # Secret that signs card security codes; production sets its own.
 HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
+# After each ball, claim and prize a task pushes the unclaimed winners to the caller consoles (staff stream).
+HALL_CONSOLE_PUSH = env.bool("HALL_CONSOLE_PUSH", default=True)
 
 LOGGING = {
     "version": 1,
