@@ -92,14 +92,14 @@ def _shuffle_order(sort_keys: npt.NDArray[np.integer]) -> Ints:
 
 
 def _deal_extras(words: U32) -> tuple[Ints, Bools]:
-    """Deal the 36 extras by one shuffle per strip: (extras per card and column, whether the deal is valid)."""
+    """Deal the 36 extras by one shuffle per strip: (extras per card and column, whether the deal is kept)."""
     strips = len(words)
     dealt = _EXTRAS[_shuffle_order(words)]  # (strips, 36): card k gets positions 6k..6k+5
     card = np.arange(len(_EXTRAS)) // _EXTRAS_PER_CARD
     cell = (np.arange(strips)[:, None] * CARDS_PER_STRIP + card) * COLUMNS + dealt
     extras = np.bincount(cell.ravel(), minlength=strips * CARDS_PER_STRIP * COLUMNS)
-    extras = extras.reshape(strips, CARDS_PER_STRIP, COLUMNS)
-    return extras, (extras <= ROWS - 1).all(axis=(1, 2))
+    extras = extras.reshape(strips, CARDS_PER_STRIP, COLUMNS).astype(np.int64)
+    return extras, np.asarray((extras <= ROWS - 1).all(axis=(1, 2)), dtype=np.bool_)
 
 
 def _column_counts(key: bytes, indices: Ints, attempts: Ints, words: U32) -> Ints:
@@ -134,7 +134,7 @@ def _row_membership(counts: Ints, words: U32) -> Bools:
     15 cells give each row five, and a column's (at most 3) consecutive cells fall on distinct rows.
     """
     strips = len(counts)
-    order_keys = words[:, : _COLUMN_ORDER_WORDS].reshape(strips, CARDS_PER_STRIP, COLUMNS)
+    order_keys = words[:, :_COLUMN_ORDER_WORDS].reshape(strips, CARDS_PER_STRIP, COLUMNS)
     order = _shuffle_order(order_keys)  # columns in laying order
     laid = np.take_along_axis(counts, order, axis=-1)
     starts = np.empty_like(counts)  # first cell of each column in the laying sequence
@@ -204,9 +204,8 @@ def strip_problems(grids: U8) -> list[str]:
     above = np.maximum.accumulate(cells, axis=-2)
     if (filled[..., 1:, :] & (cells[..., 1:, :] <= above[..., :-1, :])).any():
         problems.append("a column that does not ascend downwards")
-    held = np.bincount((np.arange(len(grids))[:, None] * (MAX_NUMBER + 1) + cells.reshape(len(grids), -1)).ravel(),
-        minlength=len(grids) * (MAX_NUMBER + 1),
-    )
+    slots = np.arange(len(grids))[:, None] * (MAX_NUMBER + 1) + cells.reshape(len(grids), -1)
+    held = np.bincount(slots.ravel(), minlength=len(grids) * (MAX_NUMBER + 1))
     held = held.reshape(len(grids), MAX_NUMBER + 1)[:, 1:]  # (strips, 90): how often each number
     if (held != 1).any():
         problems.append("a strip that does not hold 1-90 once each")

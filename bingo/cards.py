@@ -179,7 +179,12 @@ def security_code(secret: bytes, series_code: str, serial: int, card: CardGrid) 
     Printed on paper cards: a forger without the hall secret cannot produce a matching code.
     Fields are '|'-joined; serial and key never contain '|', so the encoding is unambiguous.
     """
-    message = f"bingo-card/v1|{series_code}|{serial}|{card.key()}".encode()
+    return security_code_of_key(secret, series_code, serial, card.key())
+
+
+def security_code_of_key(secret: bytes, series_code: str, serial: int, key: str) -> str:
+    """`security_code` from the card's key (CardGrid.key): series made in bulk build no CardGrid."""
+    message = f"bingo-card/v1|{series_code}|{serial}|{key}".encode()
     digest = hmac.new(secret, message, hashlib.sha256).digest()
     return base64.b32encode(digest).decode("ascii")[:10]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
-from django.db.models import Sum
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Field, Model, Sum
 from django.utils import timezone
 
 from bingo.announce import contiguous_ranges
@@ -70,6 +70,7 @@ def sell_range(
     actor: User,
     idempotency_key: str | None = None,
 ) -> SaleOperation:
+    """Sell cards first..last of a series in a game; checks and the insert are set-based statements."""
     _check_range(series, first, last)
     try:
         with transaction.atomic():
@@ -77,10 +78,10 @@ def sell_range(
             replay = _replay(game, idempotency_key, SaleKind.SELL, series, first, last)
             if replay:
                 return replay
-            cards = list(
-                Card.objects.filter(series=series, serial__gte=first, serial__lte=last).only("pk", "key")
+            in_range = Card.objects.filter(series=series, serial__gte=first, serial__lte=last)
+            taken = sorted(
+                SoldCard.objects.filter(card__in=in_range.values("pk")).values_list("card__serial", flat=True)
             )
-            taken = sorted(SoldCard.objects.filter(card__in=cards).values_list("card__serial", flat=True))
             if taken:
                 shown = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in contiguous_ranges(taken))
                 raise Conflict(
@@ -88,27 +89,28 @@ def sell_range(
                     code="already_sold",
                     serials=taken,
                 )
-            keys = {c.key for c in cards}
-            if len(keys) < len(cards) or SoldCard.objects.filter(game=game, card_key__in=keys).exists():
+            repeated = in_range.order_by().values("key").annotate(n=Count("pk")).filter(n__gt=1)
+            on_sale = SoldCard.objects.filter(game=game, card_key__in=in_range.values("key"))
+            if repeated.exists() or on_sale.exists():
                 raise Conflict(
                     "Two cards with the same numbers cannot be on sale in one game.", code="duplicate_numbers"
                 )
-            amount = series.face_value * len(cards)
+            count = last - first + 1  # _check_range: every serial of the range is a card of the series
             operation = SaleOperation.objects.create(
                 game=game,
                 series=series,
                 kind=SaleKind.SELL,
                 first_serial=first,
                 last_serial=last,
-                cards=len(cards),
-                amount=amount,
+                cards=count,
+                amount=series.face_value * count,
                 cashier=actor,
                 created_at=timezone.now(),
                 idempotency_key=idempotency_key or None,
             )
-            SoldCard.objects.bulk_create(
-                SoldCard(game=game, card=card, card_key=card.key, sale=operation) for card in cards
-            )
+            inserted = _insert_sold_cards(operation, first, last)
+            if inserted != count:  # a series always holds strips × 6 cards; anything else is corruption
+                raise AssertionError(f"series {series.code} lacks cards in {first}–{last}")
             record(game, actor, "sales.sold", {**_describe(operation), **sales_totals(game)})
     except IntegrityError as exc:
         # Another game sold one of these cards at the same moment.
@@ -116,6 +118,27 @@ def sell_range(
             f"Cards {first}–{last} of series {series.code} are already sold.", code="already_sold"
         ) from exc
     return operation
+
+
+def _column(model: type[Model], name: str) -> str:
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field)  # a concrete column, not a relation's reverse side
+    return connection.ops.quote_name(field.column)
+
+
+def _insert_sold_cards(operation: SaleOperation, first: int, last: int) -> int:
+    """INSERT ... SELECT the range's cards as sold (PostgreSQL and SQLite alike); returns the rows written."""
+    into = ", ".join(_column(SoldCard, name) for name in ("game", "card", "card_key", "sale"))
+    id_, key, series, serial = (_column(Card, name) for name in ("id", "key", "series", "serial"))
+    # Identifiers come from the models' metadata; every value is a parameter.
+    sql = (
+        f"INSERT INTO {connection.ops.quote_name(SoldCard._meta.db_table)} ({into}) "  # noqa: S608
+        f"SELECT %s, {id_}, {key}, %s FROM {connection.ops.quote_name(Card._meta.db_table)} "
+        f"WHERE {series} = %s AND {serial} BETWEEN %s AND %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [operation.game_id, operation.pk, operation.series_id, first, last])
+        return int(cursor.rowcount)
 
 
 def return_range(
