@@ -231,7 +231,7 @@ def _masks(packed: U8) -> U8:
 def _mask_keys(masks: U8) -> list[str]:
     """bingo.cards.CardGrid.key of each card: 23 hex digits of its mask."""
     digits = np.stack((_HEX[masks >> 4], _HEX[masks & 15]), axis=-1).reshape(len(masks), 24)
-    return [key.decode("ascii") for key in np.ascontiguousarray(digits[:, 1:]).view("S23").ravel()]
+    return _text_rows(digits[:, 1:])
 
 
 def _repeating_strips(grids: U8) -> Ints:
@@ -244,6 +244,20 @@ def _repeating_strips(grids: U8) -> Ints:
     order = np.lexsort((strip, low, high))
     same = (high[order][1:] == high[order][:-1]) & (low[order][1:] == low[order][:-1])
     return np.unique(strip[order][1:][same])
+
+
+def _text_rows(chars: U8) -> list[str]:
+    """Each row of an ASCII byte array as a str."""
+    width = chars.shape[1]
+    return [text.decode("ascii") for text in np.ascontiguousarray(chars).view(f"S{width}").ravel()]
+
+
+# A card as JSON text of fixed width: every cell takes 4 characters, "null" or a number padded with spaces.
+_CELL_TEXT = np.frombuffer(b"null" + b"".join(f"{n:>4}".encode() for n in range(1, MAX_NUMBER + 1)), np.uint8)
+_CELL_TEXT = _CELL_TEXT.reshape(MAX_NUMBER + 1, 4)
+_ROW_TEMPLATE = "[" + ",".join(["@@@@"] * COLUMNS) + "]"
+_GRID_TEMPLATE = np.frombuffer(("[" + ",".join([_ROW_TEMPLATE] * ROWS) + "]").encode(), dtype=np.uint8)
+_GRID_CELLS = np.flatnonzero(ord("@") == _GRID_TEMPLATE).reshape(ROWS * COLUMNS, 4)  # row by row
 
 
 @dataclass(frozen=True)
@@ -267,6 +281,18 @@ class GeneratedSeries:
     def rows(self) -> list[list[list[int | None]]]:
         """Each card's grid as JSON-ready rows (None = blank), as CardGrid.to_json gives it."""
         return [[[n or None for n in row] for row in card] for card in self.grids.tolist()]
+
+    def grid_texts(self) -> list[str]:
+        """Each card's grid as JSON text (the same JSON value as `rows`, cells padded to equal width)."""
+        text = np.repeat(_GRID_TEMPLATE[None, :], len(self.grids), axis=0)
+        text[:, _GRID_CELLS] = _CELL_TEXT[self.grids.reshape(len(self.grids), ROWS * COLUMNS)]
+        return _text_rows(text)
+
+    def packed_hex(self) -> list[str]:
+        """Each card's packed numbers (`packed`) as 30 hex digits."""
+        packed = self.packed()
+        digits = np.stack((_HEX[packed >> 4], _HEX[packed & 15]), axis=-1)
+        return _text_rows(digits.reshape(len(packed), 2 * NUMBERS_PER_CARD))
 
     def card(self, index: int) -> CardGrid:
         first, second, third = (tuple(n or None for n in row) for row in self.grids[index].tolist())

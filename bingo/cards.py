@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
 
+import numpy as np
+
 ROWS = 3
 COLUMNS = 9
 NUMBERS_PER_CARD = 15
@@ -187,6 +189,30 @@ def security_code_of_key(secret: bytes, series_code: str, serial: int, key: str)
     message = f"bingo-card/v1|{series_code}|{serial}|{key}".encode()
     digest = hmac.new(secret, message, hashlib.sha256).digest()
     return base64.b32encode(digest).decode("ascii")[:10]
+
+
+_BASE32 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+
+def security_codes(
+    secret: bytes, series_code: str, keys: Sequence[str], *, first_serial: int = 1
+) -> list[str]:
+    """`security_code` of many cards at once: keys[i] is the key of serial first_serial + i.
+
+    The same codes, faster: the one-shot HMAC, and the ten base32 characters (the digest's first 50 bits)
+    picked for all cards at once instead of encoding each whole digest.
+    """
+    prefix = f"bingo-card/v1|{series_code}|"
+    heads = b"".join(
+        hmac.digest(secret, f"{prefix}{serial}|{key}".encode(), "sha256")[:8]
+        for serial, key in enumerate(keys, start=first_serial)
+    )
+    bits = np.frombuffer(heads, dtype=">u8").astype(np.uint64)
+    shifts = np.arange(59, 9, -5, dtype=np.uint64)  # the ten 5-bit groups from the top
+    chars = np.frombuffer(_BASE32, dtype=np.uint8)[
+        ((bits[:, None] >> shifts) & np.uint64(31)).astype(np.intp)
+    ]
+    return [code.decode("ascii") for code in np.ascontiguousarray(chars).view("S10").ravel()]
 
 
 # --- deterministic generation ---------------------------------------------------------------

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Field, Model, Sum
+from django.db.models import Case, Count, F, Field, Model, Sum, Value, When
 from django.utils import timezone
 
 from bingo.announce import contiguous_ranges
@@ -70,7 +70,11 @@ def sell_range(
     actor: User,
     idempotency_key: str | None = None,
 ) -> SaleOperation:
-    """Sell cards first..last of a series in a game; checks and the insert are set-based statements."""
+    """Sell cards first..last of a series in a game, in one INSERT ... SELECT.
+
+    The database's unique constraints refuse a card sold twice and two cards with the same numbers in one
+    game; only when they do are the cards at fault looked up, to name them in the refusal.
+    """
     _check_range(series, first, last)
     try:
         with transaction.atomic():
@@ -78,23 +82,6 @@ def sell_range(
             replay = _replay(game, idempotency_key, SaleKind.SELL, series, first, last)
             if replay:
                 return replay
-            in_range = Card.objects.filter(series=series, serial__gte=first, serial__lte=last)
-            taken = sorted(
-                SoldCard.objects.filter(card__in=in_range.values("pk")).values_list("card__serial", flat=True)
-            )
-            if taken:
-                shown = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in contiguous_ranges(taken))
-                raise Conflict(
-                    f"Cards {shown} of series {series.code} are already sold.",
-                    code="already_sold",
-                    serials=taken,
-                )
-            repeated = in_range.order_by().values("key").annotate(n=Count("pk")).filter(n__gt=1)
-            on_sale = SoldCard.objects.filter(game=game, card_key__in=in_range.values("key"))
-            if repeated.exists() or on_sale.exists():
-                raise Conflict(
-                    "Two cards with the same numbers cannot be on sale in one game.", code="duplicate_numbers"
-                )
             count = last - first + 1  # _check_range: every serial of the range is a card of the series
             operation = SaleOperation.objects.create(
                 game=game,
@@ -108,7 +95,12 @@ def sell_range(
                 created_at=timezone.now(),
                 idempotency_key=idempotency_key or None,
             )
-            inserted = _insert_sold_cards(operation, first, last)
+            try:
+                with transaction.atomic():  # a savepoint: a refused insert leaves the transaction usable
+                    inserted = _insert_sold_cards(operation, first, last)
+            except IntegrityError:
+                _refuse_sale(game, series, first, last)
+                raise  # nothing to name: a sale of another transaction got there first
             if inserted != count:  # a series always holds strips × 6 cards; anything else is corruption
                 raise AssertionError(f"series {series.code} lacks cards in {first}–{last}")
             record(game, actor, "sales.sold", {**_describe(operation), **sales_totals(game)})
@@ -118,6 +110,25 @@ def sell_range(
             f"Cards {first}–{last} of series {series.code} are already sold.", code="already_sold"
         ) from exc
     return operation
+
+
+def _refuse_sale(game: Game, series: CardSeries, first: int, last: int) -> None:
+    """Raise the Conflict that names why cards first..last cannot be sold in `game`, if one is found."""
+    in_range = Card.objects.filter(series=series, serial__gte=first, serial__lte=last)
+    taken = sorted(
+        SoldCard.objects.filter(card__in=in_range.values("pk")).values_list("card__serial", flat=True)
+    )
+    if taken:
+        shown = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in contiguous_ranges(taken))
+        raise Conflict(
+            f"Cards {shown} of series {series.code} are already sold.", code="already_sold", serials=taken
+        )
+    repeated = in_range.order_by().values("key").annotate(n=Count("pk")).filter(n__gt=1)
+    on_sale = SoldCard.objects.filter(game=game, card_key__in=in_range.values("key"))
+    if repeated.exists() or on_sale.exists():
+        raise Conflict(
+            "Two cards with the same numbers cannot be on sale in one game.", code="duplicate_numbers"
+        )
 
 
 def _column(model: type[Model], name: str) -> str:
@@ -198,7 +209,13 @@ def _describe(operation: SaleOperation) -> dict[str, object]:
 
 
 def sales_totals(game: Game) -> dict[str, object]:
-    """Cards sold so far and their value, from the sold cards themselves."""
-    sold = SoldCard.objects.filter(game=game)
-    total = sold.aggregate(total=Sum("card__series__face_value"))["total"] or Decimal("0")
-    return {"cards_sold": sold.count(), "sales_total": total}
+    """Cards sold so far and their value: the game's sales less its returns.
+
+    Each operation writes (or deletes) its sold cards in its own transaction, so these sums are the sold
+    cards' count and face values, read from a handful of operations rather than every sold card.
+    """
+    signed = Case(When(kind=SaleKind.RETURN, then=Value(-1)), default=Value(1))
+    totals = SaleOperation.objects.filter(game=game).aggregate(
+        cards=Sum(F("cards") * signed), total=Sum(F("amount") * signed)
+    )
+    return {"cards_sold": totals["cards"] or 0, "sales_total": totals["total"] or Decimal("0")}

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import secrets
-from collections.abc import Iterator
 from decimal import Decimal
 
 from django.conf import settings
@@ -15,7 +13,7 @@ from django.utils import timezone
 
 from bingo import cardgen
 from bingo.balls import colour_problems, default_colours
-from bingo.cards import CardGrid, security_code_of_key
+from bingo.cards import CardGrid, security_codes
 from bingo.models import BallSet, Card, CardSeries
 from halls.errors import Conflict, InvalidInput
 from halls.models import Venue
@@ -23,6 +21,7 @@ from halls.services import audit
 
 MAX_STRIPS = 20_000  # 120,000 cards
 _ORM_BATCH = 2000  # cards per INSERT where COPY is not available (SQLite)
+_COPY_CHUNK = 5000  # cards per write to the COPY stream
 
 
 def create_series(
@@ -77,39 +76,35 @@ def create_series(
     return series
 
 
-CardRow = tuple[int, list[list[int | None]], str, bytes, str]
-
-
-def _card_rows(series: CardSeries, generated: cardgen.GeneratedSeries) -> Iterator[CardRow]:
-    """(serial, grid JSON, key, packed numbers, security code) of every card, in serial order."""
-    secret = settings.HALL_CARD_SECRET.encode()
-    packed = generated.packed()
-    for index, (grid, key) in enumerate(zip(generated.rows(), generated.keys(), strict=True)):
-        serial = index + 1
-        code = security_code_of_key(secret, series.code, serial, key)
-        yield serial, grid, key, packed[index].tobytes(), code
-
-
 def _insert_cards(series: CardSeries, generated: cardgen.GeneratedSeries) -> None:
     """Every card of a new series: one COPY on PostgreSQL, batched INSERTs elsewhere (the embedded SQLite)."""
-    rows = _card_rows(series, generated)
+    keys = generated.keys()
+    codes = security_codes(settings.HALL_CARD_SECRET.encode(), series.code, keys)
     if connection.vendor != "postgresql":
         Card.objects.bulk_create(
             (
-                Card(series=series, serial=serial, grid=grid, key=key, numbers=numbers, security_code=code)
-                for serial, grid, key, numbers, code in rows
+                Card(series=series, serial=i + 1, grid=grid, key=key, numbers=numbers, security_code=code)
+                for i, (grid, key, numbers, code) in enumerate(
+                    zip(generated.rows(), keys, generated.packed(), codes, strict=True)
+                )
             ),
             batch_size=_ORM_BATCH,
         )
         return
-    columns = ", ".join(_column(name) for name in _COPY_FIELDS)
+    columns = ", ".join(
+        _column(name) for name in ("series", "serial", "grid", "key", "numbers", "security_code")
+    )
     table = connection.ops.quote_name(Card._meta.db_table)
+    # COPY's text format: tab-separated, one line a card; bytea as \x + hex (the backslash doubled for COPY).
+    lines = [
+        f"{series.pk}\t{i + 1}\t{grid}\t{key}\t\\\\x{numbers}\t{code}\n"
+        for i, (grid, key, numbers, code) in enumerate(
+            zip(generated.grid_texts(), keys, generated.packed_hex(), codes, strict=True)
+        )
+    ]
     with connection.cursor() as cursor, cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-        for serial, grid, key, numbers, code in rows:
-            copy.write_row((series.pk, serial, json.dumps(grid), key, numbers, code))
-
-
-_COPY_FIELDS = ("series", "serial", "grid", "key", "numbers", "security_code")
+        for start in range(0, len(lines), _COPY_CHUNK):
+            copy.write("".join(lines[start : start + _COPY_CHUNK]))
 
 
 def _column(name: str) -> str:
