@@ -166,7 +166,7 @@ def test_recompute_card_uses_the_series_generator() -> None:
 def test_rederived_pairs_read_the_stored_json() -> None:
     assert cardgen.rederived_pairs([[3, 2], [10, 1]]) == ((3, 2), (10, 1))
     assert cardgen.rederived_pairs([]) == ()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="list of"):
         cardgen.rederived_pairs({"3": 2})
 
 
@@ -204,7 +204,7 @@ def test_master_card_of_a_large_series_in_a_few_milliseconds() -> None:
 
 
 def reference_strip(seed: bytes, index: int, attempt: int) -> list[list[list[int | None]]]:
-    """The v2 algorithm as the module docstring tells it, one strip in plain Python (no NumPy), for comparison."""
+    """The v2 algorithm as the module docstring tells it, one strip in plain Python (no NumPy)."""
     import hmac
     from itertools import permutations
 
@@ -240,8 +240,10 @@ def reference_strip(seed: bytes, index: int, attempt: int) -> list[list[list[int
     orders = list(permutations(range(3)))
     strip = []
     for k in range(6):
-        laying = sorted(range(9), key=lambda c, k=k: (w[90 + 9 * k + c], c))
-        start, at = {}, 0
+        base = 90 + 9 * k
+        laying = sorted(range(9), key=lambda c: (w[base + c], c))
+        start: dict[int, int] = {}
+        at = 0
         for c in laying:
             start[c], at = at, at + counts[k][c]
         order = orders[(w[144 + k] * 6) >> 32]
