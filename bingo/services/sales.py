@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Count, F, Field, Model, Sum, Value, When
+from django.db.models import Case, Count, DecimalField, F, Field, Model, Sum, Value, When
 from django.utils import timezone
 
 from bingo.announce import contiguous_ranges
@@ -215,7 +215,10 @@ def sales_totals(game: Game) -> dict[str, object]:
     cards' count and face values, read from a handful of operations rather than every sold card.
     """
     signed = Case(When(kind=SaleKind.RETURN, then=Value(-1)), default=Value(1))
+    money: DecimalField[Decimal, Decimal] = DecimalField(max_digits=14, decimal_places=2)
     totals = SaleOperation.objects.filter(game=game).aggregate(
-        cards=Sum(F("cards") * signed), total=Sum(F("amount") * signed)
+        cards=Sum(F("cards") * signed), total=Sum(F("amount") * signed, output_field=money)
     )
-    return {"cards_sold": totals["cards"] or 0, "sales_total": totals["total"] or Decimal("0")}
+    # In cents on every database (SQLite hands sums back without their scale).
+    total = Decimal(totals["total"] or 0).quantize(Decimal("0.01"))
+    return {"cards_sold": totals["cards"] or 0, "sales_total": total}
