@@ -5,7 +5,9 @@ Rules (Melilla regulation art. 147-149): numbers 1..90; a card is 3 rows x 9 col
 column 8 = 80..90) and numbers ascend down a column.  A strip is 6 cards holding 1..90 once each.
 
 Generation uses only hashlib/hmac (never `random`) so any master card can be recomputed from
-the stored series seed, on any machine and Python version.
+the stored series seed, on any machine and Python version.  The generator here is version "v1",
+kept unchanged to recompute the series it made; new series are made by "v2" (bingo.cardgen),
+vectorised, whose master cards are recomputed without replaying the series.
 """
 
 from __future__ import annotations
@@ -215,9 +217,10 @@ def security_codes(
     return [code.decode("ascii") for code in np.ascontiguousarray(chars).view("S10").ravel()]
 
 
-# --- deterministic generation ---------------------------------------------------------------
+# --- deterministic generation, version "v1" ---------------------------------------------------
 # Stored series are recomputed from their seed: any change to the stream or the algorithm
-# below changes every card ever sold, so it must come with a new "v2" label, never in place.
+# below changes every card ever sold, so it must come with a new label, never in place.
+# "v2" is bingo.cardgen; CardSeries.generator says which one made a series.
 
 
 class _Drbg:
