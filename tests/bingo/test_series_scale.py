@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.db.models import Count, F
 
 from bingo import cardgen
@@ -150,3 +151,22 @@ def test_two_cards_with_the_same_numbers_are_refused_in_one_sale(
     assert refused.value.code == "duplicate_numbers"
     assert SoldCard.objects.filter(game=game).count() == 6000
     assert SaleOperation.objects.filter(game=game).count() == 1
+
+
+def test_the_orm_path_of_the_embedded_hall_writes_the_same_cards(venue, operator, monkeypatch):
+    """SQLite has no COPY: its batched ORM insert (forced here on PostgreSQL) writes the same cards."""
+    copied = series_services.create_series(
+        venue=venue, code="C", face_value=Decimal("1.00"), strips=400, actor=operator, seed="same"
+    )
+    monkeypatch.setattr(connection, "vendor", "sqlite")
+    inserted = series_services.create_series(
+        venue=venue, code="O", face_value=Decimal("1.00"), strips=400, actor=operator, seed="same"
+    )
+    monkeypatch.undo()
+    fields = ("serial", "grid", "key", "numbers")
+    by_copy = [(*row[:3], bytes(row[3])) for row in Card.objects.filter(series=copied).values_list(*fields)]
+    by_orm = [(*row[:3], bytes(row[3])) for row in Card.objects.filter(series=inserted).values_list(*fields)]
+    assert len(by_orm) == 2400
+    assert by_orm == by_copy
+    for card in Card.objects.filter(series=inserted, serial__in=[1, 1200, 2400]):
+        assert_card_is_its_master(inserted, card)
