@@ -15,8 +15,9 @@ built in three steps, each vectorised over every strip of the batch:
 
 Strips never depend on each other, so card `serial` is recomputed from its own strip alone.  The one thing
 that spans strips is that no two cards of a series hold the same numbers: a strip that repeats a card of a
-lower strip is derived again with the next attempt counter.  That is astronomically rare; the series stores
-those (strip index, attempt) pairs, and recomputing a card takes them as an argument.
+lower strip is derived again with the next attempt counter.  That is rare (two cards agree with probability
+about 2e-16, so about one 100,000-card series in a million has a repeat); the series stores those
+(strip index, attempt) pairs, and recomputing a card takes them as an argument.
 
 Stored series are recomputed from their seed: changing anything here changes cards already sold, so a
 change needs a new label ("v3"), never an edit in place.  Version "v1" (bingo.cards) stays as it was.
@@ -64,10 +65,10 @@ _COLUMN_ORDER_WORDS = CARDS_PER_STRIP * COLUMNS  # a sort key per card and colum
 _ROW_ORDER_WORDS = CARDS_PER_STRIP  # one word per card picks one of the 6 row orders
 _FIXED_WORDS = _NUMBER_WORDS + _COLUMN_ORDER_WORDS + _ROW_ORDER_WORDS
 _DEAL_WORDS = len(_EXTRAS)
-_FIRST_DEALS = 2  # read at once; 3 in 4 strips keep one of them
+_FIRST_DEALS = 2  # read at once; about 4 strips in 5 keep one of them
 _MAX_DEALS = 4096  # a deal is kept with probability ~0.54: 4096 refusals in a row means a bug
 _BATCH = 256  # strips built together
-_MAX_ROUNDS = 1000  # re-derivations of repeating strips; each is a ~1e-9 event
+_MAX_ROUNDS = 1000  # rounds of re-derivation: one is needed in about a million 100,000-card series
 
 
 def _key(seed: bytes) -> bytes:
