@@ -78,9 +78,10 @@ def create_series(
 
 def _insert_cards(series: CardSeries, generated: cardgen.GeneratedSeries) -> None:
     """Every card of a new series: one COPY on PostgreSQL, batched INSERTs elsewhere (the embedded SQLite)."""
-    keys = generated.keys()
-    codes = security_codes(settings.HALL_CARD_SECRET.encode(), series.code, keys)
+    secret = settings.HALL_CARD_SECRET.encode()
     if connection.vendor != "postgresql":
+        keys = generated.keys()
+        codes = security_codes(secret, series.code, keys)
         Card.objects.bulk_create(
             (
                 Card(series=series, serial=i + 1, grid=grid, key=key, numbers=numbers, security_code=code)
@@ -95,16 +96,26 @@ def _insert_cards(series: CardSeries, generated: cardgen.GeneratedSeries) -> Non
         _column(name) for name in ("series", "serial", "grid", "key", "numbers", "security_code")
     )
     table = connection.ops.quote_name(Card._meta.db_table)
-    # COPY's text format: tab-separated, one line a card; bytea as \x + hex (the backslash doubled for COPY).
-    lines = [
-        f"{series.pk}\t{i + 1}\t{grid}\t{key}\t\\\\x{numbers}\t{code}\n"
-        for i, (grid, key, numbers, code) in enumerate(
-            zip(generated.grid_texts(), keys, generated.packed_hex(), codes, strict=True)
-        )
-    ]
     with connection.cursor() as cursor, cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-        for start in range(0, len(lines), _COPY_CHUNK):
-            copy.write("".join(lines[start : start + _COPY_CHUNK]))
+        # Chunk by chunk, so the server stores one chunk while the next one's codes are computed.
+        for first in range(0, len(generated), _COPY_CHUNK):
+            chunk = cardgen.GeneratedSeries(generated.grids[first : first + _COPY_CHUNK], ())
+            keys = chunk.keys()
+            codes = security_codes(secret, series.code, keys, first_serial=first + 1)
+            # COPY's text format: tab-separated, a card a line; bytea as \x + hex, its backslash doubled.
+            copy.write(
+                "".join(
+                    f"{series.pk}\t{serial}\t{grid}\t{key}\t\\\\x{numbers}\t{code}\n"
+                    for serial, grid, key, numbers, code in zip(
+                        range(first + 1, first + len(chunk) + 1),
+                        chunk.grid_texts(),
+                        keys,
+                        chunk.packed_hex(),
+                        codes,
+                        strict=True,
+                    )
+                )
+            )
 
 
 def _column(name: str) -> str:
