@@ -46,6 +46,10 @@ class CardSeries(models.Model):
     strips = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     # The seed every master card is recomputed from (cartón matriz).
     seed = models.CharField(max_length=64)
+    # Version of bingo.cardgen that made the cards: recomputing a master card must use the same one.
+    generator = models.CharField(max_length=8, default="v2")
+    # [strip index, attempt] of the strips derived again because they repeated an earlier card (v2).
+    rederived_strips = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField()
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
 
