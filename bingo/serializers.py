@@ -104,7 +104,7 @@ class SeriesCreateSerializer(serializers.Serializer[Any]):
     venue = serializers.IntegerField()
     code = serializers.CharField(max_length=40)
     face_value = money(help_text='Price of one card, e.g. "2.00".')
-    strips = serializers.IntegerField(help_text="Strips of 6 cards (1 to 1000).")
+    strips = serializers.IntegerField(help_text="Strips of 6 cards (1 to 20,000).")
     seed = serializers.CharField(
         max_length=64, required=False, help_text="Seed the cards are generated from; random when left out."
     )
