@@ -29,9 +29,11 @@ Other databases (the embedded SQLite demo) take the ORM path, serialized by the 
 from __future__ import annotations
 
 import functools
+import logging
+import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -43,8 +45,11 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from halls.errors import Conflict, InvalidInput, NotFound
 from jackpots import engine
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
+from jackpots.services.batcher import GroupCommit
 from jackpots.services.common import Actor, label
 from jackpots.services.locks import POOL_LOCK_CLASS
+
+log = logging.getLogger("hall.jackpots.contributions")
 
 MAX_KEY = 100
 NEVER_AUTOMATICALLY = 2**62
@@ -79,11 +84,13 @@ class ContributionReceipt:
 
 @dataclass(frozen=True)
 class ContributionItem:
-    """One contribution of a batch (contribute_many)."""
+    """One contribution of a batch (contribute_many). `actor`: who made this one, when not the call's
+    actor (a group commit writes many callers' contributions in one call)."""
 
     source: str
     bet: Decimal
     idempotency_key: str
+    actor: str = ""
 
 
 # --- input checks ---------------------------------------------------------------------------------------
@@ -211,6 +218,11 @@ def contribute(
     `source` is the member's label ``"<type>:<id>"``, optionally followed by ``"/<detail>"`` (seat, hand):
     ``"table:12/seat:3"``. A repeated `idempotency_key` on the pool writes nothing and answers as the first
     call did (``replayed=True``); the same key with another source or bet is refused (409).
+
+    Called outside a transaction on PostgreSQL, the contribution goes through the process's group commit
+    (see "Group commit" below): the same rows and the same answer, in a transaction shared with the
+    process's other callers of the moment. Inside the caller's transaction it is written there and then
+    (it commits or rolls back with the caller's other writes).
     """
     pool_id = _pool_id(pool)
     amount = _bet(bet)
@@ -219,6 +231,15 @@ def contribute(
     who = label(actor)
     if connection.vendor != "postgresql":
         return _contribute_orm(pool_id, source, amount, key, who, stype, sid)
+    if _grouped() and not connection.in_atomic_block:
+        return group_commit().submit(_Request(pool_id, ContributionItem(source, amount, key, who)))
+    return _contribute_now(pool_id, source, amount, key, who, stype, sid)
+
+
+def _contribute_now(
+    pool_id: int, source: str, amount: Decimal, key: str, who: str, stype: str, sid: str
+) -> ContributionReceipt:
+    """The checked contribution as one statement, in the caller's transaction (or its own)."""
     rows = _fetch(_INSERT_SQL, (source, key, who, stype, sid, amount, pool_id))
     if len(rows) > 1:
         rows.sort(key=lambda row: row[1])  # lines in level order
@@ -326,10 +347,11 @@ def _contribute_orm(
 
 _BATCH_SQL = f"""
 WITH items AS (
-    SELECT i.source, i.bet, i.key, i.stype, i.sid, i.n
+    SELECT i.source, i.bet, i.key, i.stype, i.sid, i.actor, i.n
     FROM unnest(
-        %(sources)s::text[], %(bets)s::numeric[], %(keys)s::text[], %(stypes)s::text[], %(sids)s::text[]
-    ) WITH ORDINALITY AS i(source, bet, key, stype, sid, n)
+        %(sources)s::text[], %(bets)s::numeric[], %(keys)s::text[], %(stypes)s::text[], %(sids)s::text[],
+        %(actors)s::text[]
+    ) WITH ORDINALITY AS i(source, bet, key, stype, sid, actor, n)
 )
 INSERT INTO jackpots_contribution
     (pool_id, level_id, source, bet, to_meter, to_reserve, house, idempotency_key, actor, created_at)
@@ -338,7 +360,7 @@ SELECT l.pool_id, l.id, items.source, items.bet,
            - trunc(items.bet * (1 - l.contribution_rate - l.reserve_rate), 6),
        trunc(items.bet * l.reserve_rate, 6),
        trunc(items.bet * (1 - l.contribution_rate - l.reserve_rate), 6),
-       items.key, %(actor)s, statement_timestamp()
+       items.key, items.actor, statement_timestamp()
 FROM jackpots_poollevel l
 JOIN jackpots_pool p ON p.id = l.pool_id AND p.active
 CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock_shared({LOCK_CLASS}, l.pool_id::int)) locked
@@ -367,7 +389,8 @@ def contribute_many(
     pool_id = _pool_id(pool)
     if not items:
         return []
-    checked: dict[str, tuple[str, Decimal, str, str]] = {}
+    who = label(actor)
+    checked: dict[str, tuple[str, Decimal, str, str, str]] = {}
     order: list[str] = []
     for item in items:
         key = _key(item.idempotency_key)
@@ -380,14 +403,13 @@ def contribute_many(
                     code="idempotency_key_reused",
                 )
         else:
-            checked[key] = (item.source, amount, stype, sid)
+            checked[key] = (item.source, amount, stype, sid, item.actor or who)
         order.append(key)
-    who = label(actor)
     if connection.vendor != "postgresql":
         with transaction.atomic():
             done = {
-                key: _contribute_orm(pool_id, source, amount, key, who, stype, sid)
-                for key, (source, amount, stype, sid) in checked.items()
+                key: _contribute_orm(pool_id, source, amount, key, by, stype, sid)
+                for key, (source, amount, stype, sid, by) in checked.items()
             }
         return [done[key] for key in order]
     keys = list(checked)
@@ -398,7 +420,7 @@ def contribute_many(
         "keys": keys,
         "stypes": [checked[k][2] for k in keys],
         "sids": [checked[k][3] for k in keys],
-        "actor": who,
+        "actors": [checked[k][4] for k in keys],
     }
     with transaction.atomic():
         rows = _fetch(_BATCH_SQL, params)
@@ -406,7 +428,7 @@ def contribute_many(
         for row in rows:
             written.setdefault(row[6], []).append(row)
         receipts: dict[str, ContributionReceipt] = {}
-        for key, (source, amount, stype, sid) in checked.items():
+        for key, (source, amount, stype, sid, _by) in checked.items():
             if key in written:
                 lines = written[key]
                 receipts[key] = ContributionReceipt(
@@ -423,3 +445,100 @@ def contribute_many(
             else:
                 receipts[key] = _explain_nothing_written(pool_id, source, amount, key, stype, sid)
     return [receipts[key] for key in order]
+
+
+# --- group commit (independent callers of one process) ------------------------------------------------
+#
+# A contribution made outside any transaction (the hot path: one pool bet, nothing else to write with it)
+# goes to the process's group commit (services.batcher): concurrent callers' contributions are written
+# together, up to HALL_POOL_GROUP_SIZE of them gathered for at most HALL_POOL_GROUP_WAIT_MS, in ONE
+# transaction with one `contribute_many` per pool (pools in id order, as every writer takes them). The
+# rows, splits and answers are those of one-by-one calls: the same SQL split per row, the same replay and
+# refusal answers. If the group fails (a non-member source, a closed pool, a key reused with another
+# bet...), its contributions are written again one by one, each in its own transaction, so each caller
+# gets its own answer and one bad contribution never loses the others; the keys make a contribution the
+# failed group had written (it was rolled back) or a caller's retry a no-op.
+#
+# A contribution inside a caller's transaction stays there (table bets with their seat rows and audit
+# entry, a game's program funding under its pools' exclusive locks): moving it to another transaction
+# would split what must commit together, and a caller holding locks while it waits for a group would
+# wait on a transaction the database cannot see it waiting on.
+
+
+@dataclass(frozen=True)
+class _Request:
+    pool_id: int
+    item: ContributionItem  # checked: exact bet, member-shaped source, key, the caller's actor label
+
+
+@functools.cache
+def _grouped() -> bool:
+    return bool(getattr(settings, "HALL_POOL_GROUP_COMMIT", True))
+
+
+_groups: dict[int, GroupCommit[_Request, ContributionReceipt]] = {}
+_groups_lock = threading.Lock()
+
+
+def group_commit() -> GroupCommit[_Request, ContributionReceipt]:
+    """This process's group commit (a new one after a fork: a child never shares its parent's)."""
+    pid = os.getpid()
+    found = _groups.get(pid)
+    if found is None:
+        with _groups_lock:
+            found = _groups.get(pid)
+            if found is None:
+                _groups.clear()
+                found = _groups[pid] = GroupCommit(
+                    _write_group,
+                    size=int(getattr(settings, "HALL_POOL_GROUP_SIZE", 64)),
+                    wait=float(getattr(settings, "HALL_POOL_GROUP_WAIT_MS", 2)) / 1000,
+                    runners=int(getattr(settings, "HALL_POOL_GROUP_RUNNERS", 2)),
+                )
+    return found
+
+
+def _write_one(request: _Request) -> ContributionReceipt:
+    item = request.item
+    stype, sid = _member_key(item.source)
+    return _contribute_now(
+        request.pool_id, item.source, item.bet, item.idempotency_key, item.actor, stype, sid
+    )
+
+
+def _write_together(requests: Sequence[_Request]) -> list[ContributionReceipt]:
+    """Every request in one transaction: one contribute_many per pool, pools in id order."""
+    by_pool: dict[int, list[int]] = {}
+    for index, request in enumerate(requests):
+        by_pool.setdefault(request.pool_id, []).append(index)
+    answers: list[ContributionReceipt | None] = [None] * len(requests)
+    with transaction.atomic():
+        for pool_id in sorted(by_pool):
+            indexes = by_pool[pool_id]
+            receipts = contribute_many(pool=pool_id, items=[requests[i].item for i in indexes], actor="")
+            seen: set[str] = set()
+            for index, receipt in zip(indexes, receipts, strict=True):
+                if receipt.idempotency_key in seen:  # the same key twice in the group: the later one replays
+                    receipt = replace(receipt, replayed=True)
+                seen.add(receipt.idempotency_key)
+                answers[index] = receipt
+    assert all(answer is not None for answer in answers)
+    return answers  # type: ignore[return-value]  # every index answered above
+
+
+def _write_group(requests: Sequence[_Request]) -> list[ContributionReceipt | BaseException]:
+    """The group's answers: together in one transaction, or, if that fails, one by one."""
+    if len(requests) > 1:
+        try:
+            return list(_write_together(requests))
+        except Exception:
+            log.info(
+                "a group of %s contributions failed: writing them one by one", len(requests), exc_info=True
+            )
+    answers: list[ContributionReceipt | BaseException] = []
+    for request in requests:
+        try:
+            answers.append(_write_one(request))
+        except Exception as exc:  # this caller's own answer
+            answers.append(exc)
+    return answers
