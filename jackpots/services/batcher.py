@@ -2,11 +2,12 @@
 whole group of it in one call (one transaction, one commit) and every caller gets its own answer.
 
 No thread of its own: the caller that finds no group gathering becomes the group's writer (a leader).
-It gathers for at most `wait` seconds (less when `size` items are waiting), writes them with
-`write_many` on its own thread (so on its own database connection), hands each waiting caller its
-result or its exception, and returns its own. At most `runners` groups are being written at once and only
-one gathers, so under load the next group fills while the previous one commits; a lone caller waits at
-most `wait` for company.
+It gathers for at most `wait` seconds, and less when `size` items are waiting or when every caller
+inside `submit` is either waiting in this group or in a group being written (nobody else can join before
+one of those answers: waiting longer would only idle), writes them with `write_many` on its own thread
+(so on its own database connection), hands each waiting caller its result or its exception, and returns
+its own. At most `runners` groups are being written at once and only one gathers, so under load the next
+group fills while the previous one commits; a lone caller waits at most `wait` for company.
 
 `write_many` answers one result per item, in order, an exception standing for that item's failure; an
 exception it raises itself is every item's answer. It never gets an empty group.
@@ -51,6 +52,8 @@ class GroupCommit(Generic[T, R]):
         self._cond = threading.Condition(threading.Lock())
         self._pending: list[_Slot[T, R]] = []
         self._writing = 0  # groups being written now
+        self._in_flight = 0  # items in the groups being written
+        self._inside = 0  # callers inside submit()
         self._gathering = False
         # Counters for benchmarks and tests (under the lock).
         self.groups = 0
@@ -61,14 +64,18 @@ class GroupCommit(Generic[T, R]):
         slot: _Slot[T, R] = _Slot(item)
         cond = self._cond
         with cond:
+            self._inside += 1
             self._pending.append(slot)
-            if self._gathering and len(self._pending) >= self.size:
-                cond.notify_all()  # the gathering group is full: its writer goes now
-            while not slot.done:
-                if self._pending and not self._gathering and self._writing < self.runners:
-                    self._lead()
-                else:
-                    cond.wait()
+            if self._gathering and self._complete():
+                cond.notify_all()  # the gathering group can go now
+            try:
+                while not slot.done:
+                    if self._pending and not self._gathering and self._writing < self.runners:
+                        self._lead()
+                    else:
+                        cond.wait()
+            finally:
+                self._inside -= 1
         if slot.error is not None:
             raise slot.error
         return slot.result  # type: ignore[return-value]  # done without error: the result is set
@@ -79,7 +86,7 @@ class GroupCommit(Generic[T, R]):
         self._gathering = True
         try:
             deadline = time.monotonic() + self.wait
-            while len(self._pending) < self.size:
+            while not self._complete():
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
@@ -89,6 +96,7 @@ class GroupCommit(Generic[T, R]):
         group = self._pending[: self.size]
         del self._pending[: self.size]
         self._writing += 1
+        self._in_flight += len(group)
         self.groups += 1
         self.items += len(group)
         cond.notify_all()  # another caller may gather the next group while this one is written
@@ -98,6 +106,7 @@ class GroupCommit(Generic[T, R]):
         finally:
             cond.acquire()
             self._writing -= 1
+            self._in_flight -= len(group)
         for slot, answer in zip(group, answers, strict=True):
             if isinstance(answer, BaseException):
                 slot.error = answer
@@ -105,6 +114,12 @@ class GroupCommit(Generic[T, R]):
                 slot.result = answer
             slot.done = True
         cond.notify_all()
+
+    def _complete(self) -> bool:
+        """The gathering group may go: it is full, or every caller inside is waiting in it or in a group
+        being written (with the lock held)."""
+        waiting = len(self._pending)
+        return waiting >= self.size or waiting + self._in_flight >= self._inside
 
     def _write(self, items: list[T]) -> Sequence[R | BaseException]:
         try:

@@ -42,7 +42,7 @@ import psycopg
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 
-from halls.errors import Conflict, InvalidInput, NotFound
+from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from jackpots import engine
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
 from jackpots.services.batcher import GroupCommit
@@ -232,7 +232,7 @@ def contribute(
     if connection.vendor != "postgresql":
         return _contribute_orm(pool_id, source, amount, key, who, stype, sid)
     if _grouped() and not connection.in_atomic_block:
-        return group_commit().submit(_Request(pool_id, ContributionItem(source, amount, key, who)))
+        return group_commit().submit(_Request(pool_id, key, (source, amount, stype, sid, who)))
     return _contribute_now(pool_id, source, amount, key, who, stype, sid)
 
 
@@ -378,19 +378,24 @@ RETURNING id, level_id, to_meter, to_reserve, house, created_at, idempotency_key
 """  # noqa: S608 - LOCK_CLASS is a constant
 
 
+# One checked contribution of a batch, by key: source, bet, member type, member id, actor label.
+_Checked = tuple[str, Decimal, str, str, str]
+
+
 def contribute_many(
     *, pool: Pool | int, items: Sequence[ContributionItem], actor: Actor
 ) -> list[ContributionReceipt]:
     """A batch in one transaction, in order; receipts in the items' order (replays marked).
 
     Every item is checked first; one bad item (bad bet, non-member source, a key reused with other
-    content) refuses the whole batch and writes nothing.
+    content) refuses the whole batch and writes nothing (inside the caller's transaction: its savepoint
+    rolls back, the caller may go on).
     """
     pool_id = _pool_id(pool)
     if not items:
         return []
     who = label(actor)
-    checked: dict[str, tuple[str, Decimal, str, str, str]] = {}
+    checked: dict[str, _Checked] = {}
     order: list[str] = []
     for item in items:
         key = _key(item.idempotency_key)
@@ -412,6 +417,19 @@ def contribute_many(
                 for key, (source, amount, stype, sid, by) in checked.items()
             }
         return [done[key] for key in order]
+    with transaction.atomic():
+        answers = _insert_batch(pool_id, checked)
+        for key in order:
+            answer = answers[key]
+            if isinstance(answer, DomainError):
+                raise answer  # the whole batch is refused: the transaction rolls back
+    return [answers[key] for key in order]  # type: ignore[misc]  # no refusal: receipts only
+
+
+def _insert_batch(pool_id: int, checked: dict[str, _Checked]) -> dict[str, ContributionReceipt | DomainError]:
+    """ONE statement inserting every checked contribution of the pool (atomic by itself: in autocommit it
+    is its own transaction), then a look at the keys that inserted nothing: a replay's receipt, or the
+    refusal (unknown or closed pool, not a member, key reused with another bet) as that key's answer."""
     keys = list(checked)
     params = {
         "pool": pool_id,
@@ -422,42 +440,44 @@ def contribute_many(
         "sids": [checked[k][3] for k in keys],
         "actors": [checked[k][4] for k in keys],
     }
-    with transaction.atomic():
-        rows = _fetch(_BATCH_SQL, params)
-        written: dict[str, list[tuple[Any, ...]]] = {}
-        for row in rows:
-            written.setdefault(row[6], []).append(row)
-        receipts: dict[str, ContributionReceipt] = {}
-        for key, (source, amount, stype, sid, _by) in checked.items():
-            if key in written:
-                lines = written[key]
-                receipts[key] = ContributionReceipt(
-                    pool_id=pool_id,
-                    source=source,
-                    bet=amount,
-                    idempotency_key=key,
-                    created_at=lines[0][5],
-                    lines=tuple(
-                        ContributionLine(r[0], r[1], r[2], r[3], r[4])
-                        for r in sorted(lines, key=lambda r: r[1])
-                    ),
-                )
-            else:
-                receipts[key] = _explain_nothing_written(pool_id, source, amount, key, stype, sid)
-    return [receipts[key] for key in order]
+    rows = _fetch(_BATCH_SQL, params)
+    written: dict[str, list[tuple[Any, ...]]] = {}
+    for row in rows:
+        written.setdefault(row[6], []).append(row)
+    answers: dict[str, ContributionReceipt | DomainError] = {}
+    for key, (source, amount, stype, sid, _by) in checked.items():
+        lines = written.get(key)
+        if lines:
+            if len(lines) > 1:
+                lines.sort(key=lambda r: r[1])  # lines in level order
+            answers[key] = ContributionReceipt(
+                pool_id=pool_id,
+                source=source,
+                bet=amount,
+                idempotency_key=key,
+                created_at=lines[0][5],
+                lines=tuple(ContributionLine(r[0], r[1], r[2], r[3], r[4]) for r in lines),
+            )
+            continue
+        try:
+            answers[key] = _explain_nothing_written(pool_id, source, amount, key, stype, sid)
+        except DomainError as exc:
+            answers[key] = exc
+    return answers
 
 
 # --- group commit (independent callers of one process) ------------------------------------------------
 #
 # A contribution made outside any transaction (the hot path: one pool bet, nothing else to write with it)
 # goes to the process's group commit (services.batcher): concurrent callers' contributions are written
-# together, up to HALL_POOL_GROUP_SIZE of them gathered for at most HALL_POOL_GROUP_WAIT_MS, in ONE
-# transaction with one `contribute_many` per pool (pools in id order, as every writer takes them). The
-# rows, splits and answers are those of one-by-one calls: the same SQL split per row, the same replay and
-# refusal answers. If the group fails (a non-member source, a closed pool, a key reused with another
-# bet...), its contributions are written again one by one, each in its own transaction, so each caller
-# gets its own answer and one bad contribution never loses the others; the keys make a contribution the
-# failed group had written (it was rolled back) or a caller's retry a no-op.
+# together, up to HALL_POOL_GROUP_SIZE of them, in ONE transaction with one batch statement per pool
+# (contribute_many's, pools in id order as every writer takes them; a group of one pool is that one
+# statement in autocommit: one round trip, one commit). The rows, splits and answers are those of
+# one-by-one calls: the same SQL split per row, the same replay and refusal answers. A refused
+# contribution (a non-member source, a closed pool, a key reused with another bet) inserts nothing, so
+# it gets its refusal and the others their receipts. If the database refuses the group's transaction (a
+# deadlock, a lost connection), its contributions are written again one by one, each in its own
+# transaction, so one failure never loses the others; the keys make a caller's retry a no-op.
 #
 # A contribution inside a caller's transaction stays there (table bets with their seat rows and audit
 # entry, a game's program funding under its pools' exclusive locks): moving it to another transaction
@@ -467,8 +487,11 @@ def contribute_many(
 
 @dataclass(frozen=True)
 class _Request:
+    """A contribution checked by `contribute`, for the group commit."""
+
     pool_id: int
-    item: ContributionItem  # checked: exact bet, member-shaped source, key, the caller's actor label
+    key: str
+    checked: _Checked
 
 
 @functools.cache
@@ -499,46 +522,62 @@ def group_commit() -> GroupCommit[_Request, ContributionReceipt]:
 
 
 def _write_one(request: _Request) -> ContributionReceipt:
-    item = request.item
-    stype, sid = _member_key(item.source)
-    return _contribute_now(
-        request.pool_id, item.source, item.bet, item.idempotency_key, item.actor, stype, sid
-    )
+    """The request alone, as `contribute` writes it inside a transaction (one statement)."""
+    source, amount, stype, sid, who = request.checked
+    return _contribute_now(request.pool_id, source, amount, request.key, who, stype, sid)
 
 
-def _write_together(requests: Sequence[_Request]) -> list[ContributionReceipt]:
-    """Every request in one transaction: one contribute_many per pool, pools in id order."""
-    by_pool: dict[int, list[int]] = {}
-    for index, request in enumerate(requests):
-        by_pool.setdefault(request.pool_id, []).append(index)
-    answers: list[ContributionReceipt | None] = [None] * len(requests)
-    with transaction.atomic():
-        for pool_id in sorted(by_pool):
-            indexes = by_pool[pool_id]
-            receipts = contribute_many(pool=pool_id, items=[requests[i].item for i in indexes], actor="")
-            seen: set[str] = set()
-            for index, receipt in zip(indexes, receipts, strict=True):
-                if receipt.idempotency_key in seen:  # the same key twice in the group: the later one replays
-                    receipt = replace(receipt, replayed=True)
-                seen.add(receipt.idempotency_key)
-                answers[index] = receipt
-    assert all(answer is not None for answer in answers)
-    return answers  # type: ignore[return-value]  # every index answered above
+_Answer = ContributionReceipt | BaseException
 
 
-def _write_group(requests: Sequence[_Request]) -> list[ContributionReceipt | BaseException]:
-    """The group's answers: together in one transaction, or, if that fails, one by one."""
+def _write_together(requests: Sequence[_Request]) -> list[_Answer]:
+    """The requests of every pool in one transaction: one batch statement per pool, pools in id order.
+    With one pool (the usual group) that statement runs in autocommit: one round trip, one commit.
+
+    A request repeating an earlier one's key with the same contribution answers as that one (a replay);
+    with another contribution it is written alone after the group, as it would be one by one."""
+    batches: dict[int, dict[str, _Checked]] = {}
+    for request in requests:
+        batch = batches.setdefault(request.pool_id, {})
+        batch.setdefault(request.key, request.checked)
+    found: dict[tuple[int, str], ContributionReceipt | DomainError] = {}
+    if len(batches) == 1:
+        [(pool_id, batch)] = batches.items()
+        found.update(((pool_id, key), answer) for key, answer in _insert_batch(pool_id, batch).items())
+    else:
+        with transaction.atomic():
+            for pool_id in sorted(batches):
+                answers = _insert_batch(pool_id, batches[pool_id])
+                found.update(((pool_id, key), answer) for key, answer in answers.items())
+    answers_in_order: list[_Answer] = []
+    first: set[tuple[int, str]] = set()
+    for request in requests:
+        at = (request.pool_id, request.key)
+        answer: _Answer = found[at]
+        if request.checked[:2] != batches[request.pool_id][request.key][:2]:
+            answer = _alone(request)  # the same key with another contribution: as one by one
+        elif at in first and isinstance(answer, ContributionReceipt):
+            answer = replace(answer, replayed=True)  # the same contribution twice: the later one replays
+        first.add(at)
+        answers_in_order.append(answer)
+    return answers_in_order
+
+
+def _alone(request: _Request) -> _Answer:
+    try:
+        return _write_one(request)
+    except Exception as exc:  # this caller's own answer
+        return exc
+
+
+def _write_group(requests: Sequence[_Request]) -> list[_Answer]:
+    """The group's answers: together (see `_write_together`), or, if that fails (the database refused
+    the transaction: a deadlock, a lost connection), one by one, each in its own transaction."""
     if len(requests) > 1:
         try:
-            return list(_write_together(requests))
+            return _write_together(requests)
         except Exception:
-            log.info(
+            log.warning(
                 "a group of %s contributions failed: writing them one by one", len(requests), exc_info=True
             )
-    answers: list[ContributionReceipt | BaseException] = []
-    for request in requests:
-        try:
-            answers.append(_write_one(request))
-        except Exception as exc:  # this caller's own answer
-            answers.append(exc)
-    return answers
+    return [_alone(request) for request in requests]

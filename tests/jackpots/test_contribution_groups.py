@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
@@ -24,7 +25,7 @@ from jackpots import engine
 from jackpots.models import Contribution, Pool, PoolLevel
 from jackpots.services import contributions, folding, pools, reports
 from jackpots.services.batcher import GroupCommit
-from jackpots.services.contributions import ContributionItem, ContributionReceipt
+from jackpots.services.contributions import ContributionReceipt
 from jackpots.services.pools import LevelSpec
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -223,7 +224,8 @@ def test_callers_on_several_pools_are_answered_from_one_group() -> None:
 
 def request(pool: Pool, bet: str, n: int, source: str = "") -> contributions._Request:
     source = source or f"table:{n % TABLES + 1}/seat:{n % 7 + 1}"  # as give() names it
-    return contributions._Request(pool.pk, ContributionItem(source, Decimal(bet), f"k-{n}", "t"))
+    stype, sid = source.partition("/")[0].split(":")
+    return contributions._Request(pool.pk, f"k-{n}", (source, Decimal(bet), stype, sid, "t"))
 
 
 def test_a_failing_member_of_a_group_gets_its_own_refusal_and_loses_no_other() -> None:
@@ -260,6 +262,49 @@ def test_a_failing_member_of_a_group_gets_its_own_refusal_and_loses_no_other() -
         ("k-900", Decimal("3.00")),
     ]
     assert not Contribution.objects.filter(pool=closed).exists()
+
+
+def test_a_key_twice_in_a_group_with_other_bets_is_answered_as_one_by_one() -> None:
+    pool = make_pool(level_specs([(Decimal("0.5"), Decimal("0.1"))]))
+    other = make_pool(level_specs([(Decimal("0.3"), Decimal("0"))]))
+    answers = contributions._write_group(
+        [
+            request(pool, "1.00", 1, source="table:99/seat:1"),  # refused: not a member
+            request(other, "2.00", 5),
+            request(pool, "2.00", 1),  # the same key, another bet: written, as it would be one by one
+            request(pool, "3.00", 1),  # and now that key is taken with 2.00
+            request(other, "2.00", 5),  # a replay on the other pool
+        ]
+    )
+    assert isinstance(answers[0], InvalidInput)
+    assert isinstance(answers[1], ContributionReceipt) and not answers[1].replayed
+    assert isinstance(answers[2], ContributionReceipt) and answers[2].bet == Decimal("2.00")
+    assert isinstance(answers[3], Conflict) and answers[3].code == "idempotency_key_reused"
+    assert isinstance(answers[4], ContributionReceipt) and answers[4].replayed
+    assert list(Contribution.objects.filter(pool=pool).values_list("bet", flat=True)) == [Decimal("2.00")]
+    assert Contribution.objects.filter(pool=other).count() == 1
+
+
+def test_a_group_the_database_refuses_is_written_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from django.db import OperationalError
+
+    first = make_pool(level_specs([(Decimal("0.5"), Decimal("0.1"))]))
+    second = make_pool(level_specs([(Decimal("0.3"), Decimal("0"))]))
+    real = contributions._insert_batch
+    calls: list[int] = []
+
+    def second_pool_fails_once(pool_id: int, checked: Any) -> Any:
+        calls.append(pool_id)
+        if pool_id == second.pk and calls.count(pool_id) == 1:
+            raise OperationalError("deadlock detected")
+        return real(pool_id, checked)
+
+    monkeypatch.setattr(contributions, "_insert_batch", second_pool_fails_once)
+    answers = contributions._write_group([request(first, "1.00", 1), request(second, "2.00", 2)])
+    assert all(isinstance(a, ContributionReceipt) and not a.replayed for a in answers)
+    # The group's transaction rolled back the first pool's row too; one by one wrote each once.
+    assert Contribution.objects.filter(pool=first).count() == 1
+    assert Contribution.objects.filter(pool=second).count() == 1
 
 
 def test_a_group_without_failures_answers_duplicates_as_replays() -> None:
@@ -340,12 +385,15 @@ def test_every_caller_gets_its_own_answer_and_groups_hold_at_most_size() -> None
 
     def write_many(items: Sequence[int]) -> list[int | BaseException]:
         seen.append(len(items))
+        time.sleep(0.005)  # a commit: callers arriving meanwhile gather into the next group
         return [ValueError(i) if i % 5 == 0 else i * 10 for i in items]
 
     group: GroupCommit[int, int] = GroupCommit(write_many, size=4, wait=0.005, runners=2)
     results: dict[int, object] = {}
+    start = threading.Barrier(40)
 
     def caller(i: int) -> None:
+        start.wait()
         try:
             results[i] = group.submit(i)
         except ValueError as exc:
@@ -388,8 +436,6 @@ def test_a_group_whose_writer_fails_answers_every_caller_with_the_failure() -> N
 
 
 def test_a_lone_caller_waits_at_most_the_window() -> None:
-    import time
-
     group: GroupCommit[int, int] = GroupCommit(lambda items: list(items), size=100, wait=0.05, runners=1)
     t0 = time.monotonic()
     assert group.submit(7) == 7
