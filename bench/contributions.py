@@ -59,8 +59,15 @@ def ensure_database(url: str, *, fresh: bool) -> None:
 
 def setup_django() -> None:
     import django
+    from django.conf import settings
 
     django.setup()
+    if os.environ.get("HALL_BENCH_GROUP_SIZE"):
+        settings.HALL_POOL_GROUP_SIZE = int(os.environ["HALL_BENCH_GROUP_SIZE"])
+    if os.environ.get("HALL_BENCH_GROUP_RUNNERS"):
+        settings.HALL_POOL_GROUP_RUNNERS = int(os.environ["HALL_BENCH_GROUP_RUNNERS"])
+    if os.environ.get("HALL_BENCH_GROUP_WAIT_MS"):
+        settings.HALL_POOL_GROUP_WAIT_MS = float(os.environ["HALL_BENCH_GROUP_WAIT_MS"])
 
 
 def create_pool(run: str) -> tuple[int, Decimal]:
@@ -350,8 +357,19 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="10 s per phase (about 30 s in all)")
     parser.add_argument("--fold-every", type=float, default=1.0, help="seconds between folds (0: none)")
     parser.add_argument("--no-baseline", action="store_true", help="measure the product only")
+    parser.add_argument("--group-size", type=int, default=0, help="HALL_POOL_GROUP_SIZE (0: the setting's)")
+    parser.add_argument(
+        "--group-runners", type=int, default=0, help="HALL_POOL_GROUP_RUNNERS (0: the setting's)"
+    )
+    parser.add_argument("--group-wait-ms", type=float, default=-1, help="HALL_POOL_GROUP_WAIT_MS")
     args = parser.parse_args()
     seconds = 10.0 if args.quick else args.seconds
+    if args.group_size:
+        os.environ["HALL_BENCH_GROUP_SIZE"] = str(args.group_size)  # read by the spawned processes
+    if args.group_runners:
+        os.environ["HALL_BENCH_GROUP_RUNNERS"] = str(args.group_runners)
+    if args.group_wait_ms >= 0:
+        os.environ["HALL_BENCH_GROUP_WAIT_MS"] = str(args.group_wait_ms)
 
     ensure_database(os.environ["DATABASE_URL"], fresh=args.fresh)
     setup_django()
