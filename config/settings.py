@@ -225,6 +225,12 @@ MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
 # Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
 # without protocol-level prepared statements (PgBouncer < 1.21 or max_prepared_statements = 0).
 HALL_POOL_PREPARED_STATEMENTS = env.bool("HALL_POOL_PREPARED_STATEMENTS", default=True)
+# Group commit of independent contributions (jackpots.services.batcher): at most this many per group,
+# gathered for at most this long, with this many groups writing at once.
+HALL_POOL_GROUP_COMMIT = env.bool("HALL_POOL_GROUP_COMMIT", default=True)
+HALL_POOL_GROUP_SIZE = env.int("HALL_POOL_GROUP_SIZE", default=64)
+HALL_POOL_GROUP_WAIT_MS = env.float("HALL_POOL_GROUP_WAIT_MS", default=2.0)
+HALL_POOL_GROUP_RUNNERS = env.int("HALL_POOL_GROUP_RUNNERS", default=2)
 # The demo's casino tables play hands by themselves (jackpots.tables.tasks); `manage.py demo` turns it on.
 HALL_DEMO_TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)
 # Secret that signs card security codes; production sets its own.
