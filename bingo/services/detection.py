@@ -46,6 +46,11 @@ _cache: OrderedDict[int, _Entry] = OrderedDict()
 _lock = threading.Lock()
 
 
+def _postgresql() -> bool:
+    """PostgreSQL gets one-statement loads and inserts; any other database (the embedded SQLite) the ORM's."""
+    return connection.vendor == "postgresql"
+
+
 def _fingerprint(game: Game) -> Fingerprint:
     """What the sold set is frozen by: the database, the game, when its sales closed and how many sold."""
     return (str(connection.settings_dict["NAME"]), game.pk, game.sales_closed_at, game.cards_sold)
@@ -118,7 +123,7 @@ def _build(game: Game, balls: list[int]) -> GameIndex:
 
 def sold_numbers(game: Game) -> tuple[np.ndarray, bytes]:
     """The sold cards' ids and their packed numbers (15 bytes each, in the same order)."""
-    if connection.vendor == "postgresql":
+    if _postgresql():
         # One aggregate of 8-byte id + 15 bytes per card: a million cards arrive as one 23 MB value.
         sql = (
             f"SELECT count(*), string_agg(int8send(s.card_id) || c.numbers, ''::bytea) "  # noqa: S608
@@ -145,7 +150,7 @@ def _insert(game: Game, done: BallCompletions) -> None:
     batches = [(kind, ids) for kind, ids in batches if ids.size]
     if not batches:
         return
-    if connection.vendor == "postgresql":
+    if _postgresql():
         # One statement per kind, the ids as one array parameter, whatever their number.
         sql = (
             f"INSERT INTO {Completion._meta.db_table} (game_id, card_id, kind, ordinal) "
