@@ -110,7 +110,8 @@ steps = st.lists(
 )
 def test_recorded_completions_equal_the_pure_detector(
     monkeypatch: pytest.MonkeyPatch, venue: Any, operator: Any, room: Room, session: GameSession, caller: Any,
-    cashier: Any, ball_set: Any, ranges: list[tuple[int, int]], order: list[int], plan: list[str], portable: bool,
+    cashier: Any, ball_set: Any, ranges: list[tuple[int, int]], order: list[int], plan: list[str],
+    portable: bool,
 ) -> None:  # fmt: skip
     if portable:  # the embedded hall's path: ORM load and bulk_create, as on SQLite
         monkeypatch.setattr(detection, "_postgresql", lambda: False)
