@@ -8,12 +8,14 @@ inside its transaction must leave nothing recorded and the next step still right
 from __future__ import annotations
 
 import copy
+import importlib
 import itertools
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.apps import apps as django_apps
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -235,3 +237,19 @@ def test_an_index_from_another_database_state_is_not_reused(
     assert builds == []  # caught up from the stored balls, not rebuilt
     assert recorded(game) == expected(game)
     assert Completion.objects.filter(game=game, kind="bingo").count() == 60
+
+
+def test_the_migration_records_the_games_already_in_play(
+    venue: Any, operator: Any, room: Room, session: GameSession, caller: Any, cashier: Any, ball_set: Any
+) -> None:
+    """Games drawing when 0004 is applied get the completions of the balls they already have."""
+    migration = importlib.import_module("bingo.migrations.0004_completions")
+    series = new_series(venue, operator, 10)
+    game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
+    for number in range(1, 61):
+        draw.enter_ball(game=game, number=number, actor=caller)
+    expected_rows = expected(game)
+    assert recorded(game) == expected_rows
+    Completion.objects.filter(game=game).delete()  # as before the migration
+    migration.record_games_in_play(django_apps, None)
+    assert recorded(game) == expected_rows
