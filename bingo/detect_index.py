@@ -13,8 +13,11 @@ No Django here: the services feed it arrays and record what it returns.
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -143,6 +146,25 @@ class GameIndex:
         """Catch up: apply `balls` in order, one result per ball."""
         return [self.apply(ball) for ball in balls]
 
+    @classmethod
+    def from_parts(
+        cls, card_ids: IdArray, starts: npt.NDArray[np.int64], row_ids: npt.NDArray[np.int32]
+    ) -> GameIndex:
+        """An index at ball 0 from a saved frozen part (see `save`), checked for consistency."""
+        cards = card_ids.size
+        if starts.shape != (MAX_NUMBER + 2,) or int(starts[0]) != 0 or int(starts[-1]) != row_ids.size:
+            raise ValueError("the saved index's number table is inconsistent")
+        if row_ids.size != cards * PACKED_LENGTH or (np.diff(starts) < 0).any():
+            raise ValueError("the saved index does not hold 15 numbers per card")
+        if cards and (int(row_ids.min()) < 0 or int(row_ids.max()) >= cards * ROWS):
+            raise ValueError("the saved index points at rows it does not have")
+        index = cls.__new__(cls)
+        index.card_ids, index.starts, index.row_ids = card_ids, starts, row_ids
+        index.row_missing = np.full(cards * ROWS, NUMBERS_PER_ROW, dtype=np.uint8)
+        index.rows_done = np.zeros(cards, dtype=np.uint8)
+        index.balls = []
+        return index
+
     def _ids(self, positions: npt.NDArray[np.int32] | npt.NDArray[np.int64]) -> IdArray:
         return np.sort(self.card_ids[positions])
 
@@ -156,3 +178,38 @@ def build(
     index = GameIndex(card_ids, packed)
     index.apply_all(balls)
     return index
+
+
+# --- the frozen part in a file, memory-mapped by every process of the host ----------------------------
+# Layout: magic, card count, the number table (92 int64), card ids (int64), row ids (int32), little-endian.
+_MAGIC = b"HALLIDX1"
+
+
+def save(index: GameIndex, path: Path) -> None:
+    """Write the index's frozen part (card ids and the number -> rows table), atomically; no counters."""
+    # A temporary name of this process and thread: concurrent writers never share one.
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    with temporary.open("wb") as out:
+        out.write(_MAGIC)
+        out.write(np.int64(index.cards).astype("<i8").tobytes())
+        for array, dtype in ((index.starts, "<i8"), (index.card_ids, "<i8"), (index.row_ids, "<i4")):
+            out.write(np.ascontiguousarray(array, dtype=dtype).tobytes())
+    os.replace(temporary, path)  # readers see the whole file or none
+
+
+def load(path: Path) -> GameIndex:
+    """The index at ball 0 from a file written by `save`, memory-mapped (read-only, shared page cache)."""
+    mapped = np.memmap(path, dtype=np.uint8, mode="r")
+    if mapped.size < 16 or bytes(mapped[:8]) != _MAGIC:
+        raise ValueError(f"{path} is not a saved index")
+    cards = int(np.frombuffer(mapped, dtype="<i8", count=1, offset=8)[0])
+    expected = 16 + (MAX_NUMBER + 2) * 8 + cards * 8 + cards * PACKED_LENGTH * 4
+    if cards < 0 or mapped.size != expected:
+        raise ValueError(f"{path} is {mapped.size} bytes, not the {expected} of {cards} cards")
+    offset = 16
+    starts = np.frombuffer(mapped, dtype="<i8", count=MAX_NUMBER + 2, offset=offset).astype(np.int64)
+    offset += (MAX_NUMBER + 2) * 8
+    card_ids = np.frombuffer(mapped, dtype="<i8", count=cards, offset=offset).astype(np.int64)
+    offset += cards * 8
+    row_ids = np.frombuffer(mapped, dtype=np.int32, count=cards * PACKED_LENGTH, offset=offset)
+    return GameIndex.from_parts(card_ids, starts, row_ids)

@@ -12,24 +12,37 @@ the ball before, as committed. An entry whose last ball has not been seen commit
 raised, or the process's commit hooks never ran) is dropped and rebuilt from the database: the sold
 cards' packed numbers and the balls drawn. So a restarted worker, a second worker or a web process
 entering a caller's balls all record the same rows.
+
+The frozen part of the index (card ids, number -> rows) is also written to a file at the close of sales
+(HALL_DETECTOR_DIR), so another process of the host maps it instead of loading every sold card again; a
+missing or unreadable file only means the database rebuild.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 import numpy as np
+from django.conf import settings
 from django.db import connection, transaction
 
+from bingo import detect_index
 from bingo.detect_index import PACKED_LENGTH, BallCompletions, GameIndex, build
 from bingo.models import Ball, Card, ClaimKind, Completion, Game, SoldCard
 
 # Games whose index a process keeps (about 72 MB each at a million cards sold): a room's game in play and
 # the next few; the least recently used is dropped first.
 CACHED_GAMES = 4
+# Index files kept on the host (the newest): the games in play and some just closed.
+KEPT_FILES = 8
+
+log = logging.getLogger("hall.detection")
 
 Fingerprint = tuple[str, int, datetime | None, int]
 
@@ -58,8 +71,15 @@ def _fingerprint(game: Game) -> Fingerprint:
 
 def sales_closed(game: Game) -> GameIndex:
     """Build the game's index (sales are frozen now) and keep it once the close of sales commits."""
-    entry = _Entry(_fingerprint(game), _build(game, []))
-    transaction.on_commit(lambda: _keep(game.pk, entry))
+    fingerprint = _fingerprint(game)
+    ids, packed = sold_numbers(game)
+    entry = _Entry(fingerprint, build(ids, packed))
+
+    def committed() -> None:
+        _keep(game.pk, entry)
+        _write_file(fingerprint, entry.index)
+
+    transaction.on_commit(committed)
     return entry.index
 
 
@@ -113,12 +133,49 @@ def _entry_before(game: Game, ordinal: int) -> _Entry:
         # Another process drew the balls since: catch up (their completions are recorded already).
         entry.index.apply_all(balls[entry.index.ordinal :])
         return entry
-    return _Entry(fingerprint, _build(game, balls))
+    return _Entry(fingerprint, _build(game, fingerprint, balls))
 
 
-def _build(game: Game, balls: list[int]) -> GameIndex:
+def _build(game: Game, fingerprint: Fingerprint, balls: list[int]) -> GameIndex:
+    """The index at `balls`: from the host's file of the game if there is a good one, else the database."""
+    path = _file(fingerprint)
+    if path is not None and path.exists():
+        try:
+            index = detect_index.load(path)
+        except (OSError, ValueError) as exc:
+            log.warning("index file %s unusable (%s): rebuilt from the database", path, exc)
+        else:
+            if index.cards == game.cards_sold:
+                index.apply_all(balls)
+                return index
     ids, packed = sold_numbers(game)
-    return build(ids, packed, balls)
+    index = build(ids, packed)
+    _write_file(fingerprint, index)  # sales are frozen: right whether or not this ball commits
+    index.apply_all(balls)
+    return index
+
+
+def _file(fingerprint: Fingerprint) -> Path | None:
+    directory = settings.HALL_DETECTOR_DIR
+    if not directory:
+        return None
+    name = hashlib.sha256(repr(fingerprint).encode()).hexdigest()[:32]
+    return Path(directory) / f"game-{fingerprint[1]}-{name}.idx"
+
+
+def _write_file(fingerprint: Fingerprint, index: GameIndex) -> None:
+    """Save the frozen part for the host's other processes and drop the oldest files; never fails a step."""
+    path = _file(fingerprint)
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        detect_index.save(index, path)
+        files = sorted(path.parent.glob("game-*.idx"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in files[KEPT_FILES:]:
+            old.unlink(missing_ok=True)
+    except OSError as exc:
+        log.warning("index file %s not written: %s", path, exc)
 
 
 def sold_numbers(game: Game) -> tuple[np.ndarray, bytes]:

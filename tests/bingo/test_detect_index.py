@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,7 +12,7 @@ from hypothesis import strategies as st
 
 from bingo.cards import CardGrid, generate_series, pack_numbers
 from bingo.detect import winners_at
-from bingo.detect_index import BallCompletions, GameIndex, build
+from bingo.detect_index import BallCompletions, GameIndex, build, load, save
 
 SERIES = generate_series(b"detect-index", 40)  # 240 valid cards, every number 1-90 four times per strip pair
 
@@ -98,3 +101,18 @@ def test_no_cards() -> None:
     index = GameIndex([], b"")
     result = index.apply(7)
     assert (result.lines.size, result.bingos.size, index.ordinal) == (0, 0, 1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(sold=sold_sets, order=st.permutations(range(1, 91)))
+def test_a_saved_index_maps_back_to_the_same_detector(sold: list[int], order: list[int]) -> None:
+    cards = {i + 7: SERIES[i] for i in sold}
+    built = _index(cards)
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "game.idx"
+        save(built, path)
+        loaded = load(path)
+        assert _timeline_of(loaded.apply_all(order)) == _timeline_of(built.apply_all(order))
+        path.write_bytes(path.read_bytes()[:-1])
+        with pytest.raises(ValueError, match="bytes"):
+            load(path)

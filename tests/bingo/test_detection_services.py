@@ -12,10 +12,12 @@ import importlib
 import itertools
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.apps import apps as django_apps
+from django.conf import settings as django_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,10 +38,17 @@ class Boom(RuntimeError):
 
 
 @pytest.fixture(autouse=True)
-def fresh_process() -> Iterator[None]:
+def fresh_process(settings: Any, tmp_path: Path) -> Iterator[None]:
+    settings.HALL_DETECTOR_DIR = str(tmp_path / "detector")
     detection.forget()
     yield
     detection.forget()
+
+
+def wipe_files() -> None:
+    """No index file on the host either: the next step rebuilds from the database."""
+    for path in Path(django_settings.HALL_DETECTOR_DIR).glob("*.idx"):
+        path.unlink()
 
 
 @pytest.fixture(autouse=True)
@@ -123,7 +132,10 @@ def test_recorded_completions_equal_the_pure_detector(
     number = next(balls)
     for step in plan:
         if step == "restart":
-            detection.forget(game.pk)  # the worker died between balls: a new process starts empty
+            detection.forget(game.pk)  # the worker died between balls: a new process maps the host's file
+        elif step == "wipe":
+            detection.forget(game.pk)  # ... on another host, or the file is gone: the database
+            wipe_files()
         elif step == "raise":
             with monkeypatch.context() as m:
                 m.setattr(draw, "record", lambda *a, **k: (_ for _ in ()).throw(Boom()))
@@ -187,29 +199,34 @@ def test_a_step_rolled_back_after_the_index_moved_is_not_trusted(
     assert {"series": series.code, "serial": card.card.serial, "since_ball": 6} in found["line"]
 
 
-def counting_builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    builds: list[int] = []
-    real = detection._build
+def counting_loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every load of the sold cards from the database (the game ids)."""
+    loads: list[int] = []
+    real = detection.sold_numbers
 
-    def counted(game: Game, balls: list[int]) -> Any:
-        builds.append(len(balls))
-        return real(game, balls)
+    def counted(game: Game) -> Any:
+        loads.append(game.pk)
+        return real(game)
 
-    monkeypatch.setattr(detection, "_build", counted)
-    return builds
+    monkeypatch.setattr(detection, "sold_numbers", counted)
+    return loads
 
 
 def test_the_index_is_built_once_per_game(
     monkeypatch: pytest.MonkeyPatch, venue: Any, operator: Any, room: Room, session: GameSession, caller: Any,
     cashier: Any, ball_set: Any,
 ) -> None:  # fmt: skip
-    builds = counting_builds(monkeypatch)
+    loads = counting_loads(monkeypatch)
     series = new_series(venue, operator, 10)
     game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
-    assert builds == [0]  # at the close of sales
-    for number in range(90, 0, -1):
+    assert loads == [game.pk]  # at the close of sales
+    for number in range(90, 45, -1):
         draw.enter_ball(game=game, number=number, actor=caller)
-    assert builds == [0]
+    assert loads == [game.pk]
+    detection.forget()  # a restarted process maps the file written at the close of sales
+    for number in range(45, 0, -1):
+        draw.enter_ball(game=game, number=number, actor=caller)
+    assert loads == [game.pk]
     assert recorded(game) == expected(game)
     games.void_game(game=game, actor=caller, reason="test over")
 
@@ -231,10 +248,11 @@ def test_an_index_from_another_database_state_is_not_reused(
         detection._cache.clear()
         detection._cache.update(kept)  # this process saw ball 10 last
     assert kept[game.pk].index.ordinal == 10
-    builds = counting_builds(monkeypatch)
+    loads = counting_loads(monkeypatch)
+    wipe_files()
     for number in range(41, 91):
         draw.enter_ball(game=game, number=number, actor=caller)
-    assert builds == []  # caught up from the stored balls, not rebuilt
+    assert loads == []  # caught up from the stored balls, not rebuilt
     assert recorded(game) == expected(game)
     assert Completion.objects.filter(game=game, kind="bingo").count() == 60
 
@@ -253,3 +271,22 @@ def test_the_migration_records_the_games_already_in_play(
     Completion.objects.filter(game=game).delete()  # as before the migration
     migration.record_games_in_play(django_apps, None)
     assert recorded(game) == expected_rows
+
+
+def test_an_unreadable_index_file_means_the_database(
+    monkeypatch: pytest.MonkeyPatch, venue: Any, operator: Any, room: Room, session: GameSession, caller: Any,
+    cashier: Any, ball_set: Any,
+) -> None:  # fmt: skip
+    series = new_series(venue, operator, 10)
+    game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
+    for number in range(1, 31):
+        draw.enter_ball(game=game, number=number, actor=caller)
+    (path,) = Path(django_settings.HALL_DETECTOR_DIR).glob("*.idx")
+    for number, damage in enumerate((b"HALLIDX1" + b"\x00" * 40, path.read_bytes()[:-4], b""), start=31):
+        path.write_bytes(damage)
+        detection.forget()
+        loads = counting_loads(monkeypatch)
+        draw.enter_ball(game=game, number=number, actor=caller)
+        assert len(loads) == 1  # rebuilt from the database (and the file written again)
+        monkeypatch.undo()
+    assert recorded(game) == expected(game)
