@@ -17,6 +17,7 @@ import statistics
 import time
 import urllib.request
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -145,7 +146,10 @@ def get_view(server_url: str, game: Game, token: str) -> tuple[float, int]:
 def test_a_self_playing_room_with_100000_cards_pays_the_bingo_to_the_right_cards(
     celery_procs: CeleryProcesses,  # noqa: F811 (the fixture imported above)
     server_url: str, venue: Any, room: Room, session: GameSession, caller: Any, cashier: Any, ball_set: Any,
+    settings: Any, tmp_path: Path,
 ) -> None:  # fmt: skip
+    # The index file written at the close of sales here is what the worker maps (same host, same directory).
+    settings.HALL_DETECTOR_DIR = celery_procs.env["HALL_DETECTOR_DIR"] = str(tmp_path / "detector")
     room.autoplay = True  # the worker files the claims of the recorded winners after each ball
     room.save(update_fields=["autoplay"])
     game = games.create_game(room=room, actor=caller, draw_source=DrawSource.RNG, pace_seconds=Decimal("0.2"))
@@ -156,6 +160,8 @@ def test_a_self_playing_room_with_100000_cards_pays_the_bingo_to_the_right_cards
     closed_in = time.perf_counter() - closing
     assert game.cards_sold == CARDS and game.sales_total == Decimal("100000.00")
     token = Token.objects.create(user=caller).key
+    (index_file,) = (tmp_path / "detector").glob("*.idx")
+    written = index_file.stat().st_mtime_ns
 
     celery_procs.start_worker("worker")
     celery_procs.start_beat()
@@ -177,6 +183,8 @@ def test_a_self_playing_room_with_100000_cards_pays_the_bingo_to_the_right_cards
             claims.confirm_claims(game=game, kind=game.claim_window, actor=caller)
         time.sleep(0.05)
 
+    assert "unusable" not in celery_procs.log("worker"), celery_procs.log("worker")[-3000:]
+    assert index_file.stat().st_mtime_ns == written  # mapped by the worker, never rebuilt from the database
     expected = expected_completions(game)
     recorded = set(Completion.objects.filter(game=game).values_list("kind", "card_id", "ordinal"))
     assert recorded == expected
