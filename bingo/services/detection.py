@@ -44,7 +44,7 @@ KEPT_FILES = 8
 
 log = logging.getLogger("hall.detection")
 
-Fingerprint = tuple[str, int, datetime | None, int]
+Fingerprint = tuple[str, int, datetime, datetime | None, int]
 
 
 @dataclass
@@ -65,8 +65,10 @@ def _postgresql() -> bool:
 
 
 def _fingerprint(game: Game) -> Fingerprint:
-    """What the sold set is frozen by: the database, the game, when its sales closed and how many sold."""
-    return (str(connection.settings_dict["NAME"]), game.pk, game.sales_closed_at, game.cards_sold)
+    """What the sold set is frozen by: the database, the game (and when it was made, should a restored
+    database hand its id out again), when its sales closed and how many cards were sold."""
+    database = str(connection.settings_dict["NAME"])
+    return (database, game.pk, game.created_at, game.sales_closed_at, game.cards_sold)
 
 
 def sales_closed(game: Game) -> GameIndex:
@@ -145,14 +147,23 @@ def _build(game: Game, fingerprint: Fingerprint, balls: list[int]) -> GameIndex:
         except (OSError, ValueError) as exc:
             log.warning("index file %s unusable (%s): rebuilt from the database", path, exc)
         else:
-            if index.cards == game.cards_sold:
+            if _sold_here(game, index):
                 index.apply_all(balls)
                 return index
+            log.warning("index file %s is not of game %s's sales: rebuilt from the database", path, game.pk)
     ids, packed = sold_numbers(game)
     index = build(ids, packed)
     _write_file(fingerprint, index)  # sales are frozen: right whether or not this ball commits
     index.apply_all(balls)
     return index
+
+
+def _sold_here(game: Game, index: GameIndex) -> bool:
+    """A cheap check that a file holds this game's sales: as many cards, and a sample of them sold here."""
+    if index.cards != game.cards_sold:
+        return False
+    sample = sorted({int(i) for i in index.card_ids[:: max(1, index.cards // 16)]})
+    return SoldCard.objects.filter(game=game, card_id__in=sample).count() == len(sample)
 
 
 def _file(fingerprint: Fingerprint) -> Path | None:

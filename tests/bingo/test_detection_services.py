@@ -21,6 +21,7 @@ from django.conf import settings as django_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bingo import detect_index
 from bingo.cards import CardGrid
 from bingo.detect import winners_at
 from bingo.models import Ball, CardSeries, Completion, Game, SoldCard
@@ -289,4 +290,24 @@ def test_an_unreadable_index_file_means_the_database(
         draw.enter_ball(game=game, number=number, actor=caller)
         assert len(loads) == 1  # rebuilt from the database (and the file written again)
         monkeypatch.undo()
+    assert recorded(game) == expected(game)
+
+
+def test_an_index_file_of_other_sales_is_not_used(
+    monkeypatch: pytest.MonkeyPatch, venue: Any, operator: Any, room: Room, session: GameSession, caller: Any,
+    cashier: Any, ball_set: Any,
+) -> None:  # fmt: skip
+    """A file under this game's name holding other cards (a restored database, a reused id) is refused."""
+    series = new_series(venue, operator, 10)
+    game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
+    (path,) = Path(django_settings.HALL_DETECTOR_DIR).glob("*.idx")
+    stranger = detect_index.load(path)
+    stranger.card_ids = stranger.card_ids + 10**9  # same shape, cards of no sale here
+    detect_index.save(stranger, path)
+    detection.forget()
+    loads = counting_loads(monkeypatch)
+    draw.enter_ball(game=game, number=1, actor=caller)
+    assert loads == [game.pk]
+    for number in range(2, 91):
+        draw.enter_ball(game=game, number=number, actor=caller)
     assert recorded(game) == expected(game)
