@@ -314,6 +314,25 @@ class Claim(models.Model):
         ordering = ["pk"]
 
 
+class Completion(models.Model):
+    """A sold card's first line or its bingo, recorded with the ball that made it, in that ball's
+    transaction (bingo.services.detection). The unclaimed-winners view and self-playing rooms read these."""
+
+    # The unique index below starts with the game; cards are never deleted: no index of their own.
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="completions", db_index=False)
+    card = models.ForeignKey(Card, on_delete=models.PROTECT, related_name="+", db_index=False)
+    kind = models.CharField(max_length=5, choices=ClaimKind.choices)
+    ordinal = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [
+            # A card completes its (first) line once and its bingo once: a repeated ball step cannot add rows.
+            models.UniqueConstraint(
+                fields=["game", "kind", "card"], name="completion_once_per_card_and_kind"
+            ),
+        ]
+
+
 class PrizeResult(models.Model):
     """How one prize of a game was paid: the winners' equal shares and the remainder (spec TB-11, OP-10)."""
 

@@ -220,6 +220,9 @@ CELERY_BEAT_SCHEDULE = {
 # --- The hall -------------------------------------------------------------------------------------------
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
+# Each game's winner index, written at the close of sales and memory-mapped by every process of the host
+# (bingo.services.detection); empty: none, each process rebuilds it from the database.
+HALL_DETECTOR_DIR = env.str("HALL_DETECTOR_DIR", default=str(VAR_DIR / "detector"))
 # Machine gateway: database threads per web process serving the machines' sockets (machines.consumers).
 MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
 # Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
