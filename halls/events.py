@@ -71,7 +71,9 @@ def publish(event: Event) -> None:
         return
     try:
         async_to_sync(layer.group_send)(
-            group_name(event.stream), {"type": CHANNEL_MESSAGE_TYPE, "text": event.encode()}
+            group_name(event.stream),
+            # The text screens receive, encoded once here; the stream, for the hub that fans it out.
+            {"type": CHANNEL_MESSAGE_TYPE, "stream": event.stream, "text": event.encode()},
         )
     except Exception:
         log.exception("could not publish %s #%s on %s", event.type, event.seq, event.stream)
