@@ -59,6 +59,9 @@ VENUE_LICENCE = "BENCH-SCREENS"
 METER_EVERY = 0.25  # the meter publisher's beat
 BALL_EVERY = 3.0  # a ball every 3 s
 DRAIN = 3.0  # seconds after the last event before the clients stop
+# A web process: uvicorn as deployed (uvloop, httptools, websockets-sansio), quiet.
+UVICORN = [PYTHON, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--lifespan", "off"]
+UVICORN += ["--log-level", "warning", "--no-access-log"]
 
 
 # --- a minimal WebSocket client (RFC 6455, text frames, answers pings) -----------------------------------
@@ -343,7 +346,7 @@ def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: flo
         handed_on(event)
         schedule.events.append(Published(event.seq, event.type, at, event.encode()))
 
-    events.publish = timed_publish  # type: ignore[assignment]
+    events.publish = timed_publish
     stream = f"room.{room_id}"
     screens.reset_poll_state()
     # The publisher keeps 0.25 s between the END of a publication and the next; ticking every 0.25 s
@@ -354,7 +357,7 @@ def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: flo
     start = time.time()
     schedule.measured_from = start + warmup
     tick = 0
-    while (now := time.time()) < start + warmup + seconds:
+    while time.time() < start + warmup + seconds:
         for pool_id in pool_ids:
             contributions.contribute(
                 pool=pool_id,
@@ -380,7 +383,7 @@ def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: flo
                 events.emit(stream, "ball.drawn", data)
         tick += 1
         time.sleep(max(0.0, start + tick * METER_EVERY - time.time()))
-    events.publish = handed_on  # type: ignore[assignment]
+    events.publish = handed_on
     return schedule
 
 
@@ -591,15 +594,15 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="bench-screens-"))
     print(
         f"{args.screens} screens on {args.processes} web processes, {args.clients} client processes, "
-        f"{len(pool_ids)} pools, {args.warmup:.0f} s warm-up + {args.seconds:.0f} s measured (work dir {workdir})"
+        f"{len(pool_ids)} pools, {args.warmup:.0f} s warm-up + {args.seconds:.0f} s measured "
+        f"(work dir {workdir})"
     )
     print(f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
 
     product_ports = ports(0)
     servers = [
         subprocess.Popen(
-            [PYTHON, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port)]
-            + ["--lifespan", "off", "--log-level", "warning", "--no-access-log"],
+            [*UVICORN, "--port", str(port)],
             cwd=ROOT,
             env=env,
         )
@@ -653,7 +656,8 @@ def main() -> None:
     )
     summary = (
         f"screens={args.screens} processes={args.processes} p50_ms={product.p50_ms:.1f} "
-        f"p99_ms={product.p99_ms:.1f} lost={product.lost} cpu_us_per_delivery={product.cpu_us_per_delivery:.1f}"
+        f"p99_ms={product.p99_ms:.1f} lost={product.lost} "
+        f"cpu_us_per_delivery={product.cpu_us_per_delivery:.1f}"
     )
     if baseline is not None:
         summary += (
