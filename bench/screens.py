@@ -43,6 +43,7 @@ import sys
 import tempfile
 import time
 import uuid
+import zlib
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -69,15 +70,18 @@ UVICORN += ["--log-level", "warning", "--no-access-log"]
 
 HANDSHAKE = (
     "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n{extensions}\r\n"
 )
+# What browsers offer: the server then compresses every frame, separately for every socket.
+DEFLATE = "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
 
 
 class ScreenClient(asyncio.Protocol):
     """One screen: records (seq, arrival time) of every event; heads and other frames are counted."""
 
-    def __init__(self, path: str, port: int) -> None:
-        self.request = HANDSHAKE.format(path=path, port=port).encode()
+    def __init__(self, path: str, port: int, deflate: bool) -> None:
+        self.request = HANDSHAKE.format(path=path, port=port, extensions=DEFLATE if deflate else "").encode()
+        self.inflate: Any = None  # a zlib decompressor once the server agreed to compress
         self.buffer = bytearray()
         self.opened: asyncio.Future[float] = asyncio.get_running_loop().create_future()
         self.transport: asyncio.Transport | None = None
@@ -102,15 +106,18 @@ class ScreenClient(asyncio.Protocol):
             end = self.buffer.find(b"\r\n\r\n")
             if end < 0:
                 return
-            status = bytes(self.buffer[:end]).split(b"\r\n", 1)[0]
+            head = bytes(self.buffer[:end])
+            status = head.split(b"\r\n", 1)[0]
             del self.buffer[: end + 4]
             if b" 101 " not in status:
                 self.opened.set_exception(ConnectionError(status.decode(errors="replace")))
                 return
+            if b"permessage-deflate" in head.lower():
+                self.inflate = zlib.decompressobj(-zlib.MAX_WBITS)
             self.opened.set_result(now)
         buf = self.buffer
         while len(buf) >= 2:
-            opcode, length, offset = buf[0] & 0x0F, buf[1] & 0x7F, 2
+            compressed, opcode, length, offset = buf[0] & 0x40, buf[0] & 0x0F, buf[1] & 0x7F, 2
             if length == 126:
                 if len(buf) < 4:
                     return
@@ -123,6 +130,8 @@ class ScreenClient(asyncio.Protocol):
                 return
             payload = bytes(buf[offset : offset + length])
             del buf[: offset + length]
+            if compressed and self.inflate is not None:
+                payload = self.inflate.decompress(payload + b"\x00\x00\xff\xff")
             if opcode == 0x1:
                 at = payload.find(b'"seq":', 0, 80)
                 if at >= 0:
@@ -149,7 +158,7 @@ async def run_clients(spec: dict[str, Any]) -> None:
             async with gate:
                 try:
                     _, client = await loop.create_connection(
-                        lambda: ScreenClient(path, port), "127.0.0.1", port
+                        lambda: ScreenClient(path, port, spec["deflate"]), "127.0.0.1", port
                     )
                     await asyncio.wait_for(client.opened, 20)
                     return client
@@ -425,13 +434,15 @@ class Result:
         return self.cpu_s / self.deliveries * 1e6 if self.deliveries else float("nan")
 
 
-def start_clients(ports: list[int], paths: list[str], count: int, workdir: Path, tag: str) -> list[Any]:
+def start_clients(
+    ports: list[int], paths: list[str], count: int, workdir: Path, tag: str, deflate: bool
+) -> list[Any]:
     """CLIENTS processes holding the screens (screen i on port i % len(ports)); returns [(proc, out)]."""
     targets = [(ports[i % len(ports)], paths[i]) for i in range(len(paths))]
     procs = []
     for c in range(count):
         out = workdir / f"{tag}-clients-{c}.json"
-        spec = {"targets": targets[c::count], "out": str(out)}
+        spec = {"targets": targets[c::count], "out": str(out), "deflate": deflate}
         spec_path = workdir / f"{tag}-clients-{c}.spec.json"
         spec_path.write_text(json.dumps(spec))
         proc = subprocess.Popen(
@@ -505,7 +516,7 @@ def measure(
     for port in ports:
         wait_listening(port)
     t0 = time.monotonic()
-    clients = start_clients(ports, paths, args.clients, workdir, tag)
+    clients = start_clients(ports, paths, args.clients, workdir, tag, args.deflate)
     print(f"  {len(paths)} screens connected in {time.monotonic() - t0:.1f} s")
     server_pids = [p.pid for p in servers]
     client_pids = [p.pid for p, _ in clients]
@@ -557,6 +568,11 @@ def main() -> None:
     parser.add_argument("--port-base", type=int, default=0, help="first port (0: free ports)")
     parser.add_argument("--quick", action="store_true", help="300 screens, 20 s")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument(
+        "--deflate",
+        action="store_true",
+        help="clients offer permessage-deflate, as browsers do (see the note)",
+    )
     parser.add_argument("--client", help=argparse.SUPPRESS)
     parser.add_argument("--bare-server", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
