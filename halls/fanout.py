@@ -149,7 +149,10 @@ class StreamHub:
                 continue
             if message.get("type") == CHANNEL_MESSAGE_TYPE:
                 self.events += 1
-                self.fan_out(message["stream"], {"type": "websocket.send", "text": message["text"]})
+                text = message["text"]
+                # A publisher of the previous release (a rolling restart) does not name the stream.
+                stream = message.get("stream") or json.loads(text)["stream"]
+                self.fan_out(stream, {"type": "websocket.send", "text": text})
 
     def fan_out(self, stream: str, frame: dict[str, Any]) -> None:
         """Write one frame (the same ASGI message, the same text) to every local socket of the stream."""
