@@ -227,6 +227,9 @@ HALL_DETECTOR_DIR = env.str("HALL_DETECTOR_DIR", default=str(VAR_DIR / "detector
 MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
 # Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
 # without protocol-level prepared statements (PgBouncer < 1.21 or max_prepared_statements = 0).
+# Every this many seconds each web process re-checks its screens (deactivated ones are closed) and
+# sends each one its stream's head, so a screen that lost the last event reloads its snapshot.
+HALL_SCREEN_SWEEP_SECONDS = env.float("HALL_SCREEN_SWEEP_SECONDS", default=10.0)
 HALL_POOL_PREPARED_STATEMENTS = env.bool("HALL_POOL_PREPARED_STATEMENTS", default=True)
 # Group commit of independent contributions (jackpots.services.batcher): at most this many per group,
 # gathered for at most this long, with this many groups writing at once.
