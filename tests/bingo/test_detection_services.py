@@ -262,7 +262,7 @@ def test_the_migration_records_the_games_already_in_play(
     venue: Any, operator: Any, room: Room, session: GameSession, caller: Any, cashier: Any, ball_set: Any
 ) -> None:
     """Games drawing when 0004 is applied get the completions of the balls they already have."""
-    migration = importlib.import_module("bingo.migrations.0004_completions")
+    migration = importlib.import_module("bingo.migrations.0005_completions")
     series = new_series(venue, operator, 10)
     game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
     for number in range(1, 61):
