@@ -203,13 +203,8 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HALL_PROGRAM_SCHEDULE_SECONDS", default=30.0),
         "options": {"expires": 30.0},
     },
-    # Machines: every linked machine hears its levels at least twice a second (they lock after 5 s of
-    # silence); machines silent for too long are marked offline with an alert.
-    "broadcast-progressives": {
-        "task": "machines.tasks.broadcast_progressives",
-        "schedule": env.float("HALL_MACHINE_BROADCAST_SECONDS", default=0.3),
-        "options": {"expires": 0.5},
-    },
+    # Machines: silent machines are marked offline with an alert. (Their progressive broadcast is not a beat
+    # task: machines.broadcaster runs it in a loop of its own, see HALL_MACHINE_BROADCAST_SECONDS below.)
     "watch-machine-links": {
         "task": "machines.tasks.watch_machine_links",
         "schedule": env.float("HALL_MACHINE_WATCH_SECONDS", default=1.0),
@@ -220,6 +215,10 @@ CELERY_BEAT_SCHEDULE = {
 # --- The hall -------------------------------------------------------------------------------------------
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
+# Machines: every linked machine hears its levels this often (machines.broadcaster; they lock after 5 s
+# of silence). The broadcaster goes on with the last levels it read while reads fail, for at most this long.
+HALL_MACHINE_BROADCAST_SECONDS = env.float("HALL_MACHINE_BROADCAST_SECONDS", default=0.3)
+HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS = env.float("HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS", default=10.0)
 # Machine gateway: database threads per web process serving the machines' sockets (machines.consumers).
 MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
 # Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler

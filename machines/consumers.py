@@ -29,8 +29,8 @@ thread: the batches, hellos and heartbeats of hundreds of machines would queue b
 thread. The machine row lock in the gateway serialises anything about one machine; the threads keep their
 database connection between calls when CONN_MAX_AGE > 0.
 
-Broadcasts are encoded once by the task (machines.tasks) and sent here as text, so fan-out costs one
-socket write per machine and no JSON work.
+Broadcasts are encoded once by the broadcaster (machines.broadcaster) and sent here as text, so fan-out
+costs one socket write per machine and no JSON work.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
 
-from machines import protocol
+from machines import broadcaster, protocol
 from machines.models import LinkMember
 from machines.services import broadcast, gateway, push, registry
 
@@ -61,7 +61,7 @@ log = logging.getLogger("hall.machines.gateway")
 T = TypeVar("T")
 
 # The channel-layer message types this consumer implements (see the handlers below).
-PROGRESSIVE_TYPE = "machine.progressive"
+PROGRESSIVE_TYPE = broadcaster.PROGRESSIVE_TYPE
 RELINK_TYPE = push.RELINK_TYPE
 
 # Close codes: the device token was refused (before accept); a frame far beyond any message (RFC 6455).

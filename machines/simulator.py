@@ -600,6 +600,7 @@ class Report:
     # Per machine: max broadcast interval, and how many of its measured whole seconds heard fewer than 2.
     max_interval_per_machine: list[float] = field(default_factory=list)
     thin_seconds_per_machine: list[int] = field(default_factory=list)
+    min_per_second_per_machine: list[int] = field(default_factory=list)  # fewest heard in a whole second
     rate_per_machine: list[float] = field(default_factory=list)
     unanswered: int = 0  # messages still pending at the end (their outcome is unknown)
     wall_start: float = 0.0  # the measured window in wall-clock time (time.time())
@@ -649,6 +650,9 @@ class Report:
             report.thin_seconds_per_machine.append(
                 sum(1 for sec in whole if s.broadcast_seconds.get(sec, 0) < 2)
             )
+            report.min_per_second_per_machine.append(
+                min((s.broadcast_seconds.get(sec, 0) for sec in whole), default=0)
+            )
             heard = sum(s.broadcast_seconds.get(sec, 0) for sec in whole)
             report.rate_per_machine.append(heard / len(whole) if len(whole) else math.nan)
             report.unanswered += len(brain.pending)
@@ -666,6 +670,7 @@ class Report:
             broadcast_delays=self.broadcast_delays + other.broadcast_delays,
             max_interval_per_machine=self.max_interval_per_machine + other.max_interval_per_machine,
             thin_seconds_per_machine=self.thin_seconds_per_machine + other.thin_seconds_per_machine,
+            min_per_second_per_machine=self.min_per_second_per_machine + other.min_per_second_per_machine,
             rate_per_machine=self.rate_per_machine + other.rate_per_machine,
             unanswered=self.unanswered + other.unanswered,
             wall_start=min(self.wall_start, other.wall_start) if self.wall_start else other.wall_start,
@@ -694,6 +699,7 @@ class Report:
                 v if math.isfinite(v) else -1 for v in self.max_interval_per_machine
             ],
             "thin_seconds_per_machine": self.thin_seconds_per_machine,
+            "min_per_second_per_machine": self.min_per_second_per_machine,
             "rate_per_machine": self.rate_per_machine,
             "unanswered": self.unanswered,
             "wall_start": self.wall_start,
@@ -716,6 +722,7 @@ class Report:
                 float(v) if v >= 0 else math.inf for v in data["max_interval_per_machine"]
             ],
             thin_seconds_per_machine=[int(v) for v in data["thin_seconds_per_machine"]],
+            min_per_second_per_machine=[int(v) for v in data.get("min_per_second_per_machine", [])],
             rate_per_machine=[float(v) for v in data["rate_per_machine"]],
             unanswered=int(data["unanswered"]),
             wall_start=float(data.get("wall_start", 0.0)),
