@@ -15,14 +15,16 @@ channel-layer messages: a broadcast never waits behind a gateway call, and a mac
 under load still hears its link (it would lock itself after 5 s of silence). A board with more than
 MAX_PENDING_FRAMES frames waiting gets ``rejected busy`` for the next ones (nothing taken).
 
-Group commit: play, meters, event, hit and heartbeat frames of all the process's connections go to one batcher
-(`FrameBatcher`, one per event loop). A batch runner takes what is waiting (up to BATCH_FRAMES frames,
-gathering at most BATCH_WAIT seconds) and hands it to ONE `gateway.receive_many` call: one transaction,
-one commit, a handful of statements for the whole batch, where one call per frame cost a transaction and
-~8 round trips per play. At most BATCH_RUNNERS batches are in the database at once and only one gathers,
-so under load the next batch fills while the previous one commits. A connection has at most one frame in
-flight (its worker awaits each reply), so one machine's frames never race each other. Hello, connect and
-disconnect stay one call each (rare, and hello answers with the welcome and the link to follow).
+Group commit: play, meters, event, hit, heartbeat and hello frames of all the process's connections go to
+one batcher (`FrameBatcher`, one per event loop). A batch runner takes what is waiting (up to BATCH_FRAMES
+frames, gathering at most BATCH_WAIT seconds) and hands it to ONE `gateway.receive_many` call: one
+transaction, one commit, a handful of statements for the whole batch, where one call per frame cost a
+transaction and ~8 round trips per play. At most BATCH_RUNNERS batches are in the database at once and only
+one gathers, so under load the next batch fills while the previous one commits. A connection has at most one
+frame in flight (its worker awaits each reply), so one machine's frames never race each other. Connect and
+disconnect stay one call each. Hellos go through the batcher too: after a lock-up or a restart a whole floor
+says hello within a second, and one transaction per hello (with its audit entry on the venue's chain) was a
+storm that never drained; in a batch they share one transaction, one read of the levels, one chain lock.
 
 Why the database calls run on a small pool of threads of their own rather than Channels' one shared sync
 thread: the batches, hellos and heartbeats of hundreds of machines would queue behind each other on one
@@ -110,14 +112,32 @@ _Reply = dict[str, Any]
 _Pending = tuple[int, protocol.Message, "asyncio.Future[_Reply]"]
 
 
+# A welcome taken in a batch carries the link group its machine is in now under this key, for the
+# connection to follow; the consumer takes it out before the welcome goes to the board.
+LINK_GROUP_KEY = "_link_group_id"
+
+
 def _receive_batch(batch: Sequence[tuple[int, protocol.Message]]) -> list[_Reply]:
     """The reply to each frame of the batch. A batch of one is `receive` (the same thing: receive is
-    receive_many of one), which keeps a single frame's failure its own."""
+    receive_many of one), which keeps a single frame's failure its own. Hellos come in batches too (after a
+    lock-up a floor says hello at once): their welcomes get the machines' link groups, read in one query."""
     if len(batch) == 1:
         machine_id, message = batch[0]
-        return [gateway.receive(machine_id=machine_id, messages=[message])[0]]
-    replies = gateway.receive_many([(machine_id, [message]) for machine_id, message in batch])
-    return [frame[0] for frame in replies]
+        replies = [gateway.receive(machine_id=machine_id, messages=[message])[0]]
+    else:
+        frames = gateway.receive_many([(machine_id, [message]) for machine_id, message in batch])
+        replies = [frame[0] for frame in frames]
+    greeted = [i for i, (_, message) in enumerate(batch) if isinstance(message, protocol.Hello)]
+    if greeted:
+        groups = dict(
+            LinkMember.objects.filter(
+                machine_id__in={batch[i][0] for i in greeted}, left_at__isnull=True
+            ).values_list("machine_id", "group_id")
+        )
+        for i in greeted:
+            if replies[i].get("type") == "welcome":
+                replies[i][LINK_GROUP_KEY] = groups.get(batch[i][0])
+    return replies
 
 
 class FrameBatcher:
@@ -221,13 +241,6 @@ def _authenticate(venue_id: int | None, asset: str, token: str) -> tuple[int, in
         return None
     gateway.connected(machine_id=machine.pk)
     return machine.pk, active_link_group(machine.pk)
-
-
-def _hello(machine_id: int, message: protocol.Hello) -> tuple[dict[str, Any], int | None]:
-    """The welcome, and the link group the machine is in now (it may have joined or left one since it
-    connected): the consumer follows it."""
-    welcome = gateway.hello(machine_id=machine_id, message=message)
-    return welcome, active_link_group(machine_id)
 
 
 def _disconnected(machine_id: int) -> None:
@@ -363,8 +376,9 @@ class MachineConsumer(AsyncWebsocketConsumer):
             await batcher().take(machine_id, message)
             return
         if isinstance(message, protocol.Hello):
-            welcome, group_id = await in_db_thread(_hello)(machine_id, message)
-            await self._follow_link(group_id)
+            welcome = await batcher().take(machine_id, message)
+            if LINK_GROUP_KEY in welcome:
+                await self._follow_link(welcome.pop(LINK_GROUP_KEY))
             await self.send(text_data=protocol.encode(welcome))
             return
         reply = await batcher().take(machine_id, message)
