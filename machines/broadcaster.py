@@ -6,8 +6,8 @@ not on the gateway's database threads. `Broadcaster.serve` is one asyncio loop w
 
 - the sender, every `interval` seconds (HALL_MACHINE_BROADCAST_SECONDS, 0.3 s): each group's payload
   with the last levels read and a fresh ``at``, encoded once, one ``group_send`` per link group (the
-  pub/sub layer publishes it once; each web process writes it to its own sockets). It never waits for the
-  database;
+  pub/sub layer publishes it once; each web process hears it once and writes it to its own sockets,
+  machines.floor). It never waits for the database;
 - the reader, in a thread of its own (its own database connection): one `progressive_broadcasts` read
   (one query for the groups, one for all their meters) per interval, replacing the levels the sender uses.
 
@@ -52,25 +52,29 @@ def dumps(payload: dict[str, Any]) -> str:
     return json.dumps(payload, separators=(",", ":"))
 
 
-def encode(snapshot: Snapshot, at_ms: int) -> list[tuple[str, str]]:
-    """(channel-layer group, encoded payload) of every group of the snapshot, stamped `at_ms`."""
-    return [
-        (broadcast.channel_group(item.group_id), dumps(protocol.progressive(item.code, item.levels, at_ms)))
-        for item in snapshot
-    ]
+def encode(snapshot: Snapshot, at_ms: int) -> list[tuple[int, str]]:
+    """(link group id, encoded payload) of every group of the snapshot, stamped `at_ms`."""
+    return [(item.group_id, dumps(protocol.progressive(item.code, item.levels, at_ms))) for item in snapshot]
 
 
-async def send_all(layer: Any, sends: list[tuple[str, str]]) -> int:
-    """One ``group_send`` per group; one group's failure does not silence the others (their machines would
-    lock). Returns how many groups were sent to."""
+async def send_all(layer: Any, sends: list[tuple[int, str]]) -> int:
+    """One ``group_send`` per link group (each web process hears it once on its floor's channel and writes
+    it to its own sockets, machines.floor); one group's failure does not silence the others (their
+    machines would lock). Returns how many groups were sent to."""
     sent = 0
-    for group, text in sends:
+    for group_id, text in sends:
         try:
-            await layer.group_send(group, {"type": PROGRESSIVE_TYPE, "text": text})
+            await layer.group_send(
+                broadcast.channel_group(group_id), {"type": PROGRESSIVE_TYPE, "group": group_id, "text": text}
+            )
             sent += 1
         except Exception:
-            log.exception("could not broadcast to %s", group)
+            log.exception("could not broadcast to link group %s", group_id)
     return sent
+
+
+def _close_connection() -> None:
+    connection.close()  # looked up in the calling thread: that thread's own connection
 
 
 def _read() -> Snapshot:
@@ -110,7 +114,7 @@ class Broadcaster:
                 with contextlib.suppress(asyncio.CancelledError):
                     await reader
                 # The reader thread's connection: closed in that thread (Django connections are per thread).
-                await asyncio.get_running_loop().run_in_executor(reads, connection.close)
+                await asyncio.get_running_loop().run_in_executor(reads, _close_connection)
 
     async def _reader(self, stop: asyncio.Event, reads: ThreadPoolExecutor) -> None:
         loop = asyncio.get_running_loop()

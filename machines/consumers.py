@@ -55,8 +55,9 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from machines import broadcaster, protocol
+from machines.floor import LocalFloor, local_floor
 from machines.models import LinkMember
-from machines.services import broadcast, gateway, push, registry
+from machines.services import gateway, push, registry
 
 log = logging.getLogger("hall.machines.gateway")
 
@@ -268,6 +269,9 @@ def _query(scope: dict[str, Any]) -> tuple[str, int | None] | None:
 class MachineConsumer(AsyncWebsocketConsumer):
     machine_id: int | None = None
     link_group_id: int | None = None
+    floor: LocalFloor | None = None
+    broadcast_waiting = False  # a broadcast write waits for the socket (a stalled board)
+    _broadcast_task: asyncio.Task[None] | None = None
     frames: asyncio.Queue[protocol.Message | protocol.ProtocolError | None]
     worker: asyncio.Task[None] | None = None
 
@@ -294,6 +298,8 @@ class MachineConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_REFUSED)
             return
         self.machine_id, group_id = found
+        self.floor = local_floor()
+        self.floor.connected()
         await self.channel_layer.group_add(push.group_name(self.machine_id), self.channel_name)
         await self._follow_link(group_id)
         self.frames = asyncio.Queue(maxsize=MAX_PENDING_FRAMES)
@@ -312,21 +318,22 @@ class MachineConsumer(AsyncWebsocketConsumer):
             await asyncio.wait([self.worker])
         await self.channel_layer.group_discard(push.group_name(self.machine_id), self.channel_name)
         await self._follow_link(None)
+        if self.floor is not None:
+            self.floor.disconnected()
         try:
             await in_db_thread(_disconnected)(self.machine_id)
         except Exception:  # the socket is gone either way; the link watch catches a silent machine
             log.exception("could not record machine %s as disconnected", self.machine_id)
 
     async def _follow_link(self, group_id: int | None) -> None:
-        """Listen to the broadcasts of `group_id` (None: of no group) and stop listening to the old one."""
-        if group_id == self.link_group_id:
+        """Hear the broadcasts of `group_id` (None: of no group) on the process's floor, and no longer
+        those of the old one."""
+        if group_id == self.link_group_id or self.floor is None:
             return
         if self.link_group_id is not None:
-            await self.channel_layer.group_discard(
-                broadcast.channel_group(self.link_group_id), self.channel_name
-            )
+            await self.floor.leave(self.link_group_id, self)
         if group_id is not None:
-            await self.channel_layer.group_add(broadcast.channel_group(group_id), self.channel_name)
+            await self.floor.join(group_id, self)
         self.link_group_id = group_id
 
     # --- frames from the board ---
@@ -336,6 +343,8 @@ class MachineConsumer(AsyncWebsocketConsumer):
         messages, so a broadcast never waits behind a gateway call."""
         if self.worker is None:  # not accepted: nothing reaches here, but never act for nobody
             return
+        if self.floor is not None and self.machine_id is not None:
+            self.floor.heard_from(self.machine_id)  # alive, however long its frame waits for the gateway
         frame: str | bytes = text_data if text_data is not None else (bytes_data or b"")
         if len(frame) > ABUSE_BYTES:
             await self.close(code=CLOSE_TOO_BIG)
@@ -386,9 +395,25 @@ class MachineConsumer(AsyncWebsocketConsumer):
 
     # --- messages from the system (channel layer) ---
 
+    def offer_broadcast(self, text: str) -> None:
+        """A link group's broadcast (from the process's floor), already encoded once: written now, unless
+        the last one still waits for this socket (then this one is dropped: the next is newer)."""
+        if self.broadcast_waiting:
+            return
+        self.broadcast_waiting = True
+        self._broadcast_task = asyncio.get_running_loop().create_task(self._write_broadcast(text))
+
+    async def _write_broadcast(self, text: str) -> None:
+        try:
+            await self.send(text_data=text)
+        except Exception:  # the socket is gone: its disconnect takes it off the floor
+            log.debug("broadcast not written to machine %s", self.machine_id, exc_info=True)
+        finally:
+            self.broadcast_waiting = False
+
     async def machine_progressive(self, message: dict[str, Any]) -> None:
-        """A link group's broadcast, already encoded once by the task."""
-        await self.send(text_data=message["text"])
+        """A broadcast sent to this connection's own channel (not how they come: see machines.floor)."""
+        self.offer_broadcast(message["text"])
 
     async def machine_push(self, message: dict[str, Any]) -> None:
         """A service tells this machine something (lock, unlock): sent as is."""

@@ -12,7 +12,7 @@ an operator's shell use it).
 
 from __future__ import annotations
 
-from typing import Any
+import time
 
 from asgiref.sync import async_to_sync
 from celery import shared_task
@@ -22,20 +22,16 @@ from machines import broadcaster
 from machines.services import broadcast, liveness
 
 
-def send_broadcasts(payloads: list[tuple[str, dict[str, Any]]]) -> int:
-    """Send each (channel-layer group, payload) once; returns how many groups were sent to."""
-    layer = get_channel_layer()
-    if layer is None or not payloads:
-        return 0
-    snapshot = [(group, broadcaster.dumps(payload)) for group, payload in payloads]
-    sent: int = async_to_sync(broadcaster.send_all)(layer, snapshot)
-    return sent
-
-
 @shared_task(ignore_result=True)
 def broadcast_progressives() -> int:
-    """Every link group's levels to its machines, once, now; returns the number of groups."""
-    return send_broadcasts(broadcast.progressive_broadcasts())
+    """Every link group's levels to its machines, once, now; returns the number of groups sent to."""
+    layer = get_channel_layer()
+    snapshot = broadcast.link_levels()
+    if layer is None or not snapshot:
+        return 0
+    sends = broadcaster.encode(snapshot, int(time.time() * 1000))
+    sent: int = async_to_sync(broadcaster.send_all)(layer, sends)
+    return sent
 
 
 @shared_task(ignore_result=True)

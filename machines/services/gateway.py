@@ -729,6 +729,32 @@ def heartbeat(*, machine_id: int, received_at: datetime | None = None) -> None:
     ).update(online=True, last_seen_at=at)
 
 
+_MARK_HEARD_SQL = """
+UPDATE machines_machine SET last_seen_at = %s
+WHERE id IN (
+    SELECT id FROM machines_machine
+    WHERE id = ANY(%s::bigint[]) AND last_seen_at < %s
+    ORDER BY id
+    FOR UPDATE SKIP LOCKED
+)
+"""
+
+
+def mark_heard(*, machine_ids: Sequence[int], received_at: datetime | None = None) -> None:
+    """These machines' connections carried frames just now (their batches may still be waiting): they
+    are alive, whatever the gateway's backlog. One statement; each row written at most once a second
+    (HEARTBEAT_WRITE_EVERY), and rows a batch holds right now are skipped (that batch writes them)."""
+    if not machine_ids:
+        return
+    at = received_at or now()
+    stale = at - HEARTBEAT_WRITE_EVERY
+    if connection.vendor != "postgresql":
+        Machine.objects.filter(pk__in=machine_ids, last_seen_at__lt=stale).update(last_seen_at=at)
+        return
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_MARK_HEARD_SQL, [at, list(machine_ids), stale])
+
+
 def connected(*, machine_id: int, received_at: datetime | None = None) -> None:
     """Its connection opened (it says hello next)."""
     at = received_at or now()
