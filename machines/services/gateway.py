@@ -701,13 +701,6 @@ def _welcome(machine: Machine, code: str | None, levels: list[dict[str, str]]) -
     }
 
 
-def welcome_payload(machine: Machine, pool_id: int | None, group_id: int | None) -> dict[str, Any]:
-    code = None
-    if group_id is not None:
-        code = LinkGroup.objects.filter(pk=group_id).values_list("code", flat=True).first()
-    return _welcome(machine, code, levels_payload(pool_id))
-
-
 def hello(
     *, machine_id: int, message: protocol.Hello | None = None, received_at: datetime | None = None
 ) -> dict[str, Any]:
