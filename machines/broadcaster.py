@@ -105,16 +105,18 @@ class Broadcaster:
             log.warning("no channel layer: the progressive broadcaster does nothing")
             return
         # One thread of its own for the reads: they never queue behind the gateway's calls.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="broadcast-read") as reads:
-            reader = asyncio.create_task(self._reader(stop, reads))
-            try:
-                await self._sender(stop, layer)
-            finally:
-                reader.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await reader
-                # The reader thread's connection: closed in that thread (Django connections are per thread).
-                await asyncio.get_running_loop().run_in_executor(reads, _close_connection)
+        reads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="broadcast-read")
+        reader = asyncio.create_task(self._reader(stop, reads))
+        try:
+            await self._sender(stop, layer)
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+            # The reader thread's connection is closed in that thread (Django connections are per thread),
+            # after a read in flight; stopping does not wait for a hung one.
+            reads.submit(_close_connection)
+            reads.shutdown(wait=False)
 
     async def _reader(self, stop: asyncio.Event, reads: ThreadPoolExecutor) -> None:
         loop = asyncio.get_running_loop()
