@@ -4,7 +4,7 @@ The broadcast is the machines' link heartbeat (a machine that hears none for 5 s
 apart from everything that can be slow: not a Celery task behind folding, sealing or the link watch, and
 not on the gateway's database threads. `Broadcaster.serve` is one asyncio loop with two tasks:
 
-- the sender, every `interval` seconds (HALL_MACHINE_BROADCAST_SECONDS, 0.3 s): each group's payload
+- the sender, every `interval` seconds (HALL_MACHINE_BROADCAST_SECONDS, 0.25 s): each group's payload
   with the last levels read and a fresh ``at``, encoded once, one ``group_send`` per link group (the
   pub/sub layer publishes it once; each web process hears it once and writes it to its own sockets,
   machines.floor). It never waits for the database;
