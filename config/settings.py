@@ -216,7 +216,8 @@ CELERY_BEAT_SCHEDULE = {
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
 # Machines: every linked machine hears its levels this often (machines.broadcaster; they lock after 5 s
-# of silence and must hear at least 2 a second: 4 a second rides out a half-second hiccup of a busy host). The broadcaster goes on with the last levels it read while reads fail, for at most this long.
+# of silence and must hear at least 2 a second: 4 a second rides out a half-second hiccup of a busy host).
+# The broadcaster goes on with the last levels it read while reads fail, for at most MAX_STALE seconds.
 HALL_MACHINE_BROADCAST_SECONDS = env.float("HALL_MACHINE_BROADCAST_SECONDS", default=0.25)
 HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS = env.float("HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS", default=10.0)
 # Machine gateway: database threads per web process serving the machines' sockets (machines.consumers).
