@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from halls.models import AuditEntry, Venue
 from jackpots.models import Pool
@@ -125,7 +126,7 @@ def test_the_watch_marks_a_whole_silent_floor_in_a_fixed_number_of_statements(
     floor = [register(an10_venue, pool_operator)[0] for _ in range(30)]
     for m in floor:
         links.join_link(group=link, machine=m, actor=pool_operator)
-    t0 = gateway.now()
+    t0 = timezone.now()
     gateway.receive_many([(m.pk, [play(1)]) for m in floor], received_at=t0)
     hand_paid, fresh, alerted = floor[0], floor[1], floor[2]
     gateway.receive(machine_id=hand_paid.pk, messages=[hit(2)], received_at=t0)
