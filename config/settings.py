@@ -203,13 +203,8 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HALL_PROGRAM_SCHEDULE_SECONDS", default=30.0),
         "options": {"expires": 30.0},
     },
-    # Machines: every linked machine hears its levels at least twice a second (they lock after 5 s of
-    # silence); machines silent for too long are marked offline with an alert.
-    "broadcast-progressives": {
-        "task": "machines.tasks.broadcast_progressives",
-        "schedule": env.float("HALL_MACHINE_BROADCAST_SECONDS", default=0.3),
-        "options": {"expires": 0.5},
-    },
+    # Machines: silent machines are marked offline with an alert. (Their progressive broadcast is not a beat
+    # task: machines.broadcaster runs it in a loop of its own, see HALL_MACHINE_BROADCAST_SECONDS below.)
     "watch-machine-links": {
         "task": "machines.tasks.watch_machine_links",
         "schedule": env.float("HALL_MACHINE_WATCH_SECONDS", default=1.0),
@@ -223,13 +218,18 @@ HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", defau
 # Each game's winner index, written at the close of sales and memory-mapped by every process of the host
 # (bingo.services.detection); empty: none, each process rebuilds it from the database.
 HALL_DETECTOR_DIR = env.str("HALL_DETECTOR_DIR", default=str(VAR_DIR / "detector"))
+# Machines: every linked machine hears its levels this often (machines.broadcaster; they lock after 5 s
+# of silence and must hear at least 2 a second: 4 a second rides out a half-second hiccup of a busy host).
+# The broadcaster goes on with the last levels it read while reads fail, for at most MAX_STALE seconds.
+HALL_MACHINE_BROADCAST_SECONDS = env.float("HALL_MACHINE_BROADCAST_SECONDS", default=0.25)
+HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS = env.float("HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS", default=10.0)
 # Machine gateway: database threads per web process serving the machines' sockets (machines.consumers).
 MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
-# Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
-# without protocol-level prepared statements (PgBouncer < 1.21 or max_prepared_statements = 0).
 # Every this many seconds each web process re-checks its screens (deactivated ones are closed) and
 # sends each one its stream's head, so a screen that lost the last event reloads its snapshot.
 HALL_SCREEN_SWEEP_SECONDS = env.float("HALL_SCREEN_SWEEP_SECONDS", default=10.0)
+# Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
+# without protocol-level prepared statements (PgBouncer < 1.21 or max_prepared_statements = 0).
 HALL_POOL_PREPARED_STATEMENTS = env.bool("HALL_POOL_PREPARED_STATEMENTS", default=True)
 # Group commit of independent contributions (jackpots.services.batcher): at most this many per group,
 # gathered for at most this long, with this many groups writing at once.

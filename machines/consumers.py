@@ -15,22 +15,24 @@ channel-layer messages: a broadcast never waits behind a gateway call, and a mac
 under load still hears its link (it would lock itself after 5 s of silence). A board with more than
 MAX_PENDING_FRAMES frames waiting gets ``rejected busy`` for the next ones (nothing taken).
 
-Group commit: play, meters, event, hit and heartbeat frames of all the process's connections go to one batcher
-(`FrameBatcher`, one per event loop). A batch runner takes what is waiting (up to BATCH_FRAMES frames,
-gathering at most BATCH_WAIT seconds) and hands it to ONE `gateway.receive_many` call: one transaction,
-one commit, a handful of statements for the whole batch, where one call per frame cost a transaction and
-~8 round trips per play. At most BATCH_RUNNERS batches are in the database at once and only one gathers,
-so under load the next batch fills while the previous one commits. A connection has at most one frame in
-flight (its worker awaits each reply), so one machine's frames never race each other. Hello, connect and
-disconnect stay one call each (rare, and hello answers with the welcome and the link to follow).
+Group commit: play, meters, event, hit, heartbeat and hello frames of all the process's connections go to
+one batcher (`FrameBatcher`, one per event loop). A batch runner takes what is waiting (up to BATCH_FRAMES
+frames, gathering at most BATCH_WAIT seconds) and hands it to ONE `gateway.receive_many` call: one
+transaction, one commit, a handful of statements for the whole batch, where one call per frame cost a
+transaction and ~8 round trips per play. At most BATCH_RUNNERS batches are in the database at once and only
+one gathers, so under load the next batch fills while the previous one commits. A connection has at most one
+frame in flight (its worker awaits each reply), so one machine's frames never race each other. Connect and
+disconnect stay one call each. Hellos go through the batcher too: after a lock-up or a restart a whole floor
+says hello within a second, and one transaction per hello (with its audit entry on the venue's chain) was a
+storm that never drained; in a batch they share one transaction, one read of the levels, one chain lock.
 
 Why the database calls run on a small pool of threads of their own rather than Channels' one shared sync
 thread: the batches, hellos and heartbeats of hundreds of machines would queue behind each other on one
 thread. The machine row lock in the gateway serialises anything about one machine; the threads keep their
 database connection between calls when CONN_MAX_AGE > 0.
 
-Broadcasts are encoded once by the task (machines.tasks) and sent here as text, so fan-out costs one
-socket write per machine and no JSON work.
+Broadcasts are encoded once by the broadcaster (machines.broadcaster) and sent here as text, so fan-out
+costs one socket write per machine and no JSON work.
 """
 
 from __future__ import annotations
@@ -52,16 +54,17 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
 
-from machines import protocol
+from machines import broadcaster, protocol
+from machines.floor import LocalFloor, local_floor
 from machines.models import LinkMember
-from machines.services import broadcast, gateway, push, registry
+from machines.services import gateway, push, registry
 
 log = logging.getLogger("hall.machines.gateway")
 
 T = TypeVar("T")
 
 # The channel-layer message types this consumer implements (see the handlers below).
-PROGRESSIVE_TYPE = "machine.progressive"
+PROGRESSIVE_TYPE = broadcaster.PROGRESSIVE_TYPE
 RELINK_TYPE = push.RELINK_TYPE
 
 # Close codes: the device token was refused (before accept); a frame far beyond any message (RFC 6455).
@@ -110,14 +113,32 @@ _Reply = dict[str, Any]
 _Pending = tuple[int, protocol.Message, "asyncio.Future[_Reply]"]
 
 
+# A welcome taken in a batch carries the link group its machine is in now under this key, for the
+# connection to follow; the consumer takes it out before the welcome goes to the board.
+LINK_GROUP_KEY = "_link_group_id"
+
+
 def _receive_batch(batch: Sequence[tuple[int, protocol.Message]]) -> list[_Reply]:
     """The reply to each frame of the batch. A batch of one is `receive` (the same thing: receive is
-    receive_many of one), which keeps a single frame's failure its own."""
+    receive_many of one), which keeps a single frame's failure its own. Hellos come in batches too (after a
+    lock-up a floor says hello at once): their welcomes get the machines' link groups, read in one query."""
     if len(batch) == 1:
         machine_id, message = batch[0]
-        return [gateway.receive(machine_id=machine_id, messages=[message])[0]]
-    replies = gateway.receive_many([(machine_id, [message]) for machine_id, message in batch])
-    return [frame[0] for frame in replies]
+        replies = [gateway.receive(machine_id=machine_id, messages=[message])[0]]
+    else:
+        frames = gateway.receive_many([(machine_id, [message]) for machine_id, message in batch])
+        replies = [frame[0] for frame in frames]
+    greeted = [i for i, (_, message) in enumerate(batch) if isinstance(message, protocol.Hello)]
+    if greeted:
+        groups = dict(
+            LinkMember.objects.filter(
+                machine_id__in={batch[i][0] for i in greeted}, left_at__isnull=True
+            ).values_list("machine_id", "group_id")
+        )
+        for i in greeted:
+            if replies[i].get("type") == "welcome":
+                replies[i][LINK_GROUP_KEY] = groups.get(batch[i][0])
+    return replies
 
 
 class FrameBatcher:
@@ -223,13 +244,6 @@ def _authenticate(venue_id: int | None, asset: str, token: str) -> tuple[int, in
     return machine.pk, active_link_group(machine.pk)
 
 
-def _hello(machine_id: int, message: protocol.Hello) -> tuple[dict[str, Any], int | None]:
-    """The welcome, and the link group the machine is in now (it may have joined or left one since it
-    connected): the consumer follows it."""
-    welcome = gateway.hello(machine_id=machine_id, message=message)
-    return welcome, active_link_group(machine_id)
-
-
 def _disconnected(machine_id: int) -> None:
     gateway.disconnected(machine_id=machine_id)
 
@@ -255,6 +269,9 @@ def _query(scope: dict[str, Any]) -> tuple[str, int | None] | None:
 class MachineConsumer(AsyncWebsocketConsumer):
     machine_id: int | None = None
     link_group_id: int | None = None
+    floor: LocalFloor | None = None
+    broadcast_waiting = False  # a broadcast write waits for the socket (a stalled board)
+    _broadcast_task: asyncio.Task[None] | None = None
     frames: asyncio.Queue[protocol.Message | protocol.ProtocolError | None]
     worker: asyncio.Task[None] | None = None
 
@@ -281,6 +298,8 @@ class MachineConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_REFUSED)
             return
         self.machine_id, group_id = found
+        self.floor = local_floor()
+        self.floor.connected()
         await self.channel_layer.group_add(push.group_name(self.machine_id), self.channel_name)
         await self._follow_link(group_id)
         self.frames = asyncio.Queue(maxsize=MAX_PENDING_FRAMES)
@@ -299,21 +318,22 @@ class MachineConsumer(AsyncWebsocketConsumer):
             await asyncio.wait([self.worker])
         await self.channel_layer.group_discard(push.group_name(self.machine_id), self.channel_name)
         await self._follow_link(None)
+        if self.floor is not None:
+            self.floor.disconnected()
         try:
             await in_db_thread(_disconnected)(self.machine_id)
         except Exception:  # the socket is gone either way; the link watch catches a silent machine
             log.exception("could not record machine %s as disconnected", self.machine_id)
 
     async def _follow_link(self, group_id: int | None) -> None:
-        """Listen to the broadcasts of `group_id` (None: of no group) and stop listening to the old one."""
-        if group_id == self.link_group_id:
+        """Hear the broadcasts of `group_id` (None: of no group) on the process's floor, and no longer
+        those of the old one."""
+        if group_id == self.link_group_id or self.floor is None:
             return
         if self.link_group_id is not None:
-            await self.channel_layer.group_discard(
-                broadcast.channel_group(self.link_group_id), self.channel_name
-            )
+            await self.floor.leave(self.link_group_id, self)
         if group_id is not None:
-            await self.channel_layer.group_add(broadcast.channel_group(group_id), self.channel_name)
+            await self.floor.join(group_id, self)
         self.link_group_id = group_id
 
     # --- frames from the board ---
@@ -323,6 +343,8 @@ class MachineConsumer(AsyncWebsocketConsumer):
         messages, so a broadcast never waits behind a gateway call."""
         if self.worker is None:  # not accepted: nothing reaches here, but never act for nobody
             return
+        if self.floor is not None and self.machine_id is not None:
+            self.floor.heard_from(self.machine_id)  # alive, however long its frame waits for the gateway
         frame: str | bytes = text_data if text_data is not None else (bytes_data or b"")
         if len(frame) > ABUSE_BYTES:
             await self.close(code=CLOSE_TOO_BIG)
@@ -363,8 +385,9 @@ class MachineConsumer(AsyncWebsocketConsumer):
             await batcher().take(machine_id, message)
             return
         if isinstance(message, protocol.Hello):
-            welcome, group_id = await in_db_thread(_hello)(machine_id, message)
-            await self._follow_link(group_id)
+            welcome = await batcher().take(machine_id, message)
+            if LINK_GROUP_KEY in welcome:
+                await self._follow_link(welcome.pop(LINK_GROUP_KEY))
             await self.send(text_data=protocol.encode(welcome))
             return
         reply = await batcher().take(machine_id, message)
@@ -372,9 +395,25 @@ class MachineConsumer(AsyncWebsocketConsumer):
 
     # --- messages from the system (channel layer) ---
 
+    def offer_broadcast(self, text: str) -> None:
+        """A link group's broadcast (from the process's floor), already encoded once: written now, unless
+        the last one still waits for this socket (then this one is dropped: the next is newer)."""
+        if self.broadcast_waiting:
+            return
+        self.broadcast_waiting = True
+        self._broadcast_task = asyncio.get_running_loop().create_task(self._write_broadcast(text))
+
+    async def _write_broadcast(self, text: str) -> None:
+        try:
+            await self.send(text_data=text)
+        except Exception:  # the socket is gone: its disconnect takes it off the floor
+            log.debug("broadcast not written to machine %s", self.machine_id, exc_info=True)
+        finally:
+            self.broadcast_waiting = False
+
     async def machine_progressive(self, message: dict[str, Any]) -> None:
-        """A link group's broadcast, already encoded once by the task."""
-        await self.send(text_data=message["text"])
+        """A broadcast sent to this connection's own channel (not how they come: see machines.floor)."""
+        self.offer_broadcast(message["text"])
 
     async def machine_push(self, message: dict[str, Any]) -> None:
         """A service tells this machine something (lock, unlock): sent as is."""

@@ -10,7 +10,9 @@ the server listens it gives the machines new device tokens (tokens are shown onc
 new ones, like the staff passwords) and plays them with the simulator in a daemon thread, resuming each
 machine's sequence numbers and meters where the last run stopped. A slow attendant pays hand pays left
 unpaid for ``HALL_DEMO_HAND_PAY_SECONDS`` (default 180; 0 = never) so the floor does not lock up over an
-afternoon. ``HALL_DEMO_MACHINES=0`` turns the simulated machines off.
+afternoon. ``HALL_DEMO_MACHINES=0`` turns the simulated machines off. ``run_broadcaster`` (always on) runs
+the progressive broadcaster in a thread of the demo server (production runs it as a process of its own:
+``manage.py broadcast_progressives``, deploy/).
 """
 
 from __future__ import annotations
@@ -341,4 +343,14 @@ def run_demo_machines(hall: DemoHall, base_url: str) -> Callable[[], None]:
     return stop_all
 
 
+def run_broadcaster(hall: DemoHall, base_url: str) -> Callable[[], None]:
+    """The progressive broadcaster (machines.broadcaster) in a thread of the demo server, embedded or on
+    Redis: every linked machine (simulated or a real board) hears its levels. Returns the stop function."""
+    from machines import broadcaster
+
+    handle = broadcaster.start_thread()
+    return handle.stop
+
+
+register_runner(run_broadcaster)
 register_runner(run_demo_machines)

@@ -18,6 +18,13 @@ ignored (boards may send more than we store). Every refusal is a ProtocolError w
 
 System -> machine: an ``ack`` per message (`ack`), ``welcome`` after hello, ``progressive`` broadcasts,
 ``lock`` / ``unlock`` (built by the services; `lock` and `unlock` here).
+
+The link: a board that hears no ``progressive`` for 5 s locks itself. When it hears them again (or is told
+``lock`` ``link_lost`` while it hears them) it says ``hello`` after a random delay drawn uniformly from a
+window of 2 s that doubles with each lock-up in a row and each hello left unanswered, up to 32 s, and
+plays again after the ``welcome``; reconnections back off the same way (jittered, doubling). A floor that
+locked at once thus comes back over seconds, not in one instant: the gateway takes hellos in batches
+(machines.consumers) but a thousand in the same millisecond would still queue behind each other.
 """
 
 from __future__ import annotations

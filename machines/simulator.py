@@ -3,21 +3,22 @@
 Two parts:
 
 - ``MachineBrain``: the pure decision logic of one machine, driven by the caller's clock (``now`` in
-  seconds, any monotonic origin). It decides when to play (never faster than the type's minimum game
-  time: C 2.5 s, B 3 s, times ``pace_scale``), what to bet (whole credits of the denomination), what the
-  game pays (a paytable returning 90 %), when a progressive hits (rare, seeded), when to send a meter
-  snapshot, when to lock itself (no ``progressive`` broadcast for 5 s) and how to come back (on the
-  next broadcast: ``hello``, wait for ``welcome``, play on), what to retry (an unanswered message is
-  re-sent with the same seq and content: the gateway answers it ``duplicate``). It obeys the system's
-  ``lock``/``unlock`` pushes (hand pay, operator) and keeps the statistics. No network, no Django: the
-  tests drive it with a fake clock.
+  seconds, any monotonic origin). It decides when to play (never faster than the type's minimum game time: C
+  2.5 s, B 3 s, times ``pace_scale``), what to bet (whole credits of the denomination), what the game pays
+  (a paytable returning 90 %), when a progressive hits (rare, seeded), when to send a meter snapshot, when
+  to lock itself (no ``progressive`` broadcast for 5 s) and how to come back (when it hears the broadcasts
+  again: ``hello`` after a jittered, exponentially growing delay, so a floor that locked at once does not
+  come back as one storm; wait for ``welcome``, play on), what to retry (an unanswered message is re-sent
+  with the same seq and content: the gateway answers it ``duplicate``). It obeys the system's
+  ``lock``/``unlock`` pushes (hand pay, operator) and keeps the statistics. No network, no Django: the tests
+  drive it with a fake clock.
 - ``run_simulation``: asyncio, one ``websockets`` client connection per machine, feeding each brain the
   frames it receives and sending what it decides. ``manage.py simulate_machines``, the demo and
   ``bench/machines.py`` run it.
 
-Determinism: a machine's RNG is ``random.Random(seed + index)``; given the same clock and the same
-incoming messages, a brain makes the same games, bets, wins and hits. (``random`` is right here: this is
-a test device, never a draw; the hall's draws use ``secrets``.)
+Determinism: a machine's RNG is ``random.Random(seed + index)`` (the link's jitter has one of its own);
+given the same clock and the same incoming messages, a brain makes the same games, bets, wins and hits.
+(``random`` is right here: this is a test device, never a draw; the hall's draws use ``secrets``.)
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ SEQ_CONSUMED = frozenset({"seq_reused", "gap_reconciled", "bad_seq"})
 # Refusals that mean "not now": the message stays pending and goes again (same seq) after BUSY_RETRY.
 TRANSIENT = frozenset({"busy", "server_error"})
 BUSY_RETRY = 1.0
+# The resync hello after a lock-up (the protocol's expectation, see machines.protocol): a uniform delay in
+# [0, window); the window starts at RESYNC_FIRST and doubles with every lock-up in a row (one within
+# RESYNC_CALM of the last recovery) and every hello left unanswered, up to RESYNC_MAX.
+RESYNC_FIRST = 2.0
+RESYNC_MAX = 32.0
+RESYNC_CALM = 60.0
 
 # (multiplier of the bet, weight out of WEIGHT_SCALE). Return: sum(multiplier * weight) / WEIGHT_SCALE
 # = 90,000 / 100,000 = 90 %, hit frequency 30.66 %. A plausible slot paytable, not an approved one.
@@ -118,6 +125,9 @@ class SimConfig:
     # A heartbeat when nothing was sent for this long and nothing waits for an answer (the link watch
     # marks a machine silent after 5 s; a game every 2.5-3 s keeps it alive by itself).
     heartbeat_every: float = 3.0
+    # The resync hello's backoff window: first, and most (seconds); see RESYNC_FIRST.
+    resync_first: float = RESYNC_FIRST
+    resync_max: float = RESYNC_MAX
     max_outstanding: int = 16  # unanswered messages a board buffers before it stops playing
     bill: Decimal = Decimal("20.00")  # what the player inserts when the credits do not cover a bet
     cash_out_above: Decimal = Decimal("200.00")
@@ -189,6 +199,8 @@ class MachineBrain:
         self.profile = profile
         self.config = config
         self.rng = random.Random(config.seed + profile.index)
+        # The link's own randomness (resync and reconnection jitter): games stay the same whatever the link.
+        self.link_rng = random.Random(f"link:{config.seed}:{profile.index}")
         self.stats = MachineStats()
         self.min_interval = MIN_GAME_SECONDS[profile.machine_type] * config.pace_scale
         self.next_seq = max(1, profile.next_seq)
@@ -204,6 +216,10 @@ class MachineBrain:
         self.linked = False  # in a link group: broadcasts expected (welcome levels or a broadcast heard)
         self.link_locked = False  # locked itself: no broadcast for link_timeout
         self.resync_sent = False  # hello sent after broadcasts returned, waiting for the welcome
+        self.resync_at: float | None = None  # when the next resync hello goes (jittered backoff)
+        self.resync_tries = 0  # doublings of the backoff window: lock-ups in a row, unanswered hellos
+        self.resync_sent_at = -math.inf
+        self.recovered_at = -math.inf  # clock of the last recovery (a lock-up soon after it is "in a row")
         self.server_lock = ""  # "" or the reason the system gave (hand_pay, operator, link_lost, ...)
         self.hit_in_flight: int | None = None  # seq of a hit awaiting its reply: no play meanwhile
         self.draining = False  # stop playing; only retries until every message is answered
@@ -331,6 +347,8 @@ class MachineBrain:
     def tick(self, now: float) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         self._watch_link(now)
+        if self.connected and self.resync_at is not None and now >= self.resync_at:
+            out.append(self._resync(now))
         if not self.connected or self.link_locked:
             return out  # the link is down: nothing goes out until broadcasts return (then hello)
         if self.welcomed:
@@ -352,16 +370,40 @@ class MachineBrain:
             out.append({"type": "heartbeat"})
         return out
 
+    def resync_window(self) -> float:
+        return min(self.config.resync_max, self.config.resync_first * 2.0**self.resync_tries)
+
+    def _schedule_resync(self, now: float, *, again: bool = False) -> None:
+        """The resync hello, after a uniform delay in [0, window): N machines that locked together spread
+        their hellos over the window instead of sending them in the same millisecond. `again`: the last
+        hello went unanswered (the window doubles); else a lock after a calm spell starts afresh."""
+        if not again and now - self.recovered_at > RESYNC_CALM:
+            self.resync_tries = 0
+        if self.resync_at is None:
+            self.resync_at = now + self.link_rng.uniform(0, self.resync_window())
+            self.wakeup = True
+
+    def _resync(self, now: float) -> dict[str, Any]:
+        """Send the scheduled hello. Unanswered after ack_timeout, another goes after a doubled window."""
+        self.resync_at = None
+        self.resync_sent = True
+        self.resync_sent_at = now
+        self.resync_tries += 1
+        return self.hello(now)
+
     def _watch_link(self, now: float) -> None:
         if self.linked and not self.link_locked and now - self.last_broadcast >= self.config.link_timeout:
             self.link_locked = True
             self.resync_sent = False
+            self.resync_at = None
             if self._measured(now):
                 self.stats.lockups += 1
 
     def next_deadline(self, now: float) -> float:
         """The latest clock value by which ``tick`` must run again."""
         deadlines = [now + 1.0]
+        if self.connected and self.resync_at is not None:
+            deadlines.append(self.resync_at)
         if self.linked and not self.link_locked:
             deadlines.append(self.last_broadcast + self.config.link_timeout)
         if self.connected and not self.link_locked and self.welcomed:
@@ -382,6 +424,7 @@ class MachineBrain:
         if not self.link_locked:
             self.last_broadcast = max(self.last_broadcast, now)
         self.resync_sent = False  # the resync is the hello sent after a broadcast is heard again
+        self.resync_at = None
         return [self.hello(now)]
 
     def on_disconnect(self, now: float) -> None:
@@ -427,9 +470,12 @@ class MachineBrain:
         if not self.linked:
             self.linked = True
             self.wakeup = True
-        if self.link_locked and self.connected and not self.resync_sent:
-            self.resync_sent = True
-            return [self.hello(now)]
+        if self.link_locked and self.connected:
+            if not self.resync_sent:
+                self._schedule_resync(now)
+            elif now - self.resync_sent_at >= self.config.ack_timeout:
+                self.resync_sent = False  # the hello went unanswered: another, after a longer wait
+                self._schedule_resync(now, again=True)
         return []
 
     def _set_levels(self, levels: Any) -> None:
@@ -459,6 +505,8 @@ class MachineBrain:
             if not self.linked:
                 self.linked = True
                 self.last_broadcast = max(self.last_broadcast, now)
+        if self.resync_sent:
+            self.recovered_at = now  # a resync answered: a lock-up soon after this one counts in a row
         state = message.get("state")
         if state == "in_service":
             self.server_lock = ""
@@ -469,9 +517,12 @@ class MachineBrain:
         if self.link_locked and self.resync_sent and now - self.last_broadcast < self.config.link_timeout:
             self.link_locked = False
             self.resync_sent = False
+            self.recovered_at = now
             if self._measured(now):
                 self.stats.recoveries += 1
             self.next_play_at = max(self.next_play_at, now)
+        elif not self.link_locked:
+            self.resync_sent = False
         out: list[dict[str, Any]] = []
         if first and self.pending:
             # A new connection: whatever was in flight on the old one may be lost. Same seq, same content.
@@ -487,8 +538,9 @@ class MachineBrain:
         self.server_lock = reason
         self.stats.locks_received += 1
         if reason == "link_lost" and self.connected and not self.link_locked:
-            # The system lost us although we hear it: resynchronise (hello clears its link_lost lock).
-            return [self.hello(now)]
+            # The system lost us although we hear it: resynchronise (hello clears its link_lost lock),
+            # after the same jittered backoff (the watch may have marked a whole floor at once).
+            self._schedule_resync(now)
         return []
 
     def _on_ack(self, message: dict[str, Any], now: float) -> list[dict[str, Any]]:
@@ -600,6 +652,7 @@ class Report:
     # Per machine: max broadcast interval, and how many of its measured whole seconds heard fewer than 2.
     max_interval_per_machine: list[float] = field(default_factory=list)
     thin_seconds_per_machine: list[int] = field(default_factory=list)
+    min_per_second_per_machine: list[int] = field(default_factory=list)  # fewest heard in a whole second
     rate_per_machine: list[float] = field(default_factory=list)
     unanswered: int = 0  # messages still pending at the end (their outcome is unknown)
     wall_start: float = 0.0  # the measured window in wall-clock time (time.time())
@@ -649,6 +702,9 @@ class Report:
             report.thin_seconds_per_machine.append(
                 sum(1 for sec in whole if s.broadcast_seconds.get(sec, 0) < 2)
             )
+            report.min_per_second_per_machine.append(
+                min((s.broadcast_seconds.get(sec, 0) for sec in whole), default=0)
+            )
             heard = sum(s.broadcast_seconds.get(sec, 0) for sec in whole)
             report.rate_per_machine.append(heard / len(whole) if len(whole) else math.nan)
             report.unanswered += len(brain.pending)
@@ -666,6 +722,7 @@ class Report:
             broadcast_delays=self.broadcast_delays + other.broadcast_delays,
             max_interval_per_machine=self.max_interval_per_machine + other.max_interval_per_machine,
             thin_seconds_per_machine=self.thin_seconds_per_machine + other.thin_seconds_per_machine,
+            min_per_second_per_machine=self.min_per_second_per_machine + other.min_per_second_per_machine,
             rate_per_machine=self.rate_per_machine + other.rate_per_machine,
             unanswered=self.unanswered + other.unanswered,
             wall_start=min(self.wall_start, other.wall_start) if self.wall_start else other.wall_start,
@@ -694,6 +751,7 @@ class Report:
                 v if math.isfinite(v) else -1 for v in self.max_interval_per_machine
             ],
             "thin_seconds_per_machine": self.thin_seconds_per_machine,
+            "min_per_second_per_machine": self.min_per_second_per_machine,
             "rate_per_machine": self.rate_per_machine,
             "unanswered": self.unanswered,
             "wall_start": self.wall_start,
@@ -716,6 +774,7 @@ class Report:
                 float(v) if v >= 0 else math.inf for v in data["max_interval_per_machine"]
             ],
             thin_seconds_per_machine=[int(v) for v in data["thin_seconds_per_machine"]],
+            min_per_second_per_machine=[int(v) for v in data.get("min_per_second_per_machine", [])],
             rate_per_machine=[float(v) for v in data["rate_per_machine"]],
             unanswered=int(data["unanswered"]),
             wall_start=float(data.get("wall_start", 0.0)),
@@ -877,13 +936,15 @@ async def run_machine(
             if on_error is not None:
                 on_error(f"{brain.profile.asset}: {exc!r}")
         brain.on_disconnect(clock())
+        # Jittered (half to all of the backoff): boards dropped together do not reconnect together.
+        pause = brain.link_rng.uniform(backoff / 2, backoff)
         if drain_until is not None:
             if brain.drained or clock() >= drain_until:
                 return
-            await asyncio.sleep(min(backoff, max(0.0, drain_until - clock())))
+            await asyncio.sleep(min(pause, max(0.0, drain_until - clock())))
         else:
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(backoff):
+                async with asyncio.timeout(pause):
                     await stop.wait()
         backoff = min(backoff * 2, 5.0)
 

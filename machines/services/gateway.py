@@ -48,6 +48,7 @@ from jackpots.services.locks import lock_levels
 from machines import protocol
 from machines.models import (
     AlertKind,
+    LinkGroup,
     LinkMember,
     LockReason,
     Machine,
@@ -451,10 +452,13 @@ class _Call:
         machine.state, machine.lock_reason = self.state, self.lock_reason
         return machine
 
-    def welcome(self) -> None:
-        """The welcome of each hello of the call: the machine as the call left it."""
+    def welcome(self, codes: dict[int, str], levels: dict[int, list[dict[str, str]]]) -> None:
+        """The welcome of each hello of the call: the machine as the call left it (`codes` of the link
+        groups and `levels` of the pools, read once for the batch)."""
+        code = codes.get(self.group_id) if self.group_id is not None else None
+        pool_levels = levels.get(self.pool_id, []) if self.pool_id is not None else []
         for _, reply in self.hello:
-            reply.update(welcome_payload(self.machine, self.pool_id, self.group_id))
+            reply.update(_welcome(self.machine, code, pool_levels))
 
     def award(self, hit: _PendingHit) -> None:
         machine = self.machine
@@ -498,8 +502,8 @@ class _Call:
         )
 
     def resync(self, message: protocol.Hello) -> None:
-        """The board said hello: a link-lost lock ends (it has resynchronised); an unapproved software
-        version raises an alert."""
+        """The board said hello: a link-lost lock ends (it has resynchronised; `_greet` clears the batch's
+        link-lost alerts in one statement); an unapproved software version raises an alert."""
         machine = self.machine
         if self.state == MachineState.LOCKED and self.lock_reason == LockReason.LINK_LOST:
             self.state, self.lock_reason = MachineState.IN_SERVICE, LockReason.NONE
@@ -515,9 +519,6 @@ class _Call:
                     "machine_last_seq": message.last_seq,
                 },
             )
-        MachineAlert.objects.filter(
-            machine=machine, kind=AlertKind.LINK_LOST, cleared_at__isnull=True
-        ).update(cleared_at=self.at)
         if message.software_version and message.software_version != machine.software_version:
             open_alert = MachineAlert.objects.filter(
                 machine=machine, kind=AlertKind.SOFTWARE_MISMATCH, cleared_at__isnull=True
@@ -591,12 +592,26 @@ def _finish(calls: Sequence[_Call], hits: Sequence[tuple[_Call, _PendingHit]]) -
         contributions.contribute_many(pool=pool_id, items=items[pool_id], actor=GATEWAY)
     for call, hit in hits:
         call.award(hit)
-    for call in calls:
-        if call.hello:
-            call.resync(call.hello[-1][0])
+    greeted = [call for call in calls if call.hello]
+    for call in greeted:
+        call.resync(call.hello[-1][0])
     _update_machines([m for m in (call.machine_changes() for call in calls) if m is not None])
+    if greeted:
+        _greet(greeted)
+
+
+def _greet(calls: Sequence[_Call]) -> None:
+    """The hellos of a batch (a reconnection storm comes as batches of them): their link-lost alerts
+    cleared in one UPDATE, the link groups' codes and the pools' levels read once, each welcome filled."""
+    MachineAlert.objects.filter(
+        machine_id__in=[call.machine.pk for call in calls], kind=AlertKind.LINK_LOST, cleared_at__isnull=True
+    ).update(cleared_at=calls[0].at)
+    group_ids = {call.group_id for call in calls if call.group_id is not None}
+    codes = dict(LinkGroup.objects.filter(pk__in=group_ids).values_list("pk", "code")) if group_ids else {}
+    pool_ids = {call.pool_id for call in calls if call.pool_id is not None}
+    levels = {pool_id: _levels_of(meter) for pool_id, meter in meters.pool_meters(pool_ids).items()}
     for call in calls:
-        call.welcome()
+        call.welcome(codes, levels)
 
 
 def _take(
@@ -663,21 +678,18 @@ def receive(
 # --- connection life -------------------------------------------------------------------------------------
 
 
+def _levels_of(meter: meters.PoolMeter) -> list[dict[str, str]]:
+    return [{"level": level.name, "amount": str(level.amount)} for level in meter.levels]
+
+
 def levels_payload(pool_id: int | None) -> list[dict[str, str]]:
     if pool_id is None:
         return []
     meter = meters.pool_meters([pool_id]).get(pool_id)
-    if meter is None:
-        return []
-    return [{"level": level.name, "amount": str(level.amount)} for level in meter.levels]
+    return _levels_of(meter) if meter is not None else []
 
 
-def welcome_payload(machine: Machine, pool_id: int | None, group_id: int | None) -> dict[str, Any]:
-    from machines.models import LinkGroup
-
-    code = None
-    if group_id is not None:
-        code = LinkGroup.objects.filter(pk=group_id).values_list("code", flat=True).first()
+def _welcome(machine: Machine, code: str | None, levels: list[dict[str, str]]) -> dict[str, Any]:
     return {
         "type": "welcome",
         "machine": machine.asset_number,
@@ -685,7 +697,7 @@ def welcome_payload(machine: Machine, pool_id: int | None, group_id: int | None)
         "lock_reason": machine.lock_reason,
         "last_seq": machine.last_seq,
         "group": code,
-        "levels": levels_payload(pool_id),
+        "levels": levels,
     }
 
 
@@ -708,6 +720,32 @@ def heartbeat(*, machine_id: int, received_at: datetime | None = None) -> None:
     Machine.objects.filter(pk=machine_id).exclude(
         online=True, last_seen_at__gte=at - HEARTBEAT_WRITE_EVERY
     ).update(online=True, last_seen_at=at)
+
+
+_MARK_HEARD_SQL = """
+UPDATE machines_machine SET last_seen_at = %s
+WHERE id IN (
+    SELECT id FROM machines_machine
+    WHERE id = ANY(%s::bigint[]) AND last_seen_at < %s
+    ORDER BY id
+    FOR UPDATE SKIP LOCKED
+)
+"""
+
+
+def mark_heard(*, machine_ids: Sequence[int], received_at: datetime | None = None) -> None:
+    """These machines' connections carried frames just now (their batches may still be waiting): they
+    are alive, whatever the gateway's backlog. One statement; each row written at most once a second
+    (HEARTBEAT_WRITE_EVERY), and rows a batch holds right now are skipped (that batch writes them)."""
+    if not machine_ids:
+        return
+    at = received_at or now()
+    stale = at - HEARTBEAT_WRITE_EVERY
+    if connection.vendor != "postgresql":
+        Machine.objects.filter(pk__in=machine_ids, last_seen_at__lt=stale).update(last_seen_at=at)
+        return
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_MARK_HEARD_SQL, [at, list(machine_ids), stale])
 
 
 def connected(*, machine_id: int, received_at: datetime | None = None) -> None:

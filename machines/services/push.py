@@ -45,6 +45,29 @@ def relink(machine_id: int) -> None:
     transaction.on_commit(lambda: _send(machine_id, {"type": RELINK_TYPE}))
 
 
+async def _send_many(layer: Any, machine_ids: list[int], message: dict[str, Any]) -> None:
+    for machine_id in machine_ids:
+        try:
+            await layer.group_send(group_name(machine_id), message)
+        except Exception:  # one machine's failure does not keep the message from the others
+            log.exception("could not send %s to machine %s", message.get("type"), machine_id)
+
+
+def send_many_now(machine_ids: list[int], payload: dict[str, Any]) -> None:
+    """`payload` to each machine, all from one event loop (one channel-layer connection, not one each)."""
+    layer = get_channel_layer()
+    if layer is None or not machine_ids:
+        return
+    async_to_sync(_send_many)(layer, machine_ids, {"type": MESSAGE_TYPE, "payload": payload})
+
+
+def to_machines(machine_ids: list[int], payload: dict[str, Any]) -> None:
+    """`payload` to every machine of `machine_ids` once the current transaction commits."""
+    if machine_ids:
+        ids = list(machine_ids)
+        transaction.on_commit(lambda: send_many_now(ids, payload))
+
+
 def to_machine(machine_id: int, payload: dict[str, Any]) -> None:
     """Send `payload` to the machine once the current transaction commits (at once outside one)."""
     transaction.on_commit(lambda: send_now(machine_id, payload))

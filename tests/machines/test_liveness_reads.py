@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from halls.models import AuditEntry, Venue
 from jackpots.models import Pool
@@ -54,6 +55,10 @@ D = Decimal
 def pushed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, dict[str, Any]]]:
     sent: list[tuple[int, dict[str, Any]]] = []
     monkeypatch.setattr(push, "send_now", lambda machine_id, payload: sent.append((machine_id, payload)))
+    # The link watch tells all the machines it locked from one loop (push.send_many_now).
+    monkeypatch.setattr(
+        push, "send_many_now", lambda machine_ids, payload: sent.extend((pk, payload) for pk in machine_ids)
+    )
     return sent
 
 
@@ -106,6 +111,69 @@ def test_a_silent_machine_is_marked_offline_locked_and_alerted_then_hello_resync
     ).exists()
     assert AuditEntry.objects.filter(action="machine.resynchronised").exists()
     assert statuses(gateway.receive(machine_id=machine.pk, messages=[play(2)])) == [(2, "accepted", "")]
+
+
+def test_the_watch_marks_a_whole_silent_floor_in_a_fixed_number_of_statements(
+    an10_venue: Venue,
+    pool_operator: User,
+    link: LinkGroup,
+    pushed: list[tuple[int, dict[str, Any]]],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """Set-based: 1 machine or 30, the same statements (no per-machine loop); each machine in service is
+    locked and told once, one already locked (hand pay) only goes offline, an open alert is not doubled,
+    a machine heard since the cutoff and a never-seen one are left alone."""
+    floor = [register(an10_venue, pool_operator)[0] for _ in range(30)]
+    for m in floor:
+        links.join_link(group=link, machine=m, actor=pool_operator)
+    t0 = timezone.now()
+    gateway.receive_many([(m.pk, [play(1)]) for m in floor], received_at=t0)
+    hand_paid, fresh, alerted = floor[0], floor[1], floor[2]
+    gateway.receive(machine_id=hand_paid.pk, messages=[hit(2)], received_at=t0)
+    gateway.receive(machine_id=fresh.pk, messages=[play(2)], received_at=t0 + timedelta(seconds=4))
+    MachineAlert.objects.create(machine=alerted, kind=AlertKind.LINK_LOST, message="earlier", raised_at=t0)
+    never, _ = register(an10_venue, pool_operator)
+
+    def sweep(now: Any) -> tuple[list[int], int]:
+        with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
+            changed = liveness.mark_silent_machines_offline(now=now)
+        return changed, len(queries)
+
+    changed, statements = sweep(t0 + timedelta(seconds=6))
+    assert changed == sorted(m.pk for m in floor if m != fresh)
+    assert statements <= 12  # the select, two updates, the alerts read and insert, the audit entry
+    rows = {m.pk: (m.online, m.state, m.lock_reason) for m in Machine.objects.filter(pk__in=changed)}
+    assert rows[hand_paid.pk] == (False, "locked", "hand_pay")
+    assert {rows[pk] for pk in changed if pk != hand_paid.pk} == {(False, "locked", "link_lost")}
+    fresh.refresh_from_db()
+    never.refresh_from_db()
+    assert (fresh.online, fresh.state) == (True, "in_service")
+    assert (never.online, never.state) == (False, "in_service")
+    assert sorted(pk for pk, _ in pushed) == sorted(pk for pk in changed if pk != hand_paid.pk)
+    assert {payload["reason"] for _, payload in pushed} == {"link_lost"}
+    open_alerts = MachineAlert.objects.filter(kind=AlertKind.LINK_LOST, cleared_at=None)
+    assert sorted(open_alerts.values_list("machine_id", flat=True)) == changed
+    (entry,) = AuditEntry.objects.filter(action="machines.link_lost")
+    assert sorted(row["machine"] for row in entry.data["machines"]) == changed
+
+    # The fresh one goes silent later: the next sweep takes it alone, in as many statements as before.
+    pushed.clear()
+    later, again = sweep(t0 + timedelta(seconds=10))
+    assert later == [fresh.pk] and again == statements
+    assert pushed == [(fresh.pk, {"type": "lock", "reason": "link_lost"})]
+
+    # A storm of hellos (one batch) resynchronises them all and clears every alert.
+    replies = gateway.receive_many(
+        [(m.pk, [protocol.Hello(last_seq=1, software_version="4.1.0")]) for m in floor],
+        received_at=t0 + timedelta(seconds=11),
+    )
+    assert {r[0]["type"] for r in replies} == {"welcome"}
+    assert {r[0]["group"] for r in replies} == {"L1"}
+    assert {r[0]["lock_reason"] for r in replies} == {"", "hand_pay"}
+    assert not MachineAlert.objects.filter(kind=AlertKind.LINK_LOST, cleared_at=None).exists()
+    assert set(
+        Machine.objects.filter(pk__in=changed).exclude(pk=hand_paid.pk).values_list("state", flat=True)
+    ) == {"in_service"}
 
 
 def test_the_watch_keeps_other_locks_and_ignores_machines_never_seen(

@@ -19,6 +19,8 @@ from machines.simulator import (
     LINK_TIMEOUT,
     MIN_GAME_SECONDS,
     PAYTABLE,
+    RESYNC_FIRST,
+    RESYNC_MAX,
     MachineBrain,
     MachineProfile,
     Meters,
@@ -221,10 +223,15 @@ def test_when_broadcasts_return_it_says_hello_and_plays_only_after_the_welcome()
     h.auto_ack = True
     before = len(h.sent)
     h.receive(broadcast())
-    assert [m["type"] for _, m in h.sent[before:]] == ["hello"]
-    hello = h.sent[-1][1]
-    assert hello["last_seq"] == h.brain.next_seq - 1
+    # Not at once: within the first backoff window (a floor that locked together spreads its hellos).
+    assert h.sent[before:] == []
+    heard_at = h.now
     h.broadcasting = True
+    h.run(RESYNC_FIRST + 0.1, step=0.05)
+    assert [m["type"] for _, m in h.sent[before:]] == ["hello"]
+    sent_at, hello = h.sent[-1]
+    assert heard_at <= sent_at <= heard_at + RESYNC_FIRST + 0.05
+    assert hello["last_seq"] == h.brain.next_seq - 1
     h.run(5, step=0.05)  # broadcasts back, but no welcome yet: still locked, still silent
     assert h.brain.link_locked
     assert [m["type"] for _, m in h.sent[before:]] == ["hello"]
@@ -232,6 +239,58 @@ def test_when_broadcasts_return_it_says_hello_and_plays_only_after_the_welcome()
     assert not h.brain.locked and h.brain.stats.recoveries == 1
     h.run(10)
     assert any(t > h.now - 10 for t, _ in h.of_type("play"))
+
+
+def _resync_delays(h: Harness, lockups: int, *, answer: bool = True) -> list[float]:
+    """Lock the brain `lockups` times in a row (broadcasts stop 6 s, then return); the delay from the
+    first broadcast heard again to its hello, each time. Welcomes answer the hellos when `answer`."""
+    delays = []
+    for _ in range(lockups):
+        h.broadcasting = False
+        h.run(LINK_TIMEOUT + 1)
+        assert h.brain.link_locked
+        before = len(h.sent)
+        h.broadcasting, h.next_broadcast = True, h.now
+        heard = h.now + 0.05
+        while not any(m["type"] == "hello" for _, m in h.sent[before:]):
+            h.run(0.05)
+        delays.append(next(t for t, m in h.sent[before:] if m["type"] == "hello") - heard)
+        if answer:
+            h.receive(welcome(last_seq=h.brain.next_seq - 1))
+            assert not h.brain.link_locked
+            h.run(1)
+    return delays
+
+
+def test_repeated_lockups_back_off_exponentially_with_jitter_up_to_a_cap() -> None:
+    """Lock-ups in a row double the window the resync hello is drawn from, up to RESYNC_MAX; machines
+    of one floor draw different delays; after a calm minute the window starts afresh."""
+    windows = [min(RESYNC_MAX, RESYNC_FIRST * 2**k) for k in range(7)]
+    floor = [Harness("C", index=i) for i in range(12)]
+    per_machine = [_resync_delays(h, len(windows)) for h in floor]
+    for delays in per_machine:
+        assert all(0 <= d <= w + 0.06 for d, w in zip(delays, windows, strict=True))
+    for k, window in enumerate(windows):
+        spread = [delays[k] for delays in per_machine]
+        assert len({round(d, 2) for d in spread}) > len(floor) // 2  # jittered, not in step
+        assert max(spread) > window / 3  # the window is used, not only its start
+    h = floor[0]
+    h.run(61)  # calm: the next lock-up is a first one again
+    (delay,) = _resync_delays(h, 1)
+    assert delay <= RESYNC_FIRST + 0.06
+
+
+def test_an_unanswered_resync_hello_goes_again_after_a_longer_wait() -> None:
+    h = Harness("C", ack_timeout=4.0)
+    h.run(10)
+    (first,) = _resync_delays(h, 1, answer=False)
+    assert first <= RESYNC_FIRST + 0.06
+    before = len(h.sent)
+    h.run(4.0 + 2 * RESYNC_FIRST + 0.5)  # no welcome: after ack_timeout, a hello from a doubled window
+    assert [m["type"] for _, m in h.sent[before:]] == ["hello"]
+    assert h.brain.link_locked
+    h.receive(welcome(last_seq=h.brain.next_seq - 1))
+    assert not h.brain.link_locked and h.brain.stats.recoveries == 1
 
 
 def test_a_machine_outside_any_link_never_locks_for_lack_of_broadcasts() -> None:
@@ -246,8 +305,11 @@ def test_a_machine_outside_any_link_never_locks_for_lack_of_broadcasts() -> None
 def test_the_system_declaring_the_link_lost_gets_a_hello() -> None:
     h = Harness("C")
     h.run(5)
+    before = len(h.sent)
     h.receive({"type": "lock", "reason": "link_lost"})
-    assert h.sent[-1][1]["type"] == "hello" and h.brain.locked
+    assert h.brain.locked and h.sent[before:] == []  # the hello follows within the backoff window
+    h.run(RESYNC_FIRST + 0.1)
+    assert [m["type"] for _, m in h.sent[before:]] == ["hello"]
     h.receive(welcome(last_seq=h.brain.next_seq - 1))
     assert not h.brain.locked
 
