@@ -5,7 +5,7 @@
 #   make test       ruff, ruff format --check, mypy, then pytest against PostgreSQL + Redis
 #   make browser    install Debian's chromium (+ fonts) for the Playwright tests
 #   make bench      every benchmark under bench/ at a reduced size (a few minutes; PostgreSQL + Redis)
-#   make lint | typecheck | fmt | worker | beat | serve | services | check-services | clean
+#   make lint | typecheck | fmt | worker | beat | broadcaster | serve | services | check-services | clean
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -25,7 +25,7 @@ export PORT
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/hall
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: help venv demo test bench browser lint typecheck fmt worker beat serve services check-services clean
+.PHONY: help venv demo test bench browser lint typecheck fmt worker beat broadcaster serve services check-services clean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -63,6 +63,10 @@ worker: venv
 
 beat: venv
 	$(BIN)/celery -A config beat -l info
+
+# The machines' progressive broadcast, in a loop of its own (exactly one per hall is enough).
+broadcaster: venv
+	$(PY) manage.py broadcast_progressives
 
 serve: venv
 	$(BIN)/uvicorn config.asgi:application --host 0.0.0.0 --port $(PORT)
@@ -119,7 +123,7 @@ bench: venv
 	DATABASE_URL=$(BENCH_PG)/hall_bench_console REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/console.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_screens REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
-	    $(PY) bench/screens.py --quick --fresh
+	    $(PY) bench/screens.py --quick
 	DATABASE_URL=$(BENCH_PG)/hall_bench_machines REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/machines.py --quick --fresh
 
