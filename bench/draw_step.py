@@ -18,7 +18,7 @@ Then, in the same run:
 2. the draw: ``games.start_draw`` and the real ``draw_next_ball`` chain at ``--pace`` seconds a ball.
 
 Measured in the worker (task_prerun → task_postrun, including the fixup's connection handling): each task's
-duration, and its lateness (start − due, due being the ETA the countdown gave it). Measured at the screen:
+duration, and its lateness (start - due, due being the ETA the countdown gave it). Measured at the screen:
 ball due (the ETA of the task that draws it) → the event received by the WebSocket client. Per-ball winner
 detection, when the draw step records it, is inside the task and so inside these figures.
 
@@ -44,7 +44,7 @@ import tempfile
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -206,7 +206,7 @@ def make_game(
     )
     game_services.open_sales(game=game, actor=actor)
     t0 = time.perf_counter()
-    series = []
+    series: list[Any] = []
     left = cards
     while left > 0:
         size = min(left, CARDS_PER_SERIES)
@@ -379,7 +379,9 @@ def wait_until(condition: Any, timeout: float, idle: Any = None) -> bool:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cards", type=int, default=100_000, help="cards sold in each game")
     parser.add_argument("--games", type=int, default=1, help="games drawn one after another (90 balls each)")
     parser.add_argument("--pace", type=float, default=0.25, help="seconds between balls")
@@ -497,20 +499,20 @@ def main() -> int:
             )
             time.sleep(1.0)  # the last events in flight
             screen.close()
-            rows = {
+            steps = {
                 r["args"][1]: r
                 for r in read_timings(timings)
                 if r["task"] == DRAW_TASK and r["args"][0] == game_id and r["retval"] is not None
             }
             drawn = Ball.objects.filter(game_id=game_id).count()
             drawn_total += drawn
-            missing = [o for o in rows if o not in screen.received]
+            missing = [o for o in steps if o not in screen.received]
             for ordinal, arrived in screen.received.items():
-                row = rows.get(ordinal)
+                row = steps.get(ordinal)
                 if row is not None and row["due"] is not None:
                     screen_ms.append((arrived - row["due"]) * 1000)
             print(
-                f"game {game_id}: {drawn} balls drawn, {len(rows)} steps timed, {len(screen.received)} seen "
+                f"game {game_id}: {drawn} balls drawn, {len(steps)} steps timed, {len(screen.received)} seen "
                 f"on the screen ({screen.events} events), {len(missing)} not seen",
                 flush=True,
             )
@@ -526,7 +528,8 @@ def main() -> int:
     chain_done_ms = [(r["start"] - r["due"]) * 1000 + r["ms"] for r in chain if r["due"] is not None]
     print(describe("baseline chain step duration", [r["ms"] for r in chain]))
     print(describe("baseline chain step CPU", [r["cpu_ms"] for r in chain]))
-    print(describe("baseline chain step lateness", [(r["start"] - r["due"]) * 1000 for r in chain if r["due"]]))
+    chain_late = [(r["start"] - r["due"]) * 1000 for r in chain if r["due"]]
+    print(describe("baseline chain step lateness", chain_late))
     print(describe("baseline chain step due -> done", chain_done_ms))
     print(describe("draw task duration", [r["ms"] for r in draws]))
     print(describe("draw task CPU (worker process)", [r["cpu_ms"] for r in draws]))
@@ -544,7 +547,8 @@ def main() -> int:
     else:
         print(f"logs: {logdir}")
     print(
-        f"cards={args.cards} task_p50_ms={percentile(task_ms, 50):.1f} task_p99_ms={percentile(task_ms, 99):.1f} "
+        f"cards={args.cards} task_p50_ms={percentile(task_ms, 50):.1f} "
+        f"task_p99_ms={percentile(task_ms, 99):.1f} "
         f"due_to_screen_p99_ms={percentile(screen_ms, 99):.1f} "
         f"baseline_chain_p99_ms={percentile(chain_done_ms, 99):.1f} balls={len(task_ms)} load={load()}"
     )
