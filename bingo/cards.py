@@ -153,6 +153,26 @@ class CardGrid:
         return f"{mask:023x}"
 
 
+PACKED_LENGTH = NUMBERS_PER_CARD  # bytes: row 1's five numbers ascending, then row 2's, then row 3's
+
+
+def pack_numbers(card: CardGrid) -> bytes:
+    """The compact form stored beside each card: its 15 numbers as bytes, row by row.
+
+    Written once from a validated grid when the series is made and never re-validated on read, so the
+    winner detector builds its index from these bytes without parsing any JSON.
+    """
+    return bytes(n for row in card.rows for n in row if n is not None)
+
+
+def unpack_rows(packed: bytes) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The three rows' numbers of a packed card (the inverse of `pack_numbers`, without validation)."""
+    if len(packed) != PACKED_LENGTH:
+        raise ValueError(f"a packed card has {PACKED_LENGTH} bytes, not {len(packed)}")
+    values = tuple(packed)
+    return values[0:5], values[5:10], values[10:15]
+
+
 def security_code(secret: bytes, series_code: str, serial: int, card: CardGrid) -> str:
     """10-char base32 HMAC tag binding a card's numbers to its series and serial.
 

@@ -70,6 +70,8 @@ class Card(models.Model):
     # Hex of the 90-bit set of its numbers: equal keys, equal numbers.
     key = models.CharField(max_length=23, db_index=True)
     security_code = models.CharField(max_length=16)
+    # bingo.cards.pack_numbers: 15 bytes, row by row, written once from the validated grid.
+    numbers = models.BinaryField(max_length=15)
 
     class Meta:
         constraints = [

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from bingo.balls import colour_problems, default_colours
-from bingo.cards import generate_series, security_code
+from bingo.cards import generate_series, pack_numbers, security_code
 from bingo.models import BallSet, Card, CardSeries
 from halls.errors import Conflict, InvalidInput
 from halls.models import Venue
@@ -56,6 +56,7 @@ def create_series(
                     serial=serial,
                     grid=grid.to_json(),
                     key=grid.key(),
+                    numbers=pack_numbers(grid),
                     security_code=security_code(secret, code, serial, grid),
                 )
                 for serial, grid in enumerate(grids, start=1)

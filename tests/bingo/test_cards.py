@@ -243,3 +243,19 @@ def test_security_code() -> None:
     assert code != security_code(b"secret", "S-2024-02", 17, card)
     assert code != security_code(b"secret", "S-2024-01", 18, card)
     assert code != security_code(b"secret", "S-2024-01", 17, other)
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.binary(min_size=1, max_size=16), index=st.integers(0, 50))
+def test_packed_numbers_round_trip_row_by_row(seed: bytes, index: int) -> None:
+    for card in generate_strip(seed, index):
+        packed = cards.pack_numbers(card)
+        assert len(packed) == cards.PACKED_LENGTH
+        rows = cards.unpack_rows(packed)
+        assert tuple(frozenset(row) for row in rows) == card.row_numbers
+        assert all(list(row) == sorted(row) for row in rows)
+
+
+def test_unpack_rejects_a_wrong_length() -> None:
+    with pytest.raises(ValueError, match="15 bytes"):
+        cards.unpack_rows(bytes(range(1, 15)))

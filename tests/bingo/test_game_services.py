@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from bingo.cards import CardGrid
+from bingo.cards import CardGrid, pack_numbers
 from bingo.models import Ball, Card, CardSeries, Claim, Game, GameState, PrizeResult, SaleOperation, SoldCard
 from bingo.services import claims, draw, games, sales
 from bingo.services import series as series_services
@@ -237,3 +237,10 @@ def test_recall_and_the_audit_chain(manual_game, card_series, caller, cashier):
     tampered = AuditEntry.objects.filter(venue_id=venue_id, action="ball.drawn").earliest("pk")
     AuditEntry.objects.filter(pk=tampered.pk).update(data={**tampered.data, "ball": 1})
     assert audit.verify_chain(venue_id).first_bad_id == tampered.pk
+
+
+def test_a_series_stores_each_cards_packed_numbers(card_series):
+    stored = list(Card.objects.filter(series=card_series).order_by("serial"))
+    assert len(stored) == card_series.card_count
+    for card in stored:
+        assert bytes(card.numbers) == pack_numbers(CardGrid.from_json(card.grid))
