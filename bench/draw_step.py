@@ -37,6 +37,7 @@ import asyncio
 import json
 import math
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -435,6 +436,7 @@ def main() -> int:
         "CHANNEL_PREFIX": f"bench-draw-{run}",
     }
     procs = Processes(logdir, env)
+    print(f"worker and web logs in {logdir}", flush=True)
     try:
         procs.start(
             "worker",
@@ -538,12 +540,7 @@ def main() -> int:
     task_ms = [r["ms"] for r in draws]
     ok = bool(task_ms) and drawn_total == len(task_ms) and len(screen_ms) == len(task_ms)
     if not args.keep_logs and ok:
-        for path in logdir.rglob("*"):
-            if path.is_file():
-                path.unlink()
-        for path in sorted(logdir.rglob("*"), reverse=True):
-            path.rmdir()
-        logdir.rmdir()
+        shutil.rmtree(logdir)
     else:
         print(f"logs: {logdir}")
     print(
