@@ -4,6 +4,7 @@
 #   make demo       migrate, seed, start worker + beat and serve on $PORT (embedded unless REDIS_URL is set)
 #   make test       ruff, ruff format --check, mypy, then pytest against PostgreSQL + Redis
 #   make browser    install Debian's chromium (+ fonts) for the Playwright tests
+#   make bench      every benchmark under bench/ at a reduced size (a few minutes; PostgreSQL + Redis)
 #   make lint | typecheck | fmt | worker | beat | serve | services | check-services | clean
 
 SHELL := /bin/bash
@@ -24,7 +25,7 @@ export PORT
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/hall
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: help venv demo test browser lint typecheck fmt worker beat serve services check-services clean
+.PHONY: help venv demo test bench browser lint typecheck fmt worker beat serve services check-services clean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -100,6 +101,27 @@ test: venv browser
 
 browser:
 	bash scripts/ensure_chromium.sh
+
+# --- benchmarks -----------------------------------------------------------------------------------------
+# Each script prints the product's figures beside a plain baseline it runs itself, and ends with one
+# summary line; --quick is the reduced size. Each uses a database of its own (created, and dropped first
+# with --fresh) on BENCH_PG and Redis database BENCH_REDIS_DB. Full sizes: see README and the scripts.
+BENCH_PG       ?= postgres://postgres@127.0.0.1:5432
+BENCH_REDIS    ?= redis://127.0.0.1:6379
+BENCH_REDIS_DB ?= 9
+
+bench: venv
+	$(PY) bench/detection.py --quick
+	DATABASE_URL=$(BENCH_PG)/hall_bench_cards $(PY) bench/card_generation.py --quick --fresh
+	DATABASE_URL=$(BENCH_PG)/hall_bench_contrib $(PY) bench/contributions.py --quick --fresh
+	DATABASE_URL=$(BENCH_PG)/hall_bench_draw REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/draw_step.py --quick --fresh
+	DATABASE_URL=$(BENCH_PG)/hall_bench_console REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/console.py --quick --fresh
+	DATABASE_URL=$(BENCH_PG)/hall_bench_screens REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/screens.py --quick --fresh
+	DATABASE_URL=$(BENCH_PG)/hall_bench_machines REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/machines.py --quick --fresh
 
 # --- housekeeping ---------------------------------------------------------------------------------------
 

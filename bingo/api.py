@@ -26,6 +26,8 @@ from bingo.serializers import (
     ClaimRequestSerializer,
     ClaimSerializer,
     ConfirmSerializer,
+    ConsoleSeqSerializer,
+    ConsoleSnapshotSerializer,
     GameCreateSerializer,
     GameListItemSerializer,
     GameQuerySerializer,
@@ -40,9 +42,11 @@ from bingo.serializers import (
     SeriesCreateSerializer,
     SeriesQuerySerializer,
     SeriesSerializer,
+    SoldCardsPageSerializer,
+    SoldCardsQuerySerializer,
     VoidSerializer,
 )
-from bingo.services import claims, draw, games, readmodels, sales, series
+from bingo.services import claims, console, draw, games, readmodels, sales, series
 from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.models import Role, Room, Venue
@@ -120,6 +124,34 @@ class RoomDetailView(HallAPIView):
     )
     def get(self, request: Request, room_id: int) -> Response:
         return Response(RoomSerializer(_room(request, room_id, *ANY_ROLE)).data)
+
+
+class ConsoleSnapshotView(HallAPIView):
+    @extend_schema(
+        operation_id="rooms_console_snapshot",
+        summary="The caller console's snapshot: the room, its current game, the streams' numbers (caller)",
+        description=(
+            "Load it once the socket /ws/console/rooms/{room_id}/ is open, apply the events that follow, "
+            "and load it again on a gap in either stream's sequence or after a reconnect."
+        ),
+        responses={200: ConsoleSnapshotSerializer, **error_responses(403, 404)},
+        tags=["rooms"],
+    )
+    def get(self, request: Request, room_id: int) -> Response:
+        room = _room(request, room_id, Role.CALLER)
+        return Response(ConsoleSnapshotSerializer(console.console_snapshot(room)).data)
+
+
+class ConsoleSeqView(HallAPIView):
+    @extend_schema(
+        operation_id="rooms_console_seq",
+        summary="The sequence numbers of the console's streams, to check for a lost last event (caller)",
+        responses={200: ConsoleSeqSerializer, **error_responses(403, 404)},
+        tags=["rooms"],
+    )
+    def get(self, request: Request, room_id: int) -> Response:
+        room = _room(request, room_id, Role.CALLER)
+        return Response(ConsoleSeqSerializer({"streams": console.stream_seqs(room)}).data)
 
 
 # --- Card series ----------------------------------------------------------------------------------------
@@ -224,7 +256,10 @@ class GameDetailView(HallAPIView):
     @extend_schema(
         operation_id="games_retrieve",
         summary="The caller's view of a game",
-        description="State, prizes, balls with colours, claims, unclaimed winning cards, the claim window.",
+        description=(
+            "State, prizes, balls with colours, the latest claims, the first unclaimed winning cards with "
+            "their counts, the claim window. Never the sold cards: see .../sold-cards/."
+        ),
         responses={200: GameViewSerializer, **error_responses(403, 404)},
         tags=["games"],
     )
@@ -267,6 +302,26 @@ class GameVoidView(HallAPIView):
         game = _game(request, game_id, Role.CALLER)
         data = valid(VoidSerializer, request.data)
         return Response(_game_view(games.void_game(game=game, actor=actor(request), reason=data["reason"])))
+
+
+class SoldCardsView(HallAPIView):
+    @extend_schema(
+        operation_id="games_sold_cards",
+        summary="The game's sold cards, a page at a time (caller, cashier)",
+        description='In (series, serial) order; follow "next" with ?after= until it is null.',
+        parameters=[SoldCardsQuerySerializer],
+        responses={200: SoldCardsPageSerializer, **error_responses(400, 403, 404)},
+        tags=["sales"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game = _game(request, game_id, Role.CALLER, Role.CASHIER)
+        query = valid(SoldCardsQuerySerializer, request.query_params)
+        after = None
+        if query.get("after"):
+            code, serial = query["after"].rsplit(":", 1)
+            after = (code, int(serial))
+        page = readmodels.sold_cards_page(game, after=after, limit=query["limit"])
+        return Response(SoldCardsPageSerializer(page).data)
 
 
 class GameRecallView(HallAPIView):
@@ -443,6 +498,8 @@ STEPS = [
 urlpatterns = [
     path("rooms/", RoomListView.as_view(), name="api-rooms"),
     path("rooms/<int:room_id>/", RoomDetailView.as_view(), name="api-room"),
+    path("rooms/<int:room_id>/console/", ConsoleSnapshotView.as_view(), name="api-room-console"),
+    path("rooms/<int:room_id>/console/seq/", ConsoleSeqView.as_view(), name="api-room-console-seq"),
     path("series/", SeriesListView.as_view(), name="api-series"),
     path("series/<int:series_id>/cards/<int:serial>/", MasterCardView.as_view(), name="api-series-card"),
     path("games/", GameListView.as_view(), name="api-games"),
@@ -462,4 +519,5 @@ urlpatterns = [
     path("games/<int:game_id>/claims/", ClaimsView.as_view(), name="api-game-claims"),
     path("games/<int:game_id>/confirm/", ConfirmView.as_view(), name="api-game-confirm"),
     path("games/<int:game_id>/recall/", GameRecallView.as_view(), name="api-game-recall"),
+    path("games/<int:game_id>/sold-cards/", SoldCardsView.as_view(), name="api-game-sold-cards"),
 ]

@@ -5,7 +5,9 @@ Rules (Melilla regulation art. 147-149): numbers 1..90; a card is 3 rows x 9 col
 column 8 = 80..90) and numbers ascend down a column.  A strip is 6 cards holding 1..90 once each.
 
 Generation uses only hashlib/hmac (never `random`) so any master card can be recomputed from
-the stored series seed, on any machine and Python version.
+the stored series seed, on any machine and Python version.  The generator here is version "v1",
+kept unchanged to recompute the series it made; new series are made by "v2" (bingo.cardgen),
+vectorised, whose master cards are recomputed without replaying the series.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
+
+import numpy as np
 
 ROWS = 3
 COLUMNS = 9
@@ -179,14 +183,44 @@ def security_code(secret: bytes, series_code: str, serial: int, card: CardGrid) 
     Printed on paper cards: a forger without the hall secret cannot produce a matching code.
     Fields are '|'-joined; serial and key never contain '|', so the encoding is unambiguous.
     """
-    message = f"bingo-card/v1|{series_code}|{serial}|{card.key()}".encode()
+    return security_code_of_key(secret, series_code, serial, card.key())
+
+
+def security_code_of_key(secret: bytes, series_code: str, serial: int, key: str) -> str:
+    """`security_code` from the card's key (CardGrid.key): series made in bulk build no CardGrid."""
+    message = f"bingo-card/v1|{series_code}|{serial}|{key}".encode()
     digest = hmac.new(secret, message, hashlib.sha256).digest()
     return base64.b32encode(digest).decode("ascii")[:10]
 
 
-# --- deterministic generation ---------------------------------------------------------------
+_BASE32 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+
+def security_codes(
+    secret: bytes, series_code: str, keys: Sequence[str], *, first_serial: int = 1
+) -> list[str]:
+    """`security_code` of many cards at once: keys[i] is the key of serial first_serial + i.
+
+    The same codes, faster: the one-shot HMAC, and the ten base32 characters (the digest's first 50 bits)
+    picked for all cards at once instead of encoding each whole digest.
+    """
+    prefix = f"bingo-card/v1|{series_code}|"
+    heads = b"".join(
+        hmac.digest(secret, f"{prefix}{serial}|{key}".encode(), "sha256")[:8]
+        for serial, key in enumerate(keys, start=first_serial)
+    )
+    bits = np.frombuffer(heads, dtype=">u8").astype(np.uint64)
+    shifts = np.arange(59, 9, -5, dtype=np.uint64)  # the ten 5-bit groups from the top
+    chars = np.frombuffer(_BASE32, dtype=np.uint8)[
+        ((bits[:, None] >> shifts) & np.uint64(31)).astype(np.intp)
+    ]
+    return [code.decode("ascii") for code in np.ascontiguousarray(chars).view("S10").ravel()]
+
+
+# --- deterministic generation, version "v1" ---------------------------------------------------
 # Stored series are recomputed from their seed: any change to the stream or the algorithm
-# below changes every card ever sold, so it must come with a new "v2" label, never in place.
+# below changes every card ever sold, so it must come with a new label, never in place.
+# "v2" is bingo.cardgen; CardSeries.generator says which one made a series.
 
 
 class _Drbg:

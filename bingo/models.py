@@ -46,6 +46,10 @@ class CardSeries(models.Model):
     strips = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     # The seed every master card is recomputed from (cartón matriz).
     seed = models.CharField(max_length=64)
+    # Version of bingo.cardgen that made the cards: recomputing a master card must use the same one.
+    generator = models.CharField(max_length=8, default="v2")
+    # [strip index, attempt] of the strips derived again because they repeated an earlier card (v2).
+    rederived_strips = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField()
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
 
@@ -308,6 +312,25 @@ class Claim(models.Model):
             ),
         ]
         ordering = ["pk"]
+
+
+class Completion(models.Model):
+    """A sold card's first line or its bingo, recorded with the ball that made it, in that ball's
+    transaction (bingo.services.detection). The unclaimed-winners view and self-playing rooms read these."""
+
+    # The unique index below starts with the game; cards are never deleted: no index of their own.
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="completions", db_index=False)
+    card = models.ForeignKey(Card, on_delete=models.PROTECT, related_name="+", db_index=False)
+    kind = models.CharField(max_length=5, choices=ClaimKind.choices)
+    ordinal = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [
+            # A card completes its (first) line once and its bingo once: a repeated ball step cannot add rows.
+            models.UniqueConstraint(
+                fields=["game", "kind", "card"], name="completion_once_per_card_and_kind"
+            ),
+        ]
 
 
 class PrizeResult(models.Model):

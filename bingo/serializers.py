@@ -104,7 +104,7 @@ class SeriesCreateSerializer(serializers.Serializer[Any]):
     venue = serializers.IntegerField()
     code = serializers.CharField(max_length=40)
     face_value = money(help_text='Price of one card, e.g. "2.00".')
-    strips = serializers.IntegerField(help_text="Strips of 6 cards (1 to 1000).")
+    strips = serializers.IntegerField(help_text="Strips of 6 cards (1 to 20,000).")
     seed = serializers.CharField(
         max_length=64, required=False, help_text="Seed the cards are generated from; random when left out."
     )
@@ -386,8 +386,13 @@ class UnclaimedCardSerializer(serializers.Serializer[Any]):
 
 
 class UnclaimedSerializer(serializers.Serializer[Any]):
+    """The first cards of each kind (readmodels.UNCLAIMED_SHOWN at most) and how many there are."""
+
+    ordinal = serializers.IntegerField(help_text="The ball the list is computed at.")
     line = UnclaimedCardSerializer(many=True)
     bingo = UnclaimedCardSerializer(many=True)
+    line_count = serializers.IntegerField()
+    bingo_count = serializers.IntegerField()
 
 
 class GameSummarySerializer(serializers.Serializer[Any]):
@@ -412,10 +417,51 @@ class GameSummarySerializer(serializers.Serializer[Any]):
 
 
 class GameViewSerializer(GameSummarySerializer):
-    """The caller's view: the summary plus every claim and the winning cards nobody has claimed."""
+    """The caller's view: the summary, the latest claims and the winning cards nobody has claimed.
 
-    claims = ClaimRowSerializer(many=True)
+    Never the sold cards: the announcement gives them as ranges, and GET .../sold-cards/ pages them.
+    """
+
+    claims = ClaimRowSerializer(many=True, help_text="The latest claims (100 at most), oldest first.")
+    claims_count = serializers.IntegerField(help_text="Every claim of the game (the recall lists them).")
     unclaimed = UnclaimedSerializer()
+
+
+class SoldCardsQuerySerializer(serializers.Serializer[Any]):
+    after = serializers.RegexField(
+        r"^[^:]{1,40}:[0-9]{1,9}$",
+        required=False,
+        help_text='The "next" of the previous page ("<series>:<serial>"); the first page without it.',
+    )
+    limit = serializers.IntegerField(required=False, default=500, min_value=1, max_value=2000)
+
+
+class SoldCardRowSerializer(serializers.Serializer[Any]):
+    series = serializers.CharField()
+    serial = serializers.IntegerField()
+
+
+class SoldCardsPageSerializer(serializers.Serializer[Any]):
+    count = serializers.IntegerField(help_text="Cards sold in the game.")
+    next = serializers.CharField(
+        allow_null=True, help_text="Pass as ?after= for the next page; null at the end."
+    )
+    results = SoldCardRowSerializer(many=True)
+
+
+class ConsoleSnapshotSerializer(serializers.Serializer[Any]):
+    """What the caller console loads before applying its stream's events (and on a gap or reconnect)."""
+
+    streams = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Sequence number of each stream the console socket delivers (the room's, the staff one).",
+    )
+    room = RoomSerializer()
+    game = GameViewSerializer(allow_null=True)
+
+
+class ConsoleSeqSerializer(serializers.Serializer[Any]):
+    streams = serializers.DictField(child=serializers.IntegerField())
 
 
 class RecallSaleSerializer(serializers.Serializer[Any]):

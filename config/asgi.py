@@ -9,6 +9,7 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (after Django is set up)
 
+from bingo.routing import websocket_urlpatterns as console_routes  # noqa: E402
 from halls.routing import websocket_urlpatterns as screen_routes  # noqa: E402
 from machines.routing import websocket_urlpatterns as machine_routes  # noqa: E402
 
@@ -16,7 +17,8 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         # Screens are public displays reached by their token; machines authenticate with their device
-        # token (machines.consumers). Neither has a browser session or origin to check.
-        "websocket": URLRouter([*screen_routes, *machine_routes]),
+        # token (machines.consumers). Neither has a browser session or origin to check. The caller
+        # console's routes check both themselves (bingo.routing).
+        "websocket": URLRouter([*screen_routes, *machine_routes, *console_routes]),
     }
 )

@@ -227,15 +227,29 @@ CELERY_BEAT_SCHEDULE = {
 # --- The hall -------------------------------------------------------------------------------------------
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
+# Each game's winner index, written at the close of sales and memory-mapped by every process of the host
+# (bingo.services.detection); empty: none, each process rebuilds it from the database.
+HALL_DETECTOR_DIR = env.str("HALL_DETECTOR_DIR", default=str(VAR_DIR / "detector"))
 # Machine gateway: database threads per web process serving the machines' sockets (machines.consumers).
 MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
 # Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
 # without protocol-level prepared statements (PgBouncer < 1.21 or max_prepared_statements = 0).
+# Every this many seconds each web process re-checks its screens (deactivated ones are closed) and
+# sends each one its stream's head, so a screen that lost the last event reloads its snapshot.
+HALL_SCREEN_SWEEP_SECONDS = env.float("HALL_SCREEN_SWEEP_SECONDS", default=10.0)
 HALL_POOL_PREPARED_STATEMENTS = env.bool("HALL_POOL_PREPARED_STATEMENTS", default=True)
+# Group commit of independent contributions (jackpots.services.batcher): at most this many per group,
+# gathered for at most this long, with this many groups writing at once.
+HALL_POOL_GROUP_COMMIT = env.bool("HALL_POOL_GROUP_COMMIT", default=True)
+HALL_POOL_GROUP_SIZE = env.int("HALL_POOL_GROUP_SIZE", default=64)
+HALL_POOL_GROUP_WAIT_MS = env.float("HALL_POOL_GROUP_WAIT_MS", default=2.0)
+HALL_POOL_GROUP_RUNNERS = env.int("HALL_POOL_GROUP_RUNNERS", default=2)
 # The demo's casino tables play hands by themselves (jackpots.tables.tasks); `manage.py demo` turns it on.
 HALL_DEMO_TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)
 # Secret that signs card security codes; production sets its own.
 HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
+# After each ball, claim and prize a task pushes the unclaimed winners to the caller consoles (staff stream).
+HALL_CONSOLE_PUSH = env.bool("HALL_CONSOLE_PUSH", default=True)
 
 LOGGING = {
     "version": 1,

@@ -9,8 +9,11 @@ its recovery rule stays as it is. The engine's own ``pool.<id>`` stream is left 
 - ``pool.hit``: one per paid winner, emitted in the award's own transaction by a listener registered with
   jackpots.services.notify, so it is numbered, committed and published with the award (never lost to a
   poller, never announced for a rolled-back award). It carries the pool as it is after the hit.
-- ``pool.meter``: the whole pool (every level's amount), published by `publish_meters`, at most
-  4 times a second per pool and only when a figure a screen shows has changed.
+- ``pool.meters``: ``{"pools": [...]}``, every pool of the room that changed since the last tick, each
+  whole (every level's amount; ``{"id", "active": false}`` for a pool taken out of service), published
+  by `publish_meters`: ONE event per room per tick whatever the number of pools (each event is a write
+  to every screen socket of the room, so one per pool multiplied the fan-out), at most 4 ticks a second,
+  and a pool only when a figure a screen shows has changed.
 
 Why a Celery beat task and not a task per contribution or a loop of our own. Contributions arrive by
 thousands a second on the hot path, which must stay one INSERT; one Celery task each would cost far more
@@ -65,7 +68,7 @@ from jackpots.services import meters, notify
 
 log = logging.getLogger("hall.jackpots.screens")
 
-METER_EVENT = "pool.meter"
+METER_EVENT = "pool.meters"
 HIT_EVENT = "pool.hit"
 
 # At most 4 meter events a second per pool: two publications are at least this far apart.
@@ -408,7 +411,7 @@ def publish_meters(*, full: bool = False) -> dict[int, dict[str, Any]]:
     """Publish the meters of the pools that changed since the last publication; returns what was published.
 
     Call it as often as you like (beat does, every 0.25 s): it publishes at most once per `MIN_INTERVAL`,
-    one `pool.meter` event per changed pool on each room stream that shows the pool.
+    one `pool.meters` event per room stream showing any changed pool, carrying all of that room's.
     """
     with _poll.lock:  # one tick at a time in this process (the embedded worker has one thread anyway)
         return _publish(full=full)
@@ -474,8 +477,8 @@ def _publish(*, full: bool) -> dict[int, dict[str, Any]]:
                     by_room.setdefault(room.pk, (room, []))[1].append(pool_id)
             for room_id in sorted(by_room):  # room order, like every emitter of the room streams
                 room, pool_ids = by_room[room_id]
-                for pool_id in sorted(pool_ids):
-                    events.emit(room.stream, METER_EVENT, published[pool_id])
+                batch = [published[pool_id] for pool_id in sorted(pool_ids)]
+                events.emit(room.stream, METER_EVENT, {"pools": batch})
             tick.value = _now_ms()
             tick.save(update_fields=["value"])
     _poll.cursor = cursor

@@ -14,20 +14,21 @@ from typing import TypedDict
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from bingo import claims as rules
 from bingo.cards import CardGrid
-from bingo.detect import winners_at
 from bingo.models import (
     Award,
+    Ball,
     BallSet,
     Card,
     CardSeries,
     Claim,
     ClaimKind,
     ClaimWindow,
+    Completion,
     Game,
     GameState,
     PrizeResult,
@@ -257,26 +258,26 @@ class UnclaimedCard(TypedDict):
 
 
 def unclaimed_winners(game: Game) -> dict[str, list[UnclaimedCard]]:
-    """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet."""
-    balls = list(game.balls.order_by("ordinal").values_list("number", flat=True))
-    if not balls or game.state not in CLAIMABLE:
+    """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet.
+
+    Read from the completions recorded with each ball (bingo.services.detection): every card whose first
+    line or bingo came by the last ball drawn, less those with a valid claim of that kind.
+    """
+    drawn = Ball.objects.filter(game=game).count()
+    if not drawn or game.state not in CLAIMABLE:
         return {"line": [], "bingo": []}
-    sold = {
-        sc.card_id: (sc.card.series.code, sc.card.serial, CardGrid.from_json(sc.card.grid))
-        for sc in SoldCard.objects.filter(game=game).select_related("card__series")
-    }
-    timeline = winners_at({cid: grid for cid, (_, _, grid) in sold.items()}, balls)
-    claimed = {(k, cid) for k, cid in game.claims.filter(valid=True).values_list("kind", "card_id")}
     line_open = game.line_won_at is None or (
-        game.claim_window == ClaimWindow.LINE and game.line_won_at == len(balls)
+        game.claim_window == ClaimWindow.LINE and game.line_won_at == drawn
+    )
+    kinds = [ClaimKind.BINGO, ClaimKind.LINE] if line_open else [ClaimKind.BINGO]
+    claimed = Claim.objects.filter(game=game, valid=True, kind=OuterRef("kind"), card_id=OuterRef("card_id"))
+    rows = (
+        Completion.objects.filter(game=game, kind__in=kinds)
+        .exclude(Exists(claimed))
+        .order_by("ordinal", "card__series__code", "card__serial")
+        .values_list("kind", "card__series__code", "card__serial", "ordinal")
     )
     found: dict[str, list[UnclaimedCard]] = {"line": [], "bingo": []}
-    for cid, done in timeline.completions.items():
-        series, serial, _ = sold[cid]
-        if done.bingo_at is not None and (ClaimKind.BINGO, cid) not in claimed:
-            found["bingo"].append({"series": series, "serial": serial, "since_ball": done.bingo_at})
-        if line_open and done.line_at is not None and (ClaimKind.LINE, cid) not in claimed:
-            found["line"].append({"series": series, "serial": serial, "since_ball": done.line_at})
-    for rows in found.values():
-        rows.sort(key=lambda r: (r["since_ball"], r["series"], r["serial"]))
+    for kind, series, serial, ordinal in rows:
+        found[kind].append({"series": series, "serial": serial, "since_ball": ordinal})
     return found

@@ -18,6 +18,7 @@ from django.db.models import OuterRef
 from django.utils import timezone
 
 from bingo.models import Ball, DrawSource, Game, GameState
+from bingo.services import detection
 from bingo.services.common import lock_game, record
 from halls.errors import Conflict, InvalidInput
 
@@ -126,6 +127,7 @@ def _append(game: Game, number: int, source: str, actor: User | None) -> Ball:
     game.balls_drawn = ball.ordinal
     game.last_ball_at = now
     game.save(update_fields=["balls_drawn", "last_ball_at"])
+    detection.record_ball(game, ball)  # the lines and bingos this ball made, in its transaction
     colour = game.ball_set.colour_of(number) if game.ball_set else ""
     record(
         game,

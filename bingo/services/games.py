@@ -12,7 +12,7 @@ from django.utils import timezone
 from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
 from bingo.prizes import prize_from_sales
-from bingo.services import draw
+from bingo.services import detection, draw
 from bingo.services.common import lock_game, record, transition
 from bingo.services.programs import clock as program_clock
 from bingo.services.programs import play as programs
@@ -130,6 +130,8 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         # pools' open-play guard looks for games in play; a version change in force now syncs its rate).
         game.announcement["programs"] = programs.sales_closed(game=game, actor=actor)
         game.save()
+        # The sold set is frozen now: the winner detector's index is built once, here.
+        detection.sales_closed(game)
         record(game, actor, "game.sales_closed", {"announcement": game.announcement})
     return game
 

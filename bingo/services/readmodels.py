@@ -1,11 +1,18 @@
-"""Read models: what a hall screen shows for a room, the caller's view of a game, and the game recall."""
+"""Read models: what a hall screen shows for a room, the caller's view of a game, and the game recall.
+
+Answers stay small whatever the hall's size: the caller's view never lists the sold cards (the sales
+announcement summarises them as ranges; ``sold_cards_page`` pages through them), and the lists that grow
+with the cards sold (unclaimed winners, claims) are cut to their first or latest rows, with their counts.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bingo.models import Ball, Claim, Game, GameState, PrizeResult, SaleOperation
-from bingo.services.claims import unclaimed_winners
+from django.db.models import Q
+
+from bingo.models import Ball, Claim, Game, GameState, PrizeResult, SaleOperation, SoldCard
+from bingo.services import claims as claim_services
 from bingo.services.programs.views import game_programs, screen_programs
 from bingo.services.sales import sales_totals
 from halls.models import Room
@@ -77,13 +84,56 @@ def screen_snapshot(room: Room) -> dict[str, Any]:
     }
 
 
+# At most this many unclaimed winning cards of each kind in a view or an event (the caller reads them out;
+# past a few dozen the count says enough), and the caller's view shows this many latest claims.
+UNCLAIMED_SHOWN = 50
+CLAIMS_SHOWN = 100
+
+
+def unclaimed_view(game: Game) -> dict[str, Any]:
+    """The winning cards nobody has claimed: the first ``UNCLAIMED_SHOWN`` of each kind, and the counts.
+
+    The one place the console's read model asks the claims service (``unclaimed_winners``), so the
+    view is as fast as that answer. ``ordinal`` is the ball the list is computed at.
+    """
+    found = claim_services.unclaimed_winners(game)
+    return {
+        "ordinal": game.balls_drawn,
+        "line": found["line"][:UNCLAIMED_SHOWN],
+        "bingo": found["bingo"][:UNCLAIMED_SHOWN],
+        "line_count": len(found["line"]),
+        "bingo_count": len(found["bingo"]),
+    }
+
+
 def caller_view(game: Game) -> dict[str, Any]:
-    """Everything the caller console shows, including winning cards nobody has claimed."""
-    claims = Claim.objects.filter(game=game).select_related("series").order_by("pk")
+    """Everything the caller console shows: the summary, the latest claims and the unclaimed winners."""
+    claims = Claim.objects.filter(game=game).select_related("series", "claimed_by")
+    latest = list(claims.order_by("-pk")[:CLAIMS_SHOWN])
     return {
         **game_summary(game),
-        "claims": [_claim(c) for c in claims],
-        "unclaimed": unclaimed_winners(game),
+        "claims": [_claim(c) for c in reversed(latest)],
+        "claims_count": len(latest) if len(latest) < CLAIMS_SHOWN else claims.count(),
+        "unclaimed": unclaimed_view(game),
+    }
+
+
+def sold_cards_page(game: Game, *, after: tuple[str, int] | None, limit: int) -> dict[str, Any]:
+    """One page of the game's sold cards in (series, serial) order, from just after ``after``."""
+    sold = SoldCard.objects.filter(game=game)
+    rows = sold.order_by("card__series__code", "card__serial")
+    if after is not None:
+        code, serial = after
+        rows = rows.filter(
+            Q(card__series__code__gt=code) | Q(card__series__code=code, card__serial__gt=serial)
+        )
+    page = list(rows.values_list("card__series__code", "card__serial")[: limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    return {
+        "count": sold.count(),
+        "next": f"{page[-1][0]}:{page[-1][1]}" if more else None,
+        "results": [{"series": code, "serial": serial} for code, serial in page],
     }
 
 

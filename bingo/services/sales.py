@@ -5,8 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
-from django.db.models import Sum
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Case, Count, DecimalField, F, Field, Model, Sum, Value, When
 from django.utils import timezone
 
 from bingo.announce import contiguous_ranges
@@ -70,6 +70,11 @@ def sell_range(
     actor: User,
     idempotency_key: str | None = None,
 ) -> SaleOperation:
+    """Sell cards first..last of a series in a game, in one INSERT ... SELECT.
+
+    The database's unique constraints refuse a card sold twice and two cards with the same numbers in one
+    game; only when they do are the cards at fault looked up, to name them in the refusal.
+    """
     _check_range(series, first, last)
     try:
         with transaction.atomic():
@@ -77,38 +82,27 @@ def sell_range(
             replay = _replay(game, idempotency_key, SaleKind.SELL, series, first, last)
             if replay:
                 return replay
-            cards = list(
-                Card.objects.filter(series=series, serial__gte=first, serial__lte=last).only("pk", "key")
-            )
-            taken = sorted(SoldCard.objects.filter(card__in=cards).values_list("card__serial", flat=True))
-            if taken:
-                shown = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in contiguous_ranges(taken))
-                raise Conflict(
-                    f"Cards {shown} of series {series.code} are already sold.",
-                    code="already_sold",
-                    serials=taken,
-                )
-            keys = {c.key for c in cards}
-            if len(keys) < len(cards) or SoldCard.objects.filter(game=game, card_key__in=keys).exists():
-                raise Conflict(
-                    "Two cards with the same numbers cannot be on sale in one game.", code="duplicate_numbers"
-                )
-            amount = series.face_value * len(cards)
+            count = last - first + 1  # _check_range: every serial of the range is a card of the series
             operation = SaleOperation.objects.create(
                 game=game,
                 series=series,
                 kind=SaleKind.SELL,
                 first_serial=first,
                 last_serial=last,
-                cards=len(cards),
-                amount=amount,
+                cards=count,
+                amount=series.face_value * count,
                 cashier=actor,
                 created_at=timezone.now(),
                 idempotency_key=idempotency_key or None,
             )
-            SoldCard.objects.bulk_create(
-                SoldCard(game=game, card=card, card_key=card.key, sale=operation) for card in cards
-            )
+            try:
+                with transaction.atomic():  # a savepoint: a refused insert leaves the transaction usable
+                    inserted = _insert_sold_cards(operation, first, last)
+            except IntegrityError:
+                _refuse_sale(game, series, first, last)
+                raise  # nothing to name: a sale of another transaction got there first
+            if inserted != count:  # a series always holds strips × 6 cards; anything else is corruption
+                raise AssertionError(f"series {series.code} lacks cards in {first}–{last}")
             record(game, actor, "sales.sold", {**_describe(operation), **sales_totals(game)})
     except IntegrityError as exc:
         # Another game sold one of these cards at the same moment.
@@ -116,6 +110,46 @@ def sell_range(
             f"Cards {first}–{last} of series {series.code} are already sold.", code="already_sold"
         ) from exc
     return operation
+
+
+def _refuse_sale(game: Game, series: CardSeries, first: int, last: int) -> None:
+    """Raise the Conflict that names why cards first..last cannot be sold in `game`, if one is found."""
+    in_range = Card.objects.filter(series=series, serial__gte=first, serial__lte=last)
+    taken = sorted(
+        SoldCard.objects.filter(card__in=in_range.values("pk")).values_list("card__serial", flat=True)
+    )
+    if taken:
+        shown = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in contiguous_ranges(taken))
+        raise Conflict(
+            f"Cards {shown} of series {series.code} are already sold.", code="already_sold", serials=taken
+        )
+    repeated = in_range.order_by().values("key").annotate(n=Count("pk")).filter(n__gt=1)
+    on_sale = SoldCard.objects.filter(game=game, card_key__in=in_range.values("key"))
+    if repeated.exists() or on_sale.exists():
+        raise Conflict(
+            "Two cards with the same numbers cannot be on sale in one game.", code="duplicate_numbers"
+        )
+
+
+def _column(model: type[Model], name: str) -> str:
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field)  # a concrete column, not a relation's reverse side
+    return connection.ops.quote_name(field.column)
+
+
+def _insert_sold_cards(operation: SaleOperation, first: int, last: int) -> int:
+    """INSERT ... SELECT the range's cards as sold (PostgreSQL and SQLite alike); returns the rows written."""
+    into = ", ".join(_column(SoldCard, name) for name in ("game", "card", "card_key", "sale"))
+    id_, key, series, serial = (_column(Card, name) for name in ("id", "key", "series", "serial"))
+    # Identifiers come from the models' metadata; every value is a parameter.
+    sql = (
+        f"INSERT INTO {connection.ops.quote_name(SoldCard._meta.db_table)} ({into}) "  # noqa: S608
+        f"SELECT %s, {id_}, {key}, %s FROM {connection.ops.quote_name(Card._meta.db_table)} "
+        f"WHERE {series} = %s AND {serial} BETWEEN %s AND %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [operation.game_id, operation.pk, operation.series_id, first, last])
+        return int(cursor.rowcount)
 
 
 def return_range(
@@ -175,7 +209,16 @@ def _describe(operation: SaleOperation) -> dict[str, object]:
 
 
 def sales_totals(game: Game) -> dict[str, object]:
-    """Cards sold so far and their value, from the sold cards themselves."""
-    sold = SoldCard.objects.filter(game=game)
-    total = sold.aggregate(total=Sum("card__series__face_value"))["total"] or Decimal("0")
-    return {"cards_sold": sold.count(), "sales_total": total}
+    """Cards sold so far and their value: the game's sales less its returns.
+
+    Each operation writes (or deletes) its sold cards in its own transaction, so these sums are the sold
+    cards' count and face values, read from a handful of operations rather than every sold card.
+    """
+    signed = Case(When(kind=SaleKind.RETURN, then=Value(-1)), default=Value(1))
+    money: DecimalField[Decimal, Decimal] = DecimalField(max_digits=14, decimal_places=2)
+    totals = SaleOperation.objects.filter(game=game).aggregate(
+        cards=Sum(F("cards") * signed), total=Sum(F("amount") * signed, output_field=money)
+    )
+    # In cents on every database (SQLite hands sums back without their scale).
+    total = Decimal(totals["total"] or 0).quantize(Decimal("0.01"))
+    return {"cards_sold": totals["cards"] or 0, "sales_total": total}

@@ -7,17 +7,21 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Field
 from django.utils import timezone
 
+from bingo import cardgen
 from bingo.balls import colour_problems, default_colours
-from bingo.cards import generate_series, pack_numbers, security_code
+from bingo.cards import CardGrid, security_codes
 from bingo.models import BallSet, Card, CardSeries
 from halls.errors import Conflict, InvalidInput
 from halls.models import Venue
 from halls.services import audit
 
-MAX_STRIPS = 1000
+MAX_STRIPS = 20_000  # 120,000 cards
+_ORM_BATCH = 2000  # cards per INSERT where COPY is not available (SQLite)
+_COPY_CHUNK = 5000  # cards per write to the COPY stream
 
 
 def create_series(
@@ -37,8 +41,8 @@ def create_series(
     if face_value <= 0:
         raise InvalidInput("The face value of a card must be positive.", code="bad_face_value")
     seed = seed or secrets.token_hex(32)
-    grids = generate_series(seed.encode(), strips)
-    secret = settings.HALL_CARD_SECRET.encode()
+    generated = cardgen.generate_series(seed.encode(), strips)
+    rederived = [list(pair) for pair in generated.rederived]
     try:
         with transaction.atomic():
             series = CardSeries.objects.create(
@@ -47,30 +51,88 @@ def create_series(
                 face_value=face_value,
                 strips=strips,
                 seed=seed,
+                generator=cardgen.CURRENT,
+                rederived_strips=rederived,
                 created_at=timezone.now(),
                 created_by=actor,
             )
-            Card.objects.bulk_create(
-                Card(
-                    series=series,
-                    serial=serial,
-                    grid=grid.to_json(),
-                    key=grid.key(),
-                    numbers=pack_numbers(grid),
-                    security_code=security_code(secret, code, serial, grid),
-                )
-                for serial, grid in enumerate(grids, start=1)
-            )
+            _insert_cards(series, generated)
             audit.record(
                 venue_id=venue.pk,
                 actor=actor,
                 action="series.created",
                 obj=series,
-                data={"code": code, "face_value": face_value, "strips": strips, "seed": seed},
+                data={
+                    "code": code,
+                    "face_value": face_value,
+                    "strips": strips,
+                    "seed": seed,
+                    "generator": cardgen.CURRENT,
+                    "rederived_strips": rederived,
+                },
             )
     except IntegrityError as exc:
         raise Conflict(f"Venue {venue.name} already has a series {code}.", code="series_exists") from exc
     return series
+
+
+def _insert_cards(series: CardSeries, generated: cardgen.GeneratedSeries) -> None:
+    """Every card of a new series: one COPY on PostgreSQL, batched INSERTs elsewhere (the embedded SQLite)."""
+    secret = settings.HALL_CARD_SECRET.encode()
+    if connection.vendor != "postgresql":
+        keys = generated.keys()
+        codes = security_codes(secret, series.code, keys)
+        Card.objects.bulk_create(
+            (
+                Card(series=series, serial=i + 1, grid=grid, key=key, numbers=numbers, security_code=code)
+                for i, (grid, key, numbers, code) in enumerate(
+                    zip(generated.rows(), keys, generated.packed(), codes, strict=True)
+                )
+            ),
+            batch_size=_ORM_BATCH,
+        )
+        return
+    columns = ", ".join(
+        _column(name) for name in ("series", "serial", "grid", "key", "numbers", "security_code")
+    )
+    table = connection.ops.quote_name(Card._meta.db_table)
+    with connection.cursor() as cursor, cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        # Chunk by chunk, so the server stores one chunk while the next one's codes are computed.
+        for first in range(0, len(generated), _COPY_CHUNK):
+            chunk = cardgen.GeneratedSeries(generated.grids[first : first + _COPY_CHUNK], ())
+            keys = chunk.keys()
+            codes = security_codes(secret, series.code, keys, first_serial=first + 1)
+            # COPY's text format: tab-separated, a card a line; bytea as \x + hex, its backslash doubled.
+            copy.write(
+                "".join(
+                    f"{series.pk}\t{serial}\t{grid}\t{key}\t\\\\x{numbers}\t{code}\n"
+                    for serial, grid, key, numbers, code in zip(
+                        range(first + 1, first + len(chunk) + 1),
+                        chunk.grid_texts(),
+                        keys,
+                        chunk.packed_hex(),
+                        codes,
+                        strict=True,
+                    )
+                )
+            )
+
+
+def _column(name: str) -> str:
+    field = Card._meta.get_field(name)
+    assert isinstance(field, Field)  # a concrete column, not a relation's reverse side
+    return connection.ops.quote_name(field.column)
+
+
+def master_card(series: CardSeries, serial: int) -> CardGrid:
+    """Card `serial` recomputed from the series' seed with the generator that made it (the cartón matriz)."""
+    if not 1 <= serial <= series.card_count:
+        raise InvalidInput(
+            f"Series {series.code} has serials 1–{series.card_count}, not {serial}.", code="bad_serial"
+        )
+    return cardgen.recompute_card(
+        series.generator, series.seed.encode(), serial, cardgen.rederived_pairs(series.rederived_strips)
+    )
 
 
 def create_ball_set(

@@ -29,9 +29,11 @@ Other databases (the embedded SQLite demo) take the ORM path, serialized by the 
 from __future__ import annotations
 
 import functools
+import logging
+import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -40,11 +42,14 @@ import psycopg
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 
-from halls.errors import Conflict, InvalidInput, NotFound
+from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from jackpots import engine
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
+from jackpots.services.batcher import GroupCommit
 from jackpots.services.common import Actor, label
 from jackpots.services.locks import POOL_LOCK_CLASS
+
+log = logging.getLogger("hall.jackpots.contributions")
 
 MAX_KEY = 100
 NEVER_AUTOMATICALLY = 2**62
@@ -79,11 +84,13 @@ class ContributionReceipt:
 
 @dataclass(frozen=True)
 class ContributionItem:
-    """One contribution of a batch (contribute_many)."""
+    """One contribution of a batch (contribute_many). `actor`: who made this one, when not the call's
+    actor (a group commit writes many callers' contributions in one call)."""
 
     source: str
     bet: Decimal
     idempotency_key: str
+    actor: str = ""
 
 
 # --- input checks ---------------------------------------------------------------------------------------
@@ -211,6 +218,11 @@ def contribute(
     `source` is the member's label ``"<type>:<id>"``, optionally followed by ``"/<detail>"`` (seat, hand):
     ``"table:12/seat:3"``. A repeated `idempotency_key` on the pool writes nothing and answers as the first
     call did (``replayed=True``); the same key with another source or bet is refused (409).
+
+    Called outside a transaction on PostgreSQL, the contribution goes through the process's group commit
+    (see "Group commit" below): the same rows and the same answer, in a transaction shared with the
+    process's other callers of the moment. Inside the caller's transaction it is written there and then
+    (it commits or rolls back with the caller's other writes).
     """
     pool_id = _pool_id(pool)
     amount = _bet(bet)
@@ -219,6 +231,15 @@ def contribute(
     who = label(actor)
     if connection.vendor != "postgresql":
         return _contribute_orm(pool_id, source, amount, key, who, stype, sid)
+    if _grouped() and not connection.in_atomic_block:
+        return group_commit().submit(_Request(pool_id, key, (source, amount, stype, sid, who)))
+    return _contribute_now(pool_id, source, amount, key, who, stype, sid)
+
+
+def _contribute_now(
+    pool_id: int, source: str, amount: Decimal, key: str, who: str, stype: str, sid: str
+) -> ContributionReceipt:
+    """The checked contribution as one statement, in the caller's transaction (or its own)."""
     rows = _fetch(_INSERT_SQL, (source, key, who, stype, sid, amount, pool_id))
     if len(rows) > 1:
         rows.sort(key=lambda row: row[1])  # lines in level order
@@ -326,10 +347,11 @@ def _contribute_orm(
 
 _BATCH_SQL = f"""
 WITH items AS (
-    SELECT i.source, i.bet, i.key, i.stype, i.sid, i.n
+    SELECT i.source, i.bet, i.key, i.stype, i.sid, i.actor, i.n
     FROM unnest(
-        %(sources)s::text[], %(bets)s::numeric[], %(keys)s::text[], %(stypes)s::text[], %(sids)s::text[]
-    ) WITH ORDINALITY AS i(source, bet, key, stype, sid, n)
+        %(sources)s::text[], %(bets)s::numeric[], %(keys)s::text[], %(stypes)s::text[], %(sids)s::text[],
+        %(actors)s::text[]
+    ) WITH ORDINALITY AS i(source, bet, key, stype, sid, actor, n)
 )
 INSERT INTO jackpots_contribution
     (pool_id, level_id, source, bet, to_meter, to_reserve, house, idempotency_key, actor, created_at)
@@ -338,7 +360,7 @@ SELECT l.pool_id, l.id, items.source, items.bet,
            - trunc(items.bet * (1 - l.contribution_rate - l.reserve_rate), 6),
        trunc(items.bet * l.reserve_rate, 6),
        trunc(items.bet * (1 - l.contribution_rate - l.reserve_rate), 6),
-       items.key, %(actor)s, statement_timestamp()
+       items.key, items.actor, statement_timestamp()
 FROM jackpots_poollevel l
 JOIN jackpots_pool p ON p.id = l.pool_id AND p.active
 CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock_shared({LOCK_CLASS}, l.pool_id::int)) locked
@@ -356,18 +378,24 @@ RETURNING id, level_id, to_meter, to_reserve, house, created_at, idempotency_key
 """  # noqa: S608 - LOCK_CLASS is a constant
 
 
+# One checked contribution of a batch, by key: source, bet, member type, member id, actor label.
+_Checked = tuple[str, Decimal, str, str, str]
+
+
 def contribute_many(
     *, pool: Pool | int, items: Sequence[ContributionItem], actor: Actor
 ) -> list[ContributionReceipt]:
     """A batch in one transaction, in order; receipts in the items' order (replays marked).
 
     Every item is checked first; one bad item (bad bet, non-member source, a key reused with other
-    content) refuses the whole batch and writes nothing.
+    content) refuses the whole batch and writes nothing (inside the caller's transaction: its savepoint
+    rolls back, the caller may go on).
     """
     pool_id = _pool_id(pool)
     if not items:
         return []
-    checked: dict[str, tuple[str, Decimal, str, str]] = {}
+    who = label(actor)
+    checked: dict[str, _Checked] = {}
     order: list[str] = []
     for item in items:
         key = _key(item.idempotency_key)
@@ -380,16 +408,28 @@ def contribute_many(
                     code="idempotency_key_reused",
                 )
         else:
-            checked[key] = (item.source, amount, stype, sid)
+            checked[key] = (item.source, amount, stype, sid, item.actor or who)
         order.append(key)
-    who = label(actor)
     if connection.vendor != "postgresql":
         with transaction.atomic():
             done = {
-                key: _contribute_orm(pool_id, source, amount, key, who, stype, sid)
-                for key, (source, amount, stype, sid) in checked.items()
+                key: _contribute_orm(pool_id, source, amount, key, by, stype, sid)
+                for key, (source, amount, stype, sid, by) in checked.items()
             }
         return [done[key] for key in order]
+    with transaction.atomic():
+        answers = _insert_batch(pool_id, checked)
+        for key in order:
+            answer = answers[key]
+            if isinstance(answer, DomainError):
+                raise answer  # the whole batch is refused: the transaction rolls back
+    return [answers[key] for key in order]  # type: ignore[misc]  # no refusal: receipts only
+
+
+def _insert_batch(pool_id: int, checked: dict[str, _Checked]) -> dict[str, ContributionReceipt | DomainError]:
+    """ONE statement inserting every checked contribution of the pool (atomic by itself: in autocommit it
+    is its own transaction), then a look at the keys that inserted nothing: a replay's receipt, or the
+    refusal (unknown or closed pool, not a member, key reused with another bet) as that key's answer."""
     keys = list(checked)
     params = {
         "pool": pool_id,
@@ -398,28 +438,146 @@ def contribute_many(
         "keys": keys,
         "stypes": [checked[k][2] for k in keys],
         "sids": [checked[k][3] for k in keys],
-        "actor": who,
+        "actors": [checked[k][4] for k in keys],
     }
-    with transaction.atomic():
-        rows = _fetch(_BATCH_SQL, params)
-        written: dict[str, list[tuple[Any, ...]]] = {}
-        for row in rows:
-            written.setdefault(row[6], []).append(row)
-        receipts: dict[str, ContributionReceipt] = {}
-        for key, (source, amount, stype, sid) in checked.items():
-            if key in written:
-                lines = written[key]
-                receipts[key] = ContributionReceipt(
-                    pool_id=pool_id,
-                    source=source,
-                    bet=amount,
-                    idempotency_key=key,
-                    created_at=lines[0][5],
-                    lines=tuple(
-                        ContributionLine(r[0], r[1], r[2], r[3], r[4])
-                        for r in sorted(lines, key=lambda r: r[1])
-                    ),
+    rows = _fetch(_BATCH_SQL, params)
+    written: dict[str, list[tuple[Any, ...]]] = {}
+    for row in rows:
+        written.setdefault(row[6], []).append(row)
+    answers: dict[str, ContributionReceipt | DomainError] = {}
+    for key, (source, amount, stype, sid, _by) in checked.items():
+        lines = written.get(key)
+        if lines:
+            if len(lines) > 1:
+                lines.sort(key=lambda r: r[1])  # lines in level order
+            answers[key] = ContributionReceipt(
+                pool_id=pool_id,
+                source=source,
+                bet=amount,
+                idempotency_key=key,
+                created_at=lines[0][5],
+                lines=tuple(ContributionLine(r[0], r[1], r[2], r[3], r[4]) for r in lines),
+            )
+            continue
+        try:
+            answers[key] = _explain_nothing_written(pool_id, source, amount, key, stype, sid)
+        except DomainError as exc:
+            answers[key] = exc
+    return answers
+
+
+# --- group commit (independent callers of one process) ------------------------------------------------
+#
+# A contribution made outside any transaction (the hot path: one pool bet, nothing else to write with it)
+# goes to the process's group commit (services.batcher): concurrent callers' contributions are written
+# together, up to HALL_POOL_GROUP_SIZE of them, in ONE transaction with one batch statement per pool
+# (contribute_many's, pools in id order as every writer takes them; a group of one pool is that one
+# statement in autocommit: one round trip, one commit). The rows, splits and answers are those of
+# one-by-one calls: the same SQL split per row, the same replay and refusal answers. A refused
+# contribution (a non-member source, a closed pool, a key reused with another bet) inserts nothing, so
+# it gets its refusal and the others their receipts. If the database refuses the group's transaction (a
+# deadlock, a lost connection), its contributions are written again one by one, each in its own
+# transaction, so one failure never loses the others; the keys make a caller's retry a no-op.
+#
+# A contribution inside a caller's transaction stays there (table bets with their seat rows and audit
+# entry, a game's program funding under its pools' exclusive locks): moving it to another transaction
+# would split what must commit together, and a caller holding locks while it waits for a group would
+# wait on a transaction the database cannot see it waiting on.
+
+
+@dataclass(frozen=True)
+class _Request:
+    """A contribution checked by `contribute`, for the group commit."""
+
+    pool_id: int
+    key: str
+    checked: _Checked
+
+
+@functools.cache
+def _grouped() -> bool:
+    return bool(getattr(settings, "HALL_POOL_GROUP_COMMIT", True))
+
+
+_groups: dict[int, GroupCommit[_Request, ContributionReceipt]] = {}
+_groups_lock = threading.Lock()
+
+
+def group_commit() -> GroupCommit[_Request, ContributionReceipt]:
+    """This process's group commit (a new one after a fork: a child never shares its parent's)."""
+    pid = os.getpid()
+    found = _groups.get(pid)
+    if found is None:
+        with _groups_lock:
+            found = _groups.get(pid)
+            if found is None:
+                _groups.clear()
+                found = _groups[pid] = GroupCommit(
+                    _write_group,
+                    size=int(getattr(settings, "HALL_POOL_GROUP_SIZE", 64)),
+                    wait=float(getattr(settings, "HALL_POOL_GROUP_WAIT_MS", 2)) / 1000,
+                    runners=int(getattr(settings, "HALL_POOL_GROUP_RUNNERS", 2)),
                 )
-            else:
-                receipts[key] = _explain_nothing_written(pool_id, source, amount, key, stype, sid)
-    return [receipts[key] for key in order]
+    return found
+
+
+def _write_one(request: _Request) -> ContributionReceipt:
+    """The request alone, as `contribute` writes it inside a transaction (one statement)."""
+    source, amount, stype, sid, who = request.checked
+    return _contribute_now(request.pool_id, source, amount, request.key, who, stype, sid)
+
+
+_Answer = ContributionReceipt | BaseException
+
+
+def _write_together(requests: Sequence[_Request]) -> list[_Answer]:
+    """The requests of every pool in one transaction: one batch statement per pool, pools in id order.
+    With one pool (the usual group) that statement runs in autocommit: one round trip, one commit.
+
+    A request repeating an earlier one's key with the same contribution answers as that one (a replay);
+    with another contribution it is written alone after the group, as it would be one by one."""
+    batches: dict[int, dict[str, _Checked]] = {}
+    for request in requests:
+        batch = batches.setdefault(request.pool_id, {})
+        batch.setdefault(request.key, request.checked)
+    found: dict[tuple[int, str], ContributionReceipt | DomainError] = {}
+    if len(batches) == 1:
+        [(pool_id, batch)] = batches.items()
+        found.update(((pool_id, key), answer) for key, answer in _insert_batch(pool_id, batch).items())
+    else:
+        with transaction.atomic():
+            for pool_id in sorted(batches):
+                answers = _insert_batch(pool_id, batches[pool_id])
+                found.update(((pool_id, key), answer) for key, answer in answers.items())
+    answers_in_order: list[_Answer] = []
+    first: set[tuple[int, str]] = set()
+    for request in requests:
+        at = (request.pool_id, request.key)
+        answer: _Answer = found[at]
+        if request.checked[:2] != batches[request.pool_id][request.key][:2]:
+            answer = _alone(request)  # the same key with another contribution: as one by one
+        elif at in first and isinstance(answer, ContributionReceipt):
+            answer = replace(answer, replayed=True)  # the same contribution twice: the later one replays
+        first.add(at)
+        answers_in_order.append(answer)
+    return answers_in_order
+
+
+def _alone(request: _Request) -> _Answer:
+    try:
+        return _write_one(request)
+    except Exception as exc:  # this caller's own answer
+        return exc
+
+
+def _write_group(requests: Sequence[_Request]) -> list[_Answer]:
+    """The group's answers: together (see `_write_together`), or, if that fails (the database refused
+    the transaction: a deadlock, a lost connection), one by one, each in its own transaction."""
+    if len(requests) > 1:
+        try:
+            return _write_together(requests)
+        except Exception:
+            log.warning(
+                "a group of %s contributions failed: writing them one by one", len(requests), exc_info=True
+            )
+    return [_alone(request) for request in requests]

@@ -64,7 +64,8 @@ def test_the_caller_pauses_and_resumes_the_draw(caller_api: APIClient, drawing: 
 def test_the_cashier_sees_the_game_and_its_sales(cashier_api: APIClient, drawing: Game) -> None:
     view = cashier_api.get(f"/api/games/{drawing.pk}/").json()
     assert (view["state"], view["line_prize"], view["bingo_prize"]) == ("drawing", "6.00", "30.00")
-    assert view["unclaimed"] == {"line": [], "bingo": []}
+    # The unclaimed winners come with their counts and the ball they are computed at (lists are capped).
+    assert view["unclaimed"] == {"ordinal": 0, "line": [], "bingo": [], "line_count": 0, "bingo_count": 0}
     sales = cashier_api.get(f"/api/games/{drawing.pk}/sales/").json()
     assert (sales["cards_sold"], sales["sales_total"]) == (30, "60.00")
     assert [(o["kind"], o["first"], o["last"], o["amount"]) for o in sales["operations"]] == [

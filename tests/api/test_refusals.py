@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from bingo.models import Ball, Claim, Game, GameState, SaleOperation, SoldCard
 from bingo.services import claims, draw, games
+from bingo.services.series import MAX_STRIPS
 from halls.models import GameSession, Room
 from tests.api.conftest import grid, nothing_written, refused, top_row
 from tests.conftest import ALL_BALLS
@@ -492,8 +493,8 @@ def test_the_operator_creates_a_series_and_the_caller_reads_its_master_cards(ope
 @pytest.mark.parametrize(
     ("change", "status", "code", "word"),
     [
-        ({"strips": 0}, 400, "bad_strips", "1 to 1000"),
-        ({"strips": 1001}, 400, "bad_strips", "1001"),
+        ({"strips": 0}, 400, "bad_strips", f"1 to {MAX_STRIPS}"),
+        ({"strips": MAX_STRIPS + 1}, 400, "bad_strips", str(MAX_STRIPS + 1)),
         ({"face_value": "0.00"}, 400, "bad_face_value", "positive"),
         ({"face_value": "1.005"}, 400, "invalid", "face_value"),
         ({"code": ""}, 400, "invalid", "code"),

@@ -8,7 +8,7 @@ screen-claim.png (a claim being verified), screen-line.png (the Line winner).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import pytest
@@ -18,6 +18,7 @@ from playwright.async_api import Page, WebSocketRoute, expect
 from bingo.cards import CardGrid
 from bingo.models import Card, CardSeries, Game
 from bingo.services import claims, draw, games, sales
+from config.celery import app as celery_app
 
 pytestmark = pytest.mark.e2e
 
@@ -197,7 +198,17 @@ async def enter_ball(page: Page, number: int) -> None:
     await expect(page.locator("#ball-msg")).to_contain_text(f"Ball {number} entered")
 
 
-async def test_caller_console_runs_a_game(page, server_url, room, caller, cashier, ball_set, card_series):
+@pytest.fixture
+def eager_tasks() -> Iterator[None]:
+    """No Celery worker here: the console's unclaimed winners are published where the ball commits."""
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = False
+
+
+async def test_caller_console_runs_a_game(
+    page, server_url, eager_tasks, room, caller, cashier, ball_set, card_series
+):
     await log_in(page, server_url, "caller", f"/console/rooms/{room.pk}/")
     await expect(page.locator("#session-badge")).to_have_text("No open session")
 

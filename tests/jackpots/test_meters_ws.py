@@ -1,8 +1,9 @@
 """Pool meters on hall screens, end to end: config.asgi.application on the Redis pub/sub layer, real commits.
 
 Contributions flow while the meter publisher is called far more often than beat would (every 20 ms, from
-two threads at once): a screen of the pool's venue still gets at most 4 `pool.meter` events a second for
-the pool, each a true figure (never above what the pool holds, whole cents rounded down), the last one the
+two threads at once): a screen of the pool's venue still gets at most 4 `pool.meters` events a second,
+each carrying every pool of the venue that changed since the last (one event per tick, not one per pool),
+each figure true (never above what the pool holds, whole cents rounded down), the last one the
 exact final meter, and nothing more once nothing changes. A hit is announced on the screens of every room
 of the pool's venues (table, seat, hand, amount paid, new amount), in the award's transaction, and the
 meter never goes back to its figure from before the hit. Other venues' screens hear nothing.
@@ -111,8 +112,19 @@ def live_amounts(pool: Pool) -> list[str]:
     return [str(level.amount) for level in meters.pool_meter(pool).levels]
 
 
-def assert_at_most_four_a_second(meter_events: list[dict[str, Any]]) -> None:
-    times = [at(e) for e in meter_events]
+def meters_of(events: list[dict[str, Any]], pool_id: int) -> list[tuple[float, dict[str, Any]]]:
+    """(time, pool) of each `pool.meters` event that carries the pool."""
+    return [
+        (at(e), pool)
+        for e in events
+        if e["type"] == "pool.meters"
+        for pool in e["data"]["pools"]
+        if pool["id"] == pool_id
+    ]
+
+
+def assert_at_most_four_a_second(meter_events: list[tuple[float, dict[str, Any]]]) -> None:
+    times = [t for t, _ in meter_events]
     gaps = [b - a for a, b in itertools.pairwise(times)]
     assert all(gap >= screens.MIN_INTERVAL for gap in gaps), gaps
     for start in times:
@@ -172,12 +184,13 @@ async def test_contributions_make_at_most_four_meter_events_a_second_with_true_a
     first = await in_thread(screens.publish_meters)
     assert set(first) == {carousel.pk, linked.pk}
     opening = await drain(screen, quiet=0.3)
-    assert [(e["type"], e["data"]["id"]) for e in opening] == [
-        ("pool.meter", carousel.pk),
-        ("pool.meter", linked.pk),
+    # One event for the tick, carrying both pools.
+    assert [(e["type"], [p["id"] for p in e["data"]["pools"]]) for e in opening] == [
+        ("pool.meters", [carousel.pk, linked.pk]),
     ]
-    assert [lv["amount"] for lv in opening[0]["data"]["levels"]] == ["5000.00"]
-    assert opening[0]["data"]["levels"][0]["name"] == "Carrusel"
+    first_carousel = opening[0]["data"]["pools"][0]
+    assert [lv["amount"] for lv in first_carousel["levels"]] == ["5000.00"]
+    assert first_carousel["levels"][0]["name"] == "Carrusel"
     assert "must_hit_by" not in json.dumps(opening) and "reserve" not in json.dumps(opening)
     # Nothing changed: nothing is published.
     await asyncio.sleep(screens.MIN_INTERVAL)
@@ -207,13 +220,15 @@ async def test_contributions_make_at_most_four_meter_events_a_second_with_true_a
     seqs = [e["seq"] for e in opening + received]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), "the room stream's numbering has a gap"
     assert {e["stream"] for e in received} == {stream}
-    assert {e["type"] for e in received} == {"pool.meter"}
+    assert {e["type"] for e in received} == {"pool.meters"}
+    assert_at_most_four_a_second([(at(e), e) for e in received])  # all pools together: 4 events a second
+    assert any(len(e["data"]["pools"]) == 2 for e in received), "the two pools never shared a tick's event"
 
-    mine = [e for e in received if e["data"]["id"] == carousel.pk]
+    mine = meters_of(received, carousel.pk)
     assert_at_most_four_a_second(mine)
     assert ticks_a + ticks_b > 4 * len(mine)  # the publisher was asked far more often than it published
     assert 4 <= len(mine) <= 4 * elapsed + 2
-    figures = [D(e["data"]["levels"][0]["amount"]) for e in mine]
+    figures = [D(pool["levels"][0]["amount"]) for _, pool in mine]
     assert figures == sorted(figures) and len(set(figures)) == len(figures), "only when changed, never down"
     # Every figure is a true meter: the seed plus k contributions, rounded down to the cent.
     possible = {engine.cents_down(SEED + D("0.231") * k) for k in range(done + 1)}
@@ -224,10 +239,10 @@ async def test_contributions_make_at_most_four_meter_events_a_second_with_true_a
 
     # The linked pool: the Grand stops at its ceiling (20 × 0.50 € offered, 0.50 € of room), the Minor
     # shows 50 + 20 × 0.11 = 52.20.
-    theirs = [e for e in received if e["data"]["id"] == linked.pk]
+    theirs = meters_of(received, linked.pk)
     assert_at_most_four_a_second(theirs)
-    assert [lv["amount"] for lv in theirs[-1]["data"]["levels"]] == ["1000.50", "52.20"]
-    assert [lv["name"] for lv in theirs[-1]["data"]["levels"]] == ["Grand", "Minor"]
+    assert [lv["amount"] for lv in theirs[-1][1]["levels"]] == ["1000.50", "52.20"]
+    assert [lv["name"] for lv in theirs[-1][1]["levels"]] == ["Grand", "Minor"]
 
     # Quiet again: ticks publish nothing, the snapshot shows the same figures at the stream's seq.
     await asyncio.sleep(screens.MIN_INTERVAL)
@@ -318,7 +333,8 @@ async def test_a_hit_is_announced_in_its_transaction_and_the_meter_never_goes_ba
     published = await in_thread(screens.publish_meters)
     assert published[carousel.pk]["levels"][0]["amount"] == str(new_amount)
     event = await screens_here[0].receive_json_from(timeout=TIMEOUT)
-    assert (event["type"], event["data"]["levels"][0]["amount"]) == ("pool.meter", str(new_amount))
+    assert event["type"] == "pool.meters"
+    assert [p["levels"][0]["amount"] for p in event["data"]["pools"]] == [str(new_amount)]
 
     # The table-side page of the pool shows the hit's winners under the meter.
     page = await snapshot(hall.token, f"pools/{carousel.pk}/snapshot/")
@@ -363,8 +379,8 @@ async def test_a_network_pool_is_shown_in_every_venue_of_the_network(
     assert set(await in_thread(screens.publish_meters)) == {pool.pk}
     for communicator in sockets:
         event = await communicator.receive_json_from(timeout=TIMEOUT)
-        assert (event["type"], event["data"]["id"]) == ("pool.meter", pool.pk)
-        assert event["data"]["levels"][0]["amount"] == "2000.20"
+        assert (event["type"], [p["id"] for p in event["data"]["pools"]]) == ("pool.meters", [pool.pk])
+        assert event["data"]["pools"][0]["levels"][0]["amount"] == "2000.20"
         await communicator.disconnect()
     # The pool stands on both venues' screens and table-side pages.
     for token in (hall.token, partner_screen.token):

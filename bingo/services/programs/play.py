@@ -127,6 +127,8 @@ def sales_closed(*, game: Game, actor: Actor) -> list[dict[str, Any]]:
     funded: dict[int, Decimal] = {}
 
     def fund(pool_id: int) -> None:
+        # In close_sales' transaction, under the pools' exclusive locks (lock_pools), so never through the
+        # group commit: the funding commits with the game, and a group would wait on those very locks.
         receipt = contributions.contribute(
             pool=pool_id, source=source, bet=game.sales_total, idempotency_key=f"game:{game.pk}", actor=actor
         )

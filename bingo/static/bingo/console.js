@@ -1,7 +1,9 @@
 /*
- * The caller console of one room. Everything it shows comes from the REST API, refreshed every second
- * (GET /api/rooms/{id}/ then GET /api/games/{id}/); every button is one API command whose refusal is shown
- * with the server's message. The page decides nothing: it only helps the caller see and type.
+ * The caller console of one room. What it shows comes from a snapshot (GET /api/rooms/{id}/console/) and
+ * then from the events of the console's WebSocket (/ws/console/rooms/{id}/: the room's public stream and
+ * its staff stream, see console_stream.js): no polling, a fresh snapshot only on a gap or a reconnect.
+ * Every button is one API command whose refusal is shown with the server's message; what the command
+ * changed arrives as events. The page decides nothing: it only helps the caller see and type.
  */
 (function (global) {
   "use strict";
@@ -17,7 +19,6 @@
   var roomId = Number(root.getAttribute("data-room"));
   var venueId = Number(root.getAttribute("data-venue"));
   var currency = root.getAttribute("data-currency") || "EUR";
-  var POLL_MS = 1000;
   var LIVE = ["scheduled", "on_sale", "sales_closed", "drawing", "paused"];
   var STEP_ALLOWED = {
     "open-sales": ["scheduled"],
@@ -34,22 +35,22 @@
     "BA-20": {amount: true, max_ball: false, colour: true, hint: "Colour Prima: amount (500 € at most) and colour"}
   };
   var PICK_STATES = ["scheduled", "on_sale"];
-  var PROGRAMS_MS = 15000;
+  var STATE_LABELS = {
+    scheduled: "Scheduled", on_sale: "On sale", sales_closed: "Sales closed", drawing: "Drawing",
+    paused: "Paused", closed: "Closed", void: "Void"
+  };
+  var NO_UNCLAIMED = {ordinal: 0, line: [], bingo: [], line_count: 0, bingo_count: 0};
 
   var room = null;
   var game = null;
   var sessionInfo = {};            // session id -> GET /api/sessions/{id}/
   var inspection = [];             // the inspection balls typed so far, in order
-  var polling = false;
-  var pollAgain = false;
-  // Bumped by every command the server accepted: a poll that started before it may show the past.
-  var version = 0;
-  var pollFailed = false;
   var lastVerdict = null;          // the claim answered last, with its master card
   var claimIntent = new ui.KeyedIntent("claim");
   var wasDrawing = false;
   var pickable = [];               // the room's active programs the hall manager picks for (PICKS)
-  var programsLoadedAt = 0;
+  var stream = null;               // the ConsoleStream: snapshot + events
+  var offline = false;             // the socket dropped (the page says so until it is live again)
 
   function money(amount) { return ui.money(amount, currency); }
   function isLive(g) { return !!g && LIVE.indexOf(g.state) >= 0; }
@@ -60,57 +61,162 @@
   }
   function cardName(series, serial) { return series + " · no. " + serial; }
 
-  /* --- polling -------------------------------------------------------------------------------------- */
+  /* --- the live state: a snapshot, then the streams' events ------------------------------------------- */
 
-  function refresh() {
-    if (polling) {
-      pollAgain = true;
-      return Promise.resolve();
+  function onSnapshot(snapshot) {
+    var previous = game;
+    room = snapshot.room;
+    game = snapshot.game || null;
+    if (!game || (previous && previous.id !== game.id)) { lastVerdict = null; }
+    render();
+    loadSessionInfo();
+    loadPrograms();
+  }
+
+  function newGame(data) {
+    return {
+      id: data.game, number: data.number, state: data.state, state_label: STATE_LABELS[data.state] || data.state,
+      draw_source: data.draw_source || "", cards_sold: 0, sales_total: "0", line_prize: null, bingo_prize: null,
+      announcement: {}, programs: [], claim_window: "", line_won_at: null, balls: [], prizes: [],
+      void_reason: "", claims: [], claims_count: 0, unclaimed: NO_UNCLAIMED
+    };
+  }
+
+  /* Results of the accumulated prizes (programs.awarded) merged into the game's programs. */
+  function applyAwards(awards) {
+    var byCode = {};
+    (awards || []).forEach(function (a) { byCode[a.code] = a; });
+    var merged = gamePrograms(game).map(function (p) {
+      var result = byCode[p.code];
+      if (!result) { return p; }
+      delete byCode[p.code];
+      return Object.assign({}, p, result);
+    });
+    Object.keys(byCode).forEach(function (code) { merged.push(byCode[code]); });
+    game.programs = merged;
+  }
+
+  function onStaffEvent(event) {
+    var data = event.data || {};
+    if (event.type !== "console.unclaimed" || !game || data.game !== game.id) { return; }
+    game.unclaimed = data;
+    renderClaims();
+  }
+
+  function onEvent(event) {
+    if (room && event.stream !== "room." + roomId) {
+      onStaffEvent(event);
+      return;
     }
-    polling = true;
-    var startedAt = version;
-    var roomData = null;
-    return api.get("/api/rooms/" + roomId + "/")
-      .then(function (data) {
-        roomData = data;
-        return data.current_game ? api.get("/api/games/" + data.current_game + "/") : null;
-      })
-      .then(function (data) {
-        if (startedAt !== version) {
-          pollAgain = true;   // stale: a command landed meanwhile; ask again
+    var data = event.data || {};
+    if (event.type === "session.opened") {
+      room.open_session = data.session;
+      render();
+      loadSessionInfo();
+      return;
+    }
+    if (event.type === "session.closed") {
+      room.open_session = null;
+      render();
+      return;
+    }
+    if (data.game === undefined) { return; }   // not about a game (pool meters, prize notices)
+    if (event.type === "game.created") {
+      game = newGame(data);
+      room.current_game = data.game;
+      lastVerdict = null;
+      render();
+      loadPrograms();
+      return;
+    }
+    if (!game || data.game !== game.id) {
+      stream.resync();   // an event of a game we do not hold: the snapshot knows which one is on
+      return;
+    }
+    if (data.state) {
+      game.state = data.state;
+      game.state_label = STATE_LABELS[data.state] || data.state;
+    }
+    switch (event.type) {
+      case "sales.sold":
+      case "sales.returned":
+        game.cards_sold = data.cards_sold;
+        game.sales_total = data.sales_total;
+        break;
+      case "game.sales_closed":
+        game.announcement = data.announcement || {};
+        game.cards_sold = game.announcement.cards_sold;
+        game.sales_total = game.announcement.sales_total;
+        game.line_prize = game.announcement.line_prize;
+        game.bingo_prize = game.announcement.bingo_prize;
+        game.programs = (game.announcement.programs || []).map(function (p) { return Object.assign({won: null}, p); });
+        break;
+      case "ball.drawn":
+        if (data.ordinal <= game.balls.length && game.balls[data.ordinal - 1].ball === data.ball) { return; }
+        if (data.ordinal !== game.balls.length + 1) {
+          stream.resync();
           return;
         }
-        room = roomData;
-        game = data;
-        if (pollFailed) { ui.report($("page-msg"), null); }
-        pollFailed = false;
-        $("poll-state").className = "console-poll is-ok";
-        render();
-        loadSessionInfo();
-        if (Date.now() - programsLoadedAt > PROGRAMS_MS) { loadPrograms(); }
-      })
-      .catch(function (err) {
-        pollFailed = true;
-        $("poll-state").className = "console-poll is-failing";
-        ui.report($("page-msg"), {message: "Live refresh failed: " + err.message, code: err.code}, "error");
-      })
-      .then(function () {
-        polling = false;
-        if (pollAgain) {
-          pollAgain = false;
-          refresh();
+        game.balls.push({ordinal: data.ordinal, ball: data.ball, colour: data.colour, drawn_at: data.drawn_at});
+        break;
+      case "claim.verified":
+        if (!game.claims.some(function (c) { return c.id === data.claim; })) {
+          game.claims.push({id: data.claim, kind: data.kind, series: data.series, serial: data.serial,
+            bound_ordinal: data.bound_ordinal, valid: data.valid, refusal: data.refusal, reason: data.reason,
+            winning_row: data.winning_row});
+          game.claims_count += 1;
         }
-      });
+        if (data.claim_window !== undefined) { game.claim_window = data.claim_window; }
+        if (data.valid && data.kind === "line" && game.line_won_at === null) { game.line_won_at = data.bound_ordinal; }
+        break;
+      case "prize.awarded":
+        game.prizes.push({kind: data.kind, ordinal: data.ordinal, amount: data.amount, share: data.share,
+          remainder: data.remainder, winners: data.winners});
+        if (data.kind === "line") {
+          game.line_won_at = data.ordinal;
+          // A valid bingo at the same ball keeps the window open for it.
+          game.claim_window = game.claims.some(function (c) { return c.valid && c.kind === "bingo"; }) ? "bingo" : "";
+        } else {
+          game.claim_window = "";
+        }
+        break;
+      case "programs.awarded":
+        applyAwards(data.awards);
+        break;
+      case "game.resumed":
+      case "game.closed":
+        game.claim_window = "";
+        break;
+      case "game.voided":
+        game.void_reason = data.reason || "";
+        game.claim_window = "";
+        break;
+      default:
+        break;
+    }
+    render();
+  }
+
+  function onStatus(status) {
+    var indicator = $("poll-state");
+    indicator.className = "console-poll" + (status === "live" ? " is-ok" : status === "offline" ? " is-failing" : "");
+    indicator.title = status === "live" ? "Live" : status === "offline" ? "Reconnecting…" : "Loading…";
+    if (status === "offline") {
+      offline = true;
+      ui.report($("page-msg"), {message: "Live updates lost: reconnecting…", code: "offline"}, "error");
+    } else if (offline && status === "live") {
+      offline = false;
+      ui.report($("page-msg"), null);
+    }
   }
 
   function loadPrograms() {
-    programsLoadedAt = Date.now();
     api.get("/api/rooms/" + roomId + "/programs/").then(function (programs) {
       pickable = (programs || []).filter(function (p) {
         return p.active !== false && Object.prototype.hasOwnProperty.call(PICKS, p.type);
       });
       renderPicks();
-    }, function () { programsLoadedAt = 0; /* try again on a later poll */ });
+    }, function () { /* the picks stay as they were; the next snapshot tries again */ });
   }
 
   function loadSessionInfo() {
@@ -325,9 +431,12 @@
 
   function renderUnclaimed() {
     var box = $("unclaimed");
-    var found = game && game.unclaimed ? game.unclaimed : {line: [], bingo: []};
+    // Only while the game can be claimed: a void or closed game's last list is history.
+    var claimable = !!game && (game.state === "drawing" || game.state === "paused");
+    var found = claimable && game.unclaimed ? game.unclaimed : NO_UNCLAIMED;
     var rows = [];
     ["bingo", "line"].forEach(function (kind) {
+      var more = (found[kind + "_count"] || 0) - (found[kind] || []).length;
       (found[kind] || []).forEach(function (card) {
         rows.push(el("li", null,
           el("span", {class: "badge badge--" + (kind === "bingo" ? "drawing" : "sales_closed"), text: KIND[kind]}),
@@ -340,11 +449,17 @@
             $("claim-serial").focus();
           }})));
       });
+      if (more > 0) {
+        rows.push(el("li", {class: "muted unclaimed__more",
+          text: "… and " + more + " more " + KIND[kind].toLowerCase() + (more > 1 ? "s" : "")}));
+      }
     });
     box.hidden = rows.length === 0;
     if (rows.length) {
       fill(box, el("div", {class: "unclaimed__title", text: "Winning cards nobody has claimed yet"}),
         el("ul", null, rows));
+    } else {
+      fill(box);
     }
   }
 
@@ -374,6 +489,7 @@
       fill(body, el("tr", null, el("td", {colspan: 5, class: "empty", text: "No claims yet."})));
       return;
     }
+    var earlier = game.claims_count - claims.length;   // the view holds the latest claims only
     fill(body, claims.map(function (c) {
       return el("tr", {title: c.reason},
         el("td", {text: c.id}),
@@ -382,7 +498,8 @@
         el("td", {class: "num", text: c.bound_ordinal}),
         el("td", null, el("span", {class: "badge " + (c.valid ? "badge--ok" : "badge--bad"),
           text: c.valid ? "valid" : (c.refusal || "refused").replace(/_/g, " ")})));
-    }));
+    }).concat(earlier > 0 ? [el("tr", null, el("td", {colspan: 5, class: "muted",
+      text: earlier + " earlier claims: see the game's recall."}))] : []));
   }
 
   /* --- the inspection draw -------------------------------------------------------------------------- */
@@ -430,24 +547,16 @@
 
   function gameUrl(suffix) { return "/api/games/" + game.id + "/" + (suffix ? suffix + "/" : ""); }
 
+  // What a command changed arrives as events on the console's stream: the answers only say how it went.
   function after(box, message) {
     return function (response) {
-      version += 1;
       if (message) { ui.report(box, typeof message === "function" ? message(response.data) : message, "ok"); }
-      if (response.data && response.data.balls && response.data.id === (game && game.id)) {
-        game = response.data;
-        render();
-      }
-      refresh();
       return response;
     };
   }
 
   function failed(box) {
-    return function (err) {
-      ui.report(box, err);
-      refresh();
-    };
+    return function (err) { ui.report(box, err); };
   }
 
   function wire() {
@@ -491,12 +600,10 @@
           inspection_balls: inspection
         });
       }).then(function (response) {
-        version += 1;
         inspection = [];
         ["check-blower", "check-reserve", "check-reader"].forEach(function (id) { $(id).checked = false; });
         ui.report($("page-msg"), "Session " + response.data.id + " is open.", "ok");
         ui.report(box, null);
-        refresh();
       }, failed(box));
     });
 
@@ -516,12 +623,8 @@
       if (pace) { body.pace_seconds = pace; }
       ui.busy(form.querySelector("button[type=submit]"), function () { return api.post("/api/games/", body); })
         .then(function (response) {
-          version += 1;
-          game = response.data;
           lastVerdict = null;
-          ui.report($("game-msg"), "Game " + game.number + " created: open the sales.", "ok");
-          render();
-          refresh();
+          ui.report($("game-msg"), "Game " + response.data.number + " created: open the sales.", "ok");
         }, failed($("game-msg")));
     });
 
@@ -541,14 +644,12 @@
       if (parts.colour && colour) { body.colour = colour; }
       ui.busy($("pick-submit"), function () { return api.post(gameUrl("picks"), body); })
         .then(function (response) {
-          version += 1;
-          var pick = response.data || {};
+            var pick = response.data || {};
           var said = [program.name || program.type];
           if (pick.amount) { said.push(money(pick.amount)); }
           if (pick.max_ball) { said.push("max ball " + pick.max_ball); }
           if (pick.colour) { said.push("colour " + pick.colour); }
           ui.report(box, "Pick set for game " + game.number + ": " + said.join(" · ") + ".", "ok");
-          refresh();
         }, failed(box));
     });
 
@@ -572,10 +673,8 @@
       ui.busy(event.currentTarget, function () {
         return api.post("/api/sessions/" + room.open_session + "/close/");
       }).then(function () {
-        version += 1;
         ui.report($("page-msg"), "Session closed.", "ok");
         lastVerdict = null;
-        refresh();
       }, failed($("session-close-msg")));
     });
 
@@ -595,19 +694,18 @@
       ui.busy($("ball-submit"), function () {
         return api.post(gameUrl("balls"), {number: number, ordinal: ordinal});
       }).then(function (response) {
-        version += 1;
         var ball = response.data;
         input.value = "";
         ui.report(box, "Ball " + ball.number + " entered as ball " + ball.ordinal + ".", "ok");
+        // Shown at once, so the next ball typed before the event arrives gets the next ordinal; the
+        // event of this ball is then recognised and skipped.
         if (game && ball.ordinal === game.balls.length + 1) {
           game.balls.push({ordinal: ball.ordinal, ball: ball.number, colour: ball.colour, drawn_at: ball.drawn_at});
           render();
         }
-        refresh();
       }, function (err) {
         ui.report(box, err);
         input.select();
-        refresh();
       }).then(function () { input.focus(); });
     });
 
@@ -626,13 +724,11 @@
       ui.busy(event.currentTarget.querySelector("button[type=submit]"), function () {
         return api.post(gameUrl("claims"), body);
       }).then(function (response) {
-        version += 1;
         claimIntent.done();
         lastVerdict = {game: gameId, claim: response.data};
         ui.report(box, null);
         $("claim-serial").value = "";
         render();
-        refresh();
       }, function (err) {
         if (err.status >= 400 && err.status < 500) { claimIntent.done(); }
         failed(box)(err);
@@ -659,6 +755,14 @@
 
   wire();
   renderInspection();
-  refresh();
-  global.setInterval(function () { if (!doc.hidden) { refresh(); } }, POLL_MS);
+  var scheme = global.location.protocol === "https:" ? "wss://" : "ws://";
+  stream = new global.ConsoleStream({
+    socketUrl: scheme + global.location.host + "/ws/console/rooms/" + roomId + "/",
+    snapshotUrl: "/api/rooms/" + roomId + "/console/",
+    seqUrl: "/api/rooms/" + roomId + "/console/seq/",
+    onSnapshot: onSnapshot,
+    onEvent: onEvent,
+    onStatus: onStatus
+  });
+  stream.start();
 })(window);

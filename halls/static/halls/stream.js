@@ -5,7 +5,10 @@
  *   2. once it is open, load the snapshot /screens/<token>/snapshot/ (state + the stream's seq);
  *   3. apply the buffered and following events in seq order, dropping those the snapshot already holds;
  *   4. on a gap in seq, reload the snapshot; on a close, reconnect with backoff and reload it;
- *   5. every `resyncMs` compare the snapshot's seq with ours, so even a lost *last* event is caught.
+ *   5. the server sends the stream's head now and then (`{"type": "stream.head", "head": seq, "every": s}`,
+ *      every 10 s, halls.fanout): a seq still behind the head a moment later means a lost event, even a
+ *      lost *last* one, and reloads the snapshot. No snapshot is fetched on a timer. Heads also show the
+ *      socket is alive: a socket silent for three heads' time is closed and reopened.
  *
  * The channel layer delivers at most once: correctness never depends on one message arriving.
  *
@@ -19,6 +22,9 @@
 
   var MIN_BACKOFF_MS = 500;
   var MAX_BACKOFF_MS = 15000;
+  var HEAD_GRACE_MS = 3000;   // an event already on its way when the head was read arrives within this
+  var WATCH_MS = 5000;        // how often the socket's silence is checked
+  var SILENT_HEADS = 3;       // a socket silent for this many heads' time is taken for dead
 
   function HallStream(options) {
     this.token = options.token;
@@ -31,7 +37,6 @@
     this.onSnapshot = options.onSnapshot || function () {};
     this.onEvent = options.onEvent || function () {};
     this.onStatus = options.onStatus || function () {};
-    this.resyncMs = options.resyncMs || 30000;
 
     this.seq = null;          // last sequence number applied (null until the first snapshot)
     this.stream = null;       // e.g. "room.7", from the snapshot
@@ -42,16 +47,18 @@
     this.attempt = 0;         // consecutive failed connections, for the backoff
     this.reconnectTimer = null;
     this.status = "";
-    this.stats = {snapshots: 0, events: 0, gaps: 0, reconnects: 0};
+    this.headEvery = null;    // seconds between the server's heads (null until the first head)
+    this.heardAt = 0;         // when the socket last brought anything (ms)
+    this.stats = {snapshots: 0, events: 0, gaps: 0, reconnects: 0, heads: 0};
   }
 
   HallStream.prototype.start = function () {
     var self = this;
     this.connect();
-    global.setInterval(function () { self.checkFreshness(); }, this.resyncMs);
-    // A display woken from sleep or a tab made visible again: make sure it shows the present.
+    global.setInterval(function () { self.checkAlive(); }, WATCH_MS);
+    // A display woken from sleep or a tab made visible again: a dead socket is replaced at once.
     global.document.addEventListener("visibilitychange", function () {
-      if (!global.document.hidden) { self.checkFreshness(); }
+      if (!global.document.hidden) { self.checkAlive(); }
     });
   };
 
@@ -78,13 +85,16 @@
     this.buffer = [];
     socket.onopen = function () {
       if (socket !== self.socket) { return; }
+      self.heardAt = Date.now();
       // Joined the group before this fired: from now on no event is missed, so the snapshot is safe.
       self.loadSnapshot();
     };
     socket.onmessage = function (message) {
       if (socket !== self.socket) { return; }
+      self.heardAt = Date.now();
       var event;
       try { event = JSON.parse(message.data); } catch (err) { return; }
+      if (event.type === "stream.head") { self.onHead(event); return; }
       if (typeof event.seq !== "number") { return; }
       if (self.loading || self.seq === null) {
         self.buffer.push(event);
@@ -191,16 +201,30 @@
     }
   };
 
-  /* The safety net for a lost last event: a newer seq on the server means we missed something. */
-  HallStream.prototype.checkFreshness = function () {
+  /* The server's head of the stream: behind it, and still behind a moment later, means a lost event. */
+  HallStream.prototype.onHead = function (head) {
     var self = this;
-    if (this.loading || this.seq === null || !this.socket) { return; }
-    global.fetch(this.snapshotUrl, {cache: "no-store", credentials: "same-origin"})
-      .then(function (response) { return response.ok ? response.json() : null; })
-      .then(function (snapshot) {
-        if (snapshot && !self.loading && snapshot.seq > self.seq) { self.loadSnapshot(); }
-      })
-      .catch(function () { /* the socket's close handler deals with outages */ });
+    this.stats.heads += 1;
+    if (typeof head.every === "number" && head.every > 0) { this.headEvery = head.every; }
+    if (typeof head.head !== "number" || this.seq === null || this.loading) { return; }
+    if (this.stream && head.stream && head.stream !== this.stream) { return; }
+    if (head.head <= this.seq) { return; }
+    global.setTimeout(function () {
+      if (self.seq !== null && !self.loading && self.seq < head.head) {
+        self.stats.gaps += 1;
+        self.loadSnapshot();
+      }
+    }, HEAD_GRACE_MS);
+  };
+
+  /* A socket that brought nothing for several heads' time is dead without knowing it: start over. */
+  HallStream.prototype.checkAlive = function () {
+    var socket = this.socket;
+    if (!socket || !this.headEvery || socket.readyState !== global.WebSocket.OPEN) { return; }
+    if (Date.now() - this.heardAt <= SILENT_HEADS * this.headEvery * 1000) { return; }
+    this.socket = null;
+    try { socket.close(); } catch (ignored) { /* already closed */ }
+    this.scheduleReconnect();
   };
 
   global.HallStream = HallStream;

@@ -3,7 +3,7 @@
  *
  * The page is a hall screen (halls/screen.js + halls/stream.js) whose snapshot is the pool's
  * (/screens/<token>/pools/<id>/snapshot/, body data-snapshot-url) and whose stream is the screen's room
- * stream, which carries `pool.meter` and `pool.hit` of every pool of the venue: only this pool's are used.
+ * stream, which carries `pool.meters` and `pool.hit` of every pool of the venue: only this pool's are used.
  */
 (function (global) {
   "use strict";
@@ -142,8 +142,10 @@
 
   function onEvent(event) {
     var data = event.data || {};
-    if (event.type === "pool.meter" && data.id === POOL) {
-      if (book.put(data)) { render(); }
+    if (event.type === "pool.meters") {
+      (data.pools || []).forEach(function (pool) {
+        if (pool.id === POOL && pool.active !== false && book.put(pool)) { render(); }
+      });
     } else if (event.type === "pool.hit" && data.pool === POOL) {
       if (data.meter) { book.put(data.meter); }
       render();

@@ -3,8 +3,8 @@
  * a hit (table or source, seat, hand, amount paid, new amount) over the board.
  *
  * State is the snapshot's list of the venue's pools (jackpots.screens.screen_snapshot). Events of the
- * room's stream: `pool.meter` (at most 4 a second per pool, only when a figure changed) carries the whole
- * pool; `pool.hit` carries the payments and the pool after the hit. Other events are not ours.
+ * room's stream: `pool.meters` (at most 4 a second, one per tick for all the pools that changed) carries
+ * each of them whole; `pool.hit` carries the payments and the pool after the hit. Other events are not ours.
  */
 (function (global) {
   "use strict";
@@ -200,12 +200,13 @@
 
   function onEvent(event) {
     var data = event.data || {};
-    if (event.type === "pool.meter") {
-      if (data.active === false) {
-        if (book.remove(data.id)) { render(); }
-        return;
-      }
-      if (book.put(data)) { render(); }
+    if (event.type === "pool.meters") {
+      var changed = false;
+      (data.pools || []).forEach(function (pool) {
+        var shown = pool.active === false ? book.remove(pool.id) : book.put(pool);
+        changed = changed || shown;
+      });
+      if (changed) { render(); }
     } else if (event.type === "pool.hit") {
       if (data.meter) { book.put(data.meter); }
       render();

@@ -7,6 +7,11 @@
   retried request is a no-op. Where the pack registers bets by manual hand total (EU b.1), the seats'
   bets are recorded without contributing, and the croupier's hand total is what contributes. Bets close
   once cards are registered (the pool bet goes in before the deal: JP-EU12-03, BJ-AN10-3).
+  The contributions are written in this call's transaction (one contribute_many for all its seats), not
+  through the process's group commit (services.contributions): a seat's pool bet, its SeatBet row and
+  the audit entry commit together or not at all, under the hand's lock. A group commit is another
+  transaction: it could commit the pool's money for a bet this call then refuses or rolls back, and the
+  call would wait on it while holding the hand and table locks.
 - register_cards: each seat's cards (parsed, counted, one deck per poker hand), ranked by the pack's
   ordering; an extra card bought after the pool bet forfeits it where the pack says so (JP-EU11-09).
 - settle_hand: every standing pool bet with cards goes to the engine's award_hand ONCE; the payouts

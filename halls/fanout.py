@@ -1,0 +1,278 @@
+"""Fan-out of the event streams to the screen sockets of one process.
+
+A hall runs a few web processes, each holding hundreds or thousands of screen sockets, most of them on
+the same few streams (a room's screens all follow ``room.<id>``). Giving every socket its own channel
+and group membership made the channel layer deliver, deserialise and dispatch every event once per
+screen, each through Channels' hop to the shared sync thread: 300-440 µs of CPU per delivery, and a
+process fell over at a few thousand deliveries a second (DESIGN §7). So here:
+
+- One `StreamHub` per process (per event loop) holds ONE channel of the layer, and joins the group of
+  a stream once, when its first local screen of that stream connects (leaves it with the last).
+- Each event arrives once per process, already encoded by `halls.events` (the JSON text, made once per
+  event); the hub writes that same text, in one shared ASGI message, to every local socket of the stream.
+  No task, no queue and no sync thread per delivery: a write to uvicorn's socket does not wait, so the
+  hub's loop writes to each socket in turn (see `ScreenSocket.deliver` for a server whose send waits).
+- Delivery stays at most once (DESIGN §4): a screen numbers what it receives by the stream's seq and
+  reloads its snapshot on a gap. What is not delivered is never retried here.
+
+Every `sweep_seconds()` (10 s) the hub, in one database read for all its sockets:
+- re-checks its screens: a screen deactivated, deleted or moved to another room since it connected has
+  its socket closed (4404), so it reconnects and is refused or joins its new room's stream;
+- sends each socket the stream's head, ``{"type": "stream.head", "stream", "head": seq, "every": s}``
+  (no "seq": it is not an event). A screen whose seq stays behind the head reloads its snapshot: a lost
+  *last* event is caught without every screen refetching its whole snapshot on a timer; the heads also
+  tell a screen its socket is alive;
+- renews its group memberships (layers that expire memberships, like the in-memory one, forget a
+  member after a day).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import weakref
+from collections import deque
+from collections.abc import Coroutine
+from typing import Any, Protocol
+
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.conf import settings
+
+from halls.events import CHANNEL_MESSAGE_TYPE, group_name
+from halls.models import Screen, StreamCursor
+
+log = logging.getLogger("hall.screens")
+
+HEAD_TYPE = "stream.head"
+# A screen that is no longer what it was when it connected (deactivated, deleted, moved): like a refusal.
+CLOSE_GONE = 4404
+# A socket whose writes wait (a server with write back-pressure) keeps at most this many frames; past
+# that it is closed, and the screen reconnects and reloads its snapshot.
+MAX_BACKLOG = 64
+
+
+def sweep_seconds() -> float:
+    return float(getattr(settings, "HALL_SCREEN_SWEEP_SECONDS", 10.0))
+
+
+class ScreenSocket(Protocol):
+    token: str
+    stream: str
+    live: bool
+
+    def deliver(self, frame: dict[str, Any]) -> None: ...
+
+    async def close(self, code: int | None = None, reason: str | None = None) -> None: ...
+
+
+def read_screens(tokens: set[str], streams: set[str]) -> tuple[dict[str, str], dict[str, int]]:
+    """The stream each still-active screen follows now (by token), and the streams' current seqs."""
+    following = {
+        screen.token: screen.room.stream
+        for screen in Screen.objects.filter(token__in=tokens, active=True).select_related("room")
+    }
+    heads = dict(StreamCursor.objects.filter(stream__in=streams).values_list("stream", "seq"))
+    return following, heads
+
+
+class StreamHub:
+    """The process's one channel on the layer, the streams it follows, and their local sockets."""
+
+    def __init__(self, layer: Any) -> None:
+        self.layer = layer
+        self.channel: str | None = None
+        self.members: dict[str, set[ScreenSocket]] = {}
+        self.subscribed: set[str] = set()
+        self.lock = asyncio.Lock()  # one subscription change at a time (joins and leaves interleave)
+        self.tasks: list[asyncio.Task[None]] = []
+        self.events = 0  # events received from the layer
+        self.deliveries = 0  # frames written to sockets (events and heads)
+
+    # --- membership ---
+
+    async def join(self, socket: ScreenSocket) -> None:
+        """Follow the socket's stream; once this returns, every event of the stream reaches the hub."""
+        self.members.setdefault(socket.stream, set()).add(socket)
+        try:
+            await self._reconcile(socket.stream)
+        except BaseException:
+            await self.leave(socket)
+            raise
+
+    async def leave(self, socket: ScreenSocket) -> None:
+        sockets = self.members.get(socket.stream)
+        if sockets is None or socket not in sockets:
+            return
+        sockets.discard(socket)
+        if not sockets:
+            del self.members[socket.stream]
+        await self._reconcile(socket.stream)
+
+    async def _reconcile(self, stream: str) -> None:
+        """Make the layer's subscriptions match the local sockets (whatever joined or left meanwhile)."""
+        async with self.lock:
+            wanted = stream in self.members
+            if wanted and self.channel is None:
+                self.channel = await self.layer.new_channel()
+                loop = asyncio.get_running_loop()
+                self.tasks = [
+                    loop.create_task(self._receive(self.channel)),
+                    loop.create_task(self._sweep_forever()),
+                ]
+            if wanted and stream not in self.subscribed:
+                await self.layer.group_add(group_name(stream), self.channel)
+                self.subscribed.add(stream)
+            elif not wanted and stream in self.subscribed:
+                self.subscribed.discard(stream)
+                await self.layer.group_discard(group_name(stream), self.channel)
+            if not self.members and self.channel is not None:
+                # No screen left: stop listening, so nothing outlives the sockets (or a test's loop).
+                tasks, self.tasks, self.channel = self.tasks, [], None
+                for task in tasks:
+                    task.cancel()
+                await asyncio.wait(tasks)
+
+    # --- delivery ---
+
+    async def _receive(self, channel: str) -> None:
+        while True:
+            try:
+                message = await self.layer.receive(channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the layer lost its connection: it reconnects; events meanwhile are lost
+                log.exception("screen hub: receiving from the channel layer failed")
+                await asyncio.sleep(1)
+                continue
+            if message.get("type") == CHANNEL_MESSAGE_TYPE:
+                self.events += 1
+                text = message["text"]
+                # A publisher of the previous release (a rolling restart) does not name the stream.
+                stream = message.get("stream") or json.loads(text)["stream"]
+                self.fan_out(stream, {"type": "websocket.send", "text": text})
+
+    def fan_out(self, stream: str, frame: dict[str, Any]) -> None:
+        """Write one frame (the same ASGI message, the same text) to every local socket of the stream."""
+        sockets = self.members.get(stream)
+        if not sockets:
+            return
+        for socket in tuple(sockets):  # a write may close a socket, which leaves the set
+            socket.deliver(frame)
+        self.deliveries += len(sockets)
+
+    # --- the sweep: re-checks, heads, renewed memberships ---
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(sweep_seconds())
+            try:
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("screen hub: sweep failed")
+
+    async def sweep(self) -> None:
+        sockets = [socket for members in self.members.values() for socket in members if socket.live]
+        if not sockets:
+            return
+        streams = {socket.stream for socket in sockets}
+        following, heads = await database_sync_to_async(read_screens)(
+            {socket.token for socket in sockets}, streams
+        )
+        for socket in sockets:
+            if following.get(socket.token) != socket.stream:
+                socket.live = False
+                with contextlib.suppress(Exception):  # already going away
+                    await socket.close(code=CLOSE_GONE)
+        every = sweep_seconds()
+        for stream in streams:
+            head = {"type": HEAD_TYPE, "stream": stream, "head": heads.get(stream, 0), "every": every}
+            text = json.dumps(head, separators=(",", ":"))
+            self.fan_out(stream, {"type": "websocket.send", "text": text})
+        async with self.lock:
+            if self.channel is not None:
+                for stream in sorted(self.subscribed):
+                    await self.layer.group_add(group_name(stream), self.channel)
+
+
+_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, StreamHub] = weakref.WeakKeyDictionary()
+
+
+def hub() -> StreamHub:
+    """The running loop's hub (a server process runs one loop; tests run one per test)."""
+    loop = asyncio.get_running_loop()
+    found = _hubs.get(loop)
+    if found is None:
+        found = _hubs[loop] = StreamHub(get_channel_layer())
+    return found
+
+
+# --- writing to a socket without waiting ---------------------------------------------------------------
+
+
+async def _resume(coro: Coroutine[Any, Any, Any], waiting: Any) -> None:
+    """Run to its end a coroutine that was stepped by hand and is waiting on `waiting`."""
+    try:
+        while True:
+            if isinstance(waiting, asyncio.Future):
+                waiting._asyncio_future_blocking = False  # what a Task does with what it awaits
+                await asyncio.wait([waiting])  # the coroutine reads the result (or error) itself
+            else:  # a bare yield (sleep(0))
+                await asyncio.sleep(0)
+            try:
+                waiting = coro.send(None)
+            except StopIteration:
+                return
+    finally:
+        coro.close()  # a no-op once it has finished; cancelled, it is not left half run
+
+
+class Sender:
+    """Writes frames to one ASGI socket in order, never making the caller wait.
+
+    A send is stepped by hand: when the server writes to its transport at once (uvicorn does), the
+    send completes within the call, without a task. If a send has to wait (a server with write
+    back-pressure), a task finishes it and the next frames queue behind it (at most `MAX_BACKLOG`),
+    so a slow socket never holds up the others.
+    """
+
+    def __init__(self, send: Any, on_overflow: Any) -> None:
+        self.send = send
+        self.on_overflow = on_overflow
+        self.backlog: deque[dict[str, Any]] | None = None  # not None while a send waits
+        self.task: asyncio.Task[None] | None = None
+
+    def write(self, frame: dict[str, Any]) -> bool:
+        """False when the socket is gone (the server refused the frame)."""
+        if self.backlog is not None:
+            if len(self.backlog) >= MAX_BACKLOG:
+                self.on_overflow()
+                return False
+            self.backlog.append(frame)
+            return True
+        coro = self.send(frame)
+        try:
+            waiting = coro.send(None)
+        except StopIteration:
+            return True
+        except Exception:  # a closed socket: its disconnect removes it from the hub
+            coro.close()
+            return False
+        self.backlog = deque()
+        self.task = asyncio.get_running_loop().create_task(self._finish(coro, waiting))
+        return True
+
+    async def _finish(self, coro: Coroutine[Any, Any, Any], waiting: Any) -> None:
+        try:
+            await _resume(coro, waiting)
+            while self.backlog:
+                await self.send(self.backlog.popleft())
+        except Exception:
+            log.debug("screen socket: a write failed; the socket is going away", exc_info=True)
+        finally:
+            self.backlog = None
+            self.task = None

@@ -1,0 +1,132 @@
+"""Group commit for threads: concurrent callers of one process hand in their work; one of them writes a
+whole group of it in one call (one transaction, one commit) and every caller gets its own answer.
+
+No thread of its own: the caller that finds no group gathering becomes the group's writer (a leader).
+It gathers for at most `wait` seconds, and less when `size` items are waiting or when every caller
+inside `submit` is either waiting in this group or in a group being written (nobody else can join before
+one of those answers: waiting longer would only idle), writes them with `write_many` on its own thread
+(so on its own database connection), hands each waiting caller its result or its exception, and returns
+its own. At most `runners` groups are being written at once and only one gathers, so under load the next
+group fills while the previous one commits; a lone caller waits at most `wait` for company.
+
+`write_many` answers one result per item, in order, an exception standing for that item's failure; an
+exception it raises itself is every item's answer. It never gets an empty group.
+
+Pure threading: no Django here (jackpots.services.contributions wires it to the pool's ledger).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class _Slot(Generic[T, R]):
+    __slots__ = ("done", "error", "item", "result")
+
+    def __init__(self, item: T) -> None:
+        self.item = item
+        self.done = False
+        self.result: R | None = None
+        self.error: BaseException | None = None
+
+
+class GroupCommit(Generic[T, R]):
+    def __init__(
+        self,
+        write_many: Callable[[Sequence[T]], Sequence[R | BaseException]],
+        *,
+        size: int,
+        wait: float,
+        runners: int,
+    ) -> None:
+        if size < 1 or runners < 1 or wait < 0:
+            raise ValueError("a group holds at least one item, with at least one runner")
+        self.write_many = write_many
+        self.size, self.wait, self.runners = size, wait, runners
+        self._cond = threading.Condition(threading.Lock())
+        self._pending: list[_Slot[T, R]] = []
+        self._writing = 0  # groups being written now
+        self._in_flight = 0  # items in the groups being written
+        self._inside = 0  # callers inside submit()
+        self._gathering = False
+        # Counters for benchmarks and tests (under the lock).
+        self.groups = 0
+        self.items = 0
+
+    def submit(self, item: T) -> R:
+        """`item` written in the next group; its result, or its exception raised here."""
+        slot: _Slot[T, R] = _Slot(item)
+        cond = self._cond
+        with cond:
+            self._inside += 1
+            self._pending.append(slot)
+            if self._gathering and self._complete():
+                cond.notify_all()  # the gathering group can go now
+            try:
+                while not slot.done:
+                    if self._pending and not self._gathering and self._writing < self.runners:
+                        self._lead()
+                    else:
+                        cond.wait()
+            finally:
+                self._inside -= 1
+        if slot.error is not None:
+            raise slot.error
+        return slot.result  # type: ignore[return-value]  # done without error: the result is set
+
+    def _lead(self) -> None:
+        """Gather a group, write it, answer it (called and returning with the lock held)."""
+        cond = self._cond
+        self._gathering = True
+        try:
+            deadline = time.monotonic() + self.wait
+            while not self._complete():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                cond.wait(left)
+        finally:
+            self._gathering = False
+        group = self._pending[: self.size]
+        del self._pending[: self.size]
+        self._writing += 1
+        self._in_flight += len(group)
+        self.groups += 1
+        self.items += len(group)
+        cond.notify_all()  # another caller may gather the next group while this one is written
+        cond.release()
+        try:
+            answers = self._write([slot.item for slot in group])
+        finally:
+            cond.acquire()
+            self._writing -= 1
+            self._in_flight -= len(group)
+        for slot, answer in zip(group, answers, strict=True):
+            if isinstance(answer, BaseException):
+                slot.error = answer
+            else:
+                slot.result = answer
+            slot.done = True
+        cond.notify_all()
+
+    def _complete(self) -> bool:
+        """The gathering group may go: it is full, or every caller inside is waiting in it or in a group
+        being written (with the lock held)."""
+        waiting = len(self._pending)
+        return waiting >= self.size or waiting + self._in_flight >= self._inside
+
+    def _write(self, items: list[T]) -> Sequence[R | BaseException]:
+        try:
+            answers = self.write_many(items)
+        except BaseException as exc:  # every caller of the group hears it; none is left waiting
+            return [exc] * len(items)
+        if len(answers) != len(items):
+            error = RuntimeError(f"a group of {len(items)} items got {len(answers)} answers")
+            return [error] * len(items)
+        return answers

@@ -1,0 +1,173 @@
+"""The caller console's WebSocket end to end: config.asgi.application, the Redis pub/sub channel layer, real
+commits, a real session cookie.
+
+Only a caller (or operator) of the room's venue joins; the socket delivers the room's public stream and
+the room's staff stream, each numbered on its own; the unclaimed winners are pushed on the staff stream
+after the ball that made them, and never reach a hall screen.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import User
+from django.test import Client
+
+from bingo.cards import CardGrid
+from bingo.models import Card, CardSeries, Game
+from bingo.services import claims, console, draw, games, sales
+from config.asgi import application
+from config.celery import app as celery_app
+from halls.events import current_seq
+from halls.models import Role, Room, Screen
+from tests.conftest import make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TIMEOUT = 5
+
+
+@pytest.fixture(autouse=True)
+def isolated_layer(settings: Any) -> None:
+    """The project's Redis pub/sub layer under a prefix of its own, so no other run's events cross in."""
+    layer = settings.CHANNEL_LAYERS["default"]
+    assert layer["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer", layer
+    settings.CHANNEL_LAYERS = {
+        "default": {**layer, "CONFIG": {**layer["CONFIG"], "prefix": f"test-console-{uuid.uuid4().hex[:12]}"}}
+    }
+
+
+@pytest.fixture
+async def layer(isolated_layer: None) -> AsyncIterator[Any]:
+    channel_layer = get_channel_layer()
+    yield channel_layer
+    await channel_layer.flush()
+
+
+@pytest.fixture
+def eager_tasks() -> Iterator[None]:
+    """Celery tasks run where they are sent (no worker here): the unclaimed winners follow each commit."""
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = False
+
+
+@pytest.fixture
+def drawing_game(manual_game: Game, card_series: CardSeries, caller: User, cashier: User) -> Game:
+    game = games.open_sales(game=manual_game, actor=caller)
+    sales.sell_range(game=game, series=card_series, first=1, last=12, actor=cashier)
+    games.close_sales(game=game, actor=caller)
+    return games.start_draw(game=game, actor=caller)
+
+
+def logged_in_cookie(user: User) -> str:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
+
+
+session_cookie = database_sync_to_async(logged_in_cookie)
+
+
+async def open_console(room_id: int, user: User | None) -> tuple[WebsocketCommunicator, bool, Any]:
+    headers = [(b"origin", b"http://testserver")]
+    if user is not None:
+        headers.append((b"cookie", (await session_cookie(user)).encode()))
+    communicator = WebsocketCommunicator(application, f"/ws/console/rooms/{room_id}/", headers=headers)
+    connected, code = await communicator.connect(timeout=TIMEOUT)
+    return communicator, connected, code
+
+
+async def receive(communicator: WebsocketCommunicator) -> dict[str, Any]:
+    event: dict[str, Any] = await communicator.receive_json_from(timeout=TIMEOUT)
+    return event
+
+
+async def test_only_the_rooms_callers_join(
+    layer: Any, room: Room, screen: Screen, caller: User, cashier: User, operator: User, other_venue: Any
+) -> None:
+    stranger = await database_sync_to_async(make_user)("stranger", other_venue, Role.CALLER)
+    refused = [(None, 4403), (cashier, 4403), (stranger, 4404)]
+    for user, expected in refused:
+        _, connected, code = await open_console(room.pk, user)
+        assert (connected, code) == (False, expected), user
+    # A screen's token opens the screen socket, never the console's.
+    communicator = WebsocketCommunicator(application, f"/ws/console/rooms/{screen.token}/")
+    with pytest.raises(ValueError, match="No route found"):
+        await communicator.connect(timeout=TIMEOUT)
+    for user in (caller, operator):
+        communicator, connected, _ = await open_console(room.pk, user)
+        assert connected, user
+        await communicator.disconnect()
+
+
+async def test_the_console_gets_balls_and_unclaimed_winners_and_screens_do_not(
+    layer: Any, eager_tasks: None, screen: Screen, drawing_game: Game, card_series: CardSeries, caller: User
+) -> None:
+    room_stream = screen.room.stream
+    staff_stream = console.staff_stream(screen.room_id)
+    start = await database_sync_to_async(current_seq)(room_stream)
+    desk, connected, _ = await open_console(screen.room_id, caller)
+    assert connected
+    public = WebsocketCommunicator(application, f"/ws/screens/{screen.token}/")
+    assert (await public.connect(timeout=TIMEOUT))[0]
+
+    card = await database_sync_to_async(Card.objects.get)(series=card_series, serial=5)
+    top_row = sorted(n for n in CardGrid.from_json(card.grid).rows[0] if n)
+
+    def play() -> None:
+        for number in top_row:
+            draw.enter_ball(game=drawing_game, number=number, actor=caller)
+
+    await database_sync_to_async(play)()
+    received = [await receive(desk) for _ in range(2 * len(top_row))]
+    balls = [e for e in received if e["type"] == "ball.drawn"]
+    lists = [e for e in received if e["type"] == console.UNCLAIMED_EVENT]
+    assert [e["seq"] for e in balls] == list(range(start + 1, start + 1 + len(top_row)))
+    assert {e["stream"] for e in balls} == {room_stream}
+    assert [e["seq"] for e in lists] == list(range(1, len(top_row) + 1))
+    assert {e["stream"] for e in lists} == {staff_stream}
+    assert [e["data"]["ordinal"] for e in lists] == list(range(1, len(top_row) + 1))
+    last = lists[-1]["data"]
+    assert last["game"] == drawing_game.pk
+    assert {"series": "A", "serial": 5, "since_ball": len(top_row)} in last["line"]
+    assert last["line_count"] == len(last["line"])
+
+    # A valid claim takes the card off the list, on the staff stream after the public verdict.
+    await database_sync_to_async(claims.file_claim)(
+        game=drawing_game, kind="line", series_code="A", serial=5, actor=caller
+    )
+    verdict, after_claim = await receive(desk), await receive(desk)
+    if verdict["type"] == console.UNCLAIMED_EVENT:
+        verdict, after_claim = after_claim, verdict
+    assert (verdict["type"], verdict["data"]["valid"]) == ("claim.verified", True)
+    assert after_claim["seq"] == len(top_row) + 1
+    assert all(row["serial"] != 5 for row in after_claim["data"]["line"])
+    assert await desk.receive_nothing(timeout=0.3)
+
+    # The screen saw the public events only.
+    seen = []
+    while not await public.receive_nothing(timeout=0.3):
+        seen.append(await receive(public))
+    assert [e["type"] for e in seen] == ["ball.drawn"] * len(top_row) + ["claim.verified"]
+    assert await database_sync_to_async(current_seq)(staff_stream) == len(top_row) + 1
+    await desk.disconnect()
+    await public.disconnect()
+
+
+async def test_a_stale_request_publishes_nothing(layer: Any, drawing_game: Game, caller: User) -> None:
+    """A slow list never queues behind itself: once a later ball is in, the earlier ball's request is void."""
+    for number in (4, 9):
+        await database_sync_to_async(draw.enter_ball)(game=drawing_game, number=number, actor=caller)
+    publish = database_sync_to_async(console.publish_unclaimed)
+    assert await publish(game_id=drawing_game.pk, ordinal=1) is None
+    event = await publish(game_id=drawing_game.pk, ordinal=2)
+    assert event is not None
+    assert (event.seq, event.data["ordinal"]) == (1, 2)
+    assert await database_sync_to_async(current_seq)(console.staff_stream(drawing_game.room_id)) == 1

@@ -1,0 +1,313 @@
+"""Completions recorded with each ball, through the services, equal the pure detector's (`winners_at`).
+
+The games commit for real (transactional_db), so the per-process index is kept and reused between balls as
+in a worker; a "restart" drops it (the next ball rebuilds it from the database), and a step that raises
+inside its transaction must leave nothing recorded and the next step still right.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import itertools
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.apps import apps as django_apps
+from django.conf import settings as django_settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bingo import detect_index
+from bingo.cards import CardGrid
+from bingo.detect import winners_at
+from bingo.models import Ball, CardSeries, Completion, Game, SoldCard
+from bingo.services import claims, detection, draw, games, sales
+from bingo.services import series as series_services
+from halls.models import GameSession, Room
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+_codes = itertools.count(1)
+
+
+class Boom(RuntimeError):
+    """Raised inside a ball's transaction, after its completions were inserted."""
+
+
+@pytest.fixture(autouse=True)
+def fresh_process(settings: Any, tmp_path: Path) -> Iterator[None]:
+    settings.HALL_DETECTOR_DIR = str(tmp_path / "detector")
+    detection.forget()
+    yield
+    detection.forget()
+
+
+def wipe_files() -> None:
+    """No index file on the host either: the next step rebuilds from the database."""
+    for path in Path(django_settings.HALL_DETECTOR_DIR).glob("*.idx"):
+        path.unlink()
+
+
+@pytest.fixture(autouse=True)
+def no_celery(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RNG steps are called here one by one: the next one is not enqueued on the broker."""
+    monkeypatch.setattr(draw, "dispatch", lambda *args, **kwargs: None)
+
+
+def recorded(game: Game) -> set[tuple[str, int, int]]:
+    return set(Completion.objects.filter(game=game).values_list("kind", "card_id", "ordinal"))
+
+
+def expected(game: Game) -> set[tuple[str, int, int]]:
+    grids = {
+        sc.card_id: CardGrid.from_json(sc.card.grid)
+        for sc in SoldCard.objects.filter(game=game).select_related("card")
+    }
+    balls = list(Ball.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True))
+    timeline = winners_at(grids, balls)
+    lines = {("line", card, at) for at, cards in timeline.lines.items() for card in cards}
+    return lines | {("bingo", card, at) for at, cards in timeline.bingos.items() for card in cards}
+
+
+def new_series(venue: Any, operator: Any, strips: int) -> CardSeries:
+    code = f"D{next(_codes)}"
+    return series_services.create_series(
+        venue=venue,
+        code=code,
+        face_value=Decimal("1.00"),
+        strips=strips,
+        actor=operator,
+        seed=code.encode().hex(),
+    )
+
+
+def sold_game(
+    room: Room, caller: Any, cashier: Any, series: CardSeries, ranges: list[tuple[int, int]], source: str
+) -> Game:
+    game = games.create_game(room=room, actor=caller, draw_source=source)
+    games.open_sales(game=game, actor=caller)
+    for first, last in ranges:
+        sales.sell_range(game=game, series=series, first=first, last=last, actor=cashier)
+    games.close_sales(game=game, actor=caller)
+    return games.start_draw(game=game, actor=caller)
+
+
+def disjoint_ranges(cards: int) -> st.SearchStrategy[list[tuple[int, int]]]:
+    """Up to four non-overlapping serial ranges of a series of `cards`."""
+
+    def ranges(cuts: list[int]) -> list[tuple[int, int]]:
+        points = sorted(set(cuts))
+        pairs = [(a, b - 1) for a, b in itertools.pairwise(points) if b - 1 >= a]
+        return pairs[::2] or [(1, cards)]
+
+    return st.lists(st.integers(1, cards + 1), min_size=2, max_size=8).map(ranges)
+
+
+STRIPS = 12  # 72 cards
+steps = st.lists(
+    st.sampled_from(["ball", "ball", "ball", "ball", "restart", "raise"]), min_size=1, max_size=120
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    ranges=disjoint_ranges(STRIPS * 6),
+    order=st.permutations(range(1, 91)),
+    plan=steps,
+    portable=st.booleans(),
+)
+def test_recorded_completions_equal_the_pure_detector(
+    monkeypatch: pytest.MonkeyPatch, venue: Any, operator: Any, room: Room, session: GameSession, caller: Any,
+    cashier: Any, ball_set: Any, ranges: list[tuple[int, int]], order: list[int], plan: list[str],
+    portable: bool,
+) -> None:  # fmt: skip
+    if portable:  # the embedded hall's path: ORM load and bulk_create, as on SQLite
+        monkeypatch.setattr(detection, "_postgresql", lambda: False)
+    series = new_series(venue, operator, STRIPS)
+    game = sold_game(room, caller, cashier, series, ranges, "manual")
+    balls = iter(order)
+    number = next(balls)
+    for step in plan:
+        if step == "restart":
+            detection.forget(game.pk)  # the worker died between balls: a new process maps the host's file
+        elif step == "wipe":
+            detection.forget(game.pk)  # ... on another host, or the file is gone: the database
+            wipe_files()
+        elif step == "raise":
+            with monkeypatch.context() as m:
+                m.setattr(draw, "record", lambda *a, **k: (_ for _ in ()).throw(Boom()))
+                with pytest.raises(Boom):
+                    draw.enter_ball(game=game, number=number, actor=caller)
+            assert not Ball.objects.filter(game=game, number=number).exists()
+        else:
+            draw.enter_ball(game=game, number=number, actor=caller)
+            number = next(balls, 0)
+            if not number:
+                break
+        assert recorded(game) == expected(game)
+    assert recorded(game) == expected(game)
+    games.void_game(game=game, actor=caller, reason="test over")
+
+
+def test_rng_steps_record_once_and_a_retried_step_records_nothing(
+    venue: Any, operator: Any, room: Room, session: GameSession, caller: Any, cashier: Any, ball_set: Any
+) -> None:
+    series = new_series(venue, operator, 30)
+    game = sold_game(room, caller, cashier, series, [(1, 180)], "rng")
+    for ordinal in range(1, 91):
+        ball = draw.draw_rng_ball(game_id=game.pk, ordinal=ordinal)
+        assert ball is not None and ball.ordinal == ordinal
+        before = recorded(game)
+        # The same step again (a redelivered task, the reaper's duplicate): nothing drawn, nothing recorded.
+        assert draw.draw_rng_ball(game_id=game.pk, ordinal=ordinal) is None
+        if ordinal % 30 == 0:
+            detection.forget()
+        assert recorded(game) == before
+    assert recorded(game) == expected(game)
+    # Every card of full strips completes by the 90th ball: one line and one bingo each.
+    assert Completion.objects.filter(game=game, kind="bingo").count() == 180
+    assert Completion.objects.filter(game=game, kind="line").count() == 180
+
+
+def test_a_step_rolled_back_after_the_index_moved_is_not_trusted(
+    monkeypatch: pytest.MonkeyPatch, venue: Any, operator: Any, room: Room, session: GameSession, caller: Any,
+    cashier: Any, ball_set: Any,
+) -> None:  # fmt: skip
+    """Ball 5 applied in this process, its transaction rolled back, another number committed as ball 5."""
+    series = new_series(venue, operator, 10)
+    game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
+    card = SoldCard.objects.filter(game=game).select_related("card").first()
+    assert card is not None
+    row = [n for n in CardGrid.from_json(card.card.grid).rows[0] if n]
+    for number in row[:4]:
+        draw.enter_ball(game=game, number=number, actor=caller)
+    with monkeypatch.context() as m:
+        m.setattr(draw, "record", lambda *a, **k: (_ for _ in ()).throw(Boom()))
+        with pytest.raises(Boom):
+            draw.enter_ball(game=game, number=row[4], actor=caller)  # would have completed the row
+    other = next(n for n in range(1, 91) if n not in row)
+    draw.enter_ball(game=game, number=other, actor=caller)
+    assert recorded(game) == expected(game)
+    assert ("line", card.card_id, 5) not in recorded(game)
+    draw.enter_ball(game=game, number=row[4], actor=caller)
+    assert ("line", card.card_id, 6) in recorded(game)
+    assert recorded(game) == expected(game)
+    found = claims.unclaimed_winners(game)
+    assert {"series": series.code, "serial": card.card.serial, "since_ball": 6} in found["line"]
+
+
+def counting_loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every load of the sold cards from the database (the game ids)."""
+    loads: list[int] = []
+    real = detection.sold_numbers
+
+    def counted(game: Game) -> Any:
+        loads.append(game.pk)
+        return real(game)
+
+    monkeypatch.setattr(detection, "sold_numbers", counted)
+    return loads
+
+
+def test_the_index_is_built_once_per_game(
+    monkeypatch: pytest.MonkeyPatch, venue: Any, operator: Any, room: Room, session: GameSession, caller: Any,
+    cashier: Any, ball_set: Any,
+) -> None:  # fmt: skip
+    loads = counting_loads(monkeypatch)
+    series = new_series(venue, operator, 10)
+    game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
+    assert loads == [game.pk]  # at the close of sales
+    for number in range(90, 45, -1):
+        draw.enter_ball(game=game, number=number, actor=caller)
+    assert loads == [game.pk]
+    detection.forget()  # a restarted process maps the file written at the close of sales
+    for number in range(45, 0, -1):
+        draw.enter_ball(game=game, number=number, actor=caller)
+    assert loads == [game.pk]
+    assert recorded(game) == expected(game)
+    games.void_game(game=game, actor=caller, reason="test over")
+
+
+def test_an_index_from_another_database_state_is_not_reused(
+    monkeypatch: pytest.MonkeyPatch, venue: Any, operator: Any, room: Room, session: GameSession, caller: Any,
+    cashier: Any, ball_set: Any,
+) -> None:  # fmt: skip
+    """Balls drawn by another process while this one kept an older index: it catches up from the database."""
+    series = new_series(venue, operator, 10)
+    game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
+    for number in range(1, 11):
+        draw.enter_ball(game=game, number=number, actor=caller)
+    with detection._lock:
+        kept = copy.deepcopy(dict(detection._cache))  # this process's index at ball 10
+    for number in range(11, 41):
+        draw.enter_ball(game=game, number=number, actor=caller)
+    with detection._lock:
+        detection._cache.clear()
+        detection._cache.update(kept)  # this process saw ball 10 last
+    assert kept[game.pk].index.ordinal == 10
+    loads = counting_loads(monkeypatch)
+    wipe_files()
+    for number in range(41, 91):
+        draw.enter_ball(game=game, number=number, actor=caller)
+    assert loads == []  # caught up from the stored balls, not rebuilt
+    assert recorded(game) == expected(game)
+    assert Completion.objects.filter(game=game, kind="bingo").count() == 60
+
+
+def test_the_migration_records_the_games_already_in_play(
+    venue: Any, operator: Any, room: Room, session: GameSession, caller: Any, cashier: Any, ball_set: Any
+) -> None:
+    """Games drawing when 0004 is applied get the completions of the balls they already have."""
+    migration = importlib.import_module("bingo.migrations.0004_completions")
+    series = new_series(venue, operator, 10)
+    game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
+    for number in range(1, 61):
+        draw.enter_ball(game=game, number=number, actor=caller)
+    expected_rows = expected(game)
+    assert recorded(game) == expected_rows
+    Completion.objects.filter(game=game).delete()  # as before the migration
+    migration.record_games_in_play(django_apps, None)
+    assert recorded(game) == expected_rows
+
+
+def test_an_unreadable_index_file_means_the_database(
+    monkeypatch: pytest.MonkeyPatch, venue: Any, operator: Any, room: Room, session: GameSession, caller: Any,
+    cashier: Any, ball_set: Any,
+) -> None:  # fmt: skip
+    series = new_series(venue, operator, 10)
+    game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
+    for number in range(1, 31):
+        draw.enter_ball(game=game, number=number, actor=caller)
+    (path,) = Path(django_settings.HALL_DETECTOR_DIR).glob("*.idx")
+    for number, damage in enumerate((b"HALLIDX1" + b"\x00" * 40, path.read_bytes()[:-4], b""), start=31):
+        path.write_bytes(damage)
+        detection.forget()
+        loads = counting_loads(monkeypatch)
+        draw.enter_ball(game=game, number=number, actor=caller)
+        assert len(loads) == 1  # rebuilt from the database (and the file written again)
+        monkeypatch.undo()
+    assert recorded(game) == expected(game)
+
+
+def test_an_index_file_of_other_sales_is_not_used(
+    monkeypatch: pytest.MonkeyPatch, venue: Any, operator: Any, room: Room, session: GameSession, caller: Any,
+    cashier: Any, ball_set: Any,
+) -> None:  # fmt: skip
+    """A file under this game's name holding other cards (a restored database, a reused id) is refused."""
+    series = new_series(venue, operator, 10)
+    game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
+    (path,) = Path(django_settings.HALL_DETECTOR_DIR).glob("*.idx")
+    stranger = detect_index.load(path)
+    stranger.card_ids = stranger.card_ids + 10**9  # same shape, cards of no sale here
+    detect_index.save(stranger, path)
+    detection.forget()
+    loads = counting_loads(monkeypatch)
+    draw.enter_ball(game=game, number=1, actor=caller)
+    assert loads == [game.pk]
+    for number in range(2, 91):
+        draw.enter_ball(game=game, number=number, actor=caller)
+    assert recorded(game) == expected(game)
