@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from bingo.models import Game
 from bingo.services import autoplay, draw, programs
 from bingo.services import console as console_service
 
@@ -15,9 +14,8 @@ def draw_next_ball(game_id: int, ordinal: int) -> int | None:
     ball = draw.draw_rng_ball(game_id=game_id, ordinal=ordinal)
     if ball is None:
         return None
-    game = Game.objects.select_related("room").get(pk=game_id)
-    if game.room.autoplay:
-        autoplay.claim_winners(game)
+    if ball.game.room.autoplay:  # the game as the draw locked it, with its room
+        autoplay.claim_winners(ball.game)
     return ball.number
 
 

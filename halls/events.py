@@ -19,7 +19,7 @@ from typing import Any
 from channels.layers import get_channel_layer
 from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from halls.models import StreamCursor
@@ -59,13 +59,24 @@ def emit(stream: str, type: str, data: dict[str, Any]) -> Event:
     """Number the event in the caller's transaction and publish it once that transaction commits."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("events.emit must run inside the service's transaction")
-    StreamCursor.objects.get_or_create(stream=stream)
-    cursor = StreamCursor.objects.select_for_update().get(stream=stream)
-    cursor.seq += 1
-    cursor.save(update_fields=["seq"])
-    event = Event(stream=stream, seq=cursor.seq, type=type, data=data, at=timezone.now().isoformat())
+    event = Event(stream=stream, seq=next_seq(stream), type=type, data=data, at=timezone.now().isoformat())
     transaction.on_commit(lambda: publish(event))
     return event
+
+
+def next_seq(stream: str) -> int:
+    """Bump the stream's cursor and return the new number: one statement, the row locked till commit."""
+    table = connection.ops.quote_name(StreamCursor._meta.db_table)
+    bump = f"UPDATE {table} SET seq = seq + 1 WHERE stream = %s RETURNING seq"  # noqa: S608 (a model's table)
+    with connection.cursor() as cursor:
+        cursor.execute(bump, [stream])
+        row = cursor.fetchone()
+        if row is None:
+            # The stream's first event: a concurrent first one finds this row (or makes it first) and waits.
+            StreamCursor.objects.get_or_create(stream=stream)
+            cursor.execute(bump, [stream])
+            row = cursor.fetchone()
+    return int(row[0])
 
 
 def publish(event: Event) -> None:

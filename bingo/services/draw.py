@@ -13,7 +13,8 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import OuterRef
 from django.utils import timezone
 
 from bingo.models import Ball, DrawSource, Game, GameState
@@ -47,21 +48,42 @@ def dispatch(game_id: int, ordinal: int, countdown: float = 0.0) -> None:
 
 
 def draw_rng_ball(*, game_id: int, ordinal: int) -> Ball | None:
-    """Draw ball ``ordinal`` with the CSPRNG, or do nothing if that step is done, paused or not due."""
+    """Draw ball ``ordinal`` with the CSPRNG, or do nothing if that step is done, paused or not due.
+
+    The ball returned carries its game as locked, with the room and the ball set: the task reads no more.
+    """
     with transaction.atomic():
-        try:
-            game = lock_game(game_id)
-        except Game.DoesNotExist:
+        locked = _lock_for_draw(game_id)
+        if locked is None:
             return None
+        game, drawn = locked
         if game.state != GameState.DRAWING or game.draw_source != DrawSource.RNG:
             return None
         if game.balls_drawn + 1 != ordinal:
             return None
-        drawn = set(game.balls.values_list("number", flat=True))
         remaining = [n for n in range(1, LAST_ORDINAL + 1) if n not in drawn]
         ball = _append(game, secrets.choice(remaining), DrawSource.RNG, None)
         schedule_next_ball(game)
     return ball
+
+
+def _lock_for_draw(game_id: int) -> tuple[Game, set[int]] | None:
+    """One locked SELECT: the game, its room, its ball set and (on PostgreSQL) the numbers drawn so far."""
+    games = Game.objects.select_for_update(of=("self",)).select_related("room", "ball_set")
+    if connection.vendor == "postgresql":
+        from django.contrib.postgres.expressions import ArraySubquery
+
+        numbers = Ball.objects.filter(game=OuterRef("pk")).values("number")
+        games = games.annotate(drawn_numbers=ArraySubquery(numbers))
+    game = games.filter(pk=game_id).first()
+    if game is None:
+        return None
+    drawn = set(getattr(game, "drawn_numbers", ()))
+    # A SELECT that waited for the lock returns the row as committed, but its subquery still sees the
+    # balls as they were when it began: short of one, read them again (SQLite, with no subquery, always does).
+    if len(drawn) != game.balls_drawn:
+        drawn = set(Ball.objects.filter(game=game).values_list("number", flat=True))
+    return game, drawn
 
 
 def enter_ball(*, game: Game, number: int, actor: User, ordinal: int | None = None) -> Ball:

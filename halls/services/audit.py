@@ -9,7 +9,8 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from halls.models import AuditChainHead, AuditEntry
@@ -56,11 +57,14 @@ def record(
     obj: Any,
     data: dict[str, Any] | None = None,
 ) -> AuditEntry:
-    """Append one entry to the venue's chain. Must run inside the service's transaction."""
+    """Append one entry to the venue's chain. Must run inside the service's transaction.
+
+    Two statements on PostgreSQL once the venue has a chain: lock the tip and read its hash, then write
+    the entry and move the tip in one statement.
+    """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("audit.record must run inside a transaction")
-    AuditChainHead.objects.get_or_create(venue_id=venue_id, defaults={"last_hash": GENESIS})
-    head = AuditChainHead.objects.select_for_update().get(venue_id=venue_id)
+    prev_hash = _lock_head(venue_id)
     user = actor if isinstance(actor, User) else None
     entry = AuditEntry(
         venue_id=venue_id,
@@ -71,14 +75,56 @@ def record(
         object_id=str(getattr(obj, "pk", obj)),
         data=_normalise(data or {}),
         created_at=timezone.now(),
-        prev_hash=head.last_hash,
+        prev_hash=prev_hash,
     )
-    entry.hash = _digest(head.last_hash, _fields(entry))
-    entry.save()
-    head.last_hash = entry.hash
-    head.length += 1
-    head.save(update_fields=["last_hash", "length"])
+    entry.hash = _digest(prev_hash, _fields(entry))
+    _append(entry)
     return entry
+
+
+def _lock_head(venue_id: int) -> str:
+    """Lock the tip of the venue's chain and return its hash; the venue's first entry makes the tip."""
+    # SQLite has no FOR UPDATE: its transactions take the database's write lock at BEGIN (settings).
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    sql = f"SELECT last_hash FROM {_HEAD} WHERE venue_id = %s{lock}"  # noqa: S608 (a model's table)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [venue_id])
+        row = cursor.fetchone()
+        if row is None:
+            # A concurrent first entry of the venue finds this row (or makes it first) and waits on its lock.
+            AuditChainHead.objects.get_or_create(venue_id=venue_id, defaults={"last_hash": GENESIS})
+            cursor.execute(sql, [venue_id])
+            row = cursor.fetchone()
+    return str(row[0])
+
+
+def _append(entry: AuditEntry) -> None:
+    """Write the entry and make it the tip of its venue's chain (the tip is locked by the caller)."""
+    if connection.vendor != "postgresql":
+        entry.save()
+        AuditChainHead.objects.filter(venue_id=entry.venue_id).update(
+            last_hash=entry.hash, length=F("length") + 1
+        )
+        return
+    values = [field.get_db_prep_save(getattr(entry, field.attname), connection) for field in _ENTRY_FIELDS]
+    with connection.cursor() as cursor:
+        cursor.execute(_APPEND_SQL, [*values, entry.hash, entry.venue_id])
+        (entry.pk,) = cursor.fetchone()
+    entry._state.adding, entry._state.db = False, connection.alias
+
+
+_HEAD = AuditChainHead._meta.db_table
+# Every column of an entry but its id, in the order of _APPEND_SQL.
+_ENTRY_FIELDS = [field for field in AuditEntry._meta.concrete_fields if not field.primary_key]
+_APPEND_SQL = f"""
+WITH entry AS (
+    INSERT INTO "{AuditEntry._meta.db_table}" ({", ".join(f'"{field.column}"' for field in _ENTRY_FIELDS)})
+    VALUES ({", ".join(["%s"] * len(_ENTRY_FIELDS))})
+    RETURNING id
+)
+UPDATE "{_HEAD}" SET last_hash = %s, length = length + 1 WHERE venue_id = %s
+RETURNING (SELECT id FROM entry)
+"""  # noqa: S608 - the models' own table and column names
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from urllib.parse import quote
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 from kombu import Queue
 
@@ -327,3 +328,25 @@ def test_a_killed_worker_loses_no_ball_and_the_draw_resumes(
     # The killed worker's message is still unacknowledged (redelivered only after the visibility timeout):
     # the reaper found the stalled draw and re-enqueued the next ordinal.
     assert f"stalled before ball {len(before) + 1}: re-enqueued" in celery_procs.log("worker-2")
+
+
+def test_the_worker_keeps_its_database_connection_across_draw_steps(
+    celery_procs: CeleryProcesses, room: Room, session: GameSession, caller: Any, cashier: Any,
+    card_series: CardSeries, ball_set: Any,
+) -> None:  # fmt: skip
+    celery_procs.start_worker("worker")
+    game = rng_game(room, session, caller, cashier, card_series, pace="0.05", last=6)
+    games.start_draw(game=game, actor=caller)
+    wait_for(lambda: Ball.objects.filter(game=game).count() >= 10, 30, "10 balls", celery_procs.logs)
+
+    first_ball = Ball.objects.get(game=game, ordinal=1).drawn_at
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT backend_start FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " AND backend_type = 'client backend'"
+        )
+        others = [row[0] for row in cursor.fetchall()]
+    # One connection, opened for the first step and still open ten steps later (it was one per task).
+    assert len(others) == 1, others
+    assert others[0] < first_ball
