@@ -14,7 +14,7 @@ from typing import TypedDict
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Count, Exists, F, OuterRef, QuerySet
 from django.utils import timezone
 
 from bingo import claims as rules
@@ -257,27 +257,46 @@ class UnclaimedCard(TypedDict):
     since_ball: int
 
 
-def unclaimed_winners(game: Game) -> dict[str, list[UnclaimedCard]]:
-    """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet.
-
-    Read from the completions recorded with each ball (bingo.services.detection): every card whose first
-    line or bingo came by the last ball drawn, less those with a valid claim of that kind.
-    """
+def _unclaimed_completions(game: Game) -> QuerySet[Completion] | None:
+    """Recorded completions still open to a claim and not yet validly claimed; None when nothing can be."""
     drawn = Ball.objects.filter(game=game).count()
     if not drawn or game.state not in CLAIMABLE:
-        return {"line": [], "bingo": []}
+        return None
     line_open = game.line_won_at is None or (
         game.claim_window == ClaimWindow.LINE and game.line_won_at == drawn
     )
     kinds = [ClaimKind.BINGO, ClaimKind.LINE] if line_open else [ClaimKind.BINGO]
     claimed = Claim.objects.filter(game=game, valid=True, kind=OuterRef("kind"), card_id=OuterRef("card_id"))
-    rows = (
-        Completion.objects.filter(game=game, kind__in=kinds)
-        .exclude(Exists(claimed))
-        .order_by("ordinal", "card__series__code", "card__serial")
-        .values_list("kind", "card__series__code", "card__serial", "ordinal")
-    )
+    return Completion.objects.filter(game=game, kind__in=kinds).exclude(Exists(claimed))
+
+
+def unclaimed_winners(game: Game, *, limit: int | None = None) -> dict[str, list[UnclaimedCard]]:
+    """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet.
+
+    Read from the completions recorded with each ball (bingo.services.detection): every card whose first
+    line or bingo came by the last ball drawn, less those with a valid claim of that kind; with `limit`,
+    the first `limit` of each kind (by ball, series, serial).
+    """
     found: dict[str, list[UnclaimedCard]] = {"line": [], "bingo": []}
-    for kind, series, serial, ordinal in rows:
-        found[kind].append({"series": series, "serial": serial, "since_ball": ordinal})
+    open_rows = _unclaimed_completions(game)
+    if open_rows is None:
+        return found
+    for kind in found:
+        rows = (
+            open_rows.filter(kind=kind)
+            .order_by("ordinal", "card__series__code", "card__serial")
+            .values_list("card__series__code", "card__serial", "ordinal")
+        )
+        for series, serial, ordinal in rows if limit is None else rows[:limit]:
+            found[kind].append({"series": series, "serial": serial, "since_ball": ordinal})
     return found
+
+
+def unclaimed_counts(game: Game) -> dict[str, int]:
+    """How many cards of each kind `unclaimed_winners` would list, counted by the database."""
+    counts = {"line": 0, "bingo": 0}
+    open_rows = _unclaimed_completions(game)
+    if open_rows is not None:
+        for kind, count in open_rows.values_list("kind").annotate(n=Count("pk")).values_list("kind", "n"):
+            counts[kind] = count
+    return counts

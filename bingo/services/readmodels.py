@@ -96,13 +96,14 @@ def unclaimed_view(game: Game) -> dict[str, Any]:
     The one place the console's read model asks the claims service (``unclaimed_winners``), so the
     view is as fast as that answer. ``ordinal`` is the ball the list is computed at.
     """
-    found = claim_services.unclaimed_winners(game)
+    found = claim_services.unclaimed_winners(game, limit=UNCLAIMED_SHOWN)
+    counts = claim_services.unclaimed_counts(game)
     return {
         "ordinal": game.balls_drawn,
-        "line": found["line"][:UNCLAIMED_SHOWN],
-        "bingo": found["bingo"][:UNCLAIMED_SHOWN],
-        "line_count": len(found["line"]),
-        "bingo_count": len(found["bingo"]),
+        "line": found["line"],
+        "bingo": found["bingo"],
+        "line_count": counts["line"],
+        "bingo_count": counts["bingo"],
     }
 
 

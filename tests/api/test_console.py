@@ -11,7 +11,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from bingo.models import Card, CardSeries, Game, SaleKind, SaleOperation, SoldCard
-from bingo.services import draw, games
+from bingo.services import claims, draw, games
 from bingo.services.readmodels import UNCLAIMED_SHOWN
 from tests.api.conftest import refused
 
@@ -92,6 +92,11 @@ def test_the_game_view_stays_small_with_20000_cards_sold(
     assert unclaimed["line"] == sorted(
         unclaimed["line"], key=lambda r: (r["since_ball"], r["series"], r["serial"])
     )
+    # The capped list is the head of the whole list, and the counts are the whole list's.
+    whole = claims.unclaimed_winners(game)
+    assert unclaimed["line"] == whole["line"][:UNCLAIMED_SHOWN]
+    assert unclaimed["bingo"] == whole["bingo"][:UNCLAIMED_SHOWN]
+    assert (unclaimed["line_count"], unclaimed["bingo_count"]) == (len(whole["line"]), len(whole["bingo"]))
 
     snapshot = caller_api.get(f"/api/rooms/{game.room_id}/console/")
     assert snapshot.status_code == 200
