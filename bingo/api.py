@@ -21,6 +21,8 @@ from rest_framework.response import Response
 
 from bingo.models import Card, CardSeries, Game, SaleOperation
 from bingo.serializers import (
+    BallCorrectionRequestSerializer,
+    BallCorrectionSerializer,
     BallEntrySerializer,
     BallSerializer,
     ClaimRequestSerializer,
@@ -46,7 +48,7 @@ from bingo.serializers import (
     SoldCardsQuerySerializer,
     VoidSerializer,
 )
-from bingo.services import claims, console, draw, games, readmodels, sales, series
+from bingo.services import claims, console, corrections, draw, games, readmodels, sales, series
 from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.models import Role, Room, Venue
@@ -439,6 +441,41 @@ class BallsView(HallAPIView):
         return Response(BallSerializer(ball).data, status=_created(ball.drawn_at, started))
 
 
+class BallCorrectionView(HallAPIView):
+    @extend_schema(
+        operation_id="games_balls_correct",
+        summary="Correct a mis-keyed ball (caller, manual games)",
+        description=(
+            "The ball keeps its ordinal and time and takes the new number; the old one is kept with who, "
+            "when and why. Completions, unclaimed winners and unpaid claims are computed again. 400 "
+            "ball_out_of_range, same_number, reason_required; 404 unknown_ball; 409 ball_already_drawn, "
+            "claim_confirmed, wrong_state, rng_game."
+        ),
+        request=BallCorrectionRequestSerializer,
+        responses={201: BallCorrectionSerializer, **error_responses(400, 403, 404, 409)},
+        tags=["draw"],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        game = _game(request, game_id, Role.CALLER)
+        data = valid(BallCorrectionRequestSerializer, request.data)
+        correction = corrections.correct_ball(
+            game=game,
+            ordinal=data["ordinal"],
+            number=data["number"],
+            reason=data["reason"],
+            actor=actor(request),
+        )
+        body = {
+            "ordinal": correction.ordinal,
+            "old": correction.old_number,
+            "new": correction.new_number,
+            "reason": correction.reason,
+            "corrected_by": correction.corrected_by.get_username(),
+            "corrected_at": correction.corrected_at,
+        }
+        return Response(BallCorrectionSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
 class ClaimsView(HallAPIView):
     @extend_schema(
         operation_id="games_claims_file",
@@ -516,6 +553,7 @@ urlpatterns = [
     path("games/<int:game_id>/sales/", SalesView.as_view(), name="api-game-sales"),
     path("games/<int:game_id>/returns/", ReturnsView.as_view(), name="api-game-returns"),
     path("games/<int:game_id>/balls/", BallsView.as_view(), name="api-game-balls"),
+    path("games/<int:game_id>/corrections/", BallCorrectionView.as_view(), name="api-game-corrections"),
     path("games/<int:game_id>/claims/", ClaimsView.as_view(), name="api-game-claims"),
     path("games/<int:game_id>/confirm/", ConfirmView.as_view(), name="api-game-confirm"),
     path("games/<int:game_id>/recall/", GameRecallView.as_view(), name="api-game-recall"),

@@ -148,6 +148,9 @@ class Game(FSMModelMixin, models.Model):
     draw_started_at = models.DateTimeField(null=True, blank=True)
     last_ball_at = models.DateTimeField(null=True, blank=True)
     balls_drawn = models.PositiveSmallIntegerField(default=0)
+    # How many of its balls were corrected (BallCorrection): part of the detector's fingerprint, so no
+    # process applies the next ball to an index built from the balls before a correction.
+    balls_corrected = models.PositiveSmallIntegerField(default=0)
     # Ordinal of the ball at which the Line was confirmed; later line claims are refused (TB-08).
     line_won_at = models.PositiveSmallIntegerField(null=True, blank=True)
     claim_window = models.CharField(max_length=5, choices=ClaimWindow.choices, default="", blank=True)
@@ -275,6 +278,28 @@ class Ball(models.Model):
             ),
         ]
         ordering = ["game_id", "ordinal"]
+
+
+class BallCorrection(models.Model):
+    """A mis-keyed ball set right (append-only): the ball keeps its ordinal and time and takes the new
+    number; this row keeps the old one, with who corrected it, when and why (bingo.services.corrections)."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="ball_corrections")
+    ball = models.ForeignKey(Ball, on_delete=models.PROTECT, related_name="corrections")
+    ordinal = models.PositiveSmallIntegerField()
+    old_number = models.PositiveSmallIntegerField()
+    new_number = models.PositiveSmallIntegerField()
+    reason = models.TextField()
+    corrected_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    corrected_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(old_number=F("new_number")), name="ball_correction_changes_the_number"
+            ),
+        ]
+        ordering = ["pk"]
 
 
 class ClaimKind(models.TextChoices):

@@ -347,6 +347,26 @@ class DrawnBallSerializer(serializers.Serializer[Any]):
     ball = serializers.IntegerField()
     colour = serializers.CharField()
     drawn_at = serializers.DateTimeField()
+    corrected_from = serializers.IntegerField(
+        allow_null=True, help_text="The number the ball was first entered as, if it was corrected."
+    )
+
+
+class BallCorrectionRequestSerializer(serializers.Serializer[Any]):
+    ordinal = serializers.IntegerField(
+        min_value=1, max_value=90, help_text="Which ball of the game to correct."
+    )
+    number = serializers.IntegerField(help_text="The number the ball really is, 1 to 90.")
+    reason = serializers.CharField(max_length=500, help_text="Why: it is kept with the correction.")
+
+
+class BallCorrectionSerializer(serializers.Serializer[Any]):
+    ordinal = serializers.IntegerField()
+    old = serializers.IntegerField()
+    new = serializers.IntegerField()
+    reason = serializers.CharField()
+    corrected_by = serializers.CharField()
+    corrected_at = serializers.DateTimeField()
 
 
 class WinnerSerializer(serializers.Serializer[Any]):
@@ -488,6 +508,7 @@ class GameRecallSerializer(GameSummarySerializer):
     prize_rounding_residue = serializers.DecimalField(max_digits=14, decimal_places=6)
     sale_operations = RecallSaleSerializer(many=True)
     claims = ClaimRowSerializer(many=True)
+    ball_corrections = BallCorrectionSerializer(many=True)
 
 
 class GameListItemSerializer(serializers.ModelSerializer[Game]):

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models.signals import post_save
 
-from bingo.models import Ball, Claim, Game, PrizeResult
+from bingo.models import Ball, BallCorrection, Claim, Game, PrizeResult
 from bingo.services import readmodels
 from halls import events
 from halls.models import Room, StreamCursor
@@ -104,8 +104,14 @@ def _prize_saved(sender: Any, instance: PrizeResult, created: bool, **kwargs: An
         _request(instance.game_id, _at_ball(instance))
 
 
+def _correction_saved(sender: Any, instance: BallCorrection, created: bool, **kwargs: Any) -> None:
+    if created:
+        _request(instance.game_id, None)  # the corrected ball changes the list whatever ball the game is at
+
+
 def watch_games() -> None:
     """Connect the requests above (bingo's AppConfig.ready)."""
     post_save.connect(_ball_saved, sender=Ball, dispatch_uid="console-ball")
     post_save.connect(_claim_saved, sender=Claim, dispatch_uid="console-claim")
     post_save.connect(_prize_saved, sender=PrizeResult, dispatch_uid="console-prize")
+    post_save.connect(_correction_saved, sender=BallCorrection, dispatch_uid="console-correction")

@@ -44,7 +44,7 @@ KEPT_FILES = 8
 
 log = logging.getLogger("hall.detection")
 
-Fingerprint = tuple[str, int, datetime, datetime | None, int]
+Fingerprint = tuple[str, int, datetime, datetime | None, int, int]
 
 
 @dataclass
@@ -66,9 +66,11 @@ def _postgresql() -> bool:
 
 def _fingerprint(game: Game) -> Fingerprint:
     """What the sold set is frozen by: the database, the game (and when it was made, should a restored
-    database hand its id out again), when its sales closed and how many cards were sold."""
+    database hand its id out again), when its sales closed and how many cards were sold; and how many of
+    its balls were corrected, so an index applied to the balls before a correction is not used again."""
     database = str(connection.settings_dict["NAME"])
-    return (database, game.pk, game.created_at, game.sales_closed_at, game.cards_sold)
+    sold = (database, game.pk, game.created_at, game.sales_closed_at, game.cards_sold)
+    return (*sold, game.balls_corrected)
 
 
 def sales_closed(game: Game) -> GameIndex:
@@ -93,6 +95,24 @@ def record_ball(game: Game, ball: Ball) -> BallCompletions:
     _insert(game, done)
     transaction.on_commit(lambda: _settle(game.pk, entry, ball.ordinal))
     return done
+
+
+def rebuild_completions(game: Game) -> GameIndex:
+    """Record the game's completions again from its stored balls (a ball was corrected; game row locked).
+
+    Its rows are deleted, the index rebuilt from the sold cards (after a correction the fingerprint is
+    new: no cache or file of another process matches it) and every ball applied and recorded in order.
+    """
+    Completion.objects.filter(game=game).delete()
+    forget(game.pk)
+    fingerprint = _fingerprint(game)
+    index = _build(game, fingerprint, [])
+    balls = Ball.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True)
+    for number in balls:
+        _insert(game, index.apply(number))
+    entry = _Entry(fingerprint, index, pending=True)
+    transaction.on_commit(lambda: _settle(game.pk, entry, index.ordinal))
+    return index
 
 
 def forget(game_id: int | None = None) -> None:

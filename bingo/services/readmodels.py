@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db.models import Q
 
-from bingo.models import Ball, Claim, Game, GameState, PrizeResult, SaleOperation, SoldCard
+from bingo.models import Ball, BallCorrection, Claim, Game, GameState, PrizeResult, SaleOperation, SoldCard
 from bingo.services import claims as claim_services
 from bingo.services.programs.views import game_programs, screen_programs
 from bingo.services.sales import sales_totals
@@ -20,9 +20,37 @@ from halls.models import Room
 
 def _balls(game: Game) -> list[dict[str, Any]]:
     colour_of = game.ball_set.colour_of if game.ball_set else (lambda _n: "")
+    # A corrected ball carries the number it was first entered as (only games with a correction ask).
+    first_entered = (
+        dict(BallCorrection.objects.filter(game=game).order_by("-pk").values_list("ordinal", "old_number"))
+        if game.balls_corrected
+        else {}
+    )
     return [
-        {"ordinal": b.ordinal, "ball": b.number, "colour": colour_of(b.number), "drawn_at": b.drawn_at}
+        {
+            "ordinal": b.ordinal,
+            "ball": b.number,
+            "colour": colour_of(b.number),
+            "drawn_at": b.drawn_at,
+            "corrected_from": first_entered.get(b.ordinal),
+        }
         for b in Ball.objects.filter(game=game).order_by("ordinal")
+    ]
+
+
+def _corrections(game: Game) -> list[dict[str, Any]]:
+    """Every correction of the game's balls, in order: the ball, its old and new number, who, when, why."""
+    rows = BallCorrection.objects.filter(game=game).select_related("corrected_by").order_by("pk")
+    return [
+        {
+            "ordinal": c.ordinal,
+            "old": c.old_number,
+            "new": c.new_number,
+            "reason": c.reason,
+            "corrected_by": c.corrected_by.get_username(),
+            "corrected_at": c.corrected_at,
+        }
+        for c in rows
     ]
 
 
@@ -182,4 +210,5 @@ def game_recall(game: Game) -> dict[str, Any]:
             for s in sales
         ],
         "claims": [_claim(c) for c in Claim.objects.filter(game=game).select_related("series", "claimed_by")],
+        "ball_corrections": _corrections(game),
     }
