@@ -1,6 +1,6 @@
-"""Correcting a mis-keyed ball: the number changes, the ordinal and time stay, the old number is kept with who,
-when and why, and what depends on the balls (completions, unclaimed winners, unpaid claims) is computed again.
-Every refusal writes nothing.
+"""Correcting a mis-keyed ball: the number changes, the ordinal and time stay, the old number is kept with
+who, when and why, and what depends on the balls (completions, unclaimed winners, unpaid claims) is computed
+again. Every refusal writes nothing.
 """
 
 from __future__ import annotations

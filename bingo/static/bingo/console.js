@@ -51,6 +51,12 @@
   var pickable = [];               // the room's active programs the hall manager picks for (PICKS)
   var stream = null;               // the ConsoleStream: snapshot + events
   var offline = false;             // the socket dropped (the page says so until it is live again)
+  // The balls typed, in order, each with its answer: sent one at a time, so none is lost or reordered
+  // however fast the caller types (issue 10). {game, number, ordinal, state, message, tries, fixed}
+  var entries = [];
+  var entrySending = false;
+  var ENTRY_RETRIES = 3;           // a lost answer is asked again, same ordinal: a retry is a no-op
+  var correctionTimer = null;
 
   function money(amount) { return ui.money(amount, currency); }
   function isLive(g) { return !!g && LIVE.indexOf(g.state) >= 0; }
@@ -60,6 +66,7 @@
     return set;
   }
   function cardName(series, serial) { return series + " · no. " + serial; }
+  function isCorrected(b) { return b.corrected_from !== null && b.corrected_from !== undefined; }
 
   /* --- the live state: a snapshot, then the streams' events ------------------------------------------- */
 
@@ -157,7 +164,11 @@
           stream.resync();
           return;
         }
-        game.balls.push({ordinal: data.ordinal, ball: data.ball, colour: data.colour, drawn_at: data.drawn_at});
+        game.balls.push({ordinal: data.ordinal, ball: data.ball, colour: data.colour, drawn_at: data.drawn_at,
+          corrected_from: null});
+        break;
+      case "ball.corrected":
+        if (!applyCorrection(data)) { return; }
         break;
       case "claim.verified":
         if (!game.claims.some(function (c) { return c.id === data.claim; })) {
@@ -195,6 +206,42 @@
         break;
     }
     render();
+  }
+
+  /* A mis-keyed ball put right: the ball takes its new number (same place), the claims judged again and the
+     window come with the event, and the console says which number changed. */
+  function applyCorrection(data) {
+    var ball = game.balls[data.ordinal - 1];
+    if (!ball) {
+      stream.resync();
+      return false;
+    }
+    if (!isCorrected(ball)) { ball.corrected_from = data.old; }
+    ball.ball = data.ball;
+    ball.colour = data.colour;
+    if (data.claim_window !== undefined) { game.claim_window = data.claim_window; }
+    if (data.line_won_at !== undefined) { game.line_won_at = data.line_won_at; }
+    (data.claims || []).forEach(function (judged) {
+      game.claims.forEach(function (c) {
+        if (c.id === judged.claim) {
+          Object.assign(c, {valid: judged.valid, refusal: judged.refusal, reason: judged.reason,
+            winning_row: judged.winning_row});
+        }
+      });
+      if (lastVerdict && lastVerdict.claim.id === judged.claim) {
+        lastVerdict.claim = Object.assign({}, lastVerdict.claim, {valid: judged.valid, refusal: judged.refusal,
+          reason: judged.reason, winning_row: judged.winning_row});
+      }
+    });
+    entries.forEach(function (e) {
+      if (e.game === game.id && e.ordinal === data.ordinal && e.state === "ok") { e.fixed = data.ball; }
+    });
+    var box = $("correction-notice");
+    box.textContent = box.getAttribute("data-text").replace("%(old)s", data.old).replace("%(new)s", data.ball);
+    box.hidden = false;
+    global.clearTimeout(correctionTimer);
+    correctionTimer = global.setTimeout(function () { box.hidden = true; }, 30000);
+    return true;
   }
 
   function onStatus(status) {
@@ -372,20 +419,123 @@
     var current = balls.length ? balls[balls.length - 1] : null;
     var big = $("console-current");
     big.setAttribute("data-colour", current ? current.colour : "");
+    big.setAttribute("data-corrected", current && isCorrected(current) ? "true" : "false");
     big.classList.toggle("is-empty", !current);
     $("console-current-number").textContent = current ? String(current.ball) : "";
     $("console-ordinal").textContent = current ? "Ball " + current.ordinal + " of 90" : "No ball yet";
     fill($("console-last"), balls.slice(Math.max(0, balls.length - 6), Math.max(0, balls.length - 1)).reverse()
       .map(function (b) {
-        return el("span", {class: "cball cball--sm", "data-colour": b.colour}, el("span", {text: b.ball}));
+        return el("span", {class: "cball cball--sm", "data-colour": b.colour,
+          "data-corrected": isCorrected(b) ? "true" : "false"}, el("span", {text: b.ball}));
       }));
     var drawn = drawnSet(game);
     var last = current ? current.ball : null;
+    var corrected = {};
+    balls.forEach(function (b) { if (isCorrected(b)) { corrected[b.ball] = b.corrected_from; } });
     for (var n = 1; n <= 90; n += 1) {
       var cell = $("console-board-" + n);
       cell.classList.toggle("is-on", !!drawn[n]);
       cell.classList.toggle("is-last", n === last);
+      cell.classList.toggle("is-corrected", corrected[n] !== undefined);
+      cell.title = corrected[n] !== undefined ? "Entered as " + corrected[n] + ", corrected" : "";
     }
+    // Only typed balls can be mis-keyed: corrections are for manual games in play with a ball drawn.
+    var correctable = manual && (drawing || (!!game && game.state === "paused")) && balls.length > 0;
+    $("correct-box").hidden = !correctable;
+    if (!correctable) { $("correction-notice").hidden = true; }
+    renderCorrectHint();
+    renderEntries();
+  }
+
+  function renderCorrectHint() {
+    var ordinal = Number($("correct-ordinal").value);
+    var ball = game && ordinal >= 1 ? game.balls[ordinal - 1] : null;
+    $("correct-hint").textContent = ball ? "Ball " + ordinal + " is " + ball.ball + " now." : "";
+  }
+
+  /* The entries of the game on show, newest first, each with its answer. */
+  function renderEntries() {
+    var shown = entries.filter(function (e) { return game && e.game === game.id; }).slice().reverse();
+    fill($("ball-log"), shown.map(function (e) {
+      var answer = e.state === "queued" ? "waiting…"
+        : e.state === "sending" ? "sending…"
+        : e.state === "retry" ? e.message
+        : e.state === "ok" ? "ball " + e.ordinal + " ✓"
+        : "✗ " + e.message;
+      var fix = null;
+      if (e.state === "ok" && e.fixed !== undefined && e.fixed !== e.number) {
+        fix = el("span", {class: "ball-log__fix", text: "corrected to " + e.fixed});
+      } else if (e.state === "ok") {
+        fix = el("button", {type: "button", class: "btn-link", text: "Correct", onclick: function () {
+          $("correct-box").open = true;
+          $("correct-ordinal").value = String(e.ordinal);
+          renderCorrectHint();
+          $("correct-number").focus();
+        }});
+      }
+      return el("li", {"data-state": e.state, "data-ordinal": e.ordinal || "", "data-number": e.number},
+        el("span", {class: "ball-log__number", text: e.number}),
+        el("span", {class: "ball-log__answer", text: answer}), fix);
+    }));
+  }
+
+  /* --- ball entry: a queue, sent in the order typed ---------------------------------------------------- */
+
+  function queueBall(number) {
+    entries.push({game: game.id, number: number, ordinal: null, state: "queued", message: "", tries: 0});
+    renderEntries();
+    sendNext();
+  }
+
+  function sendNext() {
+    if (entrySending) { return; }
+    var entry = entries.filter(function (e) { return e.state === "queued" || e.state === "retry"; })[0];
+    if (!entry) { return; }
+    var box = $("ball-msg");
+    if (!game || game.id !== entry.game) {
+      entry.state = "refused";
+      entry.message = "Not sent: the game changed.";
+      renderEntries();
+      sendNext();
+      return;
+    }
+    entrySending = true;
+    // The ordinal is fixed at the first try: if its answer is lost, the retry names the same ball.
+    if (entry.ordinal === null) { entry.ordinal = game.balls.length + 1; }
+    entry.state = "sending";
+    renderEntries();
+    api.post("/api/games/" + entry.game + "/balls/", {number: entry.number, ordinal: entry.ordinal})
+      .then(function (response) {
+        var ball = response.data;
+        entry.state = "ok";
+        entry.ordinal = ball.ordinal;
+        ui.report(box, "Ball " + ball.number + " entered as ball " + ball.ordinal + ".", "ok");
+        // Shown at once, so the next entry gets the next ordinal; this ball's event is then skipped.
+        if (game && game.id === entry.game && ball.ordinal === game.balls.length + 1) {
+          game.balls.push({ordinal: ball.ordinal, ball: ball.number, colour: ball.colour, drawn_at: ball.drawn_at,
+            corrected_from: null});
+        }
+        return 0;
+      }, function (err) {
+        if ((err.status === 0 || err.status >= 500) && entry.tries < ENTRY_RETRIES) {
+          entry.tries += 1;
+          entry.state = "retry";
+          entry.message = "no answer: trying again (" + entry.tries + ")…";
+          return 400 * entry.tries;
+        }
+        entry.state = "refused";
+        entry.message = err.message;
+        if (err.status === 0 || err.status >= 500) { entry.ordinal = null; }
+        ui.report(box, err);
+        return 0;
+      })
+      .then(function (wait) {
+        global.setTimeout(function () {
+          entrySending = false;
+          render();
+          sendNext();
+        }, wait);
+      });
   }
 
   function renderClaims() {
@@ -689,24 +839,26 @@
         input.select();
         return;
       }
-      // The ordinal makes a retry (double Enter, lost answer) a no-op instead of a second ball.
-      var ordinal = game.balls.length + 1;
-      ui.busy($("ball-submit"), function () {
-        return api.post(gameUrl("balls"), {number: number, ordinal: ordinal});
-      }).then(function (response) {
-        var ball = response.data;
-        input.value = "";
-        ui.report(box, "Ball " + ball.number + " entered as ball " + ball.ordinal + ".", "ok");
-        // Shown at once, so the next ball typed before the event arrives gets the next ordinal; the
-        // event of this ball is then recognised and skipped.
-        if (game && ball.ordinal === game.balls.length + 1) {
-          game.balls.push({ordinal: ball.ordinal, ball: ball.number, colour: ball.colour, drawn_at: ball.drawn_at});
-          render();
-        }
-      }, function (err) {
-        ui.report(box, err);
-        input.select();
-      }).then(function () { input.focus(); });
+      // Emptied at once: the next ball is typed into an empty field while this one waits its turn.
+      input.value = "";
+      input.focus();
+      queueBall(number);
+    });
+
+    $("correct-ordinal").addEventListener("input", renderCorrectHint);
+    $("correct-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (!game) { return; }
+      var box = $("correct-msg");
+      var body = {ordinal: Number($("correct-ordinal").value), number: Number($("correct-number").value),
+        reason: $("correct-reason").value.trim()};
+      ui.busy($("correct-submit"), function () { return api.post(gameUrl("corrections"), body); })
+        .then(function (response) {
+          var c = response.data;
+          ui.report(box, "Ball " + c.ordinal + " corrected: " + c.old + " → " + c.new + ".", "ok");
+          $("correct-number").value = "";
+          $("correct-reason").value = "";
+        }, failed(box));
     });
 
     $("claim-form").addEventListener("submit", function (event) {

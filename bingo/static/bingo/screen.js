@@ -33,6 +33,7 @@
   var BINGO_OVERLAY_MS = 30000;
   var INVALID_CLAIM_MS = 15000;
   var PRIZE_MIN_MS = 4000;   // a winner stays up at least this long, even if the next ball comes sooner
+  var CORRECTION_MS = 30000; // "Bola corregida: 45 → 54" stays up this long
 
   var game = null;           // the game summary being shown, or null
   var validBingoPending = false;
@@ -41,6 +42,7 @@
   var prizeTimer = null;
   var prizeShownAt = 0;
   var lastRenderedBall = null;
+  var correctionTimer = null;
   var dueNotices = [];       // "programs.due" notices for the next game: [{code, name, slot, operating_day}]
 
   /* --- small helpers ------------------------------------------------------------------------------ */
@@ -58,11 +60,14 @@
     var node = el("li", "ball ball--" + size);
     node.setAttribute("data-colour", ball.colour || "");
     node.setAttribute("data-ball", String(ball.ball));
+    node.setAttribute("data-corrected", isCorrected(ball) ? "true" : "false");
     var face = el("span", "ball__face");
     face.appendChild(el("span", "ball__num", ball.ball));
     node.appendChild(face);
     return node;
   }
+
+  function isCorrected(ball) { return ball.corrected_from !== null && ball.corrected_from !== undefined; }
 
   function drawnSet() {
     var set = {};
@@ -115,6 +120,7 @@
     var number = current ? String(current.ball) : "";
     big.setAttribute("data-ball", number);
     big.setAttribute("data-colour", current ? current.colour || "" : "");
+    big.setAttribute("data-corrected", current && isCorrected(current) ? "true" : "false");
     $("current-ball-number").textContent = number;
     if (current && lastRenderedBall !== null && lastRenderedBall !== current.ordinal + ":" + current.ball) {
       // Restart the arrival animation.
@@ -135,11 +141,14 @@
     var drawn = drawnSet();
     var balls = game ? game.balls : [];
     var last = balls.length ? balls[balls.length - 1].ball : null;
+    var corrected = {};
+    balls.forEach(function (b) { if (isCorrected(b)) { corrected[b.ball] = true; } });
     for (var n = 1; n <= 90; n += 1) {
       var cell = $("board-" + n);
       var lit = Object.prototype.hasOwnProperty.call(drawn, n);
       cell.classList.toggle("is-drawn", lit);
       cell.classList.toggle("is-last", n === last);
+      cell.classList.toggle("is-corrected", !!corrected[n]);
     }
   }
 
@@ -387,6 +396,38 @@
     $("claim-overlay").hidden = true;
   }
 
+  /* --- a corrected ball ------------------------------------------------------------------------- */
+
+  /* A mis-keyed ball put right (ball.corrected): same place and time, the new number and colour; the
+     claims judged again come with the event, and the hall is told which number changed. */
+  function applyCorrection(data, screen) {
+    var ball = game.balls[data.ordinal - 1];
+    if (!ball) {
+      screen.resync();
+      return false;
+    }
+    if (!isCorrected(ball)) { ball.corrected_from = data.old; }
+    ball.ball = data.ball;
+    ball.colour = data.colour;
+    if (data.claim_window !== undefined) { game.claim_window = data.claim_window; }
+    if (data.line_won_at !== undefined) { game.line_won_at = data.line_won_at; }
+    validBingoPending = game.claim_window === "bingo";
+    (data.claims || []).forEach(function (c) {
+      if (claim && claim.claim === c.claim) { showClaim(Object.assign({}, claim, c)); }
+    });
+    var box = $("correction-notice");
+    box.textContent = box.getAttribute("data-text").replace("%(old)s", data.old).replace("%(new)s", data.ball);
+    box.hidden = false;
+    global.clearTimeout(correctionTimer);
+    correctionTimer = global.setTimeout(hideCorrection, CORRECTION_MS);
+    return true;
+  }
+
+  function hideCorrection() {
+    global.clearTimeout(correctionTimer);
+    $("correction-notice").hidden = true;
+  }
+
   /* --- winner overlay ----------------------------------------------------------------------------- */
 
   function showPrize(data, screen) {
@@ -455,6 +496,7 @@
     if (!game || (previous && previous.id !== game.id)) {
       hideClaim();
       hidePrize();
+      hideCorrection();
       validBingoPending = false;
     }
     if (claim && game && game.state !== "paused") { hideClaim(); }
@@ -498,6 +540,7 @@
       game = newGame(data);
       hideClaim();
       hidePrize();
+      hideCorrection();
       validBingoPending = false;
       render(screen);
       return;
@@ -533,6 +576,9 @@
         game.balls.push({ordinal: data.ordinal, ball: data.ball, colour: data.colour, drawn_at: data.drawn_at});
         if (claim && !claim.valid) { hideClaim(); }
         releasePrize();
+        break;
+      case "ball.corrected":
+        if (!applyCorrection(data, screen)) { return; }
         break;
       case "claim.verified":
         if (data.claim_window !== undefined) { game.claim_window = data.claim_window; }

@@ -1,0 +1,163 @@
+"""The caller never loses a ball (issue 10), in a real browser: balls typed as fast as keys go are all
+recorded, in order, each with a visible answer; a lost answer is asked again without a second ball; a
+mis-keyed ball is corrected and the correction shows on the console, on a hall screen and in the recall.
+
+Screenshots left in /tmp for a look: console-correction.png, screen-correction.png.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+import pytest
+from channels.db import database_sync_to_async
+from playwright.async_api import Page, Route, expect
+
+from bingo.models import Ball, BallCorrection, CardSeries, Game
+from bingo.services import games, sales
+from config.celery import app as celery_app
+
+pytestmark = pytest.mark.e2e
+
+T = TypeVar("T")
+# Twenty distinct balls, in the order the reader reads them (two-digit ones first: "45" then "10" is the
+# issue's "4510").
+BALLS = [45, 10, 7, 88, 23, 61, 2, 39, 90, 14, 56, 71, 30, 5, 82, 19, 66, 43, 27, 9]
+
+
+async def call(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    result: T = await database_sync_to_async(fn)(*args, **kwargs)
+    return result
+
+
+@pytest.fixture
+def eager_tasks() -> Iterator[None]:
+    """No Celery worker here: the console's unclaimed winners are published where the ball commits."""
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = False
+
+
+def start_game(game: Game, series: CardSeries, caller: Any, cashier: Any) -> Game:
+    game = games.open_sales(game=game, actor=caller)
+    sales.sell_range(game=game, series=series, first=1, last=60, actor=cashier)
+    game = games.close_sales(game=game, actor=caller)
+    return games.start_draw(game=game, actor=caller)
+
+
+def stored_balls(game: Game) -> list[int]:
+    return list(Ball.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True))
+
+
+async def log_in(page: Page, server_url: str, username: str, next_path: str) -> None:
+    await page.goto(f"{server_url}/accounts/login/?next={next_path}")
+    await page.fill("#id_username", username)
+    await page.fill("#id_password", f"pw-{username}")
+    await page.click("button[type=submit]")
+    await page.wait_for_url(f"{server_url}{next_path}")
+
+
+async def test_balls_typed_fast_are_all_recorded_and_a_mis_keyed_one_is_corrected(
+    page, context, server_url, eager_tasks, room, screen, manual_game, card_series, ball_set, caller, cashier
+):
+    game = await call(start_game, manual_game, card_series, caller, cashier)
+    hall = await context.new_page()
+    await hall.set_viewport_size({"width": 1920, "height": 1080})
+    await hall.goto(f"{server_url}/screens/{screen.token}/")
+    await expect(hall.locator("body")).to_have_attribute("data-stream", "live")
+    await log_in(page, server_url, "caller", f"/console/rooms/{room.pk}/")
+    await expect(page.locator("body")).to_have_attribute("data-stream", "live")
+    await expect(page.locator("#game-badge")).to_have_text("Game 1 · Drawing")
+
+    # Twenty balls as fast as keys go: every key and Enter without waiting for any answer.
+    await page.focus("#ball-input")
+    for number in BALLS:
+        await page.keyboard.type(str(number))
+        await page.keyboard.press("Enter")
+    log = page.locator("#ball-log li")
+    await expect(page.locator('#ball-log li[data-state="ok"]')).to_have_count(20, timeout=20_000)
+    await expect(log).to_have_count(20)
+    # Each entry has its own answer, naming the ball it became (the log is newest first).
+    for ordinal, number in enumerate(BALLS, start=1):
+        entry = log.nth(20 - ordinal)
+        await expect(entry).to_have_attribute("data-number", str(number))
+        await expect(entry).to_have_attribute("data-ordinal", str(ordinal))
+        await expect(entry.locator(".ball-log__answer")).to_have_text(f"ball {ordinal} ✓")
+    assert await call(stored_balls, game) == BALLS
+    await expect(page.locator("#console-ordinal")).to_have_text("Ball 20 of 90")
+    await expect(hall.locator("#ball-ordinal")).to_have_text("Bola 20 de 90")
+
+    # A lost answer: the ball is recorded but the page never hears back; the retry (same ordinal)
+    # answers with that ball, and no second ball is drawn.
+    lost: list[str] = []
+
+    async def lose_first_answer(route: Route) -> None:
+        if not lost:
+            await route.fetch()  # the server records the ball ...
+            lost.append(route.request.url)
+            await route.abort()  # ... and the answer is lost on the way back
+            return
+        await route.continue_()
+
+    await page.route(re.compile(r"/api/games/\d+/balls/$"), lose_first_answer)
+    await page.keyboard.type("33")
+    await page.keyboard.press("Enter")
+    await expect(page.locator('#ball-log li[data-ordinal="21"]')).to_have_attribute("data-state", "ok")
+    assert lost
+    assert await call(stored_balls, game) == [*BALLS, 33]
+    await page.unroute(re.compile(r"/api/games/\d+/balls/$"))
+
+    # Ball 18 (43) was mis-keyed: the reader read 34. The caller corrects it from its entry.
+    await page.locator('#ball-log li[data-ordinal="18"] button').click()
+    await expect(page.locator("#correct-ordinal")).to_have_value("18")
+    await expect(page.locator("#correct-hint")).to_have_text("Ball 18 is 43 now.")
+    await page.fill("#correct-number", "34")
+    await page.fill("#correct-reason", "Mis-keyed: the reader read 34")
+    await page.click("#correct-submit")
+    await expect(page.locator("#correct-msg")).to_contain_text("Ball 18 corrected: 43 → 34.")
+    await expect(page.locator("#correction-notice")).to_have_text("Ball corrected: 43 → 34")
+    await expect(page.locator("#console-board-34")).to_have_class(re.compile(r"\bis-on\b.*\bis-corrected\b"))
+    await expect(page.locator("#console-board-43")).not_to_have_class(re.compile(r"\bis-on\b"))
+    await expect(page.locator('#ball-log li[data-ordinal="18"]')).to_contain_text("corrected to 34")
+    # A refusal is answered too: 45 is already drawn.
+    await page.fill("#correct-ordinal", "3")
+    await page.fill("#correct-number", "45")
+    await page.fill("#correct-reason", "test")
+    await page.click("#correct-submit")
+    await expect(page.locator("#correct-msg")).to_contain_text("Ball 45 was already drawn, at ordinal 1.")
+
+    # The hall screen: the notice, the board and the last balls show the corrected number.
+    await expect(hall.locator("#correction-notice")).to_have_text("Bola corregida: 43 → 34")
+    await expect(hall.locator("#board-34")).to_have_class(re.compile(r"\bis-drawn\b.*\bis-corrected\b"))
+    await expect(hall.locator("#board-43")).not_to_have_class(re.compile(r"\bis-drawn\b"))
+    corrected = hall.locator('#last-balls .ball[data-ball="34"]')
+    await expect(corrected).to_have_attribute("data-corrected", "true")
+    await hall.wait_for_timeout(900)  # let the arrival animation settle
+    await hall.screenshot(path="/tmp/screen-correction.png")
+    # And a screen that loads now (a snapshot) shows it as corrected too.
+    await hall.reload()
+    await expect(hall.locator("body")).to_have_attribute("data-stream", "live")
+    await expect(hall.locator('#last-balls .ball[data-ball="34"]')).to_have_attribute(
+        "data-corrected", "true"
+    )
+    await expect(hall.locator("#board-34")).to_have_class(re.compile(r"\bis-corrected\b"))
+
+    # The recall: the ball in its place with the number it was entered as, and the correction.
+    response = await page.request.get(f"{server_url}/api/games/{game.pk}/recall/")
+    assert response.ok
+    recall = await response.json()
+    assert [b["ball"] for b in recall["balls"]] == [*BALLS[:17], 34, *BALLS[18:], 33]
+    assert recall["balls"][17]["corrected_from"] == 43
+    [correction] = recall["ball_corrections"]
+    assert {k: correction[k] for k in ("ordinal", "old", "new", "reason", "corrected_by")} == {
+        "ordinal": 18,
+        "old": 43,
+        "new": 34,
+        "reason": "Mis-keyed: the reader read 34",
+        "corrected_by": "caller",
+    }
+    assert await call(BallCorrection.objects.filter(game=game).count) == 1
+
+    await page.screenshot(path="/tmp/console-correction.png", full_page=True)
