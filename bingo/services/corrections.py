@@ -47,11 +47,6 @@ CORRECTABLE = (GameState.DRAWING, GameState.PAUSED)
 EVENT = "ball.corrected"
 
 
-def notice(old: int, new: int) -> str:
-    """What the screens and the console say about a correction."""
-    return _("Ball corrected: %(old)s → %(new)s") % {"old": old, "new": new}
-
-
 def correct_ball(*, game: Game, ordinal: int, number: int, reason: str, actor: User) -> BallCorrection:
     """Give ball ``ordinal`` the number ``number`` and recompute what depends on it."""
     reason = reason.strip()
@@ -195,7 +190,6 @@ def _announce(game: Game, correction: BallCorrection, judged: list[dict[str, Any
         "old": correction.old_number,
         "ball": correction.new_number,
         "colour": colour,
-        "notice": notice(correction.old_number, correction.new_number),
         "claim_window": game.claim_window,
         "line_won_at": game.line_won_at,
         "claims": [{k: v for k, v in c.items() if k != "before"} for c in judged],

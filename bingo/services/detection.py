@@ -190,7 +190,8 @@ def _file(fingerprint: Fingerprint) -> Path | None:
     directory = settings.HALL_DETECTOR_DIR
     if not directory:
         return None
-    name = hashlib.sha256(repr(fingerprint).encode()).hexdigest()[:32]
+    # Named by the sales alone (not the corrections): what the file holds does not depend on the balls.
+    name = hashlib.sha256(repr(fingerprint[:5]).encode()).hexdigest()[:32]
     return Path(directory) / f"game-{fingerprint[1]}-{name}.idx"
 
 

@@ -6,21 +6,27 @@ again. Every refusal writes nothing.
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bingo.cards import CardGrid
 from bingo.detect import winners_at
 from bingo.models import Ball, BallCorrection, Card, Claim, Completion, Game, GameState, SoldCard
 from bingo.services import claims, corrections, detection, draw, games, sales
+from bingo.services import series as series_services
 from bingo.services.readmodels import game_recall
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from halls.models import AuditEntry, StreamCursor
 
 REASON = "Mis-keyed: the reader read 54"
+_codes = itertools.count(1)
 
 
 @pytest.fixture(autouse=True)
@@ -303,3 +309,50 @@ def test_no_process_applies_a_ball_to_an_index_from_before_the_correction(
     corrections.correct_ball(game=game, ordinal=2, number=wrong, reason=REASON, actor=caller)
     draw.enter_ball(game=game, number=free_number(game), actor=caller)
     assert recorded(game) == expected(game)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    order=st.permutations(range(1, 91)),
+    drawn=st.integers(1, 50),
+    data=st.data(),
+    restart=st.booleans(),
+)
+def test_completions_after_corrections_equal_the_pure_detector(
+    room, session, operator, caller, cashier, ball_set, order, drawn, data, restart
+):
+    """Any balls, any corrections (any ball to any number not drawn), more balls after: the completions
+    recorded are the pure detector's on the balls as stored, and so are the unclaimed winners."""
+    code = f"P{next(_codes)}"  # a card is sold once ever: each example sells a series of its own
+    series = series_services.create_series(
+        venue=room.venue,
+        code=code,
+        face_value=Decimal("1.00"),
+        strips=10,
+        actor=operator,
+        seed=code.encode().hex(),
+    )
+    game = games.create_game(room=room, actor=caller, draw_source="manual")
+    try:
+        drawing(game, series, caller, cashier)
+        for number in order[:drawn]:
+            draw.enter_ball(game=game, number=number, actor=caller)
+        spare = order[drawn:]
+        for _ in range(data.draw(st.integers(1, 3), label="corrections")):
+            ordinal = data.draw(st.integers(1, drawn), label="ordinal")
+            number = data.draw(st.sampled_from(spare), label="number")
+            old = Ball.objects.get(game=game, ordinal=ordinal).number
+            corrections.correct_ball(game=game, ordinal=ordinal, number=number, reason=REASON, actor=caller)
+            spare = [old if n == number else n for n in spare]
+            assert recorded(game) == expected(game)
+        if restart:
+            detection.forget()
+        for number in spare[:5]:
+            draw.enter_ball(game=game, number=number, actor=caller)
+        assert recorded(game) == expected(game)
+        game.refresh_from_db()
+        unclaimed = claims.unclaimed_winners(game)
+        bingos = {card for kind, card, _at in expected(game) if kind == "bingo"}
+        assert len(unclaimed["bingo"]) == len(bingos)
+    finally:  # the room's next example needs the room free
+        games.void_game(game=game, actor=caller, reason="next example")
