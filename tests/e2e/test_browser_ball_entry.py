@@ -1,6 +1,7 @@
 """The caller never loses a ball (issue 10), in a real browser: balls typed as fast as keys go are all
-recorded, in order, each with a visible answer; a lost answer is asked again without a second ball; a
-mis-keyed ball is corrected and the correction shows on the console, on a hall screen and in the recall.
+recorded, in order, each with a visible answer (a refused one too); a lost answer is asked again without
+a second ball; a mis-keyed ball is corrected and the correction shows on the console, on a hall screen
+and in the recall.
 
 Screenshots left in /tmp for a look: console-correction.png, screen-correction.png.
 """
@@ -89,6 +90,17 @@ async def test_balls_typed_fast_are_all_recorded_and_a_mis_keyed_one_is_correcte
     await expect(page.locator("#console-ordinal")).to_have_text("Ball 20 of 90")
     await expect(hall.locator("#ball-ordinal")).to_have_text("Bola 20 de 90")
 
+    # A refused ball is answered with the server's reason, and the ball typed after it still goes in.
+    for text in ("45", "8"):
+        await page.keyboard.type(text)
+        await page.keyboard.press("Enter")
+    await expect(page.locator('#ball-log li[data-ordinal="21"]')).to_have_attribute("data-number", "8")
+    await expect(page.locator('#ball-log li[data-ordinal="21"]')).to_have_attribute("data-state", "ok")
+    refused_entry = page.locator('#ball-log li[data-state="refused"]')
+    await expect(refused_entry).to_have_attribute("data-number", "45")
+    await expect(refused_entry).to_contain_text("Ball 45 was already drawn, at ordinal 1.")
+    assert await call(stored_balls, game) == [*BALLS, 8]
+
     # A lost answer: the ball is recorded but the page never hears back; the retry (same ordinal)
     # answers with that ball, and no second ball is drawn.
     lost: list[str] = []
@@ -104,9 +116,9 @@ async def test_balls_typed_fast_are_all_recorded_and_a_mis_keyed_one_is_correcte
     await page.route(re.compile(r"/api/games/\d+/balls/$"), lose_first_answer)
     await page.keyboard.type("33")
     await page.keyboard.press("Enter")
-    await expect(page.locator('#ball-log li[data-ordinal="21"]')).to_have_attribute("data-state", "ok")
+    await expect(page.locator('#ball-log li[data-ordinal="22"]')).to_have_attribute("data-state", "ok")
     assert lost
-    assert await call(stored_balls, game) == [*BALLS, 33]
+    assert await call(stored_balls, game) == [*BALLS, 8, 33]
     await page.unroute(re.compile(r"/api/games/\d+/balls/$"))
 
     # Ball 18 (43) was mis-keyed: the reader read 34. The caller corrects it from its entry.
@@ -148,7 +160,7 @@ async def test_balls_typed_fast_are_all_recorded_and_a_mis_keyed_one_is_correcte
     response = await page.request.get(f"{server_url}/api/games/{game.pk}/recall/")
     assert response.ok
     recall = await response.json()
-    assert [b["ball"] for b in recall["balls"]] == [*BALLS[:17], 34, *BALLS[18:], 33]
+    assert [b["ball"] for b in recall["balls"]] == [*BALLS[:17], 34, *BALLS[18:], 8, 33]
     assert recall["balls"][17]["corrected_from"] == 43
     [correction] = recall["ball_corrections"]
     assert {k: correction[k] for k in ("ordinal", "old", "new", "reason", "corrected_by")} == {

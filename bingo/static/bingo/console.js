@@ -525,7 +525,7 @@
         }
         entry.state = "refused";
         entry.message = err.message;
-        if (err.status === 0 || err.status >= 500) { entry.ordinal = null; }
+        entry.ordinal = null;   // it did not become a ball
         ui.report(box, err);
         return 0;
       })
