@@ -16,8 +16,9 @@ import pytest
 from channels.db import database_sync_to_async
 from playwright.async_api import Page, Route, expect
 
-from bingo.models import Ball, BallCorrection, CardSeries, Game
-from bingo.services import games, sales
+from bingo.cards import CardGrid
+from bingo.models import Ball, BallCorrection, Card, CardSeries, Game
+from bingo.services import claims, draw, games, sales
 from config.celery import app as celery_app
 
 pytestmark = pytest.mark.e2e
@@ -173,3 +174,47 @@ async def test_balls_typed_fast_are_all_recorded_and_a_mis_keyed_one_is_correcte
     assert await call(BallCorrection.objects.filter(game=game).count) == 1
 
     await page.screenshot(path="/tmp/console-correction.png", full_page=True)
+
+
+def top_row_drawn(game: Game, series: CardSeries, caller: Any) -> list[int]:
+    """Card 7's top row drawn."""
+    row = sorted(n for n in CardGrid.from_json(Card.objects.get(series=series, serial=7).grid).rows[0] if n)
+    for number in row:
+        draw.enter_ball(game=game, number=number, actor=caller)
+    return row
+
+
+async def test_a_correction_that_undoes_a_claimed_line_shows_everywhere(
+    page, context, server_url, eager_tasks, room, screen, manual_game, card_series, ball_set, caller, cashier
+):
+    game = await call(start_game, manual_game, card_series, caller, cashier)
+    row = await call(top_row_drawn, game, card_series, caller)
+    hall = await context.new_page()
+    await hall.goto(f"{server_url}/screens/{screen.token}/")
+    await expect(hall.locator("body")).to_have_attribute("data-stream", "live")
+    await log_in(page, server_url, "caller", f"/console/rooms/{room.pk}/")
+    await expect(page.locator("body")).to_have_attribute("data-stream", "live")
+    # The line is claimed (valid: the draw pauses for "any more lines?").
+    await call(claims.file_claim, game=game, kind="line", series_code="A", serial=7, actor=caller)
+    await expect(hall.locator("#claim-verdict")).to_have_text("Línea correcta")
+    await expect(page.locator("#window-question")).to_have_text("Any more lines?")
+    await expect(page.locator("[data-step=resume]")).to_be_disabled()
+
+    # The row's first ball was mis-keyed: the card had no line after all.
+    spare = next(n for n in range(90, 0, -1) if n not in row)
+    await page.locator("#correct-box summary").click()
+    await page.fill("#correct-ordinal", "1")
+    await page.fill("#correct-number", str(spare))
+    await page.fill("#correct-reason", "Mis-keyed")
+    await page.click("#correct-submit")
+    await expect(page.locator("#correction-notice")).to_have_text(f"Ball corrected: {row[0]} → {spare}")
+    # The console: the claim is no longer valid, nothing waits to be confirmed, the draw can resume.
+    await expect(page.locator("#window-prompt")).to_be_hidden()
+    await expect(page.locator("#claims-table tbody tr").first).to_contain_text("not complete")
+    await expect(page.locator("[data-step=resume]")).to_be_enabled()
+    # The screen: the claim shown as not valid, the question gone, the notice up.
+    await expect(hall.locator("#claim-overlay")).to_have_attribute("data-valid", "false")
+    await expect(hall.locator("#foot-tag")).not_to_have_text("¿Alguna línea más?")
+    await expect(hall.locator("#correction-notice")).to_have_text(f"Bola corregida: {row[0]} → {spare}")
+    await page.click("[data-step=resume]")
+    await expect(page.locator("#game-badge")).to_have_text("Game 1 · Drawing")
