@@ -1,0 +1,36 @@
+"""The Redis broker transport: kombu's, with one fix so a worker outlives a Redis outage.
+
+When Redis goes away under a running worker (kombu 5.7 / celery 5.7), the consumer's connection-loss handler
+first ``collect()``s the connection and then ``close()``s it. If the channel was waiting on BRPOP,
+``collect`` fails to close it (reading the pending BRPOP reply raises a connection error, swallowed) but
+still detaches the transport from its client. The ``close`` that follows closes the channel for real, which
+restores the messages the worker held unacknowledged: that needs a new Redis pool, built from the
+detached (``None``) client, and raised ``AttributeError: 'NoneType' object has no attribute 'hostname'``.
+That is not a connection error, so Celery took it for an unrecoverable one and the worker exited (seen here
+in 3 of 4 outages: whenever the outage began while the channel was in BRPOP and held a message, e.g. a
+draw step waiting for its countdown).
+
+Here a channel whose transport is already detached says so with a connection error: the restore fails like
+any restore with the broker gone (kombu ignores it), the consumer reconnects with the broker retry settings,
+and the held messages stay in Redis's unacked set, redelivered after the visibility timeout (the draw
+reaper re-enqueues a stalled draw long before). Selected by ``CELERY_BROKER_TRANSPORT`` (config.settings).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kombu.transport import redis as kombu_redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+
+class Channel(kombu_redis.Channel):
+    def _connparams(self, asynchronous: bool = False) -> Any:
+        transport = self.connection
+        if transport is None or transport.client is None:
+            raise RedisConnectionError("the broker connection is closed (its transport was collected)")
+        return super()._connparams(asynchronous=asynchronous)
+
+
+class Transport(kombu_redis.Transport):
+    Channel = Channel

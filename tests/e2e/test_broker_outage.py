@@ -1,0 +1,142 @@
+"""A real Celery worker and beat outlive a 30 s Redis outage in the middle of a draw, and the draw resumes.
+
+The worker runs as `make worker` runs it (prefork pool, mingle, gossip and heartbeat on), the beat as
+`make beat`, both against a private Redis (tests/e2e/redis_support.py) that the test kills and restarts
+on the same port (every queued message is lost, as in a crash) or pauses with SIGSTOP (the server keeps
+its sockets but answers nothing). Nobody restarts anything: the same worker and beat processes must be
+running at the end, the balls must resume within seconds of Redis returning, with no ordinal skipped or
+repeated and no number drawn twice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from kombu import Connection
+
+from bingo.models import Ball, CardSeries, Game, GameState
+from bingo.services import draw, games
+from halls.models import GameSession, Room
+from tests.e2e.redis_support import PrivateRedis, private_redis  # noqa: F401 - fixture
+from tests.e2e.test_celery_worker import (
+    CeleryProcesses,
+    assert_no_ball_lost_or_repeated,
+    drawn,
+    rng_game,
+    wait_for,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(150)]
+
+OUTAGE_SECONDS = 30.0
+# From Redis answering again to the next ball: the worker reconnects (every 1-2 s, config.worker), beat's
+# reaper (every second here) finds the stalled draw and re-enqueues it.
+RESUME_WITHIN = 10.0
+
+
+class OutageProcesses(CeleryProcesses):
+    """The worker and beat of tests/e2e/test_celery_worker.py, on the private Redis, worker as in production."""
+
+    def __init__(self, directory: Path, redis_url: str) -> None:
+        super().__init__(directory)
+        self.env["REDIS_URL"] = redis_url
+
+    def start_production_worker(self) -> Any:
+        proc = self._start("worker", ["worker", "-Q", "celery,draws", "-c", "1", "-l", "info"])
+        wait_for(
+            lambda: " ready." in self.log("worker") or proc.poll() is not None, 45, "worker ready", self.logs
+        )
+        assert proc.poll() is None, self.logs()
+        return proc
+
+
+@pytest.fixture
+def outage_procs(
+    transactional_db: None, tmp_path: Path, private_redis: PrivateRedis, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[OutageProcesses]:
+    # This process (the caller starting the draw) enqueues on the private Redis too.
+    def dispatch(game_id: int, ordinal: int, countdown: float = 0.0) -> None:
+        from bingo.tasks import draw_next_ball
+
+        with Connection(private_redis.url) as conn:
+            draw_next_ball.apply_async(args=(game_id, ordinal), countdown=countdown, connection=conn)
+
+    monkeypatch.setattr(draw, "dispatch", dispatch)
+    procs = OutageProcesses(tmp_path, private_redis.url)
+    try:
+        yield procs
+    finally:
+        procs.stop_all()
+
+
+def run_outage(
+    procs: OutageProcesses,
+    redis_server: PrivateRedis,
+    game: Game,
+    caller: Any,
+    begin: Callable[[], None],
+    end: Callable[[], None],
+) -> float:
+    """Draw, interrupt Redis for OUTAGE_SECONDS mid-draw, and return the seconds to the first ball after."""
+    worker = procs.start_production_worker()
+    beat = procs.start_beat()
+    games.start_draw(game=game, actor=caller)
+    wait_for(lambda: Ball.objects.filter(game=game).count() >= 10, 30, "10 balls", procs.logs)
+
+    begin()
+    time.sleep(2)  # a step already running when Redis went may still commit its ball
+    before = drawn(game)
+    time.sleep(OUTAGE_SECONDS - 2)
+    assert drawn(game) == before, "balls were drawn while Redis was away"
+    assert worker.poll() is None and beat.poll() is None, procs.logs()
+    end()
+    back = timezone.now()
+    back_clock = time.monotonic()
+
+    wait_for(
+        lambda: Ball.objects.filter(game=game).count() > len(before),
+        RESUME_WITHIN + 20,
+        "the first ball after the outage",
+        procs.logs,
+    )
+    resumed_in = time.monotonic() - back_clock
+    first_after = Ball.objects.get(game=game, ordinal=len(before) + 1)
+    assert first_after.drawn_at > back
+    wait_for(lambda: Ball.objects.filter(game=game).count() == 90, 60, "all 90 balls", procs.logs)
+
+    balls = drawn(game)
+    assert_no_ball_lost_or_repeated(balls)
+    assert sorted(n for _, n in balls) == list(range(1, 91))
+    assert balls[: len(before)] == before
+    game.refresh_from_db()
+    assert (game.state, game.balls_drawn) == (GameState.DRAWING, 90)
+    # The very processes started before the outage did it all: none exited, none was restarted.
+    assert worker.poll() is None and beat.poll() is None, procs.logs()
+    assert "Unrecoverable error" not in procs.log("worker"), procs.logs()
+    assert resumed_in < RESUME_WITHIN, f"the draw resumed {resumed_in:.1f} s after Redis returned"
+    print(f"outage {OUTAGE_SECONDS:.0f} s: first ball {resumed_in:.1f} s after Redis returned")  # noqa: T201
+    return resumed_in
+
+
+def test_the_draw_resumes_after_redis_is_killed_and_restarted(
+    outage_procs: OutageProcesses, private_redis: PrivateRedis, room: Room, session: GameSession,
+    caller: Any, cashier: Any, card_series: CardSeries, ball_set: Any,
+) -> None:  # fmt: skip
+    # Nobody claims in this game, so it draws all 90 balls.
+    game = rng_game(room, session, caller, cashier, card_series, pace="0.2", last=6)
+    run_outage(outage_procs, private_redis, game, caller, private_redis.kill, private_redis.start)
+    # The restarted Redis held nothing: the reaper re-enqueued the draw.
+    assert "re-enqueued" in outage_procs.log("worker")
+
+
+def test_the_draw_resumes_after_redis_is_paused(
+    outage_procs: OutageProcesses, private_redis: PrivateRedis, room: Room, session: GameSession,
+    caller: Any, cashier: Any, card_series: CardSeries, ball_set: Any,
+) -> None:  # fmt: skip
+    game = rng_game(room, session, caller, cashier, card_series, pace="0.2", last=6)
+    run_outage(outage_procs, private_redis, game, caller, private_redis.pause, private_redis.resume)
