@@ -8,10 +8,8 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import redis
 
 REDIS_SERVER = "redis-server"
@@ -39,12 +37,10 @@ class PrivateRedis:
     def start(self) -> None:
         self.starts += 1
         log = (self.directory / f"redis-{self.starts}.log").open("wb")
-        self.proc = subprocess.Popen(  # noqa: S603
-            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.directory)],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        args = ["--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        self.proc = subprocess.Popen(
+            [REDIS_SERVER, *args, "--dir", str(self.directory)], stdout=log, stderr=subprocess.STDOUT
+        )
         log.close()
         client = redis.Redis(port=self.port, socket_timeout=1)
         deadline = time.monotonic() + 10
@@ -84,13 +80,3 @@ class PrivateRedis:
                 self.proc.kill()
                 self.proc.wait(5)
             self.proc = None
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    server = PrivateRedis(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()

@@ -22,7 +22,7 @@ from kombu import Connection
 from bingo.models import Ball, CardSeries, Game, GameState
 from bingo.services import draw, games
 from halls.models import GameSession, Room
-from tests.e2e.redis_support import PrivateRedis, private_redis  # noqa: F401 - fixture
+from tests.e2e.redis_support import PrivateRedis
 from tests.e2e.test_celery_worker import (
     CeleryProcesses,
     assert_no_ball_lost_or_repeated,
@@ -40,7 +40,7 @@ RESUME_WITHIN = 10.0
 
 
 class OutageProcesses(CeleryProcesses):
-    """The worker and beat of tests/e2e/test_celery_worker.py, on the private Redis, worker as in production."""
+    """tests/e2e/test_celery_worker.py's worker and beat on the private Redis; the worker as in production."""
 
     def __init__(self, directory: Path, redis_url: str) -> None:
         super().__init__(directory)
@@ -53,6 +53,16 @@ class OutageProcesses(CeleryProcesses):
         )
         assert proc.poll() is None, self.logs()
         return proc
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    server = PrivateRedis(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture
@@ -119,7 +129,7 @@ def run_outage(
     assert worker.poll() is None and beat.poll() is None, procs.logs()
     assert "Unrecoverable error" not in procs.log("worker"), procs.logs()
     assert resumed_in < RESUME_WITHIN, f"the draw resumed {resumed_in:.1f} s after Redis returned"
-    print(f"outage {OUTAGE_SECONDS:.0f} s: first ball {resumed_in:.1f} s after Redis returned")  # noqa: T201
+    print(f"outage {OUTAGE_SECONDS:.0f} s: first ball {resumed_in:.1f} s after Redis returned")
     return resumed_in
 
 
