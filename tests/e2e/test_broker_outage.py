@@ -10,6 +10,7 @@ repeated and no number drawn twice.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -47,7 +48,7 @@ class OutageProcesses(CeleryProcesses):
         self.env["REDIS_URL"] = redis_url
 
     def start_production_worker(self) -> Any:
-        proc = self._start("worker", ["worker", "-Q", "celery,draws", "-c", "1", "-l", "info"])
+        proc = self._start("worker", ["worker", "-Q", "celery,draws", "-c", "1", "-l", os.environ.get("OUTAGE_LOG_LEVEL", "info")])
         wait_for(
             lambda: " ready." in self.log("worker") or proc.poll() is not None, 45, "worker ready", self.logs
         )
