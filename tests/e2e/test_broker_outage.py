@@ -48,7 +48,8 @@ class OutageProcesses(CeleryProcesses):
         self.env["REDIS_URL"] = redis_url
 
     def start_production_worker(self) -> Any:
-        proc = self._start("worker", ["worker", "-Q", "celery,draws", "-c", "1", "-l", os.environ.get("OUTAGE_LOG_LEVEL", "info")])
+        level = os.environ.get("OUTAGE_LOG_LEVEL", "info")  # debug to see kombu's reconnects
+        proc = self._start("worker", ["worker", "-Q", "celery,draws", "-c", "1", "-l", level])
         wait_for(
             lambda: " ready." in self.log("worker") or proc.poll() is not None, 45, "worker ready", self.logs
         )
@@ -75,7 +76,9 @@ def outage_procs(
         from bingo.tasks import draw_next_ball
 
         with Connection(private_redis.url) as conn:
-            draw_next_ball.apply_async(args=(game_id, ordinal), countdown=countdown, connection=conn)
+            draw_next_ball.apply_async(  # type: ignore[call-arg]  # Celery takes it; the stubs omit it
+                args=(game_id, ordinal), countdown=countdown, connection=conn
+            )
 
     monkeypatch.setattr(draw, "dispatch", dispatch)
     procs = OutageProcesses(tmp_path, private_redis.url)

@@ -12,7 +12,7 @@ import sys
 import time
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psutil
@@ -100,7 +100,7 @@ class Demo:
                 pass
             time.sleep(0.5)
         while True:
-            descendants = psutil.Process(self.proc.pid).children(recursive=True)
+            descendants: list[psutil.Process] = psutil.Process(self.proc.pid).children(recursive=True)
             commands = [" ".join(p.cmdline()) for p in descendants]
             # The worker, its two pool processes, and the beat.
             if sum("celery" in c for c in commands) >= 4 and any(" beat " in c for c in commands):
@@ -123,7 +123,7 @@ class Demo:
 
 
 @pytest.fixture
-def start_demo(demo_database: str, tmp_path: Path) -> Iterator[type[Demo]]:
+def start_demo(demo_database: str, tmp_path: Path) -> Iterator[Callable[[], Demo]]:
     started: list[Demo] = []
 
     class Started(Demo):
@@ -147,7 +147,7 @@ def stop_and_check(demo: Demo, children: list[psutil.Process], sig: signal.Signa
 
 
 def test_the_demo_creates_its_database_and_sigterm_stops_its_worker_and_beat(
-    start_demo: type[Demo], demo_database: str
+    start_demo: Callable[[], Demo], demo_database: str
 ) -> None:
     demo = start_demo()
     children = demo.wait_ready()
@@ -159,7 +159,7 @@ def test_the_demo_creates_its_database_and_sigterm_stops_its_worker_and_beat(
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["sigint", "sigkill"])
-def test_no_process_of_the_demo_survives_it(start_demo: type[Demo], sig: signal.Signals) -> None:
+def test_no_process_of_the_demo_survives_it(start_demo: Callable[[], Demo], sig: signal.Signals) -> None:
     demo = start_demo()
     children = demo.wait_ready()
     stop_and_check(demo, children, sig)
