@@ -18,7 +18,7 @@ reaper re-enqueues a stalled draw long before).
 A second fix, for a Redis that stops answering without closing its connections (paused, a host lost): an
 acknowledgement that times out is logged by Celery ("Couldn't ack") and left in the channel's count of
 messages delivered and not acknowledged, for good. With a prefetch of one (one worker process) the
-channel then never takes another message: the worker ran on but drew no ball, in 2 of 5 paused outages.
+channel then never takes another message: the worker ran on but drew no ball, in 3 of 9 paused outages.
 Here a failed ack or reject still frees its place; the message stays in Redis's unacked set, redelivered
 after the visibility timeout (every task is idempotent, and a draw step of a done ordinal a no-op).
 
