@@ -163,3 +163,24 @@ def test_no_process_of_the_demo_survives_it(start_demo: Callable[[], Demo], sig:
     demo = start_demo()
     children = demo.wait_ready()
     stop_and_check(demo, children, sig)
+
+
+def test_the_demo_starts_again_a_worker_that_died(start_demo: Callable[[], Demo]) -> None:
+    demo = start_demo()
+    children = demo.wait_ready()
+    (worker,) = [p for p in children if " worker " in " ".join(p.cmdline()) and p.ppid() == demo.proc.pid]
+    worker.kill()
+    deadline = time.monotonic() + 30
+    while True:
+        again = [
+            p
+            for p in psutil.Process(demo.proc.pid).children()
+            if " worker " in " ".join(p.cmdline()) and p.pid != worker.pid
+        ]
+        if again:
+            break
+        assert time.monotonic() < deadline, f"no new worker\n{demo.log()}"
+        time.sleep(0.5)
+    assert "Celery worker exited with -9: starting it again." in demo.log()
+    children = demo.wait_ready()  # the new worker with its pool, and the beat
+    stop_and_check(demo, children, signal.SIGTERM)

@@ -12,7 +12,8 @@ Stopping: SIGINT (Ctrl+C) or SIGTERM (what ``make`` passes on when it is termina
 the runners, the worker and the beat. uvicorn re-raises the signal once it has shut down; SIGTERM's default
 action would end the process there, before the worker and beat were stopped, so it raises SystemExit instead.
 The worker and beat run in a session of their own (a Ctrl+C reaches this process only, which stops them in
-order) and are sent SIGTERM by the kernel if this process dies without stopping them (even by SIGKILL).
+order) and are sent SIGTERM by the kernel if this process dies without stopping them (even by SIGKILL). One
+that exits on its own is started again after two seconds (production's units have Restart=always).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from argparse import ArgumentParser
 from collections.abc import Callable
 from pathlib import Path
@@ -35,6 +37,7 @@ from django.db import OperationalError, connection
 from halls.demo_seed import DemoHall, seed_demo, start_runners
 
 STOP_TIMEOUT = 10.0
+RESTART_DELAY = 2.0
 
 
 class Command(BaseCommand):
@@ -165,7 +168,8 @@ def _die_with_parent() -> Callable[[], None] | None:
 
 
 def _start_subprocesses(write: Callable[[str], None]) -> Callable[[], None]:
-    """A worker on both queues and exactly one beat, with this process's environment; returns their stop."""
+    """A worker on both queues and exactly one beat, with this process's environment, restarted if one
+    exits on its own; returns their stop."""
     python = sys.executable
     schedule = settings.VAR_DIR / "celerybeat-schedule"
     settings.VAR_DIR.mkdir(exist_ok=True)
@@ -174,28 +178,55 @@ def _start_subprocesses(write: Callable[[str], None]) -> Callable[[], None]:
         "worker": [*celery, "worker", "-Q", "celery,draws", "--concurrency", "2", "-l", "warning"],
         "beat": [*celery, "beat", "-l", "warning", "-s", str(schedule)],
     }
-    hook = _die_with_parent()
-    procs = {
-        name: subprocess.Popen(  # noqa: S603
-            cmd,
+    supervisor = _Supervisor(commands, write)
+    started = " and ".join(f"{name} (pid {p.pid})" for name, p in supervisor.procs.items())
+    write(f"Celery {started} started.")
+    return supervisor.stop
+
+
+class _Supervisor:
+    """Runs the commands and, from a thread of its own, starts again one that exits on its own (after
+    RESTART_DELAY s), as systemd's Restart=always does in production. The children get SIGTERM from the
+    kernel when the thread that started them ends (PR_SET_PDEATHSIG): the main thread or this one, both
+    alive until stop()."""
+
+    def __init__(self, commands: dict[str, list[str]], write: Callable[[str], None]) -> None:
+        self.commands = commands
+        self.write = write
+        self.hook = _die_with_parent()
+        self.stopping = threading.Event()
+        self.procs = {name: self._spawn(name) for name in commands}
+        self.thread = threading.Thread(target=self._watch, name="demo-supervisor", daemon=True)
+        self.thread.start()
+
+    def _spawn(self, name: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(  # noqa: S603
+            self.commands[name],
             cwd=settings.BASE_DIR,
             env=os.environ.copy(),
             start_new_session=True,  # a terminal's Ctrl+C reaches the demo, which stops them in order
-            preexec_fn=hook,  # only a system call between fork and exec
+            preexec_fn=self.hook,  # only a system call between fork and exec
         )
-        for name, cmd in commands.items()
-    }
-    write("Celery " + " and ".join(f"{name} (pid {p.pid})" for name, p in procs.items()) + " started.")
 
-    def stop() -> None:
+    def _watch(self) -> None:
+        while not self.stopping.wait(1.0):
+            for name, proc in list(self.procs.items()):
+                if proc.poll() is None:
+                    continue
+                self.write(f"Celery {name} exited with {proc.returncode}: starting it again.")
+                if self.stopping.wait(RESTART_DELAY):
+                    return
+                self.procs[name] = self._spawn(name)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(STOP_TIMEOUT)
         # A second Ctrl+C while they stop must not leave them running: ignore it until they are gone.
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
-            _stop(procs)
+            _stop(self.procs)
         finally:
             signal.signal(signal.SIGINT, previous)
-
-    return stop
 
 
 def _stop(procs: dict[str, subprocess.Popen[bytes]]) -> None:
