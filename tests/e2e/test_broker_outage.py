@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from django.utils import timezone
-from kombu import Connection
+from kombu import Connection, Producer, Queue
 
 from bingo.models import Ball, CardSeries, Game, GameState
 from bingo.services import draw, games
@@ -154,3 +154,28 @@ def test_the_draw_resumes_after_redis_is_paused(
 ) -> None:  # fmt: skip
     game = rng_game(room, session, caller, cashier, card_series, pace="0.2", last=6)
     run_outage(outage_procs, private_redis, game, caller, private_redis.pause, private_redis.resume)
+
+
+def test_an_ack_lost_to_a_silent_redis_frees_its_prefetch_place(private_redis: PrivateRedis) -> None:
+    """With one prefetch place (one worker process), a held place after a failed ack would stop the
+    worker's consumption for good (config.broker)."""
+    options = {"socket_timeout": 1.0, "socket_connect_timeout": 1.0}
+    transport = "config.broker:Transport"
+    with Connection(private_redis.url, transport=transport, transport_options=options) as conn:
+        channel = conn.channel()
+        channel.basic_qos(0, 1, False)
+        queue = Queue("ack-test", channel=channel)
+        queue.declare()
+        Producer(channel).publish({"n": 1}, routing_key="ack-test")
+        message = queue.get(no_ack=False)
+        assert message is not None
+        assert not channel.qos.can_consume()  # the one place is taken until the ack
+        private_redis.pause()
+        try:
+            with pytest.raises(conn.connection_errors):
+                message.ack()
+        finally:
+            private_redis.resume()
+        # The place is free again (Redis may yet apply the ack it was sent, or redeliver the message after the
+        # visibility timeout: either is safe, every task being idempotent).
+        assert channel.qos.can_consume()
