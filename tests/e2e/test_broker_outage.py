@@ -162,7 +162,7 @@ def test_an_ack_lost_to_a_silent_redis_frees_its_prefetch_place(private_redis: P
     options = {"socket_timeout": 1.0, "socket_connect_timeout": 1.0}
     transport = "config.broker:Transport"
     with Connection(private_redis.url, transport=transport, transport_options=options) as conn:
-        channel = conn.channel()
+        channel: Any = conn.channel()  # the Redis transport's channel (the stubs know the base class)
         channel.basic_qos(0, 1, False)
         queue = Queue("ack-test", channel=channel)
         queue.declare()
