@@ -4,8 +4,11 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+from config import redact
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
+redact.install()  # no device token in the servers' logs (after Django's logging is configured)
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (after Django is set up)
 

@@ -165,7 +165,29 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ROUTES = {"bingo.tasks.draw_next_ball": {"queue": "draws"}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# Through a Redis outage of any length the worker keeps trying to reconnect (the default gives up after 100
+# tries and exits), on kombu's Redis transport with the fix of config.broker (without it the worker died
+# in most outages).
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+if REDIS_URL:
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
+# The worker's consumer tries to reconnect every 1-2 s (Celery's backs off to 30 s): config.worker.
+CELERY_WORKER_CONSUMER = "config.worker:Consumer"
+# A command to a Redis that stopped answering (paused, a dead host, a half-open socket) fails after
+# HALL_REDIS_SOCKET_TIMEOUT s instead of hanging; the worker's BRPOP connection is dropped and re-made
+# after brpop_timeout (1 s) + health_check_interval of silence.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": 3600,
+    "socket_timeout": env.float("HALL_REDIS_SOCKET_TIMEOUT", default=5.0),
+    "socket_connect_timeout": env.float("HALL_REDIS_SOCKET_TIMEOUT", default=5.0),
+    "socket_keepalive": True,
+    "retry_on_timeout": True,
+    "health_check_interval": env.int("HALL_REDIS_HEALTH_CHECK_SECONDS", default=5),
+}
+# On a lost broker connection the running tasks finish (a draw step commits its ball; the reaper enqueues
+# the next one if that publish failed): cancelling them would only roll back work that is done.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TIMEZONE = TIME_ZONE
 # Workers keep their database connection across tasks (config.celery): a new one cost ~15 ms per draw step.
 # Seconds a worker's connection lives (the web processes keep CONN_MAX_AGE); the fixup still recycles it

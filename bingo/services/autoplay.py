@@ -31,7 +31,12 @@ def autoplay_actor() -> User:
 
 
 def tick(room: Room) -> str:
-    """One step of the room's autoplay; returns what it did (for logs and tests)."""
+    """One step of the room's autoplay; returns what it did (for logs and tests).
+
+    Each service call is its own transaction, so a crash (a killed worker, a lost database) can leave a game
+    between any two of them: scheduled, on sale, sales closed, or paused. Every tick takes the game from
+    wherever it is to the draw (a draw that stalled is the reaper's), so a room never stops for good.
+    """
     actor = autoplay_actor()
     if not GameSession.objects.filter(room=room, closed_at__isnull=True).exists():
         balls = list(range(1, 91))
@@ -44,11 +49,16 @@ def tick(room: Room) -> str:
         game.state in (GameState.CLOSED, GameState.VOID) and now - (game.closed_at or now) > RESULT_PAUSE
     ):
         game = games.create_game(room=room, actor=actor, draw_source=DrawSource.RNG)
-        games.open_sales(game=game, actor=actor)
-        _sell_some(game, actor)
-        games.close_sales(game=game, actor=actor)
-        games.start_draw(game=game, actor=actor)
+        _to_the_draw(game, actor)
         return f"started game {game.number}"
+    if game.state in (GameState.SCHEDULED, GameState.ON_SALE, GameState.SALES_CLOSED):
+        # Left there by a crash between two steps of an earlier tick.
+        try:
+            _to_the_draw(game, actor)
+        except DomainError:
+            return "waiting"  # another tick moved it on meanwhile
+        return f"resumed game {game.number}"
+    # A claim pauses the draw in its own transaction; a pause with no claim is a person's, and stays.
     if (
         game.state == GameState.PAUSED
         and game.claim_window
@@ -59,6 +69,19 @@ def tick(room: Room) -> str:
     if game.state == GameState.DRAWING:
         return claim_winners(game)
     return "waiting"
+
+
+def _to_the_draw(game: Game, actor: User) -> None:
+    """From any state before the draw: open the sales, sell (unless some cards are sold already), close
+    them and start the draw."""
+    if game.state == GameState.SCHEDULED:
+        game = games.open_sales(game=game, actor=actor)
+    if game.state == GameState.ON_SALE:
+        if not SoldCard.objects.filter(game=game).exists():
+            _sell_some(game, actor)
+        game = games.close_sales(game=game, actor=actor)
+    if game.state == GameState.SALES_CLOSED:
+        games.start_draw(game=game, actor=actor)
 
 
 def claim_winners(game: Game) -> str:

@@ -16,6 +16,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import OuterRef
 from django.utils import timezone
+from kombu.exceptions import OperationalError
 
 from bingo.models import Ball, DrawSource, Game, GameState
 from bingo.services import detection
@@ -42,9 +43,14 @@ def schedule_next_ball(game: Game) -> None:
 
 
 def dispatch(game_id: int, ordinal: int, countdown: float = 0.0) -> None:
+    """Enqueue the step; with the broker away, log it and leave the draw to the reaper (its state is
+    committed: the stalled draw is re-enqueued once the broker is back), not fail the caller's command."""
     from bingo.tasks import draw_next_ball  # tasks import services; the door is looked up when used
 
-    draw_next_ball.apply_async(args=(game_id, ordinal), countdown=countdown)
+    try:
+        draw_next_ball.apply_async(args=(game_id, ordinal), countdown=countdown)
+    except OperationalError as exc:
+        log.warning("could not enqueue ball %s of game %s (%s): the reaper will", ordinal, game_id, exc)
 
 
 def draw_rng_ball(*, game_id: int, ordinal: int) -> Ball | None:

@@ -5,13 +5,25 @@ on the in-memory broker. With REDIS_URL (and DATABASE_URL) set: ``celery worker`
 subprocesses with the same environment and stop with the server. Either way the web server is uvicorn in
 the main thread, and "Sala Principal" plays by itself (bingo.services.autoplay) so screens show balls at once.
 The apps' runners (``halls.demo_seed.register_runner``: machines' simulated slot machines) run beside it.
+
+A PostgreSQL database named by DATABASE_URL that does not exist yet is created first.
+
+Stopping: SIGINT (Ctrl+C) or SIGTERM (what ``make`` passes on when it is terminated) stops the server, then
+the runners, the worker and the beat. uvicorn re-raises the signal once it has shut down; SIGTERM's default
+action would end the process there, before the worker and beat were stopped, so it raises SystemExit instead.
+The worker and beat run in a session of their own (a Ctrl+C reaches this process only, which stops them in
+order) and are sent SIGTERM by the kernel if this process dies without stopping them (even by SIGKILL). One
+that exits on its own is started again after two seconds (production's units have Restart=always).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import subprocess
 import sys
+import threading
 from argparse import ArgumentParser
 from collections.abc import Callable
 from pathlib import Path
@@ -20,10 +32,12 @@ from typing import Any
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.db import OperationalError, connection
 
 from halls.demo_seed import DemoHall, seed_demo, start_runners
 
 STOP_TIMEOUT = 10.0
+RESTART_DELAY = 2.0
 
 
 class Command(BaseCommand):
@@ -38,6 +52,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         port: int = options["port"]
+        if create_database_if_missing():
+            self.stdout.write(f"Created the database {connection.settings_dict['NAME']}.")
         call_command("migrate", interactive=False, verbosity=0)
         hall = seed_demo()
         self._print_banner(hall, port)
@@ -49,6 +65,8 @@ class Command(BaseCommand):
         # worker through settings, for the worker subprocesses through the environment they inherit.
         os.environ["HALL_DEMO_TABLE_AUTOPLAY"] = "1"
         settings.HALL_DEMO_TABLE_AUTOPLAY = True
+        # SIGTERM unwinds like Ctrl+C, through the finally below (see the module's docstring).
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
         stop = self._start_background()
         # The apps' runners (simulated slot machines) start once the server below listens.
         stop_runners = start_runners(hall, f"http://127.0.0.1:{port}")
@@ -58,6 +76,8 @@ class Command(BaseCommand):
             from config.asgi import application
 
             uvicorn.run(application, host=options["host"], port=port, lifespan="off", access_log=False)
+        except KeyboardInterrupt:
+            pass  # Ctrl+C: uvicorn has shut down and re-raised it; stop the rest below
         finally:
             stop_runners()
             self.stdout.write("Stopping the Celery worker and beat…")
@@ -111,8 +131,45 @@ class Command(BaseCommand):
         out("")
 
 
+def create_database_if_missing() -> bool:
+    """Create the PostgreSQL database of the settings if it does not exist; True if it was created."""
+    if connection.vendor != "postgresql":
+        return False  # SQLite creates its file
+    try:
+        connection.ensure_connection()
+        return False
+    except OperationalError as exc:
+        if "does not exist" not in str(exc):
+            raise
+    name = connection.settings_dict["NAME"]
+    # The maintenance database ("postgres") of the same server, as Django's test runner does.
+    with connection._nodb_cursor() as cursor:
+        cursor.execute(f"CREATE DATABASE {connection.ops.quote_name(name)}")
+    return True
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """A hook for the child, run before exec: the kernel sends it SIGTERM when the demo process ends, however
+    it ends (Linux's PR_SET_PDEATHSIG); None elsewhere. prctl is looked up here, the child only calls it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return lambda: prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def _start_subprocesses(write: Callable[[str], None]) -> Callable[[], None]:
-    """A worker on both queues and exactly one beat, with this process's environment; returns their stop."""
+    """A worker on both queues and exactly one beat, with this process's environment, restarted if one
+    exits on its own; returns their stop."""
     python = sys.executable
     schedule = settings.VAR_DIR / "celerybeat-schedule"
     settings.VAR_DIR.mkdir(exist_ok=True)
@@ -121,21 +178,64 @@ def _start_subprocesses(write: Callable[[str], None]) -> Callable[[], None]:
         "worker": [*celery, "worker", "-Q", "celery,draws", "--concurrency", "2", "-l", "warning"],
         "beat": [*celery, "beat", "-l", "warning", "-s", str(schedule)],
     }
-    procs = {
-        name: subprocess.Popen(cmd, cwd=settings.BASE_DIR, env=os.environ.copy())  # noqa: S603
-        for name, cmd in commands.items()
-    }
-    write("Celery " + " and ".join(f"{name} (pid {p.pid})" for name, p in procs.items()) + " started.")
+    supervisor = _Supervisor(commands, write)
+    started = " and ".join(f"{name} (pid {p.pid})" for name, p in supervisor.procs.items())
+    write(f"Celery {started} started.")
+    return supervisor.stop
 
-    def stop() -> None:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in procs.values():
-            try:
-                proc.wait(STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
-    return stop
+class _Supervisor:
+    """Runs the commands and, from a thread of its own, starts again one that exits on its own (after
+    RESTART_DELAY s), as systemd's Restart=always does in production. The children get SIGTERM from the
+    kernel when the thread that started them ends (PR_SET_PDEATHSIG): the main thread or this one, both
+    alive until stop()."""
+
+    def __init__(self, commands: dict[str, list[str]], write: Callable[[str], None]) -> None:
+        self.commands = commands
+        self.write = write
+        self.hook = _die_with_parent()
+        self.stopping = threading.Event()
+        self.procs = {name: self._spawn(name) for name in commands}
+        self.thread = threading.Thread(target=self._watch, name="demo-supervisor", daemon=True)
+        self.thread.start()
+
+    def _spawn(self, name: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(  # noqa: S603
+            self.commands[name],
+            cwd=settings.BASE_DIR,
+            env=os.environ.copy(),
+            start_new_session=True,  # a terminal's Ctrl+C reaches the demo, which stops them in order
+            preexec_fn=self.hook,  # only a system call between fork and exec
+        )
+
+    def _watch(self) -> None:
+        while not self.stopping.wait(1.0):
+            for name, proc in list(self.procs.items()):
+                if proc.poll() is None:
+                    continue
+                self.write(f"Celery {name} exited with {proc.returncode}: starting it again.")
+                if self.stopping.wait(RESTART_DELAY):
+                    return
+                self.procs[name] = self._spawn(name)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(STOP_TIMEOUT)
+        # A second Ctrl+C while they stop must not leave them running: ignore it until they are gone.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            _stop(self.procs)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _stop(procs: dict[str, subprocess.Popen[bytes]]) -> None:
+    for proc in procs.values():
+        if proc.poll() is None:
+            proc.terminate()  # the worker's warm shutdown: it finishes its task, puts back what it holds
+    for proc in procs.values():
+        try:
+            proc.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
