@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from halls.models import Venue
+from halls.models import Venue, append_only
 from jackpots.models import Pool, PoolLevel
 
 
@@ -141,6 +141,7 @@ class Play(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="play_seq_once")]
+        triggers = [append_only()]
 
 
 class MeterSnapshot(models.Model):
