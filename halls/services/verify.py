@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import pgtrigger
+from django.db import connection
+
 from halls import hooks
 from halls.chains import Anchor, ChainReport
 from halls.errors import NotFound
@@ -39,6 +42,28 @@ def _missing(kind: str, chain_id: int, anchor: Anchor) -> ChainReport:
         f"anchored at {anchor.seq} links on {anchor.at}, but the chain is gone from the database",
         anchored_seq=anchor.seq,
     )  # fmt: skip
+
+
+def _trigger_problems() -> list[ChainReport]:
+    """The append-only triggers (PostgreSQL): one switched off or dropped is reported while it stays so.
+
+    An owner who switches a trigger off, edits and switches it back on leaves no trace here; what was
+    sealed or chained before the edit still shows it, and the key and anchors stop a recomputation.
+    """
+    if connection.vendor != "postgresql":
+        return []  # SQLite (the embedded demo) has no such triggers: the chains, seals and anchors remain
+    expected = {(model._meta.db_table, trigger.get_pgid(model)) for model, trigger in pgtrigger.registered()}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname, t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+            "WHERE t.tgname LIKE 'pgtrigger_%%' AND t.tgenabled <> 'D'"
+        )
+        enabled = set(cursor.fetchall())
+    off = sorted(f"{table}.{name}" for table, name in expected - enabled)
+    if not off:
+        return []
+    reason = f"append-only triggers switched off or missing: {', '.join(off)}"
+    return [ChainReport("triggers", 0, "append-only triggers", False, 0, reason=reason)]
 
 
 def verify_audit(*, venue_ids: list[int] | None = None) -> AuditReport:
@@ -76,6 +101,7 @@ def verify_audit(*, venue_ids: list[int] | None = None) -> AuditReport:
             )
         for verifier in hooks.chain_verifiers():
             chains.extend(verifier(venue_ids, latest))
+        chains.extend(_trigger_problems())
     if venue_ids is None:
         # A chain anchored outside but verified by nobody: its rows (and owner) were deleted.
         seen = {(c.kind, c.id) for c in chains}
