@@ -48,15 +48,15 @@ class VenueAdmin(admin.ModelAdmin[Any]):
         report = verify_audit(venue_ids=list(queryset.order_by("pk").values_list("pk", flat=True)))
         for chain in report.chains:
             if chain.ok:
-                text = gettext("%(kind)s %(label)s: intact, %(length)d links verified.")
+                text = gettext("%(kind)s %(name)s: intact, %(length)d links verified.")
                 self.message_user(
-                    request, text % {"kind": chain.kind, "label": chain.label, "length": chain.length}
+                    request, text % {"kind": chain.kind, "name": chain.name, "length": chain.length}
                 )
             else:
-                text = gettext("%(kind)s %(label)s: NOT intact, first bad link %(seq)s: %(reason)s")
+                text = gettext("%(kind)s %(name)s: NOT intact, first bad link %(seq)s: %(reason)s")
                 values = {
                     "kind": chain.kind,
-                    "label": chain.label,
+                    "name": chain.name,
                     "seq": chain.first_bad_seq,
                     "reason": chain.reason,
                 }

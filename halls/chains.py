@@ -35,7 +35,7 @@ class ChainReport:
 
     kind: str
     id: int
-    label: str
+    name: str  # the venue's name, the pool's code
     ok: bool
     length: int
     first_bad_seq: int | None = None

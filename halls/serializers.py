@@ -137,9 +137,9 @@ class SessionSerializer(serializers.ModelSerializer[GameSession]):
 class ChainReportSerializer(serializers.Serializer[Any]):
     """One chain's verification (halls.chains.ChainReport)."""
 
-    kind = serializers.ChoiceField(choices=["venue", "pool", "anchors"])
+    kind = serializers.ChoiceField(choices=["venue", "pool", "anchors", "triggers"])
     id = serializers.IntegerField()
-    label = serializers.CharField()
+    name = serializers.CharField(help_text="The venue's name or the pool's code.")
     ok = serializers.BooleanField()
     length = serializers.IntegerField(help_text="Links verified (entries or seals).")
     first_bad_seq = serializers.IntegerField(

@@ -24,7 +24,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from halls.chains import Anchor
-from halls.models import AuditChainHead, AuditEntry
+from halls.models import AuditChainHead, AuditEntry, Venue
 from halls.services import audit_keys
 from halls.services.audit_keys import LEGACY_ALG
 
@@ -92,7 +92,7 @@ def record(
             venue_id=venue_id,
             actor="system",
             action=KEY_CHANGED,
-            obj=venue_id,
+            obj=Venue(pk=venue_id),  # names the venue, read from nowhere
             data={"from": head_alg, "to": keys.alg, "length": length},
             prev_hash=prev_hash,
             keys=keys,

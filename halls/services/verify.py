@@ -13,7 +13,7 @@ from typing import Any
 import pgtrigger
 from django.db import connection
 
-from halls import hooks
+from halls import hooks, sqlite_triggers
 from halls.chains import Anchor, ChainReport
 from halls.errors import NotFound
 from halls.models import Venue
@@ -50,8 +50,13 @@ def _trigger_problems() -> list[ChainReport]:
     An owner who switches a trigger off, edits and switches it back on leaves no trace here; what was
     sealed or chained before the edit still shows it, and the key and anchors stop a recomputation.
     """
-    if connection.vendor != "postgresql":
-        return []  # SQLite (the embedded demo) has no such triggers: the chains, seals and anchors remain
+    if connection.vendor == "sqlite":
+        off = sqlite_triggers.missing(connection.alias)
+        if not off:
+            return []
+        return [
+            ChainReport("triggers", 0, "append-only triggers", False, 0, reason=f"missing: {', '.join(off)}")
+        ]
     expected = {(model._meta.db_table, trigger.get_pgid(model)) for model, trigger in pgtrigger.registered()}
     with connection.cursor() as cursor:
         cursor.execute(

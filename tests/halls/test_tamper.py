@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import socket
 import threading
+from collections.abc import Callable
 from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -25,9 +28,10 @@ from rest_framework.test import APIClient
 
 from bingo.models import DrawSource
 from bingo.services import draw, games, sales
+from halls import tasks as halls_tasks
 from halls.models import AuditChainHead, AuditEntry, Venue
 from halls.services import anchors, audit
-from halls.services.verify import verify_audit
+from halls.services.verify import AuditReport, verify_audit
 from jackpots.models import Contribution, LedgerSeal, Pool
 from jackpots.services import contributions, seals
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
@@ -104,7 +108,7 @@ def test_the_database_refuses_to_update_or_delete_audit_and_ledger_rows(venue: V
         pool=carousel, source="table:1/seat:1", bet=Decimal("1"), idempotency_key=key(), actor="t"
     )
     seals.seal(carousel)
-    attempts = [
+    attempts: list[Callable[[], object]] = [
         lambda: AuditEntry.objects.filter(venue_id=venue.pk).update(action="x"),
         lambda: AuditEntry.objects.filter(venue_id=venue.pk).delete(),
         lambda: Contribution.objects.filter(pool=carousel).update(to_meter=Decimal(0)),
@@ -360,7 +364,7 @@ def test_an_intact_chain_verifies_as_intact_while_balls_are_drawn(
 
     player = threading.Thread(target=play)
     player.start()
-    reports = []
+    reports: list[AuditReport] = []
     try:
         while player.is_alive() and len(reports) < 40:
             reports.append(verify_audit(venue_ids=[room.venue_id]))
@@ -372,3 +376,55 @@ def test_an_intact_chain_verifies_as_intact_while_balls_are_drawn(
     assert all(r.ok for r in reports), [r.first_bad for r in reports if not r.ok]
     lengths = [bad_chain(r, "venue", room.venue_id).length for r in reports]
     assert lengths == sorted(lengths) and lengths[-1] > lengths[0]  # it read a growing chain each time
+
+
+# --- the anchors ------------------------------------------------------------------------------------------
+
+
+def test_anchors_are_written_when_a_head_moves_and_posted_to_the_endpoint(
+    venue: Venue, settings: Any
+) -> None:
+    received: list[Any] = []
+
+    class Endpoint(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Endpoint)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        settings.HALL_AUDIT_ANCHOR_URL = f"http://127.0.0.1:{server.server_port}/anchors"
+        write_chain(venue, 2)
+        assert halls_tasks.anchor_audit_heads() == 1
+        assert anchors.write() == []  # nothing moved: nothing written, nothing posted
+        write_chain(venue, 1)
+        out = StringIO()
+        call_command("anchor_audit", stdout=out)
+        assert out.getvalue().startswith("1 anchors written")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [[(line["kind"], line["id"], line["seq"]) for line in batch] for batch in received] == [
+        [("venue", venue.pk, 2)],
+        [("venue", venue.pk, 3)],
+    ]
+    assert received[-1][0]["hash"] == entries(venue)[-1].hash and received[-1][0]["sig"]
+    lines = (Path(settings.HALL_AUDIT_ANCHOR_DIR) / f"venue-{venue.pk}.jsonl").read_text().splitlines()
+    assert [json.loads(line) for line in lines] == [batch[0] for batch in received]
+
+
+def test_an_unreachable_endpoint_still_leaves_the_anchor_in_its_file(venue: Venue, settings: Any) -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    settings.HALL_AUDIT_ANCHOR_URL = f"http://127.0.0.1:{port}/anchors"  # nobody listens there
+    write_chain(venue, 2)
+    assert len(anchors.write()) == 1
+    latest = anchors.read_all()[("venue", venue.pk)].latest
+    assert latest is not None and (latest.seq, latest.hash) == (2, entries(venue)[-1].hash)

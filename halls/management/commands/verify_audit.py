@@ -33,7 +33,7 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(report.as_dict(), indent=2))
         else:
             for chain in report.chains:
-                where = f"{chain.kind} {chain.id} ({chain.label})"
+                where = f"{chain.kind} {chain.id} ({chain.name})"
                 if chain.ok:
                     extra = f", {chain.legacy} unkeyed" if chain.legacy else ""
                     anchored = f", anchored at {chain.anchored_seq}" if chain.anchored_seq else ""
