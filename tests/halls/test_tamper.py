@@ -331,10 +331,12 @@ def test_the_admin_action_reports_each_chain(venue: Venue, admin_client: Any) ->
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_intact_chain_verifies_as_intact_while_balls_are_drawn(
+def test_an_intact_hall_verifies_as_intact_while_balls_are_drawn_and_pools_sealed(
     session: Any, room: Any, caller: Any, cashier: Any, card_series: Any, ball_set: Any,
-    monkeypatch: pytest.MonkeyPatch,
+    carousel: Pool, monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
+    """A thread draws a game's balls (audited), another contributes to a pool and seals it, the heads are
+    anchored meanwhile; every verification taken during it says intact, and each saw a longer chain."""
     monkeypatch.setattr(draw, "dispatch", lambda *args, **kwargs: None)  # the test draws each ball itself
     game = games.create_game(
         room=room, actor=caller, draw_source=DrawSource.RNG, pace_seconds=Decimal("2"), ball_set=ball_set
@@ -347,6 +349,7 @@ def test_an_intact_chain_verifies_as_intact_while_balls_are_drawn(
     stop = threading.Event()
     errors: list[BaseException] = []
     drawn: list[int] = []
+    sealed: list[int] = []
 
     def play() -> None:
         try:
@@ -362,20 +365,35 @@ def test_an_intact_chain_verifies_as_intact_while_balls_are_drawn(
         finally:
             connection.close()
 
-    player = threading.Thread(target=play)
-    player.start()
+    def bet() -> None:
+        try:
+            while not stop.is_set():
+                give(carousel, 3)
+                made = seals.seal(carousel)
+                sealed.append(made.seq if made else 0)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    workers = [threading.Thread(target=play), threading.Thread(target=bet)]
+    for worker in workers:
+        worker.start()
     reports: list[AuditReport] = []
     try:
-        while player.is_alive() and len(reports) < 40:
-            reports.append(verify_audit(venue_ids=[room.venue_id]))
+        while workers[0].is_alive() and len(reports) < 40:
+            reports.append(verify_audit())
     finally:
         stop.set()
-        player.join(60)
+        for worker in workers:
+            worker.join(60)
     assert not errors, errors
-    assert len(reports) >= 3 and len(drawn) >= 10
+    assert len(reports) >= 3 and len(drawn) >= 10 and max(sealed) >= 2
     assert all(r.ok for r in reports), [r.first_bad for r in reports if not r.ok]
     lengths = [bad_chain(r, "venue", room.venue_id).length for r in reports]
     assert lengths == sorted(lengths) and lengths[-1] > lengths[0]  # it read a growing chain each time
+    seal_counts = [bad_chain(r, "pool", carousel.pk).length for r in reports]
+    assert seal_counts[-1] > seal_counts[0]
 
 
 # --- the anchors ------------------------------------------------------------------------------------------
