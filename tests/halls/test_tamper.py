@@ -446,3 +446,12 @@ def test_an_unreachable_endpoint_still_leaves_the_anchor_in_its_file(venue: Venu
     assert len(anchors.write()) == 1
     latest = anchors.read_all()[("venue", venue.pk)].latest
     assert latest is not None and (latest.seq, latest.hash) == (2, entries(venue)[-1].hash)
+
+
+def test_production_without_an_audit_key_fails_the_deploy_check(settings: Any) -> None:
+    from halls.services.audit_keys import check_audit_key
+
+    settings.HALL_AUDIT_KEY, settings.HALL_EMBEDDED = "", False
+    assert [m.id for m in check_audit_key()] == ["halls.E101"]
+    settings.HALL_AUDIT_KEY = KEY
+    assert check_audit_key() == []
