@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import F, Q
 from django_fsm import FSMField, FSMModelMixin, transition
 
-from halls.models import GameSession, Room, Venue
+from halls.models import GameSession, Room, Venue, append_only
 
 
 class BallSet(models.Model):
@@ -237,6 +237,7 @@ class SaleOperation(models.Model):
             ),
         ]
         ordering = ["pk"]
+        triggers = [append_only()]  # a return is a row of its own, never an edit
 
 
 class SoldCard(models.Model):
@@ -278,6 +279,7 @@ class Ball(models.Model):
             ),
         ]
         ordering = ["game_id", "ordinal"]
+        triggers = [append_only()]
 
 
 class BallCorrection(models.Model):
@@ -382,6 +384,9 @@ class Award(models.Model):
     result = models.ForeignKey(PrizeResult, on_delete=models.PROTECT, related_name="awards")
     claim = models.OneToOneField(Claim, on_delete=models.PROTECT, related_name="award")
     amount = models.DecimalField(max_digits=12, decimal_places=2)
+
+    class Meta:
+        triggers = [append_only()]
 
 
 # --- accumulated prize programs (bolsa acumulada, spec §2.4; pure rules in bingo.programs) ---------------
@@ -522,6 +527,7 @@ class ProgramAward(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game_program", "claim"], name="program_award_once_per_claim")
         ]
+        triggers = [append_only()]
 
 
 class GamePick(models.Model):

@@ -40,6 +40,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "channels",
+    # Append-only money and audit rows: UPDATE/DELETE refused by PostgreSQL triggers (no-op on SQLite).
+    "pgtrigger",
     "halls",
     "jackpots",
     "jackpots.tables",
@@ -234,6 +236,13 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Machines: silent machines are marked offline with an alert. (Their progressive broadcast is not a beat
     # task: machines.broadcaster runs it in a loop of its own, see HALL_MACHINE_BROADCAST_SECONDS below.)
+    # Tamper evidence: the head of every audit chain and pool seal chain, signed, to files outside the
+    # database (halls.services.anchors); a tail cut or a wiped chain then no longer verifies.
+    "anchor-audit-heads": {
+        "task": "halls.tasks.anchor_audit_heads",
+        "schedule": env.float("HALL_AUDIT_ANCHOR_SECONDS", default=60.0),
+        "options": {"expires": 60.0},
+    },
     "watch-machine-links": {
         "task": "machines.tasks.watch_machine_links",
         "schedule": env.float("HALL_MACHINE_WATCH_SECONDS", default=1.0),
@@ -272,6 +281,20 @@ HALL_DEMO_TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)
 HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
 # After each ball, claim and prize a task pushes the unclaimed winners to the caller consoles (staff stream).
 HALL_CONSOLE_PUSH = env.bool("HALL_CONSOLE_PUSH", default=True)
+
+# --- Tamper evidence (halls.services.audit_keys, anchors, verify) -------------------------------------
+# The audit chain is an HMAC-SHA256 chain under this key, which must NOT live in the database: anyone who
+# can edit the database can then not recompute the chain. Production sets it (`manage.py check --deploy`
+# says so when it is missing); without it a per-install random key is made once in HALL_AUDIT_KEY_FILE
+# (the embedded demo's var/audit.key), which keeps the key out of the database but on the same host.
+HALL_AUDIT_KEY = env.str("HALL_AUDIT_KEY", default="")
+HALL_AUDIT_KEY_FILE = env.str("HALL_AUDIT_KEY_FILE", default=str(VAR_DIR / "audit.key"))
+# Keys used before a rotation, so entries they signed still verify (comma-separated).
+HALL_AUDIT_OLD_KEYS = env.list("HALL_AUDIT_OLD_KEYS", default=[])
+# Signed, dated anchors of every chain head: one JSON line per change, one file per chain, in this
+# directory (keep it on another disk or host, or ship it), and each batch POSTed here when set.
+HALL_AUDIT_ANCHOR_DIR = env.str("HALL_AUDIT_ANCHOR_DIR", default=str(VAR_DIR / "anchors"))
+HALL_AUDIT_ANCHOR_URL = env.str("HALL_AUDIT_ANCHOR_URL", default="")
 
 LOGGING = {
     "version": 1,

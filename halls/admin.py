@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from halls.models import AuditEntry, GameSession, Room, Screen, StaffRole, Venue
+from halls.services.verify import verify_audit
 
 
 class ReadOnlyAdmin(admin.ModelAdmin[Any]):
@@ -37,6 +41,26 @@ class StaffRoleInline(admin.TabularInline[Any, Any]):
 class VenueAdmin(admin.ModelAdmin[Any]):
     list_display = ("name", "licence_number", "jurisdiction", "hall_category", "time_zone", "currency")
     inlines = [RoomInline, StaffRoleInline]
+    actions = ["verify_audit"]
+
+    @admin.action(description=_("Verify the audit chain and the pools' seals"))
+    def verify_audit(self, request: HttpRequest, queryset: QuerySet[Venue]) -> None:
+        report = verify_audit(venue_ids=list(queryset.order_by("pk").values_list("pk", flat=True)))
+        for chain in report.chains:
+            if chain.ok:
+                text = gettext("%(kind)s %(name)s: intact, %(length)d links verified.")
+                self.message_user(
+                    request, text % {"kind": chain.kind, "name": chain.name, "length": chain.length}
+                )
+            else:
+                text = gettext("%(kind)s %(name)s: NOT intact, first bad link %(seq)s: %(reason)s")
+                values = {
+                    "kind": chain.kind,
+                    "name": chain.name,
+                    "seq": chain.first_bad_seq,
+                    "reason": chain.reason,
+                }
+                self.message_user(request, text % values, level=messages.ERROR)
 
 
 @admin.register(Screen)

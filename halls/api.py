@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 from halls import access
 from halls.models import GameSession, Role, Room, Venue
 from halls.serializers import (
+    AuditReportSerializer,
     ErrorSerializer,
     SessionOpenSerializer,
     SessionSerializer,
@@ -32,6 +33,7 @@ from halls.serializers import (
     error_responses,
 )
 from halls.services import sessions
+from halls.services.verify import verify_audit
 
 ANY_ROLE = tuple(Role.values)
 
@@ -89,6 +91,36 @@ class VenueListView(HallAPIView):
         venues = Venue.objects.filter(pk__in=ids).order_by("name")
         roles = {v.pk: sorted(access.roles_in(request.user, v.pk)) for v in venues}
         return Response(VenueSerializer(venues, many=True, context={"roles": roles}).data)
+
+
+class VenueAuditVerifyView(HallAPIView):
+    """Verify the venue's tamper evidence now: its audit chain and its pools' seals, against the anchors."""
+
+    @extend_schema(
+        operation_id="venues_audit_verify",
+        summary="Verify the venue's audit chain and its pools' seals (operator)",
+        description=(
+            "Operator. Reads everything in one snapshot, so a busy hall verifies as it was at one instant. "
+            "`ok` is false when any chain is not intact; each bad chain names its first bad link "
+            "(`first_bad_seq`) and what is wrong with it (`reason`)."
+        ),
+        request=None,
+        responses={200: AuditReportSerializer, **error_responses(403, 404)},
+        tags=["venues"],
+    )
+    def get(self, request: Request, venue_id: int) -> Response:
+        access.require_role(request.user, venue_id, Role.OPERATOR)
+        return Response(AuditReportSerializer(verify_audit(venue_ids=[venue_id]).as_dict()).data)
+
+    @extend_schema(
+        operation_id="venues_audit_verify_post",
+        summary="Verify the venue's audit chain and its pools' seals (operator); same as GET",
+        request=None,
+        responses={200: AuditReportSerializer, **error_responses(403, 404)},
+        tags=["venues"],
+    )
+    def post(self, request: Request, venue_id: int) -> Response:
+        return self.get(request, venue_id)
 
 
 # --- Game sessions --------------------------------------------------------------------------------------
@@ -157,6 +189,9 @@ class SessionCloseView(HallAPIView):
 urlpatterns = [
     path("auth/token/", TokenView.as_view(), name="api-token"),
     path("venues/", VenueListView.as_view(), name="api-venues"),
+    path(
+        "venues/<int:venue_id>/audit/verify/", VenueAuditVerifyView.as_view(), name="api-venue-audit-verify"
+    ),
     path("rooms/<int:room_id>/sessions/", SessionOpenView.as_view(), name="api-room-sessions"),
     path("sessions/<int:session_id>/", SessionDetailView.as_view(), name="api-session"),
     path("sessions/<int:session_id>/close/", SessionCloseView.as_view(), name="api-session-close"),

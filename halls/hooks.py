@@ -3,16 +3,22 @@
 - snapshot sections: what a hall screen shows for a room (bingo registers its game; pools come later);
 - session-close guards: what must be finished before a session may close;
 - session-closed listeners: what an app does, in the closing transaction, once a session closes (bingo's
-  prize programs learn which game was the session's last).
+  prize programs learn which game was the session's last);
+- tamper-evident chains: their heads (anchored outside the database) and their verifiers (jackpots
+  registers every pool's chain of ledger seals).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from halls.chains import Anchor, ChainHead, ChainReport
 from halls.models import GameSession, Room
+
+# verifier(venue_ids or None for all, latest anchors by (kind, id)) -> one report per chain it verified.
+ChainVerifier = Callable[[list[int] | None, Mapping[tuple[str, int], Anchor]], list[ChainReport]]
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,8 @@ class ScreenSection:
 _sections: dict[str, ScreenSection] = {}
 _close_guards: list[Callable[[GameSession], str | None]] = []
 _closed_listeners: list[Callable[[GameSession, Any], None]] = []
+_chain_heads: list[Callable[[], list[ChainHead]]] = []
+_chain_verifiers: list[ChainVerifier] = []
 
 
 def register_screen_section(section: ScreenSection) -> None:
@@ -55,3 +63,20 @@ def register_session_closed(listener: Callable[[GameSession, Any], None]) -> Non
 def session_closed(session: GameSession, actor: Any) -> None:
     for listener in _closed_listeners:
         listener(session, actor)
+
+
+def register_chain(heads: Callable[[], list[ChainHead]], verifier: ChainVerifier) -> None:
+    """A kind of tamper-evident chain: ``heads()`` lists every chain's head (for the anchors),
+    ``verifier`` checks the chains of some venues inside the caller's snapshot."""
+    if heads not in _chain_heads:
+        _chain_heads.append(heads)
+    if verifier not in _chain_verifiers:
+        _chain_verifiers.append(verifier)
+
+
+def chain_heads() -> list[ChainHead]:
+    return [head for source in _chain_heads for head in source()]
+
+
+def chain_verifiers() -> list[ChainVerifier]:
+    return list(_chain_verifiers)

@@ -6,11 +6,21 @@ import secrets
 import zoneinfo
 from decimal import Decimal
 
+import pgtrigger
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+
+
+def append_only() -> pgtrigger.Protect:
+    """A PostgreSQL trigger refusing UPDATE and DELETE of a model's rows (no-op on SQLite).
+
+    Row triggers: TRUNCATE (the test teardown) is not refused; the database owner can still disable it,
+    which is what the chains, seals and anchors are for.
+    """
+    return pgtrigger.Protect(name="append_only", operation=pgtrigger.Update | pgtrigger.Delete)
 
 
 class Jurisdiction(models.TextChoices):
@@ -177,8 +187,9 @@ class StreamCursor(models.Model):
 class AuditEntry(models.Model):
     """Append-only, hash-chained record of every write that decides money or play.
 
-    Each entry's hash covers its content and the previous entry's hash (per venue), so editing or removing
-    a row breaks the chain, which ``halls.services.audit.verify_chain`` detects.
+    Each entry's hash (an HMAC under a key kept outside the database, see ``alg``) covers its content and
+    the previous entry's hash (per venue), so editing or removing a row breaks the chain, which
+    ``halls.services.audit.verify_chain`` detects. On PostgreSQL a trigger refuses UPDATE and DELETE.
     """
 
     venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
@@ -193,10 +204,13 @@ class AuditEntry(models.Model):
     created_at = models.DateTimeField()
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64, unique=True)
+    # How ``hash`` was made: "hmac-sha256:<key id>", or "sha256" for entries from before the key.
+    alg = models.CharField(max_length=32, default="sha256")
 
     class Meta:
         indexes = [models.Index(fields=["object_type", "object_id"])]
         verbose_name_plural = "audit entries"
+        triggers = [append_only()]
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.action} {self.object_type}:{self.object_id}"
@@ -208,6 +222,18 @@ class AuditChainHead(models.Model):
     venue = models.OneToOneField(Venue, on_delete=models.PROTECT, related_name="+")
     last_hash = models.CharField(max_length=64)
     length = models.BigIntegerField(default=0)
+    alg = models.CharField(max_length=32, default="sha256")  # the last entry's (see AuditEntry.alg)
+
+    class Meta:
+        # The tip only moves forward: a rewound or deleted head is refused (a tail cut needs both).
+        triggers = [
+            pgtrigger.Protect(name="head_never_deleted", operation=pgtrigger.Delete),
+            pgtrigger.Protect(
+                name="head_only_grows",
+                operation=pgtrigger.Update,
+                condition=pgtrigger.Q(new__length__lte=pgtrigger.F("old__length")),
+            ),
+        ]
 
 
 class Network(models.Model):

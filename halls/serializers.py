@@ -132,3 +132,25 @@ class SessionSerializer(serializers.ModelSerializer[GameSession]):
             "is_open",
         ]
         read_only_fields = fields
+
+
+class ChainReportSerializer(serializers.Serializer[Any]):
+    """One chain's verification (halls.chains.ChainReport)."""
+
+    kind = serializers.CharField(help_text="venue (audit chain), pool (seals), anchors or triggers.")
+    id = serializers.IntegerField()
+    name = serializers.CharField(help_text="The venue's name or the pool's code.")
+    ok = serializers.BooleanField()
+    length = serializers.IntegerField(help_text="Links verified (entries or seals).")
+    first_bad_seq = serializers.IntegerField(
+        allow_null=True, help_text="Position of the first bad link, from 1."
+    )
+    first_bad_id = serializers.IntegerField(allow_null=True)
+    reason = serializers.CharField(allow_blank=True)
+    legacy = serializers.IntegerField(help_text="Links from before the chain was keyed (plain SHA-256).")
+    anchored_seq = serializers.IntegerField(allow_null=True, help_text="The latest anchored length.")
+
+
+class AuditReportSerializer(serializers.Serializer[Any]):
+    ok = serializers.BooleanField()
+    chains = ChainReportSerializer(many=True)

@@ -12,6 +12,10 @@ class JackpotsConfig(AppConfig):
         from jackpots.services import notify
 
         notify.register_pool_event_listener(screens.on_pool_event)
+        # Every pool's chain of ledger seals: anchored outside the database and verified with the venues'.
+        from jackpots.services import seals
+
+        hooks.register_chain(seals.chain_heads, seals.verify_chains)
         hooks.register_screen_section(
             hooks.ScreenSection(
                 name="jackpots",

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from halls.models import Jurisdiction, Network, Venue
+from halls.models import Jurisdiction, Network, Venue, append_only
 from jackpots.rulepacks import JackpotKind
 
 # Decimal columns: meters and reserves max_digits=20, decimal_places=6 (engine.METER_QUANTUM); bets and
@@ -194,6 +194,7 @@ class Contribution(models.Model):
             models.UniqueConstraint(fields=["level", "idempotency_key"], name="contribution_key_once"),
         ]
         indexes = [models.Index(fields=["level", "id"], name="contribution_level_id")]
+        triggers = [append_only()]  # UPDATE/DELETE refused: an unsealed row cannot be changed, then sealed
 
 
 class SettlementKind(models.TextChoices):
@@ -227,6 +228,7 @@ class PoolSettlement(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["pool", "idempotency_key"], name="settlement_key_once"),
         ]
+        triggers = [append_only()]
 
 
 class Award(models.Model):
@@ -253,6 +255,7 @@ class Award(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["settlement", "order"], name="award_order_once")]
         indexes = [models.Index(fields=["level", "id"], name="award_level_id")]
+        triggers = [append_only()]
 
 
 class MoveKind(models.TextChoices):
@@ -306,6 +309,7 @@ class LedgerMove(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(kind="correction") | Q(amount__gte=0), name="move_amount_sign")
         ]
+        triggers = [append_only()]
 
 
 class ParameterChange(models.Model):
@@ -321,6 +325,9 @@ class ParameterChange(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     changed_at = models.DateTimeField()
+
+    class Meta:
+        triggers = [append_only()]
 
 
 class LedgerSeal(models.Model):
@@ -338,9 +345,13 @@ class LedgerSeal(models.Model):
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField()
+    # How ``hash`` was made: "hmac-sha256:<key id>" (the audit key, halls.services.audit_keys), or
+    # "sha256" for seals made before the key.
+    alg = models.CharField(max_length=32, default="sha256")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["pool", "seq"], name="seal_seq_once")]
+        triggers = [append_only()]
 
 
 class MeterPublisherState(models.Model):

@@ -8,11 +8,12 @@ reconciles. Plays are the append-only record of play: they are not audited one b
 
 from __future__ import annotations
 
+import pgtrigger
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from halls.models import Venue
+from halls.models import Venue, append_only
 from jackpots.models import Pool, PoolLevel
 
 
@@ -141,6 +142,7 @@ class Play(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="play_seq_once")]
+        triggers = [append_only()]
 
 
 class MeterSnapshot(models.Model):
@@ -202,6 +204,9 @@ class SequenceGap(models.Model):
         indexes = [models.Index(fields=["machine", "first_missing"], name="gap_machine_first")]
 
 
+PAYMENT_FIELDS = ("paid_at", "paid_by", "paid_by_label", "payment_ref")  # set once, by the hand pay
+
+
 class ProgressiveHit(models.Model):
     """A machine's progressive win, awarded by the pool engine, paid by hand at the cashier."""
 
@@ -224,6 +229,16 @@ class ProgressiveHit(models.Model):
         constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="progressive_hit_seq_once")]
         indexes = [
             models.Index(fields=["machine"], condition=Q(paid_at__isnull=True), name="hit_pending_by_machine")
+        ]
+        # PostgreSQL: what was won is never edited or deleted; the hand pay is written once.
+        triggers = [
+            pgtrigger.Protect(name="hit_never_deleted", operation=pgtrigger.Delete),
+            pgtrigger.ReadOnly(name="hit_won_read_only", exclude=list(PAYMENT_FIELDS)),
+            pgtrigger.Protect(
+                name="hit_paid_once",
+                operation=pgtrigger.Update,
+                condition=pgtrigger.Q(old__paid_at__isnull=False),
+            ),
         ]
 
 

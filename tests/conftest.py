@@ -7,6 +7,7 @@ a run configured for anything else stops here rather than testing the wrong thin
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -34,6 +35,12 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             "The tests need Redis: set REDIS_URL (make test sets redis://127.0.0.1:6379/0)."
         )
+
+
+@pytest.fixture(autouse=True)
+def _anchor_dir(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each test's audit anchors in a directory of its own (a test never sees another's chains)."""
+    settings.HALL_AUDIT_ANCHOR_DIR = str(tmp_path_factory.mktemp("anchors"))
 
 
 def make_user(username: str, venue: Venue | None = None, role: str | None = None) -> User:

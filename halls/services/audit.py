@@ -1,9 +1,19 @@
-"""The hash-chained audit log: one chain per venue, appended inside the caller's transaction."""
+"""The hash-chained audit log: one chain per venue, appended inside the caller's transaction.
+
+Each entry's hash is an HMAC-SHA256 (key outside the database, ``audit_keys``) over its content and the
+previous entry's hash, and the entry records which key signed it (``alg``). Entries written before the
+chain was keyed keep their plain SHA-256 (``alg`` = "sha256") and still verify, but only as the start of a
+chain: the first keyed entry after them is an ``audit.key_changed`` entry naming the old and new ``alg``
+and the length it continues from; the same entry marks a key rotation.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,9 +23,13 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from halls.models import AuditChainHead, AuditEntry
+from halls.chains import Anchor
+from halls.models import AuditChainHead, AuditEntry, Venue
+from halls.services import audit_keys
+from halls.services.audit_keys import LEGACY_ALG
 
 GENESIS = "0" * 64
+KEY_CHANGED = "audit.key_changed"
 
 
 def _normalise(data: dict[str, Any]) -> dict[str, Any]:
@@ -24,13 +38,16 @@ def _normalise(data: dict[str, Any]) -> dict[str, Any]:
     return normalised
 
 
-def _digest(prev_hash: str, fields: dict[str, Any]) -> str:
-    canonical = json.dumps({"prev": prev_hash, **fields}, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+def _digest(prev_hash: str, fields: dict[str, Any], key: bytes | None) -> str:
+    """HMAC-SHA256 under ``key``; a legacy entry (``key`` None) keeps its plain SHA-256."""
+    canonical = json.dumps({"prev": prev_hash, **fields}, sort_keys=True, separators=(",", ":")).encode()
+    if key is None:
+        return hashlib.sha256(canonical).hexdigest()
+    return hmac.new(key, canonical, hashlib.sha256).hexdigest()
 
 
 def _fields(entry: AuditEntry) -> dict[str, Any]:
-    return {
+    fields = {
         "venue": entry.venue_id,
         "actor": entry.actor_label,
         "action": entry.action,
@@ -39,6 +56,9 @@ def _fields(entry: AuditEntry) -> dict[str, Any]:
         "data": entry.data,
         "created_at": entry.created_at.isoformat(),
     }
+    if entry.alg != LEGACY_ALG:
+        fields["alg"] = entry.alg  # signed too: a keyed entry cannot be passed off as a legacy one
+    return fields
 
 
 def actor_label(actor: User | AnonymousUser | str | None) -> str:
@@ -60,11 +80,38 @@ def record(
     """Append one entry to the venue's chain. Must run inside the service's transaction.
 
     Two statements on PostgreSQL once the venue has a chain: lock the tip and read its hash, then write
-    the entry and move the tip in one statement.
+    the entry and move the tip in one statement. The HMAC is computed here, in Python (no query).
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("audit.record must run inside a transaction")
-    prev_hash = _lock_head(venue_id)
+    keys = audit_keys.keyring()
+    prev_hash, length, head_alg = _lock_head(venue_id, keys.alg)
+    if length and head_alg != keys.alg:
+        # The chain was legacy or signed with another key: say so, signed with the new key, once.
+        prev_hash = _write(
+            venue_id=venue_id,
+            actor="system",
+            action=KEY_CHANGED,
+            obj=Venue(pk=venue_id),  # names the venue, read from nowhere
+            data={"from": head_alg, "to": keys.alg, "length": length},
+            prev_hash=prev_hash,
+            keys=keys,
+        ).hash
+    return _write(
+        venue_id=venue_id, actor=actor, action=action, obj=obj, data=data, prev_hash=prev_hash, keys=keys
+    )
+
+
+def _write(
+    *,
+    venue_id: int,
+    actor: User | AnonymousUser | str | None,
+    action: str,
+    obj: Any,
+    data: dict[str, Any] | None,
+    prev_hash: str,
+    keys: audit_keys.Keyring,
+) -> AuditEntry:
     user = actor if isinstance(actor, User) else None
     entry = AuditEntry(
         venue_id=venue_id,
@@ -76,26 +123,29 @@ def record(
         data=_normalise(data or {}),
         created_at=timezone.now(),
         prev_hash=prev_hash,
+        alg=keys.alg,
     )
-    entry.hash = _digest(prev_hash, _fields(entry))
+    entry.hash = _digest(prev_hash, _fields(entry), keys.current)
     _append(entry)
     return entry
 
 
-def _lock_head(venue_id: int) -> str:
-    """Lock the tip of the venue's chain and return its hash; the venue's first entry makes the tip."""
+def _lock_head(venue_id: int, alg: str) -> tuple[str, int, str]:
+    """Lock the tip of the venue's chain and return its hash, length and key; the first entry makes it."""
     # SQLite has no FOR UPDATE: its transactions take the database's write lock at BEGIN (settings).
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    sql = f"SELECT last_hash FROM {_HEAD} WHERE venue_id = %s{lock}"  # noqa: S608 (a model's table)
+    sql = f"SELECT last_hash, length, alg FROM {_HEAD} WHERE venue_id = %s{lock}"  # noqa: S608 (a model's table)
     with connection.cursor() as cursor:
         cursor.execute(sql, [venue_id])
         row = cursor.fetchone()
         if row is None:
             # A concurrent first entry of the venue finds this row (or makes it first) and waits on its lock.
-            AuditChainHead.objects.get_or_create(venue_id=venue_id, defaults={"last_hash": GENESIS})
+            AuditChainHead.objects.get_or_create(
+                venue_id=venue_id, defaults={"last_hash": GENESIS, "alg": alg}
+            )
             cursor.execute(sql, [venue_id])
             row = cursor.fetchone()
-    return str(row[0])
+    return str(row[0]), int(row[1]), str(row[2])
 
 
 def _append(entry: AuditEntry) -> None:
@@ -103,12 +153,12 @@ def _append(entry: AuditEntry) -> None:
     if connection.vendor != "postgresql":
         entry.save()
         AuditChainHead.objects.filter(venue_id=entry.venue_id).update(
-            last_hash=entry.hash, length=F("length") + 1
+            last_hash=entry.hash, length=F("length") + 1, alg=entry.alg
         )
         return
     values = [field.get_db_prep_save(getattr(entry, field.attname), connection) for field in _ENTRY_FIELDS]
     with connection.cursor() as cursor:
-        cursor.execute(_APPEND_SQL, [*values, entry.hash, entry.venue_id])
+        cursor.execute(_APPEND_SQL, [*values, entry.hash, entry.alg, entry.venue_id])
         (entry.pk,) = cursor.fetchone()
     entry._state.adding, entry._state.db = False, connection.alias
 
@@ -122,9 +172,25 @@ WITH entry AS (
     VALUES ({", ".join(["%s"] * len(_ENTRY_FIELDS))})
     RETURNING id
 )
-UPDATE "{_HEAD}" SET last_hash = %s, length = length + 1 WHERE venue_id = %s
+UPDATE "{_HEAD}" SET last_hash = %s, length = length + 1, alg = %s WHERE venue_id = %s
 RETURNING (SELECT id FROM entry)
 """  # noqa: S608 - the models' own table and column names
+
+
+@contextmanager
+def snapshot() -> Iterator[None]:
+    """One consistent view of the database for a verification, however busy the hall.
+
+    PostgreSQL: a REPEATABLE READ, READ ONLY transaction (when this is the outermost one: inside another
+    transaction it reads what that one sees). SQLite: the transaction (IMMEDIATE in the settings) holds the
+    write lock, so writers wait for the verification.
+    """
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        if outermost and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        yield
 
 
 @dataclass(frozen=True)
@@ -132,18 +198,72 @@ class ChainCheck:
     ok: bool
     entries: int
     first_bad_id: int | None = None
+    first_bad_seq: int | None = None  # the position of the first bad entry in the chain, from 1
+    reason: str = ""
+    legacy: int = 0  # entries from before the chain was keyed (plain SHA-256)
 
 
-def verify_chain(venue_id: int) -> ChainCheck:
-    """Recompute the venue's chain; the first entry whose hash or link does not match is reported."""
-    prev = GENESIS
-    count = 0
-    for entry in AuditEntry.objects.filter(venue_id=venue_id).order_by("pk").iterator():
-        if entry.prev_hash != prev or _digest(prev, _fields(entry)) != entry.hash:
-            return ChainCheck(ok=False, entries=count, first_bad_id=entry.pk)
-        prev = entry.hash
-        count += 1
-    head = AuditChainHead.objects.filter(venue_id=venue_id).first()
+def _entry_problem(
+    entry: AuditEntry, prev: str, prev_alg: str | None, seq: int, keys: audit_keys.Keyring
+) -> str:
+    """Why ``entry`` (the ``seq``-th of its chain, after an entry hashed ``prev``) is bad, or ''."""
+    if entry.prev_hash != prev:
+        return "it does not follow the previous entry (an entry before it was removed or inserted)"
+    if entry.alg == LEGACY_ALG:
+        if prev_alg not in (None, LEGACY_ALG):
+            return "an unkeyed (plain SHA-256) entry after keyed ones"
+        key = None
+    else:
+        found = keys.by_alg.get(entry.alg)
+        if found is None:
+            return f"signed with a key this installation does not hold ({entry.alg})"
+        key = found
+        if prev_alg is not None and prev_alg != entry.alg:
+            change = {"from": prev_alg, "to": entry.alg, "length": seq - 1}
+            if entry.action != KEY_CHANGED or entry.data != change:
+                return "the key changes without a key-change entry"
+    if _digest(prev, _fields(entry), key) != entry.hash:
+        return "its content does not match its hash (edited)"
+    return ""
+
+
+def verify_chain(venue_id: int, anchor: Anchor | None = None) -> ChainCheck:
+    """Recompute the venue's chain in one snapshot; report the first entry that is wrong and why.
+
+    ``anchor`` is the latest head published outside the database: the chain must reach it, with the same
+    hash at that length (a cut tail or a wiped chain fails here).
+    """
+    keys = audit_keys.keyring()
+    prev, prev_alg = GENESIS, None
+    count = legacy = 0
+
+    def bad(entry_id: int | None, seq: int | None, reason: str) -> ChainCheck:
+        return ChainCheck(False, count, entry_id, seq, reason, legacy)
+
+    with snapshot():
+        entries = AuditEntry.objects.filter(venue_id=venue_id).order_by("pk")
+        for entry in entries.iterator(chunk_size=2000):
+            seq = count + 1
+            problem = _entry_problem(entry, prev, prev_alg, seq, keys)
+            if problem:
+                return bad(entry.pk, seq, f"entry {seq} (id {entry.pk}): {problem}")
+            if anchor is not None and seq == anchor.seq and entry.hash != anchor.hash:
+                why = f"is not the one anchored on {anchor.at} (the chain was rewritten)"
+                return bad(entry.pk, seq, f"entry {seq} (id {entry.pk}) {why}")
+            prev, prev_alg = entry.hash, entry.alg
+            legacy += entry.alg == LEGACY_ALG
+            count = seq
+        head = AuditChainHead.objects.filter(venue_id=venue_id).first()
+    if anchor is not None and count < anchor.seq:
+        why = f"but was anchored at {anchor.seq} on {anchor.at}: entries were removed"
+        return bad(None, count + 1, f"the chain has {count} entries {why}")
+    if head is None and count:
+        return bad(None, None, "the chain's head row is missing")
     if head is not None and (head.last_hash != prev or head.length != count):
-        return ChainCheck(ok=False, entries=count, first_bad_id=None)
-    return ChainCheck(ok=True, entries=count)
+        return bad(
+            None,
+            count + 1,
+            f"the head says {head.length} entries ending {head.last_hash[:12]}, the chain has {count} "
+            f"ending {prev[:12]} (entries removed after the last one, or the head edited)",
+        )
+    return ChainCheck(True, count, legacy=legacy)

@@ -8,6 +8,13 @@ table, the row counts, a SHA-256 digest of the rows' canonical text in id order,
 the previous seal. `verify` recomputes every seal: an edited, removed or inserted row under a seal, or
 an edited seal, breaks it.
 
+The seal chain is keyed: ``hash`` is an HMAC-SHA256 under the audit key (kept outside the database,
+``halls.services.audit_keys``; ``alg`` names the key), so whoever edits a row cannot recompute the seals;
+seals made before the key keep their plain SHA-256 and verify, but only before the first keyed one. The
+head of each pool's chain is anchored outside the database (``halls.services.anchors``) and ``verify``
+checks the chain reaches the anchored seal with the same hash: a cut or wiped chain fails. On PostgreSQL
+the ledger rows and seals are append-only (triggers, see the models): UPDATE and DELETE are refused.
+
 The contributions are nearly all the rows (a minute of a busy floor is tens of thousands per level). On
 PostgreSQL their canonical lines are made by the database, a chunk of CONTRIBUTION_CHUNK rows per query
 joined into one text (`_CONTRIBUTION_CHUNK_SQL`), and Python only hashes that text: no model or tuple per
@@ -19,15 +26,19 @@ places at most: never an exponent), the time is ``isoformat()`` in UTC; a test c
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 
+from halls.chains import Anchor, ChainHead, ChainReport
+from halls.services import audit_keys
+from halls.services.audit_keys import LEGACY_ALG
 from jackpots.models import (
     Award,
     Contribution,
@@ -248,18 +259,20 @@ def _digest(pool_id: int, after: dict[str, Any], through: dict[str, Any]) -> tup
     return digest.hexdigest(), counts
 
 
-def _chain(prev_hash: str, seal: LedgerSeal) -> str:
-    body = _json(
-        {
-            "pool": seal.pool_id,
-            "seq": seal.seq,
-            "through": seal.through,
-            "rows": seal.rows,
-            "digest": seal.digest,
-            "created_at": _iso(seal.created_at),
-        }
-    )
-    return hashlib.sha256(f"{prev_hash}|{body}".encode()).hexdigest()
+def _chain(prev_hash: str, seal: LedgerSeal, key: bytes | None) -> str:
+    """The seal's hash: HMAC-SHA256 under ``key``, or the legacy plain SHA-256 (``key`` None)."""
+    fields = {
+        "pool": seal.pool_id,
+        "seq": seal.seq,
+        "through": seal.through,
+        "rows": seal.rows,
+        "digest": seal.digest,
+        "created_at": _iso(seal.created_at),
+    }
+    if key is None:
+        return hashlib.sha256(f"{prev_hash}|{_json(fields)}".encode()).hexdigest()
+    body = _json({**fields, "alg": seal.alg})
+    return hmac.new(key, f"{prev_hash}|{body}".encode(), hashlib.sha256).hexdigest()
 
 
 def _empty_through() -> dict[str, Any]:
@@ -278,6 +291,7 @@ def seal(pool: Pool) -> LedgerSeal | None:
         bounds["moves"] = LedgerMove.objects.filter(pool=pool).aggregate(m=Max("id"))["m"] or 0
         bounds["changes"] = ParameterChange.objects.filter(pool=pool).aggregate(m=Max("id"))["m"] or 0
     # 2. Hash and chain, serialized per pool on the pool row (contributors never touch it).
+    keys = audit_keys.keyring()
     with transaction.atomic():
         lock_pool_for_seal(pool.pk)
         last = LedgerSeal.objects.filter(pool=pool).order_by("-seq").first()
@@ -300,8 +314,9 @@ def seal(pool: Pool) -> LedgerSeal | None:
             digest=digest,
             prev_hash=last.hash if last else GENESIS,
             created_at=now(),
+            alg=keys.alg,
         )
-        row.hash = _chain(row.prev_hash, row)
+        row.hash = _chain(row.prev_hash, row, keys.current)
         row.save()
     return row
 
@@ -314,21 +329,88 @@ class SealCheck:
     reason: str = ""
 
 
-def verify(pool: Pool) -> SealCheck:
-    """Recompute every seal of the pool, in order: digests over the rows and the hash chain."""
-    prev_hash = GENESIS
+def _seal_key(row: LedgerSeal, prev_alg: str | None, keys: audit_keys.Keyring) -> tuple[bytes | None, str]:
+    """The key that must have made the seal's hash (None: legacy), or why it cannot be checked."""
+    if row.alg == LEGACY_ALG:
+        if prev_alg not in (None, LEGACY_ALG):
+            return None, "an unkeyed (plain SHA-256) seal after keyed ones"
+        return None, ""
+    key = keys.by_alg.get(row.alg)
+    if key is None:
+        return None, f"sealed with a key this installation does not hold ({row.alg})"
+    return key, ""
+
+
+def verify(pool: Pool, anchor: Anchor | None = None) -> SealCheck:
+    """Recompute every seal of the pool, in order: digests over the rows and the hash chain; with the
+    pool's latest ``anchor`` (published outside the database), the chain must reach it unchanged."""
+    keys = audit_keys.keyring()
+    prev_hash, prev_alg = GENESIS, None
     after = _empty_through()
     count = 0
     for row in LedgerSeal.objects.filter(pool=pool).order_by("seq").iterator():
         if row.seq != count + 1 or row.prev_hash != prev_hash:
             return SealCheck(False, count, row.seq, "the chain of seals is broken")
-        if _chain(prev_hash, row) != row.hash:
+        key, problem = _seal_key(row, prev_alg, keys)
+        if problem:
+            return SealCheck(False, count, row.seq, problem)
+        if _chain(prev_hash, row, key) != row.hash:
             return SealCheck(False, count, row.seq, "the seal was altered")
+        if anchor is not None and row.seq == anchor.seq and row.hash != anchor.hash:
+            return SealCheck(False, count, row.seq, f"not the seal anchored on {anchor.at} (seals rewritten)")
         digest, counts = _digest(pool.pk, after, row.through)
         if digest != row.digest or counts != row.rows:
             return SealCheck(
                 False, count, row.seq, "ledger rows under this seal were altered, added or removed"
             )
-        prev_hash, after = row.hash, row.through
+        prev_hash, prev_alg, after = row.hash, row.alg, row.through
         count += 1
+    if anchor is not None and count < anchor.seq:
+        return SealCheck(
+            False, count, count + 1,
+            f"{count} seals, but seal {anchor.seq} was anchored on {anchor.at}: seals were removed",
+        )  # fmt: skip
     return SealCheck(True, count)
+
+
+def chain_heads() -> list[ChainHead]:
+    """Every pool's latest seal, for the anchors (halls.hooks)."""
+    latest = (
+        LedgerSeal.objects.order_by("pool_id", "-seq").distinct("pool_id") if _lines_in_database() else None
+    )
+    rows = latest if latest is not None else _latest_seals_portable()
+    return [ChainHead("pool", row.pool_id, row.seq, row.hash) for row in rows]
+
+
+def _latest_seals_portable() -> list[LedgerSeal]:
+    last: dict[int, LedgerSeal] = {}
+    for row in LedgerSeal.objects.order_by("pool_id", "seq").only("pool_id", "seq", "hash"):
+        last[row.pool_id] = row
+    return list(last.values())
+
+
+def verify_chains(
+    venue_ids: list[int] | None, anchors: Mapping[tuple[str, int], Anchor]
+) -> list[ChainReport]:
+    """Every pool's seals (of the venues, or all): one report per pool, inside the caller's snapshot."""
+    pools = Pool.objects.order_by("pk")
+    if venue_ids is not None:
+        pools = pools.filter(Q(venue_id__in=venue_ids) | Q(members__venue_id__in=venue_ids)).distinct()
+    reports = []
+    for pool in pools:
+        anchor = anchors.get(("pool", pool.pk))
+        check = verify(pool, anchor)
+        reports.append(
+            ChainReport(
+                "pool",
+                pool.pk,
+                pool.code,
+                check.ok,
+                check.seals,
+                check.first_bad_seq,
+                None,
+                f"seal {check.first_bad_seq}: {check.reason}" if not check.ok else "",
+                anchored_seq=anchor.seq if anchor else None,
+            )
+        )
+    return reports

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection
+from django.db import DatabaseError, connection, transaction
 
 from halls.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from halls.models import AuditEntry, Role, StaffRole, Venue
@@ -261,3 +261,21 @@ def test_simultaneous_hits_on_one_level_from_two_machines(
         == D("104.00") * GRAND_RATE
     )
     assert reports.balance(slot_pool).holds
+
+
+@pytest.mark.django_db
+def test_what_was_won_is_never_edited_and_a_hand_pay_is_written_once(
+    machine: Machine, cashier_user: User, pushed: list[tuple[int, dict[str, Any]]]
+) -> None:
+    send(machine, hit(1))
+    row = ProgressiveHit.objects.get(machine=machine)
+    for edit in (
+        lambda: ProgressiveHit.objects.filter(pk=row.pk).update(amount=D("1.00")),
+        lambda: ProgressiveHit.objects.filter(pk=row.pk).delete(),
+    ):
+        with pytest.raises(DatabaseError), transaction.atomic():
+            edit()
+    handpay.pay_hand_pay(hit=row, actor=cashier_user, payment_ref="TCK-1")  # the one payment is allowed
+    with pytest.raises(DatabaseError), transaction.atomic():
+        ProgressiveHit.objects.filter(pk=row.pk).update(payment_ref="TCK-2")
+    assert ProgressiveHit.objects.get(pk=row.pk).payment_ref == "TCK-1"

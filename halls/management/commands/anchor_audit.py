@@ -1,0 +1,18 @@
+"""Publish every audit and seal chain head that moved, signed, outside the database (as the beat does)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from halls.services import anchors
+
+
+class Command(BaseCommand):
+    help = "Append a signed anchor for every chain head that moved (HALL_AUDIT_ANCHOR_DIR)."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        written = anchors.write()
+        self.stdout.write(f"{len(written)} anchors written to {settings.HALL_AUDIT_ANCHOR_DIR}")

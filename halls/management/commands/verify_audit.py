@@ -1,0 +1,44 @@
+"""Verify the tamper evidence of a live hall: each venue's audit chain, every pool's seals, the anchors.
+
+Exit status 0 when everything verifies, 1 when anything does not (the first bad link of each chain is
+named: venue or pool, its position, what is wrong). ``--json`` prints the report as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from halls.errors import DomainError
+from halls.services.verify import verify_audit
+
+
+class Command(BaseCommand):
+    help = "Verify audit chains, pool seals and their anchors, in one snapshot; non-zero exit when bad."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--venue", type=int, action="append", help="a venue id (repeatable); all by default"
+        )
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            report = verify_audit(venue_ids=options["venue"])
+        except DomainError as exc:
+            raise CommandError(str(exc)) from exc
+        if options["json"]:
+            self.stdout.write(json.dumps(report.as_dict(), indent=2))
+        else:
+            for chain in report.chains:
+                where = f"{chain.kind} {chain.id} ({chain.name})"
+                if chain.ok:
+                    extra = f", {chain.legacy} unkeyed" if chain.legacy else ""
+                    anchored = f", anchored at {chain.anchored_seq}" if chain.anchored_seq else ""
+                    self.stdout.write(f"ok   {where}: {chain.length} links{extra}{anchored}")
+                else:
+                    self.stdout.write(f"BAD  {where}: first bad link {chain.first_bad_seq}: {chain.reason}")
+        if not report.ok:
+            raise SystemExit(1)

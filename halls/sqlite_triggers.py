@@ -1,0 +1,62 @@
+"""The append-only triggers on SQLite (the embedded demo), where django-pgtrigger installs nothing.
+
+The same rows are refused UPDATE and DELETE by SQLite triggers made after every ``migrate`` (post_migrate:
+SQLite's schema editor rebuilds a table to alter it, which drops its triggers, so they are made again each
+time). They stop a mistake or a careless edit; whoever can write the file can drop them, as the owner can
+on PostgreSQL: the keyed chains, seals and anchors are what show it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import pgtrigger
+from django.db import connections
+from django.db.models import Model
+
+SQLITE_TRIGGERS = ("append_only", "head_never_deleted", "head_only_grows")
+
+
+def statements() -> list[tuple[type[Model], str, str]]:
+    """(model, trigger name, CREATE TRIGGER) per protected table and operation, from the models'
+    pgtrigger declarations."""
+    made: list[tuple[type[Model], str, str]] = []
+    for registered, trigger in pgtrigger.registered():
+        if trigger.name not in SQLITE_TRIGGERS:
+            continue  # conditional ones (a hand pay written once) are PostgreSQL's only
+        model = cast(type[Model], registered)
+        table = model._meta.db_table
+        condition = ""
+        if trigger.name == "head_only_grows":
+            condition = " WHEN NEW.length <= OLD.length"  # the chain's tip only moves forward
+        for operation in ("UPDATE", "DELETE"):
+            if operation not in str(trigger.operation):
+                continue
+            name = f"{table}_{trigger.name}_{operation.lower()}"
+            message = f"append-only: cannot {operation.lower()} rows of {table}"
+            sql = (
+                f'CREATE TRIGGER IF NOT EXISTS "{name}" BEFORE {operation} ON "{table}"{condition} '
+                f"BEGIN SELECT RAISE(ABORT, '{message}'); END"
+            )
+            made.append((model, name, sql))
+    return made
+
+
+def missing(using: str = "default") -> list[str]:
+    """The triggers an SQLite database should have and does not (dropped by hand or by a rebuild)."""
+    with connections[using].cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        present = {row[0] for row in cursor.fetchall()}
+    return sorted(name for _, name, _ in statements() if name not in present)
+
+
+def install(using: str = "default", **kwargs: Any) -> None:
+    """post_migrate: (re)make the triggers on an SQLite database; nothing elsewhere."""
+    connection = connections[using]
+    if connection.vendor != "sqlite":
+        return
+    tables = set(connection.introspection.table_names())
+    with connection.cursor() as cursor:
+        for model, _, sql in statements():
+            if model._meta.db_table in tables:  # a partial migrate may not have made it yet
+                cursor.execute(sql)
