@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pgtrigger
 from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.db import models
@@ -255,6 +256,21 @@ class SoldCard(models.Model):
         ]
 
 
+# The PostgreSQL body of Ball's UPDATE trigger (SQLite's twin: halls.sqlite_triggers).
+BALL_CORRECTED_ONLY_SQL = """
+IF (NEW.id, NEW.game_id, NEW.ordinal, NEW.source, NEW.drawn_at) IS DISTINCT FROM
+       (OLD.id, OLD.game_id, OLD.ordinal, OLD.source, OLD.drawn_at)
+   OR NEW.entered_by_id IS DISTINCT FROM OLD.entered_by_id
+   OR NOT EXISTS (
+       SELECT 1 FROM bingo_ballcorrection c
+        WHERE c.ball_id = OLD.id AND c.old_number = OLD.number AND c.new_number = NEW.number)
+THEN
+    RAISE EXCEPTION 'bingo_ball: a ball changes only its number, and only through its correction';
+END IF;
+RETURN NEW;
+"""
+
+
 class Ball(models.Model):
     """A drawn ball, stored with its ordinal and time before it is shown (append-only, DESIGN §4)."""
 
@@ -279,7 +295,17 @@ class Ball(models.Model):
             ),
         ]
         ordering = ["game_id", "ordinal"]
-        triggers = [append_only()]
+        # Never deleted; changed only by a correction (bingo.services.corrections): its number alone, and
+        # only to what a BallCorrection row of this ball already records.
+        triggers = [
+            pgtrigger.Protect(name="append_only", operation=pgtrigger.Delete),
+            pgtrigger.Trigger(
+                name="number_corrected_only",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Update,
+                func=BALL_CORRECTED_ONLY_SQL,
+            ),
+        ]
 
 
 class BallCorrection(models.Model):
@@ -302,6 +328,7 @@ class BallCorrection(models.Model):
             ),
         ]
         ordering = ["pk"]
+        triggers = [append_only()]
 
 
 class ClaimKind(models.TextChoices):

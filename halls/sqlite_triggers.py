@@ -39,7 +39,31 @@ def statements() -> list[tuple[type[Model], str, str]]:
                 f"BEGIN SELECT RAISE(ABORT, '{message}'); END"
             )
             made.append((model, name, sql))
+    made.extend(_corrected_only(model) for model in _models_with("number_corrected_only"))
     return made
+
+
+def _models_with(trigger_name: str) -> list[type[Model]]:
+    return [
+        cast(type[Model], model) for model, trigger in pgtrigger.registered() if trigger.name == trigger_name
+    ]
+
+
+def _corrected_only(model: type[Model]) -> tuple[type[Model], str, str]:
+    """bingo.Ball's UPDATE rule: only its number changes, and only to what a correction row records."""
+    table = model._meta.db_table
+    name = f"{table}_number_corrected_only"
+    message = f"append-only: {table} changes only its number, through its correction"
+    # Table names come from the models, never from input.
+    sql = (
+        f'CREATE TRIGGER IF NOT EXISTS "{name}" BEFORE UPDATE ON "{table}" WHEN '  # noqa: S608
+        "NEW.id IS NOT OLD.id OR NEW.game_id IS NOT OLD.game_id OR NEW.ordinal IS NOT OLD.ordinal "
+        "OR NEW.source IS NOT OLD.source OR NEW.drawn_at IS NOT OLD.drawn_at "
+        "OR NEW.entered_by_id IS NOT OLD.entered_by_id OR NOT EXISTS (SELECT 1 FROM bingo_ballcorrection c "
+        "WHERE c.ball_id = OLD.id AND c.old_number = OLD.number AND c.new_number = NEW.number) "
+        f"BEGIN SELECT RAISE(ABORT, '{message}'); END"
+    )
+    return (model, name, sql)
 
 
 def missing(using: str = "default") -> list[str]:

@@ -356,3 +356,28 @@ def test_completions_after_corrections_equal_the_pure_detector(
         assert len(unclaimed["bingo"]) == len(bingos)
     finally:  # the room's next example needs the room free
         games.void_game(game=game, actor=caller, reason="next example")
+
+
+def test_a_ball_changes_only_through_its_correction(manual_game, card_series, caller, cashier):
+    """The database itself refuses a ball edited without its correction row, any other column changed,
+    and a ball deleted; the correction service's own update passes."""
+    from django.db import DatabaseError, transaction
+
+    game = drawing(manual_game, card_series, caller, cashier)
+    draw.enter_ball(game=game, number=12, actor=caller)
+    ball = Ball.objects.get(game=game, ordinal=1)
+    target = free_number(game, 12)
+    attempts = [
+        lambda: Ball.objects.filter(pk=ball.pk).update(number=target),
+        lambda: Ball.objects.filter(pk=ball.pk).update(ordinal=2),
+        lambda: Ball.objects.filter(pk=ball.pk).delete(),
+    ]
+    for attempt in attempts:
+        with pytest.raises(DatabaseError), transaction.atomic():
+            attempt()
+    assert Ball.objects.get(pk=ball.pk).number == 12
+
+    corrections.correct_ball(game=game, ordinal=1, number=target, reason=REASON, actor=caller)
+    assert Ball.objects.get(pk=ball.pk).number == target
+    with pytest.raises(DatabaseError), transaction.atomic():
+        BallCorrection.objects.filter(game=game).update(reason="edited")

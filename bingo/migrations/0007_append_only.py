@@ -7,7 +7,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("bingo", "0005_completions"),
+        ("bingo", "0006_ball_corrections"),
     ]
 
     operations = [
