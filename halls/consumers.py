@@ -1,9 +1,10 @@
 """The read-only WebSocket of a hall screen: it follows its room's stream through the process's hub.
 
 It takes nothing from the screen but the token in its URL, and it checks the screen on connect (the hub
-re-checks it every sweep, see halls.fanout). The events reach it through `halls.fanout.StreamHub`, one
-channel-layer subscription per process and stream, which writes each event's text to every local
-socket: this consumer has no channel of its own, and no channel-layer message goes through its dispatch.
+re-checks it when the screen changes and every sweep, see halls.fanout). The events reach it through
+`halls.fanout.StreamHub`, one channel-layer subscription per process and stream, which writes each event's
+text to every local socket: this consumer has no channel of its own, and no channel-layer message goes
+through its dispatch.
 """
 
 from __future__ import annotations
@@ -69,6 +70,12 @@ class ScreenConsumer(AsyncWebsocketConsumer):
         except Exception:
             log.exception("screen %s: could not follow %s", token[:6], stream)
             await self.close(code=CLOSE_UNAVAILABLE)
+            return
+        # Checked again now that the hub hears the re-checks: a screen deactivated (or moved) between the
+        # first read and the join sent its re-check before this socket could be found.
+        if await _stream_for(token) != stream:
+            await self.hub.leave(self)
+            await self.close(code=CLOSE_REFUSED)
             return
         await self.accept()
         self.live = True
