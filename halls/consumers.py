@@ -17,7 +17,7 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from halls import fanout
+from halls import fanout, metrics
 from halls.models import Screen
 
 log = logging.getLogger("hall.screens")
@@ -41,6 +41,7 @@ class ScreenConsumer(AsyncWebsocketConsumer):
     token = ""
     stream = ""
     live = False  # accepted and still valid: the hub writes to it
+    counted = False  # in the open-sockets gauge
     sender: fanout.Sender | None = None
     hub: fanout.StreamHub | None = None
     closing: asyncio.Task[None] | None = None
@@ -79,9 +80,14 @@ class ScreenConsumer(AsyncWebsocketConsumer):
             return
         await self.accept()
         self.live = True
+        self.counted = True
+        metrics.OPEN_SOCKETS.labels("screen").inc()
 
     async def disconnect(self, code: int) -> None:
         self.live = False
+        if self.counted:
+            self.counted = False
+            metrics.OPEN_SOCKETS.labels("screen").dec()
         if self.hub is not None:
             await self.hub.leave(self)
 

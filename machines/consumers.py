@@ -54,6 +54,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
 
+from halls import metrics
 from machines import broadcaster, protocol
 from machines.floor import LocalFloor, local_floor
 from machines.models import LinkMember, Machine, MachineState
@@ -202,10 +203,12 @@ class FrameBatcher:
         live = [item for item in batch if not item[2].done()]  # a cancelled waiter's frame: not taken
         if not live:
             return
+        metrics.GATEWAY_BATCH_FRAMES.observe(len(live))
         try:
-            replies = await in_db_thread(_receive_batch)(
-                [(machine_id, message) for machine_id, message, _ in live]
-            )
+            with metrics.timed(metrics.GATEWAY_BATCH):
+                replies = await in_db_thread(_receive_batch)(
+                    [(machine_id, message) for machine_id, message, _ in live]
+                )
         except Exception as exc:  # each connection answers its frame "server_error"
             for _, _, future in live:
                 if not future.done():
@@ -329,10 +332,12 @@ class MachineConsumer(AsyncWebsocketConsumer):
         self.frames = asyncio.Queue(maxsize=MAX_PENDING_FRAMES)
         self.worker = asyncio.get_running_loop().create_task(self._work(self.machine_id))
         await self.accept()
+        metrics.OPEN_SOCKETS.labels("machine").inc()
 
     async def disconnect(self, code: int) -> None:
         if self.machine_id is None:
             return
+        metrics.OPEN_SOCKETS.labels("machine").dec()
         if self.worker is not None:
             # Frames not taken yet are dropped (unanswered, the board sends them again); the one being
             # taken finishes first, so `disconnected` is the machine's last word.
