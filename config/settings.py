@@ -248,6 +248,9 @@ HALL_SCREEN_SWEEP_SECONDS = env.float("HALL_SCREEN_SWEEP_SECONDS", default=10.0)
 # workers stopped); a draw this long past its pace plus HALL_DRAW_STALL_GRACE_SECONDS is unhealthy.
 HALL_HEALTH_BEAT_STALE_SECONDS = env.float("HALL_HEALTH_BEAT_STALE_SECONDS", default=30.0)
 HALL_HEALTH_DRAW_STALL_SECONDS = env.float("HALL_HEALTH_DRAW_STALL_SECONDS", default=30.0)
+# The Celery worker serves its metrics (halls.metrics) on this address and port for Prometheus; 0: not.
+HALL_WORKER_METRICS_PORT = env.int("HALL_WORKER_METRICS_PORT", default=0)
+HALL_WORKER_METRICS_ADDRESS = env.str("HALL_WORKER_METRICS_ADDRESS", default="127.0.0.1")
 # Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
 # without protocol-level prepared statements (PgBouncer < 1.21 or max_prepared_statements = 0).
 HALL_POOL_PREPARED_STATEMENTS = env.bool("HALL_POOL_PREPARED_STATEMENTS", default=True)
