@@ -308,7 +308,8 @@
         : "Partida finalizada";
     } else if (game.state === "void") {
       tag = "Anulada";
-      text = game.void_reason ? "Partida anulada: " + game.void_reason : "Partida anulada";
+      // The public message only: the reason is internal and never reaches a screen.
+      text = game.void_message || "Partida anulada";
     } else {
       tag = game.state === "drawing" ? "Venta" : "Venta cerrada";
       text = formula || "";
@@ -478,7 +479,7 @@
       line_won_at: null,
       balls: [],
       prizes: [],
-      void_reason: ""
+      void_message: ""
     };
   }
 
@@ -567,7 +568,7 @@
         game.claim_window = "";
         break;
       case "game.voided":
-        game.void_reason = data.reason || "";
+        game.void_message = data.message || "";
         game.claim_window = "";
         hideClaim();
         hidePrize();
