@@ -96,6 +96,15 @@
     renderSide(screen);
     renderPrograms(screen);
     renderFoot(screen);
+    updateHold();
+  }
+
+  /* The room's own announcements come first (halls/screen.js "Priority"): while a claim is verified, the
+     claim band asks "¿Algún bingo más?" or a winner is up, table and machine hits wait. */
+  function updateHold() {
+    var screen = global.HallScreen.screen;
+    var busy = !$("claim-overlay").hidden || !$("prize-overlay").hidden || !!(game && game.claim_window);
+    screen.hold("bingo", busy);
   }
 
   function renderHead() {
@@ -377,6 +386,7 @@
       : "No válida · " + refusalText(data, drawn);
     overlay.setAttribute("data-valid", data.valid ? "true" : "false");
     overlay.hidden = false;
+    updateHold();
     if (!data.valid) {
       claimTimer = global.setTimeout(hideClaim, INVALID_CLAIM_MS);
     }
@@ -386,6 +396,7 @@
     claim = null;
     global.clearTimeout(claimTimer);
     $("claim-overlay").hidden = true;
+    updateHold();
   }
 
   /* --- winner overlay ----------------------------------------------------------------------------- */
@@ -418,6 +429,7 @@
       overlay.classList.remove("has-programs");
     }
     overlay.hidden = false;
+    updateHold();
     prizeShownAt = Date.now();
     prizeTimer = global.setTimeout(hidePrize, data.kind === "line" ? LINE_OVERLAY_MS : BINGO_OVERLAY_MS);
   }
@@ -432,6 +444,7 @@
   function hidePrize() {
     global.clearTimeout(prizeTimer);
     $("prize-overlay").hidden = true;
+    updateHold();
   }
 
   /* --- snapshot and events ------------------------------------------------------------------------ */
