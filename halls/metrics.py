@@ -71,7 +71,7 @@ def registry() -> Any:
     """What to expose: every process's values in multiprocess mode, else this process's."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         collected = CollectorRegistry()
-        multiprocess.MultiProcessCollector(collected)
+        multiprocess.MultiProcessCollector(collected)  # type: ignore[no-untyped-call]
         return collected
     return REGISTRY
 
