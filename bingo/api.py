@@ -303,7 +303,10 @@ class GameVoidView(HallAPIView):
     def post(self, request: Request, game_id: int) -> Response:
         game = _game(request, game_id, Role.CALLER)
         data = valid(VoidSerializer, request.data)
-        return Response(_game_view(games.void_game(game=game, actor=actor(request), reason=data["reason"])))
+        voided = games.void_game(
+            game=game, actor=actor(request), reason=data["reason"], public_message=data["public_message"]
+        )
+        return Response(_game_view(voided))
 
 
 class SoldCardsView(HallAPIView):

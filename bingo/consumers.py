@@ -14,7 +14,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from bingo.services.console import console_streams
-from halls import access
+from halls import access, metrics
 from halls.errors import DomainError
 from halls.events import group_name
 from halls.models import Role, Room
@@ -49,8 +49,13 @@ class ConsoleConsumer(AsyncWebsocketConsumer):
         for group in self.groups:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+        self.counted = True
+        metrics.OPEN_SOCKETS.labels("console").inc()
 
     async def disconnect(self, code: int) -> None:
+        if getattr(self, "counted", False):
+            self.counted = False
+            metrics.OPEN_SOCKETS.labels("console").dec()
         for group in getattr(self, "groups", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 

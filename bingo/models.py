@@ -157,7 +157,9 @@ class Game(FSMModelMixin, models.Model):
     claim_window = models.CharField(max_length=5, choices=ClaimWindow.choices, default="", blank=True)
     paused_by_claim = models.BooleanField(default=False)
     closed_at = models.DateTimeField(null=True, blank=True)
-    void_reason = models.TextField(blank=True)
+    void_reason = models.TextField(blank=True)  # internal: audit, recall and the caller, never the screens
+    # What the hall's screens say about the void (the caller's words for the public; may be empty).
+    void_message = models.CharField(max_length=200, blank=True)
 
     class Meta:
         constraints = [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -155,7 +156,17 @@ class GameCreateSerializer(serializers.Serializer[Any]):
 
 
 class VoidSerializer(serializers.Serializer[Any]):
-    reason = serializers.CharField(max_length=2000, help_text="Why the game is cancelled (recorded).")
+    reason = serializers.CharField(
+        max_length=2000,
+        help_text=_("Why the game is cancelled: recorded, shown to staff, never on the screens."),
+    )
+    public_message = serializers.CharField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text=_("What the hall's screens say about it (optional; without it they say the game is void)."),
+    )
 
 
 class RangeSerializer(serializers.Serializer[Any]):
@@ -433,7 +444,8 @@ class GameSummarySerializer(serializers.Serializer[Any]):
     programs = GameProgramSerializer(
         many=True, help_text="Programs in play, with their result after the Bingo."
     )
-    void_reason = serializers.CharField(allow_blank=True)
+    void_reason = serializers.CharField(allow_blank=True, help_text=_("Internal: staff only."))
+    void_message = serializers.CharField(allow_blank=True, help_text=_("What the hall's screens say."))
 
 
 class GameViewSerializer(GameSummarySerializer):

@@ -6,12 +6,16 @@ from celery import shared_task
 
 from bingo.services import autoplay, draw, programs
 from bingo.services import console as console_service
+from halls import heartbeat, metrics
+
+REAPER_HEARTBEAT = "reaper"
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def draw_next_ball(game_id: int, ordinal: int) -> int | None:
     """Draw ball ``ordinal`` of the game; a repeat of a done step is a no-op."""
-    ball = draw.draw_rng_ball(game_id=game_id, ordinal=ordinal)
+    with metrics.timed(metrics.DRAW_STEP):
+        ball = draw.draw_rng_ball(game_id=game_id, ordinal=ordinal)
     if ball is None:
         return None
     if ball.game.room.autoplay:  # the game as the draw locked it, with its room
@@ -21,7 +25,9 @@ def draw_next_ball(game_id: int, ordinal: int) -> int | None:
 
 @shared_task(ignore_result=True)
 def reap_stalled_draws() -> int:
-    """Re-enqueue draws whose worker died (beat runs this every few seconds)."""
+    """Re-enqueue draws whose worker died (beat runs this every few seconds). Its heartbeat tells the
+    health check that beat and the workers run (config.health)."""
+    heartbeat.beat(REAPER_HEARTBEAT)
     return len(draw.reap_stalled_draws())
 
 

@@ -19,9 +19,9 @@ from machines.routing import websocket_urlpatterns as machine_routes  # noqa: E4
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        # Screens are public displays reached by their token; machines authenticate with their device
-        # token (machines.consumers). Neither has a browser session or origin to check. The caller
-        # console's routes check both themselves (bingo.routing).
+        # Every route checks its Host and Origin (halls.ws_security): screens and the caller console are
+        # pages (Origin required), machines are devices (no Origin, or an allowed one). Screens are reached
+        # by their token, machines by their device token, the console by the staff session.
         "websocket": URLRouter([*screen_routes, *machine_routes, *console_routes]),
     }
 )

@@ -44,3 +44,27 @@ def close_old_database_connections(sender: "Task[Any, Any] | None" = None, **kwa
     if connection.in_atomic_block:
         return
     close_old_connections()
+
+
+@signals.worker_init.connect
+def serve_worker_metrics(**kwargs: Any) -> None:
+    """The worker's metrics (draw steps, fold lag, meter publish lag: halls.metrics) on
+    ``127.0.0.1:HALL_WORKER_METRICS_PORT`` for Prometheus, when that is set. With
+    ``PROMETHEUS_MULTIPROC_DIR`` (deploy/) the pool's child processes write there and this server, in the
+    worker's main process, adds them up."""
+    from django.conf import settings
+
+    port = settings.HALL_WORKER_METRICS_PORT
+    if port and not settings.HALL_EMBEDDED:
+        from halls.metrics import serve
+
+        serve(port, settings.HALL_WORKER_METRICS_ADDRESS)
+
+
+@signals.worker_process_shutdown.connect
+def forget_dead_child(pid: int | None = None, **kwargs: Any) -> None:
+    """A pool child that exits takes its live gauges with it (prometheus_client multiprocess mode)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid or os.getpid())  # type: ignore[no-untyped-call]

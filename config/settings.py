@@ -39,6 +39,9 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served from here: /api/docs/ works offline
+    "health_check",  # /health/ (config.health)
+    "django_prometheus",  # /metrics (halls.metrics)
     "channels",
     # Append-only money and audit rows: UPDATE/DELETE refused by PostgreSQL triggers (no-op on SQLite).
     "pgtrigger",
@@ -50,6 +53,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -58,6 +62,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -138,6 +143,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Sessions, games, card sales, draws, claims and recall for Spanish bingo halls.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and Redoc from drf-spectacular-sidecar's static files, not a CDN: a hall may be offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Channels -------------------------------------------------------------------------------------------
@@ -266,6 +275,13 @@ MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
 # Every this many seconds each web process re-checks its screens (deactivated ones are closed) and
 # sends each one its stream's head, so a screen that lost the last event reloads its snapshot.
 HALL_SCREEN_SWEEP_SECONDS = env.float("HALL_SCREEN_SWEEP_SECONDS", default=10.0)
+# /health/ (config.health): the stalled-draw reaper's heartbeat older than this is unhealthy (beat or the
+# workers stopped); a draw this long past its pace plus HALL_DRAW_STALL_GRACE_SECONDS is unhealthy.
+HALL_HEALTH_BEAT_STALE_SECONDS = env.float("HALL_HEALTH_BEAT_STALE_SECONDS", default=30.0)
+HALL_HEALTH_DRAW_STALL_SECONDS = env.float("HALL_HEALTH_DRAW_STALL_SECONDS", default=30.0)
+# The Celery worker serves its metrics (halls.metrics) on this address and port for Prometheus; 0: not.
+HALL_WORKER_METRICS_PORT = env.int("HALL_WORKER_METRICS_PORT", default=0)
+HALL_WORKER_METRICS_ADDRESS = env.str("HALL_WORKER_METRICS_ADDRESS", default="127.0.0.1")
 # Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
 # without protocol-level prepared statements (PgBouncer < 1.21 or max_prepared_statements = 0).
 HALL_POOL_PREPARED_STATEMENTS = env.bool("HALL_POOL_PREPARED_STATEMENTS", default=True)

@@ -3,6 +3,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from config.health import HallHealthView
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
@@ -10,6 +12,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("config.api_urls")),
+    path("health/", HallHealthView.as_view(), name="health"),
+    path("", include("django_prometheus.urls")),  # /metrics: internal only (deploy/nginx)
     path("", include("halls.urls")),
     path("", include("bingo.urls")),
     path("", include("jackpots.urls")),

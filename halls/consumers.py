@@ -1,9 +1,10 @@
 """The read-only WebSocket of a hall screen: it follows its room's stream through the process's hub.
 
 It takes nothing from the screen but the token in its URL, and it checks the screen on connect (the hub
-re-checks it every sweep, see halls.fanout). The events reach it through `halls.fanout.StreamHub`, one
-channel-layer subscription per process and stream, which writes each event's text to every local
-socket: this consumer has no channel of its own, and no channel-layer message goes through its dispatch.
+re-checks it when the screen changes and every sweep, see halls.fanout). The events reach it through
+`halls.fanout.StreamHub`, one channel-layer subscription per process and stream, which writes each event's
+text to every local socket: this consumer has no channel of its own, and no channel-layer message goes
+through its dispatch.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from halls import fanout
+from halls import fanout, metrics
 from halls.models import Screen
 
 log = logging.getLogger("hall.screens")
@@ -40,6 +41,7 @@ class ScreenConsumer(AsyncWebsocketConsumer):
     token = ""
     stream = ""
     live = False  # accepted and still valid: the hub writes to it
+    counted = False  # in the open-sockets gauge
     sender: fanout.Sender | None = None
     hub: fanout.StreamHub | None = None
     closing: asyncio.Task[None] | None = None
@@ -70,11 +72,22 @@ class ScreenConsumer(AsyncWebsocketConsumer):
             log.exception("screen %s: could not follow %s", token[:6], stream)
             await self.close(code=CLOSE_UNAVAILABLE)
             return
+        # Checked again now that the hub hears the re-checks: a screen deactivated (or moved) between the
+        # first read and the join sent its re-check before this socket could be found.
+        if await _stream_for(token) != stream:
+            await self.hub.leave(self)
+            await self.close(code=CLOSE_REFUSED)
+            return
         await self.accept()
         self.live = True
+        self.counted = True
+        metrics.OPEN_SOCKETS.labels("screen").inc()
 
     async def disconnect(self, code: int) -> None:
         self.live = False
+        if self.counted:
+            self.counted = False
+            metrics.OPEN_SOCKETS.labels("screen").dec()
         if self.hub is not None:
             await self.hub.leave(self)
 

@@ -92,6 +92,11 @@ def publish(event: Event) -> None:
         log.exception("could not publish %s #%s on %s", event.type, event.seq, event.stream)
 
 
+def send_to_group(layer: Any, group: str, message: dict[str, Any]) -> None:
+    """One channel-layer message to a group, from any thread, on the publisher's loop (see below)."""
+    _publisher.run(layer, layer.group_send(group, message))
+
+
 class _Publisher:
     """An event loop of the process's own, in a daemon thread, on which every publish runs.
 

@@ -24,6 +24,10 @@ Every `sweep_seconds()` (10 s) the hub, in one database read for all its sockets
   tell a screen its socket is alive;
 - renews its group memberships (layers that expire memberships, like the in-memory one, forget a
   member after a day).
+
+A screen changed in the database (deactivated, deleted, moved: `Screen` saves, see `screen_changed`) does
+not wait for the sweep: once the change commits, every hub hears a ``screens.recheck`` on the control
+group ``screens.control`` (each hub's channel joins it) and re-checks those screens' sockets at once.
 """
 
 from __future__ import annotations
@@ -40,7 +44,9 @@ from typing import Any, Protocol
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.db import transaction
 
+from halls import events
 from halls.events import CHANNEL_MESSAGE_TYPE, group_name
 from halls.models import Screen, StreamCursor
 
@@ -52,6 +58,9 @@ CLOSE_GONE = 4404
 # A socket whose writes wait (a server with write back-pressure) keeps at most this many frames; past
 # that it is closed, and the screen reconnects and reloads its snapshot.
 MAX_BACKLOG = 64
+# Every hub hears this group: "re-check these screens now" (a screen changed in the database).
+CONTROL_GROUP = "screens.control"
+RECHECK_TYPE = "screens.recheck"
 
 
 def sweep_seconds() -> float:
@@ -90,6 +99,7 @@ class StreamHub:
         self.tasks: list[asyncio.Task[None]] = []
         self.events = 0  # events received from the layer
         self.deliveries = 0  # frames written to sockets (events and heads)
+        self.rechecks: set[asyncio.Task[None]] = set()
 
     # --- membership ---
 
@@ -117,6 +127,7 @@ class StreamHub:
             wanted = stream in self.members
             if wanted and self.channel is None:
                 self.channel = await self.layer.new_channel()
+                await self.layer.group_add(CONTROL_GROUP, self.channel)
                 loop = asyncio.get_running_loop()
                 self.tasks = [
                     loop.create_task(self._receive(self.channel)),
@@ -146,6 +157,14 @@ class StreamHub:
             except Exception:  # the layer lost its connection: it reconnects; events meanwhile are lost
                 log.exception("screen hub: receiving from the channel layer failed")
                 await asyncio.sleep(1)
+                continue
+            if message.get("type") == RECHECK_TYPE:
+                tokens = set(message.get("tokens") or ())
+                mine = [s for members in self.members.values() for s in members if s.token in tokens]
+                if mine:  # a database read: not on this receive loop (events keep flowing meanwhile)
+                    task = asyncio.get_running_loop().create_task(self._recheck(mine))
+                    self.rechecks.add(task)
+                    task.add_done_callback(self.rechecks.discard)
                 continue
             if message.get("type") == CHANNEL_MESSAGE_TYPE:
                 self.events += 1
@@ -183,11 +202,7 @@ class StreamHub:
         following, heads = await database_sync_to_async(read_screens)(
             {socket.token for socket in sockets}, streams
         )
-        for socket in sockets:
-            if following.get(socket.token) != socket.stream:
-                socket.live = False
-                with contextlib.suppress(Exception):  # already going away
-                    await socket.close(code=CLOSE_GONE)
+        await self._close_gone(sockets, following)
         every = sweep_seconds()
         for stream in streams:
             head = {"type": HEAD_TYPE, "stream": stream, "head": heads.get(stream, 0), "every": every}
@@ -195,8 +210,45 @@ class StreamHub:
             self.fan_out(stream, {"type": "websocket.send", "text": text})
         async with self.lock:
             if self.channel is not None:
+                await self.layer.group_add(CONTROL_GROUP, self.channel)
                 for stream in sorted(self.subscribed):
                     await self.layer.group_add(group_name(stream), self.channel)
+
+    async def _recheck(self, sockets: list[ScreenSocket]) -> None:
+        try:
+            following, _ = await database_sync_to_async(read_screens)({s.token for s in sockets}, set())
+            await self._close_gone(sockets, following)
+        except Exception:  # the sweep checks them again
+            log.exception("screen hub: re-check failed")
+
+    @staticmethod
+    async def _close_gone(sockets: list[ScreenSocket], following: dict[str, str]) -> None:
+        """Close each socket whose screen no longer follows the socket's stream (4404)."""
+        for socket in sockets:
+            if following.get(socket.token) != socket.stream:
+                socket.live = False
+                with contextlib.suppress(Exception):  # already going away
+                    await socket.close(code=CLOSE_GONE)
+
+
+def _send_recheck(tokens: list[str]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        events.send_to_group(layer, CONTROL_GROUP, {"type": RECHECK_TYPE, "tokens": tokens})
+    except Exception:  # the hubs' sweep closes them within sweep_seconds()
+        log.exception("could not ask the screen hubs to re-check %d screens", len(tokens))
+
+
+def screen_changed(sender: Any, instance: Screen, **kwargs: Any) -> None:
+    """A `Screen` saved or deleted (the operator's admin): once that commits, the hubs re-check it, so a
+    deactivated, deleted or moved screen's open socket closes at once (a post_save / post_delete receiver,
+    connected in halls.apps)."""
+    if kwargs.get("raw") or kwargs.get("created"):
+        return  # a fixture load, or a new screen: nothing is open on it yet
+    token = instance.token
+    transaction.on_commit(lambda: _send_recheck([token]), using=kwargs.get("using"))
 
 
 _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, StreamHub] = weakref.WeakKeyDictionary()

@@ -60,7 +60,7 @@ from celery import shared_task
 from django.db import connection, transaction
 from django.db.models import Q
 
-from halls import events
+from halls import events, metrics
 from halls.models import Network, Room
 from jackpots import engine
 from jackpots.models import Award, MeterPublisherState, Pool, PoolLevel
@@ -479,6 +479,8 @@ def _publish(*, full: bool) -> dict[int, dict[str, Any]]:
                 room, pool_ids = by_room[room_id]
                 batch = [published[pool_id] for pool_id in sorted(pool_ids)]
                 events.emit(room.stream, METER_EVENT, {"pools": batch})
+            if tick.value:  # the meters on the screens were this old when these went out
+                metrics.METER_PUBLISH_LAG.observe(max(0, _now_ms() - tick.value) / 1000)
             tick.value = _now_ms()
             tick.save(update_fields=["value"])
     _poll.cursor = cursor

@@ -10,7 +10,9 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from django.utils import timezone
 
+from halls import metrics
 from jackpots.models import Pool
 from jackpots.services import folding, seals
 
@@ -21,6 +23,9 @@ log = logging.getLogger("hall.jackpots")
 def fold_pools() -> int:
     """Fold the pools that have unfolded contributions; returns the number of rows folded."""
     folded = 0
+    oldest = folding.oldest_unfolded_at()
+    if oldest is not None:
+        metrics.FOLD_LAG.observe(max(0.0, (timezone.now() - oldest).total_seconds()))
     for pool_id in folding.pools_to_fold():
         try:
             folded += folding.fold(pool_id).folded

@@ -54,9 +54,10 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
 
+from halls import metrics
 from machines import broadcaster, protocol
 from machines.floor import LocalFloor, local_floor
-from machines.models import LinkMember
+from machines.models import LinkMember, Machine, MachineState
 from machines.services import gateway, push, registry
 
 log = logging.getLogger("hall.machines.gateway")
@@ -67,7 +68,8 @@ T = TypeVar("T")
 PROGRESSIVE_TYPE = broadcaster.PROGRESSIVE_TYPE
 RELINK_TYPE = push.RELINK_TYPE
 
-# Close codes: the device token was refused (before accept); a frame far beyond any message (RFC 6455).
+# Close codes: the device token was refused (before accept, or later when it is rotated: 4401); the machine
+# is out of service (push.CLOSE_OUT_OF_SERVICE, 4403); a frame far beyond any message (RFC 6455).
 CLOSE_REFUSED = 4401
 CLOSE_TOO_BIG = 1009
 # A frame this large is not a board's message gone wrong but abuse: the socket is closed, not answered.
@@ -201,10 +203,12 @@ class FrameBatcher:
         live = [item for item in batch if not item[2].done()]  # a cancelled waiter's frame: not taken
         if not live:
             return
+        metrics.GATEWAY_BATCH_FRAMES.observe(len(live))
         try:
-            replies = await in_db_thread(_receive_batch)(
-                [(machine_id, message) for machine_id, message, _ in live]
-            )
+            with metrics.timed(metrics.GATEWAY_BATCH):
+                replies = await in_db_thread(_receive_batch)(
+                    [(machine_id, message) for machine_id, message, _ in live]
+                )
         except Exception as exc:  # each connection answers its frame "server_error"
             for _, _, future in live:
                 if not future.done():
@@ -236,12 +240,28 @@ def active_link_group(machine_id: int) -> int | None:
     return group_id
 
 
-def _authenticate(venue_id: int | None, asset: str, token: str) -> tuple[int, int | None] | None:
+def _authenticate(venue_id: int | None, asset: str, token: str) -> tuple[int, str] | int:
+    """The machine's id and token hash, or the close code that refuses it (a machine out of service keeps
+    no socket: push.CLOSE_OUT_OF_SERVICE)."""
     machine = registry.authenticate(venue_id=venue_id, asset_number=asset, token=token)
     if machine is None:
-        return None
-    gateway.connected(machine_id=machine.pk)
-    return machine.pk, active_link_group(machine.pk)
+        return CLOSE_REFUSED
+    if machine.state == MachineState.OUT_OF_SERVICE:
+        return push.CLOSE_OUT_OF_SERVICE
+    return machine.pk, machine.token_hash
+
+
+def _admit(machine_id: int, token_hash: str) -> tuple[bool, int | None]:
+    """Checked again once the socket hears its machine's group: a token rotated or a machine taken out of
+    service between the first check and the join sent its close before this socket could hear it. The
+    machine is admitted, and its link group."""
+    still = Machine.objects.filter(pk=machine_id, token_hash=token_hash).exclude(
+        state=MachineState.OUT_OF_SERVICE
+    )
+    if not still.exists():
+        return False, None
+    gateway.connected(machine_id=machine_id)
+    return True, active_link_group(machine_id)
 
 
 def _disconnected(machine_id: int) -> None:
@@ -290,25 +310,34 @@ class MachineConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         asset = str(self.scope["url_route"]["kwargs"]["asset"])
         query = _query(self.scope)
-        found = None
+        found: tuple[int, str] | int = CLOSE_REFUSED
         if query is not None:
             token, venue_id = query
             found = await in_db_thread(_authenticate)(venue_id, asset, token)
-        if found is None:
+        if isinstance(found, int):
+            await self.close(code=found)
+            return
+        machine_id, token_hash = found
+        # Hear the machine's group (its pushes, and the close of a rotated token) before the last check.
+        await self.channel_layer.group_add(push.group_name(machine_id), self.channel_name)
+        admitted, group_id = await in_db_thread(_admit)(machine_id, token_hash)
+        if not admitted:
+            await self.channel_layer.group_discard(push.group_name(machine_id), self.channel_name)
             await self.close(code=CLOSE_REFUSED)
             return
-        self.machine_id, group_id = found
+        self.machine_id = machine_id
         self.floor = local_floor()
         self.floor.connected()
-        await self.channel_layer.group_add(push.group_name(self.machine_id), self.channel_name)
         await self._follow_link(group_id)
         self.frames = asyncio.Queue(maxsize=MAX_PENDING_FRAMES)
         self.worker = asyncio.get_running_loop().create_task(self._work(self.machine_id))
         await self.accept()
+        metrics.OPEN_SOCKETS.labels("machine").inc()
 
     async def disconnect(self, code: int) -> None:
         if self.machine_id is None:
             return
+        metrics.OPEN_SOCKETS.labels("machine").dec()
         if self.worker is not None:
             # Frames not taken yet are dropped (unanswered, the board sends them again); the one being
             # taken finishes first, so `disconnected` is the machine's last word.
@@ -418,6 +447,10 @@ class MachineConsumer(AsyncWebsocketConsumer):
     async def machine_push(self, message: dict[str, Any]) -> None:
         """A service tells this machine something (lock, unlock): sent as is."""
         await self.send(text_data=protocol.encode(message["payload"]))
+
+    async def machine_close(self, message: dict[str, Any]) -> None:
+        """Its token was rotated or it was taken out of service: the socket closes now."""
+        await self.close(code=int(message.get("code") or CLOSE_REFUSED))
 
     async def machine_relink(self, message: dict[str, Any]) -> None:
         """The machine joined or left a link group: follow the group it is in now."""

@@ -29,8 +29,18 @@ def transition(game: Game, step: Callable[[], None], doing: str) -> None:
         ) from exc
 
 
-def record(game: Game, actor: Any, action: str, data: dict[str, Any] | None = None) -> None:
-    """Audit the change and tell the room's screens, in the caller's transaction."""
-    payload = {"game": game.pk, "number": game.number, **(data or {})}
+def record(
+    game: Game,
+    actor: Any,
+    action: str,
+    data: dict[str, Any] | None = None,
+    *,
+    public: dict[str, Any] | None = None,
+) -> None:
+    """Audit the change and tell the room's screens, in the caller's transaction. `public`, when given, is
+    what the screens get instead of `data` (which the audit keeps): internal words stay off the screens."""
+    head = {"game": game.pk, "number": game.number}
+    payload = {**head, **(data or {})}
     audit.record(venue_id=game.room.venue_id, actor=actor, action=action, obj=game, data=payload)
-    events.emit(game.room.stream, action, {**payload, "state": game.state})
+    shown = payload if public is None else {**head, **public}
+    events.emit(game.room.stream, action, {**shown, "state": game.state})

@@ -12,10 +12,11 @@ from django.utils import timezone
 from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
 from bingo.prizes import prize_from_sales
-from bingo.services import detection, draw
+from bingo.services import console, detection, draw
 from bingo.services.common import lock_game, record, transition
 from bingo.services.programs import clock as program_clock
 from bingo.services.programs import play as programs
+from halls import events
 from halls.errors import Conflict, InvalidInput
 from halls.models import GameSession, Room
 
@@ -172,18 +173,39 @@ def resume_draw(*, game: Game, actor: Actor) -> Game:
     return game
 
 
-def void_game(*, game: Game, actor: Actor, reason: str) -> Game:
+VOID_MESSAGE_MAX = 200
+
+
+def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = "") -> Game:
+    """Void a live game. `reason` is internal (audit, recall, the caller's console); the room's screens
+    get only `public_message`, the caller's words for the hall (none: the screens say the game is void)."""
     reason = reason.strip()
+    message = " ".join(public_message.split())
     if not reason:
         raise InvalidInput("Voiding a game needs a reason.", code="reason_required")
+    if len(message) > VOID_MESSAGE_MAX:
+        raise InvalidInput(
+            f"The message for the screens is at most {VOID_MESSAGE_MAX} characters.", code="message_too_long"
+        )
     with transaction.atomic():
         game = lock_game(game.pk)
         transition(game, game.void, "void it")
         game.void_reason = reason
+        game.void_message = message
         game.closed_at = timezone.now()
         game.claim_window = ""
         game.save()
-        record(game, actor, "game.voided", {"reason": reason})
+        record(
+            game,
+            actor,
+            "game.voided",
+            {"reason": reason, "message": message},
+            public={"message": message},
+        )
+        # The caller's consoles hear the reason on the room's staff stream (the public one never has it).
+        events.emit(
+            console.staff_stream(game.room_id), "game.void_reason", {"game": game.pk, "reason": reason}
+        )
     return game
 
 

@@ -71,7 +71,8 @@ def _winners(game: Game) -> list[dict[str, Any]]:
     ]
 
 
-def game_summary(game: Game) -> dict[str, Any]:
+def game_summary(game: Game, *, public: bool = False) -> dict[str, Any]:
+    """The game as staff see it; `public` (the hall screens): without the internal void reason."""
     # Fixed at the close of sales; while on sale, the running totals (as the sales.* events carry them).
     totals = sales_totals(game) if game.state == GameState.ON_SALE else None
     return {
@@ -91,7 +92,8 @@ def game_summary(game: Game) -> dict[str, Any]:
         "prizes": _winners(game),
         # The accumulated prizes in play: amounts and max balls before the first ball, then the awards.
         "programs": game_programs(game),
-        "void_reason": game.void_reason,
+        "void_message": game.void_message,
+        **({} if public else {"void_reason": game.void_reason}),
     }
 
 
@@ -107,7 +109,7 @@ def screen_snapshot(room: Room) -> dict[str, Any]:
     game = current_game(room)
     return {
         "room": room.name,
-        "game": game_summary(game) if game else None,
+        "game": game_summary(game, public=True) if game else None,
         "programs": screen_programs(room),
     }
 

@@ -16,10 +16,11 @@ next rows, all in the same transaction (services.awards records the hit like any
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import Count, Exists, Max, OuterRef, Sum
+from django.db.models import Count, Exists, Max, Min, OuterRef, Subquery, Sum
 
 from jackpots import engine
 from jackpots.models import Contribution, LedgerMove, MoveKind, Pool, PoolLevel
@@ -204,6 +205,19 @@ def _write(pool: Pool, level: PoolLevel, state: engine.LevelState, moves: _Moves
             "updated_at",
         ]
     )
+
+
+def oldest_unfolded_at() -> datetime | None:
+    """When the oldest contribution not folded yet was made (the fold lag's start): the first unfolded row
+    of each level with any, one index probe per level."""
+    first = Contribution.objects.filter(level_id=OuterRef("pk"), id__gt=OuterRef("folded_through")).order_by(
+        "id"
+    )
+    times = PoolLevel.objects.annotate(first_at=Subquery(first.values("created_at")[:1])).filter(
+        first_at__isnull=False
+    )
+    found: datetime | None = times.aggregate(oldest=Min("first_at"))["oldest"]
+    return found
 
 
 def pools_to_fold() -> list[int]:

@@ -45,6 +45,18 @@ def relink(machine_id: int) -> None:
     transaction.on_commit(lambda: _send(machine_id, {"type": RELINK_TYPE}))
 
 
+# The consumer's ``machine_close``: close the machine's socket with ``code`` (its token was rotated, or it
+# was taken out of service). Sent after commit; the connect re-checks both, so a reconnect is refused.
+CLOSE_TYPE = "machine.close"
+CLOSE_TOKEN_REVOKED = 4401  # as a refused token: the board needs its new one
+CLOSE_OUT_OF_SERVICE = 4403
+
+
+def close_connection(machine_id: int, code: int) -> None:
+    """After commit, close the machine's open socket (on whichever web process holds it)."""
+    transaction.on_commit(lambda: _send(machine_id, {"type": CLOSE_TYPE, "code": code}))
+
+
 async def _send_many(layer: Any, machine_ids: list[int], message: dict[str, Any]) -> None:
     for machine_id in machine_ids:
         try:

@@ -151,6 +151,7 @@ def rotate_token(*, machine: Machine, actor: Actor) -> str:
         locked.token_hash = hash_token(token)
         locked.save(update_fields=["token_hash"])
         record(locked.venue_id, actor, "machine.token_rotated", locked, describe(locked))
+        push.close_connection(locked.pk, push.CLOSE_TOKEN_REVOKED)  # the old token's socket goes at once
     machine.token_hash = locked.token_hash
     return token
 
@@ -190,6 +191,9 @@ def set_machine_state(*, machine: Machine, state: str, reason: str = "", actor: 
                 push.to_machine(locked.pk, protocol.unlock())
             else:
                 push.to_machine(locked.pk, protocol.lock(LockReason.OPERATOR.value))
+            if state == MachineState.OUT_OF_SERVICE:
+                # Out of service, it keeps no socket: closed now (after the lock), refused on reconnect.
+                push.close_connection(locked.pk, push.CLOSE_OUT_OF_SERVICE)
     machine.state, machine.lock_reason = locked.state, locked.lock_reason
     return locked
 

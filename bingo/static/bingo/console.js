@@ -198,8 +198,11 @@
       case "game.closed":
         game.claim_window = "";
         break;
-      case "game.voided":
+      case "game.void_reason":   // the staff stream's: the public "game.voided" does not carry it
         game.void_reason = data.reason || "";
+        break;
+      case "game.voided":
+        game.void_reason = data.reason || game.void_reason || "";
         game.claim_window = "";
         break;
       default:
@@ -809,9 +812,10 @@
       if (!game) { return; }
       if (!global.confirm("Void game " + game.number + "? This cannot be undone.")) { return; }
       ui.busy(event.currentTarget.querySelector("button"), function () {
-        return api.post(gameUrl("void"), {reason: reason});
+        return api.post(gameUrl("void"), {reason: reason, public_message: $("void-message").value.trim()});
       }).then(function (response) {
         $("void-reason").value = "";
+        $("void-message").value = "";
         $("void-box").open = false;
         return after($("game-msg"), "Game " + response.data.number + " voided.")(response);
       }, failed($("game-msg")));

@@ -101,6 +101,15 @@
     renderSide(screen);
     renderPrograms(screen);
     renderFoot(screen);
+    updateHold();
+  }
+
+  /* The room's own announcements come first (halls/screen.js "Priority"): while a claim is verified, the
+     claim band asks "¿Algún bingo más?" or a winner is up, table and machine hits wait. */
+  function updateHold() {
+    var screen = global.HallScreen.screen;
+    var busy = !$("claim-overlay").hidden || !$("prize-overlay").hidden || !!(game && game.claim_window);
+    screen.hold("bingo", busy);
   }
 
   function renderHead() {
@@ -317,7 +326,8 @@
         : "Partida finalizada";
     } else if (game.state === "void") {
       tag = "Anulada";
-      text = game.void_reason ? "Partida anulada: " + game.void_reason : "Partida anulada";
+      // The public message only: the reason is internal and never reaches a screen.
+      text = game.void_message || "Partida anulada";
     } else {
       tag = game.state === "drawing" ? "Venta" : "Venta cerrada";
       text = formula || "";
@@ -385,6 +395,7 @@
       : "No válida · " + refusalText(data, drawn);
     overlay.setAttribute("data-valid", data.valid ? "true" : "false");
     overlay.hidden = false;
+    updateHold();
     if (!data.valid) {
       claimTimer = global.setTimeout(hideClaim, INVALID_CLAIM_MS);
     }
@@ -394,6 +405,7 @@
     claim = null;
     global.clearTimeout(claimTimer);
     $("claim-overlay").hidden = true;
+    updateHold();
   }
 
   /* --- a corrected ball ------------------------------------------------------------------------- */
@@ -458,6 +470,7 @@
       overlay.classList.remove("has-programs");
     }
     overlay.hidden = false;
+    updateHold();
     prizeShownAt = Date.now();
     prizeTimer = global.setTimeout(hidePrize, data.kind === "line" ? LINE_OVERLAY_MS : BINGO_OVERLAY_MS);
   }
@@ -472,6 +485,7 @@
   function hidePrize() {
     global.clearTimeout(prizeTimer);
     $("prize-overlay").hidden = true;
+    updateHold();
   }
 
   /* --- snapshot and events ------------------------------------------------------------------------ */
@@ -520,7 +534,7 @@
       line_won_at: null,
       balls: [],
       prizes: [],
-      void_reason: ""
+      void_message: ""
     };
   }
 
@@ -613,7 +627,7 @@
         game.claim_window = "";
         break;
       case "game.voided":
-        game.void_reason = data.reason || "";
+        game.void_message = data.message || "";
         game.claim_window = "";
         hideClaim();
         hidePrize();

@@ -7,7 +7,13 @@
  *     snapshot: function (data, screen) {},   // data = snapshot.sections.bingo
  *     event: function (event, screen) {}      // every delta of the stream, in seq order
  *   });
- * `screen` carries {currency, venue, name, money(amount), resync()}.
+ * `screen` carries {currency, venue, name, money(amount), resync()} and the priority rule below.
+ *
+ * Priority: the room's own game comes first. A section whose announcement must not be covered (the bingo
+ * section while a claim is verified, the "¿Algún bingo más?" band is up or a winner is announced) holds
+ * the screen: `screen.hold("bingo", true)`, and lets go with `screen.hold("bingo", false)`. Announcements
+ * that are not the room's own (table and machine hits) ask `screen.busy()` first and wait while it is
+ * held; `screen.onPriority(fn)` calls `fn(busy)` each time the screen is taken or let go.
  */
 (function (global) {
   "use strict";
@@ -40,6 +46,26 @@
   };
 
   function register(name, handler) { sections[name] = handler; }
+
+  /* --- priority ----------------------------------------------------------------------------------- */
+
+  var holds = {};
+  var priorityListeners = [];
+
+  screen.busy = function () { return Object.keys(holds).length > 0; };
+
+  screen.hold = function (name, on) {
+    var before = screen.busy();
+    if (on) { holds[name] = true; } else { delete holds[name]; }
+    var now = screen.busy();
+    doc.body.setAttribute("data-priority", now ? Object.keys(holds).join(" ") : "");
+    if (now === before) { return; }
+    priorityListeners.forEach(function (fn) {
+      try { fn(now); } catch (err) { console.error("priority listener failed", err); }
+    });
+  };
+
+  screen.onPriority = function (fn) { priorityListeners.push(fn); };
 
   function each(method, arg, pick) {
     Object.keys(sections).forEach(function (name) {

@@ -5,6 +5,11 @@
  * State is the snapshot's list of the venue's pools (jackpots.screens.screen_snapshot). Events of the
  * room's stream: `pool.meters` (at most 4 a second, one per tick for all the pools that changed) carries
  * each of them whole; `pool.hit` carries the payments and the pool after the hit. Other events are not ours.
+ *
+ * Hits are not the room's own game: while the bingo section holds the screen (a claim, the claim band, a
+ * winner: halls/screen.js "Priority") they wait in line, and are announced one after the other once it
+ * lets go; one being shown when the room's game takes the screen goes back to the head of the line. The
+ * meter of a waiting hit still flashes in the ribbon. `#jp-hit[data-waiting]` counts the hits in line.
  */
 (function (global) {
   "use strict";
@@ -13,7 +18,8 @@
   var $ = function (id) { return doc.getElementById(id); };
   var Meters = global.JackpotMeters;
 
-  var HIT_MS = 15000;       // a hit stays announced this long (a newer hit replaces it)
+  var HIT_MS = 15000;       // a hit stays announced this long, then the next in line (if any)
+  var MAX_WAITING = 8;      // hits in line at most (the oldest go first: the meters show the rest)
   var PAGE_MS = 8000;       // more meters than fit: they take turns, a page at a time
   var PER_PAGE = 4;
   var AMOUNT_PX = 62;       // a meter's figure in the ribbon, at most (jackpots/screen.css)
@@ -22,6 +28,8 @@
   var book = Meters.book();
   var hit = null;           // the hit announced now: {pool, settlement, winners: [...], ...}
   var hitTimer = null;
+  var line = [];            // hits waiting for the screen, oldest first
+  var HallScreen = global.HallScreen;
   var page = 0;
   var pageTimer = null;
 
@@ -120,22 +128,66 @@
     return parts.join(" · ");
   }
 
+  function sameHand(a, data) { return a && a.settlement === data.settlement && a.pool === data.pool; }
+
   /* One event per paid winner: the winners of one hand (one settlement) are announced together. */
-  function showHit(data) {
-    global.clearTimeout(hitTimer);
+  function takeHit(data) {
     var winner = {seat: data.seat, amount: data.amount, category_label: data.category_label};
-    if (hit && hit.settlement === data.settlement && hit.pool === data.pool && !$("jp-hit").hidden) {
+    var showing = !$("jp-hit").hidden;
+    var queued = line.length ? line[line.length - 1] : null;
+    if (showing && sameHand(hit, data)) {
       hit.winners.push(winner);
       hit.new_amount = data.new_amount;
-    } else {
-      hit = {
-        pool: data.pool, settlement: data.settlement, level: data.level, name: data.name,
-        level_name: data.level_name, currency: data.currency, source: data.source, hand: data.hand,
-        source_kind: data.source_kind, machine: data.machine, new_amount: data.new_amount, winners: [winner]
-      };
+      renderHit(hit);
+      return;
     }
+    if (sameHand(queued, data)) {
+      queued.winners.push(winner);
+      queued.new_amount = data.new_amount;
+      return;
+    }
+    line.push({
+      pool: data.pool, settlement: data.settlement, level: data.level, name: data.name,
+      level_name: data.level_name, currency: data.currency, source: data.source, hand: data.hand,
+      source_kind: data.source_kind, machine: data.machine, new_amount: data.new_amount, winners: [winner]
+    });
+    if (line.length > MAX_WAITING) { line.shift(); }
+    flashMeter(data.level);
+    if (!showing) { next(); }
+    markWaiting();
+  }
+
+  /* The next hit in line, when the screen is free and none is shown. */
+  function next() {
+    if (HallScreen.screen.busy() || !$("jp-hit").hidden || !line.length) {
+      markWaiting();
+      return;
+    }
+    hit = line.shift();
     renderHit(hit);
-    hitTimer = global.setTimeout(hideHit, HIT_MS);
+    markWaiting();
+    global.clearTimeout(hitTimer);
+    hitTimer = global.setTimeout(function () { hideHit(); next(); }, HIT_MS);
+  }
+
+  function markWaiting() { $("jp-hit").setAttribute("data-waiting", String(line.length)); }
+
+  /* The room's game takes the screen: a hit being shown goes back to the head of the line. */
+  function onPriority(busy) {
+    if (busy && !$("jp-hit").hidden && hit) {
+      line.unshift(hit);
+      hideHit();
+    }
+    next();
+  }
+
+  function flashMeter(levelId) {
+    var meter = $("jp-level-" + levelId);
+    if (meter) {
+      meter.classList.remove("is-hit");
+      void meter.offsetWidth;
+      meter.classList.add("is-hit");
+    }
   }
 
   function renderHit(data) {
@@ -178,12 +230,7 @@
       next.appendChild(el("strong", null, Meters.money(data.new_amount, data.currency)));
     }
     overlay.hidden = false;
-    var meter = $("jp-level-" + data.level);
-    if (meter) {
-      meter.classList.remove("is-hit");
-      void meter.offsetWidth;
-      meter.classList.add("is-hit");
-    }
+    flashMeter(data.level);
   }
 
   function hideHit() {
@@ -210,9 +257,10 @@
     } else if (event.type === "pool.hit") {
       if (data.meter) { book.put(data.meter); }
       render();
-      showHit(data);
+      takeHit(data);
     }
   }
 
-  global.HallScreen.register("jackpots", {snapshot: onSnapshot, event: onEvent});
+  HallScreen.screen.onPriority(onPriority);
+  HallScreen.register("jackpots", {snapshot: onSnapshot, event: onEvent});
 })(window);

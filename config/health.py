@@ -1,0 +1,142 @@
+"""``/health/``: is this installation able to run its games? (django-health-check)
+
+Checks, each a line of the answer (JSON with ``?format=json`` or ``Accept: application/json``; HTTP 500
+when one fails, so ``curl -f`` and orchestrators read it as is):
+
+- ``Database``: a query on the default database;
+- ``Redis``: a PING (not embedded: there is none);
+- ``ChannelLayer``: a message sent to a channel of the layer and received back (screens, machines and
+  the console all depend on it);
+- ``Beat``: the stalled-draw reaper's heartbeat (beat schedules it every few seconds, a worker runs it)
+  is younger than ``HALL_HEALTH_BEAT_STALE_SECONDS``: beat and the workers run;
+- ``StalledDraws``: no RNG draw has gone without a ball for longer than its pace, the reaper's grace and
+  ``HALL_HEALTH_DRAW_STALL_SECONDS`` more (the reaper re-enqueues a stalled draw within its grace: past
+  that, draws are not being served).
+
+Embedded (no Redis) the same checks but Redis run: the layer is the in-memory one, and the reaper's
+heartbeat is written by the worker inside the server process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.utils import timezone
+from health_check.base import HealthCheck
+from health_check.checks import Database
+from health_check.exceptions import ServiceUnavailable
+from health_check.views import HealthCheckView
+
+from bingo.services import draw
+from bingo.tasks import REAPER_HEARTBEAT
+from halls import heartbeat
+
+ROUND_TRIP_TYPE = "health.probe"
+
+
+@dataclasses.dataclass
+class ChannelLayer(HealthCheck):
+    """A message through the channel layer and back, within `timeout`."""
+
+    timeout: timedelta = dataclasses.field(default=timedelta(seconds=3), repr=False)
+
+    async def run(self) -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            raise ServiceUnavailable("No channel layer is configured.")
+        channel = await layer.new_channel("health.")
+        token = uuid.uuid4().hex
+        receiving = asyncio.ensure_future(layer.receive(channel))
+        try:
+            # The pub/sub layer subscribes when the receive starts: a message sent before is not heard,
+            # so it is sent again until it arrives.
+            async with asyncio.timeout(self.timeout.total_seconds()):
+                while True:
+                    await layer.send(channel, {"type": ROUND_TRIP_TYPE, "token": token})
+                    done, _ = await asyncio.wait([receiving], timeout=0.2)
+                    if done:
+                        break
+        except TimeoutError as exc:
+            raise ServiceUnavailable("A message sent through the channel layer did not come back.") from exc
+        finally:
+            if not receiving.done():
+                receiving.cancel()
+        message = receiving.result()
+        if message.get("token") != token:
+            raise ServiceUnavailable("The channel layer returned another message.")
+
+
+@dataclasses.dataclass
+class Beat(HealthCheck):
+    """The reaper's heartbeat is fresh (beat schedules it, a worker runs it)."""
+
+    def run(self) -> None:
+        stale_after = float(settings.HALL_HEALTH_BEAT_STALE_SECONDS)
+        try:
+            last = heartbeat.last(REAPER_HEARTBEAT)
+        except Exception as exc:
+            raise ServiceUnavailable("The heartbeat could not be read.") from exc
+        if last is None:
+            raise ServiceUnavailable("Beat has not run the stalled-draw reaper yet.")
+        age = time.time() - last
+        if age > stale_after:
+            raise ServiceUnavailable(f"Beat last ran the stalled-draw reaper {age:.0f} s ago.")
+
+
+def _stalled_games() -> list[tuple[int, int]]:
+    extra = timedelta(seconds=float(settings.HALL_HEALTH_DRAW_STALL_SECONDS))
+    return draw.stalled_draws(now=timezone.now() - extra)
+
+
+@dataclasses.dataclass
+class StalledDraws(HealthCheck):
+    """No draw waits for its next ball far past its pace (the reaper did not rescue it)."""
+
+    async def run(self) -> None:
+        stalled = await database_sync_to_async(_stalled_games)()
+        if stalled:
+            games = ", ".join(str(game_id) for game_id, _ in stalled[:10])
+            raise ServiceUnavailable(f"{len(stalled)} draws get no ball (games {games}).")
+
+
+@dataclasses.dataclass
+class Redis(HealthCheck):
+    """A PING to the broker's and channel layer's Redis."""
+
+    timeout: timedelta = dataclasses.field(default=timedelta(seconds=3), repr=False)
+
+    async def run(self) -> None:
+        from redis.asyncio import Redis as RedisClient
+
+        client = RedisClient.from_url(
+            str(settings.REDIS_URL), socket_timeout=self.timeout.total_seconds(), socket_connect_timeout=2
+        )
+        try:
+            await client.ping()
+        except Exception as exc:
+            raise ServiceUnavailable("Redis does not answer.") from exc
+        finally:
+            await client.aclose()
+
+
+def checks() -> list[Any]:
+    found: list[Any] = [Database, ChannelLayer, Beat, StalledDraws]
+    if settings.REDIS_URL:
+        found.insert(1, Redis)
+    return found
+
+
+class HallHealthView(HealthCheckView):
+    """The checks above; which of them run is decided per request (Redis only where there is one)."""
+
+    def get_checks(self) -> Any:
+        self.checks = checks()
+        return super().get_checks()

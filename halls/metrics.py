@@ -1,0 +1,83 @@
+"""The hall's own Prometheus metrics (beside django-prometheus' request and database metrics).
+
+Served at ``/metrics`` (django_prometheus.urls) for the scraper only: deploy/nginx keeps it internal.
+
+Several processes: gunicorn's uvicorn workers and the Celery worker processes each count their own. With
+``PROMETHEUS_MULTIPROC_DIR`` set (deploy/: a directory emptied at start, shared by the web and worker
+processes of a host) prometheus_client writes every process's values to files there and ``/metrics``
+adds them up (histograms and counters summed, the socket gauges summed over the live processes); without
+it (embedded, one process) the values are the process's own. Each service has a directory of its own
+(the web's gunicorn workers one, the Celery worker's pool another: process ids of two containers would
+collide in one), emptied when the service starts; the Celery worker serves its own on a port of its own
+(`serve`, config.celery), gunicorn's workers are added up by ``/metrics`` (config/gunicorn.py forgets an
+exited worker's gauges).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from prometheus_client import REGISTRY, CollectorRegistry, Gauge, Histogram, multiprocess, start_http_server
+
+# Seconds: from a few milliseconds to the seconds a backed-up host shows.
+_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+DRAW_STEP = Histogram(
+    "hall_draw_step_seconds",
+    "One RNG draw step (draw, detect, record, publish), in the worker.",
+    buckets=_BUCKETS,
+)
+GATEWAY_BATCH = Histogram(
+    "hall_gateway_batch_seconds",
+    "One group-committed batch of machine frames (the database call).",
+    buckets=_BUCKETS,
+)
+GATEWAY_BATCH_FRAMES = Histogram(
+    "hall_gateway_batch_frames", "Machine frames per gateway batch.", buckets=(1, 2, 5, 10, 25, 50, 100, 250)
+)
+FOLD_LAG = Histogram(
+    "hall_pool_fold_lag_seconds",
+    "Age of the oldest unfolded pool contribution when a fold tick starts.",
+    buckets=_BUCKETS,
+)
+METER_PUBLISH_LAG = Histogram(
+    "hall_meter_publish_lag_seconds",
+    "Seconds since the previous meter publication when changed meters are published (at least 0.25).",
+    buckets=_BUCKETS,
+)
+OPEN_SOCKETS = Gauge(
+    "hall_open_sockets",
+    "Open WebSockets by kind (screen, machine, console).",
+    ["kind"],
+    multiprocess_mode="livesum",
+)
+
+
+@contextmanager
+def timed(histogram: Histogram) -> Iterator[None]:
+    """Observe the block's wall time (also when it raises)."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        histogram.observe(time.perf_counter() - started)
+
+
+def registry() -> Any:
+    """What to expose: every process's values in multiprocess mode, else this process's."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        collected = CollectorRegistry()
+        multiprocess.MultiProcessCollector(collected)  # type: ignore[no-untyped-call]
+        return collected
+    return REGISTRY
+
+
+def serve(port: int, address: str = "127.0.0.1") -> Any:
+    """An HTTP server (a daemon thread) answering Prometheus with `registry()`, for a process with no
+    web server of its own (the Celery worker); returns the server (`shutdown()` stops it)."""
+    server, _thread = start_http_server(port, addr=address, registry=registry())
+    return server
