@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -367,7 +367,7 @@ def test_a_ball_changes_only_through_its_correction(manual_game, card_series, ca
     draw.enter_ball(game=game, number=12, actor=caller)
     ball = Ball.objects.get(game=game, ordinal=1)
     target = free_number(game, 12)
-    attempts = [
+    attempts: list[Callable[[], object]] = [
         lambda: Ball.objects.filter(pk=ball.pk).update(number=target),
         lambda: Ball.objects.filter(pk=ball.pk).update(ordinal=2),
         lambda: Ball.objects.filter(pk=ball.pk).delete(),
