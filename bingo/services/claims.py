@@ -13,8 +13,8 @@ from decimal import Decimal
 from typing import TypedDict
 
 from django.contrib.auth.models import User
-from django.db import transaction
-from django.db.models import Count, Exists, F, OuterRef, QuerySet
+from django.db import connection, transaction
+from django.db.models import Count, F, Sum
 from django.utils import timezone
 
 from bingo import claims as rules
@@ -35,8 +35,8 @@ from bingo.models import (
     SoldCard,
 )
 from bingo.prizes import split_equally
-from bingo.services import draw
-from bingo.services.common import lock_game, record, transition
+from bingo.services import detection, draw
+from bingo.services.common import lock_game, record, tell_consoles, transition
 from bingo.services.programs import play as programs
 from halls.errors import Conflict, InvalidInput, NotFound
 
@@ -149,6 +149,8 @@ def file_claim(
                 "claim_window": game.claim_window,
             },
         )
+        if claim.valid:
+            tell_consoles(game)  # the card is off their unclaimed list
     return claim
 
 
@@ -195,6 +197,7 @@ def confirm_claims(*, game: Game, kind: str, actor: Actor) -> PrizeResult:
             game.save()
         else:
             _close(game, actor)
+        tell_consoles(game)  # the paid prize's cards, or the whole list once the game is closed
     return result
 
 
@@ -257,46 +260,93 @@ class UnclaimedCard(TypedDict):
     since_ball: int
 
 
-def _unclaimed_completions(game: Game) -> QuerySet[Completion] | None:
-    """Recorded completions still open to a claim and not yet validly claimed; None when nothing can be."""
+def _open_kinds(game: Game) -> list[str]:
+    """The prizes a claim can still win now: the Bingo while the game is claimable, the Line until paid."""
     drawn = Ball.objects.filter(game=game).count()
     if not drawn or game.state not in CLAIMABLE:
-        return None
+        return []
     line_open = game.line_won_at is None or (
         game.claim_window == ClaimWindow.LINE and game.line_won_at == drawn
     )
-    kinds = [ClaimKind.BINGO, ClaimKind.LINE] if line_open else [ClaimKind.BINGO]
-    claimed = Claim.objects.filter(game=game, valid=True, kind=OuterRef("kind"), card_id=OuterRef("card_id"))
-    return Completion.objects.filter(game=game, kind__in=kinds).exclude(Exists(claimed))
+    return [ClaimKind.LINE, ClaimKind.BINGO] if line_open else [ClaimKind.BINGO]
+
+
+def _claimed(game: Game, kind: str) -> set[int]:
+    """The cards with a valid claim of `kind` (few: each valid claim pauses the game)."""
+    return set(Claim.objects.filter(game=game, valid=True, kind=kind).values_list("card_id", flat=True))
 
 
 def unclaimed_winners(game: Game, *, limit: int | None = None) -> dict[str, list[UnclaimedCard]]:
     """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet.
 
     Read from the completions recorded with each ball (bingo.services.detection): every card whose first
-    line or bingo came by the last ball drawn, less those with a valid claim of that kind; with `limit`,
-    the first `limit` of each kind (by ball, series, serial).
+    line or bingo came by the last ball drawn, less those with a valid claim of that kind, by ball, series
+    and serial; with `limit`, the first `limit` of each kind, read from the first balls' rows only.
     """
     found: dict[str, list[UnclaimedCard]] = {"line": [], "bingo": []}
-    open_rows = _unclaimed_completions(game)
-    if open_rows is None:
-        return found
-    for kind in found:
-        rows = (
-            open_rows.filter(kind=kind)
-            .order_by("ordinal", "card__series__code", "card__serial")
-            .values_list("card__series__code", "card__serial", "ordinal")
-        )
-        for series, serial, ordinal in rows if limit is None else rows[:limit]:
-            found[kind].append({"series": series, "serial": serial, "since_ball": ordinal})
+    for kind in _open_kinds(game):
+        claimed = _claimed(game, kind)
+        rows = Completion.objects.filter(game=game, kind=kind).order_by("ordinal")
+        if limit is not None:
+            # The first balls whose rows hold `limit` cards once the claimed ones are taken out.
+            needed, last = limit + len(claimed), 0
+            for ordinal, count in rows.values_list("ordinal", "count"):
+                last, needed = ordinal, needed - count
+                if needed <= 0:
+                    break
+            rows = rows.filter(ordinal__lte=last)
+        for ordinal, cards in rows.values_list("ordinal", "cards"):
+            ids = [i for i in detection.card_ids(cards).tolist() if i not in claimed]
+            left = None if limit is None else limit - len(found[kind])
+            for series, serial in _in_card_order(ids, left):
+                found[kind].append({"series": series, "serial": serial, "since_ball": ordinal})
+            if limit is not None and len(found[kind]) >= limit:
+                break
     return found
 
 
+def _in_card_order(ids: list[int], limit: int | None) -> list[tuple[str, int]]:
+    """The cards' (series, serial), in that order; the first `limit` of them."""
+    if not ids or limit == 0:
+        return []
+    if connection.vendor == "postgresql":
+        # One statement whatever the number of ids (a late ball's bingos are thousands): an array parameter.
+        sql = (
+            f"SELECT s.code, c.serial FROM {Card._meta.db_table} c "  # noqa: S608 (the models' tables)
+            f"JOIN {CardSeries._meta.db_table} s ON s.id = c.series_id "
+            "WHERE c.id = ANY(%s::bigint[]) ORDER BY s.code, c.serial"
+        )
+        params: list[object] = [ids]
+        if limit is not None:
+            sql += " LIMIT %s"
+            params.append(limit)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return [(code, serial) for code, serial in cursor.fetchall()]
+    # The embedded hall (SQLite): in batches under its limit of parameters, ordered here.
+    found: list[tuple[str, int]] = []
+    for start in range(0, len(ids), 500):
+        cards = Card.objects.filter(pk__in=ids[start : start + 500])
+        found += cards.values_list("series__code", "serial")
+    found.sort()
+    return found if limit is None else found[:limit]
+
+
 def unclaimed_counts(game: Game) -> dict[str, int]:
-    """How many cards of each kind `unclaimed_winners` would list, counted by the database."""
+    """How many cards of each kind `unclaimed_winners` would list, from the rows' counts.
+
+    A valid claim is of a card that completed that prize by the ball drawn (claims are verified against
+    the same balls, one valid claim per card and prize), so it takes exactly one card off the count.
+    """
     counts = {"line": 0, "bingo": 0}
-    open_rows = _unclaimed_completions(game)
-    if open_rows is not None:
-        for kind, count in open_rows.values_list("kind").annotate(n=Count("pk")).values_list("kind", "n"):
-            counts[kind] = count
+    kinds = _open_kinds(game)
+    if not kinds:
+        return counts
+    completed = Completion.objects.filter(game=game, kind__in=kinds).values("kind").annotate(n=Sum("count"))
+    claimed = (
+        Claim.objects.filter(game=game, valid=True, kind__in=kinds).values("kind").annotate(n=Count("pk"))
+    )
+    taken = {row["kind"]: row["n"] for row in claimed}
+    for row in completed:
+        counts[row["kind"]] = max(0, row["n"] - taken.get(row["kind"], 0))
     return counts

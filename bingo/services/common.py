@@ -34,3 +34,11 @@ def record(game: Game, actor: Any, action: str, data: dict[str, Any] | None = No
     payload = {"game": game.pk, "number": game.number, **(data or {})}
     audit.record(venue_id=game.room.venue_id, actor=actor, action=action, obj=game, data=payload)
     events.emit(game.room.stream, action, {**payload, "state": game.state})
+
+
+def tell_consoles(game: Game) -> None:
+    """The caller consoles' unclaimed winners as the caller's transaction leaves them (the game locked and
+    written): after a ball, a valid claim or a prize paid."""
+    from bingo.services import console  # console reads the claims service, which uses this module
+
+    console.emit_unclaimed(game)

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from bingo.models import Ball, DrawSource, Game, GameState
 from bingo.services import detection
-from bingo.services.common import lock_game, record
+from bingo.services.common import lock_game, record, tell_consoles
 from halls.errors import Conflict, InvalidInput
 
 log = logging.getLogger("hall.draw")
@@ -135,6 +135,7 @@ def _append(game: Game, number: int, source: str, actor: User | None) -> Ball:
         "ball.drawn",
         {"ordinal": ball.ordinal, "ball": number, "colour": colour, "source": source, "drawn_at": now},
     )
+    tell_consoles(game)
     return ball
 
 

@@ -9,7 +9,7 @@ after the ball that made them, and never reach a hall screen.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -23,7 +23,6 @@ from bingo.cards import CardGrid
 from bingo.models import Card, CardSeries, Game
 from bingo.services import claims, console, draw, games, sales
 from config.asgi import application
-from config.celery import app as celery_app
 from halls.events import current_seq
 from halls.models import Role, Room, Screen
 from tests.conftest import make_user
@@ -48,14 +47,6 @@ async def layer(isolated_layer: None) -> AsyncIterator[Any]:
     channel_layer = get_channel_layer()
     yield channel_layer
     await channel_layer.flush()
-
-
-@pytest.fixture
-def eager_tasks() -> Iterator[None]:
-    """Celery tasks run where they are sent (no worker here): the unclaimed winners follow each commit."""
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
 
 
 @pytest.fixture
@@ -108,7 +99,7 @@ async def test_only_the_rooms_callers_join(
 
 
 async def test_the_console_gets_balls_and_unclaimed_winners_and_screens_do_not(
-    layer: Any, eager_tasks: None, screen: Screen, drawing_game: Game, card_series: CardSeries, caller: User
+    layer: Any, screen: Screen, drawing_game: Game, card_series: CardSeries, caller: User
 ) -> None:
     room_stream = screen.room.stream
     staff_stream = console.staff_stream(screen.room_id)
@@ -161,13 +152,31 @@ async def test_the_console_gets_balls_and_unclaimed_winners_and_screens_do_not(
     await public.disconnect()
 
 
-async def test_a_stale_request_publishes_nothing(layer: Any, drawing_game: Game, caller: User) -> None:
-    """A slow list never queues behind itself: once a later ball is in, the earlier ball's request is void."""
-    for number in (4, 9):
-        await database_sync_to_async(draw.enter_ball)(game=drawing_game, number=number, actor=caller)
-    publish = database_sync_to_async(console.publish_unclaimed)
-    assert await publish(game_id=drawing_game.pk, ordinal=1) is None
-    event = await publish(game_id=drawing_game.pk, ordinal=2)
-    assert event is not None
-    assert (event.seq, event.data["ordinal"]) == (1, 2)
-    assert await database_sync_to_async(current_seq)(console.staff_stream(drawing_game.room_id)) == 1
+async def test_a_rolled_back_ball_tells_the_consoles_nothing(
+    layer: Any, monkeypatch: pytest.MonkeyPatch, room: Room, drawing_game: Game, caller: User
+) -> None:
+    """The list is numbered in the ball's own transaction and published on its commit: never without it."""
+    staff_stream = console.staff_stream(room.pk)
+    desk, connected, _ = await open_console(room.pk, caller)
+    assert connected
+
+    numbered = console.emit_unclaimed
+
+    def fail(game: Game) -> None:
+        numbered(game)
+        raise RuntimeError("the ball's transaction fails after the list was numbered")
+
+    def enter_and_fail() -> None:
+        with monkeypatch.context() as m:
+            m.setattr(console, "emit_unclaimed", fail)
+            with pytest.raises(RuntimeError):
+                draw.enter_ball(game=drawing_game, number=4, actor=caller)
+
+    await database_sync_to_async(enter_and_fail)()
+    assert await desk.receive_nothing(timeout=0.3)
+    assert await database_sync_to_async(current_seq)(staff_stream) == 0
+    await database_sync_to_async(draw.enter_ball)(game=drawing_game, number=4, actor=caller)
+    received = [await receive(desk), await receive(desk)]
+    (listed,) = [e for e in received if e["type"] == console.UNCLAIMED_EVENT]
+    assert (listed["seq"], listed["data"]["ordinal"]) == (1, 1)
+    await desk.disconnect()
