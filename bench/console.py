@@ -185,9 +185,8 @@ def main() -> int:
     ensure_database(os.environ["DATABASE_URL"], fresh=args.fresh)
     setup_django()
 
-    from django.test import Client
-
     from django.db import transaction
+    from django.test import Client
 
     from bingo.services import claims, console, draw, games
     from bingo.services.common import lock_game
