@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
-from typing import TypedDict
+from functools import reduce
+from operator import or_
+from typing import Any, TypedDict
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
-from django.db.models import Count, F, Sum
+from django.db.models import F, Q
 from django.utils import timezone
 
 from bingo import claims as rules
@@ -260,93 +262,117 @@ class UnclaimedCard(TypedDict):
     since_ball: int
 
 
-def _open_kinds(game: Game) -> list[str]:
-    """The prizes a claim can still win now: the Bingo while the game is claimable, the Line until paid."""
-    drawn = Ball.objects.filter(game=game).count()
-    if not drawn or game.state not in CLAIMABLE:
-        return []
-    line_open = game.line_won_at is None or (
-        game.claim_window == ClaimWindow.LINE and game.line_won_at == drawn
-    )
-    return [ClaimKind.LINE, ClaimKind.BINGO] if line_open else [ClaimKind.BINGO]
+class Unclaimed(TypedDict):
+    line: list[UnclaimedCard]
+    bingo: list[UnclaimedCard]
+    line_count: int
+    bingo_count: int
 
 
-def _claimed(game: Game, kind: str) -> set[int]:
-    """The cards with a valid claim of `kind` (few: each valid claim pauses the game)."""
-    return set(Claim.objects.filter(game=game, valid=True, kind=kind).values_list("card_id", flat=True))
-
-
-def unclaimed_winners(game: Game, *, limit: int | None = None) -> dict[str, list[UnclaimedCard]]:
-    """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet.
+def unclaimed(game: Game, *, limit: int | None = None, locked: bool = False) -> Unclaimed:
+    """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet,
+    and how many of each kind.
 
     Read from the completions recorded with each ball (bingo.services.detection): every card whose first
     line or bingo came by the last ball drawn, less those with a valid claim of that kind, by ball, series
-    and serial; with `limit`, the first `limit` of each kind, read from the first balls' rows only.
+    and serial; with `limit`, the first `limit` of each kind, from the first balls' rows only. The counts
+    come from the rows' counts: a valid claim is of a card that completed that prize by the ball drawn
+    (claims are verified against the same balls, one valid claim per card and prize), so each takes one
+    card off. `locked`: the caller holds the game's row lock in the transaction that wrote it (a ball's,
+    claim's or prize's), so its `balls_drawn` is current and the balls are not counted again.
     """
-    found: dict[str, list[UnclaimedCard]] = {"line": [], "bingo": []}
-    for kind in _open_kinds(game):
-        claimed = _claimed(game, kind)
-        rows = Completion.objects.filter(game=game, kind=kind).order_by("ordinal")
+    lists: dict[str, list[UnclaimedCard]] = {"line": [], "bingo": []}
+    counts = {"line": 0, "bingo": 0}
+    drawn = game.balls_drawn if locked else Ball.objects.filter(game=game).count()
+    if not drawn or game.state not in CLAIMABLE:
+        return _unclaimed(lists, counts)
+    line_open = game.line_won_at is None or (
+        game.claim_window == ClaimWindow.LINE and game.line_won_at == drawn
+    )
+    kinds = [ClaimKind.LINE.value, ClaimKind.BINGO.value] if line_open else [ClaimKind.BINGO.value]
+    # The open prizes' valid claims (few: each one pauses the game) and each ball's count of completions.
+    claimed: dict[str, set[int]] = {kind: set() for kind in kinds}
+    for kind, card in Claim.objects.filter(game=game, valid=True, kind__in=kinds).values_list("kind", "card"):
+        claimed[kind].add(card)
+    balls: dict[str, list[tuple[int, int]]] = {kind: [] for kind in kinds}
+    completions = Completion.objects.filter(game=game, kind__in=kinds)
+    for kind, ordinal, count in completions.order_by("ordinal").values_list("kind", "ordinal", "count"):
+        balls[kind].append((ordinal, count))
+    wanted = []
+    for kind in kinds:
+        counts[kind] = max(0, sum(count for _, count in balls[kind]) - len(claimed[kind]))
+        if not balls[kind] or limit == 0:
+            continue
+        last, needed = balls[kind][-1][0], (limit or 0) + len(claimed[kind])
         if limit is not None:
             # The first balls whose rows hold `limit` cards once the claimed ones are taken out.
-            needed, last = limit + len(claimed), 0
-            for ordinal, count in rows.values_list("ordinal", "count"):
-                last, needed = ordinal, needed - count
+            for ordinal, count in balls[kind]:
+                needed -= count
                 if needed <= 0:
+                    last = ordinal
                     break
-            rows = rows.filter(ordinal__lte=last)
-        for ordinal, cards in rows.values_list("ordinal", "cards"):
-            ids = [i for i in detection.card_ids(cards).tolist() if i not in claimed]
-            left = None if limit is None else limit - len(found[kind])
-            for series, serial in _in_card_order(ids, left):
-                found[kind].append({"series": series, "serial": serial, "since_ball": ordinal})
-            if limit is not None and len(found[kind]) >= limit:
-                break
-    return found
+        wanted.append(Q(kind=kind, ordinal__lte=last))
+    if not wanted:
+        return _unclaimed(lists, counts)
+    open_ids: dict[str, tuple[list[int], list[int]]] = {kind: ([], []) for kind in kinds}
+    rows = completions.filter(reduce(or_, wanted)).values_list("kind", "ordinal", "cards")
+    for kind, ordinal, cards in rows:
+        ids = [i for i in detection.card_ids(cards).tolist() if i not in claimed[kind]]
+        open_ids[kind][0].extend(ids)
+        open_ids[kind][1].extend([ordinal] * len(ids))
+    for kind, (ids, ordinals) in open_ids.items():
+        cards_in_order = _in_order(ids, ordinals, limit)
+        lists[kind] = [{"series": code, "serial": n, "since_ball": at} for at, code, n in cards_in_order]
+    return _unclaimed(lists, counts)
 
 
-def _in_card_order(ids: list[int], limit: int | None) -> list[tuple[str, int]]:
-    """The cards' (series, serial), in that order; the first `limit` of them."""
-    if not ids or limit == 0:
+def _unclaimed(lists: dict[str, list[UnclaimedCard]], counts: dict[str, int]) -> Unclaimed:
+    return {
+        "line": lists["line"],
+        "bingo": lists["bingo"],
+        "line_count": counts["line"],
+        "bingo_count": counts["bingo"],
+    }
+
+
+def _in_order(ids: list[int], ordinals: list[int], limit: int | None) -> list[tuple[int, str, int]]:
+    """(ordinal, series, serial) of the cards completed at those ordinals, so ordered; the first `limit`."""
+    if not ids:
         return []
     if connection.vendor == "postgresql":
-        # One statement whatever the number of ids (a late ball's bingos are thousands): an array parameter.
+        # One statement whatever the number of cards (a late ball's bingos are thousands): array parameters.
         sql = (
-            f"SELECT s.code, c.serial FROM {Card._meta.db_table} c "  # noqa: S608 (the models' tables)
+            "SELECT u.ordinal, s.code, c.serial "  # noqa: S608 (the models' tables)
+            "FROM unnest(%s::bigint[], %s::integer[]) AS u(id, ordinal) "
+            f"JOIN {Card._meta.db_table} c ON c.id = u.id "
             f"JOIN {CardSeries._meta.db_table} s ON s.id = c.series_id "
-            "WHERE c.id = ANY(%s::bigint[]) ORDER BY s.code, c.serial"
+            "ORDER BY u.ordinal, s.code, c.serial"
         )
-        params: list[object] = [ids]
+        params: list[Any] = [ids, ordinals]
         if limit is not None:
             sql += " LIMIT %s"
             params.append(limit)
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
-            return [(code, serial) for code, serial in cursor.fetchall()]
-    # The embedded hall (SQLite): in batches under its limit of parameters, ordered here.
-    found: list[tuple[str, int]] = []
+            return [(ordinal, code, serial) for ordinal, code, serial in cursor.fetchall()]
+    # The embedded hall (SQLite): the cards in batches under its limit of parameters, ordered here.
+    at = dict(zip(ids, ordinals, strict=True))
+    found: list[tuple[int, str, int]] = []
     for start in range(0, len(ids), 500):
         cards = Card.objects.filter(pk__in=ids[start : start + 500])
-        found += cards.values_list("series__code", "serial")
+        rows = cards.values_list("pk", "series__code", "serial")
+        found += [(at[pk], code, serial) for pk, code, serial in rows]
     found.sort()
     return found if limit is None else found[:limit]
 
 
-def unclaimed_counts(game: Game) -> dict[str, int]:
-    """How many cards of each kind `unclaimed_winners` would list, from the rows' counts.
+def unclaimed_winners(game: Game, *, limit: int | None = None) -> dict[str, list[UnclaimedCard]]:
+    """The cards `unclaimed` lists (all of them without `limit`), by kind."""
+    found = unclaimed(game, limit=limit)
+    return {"line": found["line"], "bingo": found["bingo"]}
 
-    A valid claim is of a card that completed that prize by the ball drawn (claims are verified against
-    the same balls, one valid claim per card and prize), so it takes exactly one card off the count.
-    """
-    counts = {"line": 0, "bingo": 0}
-    kinds = _open_kinds(game)
-    if not kinds:
-        return counts
-    completed = Completion.objects.filter(game=game, kind__in=kinds).values("kind").annotate(n=Sum("count"))
-    claimed = (
-        Claim.objects.filter(game=game, valid=True, kind__in=kinds).values("kind").annotate(n=Count("pk"))
-    )
-    taken = {row["kind"]: row["n"] for row in claimed}
-    for row in completed:
-        counts[row["kind"]] = max(0, row["n"] - taken.get(row["kind"], 0))
-    return counts
+
+def unclaimed_counts(game: Game) -> dict[str, int]:
+    """How many cards of each kind `unclaimed_winners` would list, from the rows' counts."""
+    found = unclaimed(game, limit=0)
+    return {"line": found["line_count"], "bingo": found["bingo_count"]}

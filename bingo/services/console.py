@@ -49,5 +49,5 @@ def emit_unclaimed(game: Game) -> events.Event:
     (a rolled-back ball tells the consoles nothing). The stream's cursor row, bumped here and locked till
     commit, keeps one room's lists in order.
     """
-    data = {"game": game.pk, **readmodels.unclaimed_view(game)}
+    data = {"game": game.pk, **readmodels.unclaimed_view(game, locked=True)}
     return events.emit(staff_stream(game.room_id), UNCLAIMED_EVENT, data)

@@ -90,21 +90,14 @@ UNCLAIMED_SHOWN = 50
 CLAIMS_SHOWN = 100
 
 
-def unclaimed_view(game: Game) -> dict[str, Any]:
+def unclaimed_view(game: Game, *, locked: bool = False) -> dict[str, Any]:
     """The winning cards nobody has claimed: the first ``UNCLAIMED_SHOWN`` of each kind, and the counts.
 
-    The one place the console's read model asks the claims service (``unclaimed_winners``), so the
-    view is as fast as that answer. ``ordinal`` is the ball the list is computed at.
+    The one place the console's read model asks the claims service (``unclaimed``), so the view is as
+    fast as that answer. ``ordinal`` is the ball the list is computed at. ``locked``: see ``unclaimed``.
     """
-    found = claim_services.unclaimed_winners(game, limit=UNCLAIMED_SHOWN)
-    counts = claim_services.unclaimed_counts(game)
-    return {
-        "ordinal": game.balls_drawn,
-        "line": found["line"],
-        "bingo": found["bingo"],
-        "line_count": counts["line"],
-        "bingo_count": counts["bingo"],
-    }
+    found = claim_services.unclaimed(game, limit=UNCLAIMED_SHOWN, locked=locked)
+    return {"ordinal": game.balls_drawn, **found}
 
 
 def caller_view(game: Game) -> dict[str, Any]:

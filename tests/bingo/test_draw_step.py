@@ -1,9 +1,9 @@
 """The RNG draw step on PostgreSQL: what it reads and writes, and how it stays right when it has to wait.
 
 The step reads the game once (locked, with its room, its ball set and the numbers drawn), appends the ball,
-audits it and numbers its event, and hands the task the game it locked. A step that waited for the game's
-lock while another transaction drew a ball sees the row as committed but the balls as they were: it
-must read them again rather than draw a number twice.
+audits it and numbers its event (and the consoles' unclaimed list), and hands the task the game it
+locked. A step that waited for the game's lock while another transaction drew a ball sees the row as
+committed but the balls as they were: it must read them again rather than draw a number twice.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from bingo import tasks
 from bingo.models import Ball, DrawSource, Game, GameState
-from bingo.services import draw, games, sales
+from bingo.services import console, draw, games, sales
 from halls import events
 from halls.models import AuditChainHead, AuditEntry, StreamCursor
 from halls.services import audit
@@ -63,6 +63,7 @@ def test_a_step_reads_the_game_once_and_audits_and_numbers_in_few_statements(
         with django_capture_on_commit_callbacks(execute=True):
             draw.draw_rng_ball(game_id=game.pk, ordinal=ordinal)
     seq = events.current_seq(room.stream)
+    staff_seq = events.current_seq(console.staff_stream(room.pk))
     entries = AuditEntry.objects.filter(venue_id=room.venue_id).count()
 
     with django_capture_on_commit_callbacks(execute=True), CaptureQueriesContext(connection) as captured:
@@ -82,11 +83,18 @@ def test_a_step_reads_the_game_once_and_audits_and_numbers_in_few_statements(
     heads = statements(captured, "halls_auditchainhead")
     assert len(heads) == 2 and "FOR UPDATE" in heads[0]  # lock the tip; write entry and tip together
     assert statements(captured, "halls_auditentry") == heads[1:]
-    assert [s.split()[0] for s in statements(captured, "halls_streamcursor")] == ["UPDATE"]
+    # Two events numbered: the ball on the room's stream, the consoles' unclaimed list on the staff stream.
+    assert [s.split()[0] for s in statements(captured, "halls_streamcursor")] == ["UPDATE", "UPDATE"]
+    # That list, in the same transaction: the valid claims, each ball's completion count (and the first
+    # balls' cards when there are any), never the balls again; the ball's own completions at most 2 rows.
+    assert [s.split()[0] for s in statements(captured, "bingo_claim")] == ["SELECT"]
+    completion = [s.split()[0] for s in statements(captured, "bingo_completion")]
+    assert completion.count("INSERT") <= 1 and 1 <= completion.count("SELECT") <= 2, completion
 
     game.refresh_from_db()
     assert (game.balls_drawn, game.state) == (3, GameState.DRAWING)
     assert events.current_seq(room.stream) == seq + 1
+    assert events.current_seq(console.staff_stream(room.pk)) == staff_seq + 1
     assert AuditEntry.objects.filter(venue_id=room.venue_id).count() == entries + 1
     entry = AuditEntry.objects.filter(venue_id=room.venue_id).latest("pk")
     assert (entry.action, entry.data["ordinal"], entry.data["ball"]) == ("ball.drawn", 3, ball.number)
