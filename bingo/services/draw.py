@@ -127,7 +127,7 @@ def _append(game: Game, number: int, source: str, actor: User | None) -> Ball:
     game.balls_drawn = ball.ordinal
     game.last_ball_at = now
     game.save(update_fields=["balls_drawn", "last_ball_at"])
-    detection.record_ball(game, ball)  # the lines and bingos this ball made, in its transaction
+    done = detection.record_ball(game, ball)  # the lines and bingos this ball made, in its transaction
     colour = game.ball_set.colour_of(number) if game.ball_set else ""
     record(
         game,
@@ -135,7 +135,10 @@ def _append(game: Game, number: int, source: str, actor: User | None) -> Ball:
         "ball.drawn",
         {"ordinal": ball.ordinal, "ball": number, "colour": colour, "source": source, "drawn_at": now},
     )
-    tell_consoles(game)
+    # The consoles' unclaimed winners change with a ball only if it completed a claimable prize: bingos,
+    # or lines while the Line is unclaimed (no claim window is open while drawing).
+    if done.bingos.size or (done.lines.size and game.line_won_at is None):
+        tell_consoles(game)
     return ball
 
 
