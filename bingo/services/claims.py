@@ -269,7 +269,7 @@ class Unclaimed(TypedDict):
     bingo_count: int
 
 
-def unclaimed(game: Game, *, limit: int | None = None, locked: bool = False) -> Unclaimed:
+def unclaimed(game: Game, *, limit: int | None = None, current: bool = False) -> Unclaimed:
     """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet,
     and how many of each kind.
 
@@ -278,12 +278,12 @@ def unclaimed(game: Game, *, limit: int | None = None, locked: bool = False) -> 
     and serial; with `limit`, the first `limit` of each kind, from the first balls' rows only. The counts
     come from the rows' counts: a valid claim is of a card that completed that prize by the ball drawn
     (claims are verified against the same balls, one valid claim per card and prize), so each takes one
-    card off. `locked`: the caller holds the game's row lock in the transaction that wrote it (a ball's,
-    claim's or prize's), so its `balls_drawn` is current and the balls are not counted again.
+    card off. `current`: `game` was just read (or locked and written) for this answer, so its
+    `balls_drawn` is the balls drawn and they are not counted again.
     """
     lists: dict[str, list[UnclaimedCard]] = {"line": [], "bingo": []}
     counts = {"line": 0, "bingo": 0}
-    drawn = game.balls_drawn if locked else Ball.objects.filter(game=game).count()
+    drawn = game.balls_drawn if current else Ball.objects.filter(game=game).count()
     if not drawn or game.state not in CLAIMABLE:
         return _unclaimed(lists, counts)
     line_open = game.line_won_at is None or (

@@ -16,7 +16,7 @@ from typing import Any
 from bingo.models import Game
 from bingo.services import readmodels
 from halls import events
-from halls.models import Room
+from halls.models import Room, StreamCursor
 
 UNCLAIMED_EVENT = "console.unclaimed"
 
@@ -31,7 +31,9 @@ def console_streams(room: Room) -> list[str]:
 
 
 def stream_seqs(room: Room) -> dict[str, int]:
-    return {stream: events.current_seq(stream) for stream in console_streams(room)}
+    streams = console_streams(room)
+    found = dict(StreamCursor.objects.filter(stream__in=streams).values_list("stream", "seq"))
+    return {stream: found.get(stream, 0) for stream in streams}
 
 
 def console_snapshot(room: Room) -> dict[str, Any]:
@@ -49,5 +51,5 @@ def emit_unclaimed(game: Game) -> events.Event:
     (a rolled-back ball tells the consoles nothing). The stream's cursor row, bumped here and locked till
     commit, keeps one room's lists in order.
     """
-    data = {"game": game.pk, **readmodels.unclaimed_view(game, locked=True)}
+    data = {"game": game.pk, **readmodels.unclaimed_view(game, current=True)}
     return events.emit(staff_stream(game.room_id), UNCLAIMED_EVENT, data)
