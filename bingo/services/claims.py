@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
-from functools import reduce
-from operator import or_
 from typing import Any, TypedDict
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from bingo import claims as rules
@@ -280,6 +278,9 @@ def unclaimed(game: Game, *, limit: int | None = None, current: bool = False) ->
     (claims are verified against the same balls, one valid claim per card and prize), so each takes one
     card off. `current`: `game` was just read (or locked and written) for this answer, so its
     `balls_drawn` is the balls drawn and they are not counted again.
+
+    At most three statements: the valid claims (for a `current` game, only while a claim window is
+    open), the rows (their cards only where the list needs them), and the listed cards' serials.
     """
     lists: dict[str, list[UnclaimedCard]] = {"line": [], "bingo": []}
     counts = {"line": 0, "bingo": 0}
@@ -290,40 +291,92 @@ def unclaimed(game: Game, *, limit: int | None = None, current: bool = False) ->
         game.claim_window == ClaimWindow.LINE and game.line_won_at == drawn
     )
     kinds = [ClaimKind.LINE.value, ClaimKind.BINGO.value] if line_open else [ClaimKind.BINGO.value]
-    # The open prizes' valid claims (few: each one pauses the game) and each ball's count of completions.
     claimed: dict[str, set[int]] = {kind: set() for kind in kinds}
-    for kind, card in Claim.objects.filter(game=game, valid=True, kind__in=kinds).values_list("kind", "card"):
-        claimed[kind].add(card)
-    balls: dict[str, list[tuple[int, int]]] = {kind: [] for kind in kinds}
-    completions = Completion.objects.filter(game=game, kind__in=kinds)
-    for kind, ordinal, count in completions.order_by("ordinal").values_list("kind", "ordinal", "count"):
-        balls[kind].append((ordinal, count))
-    wanted = []
+    if game.claim_window or not current:
+        # A prize still open has valid claims only while its window is: a valid claim opens it (and a
+        # valid Line sets line_won_at), and it stays open until the prize is paid or the game closes.
+        # (A `game` read earlier may not show the window a claim opened since: then always read.)
+        valid = Claim.objects.filter(game=game, valid=True, kind__in=kinds).values_list("kind", "card")
+        for kind, card in valid:
+            claimed[kind].add(card)
+    # Cards a row must hold for the list: `limit` of them once the claimed ones are taken out.
+    needed = {kind: (NO_LIMIT if limit is None else limit + len(claimed[kind])) for kind in kinds}
+    candidates: dict[str, tuple[list[int], list[int]]] = {kind: ([], []) for kind in kinds}
+    for kind, ordinal, count, cards in _completions(game, needed):
+        counts[kind] += count
+        if cards is not None and limit != 0:
+            ids = [i for i in detection.card_ids(cards).tolist() if i not in claimed[kind]]
+            candidates[kind][0].extend(ids)
+            candidates[kind][1].extend([ordinal] * len(ids))
     for kind in kinds:
-        counts[kind] = max(0, sum(count for _, count in balls[kind]) - len(claimed[kind]))
-        if not balls[kind] or limit == 0:
-            continue
-        last, needed = balls[kind][-1][0], (limit or 0) + len(claimed[kind])
-        if limit is not None:
-            # The first balls whose rows hold `limit` cards once the claimed ones are taken out.
-            for ordinal, count in balls[kind]:
-                needed -= count
-                if needed <= 0:
-                    last = ordinal
-                    break
-        wanted.append(Q(kind=kind, ordinal__lte=last))
-    if not wanted:
-        return _unclaimed(lists, counts)
-    open_ids: dict[str, tuple[list[int], list[int]]] = {kind: ([], []) for kind in kinds}
-    rows = completions.filter(reduce(or_, wanted)).values_list("kind", "ordinal", "cards")
-    for kind, ordinal, cards in rows:
-        ids = [i for i in detection.card_ids(cards).tolist() if i not in claimed[kind]]
-        open_ids[kind][0].extend(ids)
-        open_ids[kind][1].extend([ordinal] * len(ids))
-    for kind, (ids, ordinals) in open_ids.items():
-        cards_in_order = _in_order(ids, ordinals, limit)
-        lists[kind] = [{"series": code, "serial": n, "since_ball": at} for at, code, n in cards_in_order]
+        counts[kind] = max(0, counts[kind] - len(claimed[kind]))
+    for kind, rows in _in_order(candidates, limit).items():
+        lists[kind] = [{"series": code, "serial": serial, "since_ball": at} for at, code, serial in rows]
     return _unclaimed(lists, counts)
+
+
+NO_LIMIT = 2**62
+
+
+def _completions(game: Game, needed: dict[str, int]) -> list[tuple[str, int, int, bytes | None]]:
+    """Each completion row of these kinds (kind, ordinal, count, cards) by ball, its cards only while the
+    rows before it of its kind hold fewer than `needed[kind]` cards: one statement, the rest never read."""
+    quote = connection.ops.quote_name
+    table, count = quote(Completion._meta.db_table), quote("count")
+    kinds = list(needed)
+    need = "CASE kind " + " ".join("WHEN %s THEN %s" for _ in kinds) + " END"
+    sql = (
+        f"SELECT kind, ordinal, {count}, CASE WHEN running - {count} < {need} THEN cards END "  # noqa: S608
+        f"FROM (SELECT kind, ordinal, {count}, cards, "
+        f"SUM({count}) OVER (PARTITION BY kind ORDER BY ordinal) AS running "
+        f"FROM {table} WHERE game_id = %s AND kind IN ({', '.join(['%s'] * len(kinds))})) AS done "
+        "ORDER BY ordinal"
+    )
+    params: list[Any] = [value for kind in kinds for value in (kind, needed[kind])]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, game.pk, *kinds])
+        return [(kind, ordinal, n, cards) for kind, ordinal, n, cards in cursor.fetchall()]
+
+
+def _in_order(
+    candidates: dict[str, tuple[list[int], list[int]]], limit: int | None
+) -> dict[str, list[tuple[int, str, int]]]:
+    """For each kind, (ordinal, series, serial) of its cards (ids completed at ordinals) by ordinal,
+    series and serial; the first `limit`."""
+    found: dict[str, list[tuple[int, str, int]]] = {kind: [] for kind in candidates}
+    rows = [(kind, i, at) for kind, (ids, ats) in candidates.items() for i, at in zip(ids, ats, strict=True)]
+    if not rows or limit == 0:
+        return found
+    if connection.vendor == "postgresql":
+        # One statement whatever the number of cards (a late ball's bingos are thousands): array parameters.
+        sql = (
+            "SELECT kind, ordinal, code, serial FROM ("  # noqa: S608 (the models' tables)
+            "SELECT u.kind, u.ordinal, s.code, c.serial, ROW_NUMBER() OVER "
+            "(PARTITION BY u.kind ORDER BY u.ordinal, s.code, c.serial) AS rank "
+            "FROM unnest(%s::text[], %s::bigint[], %s::integer[]) AS u(kind, id, ordinal) "
+            f"JOIN {Card._meta.db_table} c ON c.id = u.id "
+            f"JOIN {CardSeries._meta.db_table} s ON s.id = c.series_id"
+            ") AS listed WHERE rank <= %s ORDER BY kind, ordinal, code, serial"
+        )
+        kinds, ids, ordinals = (list(column) for column in zip(*rows, strict=True))
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [kinds, ids, ordinals, NO_LIMIT if limit is None else limit])
+            for kind, ordinal, code, serial in cursor.fetchall():
+                found[kind].append((ordinal, code, serial))
+        return found
+    # The embedded hall (SQLite): the cards in batches under its limit of parameters, ordered here.
+    serials: dict[int, tuple[str, int]] = {}
+    ids = sorted({i for _, i, _ in rows})
+    for start in range(0, len(ids), 500):
+        cards = Card.objects.filter(pk__in=ids[start : start + 500])
+        serials.update(
+            (pk, (code, serial)) for pk, code, serial in cards.values_list("pk", "series__code", "serial")
+        )
+    for kind, i, at in rows:
+        found[kind].append((at, *serials[i]))
+    for kind in found:
+        found[kind] = sorted(found[kind])[:limit]
+    return found
 
 
 def _unclaimed(lists: dict[str, list[UnclaimedCard]], counts: dict[str, int]) -> Unclaimed:
@@ -333,37 +386,6 @@ def _unclaimed(lists: dict[str, list[UnclaimedCard]], counts: dict[str, int]) ->
         "line_count": counts["line"],
         "bingo_count": counts["bingo"],
     }
-
-
-def _in_order(ids: list[int], ordinals: list[int], limit: int | None) -> list[tuple[int, str, int]]:
-    """(ordinal, series, serial) of the cards completed at those ordinals, so ordered; the first `limit`."""
-    if not ids:
-        return []
-    if connection.vendor == "postgresql":
-        # One statement whatever the number of cards (a late ball's bingos are thousands): array parameters.
-        sql = (
-            "SELECT u.ordinal, s.code, c.serial "  # noqa: S608 (the models' tables)
-            "FROM unnest(%s::bigint[], %s::integer[]) AS u(id, ordinal) "
-            f"JOIN {Card._meta.db_table} c ON c.id = u.id "
-            f"JOIN {CardSeries._meta.db_table} s ON s.id = c.series_id "
-            "ORDER BY u.ordinal, s.code, c.serial"
-        )
-        params: list[Any] = [ids, ordinals]
-        if limit is not None:
-            sql += " LIMIT %s"
-            params.append(limit)
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return [(ordinal, code, serial) for ordinal, code, serial in cursor.fetchall()]
-    # The embedded hall (SQLite): the cards in batches under its limit of parameters, ordered here.
-    at = dict(zip(ids, ordinals, strict=True))
-    found: list[tuple[int, str, int]] = []
-    for start in range(0, len(ids), 500):
-        cards = Card.objects.filter(pk__in=ids[start : start + 500])
-        rows = cards.values_list("pk", "series__code", "serial")
-        found += [(at[pk], code, serial) for pk, code, serial in rows]
-    found.sort()
-    return found if limit is None else found[:limit]
 
 
 def unclaimed_winners(game: Game, *, limit: int | None = None) -> dict[str, list[UnclaimedCard]]:
