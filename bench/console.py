@@ -7,7 +7,7 @@ the draw, and times, through the whole Django + DRF stack (token auth, in proces
 
 - ``GET /api/games/<id>/``          the game view (what the console polled every second on main);
 - ``GET /api/rooms/<id>/console/``  the console's snapshot (loaded once, then on a gap or reconnect);
-- ``publish_unclaimed``             the staff-stream event pushed once after each ball;
+- ``emit_unclaimed``                the staff-stream event each ball's step numbers and publishes;
 - baseline: ``GET /api/rooms/<id>/`` a small answer through the same stack, in the same run;
 
 on sale, then before any ball, then after BALLS balls (the state a console lives in during a game),
@@ -185,9 +185,11 @@ def main() -> int:
     ensure_database(os.environ["DATABASE_URL"], fresh=args.fresh)
     setup_django()
 
+    from django.db import transaction
     from django.test import Client
 
     from bingo.services import claims, console, draw, games
+    from bingo.services.common import lock_game
 
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     started = time.perf_counter()
@@ -207,9 +209,9 @@ def main() -> int:
     print(f"after {len(BALLS)} balls:")
     found = measure(client, game, args.repeats, args.budget)
     start = time.perf_counter()
-    event = console.publish_unclaimed(game_id=game.pk, ordinal=game.balls_drawn)
+    with transaction.atomic():  # as a ball's step does it, in its transaction with the game locked
+        event = console.emit_unclaimed(lock_game(game.pk))
     publish_ms = (time.perf_counter() - start) * 1000
-    assert event is not None
     shown = event.data
     print(
         f"  staff event console.unclaimed      {publish_ms:9.1f} ms  {len(event.encode()):>9,} bytes"

@@ -6,7 +6,6 @@ class BingoConfig(AppConfig):
     verbose_name = "Bingo"
 
     def ready(self) -> None:
-        from bingo.services.console import watch_games
         from bingo.services.games import session_close_guard
         from bingo.services.programs import play as programs
         from bingo.services.programs.views import program_pool_ids
@@ -16,7 +15,6 @@ class BingoConfig(AppConfig):
         from jackpots.services import guards
 
         hooks.register_session_close_guard(session_close_guard)
-        watch_games()  # the caller consoles hear of unclaimed winners after each ball, claim and prize
         hooks.register_session_closed(programs.session_closed)
         guards.register_open_play_guard(programs.open_play_guard)
         # Programs are announced with the game and paid with the Bingo: not in the pools ribbon too.

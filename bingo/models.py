@@ -371,20 +371,29 @@ class Claim(models.Model):
 
 
 class Completion(models.Model):
-    """A sold card's first line or its bingo, recorded with the ball that made it, in that ball's
-    transaction (bingo.services.detection). The unclaimed-winners view and self-playing rooms read these."""
+    """The sold cards that completed their first line (or their bingo) with one ball of a game: one row per
+    ball and kind, recorded in that ball's transaction (bingo.services.detection); none for a ball that
+    completed nothing. The unclaimed-winners view and self-playing rooms read these.
 
-    # The unique index below starts with the game; cards are never deleted: no index of their own.
+    One row per ball, not per card: the late balls of a big game complete thousands of cards each (a sixth
+    of the cards sold complete their bingo with the 90th ball), and a row per card made such a ball's
+    step as slow as those inserts.
+    """
+
+    # The unique index below starts with the game: no index of its own.
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="completions", db_index=False)
-    card = models.ForeignKey(Card, on_delete=models.PROTECT, related_name="+", db_index=False)
     kind = models.CharField(max_length=5, choices=ClaimKind.choices)
     ordinal = models.PositiveSmallIntegerField()
+    # How many cards `cards` holds, so counts never read them.
+    count = models.PositiveIntegerField()
+    # The cards' ids, ascending, as little-endian int64 (bingo.services.detection.card_ids reads them).
+    cards = models.BinaryField()
 
     class Meta:
         constraints = [
-            # A card completes its (first) line once and its bingo once: a repeated ball step cannot add rows.
+            # One row per ball and kind: a repeated ball step cannot add rows.
             models.UniqueConstraint(
-                fields=["game", "kind", "card"], name="completion_once_per_card_and_kind"
+                fields=["game", "kind", "ordinal"], name="completion_once_per_ball_and_kind"
             ),
         ]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from celery import shared_task
 
 from bingo.services import autoplay, draw, programs
-from bingo.services import console as console_service
 from halls import heartbeat, metrics
 
 REAPER_HEARTBEAT = "reaper"
@@ -40,9 +39,3 @@ def autoplay_rooms() -> list[str]:
 def announce_scheduled_programs() -> int:
     """Announce on the screens the scheduled prizes due in a room's next game (beat, every 30 s)."""
     return programs.announce_scheduled()
-
-
-@shared_task(ignore_result=True)
-def publish_console_unclaimed(game_id: int, ordinal: int | None = None) -> bool:
-    """Push the game's unclaimed winners to the caller consoles (after each ball, claim and prize)."""
-    return console_service.publish_unclaimed(game_id=game_id, ordinal=ordinal) is not None

@@ -295,8 +295,6 @@ HALL_POOL_GROUP_RUNNERS = env.int("HALL_POOL_GROUP_RUNNERS", default=2)
 HALL_DEMO_TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)
 # Secret that signs card security codes; production sets its own.
 HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
-# After each ball, claim and prize a task pushes the unclaimed winners to the caller consoles (staff stream).
-HALL_CONSOLE_PUSH = env.bool("HALL_CONSOLE_PUSH", default=True)
 
 # --- Tamper evidence (halls.services.audit_keys, anchors, verify) -------------------------------------
 # The audit chain is an HMAC-SHA256 chain under this key, which must NOT live in the database: anyone who

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from django.contrib.auth.models import User
-from django.db import transaction
-from django.db.models import Count, Exists, F, OuterRef, QuerySet
+from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from bingo import claims as rules
@@ -35,8 +35,8 @@ from bingo.models import (
     SoldCard,
 )
 from bingo.prizes import split_equally
-from bingo.services import draw
-from bingo.services.common import lock_game, record, transition
+from bingo.services import detection, draw
+from bingo.services.common import lock_game, record, tell_consoles, transition
 from bingo.services.programs import play as programs
 from halls.errors import Conflict, InvalidInput, NotFound
 
@@ -149,6 +149,8 @@ def file_claim(
                 "claim_window": game.claim_window,
             },
         )
+        if claim.valid:
+            tell_consoles(game)  # the card is off their unclaimed list
     return claim
 
 
@@ -195,6 +197,7 @@ def confirm_claims(*, game: Game, kind: str, actor: Actor) -> PrizeResult:
             game.save()
         else:
             _close(game, actor)
+        tell_consoles(game)  # the paid prize's cards, or the whole list once the game is closed
     return result
 
 
@@ -257,46 +260,141 @@ class UnclaimedCard(TypedDict):
     since_ball: int
 
 
-def _unclaimed_completions(game: Game) -> QuerySet[Completion] | None:
-    """Recorded completions still open to a claim and not yet validly claimed; None when nothing can be."""
-    drawn = Ball.objects.filter(game=game).count()
+class Unclaimed(TypedDict):
+    line: list[UnclaimedCard]
+    bingo: list[UnclaimedCard]
+    line_count: int
+    bingo_count: int
+
+
+def unclaimed(game: Game, *, limit: int | None = None, current: bool = False) -> Unclaimed:
+    """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet,
+    and how many of each kind.
+
+    Read from the completions recorded with each ball (bingo.services.detection): every card whose first
+    line or bingo came by the last ball drawn, less those with a valid claim of that kind, by ball, series
+    and serial; with `limit`, the first `limit` of each kind, from the first balls' rows only. The counts
+    come from the rows' counts: a valid claim is of a card that completed that prize by the ball drawn
+    (claims are verified against the same balls, one valid claim per card and prize), so each takes one
+    card off. `current`: `game` was just read (or locked and written) for this answer, so its
+    `balls_drawn` is the balls drawn and they are not counted again.
+
+    At most three statements: the valid claims (for a `current` game, only while a claim window is
+    open), the rows (their cards only where the list needs them), and the listed cards' serials.
+    """
+    lists: dict[str, list[UnclaimedCard]] = {"line": [], "bingo": []}
+    counts = {"line": 0, "bingo": 0}
+    drawn = game.balls_drawn if current else Ball.objects.filter(game=game).count()
     if not drawn or game.state not in CLAIMABLE:
-        return None
+        return _unclaimed(lists, counts)
     line_open = game.line_won_at is None or (
         game.claim_window == ClaimWindow.LINE and game.line_won_at == drawn
     )
-    kinds = [ClaimKind.BINGO, ClaimKind.LINE] if line_open else [ClaimKind.BINGO]
-    claimed = Claim.objects.filter(game=game, valid=True, kind=OuterRef("kind"), card_id=OuterRef("card_id"))
-    return Completion.objects.filter(game=game, kind__in=kinds).exclude(Exists(claimed))
+    kinds = [ClaimKind.LINE.value, ClaimKind.BINGO.value] if line_open else [ClaimKind.BINGO.value]
+    claimed: dict[str, set[int]] = {kind: set() for kind in kinds}
+    if game.claim_window or not current:
+        # A prize still open has valid claims only while its window is: a valid claim opens it (and a
+        # valid Line sets line_won_at), and it stays open until the prize is paid or the game closes.
+        # (A `game` read earlier may not show the window a claim opened since: then always read.)
+        valid = Claim.objects.filter(game=game, valid=True, kind__in=kinds).values_list("kind", "card")
+        for kind, card in valid:
+            claimed[kind].add(card)
+    # Cards a row must hold for the list: `limit` of them once the claimed ones are taken out.
+    needed = {kind: (NO_LIMIT if limit is None else limit + len(claimed[kind])) for kind in kinds}
+    candidates: dict[str, tuple[list[int], list[int]]] = {kind: ([], []) for kind in kinds}
+    for kind, ordinal, count, cards in _completions(game, needed):
+        counts[kind] += count
+        if cards is not None and limit != 0:
+            ids = [i for i in detection.card_ids(cards).tolist() if i not in claimed[kind]]
+            candidates[kind][0].extend(ids)
+            candidates[kind][1].extend([ordinal] * len(ids))
+    for kind in kinds:
+        counts[kind] = max(0, counts[kind] - len(claimed[kind]))
+    for kind, rows in _in_order(candidates, limit).items():
+        lists[kind] = [{"series": code, "serial": serial, "since_ball": at} for at, code, serial in rows]
+    return _unclaimed(lists, counts)
 
 
-def unclaimed_winners(game: Game, *, limit: int | None = None) -> dict[str, list[UnclaimedCard]]:
-    """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet.
+NO_LIMIT = 2**62
 
-    Read from the completions recorded with each ball (bingo.services.detection): every card whose first
-    line or bingo came by the last ball drawn, less those with a valid claim of that kind; with `limit`,
-    the first `limit` of each kind (by ball, series, serial).
-    """
-    found: dict[str, list[UnclaimedCard]] = {"line": [], "bingo": []}
-    open_rows = _unclaimed_completions(game)
-    if open_rows is None:
+
+def _completions(game: Game, needed: dict[str, int]) -> list[tuple[str, int, int, bytes | None]]:
+    """Each completion row of these kinds (kind, ordinal, count, cards) by ball, its cards only while the
+    rows before it of its kind hold fewer than `needed[kind]` cards: one statement, the rest never read."""
+    quote = connection.ops.quote_name
+    table, count = quote(Completion._meta.db_table), quote("count")
+    kinds = list(needed)
+    need = "CASE kind " + " ".join("WHEN %s THEN %s" for _ in kinds) + " END"
+    sql = (
+        f"SELECT kind, ordinal, {count}, CASE WHEN running - {count} < {need} THEN cards END "  # noqa: S608
+        f"FROM (SELECT kind, ordinal, {count}, cards, "
+        f"SUM({count}) OVER (PARTITION BY kind ORDER BY ordinal) AS running "
+        f"FROM {table} WHERE game_id = %s AND kind IN ({', '.join(['%s'] * len(kinds))})) AS done "
+        "ORDER BY ordinal"
+    )
+    params: list[Any] = [value for kind in kinds for value in (kind, needed[kind])]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, game.pk, *kinds])
+        return [(kind, ordinal, n, cards) for kind, ordinal, n, cards in cursor.fetchall()]
+
+
+def _in_order(
+    candidates: dict[str, tuple[list[int], list[int]]], limit: int | None
+) -> dict[str, list[tuple[int, str, int]]]:
+    """For each kind, (ordinal, series, serial) of its cards (ids completed at ordinals) by ordinal,
+    series and serial; the first `limit`."""
+    found: dict[str, list[tuple[int, str, int]]] = {kind: [] for kind in candidates}
+    rows = [(kind, i, at) for kind, (ids, ats) in candidates.items() for i, at in zip(ids, ats, strict=True)]
+    if not rows or limit == 0:
         return found
-    for kind in found:
-        rows = (
-            open_rows.filter(kind=kind)
-            .order_by("ordinal", "card__series__code", "card__serial")
-            .values_list("card__series__code", "card__serial", "ordinal")
+    if connection.vendor == "postgresql":
+        # One statement whatever the number of cards (a late ball's bingos are thousands): array parameters.
+        sql = (
+            "SELECT kind, ordinal, code, serial FROM ("  # noqa: S608 (the models' tables)
+            "SELECT u.kind, u.ordinal, s.code, c.serial, ROW_NUMBER() OVER "
+            "(PARTITION BY u.kind ORDER BY u.ordinal, s.code, c.serial) AS rank "
+            "FROM unnest(%s::text[], %s::bigint[], %s::integer[]) AS u(kind, id, ordinal) "
+            f"JOIN {Card._meta.db_table} c ON c.id = u.id "
+            f"JOIN {CardSeries._meta.db_table} s ON s.id = c.series_id"
+            ") AS listed WHERE rank <= %s ORDER BY kind, ordinal, code, serial"
         )
-        for series, serial, ordinal in rows if limit is None else rows[:limit]:
-            found[kind].append({"series": series, "serial": serial, "since_ball": ordinal})
+        kinds, ids, ordinals = (list(column) for column in zip(*rows, strict=True))
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [kinds, ids, ordinals, NO_LIMIT if limit is None else limit])
+            for kind, ordinal, code, serial in cursor.fetchall():
+                found[kind].append((ordinal, code, serial))
+        return found
+    # The embedded hall (SQLite): the cards in batches under its limit of parameters, ordered here.
+    serials: dict[int, tuple[str, int]] = {}
+    ids = sorted({i for _, i, _ in rows})
+    for start in range(0, len(ids), 500):
+        cards = Card.objects.filter(pk__in=ids[start : start + 500])
+        serials.update(
+            (pk, (code, serial)) for pk, code, serial in cards.values_list("pk", "series__code", "serial")
+        )
+    for kind, i, at in rows:
+        found[kind].append((at, *serials[i]))
+    for kind in found:
+        found[kind] = sorted(found[kind])[:limit]
     return found
 
 
+def _unclaimed(lists: dict[str, list[UnclaimedCard]], counts: dict[str, int]) -> Unclaimed:
+    return {
+        "line": lists["line"],
+        "bingo": lists["bingo"],
+        "line_count": counts["line"],
+        "bingo_count": counts["bingo"],
+    }
+
+
+def unclaimed_winners(game: Game, *, limit: int | None = None) -> dict[str, list[UnclaimedCard]]:
+    """The cards `unclaimed` lists (all of them without `limit`), by kind."""
+    found = unclaimed(game, limit=limit)
+    return {"line": found["line"], "bingo": found["bingo"]}
+
+
 def unclaimed_counts(game: Game) -> dict[str, int]:
-    """How many cards of each kind `unclaimed_winners` would list, counted by the database."""
-    counts = {"line": 0, "bingo": 0}
-    open_rows = _unclaimed_completions(game)
-    if open_rows is not None:
-        for kind, count in open_rows.values_list("kind").annotate(n=Count("pk")).values_list("kind", "n"):
-            counts[kind] = count
-    return counts
+    """How many cards of each kind `unclaimed_winners` would list, from the rows' counts."""
+    found = unclaimed(game, limit=0)
+    return {"line": found["line_count"], "bingo": found["bingo_count"]}

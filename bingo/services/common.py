@@ -44,3 +44,11 @@ def record(
     audit.record(venue_id=game.room.venue_id, actor=actor, action=action, obj=game, data=payload)
     shown = payload if public is None else {**head, **public}
     events.emit(game.room.stream, action, {**shown, "state": game.state})
+
+
+def tell_consoles(game: Game) -> None:
+    """The caller consoles' unclaimed winners as the caller's transaction leaves them (the game locked and
+    written): after a ball, a valid claim or a prize paid."""
+    from bingo.services import console  # console reads the claims service, which uses this module
+
+    console.emit_unclaimed(game)

@@ -37,7 +37,7 @@ from bingo.models import (
     SoldCard,
 )
 from bingo.services import detection
-from bingo.services.common import lock_game
+from bingo.services.common import lock_game, tell_consoles
 from bingo.services.draw import LAST_ORDINAL
 from halls import events
 from halls.errors import Conflict, InvalidInput, NotFound
@@ -208,3 +208,4 @@ def _announce(game: Game, correction: BallCorrection, judged: list[dict[str, Any
         },
     )
     events.emit(game.room.stream, EVENT, {**public, "state": game.state})
+    tell_consoles(game)  # the corrected ball changes the unclaimed list whatever ball the game is at

@@ -4,8 +4,10 @@ in that ball's transaction.
 The index (bingo.detect_index) is built from the sold cards' packed numbers when sales close and kept in a
 per-process cache keyed by game. A ball step (under the game's row lock) applies its ball to the cached
 index and inserts the cards that completed their first line or their bingo with it as `Completion` rows,
-in the ball's transaction: a rolled-back step records nothing, a repeated step never gets here (the draw
-refuses a done ordinal) and the unique constraint would refuse it anyway.
+in the ball's transaction (one row per ball and kind holding the cards' ids, so the 90th ball of a big
+game, completing a sixth of its cards, still writes at most two rows): a rolled-back step records
+nothing, a repeated step never gets here (the draw refuses a done ordinal) and the unique constraint
+would refuse it anyway. `rebuild_completions` records a game's completions again from its stored balls.
 
 What is recorded never depends on the cache being right: an entry is used only when it stands exactly at
 the ball before, as committed. An entry whose last ball has not been seen committed (its transaction
@@ -95,24 +97,6 @@ def record_ball(game: Game, ball: Ball) -> BallCompletions:
     _insert(game, done)
     transaction.on_commit(lambda: _settle(game.pk, entry, ball.ordinal))
     return done
-
-
-def rebuild_completions(game: Game) -> GameIndex:
-    """Record the game's completions again from its stored balls (a ball was corrected; game row locked).
-
-    Its rows are deleted, the index rebuilt from the sold cards (after a correction the fingerprint is
-    new: no cache or file of another process matches it) and every ball applied and recorded in order.
-    """
-    Completion.objects.filter(game=game).delete()
-    forget(game.pk)
-    fingerprint = _fingerprint(game)
-    index = _build(game, fingerprint, [])
-    balls = Ball.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True)
-    for number in balls:
-        _insert(game, index.apply(number))
-    entry = _Entry(fingerprint, index, pending=True)
-    transaction.on_commit(lambda: _settle(game.pk, entry, index.ordinal))
-    return index
 
 
 def forget(game_id: int | None = None) -> None:
@@ -234,23 +218,49 @@ def sold_numbers(game: Game) -> tuple[np.ndarray, bytes]:
 
 
 def _insert(game: Game, done: BallCompletions) -> None:
-    """The ball's completions as Completion rows (nothing at all for most balls)."""
-    batches = [(ClaimKind.LINE, done.lines), (ClaimKind.BINGO, done.bingos)]
-    batches = [(kind, ids) for kind, ids in batches if ids.size]
-    if not batches:
-        return
-    if _postgresql():
-        # One statement per kind, the ids as one array parameter, whatever their number.
-        sql = (
-            f"INSERT INTO {Completion._meta.db_table} (game_id, card_id, kind, ordinal) "
-            "SELECT %s, unnest(%s::bigint[]), %s, %s"
-        )
-        with connection.cursor() as cursor:
-            for kind, ids in batches:
-                cursor.execute(sql, [game.pk, ids.tolist(), kind.value, done.ordinal])
-        return
-    Completion.objects.bulk_create(
-        Completion(game=game, card_id=card_id, kind=kind, ordinal=done.ordinal)
-        for kind, ids in batches
-        for card_id in ids.tolist()
-    )
+    """The ball's completions: one row per kind that has any (nothing at all for most balls)."""
+    Completion.objects.bulk_create(_rows(game, done))
+
+
+def _rows(game: Game, done: BallCompletions) -> list[Completion]:
+    return [
+        Completion(game=game, kind=kind, ordinal=done.ordinal, count=int(ids.size), cards=pack_ids(ids))
+        for kind, ids in ((ClaimKind.LINE, done.lines), (ClaimKind.BINGO, done.bingos))
+        if ids.size
+    ]
+
+
+def pack_ids(ids: np.ndarray) -> bytes:
+    """Card ids (ascending) as a `Completion.cards` value: little-endian int64."""
+    return np.ascontiguousarray(ids, dtype="<i8").tobytes()
+
+
+def card_ids(cards: bytes | memoryview) -> np.ndarray:
+    """The card ids a `Completion.cards` value holds, ascending."""
+    return np.frombuffer(bytes(cards), dtype="<i8").astype(np.int64)
+
+
+def rebuild_completions(game: Game) -> list[BallCompletions]:
+    """Record the game's completions again from its stored balls, replacing those recorded.
+
+    For a change to balls already drawn (a mis-keyed ball corrected): call it in that change's
+    transaction, with the game's row locked, after the balls are written. This process's index of the
+    game is replaced by the one built here once the transaction commits; other processes find theirs
+    no longer matching the stored balls and rebuild it on their next ball.
+    """
+    balls = list(Ball.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True))
+    forget(game.pk)
+    fingerprint = _fingerprint(game)
+    entry = _Entry(fingerprint, _build(game, fingerprint, []), pending=True)
+    done = entry.index.apply_all(balls)
+    Completion.objects.filter(game=game).delete()
+    Completion.objects.bulk_create(row for ball in done for row in _rows(game, ball))
+    transaction.on_commit(lambda: _settle(game.pk, entry, len(balls)))
+    return done
+
+
+def recorded_completions(game: Game) -> set[tuple[str, int, int]]:
+    """Every recorded completion of the game as (kind, card id, ordinal): for checks and tests, not views
+    (it reads every row whole)."""
+    rows = Completion.objects.filter(game=game).values_list("kind", "ordinal", "cards")
+    return {(kind, int(card), ordinal) for kind, ordinal, cards in rows for card in card_ids(cards)}

@@ -20,7 +20,7 @@ from kombu.exceptions import OperationalError
 
 from bingo.models import Ball, DrawSource, Game, GameState
 from bingo.services import detection
-from bingo.services.common import lock_game, record
+from bingo.services.common import lock_game, record, tell_consoles
 from halls.errors import Conflict, InvalidInput
 
 log = logging.getLogger("hall.draw")
@@ -133,7 +133,7 @@ def _append(game: Game, number: int, source: str, actor: User | None) -> Ball:
     game.balls_drawn = ball.ordinal
     game.last_ball_at = now
     game.save(update_fields=["balls_drawn", "last_ball_at"])
-    detection.record_ball(game, ball)  # the lines and bingos this ball made, in its transaction
+    done = detection.record_ball(game, ball)  # the lines and bingos this ball made, in its transaction
     colour = game.ball_set.colour_of(number) if game.ball_set else ""
     record(
         game,
@@ -141,6 +141,10 @@ def _append(game: Game, number: int, source: str, actor: User | None) -> Ball:
         "ball.drawn",
         {"ordinal": ball.ordinal, "ball": number, "colour": colour, "source": source, "drawn_at": now},
     )
+    # The consoles' unclaimed winners change with a ball only if it completed a claimable prize: bingos,
+    # or lines while the Line is unclaimed (no claim window is open while drawing).
+    if done.bingos.size or (done.lines.size and game.line_won_at is None):
+        tell_consoles(game)
     return ball
 
 

@@ -120,32 +120,27 @@ UNCLAIMED_SHOWN = 50
 CLAIMS_SHOWN = 100
 
 
-def unclaimed_view(game: Game) -> dict[str, Any]:
+def unclaimed_view(game: Game, *, current: bool = False) -> dict[str, Any]:
     """The winning cards nobody has claimed: the first ``UNCLAIMED_SHOWN`` of each kind, and the counts.
 
-    The one place the console's read model asks the claims service (``unclaimed_winners``), so the
-    view is as fast as that answer. ``ordinal`` is the ball the list is computed at.
+    The one place the console's read model asks the claims service (``unclaimed``), so the view is as
+    fast as that answer. ``ordinal`` is the ball the list is computed at. ``current``: see ``unclaimed``.
     """
-    found = claim_services.unclaimed_winners(game, limit=UNCLAIMED_SHOWN)
-    counts = claim_services.unclaimed_counts(game)
-    return {
-        "ordinal": game.balls_drawn,
-        "line": found["line"],
-        "bingo": found["bingo"],
-        "line_count": counts["line"],
-        "bingo_count": counts["bingo"],
-    }
+    found = claim_services.unclaimed(game, limit=UNCLAIMED_SHOWN, current=current)
+    return {"ordinal": game.balls_drawn, **found}
 
 
 def caller_view(game: Game) -> dict[str, Any]:
-    """Everything the caller console shows: the summary, the latest claims and the unclaimed winners."""
+    """Everything the caller console shows: the summary, the latest claims and the unclaimed winners.
+
+    `game` is as read for this answer (its balls are listed as its `balls_drawn` says)."""
     claims = Claim.objects.filter(game=game).select_related("series", "claimed_by")
     latest = list(claims.order_by("-pk")[:CLAIMS_SHOWN])
     return {
         **game_summary(game),
         "claims": [_claim(c) for c in reversed(latest)],
         "claims_count": len(latest) if len(latest) < CLAIMS_SHOWN else claims.count(),
-        "unclaimed": unclaimed_view(game),
+        "unclaimed": unclaimed_view(game, current=True),
     }
 
 

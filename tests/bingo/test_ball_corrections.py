@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from bingo.cards import CardGrid
 from bingo.detect import winners_at
-from bingo.models import Ball, BallCorrection, Card, Claim, Completion, Game, GameState, SoldCard
+from bingo.models import Ball, BallCorrection, Card, Claim, Game, GameState, SoldCard
 from bingo.services import claims, corrections, detection, draw, games, sales
 from bingo.services import series as series_services
 from bingo.services.readmodels import game_recall
@@ -47,7 +47,7 @@ def grid(series: Any, serial: int) -> CardGrid:
 
 
 def recorded(game: Game) -> set[tuple[str, int, int]]:
-    return set(Completion.objects.filter(game=game).values_list("kind", "card_id", "ordinal"))
+    return detection.recorded_completions(game)
 
 
 def expected(game: Game) -> set[tuple[str, int, int]]:

@@ -2,14 +2,15 @@
 commits, a real session cookie.
 
 Only a caller (or operator) of the room's venue joins; the socket delivers the room's public stream and
-the room's staff stream, each numbered on its own; the unclaimed winners are pushed on the staff stream
-after the ball that made them, and never reach a hall screen.
+the room's staff stream, each numbered on its own; the unclaimed winners are emitted on the staff stream
+in the transaction of the ball that made them (or the claim or prize that took them off), published on
+its commit, and never reach a hall screen.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -23,7 +24,6 @@ from bingo.cards import CardGrid
 from bingo.models import Card, CardSeries, Game
 from bingo.services import claims, console, draw, games, sales
 from config.asgi import application
-from config.celery import app as celery_app
 from halls.events import current_seq
 from halls.models import Role, Room, Screen
 from tests.conftest import make_user
@@ -48,14 +48,6 @@ async def layer(isolated_layer: None) -> AsyncIterator[Any]:
     channel_layer = get_channel_layer()
     yield channel_layer
     await channel_layer.flush()
-
-
-@pytest.fixture
-def eager_tasks() -> Iterator[None]:
-    """Celery tasks run where they are sent (no worker here): the unclaimed winners follow each commit."""
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
 
 
 @pytest.fixture
@@ -108,7 +100,7 @@ async def test_only_the_rooms_callers_join(
 
 
 async def test_the_console_gets_balls_and_unclaimed_winners_and_screens_do_not(
-    layer: Any, eager_tasks: None, screen: Screen, drawing_game: Game, card_series: CardSeries, caller: User
+    layer: Any, screen: Screen, drawing_game: Game, card_series: CardSeries, caller: User
 ) -> None:
     room_stream = screen.room.stream
     staff_stream = console.staff_stream(screen.room_id)
@@ -126,14 +118,13 @@ async def test_the_console_gets_balls_and_unclaimed_winners_and_screens_do_not(
             draw.enter_ball(game=drawing_game, number=number, actor=caller)
 
     await database_sync_to_async(play)()
-    received = [await receive(desk) for _ in range(2 * len(top_row))]
+    received = [await receive(desk) for _ in range(len(top_row) + 1)]
     balls = [e for e in received if e["type"] == "ball.drawn"]
     lists = [e for e in received if e["type"] == console.UNCLAIMED_EVENT]
     assert [e["seq"] for e in balls] == list(range(start + 1, start + 1 + len(top_row)))
     assert {e["stream"] for e in balls} == {room_stream}
-    assert [e["seq"] for e in lists] == list(range(1, len(top_row) + 1))
-    assert {e["stream"] for e in lists} == {staff_stream}
-    assert [e["data"]["ordinal"] for e in lists] == list(range(1, len(top_row) + 1))
+    # One list, after the ball that completed the row: the balls before changed nothing a console shows.
+    assert [(e["stream"], e["seq"], e["data"]["ordinal"]) for e in lists] == [(staff_stream, 1, len(top_row))]
     last = lists[-1]["data"]
     assert last["game"] == drawing_game.pk
     assert {"series": "A", "serial": 5, "since_ball": len(top_row)} in last["line"]
@@ -147,7 +138,7 @@ async def test_the_console_gets_balls_and_unclaimed_winners_and_screens_do_not(
     if verdict["type"] == console.UNCLAIMED_EVENT:
         verdict, after_claim = after_claim, verdict
     assert (verdict["type"], verdict["data"]["valid"]) == ("claim.verified", True)
-    assert after_claim["seq"] == len(top_row) + 1
+    assert after_claim["seq"] == 2
     assert all(row["serial"] != 5 for row in after_claim["data"]["line"])
     assert await desk.receive_nothing(timeout=0.3)
 
@@ -156,18 +147,41 @@ async def test_the_console_gets_balls_and_unclaimed_winners_and_screens_do_not(
     while not await public.receive_nothing(timeout=0.3):
         seen.append(await receive(public))
     assert [e["type"] for e in seen] == ["ball.drawn"] * len(top_row) + ["claim.verified"]
-    assert await database_sync_to_async(current_seq)(staff_stream) == len(top_row) + 1
+    assert await database_sync_to_async(current_seq)(staff_stream) == 2
     await desk.disconnect()
     await public.disconnect()
 
 
-async def test_a_stale_request_publishes_nothing(layer: Any, drawing_game: Game, caller: User) -> None:
-    """A slow list never queues behind itself: once a later ball is in, the earlier ball's request is void."""
-    for number in (4, 9):
+async def test_a_rolled_back_ball_tells_the_consoles_nothing(
+    layer: Any, monkeypatch: pytest.MonkeyPatch, room: Room, drawing_game: Game, card_series: CardSeries,
+    caller: User,
+) -> None:  # fmt: skip
+    """The list is numbered in the ball's own transaction and published on its commit: never without it."""
+    staff_stream = console.staff_stream(room.pk)
+    card = await database_sync_to_async(Card.objects.get)(series=card_series, serial=5)
+    *first, last = sorted(n for n in CardGrid.from_json(card.grid).rows[0] if n)
+    for number in first:
         await database_sync_to_async(draw.enter_ball)(game=drawing_game, number=number, actor=caller)
-    publish = database_sync_to_async(console.publish_unclaimed)
-    assert await publish(game_id=drawing_game.pk, ordinal=1) is None
-    event = await publish(game_id=drawing_game.pk, ordinal=2)
-    assert event is not None
-    assert (event.seq, event.data["ordinal"]) == (1, 2)
-    assert await database_sync_to_async(current_seq)(console.staff_stream(drawing_game.room_id)) == 1
+    desk, connected, _ = await open_console(room.pk, caller)
+    assert connected
+    numbered = console.emit_unclaimed
+
+    def fail(game: Game) -> None:
+        numbered(game)
+        raise RuntimeError("the ball's transaction fails after the list was numbered")
+
+    def enter_and_fail() -> None:
+        with monkeypatch.context() as m:
+            m.setattr(console, "emit_unclaimed", fail)
+            with pytest.raises(RuntimeError):
+                draw.enter_ball(game=drawing_game, number=last, actor=caller)  # completes card 5's row
+
+    await database_sync_to_async(enter_and_fail)()
+    assert await desk.receive_nothing(timeout=0.3)
+    assert await database_sync_to_async(current_seq)(staff_stream) == 0
+    await database_sync_to_async(draw.enter_ball)(game=drawing_game, number=last, actor=caller)
+    received = [await receive(desk), await receive(desk)]
+    (listed,) = [e for e in received if e["type"] == console.UNCLAIMED_EVENT]
+    assert (listed["seq"], listed["data"]["ordinal"]) == (1, len(first) + 1)
+    assert {"series": "A", "serial": 5, "since_ball": len(first) + 1} in listed["data"]["line"]
+    await desk.disconnect()

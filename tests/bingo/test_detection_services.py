@@ -1,5 +1,8 @@
 """Completions recorded with each ball, through the services, equal the pure detector's (`winners_at`).
 
+The contract: the rows (one per ball and kind, holding the cards' ids) expanded to (kind, card, ordinal)
+are exactly `winners_at`'s lines and bingos, after every ball, restart or rolled-back step.
+
 The games commit for real (transactional_db), so the per-process index is kept and reused between balls as
 in a worker; a "restart" drops it (the next ball rebuilds it from the database), and a step that raises
 inside its transaction must leave nothing recorded and the next step still right.
@@ -16,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.apps import apps as django_apps
 from django.conf import settings as django_settings
+from django.db import connection, transaction
+from django.db.migrations.executor import MigrationExecutor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +31,7 @@ from bingo.detect import winners_at
 from bingo.models import Ball, CardSeries, Completion, Game, SoldCard
 from bingo.services import claims, detection, draw, games, sales
 from bingo.services import series as series_services
+from bingo.services.common import lock_game
 from halls.models import GameSession, Room
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,7 +64,19 @@ def no_celery(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def recorded(game: Game) -> set[tuple[str, int, int]]:
-    return set(Completion.objects.filter(game=game).values_list("kind", "card_id", "ordinal"))
+    """The recorded completions, expanded to (kind, card, ordinal); each row's shape checked on the way."""
+    rows = list(Completion.objects.filter(game=game).values_list("kind", "ordinal", "count", "cards"))
+    for kind, ordinal, count, cards in rows:
+        ids = detection.card_ids(cards).tolist()
+        # One row per ball and kind that completed something: its cards ascending, counted right.
+        assert count == len(ids) > 0 and ids == sorted(set(ids)), (kind, ordinal)
+    found = detection.recorded_completions(game)
+    assert len(found) == sum(row[2] for row in rows)
+    return found
+
+
+def completed(game: Game, kind: str) -> int:
+    return sum(Completion.objects.filter(game=game, kind=kind).values_list("count", flat=True))
 
 
 def expected(game: Game) -> set[tuple[str, int, int]]:
@@ -169,8 +186,8 @@ def test_rng_steps_record_once_and_a_retried_step_records_nothing(
         assert recorded(game) == before
     assert recorded(game) == expected(game)
     # Every card of full strips completes by the 90th ball: one line and one bingo each.
-    assert Completion.objects.filter(game=game, kind="bingo").count() == 180
-    assert Completion.objects.filter(game=game, kind="line").count() == 180
+    assert completed(game, "bingo") == 180
+    assert completed(game, "line") == 180
 
 
 def test_a_step_rolled_back_after_the_index_moved_is_not_trusted(
@@ -255,13 +272,17 @@ def test_an_index_from_another_database_state_is_not_reused(
         draw.enter_ball(game=game, number=number, actor=caller)
     assert loads == []  # caught up from the stored balls, not rebuilt
     assert recorded(game) == expected(game)
-    assert Completion.objects.filter(game=game, kind="bingo").count() == 60
+    assert completed(game, "bingo") == 60
 
 
-def test_the_migration_records_the_games_already_in_play(
+PER_CARD = ("bingo", "0005_completions")
+
+
+def test_the_migrations_record_the_games_in_play_and_pack_their_rows(
     venue: Any, operator: Any, room: Room, session: GameSession, caller: Any, cashier: Any, ball_set: Any
 ) -> None:
-    """Games drawing when 0004 is applied get the completions of the balls they already have."""
+    """0005 records the completions of games already drawing, a row per card; 0010 packs them a row per
+    ball and kind (and unpacks them going back)."""
     migration = importlib.import_module("bingo.migrations.0005_completions")
     series = new_series(venue, operator, 10)
     game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
@@ -269,8 +290,19 @@ def test_the_migration_records_the_games_already_in_play(
         draw.enter_ball(game=game, number=number, actor=caller)
     expected_rows = expected(game)
     assert recorded(game) == expected_rows
-    Completion.objects.filter(game=game).delete()  # as before the migration
-    migration.record_games_in_play(django_apps, None)
+    try:
+        executor = MigrationExecutor(connection)
+        executor.migrate([PER_CARD])  # unpacked
+        old_apps = executor.loader.project_state(PER_CARD).apps
+        old = old_apps.get_model("bingo", "Completion")
+        per_card = set(old.objects.filter(game_id=game.pk).values_list("kind", "card_id", "ordinal"))
+        assert per_card == expected_rows
+        old.objects.filter(game_id=game.pk).delete()  # as before 0005
+        migration.record_games_in_play(old_apps, None)
+        assert set(old.objects.filter(game_id=game.pk).values_list("kind", "card_id", "ordinal")) == per_card
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())  # to the latest again: packed
     assert recorded(game) == expected_rows
 
 
@@ -311,3 +343,34 @@ def test_an_index_file_of_other_sales_is_not_used(
     for number in range(2, 91):
         draw.enter_ball(game=game, number=number, actor=caller)
     assert recorded(game) == expected(game)
+
+
+def test_rebuilding_after_a_ball_changed_records_the_stored_balls_completions(
+    venue: Any, operator: Any, room: Room, session: GameSession, caller: Any, cashier: Any, ball_set: Any
+) -> None:
+    """A ball's number corrected (as a mis-keyed ball is) in a transaction that rebuilds: the rows follow
+    the stored balls, and the next balls, in this process and in a fresh one, go on from them."""
+    series = new_series(venue, operator, 10)
+    game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
+    card = SoldCard.objects.filter(game=game).select_related("card").first()
+    assert card is not None
+    row = [n for n in CardGrid.from_json(card.card.grid).rows[0] if n]
+    others = [n for n in range(90, 0, -1) if n not in row]
+    for number in row[:4] + others[:36]:  # ball 40 is others[35], keyed for row[4]
+        draw.enter_ball(game=game, number=number, actor=caller)
+    assert ("line", card.card_id, 40) not in recorded(game)
+    with transaction.atomic():
+        locked = lock_game(game.pk)
+        Ball.objects.filter(game=game, ordinal=40).update(number=row[4])
+        detection.rebuild_completions(locked)
+        assert recorded(game) == expected(game)
+    assert ("line", card.card_id, 40) in recorded(game)
+    for number in others[35:60]:
+        draw.enter_ball(game=game, number=number, actor=caller)
+        assert recorded(game) == expected(game)
+    detection.forget()
+    wipe_files()
+    for number in others[60:]:
+        draw.enter_ball(game=game, number=number, actor=caller)
+    assert recorded(game) == expected(game)
+    assert completed(game, "bingo") == 60

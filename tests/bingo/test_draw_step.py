@@ -1,9 +1,9 @@
 """The RNG draw step on PostgreSQL: what it reads and writes, and how it stays right when it has to wait.
 
 The step reads the game once (locked, with its room, its ball set and the numbers drawn), appends the ball,
-audits it and numbers its event, and hands the task the game it locked. A step that waited for the game's
-lock while another transaction drew a ball sees the row as committed but the balls as they were: it
-must read them again rather than draw a number twice.
+audits it and numbers its event (and the consoles' unclaimed list), and hands the task the game it
+locked. A step that waited for the game's lock while another transaction drew a ball sees the row as
+committed but the balls as they were: it must read them again rather than draw a number twice.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from bingo import tasks
-from bingo.models import Ball, DrawSource, Game, GameState
-from bingo.services import draw, games, sales
+from bingo.cards import CardGrid
+from bingo.models import Ball, Card, DrawSource, Game, GameState
+from bingo.services import claims, console, draw, games, sales
 from halls import events
 from halls.models import AuditChainHead, AuditEntry, StreamCursor
 from halls.services import audit
@@ -63,6 +64,7 @@ def test_a_step_reads_the_game_once_and_audits_and_numbers_in_few_statements(
         with django_capture_on_commit_callbacks(execute=True):
             draw.draw_rng_ball(game_id=game.pk, ordinal=ordinal)
     seq = events.current_seq(room.stream)
+    staff_seq = events.current_seq(console.staff_stream(room.pk))
     entries = AuditEntry.objects.filter(venue_id=room.venue_id).count()
 
     with django_capture_on_commit_callbacks(execute=True), CaptureQueriesContext(connection) as captured:
@@ -82,11 +84,14 @@ def test_a_step_reads_the_game_once_and_audits_and_numbers_in_few_statements(
     heads = statements(captured, "halls_auditchainhead")
     assert len(heads) == 2 and "FOR UPDATE" in heads[0]  # lock the tip; write entry and tip together
     assert statements(captured, "halls_auditentry") == heads[1:]
+    # Three balls complete no card of twelve: no completion written, and the consoles' list is unchanged.
     assert [s.split()[0] for s in statements(captured, "halls_streamcursor")] == ["UPDATE"]
+    assert statements(captured, "bingo_completion") == statements(captured, "bingo_claim") == []
 
     game.refresh_from_db()
     assert (game.balls_drawn, game.state) == (3, GameState.DRAWING)
     assert events.current_seq(room.stream) == seq + 1
+    assert events.current_seq(console.staff_stream(room.pk)) == staff_seq
     assert AuditEntry.objects.filter(venue_id=room.venue_id).count() == entries + 1
     entry = AuditEntry.objects.filter(venue_id=room.venue_id).latest("pk")
     assert (entry.action, entry.data["ordinal"], entry.data["ball"]) == ("ball.drawn", 3, ball.number)
@@ -97,6 +102,37 @@ def test_a_step_reads_the_game_once_and_audits_and_numbers_in_few_statements(
     # A repeated step (a redelivered message) is a no-op.
     assert draw.draw_rng_ball(game_id=game.pk, ordinal=3) is None
     assert Ball.objects.filter(game=game).count() == 3
+
+
+@pytest.mark.django_db
+def test_a_ball_completing_a_line_records_it_and_numbers_the_consoles_list(
+    manual_game: Game, card_series: Any, caller: Any, cashier: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    game = games.open_sales(game=manual_game, actor=caller)
+    sales.sell_range(game=game, series=card_series, first=1, last=12, actor=cashier)
+    game = games.start_draw(game=games.close_sales(game=game, actor=caller), actor=caller)
+    card = Card.objects.get(series=card_series, serial=1)
+    *first, last = sorted(n for n in CardGrid.from_json(card.grid).rows[0] if n)
+    for number in first:
+        draw.enter_ball(game=game, number=number, actor=caller)
+    staff = console.staff_stream(game.room_id)
+    with django_capture_on_commit_callbacks(execute=True), CaptureQueriesContext(connection) as captured:
+        draw.enter_ball(game=game, number=last, actor=caller)
+    # The line: one row for the ball (whatever the number of cards completing with it).
+    assert [s.split()[0] for s in statements(captured, "bingo_completion")][:1] == ["INSERT"]
+    # The consoles' list, in the same transaction: one read of the completion rows (the first balls' cards
+    # with them) and one of the listed cards' serials; no claim read while no claim window is open, and
+    # never the balls again. Numbered on the staff stream after the ball's event.
+    assert statements(captured, "bingo_claim") == []
+    assert [s.split()[0] for s in statements(captured, "bingo_completion")][1:] == ["SELECT"]
+    assert len([s for s in statements(captured, "bingo_card") if "unnest" in s]) == 1
+    assert not [s for s in statements(captured, "bingo_ball") if s.startswith("SELECT COUNT")]
+    cursors = [s.split()[0] for s in statements(captured, "halls_streamcursor")]
+    # (the staff stream's first event also makes its cursor row: SELECT, INSERT between the two)
+    assert cursors[:1] == cursors[-1:] == ["UPDATE"] and cursors.count("UPDATE") == 3, cursors
+    assert events.current_seq(staff) == 1
+    found = claims.unclaimed_winners(game)
+    assert {"series": "A", "serial": 1, "since_ball": len(first) + 1} in found["line"]
 
 
 @pytest.mark.django_db

@@ -90,9 +90,6 @@ class CeleryProcesses:
                 ],
                 "3600",
             ),
-            # Nor does it push unclaimed winners to caller consoles after each ball (a task of its own on
-            # the same solo worker, like the periodic ones above); tests/bingo/test_console_ws.py covers it.
-            "HALL_CONSOLE_PUSH": "false",
             # Events the worker publishes stay off the channel groups of anything else on this Redis.
             "CHANNEL_PREFIX": f"e2e-{uuid.uuid4().hex[:8]}",
             "PYTHONUNBUFFERED": "1",

@@ -31,7 +31,6 @@ from bingo.models import (
     Ball,
     Card,
     CardSeries,
-    Completion,
     DrawSource,
     Game,
     GameState,
@@ -40,7 +39,7 @@ from bingo.models import (
     SaleOperation,
     SoldCard,
 )
-from bingo.services import claims, games
+from bingo.services import claims, detection, games
 from halls.models import GameSession, Room
 from tests.e2e.test_celery_worker import CeleryProcesses, celery_procs  # noqa: F401 (fixture)
 
@@ -186,7 +185,7 @@ def test_a_self_playing_room_with_100000_cards_pays_the_bingo_to_the_right_cards
     assert "unusable" not in celery_procs.log("worker"), celery_procs.log("worker")[-3000:]
     assert index_file.stat().st_mtime_ns == written  # mapped by the worker, never rebuilt from the database
     expected = expected_completions(game)
-    recorded = set(Completion.objects.filter(game=game).values_list("kind", "card_id", "ordinal"))
+    recorded = detection.recorded_completions(game)
     assert recorded == expected
     line = PrizeResult.objects.get(game=game, kind="line")
     bingo = PrizeResult.objects.get(game=game, kind="bingo")
