@@ -394,7 +394,26 @@ def contribute_many(
     pool_id = _pool_id(pool)
     if not items:
         return []
-    who = label(actor)
+    checked, order = _check_batch(items, label(actor))
+    if connection.vendor != "postgresql":
+        with transaction.atomic():
+            done = {
+                key: _contribute_orm(pool_id, source, amount, key, by, stype, sid)
+                for key, (source, amount, stype, sid, by) in checked.items()
+            }
+        return [done[key] for key in order]
+    with transaction.atomic():
+        answers = _insert_batch(pool_id, checked)
+        for key in order:
+            answer = answers[key]
+            if isinstance(answer, DomainError):
+                raise answer  # the whole batch is refused: the transaction rolls back
+    return [answers[key] for key in order]  # type: ignore[misc]  # no refusal: receipts only
+
+
+def _check_batch(items: Sequence[ContributionItem], who: str) -> tuple[dict[str, _Checked], list[str]]:
+    """Every item checked (bet, key, source), by key; and the items' keys in order. A key twice with other
+    content refuses the batch."""
     checked: dict[str, _Checked] = {}
     order: list[str] = []
     for item in items:
@@ -410,20 +429,26 @@ def contribute_many(
         else:
             checked[key] = (item.source, amount, stype, sid, item.actor or who)
         order.append(key)
+    return checked, order
+
+
+def contribute_answers(
+    *, pool: Pool | int, items: Sequence[ContributionItem], actor: Actor
+) -> list[ContributionReceipt | DomainError]:
+    """contribute_many's ONE statement in the caller's transaction (PostgreSQL only), answering each item
+    (its receipt, or its refusal) instead of refusing the whole batch: for a caller that writes several
+    callers' contributions in one transaction and decides what a refusal means for them (the table bets'
+    group, jackpots.tables.services.bets). A bad item (bet, key, source) still raises InvalidInput."""
     if connection.vendor != "postgresql":
-        with transaction.atomic():
-            done = {
-                key: _contribute_orm(pool_id, source, amount, key, by, stype, sid)
-                for key, (source, amount, stype, sid, by) in checked.items()
-            }
-        return [done[key] for key in order]
-    with transaction.atomic():
-        answers = _insert_batch(pool_id, checked)
-        for key in order:
-            answer = answers[key]
-            if isinstance(answer, DomainError):
-                raise answer  # the whole batch is refused: the transaction rolls back
-    return [answers[key] for key in order]  # type: ignore[misc]  # no refusal: receipts only
+        raise RuntimeError("contribute_answers is PostgreSQL's batch statement")
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("contribute_answers runs inside the caller's transaction")
+    pool_id = _pool_id(pool)
+    if not items:
+        return []
+    checked, order = _check_batch(items, label(actor))
+    answers = _insert_batch(pool_id, checked)
+    return [answers[key] for key in order]
 
 
 def _insert_batch(pool_id: int, checked: dict[str, _Checked]) -> dict[str, ContributionReceipt | DomainError]:
