@@ -13,21 +13,26 @@ gateway's frames do): the WHOLE calls of concurrent tables and requests are writ
 so the venue's audit chain head, the pool's locks and the commit are taken once per group, not once per
 call. Inside that transaction:
 
-1. each call runs in its own savepoint, in lock order (table id, then hand id: the system's one order,
-   table then hand, see common.py): it locks its table and hand, checks everything, writes its SeatBet
-   rows (and a b.1 total). A refused call rolls back its savepoint (its locks go with it) and its
-   caller gets its own refusal (the API renders the JSON error envelope); the others go on;
-2. the contributions of every call left, one statement per pool (contributions.contribute_answers),
-   pools in id order, each after its levels are share-locked (hold_pool) as the call alone does;
-3. the audit entry and the table event of each call, venues in id order (after the pools' locks, as
-   everywhere: a settlement waiting on a pool never holds a chain head the group waits for).
+1. the group's tables FOR UPDATE in id order, then its hands in id order (the system's one order: a
+   table before a hand, as lock_hand takes them; see common.py), then their seat bets and dealt cards
+   read once;
+2. each call checked in arrival order by the same `_decide` a call alone goes through, against its
+   hand as the group's earlier calls left it. A refused call is refused before anything of it is
+   written, so it has nothing to roll back (what a savepoint per call would do, without the two round
+   trips each): its caller gets its own refusal (the API renders the JSON error envelope), the others
+   go on;
+3. the seat rows of every call left in one INSERT; the contributions, one statement per pool
+   (contributions.contribute_answers), pools in id order, each after its levels are share-locked
+   (hold_pool) as the call alone does; then the audit entry and the table event of each call, venues in
+   id order (after the pools' locks, as everywhere: a settlement waiting on a pool never holds a chain
+   head the group waits for).
 
-A call alone would write the same rows (same keys, same splits: the engine's SQL per row), answer the
-same, and refuse the same things, so a group is exactly its calls one by one in its lock order. If the
-group cannot commit as a whole (a contribution the engine refuses after its call's checks passed: a pool
-closed meanwhile, a database error, a deadlock), it rolls back and its calls are written again one by
-one, each in its own transaction, each answered as if alone. The contribution keys and the seat rows
-still make a retried request a no-op.
+A call alone writes the same rows (same keys, same splits: the engine's SQL per row), answers the same
+and refuses the same things, so a group is exactly its calls one by one in arrival order
+(tests/jackpots/tables/test_bet_groups.py). If the group cannot commit as a whole (a contribution the
+engine refuses after its call's checks passed: a pool closed meanwhile; a database error, a deadlock),
+it rolls back and its calls are written again one by one, each in its own transaction, each answered as
+if alone. The contribution keys and the seat rows still make a retried request a no-op.
 
 Inside a caller's transaction (tests, a service composing others) and on SQLite (the embedded demo, whose
 writers the database serializes anyway) the call is written inline, in that transaction: no group.
@@ -53,11 +58,12 @@ from jackpots.services.batcher import GroupCommit
 from jackpots.services.common import label
 from jackpots.services.contributions import ContributionItem, contribute_answers, contribute_many
 from jackpots.tables import rules
-from jackpots.tables.models import Hand, SeatBet
+from jackpots.tables.models import CasinoTable, Hand, SeatBet, SeatCards
 from jackpots.tables.services.common import (
     contribution_source,
     hold_pool,
     lock_hand,
+    no_hand,
     pool_of,
     record,
     require_open,
@@ -84,6 +90,8 @@ class _Ready:
     hand: Hand
     actor: User
     pool_id: int
+    manual_total: Decimal | None = None
+    rows: list[SeatBet] = field(default_factory=list)
     items: list[ContributionItem] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
 
@@ -118,10 +126,21 @@ def _same_bet(existing: SeatBet, bet: rules.SeatBetInput) -> bool:
     return (existing.initial_bet, existing.pool_bet) == (bet.initial_bet, bet.pool_bet)
 
 
-def _prepare(call: BetsCall) -> _Ready | Hand:
-    """Lock the call's table and hand, check it, write its seat rows (and a b.1 total); the hand alone
-    when it is a retry that writes nothing. In the caller's transaction."""
-    hand = lock_hand(call.hand_id)
+@dataclass
+class _HandState:
+    """What a call's checks read about its hand, locked: the hand (with its table), its seat bets so far
+    and whether cards are dealt. A group keeps it up to date as it takes each call of the hand."""
+
+    hand: Hand
+    bets: dict[int, SeatBet]
+    dealt: bool
+
+
+def _decide(call: BetsCall, state: _HandState) -> _Ready | Hand:
+    """Check the call against its hand's state; the rows it writes (unsaved: seat bets, a b.1 total) and
+    its contributions and audit data, or the hand alone for a retry that writes nothing. Raises the
+    call's refusal. The same checks alone and in a group; nothing here touches the database."""
+    hand = state.hand
     table = hand.table
     require_open(hand, "take bets")
     pool = pool_of(table)
@@ -133,7 +152,7 @@ def _prepare(call: BetsCall) -> _Ready | Hand:
             f"{pack.code} registers each seat's pool bet; a hand total is only for manual entry (b.1).",
             code="not_manual_entry",
         )
-    existing = {b.seat: b for b in hand.bets.all()}
+    existing = state.bets
     new: list[rules.SeatBetInput] = []
     for bet in call.bets:
         rules.check_seat(bet.seat, table.seats)
@@ -147,7 +166,7 @@ def _prepare(call: BetsCall) -> _Ready | Hand:
                 )
             continue
         new.append(bet)
-    if new and hand.cards.exists():
+    if new and state.dealt:
         raise Conflict(
             f"Cards are dealt in hand {hand.number}: pool bets are taken before the deal.",
             code="bets_closed",
@@ -172,7 +191,9 @@ def _prepare(call: BetsCall) -> _Ready | Hand:
         return hand  # a retry of registered bets: nothing written
 
     at = timezone.now()
-    rows = [
+    who = label(call.actor)  # each call's own actor on its rows, in a group too
+    ready = _Ready(hand=hand, actor=call.actor, pool_id=pool.pk, manual_total=manual_total)
+    ready.rows = [
         SeatBet(
             hand=hand,
             seat=b.seat,
@@ -184,8 +205,6 @@ def _prepare(call: BetsCall) -> _Ready | Hand:
         )
         for b in new
     ]
-    who = label(call.actor)  # each call's own actor on its rows, in a group too
-    ready = _Ready(hand=hand, actor=call.actor, pool_id=pool.pk)
     if not manual:
         ready.items = [
             ContributionItem(
@@ -194,14 +213,13 @@ def _prepare(call: BetsCall) -> _Ready | Hand:
                 idempotency_key=row.contribution_key,
                 actor=who,
             )
-            for row in rows
+            for row in ready.rows
         ]
-    SeatBet.objects.bulk_create(rows)
     ready.data = {"hand": hand.pk, "number": hand.number}
-    if rows:
+    if ready.rows:
         ready.data["bets"] = [
             {"seat": r.seat, "initial_bet": r.initial_bet, "pool_bet": r.pool_bet, "contributed": not manual}
-            for r in rows
+            for r in ready.rows
         ]
     if manual_total is not None:
         ready.items.append(
@@ -212,11 +230,19 @@ def _prepare(call: BetsCall) -> _Ready | Hand:
                 actor=who,
             )
         )
+        ready.data["manual_total"] = manual_total
+    # What the next call of this hand sees (a group takes it before anything is written).
+    existing.update((row.seat, row) for row in ready.rows)
+    if manual_total is not None:
         hand.manual_total = manual_total
         hand.manual_total_by = call.actor
-        hand.save(update_fields=["manual_total", "manual_total_by"])
-        ready.data["manual_total"] = manual_total
     return ready
+
+
+def _save_totals(ready: Sequence[_Ready]) -> None:
+    for done in ready:
+        if done.manual_total is not None:
+            done.hand.save(update_fields=["manual_total", "manual_total_by"])
 
 
 def _record(ready: _Ready) -> None:
@@ -226,9 +252,13 @@ def _record(ready: _Ready) -> None:
 def _write_alone(call: BetsCall) -> Hand:
     """The call in its own transaction (or the caller's): rows, its pool's money, its audit entry."""
     with transaction.atomic():
-        ready = _prepare(call)
+        hand = lock_hand(call.hand_id)
+        state = _HandState(hand, {b.seat: b for b in hand.bets.all()}, hand.cards.exists())
+        ready = _decide(call, state)
         if isinstance(ready, Hand):
             return ready
+        SeatBet.objects.bulk_create(ready.rows)
+        _save_totals([ready])
         hold_pool(ready.pool_id)
         if ready.items:
             contribute_many(pool=ready.pool_id, items=ready.items, actor=ready.actor)
@@ -296,36 +326,63 @@ def write_group(calls: Sequence[BetsCall]) -> list[_Answer]:
     return [_alone(call) for call in calls]
 
 
+def _lock_hands(hand_ids: set[int]) -> dict[int, Hand]:
+    """The hands' tables FOR UPDATE in id order, then the hands in id order (the one order: every table
+    before any hand, as lock_hand takes one table then its hand), each hand with its locked table."""
+    table_of = dict(Hand.objects.filter(pk__in=hand_ids).values_list("pk", "table_id"))
+    tables = {
+        t.pk: t
+        for t in CasinoTable.objects.select_for_update(of=("self",))
+        .select_related("venue", "pool")
+        .filter(pk__in=set(table_of.values()))
+        .order_by("pk")
+    }
+    found = {}
+    for hand in Hand.objects.select_for_update(of=("self",)).filter(pk__in=table_of).order_by("pk"):
+        hand.table = tables[hand.table_id]
+        found[hand.pk] = hand
+    return found
+
+
 def _write_together(calls: Sequence[BetsCall]) -> list[_Answer]:
-    """The calls in ONE transaction, in lock order (see the module docstring)."""
-    tables = dict(Hand.objects.filter(pk__in={c.hand_id for c in calls}).values_list("pk", "table_id"))
-    order = sorted(range(len(calls)), key=lambda i: (tables.get(calls[i].hand_id, 0), calls[i].hand_id))
+    """The calls in ONE transaction, a handful of statements for the whole group (see the module
+    docstring): locks, the hands' seat bets and cards read once, each call checked in turn against its
+    hand as the calls before it left it, then the seat rows in one INSERT, the money in one statement
+    per pool, an audit entry and an event per call."""
     answers: dict[int, _Answer] = {}
-    ready: list[tuple[int, _Ready]] = []
+    ready: list[_Ready] = []
     with transaction.atomic():
-        for i in order:
+        locked = _lock_hands({call.hand_id for call in calls})
+        bets: dict[int, dict[int, SeatBet]] = {pk: {} for pk in locked}
+        for row in SeatBet.objects.filter(hand_id__in=locked):
+            bets[row.hand_id][row.seat] = row
+        dealt = set(SeatCards.objects.filter(hand_id__in=locked).values_list("hand_id", flat=True))
+        states = {pk: _HandState(hand, bets[pk], pk in dealt) for pk, hand in locked.items()}
+        for i, call in enumerate(calls):  # in arrival order: calls of one hand answer as one after another
             try:
-                with transaction.atomic():  # the call's savepoint: a refusal rolls back only this call
-                    prepared = _prepare(calls[i])
+                state = states.get(call.hand_id)
+                if state is None:
+                    raise no_hand(call.hand_id)
+                answer = _decide(call, state)
             except DomainError as exc:
-                answers[i] = exc
+                answers[i] = exc  # refused before anything of it is written: it writes nothing
                 continue
-            if isinstance(prepared, Hand):
-                answers[i] = prepared  # a retry: nothing written
-            else:
-                ready.append((i, prepared))
+            answers[i] = answer if isinstance(answer, Hand) else answer.hand
+            if isinstance(answer, _Ready):
+                ready.append(answer)
+        SeatBet.objects.bulk_create([row for done in ready for row in done.rows])
+        _save_totals(ready)
         _contribute(ready)
-        for i, done in sorted(ready, key=lambda r: r[1].hand.table.venue_id):
+        for done in sorted(ready, key=lambda r: r.hand.table.venue_id):
             _record(done)
-            answers[i] = done.hand
     return [answers[i] for i in range(len(calls))]
 
 
-def _contribute(ready: Sequence[tuple[int, _Ready]]) -> None:
+def _contribute(ready: Sequence[_Ready]) -> None:
     """Every ready call's contributions: per pool in id order, its levels share-locked, then one statement.
     A refusal by the engine (its call's checks passed) refuses the group: one by one will answer it."""
     by_pool: dict[int, list[_Ready]] = {}
-    for _, done in ready:
+    for done in ready:
         by_pool.setdefault(done.pool_id, []).append(done)
     for pool_id in sorted(by_pool):
         hold_pool(pool_id)

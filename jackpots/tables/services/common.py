@@ -26,6 +26,7 @@ __all__ = [
     "hold_pool",
     "lock_hand",
     "lock_table",
+    "no_hand",
     "pool_of",
     "record",
     "table_pack",
@@ -44,11 +45,15 @@ def lock_table(table_id: int) -> CasinoTable:
     return table
 
 
+def no_hand(hand_id: int) -> NotFound:
+    return NotFound(f"No hand {hand_id}.", code="unknown_hand")
+
+
 def lock_hand(hand_id: int) -> Hand:
     """Lock the hand's table, then the hand."""
     table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
     if table_id is None:
-        raise NotFound(f"No hand {hand_id}.", code="unknown_hand")
+        raise no_hand(hand_id)
     table = lock_table(table_id)
     hand = Hand.objects.select_for_update(of=("self",)).get(pk=hand_id)
     hand.table = table
