@@ -53,7 +53,9 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 
+from halls import events
 from halls.errors import Conflict, DomainError, InvalidInput
+from halls.services import audit
 from jackpots.services.batcher import GroupCommit
 from jackpots.services.common import label
 from jackpots.services.contributions import ContributionItem, contribute_answers, contribute_many
@@ -71,6 +73,7 @@ from jackpots.tables.services.common import (
 )
 
 log = logging.getLogger("hall.jackpots.tables")
+ACTION = "hand.bets_registered"
 
 
 @dataclass(frozen=True)
@@ -246,7 +249,25 @@ def _save_totals(ready: Sequence[_Ready]) -> None:
 
 
 def _record(ready: _Ready) -> None:
-    record(ready.hand.table, ready.actor, "hand.bets_registered", ready.hand, ready.data)
+    record(ready.hand.table, ready.actor, ACTION, ready.hand, ready.data)
+
+
+def _record_all(ready: Sequence[_Ready]) -> None:
+    """Each call's audit entry and table event, as `_record` writes them, venues in id order: one chain
+    lock and one INSERT per venue, one statement for the tables' stream cursors."""
+    by_venue: dict[int, list[_Ready]] = {}
+    for done in ready:
+        by_venue.setdefault(done.hand.table.venue_id, []).append(done)
+    events_out: list[tuple[str, str, dict[str, Any]]] = []
+    for venue_id in sorted(by_venue):
+        entries = []
+        for done in by_venue[venue_id]:
+            table = done.hand.table
+            payload = {"table": table.pk, "table_number": table.number, **done.data}
+            entries.append((done.actor, ACTION, done.hand, payload))
+            events_out.append((table.stream, ACTION, payload))
+        audit.record_many(venue_id=venue_id, entries=entries)
+    events.emit_many(events_out)
 
 
 def _write_alone(call: BetsCall) -> Hand:
@@ -373,8 +394,7 @@ def _write_together(calls: Sequence[BetsCall]) -> list[_Answer]:
         SeatBet.objects.bulk_create([row for done in ready for row in done.rows])
         _save_totals(ready)
         _contribute(ready)
-        for done in sorted(ready, key=lambda r: r.hand.table.venue_id):
-            _record(done)
+        _record_all(ready)
     return [answers[i] for i in range(len(calls))]
 
 

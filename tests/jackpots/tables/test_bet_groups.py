@@ -18,8 +18,10 @@ from django.db import OperationalError, connection, transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from halls import events
 from halls.errors import Conflict, DomainError
 from halls.models import AuditEntry
+from halls.services import audit
 from jackpots.models import Contribution, Pool, PoolLevel
 from jackpots.services import folding, reports
 from jackpots.tables import rules
@@ -124,6 +126,10 @@ class Floor:
             found.append((self.index(entry.data["table"]), len(entry.data.get("bets", []))))
         return sorted(found)
 
+    def streams(self) -> list[int]:
+        """Each table's stream: its last event's number."""
+        return [events.current_seq(t.stream) for t in self.tables]
+
     def meter(self) -> Decimal:
         folding.fold(self.pool.pk)
         return PoolLevel.objects.get(pool=self.pool).amount
@@ -190,6 +196,8 @@ def test_grouped_bets_equal_one_by_one_to_the_micro_unit(
     assert grouped.meter() == METER + shares
     assert reports.balance(alone.pool).holds
     assert reports.balance(grouped.pool).holds
+    assert audit.verify_chain(grouped.house.venue.pk).ok  # the group's entries chained in order
+    assert grouped.streams() == alone.streams()
 
 
 def call_of(
@@ -233,6 +241,10 @@ def test_thirty_two_tables_share_transactions_and_one_refused_loses_nothing(capl
     shares = sum((row[3] for row in floor.contributions()), D(0))
     assert floor.meter() == METER + shares
     assert reports.balance(floor.pool).holds
+    assert audit.verify_chain(floor.house.venue.pk).ok
+    # Each table's stream: created, joined its pool, hand opened, then one event per call that wrote
+    # (the refused call and the retries write none).
+    assert floor.streams() == [6 if t != 5 else 5 for t in range(32)]
 
 
 def test_a_contribution_the_engine_refuses_sends_the_group_one_by_one(caplog: Any) -> None:
