@@ -231,7 +231,8 @@ def measure(
     calls = sum(r["calls"] for r in results)
     hand_count = sum(r["hands"] for r in results)
     print(
-        f"  calls:         {calls:,} register_bets ({calls / seconds:,.0f}/s), {hand_count:,} hands voided+opened"
+        f"  calls:         {calls:,} register_bets ({calls / seconds:,.0f}/s), "
+        f"{hand_count:,} hands voided+opened"
     )
     n = sum(r["n"] for r in results)
     errors = sum(r["errors"] for r in results)
@@ -249,10 +250,12 @@ def measure(
     meter_exact = level.amount == seed + answered_to_meter
     balanced = balance(level.pool).holds
     print(
-        f"  stored:        {stored['n']} contributions, {seat_rows} seat rows, {entries} audit entries (answered {n} bets in {calls} calls)"
+        f"  stored:        {stored['n']} contributions, {seat_rows} seat rows, {entries} audit entries "
+        f"(answered {n} bets in {calls} calls)"
     )
     print(
-        f"  meter:         {level.amount} = seed {seed} + engine's meter shares {answered_to_meter}: {meter_exact}"
+        f"  meter:         {level.amount} = seed {seed} + engine's meter shares {answered_to_meter}: "
+        f"{meter_exact}"
     )
     print(f"  balancing report holds: {balanced}")
     exact = (
@@ -293,7 +296,8 @@ def main() -> int:
     call_command("migrate", verbosity=0)
     run = f"{int(time.time())}-{os.getpid()}"
     print(
-        f"{args.processes} processes x {args.threads} threads = {clients} croupiers, {per_call} seat(s) a call, {seconds:g} s per phase"
+        f"{args.processes} processes x {args.threads} threads = {clients} croupiers, "
+        f"{per_call} seat(s) a call, {seconds:g} s per phase"
     )
 
     os.environ["HALL_TABLE_GROUP_COMMIT"] = "true"  # read by the spawned processes' settings

@@ -84,7 +84,12 @@ def emit_many(events: Sequence[tuple[str, str, dict[str, Any]]]) -> list[Event]:
     for stream, type, data in events:
         made.append(Event(stream=stream, seq=first[stream], type=type, data=data, at=at))
         first[stream] += 1
-    transaction.on_commit(lambda: [publish(event) for event in made])
+
+    def publish_all() -> None:
+        for event in made:
+            publish(event)
+
+    transaction.on_commit(publish_all)
     return made
 
 

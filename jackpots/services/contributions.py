@@ -610,7 +610,9 @@ def contribute_pools(
 # A contribution inside a caller's transaction stays there (table bets with their seat rows and audit
 # entry, a game's program funding under its pools' exclusive locks): moving it to another transaction
 # would split what must commit together, and a caller holding locks while it waits for a group would
-# wait on a transaction the database cannot see it waiting on.
+# wait on a transaction the database cannot see it waiting on. Those callers group at their own level
+# instead: whole register_bets calls of concurrent tables (jackpots.tables.services.bets, with
+# contribute_answers), every pool of a close of sales in one statement (contribute_pools).
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from jackpots.tables.models import (
     TableGame,
     TableState,
 )
-from jackpots.tables.services.bets import register_bets  # noqa: F401 - this module's door to it
+from jackpots.tables.services.bets import register_bets as register_bets  # this module's door to it
 from jackpots.tables.services.common import (
     hold_pool,
     lock_hand,

@@ -23,7 +23,7 @@ from halls.errors import Conflict, DomainError
 from halls.models import AuditEntry
 from halls.services import audit
 from jackpots.models import Contribution, Pool, PoolLevel
-from jackpots.services import folding, reports
+from jackpots.services import contributions, folding, reports
 from jackpots.tables import rules
 from jackpots.tables.models import Hand, SeatBet
 from jackpots.tables.services import bets as bet_service
@@ -269,8 +269,8 @@ def test_a_contribution_the_engine_refuses_sends_the_group_one_by_one(caplog: An
 
 def test_a_group_the_database_refuses_is_written_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
     floor = Floor(3, D("0.5"), D("0.1"))
-    real = bet_service.contribute_answers
-    failures = []
+    real = contributions.contribute_answers
+    failures: list[int] = []
 
     def fails_once(**kwargs: Any) -> Any:
         if not failures:
