@@ -118,6 +118,7 @@ bench: venv
 	$(PY) bench/detection.py --quick
 	DATABASE_URL=$(BENCH_PG)/hall_bench_cards $(PY) bench/card_generation.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_contrib $(PY) bench/contributions.py --quick --fresh
+	DATABASE_URL=$(BENCH_PG)/hall_bench_tables $(PY) bench/table_bets.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_draw REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/draw_step.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_console REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \

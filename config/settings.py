@@ -291,6 +291,8 @@ HALL_POOL_GROUP_COMMIT = env.bool("HALL_POOL_GROUP_COMMIT", default=True)
 HALL_POOL_GROUP_SIZE = env.int("HALL_POOL_GROUP_SIZE", default=64)
 HALL_POOL_GROUP_WAIT_MS = env.float("HALL_POOL_GROUP_WAIT_MS", default=2.0)
 HALL_POOL_GROUP_RUNNERS = env.int("HALL_POOL_GROUP_RUNNERS", default=2)
+# Group commit of whole register_bets calls of concurrent tables (jackpots.tables.services.bets), same sizes.
+HALL_TABLE_GROUP_COMMIT = env.bool("HALL_TABLE_GROUP_COMMIT", default=True)
 # The demo's casino tables play hands by themselves (jackpots.tables.tasks); `manage.py demo` turns it on.
 HALL_DEMO_TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)
 # Secret that signs card security codes; production sets its own.

@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,17 +64,66 @@ def emit(stream: str, type: str, data: dict[str, Any]) -> Event:
     return event
 
 
-def next_seq(stream: str) -> int:
+def emit_many(events: Sequence[tuple[str, str, dict[str, Any]]]) -> list[Event]:
+    """`emit` for several ``(stream, type, data)`` in order: every stream's cursor bumped by its count in
+    one statement (cursors locked in stream order), the events published in order after the caller's
+    transaction commits."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("events.emit_many must run inside the service's transaction")
+    counts: dict[str, int] = {}
+    for stream, _, _ in events:
+        counts[stream] = counts.get(stream, 0) + 1
+    last = _bump_many(counts) if connection.vendor == "postgresql" else {}
+    for stream, n in counts.items():
+        if stream not in last:  # a stream's first event (or SQLite): one by one
+            last[stream] = next_seq(stream, n)
+    # Each stream's numbers: the cursor moved by its count, the events numbered up to the new value.
+    first = {stream: last[stream] - n + 1 for stream, n in counts.items()}
+    at = timezone.now().isoformat()
+    made = []
+    for stream, type, data in events:
+        made.append(Event(stream=stream, seq=first[stream], type=type, data=data, at=at))
+        first[stream] += 1
+
+    def publish_all() -> None:
+        for event in made:
+            publish(event)
+
+    transaction.on_commit(publish_all)
+    return made
+
+
+_BUMP_MANY_SQL = """
+WITH locked AS (
+    SELECT id, stream FROM {table} WHERE stream = ANY(%s) ORDER BY stream FOR UPDATE
+)
+UPDATE {table} c SET seq = c.seq + v.n
+FROM locked JOIN unnest(%s::text[], %s::int[]) AS v(stream, n) ON v.stream = locked.stream
+WHERE c.id = locked.id
+RETURNING c.stream, c.seq
+"""
+
+
+def _bump_many(counts: dict[str, int]) -> dict[str, int]:
+    """The existing cursors of `counts` moved by their counts, locked in stream order: stream -> new seq."""
+    sql = _BUMP_MANY_SQL.format(table=connection.ops.quote_name(StreamCursor._meta.db_table))
+    streams = sorted(counts)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [streams, streams, [counts[s] for s in streams]])
+        return {stream: int(seq) for stream, seq in cursor.fetchall()}
+
+
+def next_seq(stream: str, n: int = 1) -> int:
     """Bump the stream's cursor and return the new number: one statement, the row locked till commit."""
     table = connection.ops.quote_name(StreamCursor._meta.db_table)
-    bump = f"UPDATE {table} SET seq = seq + 1 WHERE stream = %s RETURNING seq"  # noqa: S608 (a model's table)
+    bump = f"UPDATE {table} SET seq = seq + %s WHERE stream = %s RETURNING seq"  # noqa: S608 (a model's table)
     with connection.cursor() as cursor:
-        cursor.execute(bump, [stream])
+        cursor.execute(bump, [n, stream])
         row = cursor.fetchone()
         if row is None:
             # The stream's first event: a concurrent first one finds this row (or makes it first) and waits.
             StreamCursor.objects.get_or_create(stream=stream)
-            cursor.execute(bump, [stream])
+            cursor.execute(bump, [n, stream])
             row = cursor.fetchone()
     return int(row[0])
 

@@ -394,7 +394,26 @@ def contribute_many(
     pool_id = _pool_id(pool)
     if not items:
         return []
-    who = label(actor)
+    checked, order = _check_batch(items, label(actor))
+    if connection.vendor != "postgresql":
+        with transaction.atomic():
+            done = {
+                key: _contribute_orm(pool_id, source, amount, key, by, stype, sid)
+                for key, (source, amount, stype, sid, by) in checked.items()
+            }
+        return [done[key] for key in order]
+    with transaction.atomic():
+        answers = _insert_batch(pool_id, checked)
+        for key in order:
+            answer = answers[key]
+            if isinstance(answer, DomainError):
+                raise answer  # the whole batch is refused: the transaction rolls back
+    return [answers[key] for key in order]  # type: ignore[misc]  # no refusal: receipts only
+
+
+def _check_batch(items: Sequence[ContributionItem], who: str) -> tuple[dict[str, _Checked], list[str]]:
+    """Every item checked (bet, key, source), by key; and the items' keys in order. A key twice with other
+    content refuses the batch."""
     checked: dict[str, _Checked] = {}
     order: list[str] = []
     for item in items:
@@ -410,20 +429,26 @@ def contribute_many(
         else:
             checked[key] = (item.source, amount, stype, sid, item.actor or who)
         order.append(key)
+    return checked, order
+
+
+def contribute_answers(
+    *, pool: Pool | int, items: Sequence[ContributionItem], actor: Actor
+) -> list[ContributionReceipt | DomainError]:
+    """contribute_many's ONE statement in the caller's transaction (PostgreSQL only), answering each item
+    (its receipt, or its refusal) instead of refusing the whole batch: for a caller that writes several
+    callers' contributions in one transaction and decides what a refusal means for them (the table bets'
+    group, jackpots.tables.services.bets). A bad item (bet, key, source) still raises InvalidInput."""
     if connection.vendor != "postgresql":
-        with transaction.atomic():
-            done = {
-                key: _contribute_orm(pool_id, source, amount, key, by, stype, sid)
-                for key, (source, amount, stype, sid, by) in checked.items()
-            }
-        return [done[key] for key in order]
-    with transaction.atomic():
-        answers = _insert_batch(pool_id, checked)
-        for key in order:
-            answer = answers[key]
-            if isinstance(answer, DomainError):
-                raise answer  # the whole batch is refused: the transaction rolls back
-    return [answers[key] for key in order]  # type: ignore[misc]  # no refusal: receipts only
+        raise RuntimeError("contribute_answers is PostgreSQL's batch statement")
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("contribute_answers runs inside the caller's transaction")
+    pool_id = _pool_id(pool)
+    if not items:
+        return []
+    checked, order = _check_batch(items, label(actor))
+    answers = _insert_batch(pool_id, checked)
+    return [answers[key] for key in order]
 
 
 def _insert_batch(pool_id: int, checked: dict[str, _Checked]) -> dict[str, ContributionReceipt | DomainError]:
@@ -466,6 +491,109 @@ def _insert_batch(pool_id: int, checked: dict[str, _Checked]) -> dict[str, Contr
     return answers
 
 
+# --- one statement for several pools (a game's program funding) ----------------------------------------
+
+# The batch statement for items of several pools: each pool's SHARED lock taken first, in pool-id order
+# (the `locked` row is needed by every row the INSERT writes, so all the locks are held before any id is
+# drawn); then the same split per level and the same member check as _BATCH_SQL, per item's pool.
+_POOLS_SQL = f"""
+WITH items AS (
+    SELECT i.pool, i.source, i.bet, i.key, i.stype, i.sid, i.actor, i.n
+    FROM unnest(
+        %(pools)s::bigint[], %(sources)s::text[], %(bets)s::numeric[], %(keys)s::text[], %(stypes)s::text[],
+        %(sids)s::text[], %(actors)s::text[]
+    ) WITH ORDINALITY AS i(pool, source, bet, key, stype, sid, actor, n)
+), locked AS MATERIALIZED (
+    SELECT count(pg_advisory_xact_lock_shared({LOCK_CLASS}, id::int)) AS n
+    FROM unnest(%(lock_order)s::bigint[]) AS id
+)
+INSERT INTO jackpots_contribution
+    (pool_id, level_id, source, bet, to_meter, to_reserve, house, idempotency_key, actor, created_at)
+SELECT l.pool_id, l.id, items.source, items.bet,
+       items.bet - trunc(items.bet * l.reserve_rate, 6)
+           - trunc(items.bet * (1 - l.contribution_rate - l.reserve_rate), 6),
+       trunc(items.bet * l.reserve_rate, 6),
+       trunc(items.bet * (1 - l.contribution_rate - l.reserve_rate), 6),
+       items.key, items.actor, statement_timestamp()
+FROM locked
+CROSS JOIN items
+JOIN jackpots_poollevel l ON l.pool_id = items.pool
+JOIN jackpots_pool p ON p.id = l.pool_id AND p.active
+WHERE EXISTS (
+    SELECT 1 FROM jackpots_poolmember m
+    WHERE m.pool_id = items.pool AND m.source_type = items.stype AND m.source_id = items.sid
+      AND m.removed_at IS NULL
+)
+ORDER BY items.n, l.id
+ON CONFLICT (level_id, idempotency_key) DO NOTHING
+RETURNING id, level_id, to_meter, to_reserve, house, created_at, idempotency_key, pool_id
+"""  # noqa: S608 - LOCK_CLASS is a constant
+
+
+def contribute_pools(
+    *, items: Sequence[tuple[Pool | int, ContributionItem]], actor: Actor
+) -> list[ContributionReceipt]:
+    """Contributions to several pools, ``(pool, item)`` each, in ONE statement on PostgreSQL (a game's
+    program funding at the close of sales: every program's pool and the room's Bolsa at once); receipts
+    in the items' order, replays marked. Each is exactly what `contribute` writes and answers; the first
+    refusal in the items' order refuses them all (inside the caller's transaction: its savepoint rolls
+    back). Other databases: one `contribute_many` per pool."""
+    if not items:
+        return []
+    who = label(actor)
+    by_pool: dict[int, list[ContributionItem]] = {}
+    for pool, item in items:
+        by_pool.setdefault(_pool_id(pool), []).append(item)
+    checked = {pool_id: _check_batch(found, who)[0] for pool_id, found in by_pool.items()}
+    wanted = [(_pool_id(pool), item.idempotency_key) for pool, item in items]
+    if connection.vendor != "postgresql":
+        with transaction.atomic():
+            done = {
+                (pool_id, receipt.idempotency_key): receipt
+                for pool_id, found in by_pool.items()
+                for receipt in contribute_many(pool=pool_id, items=found, actor=actor)
+            }
+        return [done[at] for at in wanted]
+    flat = [(pool_id, key, value) for pool_id, batch in checked.items() for key, value in batch.items()]
+    params = {
+        "pools": [pool_id for pool_id, _, _ in flat],
+        "sources": [c[0] for _, _, c in flat],
+        "bets": [c[1] for _, _, c in flat],
+        "keys": [key for _, key, _ in flat],
+        "stypes": [c[2] for _, _, c in flat],
+        "sids": [c[3] for _, _, c in flat],
+        "actors": [c[4] for _, _, c in flat],
+        "lock_order": sorted(checked),
+    }
+    with transaction.atomic():
+        written: dict[tuple[int, str], list[tuple[Any, ...]]] = {}
+        for row in _fetch(_POOLS_SQL, params):
+            written.setdefault((row[7], row[6]), []).append(row)
+        answers: dict[tuple[int, str], ContributionReceipt] = {}
+        for at in dict.fromkeys(wanted):  # each (pool, key) once, in the items' order
+            pool_id, key = at
+            source, amount, stype, sid, _by = checked[pool_id][key]
+            lines = sorted(written.get(at, ()), key=lambda r: r[1])  # lines in level order
+            if lines:
+                answers[at] = ContributionReceipt(
+                    pool_id=pool_id,
+                    source=source,
+                    bet=amount,
+                    idempotency_key=key,
+                    created_at=lines[0][5],
+                    lines=tuple(ContributionLine(r[0], r[1], r[2], r[3], r[4]) for r in lines),
+                )
+            else:  # a replay's receipt, or the refusal that refuses them all
+                answers[at] = _explain_nothing_written(pool_id, source, amount, key, stype, sid)
+    found_once: set[tuple[int, str]] = set()
+    receipts = []
+    for at in wanted:
+        receipt = answers[at]
+        receipts.append(replace(receipt, replayed=True) if at in found_once else receipt)
+        found_once.add(at)
+    return receipts
+
+
 # --- group commit (independent callers of one process) ------------------------------------------------
 #
 # A contribution made outside any transaction (the hot path: one pool bet, nothing else to write with it)
@@ -482,7 +610,9 @@ def _insert_batch(pool_id: int, checked: dict[str, _Checked]) -> dict[str, Contr
 # A contribution inside a caller's transaction stays there (table bets with their seat rows and audit
 # entry, a game's program funding under its pools' exclusive locks): moving it to another transaction
 # would split what must commit together, and a caller holding locks while it waits for a group would
-# wait on a transaction the database cannot see it waiting on.
+# wait on a transaction the database cannot see it waiting on. Those callers group at their own level
+# instead: whole register_bets calls of concurrent tables (jackpots.tables.services.bets, with
+# contribute_answers), every pool of a close of sales in one statement (contribute_pools).
 
 
 @dataclass(frozen=True)

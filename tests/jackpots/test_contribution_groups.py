@@ -441,3 +441,53 @@ def test_a_lone_caller_waits_at_most_the_window() -> None:
     t0 = time.monotonic()
     assert group.submit(7) == 7
     assert time.monotonic() - t0 < 1.0
+
+
+# --- several pools in one statement (a game's program funding) -------------------------------------------
+
+
+def test_contributions_to_several_pools_in_one_statement_equal_one_by_one() -> None:
+    specs = [
+        level_specs([(Decimal("0.723457"), Decimal("0.051234"))]),
+        level_specs([(Decimal("0.2"), Decimal("0")), (Decimal("0.1"), Decimal("0.05"))]),
+        level_specs([(Decimal("0.333333"), Decimal("0.111111"))]),
+    ]
+    alone = [make_pool(s) for s in specs]
+    together = [make_pool(s) for s in specs]
+    bets = [Decimal("1234.57"), Decimal("0.01"), Decimal("77.77")]
+    with transaction.atomic():
+        expected = [give(pool, bet, n) for n, (pool, bet) in enumerate(zip(alone, bets, strict=True))]
+
+    def items(n0: int = 0) -> list[tuple[int, contributions.ContributionItem]]:
+        return [
+            (
+                pool.pk,
+                contributions.ContributionItem(f"table:{n % TABLES + 1}/seat:{n % 7 + 1}", bet, f"k-{n}"),
+            )
+            for n, (pool, bet) in enumerate(zip(together, bets, strict=True), start=n0)
+        ]
+
+    with transaction.atomic():
+        receipts = contributions.contribute_pools(items=[*items(), items()[0]], actor="t")
+    assert [r.pool_id for r in receipts] == [p.pk for p in together] + [together[0].pk]
+    assert [r.replayed for r in receipts] == [False, False, False, True]  # the same one twice: a replay
+    for receipt, one in zip(receipts, expected, strict=False):
+        assert [(x.to_meter, x.to_reserve, x.house) for x in receipt.lines] == [
+            (x.to_meter, x.to_reserve, x.house) for x in one.lines
+        ]
+    for pool, one_pool in zip(together, alone, strict=True):
+        assert split_of(pool) == split_of(one_pool)
+    with transaction.atomic():
+        again = contributions.contribute_pools(items=items(), actor="t")  # a retry: nothing written
+    assert all(r.replayed for r in again) and Contribution.objects.filter(pool__in=together).count() == 4
+
+
+def test_one_refused_pool_refuses_the_whole_statement() -> None:
+    open_pool = make_pool(level_specs([(Decimal("0.5"), Decimal("0.1"))]))
+    closed = make_pool(level_specs([(Decimal("0.5"), Decimal("0.1"))]))
+    Pool.objects.filter(pk=closed.pk).update(active=False)
+    item = contributions.ContributionItem("table:1/seat:1", Decimal("10.00"), "k-1")
+    with pytest.raises(Conflict) as refused, transaction.atomic():
+        contributions.contribute_pools(items=[(open_pool.pk, item), (closed.pk, item)], actor="t")
+    assert refused.value.code == "pool_inactive"
+    assert not Contribution.objects.filter(pool__in=[open_pool, closed]).exists()

@@ -124,16 +124,7 @@ def sales_closed(*, game: Game, actor: Actor) -> list[dict[str, Any]]:
         return []
     lock_pools({p.pool_id for p, _, _ in running} | ({bolsa.pool_id} if bolsa else set()))
     source = f"{member_source(room)}/game:{game.pk}"
-    funded: dict[int, Decimal] = {}
-
-    def fund(pool_id: int) -> None:
-        # In close_sales' transaction, under the pools' exclusive locks (lock_pools), so never through the
-        # group commit: the funding commits with the game, and a group would wait on those very locks.
-        receipt = contributions.contribute(
-            pool=pool_id, source=source, bet=game.sales_total, idempotency_key=f"game:{game.pk}", actor=actor
-        )
-        funded[pool_id] = receipt.to_meter
-
+    to_fund: list[int] = []
     for program, row, pure in running:
         if pure.funding_percent is not None:
             # A version that took effect since the last game brings its percentage to the pool's level.
@@ -143,9 +134,25 @@ def sales_closed(*, game: Game, actor: Actor) -> list[dict[str, Any]]:
                 authorisation_ref=row.authorisation_ref,
                 actor=actor,
             )
-            fund(program.pool_id)
+            to_fund.append(program.pool_id)
     if bolsa is not None:
-        fund(bolsa.pool_id)
+        to_fund.append(bolsa.pool_id)
+    # Every pool's funding in ONE statement, in close_sales' transaction and under the pools' exclusive
+    # locks (lock_pools), so never through the group commit: the funding commits with the game, and a
+    # group would wait on those very locks.
+    receipts = contributions.contribute_pools(
+        items=[
+            (
+                pool_id,
+                contributions.ContributionItem(
+                    source=source, bet=game.sales_total, idempotency_key=f"game:{game.pk}"
+                ),
+            )
+            for pool_id in to_fund
+        ],
+        actor=actor,
+    )
+    funded: dict[int, Decimal] = {r.pool_id: r.to_meter for r in receipts}
     amounts = {pool_id: folded_amount(pool_id) for pool_id in sorted({p.pool_id for p, _, _ in running})}
 
     picks = _picks(game)

@@ -20,7 +20,17 @@ from jackpots.rulepacks import RulePack, get_pack
 from jackpots.services.common import Actor, pool_pack
 from jackpots.tables.models import CasinoTable, Hand, HandState
 
-__all__ = ["Actor", "hold_pool", "lock_hand", "lock_table", "record", "table_pack"]
+__all__ = [
+    "Actor",
+    "contribution_source",
+    "hold_pool",
+    "lock_hand",
+    "lock_table",
+    "no_hand",
+    "pool_of",
+    "record",
+    "table_pack",
+]
 
 
 def lock_table(table_id: int) -> CasinoTable:
@@ -35,15 +45,31 @@ def lock_table(table_id: int) -> CasinoTable:
     return table
 
 
+def no_hand(hand_id: int) -> NotFound:
+    return NotFound(f"No hand {hand_id}.", code="unknown_hand")
+
+
 def lock_hand(hand_id: int) -> Hand:
     """Lock the hand's table, then the hand."""
     table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
     if table_id is None:
-        raise NotFound(f"No hand {hand_id}.", code="unknown_hand")
+        raise no_hand(hand_id)
     table = lock_table(table_id)
     hand = Hand.objects.select_for_update(of=("self",)).get(pk=hand_id)
     hand.table = table
     return hand
+
+
+def pool_of(table: CasinoTable) -> Pool:
+    if table.pool is None:
+        raise Conflict(f"{table} plays for no pool: join it to one first.", code="no_pool")
+    return table.pool
+
+
+def contribution_source(table: CasinoTable, hand: Hand, seat: int | None = None) -> str:
+    """A contribution's source label: the member ("table:<id>") and where in it the bet was made."""
+    detail = f"/hand:{hand.number}" + (f"/seat:{seat}" if seat is not None else "/total")
+    return f"table:{table.pk}{detail}"
 
 
 def require_open(hand: Hand, doing: str) -> None:

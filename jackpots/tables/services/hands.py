@@ -2,16 +2,8 @@
 
 - open_hand: one open hand per table; the pool's level rows are share-locked meanwhile, so a parameter
   change either sees the open hand (open-play guard) or happened before it.
-- register_bets: per seat (initial bet, pool bet), checked by the pack (½ table minimum, initial bet,
-  the stipulated bet) and contributed through the engine with a key per (table, hand, seat), so a
-  retried request is a no-op. Where the pack registers bets by manual hand total (EU b.1), the seats'
-  bets are recorded without contributing, and the croupier's hand total is what contributes. Bets close
-  once cards are registered (the pool bet goes in before the deal: JP-EU12-03, BJ-AN10-3).
-  The contributions are written in this call's transaction (one contribute_many for all its seats), not
-  through the process's group commit (services.contributions): a seat's pool bet, its SeatBet row and
-  the audit entry commit together or not at all, under the hand's lock. A group commit is another
-  transaction: it could commit the pool's money for a bet this call then refuses or rolls back, and the
-  call would wait on it while holding the hand and table locks.
+- register_bets (services.bets): seats' pool bets, each contributing once under a key per (table, hand,
+  seat); written alone or, outside a transaction on PostgreSQL, grouped with other tables' calls.
 - register_cards: each seat's cards (parsed, counted, one deck per poker hand), ranked by the pack's
   ordering; an extra card bought after the pool bet forfeits it where the pack says so (JP-EU11-09).
 - settle_hand: every standing pool bet with cards goes to the engine's award_hand ONCE; the payouts
@@ -37,40 +29,28 @@ from jackpots.models import Pool
 from jackpots.poker import Card
 from jackpots.rulepacks import RulePack
 from jackpots.services.awards import award_hand
-from jackpots.services.contributions import ContributionItem, contribute, contribute_many
 from jackpots.tables import rules
 from jackpots.tables.models import (
     CasinoTable,
     Hand,
     HandState,
-    SeatBet,
     SeatCards,
     SeatPayout,
     TableGame,
     TableState,
 )
+from jackpots.tables.services.bets import register_bets as register_bets  # this module's door to it
 from jackpots.tables.services.common import (
     hold_pool,
     lock_hand,
     lock_table,
+    pool_of,
     record,
     require_open,
     table_pack,
 )
 
 MAX_KEY = 80
-
-
-def _source(table: CasinoTable, hand: Hand, seat: int | None = None) -> str:
-    """The contribution's source label: the member ("table:<id>") and where in it the bet was made."""
-    detail = f"/hand:{hand.number}" + (f"/seat:{seat}" if seat is not None else "/total")
-    return f"table:{table.pk}{detail}"
-
-
-def _pool_of(table: CasinoTable) -> Pool:
-    if table.pool is None:
-        raise Conflict(f"{table} plays for no pool: join it to one first.", code="no_pool")
-    return table.pool
 
 
 # --- open -----------------------------------------------------------------------------------------------
@@ -92,7 +72,7 @@ def open_hand(*, table: CasinoTable, actor: User, idempotency_key: str | None = 
                 return previous
         if table.state != TableState.OPEN:
             raise Conflict(f"{table} is closed for now: it takes no hands.", code="table_closed")
-        pool = _pool_of(table)
+        pool = pool_of(table)
         if not pool.active:
             raise Conflict(f"Pool {pool.code} is closed.", code="pool_inactive")
         current = Hand.objects.filter(table=table, state=HandState.OPEN).first()
@@ -124,137 +104,6 @@ def open_hand_guard(pool: Pool) -> str | None:
         .first()
     )
     return f"hand {hand.number} is open at {hand.table}" if hand else None
-
-
-# --- bets -----------------------------------------------------------------------------------------------
-
-
-def _same_bet(existing: SeatBet, bet: rules.SeatBetInput) -> bool:
-    return (existing.initial_bet, existing.pool_bet) == (bet.initial_bet, bet.pool_bet)
-
-
-def register_bets(
-    *,
-    hand: Hand,
-    actor: User,
-    bets: Sequence[rules.SeatBetInput] = (),
-    total: Decimal | None = None,
-) -> Hand:
-    """Register seats' pool bets (each contributes), and/or a b.1 hand total (which contributes once).
-
-    All or nothing: one refused seat refuses the call. A seat registered before with the same amounts is
-    a retry (no-op); with other amounts it is refused (409 bet_already_registered).
-    """
-    if not bets and total is None:
-        raise InvalidInput("Give the seats' bets or the hand's total.", code="no_bets")
-    seats = [b.seat for b in bets]
-    if len(set(seats)) != len(seats):
-        raise InvalidInput("A seat appears twice in the request.", code="duplicate_seat")
-    with transaction.atomic():
-        hand = lock_hand(hand.pk)
-        table = hand.table
-        require_open(hand, "take bets")
-        pool = _pool_of(table)
-        pack = table_pack(table, pool)
-        manual = rules.is_manual_total(pack)
-        if total is not None and not manual:
-            raise InvalidInput(
-                f"{pack.code} registers each seat's pool bet; a hand total is only for manual entry (b.1).",
-                code="not_manual_entry",
-            )
-        existing = {b.seat: b for b in hand.bets.all()}
-        new: list[rules.SeatBetInput] = []
-        for bet in bets:
-            rules.check_seat(bet.seat, table.seats)
-            rules.check_bet(
-                pack, table_minimum=table.table_minimum, stipulated_bet=pool.carousel_bet, bet=bet
-            )
-            if bet.seat in existing:
-                if not _same_bet(existing[bet.seat], bet):
-                    raise Conflict(
-                        f"Seat {bet.seat} already has its bets in hand {hand.number}.",
-                        code="bet_already_registered",
-                        seat=bet.seat,
-                    )
-                continue
-            new.append(bet)
-        if new and hand.cards.exists():
-            raise Conflict(
-                f"Cards are dealt in hand {hand.number}: pool bets are taken before the deal.",
-                code="bets_closed",
-            )
-        if manual and hand.manual_total is not None and new:
-            raise Conflict(
-                f"Hand {hand.number}'s total is entered: no more seat bets.", code="manual_total_registered"
-            )
-        manual_total: Decimal | None = None
-        if total is not None:
-            if hand.manual_total is not None and hand.manual_total != total:
-                raise Conflict(
-                    f"Hand {hand.number}'s total {hand.manual_total} is already entered.",
-                    code="manual_total_registered",
-                )
-            registered = sum((b.pool_bet for b in existing.values()), Decimal(0))
-            seat_total = registered + sum((b.pool_bet for b in new), Decimal(0)) or None
-            manual_total = rules.check_manual_total(total, seat_total, pool.carousel_bet)
-            if hand.manual_total is not None:
-                manual_total = None  # a retry
-        if not new and manual_total is None:
-            return hand  # a retry of registered bets: nothing written
-
-        hold_pool(pool.pk)
-        at = timezone.now()
-        rows = [
-            SeatBet(
-                hand=hand,
-                seat=b.seat,
-                initial_bet=b.initial_bet,
-                pool_bet=b.pool_bet,
-                contribution_key="" if manual else rules.seat_contribution_key(table.pk, hand.pk, b.seat),
-                registered_by=actor,
-                registered_at=at,
-            )
-            for b in new
-        ]
-        if rows and not manual:
-            contribute_many(
-                pool=pool,
-                items=[
-                    ContributionItem(
-                        source=_source(table, hand, row.seat),
-                        bet=row.pool_bet,
-                        idempotency_key=row.contribution_key,
-                    )
-                    for row in rows
-                ],
-                actor=actor,
-            )
-        SeatBet.objects.bulk_create(rows)
-        data: dict[str, Any] = {"hand": hand.pk, "number": hand.number}
-        if rows:
-            data["bets"] = [
-                {
-                    "seat": r.seat,
-                    "initial_bet": r.initial_bet,
-                    "pool_bet": r.pool_bet,
-                    "contributed": not manual,
-                }
-                for r in rows
-            ]
-        if manual_total is not None:
-            contribute(
-                pool=pool,
-                source=_source(table, hand),
-                bet=manual_total,
-                idempotency_key=rules.hand_total_key(table.pk, hand.pk),
-                actor=actor,
-            )
-            hand.manual_total = manual_total
-            hand.manual_total_by = actor
-            hand.save(update_fields=["manual_total", "manual_total_by"])
-            data["manual_total"] = manual_total
-        record(table, actor, "hand.bets_registered", hand, data)
-    return hand
 
 
 # --- cards ----------------------------------------------------------------------------------------------
@@ -423,7 +272,7 @@ def settle_hand(*, hand: Hand, actor: User) -> Hand:
         hand = lock_hand(hand.pk)
         table = hand.table
         require_open(hand, "settle it")
-        pool = _pool_of(table)
+        pool = pool_of(table)
         pack = table_pack(table, pool)
         if rules.is_manual_total(pack) and hand.manual_total is None and hand.bets.exists():
             raise Conflict(
