@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import Any, TypeVar
 
+import django_stubs_ext
 from django.db import models
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.migrations.operations import RunPython
@@ -50,7 +51,14 @@ def from_units(units: int | str | float | Decimal, decimal_places: int) -> Decim
     return exact.scaleb(-decimal_places).quantize(Decimal(1).scaleb(-decimal_places))
 
 
-class MoneyField(models.DecimalField):  # type: ignore[type-arg]
+# Generic like models.DecimalField, so django-stubs types a MoneyField's values as it types a DecimalField's
+# (Decimal, or Decimal | None when null=True); subscripting fields at run time is django_stubs_ext's.
+django_stubs_ext.monkeypatch()
+_ST = TypeVar("_ST", contravariant=True)
+_GT = TypeVar("_GT", covariant=True)
+
+
+class MoneyField(models.DecimalField[_ST, _GT]):
     """A money column (see the module docstring): ``numeric`` on PostgreSQL, integer units on SQLite."""
 
     description = "Money (exact; integer smallest units on SQLite)"

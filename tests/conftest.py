@@ -64,6 +64,29 @@ SQLITE_SUITE = (
 )
 
 
+# Of those modules, the tests that measure PostgreSQL (its statements, FOR UPDATE) or need Redis: they run in
+# the PostgreSQL run, and are left out of this one (deselected, not skipped).
+SQLITE_DESELECT = (
+    "bingo/test_draw_step.py::test_a_step_reads_the_game_once_and_audits_and_numbers_in_few_statements",
+    "machines/test_gateway.py::test_a_call_costs_a_few_statements_whatever_its_size",
+    "machines/test_gateway_batch.py::test_a_batch_costs_the_same_statements_whatever_its_size",
+    "machines/test_gateway_batch.py::test_the_door_takes_many_connections_frames_in_one_batch",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not SQLITE_RUN:
+        return
+    kept: list[pytest.Item] = []
+    left: list[pytest.Item] = []
+    for item in items:
+        node = item.nodeid.removeprefix("tests/").split("[")[0]
+        (left if node in SQLITE_DESELECT else kept).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """On SQLite only SQLITE_SUITE is collected; on PostgreSQL everything but tests/sqlite."""
     try:

@@ -185,7 +185,7 @@ def _report_rows(machine: Machine, limit: int) -> list[tuple[Any, ...]]:
     sqlite = connection.vendor == "sqlite"
     with connection.cursor() as cursor:
         cursor.execute(_REPORT_SQL_SQLITE if sqlite else _REPORT_SQL, {"machine": machine.pk, "limit": limit})
-        rows = cursor.fetchall()
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
     if not sqlite:
         return rows
     coin_in = MeterSnapshot._meta.get_field("coin_in")
