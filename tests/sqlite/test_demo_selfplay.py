@@ -4,7 +4,7 @@ The demo runs as `manage.py demo` in a process of its own, exactly as `make demo
 DATABASE_URL / REDIS_URL: SQLite, the in-memory broker with the embedded worker and beat, the in-memory
 channel layer), on a database file of its own: "Sala Principal" plays bingo games with its prize
 programs, the two poker tables play hands on the carrusel and two dozen simulated machines play on the
-linked progressive. After HALL_TEST_DEMO_SECONDS (90 by default) it is stopped with Ctrl-C and
+linked progressive. After HALL_TEST_DEMO_SECONDS (75 by default) it is stopped with Ctrl-C and
 tests/sqlite/demo_check.py reads the database: each pool's report (in-process and through the API), the
 report's sums against the rows added up one by one in Decimal, each machine's reconciliation page.
 """
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SECONDS = float(os.environ.get("HALL_TEST_DEMO_SECONDS", "90"))
+SECONDS = float(os.environ.get("HALL_TEST_DEMO_SECONDS", "75"))
 
 pytestmark = pytest.mark.timeout(int(SECONDS) + 180)
 
@@ -69,8 +69,11 @@ def test_the_self_playing_demo_balances_every_pool_on_sqlite(tmp_path: Path) -> 
                 demo.wait(10)
     text = log_path.read_text(errors="replace")
     assert "Uvicorn running" in text, text[-5000:]
+    # While it played (machines cut off by the shutdown may log their lost sockets after it).
+    playing = text.split("INFO:     Shutting down")[0]
     for bad in ("must be a multiple of", "OperationalError", "Traceback", " 500 "):
-        assert bad not in text, f"{bad!r} in the demo's log:\n{text[-8000:]}"
+        assert bad not in playing, f"{bad!r} in the demo's log:\n{text[-8000:]}"
+    assert "must be a multiple of" not in text and "OperationalError" not in text, text[-8000:]
 
     check = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "sqlite" / "demo_check.py")],
