@@ -16,6 +16,8 @@ Rules for queries (the field enforces what it can):
   names a ``MoneyField`` of the same scale (``output_field=MoneyField(...)``), never a plain DecimalField;
 - SQL multiplication or division of money (``F("amount") * 2``) is refused by Django on SQLite: do it in
   Python with Decimal, or sum with filters instead;
+- a Decimal literal inside an expression over money (``F("amount") + x``, ``Coalesce(Sum(...), x)``) is a
+  ``Value(x, output_field=MoneyField(...))`` of the same scale (a bare zero is the one safe literal);
 - raw SQL reading a money column converts it with ``from_db`` (a no-op on PostgreSQL).
 """
 
