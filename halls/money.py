@@ -100,6 +100,13 @@ class MoneyField(models.DecimalField[_ST, _GT]):
         return from_units(value, self.decimal_places)
 
 
+class RateField(MoneyField[_ST, _GT]):
+    """A share of a bet (``0.084600``): stored like money, so a check such as ``rate <= 1 - reserve_rate``
+    compares exact units on SQLite too (with ``Value(Decimal(1), output_field=RateField(...))``)."""
+
+    description = "A rate (exact; integer smallest units on SQLite)"
+
+
 def from_db(field: models.Field[Any, Any], value: Any, connection: BaseDatabaseWrapper) -> Any:
     """A money column's value read by raw SQL, as the ORM would have read it (Decimal on every database)."""
     if isinstance(field, MoneyField):

@@ -18,10 +18,10 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
 
 from halls.models import Jurisdiction, Network, Venue
-from halls.money import MoneyField
+from halls.money import MoneyField, RateField
 from jackpots.rulepacks import JackpotKind
 
 # Decimal columns: meters and reserves max_digits=20, decimal_places=6 (engine.METER_QUANTUM); bets and
@@ -120,6 +120,10 @@ class PoolMember(models.Model):
         return f"{self.source_type}:{self.source_id}"
 
 
+# A rate of 1 (the whole bet) in the rates' check, at their scale.
+_RATE = RateField(max_digits=7, decimal_places=6)
+
+
 class PoolLevel(models.Model):
     """One level of a pool (a carrusel has one; a linked slot pool Grand/Major/Minor) and its FOLDED state."""
 
@@ -129,8 +133,8 @@ class PoolLevel(models.Model):
     kind = models.CharField(max_length=12, choices=LevelKind.choices, default=LevelKind.PROGRESSIVE)
     # Parameters (changed only by services.pools.change_parameters, each change recorded).
     seed = MoneyField(max_digits=20, decimal_places=6)
-    contribution_rate = models.DecimalField(max_digits=7, decimal_places=6)
-    reserve_rate = models.DecimalField(max_digits=7, decimal_places=6, default=Decimal(0))
+    contribution_rate = RateField(max_digits=7, decimal_places=6)
+    reserve_rate = RateField(max_digits=7, decimal_places=6, default=Decimal(0))
     ceiling = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True)
     overflow_to = models.CharField(max_length=12, choices=OverflowTo.choices, default=OverflowTo.RESERVE)
     mystery = models.BooleanField(default=False)  # draws a must-hit-by value at every (re)seed
@@ -156,7 +160,8 @@ class PoolLevel(models.Model):
             models.CheckConstraint(
                 condition=Q(contribution_rate__gte=0)
                 & Q(reserve_rate__gte=0)
-                & Q(contribution_rate__lte=Decimal(1) - F("reserve_rate")),
+                # The 1 at the rates' scale: integer units on SQLite (halls.money), numeric on PostgreSQL.
+                & Q(contribution_rate__lte=Value(Decimal(1), output_field=_RATE) - F("reserve_rate")),
                 name="level_rates_within_bet",
             ),
             models.CheckConstraint(

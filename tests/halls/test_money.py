@@ -55,6 +55,21 @@ def test_the_money_migration_writes_no_sql_on_postgresql(
     assert statements == []
 
 
+def test_the_rates_check_is_the_same_check_on_postgresql(capsys: pytest.CaptureFixture[str]) -> None:
+    """jackpots 0005 (rates as RateField) drops the rates' check and adds it back, word for word."""
+    call_command("sqlmigrate", "jackpots", "0005")
+    statements = [line for line in capsys.readouterr().out.splitlines() if line.startswith("ALTER TABLE")]
+    assert statements == [
+        'ALTER TABLE "jackpots_poollevel" DROP CONSTRAINT "level_rates_within_bet";',
+        'ALTER TABLE "jackpots_poollevel" ADD CONSTRAINT "level_rates_within_bet" '
+        'CHECK (("contribution_rate" >= 0 AND "reserve_rate" >= 0 '
+        'AND "contribution_rate" <= (1 - "reserve_rate")));',
+    ]
+    call_command("sqlmigrate", "jackpots", "0001")
+    assert '"contribution_rate" <= (1 - "reserve_rate")' in capsys.readouterr().out
+    assert column_type("jackpots_poollevel", "contribution_rate") == ("numeric", 7, 6)
+
+
 def test_values_and_raw_reads_are_untouched_on_postgresql() -> None:
     field = PoolLevel._meta.get_field("amount")
     assert field.get_db_prep_value(Decimal("2170.400000"), connection) == Decimal("2170.400000")

@@ -13,15 +13,15 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 
-from bingo.models import Ball, CardSeries, GameState, PrizeResult
-from bingo.services import games
+from bingo.models import Ball, CardSeries, Game, GameState, PrizeResult
+from bingo.services import claims, games
 from halls.demo_seed import AUTOPLAY_ROOM, seed_demo
 from halls.embedded import EmbeddedCelery, start_embedded_celery
 from halls.models import GameSession, Room
 from jackpots.models import Pool
 from jackpots.services import reports
 from machines.models import Machine
-from tests.e2e.test_celery_worker import assert_no_ball_lost_or_repeated, drawn, play_caller, rng_game
+from tests.e2e.test_celery_worker import assert_no_ball_lost_or_repeated, drawn, rng_game
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
 
@@ -36,8 +36,37 @@ def embedded(transactional_db: None) -> Iterator[EmbeddedCelery]:
         handle.stop()  # before the test database is flushed: the worker thread holds a connection
 
 
-def no_logs() -> str:
-    return "(embedded worker: see the captured log)"
+def play_caller(game_id: int, caller: User, deadline: float) -> None:
+    """Claim every winning card as soon as it shows, lines before bingos, and confirm each prize (as
+    tests/e2e/test_celery_worker.py does, reading the game afresh each time: django-fsm's refresh_from_db
+    unprotects the state field for every thread of the process while it runs, and the worker is one)."""
+    while True:
+        game = Game.objects.get(pk=game_id)
+        if game.state == GameState.CLOSED:
+            return
+        assert time.monotonic() < deadline, (
+            f"the game did not close in time: {game.state}, {game.balls_drawn}"
+        )
+        if game.state not in (GameState.DRAWING, GameState.PAUSED):
+            time.sleep(0.02)
+            continue
+        found = claims.unclaimed_winners(game)
+        kind = "line" if found["line"] else "bingo" if found["bingo"] else None
+        if kind is not None:
+            for row in found[kind]:
+                claim = claims.file_claim(
+                    game=game,
+                    kind=kind,
+                    series_code=str(row["series"]),
+                    serial=int(str(row["serial"])),
+                    actor=caller,
+                )
+                assert claim.valid, claim.reason
+            continue
+        if game.state == GameState.PAUSED and game.claim_window:
+            claims.confirm_claims(game=game, kind=game.claim_window, actor=caller)
+            continue
+        time.sleep(0.02)
 
 
 def test_the_embedded_worker_draws_a_whole_game_on_sqlite(
@@ -46,9 +75,9 @@ def test_the_embedded_worker_draws_a_whole_game_on_sqlite(
 ) -> None:  # fmt: skip
     game = rng_game(room, session, caller, cashier, card_series, pace="0.1", last=60)
     games.start_draw(game=game, actor=caller)  # commits, then the in-memory broker hands ball 1 to the worker
-    play_caller(game, caller, time.monotonic() + 60, no_logs)
+    play_caller(game.pk, caller, time.monotonic() + 60)
 
-    game.refresh_from_db()
+    game = Game.objects.get(pk=game.pk)
     assert game.state == GameState.CLOSED
     assert embedded.alive
     balls = drawn(game)
