@@ -121,7 +121,7 @@ class PoolMember(models.Model):
 
 
 # A rate of 1 (the whole bet) in the rates' check, at their scale.
-_RATE = RateField(max_digits=7, decimal_places=6)
+_RATE: RateField[Decimal, Decimal] = RateField(max_digits=7, decimal_places=6)
 
 
 class PoolLevel(models.Model):
