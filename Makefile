@@ -2,7 +2,8 @@
 #
 #   make venv       create .venv (Python 3.11) and install requirements-dev.txt
 #   make demo       migrate, seed, start worker + beat and serve on $PORT (embedded unless REDIS_URL is set)
-#   make test       ruff, ruff format --check, mypy, then pytest against PostgreSQL + Redis
+#   make test       ruff, ruff format --check, mypy, pytest against PostgreSQL + Redis, then on SQLite (embedded)
+#   make test-sqlite  only the second run: the embedded hall (SQLite, in-memory broker and layer)
 #   make browser    install Debian's chromium (+ fonts) for the Playwright tests
 #   make bench      every benchmark under bench/ at a reduced size (a few minutes; PostgreSQL + Redis)
 #   make lint | typecheck | fmt | worker | beat | broadcaster | serve | services | check-services | clean
@@ -25,7 +26,7 @@ export PORT
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/hall
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: help venv demo test bench browser lint typecheck fmt worker beat broadcaster serve services check-services clean
+.PHONY: help venv demo test test-sqlite bench browser lint typecheck fmt worker beat broadcaster serve services check-services clean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -102,6 +103,12 @@ test: venv browser
 	       REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" && \
 	$(PY) scripts/check_services.py && \
 	$(BIN)/pytest
+	$(MAKE) test-sqlite
+
+# The embedded hall's run: tests/sqlite and the demo's code paths (tests/conftest.py SQLITE_SUITE) on
+# SQLite, with the settings of `make demo` (no DATABASE_URL / REDIS_URL), including the self-playing demo.
+test-sqlite: venv
+	env -u DATABASE_URL -u REDIS_URL HALL_TEST_DB=sqlite $(BIN)/pytest
 
 browser:
 	bash scripts/ensure_chromium.sh

@@ -12,6 +12,7 @@ from django.db.models import F, Q
 from django_fsm import FSMField, FSMModelMixin, transition
 
 from halls.models import GameSession, Room, Venue, append_only
+from halls.money import MoneyField
 
 
 class BallSet(models.Model):
@@ -41,9 +42,7 @@ class CardSeries(models.Model):
 
     venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="card_series")
     code = models.CharField(max_length=40)
-    face_value = models.DecimalField(
-        max_digits=12, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))]
-    )
+    face_value = MoneyField(max_digits=12, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))])
     strips = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     # The seed every master card is recomputed from (cartón matriz).
     seed = models.CharField(max_length=64)
@@ -138,11 +137,11 @@ class Game(FSMModelMixin, models.Model):
 
     # Fixed at the close of sales and announced before the first ball (TB-41).
     cards_sold = models.PositiveIntegerField(default=0)
-    sales_total = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0"))
-    line_prize = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
-    bingo_prize = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    sales_total = MoneyField(max_digits=12, decimal_places=2, default=Decimal("0"))
+    line_prize = MoneyField(max_digits=12, decimal_places=2, null=True, blank=True)
+    bingo_prize = MoneyField(max_digits=12, decimal_places=2, null=True, blank=True)
     # Sub-cent parts of the prize percentages, kept by the house and recorded (OP-10).
-    prize_rounding_residue = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal("0"))
+    prize_rounding_residue = MoneyField(max_digits=14, decimal_places=6, default=Decimal("0"))
     announcement = models.JSONField(default=dict, blank=True)
     sales_closed_at = models.DateTimeField(null=True, blank=True)
 
@@ -226,7 +225,7 @@ class SaleOperation(models.Model):
     first_serial = models.PositiveIntegerField()
     last_serial = models.PositiveIntegerField()
     cards = models.PositiveIntegerField()
-    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    amount = MoneyField(max_digits=12, decimal_places=2)
     cashier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField()
     # A terminal's retry with the same key answers as the first time and writes nothing.
@@ -404,10 +403,10 @@ class PrizeResult(models.Model):
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="prize_results")
     kind = models.CharField(max_length=5, choices=ClaimKind.choices)
     ordinal = models.PositiveSmallIntegerField()
-    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    amount = MoneyField(max_digits=12, decimal_places=2)
     winners = models.PositiveSmallIntegerField()
-    share = models.DecimalField(max_digits=12, decimal_places=2)
-    remainder = models.DecimalField(max_digits=12, decimal_places=2)
+    share = MoneyField(max_digits=12, decimal_places=2)
+    remainder = MoneyField(max_digits=12, decimal_places=2)
     remainder_to = models.CharField(max_length=120)
     confirmed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     confirmed_at = models.DateTimeField()
@@ -421,7 +420,7 @@ class Award(models.Model):
 
     result = models.ForeignKey(PrizeResult, on_delete=models.PROTECT, related_name="awards")
     claim = models.OneToOneField(Claim, on_delete=models.PROTECT, related_name="award")
-    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    amount = MoneyField(max_digits=12, decimal_places=2)
 
     class Meta:
         triggers = [append_only()]
@@ -522,8 +521,8 @@ class GameProgram(models.Model):
     time_zone = models.CharField(max_length=64)
     hall_category = models.CharField(max_length=1)
     cards_sold = models.PositiveIntegerField()
-    pool_amount = models.DecimalField(max_digits=20, decimal_places=6)
-    funding = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal(0))
+    pool_amount = MoneyField(max_digits=20, decimal_places=6)
+    funding = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0))
     picks = models.JSONField(default=list, blank=True)
     last_game_of_session = models.BooleanField(default=False)
     # The terms in play (rules.InPlay), or in_play False.
@@ -531,7 +530,7 @@ class GameProgram(models.Model):
     max_ball = models.PositiveSmallIntegerField(null=True, blank=True)
     colour = models.CharField(max_length=20, blank=True)
     # Exact (not rounded to the meter's 6 decimals): BA-3's prize is the pool less its carry percentage.
-    amount = models.DecimalField(max_digits=24, decimal_places=10, null=True, blank=True)
+    amount = MoneyField(max_digits=24, decimal_places=10, null=True, blank=True)
     row = models.PositiveSmallIntegerField(null=True, blank=True)
     slot = models.TimeField(null=True, blank=True)
     operating_day = models.DateField(null=True, blank=True)
@@ -540,11 +539,11 @@ class GameProgram(models.Model):
     won = models.BooleanField(null=True, blank=True)
     bingo_ordinal = models.PositiveSmallIntegerField(null=True, blank=True)
     bingo_colour = models.CharField(max_length=20, blank=True)
-    prize = models.DecimalField(max_digits=24, decimal_places=10, null=True, blank=True)
-    share = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    prize = MoneyField(max_digits=24, decimal_places=10, null=True, blank=True)
+    share = MoneyField(max_digits=14, decimal_places=2, null=True, blank=True)
     winners = models.PositiveSmallIntegerField(default=0)
-    remainder = models.DecimalField(max_digits=24, decimal_places=10, null=True, blank=True)
-    carry = models.DecimalField(max_digits=24, decimal_places=10, null=True, blank=True)
+    remainder = MoneyField(max_digits=24, decimal_places=10, null=True, blank=True)
+    carry = MoneyField(max_digits=24, decimal_places=10, null=True, blank=True)
     settlement = models.ForeignKey(
         "jackpots.PoolSettlement", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -559,7 +558,7 @@ class ProgramAward(models.Model):
 
     game_program = models.ForeignKey(GameProgram, on_delete=models.PROTECT, related_name="awards")
     claim = models.ForeignKey(Claim, on_delete=models.PROTECT, related_name="program_awards")
-    amount = models.DecimalField(max_digits=14, decimal_places=2)
+    amount = MoneyField(max_digits=14, decimal_places=2)
 
     class Meta:
         constraints = [
@@ -574,7 +573,7 @@ class GamePick(models.Model):
 
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="program_picks")
     program = models.ForeignKey(PrizeProgram, on_delete=models.PROTECT, related_name="picks")
-    amount = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    amount = MoneyField(max_digits=14, decimal_places=2, null=True, blank=True)
     max_ball = models.PositiveSmallIntegerField(null=True, blank=True)
     colour = models.CharField(max_length=20, blank=True)
     set_by = models.ForeignKey(

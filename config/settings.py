@@ -102,6 +102,9 @@ else:
                 "transaction_mode": "IMMEDIATE",
                 "timeout": 30,
             },
+            # The test run on SQLite (HALL_TEST_DB=sqlite) uses a file, so the embedded worker's and the
+            # server's threads share it as they share the demo's.
+            "TEST": {"NAME": env.str("SQLITE_TEST_PATH", default=str(VAR_DIR / "test_hall.sqlite3"))},
         }
     }
 

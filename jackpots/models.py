@@ -18,9 +18,10 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
 
 from halls.models import Jurisdiction, Network, Venue, append_only
+from halls.money import MoneyField, RateField
 from jackpots.rulepacks import JackpotKind
 
 # Decimal columns: meters and reserves max_digits=20, decimal_places=6 (engine.METER_QUANTUM); bets and
@@ -63,7 +64,7 @@ class Pool(models.Model):
     # OP-30: the authorised paytable for packs that await it, as rows (see services.pools.paytable_rows).
     authorised_paytable = models.JSONField(null=True, blank=True)
     # OP-37: the single stipulated pool bet; seeds and multiple-of-bet prizes are computed on it.
-    carousel_bet = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    carousel_bet = MoneyField(max_digits=14, decimal_places=2, null=True, blank=True)
     venue = models.ForeignKey(Venue, null=True, blank=True, on_delete=models.PROTECT, related_name="pools")
     network = models.ForeignKey(
         Network, null=True, blank=True, on_delete=models.PROTECT, related_name="pools"
@@ -119,6 +120,10 @@ class PoolMember(models.Model):
         return f"{self.source_type}:{self.source_id}"
 
 
+# A rate of 1 (the whole bet) in the rates' check, at their scale.
+_RATE: RateField[Decimal, Decimal] = RateField(max_digits=7, decimal_places=6)
+
+
 class PoolLevel(models.Model):
     """One level of a pool (a carrusel has one; a linked slot pool Grand/Major/Minor) and its FOLDED state."""
 
@@ -127,25 +132,23 @@ class PoolLevel(models.Model):
     name = models.CharField(max_length=60)
     kind = models.CharField(max_length=12, choices=LevelKind.choices, default=LevelKind.PROGRESSIVE)
     # Parameters (changed only by services.pools.change_parameters, each change recorded).
-    seed = models.DecimalField(max_digits=20, decimal_places=6)
-    contribution_rate = models.DecimalField(max_digits=7, decimal_places=6)
-    reserve_rate = models.DecimalField(max_digits=7, decimal_places=6, default=Decimal(0))
-    ceiling = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    seed = MoneyField(max_digits=20, decimal_places=6)
+    contribution_rate = RateField(max_digits=7, decimal_places=6)
+    reserve_rate = RateField(max_digits=7, decimal_places=6, default=Decimal(0))
+    ceiling = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True)
     overflow_to = models.CharField(max_length=12, choices=OverflowTo.choices, default=OverflowTo.RESERVE)
     mystery = models.BooleanField(default=False)  # draws a must-hit-by value at every (re)seed
-    must_hit_by = models.DecimalField(
-        max_digits=20, decimal_places=6, null=True, blank=True
-    )  # SECRET until it hits
+    must_hit_by = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True)  # SECRET until it hits
     params_version = models.PositiveIntegerField(default=1)
     # Folded state.
-    amount = models.DecimalField(max_digits=20, decimal_places=6)
-    reserve = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal(0))
+    amount = MoneyField(max_digits=20, decimal_places=6)
+    reserve = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0))
     folded_through = models.BigIntegerField(default=0)  # id of the last Contribution in `amount`
     hits = models.PositiveIntegerField(default=0)
-    total_paid = models.DecimalField(
+    total_paid = MoneyField(
         max_digits=14, decimal_places=2, default=Decimal(0)
     )  # paid to players, incl. operator parts
-    overflow_total = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal(0))
+    overflow_total = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0))
     version = models.PositiveBigIntegerField(default=1)  # bumped by every write of the folded state
     updated_at = models.DateTimeField()
 
@@ -157,7 +160,8 @@ class PoolLevel(models.Model):
             models.CheckConstraint(
                 condition=Q(contribution_rate__gte=0)
                 & Q(reserve_rate__gte=0)
-                & Q(contribution_rate__lte=Decimal(1) - F("reserve_rate")),
+                # The 1 at the rates' scale: integer units on SQLite (halls.money), numeric on PostgreSQL.
+                & Q(contribution_rate__lte=Value(Decimal(1), output_field=_RATE) - F("reserve_rate")),
                 name="level_rates_within_bet",
             ),
             models.CheckConstraint(
@@ -181,10 +185,10 @@ class Contribution(models.Model):
     pool = models.ForeignKey(Pool, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
     level = models.ForeignKey(PoolLevel, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
     source = models.CharField(max_length=120)
-    bet = models.DecimalField(max_digits=14, decimal_places=2)
-    to_meter = models.DecimalField(max_digits=20, decimal_places=6)
-    to_reserve = models.DecimalField(max_digits=20, decimal_places=6)
-    house = models.DecimalField(max_digits=20, decimal_places=6)
+    bet = MoneyField(max_digits=14, decimal_places=2)
+    to_meter = MoneyField(max_digits=20, decimal_places=6)
+    to_reserve = MoneyField(max_digits=20, decimal_places=6)
+    house = MoneyField(max_digits=20, decimal_places=6)
     idempotency_key = models.CharField(max_length=100)
     actor = models.CharField(max_length=150)
     created_at = models.DateTimeField()
@@ -212,15 +216,13 @@ class PoolSettlement(models.Model):
     idempotency_key = models.CharField(max_length=100)
     fingerprint = models.CharField(max_length=64)  # of the request, to refuse a reused key
     context = models.JSONField(default=dict)  # table, hand ref, source ...
-    bet = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
-    meter_before = models.DecimalField(
-        max_digits=20, decimal_places=6
-    )  # folded meter the payments were computed on
-    meter_after_payouts = models.DecimalField(max_digits=20, decimal_places=6)
-    meter_after = models.DecimalField(max_digits=20, decimal_places=6)  # after the reset
-    kept_fraction = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal(0))
-    reset_from_reserve = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal(0))
-    operator_seed = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal(0))
+    bet = MoneyField(max_digits=14, decimal_places=2, null=True, blank=True)
+    meter_before = MoneyField(max_digits=20, decimal_places=6)  # folded meter the payments were computed on
+    meter_after_payouts = MoneyField(max_digits=20, decimal_places=6)
+    meter_after = MoneyField(max_digits=20, decimal_places=6)  # after the reset
+    kept_fraction = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0))
+    reset_from_reserve = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0))
+    operator_seed = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0))
     created_at = models.DateTimeField()
     actor = models.CharField(max_length=150)
 
@@ -243,12 +245,10 @@ class Award(models.Model):
     hand = models.CharField(max_length=60, blank=True)
     category = models.CharField(max_length=40, blank=True)
     discard = models.BooleanField(default=False)
-    amount = models.DecimalField(max_digits=14, decimal_places=2)  # paid to the winner
-    from_meter = models.DecimalField(max_digits=14, decimal_places=2)
-    from_operator = models.DecimalField(
-        max_digits=14, decimal_places=2
-    )  # OP-23 shortfall, paid outside the pool
-    basis = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    amount = MoneyField(max_digits=14, decimal_places=2)  # paid to the winner
+    from_meter = MoneyField(max_digits=14, decimal_places=2)
+    from_operator = MoneyField(max_digits=14, decimal_places=2)  # OP-23 shortfall, paid outside the pool
+    basis = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True)
     note = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField()
 
@@ -295,7 +295,7 @@ class LedgerMove(models.Model):
     pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="+")
     level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="moves")
     kind = models.CharField(max_length=24, choices=MoveKind.choices)
-    amount = models.DecimalField(max_digits=20, decimal_places=6)
+    amount = MoneyField(max_digits=20, decimal_places=6)
     settlement = models.ForeignKey(
         PoolSettlement, null=True, blank=True, on_delete=models.PROTECT, related_name="moves"
     )

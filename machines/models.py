@@ -14,6 +14,7 @@ from django.db import models
 from django.db.models import Q
 
 from halls.models import Venue, append_only
+from halls.money import MoneyField
 from jackpots.models import Pool, PoolLevel
 
 
@@ -50,7 +51,7 @@ class Machine(models.Model):
     manufacturer = models.CharField(max_length=80)
     model = models.CharField(max_length=80)
     serial = models.CharField(max_length=80)
-    denomination = models.DecimalField(max_digits=8, decimal_places=2)
+    denomination = MoneyField(max_digits=8, decimal_places=2)
     paytable_id = models.CharField(max_length=60)
     software_version = models.CharField(max_length=60)  # the approved version
     location = models.CharField(max_length=120, blank=True)
@@ -135,8 +136,8 @@ class Play(models.Model):
     machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="plays")
     seq = models.BigIntegerField()
     game_id = models.CharField(max_length=64)
-    bet = models.DecimalField(max_digits=14, decimal_places=2)
-    win = models.DecimalField(max_digits=14, decimal_places=2)
+    bet = MoneyField(max_digits=14, decimal_places=2)
+    win = MoneyField(max_digits=14, decimal_places=2)
     played_at = models.DateTimeField(null=True, blank=True)
     received_at = models.DateTimeField()
 
@@ -148,11 +149,11 @@ class Play(models.Model):
 class MeterSnapshot(models.Model):
     machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="meter_snapshots")
     seq = models.BigIntegerField()
-    coin_in = models.DecimalField(max_digits=16, decimal_places=2)
-    coin_out = models.DecimalField(max_digits=16, decimal_places=2)
+    coin_in = MoneyField(max_digits=16, decimal_places=2)
+    coin_out = MoneyField(max_digits=16, decimal_places=2)
     games_played = models.BigIntegerField()
-    jackpots_paid = models.DecimalField(max_digits=16, decimal_places=2)
-    credits = models.DecimalField(max_digits=16, decimal_places=2)
+    jackpots_paid = MoneyField(max_digits=16, decimal_places=2)
+    credits = MoneyField(max_digits=16, decimal_places=2)
     taken_at = models.DateTimeField()  # the device's clock when given, else when received
 
     class Meta:
@@ -190,7 +191,7 @@ class SequenceGap(models.Model):
     snapshot = models.ForeignKey(
         MeterSnapshot, null=True, blank=True, on_delete=models.PROTECT, related_name="reconciled_gaps"
     )
-    missing_coin_in = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
+    missing_coin_in = MoneyField(max_digits=16, decimal_places=2, null=True, blank=True)
     missing_games = models.BigIntegerField(null=True, blank=True)
     note = models.CharField(max_length=300, blank=True)
 
@@ -216,7 +217,7 @@ class ProgressiveHit(models.Model):
     level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="+")
     game_id = models.CharField(max_length=64, blank=True)
     settlement_id = models.BigIntegerField()  # jackpots.PoolSettlement
-    amount = models.DecimalField(max_digits=14, decimal_places=2)
+    amount = MoneyField(max_digits=14, decimal_places=2)
     reported_at = models.DateTimeField()
     paid_at = models.DateTimeField(null=True, blank=True)
     paid_by = models.ForeignKey(

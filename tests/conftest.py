@@ -2,11 +2,19 @@
 
 Database tests run on PostgreSQL and broker/channel-layer tests on Redis (`make test` points at both);
 a run configured for anything else stops here rather than testing the wrong thing.
+
+The embedded hall's run (``HALL_TEST_DB=sqlite``, `make test`'s second run): the settings of `make demo`
+without DATABASE_URL / REDIS_URL (SQLite, the in-memory channel layer, Celery on the in-memory broker), and
+only the tests of SQLITE_SUITE: tests/sqlite (the SQLite branches, the embedded worker, the self-playing
+demo) and the existing modules that walk the demo's code paths (draws, programs, pools, machines through
+the gateway, the pages), which then run unchanged on SQLite.
 """
 
 from __future__ import annotations
 
+import os
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,8 +32,90 @@ ALL_BALLS = list(range(1, 91))
 SEED = "0f" * 32
 
 
+SQLITE_RUN = os.environ.get("HALL_TEST_DB", "") == "sqlite"
+TESTS = Path(__file__).resolve().parent
+# Run on SQLite too (paths under tests/): the demo's code paths, through tests written for PostgreSQL.
+SQLITE_SUITE = (
+    "sqlite",
+    "bingo/test_traditional_game.py",
+    "bingo/test_game_services.py",
+    "bingo/test_draw_step.py",
+    "bingo/test_detection_services.py",
+    "bingo/test_demo_programs.py",
+    "jackpots/test_services_contributions.py",
+    "jackpots/test_services_meters_reports.py",
+    "jackpots/test_services_awards.py",
+    "jackpots/test_services_pools.py",
+    "jackpots/test_pool_api.py",
+    "jackpots/test_demo_seed.py",
+    "jackpots/tables",
+    "machines/test_gateway.py",
+    "machines/test_gateway_batch.py",
+    "machines/test_gateway_http.py",
+    "machines/test_hits.py",
+    "machines/test_liveness_reads.py",
+    "machines/test_floor_pages.py",
+    "machines/test_demo_machines.py",
+    "api/test_game_flow.py",
+    "api/test_console.py",
+)
+
+
+# Of those modules, the tests that measure PostgreSQL (its statements, FOR UPDATE) or need Redis: they run in
+# the PostgreSQL run, and are left out of this one (deselected, not skipped).
+SQLITE_DESELECT = (
+    "bingo/test_draw_step.py::test_a_step_reads_the_game_once_and_audits_and_numbers_in_few_statements",
+    "machines/test_gateway.py::test_a_call_costs_a_few_statements_whatever_its_size",
+    "machines/test_gateway_batch.py::test_a_batch_costs_the_same_statements_whatever_its_size",
+    "machines/test_gateway_batch.py::test_the_door_takes_many_connections_frames_in_one_batch",
+    "api/test_console.py::test_the_game_view_stays_small_with_20000_cards_sold",  # a scale test
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not SQLITE_RUN:
+        return
+    kept: list[pytest.Item] = []
+    left: list[pytest.Item] = []
+    for item in items:
+        node = item.nodeid.removeprefix("tests/").split("[")[0]
+        (left if node in SQLITE_DESELECT else kept).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """On SQLite only SQLITE_SUITE is collected; on PostgreSQL everything but tests/sqlite."""
+    try:
+        relative = collection_path.resolve().relative_to(TESTS).as_posix()
+    except ValueError:
+        return None
+    if relative in ("", "."):
+        return None
+    if not SQLITE_RUN:
+        return True if relative == "sqlite" or relative.startswith("sqlite/") else None
+    if collection_path.is_dir():  # a folder is walked when it holds (or is inside) a chosen path
+        inside = any(
+            relative == p or relative.startswith(p + "/") or p.startswith(relative + "/")
+            for p in SQLITE_SUITE
+        )
+        return None if inside else True
+    if collection_path.name == "conftest.py":
+        return None
+    chosen = any(relative == p or relative.startswith(p + "/") for p in SQLITE_SUITE)
+    return None if chosen else True
+
+
 def pytest_configure(config: pytest.Config) -> None:
     engine = settings.DATABASES["default"]["ENGINE"]
+    if SQLITE_RUN:
+        if "sqlite3" not in engine or settings.REDIS_URL:
+            raise pytest.UsageError(
+                "HALL_TEST_DB=sqlite runs the embedded hall: unset DATABASE_URL and REDIS_URL "
+                f"(the database is {engine})."
+            )
+        return
     if "postgresql" not in engine:
         raise pytest.UsageError(
             f"The tests run on PostgreSQL, not {engine}: set DATABASE_URL (make test sets "

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Count, DecimalField, F, Field, Model, Sum, Value, When
+from django.db.models import Case, Count, F, Field, Model, Q, Sum, Value, When
 from django.utils import timezone
 
 from bingo.announce import contiguous_ranges
@@ -215,10 +215,12 @@ def sales_totals(game: Game) -> dict[str, object]:
     cards' count and face values, read from a handful of operations rather than every sold card.
     """
     signed = Case(When(kind=SaleKind.RETURN, then=Value(-1)), default=Value(1))
-    money: DecimalField[Decimal, Decimal] = DecimalField(max_digits=14, decimal_places=2)
+    returned = Q(kind=SaleKind.RETURN)
+    # Money is summed by the column's own field (exact on every database), returns apart.
     totals = SaleOperation.objects.filter(game=game).aggregate(
-        cards=Sum(F("cards") * signed), total=Sum(F("amount") * signed, output_field=money)
+        cards=Sum(F("cards") * signed),
+        sold=Sum("amount", filter=~returned, default=Decimal(0)),
+        returned=Sum("amount", filter=returned, default=Decimal(0)),
     )
-    # In cents on every database (SQLite hands sums back without their scale).
-    total = Decimal(totals["total"] or 0).quantize(Decimal("0.01"))
+    total = (totals["sold"] - totals["returned"]).quantize(Decimal("0.01"))
     return {"cards_sold": totals["cards"] or 0, "sales_total": total}

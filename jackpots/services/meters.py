@@ -14,10 +14,11 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import connection
-from django.db.models import DecimalField, OuterRef, Subquery, Sum
+from django.db.models import OuterRef, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from halls.money import MoneyField
 from jackpots.models import (
     Award,
     Contribution,
@@ -133,9 +134,9 @@ def _unfolded(field: str) -> Coalesce:
         .values("total")
     )
     return Coalesce(
-        Subquery(sums, output_field=DecimalField(max_digits=20, decimal_places=6)),
+        Subquery(sums, output_field=MoneyField(max_digits=20, decimal_places=6)),
         ZERO,
-        output_field=DecimalField(max_digits=20, decimal_places=6),
+        output_field=MoneyField(max_digits=20, decimal_places=6),
     )
 
 

@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import Q
 
 from halls.models import Venue
+from halls.money import MoneyField
 from jackpots.rulepacks import PACKS
 from jackpots.tables.rules import MAX_SEATS
 
@@ -45,7 +46,7 @@ class CasinoTable(models.Model):
     number = models.PositiveIntegerField()
     name = models.CharField(max_length=80)
     game = models.CharField(max_length=20, choices=TableGame.choices)
-    table_minimum = models.DecimalField(
+    table_minimum = MoneyField(
         max_digits=12, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))]
     )
     seats = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(MAX_SEATS)])
@@ -92,7 +93,7 @@ class Hand(models.Model):
     # The console's (or device's) key: a retried "open hand" answers with this hand.
     idempotency_key = models.CharField(max_length=80, null=True, blank=True)
     # EU b.1 (JP-EU12-11): the hand's total jackpot bets keyed in by the croupier, contributed once.
-    manual_total = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    manual_total = MoneyField(max_digits=12, decimal_places=2, null=True, blank=True)
     manual_total_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -107,9 +108,9 @@ class Hand(models.Model):
     settlement = models.ForeignKey(
         "jackpots.PoolSettlement", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
-    meter_before = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
-    meter_after_payouts = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
-    meter_after = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    meter_before = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True)
+    meter_after_payouts = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True)
+    meter_after = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True)
     void_reason = models.TextField(blank=True)
 
     class Meta:
@@ -130,8 +131,8 @@ class SeatBet(models.Model):
 
     hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="bets")
     seat = models.PositiveSmallIntegerField()
-    initial_bet = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0"))
-    pool_bet = models.DecimalField(max_digits=12, decimal_places=2)
+    initial_bet = MoneyField(max_digits=12, decimal_places=2, default=Decimal("0"))
+    pool_bet = MoneyField(max_digits=12, decimal_places=2)
     # Póquer sin descarte: the player bought an extra card (EU: forfeits the pool bet, JP-EU11-09).
     extra_card = models.BooleanField(default=False)
     forfeited = models.BooleanField(default=False)
@@ -185,11 +186,11 @@ class SeatPayout(models.Model):
     order = models.PositiveSmallIntegerField()
     category = models.CharField(max_length=40)
     discard = models.BooleanField(default=False)
-    amount = models.DecimalField(max_digits=12, decimal_places=2)
-    from_meter = models.DecimalField(max_digits=12, decimal_places=2)
+    amount = MoneyField(max_digits=12, decimal_places=2)
+    from_meter = MoneyField(max_digits=12, decimal_places=2)
     # OP-23: the part of a fixed prize the meter could not cover, paid by the operator.
-    from_operator = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0"))
-    basis = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    from_operator = MoneyField(max_digits=12, decimal_places=2, default=Decimal("0"))
+    basis = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True)
     note = models.CharField(max_length=200, blank=True)
     # The engine's award row (the pool's ledger) this payout mirrors.
     award = models.ForeignKey("jackpots.Award", on_delete=models.PROTECT, related_name="+")

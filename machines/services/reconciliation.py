@@ -23,6 +23,7 @@ from django.db import connection
 from django.db.models import Count, Sum
 from django.db.models.functions import Coalesce
 
+from halls.money import from_db
 from machines.models import AlertKind, Machine, MachineAlert, MeterSnapshot, Play, SequenceGap
 from machines.services.common import GATEWAY, record
 
@@ -137,7 +138,7 @@ def _clear_gap_alerts(machine: Machine, at: datetime, closed: list[SequenceGap])
 
 # --- the report ------------------------------------------------------------------------------------------
 
-_REPORT_SQL = """
+_RECENT = """
 WITH s AS (
     SELECT id, seq, coin_in, games_played, taken_at,
            LAG(seq) OVER w AS prev_seq, LAG(coin_in) OVER w AS prev_coin_in,
@@ -146,15 +147,23 @@ WITH s AS (
     WINDOW w AS (ORDER BY seq)
 ), recent AS (SELECT * FROM s ORDER BY seq DESC LIMIT %(limit)s)
 SELECT recent.id, recent.seq, recent.coin_in, recent.games_played, recent.taken_at,
-       recent.prev_seq, recent.prev_coin_in, recent.prev_games, recent.prev_at, agg.bets, agg.plays
+       recent.prev_seq, recent.prev_coin_in, recent.prev_games, recent.prev_at,
+"""
+# The plays recorded strictly between the previous snapshot and this one.
+_BETWEEN = """FROM machines_play p
+    WHERE p.machine_id = %(machine)s AND p.seq > COALESCE(recent.prev_seq, 0) AND p.seq < recent.seq"""
+_REPORT_SQL = f"""{_RECENT}       agg.bets, agg.plays
 FROM recent
-CROSS JOIN LATERAL (
-    SELECT COALESCE(SUM(p.bet), 0) AS bets, COUNT(*) AS plays
-    FROM machines_play p
-    WHERE p.machine_id = %(machine)s AND p.seq > COALESCE(recent.prev_seq, 0) AND p.seq < recent.seq
-) agg
+CROSS JOIN LATERAL (SELECT COALESCE(SUM(p.bet), 0) AS bets, COUNT(*) AS plays {_BETWEEN}) agg
 ORDER BY recent.seq
 """
+# SQLite has no LATERAL: the same sums as two correlated subqueries per snapshot row.
+_REPORT_SQL_SQLITE = (
+    _RECENT
+    + f"       (SELECT COALESCE(SUM(p.bet), 0) {_BETWEEN}) AS bets,\n"
+    + f"       (SELECT COUNT(*) {_BETWEEN}) AS plays\n"
+    + "FROM recent\nORDER BY recent.seq\n"
+)
 
 
 def _gap_dict(gap: SequenceGap) -> dict[str, Any]:
@@ -170,14 +179,46 @@ def _gap_dict(gap: SequenceGap) -> dict[str, Any]:
     }
 
 
+def _report_rows(machine: Machine, limit: int) -> list[tuple[Any, ...]]:
+    """The report's rows as the ORM would type them: SQLite hands raw SQL money back as integer units
+    (halls.money) and times as text; PostgreSQL already gives Decimal and datetime."""
+    sqlite = connection.vendor == "sqlite"
+    with connection.cursor() as cursor:
+        cursor.execute(_REPORT_SQL_SQLITE if sqlite else _REPORT_SQL, {"machine": machine.pk, "limit": limit})
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
+    if not sqlite:
+        return rows
+    coin_in = MeterSnapshot._meta.get_field("coin_in")
+    bet = Play._meta.get_field("bet")
+    ops = connection.ops
+
+    def at(value: Any) -> datetime | None:
+        return ops.convert_datetimefield_value(value, None, connection)  # type: ignore[attr-defined, no-any-return]
+
+    return [
+        (
+            snap_id,
+            seq,
+            from_db(coin_in, in_now, connection),
+            games,
+            at(taken),
+            prev_seq,
+            from_db(coin_in, in_before, connection),
+            prev_games,
+            at(prev_at),
+            from_db(bet, bets, connection),
+            plays,
+        )
+        for snap_id, seq, in_now, games, taken, prev_seq, in_before, prev_games, prev_at, bets, plays in rows
+    ]
+
+
 def reconciliation(machine: Machine, *, limit: int = 200) -> list[dict[str, Any]]:
     """The machine's last `limit` snapshot intervals, oldest first, then the plays since the last snapshot:
     coin-in and games by the meters against the plays recorded, the gaps reconciled in each interval and
     a status: ``first`` (no earlier snapshot), ``ok``, ``gap_reconciled``, ``mismatch``, ``open`` (since
     the last snapshot; open gaps listed there)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_REPORT_SQL, {"machine": machine.pk, "limit": limit})
-        rows = cursor.fetchall()
+    rows = _report_rows(machine, limit)
     gaps_by_snapshot: dict[int | None, list[dict[str, Any]]] = {}
     for gap in SequenceGap.objects.filter(machine=machine).filter(
         snapshot_id__in=[r[0] for r in rows]

@@ -1,0 +1,114 @@
+"""`make demo` on SQLite, self-playing for a while, then every pool's balancing report must hold.
+
+The demo runs as `manage.py demo` in a process of its own, exactly as `make demo` starts it (no
+DATABASE_URL / REDIS_URL: SQLite, the in-memory broker with the embedded worker and beat, the in-memory
+channel layer), on a database file of its own: "Sala Principal" plays bingo games with its prize
+programs, the two poker tables play hands on the carrusel and two dozen simulated machines play on the
+linked progressive. After HALL_TEST_DEMO_SECONDS (75 by default) it is stopped with Ctrl-C and
+tests/sqlite/demo_check.py reads the database: each pool's report (in-process and through the API), the
+report's sums against the rows added up one by one in Decimal, each machine's reconciliation page.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SECONDS = float(os.environ.get("HALL_TEST_DEMO_SECONDS", "75"))
+
+pytestmark = pytest.mark.timeout(int(SECONDS) + 180)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def embedded_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "HALL_TEST_DB")}
+    env.update(
+        SQLITE_PATH=str(tmp_path / "hall.sqlite3"), STATIC_ROOT=str(tmp_path / "static"), PYTHONUNBUFFERED="1"
+    )
+    env.update(extra)
+    return env
+
+
+def test_the_self_playing_demo_balances_every_pool_on_sqlite(tmp_path: Path) -> None:
+    port = free_port()
+    log_path = tmp_path / "demo.log"
+    with log_path.open("wb") as log:
+        demo = subprocess.Popen(
+            [sys.executable, "manage.py", "demo", "--port", str(port), "--host", "127.0.0.1"],
+            cwd=ROOT,
+            env=embedded_env(tmp_path),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + SECONDS
+            while time.monotonic() < deadline:
+                assert demo.poll() is None, log_path.read_text(errors="replace")[-5000:]
+                time.sleep(1)
+        finally:
+            demo.send_signal(signal.SIGINT)  # uvicorn stops, then the runners and the embedded worker
+            try:
+                demo.wait(60)
+            except subprocess.TimeoutExpired:
+                demo.kill()
+                demo.wait(10)
+    text = log_path.read_text(errors="replace")
+    assert "Uvicorn running" in text, text[-5000:]
+    # While it played (machines cut off by the shutdown may log their lost sockets after it).
+    playing = text.split("INFO:     Shutting down")[0]
+    for bad in ("must be a multiple of", "OperationalError", "Traceback", " 500 "):
+        assert bad not in playing, f"{bad!r} in the demo's log:\n{text[-8000:]}"
+    assert "must be a multiple of" not in text and "OperationalError" not in text, text[-8000:]
+
+    check = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "sqlite" / "demo_check.py")],
+        cwd=ROOT,
+        env=embedded_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert check.returncode == 0, check.stderr[-5000:]
+    summary = json.loads(check.stdout)
+    pools, machines = summary["pools"], summary["machines"]
+    print(f"\nself-playing demo on SQLite for {SECONDS:.0f} s:")  # the figures, in the run's output (-rA/-s)
+    for pool in pools:
+        levels = ", ".join(f"{lv['name']} {lv['closing']} ({lv['hits']} hits)" for lv in pool["levels"])
+        print(
+            f"  {pool['code']}: holds={pool['holds']} contributions={pool['contributions']} "
+            f"bets={pool['report_bets']} to_meter={pool['report_to_meter']} "
+            f"paid={pool['report_paid']}; {levels}"
+        )
+    print(f"  machines: {len(machines)}, plays {sum(m['plays'] for m in machines)}")
+
+    assert len(pools) >= 5  # carrusel, the three prize programs, the machines' progressive
+    for pool in pools:
+        assert pool["holds"], pool
+        assert (pool["api_status"], pool["api_holds"]) == (200, True), pool
+        assert pool["contributions"] > 0, pool  # every pool was played on during the run
+        for level in pool["levels"]:
+            assert level["closing"] == level["closing_from_ledger"], pool
+        # The database's sums are the Decimal sums of the rows, to the last unit.
+        assert Decimal(pool["report_bets"]) == Decimal(pool["by_row"]["bets"]), pool
+        assert Decimal(pool["report_to_meter"]) == Decimal(pool["by_row"]["to_meter"]), pool
+        assert Decimal(pool["report_paid"]) == Decimal(pool["by_row"]["paid"]), pool
+        for bets in pool["api_bets"]:
+            assert Decimal(bets) == Decimal(bets).quantize(Decimal("0.01")), pool
+    assert machines and all(m["status"] == 200 for m in machines), machines
+    assert sum(m["plays"] for m in machines) > 0
