@@ -11,10 +11,12 @@ from typing import Any, cast
 
 from django.contrib.auth.models import User
 from django.urls import path
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -32,6 +34,7 @@ from halls.serializers import (
     error_responses,
 )
 from halls.services import sessions
+from halls.throttling import AuthRateThrottle, axes_lockout
 
 ANY_ROLE = tuple(Role.values)
 
@@ -59,19 +62,34 @@ def valid(serializer_class: type[Any], data: Any, **kwargs: Any) -> dict[str, An
 
 
 class TokenView(ObtainAuthToken):
-    """Exchange a username and password for the API token of that user."""
+    """Exchange a username and password for the API token of that user.
+
+    Throttled per client address before the body is read (each exchange hashes a password), and locked out
+    per username and address by django-axes after repeated wrong passwords (its backend refuses before the
+    hasher runs)."""
 
     authentication_classes: list[Any] = []
+    throttle_classes = [AuthRateThrottle]
 
     @extend_schema(
         operation_id="auth_token",
         request=TokenRequestSerializer,
-        responses={200: TokenSerializer, 400: ErrorSerializer},
+        responses={
+            200: TokenSerializer,
+            400: ErrorSerializer,
+            429: OpenApiResponse(ErrorSerializer, description="Too many attempts, or locked out."),
+        },
         auth=[],
         tags=["auth"],
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().post(request, *args, **kwargs)
+        serializer = self.get_serializer(data=request.data)
+        if not serializer.is_valid():
+            if getattr(request, "axes_locked_out", False):  # set by django-axes on a locked-out pair
+                return axes_lockout(request._request)
+            raise ValidationError(serializer.errors)
+        token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
+        return Response({"token": token.key})
 
 
 # --- Venues ---------------------------------------------------------------------------------------------
