@@ -307,7 +307,9 @@ class LinkGroupListView(HallAPIView):
             same_type_and_denomination=data["same_type_and_denomination"],
             actor=actor(request),
         )
-        return Response(_group_data(_groups().get(pk=group.pk)), status=status.HTTP_201_CREATED)
+        return Response(
+            LinkGroupSerializer(_group_data(_groups().get(pk=group.pk))).data, status=status.HTTP_201_CREATED
+        )
 
 
 class LinkGroupDetailView(HallAPIView):
@@ -319,7 +321,8 @@ class LinkGroupDetailView(HallAPIView):
     )
     def get(self, request: Request, group_id: int) -> Response:
         group = access.get_for_user(_groups(), request.user, *ANY_ROLE, label="link group", pk=group_id)
-        return Response(_group_data(group))
+        # Through the serializer: money as a decimal string, never a JSON float.
+        return Response(LinkGroupSerializer(_group_data(group)).data)
 
 
 class LinkMembersView(HallAPIView):
