@@ -26,9 +26,10 @@ HALL_ENV = env.str("HALL_ENV", default="development")
 HALL_PRODUCTION = HALL_ENV == "production"
 if HALL_PRODUCTION:
     for required in ("SECRET_KEY", "ALLOWED_HOSTS"):
-        if not env.str(required, default="").strip():
+        value = env.str(required, default="").strip()
+        if not value or value == "CHANGE-ME" or value.startswith("insecure-"):
             raise ImproperlyConfigured(
-                f"HALL_ENV=production needs {required} in the environment (see deploy/env.example)."
+                f"HALL_ENV=production needs its own {required} in the environment (see deploy/env.example)."
             )
 # The demo default is printed as insecure; production must set SECRET_KEY (above).
 SECRET_KEY = env.str("SECRET_KEY", default="insecure-demo-key-set-SECRET_KEY-in-production")
