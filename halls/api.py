@@ -17,6 +17,7 @@ from rest_framework.authentication import SessionAuthentication, TokenAuthentica
 from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,6 +25,7 @@ from rest_framework.views import APIView
 
 from halls import access
 from halls.models import GameSession, Role, Room, Venue
+from halls.parsers import BoundedJSONParser
 from halls.serializers import (
     ErrorSerializer,
     SessionOpenSerializer,
@@ -70,6 +72,7 @@ class TokenView(ObtainAuthToken):
 
     authentication_classes: list[Any] = []
     throttle_classes = [AuthRateThrottle]
+    parser_classes = [BoundedJSONParser, FormParser, MultiPartParser]
 
     @extend_schema(
         operation_id="auth_token",
