@@ -36,7 +36,7 @@ from halls.serializers import (
     error_responses,
 )
 from halls.services import sessions
-from halls.throttling import AuthRateThrottle, axes_lockout
+from halls.throttling import AuthRateThrottle, locked_out_message
 
 ANY_ROLE = tuple(Role.values)
 
@@ -89,7 +89,10 @@ class TokenView(ObtainAuthToken):
         serializer = self.get_serializer(data=request.data)
         if not serializer.is_valid():
             if getattr(request, "axes_locked_out", False):  # set by django-axes on a locked-out pair
-                return axes_lockout(request._request)
+                return Response(
+                    {"error": {"code": "locked_out", "message": locked_out_message()}},
+                    status=status.HTTP_429_TOO_MANY_REQUESTS,
+                )
             raise ValidationError(serializer.errors)
         token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
         return Response({"token": token.key})

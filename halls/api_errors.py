@@ -39,13 +39,14 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or _("Not found."))
     if isinstance(exc, exceptions.Throttled):
-        wait = int(exc.wait) + 1 if exc.wait else None
+        seconds: float | None = getattr(exc, "wait", None)
+        wait = int(seconds) + 1 if seconds else None
         message = _("Too many requests from your address; try again later.")
         if wait:
             message = _("Too many requests from your address; try again in %(wait)d seconds.") % {
                 "wait": wait
             }
-        exc = exceptions.Throttled(wait=exc.wait, detail=message, code="throttled")
+        exc = exceptions.Throttled(wait=seconds, detail=message, code="throttled")
     if isinstance(exc, RequestDataTooBig):
         return too_large()
     if isinstance(exc, RecursionError):  # a body nested past what Python's parser can hold

@@ -36,32 +36,33 @@ class AddressThrottle(SimpleRateThrottle):
     """A fixed-scope rate per client address, usable from DRF views and plain Django code alike."""
 
     def __init__(self, scope: str) -> None:
-        self.scope = scope
+        self.scope = self.hall_scope = scope
         super().__init__()
 
     def get_rate(self) -> str | None:
-        return settings.HALL_THROTTLE_RATES[self.scope]
+        rate: str | None = settings.HALL_THROTTLE_RATES[self.hall_scope]
+        return rate
 
     def get_cache_key(self, request: Any, view: Any) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": client_ip(request)}
+        return self.cache_format % {"scope": self.hall_scope, "ident": client_ip(request)}
 
     def over(self, request: HttpRequest | Request) -> bool:
         """Whether this address has used up its rate, without counting this request."""
-        if self.rate is None:
+        limit, seconds = self.parse_rate(self.rate)
+        if limit is None or seconds is None:
             return False
         self.key = self.get_cache_key(request, None)
         self.history = self.cache.get(self.key, [])
         self.now = self.timer()
-        while self.history and self.history[-1] <= self.now - self.duration:
+        while self.history and self.history[-1] <= self.now - seconds:
             self.history.pop()
-        return len(self.history) >= self.num_requests
+        return len(self.history) >= limit
 
     def count(self, request: HttpRequest | Request) -> None:
         """Count one event (a failure) for this address."""
-        if not self.over(request):
-            self.throttle_success()
-        else:
-            self.cache.set(self.key, self.history, self.duration)
+        if self.over(request):
+            return  # already over: refused before any token is looked at, nothing more to count
+        self.throttle_success()
 
 
 class AuthRateThrottle(AddressThrottle):
@@ -132,22 +133,26 @@ def login_rate_middleware(get_response: Any) -> Any:
     return middleware
 
 
+def locked_out_message() -> str:
+    return _("Too many failed logins for this account from your address; try again in 15 minutes.")
+
+
 def axes_lockout(
     request: HttpRequest, original_response: Any = None, credentials: Any = None
 ) -> HttpResponse:
     """django-axes' answer to a locked-out username at an address (AXES_LOCKOUT_CALLABLE)."""
-    message = _("Too many failed logins for this account from your address; try again in 15 minutes.")
+    message = locked_out_message()
     if request.path.startswith("/api/"):
         return JsonResponse({"error": {"code": "locked_out", "message": message}}, status=429)
     return HttpResponse(f"<p>{escape(message)}</p>", status=429)
 
 
-class LockoutBackend(AxesStandaloneBackend):
+class LockoutBackend(AxesStandaloneBackend):  # type: ignore[misc]
     """django-axes' lockout check for logins through a door (the login pages, the admin, the token
     exchange: each passes its request). A call without a request (a management command, the test client's
     login) has no client address to lock out and is left to the next backend."""
 
-    def authenticate(  # type: ignore[override]
+    def authenticate(
         self,
         request: HttpRequest | None,
         username: str | None = None,

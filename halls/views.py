@@ -32,7 +32,7 @@ def _throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
         try:
             return view(request, token)
         except exceptions.Throttled as exc:
-            return throttling.too_many_response(request, exc.wait)
+            return throttling.too_many_response(request, getattr(exc, "wait", None))
 
     return wrapper
 

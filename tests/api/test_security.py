@@ -126,11 +126,11 @@ def test_login_page_posts_are_throttled_per_address_before_hashing(db, settings,
 def test_wrong_device_tokens_are_counted_and_then_refused_before_the_lookup(settings, venue, operator):
     settings.HALL_THROTTLE_RATES = {**settings.HALL_THROTTLE_RATES, "device_failures": "3/min"}
     machine, token = register(venue, operator)
-    batch = {"messages": []}
+    batch: dict[str, list[Any]] = {"messages": []}
     url = "/api/gateway/messages/"
     attacker = APIClient(REMOTE_ADDR="203.0.113.13")
-    good = {"HTTP_AUTHORIZATION": f"Device {machine.asset_number}:{token}"}
-    bad = {"HTTP_AUTHORIZATION": f"Device {machine.asset_number}:not-{token}"}
+    good: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Device {machine.asset_number}:{token}"}
+    bad: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Device {machine.asset_number}:not-{token}"}
     # Good tokens are never counted.
     for _ in range(5):
         assert attacker.post(url, batch, format="json", **good).status_code == 200
