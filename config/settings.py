@@ -191,6 +191,7 @@ AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+AXES_ENABLE_ADMIN = False  # its admin pages list database records, and the counts live in the cache
 AXES_CLIENT_IP_CALLABLE = "halls.throttling.client_ip"
 AXES_LOCKOUT_CALLABLE = "halls.throttling.axes_lockout"
 # Request bodies above this (Django's 2.5 MB) are refused, with 413 and the JSON envelope under /api/

@@ -25,10 +25,15 @@ from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
+# A request, or the client address itself (a WebSocket's scope["client"][0]).
+Caller = HttpRequest | Request | str
 
-def client_ip(request: HttpRequest | Request) -> str:
+
+def client_ip(request: Caller) -> str:
     """The caller's address: REMOTE_ADDR (behind the proxy uvicorn sets it from the trusted X-Forwarded-For;
     a client's own header is never believed)."""
+    if isinstance(request, str):
+        return request or "unknown"
     return str(request.META.get("REMOTE_ADDR") or "unknown")
 
 
@@ -46,7 +51,7 @@ class AddressThrottle(SimpleRateThrottle):
     def get_cache_key(self, request: Any, view: Any) -> str:
         return self.cache_format % {"scope": self.hall_scope, "ident": client_ip(request)}
 
-    def over(self, request: HttpRequest | Request) -> bool:
+    def over(self, request: Caller) -> bool:
         """Whether this address has used up its rate, without counting this request."""
         limit, seconds = self.parse_rate(self.rate)
         if limit is None or seconds is None:
@@ -58,7 +63,7 @@ class AddressThrottle(SimpleRateThrottle):
             self.history.pop()
         return len(self.history) >= limit
 
-    def count(self, request: HttpRequest | Request) -> None:
+    def count(self, request: Caller) -> None:
         """Count one event (a failure) for this address."""
         if self.over(request):
             return  # already over: refused before any token is looked at, nothing more to count
@@ -80,14 +85,14 @@ def throttled(scope: str, wait: float | None) -> exceptions.Throttled:
     )
 
 
-def check_failures(request: HttpRequest | Request, scope: str) -> None:
+def check_failures(request: Caller, scope: str) -> None:
     """Refuse (429) an address that failed too often in ``scope``; call before checking its token."""
     throttle = AddressThrottle(scope)
     if throttle.over(request):
         raise throttled(scope, throttle.wait())
 
 
-def count_failure(request: HttpRequest | Request, scope: str) -> None:
+def count_failure(request: Caller, scope: str) -> None:
     AddressThrottle(scope).count(request)
 
 

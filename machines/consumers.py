@@ -54,6 +54,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
 
+from halls import throttling
 from machines import broadcaster, protocol
 from machines.floor import LocalFloor, local_floor
 from machines.models import LinkMember
@@ -236,9 +237,15 @@ def active_link_group(machine_id: int) -> int | None:
     return group_id
 
 
-def _authenticate(venue_id: int | None, asset: str, token: str) -> tuple[int, int | None] | None:
+def _authenticate(
+    venue_id: int | None, asset: str, token: str, address: str
+) -> tuple[int, int | None] | None:
+    # An address that sent too many wrong tokens is refused before its token is looked at (halls.throttling).
+    if throttling.AddressThrottle("device_failures").over(address):
+        return None
     machine = registry.authenticate(venue_id=venue_id, asset_number=asset, token=token)
     if machine is None:
+        throttling.count_failure(address, "device_failures")
         return None
     gateway.connected(machine_id=machine.pk)
     return machine.pk, active_link_group(machine.pk)
@@ -293,7 +300,8 @@ class MachineConsumer(AsyncWebsocketConsumer):
         found = None
         if query is not None:
             token, venue_id = query
-            found = await in_db_thread(_authenticate)(venue_id, asset, token)
+            address = str((self.scope.get("client") or ("",))[0])
+            found = await in_db_thread(_authenticate)(venue_id, asset, token, address)
         if found is None:
             await self.close(code=CLOSE_REFUSED)
             return
