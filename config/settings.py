@@ -24,6 +24,7 @@ DEBUG = env.bool("DEBUG", default=False)
 # (development, the demo, the tests, the benchmarks) runs with the demo defaults, and the demo says so.
 HALL_ENV = env.str("HALL_ENV", default="development")
 HALL_PRODUCTION = HALL_ENV == "production"
+SILENCED_SYSTEM_CHECKS: list[str] = []
 if HALL_PRODUCTION:
     for required in ("SECRET_KEY", "ALLOWED_HOSTS"):
         value = env.str(required, default="").strip()
@@ -46,7 +47,7 @@ if HALL_PRODUCTION:
     SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
     if not SECURE_HSTS_PRELOAD:
         # Preloading is the domain owner's decision, for every host of the domain: not a default here.
-        SILENCED_SYSTEM_CHECKS = ["security.W021"]
+        SILENCED_SYSTEM_CHECKS.append("security.W021")
 
 REDIS_URL: str | None = env.str("REDIS_URL", default=None)
 DATABASE_URL: str | None = env.str("DATABASE_URL", default=None)
@@ -173,6 +174,8 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # django-axes warns that a process's memory is not shared: embedded, there is only the one process.
+    SILENCED_SYSTEM_CHECKS.append("axes.W001")
 # Requests per client address (REMOTE_ADDR: behind the proxy uvicorn sets it from X-Forwarded-For, trusted
 # only from --forwarded-allow-ips). auth: API token exchanges; login: login page posts; device_failures /
 # screen_failures: wrong device tokens and unknown screen tokens (good ones are never counted).
