@@ -9,6 +9,7 @@ from typing import Any
 
 import django_stubs_ext
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 django_stubs_ext.monkeypatch()
 
@@ -18,10 +19,37 @@ VAR_DIR = BASE_DIR / "var"
 env = environ.Env()
 
 DEBUG = env.bool("DEBUG", default=False)
-# The demo default is printed as insecure; production sets SECRET_KEY.
+# HALL_ENV=production (set by every unit and service in deploy/) refuses to start without its own SECRET_KEY
+# and ALLOWED_HOSTS, and turns on TLS-only cookies, HSTS and the proxy's scheme header. Anything else
+# (development, the demo, the tests, the benchmarks) runs with the demo defaults, and the demo says so.
+HALL_ENV = env.str("HALL_ENV", default="development")
+HALL_PRODUCTION = HALL_ENV == "production"
+SILENCED_SYSTEM_CHECKS: list[str] = []
+if HALL_PRODUCTION:
+    for required in ("SECRET_KEY", "ALLOWED_HOSTS"):
+        value = env.str(required, default="").strip()
+        if not value or value == "CHANGE-ME" or value.startswith("insecure-"):
+            raise ImproperlyConfigured(
+                f"HALL_ENV=production needs its own {required} in the environment (see deploy/env.example)."
+            )
+# The demo default is printed as insecure; production must set SECRET_KEY (above).
 SECRET_KEY = env.str("SECRET_KEY", default="insecure-demo-key-set-SECRET_KEY-in-production")
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["*"])
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[] if HALL_PRODUCTION else ["*"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+if HALL_PRODUCTION:
+    # TLS ends at nginx (deploy/nginx/hall.conf), which sets X-Forwarded-Proto; the app listens on loopback.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+    # The health probe and the metrics scrape ask the app on loopback in plain HTTP (config.healthprobe).
+    SECURE_REDIRECT_EXEMPT = [r"^health/", r"^metrics$"]
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+    if not SECURE_HSTS_PRELOAD:
+        # Preloading is the domain owner's decision, for every host of the domain: not a default here.
+        SILENCED_SYSTEM_CHECKS.append("security.W021")
 
 REDIS_URL: str | None = env.str("REDIS_URL", default=None)
 DATABASE_URL: str | None = env.str("DATABASE_URL", default=None)
@@ -45,6 +73,7 @@ INSTALLED_APPS = [
     "channels",
     # Append-only money and audit rows: UPDATE/DELETE refused by PostgreSQL triggers (no-op on SQLite).
     "pgtrigger",
+    "axes",
     "halls",
     "jackpots",
     "jackpots.tables",
@@ -63,6 +92,18 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
+    # /api/: Django-level errors (404, 413, 400, 500, ids out of range) as the JSON error envelope.
+    "halls.api_errors.api_error_middleware",
+    # Login pages: a per-address rate before any password is hashed (halls.throttling).
+    "halls.throttling.login_rate_middleware",
+    # Last, as django-axes asks: locks a username at an address out after repeated failures.
+    "axes.middleware.AxesMiddleware",
+]
+
+# django-axes first: a locked-out login is refused before the password hasher runs.
+AUTHENTICATION_BACKENDS = [
+    "halls.throttling.LockoutBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -130,6 +171,49 @@ WHITENOISE_AUTOREFRESH = DEBUG
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 
+# --- Abuse limits ---------------------------------------------------------------------------------------
+# Counters of the throttles and of django-axes: Redis when the hall runs on it (shared by every process),
+# this process's memory when embedded.
+CACHES: dict[str, Any]
+_channel_prefix = env.str("CHANNEL_PREFIX", default="hall")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": env.str("HALL_CACHE_PREFIX", default=_channel_prefix + ".cache"),
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # django-axes warns that a process's memory is not shared: embedded, there is only the one process.
+    SILENCED_SYSTEM_CHECKS.append("axes.W001")
+# Requests per client address (REMOTE_ADDR: behind the proxy uvicorn sets it from X-Forwarded-For, trusted
+# only from --forwarded-allow-ips). auth: API token exchanges; login: login page posts; device_failures /
+# screen_failures: wrong device tokens and unknown screen tokens (good ones are never counted).
+HALL_THROTTLE_RATES = {
+    "auth": env.str("HALL_THROTTLE_AUTH", default="10/min"),
+    "login": env.str("HALL_THROTTLE_LOGIN", default="10/min"),
+    "device_failures": env.str("HALL_THROTTLE_DEVICE_FAILURES", default="30/min"),
+    "screen_failures": env.str("HALL_THROTTLE_SCREEN_FAILURES", default="30/min"),
+}
+# Paths whose POST is a login form (the admin's and the staff pages').
+HALL_LOGIN_PATHS = ["/accounts/login/", "/admin/login/"]
+# django-axes: 5 wrong passwords for one username from one address lock that pair out for 15 minutes
+# (a 429), before any further password is checked; a good login clears the count.
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+AXES_ENABLE_ADMIN = False  # its admin pages list database records, and the counts live in the cache
+AXES_CLIENT_IP_CALLABLE = "halls.throttling.client_ip"
+AXES_LOCKOUT_CALLABLE = "halls.throttling.axes_lockout"
+# Request bodies above this (Django's 2.5 MB) are refused, with 413 and the JSON envelope under /api/
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=2_621_440)
+# JSON bodies nested deeper than this are refused with 400 (halls.parsers).
+HALL_JSON_MAX_DEPTH = env.int("HALL_JSON_MAX_DEPTH", default=32)
+
 # --- REST API -------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -139,6 +223,14 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "halls.api_errors.exception_handler",
+    "DEFAULT_PARSER_CLASSES": [
+        "halls.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "DEFAULT_THROTTLE_RATES": HALL_THROTTLE_RATES,
+    # The client address is REMOTE_ADDR: a client's own X-Forwarded-For header is never believed.
+    "NUM_PROXIES": 0,
     "COERCE_DECIMAL_TO_STRING": True,
 }
 SPECTACULAR_SETTINGS = {

@@ -11,10 +11,13 @@ from typing import Any, cast
 
 from django.contrib.auth.models import User
 from django.urls import path
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,6 +25,7 @@ from rest_framework.views import APIView
 
 from halls import access
 from halls.models import GameSession, Role, Room, Venue
+from halls.parsers import BoundedJSONParser
 from halls.serializers import (
     AuditReportSerializer,
     ErrorSerializer,
@@ -34,6 +38,7 @@ from halls.serializers import (
 )
 from halls.services import sessions
 from halls.services.verify import verify_audit
+from halls.throttling import AuthRateThrottle, locked_out_message
 
 ANY_ROLE = tuple(Role.values)
 
@@ -61,19 +66,38 @@ def valid(serializer_class: type[Any], data: Any, **kwargs: Any) -> dict[str, An
 
 
 class TokenView(ObtainAuthToken):
-    """Exchange a username and password for the API token of that user."""
+    """Exchange a username and password for the API token of that user.
+
+    Throttled per client address before the body is read (each exchange hashes a password), and locked out
+    per username and address by django-axes after repeated wrong passwords (its backend refuses before the
+    hasher runs)."""
 
     authentication_classes: list[Any] = []
+    throttle_classes = [AuthRateThrottle]
+    parser_classes = [BoundedJSONParser, FormParser, MultiPartParser]
 
     @extend_schema(
         operation_id="auth_token",
         request=TokenRequestSerializer,
-        responses={200: TokenSerializer, 400: ErrorSerializer},
+        responses={
+            200: TokenSerializer,
+            400: ErrorSerializer,
+            429: OpenApiResponse(ErrorSerializer, description="Too many attempts, or locked out."),
+        },
         auth=[],
         tags=["auth"],
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().post(request, *args, **kwargs)
+        serializer = self.get_serializer(data=request.data)
+        if not serializer.is_valid():
+            if getattr(request, "axes_locked_out", False):  # set by django-axes on a locked-out pair
+                return Response(
+                    {"error": {"code": "locked_out", "message": locked_out_message()}},
+                    status=status.HTTP_429_TOO_MANY_REQUESTS,
+                )
+            raise ValidationError(serializer.errors)
+        token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
+        return Response({"token": token.key})
 
 
 # --- Venues ---------------------------------------------------------------------------------------------

@@ -2,23 +2,44 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
+
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
+from rest_framework import exceptions
 
-from halls import events, hooks
+from halls import events, hooks, throttling
 from halls.models import Screen
 
 
-def _screen(token: str) -> Screen:
+def _screen(request: HttpRequest, token: str) -> Screen:
+    """The active screen of this token. An address that asked for too many unknown tokens is refused
+    before the lookup (429); only unknown tokens count."""
+    throttling.check_failures(request, "screen_failures")
     screen = Screen.objects.filter(token=token, active=True).select_related("room", "venue").first()
     if screen is None:
-        raise Http404("No such screen.")
+        throttling.count_failure(request, "screen_failures")
+        raise Http404(_("No such screen."))
     return screen
 
 
+def _throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    @wraps(view)
+    def wrapper(request: HttpRequest, token: str) -> HttpResponse:
+        try:
+            return view(request, token)
+        except exceptions.Throttled as exc:
+            return throttling.too_many_response(request, getattr(exc, "wait", None))
+
+    return wrapper
+
+
+@_throttled
 def screen_page(request: HttpRequest, token: str) -> HttpResponse:
-    screen = _screen(token)
+    screen = _screen(request, token)
     return render(
         request,
         "halls/screen.html",
@@ -27,9 +48,10 @@ def screen_page(request: HttpRequest, token: str) -> HttpResponse:
 
 
 @never_cache
-def screen_snapshot(request: HttpRequest, token: str) -> JsonResponse:
+@_throttled
+def screen_snapshot(request: HttpRequest, token: str) -> HttpResponse:
     """State of every section plus the stream's sequence number, read first so no delta is missed."""
-    screen = _screen(token)
+    screen = _screen(request, token)
     stream = screen.room.stream
     seq = events.current_seq(stream)
     sections = {section.name: section.snapshot(screen.room) for section in hooks.screen_sections()}

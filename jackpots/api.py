@@ -253,7 +253,9 @@ class MemberListView(HallAPIView):
         operation_id="pools_members_add",
         summary="Add a contributing source (table, bingo room, machine) to the pool (operator)",
         description="Contributions then carry the source label '<source_type>:<source_id>[/<detail>]'. "
-        "409 already_member; 400 member_outside_scope when the venue is outside the pool's scope.",
+        "The source must name a real object of the given venue (a table, room, machine or venue id): "
+        "400 unknown_source or source_outside_venue otherwise. 409 already_member; 400 "
+        "member_outside_scope when the venue is outside the pool's scope.",
         request=MemberCreateSerializer,
         responses={201: MemberSerializer, **error_responses(400, 403, 404, 409)},
         tags=TAGS,
@@ -264,7 +266,7 @@ class MemberListView(HallAPIView):
         venue = access.get_for_user(
             Venue.objects.all(), request.user, Role.OPERATOR, venue_path="pk", label="venue", pk=data["venue"]
         )
-        member = pools.add_member(
+        member = pools.add_source_member(
             pool=pool,
             source_type=data["source_type"],
             source_id=data["source_id"],

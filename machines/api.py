@@ -30,7 +30,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from halls import access
+from halls import access, throttling
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import DomainError, InvalidInput, NotFound
 from halls.models import Role, Venue
@@ -307,7 +307,9 @@ class LinkGroupListView(HallAPIView):
             same_type_and_denomination=data["same_type_and_denomination"],
             actor=actor(request),
         )
-        return Response(_group_data(_groups().get(pk=group.pk)), status=status.HTTP_201_CREATED)
+        return Response(
+            LinkGroupSerializer(_group_data(_groups().get(pk=group.pk))).data, status=status.HTTP_201_CREATED
+        )
 
 
 class LinkGroupDetailView(HallAPIView):
@@ -319,7 +321,8 @@ class LinkGroupDetailView(HallAPIView):
     )
     def get(self, request: Request, group_id: int) -> Response:
         group = access.get_for_user(_groups(), request.user, *ANY_ROLE, label="link group", pk=group_id)
-        return Response(_group_data(group))
+        # Through the serializer: money as a decimal string, never a JSON float.
+        return Response(LinkGroupSerializer(_group_data(group)).data)
 
 
 class LinkMembersView(HallAPIView):
@@ -428,10 +431,13 @@ class DeviceAuthentication(BaseAuthentication):
             asset = token = ""
         venue = request.query_params.get("venue")
         venue_id = int(venue) if venue is not None and venue.isdigit() and len(venue) <= 18 else None
+        # An address that sent too many wrong tokens is refused before its token is looked at.
+        throttling.check_failures(request, "device_failures")
         machine = None
         if asset and token and (venue is None or venue_id is not None):
             machine = registry.authenticate(venue_id=venue_id, asset_number=asset, token=token)
         if machine is None:
+            throttling.count_failure(request, "device_failures")
             raise exceptions.AuthenticationFailed(
                 "Unknown machine or wrong device token: send 'Authorization: Device <asset>:<token>'.",
                 code="bad_device_token",
@@ -501,6 +507,7 @@ class GatewayMessagesView(APIView):
             400: OpenApiResponse(ErrorSerializer, description="Not a batch. Nothing taken."),
             401: OpenApiResponse(ErrorSerializer, description="Unknown machine or wrong device token."),
             413: OpenApiResponse(ErrorSerializer, description="Body or batch too large. Nothing taken."),
+            429: OpenApiResponse(ErrorSerializer, description="Too many wrong device tokens from here."),
         },
         parameters=[
             OpenApiParameter(

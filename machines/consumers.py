@@ -55,6 +55,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from halls import metrics
+from halls import throttling
 from machines import broadcaster, protocol
 from machines.floor import LocalFloor, local_floor
 from machines.models import LinkMember, Machine, MachineState
@@ -240,11 +241,15 @@ def active_link_group(machine_id: int) -> int | None:
     return group_id
 
 
-def _authenticate(venue_id: int | None, asset: str, token: str) -> tuple[int, str] | int:
+def _authenticate(venue_id: int | None, asset: str, token: str, address: str) -> tuple[int, str] | int:
     """The machine's id and token hash, or the close code that refuses it (a machine out of service keeps
     no socket: push.CLOSE_OUT_OF_SERVICE)."""
+    # An address that sent too many wrong tokens is refused before its token is looked at (halls.throttling).
+    if throttling.AddressThrottle("device_failures").over(address):
+        return CLOSE_REFUSED
     machine = registry.authenticate(venue_id=venue_id, asset_number=asset, token=token)
     if machine is None:
+        throttling.count_failure(address, "device_failures")
         return CLOSE_REFUSED
     if machine.state == MachineState.OUT_OF_SERVICE:
         return push.CLOSE_OUT_OF_SERVICE
@@ -313,7 +318,8 @@ class MachineConsumer(AsyncWebsocketConsumer):
         found: tuple[int, str] | int = CLOSE_REFUSED
         if query is not None:
             token, venue_id = query
-            found = await in_db_thread(_authenticate)(venue_id, asset, token)
+            address = str((self.scope.get("client") or ("",))[0])
+            found = await in_db_thread(_authenticate)(venue_id, asset, token, address)
         if isinstance(found, int):
             await self.close(code=found)
             return

@@ -133,6 +133,26 @@ def _anchor_dir(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None
     settings.HALL_AUDIT_ANCHOR_DIR = str(tmp_path_factory.mktemp("anchors"))
 
 
+@pytest.fixture(autouse=True)
+def _fresh_abuse_counters() -> None:
+    """Each test starts with no throttle or lockout counts (they live in the Redis cache, under this run's
+    own key prefix: nothing else in Redis is touched)."""
+    clear_cache()
+
+
+def clear_cache() -> None:
+    from django.core.cache import cache
+
+    prefix = settings.CACHES["default"].get("KEY_PREFIX")
+    if not prefix:
+        cache.clear()  # this process's memory
+        return
+    client = cache._cache.get_client(None, write=True)  # type: ignore[attr-defined]
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    if keys:
+        client.delete(*keys)
+
+
 def make_user(username: str, venue: Venue | None = None, role: str | None = None) -> User:
     user = get_user_model().objects.create_user(username=username, password="pw-" + username)
     if venue is not None and role is not None:

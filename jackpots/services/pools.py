@@ -9,6 +9,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Network, Venue
@@ -25,7 +26,7 @@ from jackpots.models import (
     SourceType,
 )
 from jackpots.rulepacks import PACKS, JackpotKind, MultipleOfBet, RulePack
-from jackpots.services import notify
+from jackpots.services import notify, sources
 from jackpots.services.common import (
     Actor,
     as_decimal,
@@ -352,6 +353,28 @@ def add_member(*, pool: Pool, source_type: str, source_id: str, venue: Venue, ac
             f"{source_type}:{source_id} is already a member of {pool.code}.", code="already_member"
         ) from exc
     return member
+
+
+def add_source_member(
+    *, pool: Pool, source_type: str, source_id: str, venue: Venue, actor: Actor
+) -> PoolMember:
+    """``add_member`` for a door: the source must name a real object (a casino table, a bingo room, a
+    machine, a venue) of ``venue``, itself in the pool's scope. Nothing is written otherwise."""
+    source_id = str(source_id).strip()
+    if source_type in SourceType.values:
+        owner = sources.source_venue(source_type, source_id)
+        if owner is None:
+            raise InvalidInput(
+                _("There is no %(type)s %(id)s to add to the pool.") % {"type": source_type, "id": source_id},
+                code="unknown_source",
+            )
+        if owner != venue.pk:
+            raise InvalidInput(
+                _("%(type)s %(id)s belongs to another venue, not to %(venue)s.")
+                % {"type": source_type, "id": source_id, "venue": venue},
+                code="source_outside_venue",
+            )
+    return add_member(pool=pool, source_type=source_type, source_id=source_id, venue=venue, actor=actor)
 
 
 def remove_member(*, pool: Pool, source_type: str, source_id: str, actor: Actor) -> PoolMember:

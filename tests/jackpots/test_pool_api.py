@@ -19,7 +19,10 @@ from rest_framework.test import APIClient
 
 from halls.models import Jurisdiction, Network, Role, StaffRole, Venue
 from jackpots.models import Pool, PoolLevel
+from jackpots.rulepacks import PACKS
 from jackpots.services import contributions, guards
+from jackpots.tables.models import CasinoTable
+from jackpots.tables.services import tables
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,
@@ -30,6 +33,19 @@ from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     pool_operator,
     venue_of,
 )
+
+
+def member_table(venue: Venue, pool: Pool, actor: User, number: int) -> CasinoTable:
+    """A casino table of ``venue`` playing ``pool``'s rule pack (pool members must name real objects)."""
+    return tables.create_table(
+        venue=venue,
+        number=number,
+        name=f"Mesa {number}",
+        game=PACKS[pool.rule_pack].game,
+        table_minimum=Decimal("1.00"),
+        rule_pack=pool.rule_pack,
+        actor=actor,
+    )
 
 
 def client_for(user: User | None) -> APIClient:
@@ -196,19 +212,20 @@ def test_network_pools_need_an_operator_of_every_venue(db: None) -> None:
 
 
 def test_members_add_and_remove(
-    carousel: Pool, an10_venue: Venue, op: APIClient, stranger: APIClient
+    carousel: Pool, an10_venue: Venue, op: APIClient, stranger: APIClient, pool_operator: User
 ) -> None:
+    table = member_table(an10_venue, carousel, pool_operator, number=9)
     added = op.post(
         f"/api/pools/{carousel.pk}/members/",
-        {"source_type": "table", "source_id": "9", "venue": an10_venue.pk},
+        {"source_type": "table", "source_id": str(table.pk), "venue": an10_venue.pk},
         format="json",
     )
-    assert added.status_code == 201 and added.json()["key"] == "table:9"
+    assert added.status_code == 201 and added.json()["key"] == f"table:{table.pk}"
     with nothing_written():
         error(
             op.post(
                 f"/api/pools/{carousel.pk}/members/",
-                {"source_type": "table", "source_id": "9", "venue": an10_venue.pk},
+                {"source_type": "table", "source_id": str(table.pk), "venue": an10_venue.pk},
                 format="json",
             ),
             409,

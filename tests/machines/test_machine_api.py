@@ -375,7 +375,7 @@ def test_the_schema_documents_the_machine_doors(caller: APIClient) -> None:
     ):
         assert path in paths, path
     batch = paths["/api/gateway/messages/"]["post"]
-    assert set(batch["responses"]) == {"200", "400", "401", "413"}
+    assert set(batch["responses"]) == {"200", "400", "401", "413", "429"}
     assert batch["security"] == [{"deviceAuth": []}]
     assert batch["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith("/GatewayBatch")
     join = paths["/api/link-groups/{group_id}/members/"]["post"]

@@ -17,3 +17,11 @@ def register_hooks() -> None:
     from jackpots.tables.services.hands import open_hand_guard
 
     register_open_play_guard(open_hand_guard)
+
+    from jackpots.services.sources import by_pk, register_source_resolver
+    from jackpots.tables.models import CasinoTable
+
+    tables = CasinoTable.objects.all()
+    register_source_resolver(
+        "table", by_pk(lambda pk: tables.filter(pk=pk).values_list("venue_id", flat=True).first())
+    )

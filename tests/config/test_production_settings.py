@@ -1,0 +1,72 @@
+"""HALL_ENV=production (issue 10): the hall refuses to start without its own SECRET_KEY and ALLOWED_HOSTS,
+and with them `manage.py check --deploy` is clean: TLS-only cookies, HSTS, HTTPS redirect, the proxy's
+scheme header. Anything else (development, the demo, these tests) keeps the demo defaults."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parents[2]
+PRODUCTION = {
+    "HALL_ENV": "production",
+    "SECRET_KEY": secrets.token_urlsafe(50),
+    "ALLOWED_HOSTS": "hall.example.es",
+    "CSRF_TRUSTED_ORIGINS": "https://hall.example.es",
+}
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {
+        k: v for k, v in os.environ.items() if k not in {"HALL_ENV", "SECRET_KEY", "ALLOWED_HOSTS", "DEBUG"}
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("missing", "value"),
+    [("SECRET_KEY", ""), ("SECRET_KEY", "CHANGE-ME"), ("SECRET_KEY", "insecure-x"), ("ALLOWED_HOSTS", "")],
+)
+def test_production_refuses_to_start_without_its_own_key_and_hosts(missing: str, value: str) -> None:
+    done = manage("check", **{**PRODUCTION, missing: value})
+    assert done.returncode != 0
+    assert f"HALL_ENV=production needs its own {missing}" in done.stderr
+
+
+def test_production_passes_the_deploy_checks() -> None:
+    done = manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "security.W" not in done.stdout + done.stderr
+
+
+def test_production_settings_are_secure() -> None:
+    probe = (
+        "from django.conf import settings as s; "
+        "print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_SSL_REDIRECT, "
+        "s.SECURE_HSTS_SECONDS > 0, s.SECURE_PROXY_SSL_HEADER, s.ALLOWED_HOSTS)"
+    )
+    done = manage("shell", "-c", probe, **PRODUCTION)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == (
+        "True True True True ('HTTP_X_FORWARDED_PROTO', 'https') ['hall.example.es']"
+    )
+
+
+def test_outside_production_the_demo_defaults_stay() -> None:
+    assert settings.HALL_ENV != "production"
+    assert settings.SECRET_KEY.startswith("insecure-") or "SECRET_KEY" in os.environ
+    assert not settings.SESSION_COOKIE_SECURE
