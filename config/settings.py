@@ -19,14 +19,15 @@ VAR_DIR = BASE_DIR / "var"
 env = environ.Env()
 
 DEBUG = env.bool("DEBUG", default=False)
-# HALL_ENV=production (set by every unit and service in deploy/) refuses to start without its own SECRET_KEY
-# and ALLOWED_HOSTS, and turns on TLS-only cookies, HSTS and the proxy's scheme header. Anything else
-# (development, the demo, the tests, the benchmarks) runs with the demo defaults, and the demo says so.
+# HALL_ENV=production (set by every unit and service in deploy/) refuses to start without its own
+# SECRET_KEY, ALLOWED_HOSTS and HALL_AUDIT_KEY (the audit chain's HMAC key), and turns on TLS-only cookies,
+# HSTS and the proxy's scheme header. Anything else (development, the demo, the tests, the benchmarks) runs
+# with the demo defaults, and the demo says so.
 HALL_ENV = env.str("HALL_ENV", default="development")
 HALL_PRODUCTION = HALL_ENV == "production"
 SILENCED_SYSTEM_CHECKS: list[str] = []
 if HALL_PRODUCTION:
-    for required in ("SECRET_KEY", "ALLOWED_HOSTS"):
+    for required in ("SECRET_KEY", "ALLOWED_HOSTS", "HALL_AUDIT_KEY"):
         value = env.str(required, default="").strip()
         if not value or value == "CHANGE-ME" or value.startswith("insecure-"):
             raise ImproperlyConfigured(

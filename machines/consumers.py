@@ -54,8 +54,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
 
-from halls import metrics
-from halls import throttling
+from halls import metrics, throttling
 from machines import broadcaster, protocol
 from machines.floor import LocalFloor, local_floor
 from machines.models import LinkMember, Machine, MachineState

@@ -1,6 +1,6 @@
-"""HALL_ENV=production (issue 10): the hall refuses to start without its own SECRET_KEY and ALLOWED_HOSTS,
-and with them `manage.py check --deploy` is clean: TLS-only cookies, HSTS, HTTPS redirect, the proxy's
-scheme header. Anything else (development, the demo, these tests) keeps the demo defaults."""
+"""HALL_ENV=production (issue 10): the hall refuses to start without its own SECRET_KEY, ALLOWED_HOSTS and
+HALL_AUDIT_KEY, and with them `manage.py check --deploy` is clean: TLS-only cookies, HSTS, HTTPS redirect,
+the proxy's scheme header. Anything else (development, the demo, these tests) keeps the demo defaults."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PRODUCTION = {
     "HALL_ENV": "production",
     "SECRET_KEY": secrets.token_urlsafe(50),
+    "HALL_AUDIT_KEY": secrets.token_urlsafe(50),
     "ALLOWED_HOSTS": "hall.example.es",
     "CSRF_TRUSTED_ORIGINS": "https://hall.example.es",
 }
@@ -24,7 +25,9 @@ PRODUCTION = {
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     base = {
-        k: v for k, v in os.environ.items() if k not in {"HALL_ENV", "SECRET_KEY", "ALLOWED_HOSTS", "DEBUG"}
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"HALL_ENV", "SECRET_KEY", "ALLOWED_HOSTS", "HALL_AUDIT_KEY", "DEBUG"}
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
@@ -39,7 +42,13 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     ("missing", "value"),
-    [("SECRET_KEY", ""), ("SECRET_KEY", "CHANGE-ME"), ("SECRET_KEY", "insecure-x"), ("ALLOWED_HOSTS", "")],
+    [
+        ("SECRET_KEY", ""),
+        ("SECRET_KEY", "CHANGE-ME"),
+        ("SECRET_KEY", "insecure-x"),
+        ("ALLOWED_HOSTS", ""),
+        ("HALL_AUDIT_KEY", ""),
+    ],
 )
 def test_production_refuses_to_start_without_its_own_key_and_hosts(missing: str, value: str) -> None:
     done = manage("check", **{**PRODUCTION, missing: value})

@@ -56,8 +56,8 @@ def test_the_money_migration_writes_no_sql_on_postgresql(
 
 
 def test_the_rates_check_is_the_same_check_on_postgresql(capsys: pytest.CaptureFixture[str]) -> None:
-    """jackpots 0005 (rates as RateField) drops the rates' check and adds it back, word for word."""
-    call_command("sqlmigrate", "jackpots", "0005")
+    """jackpots 0006 (rates as RateField) drops the rates' check and adds it back, word for word."""
+    call_command("sqlmigrate", "jackpots", "0006")
     statements = [line for line in capsys.readouterr().out.splitlines() if line.startswith("ALTER TABLE")]
     assert statements == [
         'ALTER TABLE "jackpots_poollevel" DROP CONSTRAINT "level_rates_within_bet";',
