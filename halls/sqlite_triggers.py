@@ -84,3 +84,15 @@ def install(using: str = "default", **kwargs: Any) -> None:
         for model, _, sql in statements():
             if model._meta.db_table in tables:  # a partial migrate may not have made it yet
                 cursor.execute(sql)
+
+
+def drop(using: str = "default", **kwargs: Any) -> None:
+    """pre_migrate (and a test run's flush): remove them, so a migration may rewrite rows (SQLite rebuilds
+    a table to alter it) and a flush may DELETE; post_migrate's ``install`` makes them again. Nothing
+    elsewhere than SQLite."""
+    connection = connections[using]
+    if connection.vendor != "sqlite":
+        return
+    with connection.cursor() as cursor:
+        for _, name, _ in statements():
+            cursor.execute(f'DROP TRIGGER IF EXISTS "{name}"')

@@ -367,7 +367,8 @@ def test_concurrent_api_requests_each_get_their_own_answer() -> None:
 
 
 def test_on_sqlite_or_inside_a_transaction_there_is_no_group(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert bet_service._grouped()  # PostgreSQL, outside a transaction
+    # PostgreSQL, outside a transaction: grouped; the embedded SQLite never.
+    assert bet_service._grouped() is (connection.vendor == "postgresql")
     with transaction.atomic():
         assert not bet_service._grouped()
     monkeypatch.setattr(connection, "vendor", "sqlite")
