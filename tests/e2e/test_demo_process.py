@@ -168,7 +168,7 @@ def test_no_process_of_the_demo_survives_it(start_demo: Callable[[], Demo], sig:
 def command_line(process: psutil.Process) -> list[str]:
     """A child's command line; none for one that died and is not reaped yet (a zombie has none)."""
     try:
-        return process.cmdline()
+        return [str(part) for part in process.cmdline()]
     except (psutil.ZombieProcess, psutil.NoSuchProcess):
         return []
 
