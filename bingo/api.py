@@ -468,14 +468,7 @@ class BallCorrectionView(HallAPIView):
             reason=data["reason"],
             actor=actor(request),
         )
-        body = {
-            "ordinal": correction.ordinal,
-            "old": correction.old_number,
-            "new": correction.new_number,
-            "reason": correction.reason,
-            "corrected_by": correction.corrected_by.get_username(),
-            "corrected_at": correction.corrected_at,
-        }
+        body = readmodels.correction_view(correction)
         return Response(BallCorrectionSerializer(body).data, status=status.HTTP_201_CREATED)
 
 

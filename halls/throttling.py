@@ -21,6 +21,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.decorators import sync_and_async_middleware
 from django.utils.html import escape
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
@@ -139,7 +140,12 @@ def login_rate_middleware(get_response: Any) -> Any:
 
 
 def locked_out_message() -> str:
-    return _("Too many failed logins for this account from your address; try again in 15 minutes.")
+    minutes = max(1, round(float(settings.AXES_COOLOFF_TIME) * 60))  # AXES_COOLOFF_HOURS
+    return ngettext(
+        "Too many failed logins for this account from your address; try again in %(n)d minute.",
+        "Too many failed logins for this account from your address; try again in %(n)d minutes.",
+        minutes,
+    ) % {"n": minutes}
 
 
 def axes_lockout(

@@ -70,7 +70,7 @@ RELINK_TYPE = push.RELINK_TYPE
 
 # Close codes: the device token was refused (before accept, or later when it is rotated: 4401); the machine
 # is out of service (push.CLOSE_OUT_OF_SERVICE, 4403); a frame far beyond any message (RFC 6455).
-CLOSE_REFUSED = 4401
+CLOSE_REFUSED = push.CLOSE_TOKEN_REVOKED
 CLOSE_TOO_BIG = 1009
 # A frame this large is not a board's message gone wrong but abuse: the socket is closed, not answered.
 ABUSE_BYTES = 16 * protocol.MAX_MESSAGE_BYTES

@@ -392,9 +392,3 @@ def unclaimed_winners(game: Game, *, limit: int | None = None) -> dict[str, list
     """The cards `unclaimed` lists (all of them without `limit`), by kind."""
     found = unclaimed(game, limit=limit)
     return {"line": found["line"], "bingo": found["bingo"]}
-
-
-def unclaimed_counts(game: Game) -> dict[str, int]:
-    """How many cards of each kind `unclaimed_winners` would list, from the rows' counts."""
-    found = unclaimed(game, limit=0)
-    return {"line": found["line_count"], "bingo": found["bingo_count"]}

@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
@@ -182,10 +183,11 @@ def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = ""
     reason = reason.strip()
     message = " ".join(public_message.split())
     if not reason:
-        raise InvalidInput("Voiding a game needs a reason.", code="reason_required")
+        raise InvalidInput(_("Voiding a game needs a reason."), code="reason_required")
     if len(message) > VOID_MESSAGE_MAX:
         raise InvalidInput(
-            f"The message for the screens is at most {VOID_MESSAGE_MAX} characters.", code="message_too_long"
+            _("The message for the screens is at most %(max)s characters.") % {"max": VOID_MESSAGE_MAX},
+            code="message_too_long",
         )
     with transaction.atomic():
         game = lock_game(game.pk)

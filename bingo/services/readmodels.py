@@ -41,17 +41,19 @@ def _balls(game: Game) -> list[dict[str, Any]]:
 def _corrections(game: Game) -> list[dict[str, Any]]:
     """Every correction of the game's balls, in order: the ball, its old and new number, who, when, why."""
     rows = BallCorrection.objects.filter(game=game).select_related("corrected_by").order_by("pk")
-    return [
-        {
-            "ordinal": c.ordinal,
-            "old": c.old_number,
-            "new": c.new_number,
-            "reason": c.reason,
-            "corrected_by": c.corrected_by.get_username(),
-            "corrected_at": c.corrected_at,
-        }
-        for c in rows
-    ]
+    return [correction_view(c) for c in rows]
+
+
+def correction_view(c: BallCorrection) -> dict[str, Any]:
+    """One correction as the recall and the correction's own answer show it."""
+    return {
+        "ordinal": c.ordinal,
+        "old": c.old_number,
+        "new": c.new_number,
+        "reason": c.reason,
+        "corrected_by": c.corrected_by.get_username(),
+        "corrected_at": c.corrected_at,
+    }
 
 
 def _winners(game: Game) -> list[dict[str, Any]]:

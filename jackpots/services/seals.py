@@ -376,7 +376,9 @@ def verify(pool: Pool, anchor: Anchor | None = None) -> SealCheck:
 def chain_heads() -> list[ChainHead]:
     """Every pool's latest seal, for the anchors (halls.hooks)."""
     latest = (
-        LedgerSeal.objects.order_by("pool_id", "-seq").distinct("pool_id") if _lines_in_database() else None
+        LedgerSeal.objects.order_by("pool_id", "-seq").distinct("pool_id").only("pool_id", "seq", "hash")
+        if _lines_in_database()
+        else None
     )
     rows = latest if latest is not None else _latest_seals_portable()
     return [ChainHead("pool", row.pool_id, row.seq, row.hash) for row in rows]

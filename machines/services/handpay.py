@@ -10,7 +10,7 @@ from halls import access
 from halls.errors import Conflict, InvalidInput
 from halls.models import Role
 from machines import protocol
-from machines.models import LockReason, MachineState, ProgressiveHit
+from machines.models import PAYMENT_FIELDS, LockReason, MachineState, ProgressiveHit
 from machines.services import push
 from machines.services.common import Actor, describe, label, lock_machine, now, record
 
@@ -37,7 +37,7 @@ def pay_hand_pay(*, hit: ProgressiveHit, actor: Actor, payment_ref: str = "") ->
         row.paid_by = actor
         row.paid_by_label = label(actor)
         row.payment_ref = ref
-        row.save(update_fields=["paid_at", "paid_by", "paid_by_label", "payment_ref"])
+        row.save(update_fields=list(PAYMENT_FIELDS))
         others = ProgressiveHit.objects.filter(machine=machine, paid_at__isnull=True).exists()
         unlocked = (
             not others and machine.state == MachineState.LOCKED and machine.lock_reason == LockReason.HAND_PAY
