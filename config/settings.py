@@ -368,6 +368,11 @@ HALL_MACHINE_BROADCAST_SECONDS = env.float("HALL_MACHINE_BROADCAST_SECONDS", def
 HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS = env.float("HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS", default=10.0)
 # Machine gateway: database threads per web process serving the machines' sockets (machines.consumers).
 MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
+# Its group commit (machines.consumers): frames per batch, how long a batch waits for more after its first,
+# batches in the database at once.
+MACHINE_GATEWAY_BATCH_FRAMES = env.int("MACHINE_GATEWAY_BATCH_FRAMES", default=100)
+MACHINE_GATEWAY_BATCH_WAIT_MS = env.float("MACHINE_GATEWAY_BATCH_WAIT_MS", default=5.0)
+MACHINE_GATEWAY_BATCH_RUNNERS = env.int("MACHINE_GATEWAY_BATCH_RUNNERS", default=2)
 # Every this many seconds each web process re-checks its screens (deactivated ones are closed) and
 # sends each one its stream's head, so a screen that lost the last event reloads its snapshot.
 HALL_SCREEN_SWEEP_SECONDS = env.float("HALL_SCREEN_SWEEP_SECONDS", default=10.0)
