@@ -6,6 +6,8 @@ class BingoConfig(AppConfig):
     verbose_name = "Bingo"
 
     def ready(self) -> None:
+        from bingo import tasks
+        from bingo.services import draw
         from bingo.services.games import session_close_guard
         from bingo.services.programs import play as programs
         from bingo.services.programs.readmodels import program_pool_ids
@@ -14,6 +16,7 @@ class BingoConfig(AppConfig):
         from jackpots.services import guards
         from jackpots.services.readmodels import screens as pool_screens
 
+        draw.register_step_enqueuer(tasks.enqueue_draw_step)
         hooks.register_session_close_guard(session_close_guard)
         hooks.register_session_closed(programs.session_closed)
         guards.register_open_play_guard(programs.open_play_guard)

@@ -57,7 +57,6 @@ from bingo.services.programs.codec import (
 )
 from bingo.services.programs.common import (
     IN_PLAY,
-    Actor,
     current_state,
     folded_amount,
     level_of,
@@ -66,6 +65,7 @@ from bingo.services.programs.common import (
     sync_rate,
     version_at,
 )
+from halls.actors import Actor
 from halls.errors import Conflict
 from halls.models import GameSession
 from halls.services import audit
