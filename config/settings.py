@@ -326,7 +326,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HALL_TABLE_AUTOPLAY_SECONDS", default=2.0),
         "options": {"expires": 2.0},
     },
-    # Pool meters on the screens: at most 4 a second per pool, only when changed (jackpots.screens).
+    # Pool meters on the screens: at most 4 a second per pool, only when changed (jackpots.tasks).
     # A tick not started within a second is dropped: the next one publishes the same meters.
     "publish-pool-meters": {
         "task": "jackpots.screens.publish_pool_meters",
