@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,29 +16,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bingo.cards import CardGrid
-from bingo.detect import winners_at
-from bingo.models import Ball, BallCorrection, Card, Claim, Game, GameState, SoldCard
+from bingo.models import Ball, BallCorrection, Card, Claim, Game, GameState
 from bingo.services import claims, corrections, detection, draw, games, sales
 from bingo.services import series as series_services
 from bingo.services.readmodels import game_recall
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from halls.models import AuditEntry, StreamCursor
+from tests.bingo.game_support import expected_completions as expected
+from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 - autouse fixtures
 
 REASON = "Mis-keyed: the reader read 54"
 _codes = itertools.count(1)
-
-
-@pytest.fixture(autouse=True)
-def fresh_process(settings: Any, tmp_path: Path) -> Iterator[None]:
-    settings.HALL_DETECTOR_DIR = str(tmp_path / "detector")
-    detection.forget()
-    yield
-    detection.forget()
-
-
-@pytest.fixture(autouse=True)
-def no_celery(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(draw, "dispatch", lambda *args, **kwargs: None)
 
 
 def grid(series: Any, serial: int) -> CardGrid:
@@ -48,18 +35,6 @@ def grid(series: Any, serial: int) -> CardGrid:
 
 def recorded(game: Game) -> set[tuple[str, int, int]]:
     return detection.recorded_completions(game)
-
-
-def expected(game: Game) -> set[tuple[str, int, int]]:
-    """The pure detector on the balls as stored now."""
-    grids = {
-        sc.card_id: CardGrid.from_json(sc.card.grid)
-        for sc in SoldCard.objects.filter(game=game).select_related("card")
-    }
-    balls = list(Ball.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True))
-    timeline = winners_at(grids, balls)
-    lines = {("line", card, at) for at, cards in timeline.lines.items() for card in cards}
-    return lines | {("bingo", card, at) for at, cards in timeline.bingos.items() for card in cards}
 
 
 def drawing(game: Game, series: Any, caller: Any, cashier: Any) -> Game:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import importlib
 import itertools
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -28,13 +27,14 @@ from hypothesis import strategies as st
 
 from bingo import detect_index
 from bingo.cards import CardGrid
-from bingo.detect import winners_at
 from bingo.models import Ball, BallCorrection, CardSeries, Completion, Game, SoldCard
 from bingo.services import claims, detection, draw, games, sales
 from bingo.services import series as series_services
 from bingo.services.common import lock_game
 from halls import sqlite_triggers
 from halls.models import GameSession, Room
+from tests.bingo.game_support import expected_completions as expected
+from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 - autouse fixtures
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -45,24 +45,10 @@ class Boom(RuntimeError):
     """Raised inside a ball's transaction, after its completions were inserted."""
 
 
-@pytest.fixture(autouse=True)
-def fresh_process(settings: Any, tmp_path: Path) -> Iterator[None]:
-    settings.HALL_DETECTOR_DIR = str(tmp_path / "detector")
-    detection.forget()
-    yield
-    detection.forget()
-
-
 def wipe_files() -> None:
     """No index file on the host either: the next step rebuilds from the database."""
     for path in Path(django_settings.HALL_DETECTOR_DIR).glob("*.idx"):
         path.unlink()
-
-
-@pytest.fixture(autouse=True)
-def no_celery(monkeypatch: pytest.MonkeyPatch) -> None:
-    """RNG steps are called here one by one: the next one is not enqueued on the broker."""
-    monkeypatch.setattr(draw, "dispatch", lambda *args, **kwargs: None)
 
 
 def recorded(game: Game) -> set[tuple[str, int, int]]:
@@ -79,17 +65,6 @@ def recorded(game: Game) -> set[tuple[str, int, int]]:
 
 def completed(game: Game, kind: str) -> int:
     return sum(Completion.objects.filter(game=game, kind=kind).values_list("count", flat=True))
-
-
-def expected(game: Game) -> set[tuple[str, int, int]]:
-    grids = {
-        sc.card_id: CardGrid.from_json(sc.card.grid)
-        for sc in SoldCard.objects.filter(game=game).select_related("card")
-    }
-    balls = list(Ball.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True))
-    timeline = winners_at(grids, balls)
-    lines = {("line", card, at) for at, cards in timeline.lines.items() for card in cards}
-    return lines | {("bingo", card, at) for at, cards in timeline.bingos.items() for card in cards}
 
 
 def new_series(venue: Any, operator: Any, strips: int) -> CardSeries:

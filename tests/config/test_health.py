@@ -3,7 +3,6 @@ says when its part fails: a stale beat, a stalled draw, an unreachable Redis or 
 
 from __future__ import annotations
 
-import socket
 import time
 import uuid
 from datetime import timedelta
@@ -17,6 +16,7 @@ from bingo import tasks
 from bingo.models import Game
 from halls import heartbeat
 from tests.bingo.test_draw_step import rng_game
+from tests.ports import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -36,12 +36,6 @@ def health(client: Client) -> tuple[int, dict[str, str]]:
     response = client.get("/health/", HTTP_ACCEPT="application/json")
     answers = {name.split("(")[0]: text for name, text in response.json().items()}
     return response.status_code, answers
-
-
-def dead_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_a_running_hall_is_healthy_and_says_so_in_json(client: Client) -> None:
@@ -84,7 +78,7 @@ def test_a_draw_with_no_ball_far_past_its_pace_is_unhealthy(
 
 def test_unreachable_redis_and_channel_layer_are_unhealthy(client: Client, settings: Any) -> None:
     tasks.reap_stalled_draws()
-    dead = f"redis://127.0.0.1:{dead_port()}/0"
+    dead = f"redis://127.0.0.1:{free_port()}/0"
     layer = settings.CHANNEL_LAYERS["default"]
     config = {**layer["CONFIG"], "hosts": [{"address": dead}]}
     settings.CHANNEL_LAYERS = {"default": {**layer, "CONFIG": config}}

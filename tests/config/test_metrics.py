@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import urllib.request
@@ -24,6 +23,7 @@ from config.asgi import application
 from halls import metrics as hall_metrics
 from halls.models import Screen
 from tests.bingo.test_draw_step import rng_game
+from tests.ports import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -109,9 +109,7 @@ def test_the_celery_worker_serves_its_pool_children_metrics(
 ) -> None:
     observed_in_two_processes(tmp_path)
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     server = hall_metrics.serve(port)
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:

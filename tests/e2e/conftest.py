@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -114,6 +115,31 @@ class ServerThread(threading.Thread):
         self.sock.close()
         if died:
             pytest.fail(f"uvicorn stopped during the test: {self.error!r}", pytrace=False)
+
+
+@pytest.fixture
+def celery_procs(transactional_db: None, tmp_path: Path) -> Iterator[Any]:
+    """A worker and a beat to start as subprocesses (tests/e2e/celery_support.py), all ended at teardown."""
+    from tests.e2e.celery_support import CeleryProcesses, purge_queues
+
+    purge_queues()
+    procs = CeleryProcesses(tmp_path)
+    try:
+        yield procs
+    finally:
+        procs.stop_all()  # before the test database is flushed: no worker may hold a connection to it
+        purge_queues()
+
+
+@pytest.fixture
+def eager_tasks() -> Iterator[None]:
+    """No Celery worker here: tasks run where they are sent (the console's unclaimed winners are published
+    where the ball commits)."""
+    from config.celery import app as celery_app
+
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = False
 
 
 @pytest.fixture

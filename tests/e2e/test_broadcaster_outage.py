@@ -25,9 +25,9 @@ from django.conf import settings
 
 from halls.models import Venue
 from machines.services import broadcast
+from tests.e2e.celery_support import database_url
 from tests.e2e.machines_support import link_floor
 from tests.e2e.redis_support import PrivateRedis
-from tests.e2e.test_celery_worker import _database_url
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
 
@@ -85,7 +85,7 @@ def test_the_broadcaster_survives_a_redis_outage(venue: Venue, operator: Any, tm
     prefix = f"e2e-bcast-{uuid.uuid4().hex[:8]}"
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "REDIS_URL": redis_server.url,
         "CHANNEL_PREFIX": prefix,
         "PYTHONUNBUFFERED": "1",

@@ -23,14 +23,9 @@ from kombu import Connection, Producer, Queue
 from bingo.models import Ball, CardSeries, Game, GameState
 from bingo.services import draw, games
 from halls.models import GameSession, Room
+from tests.bingo.game_support import assert_no_ball_lost_or_repeated, drawn, rng_game
+from tests.e2e.celery_support import CeleryProcesses, wait_for
 from tests.e2e.redis_support import PrivateRedis
-from tests.e2e.test_celery_worker import (
-    CeleryProcesses,
-    assert_no_ball_lost_or_repeated,
-    drawn,
-    rng_game,
-    wait_for,
-)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(150)]
 

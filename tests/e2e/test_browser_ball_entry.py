@@ -9,62 +9,31 @@ Screenshots left in /tmp for a look: console-correction.png, screen-correction.p
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
-from channels.db import database_sync_to_async
-from playwright.async_api import Page, Route, expect
+from playwright.async_api import Route, expect
 
 from bingo.cards import CardGrid
 from bingo.models import Ball, BallCorrection, Card, CardSeries, Game
-from bingo.services import claims, draw, games, sales
-from config.celery import app as celery_app
+from bingo.services import claims, draw
+from tests.e2e.browser_support import call, log_in, start_game
 
 pytestmark = pytest.mark.e2e
 
-T = TypeVar("T")
 # Twenty distinct balls, in the order the reader reads them (two-digit ones first: "45" then "10" is the
 # issue's "4510").
 BALLS = [45, 10, 7, 88, 23, 61, 2, 39, 90, 14, 56, 71, 30, 5, 82, 19, 66, 43, 27, 9]
-
-
-async def call(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-    result: T = await database_sync_to_async(fn)(*args, **kwargs)
-    return result
-
-
-@pytest.fixture
-def eager_tasks() -> Iterator[None]:
-    """No Celery worker here: the console's unclaimed winners are published where the ball commits."""
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
-
-
-def start_game(game: Game, series: CardSeries, caller: Any, cashier: Any) -> Game:
-    game = games.open_sales(game=game, actor=caller)
-    sales.sell_range(game=game, series=series, first=1, last=60, actor=cashier)
-    game = games.close_sales(game=game, actor=caller)
-    return games.start_draw(game=game, actor=caller)
 
 
 def stored_balls(game: Game) -> list[int]:
     return list(Ball.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True))
 
 
-async def log_in(page: Page, server_url: str, username: str, next_path: str) -> None:
-    await page.goto(f"{server_url}/accounts/login/?next={next_path}")
-    await page.fill("#id_username", username)
-    await page.fill("#id_password", f"pw-{username}")
-    await page.click("button[type=submit]")
-    await page.wait_for_url(f"{server_url}{next_path}")
-
-
 async def test_balls_typed_fast_are_all_recorded_and_a_mis_keyed_one_is_corrected(
     page, context, server_url, eager_tasks, room, screen, manual_game, card_series, ball_set, caller, cashier
 ):
-    game = await call(start_game, manual_game, card_series, caller, cashier)
+    game = await call(start_game, manual_game, card_series, caller, cashier, last_serial=60)
     hall = await context.new_page()
     await hall.set_viewport_size({"width": 1920, "height": 1080})
     await hall.goto(f"{server_url}/screens/{screen.token}/")
@@ -187,7 +156,7 @@ def top_row_drawn(game: Game, series: CardSeries, caller: Any) -> list[int]:
 async def test_a_correction_that_undoes_a_claimed_line_shows_everywhere(
     page, context, server_url, eager_tasks, room, screen, manual_game, card_series, ball_set, caller, cashier
 ):
-    game = await call(start_game, manual_game, card_series, caller, cashier)
+    game = await call(start_game, manual_game, card_series, caller, cashier, last_serial=60)
     row = await call(top_row_drawn, game, card_series, caller)
     hall = await context.new_page()
     await hall.goto(f"{server_url}/screens/{screen.token}/")

@@ -7,86 +7,23 @@ Screenshot left in /tmp for a look: console-stream.png (unclaimed winners pushed
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
 
 import pytest
-from channels.db import database_sync_to_async
-from playwright.async_api import Page, WebSocketRoute, expect
+from playwright.async_api import expect
 
 from bingo.cards import CardGrid
-from bingo.models import Card, CardSeries, Game
-from bingo.services import draw, games, sales
-from config.celery import app as celery_app
+from bingo.models import Card
+from bingo.services import draw
+from tests.e2e.browser_support import CONSOLE_SOCKET, SocketTap, call, log_in, start_game
 
 pytestmark = pytest.mark.e2e
-
-SOCKET = re.compile(r"/ws/console/")
-T = TypeVar("T")
-
-
-async def call(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-    result: T = await database_sync_to_async(fn)(*args, **kwargs)
-    return result
-
-
-@pytest.fixture
-def eager_tasks() -> Iterator[None]:
-    """No Celery worker here: the unclaimed winners are published where the ball commits."""
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
-
-
-def start_game(game: Game, series: CardSeries, caller: Any, cashier: Any) -> Game:
-    game = games.open_sales(game=game, actor=caller)
-    sales.sell_range(game=game, series=series, first=1, last=60, actor=cashier)
-    game = games.close_sales(game=game, actor=caller)
-    return games.start_draw(game=game, actor=caller)
-
-
-class ConsoleTap:
-    """Between the page and the console's socket: forwards frames, drops some, can cut the line."""
-
-    def __init__(self) -> None:
-        self.drop_balls = 0
-        self.routes: list[tuple[WebSocketRoute, WebSocketRoute]] = []
-
-    async def install(self, page: Page) -> ConsoleTap:
-        await page.route_web_socket(SOCKET, self._route)
-        return self
-
-    def _route(self, ws: WebSocketRoute) -> None:
-        server = ws.connect_to_server()
-
-        def from_server(message: str | bytes) -> None:
-            if self.drop_balls and isinstance(message, str) and '"type":"ball.drawn"' in message:
-                self.drop_balls -= 1
-                return
-            ws.send(message)
-
-        server.on_message(from_server)
-        self.routes.append((ws, server))
-
-    async def cut(self) -> None:
-        page_side, server_side = self.routes[-1]
-        await server_side.close()
-        await page_side.close(code=1011, reason="test cut the line")
-
-
-async def log_in(page: Page, server_url: str, username: str, next_path: str) -> None:
-    await page.goto(f"{server_url}/accounts/login/?next={next_path}")
-    await page.fill("#id_username", username)
-    await page.fill("#id_password", f"pw-{username}")
-    await page.click("button[type=submit]")
-    await page.wait_for_url(f"{server_url}{next_path}")
 
 
 async def test_the_console_follows_its_stream_without_polling(
     page, server_url, eager_tasks, room, manual_game, card_series, ball_set, caller, cashier
 ):
-    game = await call(start_game, manual_game, card_series, caller, cashier)
-    tap = await ConsoleTap().install(page)
+    game = await call(start_game, manual_game, card_series, caller, cashier, last_serial=60)
+    tap = await SocketTap(CONSOLE_SOCKET).install(page)
     api_calls: list[str] = []
     page.on("request", lambda r: api_calls.append(r.url) if "/api/" in r.url else None)
     await log_in(page, server_url, "caller", f"/console/rooms/{room.pk}/")

@@ -23,9 +23,9 @@ from halls.models import Screen, Venue
 from machines import protocol
 from machines.models import Machine, ProgressiveHit
 from machines.services import gateway
+from tests.e2e.browser_support import call, log_in, open_screen
 from tests.e2e.machines_support import Floor, link_floor
 from tests.e2e.test_browser_meters import money
-from tests.e2e.test_browser_screen import call, log_in, open_screen
 
 pytestmark = pytest.mark.e2e
 

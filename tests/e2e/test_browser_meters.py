@@ -29,7 +29,7 @@ from jackpots.models import Pool
 from jackpots.poker import rank_hand
 from jackpots.services import awards, contributions, pools, screen_events
 from jackpots.services.pools import LevelSpec
-from tests.e2e.test_browser_screen import call, open_screen, snapshot_counter, start_game
+from tests.e2e.browser_support import call, open_screen, snapshot_counter, start_game
 
 pytestmark = pytest.mark.e2e
 

@@ -26,7 +26,7 @@ from bingo.services import claims, draw, games, programs, sales
 from bingo.services import series as series_services
 from bingo.services.programs import clock as program_clock
 from halls.models import Room
-from tests.e2e.test_browser_screen import call, log_in, open_screen
+from tests.e2e.browser_support import call, log_in, open_screen
 
 pytestmark = pytest.mark.e2e
 

@@ -8,75 +8,16 @@ screen-claim.png (a claim being verified), screen-line.png (the Line winner).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
 
 import pytest
-from channels.db import database_sync_to_async
-from playwright.async_api import Page, WebSocketRoute, expect
+from playwright.async_api import Page, expect
 
 from bingo.cards import CardGrid
-from bingo.models import Card, CardSeries, Game
+from bingo.models import Card, Game
 from bingo.services import claims, draw, games, sales
-from config.celery import app as celery_app
+from tests.e2e.browser_support import SocketTap, call, log_in, open_screen, snapshot_counter, start_game
 
 pytestmark = pytest.mark.e2e
-
-SOCKET = re.compile(r"/ws/screens/")
-T = TypeVar("T")
-
-
-async def call(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-    """Run a service from the async test in a worker thread (see conftest), closing its connection after."""
-    result: T = await database_sync_to_async(fn)(*args, **kwargs)
-    return result
-
-
-def start_game(game: Game, series: CardSeries, caller: Any, cashier: Any, last_serial: int = 30) -> Game:
-    game = games.open_sales(game=game, actor=caller)
-    sales.sell_range(game=game, series=series, first=1, last=last_serial, actor=cashier)
-    game = games.close_sales(game=game, actor=caller)
-    return games.start_draw(game=game, actor=caller)
-
-
-class SocketTap:
-    """Sits between the page and the server's WebSocket: forwards frames, drops some, can cut the line."""
-
-    def __init__(self) -> None:
-        self.drop_balls = 0
-        self.routes: list[tuple[WebSocketRoute, WebSocketRoute]] = []
-
-    async def install(self, page: Page) -> SocketTap:
-        await page.route_web_socket(SOCKET, self._route)
-        return self
-
-    def _route(self, ws: WebSocketRoute) -> None:
-        server = ws.connect_to_server()
-
-        def from_server(message: str | bytes) -> None:
-            if self.drop_balls and isinstance(message, str) and '"type":"ball.drawn"' in message:
-                self.drop_balls -= 1
-                return
-            ws.send(message)
-
-        server.on_message(from_server)
-        self.routes.append((ws, server))
-
-    async def cut(self) -> None:
-        page_side, server_side = self.routes[-1]
-        await server_side.close()
-        await page_side.close(code=1011, reason="test cut the line")
-
-
-def snapshot_counter(page: Page) -> list[str]:
-    seen: list[str] = []
-    page.on("request", lambda request: seen.append(request.url) if "/snapshot/" in request.url else None)
-    return seen
-
-
-async def open_screen(page: Page, server_url: str, token: str) -> None:
-    await page.goto(f"{server_url}/screens/{token}/")
-    await expect(page.locator("body")).to_have_attribute("data-stream", "live")
 
 
 async def test_ball_arrives_over_the_socket_and_gaps_reload_the_snapshot(
@@ -184,26 +125,10 @@ async def test_screen_legibility_claim_and_winner(
 # --- The staff pages -------------------------------------------------------------------------------------
 
 
-async def log_in(page: Page, server_url: str, username: str, next_path: str) -> None:
-    await page.goto(f"{server_url}/accounts/login/?next={next_path}")
-    await page.fill("#id_username", username)
-    await page.fill("#id_password", f"pw-{username}")
-    await page.click("button[type=submit]")
-    await page.wait_for_url(f"{server_url}{next_path}")
-
-
 async def enter_ball(page: Page, number: int) -> None:
     await page.fill("#ball-input", str(number))
     await page.press("#ball-input", "Enter")
     await expect(page.locator("#ball-msg")).to_contain_text(f"Ball {number} entered")
-
-
-@pytest.fixture
-def eager_tasks() -> Iterator[None]:
-    """No Celery worker here: the console's unclaimed winners are published where the ball commits."""
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
 
 
 async def test_caller_console_runs_a_game(

@@ -28,8 +28,8 @@ from halls.models import Screen, Venue
 from jackpots.models import Pool, PoolLevel
 from jackpots.services import awards, pools
 from jackpots.services.pools import LevelSpec
+from tests.e2e.browser_support import call, open_screen, start_game
 from tests.e2e.test_browser_meters import make_pools, publisher, straight_flush
-from tests.e2e.test_browser_screen import call, open_screen, start_game
 
 __all__ = ["publisher"]
 

@@ -11,7 +11,7 @@ import pytest
 from playwright.async_api import expect
 
 from bingo.services import draw
-from tests.e2e.test_browser_screen import SocketTap, call, open_screen, snapshot_counter, start_game
+from tests.e2e.browser_support import SocketTap, call, open_screen, snapshot_counter, start_game
 
 pytestmark = pytest.mark.e2e
 

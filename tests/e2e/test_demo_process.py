@@ -20,7 +20,7 @@ import psycopg
 import pytest
 from django.conf import settings
 
-from tests.e2e.redis_support import free_port
+from tests.ports import free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 

@@ -41,7 +41,7 @@ from bingo.models import (
 )
 from bingo.services import claims, detection, games
 from halls.models import GameSession, Room
-from tests.e2e.test_celery_worker import CeleryProcesses, celery_procs  # noqa: F401 (fixture)
+from tests.e2e.celery_support import CeleryProcesses
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(600)]
 
@@ -143,7 +143,7 @@ def get_view(server_url: str, game: Game, token: str) -> tuple[float, int]:
 
 
 def test_a_self_playing_room_with_100000_cards_pays_the_bingo_to_the_right_cards(
-    celery_procs: CeleryProcesses,  # noqa: F811 (the fixture imported above)
+    celery_procs: CeleryProcesses,
     server_url: str, venue: Any, room: Room, session: GameSession, caller: Any, cashier: Any, ball_set: Any,
     settings: Any, tmp_path: Path,
 ) -> None:  # fmt: skip

@@ -27,6 +27,7 @@ from django.contrib.auth.models import User
 from halls.models import Screen, Venue
 from jackpots.services import reports
 from machines.models import MachineAlert, ProgressiveHit, SequenceGap
+from tests.e2e.browser_support import call
 from tests.e2e.machines_support import (
     LEVELS,
     Floor,
@@ -44,7 +45,6 @@ from tests.e2e.machines_support import (
     plays_of,
     wait_until,
 )
-from tests.e2e.test_browser_screen import call
 
 __all__ = ["isolated_layer", "link_beat"]  # fixtures, imported for pytest
 

@@ -22,6 +22,7 @@ from django.contrib.auth.models import User
 from halls.models import Venue
 from machines.models import AlertKind, Machine, MachineAlert, SequenceGap
 from machines.simulator import LINK_TIMEOUT
+from tests.e2e.browser_support import call
 from tests.e2e.machines_support import (
     LEVELS,
     Floor,
@@ -37,7 +38,6 @@ from tests.e2e.machines_support import (
     plays_of,
     wait_until,
 )
-from tests.e2e.test_browser_screen import call
 
 __all__ = ["isolated_layer", "link_beat"]  # fixtures, imported for pytest
 

@@ -26,16 +26,16 @@ from websockets.exceptions import InvalidStatus
 
 from config.redact import REDACTED, RedactTokens
 from halls.models import Venue
+from tests.e2e.celery_support import database_url
 from tests.e2e.machines_support import link_floor
-from tests.e2e.redis_support import free_port
-from tests.e2e.test_celery_worker import _database_url
+from tests.ports import free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
 
 
 def serve(log_path: Path) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": _database_url(), "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "DATABASE_URL": database_url(), "PYTHONUNBUFFERED": "1"}
     env.pop("TEST_DATABASE_NAME", None)
     with log_path.open("wb") as log:
         proc = subprocess.Popen(

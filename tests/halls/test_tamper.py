@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import socket
 import threading
 from collections.abc import Callable
 from decimal import Decimal
@@ -40,6 +39,7 @@ from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     key,
     pool_operator,
 )
+from tests.ports import free_port
 from tests.tampering import as_db_owner
 
 pytestmark = pytest.mark.django_db
@@ -438,9 +438,7 @@ def test_anchors_are_written_when_a_head_moves_and_posted_to_the_endpoint(
 
 
 def test_an_unreachable_endpoint_still_leaves_the_anchor_in_its_file(venue: Venue, settings: Any) -> None:
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        port = closed.getsockname()[1]
+    port = free_port()
     settings.HALL_AUDIT_ANCHOR_URL = f"http://127.0.0.1:{port}/anchors"  # nobody listens there
     write_chain(venue, 2)
     assert len(anchors.write()) == 1

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,16 +22,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.ports import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 SECONDS = float(os.environ.get("HALL_TEST_DEMO_SECONDS", "75"))
 
 pytestmark = pytest.mark.timeout(int(SECONDS) + 180)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def embedded_env(tmp_path: Path, **extra: str) -> dict[str, str]:

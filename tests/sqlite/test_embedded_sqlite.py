@@ -14,14 +14,14 @@ from django.db import connection
 from django.test import Client
 
 from bingo.models import Ball, CardSeries, Game, GameState, PrizeResult
-from bingo.services import claims, games
+from bingo.services import games
 from halls.demo_seed import AUTOPLAY_ROOM, seed_demo
 from halls.embedded import EmbeddedCelery, start_embedded_celery
 from halls.models import GameSession, Room
 from jackpots.models import Pool
 from jackpots.services import reports
 from machines.models import Machine
-from tests.e2e.test_celery_worker import assert_no_ball_lost_or_repeated, drawn, rng_game
+from tests.bingo.game_support import assert_no_ball_lost_or_repeated, drawn, play_caller, rng_game
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
 
@@ -34,39 +34,6 @@ def embedded(transactional_db: None) -> Iterator[EmbeddedCelery]:
         yield handle
     finally:
         handle.stop()  # before the test database is flushed: the worker thread holds a connection
-
-
-def play_caller(game_id: int, caller: User, deadline: float) -> None:
-    """Claim every winning card as soon as it shows, lines before bingos, and confirm each prize (as
-    tests/e2e/test_celery_worker.py does, reading the game afresh each time: django-fsm's refresh_from_db
-    unprotects the state field for every thread of the process while it runs, and the worker is one)."""
-    while True:
-        game = Game.objects.get(pk=game_id)
-        if game.state == GameState.CLOSED:
-            return
-        assert time.monotonic() < deadline, (
-            f"the game did not close in time: {game.state}, {game.balls_drawn}"
-        )
-        if game.state not in (GameState.DRAWING, GameState.PAUSED):
-            time.sleep(0.02)
-            continue
-        found = claims.unclaimed_winners(game)
-        kind = "line" if found["line"] else "bingo" if found["bingo"] else None
-        if kind is not None:
-            for row in found[kind]:
-                claim = claims.file_claim(
-                    game=game,
-                    kind=kind,
-                    series_code=str(row["series"]),
-                    serial=int(str(row["serial"])),
-                    actor=caller,
-                )
-                assert claim.valid, claim.reason
-            continue
-        if game.state == GameState.PAUSED and game.claim_window:
-            claims.confirm_claims(game=game, kind=game.claim_window, actor=caller)
-            continue
-        time.sleep(0.02)
 
 
 def test_the_embedded_worker_draws_a_whole_game_on_sqlite(
