@@ -2,7 +2,8 @@
 #
 #   make venv       create .venv (Python 3.11) and install requirements-dev.txt
 #   make demo       migrate, seed, start worker + beat and serve on $PORT (embedded unless REDIS_URL is set)
-#   make test       ruff, ruff format --check, mypy, pytest against PostgreSQL + Redis, then on SQLite (embedded)
+#   make test       ruff, ruff format --check, import-linter, mypy, pytest against PostgreSQL + Redis, then on
+#                   SQLite (embedded)
 #   make test-sqlite  only the second run: the embedded hall (SQLite, in-memory broker and layer)
 #   make browser    install Debian's chromium (+ fonts) for the Playwright tests
 #   make bench      every benchmark under bench/ at a reduced size (a few minutes; PostgreSQL + Redis)
@@ -75,9 +76,11 @@ serve: venv
 
 # --- quality gates --------------------------------------------------------------------------------------
 
+# import-linter holds the layering of DESIGN §2–3 (contracts in pyproject.toml [tool.importlinter]).
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache --no-logo
 
 fmt: venv
 	$(BIN)/ruff check --fix .
@@ -103,8 +106,7 @@ check-services: venv
 
 # Unreachable PostgreSQL or Redis fails the run: nothing is skipped.
 test: venv browser
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(MAKE) lint
 	$(BIN)/mypy .
 	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 	       REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" && \
@@ -145,5 +147,5 @@ bench: venv
 # --- housekeeping ---------------------------------------------------------------------------------------
 
 clean:
-	rm -rf $(VENV) var/ .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) var/ .mypy_cache .ruff_cache .pytest_cache .hypothesis .import_linter_cache
 	find . -path ./.git -prune -o -type d -name __pycache__ -prune -exec rm -rf {} +

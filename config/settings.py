@@ -335,7 +335,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HALL_TABLE_AUTOPLAY_SECONDS", default=2.0),
         "options": {"expires": 2.0},
     },
-    # Pool meters on the screens: at most 4 a second per pool, only when changed (jackpots.screens).
+    # Pool meters on the screens: at most 4 a second per pool, only when changed (jackpots.tasks).
     # A tick not started within a second is dropped: the next one publishes the same meters.
     "publish-pool-meters": {
         "task": "jackpots.screens.publish_pool_meters",
@@ -377,6 +377,11 @@ HALL_MACHINE_BROADCAST_SECONDS = env.float("HALL_MACHINE_BROADCAST_SECONDS", def
 HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS = env.float("HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS", default=10.0)
 # Machine gateway: database threads per web process serving the machines' sockets (machines.consumers).
 MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
+# Its group commit (machines.consumers): frames per batch, how long a batch waits for more after its first,
+# batches in the database at once.
+MACHINE_GATEWAY_BATCH_FRAMES = env.int("MACHINE_GATEWAY_BATCH_FRAMES", default=100)
+MACHINE_GATEWAY_BATCH_WAIT_MS = env.float("MACHINE_GATEWAY_BATCH_WAIT_MS", default=5.0)
+MACHINE_GATEWAY_BATCH_RUNNERS = env.int("MACHINE_GATEWAY_BATCH_RUNNERS", default=2)
 # Every this many seconds each web process re-checks its screens (deactivated ones are closed) and
 # sends each one its stream's head, so a screen that lost the last event reloads its snapshot.
 HALL_SCREEN_SWEEP_SECONDS = env.float("HALL_SCREEN_SWEEP_SECONDS", default=10.0)

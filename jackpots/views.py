@@ -5,7 +5,7 @@ pool: ``/screens/<token>/pools/<pool_id>/``. The token is what makes the page pu
 anyone (a screen is revoked by making it inactive), and the pool must be one the screen's venue shows:
 its own or a network's it belongs to; anything else is 404. A display next to a table is therefore
 registered as a Screen of its venue, and the page follows that screen's room stream, which carries the
-venue's `pool.meter` and `pool.hit` events (jackpots.screens); the page keeps only its pool's.
+venue's `pool.meter` and `pool.hit` events (jackpots.services.screen_events); the page keeps only its pool's.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from django.views.decorators.cache import never_cache
 from halls import events
 from halls.i18n import render_in_venue_language
 from halls.models import Screen
-from jackpots import screens
 from jackpots.models import Pool
+from jackpots.services.readmodels import screens
 
 
 def _screen_and_pool(token: str, pool_id: int) -> tuple[Screen, Pool]:
