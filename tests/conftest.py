@@ -13,11 +13,14 @@ the gateway, the pages), which then run unchanged on SQLite.
 from __future__ import annotations
 
 import os
+import uuid
+from collections.abc import AsyncIterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
@@ -195,6 +198,24 @@ def clear_cache() -> None:
     keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
     if keys:
         client.delete(*keys)
+
+
+@pytest.fixture
+def isolated_layer(settings: Any) -> str:
+    """The project's Redis pub/sub layer under a prefix of this test's own (returned), so no other run's
+    events cross in."""
+    layer = settings.CHANNEL_LAYERS["default"]
+    assert layer["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer", layer
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    settings.CHANNEL_LAYERS = {"default": {**layer, "CONFIG": {**layer["CONFIG"], "prefix": prefix}}}
+    return prefix
+
+
+@pytest.fixture
+async def layer(isolated_layer: str) -> AsyncIterator[Any]:
+    channel_layer = get_channel_layer()
+    yield channel_layer
+    await channel_layer.flush()  # close this loop's Redis connections before the loop goes
 
 
 def make_user(username: str, venue: Venue | None = None, role: str | None = None) -> User:

@@ -9,13 +9,10 @@ its commit, and never reach a hall screen.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
@@ -28,26 +25,9 @@ from halls.events import current_seq
 from halls.models import Role, Room, Screen
 from tests.conftest import make_user
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_layer")]
 
 TIMEOUT = 5
-
-
-@pytest.fixture(autouse=True)
-def isolated_layer(settings: Any) -> None:
-    """The project's Redis pub/sub layer under a prefix of its own, so no other run's events cross in."""
-    layer = settings.CHANNEL_LAYERS["default"]
-    assert layer["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer", layer
-    settings.CHANNEL_LAYERS = {
-        "default": {**layer, "CONFIG": {**layer["CONFIG"], "prefix": f"test-console-{uuid.uuid4().hex[:12]}"}}
-    }
-
-
-@pytest.fixture
-async def layer(isolated_layer: None) -> AsyncIterator[Any]:
-    channel_layer = get_channel_layer()
-    yield channel_layer
-    await channel_layer.flush()
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -48,16 +47,6 @@ LEVELS = (
     LevelSpec(name="Mayor", seed=D("2000.00"), contribution_rate=D("0.015")),
     LevelSpec(name="Menor", seed=D("200.00"), contribution_rate=D("0.005")),
 )
-
-
-@pytest.fixture
-def isolated_layer(settings: Any) -> str:
-    """The Redis pub/sub layer under a prefix of this test's own: no other run's events cross in."""
-    layer = settings.CHANNEL_LAYERS["default"]
-    assert layer["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer", layer
-    prefix = f"e2e-mach-{uuid.uuid4().hex[:10]}"
-    settings.CHANNEL_LAYERS = {"default": {**layer, "CONFIG": {**layer["CONFIG"], "prefix": prefix}}}
-    return prefix
 
 
 # --- the linked floor ------------------------------------------------------------------------------------

@@ -39,14 +39,13 @@ from tests.e2e.machines_support import (
     contributed,
     fast_config,
     fold_and_read,
-    isolated_layer,
     link_beat,
     link_floor,
     plays_of,
     wait_until,
 )
 
-__all__ = ["isolated_layer", "link_beat"]  # fixtures, imported for pytest
+__all__ = ["link_beat"]  # fixtures, imported for pytest
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(90)]
 

@@ -32,14 +32,13 @@ from tests.e2e.machines_support import (
     brain_state,
     contributed,
     fast_config,
-    isolated_layer,
     link_beat,
     link_floor,
     plays_of,
     wait_until,
 )
 
-__all__ = ["isolated_layer", "link_beat"]  # fixtures, imported for pytest
+__all__ = ["link_beat"]  # fixtures, imported for pytest
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(90)]
 

@@ -21,13 +21,12 @@ from django.db import connections
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from halls.models import Screen, Venue
-from machines.models import LinkGroup, Machine
-from machines.services import links, push, registry
-from tests.e2e.machines_support import isolated_layer
-from tests.machines.machine_fixtures import an10_venue, link, pool_operator, register, slot_pool
+from halls.models import Screen
+from machines.models import Machine
+from machines.services import push, registry
+from tests.machines.machine_fixtures import an10_venue, board, link, pool_operator, slot_pool
 
-__all__ = ["an10_venue", "isolated_layer", "link", "pool_operator", "slot_pool"]
+__all__ = ["an10_venue", "board", "link", "pool_operator", "slot_pool"]
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,13 +68,6 @@ async def refused(url: str) -> int:
         async with connect(url, proxy=None, open_timeout=TIMEOUT):
             pass
     return int(refusal.value.response.status_code)
-
-
-@pytest.fixture
-def board(an10_venue: Venue, pool_operator: User, link: LinkGroup) -> tuple[Machine, str]:
-    machine, token = register(an10_venue, pool_operator)
-    links.join_link(group=link, machine=machine, actor=pool_operator)
-    return machine, token
 
 
 def machine_url(server_url: str, machine: Machine, token: str) -> str:

@@ -8,15 +8,12 @@ read-only: whatever it sends is ignored.
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import AsyncIterator
 from contextlib import suppress
 from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from channels.testing import HttpCommunicator, WebsocketCommunicator
 from django.db import transaction
 
@@ -26,30 +23,13 @@ from config.asgi import application
 from halls.events import current_seq
 from halls.models import Room, Screen
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_layer")]
 
 TIMEOUT = 5
 
 
 class Rollback(Exception):
     """Raised inside a transaction to roll it back."""
-
-
-@pytest.fixture(autouse=True)
-def isolated_layer(settings: Any) -> None:
-    """The project's Redis pub/sub layer under a prefix of its own, so no other run's events cross in."""
-    layer = settings.CHANNEL_LAYERS["default"]
-    assert layer["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer", layer
-    settings.CHANNEL_LAYERS = {
-        "default": {**layer, "CONFIG": {**layer["CONFIG"], "prefix": f"test-ws-{uuid.uuid4().hex[:12]}"}}
-    }
-
-
-@pytest.fixture
-async def layer(isolated_layer: None) -> AsyncIterator[Any]:
-    channel_layer = get_channel_layer()
-    yield channel_layer
-    await channel_layer.flush()  # close this loop's Redis connections before the loop goes
 
 
 @pytest.fixture

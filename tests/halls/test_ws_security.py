@@ -14,15 +14,13 @@ from typing import Any
 import pytest
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth.models import User
 
 from config.asgi import application
-from halls.models import Screen, Venue
-from machines.models import LinkGroup, Machine
-from machines.services import links
-from tests.machines.machine_fixtures import an10_venue, link, pool_operator, register, slot_pool
+from halls.models import Screen
+from machines.models import Machine
+from tests.machines.machine_fixtures import an10_venue, board, link, pool_operator, slot_pool
 
-__all__ = ["an10_venue", "link", "pool_operator", "slot_pool"]
+__all__ = ["an10_venue", "board", "link", "pool_operator", "slot_pool"]
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,13 +67,6 @@ async def test_a_screen_socket_needs_an_allowed_host_and_origin(
     layer: Any, screen: Screen, headers: list[tuple[bytes, bytes]], expected: bool
 ) -> None:
     assert await opens(f"/ws/screens/{screen.token}/", headers) is expected
-
-
-@pytest.fixture
-def board(an10_venue: Venue, pool_operator: User, link: LinkGroup) -> tuple[Machine, str]:
-    machine, token = register(an10_venue, pool_operator)
-    links.join_link(group=link, machine=machine, actor=pool_operator)
-    return machine, token
 
 
 @pytest.mark.parametrize(

@@ -16,15 +16,13 @@ import itertools
 import json
 import threading
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, TypeVar
 
 import pytest
 from channels.db import DatabaseSyncToAsync, database_sync_to_async
-from channels.layers import get_channel_layer
 from channels.testing import HttpCommunicator, WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
@@ -41,7 +39,7 @@ from tests.jackpots.pool_fixtures import an10_venue, key, make_pool, pool_operat
 
 __all__ = ["an10_venue", "pool_operator"]  # fixtures, imported for pytest
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_layer")]
 
 TIMEOUT = 5
 SEED = Decimal("5000")
@@ -50,26 +48,9 @@ T = TypeVar("T")
 
 
 @pytest.fixture(autouse=True)
-def isolated_layer(settings: Any) -> None:
-    """The project's Redis pub/sub layer under a prefix of its own, so no other run's events cross in."""
-    layer = settings.CHANNEL_LAYERS["default"]
-    assert layer["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer", layer
-    settings.CHANNEL_LAYERS = {
-        "default": {**layer, "CONFIG": {**layer["CONFIG"], "prefix": f"test-jp-{uuid.uuid4().hex[:12]}"}}
-    }
-
-
-@pytest.fixture(autouse=True)
 def fresh_publisher() -> None:
     """Each test's publisher starts from a full refresh, like a freshly started worker."""
     screen_events.reset_poll_state()
-
-
-@pytest.fixture
-async def layer(isolated_layer: None) -> AsyncIterator[Any]:
-    channel_layer = get_channel_layer()
-    yield channel_layer
-    await channel_layer.flush()
 
 
 @pytest.fixture

@@ -149,6 +149,14 @@ def machine(an10_venue: Venue, pool_operator: User, link: LinkGroup) -> Machine:
     return m
 
 
+@pytest.fixture
+def board(an10_venue: Venue, pool_operator: User, link: LinkGroup) -> tuple[Machine, str]:
+    """A linked type C machine of 0.20 in service, with its device token."""
+    machine, token = register(an10_venue, pool_operator)
+    links.join_link(group=link, machine=machine, actor=pool_operator)
+    return machine, token
+
+
 def play(seq: int, bet: str = "1.00", win: str = "0.00", game: str | None = None) -> protocol.Play:
     return protocol.Play(seq=seq, game_id=game or f"g-{seq}", bet=D(bet), win=D(win))
 

@@ -18,12 +18,12 @@ from halls.models import Venue
 from machines import floor, tasks
 from machines.models import LinkGroup, Machine
 from machines.services import gateway, links, liveness
-from tests.machines.machine_fixtures import an10_venue, link, pool_operator, register, slot_pool
-from tests.machines.test_gateway_ws import TIMEOUT, board, connect, isolated_layer, layer, play, send
+from tests.machines.machine_fixtures import an10_venue, board, link, pool_operator, register, slot_pool
+from tests.machines.test_gateway_ws import TIMEOUT, connect, play, send
 
-__all__ = ["an10_venue", "board", "isolated_layer", "layer", "link", "pool_operator", "slot_pool"]
+__all__ = ["an10_venue", "board", "link", "pool_operator", "slot_pool"]
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_layer")]
 
 
 async def test_one_channel_per_process_carries_a_groups_broadcast_to_all_its_sockets(

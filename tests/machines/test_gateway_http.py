@@ -17,12 +17,13 @@ from rest_framework.test import APIClient
 from halls.models import Venue
 from jackpots.models import Contribution, Pool
 from machines import api, protocol
-from machines.models import LinkGroup, Machine, MachineState, MeterSnapshot, Play
-from machines.services import links, registry
+from machines.models import Machine, MachineState, MeterSnapshot, Play
+from machines.services import registry
 from tests.machines.machine_fixtures import (
     GRAND_RATE,
     MAJOR_RATE,
     an10_venue,
+    board,
     link,
     live_amounts,
     nothing_written,
@@ -31,20 +32,13 @@ from tests.machines.machine_fixtures import (
     slot_pool,
 )
 
-__all__ = ["an10_venue", "link", "pool_operator", "slot_pool"]
+__all__ = ["an10_venue", "board", "link", "pool_operator", "slot_pool"]
 
 pytestmark = pytest.mark.django_db
 
 URL = "/api/gateway/messages/"
 D = Decimal
 SEEDS = {"Grand": D("1000"), "Major": D("100")}
-
-
-@pytest.fixture
-def board(an10_venue: Venue, pool_operator: User, link: LinkGroup) -> tuple[Machine, str]:
-    machine, token = register(an10_venue, pool_operator)
-    links.join_link(group=link, machine=machine, actor=pool_operator)
-    return machine, token
 
 
 def device(machine: Machine, token: str) -> APIClient:

@@ -12,14 +12,11 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import uuid
-from collections.abc import AsyncIterator
 from decimal import Decimal
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 
@@ -33,6 +30,7 @@ from tests.machines.machine_fixtures import (
     GRAND_RATE,
     MAJOR_RATE,
     an10_venue,
+    board,
     cashier_user,
     link,
     live_amounts,
@@ -43,37 +41,12 @@ from tests.machines.machine_fixtures import (
     slot_pool,
 )
 
-__all__ = ["an10_venue", "cashier_user", "link", "pool_operator", "slot_pool"]
+__all__ = ["an10_venue", "board", "cashier_user", "link", "pool_operator", "slot_pool"]
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_layer")]
 
 TIMEOUT = 5
 D = Decimal
-
-
-@pytest.fixture(autouse=True)
-def isolated_layer(settings: Any) -> None:
-    """The project's Redis pub/sub layer under a prefix of its own, so no other run's messages cross in."""
-    layer = settings.CHANNEL_LAYERS["default"]
-    assert layer["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer", layer
-    settings.CHANNEL_LAYERS = {
-        "default": {**layer, "CONFIG": {**layer["CONFIG"], "prefix": f"test-mq-{uuid.uuid4().hex[:12]}"}}
-    }
-
-
-@pytest.fixture
-async def layer(isolated_layer: None) -> AsyncIterator[Any]:
-    channel_layer = get_channel_layer()
-    yield channel_layer
-    await channel_layer.flush()  # close this loop's Redis connections before the loop goes
-
-
-@pytest.fixture
-def board(an10_venue: Venue, pool_operator: User, link: LinkGroup) -> tuple[Machine, str]:
-    """A linked type C machine of 0.20 in service, with its device token."""
-    machine, token = register(an10_venue, pool_operator)
-    links.join_link(group=link, machine=machine, actor=pool_operator)
-    return machine, token
 
 
 def url(machine: Machine, token: str, venue: int | None = None) -> str:

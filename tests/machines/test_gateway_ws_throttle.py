@@ -15,20 +15,17 @@ from channels.testing import WebsocketCommunicator
 from config.asgi import application
 from machines import consumers
 from machines.models import Machine
-from tests.machines.test_gateway_ws import (  # noqa: F401 - fixtures
-    TIMEOUT,
+from tests.machines.machine_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     board,
     cashier_user,
-    isolated_layer,
-    layer,
     link,
     pool_operator,
     slot_pool,
-    url,
 )
+from tests.machines.test_gateway_ws import TIMEOUT, url
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_layer")]
 
 
 async def attempt(machine: Machine, token: str, address: str) -> tuple[bool, Any]:
