@@ -27,6 +27,7 @@ from django.contrib.auth.models import User
 
 from bingo.models import BallSet, CardSeries, Game
 from bingo.services import games as game_services
+from bingo.services import sales
 from bingo.services import series as series_services
 from halls.models import GameSession, HallCategory, Jurisdiction, Role, Room, Screen, StaffRole, Venue
 from halls.services import sessions
@@ -287,6 +288,15 @@ def session(room: Room, caller: User) -> GameSession:
 def manual_game(session: GameSession, room: Room, caller: User, ball_set: BallSet) -> Game:
     """A game drawn by hand (blower and ball reader), scheduled."""
     return game_services.create_game(room=room, actor=caller, draw_source="manual")
+
+
+@pytest.fixture
+def drawing_game(manual_game: Game, card_series: CardSeries, caller: User, cashier: User) -> Game:
+    """The manual game with twelve cards sold, its draw started and no ball yet."""
+    game = game_services.open_sales(game=manual_game, actor=caller)
+    sales.sell_range(game=game, series=card_series, first=1, last=12, actor=cashier)
+    game_services.close_sales(game=game, actor=caller)
+    return game_services.start_draw(game=game, actor=caller)
 
 
 @pytest.fixture

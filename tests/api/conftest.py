@@ -5,15 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
-from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.db.models import Model
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from bingo.cards import CardGrid
 from bingo.models import (
     Award,
     Ball,
@@ -29,6 +26,7 @@ from bingo.services import games, sales
 from bingo.services import series as series_services
 from halls.models import AuditEntry, GameSession, Role, Room, Venue
 from halls.services import sessions
+from tests.api_support import api_client
 from tests.conftest import ALL_BALLS, make_user
 
 # Every table a command of the API may write; AuditEntry catches any write that decides money or play.
@@ -57,31 +55,6 @@ def nothing_written() -> Iterator[None]:
     before = row_counts()
     yield
     assert row_counts() == before
-
-
-def api_client(user: User) -> APIClient:
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
-
-
-def refused(response: Any, status: int, code: str, *words: str) -> dict[str, Any]:
-    """Check an error answer: its status, its code, and that its message names the problem."""
-    assert response.status_code == status, response.content
-    error: dict[str, Any] = response.json()["error"]
-    assert error["code"] == code, error
-    for word in words:
-        assert word.lower() in error["message"].lower(), (word, error["message"])
-    return error
-
-
-def grid(series: CardSeries, serial: int) -> CardGrid:
-    return CardGrid.from_json(Card.objects.get(series=series, serial=serial).grid)
-
-
-def top_row(series: CardSeries, serial: int) -> list[int]:
-    return sorted(n for n in grid(series, serial).rows[0] if n)
 
 
 @pytest.fixture

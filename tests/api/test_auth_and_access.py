@@ -6,7 +6,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from bingo.models import Ball, Game, GameState
-from tests.api.conftest import nothing_written, refused
+from tests.api.conftest import nothing_written
+from tests.api_support import refused
 from tests.conftest import ALL_BALLS, make_user
 
 # --- Token and session authentication -------------------------------------------------------------------

@@ -12,7 +12,9 @@ from rest_framework.test import APIClient
 from bingo.models import Ball, BallCorrection, Game
 from bingo.services import claims, draw, games, sales
 from halls import events
-from tests.api.conftest import grid, nothing_written, refused, top_row
+from tests.api.conftest import nothing_written
+from tests.api_support import refused
+from tests.bingo.game_support import grid, top_row
 
 REASON = "Mis-keyed: the reader read 34"
 

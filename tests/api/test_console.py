@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from bingo.models import Card, CardSeries, Game, SaleKind, SaleOperation, SoldCard
 from bingo.services import claims, draw, games
 from bingo.services.readmodels import UNCLAIMED_SHOWN
-from tests.api.conftest import refused
+from tests.api_support import refused
 
 MAX_ANSWER = 50_000
 PER_SERIES = 6_000

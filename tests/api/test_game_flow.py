@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bingo.models import Ball, Card, Claim, Game, GameState, PrizeResult
-from tests.api.conftest import grid, refused, top_row
+from tests.api_support import refused
+from tests.bingo.game_support import grid, top_row
 from tests.conftest import ALL_BALLS
 
 

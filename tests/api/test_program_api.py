@@ -25,7 +25,7 @@ from bingo.models import (
 from bingo.services import games, sales
 from halls.models import AuditEntry, Role, Room, Venue
 from jackpots.models import ParameterChange, Pool, PoolLevel, PoolMember
-from tests.api.conftest import api_client, refused
+from tests.api_support import api_client, refused
 from tests.conftest import make_user
 
 D = Decimal

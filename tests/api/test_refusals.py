@@ -11,7 +11,9 @@ from bingo.models import Ball, Claim, Game, GameState, SaleOperation, SoldCard
 from bingo.services import claims, draw, games
 from bingo.services.series import MAX_STRIPS
 from halls.models import GameSession, Room
-from tests.api.conftest import grid, nothing_written, refused, top_row
+from tests.api.conftest import nothing_written
+from tests.api_support import refused
+from tests.bingo.game_support import grid, top_row
 from tests.conftest import ALL_BALLS
 
 # --- Sessions -------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from halls.models import Screen, Venue
-from tests.api.conftest import refused
+from tests.api_support import refused
 from tests.conftest import make_user
 from tests.machines.machine_fixtures import register
 

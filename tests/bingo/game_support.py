@@ -13,7 +13,7 @@ import pytest
 
 from bingo.cards import CardGrid
 from bingo.detect import winners_at
-from bingo.models import Ball, CardSeries, DrawSource, Game, GameState, SoldCard
+from bingo.models import Ball, Card, CardSeries, DrawSource, Game, GameState, SoldCard
 from bingo.services import claims, detection, draw, games, sales
 from halls.models import GameSession, Room
 
@@ -31,6 +31,14 @@ def fresh_process(settings: Any, tmp_path: Path) -> Iterator[None]:
 def no_celery(monkeypatch: pytest.MonkeyPatch) -> None:
     """RNG steps are called here one by one: the next one is not enqueued on the broker."""
     monkeypatch.setattr(draw, "dispatch", lambda *args, **kwargs: None)
+
+
+def grid(series: CardSeries, serial: int) -> CardGrid:
+    return CardGrid.from_json(Card.objects.get(series=series, serial=serial).grid)
+
+
+def top_row(series: CardSeries, serial: int) -> list[int]:
+    return sorted(n for n in grid(series, serial).rows[0] if n)
 
 
 def rng_game(

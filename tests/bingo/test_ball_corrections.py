@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bingo.cards import CardGrid
 from bingo.models import Ball, BallCorrection, Card, Claim, Game, GameState
 from bingo.services import claims, corrections, detection, draw, games, sales
 from bingo.services import series as series_services
@@ -23,14 +22,10 @@ from bingo.services.readmodels import game_recall
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from halls.models import AuditEntry, StreamCursor
 from tests.bingo.game_support import expected_completions as expected
-from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 - autouse fixtures
+from tests.bingo.game_support import fresh_process, grid, no_celery  # noqa: F401 - autouse fixtures
 
 REASON = "Mis-keyed: the reader read 54"
 _codes = itertools.count(1)
-
-
-def grid(series: Any, serial: int) -> CardGrid:
-    return CardGrid.from_json(Card.objects.get(series=series, serial=serial).grid)
 
 
 def recorded(game: Game) -> set[tuple[str, int, int]]:

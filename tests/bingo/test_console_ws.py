@@ -19,7 +19,7 @@ from django.test import Client
 
 from bingo.cards import CardGrid
 from bingo.models import Card, CardSeries, Game
-from bingo.services import claims, console, draw, games, sales
+from bingo.services import claims, console, draw
 from config.asgi import application
 from halls.events import current_seq
 from halls.models import Role, Room, Screen
@@ -28,14 +28,6 @@ from tests.conftest import make_user
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_layer")]
 
 TIMEOUT = 5
-
-
-@pytest.fixture
-def drawing_game(manual_game: Game, card_series: CardSeries, caller: User, cashier: User) -> Game:
-    game = games.open_sales(game=manual_game, actor=caller)
-    sales.sell_range(game=game, series=card_series, first=1, last=12, actor=cashier)
-    games.close_sales(game=game, actor=caller)
-    return games.start_draw(game=game, actor=caller)
 
 
 def logged_in_cookie(user: User) -> str:

@@ -15,12 +15,9 @@ from bingo.services.readmodels import game_recall
 from halls.errors import Conflict, InvalidInput
 from halls.models import AuditEntry
 from halls.services import audit, sessions
+from tests.bingo.game_support import grid, top_row
 from tests.conftest import ALL_BALLS, SEED
 from tests.tampering import as_db_owner
-
-
-def grid(series: CardSeries, serial: int) -> CardGrid:
-    return CardGrid.from_json(Card.objects.get(series=series, serial=serial).grid)
 
 
 def playing(game: Game, series: CardSeries, actor, cashier, first: int = 1, last: int = 60) -> Game:
@@ -33,10 +30,6 @@ def playing(game: Game, series: CardSeries, actor, cashier, first: int = 1, last
 def enter(game: Game, numbers: Sequence[int], actor) -> None:
     for number in numbers:
         draw.enter_ball(game=game, number=number, actor=actor)
-
-
-def top_row(series: CardSeries, serial: int) -> list[int]:
-    return sorted(n for n in grid(series, serial).rows[0] if n)
 
 
 def cards_sharing_a_row_number(series: CardSeries, how_many: int) -> tuple[int, list[tuple[int, int]]]:

@@ -18,7 +18,7 @@ from channels.testing import HttpCommunicator, WebsocketCommunicator
 from django.db import transaction
 
 from bingo.models import Ball, BallSet, Game, GameState
-from bingo.services import claims, draw, games, sales
+from bingo.services import claims, draw, games
 from config.asgi import application
 from halls.events import current_seq
 from halls.models import Room, Screen
@@ -30,15 +30,6 @@ TIMEOUT = 5
 
 class Rollback(Exception):
     """Raised inside a transaction to roll it back."""
-
-
-@pytest.fixture
-def drawing_game(manual_game: Game, card_series: Any, caller: Any, cashier: Any) -> Game:
-    """A manual game with twelve cards sold, its draw started and no ball yet."""
-    game = games.open_sales(game=manual_game, actor=caller)
-    sales.sell_range(game=game, series=card_series, first=1, last=12, actor=cashier)
-    games.close_sales(game=game, actor=caller)
-    return games.start_draw(game=game, actor=caller)
 
 
 async def connect(token: str) -> WebsocketCommunicator:

@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +27,7 @@ from jackpots.services import contributions, folding, pools, reports
 from jackpots.services.batcher import GroupCommit
 from jackpots.services.contributions import ContributionReceipt
 from jackpots.services.pools import LevelSpec
+from tests.threads import in_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -55,28 +56,6 @@ def make_pool(levels: Sequence[LevelSpec]) -> Pool:
     for table in range(1, TABLES + 1):
         pools.add_member(pool=pool, source_type="table", source_id=str(table), venue=venue, actor="test")
     return pool
-
-
-def in_threads(workers: Sequence[Callable[[], Any]]) -> list[BaseException]:
-    """Run the workers at once (a barrier), each on its own thread and database connection."""
-    errors: list[BaseException] = []
-    start = threading.Barrier(len(workers))
-
-    def wrap(fn: Callable[[], Any]) -> None:
-        try:
-            start.wait()
-            fn()
-        except BaseException as exc:  # reported to the test
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=wrap, args=(fn,)) for fn in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    return errors
 
 
 def split_of(pool: Pool) -> dict[str, list[tuple[Decimal, Decimal, Decimal, Decimal]]]:

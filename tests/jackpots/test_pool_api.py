@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from halls.models import Jurisdiction, Network, Role, StaffRole, Venue
@@ -23,6 +22,7 @@ from jackpots.rulepacks import PACKS
 from jackpots.services import contributions, guards
 from jackpots.tables.models import CasinoTable
 from jackpots.tables.services import tables
+from tests.api_support import api_client as client_for
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,
@@ -46,14 +46,6 @@ def member_table(venue: Venue, pool: Pool, actor: User, number: int) -> CasinoTa
         rule_pack=pool.rule_pack,
         actor=actor,
     )
-
-
-def client_for(user: User | None) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
 
 
 def staff(username: str, venue: Venue, role: str) -> User:

@@ -10,7 +10,6 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from halls.models import Jurisdiction, Venue
 from jackpots.engine import Winner
@@ -18,32 +17,12 @@ from jackpots.models import Award, Contribution, PoolLevel, PoolSettlement
 from jackpots.poker import rank_hand
 from jackpots.services import awards, contributions, folding, pools, reports
 from jackpots.services.pools import LevelSpec
+from tests.threads import in_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 THREADS = 12
 PER_THREAD = 60
-
-
-def run_threads(workers: list[Callable[[], Any]]) -> list[BaseException]:
-    errors: list[BaseException] = []
-    start = threading.Barrier(len(workers))
-
-    def wrap(fn: Callable[[], Any]) -> None:
-        try:
-            start.wait()
-            fn()
-        except BaseException as exc:  # reported to the test
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=wrap, args=(fn,)) for fn in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    return errors
 
 
 def make(code: str, *levels: LevelSpec) -> Any:
@@ -100,9 +79,9 @@ def test_concurrent_contributions_and_folds_lose_nothing() -> None:
         while not stop.is_set():
             folding.fold(pool.pk)
 
-    fold_thread = threading.Thread(target=lambda: run_threads([folder]))
+    fold_thread = threading.Thread(target=lambda: in_threads([folder]))
     fold_thread.start()
-    errors = run_threads([contributor(n) for n in range(THREADS)])
+    errors = in_threads([contributor(n) for n in range(THREADS)])
     stop.set()
     fold_thread.join()
     assert errors == []
@@ -166,7 +145,7 @@ def test_concurrent_contributions_hits_and_folds_keep_the_identity() -> None:
         for _ in range(30):
             folding.fold(pool.pk)
 
-    errors = run_threads([*[contributor(n) for n in range(8)], *[hitter(n) for n in range(3)], folder])
+    errors = in_threads([*[contributor(n) for n in range(8)], *[hitter(n) for n in range(3)], folder])
     assert errors == []
     folding.fold(pool.pk)
     report = reports.balance(pool)
@@ -199,7 +178,7 @@ def test_the_same_award_key_from_two_threads_pays_once() -> None:
             )
         )
 
-    errors = run_threads([settle for _ in range(6)])
+    errors = in_threads([settle for _ in range(6)])
     assert errors == []
     assert PoolSettlement.objects.filter(pool=pool).count() == 1
     assert len({r.settlement_id for r in results}) == 1 and sum(not r.replayed for r in results) == 1

@@ -30,7 +30,7 @@ from machines.models import (
     ProgressiveHit,
     SequenceGap,
 )
-from machines.services import links, registry
+from machines.services import gateway, links, registry
 from tests.jackpots.pool_fixtures import an10_venue, pool_operator
 
 __all__ = ["an10_venue", "pool_operator"]
@@ -38,6 +38,8 @@ __all__ = ["an10_venue", "pool_operator"]
 D = Decimal
 GRAND_RATE = D("0.01")
 MAJOR_RATE = D("0.005")
+# The levels of make_machine_pool (and of the slot_pool fixture) before any play.
+SEEDS = {"Grand": D("1000"), "Major": D("100")}
 _assets = itertools.count(1001)
 
 MACHINE_TABLES: list[type[Model]] = [
@@ -155,6 +157,16 @@ def board(an10_venue: Venue, pool_operator: User, link: LinkGroup) -> tuple[Mach
     machine, token = register(an10_venue, pool_operator)
     links.join_link(group=link, machine=machine, actor=pool_operator)
     return machine, token
+
+
+def expected(pool_seed: dict[str, Decimal], bets: Decimal) -> dict[str, Decimal]:
+    """Each level's meter after ``bets`` played on it from ``pool_seed``."""
+    return {"Grand": pool_seed["Grand"] + bets * GRAND_RATE, "Major": pool_seed["Major"] + bets * MAJOR_RATE}
+
+
+def send(m: Machine, *messages: protocol.Message) -> list[dict[str, Any]]:
+    """The machine's frames through the gateway, as one call; its replies."""
+    return gateway.receive(machine_id=m.pk, messages=list(messages))
 
 
 def play(seq: int, bet: str = "1.00", win: str = "0.00", game: str | None = None) -> protocol.Play:

@@ -27,9 +27,9 @@ from machines.models import (
 )
 from machines.services import gateway, links, registry
 from tests.machines.machine_fixtures import (
-    GRAND_RATE,
-    MAJOR_RATE,
+    SEEDS,
     an10_venue,
+    expected,
     link,
     live_amounts,
     machine,
@@ -38,6 +38,7 @@ from tests.machines.machine_fixtures import (
     play,
     pool_operator,
     register,
+    send,
     slot_pool,
     statuses,
 )
@@ -47,17 +48,6 @@ __all__ = ["an10_venue", "link", "machine", "pool_operator", "slot_pool"]
 pytestmark = pytest.mark.django_db
 
 D = Decimal
-
-
-def send(m: Machine, *messages: protocol.Message) -> list[dict[str, Any]]:
-    return gateway.receive(machine_id=m.pk, messages=list(messages))
-
-
-def expected(pool_seed: dict[str, Decimal], bets: Decimal) -> dict[str, Decimal]:
-    return {"Grand": pool_seed["Grand"] + bets * GRAND_RATE, "Major": pool_seed["Major"] + bets * MAJOR_RATE}
-
-
-SEEDS = {"Grand": D("1000"), "Major": D("100")}
 
 
 def keys_of(m: Machine) -> list[str]:

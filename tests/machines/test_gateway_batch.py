@@ -29,6 +29,7 @@ from machines.services import gateway, links, registry
 from tests.machines.machine_fixtures import (
     GRAND_RATE,
     MAJOR_RATE,
+    SEEDS,
     an10_venue,
     hit,
     link,
@@ -44,7 +45,6 @@ from tests.machines.machine_fixtures import (
 __all__ = ["an10_venue", "link", "pool_operator", "slot_pool"]
 
 D = Decimal
-SEEDS = {"Grand": D("1000"), "Major": D("100")}
 
 
 def linked(venue: Venue, actor: User, group: LinkGroup, count: int) -> list[Machine]:

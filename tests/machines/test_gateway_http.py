@@ -20,10 +20,10 @@ from machines import api, protocol
 from machines.models import Machine, MachineState, MeterSnapshot, Play
 from machines.services import registry
 from tests.machines.machine_fixtures import (
-    GRAND_RATE,
-    MAJOR_RATE,
+    SEEDS,
     an10_venue,
     board,
+    expected,
     link,
     live_amounts,
     nothing_written,
@@ -38,7 +38,6 @@ pytestmark = pytest.mark.django_db
 
 URL = "/api/gateway/messages/"
 D = Decimal
-SEEDS = {"Grand": D("1000"), "Major": D("100")}
 
 
 def device(machine: Machine, token: str) -> APIClient:
@@ -53,10 +52,6 @@ def post(client: APIClient, messages: Any, path: str = URL) -> Any:
 
 def play(seq: int, bet: str = "1.00", win: str = "0.00") -> dict[str, Any]:
     return {"type": "play", "seq": seq, "game_id": f"g-{seq}", "bet": bet, "win": win}
-
-
-def expected(bets: Decimal) -> dict[str, Decimal]:
-    return {"Grand": SEEDS["Grand"] + bets * GRAND_RATE, "Major": SEEDS["Major"] + bets * MAJOR_RATE}
 
 
 def test_replies_come_in_order_with_the_levels(board: tuple[Machine, str], slot_pool: Pool) -> None:
@@ -99,7 +94,7 @@ def test_replies_come_in_order_with_the_levels(board: tuple[Machine, str], slot_
     assert body["levels"] == [{"level": "Grand", "amount": "1000.05"}, {"level": "Major", "amount": "100.02"}]
     assert list(Play.objects.filter(machine=machine).values_list("seq", flat=True).order_by("seq")) == [1, 3]
     assert MeterSnapshot.objects.filter(machine=machine, seq=4).exists()
-    assert live_amounts(slot_pool) == expected(D("5.00"))
+    assert live_amounts(slot_pool) == expected(SEEDS, D("5.00"))
     machine.refresh_from_db()
     assert (machine.online, machine.last_seq) == (True, 4)
 
@@ -123,7 +118,7 @@ def test_a_batch_sent_three_times_is_taken_once(board: tuple[Machine, str], slot
         reused = post(client, [play(2, bet="9.00")]).json()["replies"]
     assert (reused[0]["status"], reused[0]["code"]) == ("rejected", "seq_reused")
     assert Contribution.objects.filter(source=f"machine:{machine.pk}").count() == 3 * 2  # two levels
-    assert live_amounts(slot_pool) == expected(D("7.00"))
+    assert live_amounts(slot_pool) == expected(SEEDS, D("7.00"))
 
 
 def test_out_of_order_seqs_are_taken_late(board: tuple[Machine, str], slot_pool: Pool) -> None:
@@ -137,7 +132,7 @@ def test_out_of_order_seqs_are_taken_late(board: tuple[Machine, str], slot_pool:
         (2, "accepted"),
         (2, "duplicate"),
     ]
-    assert live_amounts(slot_pool) == expected(D("4.00"))
+    assert live_amounts(slot_pool) == expected(SEEDS, D("4.00"))
 
 
 def test_too_large_or_malformed_bodies_are_refused_and_write_nothing(board: tuple[Machine, str]) -> None:

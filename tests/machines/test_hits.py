@@ -3,20 +3,18 @@ lock-up until a cashier pays the hit at the cashier."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, transaction
 
 from halls.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from halls.models import AuditEntry, Role, StaffRole, Venue
 from jackpots.models import Award, Contribution, Pool, PoolLevel, PoolSettlement
 from jackpots.services import notify, reports
-from machines import protocol
 from machines.models import LinkGroup, Machine, ProgressiveHit
 from machines.services import gateway, handpay, links, push, registry
 from tests.machines.machine_fixtures import (
@@ -30,17 +28,15 @@ from tests.machines.machine_fixtures import (
     play,
     pool_operator,
     register,
+    send,
     slot_pool,
     statuses,
 )
+from tests.threads import in_threads
 
 __all__ = ["an10_venue", "cashier_user", "link", "machine", "pool_operator", "slot_pool"]
 
 D = Decimal
-
-
-def send(m: Machine, *messages: protocol.Message) -> list[dict[str, Any]]:
-    return gateway.receive(machine_id=m.pk, messages=list(messages))
 
 
 @pytest.fixture
@@ -198,27 +194,6 @@ def test_only_a_cashier_of_the_venue_pays(machine: Machine, other_venue: Venue) 
 # --- two machines hitting one level at the same moment, for real ---------------------------------------
 
 
-def run_threads(workers: list[Callable[[], Any]]) -> list[BaseException]:
-    errors: list[BaseException] = []
-    start = threading.Barrier(len(workers))
-
-    def wrap(fn: Callable[[], Any]) -> None:
-        try:
-            start.wait()
-            fn()
-        except BaseException as exc:  # reported to the test
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=wrap, args=(fn,)) for fn in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return errors
-
-
 @pytest.mark.django_db(transaction=True)
 def test_simultaneous_hits_on_one_level_from_two_machines(
     an10_venue: Venue, pool_operator: User, slot_pool: Pool
@@ -246,7 +221,7 @@ def test_simultaneous_hits_on_one_level_from_two_machines(
 
         return go
 
-    assert run_threads([hitter(m) for m in machines]) == []
+    assert in_threads([hitter(m) for m in machines], timeout=60) == []
     amounts = sorted((D(r[1]["amount"]) for r in replies.values()), reverse=True)
     # Every hit is recorded; the first takes the meter (seed + 100.00 played + up to 4.00 more), each later
     # one the reset amount plus what was contributed in between (at most the 4.00 of the other calls).

@@ -6,17 +6,17 @@ pays), another venue's objects answering 404; and the schema that documents them
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from halls.models import AuditEntry, Role, Venue
 from jackpots.models import Pool, PoolMember
 from machines.models import LinkGroup, LinkMember, LockReason, Machine, MachineState, ProgressiveHit
 from machines.services import gateway, links, registry
+from tests.api_support import api_client as client_for
+from tests.api_support import refused
 from tests.conftest import make_user
 from tests.machines.machine_fixtures import (
     an10_venue,
@@ -50,19 +50,6 @@ MACHINE = {
     "software_version": "4.1.0",
     "location": "Sala A, fila 2",
 }
-
-
-def client_for(user: User | None) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
-
-
-def refused(answer: Any, status: int, code: str) -> None:
-    assert answer.status_code == status, answer.content
-    assert answer.json()["error"]["code"] == code, answer.json()
 
 
 @pytest.fixture

@@ -16,8 +16,6 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.db.models import Model
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from halls.models import AuditEntry, Role, StaffRole, StreamCursor, Venue
 from jackpots.models import Award, Contribution, LedgerMove, Pool, PoolLevel, PoolMember, PoolSettlement
@@ -207,22 +205,6 @@ def payouts(hand: Hand) -> list[tuple[int, Decimal]]:
 
 def meter(pool: Pool) -> Decimal:
     return PoolLevel.objects.get(pool=pool, position=0).amount
-
-
-def api_client(user: User) -> APIClient:
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
-
-
-def refused(response: Any, status: int, code: str, *words: str) -> dict[str, Any]:
-    assert response.status_code == status, response.content
-    error: dict[str, Any] = response.json()["error"]
-    assert error["code"] == code, error
-    for word in words:
-        assert word.lower() in error["message"].lower(), (word, error["message"])
-    return error
 
 
 POKER_GAMES = {Game.POKER_SIN_DESCARTE, Game.POKER_CON_DESCARTE, Game.TRIPOQUER}

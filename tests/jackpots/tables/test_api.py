@@ -12,7 +12,8 @@ from rest_framework.test import APIClient
 
 from halls.models import Role
 from jackpots.tables.models import Hand, SeatBet, SeatCards
-from tests.jackpots.tables.conftest import api_client, make_table, make_user, nothing_written, refused
+from tests.api_support import api_client, refused
+from tests.jackpots.tables.conftest import make_table, make_user, nothing_written
 
 D = Decimal
 SF_K, SF_8 = "KS QS JS TS 9S", "8H 7H 6H 5H 4H"

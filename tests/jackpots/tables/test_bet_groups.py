@@ -7,8 +7,7 @@ retried request is a no-op; inside a caller's transaction the call stays in it."
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -28,35 +27,15 @@ from jackpots.tables import rules
 from jackpots.tables.models import Hand, SeatBet
 from jackpots.tables.services import bets as bet_service
 from jackpots.tables.services import hands
-from tests.jackpots.tables.conftest import METER, Casino, api_client, make_pool, make_table
+from tests.api_support import api_client
+from tests.jackpots.tables.conftest import METER, Casino, make_pool, make_table
+from tests.threads import in_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 D = Decimal
 PACK = "EU_PSD_JACKPOT"  # pool bets of any amount up to half the table minimum (no stipulated bet)
 MINIMUM = D("10.00")  # so the cap is 5.00
-
-
-def in_threads(workers: Sequence[Callable[[], Any]]) -> list[BaseException]:
-    """Run the workers at once (a barrier), each on its own thread and database connection."""
-    errors: list[BaseException] = []
-    start = threading.Barrier(len(workers))
-
-    def wrap(fn: Callable[[], Any]) -> None:
-        try:
-            start.wait()
-            fn()
-        except BaseException as exc:  # reported to the test
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=wrap, args=(fn,)) for fn in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    return errors
 
 
 @dataclass(frozen=True)
