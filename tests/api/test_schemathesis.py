@@ -27,9 +27,8 @@ from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 
 from halls.models import Jurisdiction, Role, StaffRole
-from jackpots.rulepacks import PACKS
-from jackpots.tables.services import tables
 from tests.jackpots.pool_fixtures import make_pool, venue_of
+from tests.jackpots.tables.conftest import make_table
 from tests.machines.machine_fixtures import register
 
 EXAMPLES = int(os.environ.get("HALL_SCHEMATHESIS_EXAMPLES", "6"))
@@ -58,15 +57,7 @@ def known_ids(venue, operator, room, session, card_series, manual_game, screen) 
     for role in Role.values:
         StaffRole.objects.create(user=operator, venue=casino, role=role)
     pool = make_pool(casino, operator, code="FUZZ-1", members=())
-    table = tables.create_table(
-        venue=casino,
-        number=1,
-        name="Mesa 1",
-        game=PACKS[pool.rule_pack].game,
-        table_minimum=Decimal("1.00"),
-        rule_pack=pool.rule_pack,
-        actor=operator,
-    )
+    table = make_table(casino, operator, pool.rule_pack, minimum=Decimal("1.00"))
     machine, _token = register(casino, operator)
     return {
         "room_id": room.pk,
