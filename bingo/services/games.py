@@ -32,19 +32,22 @@ def create_game(
 ) -> Game:
     if draw_source not in DrawSource.values:
         raise InvalidInput(
-            f"Unknown draw source {draw_source!r}: use one of {DrawSource.values}.", code="bad_source"
+            _("Unknown draw source %(draw_source)r: use one of %(values)s.")
+            % {"draw_source": draw_source, "values": DrawSource.values},
+            code="bad_source",
         )
     if ball_set is not None and ball_set.venue_id != room.venue_id:
-        raise InvalidInput("The ball set belongs to another venue.", code="bad_ball_set")
+        raise InvalidInput(_("The ball set belongs to another venue."), code="bad_ball_set")
     if pace_seconds is not None and pace_seconds < Decimal("0.05"):
-        raise InvalidInput("The pace between balls is at least 0.05 s.", code="bad_pace")
+        raise InvalidInput(_("The pace between balls is at least 0.05 s."), code="bad_pace")
     try:
         with transaction.atomic():
             Room.objects.select_for_update().get(pk=room.pk)
             session = GameSession.objects.filter(room=room, closed_at__isnull=True).first()
             if session is None:
                 raise Conflict(
-                    f"Room {room.name} has no open session: open one with its checks first.",
+                    _("Room %(name)s has no open session: open one with its checks first.")
+                    % {"name": room.name},
                     code="no_session",
                 )
             number = (session.games.aggregate(n=Max("number"))["n"] or 0) + 1
@@ -61,7 +64,9 @@ def create_game(
             )
             record(game, actor, "game.created", {"draw_source": draw_source})
     except IntegrityError as exc:
-        raise Conflict(f"Room {room.name} already has a game in play.", code="game_in_play") from exc
+        raise Conflict(
+            _("Room %(name)s already has a game in play.") % {"name": room.name}, code="game_in_play"
+        ) from exc
     return game
 
 
@@ -98,7 +103,8 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         cards = sum(s.cards for s in sold)
         if cards == 0:
             raise Conflict(
-                f"Game {game.number} has no cards sold: sell some or void it.", code="nothing_sold"
+                _("Game %(number)s has no cards sold: sell some or void it.") % {"number": game.number},
+                code="nothing_sold",
             )
         total = sum((s.face_value * s.cards for s in sold), Decimal("0"))
         line = prize_from_sales(total, game.line_percent)
@@ -161,7 +167,8 @@ def resume_draw(*, game: Game, actor: Actor) -> Game:
         game = lock_game(game.pk)
         if game.claim_window:
             raise Conflict(
-                f"Confirm the {game.claim_window} claims (any more {game.claim_window}s?) before resuming.",
+                _("Confirm the %(claim_window)s claims (any more %(claim_window)ss?) before resuming.")
+                % {"claim_window": game.claim_window},
                 code="claims_pending",
             )
         transition(game, game.resume, "resume the draw")

@@ -41,6 +41,7 @@ from typing import Any
 import psycopg
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.utils.translation import gettext
 
 from halls.actors import Actor
 from halls.actors import actor_label as label
@@ -99,15 +100,23 @@ class ContributionItem:
 
 def _bet(value: Any) -> Decimal:
     if isinstance(value, bool) or not isinstance(value, Decimal | int | str):
-        raise InvalidInput(f"The bet must be an exact amount, not {value!r}.", code="bad_bet")
+        raise InvalidInput(
+            gettext("The bet must be an exact amount, not %(value)r.") % {"value": value}, code="bad_bet"
+        )
     try:
         bet = Decimal(value)
     except ArithmeticError:
-        raise InvalidInput(f"The bet {value!r} is not a number.", code="bad_bet") from None
+        raise InvalidInput(
+            gettext("The bet %(value)r is not a number.") % {"value": value}, code="bad_bet"
+        ) from None
     if not bet.is_finite() or bet <= 0:
-        raise InvalidInput(f"The bet must be a positive amount, got {value}.", code="bad_bet")
+        raise InvalidInput(
+            gettext("The bet must be a positive amount, got %(value)s.") % {"value": value}, code="bad_bet"
+        )
     if bet != bet.quantize(engine.CENT) or bet >= Decimal("1e11"):
-        raise InvalidInput(f"The bet {value} is not a whole number of cents.", code="bad_bet")
+        raise InvalidInput(
+            gettext("The bet %(value)s is not a whole number of cents.") % {"value": value}, code="bad_bet"
+        )
     return bet.quantize(engine.CENT)
 
 
@@ -115,12 +124,15 @@ def _member_key(source: Any) -> tuple[str, str]:
     """``"table:12/seat:3"`` -> ("table", "12"): the member the source belongs to."""
     if not isinstance(source, str) or not source.strip() or len(source) > MAX_SOURCE:
         raise InvalidInput(
-            f"Source {source!r} must be a label of at most {MAX_SOURCE} characters.", code="bad_source"
+            gettext("Source %(source)r must be a label of at most %(max_source)s characters.")
+            % {"source": source, "max_source": MAX_SOURCE},
+            code="bad_source",
         )
     source_type, sep, rest = source.partition("/")[0].partition(":")
     if not sep or not source_type or not rest:
         raise InvalidInput(
-            f"Source {source!r} must name its member as '<type>:<id>' (e.g. 'table:12/seat:3').",
+            gettext("Source %(source)r must name its member as '<type>:<id>' (e.g. 'table:12/seat:3').")
+            % {"source": source},
             code="bad_source",
         )
     return source_type, rest
@@ -129,7 +141,8 @@ def _member_key(source: Any) -> tuple[str, str]:
 def _key(value: Any) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_KEY:
         raise InvalidInput(
-            f"Every contribution needs an idempotency key of 1–{MAX_KEY} characters.",
+            gettext("Every contribution needs an idempotency key of 1–%(max_key)s characters.")
+            % {"max_key": MAX_KEY},
             code="idempotency_key_required",
         )
     return value
@@ -140,7 +153,7 @@ def _pool_id(pool: Pool | int) -> int:
         return int(pool.pk)
     if isinstance(pool, int) and not isinstance(pool, bool):
         return pool
-    raise InvalidInput(f"Unknown pool {pool!r}.", code="unknown_pool")
+    raise InvalidInput(gettext("Unknown pool %(pool)r.") % {"pool": pool}, code="unknown_pool")
 
 
 # --- the hot path ---------------------------------------------------------------------------------------
@@ -263,7 +276,8 @@ def _replay(pool_id: int, source: str, amount: Decimal, key: str) -> Contributio
     first = rows[0]
     if first.source != source or first.bet != amount:
         raise Conflict(
-            f"Idempotency key {key!r} was used for another contribution ({first.source}, {first.bet}).",
+            gettext("Idempotency key %(key)r was used for another contribution (%(source)s, %(bet)s).")
+            % {"key": key, "source": first.source, "bet": first.bet},
             code="idempotency_key_reused",
         )
     return ContributionReceipt(
@@ -285,17 +299,23 @@ def _explain_nothing_written(
         return replay
     pool = Pool.objects.filter(pk=pool_id).only("active", "code").first()
     if pool is None:
-        raise NotFound(f"No pool {pool_id}.", code="unknown_pool")
+        raise NotFound(gettext("No pool %(pool_id)s.") % {"pool_id": pool_id}, code="unknown_pool")
     if not pool.active:
-        raise Conflict(f"Pool {pool.code} is closed: it takes no contributions.", code="pool_inactive")
+        raise Conflict(
+            gettext("Pool %(code)s is closed: it takes no contributions.") % {"code": pool.code},
+            code="pool_inactive",
+        )
     if not PoolMember.objects.filter(
         pool_id=pool_id, source_type=stype, source_id=sid, removed_at__isnull=True
     ).exists():
         raise InvalidInput(
-            f"{stype}:{sid} is not a member of pool {pool.code}: it cannot contribute.",
+            gettext("%(stype)s:%(sid)s is not a member of pool %(code)s: it cannot contribute.")
+            % {"stype": stype, "sid": sid, "code": pool.code},
             code="source_not_member",
         )
-    raise NotFound(f"Pool {pool.code} has no levels.", code="unknown_pool")  # pragma: no cover
+    raise NotFound(
+        gettext("Pool %(code)s has no levels.") % {"code": pool.code}, code="unknown_pool"
+    )  # pragma: no cover
 
 
 def _contribute_orm(
@@ -424,7 +444,7 @@ def _check_batch(items: Sequence[ContributionItem], who: str) -> tuple[dict[str,
         if key in checked:
             if checked[key][:2] != (item.source, amount):
                 raise InvalidInput(
-                    f"Key {key!r} appears twice in the batch with other content.",
+                    gettext("Key %(key)r appears twice in the batch with other content.") % {"key": key},
                     code="idempotency_key_reused",
                 )
         else:
