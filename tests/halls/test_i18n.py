@@ -132,3 +132,37 @@ def test_an_api_refusal_keeps_its_code_and_speaks_the_request_language(settings:
     english = Client().get("/api/no-such-thing/", HTTP_ACCEPT_LANGUAGE="en").json()["error"]
     assert spanish == {"code": "not_found", "message": "No existe ese recurso."}
     assert english == {"code": "not_found", "message": "There is no such resource."}
+
+
+def test_a_service_refusal_speaks_spanish_by_default_and_english_when_asked(
+    settings: Any, caller: Any, room: Any
+) -> None:
+    from rest_framework.test import APIClient
+
+    settings.LANGUAGE_CODE = "es"
+    api = APIClient()
+    api.force_authenticate(caller)
+    body = {"room": room.pk, "draw_source": "manual"}
+    spanish = api.post("/api/games/", body, format="json")
+    english = api.post("/api/games/", body, format="json", HTTP_ACCEPT_LANGUAGE="en")
+    assert spanish.status_code == english.status_code == 409
+    assert spanish.json()["error"]["code"] == english.json()["error"]["code"] == "no_session"
+    assert spanish.json()["error"]["message"] == (
+        f"La sala {room.name} no tiene ninguna sesión abierta: abra una con sus comprobaciones primero."
+    )
+    assert english.json()["error"]["message"] == (
+        f"Room {room.name} has no open session: open one with its checks first."
+    )
+
+
+def test_a_hit_on_the_screens_is_worded_in_each_venues_language() -> None:
+    from django.utils import translation
+
+    from jackpots.services.readmodels import screens
+
+    with translation.override("es"):
+        assert screens.source_label("table:3", {}) == "Mesa 3"
+        assert str(screens.CATEGORY_LABELS["full_house"]) == "Full"
+    with translation.override("en"):
+        assert screens.source_label("table:3", {}) == "Table 3"
+        assert str(screens.CATEGORY_LABELS["full_house"]) == "Full house"
