@@ -20,7 +20,7 @@ thousands a second on the hot path, which must stay one INSERT; one Celery task 
 than the insert (about 550 tasks/s per worker here, DESIGN §7). A beat entry every 0.25 s costs 4 tasks a
 second whatever the load, each a few index range scans (`meters.changed_pools_since`) and, only for pools
 that changed, one meter read. It runs wherever the hall's worker and its single beat run: in production
-the Celery worker + beat, and in the embedded hall the in-process worker and beat (halls.embedded) with no
+the Celery worker + beat, and in the embedded hall the in-process worker and beat (demo.embedded) with no
 extra process or thread to start, stop or supervise, which a dedicated loop would need in both.
 
 How the limit and "only when changed" hold with several workers. Beat may hand two ticks to two workers,
