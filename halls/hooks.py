@@ -4,6 +4,8 @@
 - session-close guards: what must be finished before a session may close;
 - session-closed listeners: what an app does, in the closing transaction, once a session closes (bingo's
   prize programs learn which game was the session's last);
+- between-games guards: what must be finished before a venue's money-deciding settings may change (bingo:
+  no game of the venue on sale or drawing);
 - tamper-evident chains: their heads (anchored outside the database) and their verifiers (jackpots
   registers every pool's chain of ledger seals).
 """
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from halls.chains import Anchor, ChainHead, ChainReport
-from halls.models import GameSession, Room
+from halls.models import GameSession, Room, Venue
 
 # verifier(venue_ids or None for all, latest anchors by (kind, id)) -> one report per chain it verified.
 ChainVerifier = Callable[[list[int] | None, Mapping[tuple[str, int], Anchor]], list[ChainReport]]
@@ -32,6 +34,7 @@ class ScreenSection:
 _sections: dict[str, ScreenSection] = {}
 _close_guards: list[Callable[[GameSession], str | None]] = []
 _closed_listeners: list[Callable[[GameSession, Any], None]] = []
+_between_games_guards: list[Callable[[Venue], str | None]] = []
 _chain_heads: list[Callable[[], list[ChainHead]]] = []
 _chain_verifiers: list[ChainVerifier] = []
 
@@ -63,6 +66,16 @@ def register_session_closed(listener: Callable[[GameSession, Any], None]) -> Non
 def session_closed(session: GameSession, actor: Any) -> None:
     for listener in _closed_listeners:
         listener(session, actor)
+
+
+def register_between_games_guard(guard: Callable[[Venue], str | None]) -> None:
+    """``guard`` returns why the venue is not between games (a game on sale, drawing...), or None."""
+    if guard not in _between_games_guards:
+        _between_games_guards.append(guard)
+
+
+def between_games_problems(venue: Venue) -> list[str]:
+    return [problem for guard in _between_games_guards if (problem := guard(venue))]
 
 
 def register_chain(heads: Callable[[], list[ChainHead]], verifier: ChainVerifier) -> None:
