@@ -59,7 +59,15 @@ class PrizePercentsForm(forms.Form):
 
 @admin.register(Venue)
 class VenueAdmin(admin.ModelAdmin[Any]):
-    list_display = ("name", "licence_number", "jurisdiction", "hall_category", "time_zone", "currency")
+    list_display = (
+        "name",
+        "licence_number",
+        "jurisdiction",
+        "hall_category",
+        "time_zone",
+        "currency",
+        "language",
+    )
     # Money-deciding: changed only on their own page, through halls.services.venues (audited, between games).
     readonly_fields = ("line_percent", "bingo_percent", "change_prize_percents")
     inlines = [RoomInline, StaffRoleInline]

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from django.db.models import Count, Sum
 
+from halls.actors import Actor
 from halls.models import Venue
 from jackpots.models import Pool
 from jackpots.services import pools
@@ -25,7 +26,6 @@ from machines.models import (
     ProgressiveHit,
 )
 from machines.services import links, registry
-from machines.services.common import Actor
 
 # Seeds and rates: every bet is whole cents, so bet × rate is exact at 6 places; the levels take 1.2 %.
 LEVELS = (

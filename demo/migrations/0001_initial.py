@@ -15,9 +15,9 @@ def copy_room_flags(apps: Any, schema_editor: Any) -> None:
 class Migration(migrations.Migration):
     initial = True
 
-    dependencies = [("halls", "0003_audit_keyed_append_only")]
+    dependencies = [("halls", "0004_venue_language")]
     # The flags are read before halls drops its column.
-    run_before = [("halls", "0004_remove_room_autoplay")]
+    run_before = [("halls", "0005_remove_room_autoplay")]
 
     operations = [
         migrations.CreateModel(

@@ -5,6 +5,6 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-    dependencies = [("halls", "0003_audit_keyed_append_only")]
+    dependencies = [("halls", "0004_venue_language")]
 
     operations = [migrations.RemoveField(model_name="room", name="autoplay")]
