@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Model, QuerySet
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from halls.errors import NotFound, PermissionDenied
 from halls.models import Role, StaffRole, Venue
@@ -52,6 +53,23 @@ def require_role(user: AnyUser, venue_id: int, *roles: str) -> None:
         )
 
 
+# The things a lookup names, as a person reads them in the refusal (the error code keeps the English key).
+NOUNS = {
+    "card": gettext_lazy("card"),
+    "game": gettext_lazy("game"),
+    "hand": gettext_lazy("hand"),
+    "hit": gettext_lazy("hit"),
+    "link group": gettext_lazy("link group"),
+    "machine": gettext_lazy("machine"),
+    "program": gettext_lazy("program"),
+    "room": gettext_lazy("room"),
+    "series": gettext_lazy("series"),
+    "session": gettext_lazy("session"),
+    "table": gettext_lazy("table"),
+    "venue": gettext_lazy("venue"),
+}
+
+
 def get_for_user(
     queryset: QuerySet[M],
     user: AnyUser,
@@ -66,7 +84,7 @@ def get_for_user(
     if obj is None:
         shown = ", ".join(f"{k}={v}" for k, v in lookup.items())
         raise NotFound(
-            _("No %(name)s with %(shown)s in your venues.") % {"name": name, "shown": shown},
+            _("No %(name)s with %(shown)s in your venues.") % {"name": NOUNS.get(name, name), "shown": shown},
             code=f"unknown_{name.replace(' ', '_')}",
         )
     venue_id = obj

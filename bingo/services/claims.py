@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from bingo import claims as rules
 from bingo.cards import CardGrid
@@ -171,7 +171,7 @@ def file_claim(
 
 def _open_window(game: Game, kind: str, ordinal: int) -> None:
     if game.state == GameState.DRAWING:
-        transition(game, game.pause, "pause for the claim")
+        transition(game, game.pause, gettext_noop("pause for the claim"))
         game.paused_by_claim = True
     if kind == ClaimKind.LINE and game.line_won_at is None:
         game.line_won_at = ordinal
@@ -205,7 +205,7 @@ def confirm_claims(*, game: Game, kind: str, actor: User) -> PrizeResult:
             programs.bingo_confirmed(game=game, claims=pending[kind], actor=actor)
         if kind == ClaimKind.LINE and not pending.get(ClaimKind.BINGO):
             game.claim_window = ClaimWindow.NONE
-            transition(game, game.resume, "resume after the line")
+            transition(game, game.resume, gettext_noop("resume after the line"))
             game.paused_by_claim = False
             game.save()
             record(game, actor, "game.resumed")
@@ -261,7 +261,7 @@ def _pay(game: Game, kind: str, claims: list[Claim], actor: User) -> PrizeResult
 
 
 def _close(game: Game, actor: User) -> None:
-    transition(game, game.close, "close")
+    transition(game, game.close, gettext_noop("close"))
     game.claim_window = ClaimWindow.NONE
     game.paused_by_claim = False
     game.closed_at = timezone.now()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from django_fsm import TransitionNotAllowed
 
@@ -27,7 +28,7 @@ def transition(game: Game, step: Callable[[], None], doing: str) -> None:
         state = GameState(game.state).label.lower()
         raise Conflict(
             _("Game %(number)s is %(state)s: cannot %(doing)s.")
-            % {"number": game.number, "state": state, "doing": doing},
+            % {"number": game.number, "state": state, "doing": gettext(doing)},
             code="wrong_state",
             state=game.state,
         ) from exc

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
@@ -73,7 +74,7 @@ def create_game(
 def open_sales(*, game: Game, actor: Actor) -> Game:
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.open_sales, "open sales")
+        transition(game, game.open_sales, gettext_noop("open sales"))
         game.save()
         record(game, actor, "game.sales_opened")
     return game
@@ -98,7 +99,7 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
     """Count the sales, fix the Line and Bingo prizes and announce them (spec §2.7 S5–S8)."""
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.close_sales, "close sales")
+        transition(game, game.close_sales, gettext_noop("close sales"))
         sold = sales_by_series(game)
         cards = sum(s.cards for s in sold)
         if cards == 0:
@@ -145,7 +146,7 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
 def start_draw(*, game: Game, actor: Actor) -> Game:
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.start_draw, "start the draw")
+        transition(game, game.start_draw, gettext_noop("start the draw"))
         game.draw_started_at = timezone.now()
         game.save()
         record(game, actor, "game.draw_started", {"draw_source": game.draw_source})
@@ -156,7 +157,7 @@ def start_draw(*, game: Game, actor: Actor) -> Game:
 def pause_draw(*, game: Game, actor: Actor) -> Game:
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.pause, "pause the draw")
+        transition(game, game.pause, gettext_noop("pause the draw"))
         game.save()
         record(game, actor, "game.paused", {"by_claim": False})
     return game
@@ -171,7 +172,7 @@ def resume_draw(*, game: Game, actor: Actor) -> Game:
                 % {"claim_window": game.claim_window},
                 code="claims_pending",
             )
-        transition(game, game.resume, "resume the draw")
+        transition(game, game.resume, gettext_noop("resume the draw"))
         game.paused_by_claim = False
         game.save()
         record(game, actor, "game.resumed")
@@ -196,7 +197,7 @@ def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = ""
         )
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.void, "void it")
+        transition(game, game.void, gettext_noop("void it"))
         game.void_reason = reason
         game.void_message = message
         game.closed_at = timezone.now()

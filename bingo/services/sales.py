@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Count, F, Field, Model, Q, Sum, Value, When
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext as _
 
 from bingo.announce import contiguous_ranges
@@ -61,7 +62,7 @@ def _lock_on_sale(game: Game, series: CardSeries, doing: str) -> Game:
         label = GameState(game.state).label.lower()
         raise Conflict(
             _("Game %(number)s is %(label)s: cards can be %(doing)s only while it is on sale.")
-            % {"number": game.number, "label": label, "doing": doing},
+            % {"number": game.number, "label": label, "doing": gettext(doing)},
             code="wrong_state",
         )
     return game
@@ -84,7 +85,7 @@ def sell_range(
     _check_range(series, first, last)
     try:
         with transaction.atomic():
-            game = _lock_on_sale(game, series, "sold")
+            game = _lock_on_sale(game, series, gettext_noop("sold"))
             replay = _replay(game, idempotency_key, SaleKind.SELL, series, first, last)
             if replay:
                 return replay
@@ -173,7 +174,7 @@ def return_range(
 ) -> SaleOperation:
     _check_range(series, first, last)
     with transaction.atomic():
-        game = _lock_on_sale(game, series, "returned")
+        game = _lock_on_sale(game, series, gettext_noop("returned"))
         replay = _replay(game, idempotency_key, SaleKind.RETURN, series, first, last)
         if replay:
             return replay

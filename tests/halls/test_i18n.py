@@ -76,12 +76,13 @@ def test_makemessages_finds_no_text_outside_the_catalogue(tmp_path: Path) -> Non
     """A new text marked for translation and not in the catalogue fails here (run `make messages`)."""
     tmp_path = tmp_path / "hall"
     shutil.copytree(ROOT, tmp_path, ignore=shutil.ignore_patterns(*NOT_SOURCES), symlinks=True)
-    subprocess.run(
+    run = subprocess.run(
         [sys.executable, "manage.py", "makemessages", "-l", "es", "--no-location", "--no-obsolete"],
         cwd=tmp_path,
-        check=True,
         capture_output=True,
+        text=True,
     )
+    assert run.returncode == 0, run.stderr
     found = set(read_po(tmp_path / "locale" / "es" / "LC_MESSAGES" / "django.po"))
     committed = set(read_po(LOCALE / "es" / "LC_MESSAGES" / "django.po"))
     assert sorted(found - committed) == []

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from bingo.models import RoomBolsa
 from bingo.services.programs import clock
@@ -94,7 +95,7 @@ def change_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str
         bolsa = RoomBolsa.objects.select_for_update().filter(room=room).first()
         if bolsa is None:
             raise NotFound(_("Room %(name)s has no Bolsa Acumulada.") % {"name": room.name}, code="no_bolsa")
-        refuse_while_in_play(room, "change the Bolsa Acumulada")
+        refuse_while_in_play(room, gettext_noop("change the Bolsa Acumulada"))
         if bolsa.funding_percent == percent:
             raise InvalidInput(_("This is the Bolsa Acumulada's percentage already."), code="no_change")
         old = bolsa.funding_percent

@@ -53,7 +53,7 @@ def refuse_while_in_play(room: Room, doing: str) -> None:
         state = GameState(live.state).label.lower()
         raise Conflict(
             gettext("Game %(number)s of %(name)s is in play (%(state)s): %(doing)s between games.")
-            % {"number": live.number, "name": room.name, "state": state, "doing": doing},
+            % {"number": live.number, "name": room.name, "state": state, "doing": gettext(doing)},
             code="game_in_play",
         )
 

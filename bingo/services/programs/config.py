@@ -16,7 +16,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from bingo.models import Game, GameState, PrizeProgram, PrizeProgramVersion, RoomBolsa
 from bingo.programs.rules import (
@@ -231,7 +231,7 @@ def change_program(
                 gettext("Program %(code)s is no longer active.") % {"code": program.code},
                 code="program_inactive",
             )
-        refuse_while_in_play(room, "change a program's parameters")
+        refuse_while_in_play(room, gettext_noop("change a program's parameters"))
         number = (program.versions.aggregate(n=Max("version"))["n"] or 0) + 1
         stored, pure = _build(
             program.program_type, params, code=program.code, effective_from=start, version=number
@@ -267,7 +267,7 @@ def deactivate_program(*, program: PrizeProgram, actor: Actor) -> PrizeProgram:
                 gettext("Program %(code)s is already inactive.") % {"code": program.code},
                 code="program_inactive",
             )
-        refuse_while_in_play(room, "deactivate a program")
+        refuse_while_in_play(room, gettext_noop("deactivate a program"))
         program.active = False
         program.deactivated_at = clock.now()
         program.save(update_fields=["active", "deactivated_at"])

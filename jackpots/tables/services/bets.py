@@ -53,6 +53,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from halls import events
 from halls.actors import actor_label
@@ -146,7 +147,7 @@ def _decide(call: BetsCall, state: _HandState) -> _Ready | Hand:
     call's refusal. The same checks alone and in a group; nothing here touches the database."""
     hand = state.hand
     table = hand.table
-    require_open(hand, "take bets")
+    require_open(hand, gettext_noop("take bets"))
     pool = pool_of(table)
     pack = table_pack(table, pool)
     manual = rules.is_manual_total(pack)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import connection, transaction
+from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 
 from halls import events
@@ -81,7 +82,7 @@ def require_open(hand: Hand, doing: str) -> None:
         code = "hand_settled" if hand.state == HandState.SETTLED else "hand_void"
         raise Conflict(
             _("Hand %(number)s at %(table)s is %(state)s: cannot %(doing)s.")
-            % {"number": hand.number, "table": hand.table, "state": state, "doing": doing},
+            % {"number": hand.number, "table": hand.table, "state": state, "doing": gettext(doing)},
             code=code,
             state=hand.state,
         )

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.db.models import Max, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from halls.errors import Conflict, InvalidInput
 from jackpots import engine
@@ -138,7 +139,7 @@ def register_cards(
     with transaction.atomic():
         hand = lock_hand(hand.pk)
         table = hand.table
-        require_open(hand, "take cards")
+        require_open(hand, gettext_noop("take cards"))
         pack = table_pack(table)
         wants_community = rules.community_cards_for(pack, table.game)
         if community and not wants_community:
@@ -282,7 +283,7 @@ def settle_hand(*, hand: Hand, actor: User) -> Hand:
     with transaction.atomic():
         hand = lock_hand(hand.pk)
         table = hand.table
-        require_open(hand, "settle it")
+        require_open(hand, gettext_noop("settle it"))
         pool = pool_of(table)
         pack = table_pack(table, pool)
         if rules.is_manual_total(pack) and hand.manual_total is None and hand.bets.exists():
@@ -371,7 +372,7 @@ def void_hand(*, hand: Hand, actor: User, reason: str) -> Hand:
         raise InvalidInput(_("Voiding a hand needs a reason."), code="reason_required")
     with transaction.atomic():
         hand = lock_hand(hand.pk)
-        require_open(hand, "void it")
+        require_open(hand, gettext_noop("void it"))
         hand.state = HandState.VOID
         hand.void_reason = reason
         hand.settled_at = timezone.now()
