@@ -11,6 +11,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import timezone
 
+from halls import money
 from halls.errors import InvalidInput
 from halls.services import audit
 from jackpots import engine
@@ -70,18 +71,18 @@ def as_decimal(name: str, value: Any, *, code: str) -> Decimal:
 
 def cents(name: str, value: Any, *, code: str, positive: bool = True) -> Decimal:
     amount = as_decimal(name, value, code=code)
-    if amount != amount.quantize(engine.CENT):
+    if amount != amount.quantize(money.CENT):
         raise InvalidInput(f"{name} {amount} has fractions of a cent.", code=code)
     if amount < 0 or (positive and amount == 0):
         raise InvalidInput(
             f"{name} must be {'positive' if positive else 'at least 0'}, got {amount}.", code=code
         )
-    return amount.quantize(engine.CENT)
+    return amount.quantize(money.CENT)
 
 
 def meter_amount(name: str, value: Any, *, code: str) -> Decimal:
     amount = as_decimal(name, value, code=code)
-    if amount != amount.quantize(engine.METER_QUANTUM) or amount < 0:
+    if amount != amount.quantize(money.METER_QUANTUM) or amount < 0:
         raise InvalidInput(f"{name} must be an amount >= 0 with at most 6 decimals, got {amount}.", code=code)
     return amount
 
@@ -93,7 +94,7 @@ def fingerprint(data: Any) -> str:
 
 def display(amount: Decimal) -> Decimal:
     """What a screen may show: whole cents, rounded down (never more than the pool holds)."""
-    return engine.cents_down(amount)
+    return money.cents_down(amount)
 
 
 # --- the pool's rule pack, with its authorised paytable (OP-30) ------------------------------------------

@@ -90,9 +90,7 @@ def fold_locked(pool: Pool, levels: list[PoolLevel], *, actor: Actor) -> FoldRes
 
 
 def _reaches(state: engine.LevelState, offered: Decimal, mhb: Decimal) -> bool:
-    room = state.room()
-    added = offered if room is None else min(offered, room)
-    return state.amount + added >= mhb
+    return state.amount + state.takes(offered) >= mhb
 
 
 def _apply(

@@ -13,9 +13,9 @@ from django.contrib.auth.models import User
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from halls import money
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Venue
-from jackpots import engine
 from jackpots.models import Contribution, LedgerMove, MoveKind, Pool
 from jackpots.services import contributions, folding, pools, reports
 from jackpots.services.contributions import ContributionItem
@@ -55,7 +55,7 @@ def test_a_contribution_is_one_row_per_level_with_the_engine_split(
     rows = list(Contribution.objects.filter(pool=pool).order_by("level__position"))
     assert len(rows) == 2
     for row, rates in zip(rows, [("0.123457", "0.011111"), ("0.3", "0")], strict=True):
-        split = engine.split_contribution(Decimal("1.37"), Decimal(rates[0]), Decimal(rates[1]))
+        split = money.split_contribution(Decimal("1.37"), Decimal(rates[0]), Decimal(rates[1]))
         assert (row.to_meter, row.to_reserve, row.house) == split
         assert (row.source, row.bet, row.idempotency_key, row.actor) == (
             "table:1/seat:2",
@@ -86,7 +86,7 @@ def test_the_sql_split_equals_the_engine_split(
     level.save(update_fields=["contribution_rate", "reserve_rate"])
     receipt = give(carousel, str(bet))
     assert (receipt.lines[0].to_meter, receipt.lines[0].to_reserve, receipt.lines[0].house) == (
-        engine.split_contribution(bet, rate, reserve)
+        money.split_contribution(bet, rate, reserve)
     )
 
 
@@ -194,7 +194,7 @@ def test_fold_brings_the_exact_sum_into_the_level(carousel: Pool) -> None:
     assert result.folded == len(bets)
     assert level.amount == Decimal("5000") + sum(shares, Decimal(0))
     assert level.reserve == sum(
-        (engine.split_contribution(Decimal(b), Decimal("0.7"), Decimal("0.1")).to_reserve for b in bets),
+        (money.split_contribution(Decimal(b), Decimal("0.7"), Decimal("0.1")).to_reserve for b in bets),
         Decimal(0),
     )
     assert level.folded_through == Contribution.objects.filter(pool=carousel).latest("id").pk
