@@ -41,6 +41,7 @@ from zoneinfo import ZoneInfo
 from django.db import connection, transaction
 from django.utils import timezone
 
+from halls import money
 from jackpots.models import PoolLevel
 from jackpots.services import awards, contributions, meters
 from jackpots.services.contributions import ContributionItem
@@ -334,6 +335,11 @@ class _Call:
             return protocol.ack(
                 seq, "rejected", "machine_locked", f"Machine {asset} is locked ({self.lock_reason})."
             )
+        if isinstance(message, protocol.Play):
+            try:  # the contribution's check (and the play's column): a bet it would refuse is refused alone
+                money.parse_bet(message.bet)
+            except money.MoneyError as exc:
+                return protocol.ack(seq, "rejected", "bad_amount", f"The {exc}.")
         if isinstance(message, protocol.Hit):
             if self.pool_id is None:
                 return protocol.ack(
