@@ -69,22 +69,21 @@ def as_decimal(name: str, value: Any, *, code: str) -> Decimal:
     return amount
 
 
+def _parsed(name: str, value: Any, *, code: str, **rules: Any) -> Decimal:
+    try:
+        return money.parse(name, value, **rules)
+    except money.MoneyError as exc:
+        raise InvalidInput(f"{exc}.", code=code) from None
+
+
 def cents(name: str, value: Any, *, code: str, positive: bool = True) -> Decimal:
-    amount = as_decimal(name, value, code=code)
-    if amount != amount.quantize(money.CENT):
-        raise InvalidInput(f"{name} {amount} has fractions of a cent.", code=code)
-    if amount < 0 or (positive and amount == 0):
-        raise InvalidInput(
-            f"{name} must be {'positive' if positive else 'at least 0'}, got {amount}.", code=code
-        )
-    return amount.quantize(money.CENT)
+    """Whole cents (>= 0; > 0 when `positive`), at the cents' scale."""
+    return money.cents(_parsed(name, value, code=code, places=money.CENT_PLACES, positive=positive))
 
 
 def meter_amount(name: str, value: Any, *, code: str) -> Decimal:
-    amount = as_decimal(name, value, code=code)
-    if amount != amount.quantize(money.METER_QUANTUM) or amount < 0:
-        raise InvalidInput(f"{name} must be an amount >= 0 with at most 6 decimals, got {amount}.", code=code)
-    return amount
+    """An amount >= 0 with at most the meter's decimals."""
+    return _parsed(name, value, code=code, places=money.METER_PLACES)
 
 
 def fingerprint(data: Any) -> str:
