@@ -41,7 +41,8 @@ from jackpots.serializers import (
     PoolQuerySerializer,
     PoolSerializer,
 )
-from jackpots.services import meters, pools, reports
+from jackpots.services import pools, reports
+from jackpots.services.readmodels import meters
 
 TAGS = ["pools"]
 

@@ -43,9 +43,10 @@ from django.utils import timezone
 
 from halls import money
 from jackpots.models import PoolLevel
-from jackpots.services import awards, contributions, meters
+from jackpots.services import awards, contributions
 from jackpots.services.contributions import ContributionItem
 from jackpots.services.locks import lock_levels
+from jackpots.services.readmodels import meters
 from machines import protocol
 from machines.models import (
     AlertKind,

@@ -19,8 +19,9 @@ from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Venue
 from jackpots import engine
 from jackpots.models import Contribution, LedgerMove, MoveKind, Pool
-from jackpots.services import contributions, folding, meters, pools, reports
+from jackpots.services import contributions, folding, pools, reports
 from jackpots.services.contributions import ContributionItem
+from jackpots.services.readmodels import meters
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,
