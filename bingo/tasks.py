@@ -22,6 +22,11 @@ def draw_next_ball(game_id: int, ordinal: int) -> int | None:
     return ball.number
 
 
+def enqueue_draw_step(game_id: int, ordinal: int, countdown: float) -> None:
+    """The draw service's way to the door above (registered in bingo.apps)."""
+    draw_next_ball.apply_async(args=(game_id, ordinal), countdown=countdown)
+
+
 @shared_task(ignore_result=True)
 def reap_stalled_draws() -> int:
     """Re-enqueue draws whose worker died (beat runs this every few seconds). Its heartbeat tells the

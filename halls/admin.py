@@ -39,7 +39,15 @@ class StaffRoleInline(admin.TabularInline[Any, Any]):
 
 @admin.register(Venue)
 class VenueAdmin(admin.ModelAdmin[Any]):
-    list_display = ("name", "licence_number", "jurisdiction", "hall_category", "time_zone", "currency")
+    list_display = (
+        "name",
+        "licence_number",
+        "jurisdiction",
+        "hall_category",
+        "time_zone",
+        "currency",
+        "language",
+    )
     inlines = [RoomInline, StaffRoleInline]
     actions = ["verify_audit"]
 

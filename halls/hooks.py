@@ -1,11 +1,5 @@
-"""Hooks that let the apps above halls plug in without halls importing them (DESIGN §2).
-
-- snapshot sections: what a hall screen shows for a room (bingo registers its game; pools come later);
-- session-close guards: what must be finished before a session may close;
-- session-closed listeners: what an app does, in the closing transaction, once a session closes (bingo's
-  prize programs learn which game was the session's last);
-- tamper-evident chains: their heads (anchored outside the database) and their verifiers (jackpots
-  registers every pool's chain of ledger seals).
+"""Hooks that let the apps above halls plug in without halls importing them (DESIGN §2): screen sections,
+session-close guards and listeners, tamper-evident chains.
 """
 
 from __future__ import annotations
@@ -37,6 +31,7 @@ _chain_verifiers: list[ChainVerifier] = []
 
 
 def register_screen_section(section: ScreenSection) -> None:
+    """What a hall screen shows for a room (bingo registers its game, jackpots its pools)."""
     _sections[section.name] = section
 
 
@@ -55,7 +50,8 @@ def session_close_problems(session: GameSession) -> list[str]:
 
 
 def register_session_closed(listener: Callable[[GameSession, Any], None]) -> None:
-    """``listener(session, actor)`` runs inside the transaction that closes the session."""
+    """``listener(session, actor)`` runs inside the transaction that closes the session (bingo's prize
+    programs learn which game was the session's last)."""
     if listener not in _closed_listeners:
         _closed_listeners.append(listener)
 
@@ -67,7 +63,8 @@ def session_closed(session: GameSession, actor: Any) -> None:
 
 def register_chain(heads: Callable[[], list[ChainHead]], verifier: ChainVerifier) -> None:
     """A kind of tamper-evident chain: ``heads()`` lists every chain's head (for the anchors),
-    ``verifier`` checks the chains of some venues inside the caller's snapshot."""
+    ``verifier`` checks the chains of some venues inside the caller's snapshot (jackpots registers every
+    pool's chain of ledger seals)."""
     if heads not in _chain_heads:
         _chain_heads.append(heads)
     if verifier not in _chain_verifiers:

@@ -37,6 +37,7 @@ from django.db import connection
 from django.db.models import Count, Sum
 from django.utils import timezone
 
+from halls.actors import Actor
 from halls.demo_seed import DemoHall, register_runner, register_seeder
 from halls.models import Venue
 from jackpots.models import Pool
@@ -53,7 +54,6 @@ from machines.models import (
     ProgressiveHit,
 )
 from machines.services import handpay, links, registry
-from machines.services.common import Actor
 
 log = logging.getLogger("hall.machines.demo")
 

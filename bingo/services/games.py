@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -18,10 +17,9 @@ from bingo.services.common import lock_game, record, transition
 from bingo.services.programs import clock as program_clock
 from bingo.services.programs import play as programs
 from halls import events
+from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.models import GameSession, Room
-
-Actor = User | str
 
 
 def create_game(

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.db import transaction
 
-from jackpots.services import meters
+from jackpots.services.readmodels import meters
 from machines import protocol
 from machines.models import Machine
 from machines.services import gateway_rows

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from jackpots.services import meters
+from jackpots.services.readmodels import meters
 from machines import protocol
 from machines.models import AlertKind, LinkGroup, LockReason, MachineAlert, MachineState
 from machines.services.common import GATEWAY, describe, record
