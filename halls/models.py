@@ -99,8 +99,6 @@ class Room(models.Model):
     )
     # Seconds shown on screens for "any more lines / bingos?" (OP-13); closing stays a staff action.
     claim_window_seconds = models.PositiveIntegerField(default=20)
-    # The demo plays this room by itself: sells, draws, claims the winning cards and starts the next game.
-    autoplay = models.BooleanField(default=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["venue", "name"], name="room_name_unique_per_venue")]
