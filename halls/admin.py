@@ -50,10 +50,10 @@ class StaffRoleInline(admin.TabularInline[Any, Any]):
 
 class PrizePercentsForm(forms.Form):
     line_percent = forms.DecimalField(
-        label=_("Line prize (% of sales)"), max_digits=5, decimal_places=2, min_value=Decimal(0)
+        label=_("Line prize, percent of sales"), max_digits=5, decimal_places=2, min_value=Decimal(0)
     )
     bingo_percent = forms.DecimalField(
-        label=_("Bingo prize (% of sales)"), max_digits=5, decimal_places=2, min_value=Decimal(0)
+        label=_("Bingo prize, percent of sales"), max_digits=5, decimal_places=2, min_value=Decimal(0)
     )
 
 

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from halls import hooks
 from halls.errors import Conflict, InvalidInput
@@ -23,25 +24,23 @@ def change_prize_percents(
     """Set the Line and Bingo prizes (percent of each game's sales, spec §2.7 S7). Refused while a game of
     the venue is in play (the apps' between-games guards, halls.hooks); nothing changed, nothing recorded."""
     new = {"line_percent": line_percent, "bingo_percent": bingo_percent}
+    labels = {"line_percent": _("the line prize"), "bingo_percent": _("the bingo prize")}
     problems = [
-        f"{name.replace('_', ' ')} must be 0–100 with at most 2 decimals"
+        _("%(prize)s must be 0–100 with at most 2 decimals") % {"prize": labels[name]}
         for name, value in new.items()
         if not (Decimal(0) <= value <= HUNDRED) or value != value.quantize(CENT)
     ]
     if not problems and line_percent + bingo_percent > HUNDRED:
-        problems.append("line and bingo together must not exceed 100 % of the sales")
+        problems.append(_("line and bingo together must not exceed the sales"))
     if problems:
-        raise InvalidInput(
-            "The prize percentages are not valid: " + "; ".join(problems) + ".", code="bad_percent"
-        )
+        message = _("The prize percentages are not valid: %(problems)s.") % {"problems": "; ".join(problems)}
+        raise InvalidInput(message, code="bad_percent")
     with transaction.atomic():
         venue = Venue.objects.select_for_update().get(pk=venue.pk)
         busy = hooks.between_games_problems(venue)
         if busy:
-            raise Conflict(
-                "The prize percentages change only between games: " + "; ".join(busy) + ".",
-                code="venue_busy",
-            )
+            message = _("The prize percentages change only between games: %(problems)s.")
+            raise Conflict(message % {"problems": "; ".join(busy)}, code="venue_busy")
         old = {"line_percent": venue.line_percent, "bingo_percent": venue.bingo_percent}
         new = {name: value.quantize(CENT) for name, value in new.items()}  # as the columns keep them
         if old == new:

@@ -21,7 +21,7 @@ from tests.conftest import make_user
 ROOT = Path(django_settings.BASE_DIR)
 LOCALE = ROOT / "locale"
 # What makemessages reads: the apps, the settings and URLs, and the catalogues themselves.
-SOURCES = ("bingo", "config", "halls", "jackpots", "machines", "locale", "manage.py")
+SOURCES = ("bingo", "config", "demo", "halls", "jackpots", "machines", "locale", "manage.py")
 
 
 def read_po(path: Path) -> dict[str, Any]:
