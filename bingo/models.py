@@ -12,8 +12,8 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 from django_fsm import FSMField, FSMModelMixin, transition
 
+from halls.fields import MoneyField
 from halls.models import GameSession, Room, Venue, append_only
-from halls.money import MoneyField
 
 
 class BallSet(models.Model):

@@ -14,8 +14,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from halls.fields import MoneyField
 from halls.models import Venue, append_only
-from halls.money import MoneyField
 from jackpots.models import Pool, PoolLevel
 
 

@@ -15,8 +15,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from halls.fields import MoneyField
 from halls.models import Venue
-from halls.money import MoneyField
 from jackpots.rulepacks import PACKS
 from jackpots.tables.rules import MAX_SEATS
 
