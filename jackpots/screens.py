@@ -61,15 +61,14 @@ from django.db import connection, transaction
 from django.db.models import Q
 
 from halls import events, metrics
+from halls.eventtypes import EventType, PoolMeters
 from halls.models import Network, Room
 from jackpots import engine
 from jackpots.models import Award, MeterPublisherState, Pool, PoolLevel
-from jackpots.services import meters, notify
+from jackpots.services import meters
 
 log = logging.getLogger("hall.jackpots.screens")
 
-METER_EVENT = "pool.meters"
-HIT_EVENT = "pool.hit"
 
 # At most 4 meter events a second per pool: two publications are at least this far apart.
 MIN_INTERVAL = 0.25
@@ -352,7 +351,7 @@ def on_pool_event(pool: Pool, type: str, data: dict[str, Any]) -> None:
     here is logged and rolled back to a savepoint: a screen never stands in the way of a payout (the
     publisher shows the new meter at its next tick anyway).
     """
-    if type != notify.POOL_HIT:
+    if type != EventType.POOL_HIT:
         return
     try:
         with transaction.atomic():
@@ -373,7 +372,7 @@ def _announce_hit(pool: Pool, data: dict[str, Any]) -> None:
     display = read_displays([pool.pk]).get(pool.pk)
     hit = hit_display(pool, data, context=context, display=display)
     for room in rooms:
-        events.emit(room.stream, HIT_EVENT, hit)
+        events.emit(room.stream, EventType.POOL_HIT, hit)
 
 
 # --- the meter publisher --------------------------------------------------------------------------------
@@ -478,7 +477,7 @@ def _publish(*, full: bool) -> dict[int, dict[str, Any]]:
             for room_id in sorted(by_room):  # room order, like every emitter of the room streams
                 room, pool_ids = by_room[room_id]
                 batch = [published[pool_id] for pool_id in sorted(pool_ids)]
-                events.emit(room.stream, METER_EVENT, {"pools": batch})
+                events.emit(room.stream, EventType.POOL_METERS, PoolMeters(pools=batch))
             if tick.value:  # the meters on the screens were this old when these went out
                 metrics.METER_PUBLISH_LAG.observe(max(0, _now_ms() - tick.value) / 1000)
             tick.value = _now_ms()

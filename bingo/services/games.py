@@ -13,12 +13,21 @@ from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
 from bingo.prizes import prize_from_sales
 from bingo.services import console, detection, draw
-from bingo.services.common import lock_game, record, transition
+from bingo.services.common import lock_game, record, step, transition
 from bingo.services.programs import clock as program_clock
 from bingo.services.programs import play as programs
 from halls import events
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import (
+    EventType,
+    GameCreated,
+    GameDrawStarted,
+    GamePaused,
+    GameSalesClosed,
+    GameVoided,
+    GameVoidReason,
+)
 from halls.models import GameSession, Room
 
 
@@ -59,7 +68,8 @@ def create_game(
                 bingo_percent=room.venue.bingo_percent,
                 created_at=timezone.now(),
             )
-            record(game, actor, "game.created", {"draw_source": draw_source})
+            shown = GameCreated(**step(game), draw_source=draw_source)
+            record(game, actor, EventType.GAME_CREATED, {"draw_source": draw_source}, shown)
     except IntegrityError as exc:
         raise Conflict(f"Room {room.name} already has a game in play.", code="game_in_play") from exc
     return game
@@ -70,7 +80,7 @@ def open_sales(*, game: Game, actor: Actor) -> Game:
         game = lock_game(game.pk)
         transition(game, game.open_sales, "open sales")
         game.save()
-        record(game, actor, "game.sales_opened")
+        record(game, actor, EventType.GAME_SALES_OPENED, {}, step(game))
     return game
 
 
@@ -132,7 +142,9 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         game.save()
         # The sold set is frozen now: the winner detector's index is built once, here.
         detection.sales_closed(game)
-        record(game, actor, "game.sales_closed", {"announcement": game.announcement})
+        announced = {"announcement": game.announcement}
+        shown = GameSalesClosed(**step(game), announcement=game.announcement)
+        record(game, actor, EventType.GAME_SALES_CLOSED, announced, shown)
     return game
 
 
@@ -142,7 +154,8 @@ def start_draw(*, game: Game, actor: Actor) -> Game:
         transition(game, game.start_draw, "start the draw")
         game.draw_started_at = timezone.now()
         game.save()
-        record(game, actor, "game.draw_started", {"draw_source": game.draw_source})
+        shown = GameDrawStarted(**step(game), draw_source=game.draw_source)
+        record(game, actor, EventType.GAME_DRAW_STARTED, {"draw_source": game.draw_source}, shown)
         draw.schedule_next_ball(game)
     return game
 
@@ -152,7 +165,9 @@ def pause_draw(*, game: Game, actor: Actor) -> Game:
         game = lock_game(game.pk)
         transition(game, game.pause, "pause the draw")
         game.save()
-        record(game, actor, "game.paused", {"by_claim": False})
+        record(
+            game, actor, EventType.GAME_PAUSED, {"by_claim": False}, GamePaused(**step(game), by_claim=False)
+        )
     return game
 
 
@@ -167,7 +182,7 @@ def resume_draw(*, game: Game, actor: Actor) -> Game:
         transition(game, game.resume, "resume the draw")
         game.paused_by_claim = False
         game.save()
-        record(game, actor, "game.resumed")
+        record(game, actor, EventType.GAME_RESUMED, {}, step(game))
         draw.schedule_next_ball(game)
     return game
 
@@ -195,17 +210,11 @@ def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = ""
         game.closed_at = timezone.now()
         game.claim_window = ""
         game.save()
-        record(
-            game,
-            actor,
-            "game.voided",
-            {"reason": reason, "message": message},
-            public={"message": message},
-        )
+        audited = {"reason": reason, "message": message}
+        record(game, actor, EventType.GAME_VOIDED, audited, GameVoided(**step(game), message=message))
         # The caller's consoles hear the reason on the room's staff stream (the public one never has it).
-        events.emit(
-            console.staff_stream(game.room_id), "game.void_reason", {"game": game.pk, "reason": reason}
-        )
+        told = GameVoidReason(game=game.pk, reason=reason)
+        events.emit(console.staff_stream(game.room_id), EventType.GAME_VOID_REASON, told)
     return game
 
 
