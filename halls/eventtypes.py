@@ -211,7 +211,7 @@ class ProgramPickSet(GameStep):
 
 
 class ProgramsAwarded(GameStep):
-    awards: list[dict[str, Any]]  # bingo.services.programs.views.game_program, one per program
+    awards: list[dict[str, Any]]  # bingo.services.programs.readmodels.game_program, one per program
 
 
 # --- bingo: the staff stream ----------------------------------------------------------------------------
@@ -373,7 +373,7 @@ class PoolHit(PoolHead):
 
 
 class PoolHitShown(TypedDict):
-    """The same winner as the hall screens word it, on the room streams (jackpots.screens.hit_display)."""
+    """The same winner as the hall screens word it, on the room streams (readmodels.screens.hit_display)."""
 
     pool: int
     name: str
@@ -397,7 +397,7 @@ class PoolHitShown(TypedDict):
 
 
 class PoolMeters(TypedDict):
-    pools: list[dict[str, Any]]  # jackpots.screens.pool_display of each changed pool the room shows
+    pools: list[dict[str, Any]]  # readmodels.screens.pool_display of each changed pool the room shows
 
 
 # --- jackpots tables: the table stream -------------------------------------------------------------------

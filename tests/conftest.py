@@ -54,6 +54,7 @@ SQLITE_SUITE = (
     "machines/test_gateway.py",
     "machines/test_gateway_batch.py",
     "machines/test_gateway_http.py",
+    "machines/test_gateway_rows.py",
     "machines/test_hits.py",
     "machines/test_liveness_reads.py",
     "machines/test_floor_pages.py",
@@ -174,6 +175,13 @@ def _events_checked() -> Iterator[None]:
     events.MISMATCHES.clear()
     yield
     assert not events.MISMATCHES, events.MISMATCHES
+
+
+@pytest.fixture(autouse=True)
+def _english(settings: Any) -> None:
+    """The tests read English: a request that asks for no language, and code outside a request, get English
+    (the hall's default is Spanish; tests that check it set LANGUAGE_CODE back to "es")."""
+    settings.LANGUAGE_CODE = "en"
 
 
 @pytest.fixture(autouse=True)

@@ -63,7 +63,13 @@ async def browser(chromium_path: str) -> AsyncIterator[Browser]:
 
 @pytest.fixture
 async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
-    context = await browser.new_context(viewport=VIEWPORT, locale="es-ES", timezone_id="Europe/Madrid")
+    # Staff pages in English as the tests read them (the hall screens speak their venue's Spanish).
+    context = await browser.new_context(
+        viewport=VIEWPORT,
+        locale="es-ES",
+        timezone_id="Europe/Madrid",
+        extra_http_headers={"Accept-Language": "en"},
+    )
     context.set_default_timeout(10_000)
     yield context
     await context.close()

@@ -15,7 +15,7 @@ from halls.eventtypes import PAYLOADS, EventSchemaError, EventType, check
 
 ROOT = Path(__file__).resolve().parents[2]
 # The code that emits (the tests may compare with the strings screens receive).
-SOURCES = ("bingo", "halls", "jackpots", "machines", "config", "bench")
+SOURCES = ("bingo", "halls", "jackpots", "machines", "demo", "config", "bench")
 
 
 def test_every_event_type_has_a_typed_payload() -> None:

@@ -173,6 +173,24 @@ def test_a_late_seq_taken_before_the_snapshot_is_not_counted_twice(machine: Mach
     assert live_amounts(slot_pool) == expected(SEEDS, D("2.25"))
 
 
+def test_a_late_snapshot_inside_an_open_gap_is_stored_not_reconciled(
+    machine: Machine, slot_pool: Pool
+) -> None:
+    send(machine, meters_msg(1, "0.00", 0), play(4, "1.00"))
+    assert statuses(send(machine, meters_msg(2, "0.50", 1))) == [(2, "accepted", "")]
+    assert MeterSnapshot.objects.filter(machine=machine, seq=2).exists()
+    gap = SequenceGap.objects.get(machine=machine)
+    assert ((gap.first_missing, gap.last_missing), gap.reconciled_at) == ((2, 3), None)
+    assert live_amounts(slot_pool) == expected(SEEDS, D("1.00"))
+
+
+def test_a_seq_neither_stored_nor_missing_is_refused(machine: Machine) -> None:
+    Machine.objects.filter(pk=machine.pk).update(last_seq=5)  # seqs 1-5 were never stored nor missed
+    with nothing_written():
+        assert statuses(send(machine, play(3))) == [(3, "rejected", "bad_seq")]
+    assert gateway.receive_many([(machine.pk, [])]) == [[]]
+
+
 def test_meters_that_do_not_match_the_plays_raise_an_alert(machine: Machine, slot_pool: Pool) -> None:
     send(machine, meters_msg(1, "10.00", 10), play(2, "1.00"), meters_msg(3, "12.00", 11))
     (alert,) = MachineAlert.objects.filter(machine=machine, kind=AlertKind.METER_MISMATCH)

@@ -15,9 +15,9 @@ from django.contrib.auth.models import User
 
 from halls.eventtypes import EventType
 from halls.models import Room, Screen, Venue
-from jackpots import screens
 from jackpots.models import Pool
 from jackpots.services import awards, notify
+from jackpots.services.readmodels import screens
 from tests.jackpots.pool_fixtures import an10_venue, level_of, make_pool, pool_operator
 
 __all__ = ["an10_venue", "pool_operator"]  # fixtures, imported for pytest

@@ -46,7 +46,7 @@ from bingo.programs.rules import (
 )
 from bingo.programs.tables import HallCategory
 from bingo.services.common import record, step
-from bingo.services.programs import views
+from bingo.services.programs import readmodels
 from bingo.services.programs.codec import (
     context_of,
     in_play_of,
@@ -194,7 +194,7 @@ def sales_closed(*, game: Game, actor: Actor) -> list[dict[str, Any]]:
             **_terms(play),
         )
         if play is not None:
-            announced.append(views.announced(gp))
+            announced.append(readmodels.announced(gp))
             if not own_pool:
                 from_bolsa.append((program, play.amount))
     wanted = sum((amount for _, amount in from_bolsa), ZERO)
@@ -279,7 +279,7 @@ def bingo_confirmed(*, game: Game, claims: Sequence[Claim], actor: Actor) -> lis
         if won:
             _award(game, gp, play, winners, actor)
         gp.save()
-    results = views.game_programs(game)
+    results = readmodels.game_programs(game)
     record(
         game,
         actor,
