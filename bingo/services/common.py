@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.utils.translation import gettext
+from django.utils.translation import gettext as _
 from django_fsm import TransitionNotAllowed
 
 from bingo.models import Game, GameState
@@ -25,7 +27,10 @@ def transition(game: Game, step: Callable[[], None], doing: str) -> None:
     except TransitionNotAllowed as exc:
         state = GameState(game.state).label.lower()
         raise Conflict(
-            f"Game {game.number} is {state}: cannot {doing}.", code="wrong_state", state=game.state
+            _("Game %(number)s is %(state)s: cannot %(doing)s.")
+            % {"number": game.number, "state": state, "doing": gettext(doing)},
+            code="wrong_state",
+            state=game.state,
         ) from exc
 
 

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
@@ -32,12 +33,14 @@ def create_game(
 ) -> Game:
     if draw_source not in DrawSource.values:
         raise InvalidInput(
-            f"Unknown draw source {draw_source!r}: use one of {DrawSource.values}.", code="bad_source"
+            _("Unknown draw source %(draw_source)r: use one of %(values)s.")
+            % {"draw_source": draw_source, "values": DrawSource.values},
+            code="bad_source",
         )
     if ball_set is not None and ball_set.venue_id != room.venue_id:
-        raise InvalidInput("The ball set belongs to another venue.", code="bad_ball_set")
+        raise InvalidInput(_("The ball set belongs to another venue."), code="bad_ball_set")
     if pace_seconds is not None and pace_seconds < Decimal("0.05"):
-        raise InvalidInput("The pace between balls is at least 0.05 s.", code="bad_pace")
+        raise InvalidInput(_("The pace between balls is at least 0.05 s."), code="bad_pace")
     try:
         with transaction.atomic():
             # The venue read under the room's lock: the prize settings' service holds the rooms while it
@@ -46,7 +49,8 @@ def create_game(
             session = GameSession.objects.filter(room=room, closed_at__isnull=True).first()
             if session is None:
                 raise Conflict(
-                    f"Room {room.name} has no open session: open one with its checks first.",
+                    _("Room %(name)s has no open session: open one with its checks first.")
+                    % {"name": room.name},
                     code="no_session",
                 )
             number = (session.games.aggregate(n=Max("number"))["n"] or 0) + 1
@@ -63,14 +67,16 @@ def create_game(
             )
             record(game, actor, "game.created", {"draw_source": draw_source})
     except IntegrityError as exc:
-        raise Conflict(f"Room {room.name} already has a game in play.", code="game_in_play") from exc
+        raise Conflict(
+            _("Room %(name)s already has a game in play.") % {"name": room.name}, code="game_in_play"
+        ) from exc
     return game
 
 
 def open_sales(*, game: Game, actor: Actor) -> Game:
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.open_sales, "open sales")
+        transition(game, game.open_sales, gettext_noop("open sales"))
         game.save()
         record(game, actor, "game.sales_opened")
     return game
@@ -95,12 +101,13 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
     """Count the sales, fix the Line and Bingo prizes and announce them (spec §2.7 S5–S8)."""
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.close_sales, "close sales")
+        transition(game, game.close_sales, gettext_noop("close sales"))
         sold = sales_by_series(game)
         cards = sum(s.cards for s in sold)
         if cards == 0:
             raise Conflict(
-                f"Game {game.number} has no cards sold: sell some or void it.", code="nothing_sold"
+                _("Game %(number)s has no cards sold: sell some or void it.") % {"number": game.number},
+                code="nothing_sold",
             )
         total = sum((s.face_value * s.cards for s in sold), Decimal("0"))
         line = prize_from_sales(total, game.line_percent)
@@ -141,7 +148,7 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
 def start_draw(*, game: Game, actor: Actor) -> Game:
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.start_draw, "start the draw")
+        transition(game, game.start_draw, gettext_noop("start the draw"))
         game.draw_started_at = timezone.now()
         game.save()
         record(game, actor, "game.draw_started", {"draw_source": game.draw_source})
@@ -152,7 +159,7 @@ def start_draw(*, game: Game, actor: Actor) -> Game:
 def pause_draw(*, game: Game, actor: Actor) -> Game:
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.pause, "pause the draw")
+        transition(game, game.pause, gettext_noop("pause the draw"))
         game.save()
         record(game, actor, "game.paused", {"by_claim": False})
     return game
@@ -163,10 +170,11 @@ def resume_draw(*, game: Game, actor: Actor) -> Game:
         game = lock_game(game.pk)
         if game.claim_window:
             raise Conflict(
-                f"Confirm the {game.claim_window} claims (any more {game.claim_window}s?) before resuming.",
+                _("Confirm the %(claim_window)s claims (any more %(claim_window)ss?) before resuming.")
+                % {"claim_window": game.claim_window},
                 code="claims_pending",
             )
-        transition(game, game.resume, "resume the draw")
+        transition(game, game.resume, gettext_noop("resume the draw"))
         game.paused_by_claim = False
         game.save()
         record(game, actor, "game.resumed")
@@ -191,7 +199,7 @@ def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = ""
         )
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.void, "void it")
+        transition(game, game.void, gettext_noop("void it"))
         game.void_reason = reason
         game.void_message = message
         game.closed_at = timezone.now()

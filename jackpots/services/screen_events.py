@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
+from django.utils import translation
 
 from halls import events, metrics
 from halls.models import Room
@@ -69,9 +70,13 @@ def _announce_hit(pool: Pool, data: dict[str, Any]) -> None:
         found = pool.settlements.filter(pk=settlement_id).values_list("context", flat=True).first()
         context = dict(found or {})
     display = read_displays([pool.pk]).get(pool.pk)
-    hit = hit_display(pool, data, context=context, display=display)
+    hits: dict[str, dict[str, Any]] = {}  # a network pool's rooms may be in venues of both languages
     for room in rooms:
-        events.emit(room.stream, HIT_EVENT, hit)
+        language = room.venue.language
+        if language not in hits:
+            with translation.override(language):
+                hits[language] = hit_display(pool, data, context=context, display=display)
+        events.emit(room.stream, HIT_EVENT, hits[language])
 
 
 @dataclass

@@ -26,6 +26,12 @@ pytestmark = pytest.mark.django_db
 D = Decimal
 
 
+@pytest.fixture(autouse=True)
+def _spanish(settings: Any) -> None:
+    """Hall screens speak their venue's Spanish; the labels are read here in Spanish."""
+    settings.LANGUAGE_CODE = "es"
+
+
 @pytest.fixture
 def machine_pool(an10_venue: Venue, pool_operator: User) -> Pool:
     return make_pool(

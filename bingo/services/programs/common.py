@@ -11,6 +11,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import gettext
+
 from bingo.models import Game, GameProgram, GameState, PrizeProgram, PrizeProgramVersion
 from bingo.programs.rules import Program, ProgramError, ProgramState, program_in_force
 from bingo.services.programs.codec import program_of, state_from_json
@@ -50,7 +52,8 @@ def refuse_while_in_play(room: Room, doing: str) -> None:
     if live is not None:
         state = GameState(live.state).label.lower()
         raise Conflict(
-            f"Game {live.number} of {room.name} is in play ({state}): {doing} between games.",
+            gettext("Game %(number)s of %(name)s is in play (%(state)s): %(doing)s between games.")
+            % {"number": live.number, "name": room.name, "state": state, "doing": gettext(doing)},
             code="game_in_play",
         )
 

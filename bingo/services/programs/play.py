@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import gettext
+
 from bingo.models import (
     Ball,
     Claim,
@@ -200,8 +202,14 @@ def sales_closed(*, game: Game, actor: Actor) -> list[dict[str, Any]]:
     if bolsa is not None and from_bolsa and wanted > amounts[bolsa.pool_id]:
         names = ", ".join(f"{p.name} ({p.code})" for p, _ in from_bolsa)
         raise Conflict(
-            f"The Bolsa Acumulada holds {amounts[bolsa.pool_id]:.2f} €, less than the {wanted:.2f} € "
-            f"announced for {names}.",
+            gettext(
+                "The Bolsa Acumulada holds %(held)s €, less than the %(wanted)s € announced for %(names)s."
+            )
+            % {
+                "held": format(amounts[bolsa.pool_id], ".2f"),
+                "wanted": format(wanted, ".2f"),
+                "names": names,
+            },
             code="program_refused",
             problems=[f"Bolsa Acumulada short for {names}"],
         )

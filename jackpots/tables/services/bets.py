@@ -52,6 +52,8 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from halls import events
 from halls.actors import actor_label
@@ -112,10 +114,10 @@ def register_bets(
     a retry (no-op); with other amounts it is refused (409 bet_already_registered).
     """
     if not bets and total is None:
-        raise InvalidInput("Give the seats' bets or the hand's total.", code="no_bets")
+        raise InvalidInput(_("Give the seats' bets or the hand's total."), code="no_bets")
     seats = [b.seat for b in bets]
     if len(set(seats)) != len(seats):
-        raise InvalidInput("A seat appears twice in the request.", code="duplicate_seat")
+        raise InvalidInput(_("A seat appears twice in the request."), code="duplicate_seat")
     call = BetsCall(hand_id=hand.pk, actor=actor, bets=tuple(bets), total=total)
     if _grouped():
         return bet_group().submit(call)
@@ -145,14 +147,15 @@ def _decide(call: BetsCall, state: _HandState) -> _Ready | Hand:
     call's refusal. The same checks alone and in a group; nothing here touches the database."""
     hand = state.hand
     table = hand.table
-    require_open(hand, "take bets")
+    require_open(hand, gettext_noop("take bets"))
     pool = pool_of(table)
     pack = table_pack(table, pool)
     manual = rules.is_manual_total(pack)
     total = call.total
     if total is not None and not manual:
         raise InvalidInput(
-            f"{pack.code} registers each seat's pool bet; a hand total is only for manual entry (b.1).",
+            _("%(code)s registers each seat's pool bet; a hand total is only for manual entry (b.1).")
+            % {"code": pack.code},
             code="not_manual_entry",
         )
     existing = state.bets
@@ -163,7 +166,8 @@ def _decide(call: BetsCall, state: _HandState) -> _Ready | Hand:
         if bet.seat in existing:
             if not _same_bet(existing[bet.seat], bet):
                 raise Conflict(
-                    f"Seat {bet.seat} already has its bets in hand {hand.number}.",
+                    _("Seat %(seat)s already has its bets in hand %(number)s.")
+                    % {"seat": bet.seat, "number": hand.number},
                     code="bet_already_registered",
                     seat=bet.seat,
                 )
@@ -171,18 +175,21 @@ def _decide(call: BetsCall, state: _HandState) -> _Ready | Hand:
         new.append(bet)
     if new and state.dealt:
         raise Conflict(
-            f"Cards are dealt in hand {hand.number}: pool bets are taken before the deal.",
+            _("Cards are dealt in hand %(number)s: pool bets are taken before the deal.")
+            % {"number": hand.number},
             code="bets_closed",
         )
     if manual and hand.manual_total is not None and new:
         raise Conflict(
-            f"Hand {hand.number}'s total is entered: no more seat bets.", code="manual_total_registered"
+            _("Hand %(number)s's total is entered: no more seat bets.") % {"number": hand.number},
+            code="manual_total_registered",
         )
     manual_total: Decimal | None = None
     if total is not None:
         if hand.manual_total is not None and hand.manual_total != total:
             raise Conflict(
-                f"Hand {hand.number}'s total {hand.manual_total} is already entered.",
+                _("Hand %(number)s's total %(manual_total)s is already entered.")
+                % {"number": hand.number, "manual_total": hand.manual_total},
                 code="manual_total_registered",
             )
         registered = sum((b.pool_bet for b in existing.values()), Decimal(0))

@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import connection, transaction
+from django.utils.translation import gettext
+from django.utils.translation import gettext as _
 
 from halls import events
 from halls.actors import Actor
@@ -41,7 +43,7 @@ def lock_table(table_id: int) -> CasinoTable:
         .first()
     )
     if table is None:
-        raise NotFound(f"No table {table_id}.", code="unknown_table")
+        raise NotFound(_("No table %(table_id)s.") % {"table_id": table_id}, code="unknown_table")
     return table
 
 
@@ -62,7 +64,9 @@ def lock_hand(hand_id: int) -> Hand:
 
 def pool_of(table: CasinoTable) -> Pool:
     if table.pool is None:
-        raise Conflict(f"{table} plays for no pool: join it to one first.", code="no_pool")
+        raise Conflict(
+            _("%(table)s plays for no pool: join it to one first.") % {"table": table}, code="no_pool"
+        )
     return table.pool
 
 
@@ -77,7 +81,10 @@ def require_open(hand: Hand, doing: str) -> None:
         state = HandState(hand.state).label.lower()
         code = "hand_settled" if hand.state == HandState.SETTLED else "hand_void"
         raise Conflict(
-            f"Hand {hand.number} at {hand.table} is {state}: cannot {doing}.", code=code, state=hand.state
+            _("Hand %(number)s at %(table)s is %(state)s: cannot %(doing)s.")
+            % {"number": hand.number, "table": hand.table, "state": state, "doing": gettext(doing)},
+            code=code,
+            state=hand.state,
         )
 
 
