@@ -52,7 +52,9 @@ def create_game(
         raise InvalidInput(_("The pace between balls is at least 0.05 s."), code="bad_pace")
     try:
         with transaction.atomic():
-            Room.objects.select_for_update().get(pk=room.pk)
+            # The venue read under the room's lock: the prize settings' service holds the rooms while it
+            # changes them (halls.services.venues), so a game never copies outdated percentages.
+            venue = Room.objects.select_for_update(of=("self",)).select_related("venue").get(pk=room.pk).venue
             session = GameSession.objects.filter(room=room, closed_at__isnull=True).first()
             if session is None:
                 raise Conflict(
@@ -67,9 +69,9 @@ def create_game(
                 number=number,
                 draw_source=draw_source,
                 pace_seconds=pace_seconds or room.ball_pace_seconds,
-                ball_set=ball_set or room.venue.ball_sets.order_by("pk").first(),
-                line_percent=room.venue.line_percent,
-                bingo_percent=room.venue.bingo_percent,
+                ball_set=ball_set or venue.ball_sets.order_by("pk").first(),
+                line_percent=venue.line_percent,
+                bingo_percent=venue.bingo_percent,
                 created_at=timezone.now(),
             )
             shown = GameCreated(**step(game), draw_source=draw_source)
