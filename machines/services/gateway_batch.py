@@ -11,6 +11,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from halls import money
 from jackpots.models import PoolLevel
 from jackpots.services import awards, contributions
 from jackpots.services.contributions import ContributionItem
@@ -77,6 +78,11 @@ class Batch:
             return protocol.ack(
                 seq, "rejected", "machine_locked", f"Machine {asset} is locked ({row.lock_reason})."
             )
+        if isinstance(message, protocol.Play):
+            try:  # the contribution's check (and the play's column): a bet it would refuse is refused alone
+                money.parse_bet(message.bet)
+            except money.MoneyError as exc:
+                return protocol.ack(seq, "rejected", "bad_amount", f"The {exc}.")
         if isinstance(message, protocol.Hit):
             if row.pool_id is None:
                 return protocol.ack(

@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from halls import money
 from halls.models import Venue
 from jackpots.models import Contribution, Pool
 from jackpots.services import contributions
@@ -25,7 +26,7 @@ from machines.models import (
     Play,
     SequenceGap,
 )
-from machines.services import gateway, links, registry
+from machines.services import gateway, gateway_batch, links, registry
 from tests.machines.machine_fixtures import (
     GRAND_RATE,
     MAJOR_RATE,
@@ -221,6 +222,22 @@ def test_a_play_from_a_locked_or_out_of_service_machine_is_refused(
     registry.set_machine_state(machine=machine, state="in_service", reason="done", actor=pool_operator)
     assert statuses(send(machine, play(4))) == [(4, "accepted", "")]
     assert not SequenceGap.objects.filter(machine=machine).exists()
+
+
+def test_the_largest_bet_is_taken_and_a_larger_one_refused_alone(machine: Machine, slot_pool: Pool) -> None:
+    """One limit (halls.money.MAX_BET) for the protocol, the gateway and the contribution: the largest bet
+    is taken with the rest of its call; a larger one (a board that skipped the protocol's check) is
+    refused by itself with bad_amount, and the others of its call are taken."""
+    largest = str(money.MAX_BET)
+    replies = send(machine, play(1, largest), play(2, "1.00"), play(3, "1000000000000.00"))
+    assert statuses(replies) == [(1, "accepted", ""), (2, "accepted", ""), (3, "rejected", "bad_amount")]
+    assert "above the maximum" in replies[2]["message"]
+    assert list(Play.objects.filter(machine=machine).order_by("seq").values_list("seq", "bet")) == [
+        (1, money.MAX_BET),
+        (2, D("1.00")),
+    ]
+    assert keys_of(machine) == [gateway_batch.message_key(machine.pk, seq) for seq in (1, 2)]
+    assert live_amounts(slot_pool) == expected(SEEDS, money.MAX_BET + D("1.00"))
 
 
 def test_an_unknown_machine_is_refused() -> None:
