@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
-from typing import Any, TypedDict
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
@@ -37,9 +37,19 @@ from bingo.models import (
 )
 from bingo.prizes import split_equally
 from bingo.services import detection, draw
-from bingo.services.common import lock_game, record, tell_consoles, transition
+from bingo.services.common import lock_game, record, step, tell_consoles, transition
 from bingo.services.programs import play as programs
 from halls.errors import Conflict, InvalidInput, NotFound
+from halls.eventtypes import (
+    ClaimVerdict,
+    ClaimVerified,
+    EventType,
+    Prize,
+    PrizeAwarded,
+    PrizeWinner,
+    Unclaimed,
+    UnclaimedCard,
+)
 
 REMAINDER_TO = "house: rounding residue of an equal split (OP-10)"
 CLAIMABLE = (GameState.DRAWING, GameState.PAUSED)
@@ -145,25 +155,20 @@ def file_claim(
         )
         if verdict.valid:
             _open_window(game, kind, verdict.bound_ordinal)
-        record(
-            game,
-            actor,
-            "claim.verified",
-            {
-                "claim": claim.pk,
-                "kind": kind,
-                "series": series_code,
-                "serial": serial,
-                "valid": claim.valid,
-                "refusal": claim.refusal,
-                "reason": claim.reason,
-                "bound_ordinal": claim.bound_ordinal,
-                "winning_row": claim.winning_row,
-                # The master card, shown on the monitors during verification (TB-43).
-                "master_card": card.grid if sold else None,
-                "claim_window": game.claim_window,
-            },
+        found = ClaimVerdict(
+            claim=claim.pk,
+            kind=kind,
+            series=series_code,
+            serial=serial,
+            valid=claim.valid,
+            refusal=claim.refusal,
+            reason=claim.reason,
+            bound_ordinal=claim.bound_ordinal,
+            winning_row=claim.winning_row,
+            master_card=card.grid if sold else None,  # shown on the monitors during verification (TB-43)
+            claim_window=game.claim_window,
         )
+        record(game, actor, EventType.CLAIM_VERIFIED, found, ClaimVerified(**step(game), **found))
         if claim.valid:
             tell_consoles(game)  # the card is off their unclaimed list
     return claim
@@ -208,7 +213,7 @@ def confirm_claims(*, game: Game, kind: str, actor: User) -> PrizeResult:
             transition(game, game.resume, gettext_noop("resume after the line"))
             game.paused_by_claim = False
             game.save()
-            record(game, actor, "game.resumed")
+            record(game, actor, EventType.GAME_RESUMED, {}, step(game))
             draw.schedule_next_ball(game)
         elif kind == ClaimKind.LINE:
             game.claim_window = ClaimWindow.BINGO
@@ -243,20 +248,16 @@ def _pay(game: Game, kind: str, claims: list[Claim], actor: User) -> PrizeResult
         confirmed_at=timezone.now(),
     )
     Award.objects.bulk_create(Award(result=result, claim=c, amount=split.shares[c.pk]) for c in claims)
-    record(
-        game,
-        actor,
-        "prize.awarded",
-        {
-            "kind": kind,
-            "ordinal": result.ordinal,
-            "amount": amount,
-            "share": split.share,
-            "remainder": split.remainder,
-            "remainder_to": REMAINDER_TO,
-            "winners": [{"series": c.series.code, "serial": c.serial, "amount": split.share} for c in claims],
-        },
+    paid = Prize(
+        kind=kind,
+        ordinal=result.ordinal,
+        amount=amount,
+        share=split.share,
+        remainder=split.remainder,
+        remainder_to=REMAINDER_TO,
+        winners=[PrizeWinner(series=c.series.code, serial=c.serial, amount=split.share) for c in claims],
     )
+    record(game, actor, EventType.PRIZE_AWARDED, paid, PrizeAwarded(**step(game), **paid))
     return result
 
 
@@ -269,20 +270,7 @@ def _close(game: Game, actor: User) -> None:
     if game.ball_set_id:
         BallSet.objects.filter(pk=game.ball_set_id).update(games_played=F("games_played") + 1)
     programs.game_closed(game=game, actor=actor)
-    record(game, actor, "game.closed")
-
-
-class UnclaimedCard(TypedDict):
-    series: str
-    serial: int
-    since_ball: int
-
-
-class Unclaimed(TypedDict):
-    line: list[UnclaimedCard]
-    bingo: list[UnclaimedCard]
-    line_count: int
-    bingo_count: int
+    record(game, actor, EventType.GAME_CLOSED, {}, step(game))
 
 
 def unclaimed(game: Game, *, limit: int | None = None, current: bool = False) -> Unclaimed:

@@ -22,8 +22,9 @@ from kombu.exceptions import OperationalError
 
 from bingo.models import Ball, DrawSource, Game, GameState
 from bingo.services import detection
-from bingo.services.common import lock_game, record, tell_consoles
+from bingo.services.common import lock_game, record, step, tell_consoles
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import BallDrawn, DrawnBall, EventType
 
 log = logging.getLogger("hall.draw")
 
@@ -156,12 +157,8 @@ def _append(game: Game, number: int, source: str, actor: User | None) -> Ball:
     game.save(update_fields=["balls_drawn", "last_ball_at"])
     done = detection.record_ball(game, ball)  # the lines and bingos this ball made, in its transaction
     colour = game.ball_set.colour_of(number) if game.ball_set else ""
-    record(
-        game,
-        actor or "rng",
-        "ball.drawn",
-        {"ordinal": ball.ordinal, "ball": number, "colour": colour, "source": source, "drawn_at": now},
-    )
+    drawn = DrawnBall(ordinal=ball.ordinal, ball=number, colour=colour, source=source, drawn_at=now)
+    record(game, actor or "rng", EventType.BALL_DRAWN, drawn, BallDrawn(**step(game), **drawn))
     # The consoles' unclaimed winners change with a ball only if it completed a claimable prize: bingos,
     # or lines while the Line is unclaimed (no claim window is open while drawing).
     if done.bingos.size or (done.lines.size and game.line_won_at is None):

@@ -14,12 +14,21 @@ from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
 from bingo.prizes import prize_from_sales
 from bingo.services import console, detection, draw
-from bingo.services.common import lock_game, record, transition
+from bingo.services.common import lock_game, record, step, transition
 from bingo.services.programs import clock as program_clock
 from bingo.services.programs import play as programs
 from halls import events
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import (
+    EventType,
+    GameCreated,
+    GameDrawStarted,
+    GamePaused,
+    GameSalesClosed,
+    GameVoided,
+    GameVoidReason,
+)
 from halls.models import GameSession, Room, Venue
 
 
@@ -43,7 +52,9 @@ def create_game(
         raise InvalidInput(_("The pace between balls is at least 0.05 s."), code="bad_pace")
     try:
         with transaction.atomic():
-            Room.objects.select_for_update().get(pk=room.pk)
+            # The venue read under the room's lock: the prize settings' service holds the rooms while it
+            # changes them (halls.services.venues), so a game never copies outdated percentages.
+            venue = Room.objects.select_for_update(of=("self",)).select_related("venue").get(pk=room.pk).venue
             session = GameSession.objects.filter(room=room, closed_at__isnull=True).first()
             if session is None:
                 raise Conflict(
@@ -58,12 +69,13 @@ def create_game(
                 number=number,
                 draw_source=draw_source,
                 pace_seconds=pace_seconds or room.ball_pace_seconds,
-                ball_set=ball_set or room.venue.ball_sets.order_by("pk").first(),
-                line_percent=room.venue.line_percent,
-                bingo_percent=room.venue.bingo_percent,
+                ball_set=ball_set or venue.ball_sets.order_by("pk").first(),
+                line_percent=venue.line_percent,
+                bingo_percent=venue.bingo_percent,
                 created_at=timezone.now(),
             )
-            record(game, actor, "game.created", {"draw_source": draw_source})
+            shown = GameCreated(**step(game), draw_source=draw_source)
+            record(game, actor, EventType.GAME_CREATED, {"draw_source": draw_source}, shown)
     except IntegrityError as exc:
         raise Conflict(
             _("Room %(name)s already has a game in play.") % {"name": room.name}, code="game_in_play"
@@ -76,7 +88,7 @@ def open_sales(*, game: Game, actor: Actor) -> Game:
         game = lock_game(game.pk)
         transition(game, game.open_sales, gettext_noop("open sales"))
         game.save()
-        record(game, actor, "game.sales_opened")
+        record(game, actor, EventType.GAME_SALES_OPENED, {}, step(game))
     return game
 
 
@@ -139,7 +151,9 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         game.save()
         # The sold set is frozen now: the winner detector's index is built once, here.
         detection.sales_closed(game)
-        record(game, actor, "game.sales_closed", {"announcement": game.announcement})
+        announced = {"announcement": game.announcement}
+        shown = GameSalesClosed(**step(game), announcement=game.announcement)
+        record(game, actor, EventType.GAME_SALES_CLOSED, announced, shown)
     return game
 
 
@@ -149,7 +163,8 @@ def start_draw(*, game: Game, actor: Actor) -> Game:
         transition(game, game.start_draw, gettext_noop("start the draw"))
         game.draw_started_at = timezone.now()
         game.save()
-        record(game, actor, "game.draw_started", {"draw_source": game.draw_source})
+        shown = GameDrawStarted(**step(game), draw_source=game.draw_source)
+        record(game, actor, EventType.GAME_DRAW_STARTED, {"draw_source": game.draw_source}, shown)
         draw.schedule_next_ball(game)
     return game
 
@@ -159,7 +174,9 @@ def pause_draw(*, game: Game, actor: Actor) -> Game:
         game = lock_game(game.pk)
         transition(game, game.pause, gettext_noop("pause the draw"))
         game.save()
-        record(game, actor, "game.paused", {"by_claim": False})
+        record(
+            game, actor, EventType.GAME_PAUSED, {"by_claim": False}, GamePaused(**step(game), by_claim=False)
+        )
     return game
 
 
@@ -175,7 +192,7 @@ def resume_draw(*, game: Game, actor: Actor) -> Game:
         transition(game, game.resume, gettext_noop("resume the draw"))
         game.paused_by_claim = False
         game.save()
-        record(game, actor, "game.resumed")
+        record(game, actor, EventType.GAME_RESUMED, {}, step(game))
         draw.schedule_next_ball(game)
     return game
 
@@ -203,17 +220,11 @@ def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = ""
         game.closed_at = timezone.now()
         game.claim_window = ""
         game.save()
-        record(
-            game,
-            actor,
-            "game.voided",
-            {"reason": reason, "message": message},
-            public={"message": message},
-        )
+        audited = {"reason": reason, "message": message}
+        record(game, actor, EventType.GAME_VOIDED, audited, GameVoided(**step(game), message=message))
         # The caller's consoles hear the reason on the room's staff stream (the public one never has it).
-        events.emit(
-            console.staff_stream(game.room_id), "game.void_reason", {"game": game.pk, "reason": reason}
-        )
+        told = GameVoidReason(game=game.pk, reason=reason)
+        events.emit(console.staff_stream(game.room_id), EventType.GAME_VOID_REASON, told)
     return game
 
 

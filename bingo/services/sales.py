@@ -13,8 +13,9 @@ from django.utils.translation import gettext as _
 
 from bingo.announce import contiguous_ranges
 from bingo.models import Card, CardSeries, Game, GameState, SaleKind, SaleOperation, SoldCard
-from bingo.services.common import lock_game, record
+from bingo.services.common import lock_game, record, step
 from halls.errors import Conflict, InvalidInput, NotFound
+from halls.eventtypes import EventType, Sale, SalesChanged, SalesTotals
 
 
 def _check_range(series: CardSeries, first: int, last: int) -> None:
@@ -110,7 +111,8 @@ def sell_range(
                 raise  # nothing to name: a sale of another transaction got there first
             if inserted != count:  # a series always holds strips × 6 cards; anything else is corruption
                 raise AssertionError(f"series {series.code} lacks cards in {first}–{last}")
-            record(game, actor, "sales.sold", {**_describe(operation), **sales_totals(game)})
+            sale = _sale(operation, game)
+            record(game, actor, EventType.SALES_SOLD, sale, SalesChanged(**step(game), **sale))
     except IntegrityError as exc:
         # Another game sold one of these cards at the same moment.
         raise Conflict(
@@ -205,21 +207,24 @@ def return_range(
             idempotency_key=idempotency_key or None,
         )
         sold.delete()
-        record(game, actor, "sales.returned", {**_describe(operation), **sales_totals(game)})
+        sale = _sale(operation, game)
+        record(game, actor, EventType.SALES_RETURNED, sale, SalesChanged(**step(game), **sale))
     return operation
 
 
-def _describe(operation: SaleOperation) -> dict[str, object]:
-    return {
-        "series": operation.series.code,
-        "first": operation.first_serial,
-        "last": operation.last_serial,
-        "cards": operation.cards,
-        "amount": operation.amount,
-    }
+def _sale(operation: SaleOperation, game: Game) -> Sale:
+    """The operation and the game's sales after it."""
+    return Sale(
+        series=operation.series.code,
+        first=operation.first_serial,
+        last=operation.last_serial,
+        cards=operation.cards,
+        amount=operation.amount,
+        **sales_totals(game),
+    )
 
 
-def sales_totals(game: Game) -> dict[str, object]:
+def sales_totals(game: Game) -> SalesTotals:
     """Cards sold so far and their value: the game's sales less its returns.
 
     Each operation writes (or deletes) its sold cards in its own transaction, so these sums are the sold
@@ -234,4 +239,4 @@ def sales_totals(game: Game) -> dict[str, object]:
         returned=Sum("amount", filter=returned, default=Decimal(0)),
     )
     total = (totals["sold"] - totals["returned"]).quantize(Decimal("0.01"))
-    return {"cards_sold": totals["cards"] or 0, "sales_total": total}
+    return SalesTotals(cards_sold=totals["cards"] or 0, sales_total=total)

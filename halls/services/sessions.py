@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from halls import events, hooks
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import EventType, SessionClosed, SessionOpened
 from halls.models import GameSession, Room
 from halls.services import audit
 
@@ -81,11 +82,15 @@ def open_session(
         audit.record(
             venue_id=room.venue_id,
             actor=actor,
-            action="session.opened",
+            action=EventType.SESSION_OPENED.value,
             obj=session,
             data={"room": room.pk, "inspection_balls": list(inspection_balls)},
         )
-        events.emit(room.stream, "session.opened", {"session": session.pk, "opened_at": session.opened_at})
+        events.emit(
+            room.stream,
+            EventType.SESSION_OPENED,
+            SessionOpened(session=session.pk, opened_at=session.opened_at),
+        )
     return session
 
 
@@ -100,7 +105,9 @@ def close_session(*, session: GameSession, actor: User) -> GameSession:
         session.closed_at = timezone.now()
         session.closed_by = actor
         session.save(update_fields=["closed_at", "closed_by"])
-        audit.record(venue_id=session.room.venue_id, actor=actor, action="session.closed", obj=session)
+        audit.record(
+            venue_id=session.room.venue_id, actor=actor, action=EventType.SESSION_CLOSED.value, obj=session
+        )
         hooks.session_closed(session, actor)
-        events.emit(session.room.stream, "session.closed", {"session": session.pk})
+        events.emit(session.room.stream, EventType.SESSION_CLOSED, SessionClosed(session=session.pk))
     return session

@@ -24,6 +24,7 @@ from django.utils.translation import gettext
 from halls import money
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import EventType, PoolHit
 from jackpots import engine
 from jackpots.models import (
     Award,
@@ -261,26 +262,24 @@ def _settle(
     for order, p in enumerate(pays):
         if p.amount <= 0:
             continue
-        notify.emit(
-            pool,
-            notify.POOL_HIT,
-            {
-                "settlement": settlement.pk,
-                "order": order,
-                "level": level.pk,
-                "level_name": level.name,
-                "kind": kind,
-                "source": p.source or str(context.get("source", "")),
-                "table": context.get("table"),
-                "label": context.get("label", ""),
-                "seat": p.seat,
-                "hand": p.hand or str(context.get("hand", "")),
-                "category": p.category,
-                "amount": p.amount,
-                "new_amount": display(new_state.amount),
-                "at": at,
-            },
+        hit = PoolHit(
+            **notify.head(pool),
+            settlement=settlement.pk,
+            order=order,
+            level=level.pk,
+            level_name=level.name,
+            kind=kind,
+            source=p.source or str(context.get("source", "")),
+            table=context.get("table"),
+            label=context.get("label", ""),
+            seat=p.seat,
+            hand=p.hand or str(context.get("hand", "")),
+            category=p.category,
+            amount=p.amount,
+            new_amount=display(new_state.amount),
+            at=at,
         )
+        notify.emit(pool, EventType.POOL_HIT, hit)
     return settlement, new_state
 
 

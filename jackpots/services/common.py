@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -40,7 +41,7 @@ def audit_venue_ids(pool: Pool) -> list[int]:
     return sorted(pool.network.venues.values_list("pk", flat=True))  # type: ignore[union-attr]
 
 
-def record(pool: Pool, actor: Actor, action: str, obj: Any, data: dict[str, Any]) -> None:
+def record(pool: Pool, actor: Actor, action: str, obj: Any, data: Mapping[str, Any]) -> None:
     for venue_id in audit_venue_ids(pool):
         audit.record(venue_id=venue_id, actor=actor, action=action, obj=obj, data={"pool": pool.pk, **data})
 

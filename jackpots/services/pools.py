@@ -15,6 +15,17 @@ from django.utils.translation import gettext as _
 from halls import money
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput, NotFound
+from halls.eventtypes import (
+    Correction,
+    EventType,
+    Membership,
+    ParametersChange,
+    PoolCorrected,
+    PoolCreated,
+    PoolDescription,
+    PoolMembersChanged,
+    PoolParametersChanged,
+)
 from halls.models import Network, Venue
 from jackpots.models import (
     LedgerMove,
@@ -312,8 +323,8 @@ def create_pool(
                         created_at=at,
                     )
             description = describe_pool(pool)
-            record(pool, actor, notify.POOL_CREATED, pool, description)
-            notify.emit(pool, notify.POOL_CREATED, description)
+            record(pool, actor, EventType.POOL_CREATED, pool, description)
+            notify.emit(pool, EventType.POOL_CREATED, PoolCreated(**notify.head(pool), **description))
     except IntegrityError as exc:
         if Pool.objects.filter(code=code.strip()).exists():
             raise Conflict(
@@ -337,17 +348,17 @@ def public_parameters(level: PoolLevel) -> dict[str, Any]:
     }
 
 
-def describe_pool(pool: Pool) -> dict[str, Any]:
-    return {
-        "name": pool.name,
-        "jurisdiction": pool.jurisdiction,
-        "rule_pack": pool.rule_pack,
-        "carousel_bet": pool.carousel_bet,
-        "authorisation_ref": pool.authorisation_ref,
-        "venue": pool.venue_id,
-        "network": pool.network_id,
-        "levels": [{"id": lv.pk, **public_parameters(lv)} for lv in pool.levels.order_by("position")],
-    }
+def describe_pool(pool: Pool) -> PoolDescription:
+    return PoolDescription(
+        name=pool.name,
+        jurisdiction=pool.jurisdiction,
+        rule_pack=pool.rule_pack,
+        carousel_bet=pool.carousel_bet,
+        authorisation_ref=pool.authorisation_ref,
+        venue=pool.venue_id,
+        network=pool.network_id,
+        levels=[{"id": lv.pk, **public_parameters(lv)} for lv in pool.levels.order_by("position")],
+    )
 
 
 # --- members ---------------------------------------------------------------------------------------------
@@ -387,9 +398,9 @@ def add_member(*, pool: Pool, source_type: str, source_id: str, venue: Venue, ac
                 added_at=at,
                 added_by=actor_label(actor),
             )
-            data = {"member": member.key, "venue": venue.pk, "change": "added"}
+            data = Membership(member=member.key, venue=venue.pk, change="added")
             record(pool, actor, "pool.member_added", member, data)
-            notify.emit(pool, notify.POOL_MEMBERS_CHANGED, data)
+            notify.emit(pool, EventType.POOL_MEMBERS_CHANGED, PoolMembersChanged(**notify.head(pool), **data))
     except IntegrityError as exc:
         raise Conflict(
             _("%(source_type)s:%(source_id)s is already a member of %(code)s.")
@@ -437,9 +448,9 @@ def remove_member(*, pool: Pool, source_type: str, source_id: str, actor: Actor)
         member.removed_at = timezone.now()
         member.removed_by = actor_label(actor)
         member.save(update_fields=["removed_at", "removed_by"])
-        data = {"member": member.key, "venue": member.venue_id, "change": "removed"}
+        data = Membership(member=member.key, venue=member.venue_id, change="removed")
         record(pool, actor, "pool.member_removed", member, data)
-        notify.emit(pool, notify.POOL_MEMBERS_CHANGED, data)
+        notify.emit(pool, EventType.POOL_MEMBERS_CHANGED, PoolMembersChanged(**notify.head(pool), **data))
     return member
 
 
@@ -568,17 +579,18 @@ def change_parameters(
             changed_by=actor if isinstance(actor, User) else None,
             changed_at=at,
         )
-        data = {
-            "level": level.pk,
-            "level_name": level.name,
-            "old": change.old,
-            "new": change.new,
-            "authorisation_ref": change.authorisation_ref,
-            "operator_seed": top_up,
-            "amount": display(level.amount),
-        }
-        record(pool, actor, notify.POOL_PARAMETERS_CHANGED, change, data)
-        notify.emit(pool, notify.POOL_PARAMETERS_CHANGED, data)
+        changed = ParametersChange(
+            level=level.pk,
+            level_name=level.name,
+            old=change.old,
+            new=change.new,
+            authorisation_ref=change.authorisation_ref,
+            operator_seed=top_up,
+            amount=display(level.amount),
+        )
+        record(pool, actor, EventType.POOL_PARAMETERS_CHANGED, change, changed)
+        shown = PoolParametersChanged(**notify.head(pool), **changed)
+        notify.emit(pool, EventType.POOL_PARAMETERS_CHANGED, shown)
     return change
 
 
@@ -634,14 +646,14 @@ def correct_meter(
         level.version += 1
         level.updated_at = at
         level.save(update_fields=["amount", "version", "updated_at"])
-        data = {
-            "level": level.pk,
-            "level_name": level.name,
-            "delta": delta,
-            "reason": move.reason,
-            "authorised_by": authoriser,
-            "amount": display(level.amount),
-        }
-        record(pool, actor, notify.POOL_CORRECTED, move, data)
-        notify.emit(pool, notify.POOL_CORRECTED, data)
+        corrected_by = Correction(
+            level=level.pk,
+            level_name=level.name,
+            delta=delta,
+            reason=move.reason,
+            authorised_by=authoriser,
+            amount=display(level.amount),
+        )
+        record(pool, actor, EventType.POOL_CORRECTED, move, corrected_by)
+        notify.emit(pool, EventType.POOL_CORRECTED, PoolCorrected(**notify.head(pool), **corrected_by))
     return move

@@ -28,6 +28,7 @@ from bingo.services.programs.common import (
 )
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
+from halls.eventtypes import BolsaChanged, BolsaOpened, EventType
 from halls.models import Room
 
 
@@ -77,13 +78,8 @@ def open_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str, 
         bolsa = RoomBolsa.objects.create(
             room=room, pool=pool, funding_percent=percent, authorisation_ref=ref, created_at=at, updated_at=at
         )
-        note(
-            room,
-            actor,
-            "programs.bolsa_opened",
-            bolsa,
-            {"room": room.pk, "pool": pool.pk, "funding_percent": percent, "authorisation_ref": ref},
-        )
+        opened = BolsaOpened(room=room.pk, pool=pool.pk, funding_percent=percent, authorisation_ref=ref)
+        note(room, actor, EventType.PROGRAMS_BOLSA_OPENED, bolsa, opened)
     return bolsa
 
 
@@ -107,8 +103,8 @@ def change_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str
         note(
             room,
             actor,
-            "programs.bolsa_changed",
+            EventType.PROGRAMS_BOLSA_CHANGED,
             bolsa,
-            {"room": room.pk, "pool": bolsa.pool_id, "old": old, "new": percent, "authorisation_ref": ref},
+            BolsaChanged(room=room.pk, pool=bolsa.pool_id, old=old, new=percent, authorisation_ref=ref),
         )
     return bolsa

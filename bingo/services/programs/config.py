@@ -46,6 +46,7 @@ from bingo.services.programs.common import (
 )
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
+from halls.eventtypes import EventType, ProgramDeactivated, ProgramVersion
 from halls.models import Room
 
 CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,23}$")
@@ -189,23 +190,23 @@ def activate_program(
             created_by=actor if isinstance(actor, User) else None,
             created_at=at,
         )
-        note(room, actor, "programs.activated", program, _described(program, row, pure))
+        note(room, actor, EventType.PROGRAMS_ACTIVATED, program, _described(program, row, pure))
     return program
 
 
-def _described(program: PrizeProgram, row: PrizeProgramVersion, pure: Program) -> dict[str, Any]:
-    return {
-        "program": program.pk,
-        "code": program.code,
-        "type": program.program_type,
-        "name": program.name,
-        "pool": program.pool_id,
-        "version": row.version,
-        "effective_from": row.effective_from,
-        "params": row.params,
-        "provenance": dict(pure.provenance),
-        "authorisation_ref": row.authorisation_ref,
-    }
+def _described(program: PrizeProgram, row: PrizeProgramVersion, pure: Program) -> ProgramVersion:
+    return ProgramVersion(
+        program=program.pk,
+        code=program.code,
+        type=program.program_type,
+        name=program.name,
+        pool=program.pool_id,
+        version=row.version,
+        effective_from=row.effective_from,
+        params=row.params,
+        provenance=dict(pure.provenance),
+        authorisation_ref=row.authorisation_ref,
+    )
 
 
 def change_program(
@@ -253,7 +254,7 @@ def change_program(
                 authorisation_ref=row.authorisation_ref,
                 actor=actor,
             )
-        note(room, actor, "programs.changed", program, _described(program, row, pure))
+        note(room, actor, EventType.PROGRAMS_CHANGED, program, _described(program, row, pure))
     return row
 
 
@@ -274,14 +275,11 @@ def deactivate_program(*, program: PrizeProgram, actor: Actor) -> PrizeProgram:
         note(
             room,
             actor,
-            "programs.deactivated",
+            EventType.PROGRAMS_DEACTIVATED,
             program,
-            {
-                "program": program.pk,
-                "code": program.code,
-                "type": program.program_type,
-                "pool": program.pool_id,
-            },
+            ProgramDeactivated(
+                program=program.pk, code=program.code, type=program.program_type, pool=program.pool_id
+            ),
         )
     return program
 

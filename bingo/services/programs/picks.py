@@ -12,7 +12,7 @@ from django.utils.translation import gettext
 
 from bingo.models import Game, GamePick, GameState, PrizeProgram
 from bingo.programs.rules import Family, Funding, ManagerPick, validate_pick
-from bingo.services.common import lock_game, record
+from bingo.services.common import lock_game, record, step
 from bingo.services.programs import clock
 from bingo.services.programs.codec import pick_to_json
 from bingo.services.programs.common import (
@@ -24,6 +24,7 @@ from bingo.services.programs.common import (
 )
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import EventType, ProgramPickSet
 
 PICKABLE = (GameState.SCHEDULED, GameState.ON_SALE)
 
@@ -118,5 +119,7 @@ def set_manager_pick(
                 "set_at": clock.now(),
             },
         )
-        record(game, actor, "programs.pick_set", {"program": program.code, "pick": pick_to_json(pick)})
+        picked = {"program": program.code, "pick": pick_to_json(pick)}
+        shown = ProgramPickSet(**step(game), program=program.code, pick=pick_to_json(pick))
+        record(game, actor, EventType.PROGRAMS_PICK_SET, picked, shown)
     return row

@@ -47,7 +47,7 @@ from bingo.programs.rules import (
     payout,
 )
 from bingo.programs.tables import HallCategory
-from bingo.services.common import record
+from bingo.services.common import record, step
 from bingo.services.programs import readmodels
 from bingo.services.programs.codec import (
     context_of,
@@ -69,6 +69,7 @@ from bingo.services.programs.common import (
 )
 from halls.actors import Actor
 from halls.errors import Conflict
+from halls.eventtypes import EventType, ProgramsAwarded
 from halls.models import GameSession
 from halls.services import audit
 from jackpots.models import Pool
@@ -287,7 +288,13 @@ def bingo_confirmed(*, game: Game, claims: Sequence[Claim], actor: Actor) -> lis
             _award(game, gp, play, winners, actor)
         gp.save()
     results = readmodels.game_programs(game)
-    record(game, actor, "programs.awarded", {"awards": results})
+    record(
+        game,
+        actor,
+        EventType.PROGRAMS_AWARDED,
+        {"awards": results},
+        ProgramsAwarded(**step(game), awards=results),
+    )
     return results
 
 

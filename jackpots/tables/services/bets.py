@@ -43,7 +43,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -56,8 +56,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from halls import events
-from halls.actors import actor_label
+from halls.actors import Actor, actor_label
 from halls.errors import Conflict, DomainError, InvalidInput
+from halls.eventtypes import EventType, HandBetsRegistered, SeatBetShown
 from halls.services import audit
 from jackpots.services.batcher import GroupCommit
 from jackpots.services.contributions import ContributionItem, contribute_answers, contribute_many
@@ -75,7 +76,6 @@ from jackpots.tables.services.common import (
 )
 
 log = logging.getLogger("hall.jackpots.tables")
-ACTION = "hand.bets_registered"
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class _Ready:
     manual_total: Decimal | None = None
     rows: list[SeatBet] = field(default_factory=list)
     items: list[ContributionItem] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
+    data: HandBetsRegistered | None = None  # its audit entry and its table event
 
 
 def register_bets(
@@ -225,10 +225,13 @@ def _decide(call: BetsCall, state: _HandState) -> _Ready | Hand:
             )
             for row in ready.rows
         ]
-    ready.data = {"hand": hand.pk, "number": hand.number}
+    # The table's head written out: a ** of `head` would not let the optional keys follow (mypy).
+    ready.data = HandBetsRegistered(
+        table=table.pk, table_number=table.number, hand=hand.pk, number=hand.number
+    )
     if ready.rows:
         ready.data["bets"] = [
-            {"seat": r.seat, "initial_bet": r.initial_bet, "pool_bet": r.pool_bet, "contributed": not manual}
+            SeatBetShown(seat=r.seat, initial_bet=r.initial_bet, pool_bet=r.pool_bet, contributed=not manual)
             for r in ready.rows
         ]
     if manual_total is not None:
@@ -256,7 +259,8 @@ def _save_totals(ready: Sequence[_Ready]) -> None:
 
 
 def _record(ready: _Ready) -> None:
-    record(ready.hand.table, ready.actor, ACTION, ready.hand, ready.data)
+    assert ready.data is not None
+    record(ready.hand.table, ready.actor, EventType.HAND_BETS_REGISTERED, ready.hand, ready.data)
 
 
 def _record_all(ready: Sequence[_Ready]) -> None:
@@ -265,14 +269,13 @@ def _record_all(ready: Sequence[_Ready]) -> None:
     by_venue: dict[int, list[_Ready]] = {}
     for done in ready:
         by_venue.setdefault(done.hand.table.venue_id, []).append(done)
-    events_out: list[tuple[str, str, dict[str, Any]]] = []
+    events_out: list[tuple[str, EventType, Mapping[str, Any]]] = []
     for venue_id in sorted(by_venue):
-        entries = []
+        entries: list[tuple[Actor, str, Any, dict[str, Any] | None]] = []
         for done in by_venue[venue_id]:
-            table = done.hand.table
-            payload = {"table": table.pk, "table_number": table.number, **done.data}
-            entries.append((done.actor, ACTION, done.hand, payload))
-            events_out.append((table.stream, ACTION, payload))
+            assert done.data is not None
+            entries.append((done.actor, EventType.HAND_BETS_REGISTERED.value, done.hand, dict(done.data)))
+            events_out.append((done.hand.table.stream, EventType.HAND_BETS_REGISTERED, done.data))
         audit.record_many(venue_id=venue_id, entries=entries)
     events.emit_many(events_out)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -26,6 +25,16 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import (
+    EventType,
+    HandCardsRegistered,
+    HandOpened,
+    HandSettled,
+    HandVoided,
+    PaidSeat,
+    SeatCardsShown,
+    SeatForfeit,
+)
 from jackpots import engine
 from jackpots.models import Pool
 from jackpots.poker import Card
@@ -43,6 +52,7 @@ from jackpots.tables.models import (
 )
 from jackpots.tables.services.bets import register_bets as register_bets  # this module's door to it
 from jackpots.tables.services.common import (
+    head,
     hold_pool,
     lock_hand,
     lock_table,
@@ -97,7 +107,8 @@ def open_hand(*, table: CasinoTable, actor: User, idempotency_key: str | None = 
             opened_at=timezone.now(),
             idempotency_key=key,
         )
-        record(table, actor, "hand.opened", hand, {"hand": hand.pk, "number": number, "pool": pool.pk})
+        opened = HandOpened(**head(table), hand=hand.pk, number=number, pool=pool.pk)
+        record(table, actor, EventType.HAND_OPENED, hand, opened)
     return hand
 
 
@@ -223,7 +234,10 @@ def register_cards(
                     forfeited.append(seat)
                 bet.save(update_fields=["extra_card", "forfeited", "forfeit_reason"])
         SeatCards.objects.bulk_create(rows)
-        data: dict[str, Any] = {"hand": hand.pk, "number": hand.number}
+        # The table's head written out: a ** of `head` would not let the optional keys follow (mypy).
+        data = HandCardsRegistered(
+            table=table.pk, table_number=table.number, hand=hand.pk, number=hand.number
+        )
         if new_community:
             hand.community_cards = rules.cards_text(shared)
             hand.save(update_fields=["community_cards"])
@@ -231,11 +245,11 @@ def register_cards(
             _rank_waiting(pack, table, hand, community_cards)
         if rows:
             data["cards"] = [
-                {"seat": r.seat, "cards": r.cards, "discard": r.discard, "rank": r.rank} for r in rows
+                SeatCardsShown(seat=r.seat, cards=r.cards, discard=r.discard, rank=r.rank) for r in rows
             ]
         if forfeited:
-            data["forfeited"] = [{"seat": s, "reason": rules.EXTRA_CARD_FORFEIT} for s in forfeited]
-        record(table, actor, "hand.cards_registered", hand, data)
+            data["forfeited"] = [SeatForfeit(seat=s, reason=rules.EXTRA_CARD_FORFEIT) for s in forfeited]
+        record(table, actor, EventType.HAND_CARDS_REGISTERED, hand, data)
     return hand
 
 
@@ -347,21 +361,22 @@ def settle_hand(*, hand: Hand, actor: User) -> Hand:
         record(
             table,
             actor,
-            "hand.settled",
+            EventType.HAND_SETTLED,
             hand,
-            {
-                "hand": hand.pk,
-                "number": hand.number,
-                "settlement": result.settlement_id if result else None,
-                "meter_before": result.meter_before if result else None,
-                "meter_after_payouts": result.meter_after_payouts if result else None,
-                "meter_after": result.meter_after if result else None,
-                "payouts": [
-                    {"seat": p.seat, "category": p.category, "discard": p.discard, "amount": p.amount}
+            HandSettled(
+                **head(table),
+                hand=hand.pk,
+                number=hand.number,
+                settlement=result.settlement_id if result else None,
+                meter_before=result.meter_before if result else None,
+                meter_after_payouts=result.meter_after_payouts if result else None,
+                meter_after=result.meter_after if result else None,
+                payouts=[
+                    PaidSeat(seat=p.seat, category=p.category, discard=p.discard, amount=p.amount)
                     for p in payouts
                 ],
-                "total_paid": sum((p.amount for p in payouts), Decimal(0)),
-            },
+                total_paid=sum((p.amount for p in payouts), Decimal(0)),
+            ),
         )
     return hand
 
@@ -382,14 +397,15 @@ def void_hand(*, hand: Hand, actor: User, reason: str) -> Hand:
         record(
             hand.table,
             actor,
-            "hand.voided",
+            EventType.HAND_VOIDED,
             hand,
-            {
-                "hand": hand.pk,
-                "number": hand.number,
-                "reason": reason,
+            HandVoided(
+                **head(hand.table),
+                hand=hand.pk,
+                number=hand.number,
+                reason=reason,
                 # Pool bets already in the pool's ledger; refunding them is an authorised meter correction.
-                "contributed": (contributed or Decimal(0)) + (hand.manual_total or Decimal(0)),
-            },
+                contributed=(contributed or Decimal(0)) + (hand.manual_total or Decimal(0)),
+            ),
         )
     return hand

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import EventType, TableCreated, TablePool, TableStateChanged
 from halls.models import Venue
 from jackpots.models import Pool, SourceType
 from jackpots.rulepacks import PACKS
@@ -18,21 +19,22 @@ from jackpots.services import pools as pool_services
 from jackpots.services.common import pool_pack
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, HandState, TableGame, TableState
-from jackpots.tables.services.common import hold_pool, lock_table, record
+from jackpots.tables.services.common import head, hold_pool, lock_table, record
 
 
-def describe_table(table: CasinoTable) -> dict[str, object]:
-    return {
-        "number": table.number,
-        "name": table.name,
-        "game": table.game,
-        "table_minimum": table.table_minimum,
-        "seats": table.seats,
-        "layout": table.layout,
-        "rule_pack": table.rule_pack,
-        "state": table.state,
-        "pool": table.pool_id,
-    }
+def describe_table(table: CasinoTable) -> TableCreated:
+    return TableCreated(
+        **head(table),
+        number=table.number,
+        name=table.name,
+        game=table.game,
+        table_minimum=table.table_minimum,
+        seats=table.seats,
+        layout=table.layout,
+        rule_pack=table.rule_pack,
+        state=table.state,
+        pool=table.pool_id,
+    )
 
 
 def create_table(
@@ -112,7 +114,7 @@ def create_table(
                 rule_pack=rule_pack,
                 created_at=timezone.now(),
             )
-            record(table, actor, "table.created", table, describe_table(table))
+            record(table, actor, EventType.TABLE_CREATED, table, describe_table(table))
     except IntegrityError as exc:
         raise Conflict(
             _("%(venue)s already has a table number %(number)s.") % {"venue": venue, "number": number},
@@ -183,7 +185,8 @@ def join_pool(*, table: CasinoTable, pool: Pool, actor: Actor) -> CasinoTable:
         )
         table.pool = pool
         table.save(update_fields=["pool"])
-        record(table, actor, "table.joined_pool", table, {"pool": pool.pk, "pool_code": pool.code})
+        joined = TablePool(**head(table), pool=pool.pk, pool_code=pool.code)
+        record(table, actor, EventType.TABLE_JOINED_POOL, table, joined)
     return table
 
 
@@ -207,7 +210,8 @@ def leave_pool(*, table: CasinoTable, actor: Actor) -> CasinoTable:
         )
         table.pool = None
         table.save(update_fields=["pool"])
-        record(table, actor, "table.left_pool", table, {"pool": pool.pk, "pool_code": pool.code})
+        left = TablePool(**head(table), pool=pool.pk, pool_code=pool.code)
+        record(table, actor, EventType.TABLE_LEFT_POOL, table, left)
     return table
 
 
@@ -229,5 +233,6 @@ def set_table_state(*, table: CasinoTable, state: str, actor: Actor) -> CasinoTa
         old = table.state
         table.state = state
         table.save(update_fields=["state"])
-        record(table, actor, "table.state_changed", table, {"old": old, "new": state})
+        changed = TableStateChanged(**head(table), old=old, new=state)
+        record(table, actor, EventType.TABLE_STATE_CHANGED, table, changed)
     return table
