@@ -61,15 +61,23 @@ async def browser(chromium_path: str) -> AsyncIterator[Browser]:
         await browser.close()
 
 
+HOSTS = ("127.0.0.1", "localhost")
+
+
 @pytest.fixture
 async def context(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[BrowserContext]:
     # Staff pages in English as most tests read them, in Spanish where a module says ACCEPT_LANGUAGE = "es"
-    # (the hall screens speak their venue's Spanish whatever the browser asks).
+    # (the hall screens speak their venue's Spanish whatever the browser asks). Chromium's own
+    # Accept-Language follows `locale` on navigations, so the choice is also the set_language cookie.
+    language = getattr(request.module, "ACCEPT_LANGUAGE", "en")
     context = await browser.new_context(
         viewport=VIEWPORT,
         locale="es-ES",
         timezone_id="Europe/Madrid",
-        extra_http_headers={"Accept-Language": getattr(request.module, "ACCEPT_LANGUAGE", "en")},
+        extra_http_headers={"Accept-Language": language},
+    )
+    await context.add_cookies(
+        [{"name": "django_language", "value": language, "domain": host, "path": "/"} for host in HOSTS]
     )
     context.set_default_timeout(10_000)
     yield context
