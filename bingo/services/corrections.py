@@ -37,8 +37,9 @@ from bingo.models import (
     SoldCard,
 )
 from bingo.services import detection
-from bingo.services.common import lock_game, tell_consoles
+from bingo.services.common import tell_consoles
 from bingo.services.draw import LAST_ORDINAL
+from bingo.services.locks import lock_game
 from halls import events
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.services import audit

@@ -13,13 +13,15 @@ from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
 from bingo.prizes import prize_from_sales
 from bingo.services import console, detection, draw
-from bingo.services.common import lock_game, record, transition
+from bingo.services.common import record, transition
+from bingo.services.locks import lock_game
 from bingo.services.programs import clock as program_clock
 from bingo.services.programs import play as programs
 from halls import events
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.models import GameSession, Room
+from halls.services.locks import lock_room
 
 
 def create_game(
@@ -40,7 +42,7 @@ def create_game(
         raise InvalidInput("The pace between balls is at least 0.05 s.", code="bad_pace")
     try:
         with transaction.atomic():
-            Room.objects.select_for_update().get(pk=room.pk)
+            lock_room(room.pk)
             session = GameSession.objects.filter(room=room, closed_at__isnull=True).first()
             if session is None:
                 raise Conflict(

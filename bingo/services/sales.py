@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from bingo.announce import contiguous_ranges
 from bingo.models import Card, CardSeries, Game, GameState, SaleKind, SaleOperation, SoldCard
-from bingo.services.common import lock_game, record
+from bingo.services.common import record
+from bingo.services.locks import lock_game
 from halls.errors import Conflict, InvalidInput, NotFound
 
 

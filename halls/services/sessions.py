@@ -12,7 +12,7 @@ from django.utils import timezone
 from halls import events, hooks
 from halls.errors import Conflict, InvalidInput
 from halls.models import GameSession, Room
-from halls.services import audit
+from halls.services import audit, locks
 
 
 def inspection_problems(balls: Sequence[int]) -> list[str]:
@@ -60,7 +60,7 @@ def open_session(
             code="inspection_incomplete",
         )
     with transaction.atomic():
-        Room.objects.select_for_update().get(pk=room.pk)
+        locks.lock_room(room.pk)
         if GameSession.objects.filter(room=room, closed_at__isnull=True).exists():
             raise Conflict(f"Room {room.name} already has an open session.", code="session_already_open")
         session = GameSession.objects.create(
@@ -85,7 +85,7 @@ def open_session(
 
 def close_session(*, session: GameSession, actor: User) -> GameSession:
     with transaction.atomic():
-        session = GameSession.objects.select_for_update().get(pk=session.pk)
+        session = locks.lock_session(session.pk)
         if session.closed_at is not None:
             raise Conflict(f"Session {session.pk} is already closed.", code="session_closed")
         problems = hooks.session_close_problems(session)

@@ -28,7 +28,7 @@ from jackpots.models import (
     SourceType,
 )
 from jackpots.rulepacks import PACKS, JackpotKind, MultipleOfBet, RulePack
-from jackpots.services import notify, sources
+from jackpots.services import locks, notify, sources
 from jackpots.services.common import (
     as_decimal,
     cents,
@@ -378,11 +378,7 @@ def add_source_member(
 
 def remove_member(*, pool: Pool, source_type: str, source_id: str, actor: Actor) -> PoolMember:
     with transaction.atomic():
-        member = (
-            PoolMember.objects.select_for_update()
-            .filter(pool=pool, source_type=source_type, source_id=str(source_id), removed_at__isnull=True)
-            .first()
-        )
+        member = locks.lock_member(pool=pool, source_type=source_type, source_id=str(source_id))
         if member is None:
             raise NotFound(
                 f"{source_type}:{source_id} is not a member of {pool.code}.", code="unknown_member"

@@ -61,6 +61,7 @@ from machines.models import (
     ProgressiveHit,
     SequenceGap,
 )
+from machines.services import locks
 from machines.services.common import GATEWAY, describe, now, record
 from machines.services.reconciliation import reconcile_snapshot
 
@@ -118,15 +119,14 @@ def _lock(machine_ids: Sequence[int]) -> dict[int, Machine]:
     ``venue_time_zone``, ``link_group_id``, ``link_pool_id``: one statement whatever their number."""
     if connection.vendor != "postgresql":
         return _lock_orm(machine_ids)
-    return {m.pk: m for m in Machine.objects.raw(_LOCK_SQL, [sorted(machine_ids)])}
+    return {m.pk: m for m in locks.lock_machines(machine_ids, sql=_LOCK_SQL)}
 
 
 # The embedded hall (SQLite, `make demo` without services) has no arrays, LATERAL or FOR UPDATE OF: the
 # same rows through the ORM, a few statements per machine, which a demo's two dozen machines never notice.
 def _lock_orm(machine_ids: Sequence[int]) -> dict[int, Machine]:
     found: dict[int, Machine] = {}
-    rows = Machine.objects.select_for_update().select_related("venue").filter(pk__in=machine_ids)
-    for machine in rows.order_by("pk"):
+    for machine in locks.lock_machines(machine_ids):
         link = (
             LinkMember.objects.filter(machine=machine, left_at__isnull=True, group__pool__active=True)
             .select_related("group")

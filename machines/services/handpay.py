@@ -13,7 +13,8 @@ from halls.models import Role
 from machines import protocol
 from machines.models import PAYMENT_FIELDS, LockReason, MachineState, ProgressiveHit
 from machines.services import push
-from machines.services.common import describe, lock_machine, now, record
+from machines.services.common import describe, now, record
+from machines.services.locks import lock_hit, lock_machine
 
 
 def pay_hand_pay(*, hit: ProgressiveHit, actor: Actor, payment_ref: str = "") -> ProgressiveHit:
@@ -27,7 +28,7 @@ def pay_hand_pay(*, hit: ProgressiveHit, actor: Actor, payment_ref: str = "") ->
     with transaction.atomic():
         machine = lock_machine(hit.machine_id)
         access.require_role(actor, machine.venue_id, Role.CASHIER)
-        row = ProgressiveHit.objects.select_for_update().select_related("level").get(pk=hit.pk)
+        row = lock_hit(hit.pk)
         if row.paid_at is not None:
             raise Conflict(
                 f"This hit was paid at {row.paid_at:%Y-%m-%d %H:%M:%S} by {row.paid_by_label}.",

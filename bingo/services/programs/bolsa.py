@@ -13,10 +13,10 @@ from typing import Any
 from django.db import transaction
 
 from bingo.models import RoomBolsa
+from bingo.services.locks import lock_bolsa
 from bingo.services.programs import clock
 from bingo.services.programs.common import (
     HUNDRED,
-    lock_room,
     new_pool,
     note,
     percent_problems,
@@ -27,6 +27,7 @@ from bingo.services.programs.common import (
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Room
+from halls.services.locks import lock_room
 
 
 def _percent(value: Any) -> Decimal:
@@ -58,7 +59,7 @@ def open_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str, 
     percent = _percent(funding_percent)
     ref = _ref(authorisation_ref)
     with transaction.atomic():
-        room = lock_room(room)
+        room = lock_room(room.pk)
         if RoomBolsa.objects.filter(room=room).exists():
             raise Conflict(f"Room {room.name} already has its Bolsa Acumulada.", code="bolsa_exists")
         pool = new_pool(
@@ -87,8 +88,8 @@ def change_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str
     percent = _percent(funding_percent)
     ref = _ref(authorisation_ref)
     with transaction.atomic():
-        room = lock_room(room)
-        bolsa = RoomBolsa.objects.select_for_update().filter(room=room).first()
+        room = lock_room(room.pk)
+        bolsa = lock_bolsa(room.pk)
         if bolsa is None:
             raise NotFound(f"Room {room.name} has no Bolsa Acumulada.", code="no_bolsa")
         refuse_while_in_play(room, "change the Bolsa Acumulada")

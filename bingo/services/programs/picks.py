@@ -11,7 +11,8 @@ from django.db import transaction
 
 from bingo.models import Game, GamePick, GameState, PrizeProgram
 from bingo.programs.rules import Family, Funding, ManagerPick, validate_pick
-from bingo.services.common import lock_game, record
+from bingo.services.common import record
+from bingo.services.locks import lock_game
 from bingo.services.programs import clock
 from bingo.services.programs.codec import pick_to_json
 from bingo.services.programs.common import (
