@@ -28,12 +28,12 @@ class Rank(IntEnum):
     MACHINE = 70  # machines.Machine: gateway calls, state changes, links, hand pays, the link watch
     LINK = 80  # machines.LinkGroup / LinkMember: a machine joining or leaving a link
     HIT = 90  # machines.ProgressiveHit: paying a hit by hand
-    POOL_MEMBER = 100  # jackpots.PoolMember: a member leaving a pool
     SEAL = 110  # jackpots.Pool row FOR NO KEY UPDATE: one seal of a pool at a time
     METER_PUBLISHER = 120  # jackpots.MeterPublisherState: the meter publisher's tick, then its pool rows
     # A pool's level rows (FOR UPDATE to write them, FOR KEY SHARE to hold open play or read meters),
     # then its advisory lock (exclusive for writers, shared by contributors); pools in id order.
     POOL = 130
+    POOL_MEMBER = 135  # jackpots.PoolMember: a member leaving a pool (a table holds its pool first)
     AUDIT_HEAD = 140  # halls.AuditChainHead: the tip of a venue's hash chain
     STREAM = 150  # halls.StreamCursor: an event stream's sequence number
 

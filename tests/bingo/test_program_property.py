@@ -214,7 +214,7 @@ def _rolled_back() -> Iterator[None]:
     """One example's games, rolled back after. Marked as a test case's transaction: each service call
     inside is its own transaction, as in production, for the lock order's check (halls.locks)."""
     atomic = transaction.atomic()
-    atomic._from_testcase = True
+    atomic._from_testcase = True  # type: ignore[attr-defined]  # Django's mark of a test case's atomics
     with atomic:
         yield
         transaction.set_rollback(True)
