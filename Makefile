@@ -7,6 +7,7 @@
 #   make test-sqlite  only the second run: the embedded hall (SQLite, in-memory broker and layer)
 #   make browser    install Debian's chromium (+ fonts) for the Playwright tests
 #   make bench      every benchmark under bench/ at a reduced size (a few minutes; PostgreSQL + Redis)
+#   make messages   collect the marked texts into locale/{es,en} and compile them (needs gettext)
 #   make lint | typecheck | fmt | worker | beat | broadcaster | serve | services | check-services | clean
 
 SHELL := /bin/bash
@@ -27,7 +28,7 @@ export PORT
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/hall
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: help venv demo test test-sqlite bench browser lint typecheck fmt worker beat broadcaster serve services check-services clean
+.PHONY: help venv demo test test-sqlite bench browser lint typecheck fmt messages worker beat broadcaster serve services check-services clean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -87,6 +88,12 @@ fmt: venv
 
 typecheck: venv
 	$(BIN)/mypy .
+
+# The es/en catalogues: every marked text (English msgid) collected, then compiled to the committed .mo files.
+messages: venv
+	$(BIN)/python manage.py makemessages -l es -l en --no-location --no-obsolete \
+		--ignore ".venv/*" --ignore "tests/*" --ignore "bench/*" --ignore "var/*" --ignore "deploy/*"
+	$(BIN)/python manage.py compilemessages -l es -l en --ignore ".venv/*"
 
 # Start PostgreSQL / Redis if installed but stopped (needs root), then wait for them.
 services:

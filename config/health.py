@@ -1,20 +1,6 @@
-"""``/health/``: is this installation able to run its games? (django-health-check)
-
-Checks, each a line of the answer (JSON with ``?format=json`` or ``Accept: application/json``; HTTP 500
-when one fails, so ``curl -f`` and orchestrators read it as is):
-
-- ``Database``: a query on the default database;
-- ``Redis``: a PING (not embedded: there is none);
-- ``ChannelLayer``: a message sent to a channel of the layer and received back (screens, machines and
-  the console all depend on it);
-- ``Beat``: the stalled-draw reaper's heartbeat (beat schedules it every few seconds, a worker runs it)
-  is younger than ``HALL_HEALTH_BEAT_STALE_SECONDS``: beat and the workers run;
-- ``StalledDraws``: no RNG draw has gone without a ball for longer than its pace, the reaper's grace and
-  ``HALL_HEALTH_DRAW_STALL_SECONDS`` more (the reaper re-enqueues a stalled draw within its grace: past
-  that, draws are not being served).
-
-Embedded (no Redis) the same checks but Redis run: the layer is the in-memory one, and the reaper's
-heartbeat is written by the worker inside the server process.
+"""``/health/``: is this installation able to run its games? (django-health-check; one line per check,
+JSON with ``?format=json`` or ``Accept: application/json``, HTTP 500 when one fails so ``curl -f`` and
+orchestrators read it as is).
 """
 
 from __future__ import annotations
@@ -30,6 +16,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext
 from health_check.base import HealthCheck
 from health_check.checks import Database
 from health_check.exceptions import ServiceUnavailable
@@ -44,14 +31,15 @@ ROUND_TRIP_TYPE = "health.probe"
 
 @dataclasses.dataclass
 class ChannelLayer(HealthCheck):
-    """A message through the channel layer and back, within `timeout`."""
+    """A message through the channel layer and back, within `timeout` (screens, machines and the console all
+    depend on the layer; embedded, it is the in-memory one)."""
 
     timeout: timedelta = dataclasses.field(default=timedelta(seconds=3), repr=False)
 
     async def run(self) -> None:
         layer = get_channel_layer()
         if layer is None:
-            raise ServiceUnavailable("No channel layer is configured.")
+            raise ServiceUnavailable(gettext("No channel layer is configured."))
         channel = await layer.new_channel("health.")
         token = uuid.uuid4().hex
         receiving = asyncio.ensure_future(layer.receive(channel))
@@ -65,30 +53,35 @@ class ChannelLayer(HealthCheck):
                     if done:
                         break
         except TimeoutError as exc:
-            raise ServiceUnavailable("A message sent through the channel layer did not come back.") from exc
+            raise ServiceUnavailable(
+                gettext("A message sent through the channel layer did not come back.")
+            ) from exc
         finally:
             if not receiving.done():
                 receiving.cancel()
         message = receiving.result()
         if message.get("token") != token:
-            raise ServiceUnavailable("The channel layer returned another message.")
+            raise ServiceUnavailable(gettext("The channel layer returned another message."))
 
 
 @dataclasses.dataclass
 class Beat(HealthCheck):
-    """The reaper's heartbeat is fresh (beat schedules it, a worker runs it)."""
+    """The reaper's heartbeat is younger than ``HALL_HEALTH_BEAT_STALE_SECONDS``: beat schedules it and a
+    worker runs it, so both run (embedded, the worker inside the server process writes it)."""
 
     def run(self) -> None:
         stale_after = float(settings.HALL_HEALTH_BEAT_STALE_SECONDS)
         try:
             last = heartbeat.last(REAPER_HEARTBEAT)
         except Exception as exc:
-            raise ServiceUnavailable("The heartbeat could not be read.") from exc
+            raise ServiceUnavailable(gettext("The heartbeat could not be read.")) from exc
         if last is None:
-            raise ServiceUnavailable("Beat has not run the stalled-draw reaper yet.")
+            raise ServiceUnavailable(gettext("Beat has not run the stalled-draw reaper yet."))
         age = time.time() - last
         if age > stale_after:
-            raise ServiceUnavailable(f"Beat last ran the stalled-draw reaper {age:.0f} s ago.")
+            raise ServiceUnavailable(
+                gettext("Beat last ran the stalled-draw reaper %(age)s s ago.") % {"age": format(age, ".0f")}
+            )
 
 
 def _stalled_games() -> list[tuple[int, int]]:
@@ -98,13 +91,18 @@ def _stalled_games() -> list[tuple[int, int]]:
 
 @dataclasses.dataclass
 class StalledDraws(HealthCheck):
-    """No draw waits for its next ball far past its pace (the reaper did not rescue it)."""
+    """No RNG draw waits for its next ball past its pace, the reaper's grace and
+    ``HALL_HEALTH_DRAW_STALL_SECONDS`` more: the reaper re-enqueues within its grace, so past that the
+    draws are not being served."""
 
     async def run(self) -> None:
         stalled = await database_sync_to_async(_stalled_games)()
         if stalled:
             games = ", ".join(str(game_id) for game_id, _ in stalled[:10])
-            raise ServiceUnavailable(f"{len(stalled)} draws get no ball (games {games}).")
+            raise ServiceUnavailable(
+                gettext("%(count)s draws get no ball (games %(games)s).")
+                % {"count": len(stalled), "games": games}
+            )
 
 
 @dataclasses.dataclass
@@ -122,14 +120,14 @@ class Redis(HealthCheck):
         try:
             await client.ping()
         except Exception as exc:
-            raise ServiceUnavailable("Redis does not answer.") from exc
+            raise ServiceUnavailable(gettext("Redis does not answer.")) from exc
         finally:
             await client.aclose()
 
 
 def checks() -> list[Any]:
     found: list[Any] = [Database, ChannelLayer, Beat, StalledDraws]
-    if settings.REDIS_URL:
+    if settings.REDIS_URL:  # embedded there is no Redis to PING
         found.insert(1, Redis)
     return found
 

@@ -19,6 +19,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 class Rank(IntEnum):
     """Lower ranks are taken first. What each guards:"""
 
+    VENUE = 5  # halls.Venue: its prize settings (then every room of it, which games are created under)
     ROOM = 10  # halls.Room: opening a session, creating a game, a room's prize-program configuration
     SESSION = 20  # halls.GameSession: closing it
     GAME = 30  # bingo.Game: every write about a game (sales, balls, claims, corrections, picks)

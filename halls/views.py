@@ -6,12 +6,13 @@ from collections.abc import Callable
 from functools import wraps
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from rest_framework import exceptions
 
 from halls import events, hooks, throttling
+from halls.i18n import render_in_venue_language
 from halls.models import Screen
 
 
@@ -40,8 +41,9 @@ def _throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
 @_throttled
 def screen_page(request: HttpRequest, token: str) -> HttpResponse:
     screen = _screen(request, token)
-    return render(
+    return render_in_venue_language(
         request,
+        screen.venue.language,
         "halls/screen.html",
         {"screen": screen, "sections": hooks.screen_sections(), "token": token},
     )
@@ -54,12 +56,14 @@ def screen_snapshot(request: HttpRequest, token: str) -> HttpResponse:
     screen = _screen(request, token)
     stream = screen.room.stream
     seq = events.current_seq(stream)
-    sections = {section.name: section.snapshot(screen.room) for section in hooks.screen_sections()}
+    with translation.override(screen.venue.language):
+        sections = {section.name: section.snapshot(screen.room) for section in hooks.screen_sections()}
     return JsonResponse(
         {
             "stream": stream,
             "seq": seq,
             "venue": screen.venue.name,
+            "language": screen.venue.language,
             "currency": screen.venue.currency,
             "screen": screen.name,
             "sections": sections,

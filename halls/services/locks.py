@@ -1,17 +1,29 @@
-"""Every lock of the halls app, each through its rank (halls.locks): rooms, sessions, audit chain heads."""
+"""Every lock of the halls app, each through its rank (halls.locks): venues, rooms, sessions, audit heads."""
 
 from __future__ import annotations
 
 from django.db import connection
 
 from halls.locks import Rank, take
-from halls.models import AuditChainHead, GameSession, Room
+from halls.models import AuditChainHead, GameSession, Room, Venue
 
 
 def lock_room(room_id: int) -> Room:
     """The room FOR UPDATE, with its venue."""
     take(Rank.ROOM, room_id)
     return Room.objects.select_for_update(of=("self",)).select_related("venue").get(pk=room_id)
+
+
+def lock_venue(venue_id: int) -> Venue:
+    take(Rank.VENUE, venue_id)
+    return Venue.objects.select_for_update(of=("self",)).get(pk=venue_id)
+
+
+def lock_rooms(venue_id: int) -> list[int]:
+    """Every room of the venue FOR UPDATE, in id order; their ids."""
+    take(Rank.ROOM, f"of venue {venue_id}")
+    rooms = Room.objects.select_for_update(of=("self",)).filter(venue_id=venue_id).order_by("pk")
+    return list(rooms.values_list("pk", flat=True))
 
 
 def lock_session(session_id: int) -> GameSession:

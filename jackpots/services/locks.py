@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db import connection, transaction
+from django.utils.translation import gettext as _
 
 from halls.errors import NotFound
 from halls.locks import Rank, take, take_many
@@ -35,7 +36,7 @@ def lock_levels(pool_id: int) -> list[PoolLevel]:
     take(Rank.POOL, pool_id)
     levels = list(PoolLevel.objects.select_for_update(of=("self",)).filter(pool_id=pool_id).order_by("id"))
     if not levels:
-        raise NotFound(f"No pool {pool_id}.", code="unknown_pool")
+        raise NotFound(_("No pool %(pool_id)s.") % {"pool_id": pool_id}, code="unknown_pool")
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [POOL_LOCK_CLASS, pool_id])
@@ -97,7 +98,7 @@ def lock_pool_for_seal(pool_id: int) -> Pool:
     take(Rank.SEAL, pool_id)
     pool = Pool.objects.select_for_update(no_key=True).filter(pk=pool_id).first()
     if pool is None:
-        raise NotFound(f"No pool {pool_id}.", code="unknown_pool")
+        raise NotFound(_("No pool %(pool_id)s.") % {"pool_id": pool_id}, code="unknown_pool")
     return pool
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 
 from halls.errors import NotFound
 from halls.locks import Rank, take, take_many
@@ -19,7 +20,7 @@ def lock_machine(machine_id: int) -> Machine:
         Machine.objects.select_for_update(of=("self",)).select_related("venue").filter(pk=machine_id).first()
     )
     if machine is None:
-        raise NotFound(f"No machine {machine_id}.", code="unknown_machine")
+        raise NotFound(_("No machine %(machine_id)s.") % {"machine_id": machine_id}, code="unknown_machine")
     return machine
 
 

@@ -62,8 +62,15 @@ async def browser(chromium_path: str) -> AsyncIterator[Browser]:
 
 
 @pytest.fixture
-async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
-    context = await browser.new_context(viewport=VIEWPORT, locale="es-ES", timezone_id="Europe/Madrid")
+async def context(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[BrowserContext]:
+    # Staff pages in English as most tests read them, in Spanish where a module says ACCEPT_LANGUAGE = "es"
+    # (the hall screens speak their venue's Spanish whatever the browser asks).
+    context = await browser.new_context(
+        viewport=VIEWPORT,
+        locale="es-ES",
+        timezone_id="Europe/Madrid",
+        extra_http_headers={"Accept-Language": getattr(request.module, "ACCEPT_LANGUAGE", "en")},
+    )
     context.set_default_timeout(10_000)
     yield context
     await context.close()

@@ -7,6 +7,7 @@ engine's (jackpots.services.locks), taken after these.
 from __future__ import annotations
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 
 from halls.errors import NotFound
 from halls.locks import Rank, take, take_many
@@ -23,7 +24,7 @@ def lock_table(table_id: int) -> CasinoTable:
     take(Rank.TABLE, table_id)
     table = _tables().filter(pk=table_id).first()
     if table is None:
-        raise NotFound(f"No table {table_id}.", code="unknown_table")
+        raise NotFound(_("No table %(table_id)s.") % {"table_id": table_id}, code="unknown_table")
     return table
 
 
