@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import uvicorn
+from django.conf import settings
 from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,3 +125,9 @@ def server_url(transactional_db: None) -> Iterator[str]:
     server.wait_started()
     yield f"http://127.0.0.1:{server.port}"
     server.stop()
+
+
+@pytest.fixture
+async def staff_in_english(context: BrowserContext, server_url: str) -> None:
+    """Staff pages in English, as set_language leaves them (its cookie): the browser itself asks for es-ES."""
+    await context.add_cookies([{"name": settings.LANGUAGE_COOKIE_NAME, "value": "en", "url": server_url}])

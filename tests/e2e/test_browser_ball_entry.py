@@ -21,7 +21,8 @@ from bingo.models import Ball, BallCorrection, Card, CardSeries, Game
 from bingo.services import claims, draw, games, sales
 from config.celery import app as celery_app
 
-pytestmark = pytest.mark.e2e
+# The console asserts its English texts (the hall screen beside it speaks its venue's Spanish).
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("staff_in_english")]
 
 T = TypeVar("T")
 # Twenty distinct balls, in the order the reader reads them (two-digit ones first: "45" then "10" is the

@@ -19,7 +19,8 @@ from bingo.models import Card, CardSeries, Game
 from bingo.services import draw, games, sales
 from config.celery import app as celery_app
 
-pytestmark = pytest.mark.e2e
+# The console asserts its English texts (the hall screen beside it speaks its venue's Spanish).
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("staff_in_english")]
 
 SOCKET = re.compile(r"/ws/console/")
 T = TypeVar("T")

@@ -206,6 +206,7 @@ def eager_tasks() -> Iterator[None]:
     celery_app.conf.task_always_eager = False
 
 
+@pytest.mark.usefixtures("staff_in_english")  # the staff page asserts its English texts
 async def test_caller_console_runs_a_game(
     page, server_url, eager_tasks, room, caller, cashier, ball_set, card_series
 ):
@@ -280,6 +281,7 @@ async def test_caller_console_runs_a_game(
     await expect(page.locator("#window-prompt")).to_be_hidden()
 
 
+@pytest.mark.usefixtures("staff_in_english")  # the staff page asserts its English texts
 async def test_cashier_sells_and_returns_ranges(page, server_url, manual_game, card_series, caller, cashier):
     await call(games.open_sales, game=manual_game, actor=caller)
     await log_in(page, server_url, "cashier", "/cashier/")
