@@ -2,10 +2,12 @@
 #
 #   make venv       create .venv (Python 3.11) and install requirements-dev.txt
 #   make demo       migrate, seed, start worker + beat and serve on $PORT (embedded unless REDIS_URL is set)
-#   make test       ruff, ruff format --check, mypy, pytest against PostgreSQL + Redis, then on SQLite (embedded)
+#   make test       ruff, ruff format --check, import-linter, mypy, pytest against PostgreSQL + Redis, then on
+#                   SQLite (embedded)
 #   make test-sqlite  only the second run: the embedded hall (SQLite, in-memory broker and layer)
 #   make browser    install Debian's chromium (+ fonts) for the Playwright tests
 #   make bench      every benchmark under bench/ at a reduced size (a few minutes; PostgreSQL + Redis)
+#   make messages   collect the marked texts into locale/{es,en} and compile them (needs gettext)
 #   make lint | typecheck | fmt | worker | beat | broadcaster | serve | services | check-services | clean
 
 SHELL := /bin/bash
@@ -26,7 +28,7 @@ export PORT
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/hall
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: help venv demo test test-sqlite bench browser lint typecheck fmt worker beat broadcaster serve services check-services clean
+.PHONY: help venv demo test test-sqlite bench browser lint typecheck fmt messages worker beat broadcaster serve services check-services clean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -74,9 +76,11 @@ serve: venv
 
 # --- quality gates --------------------------------------------------------------------------------------
 
+# import-linter holds the layering of DESIGN §2–3 (contracts in pyproject.toml [tool.importlinter]).
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache --no-logo
 
 fmt: venv
 	$(BIN)/ruff check --fix .
@@ -84,6 +88,15 @@ fmt: venv
 
 typecheck: venv
 	$(BIN)/mypy .
+
+# The es/en catalogues: every marked text (English msgid) collected, then compiled to the committed .mo files.
+messages: venv
+	$(BIN)/python manage.py makemessages -l es -l en --no-location --no-obsolete \
+		--ignore ".venv/*" --ignore "tests/*" --ignore "bench/*" --ignore "var/*" --ignore "deploy/*"
+	$(BIN)/python manage.py makemessages -d djangojs -l es -l en --no-location --no-obsolete \
+		--ignore ".venv/*" --ignore "tests/*" --ignore "bench/*" --ignore "var/*" --ignore "deploy/*" \
+		--ignore "staticfiles/*"
+	$(BIN)/python manage.py compilemessages -l es -l en --ignore ".venv/*"
 
 # Start PostgreSQL / Redis if installed but stopped (needs root), then wait for them.
 services:
@@ -96,8 +109,7 @@ check-services: venv
 
 # Unreachable PostgreSQL or Redis fails the run: nothing is skipped.
 test: venv browser
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(MAKE) lint
 	$(BIN)/mypy .
 	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 	       REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" && \
@@ -138,5 +150,5 @@ bench: venv
 # --- housekeeping ---------------------------------------------------------------------------------------
 
 clean:
-	rm -rf $(VENV) var/ .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) var/ .mypy_cache .ruff_cache .pytest_cache .hypothesis .import_linter_cache
 	find . -path ./.git -prune -o -type d -name __pycache__ -prune -exec rm -rf {} +

@@ -5,10 +5,11 @@ venue, starts PROCESSES uvicorn web processes (config.asgi on the Redis pub/sub 
 each) and connects the screens over real WebSockets from CLIENTS client processes (a minimal asyncio
 WebSocket client, so the load generator stays light), spread evenly over the web processes. Then, for
 WARMUP + SECONDS, the driver (this process) runs the hall's publishing path: every 0.25 s one pool
-contribution per pool and `jackpots.screens.publish_meters` (one `pool.meters` event for all the pools),
-and every 3 s a `ball.drawn` event through `halls.events.emit` in its own transaction (the draw
-service's publish path, with a ball's payload). It records when each event is handed to the channel
-layer (`halls.events.publish`, after commit) and every client records when each event arrives.
+contribution per pool and `jackpots.services.screen_events.publish_meters` (one `pool.meters` event
+for all the pools), and every 3 s a `ball.drawn` event through `halls.events.emit` in its own
+transaction (the draw service's publish path, with a ball's payload). It records when each event is
+handed to the channel layer (`halls.events.publish`, after commit) and every client records when each
+event arrives.
 
 In the same run, the same clients connect to PROCESSES bare `websockets` servers that relay the same
 frames (the product's texts, renumbered) from a Redis pub/sub channel with `websockets.broadcast`, at
@@ -344,8 +345,7 @@ def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: flo
     from django.db import transaction
 
     from halls import events
-    from jackpots import screens
-    from jackpots.services import contributions
+    from jackpots.services import contributions, screen_events
 
     schedule = Schedule()
     handed_on = events.publish
@@ -357,11 +357,11 @@ def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: flo
 
     events.publish = timed_publish
     stream = f"room.{room_id}"
-    screens.reset_poll_state()
+    screen_events.reset_poll_state()
     # The publisher keeps 0.25 s between the END of a publication and the next; ticking every 0.25 s
     # from their starts, a tick would now and then come too early and be skipped (about 3 a second):
     # the bench wants 4 a second, as the issue measured.
-    screens.MIN_INTERVAL = 0.2
+    screen_events.MIN_INTERVAL = 0.2
     ordinal = 0
     start = time.time()
     schedule.measured_from = start + warmup
@@ -375,7 +375,7 @@ def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: flo
                 idempotency_key=uuid.uuid4().hex,
                 actor="bench",
             )
-        screens.publish_meters()
+        screen_events.publish_meters()
         if tick % round(BALL_EVERY / METER_EVERY) == 0:
             ordinal = ordinal % 90 + 1
             data = {

@@ -47,7 +47,7 @@ from halls.errors import InvalidInput
 from halls.models import Role, Room
 from halls.serializers import error_responses
 from jackpots.services.common import display
-from jackpots.services.meters import pool_meters
+from jackpots.services.readmodels.meters import pool_meters
 
 TAGS = ["programs"]
 CONFIG_ERRORS = (

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from bingo import hooks
 from bingo.models import (
     Ball,
     Card,
@@ -70,6 +71,7 @@ class RoomSerializer(serializers.ModelSerializer[Room]):
     current_game = serializers.SerializerMethodField(
         help_text="Id of the game in play, else of the room's last game, or null."
     )
+    autoplay = serializers.SerializerMethodField(help_text="The room plays by itself (the demo's rooms).")
 
     class Meta:
         model = Room
@@ -88,6 +90,9 @@ class RoomSerializer(serializers.ModelSerializer[Room]):
         return (
             GameSession.objects.filter(room=room, closed_at__isnull=True).values_list("pk", flat=True).first()
         )
+
+    def get_autoplay(self, room: Room) -> bool:
+        return room.pk in hooks.self_playing([room.pk])
 
     def get_current_game(self, room: Room) -> int | None:
         game = current_game(room)

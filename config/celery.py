@@ -1,12 +1,5 @@
-"""The Celery app. Draw tasks go to their own `draws` queue (DESIGN §5).
-
-Database connections: Celery's Django fixup closes every connection before and after each task, so each
-draw step opened a new one (~15 ms here, more than the step itself). A worker keeps its connection
-instead: the fixup only recycles it every ``CELERY_DB_REUSE_MAX`` tasks, and around each task Django's
-``close_old_connections()`` does what it does around each web request: it drops a connection that is
-broken, was left outside autocommit or is older than ``HALL_WORKER_CONN_MAX_AGE``, and makes the next task
-check the kept one (``CONN_HEALTH_CHECKS``) before using it.
-"""
+"""The Celery app. Draw tasks go to their own `draws` queue (DESIGN §5); workers keep their database
+connections between tasks (below)."""
 
 import os
 from typing import Any
@@ -22,7 +15,9 @@ app.autodiscover_tasks()
 
 @signals.worker_init.connect
 def keep_database_connections(**kwargs: Any) -> None:
-    """Worker processes (and the pool children they fork) keep their connections between tasks."""
+    """Worker processes (and the pool children they fork) keep their connections between tasks: Celery's
+    Django fixup closed them around each task, and a new one (~15 ms here) cost more than a draw step. The
+    fixup still recycles it every ``CELERY_DB_REUSE_MAX`` tasks."""
     from django.conf import settings
 
     if settings.HALL_EMBEDDED:
@@ -35,7 +30,8 @@ def keep_database_connections(**kwargs: Any) -> None:
 @signals.task_prerun.connect
 @signals.task_postrun.connect
 def close_old_database_connections(sender: "Task[Any, Any] | None" = None, **kwargs: Any) -> None:
-    """Around each task, as around each request: close connections that are broken or too old."""
+    """Around each task, as around each request: close connections that are broken, left outside autocommit
+    or older than ``HALL_WORKER_CONN_MAX_AGE``; the next task checks the kept one (``CONN_HEALTH_CHECKS``)."""
     from django.db import close_old_connections, connection
 
     # An eager task runs inside its caller's transaction (a test's, a service's): leave it alone.

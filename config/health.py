@@ -1,20 +1,6 @@
-"""``/health/``: is this installation able to run its games? (django-health-check)
-
-Checks, each a line of the answer (JSON with ``?format=json`` or ``Accept: application/json``; HTTP 500
-when one fails, so ``curl -f`` and orchestrators read it as is):
-
-- ``Database``: a query on the default database;
-- ``Redis``: a PING (not embedded: there is none);
-- ``ChannelLayer``: a message sent to a channel of the layer and received back (screens, machines and
-  the console all depend on it);
-- ``Beat``: the stalled-draw reaper's heartbeat (beat schedules it every few seconds, a worker runs it)
-  is younger than ``HALL_HEALTH_BEAT_STALE_SECONDS``: beat and the workers run;
-- ``StalledDraws``: no RNG draw has gone without a ball for longer than its pace, the reaper's grace and
-  ``HALL_HEALTH_DRAW_STALL_SECONDS`` more (the reaper re-enqueues a stalled draw within its grace: past
-  that, draws are not being served).
-
-Embedded (no Redis) the same checks but Redis run: the layer is the in-memory one, and the reaper's
-heartbeat is written by the worker inside the server process.
+"""``/health/``: is this installation able to run its games? (django-health-check; one line per check,
+JSON with ``?format=json`` or ``Accept: application/json``, HTTP 500 when one fails so ``curl -f`` and
+orchestrators read it as is).
 """
 
 from __future__ import annotations
@@ -44,7 +30,8 @@ ROUND_TRIP_TYPE = "health.probe"
 
 @dataclasses.dataclass
 class ChannelLayer(HealthCheck):
-    """A message through the channel layer and back, within `timeout`."""
+    """A message through the channel layer and back, within `timeout` (screens, machines and the console all
+    depend on the layer; embedded, it is the in-memory one)."""
 
     timeout: timedelta = dataclasses.field(default=timedelta(seconds=3), repr=False)
 
@@ -76,7 +63,8 @@ class ChannelLayer(HealthCheck):
 
 @dataclasses.dataclass
 class Beat(HealthCheck):
-    """The reaper's heartbeat is fresh (beat schedules it, a worker runs it)."""
+    """The reaper's heartbeat is younger than ``HALL_HEALTH_BEAT_STALE_SECONDS``: beat schedules it and a
+    worker runs it, so both run (embedded, the worker inside the server process writes it)."""
 
     def run(self) -> None:
         stale_after = float(settings.HALL_HEALTH_BEAT_STALE_SECONDS)
@@ -98,7 +86,9 @@ def _stalled_games() -> list[tuple[int, int]]:
 
 @dataclasses.dataclass
 class StalledDraws(HealthCheck):
-    """No draw waits for its next ball far past its pace (the reaper did not rescue it)."""
+    """No RNG draw waits for its next ball past its pace, the reaper's grace and
+    ``HALL_HEALTH_DRAW_STALL_SECONDS`` more: the reaper re-enqueues within its grace, so past that the
+    draws are not being served."""
 
     async def run(self) -> None:
         stalled = await database_sync_to_async(_stalled_games)()
@@ -129,7 +119,7 @@ class Redis(HealthCheck):
 
 def checks() -> list[Any]:
     found: list[Any] = [Database, ChannelLayer, Beat, StalledDraws]
-    if settings.REDIS_URL:
+    if settings.REDIS_URL:  # embedded there is no Redis to PING
         found.insert(1, Redis)
     return found
 

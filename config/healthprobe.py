@@ -1,9 +1,6 @@
 """The probe deploy/ runs: ``python -m config.healthprobe [URL]`` asks ``/health/`` (config.health) and
 exits 0 when every check is OK, 1 otherwise, printing the failing checks. Standard library only (no
 Django start-up): compose's healthcheck and systemd's hall-health.timer run it every few seconds.
-
-The Host header is the first of ``ALLOWED_HOSTS`` (``.hall.es`` names ``hall.es``; ``*``: localhost), so
-the probe is an allowed request whatever address it reaches the server on.
 """
 
 from __future__ import annotations
@@ -16,6 +13,8 @@ import urllib.request
 
 
 def probe_host() -> str:
+    """The first of ``ALLOWED_HOSTS`` (``.hall.es`` names ``hall.es``; ``*``: localhost), so the probe is an
+    allowed request whatever address it reaches the server on."""
     first = os.environ.get("ALLOWED_HOSTS", "*").split(",")[0].strip().lstrip(".")
     return "localhost" if first in ("", "*") else first
 

@@ -1,10 +1,5 @@
-"""Device tokens never reach a log.
-
-A machine's interface board may authenticate with ``?token=<device token>`` in its socket's URL (machines.
-consumers), and uvicorn logs every request and WebSocket handshake with its query string (the access log,
-and "WebSocket <path>" lines at INFO), as gunicorn's access log does. This filter rewrites the value of every
-``token`` query parameter in a record's message and arguments to ``[redacted]``; ``install()`` puts it on the
-servers' loggers (config.asgi calls it, so every web process has it whichever server runs the app).
+"""Device tokens never reach a log: ``install()`` (called by config.asgi, so every web process has it) puts a
+filter on the servers' loggers that writes ``[redacted]`` for the value of every ``token`` query parameter.
 """
 
 from __future__ import annotations
@@ -16,6 +11,8 @@ from typing import Any
 REDACTED = "[redacted]"
 # token=... in a URL's query string, or at the start of a bare one (gunicorn's %(q)s).
 _TOKEN = re.compile(r"(?i)((?:^|[?&])(?:token|device_token)=)[^&\s\"']*")
+# Machines may authenticate with ``?token=`` in their socket's URL (machines.consumers); uvicorn logs every
+# request and handshake with its query string (access log, "WebSocket <path>" at INFO), as gunicorn does.
 SERVER_LOGGERS = ("uvicorn.access", "uvicorn.error", "gunicorn.access", "gunicorn.error", "django.server")
 
 

@@ -120,6 +120,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -158,11 +159,15 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 
-LANGUAGE_CODE = "en"
+# Spanish halls: Spanish unless a person asks for English; a public screen speaks its venue's language.
+LANGUAGE_CODE = "es"
 LANGUAGES = [("es", "Español"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Europe/Madrid"
 USE_I18N = True
+# Numbers on server-rendered pages follow the locale (12,50 in Spanish, 12.50 in English); amounts are grouped
+# where shown (floatformat:"2g"), not everywhere: ids in URLs and data attributes must stay plain digits.
+USE_THOUSAND_SEPARATOR = False
 USE_TZ = True
 
 STATIC_URL = "static/"
@@ -310,10 +315,6 @@ CELERY_BEAT_SCHEDULE = {
         "task": "bingo.tasks.reap_stalled_draws",
         "schedule": env.float("HALL_REAPER_SECONDS", default=5.0),
     },
-    "demo-autoplay": {
-        "task": "bingo.tasks.autoplay_rooms",
-        "schedule": env.float("HALL_AUTOPLAY_SECONDS", default=3.0),
-    },
     # Pools: fold contributions into the meters (and detect must-hit-by hits), seal the ledger.
     "fold-pools": {
         "task": "jackpots.tasks.fold_pools",
@@ -324,13 +325,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "jackpots.tasks.seal_pools",
         "schedule": env.float("HALL_POOL_SEAL_SECONDS", default=60.0),
     },
-    # The demo's self-playing casino tables (a no-op unless HALL_DEMO_TABLE_AUTOPLAY, see below).
-    "demo-table-autoplay": {
-        "task": "jackpots.tables.tasks.autoplay_tables",
-        "schedule": env.float("HALL_TABLE_AUTOPLAY_SECONDS", default=2.0),
-        "options": {"expires": 2.0},
-    },
-    # Pool meters on the screens: at most 4 a second per pool, only when changed (jackpots.screens).
+    # Pool meters on the screens: at most 4 a second per pool, only when changed (jackpots.tasks).
     # A tick not started within a second is dropped: the next one publishes the same meters.
     "publish-pool-meters": {
         "task": "jackpots.screens.publish_pool_meters",
@@ -359,6 +354,16 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# --- The demo -------------------------------------------------------------------------------------------
+# The demo app (demo/: its seed, its self-playing rooms, tables and machines, `manage.py demo`) and its beat
+# entries, everywhere but production: a production hall loads no demo code.
+if not HALL_PRODUCTION:
+    from demo import conf as demo_conf
+
+    INSTALLED_APPS.append("demo")
+    CELERY_BEAT_SCHEDULE.update(demo_conf.BEAT_SCHEDULE)
+    HALL_DEMO_TABLE_AUTOPLAY = demo_conf.TABLE_AUTOPLAY
+
 # --- The hall -------------------------------------------------------------------------------------------
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
@@ -372,6 +377,11 @@ HALL_MACHINE_BROADCAST_SECONDS = env.float("HALL_MACHINE_BROADCAST_SECONDS", def
 HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS = env.float("HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS", default=10.0)
 # Machine gateway: database threads per web process serving the machines' sockets (machines.consumers).
 MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
+# Its group commit (machines.consumers): frames per batch, how long a batch waits for more after its first,
+# batches in the database at once.
+MACHINE_GATEWAY_BATCH_FRAMES = env.int("MACHINE_GATEWAY_BATCH_FRAMES", default=100)
+MACHINE_GATEWAY_BATCH_WAIT_MS = env.float("MACHINE_GATEWAY_BATCH_WAIT_MS", default=5.0)
+MACHINE_GATEWAY_BATCH_RUNNERS = env.int("MACHINE_GATEWAY_BATCH_RUNNERS", default=2)
 # Every this many seconds each web process re-checks its screens (deactivated ones are closed) and
 # sends each one its stream's head, so a screen that lost the last event reloads its snapshot.
 HALL_SCREEN_SWEEP_SECONDS = env.float("HALL_SCREEN_SWEEP_SECONDS", default=10.0)
@@ -393,8 +403,6 @@ HALL_POOL_GROUP_WAIT_MS = env.float("HALL_POOL_GROUP_WAIT_MS", default=2.0)
 HALL_POOL_GROUP_RUNNERS = env.int("HALL_POOL_GROUP_RUNNERS", default=2)
 # Group commit of whole register_bets calls of concurrent tables (jackpots.tables.services.bets), same sizes.
 HALL_TABLE_GROUP_COMMIT = env.bool("HALL_TABLE_GROUP_COMMIT", default=True)
-# The demo's casino tables play hands by themselves (jackpots.tables.tasks); `manage.py demo` turns it on.
-HALL_DEMO_TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)
 # Secret that signs card security codes; production sets its own.
 HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
 

@@ -7,6 +7,8 @@ from config.health import HallHealthView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # set_language: the staff pages' language switch (a cookie).
+    path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -1,9 +1,5 @@
 """The Celery worker's consumer: Celery's, reconnecting to the broker every 1-2 s while it is away.
-
-Celery's consumer retries a lost broker connection at 2, 4, 6 … up to 30 s apart, so after a 30 s Redis
-outage a worker could wait 12 s more before it took work again. Here it tries again every second, then
-every two: a refused connection costs nothing, and the draw resumes within seconds of Redis returning.
-Selected by ``CELERY_WORKER_CONSUMER`` (config.settings); the retry count is unbounded
+Selected by ``CELERY_WORKER_CONSUMER`` (config.settings); retries are unbounded
 (``CELERY_BROKER_CONNECTION_MAX_RETRIES = None``).
 """
 
@@ -14,6 +10,8 @@ from typing import Any
 
 from celery.worker.consumer import Consumer as CeleryConsumer
 
+# Celery's own retries are 2, 4, 6 … up to 30 s apart: after a 30 s outage a worker could idle 12 s more.
+# A refused connection costs nothing, so every second, then every two: a draw resumes within seconds.
 RETRY_START = 1.0
 RETRY_STEP = 1.0
 RETRY_MAX = 2.0

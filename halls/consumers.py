@@ -1,10 +1,5 @@
-"""The read-only WebSocket of a hall screen: it follows its room's stream through the process's hub.
-
-It takes nothing from the screen but the token in its URL, and it checks the screen on connect (the hub
-re-checks it when the screen changes and every sweep, see halls.fanout). The events reach it through
-`halls.fanout.StreamHub`, one channel-layer subscription per process and stream, which writes each event's
-text to every local socket: this consumer has no channel of its own, and no channel-layer message goes
-through its dispatch.
+"""The read-only WebSocket of a hall screen: it takes nothing from the screen but the token in its URL and
+follows its room's stream through the process's hub (halls.fanout), which writes each event to it.
 """
 
 from __future__ import annotations
@@ -35,7 +30,8 @@ def _stream_for(token: str) -> str | None:
 
 class ScreenConsumer(AsyncWebsocketConsumer):
     # An alias that names no layer, so Channels gives the consumer no channel of its own (get_channel_layer
-    # answers None for an alias that is not configured): the hub is the process's one listener.
+    # answers None for an alias that is not configured): the hub is the process's one listener, and no
+    # channel-layer message goes through this consumer's dispatch.
     channel_layer_alias = "screens-have-no-channel"
 
     token = ""

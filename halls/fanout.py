@@ -1,33 +1,6 @@
-"""Fan-out of the event streams to the screen sockets of one process.
-
-A hall runs a few web processes, each holding hundreds or thousands of screen sockets, most of them on
-the same few streams (a room's screens all follow ``room.<id>``). Giving every socket its own channel
-and group membership made the channel layer deliver, deserialise and dispatch every event once per
-screen, each through Channels' hop to the shared sync thread: 300-440 µs of CPU per delivery, and a
-process fell over at a few thousand deliveries a second (DESIGN §7). So here:
-
-- One `StreamHub` per process (per event loop) holds ONE channel of the layer, and joins the group of
-  a stream once, when its first local screen of that stream connects (leaves it with the last).
-- Each event arrives once per process, already encoded by `halls.events` (the JSON text, made once per
-  event); the hub writes that same text, in one shared ASGI message, to every local socket of the stream.
-  No task, no queue and no sync thread per delivery: a write to uvicorn's socket does not wait, so the
-  hub's loop writes to each socket in turn (see `ScreenSocket.deliver` for a server whose send waits).
-- Delivery stays at most once (DESIGN §4): a screen numbers what it receives by the stream's seq and
-  reloads its snapshot on a gap. What is not delivered is never retried here.
-
-Every `sweep_seconds()` (10 s) the hub, in one database read for all its sockets:
-- re-checks its screens: a screen deactivated, deleted or moved to another room since it connected has
-  its socket closed (4404), so it reconnects and is refused or joins its new room's stream;
-- sends each socket the stream's head, ``{"type": "stream.head", "stream", "head": seq, "every": s}``
-  (no "seq": it is not an event). A screen whose seq stays behind the head reloads its snapshot: a lost
-  *last* event is caught without every screen refetching its whole snapshot on a timer; the heads also
-  tell a screen its socket is alive;
-- renews its group memberships (layers that expire memberships, like the in-memory one, forget a
-  member after a day).
-
-A screen changed in the database (deactivated, deleted, moved: `Screen` saves, see `screen_changed`) does
-not wait for the sweep: once the change commits, every hub hears a ``screens.recheck`` on the control
-group ``screens.control`` (each hub's channel joins it) and re-checks those screens' sockets at once.
+"""Fan-out of the event streams to the screen sockets of one process: one `StreamHub` per process (per
+event loop) follows each stream once and writes each event, encoded once, to every local socket of it.
+Delivery stays at most once (DESIGN §4): a screen reloads its snapshot on a gap; nothing is retried here.
 """
 
 from __future__ import annotations
@@ -88,7 +61,13 @@ def read_screens(tokens: set[str], streams: set[str]) -> tuple[dict[str, str], d
 
 
 class StreamHub:
-    """The process's one channel on the layer, the streams it follows, and their local sockets."""
+    """The process's one channel on the layer, the streams it follows, and their local sockets.
+
+    A channel and group membership per socket made the layer deliver, decode and dispatch every event once
+    per screen through Channels' sync-thread hop: 300-440 µs of CPU per delivery, and a process fell over at
+    a few thousand deliveries a second (DESIGN §7). The hub joins a stream's group once, with its first
+    local screen of that stream (and leaves it with the last).
+    """
 
     def __init__(self, layer: Any) -> None:
         self.layer = layer
@@ -174,7 +153,9 @@ class StreamHub:
                 self.fan_out(stream, {"type": "websocket.send", "text": text})
 
     def fan_out(self, stream: str, frame: dict[str, Any]) -> None:
-        """Write one frame (the same ASGI message, the same text) to every local socket of the stream."""
+        """Write one frame (the same ASGI message, the same text) to every local socket of the stream. No
+        task, queue or sync thread per delivery: a write to uvicorn's socket does not wait (`Sender` below
+        for a server whose send waits)."""
         sockets = self.members.get(stream)
         if not sockets:
             return
@@ -195,6 +176,12 @@ class StreamHub:
                 log.exception("screen hub: sweep failed")
 
     async def sweep(self) -> None:
+        """Every `sweep_seconds()`, in one database read for all the sockets: close the screens deactivated,
+        deleted or moved since they connected (4404: they reconnect and are refused or follow their new
+        room); send each socket its stream's head (no "seq": not an event), so a screen that lost the
+        *last* event reloads its snapshot without every screen refetching on a timer (the heads also tell
+        it the socket is alive); renew the group memberships (the in-memory layer forgets a member after
+        a day)."""
         sockets = [socket for members in self.members.values() for socket in members if socket.live]
         if not sockets:
             return
@@ -242,9 +229,9 @@ def _send_recheck(tokens: list[str]) -> None:
 
 
 def screen_changed(sender: Any, instance: Screen, **kwargs: Any) -> None:
-    """A `Screen` saved or deleted (the operator's admin): once that commits, the hubs re-check it, so a
-    deactivated, deleted or moved screen's open socket closes at once (a post_save / post_delete receiver,
-    connected in halls.apps)."""
+    """A `Screen` saved or deleted (the operator's admin): once that commits, every hub hears a
+    ``screens.recheck`` on `CONTROL_GROUP` and re-checks it, so a deactivated, deleted or moved screen's
+    open socket closes at once, before the sweep (a post_save / post_delete receiver, in halls.apps)."""
     if kwargs.get("raw") or kwargs.get("created"):
         return  # a fixture load, or a new screen: nothing is open on it yet
     token = instance.token

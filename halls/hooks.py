@@ -1,11 +1,6 @@
-"""Hooks that let the apps above halls plug in without halls importing them (DESIGN §2).
-
-- snapshot sections: what a hall screen shows for a room (bingo registers its game; pools come later);
-- session-close guards: what must be finished before a session may close;
-- session-closed listeners: what an app does, in the closing transaction, once a session closes (bingo's
-  prize programs learn which game was the session's last);
-- tamper-evident chains: their heads (anchored outside the database) and their verifiers (jackpots
-  registers every pool's chain of ledger seals).
+"""Hooks that let the apps above halls plug in without halls importing them (DESIGN §2): screen sections,
+session-close guards and listeners, between-games guards (a venue's money-deciding settings change only
+with no game in play), tamper-evident chains.
 """
 
 from __future__ import annotations
@@ -15,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from halls.chains import Anchor, ChainHead, ChainReport
-from halls.models import GameSession, Room
+from halls.models import GameSession, Room, Venue
 
 # verifier(venue_ids or None for all, latest anchors by (kind, id)) -> one report per chain it verified.
 ChainVerifier = Callable[[list[int] | None, Mapping[tuple[str, int], Anchor]], list[ChainReport]]
@@ -32,11 +27,13 @@ class ScreenSection:
 _sections: dict[str, ScreenSection] = {}
 _close_guards: list[Callable[[GameSession], str | None]] = []
 _closed_listeners: list[Callable[[GameSession, Any], None]] = []
+_between_games_guards: list[Callable[[Venue], str | None]] = []
 _chain_heads: list[Callable[[], list[ChainHead]]] = []
 _chain_verifiers: list[ChainVerifier] = []
 
 
 def register_screen_section(section: ScreenSection) -> None:
+    """What a hall screen shows for a room (bingo registers its game, jackpots its pools)."""
     _sections[section.name] = section
 
 
@@ -55,7 +52,8 @@ def session_close_problems(session: GameSession) -> list[str]:
 
 
 def register_session_closed(listener: Callable[[GameSession, Any], None]) -> None:
-    """``listener(session, actor)`` runs inside the transaction that closes the session."""
+    """``listener(session, actor)`` runs inside the transaction that closes the session (bingo's prize
+    programs learn which game was the session's last)."""
     if listener not in _closed_listeners:
         _closed_listeners.append(listener)
 
@@ -65,9 +63,20 @@ def session_closed(session: GameSession, actor: Any) -> None:
         listener(session, actor)
 
 
+def register_between_games_guard(guard: Callable[[Venue], str | None]) -> None:
+    """``guard`` returns why the venue is not between games (a game on sale, drawing...), or None."""
+    if guard not in _between_games_guards:
+        _between_games_guards.append(guard)
+
+
+def between_games_problems(venue: Venue) -> list[str]:
+    return [problem for guard in _between_games_guards if (problem := guard(venue))]
+
+
 def register_chain(heads: Callable[[], list[ChainHead]], verifier: ChainVerifier) -> None:
     """A kind of tamper-evident chain: ``heads()`` lists every chain's head (for the anchors),
-    ``verifier`` checks the chains of some venues inside the caller's snapshot."""
+    ``verifier`` checks the chains of some venues inside the caller's snapshot (jackpots registers every
+    pool's chain of ledger seals)."""
     if heads not in _chain_heads:
         _chain_heads.append(heads)
     if verifier not in _chain_verifiers:

@@ -1,16 +1,5 @@
-"""The hall's own Prometheus metrics (beside django-prometheus' request and database metrics).
-
-Served at ``/metrics`` (django_prometheus.urls) for the scraper only: deploy/nginx keeps it internal.
-
-Several processes: gunicorn's uvicorn workers and the Celery worker processes each count their own. With
-``PROMETHEUS_MULTIPROC_DIR`` set (deploy/: a directory emptied at start, shared by the web and worker
-processes of a host) prometheus_client writes every process's values to files there and ``/metrics``
-adds them up (histograms and counters summed, the socket gauges summed over the live processes); without
-it (embedded, one process) the values are the process's own. Each service has a directory of its own
-(the web's gunicorn workers one, the Celery worker's pool another: process ids of two containers would
-collide in one), emptied when the service starts; the Celery worker serves its own on a port of its own
-(`serve`, config.celery), gunicorn's workers are added up by ``/metrics`` (config/gunicorn.py forgets an
-exited worker's gauges).
+"""The hall's own Prometheus metrics (beside django-prometheus' request and database metrics), served at
+``/metrics`` for the scraper only (deploy/nginx keeps it internal).
 """
 
 from __future__ import annotations
@@ -69,6 +58,10 @@ def timed(histogram: Histogram) -> Iterator[None]:
 
 def registry() -> Any:
     """What to expose: every process's values in multiprocess mode, else this process's."""
+    # deploy/ sets a directory per service (process ids of two containers would collide in one), emptied
+    # at its start: each gunicorn worker or Celery pool child writes its values there, and this adds them
+    # up (the socket gauges over the live processes; config/gunicorn.py forgets an exited worker's).
+    # Embedded, one process: its own values.
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         collected = CollectorRegistry()
         multiprocess.MultiProcessCollector(collected)  # type: ignore[no-untyped-call]

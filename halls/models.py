@@ -62,6 +62,8 @@ class Venue(models.Model):
     hall_category = models.CharField(max_length=1, choices=HallCategory.choices, default=HallCategory.FIRST)
     time_zone = models.CharField(max_length=64, default="Europe/Madrid", validators=[validate_time_zone])
     currency = models.CharField(max_length=3, default="EUR")
+    # The language of the venue's public screens (settings.LANGUAGES); staff pages follow the person's choice.
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES, default="es")
     # Line and Bingo prizes as percentages of each game's sales (spec §2.7 S7), set per venue.
     line_percent = models.DecimalField(
         max_digits=5, decimal_places=2, default=Decimal("10"), validators=PERCENT
@@ -97,8 +99,6 @@ class Room(models.Model):
     )
     # Seconds shown on screens for "any more lines / bingos?" (OP-13); closing stays a staff action.
     claim_window_seconds = models.PositiveIntegerField(default=20)
-    # The demo plays this room by itself: sells, draws, claims the winning cards and starts the next game.
-    autoplay = models.BooleanField(default=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["venue", "name"], name="room_name_unique_per_venue")]

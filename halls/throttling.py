@@ -1,13 +1,6 @@
-"""Abuse limits: what an anonymous caller may make the server do, counted per client address in the cache.
-
-- ``auth``: API token exchanges (each one hashes a password), checked before the password is read;
-- ``login``: POSTs of the login pages (admin and staff), checked by ``LoginRateMiddleware`` before the form;
-- ``device_failures`` / ``screen_failures``: wrong device tokens and unknown screen tokens. Only failures
-  count, so a hall of machines or screens behind one address is never slowed; once over the rate, that
-  address is refused before its token is even looked at.
-
-django-axes (settings) adds a lockout per username and address after repeated wrong passwords. Refusals are
-429: the JSON error envelope under /api/, a short page elsewhere. The rates are settings.HALL_THROTTLE_RATES.
+"""Abuse limits: what an anonymous caller may make the server do, counted per client address in the cache
+(rates: settings.HALL_THROTTLE_RATES), and django-axes' lockout per username and address. Refusals are 429:
+the JSON error envelope under /api/, a short page elsewhere.
 """
 
 from __future__ import annotations
@@ -72,7 +65,8 @@ class AddressThrottle(SimpleRateThrottle):
 
 
 class AuthRateThrottle(AddressThrottle):
-    """DRF throttle of the token exchange (DRF checks throttles before the view reads the password)."""
+    """DRF throttle of the token exchange, each of which hashes a password (DRF checks throttles before the
+    view reads it)."""
 
     def __init__(self) -> None:
         super().__init__("auth")
@@ -87,7 +81,9 @@ def throttled(scope: str, wait: float | None) -> exceptions.Throttled:
 
 
 def check_failures(request: Caller, scope: str) -> None:
-    """Refuse (429) an address that failed too often in ``scope``; call before checking its token."""
+    """Refuse (429) an address that failed too often in ``scope`` (``device_failures``: wrong device tokens,
+    ``screen_failures``: unknown screen tokens); call before checking its token. Only failures count, so a
+    hall of machines or screens behind one address is never slowed."""
     throttle = AddressThrottle(scope)
     if throttle.over(request):
         raise throttled(scope, throttle.wait())

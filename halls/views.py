@@ -8,7 +8,6 @@ from typing import Any
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import cache_page, never_cache
@@ -16,6 +15,7 @@ from django.views.i18n import JavaScriptCatalog
 from rest_framework import exceptions
 
 from halls import events, hooks, throttling
+from halls.i18n import render_in_venue_language
 from halls.models import Screen
 
 
@@ -44,8 +44,9 @@ def _throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
 @_throttled
 def screen_page(request: HttpRequest, token: str) -> HttpResponse:
     screen = _screen(request, token)
-    return render(
+    return render_in_venue_language(
         request,
+        screen.venue.language,
         "halls/screen.html",
         {"screen": screen, "sections": hooks.screen_sections(), "token": token},
     )
@@ -58,12 +59,14 @@ def screen_snapshot(request: HttpRequest, token: str) -> HttpResponse:
     screen = _screen(request, token)
     stream = screen.room.stream
     seq = events.current_seq(stream)
-    sections = {section.name: section.snapshot(screen.room) for section in hooks.screen_sections()}
+    with translation.override(screen.venue.language):
+        sections = {section.name: section.snapshot(screen.room) for section in hooks.screen_sections()}
     return JsonResponse(
         {
             "stream": stream,
             "seq": seq,
             "venue": screen.venue.name,
+            "language": screen.venue.language,
             "currency": screen.venue.currency,
             "screen": screen.name,
             "sections": sections,

@@ -1,13 +1,4 @@
 """Who may open a WebSocket: the Host and Origin checks that Django's HTTP stack does not do for sockets.
-
-- The Host header must be one of ``ALLOWED_HOSTS`` (as for every HTTP request), whatever the socket.
-- Pages (the hall screens, the caller console) are opened by browsers, which always send an Origin: it
-  must be one of ``ALLOWED_HOSTS`` too, so another site's page cannot open a socket in a visitor's
-  browser (Channels' ``AllowedHostsOriginValidator``).
-- Devices (machine interface boards, the simulator) send no Origin: none is accepted, since only a
-  browser page could abuse a socket on someone's behalf and a browser always names its page's origin;
-  an Origin that IS sent must still be an allowed host.
-
 Both read ``ALLOWED_HOSTS`` when a socket connects (not at import), so a changed setting applies.
 """
 
@@ -39,7 +30,8 @@ def _header(scope: dict[str, Any], name: bytes) -> str | None:
 
 
 def host_allowed(scope: dict[str, Any]) -> bool:
-    """The Host header names an allowed host (a socket without one is allowed only under ``*``)."""
+    """The Host header names an allowed host, as for every HTTP request, whatever the socket (a socket
+    without one is allowed only under ``*``)."""
     hosts = allowed_hosts()
     host = _header(scope, b"host")
     if host is None:
@@ -75,10 +67,14 @@ class _SettingsOrigins(OriginValidator):  # type: ignore[misc]
 
 
 def browser_socket(application: Any) -> Any:
-    """A socket a page opens: allowed Host and allowed Origin (required)."""
+    """A socket a page opens (the hall screens, the caller console): allowed Host and allowed Origin,
+    required, since a browser always sends one: another site's page cannot open a socket in a visitor's
+    browser (as Channels' ``AllowedHostsOriginValidator``)."""
     return _SettingsOrigins(application, origin_required=True)
 
 
 def device_socket(application: Any) -> Any:
-    """A socket a device opens: allowed Host; an Origin, if sent, allowed."""
+    """A socket a device opens (machine interface boards, the simulator): allowed Host; no Origin is
+    accepted (only a browser page could abuse a socket on someone's behalf, and a browser always names its
+    page's origin), but one that is sent must be an allowed host."""
     return _SettingsOrigins(application, origin_required=False)

@@ -41,8 +41,9 @@ from jackpots.serializers import (
     PoolQuerySerializer,
     PoolSerializer,
 )
-from jackpots.services import meters, pools, reports
+from jackpots.services import pools, reports
 from jackpots.services.common import display
+from jackpots.services.readmodels import meters
 
 TAGS = ["pools"]
 

@@ -6,12 +6,11 @@ class JackpotsConfig(AppConfig):
     verbose_name = "Jackpots"
 
     def ready(self) -> None:
-        # Importing the module also registers its Celery task (publish_pool_meters) with the worker.
         from halls import hooks
-        from jackpots import screens
-        from jackpots.services import notify
+        from jackpots.services import notify, screen_events
+        from jackpots.services.readmodels import screens
 
-        notify.register_pool_event_listener(screens.on_pool_event)
+        notify.register_pool_event_listener(screen_events.on_pool_event)
         # Every pool's chain of ledger seals: anchored outside the database and verified with the venues'.
         from jackpots.services import seals
 

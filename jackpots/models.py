@@ -3,8 +3,8 @@
 Hot path (DESIGN §4, issue 3): a contribution is ONE append-only row per level; the level row is never
 updated per contribution. `PoolLevel.amount` is the FOLDED meter: every contribution with
 id <= `folded_through` is in it; the live meter is the folded amount plus the unfolded rows (see
-`jackpots.services.meters`). Folding, awards, resets, corrections and parameter changes lock the level
-row FOR UPDATE and write their own ledger rows, so the balancing report can prove, per level:
+`jackpots.services.readmodels.meters`). Folding, awards, resets, corrections and parameter changes lock
+the level row FOR UPDATE and write their own ledger rows, so the balancing report can prove, per level:
 
     opening seed + operator seeds + contributions + overflow in + corrections
         = amount + awards + overflow out (to reserve / next level) - reserve moved to the meter.

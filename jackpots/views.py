@@ -5,37 +5,40 @@ pool: ``/screens/<token>/pools/<pool_id>/``. The token is what makes the page pu
 anyone (a screen is revoked by making it inactive), and the pool must be one the screen's venue shows:
 its own or a network's it belongs to; anything else is 404. A display next to a table is therefore
 registered as a Screen of its venue, and the page follows that screen's room stream, which carries the
-venue's `pool.meter` and `pool.hit` events (jackpots.screens); the page keeps only its pool's.
+venue's `pool.meter` and `pool.hit` events (jackpots.services.screen_events); the page keeps only its pool's.
 """
 
 from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
 from halls import events
+from halls.i18n import render_in_venue_language
 from halls.models import Screen
-from jackpots import screens
 from jackpots.models import Pool
+from jackpots.services.readmodels import screens
 
 
 def _screen_and_pool(token: str, pool_id: int) -> tuple[Screen, Pool]:
     screen = Screen.objects.filter(token=token, active=True).select_related("room", "venue").first()
     if screen is None:
-        raise Http404("No such screen.")
+        raise Http404(_("No such screen."))
     pool = screens.visible_pool(screen.venue_id, pool_id)
     if pool is None:
-        raise Http404("No such pool on this screen.")
+        raise Http404(_("No such pool on this screen."))
     return screen, pool
 
 
 def meter_page(request: HttpRequest, token: str, pool_id: int) -> HttpResponse:
     screen, pool = _screen_and_pool(token, pool_id)
     snapshot_url = reverse("jackpots:meter-snapshot", kwargs={"token": token, "pool_id": pool.pk})
-    return render(
+    return render_in_venue_language(
         request,
+        screen.venue.language,
         "jackpots/meter_page.html",
         {"screen": screen, "pool": pool, "token": token, "snapshot_url": snapshot_url},
     )
@@ -47,13 +50,16 @@ def meter_snapshot(request: HttpRequest, token: str, pool_id: int) -> JsonRespon
     screen, pool = _screen_and_pool(token, pool_id)
     stream = screen.room.stream
     seq = events.current_seq(stream)
+    with translation.override(screen.venue.language):
+        meter = screens.meter_page_snapshot(pool)
     return JsonResponse(
         {
             "stream": stream,
             "seq": seq,
             "venue": screen.venue.name,
+            "language": screen.venue.language,
             "currency": pool.currency,
             "screen": screen.name,
-            "sections": {"meter": screens.meter_page_snapshot(pool)},
+            "sections": {"meter": meter},
         }
     )

@@ -57,7 +57,7 @@ from machines.serializers import (
     MachineStateRequestSerializer,
     ReconciliationRowSerializer,
 )
-from machines.services import gateway, handpay, links, reads, registry
+from machines.services import gateway, handpay, links, readmodels, registry
 from machines.services.reconciliation import reconciliation
 
 # An HTTP batch: at most 200 messages (protocol.MAX_BATCH) in at most 256 KB.
@@ -377,7 +377,7 @@ class HitListView(HallAPIView):
         rows = [
             row
             for venue in _venues_with(request, query["venue"], Role.CASHIER)
-            for row in reads.pending_hand_pays(venue)
+            for row in readmodels.pending_hand_pays(venue)
         ]
         return Response(MachineHitSerializer(rows, many=True).data)
 
@@ -405,7 +405,7 @@ class HitPayView(HallAPIView):
         )
         data = valid(HandPayRequestSerializer, request.data)
         paid = handpay.pay_hand_pay(hit=hit, actor=actor(request), payment_ref=data["payment_ref"])
-        return Response(MachineHitSerializer(reads.hit_row(paid)).data)
+        return Response(MachineHitSerializer(readmodels.hit_row(paid)).data)
 
 
 # --- the gateway's HTTP batch ---------------------------------------------------------------------------

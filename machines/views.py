@@ -118,7 +118,7 @@ def floor(request: HttpRequest) -> HttpResponse:
 @never_cache
 @_json_door
 def floor_snapshot(request: HttpRequest) -> JsonResponse:
-    """Every machine of the venue as the floor shows it (machines.services.reads.floor_view)."""
+    """Every machine of the venue as the floor shows it (machines.services.readmodels.floor_view)."""
     venue, _ = _venue(request, FLOOR_ROLES)
     return JsonResponse(
         {

@@ -165,6 +165,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _english(settings: Any) -> None:
+    """The tests read English: a request that asks for no language, and code outside a request, get English
+    (the hall's default is Spanish; tests that check it set LANGUAGE_CODE back to "es")."""
+    settings.LANGUAGE_CODE = "en"
+
+
+@pytest.fixture(autouse=True)
 def _anchor_dir(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Each test's audit anchors in a directory of its own (a test never sees another's chains)."""
     settings.HALL_AUDIT_ANCHOR_DIR = str(tmp_path_factory.mktemp("anchors"))

@@ -40,7 +40,6 @@ from bingo.services.common import lock_game, record, tell_consoles, transition
 from bingo.services.programs import play as programs
 from halls.errors import Conflict, InvalidInput, NotFound
 
-Actor = User
 REMAINDER_TO = "house: rounding residue of an equal split (OP-10)"
 CLAIMABLE = (GameState.DRAWING, GameState.PAUSED)
 
@@ -63,7 +62,7 @@ def file_claim(
     kind: str,
     series_code: str,
     serial: int,
-    actor: Actor,
+    actor: User,
     idempotency_key: str | None = None,
 ) -> Claim:
     """Verify a claim by card serial and record the verdict, valid or not."""
@@ -165,7 +164,7 @@ def _open_window(game: Game, kind: str, ordinal: int) -> None:
     game.save()
 
 
-def confirm_claims(*, game: Game, kind: str, actor: Actor) -> PrizeResult:
+def confirm_claims(*, game: Game, kind: str, actor: User) -> PrizeResult:
     """The caller ends "any more lines / bingos?": pay the prize to the valid claims at that ball."""
     with transaction.atomic():
         game = lock_game(game.pk)
@@ -208,7 +207,7 @@ def _unpaid_valid(game: Game) -> dict[str, list[Claim]]:
     return pending
 
 
-def _pay(game: Game, kind: str, claims: list[Claim], actor: Actor) -> PrizeResult:
+def _pay(game: Game, kind: str, claims: list[Claim], actor: User) -> PrizeResult:
     prize = game.line_prize if kind == ClaimKind.LINE else game.bingo_prize
     amount = prize if prize is not None else Decimal("0")
     split = split_equally(amount, [c.pk for c in claims])
@@ -242,7 +241,7 @@ def _pay(game: Game, kind: str, claims: list[Claim], actor: Actor) -> PrizeResul
     return result
 
 
-def _close(game: Game, actor: Actor) -> None:
+def _close(game: Game, actor: User) -> None:
     transition(game, game.close, "close")
     game.claim_window = ClaimWindow.NONE
     game.paused_by_claim = False

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -26,6 +27,15 @@ from halls.errors import Conflict, InvalidInput
 log = logging.getLogger("hall.draw")
 
 LAST_ORDINAL = 90
+
+# Enqueues the RNG step (game id, ordinal, countdown): bingo.apps registers bingo.tasks' door here, so this
+# service imports no Celery task (services import no doors; the contract is in pyproject.toml).
+_enqueue_step: Callable[[int, int, float], None] | None = None
+
+
+def register_step_enqueuer(enqueue: Callable[[int, int, float], None]) -> None:
+    global _enqueue_step  # one door per process, set once at start-up
+    _enqueue_step = enqueue
 
 
 def schedule_next_ball(game: Game) -> None:
@@ -45,10 +55,10 @@ def schedule_next_ball(game: Game) -> None:
 def dispatch(game_id: int, ordinal: int, countdown: float = 0.0) -> None:
     """Enqueue the step; with the broker away, log it and leave the draw to the reaper (its state is
     committed: the stalled draw is re-enqueued once the broker is back), not fail the caller's command."""
-    from bingo.tasks import draw_next_ball  # tasks import services; the door is looked up when used
-
+    if _enqueue_step is None:
+        raise RuntimeError("no draw step enqueuer registered (bingo.apps registers bingo.tasks')")
     try:
-        draw_next_ball.apply_async(args=(game_id, ordinal), countdown=countdown)
+        _enqueue_step(game_id, ordinal, countdown)
     except OperationalError as exc:
         log.warning("could not enqueue ball %s of game %s (%s): the reaper will", ordinal, game_id, exc)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -18,10 +17,9 @@ from bingo.services.common import lock_game, record, transition
 from bingo.services.programs import clock as program_clock
 from bingo.services.programs import play as programs
 from halls import events
+from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
-from halls.models import GameSession, Room
-
-Actor = User | str
+from halls.models import GameSession, Room, Venue
 
 
 def create_game(
@@ -214,3 +212,18 @@ def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = ""
 def session_close_guard(session: GameSession) -> str | None:
     live = session.games.exclude(state__in=[GameState.CLOSED, GameState.VOID]).first()
     return f"game {live.number} is still {GameState(live.state).label.lower()}" if live else None
+
+
+def between_games_guard(venue: Venue) -> str | None:
+    """A venue's prize percentages change only with no game in play (halls.services.venues): a game copies
+    them when it is created, so a scheduled one counts too."""
+    live = (
+        Game.objects.filter(room__venue=venue)
+        .exclude(state__in=[GameState.CLOSED, GameState.VOID])
+        .select_related("room")
+        .order_by("pk")
+        .first()
+    )
+    if live is None:
+        return None
+    return f"game {live.number} in {live.room.name} is still {GameState(live.state).label.lower()}"

@@ -13,7 +13,7 @@ from django.db.models import Q
 
 from bingo.models import Ball, BallCorrection, Claim, Game, GameState, PrizeResult, SaleOperation, SoldCard
 from bingo.services import claims as claim_services
-from bingo.services.programs.views import game_programs, screen_programs
+from bingo.services.programs.readmodels import game_programs, screen_programs
 from bingo.services.sales import sales_totals
 from halls.models import Room
 

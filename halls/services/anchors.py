@@ -1,15 +1,6 @@
-"""Anchors: every chain's head published outside the database, signed and dated.
-
-A keyed chain stops an edit from being recomputed, but not a cut: whoever deletes the last entries (or a
-whole chain) and rewinds the head leaves a shorter chain that verifies. So every change of a chain's head
-(length and last hash) is appended as one signed JSON line to its own file under HALL_AUDIT_ANCHOR_DIR
-(``venue-3.jsonl``, ``pool-7.jsonl``), and POSTed to HALL_AUDIT_ANCHOR_URL when set (a batch, a JSON
-list). The beat does it every HALL_AUDIT_ANCHOR_SECONDS (``manage.py anchor_audit`` on demand).
-
-A line: {"v": 1, "kind", "id", "seq", "hash", "at", "alg", "sig"}; ``sig`` is an HMAC-SHA256 of the rest
-under a key derived from the audit key (``audit_keys``), so the line cannot be forged or edited without
-the key. The verifier takes each chain's highest anchored length: the chain must reach it, with the same
-hash there. A file with lines that do not verify is itself reported.
+"""Anchors: every chain's head published outside the database, signed and dated. A keyed chain stops an edit
+from being recomputed, not a cut: a chain whose last entries (or all) were deleted and its head rewound
+still verifies, but no longer reaches its anchor.
 """
 
 from __future__ import annotations
@@ -41,6 +32,7 @@ def _dir() -> Path:
 
 
 def _path(kind: str, chain_id: int) -> Path:
+    """One file of JSON lines per chain under HALL_AUDIT_ANCHOR_DIR (``venue-3.jsonl``, ``pool-7.jsonl``)."""
     return _dir() / f"{kind}-{chain_id}.jsonl"
 
 
@@ -50,6 +42,8 @@ def _canonical(line: dict[str, Any]) -> bytes:
 
 
 def sign(line: dict[str, Any], keys: audit_keys.Keyring) -> dict[str, Any]:
+    """{"v": 1, "kind", "id", "seq", "hash", "at"} with "alg" and "sig": an HMAC-SHA256 of the rest under a
+    key derived from the audit key (``audit_keys``), so no line is forged or edited without the key."""
     key = keys.anchor_key(keys.alg)
     assert key is not None  # the current key is always held
     return {
@@ -117,8 +111,10 @@ def _read(path: Path, keys: audit_keys.Keyring) -> tuple[Anchor | None, str]:
 
 
 def read_all() -> dict[tuple[str, int], AnchorFile]:
-    """Every anchored chain's latest genuine anchor. Read BEFORE the verification's snapshot: an anchor
-    is written only after its head committed, so the snapshot then holds every head anchored here."""
+    """Every anchored chain's latest genuine anchor: the verifier checks that the chain reaches its length
+    with the same hash there (a file with lines that do not verify is itself reported). Read BEFORE the
+    verification's snapshot: an anchor is written only after its head committed, so the snapshot then holds
+    every head anchored here."""
     keys = audit_keys.keyring()
     found: dict[tuple[str, int], AnchorFile] = {}
     directory = _dir()
@@ -134,7 +130,9 @@ def read_all() -> dict[tuple[str, int], AnchorFile]:
 
 
 def write() -> list[dict[str, Any]]:
-    """Append an anchor for every chain whose head moved since its last anchor; returns the new lines."""
+    """Append an anchor for every chain whose head moved since its last anchor, and POST them (one JSON
+    list) to HALL_AUDIT_ANCHOR_URL when set; returns the new lines. Beat runs it every
+    HALL_AUDIT_ANCHOR_SECONDS (``manage.py anchor_audit`` on demand)."""
     keys = audit_keys.keyring()
     at = timezone.now().isoformat()
     directory = _dir()

@@ -17,12 +17,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.auth.models import User
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from halls.actors import Actor, actor_label
 from halls.chains import Anchor
 from halls.models import AuditChainHead, AuditEntry, Venue
 from halls.services import audit_keys
@@ -61,18 +62,10 @@ def _fields(entry: AuditEntry) -> dict[str, Any]:
     return fields
 
 
-def actor_label(actor: User | AnonymousUser | str | None) -> str:
-    if actor is None:
-        return "system"
-    if isinstance(actor, str):
-        return actor
-    return str(actor.get_username() or "anonymous")
-
-
 def record(
     *,
     venue_id: int,
-    actor: User | AnonymousUser | str | None,
+    actor: Actor,
     action: str,
     obj: Any,
     data: dict[str, Any] | None = None,
@@ -111,7 +104,7 @@ def _locked_tip(venue_id: int, keys: audit_keys.Keyring) -> str:
 def _write(
     *,
     venue_id: int,
-    actor: User | AnonymousUser | str | None,
+    actor: Actor,
     action: str,
     obj: Any,
     data: dict[str, Any] | None,
@@ -125,7 +118,7 @@ def _write(
 
 def _entry(
     venue_id: int,
-    actor: User | AnonymousUser | str | None,
+    actor: Actor,
     action: str,
     obj: Any,
     data: dict[str, Any] | None,
@@ -152,7 +145,7 @@ def _entry(
 def record_many(
     *,
     venue_id: int,
-    entries: Sequence[tuple[User | AnonymousUser | str | None, str, Any, dict[str, Any] | None]],
+    entries: Sequence[tuple[Actor, str, Any, dict[str, Any] | None]],
 ) -> list[AuditEntry]:
     """Append several entries, ``(actor, action, obj, data)`` each, to the venue's chain in order: what
     `record` does for each, with the tip locked once and (on PostgreSQL) one statement for them all (a

@@ -1,12 +1,5 @@
-"""The keys of the audit chain and of its anchors: HMAC-SHA256 keys that never live in the database.
-
-Whoever can write the database can edit an entry and recompute every later hash of a plain SHA-256 chain;
-they cannot recompute an HMAC without the key. The key comes from ``HALL_AUDIT_KEY``; without it a random
-per-install key is made once in ``HALL_AUDIT_KEY_FILE`` (the embedded demo's ``var/audit.key``): out of
-the database, but on the same host, so production sets its own (``manage.py check --deploy`` says so).
-
-Each entry records which key signed it (``alg`` = ``hmac-sha256:<key id>``, the id derived from the key,
-not the key), so a rotated key keeps verifying the entries it signed when listed in ``HALL_AUDIT_OLD_KEYS``.
+"""The keys of the audit chain and of its anchors: HMAC-SHA256 keys that never live in the database, so
+whoever can write the database can edit an entry but not recompute the chain after it.
 """
 
 from __future__ import annotations
@@ -41,6 +34,8 @@ class Keyring:
 
 
 def alg_of(key: bytes) -> str:
+    """What an entry records of the key that signed it: an id derived from the key, not the key, so a rotated
+    key keeps verifying what it signed while listed in ``HALL_AUDIT_OLD_KEYS``."""
     return ALG_PREFIX + hmac.new(key, b"hall-audit-key-id", hashlib.sha256).hexdigest()[:12]
 
 
@@ -64,6 +59,8 @@ def _file_key(path: Path) -> bytes:
 
 @lru_cache(maxsize=4)
 def _keyring(key: str, path: str, old: tuple[str, ...]) -> Keyring:
+    # Without HALL_AUDIT_KEY, a per-install key in HALL_AUDIT_KEY_FILE (the embedded demo's var/audit.key):
+    # out of the database but on its host, so production sets its own (check_audit_key below).
     current = key.encode() if key else _file_key(Path(path))
     by_alg = {alg_of(k.encode()): k.encode() for k in old if k}
     by_alg[alg_of(current)] = current

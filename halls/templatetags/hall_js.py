@@ -1,8 +1,10 @@
 """The scripts every page loads before its own: the djangojs catalogue of the page's language (gettext,
 ngettext, interpolate) and halls/format.js (numbers and money in that language).
 
-    {% load hall_js %}{% hall_js %}                     staff pages: the request's language
-    {% load hall_js %}{% hall_js venue=screen.venue %}  public screens: their venue's language
+    {% load hall_js %}{% hall_js %}
+
+The page's language is the active one: the request's on staff pages (LocaleMiddleware), the venue's on
+public screens (rendered in it: halls.i18n.render_in_venue_language).
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import functools
 import hashlib
 from pathlib import Path
-from typing import Any
 
 from django import template
 from django.conf import settings
@@ -21,8 +22,6 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 register = template.Library()
-
-SCREEN_LANGUAGE = "es"  # a venue without a language of its own: the screens were Spanish before there was one
 
 
 @functools.cache
@@ -35,21 +34,16 @@ def catalogue_version() -> str:
     return digest.hexdigest()[:12]
 
 
-def page_language(venue: Any = None) -> str:
-    """A screen's venue's language, else the request's (LocaleMiddleware), as a code of LANGUAGES."""
-    if venue is not None:
-        wanted = getattr(venue, "language", "") or SCREEN_LANGUAGE
-    else:
-        wanted = translation.get_language()
+def page_language() -> str:
     try:
-        return translation.get_supported_language_variant(wanted or settings.LANGUAGE_CODE)
+        return translation.get_supported_language_variant(translation.get_language() or "")
     except LookupError:
         return settings.LANGUAGE_CODE
 
 
 @register.simple_tag
-def hall_js(venue: Any = None) -> SafeString:
-    catalogue = reverse("halls:javascript-catalogue", kwargs={"language": page_language(venue)})
+def hall_js() -> SafeString:
+    catalogue = reverse("halls:javascript-catalogue", kwargs={"language": page_language()})
     return format_html(
         '<script src="{}?v={}"></script>\n<script src="{}"></script>',
         catalogue,

@@ -5,7 +5,8 @@ rows via halls.services.audit and events on commit via halls.events (stream ``po
 - contributions: contribute, contribute_many (the hot path: append-only inserts)
 - folding: fold (fold the unfolded contributions into the level rows; mystery hits)
 - awards: award_hand (table hands, engine.settle_hand), award_level (machines, bingo programs)
-- meters: pool_meter (what screens may show), changed_pools_since
+- readmodels: meters (pool_meter, changed_pools_since), screens (what a hall screen shows of a pool)
+- screen_events: hit announcements and the meter publisher (the hall screens' pool events)
 - reports: balance (the balancing report), ledger (pool recall)
 - seals: seal, verify (hash-chained seals over the ledger)
 - guards: register_open_play_guard (parameters change only while nothing is in play)

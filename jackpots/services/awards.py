@@ -18,7 +18,9 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
+from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput
 from jackpots import engine
 from jackpots.models import (
@@ -33,15 +35,12 @@ from jackpots.models import (
 from jackpots.poker import HandRank
 from jackpots.services import folding, notify
 from jackpots.services.common import (
-    Actor,
     as_decimal,
     cents,
     display,
     draw_must_hit_by,
     fingerprint,
-    label,
     level_state,
-    now,
     pool_pack,
     record,
 )
@@ -173,8 +172,8 @@ def _settle(
     actor: Actor,
 ) -> tuple[PoolSettlement, engine.LevelState]:
     """Write one settlement: awards, the meter decrement, the reset and its moves; update `level` in place."""
-    at = now()
-    who = label(actor)
+    at = timezone.now()
+    who = actor_label(actor)
     after = dataclasses.replace(state, amount=meter_after_payouts)
     reset = engine.reset_after_award(after)
     new_state = reset.level

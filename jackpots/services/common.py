@@ -1,4 +1,4 @@
-"""Helpers the pool services share: actors, the venues a pool's audit goes to, money checks, the pack."""
+"""Helpers the pool services share: the venues a pool's audit goes to, money checks, the pack."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from django.contrib.auth.models import AnonymousUser, User
 from django.core.serializers.json import DjangoJSONEncoder
-from django.utils import timezone
 
+from halls.actors import Actor
 from halls.errors import InvalidInput
 from halls.services import audit
 from jackpots import engine
@@ -28,18 +27,7 @@ from jackpots.rulepacks import (
     get_pack,
 )
 
-# The acting user, or a device label ("table-3 console", "gateway:smib-12") for device input.
-Actor = User | AnonymousUser | str | None
-
 ZERO = Decimal(0)
-
-
-def label(actor: Actor) -> str:
-    return audit.actor_label(actor)
-
-
-def now() -> Any:
-    return timezone.now()
 
 
 def audit_venue_ids(pool: Pool) -> list[int]:

@@ -42,11 +42,12 @@ import psycopg
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 
+from halls.actors import Actor
+from halls.actors import actor_label as label
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from jackpots import engine
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
 from jackpots.services.batcher import GroupCommit
-from jackpots.services.common import Actor, label
 from jackpots.services.locks import POOL_LOCK_CLASS
 
 log = logging.getLogger("hall.jackpots.contributions")

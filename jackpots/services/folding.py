@@ -21,10 +21,12 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Count, Exists, Max, Min, OuterRef, Subquery, Sum
+from django.utils.timezone import now
 
+from halls.actors import Actor, actor_label
 from jackpots import engine
 from jackpots.models import Contribution, LedgerMove, MoveKind, Pool, PoolLevel
-from jackpots.services.common import Actor, label, level_state, now
+from jackpots.services.common import level_state
 from jackpots.services.locks import lock_levels
 
 ZERO = Decimal(0)
@@ -152,7 +154,7 @@ def _pay_mystery(
 
 def _write_moves(pool: Pool, level: PoolLevel, moves: _Moves, actor: Actor) -> None:
     at = now()
-    who = label(actor)
+    who = actor_label(actor)
     rows = [
         LedgerMove(pool=pool, level=level, kind=kind, amount=amount, actor=who, created_at=at)
         for kind, amount in moves.extra
@@ -183,7 +185,7 @@ def _write(pool: Pool, level: PoolLevel, state: engine.LevelState, moves: _Moves
             level=level,
             kind=MoveKind.OVERFLOW_TO_NEXT,
             amount=moves.overflow_to_next,
-            actor=label(actor),
+            actor=actor_label(actor),
             created_at=now(),
         )
         level.overflow_total += moves.overflow_to_next

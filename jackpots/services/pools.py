@@ -9,8 +9,10 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Network, Venue
 from jackpots import engine
@@ -28,14 +30,11 @@ from jackpots.models import (
 from jackpots.rulepacks import PACKS, JackpotKind, MultipleOfBet, RulePack
 from jackpots.services import notify, sources
 from jackpots.services.common import (
-    Actor,
     as_decimal,
     cents,
     display,
     draw_must_hit_by,
-    label,
     meter_amount,
-    now,
     record,
     with_authorised_paytable,
 )
@@ -223,8 +222,8 @@ def create_pool(
         )
     checked = _checked_levels(pack, levels, bet)
 
-    at = now()
-    who = label(actor)
+    at = timezone.now()
+    who = actor_label(actor)
     try:
         with transaction.atomic():
             pool = Pool.objects.create(
@@ -334,7 +333,7 @@ def add_member(*, pool: Pool, source_type: str, source_id: str, venue: Venue, ac
         )
     if venue.pk not in _scope_venue_ids(pool):
         raise InvalidInput(f"{venue} is not in the pool's scope.", code="member_outside_scope")
-    at = now()
+    at = timezone.now()
     try:
         with transaction.atomic():
             member = PoolMember.objects.create(
@@ -343,7 +342,7 @@ def add_member(*, pool: Pool, source_type: str, source_id: str, venue: Venue, ac
                 source_id=source_id,
                 venue=venue,
                 added_at=at,
-                added_by=label(actor),
+                added_by=actor_label(actor),
             )
             data = {"member": member.key, "venue": venue.pk, "change": "added"}
             record(pool, actor, "pool.member_added", member, data)
@@ -388,8 +387,8 @@ def remove_member(*, pool: Pool, source_type: str, source_id: str, actor: Actor)
             raise NotFound(
                 f"{source_type}:{source_id} is not a member of {pool.code}.", code="unknown_member"
             )
-        member.removed_at = now()
-        member.removed_by = label(actor)
+        member.removed_at = timezone.now()
+        member.removed_by = actor_label(actor)
         member.save(update_fields=["removed_at", "removed_by"])
         data = {"member": member.key, "venue": member.venue_id, "change": "removed"}
         record(pool, actor, "pool.member_removed", member, data)
@@ -488,8 +487,8 @@ def change_parameters(
         old = {k: getattr(level, k) for k in new}
         for key, value in new.items():
             setattr(level, key, value)
-        at = now()
-        who = label(actor)
+        at = timezone.now()
+        who = actor_label(actor)
         top_up = max(Decimal(0), level.seed - level.amount)
         if top_up:
             LedgerMove.objects.create(
@@ -551,7 +550,7 @@ def correct_meter(
         raise InvalidInput("A correction of 0 changes nothing.", code="bad_amount")
     if not reason.strip():
         raise InvalidInput("A correction needs its reason.", code="reason_required")
-    authoriser = label(authorised_by) if authorised_by is not None else ""
+    authoriser = actor_label(authorised_by) if authorised_by is not None else ""
     if not authoriser.strip() or authoriser == "system":
         raise InvalidInput("A correction needs who authorised it.", code="authorisation_required")
     with transaction.atomic():
@@ -567,7 +566,7 @@ def correct_meter(
                 f"The correction would leave the meter at {corrected}, above its ceiling {level.ceiling}.",
                 code="correction_above_ceiling",
             )
-        at = now()
+        at = timezone.now()
         move = LedgerMove.objects.create(
             pool=pool,
             level=level,
@@ -575,7 +574,7 @@ def correct_meter(
             amount=delta,
             reason=reason.strip(),
             authorised_by=authoriser,
-            actor=label(actor),
+            actor=actor_label(actor),
             created_at=at,
         )
         level.amount = corrected

@@ -35,6 +35,7 @@ from typing import Any
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.db.models import Max, Q
+from django.utils.timezone import now
 
 from halls.chains import Anchor, ChainHead, ChainReport
 from halls.services import audit_keys
@@ -49,7 +50,6 @@ from jackpots.models import (
     PoolSettlement,
 )
 from jackpots.services import folding
-from jackpots.services.common import now
 from jackpots.services.locks import lock_levels, lock_pool_for_seal
 
 GENESIS = "0" * 64

@@ -10,7 +10,7 @@ the pool's locks), audit rows via halls.services.audit for registry, link, state
 - broadcast: progressive_broadcasts
 - push: to_machine (channel-layer group ``machine.<id>``, message type ``machine.push``)
 - reconciliation: reconcile_snapshot (inside the gateway), reconciliation (the report)
-- reads: floor_view, pending_hand_pays
+- readmodels: floor_view, pending_hand_pays
 
 The functions are also importable from this package (``from machines.services import receive``). Note
 ``machines.services.reconciliation`` is then the report FUNCTION (the package attribute shadows the
@@ -23,7 +23,7 @@ from machines.services.handpay import pay_hand_pay
 from machines.services.links import create_link_group, join_link, leave_link
 from machines.services.liveness import mark_silent_machines_offline
 from machines.services.push import to_machine
-from machines.services.reads import floor_view, pending_hand_pays
+from machines.services.readmodels import floor_view, pending_hand_pays
 from machines.services.reconciliation import reconciliation
 from machines.services.registry import authenticate, register_machine, rotate_token, set_machine_state
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from jackpots.services import meters
+from jackpots.services.readmodels import meters
 from machines import protocol
 from machines.models import LinkGroup, LinkMember
 

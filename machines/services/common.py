@@ -1,29 +1,22 @@
-"""Helpers the machine services share: time, actors, the audit trail, the machine row lock."""
+"""Helpers the machine services share: time, the audit trail, the machine row lock."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.models import AnonymousUser, User
 from django.utils import timezone
 
+from halls.actors import Actor
 from halls.errors import NotFound
 from halls.services import audit
 from machines.models import Machine
-
-# The acting user, or a device / system label ("gateway", "link-watch").
-Actor = User | AnonymousUser | str | None
 
 GATEWAY = "gateway"
 
 
 def now() -> datetime:
     return timezone.now()
-
-
-def label(actor: Actor) -> str:
-    return audit.actor_label(actor)
 
 
 def record(venue_id: int, actor: Actor, action: str, obj: Any, data: dict[str, Any]) -> None:

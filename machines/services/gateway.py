@@ -42,9 +42,10 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from jackpots.models import PoolLevel
-from jackpots.services import awards, contributions, meters
+from jackpots.services import awards, contributions
 from jackpots.services.contributions import ContributionItem
 from jackpots.services.locks import lock_levels
+from jackpots.services.readmodels import meters
 from machines import protocol
 from machines.models import (
     AlertKind,

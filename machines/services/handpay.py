@@ -7,12 +7,13 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from halls import access
+from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput
 from halls.models import Role
 from machines import protocol
 from machines.models import PAYMENT_FIELDS, LockReason, MachineState, ProgressiveHit
 from machines.services import push
-from machines.services.common import Actor, describe, label, lock_machine, now, record
+from machines.services.common import describe, lock_machine, now, record
 
 
 def pay_hand_pay(*, hit: ProgressiveHit, actor: Actor, payment_ref: str = "") -> ProgressiveHit:
@@ -35,7 +36,7 @@ def pay_hand_pay(*, hit: ProgressiveHit, actor: Actor, payment_ref: str = "") ->
         at = now()
         row.paid_at = at
         row.paid_by = actor
-        row.paid_by_label = label(actor)
+        row.paid_by_label = actor_label(actor)
         row.payment_ref = ref
         row.save(update_fields=list(PAYMENT_FIELDS))
         others = ProgressiveHit.objects.filter(machine=machine, paid_at__isnull=True).exists()

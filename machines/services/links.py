@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
+from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Venue
 from jackpots.models import Pool, SourceType
@@ -13,7 +14,7 @@ from jackpots.services import pools
 from machines import rules
 from machines.models import LinkGroup, LinkMember, Machine
 from machines.services import push
-from machines.services.common import Actor, describe, lock_machine, now, record
+from machines.services.common import describe, lock_machine, now, record
 
 
 def _pool_in_scope(pool: Pool, venue: Venue) -> bool:

@@ -12,12 +12,13 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.models import Venue
 from machines import protocol
 from machines.models import LockReason, Machine, MachineState, MachineType, Modality, ProgressiveHit
 from machines.services import push
-from machines.services.common import Actor, describe, lock_machine, now, record
+from machines.services.common import describe, lock_machine, now, record
 
 # URL- and header-safe: it appears in ws/machines/<asset>/ and in "Device <asset>:<token>".
 ASSET = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")

@@ -71,7 +71,7 @@ def test_a_step_reads_the_game_once_and_audits_and_numbers_in_few_statements(
         ball = draw.draw_rng_ball(game_id=game.pk, ordinal=3)
         assert ball is not None
         # What the task needs came with the step: no query for the room or the ball set.
-        assert (ball.game.room.autoplay, ball.game.ball_set) == (False, ball_set)
+        assert (ball.game.room, ball.game.ball_set) == (room, ball_set)
 
     games_read = statements(captured, "bingo_game")
     assert [s.split()[0] for s in games_read] == ["SELECT", "UPDATE"]  # read once (locked), updated once

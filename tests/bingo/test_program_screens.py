@@ -5,8 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from bingo.services import programs as svc
-from jackpots import screens
 from jackpots.services.pools import LevelSpec
+from jackpots.services.readmodels import screens
 from tests.bingo.program_flow import (  # noqa: F401 - fixtures
     SALES,
     Hall,

@@ -64,7 +64,13 @@ async def browser(chromium_path: str) -> AsyncIterator[Browser]:
 
 @pytest.fixture
 async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
-    context = await browser.new_context(viewport=VIEWPORT, locale="es-ES", timezone_id="Europe/Madrid")
+    # Staff pages in English as the tests read them (the hall screens speak their venue's Spanish).
+    context = await browser.new_context(
+        viewport=VIEWPORT,
+        locale="es-ES",
+        timezone_id="Europe/Madrid",
+        extra_http_headers={"Accept-Language": "en"},
+    )
     context.set_default_timeout(10_000)
     yield context
     await context.close()
@@ -128,6 +134,6 @@ def server_url(transactional_db: None) -> Iterator[str]:
 
 
 @pytest.fixture
-async def staff_in_english(context: BrowserContext, server_url: str) -> None:
-    """Staff pages in English, as set_language leaves them (its cookie): the browser itself asks for es-ES."""
-    await context.add_cookies([{"name": settings.LANGUAGE_COOKIE_NAME, "value": "en", "url": server_url}])
+async def staff_in_spanish(context: BrowserContext, server_url: str) -> None:
+    """Staff pages in Spanish, as set_language leaves them (its cookie wins over Accept-Language)."""
+    await context.add_cookies([{"name": settings.LANGUAGE_COOKIE_NAME, "value": "es", "url": server_url}])

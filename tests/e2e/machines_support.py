@@ -111,8 +111,9 @@ def link_floor(venue: Venue, operator: User, count: int, *, code: str = "ISLA-A"
 
 
 class LinkBeat:
-    """What beat runs for the machine link, in two threads of the test: the `broadcast_progressives` task
-    every 0.4 s and `watch_machine_links` every second (the tasks' own functions, called directly).
+    """The machine link's two loops, in two threads of the test: a `broadcast_progressives` round every 0.4 s
+    (machines.broadcaster's loop sends one every HALL_MACHINE_BROADCAST_SECONDS, 0.25 s) and beat's
+    `watch_machine_links` every second (the tasks' own functions, called directly).
     `pause()` stops the broadcasts, as a lost link does; the watch goes on."""
 
     BROADCAST_SECONDS = 0.4

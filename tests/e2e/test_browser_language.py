@@ -1,6 +1,7 @@
 """The JavaScript's words and figures in the page's language, in a real browser: a Spanish venue's screen
-and console read Spanish with Spanish money ("1.234,50 €"); the console reads English when the person asks
-for it (set_language's cookie), while the hall screen keeps its venue's Spanish.
+reads Spanish with Spanish money ("1.234,50 €"), and so does the console of a person who asked for Spanish;
+the console reads English when the person asks for English (set_language's cookie), while the hall screen
+keeps its venue's Spanish.
 
 Screenshots left in /tmp for a look: language-console-es.png, language-console-en.png, language-screen-es.png.
 """
@@ -43,8 +44,13 @@ async def log_in(page: Page, server_url: str, username: str, next_path: str) -> 
     await page.goto(f"{server_url}/accounts/login/?next={next_path}")
     await page.fill("#id_username", username)
     await page.fill("#id_password", f"pw-{username}")
-    await page.click("button[type=submit]")
+    await page.click('form[action$="/accounts/login/"] button[type=submit]')  # not the language switch
     await page.wait_for_url(f"{server_url}{next_path}")
+
+
+async def staff_language(context: BrowserContext, server_url: str, language: str) -> None:
+    """What set_language leaves: its cookie, which wins over the context's Accept-Language."""
+    await context.add_cookies([{"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "url": server_url}])
 
 
 async def formatted(page: Page, amount: str) -> str:
@@ -74,7 +80,8 @@ async def test_a_spanish_venue_reads_spanish_and_a_person_may_ask_for_english(
     assert await formatted(hall, "1234.5") == f"1.234,50{NBSP}€"
     await hall.screenshot(path="/tmp/language-screen-es.png")
 
-    # The browser asks for es-ES: the console is Spanish, words and figures.
+    # A person who asked for Spanish: the console is Spanish, words and figures.
+    await staff_language(context, server_url, "es")
     console = f"/console/rooms/{room.pk}/"
     await log_in(page, server_url, "caller", console)
     await expect(page.locator("body")).to_have_attribute("data-stream", "live")
@@ -86,7 +93,7 @@ async def test_a_spanish_venue_reads_spanish_and_a_person_may_ask_for_english(
     await page.screenshot(path="/tmp/language-console-es.png", full_page=True)
 
     # English when asked (set_language's cookie): the console's JavaScript says it in English...
-    await context.add_cookies([{"name": settings.LANGUAGE_COOKIE_NAME, "value": "en", "url": server_url}])
+    await staff_language(context, server_url, "en")
     await page.reload()
     await expect(page.locator("body")).to_have_attribute("data-stream", "live")
     await expect(page.locator("#game-badge")).to_have_text("Game 1 · Drawing")

@@ -27,7 +27,8 @@ from tests.e2e.machines_support import Floor, link_floor
 from tests.e2e.test_browser_meters import money
 from tests.e2e.test_browser_screen import call, log_in, open_screen
 
-pytestmark = pytest.mark.e2e
+# The floor and the hand-pays are read in Spanish here (the hall screen speaks its venue's Spanish anyway).
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("staff_in_spanish")]
 
 D = Decimal
 

@@ -24,10 +24,10 @@ from playwright.async_api import Page, expect
 from bingo.models import BallSet, CardSeries, Game
 from bingo.services import draw
 from halls.models import Screen, Venue
-from jackpots import engine, screens
+from jackpots import engine
 from jackpots.models import Pool
 from jackpots.poker import rank_hand
-from jackpots.services import awards, contributions, pools
+from jackpots.services import awards, contributions, pools, screen_events
 from jackpots.services.pools import LevelSpec
 from tests.e2e.test_browser_screen import call, open_screen, snapshot_counter, start_game
 
@@ -39,13 +39,13 @@ D = Decimal
 @pytest.fixture
 def publisher(server_url: str) -> Iterator[None]:
     """The beat entry's work, in a thread: publish_meters every 0.25 s while the test runs."""
-    screens.reset_poll_state()
+    screen_events.reset_poll_state()
     stop = threading.Event()
 
     def run() -> None:
         try:
             while not stop.wait(0.25):
-                screens.publish_meters()
+                screen_events.publish_meters()
         finally:
             connection.close()
 

@@ -28,8 +28,7 @@ from bingo.services.programs import clock as program_clock
 from halls.models import Room
 from tests.e2e.test_browser_screen import call, log_in, open_screen
 
-# The console asserts its English texts (the hall screen beside it speaks its venue's Spanish).
-pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("staff_in_english")]
+pytestmark = pytest.mark.e2e
 
 AUTH = "ML-DGJ-2025/017"
 MELILLA = ZoneInfo("Africa/Ceuta")

@@ -188,7 +188,7 @@ async def log_in(page: Page, server_url: str, username: str, next_path: str) -> 
     await page.goto(f"{server_url}/accounts/login/?next={next_path}")
     await page.fill("#id_username", username)
     await page.fill("#id_password", f"pw-{username}")
-    await page.click("button[type=submit]")
+    await page.click('form[action$="/accounts/login/"] button[type=submit]')  # not the language switch
     await page.wait_for_url(f"{server_url}{next_path}")
 
 
@@ -206,7 +206,6 @@ def eager_tasks() -> Iterator[None]:
     celery_app.conf.task_always_eager = False
 
 
-@pytest.mark.usefixtures("staff_in_english")  # the staff page asserts its English texts
 async def test_caller_console_runs_a_game(
     page, server_url, eager_tasks, room, caller, cashier, ball_set, card_series
 ):
@@ -281,7 +280,6 @@ async def test_caller_console_runs_a_game(
     await expect(page.locator("#window-prompt")).to_be_hidden()
 
 
-@pytest.mark.usefixtures("staff_in_english")  # the staff page asserts its English texts
 async def test_cashier_sells_and_returns_ranges(page, server_url, manual_game, card_series, caller, cashier):
     await call(games.open_sales, game=manual_game, actor=caller)
     await log_in(page, server_url, "cashier", "/cashier/")

@@ -4,9 +4,10 @@ payment recorded at the cashier, after which the machine plays on.
 
 The pieces are the real ones: uvicorn serving config.asgi (the machine gateway's WebSocket, the screens'
 WebSocket, the REST API) on the Redis pub/sub channel layer, `machines.simulator` machines over real
-sockets, and the link's Celery tasks (`broadcast_progressives` every 0.4 s, `watch_machine_links` every
-second) called by a loop of the test as beat would. The machines play 25 times faster than a type C may
-(a game every 0.1 s) so the test takes seconds.
+sockets, and the link's two tasks called by a loop of the test: `broadcast_progressives` every 0.4 s (as
+machines.broadcaster would every HALL_MACHINE_BROADCAST_SECONDS, 0.25 s), `watch_machine_links` every
+second (as beat would). The machines play 25 times faster than a type C may (a game every 0.1 s) so the
+test takes seconds.
 
 Exactness: what each level of the pool received equals, to the sixth decimal, the bets the machines were
 told were stored (their own count, from the gateway's acks) times the level's rate; the database holds the

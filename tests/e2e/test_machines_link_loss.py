@@ -3,10 +3,11 @@ the system shows it offline (the link watch, `watch_machine_links`), and when th
 machine resynchronises (hello → welcome) and plays on, with nothing lost or counted twice.
 
 Real pieces as in test_machines_e2e.py: uvicorn on the Redis pub/sub layer, a `machines.simulator` machine
-over a real socket, and the link's tasks called every 0.4 s (broadcast) and every second (watch) by a loop
-of the test, whose broadcasts the test pauses: the link goes quiet while the socket stays open, as when
-the link controller stops. A machine locked by link loss sends nothing (it is not playing, and a link it
-cannot hear is down), so the system hears nothing from it either and the watch marks it offline.
+over a real socket, and a loop of the test sending the broadcast every 0.4 s (the broadcaster's own period,
+HALL_MACHINE_BROADCAST_SECONDS, is 0.25 s) and running the watch every second. The test pauses the
+broadcasts: the link goes quiet while the socket stays open, as when the link controller stops. A machine
+locked by link loss sends nothing (it is not playing, and a link it cannot hear is down), so the system
+hears nothing from it either and the watch marks it offline.
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ async def test_broadcasts_stop_the_machine_locks_goes_offline_and_resynchronises
         row = await floor_row()
         assert (row["online"], row["state"], row["lock_reason"]) == (True, "in_service", "")
 
-        # The broadcasts stop. The machine last heard one at most 0.4 s ago; 5 s after it, it locks.
+        # The broadcasts stop. The machine last heard one at most 0.4 s ago (LinkBeat's period); 5 s after
+        # it, it locks.
         link_beat.pause()
         stopped_at = time.monotonic()
         await wait_until(lambda: brain.link_locked, LINK_TIMEOUT + 2, "the machine to lock itself", detail)

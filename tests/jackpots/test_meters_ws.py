@@ -31,11 +31,12 @@ from django.test import Client
 
 from config.asgi import application
 from halls.models import Network, Room, Screen, StreamCursor, Venue
-from jackpots import engine, screens
+from jackpots import engine
 from jackpots.models import MeterPublisherState, Pool
 from jackpots.poker import rank_hand
-from jackpots.services import awards, contributions, meters
+from jackpots.services import awards, contributions, screen_events
 from jackpots.services.pools import LevelSpec
+from jackpots.services.readmodels import meters
 from tests.jackpots.pool_fixtures import an10_venue, key, make_pool, pool_operator
 
 __all__ = ["an10_venue", "pool_operator"]  # fixtures, imported for pytest
@@ -61,7 +62,7 @@ def isolated_layer(settings: Any) -> None:
 @pytest.fixture(autouse=True)
 def fresh_publisher() -> None:
     """Each test's publisher starts from a full refresh, like a freshly started worker."""
-    screens.reset_poll_state()
+    screen_events.reset_poll_state()
 
 
 @pytest.fixture
@@ -126,7 +127,7 @@ def meters_of(events: list[dict[str, Any]], pool_id: int) -> list[tuple[float, d
 def assert_at_most_four_a_second(meter_events: list[tuple[float, dict[str, Any]]]) -> None:
     times = [t for t, _ in meter_events]
     gaps = [b - a for a, b in itertools.pairwise(times)]
-    assert all(gap >= screens.MIN_INTERVAL for gap in gaps), gaps
+    assert all(gap >= screen_events.MIN_INTERVAL for gap in gaps), gaps
     for start in times:
         assert sum(start <= t < start + 1 for t in times) <= 4
 
@@ -153,11 +154,11 @@ def tick_until(stop: threading.Event, every: float = 0.02) -> int:
     """A publisher far more eager than beat: called every `every` s until told to stop, then once more."""
     ticks = 0
     while not stop.is_set():
-        screens.publish_meters()
+        screen_events.publish_meters()
         ticks += 1
         time.sleep(every)
-    time.sleep(screens.MIN_INTERVAL)
-    screens.publish_meters()  # the last figure, once the limit allows it
+    time.sleep(screen_events.MIN_INTERVAL)
+    screen_events.publish_meters()  # the last figure, once the limit allows it
     return ticks + 1
 
 
@@ -181,7 +182,7 @@ async def test_contributions_make_at_most_four_meter_events_a_second_with_true_a
     )
     screen = await connect(hall.token)
     # The first tick shows both pools as they stand.
-    first = await in_thread(screens.publish_meters)
+    first = await in_thread(screen_events.publish_meters)
     assert set(first) == {carousel.pk, linked.pk}
     opening = await drain(screen, quiet=0.3)
     # One event for the tick, carrying both pools.
@@ -193,8 +194,8 @@ async def test_contributions_make_at_most_four_meter_events_a_second_with_true_a
     assert first_carousel["levels"][0]["name"] == "Carrusel"
     assert "must_hit_by" not in json.dumps(opening) and "reserve" not in json.dumps(opening)
     # Nothing changed: nothing is published.
-    await asyncio.sleep(screens.MIN_INTERVAL)
-    assert await in_thread(screens.publish_meters) == {}
+    await asyncio.sleep(screen_events.MIN_INTERVAL)
+    assert await in_thread(screen_events.publish_meters) == {}
 
     # 0.33 € pool bets: 70 % to the meter is 0.231 €, so the meter carries fractions of a cent.
     stop = threading.Event()
@@ -245,8 +246,8 @@ async def test_contributions_make_at_most_four_meter_events_a_second_with_true_a
     assert [lv["name"] for lv in theirs[-1][1]["levels"]] == ["Grand", "Minor"]
 
     # Quiet again: ticks publish nothing, the snapshot shows the same figures at the stream's seq.
-    await asyncio.sleep(screens.MIN_INTERVAL)
-    assert await in_thread(screens.publish_meters, full=True) == {}
+    await asyncio.sleep(screen_events.MIN_INTERVAL)
+    assert await in_thread(screen_events.publish_meters, full=True) == {}
     assert await screen.receive_nothing(timeout=0.3)
     body = await snapshot(hall.token)
     assert body["seq"] == seqs[-1]
@@ -298,7 +299,7 @@ async def test_a_hit_is_announced_in_its_transaction_and_the_meter_never_goes_ba
             idempotency_key=f"h40-{n}",
             actor="t",
         )
-    await in_thread(screens.publish_meters)
+    await in_thread(screen_events.publish_meters)
     before = await snapshot(hall.token)
     [shown] = before["sections"]["jackpots"]["pools"]
     assert shown["levels"][0]["amount"] == "5028.00"  # 40 × 0.70 €
@@ -329,8 +330,8 @@ async def test_a_hit_is_announced_in_its_transaction_and_the_meter_never_goes_ba
     assert await bystander.receive_nothing(timeout=0.3)
 
     # The next tick publishes the meter after the hit, never the figure from before it.
-    await asyncio.sleep(screens.MIN_INTERVAL)
-    published = await in_thread(screens.publish_meters)
+    await asyncio.sleep(screen_events.MIN_INTERVAL)
+    published = await in_thread(screen_events.publish_meters)
     assert published[carousel.pk]["levels"][0]["amount"] == str(new_amount)
     event = await screens_here[0].receive_json_from(timeout=TIMEOUT)
     assert event["type"] == "pool.meters"
@@ -376,7 +377,7 @@ async def test_a_network_pool_is_shown_in_every_venue_of_the_network(
     await database_sync_to_async(contributions.contribute)(
         pool=pool, source="machine:m1", bet=D("2.00"), idempotency_key="n1", actor="smib"
     )
-    assert set(await in_thread(screens.publish_meters)) == {pool.pk}
+    assert set(await in_thread(screen_events.publish_meters)) == {pool.pk}
     for communicator in sockets:
         event = await communicator.receive_json_from(timeout=TIMEOUT)
         assert (event["type"], [p["id"] for p in event["data"]["pools"]]) == ("pool.meters", [pool.pk])
@@ -418,7 +419,7 @@ def test_the_meter_page_is_public_by_screen_token_and_only_for_the_venues_pools(
 
 def test_the_publisher_state_is_kept_apart_from_the_streams(hall: Screen, carousel: Pool) -> None:
     """The publisher's bookkeeping has its own rows; the streams' cursors hold only stream sequences."""
-    screens.publish_meters()
+    screen_events.publish_meters()
     names = set(MeterPublisherState.objects.values_list("name", flat=True))
-    assert {screens.TICK_ROW, screens.POOL_ROW.format(carousel.pk)} <= names
+    assert {screen_events.TICK_ROW, screen_events.POOL_ROW.format(carousel.pk)} <= names
     assert not StreamCursor.objects.filter(stream__startswith="meters").exists()

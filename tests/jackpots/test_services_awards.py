@@ -19,7 +19,8 @@ from halls.models import AuditEntry, Venue
 from jackpots.engine import Winner
 from jackpots.models import Award, LedgerMove, MoveKind, Pool, PoolLevel, PoolSettlement
 from jackpots.poker import THREE_CARD, rank_hand
-from jackpots.services import awards, contributions, folding, meters, notify, reports
+from jackpots.services import awards, contributions, folding, notify, reports
+from jackpots.services.readmodels import meters
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,

@@ -17,7 +17,8 @@ from jackpots import tasks
 from jackpots.engine import Winner
 from jackpots.models import Contribution, LedgerSeal, Pool, PoolLevel
 from jackpots.poker import rank_hand
-from jackpots.services import awards, contributions, folding, meters, pools, reports, seals
+from jackpots.services import awards, contributions, folding, pools, reports, seals
+from jackpots.services.readmodels import meters
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,

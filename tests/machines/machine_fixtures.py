@@ -15,8 +15,9 @@ from django.db.models import Model
 
 from halls.models import AuditEntry, Role, StaffRole, Venue
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember, PoolSettlement
-from jackpots.services import folding, meters, pools
+from jackpots.services import folding, pools
 from jackpots.services.pools import LevelSpec
+from jackpots.services.readmodels import meters
 from machines import protocol
 from machines.models import (
     LinkGroup,

@@ -75,6 +75,12 @@ def play(seq: int, bet: str = "1.00", win: str = "0.00") -> protocol.Play:
     return protocol.Play(seq=seq, game_id=f"g-{seq}", bet=D(bet), win=D(win))
 
 
+@pytest.fixture(autouse=True)
+def _spanish(settings: Any) -> None:
+    """The floor pages are read here in Spanish, the hall's default language."""
+    settings.LANGUAGE_CODE = "es"
+
+
 @pytest.fixture
 def floor(venue: Venue, operator: User) -> dict[str, Any]:
     """Three linked machines: one played (meters and plays today), one locked by a hit, one never seen."""

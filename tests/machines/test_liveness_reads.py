@@ -23,7 +23,7 @@ from machines.services import (
     links,
     liveness,
     push,
-    reads,
+    readmodels,
     reconciliation,
     registry,
 )
@@ -268,7 +268,7 @@ def test_floor_view_and_pending_hand_pays(
         ],
     )
     with CaptureQueriesContext(connection) as queries:
-        rows = reads.floor_view(an10_venue)
+        rows = readmodels.floor_view(an10_venue)
     assert len(queries) <= 3
     by_asset = {row["asset_number"]: row for row in rows}
     row = by_asset[machine.asset_number]
@@ -286,15 +286,15 @@ def test_floor_view_and_pending_hand_pays(
     assert by_asset["Z-9"]["group"] is None and by_asset["Z-9"]["meters"] is None
     assert by_asset["Z-9"]["pending_hits"] == 0 and by_asset["Z-9"]["plays_today"] == 0
 
-    (pending,) = reads.pending_hand_pays(an10_venue)
+    (pending,) = readmodels.pending_hand_pays(an10_venue)
     assert (pending["asset_number"], pending["level_name"], pending["amount"]) == (
         machine.asset_number,
         "Grand",
         D("1000.01"),
     )
     handpay.pay_hand_pay(hit=ProgressiveHit.objects.get(pk=pending["id"]), actor=cashier_user)
-    assert reads.pending_hand_pays(an10_venue) == []
-    assert spare.pk in {r["id"] for r in reads.floor_view(an10_venue)}
+    assert readmodels.pending_hand_pays(an10_venue) == []
+    assert spare.pk in {r["id"] for r in readmodels.floor_view(an10_venue)}
 
 
 def test_the_reconciliation_report(machine: Machine) -> None:
@@ -337,5 +337,5 @@ def test_state_changes_by_staff_reach_the_floor(
     machine: Machine, pool_operator: User, an10_venue: Venue
 ) -> None:
     registry.set_machine_state(machine=machine, state="out_of_service", reason="", actor=pool_operator)
-    (row,) = reads.floor_view(an10_venue)
+    (row,) = readmodels.floor_view(an10_venue)
     assert (row["state"], row["lock_reason"]) == ("out_of_service", "")

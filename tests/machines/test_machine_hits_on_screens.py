@@ -14,9 +14,9 @@ import pytest
 from django.contrib.auth.models import User
 
 from halls.models import Room, Screen, Venue
-from jackpots import screens
 from jackpots.models import Pool
-from jackpots.services import awards, notify
+from jackpots.services import awards, notify, screen_events
+from jackpots.services.readmodels import screens
 from tests.jackpots.pool_fixtures import an10_venue, level_of, make_pool, pool_operator
 
 __all__ = ["an10_venue", "pool_operator"]  # fixtures, imported for pytest
@@ -61,7 +61,9 @@ def test_a_machine_hit_is_announced_on_the_room_stream_by_asset_number(
         result = machine_hit(machine_pool)
     paid = result.lines[0].amount
     assert paid == D("5000.00")  # the whole seed: 100 % of the meter, whole cents
-    on_screen = [e for e in published if e.stream == hall_screen.room.stream and e.type == screens.HIT_EVENT]
+    on_screen = [
+        e for e in published if e.stream == hall_screen.room.stream and e.type == screen_events.HIT_EVENT
+    ]
     assert len(on_screen) == 1
     hit = on_screen[0].data
     assert (hit["source"], hit["source_kind"], hit["machine"]) == ("Máquina 1001", "machine", "1001")

@@ -7,7 +7,7 @@ with the verified Bingo, the next step when the game closes (see `play`).
 - config: activate_program, change_program, deactivate_program, current_version, program_types
 - bolsa: open_bolsa, change_bolsa (the room's Bolsa Acumulada, OP-36)
 - picks: set_manager_pick
-- views: program_view, room_programs, game_programs, screen_programs
+- readmodels: program_view, room_programs, game_programs, screen_programs
 - notices: announce_scheduled (the beat's "next game serves 20:00")
 - play: the hooks (sales_closed, lock_for_bingo, bingo_confirmed, game_closed, session_closed,
   open_play_guard)
@@ -26,7 +26,7 @@ from bingo.services.programs.config import (
 )
 from bingo.services.programs.notices import announce_scheduled
 from bingo.services.programs.picks import set_manager_pick
-from bingo.services.programs.views import game_programs, program_view, room_programs, screen_programs
+from bingo.services.programs.readmodels import game_programs, program_view, room_programs, screen_programs
 
 __all__ = [
     "activate_program",

@@ -16,7 +16,6 @@ from bingo.models import RoomBolsa
 from bingo.services.programs import clock
 from bingo.services.programs.common import (
     HUNDRED,
-    Actor,
     lock_room,
     new_pool,
     note,
@@ -25,6 +24,7 @@ from bingo.services.programs.common import (
     refused,
     sync_rate,
 )
+from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Room
 

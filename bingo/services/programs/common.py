@@ -11,12 +11,11 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from django.contrib.auth.models import User
-
 from bingo.models import Game, GameProgram, GameState, PrizeProgram, PrizeProgramVersion
 from bingo.programs.rules import Program, ProgramError, ProgramState, program_in_force
 from bingo.services.programs.codec import program_of, state_from_json
 from halls import events
+from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.models import Room
 from halls.services import audit
@@ -25,7 +24,6 @@ from jackpots.services import folding, pools
 from jackpots.services.locks import lock_levels
 from jackpots.services.pools import LevelSpec
 
-Actor = User | str
 HUNDRED = Decimal(100)
 CENT = Decimal("0.01")
 # Between the close of sales and the close of the game the programs' terms are fixed (TB-41).

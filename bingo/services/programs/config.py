@@ -32,7 +32,6 @@ from bingo.programs.tables import ProgramType
 from bingo.services.programs import clock
 from bingo.services.programs.codec import jsonable, state_to_json
 from bingo.services.programs.common import (
-    Actor,
     lock_room,
     new_pool,
     note,
@@ -44,6 +43,7 @@ from bingo.services.programs.common import (
     version_at,
     versions_of,
 )
+from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Room
 

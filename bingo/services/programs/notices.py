@@ -20,7 +20,7 @@ from bingo.services.programs import clock
 from bingo.services.programs.codec import hour_text
 from bingo.services.programs.common import IN_PLAY, current_state, note, version_at
 from halls.models import GameSession, Room
-from jackpots.services.meters import pool_meter
+from jackpots.services.readmodels.meters import pool_meter
 
 SCHEDULED_TYPES = [f"BA-{n}" for n in range(4, 14)]
 

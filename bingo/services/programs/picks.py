@@ -16,12 +16,12 @@ from bingo.services.programs import clock
 from bingo.services.programs.codec import pick_to_json
 from bingo.services.programs.common import (
     CENT,
-    Actor,
     current_state,
     folded_amount,
     refused,
     version_at,
 )
+from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 
 PICKABLE = (GameState.SCHEDULED, GameState.ON_SALE)

@@ -46,7 +46,7 @@ from bingo.programs.rules import (
 )
 from bingo.programs.tables import HallCategory
 from bingo.services.common import record
-from bingo.services.programs import views
+from bingo.services.programs import readmodels
 from bingo.services.programs.codec import (
     context_of,
     in_play_of,
@@ -57,7 +57,6 @@ from bingo.services.programs.codec import (
 )
 from bingo.services.programs.common import (
     IN_PLAY,
-    Actor,
     current_state,
     folded_amount,
     level_of,
@@ -66,6 +65,7 @@ from bingo.services.programs.common import (
     sync_rate,
     version_at,
 )
+from halls.actors import Actor
 from halls.errors import Conflict
 from halls.models import GameSession
 from halls.services import audit
@@ -193,7 +193,7 @@ def sales_closed(*, game: Game, actor: Actor) -> list[dict[str, Any]]:
             **_terms(play),
         )
         if play is not None:
-            announced.append(views.announced(gp))
+            announced.append(readmodels.announced(gp))
             if not own_pool:
                 from_bolsa.append((program, play.amount))
     wanted = sum((amount for _, amount in from_bolsa), ZERO)
@@ -278,7 +278,7 @@ def bingo_confirmed(*, game: Game, claims: Sequence[Claim], actor: Actor) -> lis
         if won:
             _award(game, gp, play, winners, actor)
         gp.save()
-    results = views.game_programs(game)
+    results = readmodels.game_programs(game)
     record(game, actor, "programs.awarded", {"awards": results})
     return results
 

@@ -2,7 +2,7 @@
  * Pool meters on a display: shared by the hall screen's ribbon (jackpots/screen.js) and the table-side
  * meter page (jackpots/meter.js).
  *
- * A pool as the server sends it (jackpots.screens.pool_display):
+ * A pool as the server sends it (jackpots.services.readmodels.screens.pool_display):
  *   {id, name, code, currency, levels: [{id, name, position, kind, amount: "1234.56", hits, version}]}
  * `amount` is what the pool holds, capped at the ceiling and rounded down to the cent. `version` grows with
  * every award, fold, correction and parameter change of the level, and within one version the meter only

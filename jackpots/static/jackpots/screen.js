@@ -2,7 +2,7 @@
  * The pools section of a hall screen: a ribbon of live meters along the bottom, and the announcement of
  * a hit (table or source, seat, hand, amount paid, new amount) over the board.
  *
- * State is the snapshot's list of the venue's pools (jackpots.screens.screen_snapshot). Events of the
+ * State is the snapshot's list of the venue's pools (jackpots.services.readmodels.screens.screen_snapshot). Events of the
  * room's stream: `pool.meters` (at most 4 a second, one per tick for all the pools that changed) carries
  * each of them whole; `pool.hit` carries the payments and the pool after the hit. Other events are not ours.
  *

@@ -54,10 +54,10 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from halls import events
+from halls.actors import actor_label
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.services import audit
 from jackpots.services.batcher import GroupCommit
-from jackpots.services.common import label
 from jackpots.services.contributions import ContributionItem, contribute_answers, contribute_many
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, SeatBet, SeatCards
@@ -194,7 +194,7 @@ def _decide(call: BetsCall, state: _HandState) -> _Ready | Hand:
         return hand  # a retry of registered bets: nothing written
 
     at = timezone.now()
-    who = label(call.actor)  # each call's own actor on its rows, in a group too
+    who = actor_label(call.actor)  # each call's own actor on its rows, in a group too
     ready = _Ready(hand=hand, actor=call.actor, pool_id=pool.pk, manual_total=manual_total)
     ready.rows = [
         SeatBet(

@@ -13,15 +13,15 @@ from typing import Any
 from django.db import connection, transaction
 
 from halls import events
+from halls.actors import Actor
 from halls.errors import Conflict, NotFound
 from halls.services import audit
 from jackpots.models import Pool
 from jackpots.rulepacks import RulePack, get_pack
-from jackpots.services.common import Actor, pool_pack
+from jackpots.services.common import pool_pack
 from jackpots.tables.models import CasinoTable, Hand, HandState
 
 __all__ = [
-    "Actor",
     "contribution_source",
     "hold_pool",
     "lock_hand",

@@ -1,8 +1,8 @@
 """What the API and the croupier's console show of a table and a hand. Read-only; money stays Decimal.
 
-The pool meter is the engine's (`jackpots.services.meters`): the live amount, capped at the ceiling and
-rounded down to the cent, so a meter never shows more than the pool holds. The hidden reserve and the
-must-hit-by value are not shown at the table.
+The pool meter is the engine's (`jackpots.services.readmodels.meters`): the live amount, capped at the
+ceiling and rounded down to the cent, so a meter never shows more than the pool holds. The hidden
+reserve and the must-hit-by value are not shown at the table.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from jackpots.services.meters import PoolMeter, pool_meters
+from jackpots.services.readmodels.meters import PoolMeter, pool_meters
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, HandState
 from jackpots.tables.services.common import table_pack

@@ -8,6 +8,7 @@ from decimal import Decimal
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.models import Venue
 from jackpots.models import Pool, SourceType
@@ -16,7 +17,7 @@ from jackpots.services import pools as pool_services
 from jackpots.services.common import pool_pack
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, HandState, TableGame, TableState
-from jackpots.tables.services.common import Actor, hold_pool, lock_table, record
+from jackpots.tables.services.common import hold_pool, lock_table, record
 
 
 def describe_table(table: CasinoTable) -> dict[str, object]:

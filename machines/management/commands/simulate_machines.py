@@ -207,7 +207,7 @@ class Command(BaseCommand):
         from django.db import connection
 
         from halls.models import Venue
-        from machines import demo
+        from machines import provisioning
 
         venue = Venue.objects.filter(pk=options["venue"]).first()
         if venue is None:
@@ -215,15 +215,17 @@ class Command(BaseCommand):
         code = options["link_group"]
         count = options["machines"] or 10
         actor = "simulator"
-        group = demo.ensure_link_group(
+        group = provisioning.ensure_link_group(
             venue=venue, code=code, name=f"Simulador {code}", pool_code=f"{code}-POOL", actor=actor
         )
         assets = [f"{options['prefix']}{i:04d}" for i in range(1, count + 1)]
-        spec = demo.MachineSpec(
+        spec = provisioning.MachineSpec(
             machine_type=options["machine_type"], denomination=Decimal(options["denomination"])
         )
-        machines = demo.ensure_machines(venue=venue, group=group, assets=assets, spec=spec, actor=actor)
-        credentials = demo.issue_credentials(machines, actor=actor)
+        machines = provisioning.ensure_machines(
+            venue=venue, group=group, assets=assets, spec=spec, actor=actor
+        )
+        credentials = provisioning.issue_credentials(machines, actor=actor)
         if options["tokens_out"]:
             _write_tokens(options["tokens_out"], credentials)
             self.stdout.write(f"tokens of {len(credentials)} machines written to {options['tokens_out']}")

@@ -11,7 +11,7 @@ from django.db import connection
 from django.db.models import Sum
 
 from jackpots.models import Award, Contribution
-from jackpots.services.meters import pool_meter
+from jackpots.services.readmodels.meters import pool_meter
 from jackpots.tables.models import Hand, HandState, SeatPayout
 from tests.jackpots.tables.conftest import METER, Casino, make_pool, make_table, play
 

@@ -14,7 +14,7 @@ from jackpots.models import Contribution, PoolLevel
 from jackpots.rulepacks import PACKS
 from jackpots.services import pools
 from jackpots.services.contributions import contribute
-from jackpots.services.meters import pool_meter
+from jackpots.services.readmodels.meters import pool_meter
 from jackpots.tables import rules
 from jackpots.tables.models import Hand, HandState, SeatBet, SeatCards, TableState
 from jackpots.tables.services import hands, tables

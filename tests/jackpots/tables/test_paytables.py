@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from jackpots.rulepacks import PACKS
-from jackpots.services.meters import pool_meter
+from jackpots.services.readmodels.meters import pool_meter
 from jackpots.tables.models import HandState, SeatBet, SeatPayout
 from tests.jackpots.tables.conftest import BET, METER, meter, payouts, play
 

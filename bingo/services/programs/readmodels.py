@@ -13,7 +13,7 @@ from bingo.services.programs.codec import hour_text, state_to_json
 from bingo.services.programs.common import current_state, version_at, versions_of
 from halls.models import Room
 from jackpots.services.common import display
-from jackpots.services.meters import pool_meters
+from jackpots.services.readmodels.meters import pool_meters
 
 RECENT_GAMES = 20
 

@@ -1,0 +1,134 @@
+"""Languages: the catalogues are whole and compiled, the staff pages speak Spanish unless asked for English,
+a public screen speaks its venue's language, and an API refusal keeps its code in either language."""
+
+from __future__ import annotations
+
+import gettext
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings as django_settings
+from django.test import Client
+
+from halls.models import Screen, Venue
+from tests.conftest import make_user
+
+ROOT = Path(django_settings.BASE_DIR)
+LOCALE = ROOT / "locale"
+# What makemessages reads: the apps, the settings and URLs, and the catalogues themselves.
+SOURCES = ("bingo", "config", "demo", "halls", "jackpots", "machines", "locale", "manage.py")
+
+
+def read_po(path: Path) -> dict[str, Any]:
+    """msgid -> msgstr (a tuple of forms for a plural; None when the entry is fuzzy), header left out."""
+    entries: dict[str, Any] = {}
+    for block in path.read_text(encoding="utf-8").split("\n\n"):
+        fuzzy = any(line.startswith("#,") and "fuzzy" in line for line in block.splitlines())
+        parts: dict[str, str] = {}
+        key = ""
+        for line in block.splitlines():
+            if line.startswith(("msgid", "msgstr")):
+                key, _, rest = line.partition(" ")
+                parts[key] = json.loads(rest)
+            elif line.startswith('"') and key:
+                parts[key] += json.loads(line)
+        if not parts.get("msgid"):
+            continue
+        if "msgid_plural" in parts:
+            forms = tuple(parts[k] for k in sorted(parts) if k.startswith("msgstr["))
+            entries[parts["msgid"]] = None if fuzzy else forms
+        else:
+            entries[parts["msgid"]] = None if fuzzy else parts.get("msgstr", "")
+    return entries
+
+
+def test_every_spanish_msgid_is_translated() -> None:
+    entries = read_po(LOCALE / "es" / "LC_MESSAGES" / "django.po")
+    assert entries
+    untranslated = [
+        msgid
+        for msgid, msgstr in entries.items()
+        if msgstr is None or (all(msgstr) if isinstance(msgstr, tuple) else msgstr) in ("", False)
+    ]
+    assert untranslated == []
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_the_compiled_catalogues_match_their_sources(language: str) -> None:
+    folder = LOCALE / language / "LC_MESSAGES"
+    with (folder / "django.mo").open("rb") as mo:
+        compiled = gettext.GNUTranslations(mo)
+    for msgid, msgstr in read_po(folder / "django.po").items():
+        if isinstance(msgstr, tuple):
+            if any(msgstr):
+                assert compiled.ngettext(msgid, msgid, 1) == msgstr[0], msgid
+        elif msgstr:
+            # `%%` in a template's msgid stays as written in both files.
+            assert compiled.gettext(msgid) == msgstr, f"{language}: {msgid!r} is stale: run make messages"
+
+
+def test_makemessages_finds_no_text_outside_the_catalogue(tmp_path: Path) -> None:
+    """A new text marked for translation and not in the catalogue fails here (run `make messages`)."""
+    for name in SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "*.mo"))
+        else:
+            shutil.copy(source, tmp_path / name)
+    subprocess.run(
+        [sys.executable, "manage.py", "makemessages", "-l", "es", "--no-location", "--no-obsolete"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    found = set(read_po(tmp_path / "locale" / "es" / "LC_MESSAGES" / "django.po"))
+    committed = set(read_po(LOCALE / "es" / "LC_MESSAGES" / "django.po"))
+    assert sorted(found - committed) == []
+
+
+@pytest.fixture
+def home_client(venue: Venue) -> Client:
+    client = Client()
+    client.force_login(make_user("cashier-es", venue, "cashier"))
+    return client
+
+
+def test_staff_pages_speak_spanish_by_default_english_when_asked(settings: Any, home_client: Client) -> None:
+    settings.LANGUAGE_CODE = "es"  # the hall's own default (the test run reads English)
+    spanish = home_client.get("/").content.decode()
+    assert "Inicio" in spanish and "Caja" in spanish and 'lang="es"' in spanish
+    english = home_client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Home" in english and "Cashier" in english and 'lang="en"' in english
+
+
+def test_the_language_switch_keeps_english_in_a_cookie(settings: Any, home_client: Client) -> None:
+    settings.LANGUAGE_CODE = "es"
+    answer = home_client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    assert answer.status_code == 302
+    assert "Home" in home_client.get("/").content.decode()
+    home_client.post("/i18n/setlang/", {"language": "es", "next": "/"})
+    assert "Inicio" in home_client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+
+def test_a_screen_speaks_its_venues_language_whatever_the_browser_asks(screen: Screen) -> None:
+    url = f"/screens/{screen.token}/"
+    page = Client().get(url, HTTP_ACCEPT_LANGUAGE="en")
+    assert page.headers["Content-Language"] == "es"
+    assert "Últimas bolas" in page.content.decode() and 'lang="es"' in page.content.decode()
+    Venue.objects.filter(pk=screen.venue_id).update(language="en")
+    page = Client().get(url, HTTP_ACCEPT_LANGUAGE="es")
+    assert "Last balls" in page.content.decode() and 'lang="en"' in page.content.decode()
+    assert Client().get(url + "snapshot/").json()["language"] == "en"
+
+
+def test_an_api_refusal_keeps_its_code_and_speaks_the_request_language(settings: Any, db: None) -> None:
+    settings.LANGUAGE_CODE = "es"
+    spanish = Client().get("/api/no-such-thing/").json()["error"]
+    english = Client().get("/api/no-such-thing/", HTTP_ACCEPT_LANGUAGE="en").json()["error"]
+    assert spanish == {"code": "not_found", "message": "No existe ese recurso."}
+    assert english == {"code": "not_found", "message": "There is no such resource."}
