@@ -97,7 +97,7 @@ def croupier(
     from django.contrib.auth.models import User
     from django.db import connection
 
-    from jackpots import engine
+    from halls import money
     from jackpots.tables import rules
     from jackpots.tables.models import CasinoTable
     from jackpots.tables.services import hands
@@ -136,7 +136,7 @@ def croupier(
         n += len(bets)
         per_second[min(int(time.time() - start_at), len(per_second) - 1)] += len(bets)
         for bet in bets:
-            to_meter += engine.split_contribution(bet.pool_bet, RATE, RESERVE).to_meter
+            to_meter += money.split_contribution(bet.pool_bet, RATE, RESERVE).to_meter
             bets_sum += bet.pool_bet
     connection.close()
     out.update(

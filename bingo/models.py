@@ -11,8 +11,8 @@ from django.db import models
 from django.db.models import F, Q
 from django_fsm import FSMField, FSMModelMixin, transition
 
+from halls.fields import MoneyField
 from halls.models import GameSession, Room, Venue, append_only
-from halls.money import MoneyField
 
 
 class BallSet(models.Model):

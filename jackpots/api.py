@@ -19,7 +19,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from halls import access
+from halls import access, money
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import NotFound, PermissionDenied
 from halls.models import Network, Role, Venue
@@ -42,7 +42,6 @@ from jackpots.serializers import (
     PoolSerializer,
 )
 from jackpots.services import pools, reports
-from jackpots.services.common import display
 from jackpots.services.readmodels import meters
 
 TAGS = ["pools"]
@@ -91,10 +90,6 @@ def _level(pool: Pool, level_id: int) -> PoolLevel:
 # --- renderings -----------------------------------------------------------------------------------------
 
 
-def _money(value: Decimal | None) -> str | None:
-    return None if value is None else str(value)
-
-
 def _pool_data(pool: Pool, meter: meters.PoolMeter) -> dict[str, Any]:
     shown = meter.as_dict()
     return {
@@ -105,7 +100,7 @@ def _pool_data(pool: Pool, meter: meters.PoolMeter) -> dict[str, Any]:
         "currency": pool.currency,
         "authorisation_ref": pool.authorisation_ref,
         "rule_pack": pool.rule_pack,
-        "carousel_bet": _money(pool.carousel_bet),
+        "carousel_bet": money.text(pool.carousel_bet),
         "venue": pool.venue_id,
         "network": pool.network_id,
         "active": pool.active,
@@ -354,7 +349,7 @@ class CorrectionView(HallAPIView):
             "authorised_by": move.authorised_by,
             "actor": move.actor,
             "created_at": move.created_at,
-            "meter": str(display(amount)),
+            "meter": money.text_cents(amount),
         }
         return Response(body, status=status.HTTP_201_CREATED)
 

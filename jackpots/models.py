@@ -20,11 +20,11 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q, Value
 
+from halls.fields import MoneyField, RateField
 from halls.models import Jurisdiction, Network, Venue, append_only
-from halls.money import MoneyField, RateField
 from jackpots.rulepacks import JackpotKind
 
-# Decimal columns: meters and reserves max_digits=20, decimal_places=6 (engine.METER_QUANTUM); bets and
+# Decimal columns: meters and reserves max_digits=20, decimal_places=6 (halls.money.METER_QUANTUM); bets and
 # payouts 14, 2 (whole cents); rates 7, 6 (fractions of the bet, 0..1).
 
 
@@ -160,7 +160,7 @@ class PoolLevel(models.Model):
             models.CheckConstraint(
                 condition=Q(contribution_rate__gte=0)
                 & Q(reserve_rate__gte=0)
-                # The 1 at the rates' scale: integer units on SQLite (halls.money), numeric on PostgreSQL.
+                # The 1 at the rates' scale: integer units on SQLite (halls.fields), numeric on PostgreSQL.
                 & Q(contribution_rate__lte=Value(Decimal(1), output_field=_RATE) - F("reserve_rate")),
                 name="level_rates_within_bet",
             ),

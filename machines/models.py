@@ -13,8 +13,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from halls.fields import MoneyField
 from halls.models import Venue, append_only
-from halls.money import MoneyField
 from jackpots.models import Pool, PoolLevel
 
 

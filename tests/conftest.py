@@ -52,6 +52,7 @@ SQLITE_SUITE = (
     "machines/test_gateway.py",
     "machines/test_gateway_batch.py",
     "machines/test_gateway_http.py",
+    "machines/test_gateway_rows.py",
     "machines/test_hits.py",
     "machines/test_liveness_reads.py",
     "machines/test_floor_pages.py",

@@ -20,6 +20,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from halls import money
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput
 from jackpots import engine
@@ -436,7 +437,7 @@ def award_level(
             state = level_state(target)
             kept = ZERO
             if fixed is not None:
-                from_meter = min(fixed, engine.cents_down(state.amount))
+                from_meter = min(fixed, money.cents_down(state.amount))
                 pay = _Pay(
                     amount=fixed,
                     from_meter=from_meter,
@@ -448,7 +449,7 @@ def award_level(
             else:
                 assert pct is not None
                 raw = state.amount * pct / HUNDRED
-                paid = engine.cents_down(raw)
+                paid = money.cents_down(raw)
                 kept = raw - paid
                 pay = _Pay(
                     amount=paid,
@@ -490,7 +491,7 @@ def pay_mystery(
     pool: Pool, level: PoolLevel, state: engine.LevelState, contribution_id: int, source: str, actor: Actor
 ) -> engine.LevelState:
     """Inside a fold: the contribution `contribution_id` reached the secret value and wins the meter."""
-    paid = engine.cents_down(state.amount)
+    paid = money.cents_down(state.amount)
     key = f"mystery:{level.pk}:{contribution_id}:{level.version}:{level.hits}"
     context = {"source": source, "contribution": contribution_id, "must_hit_by": True}
     _, new_state = _settle(

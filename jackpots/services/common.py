@@ -9,6 +9,7 @@ from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 
+from halls import money
 from halls.actors import Actor
 from halls.errors import InvalidInput
 from halls.services import audit
@@ -56,22 +57,21 @@ def as_decimal(name: str, value: Any, *, code: str) -> Decimal:
     return amount
 
 
+def _parsed(name: str, value: Any, *, code: str, **rules: Any) -> Decimal:
+    try:
+        return money.parse(name, value, **rules)
+    except money.MoneyError as exc:
+        raise InvalidInput(f"{exc}.", code=code) from None
+
+
 def cents(name: str, value: Any, *, code: str, positive: bool = True) -> Decimal:
-    amount = as_decimal(name, value, code=code)
-    if amount != amount.quantize(engine.CENT):
-        raise InvalidInput(f"{name} {amount} has fractions of a cent.", code=code)
-    if amount < 0 or (positive and amount == 0):
-        raise InvalidInput(
-            f"{name} must be {'positive' if positive else 'at least 0'}, got {amount}.", code=code
-        )
-    return amount.quantize(engine.CENT)
+    """Whole cents (>= 0; > 0 when `positive`), at the cents' scale."""
+    return money.cents(_parsed(name, value, code=code, places=money.CENT_PLACES, positive=positive))
 
 
 def meter_amount(name: str, value: Any, *, code: str) -> Decimal:
-    amount = as_decimal(name, value, code=code)
-    if amount != amount.quantize(engine.METER_QUANTUM) or amount < 0:
-        raise InvalidInput(f"{name} must be an amount >= 0 with at most 6 decimals, got {amount}.", code=code)
-    return amount
+    """An amount >= 0 with at most the meter's decimals."""
+    return _parsed(name, value, code=code, places=money.METER_PLACES)
 
 
 def fingerprint(data: Any) -> str:
@@ -81,7 +81,7 @@ def fingerprint(data: Any) -> str:
 
 def display(amount: Decimal) -> Decimal:
     """What a screen may show: whole cents, rounded down (never more than the pool holds)."""
-    return engine.cents_down(amount)
+    return money.cents_down(amount)
 
 
 # --- the pool's rule pack, with its authorised paytable (OP-30) ------------------------------------------

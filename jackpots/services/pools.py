@@ -12,10 +12,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from halls import money
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Network, Venue
-from jackpots import engine
 from jackpots.models import (
     LedgerMove,
     LevelKind,
@@ -68,7 +68,7 @@ class LevelSpec:
 
 def _rate(name: str, value: Any) -> Decimal:
     rate = as_decimal(name, value, code="bad_rate")
-    if rate < 0 or rate > 1 or rate != rate.quantize(engine.METER_QUANTUM):
+    if rate < 0 or rate > 1 or rate != rate.quantize(money.METER_QUANTUM):
         raise InvalidInput(
             f"{name} must be a fraction from 0 to 1 with at most 6 decimals, got {rate}.", code="bad_rate"
         )

@@ -14,8 +14,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from halls.fields import MoneyField
 from halls.models import Venue
-from halls.money import MoneyField
 from jackpots.rulepacks import PACKS
 from jackpots.tables.rules import MAX_SEATS
 

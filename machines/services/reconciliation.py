@@ -23,7 +23,7 @@ from django.db import connection
 from django.db.models import Count, Sum
 from django.db.models.functions import Coalesce
 
-from halls.money import from_db
+from halls.fields import from_db
 from machines.models import AlertKind, Machine, MachineAlert, MeterSnapshot, Play, SequenceGap
 from machines.services.common import GATEWAY, record
 
@@ -181,7 +181,7 @@ def _gap_dict(gap: SequenceGap) -> dict[str, Any]:
 
 def _report_rows(machine: Machine, limit: int) -> list[tuple[Any, ...]]:
     """The report's rows as the ORM would type them: SQLite hands raw SQL money back as integer units
-    (halls.money) and times as text; PostgreSQL already gives Decimal and datetime."""
+    (halls.fields) and times as text; PostgreSQL already gives Decimal and datetime."""
     sqlite = connection.vendor == "sqlite"
     with connection.cursor() as cursor:
         cursor.execute(_REPORT_SQL_SQLITE if sqlite else _REPORT_SQL, {"machine": machine.pk, "limit": limit})

@@ -14,8 +14,8 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import Q
 
+from halls import money
 from halls.models import Network, Room
-from jackpots import engine
 from jackpots.models import Award, Pool, PoolLevel
 from jackpots.services.readmodels import meters
 
@@ -204,7 +204,7 @@ def meter_page_snapshot(pool: Pool) -> dict[str, Any]:
                 "hand": award.hand,
                 "category": award.category,
                 "amount": award.amount,
-                "new_amount": engine.cents_down(award.settlement.meter_after),
+                "new_amount": money.cents_down(award.settlement.meter_after),
                 "at": award.created_at,
             }
             last_hits.append(hit_display(pool, data, context=award.settlement.context, display=None))

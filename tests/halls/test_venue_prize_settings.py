@@ -1,5 +1,6 @@
-"""A venue's prize percentages change through their service: audited with the acting user and the old and
-new values, and refused (nothing written) while a game of the venue is in play; the admin goes through it."""
+"""A venue's prize settings (Line and Bingo percentages, hall category) change through their service:
+audited with the acting user and the old and new values, and refused (nothing written) while a game of the
+venue is in play; the admin goes through it."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ from django.test import Client
 from bingo.models import Game
 from bingo.services import games
 from halls.errors import Conflict, InvalidInput
-from halls.models import AuditEntry, GameSession, Room, Venue
+from halls.models import AuditEntry, GameSession, HallCategory, Room, Venue
 from halls.services import venues
 from halls.services.verify import verify_audit
 
 CHANGE_PAGE = "/admin/halls/venue/{}/change/"
-PERCENTS_PAGE = "/admin/halls/venue/{}/prize-percents/"
+SETTINGS_PAGE = "/admin/halls/venue/{}/prize-settings/"
 
 
 def percents(venue: Venue) -> tuple[Decimal, Decimal]:
@@ -37,11 +38,11 @@ def admin_client(operator: User) -> Client:
 def test_a_change_between_games_is_recorded_with_who_and_the_old_and_new_values(
     venue: Venue, operator: User
 ) -> None:
-    venues.change_prize_percents(
+    venues.change_prize_settings(
         venue=venue, line_percent=Decimal("12"), bingo_percent=Decimal("55.5"), actor=operator
     )
     assert percents(venue) == (Decimal("12.00"), Decimal("55.50"))
-    entry = AuditEntry.objects.get(venue=venue, action="venue.prize_percents_changed")
+    entry = AuditEntry.objects.get(venue=venue, action="venue.prize_settings_changed")
     assert entry.actor == operator
     assert entry.data == {
         "old": {"line_percent": "10.00", "bingo_percent": "50.00"},
@@ -50,11 +51,21 @@ def test_a_change_between_games_is_recorded_with_who_and_the_old_and_new_values(
     assert all(chain.ok for chain in verify_audit(venue_ids=[venue.pk]).chains)
 
 
+def test_the_hall_category_alone_is_changed_and_recorded(venue: Venue, operator: User) -> None:
+    venues.change_prize_settings(venue=venue, hall_category=HallCategory.SECOND, actor=operator)
+    venue.refresh_from_db()
+    assert venue.hall_category == HallCategory.SECOND
+    entry = AuditEntry.objects.get(venue=venue, action="venue.prize_settings_changed")
+    assert entry.data == {"old": {"hall_category": "1"}, "new": {"hall_category": "2"}}
+    with pytest.raises(InvalidInput):
+        venues.change_prize_settings(venue=venue, hall_category="4", actor=operator)
+
+
 def test_the_same_values_change_nothing_and_record_nothing(venue: Venue, operator: User) -> None:
-    venues.change_prize_percents(
+    venues.change_prize_settings(
         venue=venue, line_percent=Decimal("10"), bingo_percent=Decimal("50"), actor=operator
     )
-    assert not AuditEntry.objects.filter(action="venue.prize_percents_changed").exists()
+    assert not AuditEntry.objects.filter(action="venue.prize_settings_changed").exists()
 
 
 @pytest.mark.parametrize("on_sale", [False, True])
@@ -66,12 +77,14 @@ def test_a_game_in_play_refuses_the_change_and_nothing_is_written(
         games.open_sales(game=game, actor=caller)
     entries = AuditEntry.objects.count()
     with pytest.raises(Conflict) as refused:
-        venues.change_prize_percents(
+        venues.change_prize_settings(
             venue=room.venue, line_percent=Decimal("15"), bingo_percent=Decimal("60"), actor=operator
         )
     assert refused.value.code == "venue_busy"
     state = "on sale" if on_sale else "scheduled"
     assert f"game {game.number} in {room.name} is still {state}" in refused.value.message
+    with pytest.raises(Conflict):
+        venues.change_prize_settings(venue=room.venue, hall_category=HallCategory.THIRD, actor=operator)
     assert percents(room.venue) == (Decimal("10.00"), Decimal("50.00"))
     assert AuditEntry.objects.count() == entries
 
@@ -81,28 +94,31 @@ def test_percentages_outside_the_sales_are_refused(
     venue: Venue, operator: User, line: str, bingo: str
 ) -> None:
     with pytest.raises(InvalidInput):
-        venues.change_prize_percents(
+        venues.change_prize_settings(
             venue=venue, line_percent=Decimal(line), bingo_percent=Decimal(bingo), actor=operator
         )
     assert percents(venue) == (Decimal("10.00"), Decimal("50.00"))
-    assert not AuditEntry.objects.filter(action="venue.prize_percents_changed").exists()
+    assert not AuditEntry.objects.filter(action="venue.prize_settings_changed").exists()
 
 
-def test_the_admin_shows_the_percentages_read_only_and_links_their_page(
+def test_the_admin_shows_the_money_settings_read_only_and_links_their_page(
     venue: Venue, admin_client: Client
 ) -> None:
     page = admin_client.get(CHANGE_PAGE.format(venue.pk)).content.decode()
-    assert 'name="line_percent"' not in page and 'name="bingo_percent"' not in page
-    assert PERCENTS_PAGE.format(venue.pk) in page
+    for field in ("line_percent", "bingo_percent", "hall_category", "jurisdiction", "currency"):
+        assert f'name="{field}"' not in page
+    assert 'name="name"' in page  # the rest of the venue is edited here
+    assert SETTINGS_PAGE.format(venue.pk) in page
 
 
 def test_the_admin_page_changes_them_through_the_service(
     venue: Venue, operator: User, admin_client: Client
 ) -> None:
-    answer = admin_client.post(PERCENTS_PAGE.format(venue.pk), {"line_percent": "8", "bingo_percent": "52"})
+    form = {"line_percent": "8", "bingo_percent": "52", "hall_category": "1"}
+    answer = admin_client.post(SETTINGS_PAGE.format(venue.pk), form)
     assert answer.status_code == 302 and answer["Location"] == CHANGE_PAGE.format(venue.pk)
     assert percents(venue) == (Decimal("8.00"), Decimal("52.00"))
-    entry = AuditEntry.objects.get(venue=venue, action="venue.prize_percents_changed")
+    entry = AuditEntry.objects.get(venue=venue, action="venue.prize_settings_changed")
     assert entry.actor == operator and entry.data["new"] == {"line_percent": "8.00", "bingo_percent": "52.00"}
 
 
@@ -113,7 +129,7 @@ def test_the_admin_page_says_why_during_a_game_and_writes_nothing(
     games.open_sales(game=game, actor=caller)
     entries = AuditEntry.objects.count()
     answer = admin_client.post(
-        PERCENTS_PAGE.format(room.venue_id), {"line_percent": "8", "bingo_percent": "52"}
+        SETTINGS_PAGE.format(room.venue_id), {"line_percent": "8", "bingo_percent": "52"}
     )
     assert answer.status_code == 200
     assert "change only between games" in answer.content.decode()
