@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from halls import hooks
 from halls.errors import Conflict, InvalidInput
-from halls.models import HallCategory, Venue
+from halls.models import HallCategory, Room, Venue
 from halls.services import audit
 
 HUNDRED = Decimal("100")
@@ -34,6 +34,9 @@ def change_prize_settings(
         raise InvalidInput(_("The hall category is 1, 2 or 3."), code="bad_hall_category")
     with transaction.atomic():
         venue = Venue.objects.select_for_update().get(pk=venue.pk)
+        # A game copies the percentages when it is created, under its room's lock: holding the rooms too,
+        # no game can be created between the guard below and this commit.
+        list(Room.objects.select_for_update().filter(venue=venue).order_by("pk").values_list("pk", flat=True))
         line = venue.line_percent if line_percent is None else line_percent
         bingo = venue.bingo_percent if bingo_percent is None else bingo_percent
         _check_percents(line, bingo)

@@ -14,6 +14,7 @@ every writer locks all the pool's levels anyway, and a contributor then needs no
 from __future__ import annotations
 
 from django.db import connection, transaction
+from django.utils.translation import gettext as _
 
 from halls.errors import NotFound
 from jackpots.models import Pool, PoolLevel
@@ -34,7 +35,7 @@ def lock_levels(pool_id: int) -> list[PoolLevel]:
     _require_atomic()
     levels = list(PoolLevel.objects.select_for_update(of=("self",)).filter(pool_id=pool_id).order_by("id"))
     if not levels:
-        raise NotFound(f"No pool {pool_id}.", code="unknown_pool")
+        raise NotFound(_("No pool %(pool_id)s.") % {"pool_id": pool_id}, code="unknown_pool")
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [POOL_LOCK_CLASS, pool_id])
@@ -46,5 +47,5 @@ def lock_pool_for_seal(pool_id: int) -> Pool:
     _require_atomic()
     pool = Pool.objects.select_for_update(no_key=True).filter(pk=pool_id).first()
     if pool is None:
-        raise NotFound(f"No pool {pool_id}.", code="unknown_pool")
+        raise NotFound(_("No pool %(pool_id)s.") % {"pool_id": pool_id}, code="unknown_pool")
     return pool

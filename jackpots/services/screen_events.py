@@ -15,18 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
+from django.utils import translation
 
 from halls import events, metrics
+from halls.eventtypes import EventType, PoolMeters
 from halls.models import Room
 from jackpots.models import MeterPublisherState, Pool
-from jackpots.services import notify
 from jackpots.services.readmodels import meters
 from jackpots.services.readmodels.screens import fingerprint, hit_display, read_displays, rooms_showing
 
 log = logging.getLogger("hall.jackpots.screens")
 
-METER_EVENT = "pool.meters"
-HIT_EVENT = "pool.hit"
 
 # At most 4 meter events a second per pool: two publications are at least this far apart. One event per
 # room per tick whatever the number of pools: each event is a write to every screen socket of the room.
@@ -50,7 +49,7 @@ def on_pool_event(pool: Pool, type: str, data: dict[str, Any]) -> None:
     here is logged and rolled back to a savepoint: a screen never stands in the way of a payout (the
     publisher shows the new meter at its next tick anyway).
     """
-    if type != notify.POOL_HIT:
+    if type != EventType.POOL_HIT:
         return
     try:
         with transaction.atomic():
@@ -69,9 +68,13 @@ def _announce_hit(pool: Pool, data: dict[str, Any]) -> None:
         found = pool.settlements.filter(pk=settlement_id).values_list("context", flat=True).first()
         context = dict(found or {})
     display = read_displays([pool.pk]).get(pool.pk)
-    hit = hit_display(pool, data, context=context, display=display)
+    hits: dict[str, dict[str, Any]] = {}  # a network pool's rooms may be in venues of both languages
     for room in rooms:
-        events.emit(room.stream, HIT_EVENT, hit)
+        language = room.venue.language
+        if language not in hits:
+            with translation.override(language):
+                hits[language] = hit_display(pool, data, context=context, display=display)
+        events.emit(room.stream, EventType.POOL_HIT, hits[language])
 
 
 @dataclass
@@ -174,7 +177,7 @@ def _publish(*, full: bool) -> dict[int, dict[str, Any]]:
             for room_id in sorted(by_room):  # room order, like every emitter of the room streams
                 room, pool_ids = by_room[room_id]
                 batch = [published[pool_id] for pool_id in sorted(pool_ids)]
-                events.emit(room.stream, METER_EVENT, {"pools": batch})
+                events.emit(room.stream, EventType.POOL_METERS, PoolMeters(pools=batch))
             if tick.value:  # the meters on the screens were this old when these went out
                 metrics.METER_PUBLISH_LAG.observe(max(0, _now_ms() - tick.value) / 1000)
             tick.value = _now_ms()

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from halls.actors import Actor
 from halls.errors import NotFound
@@ -31,7 +32,7 @@ def lock_machine(machine_id: int) -> Machine:
         Machine.objects.select_for_update(of=("self",)).select_related("venue").filter(pk=machine_id).first()
     )
     if machine is None:
-        raise NotFound(f"No machine {machine_id}.", code="unknown_machine")
+        raise NotFound(_("No machine %(machine_id)s.") % {"machine_id": machine_id}, code="unknown_machine")
     return machine
 
 

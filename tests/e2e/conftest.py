@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from django.conf import settings
 from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,13 +62,14 @@ async def browser(chromium_path: str) -> AsyncIterator[Browser]:
 
 
 @pytest.fixture
-async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
-    # Staff pages in English as the tests read them (the hall screens speak their venue's Spanish).
+async def context(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[BrowserContext]:
+    # Staff pages in English as most tests read them, in Spanish where a module says ACCEPT_LANGUAGE = "es"
+    # (the hall screens speak their venue's Spanish whatever the browser asks).
     context = await browser.new_context(
         viewport=VIEWPORT,
         locale="es-ES",
         timezone_id="Europe/Madrid",
-        extra_http_headers={"Accept-Language": "en"},
+        extra_http_headers={"Accept-Language": getattr(request.module, "ACCEPT_LANGUAGE", "en")},
     )
     context.set_default_timeout(10_000)
     yield context
@@ -131,9 +131,3 @@ def server_url(transactional_db: None) -> Iterator[str]:
     server.wait_started()
     yield f"http://127.0.0.1:{server.port}"
     server.stop()
-
-
-@pytest.fixture
-async def staff_in_spanish(context: BrowserContext, server_url: str) -> None:
-    """Staff pages in Spanish, as set_language leaves them (its cookie wins over Accept-Language)."""
-    await context.add_cookies([{"name": settings.LANGUAGE_COOKIE_NAME, "value": "es", "url": server_url}])

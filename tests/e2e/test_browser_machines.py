@@ -27,8 +27,10 @@ from tests.e2e.machines_support import Floor, link_floor
 from tests.e2e.test_browser_meters import money
 from tests.e2e.test_browser_screen import call, log_in, open_screen
 
-# The floor and the hand-pays are read in Spanish here (the hall screen speaks its venue's Spanish anyway).
-pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("staff_in_spanish")]
+# The floor, hand-pay and reconciliation pages are read here in Spanish, the hall's default.
+ACCEPT_LANGUAGE = "es"
+
+pytestmark = pytest.mark.e2e
 
 D = Decimal
 

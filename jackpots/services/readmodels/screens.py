@@ -13,31 +13,32 @@ from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from halls import money
 from halls.models import Network, Room
 from jackpots.models import Award, Pool, PoolLevel
 from jackpots.services.readmodels import meters
 
-# Spanish labels for players (the i18n branch moves them to gettext).
+# Hand categories and winners' sources as players read them, in the screen's language (gettext_lazy).
 CATEGORY_LABELS = {
-    "royal_flush": "Escalera real",
-    "straight_flush": "Escalera de color",
-    "four_of_a_kind": "Póker",
-    "full_house": "Full",
-    "flush": "Color",
-    "straight": "Escalera",
-    "three_of_a_kind": "Trío",
-    "two_pair": "Dobles parejas",
-    "pair": "Pareja",
-    "high_card": "Carta alta",
-    "three_sevens_same_suit": "Tres sietes del mismo palo",
-    "three_sevens": "Tres sietes",
-    "two_sevens_same_suit": "Dos sietes del mismo palo",
-    "two_sevens": "Dos sietes",
-    "first_card_seven": "Primera carta siete",
+    "royal_flush": _("Royal flush"),
+    "straight_flush": _("Straight flush"),
+    "four_of_a_kind": _("Four of a kind"),
+    "full_house": _("Full house"),
+    "flush": _("Flush"),
+    "straight": _("Straight"),
+    "three_of_a_kind": _("Three of a kind"),
+    "two_pair": _("Two pair"),
+    "pair": _("Pair"),
+    "high_card": _("High card"),
+    "three_sevens_same_suit": _("Three sevens of the same suit"),
+    "three_sevens": _("Three sevens"),
+    "two_sevens_same_suit": _("Two sevens of the same suit"),
+    "two_sevens": _("Two sevens"),
+    "first_card_seven": _("First card a seven"),
 }
-SOURCE_TYPES = {"table": "Mesa", "machine": "Máquina", "bingo_room": "Sala", "venue": "Sala"}
+SOURCE_TYPES = {"table": _("Table"), "machine": _("Machine"), "bingo_room": _("Room"), "venue": _("Hall")}
 _LABEL_PART = re.compile(r"(?P<key>[a-z_]+):(?P<value>[^/]+)")
 
 
@@ -86,7 +87,12 @@ def rooms_showing(pools: Iterable[Pool]) -> dict[int, list[Room]]:
         else:
             venues_of[pool.pk] = network_venues.get(pool.network_id or 0, set())
     all_venues = set().union(*venues_of.values()) if venues_of else set()
-    rooms = list(Room.objects.filter(venue_id__in=all_venues, screens__active=True).distinct().order_by("pk"))
+    rooms = list(
+        Room.objects.filter(venue_id__in=all_venues, screens__active=True)
+        .select_related("venue")
+        .distinct()
+        .order_by("pk")
+    )
     return {
         pool_id: [r for r in rooms if r.venue_id in venue_ids] for pool_id, venue_ids in venues_of.items()
     }
@@ -227,7 +233,7 @@ def source_label(source: str, context: dict[str, Any], label: str = "") -> str:
             return str(context[key])
     parts = _label_parts(source)
     if "machine" in parts and label:
-        return f"{SOURCE_TYPES['machine']} {label}"
+        return f"{SOURCE_TYPES['machine']} {label}"  # "Máquina 1001" / "Machine 1001"
     for key, word in SOURCE_TYPES.items():
         if key in parts:
             return f"{word} {parts[key]}"
@@ -274,7 +280,7 @@ def hit_display(
         "seat": seat,
         "hand": hand,
         "category": category,
-        "category_label": CATEGORY_LABELS.get(category, category.replace("_", " ")),
+        "category_label": str(CATEGORY_LABELS.get(category, category.replace("_", " "))),
         "amount": str(data.get("amount")),
         "new_amount": None if new_amount is None else str(new_amount),
         "at": at.isoformat() if isinstance(at, datetime) else at,

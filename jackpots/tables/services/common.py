@@ -8,14 +8,17 @@ SHARE never waits for an audit head that a settlement waiting on the levels hold
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.db import connection, transaction
+from django.utils.translation import gettext
+from django.utils.translation import gettext as _
 
-from halls import events
 from halls.actors import Actor
 from halls.errors import Conflict, NotFound
-from halls.services import audit
+from halls.eventtypes import EventType, TableHead
+from halls.services.changes import record_change
 from jackpots.models import Pool
 from jackpots.rulepacks import RulePack, get_pack
 from jackpots.services.common import pool_pack
@@ -23,6 +26,7 @@ from jackpots.tables.models import CasinoTable, Hand, HandState
 
 __all__ = [
     "contribution_source",
+    "head",
     "hold_pool",
     "lock_hand",
     "lock_table",
@@ -41,7 +45,7 @@ def lock_table(table_id: int) -> CasinoTable:
         .first()
     )
     if table is None:
-        raise NotFound(f"No table {table_id}.", code="unknown_table")
+        raise NotFound(_("No table %(table_id)s.") % {"table_id": table_id}, code="unknown_table")
     return table
 
 
@@ -62,7 +66,9 @@ def lock_hand(hand_id: int) -> Hand:
 
 def pool_of(table: CasinoTable) -> Pool:
     if table.pool is None:
-        raise Conflict(f"{table} plays for no pool: join it to one first.", code="no_pool")
+        raise Conflict(
+            _("%(table)s plays for no pool: join it to one first.") % {"table": table}, code="no_pool"
+        )
     return table.pool
 
 
@@ -77,7 +83,10 @@ def require_open(hand: Hand, doing: str) -> None:
         state = HandState(hand.state).label.lower()
         code = "hand_settled" if hand.state == HandState.SETTLED else "hand_void"
         raise Conflict(
-            f"Hand {hand.number} at {hand.table} is {state}: cannot {doing}.", code=code, state=hand.state
+            _("Hand %(number)s at %(table)s is %(state)s: cannot %(doing)s.")
+            % {"number": hand.number, "table": hand.table, "state": state, "doing": gettext(doing)},
+            code=code,
+            state=hand.state,
         )
 
 
@@ -104,8 +113,14 @@ def table_pack(table: CasinoTable, pool: Pool | None = None) -> RulePack:
     return pack if pack is not None else get_pack(table.rule_pack)
 
 
-def record(table: CasinoTable, actor: Actor, action: str, obj: Any, data: dict[str, Any]) -> None:
-    """Audit the change (the table's venue chain) and tell the table's stream, in the caller's transaction."""
-    payload = {"table": table.pk, "table_number": table.number, **data}
-    audit.record(venue_id=table.venue_id, actor=actor, action=action, obj=obj, data=payload)
-    events.emit(table.stream, action, payload)
+def head(table: CasinoTable) -> TableHead:
+    """What every event of a table starts with."""
+    return TableHead(table=table.pk, table_number=table.number)
+
+
+def record(table: CasinoTable, actor: Actor, type: EventType, obj: Any, data: Mapping[str, Any]) -> None:
+    """Audit the change (the table's venue chain) and tell the table's stream, in the caller's transaction.
+    What happens at a table is public: `data`, a payload of `type` (from `head`), is what the audit keeps."""
+    record_change(
+        venue_id=table.venue_id, actor=actor, type=type, obj=obj, data=data, stream=table.stream, public=data
+    )
