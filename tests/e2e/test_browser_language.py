@@ -50,7 +50,9 @@ async def log_in(page: Page, server_url: str, username: str, next_path: str) -> 
 
 async def staff_language(context: BrowserContext, server_url: str, language: str) -> None:
     """What set_language leaves: its cookie, which wins over the context's Accept-Language."""
-    await context.add_cookies([{"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "url": server_url}])
+    await context.add_cookies(
+        [{"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "domain": "127.0.0.1", "path": "/"}]
+    )
 
 
 async def formatted(page: Page, amount: str) -> str:
