@@ -81,7 +81,7 @@ class JavaScriptCatalogue(JavaScriptCatalog):
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         language = kwargs.pop("language")
         if language not in dict(settings.LANGUAGES):
-            raise Http404(_("No such language."))
+            raise Http404  # a language this system does not speak
         with translation.override(language):
             return super().get(request, *args, **kwargs)
 
