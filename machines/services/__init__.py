@@ -4,7 +4,8 @@ the pool's locks), audit rows via halls.services.audit for registry, link, state
 
 - registry: register_machine, rotate_token, set_machine_state, authenticate
 - links: create_link_group, join_link, leave_link
-- gateway: receive (the hot path), hello, heartbeat, connected, disconnected
+- gateway: receive (the hot path), hello, heartbeat, connected, disconnected; behind it gateway_sequence
+  (idempotency, gaps), gateway_batch (the writes), gateway_hello (welcomes), gateway_rows (the row statements)
 - handpay: pay_hand_pay
 - liveness: mark_silent_machines_offline (the link watch)
 - broadcast: progressive_broadcasts
