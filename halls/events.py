@@ -22,6 +22,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
+from halls import locks
 from halls.eventtypes import EventSchemaError, EventType, check
 from halls.models import StreamCursor
 
@@ -126,6 +127,7 @@ def _bump_many(counts: dict[str, int]) -> dict[str, int]:
     """The existing cursors of `counts` moved by their counts, locked in stream order: stream -> new seq."""
     sql = _BUMP_MANY_SQL.format(table=connection.ops.quote_name(StreamCursor._meta.db_table))
     streams = sorted(counts)
+    locks.take_many(locks.Rank.STREAM, streams)  # the statement locks their cursors
     with connection.cursor() as cursor:
         cursor.execute(sql, [streams, streams, [counts[s] for s in streams]])
         return {stream: int(seq) for stream, seq in cursor.fetchall()}
@@ -133,6 +135,7 @@ def _bump_many(counts: dict[str, int]) -> dict[str, int]:
 
 def next_seq(stream: str, n: int = 1) -> int:
     """Bump the stream's cursor and return the new number: one statement, the row locked till commit."""
+    locks.take(locks.Rank.STREAM, stream)  # the UPDATE locks the cursor's row
     table = connection.ops.quote_name(StreamCursor._meta.db_table)
     bump = f"UPDATE {table} SET seq = seq + %s WHERE stream = %s RETURNING seq"  # noqa: S608 (a model's table)
     with connection.cursor() as cursor:

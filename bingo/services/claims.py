@@ -37,7 +37,8 @@ from bingo.models import (
 )
 from bingo.prizes import split_equally
 from bingo.services import detection, draw
-from bingo.services.common import lock_game, record, step, tell_consoles, transition
+from bingo.services.common import record, step, tell_consoles, transition
+from bingo.services.locks import lock_game
 from bingo.services.programs import play as programs
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import (

@@ -1,4 +1,4 @@
-"""Helpers the bingo services share: row locks in one order, state transitions, event names."""
+"""Helpers the bingo services share: state transitions, the audit entry and event of a game change."""
 
 from __future__ import annotations
 
@@ -14,11 +14,6 @@ from halls.actors import Actor
 from halls.errors import Conflict
 from halls.eventtypes import EventType, GameStep
 from halls.services.changes import record_change
-
-
-def lock_game(game_id: int) -> Game:
-    """Lock the game row. Lock order everywhere: game, then cards/sales, then the audit chain."""
-    return Game.objects.select_for_update(of=("self",)).select_related("room", "room__venue").get(pk=game_id)
 
 
 def transition(game: Game, step: Callable[[], None], doing: str) -> None:

@@ -37,8 +37,9 @@ from bingo.models import (
     SoldCard,
 )
 from bingo.services import detection
-from bingo.services.common import lock_game, record, step, tell_consoles
+from bingo.services.common import record, step, tell_consoles
 from bingo.services.draw import LAST_ORDINAL
+from bingo.services.locks import lock_game
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import BallCorrected, CorrectedClaim, EventType
 

@@ -14,15 +14,15 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import connection, transaction
-from django.db.models import OuterRef
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from kombu.exceptions import OperationalError
 
 from bingo.models import Ball, DrawSource, Game, GameState
 from bingo.services import detection
-from bingo.services.common import lock_game, record, step, tell_consoles
+from bingo.services.common import record, step, tell_consoles
+from bingo.services.locks import lock_game, lock_game_for_draw
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import BallDrawn, DrawnBall, EventType
 
@@ -87,13 +87,7 @@ def draw_rng_ball(*, game_id: int, ordinal: int) -> Ball | None:
 
 def _lock_for_draw(game_id: int) -> tuple[Game, set[int]] | None:
     """One locked SELECT: the game, its room, its ball set and (on PostgreSQL) the numbers drawn so far."""
-    games = Game.objects.select_for_update(of=("self",)).select_related("room", "ball_set")
-    if connection.vendor == "postgresql":
-        from django.contrib.postgres.expressions import ArraySubquery
-
-        numbers = Ball.objects.filter(game=OuterRef("pk")).values("number")
-        games = games.annotate(drawn_numbers=ArraySubquery(numbers))
-    game = games.filter(pk=game_id).first()
+    game = lock_game_for_draw(game_id)
     if game is None:
         return None
     drawn = set(getattr(game, "drawn_numbers", ()))

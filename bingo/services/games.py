@@ -14,7 +14,8 @@ from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
 from bingo.prizes import prize_from_sales
 from bingo.services import console, detection, draw
-from bingo.services.common import lock_game, record, step, transition
+from bingo.services.common import record, step, transition
+from bingo.services.locks import lock_game
 from bingo.services.programs import clock as program_clock
 from bingo.services.programs import play as programs
 from halls import events
@@ -30,6 +31,7 @@ from halls.eventtypes import (
     GameVoidReason,
 )
 from halls.models import GameSession, Room, Venue
+from halls.services.locks import lock_room
 
 
 def create_game(
@@ -54,7 +56,7 @@ def create_game(
         with transaction.atomic():
             # The venue read under the room's lock: the prize settings' service holds the rooms while it
             # changes them (halls.services.venues), so a game never copies outdated percentages.
-            venue = Room.objects.select_for_update(of=("self",)).select_related("venue").get(pk=room.pk).venue
+            venue = lock_room(room.pk).venue
             session = GameSession.objects.filter(room=room, closed_at__isnull=True).first()
             if session is None:
                 raise Conflict(

@@ -13,7 +13,8 @@ from django.utils.translation import gettext as _
 
 from bingo.announce import contiguous_ranges
 from bingo.models import Card, CardSeries, Game, GameState, SaleKind, SaleOperation, SoldCard
-from bingo.services.common import lock_game, record, step
+from bingo.services.common import record, step
+from bingo.services.locks import lock_game
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import EventType, Sale, SalesChanged, SalesTotals
 

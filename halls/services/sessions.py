@@ -14,7 +14,7 @@ from halls import events, hooks
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType, SessionClosed, SessionOpened
 from halls.models import GameSession, Room
-from halls.services import audit
+from halls.services import audit, locks
 
 
 def inspection_problems(balls: Sequence[int]) -> list[str]:
@@ -64,7 +64,7 @@ def open_session(
             code="inspection_incomplete",
         )
     with transaction.atomic():
-        Room.objects.select_for_update().get(pk=room.pk)
+        locks.lock_room(room.pk)
         if GameSession.objects.filter(room=room, closed_at__isnull=True).exists():
             raise Conflict(
                 _("Room %(name)s already has an open session.") % {"name": room.name},
@@ -96,7 +96,7 @@ def open_session(
 
 def close_session(*, session: GameSession, actor: User) -> GameSession:
     with transaction.atomic():
-        session = GameSession.objects.select_for_update().get(pk=session.pk)
+        session = locks.lock_session(session.pk)
         if session.closed_at is not None:
             raise Conflict(_("Session %(pk)s is already closed.") % {"pk": session.pk}, code="session_closed")
         problems = hooks.session_close_problems(session)

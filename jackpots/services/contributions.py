@@ -46,6 +46,7 @@ from halls.actors import Actor
 from halls.actors import actor_label as label
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
+from jackpots.services import locks
 from jackpots.services.batcher import GroupCommit
 from jackpots.services.locks import POOL_LOCK_CLASS
 
@@ -247,6 +248,7 @@ def _contribute_now(
     pool_id: int, source: str, amount: Decimal, key: str, who: str, stype: str, sid: str
 ) -> ContributionReceipt:
     """The checked contribution as one statement, in the caller's transaction (or its own)."""
+    locks.contributing([pool_id])  # the statement takes the pool's shared lock
     rows = _fetch(_INSERT_SQL, (source, key, who, stype, sid, amount, pool_id))
     if len(rows) > 1:
         rows.sort(key=lambda row: row[1])  # lines in level order
@@ -474,6 +476,7 @@ def _insert_batch(pool_id: int, checked: dict[str, _Checked]) -> dict[str, Contr
         "sids": [checked[k][3] for k in keys],
         "actors": [checked[k][4] for k in keys],
     }
+    locks.contributing([pool_id])  # the statement takes the pool's shared lock
     rows = _fetch(_BATCH_SQL, params)
     written: dict[str, list[tuple[Any, ...]]] = {}
     for row in rows:
@@ -571,6 +574,7 @@ def contribute_pools(
     }
     with transaction.atomic():
         written: dict[tuple[int, str], list[tuple[Any, ...]]] = {}
+        locks.contributing(sorted(checked))  # the statement takes the pools' shared locks
         for row in _fetch(_POOLS_SQL, params):
             written.setdefault((row[7], row[6]), []).append(row)
         answers: dict[tuple[int, str], ContributionReceipt] = {}

@@ -39,7 +39,7 @@ from jackpots.models import (
     SourceType,
 )
 from jackpots.rulepacks import PACKS, JackpotKind, MultipleOfBet, RulePack
-from jackpots.services import notify, sources
+from jackpots.services import locks, notify, sources
 from jackpots.services.common import (
     as_decimal,
     cents,
@@ -434,11 +434,7 @@ def add_source_member(
 
 def remove_member(*, pool: Pool, source_type: str, source_id: str, actor: Actor) -> PoolMember:
     with transaction.atomic():
-        member = (
-            PoolMember.objects.select_for_update()
-            .filter(pool=pool, source_type=source_type, source_id=str(source_id), removed_at__isnull=True)
-            .first()
-        )
+        member = locks.lock_member(pool=pool, source_type=source_type, source_id=str(source_id))
         if member is None:
             raise NotFound(
                 _("%(source_type)s:%(source_id)s is not a member of %(code)s.")

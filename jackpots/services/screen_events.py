@@ -21,6 +21,7 @@ from halls import events, metrics
 from halls.eventtypes import EventType, PoolMeters
 from halls.models import Room
 from jackpots.models import MeterPublisherState, Pool
+from jackpots.services import locks
 from jackpots.services.readmodels import meters
 from jackpots.services.readmodels.screens import fingerprint, hit_display, read_displays, rooms_showing
 
@@ -45,7 +46,7 @@ def on_pool_event(pool: Pool, type: str, data: dict[str, Any]) -> None:
     """Listener of jackpots.services.notify, inside the engine's transaction: announce hits on the screens.
 
     The award has locked the pool's levels FOR UPDATE and saved them; the room streams' cursors are locked
-    after them, in room order, like every other emitter of the room streams (locks.py's order). A failure
+    after them, in room order, like every other emitter of the room streams (halls.locks). A failure
     here is logged and rolled back to a savepoint: a screen never stands in the way of a payout (the
     publisher shows the new meter at its next tick anyway).
     """
@@ -103,7 +104,7 @@ def _now_ms() -> int:
 def _lock_tick() -> MeterPublisherState | None:
     """The publisher's row, locked; None when another tick holds it (that one publishes)."""
     MeterPublisherState.objects.get_or_create(name=TICK_ROW)
-    return MeterPublisherState.objects.select_for_update(skip_locked=True).filter(name=TICK_ROW).first()
+    return locks.lock_publisher_tick(TICK_ROW)
 
 
 def publish_meters(*, full: bool = False) -> dict[int, dict[str, Any]]:
@@ -147,13 +148,9 @@ def _publish(*, full: bool) -> dict[int, dict[str, Any]]:
         if _now_ms() < tick.value + MIN_INTERVAL * 1000:
             return {}  # another tick published while we waited
         pools = {p.pk: p for p in Pool.objects.filter(pk__in=changed)}
+        # The publisher's rows before the pools' levels (lock order); a display per pool found.
+        rows = locks.lock_publisher_rows([POOL_ROW.format(pk) for pk in pools])
         displays = read_displays(pools.keys())
-        rows = {
-            row.name: row
-            for row in MeterPublisherState.objects.select_for_update().filter(
-                name__in=[POOL_ROW.format(pk) for pk in displays]
-            )
-        }
         for pool_id, display in sorted(displays.items()):
             pool = pools[pool_id]
             shown = fingerprint(display) if pool.active else 0

@@ -14,7 +14,8 @@ from halls.models import Role
 from machines import protocol
 from machines.models import PAYMENT_FIELDS, LockReason, MachineState, ProgressiveHit
 from machines.services import push
-from machines.services.common import describe, lock_machine, now, record
+from machines.services.common import describe, now, record
+from machines.services.locks import lock_hit, lock_machine
 
 
 def pay_hand_pay(*, hit: ProgressiveHit, actor: Actor, payment_ref: str = "") -> ProgressiveHit:
@@ -28,7 +29,7 @@ def pay_hand_pay(*, hit: ProgressiveHit, actor: Actor, payment_ref: str = "") ->
     with transaction.atomic():
         machine = lock_machine(hit.machine_id)
         access.require_role(actor, machine.venue_id, Role.CASHIER)
-        row = ProgressiveHit.objects.select_for_update().select_related("level").get(pk=hit.pk)
+        row = lock_hit(hit.pk)
         if row.paid_at is not None:
             raise Conflict(
                 _("This hit was paid at %(paid_at)s by %(paid_by_label)s.")

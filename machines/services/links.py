@@ -15,7 +15,8 @@ from jackpots.services import pools
 from machines import rules
 from machines.models import LinkGroup, LinkMember, Machine
 from machines.services import push
-from machines.services.common import describe, lock_machine, now, record
+from machines.services.common import describe, now, record
+from machines.services.locks import lock_link_group, lock_link_member, lock_machine
 
 
 def _pool_in_scope(pool: Pool, venue: Venue) -> bool:
@@ -100,7 +101,7 @@ def join_link(*, group: LinkGroup, machine: Machine, actor: Actor) -> LinkMember
     the group's rule applies and the machine's type or denomination differs from its members'."""
     with transaction.atomic():
         locked = lock_machine(machine.pk)
-        group = LinkGroup.objects.select_for_update().select_related("pool").get(pk=group.pk)
+        group = lock_link_group(group.pk)
         if locked.venue_id != group.venue_id:
             raise InvalidInput(
                 _("Machine %(asset_number)s is not in the group's venue.")
@@ -154,12 +155,7 @@ def leave_link(*, group: LinkGroup, machine: Machine, actor: Actor) -> LinkMembe
     """Unlink `machine` from the group: it stops contributing (its pool membership ends)."""
     with transaction.atomic():
         locked = lock_machine(machine.pk)
-        member = (
-            LinkMember.objects.select_for_update()
-            .select_related("group__pool")
-            .filter(group_id=group.pk, machine=locked, left_at__isnull=True)
-            .first()
-        )
+        member = lock_link_member(group_id=group.pk, machine=locked)
         if member is None:
             raise NotFound(
                 _("Machine %(asset_number)s is not linked to this group.")

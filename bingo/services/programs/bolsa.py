@@ -15,10 +15,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from bingo.models import RoomBolsa
+from bingo.services.locks import lock_bolsa
 from bingo.services.programs import clock
 from bingo.services.programs.common import (
     HUNDRED,
-    lock_room,
     new_pool,
     note,
     percent_problems,
@@ -30,6 +30,7 @@ from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import BolsaChanged, BolsaOpened, EventType
 from halls.models import Room
+from halls.services.locks import lock_room
 
 
 def _percent(value: Any) -> Decimal:
@@ -61,7 +62,7 @@ def open_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str, 
     percent = _percent(funding_percent)
     ref = _ref(authorisation_ref)
     with transaction.atomic():
-        room = lock_room(room)
+        room = lock_room(room.pk)
         if RoomBolsa.objects.filter(room=room).exists():
             raise Conflict(
                 _("Room %(name)s already has its Bolsa Acumulada.") % {"name": room.name}, code="bolsa_exists"
@@ -87,8 +88,8 @@ def change_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str
     percent = _percent(funding_percent)
     ref = _ref(authorisation_ref)
     with transaction.atomic():
-        room = lock_room(room)
-        bolsa = RoomBolsa.objects.select_for_update().filter(room=room).first()
+        room = lock_room(room.pk)
+        bolsa = lock_bolsa(room.pk)
         if bolsa is None:
             raise NotFound(_("Room %(name)s has no Bolsa Acumulada.") % {"name": room.name}, code="no_bolsa")
         refuse_while_in_play(room, gettext_noop("change the Bolsa Acumulada"))

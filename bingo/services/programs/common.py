@@ -1,8 +1,4 @@
-"""What the program services share: refusals, the room's game in play, versions in force, states, pools.
-
-Lock order (as everywhere in bingo): the game row (or the room row for configuration), then the pools'
-level rows in pool-id order (jackpots.services.locks), then the audit chain and the stream cursor.
-"""
+"""What the program services share: refusals, the room's game in play, versions in force, states, pools."""
 
 from __future__ import annotations
 
@@ -23,7 +19,6 @@ from halls.models import Room
 from halls.services.changes import record_change
 from jackpots.models import Pool, PoolLevel, SourceType
 from jackpots.services import folding, pools
-from jackpots.services.locks import lock_levels
 from jackpots.services.pools import LevelSpec
 
 HUNDRED = Decimal(100)
@@ -56,10 +51,6 @@ def refuse_while_in_play(room: Room, doing: str) -> None:
             % {"number": live.number, "name": room.name, "state": state, "doing": gettext(doing)},
             code="game_in_play",
         )
-
-
-def lock_room(room: Room) -> Room:
-    return Room.objects.select_for_update().select_related("venue").get(pk=room.pk)
 
 
 def note(room: Room, actor: Actor, type: EventType, obj: Any, data: Mapping[str, Any]) -> None:
@@ -150,12 +141,6 @@ def sync_rate(*, pool_id: int, percent: Decimal, authorisation_ref: str, actor: 
             actor=actor,
             authorisation_ref=authorisation_ref or "—",
         )
-
-
-def lock_pools(pool_ids: set[int]) -> None:
-    """Lock the pools' levels in id order before the audit chain is touched (see the module docstring)."""
-    for pool_id in sorted(pool_ids):
-        lock_levels(pool_id)
 
 
 def folded_amount(pool_id: int) -> Decimal:

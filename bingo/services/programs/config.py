@@ -30,10 +30,10 @@ from bingo.programs.rules import (
     schedule_problems,
 )
 from bingo.programs.tables import ProgramType
+from bingo.services.locks import lock_program
 from bingo.services.programs import clock
 from bingo.services.programs.codec import jsonable, state_to_json
 from bingo.services.programs.common import (
-    lock_room,
     new_pool,
     note,
     percent_problems,
@@ -48,6 +48,7 @@ from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import EventType, ProgramDeactivated, ProgramVersion
 from halls.models import Room
+from halls.services.locks import lock_room
 
 CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,23}$")
 
@@ -144,7 +145,7 @@ def activate_program(
     stored, pure = _build(pt.value, params, code=code, effective_from=start, version=1)
     name = (name or "").strip() or info.name
     with transaction.atomic():
-        room = lock_room(room)
+        room = lock_room(room.pk)
         if PrizeProgram.objects.filter(room=room, code=code).exists():
             raise Conflict(
                 gettext("Room %(name)s already has a program %(code)s.") % {"name": room.name, "code": code},
@@ -225,8 +226,8 @@ def change_program(
             code="bad_effective_from",
         )
     with transaction.atomic():
-        room = lock_room(program.room)
-        program = PrizeProgram.objects.select_for_update().get(pk=program.pk)
+        room = lock_room(program.room_id)
+        program = lock_program(program.pk)
         if not program.active:
             raise Conflict(
                 gettext("Program %(code)s is no longer active.") % {"code": program.code},
@@ -261,8 +262,8 @@ def change_program(
 def deactivate_program(*, program: PrizeProgram, actor: Actor) -> PrizeProgram:
     """Stop the program (refused while a game of the room is in play). Its pool keeps what it holds."""
     with transaction.atomic():
-        room = lock_room(program.room)
-        program = PrizeProgram.objects.select_for_update().get(pk=program.pk)
+        room = lock_room(program.room_id)
+        program = lock_program(program.pk)
         if not program.active:
             raise Conflict(
                 gettext("Program %(code)s is already inactive.") % {"code": program.code},

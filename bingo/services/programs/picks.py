@@ -12,7 +12,8 @@ from django.utils.translation import gettext
 
 from bingo.models import Game, GamePick, GameState, PrizeProgram
 from bingo.programs.rules import Family, Funding, ManagerPick, validate_pick
-from bingo.services.common import lock_game, record, step
+from bingo.services.common import record, step
+from bingo.services.locks import lock_game
 from bingo.services.programs import clock
 from bingo.services.programs.codec import pick_to_json
 from bingo.services.programs.common import (

@@ -62,7 +62,6 @@ from bingo.services.programs.common import (
     current_state,
     folded_amount,
     level_of,
-    lock_pools,
     member_source,
     sync_rate,
     version_at,
@@ -74,6 +73,7 @@ from halls.models import GameSession
 from halls.services import audit
 from jackpots.models import Pool
 from jackpots.services import awards, contributions
+from jackpots.services.locks import lock_pools
 
 ZERO = Decimal(0)
 

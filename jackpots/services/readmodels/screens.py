@@ -11,13 +11,14 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from halls import money
 from halls.models import Network, Room
-from jackpots.models import Award, Pool, PoolLevel
+from jackpots.models import Award, Pool
+from jackpots.services import locks
 from jackpots.services.readmodels import meters
 
 # Hand categories and winners' sources as players read them, in the screen's language (gettext_lazy).
@@ -101,26 +102,6 @@ def rooms_showing(pools: Iterable[Pool]) -> dict[int, list[Room]]:
 # --- what a screen shows of a pool ----------------------------------------------------------------------
 
 
-def _level_versions(pool_ids: list[int]) -> dict[int, int]:
-    """The levels' versions, holding FOR KEY SHARE on them until the caller's transaction ends.
-
-    Contributors hold the same lock, so they go on; every writer of a level's folded state (fold, award,
-    correction, parameter change) takes FOR UPDATE and waits, so what is read next matches these versions.
-    """
-    if not pool_ids:
-        return {}
-    if connection.vendor == "postgresql":
-        with connection.cursor() as db:
-            db.execute(
-                f"SELECT id, version FROM {PoolLevel._meta.db_table} "  # noqa: S608 (a model's table name)
-                "WHERE pool_id = ANY(%s) ORDER BY id FOR KEY SHARE",
-                [pool_ids],
-            )
-            return {int(pk): int(version) for pk, version in db.fetchall()}
-    # SQLite (the embedded hall): one writer at a time, the transaction is the lock.
-    return dict(PoolLevel.objects.filter(pool_id__in=pool_ids).values_list("pk", "version"))
-
-
 def pool_display(meter: meters.PoolMeter, versions: dict[int, int]) -> dict[str, Any]:
     """A pool as screens show it. Never the reserve, the must-hit-by value or anything else secret."""
     return {
@@ -144,7 +125,7 @@ def pool_display(meter: meters.PoolMeter, versions: dict[int, int]) -> dict[str,
 
 
 def read_displays(pool_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-    """Consistent displays of the pools (see `_level_versions`), inactive pools included.
+    """Consistent displays of the pools (see `locks.level_versions`), inactive pools included.
 
     Amounts come from `meters.pool_meters` (capped at the ceiling, whole cents down), so a screen never
     shows more than the pool holds. Screens keep, per level, the newest reading by (version, amount), so
@@ -154,7 +135,7 @@ def read_displays(pool_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
     if not ids:
         return {}
     with transaction.atomic():
-        versions = _level_versions(ids)
+        versions = locks.level_versions(ids)
         found = meters.pool_meters(ids)
     return {pool_id: pool_display(meter, versions) for pool_id, meter in found.items()}
 

@@ -14,7 +14,7 @@ so the venue's audit chain head, the pool's locks and the commit are taken once 
 call. Inside that transaction:
 
 1. the group's tables FOR UPDATE in id order, then its hands in id order (the system's one order: a
-   table before a hand, as lock_hand takes them; see common.py), then their seat bets and dealt cards
+   table before a hand, as lock_hand takes them; see locks.py), then their seat bets and dealt cards
    read once;
 2. each call checked in arrival order by the same `_decide` a call alone goes through, against its
    hand as the group's earlier calls left it. A refused call is refused before anything of it is
@@ -62,18 +62,18 @@ from halls.eventtypes import EventType, HandBetsRegistered, SeatBetShown
 from halls.services import audit
 from jackpots.services.batcher import GroupCommit
 from jackpots.services.contributions import ContributionItem, contribute_answers, contribute_many
+from jackpots.services.locks import hold_pool
 from jackpots.tables import rules
-from jackpots.tables.models import CasinoTable, Hand, SeatBet, SeatCards
+from jackpots.tables.models import Hand, SeatBet, SeatCards
 from jackpots.tables.services.common import (
     contribution_source,
-    hold_pool,
-    lock_hand,
     no_hand,
     pool_of,
     record,
     require_open,
     table_pack,
 )
+from jackpots.tables.services.locks import lock_hand, lock_hands
 
 log = logging.getLogger("hall.jackpots.tables")
 
@@ -357,24 +357,6 @@ def write_group(calls: Sequence[BetsCall]) -> list[_Answer]:
     return [_alone(call) for call in calls]
 
 
-def _lock_hands(hand_ids: set[int]) -> dict[int, Hand]:
-    """The hands' tables FOR UPDATE in id order, then the hands in id order (the one order: every table
-    before any hand, as lock_hand takes one table then its hand), each hand with its locked table."""
-    table_of = dict(Hand.objects.filter(pk__in=hand_ids).values_list("pk", "table_id"))
-    tables = {
-        t.pk: t
-        for t in CasinoTable.objects.select_for_update(of=("self",))
-        .select_related("venue", "pool")
-        .filter(pk__in=set(table_of.values()))
-        .order_by("pk")
-    }
-    found = {}
-    for hand in Hand.objects.select_for_update(of=("self",)).filter(pk__in=table_of).order_by("pk"):
-        hand.table = tables[hand.table_id]
-        found[hand.pk] = hand
-    return found
-
-
 def _write_together(calls: Sequence[BetsCall]) -> list[_Answer]:
     """The calls in ONE transaction, a handful of statements for the whole group (see the module
     docstring): locks, the hands' seat bets and cards read once, each call checked in turn against its
@@ -383,7 +365,7 @@ def _write_together(calls: Sequence[BetsCall]) -> list[_Answer]:
     answers: dict[int, _Answer] = {}
     ready: list[_Ready] = []
     with transaction.atomic():
-        locked = _lock_hands({call.hand_id for call in calls})
+        locked = lock_hands({call.hand_id for call in calls})
         bets: dict[int, dict[int, SeatBet]] = {pk: {} for pk in locked}
         for row in SeatBet.objects.filter(hand_id__in=locked):
             bets[row.hand_id][row.seat] = row

@@ -1,9 +1,7 @@
-"""What the table services share: row locks in one order, the table's pack, audit + events.
+"""What the table services share: the table's pool and pack, contribution sources, audit + events.
 
-Lock order everywhere: the table row, then the hand row, then the engine's pool level rows (KEY SHARE
-to contribute or to open a hand, FOR UPDATE inside award_hand), then the audit chain head and the stream
-cursors (halls). Audit entries are appended AFTER the engine's calls, so a contributor holding its KEY
-SHARE never waits for an audit head that a settlement waiting on the levels holds.
+Audit entries are appended AFTER the engine's calls (the lock order, halls.locks: pools before audit
+heads), so a contributor holding its KEY SHARE never waits for a head a settlement waiting on it holds.
 """
 
 from __future__ import annotations
@@ -11,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.db import connection, transaction
 from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 
@@ -27,9 +24,6 @@ from jackpots.tables.models import CasinoTable, Hand, HandState
 __all__ = [
     "contribution_source",
     "head",
-    "hold_pool",
-    "lock_hand",
-    "lock_table",
     "no_hand",
     "pool_of",
     "record",
@@ -37,31 +31,8 @@ __all__ = [
 ]
 
 
-def lock_table(table_id: int) -> CasinoTable:
-    table = (
-        CasinoTable.objects.select_for_update(of=("self",))
-        .select_related("venue", "pool")
-        .filter(pk=table_id)
-        .first()
-    )
-    if table is None:
-        raise NotFound(_("No table %(table_id)s.") % {"table_id": table_id}, code="unknown_table")
-    return table
-
-
 def no_hand(hand_id: int) -> NotFound:
     return NotFound(f"No hand {hand_id}.", code="unknown_hand")
-
-
-def lock_hand(hand_id: int) -> Hand:
-    """Lock the hand's table, then the hand."""
-    table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
-    if table_id is None:
-        raise no_hand(hand_id)
-    table = lock_table(table_id)
-    hand = Hand.objects.select_for_update(of=("self",)).get(pk=hand_id)
-    hand.table = table
-    return hand
 
 
 def pool_of(table: CasinoTable) -> Pool:
@@ -87,22 +58,6 @@ def require_open(hand: Hand, doing: str) -> None:
             % {"number": hand.number, "table": hand.table, "state": state, "doing": gettext(doing)},
             code=code,
             state=hand.state,
-        )
-
-
-def hold_pool(pool_id: int) -> None:
-    """Share-lock the pool's levels (FOR KEY SHARE, as contributors do) until the transaction ends.
-
-    A parameter change locks them FOR UPDATE and then asks the open-play guards, so a hand opening now
-    is either seen by that guard or opens after the change has committed (never in between).
-    """
-    if not transaction.get_connection().in_atomic_block:
-        raise RuntimeError("hold_pool runs inside the service's transaction")
-    if connection.vendor != "postgresql":
-        return  # SQLite serializes writers anyway
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT id FROM jackpots_poollevel WHERE pool_id = %s ORDER BY id FOR KEY SHARE", [pool_id]
         )
 
 

@@ -40,6 +40,7 @@ from jackpots.models import Pool
 from jackpots.poker import Card
 from jackpots.rulepacks import RulePack
 from jackpots.services.awards import award_hand
+from jackpots.services.locks import hold_pool
 from jackpots.tables import rules
 from jackpots.tables.models import (
     CasinoTable,
@@ -53,14 +54,12 @@ from jackpots.tables.models import (
 from jackpots.tables.services.bets import register_bets as register_bets  # this module's door to it
 from jackpots.tables.services.common import (
     head,
-    hold_pool,
-    lock_hand,
-    lock_table,
     pool_of,
     record,
     require_open,
     table_pack,
 )
+from jackpots.tables.services.locks import lock_hand, lock_table
 
 MAX_KEY = 80
 

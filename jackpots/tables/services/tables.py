@@ -17,9 +17,11 @@ from jackpots.models import Pool, SourceType
 from jackpots.rulepacks import PACKS
 from jackpots.services import pools as pool_services
 from jackpots.services.common import pool_pack
+from jackpots.services.locks import hold_pool
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, HandState, TableGame, TableState
-from jackpots.tables.services.common import head, hold_pool, lock_table, record
+from jackpots.tables.services.common import head, record
+from jackpots.tables.services.locks import lock_table
 
 
 def describe_table(table: CasinoTable) -> TableCreated:
