@@ -174,7 +174,7 @@ def baseline_client(
     """A baseline client: its own psycopg connection, one INSERT (one commit) per contribution."""
     import psycopg
 
-    from jackpots import engine
+    from halls import money
 
     pool_id, level_id, rate, reserve = target
     rng = random.Random(worker)
@@ -194,7 +194,7 @@ def baseline_client(
                 break
             bet = rng.choice(BETS)
             table = rng.randint(1, TABLES)
-            split = engine.split_contribution(bet, rate, reserve)
+            split = money.split_contribution(bet, rate, reserve)
             try:
                 cursor.execute(
                     PLAIN_INSERT,

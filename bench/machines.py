@@ -1,7 +1,7 @@
 """Benchmark: 1,000 simulated machines through the machine gateway on this box (issues 5 and 9, "Speed").
 
 Not a test. On a scratch PostgreSQL database (``--fresh`` drops and recreates it) and Redis it registers
-MACHINES type C machines of 0.20 € linked to one three-level pool (machines.demo's provisioning, through
+MACHINES type C machines of 0.20 € linked to one three-level pool (machines.provisioning, through
 the services), starts WEB uvicorn processes (config.asgi, each on its own port; the simulated machines are
 spread evenly over them), a Celery worker and exactly one beat (the link watch, the pool fold and seal,
 the meters), the progressive broadcaster (``manage.py broadcast_progressives``, a process of its own, as
@@ -87,16 +87,16 @@ def setup_django() -> None:
 def provision(count: int) -> tuple[int, int]:
     """The venue, the link group with its pool, ``count`` linked machines; returns (venue id, pool id)."""
     from halls.models import Jurisdiction, Venue
-    from machines import demo
+    from machines import provisioning
 
     venue, _ = Venue.objects.get_or_create(
         licence_number="BENCH-MACHINES", defaults={"name": "Bench casino", "jurisdiction": Jurisdiction.ML}
     )
-    group = demo.ensure_link_group(
+    group = provisioning.ensure_link_group(
         venue=venue, code=GROUP_CODE, name="Bench progresivo", pool_code=POOL_CODE, actor="bench"
     )
     t0 = time.perf_counter()
-    machines = demo.ensure_machines(venue=venue, group=group, assets=assets(count), actor="bench")
+    machines = provisioning.ensure_machines(venue=venue, group=group, assets=assets(count), actor="bench")
     print(f"{len(machines)} machines registered and linked in {time.perf_counter() - t0:.1f} s")
     return venue.pk, group.pool_id
 
@@ -109,7 +109,7 @@ def write_tokens(path: Path, venue_id: int, count: int) -> None:
     """New device tokens for the machines, with their seqs and meters resumed (a stage after a stage)."""
     from django.db import connection
 
-    from machines import demo
+    from machines import provisioning
     from machines.management.commands.simulate_machines import _write_tokens
     from machines.models import Machine
 
@@ -117,7 +117,7 @@ def write_tokens(path: Path, venue_id: int, count: int) -> None:
         Machine.objects.filter(venue_id=venue_id, asset_number__in=assets(count)),
         key=lambda m: m.asset_number,
     )
-    _write_tokens(path, demo.issue_credentials(machines, actor="bench"))
+    _write_tokens(path, provisioning.issue_credentials(machines, actor="bench"))
     connection.close()
 
 

@@ -8,7 +8,7 @@ class BingoConfig(AppConfig):
     def ready(self) -> None:
         from bingo import tasks
         from bingo.services import draw
-        from bingo.services.games import session_close_guard
+        from bingo.services.games import between_games_guard, session_close_guard
         from bingo.services.programs import play as programs
         from bingo.services.programs.readmodels import program_pool_ids
         from bingo.services.readmodels import screen_snapshot
@@ -18,6 +18,7 @@ class BingoConfig(AppConfig):
 
         draw.register_step_enqueuer(tasks.enqueue_draw_step)
         hooks.register_session_close_guard(session_close_guard)
+        hooks.register_between_games_guard(between_games_guard)
         hooks.register_session_closed(programs.session_closed)
         guards.register_open_play_guard(programs.open_play_guard)
         # Programs are announced with the game and paid with the Bingo: not in the pools ribbon too.

@@ -11,10 +11,13 @@ from datetime import time
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bingo.programs.tables import ProgramType
+from halls import money
+from halls.serializers import money_field
 
 # --- parameters -----------------------------------------------------------------------------------------
 
@@ -49,7 +52,7 @@ class ParamsField(serializers.JSONField):
     def to_internal_value(self, data: Any) -> Any:
         value = super().to_internal_value(data)
         if not isinstance(value, dict):
-            raise serializers.ValidationError("Expected a JSON object of parameters.")
+            raise serializers.ValidationError(_("Expected a JSON object of parameters."))
         return _plain(value)
 
 
@@ -59,15 +62,6 @@ def program_type_field(**kwargs: Any) -> serializers.ChoiceField:
         help_text="BA-1 … BA-20 (spec §2.4); GET /api/program-types/ describes each.",
         **kwargs,
     )
-
-
-def money(**kwargs: Any) -> serializers.DecimalField:
-    return serializers.DecimalField(max_digits=14, decimal_places=2, **kwargs)
-
-
-def pool_money(**kwargs: Any) -> serializers.DecimalField:
-    """A pool's amount as shown: whole cents, rounded down (the meter itself keeps fractions)."""
-    return serializers.DecimalField(max_digits=20, decimal_places=2, **kwargs)
 
 
 # --- requests -------------------------------------------------------------------------------------------
@@ -106,8 +100,12 @@ class BolsaRequestSerializer(serializers.Serializer[Any]):
 
 class PickRequestSerializer(serializers.Serializer[Any]):
     program = serializers.IntegerField(help_text="Id of a program of the game's room.")
-    amount = money(
-        required=False, allow_null=True, default=None, help_text="Super Prima / Colour Prima amount."
+    amount = money_field(
+        money.PAYMENT_DIGITS,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Super Prima / Colour Prima amount.",
     )
     max_ball = serializers.IntegerField(
         required=False,
@@ -138,7 +136,13 @@ class SalesProfileSerializer(serializers.Serializer[Any]):
         default=40,
         help_text="Cards sold vary uniformly in cards_per_game ± spread.",
     )
-    price = money(min_value=Decimal("0.01"), required=False, default=Decimal("1.00"), help_text="Card price.")
+    price = money_field(
+        money.PAYMENT_DIGITS,
+        min_value=Decimal("0.01"),
+        required=False,
+        default=Decimal("1.00"),
+        help_text="Card price.",
+    )
     first_game = serializers.TimeField(
         required=False, default=time(16, 30), help_text="Local time of the day's first game."
     )
@@ -179,15 +183,19 @@ class SimulationRequestSerializer(serializers.Serializer[Any]):
         by_params = attrs["program_type"] is not None or attrs["params"] is not None
         if by_program == by_params:
             raise serializers.ValidationError(
-                "Give either program, or room with program_type and params (not both)."
+                _("Give either program, or room with program_type and params (not both).")
             )
         if by_params and (attrs["room"] is None or attrs["program_type"] is None or attrs["params"] is None):
-            raise serializers.ValidationError("room, program_type and params go together.")
+            raise serializers.ValidationError(_("room, program_type and params go together."))
         games = attrs["days"] * attrs["profile"]["games_per_day"]
         if games > MAX_SIMULATED_GAMES:
             raise serializers.ValidationError(
-                f"{games} simulated games is too many for one request (at most {MAX_SIMULATED_GAMES}): "
-                "fewer days or games per day, or run manage.py simulate_program."
+                _(
+                    "%(games)s simulated games is too many for one "
+                    "request (at most %(max_simulated_games)s): "
+                    "fewer days or games per day, or run manage.py simulate_program."
+                )
+                % {"games": games, "max_simulated_games": MAX_SIMULATED_GAMES}
             )
         return attrs
 
@@ -210,7 +218,7 @@ class ProgramTypeSerializer(serializers.Serializer[Any]):
 class ProgramWinnerSerializer(serializers.Serializer[Any]):
     series = serializers.CharField()
     serial = serializers.IntegerField()
-    amount = money()
+    amount = money_field(money.PAYMENT_DIGITS)
 
 
 class AnnouncedProgramSerializer(serializers.Serializer[Any]):
@@ -219,7 +227,9 @@ class AnnouncedProgramSerializer(serializers.Serializer[Any]):
     code = serializers.CharField()
     type = serializers.CharField(help_text="BA-1 … BA-20.")
     name = serializers.CharField()
-    amount = pool_money(allow_null=True, help_text="The prize announced (before sharing).")
+    amount = money_field(
+        money.METER_DIGITS, allow_null=True, help_text="The prize announced (before sharing)."
+    )
     max_ball = serializers.IntegerField(allow_null=True, help_text="The Bingo must come by this ball.")
     colour = serializers.CharField(allow_null=True, help_text="Colour Prima: the Bingo ball's colour.")
     row = serializers.IntegerField(allow_null=True, help_text="Scheduled Bingo Extra: the table's row.")
@@ -232,8 +242,10 @@ class GameProgramSerializer(AnnouncedProgramSerializer):
     """A program in play in a game and, once the Bingo is confirmed, what it paid."""
 
     won = serializers.BooleanField(allow_null=True, help_text="null until the Bingo is confirmed.")
-    prize = pool_money(allow_null=True)
-    share = money(allow_null=True, help_text="Each winning card's share, to the cent.")
+    prize = money_field(money.METER_DIGITS, allow_null=True)
+    share = money_field(
+        money.PAYMENT_DIGITS, allow_null=True, help_text="Each winning card's share, to the cent."
+    )
     remainder = serializers.DecimalField(
         max_digits=24, decimal_places=10, allow_null=True, help_text="What the split left in the pool."
     )
@@ -243,7 +255,7 @@ class GameProgramSerializer(AnnouncedProgramSerializer):
 class ProgramNextSerializer(serializers.Serializer[Any]):
     """What the program would announce if the next game started now (the close of sales decides)."""
 
-    amount = money(allow_null=True)
+    amount = money_field(money.PAYMENT_DIGITS, allow_null=True)
     max_ball = serializers.IntegerField(allow_null=True)
     colour = serializers.CharField(allow_null=True)
     slot = serializers.CharField(allow_null=True, help_text='The scheduled hour it serves, "HH:MM".')
@@ -259,7 +271,7 @@ class ProgramSerializer(serializers.Serializer[Any]):
     family = serializers.CharField()
     active = serializers.BooleanField()
     pool = serializers.IntegerField(help_text="Its pool (jackpots); the room's Bolsa for BA-19 / BA-20.")
-    amount = pool_money(help_text="What its pool holds now, to the cent (rounded down).")
+    amount = money_field(money.METER_DIGITS, help_text="What its pool holds now, to the cent (rounded down).")
     next = ProgramNextSerializer(allow_null=True, help_text="In play in the next game? null when not.")
 
 
@@ -292,7 +304,9 @@ class BolsaSerializer(serializers.Serializer[Any]):
     pool = serializers.IntegerField()
     funding_percent = serializers.DecimalField(max_digits=5, decimal_places=2)
     authorisation_ref = serializers.CharField()
-    amount = pool_money(help_text="What the Bolsa Acumulada holds now, to the cent (rounded down).")
+    amount = money_field(
+        money.METER_DIGITS, help_text="What the Bolsa Acumulada holds now, to the cent (rounded down)."
+    )
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 
@@ -301,7 +315,7 @@ class PickSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     game = serializers.IntegerField()
     program = serializers.IntegerField()
-    amount = money(allow_null=True)
+    amount = money_field(money.PAYMENT_DIGITS, allow_null=True)
     max_ball = serializers.IntegerField(allow_null=True)
     colour = serializers.CharField(allow_blank=True)
     set_by = serializers.CharField(allow_null=True)

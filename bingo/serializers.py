@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from bingo import hooks
 from bingo.models import (
     Ball,
     Card,
@@ -28,13 +29,9 @@ from bingo.models import (
 )
 from bingo.program_serializers import AnnouncedProgramSerializer, GameProgramSerializer
 from bingo.services.readmodels import current_game
+from halls import money
 from halls.models import GameSession, Room
-from halls.serializers import slug
-
-
-def money(**kwargs: Any) -> serializers.DecimalField:
-    return serializers.DecimalField(max_digits=12, decimal_places=2, **kwargs)
-
+from halls.serializers import money_field, slug
 
 # A card's 3×9 grid: rows of nine cells, a number or null for a blank.
 GRID_SCHEMA = {
@@ -70,6 +67,7 @@ class RoomSerializer(serializers.ModelSerializer[Room]):
     current_game = serializers.SerializerMethodField(
         help_text="Id of the game in play, else of the room's last game, or null."
     )
+    autoplay = serializers.SerializerMethodField(help_text="The room plays by itself (the demo's rooms).")
 
     class Meta:
         model = Room
@@ -89,6 +87,9 @@ class RoomSerializer(serializers.ModelSerializer[Room]):
             GameSession.objects.filter(room=room, closed_at__isnull=True).values_list("pk", flat=True).first()
         )
 
+    def get_autoplay(self, room: Room) -> bool:
+        return room.pk in hooks.self_playing([room.pk])
+
     def get_current_game(self, room: Room) -> int | None:
         game = current_game(room)
         return game.pk if game else None
@@ -104,7 +105,7 @@ class SeriesQuerySerializer(serializers.Serializer[Any]):
 class SeriesCreateSerializer(serializers.Serializer[Any]):
     venue = serializers.IntegerField()
     code = serializers.CharField(max_length=40)
-    face_value = money(help_text='Price of one card, e.g. "2.00".')
+    face_value = money_field(help_text='Price of one card, e.g. "2.00".')
     strips = serializers.IntegerField(help_text="Strips of 6 cards (1 to 20,000).")
     seed = serializers.CharField(
         max_length=64, required=False, help_text="Seed the cards are generated from; random when left out."
@@ -112,7 +113,7 @@ class SeriesCreateSerializer(serializers.Serializer[Any]):
 
 
 class SeriesSerializer(serializers.ModelSerializer[CardSeries]):
-    face_value = money(read_only=True)
+    face_value = money_field(read_only=True)
     card_count = serializers.IntegerField(read_only=True)
     created_by = slug("username")
 
@@ -217,7 +218,7 @@ class SaleOperationSerializer(serializers.ModelSerializer[SaleOperation]):
     series = slug("code")
     first = serializers.IntegerField(source="first_serial", read_only=True)
     last = serializers.IntegerField(source="last_serial", read_only=True)
-    amount = money(read_only=True)
+    amount = money_field(read_only=True)
     cashier = slug("username")
 
     class Meta:
@@ -241,7 +242,7 @@ class SaleOperationSerializer(serializers.ModelSerializer[SaleOperation]):
 class SalesSerializer(serializers.Serializer[Any]):
     operations = SaleOperationSerializer(many=True)
     cards_sold = serializers.IntegerField()
-    sales_total = money()
+    sales_total = money_field()
 
 
 class BallSerializer(serializers.ModelSerializer[Ball]):
@@ -291,14 +292,14 @@ class ClaimSerializer(serializers.ModelSerializer[Claim]):
 class AwardSerializer(serializers.Serializer[Any]):
     series = serializers.CharField(source="claim.series.code")
     serial = serializers.IntegerField(source="claim.serial")
-    amount = money()
+    amount = money_field()
 
 
 class PrizeResultSerializer(serializers.ModelSerializer[PrizeResult]):
     kind = serializers.ChoiceField(choices=ClaimKind.choices, read_only=True)
-    amount = money(read_only=True)
-    share = money(read_only=True)
-    remainder = money(read_only=True)
+    amount = money_field(read_only=True)
+    share = money_field(read_only=True)
+    remainder = money_field(read_only=True)
     confirmed_by = slug("username")
     awards = serializers.SerializerMethodField()
 
@@ -331,7 +332,7 @@ class PrizeResultSerializer(serializers.ModelSerializer[PrizeResult]):
 
 class AnnouncedSeriesSerializer(serializers.Serializer[Any]):
     series = serializers.CharField()
-    face_value = money()
+    face_value = money_field()
     cards = serializers.IntegerField()
     ranges = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2),
@@ -345,9 +346,9 @@ class AnnouncementSerializer(serializers.Serializer[Any]):
     formula = serializers.CharField(required=False, help_text="What the caller reads out.")
     series = AnnouncedSeriesSerializer(many=True, required=False)
     cards_sold = serializers.IntegerField(required=False)
-    sales_total = money(required=False)
-    line_prize = money(required=False)
-    bingo_prize = money(required=False)
+    sales_total = money_field(required=False)
+    line_prize = money_field(required=False)
+    bingo_prize = money_field(required=False)
     programs = AnnouncedProgramSerializer(
         many=True, required=False, help_text="Accumulated prizes in play (BA-G4)."
     )
@@ -383,15 +384,15 @@ class BallCorrectionSerializer(serializers.Serializer[Any]):
 class WinnerSerializer(serializers.Serializer[Any]):
     series = serializers.CharField()
     serial = serializers.IntegerField()
-    amount = money()
+    amount = money_field()
 
 
 class PrizeSerializer(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=ClaimKind.choices)
     ordinal = serializers.IntegerField()
-    amount = money()
-    share = money()
-    remainder = money()
+    amount = money_field()
+    share = money_field()
+    remainder = money_field()
     winners = WinnerSerializer(many=True)
 
 
@@ -433,9 +434,9 @@ class GameSummarySerializer(serializers.Serializer[Any]):
     state_label = serializers.CharField()
     draw_source = serializers.ChoiceField(choices=DrawSource.choices)
     cards_sold = serializers.IntegerField()
-    sales_total = money()
-    line_prize = money(allow_null=True)
-    bingo_prize = money(allow_null=True)
+    sales_total = money_field()
+    line_prize = money_field(allow_null=True)
+    bingo_prize = money_field(allow_null=True)
     announcement = AnnouncementSerializer()
     claim_window = ClaimWindowField()
     line_won_at = serializers.IntegerField(allow_null=True)
@@ -502,7 +503,7 @@ class RecallSaleSerializer(serializers.Serializer[Any]):
     first = serializers.IntegerField()
     last = serializers.IntegerField()
     cards = serializers.IntegerField()
-    amount = money()
+    amount = money_field()
     cashier = serializers.CharField()
     at = serializers.DateTimeField()
 
@@ -517,7 +518,7 @@ class GameRecallSerializer(GameSummarySerializer):
     sales_closed_at = serializers.DateTimeField(allow_null=True)
     draw_started_at = serializers.DateTimeField(allow_null=True)
     closed_at = serializers.DateTimeField(allow_null=True)
-    prize_rounding_residue = serializers.DecimalField(max_digits=14, decimal_places=6)
+    prize_rounding_residue = money_field(money.PAYMENT_DIGITS, money.METER_PLACES)
     sale_operations = RecallSaleSerializer(many=True)
     claims = ClaimRowSerializer(many=True)
     ball_corrections = BallCorrectionSerializer(many=True)
@@ -525,9 +526,9 @@ class GameRecallSerializer(GameSummarySerializer):
 
 class GameListItemSerializer(serializers.ModelSerializer[Game]):
     state = serializers.ChoiceField(choices=GameState.choices, read_only=True)
-    sales_total = money(read_only=True)
-    line_prize = money(read_only=True, allow_null=True)
-    bingo_prize = money(read_only=True, allow_null=True)
+    sales_total = money_field(read_only=True)
+    line_prize = money_field(read_only=True, allow_null=True)
+    bingo_prize = money_field(read_only=True, allow_null=True)
 
     class Meta:
         model = Game

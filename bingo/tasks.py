@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from bingo.services import autoplay, draw, programs
+from bingo import hooks
+from bingo.services import draw, programs
 from halls import heartbeat, metrics
 
 REAPER_HEARTBEAT = "reaper"
@@ -17,8 +18,7 @@ def draw_next_ball(game_id: int, ordinal: int) -> int | None:
         ball = draw.draw_rng_ball(game_id=game_id, ordinal=ordinal)
     if ball is None:
         return None
-    if ball.game.room.autoplay:  # the game as the draw locked it, with its room
-        autoplay.claim_winners(ball.game)
+    hooks.after_ball(ball.game)  # a self-playing room (the demo's) claims its winners
     return ball.number
 
 
@@ -33,11 +33,6 @@ def reap_stalled_draws() -> int:
     health check that beat and the workers run (config.health)."""
     heartbeat.beat(REAPER_HEARTBEAT)
     return len(draw.reap_stalled_draws())
-
-
-@shared_task(ignore_result=True)
-def autoplay_rooms() -> list[str]:
-    return [autoplay.tick(room) for room in autoplay.playing_rooms()]
 
 
 @shared_task(ignore_result=True)

@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+from bingo import hooks
 from halls import access, errors
 from halls.models import Role, Room, Screen, Venue
 
@@ -85,7 +86,8 @@ def home(request: HttpRequest) -> HttpResponse:
 @ensure_csrf_cookie
 def console_index(request: HttpRequest) -> HttpResponse:
     venues = [v for v in _venues(request) if v.can_call]
-    return _page(request, "bingo/console_index.html", venues)
+    self_playing = hooks.self_playing([room.pk for v in venues for room in v.rooms])
+    return _page(request, "bingo/console_index.html", venues, self_playing=self_playing)
 
 
 @login_required

@@ -315,10 +315,6 @@ CELERY_BEAT_SCHEDULE = {
         "task": "bingo.tasks.reap_stalled_draws",
         "schedule": env.float("HALL_REAPER_SECONDS", default=5.0),
     },
-    "demo-autoplay": {
-        "task": "bingo.tasks.autoplay_rooms",
-        "schedule": env.float("HALL_AUTOPLAY_SECONDS", default=3.0),
-    },
     # Pools: fold contributions into the meters (and detect must-hit-by hits), seal the ledger.
     "fold-pools": {
         "task": "jackpots.tasks.fold_pools",
@@ -328,12 +324,6 @@ CELERY_BEAT_SCHEDULE = {
     "seal-pools": {
         "task": "jackpots.tasks.seal_pools",
         "schedule": env.float("HALL_POOL_SEAL_SECONDS", default=60.0),
-    },
-    # The demo's self-playing casino tables (a no-op unless HALL_DEMO_TABLE_AUTOPLAY, see below).
-    "demo-table-autoplay": {
-        "task": "jackpots.tables.tasks.autoplay_tables",
-        "schedule": env.float("HALL_TABLE_AUTOPLAY_SECONDS", default=2.0),
-        "options": {"expires": 2.0},
     },
     # Pool meters on the screens: at most 4 a second per pool, only when changed (jackpots.tasks).
     # A tick not started within a second is dropped: the next one publishes the same meters.
@@ -363,6 +353,16 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 1.0},
     },
 }
+
+# --- The demo -------------------------------------------------------------------------------------------
+# The demo app (demo/: its seed, its self-playing rooms, tables and machines, `manage.py demo`) and its beat
+# entries, everywhere but production: a production hall loads no demo code.
+if not HALL_PRODUCTION:
+    from demo import conf as demo_conf
+
+    INSTALLED_APPS.append("demo")
+    CELERY_BEAT_SCHEDULE.update(demo_conf.BEAT_SCHEDULE)
+    HALL_DEMO_TABLE_AUTOPLAY = demo_conf.TABLE_AUTOPLAY
 
 # --- The hall -------------------------------------------------------------------------------------------
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
@@ -403,8 +403,6 @@ HALL_POOL_GROUP_WAIT_MS = env.float("HALL_POOL_GROUP_WAIT_MS", default=2.0)
 HALL_POOL_GROUP_RUNNERS = env.int("HALL_POOL_GROUP_RUNNERS", default=2)
 # Group commit of whole register_bets calls of concurrent tables (jackpots.tables.services.bets), same sizes.
 HALL_TABLE_GROUP_COMMIT = env.bool("HALL_TABLE_GROUP_COMMIT", default=True)
-# The demo's casino tables play hands by themselves (jackpots.tables.tasks); `manage.py demo` turns it on.
-HALL_DEMO_TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)
 # Secret that signs card security codes; production sets its own.
 HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
 

@@ -1,16 +1,27 @@
-"""The operator's admin: venue configuration is edited here; the audit chain is read-only."""
+"""The operator's admin: venue configuration is edited here, its prize settings through their service (a
+page of their own); the audit chain is read-only."""
 
 from __future__ import annotations
 
-from typing import Any
+from decimal import Decimal
+from typing import Any, cast
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from halls.models import AuditEntry, GameSession, Room, Screen, StaffRole, Venue
+from halls.errors import DomainError
+from halls.models import AuditEntry, GameSession, HallCategory, Room, Screen, StaffRole, Venue
+from halls.services import venues
 from halls.services.verify import verify_audit
 
 
@@ -37,6 +48,16 @@ class StaffRoleInline(admin.TabularInline[Any, Any]):
     extra = 0
 
 
+class PrizeSettingsForm(forms.Form):
+    line_percent = forms.DecimalField(
+        label=_("Line prize, percent of sales"), max_digits=5, decimal_places=2, min_value=Decimal(0)
+    )
+    bingo_percent = forms.DecimalField(
+        label=_("Bingo prize, percent of sales"), max_digits=5, decimal_places=2, min_value=Decimal(0)
+    )
+    hall_category = forms.ChoiceField(label=_("Hall category"), choices=HallCategory.choices)
+
+
 @admin.register(Venue)
 class VenueAdmin(admin.ModelAdmin[Any]):
     list_display = (
@@ -48,8 +69,60 @@ class VenueAdmin(admin.ModelAdmin[Any]):
         "currency",
         "language",
     )
+    # Money-deciding, changed only on their own page through halls.services.venues (audited, between games).
+    PRIZE_SETTINGS = ("line_percent", "bingo_percent", "hall_category")
     inlines = [RoomInline, StaffRoleInline]
     actions = ["verify_audit"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Venue | None = None) -> tuple[str, ...]:
+        if obj is None:
+            return (*self.PRIZE_SETTINGS, "change_prize_settings")
+        # A venue's jurisdiction (its rules) and currency are set when it is created, never edited.
+        return (*self.PRIZE_SETTINGS, "change_prize_settings", "jurisdiction", "currency")
+
+    @admin.display(description=_("Prize settings"))
+    def change_prize_settings(self, venue: Venue) -> str:
+        if venue.pk is None:
+            return gettext("Set once the venue is saved.")
+        url = reverse("admin:halls_venue_prize_settings", args=[venue.pk])
+        return format_html('<a href="{}">{}</a>', url, gettext("Change the prize settings"))
+
+    def get_urls(self) -> list[URLPattern]:
+        own = path(
+            "<int:venue_id>/prize-settings/",
+            self.admin_site.admin_view(self.prize_settings_view),
+            name="halls_venue_prize_settings",
+        )
+        return [own, *super().get_urls()]
+
+    def prize_settings_view(self, request: HttpRequest, venue_id: int) -> HttpResponse:
+        """The Line and Bingo percentages and the hall category, changed through their service: refused
+        (the form says why, nothing written) while a game of the venue is in play."""
+        venue = get_object_or_404(Venue, pk=venue_id)
+        if not self.has_change_permission(request, venue):
+            raise PermissionDenied
+        if request.method == "POST":
+            form = PrizeSettingsForm(request.POST)
+            if form.is_valid():
+                try:
+                    venues.change_prize_settings(
+                        venue=venue, actor=cast(User, request.user), **form.cleaned_data
+                    )
+                except DomainError as exc:
+                    form.add_error(None, exc.message)
+                else:
+                    self.message_user(request, gettext("The prize settings of %s changed.") % venue.name)
+                    return redirect("admin:halls_venue_change", venue.pk)
+        else:
+            form = PrizeSettingsForm(initial={name: getattr(venue, name) for name in self.PRIZE_SETTINGS})
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Prize settings of %s") % venue.name,
+            "opts": self.model._meta,
+            "venue": venue,
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/halls/venue/prize_settings.html", context)
 
     @admin.action(description=_("Verify the audit chain and the pools' seals"))
     def verify_audit(self, request: HttpRequest, queryset: QuerySet[Venue]) -> None:

@@ -1,5 +1,6 @@
 """Hooks that let the apps above halls plug in without halls importing them (DESIGN §2): screen sections,
-session-close guards and listeners, tamper-evident chains.
+session-close guards and listeners, between-games guards (a venue's money-deciding settings change only
+with no game in play), tamper-evident chains.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from halls.chains import Anchor, ChainHead, ChainReport
-from halls.models import GameSession, Room
+from halls.models import GameSession, Room, Venue
 
 # verifier(venue_ids or None for all, latest anchors by (kind, id)) -> one report per chain it verified.
 ChainVerifier = Callable[[list[int] | None, Mapping[tuple[str, int], Anchor]], list[ChainReport]]
@@ -26,6 +27,7 @@ class ScreenSection:
 _sections: dict[str, ScreenSection] = {}
 _close_guards: list[Callable[[GameSession], str | None]] = []
 _closed_listeners: list[Callable[[GameSession, Any], None]] = []
+_between_games_guards: list[Callable[[Venue], str | None]] = []
 _chain_heads: list[Callable[[], list[ChainHead]]] = []
 _chain_verifiers: list[ChainVerifier] = []
 
@@ -59,6 +61,16 @@ def register_session_closed(listener: Callable[[GameSession, Any], None]) -> Non
 def session_closed(session: GameSession, actor: Any) -> None:
     for listener in _closed_listeners:
         listener(session, actor)
+
+
+def register_between_games_guard(guard: Callable[[Venue], str | None]) -> None:
+    """``guard`` returns why the venue is not between games (a game on sale, drawing...), or None."""
+    if guard not in _between_games_guards:
+        _between_games_guards.append(guard)
+
+
+def between_games_problems(venue: Venue) -> list[str]:
+    return [problem for guard in _between_games_guards if (problem := guard(venue))]
 
 
 def register_chain(heads: Callable[[], list[ChainHead]], verifier: ChainVerifier) -> None:

@@ -7,12 +7,21 @@ from typing import Any
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
+from halls import money
 from halls.models import GameSession, Venue
 
 
 def slug(slug_field: str, **kwargs: Any) -> serializers.SlugRelatedField[Any]:
     """A related object shown by one of its fields (a user by username, a series by code), read-only."""
     return serializers.SlugRelatedField(slug_field=slug_field, read_only=True, **kwargs)
+
+
+def money_field(
+    digits: int = money.PRICE_DIGITS, places: int = money.CENT_PLACES, **kwargs: Any
+) -> serializers.DecimalField:
+    """An amount of money in the API, every app's: a plain decimal string out ("12.50"), exact Decimal in.
+    `digits` is one of halls.money's widths (PRICE_DIGITS, PAYMENT_DIGITS, METER_DIGITS)."""
+    return serializers.DecimalField(max_digits=digits, decimal_places=places, **kwargs)
 
 
 # --- The error body every refusal answers with (halls.api_errors) ----------------------------------------

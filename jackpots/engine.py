@@ -1,13 +1,10 @@
 """Pool arithmetic for every accumulated prize: contributions, ceilings, hand settlement, reset. Pure.
 
-Money is Decimal, never float. Meters and reserves are exact to `METER_QUANTUM` (6 places, beyond the
-4 the design asks for), so a contribution's fraction of a cent is kept, not lost. Payouts are whole
-cents, rounded down; the sub-cent rest of a percentage prize stays in the pool. Arithmetic runs in a
-context that traps Inexact, so no intermediate value is ever rounded silently.
-
-Functions take and return immutable values; the service persists them in one transaction (award,
-meter decrement and reset together) and writes the ledger rows that `PoolTotals` mirrors, so the
-balancing report can prove: seeds + contributions = amount + awards + reserve moves, exactly.
+Money is halls.money's (exact Decimal; meters to METER_QUANTUM, payouts whole cents rounded down, the
+sub-cent rest of a percentage prize stays in the pool; the contribution split is halls.money's). Functions
+take and return immutable values; the service persists them in one transaction and writes the ledger rows
+that `PoolTotals` mirrors, so the balancing report can prove: seeds + contributions = amount + awards +
+reserve moves, exactly.
 """
 
 from __future__ import annotations
@@ -16,20 +13,13 @@ import dataclasses
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from decimal import (
-    ROUND_CEILING,
-    ROUND_DOWN,
-    Context,
-    Decimal,
-    DivisionByZero,
-    Inexact,
-    InvalidOperation,
-    Overflow,
-)
+from decimal import ROUND_CEILING, ROUND_DOWN, Decimal
 from enum import StrEnum
 from itertools import groupby
 from typing import NamedTuple
 
+from halls import money
+from halls.money import CENT_PLACES, EXACT, METER_PLACES, ZERO, cents_down
 from jackpots.poker import Category, HandRank
 from jackpots.rulepacks import (
     FixedAmount,
@@ -43,83 +33,21 @@ from jackpots.rulepacks import (
     TiePolicy,
 )
 
-CENT = Decimal("0.01")
-METER_QUANTUM = Decimal("0.000001")
-ZERO = Decimal(0)
 NO_CENTS = Decimal("0.00")
-HUNDRED = Decimal(100)
-
-_EXACT = Context(prec=60, traps=[Inexact, InvalidOperation, DivisionByZero, Overflow])
-_TRUNCATE = Context(prec=60, rounding=ROUND_DOWN, traps=[InvalidOperation, DivisionByZero, Overflow])
 
 Seat = str | int
 
 
-# --- money helpers ------------------------------------------------------------------------------------
-
-
-def _money(name: str, value: Decimal | int) -> Decimal:
-    """Accept Decimal or int (exact); refuse float, bool, NaN, infinities and negative amounts."""
-    if isinstance(value, bool) or not isinstance(value, Decimal | int):
-        raise TypeError(f"{name} must be a Decimal, got {type(value).__name__}")
-    amount = Decimal(value)
-    if not amount.is_finite() or amount < 0:
-        raise ValueError(f"{name} must be a finite amount >= 0, got {value}")
-    return amount
-
-
-def _places_at_most(name: str, value: Decimal, quantum: Decimal) -> Decimal:
-    if value != value.quantize(quantum, rounding=ROUND_DOWN, context=_TRUNCATE):
-        raise ValueError(f"{name} must be a multiple of {quantum}, got {value}")
-    return value
-
-
-def cents_down(value: Decimal) -> Decimal:
-    """Round toward zero to the cent: a payout is never rounded up."""
-    return value.quantize(CENT, rounding=ROUND_DOWN, context=_TRUNCATE)
-
-
-def _meter_down(value: Decimal) -> Decimal:
-    return value.quantize(METER_QUANTUM, rounding=ROUND_DOWN, context=_TRUNCATE)
-
-
-def _share_cents(total: Decimal, parts: int) -> Decimal:
-    """floor(total / parts) to the cent, from the exact fraction (no rounding anywhere)."""
-    numerator, denominator = total.as_integer_ratio()
-    return _EXACT.scaleb(Decimal((numerator * 100) // (denominator * parts)), -2)
+def _amount(name: str, value: Decimal | int, places: int | None = None) -> Decimal:
+    """A Decimal or an int (exact) >= 0, at most `places` decimals: the pure core takes no text."""
+    return money.parse(name, value, text=False, places=places)
 
 
 def _percent_of(amount: Decimal, percent: Decimal) -> Decimal:
-    return _EXACT.divide(_EXACT.multiply(amount, percent), HUNDRED)
+    return EXACT.divide(EXACT.multiply(amount, percent), money.HUNDRED)
 
 
-# --- contributions ------------------------------------------------------------------------------------
-
-
-class ContributionSplit(NamedTuple):
-    to_meter: Decimal
-    to_reserve: Decimal
-    house: Decimal
-
-
-def split_contribution(bet: Decimal, contribution_rate: Decimal, reserve_rate: Decimal) -> ContributionSplit:
-    """Split a pool bet (whole cents) into meter, hidden reserve and the house's authorised deduction.
-
-    Rates are fractions of the bet (Decimal("0.05") = 5 %). The reserve and house shares are rounded
-    down to `METER_QUANTUM` and the meter takes the rest, so the parts always add up to the bet and
-    any rounding favours the players, never the house's deduction.
-    """
-    amount = _places_at_most("bet", _money("bet", bet), CENT)
-    meter_rate = _money("contribution_rate", contribution_rate)
-    hidden_rate = _money("reserve_rate", reserve_rate)
-    if meter_rate + hidden_rate > 1:
-        raise ValueError(
-            f"contribution_rate + reserve_rate must be at most 1, got {meter_rate + hidden_rate}"
-        )
-    house_rate = 1 - meter_rate - hidden_rate
-    to_reserve = _meter_down(_EXACT.multiply(amount, hidden_rate))
-    house = _meter_down(_EXACT.multiply(amount, house_rate))
-    return ContributionSplit(to_meter=amount - to_reserve - house, to_reserve=to_reserve, house=house)
+# --- contributions (split by halls.money.split_contribution) --------------------------------------------
 
 
 class OverflowTarget(StrEnum):
@@ -146,13 +74,13 @@ class LevelState:
 
     def __post_init__(self) -> None:
         for name in ("seed", "amount", "reserve"):
-            _places_at_most(name, _money(name, getattr(self, name)), METER_QUANTUM)
-        if self.ceiling is not None and _money("ceiling", self.ceiling) < self.seed:
+            _amount(name, getattr(self, name), METER_PLACES)
+        if self.ceiling is not None and _amount("ceiling", self.ceiling) < self.seed:
             raise ValueError(f"ceiling {self.ceiling} is below the seed {self.seed}")
         if self.must_hit_by is not None:
             if self.kind is JackpotKind.FIXED:
                 raise ValueError("a fixed level has no must-hit-by value")
-            mhb, high = _money("must_hit_by", self.must_hit_by), self.ceiling
+            mhb, high = _amount("must_hit_by", self.must_hit_by), self.ceiling
             if mhb < self.seed or (high is not None and mhb > high):
                 raise ValueError(f"must_hit_by {mhb} must lie between seed {self.seed} and ceiling {high}")
 
@@ -170,13 +98,11 @@ class LevelState:
         """A new level whose meter starts at its seed."""
         return cls(seed, seed, reserve, ceiling, overflow, must_hit_by, kind)
 
-    def room(self) -> Decimal | None:
-        """How much the meter may still grow (None: no ceiling)."""
+    def takes(self, offered: Decimal) -> Decimal:
+        """How much of `offered` the meter takes (a fixed level: nothing); the rest overflows."""
         if self.kind is JackpotKind.FIXED:
             return ZERO
-        if self.ceiling is None:
-            return None
-        return max(ZERO, self.ceiling - self.amount)
+        return money.under_ceiling(self.amount, offered, self.ceiling)
 
 
 @dataclass(frozen=True)
@@ -194,10 +120,9 @@ def apply_contribution(
     level: LevelState, to_meter: Decimal, to_reserve: Decimal = ZERO
 ) -> ContributionResult:
     """Add one contribution (usually a `split_contribution`), overflowing past the ceiling."""
-    offered = _places_at_most("to_meter", _money("to_meter", to_meter), METER_QUANTUM)
-    hidden = _places_at_most("to_reserve", _money("to_reserve", to_reserve), METER_QUANTUM)
-    room = level.room()
-    added = offered if room is None else min(offered, room)
+    offered = _amount("to_meter", to_meter, METER_PLACES)
+    hidden = _amount("to_reserve", to_reserve, METER_PLACES)
+    added = level.takes(offered)
     overflow = offered - added
     to_res = overflow if level.overflow is OverflowTarget.RESERVE else ZERO
     to_next = overflow - to_res
@@ -307,8 +232,8 @@ def settle_hand(
     the operator and reported (OP-23). Hands with no paytable row are ignored. `bet` is the pool's
     single stipulated bet (OP-37).
     """
-    start = _money("meter_amount", meter_amount)
-    stake = _places_at_most("bet", _money("bet", bet), CENT)
+    start = _amount("meter_amount", meter_amount)
+    stake = _amount("bet", bet, CENT_PLACES)
     entries = []
     for winner in _checked_winners(pack, winners):
         row = _row_for(pack, winner)
@@ -350,20 +275,20 @@ def _pay_percent(
     if ties is TiePolicy.EACH_OF_HAND_START and count > 1:
         # EU: each of several equal hands gets the % of the meter before the hand's payments (OP-26) ...
         basis = hand_start
-        raw_total = _EXACT.multiply(_percent_of(basis, percent), count)
+        raw_total = EXACT.multiply(_percent_of(basis, percent), count)
         share = cents_down(_percent_of(basis, percent))
         note = f"{percent} % of the hand's starting meter {basis} each ({count} equal hands)"
-        if _EXACT.multiply(share, count) > meter:
+        if EXACT.multiply(share, count) > meter:
             # ... unless the meter cannot cover them all: then the equal hands share what is left.
-            raw_total, share = meter, _share_cents(meter, count)
+            raw_total, share = meter, money.share_cents(meter, count).share
             note = f"the remaining meter {meter} shared by {count} (it cannot cover {percent} % each)"
     else:
         basis = meter
         raw_total = _percent_of(basis, percent)
-        share = _share_cents(raw_total, count)
+        share = money.share_cents(raw_total, count).share
         note = f"{percent} % of the meter {basis}" + (f" shared by {count}" if count > 1 else "")
     payouts = [Payout(w.seat, w.rank, w.discard, share, share, NO_CENTS, basis, note) for w in hands]
-    return payouts, raw_total - _EXACT.multiply(share, count)
+    return payouts, raw_total - EXACT.multiply(share, count)
 
 
 def _pay_fixed(
@@ -371,7 +296,7 @@ def _pay_fixed(
 ) -> list[Payout]:
     """Each hand gets the full prize; the meter pays what it holds, the operator the rest (OP-23)."""
     if isinstance(prize, MultipleOfBet):
-        amount = cents_down(_EXACT.multiply(prize.multiple, bet))
+        amount = cents_down(EXACT.multiply(prize.multiple, bet))
         note = f"{prize.multiple} × the bet {bet}"
     else:
         amount = cents_down(prize.amount)
@@ -435,8 +360,8 @@ def draw_must_hit_by(
     `rng_bytes_fn(n)` returns n random bytes; the default is the OS CSPRNG (`secrets`). Rejection
     sampling keeps every cent equally likely.
     """
-    low = int(_money("seed", seed).scaleb(2).to_integral_value(rounding=ROUND_CEILING))
-    high = int(_money("ceiling", ceiling).scaleb(2).to_integral_value(rounding=ROUND_DOWN))
+    low = int(_amount("seed", seed).scaleb(CENT_PLACES).to_integral_value(rounding=ROUND_CEILING))
+    high = int(_amount("ceiling", ceiling).scaleb(CENT_PLACES).to_integral_value(rounding=ROUND_DOWN))
     if low > high:
         raise ValueError(f"no whole cent between seed {seed} and ceiling {ceiling}")
     span = high - low + 1
@@ -445,7 +370,7 @@ def draw_must_hit_by(
     while True:
         value = int.from_bytes(rng_bytes_fn(nbytes), "big") & ((1 << bits) - 1)
         if value < span:
-            return _EXACT.scaleb(Decimal(low + value), -2)
+            return EXACT.scaleb(Decimal(low + value), -CENT_PLACES)
 
 
 @dataclass(frozen=True)
@@ -543,4 +468,4 @@ def meets_min_return(
     """
     if pack.min_return is None:
         return True
-    return prizes_paid + meter_increase >= _EXACT.multiply(pack.min_return, amounts_bet)
+    return prizes_paid + meter_increase >= EXACT.multiply(pack.min_return, amounts_bet)

@@ -8,7 +8,9 @@ from typing import Any
 
 from rest_framework import serializers
 
+from halls import money
 from halls.models import Jurisdiction
+from halls.serializers import money_field
 from jackpots.models import OverflowTo, SourceType
 from jackpots.rulepacks import PACKS
 
@@ -17,7 +19,7 @@ from jackpots.rulepacks import PACKS
 
 class LevelSpecSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=60)
-    seed = serializers.DecimalField(max_digits=20, decimal_places=6, min_value=0)
+    seed = money_field(money.METER_DIGITS, money.METER_PLACES, min_value=0)
     contribution_rate = serializers.DecimalField(
         max_digits=7,
         decimal_places=6,
@@ -28,8 +30,8 @@ class LevelSpecSerializer(serializers.Serializer[Any]):
     reserve_rate = serializers.DecimalField(
         max_digits=7, decimal_places=6, min_value=0, max_value=1, required=False, default=Decimal(0)
     )
-    ceiling = serializers.DecimalField(
-        max_digits=20, decimal_places=6, min_value=0, required=False, allow_null=True, default=None
+    ceiling = money_field(
+        money.METER_DIGITS, money.METER_PLACES, min_value=0, required=False, allow_null=True, default=None
     )
     overflow_to = serializers.ChoiceField(
         choices=OverflowTo.choices, required=False, default=OverflowTo.RESERVE
@@ -45,8 +47,8 @@ class LevelSpecSerializer(serializers.Serializer[Any]):
         default=None,
         help_text='"progressive" or "fixed"; default: the rule pack\'s kind.',
     )
-    initial_reserve = serializers.DecimalField(
-        max_digits=20, decimal_places=6, min_value=0, required=False, default=Decimal(0)
+    initial_reserve = money_field(
+        money.METER_DIGITS, money.METER_PLACES, min_value=0, required=False, default=Decimal(0)
     )
 
 
@@ -54,7 +56,7 @@ class PoolPaytableRowSerializer(serializers.Serializer[Any]):
     category = serializers.CharField()
     percent = serializers.DecimalField(max_digits=7, decimal_places=4, required=False)
     multiple = serializers.DecimalField(max_digits=10, decimal_places=2, required=False)
-    amount = serializers.DecimalField(max_digits=14, decimal_places=2, required=False)
+    amount = money_field(money.PAYMENT_DIGITS, required=False)
     ties = serializers.CharField(required=False)
 
 
@@ -71,9 +73,7 @@ class PoolCreateSerializer(serializers.Serializer[Any]):
     )
     venue = serializers.IntegerField(required=False, allow_null=True, default=None)
     network = serializers.IntegerField(required=False, allow_null=True, default=None)
-    carousel_bet = serializers.DecimalField(
-        max_digits=14, decimal_places=2, required=False, allow_null=True, default=None
-    )
+    carousel_bet = money_field(money.PAYMENT_DIGITS, required=False, allow_null=True, default=None)
     levels = LevelSpecSerializer(many=True)
     authorised_paytable = PoolPaytableRowSerializer(many=True, required=False, allow_null=True, default=None)
 
@@ -98,8 +98,8 @@ class ParameterChangeRequestSerializer(serializers.Serializer[Any]):
 
 
 class CorrectionRequestSerializer(serializers.Serializer[Any]):
-    amount_delta = serializers.DecimalField(
-        max_digits=20, decimal_places=6, help_text="Signed: negative lowers the meter."
+    amount_delta = money_field(
+        money.METER_DIGITS, money.METER_PLACES, help_text="Signed: negative lowers the meter."
     )
     reason = serializers.CharField(max_length=300)
     authorised_by = serializers.CharField(max_length=150, help_text="Who authorised the correction.")

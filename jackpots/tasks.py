@@ -24,10 +24,10 @@ log = logging.getLogger("hall.jackpots")
 def fold_pools() -> int:
     """Fold the pools that have unfolded contributions; returns the number of rows folded."""
     folded = 0
-    oldest = folding.oldest_unfolded_at()
-    if oldest is not None:
-        metrics.FOLD_LAG.observe(max(0.0, (timezone.now() - oldest).total_seconds()))
-    for pool_id in folding.pools_to_fold():
+    todo = folding.unfolded()
+    if todo.oldest_at is not None:
+        metrics.FOLD_LAG.observe(max(0.0, (timezone.now() - todo.oldest_at).total_seconds()))
+    for pool_id in todo.pools:
         try:
             folded += folding.fold(pool_id).folded
         except Exception:  # one pool's failure must not stop the others; the next tick retries

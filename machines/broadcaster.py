@@ -17,7 +17,7 @@ it does not lock the floor. Past that the sender stops (the machines lock: the s
 levels) until a read succeeds again. A hit is always paid from the pool's own level, never from a broadcast.
 
 Where it runs: ``manage.py broadcast_progressives`` (one process per installation; two are harmless, the
-machines hear each twice; see deploy/), and a thread of the embedded hall (halls.embedded).
+machines hear each twice; see deploy/), and a thread of the embedded hall (demo.embedded).
 """
 
 from __future__ import annotations

@@ -37,6 +37,8 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Final, Literal
 
+from halls import money
+
 MAX_MESSAGE_BYTES: Final = 4096
 MAX_BATCH: Final = 200
 MAX_SEQ: Final = 2**63 - 1  # a PostgreSQL bigint
@@ -61,8 +63,10 @@ AckStatus = Literal["accepted", "duplicate", "rejected"]
 
 # Whole cents: 1 to 14 integer digits (a 16-digit meter), at most two decimals, no sign, no exponent.
 _AMOUNT = re.compile(r"(?:0|[1-9][0-9]{0,13})(?:\.[0-9]{1,2})?")
-_CENT = Decimal("0.01")
-_MAX_PLAY_AMOUNT = Decimal("999999999999.99")  # Decimal(14, 2)
+_CENT = money.CENT
+# A play's bet and win: the contribution service's limit (halls.money.MAX_BET, numeric(14, 2)), so a play
+# the protocol takes is never refused downstream.
+_MAX_PLAY_AMOUNT = money.MAX_BET
 
 
 class ProtocolError(Exception):

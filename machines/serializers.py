@@ -10,12 +10,10 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from halls import money
+from halls.serializers import money_field
 from machines import protocol
 from machines.models import Machine, MachineState, MachineType, Modality
-
-
-def _money(**kwargs: Any) -> serializers.DecimalField:
-    return serializers.DecimalField(max_digits=20, decimal_places=2, read_only=True, **kwargs)
 
 
 # The machine's state is documented by a pattern, not an enum: drf-spectacular would make every enum a
@@ -122,7 +120,7 @@ class GapSerializer(serializers.Serializer[Any]):
     last_missing = serializers.IntegerField()
     detected_at = serializers.DateTimeField()
     reconciled_at = serializers.DateTimeField(allow_null=True)
-    missing_coin_in = _money(allow_null=True)
+    missing_coin_in = money_field(money.METER_DIGITS, read_only=True, allow_null=True)
     missing_games = serializers.IntegerField(allow_null=True)
     note = serializers.CharField()
 
@@ -133,11 +131,11 @@ class ReconciliationRowSerializer(serializers.Serializer[Any]):
     to_seq = serializers.IntegerField(allow_null=True)
     from_at = serializers.DateTimeField(allow_null=True)
     to_at = serializers.DateTimeField(allow_null=True)
-    coin_in = _money(allow_null=True)
+    coin_in = money_field(money.METER_DIGITS, read_only=True, allow_null=True)
     games_played = serializers.IntegerField(allow_null=True)
-    coin_in_delta = _money(allow_null=True)
-    bets_recorded = _money()
-    coin_in_difference = _money(allow_null=True)
+    coin_in_delta = money_field(money.METER_DIGITS, read_only=True, allow_null=True)
+    bets_recorded = money_field(money.METER_DIGITS, read_only=True)
+    coin_in_difference = money_field(money.METER_DIGITS, read_only=True, allow_null=True)
     games_delta = serializers.IntegerField(allow_null=True)
     plays_recorded = serializers.IntegerField()
     games_difference = serializers.IntegerField(allow_null=True)
@@ -172,7 +170,7 @@ class LinkedMachineSerializer(serializers.Serializer[Any]):
     machine = serializers.IntegerField()
     asset_number = serializers.CharField()
     machine_type = serializers.CharField()
-    denomination = _money()
+    denomination = money_field(money.METER_DIGITS, read_only=True)
     joined_at = serializers.DateTimeField()
 
 
@@ -216,7 +214,7 @@ class MachineHitSerializer(serializers.Serializer[Any]):
     level = serializers.IntegerField()
     level_name = serializers.CharField()
     game_id = serializers.CharField()
-    amount = _money()
+    amount = money_field(money.METER_DIGITS, read_only=True)
     settlement = serializers.IntegerField(help_text="The pool engine's settlement of the award.")
     seq = serializers.IntegerField()
     reported_at = serializers.DateTimeField()

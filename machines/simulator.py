@@ -36,6 +36,8 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
+from halls import money
+
 CENT = Decimal("0.01")
 # Minimum seconds per game by machine type (the issue: type C at most one game every 2.5 s, type B 3 s).
 MIN_GAME_SECONDS: dict[str, float] = {"B": 3.0, "C": 2.5}
@@ -71,10 +73,6 @@ PAYTABLE: tuple[tuple[int, int], ...] = (
 def paytable_return(paytable: Sequence[tuple[int, int]] = PAYTABLE) -> Decimal:
     """The paytable's theoretical return to player, exact (0.9 for PAYTABLE)."""
     return Decimal(sum(mult * weight for mult, weight in paytable)) / WEIGHT_SCALE
-
-
-def _money(amount: Decimal) -> str:
-    return str(amount.quantize(CENT))
 
 
 # --- configuration -------------------------------------------------------------------------------------
@@ -298,10 +296,10 @@ class MachineBrain:
         return self._stored_message(
             {
                 "type": "meters",
-                "coin_in": _money(self.coin_in),
-                "coin_out": _money(self.coin_out),
-                "jackpots_paid": _money(self.jackpots_paid),
-                "credits": _money(self.credits),
+                "coin_in": money.text_cents(self.coin_in),
+                "coin_out": money.text_cents(self.coin_out),
+                "jackpots_paid": money.text_cents(self.jackpots_paid),
+                "credits": money.text_cents(self.credits),
                 "games_played": self.games_played,
             },
             now,
@@ -323,7 +321,15 @@ class MachineBrain:
         game_id = f"g-{self.game_counter}"
         out = [
             self._stored_message(
-                {"type": "play", "game_id": game_id, "bet": _money(bet), "win": _money(win)}, now, bet, win
+                {
+                    "type": "play",
+                    "game_id": game_id,
+                    "bet": money.text_cents(bet),
+                    "win": money.text_cents(win),
+                },
+                now,
+                bet,
+                win,
             )
         ]
         self.stats.plays_sent_all += 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from bingo.models import BallSet, CardSeries, Game
 from bingo.services import games as game_services
 from bingo.services import sales
 from bingo.services import series as series_services
+from halls import events
 from halls.models import GameSession, HallCategory, Jurisdiction, Role, Room, Screen, StaffRole, Venue
 from halls.services import sessions
 
@@ -56,6 +57,7 @@ SQLITE_SUITE = (
     "machines/test_gateway.py",
     "machines/test_gateway_batch.py",
     "machines/test_gateway_http.py",
+    "machines/test_gateway_rows.py",
     "machines/test_hits.py",
     "machines/test_liveness_reads.py",
     "machines/test_floor_pages.py",
@@ -166,6 +168,16 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             "The tests need Redis: set REDIS_URL (make test sets redis://127.0.0.1:6379/0)."
         )
+
+
+@pytest.fixture(autouse=True)
+def _events_checked() -> Iterator[None]:
+    """Every event a test emits is checked against its type (halls.eventtypes, zulip's event_schema): a
+    payload off its type raises, and one whose error a caller swallowed fails the test here."""
+    events.STRICT = True
+    events.MISMATCHES.clear()
+    yield
+    assert not events.MISMATCHES, events.MISMATCHES
 
 
 @pytest.fixture(autouse=True)

@@ -43,7 +43,6 @@ from bingo.programs.schedule import (
     zone,
 )
 from bingo.programs.tables import (
-    EURO,
     REGULATIONS,
     SEED_ITEMS,
     Ba6Profile,
@@ -59,6 +58,7 @@ from bingo.programs.tables import (
     Step,
     regulation_in_force,
 )
+from halls import money
 
 T = TypeVar("T", bound=Hashable)
 StrEnumT = TypeVar("StrEnumT", bound=StrEnum)
@@ -434,10 +434,6 @@ class _Reader:
         return value
 
 
-def _money(amount: Decimal) -> str:
-    return f"{amount:,.2f} {EURO}".replace(",", " ")
-
-
 def _ball(r: _Reader, name: str, value: int | None) -> None:
     if value is not None and not MIN_BINGO_BALL <= value <= MAX_BALL:
         r.fail(f"{name} {value} must be an extraction order between {MIN_BINGO_BALL} and {MAX_BALL}")
@@ -512,11 +508,11 @@ def _read_prima(r: _Reader, f: _Fields, regulation: Regulation) -> None:
         r.configured("prima_levels")
     else:
         r.defaulted("prima_levels", regulation.prima_levels.source)
-    shown = ", ".join(_money(v) for v in levels)
+    shown = ", ".join(money.euros(v) for v in levels)
     if f.amount is None:
         r.fail(f"amount is required: one of the Prima levels {shown}")
     elif f.amount not in levels:
-        r.fail(f"amount {_money(f.amount)} is not a Prima level ({shown})")
+        r.fail(f"amount {money.euros(f.amount)} is not a Prima level ({shown})")
     f.ball_limit = r.integer("ball_limit")
     if f.ball_limit is None:
         f.ball_limit = regulation.prima_ball_limit.value
@@ -640,7 +636,7 @@ def _read_colour_prima(r: _Reader, f: _Fields, regulation: Regulation) -> None:
     f.max_amount = regulation.colour_prima_max.value
     r.defaulted("max_amount", regulation.colour_prima_max.source)
     if f.amount is not None and f.amount > f.max_amount:
-        r.fail(f"amount {_money(f.amount)} is over the maximum of {_money(f.max_amount)}")
+        r.fail(f"amount {money.euros(f.amount)} is over the maximum of {money.euros(f.max_amount)}")
     if r.present("colours"):
         raw = r.params["colours"]
         if not isinstance(raw, list | tuple | set | frozenset) or not raw:
@@ -878,7 +874,8 @@ def validate_pick(program: Program, state: ProgramState, pick: ManagerPick) -> l
     else:
         _positive_amount(r, "amount", resolved.amount)
         if program.max_amount is not None and resolved.amount > program.max_amount:
-            r.fail(f"amount {_money(resolved.amount)} is over the maximum of {_money(program.max_amount)}")
+            most = money.euros(program.max_amount)
+            r.fail(f"amount {money.euros(resolved.amount)} is over the maximum of {most}")
     if family is Family.SUPER_PRIMA:
         if pick.colour is not None:
             r.fail("a Super Prima has no colour")
@@ -941,7 +938,7 @@ def _require_funds(program: Program, pool: Decimal, prize: Decimal) -> None:
     if pool < prize:
         source = "the Bolsa Acumulada" if program.info.funding is Funding.BOLSA_ACUMULADA else "its pool"
         raise ProgramError(
-            [f"{program.label}: {source} holds {_money(pool)}, less than the prize {_money(prize)}"]
+            [f"{program.label}: {source} holds {money.euros(pool)}, less than the prize {money.euros(prize)}"]
         )
 
 
@@ -1120,9 +1117,8 @@ def payout(
         raise ValueError(f"pool_amount must be a Decimal >= 0, got {pool_amount!r}")
     prize = _prize(program, pool_amount, amount)
     if program.max_amount is not None and prize > program.max_amount:
-        raise ProgramError(
-            [f"{program.label}: prize {_money(prize)} is over the maximum of {_money(program.max_amount)}"]
-        )
+        most = money.euros(program.max_amount)
+        raise ProgramError([f"{program.label}: prize {money.euros(prize)} is over the maximum of {most}"])
     _require_funds(program, pool_amount, prize)
     split = split_equally(prize, winners)
     carry = _EXACT.subtract(pool_amount, prize)

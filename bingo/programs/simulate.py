@@ -54,7 +54,8 @@ from bingo.programs.rules import (
     validate_pick,
 )
 from bingo.programs.schedule import first_instant_at, to_utc, zone
-from bingo.programs.tables import EURO, HallCategory
+from bingo.programs.tables import HallCategory
+from halls import money
 
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
@@ -79,10 +80,6 @@ class SimulationError(ValueError):
 
 class UnbalancedSimulation(RuntimeError):
     """funded != paid + pool at the end: the prize arithmetic lost or made money (a bug, never expected)."""
-
-
-def _money(amount: Decimal) -> str:
-    return f"{amount:,.2f} {EURO}".replace(",", " ")
 
 
 # --- inputs ------------------------------------------------------------------------------------------------
@@ -206,7 +203,7 @@ class SalesProfile:
         spread = f" ± {self.cards_spread}" if self.cards_spread else ""
         return (
             f"{self.games_per_day} games/day in {sessions}, {self.cards_per_game}{spread} cards at "
-            f"{_money(self.card_price)}, first game {self.first_game:%H:%M}, "
+            f"{money.euros(self.card_price)}, first game {self.first_game:%H:%M}, "
             f"{self.minutes_per_game} min/game, "
             f"hall {self.hall_category.label}, {self.time_zone}, from {self.start_date.isoformat()}"
         )
@@ -509,7 +506,7 @@ class SimulationReport:
             assert self.average_prize is not None
             assert self.max_prize is not None
             lines += [
-                f"Prize: average {_money(self.average_prize)} · max {_money(self.max_prize)}",
+                f"Prize: average {money.euros(self.average_prize)} · max {money.euros(self.max_prize)}",
                 f"Days to trigger: mean {self.days_to_trigger_mean:.2f} · max {self.days_to_trigger_max:.2f} "
                 f"(games: mean {self.games_to_trigger_mean:.1f} · max {self.games_to_trigger_max})",
             ]
@@ -517,9 +514,9 @@ class SimulationReport:
             lines.append("Prize: never won")
         lines += [
             f"Days since the last award (or activation) at the end: {self.days_since_last_award:.2f}",
-            f"Sales {_money(self.total_sales)} · funded {_money(self.total_funded)} · "
-            f"paid {_money(self.total_paid)} ({100 * self.returned_share:.3f} % of sales returned)",
-            f"{pool_name.capitalize()} at the end: {_money(self.pool_end)}",
+            f"Sales {money.euros(self.total_sales)} · funded {money.euros(self.total_funded)} · "
+            f"paid {money.euros(self.total_paid)} ({100 * self.returned_share:.3f} % of sales returned)",
+            f"{pool_name.capitalize()} at the end: {money.euros(self.pool_end)}",
             "Balance: funded = paid + pool at the end, exactly" if self.balanced else "Balance: UNBALANCED",
         ]
         return "\n".join(lines)

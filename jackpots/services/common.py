@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
+from django.utils.translation import gettext as _
 
+from halls import money
 from halls.actors import Actor
 from halls.errors import InvalidInput
 from halls.services import audit
@@ -38,7 +41,7 @@ def audit_venue_ids(pool: Pool) -> list[int]:
     return sorted(pool.network.venues.values_list("pk", flat=True))  # type: ignore[union-attr]
 
 
-def record(pool: Pool, actor: Actor, action: str, obj: Any, data: dict[str, Any]) -> None:
+def record(pool: Pool, actor: Actor, action: str, obj: Any, data: Mapping[str, Any]) -> None:
     for venue_id in audit_venue_ids(pool):
         audit.record(venue_id=venue_id, actor=actor, action=action, obj=obj, data={"pool": pool.pk, **data})
 
@@ -46,32 +49,39 @@ def record(pool: Pool, actor: Actor, action: str, obj: Any, data: dict[str, Any]
 def as_decimal(name: str, value: Any, *, code: str) -> Decimal:
     """A finite Decimal from a Decimal, int or numeric string (never a float)."""
     if isinstance(value, bool | float):
-        raise InvalidInput(f"{name} must be an exact amount (Decimal or string), not {value!r}.", code=code)
+        raise InvalidInput(
+            _("%(name)s must be an exact amount (Decimal or string), not %(value)r.")
+            % {"name": name, "value": value},
+            code=code,
+        )
     try:
         amount = value if isinstance(value, Decimal) else Decimal(str(value))
     except (InvalidOperation, ValueError, TypeError):
-        raise InvalidInput(f"{name} {value!r} is not a number.", code=code) from None
+        raise InvalidInput(
+            _("%(name)s %(value)r is not a number.") % {"name": name, "value": value}, code=code
+        ) from None
     if not amount.is_finite():
-        raise InvalidInput(f"{name} {value!r} is not a finite amount.", code=code)
+        raise InvalidInput(
+            _("%(name)s %(value)r is not a finite amount.") % {"name": name, "value": value}, code=code
+        )
     return amount
+
+
+def _parsed(name: str, value: Any, *, code: str, **rules: Any) -> Decimal:
+    try:
+        return money.parse(name, value, **rules)
+    except money.MoneyError as exc:
+        raise InvalidInput(f"{exc}.", code=code) from None
 
 
 def cents(name: str, value: Any, *, code: str, positive: bool = True) -> Decimal:
-    amount = as_decimal(name, value, code=code)
-    if amount != amount.quantize(engine.CENT):
-        raise InvalidInput(f"{name} {amount} has fractions of a cent.", code=code)
-    if amount < 0 or (positive and amount == 0):
-        raise InvalidInput(
-            f"{name} must be {'positive' if positive else 'at least 0'}, got {amount}.", code=code
-        )
-    return amount.quantize(engine.CENT)
+    """Whole cents (>= 0; > 0 when `positive`), at the cents' scale."""
+    return money.cents(_parsed(name, value, code=code, places=money.CENT_PLACES, positive=positive))
 
 
 def meter_amount(name: str, value: Any, *, code: str) -> Decimal:
-    amount = as_decimal(name, value, code=code)
-    if amount != amount.quantize(engine.METER_QUANTUM) or amount < 0:
-        raise InvalidInput(f"{name} must be an amount >= 0 with at most 6 decimals, got {amount}.", code=code)
-    return amount
+    """An amount >= 0 with at most the meter's decimals."""
+    return _parsed(name, value, code=code, places=money.METER_PLACES)
 
 
 def fingerprint(data: Any) -> str:
@@ -81,7 +91,7 @@ def fingerprint(data: Any) -> str:
 
 def display(amount: Decimal) -> Decimal:
     """What a screen may show: whole cents, rounded down (never more than the pool holds)."""
-    return engine.cents_down(amount)
+    return money.cents_down(amount)
 
 
 # --- the pool's rule pack, with its authorised paytable (OP-30) ------------------------------------------
@@ -110,7 +120,9 @@ def paytable_from_rows(rows: list[dict[str, Any]]) -> Paytable:
             built.append(PaytableRow(category, prize, TiePolicy(row.get("ties", TiePolicy.SHARE_ONE))))
         return Paytable(tuple(built))
     except (KeyError, ValueError, TypeError, InvalidOperation) as exc:
-        raise InvalidInput(f"The authorised paytable is not valid: {exc}.", code="bad_paytable") from None
+        raise InvalidInput(
+            _("The authorised paytable is not valid: %(exc)s.") % {"exc": exc}, code="bad_paytable"
+        ) from None
 
 
 def with_authorised_paytable(pack: RulePack, rows: list[dict[str, Any]]) -> RulePack:
@@ -123,8 +135,14 @@ def with_authorised_paytable(pack: RulePack, rows: list[dict[str, Any]]) -> Rule
         categories = {row.category for row in paytable.rows}
         if not categories or not all(isinstance(c, SevensCombination) for c in categories):
             raise InvalidInput(
-                f"{pack.code} has no hand ranking of its own: its authorised paytable must use the sevens "
-                f"combinations ({', '.join(c.value for c in SevensCombination)}).",
+                _(
+                    "%(code)s has no hand ranking of its own: its authorised paytable must use "
+                    "the sevens combinations (%(combinations)s)."
+                )
+                % {
+                    "code": pack.code,
+                    "combinations": ", ".join(c.value for c in SevensCombination),
+                },
                 code="bad_paytable",
             )
         ordering = SEVENS

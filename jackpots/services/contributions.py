@@ -4,10 +4,8 @@ On PostgreSQL one call is ONE prepared statement (so, outside an outer transacti
 one commit). It joins the pool's levels with the pool (active?) and the source's membership, takes the
 pool's SHARED transaction-level advisory lock (contributors share it; `locks.lock_levels` takes the same
 key EXCLUSIVE for a fold, an award, a correction or a parameter change, which waits for the contributors
-in flight and queues new ones behind it), and INSERTs one row per level with the split of
-engine.split_contribution
-computed in SQL (exact numeric: reserve and house parts truncated to 6 places, the meter takes the rest;
-tests prove it equals the engine's), ON CONFLICT (level, idempotency_key) DO NOTHING RETURNING. A
+in flight and queues new ones behind it), and INSERTs one row per level with the split computed in SQL
+(`_insert_sql`, from halls.money.split_sql), ON CONFLICT (level, idempotency_key) DO NOTHING RETURNING. A
 repeated key writes nothing and answers as the first call did. Only a call that inserted nothing takes a
 second look, to tell a replay from an unknown pool, an inactive pool or a source that is not a member.
 
@@ -41,12 +39,14 @@ from typing import Any
 import psycopg
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.utils.translation import gettext
 
+from halls import money
 from halls.actors import Actor
 from halls.actors import actor_label as label
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
-from jackpots import engine
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
+from jackpots.services import locks
 from jackpots.services.batcher import GroupCommit
 from jackpots.services.locks import POOL_LOCK_CLASS
 
@@ -98,29 +98,25 @@ class ContributionItem:
 
 
 def _bet(value: Any) -> Decimal:
-    if isinstance(value, bool) or not isinstance(value, Decimal | int | str):
-        raise InvalidInput(f"The bet must be an exact amount, not {value!r}.", code="bad_bet")
     try:
-        bet = Decimal(value)
-    except ArithmeticError:
-        raise InvalidInput(f"The bet {value!r} is not a number.", code="bad_bet") from None
-    if not bet.is_finite() or bet <= 0:
-        raise InvalidInput(f"The bet must be a positive amount, got {value}.", code="bad_bet")
-    if bet != bet.quantize(engine.CENT) or bet >= Decimal("1e11"):
-        raise InvalidInput(f"The bet {value} is not a whole number of cents.", code="bad_bet")
-    return bet.quantize(engine.CENT)
+        return money.parse_bet(value)
+    except money.MoneyError as exc:
+        raise InvalidInput(f"The {exc}.", code="bad_bet") from None
 
 
 def _member_key(source: Any) -> tuple[str, str]:
     """``"table:12/seat:3"`` -> ("table", "12"): the member the source belongs to."""
     if not isinstance(source, str) or not source.strip() or len(source) > MAX_SOURCE:
         raise InvalidInput(
-            f"Source {source!r} must be a label of at most {MAX_SOURCE} characters.", code="bad_source"
+            gettext("Source %(source)r must be a label of at most %(max_source)s characters.")
+            % {"source": source, "max_source": MAX_SOURCE},
+            code="bad_source",
         )
     source_type, sep, rest = source.partition("/")[0].partition(":")
     if not sep or not source_type or not rest:
         raise InvalidInput(
-            f"Source {source!r} must name its member as '<type>:<id>' (e.g. 'table:12/seat:3').",
+            gettext("Source %(source)r must name its member as '<type>:<id>' (e.g. 'table:12/seat:3').")
+            % {"source": source},
             code="bad_source",
         )
     return source_type, rest
@@ -129,7 +125,8 @@ def _member_key(source: Any) -> tuple[str, str]:
 def _key(value: Any) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_KEY:
         raise InvalidInput(
-            f"Every contribution needs an idempotency key of 1–{MAX_KEY} characters.",
+            gettext("Every contribution needs an idempotency key of 1–%(max_key)s characters.")
+            % {"max_key": MAX_KEY},
             code="idempotency_key_required",
         )
     return value
@@ -140,7 +137,7 @@ def _pool_id(pool: Pool | int) -> int:
         return int(pool.pk)
     if isinstance(pool, int) and not isinstance(pool, bool):
         return pool
-    raise InvalidInput(f"Unknown pool {pool!r}.", code="unknown_pool")
+    raise InvalidInput(gettext("Unknown pool %(pool)r.") % {"pool": pool}, code="unknown_pool")
 
 
 # --- the hot path ---------------------------------------------------------------------------------------
@@ -148,29 +145,39 @@ def _pool_id(pool: Pool | int) -> int:
 # The advisory-lock key of a pool: (POOL_LOCK_CLASS, pool id), shared by contributors, exclusive for writers.
 LOCK_CLASS = POOL_LOCK_CLASS
 
-# The split is engine.split_contribution's, in exact numeric arithmetic: trunc(x, 6) rounds a
-# non-negative amount down to METER_QUANTUM like the engine's ROUND_DOWN; the meter takes the rest.
-# The pool's lock is taken per joined level row (LATERAL), so before that row's id is drawn; taking it
-# again for the next level of the same pool is a no-op in the lock manager.
-_INSERT_SQL = f"""
+
+# Every contribution INSERT (one contribution, a batch of one pool, a batch of several pools) is this one
+# template: the levels' rows `l` joined to the contributions, each split as halls.money.split_contribution
+# splits it (halls.money.split_sql, the same constants), a replayed key writing nothing.
+def _insert_sql(*, head: str, source: str, bet: str, key: str, actor: str, rows: str, returning: str) -> str:
+    split = money.split_sql(bet, "l.contribution_rate", "l.reserve_rate")
+    return f"""{head}
 INSERT INTO jackpots_contribution
     (pool_id, level_id, source, bet, to_meter, to_reserve, house, idempotency_key, actor, created_at)
-SELECT l.pool_id, l.id, %s, b.bet,
-       b.bet - trunc(b.bet * l.reserve_rate, 6)
-           - trunc(b.bet * (1 - l.contribution_rate - l.reserve_rate), 6),
-       trunc(b.bet * l.reserve_rate, 6),
-       trunc(b.bet * (1 - l.contribution_rate - l.reserve_rate), 6),
-       %s, %s, statement_timestamp()
-FROM jackpots_poollevel l
+SELECT l.pool_id, l.id, {source}, {bet}, {split}, {key}, {actor}, statement_timestamp()
+{rows}
+ON CONFLICT (level_id, idempotency_key) DO NOTHING
+RETURNING id, level_id, to_meter, to_reserve, house, created_at{returning}
+"""
+
+
+# One contribution. The pool's lock is taken per joined level row (LATERAL), so before that row's id is
+# drawn; taking it again for the next level of the same pool is a no-op in the lock manager.
+_INSERT_SQL = _insert_sql(
+    head="",
+    source="%s",
+    bet="b.bet",
+    key="%s",
+    actor="%s",
+    rows=f"""FROM jackpots_poollevel l
 JOIN jackpots_pool p ON p.id = l.pool_id AND p.active
 JOIN jackpots_poolmember m
     ON m.pool_id = l.pool_id AND m.source_type = %s AND m.source_id = %s AND m.removed_at IS NULL
 CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock_shared({LOCK_CLASS}, l.pool_id::int)) locked
 CROSS JOIN (SELECT %s::numeric AS bet) b
-WHERE l.pool_id = %s
-ON CONFLICT (level_id, idempotency_key) DO NOTHING
-RETURNING id, level_id, to_meter, to_reserve, house, created_at
-"""  # noqa: S608 - LOCK_CLASS is a constant
+WHERE l.pool_id = %s""",
+    returning="",
+)
 
 
 _local = threading.local()
@@ -241,6 +248,7 @@ def _contribute_now(
     pool_id: int, source: str, amount: Decimal, key: str, who: str, stype: str, sid: str
 ) -> ContributionReceipt:
     """The checked contribution as one statement, in the caller's transaction (or its own)."""
+    locks.contributing([pool_id])  # the statement takes the pool's shared lock
     rows = _fetch(_INSERT_SQL, (source, key, who, stype, sid, amount, pool_id))
     if len(rows) > 1:
         rows.sort(key=lambda row: row[1])  # lines in level order
@@ -263,7 +271,8 @@ def _replay(pool_id: int, source: str, amount: Decimal, key: str) -> Contributio
     first = rows[0]
     if first.source != source or first.bet != amount:
         raise Conflict(
-            f"Idempotency key {key!r} was used for another contribution ({first.source}, {first.bet}).",
+            gettext("Idempotency key %(key)r was used for another contribution (%(source)s, %(bet)s).")
+            % {"key": key, "source": first.source, "bet": first.bet},
             code="idempotency_key_reused",
         )
     return ContributionReceipt(
@@ -285,17 +294,23 @@ def _explain_nothing_written(
         return replay
     pool = Pool.objects.filter(pk=pool_id).only("active", "code").first()
     if pool is None:
-        raise NotFound(f"No pool {pool_id}.", code="unknown_pool")
+        raise NotFound(gettext("No pool %(pool_id)s.") % {"pool_id": pool_id}, code="unknown_pool")
     if not pool.active:
-        raise Conflict(f"Pool {pool.code} is closed: it takes no contributions.", code="pool_inactive")
+        raise Conflict(
+            gettext("Pool %(code)s is closed: it takes no contributions.") % {"code": pool.code},
+            code="pool_inactive",
+        )
     if not PoolMember.objects.filter(
         pool_id=pool_id, source_type=stype, source_id=sid, removed_at__isnull=True
     ).exists():
         raise InvalidInput(
-            f"{stype}:{sid} is not a member of pool {pool.code}: it cannot contribute.",
+            gettext("%(stype)s:%(sid)s is not a member of pool %(code)s: it cannot contribute.")
+            % {"stype": stype, "sid": sid, "code": pool.code},
             code="source_not_member",
         )
-    raise NotFound(f"Pool {pool.code} has no levels.", code="unknown_pool")  # pragma: no cover
+    raise NotFound(
+        gettext("Pool %(code)s has no levels.") % {"code": pool.code}, code="unknown_pool"
+    )  # pragma: no cover
 
 
 def _contribute_orm(
@@ -319,7 +334,7 @@ def _contribute_orm(
         at = timezone.now()
         rows = []
         for level in levels:
-            split = engine.split_contribution(amount, level.contribution_rate, level.reserve_rate)
+            split = money.split_contribution(amount, level.contribution_rate, level.reserve_rate)
             rows.append(
                 Contribution.objects.create(
                     pool_id=pool_id,
@@ -346,23 +361,19 @@ def _contribute_orm(
 
 # --- batches (devices that send several plays at once) --------------------------------------------------
 
-_BATCH_SQL = f"""
-WITH items AS (
+_BATCH_SQL = _insert_sql(
+    head="""WITH items AS (
     SELECT i.source, i.bet, i.key, i.stype, i.sid, i.actor, i.n
     FROM unnest(
         %(sources)s::text[], %(bets)s::numeric[], %(keys)s::text[], %(stypes)s::text[], %(sids)s::text[],
         %(actors)s::text[]
     ) WITH ORDINALITY AS i(source, bet, key, stype, sid, actor, n)
-)
-INSERT INTO jackpots_contribution
-    (pool_id, level_id, source, bet, to_meter, to_reserve, house, idempotency_key, actor, created_at)
-SELECT l.pool_id, l.id, items.source, items.bet,
-       items.bet - trunc(items.bet * l.reserve_rate, 6)
-           - trunc(items.bet * (1 - l.contribution_rate - l.reserve_rate), 6),
-       trunc(items.bet * l.reserve_rate, 6),
-       trunc(items.bet * (1 - l.contribution_rate - l.reserve_rate), 6),
-       items.key, items.actor, statement_timestamp()
-FROM jackpots_poollevel l
+)""",
+    source="items.source",
+    bet="items.bet",
+    key="items.key",
+    actor="items.actor",
+    rows=f"""FROM jackpots_poollevel l
 JOIN jackpots_pool p ON p.id = l.pool_id AND p.active
 CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock_shared({LOCK_CLASS}, l.pool_id::int)) locked
 JOIN items ON EXISTS (
@@ -373,10 +384,9 @@ JOIN items ON EXISTS (
       AND m.removed_at IS NULL
 )
 WHERE l.pool_id = %(pool)s
-ORDER BY items.n, l.id
-ON CONFLICT (level_id, idempotency_key) DO NOTHING
-RETURNING id, level_id, to_meter, to_reserve, house, created_at, idempotency_key
-"""  # noqa: S608 - LOCK_CLASS is a constant
+ORDER BY items.n, l.id""",  # noqa: S608 - LOCK_CLASS is a constant
+    returning=", idempotency_key",
+)
 
 
 # One checked contribution of a batch, by key: source, bet, member type, member id, actor label.
@@ -424,7 +434,7 @@ def _check_batch(items: Sequence[ContributionItem], who: str) -> tuple[dict[str,
         if key in checked:
             if checked[key][:2] != (item.source, amount):
                 raise InvalidInput(
-                    f"Key {key!r} appears twice in the batch with other content.",
+                    gettext("Key %(key)r appears twice in the batch with other content.") % {"key": key},
                     code="idempotency_key_reused",
                 )
         else:
@@ -466,6 +476,7 @@ def _insert_batch(pool_id: int, checked: dict[str, _Checked]) -> dict[str, Contr
         "sids": [checked[k][3] for k in keys],
         "actors": [checked[k][4] for k in keys],
     }
+    locks.contributing([pool_id])  # the statement takes the pool's shared lock
     rows = _fetch(_BATCH_SQL, params)
     written: dict[str, list[tuple[Any, ...]]] = {}
     for row in rows:
@@ -497,8 +508,8 @@ def _insert_batch(pool_id: int, checked: dict[str, _Checked]) -> dict[str, Contr
 # The batch statement for items of several pools: each pool's SHARED lock taken first, in pool-id order
 # (the `locked` row is needed by every row the INSERT writes, so all the locks are held before any id is
 # drawn); then the same split per level and the same member check as _BATCH_SQL, per item's pool.
-_POOLS_SQL = f"""
-WITH items AS (
+_POOLS_SQL = _insert_sql(
+    head=f"""WITH items AS (
     SELECT i.pool, i.source, i.bet, i.key, i.stype, i.sid, i.actor, i.n
     FROM unnest(
         %(pools)s::bigint[], %(sources)s::text[], %(bets)s::numeric[], %(keys)s::text[], %(stypes)s::text[],
@@ -507,16 +518,12 @@ WITH items AS (
 ), locked AS MATERIALIZED (
     SELECT count(pg_advisory_xact_lock_shared({LOCK_CLASS}, id::int)) AS n
     FROM unnest(%(lock_order)s::bigint[]) AS id
-)
-INSERT INTO jackpots_contribution
-    (pool_id, level_id, source, bet, to_meter, to_reserve, house, idempotency_key, actor, created_at)
-SELECT l.pool_id, l.id, items.source, items.bet,
-       items.bet - trunc(items.bet * l.reserve_rate, 6)
-           - trunc(items.bet * (1 - l.contribution_rate - l.reserve_rate), 6),
-       trunc(items.bet * l.reserve_rate, 6),
-       trunc(items.bet * (1 - l.contribution_rate - l.reserve_rate), 6),
-       items.key, items.actor, statement_timestamp()
-FROM locked
+)""",  # noqa: S608 - LOCK_CLASS is a constant
+    source="items.source",
+    bet="items.bet",
+    key="items.key",
+    actor="items.actor",
+    rows="""FROM locked
 CROSS JOIN items
 JOIN jackpots_poollevel l ON l.pool_id = items.pool
 JOIN jackpots_pool p ON p.id = l.pool_id AND p.active
@@ -525,10 +532,9 @@ WHERE EXISTS (
     WHERE m.pool_id = items.pool AND m.source_type = items.stype AND m.source_id = items.sid
       AND m.removed_at IS NULL
 )
-ORDER BY items.n, l.id
-ON CONFLICT (level_id, idempotency_key) DO NOTHING
-RETURNING id, level_id, to_meter, to_reserve, house, created_at, idempotency_key, pool_id
-"""  # noqa: S608 - LOCK_CLASS is a constant
+ORDER BY items.n, l.id""",
+    returning=", idempotency_key, pool_id",
+)
 
 
 def contribute_pools(
@@ -568,6 +574,7 @@ def contribute_pools(
     }
     with transaction.atomic():
         written: dict[tuple[int, str], list[tuple[Any, ...]]] = {}
+        locks.contributing(sorted(checked))  # the statement takes the pools' shared locks
         for row in _fetch(_POOLS_SQL, params):
             written.setdefault((row[7], row[6]), []).append(row)
         answers: dict[tuple[int, str], ContributionReceipt] = {}

@@ -20,7 +20,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import Count, Exists, Max, Min, OuterRef, Subquery, Sum
+from django.db.models import Count, Max, OuterRef, Subquery, Sum
 from django.utils.timezone import now
 
 from halls.actors import Actor, actor_label
@@ -92,9 +92,7 @@ def fold_locked(pool: Pool, levels: list[PoolLevel], *, actor: Actor) -> FoldRes
 
 
 def _reaches(state: engine.LevelState, offered: Decimal, mhb: Decimal) -> bool:
-    room = state.room()
-    added = offered if room is None else min(offered, room)
-    return state.amount + added >= mhb
+    return state.amount + state.takes(offered) >= mhb
 
 
 def _apply(
@@ -209,20 +207,29 @@ def _write(pool: Pool, level: PoolLevel, state: engine.LevelState, moves: _Moves
     )
 
 
-def oldest_unfolded_at() -> datetime | None:
-    """When the oldest contribution not folded yet was made (the fold lag's start): the first unfolded row
-    of each level with any, one index probe per level."""
+@dataclass(frozen=True)
+class Unfolded:
+    pools: list[int]  # pools with contributions not folded yet, in id order
+    oldest_at: datetime | None  # when the oldest of those contributions was made (the fold lag's start)
+
+
+def unfolded() -> Unfolded:
+    """What a fold tick needs, in ONE query: the first unfolded row of each level with any (one index
+    probe per level), its pool and its time."""
     first = Contribution.objects.filter(level_id=OuterRef("pk"), id__gt=OuterRef("folded_through")).order_by(
         "id"
     )
-    times = PoolLevel.objects.annotate(first_at=Subquery(first.values("created_at")[:1])).filter(
-        first_at__isnull=False
+    rows = (
+        PoolLevel.objects.annotate(first_at=Subquery(first.values("created_at")[:1]))
+        .filter(first_at__isnull=False)
+        .values_list("pool_id", "first_at")
     )
-    found: datetime | None = times.aggregate(oldest=Min("first_at"))["oldest"]
-    return found
+    found = list(rows)
+    return Unfolded(
+        pools=sorted({pool_id for pool_id, _ in found}), oldest_at=min((at for _, at in found), default=None)
+    )
 
 
 def pools_to_fold() -> list[int]:
-    """Pools with contributions not folded yet (one index probe per level)."""
-    unfolded = Contribution.objects.filter(level_id=OuterRef("pk"), id__gt=OuterRef("folded_through"))
-    return sorted(set(PoolLevel.objects.filter(Exists(unfolded)).values_list("pool_id", flat=True)))
+    """Pools with contributions not folded yet."""
+    return unfolded().pools

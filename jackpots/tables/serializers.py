@@ -6,21 +6,10 @@ from typing import Any
 
 from rest_framework import serializers
 
+from halls import money
+from halls.serializers import money_field
 from jackpots.tables.models import TableGame
 from jackpots.tables.rules import MAX_SEATS
-
-
-def money(**kwargs: Any) -> serializers.DecimalField:
-    return serializers.DecimalField(max_digits=12, decimal_places=2, **kwargs)
-
-
-def meter_money(**kwargs: Any) -> serializers.DecimalField:
-    return serializers.DecimalField(max_digits=20, decimal_places=2, **kwargs)
-
-
-def exact(**kwargs: Any) -> serializers.DecimalField:
-    return serializers.DecimalField(max_digits=20, decimal_places=6, **kwargs)
-
 
 # --- requests -------------------------------------------------------------------------------------------
 
@@ -38,18 +27,18 @@ class SeatBetRequestSerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField(
         min_value=1, max_value=99, help_text="Betting box, 1 to the table's seats."
     )
-    initial_bet = money(
+    initial_bet = money_field(
         min_value=0,
         required=False,
         default="0",
         help_text="The table's initial bet at this seat (0: none). AN10 and EU draw poker require it.",
     )
-    pool_bet = money(min_value=0, help_text="The pool (carrusel / jackpot / bolsa) bet at this seat.")
+    pool_bet = money_field(min_value=0, help_text="The pool (carrusel / jackpot / bolsa) bet at this seat.")
 
 
 class BetsRequestSerializer(serializers.Serializer[Any]):
     bets = SeatBetRequestSerializer(many=True, required=False, help_text="Seats' bets; each contributes.")
-    total = money(
+    total = money_field(
         min_value=0,
         required=False,
         allow_null=True,
@@ -102,11 +91,13 @@ class LevelMeterSerializer(serializers.Serializer[Any]):
     level = serializers.IntegerField()
     name = serializers.CharField()
     kind = serializers.CharField()
-    amount = meter_money(help_text="Live amount, capped at the ceiling, rounded down to the cent.")
-    seed = meter_money()
-    ceiling = meter_money(allow_null=True)
+    amount = money_field(
+        money.METER_DIGITS, help_text="Live amount, capped at the ceiling, rounded down to the cent."
+    )
+    seed = money_field(money.METER_DIGITS)
+    ceiling = money_field(money.METER_DIGITS, allow_null=True)
     hits = serializers.IntegerField()
-    total_paid = meter_money()
+    total_paid = money_field(money.METER_DIGITS)
 
 
 class HitSerializer(serializers.Serializer[Any]):
@@ -115,7 +106,7 @@ class HitSerializer(serializers.Serializer[Any]):
     hand = serializers.CharField()
     seat = serializers.CharField()
     category = serializers.CharField()
-    amount = money()
+    amount = money_field()
 
 
 class MeterSerializer(serializers.Serializer[Any]):
@@ -123,11 +114,13 @@ class MeterSerializer(serializers.Serializer[Any]):
     code = serializers.CharField()
     name = serializers.CharField()
     currency = serializers.CharField()
-    carousel_bet = money(
+    carousel_bet = money_field(
         allow_null=True, help_text="The pool's single stipulated bet (OP-37), if it has one."
     )
     active = serializers.BooleanField()
-    amount = meter_money(help_text="The first level's live amount: what the table's meter shows.")
+    amount = money_field(
+        money.METER_DIGITS, help_text="The first level's live amount: what the table's meter shows."
+    )
     levels = LevelMeterSerializer(many=True)
     last_hits = HitSerializer(many=True)
     as_of = serializers.DateTimeField()
@@ -148,7 +141,7 @@ class TableRulesSerializer(serializers.Serializer[Any]):
     code = serializers.CharField()
     title = serializers.CharField()
     citation = serializers.CharField(help_text="The spec section and seed article of the rules.")
-    max_pool_bet = money(allow_null=True, help_text="Half the table minimum where the pack caps it.")
+    max_pool_bet = money_field(allow_null=True, help_text="Half the table minimum where the pack caps it.")
     requires_initial_bet = serializers.BooleanField()
     manual_total = serializers.BooleanField(help_text="EU b.1: the croupier enters the hand's total.")
     extra_card_forfeits = serializers.BooleanField()
@@ -162,8 +155,8 @@ class TableRulesSerializer(serializers.Serializer[Any]):
 
 class SeatViewSerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField()
-    initial_bet = money(allow_null=True)
-    pool_bet = money(allow_null=True)
+    initial_bet = money_field(allow_null=True)
+    pool_bet = money_field(allow_null=True)
     extra_card = serializers.BooleanField()
     forfeited = serializers.BooleanField()
     forfeit_reason = serializers.CharField(allow_blank=True)
@@ -171,10 +164,10 @@ class SeatViewSerializer(serializers.Serializer[Any]):
     discard = serializers.BooleanField()
     category = serializers.CharField(allow_blank=True)
     rank = serializers.CharField(allow_blank=True)
-    payout = money(allow_null=True, help_text="Paid by the pool for this hand (whole cents).")
+    payout = money_field(allow_null=True, help_text="Paid by the pool for this hand (whole cents).")
     payout_order = serializers.IntegerField(allow_null=True)
     payout_note = serializers.CharField(allow_blank=True)
-    from_operator = money(allow_null=True, help_text="Part of the payout the meter lacked (OP-23).")
+    from_operator = money_field(allow_null=True, help_text="Part of the payout the meter lacked (OP-23).")
 
 
 class HandViewSerializer(serializers.Serializer[Any]):
@@ -185,14 +178,24 @@ class HandViewSerializer(serializers.Serializer[Any]):
     opened_at = serializers.DateTimeField()
     opened_by = serializers.CharField()
     settled_at = serializers.DateTimeField(allow_null=True)
-    manual_total = money(allow_null=True)
+    manual_total = money_field(allow_null=True)
     community_cards = serializers.CharField(allow_blank=True)
-    pool_bets = money()
-    total_paid = money()
-    meter_before = exact(allow_null=True, help_text="The pool meter before the hand's payments.")
-    meter_after_payouts = exact(allow_null=True, help_text="The meter the payments left.")
-    meter_after = exact(
-        allow_null=True, help_text="The meter after the reset to the seed, if one was needed."
+    pool_bets = money_field()
+    total_paid = money_field()
+    meter_before = money_field(
+        money.METER_DIGITS,
+        money.METER_PLACES,
+        allow_null=True,
+        help_text="The pool meter before the hand's payments.",
+    )
+    meter_after_payouts = money_field(
+        money.METER_DIGITS, money.METER_PLACES, allow_null=True, help_text="The meter the payments left."
+    )
+    meter_after = money_field(
+        money.METER_DIGITS,
+        money.METER_PLACES,
+        allow_null=True,
+        help_text="The meter after the reset to the seed, if one was needed.",
     )
     void_reason = serializers.CharField(allow_blank=True)
     seats = SeatViewSerializer(many=True)
@@ -204,7 +207,7 @@ class TableSerializer(serializers.Serializer[Any]):
     number = serializers.IntegerField()
     name = serializers.CharField()
     game = serializers.ChoiceField(choices=TableGame.choices)
-    table_minimum = money()
+    table_minimum = money_field()
     seats = serializers.IntegerField(max_value=MAX_SEATS)
     layout = serializers.CharField(allow_blank=True)
     rule_pack = serializers.CharField()

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from halls.models import Venue
 from machines.models import LinkMember, Machine, MeterSnapshot, ProgressiveHit
-from machines.services.gateway import _zone
+from machines.services.gateway_rows import venue_day
 
 ZERO = Decimal("0.00")
 
@@ -36,7 +36,7 @@ def floor_view(venue: Venue) -> list[dict[str, Any]]:
     # The latest snapshot per machine by a subquery, not DISTINCT ON: the embedded hall runs on SQLite.
     snapshot_ids = [m.last_snapshot_id for m in machines if m.last_snapshot_id is not None]
     last_meters = {s.machine_id: s for s in MeterSnapshot.objects.filter(pk__in=snapshot_ids)}
-    today = timezone.localtime(timezone.now(), _zone(venue.time_zone)).date()
+    today = venue_day(venue.time_zone, timezone.now())
     rows = []
     for m in machines:
         snapshot = last_meters.get(m.pk)

@@ -15,7 +15,9 @@ import pytest
 from django.db import OperationalError
 
 from bingo.models import Game, GameState, SoldCard
-from bingo.services import autoplay, draw, games, sales
+from bingo.services import draw, games, sales
+from demo import autoplay
+from demo.models import AutoplayRoom
 from halls.models import Room
 
 
@@ -38,8 +40,7 @@ def failing(real: Callable[..., Any], after: int = 0) -> Callable[..., Any]:
 
 @pytest.fixture
 def autoplay_room(room: Room) -> Room:
-    room.autoplay = True
-    room.save(update_fields=["autoplay"])
+    AutoplayRoom.objects.create(room=room)
     return room
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from bingo import demo
 from bingo.models import Game, GameProgram, PrizeProgram, PrizeProgramVersion
-from bingo.services import autoplay
-from halls.demo_seed import AUTOPLAY_ROOM, seed_demo
+from demo import autoplay
+from demo import hall as demo
+from demo.hall import AUTOPLAY_ROOM
+from demo.seed import seed_demo
 from jackpots.models import Pool, PoolLevel
 
 

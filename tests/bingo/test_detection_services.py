@@ -30,7 +30,7 @@ from bingo.cards import CardGrid
 from bingo.models import Ball, BallCorrection, CardSeries, Completion, Game, SoldCard
 from bingo.services import claims, detection, draw, games, sales
 from bingo.services import series as series_services
-from bingo.services.common import lock_game
+from bingo.services.locks import lock_game
 from halls import sqlite_triggers
 from halls.models import GameSession, Room
 from tests.bingo.game_support import expected_completions as expected

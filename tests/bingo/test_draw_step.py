@@ -24,6 +24,7 @@ from bingo.cards import CardGrid
 from bingo.models import Ball, Card, DrawSource, Game, GameState
 from bingo.services import claims, console, draw, games, sales
 from halls import events
+from halls.eventtypes import EventType, SessionClosed
 from halls.models import AuditChainHead, AuditEntry, StreamCursor
 from halls.services import audit
 
@@ -71,7 +72,7 @@ def test_a_step_reads_the_game_once_and_audits_and_numbers_in_few_statements(
         ball = draw.draw_rng_ball(game_id=game.pk, ordinal=3)
         assert ball is not None
         # What the task needs came with the step: no query for the room or the ball set.
-        assert (ball.game.room.autoplay, ball.game.ball_set) == (False, ball_set)
+        assert (ball.game.room, ball.game.ball_set) == (room, ball_set)
 
     games_read = statements(captured, "bingo_game")
     assert [s.split()[0] for s in games_read] == ["SELECT", "UPDATE"]  # read once (locked), updated once
@@ -226,7 +227,9 @@ def test_concurrent_audit_entries_and_events_keep_one_chain_and_one_sequence(
                         obj=target,
                         data={"i": i, "j": j},
                     )
-                    event = events.emit("room.test-concurrency", "test.wrote", {"i": i, "j": j})
+                    event = events.emit(
+                        "room.test-concurrency", EventType.SESSION_CLOSED, SessionClosed(session=i * 1000 + j)
+                    )
                 with lock:
                     seqs.append(event.seq)
         except BaseException as exc:

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bingo.prizes import PrizeAmount, prize_from_sales, quantize_cents, split_equally
+from bingo.prizes import PrizeAmount, prize_from_sales, split_equally
+from halls.money import cents_down
 
 D = Decimal
 money = st.decimals(min_value=0, max_value=10**9, places=2, allow_nan=False, allow_infinity=False)
@@ -18,10 +19,10 @@ percents = st.decimals(min_value=0, max_value=100, places=2, allow_nan=False, al
 
 
 def test_quantize_cents_rounds_down() -> None:
-    assert quantize_cents(D("1.239")) == D("1.23")
-    assert quantize_cents(D("0.009")) == D("0.00")
-    assert quantize_cents(D("5")) == D("5.00")
-    assert str(quantize_cents(D("5"))) == "5.00"
+    assert cents_down(D("1.239")) == D("1.23")
+    assert cents_down(D("0.009")) == D("0.00")
+    assert cents_down(D("5")) == D("5.00")
+    assert str(cents_down(D("5"))) == "5.00"
 
 
 def test_prize_from_sales_example() -> None:
@@ -33,7 +34,7 @@ def test_prize_from_sales_example() -> None:
 def test_prize_from_sales_is_exact(sales: Decimal, percent: Decimal) -> None:
     prize = prize_from_sales(sales, percent)
     assert prize.amount + prize.residue == sales * percent / 100
-    assert prize.amount == quantize_cents(prize.amount)
+    assert prize.amount == cents_down(prize.amount)
     assert D(0) <= prize.residue < D("0.01")
 
 
@@ -66,7 +67,7 @@ def test_split_properties(amount: Decimal, winners: list[int]) -> None:
     assert len(set(split.shares.values())) == 1
     assert sum(split.shares.values(), D(0)) + split.remainder == amount
     assert D(0) <= split.remainder < D("0.01") * len(winners)
-    assert all(share == quantize_cents(share) for share in split.shares.values())
+    assert all(share == cents_down(share) for share in split.shares.values())
 
 
 def test_split_rejects_bad_input() -> None:

@@ -4,6 +4,7 @@ the proxy's scheme header. Anything else (development, the demo, these tests) ke
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import subprocess
@@ -79,3 +80,52 @@ def test_outside_production_the_demo_defaults_stay() -> None:
     assert settings.HALL_ENV != "production"
     assert settings.SECRET_KEY.startswith("insecure-") or "SECRET_KEY" in os.environ
     assert not settings.SESSION_COOKIE_SECURE
+
+
+# Run in the production process: every production module imported (the Celery tasks as the worker finds
+# them), then what of the demo the settings, the beat, the URLs and the imports hold.
+NO_DEMO_PROBE = """
+import importlib, json, pkgutil, sys
+from django.conf import settings
+from django.urls import URLPattern, URLResolver, get_resolver
+from config.celery import app
+
+app.loader.import_default_modules()
+for package in ("config", "halls", "jackpots", "bingo", "machines"):
+    root = importlib.import_module(package)
+    for info in pkgutil.walk_packages(root.__path__, package + "."):
+        importlib.import_module(info.name)
+
+def views(patterns):
+    for p in patterns:
+        if isinstance(p, URLResolver):
+            yield getattr(p.urlconf_module, "__name__", str(p.urlconf_module))
+            yield from views(p.url_patterns)
+        elif isinstance(p, URLPattern):
+            yield getattr(p.callback, "__module__", "") + "." + getattr(p.callback, "__name__", "")
+
+beat = {**settings.CELERY_BEAT_SCHEDULE, **app.conf.beat_schedule}
+print(json.dumps({
+    "apps": [a for a in settings.INSTALLED_APPS if a.split(".")[0] == "demo"],
+    "beat": [k for k, v in beat.items() if "demo" in k or v["task"].startswith("demo.")],
+    "urls": [u for u in views(get_resolver().url_patterns) if u.split(".")[0] == "demo"],
+    "tasks": [t for t in app.tasks if t.startswith("demo.")],
+    "modules": sorted(m for m in sys.modules if m.split(".")[0] == "demo"),
+    "imported": sum(1 for m in sys.modules if m.split(".")[0] in ("halls", "jackpots", "bingo", "machines")),
+}))
+"""
+
+
+def test_production_loads_no_demo_code() -> None:
+    done = manage("shell", "-c", NO_DEMO_PROBE, **PRODUCTION)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found.pop("imported") > 100  # every production module was imported
+    assert found == {"apps": [], "beat": [], "urls": [], "tasks": [], "modules": []}
+
+
+def test_outside_production_the_demo_is_installed_with_its_beat() -> None:
+    assert "demo" in settings.INSTALLED_APPS
+    assert {"demo.tasks.autoplay_rooms", "demo.tasks.autoplay_tables"} <= {
+        entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()
+    }

@@ -24,6 +24,7 @@ from playwright.async_api import Page, expect
 from bingo.models import BallSet, CardSeries, Game
 from bingo.services import draw
 from halls.models import Screen, Venue
+from halls.money import cents_down
 from jackpots import engine
 from jackpots.models import Pool
 from jackpots.poker import rank_hand
@@ -163,7 +164,7 @@ async def test_hall_screen_meters_grow_live_and_a_hit_is_announced(
     # A straight flush at table 1 wins 10 % of the meter; the hit is announced over the board.
     result = await call(straight_flush, carousel, operator, 41)
     paid = result.lines[0].amount
-    left = engine.cents_down(result.meter_after)
+    left = cents_down(result.meter_after)
     assert paid == D("1184.00") and left == D("10656.00")
     hit = page.locator("#jp-hit")
     await expect(hit).to_be_visible()
@@ -205,7 +206,7 @@ async def test_table_side_meter_page(
 
     result = await call(straight_flush, carousel, operator, 77, seat="2")
     paid = result.lines[0].amount
-    left = engine.cents_down(result.meter_after)
+    left = cents_down(result.meter_after)
     await expect(page.locator("#pm-hit")).to_be_visible()
     await expect(page.locator("#pm-hit-amount")).to_have_text(money(paid))
     await expect(page.locator("#pm-hit-where")).to_have_text(

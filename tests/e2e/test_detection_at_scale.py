@@ -40,6 +40,7 @@ from bingo.models import (
     SoldCard,
 )
 from bingo.services import claims, detection, games
+from demo.models import AutoplayRoom
 from halls.models import GameSession, Room
 from tests.e2e.celery_support import CeleryProcesses
 
@@ -149,8 +150,9 @@ def test_a_self_playing_room_with_100000_cards_pays_the_bingo_to_the_right_cards
 ) -> None:  # fmt: skip
     # The index file written at the close of sales here is what the worker maps (same host, same directory).
     settings.HALL_DETECTOR_DIR = celery_procs.env["HALL_DETECTOR_DIR"] = str(tmp_path / "detector")
-    room.autoplay = True  # the worker files the claims of the recorded winners after each ball
-    room.save(update_fields=["autoplay"])
+    AutoplayRoom.objects.create(
+        room=room
+    )  # the worker files the claims of the recorded winners after each ball
     game = games.create_game(room=room, actor=caller, draw_source=DrawSource.RNG, pace_seconds=Decimal("0.2"))
     games.open_sales(game=game, actor=caller)
     series = sell_bulk(game, caller, cashier, venue)

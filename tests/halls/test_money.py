@@ -1,4 +1,4 @@
-"""halls.money.MoneyField on PostgreSQL: the same numeric columns and values as models.DecimalField, and the
+"""halls.fields.MoneyField on PostgreSQL: the same numeric columns and values as models.DecimalField, and the
 migration that made the money columns MoneyFields changes nothing here (its SQLite step is a no-op)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from halls.money import MoneyField, from_db
+from halls.fields import MoneyField, from_db
 from jackpots.models import Contribution, PoolLevel
 from machines.models import Play
 

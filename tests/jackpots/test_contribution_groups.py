@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from halls.errors import Conflict, InvalidInput
 from halls.models import Jurisdiction, Venue
-from jackpots import engine
+from halls.money import split_contribution
 from jackpots.models import Contribution, Pool, PoolLevel
 from jackpots.services import contributions, folding, pools, reports
 from jackpots.services.batcher import GroupCommit
@@ -132,7 +132,7 @@ def test_grouped_contributions_equal_one_by_one_to_the_micro_unit(
             (line.to_meter, line.to_reserve, line.house) for line in answered_alone[n].lines
         ]
         assert [(line.to_meter, line.to_reserve, line.house) for line in receipt.lines] == [
-            engine.split_contribution(bet, rate, reserve) for rate, reserve in level_rates
+            split_contribution(bet, rate, reserve) for rate, reserve in level_rates
         ]
     folding.fold(alone.pk)
     folding.fold(grouped.pk)

@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 from django.db.models import Sum
 
-from halls.demo_seed import seed_demo
-from jackpots import demo
+from demo import tables as demo
+from demo import tasks
+from demo.actors import autoplay_actor
+from demo.seed import seed_demo
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
 from jackpots.poker import STANDARD, HandCategory, parse_cards, rank_hand
 from jackpots.services.folding import fold
-from jackpots.tables import tasks
 from jackpots.tables.models import CasinoTable, Hand, HandState, SeatBet, SeatCards, SeatPayout
 
 # Five hands of one deck that win nothing in a carrusel (no straight, no flush, no pair).
@@ -76,7 +77,7 @@ def test_one_autoplay_step_plays_and_settles_a_hand_per_table(
 ) -> None:
     seed_demo()
     settings.HALL_DEMO_TABLE_AUTOPLAY = True
-    monkeypatch.setattr(tasks, "deal", _no_hit_deal)
+    monkeypatch.setattr(demo, "deal", _no_hit_deal)
     pool = _pool()
     assert pool.carousel_bet is not None
     before = _meter(pool)
@@ -87,7 +88,7 @@ def test_one_autoplay_step_plays_and_settles_a_hand_per_table(
     hands = list(Hand.objects.order_by("table__number"))
     assert [h.state for h in hands] == [HandState.SETTLED] * len(demo.TABLES)
     bets = SeatBet.objects.filter(hand__in=hands)
-    assert tasks.MIN_PLAYERS * len(hands) <= bets.count() <= tasks.MAX_PLAYERS * len(hands)
+    assert demo.MIN_PLAYERS * len(hands) <= bets.count() <= demo.MAX_PLAYERS * len(hands)
     assert all(b.pool_bet == pool.carousel_bet and b.contribution_key for b in bets)
     assert SeatCards.objects.filter(hand__in=hands).count() == bets.count()
     assert not SeatPayout.objects.exists()
@@ -103,11 +104,11 @@ def test_one_autoplay_step_plays_and_settles_a_hand_per_table(
 def test_a_forced_straight_flush_is_paid(db: None, settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     seed_demo()
     settings.HALL_DEMO_TABLE_AUTOPLAY = True
-    monkeypatch.setattr(tasks, "_force", lambda: "straight_flush")
+    monkeypatch.setattr(demo, "_force", lambda: "straight_flush")
     table = CasinoTable.objects.select_related("pool").order_by("number").first()
     assert table is not None
 
-    tasks.play_hand(table, tasks.autoplay_actor())
+    demo.play_hand(table, autoplay_actor())
 
     hand = Hand.objects.get(table=table)
     payout = SeatPayout.objects.get(hand=hand)
@@ -120,7 +121,7 @@ def test_a_forced_straight_flush_is_paid(db: None, settings: Any, monkeypatch: p
 @pytest.mark.parametrize("force", ["", "straight_flush", "royal_flush"])
 def test_deal_gives_distinct_cards_and_the_forced_hand(force: str) -> None:
     seats = [1, 3, 4, 6, 7]
-    dealt = tasks.deal(seats, force=force)
+    dealt = demo.deal(seats, force=force)
     assert sorted(dealt) == seats
     cards = [card for hand in dealt.values() for card in hand]
     assert len(cards) == 25 and len(set(cards)) == 25

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from halls.money import ContributionSplit, cents_down, split_contribution
 from jackpots.engine import (
-    ContributionSplit,
     LevelState,
     OverflowTarget,
     PoolTotals,
@@ -21,12 +21,10 @@ from jackpots.engine import (
     apply_contribution,
     apply_settlement,
     balance_identity,
-    cents_down,
     draw_must_hit_by,
     meets_min_return,
     reset_after_award,
     settle_hand,
-    split_contribution,
 )
 from jackpots.poker import AN96, SEVENS, STANDARD, Card, HandOrdering, HandRank, Suit, rank_hand, rank_sevens
 from jackpots.rulepacks import (

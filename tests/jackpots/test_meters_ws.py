@@ -28,6 +28,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from config.asgi import application
+from halls import money
 from halls.models import Network, Room, Screen, StreamCursor, Venue
 from jackpots import engine
 from jackpots.models import MeterPublisherState, Pool
@@ -213,9 +214,9 @@ async def test_contributions_make_at_most_four_meter_events_a_second_with_true_a
     figures = [D(pool["levels"][0]["amount"]) for _, pool in mine]
     assert figures == sorted(figures) and len(set(figures)) == len(figures), "only when changed, never down"
     # Every figure is a true meter: the seed plus k contributions, rounded down to the cent.
-    possible = {engine.cents_down(SEED + D("0.231") * k) for k in range(done + 1)}
+    possible = {money.cents_down(SEED + D("0.231") * k) for k in range(done + 1)}
     assert set(figures) <= possible
-    final = engine.cents_down(SEED + D("0.231") * done)
+    final = money.cents_down(SEED + D("0.231") * done)
     assert figures[-1] == final
     assert await database_sync_to_async(live_amounts)(carousel) == [str(final)]
 
@@ -291,7 +292,7 @@ async def test_a_hit_is_announced_in_its_transaction_and_the_meter_never_goes_ba
     result = await database_sync_to_async(royal_flush_at_seat_3)(carousel, pool_operator)
     paid = {line.seat: line.amount for line in result.lines if line.amount > 0}
     assert set(paid) == {"3", "5"}
-    new_amount = engine.cents_down(result.meter_after)
+    new_amount = money.cents_down(result.meter_after)
 
     for communicator, room in zip(screens_here, [hall.room, other_room], strict=True):
         hits = [await communicator.receive_json_from(timeout=TIMEOUT) for _ in paid]

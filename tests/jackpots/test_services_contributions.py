@@ -7,18 +7,21 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from halls import money
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Venue
 from jackpots import engine
 from jackpots.models import Contribution, LedgerMove, MoveKind, Pool
 from jackpots.services import contributions, folding, pools, reports
 from jackpots.services.contributions import ContributionItem
+from jackpots.services.readmodels import meters
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,
@@ -55,7 +58,7 @@ def test_a_contribution_is_one_row_per_level_with_the_engine_split(
     rows = list(Contribution.objects.filter(pool=pool).order_by("level__position"))
     assert len(rows) == 2
     for row, rates in zip(rows, [("0.123457", "0.011111"), ("0.3", "0")], strict=True):
-        split = engine.split_contribution(Decimal("1.37"), Decimal(rates[0]), Decimal(rates[1]))
+        split = money.split_contribution(Decimal("1.37"), Decimal(rates[0]), Decimal(rates[1]))
         assert (row.to_meter, row.to_reserve, row.house) == split
         assert (row.source, row.bet, row.idempotency_key, row.actor) == (
             "table:1/seat:2",
@@ -68,6 +71,105 @@ def test_a_contribution_is_one_row_per_level_with_the_engine_split(
     ]
     # The level rows are untouched until a fold: the hot path only appends.
     assert level_of(pool).amount == Decimal("5000")
+
+
+# The golden table of the split: bet, contribution rate, reserve rate, seed, ceiling -> meter share, reserve
+# share, house share, and the level's meter and reserve after the fold. The engine (halls.money and
+# jackpots.engine) and every contribution path (on PostgreSQL the three statements of _insert_sql; on
+# SQLite the ORM path) must give exactly these.
+GOLDEN = [
+    ("1.00", "0.05", "0.01", "5000", "5000.03", "0.050000", "0.010000", "0.940000", "5000.03", "0.030000"),
+    (
+        "0.50",
+        "0.333333",
+        "0.333333",
+        "5000",
+        None,
+        "0.166667",
+        "0.166666",
+        "0.166667",
+        "5000.166667",
+        "0.166666",
+    ),
+    (
+        "1.37",
+        "0.123457",
+        "0.011111",
+        "5000",
+        None,
+        "0.169137",
+        "0.015222",
+        "1.185641",
+        "5000.169137",
+        "0.015222",
+    ),
+    (
+        "999999999999.99",  # money.MAX_BET
+        "0.084600",
+        "0.010000",
+        "5000",
+        None,
+        "84599999999.999154",
+        "9999999999.999900",
+        "905399999999.990946",
+        "84600004999.999154",
+        "9999999999.999900",
+    ),
+    ("0.01", "0.000001", "0", "5000", None, "0.000001", "0", "0.009999", "5000.000001", "0"),
+    ("2.00", "1", "0", "5000", "5001.50", "2.00", "0", "0", "5001.50", "0.50"),
+    ("3.00", "0", "1", "5000", None, "0", "3.00", "0", "5000", "3.00"),
+    ("7.77", "0", "0", "5000", None, "0", "0", "7.77", "5000", "0"),
+]
+SPLIT_PATHS = ["engine", "contribute", "contribute_many", "contribute_pools"]
+
+
+def _golden_receipts(path: str, an10_venue: Venue) -> list[tuple[Pool, contributions.ContributionReceipt]]:
+    """One pool per row of GOLDEN, its bet contributed by `path`."""
+    items = []
+    for n, (bet, rate, reserve, seed, ceiling, *_) in enumerate(GOLDEN):
+        level = carrusel_level(seed, rate, reserve, ceiling=None if ceiling is None else Decimal(ceiling))
+        pool = make_pool(an10_venue, "op", code=f"GOLD-{n}", levels=[level])
+        items.append(
+            (pool, ContributionItem(source="table:1/seat:1", bet=Decimal(bet), idempotency_key=f"g-{n}"))
+        )
+    if path == "contribute_pools":
+        receipts = contributions.contribute_pools(items=list(items), actor="t")
+    elif path == "contribute_many":
+        receipts = [
+            contributions.contribute_many(pool=pool, items=[item], actor="t")[0] for pool, item in items
+        ]
+    else:
+        receipts = [
+            give(pool, str(item.bet), source=item.source, k=item.idempotency_key) for pool, item in items
+        ]
+    return [(pool, receipt) for (pool, _), receipt in zip(items, receipts, strict=True)]
+
+
+@pytest.mark.parametrize("path", SPLIT_PATHS)
+def test_the_golden_split_table_holds_on_every_path(path: str, an10_venue: Venue) -> None:
+    if path == "engine":
+        for bet, rate, reserve, seed, ceiling, meter, hidden, house, amount, kept in GOLDEN:
+            split = money.split_contribution(Decimal(bet), Decimal(rate), Decimal(reserve))
+            assert split == (Decimal(meter), Decimal(hidden), Decimal(house))
+            state = engine.LevelState.opened(
+                Decimal(seed), ceiling=None if ceiling is None else Decimal(ceiling)
+            )
+            after = engine.apply_contribution(state, split.to_meter, split.to_reserve).level
+            assert (after.amount, after.reserve) == (Decimal(amount), Decimal(kept))
+        return
+    for (pool, receipt), row in zip(_golden_receipts(path, an10_venue), GOLDEN, strict=True):
+        _bet, _rate, _reserve, _seed, _ceiling, meter, hidden, house, amount, kept = row
+        [line] = receipt.lines
+        assert (line.to_meter, line.to_reserve, line.house) == (
+            Decimal(meter),
+            Decimal(hidden),
+            Decimal(house),
+        )
+        assert meters.pool_meter(pool).levels[0].amount == money.cents_down(Decimal(amount))  # capped, live
+        folding.fold(pool)
+        level = level_of(pool)
+        assert (level.amount, level.reserve) == (Decimal(amount), Decimal(kept))
+        assert reports.balance(pool).holds
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -86,7 +188,7 @@ def test_the_sql_split_equals_the_engine_split(
     level.save(update_fields=["contribution_rate", "reserve_rate"])
     receipt = give(carousel, str(bet))
     assert (receipt.lines[0].to_meter, receipt.lines[0].to_reserve, receipt.lines[0].house) == (
-        engine.split_contribution(bet, rate, reserve)
+        money.split_contribution(bet, rate, reserve)
     )
 
 
@@ -194,7 +296,7 @@ def test_fold_brings_the_exact_sum_into_the_level(carousel: Pool) -> None:
     assert result.folded == len(bets)
     assert level.amount == Decimal("5000") + sum(shares, Decimal(0))
     assert level.reserve == sum(
-        (engine.split_contribution(Decimal(b), Decimal("0.7"), Decimal("0.1")).to_reserve for b in bets),
+        (money.split_contribution(Decimal(b), Decimal("0.7"), Decimal("0.1")).to_reserve for b in bets),
         Decimal(0),
     )
     assert level.folded_through == Contribution.objects.filter(pool=carousel).latest("id").pk
@@ -254,3 +356,17 @@ def test_pools_to_fold_lists_only_pools_with_new_rows(carousel: Pool, an10_venue
     assert folding.pools_to_fold() == [other.pk]
     folding.fold(other)
     assert folding.pools_to_fold() == []
+
+
+def test_a_fold_tick_reads_its_pools_and_its_lag_in_one_query(
+    carousel: Pool, an10_venue: Venue, django_assert_num_queries: Any
+) -> None:
+    other = make_pool(an10_venue, "op", code="CARR-2")
+    with django_assert_num_queries(1):
+        assert folding.unfolded() == folding.Unfolded(pools=[], oldest_at=None)
+    first = give(other)
+    give(carousel)
+    give(other)
+    with django_assert_num_queries(1):
+        todo = folding.unfolded()
+    assert todo == folding.Unfolded(pools=sorted([carousel.pk, other.pk]), oldest_at=first.created_at)

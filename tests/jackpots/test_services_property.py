@@ -19,7 +19,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 
 from halls.errors import Conflict, DomainError
 from halls.models import Jurisdiction, Venue
-from jackpots import engine
+from halls.money import METER_QUANTUM
 from jackpots.engine import Winner
 from jackpots.models import Contribution, Pool, PoolLevel, PoolSettlement
 from jackpots.poker import rank_hand
@@ -238,7 +238,7 @@ class PoolMachine(RuleBasedStateMachine):
         for level in self.levels():
             assert level.amount >= level.seed, (level.name, level.amount, level.seed)
             assert level.reserve >= 0
-            assert level.amount == level.amount.quantize(engine.METER_QUANTUM)
+            assert level.amount == level.amount.quantize(METER_QUANTUM)
 
 
 @pytest.mark.django_db

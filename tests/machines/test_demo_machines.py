@@ -1,13 +1,15 @@
-"""The demo's machines (machines.demo): seeded idempotently through the services, and resumed where the
-last run of the simulator stopped (seqs and meters), so a restarted demo raises no meter alert."""
+"""The demo's machines (demo.machines): seeded idempotently through the services, and resumed where the
+last run of the simulator stopped (seqs and meters, machines.provisioning), so a restarted demo raises no
+meter alert."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from halls.demo_seed import seed_demo
+from demo import machines as demo
+from demo.seed import seed_demo
 from jackpots.models import PoolLevel, PoolMember
-from machines import demo, protocol
+from machines import protocol, provisioning
 from machines.models import LinkGroup, LinkMember, Machine
 from machines.services import gateway
 
@@ -49,10 +51,10 @@ def test_a_resumed_machine_continues_its_seqs_and_meters(db: None) -> None:
     replies = gateway.receive(machine_id=machine.pk, messages=messages)
     assert [r["status"] for r in replies] == ["accepted"] * 3
     machine.refresh_from_db()
-    profile = demo.resume_profile(machine, index=0)
+    profile = provisioning.resume_profile(machine, index=0)
     assert profile.next_seq == 4
     # The last snapshot plus the play after it.
     assert profile.meters.coin_in == Decimal("1.60") and profile.meters.coin_out == Decimal("1.60")
     assert profile.meters.games_played == 2 and profile.meters.credits == Decimal("19.40")
-    credentials = demo.issue_credentials([machine], actor=hall.operator)
+    credentials = provisioning.issue_credentials([machine], actor=hall.operator)
     assert credentials[0].profile.asset == machine.asset_number and credentials[0].token

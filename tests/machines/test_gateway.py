@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from halls import money
 from halls.models import Venue
 from jackpots.models import Contribution, Pool
 from jackpots.services import contributions
@@ -25,7 +26,7 @@ from machines.models import (
     Play,
     SequenceGap,
 )
-from machines.services import gateway, links, registry
+from machines.services import gateway, gateway_batch, links, registry
 from tests.machines.machine_fixtures import (
     SEEDS,
     an10_venue,
@@ -163,6 +164,24 @@ def test_a_late_seq_taken_before_the_snapshot_is_not_counted_twice(machine: Mach
     assert live_amounts(slot_pool) == expected(SEEDS, D("2.25"))
 
 
+def test_a_late_snapshot_inside_an_open_gap_is_stored_not_reconciled(
+    machine: Machine, slot_pool: Pool
+) -> None:
+    send(machine, meters_msg(1, "0.00", 0), play(4, "1.00"))
+    assert statuses(send(machine, meters_msg(2, "0.50", 1))) == [(2, "accepted", "")]
+    assert MeterSnapshot.objects.filter(machine=machine, seq=2).exists()
+    gap = SequenceGap.objects.get(machine=machine)
+    assert ((gap.first_missing, gap.last_missing), gap.reconciled_at) == ((2, 3), None)
+    assert live_amounts(slot_pool) == expected(SEEDS, D("1.00"))
+
+
+def test_a_seq_neither_stored_nor_missing_is_refused(machine: Machine) -> None:
+    Machine.objects.filter(pk=machine.pk).update(last_seq=5)  # seqs 1-5 were never stored nor missed
+    with nothing_written():
+        assert statuses(send(machine, play(3))) == [(3, "rejected", "bad_seq")]
+    assert gateway.receive_many([(machine.pk, [])]) == [[]]
+
+
 def test_meters_that_do_not_match_the_plays_raise_an_alert(machine: Machine, slot_pool: Pool) -> None:
     send(machine, meters_msg(1, "10.00", 10), play(2, "1.00"), meters_msg(3, "12.00", 11))
     (alert,) = MachineAlert.objects.filter(machine=machine, kind=AlertKind.METER_MISMATCH)
@@ -193,6 +212,22 @@ def test_a_play_from_a_locked_or_out_of_service_machine_is_refused(
     registry.set_machine_state(machine=machine, state="in_service", reason="done", actor=pool_operator)
     assert statuses(send(machine, play(4))) == [(4, "accepted", "")]
     assert not SequenceGap.objects.filter(machine=machine).exists()
+
+
+def test_the_largest_bet_is_taken_and_a_larger_one_refused_alone(machine: Machine, slot_pool: Pool) -> None:
+    """One limit (halls.money.MAX_BET) for the protocol, the gateway and the contribution: the largest bet
+    is taken with the rest of its call; a larger one (a board that skipped the protocol's check) is
+    refused by itself with bad_amount, and the others of its call are taken."""
+    largest = str(money.MAX_BET)
+    replies = send(machine, play(1, largest), play(2, "1.00"), play(3, "1000000000000.00"))
+    assert statuses(replies) == [(1, "accepted", ""), (2, "accepted", ""), (3, "rejected", "bad_amount")]
+    assert "above the maximum" in replies[2]["message"]
+    assert list(Play.objects.filter(machine=machine).order_by("seq").values_list("seq", "bet")) == [
+        (1, money.MAX_BET),
+        (2, D("1.00")),
+    ]
+    assert keys_of(machine) == [gateway_batch.message_key(machine.pk, seq) for seq in (1, 2)]
+    assert live_amounts(slot_pool) == expected(SEEDS, money.MAX_BET + D("1.00"))
 
 
 def test_an_unknown_machine_is_refused() -> None:

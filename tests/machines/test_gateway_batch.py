@@ -26,6 +26,7 @@ from jackpots.services import contributions
 from machines import consumers, protocol
 from machines.models import LinkGroup, Machine, MachineEvent, Play, ProgressiveHit, SequenceGap
 from machines.services import gateway, links, registry
+from machines.services.gateway_batch import Batch
 from tests.machines.machine_fixtures import (
     GRAND_RATE,
     MAJOR_RATE,
@@ -207,14 +208,14 @@ def test_a_frame_that_fails_does_not_lose_the_batch(
     an10_venue: Venue, pool_operator: User, link: LinkGroup, slot_pool: Pool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     good, bad, other = linked(an10_venue, pool_operator, link, 3)
-    real_take = gateway._Call.take
+    real_take = gateway.take
 
-    def take(self: gateway._Call, message: protocol.Message) -> dict[str, Any]:
-        if self.machine.pk == bad.pk:
+    def take(batch: Batch, call: gateway.Call, message: protocol.Message) -> dict[str, Any]:
+        if call.row.machine.pk == bad.pk:
             raise RuntimeError("a bug in one machine's frame")
-        return real_take(self, message)
+        return real_take(batch, call, message)
 
-    monkeypatch.setattr(gateway._Call, "take", take)
+    monkeypatch.setattr(gateway, "take", take)
     replies = gateway.receive_many(
         [
             (good.pk, [play(1, "1.00"), meters_msg(2, "1.00", 1)]),

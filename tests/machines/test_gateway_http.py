@@ -99,6 +99,23 @@ def test_replies_come_in_order_with_the_levels(board: tuple[Machine, str], slot_
     assert (machine.online, machine.last_seq) == (True, 4)
 
 
+def test_a_bet_above_the_limit_is_refused_alone(board: tuple[Machine, str], slot_pool: Pool) -> None:
+    """The protocol and the contribution share one limit (halls.money.MAX_BET): the largest bet is taken
+    with its batch, a larger one is refused by itself (bad_amount) and the rest of the batch is taken."""
+    machine, token = board
+    batch = [play(1, bet="999999999999.99"), play(2, bet="1.00"), play(3, bet="1000000000000.00")]
+    replies = post(device(machine, token), batch).json()["replies"]
+    assert [(r["seq"], r["status"], r["code"]) for r in replies] == [
+        (1, "accepted", ""),
+        (2, "accepted", ""),
+        (3, "rejected", "bad_amount"),
+    ]
+    assert list(Play.objects.filter(machine=machine).values_list("seq", flat=True).order_by("seq")) == [1, 2]
+    assert (
+        Contribution.objects.filter(source=machine.source).values("idempotency_key").distinct().count() == 2
+    )
+
+
 def test_a_batch_sent_three_times_is_taken_once(board: tuple[Machine, str], slot_pool: Pool) -> None:
     machine, token = board
     client = device(machine, token)

@@ -26,7 +26,7 @@ django.setup()
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 
-from halls.demo_seed import VENUE_LICENCE  # noqa: E402
+from demo.hall import VENUE_LICENCE  # noqa: E402
 from halls.models import Role, StaffRole  # noqa: E402
 from jackpots.models import Award, Contribution, Pool  # noqa: E402
 from jackpots.services import reports  # noqa: E402

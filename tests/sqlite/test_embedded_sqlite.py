@@ -1,4 +1,4 @@
-"""The embedded hall on SQLite: a whole RNG game drawn by the in-process Celery worker (halls.embedded, the
+"""The embedded hall on SQLite: a whole RNG game drawn by the in-process Celery worker (demo.embedded, the
 in-memory broker), and the demo hall's pages, meters and reports served from SQLite."""
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from django.test import Client
 
 from bingo.models import Ball, CardSeries, Game, GameState, PrizeResult
 from bingo.services import games
-from halls.demo_seed import AUTOPLAY_ROOM, seed_demo
-from halls.embedded import EmbeddedCelery, start_embedded_celery
+from demo.embedded import EmbeddedCelery, start_embedded_celery
+from demo.hall import AUTOPLAY_ROOM
+from demo.seed import seed_demo
 from halls.models import GameSession, Room
 from jackpots.models import Pool
 from jackpots.services import reports

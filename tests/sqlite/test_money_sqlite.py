@@ -1,4 +1,4 @@
-"""Money on SQLite (halls.money.MoneyField): stored as integer units, summed exactly, read back at scale.
+"""Money on SQLite (halls.fields.MoneyField): stored as integer units, summed exactly, read back at scale.
 
 The issue's figures: a pool's bets summed to "2170.40000000001" and folding refused a to_meter of
 0.0846000000000001, because SQLite kept the decimals as doubles and summed them in float.
@@ -19,8 +19,8 @@ from django.db.models import Sum
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from halls.fields import MoneyField, from_units, sqlite_to_units, to_units
 from halls.models import Venue
-from halls.money import MoneyField, from_units, sqlite_to_units, to_units
 from jackpots.models import Contribution, Pool, PoolLevel
 from jackpots.services import contributions, folding, reports
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
@@ -172,7 +172,7 @@ def test_many_random_contributions_sum_exactly_on_sqlite(
 
 
 def test_a_database_written_before_gets_its_decimals_as_units(an10_venue: Venue, pool_operator: User) -> None:
-    """The migration step (halls.money.sqlite_to_units) on rows a pre-MoneyField SQLite file held: whole
+    """The migration step (halls.fields.sqlite_to_units) on rows a pre-MoneyField SQLite file held: whole
     values as INTEGER, others as REAL."""
     pool = make_pool(an10_venue, pool_operator, levels=[carrusel_level(rate="0.02", reserve="0")])
     level = level_of(pool)

@@ -11,16 +11,11 @@ from bingo.programs.tables import HallCategory, ProgramType
 from bingo.services.programs import clock
 from bingo.services.programs.codec import hour_text, state_to_json
 from bingo.services.programs.common import current_state, version_at, versions_of
+from halls import money
 from halls.models import Room
-from jackpots.services.common import display
 from jackpots.services.readmodels.meters import pool_meters
 
 RECENT_GAMES = 20
-
-
-def _money(amount: Decimal | None) -> str | None:
-    """What may be shown as an amount: whole cents, rounded down."""
-    return None if amount is None else str(display(amount))
 
 
 def _exact(amount: Decimal | None) -> str | None:
@@ -39,7 +34,7 @@ def announced(gp: GameProgram) -> dict[str, Any]:
         "code": program.code,
         "type": program.program_type,
         "name": program.name,
-        "amount": _money(gp.amount),
+        "amount": money.text_cents(gp.amount),
         "max_ball": gp.max_ball,
         "colour": gp.colour or None,
         "row": gp.row,
@@ -58,7 +53,7 @@ def game_program(gp: GameProgram) -> dict[str, Any]:
     return {
         **announced(gp),
         "won": gp.won,
-        "prize": _money(gp.prize),
+        "prize": money.text_cents(gp.prize),
         "share": None if gp.share is None else str(gp.share),
         "remainder": _exact(gp.remainder),
         "winners": _winners(gp) if gp.won else [],
@@ -101,7 +96,7 @@ def _next(program: PrizeProgram, amount: Decimal) -> dict[str, Any] | None:
     if play is None:
         return None
     return {
-        "amount": _money(play.amount),
+        "amount": money.text_cents(play.amount),
         # The Bingo Acumulado's max ball comes from the cards sold, known at the close of sales.
         "max_ball": None if pure.family is Family.ACUMULADO else play.max_ball,
         "colour": play.colour,
@@ -118,7 +113,7 @@ def _short(program: PrizeProgram, amount: Decimal) -> dict[str, Any]:
         "family": _family(program),
         "active": program.active,
         "pool": program.pool_id,
-        "amount": _money(amount),
+        "amount": money.text_cents(amount),
         "next": _next(program, amount),
     }
 
@@ -180,7 +175,7 @@ def program_view(program: PrizeProgram) -> dict[str, Any]:
                 "start": gp.start,
                 "cards_sold": gp.cards_sold,
                 "funding": _exact(gp.funding),
-                "pool_amount": _money(gp.pool_amount),
+                "pool_amount": money.text_cents(gp.pool_amount),
                 "in_play": gp.in_play,
                 **(
                     {k: v for k, v in game_program(gp).items() if k not in ("code", "type", "name")}

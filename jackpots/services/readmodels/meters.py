@@ -17,8 +17,10 @@ from django.db import connection
 from django.db.models import OuterRef, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from halls.money import MoneyField
+from halls import money
+from halls.fields import MoneyField
 from jackpots.models import (
     Award,
     Contribution,
@@ -133,20 +135,17 @@ def _unfolded(field: str) -> Coalesce:
         .annotate(total=Sum(field))
         .values("total")
     )
-    return Coalesce(
-        Subquery(sums, output_field=MoneyField(max_digits=20, decimal_places=6)),
-        ZERO,
-        output_field=MoneyField(max_digits=20, decimal_places=6),
-    )
+    return Coalesce(Subquery(sums, output_field=_meter_field()), ZERO, output_field=_meter_field())
+
+
+def _meter_field() -> MoneyField[Any, Any]:
+    return MoneyField(max_digits=money.METER_DIGITS, decimal_places=money.METER_PLACES)
 
 
 def _live_amount(level: PoolLevel, unfolded: Decimal) -> Decimal:
     if level.kind == LevelKind.FIXED:
         return level.amount
-    live = level.amount + unfolded
-    if level.ceiling is not None:
-        live = min(live, max(level.ceiling, level.amount))
-    return live
+    return level.amount + money.under_ceiling(level.amount, unfolded, level.ceiling)
 
 
 def _hits(awards: Iterable[Award], names: dict[int, str]) -> tuple[HitView, ...]:
@@ -230,7 +229,7 @@ def pool_meter(pool: Pool | int) -> PoolMeter:
     if pool_id not in meters:
         from halls.errors import NotFound
 
-        raise NotFound(f"No pool {pool_id}.", code="unknown_pool")
+        raise NotFound(_("No pool %(pool_id)s.") % {"pool_id": pool_id}, code="unknown_pool")
     return meters[pool_id]
 
 

@@ -3,8 +3,8 @@
 Embedded (no REDIS_URL): SQLite, the in-memory channel layer, and a worker and a beat inside this process
 on the in-memory broker. With REDIS_URL (and DATABASE_URL) set: ``celery worker`` and ``celery beat`` run as
 subprocesses with the same environment and stop with the server. Either way the web server is uvicorn in
-the main thread, and "Sala Principal" plays by itself (bingo.services.autoplay) so screens show balls at once.
-The apps' runners (``halls.demo_seed.register_runner``: machines' simulated slot machines) run beside it.
+the main thread, and "Sala Principal" plays by itself (demo.autoplay) so screens show balls at once. The
+runners (demo.seed.RUNNERS: the simulated slot machines, the progressive broadcaster) run beside it.
 
 A PostgreSQL database named by DATABASE_URL that does not exist yet is created first.
 
@@ -34,7 +34,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import OperationalError, connection
 
-from halls.demo_seed import DemoHall, seed_demo, start_runners
+from demo.seed import DemoHall, seed_demo, start_runners
 
 STOP_TIMEOUT = 10.0
 RESTART_DELAY = 2.0
@@ -61,14 +61,14 @@ class Command(BaseCommand):
             return
         # Static files come from the app folders (WhiteNoise finders); an absent STATIC_ROOT only warns.
         Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
-        # The demo's casino tables play by themselves (jackpots.tables.tasks): on for the in-process
+        # The demo's casino tables play by themselves (demo.tasks): on for the in-process
         # worker through settings, for the worker subprocesses through the environment they inherit.
         os.environ["HALL_DEMO_TABLE_AUTOPLAY"] = "1"
         settings.HALL_DEMO_TABLE_AUTOPLAY = True
         # SIGTERM unwinds like Ctrl+C, through the finally below (see the module's docstring).
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
         stop = self._start_background()
-        # The apps' runners (simulated slot machines) start once the server below listens.
+        # The runners (simulated slot machines) start once the server below listens.
         stop_runners = start_runners(hall, f"http://127.0.0.1:{port}")
         try:
             import uvicorn
@@ -85,7 +85,7 @@ class Command(BaseCommand):
 
     def _start_background(self) -> Callable[[], None]:
         if settings.HALL_EMBEDDED:
-            from halls.embedded import start_embedded_celery
+            from demo.embedded import start_embedded_celery
 
             handle = start_embedded_celery()
             self.stdout.write("Celery worker and beat running inside this process (in-memory broker).")
@@ -108,7 +108,7 @@ class Command(BaseCommand):
         out("")
         out("Hall screens (public, by token):")
         for screen in hall.screens:
-            flag = "  [plays by itself]" if screen.room.autoplay else ""
+            flag = "  [plays by itself]" if screen.room_id in hall.self_playing else ""
             out(f"  {screen.name:<30} {base}/screens/{screen.token}/{flag}")
         out("")
         out("Staff pages:")

@@ -1,13 +1,13 @@
 """The demo's self-playing rooms: sell, draw, claim the winning cards and start again, through the same
-services a caller and a cashier use. Only rooms with ``autoplay`` set are touched."""
+services a caller and a cashier use. Only the rooms in demo.AutoplayRoom are touched."""
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Collection
 from datetime import timedelta
 from decimal import Decimal
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db.models import Max
 from django.utils import timezone
@@ -15,19 +15,15 @@ from django.utils import timezone
 from bingo.models import CardSeries, DrawSource, Game, GameState, SoldCard
 from bingo.services import claims, games, sales, series
 from bingo.services.readmodels import current_game
+from demo.actors import autoplay_actor
+from demo.models import AutoplayRoom
 from halls.errors import DomainError
 from halls.models import GameSession, Room
 from halls.services import sessions
 
-AUTOPLAY_USER = "autoplay"
 # How long a finished game's result stays up, and how long a winner is shown before the caller confirms.
 RESULT_PAUSE = timedelta(seconds=8)
 CONFIRM_PAUSE = timedelta(seconds=3)
-
-
-def autoplay_actor() -> User:
-    user, _ = get_user_model().objects.get_or_create(username=AUTOPLAY_USER, defaults={"is_active": False})
-    return user
 
 
 def tick(room: Room) -> str:
@@ -130,4 +126,15 @@ def _series_with_room(game: Game, wanted: int, actor: User) -> CardSeries:
 
 
 def playing_rooms() -> list[Room]:
-    return list(Room.objects.filter(autoplay=True))
+    return list(Room.objects.filter(pk__in=AutoplayRoom.objects.values("room_id")).order_by("pk"))
+
+
+def playing_room_ids(room_ids: Collection[int]) -> set[int]:
+    """Of ``room_ids``, the rooms that play by themselves (bingo.hooks: the console marks them)."""
+    return set(AutoplayRoom.objects.filter(room_id__in=room_ids).values_list("room_id", flat=True))
+
+
+def after_ball(game: Game) -> None:
+    """After each ball of a self-playing room's game, its winning cards are claimed (bingo.hooks)."""
+    if AutoplayRoom.objects.filter(room_id=game.room_id).exists():
+        claim_winners(game)

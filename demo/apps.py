@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+
+
+class DemoConfig(AppConfig):
+    name = "demo"
+    verbose_name = "Demo hall"
+
+    def ready(self) -> None:
+        from bingo import hooks
+        from demo import autoplay
+
+        # The self-playing rooms claim their winners after every ball the draw task draws.
+        hooks.register_room_player(
+            hooks.RoomPlayer(plays=autoplay.playing_room_ids, after_ball=autoplay.after_ball)
+        )

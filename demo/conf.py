@@ -1,0 +1,25 @@
+"""The demo's settings, read by config/settings.py outside production (no Django imports here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import environ
+
+env = environ.Env()
+
+BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
+    # The self-playing rooms (demo.autoplay): one step each.
+    "demo-autoplay": {
+        "task": "demo.tasks.autoplay_rooms",
+        "schedule": env.float("HALL_AUTOPLAY_SECONDS", default=3.0),
+    },
+    # The self-playing casino tables (a no-op unless TABLE_AUTOPLAY, below).
+    "demo-table-autoplay": {
+        "task": "demo.tasks.autoplay_tables",
+        "schedule": env.float("HALL_TABLE_AUTOPLAY_SECONDS", default=2.0),
+        "options": {"expires": 2.0},
+    },
+}
+# The casino tables play hands by themselves (demo.tables); `manage.py demo` turns it on.
+TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)

@@ -1,0 +1,185 @@
+"""The demo hall, seeded idempotently: a venue in Melilla, two rooms (one self-playing), their screens,
+three staff users, and bingo's part: a ball set, card series and three prize programs.
+
+What exists is kept (so screen URLs stay the same between starts); what is missing is created through
+the services, or audited. The staff passwords are new at every start and only printed.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from bingo.models import BallSet, CardSeries, PrizeProgram
+from bingo.services import programs, series
+from demo.models import AutoplayRoom
+from halls.models import HallCategory, Jurisdiction, Role, Room, Screen, StaffRole, Venue
+from halls.services import audit
+
+VENUE_NAME = "Bingo Demo Melilla"
+VENUE_LICENCE = "ML-DEMO-0001"
+AUTOPLAY_ROOM = "Sala Principal"
+MANUAL_ROOM = "Sala 2"
+# Seconds between RNG balls in the self-playing room: the first balls arrive within a minute of starting.
+AUTOPLAY_PACE = Decimal("3")
+STAFF = (("operator", Role.OPERATOR), ("caller", Role.CALLER), ("cashier", Role.CASHIER))
+SCREENS = {
+    AUTOPLAY_ROOM: ("Pantalla 1 · Sala Principal", "Pantalla 2 · Sala Principal"),
+    MANUAL_ROOM: ("Pantalla · Sala 2",),
+}
+
+# Bingo: the series are for trying the cashier page and the console by hand (the self-playing room
+# makes its own AUTO- series).
+BALL_SET = "Juego 1"
+# (code, face value, strips of six cards)
+SERIES = (("A", Decimal("1.00"), 50), ("B", Decimal("2.00"), 50))
+AUTHORISATION = "DEMO"  # the percentages are plausible, not authorised
+# The self-playing room's prize programs (bolsa acumulada, spec §2.4), each funded from every game's sales:
+# (code, type, name, parameters as bingo.programs.rules.make_program takes them).
+PROGRAMS: tuple[tuple[str, str, str, dict[str, object]], ...] = (
+    # In play in the game after its pool reaches 30 €: a Bingo within 48 balls wins it.
+    ("PRIMA", "BA-1", "Prima", {"funding_percent": "3", "amount": "30", "authorisation_ref": AUTHORISATION}),
+    # In every game, the max ball from the cards-sold scale (44 … 40); pays the pool less the 20 % seed.
+    ("ACUMULADO", "BA-3", "Bingo Acumulado", {"funding_percent": "2", "authorisation_ref": AUTHORISATION}),
+    # The first game after 20:00 and 00:00 (Melilla time) once its pool holds the regulation's 12,000 €:
+    # the screens show its "next game" notices and its pool growing, rarely the prize itself.
+    (
+        "EXTRA-12-2",
+        "BA-8",
+        "Bingo Extra 12/2",
+        {"funding_percent": "1", "authorisation_ref": AUTHORISATION},
+    ),
+)
+
+
+@dataclass
+class DemoHall:
+    venue: Venue
+    rooms: dict[str, Room]
+    screens: list[Screen]
+    operator: User
+    # username -> password, set at this start.
+    credentials: dict[str, str] = field(default_factory=dict)
+    # Lines the banner prints (e.g. the card series on sale).
+    notes: list[str] = field(default_factory=list)
+    # Pks of the rooms that play by themselves.
+    self_playing: set[int] = field(default_factory=set)
+
+
+def seed_hall() -> DemoHall:
+    with transaction.atomic():
+        return _seed_hall()
+
+
+def _seed_hall() -> DemoHall:
+    venue, created = Venue.objects.get_or_create(
+        licence_number=VENUE_LICENCE,
+        defaults={
+            "name": VENUE_NAME,
+            "jurisdiction": Jurisdiction.ML,
+            "hall_category": HallCategory.FIRST,
+            "time_zone": "Africa/Ceuta",
+            "currency": "EUR",
+        },
+    )
+    if created:
+        _audit(venue, "venue.created", venue, {"name": venue.name, "jurisdiction": venue.jurisdiction})
+
+    users: dict[str, User] = {}
+    credentials: dict[str, str] = {}
+    for username, role in STAFF:
+        user, password = _staff_user(venue, username, role)
+        users[username] = user
+        credentials[username] = password
+
+    rooms = {
+        AUTOPLAY_ROOM: _room(venue, AUTOPLAY_ROOM, autoplay=True, pace=AUTOPLAY_PACE),
+        MANUAL_ROOM: _room(venue, MANUAL_ROOM, autoplay=False, pace=Decimal("4")),
+    }
+    screens = [_screen(rooms[room_name], name) for room_name, names in SCREENS.items() for name in names]
+    return DemoHall(
+        venue=venue,
+        rooms=rooms,
+        screens=screens,
+        operator=users["operator"],
+        credentials=credentials,
+        self_playing={rooms[AUTOPLAY_ROOM].pk},
+    )
+
+
+def _staff_user(venue: Venue, username: str, role: str) -> tuple[User, str]:
+    password = secrets.token_urlsafe(9)
+    user, _ = get_user_model().objects.get_or_create(username=username)
+    user.set_password(password)
+    user.is_active = True
+    if role == Role.OPERATOR:
+        # The operator also manages the hall in the Django admin.
+        user.is_staff = True
+        user.is_superuser = True
+    user.save()
+    _, created = StaffRole.objects.get_or_create(user=user, venue=venue, role=role)
+    if created:
+        _audit(venue, "staff_role.granted", user, {"user": username, "role": role})
+    return user, password
+
+
+def _room(venue: Venue, name: str, *, autoplay: bool, pace: Decimal) -> Room:
+    room, created = Room.objects.get_or_create(venue=venue, name=name, defaults={"ball_pace_seconds": pace})
+    if created:
+        _audit(venue, "room.created", room, {"name": name, "autoplay": autoplay, "pace_seconds": pace})
+    if autoplay:
+        # Made again at every start: a database from before demo.AutoplayRoom gets its flag back.
+        AutoplayRoom.objects.get_or_create(room=room)
+    return room
+
+
+def _screen(room: Room, name: str) -> Screen:
+    screen, created = Screen.objects.get_or_create(venue_id=room.venue_id, room=room, name=name)
+    if created:
+        _audit(room.venue, "screen.created", screen, {"name": name, "room": room.pk})
+    return screen
+
+
+def _audit(venue: Venue, action: str, obj: object, data: dict[str, object]) -> None:
+    audit.record(venue_id=venue.pk, actor="demo", action=action, obj=obj, data=data)
+
+
+# --- bingo ----------------------------------------------------------------------------------------------
+
+
+def seed_bingo(hall: DemoHall) -> None:
+    venue = hall.venue
+    if not BallSet.objects.filter(venue=venue).exists():
+        series.create_ball_set(venue=venue, name=BALL_SET, actor=hall.operator)
+    for code, face_value, strips in SERIES:
+        if not CardSeries.objects.filter(venue=venue, code=code).exists():
+            series.create_series(
+                venue=venue, code=code, face_value=face_value, strips=strips, actor=hall.operator
+            )
+    for card_series in (
+        CardSeries.objects.filter(venue=venue).exclude(code__startswith="AUTO-").order_by("code")
+    ):
+        hall.notes.append(
+            f"card series {card_series.code}: {card_series.card_count} cards of {card_series.face_value} "
+            f"{venue.currency} (serials 1–{card_series.card_count})"
+        )
+    seed_programs(hall)
+
+
+def seed_programs(hall: DemoHall) -> None:
+    """The self-playing room's prize programs, activated once (a restart keeps their pools and steps)."""
+    room = hall.rooms[AUTOPLAY_ROOM]
+    for code, program_type, name, params in PROGRAMS:
+        if not PrizeProgram.objects.filter(room=room, code=code).exists():
+            programs.activate_program(
+                room=room, code=code, program_type=program_type, params=params, name=name, actor=hall.operator
+            )
+    active = PrizeProgram.objects.filter(room=room, active=True).order_by("pk")
+    hall.notes.append(
+        f"prize programs in {room.name}: " + ", ".join(f"{p.name} ({p.program_type})" for p in active)
+    )

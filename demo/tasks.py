@@ -1,0 +1,36 @@
+"""The demo's beat tasks (demo.conf.BEAT_SCHEDULE): one step of every self-playing room and table."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from django.conf import settings
+
+from demo import autoplay, tables
+from demo.actors import autoplay_actor
+from halls.errors import DomainError
+
+log = logging.getLogger("hall.demo")
+
+
+@shared_task(ignore_result=True)
+def autoplay_rooms() -> list[str]:
+    return [autoplay.tick(room) for room in autoplay.playing_rooms()]
+
+
+@shared_task(ignore_result=True)
+def autoplay_tables() -> list[str]:
+    """One hand at every demo table; a no-op unless `manage.py demo` turned HALL_DEMO_TABLE_AUTOPLAY on."""
+    if not getattr(settings, "HALL_DEMO_TABLE_AUTOPLAY", False):
+        return []
+    actor = autoplay_actor()
+    done = []
+    for table in tables.playing_tables():
+        try:
+            done.append(tables.play_hand(table, actor))
+        except DomainError as exc:  # e.g. a croupier opened a hand by hand meanwhile: next tick
+            log.info("autoplay skipped %s: %s", table, exc)
+        except Exception:  # one table's failure must not stop the others
+            log.exception("autoplay failed at %s", table)
+    return done
