@@ -9,27 +9,20 @@ Screenshots left in /tmp for a look: language-{console,screen}-{es,en}.png.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
-from channels.db import database_sync_to_async
 from django.conf import settings
 from playwright.async_api import BrowserContext, Page, expect
 
 from bingo.models import CardSeries, Game
 from bingo.services import draw, games, sales
 from halls.models import Venue
+from tests.e2e.browser_support import call, log_in
 
 pytestmark = pytest.mark.e2e
 
-T = TypeVar("T")
 NBSP = "\u00a0"
-
-
-async def call(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-    result: T = await database_sync_to_async(fn)(*args, **kwargs)
-    return result
 
 
 def drawing_with_one_ball(game: Game, series: CardSeries, caller: Any, cashier: Any) -> Game:
@@ -39,14 +32,6 @@ def drawing_with_one_ball(game: Game, series: CardSeries, caller: Any, cashier: 
     game = games.start_draw(game=game, actor=caller)
     draw.enter_ball(game=game, number=45, actor=caller)
     return game
-
-
-async def log_in(page: Page, server_url: str, username: str, next_path: str) -> None:
-    await page.goto(f"{server_url}/accounts/login/?next={next_path}")
-    await page.fill("#id_username", username)
-    await page.fill("#id_password", f"pw-{username}")
-    await page.click("button[type=submit]")
-    await page.wait_for_url(f"{server_url}{next_path}")
 
 
 async def staff_language(context: BrowserContext, server_url: str, language: str) -> None:
