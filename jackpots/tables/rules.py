@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from halls.errors import InvalidInput
+from halls.money import CENT
 from jackpots.poker import Card, CardError, HandKind, HandRank, parse_cards, rank_hand, rank_sevens
 from jackpots.rulepacks import BetRegistration, Game, RulePack
 
 ZERO = Decimal(0)
-CENT = Decimal("0.01")
 
 # Forfeit reasons stored on a seat's bet.
 EXTRA_CARD_FORFEIT = "extra_card_purchase"

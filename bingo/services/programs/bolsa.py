@@ -15,7 +15,6 @@ from django.db import transaction
 from bingo.models import RoomBolsa
 from bingo.services.programs import clock
 from bingo.services.programs.common import (
-    HUNDRED,
     lock_room,
     new_pool,
     note,
@@ -27,6 +26,7 @@ from bingo.services.programs.common import (
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Room
+from halls.money import HUNDRED
 
 
 def _percent(value: Any) -> Decimal:

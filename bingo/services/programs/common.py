@@ -18,14 +18,13 @@ from halls import events
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.models import Room
+from halls.money import CENT, HUNDRED
 from halls.services import audit
 from jackpots.models import Pool, PoolLevel, SourceType
 from jackpots.services import folding, pools
 from jackpots.services.locks import lock_levels
 from jackpots.services.pools import LevelSpec
 
-HUNDRED = Decimal(100)
-CENT = Decimal("0.01")
 # Between the close of sales and the close of the game the programs' terms are fixed (TB-41).
 IN_PLAY = (GameState.SALES_CLOSED, GameState.DRAWING, GameState.PAUSED)
 # The pools' member: the room ("bingo_room:<id>"); each game's contribution names it, "…/game:<id>".

@@ -15,7 +15,6 @@ from bingo.services.common import lock_game, record
 from bingo.services.programs import clock
 from bingo.services.programs.codec import pick_to_json
 from bingo.services.programs.common import (
-    CENT,
     current_state,
     folded_amount,
     refused,
@@ -23,6 +22,7 @@ from bingo.services.programs.common import (
 )
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
+from halls.money import CENT
 
 PICKABLE = (GameState.SCHEDULED, GameState.ON_SALE)
 

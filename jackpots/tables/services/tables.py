@@ -8,6 +8,7 @@ from decimal import Decimal
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from halls import money
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.models import Venue
@@ -75,7 +76,7 @@ def create_table(
         not isinstance(table_minimum, Decimal)
         or not table_minimum.is_finite()
         or table_minimum <= 0
-        or table_minimum != table_minimum.quantize(rules.CENT)
+        or table_minimum != table_minimum.quantize(money.CENT)
     ):
         raise InvalidInput(
             f"The table minimum {table_minimum} must be positive, in cents.", code="bad_amount"
