@@ -93,6 +93,9 @@ typecheck: venv
 messages: venv
 	$(BIN)/python manage.py makemessages -l es -l en --no-location --no-obsolete \
 		--ignore ".venv/*" --ignore "tests/*" --ignore "bench/*" --ignore "var/*" --ignore "deploy/*"
+	$(BIN)/python manage.py makemessages -d djangojs -l es -l en --no-location --no-obsolete \
+		--ignore ".venv/*" --ignore "tests/*" --ignore "bench/*" --ignore "var/*" --ignore "deploy/*" \
+		--ignore "staticfiles/*"
 	$(BIN)/python manage.py compilemessages -l es -l en --ignore ".venv/*"
 
 # Start PostgreSQL / Redis if installed but stopped (needs root), then wait for them.

@@ -189,7 +189,7 @@ def main() -> int:
     from django.test import Client
 
     from bingo.services import claims, console, draw, games
-    from bingo.services.common import lock_game
+    from bingo.services.locks import lock_game
 
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     started = time.perf_counter()

@@ -75,6 +75,7 @@ CARDS_PER_SERIES = 6000  # bingo.services.series.MAX_STRIPS strips of 6
 from celery import signals  # noqa: E402
 
 from config.celery import app  # noqa: E402
+from halls.eventtypes import EventType  # noqa: E402
 
 
 @app.task(name=CHAIN_TASK, ignore_result=True)
@@ -235,8 +236,9 @@ def sell_in_bulk(game: Any, series: list[Any], cards: int, actor: Any) -> None:
     from django.utils import timezone
 
     from bingo.models import Card, SaleKind, SaleOperation, SoldCard
-    from bingo.services.common import record
+    from bingo.services.common import record, step
     from bingo.services.sales import sales_totals
+    from halls.eventtypes import EventType, SalesChanged
 
     left = cards
     with transaction.atomic():
@@ -252,7 +254,11 @@ def sell_in_bulk(game: Any, series: list[Any], cards: int, actor: Any) -> None:
                 (SoldCard(game=game, card_id=pk, card_key=key, sale=operation) for pk, key in rows),
                 batch_size=5000,
             )
-        record(game, actor, "sales.sold", {"bench": "bulk", **sales_totals(game)})
+        totals = sales_totals(game)
+        shown = SalesChanged(
+            **step(game), series=s.code, first=1, last=last, cards=last, amount=operation.amount, **totals
+        )  # the screens hear of the last series' operation
+        record(game, actor, EventType.SALES_SOLD, {"bench": "bulk", **totals}, shown)
 
 
 class Processes:
@@ -328,7 +334,7 @@ class Screen:
                     message = json.loads(text)
                     for event in message if isinstance(message, list) else [message]:
                         self.events += 1
-                        if isinstance(event, dict) and event.get("type") == "ball.drawn":
+                        if isinstance(event, dict) and event.get("type") == EventType.BALL_DRAWN:
                             self.received.setdefault(int(event["data"]["ordinal"]), arrived)
         except BaseException as exc:  # reported by the bench, which then fails
             self.error = exc

@@ -46,6 +46,7 @@ import time
 import uuid
 import zlib
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, cast
@@ -345,6 +346,7 @@ def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: flo
     from django.db import transaction
 
     from halls import events
+    from halls.eventtypes import BallDrawn, EventType
     from jackpots.services import contributions, screen_events
 
     schedule = Schedule()
@@ -378,18 +380,18 @@ def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: flo
         screen_events.publish_meters()
         if tick % round(BALL_EVERY / METER_EVERY) == 0:
             ordinal = ordinal % 90 + 1
-            data = {
-                "game": 1,
-                "number": 1,
-                "state": "drawing",
-                "ordinal": ordinal,
-                "ball": ordinal,
-                "colour": "red",
-                "source": "rng",
-                "drawn_at": "2026-11-23T17:00:00.000000+00:00",
-            }
+            data = BallDrawn(
+                game=1,
+                number=1,
+                state="drawing",
+                ordinal=ordinal,
+                ball=ordinal,
+                colour="red",
+                source="rng",
+                drawn_at=datetime(2026, 11, 23, 17, tzinfo=UTC),
+            )
             with transaction.atomic():
-                events.emit(stream, "ball.drawn", data)
+                events.emit(stream, EventType.BALL_DRAWN, data)
         tick += 1
         time.sleep(max(0.0, start + tick * METER_EVERY - time.time()))
     events.publish = handed_on

@@ -216,6 +216,7 @@ def measure(
     from django.db import connection
     from django.db.models import Count, Sum
 
+    from halls.eventtypes import EventType
     from halls.models import AuditEntry
     from jackpots.models import Contribution, PoolLevel
     from jackpots.services.folding import fold
@@ -245,7 +246,7 @@ def measure(
     )
     seat_rows = SeatBet.objects.filter(hand__table_id__in=table_ids).count()
     entries = AuditEntry.objects.filter(
-        venue__casino_tables__pk=table_ids[0], action="hand.bets_registered"
+        venue__casino_tables__pk=table_ids[0], action=EventType.HAND_BETS_REGISTERED.value
     ).count()
     meter_exact = level.amount == seed + answered_to_meter
     balanced = balance(level.pool).holds

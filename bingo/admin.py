@@ -18,6 +18,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from bingo.models import (
     Ball,
@@ -119,23 +121,48 @@ class ProgramVersionInline(admin.TabularInline[Any, Any]):
 class SimulationForm(forms.Form):
     """The sales profile the "Simulate before activation" action plays (bingo.programs.simulate)."""
 
-    games_per_day = forms.IntegerField(min_value=1, max_value=200, initial=30)
-    cards_per_game = forms.IntegerField(min_value=1, max_value=10_000, initial=120)
-    spread = forms.IntegerField(
-        min_value=0, max_value=10_000, initial=40, help_text="Cards sold vary uniformly in cards ± spread."
+    games_per_day = forms.IntegerField(
+        label=gettext_lazy("Games per day"), min_value=1, max_value=200, initial=30
     )
-    price = forms.DecimalField(min_value=Decimal("0.01"), max_digits=14, decimal_places=2, initial="1.00")
-    days = forms.IntegerField(min_value=1, max_value=3650, initial=365)
-    seed = forms.IntegerField(min_value=0, initial=0, help_text="Same seed, same simulated games.")
+    cards_per_game = forms.IntegerField(
+        label=gettext_lazy("Cards per game"), min_value=1, max_value=10_000, initial=120
+    )
+    spread = forms.IntegerField(
+        label=gettext_lazy("Spread"),
+        min_value=0,
+        max_value=10_000,
+        initial=40,
+        help_text=gettext_lazy("Cards sold vary uniformly in cards ± spread."),
+    )
+    price = forms.DecimalField(
+        label=gettext_lazy("Price"),
+        min_value=Decimal("0.01"),
+        max_digits=14,
+        decimal_places=2,
+        initial="1.00",
+    )
+    days = forms.IntegerField(label=gettext_lazy("Days"), min_value=1, max_value=3650, initial=365)
+    seed = forms.IntegerField(
+        label=gettext_lazy("Seed"),
+        min_value=0,
+        initial=0,
+        help_text=gettext_lazy("Same seed, same simulated games."),
+    )
     bolsa_percent = forms.DecimalField(
+        label=gettext_lazy("Bolsa percent"),
         required=False,
         max_digits=7,
         decimal_places=4,
-        help_text="Super/Colour Prima only: the Bolsa's funding percentage (default: the room's Bolsa's).",
+        help_text=gettext_lazy(
+            "Super/Colour Prima only: the Bolsa's funding percentage (default: the room's Bolsa's)."
+        ),
     )
     params = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 6, "cols": 80, "spellcheck": "false"}),
-        help_text="The parameters to try (JSON, as a new version takes them); default: the version in force.",
+        label=gettext_lazy("Params"),
+        help_text=gettext_lazy(
+            "The parameters to try (JSON, as a new version takes them); default: the version in force."
+        ),
     )
 
     def clean_params(self) -> dict[str, Any]:
@@ -143,9 +170,9 @@ class SimulationForm(forms.Form):
         try:
             value = json.loads(raw, parse_float=lambda text: text)  # money is never float: keep the digits
         except ValueError as exc:
-            raise forms.ValidationError(f"Not JSON: {exc}") from exc
+            raise forms.ValidationError(_("Not JSON: %(exc)s") % {"exc": exc}) from exc
         if not isinstance(value, dict):
-            raise forms.ValidationError("Give a JSON object of parameters.")
+            raise forms.ValidationError(_("Give a JSON object of parameters."))
         return value
 
     def clean(self) -> dict[str, Any]:
@@ -153,8 +180,11 @@ class SimulationForm(forms.Form):
         games = (data.get("days") or 0) * (data.get("games_per_day") or 0)
         if games > MAX_SIMULATED_GAMES:
             raise forms.ValidationError(
-                f"{games} simulated games is too many for one page (at most {MAX_SIMULATED_GAMES}): "
-                "fewer days or games per day, or run manage.py simulate_program."
+                _(
+                    "%(games)s simulated games is too many for one page (at most %(max_simulated_games)s): "
+                    "fewer days or games per day, or run manage.py simulate_program."
+                )
+                % {"games": games, "max_simulated_games": MAX_SIMULATED_GAMES}
             )
         return data
 
@@ -169,13 +199,13 @@ class PrizeProgramAdmin(ReadOnlyAdmin):
     inlines = [ProgramVersionInline]
     actions = ["simulate_before_activation"]
 
-    @admin.action(description="Simulate before activation")
+    @admin.action(description=gettext_lazy("Simulate before activation"))
     def simulate_before_activation(
         self, request: HttpRequest, queryset: QuerySet[PrizeProgram]
     ) -> TemplateResponse | None:
         chosen = list(queryset.select_related("room__venue")[:2])
         if len(chosen) != 1:
-            self.message_user(request, "Choose one program to simulate.", messages.WARNING)
+            self.message_user(request, _("Choose one program to simulate."), messages.WARNING)
             return None
         program = chosen[0]
         try:
@@ -209,7 +239,7 @@ class PrizeProgramAdmin(ReadOnlyAdmin):
             form = SimulationForm(initial={"params": json.dumps(_params_in_force(program), indent=2)})
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Simulate {program.name} before activation",
+            "title": _("Simulate %(name)s before activation") % {"name": program.name},
             "opts": self.model._meta,
             "program": program,
             "form": form,

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 from django_fsm import FSMField, FSMModelMixin, transition
 
 from halls.fields import MoneyField
@@ -88,26 +89,26 @@ class Card(models.Model):
 
 
 class GameState(models.TextChoices):
-    SCHEDULED = "scheduled", "Scheduled"
-    ON_SALE = "on_sale", "On sale"
-    SALES_CLOSED = "sales_closed", "Sales closed"
-    DRAWING = "drawing", "Drawing"
-    PAUSED = "paused", "Paused"
-    CLOSED = "closed", "Closed"
-    VOID = "void", "Void"
+    SCHEDULED = "scheduled", _("Scheduled")
+    ON_SALE = "on_sale", _("On sale")
+    SALES_CLOSED = "sales_closed", _("Sales closed")
+    DRAWING = "drawing", _("Drawing")
+    PAUSED = "paused", _("Paused")
+    CLOSED = "closed", _("Closed")
+    VOID = "void", _("Void")
 
 
 class DrawSource(models.TextChoices):
-    RNG = "rng", "RNG (CSPRNG)"
-    MANUAL = "manual", "Blower with ball reader"
+    RNG = "rng", _("RNG (CSPRNG)")
+    MANUAL = "manual", _("Blower with ball reader")
 
 
 class ClaimWindow(models.TextChoices):
     """The "any more lines / bingos?" question open after a valid claim (spec §2.7 S14)."""
 
-    NONE = "", "None"
-    LINE = "line", "Any more lines?"
-    BINGO = "bingo", "Any more bingos?"
+    NONE = "", _("None")
+    LINE = "line", _("Any more lines?")
+    BINGO = "bingo", _("Any more bingos?")
 
 
 LIVE_STATES = (
@@ -212,8 +213,8 @@ class Game(FSMModelMixin, models.Model):
 
 
 class SaleKind(models.TextChoices):
-    SELL = "sell", "Sell"
-    RETURN = "return", "Return"
+    SELL = "sell", _("Sell")
+    RETURN = "return", _("Return")
 
 
 class SaleOperation(models.Model):
@@ -333,8 +334,8 @@ class BallCorrection(models.Model):
 
 
 class ClaimKind(models.TextChoices):
-    LINE = "line", "Line"
-    BINGO = "bingo", "Bingo"
+    LINE = "line", _("Line")
+    BINGO = "bingo", _("Bingo")
 
 
 class Claim(models.Model):

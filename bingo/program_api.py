@@ -16,6 +16,7 @@ from typing import Any
 
 from django.urls import URLPattern, URLResolver, path
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -164,8 +165,11 @@ def run_simulation(
             bolsa_percent = held.first()
         if bolsa_percent is None:
             raise InvalidInput(
-                f"{program.label} is paid from the Bolsa Acumulada and room {room.name} has none: give the "
-                "Bolsa's funding percentage (bolsa_percent).",
+                _(
+                    "%(label)s is paid from the Bolsa Acumulada and room %(name)s "
+                    "has none: give the Bolsa's funding percentage (bolsa_percent)."
+                )
+                % {"label": program.label, "name": room.name},
                 code="bolsa_percent_required",
             )
     else:

@@ -11,6 +11,7 @@ from datetime import time
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -51,7 +52,7 @@ class ParamsField(serializers.JSONField):
     def to_internal_value(self, data: Any) -> Any:
         value = super().to_internal_value(data)
         if not isinstance(value, dict):
-            raise serializers.ValidationError("Expected a JSON object of parameters.")
+            raise serializers.ValidationError(_("Expected a JSON object of parameters."))
         return _plain(value)
 
 
@@ -182,15 +183,19 @@ class SimulationRequestSerializer(serializers.Serializer[Any]):
         by_params = attrs["program_type"] is not None or attrs["params"] is not None
         if by_program == by_params:
             raise serializers.ValidationError(
-                "Give either program, or room with program_type and params (not both)."
+                _("Give either program, or room with program_type and params (not both).")
             )
         if by_params and (attrs["room"] is None or attrs["program_type"] is None or attrs["params"] is None):
-            raise serializers.ValidationError("room, program_type and params go together.")
+            raise serializers.ValidationError(_("room, program_type and params go together."))
         games = attrs["days"] * attrs["profile"]["games_per_day"]
         if games > MAX_SIMULATED_GAMES:
             raise serializers.ValidationError(
-                f"{games} simulated games is too many for one request (at most {MAX_SIMULATED_GAMES}): "
-                "fewer days or games per day, or run manage.py simulate_program."
+                _(
+                    "%(games)s simulated games is too many for one "
+                    "request (at most %(max_simulated_games)s): "
+                    "fewer days or games per day, or run manage.py simulate_program."
+                )
+                % {"games": games, "max_simulated_games": MAX_SIMULATED_GAMES}
             )
         return attrs
 

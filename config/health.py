@@ -16,6 +16,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext
 from health_check.base import HealthCheck
 from health_check.checks import Database
 from health_check.exceptions import ServiceUnavailable
@@ -38,7 +39,7 @@ class ChannelLayer(HealthCheck):
     async def run(self) -> None:
         layer = get_channel_layer()
         if layer is None:
-            raise ServiceUnavailable("No channel layer is configured.")
+            raise ServiceUnavailable(gettext("No channel layer is configured."))
         channel = await layer.new_channel("health.")
         token = uuid.uuid4().hex
         receiving = asyncio.ensure_future(layer.receive(channel))
@@ -52,13 +53,15 @@ class ChannelLayer(HealthCheck):
                     if done:
                         break
         except TimeoutError as exc:
-            raise ServiceUnavailable("A message sent through the channel layer did not come back.") from exc
+            raise ServiceUnavailable(
+                gettext("A message sent through the channel layer did not come back.")
+            ) from exc
         finally:
             if not receiving.done():
                 receiving.cancel()
         message = receiving.result()
         if message.get("token") != token:
-            raise ServiceUnavailable("The channel layer returned another message.")
+            raise ServiceUnavailable(gettext("The channel layer returned another message."))
 
 
 @dataclasses.dataclass
@@ -71,12 +74,14 @@ class Beat(HealthCheck):
         try:
             last = heartbeat.last(REAPER_HEARTBEAT)
         except Exception as exc:
-            raise ServiceUnavailable("The heartbeat could not be read.") from exc
+            raise ServiceUnavailable(gettext("The heartbeat could not be read.")) from exc
         if last is None:
-            raise ServiceUnavailable("Beat has not run the stalled-draw reaper yet.")
+            raise ServiceUnavailable(gettext("Beat has not run the stalled-draw reaper yet."))
         age = time.time() - last
         if age > stale_after:
-            raise ServiceUnavailable(f"Beat last ran the stalled-draw reaper {age:.0f} s ago.")
+            raise ServiceUnavailable(
+                gettext("Beat last ran the stalled-draw reaper %(age)s s ago.") % {"age": format(age, ".0f")}
+            )
 
 
 def _stalled_games() -> list[tuple[int, int]]:
@@ -94,7 +99,10 @@ class StalledDraws(HealthCheck):
         stalled = await database_sync_to_async(_stalled_games)()
         if stalled:
             games = ", ".join(str(game_id) for game_id, _ in stalled[:10])
-            raise ServiceUnavailable(f"{len(stalled)} draws get no ball (games {games}).")
+            raise ServiceUnavailable(
+                gettext("%(count)s draws get no ball (games %(games)s).")
+                % {"count": len(stalled), "games": games}
+            )
 
 
 @dataclasses.dataclass
@@ -112,7 +120,7 @@ class Redis(HealthCheck):
         try:
             await client.ping()
         except Exception as exc:
-            raise ServiceUnavailable("Redis does not answer.") from exc
+            raise ServiceUnavailable(gettext("Redis does not answer.")) from exc
         finally:
             await client.aclose()
 

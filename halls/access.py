@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Model, QuerySet
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from halls.errors import NotFound, PermissionDenied
 from halls.models import Role, StaffRole, Venue
@@ -43,10 +45,29 @@ def require_role(user: AnyUser, venue_id: int, *roles: str) -> None:
     """Raise unless ``user`` holds one of ``roles`` (or operator) in the venue."""
     held = roles_in(user, venue_id)
     if not held:
-        raise NotFound("Not found in your venues.", code="not_found")
+        raise NotFound(_("Not found in your venues."), code="not_found")
     if not held.intersection(roles):
         wanted = " or ".join(roles)
-        raise PermissionDenied(f"This needs the {wanted} role in this venue.", code="role_required")
+        raise PermissionDenied(
+            _("This needs the %(wanted)s role in this venue.") % {"wanted": wanted}, code="role_required"
+        )
+
+
+# The things a lookup names, as a person reads them in the refusal (the error code keeps the English key).
+NOUNS = {
+    "card": gettext_lazy("card"),
+    "game": gettext_lazy("game"),
+    "hand": gettext_lazy("hand"),
+    "hit": gettext_lazy("hit"),
+    "link group": gettext_lazy("link group"),
+    "machine": gettext_lazy("machine"),
+    "program": gettext_lazy("program"),
+    "room": gettext_lazy("room"),
+    "series": gettext_lazy("series"),
+    "session": gettext_lazy("session"),
+    "table": gettext_lazy("table"),
+    "venue": gettext_lazy("venue"),
+}
 
 
 def get_for_user(
@@ -62,7 +83,10 @@ def get_for_user(
     obj = queryset.filter(**{f"{venue_path.replace('.', '__')}__in": venue_ids_for(user)}, **lookup).first()
     if obj is None:
         shown = ", ".join(f"{k}={v}" for k, v in lookup.items())
-        raise NotFound(f"No {name} with {shown} in your venues.", code=f"unknown_{name.replace(' ', '_')}")
+        raise NotFound(
+            _("No %(name)s with %(shown)s in your venues.") % {"name": NOUNS.get(name, name), "shown": shown},
+            code=f"unknown_{name.replace(' ', '_')}",
+        )
     venue_id = obj
     for part in venue_path.split("."):
         venue_id = getattr(venue_id, part)

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 def append_only() -> pgtrigger.Protect:
@@ -26,11 +27,11 @@ def append_only() -> pgtrigger.Protect:
 class Jurisdiction(models.TextChoices):
     """Jurisdiction profiles of spec §0.3: which regulation's rules apply."""
 
-    ML = "ML", "Melilla 2014"
-    AN96 = "AN96", "Andalucía 1996"
-    AN10 = "AN10", "Andalucía 2010"
-    CT = "CT", "Catalonia 2000"
-    EU = "EU", "Euskadi 2010"
+    ML = "ML", _("Melilla 2014")
+    AN96 = "AN96", _("Andalucía 1996")
+    AN10 = "AN10", _("Andalucía 2010")
+    CT = "CT", _("Catalonia 2000")
+    EU = "EU", _("Euskadi 2010")
 
 
 class HallCategory(models.TextChoices):
@@ -40,16 +41,16 @@ class HallCategory(models.TextChoices):
 
 
 class Role(models.TextChoices):
-    OPERATOR = "operator", "Hall operator"
-    CALLER = "caller", "Caller"
-    CASHIER = "cashier", "Cashier"
+    OPERATOR = "operator", _("Hall operator")
+    CALLER = "caller", _("Caller")
+    CASHIER = "cashier", _("Cashier")
 
 
 def validate_time_zone(value: str) -> None:
     try:
         zoneinfo.ZoneInfo(value)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
-        raise ValidationError(f"{value!r} is not an IANA time zone") from exc
+        raise ValidationError(_("%(value)r is not an IANA time zone") % {"value": value}) from exc
 
 
 PERCENT = [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))]
@@ -129,7 +130,7 @@ class Screen(models.Model):
 
     def clean(self) -> None:
         if self.room_id and self.venue_id and self.room.venue_id != self.venue_id:
-            raise ValidationError("A screen shows a room of its own venue.")
+            raise ValidationError(_("A screen shows a room of its own venue."))
 
 
 class StaffRole(models.Model):

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.views.decorators.cache import never_cache
+from django.views.decorators.cache import cache_page, never_cache
+from django.views.i18n import JavaScriptCatalog
 from rest_framework import exceptions
 
 from halls import events, hooks, throttling
@@ -69,3 +72,25 @@ def screen_snapshot(request: HttpRequest, token: str) -> HttpResponse:
             "sections": sections,
         }
     )
+
+
+class JavaScriptCatalogue(JavaScriptCatalog):
+    """The djangojs catalogue of the language named in the URL: a public screen speaks its venue's language,
+    not its browser's. `django.get_format("LANGUAGE_CODE")` tells halls/format.js which one it is."""
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        language = kwargs.pop("language")
+        if language not in dict(settings.LANGUAGES):
+            raise Http404  # a language this system does not speak
+        with translation.override(language):
+            return super().get(request, *args, **kwargs)
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context: dict[str, Any] = super().get_context_data(**kwargs)
+        context["formats"]["LANGUAGE_CODE"] = translation.get_language()
+        return context
+
+
+# Cached a day: the page asks for it with ?v=<catalogue version> (halls/templatetags/hall_js.py), so a new
+# catalogue is a new URL for the browser and for this cache.
+javascript_catalogue = cache_page(24 * 3600)(JavaScriptCatalogue.as_view())

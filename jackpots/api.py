@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 from django.urls import path
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -64,18 +65,21 @@ def _require(user: access.AnyUser, pool: Pool, roles: tuple[str, ...], every_ven
     allowed = [v for v in venue_ids if set(roles) & access.roles_in(user, v)]
     if every_venue and len(allowed) != len(venue_ids):
         raise PermissionDenied(
-            "A network pool is changed by an operator of every venue of the network.", code="role_required"
+            _("A network pool is changed by an operator of every venue of the network."), code="role_required"
         )
     if not allowed:
         raise PermissionDenied(
-            f"This needs the {' or '.join(roles)} role in this venue.", code="role_required"
+            _("This needs the %(or_join_roles)s role in this venue.") % {"or_join_roles": " or ".join(roles)},
+            code="role_required",
         )
 
 
 def _pool(request: Request, pool_id: int, *roles: str, every_venue: bool = False) -> Pool:
     pool = _visible(request.user).filter(pk=pool_id).first()
     if pool is None:
-        raise NotFound(f"No pool with pk={pool_id} in your venues.", code="unknown_pool")
+        raise NotFound(
+            _("No pool with pk=%(pool_id)s in your venues.") % {"pool_id": pool_id}, code="unknown_pool"
+        )
     _require(request.user, pool, roles or ANY_ROLE, every_venue)
     return pool
 
@@ -83,7 +87,10 @@ def _pool(request: Request, pool_id: int, *roles: str, every_venue: bool = False
 def _level(pool: Pool, level_id: int) -> PoolLevel:
     level = PoolLevel.objects.filter(pool=pool, pk=level_id).first()
     if level is None:
-        raise NotFound(f"Pool {pool.code} has no level {level_id}.", code="unknown_level")
+        raise NotFound(
+            _("Pool %(code)s has no level %(level_id)s.") % {"code": pool.code, "level_id": level_id},
+            code="unknown_level",
+        )
     return level
 
 
@@ -205,11 +212,12 @@ class PoolListView(HallAPIView):
             venue_ids = list(network.venues.values_list("pk", flat=True)) if network else []
             if network is None or not set(venue_ids) & set(access.venue_ids_for(request.user)):
                 raise NotFound(
-                    f"No network with pk={data['network']} in your venues.", code="unknown_network"
+                    _("No network with pk=%(network)s in your venues.") % {"network": data["network"]},
+                    code="unknown_network",
                 )
             if any(Role.OPERATOR not in access.roles_in(request.user, v) for v in venue_ids):
                 raise PermissionDenied(
-                    "A network pool is created by an operator of every venue of the network.",
+                    _("A network pool is created by an operator of every venue of the network."),
                     code="role_required",
                 )
         levels = [pools.LevelSpec(**level) for level in data["levels"]]
@@ -284,7 +292,10 @@ class MemberDetailView(HallAPIView):
         pool = _pool(request, pool_id, Role.OPERATOR)
         member = PoolMember.objects.filter(pool=pool, pk=member_id, removed_at__isnull=True).first()
         if member is None:
-            raise NotFound(f"Pool {pool.code} has no member {member_id}.", code="unknown_member")
+            raise NotFound(
+                _("Pool %(code)s has no member %(member_id)s.") % {"code": pool.code, "member_id": member_id},
+                code="unknown_member",
+            )
         access.require_role(request.user, member.venue_id, Role.OPERATOR)
         removed = pools.remove_member(
             pool=pool, source_type=member.source_type, source_id=member.source_id, actor=actor(request)

@@ -19,6 +19,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q, Value
+from django.utils.translation import gettext_lazy as _
 
 from halls.fields import MoneyField, RateField
 from halls.models import Jurisdiction, Network, Venue, append_only
@@ -31,23 +32,23 @@ from jackpots.rulepacks import JackpotKind
 class OverflowTo(models.TextChoices):
     """Where contributions go once a level's meter stands at its ceiling (engine.OverflowTarget)."""
 
-    RESERVE = "reserve", "Hidden reserve"
-    NEXT_LEVEL = "next_level", "Next level"
+    RESERVE = "reserve", _("Hidden reserve")
+    NEXT_LEVEL = "next_level", _("Next level")
 
 
 class LevelKind(models.TextChoices):
-    PROGRESSIVE = JackpotKind.PROGRESSIVE.value, "Progressive"
-    FIXED = JackpotKind.FIXED.value, "Fixed"
+    PROGRESSIVE = JackpotKind.PROGRESSIVE.value, _("Progressive")
+    FIXED = JackpotKind.FIXED.value, _("Fixed")
 
 
 class SourceType(models.TextChoices):
     """What contributes to a pool. The engine never imports these apps: a source is a (type, id) label."""
 
-    TABLE = "table", "Casino table"
-    BINGO_ROOM = "bingo_room", "Bingo room"
-    MACHINE = "machine", "Machine"
-    VENUE = "venue", "Venue"
-    OTHER = "other", "Other"
+    TABLE = "table", _("Casino table")
+    BINGO_ROOM = "bingo_room", _("Bingo room")
+    MACHINE = "machine", _("Machine")
+    VENUE = "venue", _("Venue")
+    OTHER = "other", _("Other")
 
 
 class Pool(models.Model):
@@ -202,9 +203,9 @@ class Contribution(models.Model):
 
 
 class SettlementKind(models.TextChoices):
-    HAND = "hand", "Table hand"
-    LEVEL = "level", "Level award (machine, bingo program)"
-    MYSTERY = "mystery", "Must-hit-by (mystery) award"
+    HAND = "hand", _("Table hand")
+    LEVEL = "level", _("Level award (machine, bingo program)")
+    MYSTERY = "mystery", _("Must-hit-by (mystery) award")
 
 
 class PoolSettlement(models.Model):
@@ -261,14 +262,14 @@ class Award(models.Model):
 class MoveKind(models.TextChoices):
     """Ledger moves other than contributions and awards; the sign is per kind (see `METER_SIGN`)."""
 
-    OPENING_SEED = "opening_seed", "Opening seed"
-    OPENING_RESERVE = "opening_reserve", "Opening reserve"
-    OPERATOR_SEED = "operator_seed", "Operator seed (reset funded by the operator)"
-    RESERVE_TO_METER = "reserve_to_meter", "Reserve to meter (reseed)"
-    OVERFLOW_TO_RESERVE = "overflow_to_reserve", "Overflow above the ceiling to the reserve"
-    OVERFLOW_TO_NEXT = "overflow_to_next", "Overflow above the ceiling to the next level"
-    OVERFLOW_IN = "overflow_in", "Overflow received from the previous level"
-    CORRECTION = "correction", "Authorised correction"
+    OPENING_SEED = "opening_seed", _("Opening seed")
+    OPENING_RESERVE = "opening_reserve", _("Opening reserve")
+    OPERATOR_SEED = "operator_seed", _("Operator seed (reset funded by the operator)")
+    RESERVE_TO_METER = "reserve_to_meter", _("Reserve to meter (reseed)")
+    OVERFLOW_TO_RESERVE = "overflow_to_reserve", _("Overflow above the ceiling to the reserve")
+    OVERFLOW_TO_NEXT = "overflow_to_next", _("Overflow above the ceiling to the next level")
+    OVERFLOW_IN = "overflow_in", _("Overflow received from the previous level")
+    CORRECTION = "correction", _("Authorised correction")
 
 
 # Effect of a move's `amount` (always >= 0, except corrections which are signed) on the meter / reserve.

@@ -20,6 +20,7 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.urls import path
+from django.utils.translation import gettext
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
@@ -109,7 +110,9 @@ def _pool_for(request: Request, pool_id: int) -> Pool:
         .first()
     )
     if pool is None:
-        raise NotFound(f"No pool with pk={pool_id} in your venues.", code="unknown_pool")
+        raise NotFound(
+            gettext("No pool with pk=%(pool_id)s in your venues.") % {"pool_id": pool_id}, code="unknown_pool"
+        )
     return pool
 
 
@@ -439,7 +442,9 @@ class DeviceAuthentication(BaseAuthentication):
         if machine is None:
             throttling.count_failure(request, "device_failures")
             raise exceptions.AuthenticationFailed(
-                "Unknown machine or wrong device token: send 'Authorization: Device <asset>:<token>'.",
+                gettext(
+                    "Unknown machine or wrong device token: send 'Authorization: Device <asset>:<token>'."
+                ),
                 code="bad_device_token",
             )
         return AnonymousUser(), machine
@@ -470,14 +475,24 @@ def _read_batch(request: Request) -> list[protocol.Message | protocol.ProtocolEr
     """The batch's messages, each parsed or its error; 413 / 400 for a body that is not a batch."""
     declared = request.META.get("CONTENT_LENGTH") or "0"
     if not declared.isdigit() or int(declared) > MAX_BATCH_BYTES:
-        raise TooLarge(f"A batch body is at most {MAX_BATCH_BYTES} bytes.", code="too_large")
+        raise TooLarge(
+            gettext("A batch body is at most %(max_batch_bytes)s bytes.")
+            % {"max_batch_bytes": MAX_BATCH_BYTES},
+            code="too_large",
+        )
     body = request.body
     if len(body) > MAX_BATCH_BYTES:
-        raise TooLarge(f"A batch body is at most {MAX_BATCH_BYTES} bytes.", code="too_large")
+        raise TooLarge(
+            gettext("A batch body is at most %(max_batch_bytes)s bytes.")
+            % {"max_batch_bytes": MAX_BATCH_BYTES},
+            code="too_large",
+        )
     try:
         decoded = json.loads(body.decode("utf-8"))
     except (ValueError, RecursionError):
-        raise InvalidInput('The body is not JSON: send {"messages": [...]}.', code="malformed_json") from None
+        raise InvalidInput(
+            gettext('The body is not JSON: send {"messages": [...]}.'), code="malformed_json"
+        ) from None
     try:
         return protocol.parse_batch(decoded)
     except protocol.ProtocolError as exc:

@@ -12,6 +12,7 @@ import pgtrigger
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from halls.fields import MoneyField
 from halls.models import Venue, append_only
@@ -19,27 +20,27 @@ from jackpots.models import Pool, PoolLevel
 
 
 class MachineType(models.TextChoices):
-    B = "B", "Type B (recreational with prize)"
-    C = "C", "Type C (gambling)"
+    B = "B", _("Type B (recreational with prize)")
+    C = "C", _("Type C (gambling)")
 
 
 class Modality(models.TextChoices):
-    INDIVIDUAL = "individual", "Individual"
-    TWO_PLAYER = "two_player", "Two-player"
-    MULTI_POSITION = "multi_position", "Multi-position"
+    INDIVIDUAL = "individual", _("Individual")
+    TWO_PLAYER = "two_player", _("Two-player")
+    MULTI_POSITION = "multi_position", _("Multi-position")
 
 
 class MachineState(models.TextChoices):
-    IN_SERVICE = "in_service", "In service"
-    LOCKED = "locked", "Locked"
-    OUT_OF_SERVICE = "out_of_service", "Out of service"
+    IN_SERVICE = "in_service", _("In service")
+    LOCKED = "locked", _("Locked")
+    OUT_OF_SERVICE = "out_of_service", _("Out of service")
 
 
 class LockReason(models.TextChoices):
     NONE = "", "—"
-    HAND_PAY = "hand_pay", "Hand pay"
-    LINK_LOST = "link_lost", "Link lost"
-    OPERATOR = "operator", "Operator"
+    HAND_PAY = "hand_pay", _("Hand pay")
+    LINK_LOST = "link_lost", _("Link lost")
+    OPERATOR = "operator", _("Operator")
 
 
 class Machine(models.Model):
@@ -161,12 +162,12 @@ class MeterSnapshot(models.Model):
 
 
 class EventKind(models.TextChoices):
-    DOOR_OPEN = "door_open", "Door open"
-    DOOR_CLOSED = "door_closed", "Door closed"
-    POWER_ON = "power_on", "Power on"
-    POWER_OFF = "power_off", "Power off"
-    TILT = "tilt", "Tilt"
-    HAND_PAY = "hand_pay", "Hand pay"
+    DOOR_OPEN = "door_open", _("Door open")
+    DOOR_CLOSED = "door_closed", _("Door closed")
+    POWER_ON = "power_on", _("Power on")
+    POWER_OFF = "power_off", _("Power off")
+    TILT = "tilt", _("Tilt")
+    HAND_PAY = "hand_pay", _("Hand pay")
 
 
 class MachineEvent(models.Model):
@@ -244,10 +245,10 @@ class ProgressiveHit(models.Model):
 
 
 class AlertKind(models.TextChoices):
-    LINK_LOST = "link_lost", "Link lost"
-    SEQUENCE_GAP = "sequence_gap", "Sequence gap"
-    METER_MISMATCH = "meter_mismatch", "Meter mismatch"
-    SOFTWARE_MISMATCH = "software_mismatch", "Software version not approved"
+    LINK_LOST = "link_lost", _("Link lost")
+    SEQUENCE_GAP = "sequence_gap", _("Sequence gap")
+    METER_MISMATCH = "meter_mismatch", _("Meter mismatch")
+    SOFTWARE_MISMATCH = "software_mismatch", _("Software version not approved")
 
 
 class MachineAlert(models.Model):

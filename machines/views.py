@@ -22,6 +22,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
 
@@ -41,13 +42,13 @@ def _json_door(view: Door) -> Door:
 
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not request.user.is_authenticated:
-            return _error(403, "not_authenticated", "Log in to see the machine floor.")
+            return _error(403, "not_authenticated", gettext("Log in to see the machine floor."))
         try:
             return view(request, *args, **kwargs)
         except Http404 as exc:
-            return _error(404, "not_found", str(exc) or "Not found in your venues.")
+            return _error(404, "not_found", str(exc) or gettext("Not found in your venues."))
         except PermissionDenied as exc:
-            return _error(403, "role_required", str(exc) or "Your role does not allow this.")
+            return _error(403, "role_required", str(exc) or gettext("Your role does not allow this."))
 
     wrapped.__name__ = view.__name__
     wrapped.__doc__ = view.__doc__
@@ -71,10 +72,10 @@ def _venue(request: HttpRequest, roles: tuple[str, ...]) -> tuple[Venue, list[Ve
     raw = request.GET.get("venue", "").strip()
     if not raw:
         if not venues:
-            raise PermissionDenied("Your account holds no role for this page in any venue.")
+            raise PermissionDenied(gettext("Your account holds no role for this page in any venue."))
         return venues[0], venues
     if not raw.isdigit():
-        raise Http404("No such venue.")
+        raise Http404(gettext("No such venue."))
     try:
         access.require_role(request.user, int(raw), *roles)
     except errors.NotFound as exc:
@@ -83,7 +84,7 @@ def _venue(request: HttpRequest, roles: tuple[str, ...]) -> tuple[Venue, list[Ve
         raise PermissionDenied(exc.message) from exc
     chosen = next((v for v in venues if v.pk == int(raw)), None)
     if chosen is None:  # a role in a venue that no longer exists
-        raise Http404("No such venue.")
+        raise Http404(gettext("No such venue."))
     return chosen, venues
 
 

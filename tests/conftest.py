@@ -13,6 +13,7 @@ the gateway, the pages), which then run unchanged on SQLite.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from django.contrib.auth.models import User
 from bingo.models import BallSet, CardSeries, Game
 from bingo.services import games as game_services
 from bingo.services import series as series_services
+from halls import events
 from halls.models import GameSession, HallCategory, Jurisdiction, Role, Room, Screen, StaffRole, Venue
 from halls.services import sessions
 
@@ -163,6 +165,16 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             "The tests need Redis: set REDIS_URL (make test sets redis://127.0.0.1:6379/0)."
         )
+
+
+@pytest.fixture(autouse=True)
+def _events_checked() -> Iterator[None]:
+    """Every event a test emits is checked against its type (halls.eventtypes, zulip's event_schema): a
+    payload off its type raises, and one whose error a caller swallowed fails the test here."""
+    events.STRICT = True
+    events.MISMATCHES.clear()
+    yield
+    assert not events.MISMATCHES, events.MISMATCHES
 
 
 @pytest.fixture(autouse=True)

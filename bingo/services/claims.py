@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
-from typing import Any, TypedDict
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 
 from bingo import claims as rules
 from bingo.cards import CardGrid
@@ -36,9 +37,20 @@ from bingo.models import (
 )
 from bingo.prizes import split_equally
 from bingo.services import detection, draw
-from bingo.services.common import lock_game, record, tell_consoles, transition
+from bingo.services.common import record, step, tell_consoles, transition
+from bingo.services.locks import lock_game
 from bingo.services.programs import play as programs
 from halls.errors import Conflict, InvalidInput, NotFound
+from halls.eventtypes import (
+    ClaimVerdict,
+    ClaimVerified,
+    EventType,
+    Prize,
+    PrizeAwarded,
+    PrizeWinner,
+    Unclaimed,
+    UnclaimedCard,
+)
 
 REMAINDER_TO = "house: rounding residue of an equal split (OP-10)"
 CLAIMABLE = (GameState.DRAWING, GameState.PAUSED)
@@ -47,11 +59,16 @@ CLAIMABLE = (GameState.DRAWING, GameState.PAUSED)
 def _card(game: Game, series_code: str, serial: int) -> Card:
     series = CardSeries.objects.filter(venue_id=game.room.venue_id, code=series_code).first()
     if series is None:
-        raise NotFound(f"No series {series_code} in this venue.", code="unknown_series")
+        raise NotFound(
+            gettext("No series %(series_code)s in this venue.") % {"series_code": series_code},
+            code="unknown_series",
+        )
     card = Card.objects.filter(series=series, serial=serial).first()
     if card is None:
         raise NotFound(
-            f"Series {series_code} has no card {serial} (serials 1–{series.card_count}).", code="unknown_card"
+            gettext("Series %(series_code)s has no card %(serial)s (serials 1–%(card_count)s).")
+            % {"series_code": series_code, "serial": serial, "card_count": series.card_count},
+            code="unknown_card",
         )
     return card
 
@@ -67,7 +84,9 @@ def file_claim(
 ) -> Claim:
     """Verify a claim by card serial and record the verdict, valid or not."""
     if kind not in ClaimKind.values:
-        raise InvalidInput(f"A claim is for a line or a bingo, not {kind!r}.", code="bad_claim_kind")
+        raise InvalidInput(
+            gettext("A claim is for a line or a bingo, not %(kind)r.") % {"kind": kind}, code="bad_claim_kind"
+        )
     with transaction.atomic():
         game = lock_game(game.pk)
         if idempotency_key:
@@ -77,13 +96,19 @@ def file_claim(
         card = _card(game, series_code, serial)
         if game.state in (GameState.CLOSED, GameState.VOID):
             # TB-12/TB-45: the record is final; the refusal is answered, not written.
-            raise Conflict("The game is closed: no more claims.", code="game_closed", state=game.state)
+            raise Conflict(
+                gettext("The game is closed: no more claims."), code="game_closed", state=game.state
+            )
         if game.state not in CLAIMABLE:
             label = GameState(game.state).label.lower()
-            raise Conflict(f"Game {game.number} is {label}: the draw has not started.", code="wrong_state")
+            raise Conflict(
+                gettext("Game %(number)s is %(label)s: the draw has not started.")
+                % {"number": game.number, "label": label},
+                code="wrong_state",
+            )
         if game.claim_window == ClaimWindow.BINGO and kind == ClaimKind.LINE:
             raise Conflict(
-                "A Bingo has been called: only more bingos can be claimed now.", code="bingo_window"
+                gettext("A Bingo has been called: only more bingos can be claimed now."), code="bingo_window"
             )
         balls = list(game.balls.order_by("ordinal").values_list("number", flat=True))
         sold = SoldCard.objects.filter(game=game, card=card).exists()
@@ -109,7 +134,9 @@ def file_claim(
             )
         if verdict.valid and Claim.objects.filter(game=game, kind=kind, card=card, valid=True).exists():
             raise Conflict(
-                f"Card {serial} already has a valid {kind} claim in this game.", code="already_claimed"
+                gettext("Card %(serial)s already has a valid %(kind)s claim in this game.")
+                % {"serial": serial, "kind": kind},
+                code="already_claimed",
             )
         claim = Claim.objects.create(
             game=game,
@@ -129,25 +156,20 @@ def file_claim(
         )
         if verdict.valid:
             _open_window(game, kind, verdict.bound_ordinal)
-        record(
-            game,
-            actor,
-            "claim.verified",
-            {
-                "claim": claim.pk,
-                "kind": kind,
-                "series": series_code,
-                "serial": serial,
-                "valid": claim.valid,
-                "refusal": claim.refusal,
-                "reason": claim.reason,
-                "bound_ordinal": claim.bound_ordinal,
-                "winning_row": claim.winning_row,
-                # The master card, shown on the monitors during verification (TB-43).
-                "master_card": card.grid if sold else None,
-                "claim_window": game.claim_window,
-            },
+        found = ClaimVerdict(
+            claim=claim.pk,
+            kind=kind,
+            series=series_code,
+            serial=serial,
+            valid=claim.valid,
+            refusal=claim.refusal,
+            reason=claim.reason,
+            bound_ordinal=claim.bound_ordinal,
+            winning_row=claim.winning_row,
+            master_card=card.grid if sold else None,  # shown on the monitors during verification (TB-43)
+            claim_window=game.claim_window,
         )
+        record(game, actor, EventType.CLAIM_VERIFIED, found, ClaimVerified(**step(game), **found))
         if claim.valid:
             tell_consoles(game)  # the card is off their unclaimed list
     return claim
@@ -155,7 +177,7 @@ def file_claim(
 
 def _open_window(game: Game, kind: str, ordinal: int) -> None:
     if game.state == GameState.DRAWING:
-        transition(game, game.pause, "pause for the claim")
+        transition(game, game.pause, gettext_noop("pause for the claim"))
         game.paused_by_claim = True
     if kind == ClaimKind.LINE and game.line_won_at is None:
         game.line_won_at = ordinal
@@ -170,10 +192,13 @@ def confirm_claims(*, game: Game, kind: str, actor: User) -> PrizeResult:
         game = lock_game(game.pk)
         pending = _unpaid_valid(game)
         if kind not in ClaimKind.values:
-            raise InvalidInput(f"Confirm a line or a bingo, not {kind!r}.", code="bad_claim_kind")
+            raise InvalidInput(
+                gettext("Confirm a line or a bingo, not %(kind)r.") % {"kind": kind}, code="bad_claim_kind"
+            )
         if game.state != GameState.PAUSED or not pending.get(kind):
             raise Conflict(
-                f"There is no valid {kind} claim waiting to be confirmed.", code="nothing_to_confirm"
+                gettext("There is no valid %(kind)s claim waiting to be confirmed.") % {"kind": kind},
+                code="nothing_to_confirm",
             )
         if kind == ClaimKind.BINGO:
             programs.lock_for_bingo(game)  # the programs' pools before the audit chain (lock order)
@@ -186,10 +211,10 @@ def confirm_claims(*, game: Game, kind: str, actor: User) -> PrizeResult:
             programs.bingo_confirmed(game=game, claims=pending[kind], actor=actor)
         if kind == ClaimKind.LINE and not pending.get(ClaimKind.BINGO):
             game.claim_window = ClaimWindow.NONE
-            transition(game, game.resume, "resume after the line")
+            transition(game, game.resume, gettext_noop("resume after the line"))
             game.paused_by_claim = False
             game.save()
-            record(game, actor, "game.resumed")
+            record(game, actor, EventType.GAME_RESUMED, {}, step(game))
             draw.schedule_next_ball(game)
         elif kind == ClaimKind.LINE:
             game.claim_window = ClaimWindow.BINGO
@@ -224,25 +249,21 @@ def _pay(game: Game, kind: str, claims: list[Claim], actor: User) -> PrizeResult
         confirmed_at=timezone.now(),
     )
     Award.objects.bulk_create(Award(result=result, claim=c, amount=split.shares[c.pk]) for c in claims)
-    record(
-        game,
-        actor,
-        "prize.awarded",
-        {
-            "kind": kind,
-            "ordinal": result.ordinal,
-            "amount": amount,
-            "share": split.share,
-            "remainder": split.remainder,
-            "remainder_to": REMAINDER_TO,
-            "winners": [{"series": c.series.code, "serial": c.serial, "amount": split.share} for c in claims],
-        },
+    paid = Prize(
+        kind=kind,
+        ordinal=result.ordinal,
+        amount=amount,
+        share=split.share,
+        remainder=split.remainder,
+        remainder_to=REMAINDER_TO,
+        winners=[PrizeWinner(series=c.series.code, serial=c.serial, amount=split.share) for c in claims],
     )
+    record(game, actor, EventType.PRIZE_AWARDED, paid, PrizeAwarded(**step(game), **paid))
     return result
 
 
 def _close(game: Game, actor: User) -> None:
-    transition(game, game.close, "close")
+    transition(game, game.close, gettext_noop("close"))
     game.claim_window = ClaimWindow.NONE
     game.paused_by_claim = False
     game.closed_at = timezone.now()
@@ -250,20 +271,7 @@ def _close(game: Game, actor: User) -> None:
     if game.ball_set_id:
         BallSet.objects.filter(pk=game.ball_set_id).update(games_played=F("games_played") + 1)
     programs.game_closed(game=game, actor=actor)
-    record(game, actor, "game.closed")
-
-
-class UnclaimedCard(TypedDict):
-    series: str
-    serial: int
-    since_ball: int
-
-
-class Unclaimed(TypedDict):
-    line: list[UnclaimedCard]
-    bingo: list[UnclaimedCard]
-    line_count: int
-    bingo_count: int
+    record(game, actor, EventType.GAME_CLOSED, {}, step(game))
 
 
 def unclaimed(game: Game, *, limit: int | None = None, current: bool = False) -> Unclaimed:

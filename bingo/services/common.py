@@ -1,21 +1,19 @@
-"""Helpers the bingo services share: row locks in one order, state transitions, event names."""
+"""Helpers the bingo services share: state transitions, the audit entry and event of a game change."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.utils.translation import gettext
+from django.utils.translation import gettext as _
 from django_fsm import TransitionNotAllowed
 
 from bingo.models import Game, GameState
-from halls import events
+from halls.actors import Actor
 from halls.errors import Conflict
-from halls.services import audit
-
-
-def lock_game(game_id: int) -> Game:
-    """Lock the game row. Lock order everywhere: game, then cards/sales, then the audit chain."""
-    return Game.objects.select_for_update(of=("self",)).select_related("room", "room__venue").get(pk=game_id)
+from halls.eventtypes import EventType, GameStep
+from halls.services.changes import record_change
 
 
 def transition(game: Game, step: Callable[[], None], doing: str) -> None:
@@ -25,25 +23,33 @@ def transition(game: Game, step: Callable[[], None], doing: str) -> None:
     except TransitionNotAllowed as exc:
         state = GameState(game.state).label.lower()
         raise Conflict(
-            f"Game {game.number} is {state}: cannot {doing}.", code="wrong_state", state=game.state
+            _("Game %(number)s is %(state)s: cannot %(doing)s.")
+            % {"number": game.number, "state": state, "doing": gettext(doing)},
+            code="wrong_state",
+            state=game.state,
         ) from exc
 
 
+def step(game: Game) -> GameStep:
+    """What every public event of a game starts with: the game, its number, its state as now changed."""
+    return GameStep(game=game.pk, number=game.number, state=game.state)
+
+
 def record(
-    game: Game,
-    actor: Any,
-    action: str,
-    data: dict[str, Any] | None = None,
-    *,
-    public: dict[str, Any] | None = None,
+    game: Game, actor: Actor, type: EventType, data: Mapping[str, Any], public: Mapping[str, Any]
 ) -> None:
-    """Audit the change and tell the room's screens, in the caller's transaction. `public`, when given, is
-    what the screens get instead of `data` (which the audit keeps): internal words stay off the screens."""
-    head = {"game": game.pk, "number": game.number}
-    payload = {**head, **(data or {})}
-    audit.record(venue_id=game.room.venue_id, actor=actor, action=action, obj=game, data=payload)
-    shown = payload if public is None else {**head, **public}
-    events.emit(game.room.stream, action, {**shown, "state": game.state})
+    """Audit the change (`data`, after the game and its number) and tell the room's screens `public`, a
+    payload of `type` built by the caller: what the audit keeps reaches a screen only if put there."""
+    audited = {"game": game.pk, "number": game.number, **data}
+    record_change(
+        venue_id=game.room.venue_id,
+        actor=actor,
+        type=type,
+        obj=game,
+        data=audited,
+        stream=game.room.stream,
+        public=public,
+    )
 
 
 def tell_consoles(game: Game) -> None:

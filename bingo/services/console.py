@@ -16,9 +16,8 @@ from typing import Any
 from bingo.models import Game
 from bingo.services import readmodels
 from halls import events
+from halls.eventtypes import ConsoleUnclaimed, EventType
 from halls.models import Room, StreamCursor
-
-UNCLAIMED_EVENT = "console.unclaimed"
 
 
 def staff_stream(room_id: int) -> str:
@@ -51,5 +50,13 @@ def emit_unclaimed(game: Game) -> events.Event:
     (a rolled-back ball tells the consoles nothing). The stream's cursor row, bumped here and locked till
     commit, keeps one room's lists in order.
     """
-    data = {"game": game.pk, **readmodels.unclaimed_view(game, current=True)}
-    return events.emit(staff_stream(game.room_id), UNCLAIMED_EVENT, data)
+    view = readmodels.unclaimed_view(game, current=True)
+    data = ConsoleUnclaimed(
+        game=game.pk,
+        ordinal=view["ordinal"],
+        line=view["line"],
+        bingo=view["bingo"],
+        line_count=view["line_count"],
+        bingo_count=view["bingo_count"],
+    )
+    return events.emit(staff_stream(game.room_id), EventType.CONSOLE_UNCLAIMED, data)

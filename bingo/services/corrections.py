@@ -37,14 +37,13 @@ from bingo.models import (
     SoldCard,
 )
 from bingo.services import detection
-from bingo.services.common import lock_game, tell_consoles
+from bingo.services.common import record, step, tell_consoles
 from bingo.services.draw import LAST_ORDINAL
-from halls import events
+from bingo.services.locks import lock_game
 from halls.errors import Conflict, InvalidInput, NotFound
-from halls.services import audit
+from halls.eventtypes import BallCorrected, CorrectedClaim, EventType
 
 CORRECTABLE = (GameState.DRAWING, GameState.PAUSED)
-EVENT = "ball.corrected"
 
 
 def correct_ball(*, game: Game, ordinal: int, number: int, reason: str, actor: User) -> BallCorrection:
@@ -180,32 +179,42 @@ def _set_window(game: Game, paid_line: PrizeResult | None) -> None:
     game.save(update_fields=["claim_window", "line_won_at"])
 
 
+def _shown(verdict: dict[str, Any]) -> CorrectedClaim:
+    """A claim's verdict again, as the screens see it (without the verdict before)."""
+    return CorrectedClaim(
+        claim=verdict["claim"],
+        kind=verdict["kind"],
+        valid=verdict["valid"],
+        refusal=verdict["refusal"],
+        reason=verdict["reason"],
+        winning_row=verdict["winning_row"],
+    )
+
+
 def _announce(game: Game, correction: BallCorrection, judged: list[dict[str, Any]], actor: User) -> None:
     """The audit entry (with who, why, and the claims' verdicts before) and the room's event on commit."""
     colour = game.ball_set.colour_of(correction.new_number) if game.ball_set else ""
-    public = {
-        "game": game.pk,
-        "number": game.number,
+    public = BallCorrected(
+        **step(game),
+        ordinal=correction.ordinal,
+        old=correction.old_number,
+        ball=correction.new_number,
+        colour=colour,
+        claim_window=game.claim_window,
+        line_won_at=game.line_won_at,
+        claims=[_shown(c) for c in judged],  # the verdicts before the correction stay in the audit
+    )
+    audited = {
         "ordinal": correction.ordinal,
         "old": correction.old_number,
         "ball": correction.new_number,
         "colour": colour,
         "claim_window": game.claim_window,
         "line_won_at": game.line_won_at,
-        "claims": [{k: v for k, v in c.items() if k != "before"} for c in judged],
+        "correction": correction.pk,
+        "reason": correction.reason,
+        "corrected_at": correction.corrected_at,
+        "claims": judged,
     }
-    audit.record(
-        venue_id=game.room.venue_id,
-        actor=actor,
-        action=EVENT,
-        obj=game,
-        data={
-            **public,
-            "correction": correction.pk,
-            "reason": correction.reason,
-            "corrected_at": correction.corrected_at,
-            "claims": judged,
-        },
-    )
-    events.emit(game.room.stream, EVENT, {**public, "state": game.state})
+    record(game, actor, EventType.BALL_CORRECTED, audited, public)
     tell_consoles(game)  # the corrected ball changes the unclaimed list whatever ball the game is at

@@ -14,15 +14,17 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import connection, transaction
-from django.db.models import OuterRef
+from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from kombu.exceptions import OperationalError
 
 from bingo.models import Ball, DrawSource, Game, GameState
 from bingo.services import detection
-from bingo.services.common import lock_game, record, tell_consoles
+from bingo.services.common import record, step, tell_consoles
+from bingo.services.locks import lock_game, lock_game_for_draw
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import BallDrawn, DrawnBall, EventType
 
 log = logging.getLogger("hall.draw")
 
@@ -85,13 +87,7 @@ def draw_rng_ball(*, game_id: int, ordinal: int) -> Ball | None:
 
 def _lock_for_draw(game_id: int) -> tuple[Game, set[int]] | None:
     """One locked SELECT: the game, its room, its ball set and (on PostgreSQL) the numbers drawn so far."""
-    games = Game.objects.select_for_update(of=("self",)).select_related("room", "ball_set")
-    if connection.vendor == "postgresql":
-        from django.contrib.postgres.expressions import ArraySubquery
-
-        numbers = Ball.objects.filter(game=OuterRef("pk")).values("number")
-        games = games.annotate(drawn_numbers=ArraySubquery(numbers))
-    game = games.filter(pk=game_id).first()
+    game = lock_game_for_draw(game_id)
     if game is None:
         return None
     drawn = set(getattr(game, "drawn_numbers", ()))
@@ -106,7 +102,8 @@ def enter_ball(*, game: Game, number: int, actor: User, ordinal: int | None = No
     """The caller enters the ball the reader read. A retry naming the same ordinal and number is a no-op."""
     if not 1 <= number <= LAST_ORDINAL:
         raise InvalidInput(
-            f"Ball {number} is out of range: balls are numbered 1 to 90.", code="ball_out_of_range"
+            _("Ball %(number)s is out of range: balls are numbered 1 to 90.") % {"number": number},
+            code="ball_out_of_range",
         )
     with transaction.atomic():
         game = lock_game(game.pk)
@@ -116,21 +113,30 @@ def enter_ball(*, game: Game, number: int, actor: User, ordinal: int | None = No
                 return same
         if game.draw_source != DrawSource.MANUAL:
             raise Conflict(
-                f"Game {game.number} draws with the RNG: balls are not entered by hand.", code="rng_game"
+                _("Game %(number)s draws with the RNG: balls are not entered by hand.")
+                % {"number": game.number},
+                code="rng_game",
             )
         if game.state != GameState.DRAWING:
             label = GameState(game.state).label.lower()
-            raise Conflict(f"Game {game.number} is {label}: no ball can be entered now.", code="wrong_state")
+            raise Conflict(
+                _("Game %(number)s is %(label)s: no ball can be entered now.")
+                % {"number": game.number, "label": label},
+                code="wrong_state",
+            )
         earlier = Ball.objects.filter(game=game, number=number).first()
         if earlier is not None:
             raise Conflict(
-                f"Ball {number} was already drawn, at ordinal {earlier.ordinal}.",
+                _("Ball %(number)s was already drawn, at ordinal %(ordinal)s.")
+                % {"number": number, "ordinal": earlier.ordinal},
                 code="ball_already_drawn",
                 ordinal=earlier.ordinal,
             )
         if ordinal is not None and ordinal != game.balls_drawn + 1:
             raise Conflict(
-                f"The next ball is ordinal {game.balls_drawn + 1}, not {ordinal}.", code="wrong_ordinal"
+                _("The next ball is ordinal %(expected)s, not %(ordinal)s.")
+                % {"expected": game.balls_drawn + 1, "ordinal": ordinal},
+                code="wrong_ordinal",
             )
         return _append(game, number, DrawSource.MANUAL, actor)
 
@@ -145,12 +151,8 @@ def _append(game: Game, number: int, source: str, actor: User | None) -> Ball:
     game.save(update_fields=["balls_drawn", "last_ball_at"])
     done = detection.record_ball(game, ball)  # the lines and bingos this ball made, in its transaction
     colour = game.ball_set.colour_of(number) if game.ball_set else ""
-    record(
-        game,
-        actor or "rng",
-        "ball.drawn",
-        {"ordinal": ball.ordinal, "ball": number, "colour": colour, "source": source, "drawn_at": now},
-    )
+    drawn = DrawnBall(ordinal=ball.ordinal, ball=number, colour=colour, source=source, drawn_at=now)
+    record(game, actor or "rng", EventType.BALL_DRAWN, drawn, BallDrawn(**step(game), **drawn))
     # The consoles' unclaimed winners change with a ball only if it completed a claimable prize: bingos,
     # or lines while the Line is unclaimed (no claim window is open while drawing).
     if done.bingos.size or (done.lines.size and game.line_won_at is None):

@@ -8,18 +8,30 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
 from bingo.prizes import prize_from_sales
 from bingo.services import console, detection, draw
-from bingo.services.common import lock_game, record, transition
+from bingo.services.common import record, step, transition
+from bingo.services.locks import lock_game
 from bingo.services.programs import clock as program_clock
 from bingo.services.programs import play as programs
 from halls import events
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import (
+    EventType,
+    GameCreated,
+    GameDrawStarted,
+    GamePaused,
+    GameSalesClosed,
+    GameVoided,
+    GameVoidReason,
+)
 from halls.models import GameSession, Room, Venue
+from halls.services.locks import lock_room
 
 
 def create_game(
@@ -32,19 +44,24 @@ def create_game(
 ) -> Game:
     if draw_source not in DrawSource.values:
         raise InvalidInput(
-            f"Unknown draw source {draw_source!r}: use one of {DrawSource.values}.", code="bad_source"
+            _("Unknown draw source %(draw_source)r: use one of %(values)s.")
+            % {"draw_source": draw_source, "values": DrawSource.values},
+            code="bad_source",
         )
     if ball_set is not None and ball_set.venue_id != room.venue_id:
-        raise InvalidInput("The ball set belongs to another venue.", code="bad_ball_set")
+        raise InvalidInput(_("The ball set belongs to another venue."), code="bad_ball_set")
     if pace_seconds is not None and pace_seconds < Decimal("0.05"):
-        raise InvalidInput("The pace between balls is at least 0.05 s.", code="bad_pace")
+        raise InvalidInput(_("The pace between balls is at least 0.05 s."), code="bad_pace")
     try:
         with transaction.atomic():
-            Room.objects.select_for_update().get(pk=room.pk)
+            # The venue read under the room's lock: the prize settings' service holds the rooms while it
+            # changes them (halls.services.venues), so a game never copies outdated percentages.
+            venue = lock_room(room.pk).venue
             session = GameSession.objects.filter(room=room, closed_at__isnull=True).first()
             if session is None:
                 raise Conflict(
-                    f"Room {room.name} has no open session: open one with its checks first.",
+                    _("Room %(name)s has no open session: open one with its checks first.")
+                    % {"name": room.name},
                     code="no_session",
                 )
             number = (session.games.aggregate(n=Max("number"))["n"] or 0) + 1
@@ -54,23 +71,26 @@ def create_game(
                 number=number,
                 draw_source=draw_source,
                 pace_seconds=pace_seconds or room.ball_pace_seconds,
-                ball_set=ball_set or room.venue.ball_sets.order_by("pk").first(),
-                line_percent=room.venue.line_percent,
-                bingo_percent=room.venue.bingo_percent,
+                ball_set=ball_set or venue.ball_sets.order_by("pk").first(),
+                line_percent=venue.line_percent,
+                bingo_percent=venue.bingo_percent,
                 created_at=timezone.now(),
             )
-            record(game, actor, "game.created", {"draw_source": draw_source})
+            shown = GameCreated(**step(game), draw_source=draw_source)
+            record(game, actor, EventType.GAME_CREATED, {"draw_source": draw_source}, shown)
     except IntegrityError as exc:
-        raise Conflict(f"Room {room.name} already has a game in play.", code="game_in_play") from exc
+        raise Conflict(
+            _("Room %(name)s already has a game in play.") % {"name": room.name}, code="game_in_play"
+        ) from exc
     return game
 
 
 def open_sales(*, game: Game, actor: Actor) -> Game:
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.open_sales, "open sales")
+        transition(game, game.open_sales, gettext_noop("open sales"))
         game.save()
-        record(game, actor, "game.sales_opened")
+        record(game, actor, EventType.GAME_SALES_OPENED, {}, step(game))
     return game
 
 
@@ -93,12 +113,13 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
     """Count the sales, fix the Line and Bingo prizes and announce them (spec §2.7 S5–S8)."""
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.close_sales, "close sales")
+        transition(game, game.close_sales, gettext_noop("close sales"))
         sold = sales_by_series(game)
         cards = sum(s.cards for s in sold)
         if cards == 0:
             raise Conflict(
-                f"Game {game.number} has no cards sold: sell some or void it.", code="nothing_sold"
+                _("Game %(number)s has no cards sold: sell some or void it.") % {"number": game.number},
+                code="nothing_sold",
             )
         total = sum((s.face_value * s.cards for s in sold), Decimal("0"))
         line = prize_from_sales(total, game.line_percent)
@@ -132,17 +153,20 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         game.save()
         # The sold set is frozen now: the winner detector's index is built once, here.
         detection.sales_closed(game)
-        record(game, actor, "game.sales_closed", {"announcement": game.announcement})
+        announced = {"announcement": game.announcement}
+        shown = GameSalesClosed(**step(game), announcement=game.announcement)
+        record(game, actor, EventType.GAME_SALES_CLOSED, announced, shown)
     return game
 
 
 def start_draw(*, game: Game, actor: Actor) -> Game:
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.start_draw, "start the draw")
+        transition(game, game.start_draw, gettext_noop("start the draw"))
         game.draw_started_at = timezone.now()
         game.save()
-        record(game, actor, "game.draw_started", {"draw_source": game.draw_source})
+        shown = GameDrawStarted(**step(game), draw_source=game.draw_source)
+        record(game, actor, EventType.GAME_DRAW_STARTED, {"draw_source": game.draw_source}, shown)
         draw.schedule_next_ball(game)
     return game
 
@@ -150,9 +174,11 @@ def start_draw(*, game: Game, actor: Actor) -> Game:
 def pause_draw(*, game: Game, actor: Actor) -> Game:
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.pause, "pause the draw")
+        transition(game, game.pause, gettext_noop("pause the draw"))
         game.save()
-        record(game, actor, "game.paused", {"by_claim": False})
+        record(
+            game, actor, EventType.GAME_PAUSED, {"by_claim": False}, GamePaused(**step(game), by_claim=False)
+        )
     return game
 
 
@@ -161,13 +187,14 @@ def resume_draw(*, game: Game, actor: Actor) -> Game:
         game = lock_game(game.pk)
         if game.claim_window:
             raise Conflict(
-                f"Confirm the {game.claim_window} claims (any more {game.claim_window}s?) before resuming.",
+                _("Confirm the %(claim_window)s claims (any more %(claim_window)ss?) before resuming.")
+                % {"claim_window": game.claim_window},
                 code="claims_pending",
             )
-        transition(game, game.resume, "resume the draw")
+        transition(game, game.resume, gettext_noop("resume the draw"))
         game.paused_by_claim = False
         game.save()
-        record(game, actor, "game.resumed")
+        record(game, actor, EventType.GAME_RESUMED, {}, step(game))
         draw.schedule_next_ball(game)
     return game
 
@@ -189,23 +216,17 @@ def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = ""
         )
     with transaction.atomic():
         game = lock_game(game.pk)
-        transition(game, game.void, "void it")
+        transition(game, game.void, gettext_noop("void it"))
         game.void_reason = reason
         game.void_message = message
         game.closed_at = timezone.now()
         game.claim_window = ""
         game.save()
-        record(
-            game,
-            actor,
-            "game.voided",
-            {"reason": reason, "message": message},
-            public={"message": message},
-        )
+        audited = {"reason": reason, "message": message}
+        record(game, actor, EventType.GAME_VOIDED, audited, GameVoided(**step(game), message=message))
         # The caller's consoles hear the reason on the room's staff stream (the public one never has it).
-        events.emit(
-            console.staff_stream(game.room_id), "game.void_reason", {"game": game.pk, "reason": reason}
-        )
+        told = GameVoidReason(game=game.pk, reason=reason)
+        events.emit(console.staff_stream(game.room_id), EventType.GAME_VOID_REASON, told)
     return game
 
 

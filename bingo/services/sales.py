@@ -8,21 +8,28 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Count, F, Field, Model, Q, Sum, Value, When
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext as _
 
 from bingo.announce import contiguous_ranges
 from bingo.models import Card, CardSeries, Game, GameState, SaleKind, SaleOperation, SoldCard
-from bingo.services.common import lock_game, record
+from bingo.services.common import record, step
+from bingo.services.locks import lock_game
 from halls.errors import Conflict, InvalidInput, NotFound
+from halls.eventtypes import EventType, Sale, SalesChanged, SalesTotals
 
 
 def _check_range(series: CardSeries, first: int, last: int) -> None:
     if first > last:
         raise InvalidInput(
-            f"The range {first}–{last} runs backwards: give the lower serial first.", code="bad_range"
+            _("The range %(first)s–%(last)s runs backwards: give the lower serial first.")
+            % {"first": first, "last": last},
+            code="bad_range",
         )
     if first < 1 or last > series.card_count:
         raise InvalidInput(
-            f"Cards {first}–{last} are not all in series {series.code} (serials 1–{series.card_count}).",
+            _("Cards %(first)s–%(last)s are not all in series %(code)s (serials 1–%(card_count)s).")
+            % {"first": first, "last": last, "code": series.code, "card_count": series.card_count},
             code="range_not_in_series",
         )
 
@@ -43,7 +50,8 @@ def _replay(
         last,
     ):
         raise Conflict(
-            f"Idempotency key {key!r} was used for another operation.", code="idempotency_key_reused"
+            _("Idempotency key %(key)r was used for another operation.") % {"key": key},
+            code="idempotency_key_reused",
         )
     return previous
 
@@ -51,11 +59,12 @@ def _replay(
 def _lock_on_sale(game: Game, series: CardSeries, doing: str) -> Game:
     game = lock_game(game.pk)
     if series.venue_id != game.room.venue_id:
-        raise NotFound(f"No series {series.code} in this venue.", code="unknown_series")
+        raise NotFound(_("No series %(code)s in this venue.") % {"code": series.code}, code="unknown_series")
     if game.state != GameState.ON_SALE:
         label = GameState(game.state).label.lower()
         raise Conflict(
-            f"Game {game.number} is {label}: cards can be {doing} only while it is on sale.",
+            _("Game %(number)s is %(label)s: cards can be %(doing)s only while it is on sale.")
+            % {"number": game.number, "label": label, "doing": gettext(doing)},
             code="wrong_state",
         )
     return game
@@ -78,7 +87,7 @@ def sell_range(
     _check_range(series, first, last)
     try:
         with transaction.atomic():
-            game = _lock_on_sale(game, series, "sold")
+            game = _lock_on_sale(game, series, gettext_noop("sold"))
             replay = _replay(game, idempotency_key, SaleKind.SELL, series, first, last)
             if replay:
                 return replay
@@ -103,11 +112,14 @@ def sell_range(
                 raise  # nothing to name: a sale of another transaction got there first
             if inserted != count:  # a series always holds strips × 6 cards; anything else is corruption
                 raise AssertionError(f"series {series.code} lacks cards in {first}–{last}")
-            record(game, actor, "sales.sold", {**_describe(operation), **sales_totals(game)})
+            sale = _sale(operation, game)
+            record(game, actor, EventType.SALES_SOLD, sale, SalesChanged(**step(game), **sale))
     except IntegrityError as exc:
         # Another game sold one of these cards at the same moment.
         raise Conflict(
-            f"Cards {first}–{last} of series {series.code} are already sold.", code="already_sold"
+            _("Cards %(first)s–%(last)s of series %(code)s are already sold.")
+            % {"first": first, "last": last, "code": series.code},
+            code="already_sold",
         ) from exc
     return operation
 
@@ -121,13 +133,15 @@ def _refuse_sale(game: Game, series: CardSeries, first: int, last: int) -> None:
     if taken:
         shown = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in contiguous_ranges(taken))
         raise Conflict(
-            f"Cards {shown} of series {series.code} are already sold.", code="already_sold", serials=taken
+            _("Cards %(shown)s of series %(code)s are already sold.") % {"shown": shown, "code": series.code},
+            code="already_sold",
+            serials=taken,
         )
     repeated = in_range.order_by().values("key").annotate(n=Count("pk")).filter(n__gt=1)
     on_sale = SoldCard.objects.filter(game=game, card_key__in=in_range.values("key"))
     if repeated.exists() or on_sale.exists():
         raise Conflict(
-            "Two cards with the same numbers cannot be on sale in one game.", code="duplicate_numbers"
+            _("Two cards with the same numbers cannot be on sale in one game."), code="duplicate_numbers"
         )
 
 
@@ -163,7 +177,7 @@ def return_range(
 ) -> SaleOperation:
     _check_range(series, first, last)
     with transaction.atomic():
-        game = _lock_on_sale(game, series, "returned")
+        game = _lock_on_sale(game, series, gettext_noop("returned"))
         replay = _replay(game, idempotency_key, SaleKind.RETURN, series, first, last)
         if replay:
             return replay
@@ -176,8 +190,8 @@ def return_range(
             unsold = sorted(set(range(first, last + 1)) - set(sold.values_list("card__serial", flat=True)))
             shown = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in contiguous_ranges(unsold))
             raise Conflict(
-                f"Cards {shown} of series {series.code} were not sold in game {game.number}: "
-                "nothing returned.",
+                _("Cards %(shown)s of series %(code)s were not sold in game %(number)s: nothing returned.")
+                % {"shown": shown, "code": series.code, "number": game.number},
                 code="not_sold",
                 serials=unsold,
             )
@@ -194,21 +208,24 @@ def return_range(
             idempotency_key=idempotency_key or None,
         )
         sold.delete()
-        record(game, actor, "sales.returned", {**_describe(operation), **sales_totals(game)})
+        sale = _sale(operation, game)
+        record(game, actor, EventType.SALES_RETURNED, sale, SalesChanged(**step(game), **sale))
     return operation
 
 
-def _describe(operation: SaleOperation) -> dict[str, object]:
-    return {
-        "series": operation.series.code,
-        "first": operation.first_serial,
-        "last": operation.last_serial,
-        "cards": operation.cards,
-        "amount": operation.amount,
-    }
+def _sale(operation: SaleOperation, game: Game) -> Sale:
+    """The operation and the game's sales after it."""
+    return Sale(
+        series=operation.series.code,
+        first=operation.first_serial,
+        last=operation.last_serial,
+        cards=operation.cards,
+        amount=operation.amount,
+        **sales_totals(game),
+    )
 
 
-def sales_totals(game: Game) -> dict[str, object]:
+def sales_totals(game: Game) -> SalesTotals:
     """Cards sold so far and their value: the game's sales less its returns.
 
     Each operation writes (or deletes) its sold cards in its own transaction, so these sums are the sold
@@ -223,4 +240,4 @@ def sales_totals(game: Game) -> dict[str, object]:
         returned=Sum("amount", filter=returned, default=Decimal(0)),
     )
     total = (totals["sold"] - totals["returned"]).quantize(Decimal("0.01"))
-    return {"cards_sold": totals["cards"] or 0, "sales_total": total}
+    return SalesTotals(cards_sold=totals["cards"] or 0, sales_total=total)

@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Field
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from bingo import cardgen
 from bingo.balls import colour_problems, default_colours
@@ -36,10 +37,12 @@ def create_series(
     """Generate a series of ``strips`` × 6 cards from a seed that is stored, so any card can be recomputed."""
     if not 1 <= strips <= MAX_STRIPS:
         raise InvalidInput(
-            f"A series has 1 to {MAX_STRIPS} strips of 6 cards, not {strips}.", code="bad_strips"
+            _("A series has 1 to %(max_strips)s strips of 6 cards, not %(strips)s.")
+            % {"max_strips": MAX_STRIPS, "strips": strips},
+            code="bad_strips",
         )
     if face_value <= 0:
-        raise InvalidInput("The face value of a card must be positive.", code="bad_face_value")
+        raise InvalidInput(_("The face value of a card must be positive."), code="bad_face_value")
     seed = seed or secrets.token_hex(32)
     generated = cardgen.generate_series(seed.encode(), strips)
     rederived = [list(pair) for pair in generated.rederived]
@@ -72,7 +75,10 @@ def create_series(
                 },
             )
     except IntegrityError as exc:
-        raise Conflict(f"Venue {venue.name} already has a series {code}.", code="series_exists") from exc
+        raise Conflict(
+            _("Venue %(name)s already has a series %(code)s.") % {"name": venue.name, "code": code},
+            code="series_exists",
+        ) from exc
     return series
 
 
@@ -128,7 +134,9 @@ def master_card(series: CardSeries, serial: int) -> CardGrid:
     """Card `serial` recomputed from the series' seed with the generator that made it (the cartón matriz)."""
     if not 1 <= serial <= series.card_count:
         raise InvalidInput(
-            f"Series {series.code} has serials 1–{series.card_count}, not {serial}.", code="bad_serial"
+            _("Series %(code)s has serials 1–%(card_count)s, not %(serial)s.")
+            % {"code": series.code, "card_count": series.card_count, "serial": serial},
+            code="bad_serial",
         )
     return cardgen.recompute_card(
         series.generator, series.seed.encode(), serial, cardgen.rederived_pairs(series.rederived_strips)
@@ -149,5 +157,8 @@ def create_ball_set(
                 venue_id=venue.pk, actor=actor, action="ball_set.created", obj=ball_set, data=colours
             )
     except IntegrityError as exc:
-        raise Conflict(f"Venue {venue.name} already has a ball set {name}.", code="ball_set_exists") from exc
+        raise Conflict(
+            _("Venue %(name)s already has a ball set %(name2)s.") % {"name": venue.name, "name2": name},
+            code="ball_set_exists",
+        ) from exc
     return ball_set

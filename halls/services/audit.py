@@ -26,7 +26,7 @@ from django.utils import timezone
 from halls.actors import Actor, actor_label
 from halls.chains import Anchor
 from halls.models import AuditChainHead, AuditEntry, Venue
-from halls.services import audit_keys
+from halls.services import audit_keys, locks
 from halls.services.audit_keys import LEGACY_ALG
 
 GENESIS = "0" * 64
@@ -184,20 +184,13 @@ def record_many(
 
 def _lock_head(venue_id: int, alg: str) -> tuple[str, int, str]:
     """Lock the tip of the venue's chain and return its hash, length and key; the first entry makes it."""
-    # SQLite has no FOR UPDATE: its transactions take the database's write lock at BEGIN (settings).
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    sql = f"SELECT last_hash, length, alg FROM {_HEAD} WHERE venue_id = %s{lock}"  # noqa: S608 (a model's table)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [venue_id])
-        row = cursor.fetchone()
-        if row is None:
-            # A concurrent first entry of the venue finds this row (or makes it first) and waits on its lock.
-            AuditChainHead.objects.get_or_create(
-                venue_id=venue_id, defaults={"last_hash": GENESIS, "alg": alg}
-            )
-            cursor.execute(sql, [venue_id])
-            row = cursor.fetchone()
-    return str(row[0]), int(row[1]), str(row[2])
+    row = locks.lock_audit_head(venue_id)
+    if row is None:
+        # A concurrent first entry of the venue finds this row (or makes it first) and waits on its lock.
+        AuditChainHead.objects.get_or_create(venue_id=venue_id, defaults={"last_hash": GENESIS, "alg": alg})
+        row = locks.lock_audit_head(venue_id)
+    assert row is not None
+    return row
 
 
 def _append(entry: AuditEntry) -> None:

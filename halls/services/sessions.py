@@ -8,11 +8,13 @@ from collections.abc import Sequence
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from halls import events, hooks
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import EventType, SessionClosed, SessionOpened
 from halls.models import GameSession, Room
-from halls.services import audit
+from halls.services import audit, locks
 
 
 def inspection_problems(balls: Sequence[int]) -> list[str]:
@@ -51,7 +53,9 @@ def open_session(
     ]
     if failed:
         raise InvalidInput(
-            f"The session cannot open: {', '.join(failed)} not checked as working.", code="checks_failed"
+            _("The session cannot open: %(join_failed)s not checked as working.")
+            % {"join_failed": ", ".join(failed)},
+            code="checks_failed",
         )
     problems = inspection_problems(inspection_balls)
     if problems:
@@ -60,9 +64,12 @@ def open_session(
             code="inspection_incomplete",
         )
     with transaction.atomic():
-        Room.objects.select_for_update().get(pk=room.pk)
+        locks.lock_room(room.pk)
         if GameSession.objects.filter(room=room, closed_at__isnull=True).exists():
-            raise Conflict(f"Room {room.name} already has an open session.", code="session_already_open")
+            raise Conflict(
+                _("Room %(name)s already has an open session.") % {"name": room.name},
+                code="session_already_open",
+            )
         session = GameSession.objects.create(
             room=room,
             opened_at=timezone.now(),
@@ -75,26 +82,32 @@ def open_session(
         audit.record(
             venue_id=room.venue_id,
             actor=actor,
-            action="session.opened",
+            action=EventType.SESSION_OPENED.value,
             obj=session,
             data={"room": room.pk, "inspection_balls": list(inspection_balls)},
         )
-        events.emit(room.stream, "session.opened", {"session": session.pk, "opened_at": session.opened_at})
+        events.emit(
+            room.stream,
+            EventType.SESSION_OPENED,
+            SessionOpened(session=session.pk, opened_at=session.opened_at),
+        )
     return session
 
 
 def close_session(*, session: GameSession, actor: User) -> GameSession:
     with transaction.atomic():
-        session = GameSession.objects.select_for_update().get(pk=session.pk)
+        session = locks.lock_session(session.pk)
         if session.closed_at is not None:
-            raise Conflict(f"Session {session.pk} is already closed.", code="session_closed")
+            raise Conflict(_("Session %(pk)s is already closed.") % {"pk": session.pk}, code="session_closed")
         problems = hooks.session_close_problems(session)
         if problems:
             raise Conflict("The session cannot close: " + "; ".join(problems), code="session_busy")
         session.closed_at = timezone.now()
         session.closed_by = actor
         session.save(update_fields=["closed_at", "closed_by"])
-        audit.record(venue_id=session.room.venue_id, actor=actor, action="session.closed", obj=session)
+        audit.record(
+            venue_id=session.room.venue_id, actor=actor, action=EventType.SESSION_CLOSED.value, obj=session
+        )
         hooks.session_closed(session, actor)
-        events.emit(session.room.stream, "session.closed", {"session": session.pk})
+        events.emit(session.room.stream, EventType.SESSION_CLOSED, SessionClosed(session=session.pk))
     return session

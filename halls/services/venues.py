@@ -14,7 +14,7 @@ from halls import hooks
 from halls.errors import Conflict, InvalidInput
 from halls.models import HallCategory, Venue
 from halls.money import CENT, HUNDRED
-from halls.services import audit
+from halls.services import audit, locks
 
 
 def change_prize_settings(
@@ -31,7 +31,10 @@ def change_prize_settings(
     if hall_category is not None and hall_category not in HallCategory.values:
         raise InvalidInput(_("The hall category is 1, 2 or 3."), code="bad_hall_category")
     with transaction.atomic():
-        venue = Venue.objects.select_for_update().get(pk=venue.pk)
+        venue = locks.lock_venue(venue.pk)
+        # A game copies the percentages when it is created, under its room's lock: holding the rooms too,
+        # no game can be created between the guard below and this commit.
+        locks.lock_rooms(venue.pk)
         line = venue.line_percent if line_percent is None else line_percent
         bingo = venue.bingo_percent if bingo_percent is None else bingo_percent
         _check_percents(line, bingo)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pgtrigger
 from django.db import connection
+from django.utils.translation import gettext as _
 
 from halls import hooks, sqlite_triggers
 from halls.chains import Anchor, ChainReport
@@ -86,7 +87,7 @@ def verify_audit(*, venue_ids: list[int] | None = None) -> AuditReport:
             anchor = latest.get(("venue", venue_id))
             if venue is None:
                 if anchor is None:
-                    raise NotFound(f"No venue {venue_id}.", code="unknown_venue")
+                    raise NotFound(_("No venue %(venue_id)s.") % {"venue_id": venue_id}, code="unknown_venue")
                 chains.append(_missing("venue", venue_id, anchor))
                 continue
             check = audit.verify_chain(venue_id, anchor)

@@ -1,5 +1,5 @@
-"""The pool engine's services: every write in one transaction, locks in a fixed order (locks.py), audit
-rows via halls.services.audit and events on commit via halls.events (stream ``pool.<id>``).
+"""The pool engine's services: every write in one transaction, its locks through locks.py (in the order of
+halls.locks), audit rows via halls.services.audit and events on commit via halls.events (``pool.<id>``).
 
 - pools: create_pool, add_member, remove_member, change_parameters, correct_meter
 - contributions: contribute, contribute_many (the hot path: append-only inserts)

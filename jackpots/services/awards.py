@@ -19,10 +19,12 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from halls import money
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import EventType, PoolHit
 from halls.money import HUNDRED
 from jackpots import engine
 from jackpots.models import (
@@ -145,14 +147,17 @@ def _replay(pool: Pool, key: str, print_: str) -> AwardResult | None:
     if previous is None:
         return None
     if previous.fingerprint != print_:
-        raise Conflict(f"Idempotency key {key!r} was used for another award.", code="idempotency_key_reused")
+        raise Conflict(
+            gettext("Idempotency key %(key)r was used for another award.") % {"key": key},
+            code="idempotency_key_reused",
+        )
     return _result(previous, replayed=True)
 
 
 def _check_key(key: Any) -> str:
     if not isinstance(key, str) or not key.strip() or len(key) > 100:
         raise InvalidInput(
-            "An award needs an idempotency key of 1–100 characters.", code="idempotency_key_required"
+            gettext("An award needs an idempotency key of 1–100 characters."), code="idempotency_key_required"
         )
     return key
 
@@ -257,26 +262,24 @@ def _settle(
     for order, p in enumerate(pays):
         if p.amount <= 0:
             continue
-        notify.emit(
-            pool,
-            notify.POOL_HIT,
-            {
-                "settlement": settlement.pk,
-                "order": order,
-                "level": level.pk,
-                "level_name": level.name,
-                "kind": kind,
-                "source": p.source or str(context.get("source", "")),
-                "table": context.get("table"),
-                "label": context.get("label", ""),
-                "seat": p.seat,
-                "hand": p.hand or str(context.get("hand", "")),
-                "category": p.category,
-                "amount": p.amount,
-                "new_amount": display(new_state.amount),
-                "at": at,
-            },
+        hit = PoolHit(
+            **notify.head(pool),
+            settlement=settlement.pk,
+            order=order,
+            level=level.pk,
+            level_name=level.name,
+            kind=kind,
+            source=p.source or str(context.get("source", "")),
+            table=context.get("table"),
+            label=context.get("label", ""),
+            seat=p.seat,
+            hand=p.hand or str(context.get("hand", "")),
+            category=p.category,
+            amount=p.amount,
+            new_amount=display(new_state.amount),
+            at=at,
         )
+        notify.emit(pool, EventType.POOL_HIT, hit)
     return settlement, new_state
 
 
@@ -286,7 +289,9 @@ def _target_level(levels: list[PoolLevel], level: PoolLevel | None) -> PoolLevel
     for candidate in levels:
         if candidate.pk == level.pk:
             return candidate
-    raise InvalidInput(f"Level {level.pk} is not a level of this pool.", code="unknown_level")
+    raise InvalidInput(
+        gettext("Level %(pk)s is not a level of this pool.") % {"pk": level.pk}, code="unknown_level"
+    )
 
 
 def award_hand(
@@ -311,7 +316,8 @@ def award_hand(
     pack = pool_pack(pool)
     if pack is None:
         raise InvalidInput(
-            f"Pool {pool.code} has no table rule pack: award_level pays it.", code="no_rule_pack"
+            gettext("Pool %(code)s has no table rule pack: award_level pays it.") % {"code": pool.code},
+            code="no_rule_pack",
         )
     hands = [engine.Winner(*w) for w in winners]
     print_ = fingerprint(
@@ -339,7 +345,9 @@ def award_hand(
             try:
                 settlement = engine.settle_hand(pack, state.amount, bet, hands)
             except ValueError as exc:
-                raise InvalidInput(f"These hands cannot be settled: {exc}.", code="bad_winners") from None
+                raise InvalidInput(
+                    gettext("These hands cannot be settled: %(exc)s.") % {"exc": exc}, code="bad_winners"
+                ) from None
             if not settlement.payouts:
                 return AwardResult(
                     settlement_id=None,
@@ -408,7 +416,8 @@ def award_level(
     key = _check_key(idempotency_key)
     if (amount is None) == (percent is None):
         raise InvalidInput(
-            "Give either a fixed amount or a percentage of the meter.", code="award_amount_or_percent"
+            gettext("Give either a fixed amount or a percentage of the meter."),
+            code="award_amount_or_percent",
         )
     fixed = None if amount is None else cents("amount", amount, code="bad_amount")
     pct = None
@@ -416,10 +425,13 @@ def award_level(
         pct = as_decimal("percent", percent, code="bad_percent")
         if pct <= 0 or pct > HUNDRED:
             raise InvalidInput(
-                f"The percentage must be above 0 and at most 100, got {pct}.", code="bad_percent"
+                gettext("The percentage must be above 0 and at most 100, got %(pct)s.") % {"pct": pct},
+                code="bad_percent",
             )
     if not isinstance(winner, dict):
-        raise InvalidInput("The winner is a dict of labels (source, seat, hand ...).", code="bad_winner")
+        raise InvalidInput(
+            gettext("The winner is a dict of labels (source, seat, hand ...)."), code="bad_winner"
+        )
     context = {str(k): v for k, v in winner.items()}
     pool = Pool.objects.select_related("network").get(pk=level.pool_id)
     print_ = fingerprint({"level": level.pk, "amount": fixed, "percent": pct, "winner": context})

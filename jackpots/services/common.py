@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
+from django.utils.translation import gettext as _
 
 from halls import money
 from halls.actors import Actor
@@ -39,7 +41,7 @@ def audit_venue_ids(pool: Pool) -> list[int]:
     return sorted(pool.network.venues.values_list("pk", flat=True))  # type: ignore[union-attr]
 
 
-def record(pool: Pool, actor: Actor, action: str, obj: Any, data: dict[str, Any]) -> None:
+def record(pool: Pool, actor: Actor, action: str, obj: Any, data: Mapping[str, Any]) -> None:
     for venue_id in audit_venue_ids(pool):
         audit.record(venue_id=venue_id, actor=actor, action=action, obj=obj, data={"pool": pool.pk, **data})
 
@@ -47,13 +49,21 @@ def record(pool: Pool, actor: Actor, action: str, obj: Any, data: dict[str, Any]
 def as_decimal(name: str, value: Any, *, code: str) -> Decimal:
     """A finite Decimal from a Decimal, int or numeric string (never a float)."""
     if isinstance(value, bool | float):
-        raise InvalidInput(f"{name} must be an exact amount (Decimal or string), not {value!r}.", code=code)
+        raise InvalidInput(
+            _("%(name)s must be an exact amount (Decimal or string), not %(value)r.")
+            % {"name": name, "value": value},
+            code=code,
+        )
     try:
         amount = value if isinstance(value, Decimal) else Decimal(str(value))
     except (InvalidOperation, ValueError, TypeError):
-        raise InvalidInput(f"{name} {value!r} is not a number.", code=code) from None
+        raise InvalidInput(
+            _("%(name)s %(value)r is not a number.") % {"name": name, "value": value}, code=code
+        ) from None
     if not amount.is_finite():
-        raise InvalidInput(f"{name} {value!r} is not a finite amount.", code=code)
+        raise InvalidInput(
+            _("%(name)s %(value)r is not a finite amount.") % {"name": name, "value": value}, code=code
+        )
     return amount
 
 
@@ -110,7 +120,9 @@ def paytable_from_rows(rows: list[dict[str, Any]]) -> Paytable:
             built.append(PaytableRow(category, prize, TiePolicy(row.get("ties", TiePolicy.SHARE_ONE))))
         return Paytable(tuple(built))
     except (KeyError, ValueError, TypeError, InvalidOperation) as exc:
-        raise InvalidInput(f"The authorised paytable is not valid: {exc}.", code="bad_paytable") from None
+        raise InvalidInput(
+            _("The authorised paytable is not valid: %(exc)s.") % {"exc": exc}, code="bad_paytable"
+        ) from None
 
 
 def with_authorised_paytable(pack: RulePack, rows: list[dict[str, Any]]) -> RulePack:
@@ -123,8 +135,14 @@ def with_authorised_paytable(pack: RulePack, rows: list[dict[str, Any]]) -> Rule
         categories = {row.category for row in paytable.rows}
         if not categories or not all(isinstance(c, SevensCombination) for c in categories):
             raise InvalidInput(
-                f"{pack.code} has no hand ranking of its own: its authorised paytable must use the sevens "
-                f"combinations ({', '.join(c.value for c in SevensCombination)}).",
+                _(
+                    "%(code)s has no hand ranking of its own: its authorised paytable must use "
+                    "the sevens combinations (%(combinations)s)."
+                )
+                % {
+                    "code": pack.code,
+                    "combinations": ", ".join(c.value for c in SevensCombination),
+                },
                 code="bad_paytable",
             )
         ordering = SEVENS

@@ -39,12 +39,14 @@ from typing import Any
 import psycopg
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.utils.translation import gettext
 
 from halls import money
 from halls.actors import Actor
 from halls.actors import actor_label as label
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
+from jackpots.services import locks
 from jackpots.services.batcher import GroupCommit
 from jackpots.services.locks import POOL_LOCK_CLASS
 
@@ -106,12 +108,15 @@ def _member_key(source: Any) -> tuple[str, str]:
     """``"table:12/seat:3"`` -> ("table", "12"): the member the source belongs to."""
     if not isinstance(source, str) or not source.strip() or len(source) > MAX_SOURCE:
         raise InvalidInput(
-            f"Source {source!r} must be a label of at most {MAX_SOURCE} characters.", code="bad_source"
+            gettext("Source %(source)r must be a label of at most %(max_source)s characters.")
+            % {"source": source, "max_source": MAX_SOURCE},
+            code="bad_source",
         )
     source_type, sep, rest = source.partition("/")[0].partition(":")
     if not sep or not source_type or not rest:
         raise InvalidInput(
-            f"Source {source!r} must name its member as '<type>:<id>' (e.g. 'table:12/seat:3').",
+            gettext("Source %(source)r must name its member as '<type>:<id>' (e.g. 'table:12/seat:3').")
+            % {"source": source},
             code="bad_source",
         )
     return source_type, rest
@@ -120,7 +125,8 @@ def _member_key(source: Any) -> tuple[str, str]:
 def _key(value: Any) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_KEY:
         raise InvalidInput(
-            f"Every contribution needs an idempotency key of 1–{MAX_KEY} characters.",
+            gettext("Every contribution needs an idempotency key of 1–%(max_key)s characters.")
+            % {"max_key": MAX_KEY},
             code="idempotency_key_required",
         )
     return value
@@ -131,7 +137,7 @@ def _pool_id(pool: Pool | int) -> int:
         return int(pool.pk)
     if isinstance(pool, int) and not isinstance(pool, bool):
         return pool
-    raise InvalidInput(f"Unknown pool {pool!r}.", code="unknown_pool")
+    raise InvalidInput(gettext("Unknown pool %(pool)r.") % {"pool": pool}, code="unknown_pool")
 
 
 # --- the hot path ---------------------------------------------------------------------------------------
@@ -242,6 +248,7 @@ def _contribute_now(
     pool_id: int, source: str, amount: Decimal, key: str, who: str, stype: str, sid: str
 ) -> ContributionReceipt:
     """The checked contribution as one statement, in the caller's transaction (or its own)."""
+    locks.contributing([pool_id])  # the statement takes the pool's shared lock
     rows = _fetch(_INSERT_SQL, (source, key, who, stype, sid, amount, pool_id))
     if len(rows) > 1:
         rows.sort(key=lambda row: row[1])  # lines in level order
@@ -264,7 +271,8 @@ def _replay(pool_id: int, source: str, amount: Decimal, key: str) -> Contributio
     first = rows[0]
     if first.source != source or first.bet != amount:
         raise Conflict(
-            f"Idempotency key {key!r} was used for another contribution ({first.source}, {first.bet}).",
+            gettext("Idempotency key %(key)r was used for another contribution (%(source)s, %(bet)s).")
+            % {"key": key, "source": first.source, "bet": first.bet},
             code="idempotency_key_reused",
         )
     return ContributionReceipt(
@@ -286,17 +294,23 @@ def _explain_nothing_written(
         return replay
     pool = Pool.objects.filter(pk=pool_id).only("active", "code").first()
     if pool is None:
-        raise NotFound(f"No pool {pool_id}.", code="unknown_pool")
+        raise NotFound(gettext("No pool %(pool_id)s.") % {"pool_id": pool_id}, code="unknown_pool")
     if not pool.active:
-        raise Conflict(f"Pool {pool.code} is closed: it takes no contributions.", code="pool_inactive")
+        raise Conflict(
+            gettext("Pool %(code)s is closed: it takes no contributions.") % {"code": pool.code},
+            code="pool_inactive",
+        )
     if not PoolMember.objects.filter(
         pool_id=pool_id, source_type=stype, source_id=sid, removed_at__isnull=True
     ).exists():
         raise InvalidInput(
-            f"{stype}:{sid} is not a member of pool {pool.code}: it cannot contribute.",
+            gettext("%(stype)s:%(sid)s is not a member of pool %(code)s: it cannot contribute.")
+            % {"stype": stype, "sid": sid, "code": pool.code},
             code="source_not_member",
         )
-    raise NotFound(f"Pool {pool.code} has no levels.", code="unknown_pool")  # pragma: no cover
+    raise NotFound(
+        gettext("Pool %(code)s has no levels.") % {"code": pool.code}, code="unknown_pool"
+    )  # pragma: no cover
 
 
 def _contribute_orm(
@@ -420,7 +434,7 @@ def _check_batch(items: Sequence[ContributionItem], who: str) -> tuple[dict[str,
         if key in checked:
             if checked[key][:2] != (item.source, amount):
                 raise InvalidInput(
-                    f"Key {key!r} appears twice in the batch with other content.",
+                    gettext("Key %(key)r appears twice in the batch with other content.") % {"key": key},
                     code="idempotency_key_reused",
                 )
         else:
@@ -462,6 +476,7 @@ def _insert_batch(pool_id: int, checked: dict[str, _Checked]) -> dict[str, Contr
         "sids": [checked[k][3] for k in keys],
         "actors": [checked[k][4] for k in keys],
     }
+    locks.contributing([pool_id])  # the statement takes the pool's shared lock
     rows = _fetch(_BATCH_SQL, params)
     written: dict[str, list[tuple[Any, ...]]] = {}
     for row in rows:
@@ -559,6 +574,7 @@ def contribute_pools(
     }
     with transaction.atomic():
         written: dict[tuple[int, str], list[tuple[Any, ...]]] = {}
+        locks.contributing(sorted(checked))  # the statement takes the pools' shared locks
         for row in _fetch(_POOLS_SQL, params):
             written.setdefault((row[7], row[6]), []).append(row)
         answers: dict[tuple[int, str], ContributionReceipt] = {}

@@ -8,19 +8,14 @@ screen publisher polls `meters.changed_pools_since` and publishes meters at most
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from halls import events
+from halls.eventtypes import EventType, PoolHead
 from jackpots.models import Pool
 
-PoolEventListener = Callable[[Pool, str, dict[str, Any]], None]
-
-POOL_HIT = "pool.hit"
-POOL_PARAMETERS_CHANGED = "pool.parameters_changed"
-POOL_CORRECTED = "pool.corrected"
-POOL_CREATED = "pool.created"
-POOL_MEMBERS_CHANGED = "pool.members_changed"
+PoolEventListener = Callable[[Pool, EventType, dict[str, Any]], None]
 
 _listeners: list[PoolEventListener] = []
 
@@ -35,9 +30,14 @@ def unregister_pool_event_listener(listener: PoolEventListener) -> None:
         _listeners.remove(listener)
 
 
-def emit(pool: Pool, type: str, data: dict[str, Any]) -> events.Event:
-    data = {"pool": pool.pk, "code": pool.code, **data}
+def head(pool: Pool) -> PoolHead:
+    """What every event of a pool starts with."""
+    return PoolHead(pool=pool.pk, code=pool.code)
+
+
+def emit(pool: Pool, type: EventType, data: Mapping[str, Any]) -> events.Event:
+    """`data`, a payload of `type` (from `head`), on the pool's stream; the listeners get it too."""
     event = events.emit(pool.stream, type, data)
     for listener in list(_listeners):
-        listener(pool, type, data)
+        listener(pool, type, dict(data))
     return event

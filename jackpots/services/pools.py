@@ -15,6 +15,17 @@ from django.utils.translation import gettext as _
 from halls import money
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput, NotFound
+from halls.eventtypes import (
+    Correction,
+    EventType,
+    Membership,
+    ParametersChange,
+    PoolCorrected,
+    PoolCreated,
+    PoolDescription,
+    PoolMembersChanged,
+    PoolParametersChanged,
+)
 from halls.models import Network, Venue
 from jackpots.models import (
     LedgerMove,
@@ -28,7 +39,7 @@ from jackpots.models import (
     SourceType,
 )
 from jackpots.rulepacks import PACKS, JackpotKind, MultipleOfBet, RulePack
-from jackpots.services import notify, sources
+from jackpots.services import locks, notify, sources
 from jackpots.services.common import (
     as_decimal,
     cents,
@@ -70,7 +81,9 @@ def _rate(name: str, value: Any) -> Decimal:
     rate = as_decimal(name, value, code="bad_rate")
     if rate < 0 or rate > 1 or rate != rate.quantize(money.METER_QUANTUM):
         raise InvalidInput(
-            f"{name} must be a fraction from 0 to 1 with at most 6 decimals, got {rate}.", code="bad_rate"
+            _("%(name)s must be a fraction from 0 to 1 with at most 6 decimals, got %(rate)s.")
+            % {"name": name, "rate": rate},
+            code="bad_rate",
         )
     return rate
 
@@ -78,7 +91,8 @@ def _rate(name: str, value: Any) -> Decimal:
 def _check_rates(contribution_rate: Decimal, reserve_rate: Decimal) -> None:
     if contribution_rate + reserve_rate > 1:
         raise InvalidInput(
-            f"contribution_rate + reserve_rate is {contribution_rate + reserve_rate}: at most the whole bet.",
+            _("contribution_rate + reserve_rate is %(total_rate)s: at most the whole bet.")
+            % {"total_rate": contribution_rate + reserve_rate},
             code="bad_rate",
         )
 
@@ -90,8 +104,18 @@ def _check_seed(pack: RulePack | None, seed: Decimal, bet: Decimal | None, level
     floor = pack.minimum_seed(bet)
     if seed < floor:
         raise InvalidInput(
-            f"Level {level_name}: the seed {seed} is below the minimum {floor} of {pack.code} "
-            f"({pack.min_seed_multiple} × the pool bet {bet}).",
+            _(
+                "Level %(level_name)s: the seed %(seed)s is below the minimum "
+                "%(floor)s of %(code)s (%(min_seed_multiple)s × the pool bet %(bet)s)."
+            )
+            % {
+                "level_name": level_name,
+                "seed": seed,
+                "floor": floor,
+                "code": pack.code,
+                "min_seed_multiple": pack.min_seed_multiple,
+                "bet": bet,
+            },
             code="seed_below_minimum",
             minimum=str(floor),
         )
@@ -100,7 +124,9 @@ def _check_seed(pack: RulePack | None, seed: Decimal, bet: Decimal | None, level
 def _check_ceiling(seed: Decimal, ceiling: Decimal | None, level_name: str) -> None:
     if ceiling is not None and ceiling < seed:
         raise InvalidInput(
-            f"Level {level_name}: the ceiling {ceiling} is below the seed {seed}.", code="bad_ceiling"
+            _("Level %(level_name)s: the ceiling %(ceiling)s is below the seed %(seed)s.")
+            % {"level_name": level_name, "ceiling": ceiling, "seed": seed},
+            code="bad_ceiling",
         )
 
 
@@ -117,10 +143,10 @@ class _Level:
 
 def _checked_levels(pack: RulePack | None, levels: Sequence[LevelSpec], bet: Decimal | None) -> list[_Level]:
     if not levels:
-        raise InvalidInput("A pool needs at least one level.", code="no_levels")
+        raise InvalidInput(_("A pool needs at least one level."), code="no_levels")
     names = [spec.name for spec in levels]
     if len(set(names)) != len(names) or not all(name.strip() for name in names):
-        raise InvalidInput("Each level needs its own, non-blank name.", code="bad_level_name")
+        raise InvalidInput(_("Each level needs its own, non-blank name."), code="bad_level_name")
     checked = []
     for position, spec in enumerate(levels):
         seed = meter_amount("seed", spec.seed, code="bad_seed")
@@ -132,20 +158,29 @@ def _checked_levels(pack: RulePack | None, levels: Sequence[LevelSpec], bet: Dec
         _check_seed(pack, seed, bet, spec.name)
         kind = spec.kind or (pack.kind.value if pack else JackpotKind.PROGRESSIVE.value)
         if kind not in LevelKind.values:
-            raise InvalidInput(f"Level {spec.name}: unknown kind {kind!r}.", code="bad_kind")
+            raise InvalidInput(
+                _("Level %(name)s: unknown kind %(kind)r.") % {"name": spec.name, "kind": kind},
+                code="bad_kind",
+            )
         if pack is not None and pack.kind is JackpotKind.FIXED and kind != LevelKind.FIXED:
-            raise InvalidInput(f"{pack.code} is a fixed jackpot: its levels are fixed.", code="bad_kind")
+            raise InvalidInput(
+                _("%(code)s is a fixed jackpot: its levels are fixed.") % {"code": pack.code}, code="bad_kind"
+            )
         if spec.overflow_to not in OverflowTo.values:
             raise InvalidInput(
-                f"Level {spec.name}: unknown overflow {spec.overflow_to!r}.", code="bad_overflow"
+                _("Level %(name)s: unknown overflow %(overflow_to)r.")
+                % {"name": spec.name, "overflow_to": spec.overflow_to},
+                code="bad_overflow",
             )
         if spec.overflow_to == OverflowTo.NEXT_LEVEL and position == len(levels) - 1:
             raise InvalidInput(
-                f"Level {spec.name} is the last: it has no next level to overflow to.", code="bad_overflow"
+                _("Level %(name)s is the last: it has no next level to overflow to.") % {"name": spec.name},
+                code="bad_overflow",
             )
         if spec.mystery and (ceiling is None or kind == LevelKind.FIXED):
             raise InvalidInput(
-                f"Level {spec.name}: a must-hit-by level is progressive and needs a ceiling.",
+                _("Level %(name)s: a must-hit-by level is progressive and needs a ceiling.")
+                % {"name": spec.name},
                 code="bad_mystery",
             )
         initial_reserve = meter_amount("initial_reserve", spec.initial_reserve, code="bad_reserve")
@@ -176,36 +211,47 @@ def create_pool(
     multiple of `carousel_bet` (AN10 5,000 ×, EU progressive 1,000 ×, EU fixed 2,000 ×).
     """
     if not name.strip() or not code.strip():
-        raise InvalidInput("A pool needs a name and a code.", code="bad_pool_name")
+        raise InvalidInput(_("A pool needs a name and a code."), code="bad_pool_name")
     if not authorisation_ref.strip():
-        raise InvalidInput("A pool needs its authorisation reference.", code="authorisation_required")
+        raise InvalidInput(_("A pool needs its authorisation reference."), code="authorisation_required")
     if len(currency) != 3 or not currency.isalpha():
-        raise InvalidInput(f"Currency {currency!r} is not a 3-letter code.", code="bad_currency")
+        raise InvalidInput(
+            _("Currency %(currency)r is not a 3-letter code.") % {"currency": currency}, code="bad_currency"
+        )
     if (venue is None) == (network is None):
-        raise InvalidInput("A pool belongs to exactly one venue or one network.", code="pool_scope")
+        raise InvalidInput(_("A pool belongs to exactly one venue or one network."), code="pool_scope")
     pack: RulePack | None = None
     if rule_pack:
         if rule_pack not in PACKS:
-            raise InvalidInput(f"No rule pack {rule_pack!r}.", code="unknown_rule_pack")
+            raise InvalidInput(
+                _("No rule pack %(rule_pack)r.") % {"rule_pack": rule_pack}, code="unknown_rule_pack"
+            )
         pack = PACKS[rule_pack]
         if pack.jurisdiction != jurisdiction:
             raise InvalidInput(
-                f"{rule_pack} is a {pack.jurisdiction} pack, the pool is {jurisdiction}.",
+                _("%(rule_pack)s is a %(jurisdiction)s pack, the pool is %(jurisdiction2)s.")
+                % {"rule_pack": rule_pack, "jurisdiction": pack.jurisdiction, "jurisdiction2": jurisdiction},
                 code="rule_pack_jurisdiction",
             )
         if authorised_paytable:
             pack = with_authorised_paytable(pack, authorised_paytable)
     elif authorised_paytable:
-        raise InvalidInput("A paytable belongs to a pool with a rule pack.", code="bad_paytable")
+        raise InvalidInput(_("A paytable belongs to a pool with a rule pack."), code="bad_paytable")
     scope_jurisdiction = venue.jurisdiction if venue is not None else network.jurisdiction  # type: ignore[union-attr]
     if scope_jurisdiction != jurisdiction:
         raise InvalidInput(
-            f"The pool is {jurisdiction} but its {'venue' if venue else 'network'} is {scope_jurisdiction}.",
+            _("The pool is %(jurisdiction)s but its %(scope_kind)s is %(scope_jurisdiction)s.")
+            % {
+                "jurisdiction": jurisdiction,
+                "scope_kind": "venue" if venue else "network",
+                "scope_jurisdiction": scope_jurisdiction,
+            },
             code="scope_jurisdiction",
         )
     if network is not None and pack is not None and pack.code not in NETWORK_PACKS:
         raise InvalidInput(
-            f"{pack.code} pools may not link several establishments (spec §6.12).", code="network_not_allowed"
+            _("%(code)s pools may not link several establishments (spec §6.12).") % {"code": pack.code},
+            code="network_not_allowed",
         )
     bet = None if carousel_bet is None else cents("carousel_bet", carousel_bet, code="bad_bet")
     needs_bet = pack is not None and (
@@ -218,7 +264,8 @@ def create_pool(
     )
     if needs_bet and bet is None:
         raise InvalidInput(
-            f"{rule_pack} needs the pool's stipulated bet (OP-37).", code="carousel_bet_required"
+            _("%(rule_pack)s needs the pool's stipulated bet (OP-37).") % {"rule_pack": rule_pack},
+            code="carousel_bet_required",
         )
     checked = _checked_levels(pack, levels, bet)
 
@@ -276,11 +323,13 @@ def create_pool(
                         created_at=at,
                     )
             description = describe_pool(pool)
-            record(pool, actor, notify.POOL_CREATED, pool, description)
-            notify.emit(pool, notify.POOL_CREATED, description)
+            record(pool, actor, EventType.POOL_CREATED, pool, description)
+            notify.emit(pool, EventType.POOL_CREATED, PoolCreated(**notify.head(pool), **description))
     except IntegrityError as exc:
         if Pool.objects.filter(code=code.strip()).exists():
-            raise Conflict(f"A pool with code {code!r} exists.", code="pool_code_taken") from exc
+            raise Conflict(
+                _("A pool with code %(code)r exists.") % {"code": code}, code="pool_code_taken"
+            ) from exc
         raise
     return pool
 
@@ -299,17 +348,17 @@ def public_parameters(level: PoolLevel) -> dict[str, Any]:
     }
 
 
-def describe_pool(pool: Pool) -> dict[str, Any]:
-    return {
-        "name": pool.name,
-        "jurisdiction": pool.jurisdiction,
-        "rule_pack": pool.rule_pack,
-        "carousel_bet": pool.carousel_bet,
-        "authorisation_ref": pool.authorisation_ref,
-        "venue": pool.venue_id,
-        "network": pool.network_id,
-        "levels": [{"id": lv.pk, **public_parameters(lv)} for lv in pool.levels.order_by("position")],
-    }
+def describe_pool(pool: Pool) -> PoolDescription:
+    return PoolDescription(
+        name=pool.name,
+        jurisdiction=pool.jurisdiction,
+        rule_pack=pool.rule_pack,
+        carousel_bet=pool.carousel_bet,
+        authorisation_ref=pool.authorisation_ref,
+        venue=pool.venue_id,
+        network=pool.network_id,
+        levels=[{"id": lv.pk, **public_parameters(lv)} for lv in pool.levels.order_by("position")],
+    )
 
 
 # --- members ---------------------------------------------------------------------------------------------
@@ -325,14 +374,19 @@ def add_member(*, pool: Pool, source_type: str, source_id: str, venue: Venue, ac
     """Let a source contribute to the pool: contributions then carry ``"<source_type>:<source_id>"``
     (optionally followed by ``"/<detail>"``, e.g. ``"table:12/seat:3"``) as their source."""
     if source_type not in SourceType.values:
-        raise InvalidInput(f"Unknown source type {source_type!r}.", code="bad_source_type")
+        raise InvalidInput(
+            _("Unknown source type %(source_type)r.") % {"source_type": source_type}, code="bad_source_type"
+        )
     source_id = str(source_id).strip()
     if not source_id or ":" in source_id or "/" in source_id:
         raise InvalidInput(
-            f"Source id {source_id!r} must be non-blank, without ':' or '/'.", code="bad_source"
+            _("Source id %(source_id)r must be non-blank, without ':' or '/'.") % {"source_id": source_id},
+            code="bad_source",
         )
     if venue.pk not in _scope_venue_ids(pool):
-        raise InvalidInput(f"{venue} is not in the pool's scope.", code="member_outside_scope")
+        raise InvalidInput(
+            _("%(venue)s is not in the pool's scope.") % {"venue": venue}, code="member_outside_scope"
+        )
     at = timezone.now()
     try:
         with transaction.atomic():
@@ -344,12 +398,14 @@ def add_member(*, pool: Pool, source_type: str, source_id: str, venue: Venue, ac
                 added_at=at,
                 added_by=actor_label(actor),
             )
-            data = {"member": member.key, "venue": venue.pk, "change": "added"}
+            data = Membership(member=member.key, venue=venue.pk, change="added")
             record(pool, actor, "pool.member_added", member, data)
-            notify.emit(pool, notify.POOL_MEMBERS_CHANGED, data)
+            notify.emit(pool, EventType.POOL_MEMBERS_CHANGED, PoolMembersChanged(**notify.head(pool), **data))
     except IntegrityError as exc:
         raise Conflict(
-            f"{source_type}:{source_id} is already a member of {pool.code}.", code="already_member"
+            _("%(source_type)s:%(source_id)s is already a member of %(code)s.")
+            % {"source_type": source_type, "source_id": source_id, "code": pool.code},
+            code="already_member",
         ) from exc
     return member
 
@@ -378,21 +434,19 @@ def add_source_member(
 
 def remove_member(*, pool: Pool, source_type: str, source_id: str, actor: Actor) -> PoolMember:
     with transaction.atomic():
-        member = (
-            PoolMember.objects.select_for_update()
-            .filter(pool=pool, source_type=source_type, source_id=str(source_id), removed_at__isnull=True)
-            .first()
-        )
+        member = locks.lock_member(pool=pool, source_type=source_type, source_id=str(source_id))
         if member is None:
             raise NotFound(
-                f"{source_type}:{source_id} is not a member of {pool.code}.", code="unknown_member"
+                _("%(source_type)s:%(source_id)s is not a member of %(code)s.")
+                % {"source_type": source_type, "source_id": source_id, "code": pool.code},
+                code="unknown_member",
             )
         member.removed_at = timezone.now()
         member.removed_by = actor_label(actor)
         member.save(update_fields=["removed_at", "removed_by"])
-        data = {"member": member.key, "venue": member.venue_id, "change": "removed"}
+        data = Membership(member=member.key, venue=member.venue_id, change="removed")
         record(pool, actor, "pool.member_removed", member, data)
-        notify.emit(pool, notify.POOL_MEMBERS_CHANGED, data)
+        notify.emit(pool, EventType.POOL_MEMBERS_CHANGED, PoolMembersChanged(**notify.head(pool), **data))
     return member
 
 
@@ -411,14 +465,15 @@ def _new_values(level: PoolLevel, changes: dict[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(changes) - set(CHANGEABLE))
     if unknown:
         raise InvalidInput(
-            f"Unknown or unchangeable parameters: {', '.join(unknown)}. Changeable: {', '.join(CHANGEABLE)}.",
+            _("Unknown or unchangeable parameters: %(unknown)s. Changeable: %(changeable)s.")
+            % {"unknown": ", ".join(unknown), "changeable": ", ".join(CHANGEABLE)},
             code="unknown_parameter",
         )
     new: dict[str, Any] = {}
     for key, value in changes.items():
         if key == "name":
             if not str(value).strip():
-                raise InvalidInput("A level needs a name.", code="bad_level_name")
+                raise InvalidInput(_("A level needs a name."), code="bad_level_name")
             new[key] = str(value).strip()
         elif key == "seed":
             new[key] = meter_amount("seed", value, code="bad_seed")
@@ -428,11 +483,11 @@ def _new_values(level: PoolLevel, changes: dict[str, Any]) -> dict[str, Any]:
             new[key] = None if value is None else meter_amount("ceiling", value, code="bad_ceiling")
         elif key == "overflow_to":
             if value not in OverflowTo.values:
-                raise InvalidInput(f"Unknown overflow {value!r}.", code="bad_overflow")
+                raise InvalidInput(_("Unknown overflow %(value)r.") % {"value": value}, code="bad_overflow")
             new[key] = value
         elif key == "mystery":
             if not isinstance(value, bool):
-                raise InvalidInput("mystery is true or false.", code="bad_mystery")
+                raise InvalidInput(_("mystery is true or false."), code="bad_mystery")
             new[key] = value
     return {k: v for k, v in new.items() if getattr(level, k) != v}
 
@@ -450,24 +505,24 @@ def change_parameters(
     """
     if not authorisation_ref.strip():
         raise InvalidInput(
-            "A parameter change needs its authorisation reference.", code="authorisation_required"
+            _("A parameter change needs its authorisation reference."), code="authorisation_required"
         )
     if not changes:
-        raise InvalidInput("Nothing to change.", code="no_change")
+        raise InvalidInput(_("Nothing to change."), code="no_change")
     with transaction.atomic():
         pool, levels, level = _locked_level(level)
         problems = open_play_problems(pool)
         if problems:
             raise Conflict(
-                f"{pool.code} is in play: {'; '.join(problems)}. "
-                "Change its parameters between hands or games.",
+                _("%(code)s is in play: %(join_problems)s. Change its parameters between hands or games.")
+                % {"code": pool.code, "join_problems": "; ".join(problems)},
                 code="pool_in_play",
                 problems=problems,
             )
         new = _new_values(level, changes)
         if not new:
             raise InvalidInput(
-                "These are the level's current parameters: nothing to change.", code="no_change"
+                _("These are the level's current parameters: nothing to change."), code="no_change"
             )
         merged = {**public_parameters(level), **new}
         _check_rates(merged["contribution_rate"], merged["reserve_rate"])
@@ -476,13 +531,16 @@ def change_parameters(
         _check_seed(pack, merged["seed"], pool.carousel_bet, merged["name"])
         if merged["ceiling"] is not None and level.amount > merged["ceiling"]:
             raise Conflict(
-                f"The meter stands at {display(level.amount)}, above the new ceiling {merged['ceiling']}.",
+                _("The meter stands at %(amount)s, above the new ceiling %(merged_ceiling)s.")
+                % {"amount": display(level.amount), "merged_ceiling": merged["ceiling"]},
                 code="ceiling_below_meter",
             )
         if merged["overflow_to"] == OverflowTo.NEXT_LEVEL and level.position == len(levels) - 1:
-            raise InvalidInput("The last level has no next level to overflow to.", code="bad_overflow")
+            raise InvalidInput(_("The last level has no next level to overflow to."), code="bad_overflow")
         if merged["mystery"] and (merged["ceiling"] is None or level.kind == LevelKind.FIXED):
-            raise InvalidInput("A must-hit-by level is progressive and needs a ceiling.", code="bad_mystery")
+            raise InvalidInput(
+                _("A must-hit-by level is progressive and needs a ceiling."), code="bad_mystery"
+            )
 
         old = {k: getattr(level, k) for k in new}
         for key, value in new.items():
@@ -517,17 +575,18 @@ def change_parameters(
             changed_by=actor if isinstance(actor, User) else None,
             changed_at=at,
         )
-        data = {
-            "level": level.pk,
-            "level_name": level.name,
-            "old": change.old,
-            "new": change.new,
-            "authorisation_ref": change.authorisation_ref,
-            "operator_seed": top_up,
-            "amount": display(level.amount),
-        }
-        record(pool, actor, notify.POOL_PARAMETERS_CHANGED, change, data)
-        notify.emit(pool, notify.POOL_PARAMETERS_CHANGED, data)
+        changed = ParametersChange(
+            level=level.pk,
+            level_name=level.name,
+            old=change.old,
+            new=change.new,
+            authorisation_ref=change.authorisation_ref,
+            operator_seed=top_up,
+            amount=display(level.amount),
+        )
+        record(pool, actor, EventType.POOL_PARAMETERS_CHANGED, change, changed)
+        shown = PoolParametersChanged(**notify.head(pool), **changed)
+        notify.emit(pool, EventType.POOL_PARAMETERS_CHANGED, shown)
     return change
 
 
@@ -547,23 +606,25 @@ def correct_meter(
     )
     delta = delta if as_decimal("amount_delta", amount_delta, code="bad_amount") >= 0 else -delta
     if delta == 0:
-        raise InvalidInput("A correction of 0 changes nothing.", code="bad_amount")
+        raise InvalidInput(_("A correction of 0 changes nothing."), code="bad_amount")
     if not reason.strip():
-        raise InvalidInput("A correction needs its reason.", code="reason_required")
+        raise InvalidInput(_("A correction needs its reason."), code="reason_required")
     authoriser = actor_label(authorised_by) if authorised_by is not None else ""
     if not authoriser.strip() or authoriser == "system":
-        raise InvalidInput("A correction needs who authorised it.", code="authorisation_required")
+        raise InvalidInput(_("A correction needs who authorised it."), code="authorisation_required")
     with transaction.atomic():
         pool, _levels, level = _locked_level(level)
         corrected = level.amount + delta
         if corrected < level.seed:
             raise Conflict(
-                f"The correction would leave the meter at {corrected}, below its seed {level.seed}.",
+                _("The correction would leave the meter at %(corrected)s, below its seed %(seed)s.")
+                % {"corrected": corrected, "seed": level.seed},
                 code="correction_below_seed",
             )
         if level.ceiling is not None and corrected > level.ceiling:
             raise Conflict(
-                f"The correction would leave the meter at {corrected}, above its ceiling {level.ceiling}.",
+                _("The correction would leave the meter at %(corrected)s, above its ceiling %(ceiling)s.")
+                % {"corrected": corrected, "ceiling": level.ceiling},
                 code="correction_above_ceiling",
             )
         at = timezone.now()
@@ -581,14 +642,14 @@ def correct_meter(
         level.version += 1
         level.updated_at = at
         level.save(update_fields=["amount", "version", "updated_at"])
-        data = {
-            "level": level.pk,
-            "level_name": level.name,
-            "delta": delta,
-            "reason": move.reason,
-            "authorised_by": authoriser,
-            "amount": display(level.amount),
-        }
-        record(pool, actor, notify.POOL_CORRECTED, move, data)
-        notify.emit(pool, notify.POOL_CORRECTED, data)
+        corrected_by = Correction(
+            level=level.pk,
+            level_name=level.name,
+            delta=delta,
+            reason=move.reason,
+            authorised_by=authoriser,
+            amount=display(level.amount),
+        )
+        record(pool, actor, EventType.POOL_CORRECTED, move, corrected_by)
+        notify.emit(pool, EventType.POOL_CORRECTED, PoolCorrected(**notify.head(pool), **corrected_by))
     return move

@@ -24,6 +24,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from halls.errors import InvalidInput
 from jackpots import engine
@@ -171,7 +172,7 @@ def _sums(qs: QuerySet[Any], fields: dict[str, str], before: Q, inside: Q) -> di
 
 def balance(pool: Pool, start: datetime | None = None, end: datetime | None = None) -> BalanceReport:
     if start and end and end <= start:
-        raise InvalidInput("The period ends before it starts.", code="bad_period")
+        raise InvalidInput(_("The period ends before it starts."), code="bad_period")
     now = timezone.now()
     to_now = end is None or end >= now
     outer = connection.in_atomic_block

@@ -15,18 +15,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
+from django.utils import translation
 
 from halls import events, metrics
+from halls.eventtypes import EventType, PoolMeters
 from halls.models import Room
 from jackpots.models import MeterPublisherState, Pool
-from jackpots.services import notify
+from jackpots.services import locks
 from jackpots.services.readmodels import meters
 from jackpots.services.readmodels.screens import fingerprint, hit_display, read_displays, rooms_showing
 
 log = logging.getLogger("hall.jackpots.screens")
 
-METER_EVENT = "pool.meters"
-HIT_EVENT = "pool.hit"
 
 # At most 4 meter events a second per pool: two publications are at least this far apart. One event per
 # room per tick whatever the number of pools: each event is a write to every screen socket of the room.
@@ -46,11 +46,11 @@ def on_pool_event(pool: Pool, type: str, data: dict[str, Any]) -> None:
     """Listener of jackpots.services.notify, inside the engine's transaction: announce hits on the screens.
 
     The award has locked the pool's levels FOR UPDATE and saved them; the room streams' cursors are locked
-    after them, in room order, like every other emitter of the room streams (locks.py's order). A failure
+    after them, in room order, like every other emitter of the room streams (halls.locks). A failure
     here is logged and rolled back to a savepoint: a screen never stands in the way of a payout (the
     publisher shows the new meter at its next tick anyway).
     """
-    if type != notify.POOL_HIT:
+    if type != EventType.POOL_HIT:
         return
     try:
         with transaction.atomic():
@@ -69,9 +69,13 @@ def _announce_hit(pool: Pool, data: dict[str, Any]) -> None:
         found = pool.settlements.filter(pk=settlement_id).values_list("context", flat=True).first()
         context = dict(found or {})
     display = read_displays([pool.pk]).get(pool.pk)
-    hit = hit_display(pool, data, context=context, display=display)
+    hits: dict[str, dict[str, Any]] = {}  # a network pool's rooms may be in venues of both languages
     for room in rooms:
-        events.emit(room.stream, HIT_EVENT, hit)
+        language = room.venue.language
+        if language not in hits:
+            with translation.override(language):
+                hits[language] = hit_display(pool, data, context=context, display=display)
+        events.emit(room.stream, EventType.POOL_HIT, hits[language])
 
 
 @dataclass
@@ -100,7 +104,7 @@ def _now_ms() -> int:
 def _lock_tick() -> MeterPublisherState | None:
     """The publisher's row, locked; None when another tick holds it (that one publishes)."""
     MeterPublisherState.objects.get_or_create(name=TICK_ROW)
-    return MeterPublisherState.objects.select_for_update(skip_locked=True).filter(name=TICK_ROW).first()
+    return locks.lock_publisher_tick(TICK_ROW)
 
 
 def publish_meters(*, full: bool = False) -> dict[int, dict[str, Any]]:
@@ -144,13 +148,9 @@ def _publish(*, full: bool) -> dict[int, dict[str, Any]]:
         if _now_ms() < tick.value + MIN_INTERVAL * 1000:
             return {}  # another tick published while we waited
         pools = {p.pk: p for p in Pool.objects.filter(pk__in=changed)}
+        # The publisher's rows before the pools' levels (lock order); a display per pool found.
+        rows = locks.lock_publisher_rows([POOL_ROW.format(pk) for pk in pools])
         displays = read_displays(pools.keys())
-        rows = {
-            row.name: row
-            for row in MeterPublisherState.objects.select_for_update().filter(
-                name__in=[POOL_ROW.format(pk) for pk in displays]
-            )
-        }
         for pool_id, display in sorted(displays.items()):
             pool = pools[pool_id]
             shown = fingerprint(display) if pool.active else 0
@@ -174,7 +174,7 @@ def _publish(*, full: bool) -> dict[int, dict[str, Any]]:
             for room_id in sorted(by_room):  # room order, like every emitter of the room streams
                 room, pool_ids = by_room[room_id]
                 batch = [published[pool_id] for pool_id in sorted(pool_ids)]
-                events.emit(room.stream, METER_EVENT, {"pools": batch})
+                events.emit(room.stream, EventType.POOL_METERS, PoolMeters(pools=batch))
             if tick.value:  # the meters on the screens were this old when these went out
                 metrics.METER_PUBLISH_LAG.observe(max(0, _now_ms() - tick.value) / 1000)
             tick.value = _now_ms()

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from halls.fields import MoneyField
 from halls.models import Venue
@@ -26,16 +27,16 @@ SOURCE_TYPE = "table"
 class TableGame(models.TextChoices):
     """Same values as `jackpots.rulepacks.Game`."""
 
-    POKER_SIN_DESCARTE = "poker_sin_descarte", "Póquer sin descarte"
-    POKER_CON_DESCARTE = "poker_con_descarte", "Póquer con descarte"
-    TRIPOQUER = "tripoquer", "Tripóquer"
-    BLACKJACK = "blackjack", "Blackjack"
+    POKER_SIN_DESCARTE = "poker_sin_descarte", _("Póquer sin descarte")
+    POKER_CON_DESCARTE = "poker_con_descarte", _("Póquer con descarte")
+    TRIPOQUER = "tripoquer", _("Tripóquer")
+    BLACKJACK = "blackjack", _("Blackjack")
 
 
 class TableState(models.TextChoices):
-    OPEN = "open", "Open"
+    OPEN = "open", _("Open")
     # Euskadi ep. 11.VII / 12.VII: closed for a while; still a pool member, takes no pool bets (§6.15).
-    CLOSED = "closed", "Temporarily closed"
+    CLOSED = "closed", _("Temporarily closed")
 
 
 RULE_PACK_CHOICES = [(code, pack.title) for code, pack in PACKS.items()]
@@ -77,9 +78,9 @@ class CasinoTable(models.Model):
 
 
 class HandState(models.TextChoices):
-    OPEN = "open", "Open"
-    SETTLED = "settled", "Settled"
-    VOID = "void", "Void"
+    OPEN = "open", _("Open")
+    SETTLED = "settled", _("Settled")
+    VOID = "void", _("Void")
 
 
 class Hand(models.Model):

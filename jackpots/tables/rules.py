@@ -1,7 +1,8 @@
-"""What a casino table accepts as a seat's pool bet and cards, per rule pack (spec §6). Pure: no Django.
+"""What a casino table accepts as a seat's pool bet and cards, per rule pack (spec §6). No models, no
+writes: only the refusals' texts go through Django's gettext.
 
 The services call these before they write anything, so a refused bet or hand writes nothing. Every
-refusal is a `halls.errors.DomainError` (a plain exception class, no Django) with a stable code:
+refusal is a `halls.errors.DomainError` with a stable code:
 
 - the table's game must be one the pack is for (`pack_not_for_game`); the interconnected AN10 poker
   carrusel also takes tripóquer tables, which add two community cards (spec §6.9, TP-AN10-3);
@@ -25,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+
+from django.utils.translation import gettext as _
 
 from halls.errors import InvalidInput
 from halls.money import CENT
@@ -61,7 +64,8 @@ def check_pack_for_game(pack: RulePack, game: str) -> None:
     if game not in games_for_pack(pack):
         allowed = ", ".join(sorted(games_for_pack(pack)))
         raise InvalidInput(
-            f"Rule pack {pack.code} is for {allowed} tables, not {game}.",
+            _("Rule pack %(code)s is for %(allowed)s tables, not %(game)s.")
+            % {"code": pack.code, "allowed": allowed, "game": game},
             code="pack_not_for_game",
             pack=pack.code,
             game=game,
@@ -83,7 +87,10 @@ def seat_card_count(pack: RulePack, game: str) -> tuple[int, int]:
     if game == Game.BLACKJACK:
         return 1, BLACKJACK_MAX_CARDS
     if pack.ordering is None:
-        raise InvalidInput(f"Rule pack {pack.code} has no combinations yet (OP-30).", code="pack_unusable")
+        raise InvalidInput(
+            _("Rule pack %(code)s has no combinations yet (OP-30).") % {"code": pack.code},
+            code="pack_unusable",
+        )
     count = pack.ordering.card_count - community_cards_for(pack, game)
     return count, count
 
@@ -91,7 +98,10 @@ def seat_card_count(pack: RulePack, game: str) -> tuple[int, int]:
 def check_seat(seat: int, seats: int) -> None:
     if not 1 <= seat <= seats:
         raise InvalidInput(
-            f"Seat {seat} does not exist: this table has seats 1 to {seats}.", code="unknown_seat", seat=seat
+            _("Seat %(seat)s does not exist: this table has seats 1 to %(seats)s.")
+            % {"seat": seat, "seats": seats},
+            code="unknown_seat",
+            seat=seat,
         )
 
 
@@ -107,9 +117,16 @@ class SeatBetInput:
 
 def _amount(name: str, seat: int, value: Decimal) -> Decimal:
     if not isinstance(value, Decimal) or not value.is_finite() or value < 0:
-        raise InvalidInput(f"Seat {seat}: the {name} must be an amount of 0 or more.", code="bad_amount")
+        raise InvalidInput(
+            _("Seat %(seat)s: the %(name)s must be an amount of 0 or more.") % {"seat": seat, "name": name},
+            code="bad_amount",
+        )
     if value != value.quantize(CENT):
-        raise InvalidInput(f"Seat {seat}: the {name} {value} is not in whole cents.", code="bad_amount")
+        raise InvalidInput(
+            _("Seat %(seat)s: the %(name)s %(value)s is not in whole cents.")
+            % {"seat": seat, "name": name, "value": value},
+            code="bad_amount",
+        )
     return value
 
 
@@ -120,25 +137,40 @@ def check_bet(
     initial = _amount("initial bet", bet.seat, bet.initial_bet)
     pool_bet = _amount("pool bet", bet.seat, bet.pool_bet)
     if pool_bet == 0:
-        raise InvalidInput(f"Seat {bet.seat}: no pool bet to register.", code="bad_amount", seat=bet.seat)
+        raise InvalidInput(
+            _("Seat %(seat)s: no pool bet to register.") % {"seat": bet.seat},
+            code="bad_amount",
+            seat=bet.seat,
+        )
     cap = pack.max_pool_bet(table_minimum)
     if cap is not None and pool_bet > cap:
         raise InvalidInput(
-            f"Seat {bet.seat}: the pool bet {pool_bet} is above {cap}, half of the table minimum "
-            f"{table_minimum} ({pack.code}).",
+            _(
+                "Seat %(seat)s: the pool bet %(pool_bet)s is above %(cap)s, "
+                "half of the table minimum %(table_minimum)s (%(code)s)."
+            )
+            % {
+                "seat": bet.seat,
+                "pool_bet": pool_bet,
+                "cap": cap,
+                "table_minimum": table_minimum,
+                "code": pack.code,
+            },
             code="pool_bet_over_limit",
             seat=bet.seat,
             limit=str(cap),
         )
     if pack.requires_initial_bet and initial == 0:
         raise InvalidInput(
-            f"Seat {bet.seat}: a pool bet needs the table's initial bet first ({pack.code}).",
+            _("Seat %(seat)s: a pool bet needs the table's initial bet first (%(code)s).")
+            % {"seat": bet.seat, "code": pack.code},
             code="initial_bet_required",
             seat=bet.seat,
         )
     if stipulated_bet is not None and pool_bet != stipulated_bet:
         raise InvalidInput(
-            f"Seat {bet.seat}: the pool bet is the stipulated {stipulated_bet}, not {pool_bet} (OP-37).",
+            _("Seat %(seat)s: the pool bet is the stipulated %(stipulated_bet)s, not %(pool_bet)s (OP-37).")
+            % {"seat": bet.seat, "stipulated_bet": stipulated_bet, "pool_bet": pool_bet},
             code="pool_bet_not_stipulated",
             seat=bet.seat,
             stipulated=str(stipulated_bet),
@@ -149,16 +181,19 @@ def check_manual_total(total: Decimal, seat_total: Decimal | None, stipulated_be
     """The b.1 hand total: whole cents, more than 0, the seats' bets when they are registered."""
     if not isinstance(total, Decimal) or not total.is_finite() or total <= 0 or total != total.quantize(CENT):
         raise InvalidInput(
-            f"The hand's total {total} must be an amount above 0 in whole cents.", code="bad_amount"
+            _("The hand's total %(total)s must be an amount above 0 in whole cents.") % {"total": total},
+            code="bad_amount",
         )
     if stipulated_bet is not None and total % stipulated_bet:
         raise InvalidInput(
-            f"The hand's total {total} is not a whole number of {stipulated_bet} jackpot bets.",
+            _("The hand's total %(total)s is not a whole number of %(stipulated_bet)s jackpot bets.")
+            % {"total": total, "stipulated_bet": stipulated_bet},
             code="pool_bet_not_stipulated",
         )
     if seat_total is not None and total != seat_total:
         raise InvalidInput(
-            f"The hand's total {total} differs from the seats' registered pool bets {seat_total}.",
+            _("The hand's total %(total)s differs from the seats' registered pool bets %(seat_total)s.")
+            % {"total": total, "seat_total": seat_total},
             code="manual_total_mismatch",
             seats=str(seat_total),
         )
@@ -173,13 +208,14 @@ def read_cards(text: str | Sequence[str], *, what: str, allow_duplicates: bool) 
     try:
         cards = parse_cards(text, allow_duplicates=True)
     except CardError as exc:
-        raise InvalidInput(f"{what}: {exc}", code="invalid_cards") from exc
+        raise InvalidInput(_("%(what)s: %(exc)s") % {"what": what, "exc": exc}, code="invalid_cards") from exc
     if not allow_duplicates:
         seen: set[Card] = set()
         for card in cards:
             if card in seen:
                 raise InvalidInput(
-                    f"{what}: card {card} appears twice; one deck holds it once.",
+                    _("%(what)s: card %(card)s appears twice; one deck holds it once.")
+                    % {"what": what, "card": card},
                     code="duplicate_card",
                     card=str(card),
                 )
@@ -212,11 +248,13 @@ class ReadHand:
 def read_seat(pack: RulePack, game: str, entry: SeatCardsInput) -> ReadHand:
     if entry.discard and game != Game.POKER_CON_DESCARTE:
         raise InvalidInput(
-            f"Seat {entry.seat}: only póquer con descarte has discards.", code="no_discard", seat=entry.seat
+            _("Seat %(seat)s: only póquer con descarte has discards.") % {"seat": entry.seat},
+            code="no_discard",
+            seat=entry.seat,
         )
     if entry.extra_card and game != Game.POKER_SIN_DESCARTE:
         raise InvalidInput(
-            f"Seat {entry.seat}: only póquer sin descarte sells an extra card.",
+            _("Seat %(seat)s: only póquer sin descarte sells an extra card.") % {"seat": entry.seat},
             code="no_extra_card",
             seat=entry.seat,
         )
@@ -225,7 +263,8 @@ def read_seat(pack: RulePack, game: str, entry: SeatCardsInput) -> ReadHand:
     if not fewest <= len(cards) <= most:
         wanted = str(fewest) if fewest == most else f"{fewest} to {most}"
         raise InvalidInput(
-            f"Seat {entry.seat}: {len(cards)} cards given, this table registers {wanted}.",
+            _("Seat %(seat)s: %(count)s cards given, this table registers %(wanted)s.")
+            % {"seat": entry.seat, "count": len(cards), "wanted": wanted},
             code="wrong_card_count",
             seat=entry.seat,
         )
@@ -239,7 +278,9 @@ def read_community(pack: RulePack, game: str, text: str | Sequence[str] | None) 
     cards = read_cards(text, what="Community cards", allow_duplicates=False)
     if len(cards) != wanted:
         raise InvalidInput(
-            f"{len(cards)} community cards given, this table shows {wanted}.", code="wrong_card_count"
+            _("%(count)s community cards given, this table shows %(wanted)s.")
+            % {"count": len(cards), "wanted": wanted},
+            code="wrong_card_count",
         )
     return cards
 
@@ -255,7 +296,11 @@ def check_one_deck(game: str, hands: Mapping[int, Sequence[Card]], community: Se
         for card in cards:
             if card in seen and seen[card] != holder:
                 raise InvalidInput(
-                    f"Card {card} is given to both {seen[card]} and {holder}: one deck holds it once.",
+                    _(
+                        "Card %(card)s is given to both %(first_holder)s "
+                        "and %(holder)s: one deck holds it once."
+                    )
+                    % {"card": card, "first_holder": seen[card], "holder": holder},
                     code="duplicate_card",
                     card=str(card),
                 )
@@ -265,7 +310,10 @@ def check_one_deck(game: str, hands: Mapping[int, Sequence[Card]], community: Se
 def rank_seat(pack: RulePack, game: str, cards: Sequence[Card], community: Sequence[Card]) -> HandRank | None:
     """The seat's hand under the pack's ordering; None when blackjack's first cards hold no seven."""
     if pack.ordering is None:
-        raise InvalidInput(f"Rule pack {pack.code} has no combinations yet (OP-30).", code="pack_unusable")
+        raise InvalidInput(
+            _("Rule pack %(code)s has no combinations yet (OP-30).") % {"code": pack.code},
+            code="pack_unusable",
+        )
     if pack.ordering.kind is HandKind.BLACKJACK_SEVENS:
         return rank_sevens(cards)
     try:

@@ -1,16 +1,19 @@
 """The machine services: every write in one transaction, the machine row locked first (then, for a hit,
-the pool's locks), audit rows via halls.services.audit for registry, link, state and hand-pay changes
-(plays are their own append-only record), and messages to machines on commit (push.to_machine).
+the pool's locks; every lock through locks.py, in the order of halls.locks), audit rows via
+halls.services.audit for registry, link, state and hand-pay changes (plays are their own append-only
+record), and messages to machines on commit (push.to_machine).
 
 - registry: register_machine, rotate_token, set_machine_state, authenticate
 - links: create_link_group, join_link, leave_link
-- gateway: receive (the hot path), hello, heartbeat, connected, disconnected
+- gateway: receive (the hot path), hello, heartbeat, connected, disconnected; behind it gateway_sequence
+  (idempotency, gaps), gateway_batch (the writes), gateway_hello (welcomes), gateway_rows (the row statements)
 - handpay: pay_hand_pay
 - liveness: mark_silent_machines_offline (the link watch)
 - broadcast: progressive_broadcasts
 - push: to_machine (channel-layer group ``machine.<id>``, message type ``machine.push``)
 - reconciliation: reconcile_snapshot (inside the gateway), reconciliation (the report)
 - readmodels: floor_view, pending_hand_pays
+- locks: lock_machine, lock_machines, lock_link_group, lock_link_member, lock_hit
 
 The functions are also importable from this package (``from machines.services import receive``). Note
 ``machines.services.reconciliation`` is then the report FUNCTION (the package attribute shadows the

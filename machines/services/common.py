@@ -1,4 +1,4 @@
-"""Helpers the machine services share: time, the audit trail, the machine row lock."""
+"""Helpers the machine services share: time, the audit trail."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Any
 from django.utils import timezone
 
 from halls.actors import Actor
-from halls.errors import NotFound
 from halls.services import audit
 from machines.models import Machine
 
@@ -22,17 +21,6 @@ def now() -> datetime:
 def record(venue_id: int, actor: Actor, action: str, obj: Any, data: dict[str, Any]) -> None:
     """One audit entry in the venue's chain (inside the caller's transaction)."""
     audit.record(venue_id=venue_id, actor=actor, action=action, obj=obj, data=data)
-
-
-def lock_machine(machine_id: int) -> Machine:
-    """The machine row FOR UPDATE: every write about one machine serializes on it (gateway calls, state
-    changes, hand pays, links). Taken before any pool lock."""
-    machine = (
-        Machine.objects.select_for_update(of=("self",)).select_related("venue").filter(pk=machine_id).first()
-    )
-    if machine is None:
-        raise NotFound(f"No machine {machine_id}.", code="unknown_machine")
-    return machine
 
 
 def describe(machine: Machine) -> dict[str, Any]:

@@ -58,6 +58,7 @@ class Batch:
     hits: list[PendingHit] = field(default_factory=list)  # in arrival order
     greetings: dict[int, gateway_hello.Greeting] = field(default_factory=dict)  # by machine
     levels: dict[int, dict[str, PoolLevel]] = field(default_factory=dict)  # by pool, read for a hit
+    reconciled: list[tuple[MeterSnapshot, dict[str, Any]]] = field(default_factory=list)  # to audit
 
     # --- per message (after sequencing took it) ---
 
@@ -134,6 +135,8 @@ class Batch:
         if late:
             return frozenset()
         done = reconcile_snapshot(machine=machine, snapshot=snapshot, at=self.at)
+        if done.audit is not None:
+            self.reconciled.append((snapshot, done.audit))
         if done.contribution is not None and row.pool_id is not None:
             gap_id, amount = done.contribution
             key = f"machine:{machine.pk}:gap:{gap_id}"
@@ -192,6 +195,8 @@ class Batch:
         for pool_id in sorted(self.items):
             items = [item for _, item in sorted(self.items[pool_id], key=lambda mi: mi[0])]  # by machine
             contributions.contribute_many(pool=pool_id, items=items, actor=GATEWAY)
+        for snapshot, data in self.reconciled:  # audited after the pools' locks (halls.locks)
+            record(snapshot.machine.venue_id, GATEWAY, "machine.gap_reconciled", snapshot, data)
         for hit in self.hits:
             _award(hit, self.at)
         greetings = [self.greetings[pk] for pk in sorted(self.greetings)]

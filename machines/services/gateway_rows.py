@@ -16,6 +16,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from machines.models import LinkMember, Machine, Play
+from machines.services import locks
 
 # Written out in SQL: each runs hundreds of times a second, and the ORM's compilation of the same query
 # (subqueries, bulk INSERT) cost more CPU than the database's work.
@@ -122,13 +123,12 @@ def lock_machines(machine_ids: Sequence[int]) -> dict[int, Machine]:
     ``venue_time_zone``, ``link_group_id``, ``link_pool_id``."""
     if not _postgresql():
         return lock_machines_orm(machine_ids)
-    return {m.pk: m for m in Machine.objects.raw(_LOCK_SQL, [sorted(machine_ids)])}
+    return {m.pk: m for m in locks.lock_machines(machine_ids, sql=_LOCK_SQL)}
 
 
 def lock_machines_orm(machine_ids: Sequence[int]) -> dict[int, Machine]:
     found: dict[int, Machine] = {}
-    rows = Machine.objects.select_for_update().select_related("venue").filter(pk__in=machine_ids)
-    for machine in rows.order_by("pk"):
+    for machine in locks.lock_machines(machine_ids):
         link = (
             LinkMember.objects.filter(machine=machine, left_at__isnull=True, group__pool__active=True)
             .select_related("group")

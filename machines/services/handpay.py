@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from halls import access
 from halls.actors import Actor, actor_label
@@ -13,7 +14,8 @@ from halls.models import Role
 from machines import protocol
 from machines.models import PAYMENT_FIELDS, LockReason, MachineState, ProgressiveHit
 from machines.services import push
-from machines.services.common import describe, lock_machine, now, record
+from machines.services.common import describe, now, record
+from machines.services.locks import lock_hit, lock_machine
 
 
 def pay_hand_pay(*, hit: ProgressiveHit, actor: Actor, payment_ref: str = "") -> ProgressiveHit:
@@ -21,16 +23,17 @@ def pay_hand_pay(*, hit: ProgressiveHit, actor: Actor, payment_ref: str = "") ->
     the payment reference. Unlocks the machine (and tells it "unlock") when no other hit is pending."""
     ref = str(payment_ref or "").strip()
     if len(ref) > 120:
-        raise InvalidInput("The payment reference is at most 120 characters.", code="bad_payment_ref")
+        raise InvalidInput(_("The payment reference is at most 120 characters."), code="bad_payment_ref")
     if not isinstance(actor, User):
-        raise InvalidInput("A hand pay is paid by a person: a cashier.", code="cashier_required")
+        raise InvalidInput(_("A hand pay is paid by a person: a cashier."), code="cashier_required")
     with transaction.atomic():
         machine = lock_machine(hit.machine_id)
         access.require_role(actor, machine.venue_id, Role.CASHIER)
-        row = ProgressiveHit.objects.select_for_update().select_related("level").get(pk=hit.pk)
+        row = lock_hit(hit.pk)
         if row.paid_at is not None:
             raise Conflict(
-                f"This hit was paid at {row.paid_at:%Y-%m-%d %H:%M:%S} by {row.paid_by_label}.",
+                _("This hit was paid at %(paid_at)s by %(paid_by_label)s.")
+                % {"paid_at": format(row.paid_at, "%Y-%m-%d %H:%M:%S"), "paid_by_label": row.paid_by_label},
                 code="already_paid",
             )
         at = now()

@@ -5,6 +5,7 @@ decides whether the group's machines must share type and denomination."""
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
@@ -14,7 +15,8 @@ from jackpots.services import pools
 from machines import rules
 from machines.models import LinkGroup, LinkMember, Machine
 from machines.services import push
-from machines.services.common import describe, lock_machine, now, record
+from machines.services.common import describe, now, record
+from machines.services.locks import lock_link_group, lock_link_member, lock_machine
 
 
 def _pool_in_scope(pool: Pool, venue: Venue) -> bool:
@@ -37,23 +39,29 @@ def create_link_group(
     code = str(code or "").strip()
     name = str(name or "").strip()
     if not code or len(code) > 40 or not code.isprintable():
-        raise InvalidInput("A link group needs a code of 1-40 characters.", code="bad_code")
+        raise InvalidInput(_("A link group needs a code of 1-40 characters."), code="bad_code")
     if not name or len(name) > 120:
-        raise InvalidInput("A link group needs a name of 1-120 characters.", code="bad_name")
+        raise InvalidInput(_("A link group needs a name of 1-120 characters."), code="bad_name")
     if pool.rule_pack:
         raise InvalidInput(
-            f"Pool {pool.code} is a table pool ({pool.rule_pack}); machines link to pools without a rule "
-            "pack (no seed lets one pool mix machines and tables, spec §7).",
+            _(
+                "Pool %(code)s is a table pool (%(rule_pack)s); machines link to pools "
+                "without a rule pack (no seed lets one pool mix machines and tables, spec §7)."
+            )
+            % {"code": pool.code, "rule_pack": pool.rule_pack},
             code="pool_not_for_machines",
         )
     if not pool.active:
-        raise Conflict(f"Pool {pool.code} is closed.", code="pool_inactive")
+        raise Conflict(_("Pool %(code)s is closed.") % {"code": pool.code}, code="pool_inactive")
     if not _pool_in_scope(pool, venue):
-        raise InvalidInput(f"Pool {pool.code} is not a pool of {venue}.", code="pool_outside_scope")
+        raise InvalidInput(
+            _("Pool %(code)s is not a pool of %(venue)s.") % {"code": pool.code, "venue": venue},
+            code="pool_outside_scope",
+        )
     if same_type_and_denomination is None:
         same_type_and_denomination = rules.link_requires_same_type_and_denomination(venue.jurisdiction)
     elif not isinstance(same_type_and_denomination, bool):
-        raise InvalidInput("same_type_and_denomination is true or false.", code="bad_rule")
+        raise InvalidInput(_("same_type_and_denomination is true or false."), code="bad_rule")
     try:
         with transaction.atomic():
             group = LinkGroup.objects.create(
@@ -81,7 +89,9 @@ def create_link_group(
             )
     except IntegrityError as exc:
         if LinkGroup.objects.filter(venue=venue, code=code).exists():
-            raise Conflict(f"Link group {code} exists.", code="link_group_code_taken") from exc
+            raise Conflict(
+                _("Link group %(code)s exists.") % {"code": code}, code="link_group_code_taken"
+            ) from exc
         raise
     return group
 
@@ -91,17 +101,20 @@ def join_link(*, group: LinkGroup, machine: Machine, actor: Actor) -> LinkMember
     the group's rule applies and the machine's type or denomination differs from its members'."""
     with transaction.atomic():
         locked = lock_machine(machine.pk)
-        group = LinkGroup.objects.select_for_update().select_related("pool").get(pk=group.pk)
+        group = lock_link_group(group.pk)
         if locked.venue_id != group.venue_id:
             raise InvalidInput(
-                f"Machine {locked.asset_number} is not in the group's venue.", code="machine_outside_venue"
+                _("Machine %(asset_number)s is not in the group's venue.")
+                % {"asset_number": locked.asset_number},
+                code="machine_outside_venue",
             )
         current = (
             LinkMember.objects.filter(machine=locked, left_at__isnull=True).select_related("group").first()
         )
         if current is not None:
             raise Conflict(
-                f"Machine {locked.asset_number} is already linked to {current.group.code}.",
+                _("Machine %(asset_number)s is already linked to %(code)s.")
+                % {"asset_number": locked.asset_number, "code": current.group.code},
                 code="already_linked",
             )
         members = frozenset(
@@ -115,7 +128,8 @@ def join_link(*, group: LinkGroup, machine: Machine, actor: Actor) -> LinkMember
         )
         if why is not None:
             raise InvalidInput(
-                f"Machine {locked.asset_number} cannot join {group.code}: {why}.",
+                _("Machine %(asset_number)s cannot join %(code)s: %(why)s.")
+                % {"asset_number": locked.asset_number, "code": group.code, "why": why},
                 code="link_mismatch",
             )
         pools.add_member(
@@ -141,14 +155,13 @@ def leave_link(*, group: LinkGroup, machine: Machine, actor: Actor) -> LinkMembe
     """Unlink `machine` from the group: it stops contributing (its pool membership ends)."""
     with transaction.atomic():
         locked = lock_machine(machine.pk)
-        member = (
-            LinkMember.objects.select_for_update()
-            .select_related("group__pool")
-            .filter(group_id=group.pk, machine=locked, left_at__isnull=True)
-            .first()
-        )
+        member = lock_link_member(group_id=group.pk, machine=locked)
         if member is None:
-            raise NotFound(f"Machine {locked.asset_number} is not linked to this group.", code="not_linked")
+            raise NotFound(
+                _("Machine %(asset_number)s is not linked to this group.")
+                % {"asset_number": locked.asset_number},
+                code="not_linked",
+            )
         member.left_at = now()
         member.save(update_fields=["left_at"])
         pools.remove_member(

@@ -21,6 +21,7 @@ from machines.models import AlertKind, LockReason, Machine, MachineAlert, Machin
 from machines.services import push
 from machines.services.common import now as _now
 from machines.services.common import record
+from machines.services.locks import skip_locked_machines
 
 WATCH = "link-watch"
 
@@ -37,8 +38,7 @@ def mark_silent_machines_offline(*, now: datetime | None = None, silence_seconds
     cutoff = at - timedelta(seconds=silence_seconds)
     with transaction.atomic():
         silent = list(
-            Machine.objects.select_for_update(of=("self",), skip_locked=True)
-            .filter(last_seen_at__lt=cutoff)
+            skip_locked_machines(Machine.objects.filter(last_seen_at__lt=cutoff))
             .filter(Q(online=True) | Q(state=MachineState.IN_SERVICE))
             .order_by("pk")
             .values_list("pk", "venue_id", "asset_number", "state", "lock_reason", "last_seen_at")

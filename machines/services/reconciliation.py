@@ -25,7 +25,6 @@ from django.db.models.functions import Coalesce
 
 from halls.fields import from_db
 from machines.models import AlertKind, Machine, MachineAlert, MeterSnapshot, Play, SequenceGap
-from machines.services.common import GATEWAY, record
 
 ZERO = Decimal("0.00")
 
@@ -34,6 +33,9 @@ ZERO = Decimal("0.00")
 class Reconciled:
     gap_ids: frozenset[int]  # the gaps this snapshot closed
     contribution: tuple[int, Decimal] | None  # (gap id, missing coin-in) for the pool, once
+    # The "machine.gap_reconciled" audit data, which the gateway records after the pool's locks (their
+    # rank comes before the audit head's, halls.locks).
+    audit: dict[str, Any] | None = None
 
 
 def _alert(machine: Machine, kind: str, message: str, at: datetime) -> None:
@@ -108,23 +110,17 @@ def reconcile_snapshot(*, machine: Machine, snapshot: MeterSnapshot, at: datetim
         gap.save(update_fields=["reconciled_at", "snapshot", "missing_coin_in", "missing_games", "note"])
     _clear_gap_alerts(machine, at, gaps)
     contribution = (first.pk, missing_in) if missing_in > 0 else None
-    record(
-        machine.venue_id,
-        GATEWAY,
-        "machine.gap_reconciled",
-        snapshot,
-        {
-            "machine": machine.pk,
-            "asset_number": machine.asset_number,
-            "gaps": [[g.pk, g.first_missing, g.last_missing] for g in gaps],
-            "from_seq": previous.seq,
-            "to_seq": snapshot.seq,
-            "missing_coin_in": missing_in,
-            "missing_games": missing_games,
-            "contributed": missing_in if contribution else ZERO,
-        },
-    )
-    return Reconciled(frozenset(g.pk for g in gaps), contribution)
+    audit = {
+        "machine": machine.pk,
+        "asset_number": machine.asset_number,
+        "gaps": [[g.pk, g.first_missing, g.last_missing] for g in gaps],
+        "from_seq": previous.seq,
+        "to_seq": snapshot.seq,
+        "missing_coin_in": missing_in,
+        "missing_games": missing_games,
+        "contributed": missing_in if contribution else ZERO,
+    }
+    return Reconciled(frozenset(g.pk for g in gaps), contribution, audit)
 
 
 def _clear_gap_alerts(machine: Machine, at: datetime, closed: list[SequenceGap]) -> None:

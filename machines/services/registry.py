@@ -11,6 +11,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
@@ -19,7 +20,8 @@ from halls.money import CENT
 from machines import protocol
 from machines.models import LockReason, Machine, MachineState, MachineType, Modality, ProgressiveHit
 from machines.services import push
-from machines.services.common import describe, lock_machine, now, record
+from machines.services.common import describe, now, record
+from machines.services.locks import lock_machine
 
 # URL- and header-safe: it appears in ws/machines/<asset>/ and in "Device <asset>:<token>".
 ASSET = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
@@ -37,35 +39,52 @@ def new_token() -> str:
 def _text(name: str, value: Any, *, max_length: int, required: bool = True) -> str:
     text = str(value or "").strip()
     if required and not text:
-        raise InvalidInput(f"A machine needs its {name.replace('_', ' ')}.", code="required", field=name)
+        raise InvalidInput(
+            _("A machine needs its %(field)s.") % {"field": name.replace("_", " ")},
+            code="required",
+            field=name,
+        )
     if len(text) > max_length:
-        raise InvalidInput(f"{name} is at most {max_length} characters.", code="too_long", field=name)
+        raise InvalidInput(
+            _("%(name)s is at most %(max_length)s characters.") % {"name": name, "max_length": max_length},
+            code="too_long",
+            field=name,
+        )
     return text
 
 
 def _denomination(value: Any) -> Decimal:
     if isinstance(value, bool | float):
-        raise InvalidInput("The denomination is an exact amount, not a float.", code="bad_denomination")
+        raise InvalidInput(_("The denomination is an exact amount, not a float."), code="bad_denomination")
     try:
         amount = Decimal(str(value))
     except (InvalidOperation, ValueError):
-        raise InvalidInput(f"Denomination {value!r} is not an amount.", code="bad_denomination") from None
+        raise InvalidInput(
+            _("Denomination %(value)r is not an amount.") % {"value": value}, code="bad_denomination"
+        ) from None
     if not amount.is_finite() or amount <= 0 or amount != amount.quantize(CENT) or amount > MAX_DENOMINATION:
         raise InvalidInput(
-            f"The denomination is a positive amount in whole cents, got {value}.", code="bad_denomination"
+            _("The denomination is a positive amount in whole cents, got %(value)s.") % {"value": value},
+            code="bad_denomination",
         )
     return amount.quantize(CENT)
 
 
 def _positions(modality: str, positions: Any) -> int:
     if isinstance(positions, bool) or not isinstance(positions, int) or positions < 1 or positions > 1000:
-        raise InvalidInput("positions is a whole number from 1.", code="bad_positions")
+        raise InvalidInput(_("positions is a whole number from 1."), code="bad_positions")
     if modality == Modality.INDIVIDUAL and positions != 1:
-        raise InvalidInput(f"An individual machine has 1 position, not {positions}.", code="bad_positions")
+        raise InvalidInput(
+            _("An individual machine has 1 position, not %(positions)s.") % {"positions": positions},
+            code="bad_positions",
+        )
     if modality == Modality.TWO_PLAYER and positions != 2:
-        raise InvalidInput(f"A two-player machine has 2 positions, not {positions}.", code="bad_positions")
+        raise InvalidInput(
+            _("A two-player machine has 2 positions, not %(positions)s.") % {"positions": positions},
+            code="bad_positions",
+        )
     if modality == Modality.MULTI_POSITION and positions < 2:
-        raise InvalidInput("A multi-position machine has at least 2 positions.", code="bad_positions")
+        raise InvalidInput(_("A multi-position machine has at least 2 positions."), code="bad_positions")
     return positions
 
 
@@ -90,14 +109,22 @@ def register_machine(
     asset = str(asset_number or "").strip()
     if not ASSET.fullmatch(asset):
         raise InvalidInput(
-            "The asset number is 1-40 letters, digits, '.', '_' or '-' (it names the machine on the wire).",
+            _(
+                "The asset number is 1-40 letters, digits, '.', "
+                "'_' or '-' (it names the machine on the wire)."
+            ),
             code="bad_asset_number",
         )
     if machine_type not in MachineType.values:
-        raise InvalidInput(f"The machine type is B or C, not {machine_type!r}.", code="bad_machine_type")
+        raise InvalidInput(
+            _("The machine type is B or C, not %(machine_type)r.") % {"machine_type": machine_type},
+            code="bad_machine_type",
+        )
     if modality not in Modality.values:
         raise InvalidInput(
-            f"Modality is one of {', '.join(Modality.values)}, not {modality!r}.", code="bad_modality"
+            _("Modality is one of %(modalities)s, not %(modality)r.")
+            % {"modalities": ", ".join(Modality.values), "modality": modality},
+            code="bad_modality",
         )
     fields = {
         "manufacturer": _text("manufacturer", manufacturer, max_length=80),
@@ -139,7 +166,9 @@ def register_machine(
             )
     except IntegrityError as exc:
         if Machine.objects.filter(venue=venue, asset_number=asset).exists():
-            raise Conflict(f"Asset number {asset} is already registered here.", code="asset_taken") from exc
+            raise Conflict(
+                _("Asset number %(asset)s is already registered here.") % {"asset": asset}, code="asset_taken"
+            ) from exc
         raise
     return machine, token
 
@@ -161,7 +190,10 @@ def set_machine_state(*, machine: Machine, state: str, reason: str = "", actor: 
     """Staff put a machine in service, lock it (an operator lock) or take it out of service. `reason` is
     recorded with the change. A machine with an unpaid hit stays locked until the cashier pays it."""
     if state not in MachineState.values:
-        raise InvalidInput(f"State is one of {', '.join(MachineState.values)}.", code="bad_state")
+        raise InvalidInput(
+            _("State is one of %(states)s.") % {"states": ", ".join(MachineState.values)},
+            code="bad_state",
+        )
     note = str(reason or "").strip()[:200]
     with transaction.atomic():
         locked = lock_machine(machine.pk)
@@ -170,7 +202,8 @@ def set_machine_state(*, machine: Machine, state: str, reason: str = "", actor: 
             and ProgressiveHit.objects.filter(machine=locked, paid_at__isnull=True).exists()
         ):
             raise Conflict(
-                f"Machine {locked.asset_number} has a progressive hit to pay by hand first.",
+                _("Machine %(asset_number)s has a progressive hit to pay by hand first.")
+                % {"asset_number": locked.asset_number},
                 code="hand_pay_pending",
             )
         before = describe(locked)

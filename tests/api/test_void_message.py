@@ -14,6 +14,7 @@ from django.test import Client
 from bingo.models import Game
 from bingo.services import console, games
 from halls import events
+from halls.eventtypes import EventType
 from halls.models import AuditEntry, Screen
 
 REASON = "Cajero vendió la serie B dos veces: devolución pendiente"
@@ -39,10 +40,10 @@ def test_the_screens_get_the_public_message_and_never_the_reason(
         public_message=f"  {MESSAGE} \n",
     )
     by_stream = {(e.stream, e.type): e for e in published}
-    public = by_stream[(room.stream, "game.voided")]
+    public = by_stream[(room.stream, EventType.GAME_VOIDED)]
     assert public.data["message"] == MESSAGE
     assert REASON not in public.encode() and "reason" not in public.data
-    staff = by_stream[(console.staff_stream(room.pk), "game.void_reason")]
+    staff = by_stream[(console.staff_stream(room.pk), EventType.GAME_VOID_REASON)]
     assert staff.data == {"game": manual_game.pk, "reason": REASON}
     entry = AuditEntry.objects.filter(action="game.voided").get()
     assert (entry.data["reason"], entry.data["message"]) == (REASON, MESSAGE)

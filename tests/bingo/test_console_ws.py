@@ -25,6 +25,7 @@ from bingo.models import Card, CardSeries, Game
 from bingo.services import claims, console, draw, games, sales
 from config.asgi import application
 from halls.events import current_seq
+from halls.eventtypes import EventType
 from halls.models import Role, Room, Screen
 from tests.conftest import make_user
 
@@ -120,7 +121,7 @@ async def test_the_console_gets_balls_and_unclaimed_winners_and_screens_do_not(
     await database_sync_to_async(play)()
     received = [await receive(desk) for _ in range(len(top_row) + 1)]
     balls = [e for e in received if e["type"] == "ball.drawn"]
-    lists = [e for e in received if e["type"] == console.UNCLAIMED_EVENT]
+    lists = [e for e in received if e["type"] == EventType.CONSOLE_UNCLAIMED]
     assert [e["seq"] for e in balls] == list(range(start + 1, start + 1 + len(top_row)))
     assert {e["stream"] for e in balls} == {room_stream}
     # One list, after the ball that completed the row: the balls before changed nothing a console shows.
@@ -135,7 +136,7 @@ async def test_the_console_gets_balls_and_unclaimed_winners_and_screens_do_not(
         game=drawing_game, kind="line", series_code="A", serial=5, actor=caller
     )
     verdict, after_claim = await receive(desk), await receive(desk)
-    if verdict["type"] == console.UNCLAIMED_EVENT:
+    if verdict["type"] == EventType.CONSOLE_UNCLAIMED:
         verdict, after_claim = after_claim, verdict
     assert (verdict["type"], verdict["data"]["valid"]) == ("claim.verified", True)
     assert after_claim["seq"] == 2
@@ -181,7 +182,7 @@ async def test_a_rolled_back_ball_tells_the_consoles_nothing(
     assert await database_sync_to_async(current_seq)(staff_stream) == 0
     await database_sync_to_async(draw.enter_ball)(game=drawing_game, number=last, actor=caller)
     received = [await receive(desk), await receive(desk)]
-    (listed,) = [e for e in received if e["type"] == console.UNCLAIMED_EVENT]
+    (listed,) = [e for e in received if e["type"] == EventType.CONSOLE_UNCLAIMED]
     assert (listed["seq"], listed["data"]["ordinal"]) == (1, len(first) + 1)
     assert {"series": "A", "serial": 5, "since_ball": len(first) + 1} in listed["data"]["line"]
     await desk.disconnect()

@@ -32,7 +32,7 @@ from bingo.detect import winners_at
 from bingo.models import Ball, BallCorrection, CardSeries, Completion, Game, SoldCard
 from bingo.services import claims, detection, draw, games, sales
 from bingo.services import series as series_services
-from bingo.services.common import lock_game
+from bingo.services.locks import lock_game
 from halls import sqlite_triggers
 from halls.models import GameSession, Room
 

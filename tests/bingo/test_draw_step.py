@@ -24,6 +24,7 @@ from bingo.cards import CardGrid
 from bingo.models import Ball, Card, DrawSource, Game, GameState
 from bingo.services import claims, console, draw, games, sales
 from halls import events
+from halls.eventtypes import EventType, SessionClosed
 from halls.models import AuditChainHead, AuditEntry, StreamCursor
 from halls.services import audit
 
@@ -226,7 +227,9 @@ def test_concurrent_audit_entries_and_events_keep_one_chain_and_one_sequence(
                         obj=target,
                         data={"i": i, "j": j},
                     )
-                    event = events.emit("room.test-concurrency", "test.wrote", {"i": i, "j": j})
+                    event = events.emit(
+                        "room.test-concurrency", EventType.SESSION_CLOSED, SessionClosed(session=i * 1000 + j)
+                    )
                 with lock:
                     seqs.append(event.seq)
         except BaseException as exc:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -208,6 +209,17 @@ def _check_states(programs: dict[str, PrizeProgram]) -> None:
                 assert gp.state_after is None  # a voided game does not advance the programs
 
 
+@contextlib.contextmanager
+def _rolled_back() -> Iterator[None]:
+    """One example's games, rolled back after. Marked as a test case's transaction: each service call
+    inside is its own transaction, as in production, for the lock order's check (halls.locks)."""
+    atomic = transaction.atomic()
+    atomic._from_testcase = True  # type: ignore[attr-defined]  # Django's mark of a test case's atomics
+    with atomic:
+        yield
+        transaction.set_rollback(True)
+
+
 @pytest.mark.django_db
 def test_random_games_keep_every_pool_balanced_and_pay_only_within_the_rules(
     monkeypatch: pytest.MonkeyPatch,
@@ -223,7 +235,7 @@ def test_random_games_keep_every_pool_balanced_and_pay_only_within_the_rules(
     )
     @given(plan=games_st)
     def run(plan: list[dict[str, Any]]) -> None:
-        with transaction.atomic():
+        with _rolled_back():
             hall, programs = _hall(staff)
             bolsa = RoomBolsa.objects.get(room=hall.room)
             pools = {p.pool_id for p in programs.values()} | {bolsa.pool_id}
@@ -241,7 +253,6 @@ def test_random_games_keep_every_pool_balanced_and_pay_only_within_the_rules(
                 settled
                 == GameProgram.objects.filter(won=True, share__gt=0, program__in=programs.values()).count()
             )
-            transaction.set_rollback(True)
 
     clock.set(local(2025, 3, 29, 19, 0))
     run()

@@ -62,13 +62,20 @@ async def browser(chromium_path: str) -> AsyncIterator[Browser]:
 
 
 @pytest.fixture
-async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
-    # Staff pages in English as the tests read them (the hall screens speak their venue's Spanish).
+async def context(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[BrowserContext]:
+    # Staff pages in English as most tests read them, in Spanish where a module says ACCEPT_LANGUAGE = "es"
+    # (the hall screens speak their venue's Spanish whatever the browser asks).
+    language = getattr(request.module, "ACCEPT_LANGUAGE", "en")
     context = await browser.new_context(
         viewport=VIEWPORT,
         locale="es-ES",
         timezone_id="Europe/Madrid",
-        extra_http_headers={"Accept-Language": "en"},
+        extra_http_headers={"Accept-Language": language},
+    )
+    # Chromium sends its locale's Accept-Language (es-ES) on navigations whatever the extra header says, so
+    # the pages themselves would be Spanish: set_language's cookie, which LocaleMiddleware reads first.
+    await context.add_cookies(
+        [{"name": "django_language", "value": language, "domain": "127.0.0.1", "path": "/"}]
     )
     context.set_default_timeout(10_000)
     yield context

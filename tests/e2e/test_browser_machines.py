@@ -27,6 +27,9 @@ from tests.e2e.machines_support import Floor, link_floor
 from tests.e2e.test_browser_meters import money
 from tests.e2e.test_browser_screen import call, log_in, open_screen
 
+# The floor, hand-pay and reconciliation pages are read here in Spanish, the hall's default.
+ACCEPT_LANGUAGE = "es"
+
 pytestmark = pytest.mark.e2e
 
 D = Decimal

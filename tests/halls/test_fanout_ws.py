@@ -26,6 +26,7 @@ from django.db import connections, transaction
 
 from config.asgi import application
 from halls import events, fanout
+from halls.eventtypes import EventType, SessionClosed
 from halls.models import Room, Screen
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -90,7 +91,7 @@ async def off_the_loop(fn: Callable[[], Any]) -> Any:
 def emit(stream: str, number: int, *, lost: bool = False) -> events.Event:
     """One committed event on the stream; `lost`: committed and numbered, but its message never sent."""
     with mock.patch.object(events, "publish") if lost else contextlib.nullcontext(), transaction.atomic():
-        return events.emit(stream, "test.event", {"number": number})
+        return events.emit(stream, EventType.SESSION_CLOSED, SessionClosed(session=number))
 
 
 async def snapshot_seq(token: str) -> int:

@@ -20,8 +20,8 @@ from tests.conftest import make_user
 
 ROOT = Path(django_settings.BASE_DIR)
 LOCALE = ROOT / "locale"
-# What makemessages reads: the apps, the settings and URLs, and the catalogues themselves.
-SOURCES = ("bingo", "config", "demo", "halls", "jackpots", "machines", "locale", "manage.py")
+# What `make messages` leaves out; everything else (every app, the settings, the catalogues) is copied.
+NOT_SOURCES = (".*", "__pycache__", "*.mo", "tests", "bench", "var", "deploy", "node_modules")
 
 
 def read_po(path: Path) -> dict[str, Any]:
@@ -74,18 +74,15 @@ def test_the_compiled_catalogues_match_their_sources(language: str) -> None:
 
 def test_makemessages_finds_no_text_outside_the_catalogue(tmp_path: Path) -> None:
     """A new text marked for translation and not in the catalogue fails here (run `make messages`)."""
-    for name in SOURCES:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "*.mo"))
-        else:
-            shutil.copy(source, tmp_path / name)
-    subprocess.run(
+    tmp_path = tmp_path / "hall"
+    shutil.copytree(ROOT, tmp_path, ignore=shutil.ignore_patterns(*NOT_SOURCES), symlinks=True)
+    run = subprocess.run(
         [sys.executable, "manage.py", "makemessages", "-l", "es", "--no-location", "--no-obsolete"],
         cwd=tmp_path,
-        check=True,
         capture_output=True,
+        text=True,
     )
+    assert run.returncode == 0, run.stderr
     found = set(read_po(tmp_path / "locale" / "es" / "LC_MESSAGES" / "django.po"))
     committed = set(read_po(LOCALE / "es" / "LC_MESSAGES" / "django.po"))
     assert sorted(found - committed) == []
@@ -132,3 +129,37 @@ def test_an_api_refusal_keeps_its_code_and_speaks_the_request_language(settings:
     english = Client().get("/api/no-such-thing/", HTTP_ACCEPT_LANGUAGE="en").json()["error"]
     assert spanish == {"code": "not_found", "message": "No existe ese recurso."}
     assert english == {"code": "not_found", "message": "There is no such resource."}
+
+
+def test_a_service_refusal_speaks_spanish_by_default_and_english_when_asked(
+    settings: Any, caller: Any, room: Any
+) -> None:
+    from rest_framework.test import APIClient
+
+    settings.LANGUAGE_CODE = "es"
+    api = APIClient()
+    api.force_authenticate(caller)
+    body = {"room": room.pk, "draw_source": "manual"}
+    spanish = api.post("/api/games/", body, format="json")
+    english = api.post("/api/games/", body, format="json", HTTP_ACCEPT_LANGUAGE="en")
+    assert spanish.status_code == english.status_code == 409
+    assert spanish.json()["error"]["code"] == english.json()["error"]["code"] == "no_session"
+    assert spanish.json()["error"]["message"] == (
+        f"La sala {room.name} no tiene ninguna sesión abierta: abra una con sus comprobaciones primero."
+    )
+    assert english.json()["error"]["message"] == (
+        f"Room {room.name} has no open session: open one with its checks first."
+    )
+
+
+def test_a_hit_on_the_screens_is_worded_in_each_venues_language() -> None:
+    from django.utils import translation
+
+    from jackpots.services.readmodels import screens
+
+    with translation.override("es"):
+        assert screens.source_label("table:3", {}) == "Mesa 3"
+        assert str(screens.CATEGORY_LABELS["full_house"]) == "Full"
+    with translation.override("en"):
+        assert screens.source_label("table:3", {}) == "Table 3"
+        assert str(screens.CATEGORY_LABELS["full_house"]) == "Full house"

@@ -136,3 +136,14 @@ def test_the_admin_page_says_why_during_a_game_and_writes_nothing(
     assert percents(room.venue) == (Decimal("10.00"), Decimal("50.00"))
     assert AuditEntry.objects.count() == entries
     assert Game.objects.get(pk=game.pk).line_percent == Decimal("10.00")
+
+
+def test_the_next_game_copies_the_new_percentages_even_from_a_room_read_before(
+    session: GameSession, room: Room, caller: User, operator: User
+) -> None:
+    assert room.venue.line_percent == Decimal("10")  # the room's venue, as a door read it before the change
+    venues.change_prize_settings(
+        venue=room.venue, line_percent=Decimal("12"), bingo_percent=Decimal("55"), actor=operator
+    )
+    game = games.create_game(room=room, actor=caller, draw_source="manual")
+    assert (game.line_percent, game.bingo_percent) == (Decimal("12.00"), Decimal("55.00"))

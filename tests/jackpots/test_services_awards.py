@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import EventType
 from halls.models import AuditEntry, Venue
 from jackpots.engine import Winner
 from jackpots.models import Award, LedgerMove, MoveKind, Pool, PoolLevel, PoolSettlement
@@ -326,7 +327,7 @@ def test_a_hit_is_announced_with_its_context_and_audited(
     at_10000: Pool, events: list[tuple[str, dict[str, Any]]]
 ) -> None:
     settle(at_10000, hand("2", "KS QS JS TS 9S"), hand("5", "AS AH AD AC KS"))
-    hits = [data for type, data in events if type == notify.POOL_HIT]
+    hits = [data for type, data in events if type == EventType.POOL_HIT]
     assert [(h["seat"], h["amount"], h["table"], h["hand"], h["source"]) for h in hits] == [
         ("2", Decimal("1000.00"), "3", "41", "table:1"),
         ("5", Decimal("300.00"), "3", "41", "table:1"),

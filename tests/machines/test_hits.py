@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 from django.db import DatabaseError, connection, transaction
 
 from halls.errors import Conflict, InvalidInput, NotFound, PermissionDenied
+from halls.eventtypes import EventType
 from halls.models import AuditEntry, Role, StaffRole, Venue
 from jackpots.models import Award, Contribution, Pool, PoolLevel, PoolSettlement
 from jackpots.services import notify, reports
@@ -92,7 +93,7 @@ def test_a_hit_pays_the_meter_locks_the_machine_and_announces_it(
     assert live_amounts(slot_pool)["Grand"] == D("1000")
     settlement = PoolSettlement.objects.get(pk=row.settlement_id)
     assert settlement.operator_seed == D("1000") - (meter - D("1000.17"))
-    hits = [data for type_, data in seen if type_ == notify.POOL_HIT]
+    hits = [data for type_, data in seen if type_ == EventType.POOL_HIT]
     assert len(hits) == 1 and hits[0]["source"] == machine.source and hits[0]["amount"] == D("1000.17")
     assert AuditEntry.objects.filter(action="machine.hit", object_id=str(row.pk)).exists()
     # A retry of the hit answers as the first time, and pays nothing more.

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from halls.eventtypes import EventType
 from halls.models import Room, Screen, Venue
 from jackpots.models import Pool
-from jackpots.services import awards, notify, screen_events
+from jackpots.services import awards, notify
 from jackpots.services.readmodels import screens
 from tests.jackpots.pool_fixtures import an10_venue, level_of, make_pool, pool_operator
 
@@ -24,6 +25,12 @@ __all__ = ["an10_venue", "pool_operator"]  # fixtures, imported for pytest
 pytestmark = pytest.mark.django_db
 
 D = Decimal
+
+
+@pytest.fixture(autouse=True)
+def _spanish(settings: Any) -> None:
+    """Hall screens speak their venue's Spanish; the labels are read here in Spanish."""
+    settings.LANGUAGE_CODE = "es"
 
 
 @pytest.fixture
@@ -61,9 +68,7 @@ def test_a_machine_hit_is_announced_on_the_room_stream_by_asset_number(
         result = machine_hit(machine_pool)
     paid = result.lines[0].amount
     assert paid == D("5000.00")  # the whole seed: 100 % of the meter, whole cents
-    on_screen = [
-        e for e in published if e.stream == hall_screen.room.stream and e.type == screen_events.HIT_EVENT
-    ]
+    on_screen = [e for e in published if e.stream == hall_screen.room.stream and e.type == EventType.POOL_HIT]
     assert len(on_screen) == 1
     hit = on_screen[0].data
     assert (hit["source"], hit["source_kind"], hit["machine"]) == ("Máquina 1001", "machine", "1001")
@@ -82,7 +87,7 @@ def test_the_pool_hit_event_carries_the_winner_label(machine_pool: Pool) -> None
         machine_hit(machine_pool)
     finally:
         notify.unregister_pool_event_listener(listen)
-    hits = [data for type, data in seen if type == notify.POOL_HIT]
+    hits = [data for type, data in seen if type == EventType.POOL_HIT]
     assert [(h["source"], h["label"], h["hand"]) for h in hits] == [("machine:17", "1001", "g-124")]
 
 

@@ -25,6 +25,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from bingo.programs.plot import render_svg
 from bingo.programs.rules import Funding, Program, ProgramError, make_program
@@ -149,22 +150,22 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(data, indent=2, ensure_ascii=False))
             return
         self.stdout.write(report.text())
-        self.stdout.write(f"Simulated in {elapsed:.2f} s")
+        self.stdout.write(_("Simulated in %(elapsed)s s") % {"elapsed": format(elapsed, ".2f")})
         if svg_path is not None:
-            self.stdout.write(f"Plot written to {svg_path}")
+            self.stdout.write(_("Plot written to %(svg_path)s") % {"svg_path": svg_path})
 
     def _from_params(self, program_type: str, raw: str, options: dict[str, Any], zone_name: str) -> Program:
         try:
             # Decimals stay exact: make_program refuses floats for amounts and percentages.
             params = json.loads(raw, parse_float=Decimal)
         except json.JSONDecodeError as exc:
-            raise CommandError(f"--params is not JSON: {exc}") from exc
+            raise CommandError(_("--params is not JSON: %(exc)s") % {"exc": exc}) from exc
         if not isinstance(params, dict):
-            raise CommandError("--params must be a JSON object of the program's parameters")
+            raise CommandError(_("--params must be a JSON object of the program's parameters"))
         try:
             tz = ZoneInfo(zone_name)
         except (ValueError, KeyError) as exc:
-            raise CommandError(f"unknown time zone {zone_name!r}") from exc
+            raise CommandError(_("unknown time zone %(zone_name)r") % {"zone_name": zone_name}) from exc
         start: date = options["start_date"]
         try:
             return make_program(
@@ -188,7 +189,9 @@ class Command(BaseCommand):
         try:
             configured = PrizeProgram.objects.select_related("room__venue").get(pk=program_id)
         except PrizeProgram.DoesNotExist:
-            raise CommandError(f"no prize program with id {program_id}") from None
+            raise CommandError(
+                _("no prize program with id %(program_id)s") % {"program_id": program_id}
+            ) from None
         try:
             program = current_version(configured)
         except ProgramError as exc:

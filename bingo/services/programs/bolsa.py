@@ -11,11 +11,13 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from bingo.models import RoomBolsa
+from bingo.services.locks import lock_bolsa
 from bingo.services.programs import clock
 from bingo.services.programs.common import (
-    lock_room,
     new_pool,
     note,
     percent_problems,
@@ -25,8 +27,10 @@ from bingo.services.programs.common import (
 )
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
+from halls.eventtypes import BolsaChanged, BolsaOpened, EventType
 from halls.models import Room
 from halls.money import HUNDRED
+from halls.services.locks import lock_room
 
 
 def _percent(value: Any) -> Decimal:
@@ -48,7 +52,7 @@ def _ref(authorisation_ref: str) -> str:
     ref = (authorisation_ref or "").strip()
     if not ref:
         raise InvalidInput(
-            "The Bolsa Acumulada's deduction is authorised: give its authorisation reference.",
+            _("The Bolsa Acumulada's deduction is authorised: give its authorisation reference."),
             code="authorisation_required",
         )
     return ref
@@ -58,9 +62,11 @@ def open_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str, 
     percent = _percent(funding_percent)
     ref = _ref(authorisation_ref)
     with transaction.atomic():
-        room = lock_room(room)
+        room = lock_room(room.pk)
         if RoomBolsa.objects.filter(room=room).exists():
-            raise Conflict(f"Room {room.name} already has its Bolsa Acumulada.", code="bolsa_exists")
+            raise Conflict(
+                _("Room %(name)s already has its Bolsa Acumulada.") % {"name": room.name}, code="bolsa_exists"
+            )
         pool = new_pool(
             room=room,
             code=f"BINGO-{room.pk}-BOLSA",
@@ -73,13 +79,8 @@ def open_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str, 
         bolsa = RoomBolsa.objects.create(
             room=room, pool=pool, funding_percent=percent, authorisation_ref=ref, created_at=at, updated_at=at
         )
-        note(
-            room,
-            actor,
-            "programs.bolsa_opened",
-            bolsa,
-            {"room": room.pk, "pool": pool.pk, "funding_percent": percent, "authorisation_ref": ref},
-        )
+        opened = BolsaOpened(room=room.pk, pool=pool.pk, funding_percent=percent, authorisation_ref=ref)
+        note(room, actor, EventType.PROGRAMS_BOLSA_OPENED, bolsa, opened)
     return bolsa
 
 
@@ -87,13 +88,13 @@ def change_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str
     percent = _percent(funding_percent)
     ref = _ref(authorisation_ref)
     with transaction.atomic():
-        room = lock_room(room)
-        bolsa = RoomBolsa.objects.select_for_update().filter(room=room).first()
+        room = lock_room(room.pk)
+        bolsa = lock_bolsa(room.pk)
         if bolsa is None:
-            raise NotFound(f"Room {room.name} has no Bolsa Acumulada.", code="no_bolsa")
-        refuse_while_in_play(room, "change the Bolsa Acumulada")
+            raise NotFound(_("Room %(name)s has no Bolsa Acumulada.") % {"name": room.name}, code="no_bolsa")
+        refuse_while_in_play(room, gettext_noop("change the Bolsa Acumulada"))
         if bolsa.funding_percent == percent:
-            raise InvalidInput("This is the Bolsa Acumulada's percentage already.", code="no_change")
+            raise InvalidInput(_("This is the Bolsa Acumulada's percentage already."), code="no_change")
         old = bolsa.funding_percent
         sync_rate(pool_id=bolsa.pool_id, percent=percent, authorisation_ref=ref, actor=actor)
         bolsa.funding_percent = percent
@@ -103,8 +104,8 @@ def change_bolsa(*, room: Room, funding_percent: Decimal, authorisation_ref: str
         note(
             room,
             actor,
-            "programs.bolsa_changed",
+            EventType.PROGRAMS_BOLSA_CHANGED,
             bolsa,
-            {"room": room.pk, "pool": bolsa.pool_id, "old": old, "new": percent, "authorisation_ref": ref},
+            BolsaChanged(room=room.pk, pool=bolsa.pool_id, old=old, new=percent, authorisation_ref=ref),
         )
     return bolsa

@@ -1,28 +1,25 @@
-"""What the program services share: refusals, the room's game in play, versions in force, states, pools.
-
-Lock order (as everywhere in bingo): the game row (or the room row for configuration), then the pools'
-level rows in pool-id order (jackpots.services.locks), then the audit chain and the stream cursor.
-"""
+"""What the program services share: refusals, the room's game in play, versions in force, states, pools."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import gettext
+
 from bingo.models import Game, GameProgram, GameState, PrizeProgram, PrizeProgramVersion
 from bingo.programs.rules import Program, ProgramError, ProgramState, program_in_force
 from bingo.services.programs.codec import program_of, state_from_json
-from halls import events
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import EventType
 from halls.models import Room
 from halls.money import CENT, HUNDRED
-from halls.services import audit
+from halls.services.changes import record_change
 from jackpots.models import Pool, PoolLevel, SourceType
 from jackpots.services import folding, pools
-from jackpots.services.locks import lock_levels
 from jackpots.services.pools import LevelSpec
 
 # Between the close of sales and the close of the game the programs' terms are fixed (TB-41).
@@ -49,19 +46,18 @@ def refuse_while_in_play(room: Room, doing: str) -> None:
     if live is not None:
         state = GameState(live.state).label.lower()
         raise Conflict(
-            f"Game {live.number} of {room.name} is in play ({state}): {doing} between games.",
+            gettext("Game %(number)s of %(name)s is in play (%(state)s): %(doing)s between games.")
+            % {"number": live.number, "name": room.name, "state": state, "doing": gettext(doing)},
             code="game_in_play",
         )
 
 
-def lock_room(room: Room) -> Room:
-    return Room.objects.select_for_update().select_related("venue").get(pk=room.pk)
-
-
-def note(room: Room, actor: Actor, action: str, obj: Any, data: dict[str, Any]) -> None:
-    """Audit a program change in the venue's chain and tell the room's screens (after commit)."""
-    audit.record(venue_id=room.venue_id, actor=actor, action=action, obj=obj, data=data)
-    events.emit(room.stream, action, data)
+def note(room: Room, actor: Actor, type: EventType, obj: Any, data: Mapping[str, Any]) -> None:
+    """Audit a program change in the venue's chain and tell the room's screens (after commit). A program's
+    terms are public: the screens get what the audit keeps, `data`, a payload of `type`."""
+    record_change(
+        venue_id=room.venue_id, actor=actor, type=type, obj=obj, data=data, stream=room.stream, public=data
+    )
 
 
 # --- versions and states -------------------------------------------------------------------------------
@@ -144,12 +140,6 @@ def sync_rate(*, pool_id: int, percent: Decimal, authorisation_ref: str, actor: 
             actor=actor,
             authorisation_ref=authorisation_ref or "—",
         )
-
-
-def lock_pools(pool_ids: set[int]) -> None:
-    """Lock the pools' levels in id order before the audit chain is touched (see the module docstring)."""
-    for pool_id in sorted(pool_ids):
-        lock_levels(pool_id)
 
 
 def folded_amount(pool_id: int) -> Decimal:

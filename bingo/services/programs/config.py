@@ -16,6 +16,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
+from django.utils.translation import gettext, gettext_noop
 
 from bingo.models import Game, GameState, PrizeProgram, PrizeProgramVersion, RoomBolsa
 from bingo.programs.rules import (
@@ -29,10 +30,10 @@ from bingo.programs.rules import (
     schedule_problems,
 )
 from bingo.programs.tables import ProgramType
+from bingo.services.locks import lock_program
 from bingo.services.programs import clock
 from bingo.services.programs.codec import jsonable, state_to_json
 from bingo.services.programs.common import (
-    lock_room,
     new_pool,
     note,
     percent_problems,
@@ -45,7 +46,9 @@ from bingo.services.programs.common import (
 )
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
+from halls.eventtypes import EventType, ProgramDeactivated, ProgramVersion
 from halls.models import Room
+from halls.services.locks import lock_room
 
 CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,23}$")
 
@@ -76,7 +79,7 @@ def _build(
         raise refused(["params must be an object of parameter names and values"])
     stored = jsonable(params)
     if effective_from.tzinfo is None:
-        raise InvalidInput("effective_from must carry its time zone.", code="bad_effective_from")
+        raise InvalidInput(gettext("effective_from must carry its time zone."), code="bad_effective_from")
     try:
         pure = make_program(
             program_type, stored, program_id=code, effective_from=effective_from, version=version
@@ -126,7 +129,10 @@ def activate_program(
     code = (code or "").strip()
     if not CODE.match(code):
         raise InvalidInput(
-            f"Program code {code!r}: 1–24 letters, digits or - _ . / (e.g. 'prima-100', 'extra-12/2').",
+            gettext(
+                "Program code %(code)r: 1–24 letters, digits or - _ . / (e.g. 'prima-100', 'extra-12/2')."
+            )
+            % {"code": code},
             code="bad_program_code",
         )
     try:
@@ -139,15 +145,19 @@ def activate_program(
     stored, pure = _build(pt.value, params, code=code, effective_from=start, version=1)
     name = (name or "").strip() or info.name
     with transaction.atomic():
-        room = lock_room(room)
+        room = lock_room(room.pk)
         if PrizeProgram.objects.filter(room=room, code=code).exists():
-            raise Conflict(f"Room {room.name} already has a program {code}.", code="program_exists")
+            raise Conflict(
+                gettext("Room %(name)s already has a program %(code)s.") % {"name": room.name, "code": code},
+                code="program_exists",
+            )
         _schedule_check(room, pure)
         if info.funding is Funding.BOLSA_ACUMULADA:
             bolsa = RoomBolsa.objects.filter(room=room).first()
             if bolsa is None:
                 raise Conflict(
-                    f"{info.label} is paid from the room's Bolsa Acumulada (OP-36): open it first.",
+                    gettext("%(label)s is paid from the room's Bolsa Acumulada (OP-36): open it first.")
+                    % {"label": info.label},
                     code="no_bolsa",
                 )
             pool = bolsa.pool
@@ -181,23 +191,23 @@ def activate_program(
             created_by=actor if isinstance(actor, User) else None,
             created_at=at,
         )
-        note(room, actor, "programs.activated", program, _described(program, row, pure))
+        note(room, actor, EventType.PROGRAMS_ACTIVATED, program, _described(program, row, pure))
     return program
 
 
-def _described(program: PrizeProgram, row: PrizeProgramVersion, pure: Program) -> dict[str, Any]:
-    return {
-        "program": program.pk,
-        "code": program.code,
-        "type": program.program_type,
-        "name": program.name,
-        "pool": program.pool_id,
-        "version": row.version,
-        "effective_from": row.effective_from,
-        "params": row.params,
-        "provenance": dict(pure.provenance),
-        "authorisation_ref": row.authorisation_ref,
-    }
+def _described(program: PrizeProgram, row: PrizeProgramVersion, pure: Program) -> ProgramVersion:
+    return ProgramVersion(
+        program=program.pk,
+        code=program.code,
+        type=program.program_type,
+        name=program.name,
+        pool=program.pool_id,
+        version=row.version,
+        effective_from=row.effective_from,
+        params=row.params,
+        provenance=dict(pure.provenance),
+        authorisation_ref=row.authorisation_ref,
+    )
 
 
 def change_program(
@@ -212,15 +222,18 @@ def change_program(
     start = effective_from or at
     if start.tzinfo is not None and start < at:
         raise InvalidInput(
-            "A new version takes effect from now or later: games already played keep their version.",
+            gettext("A new version takes effect from now or later: games already played keep their version."),
             code="bad_effective_from",
         )
     with transaction.atomic():
-        room = lock_room(program.room)
-        program = PrizeProgram.objects.select_for_update().get(pk=program.pk)
+        room = lock_room(program.room_id)
+        program = lock_program(program.pk)
         if not program.active:
-            raise Conflict(f"Program {program.code} is no longer active.", code="program_inactive")
-        refuse_while_in_play(room, "change a program's parameters")
+            raise Conflict(
+                gettext("Program %(code)s is no longer active.") % {"code": program.code},
+                code="program_inactive",
+            )
+        refuse_while_in_play(room, gettext_noop("change a program's parameters"))
         number = (program.versions.aggregate(n=Max("version"))["n"] or 0) + 1
         stored, pure = _build(
             program.program_type, params, code=program.code, effective_from=start, version=number
@@ -242,32 +255,32 @@ def change_program(
                 authorisation_ref=row.authorisation_ref,
                 actor=actor,
             )
-        note(room, actor, "programs.changed", program, _described(program, row, pure))
+        note(room, actor, EventType.PROGRAMS_CHANGED, program, _described(program, row, pure))
     return row
 
 
 def deactivate_program(*, program: PrizeProgram, actor: Actor) -> PrizeProgram:
     """Stop the program (refused while a game of the room is in play). Its pool keeps what it holds."""
     with transaction.atomic():
-        room = lock_room(program.room)
-        program = PrizeProgram.objects.select_for_update().get(pk=program.pk)
+        room = lock_room(program.room_id)
+        program = lock_program(program.pk)
         if not program.active:
-            raise Conflict(f"Program {program.code} is already inactive.", code="program_inactive")
-        refuse_while_in_play(room, "deactivate a program")
+            raise Conflict(
+                gettext("Program %(code)s is already inactive.") % {"code": program.code},
+                code="program_inactive",
+            )
+        refuse_while_in_play(room, gettext_noop("deactivate a program"))
         program.active = False
         program.deactivated_at = clock.now()
         program.save(update_fields=["active", "deactivated_at"])
         note(
             room,
             actor,
-            "programs.deactivated",
+            EventType.PROGRAMS_DEACTIVATED,
             program,
-            {
-                "program": program.pk,
-                "code": program.code,
-                "type": program.program_type,
-                "pool": program.pool_id,
-            },
+            ProgramDeactivated(
+                program=program.pk, code=program.code, type=program.program_type, pool=program.pool_id
+            ),
         )
     return program
 
@@ -276,5 +289,8 @@ def current_version(program: PrizeProgram) -> Program:
     """The pure program in force now."""
     found = version_at(program, clock.now())
     if found is None:
-        raise NotFound(f"Program {program.code} has no version in force yet.", code="no_version_in_force")
+        raise NotFound(
+            gettext("Program %(code)s has no version in force yet.") % {"code": program.code},
+            code="no_version_in_force",
+        )
     return found[1]

@@ -19,6 +19,7 @@ from bingo.programs.schedule import scheduled_slot
 from bingo.services.programs import clock
 from bingo.services.programs.codec import hour_text
 from bingo.services.programs.common import IN_PLAY, current_state, note, version_at
+from halls.eventtypes import DueProgram, EventType, ProgramsDue
 from halls.models import GameSession, Room
 from jackpots.services.readmodels.meters import pool_meter
 
@@ -79,7 +80,7 @@ def announce_scheduled(at: datetime | None = None) -> int:
 
 
 def _announce_room(room: Room, programs: list[PrizeProgram], at: datetime) -> int:
-    due: list[dict[str, Any]] = []
+    due: list[DueProgram] = []
     with transaction.atomic():
         for program in programs:
             found = _due(program, at)
@@ -101,17 +102,17 @@ def _announce_room(room: Room, programs: list[PrizeProgram], at: datetime) -> in
             amount = pool_meter(program.pool_id).levels[0].amount  # live, whole cents down
             target = found["pure"].amount
             due.append(
-                {
-                    "code": program.code,
-                    "name": program.name,
-                    "type": program.program_type,
-                    "slot": hour_text(slot.hour),
-                    "operating_day": slot.operating_day.isoformat(),
-                    "amount": str(amount),
+                DueProgram(
+                    code=program.code,
+                    name=program.name,
+                    type=program.program_type,
+                    slot=hour_text(slot.hour),
+                    operating_day=slot.operating_day.isoformat(),
+                    amount=str(amount),
                     # In play only once the pool holds the amount (the close of sales decides).
-                    "reached": target is None or amount >= target,
-                }
+                    reached=target is None or amount >= target,
+                )
             )
         if due:
-            note(room, "beat", "programs.due", room, {"room": room.pk, "programs": due})
+            note(room, "beat", EventType.PROGRAMS_DUE, room, ProgramsDue(room=room.pk, programs=due))
     return len(due)

@@ -8,10 +8,12 @@ from decimal import Decimal, InvalidOperation
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils.translation import gettext
 
 from bingo.models import Game, GamePick, GameState, PrizeProgram
 from bingo.programs.rules import Family, Funding, ManagerPick, validate_pick
-from bingo.services.common import lock_game, record
+from bingo.services.common import record, step
+from bingo.services.locks import lock_game
 from bingo.services.programs import clock
 from bingo.services.programs.codec import pick_to_json
 from bingo.services.programs.common import (
@@ -22,6 +24,7 @@ from bingo.services.programs.common import (
 )
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import EventType, ProgramPickSet
 from halls.money import CENT
 
 PICKABLE = (GameState.SCHEDULED, GameState.ON_SALE)
@@ -31,13 +34,21 @@ def _amount(value: Decimal | None) -> Decimal | None:
     if value is None:
         return None
     if isinstance(value, bool | float):
-        raise InvalidInput(f"The amount must be exact (Decimal or string), not {value!r}.", code="bad_amount")
+        raise InvalidInput(
+            gettext("The amount must be exact (Decimal or string), not %(value)r.") % {"value": value},
+            code="bad_amount",
+        )
     try:
         amount = Decimal(value)
     except (InvalidOperation, TypeError, ValueError):
-        raise InvalidInput(f"The amount {value!r} is not a number.", code="bad_amount") from None
+        raise InvalidInput(
+            gettext("The amount %(value)r is not a number.") % {"value": value}, code="bad_amount"
+        ) from None
     if not amount.is_finite() or amount != amount.quantize(CENT):
-        raise InvalidInput(f"The amount {value} is not a whole number of cents.", code="bad_amount")
+        raise InvalidInput(
+            gettext("The amount %(value)s is not a whole number of cents.") % {"value": value},
+            code="bad_amount",
+        )
     return amount
 
 
@@ -53,24 +64,38 @@ def set_manager_pick(
     value = _amount(amount)
     if max_ball is not None and (isinstance(max_ball, bool) or not isinstance(max_ball, int)):
         raise InvalidInput(
-            f"The extraction order must be a whole number, not {max_ball!r}.", code="bad_max_ball"
+            gettext("The extraction order must be a whole number, not %(max_ball)r.")
+            % {"max_ball": max_ball},
+            code="bad_max_ball",
         )
     with transaction.atomic():
         game = lock_game(game.pk)
         program = PrizeProgram.objects.get(pk=program.pk)
         if program.room_id != game.room_id:
-            raise InvalidInput(f"Program {program.code} belongs to another room.", code="bad_program")
+            raise InvalidInput(
+                gettext("Program %(code)s belongs to another room.") % {"code": program.code},
+                code="bad_program",
+            )
         if not program.active:
-            raise Conflict(f"Program {program.code} is no longer active.", code="program_inactive")
+            raise Conflict(
+                gettext("Program %(code)s is no longer active.") % {"code": program.code},
+                code="program_inactive",
+            )
         if game.state not in PICKABLE:
             raise Conflict(
-                f"Game {game.number} is {GameState(game.state).label.lower()}: picks are set before the "
-                "close of sales.",
+                gettext("Game %(number)s is %(state)s: picks are set before the close of sales.")
+                % {
+                    "number": game.number,
+                    "state": GameState(game.state).label.lower(),
+                },
                 code="wrong_state",
             )
         found = version_at(program, clock.now())
         if found is None:
-            raise Conflict(f"Program {program.code} has no version in force yet.", code="no_version_in_force")
+            raise Conflict(
+                gettext("Program %(code)s has no version in force yet.") % {"code": program.code},
+                code="no_version_in_force",
+            )
         pure = found[1]
         state = current_state(program)
         pick = ManagerPick(program_id=program.code, amount=value, max_ball=max_ball, colour=colour)
@@ -95,5 +120,7 @@ def set_manager_pick(
                 "set_at": clock.now(),
             },
         )
-        record(game, actor, "programs.pick_set", {"program": program.code, "pick": pick_to_json(pick)})
+        picked = {"program": program.code, "pick": pick_to_json(pick)}
+        shown = ProgramPickSet(**step(game), program=program.code, pick=pick_to_json(pick))
+        record(game, actor, EventType.PROGRAMS_PICK_SET, picked, shown)
     return row

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import gettext
+
 from bingo.models import (
     Ball,
     Claim,
@@ -45,7 +47,7 @@ from bingo.programs.rules import (
     payout,
 )
 from bingo.programs.tables import HallCategory
-from bingo.services.common import record
+from bingo.services.common import record, step
 from bingo.services.programs import readmodels
 from bingo.services.programs.codec import (
     context_of,
@@ -60,17 +62,18 @@ from bingo.services.programs.common import (
     current_state,
     folded_amount,
     level_of,
-    lock_pools,
     member_source,
     sync_rate,
     version_at,
 )
 from halls.actors import Actor
 from halls.errors import Conflict
+from halls.eventtypes import EventType, ProgramsAwarded
 from halls.models import GameSession
 from halls.services import audit
 from jackpots.models import Pool
 from jackpots.services import awards, contributions
+from jackpots.services.locks import lock_pools
 
 ZERO = Decimal(0)
 
@@ -200,8 +203,14 @@ def sales_closed(*, game: Game, actor: Actor) -> list[dict[str, Any]]:
     if bolsa is not None and from_bolsa and wanted > amounts[bolsa.pool_id]:
         names = ", ".join(f"{p.name} ({p.code})" for p, _ in from_bolsa)
         raise Conflict(
-            f"The Bolsa Acumulada holds {amounts[bolsa.pool_id]:.2f} €, less than the {wanted:.2f} € "
-            f"announced for {names}.",
+            gettext(
+                "The Bolsa Acumulada holds %(held)s €, less than the %(wanted)s € announced for %(names)s."
+            )
+            % {
+                "held": format(amounts[bolsa.pool_id], ".2f"),
+                "wanted": format(wanted, ".2f"),
+                "names": names,
+            },
             code="program_refused",
             problems=[f"Bolsa Acumulada short for {names}"],
         )
@@ -279,7 +288,13 @@ def bingo_confirmed(*, game: Game, claims: Sequence[Claim], actor: Actor) -> lis
             _award(game, gp, play, winners, actor)
         gp.save()
     results = readmodels.game_programs(game)
-    record(game, actor, "programs.awarded", {"awards": results})
+    record(
+        game,
+        actor,
+        EventType.PROGRAMS_AWARDED,
+        {"awards": results},
+        ProgramsAwarded(**step(game), awards=results),
+    )
     return results
 
 

@@ -9,6 +9,7 @@
   var doc = global.document;
   var $ = function (id) { return doc.getElementById(id); };
   var ui = global.HallUi;
+  var fmt = global.HallFormat;
   var api = global.HallApi;
   var el = ui.el;
   var fill = ui.fill;
@@ -31,10 +32,18 @@
     for (var i = 0; i < games.length; i += 1) { if (games[i].id === gameId) { return games[i]; } }
     return null;
   }
-  function roomOf(game) { return roomsById[game.room] || {name: "room " + game.room, currency: "EUR"}; }
+  function roomOf(game) {
+    return roomsById[game.room] || {name: interpolate(gettext("room %(id)s"), {id: game.room}, true), currency: "EUR"};
+  }
   function money(amount) {
     var game = selected();
-    return ui.money(amount, game ? roomOf(game).currency : "EUR");
+    return fmt.money(amount, game ? roomOf(game).currency : "EUR");
+  }
+  function gameName(room, game) {
+    return interpolate(gettext("%(room)s · game %(number)s"), {room: room.name, number: game.number}, true);
+  }
+  function cardsText(count) {
+    return interpolate(ngettext("%(count)s card", "%(count)s cards", count), {count: count}, true);
   }
   function seriesOf(game) { return game ? seriesByVenue[roomOf(game).venue] || [] : []; }
   function findSeries(code) {
@@ -51,7 +60,7 @@
       $("poll-state").className = "console-poll is-ok";
       var previous = gameId;
       if (gameId !== null && !selected()) {
-        ui.report($("page-msg"), "The sales of the game you had open are closed.", "info");
+        ui.report($("page-msg"), gettext("The sales of the game you had open are closed."), "info");
         gameId = null;
       }
       if (gameId === null && games.length) { gameId = games[0].id; }
@@ -60,14 +69,15 @@
       renderGame();
     }, function (err) {
       $("poll-state").className = "console-poll is-failing";
-      ui.report($("page-msg"), {message: "Live refresh failed: " + err.message, code: err.code}, "error");
+      ui.report($("page-msg"), {message: interpolate(gettext("Live refresh failed: %(error)s"), {error: err.message}, true),
+        code: err.code}, "error");
     });
   }
 
   function renderPicker() {
     var select = $("game-select");
     if (!games.length) {
-      fill(select, el("option", {value: "", text: "No game on sale"}));
+      fill(select, el("option", {value: "", text: gettext("No game on sale")}));
       select.disabled = true;
       return;
     }
@@ -75,7 +85,7 @@
     fill(select, games.map(function (g) {
       var r = roomOf(g);
       return el("option", {value: g.id, selected: g.id === gameId,
-        text: r.name + " · game " + g.number + (rooms.length && hasManyVenues() ? " · " + r.venue_name : "")});
+        text: gameName(r, g) + (rooms.length && hasManyVenues() ? " · " + r.venue_name : "")});
     }));
   }
 
@@ -131,8 +141,9 @@
       }));
     });
     fill($("series-sold"), list.map(function (s) {
-      return el("div", null, el("strong", {text: "Series " + s.code}),
-        " · " + money(s.face_value) + " a card · cards 1–" + s.card_count);
+      return el("div", null, el("strong", {text: interpolate(gettext("Series %(code)s"), {code: s.code}, true)}),
+        " · " + interpolate(gettext("%(price)s a card · cards 1–%(count)s"),
+          {price: money(s.face_value), count: s.card_count}, true));
     }));
     preview("sell");
     preview("return");
@@ -144,24 +155,26 @@
     $("game-area").hidden = !game;
     if (!game) { return; }
     var r = roomOf(game);
-    $("game-title").textContent = r.name + " · game " + game.number;
+    $("game-title").textContent = gameName(r, game);
     var badge = $("game-state");
-    badge.textContent = "On sale";
+    badge.textContent = gettext("On sale");
     badge.className = "badge badge--on_sale";
     $("total-cards").textContent = sales ? String(sales.cards_sold) : "…";
     $("total-amount").textContent = sales ? money(sales.sales_total) : "…";
     var body = $("ops-table").querySelector("tbody");
     var ops = sales ? sales.operations.slice().reverse() : [];
-    $("ops-count").textContent = sales ? ops.length + " operation" + (ops.length === 1 ? "" : "s") : "";
+    $("ops-count").textContent = sales
+      ? interpolate(ngettext("%(count)s operation", "%(count)s operations", ops.length), {count: ops.length}, true) : "";
     if (!ops.length) {
-      fill(body, el("tr", null, el("td", {colspan: 8, class: "empty", text: sales ? "Nothing sold yet." : "Loading…"})));
+      fill(body, el("tr", null, el("td", {colspan: 8, class: "empty",
+        text: sales ? gettext("Nothing sold yet.") : gettext("Loading…")})));
       return;
     }
     fill(body, ops.map(function (op) {
       var isReturn = op.kind === "return";
       return el("tr", {class: isReturn ? "is-return" : null, "data-op": op.id},
-        el("td", {text: ui.time(op.created_at)}),
-        el("td", {text: isReturn ? "Return" : "Sale"}),
+        el("td", {text: fmt.time(op.created_at)}),
+        el("td", {text: isReturn ? gettext("Return") : gettext("Sale")}),
         el("td", {text: op.series}),
         el("td", {class: "num", text: op.first}),
         el("td", {class: "num", text: op.last}),
@@ -186,12 +199,14 @@
     var box = $(kind + "-preview");
     var series = findSeries(v.series);
     if (!series || !$(kind + "-first").value || !$(kind + "-last").value || v.last < v.first) {
-      fill(box, v.last && v.first && v.last < v.first ? "The range runs backwards." : "");
+      fill(box, v.last && v.first && v.last < v.first ? gettext("The range runs backwards.") : "");
       return;
     }
     var cards = v.last - v.first + 1;
-    fill(box, el("strong", {text: cards + " card" + (cards === 1 ? "" : "s")}),
-      " × " + money(series.face_value) + " = ", el("strong", {text: money(cards * Number(series.face_value))}));
+    // In whole cents: 3 × 0.10 is 0.30, not a float's 0.30000000000000004.
+    var total = fmt.decimal(cards * fmt.cents(series.face_value));
+    fill(box, el("strong", {text: cardsText(cards)}),
+      " × " + money(series.face_value) + " = ", el("strong", {text: money(total)}));
   }
 
   function submit(kind, form) {
@@ -206,9 +221,14 @@
       .then(function (response) {
         intents[kind].done();
         var op = response.data;
-        var what = (kind === "sell" ? "Sold" : "Returned") + " series " + op.series + " no. " + op.first +
-          " to " + op.last + ": " + op.cards + " card" + (op.cards === 1 ? "" : "s") + ", " + money(op.amount) + ".";
-        if (response.status === 200) { what = "Already recorded (a repeat of the same operation): " + what; }
+        var values = {series: op.series, first: op.first, last: op.last, cards: cardsText(op.cards),
+          amount: money(op.amount)};
+        var what = interpolate(kind === "sell"
+          ? gettext("Sold series %(series)s no. %(first)s to %(last)s: %(cards)s, %(amount)s.")
+          : gettext("Returned series %(series)s no. %(first)s to %(last)s: %(cards)s, %(amount)s."), values, true);
+        if (response.status === 200) {
+          what = interpolate(gettext("Already recorded (a repeat of the same operation): %(what)s"), {what: what}, true);
+        }
         ui.report(box, what, "ok");
         $(kind + "-first").value = kind === "sell" ? String(op.last + 1) : "";
         $(kind + "-last").value = "";

@@ -11,6 +11,7 @@
   var doc = global.document;
   var $ = function (id) { return doc.getElementById(id); };
   var ui = global.HallUi;
+  var fmt = global.HallFormat;
   var api = global.HallApi;
   var el = ui.el;
   var fill = ui.fill;
@@ -27,17 +28,28 @@
     "pause": ["drawing"],
     "resume": ["paused"]
   };
-  var KIND = {line: "Line", bingo: "Bingo"};
+  var KIND = {line: gettext("Line"), bingo: gettext("Bingo")};
   // Which parts of a pick the hall manager sets, per program type (bingo.programs.rules.validate_pick).
   var PICKS = {
-    "BA-2": {amount: false, max_ball: true, colour: false, hint: "Bingo Extra: the extraction order (50 or more)"},
-    "BA-19": {amount: true, max_ball: true, colour: false, hint: "Super Prima: amount and extraction order"},
-    "BA-20": {amount: true, max_ball: false, colour: true, hint: "Colour Prima: amount (500 € at most) and colour"}
+    "BA-2": {amount: false, max_ball: true, colour: false,
+      hint: gettext("Bingo Extra: the extraction order (50 or more)")},
+    "BA-19": {amount: true, max_ball: true, colour: false, hint: gettext("Super Prima: amount and extraction order")},
+    "BA-20": {amount: true, max_ball: false, colour: true,
+      hint: interpolate(gettext("Colour Prima: amount (%(limit)s at most) and colour"), {limit: fmt.money("500", "EUR")}, true)}
   };
   var PICK_STATES = ["scheduled", "on_sale"];
   var STATE_LABELS = {
-    scheduled: "Scheduled", on_sale: "On sale", sales_closed: "Sales closed", drawing: "Drawing",
-    paused: "Paused", closed: "Closed", void: "Void"
+    scheduled: gettext("Scheduled"), on_sale: gettext("On sale"), sales_closed: gettext("Sales closed"),
+    drawing: gettext("Drawing"), paused: gettext("Paused"), closed: gettext("Closed"), void: gettext("Void")
+  };
+  var REFUSALS = {   // bingo.claims.Refusal
+    not_sold: gettext("not sold"), not_complete: gettext("not complete"), line_already_won: gettext("line already won"),
+    game_closed: gettext("game closed"), no_balls: gettext("no balls")
+  };
+  var COLOURS = {
+    red: gettext("red"), yellow: gettext("yellow"), green: gettext("green"), blue: gettext("blue"),
+    purple: gettext("purple"), orange: gettext("orange"), pink: gettext("pink"), white: gettext("white"),
+    black: gettext("black"), brown: gettext("brown"), grey: gettext("grey"), cyan: gettext("cyan")
   };
   var NO_UNCLAIMED = {ordinal: 0, line: [], bingo: [], line_count: 0, bingo_count: 0};
 
@@ -58,14 +70,16 @@
   var ENTRY_RETRIES = 3;           // a lost answer is asked again, same ordinal: a retry is a no-op
   var correctionTimer = null;
 
-  function money(amount) { return ui.money(amount, currency); }
+  function money(amount) { return fmt.money(amount, currency); }
+  function say(text, values) { return interpolate(text, values, true); }
+  function colourName(colour) { return COLOURS[colour] || colour; }
   function isLive(g) { return !!g && LIVE.indexOf(g.state) >= 0; }
   function drawnSet(g) {
     var set = {};
     (g ? g.balls : []).forEach(function (b) { set[b.ball] = b.ordinal; });
     return set;
   }
-  function cardName(series, serial) { return series + " · no. " + serial; }
+  function cardName(series, serial) { return say(gettext("%(series)s · no. %(serial)s"), {series: series, serial: serial}); }
   function isCorrected(b) { return b.corrected_from !== null && b.corrected_from !== undefined; }
 
   /* --- the live state: a snapshot, then the streams' events ------------------------------------------- */
@@ -250,10 +264,10 @@
   function onStatus(status) {
     var indicator = $("poll-state");
     indicator.className = "console-poll" + (status === "live" ? " is-ok" : status === "offline" ? " is-failing" : "");
-    indicator.title = status === "live" ? "Live" : status === "offline" ? "Reconnecting…" : "Loading…";
+    indicator.title = status === "live" ? gettext("Live") : status === "offline" ? gettext("Reconnecting…") : gettext("Loading…");
     if (status === "offline") {
       offline = true;
-      ui.report($("page-msg"), {message: "Live updates lost: reconnecting…", code: "offline"}, "error");
+      ui.report($("page-msg"), {message: gettext("Live updates lost: reconnecting…"), code: "offline"}, "error");
     } else if (offline && status === "live") {
       offline = false;
       ui.report($("page-msg"), null);
@@ -286,12 +300,13 @@
     $("session-open").hidden = !room || open;
     $("session-live").hidden = !open;
     var sessionBadge = $("session-badge");
-    sessionBadge.textContent = !room ? "Loading…" : open ? "Session " + room.open_session + " open" : "No open session";
+    sessionBadge.textContent = !room ? gettext("Loading…")
+      : open ? say(gettext("Session %(id)s open"), {id: room.open_session}) : gettext("No open session");
     sessionBadge.className = "badge " + (open ? "badge--ok" : "badge--bad");
     var gameBadge = $("game-badge");
     gameBadge.hidden = !game || !open;
     if (game) {
-      gameBadge.textContent = "Game " + game.number + " · " + game.state_label;
+      gameBadge.textContent = say(gettext("Game %(number)s · %(state)s"), {number: game.number, state: game.state_label});
       gameBadge.className = "badge badge--" + game.state;
     }
     if (!open) {
@@ -315,8 +330,8 @@
 
   function programLine(p) {
     var parts = [(p.name || p.type) + (p.slot ? " (" + p.slot + ")" : ""), money(p.amount)];
-    if (p.max_ball !== null && p.max_ball !== undefined) { parts.push("max ball " + p.max_ball); }
-    if (p.colour) { parts.push("colour " + p.colour); }
+    if (p.max_ball !== null && p.max_ball !== undefined) { parts.push(say(gettext("max ball %(ball)s"), {ball: p.max_ball})); }
+    if (p.colour) { parts.push(say(gettext("colour %(colour)s"), {colour: colourName(p.colour)})); }
     return parts.join(" · ");
   }
 
@@ -326,10 +341,11 @@
     fill($("programs-in-play"), playing.map(function (p) {
       var result = null;
       if (p.won === true) {
-        result = el("span", {class: "program-won", text: " — won: " + money(p.prize || p.amount) +
-          ((p.winners || []).length > 1 ? " (" + money(p.share) + " each)" : "")});
+        result = el("span", {class: "program-won", text: " — " + ((p.winners || []).length > 1
+          ? say(gettext("won: %(amount)s (%(share)s each)"), {amount: money(p.prize || p.amount), share: money(p.share)})
+          : say(gettext("won: %(amount)s"), {amount: money(p.prize || p.amount)}))});
       } else if (p.won === false) {
-        result = el("span", {class: "muted", text: " — not won"});
+        result = el("span", {class: "muted", text: " — " + gettext("not won")});
       }
       return el("li", {"data-code": p.code}, programLine(p), result);
     }));
@@ -365,8 +381,9 @@
 
   function renderGame() {
     var live = isLive(game);
-    $("game-title").textContent = game ? "Game " + game.number : "No game yet";
-    $("game-source").textContent = game ? (game.draw_source === "manual" ? "Blower + ball reader" : "RNG draw") : "";
+    $("game-title").textContent = game ? say(gettext("Game %(number)s"), {number: game.number}) : gettext("No game yet");
+    $("game-source").textContent = game
+      ? (game.draw_source === "manual" ? gettext("Blower + ball reader") : gettext("RNG draw")) : "";
     $("fig-cards").textContent = game ? String(game.cards_sold) : "—";
     $("fig-sales").textContent = game ? money(game.sales_total) : "—";
     $("fig-line").textContent = game ? money(game.line_prize) : "—";
@@ -382,22 +399,24 @@
     var formula = game && game.announcement ? game.announcement.formula : "";
     announcement.hidden = !formula;
     if (formula) {
-      fill(announcement, el("div", {class: "announcement__label", text: "Sales announcement — read it out"}),
+      fill(announcement, el("div", {class: "announcement__label", text: gettext("Sales announcement — read it out")}),
         el("div", {class: "announcement__text", text: formula}));
     }
     if (game && game.state === "void") {
       announcement.hidden = false;
-      fill(announcement, el("div", {class: "announcement__label", text: "Void"}),
+      fill(announcement, el("div", {class: "announcement__label", text: gettext("Void")}),
         el("div", {class: "announcement__text", text: game.void_reason}));
     }
     $("create-game").hidden = live;
     $("void-box").hidden = !live;
     var sid = room.open_session;
     var info = sessionInfo[sid] || {};
-    $("session-info").textContent = "Session " + sid +
-      (info.opened_at ? " · opened " + ui.time(info.opened_at) + " by " + info.opened_by : "");
+    $("session-info").textContent = info.opened_at
+      ? say(gettext("Session %(id)s · opened %(time)s by %(user)s"),
+        {id: sid, time: fmt.time(info.opened_at), user: info.opened_by})
+      : say(gettext("Session %(id)s"), {id: sid});
     $("session-close-btn").disabled = live;
-    $("session-close-btn").title = live ? "Finish or void the game first" : "";
+    $("session-close-btn").title = live ? gettext("Finish or void the game first") : "";
   }
 
   function renderDraw() {
@@ -409,11 +428,11 @@
     if (!$("ball-submit").classList.contains("is-busy")) { $("ball-submit").disabled = !canEnter; }
     $("ball-form").hidden = !!game && !manual;
     var hint = "";
-    if (!game) { hint = "No game"; }
-    else if (!manual) { hint = isLive(game) ? "The RNG draws by itself" : ""; }
-    else if (drawing) { hint = "Next: ball " + (game.balls.length + 1) + " of 90"; }
-    else if (game.state === "paused") { hint = game.claim_window ? "Paused for a claim" : "Paused"; }
-    else if (isLive(game)) { hint = "Start the draw to enter balls"; }
+    if (!game) { hint = gettext("No game"); }
+    else if (!manual) { hint = isLive(game) ? gettext("The RNG draws by itself") : ""; }
+    else if (drawing) { hint = say(gettext("Next: ball %(ordinal)s of 90"), {ordinal: game.balls.length + 1}); }
+    else if (game.state === "paused") { hint = game.claim_window ? gettext("Paused for a claim") : gettext("Paused"); }
+    else if (isLive(game)) { hint = gettext("Start the draw to enter balls"); }
     $("draw-hint").textContent = hint;
     if (canEnter && !wasDrawing && doc.activeElement === doc.body) { input.focus(); }
     wasDrawing = canEnter;
@@ -425,7 +444,8 @@
     big.setAttribute("data-corrected", current && isCorrected(current) ? "true" : "false");
     big.classList.toggle("is-empty", !current);
     $("console-current-number").textContent = current ? String(current.ball) : "";
-    $("console-ordinal").textContent = current ? "Ball " + current.ordinal + " of 90" : "No ball yet";
+    $("console-ordinal").textContent = current
+      ? say(gettext("Ball %(ordinal)s of 90"), {ordinal: current.ordinal}) : gettext("No ball yet");
     fill($("console-last"), balls.slice(Math.max(0, balls.length - 6), Math.max(0, balls.length - 1)).reverse()
       .map(function (b) {
         return el("span", {class: "cball cball--sm", "data-colour": b.colour,
@@ -440,7 +460,7 @@
       cell.classList.toggle("is-on", !!drawn[n]);
       cell.classList.toggle("is-last", n === last);
       cell.classList.toggle("is-corrected", corrected[n] !== undefined);
-      cell.title = corrected[n] !== undefined ? "Entered as " + corrected[n] + ", corrected" : "";
+      cell.title = corrected[n] !== undefined ? say(gettext("Entered as %(number)s, corrected"), {number: corrected[n]}) : "";
     }
     // Only typed balls can be mis-keyed: corrections are for manual games in play with a ball drawn.
     var correctable = manual && (drawing || (!!game && game.state === "paused")) && balls.length > 0;
@@ -453,23 +473,24 @@
   function renderCorrectHint() {
     var ordinal = Number($("correct-ordinal").value);
     var ball = game && ordinal >= 1 ? game.balls[ordinal - 1] : null;
-    $("correct-hint").textContent = ball ? "Ball " + ordinal + " is " + ball.ball + " now." : "";
+    $("correct-hint").textContent = ball
+      ? say(gettext("Ball %(ordinal)s is %(number)s now."), {ordinal: ordinal, number: ball.ball}) : "";
   }
 
   /* The entries of the game on show, newest first, each with its answer. */
   function renderEntries() {
     var shown = entries.filter(function (e) { return game && e.game === game.id; }).slice().reverse();
     fill($("ball-log"), shown.map(function (e) {
-      var answer = e.state === "queued" ? "waiting…"
-        : e.state === "sending" ? "sending…"
+      var answer = e.state === "queued" ? gettext("waiting…")
+        : e.state === "sending" ? gettext("sending…")
         : e.state === "retry" ? e.message
-        : e.state === "ok" ? "ball " + e.ordinal + " ✓"
+        : e.state === "ok" ? say(gettext("ball %(ordinal)s ✓"), {ordinal: e.ordinal})
         : "✗ " + e.message;
       var fix = null;
       if (e.state === "ok" && e.fixed !== undefined && e.fixed !== e.number) {
-        fix = el("span", {class: "ball-log__fix", text: "corrected to " + e.fixed});
+        fix = el("span", {class: "ball-log__fix", text: say(gettext("corrected to %(number)s"), {number: e.fixed})});
       } else if (e.state === "ok") {
-        fix = el("button", {type: "button", class: "btn-link", text: "Correct", onclick: function () {
+        fix = el("button", {type: "button", class: "btn-link", text: gettext("Correct"), onclick: function () {
           $("correct-box").open = true;
           $("correct-ordinal").value = String(e.ordinal);
           renderCorrectHint();
@@ -497,7 +518,7 @@
     var box = $("ball-msg");
     if (!game || game.id !== entry.game) {
       entry.state = "refused";
-      entry.message = "Not sent: the game changed.";
+      entry.message = gettext("Not sent: the game changed.");
       renderEntries();
       sendNext();
       return;
@@ -512,7 +533,8 @@
         var ball = response.data;
         entry.state = "ok";
         entry.ordinal = ball.ordinal;
-        ui.report(box, "Ball " + ball.number + " entered as ball " + ball.ordinal + ".", "ok");
+        ui.report(box, say(gettext("Ball %(number)s entered as ball %(ordinal)s."),
+          {number: ball.number, ordinal: ball.ordinal}), "ok");
         // Shown at once, so the next entry gets the next ordinal; this ball's event is then skipped.
         if (game && game.id === entry.game && ball.ordinal === game.balls.length + 1) {
           game.balls.push({ordinal: ball.ordinal, ball: ball.number, colour: ball.colour, drawn_at: ball.drawn_at,
@@ -523,7 +545,7 @@
         if ((err.status === 0 || err.status >= 500) && entry.tries < ENTRY_RETRIES) {
           entry.tries += 1;
           entry.state = "retry";
-          entry.message = "no answer: trying again (" + entry.tries + ")…";
+          entry.message = say(gettext("no answer: trying again (%(try)s)…"), {"try": entry.tries});
           return 400 * entry.tries;
         }
         entry.state = "refused";
@@ -549,10 +571,10 @@
     var prompt = $("window-prompt");
     prompt.hidden = !(game && game.claim_window);
     if (game && game.claim_window) {
-      $("window-question").textContent = game.claim_window === "line" ? "Any more lines?" : "Any more bingos?";
+      $("window-question").textContent = game.claim_window === "line" ? gettext("Any more lines?") : gettext("Any more bingos?");
       $("confirm-btn").textContent = game.claim_window === "line"
-        ? "No more lines: confirm and pay the Line"
-        : "No more bingos: confirm and pay the Bingo";
+        ? gettext("No more lines: confirm and pay the Line")
+        : gettext("No more bingos: confirm and pay the Bingo");
     }
     renderVerdict();
     renderUnclaimed();
@@ -573,13 +595,14 @@
     fill(box,
       el("div", {class: "verdict__head"},
         el("span", {class: "badge " + (c.valid ? "badge--ok" : "badge--bad"),
-          text: (c.valid ? "Valid " : "Not valid: ") + KIND[c.kind].toLowerCase()}),
-        el("strong", {text: "Series " + cardName(c.series, c.serial)}),
-        el("span", {class: "muted", text: "claim at ball " + c.bound_ordinal})),
+          text: c.kind === "line" ? (c.valid ? gettext("Valid line") : gettext("Not valid: line"))
+            : (c.valid ? gettext("Valid bingo") : gettext("Not valid: bingo"))}),
+        el("strong", {text: say(gettext("Series %(card)s"), {card: cardName(c.series, c.serial)})}),
+        el("span", {class: "muted", text: say(gettext("claim at ball %(ordinal)s"), {ordinal: c.bound_ordinal})})),
       el("div", {class: "verdict__reason", id: "verdict-reason", text: c.reason}),
       c.master_card
         ? ui.masterCard(c.master_card, drawn, c.valid && c.kind === "line" ? c.winning_row : null)
-        : el("div", {class: "muted", text: "No master card: the card is not sold in this game."}));
+        : el("div", {class: "muted", text: gettext("No master card: the card is not sold in this game.")}));
   }
 
   function renderUnclaimed() {
@@ -594,8 +617,8 @@
         rows.push(el("li", null,
           el("span", {class: "badge badge--" + (kind === "bingo" ? "drawing" : "sales_closed"), text: KIND[kind]}),
           " ", el("strong", {text: cardName(card.series, card.serial)}),
-          el("span", {class: "muted", text: " since ball " + card.since_ball}), " ",
-          el("button", {type: "button", class: "btn-link", text: "Fill the claim", onclick: function () {
+          el("span", {class: "muted", text: " " + say(gettext("since ball %(ordinal)s"), {ordinal: card.since_ball})}), " ",
+          el("button", {type: "button", class: "btn-link", text: gettext("Fill the claim"), onclick: function () {
             doc.querySelector('#claim-form input[name="kind"][value="' + kind + '"]').checked = true;
             $("claim-series").value = card.series;
             $("claim-serial").value = String(card.serial);
@@ -603,13 +626,14 @@
           }})));
       });
       if (more > 0) {
-        rows.push(el("li", {class: "muted unclaimed__more",
-          text: "… and " + more + " more " + KIND[kind].toLowerCase() + (more > 1 ? "s" : "")}));
+        rows.push(el("li", {class: "muted unclaimed__more", text: kind === "line"
+          ? say(ngettext("… and %(count)s more line", "… and %(count)s more lines", more), {count: more})
+          : say(ngettext("… and %(count)s more bingo", "… and %(count)s more bingos", more), {count: more})}));
       }
     });
     box.hidden = rows.length === 0;
     if (rows.length) {
-      fill(box, el("div", {class: "unclaimed__title", text: "Winning cards nobody has claimed yet"}),
+      fill(box, el("div", {class: "unclaimed__title", text: gettext("Winning cards nobody has claimed yet")}),
         el("ul", null, rows));
     } else {
       fill(box);
@@ -620,18 +644,20 @@
     var box = $("prizes");
     var prizes = game ? game.prizes : [];
     if (!prizes.length) {
-      fill(box, el("p", {class: "empty", text: "No prize paid yet."}));
+      fill(box, el("p", {class: "empty", text: gettext("No prize paid yet.")}));
       return;
     }
     fill(box, prizes.map(function (p) {
       return el("div", {class: "prize"},
         el("span", {class: "badge badge--ok", text: KIND[p.kind]}),
         el("strong", {text: " " + money(p.amount)}),
-        el("span", {class: "muted", text: " at ball " + p.ordinal + " · "}),
+        el("span", {class: "muted", text: " " + say(gettext("at ball %(ordinal)s"), {ordinal: p.ordinal}) + " · "}),
         el("span", {text: p.winners.map(function (w) {
           return cardName(w.series, w.serial) + " (" + money(w.amount) + ")";
         }).join(", ")}),
-        Number(p.remainder) ? el("span", {class: "muted", text: " · remainder " + money(p.remainder)}) : null);
+        Number(p.remainder)
+          ? el("span", {class: "muted", text: " · " + say(gettext("remainder %(amount)s"), {amount: money(p.remainder)})})
+          : null);
     }));
   }
 
@@ -639,7 +665,7 @@
     var body = $("claims-table").querySelector("tbody");
     var claims = game ? game.claims.slice().reverse() : [];
     if (!claims.length) {
-      fill(body, el("tr", null, el("td", {colspan: 5, class: "empty", text: "No claims yet."})));
+      fill(body, el("tr", null, el("td", {colspan: 5, class: "empty", text: gettext("No claims yet.")})));
       return;
     }
     var earlier = game.claims_count - claims.length;   // the view holds the latest claims only
@@ -650,9 +676,10 @@
         el("td", {text: cardName(c.series, c.serial)}),
         el("td", {class: "num", text: c.bound_ordinal}),
         el("td", null, el("span", {class: "badge " + (c.valid ? "badge--ok" : "badge--bad"),
-          text: c.valid ? "valid" : (c.refusal || "refused").replace(/_/g, " ")})));
+          text: c.valid ? gettext("valid") : REFUSALS[c.refusal] || (c.refusal || gettext("refused")).replace(/_/g, " ")})));
     }).concat(earlier > 0 ? [el("tr", null, el("td", {colspan: 5, class: "muted",
-      text: earlier + " earlier claims: see the game's recall."}))] : []));
+      text: say(ngettext("%(count)s earlier claim: see the game's recall.", "%(count)s earlier claims: see the game's recall.",
+        earlier), {count: earlier})}))] : []));
   }
 
   /* --- the inspection draw -------------------------------------------------------------------------- */
@@ -666,7 +693,7 @@
       var c = counts[n] || 0;
       var cell = $("inspect-board-" + n);
       cell.className = "board90__cell " + (c === 0 ? "is-missing" : c === 1 ? "is-once" : "is-repeated");
-      cell.title = c > 1 ? n + " entered " + c + " times" : "";
+      cell.title = c > 1 ? say(gettext("%(number)s entered %(count)s times"), {number: n, count: c}) : "";
       if (c === 0) { missing.push(n); }
       if (c > 1) { repeated.push(n + " ×" + c); }
     }
@@ -675,15 +702,15 @@
     var complete = inspection.length === 90 && !missing.length && !repeated.length && !outOfRange.length;
     fill(summary,
       el("div", {class: "inspect-count" + (complete ? " is-complete" : "")},
-        el("strong", {id: "inspect-count", text: String(inspection.length)}), " of 90 balls entered"),
+        el("strong", {id: "inspect-count", text: String(inspection.length)}), " " + gettext("of 90 balls entered")),
       missing.length ? el("div", {class: "inspect-missing"},
-        el("strong", {text: "Missing (" + missing.length + "): "}),
+        el("strong", {text: say(gettext("Missing (%(count)s):"), {count: missing.length}) + " "}),
         missing.length > 30 ? missing.slice(0, 30).join(", ") + "…" : missing.join(", ")) : null,
       repeated.length ? el("div", {class: "inspect-repeated"},
-        el("strong", {text: "Repeated: "}), repeated.join(", ")) : null,
+        el("strong", {text: gettext("Repeated:") + " "}), repeated.join(", ")) : null,
       outOfRange.length ? el("div", {class: "inspect-repeated"},
-        el("strong", {text: "Out of 1–90: "}), outOfRange.join(", ")) : null,
-      complete ? el("div", {class: "inspect-ok", text: "All 90 balls, each once."}) : null);
+        el("strong", {text: gettext("Out of 1–90:") + " "}), outOfRange.join(", ")) : null,
+      complete ? el("div", {class: "inspect-ok", text: gettext("All 90 balls, each once.")}) : null);
     var seq = $("inspect-seq");
     fill(seq, inspection.slice(-24).map(function (x) {
       return el("span", {class: "chip" + ((counts[x] || 0) > 1 || x < 1 || x > 90 ? " is-bad" : ""), text: x});
@@ -732,7 +759,8 @@
     });
     $("inspect-undo").addEventListener("click", function () { inspection.pop(); renderInspection(); });
     $("inspect-clear").addEventListener("click", function () {
-      if (!inspection.length || global.confirm("Clear the " + inspection.length + " balls entered?")) {
+      if (!inspection.length || global.confirm(say(ngettext("Clear the %(count)s ball entered?",
+        "Clear the %(count)s balls entered?", inspection.length), {count: inspection.length}))) {
         inspection = [];
         renderInspection();
       }
@@ -755,7 +783,7 @@
       }).then(function (response) {
         inspection = [];
         ["check-blower", "check-reserve", "check-reader"].forEach(function (id) { $(id).checked = false; });
-        ui.report($("page-msg"), "Session " + response.data.id + " is open.", "ok");
+        ui.report($("page-msg"), say(gettext("Session %(id)s is open."), {id: response.data.id}), "ok");
         ui.report(box, null);
       }, failed(box));
     });
@@ -764,7 +792,7 @@
       button.addEventListener("click", function () {
         var step = button.getAttribute("data-step");
         ui.busy(button, function () { return api.post(gameUrl(step)); })
-          .then(after($("game-msg"), button.textContent + ": done."), failed($("game-msg")));
+          .then(after($("game-msg"), say(gettext("%(step)s: done."), {step: button.textContent})), failed($("game-msg")));
       });
     });
 
@@ -777,7 +805,7 @@
       ui.busy(form.querySelector("button[type=submit]"), function () { return api.post("/api/games/", body); })
         .then(function (response) {
           lastVerdict = null;
-          ui.report($("game-msg"), "Game " + response.data.number + " created: open the sales.", "ok");
+          ui.report($("game-msg"), say(gettext("Game %(number)s created: open the sales."), {number: response.data.number}), "ok");
         }, failed($("game-msg")));
     });
 
@@ -797,12 +825,13 @@
       if (parts.colour && colour) { body.colour = colour; }
       ui.busy($("pick-submit"), function () { return api.post(gameUrl("picks"), body); })
         .then(function (response) {
-            var pick = response.data || {};
+          var pick = response.data || {};
           var said = [program.name || program.type];
           if (pick.amount) { said.push(money(pick.amount)); }
-          if (pick.max_ball) { said.push("max ball " + pick.max_ball); }
-          if (pick.colour) { said.push("colour " + pick.colour); }
-          ui.report(box, "Pick set for game " + game.number + ": " + said.join(" · ") + ".", "ok");
+          if (pick.max_ball) { said.push(say(gettext("max ball %(ball)s"), {ball: pick.max_ball})); }
+          if (pick.colour) { said.push(say(gettext("colour %(colour)s"), {colour: colourName(pick.colour)})); }
+          ui.report(box, say(gettext("Pick set for game %(number)s: %(pick)s."),
+            {number: game.number, pick: said.join(" · ")}), "ok");
         }, failed(box));
     });
 
@@ -810,24 +839,24 @@
       event.preventDefault();
       var reason = $("void-reason").value.trim();
       if (!game) { return; }
-      if (!global.confirm("Void game " + game.number + "? This cannot be undone.")) { return; }
+      if (!global.confirm(say(gettext("Void game %(number)s? This cannot be undone."), {number: game.number}))) { return; }
       ui.busy(event.currentTarget.querySelector("button"), function () {
         return api.post(gameUrl("void"), {reason: reason, public_message: $("void-message").value.trim()});
       }).then(function (response) {
         $("void-reason").value = "";
         $("void-message").value = "";
         $("void-box").open = false;
-        return after($("game-msg"), "Game " + response.data.number + " voided.")(response);
+        return after($("game-msg"), say(gettext("Game %(number)s voided."), {number: response.data.number}))(response);
       }, failed($("game-msg")));
     });
 
     $("session-close-btn").addEventListener("click", function (event) {
       if (!room || !room.open_session) { return; }
-      if (!global.confirm("Close session " + room.open_session + "?")) { return; }
+      if (!global.confirm(say(gettext("Close session %(id)s?"), {id: room.open_session}))) { return; }
       ui.busy(event.currentTarget, function () {
         return api.post("/api/sessions/" + room.open_session + "/close/");
       }).then(function () {
-        ui.report($("page-msg"), "Session closed.", "ok");
+        ui.report($("page-msg"), gettext("Session closed."), "ok");
         lastVerdict = null;
       }, failed($("session-close-msg")));
     });
@@ -839,7 +868,7 @@
       var number = Number(input.value);
       if (!game) { return; }
       if (!input.value || !Number.isInteger(number) || number < 1 || number > 90) {
-        ui.report(box, {message: "Type the ball's number, 1 to 90.", code: "ball_out_of_range"}, "error");
+        ui.report(box, {message: gettext("Type the ball's number, 1 to 90."), code: "ball_out_of_range"}, "error");
         input.select();
         return;
       }
@@ -859,7 +888,8 @@
       ui.busy($("correct-submit"), function () { return api.post(gameUrl("corrections"), body); })
         .then(function (response) {
           var c = response.data;
-          ui.report(box, "Ball " + c.ordinal + " corrected: " + c.old + " → " + c.new + ".", "ok");
+          ui.report(box, say(gettext("Ball %(ordinal)s corrected: %(old)s → %(new)s."),
+            {ordinal: c.ordinal, old: c.old, "new": c.new}), "ok");
           $("correct-number").value = "";
           $("correct-reason").value = "";
         }, failed(box));
@@ -896,10 +926,15 @@
       var kind = game.claim_window;
       ui.busy(event.currentTarget, function () { return api.post(gameUrl("confirm"), {kind: kind}); })
         .then(after($("claim-msg"), function (result) {
-          return KIND[result.kind] + " paid: " + money(result.amount) + " to " + result.winners + " card" +
-            (result.winners > 1 ? "s" : "") + " (" + result.awards.map(function (a) {
-              return cardName(a.series, a.serial) + " " + money(a.amount);
-            }).join(", ") + ")" + (Number(result.remainder) ? ", remainder " + money(result.remainder) : "") + ".";
+          var values = {amount: money(result.amount), count: result.winners, cards: result.awards.map(function (a) {
+            return cardName(a.series, a.serial) + " " + money(a.amount);
+          }).join(", "), remainder: money(result.remainder)};
+          var paid = result.kind === "line"
+            ? ngettext("Line paid: %(amount)s to %(count)s card (%(cards)s)", "Line paid: %(amount)s to %(count)s cards (%(cards)s)",
+              result.winners)
+            : ngettext("Bingo paid: %(amount)s to %(count)s card (%(cards)s)", "Bingo paid: %(amount)s to %(count)s cards (%(cards)s)",
+              result.winners);
+          return say(paid, values) + (Number(result.remainder) ? say(gettext(", remainder %(remainder)s"), values) : "") + ".";
         }), failed($("claim-msg")));
     });
 

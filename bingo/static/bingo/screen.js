@@ -15,20 +15,24 @@
   var doc = global.document;
   var $ = function (id) { return doc.getElementById(id); };
 
+  // What the hall reads: the public screen's own words (pgettext "screen"), not the console's.
   var STATE_LABELS = {
-    scheduled: "Próxima partida",
-    on_sale: "Venta de cartones",
-    sales_closed: "Venta cerrada",
-    drawing: "En juego",
-    paused: "En pausa",
-    closed: "Finalizada",
-    void: "Anulada"
+    scheduled: pgettext("screen", "Next game"),
+    on_sale: pgettext("screen", "Cards on sale"),
+    sales_closed: pgettext("screen", "Sales closed"),
+    drawing: pgettext("screen", "In play"),
+    paused: pgettext("screen", "Paused"),
+    closed: pgettext("screen", "Finished"),
+    void: pgettext("screen", "Void")
   };
-  var KIND_LABELS = {line: "Línea", bingo: "Bingo"};
-  var COLOUR_LABELS = {
-    red: "Roja", yellow: "Amarilla", green: "Verde", blue: "Azul", purple: "Morada", orange: "Naranja",
-    pink: "Rosa", white: "Blanca", black: "Negra", brown: "Marrón", grey: "Gris", cyan: "Cian"
+  var KIND_LABELS = {line: pgettext("screen", "Line"), bingo: pgettext("screen", "Bingo")};
+  var COLOUR_LABELS = {   // "Bola Roja": the colour of a ball
+    red: pgettext("ball", "Red"), yellow: pgettext("ball", "Yellow"), green: pgettext("ball", "Green"),
+    blue: pgettext("ball", "Blue"), purple: pgettext("ball", "Purple"), orange: pgettext("ball", "Orange"),
+    pink: pgettext("ball", "Pink"), white: pgettext("ball", "White"), black: pgettext("ball", "Black"),
+    brown: pgettext("ball", "Brown"), grey: pgettext("ball", "Grey"), cyan: pgettext("ball", "Cyan")
   };
+  function say(text, values) { return interpolate(text, values, true); }
   var LINE_OVERLAY_MS = 15000;
   var BINGO_OVERLAY_MS = 30000;
   var INVALID_CLAIM_MS = 15000;
@@ -75,7 +79,12 @@
     return set;
   }
 
-  function cardLabel(series, serial) { return "Serie " + series + " · Cartón nº " + serial; }
+  function cardLabel(series, serial) {
+    return say(pgettext("screen", "Series %(series)s · Card no. %(serial)s"), {series: series, serial: serial});
+  }
+  function cardShort(series, serial) {   // "P2 · nº 1", the no-break space keeps the number with its sign
+    return say(pgettext("screen", "%(series)s · no.\u00a0%(serial)s"), {series: series, serial: serial});
+  }
 
   /* --- the board ---------------------------------------------------------------------------------- */
 
@@ -116,7 +125,7 @@
     var slot = $("screen-head-slot");
     clear(slot);
     if (!game) { return; }
-    slot.appendChild(el("span", "head-game", "Partida " + game.number));
+    slot.appendChild(el("span", "head-game", say(pgettext("screen", "Game %(number)s"), {number: game.number})));
     var pill = el("span", "head-state head-state--" + game.state, STATE_LABELS[game.state] || game.state);
     pill.id = "game-state";
     slot.appendChild(pill);
@@ -138,7 +147,8 @@
       big.classList.add("is-new");
     }
     lastRenderedBall = current ? current.ordinal + ":" + current.ball : "";
-    $("ball-ordinal").textContent = current ? "Bola " + current.ordinal + " de 90" : "\u00a0";
+    $("ball-ordinal").textContent = current
+      ? say(pgettext("screen", "Ball %(ordinal)s of 90"), {ordinal: current.ordinal}) : "\u00a0";
     var list = $("last-balls");
     clear(list);
     balls.slice(Math.max(0, balls.length - 6), Math.max(0, balls.length - 1)).reverse().forEach(function (b) {
@@ -166,7 +176,7 @@
     (game ? game.prizes : []).forEach(function (prize) {
       if (prize.kind !== kind) { return; }
       prize.winners.forEach(function (w) {
-        list.appendChild(el("li", null, w.series + " · nº\u00a0" + w.serial));
+        list.appendChild(el("li", null, cardShort(w.series, w.serial)));
       });
     });
   }
@@ -198,16 +208,21 @@
 
   function programTerms(p) {
     var terms = [];
-    if (p.max_ball !== null && p.max_ball !== undefined) { terms.push("Bola máx. " + p.max_ball); }
-    if (p.colour) { terms.push("Bola " + (COLOUR_LABELS[p.colour] || p.colour)); }
+    if (p.max_ball !== null && p.max_ball !== undefined) {
+      terms.push(say(pgettext("screen", "Max. ball %(ball)s"), {ball: p.max_ball}));
+    }
+    if (p.colour) {
+      terms.push(say(pgettext("screen", "%(colour)s ball"), {colour: COLOUR_LABELS[p.colour] || p.colour}));
+    }
     return terms.join(" · ");
   }
 
   function winnersText(p, screen) {
     var winners = p.winners || [];
-    var cards = winners.map(function (w) { return w.series + " · nº\u00a0" + w.serial; }).join(", ");
-    var amount = winners.length > 1 ? screen.money(p.share) + " c/u" : screen.money(p.prize || p.amount);
-    return "¡Premio! " + amount + (cards ? " · " + cards : "");
+    var cards = winners.map(function (w) { return cardShort(w.series, w.serial); }).join(", ");
+    var amount = winners.length > 1 ? say(pgettext("screen", "%(amount)s each"), {amount: screen.money(p.share)})
+      : screen.money(p.prize || p.amount);
+    return say(pgettext("screen", "Prize! %(amount)s"), {amount: amount}) + (cards ? " · " + cards : "");
   }
 
   function programNode(p, screen) {
@@ -227,12 +242,12 @@
       dot.setAttribute("data-colour", p.colour);
       foot.appendChild(dot);
     }
-    var terms = el("span", "program__terms", programTerms(p) || "Con el Bingo");
+    var terms = el("span", "program__terms", programTerms(p) || pgettext("screen", "With the Bingo"));
     foot.appendChild(terms);
     if (won === "true") {
       foot.appendChild(el("span", "program__result", winnersText(p, screen)));
     } else if (won === "false") {
-      foot.appendChild(el("span", "program__result", "No cantado"));
+      foot.appendChild(el("span", "program__result", pgettext("screen", "Not won")));
     }
     item.appendChild(foot);
     return item;
@@ -245,9 +260,12 @@
     var waiting = notices.filter(function (n) { return n.reached === false; });
     var label = function (n) { return (n.name || n.code) + (n.slot ? " (" + n.slot + ")" : ""); };
     var parts = [];
-    if (playing.length) { parts.push("Próxima partida: " + playing.map(label).join(" · ")); }
+    if (playing.length) {
+      parts.push(say(pgettext("screen", "Next game: %(programs)s"), {programs: playing.map(label).join(" · ")}));
+    }
     waiting.forEach(function (n) {
-      parts.push(label(n) + ": bolsa " + screen.money(n.amount) + ", aún sin alcanzar");
+      parts.push(say(pgettext("screen", "%(program)s: pool %(amount)s, not reached yet"),
+        {program: label(n), amount: screen.money(n.amount)}));
     });
     return parts.join(" · ");
   }
@@ -291,7 +309,8 @@
       item.appendChild(el("span", "prize__program-name", programTitle(p)));
       var many = (p.winners || []).length > 1;
       item.appendChild(el("span", "prize__program-amount",
-        many ? screen.money(p.share) + " cada cartón" : screen.money(p.prize || p.amount)));
+        many ? say(pgettext("screen", "%(amount)s per card"), {amount: screen.money(p.share)})
+          : screen.money(p.prize || p.amount)));
       list.appendChild(item);
     });
     list.hidden = !won.length;
@@ -303,33 +322,35 @@
     var text = "";
     var formula = game && game.announcement ? game.announcement.formula : "";
     if (!game) {
-      tag = "Bingo";
-      text = "Esperando la próxima partida";
+      tag = pgettext("screen", "Bingo");
+      text = pgettext("screen", "Waiting for the next game");
     } else if (game.state === "scheduled") {
-      tag = "Partida " + game.number;
-      text = "En breve, venta de cartones";
+      tag = say(pgettext("screen", "Game %(number)s"), {number: game.number});
+      text = pgettext("screen", "Cards on sale shortly");
     } else if (game.state === "on_sale") {
-      tag = "Venta abierta";
-      text = "Adquiera sus cartones · " + game.cards_sold + " vendidos";
+      tag = pgettext("screen", "Sales open");
+      text = say(npgettext("screen", "Get your cards · %(count)s sold", "Get your cards · %(count)s sold",
+        game.cards_sold), {count: game.cards_sold});
     } else if (game.state === "paused" && game.claim_window) {
-      tag = game.claim_window === "line" ? "¿Alguna línea más?" : "¿Algún bingo más?";
-      text = "Comprobando " + (game.claim_window === "line" ? "la línea" : "el bingo");
+      tag = game.claim_window === "line" ? pgettext("screen", "Any more lines?") : pgettext("screen", "Any more bingos?");
+      text = game.claim_window === "line" ? pgettext("screen", "Checking the line") : pgettext("screen", "Checking the bingo");
     } else if (game.state === "paused") {
-      tag = "Pausa";
-      text = formula || "Partida en pausa";
+      tag = pgettext("screen", "Pause");
+      text = formula || pgettext("screen", "Game paused");
     } else if (game.state === "closed") {
-      tag = "Finalizada";
+      tag = pgettext("screen", "Finished");
       var bingo = game.prizes.filter(function (p) { return p.kind === "bingo"; })[0];
-      text = bingo ? "Bingo: " + bingo.winners.map(function (w) {
-        return cardLabel(w.series, w.serial);
-      }).join(", ") + " · " + screen.money(bingo.share) + (bingo.winners.length > 1 ? " cada uno" : "")
-        : "Partida finalizada";
+      text = bingo ? say(bingo.winners.length > 1 ? pgettext("screen", "Bingo: %(cards)s · %(amount)s each")
+        : pgettext("screen", "Bingo: %(cards)s · %(amount)s"), {cards: bingo.winners.map(function (w) {
+          return cardLabel(w.series, w.serial);
+        }).join(", "), amount: screen.money(bingo.share)})
+        : pgettext("screen", "Game finished");
     } else if (game.state === "void") {
-      tag = "Anulada";
+      tag = pgettext("screen", "Void");
       // The public message only: the reason is internal and never reaches a screen.
-      text = game.void_message || "Partida anulada";
+      text = game.void_message || pgettext("screen", "Game void");
     } else {
-      tag = game.state === "drawing" ? "Venta" : "Venta cerrada";
+      tag = game.state === "drawing" ? pgettext("screen", "Sales") : pgettext("screen", "Sales closed");
       text = formula || "";
     }
     $("foot-tag").textContent = tag;
@@ -348,18 +369,21 @@
 
   function refusalText(data, drawn) {
     switch (data.refusal) {
-      case "not_sold": return "El cartón no está vendido en esta partida";
+      case "not_sold": return pgettext("screen", "The card is not sold in this game");
       case "line_already_won":
-        return "La línea ya se cantó" + (game && game.line_won_at ? " en la bola " + game.line_won_at : "");
-      case "game_closed": return "La partida está cerrada";
-      case "no_balls": return "Aún no ha salido ninguna bola";
+        return game && game.line_won_at
+          ? say(pgettext("screen", "The line was already won at ball %(ordinal)s"), {ordinal: game.line_won_at})
+          : pgettext("screen", "The line was already won");
+      case "game_closed": return pgettext("screen", "The game is closed");
+      case "no_balls": return pgettext("screen", "No ball has been drawn yet");
       case "not_complete":
         if (data.master_card) {
           var missing = missingNumbers(data.master_card, data.kind, drawn);
-          if (missing.length) { return "Faltan: " + missing.join(", "); }
+          if (missing.length) { return say(pgettext("screen", "Missing: %(numbers)s"), {numbers: missing.join(", ")}); }
         }
-        return data.kind === "line" ? "La línea no está completa" : "El cartón no está completo";
-      default: return data.reason || "Reclamación no válida";
+        return data.kind === "line" ? pgettext("screen", "The line is not complete")
+          : pgettext("screen", "The card is not complete");
+      default: return data.reason || pgettext("screen", "Claim not valid");
     }
   }
 
@@ -369,7 +393,7 @@
     hidePrize();
     var overlay = $("claim-overlay");
     var drawn = drawnSet();
-    $("claim-kind").textContent = "Comprobando " + (KIND_LABELS[data.kind] || data.kind);
+    $("claim-kind").textContent = say(pgettext("screen", "Checking %(kind)s"), {kind: KIND_LABELS[data.kind] || data.kind});
     $("claim-card").textContent = cardLabel(data.series, data.serial);
     var grid = $("claim-grid");
     clear(grid);
@@ -386,13 +410,13 @@
         grid.appendChild(rowNode);
       });
     } else {
-      grid.appendChild(el("div", "master-card__none", "Cartón no vendido en esta partida"));
+      grid.appendChild(el("div", "master-card__none", pgettext("screen", "Card not sold in this game")));
     }
     var verdict = $("claim-verdict");
     verdict.className = "claim__verdict " + (data.valid ? "is-valid" : "is-invalid");
     verdict.textContent = data.valid
-      ? (data.kind === "line" ? "Línea correcta" : "Bingo correcto")
-      : "No válida · " + refusalText(data, drawn);
+      ? (data.kind === "line" ? pgettext("screen", "Valid line") : pgettext("screen", "Valid bingo"))
+      : say(pgettext("screen", "Not valid · %(why)s"), {why: refusalText(data, drawn)});
     overlay.setAttribute("data-valid", data.valid ? "true" : "false");
     overlay.hidden = false;
     updateHold();
@@ -445,22 +469,23 @@
   function showPrize(data, screen) {
     hideClaim();
     global.clearTimeout(prizeTimer);
-    $("prize-title").textContent = data.kind === "line" ? "¡Línea!" : "¡Bingo!";
+    $("prize-title").textContent = data.kind === "line" ? pgettext("screen", "Line!") : pgettext("screen", "Bingo!");
     var many = data.winners.length > 1;
     $("prize-amount").textContent = many
-      ? screen.money(data.share) + " cada cartón"
+      ? say(pgettext("screen", "%(amount)s per card"), {amount: screen.money(data.share)})
       : screen.money(data.amount);
     var list = $("prize-winners");
     clear(list);
     data.winners.forEach(function (w) {
       var item = el("li", "prize__winner");
-      item.appendChild(el("span", "prize__series", "Serie " + w.series));
-      item.appendChild(el("span", "prize__serial", "Cartón nº " + w.serial));
+      item.appendChild(el("span", "prize__series", say(pgettext("screen", "Series %(series)s"), {series: w.series})));
+      item.appendChild(el("span", "prize__serial", say(pgettext("screen", "Card no. %(serial)s"), {serial: w.serial})));
       list.appendChild(item);
     });
     $("prize-note").textContent = many
-      ? "Premio de " + screen.money(data.amount) + " repartido entre " + data.winners.length + " cartones"
-      : "Cantada en la bola " + data.ordinal;
+      ? say(pgettext("screen", "Prize of %(amount)s shared by %(count)s cards"),
+        {amount: screen.money(data.amount), count: data.winners.length})
+      : say(pgettext("screen", "Won at ball %(ordinal)s"), {ordinal: data.ordinal});
     var overlay = $("prize-overlay");
     overlay.setAttribute("data-kind", data.kind);
     if (data.kind === "bingo") {

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
+from django.utils.translation import gettext as _
 
 from halls.services import anchors
 
@@ -15,4 +16,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         written = anchors.write()
-        self.stdout.write(f"{len(written)} anchors written to {settings.HALL_AUDIT_ANCHOR_DIR}")
+        self.stdout.write(
+            _("%(count)s anchors written to %(folder)s")
+            % {"count": len(written), "folder": settings.HALL_AUDIT_ANCHOR_DIR}
+        )

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from halls.errors import DomainError
 from halls.services.verify import verify_audit
@@ -37,8 +38,14 @@ class Command(BaseCommand):
                 if chain.ok:
                     extra = f", {chain.legacy} unkeyed" if chain.legacy else ""
                     anchored = f", anchored at {chain.anchored_seq}" if chain.anchored_seq else ""
-                    self.stdout.write(f"ok   {where}: {chain.length} links{extra}{anchored}")
+                    self.stdout.write(
+                        _("ok   %(where)s: %(length)s links%(extra)s%(anchored)s")
+                        % {"where": where, "length": chain.length, "extra": extra, "anchored": anchored}
+                    )
                 else:
-                    self.stdout.write(f"BAD  {where}: first bad link {chain.first_bad_seq}: {chain.reason}")
+                    self.stdout.write(
+                        _("BAD  %(where)s: first bad link %(first_bad_seq)s: %(reason)s")
+                        % {"where": where, "first_bad_seq": chain.first_bad_seq, "reason": chain.reason}
+                    )
         if not report.ok:
             raise SystemExit(1)

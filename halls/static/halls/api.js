@@ -1,6 +1,7 @@
 /*
  * What the staff pages share: calls to the REST API (session cookie + CSRF token, errors as ApiError with
- * the server's code and message) and a few DOM helpers. No framework, no build step.
+ * the server's code and message) and a few DOM helpers. No framework, no build step. Texts go through
+ * the djangojs catalogue (gettext, interpolate) and figures through HallFormat (halls/format.js).
  *
  *   HallApi.get("/api/games/7/").then(function (game) { ... })
  *   HallApi.post("/api/games/7/balls/", {number: 17, ordinal: 3}).then(...).catch(function (err) {
@@ -57,18 +58,19 @@
           var error = data && data.error ? data.error : null;
           if (response.status === 401 || (response.status === 403 && error && error.code === "not_authenticated")) {
             throw new ApiError(response.status, "not_authenticated",
-              "Your login has expired: reload the page and log in again.");
+              gettext("Your login has expired: reload the page and log in again."));
           }
           if (error) {
-            throw new ApiError(response.status, error.code || "error", error.message || "Refused.",
+            throw new ApiError(response.status, error.code || "error", error.message || gettext("Refused."),
               error.details || error.fields);
           }
           throw new ApiError(response.status, "http_" + response.status,
-            "The server answered " + response.status + " " + response.statusText + ".");
+            interpolate(gettext("The server answered %(status)s %(reason)s."),
+              {status: response.status, reason: response.statusText}, true));
         });
       },
       function () {
-        throw new ApiError(0, "network", "The server cannot be reached: check the connection and try again.");
+        throw new ApiError(0, "network", gettext("The server cannot be reached: check the connection and try again."));
       }
     );
   }
@@ -121,28 +123,6 @@
     return node;
   }
 
-  var formats = {};
-  function money(amount, currency) {
-    if (amount === null || amount === undefined || amount === "") { return "—"; }
-    var value = Number(amount);
-    if (!isFinite(value)) { return String(amount); }
-    currency = currency || "EUR";
-    if (!formats[currency]) {
-      try {
-        formats[currency] = new Intl.NumberFormat(undefined, {style: "currency", currency: currency});
-      } catch (err) {
-        formats[currency] = {format: function (v) { return v.toFixed(2) + " " + currency; }};
-      }
-    }
-    return formats[currency].format(value);
-  }
-
-  function time(iso) {
-    if (!iso) { return ""; }
-    var date = new Date(iso);
-    return isNaN(date.getTime()) ? String(iso) : date.toLocaleTimeString();
-  }
-
   /* A fresh idempotency key: random hex (crypto.randomUUID needs a secure context; this does not). */
   function newKey(prefix) {
     var bytes = new Uint8Array(16);
@@ -189,7 +169,7 @@
     fill(box,
       el("span", {class: "msg__text", text: message}),
       error && error.code && kind === "error" ? el("code", {class: "msg__code", text: error.code}) : null,
-      el("button", {type: "button", class: "msg__close", "aria-label": "Dismiss", text: "×",
+      el("button", {type: "button", class: "msg__close", "aria-label": gettext("Dismiss"), text: "×",
         onclick: function () { report(box, null); }}));
     box.hidden = false;
     if (kind !== "error") {
@@ -199,7 +179,7 @@
 
   /* Run `action` (a promise factory) with `button` disabled meanwhile: no double submit. A second
      submit while the first runs is refused with a quiet error that report() does not show. */
-  var BUSY = new ApiError(0, "busy", "Still working on the previous request.");
+  var BUSY = new ApiError(0, "busy", gettext("Still working on the previous request."));
   BUSY.quiet = true;
 
   function busy(button, action) {
@@ -230,7 +210,7 @@
 
   global.HallApi = HallApi;
   global.HallUi = {
-    el: el, fill: fill, money: money, time: time, newKey: newKey, KeyedIntent: KeyedIntent,
+    el: el, fill: fill, newKey: newKey, KeyedIntent: KeyedIntent,
     report: report, busy: busy, masterCard: masterCard
   };
 })(window);

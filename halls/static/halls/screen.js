@@ -7,7 +7,8 @@
  *     snapshot: function (data, screen) {},   // data = snapshot.sections.bingo
  *     event: function (event, screen) {}      // every delta of the stream, in seq order
  *   });
- * `screen` carries {currency, venue, name, money(amount), resync()} and the priority rule below.
+ * `screen` carries {currency, venue, name, money(amount), resync()} and the priority rule below; money is
+ * HallFormat's (halls/format.js) in the screen's currency.
  *
  * Priority: the room's own game comes first. A section whose announcement must not be covered (the bingo
  * section while a claim is verified, the "¿Algún bingo más?" band is up or a winner is announced) holds
@@ -22,26 +23,13 @@
   var STAGE_W = 1920;
   var STAGE_H = 1080;
   var sections = {};
-  var moneyFormat = null;
 
   var screen = {
     currency: "EUR",
     venue: "",
     name: "",
     stream: null,
-    money: function (amount) {
-      if (amount === null || amount === undefined || amount === "") { return "—"; }
-      var value = Number(amount);
-      if (!isFinite(value)) { return String(amount); }
-      if (!moneyFormat) {
-        try {
-          moneyFormat = new Intl.NumberFormat("es-ES", {style: "currency", currency: screen.currency});
-        } catch (err) {
-          moneyFormat = {format: function (v) { return v.toFixed(2) + " " + screen.currency; }};
-        }
-      }
-      return moneyFormat.format(value);
-    },
+    money: function (amount) { return global.HallFormat.money(amount, screen.currency); },
     resync: function () { if (screen.stream) { screen.stream.resync(); } }
   };
 
@@ -101,10 +89,7 @@
     var stream = new global.HallStream({
       token: doc.body.getAttribute("data-token"),
       onSnapshot: function (snapshot) {
-        if (snapshot.currency && snapshot.currency !== screen.currency) {
-          screen.currency = snapshot.currency;
-          moneyFormat = null;
-        }
+        if (snapshot.currency) { screen.currency = snapshot.currency; }
         screen.venue = snapshot.venue;
         screen.name = snapshot.screen;
         var data = snapshot.sections || {};

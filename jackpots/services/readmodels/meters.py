@@ -17,6 +17,7 @@ from django.db import connection
 from django.db.models import OuterRef, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from halls import money
 from halls.fields import MoneyField
@@ -228,7 +229,7 @@ def pool_meter(pool: Pool | int) -> PoolMeter:
     if pool_id not in meters:
         from halls.errors import NotFound
 
-        raise NotFound(f"No pool {pool_id}.", code="unknown_pool")
+        raise NotFound(_("No pool %(pool_id)s.") % {"pool_id": pool_id}, code="unknown_pool")
     return meters[pool_id]
 
 

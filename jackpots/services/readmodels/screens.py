@@ -11,33 +11,35 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from halls import money
 from halls.models import Network, Room
-from jackpots.models import Award, Pool, PoolLevel
+from jackpots.models import Award, Pool
+from jackpots.services import locks
 from jackpots.services.readmodels import meters
 
-# Spanish labels for players (the i18n branch moves them to gettext).
+# Hand categories and winners' sources as players read them, in the screen's language (gettext_lazy).
 CATEGORY_LABELS = {
-    "royal_flush": "Escalera real",
-    "straight_flush": "Escalera de color",
-    "four_of_a_kind": "Póker",
-    "full_house": "Full",
-    "flush": "Color",
-    "straight": "Escalera",
-    "three_of_a_kind": "Trío",
-    "two_pair": "Dobles parejas",
-    "pair": "Pareja",
-    "high_card": "Carta alta",
-    "three_sevens_same_suit": "Tres sietes del mismo palo",
-    "three_sevens": "Tres sietes",
-    "two_sevens_same_suit": "Dos sietes del mismo palo",
-    "two_sevens": "Dos sietes",
-    "first_card_seven": "Primera carta siete",
+    "royal_flush": _("Royal flush"),
+    "straight_flush": _("Straight flush"),
+    "four_of_a_kind": _("Four of a kind"),
+    "full_house": _("Full house"),
+    "flush": _("Flush"),
+    "straight": _("Straight"),
+    "three_of_a_kind": _("Three of a kind"),
+    "two_pair": _("Two pair"),
+    "pair": _("Pair"),
+    "high_card": _("High card"),
+    "three_sevens_same_suit": _("Three sevens of the same suit"),
+    "three_sevens": _("Three sevens"),
+    "two_sevens_same_suit": _("Two sevens of the same suit"),
+    "two_sevens": _("Two sevens"),
+    "first_card_seven": _("First card a seven"),
 }
-SOURCE_TYPES = {"table": "Mesa", "machine": "Máquina", "bingo_room": "Sala", "venue": "Sala"}
+SOURCE_TYPES = {"table": _("Table"), "machine": _("Machine"), "bingo_room": _("Room"), "venue": _("Hall")}
 _LABEL_PART = re.compile(r"(?P<key>[a-z_]+):(?P<value>[^/]+)")
 
 
@@ -86,33 +88,18 @@ def rooms_showing(pools: Iterable[Pool]) -> dict[int, list[Room]]:
         else:
             venues_of[pool.pk] = network_venues.get(pool.network_id or 0, set())
     all_venues = set().union(*venues_of.values()) if venues_of else set()
-    rooms = list(Room.objects.filter(venue_id__in=all_venues, screens__active=True).distinct().order_by("pk"))
+    rooms = list(
+        Room.objects.filter(venue_id__in=all_venues, screens__active=True)
+        .select_related("venue")
+        .distinct()
+        .order_by("pk")
+    )
     return {
         pool_id: [r for r in rooms if r.venue_id in venue_ids] for pool_id, venue_ids in venues_of.items()
     }
 
 
 # --- what a screen shows of a pool ----------------------------------------------------------------------
-
-
-def _level_versions(pool_ids: list[int]) -> dict[int, int]:
-    """The levels' versions, holding FOR KEY SHARE on them until the caller's transaction ends.
-
-    Contributors hold the same lock, so they go on; every writer of a level's folded state (fold, award,
-    correction, parameter change) takes FOR UPDATE and waits, so what is read next matches these versions.
-    """
-    if not pool_ids:
-        return {}
-    if connection.vendor == "postgresql":
-        with connection.cursor() as db:
-            db.execute(
-                f"SELECT id, version FROM {PoolLevel._meta.db_table} "  # noqa: S608 (a model's table name)
-                "WHERE pool_id = ANY(%s) ORDER BY id FOR KEY SHARE",
-                [pool_ids],
-            )
-            return {int(pk): int(version) for pk, version in db.fetchall()}
-    # SQLite (the embedded hall): one writer at a time, the transaction is the lock.
-    return dict(PoolLevel.objects.filter(pool_id__in=pool_ids).values_list("pk", "version"))
 
 
 def pool_display(meter: meters.PoolMeter, versions: dict[int, int]) -> dict[str, Any]:
@@ -138,7 +125,7 @@ def pool_display(meter: meters.PoolMeter, versions: dict[int, int]) -> dict[str,
 
 
 def read_displays(pool_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-    """Consistent displays of the pools (see `_level_versions`), inactive pools included.
+    """Consistent displays of the pools (see `locks.level_versions`), inactive pools included.
 
     Amounts come from `meters.pool_meters` (capped at the ceiling, whole cents down), so a screen never
     shows more than the pool holds. Screens keep, per level, the newest reading by (version, amount), so
@@ -148,7 +135,7 @@ def read_displays(pool_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
     if not ids:
         return {}
     with transaction.atomic():
-        versions = _level_versions(ids)
+        versions = locks.level_versions(ids)
         found = meters.pool_meters(ids)
     return {pool_id: pool_display(meter, versions) for pool_id, meter in found.items()}
 
@@ -227,7 +214,7 @@ def source_label(source: str, context: dict[str, Any], label: str = "") -> str:
             return str(context[key])
     parts = _label_parts(source)
     if "machine" in parts and label:
-        return f"{SOURCE_TYPES['machine']} {label}"
+        return f"{SOURCE_TYPES['machine']} {label}"  # "Máquina 1001" / "Machine 1001"
     for key, word in SOURCE_TYPES.items():
         if key in parts:
             return f"{word} {parts[key]}"
@@ -274,7 +261,7 @@ def hit_display(
         "seat": seat,
         "hand": hand,
         "category": category,
-        "category_label": CATEGORY_LABELS.get(category, category.replace("_", " ")),
+        "category_label": str(CATEGORY_LABELS.get(category, category.replace("_", " "))),
         "amount": str(data.get("amount")),
         "new_amount": None if new_amount is None else str(new_amount),
         "at": at.isoformat() if isinstance(at, datetime) else at,

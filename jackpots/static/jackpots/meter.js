@@ -11,6 +11,7 @@
   var doc = global.document;
   var $ = function (id) { return doc.getElementById(id); };
   var Meters = global.JackpotMeters;
+  var money = global.HallFormat.money;
   var POOL = Number(doc.body.getAttribute("data-pool"));
   var HIT_MS = 20000;
   var WIDTH = 1740;          // usable width of the stage for a figure, in px
@@ -31,7 +32,7 @@
 
   /* The biggest font size (px) at which the figure still fits the stage's width. */
   function fit(amount, currency, largest) {
-    var chars = Meters.money(amount, currency).length;
+    var chars = money(amount, currency).length;
     return Math.floor(Math.min(largest, WIDTH / (chars * DIGIT_EM)));
   }
 
@@ -73,8 +74,8 @@
     if (winner && winner.category_label) { parts.push(winner.category_label); }
     if (hit.source) { parts.push(hit.source); }
     if (hit.source_kind === "machine") { return parts.join(" · "); }  // its hand is a game id
-    if (winner && winner.seat) { parts.push("Asiento " + winner.seat); }
-    if (hit.hand) { parts.push("Mano " + hit.hand); }
+    if (winner && winner.seat) { parts.push(interpolate(gettext("Seat %(seat)s"), {seat: winner.seat}, true)); }
+    if (hit.hand) { parts.push(interpolate(gettext("Hand %(hand)s"), {hand: hit.hand}, true)); }
     return parts.join(" · ");
   }
 
@@ -83,8 +84,8 @@
     var node = $("pm-last");
     clear(node);
     if (!last) { return; }
-    node.appendChild(doc.createTextNode("Último premio: "));
-    node.appendChild(el("strong", null, Meters.money(Meters.total(last.winners), last.currency)));
+    node.appendChild(doc.createTextNode(gettext("Last prize:") + " "));
+    node.appendChild(el("strong", null, money(Meters.total(last.winners), last.currency)));
     var where = whereText(last, last.winners.length === 1 ? last.winners[0] : null);
     if (where) { node.appendChild(doc.createTextNode(" · " + where)); }
   }
@@ -108,18 +109,18 @@
   function showHit(data) {
     global.clearTimeout(hitTimer);
     var winners = data.winners;
-    $("pm-hit-title").textContent = "¡" + (data.level_name || "Bote") + "!";
-    $("pm-hit-amount").textContent = Meters.money(Meters.total(winners), data.currency);
+    $("pm-hit-title").textContent = interpolate(gettext("%(name)s!"), {name: data.level_name || gettext("Jackpot")}, true);
+    $("pm-hit-amount").textContent = money(Meters.total(winners), data.currency);
     $("pm-hit-where").textContent = winners.length > 1
       ? whereText(data, null) + " · " + winners.map(function (w) {
-        return "Asiento " + w.seat + ": " + Meters.money(w.amount, data.currency);
+        return interpolate(gettext("Seat %(seat)s: %(amount)s"), {seat: w.seat, amount: money(w.amount, data.currency)}, true);
       }).join(" · ")
       : whereText(data, winners[0]);
     var next = $("pm-hit-next");
     clear(next);
     if (data.new_amount !== undefined && data.new_amount !== null) {
-      next.appendChild(doc.createTextNode("Nuevo bote: "));
-      next.appendChild(el("strong", null, Meters.money(data.new_amount, data.currency)));
+      next.appendChild(doc.createTextNode(gettext("New jackpot:") + " "));
+      next.appendChild(el("strong", null, money(data.new_amount, data.currency)));
     }
     $("pm-hit").hidden = false;
     var level = $("pm-level-" + data.level);

@@ -12,36 +12,18 @@
  *
  *   var book = JackpotMeters.book();
  *   book.put(pool)          -> true when something shown changed
- *   JackpotMeters.money(amount, currency)
  *   JackpotMeters.total(winners)                 // "123.45": the sum of their amounts, in whole cents
  *   JackpotMeters.roll(node, amount, currency)   // counts up to amount, jumps down (a hit)
  */
 (function (global) {
   "use strict";
 
-  var formats = {};
+  var fmt = global.HallFormat;
+  var money = fmt.money;
   var ROLL_MS = 240;  // about the time between two meter events: the figure keeps rolling while it grows
 
-  function money(amount, currency) {
-    if (amount === null || amount === undefined || amount === "") { return "—"; }
-    var value = Number(amount);
-    if (!isFinite(value)) { return String(amount); }
-    currency = currency || "EUR";
-    if (!formats[currency]) {
-      try {
-        formats[currency] = new Intl.NumberFormat("es-ES", {
-          style: "currency", currency: currency, minimumFractionDigits: 2, maximumFractionDigits: 2
-        });
-      } catch (err) {
-        formats[currency] = {format: function (v) { return v.toFixed(2) + " " + currency; }};
-      }
-    }
-    return formats[currency].format(value);
-  }
-
   function total(winners) {
-    var cents = winners.reduce(function (sum, w) { return sum + Math.round(Number(w.amount) * 100); }, 0);
-    return (cents / 100).toFixed(2);
+    return fmt.decimal(winners.reduce(function (sum, w) { return sum + fmt.cents(w.amount); }, 0));
   }
 
   /* Is reading `a` older than reading `b` of the same level? */
@@ -126,5 +108,5 @@
     node._jpFrame = global.requestAnimationFrame(step);
   }
 
-  global.JackpotMeters = {book: book, money: money, roll: roll, total: total};
+  global.JackpotMeters = {book: book, roll: roll, total: total};
 })(window);

@@ -17,6 +17,7 @@
   var doc = global.document;
   var $ = function (id) { return doc.getElementById(id); };
   var Meters = global.JackpotMeters;
+  var money = global.HallFormat.money;
 
   var HIT_MS = 15000;       // a hit stays announced this long, then the next in line (if any)
   var MAX_WAITING = 8;      // hits in line at most (the oldest go first: the meters show the rest)
@@ -108,7 +109,7 @@
       if (node.hidden) { return; }
       var amount = node.lastChild;
       var pool = book.get(Number(node.getAttribute("data-pool")));
-      var text = Meters.money(amount.getAttribute("data-amount"), pool ? pool.currency : "EUR");
+      var text = money(amount.getAttribute("data-amount"), pool ? pool.currency : "EUR");
       var room = node.clientWidth - 44;
       var size = Math.min(AMOUNT_PX, Math.floor(room / (text.length * DIGIT_EM)));
       amount.style.fontSize = room > 0 ? size + "px" : "";
@@ -123,8 +124,8 @@
     var parts = [];
     if (data.source) { parts.push(data.source); }
     if (data.source_kind === "machine") { return parts.join(" · "); }
-    if (winner && winner.seat) { parts.push("Asiento " + winner.seat); }
-    if (data.hand) { parts.push("Mano " + data.hand); }
+    if (winner && winner.seat) { parts.push(interpolate(gettext("Seat %(seat)s"), {seat: winner.seat}, true)); }
+    if (data.hand) { parts.push(interpolate(gettext("Hand %(hand)s"), {hand: data.hand}, true)); }
     return parts.join(" · ");
   }
 
@@ -200,34 +201,35 @@
     overlay.setAttribute("data-machine", data.machine || "");
     $("jp-hit-pool").textContent = data.name || "";
     var title = $("jp-hit-title");
-    title.textContent = "¡" + (data.level_name || "Bote") + "!";
+    title.textContent = interpolate(gettext("%(name)s!"), {name: data.level_name || gettext("Jackpot")}, true);
     title.style.animation = "none";
     void title.offsetWidth;   // restart the entrance animation
     title.style.animation = "";
     var list = $("jp-hit-winners");
     clear(list);
     if (many) {
-      $("jp-hit-amount").textContent = "Total " + Meters.money(data.paid, data.currency);
+      $("jp-hit-amount").textContent = interpolate(gettext("Total %(amount)s"),
+        {amount: money(data.paid, data.currency)}, true);
       paid.forEach(function (w) {
         var item = el("li", "jp-hit__winner");
-        item.appendChild(el("span", "jp-hit__winner-seat", "Asiento " + w.seat));
+        item.appendChild(el("span", "jp-hit__winner-seat", interpolate(gettext("Seat %(seat)s"), {seat: w.seat}, true)));
         if (w.category_label) { item.appendChild(el("span", "jp-hit__winner-hand", w.category_label)); }
-        item.appendChild(el("span", "jp-hit__winner-amount", Meters.money(w.amount, data.currency)));
+        item.appendChild(el("span", "jp-hit__winner-amount", money(w.amount, data.currency)));
         list.appendChild(item);
       });
       $("jp-hit-hand").textContent = "";
       $("jp-hit-where").textContent = whereText(data, null);
     } else {
       var one = paid[0] || {};
-      $("jp-hit-amount").textContent = Meters.money(one.amount || data.paid, data.currency);
+      $("jp-hit-amount").textContent = money(one.amount || data.paid, data.currency);
       $("jp-hit-hand").textContent = one.category_label || "";
       $("jp-hit-where").textContent = whereText(data, one);
     }
     var next = $("jp-hit-next");
     clear(next);
     if (data.new_amount !== undefined && data.new_amount !== null) {
-      next.appendChild(doc.createTextNode("Nuevo bote: "));
-      next.appendChild(el("strong", null, Meters.money(data.new_amount, data.currency)));
+      next.appendChild(doc.createTextNode(gettext("New jackpot:") + " "));
+      next.appendChild(el("strong", null, money(data.new_amount, data.currency)));
     }
     overlay.hidden = false;
     flashMeter(data.level);

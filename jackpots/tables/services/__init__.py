@@ -3,9 +3,10 @@
 - tables: create_table, join_pool, leave_pool, set_table_state, set_table_minimum
 - hands: open_hand, register_bets, register_cards, settle_hand, void_hand
 - readmodels: table_view, hand_view (what the API and the console show)
+- locks: lock_table, lock_hand, lock_hands (halls.locks has the order)
 
-Every write runs in one transaction (lock order: table, hand, then the engine's pool rows, then the audit
-chain), appends an audit entry and emits its event on the table's stream ``table.<id>`` on commit.
+Every write runs in one transaction (its locks through locks.py and jackpots.services.locks),
+appends an audit entry and emits its event on the table's stream ``table.<id>`` on commit.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ so the venue's audit chain head, the pool's locks and the commit are taken once 
 call. Inside that transaction:
 
 1. the group's tables FOR UPDATE in id order, then its hands in id order (the system's one order: a
-   table before a hand, as lock_hand takes them; see common.py), then their seat bets and dealt cards
+   table before a hand, as lock_hand takes them; see locks.py), then their seat bets and dealt cards
    read once;
 2. each call checked in arrival order by the same `_decide` a call alone goes through, against its
    hand as the group's earlier calls left it. A refused call is refused before anything of it is
@@ -43,7 +43,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -52,28 +52,30 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from halls import events
-from halls.actors import actor_label
+from halls.actors import Actor, actor_label
 from halls.errors import Conflict, DomainError, InvalidInput
+from halls.eventtypes import EventType, HandBetsRegistered, SeatBetShown
 from halls.services import audit
 from jackpots.services.batcher import GroupCommit
 from jackpots.services.contributions import ContributionItem, contribute_answers, contribute_many
+from jackpots.services.locks import hold_pool
 from jackpots.tables import rules
-from jackpots.tables.models import CasinoTable, Hand, SeatBet, SeatCards
+from jackpots.tables.models import Hand, SeatBet, SeatCards
 from jackpots.tables.services.common import (
     contribution_source,
-    hold_pool,
-    lock_hand,
     no_hand,
     pool_of,
     record,
     require_open,
     table_pack,
 )
+from jackpots.tables.services.locks import lock_hand, lock_hands
 
 log = logging.getLogger("hall.jackpots.tables")
-ACTION = "hand.bets_registered"
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ class _Ready:
     manual_total: Decimal | None = None
     rows: list[SeatBet] = field(default_factory=list)
     items: list[ContributionItem] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
+    data: HandBetsRegistered | None = None  # its audit entry and its table event
 
 
 def register_bets(
@@ -112,10 +114,10 @@ def register_bets(
     a retry (no-op); with other amounts it is refused (409 bet_already_registered).
     """
     if not bets and total is None:
-        raise InvalidInput("Give the seats' bets or the hand's total.", code="no_bets")
+        raise InvalidInput(_("Give the seats' bets or the hand's total."), code="no_bets")
     seats = [b.seat for b in bets]
     if len(set(seats)) != len(seats):
-        raise InvalidInput("A seat appears twice in the request.", code="duplicate_seat")
+        raise InvalidInput(_("A seat appears twice in the request."), code="duplicate_seat")
     call = BetsCall(hand_id=hand.pk, actor=actor, bets=tuple(bets), total=total)
     if _grouped():
         return bet_group().submit(call)
@@ -145,14 +147,15 @@ def _decide(call: BetsCall, state: _HandState) -> _Ready | Hand:
     call's refusal. The same checks alone and in a group; nothing here touches the database."""
     hand = state.hand
     table = hand.table
-    require_open(hand, "take bets")
+    require_open(hand, gettext_noop("take bets"))
     pool = pool_of(table)
     pack = table_pack(table, pool)
     manual = rules.is_manual_total(pack)
     total = call.total
     if total is not None and not manual:
         raise InvalidInput(
-            f"{pack.code} registers each seat's pool bet; a hand total is only for manual entry (b.1).",
+            _("%(code)s registers each seat's pool bet; a hand total is only for manual entry (b.1).")
+            % {"code": pack.code},
             code="not_manual_entry",
         )
     existing = state.bets
@@ -163,7 +166,8 @@ def _decide(call: BetsCall, state: _HandState) -> _Ready | Hand:
         if bet.seat in existing:
             if not _same_bet(existing[bet.seat], bet):
                 raise Conflict(
-                    f"Seat {bet.seat} already has its bets in hand {hand.number}.",
+                    _("Seat %(seat)s already has its bets in hand %(number)s.")
+                    % {"seat": bet.seat, "number": hand.number},
                     code="bet_already_registered",
                     seat=bet.seat,
                 )
@@ -171,18 +175,21 @@ def _decide(call: BetsCall, state: _HandState) -> _Ready | Hand:
         new.append(bet)
     if new and state.dealt:
         raise Conflict(
-            f"Cards are dealt in hand {hand.number}: pool bets are taken before the deal.",
+            _("Cards are dealt in hand %(number)s: pool bets are taken before the deal.")
+            % {"number": hand.number},
             code="bets_closed",
         )
     if manual and hand.manual_total is not None and new:
         raise Conflict(
-            f"Hand {hand.number}'s total is entered: no more seat bets.", code="manual_total_registered"
+            _("Hand %(number)s's total is entered: no more seat bets.") % {"number": hand.number},
+            code="manual_total_registered",
         )
     manual_total: Decimal | None = None
     if total is not None:
         if hand.manual_total is not None and hand.manual_total != total:
             raise Conflict(
-                f"Hand {hand.number}'s total {hand.manual_total} is already entered.",
+                _("Hand %(number)s's total %(manual_total)s is already entered.")
+                % {"number": hand.number, "manual_total": hand.manual_total},
                 code="manual_total_registered",
             )
         registered = sum((b.pool_bet for b in existing.values()), Decimal(0))
@@ -218,10 +225,13 @@ def _decide(call: BetsCall, state: _HandState) -> _Ready | Hand:
             )
             for row in ready.rows
         ]
-    ready.data = {"hand": hand.pk, "number": hand.number}
+    # The table's head written out: a ** of `head` would not let the optional keys follow (mypy).
+    ready.data = HandBetsRegistered(
+        table=table.pk, table_number=table.number, hand=hand.pk, number=hand.number
+    )
     if ready.rows:
         ready.data["bets"] = [
-            {"seat": r.seat, "initial_bet": r.initial_bet, "pool_bet": r.pool_bet, "contributed": not manual}
+            SeatBetShown(seat=r.seat, initial_bet=r.initial_bet, pool_bet=r.pool_bet, contributed=not manual)
             for r in ready.rows
         ]
     if manual_total is not None:
@@ -249,7 +259,8 @@ def _save_totals(ready: Sequence[_Ready]) -> None:
 
 
 def _record(ready: _Ready) -> None:
-    record(ready.hand.table, ready.actor, ACTION, ready.hand, ready.data)
+    assert ready.data is not None
+    record(ready.hand.table, ready.actor, EventType.HAND_BETS_REGISTERED, ready.hand, ready.data)
 
 
 def _record_all(ready: Sequence[_Ready]) -> None:
@@ -258,14 +269,13 @@ def _record_all(ready: Sequence[_Ready]) -> None:
     by_venue: dict[int, list[_Ready]] = {}
     for done in ready:
         by_venue.setdefault(done.hand.table.venue_id, []).append(done)
-    events_out: list[tuple[str, str, dict[str, Any]]] = []
+    events_out: list[tuple[str, EventType, Mapping[str, Any]]] = []
     for venue_id in sorted(by_venue):
-        entries = []
+        entries: list[tuple[Actor, str, Any, dict[str, Any] | None]] = []
         for done in by_venue[venue_id]:
-            table = done.hand.table
-            payload = {"table": table.pk, "table_number": table.number, **done.data}
-            entries.append((done.actor, ACTION, done.hand, payload))
-            events_out.append((table.stream, ACTION, payload))
+            assert done.data is not None
+            entries.append((done.actor, EventType.HAND_BETS_REGISTERED.value, done.hand, dict(done.data)))
+            events_out.append((done.hand.table.stream, EventType.HAND_BETS_REGISTERED, done.data))
         audit.record_many(venue_id=venue_id, entries=entries)
     events.emit_many(events_out)
 
@@ -347,24 +357,6 @@ def write_group(calls: Sequence[BetsCall]) -> list[_Answer]:
     return [_alone(call) for call in calls]
 
 
-def _lock_hands(hand_ids: set[int]) -> dict[int, Hand]:
-    """The hands' tables FOR UPDATE in id order, then the hands in id order (the one order: every table
-    before any hand, as lock_hand takes one table then its hand), each hand with its locked table."""
-    table_of = dict(Hand.objects.filter(pk__in=hand_ids).values_list("pk", "table_id"))
-    tables = {
-        t.pk: t
-        for t in CasinoTable.objects.select_for_update(of=("self",))
-        .select_related("venue", "pool")
-        .filter(pk__in=set(table_of.values()))
-        .order_by("pk")
-    }
-    found = {}
-    for hand in Hand.objects.select_for_update(of=("self",)).filter(pk__in=table_of).order_by("pk"):
-        hand.table = tables[hand.table_id]
-        found[hand.pk] = hand
-    return found
-
-
 def _write_together(calls: Sequence[BetsCall]) -> list[_Answer]:
     """The calls in ONE transaction, a handful of statements for the whole group (see the module
     docstring): locks, the hands' seat bets and cards read once, each call checked in turn against its
@@ -373,7 +365,7 @@ def _write_together(calls: Sequence[BetsCall]) -> list[_Answer]:
     answers: dict[int, _Answer] = {}
     ready: list[_Ready] = []
     with transaction.atomic():
-        locked = _lock_hands({call.hand_id for call in calls})
+        locked = lock_hands({call.hand_id for call in calls})
         bets: dict[int, dict[int, SeatBet]] = {pk: {} for pk in locked}
         for row in SeatBet.objects.filter(hand_id__in=locked):
             bets[row.hand_id][row.seat] = row

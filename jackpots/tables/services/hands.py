@@ -16,19 +16,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max, Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import (
+    EventType,
+    HandCardsRegistered,
+    HandOpened,
+    HandSettled,
+    HandVoided,
+    PaidSeat,
+    SeatCardsShown,
+    SeatForfeit,
+)
 from jackpots import engine
 from jackpots.models import Pool
 from jackpots.poker import Card
 from jackpots.rulepacks import RulePack
 from jackpots.services.awards import award_hand
+from jackpots.services.locks import hold_pool
 from jackpots.tables import rules
 from jackpots.tables.models import (
     CasinoTable,
@@ -41,14 +53,13 @@ from jackpots.tables.models import (
 )
 from jackpots.tables.services.bets import register_bets as register_bets  # this module's door to it
 from jackpots.tables.services.common import (
-    hold_pool,
-    lock_hand,
-    lock_table,
+    head,
     pool_of,
     record,
     require_open,
     table_pack,
 )
+from jackpots.tables.services.locks import lock_hand, lock_table
 
 MAX_KEY = 80
 
@@ -61,7 +72,8 @@ def open_hand(*, table: CasinoTable, actor: User, idempotency_key: str | None = 
     key = (idempotency_key or "").strip() or None
     if key is not None and len(key) > MAX_KEY:
         raise InvalidInput(
-            f"An idempotency key has at most {MAX_KEY} characters.", code="bad_idempotency_key"
+            _("An idempotency key has at most %(max_key)s characters.") % {"max_key": MAX_KEY},
+            code="bad_idempotency_key",
         )
     with transaction.atomic():
         table = lock_table(table.pk)
@@ -71,14 +83,17 @@ def open_hand(*, table: CasinoTable, actor: User, idempotency_key: str | None = 
                 previous.table = table
                 return previous
         if table.state != TableState.OPEN:
-            raise Conflict(f"{table} is closed for now: it takes no hands.", code="table_closed")
+            raise Conflict(
+                _("%(table)s is closed for now: it takes no hands.") % {"table": table}, code="table_closed"
+            )
         pool = pool_of(table)
         if not pool.active:
-            raise Conflict(f"Pool {pool.code} is closed.", code="pool_inactive")
+            raise Conflict(_("Pool %(code)s is closed.") % {"code": pool.code}, code="pool_inactive")
         current = Hand.objects.filter(table=table, state=HandState.OPEN).first()
         if current is not None:
             raise Conflict(
-                f"Hand {current.number} is still open at {table}: settle or void it first.",
+                _("Hand %(number)s is still open at %(table)s: settle or void it first.")
+                % {"number": current.number, "table": table},
                 code="hand_open",
                 hand=current.pk,
             )
@@ -91,7 +106,8 @@ def open_hand(*, table: CasinoTable, actor: User, idempotency_key: str | None = 
             opened_at=timezone.now(),
             idempotency_key=key,
         )
-        record(table, actor, "hand.opened", hand, {"hand": hand.pk, "number": number, "pool": pool.pk})
+        opened = HandOpened(**head(table), hand=hand.pk, number=number, pool=pool.pk)
+        record(table, actor, EventType.HAND_OPENED, hand, opened)
     return hand
 
 
@@ -126,22 +142,25 @@ def register_cards(
     nothing; a seat registered before with the same cards is a retry, with other cards a Conflict.
     """
     if not seats and not community:
-        raise InvalidInput("Give the seats' cards or the community cards.", code="no_cards")
+        raise InvalidInput(_("Give the seats' cards or the community cards."), code="no_cards")
     numbers = [s.seat for s in seats]
     if len(set(numbers)) != len(numbers):
-        raise InvalidInput("A seat appears twice in the request.", code="duplicate_seat")
+        raise InvalidInput(_("A seat appears twice in the request."), code="duplicate_seat")
     with transaction.atomic():
         hand = lock_hand(hand.pk)
         table = hand.table
-        require_open(hand, "take cards")
+        require_open(hand, gettext_noop("take cards"))
         pack = table_pack(table)
         wants_community = rules.community_cards_for(pack, table.game)
         if community and not wants_community:
-            raise InvalidInput(f"{table} shows no community cards.", code="no_community_cards")
+            raise InvalidInput(
+                _("%(table)s shows no community cards.") % {"table": table}, code="no_community_cards"
+            )
         shared = rules.read_community(pack, table.game, community)
         if hand.community_cards and shared and rules.cards_text(shared) != hand.community_cards:
             raise Conflict(
-                f"Hand {hand.number}'s community cards are {hand.community_cards} already.",
+                _("Hand %(number)s's community cards are %(community_cards)s already.")
+                % {"number": hand.number, "community_cards": hand.community_cards},
                 code="cards_already_registered",
             )
         bets = {b.seat: b for b in hand.bets.all()}
@@ -152,7 +171,8 @@ def register_cards(
             seat_hand = rules.read_seat(pack, table.game, entry)
             if entry.seat not in bets:
                 raise Conflict(
-                    f"Seat {entry.seat} has no pool bet in hand {hand.number}: its cards win nothing.",
+                    _("Seat %(seat)s has no pool bet in hand %(number)s: its cards win nothing.")
+                    % {"seat": entry.seat, "number": hand.number},
                     code="no_pool_bet",
                     seat=entry.seat,
                 )
@@ -165,7 +185,8 @@ def register_cards(
                 )
                 if not same:
                     raise Conflict(
-                        f"Seat {entry.seat}'s cards are registered already in hand {hand.number}.",
+                        _("Seat %(seat)s's cards are registered already in hand %(number)s.")
+                        % {"seat": entry.seat, "number": hand.number},
                         code="cards_already_registered",
                         seat=entry.seat,
                     )
@@ -212,7 +233,10 @@ def register_cards(
                     forfeited.append(seat)
                 bet.save(update_fields=["extra_card", "forfeited", "forfeit_reason"])
         SeatCards.objects.bulk_create(rows)
-        data: dict[str, Any] = {"hand": hand.pk, "number": hand.number}
+        # The table's head written out: a ** of `head` would not let the optional keys follow (mypy).
+        data = HandCardsRegistered(
+            table=table.pk, table_number=table.number, hand=hand.pk, number=hand.number
+        )
         if new_community:
             hand.community_cards = rules.cards_text(shared)
             hand.save(update_fields=["community_cards"])
@@ -220,11 +244,11 @@ def register_cards(
             _rank_waiting(pack, table, hand, community_cards)
         if rows:
             data["cards"] = [
-                {"seat": r.seat, "cards": r.cards, "discard": r.discard, "rank": r.rank} for r in rows
+                SeatCardsShown(seat=r.seat, cards=r.cards, discard=r.discard, rank=r.rank) for r in rows
             ]
         if forfeited:
-            data["forfeited"] = [{"seat": s, "reason": rules.EXTRA_CARD_FORFEIT} for s in forfeited]
-        record(table, actor, "hand.cards_registered", hand, data)
+            data["forfeited"] = [SeatForfeit(seat=s, reason=rules.EXTRA_CARD_FORFEIT) for s in forfeited]
+        record(table, actor, EventType.HAND_CARDS_REGISTERED, hand, data)
     return hand
 
 
@@ -250,7 +274,8 @@ def _winners(pack: RulePack, table: CasinoTable, hand: Hand) -> list[engine.Winn
     )
     if rules.community_cards_for(pack, table.game) and not community and hand.cards.exists():
         raise Conflict(
-            f"Hand {hand.number} needs its {pack.community_cards} community cards before it settles.",
+            _("Hand %(number)s needs its %(community_cards)s community cards before it settles.")
+            % {"number": hand.number, "community_cards": pack.community_cards},
             code="community_cards_missing",
         )
     winners = []
@@ -271,12 +296,13 @@ def settle_hand(*, hand: Hand, actor: User) -> Hand:
     with transaction.atomic():
         hand = lock_hand(hand.pk)
         table = hand.table
-        require_open(hand, "settle it")
+        require_open(hand, gettext_noop("settle it"))
         pool = pool_of(table)
         pack = table_pack(table, pool)
         if rules.is_manual_total(pack) and hand.manual_total is None and hand.bets.exists():
             raise Conflict(
-                f"Enter hand {hand.number}'s total jackpot bets (b.1) before settling it.",
+                _("Enter hand %(number)s's total jackpot bets (b.1) before settling it.")
+                % {"number": hand.number},
                 code="manual_total_missing",
             )
         winners = _winners(pack, table, hand)
@@ -334,21 +360,22 @@ def settle_hand(*, hand: Hand, actor: User) -> Hand:
         record(
             table,
             actor,
-            "hand.settled",
+            EventType.HAND_SETTLED,
             hand,
-            {
-                "hand": hand.pk,
-                "number": hand.number,
-                "settlement": result.settlement_id if result else None,
-                "meter_before": result.meter_before if result else None,
-                "meter_after_payouts": result.meter_after_payouts if result else None,
-                "meter_after": result.meter_after if result else None,
-                "payouts": [
-                    {"seat": p.seat, "category": p.category, "discard": p.discard, "amount": p.amount}
+            HandSettled(
+                **head(table),
+                hand=hand.pk,
+                number=hand.number,
+                settlement=result.settlement_id if result else None,
+                meter_before=result.meter_before if result else None,
+                meter_after_payouts=result.meter_after_payouts if result else None,
+                meter_after=result.meter_after if result else None,
+                payouts=[
+                    PaidSeat(seat=p.seat, category=p.category, discard=p.discard, amount=p.amount)
                     for p in payouts
                 ],
-                "total_paid": sum((p.amount for p in payouts), Decimal(0)),
-            },
+                total_paid=sum((p.amount for p in payouts), Decimal(0)),
+            ),
         )
     return hand
 
@@ -356,10 +383,10 @@ def settle_hand(*, hand: Hand, actor: User) -> Hand:
 def void_hand(*, hand: Hand, actor: User, reason: str) -> Hand:
     reason = (reason or "").strip()
     if not reason:
-        raise InvalidInput("Voiding a hand needs a reason.", code="reason_required")
+        raise InvalidInput(_("Voiding a hand needs a reason."), code="reason_required")
     with transaction.atomic():
         hand = lock_hand(hand.pk)
-        require_open(hand, "void it")
+        require_open(hand, gettext_noop("void it"))
         hand.state = HandState.VOID
         hand.void_reason = reason
         hand.settled_at = timezone.now()
@@ -369,14 +396,15 @@ def void_hand(*, hand: Hand, actor: User, reason: str) -> Hand:
         record(
             hand.table,
             actor,
-            "hand.voided",
+            EventType.HAND_VOIDED,
             hand,
-            {
-                "hand": hand.pk,
-                "number": hand.number,
-                "reason": reason,
+            HandVoided(
+                **head(hand.table),
+                hand=hand.pk,
+                number=hand.number,
+                reason=reason,
                 # Pool bets already in the pool's ledger; refunding them is an authorised meter correction.
-                "contributed": (contributed or Decimal(0)) + (hand.manual_total or Decimal(0)),
-            },
+                contributed=(contributed or Decimal(0)) + (hand.manual_total or Decimal(0)),
+            ),
         )
     return hand

@@ -7,32 +7,37 @@ from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from halls import money
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import EventType, TableCreated, TablePool, TableStateChanged
 from halls.models import Venue
 from jackpots.models import Pool, SourceType
 from jackpots.rulepacks import PACKS
 from jackpots.services import pools as pool_services
 from jackpots.services.common import pool_pack
+from jackpots.services.locks import hold_pool
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, HandState, TableGame, TableState
-from jackpots.tables.services.common import hold_pool, lock_table, record
+from jackpots.tables.services.common import head, record
+from jackpots.tables.services.locks import lock_table
 
 
-def describe_table(table: CasinoTable) -> dict[str, object]:
-    return {
-        "number": table.number,
-        "name": table.name,
-        "game": table.game,
-        "table_minimum": table.table_minimum,
-        "seats": table.seats,
-        "layout": table.layout,
-        "rule_pack": table.rule_pack,
-        "state": table.state,
-        "pool": table.pool_id,
-    }
+def describe_table(table: CasinoTable) -> TableCreated:
+    return TableCreated(
+        **head(table),
+        number=table.number,
+        name=table.name,
+        game=table.game,
+        table_minimum=table.table_minimum,
+        seats=table.seats,
+        layout=table.layout,
+        rule_pack=table.rule_pack,
+        state=table.state,
+        pool=table.pool_id,
+    )
 
 
 def create_table(
@@ -50,28 +55,44 @@ def create_table(
     """A poker or blackjack table of the venue; its pool bets follow `rule_pack` (a jurisdiction variant)."""
     if game not in TableGame.values:
         raise InvalidInput(
-            f"Unknown game {game!r}; games: {', '.join(TableGame.values)}.", code="unknown_game"
+            _("Unknown game %(game)r; games: %(games)s.")
+            % {"game": game, "games": ", ".join(TableGame.values)},
+            code="unknown_game",
         )
     if rule_pack not in PACKS:
-        raise InvalidInput(f"No rule pack {rule_pack!r}.", code="unknown_rule_pack")
+        raise InvalidInput(
+            _("No rule pack %(rule_pack)r.") % {"rule_pack": rule_pack}, code="unknown_rule_pack"
+        )
     pack = PACKS[rule_pack]
     rules.check_pack_for_game(pack, game)
     if pack.jurisdiction != venue.jurisdiction:
         raise InvalidInput(
-            f"{rule_pack} is a {pack.jurisdiction} pack; {venue} is under {venue.jurisdiction}.",
+            _("%(rule_pack)s is a %(jurisdiction)s pack; %(venue)s is under %(venue_jurisdiction)s.")
+            % {
+                "rule_pack": rule_pack,
+                "jurisdiction": pack.jurisdiction,
+                "venue": venue,
+                "venue_jurisdiction": venue.jurisdiction,
+            },
             code="rule_pack_jurisdiction",
         )
     if not name.strip():
-        raise InvalidInput("A table needs a name.", code="bad_table_name")
+        raise InvalidInput(_("A table needs a name."), code="bad_table_name")
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise InvalidInput(f"Table number {number!r} must be 1 or more.", code="bad_table_number")
+        raise InvalidInput(
+            _("Table number %(number)r must be 1 or more.") % {"number": number}, code="bad_table_number"
+        )
     seat_count = rules.DEFAULT_SEATS[game] if seats is None else seats
     if (
         isinstance(seat_count, bool)
         or not isinstance(seat_count, int)
         or not 1 <= seat_count <= rules.MAX_SEATS
     ):
-        raise InvalidInput(f"A table has 1 to {rules.MAX_SEATS} seats, not {seats!r}.", code="bad_seats")
+        raise InvalidInput(
+            _("A table has 1 to %(max_seats)s seats, not %(seats)r.")
+            % {"max_seats": rules.MAX_SEATS, "seats": seats},
+            code="bad_seats",
+        )
     if (
         not isinstance(table_minimum, Decimal)
         or not table_minimum.is_finite()
@@ -79,7 +100,9 @@ def create_table(
         or table_minimum != table_minimum.quantize(money.CENT)
     ):
         raise InvalidInput(
-            f"The table minimum {table_minimum} must be positive, in cents.", code="bad_amount"
+            _("The table minimum %(table_minimum)s must be positive, in cents.")
+            % {"table_minimum": table_minimum},
+            code="bad_amount",
         )
     try:
         with transaction.atomic():
@@ -94,9 +117,12 @@ def create_table(
                 rule_pack=rule_pack,
                 created_at=timezone.now(),
             )
-            record(table, actor, "table.created", table, describe_table(table))
+            record(table, actor, EventType.TABLE_CREATED, table, describe_table(table))
     except IntegrityError as exc:
-        raise Conflict(f"{venue} already has a table number {number}.", code="table_number_taken") from exc
+        raise Conflict(
+            _("%(venue)s already has a table number %(number)s.") % {"venue": venue, "number": number},
+            code="table_number_taken",
+        ) from exc
     return table
 
 
@@ -114,28 +140,46 @@ def join_pool(*, table: CasinoTable, pool: Pool, actor: Actor) -> CasinoTable:
     with transaction.atomic():
         table = lock_table(table.pk)
         if table.pool_id is not None:
-            raise Conflict(f"{table} already plays for pool {table.pool}.", code="already_in_pool")
+            raise Conflict(
+                _("%(table)s already plays for pool %(pool)s.") % {"table": table, "pool": table.pool},
+                code="already_in_pool",
+            )
         pool = Pool.objects.select_related("network").get(pk=pool.pk)
         if pool.rule_pack != table.rule_pack:
             raise InvalidInput(
-                f"Pool {pool.code} follows {pool.rule_pack or 'no rule pack'}, the table {table.rule_pack}.",
+                _("Pool %(code)s follows %(pool_pack)s, the table %(rule_pack)s.")
+                % {
+                    "code": pool.code,
+                    "pool_pack": pool.rule_pack or "no rule pack",
+                    "rule_pack": table.rule_pack,
+                },
                 code="pool_pack_mismatch",
             )
         if not pool.active:
-            raise Conflict(f"Pool {pool.code} is closed.", code="pool_inactive")
+            raise Conflict(_("Pool %(code)s is closed.") % {"code": pool.code}, code="pool_inactive")
         pack = pool_pack(pool)
         assert pack is not None  # the pool has the table's rule pack
         if pack.paytable.from_authorisation:
             raise Conflict(
-                f"Pool {pool.code} ({pack.code}) has no authorised paytable yet (OP-30).",
+                _("Pool %(code)s (%(pack_code)s) has no authorised paytable yet (OP-30).")
+                % {"code": pool.code, "pack_code": pack.code},
                 code="paytable_awaiting_authorisation",
             )
         if pool.carousel_bet is not None:
             cap = pack.max_pool_bet(table.table_minimum)
             if cap is not None and pool.carousel_bet > cap:
                 raise InvalidInput(
-                    f"Pool {pool.code}'s bet {pool.carousel_bet} is above {cap}, half of {table}'s "
-                    f"minimum {table.table_minimum}.",
+                    _(
+                        "Pool %(code)s's bet %(carousel_bet)s is above %(cap)s, "
+                        "half of %(table)s's minimum %(table_minimum)s."
+                    )
+                    % {
+                        "code": pool.code,
+                        "carousel_bet": pool.carousel_bet,
+                        "cap": cap,
+                        "table": table,
+                        "table_minimum": table.table_minimum,
+                    },
                     code="pool_bet_over_limit",
                     limit=str(cap),
                 )
@@ -144,7 +188,8 @@ def join_pool(*, table: CasinoTable, pool: Pool, actor: Actor) -> CasinoTable:
         )
         table.pool = pool
         table.save(update_fields=["pool"])
-        record(table, actor, "table.joined_pool", table, {"pool": pool.pk, "pool_code": pool.code})
+        joined = TablePool(**head(table), pool=pool.pk, pool_code=pool.code)
+        record(table, actor, EventType.TABLE_JOINED_POOL, table, joined)
     return table
 
 
@@ -153,11 +198,13 @@ def leave_pool(*, table: CasinoTable, actor: Actor) -> CasinoTable:
     with transaction.atomic():
         table = lock_table(table.pk)
         if table.pool is None:
-            raise Conflict(f"{table} plays for no pool.", code="no_pool")
+            raise Conflict(_("%(table)s plays for no pool.") % {"table": table}, code="no_pool")
         open_hand = _open_hand(table)
         if open_hand is not None:
             raise Conflict(
-                f"Hand {open_hand.number} is open at {table}: settle or void it first.", code="hand_open"
+                _("Hand %(number)s is open at %(table)s: settle or void it first.")
+                % {"number": open_hand.number, "table": table},
+                code="hand_open",
             )
         pool = table.pool
         hold_pool(pool.pk)
@@ -166,14 +213,15 @@ def leave_pool(*, table: CasinoTable, actor: Actor) -> CasinoTable:
         )
         table.pool = None
         table.save(update_fields=["pool"])
-        record(table, actor, "table.left_pool", table, {"pool": pool.pk, "pool_code": pool.code})
+        left = TablePool(**head(table), pool=pool.pk, pool_code=pool.code)
+        record(table, actor, EventType.TABLE_LEFT_POOL, table, left)
     return table
 
 
 def set_table_state(*, table: CasinoTable, state: str, actor: Actor) -> CasinoTable:
     """Open the table, or close it for a while: it stays a pool member but takes no hands (spec §6.15)."""
     if state not in TableState.values:
-        raise InvalidInput(f"Unknown table state {state!r}.", code="bad_state")
+        raise InvalidInput(_("Unknown table state %(state)r.") % {"state": state}, code="bad_state")
     with transaction.atomic():
         table = lock_table(table.pk)
         if table.state == state:
@@ -181,10 +229,13 @@ def set_table_state(*, table: CasinoTable, state: str, actor: Actor) -> CasinoTa
         open_hand = _open_hand(table)
         if open_hand is not None:
             raise Conflict(
-                f"Hand {open_hand.number} is open at {table}: settle or void it first.", code="hand_open"
+                _("Hand %(number)s is open at %(table)s: settle or void it first.")
+                % {"number": open_hand.number, "table": table},
+                code="hand_open",
             )
         old = table.state
         table.state = state
         table.save(update_fields=["state"])
-        record(table, actor, "table.state_changed", table, {"old": old, "new": state})
+        changed = TableStateChanged(**head(table), old=old, new=state)
+        record(table, actor, EventType.TABLE_STATE_CHANGED, table, changed)
     return table

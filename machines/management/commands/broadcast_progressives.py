@@ -13,6 +13,7 @@ from argparse import ArgumentParser
 from typing import Any
 
 from django.core.management.base import BaseCommand
+from django.utils.translation import gettext as _
 
 from machines.broadcaster import Broadcaster
 
@@ -35,6 +36,9 @@ class Command(BaseCommand):
                 loop.add_signal_handler(sig, stop.set)
             await broadcaster.serve(stop)
 
-        self.stdout.write(f"Broadcasting the progressive levels every {broadcaster.interval} s.")
+        self.stdout.write(
+            _("Broadcasting the progressive levels every %(interval)s s.")
+            % {"interval": broadcaster.interval}
+        )
         asyncio.run(main())
-        self.stdout.write(f"Broadcaster stopped after {broadcaster.ticks} rounds.")
+        self.stdout.write(_("Broadcaster stopped after %(ticks)s rounds.") % {"ticks": broadcaster.ticks})

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from machines import simulator
 
@@ -89,9 +90,9 @@ def _shard(value: str) -> tuple[int, int]:
     try:
         i, n = (int(x) for x in value.split("/"))
     except ValueError:
-        raise CommandError(f"--shard is I/N (e.g. 0/2), not {value!r}") from None
+        raise CommandError(_("--shard is I/N (e.g. 0/2), not %(value)r") % {"value": value}) from None
     if n < 1 or not 0 <= i < n:
-        raise CommandError(f"--shard {value}: need 0 <= I < N")
+        raise CommandError(_("--shard %(value)s: need 0 <= I < N") % {"value": value})
     return i, n
 
 
@@ -139,7 +140,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         credentials = self._credentials(options)
         if not credentials:
-            raise CommandError("No machines to simulate.")
+            raise CommandError(_("No machines to simulate."))
         urls = [u.strip() for u in str(options["url"]).split(",") if u.strip()]
         config = simulator.SimConfig(
             seed=options["seed"],
@@ -184,13 +185,13 @@ class Command(BaseCommand):
         for line in report.lines():
             self.stdout.write(line)
         if shown["n"] > options["errors"]:
-            self.stderr.write(f"({shown['n']} connection errors in all)")
+            self.stderr.write(_("(%(count)s connection errors in all)") % {"count": shown["n"]})
         if options["report"]:
             options["report"].write_text(json.dumps(report.to_json()), encoding="utf-8")
 
     def _credentials(self, options: dict[str, Any]) -> list[simulator.Credentials]:
         if options["tokens"] and options["register"]:
-            raise CommandError("Give --tokens or --register, not both.")
+            raise CommandError(_("Give --tokens or --register, not both."))
         if options["tokens"]:
             i, n = _shard(options["shard"])
             credentials = read_tokens(options["tokens"])[i::n]
@@ -198,9 +199,11 @@ class Command(BaseCommand):
                 credentials = credentials[: options["machines"]]
             return credentials
         if not options["register"]:
-            raise CommandError("Say where the machines come from: --register --venue ID, or --tokens FILE.")
+            raise CommandError(
+                _("Say where the machines come from: --register --venue ID, or --tokens FILE.")
+            )
         if options["venue"] is None:
-            raise CommandError("--register needs --venue ID.")
+            raise CommandError(_("--register needs --venue ID."))
         return self._register(options)
 
     def _register(self, options: dict[str, Any]) -> list[simulator.Credentials]:
@@ -211,7 +214,7 @@ class Command(BaseCommand):
 
         venue = Venue.objects.filter(pk=options["venue"]).first()
         if venue is None:
-            raise CommandError(f"No venue {options['venue']}.")
+            raise CommandError(_("No venue %(venue)s.") % {"venue": options["venue"]})
         code = options["link_group"]
         count = options["machines"] or 10
         actor = "simulator"
@@ -228,7 +231,10 @@ class Command(BaseCommand):
         credentials = provisioning.issue_credentials(machines, actor=actor)
         if options["tokens_out"]:
             _write_tokens(options["tokens_out"], credentials)
-            self.stdout.write(f"tokens of {len(credentials)} machines written to {options['tokens_out']}")
+            self.stdout.write(
+                _("tokens of %(count)s machines written to %(path)s")
+                % {"count": len(credentials), "path": options["tokens_out"]}
+            )
         sys.stdout.flush()
         connection.close()  # the simulator's loop runs in this thread and needs no database
         return credentials

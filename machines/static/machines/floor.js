@@ -10,6 +10,7 @@
   var doc = global.document;
   var $ = function (id) { return doc.getElementById(id); };
   var ui = global.HallUi;
+  var fmt = global.HallFormat;
   var api = global.HallApi;
   var el = ui.el;
   var fill = ui.fill;
@@ -23,27 +24,23 @@
   var currency = root.getAttribute("data-currency") || "EUR";
 
   var TYPES = {B: "B", C: "C"};
-  var STATES = {in_service: "En servicio", locked: "Bloqueada", out_of_service: "Fuera de servicio"};
+  var STATES = {in_service: gettext("In service"), locked: gettext("Locked"), out_of_service: gettext("Out of service")};
   var REASONS = {
-    hand_pay: "Pago manual", link_lost: "Enlace perdido", operator: "Operador", "": ""
+    hand_pay: gettext("Hand pay"), link_lost: gettext("Link lost"), operator: gettext("Operator"), "": ""
   };
-  var MODALITIES = {individual: "Individual", two_player: "Dos jugadores", multi_position: "Multipuesto"};
+  var MODALITIES = {individual: gettext("Single"), two_player: gettext("Two players"), multi_position: gettext("Multi-position")};
 
-  function money(amount) { return ui.money(amount, currency); }
-
-  function count(value) {
-    if (value === null || value === undefined || value === "") { return "—"; }
-    return Number(value).toLocaleString("es-ES");
-  }
+  function money(amount) { return fmt.money(amount, currency); }
+  var count = fmt.number;
 
   function ago(iso) {
-    if (!iso) { return "nunca"; }
+    if (!iso) { return gettext("never"); }
     var seconds = Math.round((Date.now() - new Date(iso).getTime()) / 1000);
     if (!isFinite(seconds)) { return ""; }
-    if (seconds < 2) { return "ahora"; }
-    if (seconds < 90) { return "hace " + seconds + " s"; }
-    if (seconds < 5400) { return "hace " + Math.round(seconds / 60) + " min"; }
-    return ui.time(iso);
+    if (seconds < 2) { return gettext("just now"); }
+    if (seconds < 90) { return interpolate(gettext("%(seconds)s s ago"), {seconds: seconds}, true); }
+    if (seconds < 5400) { return interpolate(gettext("%(minutes)s min ago"), {minutes: Math.round(seconds / 60)}, true); }
+    return fmt.time(iso);
   }
 
   function reconciliationUrl(id) { return RECONCILIATION_URL.replace("/0/", "/" + id + "/"); }
@@ -62,7 +59,7 @@
   function linkCell(m) {
     return [
       el("span", {class: "mf-link mf-link--" + (m.online ? "on" : "off"),
-        text: m.online ? "En línea" : "Sin conexión"}),
+        text: m.online ? gettext("Online") : gettext("Offline")}),
       el("div", {class: "mf-seen muted", text: ago(m.last_seen_at)})
     ];
   }
@@ -97,7 +94,7 @@
       el("td", {class: "num mf-plays", text: count(m.plays_today)}),
       el("td", null, groupCell(m)),
       el("td", {class: "num mf-pending-cell"}, pendingCell(m)),
-      el("td", null, el("a", {href: reconciliationUrl(m.id), class: "mf-reconcile", text: "Conciliación"}))
+      el("td", null, el("a", {href: reconciliationUrl(m.id), class: "mf-reconcile", text: gettext("Reconciliation")}))
     ];
     var row = el("tr", {id: "machine-" + m.id, "data-machine": m.id, "data-asset": m.asset_number}, cells);
     row.setAttribute("data-state", m.state);
@@ -137,7 +134,7 @@
     $("sum-pending").textContent = count(pending);
     $("floor-summary").classList.toggle("has-offline", machines.length - online > 0);
     $("floor-summary").classList.toggle("has-locked", locked > 0);
-    $("floor-updated").textContent = "Actualizado " + ui.time(data.at);
+    $("floor-updated").textContent = interpolate(gettext("Updated %(time)s"), {time: fmt.time(data.at)}, true);
     root.setAttribute("data-loaded", String(Number(root.getAttribute("data-loaded") || 0) + 1));
   }
 
@@ -149,7 +146,8 @@
       global.setTimeout(refresh, REFRESH_MS);
     }, function (err) {
       $("poll-state").className = "mf-poll is-failing";
-      ui.report($("page-msg"), {message: "La actualización falló: " + err.message, code: err.code}, "error");
+      ui.report($("page-msg"), {message: interpolate(gettext("Live refresh failed: %(error)s"), {error: err.message}, true),
+        code: err.code}, "error");
       global.setTimeout(refresh, RETRY_MS);
     });
   }

@@ -11,6 +11,7 @@
   var doc = global.document;
   var $ = function (id) { return doc.getElementById(id); };
   var ui = global.HallUi;
+  var fmt = global.HallFormat;
   var api = global.HallApi;
   var el = ui.el;
   var fill = ui.fill;
@@ -27,7 +28,7 @@
   var refs = {};        // hit id -> the reference typed so far (kept across refreshes)
   var paying = {};      // hit id -> true while its payment runs
 
-  function money(amount) { return ui.money(amount, currency); }
+  function money(amount) { return fmt.money(amount, currency); }
 
   function payUrl(id) { return "/api/machine-hits/" + id + "/pay/"; }
 
@@ -38,8 +39,8 @@
       return api.post(payUrl(hit.id), ref ? {payment_ref: ref} : {});
     }).then(function () {
       delete refs[hit.id];
-      ui.report($("page-msg"), "Pagado: máquina " + hit.asset_number + " · " + (hit.level_name || "") + " · " +
-        money(hit.amount) + ".", "ok");
+      ui.report($("page-msg"), interpolate(gettext("Paid: machine %(machine)s · %(level)s · %(amount)s."),
+        {machine: hit.asset_number, level: hit.level_name || "", amount: money(hit.amount)}, true), "ok");
     }, function (err) {
       ui.report($("page-msg"), err);
     }).then(function () {
@@ -49,14 +50,14 @@
   }
 
   function rowOf(hit) {
-    var input = el("input", {type: "text", class: "hp-ref", maxlength: 120, placeholder: "opcional",
-      "aria-label": "Referencia del pago", value: refs[hit.id] || ""});
+    var input = el("input", {type: "text", class: "hp-ref", maxlength: 120, placeholder: gettext("optional"),
+      "aria-label": gettext("Payment reference"), value: refs[hit.id] || ""});
     input.addEventListener("input", function () { refs[hit.id] = input.value; });
-    var button = el("button", {type: "button", class: "btn-go hp-pay", text: "Pagar",
+    var button = el("button", {type: "button", class: "btn-go hp-pay", text: gettext("Pay"),
       "data-hit": hit.id, disabled: !!paying[hit.id]});
     button.addEventListener("click", function () { pay(hit, button).catch(function () {}); });
     return el("tr", {id: "hit-" + hit.id, "data-hit": hit.id, "data-asset": hit.asset_number},
-      el("td", {text: ui.time(hit.reported_at)}),
+      el("td", {text: fmt.time(hit.reported_at)}),
       el("td", null, el("strong", {text: hit.asset_number})),
       el("td", {text: hit.location || "—"}),
       el("td", {text: hit.level_name || "—"}),
@@ -78,7 +79,8 @@
     }
     $("hits-table").hidden = hits.length === 0;
     $("hits-empty").hidden = hits.length > 0;
-    $("hits-count").textContent = hits.length ? hits.length + " pendiente" + (hits.length > 1 ? "s" : "") : "";
+    $("hits-count").textContent = hits.length
+      ? interpolate(ngettext("%(count)s pending", "%(count)s pending", hits.length), {count: hits.length}, true) : "";
     root.setAttribute("data-loaded", String(Number(root.getAttribute("data-loaded") || 0) + 1));
   }
 
@@ -92,7 +94,8 @@
       return REFRESH_MS;
     }, function (err) {
       $("poll-state").className = "mf-poll is-failing";
-      ui.report($("page-msg"), {message: "La actualización falló: " + err.message, code: err.code}, "error");
+      ui.report($("page-msg"), {message: interpolate(gettext("Live refresh failed: %(error)s"), {error: err.message}, true),
+        code: err.code}, "error");
       return RETRY_MS;
     }).then(function (next) {
       inflight = false;

@@ -10,6 +10,7 @@
   var doc = global.document;
   var $ = function (id) { return doc.getElementById(id); };
   var ui = global.HallUi;
+  var fmt = global.HallFormat;
   var api = global.HallApi;
   var el = ui.el;
   var fill = ui.fill;
@@ -20,12 +21,15 @@
   var seats = Number(root.getAttribute("data-seats"));
   var POLL_MS = 1000;
   var CATEGORY = {
-    royal_flush: "Royal flush", straight_flush: "Straight flush", four_of_a_kind: "Four of a kind",
-    full_house: "Full house", flush: "Flush", straight: "Straight", three_of_a_kind: "Three of a kind",
-    two_pair: "Two pair", pair: "Pair", high_card: "High card",
-    three_sevens_same_suit: "Three 7s, same suit", three_sevens: "Three 7s", two_sevens_same_suit: "Two 7s, same suit",
-    two_sevens: "Two 7s", first_card_seven: "First card a 7"
+    royal_flush: gettext("Royal flush"), straight_flush: gettext("Straight flush"),
+    four_of_a_kind: gettext("Four of a kind"), full_house: gettext("Full house"), flush: gettext("Flush"),
+    straight: gettext("Straight"), three_of_a_kind: gettext("Three of a kind"), two_pair: gettext("Two pair"),
+    pair: gettext("Pair"), high_card: gettext("High card"),
+    three_sevens_same_suit: gettext("Three 7s, same suit"), three_sevens: gettext("Three 7s"),
+    two_sevens_same_suit: gettext("Two 7s, same suit"), two_sevens: gettext("Two 7s"),
+    first_card_seven: gettext("First card a 7")
   };
+  var HAND_STATES = {open: gettext("open"), settled: gettext("settled"), void: gettext("void")};
 
   var table = null;
   var polling = false;
@@ -34,7 +38,8 @@
   var builtFor = "";             // the hand and registered seats the forms were built for
   var openIntent = new ui.KeyedIntent("hand");
 
-  function money(amount) { return ui.money(amount, currency); }
+  function money(amount) { return fmt.money(amount, currency); }
+  function say(text, values) { return interpolate(text, values, true); }
   function hand() { return table ? table.current_hand : null; }
   function isOpen() { return !!hand() && hand().state === "open"; }
   function category(c) { return CATEGORY[c] || (c ? c.replace(/_/g, " ") : ""); }
@@ -66,7 +71,8 @@
       })
       .catch(function (err) {
         $("poll-state").className = "console-poll is-failing";
-        ui.report($("page-msg"), {message: "Live refresh failed: " + err.message, code: err.code}, "error");
+        ui.report($("page-msg"), {message: say(gettext("Live refresh failed: %(error)s"), {error: err.message}),
+          code: err.code}, "error");
       })
       .then(function () {
         polling = false;
@@ -88,43 +94,55 @@
   function renderMeter() {
     var meter = table.meter;
     var rules = table.rules;
-    $("pool-code").textContent = meter ? meter.code + " · " + meter.name : "No pool";
+    $("pool-code").textContent = meter ? meter.code + " · " + meter.name : gettext("No pool");
     $("meter-amount").textContent = meter ? money(meter.amount) : "—";
     $("fig-bet").textContent = meter && meter.carousel_bet ? money(meter.carousel_bet) : "—";
-    $("fig-cap").textContent = rules.max_pool_bet ? money(rules.max_pool_bet) : "no cap";
+    $("fig-cap").textContent = rules.max_pool_bet ? money(rules.max_pool_bet) : gettext("no cap");
     $("fig-hits").textContent = meter && meter.levels.length ? String(meter.levels[0].hits) : "—";
     var facts = [el("li", {text: rules.title})];
-    if (rules.requires_initial_bet) { facts.push(el("li", {text: "A pool bet needs the initial bet."})); }
-    if (rules.max_pool_bet) { facts.push(el("li", {text: "Pool bet at most " + money(rules.max_pool_bet) + " (half the table minimum)."})); }
-    if (rules.manual_total) { facts.push(el("li", {text: "Manual entry (b.1): enter the hand's total jackpot bets."})); }
-    if (rules.extra_card_forfeits) { facts.push(el("li", {text: "Buying an extra card forfeits the jackpot bet."})); }
-    if (rules.first_five_cards_only) { facts.push(el("li", {text: "Only the first five cards count: enter them, not the bought card."})); }
-    if (rules.community_cards) { facts.push(el("li", {text: rules.community_cards + " community cards complete each hand."})); }
+    if (rules.requires_initial_bet) { facts.push(el("li", {text: gettext("A pool bet needs the initial bet.")})); }
+    if (rules.max_pool_bet) {
+      facts.push(el("li", {text: say(gettext("Pool bet at most %(amount)s (half the table minimum)."),
+        {amount: money(rules.max_pool_bet)})}));
+    }
+    if (rules.manual_total) { facts.push(el("li", {text: gettext("Manual entry (b.1): enter the hand's total jackpot bets.")})); }
+    if (rules.extra_card_forfeits) { facts.push(el("li", {text: gettext("Buying an extra card forfeits the jackpot bet.")})); }
+    if (rules.first_five_cards_only) {
+      facts.push(el("li", {text: gettext("Only the first five cards count: enter them, not the bought card.")}));
+    }
+    if (rules.community_cards) {
+      facts.push(el("li", {text: say(gettext("%(count)s community cards complete each hand."), {count: rules.community_cards})}));
+    }
     fill($("rules"), el("ul", null, facts));
     var rows = rules.paytable.map(function (row) {
       return el("tr", null, el("td", {text: category(row.category)}), el("td", {text: row.prize}));
     }).concat(rules.discard_paytable.map(function (row) {
-      return el("tr", null, el("td", {text: category(row.category) + " (after discarding)"}), el("td", {text: row.prize}));
+      return el("tr", null, el("td", {text: say(gettext("%(category)s (after discarding)"), {category: category(row.category)})}),
+        el("td", {text: row.prize}));
     }));
     fill($("paytable").querySelector("tbody"), rows.length ? rows
-      : [el("tr", null, el("td", {colspan: 2, class: "empty", text: "Awaiting the authorised paytable."}))]);
+      : [el("tr", null, el("td", {colspan: 2, class: "empty", text: gettext("Awaiting the authorised paytable.")}))]);
     var hits = meter ? meter.last_hits : [];
     fill($("hits").querySelector("tbody"), hits.length ? hits.map(function (h) {
-      return el("tr", null, el("td", {text: ui.time(h.at)}), el("td", {text: h.member + (h.seat ? " · seat " + h.seat : "")}),
+      return el("tr", null, el("td", {text: fmt.time(h.at)}),
+        el("td", {text: h.member + (h.seat ? " · " + say(gettext("seat %(seat)s"), {seat: h.seat}) : "")}),
         el("td", {text: category(h.category)}), el("td", {class: "num", text: money(h.amount)}));
-    }) : [el("tr", null, el("td", {colspan: 4, class: "empty", text: "No hit yet."}))]);
+    }) : [el("tr", null, el("td", {colspan: 4, class: "empty", text: gettext("No hit yet.")}))]);
   }
 
   function renderHand() {
     var h = hand();
     var open = isOpen();
     var badge = $("hand-badge");
-    badge.textContent = !h ? "No hand yet" : "Hand " + h.number + " · " + h.state;
+    badge.textContent = !h ? gettext("No hand yet")
+      : say(gettext("Hand %(number)s · %(state)s"), {number: h.number, state: HAND_STATES[h.state] || h.state});
     badge.className = "badge " + (open ? "badge--drawing" : h && h.state === "void" ? "badge--void" : "badge--closed");
-    $("hand-title").textContent = h ? "Hand " + h.number : "No hand yet";
-    $("hand-info").textContent = h ? "opened " + ui.time(h.opened_at) + " by " + h.opened_by : "";
+    $("hand-title").textContent = h ? say(gettext("Hand %(number)s"), {number: h.number}) : gettext("No hand yet");
+    $("hand-info").textContent = h
+      ? say(gettext("opened %(time)s by %(user)s"), {time: fmt.time(h.opened_at), user: h.opened_by}) : "";
     $("open-hand").disabled = open || !table.meter || table.state !== "open";
-    $("open-hand").title = !table.meter ? "The table plays for no pool" : table.state !== "open" ? "The table is closed" : "";
+    $("open-hand").title = !table.meter ? gettext("The table plays for no pool")
+      : table.state !== "open" ? gettext("The table is closed") : "";
     if (!$("settle-hand").classList.contains("is-busy")) { $("settle-hand").disabled = !open; }
     $("bets-form").hidden = !open;
     $("cards-form").hidden = !open;
@@ -166,13 +184,14 @@
         el("td", {text: String(s.seat)}),
         el("td", {class: "num", text: s.pool_bet ? money(s.pool_bet) : "—"}),
         el("td", {class: "cards-input", text: s.cards + (h.community_cards ? " + " + h.community_cards : "")}),
-        el("td", {text: s.forfeited ? "forfeited" : s.rank || ""}));
+        el("td", {text: s.forfeited ? gettext("forfeited") : s.rank || ""}));
     }));
   }
 
   function buildBets(h, rules) {
     var dealt = h.seats.some(function (s) { return !!s.cards; });
-    $("bets-hint").textContent = dealt ? "closed: cards are dealt" : rules.manual_total ? "who bet (the total contributes)" : "each contributes at once";
+    $("bets-hint").textContent = dealt ? gettext("closed: cards are dealt")
+      : rules.manual_total ? gettext("who bet (the total contributes)") : gettext("each contributes at once");
     var rows = [];
     for (var seat = 1; seat <= seats; seat += 1) {
       var s = seatOf(seat);
@@ -180,12 +199,15 @@
       rows.push(el("tr", {class: locked ? "is-locked" : "", "data-seat": seat},
         el("td", {text: String(seat)}),
         el("td", null, el("input", {type: "text", inputmode: "decimal", class: "bet-initial", placeholder: "0.00",
-          value: locked ? s.initial_bet : "", disabled: locked || dealt, "aria-label": "Initial bet, seat " + seat})),
+          value: locked ? s.initial_bet : "", disabled: locked || dealt,
+          "aria-label": say(gettext("Initial bet, seat %(seat)s"), {seat: seat})})),
         el("td", null, el("input", {type: "text", inputmode: "decimal", class: "bet-pool",
           placeholder: table.meter && table.meter.carousel_bet ? table.meter.carousel_bet : "0.00",
-          value: locked ? s.pool_bet : "", disabled: locked || dealt, "aria-label": "Pool bet, seat " + seat})),
-        el("td", null, locked ? el("span", {class: "badge badge--ok", text: "registered"})
-          : el("button", {type: "button", class: "btn-link", text: "stipulated", disabled: dealt, onclick: fillStipulated(seat)}))));
+          value: locked ? s.pool_bet : "", disabled: locked || dealt,
+          "aria-label": say(gettext("Pool bet, seat %(seat)s"), {seat: seat})})),
+        el("td", null, locked ? el("span", {class: "badge badge--ok", text: gettext("registered")})
+          : el("button", {type: "button", class: "btn-link", text: gettext("stipulated"), disabled: dealt,
+            onclick: fillStipulated(seat)}))));
     }
     fill($("bets-table").querySelector("tbody"), rows);
     $("bets-submit").disabled = dealt && !rules.manual_total;
@@ -207,23 +229,27 @@
     doc.querySelectorAll("#cards-table .col-discard").forEach(function (n) { n.hidden = !discards; });
     doc.querySelectorAll("#cards-table .col-extra").forEach(function (n) { n.hidden = !extra; });
     var range = rules.cards_per_seat;
-    $("cards-hint").textContent = range.min === range.max ? range.min + " per seat" : range.min + " to " + range.max + " per seat, in deal order";
+    $("cards-hint").textContent = range.min === range.max ? say(gettext("%(count)s per seat"), {count: range.min})
+      : say(gettext("%(min)s to %(max)s per seat, in deal order"), {min: range.min, max: range.max});
     var rows = h.seats.filter(function (s) { return !!s.pool_bet; }).map(function (s) {
       var locked = !!s.cards;
       var paid = s.payout !== null && Number(s.payout) > 0;
       return el("tr", {class: (locked ? "is-locked" : "") + (s.forfeited ? " is-forfeited" : ""), "data-seat": s.seat},
         el("td", {text: String(s.seat)}),
         el("td", null, el("input", {type: "text", class: "cards-input", value: s.cards, disabled: locked,
-          placeholder: "AS KS QS JS TS", autocapitalize: "characters", "aria-label": "Cards, seat " + s.seat})),
+          placeholder: "AS KS QS JS TS", autocapitalize: "characters",
+          "aria-label": say(gettext("Cards, seat %(seat)s"), {seat: s.seat})})),
         el("td", {class: "col-discard", hidden: !discards}, el("input", {type: "checkbox", class: "card-discard",
-          checked: s.discard, disabled: locked, "aria-label": "Discarded, seat " + s.seat})),
+          checked: s.discard, disabled: locked, "aria-label": say(gettext("Discarded, seat %(seat)s"), {seat: s.seat})})),
         el("td", {class: "col-extra", hidden: !extra}, el("input", {type: "checkbox", class: "card-extra",
-          checked: s.extra_card, disabled: locked, "aria-label": "Bought an extra card, seat " + s.seat})),
+          checked: s.extra_card, disabled: locked,
+          "aria-label": say(gettext("Bought an extra card, seat %(seat)s"), {seat: s.seat})})),
         el("td", null, el("span", {class: "seat-rank" + (paid ? " is-winning" : ""),
-          text: s.forfeited ? "forfeited (" + s.forfeit_reason.replace(/_/g, " ") + ")" : s.rank || (locked ? "no combination" : "")})));
+          text: s.forfeited ? say(gettext("forfeited (%(reason)s)"), {reason: s.forfeit_reason.replace(/_/g, " ")})
+            : s.rank || (locked ? gettext("no combination") : "")})));
     });
     fill($("cards-table").querySelector("tbody"), rows.length ? rows
-      : [el("tr", null, el("td", {colspan: 5, class: "empty", text: "Register pool bets first."}))]);
+      : [el("tr", null, el("td", {colspan: 5, class: "empty", text: gettext("Register pool bets first.")}))]);
   }
 
   function renderPayouts() {
@@ -231,21 +257,27 @@
     var body = $("payouts").querySelector("tbody");
     var paid = h ? h.seats.filter(function (s) { return s.payout !== null; }) : [];
     paid.sort(function (a, b) { return a.payout_order - b.payout_order; });
-    $("payout-info").textContent = h ? "hand " + h.number + (h.state === "settled" ? " · total " + money(h.total_paid) : "") : "";
+    $("payout-info").textContent = !h ? "" : h.state === "settled"
+      ? say(gettext("hand %(number)s · total %(amount)s"), {number: h.number, amount: money(h.total_paid)})
+      : say(gettext("hand %(number)s"), {number: h.number});
     if (!paid.length) {
       fill(body, el("tr", null, el("td", {colspan: 4, class: "empty",
-        text: h && h.state === "settled" ? "The pool paid nothing this hand." : h && h.state === "void" ? "Void: " + h.void_reason : "Not settled yet."})));
+        text: h && h.state === "settled" ? gettext("The pool paid nothing this hand.")
+          : h && h.state === "void" ? say(gettext("Void: %(reason)s"), {reason: h.void_reason}) : gettext("Not settled yet.")})));
     } else {
       fill(body, paid.map(function (s) {
         return el("tr", {title: s.payout_note},
           el("td", {text: String(s.payout_order + 1)}), el("td", {text: String(s.seat)}),
-          el("td", {text: category(s.category) + (s.discard ? " (discarded)" : "")}),
-          el("td", {class: "num", text: money(s.payout) + (Number(s.from_operator) ? " (operator " + money(s.from_operator) + ")" : "")}));
+          el("td", {text: s.discard ? say(gettext("%(category)s (discarded)"), {category: category(s.category)})
+            : category(s.category)}),
+          el("td", {class: "num", text: money(s.payout) + (Number(s.from_operator)
+            ? " " + say(gettext("(operator %(amount)s)"), {amount: money(s.from_operator)}) : "")}));
       }));
     }
     $("meter-move").textContent = h && h.meter_before !== null
-      ? "Meter " + money(h.meter_before) + " → " + money(h.meter_after_payouts) +
-        (h.meter_after !== h.meter_after_payouts ? " (reset to " + money(h.meter_after) + ")" : "") : "";
+      ? say(gettext("Meter %(before)s → %(after)s"), {before: money(h.meter_before), after: money(h.meter_after_payouts)}) +
+        (h.meter_after !== h.meter_after_payouts
+          ? " " + say(gettext("(reset to %(amount)s)"), {amount: money(h.meter_after)}) : "") : "";
   }
 
   /* --- commands ------------------------------------------------------------------------------------- */
@@ -279,7 +311,8 @@
         ["bets-msg", "cards-msg"].forEach(function (id) { ui.report($(id), null); });
         $("manual-total").value = "";
         $("community").value = "";
-        return accepted($("hand-msg"), "Hand " + response.data.number + " is open: take the pool bets.")(response);
+        return accepted($("hand-msg"),
+          say(gettext("Hand %(number)s is open: take the pool bets."), {number: response.data.number}))(response);
       }, function (err) {
         if (err.status >= 400 && err.status < 500) { openIntent.done(); }
         failed($("hand-msg"))(err);
@@ -305,7 +338,10 @@
       if (table.rules.manual_total && !total.disabled && total.value.trim()) { body.total = total.value.trim(); }
       ui.busy($("bets-submit"), function () { return api.post(handUrl("bets"), body); })
         .then(accepted($("bets-msg"), function (h) {
-          return "Registered. Pool bets this hand: " + money(h.pool_bets) + (h.manual_total ? " · total entered " + money(h.manual_total) : "") + ".";
+          return h.manual_total
+            ? say(gettext("Registered. Pool bets this hand: %(bets)s · total entered %(total)s."),
+              {bets: money(h.pool_bets), total: money(h.manual_total)})
+            : say(gettext("Registered. Pool bets this hand: %(bets)s."), {bets: money(h.pool_bets)});
         }), failed($("bets-msg")));
     });
 
@@ -330,29 +366,31 @@
         body.community = community.value.trim().toUpperCase();
       }
       ui.busy($("cards-submit"), function () { return api.post(handUrl("cards"), body); })
-        .then(accepted($("cards-msg"), "Cards registered and ranked."), failed($("cards-msg")));
+        .then(accepted($("cards-msg"), gettext("Cards registered and ranked.")), failed($("cards-msg")));
     });
 
     $("settle-hand").addEventListener("click", function (event) {
       if (!isOpen()) { return; }
-      if (!global.confirm("Settle hand " + hand().number + "? The pool pays now; this cannot be undone.")) { return; }
+      if (!global.confirm(say(gettext("Settle hand %(number)s? The pool pays now; this cannot be undone."),
+        {number: hand().number}))) { return; }
       ui.busy(event.currentTarget, function () { return api.post(handUrl("settle")); })
         .then(accepted($("hand-msg"), function (h) {
-          return "Hand " + h.number + " settled: the pool paid " + money(h.total_paid) + ".";
+          return say(gettext("Hand %(number)s settled: the pool paid %(amount)s."), {number: h.number, amount: money(h.total_paid)});
         }), failed($("hand-msg")));
     });
 
     $("void-form").addEventListener("submit", function (event) {
       event.preventDefault();
       if (!isOpen()) { return; }
-      if (!global.confirm("Void hand " + hand().number + "? No payouts; pool bets stay in the pool.")) { return; }
+      if (!global.confirm(say(gettext("Void hand %(number)s? No payouts; pool bets stay in the pool."),
+        {number: hand().number}))) { return; }
       var reason = $("void-reason").value.trim();
       ui.busy(event.currentTarget.querySelector("button"), function () {
         return api.post(handUrl("void"), {reason: reason});
       }).then(function (response) {
         $("void-reason").value = "";
         $("void-box").open = false;
-        return accepted($("hand-msg"), "Hand " + response.data.number + " voided.")(response);
+        return accepted($("hand-msg"), say(gettext("Hand %(number)s voided."), {number: response.data.number}))(response);
       }, failed($("hand-msg")));
     });
   }

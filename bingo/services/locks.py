@@ -1,0 +1,40 @@
+"""Every lock of the bingo app, each through its rank (halls.locks): games, programs, the Bolsa."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.db.models import OuterRef
+
+from bingo.models import Ball, Game, PrizeProgram, RoomBolsa
+from halls.locks import Rank, take
+
+
+def lock_game(game_id: int) -> Game:
+    """The game FOR UPDATE, with its room and venue."""
+    take(Rank.GAME, game_id)
+    return Game.objects.select_for_update(of=("self",)).select_related("room", "room__venue").get(pk=game_id)
+
+
+def lock_game_for_draw(game_id: int) -> Game | None:
+    """The game FOR UPDATE in one SELECT with its room, its ball set and (PostgreSQL) the numbers drawn so
+    far as ``drawn_numbers``; None when there is no such game."""
+    take(Rank.GAME, game_id)
+    games = Game.objects.select_for_update(of=("self",)).select_related("room", "ball_set")
+    if connection.vendor == "postgresql":
+        from django.contrib.postgres.expressions import ArraySubquery
+
+        numbers = Ball.objects.filter(game=OuterRef("pk")).values("number")
+        games = games.annotate(drawn_numbers=ArraySubquery(numbers))
+    return games.filter(pk=game_id).first()
+
+
+def lock_program(program_id: int) -> PrizeProgram:
+    """A prize program FOR UPDATE (after its room)."""
+    take(Rank.PROGRAM, ("program", program_id))
+    return PrizeProgram.objects.select_for_update(of=("self",)).get(pk=program_id)
+
+
+def lock_bolsa(room_id: int) -> RoomBolsa | None:
+    """The room's Bolsa Acumulada FOR UPDATE (after its room), or None."""
+    take(Rank.PROGRAM, ("bolsa", room_id))
+    return RoomBolsa.objects.select_for_update(of=("self",)).filter(room_id=room_id).first()

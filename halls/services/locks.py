@@ -1,0 +1,46 @@
+"""Every lock of the halls app, each through its rank (halls.locks): venues, rooms, sessions, audit heads."""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from halls.locks import Rank, take
+from halls.models import AuditChainHead, GameSession, Room, Venue
+
+
+def lock_room(room_id: int) -> Room:
+    """The room FOR UPDATE, with its venue."""
+    take(Rank.ROOM, room_id)
+    return Room.objects.select_for_update(of=("self",)).select_related("venue").get(pk=room_id)
+
+
+def lock_venue(venue_id: int) -> Venue:
+    take(Rank.VENUE, venue_id)
+    return Venue.objects.select_for_update(of=("self",)).get(pk=venue_id)
+
+
+def lock_rooms(venue_id: int) -> list[int]:
+    """Every room of the venue FOR UPDATE, in id order; their ids."""
+    take(Rank.ROOM, f"of venue {venue_id}")
+    rooms = Room.objects.select_for_update(of=("self",)).filter(venue_id=venue_id).order_by("pk")
+    return list(rooms.values_list("pk", flat=True))
+
+
+def lock_session(session_id: int) -> GameSession:
+    take(Rank.SESSION, session_id)
+    return GameSession.objects.select_for_update(of=("self",)).select_related("room").get(pk=session_id)
+
+
+def lock_audit_head(venue_id: int) -> tuple[str, int, str] | None:
+    """The tip of the venue's chain, locked: its hash, length and key; None before its first entry."""
+    take(Rank.AUDIT_HEAD, venue_id)
+    # SQLite has no FOR UPDATE: its transactions take the database's write lock at BEGIN (settings).
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    sql = f"SELECT last_hash, length, alg FROM {_HEAD} WHERE venue_id = %s{lock}"  # noqa: S608 (a model's table)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [venue_id])
+        row = cursor.fetchone()
+    return None if row is None else (str(row[0]), int(row[1]), str(row[2]))
+
+
+_HEAD = AuditChainHead._meta.db_table

@@ -1,0 +1,70 @@
+/*
+ * Numbers, money and times as the page's language writes them: the one formatter of the JavaScript side.
+ * The language is the djangojs catalogue's, loaded just before (halls/templatetags/hall_js.py), so the
+ * words and the figures of a page always agree: es "1.234,50 €", en "€1,234.50".
+ *
+ *   HallFormat.money("1234.5", "EUR")   // "1.234,50 €"; null or "" -> "—"
+ *   HallFormat.number(1234)             // "1.234"
+ *   HallFormat.time(iso)                // "20:05:09"
+ *   HallFormat.cents("1.50")            // 150: exact, from the decimal string (never a float's rounding)
+ *   HallFormat.decimal(450)             // "4.50": whole cents back to a decimal string
+ */
+(function (global) {
+  "use strict";
+
+  var django = global.django;
+  var code = django && django.get_format ? django.get_format("LANGUAGE_CODE") : "";
+  var language = code && code !== "LANGUAGE_CODE" ? code : global.document.documentElement.lang || "es";
+  var moneyFormats = {};
+  var numberFormat = null;
+
+  function money(amount, currency) {
+    if (amount === null || amount === undefined || amount === "") { return "—"; }
+    currency = currency || "EUR";
+    if (!moneyFormats[currency]) {
+      try {
+        moneyFormats[currency] = new Intl.NumberFormat(language, {
+          style: "currency", currency: currency, minimumFractionDigits: 2, maximumFractionDigits: 2,
+          useGrouping: "always"   // "1.234,50 €": Spanish alone leaves four digits ungrouped
+        });
+      } catch (err) {
+        moneyFormats[currency] = {format: function (v) { return Number(v).toFixed(2) + " " + currency; }};
+      }
+    }
+    // A decimal string is formatted as the exact decimal it is (Intl takes strings), never through a float.
+    var value = typeof amount === "string" ? amount.trim() : amount;
+    if (!isFinite(Number(value))) { return String(amount); }
+    return moneyFormats[currency].format(value);
+  }
+
+  function number(value) {
+    if (value === null || value === undefined || value === "") { return "—"; }
+    if (!isFinite(Number(value))) { return String(value); }
+    if (!numberFormat) { numberFormat = new Intl.NumberFormat(language, {useGrouping: "always"}); }
+    return numberFormat.format(value);
+  }
+
+  function time(iso) {
+    if (!iso) { return ""; }
+    var date = new Date(iso);
+    return isNaN(date.getTime()) ? String(iso) : date.toLocaleTimeString(language);
+  }
+
+  /* "12.3" -> 1230, "-0.05" -> -5: whole cents from a decimal string (or a number), rounded half up. */
+  function cents(amount) {
+    var text = String(amount).trim();
+    var match = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text);
+    if (!match) { return Math.round(Number(text) * 100); }
+    var fraction = (match[3] || "") + "000";
+    var whole = Number(match[2] || "0") * 100 + Number(fraction.slice(0, 2)) + (Number(fraction[2]) >= 5 ? 1 : 0);
+    return match[1] ? -whole : whole;
+  }
+
+  function decimal(wholeCents) {
+    var sign = wholeCents < 0 ? "-" : "";
+    var abs = Math.abs(wholeCents);
+    return sign + Math.floor(abs / 100) + "." + ("0" + (abs % 100)).slice(-2);
+  }
+
+  global.HallFormat = {language: language, money: money, number: number, time: time, cents: cents, decimal: decimal};
+})(window);

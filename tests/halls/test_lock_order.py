@@ -1,0 +1,86 @@
+"""The one lock order (halls.locks.Rank), asserted by the lock helpers of every app."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import transaction
+
+from bingo.models import Game
+from bingo.services import locks as bingo_locks
+from halls import events
+from halls.locks import LockOrderError, Rank, take
+from halls.models import Room
+from halls.services import locks as hall_locks
+
+
+class Boom(Exception):
+    pass
+
+
+def test_locks_in_the_order_pass(room: Room, manual_game: Game) -> None:
+    with transaction.atomic():
+        hall_locks.lock_room(room.pk)
+        bingo_locks.lock_game(manual_game.pk)
+        take(Rank.POOL, 7)
+        take(Rank.POOL, 3)  # the same rank again
+        hall_locks.lock_audit_head(room.venue_id)
+        events.next_seq(room.stream)
+
+
+def test_a_lock_against_the_order_raises_and_names_both(manual_game: Game) -> None:
+    with transaction.atomic():
+        take(Rank.POOL, 7)
+        with pytest.raises(LockOrderError, match=rf"game {manual_game.pk} taken after pool 7"):
+            bingo_locks.lock_game(manual_game.pk)
+
+
+def test_an_audit_head_after_a_stream_cursor_raises(room: Room) -> None:
+    with transaction.atomic():
+        events.next_seq(room.stream)
+        with pytest.raises(LockOrderError) as raised:
+            hall_locks.lock_audit_head(room.venue_id)
+    assert f"audit_head {room.venue_id} taken after stream {room.stream}" in str(raised.value)
+    assert "AUDIT_HEAD comes before STREAM" in str(raised.value)
+
+
+def test_a_lock_the_transaction_holds_may_be_taken_again(manual_game: Game) -> None:
+    with transaction.atomic():
+        bingo_locks.lock_game(manual_game.pk)
+        take(Rank.POOL, 7)
+        bingo_locks.lock_game(manual_game.pk)  # held already: it waits for nothing
+        with pytest.raises(LockOrderError):
+            take(Rank.GAME, manual_game.pk + 1)
+
+
+def _fails_after_a_stream() -> None:
+    with transaction.atomic():
+        take(Rank.STREAM, "room.x")
+        raise Boom
+
+
+def test_each_transaction_starts_afresh(manual_game: Game) -> None:
+    with transaction.atomic():
+        take(Rank.STREAM, "room.x")
+    with transaction.atomic():
+        bingo_locks.lock_game(manual_game.pk)
+    with pytest.raises(Boom):
+        _fails_after_a_stream()
+    with transaction.atomic():
+        bingo_locks.lock_game(manual_game.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_committed_or_rolled_back_transaction_holds_nothing_after() -> None:
+    with transaction.atomic():
+        take(Rank.STREAM, "room.x")
+        # A savepoint inside holds the outer transaction's locks too.
+        with transaction.atomic(), pytest.raises(LockOrderError):
+            take(Rank.ROOM, 1)
+    with transaction.atomic():
+        take(Rank.ROOM, 1)
+    with pytest.raises(Boom):
+        _fails_after_a_stream()
+    with transaction.atomic():
+        take(Rank.ROOM, 1)
+    take(Rank.STREAM, "room.x")  # autocommit: a statement is its own transaction
+    take(Rank.ROOM, 1)
