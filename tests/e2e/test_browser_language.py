@@ -1,9 +1,9 @@
 """The JavaScript's words and figures in the page's language, in a real browser: a Spanish venue's screen
 reads Spanish with Spanish money ("1.234,50 €"), and so does the console of a person who asked for Spanish;
 the console reads English when the person asks for English (set_language's cookie), while the hall screen
-keeps its venue's Spanish.
+keeps its venue's Spanish until the venue itself speaks English.
 
-Screenshots left in /tmp for a look: language-console-es.png, language-console-en.png, language-screen-es.png.
+Screenshots left in /tmp for a look: language-{console,screen}-{es,en}.png.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from playwright.async_api import BrowserContext, Page, expect
 
 from bingo.models import CardSeries, Game
 from bingo.services import draw, games, sales
+from halls.models import Venue
 
 pytestmark = pytest.mark.e2e
 
@@ -109,3 +110,14 @@ async def test_a_spanish_venue_reads_spanish_and_a_person_may_ask_for_english(
     await expect(hall.locator("body")).to_have_attribute("data-stream", "live")
     await expect(hall.locator("#ball-ordinal")).to_have_text("Bola 1 de 90")
     await expect(hall.locator("#bingo-prize")).to_have_text(f"60,00{NBSP}€")
+    await expect(hall.locator("#ball-ordinal")).to_have_text("Bola 1 de 90")
+    await expect(hall.locator("#bingo-prize")).to_have_text(f"60,00{NBSP}€")
+
+    # A venue whose language is English: its screen's JavaScript speaks English, with English money.
+    await call(Venue.objects.filter(pk=room.venue_id).update, language="en")
+    await hall.reload()
+    await expect(hall.locator("body")).to_have_attribute("data-stream", "live")
+    await expect(hall.locator("#ball-ordinal")).to_have_text("Ball 1 of 90")
+    await expect(hall.locator("#game-state")).to_have_text("In play")
+    await expect(hall.locator("#bingo-prize")).to_have_text("€60.00")
+    await hall.screenshot(path="/tmp/language-screen-en.png")
