@@ -1,26 +1,5 @@
-"""The money columns (MoneyField, RateField): a Decimal with a fixed scale, stored exactly on every database.
-
-The arithmetic, parsing and formatting of money are in halls.money (pure); this module is its Django side.
-
-PostgreSQL keeps it as ``numeric(max_digits, decimal_places)``, exactly as ``models.DecimalField`` does
-(same schema, same values, same SQL). SQLite has no exact decimal type: a ``decimal`` column has NUMERIC
-affinity, so any value with a fraction is stored as a double, and ``SUM`` and arithmetic in SQL are float
-(``SUM(bet)`` of 2170.40 € came back as 2170.40000000001; a 6-decimal meter of 18 significant digits does
-not survive a double at all). On SQLite a money column therefore stores an INTEGER of the field's smallest
-unit (cents for ``decimal_places=2``, micro-units for 6): comparisons, ``ORDER BY``, ``SUM``, ``MIN`` /
-``MAX`` and ``+`` / ``-`` between columns of the same scale are exact 64-bit integer arithmetic (an
-overflow is an error, never a rounding), and every read, single or aggregated, turns the integer back into
-a Decimal of the field's scale. Nothing above the field changes: the ORM, filters with Decimal literals,
-``Sum(...)``, ``Coalesce(Sum(...), ZERO)`` and ``bulk_create`` / ``bulk_update`` all go through it.
-
-Rules for queries (the field enforces what it can):
-- an aggregate or expression over money takes its output field from the column (``Sum("bet")``) or
-  names a ``MoneyField`` of the same scale (``output_field=MoneyField(...)``), never a plain DecimalField;
-- SQL multiplication or division of money (``F("amount") * 2``) is refused by Django on SQLite: do it in
-  Python with Decimal, or sum with filters instead;
-- a Decimal literal inside an expression over money (``F("amount") + x``, ``Coalesce(Sum(...), x)``) is a
-  ``Value(x, output_field=MoneyField(...))`` of the same scale (a bare zero is the one safe literal);
-- raw SQL reading a money column converts it with ``from_db`` (a no-op on PostgreSQL).
+"""The money columns (MoneyField, RateField): exact Decimals on every database, numeric on PostgreSQL and
+integer smallest units on SQLite. Money's arithmetic, parsing and formatting are halls.money (pure).
 """
 
 from __future__ import annotations
@@ -63,7 +42,19 @@ _GT = TypeVar("_GT", covariant=True)
 
 
 class MoneyField(models.DecimalField[_ST, _GT]):
-    """A money column (see the module docstring): ``numeric`` on PostgreSQL, integer units on SQLite."""
+    """A money column: ``numeric(max_digits, decimal_places)`` on PostgreSQL, exactly as DecimalField; on
+    SQLite an INTEGER of the smallest unit (cents for 2 places, micro-units for 6), so comparisons, ORDER
+    BY, SUM, MIN / MAX and + / - between columns of one scale are exact 64-bit arithmetic (an overflow is an
+    error, never a rounding); every read turns it back into a Decimal of the field's scale.
+
+    Rules for queries (the field enforces what it can):
+    - an aggregate or expression over money takes its output field from the column (``Sum("bet")``) or
+      names a MoneyField of the same scale, never a plain DecimalField;
+    - SQL multiplication or division of money (``F("amount") * 2``) is refused on SQLite: do it in Python;
+    - a Decimal literal inside an expression over money is a ``Value(x, output_field=MoneyField(...))`` of
+      the same scale (a bare zero is the one safe literal);
+    - raw SQL reading a money column converts it with ``from_db`` (a no-op on PostgreSQL).
+    """
 
     description = "Money (exact; integer smallest units on SQLite)"
 
@@ -74,6 +65,8 @@ class MoneyField(models.DecimalField[_ST, _GT]):
 
     def db_type(self, connection: BaseDatabaseWrapper) -> str | None:
         if _is_sqlite(connection):
+            # SQLite's decimal is a double: SUM(bet) of 2170.40 came back 2170.40000000001, and an 18-digit
+            # meter does not survive at all. Whole units are exact.
             return "integer"
         return connection.data_types["DecimalField"] % self.db_type_parameters(connection)
 

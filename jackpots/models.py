@@ -25,8 +25,8 @@ from halls.fields import MoneyField, RateField
 from halls.models import Jurisdiction, Network, Venue, append_only
 from jackpots.rulepacks import JackpotKind
 
-# Decimal columns: meters and reserves max_digits=20, decimal_places=6 (halls.money.METER_QUANTUM); bets and
-# payouts 14, 2 (whole cents); rates 7, 6 (fractions of the bet, 0..1).
+# Decimal columns, halls.money's widths: meters and reserves 20, 6 (METER_DIGITS, METER_PLACES); bets and
+# payouts 14, 2 (PAYMENT_DIGITS, whole cents); rates 7, 6 (fractions of the bet, 0..1).
 
 
 class OverflowTo(models.TextChoices):

@@ -19,6 +19,7 @@ from decimal import ROUND_DOWN, Decimal
 from enum import StrEnum
 from types import MappingProxyType
 
+from halls.money import CENT
 from jackpots.poker import (
     AN96,
     SEVENS,
@@ -30,7 +31,6 @@ from jackpots.poker import (
     SevensCombination,
 )
 
-CENT = Decimal("0.01")
 HALF = Decimal("0.5")
 
 

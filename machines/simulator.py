@@ -37,8 +37,8 @@ from typing import Any
 from urllib.parse import quote
 
 from halls import money
+from halls.money import CENT
 
-CENT = Decimal("0.01")
 # Minimum seconds per game by machine type (the issue: type C at most one game every 2.5 s, type B 3 s).
 MIN_GAME_SECONDS: dict[str, float] = {"B": 3.0, "C": 2.5}
 # A machine that hears no progressive broadcast for this long locks itself (issue 5, spec §7).

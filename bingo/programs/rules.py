@@ -59,11 +59,11 @@ from bingo.programs.tables import (
     regulation_in_force,
 )
 from halls import money
+from halls.money import HUNDRED
 
 T = TypeVar("T", bound=Hashable)
 StrEnumT = TypeVar("StrEnumT", bound=StrEnum)
 
-HUNDRED = Decimal(100)
 MAX_BALL = 90  # TB-01: at most 90 balls can be drawn
 MIN_BINGO_BALL = 15  # TB-02: a Bingo covers the 15 numbers of a card, so it needs 15 balls at least
 _EXACT = Context(prec=60, traps=[Inexact, InvalidOperation])

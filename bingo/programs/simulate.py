@@ -56,10 +56,9 @@ from bingo.programs.rules import (
 from bingo.programs.schedule import first_instant_at, to_utc, zone
 from bingo.programs.tables import HallCategory
 from halls import money
+from halls.money import CENT, HUNDRED
 
 ZERO = Decimal(0)
-CENT = Decimal("0.01")
-HUNDRED = Decimal(100)
 # Money is summed exactly: an addition that would need rounding raises instead.
 _EXACT = Context(prec=60, traps=[Inexact, InvalidOperation])
 # The deck is the same for every simulation: the first strips of one fixed series (a series is a fixed

@@ -13,10 +13,8 @@ from django.utils.translation import gettext as _
 from halls import hooks
 from halls.errors import Conflict, InvalidInput
 from halls.models import HallCategory, Venue
+from halls.money import CENT, HUNDRED
 from halls.services import audit, locks
-
-HUNDRED = Decimal("100")
-CENT = Decimal("0.01")
 
 
 def change_prize_settings(

@@ -25,6 +25,7 @@ from halls import money
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType, PoolHit
+from halls.money import HUNDRED
 from jackpots import engine
 from jackpots.models import (
     Award,
@@ -50,7 +51,6 @@ from jackpots.services.common import (
 from jackpots.services.locks import lock_levels
 
 ZERO = Decimal(0)
-HUNDRED = Decimal(100)
 
 
 @dataclass(frozen=True)

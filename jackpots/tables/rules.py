@@ -30,11 +30,11 @@ from decimal import Decimal
 from django.utils.translation import gettext as _
 
 from halls.errors import InvalidInput
+from halls.money import CENT
 from jackpots.poker import Card, CardError, HandKind, HandRank, parse_cards, rank_hand, rank_sevens
 from jackpots.rulepacks import BetRegistration, Game, RulePack
 
 ZERO = Decimal(0)
-CENT = Decimal("0.01")
 
 # Forfeit reasons stored on a seat's bet.
 EXTRA_CARD_FORFEIT = "extra_card_purchase"

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from halls import money
+from halls.money import HUNDRED
 from jackpots.models import PoolLevel
 from jackpots.services import awards, contributions
 from jackpots.services.contributions import ContributionItem
@@ -29,8 +29,6 @@ from machines.services import gateway_hello, gateway_rows
 from machines.services.common import GATEWAY, describe, record
 from machines.services.gateway_rows import Row
 from machines.services.reconciliation import reconcile_snapshot
-
-HUNDRED = Decimal(100)
 
 
 def source(machine_id: int) -> str:

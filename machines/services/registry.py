@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.models import Venue
+from halls.money import CENT
 from machines import protocol
 from machines.models import LockReason, Machine, MachineState, MachineType, Modality, ProgressiveHit
 from machines.services import push
@@ -24,7 +25,6 @@ from machines.services.locks import lock_machine
 
 # URL- and header-safe: it appears in ws/machines/<asset>/ and in "Device <asset>:<token>".
 ASSET = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
-CENT = Decimal("0.01")
 MAX_DENOMINATION = Decimal("999999.99")  # Decimal(8, 2)
 
 

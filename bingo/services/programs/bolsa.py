@@ -18,7 +18,6 @@ from bingo.models import RoomBolsa
 from bingo.services.locks import lock_bolsa
 from bingo.services.programs import clock
 from bingo.services.programs.common import (
-    HUNDRED,
     new_pool,
     note,
     percent_problems,
@@ -30,6 +29,7 @@ from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import BolsaChanged, BolsaOpened, EventType
 from halls.models import Room
+from halls.money import HUNDRED
 from halls.services.locks import lock_room
 
 

@@ -16,13 +16,12 @@ from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType
 from halls.models import Room
+from halls.money import CENT, HUNDRED
 from halls.services.changes import record_change
 from jackpots.models import Pool, PoolLevel, SourceType
 from jackpots.services import folding, pools
 from jackpots.services.pools import LevelSpec
 
-HUNDRED = Decimal(100)
-CENT = Decimal("0.01")
 # Between the close of sales and the close of the game the programs' terms are fixed (TB-41).
 IN_PLAY = (GameState.SALES_CLOSED, GameState.DRAWING, GameState.PAUSED)
 # The pools' member: the room ("bingo_room:<id>"); each game's contribution names it, "…/game:<id>".

@@ -17,7 +17,6 @@ from bingo.services.locks import lock_game
 from bingo.services.programs import clock
 from bingo.services.programs.codec import pick_to_json
 from bingo.services.programs.common import (
-    CENT,
     current_state,
     folded_amount,
     refused,
@@ -26,6 +25,7 @@ from bingo.services.programs.common import (
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType, ProgramPickSet
+from halls.money import CENT
 
 PICKABLE = (GameState.SCHEDULED, GameState.ON_SALE)
 

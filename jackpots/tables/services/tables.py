@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from halls import money
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType, TableCreated, TablePool, TableStateChanged
@@ -96,7 +97,7 @@ def create_table(
         not isinstance(table_minimum, Decimal)
         or not table_minimum.is_finite()
         or table_minimum <= 0
-        or table_minimum != table_minimum.quantize(rules.CENT)
+        or table_minimum != table_minimum.quantize(money.CENT)
     ):
         raise InvalidInput(
             _("The table minimum %(table_minimum)s must be positive, in cents.")
