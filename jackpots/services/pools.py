@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -188,6 +189,118 @@ def _checked_levels(pack: RulePack | None, levels: Sequence[LevelSpec], bet: Dec
     return checked
 
 
+def _check_names(
+    name: str, code: str, authorisation_ref: str, currency: str, venue: Venue | None, network: Network | None
+) -> None:
+    if not name.strip() or not code.strip():
+        raise InvalidInput(_("A pool needs a name and a code."), code="bad_pool_name")
+    if not authorisation_ref.strip():
+        raise InvalidInput(_("A pool needs its authorisation reference."), code="authorisation_required")
+    if len(currency) != 3 or not currency.isalpha():
+        raise InvalidInput(
+            _("Currency %(currency)r is not a 3-letter code.") % {"currency": currency}, code="bad_currency"
+        )
+    if (venue is None) == (network is None):
+        raise InvalidInput(_("A pool belongs to exactly one venue or one network."), code="pool_scope")
+
+
+def _resolved_pack(
+    rule_pack: str, jurisdiction: str, authorised_paytable: list[dict[str, Any]] | None
+) -> RulePack | None:
+    """The pool's rule pack (with its authorised paytable), or None for a pool without one."""
+    if not rule_pack:
+        if authorised_paytable:
+            raise InvalidInput(_("A paytable belongs to a pool with a rule pack."), code="bad_paytable")
+        return None
+    if rule_pack not in PACKS:
+        raise InvalidInput(
+            _("No rule pack %(rule_pack)r.") % {"rule_pack": rule_pack}, code="unknown_rule_pack"
+        )
+    pack = PACKS[rule_pack]
+    if pack.jurisdiction != jurisdiction:
+        raise InvalidInput(
+            _("%(rule_pack)s is a %(jurisdiction)s pack, the pool is %(jurisdiction2)s.")
+            % {"rule_pack": rule_pack, "jurisdiction": pack.jurisdiction, "jurisdiction2": jurisdiction},
+            code="rule_pack_jurisdiction",
+        )
+    if authorised_paytable:
+        pack = with_authorised_paytable(pack, authorised_paytable)
+    return pack
+
+
+def _check_scope(
+    pack: RulePack | None, jurisdiction: str, venue: Venue | None, network: Network | None
+) -> None:
+    scope_jurisdiction = venue.jurisdiction if venue is not None else network.jurisdiction  # type: ignore[union-attr]
+    if scope_jurisdiction != jurisdiction:
+        raise InvalidInput(
+            _("The pool is %(jurisdiction)s but its %(scope_kind)s is %(scope_jurisdiction)s.")
+            % {
+                "jurisdiction": jurisdiction,
+                "scope_kind": "venue" if venue else "network",
+                "scope_jurisdiction": scope_jurisdiction,
+            },
+            code="scope_jurisdiction",
+        )
+    if network is not None and pack is not None and pack.code not in NETWORK_PACKS:
+        raise InvalidInput(
+            _("%(code)s pools may not link several establishments (spec §6.12).") % {"code": pack.code},
+            code="network_not_allowed",
+        )
+
+
+def _checked_bet(pack: RulePack | None, rule_pack: str, carousel_bet: Decimal | None) -> Decimal | None:
+    """The stipulated bet in cents; required where the pack's seeds or prizes are multiples of it."""
+    bet = None if carousel_bet is None else cents("carousel_bet", carousel_bet, code="bad_bet")
+    needs_bet = pack is not None and (
+        pack.min_seed_multiple is not None
+        or any(isinstance(row.prize, MultipleOfBet) for row in pack.paytable.rows)
+        or any(
+            isinstance(row.prize, MultipleOfBet)
+            for row in (pack.discard_paytable.rows if pack.discard_paytable else ())
+        )
+    )
+    if needs_bet and bet is None:
+        raise InvalidInput(
+            _("%(rule_pack)s needs the pool's stipulated bet (OP-37).") % {"rule_pack": rule_pack},
+            code="carousel_bet_required",
+        )
+    return bet
+
+
+def _open_level(pool: Pool, position: int, level: _Level, at: datetime, who: str) -> None:
+    """One level saved at its seed, with its opening seed (and reserve) moves."""
+    row = PoolLevel(
+        pool=pool,
+        position=position,
+        name=level.spec.name.strip(),
+        kind=level.kind,
+        seed=level.seed,
+        contribution_rate=level.contribution_rate,
+        reserve_rate=level.reserve_rate,
+        ceiling=level.ceiling,
+        overflow_to=level.spec.overflow_to,
+        mystery=level.spec.mystery,
+        amount=level.seed,
+        reserve=level.initial_reserve,
+        updated_at=at,
+    )
+    row.must_hit_by = draw_must_hit_by(row, level.seed)
+    row.save()
+    LedgerMove.objects.create(
+        pool=pool, level=row, kind=MoveKind.OPENING_SEED, amount=level.seed, actor=who, created_at=at
+    )
+    if level.initial_reserve:
+        LedgerMove.objects.create(
+            pool=pool,
+            level=row,
+            kind=MoveKind.OPENING_RESERVE,
+            amount=level.initial_reserve,
+            actor=who,
+            created_at=at,
+        )
+
+
 def create_pool(
     *,
     name: str,
@@ -210,63 +323,10 @@ def create_pool(
     where the pack allows linking establishments (spec §6.12). Each seed must meet the pack's minimum
     multiple of `carousel_bet` (AN10 5,000 ×, EU progressive 1,000 ×, EU fixed 2,000 ×).
     """
-    if not name.strip() or not code.strip():
-        raise InvalidInput(_("A pool needs a name and a code."), code="bad_pool_name")
-    if not authorisation_ref.strip():
-        raise InvalidInput(_("A pool needs its authorisation reference."), code="authorisation_required")
-    if len(currency) != 3 or not currency.isalpha():
-        raise InvalidInput(
-            _("Currency %(currency)r is not a 3-letter code.") % {"currency": currency}, code="bad_currency"
-        )
-    if (venue is None) == (network is None):
-        raise InvalidInput(_("A pool belongs to exactly one venue or one network."), code="pool_scope")
-    pack: RulePack | None = None
-    if rule_pack:
-        if rule_pack not in PACKS:
-            raise InvalidInput(
-                _("No rule pack %(rule_pack)r.") % {"rule_pack": rule_pack}, code="unknown_rule_pack"
-            )
-        pack = PACKS[rule_pack]
-        if pack.jurisdiction != jurisdiction:
-            raise InvalidInput(
-                _("%(rule_pack)s is a %(jurisdiction)s pack, the pool is %(jurisdiction2)s.")
-                % {"rule_pack": rule_pack, "jurisdiction": pack.jurisdiction, "jurisdiction2": jurisdiction},
-                code="rule_pack_jurisdiction",
-            )
-        if authorised_paytable:
-            pack = with_authorised_paytable(pack, authorised_paytable)
-    elif authorised_paytable:
-        raise InvalidInput(_("A paytable belongs to a pool with a rule pack."), code="bad_paytable")
-    scope_jurisdiction = venue.jurisdiction if venue is not None else network.jurisdiction  # type: ignore[union-attr]
-    if scope_jurisdiction != jurisdiction:
-        raise InvalidInput(
-            _("The pool is %(jurisdiction)s but its %(scope_kind)s is %(scope_jurisdiction)s.")
-            % {
-                "jurisdiction": jurisdiction,
-                "scope_kind": "venue" if venue else "network",
-                "scope_jurisdiction": scope_jurisdiction,
-            },
-            code="scope_jurisdiction",
-        )
-    if network is not None and pack is not None and pack.code not in NETWORK_PACKS:
-        raise InvalidInput(
-            _("%(code)s pools may not link several establishments (spec §6.12).") % {"code": pack.code},
-            code="network_not_allowed",
-        )
-    bet = None if carousel_bet is None else cents("carousel_bet", carousel_bet, code="bad_bet")
-    needs_bet = pack is not None and (
-        pack.min_seed_multiple is not None
-        or any(isinstance(row.prize, MultipleOfBet) for row in pack.paytable.rows)
-        or any(
-            isinstance(row.prize, MultipleOfBet)
-            for row in (pack.discard_paytable.rows if pack.discard_paytable else ())
-        )
-    )
-    if needs_bet and bet is None:
-        raise InvalidInput(
-            _("%(rule_pack)s needs the pool's stipulated bet (OP-37).") % {"rule_pack": rule_pack},
-            code="carousel_bet_required",
-        )
+    _check_names(name, code, authorisation_ref, currency, venue, network)
+    pack = _resolved_pack(rule_pack, jurisdiction, authorised_paytable)
+    _check_scope(pack, jurisdiction, venue, network)
+    bet = _checked_bet(pack, rule_pack, carousel_bet)
     checked = _checked_levels(pack, levels, bet)
 
     at = timezone.now()
@@ -288,40 +348,7 @@ def create_pool(
                 created_by=actor if isinstance(actor, User) else None,
             )
             for position, level in enumerate(checked):
-                row = PoolLevel(
-                    pool=pool,
-                    position=position,
-                    name=level.spec.name.strip(),
-                    kind=level.kind,
-                    seed=level.seed,
-                    contribution_rate=level.contribution_rate,
-                    reserve_rate=level.reserve_rate,
-                    ceiling=level.ceiling,
-                    overflow_to=level.spec.overflow_to,
-                    mystery=level.spec.mystery,
-                    amount=level.seed,
-                    reserve=level.initial_reserve,
-                    updated_at=at,
-                )
-                row.must_hit_by = draw_must_hit_by(row, level.seed)
-                row.save()
-                LedgerMove.objects.create(
-                    pool=pool,
-                    level=row,
-                    kind=MoveKind.OPENING_SEED,
-                    amount=level.seed,
-                    actor=who,
-                    created_at=at,
-                )
-                if level.initial_reserve:
-                    LedgerMove.objects.create(
-                        pool=pool,
-                        level=row,
-                        kind=MoveKind.OPENING_RESERVE,
-                        amount=level.initial_reserve,
-                        actor=who,
-                        created_at=at,
-                    )
+                _open_level(pool, position, level, at, who)
             description = describe_pool(pool)
             record(pool, actor, EventType.POOL_CREATED, pool, description)
             notify.emit(pool, EventType.POOL_CREATED, PoolCreated(**notify.head(pool), **description))
