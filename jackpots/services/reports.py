@@ -170,118 +170,143 @@ def _sums(qs: QuerySet[Any], fields: dict[str, str], before: Q, inside: Q) -> di
     return {row["level_id"]: row for row in rows}
 
 
-def balance(pool: Pool, start: datetime | None = None, end: datetime | None = None) -> BalanceReport:
-    if start and end and end <= start:
-        raise InvalidInput(_("The period ends before it starts."), code="bad_period")
-    now = timezone.now()
-    to_now = end is None or end >= now
-    outer = connection.in_atomic_block
-    with transaction.atomic():
-        if not outer:  # inside a caller's transaction its snapshot rules (and SET would fail)
-            _snapshot()
-        before, inside = _window(start, end)
-        levels = list(PoolLevel.objects.filter(pool=pool).order_by("position"))
-        contributions = _sums(
-            Contribution.objects.filter(pool_id=pool.pk),
-            {"meter": "to_meter", "reserve": "to_reserve", "bet": "bet", "house": "house"},
-            before,
-            inside,
+_Moves = dict[str, dict[str, Decimal]]  # kind -> {"pre": before the period, "in": inside it}
+
+
+def _hit_counts(pool: Pool, inside: Q) -> dict[int, int]:
+    """Paid awards in the period, per level."""
+    return dict(
+        Award.objects.filter(pool_id=pool.pk, amount__gt=0)
+        .filter(inside)
+        .order_by()
+        .values("level_id")
+        .annotate(n=Count("id"))
+        .values_list("level_id", "n")
+    )
+
+
+def _move_sums(pool: Pool, before: Q, inside: Q) -> dict[int, _Moves]:
+    """Ledger moves summed per level and kind, before and inside the period (missing ones are zero)."""
+    moves: dict[int, _Moves] = defaultdict(lambda: defaultdict(lambda: {"pre": ZERO, "in": ZERO}))
+    for row in (
+        LedgerMove.objects.filter(pool_id=pool.pk)
+        .order_by()
+        .values("level_id", "kind")
+        .annotate(
+            pre=Sum("amount", filter=before, default=ZERO), inn=Sum("amount", filter=inside, default=ZERO)
         )
-        awards = _sums(
-            Award.objects.filter(pool_id=pool.pk),
-            {"meter": "from_meter", "operator": "from_operator", "paid": "amount"},
-            before,
-            inside,
-        )
-        hits = dict(
-            Award.objects.filter(pool_id=pool.pk, amount__gt=0)
-            .filter(inside)
-            .order_by()
-            .values("level_id")
-            .annotate(n=Count("id"))
-            .values_list("level_id", "n")
-        )
-        moves: dict[int, dict[str, dict[str, Decimal]]] = defaultdict(
-            lambda: defaultdict(lambda: {"pre": ZERO, "in": ZERO})
-        )
-        for row in (
-            LedgerMove.objects.filter(pool_id=pool.pk)
-            .order_by()
-            .values("level_id", "kind")
-            .annotate(
-                pre=Sum("amount", filter=before, default=ZERO), inn=Sum("amount", filter=inside, default=ZERO)
+    ):
+        moves[row["level_id"]][row["kind"]] = {"pre": row["pre"], "in": row["inn"]}
+    return moves
+
+
+def _meter_total(m: _Moves, c: dict[str, Any], a: dict[str, Any], part: str) -> Decimal:
+    return Decimal(
+        m[MoveKind.OPENING_SEED][part]
+        + m[MoveKind.OPERATOR_SEED][part]
+        + m[MoveKind.RESERVE_TO_METER][part]
+        + m[MoveKind.OVERFLOW_IN][part]
+        + m[MoveKind.CORRECTION][part]
+        + c.get(f"{part}_meter", ZERO)
+        - a.get(f"{part}_meter", ZERO)
+        - m[MoveKind.OVERFLOW_TO_RESERVE][part]
+        - m[MoveKind.OVERFLOW_TO_NEXT][part]
+    )
+
+
+def _reserve_total(m: _Moves, c: dict[str, Any], part: str) -> Decimal:
+    return Decimal(
+        m[MoveKind.OPENING_RESERVE][part]
+        + c.get(f"{part}_reserve", ZERO)
+        + m[MoveKind.OVERFLOW_TO_RESERVE][part]
+        - m[MoveKind.RESERVE_TO_METER][part]
+    )
+
+
+def _level_balance(
+    level: PoolLevel,
+    c: dict[str, Any],
+    a: dict[str, Any],
+    m: _Moves,
+    hits: int,
+    recorded: tuple[Decimal, Decimal] | None,
+) -> LevelBalance:
+    """One level's balance; `recorded` is its (meter, reserve) state now, None for a period that ended."""
+    opening = _meter_total(m, c, a, "pre")
+    closing_ledger = opening + _meter_total(m, c, a, "in")
+    opening_reserve = _reserve_total(m, c, "pre")
+    closing_reserve_ledger = opening_reserve + _reserve_total(m, c, "in")
+    closing, closing_reserve = recorded if recorded is not None else (closing_ledger, closing_reserve_ledger)
+    return LevelBalance(
+        level_id=level.pk,
+        name=level.name,
+        opening=opening,
+        seeds=m[MoveKind.OPENING_SEED]["in"] + m[MoveKind.OPERATOR_SEED]["in"],
+        contributions=c.get("in_meter", ZERO),
+        overflow_in=m[MoveKind.OVERFLOW_IN]["in"],
+        corrections=m[MoveKind.CORRECTION]["in"],
+        awards=a.get("in_meter", ZERO),
+        overflow_to_reserve=m[MoveKind.OVERFLOW_TO_RESERVE]["in"],
+        overflow_to_next=m[MoveKind.OVERFLOW_TO_NEXT]["in"],
+        reserve_to_meter=m[MoveKind.RESERVE_TO_METER]["in"],
+        closing=closing,
+        closing_from_ledger=closing_ledger,
+        recorded=recorded is not None,
+        opening_reserve=opening_reserve,
+        reserve_in=m[MoveKind.OPENING_RESERVE]["in"] + c.get("in_reserve", ZERO),
+        closing_reserve=closing_reserve,
+        closing_reserve_from_ledger=closing_reserve_ledger,
+        bets=c.get("in_bet", ZERO),
+        house=c.get("in_house", ZERO),
+        contribution_count=c.get("in_count", 0),
+        operator_prizes=a.get("in_operator", ZERO),
+        prizes_paid=a.get("in_paid", ZERO),
+        hits=hits,
+    )
+
+
+def _level_balances(
+    pool: Pool, start: datetime | None, end: datetime | None, to_now: bool
+) -> list[LevelBalance]:
+    """Every level's balance, all sums read in this order from one snapshot (the caller's transaction)."""
+    before, inside = _window(start, end)
+    levels = list(PoolLevel.objects.filter(pool=pool).order_by("position"))
+    contributions = _sums(
+        Contribution.objects.filter(pool_id=pool.pk),
+        {"meter": "to_meter", "reserve": "to_reserve", "bet": "bet", "house": "house"},
+        before,
+        inside,
+    )
+    awards = _sums(
+        Award.objects.filter(pool_id=pool.pk),
+        {"meter": "from_meter", "operator": "from_operator", "paid": "amount"},
+        before,
+        inside,
+    )
+    hits = _hit_counts(pool, inside)
+    moves = _move_sums(pool, before, inside)
+    unfolded = _unfolded(levels) if to_now else {}
+    balances = []
+    for level in levels:
+        recorded = None
+        if to_now:  # the folded row plus the contributions not folded into it yet
+            pending_meter, pending_reserve = unfolded.get(level.pk, (ZERO, ZERO))
+            recorded = (level.amount + pending_meter, level.reserve + pending_reserve)
+        balances.append(
+            _level_balance(
+                level,
+                contributions.get(level.pk, {}),
+                awards.get(level.pk, {}),
+                moves[level.pk],
+                hits.get(level.pk, 0),
+                recorded,
             )
-        ):
-            moves[row["level_id"]][row["kind"]] = {"pre": row["pre"], "in": row["inn"]}
-        unfolded = _unfolded(levels) if to_now else {}
-        balances = []
-        for level in levels:
-            c = contributions.get(level.pk, {})
-            a = awards.get(level.pk, {})
-            m = moves[level.pk]
+        )
+    return balances
 
-            def mv(kind: str, part: str, m: dict[str, dict[str, Decimal]] = m) -> Decimal:
-                return m[kind][part]
 
-            def meter_total(part: str, c: dict[str, Any] = c, a: dict[str, Any] = a) -> Decimal:
-                return Decimal(
-                    mv(MoveKind.OPENING_SEED, part)
-                    + mv(MoveKind.OPERATOR_SEED, part)
-                    + mv(MoveKind.RESERVE_TO_METER, part)
-                    + mv(MoveKind.OVERFLOW_IN, part)
-                    + mv(MoveKind.CORRECTION, part)
-                    + c.get(f"{part}_meter", ZERO)
-                    - a.get(f"{part}_meter", ZERO)
-                    - mv(MoveKind.OVERFLOW_TO_RESERVE, part)
-                    - mv(MoveKind.OVERFLOW_TO_NEXT, part)
-                )
-
-            def reserve_total(part: str, c: dict[str, Any] = c) -> Decimal:
-                return Decimal(
-                    mv(MoveKind.OPENING_RESERVE, part)
-                    + c.get(f"{part}_reserve", ZERO)
-                    + mv(MoveKind.OVERFLOW_TO_RESERVE, part)
-                    - mv(MoveKind.RESERVE_TO_METER, part)
-                )
-
-            opening = meter_total("pre")
-            closing_ledger = opening + meter_total("in")
-            opening_reserve = reserve_total("pre")
-            closing_reserve_ledger = opening_reserve + reserve_total("in")
-            if to_now:
-                pending_meter, pending_reserve = unfolded.get(level.pk, (ZERO, ZERO))
-                closing = level.amount + pending_meter
-                closing_reserve = level.reserve + pending_reserve
-            else:
-                closing, closing_reserve = closing_ledger, closing_reserve_ledger
-            balances.append(
-                LevelBalance(
-                    level_id=level.pk,
-                    name=level.name,
-                    opening=opening,
-                    seeds=mv(MoveKind.OPENING_SEED, "in") + mv(MoveKind.OPERATOR_SEED, "in"),
-                    contributions=c.get("in_meter", ZERO),
-                    overflow_in=mv(MoveKind.OVERFLOW_IN, "in"),
-                    corrections=mv(MoveKind.CORRECTION, "in"),
-                    awards=a.get("in_meter", ZERO),
-                    overflow_to_reserve=mv(MoveKind.OVERFLOW_TO_RESERVE, "in"),
-                    overflow_to_next=mv(MoveKind.OVERFLOW_TO_NEXT, "in"),
-                    reserve_to_meter=mv(MoveKind.RESERVE_TO_METER, "in"),
-                    closing=closing,
-                    closing_from_ledger=closing_ledger,
-                    recorded=to_now,
-                    opening_reserve=opening_reserve,
-                    reserve_in=mv(MoveKind.OPENING_RESERVE, "in") + c.get("in_reserve", ZERO),
-                    closing_reserve=closing_reserve,
-                    closing_reserve_from_ledger=closing_reserve_ledger,
-                    bets=c.get("in_bet", ZERO),
-                    house=c.get("in_house", ZERO),
-                    contribution_count=c.get("in_count", 0),
-                    operator_prizes=a.get("in_operator", ZERO),
-                    prizes_paid=a.get("in_paid", ZERO),
-                    hits=hits.get(level.pk, 0),
-                )
-            )
+def _min_return(pool: Pool, balances: list[LevelBalance]) -> tuple[Decimal | None, bool | None]:
+    """The pack's guaranteed return and whether the period met it (None where the pack has none)."""
     pack = pool_pack(pool)
     min_return = pack.min_return if pack else None
     meets = None
@@ -293,6 +318,20 @@ def balance(pool: Pool, start: datetime | None = None, end: datetime | None = No
             meter_increase=sum((b.closing - b.opening for b in balances), ZERO),
             amounts_bet=first.bets,
         )
+    return min_return, meets
+
+
+def balance(pool: Pool, start: datetime | None = None, end: datetime | None = None) -> BalanceReport:
+    if start and end and end <= start:
+        raise InvalidInput(_("The period ends before it starts."), code="bad_period")
+    now = timezone.now()
+    to_now = end is None or end >= now
+    outer = connection.in_atomic_block
+    with transaction.atomic():
+        if not outer:  # inside a caller's transaction its snapshot rules (and SET would fail)
+            _snapshot()
+        balances = _level_balances(pool, start, end, to_now)
+    min_return, meets = _min_return(pool, balances)
     return BalanceReport(
         pool_id=pool.pk,
         code=pool.code,
