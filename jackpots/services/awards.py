@@ -162,6 +162,109 @@ def _check_key(key: Any) -> str:
     return key
 
 
+def _write_awards(
+    settlement: PoolSettlement,
+    pool: Pool,
+    level: PoolLevel,
+    pays: Sequence[_Pay],
+    context: dict[str, Any],
+    at: datetime,
+) -> None:
+    """One Award row per payout, in payment order."""
+    Award.objects.bulk_create(
+        Award(
+            settlement=settlement,
+            pool=pool,
+            level=level,
+            order=order,
+            source=p.source or str(context.get("source", "")),
+            seat=p.seat,
+            hand=p.hand or str(context.get("hand", "")),
+            category=p.category,
+            discard=p.discard,
+            amount=p.amount,
+            from_meter=p.from_meter,
+            from_operator=p.from_operator,
+            basis=p.basis,
+            note=p.note[:200],
+            created_at=at,
+        )
+        for order, p in enumerate(pays)
+    )
+
+
+def _write_reset_moves(
+    settlement: PoolSettlement,
+    pool: Pool,
+    level: PoolLevel,
+    reset: engine.ResetResult,
+    who: str,
+    at: datetime,
+) -> None:
+    """The reset's ledger moves: reserve to the meter first, then the operator's seed (OP-23)."""
+    moves = []
+    if reset.from_reserve:
+        moves.append((MoveKind.RESERVE_TO_METER, reset.from_reserve))
+    if reset.operator_seed:
+        moves.append((MoveKind.OPERATOR_SEED, reset.operator_seed))
+    LedgerMove.objects.bulk_create(
+        LedgerMove(pool=pool, level=level, kind=k, amount=a, settlement=settlement, actor=who, created_at=at)
+        for k, a in moves
+    )
+
+
+def _save_level(
+    level: PoolLevel, new_state: engine.LevelState, reseeded: bool, pays: Sequence[_Pay], at: datetime
+) -> engine.LevelState:
+    """The level after the award and reset, saved; its state with the (re)drawn must-hit-by value."""
+    paid = [p for p in pays if p.amount > 0]
+    level.amount = new_state.amount
+    level.reserve = new_state.reserve
+    if reseeded or level.must_hit_by is None:
+        level.must_hit_by = draw_must_hit_by(level, new_state.amount)
+    new_state = dataclasses.replace(new_state, must_hit_by=level.must_hit_by)
+    level.hits += len(paid)
+    level.total_paid += sum((p.amount for p in paid), ZERO)
+    level.version += 1
+    level.updated_at = at
+    level.save()
+    return new_state
+
+
+def _announce_hits(
+    pool: Pool,
+    settlement: PoolSettlement,
+    level: PoolLevel,
+    kind: str,
+    context: dict[str, Any],
+    pays: Sequence[_Pay],
+    new_amount: Decimal,
+    at: datetime,
+) -> None:
+    """One PoolHit per paid payout, in payment order."""
+    for order, p in enumerate(pays):
+        if p.amount <= 0:
+            continue
+        hit = PoolHit(
+            **notify.head(pool),
+            settlement=settlement.pk,
+            order=order,
+            level=level.pk,
+            level_name=level.name,
+            kind=kind,
+            source=p.source or str(context.get("source", "")),
+            table=context.get("table"),
+            label=context.get("label", ""),
+            seat=p.seat,
+            hand=p.hand or str(context.get("hand", "")),
+            category=p.category,
+            amount=p.amount,
+            new_amount=display(new_amount),
+            at=at,
+        )
+        notify.emit(pool, EventType.POOL_HIT, hit)
+
+
 def _settle(
     *,
     pool: Pool,
@@ -203,46 +306,9 @@ def _settle(
         created_at=at,
         actor=who,
     )
-    Award.objects.bulk_create(
-        Award(
-            settlement=settlement,
-            pool=pool,
-            level=level,
-            order=order,
-            source=p.source or str(context.get("source", "")),
-            seat=p.seat,
-            hand=p.hand or str(context.get("hand", "")),
-            category=p.category,
-            discard=p.discard,
-            amount=p.amount,
-            from_meter=p.from_meter,
-            from_operator=p.from_operator,
-            basis=p.basis,
-            note=p.note[:200],
-            created_at=at,
-        )
-        for order, p in enumerate(pays)
-    )
-    moves = []
-    if reset.from_reserve:
-        moves.append((MoveKind.RESERVE_TO_METER, reset.from_reserve))
-    if reset.operator_seed:
-        moves.append((MoveKind.OPERATOR_SEED, reset.operator_seed))
-    LedgerMove.objects.bulk_create(
-        LedgerMove(pool=pool, level=level, kind=k, amount=a, settlement=settlement, actor=who, created_at=at)
-        for k, a in moves
-    )
-    paid = [p for p in pays if p.amount > 0]
-    level.amount = new_state.amount
-    level.reserve = new_state.reserve
-    if reseeded or level.must_hit_by is None:
-        level.must_hit_by = draw_must_hit_by(level, new_state.amount)
-    new_state = dataclasses.replace(new_state, must_hit_by=level.must_hit_by)
-    level.hits += len(paid)
-    level.total_paid += sum((p.amount for p in paid), ZERO)
-    level.version += 1
-    level.updated_at = at
-    level.save()
+    _write_awards(settlement, pool, level, pays, context, at)
+    _write_reset_moves(settlement, pool, level, reset, who, at)
+    new_state = _save_level(level, new_state, reseeded, pays, at)
     summary = {
         "settlement": settlement.pk,
         "level": level.pk,
@@ -259,27 +325,7 @@ def _settle(
         ],
     }
     record(pool, actor, "pool.awarded", settlement, summary)
-    for order, p in enumerate(pays):
-        if p.amount <= 0:
-            continue
-        hit = PoolHit(
-            **notify.head(pool),
-            settlement=settlement.pk,
-            order=order,
-            level=level.pk,
-            level_name=level.name,
-            kind=kind,
-            source=p.source or str(context.get("source", "")),
-            table=context.get("table"),
-            label=context.get("label", ""),
-            seat=p.seat,
-            hand=p.hand or str(context.get("hand", "")),
-            category=p.category,
-            amount=p.amount,
-            new_amount=display(new_state.amount),
-            at=at,
-        )
-        notify.emit(pool, EventType.POOL_HIT, hit)
+    _announce_hits(pool, settlement, level, kind, context, pays, new_state.amount, at)
     return settlement, new_state
 
 
