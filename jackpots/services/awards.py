@@ -11,7 +11,7 @@ nothing; the same key for another request is refused.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -340,6 +340,69 @@ def _target_level(levels: list[PoolLevel], level: PoolLevel | None) -> PoolLevel
     )
 
 
+def _locked_award(
+    pool: Pool,
+    key: str,
+    print_: str,
+    level: PoolLevel | None,
+    actor: Actor,
+    pay: Callable[[PoolLevel, engine.LevelState], AwardResult],
+) -> AwardResult:
+    """Run `pay` on the folded target level under the pool's level locks, once per idempotency key."""
+    try:
+        with transaction.atomic():
+            replay = _replay(pool, key, print_)
+            if replay is not None:
+                return replay
+            levels = lock_levels(pool.pk)
+            replay = _replay(pool, key, print_)  # settled while we waited for the lock
+            if replay is not None:
+                return replay
+            folding.fold_locked(pool, levels, actor=actor)
+            target = _target_level(levels, level)
+            return pay(target, level_state(target))
+    except IntegrityError:
+        # The same key settled concurrently: answer as the first did.
+        replay = _replay(pool, key, print_)
+        if replay is None:
+            raise
+        return replay
+
+
+def _hand_pays(settlement: engine.Settlement) -> list[_Pay]:
+    return [
+        _Pay(
+            amount=p.amount,
+            from_meter=p.from_meter,
+            from_operator=p.from_operator,
+            basis=p.basis,
+            note=p.note,
+            seat=str(p.seat),
+            category=p.rank.category.value,
+            discard=p.discard,
+        )
+        for p in settlement.payouts
+    ]
+
+
+def _no_award(pool: Pool, target: PoolLevel, state: engine.LevelState) -> AwardResult:
+    """A hand that wins nothing: nothing is written."""
+    return AwardResult(
+        settlement_id=None,
+        pool_id=pool.pk,
+        level_id=target.pk,
+        kind=SettlementKind.HAND,
+        meter_before=state.amount,
+        meter_after_payouts=state.amount,
+        meter_after=state.amount,
+        kept_fraction=ZERO,
+        reset_from_reserve=ZERO,
+        operator_seed=ZERO,
+        lines=(),
+        created_at=None,
+    )
+
+
 def award_hand(
     *,
     pool: Pool,
@@ -376,73 +439,89 @@ def award_hand(
         }
     )
     bet = pool.carousel_bet or ZERO
-    try:
-        with transaction.atomic():
-            replay = _replay(pool, key, print_)
-            if replay is not None:
-                return replay
-            levels = lock_levels(pool.pk)
-            replay = _replay(pool, key, print_)  # settled while we waited for the lock
-            if replay is not None:
-                return replay
-            folding.fold_locked(pool, levels, actor=actor)
-            target = _target_level(levels, level)
-            state = level_state(target)
-            try:
-                settlement = engine.settle_hand(pack, state.amount, bet, hands)
-            except ValueError as exc:
-                raise InvalidInput(
-                    gettext("These hands cannot be settled: %(exc)s.") % {"exc": exc}, code="bad_winners"
-                ) from None
-            if not settlement.payouts:
-                return AwardResult(
-                    settlement_id=None,
-                    pool_id=pool.pk,
-                    level_id=target.pk,
-                    kind=SettlementKind.HAND,
-                    meter_before=state.amount,
-                    meter_after_payouts=state.amount,
-                    meter_after=state.amount,
-                    kept_fraction=ZERO,
-                    reset_from_reserve=ZERO,
-                    operator_seed=ZERO,
-                    lines=(),
-                    created_at=None,
-                )
-            pays = [
-                _Pay(
-                    amount=p.amount,
-                    from_meter=p.from_meter,
-                    from_operator=p.from_operator,
-                    basis=p.basis,
-                    note=p.note,
-                    seat=str(p.seat),
-                    category=p.rank.category.value,
-                    discard=p.discard,
-                )
-                for p in settlement.payouts
-            ]
-            row, _ = _settle(
-                pool=pool,
-                level=target,
-                state=state,
-                meter_after_payouts=settlement.meter_after,
-                pays=pays,
-                kind=SettlementKind.HAND,
-                key=key,
-                print_=print_,
-                context=context,
-                bet=pool.carousel_bet,
-                kept=settlement.kept_fraction,
-                actor=actor,
+
+    def pay(target: PoolLevel, state: engine.LevelState) -> AwardResult:
+        try:
+            settlement = engine.settle_hand(pack, state.amount, bet, hands)
+        except ValueError as exc:
+            raise InvalidInput(
+                gettext("These hands cannot be settled: %(exc)s.") % {"exc": exc}, code="bad_winners"
+            ) from None
+        if not settlement.payouts:
+            return _no_award(pool, target, state)
+        row, _ = _settle(
+            pool=pool,
+            level=target,
+            state=state,
+            meter_after_payouts=settlement.meter_after,
+            pays=_hand_pays(settlement),
+            kind=SettlementKind.HAND,
+            key=key,
+            print_=print_,
+            context=context,
+            bet=pool.carousel_bet,
+            kept=settlement.kept_fraction,
+            actor=actor,
+        )
+        return _result(row, replayed=False)
+
+    return _locked_award(pool, key, print_, level, actor, pay)
+
+
+def _checked_prize(amount: Decimal | None, percent: Decimal | None) -> tuple[Decimal | None, Decimal | None]:
+    """Exactly one of a fixed amount (in cents) or a percentage in (0, 100]."""
+    if (amount is None) == (percent is None):
+        raise InvalidInput(
+            gettext("Give either a fixed amount or a percentage of the meter."),
+            code="award_amount_or_percent",
+        )
+    fixed = None if amount is None else cents("amount", amount, code="bad_amount")
+    pct = None
+    if percent is not None:
+        pct = as_decimal("percent", percent, code="bad_percent")
+        if pct <= 0 or pct > HUNDRED:
+            raise InvalidInput(
+                gettext("The percentage must be above 0 and at most 100, got %(pct)s.") % {"pct": pct},
+                code="bad_percent",
             )
-            return _result(row, replayed=False)
-    except IntegrityError:
-        # The same key settled concurrently: answer as the first did.
-        replay = _replay(pool, key, print_)
-        if replay is None:
-            raise
-        return replay
+    return fixed, pct
+
+
+def _level_pay(
+    state: engine.LevelState, fixed: Decimal | None, pct: Decimal | None, context: dict[str, Any]
+) -> tuple[_Pay, Decimal]:
+    """The payout on the folded meter and the fraction of a cent the meter keeps."""
+    kept = ZERO
+    if fixed is not None:
+        from_meter = min(fixed, money.cents_down(state.amount))
+        pay = _Pay(
+            amount=fixed,
+            from_meter=from_meter,
+            from_operator=fixed - from_meter,  # the meter pays what it holds, the operator the rest
+            basis=None,
+            note=f"fixed prize {fixed}"
+            + (f"; operator pays {fixed - from_meter}" if fixed > from_meter else ""),
+        )
+    else:
+        assert pct is not None
+        raw = state.amount * pct / HUNDRED
+        paid = money.cents_down(raw)
+        kept = raw - paid
+        pay = _Pay(
+            amount=paid,
+            from_meter=paid,
+            from_operator=ZERO,
+            basis=state.amount,
+            note=f"{pct} % of the meter {state.amount}",
+        )
+    pay = dataclasses.replace(
+        pay,
+        source=str(context.get("source", "")),
+        seat=str(context.get("seat", "")),
+        hand=str(context.get("hand", "")),
+        category=str(context.get("category", "")),
+    )
+    return pay, kept
 
 
 def award_level(
@@ -460,20 +539,7 @@ def award_level(
     right after is paid from the reset amount.
     """
     key = _check_key(idempotency_key)
-    if (amount is None) == (percent is None):
-        raise InvalidInput(
-            gettext("Give either a fixed amount or a percentage of the meter."),
-            code="award_amount_or_percent",
-        )
-    fixed = None if amount is None else cents("amount", amount, code="bad_amount")
-    pct = None
-    if percent is not None:
-        pct = as_decimal("percent", percent, code="bad_percent")
-        if pct <= 0 or pct > HUNDRED:
-            raise InvalidInput(
-                gettext("The percentage must be above 0 and at most 100, got %(pct)s.") % {"pct": pct},
-                code="bad_percent",
-            )
+    fixed, pct = _checked_prize(amount, percent)
     if not isinstance(winner, dict):
         raise InvalidInput(
             gettext("The winner is a dict of labels (source, seat, hand ...)."), code="bad_winner"
@@ -481,68 +547,26 @@ def award_level(
     context = {str(k): v for k, v in winner.items()}
     pool = Pool.objects.select_related("network").get(pk=level.pool_id)
     print_ = fingerprint({"level": level.pk, "amount": fixed, "percent": pct, "winner": context})
-    try:
-        with transaction.atomic():
-            replay = _replay(pool, key, print_)
-            if replay is not None:
-                return replay
-            levels = lock_levels(pool.pk)
-            replay = _replay(pool, key, print_)  # paid while we waited for the lock
-            if replay is not None:
-                return replay
-            folding.fold_locked(pool, levels, actor=actor)
-            target = _target_level(levels, level)
-            state = level_state(target)
-            kept = ZERO
-            if fixed is not None:
-                from_meter = min(fixed, money.cents_down(state.amount))
-                pay = _Pay(
-                    amount=fixed,
-                    from_meter=from_meter,
-                    from_operator=fixed - from_meter,
-                    basis=None,
-                    note=f"fixed prize {fixed}"
-                    + (f"; operator pays {fixed - from_meter}" if fixed > from_meter else ""),
-                )
-            else:
-                assert pct is not None
-                raw = state.amount * pct / HUNDRED
-                paid = money.cents_down(raw)
-                kept = raw - paid
-                pay = _Pay(
-                    amount=paid,
-                    from_meter=paid,
-                    from_operator=ZERO,
-                    basis=state.amount,
-                    note=f"{pct} % of the meter {state.amount}",
-                )
-            pay = dataclasses.replace(
-                pay,
-                source=str(context.get("source", "")),
-                seat=str(context.get("seat", "")),
-                hand=str(context.get("hand", "")),
-                category=str(context.get("category", "")),
-            )
-            row, _ = _settle(
-                pool=pool,
-                level=target,
-                state=state,
-                meter_after_payouts=state.amount - pay.from_meter,
-                pays=[pay],
-                kind=SettlementKind.LEVEL,
-                key=key,
-                print_=print_,
-                context=context,
-                bet=None,
-                kept=kept,
-                actor=actor,
-            )
-            return _result(row, replayed=False)
-    except IntegrityError:
-        replay = _replay(pool, key, print_)
-        if replay is None:
-            raise
-        return replay
+
+    def pay(target: PoolLevel, state: engine.LevelState) -> AwardResult:
+        line, kept = _level_pay(state, fixed, pct, context)
+        row, _ = _settle(
+            pool=pool,
+            level=target,
+            state=state,
+            meter_after_payouts=state.amount - line.from_meter,
+            pays=[line],
+            kind=SettlementKind.LEVEL,
+            key=key,
+            print_=print_,
+            context=context,
+            bet=None,
+            kept=kept,
+            actor=actor,
+        )
+        return _result(row, replayed=False)
+
+    return _locked_award(pool, key, print_, level, actor, pay)
 
 
 def pay_mystery(
