@@ -519,6 +519,62 @@ def _new_values(level: PoolLevel, changes: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in new.items() if getattr(level, k) != v}
 
 
+def _check_not_in_play(pool: Pool) -> None:
+    problems = open_play_problems(pool)
+    if problems:
+        raise Conflict(
+            _("%(code)s is in play: %(join_problems)s. Change its parameters between hands or games.")
+            % {"code": pool.code, "join_problems": "; ".join(problems)},
+            code="pool_in_play",
+            problems=problems,
+        )
+
+
+def _check_merged(pool: Pool, levels: list[PoolLevel], level: PoolLevel, new: dict[str, Any]) -> None:
+    """The level's parameters as they would be after the change, checked as a whole."""
+    merged = {**public_parameters(level), **new}
+    _check_rates(merged["contribution_rate"], merged["reserve_rate"])
+    _check_ceiling(merged["seed"], merged["ceiling"], merged["name"])
+    pack = PACKS.get(pool.rule_pack) if pool.rule_pack else None
+    _check_seed(pack, merged["seed"], pool.carousel_bet, merged["name"])
+    # meters never go down except by an award or a correction
+    if merged["ceiling"] is not None and level.amount > merged["ceiling"]:
+        raise Conflict(
+            _("The meter stands at %(amount)s, above the new ceiling %(merged_ceiling)s.")
+            % {"amount": display(level.amount), "merged_ceiling": merged["ceiling"]},
+            code="ceiling_below_meter",
+        )
+    if merged["overflow_to"] == OverflowTo.NEXT_LEVEL and level.position == len(levels) - 1:
+        raise InvalidInput(_("The last level has no next level to overflow to."), code="bad_overflow")
+    if merged["mystery"] and (merged["ceiling"] is None or level.kind == LevelKind.FIXED):
+        raise InvalidInput(_("A must-hit-by level is progressive and needs a ceiling."), code="bad_mystery")
+
+
+def _apply_changes(pool: Pool, level: PoolLevel, new: dict[str, Any], who: str, at: datetime) -> Decimal:
+    """Set and save the new values; a seed raised above the meter is funded at once by the operator."""
+    for key, value in new.items():
+        setattr(level, key, value)
+    top_up = max(Decimal(0), level.seed - level.amount)
+    if top_up:
+        LedgerMove.objects.create(
+            pool=pool,
+            level=level,
+            kind=MoveKind.OPERATOR_SEED,
+            amount=top_up,
+            reason=f"seed raised to {level.seed}",
+            actor=who,
+            created_at=at,
+        )
+        level.amount += top_up
+    if {"seed", "ceiling", "mystery"} & set(new):
+        level.must_hit_by = draw_must_hit_by(level, level.amount)
+    level.params_version += 1
+    level.version += 1
+    level.updated_at = at
+    level.save()
+    return top_up
+
+
 def change_parameters(
     *, level: PoolLevel, changes: dict[str, Any], actor: Actor, authorisation_ref: str
 ) -> ParameterChange:
@@ -538,60 +594,17 @@ def change_parameters(
         raise InvalidInput(_("Nothing to change."), code="no_change")
     with transaction.atomic():
         pool, levels, level = _locked_level(level)
-        problems = open_play_problems(pool)
-        if problems:
-            raise Conflict(
-                _("%(code)s is in play: %(join_problems)s. Change its parameters between hands or games.")
-                % {"code": pool.code, "join_problems": "; ".join(problems)},
-                code="pool_in_play",
-                problems=problems,
-            )
+        _check_not_in_play(pool)
         new = _new_values(level, changes)
         if not new:
             raise InvalidInput(
                 _("These are the level's current parameters: nothing to change."), code="no_change"
             )
-        merged = {**public_parameters(level), **new}
-        _check_rates(merged["contribution_rate"], merged["reserve_rate"])
-        _check_ceiling(merged["seed"], merged["ceiling"], merged["name"])
-        pack = PACKS.get(pool.rule_pack) if pool.rule_pack else None
-        _check_seed(pack, merged["seed"], pool.carousel_bet, merged["name"])
-        if merged["ceiling"] is not None and level.amount > merged["ceiling"]:
-            raise Conflict(
-                _("The meter stands at %(amount)s, above the new ceiling %(merged_ceiling)s.")
-                % {"amount": display(level.amount), "merged_ceiling": merged["ceiling"]},
-                code="ceiling_below_meter",
-            )
-        if merged["overflow_to"] == OverflowTo.NEXT_LEVEL and level.position == len(levels) - 1:
-            raise InvalidInput(_("The last level has no next level to overflow to."), code="bad_overflow")
-        if merged["mystery"] and (merged["ceiling"] is None or level.kind == LevelKind.FIXED):
-            raise InvalidInput(
-                _("A must-hit-by level is progressive and needs a ceiling."), code="bad_mystery"
-            )
-
+        _check_merged(pool, levels, level, new)
         old = {k: getattr(level, k) for k in new}
-        for key, value in new.items():
-            setattr(level, key, value)
         at = timezone.now()
         who = actor_label(actor)
-        top_up = max(Decimal(0), level.seed - level.amount)
-        if top_up:
-            LedgerMove.objects.create(
-                pool=pool,
-                level=level,
-                kind=MoveKind.OPERATOR_SEED,
-                amount=top_up,
-                reason=f"seed raised to {level.seed}",
-                actor=who,
-                created_at=at,
-            )
-            level.amount += top_up
-        if {"seed", "ceiling", "mystery"} & set(new):
-            level.must_hit_by = draw_must_hit_by(level, level.amount)
-        level.params_version += 1
-        level.version += 1
-        level.updated_at = at
-        level.save()
+        top_up = _apply_changes(pool, level, new, who, at)
         change = ParameterChange.objects.create(
             pool=pool,
             level=level,
