@@ -1,11 +1,6 @@
 """Awards: table hands (engine.settle_hand by the pool's rule pack), level awards and mystery hits.
 
-Every award runs in ONE transaction: lock the pool's levels FOR UPDATE (near-simultaneous hits on a level
-queue on that lock and are served in arrival order), fold, compute the payouts on the folded meter,
-write a PoolSettlement with one Award row per payout in payment order, decrement the meter, reset it to
-its seed (reserve first, the shortfall as a recorded operator seed, OP-23), audit it, and announce each
-paid hit on ``pool.<id>`` after commit. A repeated idempotency key answers the first result and writes
-nothing; the same key for another request is refused.
+Each award is one transaction on the locked, folded level (_locked_award), written by _settle.
 """
 
 from __future__ import annotations
@@ -143,6 +138,7 @@ def _result(settlement: PoolSettlement, replayed: bool) -> AwardResult:
 
 
 def _replay(pool: Pool, key: str, print_: str) -> AwardResult | None:
+    """The first result of a repeated key (nothing written); the same key for another request is refused."""
     previous = PoolSettlement.objects.filter(pool=pool, idempotency_key=key).first()
     if previous is None:
         return None
@@ -284,6 +280,7 @@ def _settle(
     at = timezone.now()
     who = actor_label(actor)
     after = dataclasses.replace(state, amount=meter_after_payouts)
+    # back to the seed: reserve first, the shortfall an operator seed (OP-23)
     reset = engine.reset_after_award(after)
     new_state = reset.level
     reseeded = new_state.amount != after.amount
@@ -354,7 +351,7 @@ def _locked_award(
             replay = _replay(pool, key, print_)
             if replay is not None:
                 return replay
-            levels = lock_levels(pool.pk)
+            levels = lock_levels(pool.pk)  # near-simultaneous hits on a level queue here, in arrival order
             replay = _replay(pool, key, print_)  # settled while we waited for the lock
             if replay is not None:
                 return replay

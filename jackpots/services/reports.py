@@ -1,17 +1,4 @@
-"""The balancing report and the pool's ledger recall. Read-only.
-
-For each level and period the report sums the ledger and proves, exactly (Decimal):
-
-    opening + seeds + contributions + overflow in + corrections
-        = closing + awards + overflow out (to reserve, to next level) - reserve moved to the meter
-
-and for the hidden reserve: opening reserve + reserve shares + overflow to reserve
-        = closing reserve + reserve moved to the meter.
-
-`closing` is the level's RECORDED state (the folded row plus the unfolded contributions) when the period
-runs to now, so the report checks the ledger against the meter the engine keeps; for a period that ended
-earlier it is the ledger's own total at the end. All sums come from one snapshot (REPEATABLE READ).
-"""
+"""The balancing report and the pool's ledger recall. Read-only."""
 
 from __future__ import annotations
 
@@ -322,6 +309,15 @@ def _min_return(pool: Pool, balances: list[LevelBalance]) -> tuple[Decimal | Non
 
 
 def balance(pool: Pool, start: datetime | None = None, end: datetime | None = None) -> BalanceReport:
+    """Each level's period, proved exactly from one snapshot (REPEATABLE READ):
+
+    opening + seeds + contributions + overflow in + corrections
+        = closing + awards + overflow out (to reserve, to next level) - reserve moved to the meter;
+    opening reserve + reserve shares + overflow to reserve = closing reserve + reserve moved to the meter.
+
+    `closing` is the level's recorded state when the period runs to now (the report checks the ledger
+    against the engine's meter); for a period that ended earlier, the ledger's own total at its end.
+    """
     if start and end and end <= start:
         raise InvalidInput(_("The period ends before it starts."), code="bad_period")
     now = timezone.now()
