@@ -5,7 +5,7 @@
 #   make test       ruff, ruff format --check, import-linter, mypy, pytest against PostgreSQL + Redis, then on
 #                   SQLite (embedded)
 #   make test-sqlite  only the second run: the embedded hall (SQLite, in-memory broker and layer)
-#   make browser    install Debian's chromium (+ fonts) for the Playwright tests
+#   make browser    install Debian's chromium (+ fonts) for the Playwright tests, and gettext
 #   make bench      every benchmark under bench/ at a reduced size (a few minutes; PostgreSQL + Redis)
 #   make messages   collect the marked texts into locale/{es,en} and compile them (needs gettext)
 #   make lint | typecheck | fmt | worker | beat | broadcaster | serve | services | check-services | clean

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Make sure Debian's chromium (and a font, or pages render as boxes) is installed for the Playwright
 # tests, which launch it with executable_path=/usr/bin/chromium (`playwright install` cannot download
-# browsers here). Installs with apt-get when root; otherwise says how and fails.
+# browsers here), and gettext, whose msgfmt/xgettext the catalogue tests run. Installs with apt-get when
+# root; otherwise says how and fails.
 set -euo pipefail
 
 CHROMIUM=/usr/bin/chromium
@@ -14,6 +15,7 @@ installed() {
 missing=()
 [[ -x "$CHROMIUM" ]] || missing+=(chromium)
 installed "$FONT_PACKAGE" || missing+=("$FONT_PACKAGE")
+command -v msgfmt >/dev/null 2>&1 && command -v xgettext >/dev/null 2>&1 || missing+=(gettext)
 
 if ((${#missing[@]})); then
   if [[ "$(id -u)" -ne 0 ]]; then
