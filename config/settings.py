@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "pgtrigger",
     "axes",
     "halls",
+    "halls.cashier",
     "jackpots",
     "jackpots.tables",
     "bingo",

@@ -35,7 +35,13 @@ class Rank(IntEnum):
     # then its advisory lock (exclusive for writers, shared by contributors); pools in id order.
     POOL = 130
     POOL_MEMBER = 135  # jackpots.PoolMember: a member leaving a pool (a table holds its pool first)
-    AUDIT_HEAD = 140  # halls.AuditChainHead: the tip of a venue's hash chain
+    # The cashier (halls.cashier), after whatever awarded the money (a game, a pool, a hit):
+    SHIFT = 136  # cashier.Shift: every operation at a till holds its open shift; closing it locks it
+    PAYABLE = 137  # cashier.Payable: paying a prize
+    TICKET = 138  # cashier.Ticket: redeeming or expiring a ticket
+    PLAYER_CARD = 139  # cashier.PlayerCard: blocking, unblocking, registering a card
+    ACCOUNT = 141  # cashier.Account rows a transaction takes money from (guarded ones), in id order
+    AUDIT_HEAD = 145  # halls.AuditChainHead: the tip of a venue's hash chain
     STREAM = 150  # halls.StreamCursor: an event stream's sequence number
 
 

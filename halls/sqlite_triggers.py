@@ -40,6 +40,7 @@ def statements() -> list[tuple[type[Model], str, str]]:
             )
             made.append((model, name, sql))
     made.extend(_corrected_only(model) for model in _models_with("number_corrected_only"))
+    made.extend(_legs_balance(model) for model in _models_with("legs_balance"))
     return made
 
 
@@ -62,6 +63,24 @@ def _corrected_only(model: type[Model]) -> tuple[type[Model], str, str]:
         "OR NEW.entered_by_id IS NOT OLD.entered_by_id OR NOT EXISTS (SELECT 1 FROM bingo_ballcorrection c "
         "WHERE c.ball_id = OLD.id AND c.old_number = OLD.number AND c.new_number = NEW.number) "
         f"BEGIN SELECT RAISE(ABORT, '{message}'); END"
+    )
+    return (model, name, sql)
+
+
+def _legs_balance(model: type[Model]) -> tuple[type[Model], str, str]:
+    """cashier.Leg's balance rule (PostgreSQL checks it at commit): once a transaction has the legs it
+    declared (``leg_count``), they sum to zero; no leg beyond them. SQLite holds money in integer cents."""
+    table = model._meta.db_table
+    parent = model._meta.get_field("transaction").related_model._meta.db_table  # type: ignore[union-attr]
+    name = f"{table}_legs_balance"
+    # Table names come from the models, never from input.
+    mine = f'FROM "{table}" WHERE transaction_id = NEW.transaction_id'
+    declared = f'(SELECT leg_count FROM "{parent}" WHERE id = NEW.transaction_id)'  # noqa: S608
+    sql = (
+        f'CREATE TRIGGER IF NOT EXISTS "{name}" AFTER INSERT ON "{table}" '
+        f"WHEN (SELECT COUNT(*) {mine}) > {declared} "
+        f"OR ((SELECT COUNT(*) {mine}) = {declared} AND (SELECT SUM(amount) {mine}) <> 0) "
+        f"BEGIN SELECT RAISE(ABORT, 'ledger transaction does not balance'); END"
     )
     return (model, name, sql)
 

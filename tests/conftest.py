@@ -64,6 +64,7 @@ SQLITE_SUITE = (
     "machines/test_demo_machines.py",
     "api/test_game_flow.py",
     "api/test_console.py",
+    "cashier",
 )
 
 

@@ -1,0 +1,1 @@
+"""The cashier: tills and shifts, player cards, tickets, prize payouts, on one double-entry money ledger."""

@@ -1,0 +1,311 @@
+"""The cashier's rows: tills, shifts, the money ledger (accounts, transactions, legs), player cards and
+players, tickets, and prizes payable.
+
+The ledger is double-entry (halls.cashier.ledger): a transaction's legs sum to zero, checked by the service
+and by the database (a deferred constraint trigger on PostgreSQL, an insert trigger on SQLite); legs and
+transactions are append-only; an account's balance column moves with every leg, under a CHECK that keeps a
+guarded account (a drawer, a player card, prizes payable, tickets) at or above zero.
+"""
+
+from __future__ import annotations
+
+import pgtrigger
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from halls.cashier.ledger import GUARDED, Kind
+from halls.fields import MoneyField
+from halls.models import Venue, append_only
+
+_GUARDED = sorted(k.value for k in GUARDED)
+AMOUNT_DIGITS = 14  # halls.money.PAYMENT_DIGITS: a ledger amount, numeric(14, 2)
+
+
+class Means(models.TextChoices):
+    """How money crosses the counter."""
+
+    CASH = "cash", _("Cash")
+    BANK_CARD = "bank_card", _("Bank card")
+
+
+class PayoutMethod(models.TextChoices):
+    """How a prize or a balance is paid out."""
+
+    CASH = "cash", _("Cash")
+    PLAYER_CARD = "player_card", _("Player card")
+    TICKET = "ticket", _("Ticket")
+
+
+class Till(models.Model):
+    """A cash desk (caja): where shifts are opened; its receipt printer, if it has one."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="tills")
+    name = models.CharField(_("name"), max_length=80)
+    # An ESC/POS printer on the network, "tcp://host:9100"; empty: receipts are PDFs.
+    printer = models.CharField(_("printer"), max_length=200, blank=True)
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["venue", "name"], name="till_name_unique_per_venue")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ShiftState(models.TextChoices):
+    OPEN = "open", _("Open")
+    CLOSED = "closed", _("Closed")
+
+
+class Shift(models.Model):
+    """A cashier's turn at a till: opened with a counted float, closed with a counted cash-up (arqueo)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    till = models.ForeignKey(Till, on_delete=models.PROTECT, related_name="shifts")
+    cashier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    state = models.CharField(max_length=6, choices=ShiftState.choices, default=ShiftState.OPEN)
+    opened_at = models.DateTimeField()
+    float_amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    # The cash-up, per means of payment ({"cash": "512.30", ...}): what the ledger expected, what was counted.
+    expected = models.JSONField(default=dict, blank=True)
+    counted = models.JSONField(default=dict, blank=True)
+    difference = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, null=True, blank=True)
+    # The second person who signs a cash-up that does not match.
+    witness = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    note = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["till"], condition=Q(state="open"), name="one_open_shift_per_till"
+            ),
+            models.UniqueConstraint(
+                fields=["venue", "cashier"], condition=Q(state="open"), name="one_open_shift_per_cashier"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.till} · {self.opened_at:%Y-%m-%d %H:%M}"
+
+
+class Player(models.Model):
+    """A registered player, for halls that register them; no personal data is needed to play."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    name = models.CharField(_("name"), max_length=150)
+    id_document = models.CharField(_("ID document"), max_length=40, blank=True)
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PlayerCardState(models.TextChoices):
+    ACTIVE = "active", _("Active")
+    BLOCKED = "blocked", _("Blocked")
+
+
+class PlayerCard(models.Model):
+    """An anonymous prepaid card (tarjeta de jugador): a printed number and a QR code; its money is its
+    account."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    number = models.CharField(_("number"), max_length=24, unique=True)
+    state = models.CharField(max_length=8, choices=PlayerCardState.choices, default=PlayerCardState.ACTIVE)
+    blocked_reason = models.CharField(max_length=200, blank=True)
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="cards")
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.number
+
+
+class Account(models.Model):
+    """One account of a venue's ledger; `balance` is shown on its normal side (halls.cashier.ledger)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=16, choices=[(k.value, k.value) for k in Kind])
+    # Unique within the venue: "sales", "house", "drawer:<shift>:cash", "card:<number>".
+    code = models.CharField(max_length=60)
+    shift = models.ForeignKey(Shift, null=True, blank=True, on_delete=models.PROTECT, related_name="drawers")
+    means = models.CharField(max_length=10, choices=Means.choices, blank=True)
+    card = models.OneToOneField(
+        PlayerCard, null=True, blank=True, on_delete=models.PROTECT, related_name="account"
+    )
+    guarded = models.BooleanField()
+    balance = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["venue", "code"], name="account_code_unique_per_venue"),
+            models.CheckConstraint(
+                condition=Q(guarded=False) | Q(balance__gte=0), name="guarded_never_negative"
+            ),
+            # The guard follows the kind (halls.cashier.ledger.GUARDED): no guarded account made unguarded.
+            models.CheckConstraint(
+                condition=Q(kind__in=_GUARDED, guarded=True) | (~Q(kind__in=_GUARDED) & Q(guarded=False)),
+                name="account_guarded_by_kind",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class TxKind(models.TextChoices):
+    """What a ledger transaction is."""
+
+    FLOAT = "float", _("Opening float")
+    CASH_UP = "cash_up", _("Cash-up")
+    OVER_SHORT = "over_short", _("Cash-up difference")
+    SALE = "sale", _("Card sale")
+    SALE_RETURN = "sale_return", _("Card return")
+    CARD_CASH_IN = "card_cash_in", _("Card cash-in")
+    CARD_CASH_OUT = "card_cash_out", _("Card cash-out")
+    CARD_SPEND = "card_spend", _("Card spend")
+    PRIZE_AWARD = "prize_award", _("Prize awarded")
+    PRIZE_PAYOUT = "prize_payout", _("Prize paid")
+    TICKET_ISSUE = "ticket_issue", _("Ticket issued")
+    TICKET_REDEEM = "ticket_redeem", _("Ticket redeemed")
+    TICKET_EXPIRE = "ticket_expire", _("Ticket expired")
+
+
+class LedgerTransaction(models.Model):
+    """A balanced set of legs, written once. `key` (unique per venue) makes a retried call a no-op."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=16, choices=TxKind.choices)
+    key = models.CharField(max_length=120)
+    # The shift whose drawer the money crossed; none for what no till touches (a prize awarded, a card spend).
+    shift = models.ForeignKey(
+        Shift, null=True, blank=True, on_delete=models.PROTECT, related_name="transactions"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    actor_label = models.CharField(max_length=150)
+    device = models.CharField(max_length=80, blank=True)  # a terminal, a bill reader, a till's name
+    created_at = models.DateTimeField()
+    memo = models.CharField(max_length=200, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    # The SQLite balance trigger checks the legs once all of them are in.
+    leg_count = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["venue", "key"], name="ledger_key_unique_per_venue")]
+        indexes = [models.Index(fields=["venue", "created_at"]), models.Index(fields=["kind"])]
+        triggers = [append_only()]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key}"
+
+
+class Leg(models.Model):
+    """One side of a transaction: a signed amount on an account (> 0 debit, < 0 credit)."""
+
+    transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="legs")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="legs")
+    amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(amount=0), name="leg_not_zero"),
+            models.UniqueConstraint(fields=["transaction", "account"], name="one_leg_per_account"),
+        ]
+        triggers = [
+            append_only(),
+            # Hordak's idea: once the transaction commits, its legs must sum to zero.
+            pgtrigger.Trigger(
+                name="legs_balance",
+                operation=pgtrigger.Insert,
+                when=pgtrigger.After,
+                timing=pgtrigger.Deferred,
+                func=pgtrigger.Func(  # type: ignore[no-untyped-call]
+                    "IF (SELECT SUM(amount) FROM {meta.db_table} "
+                    "WHERE transaction_id = NEW.transaction_id) <> 0 THEN "
+                    "RAISE EXCEPTION 'ledger transaction % does not balance', NEW.transaction_id; END IF; "
+                    "RETURN NULL;"
+                ),
+            ),
+        ]
+
+
+class TicketState(models.TextChoices):
+    ISSUED = "issued", _("Issued")
+    REDEEMED = "redeemed", _("Redeemed")
+    EXPIRED = "expired", _("Expired")
+
+
+class Ticket(models.Model):
+    """A TITO ticket: a validation number and a barcode for an amount, redeemed once, until it expires."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    number = models.CharField(_("validation number"), max_length=24, unique=True)
+    amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
+    state = models.CharField(max_length=8, choices=TicketState.choices, default=TicketState.ISSUED)
+    issued_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    issued_by = models.CharField(max_length=150)  # the cashier's or the terminal's label
+    issue_tx = models.OneToOneField(LedgerTransaction, on_delete=models.PROTECT, related_name="+")
+    closed_at = models.DateTimeField(null=True, blank=True)  # redeemed or expired
+    close_tx = models.OneToOneField(
+        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(amount__gt=0), name="ticket_amount_positive")]
+
+    def __str__(self) -> str:
+        return self.number
+
+
+class PayableKind(models.TextChoices):
+    LINE = "line", _("Line")
+    BINGO = "bingo", _("Bingo")
+    ACCUMULATED = "accumulated", _("Accumulated prize")
+    TABLE = "table", _("Table jackpot")
+    MACHINE = "machine", _("Machine hand pay")
+
+
+class PayableState(models.TextChoices):
+    WAITING = "waiting", _("Waiting at the cashier")
+    PAID = "paid", _("Paid")
+
+
+class Payable(models.Model):
+    """A prize awarded and owed to a winner until the cashier pays it (once, whatever retries)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=12, choices=PayableKind.choices)
+    # What awarded it, unique per venue: "bingo.award:41", "bingo.programaward:7", "tables.seatpayout:3",
+    # "machines.hit:12".
+    source = models.CharField(max_length=80)
+    description = models.CharField(max_length=200)  # "Game 12 · Line · card 1-0345"
+    amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
+    state = models.CharField(max_length=8, choices=PayableState.choices, default=PayableState.WAITING)
+    awarded_at = models.DateTimeField()
+    award_tx = models.OneToOneField(LedgerTransaction, on_delete=models.PROTECT, related_name="+")
+    paid_at = models.DateTimeField(null=True, blank=True)
+    paid_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    method = models.CharField(max_length=12, choices=PayoutMethod.choices, blank=True)
+    payout_tx = models.OneToOneField(
+        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    receipt = models.CharField(max_length=24, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["venue", "source"], name="payable_source_unique_per_venue"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="payable_amount_positive"),
+        ]
+        indexes = [models.Index(fields=["venue", "state"])]
+
+    def __str__(self) -> str:
+        return self.description

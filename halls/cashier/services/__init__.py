@@ -1,0 +1,1 @@
+"""The cashier's services: the ledger, shifts, player cards, tickets, payables and payouts, reports."""

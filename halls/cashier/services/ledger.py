@@ -1,0 +1,222 @@
+"""Posting to the money ledger: balanced, append-only, idempotent by the caller's key, guarded accounts
+never below zero (also when two terminals spend one card at once: the accounts money leaves are locked).
+
+Every cashier service posts through `post`, inside its own transaction; `post` writes the audit entry of
+the posting. The venue's singleton accounts are made on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import F, Sum, Value
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from halls import money
+from halls.actors import Actor, actor_label
+from halls.cashier import ledger
+from halls.cashier.ledger import GUARDED, Kind
+from halls.cashier.models import (
+    AMOUNT_DIGITS,
+    Account,
+    LedgerTransaction,
+    Leg,
+    Means,
+    PlayerCard,
+    Shift,
+    TxKind,
+)
+from halls.cashier.services.locks import lock_accounts
+from halls.errors import Conflict
+from halls.fields import MoneyField
+from halls.services import audit
+
+VENUE_KINDS = (Kind.SALES, Kind.HOUSE, Kind.POOL_FUNDING, Kind.PRIZES_PAYABLE, Kind.TICKETS)
+
+
+def venue_account(venue_id: int, kind: Kind) -> Account:
+    """The venue's one account of `kind` (sales, house, pool funding, prizes payable, tickets)."""
+    if kind not in VENUE_KINDS:
+        raise ValueError(f"{kind} accounts are per shift or per card, not per venue")
+    account, _created = Account.objects.get_or_create(
+        venue_id=venue_id, code=kind.value, defaults={"kind": kind.value, "guarded": kind in GUARDED}
+    )
+    return account
+
+
+def drawer(shift: Shift, means: Means | str = Means.CASH) -> Account:
+    """The shift's drawer for a means of payment (cash, bank card), made on first use."""
+    account, _created = Account.objects.get_or_create(
+        venue_id=shift.venue_id,
+        code=f"drawer:{shift.pk}:{means}",
+        defaults={"kind": Kind.DRAWER.value, "guarded": True, "shift": shift, "means": str(means)},
+    )
+    return account
+
+
+def card_account(card: PlayerCard) -> Account:
+    account, _created = Account.objects.get_or_create(
+        venue_id=card.venue_id,
+        code=f"card:{card.number}",
+        defaults={"kind": Kind.PLAYER_CARD.value, "guarded": True, "card": card},
+    )
+    return account
+
+
+@dataclass(frozen=True)
+class Posted:
+    transaction: LedgerTransaction
+    replayed: bool  # the key was already posted with the same legs: nothing was written
+
+
+def _short(account: Account, balance: Decimal, needed: Decimal) -> Conflict:
+    """The refusal of a guarded account that would go below zero, in the words of its kind."""
+    values = {"account": account.code, "balance": money.text(balance), "needed": money.text(needed)}
+    if account.kind == Kind.DRAWER:
+        return Conflict(
+            _("The drawer holds %(balance)s: %(needed)s cannot be paid from it.") % values,
+            code="drawer_short",
+            **values,
+        )
+    if account.kind == Kind.PLAYER_CARD:
+        return Conflict(
+            _("The card's balance is %(balance)s: %(needed)s is more than it holds.") % values,
+            code="insufficient_balance",
+            **values,
+        )
+    return Conflict(
+        _("Account %(account)s holds %(balance)s, less than %(needed)s.") % values,
+        code="insufficient_balance",
+        **values,
+    )
+
+
+def _same(previous: LedgerTransaction, kind: str, legs: tuple[ledger.Leg, ...]) -> bool:
+    stored = sorted((leg.account_id, leg.amount) for leg in previous.legs.all())
+    return previous.kind == kind and stored == [(leg.account, leg.amount) for leg in legs]
+
+
+def _replay(venue_id: int, key: str, kind: str, legs: tuple[ledger.Leg, ...]) -> Posted | None:
+    previous = LedgerTransaction.objects.filter(venue_id=venue_id, key=key).first()
+    if previous is None:
+        return None
+    if not _same(previous, kind, legs):
+        raise Conflict(
+            _("Idempotency key %(key)r was used for another operation.") % {"key": key},
+            code="idempotency_key_reused",
+        )
+    return Posted(previous, replayed=True)
+
+
+def post(
+    *,
+    venue_id: int,
+    kind: TxKind,
+    key: str,
+    legs: Iterable[ledger.Leg],
+    actor: Actor,
+    shift: Shift | None = None,
+    device: str = "",
+    memo: str = "",
+    data: Mapping[str, Any] | None = None,
+) -> Posted:
+    """Post one balanced transaction (legs on account ids), or answer the one already posted under `key`.
+
+    Raises `Conflict` (drawer_short / insufficient_balance) when a guarded account would go below zero,
+    and `Conflict` (idempotency_key_reused) when `key` was posted with other legs. Writes nothing then.
+    """
+    checked = ledger.check(legs)
+    with transaction.atomic():
+        accounts = {a.pk: a for a in Account.objects.filter(pk__in=[leg.account for leg in checked])}
+        if len(accounts) != len(checked) or any(a.venue_id != venue_id for a in accounts.values()):
+            raise ValueError(f"ledger legs on accounts outside venue {venue_id}: {checked}")
+        deltas = {leg.account: ledger.shown(Kind(accounts[leg.account].kind), leg.amount) for leg in checked}
+        # Money leaves these: lock them, so two spends of one card are decided one after the other.
+        taking = [pk for pk, delta in deltas.items() if delta < 0 and accounts[pk].guarded]
+        locked = lock_accounts(taking)
+        replay = _replay(venue_id, key, kind, checked)
+        if replay is not None:
+            return replay
+        for pk, account in locked.items():
+            if account.balance + deltas[pk] < 0:
+                raise _short(account, account.balance, -deltas[pk])
+        try:
+            with transaction.atomic():  # a savepoint: the same key posted at this instant by another call
+                posted = LedgerTransaction.objects.create(
+                    venue_id=venue_id,
+                    kind=kind,
+                    key=key,
+                    shift=shift,
+                    actor=actor if isinstance(actor, User) else None,
+                    actor_label=actor_label(actor),
+                    device=device,
+                    created_at=timezone.now(),
+                    memo=memo,
+                    data=dict(data or {}),
+                    leg_count=len(checked),
+                )
+        except IntegrityError:
+            replay = _replay(venue_id, key, kind, checked)
+            if replay is None:
+                raise
+            return replay
+        Leg.objects.bulk_create(
+            Leg(transaction=posted, account_id=leg.account, amount=leg.amount) for leg in checked
+        )
+        for pk in sorted(deltas):
+            amount = Value(deltas[pk], output_field=MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2))
+            Account.objects.filter(pk=pk).update(balance=F("balance") + amount)
+        audit.record(
+            venue_id=venue_id,
+            actor=actor,
+            action=f"ledger.{kind}",
+            obj=posted,
+            data={
+                "key": key,
+                "shift": shift.pk if shift else None,
+                "device": device,
+                "memo": memo,
+                "legs": [[accounts[leg.account].code, money.text(leg.amount)] for leg in checked],
+                **dict(data or {}),
+            },
+        )
+    return Posted(posted, replayed=False)
+
+
+@dataclass(frozen=True)
+class TrialBalance:
+    """The venue's books: every leg summed (zero when balanced), and each kind's shown balance."""
+
+    legs_total: Decimal
+    by_kind: dict[str, Decimal]
+    # Accounts whose balance column differs from the sum of their legs (none, unless rows were tampered).
+    drifted: list[str]
+
+    @property
+    def holds(self) -> bool:
+        return (
+            self.legs_total == 0
+            and not self.drifted
+            and ledger.trial_balance({Kind(k): v for k, v in self.by_kind.items()}) == 0
+        )
+
+
+def trial_balance(venue_id: int) -> TrialBalance:
+    legs = Leg.objects.filter(account__venue_id=venue_id)
+    total = legs.aggregate(t=Sum("amount"))["t"] or money.ZERO
+    sums = {row["account"]: row["s"] for row in legs.values("account").annotate(s=Sum("amount"))}
+    by_kind: dict[str, Decimal] = {}
+    drifted: list[str] = []
+    for account in Account.objects.filter(venue_id=venue_id).order_by("pk"):
+        raw = sums.get(account.pk, money.ZERO)
+        shown = ledger.shown(Kind(account.kind), raw)
+        by_kind[account.kind] = by_kind.get(account.kind, money.ZERO) + shown
+        if shown != account.balance:
+            drifted.append(account.code)
+    return TrialBalance(legs_total=total, by_kind=by_kind, drifted=drifted)

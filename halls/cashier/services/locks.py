@@ -1,0 +1,49 @@
+"""Every lock of the cashier, each through its rank (halls.locks): a shift, a payable, a ticket, a player
+card, then the accounts money is taken from."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.utils.translation import gettext as _
+
+from halls.cashier.models import Account, Payable, PlayerCard, Shift, Ticket
+from halls.errors import NotFound
+from halls.locks import Rank, take, take_many
+
+
+def lock_shift(shift_id: int) -> Shift:
+    """The shift FOR UPDATE, with its till (every operation at a till holds it, so closing waits for them)."""
+    take(Rank.SHIFT, shift_id)
+    shift = Shift.objects.select_for_update(of=("self",)).select_related("till").filter(pk=shift_id).first()
+    if shift is None:
+        raise NotFound(_("No shift %(shift)s.") % {"shift": shift_id}, code="unknown_shift")
+    return shift
+
+
+def lock_payable(payable_id: int) -> Payable:
+    take(Rank.PAYABLE, payable_id)
+    payable = Payable.objects.select_for_update(of=("self",)).filter(pk=payable_id).first()
+    if payable is None:
+        raise NotFound(_("No prize %(payable)s to pay.") % {"payable": payable_id}, code="unknown_payable")
+    return payable
+
+
+def lock_ticket(ticket_id: int) -> Ticket:
+    take(Rank.TICKET, ticket_id)
+    return Ticket.objects.select_for_update(of=("self",)).get(pk=ticket_id)
+
+
+def lock_player_card(card_id: int) -> PlayerCard:
+    take(Rank.PLAYER_CARD, card_id)
+    return PlayerCard.objects.select_for_update(of=("self",)).get(pk=card_id)
+
+
+def lock_accounts(account_ids: Iterable[int]) -> dict[int, Account]:
+    """The accounts FOR UPDATE, in id order (every transaction takes them so): id -> account."""
+    ids = sorted(set(account_ids))
+    if not ids:
+        return {}
+    take_many(Rank.ACCOUNT, ids)
+    rows = Account.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
+    return {a.pk: a for a in rows}
