@@ -1,7 +1,7 @@
 """The REST API's routes (under /api/): halls' doors (token, venues, sessions), bingo's, the tables',
-the pools', the prize programs', the machines'."""
+the pools', the prize programs', the machines', the cashier's (/api/cashier/)."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, include, path
 
 from bingo import api as bingo_api
 from bingo import program_api
@@ -17,4 +17,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *tables_api.urlpatterns,
     *jackpots_api.urlpatterns,
     *machines_api.urlpatterns,
+    path("cashier/", include("halls.cashier.urls")),
 ]

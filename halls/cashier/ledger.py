@@ -27,11 +27,12 @@ class Kind(StrEnum):
     HOUSE = "house"  # per venue: the house's stake (floats out, cash-ups in, over/short, expired tickets)
     POOL_FUNDING = "pool_funding"  # per venue: accumulated prizes awarded, funded by the pool engine
     TICKETS = "tickets"  # per venue: tickets issued and not yet redeemed or expired
+    DEVICE_CASH = "device_cash"  # one per cash device: the notes in a terminal's or bill reader's stacker
 
 
-DEBIT_NORMAL = frozenset({Kind.DRAWER, Kind.POOL_FUNDING})
+DEBIT_NORMAL = frozenset({Kind.DRAWER, Kind.DEVICE_CASH, Kind.POOL_FUNDING})
 # Never below zero: money in a drawer, on a card, owed on prizes or tickets.
-GUARDED = frozenset({Kind.DRAWER, Kind.PLAYER_CARD, Kind.PRIZES_PAYABLE, Kind.TICKETS})
+GUARDED = frozenset({Kind.DRAWER, Kind.DEVICE_CASH, Kind.PLAYER_CARD, Kind.PRIZES_PAYABLE, Kind.TICKETS})
 
 
 class Unbalanced(ValueError):

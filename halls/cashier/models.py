@@ -54,6 +54,39 @@ class Till(models.Model):
         return self.name
 
 
+class CashierSettings(models.Model):
+    """A venue's cashier rules."""
+
+    venue = models.OneToOneField(Venue, on_delete=models.PROTECT, related_name="cashier_settings")
+    # A ticket not redeemed within this many days expires; its amount goes to the house.
+    ticket_valid_days = models.PositiveSmallIntegerField(_("ticket validity (days)"), default=30)
+
+
+class DeviceKind(models.TextChoices):
+    TERMINAL = "terminal", _("Player terminal")
+    BILL_READER = "bill_reader", _("Bill reader")
+    TICKET_KIOSK = "kiosk", _("Ticket kiosk")
+
+
+class CashDevice(models.Model):
+    """A device that takes or gives money for the cashier: a terminal's bill reader, a ticket kiosk.
+
+    It authenticates with a device token (only its hash is kept); its messages carry a sequence number,
+    so a retry is a no-op."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    name = models.CharField(_("name"), max_length=80)
+    kind = models.CharField(max_length=12, choices=DeviceKind.choices)
+    token_hash = models.CharField(max_length=64)  # sha256 hex of the device token (shown once)
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["venue", "name"], name="cash_device_name_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class ShiftState(models.TextChoices):
     OPEN = "open", _("Open")
     CLOSED = "closed", _("Closed")
@@ -137,6 +170,9 @@ class Account(models.Model):
     card = models.OneToOneField(
         PlayerCard, null=True, blank=True, on_delete=models.PROTECT, related_name="account"
     )
+    device = models.OneToOneField(
+        CashDevice, null=True, blank=True, on_delete=models.PROTECT, related_name="account"
+    )
     guarded = models.BooleanField()
     balance = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, default=0)
 
@@ -168,6 +204,8 @@ class TxKind(models.TextChoices):
     CARD_CASH_IN = "card_cash_in", _("Card cash-in")
     CARD_CASH_OUT = "card_cash_out", _("Card cash-out")
     CARD_SPEND = "card_spend", _("Card spend")
+    DEVICE_CASH_IN = "device_cash_in", _("Notes taken by a device")
+    DEVICE_EMPTIED = "device_emptied", _("Device emptied")
     PRIZE_AWARD = "prize_award", _("Prize awarded")
     PRIZE_PAYOUT = "prize_payout", _("Prize paid")
     TICKET_ISSUE = "ticket_issue", _("Ticket issued")

@@ -1,0 +1,7 @@
+"""/api/cashier/: every area's routes (halls.cashier.api)."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, URLResolver
+
+urlpatterns: list[URLPattern | URLResolver] = []
