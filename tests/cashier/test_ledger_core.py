@@ -6,13 +6,15 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
-from halls.cashier.models import Account, LedgerTransaction, Leg, PlayerCard, TxKind
+from halls.cashier.models import Account, LedgerTransaction, Leg, Means, PlayerCard, Till, TxKind
 from halls.cashier.services import ledger as books
+from halls.cashier.services import shifts
 from halls.errors import Conflict
 from halls.models import AuditEntry, Venue
 
@@ -130,3 +132,15 @@ def test_a_guarded_account_cannot_be_written_below_zero_by_the_database(
     account = books.card_account(card)
     with pytest.raises(IntegrityError), transaction.atomic():
         Account.objects.filter(pk=account.pk).update(balance=D("-0.01"))
+
+
+@pytest.mark.django_db
+def test_opening_a_shift_puts_the_counted_float_in_its_cash_drawer(venue: Venue, cashier: User) -> None:
+    till = Till.objects.create(venue=venue, name="Caja 1")
+    shift = shifts.open_shift(till=till, cashier=cashier, float_amount=D("150.00"), actor=cashier)
+    assert books.drawer(shift, Means.CASH).balance == D("150.00")
+    assert shifts.open_shift_of(venue_id=venue.pk, cashier=cashier) == shift
+    with pytest.raises(Conflict) as refused:
+        shifts.open_shift(till=till, cashier=cashier, float_amount=D("0"), actor=cashier)
+    assert refused.value.code == "shift_already_open"
+    assert books.trial_balance(venue.pk).holds
