@@ -74,6 +74,9 @@ class EventType(StrEnum):
     HAND_CARDS_REGISTERED = "hand.cards_registered"
     HAND_SETTLED = "hand.settled"
     HAND_VOIDED = "hand.voided"
+    # the cashier's prizes payable, on the venue's cashier stream ("cashier.<venue id>")
+    PAYABLE_CREATED = "payable.created"
+    PAYABLE_PAID = "payable.paid"
 
 
 # --- halls ---------------------------------------------------------------------------------------------
@@ -490,6 +493,28 @@ class HandVoided(HandHead):
     contributed: Decimal  # pool bets already in the pool's ledger (a refund is a meter correction)
 
 
+# --- the cashier: prizes payable on the venue's cashier stream ---------------------------------------------
+
+
+class PayableWaiting(TypedDict):
+    """A prize awarded and waiting at the cashier (halls.cashier.Payable), as the till page lists it."""
+
+    payable: int
+    kind: str  # line / bingo / accumulated / table / machine
+    source: str
+    description: str
+    amount: Decimal
+    state: str
+    awarded_at: datetime
+
+
+class PayablePaid(PayableWaiting):
+    paid_at: datetime
+    paid_by: str
+    method: str  # cash / player_card / ticket
+    receipt: str
+
+
 # Each type's payload; POOL_HIT is the engine's fact on the pool stream and the screens' wording on rooms.
 PAYLOADS: dict[EventType, Any] = {
     EventType.SESSION_OPENED: SessionOpened,
@@ -533,6 +558,8 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.HAND_CARDS_REGISTERED: HandCardsRegistered,
     EventType.HAND_SETTLED: HandSettled,
     EventType.HAND_VOIDED: HandVoided,
+    EventType.PAYABLE_CREATED: PayableWaiting,
+    EventType.PAYABLE_PAID: PayablePaid,
 }
 
 
