@@ -74,7 +74,10 @@ class EventType(StrEnum):
     HAND_CARDS_REGISTERED = "hand.cards_registered"
     HAND_SETTLED = "hand.settled"
     HAND_VOIDED = "hand.voided"
-    # the cashier's prizes payable, on the venue's cashier stream ("cashier.<venue id>")
+    # the cashier, on the venue's cashier stream ("cashier.<venue id>")
+    TICKET_ISSUED = "ticket.issued"
+    TICKET_REDEEMED = "ticket.redeemed"
+    TICKET_EXPIRED = "ticket.expired"
     PAYABLE_CREATED = "payable.created"
     PAYABLE_PAID = "payable.paid"
 
@@ -493,7 +496,15 @@ class HandVoided(HandHead):
     contributed: Decimal  # pool bets already in the pool's ledger (a refund is a meter correction)
 
 
-# --- the cashier: prizes payable on the venue's cashier stream ---------------------------------------------
+# --- the cashier: the venue's cashier stream ---------------------------------------------------------------
+
+
+class TicketChanged(TypedDict):
+    ticket: int
+    number: str
+    amount: Decimal
+    state: str
+    at: datetime
 
 
 class PayableWaiting(TypedDict):
@@ -558,6 +569,9 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.HAND_CARDS_REGISTERED: HandCardsRegistered,
     EventType.HAND_SETTLED: HandSettled,
     EventType.HAND_VOIDED: HandVoided,
+    EventType.TICKET_ISSUED: TicketChanged,
+    EventType.TICKET_REDEEMED: TicketChanged,
+    EventType.TICKET_EXPIRED: TicketChanged,
     EventType.PAYABLE_CREATED: PayableWaiting,
     EventType.PAYABLE_PAID: PayablePaid,
 }
