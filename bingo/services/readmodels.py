@@ -253,7 +253,8 @@ def _payouts(game: Game) -> list[dict[str, Any]]:
     ):
         award_id = pool_awards.get(settlements[p.game_program_id])
         source = "" if award_id is None else payables.pool_award_source(award_id, p.claim_id)
-        rows.append(("program", p.game_program.program.code, p.claim.series.code, p.claim.serial, p.amount, source))
+        program = p.game_program.program.code
+        rows.append(("program", program, p.claim.series.code, p.claim.serial, p.amount, source))
     paid = payables.payouts([source for *_, source in rows if source], venue_id=game.room.venue_id)
     return [
         {

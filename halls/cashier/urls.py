@@ -4,4 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
+from halls.cashier.api import payables
+
 urlpatterns: list[URLPattern | URLResolver] = []
+urlpatterns += payables.urlpatterns

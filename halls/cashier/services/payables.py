@@ -51,14 +51,19 @@ from halls.cashier.models import (
     PayoutMethod,
     PlayerCard,
     PlayerCardState,
+    Ticket,
+    Till,
     TxKind,
 )
+from halls.cashier.printing.document import Barcode, Document, Field, Line
 from halls.cashier.services import ledger as books
+from halls.cashier.services import tickets
 from halls.cashier.services.locks import lock_accounts, lock_payable, lock_player_card
+from halls.cashier.services.printing import PrintResult, print_document
 from halls.cashier.services.shifts import open_shift_of
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import EventType, PayablePaid, PayableWaiting
-from halls.models import Role, Venue
+from halls.models import AuditEntry, Role, Venue
 from halls.services import audit
 
 SALES_FUNDED = frozenset({PayableKind.LINE, PayableKind.BINGO})
@@ -185,6 +190,13 @@ class Payout:
     payable: Payable
     replayed: bool
 
+    @property
+    def ticket(self) -> Ticket | None:
+        """The ticket a prize paid as a ticket was printed on."""
+        if self.payable.method != PayoutMethod.TICKET or self.payable.payout_tx_id is None:
+            return None
+        return Ticket.objects.filter(issue_tx_id=self.payable.payout_tx_id).first()
+
 
 Settle = Callable[[], Payout]
 # payer(payable, settle, reference): takes the awarding side's locks, calls settle() (the cashier's part),
@@ -308,8 +320,22 @@ def _settle(
             raise _already_paid(row)
         prizes = books.venue_account(venue_id, Kind.PRIZES_PAYABLE)
         data = {"payable": row.pk, "source": row.source, "method": method.value, "reference": reference}
+        ticket = None
         if method == PayoutMethod.TICKET:
-            raise Conflict(_("Prizes cannot be paid as tickets yet."), code="tickets_unavailable")
+            issued = tickets.issue_ticket(
+                venue_id=venue_id,
+                amount=row.amount,
+                funded_by=prizes,
+                key=ledger_key,
+                actor=actor,
+                shift=shift,
+                device=shift.till.name,
+                kind=TxKind.PRIZE_PAYOUT,
+                memo=row.description,
+                data=data,
+            )
+            ticket = issued.ticket
+            replayed, tx = issued.replayed, ticket.issue_tx
         else:
             if method == PayoutMethod.PLAYER_CARD:
                 assert card is not None
@@ -362,8 +388,11 @@ def _settle(
                 "payout_tx": tx.pk,
                 "card": data.get("card", ""),
                 "reference": reference,
+                "ticket": ticket.number if ticket is not None else "",
             },
         )
+        if ticket is not None:
+            tickets.announce(ticket, EventType.TICKET_ISSUED)
         events.emit(stream(venue_id), EventType.PAYABLE_PAID, paid_payload(row))
     return Payout(row, replayed=False)
 
@@ -448,3 +477,58 @@ def waiting(venue_ids: Iterable[int]) -> list[Payable]:
             "-awarded_at", "-pk"
         )
     )
+
+
+# --- the receipt -------------------------------------------------------------------------------------------
+
+
+def _printed_before(payable: Payable) -> bool:
+    return AuditEntry.objects.filter(
+        action="cashier.printed", object_type=Payable._meta.label_lower, object_id=str(payable.pk)
+    ).exists()
+
+
+def receipt_document(payable: Payable, *, duplicate: bool = False) -> Document:
+    """The prize receipt, in the venue's language: what was paid, to which prize, how, by whom, when."""
+    tx_id = payable.payout_tx_id
+    if payable.state != PayableState.PAID or payable.paid_at is None or tx_id is None:
+        raise Conflict(_("This prize has not been paid: it has no receipt yet."), code="not_paid")
+    venue = Venue.objects.get(pk=payable.venue_id)
+    tx = LedgerTransaction.objects.select_related("shift__till").get(pk=tx_id)
+    with venue_language(venue.pk):
+        lines: list[Line] = [
+            Field(_("Receipt"), payable.receipt),
+            payable.description,
+            Field(_("Prize"), str(PayableKind(payable.kind).label)),
+            Field(_("Awarded"), _local(venue.pk, payable.awarded_at)),
+            Field(_("Paid"), _local(venue.pk, payable.paid_at)),
+            Field(_("Paid by"), payable.paid_by.get_username() if payable.paid_by is not None else ""),
+            Field(_("Till"), tx.shift.till.name if tx.shift is not None else tx.device),
+            Field(_("Paid as"), str(PayoutMethod(payable.method).label)),
+        ]
+        card = str(tx.data.get("card", ""))
+        if card:
+            lines.append(Field(_("Player card"), card))
+        ticket = Ticket.objects.filter(issue_tx_id=tx.pk).first()
+        if ticket is not None:
+            lines.append(Field(_("Ticket"), ticket.number))
+        footer = [_("DUPLICATE")] if duplicate else []
+        return Document(
+            venue=venue.name,
+            title=_("Prize receipt"),
+            kind="payout",
+            lines=tuple(lines),
+            amount=Field(_("Amount"), money.euros(payable.amount)),
+            barcode=Barcode(payable.receipt),
+            footer=tuple(footer),
+        )
+
+
+def print_receipt(*, payable: Payable, till: Till, actor: Actor) -> PrintResult:
+    """Print the payable's receipt at `till` (its printer, else a PDF in the result), after the payout has
+    committed; a later print says DUPLICATE. Audited by the printing service (`cashier.printed`)."""
+    if till.venue_id != payable.venue_id:
+        raise ValueError(f"till {till.pk} is not of the payable's venue")
+    payable.refresh_from_db()
+    document = receipt_document(payable, duplicate=_printed_before(payable))
+    return print_document(till=till, document=document, actor=actor, subject=payable)
