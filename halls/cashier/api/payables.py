@@ -107,7 +107,10 @@ class PayRequestSerializer(serializers.Serializer[Any]):
 
 class ReceiptRequestSerializer(serializers.Serializer[Any]):
     till = serializers.IntegerField(
-        required=False, min_value=1, help_text="The till to print at; left out: your open shift's till."
+        required=False,
+        min_value=1,
+        max_value=2**31 - 1,
+        help_text="The till to print at; left out: your open shift's till.",
     )
 
 
