@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from demo import machines as demo_machines
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Payable, TxKind
 from halls.cashier.services import ledger as books
@@ -20,8 +21,8 @@ from jackpots.models import Award, Pool
 from jackpots.services import reports
 from jackpots.tables.models import SeatPayout
 from jackpots.tables.services.readmodels import hand_view
-from machines.models import Machine, ProgressiveHit
-from machines.services import handpay, push, readmodels
+from machines.models import LinkGroup, Machine, ProgressiveHit
+from machines.services import handpay, links, push, readmodels
 from tests.cashier.payable_support import balance, cash, new_cashier, on_shift
 from tests.jackpots.tables.conftest import Casino, play
 from tests.machines.machine_fixtures import (
@@ -31,6 +32,7 @@ from tests.machines.machine_fixtures import (
     link,
     machine,
     pool_operator,
+    register,
     send,
     slot_pool,
 )
@@ -148,3 +150,22 @@ def test_a_hand_pay_the_drawer_cannot_cover_leaves_the_machine_locked(
     assert Payable.objects.get(kind="machine").state == "waiting"
     paid = ["machine.hand_pay_paid", "cashier.payable_paid"]
     assert not AuditEntry.objects.filter(action__in=paid).exists()
+
+
+def test_the_demo_attendant_pays_overdue_hand_pays_from_its_own_shift(
+    an10_venue: Venue,
+    pool_operator: User,
+    link: LinkGroup,
+    pushed: list[tuple[int, dict[str, Any]]],
+) -> None:
+    demo_machine, _token = register(an10_venue, pool_operator, asset=f"{demo_machines.ASSET_PREFIX}01")
+    links.join_link(group=link, machine=demo_machine, actor=pool_operator)
+    send(demo_machine, hit(1))
+    row = ProgressiveHit.objects.get(machine=demo_machine)
+    person = demo_machines.attendant(an10_venue)
+    assert demo_machines.attendant(an10_venue) == person  # one shift, opened once
+    assert demo_machines._pay_overdue_hand_pays(an10_venue, -1.0, person) == 1
+    row.refresh_from_db()
+    assert row.paid_by == person
+    payable = Payable.objects.get(kind="machine")
+    assert (payable.state, payable.paid_by) == ("paid", person)
