@@ -74,6 +74,9 @@ class EventType(StrEnum):
     HAND_CARDS_REGISTERED = "hand.cards_registered"
     HAND_SETTLED = "hand.settled"
     HAND_VOIDED = "hand.voided"
+    # cashier, on the till pages' stream ("cashier.<venue id>")
+    CASHIER_SHIFT_OPENED = "cashier.shift_opened"
+    CASHIER_SHIFT_CLOSED = "cashier.shift_closed"
 
 
 # --- halls ---------------------------------------------------------------------------------------------
@@ -490,6 +493,16 @@ class HandVoided(HandHead):
     contributed: Decimal  # pool bets already in the pool's ledger (a refund is a meter correction)
 
 
+# --- cashier: the till pages' stream --------------------------------------------------------------------
+
+
+class CashierShift(TypedDict):
+    shift: int
+    till: int
+    cashier: str  # username
+    state: str  # open, closed
+
+
 # Each type's payload; POOL_HIT is the engine's fact on the pool stream and the screens' wording on rooms.
 PAYLOADS: dict[EventType, Any] = {
     EventType.SESSION_OPENED: SessionOpened,
@@ -533,6 +546,8 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.HAND_CARDS_REGISTERED: HandCardsRegistered,
     EventType.HAND_SETTLED: HandSettled,
     EventType.HAND_VOIDED: HandVoided,
+    EventType.CASHIER_SHIFT_OPENED: CashierShift,
+    EventType.CASHIER_SHIFT_CLOSED: CashierShift,
 }
 
 
