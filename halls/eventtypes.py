@@ -74,9 +74,16 @@ class EventType(StrEnum):
     HAND_CARDS_REGISTERED = "hand.cards_registered"
     HAND_SETTLED = "hand.settled"
     HAND_VOIDED = "hand.voided"
+<<<<<<< HEAD
     # cashier, on the till pages' stream ("cashier.<venue id>")
     CASHIER_SHIFT_OPENED = "cashier.shift_opened"
     CASHIER_SHIFT_CLOSED = "cashier.shift_closed"
+=======
+    # the cashier, on the venue's cashier stream ("cashier.<venue id>")
+    TICKET_ISSUED = "ticket.issued"
+    TICKET_REDEEMED = "ticket.redeemed"
+    TICKET_EXPIRED = "ticket.expired"
+>>>>>>> main
 
 
 # --- halls ---------------------------------------------------------------------------------------------
@@ -493,6 +500,7 @@ class HandVoided(HandHead):
     contributed: Decimal  # pool bets already in the pool's ledger (a refund is a meter correction)
 
 
+<<<<<<< HEAD
 # --- cashier: the till pages' stream --------------------------------------------------------------------
 
 
@@ -501,6 +509,17 @@ class CashierShift(TypedDict):
     till: int
     cashier: str  # username
     state: str  # open, closed
+=======
+# --- the cashier: the venue's cashier stream ---------------------------------------------------------------
+
+
+class TicketChanged(TypedDict):
+    ticket: int
+    number: str
+    amount: Decimal
+    state: str
+    at: datetime
+>>>>>>> main
 
 
 # Each type's payload; POOL_HIT is the engine's fact on the pool stream and the screens' wording on rooms.
@@ -546,8 +565,14 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.HAND_CARDS_REGISTERED: HandCardsRegistered,
     EventType.HAND_SETTLED: HandSettled,
     EventType.HAND_VOIDED: HandVoided,
+<<<<<<< HEAD
     EventType.CASHIER_SHIFT_OPENED: CashierShift,
     EventType.CASHIER_SHIFT_CLOSED: CashierShift,
+=======
+    EventType.TICKET_ISSUED: TicketChanged,
+    EventType.TICKET_REDEEMED: TicketChanged,
+    EventType.TICKET_EXPIRED: TicketChanged,
+>>>>>>> main
 }
 
 
