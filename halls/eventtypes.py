@@ -74,16 +74,12 @@ class EventType(StrEnum):
     HAND_CARDS_REGISTERED = "hand.cards_registered"
     HAND_SETTLED = "hand.settled"
     HAND_VOIDED = "hand.voided"
-<<<<<<< HEAD
-    # cashier, on the till pages' stream ("cashier.<venue id>")
-    CASHIER_SHIFT_OPENED = "cashier.shift_opened"
-    CASHIER_SHIFT_CLOSED = "cashier.shift_closed"
-=======
     # the cashier, on the venue's cashier stream ("cashier.<venue id>")
     TICKET_ISSUED = "ticket.issued"
     TICKET_REDEEMED = "ticket.redeemed"
     TICKET_EXPIRED = "ticket.expired"
->>>>>>> main
+    CASHIER_SHIFT_OPENED = "cashier.shift_opened"
+    CASHIER_SHIFT_CLOSED = "cashier.shift_closed"
 
 
 # --- halls ---------------------------------------------------------------------------------------------
@@ -500,16 +496,6 @@ class HandVoided(HandHead):
     contributed: Decimal  # pool bets already in the pool's ledger (a refund is a meter correction)
 
 
-<<<<<<< HEAD
-# --- cashier: the till pages' stream --------------------------------------------------------------------
-
-
-class CashierShift(TypedDict):
-    shift: int
-    till: int
-    cashier: str  # username
-    state: str  # open, closed
-=======
 # --- the cashier: the venue's cashier stream ---------------------------------------------------------------
 
 
@@ -519,7 +505,13 @@ class TicketChanged(TypedDict):
     amount: Decimal
     state: str
     at: datetime
->>>>>>> main
+
+
+class CashierShift(TypedDict):
+    shift: int
+    till: int
+    cashier: str  # username
+    state: str  # open, closed
 
 
 # Each type's payload; POOL_HIT is the engine's fact on the pool stream and the screens' wording on rooms.
@@ -565,14 +557,11 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.HAND_CARDS_REGISTERED: HandCardsRegistered,
     EventType.HAND_SETTLED: HandSettled,
     EventType.HAND_VOIDED: HandVoided,
-<<<<<<< HEAD
-    EventType.CASHIER_SHIFT_OPENED: CashierShift,
-    EventType.CASHIER_SHIFT_CLOSED: CashierShift,
-=======
     EventType.TICKET_ISSUED: TicketChanged,
     EventType.TICKET_REDEEMED: TicketChanged,
     EventType.TICKET_EXPIRED: TicketChanged,
->>>>>>> main
+    EventType.CASHIER_SHIFT_OPENED: CashierShift,
+    EventType.CASHIER_SHIFT_CLOSED: CashierShift,
 }
 
 
