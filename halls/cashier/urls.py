@@ -4,4 +4,8 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
+from halls.cashier.api import cards, devices
+
 urlpatterns: list[URLPattern | URLResolver] = []
+urlpatterns += cards.urlpatterns
+urlpatterns += devices.urlpatterns

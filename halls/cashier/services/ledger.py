@@ -25,6 +25,7 @@ from halls.cashier.ledger import GUARDED, Kind
 from halls.cashier.models import (
     AMOUNT_DIGITS,
     Account,
+    CashDevice,
     LedgerTransaction,
     Leg,
     Means,
@@ -65,6 +66,16 @@ def card_account(card: PlayerCard) -> Account:
         venue_id=card.venue_id,
         code=f"card:{card.number}",
         defaults={"kind": Kind.PLAYER_CARD.value, "guarded": True, "card": card},
+    )
+    return account
+
+
+def device_account(device: CashDevice) -> Account:
+    """The device's stacker: the notes it took, until they are collected at a till."""
+    account, _created = Account.objects.get_or_create(
+        venue_id=device.venue_id,
+        code=f"device:{device.pk}",
+        defaults={"kind": Kind.DEVICE_CASH.value, "guarded": True, "device": device},
     )
     return account
 
