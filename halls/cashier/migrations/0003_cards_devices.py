@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("cashier", "0001_initial"),
+        ("cashier", "0002_tickets"),
     ]
 
     operations = [
