@@ -80,16 +80,6 @@ def card_account(card: PlayerCard) -> Account:
     return account
 
 
-def device_account(device: CashDevice) -> Account:
-    """The device's stacker: the notes it took, until they are collected at a till."""
-    account, _created = Account.objects.get_or_create(
-        venue_id=device.venue_id,
-        code=f"device:{device.pk}",
-        defaults={"kind": Kind.DEVICE_CASH.value, "guarded": True, "device": device},
-    )
-    return account
-
-
 @dataclass(frozen=True)
 class Posted:
     transaction: LedgerTransaction
