@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import User
+from rest_framework.test import APIClient
 
 from halls.cashier import cardnumber
 from halls.cashier.ledger import Kind
@@ -124,7 +125,7 @@ def test_a_device_cannot_reach_another_venues_card_nor_a_blocked_one(
 # --- API ------------------------------------------------------------------------------------------------
 
 
-def _device_client(device: CashDevice, token: str) -> object:
+def _device_client(device: CashDevice, token: str) -> APIClient:
     client = api_client(None)
     client.credentials(HTTP_AUTHORIZATION=f"CashDevice {device.pk}:{token}")
     return client
@@ -165,22 +166,22 @@ def test_notes_in_through_the_api(
     client = _device_client(device, token)
     url = "/api/cashier/device/notes-in/"
     body = {"seq": 7, "card": f"TJ:{card.number}", "amount": "50.00"}
-    first = client.post(url, body, format="json")  # type: ignore[attr-defined]
+    first = client.post(url, body, format="json")
     assert first.status_code == 201, first.content
     assert first.json()["balance"] == "50.00"
-    again = client.post(url, body, format="json")  # type: ignore[attr-defined]
+    again = client.post(url, body, format="json")
     assert again.status_code == 200 and again.json() == first.json()
-    refused(client.post(url, {**body, "amount": "20.00"}, format="json"), 409, "seq_reused")  # type: ignore[attr-defined]
+    refused(client.post(url, {**body, "amount": "20.00"}, format="json"), 409, "seq_reused")
     theirs = cards.issue_card(venue_id=other_venue.pk, actor="system")
-    refused(client.post(url, {**body, "seq": 8, "card": theirs.number}, format="json"), 404, "unknown_card")  # type: ignore[attr-defined]
+    refused(client.post(url, {**body, "seq": 8, "card": theirs.number}, format="json"), 404, "unknown_card")
     for amount in ("0", "-1.00", "1.234"):
         error = refused(
             client.post(url, {**body, "seq": 9, "amount": amount}, format="json"), 400, "bad_amount", "amount"
-        )  # type: ignore[attr-defined]
+        )
         assert error["details"]["field"] == "amount"
     assert cards.balance(card) == D("50.00") and DeviceMessage.objects.count() == 1
     bad = _device_client(device, token + "x")
-    refused(bad.post(url, body, format="json"), 401, "bad_device_token")  # type: ignore[attr-defined]
+    refused(bad.post(url, body, format="json"), 401, "bad_device_token")
     refused(api_client(operator).post(url, body, format="json"), 401, "not_authenticated")
     devices.retire_device(device=device, actor=operator)
-    refused(client.post(url, {**body, "seq": 10}, format="json"), 401, "bad_device_token")  # type: ignore[attr-defined]
+    refused(client.post(url, {**body, "seq": 10}, format="json"), 401, "bad_device_token")
