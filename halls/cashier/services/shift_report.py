@@ -11,7 +11,6 @@ from zoneinfo import ZoneInfo
 from django.db.models import Count, Sum
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
 
 from halls import money
 from halls.cashier.models import (
@@ -161,7 +160,7 @@ def document(report: ShiftReport) -> Document:
     currency = shift.venue.currency
     lines: list[Field | Rule | str] = [
         Field(_("Till"), shift.till.name),
-        Field(pgettext("person", "Cashier"), shift.cashier.get_username()),
+        Field(_("Shift cashier"), shift.cashier.get_username()),
         Field(_("Opened"), when(shift, shift.opened_at)),
         Field(_("Closed"), when(shift, shift.closed_at)),
         Field(_("Opening float"), amount_text(shift.float_amount, currency)),
