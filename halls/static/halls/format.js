@@ -8,6 +8,8 @@
  *   HallFormat.time(iso)                // "20:05:09"
  *   HallFormat.cents("1.50")            // 150: exact, from the decimal string (never a float's rounding)
  *   HallFormat.decimal(450)             // "4.50": whole cents back to a decimal string
+ *   HallFormat.parseAmount("12,5")      // "12.50": what a person typed, with a comma or a point; null if
+ *                                       // it is not an amount in cents ("1.234,50" and "1,234.50" both work)
  */
 (function (global) {
   "use strict";
@@ -66,5 +68,21 @@
     return sign + Math.floor(abs / 100) + "." + ("0" + (abs % 100)).slice(-2);
   }
 
-  global.HallFormat = {language: language, money: money, number: number, time: time, cents: cents, decimal: decimal};
+  /*
+   * A typed amount to a decimal string in cents, or null. The last separator (comma or point) followed by
+   * one or two digits is the decimal one; any other separator must group thousands ("1.234,50", "1 234.5").
+   * A lone separator followed by three digits groups thousands ("1.234" is 1234, as a Spaniard means it).
+   */
+  function parseAmount(typed) {
+    var text = String(typed === null || typed === undefined ? "" : typed).replace(/[\s\u00a0\u202f€]/g, "");
+    if (!text) { return null; }
+    var match = /^(\d+|\d{1,3}(?:([.,])\d{3})+)(?:([.,])(\d{1,2}))?$/.exec(text);
+    if (!match || (match[2] && match[3] && match[2] === match[3])) { return null; }
+    var whole = match[1].replace(/[.,]/g, "").replace(/^0+(?=\d)/, "");
+    var fraction = ((match[4] || "") + "00").slice(0, 2);
+    return whole + "." + fraction;
+  }
+
+  global.HallFormat = {language: language, money: money, number: number, time: time, cents: cents, decimal: decimal,
+    parseAmount: parseAmount};
 })(window);
