@@ -21,7 +21,8 @@
   var el = ui.el;
   var fill = ui.fill;
 
-  var POLL_MS = 3000;
+  var POLL_MS = 3000;          // without the venue's stream
+  var LIVE_POLL_MS = 20000;    // with it: only to catch a lost event
   var TABS = ["shift", "sales", "cards", "tickets", "prizes"];
   var BASE = "/api/cashier/";
 
@@ -267,12 +268,82 @@
     }
   }
 
+  /* --- the venue's cashier stream ---------------------------------------------------------------------
+   * ws/cashier/venues/<id>/ forwards the venue's till events (a prize waiting or paid, a shift opened or
+   * closed, a ticket). An event only says "something changed": the panels reload over HTTP. A lost event
+   * is caught by the slow poll; a closed socket reconnects with backoff while the page polls fast. */
+
+  var socket = null;
+  var socketVenue = null;
+  var attempt = 0;
+  var live = false;
+
+  function connect() {
+    if (!state.venue || !global.WebSocket) { return; }
+    var venue = state.venue.id;
+    var scheme = global.location.protocol === "https:" ? "wss://" : "ws://";
+    var ws;
+    try {
+      ws = new global.WebSocket(scheme + global.location.host + "/ws/cashier/venues/" + venue + "/");
+    } catch (err) {
+      reconnect();
+      return;
+    }
+    socket = ws;
+    socketVenue = venue;
+    ws.onopen = function () {
+      if (ws !== socket) { return; }
+      attempt = 0;
+      live = true;
+      doc.body.setAttribute("data-till-stream", "live");
+      poll();   // whatever happened while the socket was down
+    };
+    ws.onmessage = function (message) {
+      if (ws !== socket) { return; }
+      var event;
+      try { event = JSON.parse(message.data); } catch (err) { return; }
+      if (!event || typeof event.type !== "string") { return; }
+      refresh();
+      Object.keys(panels).forEach(function (name) {
+        if (panels[name].event) {
+          try { panels[name].event(event); } catch (err) { console.error(err); }
+        }
+      });
+    };
+    ws.onclose = function () {
+      if (ws !== socket) { return; }
+      socket = null;
+      live = false;
+      doc.body.setAttribute("data-till-stream", "offline");
+      reconnect();
+    };
+    ws.onerror = function () { /* onclose follows */ };
+  }
+
+  function reconnect() {
+    var ceiling = Math.min(15000, 500 * Math.pow(2, attempt));
+    attempt += 1;
+    global.setTimeout(connect, ceiling / 2 + Math.random() * ceiling / 2);
+  }
+
+  function followVenue() {
+    if (socket && socketVenue !== (state.venue && state.venue.id)) {
+      var old = socket;
+      socket = null;
+      old.close();
+    }
+    if (!socket) { connect(); }
+  }
+
   /* --- the frame ------------------------------------------------------------------------------------ */
 
   function panel(name, hooks) { panels[name] = hooks; }
 
+  var lastPoll = 0;
+
   function poll() {
     if (doc.hidden) { return; }
+    lastPoll = Date.now();
     refresh();
     var current = panels[state.tab];
     if (current && current.poll) {
@@ -302,6 +373,7 @@
       state.loaded = false;
       state.shift = null;
       refresh();
+      followVenue();
     });
     global.addEventListener("hashchange", function () {
       var hash = (global.location.hash || "").replace("#", "");
@@ -310,7 +382,10 @@
     refresh().then(function () {
       if (state.tab === null) { showTab(initialTab()); }
     });
-    global.setInterval(poll, POLL_MS);
+    connect();
+    global.setInterval(function () {
+      if (Date.now() - lastPoll >= (live ? LIVE_POLL_MS : POLL_MS) - 100) { poll(); }
+    }, POLL_MS);
   }
 
   global.HallTill = {

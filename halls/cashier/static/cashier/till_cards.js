@@ -13,35 +13,24 @@
   var el = ui.el;
   var fill = ui.fill;
 
+  // /api/cashier/venues/<venue>/cards/<number or "TJ:<number>">/...
+  function venueCards() { return till.base + "venues/" + till.state.venue.id + "/cards/"; }
+  function cardPath(number, tail) { return venueCards() + encodeURIComponent(number) + "/" + (tail || ""); }
   var paths = {
-    cards: function () { return till.base + "cards/"; },
-    card: function (number) { return till.venueQuery(till.base + "cards/" + encodeURIComponent(number) + "/"); },
-    history: function (number) {
-      return till.venueQuery(till.base + "cards/" + encodeURIComponent(number) + "/history/");
-    },
-    cashIn: function (number) { return till.base + "cards/" + encodeURIComponent(number) + "/cash-in/"; },
-    cashOut: function (number) { return till.base + "cards/" + encodeURIComponent(number) + "/cash-out/"; },
-    block: function (number) { return till.base + "cards/" + encodeURIComponent(number) + "/block/"; }
+    cards: venueCards,
+    history: function (number) { return cardPath(number, "history/"); },
+    cashIn: function (number) { return cardPath(number, "cash-in/"); },
+    cashOut: function (number) { return cardPath(number, "cash-out/"); },
+    block: function (number) { return cardPath(number, "block/"); }
   };
-  var intents = {issue: new ui.KeyedIntent("card"), cashin: new ui.KeyedIntent("cashin"),
-    cashout: new ui.KeyedIntent("cashout")};
+  var intents = {cashin: new ui.KeyedIntent("cashin"), cashout: new ui.KeyedIntent("cashout")};
   var card = null;
-
-  var KINDS = {
-    card_cash_in: function () { return gettext("Cash-in"); },
-    card_cash_out: function () { return gettext("Cash-out"); },
-    card_spend: function () { return gettext("Spent"); },
-    device_cash_in: function () { return gettext("Notes at a terminal"); },
-    prize_payout: function () { return gettext("Prize"); },
-    ticket_issue: function () { return gettext("Ticket issued"); },
-    ticket_redeem: function () { return gettext("Ticket loaded"); }
-  };
 
   function show(data) {
     card = data;
     $("card-view").hidden = !card;
     if (!card) { return; }
-    $("card-title").textContent = interpolate(gettext("Card %(number)s"), {number: card.number}, true);
+    $("card-title").textContent = interpolate(gettext("Card %(number)s"), {number: card.printed || card.number}, true);
     var badge = $("card-state");
     var blocked = card.state === "blocked";
     badge.textContent = blocked ? gettext("Blocked") : gettext("Active");
@@ -51,27 +40,23 @@
     ["cashin-form", "cashout-form", "block-form"].forEach(function (id) {
       Array.prototype.forEach.call($(id).elements, function (field) { field.disabled = blocked; });
     });
-    var history = card.history || [];
+    var history = card.entries || [];
     fill($("card-history").querySelector("tbody"), history.length ? history.map(function (h) {
-      var label = KINDS[h.kind] ? KINDS[h.kind]() : (h.kind_label || h.kind);
-      return el("tr", null, el("td", {text: till.when(h.at || h.created_at)}),
-        el("td", {text: label + (h.means ? " · " + till.means(h.means) : "")}),
+      return el("tr", {"data-kind": h.kind}, el("td", {text: till.when(h.at)}),
+        el("td", {text: h.kind_label + (h.memo ? " · " + h.memo : "")}),
         el("td", {class: "num" + (String(h.amount).charAt(0) === "-" ? " is-off" : ""), text: till.money(h.amount)}),
-        el("td", {text: h.by || h.actor || ""}));
-    }) : el("tr", null, el("td", {colspan: 4, class: "empty", text: gettext("No movement yet.")})));
+        el("td", {class: "num", text: till.money(h.balance)}),
+        el("td", {text: h.by + (h.device ? " · " + h.device : "")}));
+    }) : el("tr", null, el("td", {colspan: 5, class: "empty", text: gettext("No movement yet.")})));
   }
 
+  /* The card and its moves, newest first (GET .../history/ answers both). */
   function load(number, box) {
     if (!number) { return Promise.resolve(); }
-    return api.get(paths.card(number)).then(function (data) {
-      if (data.history) { show(data); return; }
-      show(data);
-      return api.get(paths.history(number)).then(function (history) {
-        if (card && card.number === data.number) {
-          data.history = history.results || history;
-          show(data);
-        }
-      }, function () { /* the history is extra: the card shows without it */ });
+    return api.get(paths.history(number)).then(function (data) {
+      var found = data.card;
+      found.entries = data.entries;
+      show(found);
     }, function (err) {
       show(null);
       ui.report(box || $("card-msg"), err);
@@ -81,7 +66,7 @@
   function lookUp(form) {
     var box = $("card-msg");
     var input = $("card-number");
-    var number = till.scanned(input.value);
+    var number = till.scanned(input.value).replace(/[\s-]/g, "");
     input.value = number;
     ui.report(box, null);
     ui.report($("card-op-msg"), null);
@@ -90,17 +75,14 @@
 
   function issue(button) {
     var box = $("card-msg");
-    var body = {venue: till.state.venue.id};
-    body.idempotency_key = intents.issue.keyFor(["new"]);
+    var body = {};
     ui.busy(button, function () { return api.post(paths.cards(), body); }).then(function (response) {
-      intents.issue.done();
       $("card-number").value = response.data.number;
       ui.report(box, interpolate(gettext("New card %(number)s: hand it over, then cash in."),
         {number: response.data.number}, true), "ok");
       show(response.data);
       $("cashin-amount").focus();
     }, function (err) {
-      if (err.status >= 400 && err.status < 500) { intents.issue.done(); }
       ui.report(box, err);
     });
   }
@@ -108,7 +90,7 @@
   function operate(form, kind) {
     if (!card) { return; }
     var box = $("card-op-msg");
-    var body = {venue: till.state.venue.id};
+    var body = {};
     var url;
     if (kind === "cashin") {
       body.amount = till.amount($("cashin-amount"), box);
@@ -118,7 +100,7 @@
     } else if (kind === "cashout") {
       body.amount = till.amount($("cashout-amount"), box, true);
       if (body.amount === null) { return; }
-      if (body.amount === "") { body.amount = card.balance; }
+      if (body.amount === "") { body.amount = null; }   // the whole balance
       url = paths.cashOut(card.number);
     } else {
       body.reason = $("block-reason").value.trim();
@@ -129,7 +111,7 @@
     ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(url, body); })
       .then(function (response) {
         if (intents[kind]) { intents[kind].done(); }
-        var amount = till.money(body.amount);
+        var amount = till.money(response.data && response.data.amount ? response.data.amount : body.amount);
         var text = kind === "cashin"
           ? interpolate(gettext("%(amount)s in on card %(number)s (%(means)s)."),
             {amount: amount, number: number, means: till.means(body.means)}, true)

@@ -144,5 +144,11 @@
       });
   }
 
-  till.panel("prizes", {show: load, poll: load, background: load});
+  till.panel("prizes", {
+    show: load,
+    poll: load,
+    background: load,
+    // A prize awarded or paid (at this till or another): the list reloads.
+    event: function (event) { if (event.type.indexOf("payable.") === 0) { load(); } }
+  });
 })(window);
