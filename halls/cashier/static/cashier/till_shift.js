@@ -64,7 +64,7 @@
     $("shift-title").textContent = interpolate(gettext("Shift at %(till)s"), {till: shift.till_name || shift.till}, true);
     $("shift-state").textContent = gettext("Open");
     facts($("shift-facts"), [
-      [gettext("Opened"), till.when(shift.opened_at), "opened"],
+      [gettext("Opened at"), till.when(shift.opened_at), "opened"],
       [gettext("Float"), till.money(shift.float), "float"],
       [gettext("Cashier"), shift.cashier, "cashier"]
     ]);
@@ -166,8 +166,8 @@
     $("closed-state").textContent = gettext("Closed");
     facts($("closed-facts"), [
       [gettext("Till"), shift.till_name || shift.till, "till"],
-      [gettext("Opened"), till.when(shift.opened_at), "opened"],
-      [gettext("Closed"), till.when(shift.closed_at), "closed"],
+      [gettext("Opened at"), till.when(shift.opened_at), "opened"],
+      [gettext("Closed at"), till.when(shift.closed_at), "closed"],
       [gettext("Difference"), till.money(diff), "difference"],
       [gettext("Witness"), shift.witness, "witness"],
       [gettext("Note"), shift.note, "note"]
