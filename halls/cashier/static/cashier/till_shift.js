@@ -163,7 +163,7 @@
     $("closed-card").hidden = !shift;
     if (!shift) { return; }
     var diff = shift.difference;
-    $("closed-state").textContent = gettext("Closed");
+    $("closed-state").textContent = gettext("Cash-up done");
     facts($("closed-facts"), [
       [gettext("Till"), shift.till_name || shift.till, "till"],
       [gettext("Opened at"), till.when(shift.opened_at), "opened"],
