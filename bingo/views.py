@@ -121,7 +121,5 @@ def cashier(request: HttpRequest) -> HttpResponse:
     ]
     # The till's panels (shift, cards, tickets, prizes) are halls.cashier's templates and scripts, composed
     # here with bingo's range sales; every figure and operation goes through /api/cashier/ and the bingo API.
-    till_venues = [
-        {"id": v.venue.pk, "name": v.venue.name, "currency": v.venue.currency} for v in venues
-    ]
+    till_venues = [{"id": v.venue.pk, "name": v.venue.name, "currency": v.venue.currency} for v in venues]
     return _page(request, "bingo/cashier.html", venues, cashier_rooms=rooms, till_venues=till_venues)

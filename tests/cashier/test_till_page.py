@@ -19,11 +19,18 @@ def test_a_cashier_gets_the_till_with_its_panels(venue: Venue, caller: Any) -> N
     html = page.content.decode()
     for tab in ("shift", "sales", "cards", "tickets", "prizes"):
         assert f'id="tab-{tab}"' in html and f'id="panel-{tab}"' in html, tab
-    for part in ('id="head-cash"', 'id="open-form"', 'id="close-form"', 'id="sell-form"', 'id="cashin-form"',
-                 'id="ticket-issue-form"', 'id="payables-table"'):
+    for part in (
+        'id="head-cash"',
+        'id="open-form"',
+        'id="close-form"',
+        'id="sell-form"',
+        'id="cashin-form"',
+        'id="ticket-issue-form"',
+        'id="payables-table"',
+    ):
         assert part in html, part
-    for script in ("cashier/till.js", "cashier/till_shift.js", "cashier/till_cards.js", "cashier/till_tickets.js",
-                   "cashier/till_prizes.js", "bingo/cashier.js"):
+    panels = ("till", "till_shift", "till_cards", "till_tickets", "till_prizes")
+    for script in (*(f"cashier/{name}.js" for name in panels), "bingo/cashier.js"):
         assert script in html, script
     assert f'"id": {venue.pk}' in html  # the venue the till works for (till-venues)
     spanish = client.get("/cashier/", HTTP_ACCEPT_LANGUAGE="es").content.decode()

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, ViewportSize, expect
 
 from bingo.cards import CardGrid
 from bingo.models import Card, CardSeries, Game
@@ -28,7 +28,7 @@ from tests.e2e.browser_support import call, log_in
 
 pytestmark = pytest.mark.e2e
 
-TILL_VIEWPORT = {"width": 1280, "height": 800}
+TILL_VIEWPORT: ViewportSize = {"width": 1280, "height": 800}
 
 
 def till_and_cashier(venue: Venue) -> tuple[Till, Any, Any]:
@@ -59,7 +59,7 @@ async def money_of(page: Page, selector: str) -> str:
 async def test_a_cashier_works_a_shift_at_the_till(
     page: Page, server_url: str, venue: Venue, manual_game: Game, card_series: CardSeries, caller: Any
 ) -> None:
-    till, cashier, witness = await call(till_and_cashier, venue)
+    _till, cashier, witness = await call(till_and_cashier, venue)
     await call(games.open_sales, game=manual_game, actor=caller)
     await page.set_viewport_size(TILL_VIEWPORT)  # a till's screen
     await log_in(page, server_url, "cajera", "/cashier/")
@@ -155,7 +155,8 @@ async def test_a_cashier_works_a_shift_at_the_till(
     await expect(page.locator("#closed-facts [data-fact=witness]")).to_have_text("encargado")
     await expect(page.locator("#head-state")).to_have_text("No open shift")
     shift = await call(Shift.objects.get, pk=shift.pk)
-    assert (shift.state, shift.difference, shift.witness_id) == (ShiftState.CLOSED, Decimal("-0.50"), witness.pk)
+    closed = (ShiftState.CLOSED, Decimal("-0.50"), witness.pk)
+    assert (shift.state, shift.difference, shift.witness_id) == closed
     await page.screenshot(path="/tmp/till-closed.png")
 
     # The shift report: its printable page, with the shift's figures.
@@ -165,8 +166,8 @@ async def test_a_cashier_works_a_shift_at_the_till(
     await report.wait_for_load_state()
     await report.set_viewport_size(TILL_VIEWPORT)
     text = await report.locator("body").inner_text()
-    for figure in ("Caja Norte", "cajera", "encargado", "150.50", "60.00", "6.00", "20.00", "204.50", "204.00",
-                   "-0.50"):
+    figures = ("Caja Norte", "cajera", "encargado", "150.50", "60.00", "6.00", "20.00", "204.50", "204.00")
+    for figure in (*figures, "-0.50"):
         assert figure in text, (figure, text)
     await report.screenshot(path="/tmp/till-report.png", full_page=True)
     await expect(page.locator("#page-msg")).to_be_hidden()
