@@ -4,4 +4,8 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from halls.cashier.api import shifts
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    *shifts.urlpatterns,
+]
