@@ -67,7 +67,6 @@ async def test_a_cashier_works_a_shift_at_the_till(
     # No shift yet: the Shift tab, the header says so; a float typed with a comma opens it.
     await expect(page.locator("#head-state")).to_have_text("No open shift")
     await expect(page.locator("#panel-shift")).to_be_visible()
-    await page.screenshot(path="/tmp/till-debug.png")
     await expect(page.locator("#open-till")).to_contain_text("Caja Norte")
     await page.fill("#open-float", "150,5")
     await page.screenshot(path="/tmp/till-shift-open.png")
