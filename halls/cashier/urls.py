@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from halls.cashier.api import shifts
+from halls.cashier.api import cards, devices, shifts
 
 urlpatterns: list[URLPattern | URLResolver] = [
     *shifts.urlpatterns,
+    *cards.urlpatterns,
+    *devices.urlpatterns,
 ]
