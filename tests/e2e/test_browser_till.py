@@ -21,7 +21,8 @@ from playwright.async_api import Page, ViewportSize, expect
 from bingo.cards import CardGrid
 from bingo.models import Card, CardSeries, Game
 from bingo.services import claims, draw, games
-from halls.cashier.models import Payable, Shift, ShiftState, Ticket, TicketState, Till
+from halls.cashier.models import Payable, PlayerCard, Shift, ShiftState, Ticket, TicketState, Till
+from halls.cashier.services import shifts
 from halls.models import Role, Venue
 from tests.conftest import make_user
 from tests.e2e.browser_support import call, log_in
@@ -171,3 +172,56 @@ async def test_a_cashier_works_a_shift_at_the_till(
     await report.screenshot(path="/tmp/till-report.png", full_page=True)
     await expect(page.locator("#page-msg")).to_be_hidden()
     assert re.search(r"Falta una moneda", text)
+
+
+def shift_of(venue: Venue, float_amount: str) -> tuple[Any, Shift]:
+    till, cashier, _witness = till_and_cashier(venue)
+    return cashier, shifts.open_shift(till=till, cashier=cashier, float_amount=Decimal(float_amount), actor=cashier)
+
+
+async def test_player_cards_at_the_till(page: Page, server_url: str, venue: Venue) -> None:
+    """A new card, cash-in in cash and by bank card, its history, a cash-out of the rest, a lost card blocked
+    and then refused; the header's expected cash and bank card follow."""
+    await call(shift_of, venue, "100.00")
+    await page.set_viewport_size(TILL_VIEWPORT)
+    await log_in(page, server_url, "cajera", "/cashier/")
+    await expect(page.locator("#head-state")).to_have_text("Shift open")
+    await page.click("#tab-cards")
+    await expect(page.locator("#panel-cards")).to_be_visible()
+    await page.click("#card-new")
+    await expect(page.locator("#card-msg")).to_contain_text("New card")
+    number = await page.input_value("#card-number")
+    assert len(number) == 16, number
+    await page.fill("#cashin-amount", "30,5")
+    await page.click("#cashin-form button[type=submit]")
+    await expect(page.locator("#card-op-msg")).to_contain_text("€30.50 in on card")
+    await expect(page.locator("#card-balance")).to_have_text("€30.50")
+    await page.fill("#cashin-amount", "20")
+    await page.check("input[name=cashin-means][value=bank_card]", force=True)
+    await page.dblclick("#cashin-form button[type=submit]")  # a double click loads once
+    await expect(page.locator("#card-balance")).to_have_text("€50.50")
+    await expect(page.locator("#head-cash")).to_have_text("€130.50")
+    await expect(page.locator("#head-bank")).to_have_text("€20.00")
+    await expect(page.locator("#card-history tbody tr")).to_have_count(2)
+
+    # A typed amount that is not cents is the page's refusal; more than the balance is the API's.
+    await page.fill("#cashout-amount", "60")
+    await page.click("#cashout-form button[type=submit]")
+    await expect(page.locator("#card-op-msg")).to_contain_text("insufficient_balance")
+    await page.fill("#cashout-amount", "")
+    await page.click("#cashout-form button[type=submit]")  # empty: the whole balance
+    await expect(page.locator("#card-op-msg")).to_contain_text("Pay €50.50 in cash")
+    await expect(page.locator("#card-balance")).to_have_text("€0.00")
+    await expect(page.locator("#head-cash")).to_have_text("€80.00")
+    await page.screenshot(path="/tmp/till-cards.png")
+
+    # Scanned by its QR code ("TJ:<number>"), blocked as lost, then refused.
+    await page.fill("#card-number", f"TJ:{number}")
+    await page.press("#card-number", "Enter")
+    await expect(page.locator("#card-title")).to_contain_text(number[:4])
+    await page.fill("#block-reason", "Perdida")
+    await page.click("#block-form button[type=submit]")
+    await expect(page.locator("#card-state")).to_have_text("Blocked")
+    await expect(page.locator("#cashin-form button[type=submit]")).to_be_disabled()
+    card = await call(PlayerCard.objects.get, number=number)
+    assert card.state == "blocked"

@@ -249,7 +249,8 @@
     return state.shift ? "sales" : "shift";
   }
 
-  function showTab(name) {
+  /* Open a tab; `remember`: a person chose it, so a reload comes back to it (the address's #tab). */
+  function showTab(name, remember) {
     if (TABS.indexOf(name) < 0) { name = "shift"; }
     state.tab = name;
     TABS.forEach(function (t) {
@@ -259,7 +260,7 @@
       tab.classList.toggle("is-current", on);
       tab.setAttribute("aria-selected", on ? "true" : "false");
     });
-    if (global.history && global.history.replaceState) {
+    if (remember && global.history && global.history.replaceState) {
       global.history.replaceState(null, "", "#" + name);
     }
     var panel = panels[name];
@@ -365,7 +366,7 @@
     }
     $("till-tabs").addEventListener("click", function (event) {
       var tab = event.target.closest("[data-tab]");
-      if (tab) { showTab(tab.getAttribute("data-tab")); }
+      if (tab) { showTab(tab.getAttribute("data-tab"), true); }
     });
     $("head-venue").addEventListener("change", function (event) {
       var id = Number(event.currentTarget.value);

@@ -79,7 +79,7 @@
     ui.busy(button, function () { return api.post(paths.cards(), body); }).then(function (response) {
       $("card-number").value = response.data.number;
       ui.report(box, interpolate(gettext("New card %(number)s: hand it over, then cash in."),
-        {number: response.data.number}, true), "ok");
+        {number: response.data.printed || response.data.number}, true), "ok");
       show(response.data);
       $("cashin-amount").focus();
     }, function (err) {
