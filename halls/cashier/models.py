@@ -302,6 +302,43 @@ class Ticket(models.Model):
         return self.number
 
 
+class TicketEventKind(models.TextChoices):
+    ISSUED = "issued", _("Issued")
+    PRINTED = "printed", _("Printed")
+    REPRINTED = "reprinted", _("Reprinted")
+    REDEEMED = "redeemed", _("Redeemed")
+    REFUSED = "refused", _("Redemption refused")
+    EXPIRED = "expired", _("Expired")
+
+
+class TicketEvent(models.Model):
+    """One moment of a ticket's life, written once: issued, printed, reprinted, redeemed, a redemption
+    refused (with its reason), expired; who (a cashier, a terminal, the beat) and where (a till, a device)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    ticket = models.ForeignKey(Ticket, on_delete=models.PROTECT, related_name="events")
+    kind = models.CharField(max_length=10, choices=TicketEventKind.choices)
+    at = models.DateTimeField()
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    actor_label = models.CharField(max_length=150)
+    device = models.CharField(max_length=80, blank=True)  # the till's or the terminal's name
+    shift = models.ForeignKey(Shift, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    transaction = models.ForeignKey(
+        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.CharField(max_length=40, blank=True)  # a refusal's error code
+    data = models.JSONField(default=dict, blank=True)  # where the money went, the refusal's message...
+
+    class Meta:
+        indexes = [models.Index(fields=["ticket", "at"])]
+        triggers = [append_only()]
+
+    def __str__(self) -> str:
+        return f"{self.ticket_id} {self.kind}"
+
+
 class PayableKind(models.TextChoices):
     LINE = "line", _("Line")
     BINGO = "bingo", _("Bingo")
