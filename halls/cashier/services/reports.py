@@ -62,7 +62,7 @@ class Line:
         self.amount += amount
 
     def as_dict(self) -> dict[str, Any]:
-        return {"count": self.count, "amount": money.text(self.amount)}
+        return {"count": self.count, "amount": money.text_cents(self.amount)}
 
 
 def _lines(lines: dict[str, Line]) -> dict[str, Any]:
@@ -93,10 +93,10 @@ class ShiftLine:
             "state": self.state,
             "opened_at": self.opened_at.isoformat(),
             "closed_at": self.closed_at.isoformat() if self.closed_at else None,
-            "float": money.text(self.float_amount),
+            "float": money.text_cents(self.float_amount),
             "expected": self.expected,
             "counted": self.counted,
-            "difference": money.text(self.difference),
+            "difference": money.text_cents(self.difference),
             "witness": self.witness,
         }
 
@@ -157,7 +157,7 @@ class Report:
             "end": self.end.isoformat(),
             "sales": self.sales.as_dict(),
             "returns": self.returns.as_dict(),
-            "net_sales": money.text(self.net_sales),
+            "net_sales": money.text_cents(self.net_sales),
             "card_spends": self.card_spends.as_dict(),
             "cash_in": _lines(self.cash_in),
             "device_cash_in": self.device_cash_in.as_dict(),
@@ -175,14 +175,14 @@ class Report:
             "cash_ups": self.cash_ups.as_dict(),
             "over": self.over.as_dict(),
             "short": self.short.as_dict(),
-            "difference": money.text(self.difference),
+            "difference": money.text_cents(self.difference),
             "shifts": [s.as_dict() for s in self.shifts],
             "transactions": _lines(self.transactions),
             "trial_balance": {
-                "period_legs_total": money.text(self.legs_total),
-                "period_movements": {k: money.text(v) for k, v in sorted(self.movements.items())},
-                "legs_total": money.text(tb.legs_total) if tb else None,
-                "by_kind": {k: money.text(v) for k, v in sorted(tb.by_kind.items())} if tb else {},
+                "period_legs_total": money.text_cents(self.legs_total),
+                "period_movements": {k: money.text_cents(v) for k, v in sorted(self.movements.items())},
+                "legs_total": money.text_cents(tb.legs_total) if tb else None,
+                "by_kind": {k: money.text_cents(v) for k, v in sorted(tb.by_kind.items())} if tb else {},
                 "drifted": tb.drifted if tb else [],
                 "holds": self.holds,
             },
@@ -275,6 +275,8 @@ def _leg_row(
             account, PayoutMethod.TICKET
         )
         report.payouts_by_method.setdefault(method.value, Line()).add(n, credits)
+        if account == Kind.TICKETS:  # a prize paid as a ticket is a ticket issued
+            report.tickets_issued.setdefault(Kind.PRIZES_PAYABLE.value, Line()).add(n, credits)
     elif tx == TxKind.TICKET_ISSUE and debits:
         source = means_name if account == Kind.DRAWER else account.value
         report.tickets_issued.setdefault(source, Line()).add(n, debits)
@@ -416,11 +418,11 @@ def rows(report: Report) -> Iterable[list[str]]:
     yield [_("section"), _("item"), _("count"), _("amount")]
 
     def line(section: str, item: str, value: Line) -> list[str]:
-        return [section, item, str(value.count), money.text(value.amount)]
+        return [section, item, str(value.count), money.text_cents(value.amount)]
 
     yield line(_("sales"), _("card ranges sold"), report.sales)
     yield line(_("sales"), _("card ranges returned"), report.returns)
-    yield [_("sales"), _("net"), "", money.text(report.net_sales)]
+    yield [_("sales"), _("net"), "", money.text_cents(report.net_sales)]
     yield line(_("cards"), _("spends"), report.card_spends)
     for means, value in sorted(report.cash_in.items()):
         yield line(_("cards"), _("cash-in (%(means)s)") % {"means": means}, value)
@@ -449,5 +451,5 @@ def rows(report: Report) -> Iterable[list[str]]:
     tb = report.trial_balance
     if tb is not None:
         for kind, amount in sorted(tb.by_kind.items()):
-            yield [_("trial balance"), kind, "", money.text(amount)]
+            yield [_("trial balance"), kind, "", money.text_cents(amount)]
     yield [_("trial balance"), _("balanced"), "", _("yes") if report.holds else _("no")]
