@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver, path
+from django.urls import URLPattern, URLResolver
 
-from halls.cashier.api import reports
+from halls.cashier.api import cards, devices, reports, shifts
 
 urlpatterns: list[URLPattern | URLResolver] = [
-    path("reports/shifts/<int:shift_id>/", reports.ShiftReportView.as_view(), name="cashier-report-shift"),
-    path("reports/cashier/", reports.CashierReportView.as_view(), name="cashier-report-cashier"),
-    path("reports/day/", reports.DayReportView.as_view(), name="cashier-report-day"),
-    path("reports/day/csv/", reports.DayReportCsvView.as_view(), name="cashier-report-day-csv"),
+    *shifts.urlpatterns,
+    *cards.urlpatterns,
+    *devices.urlpatterns,
+    *reports.urlpatterns,
 ]

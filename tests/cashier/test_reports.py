@@ -127,9 +127,7 @@ def day(venue: Venue, cashier: User, clock: Clock) -> Day:
     card_b = PlayerCard.objects.create(venue=venue, number="300000000002", created_at=clock())
     a, b = books.card_account(card_a), books.card_account(card_b)
     device = CashDevice.objects.create(venue=venue, name="T1", kind=DeviceKind.TERMINAL, token_hash="0" * 64)
-    stacker = Account.objects.create(
-        venue=venue, kind=Kind.DEVICE_CASH, code=f"device:{device.pk}", guarded=True, device=device
-    )
+    stacker = books.device_account(device)
     clock.tick()
     _post(venue, TxKind.SALE, "sale:1", cash, sales, "30.00", **at)
     _post(venue, TxKind.SALE, "sale:2", cash, sales, "12.00", **at)

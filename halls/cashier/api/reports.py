@@ -14,6 +14,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.http import HttpResponse
+from django.urls import path
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -155,3 +156,11 @@ class DayReportCsvView(HallAPIView):
         name = f"cashier-day-{venue.pk}-{query['day'].isoformat()}.csv"
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
+
+
+urlpatterns = [
+    path("reports/shifts/<int:shift_id>/", ShiftReportView.as_view(), name="cashier-report-shift"),
+    path("reports/cashier/", CashierReportView.as_view(), name="cashier-report-cashier"),
+    path("reports/day/", DayReportView.as_view(), name="cashier-report-day"),
+    path("reports/day/csv/", DayReportCsvView.as_view(), name="cashier-report-day-csv"),
+]
