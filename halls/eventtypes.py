@@ -78,6 +78,8 @@ class EventType(StrEnum):
     TICKET_ISSUED = "ticket.issued"
     TICKET_REDEEMED = "ticket.redeemed"
     TICKET_EXPIRED = "ticket.expired"
+    CASHIER_SHIFT_OPENED = "cashier.shift_opened"
+    CASHIER_SHIFT_CLOSED = "cashier.shift_closed"
     PAYABLE_CREATED = "payable.created"
     PAYABLE_PAID = "payable.paid"
 
@@ -507,6 +509,13 @@ class TicketChanged(TypedDict):
     at: datetime
 
 
+class CashierShift(TypedDict):
+    shift: int
+    till: int
+    cashier: str  # username
+    state: str  # open, closed
+
+
 class PayableWaiting(TypedDict):
     """A prize awarded and waiting at the cashier (halls.cashier.Payable), as the till page lists it."""
 
@@ -572,6 +581,8 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.TICKET_ISSUED: TicketChanged,
     EventType.TICKET_REDEEMED: TicketChanged,
     EventType.TICKET_EXPIRED: TicketChanged,
+    EventType.CASHIER_SHIFT_OPENED: CashierShift,
+    EventType.CASHIER_SHIFT_CLOSED: CashierShift,
     EventType.PAYABLE_CREATED: PayableWaiting,
     EventType.PAYABLE_PAID: PayablePaid,
 }

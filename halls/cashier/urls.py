@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from halls.cashier.api import payables
+from halls.cashier.api import cards, devices, payables, reports, shifts
 
-urlpatterns: list[URLPattern | URLResolver] = []
-urlpatterns += payables.urlpatterns
+urlpatterns: list[URLPattern | URLResolver] = [
+    *shifts.urlpatterns,
+    *cards.urlpatterns,
+    *devices.urlpatterns,
+    *reports.urlpatterns,
+    *payables.urlpatterns,
+]
