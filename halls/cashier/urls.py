@@ -4,4 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
+from halls.cashier.api import tickets
+
 urlpatterns: list[URLPattern | URLResolver] = []
+urlpatterns += tickets.urlpatterns

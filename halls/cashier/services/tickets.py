@@ -10,6 +10,8 @@ validity; every moment of a ticket's life is a TicketEvent.
   cashier's open shift first (Rank.SHIFT), then the ticket (TICKET), then the card (PLAYER_CARD).
 - The terminals' device messages: `cash_out_to_ticket` (the inserted card's balance onto a ticket) and
   `redeem_at_device` (a ticket into the inserted card), idempotent by (device, seq).
+- `print_ticket`: the ticket's slip at a till (its thermal printer, or a PDF), a reprint marked as one;
+  both written into its life.
 - `expire_tickets(now)`: the beat's job, one ticket per transaction (resumable), each at most once.
 
 A ticket is closed (redeemed or expired) by the ledger key "ticket:<id>:close": whatever the races, its money
@@ -28,7 +30,8 @@ from zoneinfo import ZoneInfo
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from halls import events, money
@@ -50,10 +53,13 @@ from halls.cashier.models import (
     TicketEvent,
     TicketEventKind,
     TicketState,
+    Till,
     TxKind,
 )
+from halls.cashier.printing.document import Barcode, Document, Field, Rule, Symbology
 from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import lock_player_card, lock_ticket
+from halls.cashier.services.printing import PrintResult, print_document
 from halls.cashier.services.shifts import open_shift_of
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound, PermissionDenied
 from halls.eventtypes import EventType, TicketChanged
@@ -160,6 +166,11 @@ def _card(venue_id: int, number: str) -> PlayerCard:
             number=number[:40],
         )
     return card
+
+
+def card_balance(venue_id: int, card_number: str) -> Decimal:
+    """A player card's balance (unknown_card: 404)."""
+    return books.card_account(_card(venue_id, card_number)).balance
 
 
 def _usable_card(card_id: int) -> PlayerCard:
@@ -746,3 +757,69 @@ def _expire_one(ticket_id: int, now: datetime) -> bool:
         )
         announce(ticket, EventType.TICKET_EXPIRED)
     return True
+
+
+# --- printing -------------------------------------------------------------------------------------------
+
+
+def ticket_document(ticket: Ticket, *, reprinted_at: datetime | None = None) -> Document:
+    """The ticket's slip, in the venue's language (a player reads it): the amount big, the validation
+    number in groups and as an ITF barcode, when it was issued and where, until when it pays. A reprint
+    says so in its title and when it was reprinted."""
+    venue = Venue.objects.get(pk=ticket.venue_id)
+    with translation.override(venue.language):
+        title = _("TICKET")
+        lines: list[Field | Rule | str] = [
+            Field(_("Validation number"), tito.grouped(ticket.number)),
+            Field(_("Issued"), local(venue.pk, ticket.issued_at)),
+            Field(_("Issued at"), ticket.issued_by),
+            Field(_("Valid until"), local(venue.pk, ticket.expires_at)),
+        ]
+        if reprinted_at is not None:
+            title = _("TICKET - REPRINT")
+            lines += [Rule(), Field(_("Reprinted"), local(venue.pk, reprinted_at))]
+        return Document(
+            venue=venue.name,
+            title=title,
+            kind="ticket",
+            lines=tuple(lines),
+            amount=Field(_("Amount"), f"{number_format(ticket.amount, 2, force_grouping=True)} €"),
+            barcode=Barcode(ticket.number, Symbology.ITF),
+            footer=(_("Pays once, at the cashier or at a terminal, until it expires."),),
+        )
+
+
+@dataclass(frozen=True)
+class PrintedTicket:
+    result: PrintResult
+    reprint: bool
+
+
+def print_ticket(*, ticket: Ticket, till: Till, actor: Actor) -> PrintedTicket:
+    """Print the ticket's slip at `till` (its printer, else a PDF in the result), after the issue has
+    committed (no lock waits on a printer). The first print is the original, every later one a reprint
+    marked as such; each is written into the ticket's life. A redeemed or expired ticket is not printed
+    (ticket_redeemed, ticket_expired): a duplicate of a paid ticket is worth nothing and would mislead."""
+    if till.venue_id != ticket.venue_id:
+        raise ValueError(f"till {till.pk} is not of the ticket's venue")
+    ticket.refresh_from_db()
+    _refuse_closed(ticket, timezone.now())
+    reprint = TicketEvent.objects.filter(
+        ticket=ticket, kind__in=[TicketEventKind.PRINTED, TicketEventKind.REPRINTED]
+    ).exists()
+    now = timezone.now()
+    result = print_document(
+        till=till,
+        document=ticket_document(ticket, reprinted_at=now if reprint else None),
+        actor=actor,
+        subject=ticket,
+    )
+    with transaction.atomic():
+        _event(
+            ticket,
+            TicketEventKind.REPRINTED if reprint else TicketEventKind.PRINTED,
+            actor=actor,
+            device=till.name,
+            data={"medium": result.medium, "printer": result.printer, "sha256": result.sha256},
+        )
+    return PrintedTicket(result, reprint)
