@@ -78,6 +78,8 @@ class EventType(StrEnum):
     TICKET_ISSUED = "ticket.issued"
     TICKET_REDEEMED = "ticket.redeemed"
     TICKET_EXPIRED = "ticket.expired"
+    CASHIER_SHIFT_OPENED = "cashier.shift_opened"
+    CASHIER_SHIFT_CLOSED = "cashier.shift_closed"
 
 
 # --- halls ---------------------------------------------------------------------------------------------
@@ -505,6 +507,13 @@ class TicketChanged(TypedDict):
     at: datetime
 
 
+class CashierShift(TypedDict):
+    shift: int
+    till: int
+    cashier: str  # username
+    state: str  # open, closed
+
+
 # Each type's payload; POOL_HIT is the engine's fact on the pool stream and the screens' wording on rooms.
 PAYLOADS: dict[EventType, Any] = {
     EventType.SESSION_OPENED: SessionOpened,
@@ -551,6 +560,8 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.TICKET_ISSUED: TicketChanged,
     EventType.TICKET_REDEEMED: TicketChanged,
     EventType.TICKET_EXPIRED: TicketChanged,
+    EventType.CASHIER_SHIFT_OPENED: CashierShift,
+    EventType.CASHIER_SHIFT_CLOSED: CashierShift,
 }
 
 

@@ -153,6 +153,10 @@ class PlayerCard(models.Model):
     blocked_reason = models.CharField(max_length=200, blank=True)
     player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="cards")
     created_at = models.DateTimeField()
+    # A lost card, blocked, is replaced once: the new card took its balance.
+    replaced_by = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaces"
+    )
 
     def __str__(self) -> str:
         return self.number
@@ -204,6 +208,7 @@ class TxKind(models.TextChoices):
     CARD_CASH_IN = "card_cash_in", _("Card cash-in")
     CARD_CASH_OUT = "card_cash_out", _("Card cash-out")
     CARD_SPEND = "card_spend", _("Card spend")
+    CARD_TRANSFER = "card_transfer", _("Balance moved to a replacement card")
     DEVICE_CASH_IN = "device_cash_in", _("Notes taken by a device")
     DEVICE_EMPTIED = "device_emptied", _("Device emptied")
     PRIZE_AWARD = "prize_award", _("Prize awarded")
@@ -384,3 +389,25 @@ class Payable(models.Model):
 
     def __str__(self) -> str:
         return self.description
+
+
+class DeviceMessage(models.Model):
+    """A cash device's message, once per (device, seq): a retry answers `result`, the first answer; the
+    same seq with another body is refused."""
+
+    device = models.ForeignKey(CashDevice, on_delete=models.PROTECT, related_name="messages")
+    seq = models.PositiveBigIntegerField()
+    kind = models.CharField(max_length=16)  # "notes_in"
+    body = models.JSONField()  # the message as understood (the card's number, the amount)
+    result = models.JSONField()
+    transaction = models.OneToOneField(
+        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    received_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["device", "seq"], name="device_message_seq_unique")]
+        triggers = [append_only()]
+
+    def __str__(self) -> str:
+        return f"{self.device_id}#{self.seq}"

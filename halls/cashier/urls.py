@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from halls.cashier.api import tickets
+from halls.cashier.api import cards, devices, shifts, tickets
 
-urlpatterns: list[URLPattern | URLResolver] = []
-urlpatterns += tickets.urlpatterns
+urlpatterns: list[URLPattern | URLResolver] = [
+    *shifts.urlpatterns,
+    *cards.urlpatterns,
+    *devices.urlpatterns,
+    *tickets.urlpatterns,
+]

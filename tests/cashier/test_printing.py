@@ -5,16 +5,19 @@ printer_unreachable and writes nothing; without a printer, a PDF."""
 from __future__ import annotations
 
 import io
+import socket
+import time
 
 import pypdf
 import pytest
 
 from halls.cashier.models import Till
-from halls.cashier.printing import escpos
+from halls.cashier.printing import escpos, pdf
 from halls.cashier.printing.document import Barcode, Document, Field, Paper, Rule, Symbology
 from halls.cashier.services.printing import print_document
 from halls.errors import Conflict, Unavailable
 from halls.models import AuditEntry, Venue
+from tests.cashier import pdf_reader
 from tests.cashier.escpos_reader import code128_value, read
 from tests.cashier.printer_fakes import fake_printer
 from tests.ports import free_port
@@ -104,6 +107,15 @@ def test_an_unreachable_printer_refuses_with_printer_unreachable_and_writes_noth
     assert not AuditEntry.objects.filter(action="cashier.printed").exists()
 
 
+def test_a_printer_that_stops_taking_bytes_times_out() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as server:  # listens, never reads
+        address = escpos.Address("127.0.0.1", int(server.getsockname()[1]))
+        began = time.monotonic()
+        with pytest.raises(escpos.PrinterUnreachable, match="timed out"):
+            escpos.send(address, b"x" * (64 << 20), timeout=0.5)
+    assert time.monotonic() - began < 5
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("address", ["http://10.0.0.5:9100", "10.0.0.5", "tcp://:9100", "tcp://host:99999"])
 def test_a_printer_address_that_is_not_tcp_host_port_is_a_conflict(till: Till, address: str) -> None:
@@ -151,3 +163,14 @@ def test_a_long_a4_document_runs_over_pages(till: Till) -> None:
     assert round(float(reader.pages[0].mediabox.width) / 72 * 25.4) == 210
     text = "\n".join(page.extract_text() for page in reader.pages)
     assert all(f"Operación {i}" in text for i in range(200))
+
+
+def test_the_pdf_barcodes_decode_to_their_values_and_the_qr_code_is_its_payload() -> None:
+    itf = pdf.render(ticket())
+    assert pdf_reader.itf_value(pdf_reader.filled_rects(itf), pdf.BARCODE_HEIGHT) == NUMBER
+    card = Document(venue="V", title="T", barcode=Barcode("HALL-0001"), qr="HALL-CARD:100000000001")
+    rects = pdf_reader.filled_rects(pdf.render(card))
+    assert pdf_reader.code128_value(rects, pdf.BARCODE_HEIGHT) == "HALL-0001"
+    matrix = pdf_reader.qr_matrix([r for r in rects if abs(r[3] - pdf.BARCODE_HEIGHT) > 0.01])
+    assert pdf_reader.is_qr_of(matrix, "HALL-CARD:100000000001")
+    assert not pdf_reader.is_qr_of(matrix, "HALL-CARD:100000000002")

@@ -149,3 +149,32 @@ def test_control_characters_never_reach_the_printer() -> None:
 def test_itf_takes_an_even_count_of_digits_only(value: str) -> None:
     with pytest.raises(ValueError, match=r"ITF|barcode"):
         Barcode(value, Symbology.ITF)
+
+
+@pytest.mark.parametrize(
+    ("value", "symbology"),
+    [
+        ("12" * 15, Symbology.ITF),
+        ("12" * 19, Symbology.CODE128),
+        ("A" * 19, Symbology.CODE128),
+        ("é", Symbology.CODE128),
+    ],
+)
+def test_a_barcode_wider_than_the_paper_or_not_ascii_is_refused(value: str, symbology: Symbology) -> None:
+    with pytest.raises(ValueError, match=r"wider than 80 mm|printable ASCII"):
+        Barcode(value, symbology)
+
+
+@pytest.mark.parametrize(
+    ("value", "symbology"),
+    [("12" * 14, Symbology.ITF), ("12" * 18, Symbology.CODE128), ("A" * 18, Symbology.CODE128)],
+)
+def test_the_widest_barcodes_fit_the_printable_width(value: str, symbology: Symbology) -> None:
+    """Dots of the bars at 2 a module (ITF wide bars 2.5 narrow), quiet zones of 10 modules: ≤ 512."""
+    barcode = Barcode(value, symbology)
+    if symbology is Symbology.ITF:
+        modules = 8 * len(value) + 4 + 4.5 + 20  # a digit: 3 narrow + 2 wide; start; stop; quiet zones
+    else:
+        symbols = len(escpos.barcode_data(barcode)) - 2  # after "{C" / "{B"
+        modules = 11 * (symbols + 2) + 13 + 20  # start and check symbols, the stop pattern, quiet zones
+    assert modules * 2 <= 512

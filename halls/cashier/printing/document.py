@@ -46,6 +46,13 @@ class Rule:
 Line = Field | Rule | str  # str: plain text, wrapped at words
 
 
+# The longest values whose bars, 2 dots a module with their quiet zones, fit a 512-dot head (72 mm):
+# ITF 16 dots a digit; CODE128 22 dots a symbol, a symbol holding two digits (set C) or one character.
+MAX_ITF_DIGITS = 28
+MAX_CODE128_DIGITS = 36
+MAX_CODE128_CHARACTERS = 18
+
+
 @dataclass(frozen=True)
 class Barcode:
     value: str
@@ -56,6 +63,16 @@ class Barcode:
             raise ValueError(f"a barcode holds printable ASCII, got {self.value!r}")
         if self.symbology is Symbology.ITF and (not self.value.isdigit() or len(self.value) % 2):
             raise ValueError(f"ITF encodes an even number of digits, got {self.value!r}")
+        if len(self.value) > self.max_length:
+            raise ValueError(f"a {self.symbology} barcode of {self.value!r} is wider than 80 mm paper")
+
+    @property
+    def max_length(self) -> int:
+        if self.symbology is Symbology.ITF:
+            return MAX_ITF_DIGITS
+        if self.value.isdigit() and len(self.value) % 2 == 0:
+            return MAX_CODE128_DIGITS
+        return MAX_CODE128_CHARACTERS
 
 
 @dataclass(frozen=True)

@@ -26,12 +26,27 @@ from halls.cashier.printing.document import (
     layout,
 )
 
-# python-escpos caches its printer database in a new temporary folder per process unless told where.
-os.environ.setdefault(
-    "ESCPOS_CAPABILITIES_PICKLE_DIR", os.path.join(tempfile.gettempdir(), f"escpos-{os.getuid()}")
-)
-os.makedirs(os.environ["ESCPOS_CAPABILITIES_PICKLE_DIR"], mode=0o700, exist_ok=True)
 
+def _import_escpos() -> None:
+    """Import python-escpos with its printer database cached in a folder of this import's own, removed
+    after: by default it leaves a new temporary folder per process, and a shared folder would let one
+    process read the pickle another is still writing (or one another user planted)."""
+    key = "ESCPOS_CAPABILITIES_PICKLE_DIR"
+    previous = os.environ.get(key)
+    with tempfile.TemporaryDirectory(prefix="escpos-") as cache:
+        os.environ[key] = cache
+        try:
+            import escpos.capabilities  # noqa: F401 - reads the database, once per process
+        finally:
+            if previous is None:
+                del os.environ[key]
+            else:
+                os.environ[key] = previous
+
+
+_import_escpos()
+
+from escpos.constants import QR_ECLEVEL_M  # noqa: E402
 from escpos.exceptions import DeviceNotFoundError  # noqa: E402
 from escpos.printer import Dummy, Network  # noqa: E402
 
@@ -125,7 +140,7 @@ def _barcode(printer: Dummy, barcode: Barcode) -> None:
 
 def _qr(printer: Dummy, payload: str) -> None:
     printer.set(align=Align.CENTER.value, normal_textsize=True)
-    printer.qr(payload, size=QR_MODULE_DOTS, native=True)
+    printer.qr(payload, ec=QR_ECLEVEL_M, size=QR_MODULE_DOTS, native=True)  # M: as the PDF's
     printer.ln()
 
 

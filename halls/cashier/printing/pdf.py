@@ -123,7 +123,7 @@ def _barcode(barcode: Barcode) -> Drawing:
 
 
 def _qr(payload: str) -> Drawing:
-    widget = QrCodeWidget(payload, barLevel="M", barBorder=2)
+    widget = QrCodeWidget(payload, barLevel="M", barBorder=2)  # M: 15 % of the symbol may be lost
     x0, y0, x1, y1 = widget.getBounds()
     drawing = Drawing(QR_SIDE, QR_SIDE, transform=[QR_SIDE / (x1 - x0), 0, 0, QR_SIDE / (y1 - y0), 0, 0])
     drawing.add(widget)
