@@ -15,7 +15,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from halls.cashier import tito
+from halls.cashier import cardnumber, tito
 from halls.cashier.models import (
     CashDevice,
     DeviceKind,
@@ -31,7 +31,15 @@ from halls.models import AuditEntry, Role, Venue
 from tests.api_support import api_client, refused
 from tests.cashier.escpos_reader import read
 from tests.cashier.printer_fakes import fake_printer
-from tests.cashier.ticket_support import balance, books_count, funded_card, holds, open_till, tickets_balance
+from tests.cashier.ticket_support import (
+    balance,
+    books_count,
+    card_number,
+    funded_card,
+    holds,
+    open_till,
+    tickets_balance,
+)
 from tests.conftest import make_user
 
 D = Decimal
@@ -137,7 +145,7 @@ def test_into_a_card_and_from_a_card(client: APIClient, venue: Venue, shift: Shi
     assert balance(books.card_account(card)) == D("35.00")
     whole = client.post(_url(venue), {"funded_by": "card", "card": card.number}, format="json")
     assert whole.status_code == 201 and whole.json()["amount"] == "35.00"
-    other = funded_card(venue, "100000000002", "0.00")
+    other = funded_card(venue, 2, "0.00")
     loaded = client.post(
         _url(venue, from_card.json()["number"], "redeem"),
         {"into": "card", "card": other.number},
@@ -154,7 +162,7 @@ def test_into_a_card_and_from_a_card(client: APIClient, venue: Venue, shift: Shi
         ),
         409,
         "card_blocked",
-        other.number,
+        cardnumber.printed(other.number),
     )
     refused(
         client.post(_url(venue, whole.json()["number"], "redeem"), {"into": "card"}, format="json"),
@@ -163,11 +171,12 @@ def test_into_a_card_and_from_a_card(client: APIClient, venue: Venue, shift: Shi
         "card",
     )
     refused(client.post(_url(venue), {"funded_by": "card"}, format="json"), 400, "required", "card")
+    missing = card_number(404)
     refused(
-        client.post(_url(venue), {"funded_by": "card", "card": "404"}, format="json"),
-        404,
-        "unknown_card",
-        "404",
+        client.post(_url(venue), {"funded_by": "card", "card": missing}, format="json"), 404, "unknown_card"
+    )
+    refused(
+        client.post(_url(venue), {"funded_by": "card", "card": "404"}, format="json"), 400, "bad_card_number"
     )
     assert holds(venue)
 

@@ -10,22 +10,15 @@ the field.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import hmac
 import uuid
 from typing import Any
 
-from django.contrib.auth.models import AnonymousUser
 from django.http import HttpResponse
 from django.urls import path
 from django.utils.translation import gettext
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
-from rest_framework import exceptions, serializers, status
-from rest_framework.authentication import BaseAuthentication, get_authorization_header
-from rest_framework.permissions import BasePermission
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -33,6 +26,7 @@ from rest_framework.views import APIView
 from halls import access
 from halls.api import HallAPIView, actor, valid
 from halls.cashier import tito
+from halls.cashier.api.devices import CashDeviceAuthentication, IsCashDevice
 from halls.cashier.models import CashDevice, Means, Shift, ShiftState, Ticket, TicketEvent, Till
 from halls.cashier.printing.document import Symbology
 from halls.cashier.services import tickets
@@ -346,63 +340,13 @@ class TicketPrintView(HallAPIView):
 
 
 # --- The terminals (device messages) --------------------------------------------------------------------
-# Until the cards helper's CashDevice authentication is on main: the same header, checked here.
-
-
-class TicketDeviceAuthentication(BaseAuthentication):
-    """``Authorization: CashDevice <id>:<token>``: the cash device in service whose token it is."""
-
-    keyword = "CashDevice"
-
-    def authenticate(self, request: Request) -> tuple[AnonymousUser, CashDevice] | None:
-        parts = get_authorization_header(request).split()
-        if not parts or parts[0].lower() != self.keyword.lower().encode():
-            return None
-        ident, token = "", ""
-        if len(parts) == 2:
-            with contextlib.suppress(UnicodeDecodeError):
-                ident, _sep, token = parts[1].decode("ascii").partition(":")
-        device = None
-        if ident.isdigit() and len(ident) <= 18 and token and len(token) <= 200:
-            device = CashDevice.objects.filter(pk=int(ident), active=True).first()
-            digest = hashlib.sha256(token.encode()).hexdigest()
-            if device is not None and not hmac.compare_digest(device.token_hash, digest):
-                device = None
-        if device is None:
-            raise exceptions.AuthenticationFailed(
-                gettext(
-                    "Unknown or retired cash device, or a wrong token: send "
-                    "'Authorization: CashDevice <id>:<token>'."
-                ),
-                code="bad_device_token",
-            )
-        return AnonymousUser(), device
-
-    def authenticate_header(self, request: Request) -> str:
-        return f'{self.keyword} realm="cashier"'
-
-
-class TicketDeviceAuthenticationScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
-    target_class = "halls.cashier.api.tickets.TicketDeviceAuthentication"
-    name = "ticketDeviceAuth"
-
-    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
-        return {
-            "type": "apiKey",
-            "in": "header",
-            "name": "Authorization",
-            "description": "'CashDevice <device id>:<device token>' (the token given at registration).",
-        }
-
-
-class IsTicketDevice(BasePermission):
-    def has_permission(self, request: Request, view: Any) -> bool:
-        return isinstance(request.auth, CashDevice)
 
 
 class DeviceView(APIView):
-    authentication_classes = [TicketDeviceAuthentication]
-    permission_classes = [IsTicketDevice]
+    """A cash device's door: 'Authorization: CashDevice <id>:<token>' (halls.cashier.api.devices)."""
+
+    authentication_classes = [CashDeviceAuthentication]
+    permission_classes = [IsCashDevice]
 
 
 def _device_answer(ticket: Ticket, card: str, device: CashDevice, replayed: bool) -> Response:
@@ -416,9 +360,9 @@ class TicketOutView(DeviceView):
         operation_id="cashier_device_ticket_out",
         summary="A terminal's cash-out: the inserted card's balance onto a ticket it prints (device)",
         description=(
-            "201 for a new ticket, 200 for the same seq again (the same ticket). 400 bad_amount; 403 "
-            "device_inactive; 404 unknown_card; 409 card_blocked, insufficient_balance, "
-            "idempotency_key_reused."
+            "Authenticate with 'Authorization: CashDevice <id>:<token>'. 201 for a new ticket, 200 for the "
+            "same seq again (the same ticket); the seq of another message is 409 seq_reused. 400 bad_amount, "
+            "bad_card_number; 403 device_inactive; 404 unknown_card; 409 card_blocked, insufficient_balance."
         ),
         request=TicketOutSerializer,
         responses={
@@ -443,7 +387,10 @@ class TicketInView(DeviceView):
     @extend_schema(
         operation_id="cashier_device_ticket_in",
         summary="A terminal's ticket-in: a scanned ticket into the inserted card (device)",
-        description=f"201 redeemed now, 200 for the same seq again. {REDEEM_ERRORS}",
+        description=(
+            "Authenticate with 'Authorization: CashDevice <id>:<token>'. 201 redeemed now, 200 for the same "
+            f"seq again; the seq of another message is 409 seq_reused. {REDEEM_ERRORS}"
+        ),
         request=TicketInSerializer,
         responses={
             201: DeviceTicketSerializer,

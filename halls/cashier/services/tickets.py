@@ -37,17 +37,17 @@ from django.utils.translation import gettext as _
 from halls import events, money
 from halls.access import require_role
 from halls.actors import Actor, actor_label
-from halls.cashier import ledger, tito
+from halls.cashier import cardnumber, ledger, tito
 from halls.cashier.ledger import Kind
 from halls.cashier.models import (
     AMOUNT_DIGITS,
     Account,
     CashDevice,
     CashierSettings,
+    DeviceMessage,
     LedgerTransaction,
     Means,
     PlayerCard,
-    PlayerCardState,
     Shift,
     Ticket,
     TicketEvent,
@@ -57,6 +57,7 @@ from halls.cashier.models import (
     TxKind,
 )
 from halls.cashier.printing.document import Barcode, Document, Field, Rule, Symbology
+from halls.cashier.services import cards
 from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import lock_player_card, lock_ticket
 from halls.cashier.services.printing import PrintResult, print_document
@@ -158,14 +159,8 @@ def local(venue_id: int, at: datetime) -> str:
 
 
 def _card(venue_id: int, number: str) -> PlayerCard:
-    card = PlayerCard.objects.filter(venue_id=venue_id, number=number.strip()).first()
-    if card is None:
-        raise NotFound(
-            _("No player card %(number)s in this venue.") % {"number": number[:40]},
-            code="unknown_card",
-            number=number[:40],
-        )
-    return card
+    """The venue's card of that number or QR payload (bad_card_number 400, unknown_card 404)."""
+    return cards.find_card(venue_id=venue_id, code=number)
 
 
 def card_balance(venue_id: int, card_number: str) -> Decimal:
@@ -176,13 +171,7 @@ def card_balance(venue_id: int, card_number: str) -> Decimal:
 def _usable_card(card_id: int) -> PlayerCard:
     """The card, locked (Rank.PLAYER_CARD); refused `card_blocked` when it is blocked."""
     card = lock_player_card(card_id)
-    if card.state == PlayerCardState.BLOCKED:
-        raise Conflict(
-            _("Card %(number)s is blocked: %(reason)s")
-            % {"number": card.number, "reason": card.blocked_reason or "-"},
-            code="card_blocked",
-            card=card.number,
-        )
+    cards.check_active(card)
     return card
 
 
@@ -427,8 +416,50 @@ def issue_from_card(
 
 
 def device_key(device: CashDevice, seq: int) -> str:
-    """The ledger key of a device's message: its sequence number makes a resent message a no-op."""
-    return f"device:{device.pk}:{seq}"
+    """The ledger key of a device's message (the cards' bill-in uses the same): a resent message posts
+    nothing twice."""
+    return f"device:{device.pk}:seq:{seq}"
+
+
+TICKET_OUT = "ticket_out"
+TICKET_IN = "ticket_in"
+
+
+def _seq_reused(seq: int) -> Conflict:
+    return Conflict(
+        _("Message %(seq)s of this device was another message.") % {"seq": seq}, code="seq_reused", seq=seq
+    )
+
+
+def _device_answered(device: CashDevice, seq: int, kind: str, body: dict[str, str]) -> Ticket | None:
+    """The ticket a message already answered with (a retry), or None; the same seq for another message
+    is refused `seq_reused` (DeviceMessage: once per device and seq, whatever the message)."""
+    previous = DeviceMessage.objects.filter(device=device, seq=seq).first()
+    if previous is None:
+        return None
+    if previous.kind != kind or previous.body != body:
+        raise _seq_reused(seq)
+    return Ticket.objects.get(venue_id=device.venue_id, number=previous.result["ticket"])
+
+
+def _device_message(
+    device: CashDevice, seq: int, kind: str, body: dict[str, str], ticket: Ticket, tx: LedgerTransaction
+) -> None:
+    """The message kept with its answer, in the operation's transaction (seq_reused if another message
+    took the seq at this instant: the operation rolls back)."""
+    try:
+        with transaction.atomic():
+            DeviceMessage.objects.create(
+                device=device,
+                seq=seq,
+                kind=kind,
+                body=body,
+                result={"ticket": ticket.number, "amount": money.text(ticket.amount), "state": ticket.state},
+                transaction=tx,
+                received_at=timezone.now(),
+            )
+    except IntegrityError:
+        raise _seq_reused(seq) from None
 
 
 def cash_out_to_ticket(
@@ -436,29 +467,37 @@ def cash_out_to_ticket(
 ) -> Issued:
     """A terminal's cash-out (device message): the inserted card's balance (all of it when `amount` is None)
     onto a ticket the terminal prints. No shift: no till is crossed. The same (device, seq) again answers
-    the same ticket."""
+    the same ticket; the seq of another message is refused seq_reused."""
     _active(device)
     if amount is not None:
         amount = checked_amount(amount)
-    ledger_key = device_key(device, seq)
-    earlier = _earlier_issue(device.venue_id, ledger_key, amount)
+    number = cards.number_of(card_number)
+    body = {"card": number, "amount": money.text(amount) if amount is not None else "all"}
+    earlier = _device_answered(device, seq, TICKET_OUT, body)
     if earlier is not None:
-        return earlier
-    card = _card(device.venue_id, card_number)
+        return Issued(earlier, replayed=True)
+    card = _card(device.venue_id, number)
     with transaction.atomic():
         card = _usable_card(card.pk)
         account = books.card_account(card)
-        issued = issue_ticket(
-            venue_id=device.venue_id,
-            amount=_card_balance_amount(account, amount),
-            funded_by=account,
-            key=ledger_key,
-            actor=device.name,
-            device=device.name,
-            data={"card": card.number, "seq": seq},
-        )
-        if not issued.replayed:
-            announce(issued.ticket, EventType.TICKET_ISSUED)
+        try:
+            issued = issue_ticket(
+                venue_id=device.venue_id,
+                amount=_card_balance_amount(account, amount),
+                funded_by=account,
+                key=device_key(device, seq),
+                actor=device.name,
+                device=device.name,
+                data={"card": card.number, "seq": seq},
+            )
+        except Conflict as exc:
+            if exc.code == "idempotency_key_reused":  # the seq posted by another message
+                raise _seq_reused(seq) from None
+            raise
+        if issued.replayed:  # the same message answered at this instant by another request
+            return issued
+        _device_message(device, seq, TICKET_OUT, body, issued.ticket, issued.ticket.issue_tx)
+        announce(issued.ticket, EventType.TICKET_ISSUED)
     return issued
 
 
@@ -476,7 +515,7 @@ def _where(event: TicketEvent | None) -> str:
     if event.data.get("into") == "card":
         return _("%(device)s, into card %(card)s") % {
             "device": event.device,
-            "card": event.data.get("card", ""),
+            "card": cardnumber.printed(str(event.data.get("card", ""))),
         }
     return _("%(device)s, in cash") % {"device": event.device}
 
@@ -540,6 +579,7 @@ def _redeem(
     shift_of: Callable[[], Shift | None],
     target: Callable[[Shift | None], _Target],
     want: Mapping[str, str],
+    after: Callable[[Ticket, LedgerTransaction], None] | None = None,
 ) -> Redeemed:
     """Redeem once: the shift (if a till), the ticket locked, then where the money goes; refusals written
     into the ticket's life after they rolled back."""
@@ -600,6 +640,8 @@ def _redeem(
                     "device": where,
                 },
             )
+            if after is not None:
+                after(ticket, posted.transaction)
             announce(ticket, EventType.TICKET_REDEEMED)
     except DomainError as exc:
         _record_refusal(ticket_id, exc, actor=actor, device=where, shift=shift)
@@ -670,7 +712,8 @@ def _into_card(venue_id: int, card_number: str) -> Callable[[Shift | None], _Tar
 def redeem_into_card(*, venue_id: int, number: str, card_number: str, key: str, actor: User) -> Redeemed:
     """The cashier loads a ticket into a player card (card_blocked, unknown_card refused)."""
     require_role(actor, venue_id, Role.CASHIER)
-    target = _into_card(venue_id, card_number)
+    card = cards.number_of(card_number)
+    target = _into_card(venue_id, card)
 
     def till_shift() -> Shift:
         return open_shift_of(venue_id=venue_id, cashier=actor)
@@ -683,23 +726,34 @@ def redeem_into_card(*, venue_id: int, number: str, card_number: str, key: str, 
         device=lambda shift: shift.till.name if shift else "",
         shift_of=till_shift,
         target=target,
-        want={"into": "card", "card": card_number.strip()},
+        want={"into": "card", "card": card},
     )
 
 
 def redeem_at_device(*, device: CashDevice, number: str, card_number: str, seq: int) -> Redeemed:
     """A terminal's ticket-in (device message): the ticket into the card inserted in it. No shift. The same
-    (device, seq) again answers the first result."""
+    (device, seq) again answers the first result; the seq of another message is refused seq_reused."""
     _active(device)
+    digits = checked_number(number)
+    card = cards.number_of(card_number)
+    body = {"ticket": digits, "card": card}
+    earlier = _device_answered(device, seq, TICKET_IN, body)
+    if earlier is not None:
+        return Redeemed(earlier, replayed=True)
+
+    def keep(ticket: Ticket, tx: LedgerTransaction) -> None:
+        _device_message(device, seq, TICKET_IN, body, ticket, tx)
+
     return _redeem(
         venue_id=device.venue_id,
-        number=number,
+        number=digits,
         request=device_key(device, seq),
         actor=device.name,
         device=lambda shift: device.name,
         shift_of=lambda: None,
-        target=_into_card(device.venue_id, card_number),
-        want={"into": "card", "card": card_number.strip()},
+        target=_into_card(device.venue_id, card),
+        want={"into": "card", "card": card},
+        after=keep,
     )
 
 
