@@ -12,8 +12,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.http import HttpResponse
 from django.urls import path
 from django.utils.translation import gettext
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -22,12 +24,12 @@ from rest_framework.response import Response
 from halls import access
 from halls.api import HallAPIView, actor, valid
 from halls.cashier import cardnumber
-from halls.cashier.models import Means, Player, PlayerCard
+from halls.cashier.models import Means, Player, PlayerCard, Shift, ShiftState, Till
 from halls.cashier.services import cards
-from halls.errors import NotFound
+from halls.errors import Conflict, NotFound
 from halls.models import Role, Venue
 from halls.money import PAYMENT_DIGITS
-from halls.serializers import error_responses, money_field
+from halls.serializers import ErrorSerializer, error_responses, money_field
 
 # --- Shapes ---------------------------------------------------------------------------------------------
 
@@ -143,6 +145,18 @@ class PlayerCardLinkSerializer(serializers.Serializer[Any]):
     player = serializers.IntegerField(
         allow_null=True, min_value=1, help_text="The player's id; null unlinks."
     )
+
+
+class PlayerCardPrintSerializer(serializers.Serializer[Any]):
+    till = serializers.IntegerField(
+        required=False, min_value=1, help_text="The till to print at; left out: your open shift's till."
+    )
+
+
+class PlayerCardPrintedSerializer(serializers.Serializer[Any]):
+    medium = serializers.CharField(help_text="printer (sent to the till's printer).")
+    printer = serializers.CharField(help_text="tcp://host:port")
+    sha256 = serializers.CharField()
 
 
 # --- Lookups --------------------------------------------------------------------------------------------
@@ -402,6 +416,58 @@ class PlayerView(HallAPIView):
         return Response(CashierPlayerSerializer(_player(venue, player_id)).data)
 
 
+def _till(request: Request, venue_id: int, till_id: int | None) -> Till:
+    if till_id is not None:
+        till = Till.objects.filter(venue_id=venue_id, pk=till_id).first()
+        if till is None:
+            raise NotFound(
+                gettext("No till %(till)s in this venue.") % {"till": till_id}, code="unknown_till"
+            )
+        return till
+    shift = (
+        Shift.objects.filter(venue_id=venue_id, cashier=request.user.pk, state=ShiftState.OPEN)
+        .select_related("till")
+        .first()
+    )
+    if shift is None:
+        raise Conflict(
+            gettext("You have no open shift: name the till to print at, or open a shift."),
+            code="no_open_shift",
+        )
+    return shift.till
+
+
+class CardPrintView(HallAPIView):
+    @extend_schema(
+        operation_id="cashier_cards_print",
+        summary="Print a player card (number, QR code, barcode) at a till: its printer, or a PDF",
+        description=(
+            "200 with application/pdf when the till has no printer, JSON when it was sent to the printer. "
+            "404 unknown_card, unknown_till; 409 card_blocked, no_open_shift, printer_address_invalid; 503 "
+            "printer_unreachable."
+        ),
+        parameters=CARD_PARAMS,
+        request=PlayerCardPrintSerializer,
+        responses={
+            (200, "application/json"): PlayerCardPrintedSerializer,
+            (200, "application/pdf"): OpenApiTypes.BINARY,
+            **error_responses(400, 403, 404, 409),
+            503: OpenApiResponse(ErrorSerializer, description="The till's printer did not answer."),
+        },
+        tags=["cashier cards"],
+    )
+    def post(self, request: Request, venue_id: int, code: str) -> HttpResponse:
+        card = card_of(request, venue_id, code, Role.CASHIER)
+        data = valid(PlayerCardPrintSerializer, request.data)
+        till = _till(request, card.venue_id, data.get("till"))
+        result = cards.print_card(card=card, till=till, actor=actor(request))
+        if result.medium == "pdf" and result.pdf is not None:
+            response = HttpResponse(result.pdf, content_type="application/pdf")
+            response["Content-Disposition"] = f'inline; filename="card-{card.number}.pdf"'
+            return response
+        return Response({"medium": result.medium, "printer": result.printer, "sha256": result.sha256})
+
+
 CARD = "venues/<int:venue_id>/cards/<str:code>/"
 urlpatterns = [
     path("venues/<int:venue_id>/cards/", CardsView.as_view(), name="cashier-cards"),
@@ -413,6 +479,7 @@ urlpatterns = [
     path(CARD + "unblock/", CardUnblockView.as_view(), name="cashier-card-unblock"),
     path(CARD + "replace/", CardReplaceView.as_view(), name="cashier-card-replace"),
     path(CARD + "player/", CardPlayerView.as_view(), name="cashier-card-player"),
+    path(CARD + "print/", CardPrintView.as_view(), name="cashier-card-print"),
     path("venues/<int:venue_id>/players/", PlayersView.as_view(), name="cashier-players"),
     path("venues/<int:venue_id>/players/<int:player_id>/", PlayerView.as_view(), name="cashier-player"),
 ]

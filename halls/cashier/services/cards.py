@@ -35,13 +35,16 @@ from halls.cashier.models import (
     Player,
     PlayerCard,
     PlayerCardState,
+    Till,
     TxKind,
 )
+from halls.cashier.printing.document import Barcode, Document, Field, Symbology
 from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import lock_player_card
+from halls.cashier.services.printing import PrintResult, print_document
 from halls.cashier.services.shifts import open_shift_of
 from halls.errors import Conflict, InvalidInput, NotFound
-from halls.models import Role
+from halls.models import Role, Venue
 from halls.services import audit
 
 # The largest amount a ledger leg holds: numeric(14, 2).
@@ -527,3 +530,33 @@ def link_player(*, card: PlayerCard, player: Player | None, actor: Actor) -> Pla
             data={"number": locked.number, "player": player.pk if player else None},
         )
     return locked
+
+
+# --- printing -------------------------------------------------------------------------------------------
+
+
+def card_document(card: PlayerCard) -> Document:
+    """The printed card: its number as printed, its QR payload and a CODE128 barcode of the number (for a
+    scanner that reads bars only). No balance (it changes) and no personal data."""
+    venue = Venue.objects.only("name").get(pk=card.venue_id)
+    return Document(
+        venue=venue.name,
+        title=_("Player card"),
+        kind="card",
+        lines=(Field(_("Card number"), cardnumber.printed(card.number)),),
+        barcode=Barcode(card.number, Symbology.CODE128),
+        qr=cardnumber.qr_payload(card.number),
+        footer=(
+            _("The balance of this card belongs to its bearer. If you lose it, ask the cashier to block it."),
+        ),
+    )
+
+
+def print_card(*, card: PlayerCard, till: Till, actor: Actor) -> PrintResult:
+    """Print the card at `till` (its printer, else a PDF in the result); audited by print_document. A
+    blocked card is not printed (card_blocked)."""
+    if till.venue_id != card.venue_id:
+        raise ValueError(f"till {till.pk} is not of the card's venue")
+    card.refresh_from_db()
+    check_active(card)
+    return print_document(till=till, document=card_document(card), actor=actor, subject=card)
