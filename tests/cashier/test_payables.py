@@ -217,12 +217,13 @@ def test_the_till_pages_hear_of_each_payable_and_its_payment(
         won = line_and_bingo(manual_game, card_series, caller, cashier)
         on_shift(cashier, venue, "10.00")
         payables.pay_payable(payable=won["bingo"], method="cash", actor=cashier, key="heard")
-    mine = [e for e in heard if e.stream == f"cashier.{venue.pk}"]
+    stream = [e for e in heard if e.stream == f"cashier.{venue.pk}"]
+    mine = [e for e in stream if e.type in (EventType.PAYABLE_CREATED, EventType.PAYABLE_PAID)]
     assert [e.type for e in mine] == [EventType.PAYABLE_CREATED] * 4 + [EventType.PAYABLE_PAID]
-    assert [e.seq for e in mine] == [1, 2, 3, 4, 5]
+    assert [e.seq for e in stream] == list(range(1, len(stream) + 1))  # numbered with the till's others
     assert mine[3].data["description"] == won["bingo"].description
     assert mine[4].data["receipt"] == "R-000001" and mine[4].data["paid_by"] == "cashier"
-    assert StreamCursor.objects.get(stream=f"cashier.{venue.pk}").seq == 5
+    assert StreamCursor.objects.get(stream=f"cashier.{venue.pk}").seq == len(stream)
 
 
 def test_the_recall_shows_each_share_and_who_paid_it(
