@@ -99,6 +99,19 @@ async def test_player_cards_at_the_till(page: Page, server_url: str, venue: Venu
     await expect(page.locator("#head-cash")).to_have_text("€80.00")
     await page.screenshot(path="/tmp/till-cards.png")
 
+    # The till has no printer: the card prints as a PDF, opened in a tab of its own.
+    async with page.context.expect_page() as opened:
+        await page.click("#card-print")
+    pdf = await opened.value
+    assert pdf.url.startswith("blob:"), pdf.url
+    await expect(page.locator("#card-op-msg")).to_contain_text("Opened as a PDF")
+    head = await page.evaluate(
+        "(url) => fetch(url).then(r => r.arrayBuffer()).then(b => String.fromCharCode(...new Uint8Array(b, 0, 5)))",
+        pdf.url,
+    )
+    assert head == "%PDF-"
+    await pdf.close()
+
     # Scanned by its QR code ("TJ:<number>"), blocked as lost, then refused.
     await page.fill("#card-number", f"TJ:{number}")
     await page.press("#card-number", "Enter")
