@@ -11,8 +11,8 @@ till-tickets.png, till-cards.png, till-closed.png, till-report.png.
 
 from __future__ import annotations
 
-from decimal import Decimal
 import re
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -56,10 +56,11 @@ def line_of_card_7(game: Game, series: CardSeries, caller: Any) -> int:
 async def pdf_head(page: Page, pdf: Page) -> str:
     """The first bytes of the PDF a till opened in a tab of its own (a blob: address), the tab closed."""
     assert pdf.url.startswith("blob:"), pdf.url
-    head: str = await page.evaluate(
-        "(url) => fetch(url).then(r => r.arrayBuffer()).then(b => String.fromCharCode(...new Uint8Array(b, 0, 5)))",
-        pdf.url,
+    first_bytes = (
+        "(url) => fetch(url).then(r => r.arrayBuffer())"
+        ".then(b => String.fromCharCode(...new Uint8Array(b, 0, 5)))"
     )
+    head: str = await page.evaluate(first_bytes, pdf.url)
     await pdf.close()
     return head
 
