@@ -64,6 +64,16 @@
     }));
   }
 
+  /* What an event's detail says to a person: a refusal's message, where the money came from or went. */
+  function detail(d) {
+    if (!d) { return ""; }
+    if (typeof d === "string") { return d; }
+    if (d.message) { return d.message; }
+    var how = d.into || d.funded_by || "";
+    var means = how === "card" ? till.means("player_card") : how ? till.means(how) : "";
+    return [means, d.card].filter(Boolean).join(" ");
+  }
+
   function showTicket(data) {
     ticket = data;
     $("ticket-view").hidden = !ticket;
@@ -83,7 +93,7 @@
     fill($("ticket-life"), (ticket.events || []).map(function (e) {
       return el("li", {"data-event": e.kind}, el("span", {class: "muted", text: till.when(e.at)}), " ",
         el("strong", {text: EVENTS[e.kind] ? EVENTS[e.kind]() : e.kind}),
-        " · " + [e.actor, e.device].filter(Boolean).join(" · ") + (e.detail ? " · " + e.detail : ""));
+        " · " + [e.actor, e.device, detail(e.detail)].filter(Boolean).join(" · "));
     }));
     $("ticket-redeem-form").hidden = ticket.state !== "issued";
   }
