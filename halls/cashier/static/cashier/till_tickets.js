@@ -70,6 +70,7 @@
     if (typeof d === "string") { return d; }
     if (d.message) { return d.message; }
     var how = d.into || d.funded_by || "";
+    if (how === "drawer" && d.account) { how = String(d.account).split(":").pop(); }   // "drawer:<shift>:cash"
     var means = how === "card" ? till.means("player_card") : how ? till.means(how) : "";
     return [means, d.card].filter(Boolean).join(" ");
   }
