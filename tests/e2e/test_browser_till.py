@@ -232,6 +232,9 @@ async def test_player_cards_at_the_till(page: Page, server_url: str, venue: Venu
     await expect(page.locator("#card-balance")).to_have_text("€0.00")
     await expect(page.locator("#head-cash")).to_have_text("€80.00")
     await page.screenshot(path="/tmp/till-cards.png")
+    await page.set_viewport_size({"width": 1920, "height": 1080})  # a bigger till screen
+    await page.screenshot(path="/tmp/till-cards-1920.png")
+    await page.set_viewport_size(TILL_VIEWPORT)
 
     # The till has no printer: the card prints as a PDF, opened in a tab of its own.
     async with page.context.expect_page() as opened:
