@@ -20,8 +20,8 @@ from playwright.async_api import Page, ViewportSize, expect
 from bingo.cards import CardGrid
 from bingo.models import Card, CardSeries, Game
 from bingo.services import claims, draw, games
-from halls.cashier.models import Payable, PlayerCard, Shift, Till
-from halls.cashier.services import shifts
+from halls.cashier.models import Payable, PlayerCard, Shift, Ticket, Till
+from halls.cashier.services import cards, shifts
 from halls.models import Role, Venue
 from tests.conftest import make_user
 from tests.e2e.browser_support import call, log_in
@@ -126,3 +126,47 @@ async def test_player_cards_at_the_till(page: Page, server_url: str, venue: Venu
     await expect(page.locator("#cashin-form button[type=submit]")).to_be_disabled()
     card = await call(PlayerCard.objects.get, number=number)
     assert card.state == "blocked"
+
+
+def balance_of(number: str) -> Decimal:
+    balance: Decimal = PlayerCard.objects.select_related("account").get(number=number).account.balance
+    return balance
+
+
+def card_with(venue: Venue, cashier: Any, amount: str) -> str:
+    card = cards.issue_card(venue_id=venue.pk, actor=cashier)
+    cards.cash_in(card=card, amount=Decimal(amount), means="cash", key="e2e-load", actor=cashier)
+    return card.number
+
+
+async def test_tickets_from_and_into_a_player_card(page: Page, server_url: str, venue: Venue) -> None:
+    """A ticket for a card's whole balance, loaded back into the card; a scanned number that is no ticket and
+    a second redemption are refused with the API's words, next to the form."""
+    cashier, _shift = await call(shift_of, venue, "50.00")
+    number = await call(card_with, venue, cashier, "30.00")
+    await page.set_viewport_size(TILL_VIEWPORT)
+    await log_in(page, server_url, "cajera", "/cashier/")
+    await page.click("#tab-tickets")
+    await expect(page.locator("#head-cash")).to_have_text("€80.00")
+    await page.check("input[name=ticket-source][value=card]", force=True)
+    await page.fill("#ticket-card", number)
+    await page.click("#ticket-issue-form button[type=submit]")  # no amount: the card's whole balance
+    await expect(page.locator("#ticket-issue-msg")).to_contain_text("issued for €30.00")
+    ticket = await call(Ticket.objects.get, venue=venue)
+    assert await call(balance_of, number) == Decimal("0.00")
+
+    await page.fill("#ticket-number", "123")
+    await page.press("#ticket-number", "Enter")
+    await expect(page.locator("#ticket-msg .msg__code")).to_be_visible()
+    await page.fill("#ticket-number", ticket.number)
+    await page.press("#ticket-number", "Enter")
+    await expect(page.locator("#ticket-view-amount")).to_have_text("€30.00")
+    await page.check("input[name=redeem-to][value=card]", force=True)
+    await page.fill("#redeem-card", number)
+    await page.click("#ticket-redeem-form button[type=submit]")
+    await expect(page.locator("#ticket-redeem-msg")).to_contain_text(f"€30.00 onto card {number}")
+    await expect(page.locator("#ticket-view-state")).to_have_text("Redeemed")
+    await expect(page.locator("#ticket-life li")).to_have_count(2)
+    await expect(page.locator("#head-cash")).to_have_text("€80.00")  # no cash moved
+    assert await call(balance_of, number) == Decimal("30.00")
+    await page.screenshot(path="/tmp/till-tickets-card.png")

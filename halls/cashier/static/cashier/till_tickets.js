@@ -160,9 +160,9 @@
         var amount = t.amount;
         ui.report(box, to === "card"
           ? interpolate(gettext("Ticket %(number)s redeemed: %(amount)s onto card %(card)s."),
-            {number: number, amount: till.money(amount), card: body.card}, true)
+            {number: t.printed || number, amount: till.money(amount), card: body.card}, true)
           : interpolate(gettext("Ticket %(number)s redeemed: pay %(amount)s in cash."),
-            {number: number, amount: till.money(amount)}, true), "ok");
+            {number: t.printed || number, amount: till.money(amount)}, true), "ok");
         remember(number, to === "card" ? gettext("Redeemed into a card") : gettext("Redeemed for cash"), amount);
         showTicket(t);
         till.changed();
