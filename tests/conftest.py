@@ -30,8 +30,10 @@ from bingo.services import games as game_services
 from bingo.services import sales
 from bingo.services import series as series_services
 from halls import events
+from halls.cashier.models import Till
 from halls.models import GameSession, HallCategory, Jurisdiction, Role, Room, Screen, StaffRole, Venue
 from halls.services import sessions
+from tests.cashier_support import on_shift
 
 ALL_BALLS = list(range(1, 91))
 SEED = "0f" * 32
@@ -263,8 +265,18 @@ def caller(venue: Venue) -> User:
 
 
 @pytest.fixture
-def cashier(venue: Venue) -> User:
-    return make_user("cashier", venue, Role.CASHIER)
+def till(venue: Venue) -> Till:
+    """The venue's till "Caja 1" (receipts as PDFs)."""
+    return Till.objects.create(venue=venue, name="Caja 1")
+
+
+@pytest.fixture
+def cashier(venue: Venue, till: Till) -> User:
+    """A cashier ON SHIFT: an open shift on `till` with a float of 0.00 (card sales are cash into its
+    drawer). A test that needs the cashier off shift closes it or makes another user."""
+    user = make_user("cashier", venue, Role.CASHIER)
+    on_shift(user, venue, float=Decimal("0"), till=till)
+    return user
 
 
 @pytest.fixture
