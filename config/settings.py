@@ -348,6 +348,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HALL_AUDIT_ANCHOR_SECONDS", default=60.0),
         "options": {"expires": 60.0},
     },
+    # The cashier: tickets not redeemed within the venue's validity go to the house (halls.cashier.tasks).
+    "expire-tickets": {
+        "task": "halls.cashier.tasks.expire_tickets",
+        "schedule": env.float("HALL_TICKET_EXPIRY_SECONDS", default=300.0),
+        "options": {"expires": 300.0},
+    },
     "watch-machine-links": {
         "task": "machines.tasks.watch_machine_links",
         "schedule": env.float("HALL_MACHINE_WATCH_SECONDS", default=1.0),

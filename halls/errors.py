@@ -47,3 +47,10 @@ class Conflict(DomainError):
 
     status = 409
     default_code = "conflict"
+
+
+class Unavailable(DomainError):
+    """Valid, but a device it needs did not answer (a till's printer): nothing was done; try again."""
+
+    status = 503
+    default_code = "unavailable"

@@ -74,6 +74,12 @@ class EventType(StrEnum):
     HAND_CARDS_REGISTERED = "hand.cards_registered"
     HAND_SETTLED = "hand.settled"
     HAND_VOIDED = "hand.voided"
+    # the cashier, on the venue's cashier stream ("cashier.<venue id>")
+    TICKET_ISSUED = "ticket.issued"
+    TICKET_REDEEMED = "ticket.redeemed"
+    TICKET_EXPIRED = "ticket.expired"
+    CASHIER_SHIFT_OPENED = "cashier.shift_opened"
+    CASHIER_SHIFT_CLOSED = "cashier.shift_closed"
 
 
 # --- halls ---------------------------------------------------------------------------------------------
@@ -490,6 +496,24 @@ class HandVoided(HandHead):
     contributed: Decimal  # pool bets already in the pool's ledger (a refund is a meter correction)
 
 
+# --- the cashier: the venue's cashier stream ---------------------------------------------------------------
+
+
+class TicketChanged(TypedDict):
+    ticket: int
+    number: str
+    amount: Decimal
+    state: str
+    at: datetime
+
+
+class CashierShift(TypedDict):
+    shift: int
+    till: int
+    cashier: str  # username
+    state: str  # open, closed
+
+
 # Each type's payload; POOL_HIT is the engine's fact on the pool stream and the screens' wording on rooms.
 PAYLOADS: dict[EventType, Any] = {
     EventType.SESSION_OPENED: SessionOpened,
@@ -533,6 +557,11 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.HAND_CARDS_REGISTERED: HandCardsRegistered,
     EventType.HAND_SETTLED: HandSettled,
     EventType.HAND_VOIDED: HandVoided,
+    EventType.TICKET_ISSUED: TicketChanged,
+    EventType.TICKET_REDEEMED: TicketChanged,
+    EventType.TICKET_EXPIRED: TicketChanged,
+    EventType.CASHIER_SHIFT_OPENED: CashierShift,
+    EventType.CASHIER_SHIFT_CLOSED: CashierShift,
 }
 
 

@@ -153,6 +153,10 @@ class PlayerCard(models.Model):
     blocked_reason = models.CharField(max_length=200, blank=True)
     player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="cards")
     created_at = models.DateTimeField()
+    # A lost card, blocked, is replaced once: the new card took its balance.
+    replaced_by = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaces"
+    )
 
     def __str__(self) -> str:
         return self.number
@@ -204,6 +208,7 @@ class TxKind(models.TextChoices):
     CARD_CASH_IN = "card_cash_in", _("Card cash-in")
     CARD_CASH_OUT = "card_cash_out", _("Card cash-out")
     CARD_SPEND = "card_spend", _("Card spend")
+    CARD_TRANSFER = "card_transfer", _("Balance moved to a replacement card")
     DEVICE_CASH_IN = "device_cash_in", _("Notes taken by a device")
     DEVICE_EMPTIED = "device_emptied", _("Device emptied")
     PRIZE_AWARD = "prize_award", _("Prize awarded")
@@ -302,6 +307,43 @@ class Ticket(models.Model):
         return self.number
 
 
+class TicketEventKind(models.TextChoices):
+    ISSUED = "issued", _("Issued")
+    PRINTED = "printed", _("Printed")
+    REPRINTED = "reprinted", _("Reprinted")
+    REDEEMED = "redeemed", _("Redeemed")
+    REFUSED = "refused", _("Redemption refused")
+    EXPIRED = "expired", _("Expired")
+
+
+class TicketEvent(models.Model):
+    """One moment of a ticket's life, written once: issued, printed, reprinted, redeemed, a redemption
+    refused (with its reason), expired; who (a cashier, a terminal, the beat) and where (a till, a device)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    ticket = models.ForeignKey(Ticket, on_delete=models.PROTECT, related_name="events")
+    kind = models.CharField(max_length=10, choices=TicketEventKind.choices)
+    at = models.DateTimeField()
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    actor_label = models.CharField(max_length=150)
+    device = models.CharField(max_length=80, blank=True)  # the till's or the terminal's name
+    shift = models.ForeignKey(Shift, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    transaction = models.ForeignKey(
+        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.CharField(max_length=40, blank=True)  # a refusal's error code
+    data = models.JSONField(default=dict, blank=True)  # where the money went, the refusal's message...
+
+    class Meta:
+        indexes = [models.Index(fields=["ticket", "at"])]
+        triggers = [append_only()]
+
+    def __str__(self) -> str:
+        return f"{self.ticket_id} {self.kind}"
+
+
 class PayableKind(models.TextChoices):
     LINE = "line", _("Line")
     BINGO = "bingo", _("Bingo")
@@ -347,3 +389,25 @@ class Payable(models.Model):
 
     def __str__(self) -> str:
         return self.description
+
+
+class DeviceMessage(models.Model):
+    """A cash device's message, once per (device, seq): a retry answers `result`, the first answer; the
+    same seq with another body is refused."""
+
+    device = models.ForeignKey(CashDevice, on_delete=models.PROTECT, related_name="messages")
+    seq = models.PositiveBigIntegerField()
+    kind = models.CharField(max_length=16)  # "notes_in"
+    body = models.JSONField()  # the message as understood (the card's number, the amount)
+    result = models.JSONField()
+    transaction = models.OneToOneField(
+        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    received_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["device", "seq"], name="device_message_seq_unique")]
+        triggers = [append_only()]
+
+    def __str__(self) -> str:
+        return f"{self.device_id}#{self.seq}"

@@ -4,4 +4,10 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from halls.cashier.api import cards, devices, shifts
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    *shifts.urlpatterns,
+    *cards.urlpatterns,
+    *devices.urlpatterns,
+]

@@ -25,6 +25,7 @@ from halls.cashier.ledger import GUARDED, Kind
 from halls.cashier.models import (
     AMOUNT_DIGITS,
     Account,
+    CashDevice,
     LedgerTransaction,
     Leg,
     Means,
@@ -56,6 +57,16 @@ def drawer(shift: Shift, means: Means | str = Means.CASH) -> Account:
         venue_id=shift.venue_id,
         code=f"drawer:{shift.pk}:{means}",
         defaults={"kind": Kind.DRAWER.value, "guarded": True, "shift": shift, "means": str(means)},
+    )
+    return account
+
+
+def device_account(device: CashDevice) -> Account:
+    """A cash device's stacker: the notes it took and holds until emptied at a till."""
+    account, _created = Account.objects.get_or_create(
+        venue_id=device.venue_id,
+        code=f"device:{device.pk}",
+        defaults={"kind": Kind.DEVICE_CASH.value, "guarded": True, "device": device},
     )
     return account
 
@@ -112,6 +123,13 @@ def _replay(venue_id: int, key: str, kind: str, legs: tuple[ledger.Leg, ...]) ->
             code="idempotency_key_reused",
         )
     return Posted(previous, replayed=True)
+
+
+def replayed(venue_id: int, key: str) -> Posted | None:
+    """The transaction already posted under `key`, whatever its legs (for a caller whose legs depend on
+    balances that moved since: a device emptied of all it held)."""
+    previous = LedgerTransaction.objects.filter(venue_id=venue_id, key=key).first()
+    return None if previous is None else Posted(previous, replayed=True)
 
 
 def post(

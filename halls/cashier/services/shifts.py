@@ -5,23 +5,47 @@ Closing (the cash-up, arqueo) is in this module too: expected against counted pe
 
 from __future__ import annotations
 
-from decimal import Decimal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, DecimalException
 
+from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from halls import money
-from halls.access import require_role
+from halls import events, money
+from halls.access import require_role, roles_in
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
-from halls.cashier.models import Means, Shift, ShiftState, Till, TxKind
+from halls.cashier.models import CashDevice, Means, Shift, ShiftState, Till, TxKind
 from halls.cashier.services import ledger as books
-from halls.cashier.services.locks import lock_shift
-from halls.errors import Conflict, InvalidInput
+from halls.cashier.services.locks import lock_accounts, lock_shift
+from halls.errors import Conflict, InvalidInput, PermissionDenied
+from halls.eventtypes import EventType
 from halls.models import Role
 from halls.services import audit
+from halls.services.changes import record_change
+
+NOTE_LENGTH = 1000
+# The largest amount a ledger column holds (numeric(14, 2)).
+MAX_AMOUNT = Decimal(10) ** (money.PAYMENT_DIGITS - money.CENT_PLACES) - money.CENT
+
+
+def stream(venue_id: int) -> str:
+    """The till pages' stream."""
+    return f"cashier.{venue_id}"
+
+
+def _public(shift: Shift) -> dict[str, object]:
+    return {
+        "shift": shift.pk,
+        "till": shift.till_id,
+        "cashier": shift.cashier.get_username(),
+        "state": str(shift.state),
+    }
 
 
 def open_shift(*, till: Till, cashier: User, float_amount: Decimal, actor: User) -> Shift:
@@ -73,6 +97,7 @@ def open_shift(*, till: Till, cashier: User, float_amount: Decimal, actor: User)
                 shift=shift,
                 device=till.name,
             )
+        events.emit(stream(till.venue_id), EventType.CASHIER_SHIFT_OPENED, _public(shift))
     return shift
 
 
@@ -95,3 +120,230 @@ def open_shift_of(*, venue_id: int, cashier: User) -> Shift:
     if shift.state != ShiftState.OPEN:  # closed between the look-up and the lock
         raise Conflict(_("The shift is closed."), code="shift_closed")
     return shift
+
+
+# --- the cash-up (arqueo) -------------------------------------------------------------------------------
+
+
+def _amount(means: str, value: object) -> Decimal:
+    """A counted amount: a Decimal in cents, zero or more; else InvalidInput naming its means."""
+    try:
+        ok = (
+            isinstance(value, Decimal)
+            and value.is_finite()
+            and value == money.cents(value)
+            and 0 <= value <= MAX_AMOUNT
+        )
+    except DecimalException:
+        ok = False
+    if not ok:
+        raise InvalidInput(
+            _("The counted %(means)s is %(amount)s: give an amount in cents, zero or more.")
+            % {"means": Means(means).label, "amount": value},
+            code="bad_amount",
+            field=f"counted.{means}",
+        )
+    assert isinstance(value, Decimal)
+    return value
+
+
+def _counted(counted: Mapping[str, object]) -> dict[str, Decimal]:
+    unknown = sorted(set(counted) - set(Means.values))
+    if unknown:
+        raise InvalidInput(
+            _("No means of payment %(means)s: count %(known)s.")
+            % {"means": ", ".join(unknown), "known": ", ".join(Means.values)},
+            code="unknown_means",
+        )
+    missing = [m for m in Means.values if m not in counted]
+    if missing:
+        raise InvalidInput(
+            _("The cash-up needs the counted amount of every means of payment: %(missing)s is missing.")
+            % {"missing": ", ".join(str(Means(m).label) for m in missing)},
+            code="counted_missing",
+            missing=missing,
+        )
+    return {m: _amount(m, counted[m]) for m in Means.values}
+
+
+def _witness(
+    shift: Shift, username: str | None, password: str | None, request: HttpRequest | None
+) -> User | None:
+    """The second person who signs, authenticated by their password at the till (django-axes locks out
+    repeated wrong passwords when the request is given); none when not given."""
+    if not username and not password:
+        return None
+    bad = InvalidInput(
+        _("The witness must be another cashier or operator of this venue, with their own password."),
+        code="bad_witness",
+    )
+    if not username or not password:
+        raise bad
+    user = authenticate(request, username=username, password=password)
+    if not isinstance(user, User) or not user.is_active or user.pk == shift.cashier_id:
+        raise bad
+    if not roles_in(user, shift.venue_id).intersection({Role.CASHIER, Role.OPERATOR}):
+        raise bad
+    return user
+
+
+@dataclass(frozen=True)
+class CashUp:
+    """Expected against counted, per means; `difference` is counted - expected (> 0 over, < 0 short)."""
+
+    expected: dict[str, Decimal]
+    counted: dict[str, Decimal]
+
+    @property
+    def differences(self) -> dict[str, Decimal]:
+        return {m: self.counted[m] - self.expected[m] for m in self.expected}
+
+    @property
+    def difference(self) -> Decimal:
+        return sum(self.differences.values(), money.ZERO)
+
+    @property
+    def matches(self) -> bool:
+        return not any(self.differences.values())
+
+
+def close_shift(
+    *,
+    shift: Shift,
+    counted: Mapping[str, object],
+    actor: User,
+    witness: str | None = None,
+    witness_password: str | None = None,
+    note: str = "",
+    request: HttpRequest | None = None,
+) -> Shift:
+    """Close the shift with its counted cash-up (arqueo): per means of payment, what the drawer should hold
+    against what was counted. A difference is posted to the house (over or short) and needs a second
+    person (`witness`: another cashier or operator of the venue, by username and password) who signs;
+    then each drawer's counted money goes back to the house, so every drawer ends at zero.
+
+    Refuses (writing nothing) bad amounts, `witness_required`, `bad_witness`, `shift_closed`, and
+    `not_your_shift` (only the shift's cashier or an operator closes it)."""
+    require_role(actor, shift.venue_id, Role.CASHIER)
+    if actor.pk != shift.cashier_id and Role.OPERATOR not in roles_in(actor, shift.venue_id):
+        raise PermissionDenied(_("Only the shift's cashier or an operator closes it."), code="not_your_shift")
+    amounts = _counted(counted)
+    note = note.strip()
+    if len(note) > NOTE_LENGTH:
+        raise InvalidInput(
+            _("The note is longer than %(n)d characters.") % {"n": NOTE_LENGTH}, code="note_too_long"
+        )
+    signer = _witness(shift, witness, witness_password, request)  # the password hash, before any lock
+    with transaction.atomic():
+        shift = lock_shift(shift.pk)  # every till operation holds it: they are done, none starts
+        if shift.state != ShiftState.OPEN:
+            raise Conflict(_("The shift is closed."), code="shift_closed")
+        # The drawers, locked now: the postings below take money from them after auditing each other.
+        locked = lock_accounts(books.drawer(shift, m).pk for m in Means.values)
+        drawers = {a.means: a for a in locked.values()}
+        cash_up = CashUp(expected={m: d.balance for m, d in drawers.items()}, counted=amounts)
+        if not cash_up.matches and signer is None:
+            raise Conflict(
+                _("The count differs from what is expected by %(difference)s: a witness must sign.")
+                % {"difference": money.text(cash_up.difference)},
+                code="witness_required",
+                expected={m: money.text(v) for m, v in cash_up.expected.items()},
+                counted={m: money.text(v) for m, v in cash_up.counted.items()},
+            )
+        house = books.venue_account(shift.venue_id, Kind.HOUSE)
+        for means, account in drawers.items():
+            diff = cash_up.differences[means]
+            if diff:
+                over, short = (account.pk, house.pk) if diff > 0 else (house.pk, account.pk)
+                books.post(
+                    venue_id=shift.venue_id,
+                    kind=TxKind.OVER_SHORT,
+                    key=f"shift:{shift.pk}:over_short:{means}",
+                    legs=[ledger.debit(over, abs(diff)), ledger.credit(short, abs(diff))],
+                    actor=actor,
+                    shift=shift,
+                    device=shift.till.name,
+                    data={"means": means, "difference": money.text(diff)},
+                )
+            if cash_up.counted[means]:
+                books.post(
+                    venue_id=shift.venue_id,
+                    kind=TxKind.CASH_UP,
+                    key=f"shift:{shift.pk}:cash_up:{means}",
+                    legs=[
+                        ledger.debit(house.pk, cash_up.counted[means]),
+                        ledger.credit(account.pk, cash_up.counted[means]),
+                    ],
+                    actor=actor,
+                    shift=shift,
+                    device=shift.till.name,
+                    data={"means": means},
+                )
+        shift.state = ShiftState.CLOSED
+        shift.closed_at = timezone.now()
+        shift.expected = {m: money.text(v) for m, v in cash_up.expected.items()}
+        shift.counted = {m: money.text(v) for m, v in cash_up.counted.items()}
+        shift.difference = cash_up.difference
+        shift.witness = signer
+        shift.note = note
+        shift.save(
+            update_fields=["state", "closed_at", "expected", "counted", "difference", "witness", "note"]
+        )
+        record_change(
+            venue_id=shift.venue_id,
+            actor=actor,
+            type=EventType.CASHIER_SHIFT_CLOSED,
+            obj=shift,
+            data={
+                "till": shift.till.name,
+                "cashier": shift.cashier.get_username(),
+                "expected": shift.expected,
+                "counted": shift.counted,
+                "difference": money.text(cash_up.difference),
+                "witness": signer.get_username() if signer else None,
+                "note": note,
+            },
+            stream=stream(shift.venue_id),
+            public=_public(shift),
+        )
+    return shift
+
+
+# --- a cash device's stacker, collected at a till -------------------------------------------------------
+
+
+def empty_device(
+    *, shift: Shift, device: CashDevice, actor: User, key: str, amount: Decimal | None = None
+) -> books.Posted:
+    """Collect a cash device's stacker into the shift's cash drawer: `amount` (all it holds if none).
+
+    `shift` is the cashier's open shift, locked (open_shift_of). Idempotent by `key`; refuses
+    `insufficient_balance` for more than the device holds and `nothing_to_collect` for an empty device."""
+    require_role(actor, shift.venue_id, Role.CASHIER)
+    if device.venue_id != shift.venue_id:
+        raise InvalidInput(_("That device is not in this venue."), code="unknown_device")
+    ledger_key = f"device_emptied:{key}"
+    with transaction.atomic():
+        previous = books.replayed(shift.venue_id, ledger_key)  # a retry (the caller holds the shift)
+        if previous is not None:
+            return previous
+        stacker = books.device_account(device)
+        collected = stacker.balance if amount is None else _amount(Means.CASH, amount)
+        if not collected:
+            raise Conflict(
+                _("%(device)s holds no money to collect.") % {"device": device.name},
+                code="nothing_to_collect",
+            )
+        return books.post(
+            venue_id=shift.venue_id,
+            kind=TxKind.DEVICE_EMPTIED,
+            key=ledger_key,
+            legs=[
+                ledger.debit(books.drawer(shift, Means.CASH).pk, collected),
+                ledger.credit(stacker.pk, collected),
+            ],
+            actor=actor,
+            shift=shift,
+            device=device.name,
+            data={"device": device.pk},
+        )

@@ -1,0 +1,562 @@
+"""Player cards (tarjeta de jugador): issued anonymous, found by their printed number or QR payload, loaded
+at the cashier (cash or bank card) or by a device's bill reader (services.devices), spent by terminals,
+cashed out in cash; blocked when lost, replaced (the new card takes the balance), optionally linked to a
+registered player.
+
+A card's money is its ledger account (services.ledger.card_account); every move is a ledger transaction
+posted under the caller's key, so a retry is a no-op. A blocked card refuses every operation
+(`card_blocked`). Lock order: the cashier's shift, the card, then the accounts `post` takes money from.
+Personal data (a player's name and ID document) never goes into the audit's data or an event.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from halls import money
+from halls.access import require_role
+from halls.actors import Actor
+from halls.cashier import cardnumber, ledger
+from halls.cashier.ledger import Kind
+from halls.cashier.models import (
+    CashDevice,
+    LedgerTransaction,
+    Leg,
+    Means,
+    Player,
+    PlayerCard,
+    PlayerCardState,
+    Till,
+    TxKind,
+)
+from halls.cashier.printing.document import Barcode, Document, Field, Symbology
+from halls.cashier.services import ledger as books
+from halls.cashier.services.locks import lock_player_card
+from halls.cashier.services.printing import PrintResult, print_document
+from halls.cashier.services.shifts import open_shift_of
+from halls.errors import Conflict, InvalidInput, NotFound
+from halls.models import Role, Venue
+from halls.services import audit
+
+# The largest amount a ledger leg holds: numeric(14, 2).
+MAX_AMOUNT = money.MAX_BET
+KEY_LENGTH = 80  # the caller's idempotency key; the ledger key adds the operation's prefix
+
+
+@dataclass(frozen=True)
+class CardMove:
+    """A move of a card's money: the transaction (the first one, for a retry) and the card's balance now."""
+
+    card: PlayerCard
+    transaction: LedgerTransaction
+    amount: Decimal
+    balance: Decimal
+    replayed: bool
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One leg on the card: + money in, - money out; `balance` is the card's balance after it."""
+
+    transaction_id: int
+    kind: str
+    kind_label: str
+    amount: Decimal
+    balance: Decimal
+    at: datetime
+    by: str  # the cashier's or the device's label
+    device: str
+    memo: str
+
+
+@dataclass(frozen=True)
+class Replacement:
+    old: PlayerCard
+    new: PlayerCard
+    moved: Decimal  # the balance the new card received
+    transaction: LedgerTransaction | None  # none when the old card was empty
+    replayed: bool  # the card had been replaced already: this is that replacement
+
+
+# --- checks ---------------------------------------------------------------------------------------------
+
+
+def amount_of(value: Any, *, field: str = "amount") -> Decimal:
+    """A money amount for a card: positive, whole cents, at most MAX_AMOUNT; InvalidInput naming `field`."""
+    try:
+        amount = money.parse(field, value, places=money.CENT_PLACES, positive=True, maximum=MAX_AMOUNT)
+    except money.MoneyError:
+        raise InvalidInput(
+            _("%(field)s must be an amount above 0 in whole cents, at most %(maximum)s; got %(value)s.")
+            % {"field": field, "maximum": money.text(MAX_AMOUNT), "value": value},
+            code="bad_amount",
+            field=field,
+        ) from None
+    return money.cents(amount)
+
+
+def _key(value: str) -> str:
+    key = str(value or "").strip()
+    if not key or len(key) > KEY_LENGTH:
+        raise InvalidInput(
+            _("The idempotency key is 1 to %(length)s characters.") % {"length": KEY_LENGTH},
+            code="bad_idempotency_key",
+            field="idempotency_key",
+        )
+    return key
+
+
+def number_of(code: str, *, field: str = "card") -> str:
+    """The card number in a typed number or a QR payload; InvalidInput naming `field` if it is not one."""
+    try:
+        return cardnumber.parse(str(code or ""))
+    except cardnumber.BadNumber:
+        raise InvalidInput(
+            _(
+                "%(field)s %(code)r is not a card number: %(length)s digits whose last is a check digit "
+                "(a digit may be mistyped)."
+            )
+            % {"field": field, "code": str(code)[:40], "length": cardnumber.LENGTH},
+            code="bad_card_number",
+            field=field,
+        ) from None
+
+
+def find_card(*, venue_id: int, code: str, field: str = "card") -> PlayerCard:
+    """The venue's card with this number or QR payload; 404 unknown_card (also for another venue's)."""
+    number = number_of(code, field=field)
+    card = PlayerCard.objects.filter(venue_id=venue_id, number=number).first()
+    if card is None:
+        raise NotFound(
+            _("No card %(number)s in this venue.") % {"number": cardnumber.printed(number)},
+            code="unknown_card",
+        )
+    return card
+
+
+def check_active(card: PlayerCard) -> None:
+    if card.state == PlayerCardState.BLOCKED:
+        raise Conflict(
+            _("Card %(number)s is blocked: it cannot be used.") % {"number": cardnumber.printed(card.number)},
+            code="card_blocked",
+            number=card.number,
+        )
+
+
+def balance(card: PlayerCard) -> Decimal:
+    """What the hall owes the card's bearer."""
+    return books.card_account(card).balance
+
+
+def _move(card: PlayerCard, posted: books.Posted, amount: Decimal) -> CardMove:
+    return CardMove(
+        card=card,
+        transaction=posted.transaction,
+        amount=amount,
+        balance=balance(card),
+        replayed=posted.replayed,
+    )
+
+
+def _previous(venue_id: int, key: str) -> LedgerTransaction | None:
+    return LedgerTransaction.objects.filter(venue_id=venue_id, key=key).first()
+
+
+# --- issuing --------------------------------------------------------------------------------------------
+
+
+def _new_card(venue_id: int, player: Player | None) -> PlayerCard:
+    """A card with a fresh random number and its account (no audit: the caller writes it last)."""
+    for _attempt in range(5):
+        number = cardnumber.new_number(secrets.randbelow)
+        try:
+            with transaction.atomic():  # a savepoint: a number already taken is drawn again
+                card = PlayerCard.objects.create(
+                    venue_id=venue_id, number=number, player=player, created_at=timezone.now()
+                )
+                books.card_account(card)
+            return card
+        except IntegrityError:  # the number is taken (1 in 10^15 per card): draw another
+            continue
+    raise RuntimeError("no free card number after 5 draws")
+
+
+def _audit_issued(card: PlayerCard, actor: Actor) -> None:
+    audit.record(
+        venue_id=card.venue_id,
+        actor=actor,
+        action="cashier.card_issued",
+        obj=card,
+        data={"number": card.number, "player": card.player_id},
+    )
+
+
+def issue_card(*, venue_id: int, actor: Actor, player: Player | None = None) -> PlayerCard:
+    """A new anonymous card with a fresh random number (unique; a Luhn check digit), balance zero."""
+    if player is not None and player.venue_id != venue_id:
+        raise NotFound(_("No such player in this venue."), code="unknown_player")
+    with transaction.atomic():
+        card = _new_card(venue_id, player)
+        _audit_issued(card, actor)
+    return card
+
+
+# --- money in and out at the cashier --------------------------------------------------------------------
+
+
+def cash_in(*, card: PlayerCard, amount: Decimal, means: Means | str, key: str, actor: User) -> CardMove:
+    """The cashier loads `amount` onto the card, paid in cash or by bank card: that drawer of the
+    cashier's open shift is debited, the card credited. Retried under `key`: the first move."""
+    require_role(actor, card.venue_id, Role.CASHIER)
+    amount = amount_of(amount)
+    key = _key(key)
+    if means not in Means.values:
+        raise InvalidInput(
+            _("The means of payment is one of %(means)s.") % {"means": ", ".join(Means.values)},
+            code="bad_means",
+            field="means",
+        )
+    with transaction.atomic():
+        shift = open_shift_of(venue_id=card.venue_id, cashier=actor)
+        locked = lock_player_card(card.pk)
+        check_active(locked)
+        till = books.drawer(shift, means)
+        posted = books.post(
+            venue_id=card.venue_id,
+            kind=TxKind.CARD_CASH_IN,
+            key=f"card_cash_in:{key}",
+            legs=[ledger.debit(till.pk, amount), ledger.credit(books.card_account(locked).pk, amount)],
+            actor=actor,
+            shift=shift,
+            device=shift.till.name,
+            data={"card": locked.number, "means": str(means)},
+        )
+        return _move(locked, posted, amount)
+
+
+def cash_out(*, card: PlayerCard, amount: Decimal | None, key: str, actor: User) -> CardMove:
+    """The cashier pays the card's balance out in cash: `amount`, or all of it when None. The card is
+    debited, the cash drawer of the cashier's open shift credited. Refuses `insufficient_balance` (the
+    card holds less) and `drawer_short` (the drawer does), writing nothing."""
+    require_role(actor, card.venue_id, Role.CASHIER)
+    wanted = None if amount is None else amount_of(amount)
+    key = _key(key)
+    ledger_key = f"card_cash_out:{key}"
+    with transaction.atomic():
+        shift = open_shift_of(venue_id=card.venue_id, cashier=actor)
+        locked = lock_player_card(card.pk)
+        check_active(locked)
+        account = books.card_account(locked)
+        if wanted is None:
+            previous = _previous(card.venue_id, ledger_key)
+            if previous is not None:  # a retry of "all of it": what was paid then
+                paid = next((leg.amount for leg in previous.legs.all() if leg.account_id == account.pk), None)
+                wanted = paid if paid is not None and paid > 0 else account.balance
+            else:
+                wanted = account.balance
+            if wanted <= 0:
+                raise Conflict(
+                    _("The card's balance is %(balance)s: there is nothing to pay out.")
+                    % {"balance": money.text(account.balance)},
+                    code="insufficient_balance",
+                    balance=money.text(account.balance),
+                )
+        if wanted > account.balance and _previous(card.venue_id, ledger_key) is None:
+            # The card's shortfall is named before the drawer's (post checks accounts in id order).
+            raise Conflict(
+                _("The card's balance is %(balance)s: %(needed)s is more than it holds.")
+                % {"balance": money.text(account.balance), "needed": money.text(wanted)},
+                code="insufficient_balance",
+                balance=money.text(account.balance),
+                needed=money.text(wanted),
+            )
+        till = books.drawer(shift, Means.CASH)
+        posted = books.post(
+            venue_id=card.venue_id,
+            kind=TxKind.CARD_CASH_OUT,
+            key=ledger_key,
+            legs=[ledger.debit(account.pk, wanted), ledger.credit(till.pk, wanted)],
+            actor=actor,
+            shift=shift,
+            device=shift.till.name,
+            data={"card": locked.number},
+        )
+        return _move(locked, posted, wanted)
+
+
+# --- spending (electronic bingo's terminals) ------------------------------------------------------------
+
+
+def spend(
+    *,
+    card: PlayerCard,
+    amount: Decimal,
+    key: str,
+    actor: Actor,
+    device: CashDevice | str = "",
+    memo: str = "",
+    data: dict[str, Any] | None = None,
+) -> CardMove:
+    """Take `amount` from the card for a purchase (card debit, sales credit; no shift: no till is
+    crossed). `key` makes it idempotent (ledger key "card_spend:<key>"); `device` is the terminal (a
+    CashDevice or its label). Refuses `card_blocked`, `insufficient_balance` (nothing written). Two spends
+    of one card at once are decided one after the other (the card, then its account, are locked)."""
+    amount = amount_of(amount)
+    key = _key(key)
+    label = device.name if isinstance(device, CashDevice) else str(device)
+    with transaction.atomic():
+        locked = lock_player_card(card.pk)
+        check_active(locked)
+        sales = books.venue_account(locked.venue_id, Kind.SALES)
+        posted = books.post(
+            venue_id=locked.venue_id,
+            kind=TxKind.CARD_SPEND,
+            key=f"card_spend:{key}",
+            legs=[ledger.debit(books.card_account(locked).pk, amount), ledger.credit(sales.pk, amount)],
+            actor=actor,
+            device=label[:80],
+            memo=memo[:200],
+            data={"card": locked.number, **(data or {})},
+        )
+        return _move(locked, posted, amount)
+
+
+# --- history --------------------------------------------------------------------------------------------
+
+
+def history(card: PlayerCard, *, limit: int = 100) -> list[HistoryEntry]:
+    """The card's moves, newest first (at most `limit`), each with the balance after it."""
+    account = books.card_account(card)
+    legs = (
+        Leg.objects.filter(account=account)
+        .select_related("transaction")
+        .order_by("transaction_id")
+        .only(
+            "amount",
+            "transaction__id",
+            "transaction__kind",
+            "transaction__created_at",
+            "transaction__actor_label",
+            "transaction__device",
+            "transaction__memo",
+        )
+    )
+    labels = dict(TxKind.choices)
+    running = money.ZERO
+    entries: list[HistoryEntry] = []
+    for leg in legs:
+        moved = ledger.shown(Kind.PLAYER_CARD, leg.amount)
+        running += moved
+        tx = leg.transaction
+        entries.append(
+            HistoryEntry(
+                transaction_id=tx.pk,
+                kind=tx.kind,
+                kind_label=str(labels.get(tx.kind, tx.kind)),
+                amount=moved,
+                balance=running,
+                at=tx.created_at,
+                by=tx.actor_label,
+                device=tx.device,
+                memo=tx.memo,
+            )
+        )
+    entries.reverse()
+    return entries[:limit]
+
+
+# --- blocking and replacing -----------------------------------------------------------------------------
+
+
+def block_card(*, card: PlayerCard, reason: str, actor: Actor) -> PlayerCard:
+    """Block a lost or stolen card (any cashier): it refuses every operation from now on. Blocking a
+    blocked card changes nothing."""
+    text = str(reason or "").strip()
+    if not text:
+        raise InvalidInput(
+            _("Say why the card is blocked (lost, stolen...)."), code="reason_required", field="reason"
+        )
+    if len(text) > 200:
+        raise InvalidInput(_("The reason is at most 200 characters."), code="too_long", field="reason")
+    with transaction.atomic():
+        locked = lock_player_card(card.pk)
+        if locked.state == PlayerCardState.BLOCKED:
+            return locked
+        locked.state = PlayerCardState.BLOCKED
+        locked.blocked_reason = text
+        locked.save(update_fields=["state", "blocked_reason"])
+        audit.record(
+            venue_id=locked.venue_id,
+            actor=actor,
+            action="cashier.card_blocked",
+            obj=locked,
+            data={"number": locked.number, "reason": text},
+        )
+    return locked
+
+
+def unblock_card(*, card: PlayerCard, actor: User) -> PlayerCard:
+    """Unblock a card found again (the operator only: a card found is not proof of its bearer). A card
+    already replaced stays blocked: its balance is on the new card."""
+    require_role(actor, card.venue_id, Role.OPERATOR)
+    with transaction.atomic():
+        locked = lock_player_card(card.pk)
+        if locked.replaced_by_id is not None:
+            raise Conflict(
+                _("Card %(number)s was replaced: its balance is on the new card.")
+                % {"number": cardnumber.printed(locked.number)},
+                code="card_replaced",
+            )
+        if locked.state == PlayerCardState.ACTIVE:
+            return locked
+        locked.state = PlayerCardState.ACTIVE
+        locked.blocked_reason = ""
+        locked.save(update_fields=["state", "blocked_reason"])
+        audit.record(
+            venue_id=locked.venue_id,
+            actor=actor,
+            action="cashier.card_unblocked",
+            obj=locked,
+            data={"number": locked.number},
+        )
+    return locked
+
+
+def replace_card(*, card: PlayerCard, actor: Actor) -> Replacement:
+    """A new card for a blocked (lost) one: it receives the old card's whole balance in one ledger
+    transaction and its player link. Done once per card: again, it answers the same replacement."""
+    with transaction.atomic():
+        locked = lock_player_card(card.pk)
+        if locked.replaced_by_id is not None:
+            new = PlayerCard.objects.get(pk=locked.replaced_by_id)
+            tx = LedgerTransaction.objects.filter(
+                venue_id=locked.venue_id, key=f"card_transfer:{locked.number}"
+            ).first()
+            moved = money.ZERO
+            if tx is not None:
+                moved = next(leg.amount for leg in tx.legs.all() if leg.amount > 0)
+            return Replacement(old=locked, new=new, moved=moved, transaction=tx, replayed=True)
+        if locked.state != PlayerCardState.BLOCKED:
+            raise Conflict(
+                _("Card %(number)s is not blocked: block a lost card before replacing it.")
+                % {"number": cardnumber.printed(locked.number)},
+                code="card_not_blocked",
+            )
+        new = _new_card(locked.venue_id, locked.player)
+        old_account = books.card_account(locked)
+        moved = old_account.balance
+        posted = None
+        if moved > 0:
+            posted = books.post(
+                venue_id=locked.venue_id,
+                kind=TxKind.CARD_TRANSFER,
+                key=f"card_transfer:{locked.number}",
+                legs=[ledger.debit(old_account.pk, moved), ledger.credit(books.card_account(new).pk, moved)],
+                actor=actor,
+                data={"from": locked.number, "to": new.number},
+            )
+        locked.replaced_by = new
+        locked.save(update_fields=["replaced_by"])
+        _audit_issued(new, actor)
+        audit.record(
+            venue_id=locked.venue_id,
+            actor=actor,
+            action="cashier.card_replaced",
+            obj=locked,
+            data={"number": locked.number, "new": new.number, "moved": money.text(moved)},
+        )
+    return Replacement(
+        old=locked,
+        new=new,
+        moved=moved,
+        transaction=posted.transaction if posted else None,
+        replayed=False,
+    )
+
+
+# --- players --------------------------------------------------------------------------------------------
+
+
+def _text(field: str, value: Any, *, max_length: int, required: bool) -> str:
+    text = str(value or "").strip()
+    if required and not text:
+        raise InvalidInput(_("%(field)s is required.") % {"field": field}, code="required", field=field)
+    if len(text) > max_length:
+        raise InvalidInput(
+            _("%(field)s is at most %(length)s characters.") % {"field": field, "length": max_length},
+            code="too_long",
+            field=field,
+        )
+    return text
+
+
+def register_player(*, venue_id: int, name: str, id_document: str = "", actor: Actor) -> Player:
+    """A registered player (for halls that register them). The audit keeps the player's id only."""
+    full_name = _text("name", name, max_length=150, required=True)
+    document = _text("id_document", id_document, max_length=40, required=False)
+    with transaction.atomic():
+        player = Player.objects.create(
+            venue_id=venue_id, name=full_name, id_document=document, created_at=timezone.now()
+        )
+        audit.record(venue_id=venue_id, actor=actor, action="cashier.player_registered", obj=player, data={})
+    return player
+
+
+def link_player(*, card: PlayerCard, player: Player | None, actor: Actor) -> PlayerCard:
+    """Link the card to a registered player of its venue, or unlink it (None)."""
+    if player is not None and player.venue_id != card.venue_id:
+        raise NotFound(_("No such player in this venue."), code="unknown_player")
+    with transaction.atomic():
+        locked = lock_player_card(card.pk)
+        check_active(locked)
+        if locked.player_id == (player.pk if player else None):
+            return locked
+        locked.player = player
+        locked.save(update_fields=["player"])
+        audit.record(
+            venue_id=locked.venue_id,
+            actor=actor,
+            action="cashier.card_player_linked" if player else "cashier.card_player_unlinked",
+            obj=locked,
+            data={"number": locked.number, "player": player.pk if player else None},
+        )
+    return locked
+
+
+# --- printing -------------------------------------------------------------------------------------------
+
+
+def card_document(card: PlayerCard) -> Document:
+    """The printed card: its number as printed, its QR payload and a CODE128 barcode of the number (for a
+    scanner that reads bars only). No balance (it changes) and no personal data."""
+    venue = Venue.objects.only("name").get(pk=card.venue_id)
+    return Document(
+        venue=venue.name,
+        title=_("Player card"),
+        kind="card",
+        lines=(Field(_("Card number"), cardnumber.printed(card.number)),),
+        barcode=Barcode(card.number, Symbology.CODE128),
+        qr=cardnumber.qr_payload(card.number),
+        footer=(
+            _("The balance of this card belongs to its bearer. If you lose it, ask the cashier to block it."),
+        ),
+    )
+
+
+def print_card(*, card: PlayerCard, till: Till, actor: Actor) -> PrintResult:
+    """Print the card at `till` (its printer, else a PDF in the result); audited by print_document. A
+    blocked card is not printed (card_blocked)."""
+    if till.venue_id != card.venue_id:
+        raise ValueError(f"till {till.pk} is not of the card's venue")
+    card.refresh_from_db()
+    check_active(card)
+    return print_document(till=till, document=card_document(card), actor=actor, subject=card)

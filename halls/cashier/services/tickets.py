@@ -1,0 +1,748 @@
+"""Tickets (TITO, ticket in / ticket out): issued for an amount, redeemed once, expired after the venue's
+validity; every moment of a ticket's life is a TicketEvent.
+
+- `issue_ticket` is the one place a ticket is made: it posts funded_by → tickets and writes the ticket and
+  its "issued" event, inside the caller's transaction when there is one (the payables pay a prize as a
+  ticket so). It takes no lock of its own: `post` locks the account money leaves (Rank.ACCOUNT) and the
+  audit chain's tip. It publishes nothing; `announce` does, at the end of the caller's transaction.
+- The cashier's doors: `issue_for_payment` (cash or a bank card paid in, into that means' drawer),
+  `issue_from_card` (a player card's balance), `redeem_for_cash`, `redeem_into_card`; each holds the
+  cashier's open shift first (Rank.SHIFT), then the ticket (TICKET), then the card (PLAYER_CARD).
+- The terminals' device messages: `cash_out_to_ticket` (the inserted card's balance onto a ticket) and
+  `redeem_at_device` (a ticket into the inserted card), idempotent by (device, seq).
+- `expire_tickets(now)`: the beat's job, one ticket per transaction (resumable), each at most once.
+
+A ticket is closed (redeemed or expired) by the ledger key "ticket:<id>:close": whatever the races, its money
+leaves the tickets account once. A refused redemption of a known ticket is written into its life after the
+refusal rolled back (the money and the ticket are untouched).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from halls import events, money
+from halls.access import require_role
+from halls.actors import Actor, actor_label
+from halls.cashier import ledger, tito
+from halls.cashier.ledger import Kind
+from halls.cashier.models import (
+    AMOUNT_DIGITS,
+    Account,
+    CashDevice,
+    CashierSettings,
+    LedgerTransaction,
+    Means,
+    PlayerCard,
+    PlayerCardState,
+    Shift,
+    Ticket,
+    TicketEvent,
+    TicketEventKind,
+    TicketState,
+    TxKind,
+)
+from halls.cashier.services import ledger as books
+from halls.cashier.services.locks import lock_player_card, lock_ticket
+from halls.cashier.services.shifts import open_shift_of
+from halls.errors import Conflict, DomainError, InvalidInput, NotFound, PermissionDenied
+from halls.eventtypes import EventType, TicketChanged
+from halls.models import Role, Venue
+from halls.services import audit
+
+DEFAULT_VALID_DAYS = 30
+MAX_AMOUNT = Decimal(10) ** (AMOUNT_DIGITS - money.CENT_PLACES) - money.CENT
+_NUMBER_TRIES = 5  # 10^17 numbers: a clash is already a one-in-billions event
+
+
+@dataclass(frozen=True)
+class Issued:
+    ticket: Ticket
+    replayed: bool  # the key was already used for this ticket: nothing was written
+
+
+@dataclass(frozen=True)
+class Redeemed:
+    ticket: Ticket
+    replayed: bool  # the same request was already served: nothing was written
+
+
+def stream(venue_id: int) -> str:
+    return f"cashier.{venue_id}"
+
+
+# --- checks and look-ups --------------------------------------------------------------------------------
+
+
+def checked_amount(amount: object, field: str = "amount") -> Decimal:
+    """A ticket's amount: whole cents, above zero, what the ledger holds. InvalidInput `bad_amount`."""
+    try:
+        return money.cents(
+            money.parse(field, amount, places=money.CENT_PLACES, positive=True, maximum=MAX_AMOUNT)
+        )
+    except money.MoneyError as exc:
+        raise InvalidInput(
+            _("%(field)s: give an amount in euros and cents, above zero and at most %(max)s (got %(value)s).")
+            % {"field": field, "max": money.text(MAX_AMOUNT), "value": amount},
+            code="bad_amount",
+            field=field,
+        ) from exc
+
+
+def checked_number(number: str, field: str = "number") -> str:
+    """A typed or scanned validation number, as stored. InvalidInput `bad_ticket_number` when it cannot be
+    one (not 18 digits, or the check digit does not match: a mistyped digit)."""
+    digits = tito.normalise(number)
+    if not tito.is_valid(digits):
+        raise InvalidInput(
+            _(
+                "%(field)s: %(number)r is not a ticket's validation number "
+                "(18 digits, the last a check digit)."
+            )
+            % {"field": field, "number": number[:40]},
+            code="bad_ticket_number",
+            field=field,
+        )
+    return digits
+
+
+def _unknown(number: str) -> NotFound:
+    return NotFound(
+        _("No ticket %(number)s in this venue.") % {"number": tito.grouped(number)},
+        code="unknown_ticket",
+        number=number,
+    )
+
+
+def find(venue_ids: list[int], number: str) -> Ticket:
+    """The ticket of that validation number among `venue_ids`' (another venue's: unknown_ticket, 404)."""
+    digits = checked_number(number)
+    ticket = Ticket.objects.filter(venue_id__in=venue_ids, number=digits).first()
+    if ticket is None:
+        raise _unknown(digits)
+    return ticket
+
+
+def life(ticket: Ticket) -> list[TicketEvent]:
+    """The ticket's events, oldest first."""
+    return list(TicketEvent.objects.filter(ticket=ticket).order_by("at", "pk"))
+
+
+def valid_days(venue_id: int) -> int:
+    days = (
+        CashierSettings.objects.filter(venue_id=venue_id).values_list("ticket_valid_days", flat=True).first()
+    )
+    return DEFAULT_VALID_DAYS if days is None else int(days)
+
+
+def local(venue_id: int, at: datetime) -> str:
+    """A moment as the venue's staff read it: "2026-11-26 10:12" in the venue's time zone."""
+    zone = Venue.objects.filter(pk=venue_id).values_list("time_zone", flat=True).first() or "UTC"
+    return timezone.localtime(at, ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M")
+
+
+def _card(venue_id: int, number: str) -> PlayerCard:
+    card = PlayerCard.objects.filter(venue_id=venue_id, number=number.strip()).first()
+    if card is None:
+        raise NotFound(
+            _("No player card %(number)s in this venue.") % {"number": number[:40]},
+            code="unknown_card",
+            number=number[:40],
+        )
+    return card
+
+
+def _usable_card(card_id: int) -> PlayerCard:
+    """The card, locked (Rank.PLAYER_CARD); refused `card_blocked` when it is blocked."""
+    card = lock_player_card(card_id)
+    if card.state == PlayerCardState.BLOCKED:
+        raise Conflict(
+            _("Card %(number)s is blocked: %(reason)s")
+            % {"number": card.number, "reason": card.blocked_reason or "-"},
+            code="card_blocked",
+            card=card.number,
+        )
+    return card
+
+
+def _active(device: CashDevice) -> None:
+    if not device.active:
+        raise PermissionDenied(
+            _("Device %(device)s is not in service.") % {"device": device.name}, code="device_inactive"
+        )
+
+
+def _event(
+    ticket: Ticket,
+    kind: TicketEventKind,
+    *,
+    actor: Actor,
+    device: str = "",
+    shift: Shift | None = None,
+    tx: LedgerTransaction | None = None,
+    reason: str = "",
+    data: Mapping[str, Any] | None = None,
+) -> TicketEvent:
+    return TicketEvent.objects.create(
+        venue_id=ticket.venue_id,
+        ticket=ticket,
+        kind=kind,
+        at=timezone.now(),
+        actor=actor if isinstance(actor, User) else None,
+        actor_label=actor_label(actor),
+        device=device,
+        shift=shift,
+        transaction=tx,
+        reason=reason,
+        data=dict(data or {}),
+    )
+
+
+def announce(ticket: Ticket, type: EventType) -> None:
+    """Tell the venue's till pages (stream cashier.<venue>), at the end of the caller's transaction (it
+    takes the stream's lock, the last of halls.locks.Rank)."""
+    payload: TicketChanged = {
+        "ticket": ticket.pk,
+        "number": ticket.number,
+        "amount": ticket.amount,
+        "state": ticket.state,
+        "at": ticket.closed_at or ticket.issued_at,
+    }
+    events.emit(stream(ticket.venue_id), type, payload)
+
+
+# --- issuing --------------------------------------------------------------------------------------------
+
+
+def _new_ticket(venue_id: int, amount: Decimal, issued_by: str, tx: LedgerTransaction) -> Ticket:
+    issued_at = tx.created_at
+    expires_at = issued_at + timedelta(days=valid_days(venue_id))
+    for attempt in range(_NUMBER_TRIES):
+        try:
+            with transaction.atomic():  # a savepoint: a number already taken is drawn again
+                return Ticket.objects.create(
+                    venue_id=venue_id,
+                    number=tito.new_number(),
+                    amount=amount,
+                    issued_at=issued_at,
+                    expires_at=expires_at,
+                    issued_by=issued_by[:150],
+                    issue_tx=tx,
+                )
+        except IntegrityError:
+            if attempt == _NUMBER_TRIES - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def issue_ticket(
+    *,
+    venue_id: int,
+    amount: Decimal,
+    funded_by: Account,
+    key: str,
+    actor: Actor,
+    shift: Shift | None = None,
+    device: str = "",
+    kind: TxKind = TxKind.TICKET_ISSUE,
+    memo: str = "",
+    data: Mapping[str, Any] | None = None,
+) -> Issued:
+    """Post `amount` from `funded_by` to the tickets account under ledger `key` and make the ticket (a new
+    validation number, expiring after the venue's ticket_valid_days), with its "issued" event and audit.
+
+    Works inside the caller's transaction (or opens its own); takes no lock but `post`'s (the account
+    money leaves, Rank.ACCOUNT; the audit tip): a caller holding a shift, a payable or a card is in order,
+    but must call this before its own audit record. The same key again answers the same ticket
+    (replayed=True); refusals (bad_amount, drawer_short, insufficient_balance, idempotency_key_reused)
+    write nothing. Publishes nothing: call `announce(ticket, EventType.TICKET_ISSUED)` last if a till page
+    should learn of it.
+    """
+    amount = checked_amount(amount)
+    if funded_by.venue_id != venue_id:
+        raise ValueError(f"account {funded_by.code} is not of venue {venue_id}")
+    tickets = books.venue_account(venue_id, Kind.TICKETS)
+    if funded_by.pk == tickets.pk:
+        raise ValueError("a ticket cannot be funded by the tickets account")
+    with transaction.atomic():
+        posted = books.post(
+            venue_id=venue_id,
+            kind=kind,
+            key=key,
+            legs=[ledger.debit(funded_by.pk, amount), ledger.credit(tickets.pk, amount)],
+            actor=actor,
+            shift=shift,
+            device=device,
+            memo=memo,
+            data=data,
+        )
+        if posted.replayed:
+            return Issued(_ticket_of(posted.transaction, key), replayed=True)
+        ticket = _new_ticket(venue_id, amount, device or actor_label(actor), posted.transaction)
+        _event(
+            ticket,
+            TicketEventKind.ISSUED,
+            actor=actor,
+            device=device,
+            shift=shift,
+            tx=posted.transaction,
+            data={"funded_by": funded_by.kind, "account": funded_by.code, "amount": money.text(amount)},
+        )
+        audit.record(
+            venue_id=venue_id,
+            actor=actor,
+            action="cashier.ticket_issued",
+            obj=ticket,
+            data={
+                "number": ticket.number,
+                "amount": money.text(amount),
+                "funded_by": funded_by.code,
+                "expires_at": ticket.expires_at.isoformat(),
+                "device": device,
+            },
+        )
+    return Issued(ticket, replayed=False)
+
+
+def _ticket_of(tx: LedgerTransaction, key: str) -> Ticket:
+    ticket = Ticket.objects.filter(issue_tx=tx).first()
+    if ticket is None:  # the key was posted by something that made no ticket
+        raise Conflict(
+            _("Idempotency key %(key)r was used for another operation.") % {"key": key},
+            code="idempotency_key_reused",
+        )
+    return ticket
+
+
+def _earlier_issue(venue_id: int, key: str, amount: Decimal | None) -> Issued | None:
+    """A retry of an issue already done under ledger `key`: its ticket (same amount, if one was asked)."""
+    tx = LedgerTransaction.objects.filter(venue_id=venue_id, key=key).first()
+    if tx is None:
+        return None
+    ticket = _ticket_of(tx, key)
+    if amount is not None and ticket.amount != amount:
+        raise Conflict(
+            _("Idempotency key %(key)r was used for another operation.") % {"key": key},
+            code="idempotency_key_reused",
+        )
+    return Issued(ticket, replayed=True)
+
+
+def issue_for_payment(*, venue_id: int, amount: Decimal, means: Means | str, key: str, actor: User) -> Issued:
+    """The cashier sells a ticket for money paid in (cash or a bank card): that means' drawer → tickets, in
+    the cashier's open shift (no_open_shift otherwise). `key`: the request's idempotency key."""
+    require_role(actor, venue_id, Role.CASHIER)
+    amount = checked_amount(amount)
+    if means not in Means.values:
+        raise InvalidInput(
+            _("means: %(means)r is not a means of payment (cash, bank_card).") % {"means": str(means)[:40]},
+            code="bad_means",
+            field="means",
+        )
+    ledger_key = f"ticket:issue:{key}"
+    earlier = _earlier_issue(venue_id, ledger_key, amount)
+    if earlier is not None:
+        return earlier
+    with transaction.atomic():
+        shift = open_shift_of(venue_id=venue_id, cashier=actor)
+        issued = issue_ticket(
+            venue_id=venue_id,
+            amount=amount,
+            funded_by=books.drawer(shift, means),
+            key=ledger_key,
+            actor=actor,
+            shift=shift,
+            device=shift.till.name,
+            data={"means": str(means)},
+        )
+        if not issued.replayed:
+            announce(issued.ticket, EventType.TICKET_ISSUED)
+    return issued
+
+
+def _card_balance_amount(account: Account, amount: Decimal | None) -> Decimal:
+    if amount is not None:
+        return amount
+    if account.balance <= 0:
+        raise Conflict(
+            _("The card's balance is %(balance)s: there is nothing to put on a ticket.")
+            % {"balance": money.euros(account.balance)},
+            code="insufficient_balance",
+            balance=money.text(account.balance),
+        )
+    return account.balance
+
+
+def issue_from_card(
+    *, venue_id: int, card_number: str, amount: Decimal | None, key: str, actor: User
+) -> Issued:
+    """The cashier turns a player card's balance (all of it when `amount` is None) into a ticket: card →
+    tickets, in the cashier's open shift. Refused card_blocked, insufficient_balance, unknown_card."""
+    require_role(actor, venue_id, Role.CASHIER)
+    if amount is not None:
+        amount = checked_amount(amount)
+    ledger_key = f"ticket:issue:{key}"
+    earlier = _earlier_issue(venue_id, ledger_key, amount)
+    if earlier is not None:
+        return earlier
+    card = _card(venue_id, card_number)
+    with transaction.atomic():
+        shift = open_shift_of(venue_id=venue_id, cashier=actor)
+        card = _usable_card(card.pk)
+        account = books.card_account(card)
+        issued = issue_ticket(
+            venue_id=venue_id,
+            amount=_card_balance_amount(account, amount),
+            funded_by=account,
+            key=ledger_key,
+            actor=actor,
+            shift=shift,
+            device=shift.till.name,
+            data={"card": card.number},
+        )
+        if not issued.replayed:
+            announce(issued.ticket, EventType.TICKET_ISSUED)
+    return issued
+
+
+def device_key(device: CashDevice, seq: int) -> str:
+    """The ledger key of a device's message: its sequence number makes a resent message a no-op."""
+    return f"device:{device.pk}:{seq}"
+
+
+def cash_out_to_ticket(
+    *, device: CashDevice, card_number: str, seq: int, amount: Decimal | None = None
+) -> Issued:
+    """A terminal's cash-out (device message): the inserted card's balance (all of it when `amount` is None)
+    onto a ticket the terminal prints. No shift: no till is crossed. The same (device, seq) again answers
+    the same ticket."""
+    _active(device)
+    if amount is not None:
+        amount = checked_amount(amount)
+    ledger_key = device_key(device, seq)
+    earlier = _earlier_issue(device.venue_id, ledger_key, amount)
+    if earlier is not None:
+        return earlier
+    card = _card(device.venue_id, card_number)
+    with transaction.atomic():
+        card = _usable_card(card.pk)
+        account = books.card_account(card)
+        issued = issue_ticket(
+            venue_id=device.venue_id,
+            amount=_card_balance_amount(account, amount),
+            funded_by=account,
+            key=ledger_key,
+            actor=device.name,
+            device=device.name,
+            data={"card": card.number, "seq": seq},
+        )
+        if not issued.replayed:
+            announce(issued.ticket, EventType.TICKET_ISSUED)
+    return issued
+
+
+# --- redeeming ------------------------------------------------------------------------------------------
+
+
+def close_key(ticket: Ticket) -> str:
+    """The one ledger key that closes a ticket (redeemed or expired): its money leaves once."""
+    return f"ticket:{ticket.pk}:close"
+
+
+def _where(event: TicketEvent | None) -> str:
+    if event is None:
+        return "?"
+    if event.data.get("into") == "card":
+        return _("%(device)s, into card %(card)s") % {
+            "device": event.device,
+            "card": event.data.get("card", ""),
+        }
+    return _("%(device)s, in cash") % {"device": event.device}
+
+
+def _refuse_closed(ticket: Ticket, now: datetime) -> None:
+    """Refuse a ticket that cannot be redeemed: redeemed (when, where), expired (when)."""
+    number = tito.grouped(ticket.number)
+    if ticket.state == TicketState.REDEEMED:
+        assert ticket.closed_at is not None
+        redeemed = TicketEvent.objects.filter(ticket=ticket, kind=TicketEventKind.REDEEMED).first()
+        when, where = local(ticket.venue_id, ticket.closed_at), _where(redeemed)
+        raise Conflict(
+            _("Ticket %(number)s was already redeemed on %(when)s at %(where)s.")
+            % {"number": number, "when": when, "where": where},
+            code="ticket_redeemed",
+            redeemed_at=ticket.closed_at.isoformat(),
+            where=where,
+        )
+    if ticket.state == TicketState.EXPIRED or now >= ticket.expires_at:
+        raise Conflict(
+            _("Ticket %(number)s expired on %(when)s.")
+            % {"number": number, "when": local(ticket.venue_id, ticket.expires_at)},
+            code="ticket_expired",
+            expired_at=ticket.expires_at.isoformat(),
+        )
+
+
+def _served(ticket: Ticket, request: str, want: Mapping[str, str]) -> bool:
+    """Whether `request` already redeemed this ticket (a retry); the same key for another target is
+    refused idempotency_key_reused."""
+    if ticket.state != TicketState.REDEEMED or not request:
+        return False
+    tx = LedgerTransaction.objects.filter(pk=ticket.close_tx_id or 0).first()
+    earlier = dict(tx.data) if tx is not None else {}
+    if earlier.get("request") != request:
+        return False
+    if any(earlier.get(k, "") != v for k, v in want.items()):
+        raise Conflict(
+            _("Idempotency key %(key)r was used for another operation.") % {"key": request},
+            code="idempotency_key_reused",
+        )
+    return True
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Where a redeemed ticket's money goes."""
+
+    account: Account
+    into: str  # "cash" or "card"
+    card: str = ""
+
+
+def _redeem(
+    *,
+    venue_id: int,
+    number: str,
+    request: str,
+    actor: Actor,
+    device: Callable[[Shift | None], str],
+    shift_of: Callable[[], Shift | None],
+    target: Callable[[Shift | None], _Target],
+    want: Mapping[str, str],
+) -> Redeemed:
+    """Redeem once: the shift (if a till), the ticket locked, then where the money goes; refusals written
+    into the ticket's life after they rolled back."""
+    digits = checked_number(number)
+    ticket_id = Ticket.objects.filter(venue_id=venue_id, number=digits).values_list("pk", flat=True).first()
+    if ticket_id is None:
+        raise _unknown(digits)
+    seen = Ticket.objects.get(pk=ticket_id)
+    if _served(seen, request, want):  # a retry: answered before the shift is even looked at
+        return Redeemed(seen, replayed=True)
+    where = ""
+    shift: Shift | None = None
+    try:
+        with transaction.atomic():
+            shift = shift_of()
+            where = device(shift)
+            ticket = lock_ticket(ticket_id)
+            if _served(ticket, request, want):  # the same request, served while this one waited
+                return Redeemed(ticket, replayed=True)
+            now = timezone.now()
+            _refuse_closed(ticket, now)
+            goes = target(shift)
+            tickets = books.venue_account(venue_id, Kind.TICKETS)
+            posted = books.post(
+                venue_id=venue_id,
+                kind=TxKind.TICKET_REDEEM,
+                key=close_key(ticket),
+                legs=[ledger.debit(tickets.pk, ticket.amount), ledger.credit(goes.account.pk, ticket.amount)],
+                actor=actor,
+                shift=shift,
+                device=where,
+                memo=tito.grouped(ticket.number),
+                data={"ticket": ticket.number, "request": request, "into": goes.into, "card": goes.card},
+            )
+            ticket.state = TicketState.REDEEMED
+            ticket.closed_at = posted.transaction.created_at
+            ticket.close_tx = posted.transaction
+            ticket.save(update_fields=["state", "closed_at", "close_tx"])
+            _event(
+                ticket,
+                TicketEventKind.REDEEMED,
+                actor=actor,
+                device=where,
+                shift=shift,
+                tx=posted.transaction,
+                data={"into": goes.into, "card": goes.card, "account": goes.account.code},
+            )
+            audit.record(
+                venue_id=venue_id,
+                actor=actor,
+                action="cashier.ticket_redeemed",
+                obj=ticket,
+                data={
+                    "number": ticket.number,
+                    "amount": money.text(ticket.amount),
+                    "into": goes.into,
+                    "card": goes.card,
+                    "device": where,
+                },
+            )
+            announce(ticket, EventType.TICKET_REDEEMED)
+    except DomainError as exc:
+        _record_refusal(ticket_id, exc, actor=actor, device=where, shift=shift)
+        raise
+    return Redeemed(ticket, replayed=False)
+
+
+def _record_refusal(
+    ticket_id: int, exc: DomainError, *, actor: Actor, device: str, shift: Shift | None
+) -> None:
+    """A refused redemption in the ticket's life (its own transaction: the refusal rolled everything else
+    back)."""
+    with transaction.atomic():
+        ticket = Ticket.objects.get(pk=ticket_id)
+        shift_row = Shift.objects.filter(pk=shift.pk).first() if shift is not None else None
+        _event(
+            ticket,
+            TicketEventKind.REFUSED,
+            actor=actor,
+            device=device,
+            shift=shift_row,
+            reason=exc.code[:40],
+            data={"message": exc.message[:300]},
+        )
+        audit.record(
+            venue_id=ticket.venue_id,
+            actor=actor,
+            action="cashier.ticket_refused",
+            obj=ticket,
+            data={"number": ticket.number, "reason": exc.code, "device": device},
+        )
+
+
+def redeem_for_cash(*, venue_id: int, number: str, key: str, actor: User) -> Redeemed:
+    """The cashier pays a ticket in cash from the shift's drawer (drawer_short when it does not hold it)."""
+    require_role(actor, venue_id, Role.CASHIER)
+
+    def till_shift() -> Shift:
+        return open_shift_of(venue_id=venue_id, cashier=actor)
+
+    return _redeem(
+        venue_id=venue_id,
+        number=number,
+        request=key,
+        actor=actor,
+        device=lambda shift: shift.till.name if shift else "",
+        shift_of=till_shift,
+        target=lambda shift: _Target(books.drawer(_open(shift), Means.CASH), "cash"),
+        want={"into": "cash"},
+    )
+
+
+def _open(shift: Shift | None) -> Shift:
+    assert shift is not None
+    return shift
+
+
+def _into_card(venue_id: int, card_number: str) -> Callable[[Shift | None], _Target]:
+    card = _card(venue_id, card_number)
+
+    def target(shift: Shift | None) -> _Target:
+        locked = _usable_card(card.pk)
+        return _Target(books.card_account(locked), "card", locked.number)
+
+    return target
+
+
+def redeem_into_card(*, venue_id: int, number: str, card_number: str, key: str, actor: User) -> Redeemed:
+    """The cashier loads a ticket into a player card (card_blocked, unknown_card refused)."""
+    require_role(actor, venue_id, Role.CASHIER)
+    target = _into_card(venue_id, card_number)
+
+    def till_shift() -> Shift:
+        return open_shift_of(venue_id=venue_id, cashier=actor)
+
+    return _redeem(
+        venue_id=venue_id,
+        number=number,
+        request=key,
+        actor=actor,
+        device=lambda shift: shift.till.name if shift else "",
+        shift_of=till_shift,
+        target=target,
+        want={"into": "card", "card": card_number.strip()},
+    )
+
+
+def redeem_at_device(*, device: CashDevice, number: str, card_number: str, seq: int) -> Redeemed:
+    """A terminal's ticket-in (device message): the ticket into the card inserted in it. No shift. The same
+    (device, seq) again answers the first result."""
+    _active(device)
+    return _redeem(
+        venue_id=device.venue_id,
+        number=number,
+        request=device_key(device, seq),
+        actor=device.name,
+        device=lambda shift: device.name,
+        shift_of=lambda: None,
+        target=_into_card(device.venue_id, card_number),
+        want={"into": "card", "card": card_number.strip()},
+    )
+
+
+# --- expiry ---------------------------------------------------------------------------------------------
+
+EXPIRY_ACTOR = "beat"
+
+
+def expire_tickets(now: datetime | None = None, *, batch: int = 500) -> int:
+    """Expire every ticket still issued whose time ran out by `now`: tickets → house, one ticket per
+    transaction (a run cut short leaves the rest to the next). A ticket is expired once, whatever the runs
+    at the same time. Returns how many this run expired."""
+    now = now or timezone.now()
+    done, after = 0, 0
+    while True:
+        due = list(
+            Ticket.objects.filter(state=TicketState.ISSUED, expires_at__lte=now, pk__gt=after)
+            .order_by("pk")
+            .values_list("pk", flat=True)[:batch]
+        )
+        if not due:
+            return done
+        for pk in due:
+            done += _expire_one(pk, now)
+        after = due[-1]
+
+
+def _expire_one(ticket_id: int, now: datetime) -> bool:
+    with transaction.atomic():
+        ticket = lock_ticket(ticket_id)
+        if ticket.state != TicketState.ISSUED or ticket.expires_at > now:
+            return False  # redeemed or expired meanwhile
+        tickets = books.venue_account(ticket.venue_id, Kind.TICKETS)
+        house = books.venue_account(ticket.venue_id, Kind.HOUSE)
+        posted = books.post(
+            venue_id=ticket.venue_id,
+            kind=TxKind.TICKET_EXPIRE,
+            key=close_key(ticket),
+            legs=[ledger.debit(tickets.pk, ticket.amount), ledger.credit(house.pk, ticket.amount)],
+            actor=EXPIRY_ACTOR,
+            memo=tito.grouped(ticket.number),
+            data={"ticket": ticket.number, "expires_at": ticket.expires_at.isoformat()},
+        )
+        ticket.state = TicketState.EXPIRED
+        ticket.closed_at = posted.transaction.created_at
+        ticket.close_tx = posted.transaction
+        ticket.save(update_fields=["state", "closed_at", "close_tx"])
+        _event(ticket, TicketEventKind.EXPIRED, actor=EXPIRY_ACTOR, tx=posted.transaction)
+        audit.record(
+            venue_id=ticket.venue_id,
+            actor=EXPIRY_ACTOR,
+            action="cashier.ticket_expired",
+            obj=ticket,
+            data={"number": ticket.number, "amount": money.text(ticket.amount)},
+        )
+        announce(ticket, EventType.TICKET_EXPIRED)
+    return True
