@@ -1,4 +1,4 @@
-"""Staff pages of bingo: home, the caller console and the cashier page.
+"""Staff pages of bingo: home, the caller console and the cashier page (the till).
 
 Thin doors (DESIGN §3): login required, read-only queries for what the page lists (the user's venues,
 rooms and screens), then render. Every command and every live figure goes through the REST API from the
@@ -119,4 +119,7 @@ def cashier(request: HttpRequest) -> HttpResponse:
         for v in venues
         for room in v.rooms
     ]
-    return _page(request, "bingo/cashier.html", venues, cashier_rooms=rooms)
+    # The till's panels (shift, cards, tickets, prizes) are halls.cashier's templates and scripts, composed
+    # here with bingo's range sales; every figure and operation goes through /api/cashier/ and the bingo API.
+    till_venues = [{"id": v.venue.pk, "name": v.venue.name, "currency": v.venue.currency} for v in venues]
+    return _page(request, "bingo/cashier.html", venues, cashier_rooms=rooms, till_venues=till_venues)

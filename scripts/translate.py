@@ -10,6 +10,7 @@ plural form takes "singular|plural" as its msgstr.
 
 from __future__ import annotations
 
+import re
 import sys
 
 import polib
@@ -23,6 +24,11 @@ def todo(path: str) -> int:
     for entry in pending:
         print(entry.msgid.replace("\n", "\\n"))
     return 1 if pending else 0
+
+
+def nplurals(po: polib.POFile) -> int:
+    match = re.search(r"nplurals\s*=\s*(\d+)", po.metadata.get("Plural-Forms", ""))
+    return int(match.group(1)) if match else 2
 
 
 def fill(table: str, path: str) -> int:
@@ -42,12 +48,14 @@ def fill(table: str, path: str) -> int:
                 continue
             if entry.msgid_plural:
                 one, many = msgstr.split("|", 1)
-                entry.msgstr_plural = {0: one, 1: many}
+                # Every form past the first is the plural ("nplurals=3" in the djangojs catalogue of es).
+                entry.msgstr_plural = {0: one, **{n: many for n in range(1, nplurals(po))}}
             else:
                 entry.msgstr = msgstr
             if "fuzzy" in entry.flags:
                 entry.flags.remove("fuzzy")
                 entry.previous_msgid = None
+                entry.previous_msgid_plural = None
     po.save(path)
     return 1 if missing else 0
 

@@ -208,6 +208,7 @@ async def test_caller_console_runs_a_game(
 async def test_cashier_sells_and_returns_ranges(page, server_url, manual_game, card_series, caller, cashier):
     await call(games.open_sales, game=manual_game, actor=caller)
     await log_in(page, server_url, "cashier", "/cashier/")
+    await page.click("#tab-sales")  # the till's Sales tab
     await expect(page.locator("#game-title")).to_have_text("Sala 1 · game 1")
     await expect(page.locator("#ops-table")).to_contain_text("Nothing sold yet.")
 

@@ -1,7 +1,9 @@
 /*
- * The cashier page: pick the game on sale in one of your rooms, sell or return "from no. X to no. Y" of a
- * series, and follow the operations and totals. Each operation carries an idempotency key that stays the
- * same until the server has answered, so a double click or a retry after a lost answer never sells twice.
+ * The till's Sales panel: pick the game on sale in one of your rooms, sell or return "from no. X to no. Y"
+ * of a series, and follow the operations and totals. Each operation carries an idempotency key that stays
+ * the same until the server has answered, so a double click or a retry after a lost answer never sells
+ * twice. The money goes into the drawer of the cashier's open shift (no shift: the API refuses, and the
+ * refusal shows next to the form); the till's header (halls/cashier/static/cashier/till.js) then reloads.
  */
 (function (global) {
   "use strict";
@@ -60,7 +62,7 @@
       $("poll-state").className = "console-poll is-ok";
       var previous = gameId;
       if (gameId !== null && !selected()) {
-        ui.report($("page-msg"), gettext("The sales of the game you had open are closed."), "info");
+        ui.report($("sales-page-msg"), gettext("The sales of the game you had open are closed."), "info");
         gameId = null;
       }
       if (gameId === null && games.length) { gameId = games[0].id; }
@@ -69,7 +71,7 @@
       renderGame();
     }, function (err) {
       $("poll-state").className = "console-poll is-failing";
-      ui.report($("page-msg"), {message: interpolate(gettext("Live refresh failed: %(error)s"), {error: err.message}, true),
+      ui.report($("sales-page-msg"), {message: interpolate(gettext("Live refresh failed: %(error)s"), {error: err.message}, true),
         code: err.code}, "error");
     });
   }
@@ -107,7 +109,7 @@
       api.get("/api/series/?venue=" + venue).then(function (list) {
         seriesByVenue[venue] = list;
         renderSeries();
-      }, function (err) { ui.report($("page-msg"), err); });
+      }, function (err) { ui.report($("sales-page-msg"), err); });
     }
     renderSeries();
     loadSales();
@@ -126,7 +128,7 @@
       renderGame();
     }, function (err) {
       loadingSales = false;
-      if (id === gameId && err.status !== 404) { ui.report($("page-msg"), err); }
+      if (id === gameId && err.status !== 404) { ui.report($("sales-page-msg"), err); }
     });
   }
 
@@ -235,6 +237,7 @@
         preview(kind);
         $(kind + "-last").focus();
         loadSales();
+        global.HallTill.changed();
       }, function (err) {
         if (err.status >= 400 && err.status < 500) { intents[kind].done(); }
         ui.report(box, err);
@@ -262,6 +265,9 @@
 
   wire();
   loadGames();
-  global.setInterval(function () { if (!doc.hidden) { loadGames(); } }, GAMES_MS);
-  global.setInterval(function () { if (!doc.hidden) { loadSales(); } }, SALES_MS);
+  // While the Sales tab is open: the games on sale and the selected game's sales, each at its own pace.
+  var shown = function () { return !doc.hidden && !$("panel-sales").hidden; };
+  global.setInterval(function () { if (shown()) { loadGames(); } }, GAMES_MS);
+  global.setInterval(function () { if (shown()) { loadSales(); } }, SALES_MS);
+  global.HallTill.panel("sales", {show: function () { loadGames(); loadSales(); }});
 })(window);

@@ -18,7 +18,6 @@ from django.utils.translation import gettext as _
 
 from halls.actors import Actor
 from halls.cashier.models import Till
-from halls.cashier.printing import escpos, pdf
 from halls.cashier.printing.document import Document
 from halls.errors import Conflict, Unavailable
 from halls.services import audit
@@ -38,6 +37,10 @@ class PrintResult:
 def print_document(*, till: Till, document: Document, actor: Actor, subject: Any = None) -> PrintResult:
     """Print ``document`` at ``till``; ``subject`` (the ticket, the payable, the shift...) is what the audit
     entry names, the till when None."""
+    # Imported here: python-escpos reads its printer database and reportlab loads its fonts on import
+    # (about a second), which no process that never prints should pay at start.
+    from halls.cashier.printing import escpos, pdf
+
     if till.printer.strip():
         try:
             address = escpos.parse_address(till.printer)

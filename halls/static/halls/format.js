@@ -8,6 +8,9 @@
  *   HallFormat.time(iso)                // "20:05:09"
  *   HallFormat.cents("1.50")            // 150: exact, from the decimal string (never a float's rounding)
  *   HallFormat.decimal(450)             // "4.50": whole cents back to a decimal string
+ *   HallFormat.parseAmount("12,5")      // "12.50": what a person typed, with a comma or a point; null if
+ *                                       // it is not an amount in cents ("1.234,50" and "1,234.50" both work)
+ *   HallFormat.decimalMark              // "," or ".": the page language's
  */
 (function (global) {
   "use strict";
@@ -66,5 +69,38 @@
     return sign + Math.floor(abs / 100) + "." + ("0" + (abs % 100)).slice(-2);
   }
 
-  global.HallFormat = {language: language, money: money, number: number, time: time, cents: cents, decimal: decimal};
+  /* The page language's decimal separator: "," in Spanish, "." in English. */
+  var decimalMark = (function () {
+    try { return (1.5).toLocaleString(language).replace(/\d/g, "").charAt(0) || "."; } catch (err) { return "."; }
+  })();
+
+  /*
+   * A typed amount to a decimal string in cents, or null. A comma or a point may be the decimal mark
+   * ("12,5" and "12.50" both work). The last mark followed by one or two digits is the decimal one, any
+   * other mark groups thousands ("1.234,50", "1,234.50"). A lone mark followed by three digits groups
+   * thousands unless it is the page language's decimal mark: "12,345" is refused in Spanish (not cents),
+   * "1.234" is 1234 there.
+   */
+  function parseAmount(typed) {
+    var text = String(typed === null || typed === undefined ? "" : typed).replace(/[\s\u00a0\u202f€]/g, "");
+    if (!/^\d[\d.,]*$/.test(text) || /[.,]$/.test(text)) { return null; }
+    var fraction = "";
+    var decimal = /^(.*\d)([.,])(\d{1,2})$/.exec(text);
+    if (decimal) {
+      text = decimal[1];
+      fraction = decimal[3];
+      if (text.indexOf(decimal[2]) >= 0) { return null; }   // "1,234,5": the decimal mark twice
+    }
+    var marks = text.replace(/\d/g, "");
+    if (marks) {
+      if (!/^(.)\1*$/.test(marks)) { return null; }          // grouped with both marks
+      if (!/^\d{1,3}(?:[.,]\d{3})+$/.test(text)) { return null; }
+      if (!decimal && marks.length === 1 && marks === decimalMark) { return null; }
+    }
+    var whole = text.replace(/[.,]/g, "").replace(/^0+(?=\d)/, "");
+    return whole + "." + (fraction + "00").slice(0, 2);
+  }
+
+  global.HallFormat = {language: language, money: money, number: number, time: time, cents: cents, decimal: decimal,
+    parseAmount: parseAmount, decimalMark: decimalMark};
 })(window);

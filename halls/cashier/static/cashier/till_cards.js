@@ -1,0 +1,159 @@
+/*
+ * The till's Player cards panel: find a card (its QR code scanned, or its number typed), its balance and
+ * history; cash-in (cash or bank card), cash-out, block a lost card; issue a new card.
+ */
+(function (global) {
+  "use strict";
+
+  var doc = global.document;
+  var $ = function (id) { return doc.getElementById(id); };
+  var ui = global.HallUi;
+  var api = global.HallApi;
+  var till = global.HallTill;
+  var el = ui.el;
+  var fill = ui.fill;
+
+  // /api/cashier/venues/<venue>/cards/<number or "TJ:<number>">/...
+  function venueCards() { return till.base + "venues/" + till.state.venue.id + "/cards/"; }
+  function cardPath(number, tail) { return venueCards() + encodeURIComponent(number) + "/" + (tail || ""); }
+  var paths = {
+    cards: venueCards,
+    history: function (number) { return cardPath(number, "history/"); },
+    cashIn: function (number) { return cardPath(number, "cash-in/"); },
+    cashOut: function (number) { return cardPath(number, "cash-out/"); },
+    block: function (number) { return cardPath(number, "block/"); }
+  };
+  var intents = {cashin: new ui.KeyedIntent("cashin"), cashout: new ui.KeyedIntent("cashout")};
+  var card = null;
+
+  function show(data) {
+    card = data;
+    $("card-view").hidden = !card;
+    if (!card) { return; }
+    $("card-title").textContent = interpolate(gettext("Card %(number)s"), {number: card.printed || card.number}, true);
+    var badge = $("card-state");
+    var blocked = card.state === "blocked";
+    badge.textContent = blocked ? gettext("Blocked") : gettext("Active");
+    badge.className = "badge " + (blocked ? "badge--bad" : "badge--ok");
+    $("card-balance").textContent = till.money(card.balance);
+    $("card-balance").setAttribute("data-balance", card.balance);
+    ["cashin-form", "cashout-form", "block-form"].forEach(function (id) {
+      Array.prototype.forEach.call($(id).elements, function (field) { field.disabled = blocked; });
+    });
+    var history = card.entries || [];
+    fill($("card-history").querySelector("tbody"), history.length ? history.map(function (h) {
+      return el("tr", {"data-kind": h.kind}, el("td", {text: till.when(h.at)}),
+        el("td", {text: h.kind_label + (h.memo ? " · " + h.memo : "")}),
+        el("td", {class: "num" + (String(h.amount).charAt(0) === "-" ? " is-off" : ""), text: till.money(h.amount)}),
+        el("td", {class: "num", text: till.money(h.balance)}),
+        el("td", {text: h.by + (h.device ? " · " + h.device : "")}));
+    }) : el("tr", null, el("td", {colspan: 5, class: "empty", text: gettext("No movement yet.")})));
+  }
+
+  /* The card and its moves, newest first (GET .../history/ answers both). */
+  function load(number, box) {
+    if (!number) { return Promise.resolve(); }
+    return api.get(paths.history(number)).then(function (data) {
+      var found = data.card;
+      found.entries = data.entries;
+      show(found);
+    }, function (err) {
+      show(null);
+      ui.report(box || $("card-msg"), err);
+    });
+  }
+
+  function lookUp(form) {
+    var box = $("card-msg");
+    var input = $("card-number");
+    var number = till.scanned(input.value).replace(/[\s-]/g, "");
+    input.value = number;
+    ui.report(box, null);
+    ui.report($("card-op-msg"), null);
+    ui.busy(form.querySelector("button[type=submit]"), function () { return load(number, box); });
+  }
+
+  function issue(button) {
+    var box = $("card-msg");
+    var body = {};
+    ui.busy(button, function () { return api.post(paths.cards(), body); }).then(function (response) {
+      $("card-number").value = response.data.number;
+      ui.report(box, interpolate(gettext("New card %(number)s: hand it over, then cash in."),
+        {number: response.data.printed || response.data.number}, true), "ok");
+      show(response.data);
+      $("cashin-amount").focus();
+    }, function (err) {
+      ui.report(box, err);
+    });
+  }
+
+  function operate(form, kind) {
+    if (!card) { return; }
+    var box = $("card-op-msg");
+    var body = {};
+    var url;
+    if (kind === "cashin") {
+      body.amount = till.amount($("cashin-amount"), box);
+      if (body.amount === null) { return; }
+      body.means = form.querySelector("input[name=cashin-means]:checked").value;
+      url = paths.cashIn(card.number);
+    } else if (kind === "cashout") {
+      body.amount = till.amount($("cashout-amount"), box, true);
+      if (body.amount === null) { return; }
+      if (body.amount === "") { body.amount = null; }   // the whole balance
+      url = paths.cashOut(card.number);
+    } else {
+      body.reason = $("block-reason").value.trim();
+      url = paths.block(card.number);
+    }
+    if (intents[kind]) { body.idempotency_key = intents[kind].keyFor([card.number, body]); }
+    var number = card.number;
+    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(url, body); })
+      .then(function (response) {
+        if (intents[kind]) { intents[kind].done(); }
+        var amount = till.money(response.data && response.data.amount ? response.data.amount : body.amount);
+        var text = kind === "cashin"
+          ? interpolate(gettext("%(amount)s in on card %(number)s (%(means)s)."),
+            {amount: amount, number: number, means: till.means(body.means)}, true)
+          : kind === "cashout"
+            ? interpolate(gettext("Pay %(amount)s in cash: card %(number)s paid out."), {amount: amount, number: number}, true)
+            : interpolate(gettext("Card %(number)s is blocked."), {number: number}, true);
+        if (response.status === 200 && kind !== "block") {
+          text = interpolate(gettext("Already recorded (a repeat of the same operation): %(what)s"), {what: text}, true);
+        }
+        ui.report(box, text, "ok");
+        form.reset();
+        load(number, box);
+        till.changed();
+      }, function (err) {
+        if (intents[kind] && err.status >= 400 && err.status < 500) { intents[kind].done(); }
+        ui.report(box, err);
+      });
+  }
+
+  function wire() {
+    $("card-lookup-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      lookUp(event.currentTarget);
+    });
+    $("card-new").addEventListener("click", function (event) { issue(event.currentTarget); });
+    $("cashin-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      operate(event.currentTarget, "cashin");
+    });
+    $("cashout-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      operate(event.currentTarget, "cashout");
+    });
+    $("block-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      operate(event.currentTarget, "block");
+    });
+  }
+
+  wire();
+  till.panel("cards", {
+    show: function () { if (!card) { $("card-number").focus(); } },
+    poll: function () { if (card) { load(card.number, $("card-op-msg")); } }
+  });
+})(window);

@@ -1,0 +1,154 @@
+/*
+ * The till's Prizes panel: the prizes waiting at the cashier (Line, Bingo, accumulated prizes, table and
+ * machine hand pays), kept fresh while the page is open; pay one in cash, onto a player card or as a
+ * ticket, once whatever the clicks or retries; its receipt.
+ */
+(function (global) {
+  "use strict";
+
+  var doc = global.document;
+  var $ = function (id) { return doc.getElementById(id); };
+  var ui = global.HallUi;
+  var api = global.HallApi;
+  var till = global.HallTill;
+  var el = ui.el;
+  var fill = ui.fill;
+
+  var paths = {
+    waiting: function () { return till.venueQuery(till.base + "payables/?state=waiting"); },
+    pay: function (id) { return till.base + "payables/" + id + "/pay/"; },
+    receipt: function (id) { return till.base + "payables/" + id + "/receipt/"; }
+  };
+  var KINDS = {
+    line: function () { return gettext("Line"); },
+    bingo: function () { return gettext("Bingo"); },
+    accumulated: function () { return gettext("Accumulated prize"); },
+    table: function () { return gettext("Table jackpot"); },
+    machine: function () { return gettext("Machine hand pay"); }
+  };
+  var intents = {};        // payable id -> KeyedIntent
+  var waiting = null;
+  var paid = [];           // paid from this page: {payable, method, receipt_url, at}
+  var open = null;         // the payable whose pay form is open
+  var loading = false;
+
+  function kindOf(p) { return KINDS[p.kind] ? KINDS[p.kind]() : (p.kind_label || p.kind); }
+
+  function load() {
+    if (loading || !till.state.venue) { return Promise.resolve(); }
+    loading = true;
+    return api.get(paths.waiting()).then(function (list) {
+      loading = false;
+      waiting = list.results || list;
+      render();
+    }, function (err) {
+      loading = false;
+      ui.report($("payables-msg"), err);
+    });
+  }
+
+  function count() {
+    var badge = $("prizes-count");
+    var n = waiting ? waiting.length : 0;
+    badge.hidden = !n;
+    badge.textContent = String(n);
+    $("payables-count").textContent = waiting
+      ? interpolate(ngettext("%(count)s prize waiting", "%(count)s prizes waiting", n), {count: n}, true) : "";
+  }
+
+  function payForm(p) {
+    var box = el("div", {class: "msg", hidden: true, id: "pay-msg-" + p.id});
+    var card = el("input", {type: "text", class: "scan", id: "pay-card-" + p.id, autocomplete: "off",
+      placeholder: gettext("Player card number")});
+    card.hidden = true;
+    var radios = ["cash", "player_card", "ticket"].map(function (m, i) {
+      return el("label", null, el("input", {type: "radio", name: "pay-method-" + p.id, value: m, checked: i === 0}),
+        " " + till.means(m));
+    });
+    var form = el("form", {class: "till-pay", "data-pay": p.id, autocomplete: "off"},
+      el("div", {class: "segmented", role: "radiogroup"}, radios), card,
+      el("button", {type: "submit", class: "btn-go", text: interpolate(gettext("Pay %(amount)s"),
+        {amount: till.money(p.amount)}, true)}),
+      el("button", {type: "button", class: "btn-ghost", text: gettext("Cancel"),
+        onclick: function () { open = null; render(); }}));
+    form.addEventListener("change", function () {
+      card.hidden = form.querySelector("input:checked").value !== "player_card";
+      if (!card.hidden) { card.focus(); }
+    });
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      pay(p, form, card, box);
+    });
+    return el("div", null, form, box);
+  }
+
+  function render() {
+    count();
+    var body = $("payables-table").querySelector("tbody");
+    if (!waiting) { return; }
+    if (open !== null && !waiting.some(function (p) { return p.id === open; })) { open = null; }
+    if (!waiting.length) {
+      fill(body, el("tr", null, el("td", {colspan: 5, class: "empty", text: gettext("No prize is waiting.")})));
+    } else if (!body.querySelector("form.till-pay") || open === null) {
+      fill(body, waiting.map(function (p) {
+        return el("tr", {"data-payable": p.id, class: p.id === open ? "is-open" : null},
+          el("td", {text: till.when(p.awarded_at)}),
+          el("td", null, el("span", {class: "badge badge--prize", text: kindOf(p)})),
+          el("td", {text: p.description}),
+          el("td", {class: "num till-prize", text: till.money(p.amount)}),
+          el("td", {class: "till-pay-cell"}, p.id === open ? payForm(p)
+            : el("button", {type: "button", class: "btn-go", "data-open-pay": p.id, text: gettext("Pay"),
+              onclick: function () { open = p.id; render(); }})));
+      }));
+    }
+    var paidBody = $("paid-table").querySelector("tbody");
+    fill(paidBody, paid.length ? paid.map(function (r) {
+      return el("tr", {"data-paid": r.payable.id}, el("td", {text: till.when(r.at)}),
+        el("td", {text: r.payable.description}), el("td", {text: till.means(r.method)}),
+        el("td", {class: "num", text: till.money(r.payable.amount)}),
+        el("td", null, el("a", {href: r.receipt_url, target: "_blank", rel: "noopener", class: "receipt-link",
+          text: r.receipt ? interpolate(gettext("Receipt %(number)s"), {number: r.receipt}, true) : gettext("Receipt")})));
+    }) : el("tr", null, el("td", {colspan: 5, class: "empty", text: gettext("Nothing paid yet.")})));
+  }
+
+  function pay(p, form, cardInput, box) {
+    var method = form.querySelector("input:checked").value;
+    var body = {venue: till.state.venue.id, method: method};
+    if (method === "player_card") { body.card = till.scanned(cardInput.value); }
+    intents[p.id] = intents[p.id] || new ui.KeyedIntent("pay");
+    body.idempotency_key = intents[p.id].keyFor(body);
+    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.pay(p.id), body); })
+      .then(function (response) {
+        delete intents[p.id];
+        var data = response.data || {};
+        var payable = data.payable || data;
+        paid.unshift({payable: {id: p.id, description: p.description, amount: p.amount}, method: method,
+          receipt: payable.receipt || data.receipt, receipt_url: data.receipt_url || payable.receipt_url || paths.receipt(p.id),
+          at: payable.paid_at || new Date().toISOString()});
+        open = null;
+        waiting = waiting.filter(function (w) { return w.id !== p.id; });
+        var text = method === "cash"
+          ? interpolate(gettext("Paid %(amount)s in cash: %(what)s."), {amount: till.money(p.amount), what: p.description}, true)
+          : method === "ticket"
+            ? interpolate(gettext("Paid %(amount)s as ticket %(ticket)s: %(what)s."),
+              {amount: till.money(p.amount), ticket: data.ticket ? data.ticket.number || data.ticket : "", what: p.description}, true)
+            : interpolate(gettext("Paid %(amount)s onto card %(card)s: %(what)s."),
+              {amount: till.money(p.amount), card: body.card, what: p.description}, true);
+        ui.report($("payables-msg"), text, "ok");
+        render();
+        till.changed();
+        load();
+      }, function (err) {
+        if (err.status >= 400 && err.status < 500) { delete intents[p.id]; }
+        ui.report(box, err);
+      });
+  }
+
+  till.panel("prizes", {
+    show: load,
+    poll: load,
+    background: load,
+    // A prize awarded or paid (at this till or another): the list reloads.
+    event: function (event) { if (event.type.indexOf("payable.") === 0) { load(); } }
+  });
+})(window);

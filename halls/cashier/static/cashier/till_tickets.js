@@ -1,0 +1,175 @@
+/*
+ * The till's Tickets panel: issue a ticket for cash (or a bank card) or from a player card's balance;
+ * find one by its validation number (typed, or a barcode scanner's keystrokes ending in Enter) and redeem
+ * it once, into cash or a player card; print or reprint it.
+ */
+(function (global) {
+  "use strict";
+
+  var doc = global.document;
+  var $ = function (id) { return doc.getElementById(id); };
+  var ui = global.HallUi;
+  var api = global.HallApi;
+  var till = global.HallTill;
+  var el = ui.el;
+  var fill = ui.fill;
+
+  var paths = {
+    tickets: function () { return till.base + "tickets/"; },
+    ticket: function (number) { return till.venueQuery(till.base + "tickets/" + encodeURIComponent(number) + "/"); },
+    redeem: function (number) { return till.base + "tickets/" + encodeURIComponent(number) + "/redeem/"; },
+    print: function (number) { return till.base + "tickets/" + encodeURIComponent(number) + "/print/"; }
+  };
+  var intents = {issue: new ui.KeyedIntent("ticket"), redeem: new ui.KeyedIntent("redeem")};
+  var ticket = null;
+  var recent = [];     // what this page did: {at, number, what, amount}
+
+  var STATES = {
+    issued: function () { return gettext("Valid"); },
+    redeemed: function () { return gettext("Redeemed"); },
+    expired: function () { return gettext("Expired"); }
+  };
+
+  function remember(number, what, amount) {
+    recent.unshift({at: new Date().toISOString(), number: number, what: what, amount: amount});
+    renderRecent();
+  }
+
+  function printButton(number) {
+    return el("button", {type: "button", class: "btn-ghost btn-small", "data-print": number,
+      text: gettext("Print"), onclick: function (event) { print(number, event.currentTarget); }});
+  }
+
+  function renderRecent() {
+    var body = $("ticket-recent").querySelector("tbody");
+    if (!recent.length) {
+      fill(body, el("tr", null, el("td", {colspan: 5, class: "empty", text: gettext("No ticket yet.")})));
+      return;
+    }
+    fill(body, recent.map(function (r) {
+      return el("tr", {"data-ticket": r.number}, el("td", {text: till.when(r.at)}),
+        el("td", {class: "mono", text: r.number}), el("td", {text: r.what}),
+        el("td", {class: "num", text: till.money(r.amount)}), el("td", null, printButton(r.number)));
+    }));
+  }
+
+  function showTicket(data) {
+    ticket = data;
+    $("ticket-view").hidden = !ticket;
+    if (!ticket) { return; }
+    $("ticket-view-number").textContent = ticket.number;
+    $("ticket-view-amount").textContent = till.money(ticket.amount);
+    var badge = $("ticket-view-state");
+    badge.textContent = STATES[ticket.state] ? STATES[ticket.state]() : ticket.state;
+    badge.className = "badge " + (ticket.state === "issued" ? "badge--ok" : "badge--bad");
+    var facts = [[gettext("Issued"), till.when(ticket.issued_at)], [gettext("Issued by"), ticket.issued_by],
+      [gettext("Expires"), till.when(ticket.expires_at)]];
+    if (ticket.closed_at) { facts.push([STATES[ticket.state] ? STATES[ticket.state]() : ticket.state, till.when(ticket.closed_at)]); }
+    fill($("ticket-view-facts"), facts.filter(function (f) { return f[1]; }).map(function (f) {
+      return [el("dt", {text: f[0]}), el("dd", {text: f[1]})];
+    }).reduce(function (all, pair) { return all.concat(pair); }, []));
+    $("ticket-redeem-form").hidden = ticket.state !== "issued";
+  }
+
+  function lookUp(form) {
+    var box = $("ticket-msg");
+    var input = $("ticket-number");
+    var number = till.scanned(input.value).replace(/[\s-]/g, "");
+    input.value = number;
+    ui.report(box, null);
+    ui.report($("ticket-redeem-msg"), null);
+    ui.busy(form.querySelector("button[type=submit]"), function () { return api.get(paths.ticket(number)); })
+      .then(function (data) { showTicket(data); }, function (err) {
+        showTicket(null);
+        ui.report(box, err);
+        input.select();
+      });
+  }
+
+  function toggleCardField(form, name, field) {
+    var checked = form.querySelector("input[name=" + name + "]:checked");
+    $(field).hidden = !checked || checked.value !== "card";
+  }
+
+  function issue(form) {
+    var box = $("ticket-issue-msg");
+    var amount = till.amount($("ticket-amount"), box);
+    if (amount === null) { return; }
+    var source = form.querySelector("input[name=ticket-source]:checked").value;
+    var body = {venue: till.state.venue.id, amount: amount};
+    if (source === "card") {
+      body.card = till.scanned($("ticket-card").value);
+    } else {
+      body.means = source;
+    }
+    body.idempotency_key = intents.issue.keyFor(body);
+    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.tickets(), body); })
+      .then(function (response) {
+        intents.issue.done();
+        var t = response.data;
+        ui.report(box, interpolate(gettext("Ticket %(number)s issued for %(amount)s."),
+          {number: t.number, amount: till.money(t.amount)}, true), "ok");
+        form.reset();
+        toggleCardField(form, "ticket-source", "ticket-card-field");
+        remember(t.number, source === "card" ? gettext("Issued from a card") : gettext("Issued"), t.amount);
+        till.changed();
+      }, function (err) {
+        if (err.status >= 400 && err.status < 500) { intents.issue.done(); }
+        ui.report(box, err);
+      });
+  }
+
+  function redeem(form) {
+    if (!ticket) { return; }
+    var box = $("ticket-redeem-msg");
+    var to = form.querySelector("input[name=redeem-to]:checked").value;
+    var body = {venue: till.state.venue.id, to: to};
+    if (to === "card") { body.card = till.scanned($("redeem-card").value); }
+    body.idempotency_key = intents.redeem.keyFor([ticket.number, body]);
+    var number = ticket.number;
+    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.redeem(number), body); })
+      .then(function (response) {
+        intents.redeem.done();
+        var t = response.data.ticket || response.data;
+        var amount = t.amount || ticket.amount;
+        ui.report(box, to === "card"
+          ? interpolate(gettext("Ticket %(number)s redeemed: %(amount)s onto card %(card)s."),
+            {number: number, amount: till.money(amount), card: body.card}, true)
+          : interpolate(gettext("Ticket %(number)s redeemed: pay %(amount)s in cash."),
+            {number: number, amount: till.money(amount)}, true), "ok");
+        remember(number, to === "card" ? gettext("Redeemed into a card") : gettext("Redeemed for cash"), amount);
+        showTicket(t.state ? t : null);
+        till.changed();
+      }, function (err) {
+        if (err.status >= 400 && err.status < 500) { intents.redeem.done(); }
+        ui.report(box, err);
+      });
+  }
+
+  function print(number, button) {
+    till.printDocument(paths.print(number), button, $("ticket-issue-msg"), {venue: till.state.venue.id})
+      .catch(function () {});
+  }
+
+  function wire() {
+    var issueForm = $("ticket-issue-form");
+    issueForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+      issue(issueForm);
+    });
+    issueForm.addEventListener("change", function () { toggleCardField(issueForm, "ticket-source", "ticket-card-field"); });
+    $("ticket-lookup-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      lookUp(event.currentTarget);
+    });
+    var redeemForm = $("ticket-redeem-form");
+    redeemForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+      redeem(redeemForm);
+    });
+    redeemForm.addEventListener("change", function () { toggleCardField(redeemForm, "redeem-to", "redeem-card-field"); });
+  }
+
+  wire();
+  till.panel("tickets", {show: function () { $("ticket-number").focus(); }});
+})(window);
