@@ -271,11 +271,14 @@ def till(venue: Venue) -> Till:
 
 
 @pytest.fixture
-def cashier(venue: Venue, till: Till) -> User:
-    """A cashier ON SHIFT: an open shift on `till` with a float of 0.00 (card sales are cash into its
-    drawer). A test that needs the cashier off shift closes it or makes another user."""
+def cashier(request: pytest.FixtureRequest, venue: Venue) -> User:
+    """A cashier ON SHIFT: an open shift on the `till` fixture with a float of 0.00 (card sales are cash into
+    its drawer). Tests marked `cashier_off_shift` (module: ``pytestmark = pytest.mark.cashier_off_shift``)
+    get the user with no shift and no till, and open one themselves; tests/cashier_support.on_shift puts
+    other users on shift."""
     user = make_user("cashier", venue, Role.CASHIER)
-    on_shift(user, venue, float=Decimal("0"), till=till)
+    if request.node.get_closest_marker("cashier_off_shift") is None:
+        on_shift(user, venue, float=Decimal("0"), till=request.getfixturevalue("till"))
     return user
 
 

@@ -108,6 +108,7 @@ def test_thirty_two_replays_of_one_key_write_one_transaction(venue: Venue, card:
     assert books.trial_balance(venue.pk).holds
 
 
+@pytest.mark.cashier_off_shift  # its shift is opened here with a float of 500.00
 @pytest.mark.django_db(transaction=True)
 def test_thirty_two_redemptions_of_one_ticket_pay_it_once(venue: Venue, cashier: User) -> None:
     till = Till.objects.create(venue=venue, name="Caja 1")

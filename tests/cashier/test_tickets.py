@@ -37,6 +37,10 @@ from halls.models import AuditEntry, Role, Venue
 from tests.cashier.ticket_support import balance, books_count, funded_card, holds, open_till, tickets_balance
 from tests.conftest import make_user
 
+# The cashier opens its shift in each test, with the float the test counts.
+pytestmark = pytest.mark.cashier_off_shift
+
+
 D = Decimal
 
 
