@@ -21,4 +21,5 @@ urlpatterns = [
     path("", include("jackpots.urls")),
     path("", include("jackpots.tables.urls")),
     path("", include("machines.urls")),
+    path("", include("halls.cashier.pages")),
 ]

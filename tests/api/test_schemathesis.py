@@ -26,6 +26,8 @@ from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 
+from halls.cashier.models import CashDevice, DeviceKind, Till
+from halls.cashier.services.shifts import open_shift
 from halls.models import Jurisdiction, Role, StaffRole
 from tests.jackpots.pool_fixtures import make_pool, venue_of
 from tests.jackpots.tables.conftest import make_table
@@ -59,6 +61,11 @@ def known_ids(venue, operator, room, session, card_series, manual_game, screen) 
     pool = make_pool(casino, operator, code="FUZZ-1", members=())
     table = make_table(casino, operator, pool.rule_pack, minimum=Decimal("1.00"))
     machine, _token = register(casino, operator)
+    till = Till.objects.create(venue=venue, name="Caja 1")
+    shift = open_shift(till=till, cashier=operator, float_amount=Decimal("50.00"), actor=operator)
+    device = CashDevice.objects.create(
+        venue=venue, name="Terminal 1", kind=DeviceKind.TERMINAL, token_hash="x"
+    )
     return {
         "room_id": room.pk,
         "session_id": session.pk,
@@ -68,6 +75,8 @@ def known_ids(venue, operator, room, session, card_series, manual_game, screen) 
         "pool_id": pool.pk,
         "table_id": table.pk,
         "machine_id": machine.pk,
+        "shift_id": shift.pk,
+        "device_id": device.pk,
     }
 
 

@@ -9,8 +9,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django.db import transaction
+from django.http import HttpResponse
 from django.urls import path
 from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -18,12 +21,14 @@ from rest_framework.response import Response
 
 from halls import access, money
 from halls.api import HallAPIView, actor, valid
-from halls.cashier.models import Shift, ShiftState, Till
-from halls.cashier.services import shifts
+from halls.cashier.models import CashDevice, Shift, ShiftState, Till
+from halls.cashier.services import ledger as books
+from halls.cashier.services import printing, shifts
 from halls.cashier.services.shift_report import ShiftReport, shift_report
+from halls.cashier.services.shift_report import document as report_document
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Role
-from halls.serializers import error_responses, money_field
+from halls.serializers import ErrorSerializer, error_responses, money_field
 
 AMOUNT = money.PAYMENT_DIGITS
 
@@ -294,10 +299,121 @@ class ShiftCloseView(HallAPIView):
         return Response(_report(closed))
 
 
+class PrintedSerializer(serializers.Serializer[Any]):
+    medium = serializers.ChoiceField(choices=["printer"], help_text="Sent to the till's printer.")
+    printer = serializers.CharField(help_text="The printer's address.")
+    size = serializers.IntegerField(help_text="Bytes sent.")
+    sha256 = serializers.CharField()
+
+
+class ShiftPrintView(HallAPIView):
+    @extend_schema(
+        operation_id="cashier_shifts_print",
+        summary="Print the shift report at the shift's till (cashier)",
+        description="On the till's ESC/POS printer when it has one (200 JSON: what was sent), else the "
+        "report as a PDF (200 application/pdf) for the browser to show and print. Every print is audited "
+        f"(cashier.printed). {SHIFT_ERRORS}; 409 printer_address_invalid; 503 printer_unreachable.",
+        request=None,
+        responses={
+            (200, "application/json"): PrintedSerializer,
+            (200, "application/pdf"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="The report as a PDF (the till has no printer)."
+            ),
+            **error_responses(403, 404, 409),
+            503: OpenApiResponse(ErrorSerializer, description="printer_unreachable: nothing was printed."),
+        },
+        tags=["cashier"],
+    )
+    def post(self, request: Request, shift_id: int) -> HttpResponse:
+        shift = _shift(request, shift_id)
+        printed = printing.print_document(
+            till=shift.till,
+            document=report_document(shift_report(shift)),
+            actor=actor(request),
+            subject=shift,
+        )
+        if printed.pdf is not None:
+            response = HttpResponse(printed.pdf, content_type="application/pdf")
+            response["Content-Disposition"] = f'inline; filename="shift-{shift.pk}.pdf"'
+            return response
+        return Response(
+            {
+                "medium": printed.medium,
+                "printer": printed.printer,
+                "size": printed.size,
+                "sha256": printed.sha256,
+            }
+        )
+
+
+class DeviceEmptySerializer(serializers.Serializer[Any]):
+    idempotency_key = serializers.CharField(
+        max_length=80, help_text="Yours, unique per collection: a retry answers the first (200)."
+    )
+    amount = money_field(
+        AMOUNT,
+        min_value=Decimal("0.01"),
+        required=False,
+        help_text="What was taken out of the stacker; all it holds when omitted.",
+    )
+
+
+class DeviceEmptiedSerializer(serializers.Serializer[Any]):
+    device = serializers.IntegerField()
+    shift = serializers.IntegerField()
+    transaction = serializers.IntegerField(help_text="The ledger transaction (device_emptied).")
+    amount = money_field(AMOUNT)
+    drawer_cash = money_field(AMOUNT, help_text="The shift's cash drawer now.")
+
+
+class DeviceEmptyView(HallAPIView):
+    @extend_schema(
+        operation_id="cashier_devices_empty",
+        summary="Collect a cash device's stacker into your shift's cash drawer (cashier)",
+        description="201 for a new collection, 200 for a retry under the same idempotency key. 400 invalid; "
+        "404 unknown_cash_device (also another venue's); 409 no_open_shift, nothing_to_collect, "
+        "insufficient_balance (more than the device holds), idempotency_key_reused.",
+        request=DeviceEmptySerializer,
+        responses={
+            201: DeviceEmptiedSerializer,
+            200: OpenApiResponse(DeviceEmptiedSerializer, description="A retry: the first collection."),
+            **error_responses(400, 403, 404, 409),
+        },
+        tags=["cashier"],
+    )
+    def post(self, request: Request, device_id: int) -> Response:
+        device = access.get_for_user(
+            CashDevice.objects.all(), request.user, Role.CASHIER, label="cash device", pk=device_id
+        )
+        data = valid(DeviceEmptySerializer, request.data)
+        with transaction.atomic():
+            shift = shifts.open_shift_of(venue_id=device.venue_id, cashier=actor(request))
+            posted = shifts.empty_device(
+                shift=shift,
+                device=device,
+                actor=actor(request),
+                key=f"{actor(request).pk}:{data['idempotency_key']}",
+                amount=data.get("amount"),
+            )
+            drawer_cash = books.drawer(shift).balance
+        amount = sum((leg.amount for leg in posted.transaction.legs.all() if leg.amount > 0), Decimal(0))
+        body = {
+            "device": device.pk,
+            "shift": shift.pk,
+            "transaction": posted.transaction.pk,
+            "amount": amount,
+            "drawer_cash": drawer_cash,
+        }
+        code = status.HTTP_200_OK if posted.replayed else status.HTTP_201_CREATED
+        return Response(DeviceEmptiedSerializer(body).data, status=code)
+
+
 urlpatterns = [
     path("tills/", TillListView.as_view(), name="cashier-tills"),
     path("shifts/", ShiftOpenView.as_view(), name="cashier-shifts"),
     path("shifts/current/", ShiftCurrentView.as_view(), name="cashier-shift-current"),
     path("shifts/<int:shift_id>/", ShiftDetailView.as_view(), name="cashier-shift"),
     path("shifts/<int:shift_id>/close/", ShiftCloseView.as_view(), name="cashier-shift-close"),
+    path("shifts/<int:shift_id>/print/", ShiftPrintView.as_view(), name="cashier-shift-print"),
+    path("devices/<int:device_id>/empty/", DeviceEmptyView.as_view(), name="cashier-device-empty"),
 ]

@@ -4,9 +4,13 @@ the shift report printed when it closes. Read-only."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 from django.db.models import Count, Sum
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
 
 from halls import money
 from halls.cashier.models import (
@@ -20,6 +24,7 @@ from halls.cashier.models import (
     ShiftState,
     TxKind,
 )
+from halls.cashier.printing.document import Document, Field, Paper, Rule
 
 
 @dataclass(frozen=True)
@@ -130,4 +135,66 @@ def shift_report(shift: Shift) -> ShiftReport:
         totals=totals,
         prizes=prizes,
         transactions=sum(n for n, _amount in sizes.values()),
+    )
+
+
+# --- the printed report ---------------------------------------------------------------------------------
+
+
+def amount_text(value: Decimal, currency: str = "EUR") -> str:
+    """An amount for people in the request's language: "1.234,50 EUR" / "1,234.50 EUR"."""
+    return f"{formats.number_format(value, 2, use_l10n=True, force_grouping=True)} {currency}"
+
+
+def when(shift: Shift, value: datetime | None) -> str:
+    """A time of the shift, in the venue's zone and the request's format."""
+    if value is None:
+        return "-"
+    local = timezone.localtime(value, ZoneInfo(shift.venue.time_zone))
+    return formats.date_format(local, "SHORT_DATETIME_FORMAT")
+
+
+def document(report: ShiftReport) -> Document:
+    """The shift report as a slip (halls.cashier.printing), in the active language."""
+    shift = report.shift
+    currency = shift.venue.currency
+    lines: list[Field | Rule | str] = [
+        Field(_("Till"), shift.till.name),
+        Field(_("Shift cashier"), shift.cashier.get_username()),
+        Field(_("Opened"), when(shift, shift.opened_at)),
+        Field(_("Closed"), when(shift, shift.closed_at)),
+        Field(_("Opening float"), amount_text(shift.float_amount, currency)),
+        Rule(),
+        _("Transactions"),
+    ]
+    for total in report.totals:
+        lines.append(Field(f"{total.label} ({total.count})", amount_text(total.amount, currency)))
+    if report.prizes:
+        lines += [Rule(), _("Prizes paid")]
+        for prize in report.prizes:
+            label = f"{prize.label}, {prize.method_label} ({prize.count})"
+            lines.append(Field(label, amount_text(prize.amount, currency)))
+    lines += [Rule(), _("Cash-up")]
+    for code, name in report.means:
+        figures = [(_("%(means)s expected"), report.expected[code])]
+        if report.counted is not None and report.differences is not None:
+            figures += [
+                (_("%(means)s counted"), report.counted[code]),
+                (_("%(means)s difference"), report.differences[code]),
+            ]
+        for label, value in figures:
+            lines.append(Field(label % {"means": name}, amount_text(value, currency)))
+    if shift.witness is not None:
+        lines.append(Field(_("Witness"), shift.witness.get_username()))
+    if shift.note:
+        lines.append(_("Note: %(note)s") % {"note": shift.note})
+    difference = report.difference
+    return Document(
+        venue=shift.venue.name,
+        title=_("Shift report"),
+        kind="shift_report",
+        lines=tuple(lines),
+        amount=None if difference is None else Field(_("Difference"), amount_text(difference, currency)),
+        footer=(_("Shift %(shift)s") % {"shift": shift.pk}, _("Signatures: cashier, witness")),
+        paper=Paper.A4,
     )

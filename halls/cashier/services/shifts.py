@@ -326,6 +326,12 @@ def empty_device(
     with transaction.atomic():
         previous = books.replayed(shift.venue_id, ledger_key)  # a retry (the caller holds the shift)
         if previous is not None:
+            same = previous.transaction.kind == TxKind.DEVICE_EMPTIED
+            if not same or previous.transaction.data.get("device") != device.pk:
+                raise Conflict(
+                    _("Idempotency key %(key)r was used for another operation.") % {"key": key},
+                    code="idempotency_key_reused",
+                )
             return previous
         stacker = books.device_account(device)
         collected = stacker.balance if amount is None else _amount(Means.CASH, amount)

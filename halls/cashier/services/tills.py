@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from halls.access import require_role
-from halls.cashier.models import ShiftState, Till
+from halls.cashier.models import CashDevice, ShiftState, Till
 from halls.errors import Conflict, InvalidInput
 from halls.models import Role
 from halls.services import audit
@@ -15,7 +15,7 @@ from halls.services import audit
 PRINTER_SCHEME = "tcp://"
 
 
-def _checked(name: str, printer: str) -> tuple[str, str]:
+def checked(name: str, printer: str) -> tuple[str, str]:
     name, printer = name.strip(), printer.strip()
     if not name:
         raise InvalidInput(_("A till needs a name."), code="name_required")
@@ -40,7 +40,7 @@ def _saved(till: Till) -> Till:
 
 def create_till(*, venue_id: int, name: str, printer: str = "", actor: User) -> Till:
     require_role(actor, venue_id, Role.OPERATOR)
-    name, printer = _checked(name, printer)
+    name, printer = checked(name, printer)
     with transaction.atomic():
         till = _saved(Till(venue_id=venue_id, name=name, printer=printer))
         audit.record(
@@ -55,7 +55,7 @@ def create_till(*, venue_id: int, name: str, printer: str = "", actor: User) -> 
 
 def update_till(*, till: Till, name: str, printer: str, actor: User) -> Till:
     require_role(actor, till.venue_id, Role.OPERATOR)
-    name, printer = _checked(name, printer)
+    name, printer = checked(name, printer)
     with transaction.atomic():
         before = {"name": till.name, "printer": till.printer}
         till.name, till.printer = name, printer
@@ -89,3 +89,30 @@ def retire_till(*, till: Till, actor: User) -> Till:
             data={"name": till.name},
         )
     return till
+
+
+def update_device(*, device: CashDevice, name: str, active: bool, actor: User) -> CashDevice:
+    """Rename a cash device or take it out of service (its registration and token are made elsewhere)."""
+    require_role(actor, device.venue_id, Role.OPERATOR)
+    name = name.strip()
+    if not name:
+        raise InvalidInput(_("A device needs a name."), code="name_required")
+    with transaction.atomic():
+        before = {"name": device.name, "active": device.active}
+        device.name, device.active = name, active
+        try:
+            with transaction.atomic():
+                device.save(update_fields=["name", "active"])
+        except IntegrityError as exc:
+            raise Conflict(
+                _("The venue already has a device named %(name)s.") % {"name": name},
+                code="device_name_taken",
+            ) from exc
+        audit.record(
+            venue_id=device.venue_id,
+            actor=actor,
+            action="cashier.device_changed",
+            obj=device,
+            data={"before": before, "after": {"name": name, "active": active}},
+        )
+    return device

@@ -1,0 +1,77 @@
+"""Staff pages of the cashier: the printable shift report.
+
+Thin doors: login required, the cashier role in the shift's venue (another venue's shift is a 404), the
+figures from halls.cashier.services.shift_report, rendered."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from halls import access, errors
+from halls.cashier.models import Shift
+from halls.cashier.services.shift_report import amount_text, shift_report, when
+from halls.models import Role
+
+
+@login_required
+def shift_report_page(request: HttpRequest, shift_id: int) -> HttpResponse:
+    try:
+        shift = access.get_for_user(
+            Shift.objects.select_related("venue", "till", "cashier", "witness"),
+            request.user,
+            Role.CASHIER,
+            label="shift",
+            pk=shift_id,
+        )
+    except errors.NotFound as exc:
+        raise Http404(exc.message) from exc
+    except errors.PermissionDenied as exc:
+        raise PermissionDenied(exc.message) from exc
+    report = shift_report(shift)
+    currency = shift.venue.currency
+
+    def money(value: object) -> str:
+        return "" if value is None else amount_text(value, currency)  # type: ignore[arg-type]
+
+    cash_up = [
+        {
+            "label": label,
+            "expected": money(report.expected[code]),
+            "counted": money(report.counted[code]) if report.counted else "",
+            "difference": money(report.differences[code]) if report.differences else "",
+            "short": bool(report.differences and report.differences[code] < 0),
+        }
+        for code, label in report.means
+    ]
+    totals = [
+        {
+            "label": t.label,
+            "count": t.count,
+            "amount": money(t.amount),
+            "drawer": [money(t.drawer[code]) if t.drawer[code] else "" for code, _label in report.means],
+        }
+        for t in report.totals
+    ]
+    prizes = [
+        {"label": p.label, "method": p.method_label, "count": p.count, "amount": money(p.amount)}
+        for p in report.prizes
+    ]
+    return render(
+        request,
+        "cashier/shift_report.html",
+        {
+            "shift": shift,
+            "report": report,
+            "opened": when(shift, shift.opened_at),
+            "closed": when(shift, shift.closed_at),
+            "float": money(shift.float_amount),
+            "difference": money(report.difference),
+            "totals": totals,
+            "prizes": prizes,
+            "cash_up": cash_up,
+            "means": [label for _code, label in report.means],
+        },
+    )
