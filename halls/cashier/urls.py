@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from halls.cashier.api import cards, devices, shifts
+from halls.cashier.api import cards, devices, reports, shifts
 
 urlpatterns: list[URLPattern | URLResolver] = [
     *shifts.urlpatterns,
     *cards.urlpatterns,
     *devices.urlpatterns,
+    *reports.urlpatterns,
 ]

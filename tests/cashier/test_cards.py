@@ -196,6 +196,9 @@ def test_a_blocked_card_refuses_everything_until_the_operator_unblocks_it(
             attempt()
         assert blocked.value.code == "card_blocked"
     assert LedgerTransaction.objects.count() == before[0]
+    # A retry of a move made before the block answers that move (the till learns the money moved).
+    retry = cards.cash_in(card=card, amount=D("10.00"), means="cash", key="in", actor=cashier)
+    assert retry.replayed and LedgerTransaction.objects.count() == before[0]
     entry = AuditEntry.objects.get(action="cashier.card_blocked")
     assert entry.data == {"number": card.number, "reason": "lost"}
     with pytest.raises(PermissionDenied):

@@ -13,9 +13,18 @@ from django.utils import timezone
 
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
-from halls.cashier.models import LedgerTransaction, Leg, Means, PlayerCard, Till, TxKind
+from halls.cashier.models import (
+    LedgerTransaction,
+    Leg,
+    Means,
+    PlayerCard,
+    Ticket,
+    TicketState,
+    Till,
+    TxKind,
+)
 from halls.cashier.services import ledger as books
-from halls.cashier.services import shifts
+from halls.cashier.services import shifts, tickets
 from halls.errors import Conflict
 from halls.models import Venue
 from tests.threads import in_threads
@@ -111,33 +120,24 @@ def test_thirty_two_replays_of_one_key_write_one_transaction(venue: Venue, card:
 @pytest.mark.cashier_off_shift  # its shift is opened here with a float of 500.00
 @pytest.mark.django_db(transaction=True)
 def test_thirty_two_redemptions_of_one_ticket_pay_it_once(venue: Venue, cashier: User) -> None:
+    """The same ticket presented 32 times at once (each its own request): one pays, 31 are refused
+    ticket_redeemed, and the drawer gave the amount once."""
     till = Till.objects.create(venue=venue, name="Caja 1")
     shift = shifts.open_shift(till=till, cashier=cashier, float_amount=D("500.00"), actor=cashier)
-    drawer = books.drawer(shift, Means.CASH)
-    tickets = books.venue_account(venue.pk, Kind.TICKETS)
     amount = D("42.10")
-    books.post(
-        venue_id=venue.pk,
-        kind=TxKind.TICKET_ISSUE,
-        key="ticket:1:issue",
-        legs=[ledger.debit(drawer.pk, amount), ledger.credit(tickets.pk, amount)],
-        actor=cashier,
-        shift=shift,
+    ticket = tickets.issue_for_payment(
+        venue_id=venue.pk, amount=amount, means=Means.CASH, key="sell-1", actor=cashier
+    ).ticket
+    drawer = books.drawer(shift, Means.CASH)
+    assert drawer.balance == D("542.10")
+
+    done, refused = _run(
+        lambda i: tickets.redeem_for_cash(venue_id=venue.pk, number=ticket.number, key=f"r{i}", actor=cashier)
     )
-
-    def redeem(i: int) -> books.Posted:
-        return books.post(
-            venue_id=venue.pk,
-            kind=TxKind.TICKET_REDEEM,
-            key=f"ticket:1:redeem:{i}",
-            legs=[ledger.debit(tickets.pk, amount), ledger.credit(drawer.pk, amount)],
-            actor=cashier,
-            shift=shift,
-        )
-
-    done, _refused = _run(redeem)
-    assert len(done) == 1
+    assert len(done) == 1 and all(isinstance(r, tickets.Redeemed) and not r.replayed for r in done)
+    assert {exc.code for exc in refused} == {"ticket_redeemed"} and len(refused) == THREADS - 1
     assert LedgerTransaction.objects.filter(kind=TxKind.TICKET_REDEEM).count() == 1
+    assert Ticket.objects.get(pk=ticket.pk).state == TicketState.REDEEMED
     assert books.venue_account(venue.pk, Kind.TICKETS).balance == 0
     assert books.drawer(shift, Means.CASH).balance == D("500.00")
     assert books.trial_balance(venue.pk).holds

@@ -12,8 +12,10 @@ balances are the model's, and a refused operation wrote nothing.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 
 import pytest
@@ -42,17 +44,20 @@ from halls.cashier.models import (
     PlayerCard,
     Shift,
     ShiftState,
+    Ticket,
+    TicketState,
     Till,
     TxKind,
 )
 from halls.cashier.services import ledger as books
-from halls.cashier.services import shifts
-from halls.errors import Conflict
-from halls.models import AuditEntry, Jurisdiction, Role, Venue
-from tests.conftest import SQLITE_RUN, make_user
+from halls.cashier.services import shifts, tickets
+from halls.errors import DomainError
+from halls.models import AuditEntry, Jurisdiction, Role, StaffRole, Venue
+from tests.conftest import SQLITE_RUN
 
 D = Decimal
 _runs = itertools.count(1)
+EXAMPLES = int(os.environ.get("HALL_LEDGER_EXAMPLES", "20"))
 
 amounts = st.decimals(min_value=D("0.01"), max_value=D("80.00"), places=2)
 floats = st.decimals(min_value=D("0.00"), max_value=D("300.00"), places=2)
@@ -61,16 +66,28 @@ pick = st.integers(min_value=0, max_value=10**6)
 differences = st.sampled_from([D("0"), D("0"), D("0.01"), D("-0.01"), D("5.00"), D("-5.00"), D("-1000")])
 
 
-def _of(items: Sequence[object], i: int) -> object:
-    return items[i % len(items)]
+def staff(username: str, venue: Venue, role: str) -> User:
+    """A staff member without a password (hashing one costs more than a whole example's steps)."""
+    user = User.objects.create(username=username)
+    StaffRole.objects.create(user=user, venue=venue, role=role)
+    return user
 
 
 @dataclass
 class Owed:
-    """A prize waiting at the cashier or a ticket outstanding, in the model."""
+    """A prize waiting at the cashier, in the model."""
 
     key: str
     amount: Decimal
+
+
+@dataclass
+class Out:
+    """A ticket, in the model."""
+
+    number: str
+    amount: Decimal
+    expires_at: datetime
 
 
 class LedgerMachine(RuleBasedStateMachine):
@@ -80,8 +97,8 @@ class LedgerMachine(RuleBasedStateMachine):
         self.venue = Venue.objects.create(
             name=f"L{run}", licence_number=f"LEDGER-{run}", jurisdiction=Jurisdiction.ML
         )
-        self.cashiers = [make_user(f"l{run}-cashier{i}", self.venue, Role.CASHIER) for i in range(3)]
-        self.witness = make_user(f"l{run}-manager", self.venue, Role.OPERATOR)
+        self.cashiers = [staff(f"l{run}-cashier{i}", self.venue, Role.CASHIER) for i in range(3)]
+        self.witness = staff(f"l{run}-manager", self.venue, Role.OPERATOR)
         self.tills = [Till.objects.create(venue=self.venue, name=f"Caja {i}") for i in range(3)]
         self.device = CashDevice.objects.create(
             venue=self.venue, name="Terminal 1", kind=DeviceKind.TERMINAL, token_hash="0" * 64
@@ -90,7 +107,8 @@ class LedgerMachine(RuleBasedStateMachine):
         self.closed = 0
         self.cards: list[PlayerCard] = []
         self.payables: list[Owed] = []
-        self.tickets: list[Owed] = []
+        self.tickets: list[Out] = []  # outstanding
+        self.gone: list[Out] = []  # redeemed or expired
         self.expected: dict[str, Decimal] = {}  # account code -> shown balance
         self.keys = itertools.count(1)
         self.posted = 0
@@ -124,39 +142,66 @@ class LedgerMachine(RuleBasedStateMachine):
                     return True
         return False
 
-    def counts(self) -> tuple[int, int, int]:
-        return (LedgerTransaction.objects.count(), Leg.objects.count(), AuditEntry.objects.count())
+    def ledger_state(self) -> tuple[int, int, dict[str, Decimal]]:
+        balances = dict(Account.objects.filter(venue=self.venue).values_list("code", "balance"))
+        return (LedgerTransaction.objects.count(), Leg.objects.count(), balances)
 
-    def post(self, kind: TxKind, what: str, legs: list[ledger.Leg], shift: Shift | None = None) -> bool:
-        """Post through the service; the model predicts success or refusal. True when it was posted."""
+    def post(
+        self,
+        kind: TxKind,
+        what: str,
+        legs: list[ledger.Leg],
+        shift: Shift | None = None,
+        call: Callable[[], object] | None = None,
+        refusals: tuple[str, ...] = ("drawer_short", "insufficient_balance"),
+        refused: bool | None = None,
+    ) -> bool:
+        """One operation: `call` (a service; default: `post` of the legs). The model predicts whether it
+        is refused (`refused`, else: a guarded account would go below zero); a refusal must leave the ledger
+        as it was, a success must have written exactly one transaction of `kind`, in `shift`, with these legs.
+        True when it was done."""
         accounts = {a.pk: a for a in Account.objects.filter(pk__in=[leg.account for leg in legs])}
-        expect_refusal = self.short(legs, accounts)
-        before = self.counts()
-        refused: Conflict | None = None
+        expect_refusal = self.short(legs, accounts) if refused is None else refused
+        before = self.ledger_state()
+        audits = AuditEntry.objects.count()
+        last = LedgerTransaction.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+        failure: DomainError | None = None
         try:
-            books.post(
-                venue_id=self.venue.pk,
-                kind=kind,
-                key=self.key(what),
-                legs=legs,
-                actor=shift.cashier if shift else "system",
-                shift=shift,
-            )
-        except Conflict as exc:
-            refused = exc
-        if refused is not None:
-            assert expect_refusal, (kind, refused.code, refused.message)
-            assert refused.code in ("drawer_short", "insufficient_balance"), refused.code
-            assert self.counts() == before, "a refusal wrote something"
+            if call is not None:
+                call()
+            else:
+                books.post(
+                    venue_id=self.venue.pk,
+                    kind=kind,
+                    key=self.key(what),
+                    legs=legs,
+                    actor=shift.cashier if shift else "system",
+                    shift=shift,
+                )
+        except DomainError as exc:
+            failure = exc
+        if failure is not None:
+            assert expect_refusal, (kind, failure.code, failure.message)
+            assert failure.code in refusals, (kind, failure.code)
+            assert self.ledger_state() == before, "a refusal wrote into the ledger"
+            if call is None:
+                assert AuditEntry.objects.count() == audits
             return False
         assert not expect_refusal, (kind, legs)
+        written = list(LedgerTransaction.objects.filter(venue=self.venue, pk__gt=last))
+        assert [(t.kind, t.shift_id) for t in written] == [(kind, shift.pk if shift else None)]
+        stored = sorted(Leg.objects.filter(transaction=written[0]).values_list("account_id", "amount"))
+        assert stored == [(leg.account, leg.amount) for leg in ledger.check(legs)]
+        self.apply(legs, accounts)
+        return True
+
+    def apply(self, legs: Sequence[ledger.Leg], accounts: dict[int, Account]) -> None:
         for leg in legs:
             account = accounts[leg.account]
             self.expected[account.code] = self.expected.get(account.code, D(0)) + ledger.shown(
                 Kind(account.kind), leg.amount
             )
         self.posted += 1
-        return True
 
     # --- shifts -------------------------------------------------------------------------------------
 
@@ -325,73 +370,138 @@ class LedgerMachine(RuleBasedStateMachine):
         shift = self.shift_of(i)
         owed = self.payables[p % len(self.payables)]
         payable = self.account(Kind.PRIZES_PAYABLE)
+        call: Callable[[], object] | None = None
+        key = self.key("payout")
         if method == "card" and self.cards:
             to = books.card_account(self.cards[c % len(self.cards)])
         elif method == "ticket":
             to = self.account(Kind.TICKETS)
+
+            def call() -> object:
+                return tickets.issue_ticket(
+                    venue_id=self.venue.pk,
+                    amount=owed.amount,
+                    funded_by=payable,
+                    key=key,
+                    actor=shift.cashier,
+                    shift=shift,
+                    kind=TxKind.PRIZE_PAYOUT,
+                )
         else:
             to = books.drawer(shift, Means.CASH)
-        paid = self.post(
-            TxKind.PRIZE_PAYOUT,
-            "payout",
-            [ledger.debit(payable.pk, owed.amount), ledger.credit(to.pk, owed.amount)],
-            shift,
-        )
-        if paid:
-            self.payables.remove(owed)
-            if to.kind == Kind.TICKETS:
-                self.tickets.append(Owed(f"prize-ticket:{owed.key}", owed.amount))
+        legs = [ledger.debit(payable.pk, owed.amount), ledger.credit(to.pk, owed.amount)]
+        if call is None:
 
-    # --- tickets --------------------------------------------------------------------------------------
+            def call() -> object:
+                return books.post(
+                    venue_id=self.venue.pk,
+                    kind=TxKind.PRIZE_PAYOUT,
+                    key=key,
+                    legs=legs,
+                    actor=shift.cashier,
+                    shift=shift,
+                )
+
+        if self.post(TxKind.PRIZE_PAYOUT, "payout", legs, shift, call=call):
+            self.payables.remove(owed)
+            if method == "ticket":
+                self.ticket_issued(key, owed.amount)
+
+    # --- tickets (halls.cashier.services.tickets) ------------------------------------------------------
+
+    def ticket_issued(self, key: str, amount: Decimal) -> None:
+        ticket = Ticket.objects.get(venue=self.venue, issue_tx__key=key)
+        assert ticket.amount == amount and ticket.state == TicketState.ISSUED
+        self.tickets.append(Out(ticket.number, amount, ticket.expires_at))
 
     @precondition(lambda self: self.open)
     @rule(i=pick, amount=amounts, c=pick, from_card=st.booleans(), means=st.sampled_from(list(Means)))
     def issue_ticket(self, i: int, amount: Decimal, c: int, from_card: bool, means: Means) -> None:
         shift = self.shift_of(i)
-        tickets = self.account(Kind.TICKETS)
-        source = (
-            books.card_account(self.cards[c % len(self.cards)])
-            if from_card and self.cards
-            else books.drawer(shift, means)
-        )
-        if self.post(
-            TxKind.TICKET_ISSUE,
-            "ticket",
-            [ledger.debit(source.pk, amount), ledger.credit(tickets.pk, amount)],
-            shift,
-        ):
-            self.tickets.append(Owed(f"ticket:{len(self.tickets)}", amount))
+        key = self.key("ticket")
+        tickets_account = self.account(Kind.TICKETS)
+        if from_card and self.cards:
+            card = self.cards[c % len(self.cards)]
+            source = books.card_account(card)
 
-    @precondition(lambda self: self.open and self.tickets)
-    @rule(i=pick, t=pick, into_card=st.booleans(), c=pick)
-    def redeem_ticket(self, i: int, t: int, into_card: bool, c: int) -> None:
+            def call() -> object:
+                return tickets.issue_from_card(
+                    venue_id=self.venue.pk,
+                    card_number=card.number,
+                    amount=amount,
+                    key=key,
+                    actor=shift.cashier,
+                )
+        else:
+            source = books.drawer(shift, means)
+
+            def call() -> object:
+                return tickets.issue_for_payment(
+                    venue_id=self.venue.pk, amount=amount, means=means, key=key, actor=shift.cashier
+                )
+
+        legs = [ledger.debit(source.pk, amount), ledger.credit(tickets_account.pk, amount)]
+        if self.post(TxKind.TICKET_ISSUE, "ticket", legs, shift, call=call):
+            self.ticket_issued(f"ticket:issue:{key}", amount)
+
+    @precondition(lambda self: self.open and (self.tickets or self.gone))
+    @rule(i=pick, t=pick, into_card=st.booleans(), c=pick, again=st.booleans())
+    def redeem_ticket(self, i: int, t: int, into_card: bool, c: int, again: bool) -> None:
+        """Redeem an outstanding ticket (or, `again`, one already redeemed or expired: refused)."""
         shift = self.shift_of(i)
-        ticket = self.tickets[t % len(self.tickets)]
-        tickets = self.account(Kind.TICKETS)
-        to = (
-            books.card_account(self.cards[c % len(self.cards)])
-            if into_card and self.cards
-            else books.drawer(shift, Means.CASH)
-        )
+        closed = (again and bool(self.gone)) or not self.tickets
+        ticket = self.gone[t % len(self.gone)] if closed else self.tickets[t % len(self.tickets)]
+        key = self.key("redeem")
+        if into_card and self.cards:
+            card = self.cards[c % len(self.cards)]
+            to = books.card_account(card)
+
+            def call() -> object:
+                return tickets.redeem_into_card(
+                    venue_id=self.venue.pk,
+                    number=ticket.number,
+                    card_number=card.number,
+                    key=key,
+                    actor=shift.cashier,
+                )
+        else:
+            to = books.drawer(shift, Means.CASH)
+
+            def call() -> object:
+                return tickets.redeem_for_cash(
+                    venue_id=self.venue.pk, number=ticket.number, key=key, actor=shift.cashier
+                )
+
+        legs = [
+            ledger.debit(self.account(Kind.TICKETS).pk, ticket.amount),
+            ledger.credit(to.pk, ticket.amount),
+        ]
+        codes = ("ticket_redeemed", "ticket_expired") if closed else ("drawer_short",)
         if self.post(
-            TxKind.TICKET_REDEEM,
-            "redeem",
-            [ledger.debit(tickets.pk, ticket.amount), ledger.credit(to.pk, ticket.amount)],
-            shift,
+            TxKind.TICKET_REDEEM, "redeem", legs, shift, call=call, refusals=codes, refused=closed or None
         ):
             self.tickets.remove(ticket)
+            self.gone.append(ticket)
 
     @precondition(lambda self: self.tickets)
     @rule(t=pick)
-    def expire_ticket(self, t: int) -> None:
-        ticket = self.tickets[t % len(self.tickets)]
-        tickets, house = self.account(Kind.TICKETS), self.account(Kind.HOUSE)
-        assert self.post(
-            TxKind.TICKET_EXPIRE,
-            "expire",
-            [ledger.debit(tickets.pk, ticket.amount), ledger.credit(house.pk, ticket.amount)],
-        )
-        self.tickets.remove(ticket)
+    def expire_tickets(self, t: int) -> None:
+        """The beat's expiry at the moment one outstanding ticket runs out: every ticket due by then."""
+        now = self.tickets[t % len(self.tickets)].expires_at
+        due = [o for o in self.tickets if o.expires_at <= now]
+        last = LedgerTransaction.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+        # Every venue's tickets due by then (earlier examples' venues too): this venue's are the model's.
+        assert tickets.expire_tickets(now) >= len(due)
+        written = LedgerTransaction.objects.filter(venue=self.venue, pk__gt=last)
+        assert [w.kind for w in written] == [TxKind.TICKET_EXPIRE] * len(due)
+        tickets_account, house = self.account(Kind.TICKETS), self.account(Kind.HOUSE)
+        accounts = {tickets_account.pk: tickets_account, house.pk: house}
+        for out in due:
+            self.apply(
+                [ledger.debit(tickets_account.pk, out.amount), ledger.credit(house.pk, out.amount)], accounts
+            )
+            self.tickets.remove(out)
+            self.gone.append(out)
 
     # --- invariants -----------------------------------------------------------------------------------
 
@@ -423,11 +533,13 @@ class LedgerMachine(RuleBasedStateMachine):
         outstanding = sum((o.amount for o in self.tickets), D(0))
         assert stored.get("prizes_payable", D(0)) == owed
         assert stored.get("tickets", D(0)) == outstanding
+        issued = Ticket.objects.filter(venue=self.venue, state=TicketState.ISSUED)
+        assert sorted(issued.values_list("number", flat=True)) == sorted(o.number for o in self.tickets)
 
 
 @pytest.mark.django_db
 def test_random_interleavings_keep_the_books_balanced() -> None:
     run_state_machine_as_test(
         LedgerMachine,
-        settings=settings(max_examples=8 if SQLITE_RUN else 20, stateful_step_count=30, deadline=None),
+        settings=settings(max_examples=8 if SQLITE_RUN else EXAMPLES, stateful_step_count=30, deadline=None),
     )

@@ -175,6 +175,7 @@ def test_the_reports_figures_follow_the_ledger_while_open_and_after_the_cash_up(
     assert closed.differences == {"cash": D("-1.00"), "bank_card": D("0.00")}
     assert closed.difference == D("-1.00")
     totals = _by_kind(shift)
+    assert next(iter(totals)) == "float" and list(totals)[-2:] == ["over_short", "cash_up"]
     assert totals["over_short"] == (1, D("1.00"), D("-1.00"), D(0))
     assert totals["cash_up"] == (2, D("161.00"), D("-146.00"), D("-15.00"))
     # Every kind's drawer movements add up to the drawers' end: zero.

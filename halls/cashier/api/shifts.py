@@ -131,7 +131,10 @@ class ShiftSerializer(serializers.Serializer[Any]):
     )
     note = serializers.CharField(source="shift.note")
     transactions = serializers.IntegerField(help_text="The ledger transactions of the shift.")
-    totals = KindTotalSerializer(many=True, help_text="Per kind of transaction, in the ledger's order.")
+    totals = KindTotalSerializer(
+        many=True,
+        help_text="Per kind of transaction, the float first, the cash-up (over_short, cash_up) last.",
+    )
     prizes = PrizeTotalSerializer(many=True, help_text="Prizes paid at this till, by kind and method.")
 
 

@@ -152,6 +152,14 @@ def check_active(card: PlayerCard) -> None:
         )
 
 
+def _usable(card: PlayerCard, ledger_key: str) -> None:
+    """`check_active`, unless `ledger_key` was posted already: a retry of a move made before the card was
+    blocked answers that move (post compares its legs), so a till that lost the answer learns the money
+    moved instead of reading card_blocked as "not done"."""
+    if card.state == PlayerCardState.BLOCKED and _previous(card.venue_id, ledger_key) is None:
+        check_active(card)
+
+
 def balance(card: PlayerCard) -> Decimal:
     """What the hall owes the card's bearer."""
     return books.card_account(card).balance
@@ -228,12 +236,13 @@ def cash_in(*, card: PlayerCard, amount: Decimal, means: Means | str, key: str, 
     with transaction.atomic():
         shift = open_shift_of(venue_id=card.venue_id, cashier=actor)
         locked = lock_player_card(card.pk)
-        check_active(locked)
+        ledger_key = f"card_cash_in:{key}"
+        _usable(locked, ledger_key)
         till = books.drawer(shift, means)
         posted = books.post(
             venue_id=card.venue_id,
             kind=TxKind.CARD_CASH_IN,
-            key=f"card_cash_in:{key}",
+            key=ledger_key,
             legs=[ledger.debit(till.pk, amount), ledger.credit(books.card_account(locked).pk, amount)],
             actor=actor,
             shift=shift,
@@ -254,7 +263,7 @@ def cash_out(*, card: PlayerCard, amount: Decimal | None, key: str, actor: User)
     with transaction.atomic():
         shift = open_shift_of(venue_id=card.venue_id, cashier=actor)
         locked = lock_player_card(card.pk)
-        check_active(locked)
+        _usable(locked, ledger_key)
         account = books.card_account(locked)
         if wanted is None:
             previous = _previous(card.venue_id, ledger_key)
@@ -315,12 +324,13 @@ def spend(
     label = device.name if isinstance(device, CashDevice) else str(device)
     with transaction.atomic():
         locked = lock_player_card(card.pk)
-        check_active(locked)
+        ledger_key = f"card_spend:{key}"
+        _usable(locked, ledger_key)
         sales = books.venue_account(locked.venue_id, Kind.SALES)
         posted = books.post(
             venue_id=locked.venue_id,
             kind=TxKind.CARD_SPEND,
-            key=f"card_spend:{key}",
+            key=ledger_key,
             legs=[ledger.debit(books.card_account(locked).pk, amount), ledger.credit(sales.pk, amount)],
             actor=actor,
             device=label[:80],

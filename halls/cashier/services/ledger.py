@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import F, Sum, Value
+from django.db.models import ExpressionWrapper, F, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -225,16 +227,40 @@ class TrialBalance:
         )
 
 
-def trial_balance(venue_id: int) -> TrialBalance:
+def trial_balance(venue_id: int, *, until: datetime | None = None) -> TrialBalance:
+    """The venue's books: its legs summed per account kind, as of `until` (the legs of the transactions
+    made before it; default: all of them), and the accounts whose balance column is not the sum of their
+    legs (checked on the columns as they stand). Three GROUP BY queries, whatever the number of accounts."""
     legs = Leg.objects.filter(account__venue_id=venue_id)
-    total = legs.aggregate(t=Sum("amount"))["t"] or money.ZERO
-    sums = {row["account"]: row["s"] for row in legs.values("account").annotate(s=Sum("amount"))}
-    by_kind: dict[str, Decimal] = {}
-    drifted: list[str] = []
-    for account in Account.objects.filter(venue_id=venue_id).order_by("pk"):
-        raw = sums.get(account.pk, money.ZERO)
-        shown = ledger.shown(Kind(account.kind), raw)
-        by_kind[account.kind] = by_kind.get(account.kind, money.ZERO) + shown
-        if shown != account.balance:
-            drifted.append(account.code)
-    return TrialBalance(legs_total=total, by_kind=by_kind, drifted=drifted)
+    if until is not None:
+        legs = legs.filter(transaction__created_at__lt=until)
+    raw = {
+        row["account__kind"]: row["total"] or money.ZERO
+        for row in legs.values("account__kind").annotate(total=Sum("amount")).order_by()
+    }
+    by_kind = {kind: ledger.shown(Kind(kind), amount) for kind, amount in sorted(raw.items())}
+    return TrialBalance(legs_total=sum(raw.values(), money.ZERO), by_kind=by_kind, drifted=_drifted(venue_id))
+
+
+def _drifted(venue_id: int) -> list[str]:
+    """Codes of the venue's accounts whose balance column differs from their legs (on its normal side)."""
+    column: MoneyField[Decimal, Decimal] = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
+    sums = (
+        Leg.objects.filter(account=OuterRef("pk"))
+        .values("account")
+        .annotate(total=Sum("amount"))
+        .values("total")[:1]
+    )
+    accounts = Account.objects.filter(venue_id=venue_id).annotate(
+        raw=Coalesce(Subquery(sums, output_field=column), Value(money.ZERO, output_field=column))
+    )
+    debit_normal = [k.value for k in ledger.DEBIT_NORMAL]
+    off = accounts.filter(kind__in=debit_normal).exclude(balance=F("raw")).values_list("code", flat=True)
+    # A credit-normal account shows minus its legs: balance + legs is zero.
+    credit_off = (
+        accounts.exclude(kind__in=debit_normal)
+        .annotate(gap=ExpressionWrapper(F("balance") + F("raw"), output_field=column))
+        .exclude(gap=0)
+        .values_list("code", flat=True)
+    )
+    return sorted([*off, *credit_off])

@@ -26,6 +26,10 @@ from halls.cashier.models import (
 )
 from halls.cashier.printing.document import Document, Field, Paper, Rule
 
+# The float first, the shift's operations, then the cash-up's difference and the cash-up itself.
+_LAST = (TxKind.OVER_SHORT, TxKind.CASH_UP)
+REPORT_ORDER = (TxKind.FLOAT, *(k for k in TxKind if k != TxKind.FLOAT and k not in _LAST), *_LAST)
+
 
 @dataclass(frozen=True)
 class KindTotal:
@@ -101,7 +105,7 @@ def shift_report(shift: Shift) -> ShiftReport:
             amount=sizes[kind][1],
             drawer=drawer.get(kind, _zero_by_means()),
         )
-        for kind in TxKind
+        for kind in REPORT_ORDER
         if kind in sizes
     ]
     prizes = [
