@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from halls.cashier.api import cards, devices, reports, shifts
+from halls.cashier.api import cards, devices, reports, shifts, tickets
 
 urlpatterns: list[URLPattern | URLResolver] = [
     *shifts.urlpatterns,
     *cards.urlpatterns,
     *devices.urlpatterns,
     *reports.urlpatterns,
+    *tickets.urlpatterns,
 ]

@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from halls.cashier import ledger, tito
+from halls.cashier import cardnumber, ledger, tito
 from halls.cashier.ledger import Kind
 from halls.cashier.models import (
     CashDevice,
@@ -28,13 +28,21 @@ from halls.cashier.models import (
     TicketState,
     TxKind,
 )
+from halls.cashier.services import devices, tickets
 from halls.cashier.services import ledger as books
-from halls.cashier.services import tickets
 from halls.cashier.services.locks import lock_shift
 from halls.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from halls.locks import Rank, take
 from halls.models import AuditEntry, Role, Venue
-from tests.cashier.ticket_support import balance, books_count, funded_card, holds, open_till, tickets_balance
+from tests.cashier.ticket_support import (
+    balance,
+    books_count,
+    card_number,
+    funded_card,
+    holds,
+    open_till,
+    tickets_balance,
+)
 from tests.conftest import make_user
 
 # The cashier opens its shift in each test, with the float the test counts.
@@ -190,10 +198,11 @@ def test_a_card_refuses_more_than_it_holds_and_a_blocked_card_refuses(
         tickets.issue_from_card(
             venue_id=venue.pk, card_number=card.number, amount=D("1.00"), key="b", actor=cashier
         )
-    assert blocked.value.code == "card_blocked" and card.number in blocked.value.message
+    assert blocked.value.code == "card_blocked"
+    assert cardnumber.printed(card.number) in blocked.value.message
     with pytest.raises(NotFound) as unknown:
         tickets.issue_from_card(
-            venue_id=venue.pk, card_number="999", amount=D("1.00"), key="c", actor=cashier
+            venue_id=venue.pk, card_number=card_number(999), amount=D("1.00"), key="c", actor=cashier
         )
     assert unknown.value.code == "unknown_card"
     assert books_count() == counted and not Ticket.objects.exists()
@@ -469,7 +478,7 @@ def test_a_terminal_cashes_a_card_out_to_a_ticket_and_takes_one_in_idempotently(
     assert tx.shift_id is None and tx.device == "Terminal 7" and tx.key == tickets.device_key(terminal, 1)
     resent = tickets.cash_out_to_ticket(device=terminal, card_number=card.number, seq=1)
     assert resent.replayed and resent.ticket.pk == out.ticket.pk
-    other = funded_card(venue, "100000000002", "0.00")
+    other = funded_card(venue, 2, "0.00")
     into = tickets.redeem_at_device(
         device=terminal, number=out.ticket.number, card_number=other.number, seq=2
     )
@@ -481,9 +490,8 @@ def test_a_terminal_cashes_a_card_out_to_a_ticket_and_takes_one_in_idempotently(
     assert again.replayed and books_count() == counted
     with pytest.raises(Conflict) as twice:
         tickets.redeem_at_device(device=terminal, number=out.ticket.number, card_number=other.number, seq=3)
-    assert (
-        twice.value.code == "ticket_redeemed" and "Terminal 7, into card 100000000002" in twice.value.message
-    )
+    assert twice.value.code == "ticket_redeemed"
+    assert f"Terminal 7, into card {cardnumber.printed(other.number)}" in twice.value.message
     assert _kinds(out.ticket) == ["issued", "redeemed", "refused"]
     assert holds(venue)
 
@@ -495,3 +503,23 @@ def test_an_inactive_terminal_is_refused(venue: Venue, card: PlayerCard, termina
     with pytest.raises(PermissionDenied) as refused:
         tickets.cash_out_to_ticket(device=terminal, card_number=card.number, seq=1)
     assert refused.value.code == "device_inactive"
+
+
+@pytest.mark.django_db
+def test_a_devices_seq_is_one_message_whatever_its_kind(
+    venue: Venue, card: PlayerCard, terminal: CashDevice
+) -> None:
+    devices.notes_in(device=terminal, seq=5, card=card.number, amount="10.00")
+    counted = books_count()
+    with pytest.raises(Conflict) as out:
+        tickets.cash_out_to_ticket(device=terminal, card_number=card.number, seq=5)
+    assert out.value.code == "seq_reused"
+    issued = tickets.cash_out_to_ticket(device=terminal, card_number=card.number, seq=6, amount=D("5.00"))
+    with pytest.raises(Conflict) as other_amount:
+        tickets.cash_out_to_ticket(device=terminal, card_number=card.number, seq=6, amount=D("6.00"))
+    assert other_amount.value.code == "seq_reused"
+    with pytest.raises(Conflict) as into:
+        tickets.redeem_at_device(device=terminal, number=issued.ticket.number, card_number=card.number, seq=6)
+    assert into.value.code == "seq_reused"
+    assert books_count() == (counted[0] + 1, counted[1] + 2)  # the one ticket issued
+    assert issued.ticket.state == TicketState.ISSUED

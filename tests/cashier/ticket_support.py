@@ -7,7 +7,7 @@ from decimal import Decimal
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from halls.cashier import ledger
+from halls.cashier import cardnumber, ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, LedgerTransaction, Leg, PlayerCard, Shift, Till, TxKind
 from halls.cashier.services import ledger as books
@@ -22,7 +22,14 @@ def open_till(venue: Venue, cashier: User, name: str = "Caja 1", float_amount: s
     return shifts.open_shift(till=till, cashier=cashier, float_amount=D(float_amount), actor=cashier)
 
 
-def funded_card(venue: Venue, number: str = "100000000001", amount: str = "50.00") -> PlayerCard:
+def card_number(n: int) -> str:
+    """A valid 16-digit card number (halls.cashier.cardnumber) made from `n`."""
+    payload = f"{10**14 + n:015d}"
+    return payload + cardnumber.check_digit(payload)
+
+
+def funded_card(venue: Venue, n: int = 1, amount: str = "50.00") -> PlayerCard:
+    number = card_number(n)
     card = PlayerCard.objects.create(venue=venue, number=number, created_at=timezone.now())
     if D(amount) > 0:
         house = books.venue_account(venue.pk, Kind.HOUSE)

@@ -10,6 +10,8 @@ validity; every moment of a ticket's life is a TicketEvent.
   cashier's open shift first (Rank.SHIFT), then the ticket (TICKET), then the card (PLAYER_CARD).
 - The terminals' device messages: `cash_out_to_ticket` (the inserted card's balance onto a ticket) and
   `redeem_at_device` (a ticket into the inserted card), idempotent by (device, seq).
+- `print_ticket`: the ticket's slip at a till (its thermal printer, or a PDF), a reprint marked as one;
+  both written into its life.
 - `expire_tickets(now)`: the beat's job, one ticket per transaction (resumable), each at most once.
 
 A ticket is closed (redeemed or expired) by the ledger key "ticket:<id>:close": whatever the races, its money
@@ -28,32 +30,37 @@ from zoneinfo import ZoneInfo
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from halls import events, money
 from halls.access import require_role
 from halls.actors import Actor, actor_label
-from halls.cashier import ledger, tito
+from halls.cashier import cardnumber, ledger, tito
 from halls.cashier.ledger import Kind
 from halls.cashier.models import (
     AMOUNT_DIGITS,
     Account,
     CashDevice,
     CashierSettings,
+    DeviceMessage,
     LedgerTransaction,
     Means,
     PlayerCard,
-    PlayerCardState,
     Shift,
     Ticket,
     TicketEvent,
     TicketEventKind,
     TicketState,
+    Till,
     TxKind,
 )
+from halls.cashier.printing.document import Barcode, Document, Field, Rule, Symbology
+from halls.cashier.services import cards
 from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import lock_player_card, lock_ticket
+from halls.cashier.services.printing import PrintResult, print_document
 from halls.cashier.services.shifts import open_shift_of
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound, PermissionDenied
 from halls.eventtypes import EventType, TicketChanged
@@ -152,26 +159,19 @@ def local(venue_id: int, at: datetime) -> str:
 
 
 def _card(venue_id: int, number: str) -> PlayerCard:
-    card = PlayerCard.objects.filter(venue_id=venue_id, number=number.strip()).first()
-    if card is None:
-        raise NotFound(
-            _("No player card %(number)s in this venue.") % {"number": number[:40]},
-            code="unknown_card",
-            number=number[:40],
-        )
-    return card
+    """The venue's card of that number or QR payload (bad_card_number 400, unknown_card 404)."""
+    return cards.find_card(venue_id=venue_id, code=number)
+
+
+def card_balance(venue_id: int, card_number: str) -> Decimal:
+    """A player card's balance (unknown_card: 404)."""
+    return books.card_account(_card(venue_id, card_number)).balance
 
 
 def _usable_card(card_id: int) -> PlayerCard:
     """The card, locked (Rank.PLAYER_CARD); refused `card_blocked` when it is blocked."""
     card = lock_player_card(card_id)
-    if card.state == PlayerCardState.BLOCKED:
-        raise Conflict(
-            _("Card %(number)s is blocked: %(reason)s")
-            % {"number": card.number, "reason": card.blocked_reason or "-"},
-            code="card_blocked",
-            card=card.number,
-        )
+    cards.check_active(card)
     return card
 
 
@@ -416,8 +416,50 @@ def issue_from_card(
 
 
 def device_key(device: CashDevice, seq: int) -> str:
-    """The ledger key of a device's message: its sequence number makes a resent message a no-op."""
-    return f"device:{device.pk}:{seq}"
+    """The ledger key of a device's message (the cards' bill-in uses the same): a resent message posts
+    nothing twice."""
+    return f"device:{device.pk}:seq:{seq}"
+
+
+TICKET_OUT = "ticket_out"
+TICKET_IN = "ticket_in"
+
+
+def _seq_reused(seq: int) -> Conflict:
+    return Conflict(
+        _("Message %(seq)s of this device was another message.") % {"seq": seq}, code="seq_reused", seq=seq
+    )
+
+
+def _device_answered(device: CashDevice, seq: int, kind: str, body: dict[str, str]) -> Ticket | None:
+    """The ticket a message already answered with (a retry), or None; the same seq for another message
+    is refused `seq_reused` (DeviceMessage: once per device and seq, whatever the message)."""
+    previous = DeviceMessage.objects.filter(device=device, seq=seq).first()
+    if previous is None:
+        return None
+    if previous.kind != kind or previous.body != body:
+        raise _seq_reused(seq)
+    return Ticket.objects.get(venue_id=device.venue_id, number=previous.result["ticket"])
+
+
+def _device_message(
+    device: CashDevice, seq: int, kind: str, body: dict[str, str], ticket: Ticket, tx: LedgerTransaction
+) -> None:
+    """The message kept with its answer, in the operation's transaction (seq_reused if another message
+    took the seq at this instant: the operation rolls back)."""
+    try:
+        with transaction.atomic():
+            DeviceMessage.objects.create(
+                device=device,
+                seq=seq,
+                kind=kind,
+                body=body,
+                result={"ticket": ticket.number, "amount": money.text(ticket.amount), "state": ticket.state},
+                transaction=tx,
+                received_at=timezone.now(),
+            )
+    except IntegrityError:
+        raise _seq_reused(seq) from None
 
 
 def cash_out_to_ticket(
@@ -425,29 +467,37 @@ def cash_out_to_ticket(
 ) -> Issued:
     """A terminal's cash-out (device message): the inserted card's balance (all of it when `amount` is None)
     onto a ticket the terminal prints. No shift: no till is crossed. The same (device, seq) again answers
-    the same ticket."""
+    the same ticket; the seq of another message is refused seq_reused."""
     _active(device)
     if amount is not None:
         amount = checked_amount(amount)
-    ledger_key = device_key(device, seq)
-    earlier = _earlier_issue(device.venue_id, ledger_key, amount)
+    number = cards.number_of(card_number)
+    body = {"card": number, "amount": money.text(amount) if amount is not None else "all"}
+    earlier = _device_answered(device, seq, TICKET_OUT, body)
     if earlier is not None:
-        return earlier
-    card = _card(device.venue_id, card_number)
+        return Issued(earlier, replayed=True)
+    card = _card(device.venue_id, number)
     with transaction.atomic():
         card = _usable_card(card.pk)
         account = books.card_account(card)
-        issued = issue_ticket(
-            venue_id=device.venue_id,
-            amount=_card_balance_amount(account, amount),
-            funded_by=account,
-            key=ledger_key,
-            actor=device.name,
-            device=device.name,
-            data={"card": card.number, "seq": seq},
-        )
-        if not issued.replayed:
-            announce(issued.ticket, EventType.TICKET_ISSUED)
+        try:
+            issued = issue_ticket(
+                venue_id=device.venue_id,
+                amount=_card_balance_amount(account, amount),
+                funded_by=account,
+                key=device_key(device, seq),
+                actor=device.name,
+                device=device.name,
+                data={"card": card.number, "seq": seq},
+            )
+        except Conflict as exc:
+            if exc.code == "idempotency_key_reused":  # the seq posted by another message
+                raise _seq_reused(seq) from None
+            raise
+        if issued.replayed:  # the same message answered at this instant by another request
+            return issued
+        _device_message(device, seq, TICKET_OUT, body, issued.ticket, issued.ticket.issue_tx)
+        announce(issued.ticket, EventType.TICKET_ISSUED)
     return issued
 
 
@@ -465,7 +515,7 @@ def _where(event: TicketEvent | None) -> str:
     if event.data.get("into") == "card":
         return _("%(device)s, into card %(card)s") % {
             "device": event.device,
-            "card": event.data.get("card", ""),
+            "card": cardnumber.printed(str(event.data.get("card", ""))),
         }
     return _("%(device)s, in cash") % {"device": event.device}
 
@@ -529,6 +579,7 @@ def _redeem(
     shift_of: Callable[[], Shift | None],
     target: Callable[[Shift | None], _Target],
     want: Mapping[str, str],
+    after: Callable[[Ticket, LedgerTransaction], None] | None = None,
 ) -> Redeemed:
     """Redeem once: the shift (if a till), the ticket locked, then where the money goes; refusals written
     into the ticket's life after they rolled back."""
@@ -589,6 +640,8 @@ def _redeem(
                     "device": where,
                 },
             )
+            if after is not None:
+                after(ticket, posted.transaction)
             announce(ticket, EventType.TICKET_REDEEMED)
     except DomainError as exc:
         _record_refusal(ticket_id, exc, actor=actor, device=where, shift=shift)
@@ -659,7 +712,8 @@ def _into_card(venue_id: int, card_number: str) -> Callable[[Shift | None], _Tar
 def redeem_into_card(*, venue_id: int, number: str, card_number: str, key: str, actor: User) -> Redeemed:
     """The cashier loads a ticket into a player card (card_blocked, unknown_card refused)."""
     require_role(actor, venue_id, Role.CASHIER)
-    target = _into_card(venue_id, card_number)
+    card = cards.number_of(card_number)
+    target = _into_card(venue_id, card)
 
     def till_shift() -> Shift:
         return open_shift_of(venue_id=venue_id, cashier=actor)
@@ -672,23 +726,34 @@ def redeem_into_card(*, venue_id: int, number: str, card_number: str, key: str, 
         device=lambda shift: shift.till.name if shift else "",
         shift_of=till_shift,
         target=target,
-        want={"into": "card", "card": card_number.strip()},
+        want={"into": "card", "card": card},
     )
 
 
 def redeem_at_device(*, device: CashDevice, number: str, card_number: str, seq: int) -> Redeemed:
     """A terminal's ticket-in (device message): the ticket into the card inserted in it. No shift. The same
-    (device, seq) again answers the first result."""
+    (device, seq) again answers the first result; the seq of another message is refused seq_reused."""
     _active(device)
+    digits = checked_number(number)
+    card = cards.number_of(card_number)
+    body = {"ticket": digits, "card": card}
+    earlier = _device_answered(device, seq, TICKET_IN, body)
+    if earlier is not None:
+        return Redeemed(earlier, replayed=True)
+
+    def keep(ticket: Ticket, tx: LedgerTransaction) -> None:
+        _device_message(device, seq, TICKET_IN, body, ticket, tx)
+
     return _redeem(
         venue_id=device.venue_id,
-        number=number,
+        number=digits,
         request=device_key(device, seq),
         actor=device.name,
         device=lambda shift: device.name,
         shift_of=lambda: None,
-        target=_into_card(device.venue_id, card_number),
-        want={"into": "card", "card": card_number.strip()},
+        target=_into_card(device.venue_id, card),
+        want={"into": "card", "card": card},
+        after=keep,
     )
 
 
@@ -746,3 +811,69 @@ def _expire_one(ticket_id: int, now: datetime) -> bool:
         )
         announce(ticket, EventType.TICKET_EXPIRED)
     return True
+
+
+# --- printing -------------------------------------------------------------------------------------------
+
+
+def ticket_document(ticket: Ticket, *, reprinted_at: datetime | None = None) -> Document:
+    """The ticket's slip, in the venue's language (a player reads it): the amount big, the validation
+    number in groups and as an ITF barcode, when it was issued and where, until when it pays. A reprint
+    says so in its title and when it was reprinted."""
+    venue = Venue.objects.get(pk=ticket.venue_id)
+    with translation.override(venue.language):
+        title = _("TICKET")
+        lines: list[Field | Rule | str] = [
+            Field(_("Validation number"), tito.grouped(ticket.number)),
+            Field(_("Issued"), local(venue.pk, ticket.issued_at)),
+            Field(_("Issued at"), ticket.issued_by),
+            Field(_("Valid until"), local(venue.pk, ticket.expires_at)),
+        ]
+        if reprinted_at is not None:
+            title = _("TICKET - REPRINT")
+            lines += [Rule(), Field(_("Reprinted"), local(venue.pk, reprinted_at))]
+        return Document(
+            venue=venue.name,
+            title=title,
+            kind="ticket",
+            lines=tuple(lines),
+            amount=Field(_("Amount"), f"{number_format(ticket.amount, 2, force_grouping=True)} €"),
+            barcode=Barcode(ticket.number, Symbology.ITF),
+            footer=(_("Pays once, at the cashier or at a terminal, until it expires."),),
+        )
+
+
+@dataclass(frozen=True)
+class PrintedTicket:
+    result: PrintResult
+    reprint: bool
+
+
+def print_ticket(*, ticket: Ticket, till: Till, actor: Actor) -> PrintedTicket:
+    """Print the ticket's slip at `till` (its printer, else a PDF in the result), after the issue has
+    committed (no lock waits on a printer). The first print is the original, every later one a reprint
+    marked as such; each is written into the ticket's life. A redeemed or expired ticket is not printed
+    (ticket_redeemed, ticket_expired): a duplicate of a paid ticket is worth nothing and would mislead."""
+    if till.venue_id != ticket.venue_id:
+        raise ValueError(f"till {till.pk} is not of the ticket's venue")
+    ticket.refresh_from_db()
+    _refuse_closed(ticket, timezone.now())
+    reprint = TicketEvent.objects.filter(
+        ticket=ticket, kind__in=[TicketEventKind.PRINTED, TicketEventKind.REPRINTED]
+    ).exists()
+    now = timezone.now()
+    result = print_document(
+        till=till,
+        document=ticket_document(ticket, reprinted_at=now if reprint else None),
+        actor=actor,
+        subject=ticket,
+    )
+    with transaction.atomic():
+        _event(
+            ticket,
+            TicketEventKind.REPRINTED if reprint else TicketEventKind.PRINTED,
+            actor=actor,
+            device=till.name,
+            data={"medium": result.medium, "printer": result.printer, "sha256": result.sha256},
+        )
+    return PrintedTicket(result, reprint)
