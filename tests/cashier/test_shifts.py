@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from halls import events
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import (
@@ -94,6 +95,7 @@ def test_a_count_equal_to_the_expected_closes_without_a_witness_and_empties_the_
     assert books.trial_balance(shift.venue_id).holds
     entry = AuditEntry.objects.get(action="cashier.shift_closed")
     assert entry.data["difference"] == "0.00" and entry.data["witness"] is None
+    assert events.current_seq(shifts.stream(shift.venue_id)) == 2  # the shift opened, then closed
 
 
 @pytest.mark.django_db

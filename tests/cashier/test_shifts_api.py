@@ -78,6 +78,7 @@ def test_a_cashier_lists_tills_opens_a_shift_sees_its_totals_and_closes_it(
     assert opened["state"] == "open" and opened["float"] == "150.00" and opened["till_name"] == "Caja 1"
     assert opened["expected"] == {"cash": "150.00", "bank_card": "0.00"}
     assert opened["counted"] is None and opened["difference"] is None
+    assert opened["report_url"] == f"/cashier/shifts/{opened['id']}/report/"
     retry = client.post(SHIFTS, {"till": till.pk, "float": "150.00"}, format="json")
     assert retry.status_code == 200 and retry.json()["id"] == opened["id"]
     refused(

@@ -232,12 +232,14 @@ def test_the_report_page_prints_in_spanish_and_english_for_the_venues_cashiers_o
 def test_printing_the_report_without_a_printer_answers_its_pdf_and_audits_it(
     worked_shift: Shift, cashier: User, caller: User
 ) -> None:
-    response = api_client(cashier).post(f"/api/cashier/shifts/{worked_shift.pk}/print/")
+    response = api_client(cashier).post(f"/api/cashier/shifts/{worked_shift.pk}/report/print/")
     assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
     assert response.content.startswith(b"%PDF")
     entry = AuditEntry.objects.get(action="cashier.printed")
     assert entry.data["kind"] == "shift_report" and entry.data["medium"] == "pdf"
-    refused(api_client(caller).post(f"/api/cashier/shifts/{worked_shift.pk}/print/"), 403, "role_required")
+    refused(
+        api_client(caller).post(f"/api/cashier/shifts/{worked_shift.pk}/report/print/"), 403, "role_required"
+    )
 
 
 @pytest.mark.django_db

@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from halls import events
 from halls.cashier import cardnumber, ledger, tito
 from halls.cashier.ledger import Kind
 from halls.cashier.models import (
@@ -28,6 +29,7 @@ from halls.cashier.models import (
     TicketState,
     TxKind,
 )
+from halls.cashier.printing.document import Field
 from halls.cashier.services import devices, tickets
 from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import lock_shift
@@ -523,3 +525,46 @@ def test_a_devices_seq_is_one_message_whatever_its_kind(
     assert into.value.code == "seq_reused"
     assert books_count() == (counted[0] + 1, counted[1] + 2)  # the one ticket issued
     assert issued.ticket.state == TicketState.ISSUED
+
+
+# --- the slip and the till pages ------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_slip_speaks_the_venues_language_and_a_reprint_says_so(
+    venue: Venue, cashier: User, shift: Shift
+) -> None:
+    ticket = _cash_ticket(venue, cashier, "1234.50")
+    Venue.objects.filter(pk=venue.pk).update(language="en")
+    english = tickets.ticket_document(ticket)
+    assert (english.venue, english.title, english.kind) == (venue.name, "TICKET", "ticket")
+    assert english.amount is not None and english.amount.value == "1,234.50 €"
+    assert english.barcode is not None and english.barcode.value == ticket.number
+    assert english.barcode.symbology == "ITF"
+    shown = {line.label: line.value for line in english.lines if isinstance(line, Field)}
+    assert shown["Validation number"] == tito.grouped(ticket.number)
+    assert shown["Valid until"] == tickets.local(venue.pk, ticket.expires_at)
+    assert shown["Issued at"] == "Caja 1"
+    Venue.objects.filter(pk=venue.pk).update(language="es")
+    again = tickets.ticket_document(ticket, reprinted_at=timezone.now())
+    assert again.title == "VALE - DUPLICADO"
+    assert any(isinstance(line, Field) and line.label == "Reimpreso" for line in again.lines)
+
+
+@pytest.mark.django_db
+def test_the_till_pages_hear_of_each_ticket_on_the_venues_cashier_stream(
+    venue: Venue, cashier: User, shift: Shift
+) -> None:
+    stream = tickets.stream(venue.pk)
+    start = events.current_seq(stream)  # the shift's opening was told there too
+    ticket = _cash_ticket(venue, cashier)
+    assert events.current_seq(stream) == start + 1
+    tickets.redeem_for_cash(venue_id=venue.pk, number=ticket.number, key="r", actor=cashier)
+    assert events.current_seq(stream) == start + 2
+    old = _cash_ticket(venue, cashier, key="old")
+    _age(old)
+    tickets.expire_tickets()
+    assert events.current_seq(stream) == start + 4
+    with pytest.raises(Conflict):
+        tickets.redeem_for_cash(venue_id=venue.pk, number=ticket.number, key="r2", actor=cashier)
+    assert events.current_seq(stream) == start + 4  # a refusal tells nobody

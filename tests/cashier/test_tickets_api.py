@@ -41,6 +41,7 @@ from tests.cashier.ticket_support import (
     tickets_balance,
 )
 from tests.conftest import make_user
+from tests.ports import free_port
 
 D = Decimal
 
@@ -263,6 +264,17 @@ def test_print_at_a_tills_printer_in_the_venues_language(
     assert slip.barcodes == [("ITF", number.encode())]
     assert tito.grouped(number) in slip.text
     assert [row.split() for row in slip.big_rows] == [["Importe", "1", "234,50", "€"]]  # 1 234,50 €
+
+
+@pytest.mark.django_db
+def test_a_printer_that_does_not_answer_is_503_and_nothing_is_recorded(
+    client: APIClient, venue: Venue, shift: Shift
+) -> None:
+    number = _issue(client, venue).json()["number"]
+    Till.objects.filter(pk=shift.till_id).update(printer=f"tcp://127.0.0.1:{free_port()}")
+    refused(client.post(_url(venue, number, "print"), {}, format="json"), 503, "printer_unreachable")
+    assert [e["kind"] for e in client.get(_url(venue, number)).json()["events"]] == ["issued"]
+    assert not AuditEntry.objects.filter(action="cashier.printed").exists()
 
 
 @pytest.mark.django_db

@@ -20,8 +20,8 @@ from playwright.async_api import Page, ViewportSize, expect
 from bingo.cards import CardGrid
 from bingo.models import Card, CardSeries, Game
 from bingo.services import claims, draw, games
-from halls.cashier.models import Payable, PlayerCard, Shift, Till
-from halls.cashier.services import shifts
+from halls.cashier.models import Payable, PlayerCard, Shift, Ticket, Till
+from halls.cashier.services import cards, shifts
 from halls.models import Role, Venue
 from tests.conftest import make_user
 from tests.e2e.browser_support import call, log_in
@@ -52,8 +52,16 @@ def line_of_card_7(game: Game, series: CardSeries, caller: Any) -> int:
     return Payable.objects.get(venue_id=game.room.venue_id, kind="line").pk
 
 
-async def money_of(page: Page, selector: str) -> str:
-    return (await page.locator(selector).inner_text()).strip()
+async def pdf_head(page: Page, pdf: Page) -> str:
+    """The first bytes of the PDF a till opened in a tab of its own (a blob: address), the tab closed."""
+    assert pdf.url.startswith("blob:"), pdf.url
+    first_bytes = (
+        "(url) => fetch(url).then(r => r.arrayBuffer())"
+        ".then(b => String.fromCharCode(...new Uint8Array(b, 0, 5)))"
+    )
+    head: str = await page.evaluate(first_bytes, pdf.url)
+    await pdf.close()
+    return head
 
 
 def shift_of(venue: Venue, float_amount: str) -> tuple[Any, Shift]:
@@ -98,6 +106,15 @@ async def test_player_cards_at_the_till(page: Page, server_url: str, venue: Venu
     await expect(page.locator("#card-balance")).to_have_text("€0.00")
     await expect(page.locator("#head-cash")).to_have_text("€80.00")
     await page.screenshot(path="/tmp/till-cards.png")
+    await page.set_viewport_size({"width": 1920, "height": 1080})  # a bigger till screen
+    await page.screenshot(path="/tmp/till-cards-1920.png")
+    await page.set_viewport_size(TILL_VIEWPORT)
+
+    # The till has no printer: the card prints as a PDF, opened in a tab of its own.
+    async with page.context.expect_page() as opened:
+        await page.click("#card-print")
+    assert await pdf_head(page, await opened.value) == "%PDF-"
+    await expect(page.locator("#card-op-msg")).to_contain_text("Opened as a PDF")
 
     # Scanned by its QR code ("TJ:<number>"), blocked as lost, then refused.
     await page.fill("#card-number", f"TJ:{number}")
@@ -109,3 +126,47 @@ async def test_player_cards_at_the_till(page: Page, server_url: str, venue: Venu
     await expect(page.locator("#cashin-form button[type=submit]")).to_be_disabled()
     card = await call(PlayerCard.objects.get, number=number)
     assert card.state == "blocked"
+
+
+def balance_of(number: str) -> Decimal:
+    balance: Decimal = PlayerCard.objects.select_related("account").get(number=number).account.balance
+    return balance
+
+
+def card_with(venue: Venue, cashier: Any, amount: str) -> str:
+    card = cards.issue_card(venue_id=venue.pk, actor=cashier)
+    cards.cash_in(card=card, amount=Decimal(amount), means="cash", key="e2e-load", actor=cashier)
+    return card.number
+
+
+async def test_tickets_from_and_into_a_player_card(page: Page, server_url: str, venue: Venue) -> None:
+    """A ticket for a card's whole balance, loaded back into the card; a scanned number that is no ticket and
+    a second redemption are refused with the API's words, next to the form."""
+    cashier, _shift = await call(shift_of, venue, "50.00")
+    number = await call(card_with, venue, cashier, "30.00")
+    await page.set_viewport_size(TILL_VIEWPORT)
+    await log_in(page, server_url, "cajera", "/cashier/")
+    await page.click("#tab-tickets")
+    await expect(page.locator("#head-cash")).to_have_text("€80.00")
+    await page.check("input[name=ticket-source][value=card]", force=True)
+    await page.fill("#ticket-card", number)
+    await page.click("#ticket-issue-form button[type=submit]")  # no amount: the card's whole balance
+    await expect(page.locator("#ticket-issue-msg")).to_contain_text("issued for €30.00")
+    ticket = await call(Ticket.objects.get, venue=venue)
+    assert await call(balance_of, number) == Decimal("0.00")
+
+    await page.fill("#ticket-number", "123")
+    await page.press("#ticket-number", "Enter")
+    await expect(page.locator("#ticket-msg .msg__code")).to_be_visible()
+    await page.fill("#ticket-number", ticket.number)
+    await page.press("#ticket-number", "Enter")
+    await expect(page.locator("#ticket-view-amount")).to_have_text("€30.00")
+    await page.check("input[name=redeem-to][value=card]", force=True)
+    await page.fill("#redeem-card", number)
+    await page.click("#ticket-redeem-form button[type=submit]")
+    await expect(page.locator("#ticket-redeem-msg")).to_contain_text(f"€30.00 onto card {number}")
+    await expect(page.locator("#ticket-view-state")).to_have_text("Redeemed")
+    await expect(page.locator("#ticket-life li")).to_have_count(2)
+    await expect(page.locator("#head-cash")).to_have_text("€80.00")  # no cash moved
+    assert await call(balance_of, number) == Decimal("30.00")
+    await page.screenshot(path="/tmp/till-tickets-card.png")

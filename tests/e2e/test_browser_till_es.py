@@ -57,3 +57,10 @@ async def test_the_till_speaks_spanish(page: Page, server_url: str, venue: Venue
     await expect(page.locator("#close-msg")).to_contain_text("testigo")
     await expect(page.locator("#close-msg .msg__code")).to_have_text("witness_required")
     await page.screenshot(path="/tmp/till-es.png")
+
+    # The other tabs speak Spanish too.
+    await page.click("#tab-tickets")
+    await expect(page.locator("#ticket-issue-card h2")).to_have_text("Emitir un ticket")
+    await page.fill("#ticket-amount", "0,001")
+    await page.click("#ticket-issue-form button[type=submit]")
+    await expect(page.locator("#ticket-issue-msg")).to_contain_text("no es un importe")

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db import transaction
 from django.http import HttpResponse
-from django.urls import path
+from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -136,6 +136,10 @@ class ShiftSerializer(serializers.Serializer[Any]):
         help_text="Per kind of transaction, the float first, the cash-up (over_short, cash_up) last.",
     )
     prizes = PrizeTotalSerializer(many=True, help_text="Prizes paid at this till, by kind and method.")
+    report_url = serializers.SerializerMethodField(help_text="The printable shift report page.")
+
+    def get_report_url(self, report: ShiftReport) -> str:
+        return reverse("cashier:shift-report", args=[report.shift.pk])
 
 
 # --- Lookups --------------------------------------------------------------------------------------------
@@ -417,6 +421,6 @@ urlpatterns = [
     path("shifts/current/", ShiftCurrentView.as_view(), name="cashier-shift-current"),
     path("shifts/<int:shift_id>/", ShiftDetailView.as_view(), name="cashier-shift"),
     path("shifts/<int:shift_id>/close/", ShiftCloseView.as_view(), name="cashier-shift-close"),
-    path("shifts/<int:shift_id>/print/", ShiftPrintView.as_view(), name="cashier-shift-print"),
+    path("shifts/<int:shift_id>/report/print/", ShiftPrintView.as_view(), name="cashier-shift-print"),
     path("devices/<int:device_id>/empty/", DeviceEmptyView.as_view(), name="cashier-device-empty"),
 ]

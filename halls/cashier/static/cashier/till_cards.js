@@ -21,7 +21,8 @@
     history: function (number) { return cardPath(number, "history/"); },
     cashIn: function (number) { return cardPath(number, "cash-in/"); },
     cashOut: function (number) { return cardPath(number, "cash-out/"); },
-    block: function (number) { return cardPath(number, "block/"); }
+    block: function (number) { return cardPath(number, "block/"); },
+    print: function (number) { return cardPath(number, "print/"); }
   };
   var intents = {cashin: new ui.KeyedIntent("cashin"), cashout: new ui.KeyedIntent("cashout")};
   var card = null;
@@ -137,6 +138,12 @@
       lookUp(event.currentTarget);
     });
     $("card-new").addEventListener("click", function (event) { issue(event.currentTarget); });
+    $("card-print").addEventListener("click", function (event) {
+      if (!card) { return; }
+      var shift = till.state.shift;
+      till.printDocument(paths.print(card.number), event.currentTarget, $("card-op-msg"),
+        shift ? {till: shift.till} : {}).catch(function () {});
+    });
     $("cashin-form").addEventListener("submit", function (event) {
       event.preventDefault();
       operate(event.currentTarget, "cashin");

@@ -14,10 +14,12 @@
   var el = ui.el;
   var fill = ui.fill;
 
+  // /api/cashier/venues/<venue>/payables/...
+  function venuePayables() { return till.base + "venues/" + till.state.venue.id + "/payables/"; }
   var paths = {
-    waiting: function () { return till.venueQuery(till.base + "payables/?state=waiting"); },
-    pay: function (id) { return till.base + "payables/" + id + "/pay/"; },
-    receipt: function (id) { return till.base + "payables/" + id + "/receipt/"; }
+    waiting: function () { return venuePayables() + "?state=waiting"; },
+    pay: function (id) { return venuePayables() + id + "/pay/"; },
+    receipt: function (id) { return venuePayables() + id + "/receipt/"; }
   };
   var KINDS = {
     line: function () { return gettext("Line"); },
@@ -32,7 +34,14 @@
   var open = null;         // the payable whose pay form is open
   var loading = false;
 
-  function kindOf(p) { return KINDS[p.kind] ? KINDS[p.kind]() : (p.kind_label || p.kind); }
+  function kindOf(p) { return p.kind_label || (KINDS[p.kind] ? KINDS[p.kind]() : p.kind); }
+
+  /* Print a paid prize's receipt at the till (its printer, or a PDF in a tab). */
+  function printReceipt(id, button) {
+    var shift = till.state.shift;
+    return till.printDocument(paths.receipt(id), button, $("receipt-msg"), shift ? {till: shift.till} : {})
+      .catch(function () {});
+  }
 
   function load() {
     if (loading || !till.state.venue) { return Promise.resolve(); }
@@ -106,38 +115,38 @@
       return el("tr", {"data-paid": r.payable.id}, el("td", {text: till.when(r.at)}),
         el("td", {text: r.payable.description}), el("td", {text: till.means(r.method)}),
         el("td", {class: "num", text: till.money(r.payable.amount)}),
-        el("td", null, el("a", {href: r.receipt_url, target: "_blank", rel: "noopener", class: "receipt-link",
-          text: r.receipt ? interpolate(gettext("Receipt %(number)s"), {number: r.receipt}, true) : gettext("Receipt")})));
+        el("td", null, el("button", {type: "button", class: "btn-ghost btn-small receipt-print", "data-receipt": r.receipt,
+          text: interpolate(gettext("Receipt %(number)s"), {number: r.receipt}, true),
+          onclick: function (event) { printReceipt(r.payable.id, event.currentTarget); }})));
     }) : el("tr", null, el("td", {colspan: 5, class: "empty", text: gettext("Nothing paid yet.")})));
   }
 
   function pay(p, form, cardInput, box) {
     var method = form.querySelector("input:checked").value;
-    var body = {venue: till.state.venue.id, method: method};
-    if (method === "player_card") { body.card = till.scanned(cardInput.value); }
+    var body = {method: method};
+    if (method === "player_card") { body.card = till.scanned(cardInput.value).replace(/[\s-]/g, ""); }
     intents[p.id] = intents[p.id] || new ui.KeyedIntent("pay");
     body.idempotency_key = intents[p.id].keyFor(body);
     ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.pay(p.id), body); })
       .then(function (response) {
         delete intents[p.id];
-        var data = response.data || {};
-        var payable = data.payable || data;
-        paid.unshift({payable: {id: p.id, description: p.description, amount: p.amount}, method: method,
-          receipt: payable.receipt || data.receipt, receipt_url: data.receipt_url || payable.receipt_url || paths.receipt(p.id),
-          at: payable.paid_at || new Date().toISOString()});
+        var payable = response.data;
+        paid.unshift({payable: {id: p.id, description: p.description, amount: p.amount}, method: payable.method,
+          receipt: payable.receipt, at: payable.paid_at});
         open = null;
         waiting = waiting.filter(function (w) { return w.id !== p.id; });
-        var text = method === "cash"
-          ? interpolate(gettext("Paid %(amount)s in cash: %(what)s."), {amount: till.money(p.amount), what: p.description}, true)
-          : method === "ticket"
-            ? interpolate(gettext("Paid %(amount)s as ticket %(ticket)s: %(what)s."),
-              {amount: till.money(p.amount), ticket: data.ticket ? data.ticket.number || data.ticket : "", what: p.description}, true)
-            : interpolate(gettext("Paid %(amount)s onto card %(card)s: %(what)s."),
-              {amount: till.money(p.amount), card: body.card, what: p.description}, true);
+        var values = {amount: till.money(p.amount), what: p.description, ticket: payable.ticket, card: body.card};
+        var text = interpolate(method === "cash" ? gettext("Paid %(amount)s in cash: %(what)s.")
+          : method === "ticket" ? gettext("Paid %(amount)s as ticket %(ticket)s: %(what)s.")
+            : gettext("Paid %(amount)s onto card %(card)s: %(what)s."), values, true);
+        if (response.status === 200) {
+          text = interpolate(gettext("Already recorded (a repeat of the same operation): %(what)s"), {what: text}, true);
+        }
         ui.report($("payables-msg"), text, "ok");
         render();
         till.changed();
         load();
+        printReceipt(p.id, null);   // the winner's receipt, at once
       }, function (err) {
         if (err.status >= 400 && err.status < 500) { delete intents[p.id]; }
         ui.report(box, err);

@@ -144,6 +144,7 @@
     ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(till.paths.close(shift.id), body); })
       .then(function (response) {
         closed = response.data;
+        ui.report($("page-msg"), null);
         ["close-cash", "close-bank", "close-witness", "close-witness-password", "close-note"].forEach(function (id) {
           $(id).value = "";
         });

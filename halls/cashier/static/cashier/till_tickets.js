@@ -14,11 +14,22 @@
   var el = ui.el;
   var fill = ui.fill;
 
+  // /api/cashier/venues/<venue>/tickets/<validation number>/...
+  function venueTickets() { return till.base + "venues/" + till.state.venue.id + "/tickets/"; }
+  function ticketPath(number, tail) { return venueTickets() + encodeURIComponent(number) + "/" + (tail || ""); }
   var paths = {
-    tickets: function () { return till.base + "tickets/"; },
-    ticket: function (number) { return till.venueQuery(till.base + "tickets/" + encodeURIComponent(number) + "/"); },
-    redeem: function (number) { return till.base + "tickets/" + encodeURIComponent(number) + "/redeem/"; },
-    print: function (number) { return till.base + "tickets/" + encodeURIComponent(number) + "/print/"; }
+    tickets: venueTickets,
+    ticket: function (number) { return ticketPath(number); },
+    redeem: function (number) { return ticketPath(number, "redeem/"); },
+    print: function (number) { return ticketPath(number, "print/"); }
+  };
+  var EVENTS = {
+    issued: function () { return gettext("Issued"); },
+    printed: function () { return gettext("Printed"); },
+    reprinted: function () { return gettext("Reprinted"); },
+    redeemed: function () { return gettext("Redeemed"); },
+    refused: function () { return gettext("Redemption refused"); },
+    expired: function () { return gettext("Expired"); }
   };
   var intents = {issue: new ui.KeyedIntent("ticket"), redeem: new ui.KeyedIntent("redeem")};
   var ticket = null;
@@ -53,11 +64,22 @@
     }));
   }
 
+  /* What an event's detail says to a person: a refusal's message, where the money came from or went. */
+  function detail(d) {
+    if (!d) { return ""; }
+    if (typeof d === "string") { return d; }
+    if (d.message) { return d.message; }
+    var how = d.into || d.funded_by || "";
+    if (how === "drawer" && d.account) { how = String(d.account).split(":").pop(); }   // "drawer:<shift>:cash"
+    var means = how === "card" ? till.means("player_card") : how ? till.means(how) : "";
+    return [means, d.card].filter(Boolean).join(" ");
+  }
+
   function showTicket(data) {
     ticket = data;
     $("ticket-view").hidden = !ticket;
     if (!ticket) { return; }
-    $("ticket-view-number").textContent = ticket.number;
+    $("ticket-view-number").textContent = ticket.printed || ticket.number;
     $("ticket-view-amount").textContent = till.money(ticket.amount);
     var badge = $("ticket-view-state");
     badge.textContent = STATES[ticket.state] ? STATES[ticket.state]() : ticket.state;
@@ -68,6 +90,12 @@
     fill($("ticket-view-facts"), facts.filter(function (f) { return f[1]; }).map(function (f) {
       return [el("dt", {text: f[0]}), el("dd", {text: f[1]})];
     }).reduce(function (all, pair) { return all.concat(pair); }, []));
+    // Its life, oldest first: issued, printed, redeemed, a refusal and why...
+    fill($("ticket-life"), (ticket.events || []).map(function (e) {
+      return el("li", {"data-event": e.kind}, el("span", {class: "muted", text: till.when(e.at)}), " ",
+        el("strong", {text: EVENTS[e.kind] ? EVENTS[e.kind]() : e.kind}),
+        " · " + [e.actor, e.device, detail(e.detail)].filter(Boolean).join(" · "));
+    }));
     $("ticket-redeem-form").hidden = ticket.state !== "issued";
   }
 
@@ -93,22 +121,20 @@
 
   function issue(form) {
     var box = $("ticket-issue-msg");
-    var amount = till.amount($("ticket-amount"), box);
-    if (amount === null) { return; }
     var source = form.querySelector("input[name=ticket-source]:checked").value;
-    var body = {venue: till.state.venue.id, amount: amount};
-    if (source === "card") {
-      body.card = till.scanned($("ticket-card").value);
-    } else {
-      body.means = source;
-    }
+    // From a card, an empty amount is the card's whole balance.
+    var amount = till.amount($("ticket-amount"), box, source === "card");
+    if (amount === null) { return; }
+    var body = {funded_by: source};
+    if (amount !== "") { body.amount = amount; }
+    if (source === "card") { body.card = till.scanned($("ticket-card").value).replace(/[\s-]/g, ""); }
     body.idempotency_key = intents.issue.keyFor(body);
     ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.tickets(), body); })
       .then(function (response) {
         intents.issue.done();
         var t = response.data;
         ui.report(box, interpolate(gettext("Ticket %(number)s issued for %(amount)s."),
-          {number: t.number, amount: till.money(t.amount)}, true), "ok");
+          {number: t.printed || t.number, amount: till.money(t.amount)}, true), "ok");
         form.reset();
         toggleCardField(form, "ticket-source", "ticket-card-field");
         remember(t.number, source === "card" ? gettext("Issued from a card") : gettext("Issued"), t.amount);
@@ -123,22 +149,22 @@
     if (!ticket) { return; }
     var box = $("ticket-redeem-msg");
     var to = form.querySelector("input[name=redeem-to]:checked").value;
-    var body = {venue: till.state.venue.id, to: to};
-    if (to === "card") { body.card = till.scanned($("redeem-card").value); }
+    var body = {into: to};
+    if (to === "card") { body.card = till.scanned($("redeem-card").value).replace(/[\s-]/g, ""); }
     body.idempotency_key = intents.redeem.keyFor([ticket.number, body]);
     var number = ticket.number;
     ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.redeem(number), body); })
       .then(function (response) {
         intents.redeem.done();
-        var t = response.data.ticket || response.data;
-        var amount = t.amount || ticket.amount;
+        var t = response.data;
+        var amount = t.amount;
         ui.report(box, to === "card"
           ? interpolate(gettext("Ticket %(number)s redeemed: %(amount)s onto card %(card)s."),
-            {number: number, amount: till.money(amount), card: body.card}, true)
+            {number: t.printed || number, amount: till.money(amount), card: body.card}, true)
           : interpolate(gettext("Ticket %(number)s redeemed: pay %(amount)s in cash."),
-            {number: number, amount: till.money(amount)}, true), "ok");
+            {number: t.printed || number, amount: till.money(amount)}, true), "ok");
         remember(number, to === "card" ? gettext("Redeemed into a card") : gettext("Redeemed for cash"), amount);
-        showTicket(t.state ? t : null);
+        showTicket(t);
         till.changed();
       }, function (err) {
         if (err.status >= 400 && err.status < 500) { intents.redeem.done(); }
@@ -147,7 +173,8 @@
   }
 
   function print(number, button) {
-    till.printDocument(paths.print(number), button, $("ticket-issue-msg"), {venue: till.state.venue.id})
+    var shift = till.state.shift;
+    till.printDocument(paths.print(number), button, $("ticket-issue-msg"), shift ? {till: shift.till} : {})
       .catch(function () {});
   }
 
