@@ -23,8 +23,8 @@ from halls.cashier.models import (
     Till,
     TxKind,
 )
+from halls.cashier.services import cards, shifts, tickets
 from halls.cashier.services import ledger as books
-from halls.cashier.services import shifts, tickets
 from halls.errors import Conflict
 from halls.models import Venue
 from tests.threads import in_threads
@@ -69,15 +69,9 @@ def _cash_in(venue: Venue, card: PlayerCard, amount: Decimal) -> None:
     )
 
 
-def _spend(venue: Venue, card: PlayerCard, amount: Decimal, key: str) -> books.Posted:
-    sales = books.venue_account(venue.pk, Kind.SALES)
-    return books.post(
-        venue_id=venue.pk,
-        kind=TxKind.CARD_SPEND,
-        key=key,
-        legs=[ledger.debit(books.card_account(card).pk, amount), ledger.credit(sales.pk, amount)],
-        actor="terminal",
-    )
+def _spend(venue: Venue, card: PlayerCard, amount: Decimal, key: str) -> object:
+    """A terminal's purchase through the cards service (card locked, then its account)."""
+    return cards.spend(card=card, amount=amount, key=key, actor="terminal", device="T1")
 
 
 @pytest.fixture
@@ -108,11 +102,11 @@ def test_thirty_two_replays_of_one_key_write_one_transaction(venue: Venue, card:
     _cash_in(venue, card, D("100.00"))
     done, refused = _run(lambda i: _spend(venue, card, D("2.50"), "one-key"))
     assert not refused
-    posted = [p for p in done if isinstance(p, books.Posted)]
-    assert len({p.transaction.pk for p in posted}) == 1
-    assert sum(1 for p in posted if not p.replayed) == 1
-    assert LedgerTransaction.objects.filter(key="one-key").count() == 1
-    assert Leg.objects.filter(transaction__key="one-key").count() == 2
+    moves = [m for m in done if isinstance(m, cards.CardMove)]
+    assert len(moves) == THREADS and len({m.transaction.pk for m in moves}) == 1
+    assert sum(1 for m in moves if not m.replayed) == 1
+    assert LedgerTransaction.objects.filter(key="card_spend:one-key").count() == 1
+    assert Leg.objects.filter(transaction__key="card_spend:one-key").count() == 2
     assert books.card_account(card).balance == D("97.50")
     assert books.trial_balance(venue.pk).holds
 

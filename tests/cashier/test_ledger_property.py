@@ -1,28 +1,37 @@
-"""Property test over the whole ledger: random interleavings of shifts opened and closed (with counted
-differences and a witness), card-range sales and returns, card cash-in (at a till by cash or bank card, and
-by a device's bill reader), cash-out, spends, prizes awarded and paid (cash, card, ticket), tickets issued
-(for cash or from a card), redeemed (for cash or into a card) and expired, devices emptied.
+"""Property test over the whole ledger: random interleavings (hypothesis, stateful; derandomized, so a run
+is reproducible) of shifts opened and closed (counted differences, with or without the witness), card-range
+sales and returns, card cash-in (cash, bank card), notes into cards by a device's bill reader, the device
+emptied at a till, cash-out, spends, cards blocked, unblocked and replaced, prizes awarded and paid (cash,
+card, ticket), tickets issued (for money, from a card), redeemed (for cash, into a card; again: refused) and
+expired by the beat.
 
-A model keeps every account's expected balance and predicts every refusal (money short in a drawer, on a
-card, a payable or a ticket already gone). After every step: every transaction's legs sum to zero, no
-guarded account is negative, the trial balance holds (each balance column equals its legs), the ledger's
-balances are the model's, and a refused operation wrote nothing.
+Through the services where they exist (shifts.open_shift/close_shift/empty_device, cards, devices.notes_in,
+tickets); the sales, the awards and the cash and card payouts through `post` with the legs of
+/work/notes/cashier.md. A model keeps every account's expected balance and predicts every refusal (money
+short in a drawer or on a card, a blocked card, a ticket gone, a difference without a witness). After every
+step: every transaction's legs sum to zero, no guarded account is negative, the trial balance holds (each
+balance column equals its legs), the ledger's balances and outstanding tickets are the model's; each
+operation wrote exactly its transaction with exactly its legs, and a refusal wrote nothing in the ledger.
+At the end, the runs must have reached every operation and the main refusals.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.db.models import Count, Sum
-from django.utils import timezone
-from hypothesis import settings
+from hypothesis import event
+from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -36,7 +45,6 @@ from halls.cashier import ledger
 from halls.cashier.ledger import GUARDED, Kind
 from halls.cashier.models import (
     Account,
-    CashDevice,
     DeviceKind,
     LedgerTransaction,
     Leg,
@@ -49,15 +57,15 @@ from halls.cashier.models import (
     Till,
     TxKind,
 )
+from halls.cashier.services import cards, devices, shifts, tickets
 from halls.cashier.services import ledger as books
-from halls.cashier.services import shifts, tickets
-from halls.errors import DomainError
+from halls.errors import Conflict, DomainError
 from halls.models import AuditEntry, Jurisdiction, Role, StaffRole, Venue
-from tests.conftest import SQLITE_RUN
 
 D = Decimal
 _runs = itertools.count(1)
 EXAMPLES = int(os.environ.get("HALL_LEDGER_EXAMPLES", "20"))
+SEEN: Counter[str] = Counter()  # what the runs did, and what was refused
 
 amounts = st.decimals(min_value=D("0.01"), max_value=D("80.00"), places=2)
 floats = st.decimals(min_value=D("0.00"), max_value=D("300.00"), places=2)
@@ -99,10 +107,15 @@ class LedgerMachine(RuleBasedStateMachine):
         )
         self.cashiers = [staff(f"l{run}-cashier{i}", self.venue, Role.CASHIER) for i in range(3)]
         self.witness = staff(f"l{run}-manager", self.venue, Role.OPERATOR)
+        self.witness.set_password("pw-witness")  # hashed by MD5 in this test (PASSWORD_HASHERS below)
+        self.witness.save(update_fields=["password"])
         self.tills = [Till.objects.create(venue=self.venue, name=f"Caja {i}") for i in range(3)]
-        self.device = CashDevice.objects.create(
-            venue=self.venue, name="Terminal 1", kind=DeviceKind.TERMINAL, token_hash="0" * 64
+        self.device, _token = devices.register_device(
+            venue_id=self.venue.pk, name="Terminal 1", kind=DeviceKind.TERMINAL, actor=self.witness
         )
+        self.seq = itertools.count(1)
+        self.blocked: set[int] = set()
+        self.replaced: set[int] = set()
         self.open: dict[int, Shift] = {}
         self.closed = 0
         self.cards: list[PlayerCard] = []
@@ -115,6 +128,10 @@ class LedgerMachine(RuleBasedStateMachine):
 
     # --- the model ----------------------------------------------------------------------------------
 
+    def seen(self, outcome: str) -> None:
+        event(outcome)
+        SEEN[outcome] += 1
+
     def key(self, what: str) -> str:
         return f"{what}:{next(self.keys)}"
 
@@ -122,12 +139,14 @@ class LedgerMachine(RuleBasedStateMachine):
         return books.venue_account(self.venue.pk, kind)
 
     def device_account(self) -> Account:
-        account, _created = Account.objects.get_or_create(
-            venue=self.venue,
-            code=f"device:{self.device.pk}",
-            defaults={"kind": Kind.DEVICE_CASH.value, "guarded": True, "device": self.device},
-        )
-        return account
+        return books.device_account(self.device)
+
+    def card_of(self, c: int) -> PlayerCard:
+        return self.cards[c % len(self.cards)]
+
+    def is_blocked(self, card: PlayerCard) -> bool | None:
+        """True when the model knows the card refuses (card_blocked), else None (the balances decide)."""
+        return True if card.pk in self.blocked else None
 
     def shift_of(self, i: int) -> Shift:
         return self.open[sorted(self.open)[i % len(self.open)]]
@@ -180,6 +199,7 @@ class LedgerMachine(RuleBasedStateMachine):
                 )
         except DomainError as exc:
             failure = exc
+        self.seen(f"{kind}: refused {failure.code}" if failure else f"{kind}: done")
         if failure is not None:
             assert expect_refusal, (kind, failure.code, failure.message)
             assert failure.code in refusals, (kind, failure.code)
@@ -225,45 +245,65 @@ class LedgerMachine(RuleBasedStateMachine):
             self.posted += 1
 
     @precondition(lambda self: self.open)
-    @rule(i=pick, cash_off=differences, card_off=differences)
-    def close_shift(self, i: int, cash_off: Decimal, card_off: Decimal) -> None:
-        """The cash-up: per means, the difference to the house, then the counted money back to it."""
+    @rule(i=pick, cash_off=differences, card_off=differences, signed=st.booleans())
+    def close_shift(self, i: int, cash_off: Decimal, card_off: Decimal, signed: bool) -> None:
+        """The cash-up (shifts.close_shift): per means, the difference to the house, then the counted money
+        back to it. A difference without a witness is refused witness_required, writing nothing."""
         shift = self.shift_of(i)
         house = self.account(Kind.HOUSE)
-        counted: dict[str, str] = {}
+        counted: dict[str, Decimal] = {}
+        expected_txs: list[tuple[str, list[tuple[int, Decimal]]]] = []
         for means, off in ((Means.CASH, cash_off), (Means.BANK_CARD, card_off)):
             drawer = books.drawer(shift, means)
             held = self.expected[drawer.code]
-            assert drawer.balance == held
-            count = max(held + off, D(0))
-            counted[means.value] = str(count)
-            if count > held:
-                assert self.post(
-                    TxKind.OVER_SHORT,
-                    "over",
-                    [ledger.debit(drawer.pk, count - held), ledger.credit(house.pk, count - held)],
-                    shift,
-                )
-            elif count < held:
-                assert self.post(
-                    TxKind.OVER_SHORT,
-                    "short",
-                    [ledger.debit(house.pk, held - count), ledger.credit(drawer.pk, held - count)],
-                    shift,
-                )
+            count = counted[means.value] = max(held + off, D(0))
+            if count != held:
+                over, short = (drawer, house) if count > held else (house, drawer)
+                gap = abs(count - held)
+                legs = [ledger.debit(over.pk, gap), ledger.credit(short.pk, gap)]
+                expected_txs.append((TxKind.OVER_SHORT, [(x.account, x.amount) for x in ledger.check(legs)]))
             if count > 0:
-                assert self.post(
-                    TxKind.CASH_UP,
-                    "cash-up",
-                    [ledger.debit(house.pk, count), ledger.credit(drawer.pk, count)],
-                    shift,
-                )
-            assert self.expected[drawer.code] == 0
-        Shift.objects.filter(pk=shift.pk).update(
-            state=ShiftState.CLOSED, closed_at=timezone.now(), counted=counted, witness=self.witness
-        )
+                legs = [ledger.debit(house.pk, count), ledger.credit(drawer.pk, count)]
+                expected_txs.append((TxKind.CASH_UP, [(x.account, x.amount) for x in ledger.check(legs)]))
+        differs = any(counted[m] != self.expected[books.drawer(shift, m).code] for m in Means.values)
+        name, password = (self.witness.username, "pw-witness") if signed else (None, None)
+        before = self.ledger_state()
+        last = self.last_tx()
+        refused: DomainError | None = None
+        try:
+            closed = shifts.close_shift(
+                shift=shift, counted=counted, actor=shift.cashier, witness=name, witness_password=password
+            )
+        except DomainError as exc:
+            refused = exc
+        self.seen(f"close_shift: refused {refused.code}" if refused else f"close_shift: differs={differs}")
+        if refused is not None:
+            assert differs and not signed and refused.code == "witness_required", refused.code
+            assert self.ledger_state() == before
+            assert Shift.objects.get(pk=shift.pk).state == ShiftState.OPEN
+            return
+        written = LedgerTransaction.objects.filter(venue=self.venue, pk__gt=last).order_by("pk")
+        got = [(t.kind, sorted(t.legs.values_list("account_id", "amount"))) for t in written]
+        assert sorted(got) == sorted(expected_txs)
+        assert all(t.shift_id == shift.pk for t in written)
+        accounts = {
+            a.pk: a
+            for a in Account.objects.filter(venue=self.venue, code__in=["house", *self.drawer_codes(shift)])
+        }
+        for _kind, moves in expected_txs:
+            self.apply([ledger.Leg(pk, amount) for pk, amount in moves], accounts)
+        for code in self.drawer_codes(shift):
+            assert self.expected[code] == 0
+        assert closed.state == ShiftState.CLOSED
+        assert (closed.witness_id == self.witness.pk) == (differs and signed) or (signed and not differs)
         del self.open[shift.pk]
         self.closed += 1
+
+    def drawer_codes(self, shift: Shift) -> list[str]:
+        return [books.drawer(shift, m).code for m in Means.values]
+
+    def last_tx(self) -> int:
+        return LedgerTransaction.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
 
     # --- sales ----------------------------------------------------------------------------------------
 
@@ -288,35 +328,86 @@ class LedgerMachine(RuleBasedStateMachine):
             shift,
         )
 
-    # --- cards ----------------------------------------------------------------------------------------
+    # --- cards and devices (halls.cashier.services.cards, devices, shifts.empty_device) -----------------
 
     @rule()
     def new_card(self) -> None:
-        card = PlayerCard.objects.create(
-            venue=self.venue, number=f"9{self.venue.pk:05d}{len(self.cards):06d}", created_at=timezone.now()
-        )
+        card = cards.issue_card(venue_id=self.venue.pk, actor=self.cashiers[0])
         self.cards.append(card)
         self.expected.setdefault(books.card_account(card).code, D(0))
+
+    @precondition(lambda self: self.cards)
+    @rule(c=pick, block=st.booleans())
+    def block_or_unblock(self, c: int, block: bool) -> None:
+        card = self.card_of(c)
+        if block:
+            cards.block_card(card=card, reason="lost", actor=self.cashiers[0])
+            self.blocked.add(card.pk)
+        elif card.pk in self.replaced:  # its balance is on the new card: it stays blocked
+            with pytest.raises(Conflict, match="replaced") as refused:
+                cards.unblock_card(card=card, actor=self.witness)
+            assert refused.value.code == "card_replaced"
+        else:
+            cards.unblock_card(card=card, actor=self.witness)
+            self.blocked.discard(card.pk)
+        assert {c.pk for c in PlayerCard.objects.filter(venue=self.venue, state="blocked")} == self.blocked
+
+    @precondition(lambda self: self.blocked - self.replaced)
+    @rule(c=pick)
+    def replace_card(self, c: int) -> None:
+        """A lost card replaced: its whole balance moves to the new card in one transaction (none if 0)."""
+        lost = sorted(self.blocked - self.replaced)
+        card = next(x for x in self.cards if x.pk == lost[c % len(lost)])
+        old = books.card_account(card)
+        moved = self.expected[old.code]
+        last = self.last_tx()
+        replacement = cards.replace_card(card=card, actor=self.cashiers[0])
+        self.replaced.add(card.pk)
+        self.cards.append(replacement.new)
+        new = books.card_account(replacement.new)
+        self.expected.setdefault(new.code, D(0))
+        written = list(LedgerTransaction.objects.filter(venue=self.venue, pk__gt=last))
+        if moved == 0:
+            assert written == []
+            self.seen("card_transfer: nothing to move")
+            return
+        assert [t.kind for t in written] == [TxKind.CARD_TRANSFER]
+        legs = [ledger.debit(old.pk, moved), ledger.credit(new.pk, moved)]
+        stored = sorted(Leg.objects.filter(transaction=written[0]).values_list("account_id", "amount"))
+        assert stored == [(leg.account, leg.amount) for leg in ledger.check(legs)]
+        self.apply(legs, {old.pk: old, new.pk: new})
+        self.seen("card_transfer: done")
 
     @precondition(lambda self: self.open and self.cards)
     @rule(i=pick, c=pick, amount=amounts, means=st.sampled_from(list(Means)))
     def cash_in(self, i: int, c: int, amount: Decimal, means: Means) -> None:
-        shift, card = self.shift_of(i), self.cards[c % len(self.cards)]
+        shift, card = self.shift_of(i), self.card_of(c)
         drawer, mine = books.drawer(shift, means), books.card_account(card)
-        assert self.post(
+        self.post(
             TxKind.CARD_CASH_IN,
             "cash-in",
             [ledger.debit(drawer.pk, amount), ledger.credit(mine.pk, amount)],
             shift,
+            call=lambda: cards.cash_in(
+                card=card, amount=amount, means=means, key=self.key("in"), actor=shift.cashier
+            ),
+            refused=self.is_blocked(card),
+            refusals=("card_blocked",),
         )
 
     @precondition(lambda self: self.cards)
     @rule(c=pick, amount=amounts)
     def device_cash_in(self, c: int, amount: Decimal) -> None:
-        card = self.cards[c % len(self.cards)]
+        card = self.card_of(c)
         stacker, mine = self.device_account(), books.card_account(card)
-        assert self.post(
-            TxKind.DEVICE_CASH_IN, "note", [ledger.debit(stacker.pk, amount), ledger.credit(mine.pk, amount)]
+        seq = next(self.seq)
+        self.post(
+            TxKind.DEVICE_CASH_IN,
+            "note",
+            [ledger.debit(stacker.pk, amount), ledger.credit(mine.pk, amount)],
+            call=lambda: devices.notes_in(device=self.device, seq=seq, card=card.number, amount=amount),
+            refused=self.is_blocked(card),
+            refusals=("card_blocked",),
         )
 
     @precondition(lambda self: self.open)
@@ -324,32 +415,55 @@ class LedgerMachine(RuleBasedStateMachine):
     def empty_device(self, i: int, amount: Decimal) -> None:
         shift = self.shift_of(i)
         stacker, drawer = self.device_account(), books.drawer(shift, Means.CASH)
+
+        def call() -> object:
+            with transaction.atomic():
+                locked = shifts.open_shift_of(venue_id=self.venue.pk, cashier=shift.cashier)
+                return shifts.empty_device(
+                    shift=locked,
+                    device=self.device,
+                    actor=shift.cashier,
+                    key=self.key("empty"),
+                    amount=amount,
+                )
+
         self.post(
             TxKind.DEVICE_EMPTIED,
             "emptied",
             [ledger.debit(drawer.pk, amount), ledger.credit(stacker.pk, amount)],
             shift,
+            call=call,
         )
 
     @precondition(lambda self: self.open and self.cards)
     @rule(i=pick, c=pick, amount=amounts)
     def cash_out(self, i: int, c: int, amount: Decimal) -> None:
-        shift, card = self.shift_of(i), self.cards[c % len(self.cards)]
+        shift, card = self.shift_of(i), self.card_of(c)
         drawer, mine = books.drawer(shift, Means.CASH), books.card_account(card)
         self.post(
             TxKind.CARD_CASH_OUT,
             "cash-out",
             [ledger.debit(mine.pk, amount), ledger.credit(drawer.pk, amount)],
             shift,
+            call=lambda: cards.cash_out(card=card, amount=amount, key=self.key("out"), actor=shift.cashier),
+            refused=self.is_blocked(card),
+            refusals=("card_blocked",) if self.is_blocked(card) else ("insufficient_balance", "drawer_short"),
         )
 
     @precondition(lambda self: self.cards)
     @rule(c=pick, amount=amounts)
     def spend(self, c: int, amount: Decimal) -> None:
-        card = self.cards[c % len(self.cards)]
+        card = self.card_of(c)
         mine, sales = books.card_account(card), self.account(Kind.SALES)
         self.post(
-            TxKind.CARD_SPEND, "spend", [ledger.debit(mine.pk, amount), ledger.credit(sales.pk, amount)]
+            TxKind.CARD_SPEND,
+            "spend",
+            [ledger.debit(mine.pk, amount), ledger.credit(sales.pk, amount)],
+            call=lambda: cards.spend(
+                card=card, amount=amount, key=self.key("spend"), actor="T1", device="T1"
+            ),
+            refused=self.is_blocked(card),
+            refusals=("card_blocked",) if self.is_blocked(card) else ("insufficient_balance",),
         )
 
     # --- prizes ---------------------------------------------------------------------------------------
@@ -420,9 +534,11 @@ class LedgerMachine(RuleBasedStateMachine):
         shift = self.shift_of(i)
         key = self.key("ticket")
         tickets_account = self.account(Kind.TICKETS)
+        blocked: bool | None = None
         if from_card and self.cards:
             card = self.cards[c % len(self.cards)]
             source = books.card_account(card)
+            blocked = self.is_blocked(card)
 
             def call() -> object:
                 return tickets.issue_from_card(
@@ -441,7 +557,15 @@ class LedgerMachine(RuleBasedStateMachine):
                 )
 
         legs = [ledger.debit(source.pk, amount), ledger.credit(tickets_account.pk, amount)]
-        if self.post(TxKind.TICKET_ISSUE, "ticket", legs, shift, call=call):
+        if self.post(
+            TxKind.TICKET_ISSUE,
+            "ticket",
+            legs,
+            shift,
+            call=call,
+            refused=blocked,
+            refusals=("card_blocked",) if blocked else ("drawer_short", "insufficient_balance"),
+        ):
             self.ticket_issued(f"ticket:issue:{key}", amount)
 
     @precondition(lambda self: self.open and (self.tickets or self.gone))
@@ -452,8 +576,10 @@ class LedgerMachine(RuleBasedStateMachine):
         closed = (again and bool(self.gone)) or not self.tickets
         ticket = self.gone[t % len(self.gone)] if closed else self.tickets[t % len(self.tickets)]
         key = self.key("redeem")
+        blocked = None
         if into_card and self.cards:
             card = self.cards[c % len(self.cards)]
+            blocked = self.is_blocked(card)
             to = books.card_account(card)
 
             def call() -> object:
@@ -477,8 +603,10 @@ class LedgerMachine(RuleBasedStateMachine):
             ledger.credit(to.pk, ticket.amount),
         ]
         codes = ("ticket_redeemed", "ticket_expired") if closed else ("drawer_short",)
+        if blocked and not closed:  # the ticket is checked first, then the card
+            codes = ("card_blocked",)
         if self.post(
-            TxKind.TICKET_REDEEM, "redeem", legs, shift, call=call, refusals=codes, refused=closed or None
+            TxKind.TICKET_REDEEM, "redeem", legs, shift, call=call, refusals=codes, refused=closed or blocked
         ):
             self.tickets.remove(ticket)
             self.gone.append(ticket)
@@ -497,6 +625,7 @@ class LedgerMachine(RuleBasedStateMachine):
         tickets_account, house = self.account(Kind.TICKETS), self.account(Kind.HOUSE)
         accounts = {tickets_account.pk: tickets_account, house.pk: house}
         for out in due:
+            self.seen("ticket_expire: done")
             self.apply(
                 [ledger.debit(tickets_account.pk, out.amount), ledger.credit(house.pk, out.amount)], accounts
             )
@@ -538,8 +667,23 @@ class LedgerMachine(RuleBasedStateMachine):
 
 
 @pytest.mark.django_db
-def test_random_interleavings_keep_the_books_balanced() -> None:
+def test_random_interleavings_keep_the_books_balanced(settings: Any) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # the witness's, fast
     run_state_machine_as_test(
         LedgerMachine,
-        settings=settings(max_examples=8 if SQLITE_RUN else EXAMPLES, stateful_step_count=30, deadline=None),
+        settings=hypothesis_settings(
+            max_examples=EXAMPLES,
+            stateful_step_count=50,
+            deadline=None,
+            derandomize=True,
+        ),
     )
+    print(sorted(SEEN.items()))  # shown with -s
+    # The runs reached every operation, and refusals of each kind (a property that never ran proves nothing).
+    # (The float, the cash-up and its difference are close_shift's and open_shift's, counted apart.)
+    apart = (TxKind.FLOAT, TxKind.CASH_UP, TxKind.OVER_SHORT)
+    wanted = [f"{k}: done" for k in TxKind.values if k not in apart]
+    wanted += ["card_cash_out: refused insufficient_balance", "ticket_redeem: refused ticket_redeemed"]
+    wanted += ["close_shift: refused witness_required", "close_shift: differs=True"]
+    wanted += ["card_spend: refused card_blocked", "device_cash_in: refused card_blocked"]
+    assert not [w for w in wanted if not SEEN[w]], SEEN
