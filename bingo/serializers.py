@@ -30,6 +30,7 @@ from bingo.models import (
 from bingo.program_serializers import AnnouncedProgramSerializer, GameProgramSerializer
 from bingo.services.readmodels import current_game
 from halls import money
+from halls.cashier.api.payables import PayoutSerializer
 from halls.models import GameSession, Room
 from halls.serializers import money_field, slug
 
@@ -508,6 +509,17 @@ class RecallSaleSerializer(serializers.Serializer[Any]):
     at = serializers.DateTimeField()
 
 
+class RecallPayoutSerializer(serializers.Serializer[Any]):
+    """A winner's share and its payment at the cashier."""
+
+    prize = serializers.CharField(help_text="line, bingo, or program (an accumulated prize).")
+    program = serializers.CharField(help_text="The program's code, for a program's prize.")
+    series = serializers.CharField()
+    serial = serializers.IntegerField()
+    amount = money_field(money.PAYMENT_DIGITS)
+    payout = PayoutSerializer(allow_null=True, help_text="The payable: waiting or paid, when, by whom, how.")
+
+
 class GameRecallSerializer(GameSummarySerializer):
     """The full record of a game: sales, prizes, balls in order with their times, claims and awards."""
 
@@ -522,6 +534,7 @@ class GameRecallSerializer(GameSummarySerializer):
     sale_operations = RecallSaleSerializer(many=True)
     claims = ClaimRowSerializer(many=True)
     ball_corrections = BallCorrectionSerializer(many=True)
+    payouts = RecallPayoutSerializer(many=True)
 
 
 class GameListItemSerializer(serializers.ModelSerializer[Game]):

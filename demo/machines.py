@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -28,7 +29,9 @@ from django.db import connection
 from django.utils import timezone
 
 from demo.hall import DemoHall
-from halls.models import Venue
+from halls.cashier.models import Shift, ShiftState, Till
+from halls.cashier.services import shifts
+from halls.models import Role, StaffRole, Venue
 from machines import simulator
 from machines.models import Machine, ProgressiveHit
 from machines.provisioning import (
@@ -96,6 +99,23 @@ def _wait_listening(host: str, port: int, stop: threading.Event, timeout: float 
     return False
 
 
+ATTENDANT = "attendant"
+ATTENDANT_TILL = "Caja máquinas"
+# The attendant's counted float: hand pays are paid in cash from its shift's drawer.
+ATTENDANT_FLOAT = Decimal("100000.00")
+
+
+def attendant(venue: Venue) -> User:
+    """The demo's machine attendant: a cashier of the venue on shift at the machines' till (hand pays are
+    paid at the cashier, in cash from the drawer), opened with ATTENDANT_FLOAT when it has no open shift."""
+    user, _created = get_user_model().objects.get_or_create(username=ATTENDANT)
+    StaffRole.objects.get_or_create(user=user, venue=venue, role=Role.CASHIER)
+    if not Shift.objects.filter(venue=venue, cashier=user, state=ShiftState.OPEN).exists():
+        till, _created = Till.objects.get_or_create(venue=venue, name=ATTENDANT_TILL)
+        shifts.open_shift(till=till, cashier=user, float_amount=ATTENDANT_FLOAT, actor=user)
+    return user
+
+
 def _pay_overdue_hand_pays(venue: Venue, older_than: float, cashier: User) -> int:
     """The demo attendant: pays hand pays of the demo machines left unpaid for ``older_than`` seconds."""
     cutoff = timezone.now() - timedelta(seconds=older_than)
@@ -153,11 +173,10 @@ def run_demo_machines(hall: DemoHall, base_url: str) -> Callable[[], None]:
 
     def attend() -> None:
         try:
-            # The demo's cashier (demo.hall) pays: a hand pay is paid by a person.
-            cashier = get_user_model().objects.filter(username="cashier").first()
-            while cashier is not None and not stop.wait(15.0):
+            # A person pays a hand pay: the demo's attendant, a cashier on shift at the machines' till.
+            while not stop.wait(15.0):
                 try:
-                    paid = _pay_overdue_hand_pays(hall.venue, pay_after, cashier)
+                    paid = _pay_overdue_hand_pays(hall.venue, pay_after, attendant(hall.venue))
                     if paid:
                         log.info("demo attendant paid %d hand pay(s)", paid)
                 except Exception:

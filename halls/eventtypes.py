@@ -80,6 +80,8 @@ class EventType(StrEnum):
     TICKET_EXPIRED = "ticket.expired"
     CASHIER_SHIFT_OPENED = "cashier.shift_opened"
     CASHIER_SHIFT_CLOSED = "cashier.shift_closed"
+    PAYABLE_CREATED = "payable.created"
+    PAYABLE_PAID = "payable.paid"
 
 
 # --- halls ---------------------------------------------------------------------------------------------
@@ -514,6 +516,25 @@ class CashierShift(TypedDict):
     state: str  # open, closed
 
 
+class PayableWaiting(TypedDict):
+    """A prize awarded and waiting at the cashier (halls.cashier.Payable), as the till page lists it."""
+
+    payable: int
+    kind: str  # line / bingo / accumulated / table / machine
+    source: str
+    description: str
+    amount: Decimal
+    state: str
+    awarded_at: datetime
+
+
+class PayablePaid(PayableWaiting):
+    paid_at: datetime
+    paid_by: str
+    method: str  # cash / player_card / ticket
+    receipt: str
+
+
 # Each type's payload; POOL_HIT is the engine's fact on the pool stream and the screens' wording on rooms.
 PAYLOADS: dict[EventType, Any] = {
     EventType.SESSION_OPENED: SessionOpened,
@@ -562,6 +583,8 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.TICKET_EXPIRED: TicketChanged,
     EventType.CASHIER_SHIFT_OPENED: CashierShift,
     EventType.CASHIER_SHIFT_CLOSED: CashierShift,
+    EventType.PAYABLE_CREATED: PayableWaiting,
+    EventType.PAYABLE_PAID: PayablePaid,
 }
 
 

@@ -408,7 +408,8 @@ class HitPayView(HallAPIView):
         )
         data = valid(HandPayRequestSerializer, request.data)
         paid = handpay.pay_hand_pay(hit=hit, actor=actor(request), payment_ref=data["payment_ref"])
-        return Response(MachineHitSerializer(readmodels.hit_row(paid)).data)
+        payout = readmodels.hit_payouts([paid]).get(paid.pk)
+        return Response(MachineHitSerializer(readmodels.hit_row(paid, payout)).data)
 
 
 # --- the gateway's HTTP batch ---------------------------------------------------------------------------

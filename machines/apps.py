@@ -7,10 +7,15 @@ class MachinesConfig(AppConfig):
 
     def ready(self) -> None:
         # A pool member "machine:<id>" must be a machine of the member's venue (jackpots.services.sources).
+        from halls.cashier.models import PayableKind
+        from halls.cashier.services.payables import register_payer
         from jackpots.services.sources import by_pk, register_source_resolver
         from machines.models import Machine
+        from machines.services.handpay import pay_at_cashier
 
         machines = Machine.objects.all()
         register_source_resolver(
             "machine", by_pk(lambda pk: machines.filter(pk=pk).values_list("venue_id", flat=True).first())
         )
+        # A machine's hand pay paid at the cashier takes the machine's locks first and unlocks it.
+        register_payer(PayableKind.MACHINE, pay_at_cashier)

@@ -11,6 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from halls import money
+from halls.cashier.api.payables import PayoutSerializer
 from halls.serializers import money_field
 from machines import protocol
 from machines.models import Machine, MachineState, MachineType, Modality
@@ -221,6 +222,9 @@ class MachineHitSerializer(serializers.Serializer[Any]):
     paid_at = serializers.DateTimeField(allow_null=True)
     paid_by = serializers.CharField()
     payment_ref = serializers.CharField()
+    payout = PayoutSerializer(
+        allow_null=True, help_text="Its payable at the cashier: waiting or paid, when, by whom, how."
+    )
 
 
 class HandPayRequestSerializer(serializers.Serializer[Any]):

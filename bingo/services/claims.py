@@ -40,6 +40,8 @@ from bingo.services import detection, draw
 from bingo.services.common import record, step, tell_consoles, transition
 from bingo.services.locks import lock_game
 from bingo.services.programs import play as programs
+from halls.cashier.models import PayableKind
+from halls.cashier.services import payables
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import (
     ClaimVerdict,
@@ -202,6 +204,8 @@ def confirm_claims(*, game: Game, kind: str, actor: User) -> PrizeResult:
             )
         if kind == ClaimKind.BINGO:
             programs.lock_for_bingo(game)  # the programs' pools before the audit chain (lock order)
+        # The prizes become payables: the cashier's accounts after the pools, before the audit chain.
+        payables.hold_award_accounts([game.room.venue_id])
         if kind == ClaimKind.BINGO and pending.get(ClaimKind.LINE):
             # Lines and a Bingo at the same ball: the Line is paid first (S13b before S13c).
             _pay(game, ClaimKind.LINE, pending[ClaimKind.LINE], actor)
@@ -248,7 +252,10 @@ def _pay(game: Game, kind: str, claims: list[Claim], actor: User) -> PrizeResult
         confirmed_by=actor,
         confirmed_at=timezone.now(),
     )
-    Award.objects.bulk_create(Award(result=result, claim=c, amount=split.shares[c.pk]) for c in claims)
+    awards = Award.objects.bulk_create(
+        Award(result=result, claim=c, amount=split.shares[c.pk]) for c in claims
+    )
+    _payables(game, kind, awards, actor)
     paid = Prize(
         kind=kind,
         ordinal=result.ordinal,
@@ -260,6 +267,29 @@ def _pay(game: Game, kind: str, claims: list[Claim], actor: User) -> PrizeResult
     )
     record(game, actor, EventType.PRIZE_AWARDED, paid, PrizeAwarded(**step(game), **paid))
     return result
+
+
+def _payables(game: Game, kind: str, awards: list[Award], actor: User) -> None:
+    """Each winner's share waits at the cashier (halls.cashier.Payable), described in the venue's language."""
+    venue_id = game.room.venue_id
+    with payables.venue_language(venue_id):
+        prize = PayableKind(kind).label
+        for award in awards:
+            card = card_label(award.claim.series.code, award.claim.serial)
+            payables.create_payable(
+                venue_id=venue_id,
+                kind=kind,
+                source=payables.bingo_award_source(award.pk),
+                description=gettext("Game %(number)s · %(prize)s · card %(card)s")
+                % {"number": game.number, "prize": prize, "card": card},
+                amount=award.amount,
+                actor=actor,
+            )
+
+
+def card_label(series_code: str, serial: int) -> str:
+    """A card as the cashier and the winner read it: series and serial, "A-0345"."""
+    return f"{series_code}-{serial:04d}"
 
 
 def _close(game: Game, actor: User) -> None:

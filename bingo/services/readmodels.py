@@ -11,11 +11,25 @@ from typing import Any
 
 from django.db.models import Q
 
-from bingo.models import Ball, BallCorrection, Claim, Game, GameState, PrizeResult, SaleOperation, SoldCard
+from bingo.models import (
+    Award,
+    Ball,
+    BallCorrection,
+    Claim,
+    Game,
+    GameProgram,
+    GameState,
+    PrizeResult,
+    ProgramAward,
+    SaleOperation,
+    SoldCard,
+)
 from bingo.services import claims as claim_services
 from bingo.services.programs.readmodels import game_programs, screen_programs
 from bingo.services.sales import sales_totals
+from halls.cashier.services import payables
 from halls.models import Room
+from jackpots.models import Award as PoolAward
 
 
 def _balls(game: Game) -> list[dict[str, Any]]:
@@ -210,4 +224,46 @@ def game_recall(game: Game) -> dict[str, Any]:
         ],
         "claims": [_claim(c) for c in Claim.objects.filter(game=game).select_related("series", "claimed_by")],
         "ball_corrections": _corrections(game),
+        "payouts": _payouts(game),
     }
+
+
+def _payouts(game: Game) -> list[dict[str, Any]]:
+    """Every winner's share (Line, Bingo, each program won) and its payment at the cashier: the payable's
+    state, when it was paid, by whom, how, the receipt (None: no payable, e.g. a share of 0)."""
+    rows: list[tuple[str, str, Any, int, Any, str]] = []
+    for a in (
+        Award.objects.filter(result__game=game)
+        .select_related("result", "claim__series")
+        .order_by("result_id", "claim__serial")
+    ):
+        source = payables.bingo_award_source(a.pk)
+        rows.append((a.result.kind, "", a.claim.series.code, a.claim.serial, a.amount, source))
+    won = GameProgram.objects.filter(game=game, won=True, settlement__isnull=False)
+    settlements = dict(won.values_list("pk", "settlement_id"))
+    pool_awards = dict(
+        PoolAward.objects.filter(settlement_id__in=settlements.values(), order=0).values_list(
+            "settlement_id", "pk"
+        )
+    )
+    for p in (
+        ProgramAward.objects.filter(game_program__in=list(settlements))
+        .select_related("game_program__program", "claim__series")
+        .order_by("game_program_id", "claim__serial")
+    ):
+        award_id = pool_awards.get(settlements[p.game_program_id])
+        source = "" if award_id is None else payables.pool_award_source(award_id, p.claim_id)
+        program = p.game_program.program.code
+        rows.append(("program", program, p.claim.series.code, p.claim.serial, p.amount, source))
+    paid = payables.payouts([source for *_, source in rows if source], venue_id=game.room.venue_id)
+    return [
+        {
+            "prize": prize,
+            "program": program,
+            "series": series,
+            "serial": serial,
+            "amount": amount,
+            "payout": paid.get(source),
+        }
+        for prize, program, series, serial, amount, source in rows
+    ]

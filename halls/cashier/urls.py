@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from halls.cashier.api import cards, devices, reports, shifts, tickets
+from halls.cashier.api import cards, devices, payables, reports, shifts, tickets
 
 urlpatterns: list[URLPattern | URLResolver] = [
     *shifts.urlpatterns,
@@ -12,4 +12,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *devices.urlpatterns,
     *reports.urlpatterns,
     *tickets.urlpatterns,
+    *payables.urlpatterns,
 ]

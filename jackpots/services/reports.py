@@ -13,6 +13,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from halls.cashier.services import payables
 from halls.errors import InvalidInput
 from jackpots import engine
 from jackpots.models import (
@@ -385,6 +386,10 @@ def ledger(pool: Pool, *, limit: int = 100, before: int | None = None) -> Ledger
             "created_at",
         )[:limit]
     )
+    recent = list(PoolSettlement.objects.filter(pool=pool).order_by("-id")[:limit])
+    awards = {s.pk: list(s.awards.order_by("order")) for s in recent}
+    # What the cashier paid of each award (halls.cashier, keyed by the pool's award: no app imported).
+    paid = payables.pool_award_payouts(a.pk for rows in awards.values() for a in rows)
     settlements = [
         {
             "id": s.pk,
@@ -413,11 +418,12 @@ def ledger(pool: Pool, *, limit: int = 100, before: int | None = None) -> Ledger
                     "from_operator": a.from_operator,
                     "basis": a.basis,
                     "note": a.note,
+                    "payouts": paid.get(a.pk, []),
                 }
-                for a in s.awards.order_by("order")
+                for a in awards[s.pk]
             ],
         }
-        for s in PoolSettlement.objects.filter(pool=pool).order_by("-id")[:limit]
+        for s in recent
     ]
     moves = list(
         LedgerMove.objects.filter(pool_id=pool.pk)

@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from halls import money
+from halls.cashier.api.payables import PayoutSerializer
 from halls.serializers import money_field
 from jackpots.tables.models import TableGame
 from jackpots.tables.rules import MAX_SEATS
@@ -168,6 +169,9 @@ class SeatViewSerializer(serializers.Serializer[Any]):
     payout_order = serializers.IntegerField(allow_null=True)
     payout_note = serializers.CharField(allow_blank=True)
     from_operator = money_field(allow_null=True, help_text="Part of the payout the meter lacked (OP-23).")
+    payment = PayoutSerializer(
+        allow_null=True, help_text="The payout's payment at the cashier: waiting or paid, when, by whom, how."
+    )
 
 
 class HandViewSerializer(serializers.Serializer[Any]):

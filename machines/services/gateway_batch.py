@@ -10,7 +10,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext
+
 from halls import money
+from halls.cashier.models import PayableKind
+from halls.cashier.services import payables
 from halls.money import HUNDRED
 from jackpots.models import PoolLevel
 from jackpots.services import awards, contributions
@@ -192,6 +196,8 @@ class Batch:
         self._write_rows()
         for pool_id in sorted({hit.row.pool_id for hit in self.hits if hit.row.pool_id is not None}):
             lock_levels(pool_id)
+        if self.hits:  # their payables' accounts, before any audit entry of the batch
+            payables.hold_award_accounts({hit.row.machine.venue_id for hit in self.hits})
         for pool_id in sorted(self.items):
             items = [item for _, item in sorted(self.items[pool_id], key=lambda mi: mi[0])]  # by machine
             contributions.contribute_many(pool=pool_id, items=items, actor=GATEWAY)
@@ -206,6 +212,24 @@ class Batch:
         gateway_rows.update_machines([m for m in changed if m is not None])
         if greetings:
             gateway_hello.welcome(greetings, self.at)
+
+
+def create_hand_pay(hit: ProgressiveHit, award_id: int | None, actor: str) -> None:
+    """The hit waits at the cashier as a payable (a hit of 0 makes none); `award_id`: the pool's award
+    row (None for a hit recorded without one)."""
+    machine = hit.machine
+    with payables.venue_language(machine.venue_id):
+        payables.create_payable(
+            venue_id=machine.venue_id,
+            kind=PayableKind.MACHINE,
+            source=payables.machine_hit_source(hit.pk)
+            if award_id is None
+            else payables.pool_award_source(award_id),
+            description=gettext("Machine %(asset)s · %(level)s · hand pay")
+            % {"asset": machine.asset_number, "level": hit.level.name},
+            amount=hit.amount,
+            actor=actor,
+        )
 
 
 def _award(hit: PendingHit, at: datetime) -> None:
@@ -234,6 +258,8 @@ def _award(hit: PendingHit, at: datetime) -> None:
     )
     for reply in hit.replies:
         reply["amount"] = str(amount)
+    if result.lines:
+        create_hand_pay(row, result.lines[0].award_id, actor)
     data = {
         **describe(machine),
         "state": MachineState.LOCKED,

@@ -10,7 +10,9 @@ from typing import Any
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
+from halls.cashier.services import payables
 from halls.models import Venue
+from jackpots.models import Award
 from machines.models import LinkMember, Machine, MeterSnapshot, ProgressiveHit
 from machines.services.gateway_rows import venue_day
 
@@ -86,7 +88,25 @@ def floor_view(venue: Venue) -> list[dict[str, Any]]:
     return rows
 
 
-def hit_row(hit: ProgressiveHit) -> dict[str, Any]:
+def hit_payouts(hits: list[ProgressiveHit]) -> dict[int, dict[str, Any]]:
+    """The cashier's payables of these hits (payout_view), by hit; a hit without one is left out."""
+    awards = dict(
+        Award.objects.filter(
+            settlement_id__in=[h.settlement_id for h in hits if h.settlement_id], order=0
+        ).values_list("settlement_id", "pk")
+    )
+    sources = {
+        h.pk: payables.pool_award_source(awards[h.settlement_id])
+        if h.settlement_id in awards
+        else payables.machine_hit_source(h.pk)
+        for h in hits
+    }
+    paid = payables.payouts(sources.values())
+    return {pk: paid[source] for pk, source in sources.items() if source in paid}
+
+
+def hit_row(hit: ProgressiveHit, payout: dict[str, Any] | None) -> dict[str, Any]:
+    """The hit as the API shows it, with its payable's payment (`hit_payouts`; None: it has none)."""
     machine = hit.machine
     return {
         "id": hit.pk,
@@ -104,6 +124,7 @@ def hit_row(hit: ProgressiveHit) -> dict[str, Any]:
         "paid_at": hit.paid_at,
         "paid_by": hit.paid_by_label,
         "payment_ref": hit.payment_ref,
+        "payout": payout,
     }
 
 
@@ -114,4 +135,6 @@ def pending_hand_pays(venue: Venue) -> list[dict[str, Any]]:
         .select_related("machine", "group", "level")
         .order_by("reported_at", "pk")
     )
-    return [hit_row(hit) for hit in hits]
+    rows = list(hits)
+    paid = hit_payouts(rows)
+    return [hit_row(hit, paid.get(hit.pk)) for hit in rows]

@@ -13,6 +13,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.db.models import Model
 
+from halls.cashier.models import Till
+from halls.cashier.services import shifts
 from halls.models import AuditEntry, Role, StaffRole, Venue
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember, PoolSettlement
 from jackpots.services import folding, pools
@@ -77,9 +79,16 @@ def nothing_written() -> Iterator[None]:
 
 @pytest.fixture
 def cashier_user(an10_venue: Venue) -> User:
+    """A cashier of the venue ON SHIFT (hand pays are paid at the cashier, in cash from the drawer), with a
+    float of HAND_PAY_FLOAT."""
     user = User.objects.create_user(username="slot-cashier", password="pw-slot-cashier")
     StaffRole.objects.create(user=user, venue=an10_venue, role=Role.CASHIER)
+    till = Till.objects.create(venue=an10_venue, name="Caja máquinas")
+    shifts.open_shift(till=till, cashier=user, float_amount=HAND_PAY_FLOAT, actor=user)
     return user
+
+
+HAND_PAY_FLOAT = Decimal("20000.00")
 
 
 def make_machine_pool(venue: Venue, actor: User | str, code: str = "SLOT-LINK") -> Pool:

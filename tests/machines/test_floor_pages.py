@@ -16,6 +16,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
+from halls.cashier.models import Till
+from halls.cashier.services import shifts
 from halls.models import Role, StaffRole, Venue
 from jackpots.models import Pool
 from jackpots.services import pools
@@ -273,7 +275,11 @@ def test_the_hand_pay_snapshot_lists_pending_hits_until_paid(
         (hit.pk, "1002", "Menor", hit.amount)
     ]
     assert hit.amount >= D("100.00")  # the seed at least: the level's whole meter
-    handpay.pay_hand_pay(hit=hit, actor=cashier, payment_ref="caja-7")
+    # Paid at the cashier: by a cashier on shift whose drawer holds the prize.
+    payer = make_user("floor-cashier", venue, Role.CASHIER)
+    till = Till.objects.create(venue=venue, name="Caja sala de máquinas")
+    shifts.open_shift(till=till, cashier=payer, float_amount=D("1000.00"), actor=payer)
+    handpay.pay_hand_pay(hit=hit, actor=payer, payment_ref="caja-7")
     assert client.get(f"{HANDPAYS_SNAPSHOT}?venue={venue.pk}").json()["hits"] == []
     floor["winner"].refresh_from_db()
     assert (floor["winner"].state, floor["winner"].lock_reason) == ("in_service", "")

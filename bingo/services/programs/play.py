@@ -18,7 +18,7 @@ deducted from sales at the close of sales is not returned by a void.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -67,6 +67,8 @@ from bingo.services.programs.common import (
     version_at,
 )
 from halls.actors import Actor
+from halls.cashier.models import PayableKind
+from halls.cashier.services import payables
 from halls.errors import Conflict
 from halls.eventtypes import EventType, ProgramsAwarded
 from halls.models import GameSession
@@ -237,6 +239,7 @@ def _award(game: Game, gp: GameProgram, play: InPlay, winners: list[Claim], acto
     except ProgramError as exc:
         raise _refusal(program, exc.problems, "be paid") from None
     total = pay.share * len(winners)
+    award_id = None
     if total > 0:
         result = awards.award_level(
             level=level_of(program.pool_id),
@@ -252,6 +255,7 @@ def _award(game: Game, gp: GameProgram, play: InPlay, winners: list[Claim], acto
             actor=actor,
         )
         gp.settlement_id = result.settlement_id
+        award_id = result.lines[0].award_id
     gp.prize = pay.prize
     gp.share = pay.share
     gp.winners = len(winners)
@@ -260,6 +264,35 @@ def _award(game: Game, gp: GameProgram, play: InPlay, winners: list[Claim], acto
     ProgramAward.objects.bulk_create(
         ProgramAward(game_program=gp, claim=c, amount=pay.shares[c.pk]) for c in winners
     )
+    if award_id is not None:
+        _payables(game, program, award_id, winners, pay.shares, actor)
+
+
+def _payables(
+    game: Game,
+    program: PrizeProgram,
+    award_id: int,
+    winners: list[Claim],
+    shares: Mapping[int, Decimal],
+    actor: Actor,
+) -> None:
+    """Each winning card's share of the program's pool award waits at the cashier."""
+    venue_id = game.room.venue_id
+    with payables.venue_language(venue_id):
+        for claim in winners:
+            payables.create_payable(
+                venue_id=venue_id,
+                kind=PayableKind.ACCUMULATED,
+                source=payables.pool_award_source(award_id, claim.pk),
+                description=gettext("Game %(number)s · %(program)s · card %(card)s")
+                % {
+                    "number": game.number,
+                    "program": program.name,
+                    "card": f"{claim.series.code}-{claim.serial:04d}",
+                },
+                amount=shares[claim.pk],
+                actor=actor,
+            )
 
 
 def bingo_confirmed(*, game: Game, claims: Sequence[Claim], actor: Actor) -> list[dict[str, Any]]:

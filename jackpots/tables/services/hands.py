@@ -24,6 +24,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from halls.cashier.models import PayableKind
+from halls.cashier.services import payables
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import (
     EventType,
@@ -40,7 +42,8 @@ from jackpots.models import Pool
 from jackpots.poker import Card
 from jackpots.rulepacks import RulePack
 from jackpots.services.awards import award_hand
-from jackpots.services.locks import hold_pool
+from jackpots.services.locks import hold_pool, lock_levels
+from jackpots.services.readmodels.screens import CATEGORY_LABELS
 from jackpots.tables import rules
 from jackpots.tables.models import (
     CasinoTable,
@@ -308,6 +311,9 @@ def settle_hand(*, hand: Hand, actor: User) -> Hand:
         winners = _winners(pack, table, hand)
         result = None
         if winners:
+            # The award's lock (the pool's levels), then the accounts its payables post to, then the audit.
+            lock_levels(pool.pk)
+            payables.hold_award_accounts([table.venue_id])
             result = award_hand(
                 pool=pool,
                 winners=winners,
@@ -338,6 +344,7 @@ def settle_hand(*, hand: Hand, actor: User) -> Hand:
             for line in (result.lines if result else ())
         ]
         SeatPayout.objects.bulk_create(payouts)
+        _payables(table, hand, payouts, actor)
         hand.state = HandState.SETTLED
         hand.settled_at = timezone.now()
         hand.settled_by = actor
@@ -378,6 +385,22 @@ def settle_hand(*, hand: Hand, actor: User) -> Hand:
             ),
         )
     return hand
+
+
+def _payables(table: CasinoTable, hand: Hand, payouts: list[SeatPayout], actor: User) -> None:
+    """Each seat's payout waits at the cashier (a payout of 0 makes none), in the venue's language."""
+    with payables.venue_language(table.venue_id):
+        for p in payouts:
+            category = CATEGORY_LABELS.get(p.category, p.category)
+            payables.create_payable(
+                venue_id=table.venue_id,
+                kind=PayableKind.TABLE,
+                source=payables.pool_award_source(p.award_id),
+                description=_("Table %(number)s · seat %(seat)s · %(category)s")
+                % {"number": table.number, "seat": p.seat, "category": str(category).lower()},
+                amount=p.amount,
+                actor=actor,
+            )
 
 
 def void_hand(*, hand: Hand, actor: User, reason: str) -> Hand:
