@@ -146,6 +146,9 @@ bench: venv
 	    $(PY) bench/screens.py --quick
 	DATABASE_URL=$(BENCH_PG)/hall_bench_machines REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/machines.py --quick --fresh
+	DATABASE_URL=$(BENCH_PG)/hall_bench_cashier REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/cashier_ledger.py --quick --fresh
+	$(PY) bench/cashier_ledger.py --quick --sqlite
 
 # --- housekeeping ---------------------------------------------------------------------------------------
 

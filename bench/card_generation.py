@@ -171,6 +171,8 @@ def database_part(quick: bool, url: str) -> dict[str, float]:
     from bingo.models import Card
     from bingo.services import games, sales
     from bingo.services import series as series_services
+    from halls.cashier.models import Till
+    from halls.cashier.services import shifts
     from halls.models import HallCategory, Jurisdiction, Role, Room, StaffRole, Venue
     from halls.services import sessions
 
@@ -188,6 +190,10 @@ def database_part(quick: bool, url: str) -> dict[str, float]:
     for role in (Role.OPERATOR, Role.CALLER, Role.CASHIER):
         users[role] = get_user_model().objects.create_user(username=f"{role}-{run}")
         StaffRole.objects.create(user=users[role], venue=venue, role=role)
+    # Card sales are cash into the drawer of the cashier's open shift.
+    cashier = users[Role.CASHIER]
+    till = Till.objects.create(venue=venue, name="Caja bench")
+    shifts.open_shift(till=till, cashier=cashier, float_amount=Decimal("0"), actor=cashier)
     room = Room.objects.create(venue=venue, name="Sala bench", ball_pace_seconds=Decimal("3"))
     sessions.open_session(
         room=room,

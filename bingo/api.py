@@ -345,7 +345,8 @@ class GameRecallView(HallAPIView):
 
 RANGE_ERRORS = (
     "400 bad_range (runs backwards) or range_not_in_series; 404 unknown_series; 409 wrong_state (not on "
-    "sale), idempotency_key_reused (the key named another range)"
+    "sale), idempotency_key_reused (the key named another range), no_open_shift (the cashier has no open "
+    "shift: the money goes into the drawer of the seller's shift)"
 )
 
 
@@ -402,7 +403,7 @@ class ReturnsView(HallAPIView):
         operation_id="games_sales_return",
         summary="Return a range of sold cards (cashier)",
         description=f"201 for a new return, 200 for a retry with the same idempotency key. {RANGE_ERRORS}, "
-        "not_sold.",
+        "not_sold, drawer_short (the shift's cash drawer does not hold the money to give back).",
         request=RangeSerializer,
         responses={
             201: SaleOperationSerializer,

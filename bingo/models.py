@@ -231,6 +231,14 @@ class SaleOperation(models.Model):
     created_at = models.DateTimeField()
     # A terminal's retry with the same key answers as the first time and writes nothing.
     idempotency_key = models.CharField(max_length=80, null=True, blank=True)
+    # The cashier's shift whose drawer took (or paid back) the money, and its ledger transaction; empty on
+    # operations from before sales went through the ledger.
+    shift = models.ForeignKey(
+        "cashier.Shift", null=True, blank=True, on_delete=models.PROTECT, related_name="sale_operations"
+    )
+    ledger_tx = models.ForeignKey(
+        "cashier.LedgerTransaction", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
 
     class Meta:
         constraints = [

@@ -234,6 +234,7 @@ class SaleOperationSerializer(serializers.ModelSerializer[SaleOperation]):
             "cards",
             "amount",
             "cashier",
+            "shift",  # the cashier's shift whose drawer took the money (null before sales used the ledger)
             "created_at",
             "idempotency_key",
         ]

@@ -15,7 +15,7 @@ from django.utils import timezone
 from bingo.models import CardSeries, DrawSource, Game, GameState, SoldCard
 from bingo.services import claims, games, sales, series
 from bingo.services.readmodels import current_game
-from demo.actors import autoplay_actor
+from demo.actors import autoplay_actor, robot_shift
 from demo.models import AutoplayRoom
 from halls.errors import DomainError
 from halls.models import GameSession, Room
@@ -103,7 +103,9 @@ def claim_winners(game: Game) -> str:
 
 
 def _sell_some(game: Game, actor: User) -> None:
-    """Sell two or three ranges of 20–60 cards, from a fresh demo series when the current one runs out."""
+    """Sell two or three ranges of 20–60 cards, from a fresh demo series when the current one runs out, on
+    the robot cashier's shift."""
+    robot_shift(game.room.venue)
     for _ in range(2 + secrets.randbelow(2)):
         wanted = 20 + secrets.randbelow(41)
         card_series = _series_with_room(game, wanted, actor)

@@ -17,6 +17,7 @@ from django.db import transaction
 
 from bingo.models import BallSet, CardSeries, PrizeProgram
 from bingo.services import programs, series
+from demo.actors import robot_shift
 from demo.models import AutoplayRoom
 from halls.models import HallCategory, Jurisdiction, Role, Room, Screen, StaffRole, Venue
 from halls.services import audit
@@ -73,7 +74,9 @@ class DemoHall:
 
 def seed_hall() -> DemoHall:
     with transaction.atomic():
-        return _seed_hall()
+        hall = _seed_hall()
+    robot_shift(hall.venue)  # the self-playing room's sales are cash in its robot cashier's drawer
+    return hall
 
 
 def _seed_hall() -> DemoHall:

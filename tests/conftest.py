@@ -30,8 +30,10 @@ from bingo.services import games as game_services
 from bingo.services import sales
 from bingo.services import series as series_services
 from halls import events
+from halls.cashier.models import Till
 from halls.models import GameSession, HallCategory, Jurisdiction, Role, Room, Screen, StaffRole, Venue
 from halls.services import sessions
+from tests.cashier_support import on_shift
 
 ALL_BALLS = list(range(1, 91))
 SEED = "0f" * 32
@@ -263,8 +265,21 @@ def caller(venue: Venue) -> User:
 
 
 @pytest.fixture
-def cashier(venue: Venue) -> User:
-    return make_user("cashier", venue, Role.CASHIER)
+def till(venue: Venue) -> Till:
+    """The venue's till "Caja 1" (receipts as PDFs)."""
+    return Till.objects.create(venue=venue, name="Caja 1")
+
+
+@pytest.fixture
+def cashier(request: pytest.FixtureRequest, venue: Venue) -> User:
+    """A cashier ON SHIFT: an open shift on the `till` fixture with a float of 0.00 (card sales are cash into
+    its drawer). Tests marked `cashier_off_shift` (module: ``pytestmark = pytest.mark.cashier_off_shift``)
+    get the user with no shift and no till, and open one themselves; tests/cashier_support.on_shift puts
+    other users on shift."""
+    user = make_user("cashier", venue, Role.CASHIER)
+    if request.node.get_closest_marker("cashier_off_shift") is None:
+        on_shift(user, venue, float=Decimal("0"), till=request.getfixturevalue("till"))
+    return user
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from decimal import Decimal
 
 from django.contrib.auth.models import User
@@ -15,6 +16,11 @@ from bingo.announce import contiguous_ranges
 from bingo.models import Card, CardSeries, Game, GameState, SaleKind, SaleOperation, SoldCard
 from bingo.services.common import record, step
 from bingo.services.locks import lock_game
+from halls.cashier import ledger
+from halls.cashier.ledger import Kind
+from halls.cashier.models import LedgerTransaction, Means, Shift, TxKind
+from halls.cashier.services import ledger as books
+from halls.cashier.services.shifts import open_shift_of
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import EventType, Sale, SalesChanged, SalesTotals
 
@@ -70,6 +76,39 @@ def _lock_on_sale(game: Game, series: CardSeries, doing: str) -> Game:
     return game
 
 
+def _post_to_drawer(
+    game: Game, kind: SaleKind, amount: Decimal, actor: User, idempotency_key: str | None
+) -> tuple[Shift, LedgerTransaction]:
+    """Post a sale's cash into (or a return's out of) the drawer of the acting cashier's open shift.
+
+    Takes the shift's lock (after the game's: GAME comes before SHIFT); refuses `no_open_shift` when the
+    cashier has none and `drawer_short` when the drawer does not hold a return's money. The ledger key is
+    the operation's own: the game and the caller's idempotency key (a fresh one when there is none, since
+    the operation row, written once, cannot name its transaction after the fact).
+    """
+    venue_id = game.room.venue_id
+    shift = open_shift_of(venue_id=venue_id, cashier=actor)
+    cash = books.drawer(shift, Means.CASH).pk
+    sales_account = books.venue_account(venue_id, Kind.SALES).pk
+    if kind == SaleKind.SELL:
+        tx_kind, prefix = TxKind.SALE, "sale"
+        legs = [ledger.debit(cash, amount), ledger.credit(sales_account, amount)]
+    else:
+        tx_kind, prefix = TxKind.SALE_RETURN, "sale_return"
+        legs = [ledger.debit(sales_account, amount), ledger.credit(cash, amount)]
+    posted = books.post(
+        venue_id=venue_id,
+        kind=tx_kind,
+        key=f"{prefix}:{game.pk}:{idempotency_key or uuid.uuid4().hex}",
+        legs=legs,
+        actor=actor,
+        shift=shift,
+        device=shift.till.name,
+        data={"game": game.pk},
+    )
+    return shift, posted.transaction
+
+
 def sell_range(
     *,
     game: Game,
@@ -92,6 +131,8 @@ def sell_range(
             if replay:
                 return replay
             count = last - first + 1  # _check_range: every serial of the range is a card of the series
+            amount = series.face_value * count
+            shift, posted = _post_to_drawer(game, SaleKind.SELL, amount, actor, idempotency_key)
             operation = SaleOperation.objects.create(
                 game=game,
                 series=series,
@@ -99,10 +140,12 @@ def sell_range(
                 first_serial=first,
                 last_serial=last,
                 cards=count,
-                amount=series.face_value * count,
+                amount=amount,
                 cashier=actor,
                 created_at=timezone.now(),
                 idempotency_key=idempotency_key or None,
+                shift=shift,
+                ledger_tx=posted,
             )
             try:
                 with transaction.atomic():  # a savepoint: a refused insert leaves the transaction usable
@@ -195,6 +238,8 @@ def return_range(
                 code="not_sold",
                 serials=unsold,
             )
+        amount = series.face_value * count
+        shift, posted = _post_to_drawer(game, SaleKind.RETURN, amount, actor, idempotency_key)
         operation = SaleOperation.objects.create(
             game=game,
             series=series,
@@ -202,10 +247,12 @@ def return_range(
             first_serial=first,
             last_serial=last,
             cards=count,
-            amount=series.face_value * count,
+            amount=amount,
             cashier=actor,
             created_at=timezone.now(),
             idempotency_key=idempotency_key or None,
+            shift=shift,
+            ledger_tx=posted,
         )
         sold.delete()
         sale = _sale(operation, game)

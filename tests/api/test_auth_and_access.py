@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 from bingo.models import Ball, Game, GameState
 from tests.api.conftest import nothing_written
 from tests.api_support import refused
+from tests.cashier_support import on_shift
 from tests.conftest import ALL_BALLS, make_user
 
 # --- Token and session authentication -------------------------------------------------------------------
@@ -138,7 +139,8 @@ def test_a_caller_cannot_sell_nor_create_series(caller_api, on_sale, venue):
     refused(series, 403, "role_required", "operator")
 
 
-def test_the_operator_holds_every_role(operator_api, on_sale, card_series, venue):
+def test_the_operator_holds_every_role(operator_api, operator, on_sale, card_series, venue):
+    on_shift(operator, venue)  # an operator sells as a cashier, from a shift of their own
     assert operator_api.get("/api/venues/").json()[0]["roles"] == ["caller", "cashier", "operator"]
     sold = operator_api.post(
         f"/api/games/{on_sale.pk}/sales/", {"series": "A", "first": 1, "last": 6}, format="json"

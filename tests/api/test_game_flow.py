@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bingo.models import Ball, Card, Claim, Game, GameState, PrizeResult
+from halls.cashier.models import Shift, ShiftState
 from tests.api_support import refused
 from tests.bingo.game_support import grid, top_row
 from tests.conftest import ALL_BALLS
@@ -52,6 +53,7 @@ def test_a_manual_game_from_session_to_recall(
         "cards": 30,
         "amount": "60.00",
         "cashier": "cashier",
+        "shift": Shift.objects.get(cashier__username="cashier", state=ShiftState.OPEN).pk,
         "created_at": "",
         "idempotency_key": None,
     }

@@ -36,6 +36,7 @@ from halls.models import HallCategory, Jurisdiction, Role, Room, StaffRole, Venu
 from halls.services import sessions
 from jackpots.models import Pool, PoolSettlement
 from tests.bingo.program_flow import ALL_BALLS, SALES, Clock, Hall, assert_balanced, local, paid
+from tests.cashier_support import on_shift
 
 _runs = itertools.count(1)
 
@@ -91,6 +92,7 @@ def _staff() -> Staff:
     for role in (Role.OPERATOR, Role.CALLER, Role.CASHIER):
         users[role] = User.objects.create(username=f"prop-{role}")  # no password: hashing is slow
         StaffRole.objects.create(user=users[role], venue=venue, role=role)
+    on_shift(users[Role.CASHIER], venue)  # card sales are cash into the cashier's drawer
     ball_set = series_services.create_ball_set(venue=venue, name="Juego", actor=users[Role.OPERATOR])
     return Staff(venue, users[Role.OPERATOR], users[Role.CALLER], users[Role.CASHIER], ball_set)
 

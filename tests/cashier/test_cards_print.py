@@ -21,6 +21,9 @@ from tests.cashier import pdf_reader
 from tests.cashier.escpos_reader import code128_value, read
 from tests.cashier.printer_fakes import fake_printer
 
+# The cashier opens its shift in each test, with the float the test counts.
+pytestmark = pytest.mark.cashier_off_shift
+
 
 def _is_qr_of(matrix: list[list[bool]], payload: str) -> bool:
     """pdf_reader.is_qr_of, each mode tried alone (the byte mode of "TJ:<16 digits>" overflows the small

@@ -111,6 +111,7 @@ def test_thirty_two_replays_of_one_key_write_one_transaction(venue: Venue, card:
     assert books.trial_balance(venue.pk).holds
 
 
+@pytest.mark.cashier_off_shift  # its shift is opened here with a float of 500.00
 @pytest.mark.django_db(transaction=True)
 def test_thirty_two_redemptions_of_one_ticket_pay_it_once(venue: Venue, cashier: User) -> None:
     """The same ticket presented 32 times at once (each its own request): one pays, 31 are refused

@@ -6,7 +6,6 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth.models import User
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
@@ -16,7 +15,8 @@ from halls.cashier.models import Account, LedgerTransaction, Leg, Means, PlayerC
 from halls.cashier.services import ledger as books
 from halls.cashier.services import shifts
 from halls.errors import Conflict
-from halls.models import AuditEntry, Venue
+from halls.models import AuditEntry, Role, Venue
+from tests.conftest import make_user
 
 D = Decimal
 
@@ -135,8 +135,9 @@ def test_a_guarded_account_cannot_be_written_below_zero_by_the_database(
 
 
 @pytest.mark.django_db
-def test_opening_a_shift_puts_the_counted_float_in_its_cash_drawer(venue: Venue, cashier: User) -> None:
-    till = Till.objects.create(venue=venue, name="Caja 1")
+def test_opening_a_shift_puts_the_counted_float_in_its_cash_drawer(venue: Venue) -> None:
+    cashier = make_user("cajera", venue, Role.CASHIER)  # off shift (the `cashier` fixture is on one)
+    till = Till.objects.create(venue=venue, name="Caja 2")
     shift = shifts.open_shift(till=till, cashier=cashier, float_amount=D("150.00"), actor=cashier)
     assert books.drawer(shift, Means.CASH).balance == D("150.00")
     assert shifts.open_shift_of(venue_id=venue.pk, cashier=cashier) == shift

@@ -40,6 +40,10 @@ from halls.models import Role, Venue
 from tests.api_support import api_client
 from tests.conftest import make_user
 
+# The cashier opens its shift in each test, with the float the test counts.
+pytestmark = pytest.mark.cashier_off_shift
+
+
 D = Decimal
 DAY = date(2026, 11, 20)
 # 00:30 on the 20th in Ceuta is 23:30 UTC on the 19th: the day starts before the UTC date does.

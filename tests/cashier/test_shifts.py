@@ -30,6 +30,10 @@ from halls.errors import Conflict, InvalidInput, PermissionDenied
 from halls.models import AuditEntry, Role, Venue
 from tests.conftest import make_user
 
+# The cashier opens its shift in each test, with the float the test counts.
+pytestmark = pytest.mark.cashier_off_shift
+
+
 D = Decimal
 
 

@@ -18,6 +18,10 @@ from halls.models import AuditEntry, Role, Venue
 from tests.api_support import api_client, refused
 from tests.conftest import make_user
 
+# The cashier opens its shift in each test, with the float the test counts.
+pytestmark = pytest.mark.cashier_off_shift
+
+
 D = Decimal
 TILLS = "/api/cashier/tills/"
 SHIFTS = "/api/cashier/shifts/"

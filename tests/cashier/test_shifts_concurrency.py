@@ -19,6 +19,10 @@ from halls.errors import Conflict
 from halls.models import Venue
 from tests.threads import in_threads
 
+# The cashier opens its shift in each test, with the float the test counts.
+pytestmark = pytest.mark.cashier_off_shift
+
+
 D = Decimal
 SELLERS = 16
 

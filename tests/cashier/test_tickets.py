@@ -47,6 +47,10 @@ from tests.cashier.ticket_support import (
 )
 from tests.conftest import make_user
 
+# The cashier opens its shift in each test, with the float the test counts.
+pytestmark = pytest.mark.cashier_off_shift
+
+
 D = Decimal
 
 

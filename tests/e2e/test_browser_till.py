@@ -11,6 +11,7 @@ till-tickets.png, till-cards.png, till-closed.png, till-report.png.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -20,7 +21,7 @@ from playwright.async_api import Page, ViewportSize, expect
 from bingo.cards import CardGrid
 from bingo.models import Card, CardSeries, Game
 from bingo.services import claims, draw, games
-from halls.cashier.models import Payable, PlayerCard, Shift, Ticket, Till
+from halls.cashier.models import Payable, PlayerCard, Shift, ShiftState, Ticket, TicketState, Till
 from halls.cashier.services import cards, shifts
 from halls.models import Role, Venue
 from tests.conftest import make_user
@@ -62,6 +63,133 @@ async def pdf_head(page: Page, pdf: Page) -> str:
     head: str = await page.evaluate(first_bytes, pdf.url)
     await pdf.close()
     return head
+
+
+async def test_a_cashier_works_a_shift_at_the_till(
+    page: Page, server_url: str, venue: Venue, manual_game: Game, card_series: CardSeries, caller: Any
+) -> None:
+    _till, cashier, witness = await call(till_and_cashier, venue)
+    await call(games.open_sales, game=manual_game, actor=caller)
+    await page.set_viewport_size(TILL_VIEWPORT)  # a till's screen
+    await log_in(page, server_url, "cajera", "/cashier/")
+
+    # No shift yet: the Shift tab, the header says so; a float typed with a comma opens it.
+    await expect(page.locator("#head-state")).to_have_text("No open shift")
+    await expect(page.locator("#panel-shift")).to_be_visible()
+    await expect(page.locator("#open-till")).to_contain_text("Caja Norte")
+    await page.fill("#open-float", "150,5")
+    await page.screenshot(path="/tmp/till-shift-open.png")
+    await page.click("#open-form button[type=submit]")
+    await expect(page.locator("#head-state")).to_have_text("Shift open")
+    await expect(page.locator("#head-till")).to_have_text("Caja Norte")
+    await expect(page.locator("#head-cash")).to_have_text("€150.50")
+    await expect(page.locator("#head-bank")).to_have_text("€0.00")
+    await expect(page.locator("#shift-facts [data-fact=float]")).to_have_text("€150.50")
+    shift = await call(Shift.objects.get, cashier=cashier, state=ShiftState.OPEN)
+    assert shift.float_amount == Decimal("150.50")
+    await page.screenshot(path="/tmp/till-shift.png")
+
+    # Sales: a range of 30 cards at 2,00 € is cash into the drawer.
+    await page.click("#tab-sales")
+    await expect(page.locator("#game-title")).to_have_text("Sala 1 · game 1")
+    await page.fill("#sell-first", "1")
+    await page.fill("#sell-last", "30")
+    await page.click("#sell-form button[type=submit]")
+    await expect(page.locator("#sell-msg")).to_contain_text("Sold series A no. 1 to 30: 30 cards")
+    await expect(page.locator("#head-cash")).to_have_text("€210.50")
+    await expect(page.locator("#head-counts [data-kind=sale]")).to_contain_text("1")
+    await page.screenshot(path="/tmp/till-sales.png")
+
+    # A Line: 10 % of 60,00 € waits at the cashier, and shows on the Prizes tab by itself.
+    # It arrives over the venue's cashier stream (the slow poll is 20 s away): the tab's count shows it.
+    await expect(page.locator("body")).to_have_attribute("data-till-stream", "live")
+    payable_id = await call(line_of_card_7, manual_game, card_series, caller)
+    await expect(page.locator("#prizes-count")).to_have_text("1", timeout=4000)
+    await page.click("#tab-prizes")
+    row = page.locator(f"#payables-table tr[data-payable='{payable_id}']")
+    await expect(row).to_contain_text("Line")
+    await expect(row).to_contain_text("€6.00")
+    await row.locator("[data-open-pay]").click()
+    await page.screenshot(path="/tmp/till-prizes.png")
+    async with page.context.expect_page() as opened:  # the winner's receipt prints with the payout
+        await row.locator("form.till-pay button[type=submit]").dblclick()  # a double click pays once
+    await expect(page.locator("#payables-msg")).to_contain_text("Paid €6.00 in cash")
+    await expect(page.locator("#payables-table")).to_contain_text("No prize is waiting.")
+    await expect(page.locator("#paid-table")).to_contain_text("€6.00")
+    await expect(page.locator("#head-cash")).to_have_text("€204.50")
+    payable = await call(Payable.objects.get, pk=payable_id)
+    assert (payable.state, payable.method, payable.paid_by_id) == ("paid", "cash", cashier.pk)
+    assert await pdf_head(page, await opened.value) == "%PDF-"
+    await expect(page.locator("#receipt-msg")).to_contain_text("Opened as a PDF")
+    await expect(page.locator("#paid-table [data-receipt]")).to_have_text(f"Receipt {payable.receipt}")
+
+    # A ticket for 20,00 € in cash, then redeemed for cash: the drawer is back where it was.
+    await page.click("#tab-tickets")
+    await page.fill("#ticket-amount", "20")
+    await page.click("#ticket-issue-form button[type=submit]")
+    await expect(page.locator("#ticket-issue-msg")).to_contain_text("issued for €20.00")
+    await expect(page.locator("#head-cash")).to_have_text("€224.50")
+    ticket = await call(Ticket.objects.get, venue=venue)
+    await page.fill("#ticket-number", ticket.number)
+    await page.press("#ticket-number", "Enter")  # as a barcode scanner types it
+    await expect(page.locator("#ticket-view-amount")).to_have_text("€20.00")
+    await expect(page.locator("#ticket-view-state")).to_have_text("Valid")
+    await page.dblclick("#ticket-redeem-form button[type=submit]")
+    await expect(page.locator("#ticket-redeem-msg")).to_contain_text("pay €20.00 in cash")
+    await expect(page.locator("#head-cash")).to_have_text("€204.50")
+    await expect(page.locator("#ticket-recent tbody tr")).to_have_count(2)
+    ticket = await call(Ticket.objects.get, pk=ticket.pk)
+    assert ticket.state == TicketState.REDEEMED
+    # Looked up again, it says it was redeemed, and it cannot be redeemed twice.
+    await page.press("#ticket-number", "Enter")
+    await expect(page.locator("#ticket-view-state")).to_have_text("Redeemed")
+    await expect(page.locator("#ticket-redeem-form")).to_be_hidden()
+    await page.screenshot(path="/tmp/till-tickets.png")
+
+    # The header counts the shift's operations.
+    await expect(page.locator("#head-counts")).to_contain_text("Prize paid")
+
+    # The cash-up: 0,50 € short. Without a witness the API refuses and says why, next to the form.
+    await page.click("#tab-shift")
+    await expect(page.locator("#shift-expected tr[data-means=cash]")).to_contain_text("€204.50")
+    await page.fill("#close-cash", "204,00")
+    await page.fill("#close-bank", "0")
+    await expect(page.locator("#close-diff")).to_contain_text("Short by €0.50")
+    await page.click("#close-form button[type=submit]")
+    await expect(page.locator("#close-msg")).to_contain_text("witness")
+    assert (await call(Shift.objects.get, pk=shift.pk)).state == ShiftState.OPEN
+    await page.fill("#close-witness", "encargado")
+    await page.fill("#close-witness-password", "pw-encargado")
+    await page.fill("#close-note", "Falta una moneda de 50 céntimos")
+    await page.click("#close-form button[type=submit]")
+    await expect(page.locator("#closed-card")).to_be_visible()
+    await expect(page.locator("#closed-facts [data-fact=difference]")).to_have_text("-€0.50")
+    await expect(page.locator("#closed-facts [data-fact=witness]")).to_have_text("encargado")
+    await expect(page.locator("#head-state")).to_have_text("No open shift")
+    shift = await call(Shift.objects.get, pk=shift.pk)
+    closed = (ShiftState.CLOSED, Decimal("-0.50"), witness.pk)
+    assert (shift.state, shift.difference, shift.witness_id) == closed
+    await page.screenshot(path="/tmp/till-closed.png")
+
+    # The shift report printed at the till: no printer there, so a PDF.
+    async with page.context.expect_page() as opened:
+        await page.click("#closed-print")
+    assert await pdf_head(page, await opened.value) == "%PDF-"
+    await expect(page.locator("#closed-msg")).to_contain_text("Opened as a PDF")
+
+    # And its printable page, with the shift's figures.
+    async with page.context.expect_page() as opened:
+        await page.click("#closed-report-link")
+    report = await opened.value
+    await report.wait_for_load_state()
+    await report.set_viewport_size(TILL_VIEWPORT)
+    text = await report.locator("body").inner_text()
+    figures = ("Caja Norte", "cajera", "encargado", "150.50", "60.00", "6.00", "20.00", "204.50", "204.00")
+    for figure in (*figures, "-0.50"):
+        assert figure in text, (figure, text)
+    await report.screenshot(path="/tmp/till-report.png", full_page=True)
+    await expect(page.locator("#page-msg")).to_be_hidden()
+    assert re.search(r"Falta una moneda", text)
 
 
 def shift_of(venue: Venue, float_amount: str) -> tuple[Any, Shift]:

@@ -59,6 +59,8 @@ async def test_the_till_speaks_spanish(page: Page, server_url: str, venue: Venue
     await page.screenshot(path="/tmp/till-es.png")
 
     # The other tabs speak Spanish too.
+    await page.click("#tab-prizes")
+    await expect(page.locator("#payables-table")).to_contain_text("No hay premios pendientes.")
     await page.click("#tab-tickets")
     await expect(page.locator("#ticket-issue-card h2")).to_have_text("Emitir un ticket")
     await page.fill("#ticket-amount", "0,001")

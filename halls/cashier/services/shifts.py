@@ -16,7 +16,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from halls import events, money
+from halls import money
 from halls.access import require_role, roles_in
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
@@ -26,7 +26,6 @@ from halls.cashier.services.locks import lock_accounts, lock_shift
 from halls.errors import Conflict, InvalidInput, PermissionDenied
 from halls.eventtypes import EventType
 from halls.models import Role
-from halls.services import audit
 from halls.services.changes import record_change
 
 NOTE_LENGTH = 1000
@@ -79,13 +78,6 @@ def open_shift(*, till: Till, cashier: User, float_amount: Decimal, actor: User)
         shift = lock_shift(shift.pk)
         cash = books.drawer(shift, Means.CASH)
         books.drawer(shift, Means.BANK_CARD)
-        audit.record(
-            venue_id=till.venue_id,
-            actor=actor,
-            action="cashier.shift_opened",
-            obj=shift,
-            data={"till": till.name, "cashier": cashier.get_username(), "float": money.text(float_amount)},
-        )
         if float_amount > 0:
             house = books.venue_account(till.venue_id, Kind.HOUSE)
             books.post(
@@ -97,7 +89,15 @@ def open_shift(*, till: Till, cashier: User, float_amount: Decimal, actor: User)
                 shift=shift,
                 device=till.name,
             )
-        events.emit(stream(till.venue_id), EventType.CASHIER_SHIFT_OPENED, _public(shift))
+        record_change(
+            venue_id=till.venue_id,
+            actor=actor,
+            type=EventType.CASHIER_SHIFT_OPENED,
+            obj=shift,
+            data={"till": till.name, "cashier": cashier.get_username(), "float": money.text(float_amount)},
+            stream=stream(till.venue_id),
+            public=_public(shift),
+        )
     return shift
 
 

@@ -44,7 +44,7 @@
     shift: function (id) { return BASE + "shifts/" + id + "/"; },
     close: function (id) { return BASE + "shifts/" + id + "/close/"; },
     report: function (id) { return "/cashier/shifts/" + id + "/report/"; },
-    printReport: function (id) { return BASE + "shifts/" + id + "/print/"; }
+    printReport: function (id) { return BASE + "shifts/" + id + "/report/print/"; }
   };
 
   function venueQuery(url) {
