@@ -219,7 +219,7 @@ def test_the_report_page_prints_in_spanish_and_english_for_the_venues_cashiers_o
     assert "147.00" in html and "Caja 1" in html and "cashier/report.css" in html
     client.cookies["django_language"] = "es"
     spanish = client.get(url).content.decode()
-    assert "Informe de turno" in spanish and "147,00" in spanish
+    assert "Informe del turno" in spanish and "147,00" in spanish
     other = Client()
     other.force_login(caller)
     assert other.get(url).status_code == 403
