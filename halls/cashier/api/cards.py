@@ -24,9 +24,10 @@ from rest_framework.response import Response
 from halls import access
 from halls.api import HallAPIView, actor, valid
 from halls.cashier import cardnumber
-from halls.cashier.models import Means, Player, PlayerCard, Shift, ShiftState, Till
+from halls.cashier.api.printed import printed_answer, till_to_print_at
+from halls.cashier.models import Means, Player, PlayerCard
 from halls.cashier.services import cards
-from halls.errors import Conflict, NotFound
+from halls.errors import NotFound
 from halls.models import Role, Venue
 from halls.money import PAYMENT_DIGITS
 from halls.serializers import ErrorSerializer, error_responses, money_field
@@ -416,27 +417,6 @@ class PlayerView(HallAPIView):
         return Response(CashierPlayerSerializer(_player(venue, player_id)).data)
 
 
-def _till(request: Request, venue_id: int, till_id: int | None) -> Till:
-    if till_id is not None:
-        till = Till.objects.filter(venue_id=venue_id, pk=till_id).first()
-        if till is None:
-            raise NotFound(
-                gettext("No till %(till)s in this venue.") % {"till": till_id}, code="unknown_till"
-            )
-        return till
-    shift = (
-        Shift.objects.filter(venue_id=venue_id, cashier=request.user.pk, state=ShiftState.OPEN)
-        .select_related("till")
-        .first()
-    )
-    if shift is None:
-        raise Conflict(
-            gettext("You have no open shift: name the till to print at, or open a shift."),
-            code="no_open_shift",
-        )
-    return shift.till
-
-
 class CardPrintView(HallAPIView):
     @extend_schema(
         operation_id="cashier_cards_print",
@@ -459,13 +439,9 @@ class CardPrintView(HallAPIView):
     def post(self, request: Request, venue_id: int, code: str) -> HttpResponse:
         card = card_of(request, venue_id, code, Role.CASHIER)
         data = valid(PlayerCardPrintSerializer, request.data)
-        till = _till(request, card.venue_id, data.get("till"))
+        till = till_to_print_at(request, card.venue_id, data.get("till"))
         result = cards.print_card(card=card, till=till, actor=actor(request))
-        if result.medium == "pdf" and result.pdf is not None:
-            response = HttpResponse(result.pdf, content_type="application/pdf")
-            response["Content-Disposition"] = f'inline; filename="card-{card.number}.pdf"'
-            return response
-        return Response({"medium": result.medium, "printer": result.printer, "sha256": result.sha256})
+        return printed_answer(result, f"card-{card.number}.pdf")
 
 
 CARD = "venues/<int:venue_id>/cards/<str:code>/"

@@ -24,18 +24,16 @@ from rest_framework.response import Response
 
 from halls import access, money
 from halls.api import HallAPIView, actor, valid
+from halls.cashier.api.printed import printed_answer, till_to_print_at
 from halls.cashier.models import (
     Payable,
     PayableKind,
     PayableState,
     PayoutMethod,
     PlayerCard,
-    Shift,
-    ShiftState,
-    Till,
 )
 from halls.cashier.services import payables
-from halls.errors import Conflict, InvalidInput, NotFound
+from halls.errors import InvalidInput, NotFound
 from halls.models import Role, Venue
 from halls.serializers import ErrorSerializer, error_responses, money_field
 
@@ -228,26 +226,6 @@ class PayablePayView(HallAPIView):
         )
 
 
-def _till(request: Request, venue_id: int, till_id: int | None) -> Till:
-    if till_id is not None:
-        till = Till.objects.filter(venue_id=venue_id, pk=till_id).first()
-        if till is None:
-            message = gettext("No till %(till)s in this venue.") % {"till": till_id}
-            raise NotFound(message, code="unknown_till")
-        return till
-    shift = (
-        Shift.objects.filter(venue_id=venue_id, cashier=request.user.pk, state=ShiftState.OPEN)
-        .select_related("till")
-        .first()
-    )
-    if shift is None:
-        raise Conflict(
-            gettext("You have no open shift: name the till to print at, or open a shift."),
-            code="no_open_shift",
-        )
-    return shift.till
-
-
 class PayableReceiptView(HallAPIView):
     @extend_schema(
         operation_id="cashier_payables_receipt",
@@ -269,13 +247,9 @@ class PayableReceiptView(HallAPIView):
     def post(self, request: Request, venue_id: int, payable_id: int) -> HttpResponse:
         payable = _payable(request, venue_id, payable_id)
         data = valid(ReceiptRequestSerializer, request.data)
-        till = _till(request, payable.venue_id, data.get("till"))
+        till = till_to_print_at(request, payable.venue_id, data.get("till"))
         result = payables.print_receipt(payable=payable, till=till, actor=actor(request))
-        if result.medium == "pdf" and result.pdf is not None:
-            response = HttpResponse(result.pdf, content_type="application/pdf")
-            response["Content-Disposition"] = f'inline; filename="receipt-{payable.receipt}.pdf"'
-            return response
-        return Response({"medium": result.medium, "printer": result.printer, "sha256": result.sha256})
+        return printed_answer(result, f"receipt-{payable.receipt}.pdf")
 
 
 PAYABLE = "venues/<int:venue_id>/payables/<int:payable_id>/"

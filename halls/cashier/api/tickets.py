@@ -27,10 +27,11 @@ from halls import access
 from halls.api import HallAPIView, actor, valid
 from halls.cashier import tito
 from halls.cashier.api.devices import CashDeviceAuthentication, IsCashDevice
-from halls.cashier.models import CashDevice, Means, Shift, ShiftState, Ticket, TicketEvent, Till
+from halls.cashier.api.printed import printed_answer, till_to_print_at
+from halls.cashier.models import CashDevice, Means, Ticket, TicketEvent
 from halls.cashier.printing.document import Symbology
 from halls.cashier.services import tickets
-from halls.errors import Conflict, InvalidInput, NotFound
+from halls.errors import InvalidInput
 from halls.models import Role, Venue
 from halls.serializers import ErrorSerializer, error_responses
 
@@ -278,27 +279,6 @@ class TicketRedeemView(HallAPIView):
         return _answer(redeemed.ticket, redeemed.replayed)
 
 
-def _till(request: Request, venue: Venue, till_id: int | None) -> Till:
-    if till_id is not None:
-        till = Till.objects.filter(venue=venue, pk=till_id).first()
-        if till is None:
-            raise NotFound(
-                gettext("No till %(till)s in this venue.") % {"till": till_id}, code="unknown_till"
-            )
-        return till
-    shift = (
-        Shift.objects.filter(venue=venue, cashier=request.user.pk, state=ShiftState.OPEN)
-        .select_related("till")
-        .first()
-    )
-    if shift is None:
-        raise Conflict(
-            gettext("You have no open shift: name the till to print at, or open a shift."),
-            code="no_open_shift",
-        )
-    return shift.till
-
-
 class TicketPrintView(HallAPIView):
     @extend_schema(
         operation_id="cashier_tickets_print",
@@ -321,22 +301,10 @@ class TicketPrintView(HallAPIView):
     def post(self, request: Request, venue_id: int, number: str) -> HttpResponse:
         ticket = _ticket(request, venue_id, number)
         data = valid(TicketPrintSerializer, request.data)
-        till = _till(request, Venue(pk=ticket.venue_id), data.get("till"))
+        till = till_to_print_at(request, ticket.venue_id, data.get("till"))
         printed = tickets.print_ticket(ticket=ticket, till=till, actor=actor(request))
-        result = printed.result
-        if result.medium == "pdf" and result.pdf is not None:
-            response = HttpResponse(result.pdf, content_type="application/pdf")
-            name = f"ticket-{ticket.number}{'-reprint' if printed.reprint else ''}.pdf"
-            response["Content-Disposition"] = f'inline; filename="{name}"'
-            return response
-        return Response(
-            {
-                "medium": result.medium,
-                "printer": result.printer,
-                "reprint": printed.reprint,
-                "sha256": result.sha256,
-            }
-        )
+        name = f"ticket-{ticket.number}{'-reprint' if printed.reprint else ''}.pdf"
+        return printed_answer(printed.result, name, reprint=printed.reprint)
 
 
 # --- The terminals (device messages) --------------------------------------------------------------------
