@@ -253,6 +253,19 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The cashier's choice sets share field names ("kind", "state"): each named after its model's choices.
+    "ENUM_NAME_OVERRIDES": {
+        "PayableKindEnum": "halls.cashier.models.PayableKind",
+        "PayableStateEnum": "halls.cashier.models.PayableState",
+        "TicketStateEnum": "halls.cashier.models.TicketState",
+        "PlayerCardStateEnum": "halls.cashier.models.PlayerCardState",
+        "ShiftStateEnum": "halls.cashier.models.ShiftState",
+        "CashDeviceKindEnum": "halls.cashier.models.DeviceKind",
+        "LedgerKindEnum": "halls.cashier.models.TxKind",
+        # The names bingo's had before the cashier's came, kept for the API's clients.
+        "KindEnum": "bingo.models.ClaimKind",
+        "StateEnum": "bingo.models.GameState",
+    },
 }
 
 # --- Channels -------------------------------------------------------------------------------------------

@@ -112,7 +112,7 @@ class ReceiptRequestSerializer(serializers.Serializer[Any]):
     )
 
 
-class PrintedSerializer(serializers.Serializer[Any]):
+class ReceiptPrintedSerializer(serializers.Serializer[Any]):
     medium = serializers.CharField(help_text="printer (sent to the till's printer).")
     printer = serializers.CharField(help_text="tcp://host:port")
     sha256 = serializers.CharField()
@@ -237,7 +237,7 @@ class PayableReceiptView(HallAPIView):
         ),
         request=ReceiptRequestSerializer,
         responses={
-            (200, "application/json"): PrintedSerializer,
+            (200, "application/json"): ReceiptPrintedSerializer,
             (200, "application/pdf"): OpenApiTypes.BINARY,
             **error_responses(400, 403, 404, 409),
             503: OpenApiResponse(ErrorSerializer, description="The till's printer did not answer."),
