@@ -23,6 +23,7 @@ from halls.models import Screen, Venue
 from machines import protocol
 from machines.models import Machine, ProgressiveHit
 from machines.services import gateway
+from tests.cashier_support import on_shift
 from tests.e2e.browser_support import call, log_in, open_screen
 from tests.e2e.machines_support import Floor, link_floor
 from tests.e2e.test_browser_meters import money
@@ -33,6 +34,8 @@ ACCEPT_LANGUAGE = "es"
 pytestmark = pytest.mark.e2e
 
 D = Decimal
+
+PAYING_FLOAT = Decimal("10000.00")
 
 
 def plays(machine: Machine, first: int, count: int, bet: str = "1.00") -> list[dict[str, object]]:
@@ -135,9 +138,11 @@ async def test_the_floor_shows_machines_going_locked_and_offline(
     await expect(statuses.nth(1)).to_have_attribute("data-status", "open")
 
 
+@pytest.mark.cashier_off_shift  # on shift below, with cash in the drawer to pay the hit
 async def test_the_cashier_pays_a_hand_pay(
     page: Page, server_url: str, venue: Venue, operator: User, cashier: User
 ) -> None:
+    await call(on_shift, cashier, venue, float=PAYING_FLOAT)  # hand pays are cash from the drawer
     floor = await call(floor_in_play, venue, operator)
     winner = floor.machines[0]
     hit = await call(report_hit, winner, 6, "Mayor")

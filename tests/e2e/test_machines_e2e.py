@@ -27,6 +27,7 @@ from django.contrib.auth.models import User
 from halls.models import Screen, Venue
 from jackpots.services import reports
 from machines.models import MachineAlert, ProgressiveHit, SequenceGap
+from tests.cashier_support import on_shift
 from tests.e2e.browser_support import call
 from tests.e2e.machines_support import (
     LEVELS,
@@ -53,6 +54,8 @@ D = Decimal
 RATES = {spec.name: spec.contribution_rate for spec in LEVELS}
 SEEDS = {spec.name: spec.seed for spec in LEVELS}
 
+PAYING_FLOAT = Decimal("10000.00")
+
 
 def pending_hit(floor: Floor) -> ProgressiveHit:
     return ProgressiveHit.objects.select_related("level", "machine").get(machine=floor.machines[0])
@@ -64,9 +67,11 @@ def machine_row(floor: Floor, index: int) -> tuple[str, str, bool]:
     return machine.state, machine.lock_reason, machine.online
 
 
+@pytest.mark.cashier_off_shift  # on shift below, with cash in the drawer to pay the hit
 async def test_machines_play_a_hit_pays_locks_shows_on_the_screen_and_is_cleared_at_the_cashier(
     server_url: str, link_beat: LinkBeat, venue: Venue, operator: User, cashier: User, screen: Screen
 ) -> None:
+    await call(on_shift, cashier, venue, float=PAYING_FLOAT)  # hand pays are cash from the drawer
     floor = await call(link_floor, venue, operator, 3)
     screen_socket = await ScreenSocket.open(server_url, screen.token)
     sim = Simulation.start(floor, server_url, fast_config())
