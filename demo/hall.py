@@ -19,6 +19,7 @@ from bingo.models import BallSet, CardSeries, PrizeProgram
 from bingo.services import programs, series
 from demo.actors import robot_shift
 from demo.models import AutoplayRoom
+from halls.cashier.models import Till
 from halls.models import HallCategory, Jurisdiction, Role, Room, Screen, StaffRole, Venue
 from halls.services import audit
 
@@ -76,6 +77,8 @@ def seed_hall() -> DemoHall:
     with transaction.atomic():
         hall = _seed_hall()
     robot_shift(hall.venue)  # the self-playing room's sales are cash in its robot cashier's drawer
+    # The people's till: the demo's cashier opens a shift there (the robots' tills are taken).
+    Till.objects.get_or_create(venue=hall.venue, name="Caja 1")
     return hall
 
 
