@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "jackpots",
     "jackpots.tables",
     "bingo",
+    "bingo.electronic",
     "machines",
 ]
 

@@ -82,6 +82,18 @@ class EventType(StrEnum):
     CASHIER_SHIFT_CLOSED = "cashier.shift_closed"
     PAYABLE_CREATED = "payable.created"
     PAYABLE_PAID = "payable.paid"
+    # electronic and automatic bingo, on the speciality's room stream ("room.<id>": screens and terminals)
+    EGAME_SALES_OPENED = "egame.sales_opened"
+    EGAME_SALES_CLOSED = "egame.sales_closed"
+    EGAME_BALL = "egame.ball"
+    EGAME_PRIZE = "egame.prize"
+    EGAME_CLOSED = "egame.closed"
+    EGAME_METERS = "egame.meters"
+    # electronic bingo, on a terminal's own stream ("terminal.<id>"): only when something of it changed
+    TERMINAL_CARDS = "terminal.cards"
+    TERMINAL_PRIZE = "terminal.prize"
+    TERMINAL_BALANCE = "terminal.balance"
+    TERMINAL_STATE = "terminal.state"
 
 
 # --- halls ---------------------------------------------------------------------------------------------
@@ -535,6 +547,111 @@ class PayablePaid(PayableWaiting):
     receipt: str
 
 
+# --- electronic bingo: the speciality's room stream, and each terminal's stream ----------------------------
+
+
+class EGameStep(TypedDict):
+    """What every event of an electronic game starts with; `state` is the game's once the change is made."""
+
+    speciality: int
+    game: int
+    number: int
+    state: str
+
+
+class EPrizeTerms(TypedDict):
+    """One prize as announced: its amount (a sales prize) or its pool's meter (an accumulated prize)."""
+
+    code: str
+    name: str
+    type: str
+    pattern: str
+    in_play: bool
+    amount: Decimal | None
+    max_ball: int | None
+
+
+class EGameSalesOpened(EGameStep):
+    sales_close_at: datetime
+    card_price: Decimal
+
+
+class EGameSalesClosed(EGameStep):
+    cards: int
+    sales: Decimal
+    prizes: list[EPrizeTerms]
+    golden_ball: int | None
+
+
+class EGameBall(EGameStep):
+    ordinal: int
+    ball: int
+    drawn_at: datetime
+
+
+class EGamePrize(EGameStep):
+    code: str
+    name: str
+    type: str
+    ordinal: int
+    won: bool
+    winners: int
+    amount: Decimal
+    share: Decimal
+
+
+class EGameClosed(EGameStep):
+    balls: int
+    prizes: list[EGamePrize]
+
+
+class EMeter(TypedDict):
+    code: str
+    name: str
+    amount: Decimal
+    max_ball: int | None
+
+
+class EGameMeters(TypedDict):
+    speciality: int
+    meters: list[EMeter]
+
+
+class TerminalHead(TypedDict):
+    terminal: int
+
+
+class ECardShown(TypedDict):
+    card: int
+    cells: list[int]  # the layout's cell order, 0 = the free cell
+
+
+class TerminalCards(TerminalHead):
+    game: int
+    purchase: int
+    cards: list[ECardShown]
+    balance: Decimal
+
+
+class TerminalPrize(TerminalHead):
+    game: int
+    code: str
+    name: str
+    ordinal: int
+    card: int
+    amount: Decimal
+    balance: Decimal
+
+
+class TerminalBalance(TerminalHead):
+    balance: Decimal
+
+
+class TerminalStateChanged(TerminalHead):
+    state: str
+    reason: str
+
+
 # Each type's payload; POOL_HIT is the engine's fact on the pool stream and the screens' wording on rooms.
 PAYLOADS: dict[EventType, Any] = {
     EventType.SESSION_OPENED: SessionOpened,
@@ -585,6 +702,16 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.CASHIER_SHIFT_CLOSED: CashierShift,
     EventType.PAYABLE_CREATED: PayableWaiting,
     EventType.PAYABLE_PAID: PayablePaid,
+    EventType.EGAME_SALES_OPENED: EGameSalesOpened,
+    EventType.EGAME_SALES_CLOSED: EGameSalesClosed,
+    EventType.EGAME_BALL: EGameBall,
+    EventType.EGAME_PRIZE: EGamePrize,
+    EventType.EGAME_CLOSED: EGameClosed,
+    EventType.EGAME_METERS: EGameMeters,
+    EventType.TERMINAL_CARDS: TerminalCards,
+    EventType.TERMINAL_PRIZE: TerminalPrize,
+    EventType.TERMINAL_BALANCE: TerminalBalance,
+    EventType.TERMINAL_STATE: TerminalStateChanged,
 }
 
 

@@ -22,7 +22,12 @@ class Rank(IntEnum):
     VENUE = 5  # halls.Venue: its prize settings (then every room of it, which games are created under)
     ROOM = 10  # halls.Room: opening a session, creating a game, a room's prize-program configuration
     SESSION = 20  # halls.GameSession: closing it
+    # electronic bingo: a speciality's versions, sessions and the start of its next game
+    SPECIALITY = 25
     GAME = 30  # bingo.Game: every write about a game (sales, balls, claims, corrections, picks)
+    # electronic.ElectronicGame: FOR UPDATE by the close and every ball step; FOR SHARE by a purchase
+    EGAME = 32
+    TERMINAL = 34  # electronic.Terminal: its state (verification, service), its messages
     PROGRAM = 40  # bingo.PrizeProgram and bingo.RoomBolsa rows: a program's or the Bolsa's change
     TABLE = 50  # jackpots.tables.CasinoTable: every write about a table and its hands
     HAND = 60  # jackpots.tables.Hand, after its table

@@ -1,0 +1,317 @@
+"""Electronic and automatic bingo (spec §3, §4): specialities and their versioned rules, terminals, the
+verification system, sessions, games with their balls, purchases and cards, and the prizes decided.
+
+Money columns are `halls.fields.MoneyField` (exact, integer cents on SQLite). Balls, purchases, cards, wins
+and verifications are append-only (the archive of R-01/R-03); a game row moves through its states.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from halls.cashier.models import CashDevice, LedgerTransaction, PlayerCard
+from halls.fields import MoneyField
+from halls.models import Room, Venue, append_only
+from jackpots.models import Pool
+
+AMOUNT_DIGITS = 14
+
+
+class Speciality(models.Model):
+    """One speciality of electronic or automatic bingo in a room (EB-03): its terminals share one draw."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    room = models.OneToOneField(Room, on_delete=models.PROTECT, related_name="speciality")
+    code = models.CharField(_("code"), max_length=30)
+    name = models.CharField(_("name"), max_length=80)
+    family = models.CharField(max_length=10)  # bingo.electronic.prizetable.Family
+    # Games start one after the other while a session is open and this is on (the operator's switch).
+    running = models.BooleanField(default=False)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["venue", "code"], name="speciality_code_unique")]
+        verbose_name_plural = "specialities"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def stream(self) -> str:
+        """The public stream: the room's (hall screens and terminals follow it)."""
+        return f"room.{self.room_id}"
+
+
+class SpecialityVersion(models.Model):
+    """The speciality's rules and prize table from `effective_from` on (EB-02), as authorised."""
+
+    speciality = models.ForeignKey(Speciality, on_delete=models.PROTECT, related_name="versions")
+    number = models.PositiveIntegerField()
+    rules = models.JSONField()  # bingo.electronic.prizetable.rules_json
+    effective_from = models.DateTimeField()
+    authorisation_ref = models.CharField(max_length=120)
+    created_at = models.DateTimeField()
+    created_by = models.CharField(max_length=150)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["speciality", "number"], name="speciality_version_unique")
+        ]
+        triggers = [append_only()]
+
+    def __str__(self) -> str:
+        return f"{self.speciality} v{self.number}"
+
+
+class SpecialityPool(models.Model):
+    """The pool (jackpots) of one accumulated prize of a speciality, by the prize's code."""
+
+    speciality = models.ForeignKey(Speciality, on_delete=models.PROTECT, related_name="pools")
+    prize_code = models.CharField(max_length=30)
+    pool = models.OneToOneField(Pool, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["speciality", "prize_code"], name="speciality_pool_unique")
+        ]
+
+
+class TerminalSoftware(models.Model):
+    """A terminal software version approved for play (the verification compares terminals against it)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    version = models.CharField(max_length=40)
+    authorisation_ref = models.CharField(max_length=120)
+    approved_at = models.DateTimeField()
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["venue", "version"], name="terminal_software_unique")]
+
+    def __str__(self) -> str:
+        return self.version
+
+
+class TerminalState(models.TextChoices):
+    IN_SERVICE = "in_service", _("In service")
+    FAILED = "failed", _("Failed its verification")
+    OUT_OF_SERVICE = "out_of_service", _("Out of service")
+
+
+class Terminal(models.Model):
+    """A player terminal (EB-05.f): a cash device of kind terminal (its token, its messages) playing one
+    speciality. It may play only while in service and verified for the open session."""
+
+    device = models.OneToOneField(CashDevice, on_delete=models.PROTECT, related_name="terminal")
+    speciality = models.ForeignKey(Speciality, on_delete=models.PROTECT, related_name="terminals")
+    state = models.CharField(max_length=16, choices=TerminalState.choices, default=TerminalState.IN_SERVICE)
+    software_version = models.CharField(max_length=40, blank=True)  # what the terminal last reported
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    clock_offset_ms = models.IntegerField(null=True, blank=True)  # terminal clock minus server clock
+    # The verification it last passed; it plays only in the session opened on that verification or after.
+    verified_by = models.ForeignKey(
+        "Verification", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return self.device.name
+
+    @property
+    def stream(self) -> str:
+        """The terminal's own stream: its cards, prizes and balance."""
+        return f"terminal.{self.pk}"
+
+
+class Verification(models.Model):
+    """A run of the verification system before a session (EB-05.e, AB-03, R-07): the system's checks, the
+    RNG self-tests and every terminal's check, recorded."""
+
+    speciality = models.ForeignKey(Speciality, on_delete=models.PROTECT, related_name="verifications")
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField()
+    passed = models.BooleanField()  # the system and RNG checks (a failed terminal only keeps itself out)
+    system_checks = models.JSONField()  # [{"check", "ok", "detail"}]
+    rng_checks = models.JSONField()  # [{"test", "ok", "statistic", "detail"}]
+    actor_label = models.CharField(max_length=150)
+
+    class Meta:
+        triggers = [append_only()]
+
+
+class TerminalCheck(models.Model):
+    verification = models.ForeignKey(Verification, on_delete=models.PROTECT, related_name="terminal_checks")
+    terminal = models.ForeignKey(Terminal, on_delete=models.PROTECT, related_name="checks")
+    passed = models.BooleanField()
+    checks = models.JSONField()  # [{"check": "alive" | "software" | "clock", "ok", "detail"}]
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["verification", "terminal"], name="terminal_check_unique")
+        ]
+        triggers = [append_only()]
+
+
+class ElectronicSession(models.Model):
+    """A gaming session of a speciality, opened only on a passed verification."""
+
+    speciality = models.ForeignKey(Speciality, on_delete=models.PROTECT, related_name="sessions")
+    verification = models.OneToOneField(Verification, on_delete=models.PROTECT, related_name="session")
+    opened_at = models.DateTimeField()
+    opened_by = models.CharField(max_length=150)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["speciality"], condition=Q(closed_at__isnull=True), name="one_open_electronic_session"
+            )
+        ]
+
+
+class EGameState(models.TextChoices):
+    SELLING = "selling", _("Selling")
+    DRAWING = "drawing", _("Drawing")
+    CLOSED = "closed", _("Closed")
+    VOID = "void", _("Void")
+
+
+class ElectronicGame(models.Model):
+    """One game of a speciality: one draw common to all its terminals (EB-01)."""
+
+    speciality = models.ForeignKey(Speciality, on_delete=models.PROTECT, related_name="games")
+    version = models.ForeignKey(SpecialityVersion, on_delete=models.PROTECT, related_name="+")
+    session = models.ForeignKey(ElectronicSession, on_delete=models.PROTECT, related_name="games")
+    number = models.PositiveIntegerField()  # 1, 2, ... per speciality
+    state = models.CharField(max_length=8, choices=EGameState.choices, default=EGameState.SELLING)
+    created_at = models.DateTimeField()
+    sales_close_at = models.DateTimeField()  # when the sales window ends
+    sales_closed_at = models.DateTimeField(null=True, blank=True)
+    last_ball_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    cards_sold = models.PositiveIntegerField(default=0)
+    sales_total = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, default=0)
+    balls_drawn = models.PositiveSmallIntegerField(default=0)
+    # Fixed at the close of sales: bingo.electronic.prizetable.terms_json, and the pools' meters announced.
+    terms = models.JSONField(default=dict, blank=True)
+    # The prizes decided so far (codes), so a ball step knows what is still open without reading them all.
+    decided = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["speciality", "number"], name="electronic_game_number_unique"),
+            # Sales for the next game run while the current one draws: one of each at most.
+            models.UniqueConstraint(
+                fields=["speciality"], condition=Q(state="selling"), name="one_selling_electronic_game"
+            ),
+            models.UniqueConstraint(
+                fields=["speciality"], condition=Q(state="drawing"), name="one_drawing_electronic_game"
+            ),
+        ]
+        indexes = [models.Index(fields=["state", "speciality"], name="egame_state_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.speciality} · {self.number}"
+
+
+class EBall(models.Model):
+    game = models.ForeignKey(ElectronicGame, on_delete=models.PROTECT, related_name="balls")
+    ordinal = models.PositiveSmallIntegerField()
+    number = models.PositiveSmallIntegerField()
+    drawn_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "ordinal"], name="eball_ordinal_unique"),
+            models.UniqueConstraint(fields=["game", "number"], name="eball_number_unique"),
+        ]
+        triggers = [append_only()]
+
+
+class Purchase(models.Model):
+    """Cards bought at a terminal with a player card's balance for one game. `key` (unique per terminal)
+    makes a retried purchase a no-op."""
+
+    game = models.ForeignKey(ElectronicGame, on_delete=models.PROTECT, related_name="purchases")
+    terminal = models.ForeignKey(Terminal, on_delete=models.PROTECT, related_name="purchases")
+    player_card = models.ForeignKey(PlayerCard, on_delete=models.PROTECT, related_name="+")
+    key = models.CharField(max_length=80)
+    cards = models.PositiveSmallIntegerField()
+    amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
+    seed = models.CharField(max_length=64)  # hex: the cards are dealt from it (layouts.Layout.deal)
+    transaction = models.OneToOneField(LedgerTransaction, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["terminal", "key"], name="purchase_key_unique")]
+        indexes = [models.Index(fields=["game", "terminal"], name="purchase_game_terminal_idx")]
+        triggers = [append_only()]
+
+
+class ECard(models.Model):
+    """An electronic card in play (EB-04): its cells in the layout's order, 0 = the free cell."""
+
+    game = models.ForeignKey(ElectronicGame, on_delete=models.PROTECT, related_name="cards")
+    purchase = models.ForeignKey(Purchase, on_delete=models.PROTECT, related_name="card_rows")
+    position = models.PositiveSmallIntegerField()  # 1.. within the purchase
+    cells = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["purchase", "position"], name="ecard_position_unique")]
+        indexes = [models.Index(fields=["game", "id"], name="ecard_game_idx")]
+        triggers = [append_only()]
+
+
+class EPrize(models.Model):
+    """A prize of a game as decided at a ball: won (with its winners) or not."""
+
+    game = models.ForeignKey(ElectronicGame, on_delete=models.PROTECT, related_name="prizes")
+    code = models.CharField(max_length=30)
+    type = models.CharField(max_length=20)  # bingo.electronic.prizetable.PrizeType
+    name = models.CharField(max_length=60)
+    ordinal = models.PositiveSmallIntegerField()  # the ball that decided it
+    won = models.BooleanField()
+    winners = models.PositiveIntegerField(default=0)
+    amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, default=0)  # the prize (before sharing)
+    share = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, default=0)  # each winning card's
+    remainder = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, default=0)  # left where it came from
+    pool = models.ForeignKey(Pool, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    settlement_id = models.BigIntegerField(null=True, blank=True)  # the pool engine's, for a pool prize
+    transaction = models.OneToOneField(
+        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "code"], name="eprize_code_unique")]
+        triggers = [append_only()]
+
+
+class EWin(models.Model):
+    """One winning card's share of a prize, credited to the player card that bought it."""
+
+    prize = models.ForeignKey(EPrize, on_delete=models.PROTECT, related_name="wins")
+    card = models.ForeignKey(ECard, on_delete=models.PROTECT, related_name="wins")
+    purchase = models.ForeignKey(Purchase, on_delete=models.PROTECT, related_name="wins")
+    amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["prize", "card"], name="ewin_card_unique")]
+        triggers = [append_only()]
+
+
+class TerminalMessage(models.Model):
+    """A terminal's message, once per (terminal, seq): a retry answers `result`, the first answer."""
+
+    terminal = models.ForeignKey(Terminal, on_delete=models.PROTECT, related_name="messages")
+    seq = models.PositiveBigIntegerField()
+    kind = models.CharField(max_length=16)
+    body = models.JSONField()
+    result = models.JSONField()
+    received_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["terminal", "seq"], name="terminal_message_unique")]
+        triggers = [append_only()]

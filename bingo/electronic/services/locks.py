@@ -1,0 +1,46 @@
+"""Every lock of electronic bingo, each through its rank (halls.locks)."""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from bingo.electronic.models import ElectronicGame, Speciality, Terminal
+from halls.locks import Rank, take
+
+
+def lock_speciality(speciality_id: int) -> Speciality:
+    """The speciality FOR UPDATE: a new version, a session opened or closed, the next game created."""
+    take(Rank.SPECIALITY, speciality_id)
+    return (
+        Speciality.objects.select_for_update(of=("self",))
+        .select_related("room", "venue")
+        .get(pk=speciality_id)
+    )
+
+
+def lock_egame(game_id: int) -> ElectronicGame | None:
+    """The game FOR UPDATE (the close of sales, every ball step), with its speciality; None if none."""
+    take(Rank.EGAME, game_id)
+    return (
+        ElectronicGame.objects.select_for_update(of=("self",))
+        .select_related("speciality", "speciality__room", "version")
+        .filter(pk=game_id)
+        .first()
+    )
+
+
+def share_egame(game_id: int) -> ElectronicGame | None:
+    """The game FOR SHARE: purchases of one game do not wait for each other, and the close of sales (FOR
+    UPDATE) waits for the purchases in flight, so the sold set it counts is final. SQLite has one writer."""
+    take(Rank.EGAME, game_id)
+    if connection.vendor == "postgresql":
+        table = ElectronicGame._meta.db_table
+        found = list(ElectronicGame.objects.raw(f"SELECT * FROM {table} WHERE id = %s FOR SHARE", [game_id]))  # noqa: S608
+        return found[0] if found else None
+    return ElectronicGame.objects.filter(pk=game_id).first()
+
+
+def lock_terminal(terminal_id: int) -> Terminal:
+    """The terminal FOR UPDATE: its state, its verification."""
+    take(Rank.TERMINAL, terminal_id)
+    return Terminal.objects.select_for_update(of=("self",)).select_related("device").get(pk=terminal_id)
