@@ -46,6 +46,7 @@ class SourceType(models.TextChoices):
 
     TABLE = "table", _("Casino table")
     BINGO_ROOM = "bingo_room", _("Bingo room")
+    ESPECIALITY = "especiality", _("Electronic bingo speciality")
     MACHINE = "machine", _("Machine")
     VENUE = "venue", _("Venue")
     OTHER = "other", _("Other")
