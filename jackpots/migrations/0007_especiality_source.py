@@ -4,15 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('jackpots', '0006_exact_rates'),
+        ("jackpots", "0006_exact_rates"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='poolmember',
-            name='source_type',
-            field=models.CharField(choices=[('table', 'Casino table'), ('bingo_room', 'Bingo room'), ('especiality', 'Electronic bingo speciality'), ('machine', 'Machine'), ('venue', 'Venue'), ('other', 'Other')], max_length=20),
+            model_name="poolmember",
+            name="source_type",
+            field=models.CharField(
+                choices=[
+                    ("table", "Casino table"),
+                    ("bingo_room", "Bingo room"),
+                    ("especiality", "Electronic bingo speciality"),
+                    ("machine", "Machine"),
+                    ("venue", "Venue"),
+                    ("other", "Other"),
+                ],
+                max_length=20,
+            ),
         ),
     ]
