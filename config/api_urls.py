@@ -18,4 +18,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *jackpots_api.urlpatterns,
     *machines_api.urlpatterns,
     path("cashier/", include("halls.cashier.urls")),
+    path("electronic/", include("bingo.electronic.urls")),
 ]
