@@ -294,7 +294,10 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_ROUTES = {"bingo.tasks.draw_next_ball": {"queue": "draws"}}
+CELERY_TASK_ROUTES = {
+    "bingo.tasks.draw_next_ball": {"queue": "draws"},
+    "bingo.electronic.tasks.draw_ball": {"queue": "draws"},
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Through a Redis outage of any length the worker keeps trying to reconnect (the default gives up after 100
 # tries and exits), on kombu's Redis transport with the fix of config.broker (without it the worker died
@@ -367,6 +370,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "halls.cashier.tasks.expire_tickets",
         "schedule": env.float("HALL_TICKET_EXPIRY_SECONDS", default=300.0),
         "options": {"expires": 300.0},
+    },
+    # Electronic bingo: close due sales, begin waiting draws, open next games, re-enqueue stalled draws.
+    "electronic-tick": {
+        "task": "bingo.electronic.tasks.tick",
+        "schedule": env.float("HALL_ELECTRONIC_TICK_SECONDS", default=1.0),
+        "options": {"expires": 1.0},
     },
     "watch-machine-links": {
         "task": "machines.tasks.watch_machine_links",
