@@ -29,6 +29,7 @@ from bingo.electronic.models import (
     ElectronicGame,
     EPrize,
     EWin,
+    Purchase,
     Speciality,
     SpecialityPool,
     SpecialityVersion,
@@ -36,8 +37,10 @@ from bingo.electronic.models import (
 )
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
 from bingo.electronic.services.common import rules_of
+from bingo.electronic.services.terminals import playable
 from halls import money
 from halls.cashier.models import Account, PlayerCard
+from halls.errors import Conflict
 from halls.fields import MoneyField
 from halls.models import StreamCursor
 from jackpots.models import Contribution, LevelKind, PoolLevel
@@ -203,15 +206,21 @@ def _decided_view(prize: EPrize) -> dict[str, Any]:
     }
 
 
-def selling_view(game: ElectronicGame) -> dict[str, Any]:
+def selling_view(game: ElectronicGame, terminal: Terminal | None = None) -> dict[str, Any]:
+    """The game on sale; `mine`: the cards `terminal` bought for it (any player card)."""
     rules = rules_of(game.version)
+    mine = 0
+    if terminal is not None:
+        mine = Purchase.objects.filter(game=game, terminal=terminal).aggregate(n=Sum("cards"))["n"] or 0
     return {
         "game": game.pk,
         "number": game.number,
         "state": game.state,
         "version": game.version.number,
         "sales_close_at": game.sales_close_at.isoformat(),
+        "sales_closed": game.sales_closed_at is not None,  # closed, waiting for the game before it to end
         "card_price": _text(rules.card_price),
+        "mine": int(mine),
     }
 
 
@@ -324,6 +333,15 @@ def player_view(terminal: Terminal, card: PlayerCard, games: list[ElectronicGame
 # --- the snapshot ---------------------------------------------------------------------------------------
 
 
+def refusal(terminal: Terminal) -> str | None:
+    """Why the terminal cannot play now (terminals.playable's code), or None."""
+    try:
+        playable(terminal)
+    except Conflict as exc:
+        return exc.code
+    return None
+
+
 def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> dict[str, Any]:
     """Everything the terminal page draws, with the seqs of its two streams (see the module docstring).
     `card`: the player card inserted (its balance and cards), or None."""
@@ -359,9 +377,10 @@ def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> 
                 "name": terminal.device.name,
                 "state": terminal.state,
                 "active": terminal.device.active,
+                "refusal": refusal(terminal),
             },
             "speciality": speciality_view(speciality, version) if version else None,
-            "selling": selling_view(selling) if selling else None,
+            "selling": selling_view(selling, terminal) if selling else None,
             "drawing": drawing_view(drawing, decided) if drawing else None,
             "meters": meters(speciality),
             "last_games": last_games(speciality),

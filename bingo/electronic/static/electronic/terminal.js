@@ -456,18 +456,17 @@
       var card = row.card;
       var won = card.wins && card.wins.length;
       var badge = null;
-      if (won) {
-        badge = el("span", {class: "t-card__badge is-won", text: card.wins.map(function (w) {
-          return w.name + " " + money(w.amount);
-        }).join(" · ")});
-      } else if (row.left !== null) {
+      if (row.left !== null) {
         badge = el("span", {class: "t-card__badge" + (row.left <= 1 ? " is-hot" : ""),
-          text: interpolate(gettext("%(left)s to go"), {left: row.left}, true)});
+          text: interpolate(ngettext("%(left)s to go", "%(left)s to go", row.left), {left: row.left}, true)});
       }
       return el("div", {class: "t-card" + (won ? " is-won" : "") + (row.left === 1 ? " is-hot" : ""),
         "data-card": String(card.card), "data-left": row.left === null ? "" : String(row.left)},
         el("div", {class: "t-card__head"}, el("span", {class: "t-card__id", text: "#" + card.card}), badge),
-        cardGrid(card.cells, drawn, layout));
+        cardGrid(card.cells, drawn, layout),
+        won ? el("div", {class: "t-card__wins"}, card.wins.map(function (w) {
+          return el("span", {class: "t-card__win", "data-code": w.code, text: w.name + " " + money(w.amount)});
+        })) : null);
     }));
   }
 
@@ -487,6 +486,7 @@
   function renderBuy() {
     var sizes = S.spec ? S.spec.purchase_sizes : [];
     var price = S.selling ? S.selling.card_price : (S.spec ? S.spec.card_price : null);
+    $("sizes").className = "t-sizes" + (S.selling ? "" : " is-idle");
     fill($("sizes"), sizes.map(function (size) {
       return el("button", {type: "button", class: "t-size" + (size === S.size ? " is-on" : ""),
         "data-size": String(size), "aria-pressed": size === S.size ? "true" : "false", text: String(size),
@@ -515,7 +515,7 @@
         : gettext("Accumulated");
     }
     if (p.percent !== null && p.percent !== undefined) {
-      return interpolate(gettext("%(percent)s %% of the game's sales"), {percent: fmt.number(Number(p.percent))}, true);
+      return interpolate(gettext("%(percent)s per cent of the game's sales"), {percent: fmt.number(Number(p.percent))}, true);
     }
     if (p.fixed !== null && p.fixed !== undefined) { return money(p.fixed); }
     return "";
