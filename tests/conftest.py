@@ -67,6 +67,8 @@ SQLITE_SUITE = (
     "api/test_game_flow.py",
     "api/test_console.py",
     "cashier",
+    "electronic/test_reports.py",
+    "electronic/test_recall.py",
 )
 
 

@@ -1,0 +1,11 @@
+"""/api/electronic/: every area's routes (bingo.electronic.api), one line each."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, URLResolver
+
+from bingo.electronic.api import reports
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    *reports.urlpatterns,
+]
