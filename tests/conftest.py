@@ -67,6 +67,9 @@ SQLITE_SUITE = (
     "api/test_game_flow.py",
     "api/test_console.py",
     "cashier",
+    "electronic/test_sales.py",
+    "electronic/test_sales_terminals.py",
+    "electronic/test_sales_concurrency.py",
     "electronic/test_reports.py",
     "electronic/test_recall.py",
 )

@@ -9,3 +9,9 @@ class ElectronicConfig(AppConfig):
     label = "electronic"
     verbose_name = _("Electronic bingo")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from bingo.electronic import tasks
+        from bingo.electronic.services import games
+
+        games.register_draw_enqueuer(tasks.enqueue_draw)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import connection
 
 from bingo.electronic.models import ElectronicGame, Speciality, Terminal
-from halls.locks import Rank, take
+from halls.locks import Rank, take, take_many
 
 
 def lock_speciality(speciality_id: int) -> Speciality:
@@ -44,3 +44,16 @@ def lock_terminal(terminal_id: int) -> Terminal:
     """The terminal FOR UPDATE: its state, its verification."""
     take(Rank.TERMINAL, terminal_id)
     return Terminal.objects.select_for_update(of=("self",)).select_related("device").get(pk=terminal_id)
+
+
+def lock_terminals(speciality_id: int) -> list[Terminal]:
+    """Every terminal of a speciality not out of service FOR UPDATE, in id order, in one statement (a
+    verification checks them all)."""
+    found = list(
+        Terminal.objects.filter(speciality_id=speciality_id)
+        .exclude(state="out_of_service")
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    take_many(Rank.TERMINAL, found)
+    return list(Terminal.objects.select_for_update(of=("self",)).filter(pk__in=found).order_by("pk"))
