@@ -240,17 +240,17 @@ def statistics(*, venue: Venue, first: date, last: date, speciality: Speciality 
     for row in (
         games.values("day", "speciality_id")
         .annotate(
-            games=Count("id", filter=closed & Q(cards_sold__gt=0)),
-            empty=Count("id", filter=closed & Q(cards_sold=0)),
-            void=Count("id", filter=Q(state=EGameState.VOID)),
-            cards=Sum("cards_sold", filter=closed),
-            played=Sum("sales_total", filter=closed),
+            n_games=Count("id", filter=closed & Q(cards_sold__gt=0)),
+            n_empty=Count("id", filter=closed & Q(cards_sold=0)),
+            n_void=Count("id", filter=Q(state=EGameState.VOID)),
+            n_cards=Sum("cards_sold", filter=closed),
+            played_sum=Sum("sales_total", filter=closed),
         )
         .order_by()
     ):
         stats = cell(row["day"], row["speciality_id"])
-        stats.games, stats.games_without_sales, stats.void = row["games"], row["empty"], row["void"]
-        stats.cards, stats.played = row["cards"] or 0, row["played"] or ZERO
+        stats.games, stats.games_without_sales, stats.void = row["n_games"], row["n_empty"], row["n_void"]
+        stats.cards, stats.played = row["n_cards"] or 0, row["played_sum"] or ZERO
     played_games = games.filter(closed)
     for row in (
         EPrize.objects.filter(game__in=played_games.values("pk"))
