@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from bingo.electronic.api import reports
+from bingo.electronic.api import reports, staff
 
 urlpatterns: list[URLPattern | URLResolver] = [
+    *staff.urlpatterns,
     *reports.urlpatterns,
 ]
