@@ -70,6 +70,8 @@ SQLITE_SUITE = (
     "electronic/test_sales.py",
     "electronic/test_sales_terminals.py",
     "electronic/test_sales_concurrency.py",
+    "electronic/test_terminal_api.py",
+    "electronic/test_terminal_api_reads.py",
 )
 
 

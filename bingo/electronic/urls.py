@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from bingo.electronic.api import staff
+from bingo.electronic.api import staff, terminal
 
 urlpatterns: list[URLPattern | URLResolver] = [
     *staff.urlpatterns,
+    *terminal.urlpatterns,
 ]
