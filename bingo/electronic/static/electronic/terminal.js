@@ -552,13 +552,15 @@
     }));
   }
 
+  function ballCount(game) { return Array.isArray(game.balls) ? game.balls.length : game.balls; }
+
   function renderLastGames() {
     var games = S.lastGames;
     fill($("last-games"), games.length ? games.map(function (g) {
       return el("div", {class: "t-game", "data-game": String(g.game)},
         el("div", {class: "t-game__head"},
           el("strong", {text: interpolate(gettext("Game %(number)s"), {number: g.number}, true)}),
-          el("span", {text: interpolate(ngettext("%(count)s ball", "%(count)s balls", g.balls), {count: g.balls}, true)})),
+          el("span", {text: interpolate(ngettext("%(count)s ball", "%(count)s balls", ballCount(g)), {count: ballCount(g)}, true)})),
         el("div", {class: "t-game__prizes"}, (g.prizes || []).map(function (p) {
           return el("span", {class: "t-game__prize", text: interpolate(
             ngettext("%(name)s %(amount)s at ball %(ball)s (%(count)s winner)",
