@@ -70,6 +70,10 @@ SQLITE_SUITE = (
     "electronic/test_sales.py",
     "electronic/test_sales_terminals.py",
     "electronic/test_sales_concurrency.py",
+    "electronic/test_terminal_api.py",
+    "electronic/test_terminal_api_reads.py",
+    "electronic/test_reports.py",
+    "electronic/test_recall.py",
 )
 
 
