@@ -70,6 +70,9 @@ SQLITE_SUITE = (
     "electronic/test_sales.py",
     "electronic/test_sales_terminals.py",
     "electronic/test_sales_concurrency.py",
+    "electronic/test_game_known_balls.py",
+    "electronic/test_game_resume.py",
+    "electronic/test_automatic.py",
 )
 
 
