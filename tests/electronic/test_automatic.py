@@ -80,7 +80,7 @@ def test_super_line_super_bingo_and_bingo_extra_won_within_their_max_extractions
         "bingoextra": Decimal("200.02"),
     }
     assert set(EWin.objects.filter(prize__game=game).values_list("card_id", flat=True)) == {a}
-    owner = EWin.objects.filter(card_id=a).first().purchase.player_card
+    owner = EWin.objects.filter(card_id=a)[0].purchase.player_card
     assert card_services.balance(owner) == Decimal("19.00") + Decimal("0.20") + Decimal("1.00") + Decimal(
         "750.08"
     )
