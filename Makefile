@@ -135,6 +135,7 @@ BENCH_REDIS_DB ?= 9
 
 bench: venv
 	$(PY) bench/detection.py --quick
+	$(PY) bench/electronic_detection.py --quick
 	DATABASE_URL=$(BENCH_PG)/hall_bench_cards $(PY) bench/card_generation.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_contrib $(PY) bench/contributions.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_tables $(PY) bench/table_bets.py --quick --fresh

@@ -985,7 +985,7 @@ async def run_terminal(
                     close_timeout=2,
                     max_size=1 << 20,
                     max_queue=256,
-                    additional_headers={"Authorization": brain.profile.authorization},
+                    origin=origin_of(base),  # the socket is a page's (halls.ws_security.browser_socket)
                 ) as ws:
                     backoff = 0.5
                     caller.put(brain.on_connect(clock()))
@@ -1021,6 +1021,13 @@ async def run_terminal(
             await asyncio.sleep(0.05)
     finally:
         await caller.close()
+
+
+def origin_of(base: str) -> Any:
+    """The Origin a terminal page at `base` sends (``http://host:port``)."""
+    parts = urlsplit(base)
+    scheme = "https" if parts.scheme in ("https", "wss") else "http"
+    return f"{scheme}://{parts.netloc}"
 
 
 async def _read(ws: Any, brain: TerminalBrain, caller: _Caller, clock: Clock, wake: asyncio.Event) -> None:

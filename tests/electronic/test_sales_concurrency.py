@@ -15,10 +15,10 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from bingo.electronic.models import ECard, EGameState, ElectronicGame, Purchase
-from bingo.electronic.services import sales
+from bingo.electronic.services import messages, sales
 from bingo.electronic.services.locks import lock_egame
 from halls.cashier.ledger import Kind
-from halls.cashier.models import LedgerTransaction, TxKind
+from halls.cashier.models import LedgerTransaction, Ticket, TxKind
 from halls.cashier.services import cards
 from halls.cashier.services import ledger as books
 from halls.errors import Conflict
@@ -149,3 +149,16 @@ def test_a_purchase_resent_at_once_is_made_once(venue: Venue, operator: User, ca
     assert cards.balance(sale.card) == D("17.50")
     assert LedgerTransaction.objects.filter(kind=TxKind.CARD_SPEND).count() == 1
     assert ECard.objects.count() == 5
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cashout_resent_at_once_issues_one_ticket(venue: Venue, operator: User, cashier: User) -> None:
+    sale = on_sale(venue, operator, cashier)
+    done, refused = _run(
+        lambda i: messages.cashout(terminal=sale.terminal, seq=5, card_number=sale.card.number), n=12
+    )
+    assert not refused
+    answers = [a for a in done if isinstance(a, messages.Answer)]
+    assert len({a.result["ticket"] for a in answers}) == 1 and sum(not a.replayed for a in answers) == 1
+    assert Ticket.objects.count() == 1 and cards.balance(sale.card) == D("0.00")
+    assert books.trial_balance(venue.pk).holds

@@ -120,7 +120,7 @@ def test_unapproved_silent_and_clock_off_terminals_fail_and_are_told(
     )
     clock_event = next(e for e in state_events if e.stream == f"terminal.{late.pk}")
     assert clock_event.data["state"] == "failed" and "5000" in clock_event.data["reason"]
-    assert AuditEntry.objects.filter(action="terminal.state").count() == 4
+    assert AuditEntry.objects.filter(action="electronic.terminal_state").count() == 4
 
 
 def test_a_failed_terminal_fixed_passes_the_next_run_and_is_back_in_service(

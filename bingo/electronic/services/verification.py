@@ -272,7 +272,7 @@ def run_verification(*, speciality: Speciality, actor: Actor) -> Verification:
         )
         approved = approved_versions(speciality.venue_id)
         rows: list[TerminalCheck] = []
-        changed: list[tuple[Terminal, str]] = []
+        changed: list[tuple[Terminal, str, str]] = []  # the terminal (its new state), the old, why
         terminals = lock_terminals(speciality.pk)
         for terminal in terminals:
             checks = terminal_checks(terminal, now=now, approved=approved)
@@ -287,13 +287,14 @@ def run_verification(*, speciality: Speciality, actor: Actor) -> Verification:
             )
             if ok:
                 terminal.verified_by = verification
-            if ok and terminal.state == TerminalState.FAILED:
+            before = terminal.state
+            if ok and before == TerminalState.FAILED:
                 terminal.state = TerminalState.IN_SERVICE
-                changed.append((terminal, _("Passed verification %(id)s.") % {"id": verification.pk}))
-            elif not ok and terminal.state != TerminalState.FAILED:
+                changed.append((terminal, before, _("Passed verification %(id)s.") % {"id": verification.pk}))
+            elif not ok and before != TerminalState.FAILED:
                 terminal.state = TerminalState.FAILED
                 failed = ", ".join(f"{c.check}: {c.detail}" for c in checks if not c.ok)
-                changed.append((terminal, failed))
+                changed.append((terminal, before, failed))
         Terminal.objects.bulk_update(terminals, ["state", "verified_by"], batch_size=500)
         TerminalCheck.objects.bulk_create(rows)
         entries: list[tuple[Actor, str, Any, dict[str, Any] | None]] = [
@@ -310,17 +311,17 @@ def run_verification(*, speciality: Speciality, actor: Actor) -> Verification:
                 },
             )
         ]
-        for terminal, reason in changed:
+        for terminal, before, reason in changed:  # as services.terminals audits a change of state
             entries.append(
                 (
                     actor,
-                    EventType.TERMINAL_STATE.value,
+                    "electronic.terminal_state",
                     terminal,
-                    {"terminal": terminal.pk, "state": terminal.state, "reason": reason},
+                    {"from": before, "to": terminal.state, "reason": reason, "verification": verification.pk},
                 )
             )
         audit.record_many(venue_id=speciality.venue_id, entries=entries)
-        for terminal, reason in changed:  # after the audit: AUDIT_HEAD comes before STREAM
+        for terminal, _before, reason in changed:  # after the audit: AUDIT_HEAD comes before STREAM
             tell_terminal(
                 terminal,
                 EventType.TERMINAL_STATE,
