@@ -1,6 +1,6 @@
-"""The embedded hall on SQLite plays electronic bingo: the in-process Celery worker draws a whole game from the
-CSPRNG after its sales close (the ball steps on the "draws" queue, the beat's tick beside them), every prize
-decided and paid through the ledger, exact."""
+"""The embedded hall on SQLite plays electronic bingo: the in-process Celery worker draws a whole game
+from the CSPRNG after its sales close (the ball steps on the "draws" queue, the beat's tick beside them),
+every prize decided and paid through the ledger, exact."""
 
 from __future__ import annotations
 
