@@ -2,8 +2,8 @@
 room's WebSocket as the engine draws them, a lost ball reloads the snapshot, the accumulated prize shows
 its meter with its max ball and information, and the traditional game's section gives way.
 
-A screenshot at 1920×1080 during the draw: /work/notes/shots/electronic_screen.png (when that folder exists,
-else /tmp).
+Screenshots at 1920×1080 (in /work/notes/shots when that folder exists, else /tmp): electronic_screen_draw.png
+(three balls in), electronic_screen.png (the Line won, its band up).
 """
 
 from __future__ import annotations
@@ -106,6 +106,8 @@ async def test_the_screen_shows_each_ball_and_prize_as_the_engine_decides_them(
         await expect(ball).to_have_attribute("data-ball", str(BALLS[2]))
         await expect(page.locator(f"#es-board-{BALLS[1]}")).to_have_class(re.compile(r"\bis-drawn\b"))
         assert len(snapshots) == loaded + 1, "the gap was not repaired by reloading the snapshot"
+        folder = SHOTS if SHOTS.is_dir() else Path("/tmp")
+        await page.screenshot(path=str(folder / "electronic_screen_draw.png"))
 
         # Up to ball 9: the first rows of C1 and C2 -> the Line, shared by two cards.
         for ordinal in range(4, 10):
@@ -118,6 +120,5 @@ async def test_the_screen_shows_each_ball_and_prize_as_the_engine_decides_them(
         await expect(won).to_have_attribute("data-code", "linea")
         await expect(page.locator("#es-won-amount")).to_contain_text("0,07")  # 0.15 / 2 cards, 0.01 left
         await expect(page.locator("#es-last-balls .ball")).to_have_count(5)
-        folder = SHOTS if SHOTS.is_dir() else Path("/tmp")
         await page.screenshot(path=str(folder / "electronic_screen.png"))
         assert len(snapshots) == loaded + 1
