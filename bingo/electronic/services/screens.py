@@ -50,7 +50,8 @@ def screen_snapshot(room: Room) -> dict[str, Any]:
         return {"speciality": None}
     game = current_game(speciality)
     upcoming = next_game(speciality)
-    rules = rules_of((upcoming or game).version) if (upcoming or game) else None
+    source = upcoming or game
+    rules = rules_of(source.version) if source is not None else None
     layout = rules.layout if rules else None
     current = None
     if game is not None:
