@@ -223,7 +223,7 @@ def main() -> None:
 
     ensure_database(os.environ["DATABASE_URL"], fresh=args.fresh)
     os.environ["CHANNEL_PREFIX"] = f"benchtsim{uuid.uuid4().hex[:8]}"
-    env = {**os.environ, "CONN_MAX_AGE": "60", "HALL_LOG_LEVEL": "WARNING"}
+    env = {**os.environ, "CONN_MAX_AGE": "0", "HALL_LOG_LEVEL": "WARNING"}  # as deploy/ runs the web
     subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
     import django
 
