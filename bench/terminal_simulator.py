@@ -218,6 +218,8 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the database first")
     parser.add_argument("--quick", action="store_true", help="200 terminals, 60 s")
     args = parser.parse_args()
+    # Progress lines as they come, also into a file.
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     if args.quick:
         args.terminals, args.seconds = min(args.terminals, 200), min(args.seconds, 60.0)
 
