@@ -29,6 +29,8 @@ from halls.cashier.services import cards as card_services
 from halls.models import Venue
 from tests.e2e.browser_support import call
 from tests.electronic.support import (
+    RULES_90,
+    draw_to_end,
     funded_card,
     make_speciality,
     make_terminal,
@@ -206,3 +208,55 @@ async def test_a_terminal_buys_cards_watches_them_marked_is_paid_its_prizes_and_
     await page.click("#ticket-ok")
     await expect(page.locator("#balance")).to_have_text("0,00 €")
     assert await call(balance_of, card) == Decimal("0.00")
+
+    # The game drawn to its end (the CSPRNG's balls): it is among the last games, with its prizes.
+    await call(draw_to_end, game)
+    await expect(page.locator("#game-line")).to_contain_text("Partida 1 terminada")
+    while await page.locator("#alert").is_visible():  # whatever else the card won meanwhile
+        await page.click("#alert")
+    await page.click("#tab-games")
+    played = page.locator(f".t-game[data-game='{game.pk}']")
+    await expect(played).to_contain_text("Partida 1")
+    await expect(played).to_contain_text("Esquinas 1,00 €")
+    await shoot(page, "terminal-1280-games.png")
+
+
+def a_75_ball_hall(
+    venue: Venue, operator: Any, cashier: Any
+) -> tuple[Terminal, str, PlayerCard, ElectronicGame]:
+    """As `a_hall`, on the 75-ball 5×5 card."""
+    speciality = make_speciality(venue, operator, rules={**RULES_90, "layout": "75"})
+    terminal, token = make_terminal(speciality, operator, name="Terminal 75")
+    open_verified_session(speciality, operator)
+    card = funded_card(venue, cashier, Decimal("10.00"))
+    games.set_running(speciality=speciality, running=True, actor=operator)
+    return terminal, token, card, speciality.games.get(state=EGameState.SELLING)
+
+
+async def test_the_75_ball_card_is_drawn_as_its_5x5_grid_with_its_free_centre(
+    page: Page, server_url: str, venue: Venue, operator: Any, cashier: Any, steps: Any
+) -> None:
+    terminal, token, card, game = await call(a_75_ball_hall, venue, operator, cashier)
+    await page.set_viewport_size(LARGE)
+    await page.goto(f"{server_url}/electronic/terminal/?lang=es#{terminal.device_id}:{token}")
+    await expect(page.locator("body")).to_have_attribute("data-stream", "live")
+    await expect(page.locator(".t-board__n")).to_have_count(75)
+    await page.fill("#card-input", card.number)
+    await page.press("#card-input", "Enter")
+    await page.click(".t-size[data-size='4']")
+    await page.click("#buy")
+    await expect(page.locator(".t-card")).to_have_count(4)
+    await expect(page.locator(".t-card .t-card__grid--75 .t-cell")).to_have_count(4 * 25)
+    await expect(page.locator(".t-card .t-cell.is-free")).to_have_count(4)
+    bought = await call(faces, game)
+    game = await call(close_sales, game)
+    # The third card's first column but one number: it goes first, one to go for the Línea.
+    card_id, cells = bought[2]
+    await call(draw, game, [cells[0], cells[5], cells[10], cells[15]])
+    first = page.locator(".t-card").first
+    await expect(first).to_have_attribute("data-card", str(card_id))
+    await expect(first.locator(".t-card__badge")).to_have_text("falta 1")
+    await expect(first).to_have_class(re.compile("is-hot"))
+    await shoot(page, "terminal-1920-75-balls.png")
+    await page.set_viewport_size(SMALL)
+    await shoot(page, "terminal-1280-75-balls.png")

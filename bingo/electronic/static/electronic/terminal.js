@@ -450,6 +450,7 @@
     }
     $("cards-note").textContent = note;
     show($("no-cards"), cards.length === 0);
+    show($("cards"), cards.length > 0);
     $("no-cards").textContent = S.player ? gettext("No cards in play: buy cards for the next game.")
       : gettext("Insert your player card and buy cards for the next game.");
     fill($("cards"), rows.map(function (row) {
