@@ -382,13 +382,14 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
             return None
         rules = rules_of(game.version)
         terms = terms_from_json(game.terms)
-        drawn = set(EBall.objects.filter(game=game).values_list("number", flat=True))
+        detector = detection.step(game, rules, ordinal)  # it knows the balls drawn, as committed
+        drawn = set(detector.drawn)
         number = _pick(game, "ball", [n for n in range(1, rules.layout.max_number + 1) if n not in drawn])
         now = timezone.now()
         ball = EBall.objects.create(game=game, ordinal=ordinal, number=number, drawn_at=now)
         game.balls_drawn = ordinal
         game.last_ball_at = now
-        result = detection.apply(game, rules, ordinal, number)
+        result = detector.apply(ordinal, number)
         completed = {key: [int(c) for c in ids] for key, ids in result.completed.items()}
         decisions = decide(
             terms, ordinal=ordinal, ball=number, completed=completed, decided=set(game.decided)
