@@ -71,6 +71,7 @@ SQLITE_SUITE = (
     "electronic/test_sales_terminals.py",
     "electronic/test_sales_concurrency.py",
     "electronic/test_game_known_balls.py",
+    "electronic/test_ledger_property.py",
     "electronic/test_game_resume.py",
     "electronic/test_automatic.py",
     "electronic/test_game_75.py",
