@@ -70,8 +70,13 @@ SQLITE_SUITE = (
     "electronic/test_sales.py",
     "electronic/test_sales_terminals.py",
     "electronic/test_sales_concurrency.py",
+    "electronic/test_game_known_balls.py",
+    "electronic/test_game_resume.py",
+    "electronic/test_automatic.py",
     "electronic/test_terminal_api.py",
     "electronic/test_terminal_api_reads.py",
+    "electronic/test_reports.py",
+    "electronic/test_recall.py",
 )
 
 

@@ -33,7 +33,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -273,9 +273,12 @@ class TerminalBrain:
         if not self.hello_done:
             if "hello" not in self.in_flight:
                 self.in_flight.add("hello")
+                # A hello per connection, numbered by the wall clock in microseconds: a new run never reuses
+                # an earlier run's seq (the server keeps each (terminal, seq) once).
                 body = {
+                    "seq": int(time.time() * 1_000_000),
                     "software_version": self.profile.software_version,
-                    "clock": int(time.time() * 1000),
+                    "clock": datetime.now(UTC).isoformat(),
                 }
                 out.append(Call("hello", "POST", PATHS["hello"], body))
             return out
@@ -288,7 +291,7 @@ class TerminalBrain:
             self.snapshot_wanted = False
             self.in_flight.add("snapshot")
             self.snapshot_sent_at = now
-            out.append(Call("snapshot", "GET", PATHS["snapshot"]))
+            out.append(Call("snapshot", "POST", PATHS["snapshot"], {"card": self.profile.card_number}))
         return out
 
     # --- the clock -----------------------------------------------------------------------------------
@@ -491,8 +494,8 @@ class TerminalBrain:
             self.first_balance = balance
 
     def _on_snapshot(self, data: dict[str, Any], now: float) -> None:
-        """The terminal's snapshot (bingo.electronic.services.readmodels.terminal_snapshot): the seqs of its
-        two streams, the speciality's rules, the selling and drawing games, the card's balance and cards."""
+        """The terminal's snapshot (the device API's ``snapshot``): the speciality's rules, the selling and
+        drawing games, the inserted card's balance and cards, and the seqs of its two streams where given."""
         stats = self.stats
         stats.snapshots += 1
         if self.recovering:
@@ -504,19 +507,19 @@ class TerminalBrain:
                 if as_int(seq) is not None:
                     self.seqs[str(stream)] = max(self.seqs.get(str(stream), 0), int(seq))
                     self._name_stream(str(stream))
-        rules = data.get("speciality")
-        if isinstance(rules, dict):
-            self._read_rules(rules)
-        player = data.get("player")
-        player = player if isinstance(player, dict) else {}
-        self._set_balance(money(player.get("balance")), first=True)
-        mine = player.get("cards")
-        mine = mine if isinstance(mine, dict) else {}
+        for key in ("rules", "speciality"):
+            rules = data.get(key)
+            if isinstance(rules, dict) and "purchase_sizes" in rules:
+                self._read_rules(rules)
+        card = data.get("card") or data.get("player")
+        card = card if isinstance(card, dict) else {}
+        self._set_balance(money(card.get("balance")), first=True)
+        held = _cards_by_game(card)
         for row in (data.get("selling"), data.get("drawing")):
             game_id = as_int(row.get("game")) if isinstance(row, dict) else None
             if not isinstance(row, dict) or game_id is None:
                 continue
-            state = str(row.get("state") or "")
+            state = str(row.get("state") or ("selling" if row is data.get("selling") else "drawing"))
             if state not in ("selling", "drawing"):
                 continue  # the last game closed, kept on show: nothing more happens in it
             game = self._game(game_id)
@@ -528,11 +531,11 @@ class TerminalBrain:
             price = money(row.get("card_price"))
             if price is not None:
                 game.card_price = price
-            held = mine.get(str(game_id))
-            if isinstance(held, list) and held:
+            mine = max(held.get(game_id, 0), as_int(row.get("mine")) or 0)
+            if mine:
                 if game.bought == 0:
                     stats.games_played += 1
-                game.bought = max(game.bought, len(held))
+                game.bought = max(game.bought, mine)
                 game.done = True  # it bought for this game already (an earlier run, or a lost answer)
             balls = row.get("balls")
             if isinstance(balls, list):
@@ -666,6 +669,27 @@ class TerminalBrain:
         self._set_balance(balance)
         if measured and not changed:
             stats.idle_messages += 1
+
+
+def _cards_by_game(card: dict[str, Any]) -> dict[int, int]:
+    """How many cards the inserted card holds per game: {"games": [{"game", "cards": [...]}]} (the device
+    API) or {"cards": {"<game>": [...]}} (the terminal page's read model)."""
+    out: dict[int, int] = {}
+    games = card.get("games")
+    if isinstance(games, list):
+        for row in games:
+            if (
+                isinstance(row, dict)
+                and as_int(row.get("game")) is not None
+                and isinstance(row.get("cards"), list)
+            ):
+                out[int(row["game"])] = len(row["cards"])
+    by_game = card.get("cards")
+    if isinstance(by_game, dict):
+        for game, cards in by_game.items():
+            if str(game).isdigit() and isinstance(cards, list):
+                out[int(game)] = len(cards)
+    return out
 
 
 # --- reports -------------------------------------------------------------------------------------------

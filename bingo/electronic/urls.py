@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from bingo.electronic.api import staff, terminal
+from bingo.electronic.api import reports, staff, terminal
 
 urlpatterns: list[URLPattern | URLResolver] = [
     *staff.urlpatterns,
     *terminal.urlpatterns,
+    *reports.urlpatterns,
 ]

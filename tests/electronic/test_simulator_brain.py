@@ -26,20 +26,20 @@ def brain(**config: Any) -> TerminalBrain:
 
 def snapshot(*, seqs: tuple[int, int] = (5, 2), selling: int | None = 40, held: int = 0) -> dict[str, Any]:
     return {
-        "speciality": {"purchase_sizes": [1, 2, 3], "max_cards": 6, "card_price": "0.50"},
+        "rules": {"purchase_sizes": [1, 2, 3], "max_cards": 6, "card_price": "0.50"},
         "selling": None
         if selling is None
         else {
             "game": selling,
             "number": 4,
-            "state": "selling",
             "sales_close_at": time.time() + 30,
             "card_price": "0.50",
+            "mine": held,
         },
         "drawing": None,
-        "player": {
+        "card": {
             "balance": "20.00",
-            "cards": {str(selling): [{"card": n} for n in range(held)]} if selling else {},
+            "games": [{"game": selling, "cards": [{"card": n} for n in range(held)]}] if selling else [],
         },
         "seqs": {ROOM: seqs[0], OWN: seqs[1]},
     }

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from bingo.electronic.models import Speciality, Terminal, TerminalState
+from bingo.electronic.models import EGameState, ElectronicGame, Speciality, Terminal, TerminalState
 from halls.models import Role, Room
 from tests.api_support import api_client, refused
 from tests.conftest import make_user
@@ -87,6 +87,12 @@ def test_the_operator_sets_up_a_speciality_verifies_it_and_opens_a_session(venue
     session = opened.json()
     assert session["verification"] == body["id"] and session["closed_at"] is None
     assert api.get(f"{API}specialities/{sid}/").json()["open_session"] == session["id"]
+    started = api.post(f"{API}specialities/{sid}/running/", {"running": True}, format="json")
+    assert started.status_code == 200 and started.json()["running"] is True
+    game = ElectronicGame.objects.get(speciality_id=sid)  # its first game opened its sales
+    assert (game.number, game.state, game.session_id) == (1, EGameState.SELLING, session["id"])
+    stopped = api.post(f"{API}specialities/{sid}/running/", {"running": False}, format="json")
+    assert stopped.status_code == 200 and stopped.json()["running"] is False
     refused(api.post(f"{API}specialities/{sid}/verifications/"), 409, "session_open", "close")
     closed = api.post(f"{API}sessions/{session['id']}/close/")
     assert closed.status_code == 200 and closed.json()["closed_by"] == "operator"

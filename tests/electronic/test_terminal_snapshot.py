@@ -14,7 +14,8 @@ from bingo.electronic.models import EBall, EGameState, ElectronicGame, EPrize
 from bingo.electronic.services import readmodels, specialities
 from bingo.electronic.services.common import tell_terminal
 from halls.eventtypes import EventType
-from tests.electronic.support import make_speciality, make_terminal, open_verified_session
+from tests.electronic.support import buy, funded_card, make_speciality, make_terminal, open_verified_session
+from tests.electronic.test_game_known_balls import C1, C2, C3, C4
 
 pytestmark = pytest.mark.django_db
 
@@ -140,5 +141,58 @@ def test_the_snapshot_shows_the_game_on_sale_the_draw_and_the_last_games(venue, 
         }
     ]
     assert [g["number"] for g in snap["last_games"]] == [1]
-    assert snap["last_games"][0]["prizes"][0]["share"] == "2.50" and snap["last_games"][0]["balls"] == 44
+    assert snap["last_games"][0]["prizes"][0]["share"] == "2.50" and snap["last_games"][0]["balls"] == []
     assert snap["seqs"][terminal.stream] == 1
+
+
+def test_the_snapshot_shows_the_inserted_cards_balance_and_its_cards_in_play(
+    venue, operator, cashier
+) -> None:
+    speciality = make_speciality(venue, operator)
+    terminal, _token = make_terminal(speciality, operator)
+    other_terminal, _ = make_terminal(speciality, operator)
+    session = open_verified_session(speciality, operator)
+    card, stranger = funded_card(venue, cashier), funded_card(venue, cashier)
+    selling = _game(speciality, session, 1, EGameState.SELLING)
+    _, mine = buy(selling, terminal, card, [C1, C2], "k1")
+    _, theirs = buy(selling, other_terminal, card, [C3], "k2")  # the same card at another terminal: shown
+    buy(selling, terminal, stranger, [C4], "k3")  # another card at this terminal: not shown
+
+    snap = readmodels.terminal_snapshot(terminal, card=card)
+    assert snap["terminal"]["refusal"] is None and snap["selling"]["mine"] == 3
+    player = snap["player"]
+    assert player["number"] == card.number and player["balance"] == "18.50" and player["state"] == "active"
+    assert player["cards"] == {
+        str(selling.pk): [
+            {
+                "card": mine[0].pk,
+                "purchase": mine[0].purchase_id,
+                "position": 1,
+                "cells": list(C1),
+                "wins": [],
+            },
+            {
+                "card": mine[1].pk,
+                "purchase": mine[1].purchase_id,
+                "position": 2,
+                "cells": list(C2),
+                "wins": [],
+            },
+            {
+                "card": theirs[0].pk,
+                "purchase": theirs[0].purchase_id,
+                "position": 1,
+                "cells": list(C3),
+                "wins": [],
+            },
+        ]
+    }
+    # The API's first view of the card, carried along: the same cards, what each lacks per pattern.
+    assert [c["card"] for c in snap["card"]["games"][0]["cards"]] == [mine[0].pk, mine[1].pk, theirs[0].pk]
+    assert readmodels.terminal_snapshot(other_terminal)["player"] is None
+
+
+def test_a_terminal_that_cannot_play_says_why(venue, operator) -> None:
+    speciality = make_speciality(venue, operator)
+    terminal, _token = make_terminal(speciality, operator)
+    assert readmodels.terminal_snapshot(terminal)["terminal"]["refusal"] == "no_session"

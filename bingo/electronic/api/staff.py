@@ -25,7 +25,7 @@ from bingo.electronic.models import (
     TerminalSoftware,
     Verification,
 )
-from bingo.electronic.services import sessions, specialities, terminals, verification
+from bingo.electronic.services import games, sessions, specialities, terminals, verification
 from halls import access
 from halls.api import HallAPIView, actor, valid
 from halls.models import Role, Room, Venue
@@ -125,6 +125,10 @@ class SpecialityCreateSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=80)
     rules = serializers.JSONField(help_text="The rules and prize table (bingo.electronic.prizetable).")
     authorisation_ref = serializers.CharField(max_length=120)
+
+
+class RunningSerializer(serializers.Serializer[Any]):
+    running = serializers.BooleanField(help_text="Start (true) or stop (false) the speciality's games.")
 
 
 class VersionCreateSerializer(serializers.Serializer[Any]):
@@ -332,6 +336,25 @@ class VersionsView(HallAPIView):
             actor=actor(request),
         )
         return Response(VersionSerializer(version).data, status=status.HTTP_201_CREATED)
+
+
+class RunningView(HallAPIView):
+    @extend_schema(
+        operation_id="electronic_specialities_running",
+        summary="Start or stop a speciality's games (operator)",
+        description=(
+            "Started with a session open, its next game opens its sales now; stopped, the game in play ends "
+            "as usual and no next game starts."
+        ),
+        request=RunningSerializer,
+        responses={200: SpecialityDetailSerializer, **error_responses(400, 403, 404)},
+        tags=TAGS,
+    )
+    def post(self, request: Request, speciality_id: int) -> Response:
+        speciality = _speciality(request, speciality_id)
+        data = valid(RunningSerializer, request.data)
+        changed = games.set_running(speciality=speciality, running=data["running"], actor=actor(request))
+        return Response(_detail(changed))
 
 
 # --- Terminals ------------------------------------------------------------------------------------------
@@ -552,6 +575,7 @@ urlpatterns = [
     path("venues/<int:venue_id>/specialities/", SpecialitiesView.as_view(), name="electronic-specialities"),
     path(SPECIALITY, SpecialityView.as_view(), name="electronic-speciality"),
     path(SPECIALITY + "versions/", VersionsView.as_view(), name="electronic-versions"),
+    path(SPECIALITY + "running/", RunningView.as_view(), name="electronic-running"),
     path(SPECIALITY + "terminals/", TerminalsView.as_view(), name="electronic-terminals"),
     path(SPECIALITY + "verifications/", VerificationsView.as_view(), name="electronic-verifications"),
     path(SPECIALITY + "sessions/", SessionsView.as_view(), name="electronic-sessions"),

@@ -316,6 +316,20 @@ class TerminalSnapshotSerializer(serializers.Serializer[Any]):
     meters = TerminalMeterSerializer(many=True)
     last_games = TerminalPastGameSerializer(many=True)
     card = TerminalCardSerializer(allow_null=True)
+    # The terminal page's read model (services.readmodels.terminal_snapshot) besides the above:
+    streams = serializers.DictField(
+        child=serializers.CharField(),
+        help_text='The streams the terminal follows: {"room": ..., "terminal": ...}.',
+    )
+    seqs = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Each stream's seq as of this snapshot: an event at or below it is in it; a gap after it "
+        "means the page reloads this.",
+    )
+    player = serializers.DictField(
+        allow_null=True,
+        help_text="The inserted card: number, state, balance, and its cards by game id (cells, wins).",
+    )
 
 
 class TerminalGamesRequestSerializer(serializers.Serializer[Any]):

@@ -55,13 +55,38 @@ def sales_closed(game: ElectronicGame, rules: Rules) -> PatternIndex:
     return entry.index
 
 
+class Step:
+    """One ball step's hold on the game's detector (standing at the ball before, as committed): the numbers
+    drawn so far, and `apply` for the new ball. The entry is out of the cache while the step holds it."""
+
+    def __init__(self, game: ElectronicGame, entry: _Entry) -> None:
+        self.game_id = game.pk
+        self.entry = entry
+
+    @property
+    def drawn(self) -> list[int]:
+        return list(self.entry.index.balls)
+
+    def apply(self, ordinal: int, number: int) -> BallResult:
+        """Ball `ordinal` (`number`, just written; the game row locked): the cards completing each pattern."""
+        entry = self.entry
+        if entry.index.ordinal != ordinal - 1:
+            raise ValueError(f"the detector stands at ball {entry.index.ordinal}, not {ordinal - 1}")
+        entry.pending = True  # cleared when this transaction commits
+        result = entry.index.apply(number)
+        game_id = self.game_id
+        transaction.on_commit(lambda: _settle(game_id, entry, ordinal))
+        return result
+
+
+def step(game: ElectronicGame, rules: Rules, ordinal: int) -> Step:
+    """The detector for ball `ordinal` of the game (its row locked): cached, caught up or rebuilt."""
+    return Step(game, _entry_before(game, rules, ordinal))
+
+
 def apply(game: ElectronicGame, rules: Rules, ordinal: int, number: int) -> BallResult:
     """Ball `ordinal` (`number`, just written; the game row locked): the cards completing each pattern."""
-    entry = _entry_before(game, rules, ordinal)
-    entry.pending = True  # cleared when this transaction commits
-    result = entry.index.apply(number)
-    transaction.on_commit(lambda: _settle(game.pk, entry, ordinal))
-    return result
+    return step(game, rules, ordinal).apply(ordinal, number)
 
 
 def index_of(game: ElectronicGame, rules: Rules) -> PatternIndex:

@@ -382,20 +382,23 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
             return None
         rules = rules_of(game.version)
         terms = terms_from_json(game.terms)
-        drawn = set(EBall.objects.filter(game=game).values_list("number", flat=True))
+        detector = detection.step(game, rules, ordinal)  # it knows the balls drawn, as committed
+        drawn = set(detector.drawn)
         number = _pick(game, "ball", [n for n in range(1, rules.layout.max_number + 1) if n not in drawn])
         now = timezone.now()
         ball = EBall.objects.create(game=game, ordinal=ordinal, number=number, drawn_at=now)
         game.balls_drawn = ordinal
         game.last_ball_at = now
-        result = detection.apply(game, rules, ordinal, number)
+        result = detector.apply(ordinal, number)
         completed = {key: [int(c) for c in ids] for key, ids in result.completed.items()}
         decisions = decide(
             terms, ordinal=ordinal, ball=number, completed=completed, decided=set(game.decided)
         )
         over = game_over(terms, ordinal=ordinal, bingo_made=bool(completed.get("full")))
+        waiting = None
         if over:
             decisions += _still_open(terms, ordinal, set(game.decided) | {d.code for d in decisions})
+            waiting = _lock_waiting(game)
         # Every lock the payment takes (pools, accounts), before the first audit entry.
         prepared = awards.prepare(game, decisions)
         record(
@@ -410,7 +413,7 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
         if any(d.won and d.code in prepared.pools for d in decisions):
             meters.publish(game.speciality, rules, terms)
         if over:
-            _end(game, now, actor)
+            _end(game, waiting, now, actor)
         else:
             game.save(update_fields=["balls_drawn", "last_ball_at", "decided"])
             _schedule(game, float(rules.pace_seconds))
@@ -422,7 +425,21 @@ def _still_open(terms: Terms, ordinal: int, decided: set[str]) -> list[Decision]
     return [Decision(p.code, ordinal, ()) for p in terms.prizes if p.in_play and p.code not in decided]
 
 
-def _end(game: ElectronicGame, now: datetime, actor: Actor) -> None:
+def _lock_waiting(game: ElectronicGame) -> ElectronicGame | None:
+    """The speciality's game waiting to draw (its sales closed while this one drew), locked: a later game,
+    the same rank at a higher id, before the step's first audit entry."""
+    waiting = (
+        ElectronicGame.objects.filter(
+            speciality_id=game.speciality_id, state=EGameState.SELLING, sales_closed_at__isnull=False
+        )
+        .values_list("pk", flat=True)
+        .first()
+    )
+    return None if waiting is None else lock_egame(waiting)
+
+
+def _end(game: ElectronicGame, waiting: ElectronicGame | None, now: datetime, actor: Actor) -> None:
+    """The game is over: closed, announced with every prize decided; the waiting game begins its draw."""
     game.state = EGameState.CLOSED
     game.closed_at = now
     game.save(update_fields=["balls_drawn", "last_ball_at", "decided", "state", "closed_at"])
@@ -436,17 +453,8 @@ def _end(game: ElectronicGame, now: datetime, actor: Actor) -> None:
         {"balls": game.balls_drawn},
         EGameClosed(**estep(game), balls=game.balls_drawn, prizes=prizes),
     )
-    waiting = (
-        ElectronicGame.objects.filter(
-            speciality_id=game.speciality_id, state=EGameState.SELLING, sales_closed_at__isnull=False
-        )
-        .values_list("pk", flat=True)
-        .first()
-    )
     if waiting is not None:
-        locked = lock_egame(waiting)  # a later game: the same rank, a higher id
-        if locked is not None:
-            _begin_locked(locked, now, actor)
+        _begin_locked(waiting, now, actor)
 
 
 # --- the beat ---------------------------------------------------------------------------------------------

@@ -30,26 +30,24 @@ from bingo.electronic.models import (
     EPrize,
     EWin,
     Purchase,
-    SpecialityPool,
     SpecialityVersion,
     Terminal,
     TerminalMessage,
     TerminalSoftware,
 )
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
+from bingo.electronic.services import readmodels
 from bingo.electronic.services.common import rules_of
 from bingo.electronic.services.locks import lock_terminal
-from bingo.electronic.services.sales import Bought, cards_of_terminal
+from bingo.electronic.services.sales import Bought
 from bingo.electronic.services.sales import cells_of as card_cells
-from bingo.electronic.services.specialities import version_in_force
 from bingo.electronic.services.terminals import playable
 from halls import money
 from halls.cashier.models import PlayerCard
 from halls.cashier.services import cards as player_cards
 from halls.cashier.services import tickets
-from halls.errors import Conflict, DomainError, InvalidInput
+from halls.errors import Conflict, InvalidInput
 from halls.services import audit
-from jackpots.models import PoolLevel
 
 MAX_SEQ = 2**63 - 1
 HELLO = "hello"
@@ -339,60 +337,6 @@ def _prize_row(prize: EPrize) -> dict[str, Any]:
     }
 
 
-def _drawing(game: ElectronicGame) -> dict[str, Any]:
-    decided = {p.code: p for p in game.prizes.all()}
-    terms = game.terms or {}
-    prizes = []
-    names = {p.code: p.name for p in rules_of(game.version).prizes}
-    for p in terms.get("prizes", []):
-        row = decided.get(p["code"])
-        prizes.append(
-            {
-                "code": p["code"],
-                "name": names.get(p["code"], p["code"]),
-                "type": p["type"],
-                "in_play": p["in_play"],
-                "amount": p["amount"],
-                "max_ball": p["max_ball"],
-                "decided": row is not None,
-                "result": _prize_row(row) if row is not None else None,
-            }
-        )
-    return {
-        "game": game.pk,
-        "number": game.number,
-        "state": game.state,
-        "cards_sold": game.cards_sold,
-        "sales_total": money.text(game.sales_total),
-        "balls": [b.number for b in game.balls.all()],
-        "golden_ball": next(
-            (p.get("golden_ball") for p in terms.get("prizes", []) if p.get("golden_ball")), None
-        ),
-        "prizes": prizes,
-    }
-
-
-def meters(speciality_id: int, rules: Rules) -> list[dict[str, Any]]:
-    """The speciality's accumulated prizes as their pools hold them now (what the terminals show live)."""
-    pools = {p.prize_code: p.pool_id for p in SpecialityPool.objects.filter(speciality_id=speciality_id)}
-    amounts = dict(
-        PoolLevel.objects.filter(pool_id__in=pools.values(), position=0).values_list("pool_id", "amount")
-    )
-    out = []
-    for spec in rules.prizes:
-        if spec.code in pools and not spec.network:
-            out.append(
-                {
-                    "code": spec.code,
-                    "name": spec.name,
-                    "amount": money.text(money.cents_down(amounts.get(pools[spec.code], money.ZERO))),
-                    "max_ball": spec.max_ball,
-                    "info": spec.info,
-                }
-            )
-    return out
-
-
 def _closed_game(game: ElectronicGame) -> dict[str, Any]:
     return {
         "game": game.pk,
@@ -416,59 +360,11 @@ def _with_balls_and_prizes(games: QuerySet[ElectronicGame]) -> list[ElectronicGa
 
 def snapshot(*, terminal: Terminal, card_number: Any = None) -> dict[str, Any]:
     """Everything a terminal page needs to draw itself (at start, and after a gap in its streams): the
-    terminal, the speciality's rules (prices, sizes, prizes with their max balls and info, figures as cell
-    lists), the selling game, the drawing game with its balls and prizes decided, the pools' meters, the
-    last games, and the inserted card (its balance and cards) when one is named."""
-    speciality = terminal.speciality
-    live = _with_balls_and_prizes(
-        ElectronicGame.objects.filter(
-            speciality=speciality, state__in=(EGameState.SELLING, EGameState.DRAWING)
-        ).select_related("version")
-    )
-    selling = next((g for g in live if g.state == EGameState.SELLING), None)
-    drawing = next((g for g in live if g.state == EGameState.DRAWING), None)
-    try:
-        version = selling.version if selling else version_in_force(speciality)
-    except DomainError:
-        version = None
-    rules = rules_of(version) if version is not None else None
-    last = _with_balls_and_prizes(
-        ElectronicGame.objects.filter(speciality=speciality, state=EGameState.CLOSED).order_by("-number")[
-            :LAST_GAMES
-        ]
-    )
-    return {
-        "server_time": timezone.now().isoformat(),
-        "terminal": {
-            "id": terminal.pk,
-            "name": terminal.device.name,
-            "state": terminal.state,
-            "refusal": _refusal(terminal),
-            "stream": terminal.stream,
-        },
-        "speciality": {
-            "id": speciality.pk,
-            "code": speciality.code,
-            "name": speciality.name,
-            "family": speciality.family,
-            "running": speciality.running,
-            "stream": speciality.stream,
-        },
-        "rules": rules_summary(rules, version) if rules and version else None,
-        "selling": None
-        if selling is None
-        else {
-            "game": selling.pk,
-            "number": selling.number,
-            "sales_close_at": selling.sales_close_at.isoformat(),
-            "card_price": money.text(rules_of(selling.version).card_price),
-            "mine": cards_of_terminal(terminal, selling),
-        },
-        "drawing": _drawing(drawing) if drawing is not None else None,
-        "meters": meters(speciality.pk, rules) if rules else [],
-        "last_games": [_closed_game(g) for g in last],
-        "card": card_view(_card(terminal, card_number), terminal) if card_number else None,
-    }
+    terminal page's one read model (services.readmodels.terminal_snapshot: the rules, the selling and
+    drawing games, the meters, the last games, the streams' seqs), with the inserted card (its balance and
+    cards) when one is named."""
+    card = _card(terminal, card_number) if card_number else None
+    return readmodels.terminal_snapshot(terminal, card=card)
 
 
 def games(*, terminal: Terminal, card_number: Any, limit: Any = 10) -> dict[str, Any]:

@@ -3,7 +3,10 @@ and the figures as cells), the game on sale, the game drawing (balls, prizes dec
 meters, the last games, the inserted player card's balance and cards, and the seqs of the two streams the
 terminal follows ("room.<id>", "terminal.<id>") so the page can tell a gap and reload this snapshot.
 
-One read model, used by the terminal page's socket client and by the terminal API's `snapshot` message.
+One read model, used by the terminal page's socket client, the terminal simulator and the terminal API's
+`snapshot` message (services.messages.snapshot answers this). It also carries the API's first shape of it
+(`rules`, `card`, a drawing game's `cards_sold` / `sales_total` / `golden_ball`, each prize's `decided` and
+`result`), so that a client of either finds what it reads.
 On PostgreSQL it is read in one REPEATABLE READ, READ ONLY transaction (the seqs and the rows agree); on
 SQLite the seqs are read first, so an event the rows already show is applied again, which the page ignores
 (balls by ordinal, prizes by code, cards by id).
@@ -29,6 +32,7 @@ from bingo.electronic.models import (
     ElectronicGame,
     EPrize,
     EWin,
+    Purchase,
     Speciality,
     SpecialityPool,
     SpecialityVersion,
@@ -36,8 +40,10 @@ from bingo.electronic.models import (
 )
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
 from bingo.electronic.services.common import rules_of
+from bingo.electronic.services.terminals import playable
 from halls import money
 from halls.cashier.models import Account, PlayerCard
+from halls.errors import Conflict
 from halls.fields import MoneyField
 from halls.models import StreamCursor
 from jackpots.models import Contribution, LevelKind, PoolLevel
@@ -111,6 +117,7 @@ def speciality_view(speciality: Speciality, version: SpecialityVersion) -> dict[
         "name": speciality.name,
         "family": speciality.family,
         "running": speciality.running,
+        "stream": speciality.stream,
         "version": version.number,
         "authorisation_ref": version.authorisation_ref,
         "layout": {
@@ -168,6 +175,8 @@ def meters(speciality: Speciality | int) -> list[dict[str, Any]]:
         if level.kind != LevelKind.FIXED:
             amount = level.amount + money.under_ceiling(level.amount, level.unfolded, level.ceiling)
         prize = specs.get(code)
+        if prize is not None and prize.network:
+            continue  # a network prize is not in play at a venue's own speciality (issue 14 switches it on)
         shown.append(
             {
                 "code": code,
@@ -203,15 +212,21 @@ def _decided_view(prize: EPrize) -> dict[str, Any]:
     }
 
 
-def selling_view(game: ElectronicGame) -> dict[str, Any]:
+def selling_view(game: ElectronicGame, terminal: Terminal | None = None) -> dict[str, Any]:
+    """The game on sale; `mine`: the cards `terminal` bought for it (any player card)."""
     rules = rules_of(game.version)
+    mine = 0
+    if terminal is not None:
+        mine = Purchase.objects.filter(game=game, terminal=terminal).aggregate(n=Sum("cards"))["n"] or 0
     return {
         "game": game.pk,
         "number": game.number,
         "state": game.state,
         "version": game.version.number,
         "sales_close_at": game.sales_close_at.isoformat(),
+        "sales_closed": game.sales_closed_at is not None,  # closed, waiting for the game before it to end
         "card_price": _text(rules.card_price),
+        "mine": int(mine),
     }
 
 
@@ -222,13 +237,17 @@ def drawing_view(game: ElectronicGame, decided: list[EPrize]) -> dict[str, Any]:
     names = {p.code: p.name for p in rules.prizes}
     announced = game.terms.get("prizes", []) if isinstance(game.terms, dict) else []
     balls = list(EBall.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True))
+    rows = {prize.code: prize for prize in decided}
     return {
         "game": game.pk,
         "number": game.number,
         "state": game.state,
         "version": game.version.number,
         "cards": game.cards_sold,
+        "cards_sold": game.cards_sold,
         "sales": _text(game.sales_total),
+        "sales_total": _text(game.sales_total),
+        "golden_ball": next((p.get("golden_ball") for p in announced if p.get("golden_ball")), None),
         "balls": balls,
         "last_ordinal": game.terms.get("last_ordinal") if isinstance(game.terms, dict) else None,
         "prizes": [
@@ -241,6 +260,8 @@ def drawing_view(game: ElectronicGame, decided: list[EPrize]) -> dict[str, Any]:
                 "amount": p["amount"],
                 "max_ball": p["max_ball"],
                 "golden_ball": p.get("golden_ball"),
+                "decided": p["code"] in rows,
+                "result": _decided_view(rows[p["code"]]) if p["code"] in rows else None,
             }
             for p in announced
         ],
@@ -249,20 +270,23 @@ def drawing_view(game: ElectronicGame, decided: list[EPrize]) -> dict[str, Any]:
 
 
 def last_games(speciality: Speciality, limit: int = LAST_GAMES) -> list[dict[str, Any]]:
-    """The speciality's last closed games, newest first: balls drawn and the prizes won."""
-    games = list(
-        ElectronicGame.objects.filter(speciality=speciality, state=EGameState.CLOSED).order_by("-number")[
-            :limit
-        ]
-    )
+    """The speciality's last closed games, newest first: the balls drawn and the prizes won."""
+    closed = ElectronicGame.objects.filter(speciality=speciality, state=EGameState.CLOSED)
+    games = list(closed.order_by("-number")[:limit])
     prizes = _prize_rows([g.pk for g in games])
+    balls: dict[int, list[int]] = {g.pk: [] for g in games}
+    drawn = EBall.objects.filter(game__in=games).order_by("game_id", "ordinal")
+    for game_id, number in drawn.values_list("game_id", "number"):
+        balls[game_id].append(number)
     return [
         {
             "game": game.pk,
             "number": game.number,
+            "state": game.state,
             "closed_at": game.closed_at.isoformat() if game.closed_at else None,
-            "balls": game.balls_drawn,
+            "balls": balls[game.pk],
             "cards": game.cards_sold,
+            "cards_sold": game.cards_sold,
             "sales": _text(game.sales_total),
             "prizes": [_decided_view(p) for p in prizes[game.pk] if p.won],
         }
@@ -279,19 +303,14 @@ def card_balance(card: PlayerCard) -> Decimal:
     return ZERO if found is None else found
 
 
-def cards_in_play(
-    terminal: Terminal, card: PlayerCard, game_ids: list[int]
-) -> dict[int, list[dict[str, Any]]]:
-    """The electronic cards bought at this terminal with this player card in each game, each with its cells
-    (the layout's order, 0 = free) and what it has won so far."""
+def cards_in_play(card: PlayerCard, game_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """The electronic cards bought with this player card in each game (at any terminal of the speciality: a
+    player who moves to another terminal sees them there), each with its cells (the layout's order, 0 =
+    free) and what it has won so far."""
     found: dict[int, list[dict[str, Any]]] = {gid: [] for gid in game_ids}
     if not game_ids:
         return found
-    rows = list(
-        ECard.objects.filter(
-            game_id__in=game_ids, purchase__terminal=terminal, purchase__player_card=card
-        ).order_by("id")
-    )
+    rows = list(ECard.objects.filter(game_id__in=game_ids, purchase__player_card=card).order_by("id"))
     wins: dict[int, list[dict[str, Any]]] = {}
     for win in EWin.objects.filter(card__in=[r.pk for r in rows]).select_related("prize").order_by("id"):
         wins.setdefault(win.card_id, []).append(
@@ -312,7 +331,7 @@ def cards_in_play(
 
 def player_view(terminal: Terminal, card: PlayerCard, games: list[ElectronicGame]) -> dict[str, Any]:
     """The inserted player card: its number, state, balance, and its cards in `games` (by game id)."""
-    cards = cards_in_play(terminal, card, [g.pk for g in games])
+    cards = cards_in_play(card, [g.pk for g in games])
     return {
         "number": card.number,
         "state": card.state,
@@ -324,9 +343,20 @@ def player_view(terminal: Terminal, card: PlayerCard, games: list[ElectronicGame
 # --- the snapshot ---------------------------------------------------------------------------------------
 
 
+def refusal(terminal: Terminal) -> str | None:
+    """Why the terminal cannot play now (terminals.playable's code), or None."""
+    try:
+        playable(terminal)
+    except Conflict as exc:
+        return exc.code
+    return None
+
+
 def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> dict[str, Any]:
     """Everything the terminal page draws, with the seqs of its two streams (see the module docstring).
     `card`: the player card inserted (its balance and cards), or None."""
+    from bingo.electronic.services.messages import card_view, rules_summary  # messages answers with this
+
     terminal = Terminal.objects.select_related("device", "speciality", "speciality__room").get(pk=terminal.pk)
     speciality = terminal.speciality
     room_stream, own_stream = speciality.stream, terminal.stream
@@ -352,16 +382,19 @@ def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> 
             version = drawing.version
         decided = _prize_rows([drawing.pk])[drawing.pk] if drawing else []
         in_play = [g for g in (selling, drawing) if g is not None]
-        return {
+        snap = {
             "terminal": {
                 "id": terminal.pk,
                 "device": terminal.device_id,
                 "name": terminal.device.name,
                 "state": terminal.state,
                 "active": terminal.device.active,
+                "refusal": refusal(terminal),
+                "stream": own_stream,
             },
             "speciality": speciality_view(speciality, version) if version else None,
-            "selling": selling_view(selling) if selling else None,
+            "rules": rules_summary(rules_of(version), version) if version else None,
+            "selling": selling_view(selling, terminal) if selling else None,
             "drawing": drawing_view(drawing, decided) if drawing else None,
             "meters": meters(speciality),
             "last_games": last_games(speciality),
@@ -370,3 +403,7 @@ def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> 
             "seqs": seqs,
             "server_time": timezone.now().isoformat(),
         }
+    # The API's view of the card (its cards with what each lacks per pattern), read after: it may create
+    # the card's account, which a read-only transaction may not.
+    snap["card"] = card_view(card, terminal) if card is not None else None
+    return snap
