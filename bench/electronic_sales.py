@@ -223,6 +223,16 @@ def web_process(port: int, timings_out: str) -> None:
     uvicorn.Server(config).run()
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU of the processes (all their threads) so far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -507,6 +517,8 @@ def main() -> int:
         )
         run_phase(warm, lead=0.5)
 
+        pids = [proc.pid for proc in procs]
+        cpu0 = cpu_seconds(pids)
         baseline = run_phase(
             plan_for(
                 hall,
@@ -517,6 +529,7 @@ def main() -> int:
                 seed=1,
             )
         )
+        cpu1 = cpu_seconds(pids)
         base = summary("baseline", baseline, args.window)
         product = run_phase(
             plan_for(
@@ -537,7 +550,12 @@ def main() -> int:
                 seed=2,
             )
         )
+        cpu2 = cpu_seconds(pids)
         prod = summary("purchase", product, args.window)
+        print(
+            f"web CPU per request: baseline {(cpu1 - cpu0) / max(1, len(baseline)) * 1000:.1f} ms, "
+            f"purchase {(cpu2 - cpu1) / max(1, len(product)) * 1000:.1f} ms"
+        )
         bought = {r["i"]: json.loads(r["body"]) for r in product if r["status"] == 201}
         # Retries: a share of the purchases resent as they were (same key and body).
         rng = random.Random(3)
