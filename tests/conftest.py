@@ -75,6 +75,7 @@ SQLITE_SUITE = (
     "electronic/test_automatic.py",
     "electronic/test_terminal_api.py",
     "electronic/test_terminal_api_reads.py",
+    "electronic/test_terminal_snapshot.py",
     "electronic/test_reports.py",
     "electronic/test_recall.py",
 )
