@@ -76,6 +76,7 @@ SQLITE_SUITE = (
     "electronic/test_game_75.py",
     "electronic/test_terminal_api.py",
     "electronic/test_terminal_api_reads.py",
+    "electronic/test_terminal_snapshot.py",
     "electronic/test_reports.py",
     "electronic/test_recall.py",
 )
