@@ -73,8 +73,10 @@ SQLITE_SUITE = (
     "electronic/test_game_known_balls.py",
     "electronic/test_game_resume.py",
     "electronic/test_automatic.py",
+    "electronic/test_game_75.py",
     "electronic/test_terminal_api.py",
     "electronic/test_terminal_api_reads.py",
+    "electronic/test_terminal_snapshot.py",
     "electronic/test_reports.py",
     "electronic/test_recall.py",
 )

@@ -15,3 +15,21 @@ class ElectronicConfig(AppConfig):
         from bingo.electronic.services import games
 
         games.register_draw_enqueuer(tasks.enqueue_draw)
+        _register_screen()
+
+
+def _register_screen() -> None:
+    """The electronic room's section of the hall screens; its pools are shown there, not in the ribbon."""
+    from bingo.electronic.services import screens
+    from halls import hooks
+    from jackpots.services.readmodels import screens as pool_screens
+
+    pool_screens.register_own_display(screens.pools_shown_elsewhere)
+    hooks.register_screen_section(
+        hooks.ScreenSection(
+            name="electronic",
+            snapshot=screens.screen_snapshot,
+            template="electronic/screen_section.html",
+            script="electronic/screen.js",
+        )
+    )

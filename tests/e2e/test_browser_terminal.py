@@ -30,6 +30,7 @@ from halls.models import Venue
 from tests.e2e.browser_support import call
 from tests.electronic.support import (
     RULES_90,
+    draw_to_end,
     funded_card,
     make_speciality,
     make_terminal,
@@ -207,6 +208,17 @@ async def test_a_terminal_buys_cards_watches_them_marked_is_paid_its_prizes_and_
     await page.click("#ticket-ok")
     await expect(page.locator("#balance")).to_have_text("0,00 €")
     assert await call(balance_of, card) == Decimal("0.00")
+
+    # The game drawn to its end (the CSPRNG's balls): it is among the last games, with its prizes.
+    await call(draw_to_end, game)
+    await expect(page.locator("#game-line")).to_contain_text("Partida 1 terminada")
+    while await page.locator("#alert").is_visible():  # whatever else the card won meanwhile
+        await page.click("#alert")
+    await page.click("#tab-games")
+    played = page.locator(f".t-game[data-game='{game.pk}']")
+    await expect(played).to_contain_text("Partida 1")
+    await expect(played).to_contain_text("Esquinas 1,00 €")
+    await shoot(page, "terminal-1280-games.png")
 
 
 def a_75_ball_hall(

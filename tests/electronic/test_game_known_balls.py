@@ -17,6 +17,7 @@ from halls.cashier.services import cards as card_services
 from halls.cashier.services import ledger
 from jackpots.services import reports
 from tests.electronic.support import (
+    RULES_90,
     buy,
     draw_to_end,
     enqueued,
@@ -155,3 +156,30 @@ def test_a_repeated_or_stale_step_is_a_no_op(venue, operator, cashier) -> None:
     line = EPrize.objects.get(game=game, code="linea")
     assert line.ordinal == 9 and line.winners == 2 and line.share == Decimal("0.05")  # 10 % of 1.00
     assert LedgerTransaction.objects.filter(kind=TxKind.PRIZE_AWARD).count() == 1
+
+
+@pytest.mark.parametrize(("golden", "won"), [(81, True), (80, False)])
+def test_the_golden_ball_is_won_by_a_bingo_made_on_it(venue, operator, cashier, golden, won) -> None:
+    rules = {
+        **RULES_90,
+        "prizes": [
+            *RULES_90["prizes"],
+            {"code": "oro", "name": "Bola de oro", "type": "golden_ball", "fixed": "5.00"},
+        ],
+    }
+    speciality = make_speciality(venue, operator, rules=rules)
+    terminal, _ = make_terminal(speciality, operator)
+    open_verified_session(speciality, operator)
+    with enqueued():
+        games.set_running(speciality=speciality, running=True, actor=operator)
+        game = speciality.games.get()
+        _, (k2, k7) = buy(game, terminal, funded_card(venue, cashier), [C2, C7], "a")
+        with forced_balls(BALLS, golden=golden):
+            closed = games.close_sales(game, early=True)
+            assert closed is not None and closed.terms["golden_ball"] == golden
+            game = draw_to_end(game)
+    prize = EPrize.objects.get(game=game, code="oro")
+    assert (prize.ordinal, prize.won) == (29, won)  # the Bingo is made with ball 81, the 29th
+    wins = set(EWin.objects.filter(prize=prize).values_list("card_id", "amount"))
+    assert wins == ({(k2.pk, Decimal("2.50")), (k7.pk, Decimal("2.50"))} if won else set())
+    assert ledger.trial_balance(venue.pk).holds

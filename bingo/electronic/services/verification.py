@@ -44,9 +44,10 @@ from bingo.electronic.models import (
     TerminalState,
     Verification,
 )
-from bingo.electronic.services.common import rules_of, tell_terminal
+from bingo.electronic.services.common import rules_of
 from bingo.electronic.services.locks import lock_speciality, lock_terminals
 from bingo.electronic.services.specialities import version_in_force
+from halls import events
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType, TerminalStateChanged
@@ -295,7 +296,14 @@ def run_verification(*, speciality: Speciality, actor: Actor) -> Verification:
                 terminal.state = TerminalState.FAILED
                 failed = ", ".join(f"{c.check}: {c.detail}" for c in checks if not c.ok)
                 changed.append((terminal, before, failed))
-        Terminal.objects.bulk_update(terminals, ["state", "verified_by"], batch_size=500)
+        # Three plain UPDATEs (a bulk_update's CASE per row took seconds at 2,000 terminals).
+        Terminal.objects.filter(pk__in=[r.terminal_id for r in rows if r.passed]).update(
+            verified_by=verification
+        )
+        for state in (TerminalState.FAILED, TerminalState.IN_SERVICE):
+            moved = [t.pk for t, _before, _why in changed if t.state == state]
+            if moved:
+                Terminal.objects.filter(pk__in=moved).update(state=state)
         TerminalCheck.objects.bulk_create(rows)
         entries: list[tuple[Actor, str, Any, dict[str, Any] | None]] = [
             (
@@ -321,11 +329,18 @@ def run_verification(*, speciality: Speciality, actor: Actor) -> Verification:
                 )
             )
         audit.record_many(venue_id=speciality.venue_id, entries=entries)
-        for terminal, _before, reason in changed:  # after the audit: AUDIT_HEAD comes before STREAM
-            tell_terminal(
-                terminal,
-                EventType.TERMINAL_STATE,
-                TerminalStateChanged(terminal=terminal.pk, state=terminal.state, reason=reason),
+        # After the audit (AUDIT_HEAD comes before STREAM): each changed terminal told on its own stream,
+        # the streams' cursors moved in one statement.
+        if changed:
+            events.emit_many(
+                [
+                    (
+                        terminal.stream,
+                        EventType.TERMINAL_STATE,
+                        TerminalStateChanged(terminal=terminal.pk, state=terminal.state, reason=reason),
+                    )
+                    for terminal, _before, reason in changed
+                ]
             )
     return verification
 
