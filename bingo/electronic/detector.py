@@ -130,7 +130,8 @@ class PatternIndex:
         lo, hi = self._starts[ball], self._starts[ball + 1]
         cards = self._cards[lo:hi].astype(np.intp)  # once: NumPy indexes with intp
         cells = self._cells[lo:hi]
-        marked = np.take(self.marks, cards)
+        # mode="clip": no bounds check (the positions are the index's own), measurably faster than "raise".
+        marked = np.take(self.marks, cards, mode="clip")
         bits = np.left_shift(self._one, cells, dtype=marked.dtype)
         marked |= bits
         self.marks[cards] = marked  # a card holds a number once: no repeats
@@ -151,7 +152,7 @@ class PatternIndex:
         row = cells.astype(np.intp)
         row <<= self.layout.cells
         row |= marked
-        keys = np.take(self._tables, row)  # per entry: the pattern sets it completes first
+        keys = np.take(self._tables, row, mode="clip")  # per entry: the pattern sets it completes first
         hit = np.flatnonzero(keys != 0)  # (a bool array: NumPy counts those much faster)
         found: dict[str, IdArray] = {}
         if not hit.size:
