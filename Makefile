@@ -141,6 +141,8 @@ bench: venv
 	DATABASE_URL=$(BENCH_PG)/hall_bench_tables $(PY) bench/table_bets.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_draw REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/draw_step.py --quick --fresh
+	DATABASE_URL=$(BENCH_PG)/hall_bench_edraw REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/electronic_draw_step.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_console REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/console.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_screens REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
@@ -150,6 +152,10 @@ bench: venv
 	DATABASE_URL=$(BENCH_PG)/hall_bench_cashier REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/cashier_ledger.py --quick --fresh
 	$(PY) bench/cashier_ledger.py --quick --sqlite
+	DATABASE_URL=$(BENCH_PG)/hall_bench_terminals REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/terminal_fanout.py --quick
+	DATABASE_URL=$(BENCH_PG)/hall_bench_termsim REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/terminal_simulator.py --quick --fresh
 
 # --- housekeeping ---------------------------------------------------------------------------------------
 

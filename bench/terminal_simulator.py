@@ -218,12 +218,14 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the database first")
     parser.add_argument("--quick", action="store_true", help="200 terminals, 60 s")
     args = parser.parse_args()
+    # Progress lines as they come, also into a file.
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     if args.quick:
         args.terminals, args.seconds = min(args.terminals, 200), min(args.seconds, 60.0)
 
     ensure_database(os.environ["DATABASE_URL"], fresh=args.fresh)
     os.environ["CHANNEL_PREFIX"] = f"benchtsim{uuid.uuid4().hex[:8]}"
-    env = {**os.environ, "CONN_MAX_AGE": "60", "HALL_LOG_LEVEL": "WARNING"}
+    env = {**os.environ, "CONN_MAX_AGE": "0", "HALL_LOG_LEVEL": "WARNING"}  # as deploy/ runs the web
     subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
     import django
 

@@ -3,8 +3,10 @@ design says the engine and the sales services write them: purchases spent on the
 the close of sales (pools funded, terms fixed), balls drawn in a known order, prizes decided by the pure
 detector and prize table, shares credited through the ledger (pool prizes through the pool engine first).
 
-It is a stand-in for `services.sales` / `services.games` until they are on main: it writes the same rows
-with the same keys, nothing more, so the archive reads what a real game leaves.
+The real services stamp every row with the present (a purchase refuses a game whose sales window is past,
+a ball is drawn now); the reports' tests need games finished on given local days, so they build them here,
+writing the same rows under the same keys as the services. The recall's tests and one report test run the
+real services (sales.purchase, games.close_sales, games.draw_ball).
 """
 
 from __future__ import annotations

@@ -12,12 +12,15 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from bingo.electronic.models import EBall, ECard, EPrize, EWin, Purchase
-from bingo.electronic.services import recall
+from bingo.electronic.services import games, recall, sales
 from halls.cashier.models import Leg
 from halls.errors import InvalidInput
 from tests.electronic import archive_play as play
 from tests.electronic.support import (
     RULES_90,
+    draw_to_end,
+    enqueued,
+    forced_balls,
     funded_card,
     make_speciality,
     make_terminal,
@@ -38,7 +41,8 @@ RULES_POOL_WON: dict[str, Any] = {
 
 @pytest.fixture
 def played(venue, operator, cashier):
-    """Two terminals, three player cards, five purchases; a game drawn to its Bingo."""
+    """Two terminals, three player cards, five purchases through the sales service; the engine draws the
+    game to its Bingo in a known ball order."""
     speciality = make_speciality(venue, operator, rules=RULES_POOL_WON)
     t1, _ = make_terminal(speciality, operator, "Terminal A")
     t2, _ = make_terminal(speciality, operator, "Terminal B")
@@ -46,16 +50,24 @@ def played(venue, operator, cashier):
     c1 = funded_card(venue, cashier, Decimal("50.00"))
     c2 = funded_card(venue, cashier, Decimal("50.00"))
     c3 = funded_card(venue, cashier, Decimal("50.00"))
-    game = play.new_game(speciality)
-    play.buy(game, t1, c1, 6, "k1")
-    play.buy(game, t1, c1, 4, "k2")
-    play.buy(game, t1, c2, 5, "k3")
-    play.buy(game, t2, c3, 6, "k4")
-    play.buy(game, t2, c2, 3, "k5")
-    play.close_sales(game)
-    result = play.draw(game, play.ball_order(7))
-    game.refresh_from_db()
-    return {"game": game, "t1": t1, "t2": t2, "c1": c1, "c2": c2, "c3": c3, "played": result}
+    balls = play.ball_order(7)
+    with enqueued(), forced_balls(balls):
+        games.set_running(speciality=speciality, running=True, actor=operator)
+        game = speciality.games.get()
+        for terminal, card, count, key in (
+            (t1, c1, 6, "k1"),
+            (t1, c1, 4, "k2"),
+            (t1, c2, 5, "k3"),
+            (t2, c3, 6, "k4"),
+            (t2, c2, 3, "k5"),
+        ):
+            sales.purchase(terminal=terminal, card_number=card.number, cards=count, key=key)
+        games.close_sales(game, early=True)
+        game = draw_to_end(game)
+    assert game.state == "closed"
+    drawn = list(EBall.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True))
+    assert drawn == balls[: len(drawn)]
+    return {"game": game, "t1": t1, "t2": t2, "c1": c1, "c2": c2, "c3": c3, "balls": drawn}
 
 
 def test_game_recall_holds_every_purchase_ball_and_prize_and_the_figures_agree(played) -> None:
@@ -84,7 +96,7 @@ def test_game_recall_holds_every_purchase_ball_and_prize_and_the_figures_agree(p
     assert [p["key"] for p in data["purchases"]["results"]] == ["k1", "k2", "k3", "k4", "k5"]
     assert data["purchases"]["next"] is None and data["cards"] == {"count": 24}
     # Every ball with its time, in order, the last one the Bingo's.
-    drawn = played["played"].balls
+    drawn = played["balls"]
     assert [b["ball"] for b in data["balls"]] == drawn
     assert [b["ordinal"] for b in data["balls"]] == list(range(1, len(drawn) + 1))
     assert all(b["drawn_at"] for b in data["balls"])

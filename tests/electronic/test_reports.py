@@ -7,17 +7,22 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
+from django.utils import timezone
 
 from bingo.electronic.models import ElectronicGame, EPrize, EWin, Purchase, Speciality
-from bingo.electronic.services import reports
+from bingo.electronic.services import games, reports, sales
 from halls.errors import InvalidInput
 from jackpots.models import Contribution
 from tests.electronic import archive_play as play
 from tests.electronic.support import (
     RULES_90,
     RULES_AUTOMATIC,
+    draw_to_end,
+    enqueued,
+    forced_balls,
     funded_card,
     make_speciality,
     make_terminal,
@@ -173,3 +178,34 @@ def test_a_range_backwards_or_too_long_is_refused(venue) -> None:
     with pytest.raises(InvalidInput) as caught:
         reports.statistics(venue=venue, first=date(2026, 1, 1), last=date(2026, 12, 31))
     assert caught.value.code == "range_too_long"
+
+
+def test_games_played_by_the_engine_count_on_todays_local_day(venue, operator, cashier) -> None:
+    """Through the real services (sales.purchase, the engine's close of sales and balls): two games, the
+    report's figures are their purchases, their wins and their pools' contributions, exactly."""
+    speciality = make_speciality(venue, operator, rules=RULES_POOL_WON, code="REAL")
+    terminal, _ = make_terminal(speciality, operator, "T-R")
+    open_verified_session(speciality, operator)
+    card = funded_card(venue, cashier, Decimal("100.00"))
+    played = []
+    with enqueued():
+        games.set_running(speciality=speciality, running=True, actor=operator)
+        for n, seed in enumerate((21, 22)):
+            game = speciality.games.get(state="selling")
+            sales.purchase(terminal=terminal, card_number=card.number, cards=6, key=f"r{n}a")
+            sales.purchase(terminal=terminal, card_number=card.number, cards=5, key=f"r{n}b")
+            with forced_balls(play.ball_order(seed)):
+                games.close_sales(game, early=True)
+                played.append(draw_to_end(game))
+            games.start_next_game(speciality)
+    today = timezone.localtime(played[-1].closed_at, ZoneInfo(venue.time_zone)).date()
+    report = reports.statistics(venue=venue, first=today, last=today, speciality=speciality)
+    (stats,) = report.days
+    want = _expected(played)
+    assert (stats.day, stats.games, stats.cards) == (today, 2, 22)
+    assert stats.played == want["played"] == Decimal("11.00")
+    assert stats.paid == want["paid"] and stats.return_to_players == want["rtp"]
+    assert stats.pool_to_meter == want["to_meter"] and stats.pool_to_reserve == want["to_reserve"]
+    # The Line and the Bingo in each game; the accumulated prize with each Bingo (max ball 90).
+    assert stats.prizes["linea"].won == 2 and stats.prizes["bingo"].won == 2
+    assert stats.prizes["acumulado"].won == 2 and stats.pool_awards == stats.prizes["acumulado"].paid
