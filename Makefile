@@ -152,6 +152,10 @@ bench: venv
 	DATABASE_URL=$(BENCH_PG)/hall_bench_cashier REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/cashier_ledger.py --quick --fresh
 	$(PY) bench/cashier_ledger.py --quick --sqlite
+	DATABASE_URL=$(BENCH_PG)/hall_bench_terminals REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/terminal_fanout.py --quick
+	DATABASE_URL=$(BENCH_PG)/hall_bench_termsim REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/terminal_simulator.py --quick --fresh
 
 # --- housekeeping ---------------------------------------------------------------------------------------
 

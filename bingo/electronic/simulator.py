@@ -846,7 +846,7 @@ class Report:
             f"max {(delays[-1] if delays else math.nan) * ms:.1f} ms; missed {c['balls_missed']}",
             f"messages:    {c['frames']} frames, lost {c['lost']} in {c['gaps']} gaps, heads ahead "
             f"{c['heads_ahead']}; snapshots {c['snapshots']} ({c['recovered']} recoveries)",
-            f"own stream:  {c['own_messages']} messages, {c['idle_messages']} that changed nothing",
+            f"own stream:  {c['own_messages']} messages, {c['idle_messages']} that told it nothing new",
             f"prizes:      {c['prizes']} seen, {self.prize_amount}; balances checked {self.balance_checked}, "
             f"mismatched {self.balance_mismatched} (unexplained {self.balance_unexplained})",
             f"connection:  connects {c['connects']}, disconnects {c['disconnects']}, errors {c['errors']}",
