@@ -2,9 +2,11 @@
 
 import os
 
+from django.conf import settings
 from django.core.asgi import get_asgi_application
 
 from config import redact
+from config.http_limit import BoundedHTTP
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
@@ -19,7 +21,8 @@ from machines.routing import websocket_urlpatterns as machine_routes  # noqa: E4
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # At most HALL_WEB_MAX_REQUESTS requests inside Django at once (config.http_limit).
+        "http": BoundedHTTP(django_asgi_app, settings.HALL_WEB_MAX_REQUESTS),
         # Every route checks its Host and Origin (halls.ws_security): screens and the caller console are
         # pages (Origin required), machines and player terminals are devices (no Origin, or an allowed one).
         # Screens are reached by their token, machines and terminals by their device token, the console by

@@ -327,6 +327,9 @@ CELERY_TIMEZONE = TIME_ZONE
 # Seconds a worker's connection lives (the web processes keep CONN_MAX_AGE); the fixup still recycles it
 # every CELERY_DB_REUSE_MAX tasks.
 HALL_WORKER_CONN_MAX_AGE = env.int("HALL_WORKER_CONN_MAX_AGE", default=600)
+# HTTP requests one web process serves at once (config.http_limit): each is a thread and a database
+# connection; the rest wait in the event loop. 0: no bound.
+HALL_WEB_MAX_REQUESTS = env.int("HALL_WEB_MAX_REQUESTS", default=24)
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 CELERY_BEAT_SCHEDULE = {
     "reap-stalled-draws": {

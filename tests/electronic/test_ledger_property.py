@@ -60,7 +60,7 @@ from tests.electronic.support import (
 
 D = Decimal
 _runs = itertools.count(1)
-EXAMPLES = int(os.environ.get("HALL_ELEDGER_EXAMPLES", "15"))
+EXAMPLES = int(os.environ.get("HALL_ELEDGER_EXAMPLES", "10"))
 SEEN: Counter[str] = Counter()
 PRICE = D("0.50")
 MAX_CARDS = 4

@@ -162,3 +162,55 @@ def test_a_cashout_resent_at_once_issues_one_ticket(venue: Venue, operator: User
     assert len({a.result["ticket"] for a in answers}) == 1 and sum(not a.replayed for a in answers) == 1
     assert Ticket.objects.count() == 1 and cards.balance(sale.card) == D("0.00")
     assert books.trial_balance(venue.pk).holds
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_group_answers_each_purchase_as_if_alone(venue: Venue, operator: User, cashier: User) -> None:
+    """Purchases written together in one transaction: each gets its own answer (bought, a retry of an
+    earlier one in the same group, refused) and the refused ones write nothing."""
+    sale = on_sale(venue, operator, cashier, balance=D("2.00"))
+    [(other, _token)] = more_terminals(sale, operator, 1)
+    rich = funded_card(venue, cashier, D("50.00"))
+    n = sale.card.number
+
+    def order(terminal: object, number: str, cards_: int, key: str) -> sales.Order:
+        made = sales.prepare(terminal=terminal, card_number=number, cards=cards_, key=key)  # type: ignore[arg-type]
+        assert isinstance(made, sales.Order)
+        return made
+
+    orders = [
+        order(sale.terminal, n, 2, "a"),  # 1.00 of the 2.00
+        order(other, n, 4, "b"),  # 2.00: the card has 1.00 left by then
+        order(sale.terminal, n, 2, "a"),  # the first again, in the same group: its answer
+        order(other, rich.number, 6, "c"),
+        order(other, "0" * 16, 1, "d"),  # no such card
+    ]
+    answers = sales.write_group(orders)
+    first, short, again, big, unknown = answers
+    assert isinstance(first, sales.Bought) and not first.replayed and first.balance == D("1.00")
+    assert isinstance(short, Conflict) and short.code == "insufficient_balance"
+    assert isinstance(again, sales.Bought) and again.replayed and again.purchase.pk == first.purchase.pk
+    assert isinstance(big, sales.Bought) and big.balance == D("47.00")
+    assert getattr(unknown, "code", None) == "unknown_card"
+    assert Purchase.objects.count() == 2 and ECard.objects.count() == 8
+    assert cards.balance(sale.card) == D("1.00") and cards.balance(rich) == D("47.00")
+    assert LedgerTransaction.objects.filter(kind=TxKind.CARD_SPEND).count() == 2
+    assert books.venue_account(venue.pk, Kind.SALES).balance == D("4.00")
+    assert books.trial_balance(venue.pk).holds
+
+
+@pytest.mark.django_db(transaction=True)
+def test_purchases_at_once_share_groups(venue: Venue, operator: User, cashier: User) -> None:
+    sale = on_sale(venue, operator, cashier)
+    fleet = [sale.terminal] + [t for t, _ in more_terminals(sale, operator, THREADS - 1)]
+    players = [funded_card(venue, cashier) for _ in range(THREADS)]
+    group = sales.purchase_group()
+    before = (group.groups, group.items)
+    _done, refused = _run(
+        lambda i: sales.purchase(terminal=fleet[i], card_number=players[i].number, cards=1, key="k")
+    )
+    assert not refused and group.items - before[1] == THREADS
+    assert group.groups - before[0] <= THREADS
+    assert Purchase.objects.count() == THREADS == ECard.objects.count()
+    assert all(cards.balance(card) == D("19.50") for card in players)
+    assert books.trial_balance(venue.pk).holds

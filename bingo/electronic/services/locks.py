@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.db import connection
 
 from bingo.electronic.models import ElectronicGame, Speciality, Terminal
+from halls.cashier.models import PlayerCard
 from halls.locks import Rank, take, take_many
 
 
@@ -57,3 +60,14 @@ def lock_terminals(speciality_id: int) -> list[Terminal]:
     )
     take_many(Rank.TERMINAL, found)
     return list(Terminal.objects.select_for_update(of=("self",)).filter(pk__in=found).order_by("pk"))
+
+
+def lock_player_cards(card_ids: Iterable[int]) -> dict[int, PlayerCard]:
+    """Player cards FOR UPDATE in id order (a group of purchases takes its cards at once, as
+    halls.cashier.services.locks.lock_player_card takes one): id -> card."""
+    ids = sorted(set(card_ids))
+    if not ids:
+        return {}
+    take_many(Rank.PLAYER_CARD, ids)
+    rows = PlayerCard.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
+    return {card.pk: card for card in rows}
