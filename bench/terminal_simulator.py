@@ -213,7 +213,7 @@ def main() -> None:
         "--seconds", type=float, default=180.0, help="seconds of play after the session opens"
     )
     parser.add_argument("--buy", type=float, default=0.9, help="share of terminals buying for each game")
-    parser.add_argument("--connect-rate", type=float, default=100.0)
+    parser.add_argument("--connect-rate", type=float, default=20.0, help="new sockets per second, in all")
     parser.add_argument("--worker-concurrency", type=int, default=2)
     parser.add_argument("--tail", type=float, default=90.0, help="seconds the simulators play on after")
     parser.add_argument(

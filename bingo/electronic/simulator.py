@@ -1014,7 +1014,9 @@ async def run_terminal(
                     compression=None,
                     ping_interval=None,
                     proxy=None,
-                    open_timeout=30,
+                    # A busy server accepts slowly (2,000 sockets took minutes here): a short timeout only
+                    # turns a queue into a storm of retries.
+                    open_timeout=120,
                     close_timeout=2,
                     max_size=1 << 20,
                     max_queue=256,
