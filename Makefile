@@ -142,11 +142,14 @@ BENCH_REDIS_DB ?= 9
 
 bench: venv
 	$(PY) bench/detection.py --quick
+	$(PY) bench/electronic_detection.py --quick
 	DATABASE_URL=$(BENCH_PG)/hall_bench_cards $(PY) bench/card_generation.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_contrib $(PY) bench/contributions.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_tables $(PY) bench/table_bets.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_draw REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/draw_step.py --quick --fresh
+	DATABASE_URL=$(BENCH_PG)/hall_bench_edraw REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/electronic_draw_step.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_console REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/console.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_screens REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
@@ -156,6 +159,10 @@ bench: venv
 	DATABASE_URL=$(BENCH_PG)/hall_bench_cashier REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/cashier_ledger.py --quick --fresh
 	$(PY) bench/cashier_ledger.py --quick --sqlite
+	DATABASE_URL=$(BENCH_PG)/hall_bench_terminals REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/terminal_fanout.py --quick
+	DATABASE_URL=$(BENCH_PG)/hall_bench_termsim REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/terminal_simulator.py --quick --fresh
 
 # --- housekeeping ---------------------------------------------------------------------------------------
 

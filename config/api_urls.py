@@ -1,5 +1,6 @@
 """The REST API's routes (under /api/): halls' doors (token, venues, sessions), bingo's, the tables',
-the pools', the prize programs', the machines', the cashier's (/api/cashier/)."""
+the pools', the prize programs', the machines', the cashier's (/api/cashier/), electronic bingo's
+(/api/electronic/)."""
 
 from django.urls import URLPattern, URLResolver, include, path
 
@@ -18,4 +19,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *jackpots_api.urlpatterns,
     *machines_api.urlpatterns,
     path("cashier/", include("halls.cashier.urls")),
+    path("electronic/", include("bingo.electronic.urls")),
 ]

@@ -2,9 +2,11 @@
 
 import os
 
+from django.conf import settings
 from django.core.asgi import get_asgi_application
 
 from config import redact
+from config.http_limit import BoundedHTTP
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
@@ -12,16 +14,19 @@ redact.install()  # no device token in the servers' logs (after Django's logging
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (after Django is set up)
 
+from bingo.electronic.routing import websocket_urlpatterns as terminal_routes  # noqa: E402
 from bingo.routing import websocket_urlpatterns as console_routes  # noqa: E402
 from halls.routing import websocket_urlpatterns as screen_routes  # noqa: E402
 from machines.routing import websocket_urlpatterns as machine_routes  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # At most HALL_WEB_MAX_REQUESTS requests inside Django at once (config.http_limit).
+        "http": BoundedHTTP(django_asgi_app, settings.HALL_WEB_MAX_REQUESTS),
         # Every route checks its Host and Origin (halls.ws_security): screens and the caller console are
-        # pages (Origin required), machines are devices (no Origin, or an allowed one). Screens are reached
-        # by their token, machines by their device token, the console by the staff session.
-        "websocket": URLRouter([*screen_routes, *machine_routes, *console_routes]),
+        # pages (Origin required), machines and player terminals are devices (no Origin, or an allowed one).
+        # Screens are reached by their token, machines and terminals by their device token, the console by
+        # the staff session.
+        "websocket": URLRouter([*screen_routes, *machine_routes, *console_routes, *terminal_routes]),
     }
 )

@@ -298,7 +298,10 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_ROUTES = {"bingo.tasks.draw_next_ball": {"queue": "draws"}}
+CELERY_TASK_ROUTES = {
+    "bingo.tasks.draw_next_ball": {"queue": "draws"},
+    "bingo.electronic.tasks.draw_ball": {"queue": "draws"},
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Through a Redis outage of any length the worker keeps trying to reconnect (the default gives up after 100
 # tries and exits), on kombu's Redis transport with the fix of config.broker (without it the worker died
@@ -328,6 +331,9 @@ CELERY_TIMEZONE = TIME_ZONE
 # Seconds a worker's connection lives (the web processes keep CONN_MAX_AGE); the fixup still recycles it
 # every CELERY_DB_REUSE_MAX tasks.
 HALL_WORKER_CONN_MAX_AGE = env.int("HALL_WORKER_CONN_MAX_AGE", default=600)
+# HTTP requests one web process serves at once (config.http_limit): each is a thread and a database
+# connection; the rest wait in the event loop. 0: no bound.
+HALL_WEB_MAX_REQUESTS = env.int("HALL_WEB_MAX_REQUESTS", default=24)
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 CELERY_BEAT_SCHEDULE = {
     "reap-stalled-draws": {
@@ -371,6 +377,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "halls.cashier.tasks.expire_tickets",
         "schedule": env.float("HALL_TICKET_EXPIRY_SECONDS", default=300.0),
         "options": {"expires": 300.0},
+    },
+    # Electronic bingo: close due sales, begin waiting draws, open next games, re-enqueue stalled draws.
+    "electronic-tick": {
+        "task": "bingo.electronic.tasks.tick",
+        "schedule": env.float("HALL_ELECTRONIC_TICK_SECONDS", default=1.0),
+        "options": {"expires": 1.0},
     },
     "watch-machine-links": {
         "task": "machines.tasks.watch_machine_links",
@@ -428,6 +440,15 @@ HALL_POOL_GROUP_WAIT_MS = env.float("HALL_POOL_GROUP_WAIT_MS", default=2.0)
 HALL_POOL_GROUP_RUNNERS = env.int("HALL_POOL_GROUP_RUNNERS", default=2)
 # Group commit of whole register_bets calls of concurrent tables (jackpots.tables.services.bets), same sizes.
 HALL_TABLE_GROUP_COMMIT = env.bool("HALL_TABLE_GROUP_COMMIT", default=True)
+# Electronic bingo's verification system (bingo.electronic.services.verification, sessions): a session opens
+# only on a passed verification at most this many hours old; a terminal is alive if heard from (its `hello`)
+# within ALIVE seconds and its clock within the tolerance; the server's clock within its tolerance of the
+# database's; the channel layer's round trip within its timeout.
+HALL_VERIFICATION_MAX_AGE_HOURS = env.float("HALL_VERIFICATION_MAX_AGE_HOURS", default=12.0)
+HALL_TERMINAL_ALIVE_SECONDS = env.float("HALL_TERMINAL_ALIVE_SECONDS", default=120.0)
+HALL_TERMINAL_CLOCK_TOLERANCE_MS = env.int("HALL_TERMINAL_CLOCK_TOLERANCE_MS", default=2000)
+HALL_SERVER_CLOCK_TOLERANCE_SECONDS = env.float("HALL_SERVER_CLOCK_TOLERANCE_SECONDS", default=2.0)
+HALL_VERIFICATION_LAYER_TIMEOUT_SECONDS = env.float("HALL_VERIFICATION_LAYER_TIMEOUT_SECONDS", default=3.0)
 # Secret that signs card security codes; production sets its own.
 HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
 

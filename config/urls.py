@@ -22,4 +22,5 @@ urlpatterns = [
     path("", include("jackpots.tables.urls")),
     path("", include("machines.urls")),
     path("", include("halls.cashier.pages")),
+    path("", include("bingo.electronic.pages")),
 ]

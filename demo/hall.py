@@ -71,6 +71,10 @@ class DemoHall:
     notes: list[str] = field(default_factory=list)
     # Pks of the rooms that play by themselves.
     self_playing: set[int] = field(default_factory=set)
+    # Player terminal pages a person can open: (label, path with the device's #id:token, its player card).
+    terminal_pages: list[tuple[str, str, str]] = field(default_factory=list)
+    # Those pages' terminals: (device id, token), for the demo to say hello for them before the verification.
+    page_devices: list[tuple[int, str]] = field(default_factory=list)
 
 
 def seed_hall() -> DemoHall:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from demo import electronic, machines, tables
 from demo import hall as demo_hall
-from demo import machines, tables
 from demo.hall import AUTOPLAY_ROOM, DemoHall
 
 __all__ = ["AUTOPLAY_ROOM", "DemoHall", "seed_demo", "start_runners"]
@@ -13,14 +13,23 @@ __all__ = ["AUTOPLAY_ROOM", "DemoHall", "seed_demo", "start_runners"]
 # Each runner is started with the hall and the server's base URL ("http://127.0.0.1:8000") before the server
 # starts; it must not block (a daemon thread waits for the server to listen) and returns its stop.
 Runner = Callable[[DemoHall, str], Callable[[], None]]
-RUNNERS: tuple[Runner, ...] = (machines.run_broadcaster, machines.run_demo_machines)
+RUNNERS: tuple[Runner, ...] = (
+    machines.run_broadcaster,
+    machines.run_demo_machines,
+    electronic.run_demo_terminals,
+)
 
 
 def seed_demo() -> DemoHall:
-    """Create what is missing of the demo hall, reset the staff passwords, then the tables', bingo's and
-    the machines' parts (in the order the pools were always made)."""
+    """Create what is missing of the demo hall, reset the staff passwords, then the tables', bingo's, the
+    machines' and electronic bingo's parts (in the order the pools were always made)."""
     hall = demo_hall.seed_hall()
-    for seed in (tables.seed_tables, demo_hall.seed_bingo, machines.seed_machines):
+    for seed in (
+        tables.seed_tables,
+        demo_hall.seed_bingo,
+        machines.seed_machines,
+        electronic.seed_electronic,
+    ):
         seed(hall)
     return hall
 

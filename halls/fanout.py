@@ -11,7 +11,7 @@ import json
 import logging
 import weakref
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from channels.db import database_sync_to_async
@@ -44,10 +44,46 @@ class ScreenSocket(Protocol):
     token: str
     stream: str
     live: bool
+    # A socket may name its `kind`: "screen" (a hall screen, re-checked against its Screen row; the default
+    # for a socket without one) or a kind registered with `register_kind` (a player terminal).
 
     def deliver(self, frame: dict[str, Any]) -> None: ...
 
     async def close(self, code: int | None = None, reason: str | None = None) -> None: ...
+
+
+# How the sweep re-checks the sockets of a kind other than "screen": their tokens -> the streams each token
+# may still follow (a token missing: its sockets are closed). Registered by the app that owns the kind.
+KindCheck = Callable[[set[str]], dict[str, set[str]]]
+_kind_checks: dict[str, KindCheck] = {}
+
+
+def register_kind(kind: str, check: KindCheck) -> None:
+    """Sockets of `kind` join the hub like screens; the sweep re-checks them with `check` (in a database
+    thread), and sends them their streams' heads."""
+    _kind_checks[kind] = check
+
+
+def kind_of(socket: ScreenSocket) -> str:
+    return str(getattr(socket, "kind", "screen"))
+
+
+def read_following(
+    sockets: list[ScreenSocket], streams: set[str]
+) -> tuple[dict[tuple[str, str], set[str]], dict[str, int]]:
+    """The streams each socket's (kind, token) may follow now, and the streams' current seqs."""
+    tokens: dict[str, set[str]] = {}
+    for socket in sockets:
+        tokens.setdefault(kind_of(socket), set()).add(socket.token)
+    following: dict[tuple[str, str], set[str]] = {}
+    heads: dict[str, int] = {}
+    screens, heads = read_screens(tokens.pop("screen", set()), streams)
+    following.update({("screen", token): {stream} for token, stream in screens.items()})
+    for kind, kind_tokens in tokens.items():
+        check = _kind_checks.get(kind)
+        allowed = check(kind_tokens) if check is not None else {}
+        following.update({(kind, token): set(allowed.get(token, ())) for token in kind_tokens})
+    return following, heads
 
 
 def read_screens(tokens: set[str], streams: set[str]) -> tuple[dict[str, str], dict[str, int]]:
@@ -186,9 +222,7 @@ class StreamHub:
         if not sockets:
             return
         streams = {socket.stream for socket in sockets}
-        following, heads = await database_sync_to_async(read_screens)(
-            {socket.token for socket in sockets}, streams
-        )
+        following, heads = await database_sync_to_async(read_following)(sockets, streams)
         await self._close_gone(sockets, following)
         every = sweep_seconds()
         for stream in streams:
@@ -203,16 +237,16 @@ class StreamHub:
 
     async def _recheck(self, sockets: list[ScreenSocket]) -> None:
         try:
-            following, _ = await database_sync_to_async(read_screens)({s.token for s in sockets}, set())
+            following, _ = await database_sync_to_async(read_following)(sockets, set())
             await self._close_gone(sockets, following)
         except Exception:  # the sweep checks them again
             log.exception("screen hub: re-check failed")
 
     @staticmethod
-    async def _close_gone(sockets: list[ScreenSocket], following: dict[str, str]) -> None:
-        """Close each socket whose screen no longer follows the socket's stream (4404)."""
+    async def _close_gone(sockets: list[ScreenSocket], following: dict[tuple[str, str], set[str]]) -> None:
+        """Close each socket whose screen (or terminal) no longer follows the socket's stream (4404)."""
         for socket in sockets:
-            if following.get(socket.token) != socket.stream:
+            if socket.stream not in following.get((kind_of(socket), socket.token), ()):
                 socket.live = False
                 with contextlib.suppress(Exception):  # already going away
                     await socket.close(code=CLOSE_GONE)

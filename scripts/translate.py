@@ -56,6 +56,7 @@ def fill(table: str, path: str) -> int:
                 entry.flags.remove("fuzzy")
                 entry.previous_msgid = None
                 entry.previous_msgid_plural = None
+                entry.previous_msgctxt = None  # else a lone "#| msgctxt" is left, which msgfmt refuses
     po.save(path)
     return 1 if missing else 0
 

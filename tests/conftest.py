@@ -67,6 +67,19 @@ SQLITE_SUITE = (
     "api/test_game_flow.py",
     "api/test_console.py",
     "cashier",
+    "electronic/test_sales.py",
+    "electronic/test_sales_terminals.py",
+    "electronic/test_sales_concurrency.py",
+    "electronic/test_game_known_balls.py",
+    "electronic/test_ledger_property.py",
+    "electronic/test_game_resume.py",
+    "electronic/test_automatic.py",
+    "electronic/test_game_75.py",
+    "electronic/test_terminal_api.py",
+    "electronic/test_terminal_api_reads.py",
+    "electronic/test_terminal_snapshot.py",
+    "electronic/test_reports.py",
+    "electronic/test_recall.py",
 )
 
 
@@ -89,6 +102,8 @@ SQLITE_DESELECT = (
     "jackpots/tables/test_bet_groups.py::test_calls_of_one_hand_in_one_group_answer_as_one_after_the_other",
     "jackpots/tables/test_bet_groups.py::test_concurrent_api_requests_each_get_their_own_answer",
     "jackpots/tables/test_bet_groups.py::test_a_manual_total_in_a_group_contributes_once",
+    # Purchases are grouped on PostgreSQL only (SQLite writes each inline).
+    "electronic/test_sales_concurrency.py::test_purchases_at_once_share_groups",
 )
 
 

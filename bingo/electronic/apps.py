@@ -9,3 +9,27 @@ class ElectronicConfig(AppConfig):
     label = "electronic"
     verbose_name = _("Electronic bingo")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from bingo.electronic import tasks
+        from bingo.electronic.services import games
+
+        games.register_draw_enqueuer(tasks.enqueue_draw)
+        _register_screen()
+
+
+def _register_screen() -> None:
+    """The electronic room's section of the hall screens; its pools are shown there, not in the ribbon."""
+    from bingo.electronic.services import screens
+    from halls import hooks
+    from jackpots.services.readmodels import screens as pool_screens
+
+    pool_screens.register_own_display(screens.pools_shown_elsewhere)
+    hooks.register_screen_section(
+        hooks.ScreenSection(
+            name="electronic",
+            snapshot=screens.screen_snapshot,
+            template="electronic/screen_section.html",
+            script="electronic/screen.js",
+        )
+    )

@@ -4,14 +4,28 @@ terminals, and player cards with money on them."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.utils import timezone
 
-from bingo.electronic.models import ElectronicSession, Speciality, Terminal, TerminalState, Verification
-from bingo.electronic.services import specialities
+from bingo.electronic.models import (
+    ECard,
+    EGameState,
+    ElectronicGame,
+    ElectronicSession,
+    Purchase,
+    Speciality,
+    Terminal,
+    TerminalState,
+    Verification,
+)
+from bingo.electronic.services import games, specialities
+from bingo.electronic.services.common import rules_of
 from halls.cashier.models import DeviceKind, PlayerCard
 from halls.cashier.services import cards, devices
 from halls.models import Room, Venue
@@ -146,3 +160,81 @@ def funded_card(venue: Venue, cashier: User, amount: Decimal = Decimal("20.00"))
     card = cards.issue_card(venue_id=venue.pk, actor=cashier)
     cards.cash_in(card=card, amount=amount, means="cash", key=f"fund-{card.number}", actor=cashier)
     return card
+
+
+# --- games: cards bought with known faces, balls in a known order -------------------------------------------
+
+
+def buy(
+    game: ElectronicGame, terminal: Terminal, card: PlayerCard, faces: list[tuple[int, ...]], key: str
+) -> tuple[Purchase, list[ECard]]:
+    """A purchase of cards with the given faces for `game`, paid from `card` (cards.spend, as the sales
+    service pays): for tests that need to know every card's numbers."""
+    rules = rules_of(game.version)
+    with transaction.atomic():
+        moved = cards.spend(
+            card=card,
+            amount=rules.card_price * len(faces),
+            key=f"epurchase:{terminal.pk}:{key}",
+            actor=terminal.device.name,
+            device=terminal.device,
+            data={"egame": game.pk},
+        )
+        purchase = Purchase.objects.create(
+            game=game,
+            terminal=terminal,
+            player_card=card,
+            key=key,
+            cards=len(faces),
+            amount=rules.card_price * len(faces),
+            seed="00" * 16,
+            transaction=moved.transaction,
+            created_at=timezone.now(),
+        )
+        rows = ECard.objects.bulk_create(
+            ECard(game=game, purchase=purchase, position=i, cells=bytes(face))
+            for i, face in enumerate(faces, start=1)
+        )
+    return purchase, rows
+
+
+@contextmanager
+def forced_balls(balls: list[int], golden: int | None = None) -> Iterator[None]:
+    """Draw `balls` in this order (then the lowest numbers left) and `golden` as the golden ball, through
+    the engine's test-only picker; the CSPRNG is back afterwards."""
+
+    def pick(game: ElectronicGame, purpose: str, numbers: Sequence[int]) -> int:
+        if purpose == "golden":
+            return golden if golden is not None else numbers[0]
+        left = [b for b in balls if b in numbers]
+        return left[0] if left else numbers[0]
+
+    previous = games.use_ball_picker(pick)
+    try:
+        yield
+    finally:
+        games.use_ball_picker(previous)
+
+
+@contextmanager
+def enqueued() -> Iterator[list[tuple[int, int, float]]]:
+    """The ball steps the engine enqueues (game, ordinal, countdown), collected instead of sent to Celery."""
+    steps: list[tuple[int, int, float]] = []
+    games.register_draw_enqueuer(lambda game, ordinal, countdown: steps.append((game, ordinal, countdown)))
+    try:
+        yield steps
+    finally:
+        from bingo.electronic import tasks
+
+        games.register_draw_enqueuer(tasks.enqueue_draw)
+
+
+def draw_to_end(game: ElectronicGame, limit: int = 90) -> ElectronicGame:
+    """Every ball step of the game in turn until it closes."""
+    for _ in range(limit):
+        game.refresh_from_db()
+        if game.state != EGameState.DRAWING:
+            break
+        games.draw_ball(game.pk, game.balls_drawn + 1)
+    game.refresh_from_db()
+    return game

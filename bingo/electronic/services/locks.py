@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.db import connection
 
 from bingo.electronic.models import ElectronicGame, Speciality, Terminal
-from halls.locks import Rank, take
+from halls.cashier.models import PlayerCard
+from halls.locks import Rank, take, take_many
 
 
 def lock_speciality(speciality_id: int) -> Speciality:
@@ -44,3 +47,27 @@ def lock_terminal(terminal_id: int) -> Terminal:
     """The terminal FOR UPDATE: its state, its verification."""
     take(Rank.TERMINAL, terminal_id)
     return Terminal.objects.select_for_update(of=("self",)).select_related("device").get(pk=terminal_id)
+
+
+def lock_terminals(speciality_id: int) -> list[Terminal]:
+    """Every terminal of a speciality not out of service FOR UPDATE, in id order, in one statement (a
+    verification checks them all)."""
+    found = list(
+        Terminal.objects.filter(speciality_id=speciality_id)
+        .exclude(state="out_of_service")
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    take_many(Rank.TERMINAL, found)
+    return list(Terminal.objects.select_for_update(of=("self",)).filter(pk__in=found).order_by("pk"))
+
+
+def lock_player_cards(card_ids: Iterable[int]) -> dict[int, PlayerCard]:
+    """Player cards FOR UPDATE in id order (a group of purchases takes its cards at once, as
+    halls.cashier.services.locks.lock_player_card takes one): id -> card."""
+    ids = sorted(set(card_ids))
+    if not ids:
+        return {}
+    take_many(Rank.PLAYER_CARD, ids)
+    rows = PlayerCard.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
+    return {card.pk: card for card in rows}

@@ -575,6 +575,7 @@
       return;
     }
     if (data.game === undefined) { return; }   // not about a game (pool meters...): another section's
+    if (event.type.indexOf("egame.") === 0) { return; }   // an electronic game: electronic/screen.js's
     if (event.type === "game.created") {
       game = newGame(data);
       hideClaim();

@@ -110,6 +110,11 @@ class Command(BaseCommand):
         for screen in hall.screens:
             flag = "  [plays by itself]" if screen.room_id in hall.self_playing else ""
             out(f"  {screen.name:<30} {base}/screens/{screen.token}/{flag}")
+        if hall.terminal_pages:
+            out("")
+            out("Electronic bingo, a player terminal page each (insert the player card shown):")
+            for label, path, card in hall.terminal_pages:
+                out(f"  {label:<30} {base}{path}   card {card}")
         out("")
         out("Staff pages:")
         out(f"  caller console   {base}/console/")

@@ -1,0 +1,201 @@
+"""The player terminal's WebSocket: ``ws/electronic/terminal/?device=<cash device id>&token=<device token>``.
+
+A thin, read-only door (DESIGN §3): it checks the terminal's device token (halls.cashier.services.devices,
+wrong tokens counted per address as on the device API), then follows two streams through the process's hub
+(halls.fanout), like a hall screen: its speciality's room stream (balls, prizes, meters, sales opened and
+closed) and its own "terminal.<id>" (its cards, prizes, balance, state). Each event reaches the hub once,
+encoded once by its publisher, and is written as that same text to every terminal following the stream.
+Delivery is at most once: the page reloads its snapshot (services.readmodels.terminal_snapshot, through the
+terminal API) on a gap in either stream's seq, on the heads the hub's sweep sends, and on reconnect.
+
+The sweep re-checks every terminal socket (`kind` "terminal"): a retired device or a rotated token closes it
+(4404), as a deactivated screen's; so does a terminal moved to another speciality.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from bingo.electronic.models import Terminal
+from halls import fanout, metrics, throttling
+from halls.cashier.services import devices
+
+log = logging.getLogger("hall.terminals")
+
+KIND = "terminal"
+CLOSE_REFUSED = 4401  # no such device in service, not a terminal, or a wrong token
+CLOSE_GONE = fanout.CLOSE_GONE  # the device retired or its token rotated since the socket opened
+CLOSE_UNAVAILABLE = 1011  # the hub could not follow the streams (the channel layer is down): retry later
+CLOSE_TOO_SLOW = 1013  # the socket could not keep up: reconnect (and reload the snapshot)
+
+
+def _ident(device_id: int, token_hash: str) -> str:
+    """What the hub knows a terminal socket by: its device and the hash of the token it came with."""
+    return f"{device_id}:{token_hash}"
+
+
+def allowed_streams(idents: set[str]) -> dict[str, set[str]]:
+    """The hub's re-check (fanout.register_kind): for each ident still valid (the device in service with that
+    token, a terminal), the two streams it may follow."""
+    by_device: dict[int, str] = {}
+    for ident in idents:
+        device, _sep, token_hash = ident.partition(":")
+        if device.isdigit():
+            by_device[int(device)] = token_hash
+    found = Terminal.objects.filter(device_id__in=by_device, device__active=True).select_related(
+        "device", "speciality"
+    )
+    return {
+        _ident(t.device_id, t.device.token_hash): {t.speciality.stream, t.stream}
+        for t in found
+        if t.device.token_hash == by_device.get(t.device_id)
+    }
+
+
+fanout.register_kind(KIND, allowed_streams)
+
+
+def _query(scope: dict[str, Any]) -> tuple[int, str] | None:
+    """The device id and token of the URL's query string; None when they are unusable."""
+    try:
+        params = parse_qs(scope.get("query_string", b"").decode("ascii"), max_num_fields=10)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    ids, tokens = params.get("device", []), params.get("token", [])
+    if len(ids) != 1 or len(tokens) != 1 or not ids[0].isdigit() or len(ids[0]) > 18:
+        return None
+    return int(ids[0]), tokens[0]
+
+
+@database_sync_to_async
+def _authenticate(query: tuple[int, str] | None, address: str) -> tuple[str, list[str]] | None:
+    """The socket's ident and the streams it follows (room first), or None (refused; counted as a failure)."""
+    if throttling.AddressThrottle("device_failures").over(address):
+        return None
+    device = devices.authenticate(device_id=query[0], token=query[1]) if query else None
+    terminal = (
+        Terminal.objects.select_related("speciality").filter(device=device).first()
+        if device is not None
+        else None
+    )
+    if device is None or terminal is None:
+        throttling.count_failure(address, "device_failures")
+        return None
+    return _ident(device.pk, device.token_hash), [terminal.speciality.stream, terminal.stream]
+
+
+@database_sync_to_async
+def _still_allowed(ident: str) -> set[str]:
+    return allowed_streams({ident}).get(ident, set())
+
+
+class _Follower:
+    """The terminal socket as the hub sees it on one of its two streams (the hub keys sockets by stream)."""
+
+    kind = KIND
+
+    def __init__(self, consumer: TerminalConsumer, stream: str) -> None:
+        self.consumer = consumer
+        self.token = consumer.ident
+        self.stream = stream
+
+    @property
+    def live(self) -> bool:
+        return self.consumer.live
+
+    @live.setter
+    def live(self, value: bool) -> None:
+        self.consumer.live = self.consumer.live and value
+
+    def deliver(self, frame: dict[str, Any]) -> None:
+        self.consumer.deliver(frame)
+
+    async def close(self, code: int | None = None, reason: str | None = None) -> None:
+        await self.consumer.close(code=code)
+
+
+class TerminalConsumer(AsyncWebsocketConsumer):
+    # No channel of its own (as halls.consumers.ScreenConsumer): the hub is the process's one listener.
+    channel_layer_alias = "terminals-have-no-channel"
+
+    ident = ""
+    streams: list[str]
+    followers: list[_Follower]
+    live = False  # accepted and still valid: the hub writes to it
+    counted = False
+    sender: fanout.Sender | None = None
+    hub: fanout.StreamHub | None = None
+    closing: asyncio.Task[None] | None = None
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch without its hop to the shared sync thread before every message (as the
+        screens'): the connect's database calls close their own connections."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    async def connect(self) -> None:
+        self.followers = []
+        address = str((self.scope.get("client") or ("",))[0])
+        found = await _authenticate(_query(self.scope), address)
+        if found is None:
+            await self.close(code=CLOSE_REFUSED)
+            return
+        self.ident, self.streams = found
+        self.sender = fanout.Sender(self.base_send, self._too_slow)
+        self.hub = fanout.hub()
+        try:
+            # Following both streams before accepting: once the page sees the socket open and loads its
+            # snapshot, no later event of either can be missed.
+            for stream in self.streams:
+                follower = _Follower(self, stream)
+                self.followers.append(follower)
+                await self.hub.join(follower)
+        except Exception:
+            log.exception("terminal %s: could not follow %s", self.ident.partition(":")[0], self.streams)
+            await self._leave()
+            await self.close(code=CLOSE_UNAVAILABLE)
+            return
+        # Checked again now that the hub hears the re-checks (a token rotated meanwhile).
+        if await _still_allowed(self.ident) != set(self.streams):
+            await self._leave()
+            await self.close(code=CLOSE_GONE)
+            return
+        await self.accept()
+        self.live = True
+        self.counted = True
+        metrics.OPEN_SOCKETS.labels(KIND).inc()
+
+    async def _leave(self) -> None:
+        if self.hub is not None:
+            for follower in self.followers:
+                await self.hub.leave(follower)
+        self.followers = []
+
+    async def disconnect(self, code: int) -> None:
+        self.live = False
+        if self.counted:
+            self.counted = False
+            metrics.OPEN_SOCKETS.labels(KIND).dec()
+        await self._leave()
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Read-only: every command goes through the terminal API; whatever the page sends is ignored."""
+
+    def deliver(self, frame: dict[str, Any]) -> None:
+        """The hub's write of one frame (either stream's); never waits."""
+        if self.live and self.sender is not None and not self.sender.write(frame):
+            self.live = False
+
+    def _too_slow(self) -> None:
+        """The socket's writes wait and its backlog is full: close it; the page reconnects and reloads."""
+        self.live = False
+        self.closing = asyncio.get_running_loop().create_task(self.close(code=CLOSE_TOO_SLOW))

@@ -1,0 +1,413 @@
+"""A terminal's messages (EB-05.f): `hello` (its software version and clock), a player card inserted (its
+balance and its cards in play), `cashout` (the card's balance onto a ticket), and the reads a terminal page
+draws itself from (`snapshot`, `games`). A terminal never decides a prize: it shows what the server decided.
+
+A message that writes carries the terminal's own sequence number: the first answer is kept (TerminalMessage,
+unique per terminal and seq), a retry answers it again and writes nothing, the same seq with another body is
+refused `seq_reused`. The terminal is locked (Rank.TERMINAL) while a message is decided, so two copies of one
+message sent at once are answered one after the other. Results are JSON (money as decimal strings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Prefetch, QuerySet, Sum
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from bingo.electronic.layouts import Layout, cells_of
+from bingo.electronic.models import (
+    EBall,
+    ECard,
+    EGameState,
+    ElectronicGame,
+    EPrize,
+    EWin,
+    Purchase,
+    SpecialityVersion,
+    Terminal,
+    TerminalMessage,
+    TerminalSoftware,
+)
+from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
+from bingo.electronic.services import readmodels
+from bingo.electronic.services.common import rules_of
+from bingo.electronic.services.locks import lock_terminal
+from bingo.electronic.services.sales import Bought
+from bingo.electronic.services.sales import cells_of as card_cells
+from bingo.electronic.services.terminals import playable
+from halls import money
+from halls.cashier.models import PlayerCard
+from halls.cashier.services import cards as player_cards
+from halls.cashier.services import tickets
+from halls.errors import Conflict, InvalidInput
+from halls.services import audit
+
+MAX_SEQ = 2**63 - 1
+HELLO = "hello"
+CASHOUT = "cashout"
+LAST_GAMES = 5
+MAX_GAMES = 50
+
+
+@dataclass(frozen=True)
+class Answer:
+    result: dict[str, Any]
+    replayed: bool  # a retry: the first answer, nothing written
+
+
+def _seq(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEQ:
+        raise InvalidInput(_("seq is a whole number from 0."), code="bad_seq", field="seq")
+    return value
+
+
+def _seq_reused(seq: int) -> Conflict:
+    return Conflict(
+        _("Message %(seq)s of this terminal was another message.") % {"seq": seq}, code="seq_reused", seq=seq
+    )
+
+
+def _once(
+    terminal: Terminal,
+    seq: int,
+    kind: str,
+    body: dict[str, Any],
+    decide: Callable[[Terminal], dict[str, Any]],
+) -> Answer:
+    """Answer message `seq` once: the kept answer for a retry, else `decide` and keep its answer."""
+    with transaction.atomic():
+        locked = lock_terminal(terminal.pk)
+        previous = TerminalMessage.objects.filter(terminal=locked, seq=seq).first()
+        if previous is not None:
+            if previous.kind != kind or previous.body != body:
+                raise _seq_reused(seq)
+            return Answer(previous.result, replayed=True)
+        result = decide(locked)
+        TerminalMessage.objects.create(
+            terminal=locked, seq=seq, kind=kind, body=body, result=result, received_at=timezone.now()
+        )
+        return Answer(result, replayed=False)
+
+
+def _refusal(terminal: Terminal) -> str | None:
+    """Why the terminal cannot play now (a code), or None."""
+    try:
+        playable(terminal)
+    except Conflict as exc:
+        return exc.code
+    return None
+
+
+# --- hello --------------------------------------------------------------------------------------------
+
+
+def hello(*, terminal: Terminal, seq: Any, software_version: Any, clock: datetime) -> Answer:
+    """The terminal says it is alive, which software it runs and what its clock reads: last seen now, its
+    clock's offset from the server's (ms, terminal minus server). A new software version is audited (the
+    verification compares it with the approved ones)."""
+    seq = _seq(seq)
+    version = str(software_version or "").strip()
+    if not version or len(version) > 40:
+        raise InvalidInput(
+            _("software_version is 1 to 40 characters."),
+            code="bad_software_version",
+            field="software_version",
+        )
+    if timezone.is_naive(clock):
+        raise InvalidInput(_("clock needs its time zone (ISO 8601)."), code="bad_clock", field="clock")
+    body = {"software_version": version, "clock": clock.isoformat()}
+
+    def decide(locked: Terminal) -> dict[str, Any]:
+        now = timezone.now()
+        offset = round((clock - now).total_seconds() * 1000)
+        before = locked.software_version
+        Terminal.objects.filter(pk=locked.pk).update(
+            software_version=version, last_seen_at=now, clock_offset_ms=offset
+        )
+        locked.software_version, locked.last_seen_at, locked.clock_offset_ms = version, now, offset
+        if before != version:
+            audit.record(
+                venue_id=locked.device.venue_id,
+                actor=locked.device.name,
+                action="electronic.terminal_software",
+                obj=locked,
+                data={"from": before, "to": version},
+            )
+        approved = TerminalSoftware.objects.filter(
+            venue_id=locked.device.venue_id, version=version, withdrawn_at__isnull=True
+        ).exists()
+        return {
+            "seq": seq,
+            "terminal": locked.pk,
+            "server_time": now.isoformat(),
+            "clock_offset_ms": offset,
+            "software_approved": approved,
+            "state": locked.state,
+            "refusal": _refusal(locked),
+        }
+
+    return _once(terminal, seq, HELLO, body, decide)
+
+
+# --- the player card ------------------------------------------------------------------------------------
+
+
+def _card(terminal: Terminal, card_number: Any) -> PlayerCard:
+    """The inserted card of the terminal's venue (404 unknown_card otherwise), usable (409 card_blocked)."""
+    card = player_cards.find_card(venue_id=terminal.device.venue_id, code=str(card_number or ""))
+    player_cards.check_active(card)
+    return card
+
+
+def _missing(
+    layout: Layout, patterns: Mapping[str, tuple[int, ...]], cells: list[int], marked: set[int]
+) -> dict[str, int]:
+    """Per pattern key, how many cells the card still lacks for its closest mask ("falta N")."""
+    hit = 0
+    for position, value in enumerate(cells):
+        if value == 0 or value in marked:
+            hit |= 1 << position
+    return {key: min(bin(mask & ~hit).count("1") for mask in masks) for key, masks in patterns.items()}
+
+
+def _in_play(terminal: Terminal, card: PlayerCard) -> list[dict[str, Any]]:
+    """The card's cards in the speciality's selling and drawing games (bought at any of its terminals), with
+    what each still lacks and what it has won in a drawing game; a game it has no cards in is left out."""
+    games = list(
+        ElectronicGame.objects.filter(
+            speciality_id=terminal.speciality_id, state__in=(EGameState.SELLING, EGameState.DRAWING)
+        )
+        .select_related("version")
+        .order_by("number")
+    )
+    out = []
+    for game in games:
+        rows = list(
+            ECard.objects.filter(game=game, purchase__player_card=card)
+            .order_by("purchase_id", "position")
+            .values_list("pk", "purchase_id", "cells")
+        )
+        if not rows:
+            continue
+        rules = rules_of(game.version)
+        patterns = rules.patterns()
+        marked = set(EBall.objects.filter(game=game).values_list("number", flat=True))
+        won: dict[int, list[dict[str, Any]]] = {}
+        if game.state == EGameState.DRAWING:
+            for win in EWin.objects.filter(prize__game=game, purchase__player_card=card).select_related(
+                "prize"
+            ):
+                won.setdefault(win.card_id, []).append(
+                    {"code": win.prize.code, "name": win.prize.name, "amount": money.text(win.amount)}
+                )
+        shown = []
+        for pk, purchase_id, cells in rows:
+            values = list(bytes(cells))
+            shown.append(
+                {
+                    "card": pk,
+                    "purchase": purchase_id,
+                    "cells": values,
+                    "missing": _missing(rules.layout, patterns, values, marked),
+                    "won": won.get(pk, []),
+                }
+            )
+        out.append({"game": game.pk, "number": game.number, "state": game.state, "cards": shown})
+    return out
+
+
+def card_view(card: PlayerCard, terminal: Terminal) -> dict[str, Any]:
+    return {
+        "number": card.number,
+        "balance": money.text(player_cards.balance(card)),
+        "games": _in_play(terminal, card),
+    }
+
+
+def insert_card(*, terminal: Terminal, card_number: Any) -> dict[str, Any]:
+    """A player card inserted: its balance and its cards in the selling and drawing games."""
+    return card_view(_card(terminal, card_number), terminal)
+
+
+def purchase_answer(bought: Bought) -> dict[str, Any]:
+    """What a terminal is told of a purchase (the same for its retry)."""
+    purchase = bought.purchase
+    return {
+        "purchase": purchase.pk,
+        "game": purchase.game_id,
+        "key": purchase.key,
+        "card": purchase.player_card.number,
+        "cards": [{"card": c.pk, "position": c.position, "cells": card_cells(c)} for c in bought.cards],
+        "amount": money.text(purchase.amount),
+        "balance": money.text(bought.balance),
+        "replayed": bought.replayed,
+    }
+
+
+# --- cash-out -------------------------------------------------------------------------------------------
+
+
+def cashout(*, terminal: Terminal, seq: Any, card_number: Any, amount: Any = None) -> Answer:
+    """The inserted card's balance (all of it, or `amount`) onto a ticket the terminal prints
+    (halls.cashier.services.tickets.cash_out_to_ticket with the terminal's device). Once per seq."""
+    seq = _seq(seq)
+    if amount is not None:
+        amount = tickets.checked_amount(amount)
+    number = player_cards.number_of(str(card_number or ""))
+    body = {"card": number, "amount": money.text(amount) if amount is not None else "all"}
+
+    def decide(locked: Terminal) -> dict[str, Any]:
+        issued = tickets.cash_out_to_ticket(device=locked.device, card_number=number, seq=seq, amount=amount)
+        ticket = issued.ticket
+        return {
+            "seq": seq,
+            "card": number,
+            "ticket": ticket.number,
+            "amount": money.text(ticket.amount),
+            "expires_at": ticket.expires_at.isoformat(),
+            "balance": money.text(tickets.card_balance(locked.device.venue_id, number)),
+        }
+
+    return _once(terminal, seq, CASHOUT, body, decide)
+
+
+# --- what the terminal page draws -----------------------------------------------------------------------
+
+
+def _prize_rule(spec: PrizeSpec, layout: Layout) -> dict[str, Any]:
+    return {
+        "code": spec.code,
+        "name": spec.name,
+        "type": str(spec.type),
+        "pattern": spec.pattern,
+        "figure": [list(cells_of(mask)) for mask in layout.pattern(spec.pattern)] if spec.figure else [],
+        "percent": money.text(spec.percent),
+        "fixed": money.text(spec.fixed),
+        "accumulated": spec.type in POOL_TYPES,
+        "network": spec.network,
+        "max_ball": spec.max_ball,
+        "max_ball_by_sales": [
+            {"from_sales": money.text(s.from_sales), "max_ball": s.max_ball} for s in spec.max_ball_by_sales
+        ],
+        "info": spec.info,  # R-16: what players must be told of it
+    }
+
+
+def rules_summary(rules: Rules, version: SpecialityVersion) -> dict[str, Any]:
+    layout = rules.layout
+    return {
+        "version": version.number,
+        "family": str(rules.family),
+        "layout": {
+            "code": layout.code,
+            "rows": layout.rows,
+            "columns": layout.columns,
+            "max_number": layout.max_number,
+            "free": list(cells_of(layout.free)),
+            "lines": [list(cells_of(mask)) for mask in layout.lines],
+        },
+        "card_price": money.text(rules.card_price),
+        "purchase_sizes": list(rules.purchase_sizes),
+        "max_cards": rules.max_cards,
+        "extractions": rules.extractions,
+        "extra_balls": rules.extra_balls,
+        "pace_seconds": money.text(rules.pace_seconds),
+        "sale_seconds": rules.sale_seconds,
+        "prizes": [_prize_rule(p, layout) for p in rules.prizes],
+    }
+
+
+def _prize_row(prize: EPrize) -> dict[str, Any]:
+    return {
+        "code": prize.code,
+        "name": prize.name,
+        "type": prize.type,
+        "ordinal": prize.ordinal,
+        "won": prize.won,
+        "winners": prize.winners,
+        "amount": money.text(prize.amount),
+        "share": money.text(prize.share),
+    }
+
+
+def _closed_game(game: ElectronicGame) -> dict[str, Any]:
+    return {
+        "game": game.pk,
+        "number": game.number,
+        "state": game.state,
+        "closed_at": game.closed_at.isoformat() if game.closed_at else None,
+        "cards_sold": game.cards_sold,
+        "balls": [b.number for b in game.balls.all()],
+        "prizes": [_prize_row(p) for p in game.prizes.all() if p.won],
+    }
+
+
+def _with_balls_and_prizes(games: QuerySet[ElectronicGame]) -> list[ElectronicGame]:
+    return list(
+        games.prefetch_related(
+            Prefetch("balls", queryset=EBall.objects.order_by("ordinal")),
+            Prefetch("prizes", queryset=EPrize.objects.order_by("ordinal", "pk")),
+        )
+    )
+
+
+def snapshot(*, terminal: Terminal, card_number: Any = None) -> dict[str, Any]:
+    """Everything a terminal page needs to draw itself (at start, and after a gap in its streams): the
+    terminal page's one read model (services.readmodels.terminal_snapshot: the rules, the selling and
+    drawing games, the meters, the last games, the streams' seqs), with the inserted card (its balance and
+    cards) when one is named."""
+    card = _card(terminal, card_number) if card_number else None
+    return readmodels.terminal_snapshot(terminal, card=card)
+
+
+def games(*, terminal: Terminal, card_number: Any, limit: Any = 10) -> dict[str, Any]:
+    """The last games the card played at this speciality (newest first), each with its balls, its prizes
+    won, and the card's part: cards, spent, won (and each win)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_GAMES:
+        raise InvalidInput(
+            _("limit is a whole number from 1 to %(max)s.") % {"max": MAX_GAMES},
+            code="bad_limit",
+            field="limit",
+        )
+    card = _card(terminal, card_number)
+    played = (
+        Purchase.objects.filter(player_card=card, game__speciality_id=terminal.speciality_id)
+        .values("game_id")
+        .annotate(cards=Sum("cards"), spent=Sum("amount"))
+    )
+    part = {row["game_id"]: row for row in played}
+    found = _with_balls_and_prizes(
+        ElectronicGame.objects.filter(
+            pk__in=part.keys(), state__in=(EGameState.CLOSED, EGameState.VOID)
+        ).order_by("-number")[:limit]
+    )
+    wins: dict[int, list[dict[str, Any]]] = {}
+    for win in EWin.objects.filter(prize__game__in=found, purchase__player_card=card).select_related("prize"):
+        wins.setdefault(win.prize.game_id, []).append(
+            {
+                "code": win.prize.code,
+                "name": win.prize.name,
+                "card": win.card_id,
+                "amount": money.text(win.amount),
+            }
+        )
+    out = []
+    for game in found:
+        mine = wins.get(game.pk, [])
+        out.append(
+            {
+                **_closed_game(game),
+                "cards": int(part[game.pk]["cards"]),
+                "spent": money.text(part[game.pk]["spent"]),
+                "won": money.text(sum((Decimal(w["amount"]) for w in mine), money.ZERO)),
+                "wins": mine,
+            }
+        )
+    return {"card": card.number, "balance": money.text(player_cards.balance(card)), "games": out}

@@ -1,0 +1,409 @@
+"""What a player terminal draws from (read only): its speciality and prize table (with the R-16 information
+and the figures as cells), the game on sale, the game drawing (balls, prizes decided), the accumulated
+meters, the last games, the inserted player card's balance and cards, and the seqs of the two streams the
+terminal follows ("room.<id>", "terminal.<id>") so the page can tell a gap and reload this snapshot.
+
+One read model, used by the terminal page's socket client, the terminal simulator and the terminal API's
+`snapshot` message (services.messages.snapshot answers this). It also carries the API's first shape of it
+(`rules`, `card`, a drawing game's `cards_sold` / `sales_total` / `golden_ball`, each prize's `decided` and
+`result`), so that a client of either finds what it reads.
+On PostgreSQL it is read in one REPEATABLE READ, READ ONLY transaction (the seqs and the rows agree); on
+SQLite the seqs are read first, so an event the rows already show is applied again, which the page ignores
+(balls by ordinal, prizes by code, cards by id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import OuterRef, Subquery, Sum
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from bingo.electronic.layouts import cells_of
+from bingo.electronic.models import (
+    EBall,
+    ECard,
+    EGameState,
+    ElectronicGame,
+    EPrize,
+    EWin,
+    Purchase,
+    Speciality,
+    SpecialityPool,
+    SpecialityVersion,
+    Terminal,
+)
+from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
+from bingo.electronic.services.common import rules_of
+from bingo.electronic.services.terminals import playable
+from halls import money
+from halls.cashier.models import Account, PlayerCard
+from halls.errors import Conflict
+from halls.fields import MoneyField
+from halls.models import StreamCursor
+from jackpots.models import Contribution, LevelKind, PoolLevel
+
+LAST_GAMES = 5
+ZERO = Decimal(0)
+
+
+@contextmanager
+def _consistent() -> Iterator[None]:
+    """One view of the database for the whole snapshot (PostgreSQL: REPEATABLE READ, READ ONLY, when this
+    is the outermost transaction). On SQLite no transaction: a read must not take the write lock."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        yield
+
+
+def _text(value: Decimal | None) -> str | None:
+    return None if value is None else str(money.cents(value))
+
+
+def stream_seqs(streams: Iterable[str]) -> dict[str, int]:
+    """The current seq of each stream (0 for a stream with no event yet)."""
+    wanted = list(streams)
+    found = dict(StreamCursor.objects.filter(stream__in=wanted).values_list("stream", "seq"))
+    return {stream: int(found.get(stream, 0)) for stream in wanted}
+
+
+# --- the speciality and its prize table ---------------------------------------------------------------
+
+
+def version_in_force(speciality: Speciality) -> SpecialityVersion | None:
+    """The version a game created now would play (specialities.version_in_force), or None."""
+    return speciality.versions.filter(effective_from__lte=timezone.now()).order_by("-number").first()
+
+
+def _prize_view(rules: Rules, spec: PrizeSpec) -> dict[str, Any]:
+    layout = rules.layout
+    return {
+        "code": spec.code,
+        "name": spec.name,
+        "type": str(spec.type),
+        "pattern": spec.pattern,
+        # Each mask of the pattern as its cells (a line: every line of the card), for the page to draw.
+        "masks": [list(cells_of(mask)) for mask in layout.pattern(spec.pattern)],
+        "figure": spec.figure,
+        "percent": _text(spec.percent),
+        "fixed": _text(spec.fixed),
+        "max_ball": spec.max_ball,
+        "max_ball_by_sales": [
+            {"from_sales": _text(step.from_sales), "max_ball": step.max_ball}
+            for step in spec.max_ball_by_sales
+        ],
+        "info": spec.info,
+        "accumulated": spec.type in POOL_TYPES,
+        "network": spec.network,
+    }
+
+
+def speciality_view(speciality: Speciality, version: SpecialityVersion) -> dict[str, Any]:
+    """The speciality as `version` plays it: layout, price, purchase sizes and the prize table (R-16)."""
+    rules = rules_of(version)
+    layout = rules.layout
+    return {
+        "id": speciality.pk,
+        "code": speciality.code,
+        "name": speciality.name,
+        "family": speciality.family,
+        "running": speciality.running,
+        "stream": speciality.stream,
+        "version": version.number,
+        "authorisation_ref": version.authorisation_ref,
+        "layout": {
+            "code": layout.code,
+            "max_number": layout.max_number,
+            "rows": layout.rows,
+            "columns": layout.columns,
+            "free": list(cells_of(layout.free)),
+        },
+        "card_price": _text(rules.card_price),
+        "purchase_sizes": list(rules.purchase_sizes),
+        "max_cards": rules.max_cards,
+        "extractions": rules.extractions,
+        "pace_seconds": str(rules.pace_seconds),
+        "prizes": [_prize_view(rules, spec) for spec in rules.prizes],
+    }
+
+
+# --- meters ------------------------------------------------------------------------------------------
+
+
+def meters(speciality: Speciality | int) -> list[dict[str, Any]]:
+    """The accumulated prizes' meters (each pool's first level: folded + not yet folded, whole cents down),
+    in the prize table's order, with the max ball players are told (the version in force)."""
+    speciality_id = speciality if isinstance(speciality, int) else speciality.pk
+    links = list(
+        SpecialityPool.objects.filter(speciality_id=speciality_id).values_list("prize_code", "pool_id")
+    )
+    if not links:
+        return []
+    unfolded = (
+        Contribution.objects.filter(level_id=OuterRef("pk"), id__gt=OuterRef("folded_through"))
+        .order_by()
+        .values("level_id")
+        .annotate(total=Sum("to_meter"))
+        .values("total")
+    )
+    field: MoneyField[Any, Any] = MoneyField(max_digits=money.METER_DIGITS, decimal_places=money.METER_PLACES)
+    levels = {
+        level.pool_id: level
+        for level in PoolLevel.objects.filter(
+            pool_id__in=[pool for _code, pool in links], position=0
+        ).annotate(unfolded=Coalesce(Subquery(unfolded, output_field=field), ZERO, output_field=field))
+    }
+    spec = Speciality.objects.get(pk=speciality_id) if isinstance(speciality, int) else speciality
+    version = version_in_force(spec)
+    specs = {p.code: p for p in rules_of(version).prizes} if version else {}
+    order = list(specs)
+    shown = []
+    for code, pool_id in sorted(links, key=lambda link: order.index(link[0]) if link[0] in order else 99):
+        level = levels.get(pool_id)
+        if level is None:
+            continue
+        amount = level.amount
+        if level.kind != LevelKind.FIXED:
+            amount = level.amount + money.under_ceiling(level.amount, level.unfolded, level.ceiling)
+        prize = specs.get(code)
+        if prize is not None and prize.network:
+            continue  # a network prize is not in play at a venue's own speciality (issue 14 switches it on)
+        shown.append(
+            {
+                "code": code,
+                "name": prize.name if prize else code,
+                "amount": str(money.cents_down(amount)),
+                "max_ball": prize.max_ball if prize else None,
+                "info": prize.info if prize else "",
+            }
+        )
+    return shown
+
+
+# --- games -------------------------------------------------------------------------------------------
+
+
+def _prize_rows(game_ids: list[int]) -> dict[int, list[EPrize]]:
+    rows: dict[int, list[EPrize]] = {gid: [] for gid in game_ids}
+    for prize in EPrize.objects.filter(game_id__in=game_ids).order_by("ordinal", "id"):
+        rows[prize.game_id].append(prize)
+    return rows
+
+
+def _decided_view(prize: EPrize) -> dict[str, Any]:
+    return {
+        "code": prize.code,
+        "name": prize.name,
+        "type": prize.type,
+        "ordinal": prize.ordinal,
+        "won": prize.won,
+        "winners": prize.winners,
+        "amount": _text(prize.amount),
+        "share": _text(prize.share),
+    }
+
+
+def selling_view(game: ElectronicGame, terminal: Terminal | None = None) -> dict[str, Any]:
+    """The game on sale; `mine`: the cards `terminal` bought for it (any player card)."""
+    rules = rules_of(game.version)
+    mine = 0
+    if terminal is not None:
+        mine = Purchase.objects.filter(game=game, terminal=terminal).aggregate(n=Sum("cards"))["n"] or 0
+    return {
+        "game": game.pk,
+        "number": game.number,
+        "state": game.state,
+        "version": game.version.number,
+        "sales_close_at": game.sales_close_at.isoformat(),
+        "sales_closed": game.sales_closed_at is not None,  # closed, waiting for the game before it to end
+        "card_price": _text(rules.card_price),
+        "mine": int(mine),
+    }
+
+
+def drawing_view(game: ElectronicGame, decided: list[EPrize]) -> dict[str, Any]:
+    """A game drawing (or just closed): its balls in order, the prizes as announced at the close (amounts,
+    max balls, golden ball) and those decided so far."""
+    rules = rules_of(game.version)
+    names = {p.code: p.name for p in rules.prizes}
+    announced = game.terms.get("prizes", []) if isinstance(game.terms, dict) else []
+    balls = list(EBall.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True))
+    rows = {prize.code: prize for prize in decided}
+    return {
+        "game": game.pk,
+        "number": game.number,
+        "state": game.state,
+        "version": game.version.number,
+        "cards": game.cards_sold,
+        "cards_sold": game.cards_sold,
+        "sales": _text(game.sales_total),
+        "sales_total": _text(game.sales_total),
+        "golden_ball": next((p.get("golden_ball") for p in announced if p.get("golden_ball")), None),
+        "balls": balls,
+        "last_ordinal": game.terms.get("last_ordinal") if isinstance(game.terms, dict) else None,
+        "prizes": [
+            {
+                "code": p["code"],
+                "name": names.get(p["code"], p["code"]),
+                "type": p["type"],
+                "pattern": p["pattern"],
+                "in_play": p["in_play"],
+                "amount": p["amount"],
+                "max_ball": p["max_ball"],
+                "golden_ball": p.get("golden_ball"),
+                "decided": p["code"] in rows,
+                "result": _decided_view(rows[p["code"]]) if p["code"] in rows else None,
+            }
+            for p in announced
+        ],
+        "decided": [_decided_view(prize) for prize in decided],
+    }
+
+
+def last_games(speciality: Speciality, limit: int = LAST_GAMES) -> list[dict[str, Any]]:
+    """The speciality's last closed games, newest first: the balls drawn and the prizes won."""
+    closed = ElectronicGame.objects.filter(speciality=speciality, state=EGameState.CLOSED)
+    games = list(closed.order_by("-number")[:limit])
+    prizes = _prize_rows([g.pk for g in games])
+    balls: dict[int, list[int]] = {g.pk: [] for g in games}
+    drawn = EBall.objects.filter(game__in=games).order_by("game_id", "ordinal")
+    for game_id, number in drawn.values_list("game_id", "number"):
+        balls[game_id].append(number)
+    return [
+        {
+            "game": game.pk,
+            "number": game.number,
+            "state": game.state,
+            "closed_at": game.closed_at.isoformat() if game.closed_at else None,
+            "balls": balls[game.pk],
+            "cards": game.cards_sold,
+            "cards_sold": game.cards_sold,
+            "sales": _text(game.sales_total),
+            "prizes": [_decided_view(p) for p in prizes[game.pk] if p.won],
+        }
+        for game in games
+    ]
+
+
+# --- the player's card ------------------------------------------------------------------------------------
+
+
+def card_balance(card: PlayerCard) -> Decimal:
+    """The card's balance, read without creating its account (a card never used has none: 0)."""
+    found = Account.objects.filter(card=card).values_list("balance", flat=True).first()
+    return ZERO if found is None else found
+
+
+def cards_in_play(card: PlayerCard, game_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """The electronic cards bought with this player card in each game (at any terminal of the speciality: a
+    player who moves to another terminal sees them there), each with its cells (the layout's order, 0 =
+    free) and what it has won so far."""
+    found: dict[int, list[dict[str, Any]]] = {gid: [] for gid in game_ids}
+    if not game_ids:
+        return found
+    rows = list(ECard.objects.filter(game_id__in=game_ids, purchase__player_card=card).order_by("id"))
+    wins: dict[int, list[dict[str, Any]]] = {}
+    for win in EWin.objects.filter(card__in=[r.pk for r in rows]).select_related("prize").order_by("id"):
+        wins.setdefault(win.card_id, []).append(
+            {"code": win.prize.code, "name": win.prize.name, "amount": _text(win.amount)}
+        )
+    for row in rows:
+        found[row.game_id].append(
+            {
+                "card": row.pk,
+                "purchase": row.purchase_id,
+                "position": row.position,
+                "cells": list(bytes(row.cells)),
+                "wins": wins.get(row.pk, []),
+            }
+        )
+    return found
+
+
+def player_view(terminal: Terminal, card: PlayerCard, games: list[ElectronicGame]) -> dict[str, Any]:
+    """The inserted player card: its number, state, balance, and its cards in `games` (by game id)."""
+    cards = cards_in_play(card, [g.pk for g in games])
+    return {
+        "number": card.number,
+        "state": card.state,
+        "balance": _text(card_balance(card)),
+        "cards": {str(gid): shown for gid, shown in cards.items()},
+    }
+
+
+# --- the snapshot ---------------------------------------------------------------------------------------
+
+
+def refusal(terminal: Terminal) -> str | None:
+    """Why the terminal cannot play now (terminals.playable's code), or None."""
+    try:
+        playable(terminal)
+    except Conflict as exc:
+        return exc.code
+    return None
+
+
+def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> dict[str, Any]:
+    """Everything the terminal page draws, with the seqs of its two streams (see the module docstring).
+    `card`: the player card inserted (its balance and cards), or None."""
+    from bingo.electronic.services.messages import card_view, rules_summary  # messages answers with this
+
+    terminal = Terminal.objects.select_related("device", "speciality", "speciality__room").get(pk=terminal.pk)
+    speciality = terminal.speciality
+    room_stream, own_stream = speciality.stream, terminal.stream
+    with _consistent():
+        seqs = stream_seqs([room_stream, own_stream])
+        games = {
+            g.state: g
+            for g in ElectronicGame.objects.filter(
+                speciality=speciality, state__in=[EGameState.SELLING, EGameState.DRAWING]
+            ).select_related("version")
+        }
+        selling, drawing = games.get(EGameState.SELLING), games.get(EGameState.DRAWING)
+        if drawing is None:
+            # Between games the page keeps the last one's balls and prizes on show.
+            drawing = (
+                ElectronicGame.objects.filter(speciality=speciality, state=EGameState.CLOSED)
+                .select_related("version")
+                .order_by("-number")
+                .first()
+            )
+        version = selling.version if selling else version_in_force(speciality)
+        if version is None and drawing is not None:
+            version = drawing.version
+        decided = _prize_rows([drawing.pk])[drawing.pk] if drawing else []
+        in_play = [g for g in (selling, drawing) if g is not None]
+        snap = {
+            "terminal": {
+                "id": terminal.pk,
+                "device": terminal.device_id,
+                "name": terminal.device.name,
+                "state": terminal.state,
+                "active": terminal.device.active,
+                "refusal": refusal(terminal),
+                "stream": own_stream,
+            },
+            "speciality": speciality_view(speciality, version) if version else None,
+            "rules": rules_summary(rules_of(version), version) if version else None,
+            "selling": selling_view(selling, terminal) if selling else None,
+            "drawing": drawing_view(drawing, decided) if drawing else None,
+            "meters": meters(speciality),
+            "last_games": last_games(speciality),
+            "player": player_view(terminal, card, in_play) if card is not None else None,
+            "streams": {"room": room_stream, "terminal": own_stream},
+            "seqs": seqs,
+            "server_time": timezone.now().isoformat(),
+        }
+    # The API's view of the card (its cards with what each lacks per pattern), read after: it may create
+    # the card's account, which a read-only transaction may not.
+    snap["card"] = card_view(card, terminal) if card is not None else None
+    return snap

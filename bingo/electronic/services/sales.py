@@ -1,0 +1,369 @@
+"""Selling electronic cards at a terminal (EB-04, EB-05.f): a player card's balance buys cards for the
+speciality's game on sale; the cards are dealt from a fresh random seed kept on the purchase.
+
+One purchase is one transaction: the game FOR SHARE (purchases do not wait for each other; the close of
+sales, FOR UPDATE, waits for those in flight, so the sold set it counts is final), the terminal (its cards
+in the game are counted one purchase at a time), then the card and its account through `cards.spend`, whose
+ledger entry is the purchase's audit record, then the Purchase and ECard rows, and the terminal's event.
+A refusal raises before or inside it: nothing is written. `(terminal, key)` makes a retry a no-op.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Sum
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from bingo.electronic.models import ECard, EGameState, ElectronicGame, Purchase, Terminal
+from bingo.electronic.services.common import rules_of, tell_terminal
+from bingo.electronic.services.locks import lock_player_cards, lock_terminal, share_egame
+from bingo.electronic.services.terminals import playable
+from halls import events, money
+from halls.cashier.models import Account, PlayerCard
+from halls.cashier.services import cards as player_cards
+from halls.cashier.services.locks import lock_accounts
+from halls.errors import Conflict, DomainError, InvalidInput
+from halls.eventtypes import ECardShown, EventType, TerminalCards
+from jackpots.services.batcher import GroupCommit
+
+log = logging.getLogger(__name__)
+
+# The terminal's purchase key; the ledger's key adds "card_spend:epurchase:<terminal id>:" (at most 120).
+KEY_LENGTH = 60
+
+
+@dataclass(frozen=True)
+class Bought:
+    """A purchase and its cards; `balance` is the player card's balance now; `replayed`: a retry answered
+    with the first purchase, nothing written."""
+
+    purchase: Purchase
+    cards: list[ECard]
+    balance: Decimal
+    replayed: bool
+
+
+def _key(value: Any) -> str:
+    key = str(value or "").strip()
+    if not key or len(key) > KEY_LENGTH:
+        raise InvalidInput(
+            _("A purchase key is 1 to %(length)s characters.") % {"length": KEY_LENGTH},
+            code="bad_key",
+            field="key",
+        )
+    return key
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidInput(_("cards is a whole number of cards from 1."), code="bad_count", field="cards")
+    return value
+
+
+def ledger_key(terminal: Terminal, key: str) -> str:
+    """The key of the purchase's spend (cards.spend prefixes it with "card_spend:")."""
+    return f"epurchase:{terminal.pk}:{key}"
+
+
+def cells_of(card: ECard) -> list[int]:
+    return list(bytes(card.cells))
+
+
+def shown(card: ECard) -> ECardShown:
+    return ECardShown(card=card.pk, cells=cells_of(card))
+
+
+def _replay(terminal: Terminal, key: str, number: str, count: int, game: int | None) -> Bought | None:
+    """The purchase already made under `key`, if any (the same body, else 409 key_reused)."""
+    found = Purchase.objects.filter(terminal=terminal, key=key).select_related("player_card", "game").first()
+    if found is None:
+        return None
+    if found.player_card.number != number or found.cards != count or game not in (None, found.game_id):
+        raise Conflict(
+            _("Purchase key %(key)s of this terminal was another purchase.") % {"key": key},
+            code="key_reused",
+            key=key,
+        )
+    cards = list(found.card_rows.order_by("position"))
+    return Bought(found, cards, player_cards.balance(found.player_card), replayed=True)
+
+
+def selling_game(terminal: Terminal) -> ElectronicGame | None:
+    """The speciality's game on sale now (not locked), if any."""
+    return (
+        ElectronicGame.objects.filter(speciality_id=terminal.speciality_id, state=EGameState.SELLING)
+        .select_related("version")
+        .first()
+    )
+
+
+def _sales_closed(game_id: int | None = None) -> Conflict:
+    return Conflict(
+        _("Sales are closed for this game: wait for the next one."), code="sales_closed", game=game_id
+    )
+
+
+def cards_of_terminal(terminal: Terminal, game: ElectronicGame | int) -> int:
+    """How many cards the terminal has bought for `game`."""
+    total = Purchase.objects.filter(game=game, terminal=terminal).aggregate(n=Sum("cards"))["n"]
+    return int(total or 0)
+
+
+def purchase(
+    *, terminal: Terminal, card_number: str, cards: Any, key: Any, game: int | None = None
+) -> Bought:
+    """Buy `cards` cards with the player card `card_number` (its number or QR payload) for the speciality's
+    game on sale (or `game`, which must be it). Refuses, writing nothing: 400 bad_key / bad_count /
+    bad_card_number, 404 unknown_card (also another venue's), 409 terminal_out_of_service / no_session /
+    terminal_not_verified / sales_closed / bad_count (not a size on sale) / max_cards / card_blocked /
+    insufficient_balance / key_reused.
+
+    Called outside a transaction on PostgreSQL (the API), the purchase goes to the process's group (see
+    `write_group`); inside a caller's transaction or on SQLite it is written inline."""
+    order = prepare(terminal=terminal, card_number=card_number, cards=cards, key=key, game=game)
+    if isinstance(order, Bought):
+        return order
+    if _grouped():
+        return purchase_group().submit(order)
+    return _write_alone(order)
+
+
+def prepare(
+    *, terminal: Terminal, card_number: str, cards: Any, key: Any, game: int | None = None
+) -> Order | Bought:
+    """A purchase checked as far as it can be without a lock, its cards dealt (or, for a retry, the first
+    answer)."""
+    key = _key(key)
+    count = _count(cards)
+    number = player_cards.number_of(card_number)
+    replay = _replay(terminal, key, number, count, game)
+    if replay is not None:
+        return replay  # a retry: answered at once
+    found = selling_game(terminal)
+    if found is None or (game is not None and game != found.pk):
+        raise _sales_closed(game)
+    rules = rules_of(found.version)  # a game's version never changes: read before any lock
+    if count not in rules.purchase_sizes:
+        raise Conflict(
+            _("A purchase is of %(sizes)s cards.")
+            % {"sizes": ", ".join(str(n) for n in rules.purchase_sizes)},
+            code="bad_count",
+            sizes=list(rules.purchase_sizes),
+        )
+    # The cards are dealt before any lock is taken (what the locks guard does not need them).
+    seed = secrets.token_bytes(16)
+    order = Order(
+        terminal=terminal,
+        number=number,
+        count=count,
+        key=key,
+        asked=game,
+        game=found.pk,
+        price=rules.card_price,
+        max_cards=rules.max_cards,
+        seed=seed,
+        cells=tuple(bytes(card) for card in rules.layout.deal(seed, count)),
+    )
+    return order
+
+
+@dataclass(frozen=True)
+class Order:
+    """A purchase asked for and checked as far as it can be without a lock, its cards dealt."""
+
+    terminal: Terminal
+    number: str
+    count: int
+    key: str
+    asked: int | None  # the game the terminal named, if any (its retry must name the same)
+    game: int  # the game on sale when it was asked
+    price: Decimal
+    max_cards: int
+    seed: bytes
+    cells: tuple[bytes, ...]
+
+
+Told = list[tuple[str, EventType, Mapping[str, Any]]]
+
+
+def _write_alone(order: Order) -> Bought:
+    with transaction.atomic():
+        egame = share_egame(order.game)
+        locked = lock_terminal(order.terminal.pk)
+        return _write_one(order, egame, locked, None, None)
+
+
+def _write_one(
+    order: Order, egame: ElectronicGame | None, locked: Terminal, card: PlayerCard | None, told: Told | None
+) -> Bought:
+    """The purchase under its game's share lock and its terminal's lock: the checks that need them, the
+    money, the rows, the terminal's event (`told` collects it in a group; else it is emitted now)."""
+    # Another request of this terminal under this key, decided while this one waited for the terminal.
+    replay = _replay(locked, order.key, order.number, order.count, order.asked)
+    if replay is not None:
+        return replay
+    playable(locked)
+    now = timezone.now()
+    if egame is None or egame.state != EGameState.SELLING or now >= egame.sales_close_at:
+        raise _sales_closed(order.game)
+    have = cards_of_terminal(locked, egame)
+    if have + order.count > order.max_cards:
+        raise Conflict(
+            _("A terminal plays at most %(max)s cards a game; it has %(have)s.")
+            % {"max": order.max_cards, "have": have},
+            code="max_cards",
+            max_cards=order.max_cards,
+            have=have,
+        )
+    if card is None:
+        card = player_cards.find_card(venue_id=locked.device.venue_id, code=order.number)
+    amount = money.cents(order.price * order.count)
+    moved = player_cards.spend(
+        card=card,
+        amount=amount,
+        key=ledger_key(locked, order.key),
+        actor=locked.device.name,
+        device=locked.device,
+        data={
+            "game": egame.pk,
+            "terminal": locked.pk,
+            "key": order.key,
+            "cards": order.count,
+            "seed": order.seed.hex(),
+        },
+    )
+    if moved.replayed:  # cannot happen under the terminal's lock with no Purchase: a broken invariant
+        raise IntegrityError(f"purchase {order.key} of terminal {locked.pk} posted without its purchase")
+    bought = Purchase.objects.create(
+        game=egame,
+        terminal=locked,
+        player_card=moved.card,
+        key=order.key,
+        cards=order.count,
+        amount=amount,
+        seed=order.seed.hex(),
+        transaction=moved.transaction,
+        created_at=now,
+    )
+    rows = ECard.objects.bulk_create(
+        ECard(game=egame, purchase=bought, position=i, cells=cells)
+        for i, cells in enumerate(order.cells, start=1)
+    )
+    payload = TerminalCards(
+        terminal=locked.pk,
+        game=egame.pk,
+        purchase=bought.pk,
+        cards=[shown(row) for row in rows],
+        balance=moved.balance,
+    )
+    if told is None:
+        tell_terminal(locked, EventType.TERMINAL_CARDS, payload)
+    else:
+        told.append((locked.stream, EventType.TERMINAL_CARDS, payload))
+    return Bought(bought, rows, moved.balance, replayed=False)
+
+
+# --- groups ---------------------------------------------------------------------------------------------
+#
+# Every purchase of a venue updates its sales account and its audit chain's head, each held until commit:
+# one at a time, and under load the hand-over between transactions is what costs. So, as the casino
+# tables' bets do (jackpots.tables.services.bets), the purchases a process receives at once are written in
+# ONE transaction: the group's games FOR SHARE, terminals, player cards and their accounts locked first, in
+# id order (the order a purchase alone takes them), then each purchase checked and written in turn as if
+# alone (a refused one writes nothing: its checks come before its money, and cards.spend refuses inside
+# its own savepoint), then the terminals' events, one commit. If the group cannot commit as a whole (a
+# database error, a deadlock) its purchases are written again one by one, each answered as if alone.
+
+
+def _grouped() -> bool:
+    return (
+        bool(getattr(settings, "HALL_ESALES_GROUP_COMMIT", True))
+        and connection.vendor == "postgresql"
+        and not transaction.get_connection().in_atomic_block
+    )
+
+
+_groups: dict[int, GroupCommit[Order, Bought]] = {}
+_groups_lock = threading.Lock()
+
+
+def purchase_group() -> GroupCommit[Order, Bought]:
+    """This process's group of purchases (a new one after a fork); sizes as the pool engine's groups
+    (HALL_POOL_GROUP_SIZE, _WAIT_MS, _RUNNERS)."""
+    pid = os.getpid()
+    found = _groups.get(pid)
+    if found is None:
+        with _groups_lock:
+            found = _groups.get(pid)
+            if found is None:
+                _groups.clear()
+                found = _groups[pid] = GroupCommit(
+                    write_group,
+                    size=int(getattr(settings, "HALL_POOL_GROUP_SIZE", 64)),
+                    wait=float(getattr(settings, "HALL_POOL_GROUP_WAIT_MS", 2)) / 1000,
+                    runners=int(getattr(settings, "HALL_POOL_GROUP_RUNNERS", 2)),
+                )
+    return found
+
+
+_Answer = Bought | BaseException
+
+
+def _alone(order: Order) -> _Answer:
+    try:
+        return _write_alone(order)
+    except Exception as exc:  # this caller's own answer
+        return exc
+
+
+def write_group(orders: Sequence[Order]) -> list[_Answer]:
+    """Each purchase's answer (bought, or its refusal): together in one transaction, or one by one if the
+    group cannot commit as a whole."""
+    if len(orders) > 1:
+        try:
+            return _write_together(orders)
+        except Exception:
+            log.warning("a group of %s purchases failed: writing them one by one", len(orders), exc_info=True)
+    return [_alone(order) for order in orders]
+
+
+def _write_together(orders: Sequence[Order]) -> list[_Answer]:
+    answers: dict[int, _Answer] = {}
+    told: Told = []
+    with transaction.atomic():
+        games = {pk: share_egame(pk) for pk in sorted({o.game for o in orders})}
+        terminals = {pk: lock_terminal(pk) for pk in sorted({o.terminal.pk for o in orders})}
+        found: dict[int, PlayerCard] = {}
+        for i, order in enumerate(orders):
+            try:
+                venue_id = terminals[order.terminal.pk].device.venue_id
+                found[i] = player_cards.find_card(venue_id=venue_id, code=order.number)
+            except DomainError as exc:
+                answers[i] = exc
+        card_ids = sorted({card.pk for card in found.values()})
+        locked_cards = lock_player_cards(card_ids)
+        lock_accounts(Account.objects.filter(card_id__in=card_ids).values_list("pk", flat=True))
+        for i, order in enumerate(orders):  # in arrival order: one terminal's purchases as one after another
+            if i in answers:
+                continue
+            try:
+                card = locked_cards[found[i].pk]
+                answers[i] = _write_one(order, games[order.game], terminals[order.terminal.pk], card, told)
+            except DomainError as exc:
+                answers[i] = (
+                    exc  # refused before its money moved, or inside spend's savepoint: nothing written
+                )
+        if told:
+            events.emit_many(told)
+    return [answers[i] for i in range(len(orders))]

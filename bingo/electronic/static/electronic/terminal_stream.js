@@ -1,0 +1,204 @@
+/*
+ * The player terminal's stream client: as the hall screens' (halls/stream.js), for the TWO streams a terminal
+ * follows on one socket (ws/electronic/terminal/?device=<id>&token=<token>): its room's and its own.
+ *
+ *   1. open the socket and buffer what arrives;
+ *   2. once it is open, load the snapshot (the terminal API's, with the seq of each stream);
+ *   3. apply the buffered and following events of each stream in seq order, dropping what the snapshot holds;
+ *   4. on a gap in either stream's seq, reload the snapshot; on a close, reconnect with backoff and reload;
+ *   5. the hub's heads ({"type": "stream.head", "stream", "head", "every"}) of a stream still ahead of it a
+ *      moment later mean a lost event: reload. A socket silent for three heads' time is reopened.
+ *
+ * Delivery is at most once: nothing depends on one message arriving.
+ *
+ *   var stream = new TerminalStream({socketUrl: "...", loadSnapshot: fn() -> Promise(snapshot),
+ *                                    onSnapshot: fn(snapshot), onEvent: fn(event), onStatus: fn(status),
+ *                                    onRefused: fn(code)});
+ *   stream.start(); stream.resync();
+ */
+(function (global) {
+  "use strict";
+
+  var MIN_BACKOFF_MS = 500;
+  var MAX_BACKOFF_MS = 15000;
+  var HEAD_GRACE_MS = 3000;
+  var WATCH_MS = 5000;
+  var SILENT_HEADS = 3;
+  var REFUSED = {4401: true, 4404: true};  // a wrong token, a retired device: no point retrying fast
+
+  function TerminalStream(options) {
+    this.socketUrl = options.socketUrl;
+    this.fetchSnapshot = options.loadSnapshot;
+    this.onSnapshot = options.onSnapshot || function () {};
+    this.onEvent = options.onEvent || function () {};
+    this.onStatus = options.onStatus || function () {};
+    this.onRefused = options.onRefused || function () {};
+    this.seqs = null;          // stream -> last seq applied (null until the first snapshot)
+    this.socket = null;
+    this.buffer = [];
+    this.loading = false;
+    this.reloadAgain = false;
+    this.attempt = 0;
+    this.reconnectTimer = null;
+    this.status = "";
+    this.headEvery = null;
+    this.heardAt = 0;
+    this.stats = {snapshots: 0, events: 0, gaps: 0, reconnects: 0, heads: 0};
+  }
+
+  TerminalStream.prototype.start = function () {
+    var self = this;
+    this.connect();
+    global.setInterval(function () { self.checkAlive(); }, WATCH_MS);
+    global.document.addEventListener("visibilitychange", function () {
+      if (!global.document.hidden) { self.checkAlive(); }
+    });
+  };
+
+  TerminalStream.prototype.setStatus = function (status) {
+    if (status === this.status) { return; }
+    this.status = status;
+    global.document.body.setAttribute("data-stream", status);
+    try { this.onStatus(status); } catch (err) { console.error(err); }
+  };
+
+  TerminalStream.prototype.connect = function () {
+    var self = this;
+    this.reconnectTimer = null;
+    this.setStatus(this.seqs === null ? "connecting" : "offline");
+    var socket;
+    try {
+      socket = new global.WebSocket(this.socketUrl);
+    } catch (err) {
+      this.scheduleReconnect();
+      return;
+    }
+    this.socket = socket;
+    this.buffer = [];
+    socket.onopen = function () {
+      if (socket !== self.socket) { return; }
+      self.heardAt = Date.now();
+      self.loadSnapshot();   // both streams are followed before the socket opens: nothing is missed now
+    };
+    socket.onmessage = function (message) {
+      if (socket !== self.socket) { return; }
+      self.heardAt = Date.now();
+      var event;
+      try { event = JSON.parse(message.data); } catch (err) { return; }
+      if (event.type === "stream.head") { self.onHead(event); return; }
+      if (typeof event.seq !== "number" || typeof event.stream !== "string") { return; }
+      if (self.loading || self.seqs === null) { self.buffer.push(event); } else { self.apply(event); }
+    };
+    socket.onclose = function (closed) {
+      if (socket !== self.socket) { return; }
+      self.socket = null;
+      if (REFUSED[closed.code]) {
+        try { self.onRefused(closed.code); } catch (err) { console.error(err); }
+      }
+      self.scheduleReconnect(REFUSED[closed.code] ? MAX_BACKOFF_MS : 0);
+    };
+    socket.onerror = function () { /* onclose follows */ };
+  };
+
+  TerminalStream.prototype.scheduleReconnect = function (atLeast) {
+    if (this.reconnectTimer) { return; }
+    var self = this;
+    this.setStatus(this.seqs === null ? "connecting" : "offline");
+    var ceiling = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * Math.pow(2, this.attempt));
+    var delay = Math.max(atLeast || 0, ceiling / 2 + Math.random() * ceiling / 2);
+    this.attempt += 1;
+    this.stats.reconnects += 1;
+    this.reconnectTimer = global.setTimeout(function () { self.connect(); }, delay);
+  };
+
+  TerminalStream.prototype.loadSnapshot = function () {
+    var self = this;
+    if (this.loading) { this.reloadAgain = true; return; }
+    this.loading = true;
+    this.setStatus("syncing");
+    this.fetchSnapshot().then(function (snapshot) {
+      self.loading = false;
+      self.attempt = 0;
+      self.stats.snapshots += 1;
+      self.seqs = {};
+      Object.keys(snapshot.seqs || {}).forEach(function (stream) { self.seqs[stream] = snapshot.seqs[stream]; });
+      global.document.body.setAttribute("data-snapshots", String(self.stats.snapshots));
+      try { self.onSnapshot(snapshot); } catch (err) { console.error(err); }
+      if (self.reloadAgain) { self.reloadAgain = false; self.loadSnapshot(); return; }
+      self.drain();
+      if (!self.loading) { self.setStatus(self.socket ? "live" : "offline"); }
+    }).catch(function (err) {
+      self.loading = false;
+      console.error("terminal stream: snapshot failed", err);
+      if (self.socket) {
+        var socket = self.socket;
+        self.socket = null;
+        try { socket.close(); } catch (ignored) { /* already closed */ }
+      }
+      if (err && (err.status === 401 || err.status === 403)) {
+        try { self.onRefused(err.status); } catch (ignored) { /* the page's */ }
+      }
+      self.scheduleReconnect(err && (err.status === 401 || err.status === 403) ? MAX_BACKOFF_MS : 0);
+    });
+  };
+
+  TerminalStream.prototype.drain = function () {
+    var pending = this.buffer.sort(function (a, b) { return a.seq - b.seq; });
+    this.buffer = [];
+    for (var i = 0; i < pending.length; i += 1) {
+      this.apply(pending[i]);
+      if (this.loading) {
+        this.buffer = this.buffer.concat(pending.slice(i + 1));
+        return;
+      }
+    }
+  };
+
+  TerminalStream.prototype.apply = function (event) {
+    if (!(event.stream in this.seqs)) { return; }            // not a stream of this terminal
+    var last = this.seqs[event.stream];
+    if (event.seq <= last) { return; }                        // in the snapshot already, or a duplicate
+    if (event.seq !== last + 1) {                             // a message was lost: the snapshot knows
+      this.stats.gaps += 1;
+      global.document.body.setAttribute("data-gaps", String(this.stats.gaps));
+      this.buffer.push(event);
+      this.loadSnapshot();
+      return;
+    }
+    this.seqs[event.stream] = event.seq;
+    this.stats.events += 1;
+    try { this.onEvent(event); } catch (err) {
+      console.error("terminal stream: could not apply", event.type, err);
+      this.resync();
+    }
+  };
+
+  TerminalStream.prototype.resync = function () {
+    if (this.socket && this.socket.readyState === global.WebSocket.OPEN) { this.loadSnapshot(); }
+  };
+
+  TerminalStream.prototype.onHead = function (head) {
+    var self = this;
+    this.stats.heads += 1;
+    if (typeof head.every === "number" && head.every > 0) { this.headEvery = head.every; }
+    if (typeof head.head !== "number" || this.seqs === null || this.loading) { return; }
+    if (!(head.stream in this.seqs) || head.head <= this.seqs[head.stream]) { return; }
+    global.setTimeout(function () {
+      if (self.seqs !== null && !self.loading && self.seqs[head.stream] < head.head) {
+        self.stats.gaps += 1;
+        self.loadSnapshot();
+      }
+    }, HEAD_GRACE_MS);
+  };
+
+  TerminalStream.prototype.checkAlive = function () {
+    var socket = this.socket;
+    if (!socket || !this.headEvery || socket.readyState !== global.WebSocket.OPEN) { return; }
+    if (Date.now() - this.heardAt <= SILENT_HEADS * this.headEvery * 1000) { return; }
+    this.socket = null;
+    try { socket.close(); } catch (ignored) { /* already closed */ }
+    this.scheduleReconnect();
+  };
+
+  global.TerminalStream = TerminalStream;
+})(window);
