@@ -107,6 +107,13 @@ check-services: venv
 	       REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" && \
 	$(PY) scripts/check_services.py
 
+# Both pytest runs go on TEST_WORKERS processes (pytest-xdist; 1: one process, as before), a test file per
+# worker at a time. Worker gwN has a test database of its own (pytest-django's _gwN suffix), Redis database
+# (REDIS_URL's) + N and files of its own (config/test_workers.py): the PostgreSQL run uses Redis databases
+# REDIS_URL's to REDIS_URL's + TEST_WORKERS - 1.
+TEST_WORKERS ?= 2
+XDIST = $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+
 # Unreachable PostgreSQL or Redis fails the run: nothing is skipped.
 test: venv browser
 	$(MAKE) lint
@@ -114,13 +121,13 @@ test: venv browser
 	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 	       REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" && \
 	$(PY) scripts/check_services.py && \
-	$(BIN)/pytest
+	$(BIN)/pytest $(XDIST)
 	$(MAKE) test-sqlite
 
 # The embedded hall's run: tests/sqlite and the demo's code paths (tests/conftest.py SQLITE_SUITE) on
 # SQLite, with the settings of `make demo` (no DATABASE_URL / REDIS_URL), including the self-playing demo.
 test-sqlite: venv
-	env -u DATABASE_URL -u REDIS_URL HALL_TEST_DB=sqlite $(BIN)/pytest
+	env -u DATABASE_URL -u REDIS_URL HALL_TEST_DB=sqlite $(BIN)/pytest $(XDIST)
 
 browser:
 	bash scripts/ensure_chromium.sh

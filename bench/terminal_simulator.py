@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -212,9 +213,12 @@ def main() -> None:
         "--seconds", type=float, default=180.0, help="seconds of play after the session opens"
     )
     parser.add_argument("--buy", type=float, default=0.9, help="share of terminals buying for each game")
-    parser.add_argument("--connect-rate", type=float, default=100.0)
+    parser.add_argument("--connect-rate", type=float, default=20.0, help="new sockets per second, in all")
     parser.add_argument("--worker-concurrency", type=int, default=2)
     parser.add_argument("--tail", type=float, default=90.0, help="seconds the simulators play on after")
+    parser.add_argument(
+        "--hello-timeout", type=float, default=600.0, help="seconds to wait for every terminal's hello"
+    )
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the database first")
     parser.add_argument("--quick", action="store_true", help="200 terminals, 60 s")
     args = parser.parse_args()
@@ -254,9 +258,8 @@ def main() -> None:
         for port in ports:
             base.wait_listening(port)
         urls = ",".join(f"http://127.0.0.1:{p}" for p in ports)
-        ramp = args.terminals / args.connect_rate
-        # The simulators outlast the play: the last game started draws to its end (a ball a second).
-        duration = ramp + 30 + args.seconds + args.tail
+        # The simulators play until told to stop (SIGTERM): after the play and its tail (the last game
+        # started draws to its end), they drain, read every card's balance and write their reports.
         for i in range(args.sim):
             cmd = [
                 PYTHON,
@@ -267,11 +270,11 @@ def main() -> None:
                 "--shard",
                 f"{i}/{args.sim}",
             ]
-            cmd += ["--url", urls, "--duration", f"{duration:.0f}", "--buy-probability", str(args.buy)]
+            cmd += ["--url", urls, "--buy-probability", str(args.buy)]
             cmd += ["--connect-rate", str(args.connect_rate / args.sim), "--warmup", "20"]
             cmd += ["--report", str(workdir / f"sim{i}.json")]
             sims.append(start(f"sim{i}", cmd, env, workdir))
-        open_play(speciality_id, args.terminals, timeout=ramp + 30)
+        open_play(speciality_id, args.terminals, timeout=args.hello_timeout)
         t0 = time.time()
         cpu0 = {
             name: base.cpu_seconds([p.pid for p in group])
@@ -284,8 +287,11 @@ def main() -> None:
             for name, group in (("web", web), ("worker+beat", others), ("simulators", sims))
         }
         stop_play(speciality_id)  # no new game; the one drawing ends
+        time.sleep(args.tail)
         for sim in sims:
-            sim.wait(duration + 120)
+            sim.send_signal(signal.SIGTERM)
+        for sim in sims:
+            sim.wait(300)
     finally:
         base.stop_all(sims + web + others)
     from bingo.electronic.simulator import Report, percentile

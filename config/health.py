@@ -22,6 +22,7 @@ from health_check.checks import Database
 from health_check.exceptions import ServiceUnavailable
 from health_check.views import HealthCheckView
 
+from bingo.electronic.services import games as electronic_games
 from bingo.services import draw
 from bingo.tasks import REAPER_HEARTBEAT
 from halls import heartbeat
@@ -84,9 +85,13 @@ class Beat(HealthCheck):
             )
 
 
-def _stalled_games() -> list[tuple[int, int]]:
+def _stalled_games() -> list[tuple[int | str, int]]:
+    """Bingo's RNG draws and electronic bingo's ("E<id>") stalled past the allowance."""
     extra = timedelta(seconds=float(settings.HALL_HEALTH_DRAW_STALL_SECONDS))
-    return draw.stalled_draws(now=timezone.now() - extra)
+    when = timezone.now() - extra
+    found: list[tuple[int | str, int]] = list(draw.stalled_draws(now=when))
+    found += [(f"E{game_id}", ordinal) for game_id, ordinal in electronic_games.stalled_draws(now=when)]
+    return found
 
 
 @dataclasses.dataclass

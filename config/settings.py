@@ -11,10 +11,14 @@ import django_stubs_ext
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from config.test_workers import split_for_worker
+
 django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
+# A pytest-xdist worker (the parallel test run): its own Redis database and files, before anything is read.
+split_for_worker(VAR_DIR)
 
 env = environ.Env()
 

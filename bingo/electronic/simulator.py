@@ -132,6 +132,7 @@ class SimConfig:
     purchase_timeout: float = 10.0  # unanswered after this long: the same purchase again (same key)
     retry_after: float = 1.0  # a transient refusal (busy, 5xx): again after this long
     snapshot_timeout: float = 10.0
+    head_grace: float = 1.0  # a head ahead of the last event: the snapshot if still ahead this much later
     # How long a missing seq may stay missing before it counts as lost (frames of two streams interleave
     # on one socket, in order per stream: a gap is a gap at once; this only bounds a late frame).
     measure_from: float = -math.inf  # statistics count from this clock value on (a warm-up)
@@ -227,6 +228,7 @@ class TerminalBrain:
         self.rng = random.Random(config.seed + profile.index)
         self.stats = TerminalStats()
         self.seqs: dict[str, int] = {}  # stream -> last seq applied
+        self.heads_due: dict[str, tuple[int, float]] = {}  # stream -> (head ahead, when to check it again)
         self.games: dict[int, _Game] = {}
         self.sizes: tuple[int, ...] = config.sizes
         self.max_cards: int | None = None
@@ -297,6 +299,12 @@ class TerminalBrain:
     # --- the clock -----------------------------------------------------------------------------------
 
     def tick(self, now: float) -> list[Call]:
+        for stream, (head, due) in list(self.heads_due.items()):
+            if now >= due:
+                del self.heads_due[stream]
+                if head > self.seqs.get(stream, 0):
+                    self.stats.heads_ahead += 1
+                    self._want_snapshot(recovery=True)
         out = self._calls_due(now)
         if not self.ready or self.stopping:
             return out
@@ -316,7 +324,7 @@ class TerminalBrain:
 
     def next_deadline(self, now: float) -> float:
         """The latest clock value by which ``tick`` must run again."""
-        deadlines = [now + 1.0]
+        deadlines = [now + 1.0, *(due for _head, due in self.heads_due.values())]
         if self.retry_at is not None:
             deadlines.append(self.retry_at)
         for game in self.games.values():
@@ -572,9 +580,10 @@ class TerminalBrain:
         if kind == HEAD:
             head = as_int(frame.get("head"))
             if head is not None and self.ready and head > self.seqs.get(stream, 0):
-                stats.heads_ahead += 1
-                self._want_snapshot(recovery=True)
-                return self.tick(now)
+                # The sweep reads the head once the event is committed, maybe before the event itself has
+                # come through the layer: the snapshot only if the event is still missing a moment later.
+                self.heads_due[stream] = (head, now + self.config.head_grace)
+                self.wakeup = True
             return []
         seq = as_int(frame.get("seq"))
         if seq is None:
@@ -1005,7 +1014,9 @@ async def run_terminal(
                     compression=None,
                     ping_interval=None,
                     proxy=None,
-                    open_timeout=30,
+                    # A busy server accepts slowly (2,000 sockets took minutes here): a short timeout only
+                    # turns a queue into a storm of retries.
+                    open_timeout=120,
                     close_timeout=2,
                     max_size=1 << 20,
                     max_queue=256,

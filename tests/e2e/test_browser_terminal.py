@@ -260,3 +260,13 @@ async def test_the_75_ball_card_is_drawn_as_its_5x5_grid_with_its_free_centre(
     await shoot(page, "terminal-1920-75-balls.png")
     await page.set_viewport_size(SMALL)
     await shoot(page, "terminal-1280-75-balls.png")
+
+
+async def test_a_wrong_token_is_refused_and_the_page_says_so(
+    page: Page, server_url: str, venue: Venue, operator: Any, cashier: Any, steps: Any
+) -> None:
+    terminal, token, _card, _game = await call(a_hall, venue, operator, cashier)
+    await page.goto(f"{server_url}/electronic/terminal/?lang=es#{terminal.device_id}:x{token[1:]}")
+    await expect(page.locator("#setup")).to_be_visible()
+    await expect(page.locator("#setup-why")).to_have_text("El servidor rechazó el token de este terminal.")
+    await expect(page.locator("#app")).to_be_hidden()

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from bingo.electronic.models import EGameState, ElectronicGame
 from bingo.electronic.services import games, specialities
+from config import health
 from halls.events import current_seq
 from tests.electronic.support import (
     RULES_90,
@@ -139,3 +140,6 @@ def test_a_stalled_draw_is_re_enqueued(venue, operator, cashier) -> None:
         late = game.last_ball_at + timedelta(seconds=60)
         assert games.tick(now=late).reaped == [(game.pk, 2)]
     assert (game.pk, 2, 0.0) in steps
+    # /health/ names it too, once it is past the health check's allowance.
+    ElectronicGame.objects.filter(pk=game.pk).update(last_ball_at=timezone.now() - timedelta(minutes=5))
+    assert (f"E{game.pk}", 2) in health._stalled_games()

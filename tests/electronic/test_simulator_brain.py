@@ -132,10 +132,16 @@ def test_a_gap_on_a_stream_reloads_the_snapshot_and_counts_the_lost_messages() -
 def test_a_head_ahead_of_the_last_event_reloads_the_snapshot() -> None:
     b = brain(buy_probability=0.0)
     start(b, snapshot(selling=None))
-    calls = b.on_frame({"type": "stream.head", "stream": OWN, "head": 3}, 1.0, time.time())
+    assert b.on_frame({"type": "stream.head", "stream": OWN, "head": 3}, 1.0, time.time()) == []
+    assert b.on_frame({"type": "stream.head", "stream": ROOM, "head": 6}, 1.0, time.time()) == []
+    # The room's event arrives within the grace: no snapshot for it; the own stream's never does.
+    b.on_frame(frame(ROOM, 6, "egame.ball", game=39, ordinal=1, ball=17), 1.2, time.time())
+    assert b.tick(1.5) == []
+    calls = b.tick(2.0)
     assert [c.kind for c in calls] == ["snapshot"]
     assert b.stats.heads_ahead == 1
-    assert b.on_frame({"type": "stream.head", "stream": ROOM, "head": 5}, 1.0, time.time()) == []
+    assert b.on_frame({"type": "stream.head", "stream": ROOM, "head": 5}, 2.1, time.time()) == []
+    assert b.tick(3.5) == []
 
 
 def test_own_messages_that_change_nothing_are_counted() -> None:

@@ -102,7 +102,11 @@
   /* "I am alive": the software this page is and its clock (the verification checks both). */
   function hello() {
     call("POST", "hello/", {seq: Date.now(), software_version: SOFTWARE, clock: new Date().toISOString()})
-      .catch(function (err) { console.warn("terminal hello refused", err.code); });
+      .then(function () { if (!$("setup-why").textContent) { return; } admitted(); })
+      .catch(function (err) {
+        // The socket's refusal reaches a browser without its code (a failed handshake): the API's says it.
+        if (err.status === 401 || err.status === 403) { refused(); } else { console.warn("terminal hello", err.code); }
+      });
   }
 
   // --- small helpers --------------------------------------------------------------------------------------
@@ -679,6 +683,20 @@
 
   // --- start ------------------------------------------------------------------------------------------------
 
+  /* The server refused the device token (a wrong or rotated token, a retired device): say so; the stream
+     keeps trying slowly, and the page comes back by itself once the terminal is given a valid token. */
+  function refused() {
+    $("setup-why").textContent = gettext("The server refused this terminal's token.");
+    $("setup").hidden = false;
+    $("app").hidden = true;
+  }
+
+  function admitted() {
+    $("setup-why").textContent = "";
+    $("setup").hidden = true;
+    $("app").hidden = false;
+  }
+
   function start() {
     S.creds = readCredentials();
     if (!S.creds) {
@@ -702,11 +720,9 @@
       socketUrl: scheme + global.location.host + SOCKET + "?device=" + encodeURIComponent(S.creds.device) +
         "&token=" + encodeURIComponent(S.creds.token),
       loadSnapshot: loadSnapshot,
-      onSnapshot: applySnapshot,
+      onSnapshot: function (snapshot) { admitted(); applySnapshot(snapshot); },
       onEvent: onEvent,
-      onRefused: function () {
-        $("setup-why").textContent = gettext("The server refused this terminal's token.");
-      }
+      onRefused: refused
     });
     global.TerminalPage = {state: S, stream: stream};
     render();

@@ -135,7 +135,10 @@
         self.socket = null;
         try { socket.close(); } catch (ignored) { /* already closed */ }
       }
-      self.scheduleReconnect(err && err.status === 401 ? MAX_BACKOFF_MS : 0);
+      if (err && (err.status === 401 || err.status === 403)) {
+        try { self.onRefused(err.status); } catch (ignored) { /* the page's */ }
+      }
+      self.scheduleReconnect(err && (err.status === 401 || err.status === 403) ? MAX_BACKOFF_MS : 0);
     });
   };
 
