@@ -17,6 +17,7 @@ from bingo.electronic.services import sales
 from bingo.electronic.services.common import rules_of
 from halls.models import Venue
 from tests.electronic.sales_support import OnSale, on_sale, selling_game
+from tests.electronic.support import funded_card
 
 pytestmark = pytest.mark.django_db
 D = Decimal
@@ -143,3 +144,21 @@ def test_the_last_games_with_the_cards_results(api: APIClient, sale: OnSale) -> 
     assert snap["last_games"][0]["prizes"][0]["code"] == "bingo"
     bad = api.post(URL + "games/", {"card": sale.card.number, "limit": 0}, format="json")
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid"
+
+
+def test_a_card_recalls_its_part_of_a_game_and_nothing_of_another_card(
+    api: APIClient, sale: OnSale, venue: Venue, cashier: User
+) -> None:
+    bought = sales.purchase(terminal=sale.terminal, card_number=sale.card.number, cards=2, key="r")
+    first = bought.cards[0]
+    numbers = list(bytes(first.cells)[:3])
+    game = _draw(sale.game, numbers, state=EGameState.CLOSED)
+    answer = api.post(URL + "recall/", {"card": sale.card.number, "game": game.pk}, format="json")
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    assert [c["id"] for c in body["cards"]] == [c.pk for c in bought.cards]
+    assert body["balls"][0]["marks"] == [{"card": first.pk, "cell": 0}]
+    assert [b["ball"] for b in body["balls"]] == numbers
+    other = funded_card(venue, cashier)
+    refused = api.post(URL + "recall/", {"card": other.number, "game": game.pk}, format="json")
+    assert refused.status_code == 404 and refused.json()["error"]["code"] == "unknown_game"

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.urls import path
 from django.utils.translation import gettext
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import BasePermission
@@ -485,6 +486,32 @@ class GamesView(TerminalView):
         )
 
 
+class TerminalRecallRequestSerializer(serializers.Serializer[Any]):
+    card = serializers.CharField(max_length=40, help_text=CARD_HELP)
+    game = serializers.IntegerField(min_value=1)
+
+
+class RecallView(TerminalView):
+    @extend_schema(
+        operation_id="electronic_terminal_card_recall",
+        summary="The inserted card's part of one game: cards, balls, marks, prizes, ledger entries (device)",
+        description=AUTH + "400 bad_card_number; 404 unknown_card, unknown_game; 409 card_blocked.",
+        request=TerminalRecallRequestSerializer,
+        responses={
+            200: OpenApiResponse(
+                OpenApiTypes.OBJECT, description="bingo.electronic.services.recall.terminal_recall"
+            ),
+            **error_responses(400, 403, 404, 409),
+        },
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        data = valid(TerminalRecallRequestSerializer, request.data)
+        return Response(
+            messages.game_recall(terminal=self.terminal(request), card_number=data["card"], game=data["game"])
+        )
+
+
 urlpatterns = [
     path("terminal/hello/", HelloView.as_view(), name="electronic-terminal-hello"),
     path("terminal/card/", CardView.as_view(), name="electronic-terminal-card"),
@@ -492,4 +519,5 @@ urlpatterns = [
     path("terminal/cashout/", CashoutView.as_view(), name="electronic-terminal-cashout"),
     path("terminal/snapshot/", SnapshotView.as_view(), name="electronic-terminal-snapshot"),
     path("terminal/games/", GamesView.as_view(), name="electronic-terminal-games"),
+    path("terminal/recall/", RecallView.as_view(), name="electronic-terminal-recall"),
 ]

@@ -36,7 +36,7 @@ from bingo.electronic.models import (
     TerminalSoftware,
 )
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
-from bingo.electronic.services import readmodels
+from bingo.electronic.services import readmodels, recall
 from bingo.electronic.services.common import rules_of
 from bingo.electronic.services.locks import lock_terminal
 from bingo.electronic.services.sales import Bought
@@ -46,7 +46,7 @@ from halls import money
 from halls.cashier.models import PlayerCard
 from halls.cashier.services import cards as player_cards
 from halls.cashier.services import tickets
-from halls.errors import Conflict, InvalidInput
+from halls.errors import Conflict, InvalidInput, NotFound
 from halls.services import audit
 
 MAX_SEQ = 2**63 - 1
@@ -411,3 +411,18 @@ def games(*, terminal: Terminal, card_number: Any, limit: Any = 10) -> dict[str,
             }
         )
     return {"card": card.number, "balance": money.text(player_cards.balance(card)), "games": out}
+
+
+def game_recall(*, terminal: Terminal, card_number: Any, game: Any) -> dict[str, Any]:
+    """The inserted card's part of one game of the terminal's speciality (EB-04, R-01): its cards with their
+    cells, the balls, what each ball marked, its prizes and its ledger entries (`recall.terminal_recall`).
+    Another speciality's game, or one the card did not play, answers 404 unknown_game."""
+    card = _card(terminal, card_number)
+    if isinstance(game, bool) or not isinstance(game, int):
+        raise InvalidInput(_("game is a game's id."), code="bad_game", field="game")
+    played = ElectronicGame.objects.filter(
+        pk=game, speciality_id=terminal.speciality_id, purchases__player_card=card
+    ).first()
+    if played is None:
+        raise NotFound(_("This card played no such game here."), code="unknown_game")
+    return recall.terminal_recall(played, player_card=card)
