@@ -63,6 +63,7 @@ os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/6")
 import screens as base  # noqa: E402  (bench/screens.py: processes, CPU, the bare server)
 
 from bingo.electronic.simulator import PATHS, HttpConnection  # noqa: E402  (pure: no Django)
+from halls.eventtypes import EventType  # noqa: E402
 
 PYTHON = sys.executable
 VENUE_LICENCE = "BENCH-TERMINALS"
@@ -503,7 +504,7 @@ def collect(procs: list[Any], schedule: Schedule, product: bool) -> Result:
     for proc, _ in procs:
         proc.wait(60)
     measured = [e for e in schedule.events if e.at >= schedule.measured_from]
-    balls = {(e.stream, e.seq): e.at for e in measured if e.kind == "egame.ball"}
+    balls = {(e.stream, e.seq): e.at for e in measured if e.kind == EventType.EGAME_BALL}
     own_by_stream: dict[str, set[int]] = {}  # every own-stream event published (warm-up included)
     for e in schedule.events:
         if e.stream.startswith("terminal."):
@@ -704,7 +705,7 @@ def main() -> None:
             subprocess.Popen([PYTHON, __file__, "--bare-server", str(p), channel], cwd=ROOT, env=env)
             for p in bare_ports
         ]
-        balls = [e for e in schedule.events if e.kind == "egame.ball"]
+        balls = [e for e in schedule.events if e.kind == EventType.EGAME_BALL]
         try:
             baseline, _ = measure(
                 bare,

@@ -38,6 +38,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from halls.eventtypes import EventType
+
 # The device API (the "sales" helper's doors) and the socket (the "terminal" helper's), relative to the base.
 API = "/api/electronic/terminal/"
 PATHS: dict[str, str] = {
@@ -49,17 +51,17 @@ PATHS: dict[str, str] = {
 WS_PATH = "/ws/electronic/terminal/"
 SOFTWARE_VERSION = "SIM-T-1.0"
 
-# Event types (halls.eventtypes; spelled here so the core imports nothing of Django).
-SALES_OPENED = "egame.sales_opened"
-SALES_CLOSED = "egame.sales_closed"
-BALL = "egame.ball"
-PRIZE = "egame.prize"
-CLOSED = "egame.closed"
-METERS = "egame.meters"
-T_CARDS = "terminal.cards"
-T_PRIZE = "terminal.prize"
-T_BALANCE = "terminal.balance"
-T_STATE = "terminal.state"
+# Event types (halls.eventtypes imports nothing of Django).
+SALES_OPENED = EventType.EGAME_SALES_OPENED
+SALES_CLOSED = EventType.EGAME_SALES_CLOSED
+BALL = EventType.EGAME_BALL
+PRIZE = EventType.EGAME_PRIZE
+CLOSED = EventType.EGAME_CLOSED
+METERS = EventType.EGAME_METERS
+T_CARDS = EventType.TERMINAL_CARDS
+T_PRIZE = EventType.TERMINAL_PRIZE
+T_BALANCE = EventType.TERMINAL_BALANCE
+T_STATE = EventType.TERMINAL_STATE
 HEAD = "stream.head"
 
 # Refusals after which buying for that game stops (the answer will not change with a retry).

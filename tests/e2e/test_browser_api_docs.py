@@ -23,6 +23,8 @@ async def test_swagger_ui_renders_with_no_network_but_the_hall(page: Page, serve
             await route.abort()
 
     await page.route("**/*", only_the_hall)
+    # Swagger UI draws the tags it has room for: a tall window shows enough operations to count.
+    await page.set_viewport_size({"width": 1280, "height": 4000})
     await page.goto(f"{server_url}/api/docs/")
     operations = page.locator(".opblock")
     await operations.first.wait_for(timeout=15_000)

@@ -36,6 +36,8 @@ async def test_the_till_speaks_spanish(page: Page, server_url: str, venue: Venue
     await expect(page.locator("#tab-prizes")).to_contain_text("Premios")
     await expect(page.locator("#open-card h2")).to_have_text("Abrir un turno")
 
+    # The page is ready once it has listed the tills (its form handlers are wired by then).
+    await expect(page.locator("#open-till")).to_contain_text("Caja Sur")
     # A typed amount that is not one: the page says so, in Spanish, and sends nothing.
     await page.fill("#open-float", "12,345")
     await page.click("#open-form button[type=submit]")
