@@ -73,6 +73,8 @@
   function call(method, path, payload) {
     var headers = {
       "Accept": "application/json",
+      // The server's answers (a refusal's reason) in the page's language, not the browser's.
+      "Accept-Language": document.documentElement.lang || "es",
       "Authorization": "CashDevice " + S.creds.device + ":" + S.creds.token
     };
     var options = {method: method, headers: headers, cache: "no-store", credentials: "omit"};
@@ -303,6 +305,7 @@
       ? interpolate(gettext("Game %(number)s on sale · closes in %(clock)s"), {number: S.selling.number, clock: clock}, true)
       : interpolate(gettext("Game %(number)s: sales closing"), {number: S.selling.number}, true);
     node.className = "t-head__sales" + (left > 0 && left <= 10 ? " is-closing" : "");
+    enableBuy();  // the button goes off when the window closes
   }
 
   function renderMeters() {
@@ -509,8 +512,14 @@
     var button = $("buy");
     button.textContent = S.size ? interpolate(ngettext("Buy %(count)s card", "Buy %(count)s cards", S.size),
       {count: S.size}, true) : gettext("Buy");
+    enableBuy();
+  }
+
+  function enableBuy() {
+    var button = $("buy");
     var playable = !S.terminal || (S.terminal.state === "in_service" && S.terminal.active !== false);
-    button.disabled = !(S.player && S.selling && S.size && playable) || button.getAttribute("data-busy") === "1";
+    var open = S.selling && new Date(S.selling.sales_close_at).getTime() > now();
+    button.disabled = !(S.player && open && S.size && playable) || button.getAttribute("data-busy") === "1";
   }
 
   function describePrize(p) {
