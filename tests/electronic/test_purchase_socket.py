@@ -60,7 +60,7 @@ async def connect(terminal: Terminal, token: str, language: str = "es") -> Webso
 async def answer(communicator: WebsocketCommunicator) -> dict[str, Any]:
     """The next purchase answer (the terminal's own events in between are skipped)."""
     while True:
-        frame = json.loads(await communicator.receive_from(timeout=TIMEOUT))
+        frame: dict[str, Any] = json.loads(await communicator.receive_from(timeout=TIMEOUT))
         if frame.get("type") == purchase_frames.ANSWER:
             return frame
 
