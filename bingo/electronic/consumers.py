@@ -1,12 +1,16 @@
 """The player terminal's WebSocket: ``ws/electronic/terminal/?device=<cash device id>&token=<device token>``.
 
-A thin, read-only door (DESIGN §3): it checks the terminal's device token (halls.cashier.services.devices,
+A thin door (DESIGN §3): it checks the terminal's device token (halls.cashier.services.devices,
 wrong tokens counted per address as on the device API), then follows two streams through the process's hub
 (halls.fanout), like a hall screen: its speciality's room stream (balls, prizes, meters, sales opened and
 closed) and its own "terminal.<id>" (its cards, prizes, balance, state). Each event reaches the hub once,
 encoded once by its publisher, and is written as that same text to every terminal following the stream.
 Delivery is at most once: the page reloads its snapshot (services.readmodels.terminal_snapshot, through the
 terminal API) on a gap in either stream's seq, on the heads the hub's sweep sends, and on reconnect.
+
+The terminal buys over it too (bingo.electronic.purchase_frames: the frames, their answers, their batches):
+each purchase frame is parsed and queued for the socket's worker task, which hands it to the process's batch
+of purchases and writes the answer frame like any other, so the hub's writes never wait behind a purchase.
 
 The sweep re-checks every terminal socket (`kind` "terminal"): a retired device or a rotated token closes it
 (4404), as a deactivated screen's; so does a terminal moved to another speciality. A rotation or a retirement
@@ -22,6 +26,7 @@ re-check reaches it as a member.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 from typing import Any
@@ -31,6 +36,7 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from bingo.electronic import purchase_frames
 from bingo.electronic.models import Terminal
 from halls import fanout, metrics, throttling
 from halls.cashier.services import devices
@@ -42,6 +48,7 @@ CLOSE_REFUSED = 4401  # no such device in service, not a terminal, or a wrong to
 CLOSE_GONE = fanout.CLOSE_GONE  # the device retired or its token rotated since the socket opened
 CLOSE_UNAVAILABLE = 1011  # the hub could not follow the streams (the channel layer is down): retry later
 CLOSE_TOO_SLOW = 1013  # the socket could not keep up: reconnect (and reload the snapshot)
+CLOSE_TOO_BIG = 1009  # a frame far beyond any purchase (RFC 6455: message too big)
 
 
 def allowed_streams(idents: set[str]) -> dict[str, set[str]]:
@@ -139,6 +146,9 @@ class TerminalConsumer(AsyncWebsocketConsumer):
     sender: fanout.Sender | None = None
     hub: fanout.StreamHub | None = None
     closing: asyncio.Task[None] | None = None
+    language = ""  # of the handshake (a frame may name its own): the language of its refusals
+    purchases: asyncio.Queue[purchase_frames.Request | purchase_frames.Refusal | None] | None = None
+    worker: asyncio.Task[None] | None = None
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its hop to the shared sync thread before every message (as the
@@ -199,9 +209,59 @@ class TerminalConsumer(AsyncWebsocketConsumer):
             self.counted = False
             metrics.OPEN_SOCKETS.labels(KIND).dec()
         await self._leave()
+        await self._stop_worker()
+
+    # --- purchases (bingo.electronic.purchase_frames) ---
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        """Read-only: every command goes through the terminal API; whatever the page sends is ignored."""
+        """A purchase frame: parsed and queued for this socket's worker, so the consumer goes back at once
+        to its other messages (the hub's writes never wait behind a purchase)."""
+        if not self.live:  # not accepted, or closing: never act for nobody
+            return
+        frame: str | bytes = text_data if text_data is not None else (bytes_data or b"")
+        if len(frame) > purchase_frames.ABUSE_BYTES:
+            await self.close(code=CLOSE_TOO_BIG)
+            return
+        if self.purchases is None:
+            self.language = purchase_frames.handshake_language(self.scope)
+            self.purchases = asyncio.Queue(maxsize=purchase_frames.MAX_PENDING)
+            self.worker = asyncio.get_running_loop().create_task(self._work())
+        request = purchase_frames.parse(frame, self.language)
+        try:
+            self.purchases.put_nowait(request)
+        except asyncio.QueueFull:
+            self._answer(purchase_frames.busy(request))
+
+    async def _work(self) -> None:
+        """This socket's purchases one after the other, in the order sent (one in a batch at a time)."""
+        assert self.purchases is not None
+        device_id, _sep, token_hash = self.ident.partition(":")
+        while (request := await self.purchases.get()) is not None:
+            if isinstance(request, purchase_frames.Refusal):
+                self._answer(purchase_frames.refused(request))
+                continue
+            try:
+                text = await purchase_frames.batcher().take((int(device_id), token_hash, request))
+            except Exception:  # the batch's transaction rolled back: nothing written, send it again
+                log.exception("terminal %s: a purchase batch failed", device_id)
+                text = purchase_frames.failed(request)
+            self._answer(text)
+
+    def _answer(self, text: str) -> None:
+        self.deliver({"type": "websocket.send", "text": text})
+
+    async def _stop_worker(self) -> None:
+        """Purchases not taken yet are dropped (unanswered: the page sends them again under their key); the
+        one in a batch is written or not, and its retry answers it."""
+        if self.worker is None or self.purchases is None:
+            return
+        while not self.purchases.empty():
+            self.purchases.get_nowait()
+        self.purchases.put_nowait(None)
+        self.worker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.worker
+        self.worker = None
 
     def deliver(self, frame: dict[str, Any]) -> None:
         """The hub's write of one frame (either stream's); never waits."""
