@@ -19,6 +19,11 @@ _lock = threading.Lock()
 
 
 class SharedRedisCache(RedisCache):
+    # Set by RedisCache.__init__ (not in django-stubs).
+    _servers: list[str]
+    _options: dict[str, Any]
+    _class: type[RedisCacheClient]
+
     @cached_property
     def _cache(self) -> Any:
         key = repr((self._servers, sorted(self._options.items())))

@@ -37,6 +37,8 @@ def test_every_context_s_cache_shares_the_process_client_and_its_connections() -
     assert [value for _, _, value in found] == list(range(5))
     assert len({cache for cache, _, _ in found}) == 5  # Django's: a cache object per context
     assert len({client for _, client, _ in found}) == 1  # five contexts, one client (one pool)
-    client = caches["default"]._cache
+    cache = caches["default"]
+    assert isinstance(cache, SharedRedisCache)
+    client = cache._cache
     pool = client._get_connection_pool(write=True)
     assert client._get_connection_pool(write=True) is pool
