@@ -12,8 +12,11 @@ seconds (the instants spread evenly, shuffled):
 
 1. baseline: ``POST /api/electronic/terminal/card/`` (a card inserted: the device authenticated, the card
    read with its balance and its cards in play) — the same stack, no write;
-2. product: ``POST /api/electronic/terminal/purchase/`` of 1-6 cards (random) with the terminal's card, then
-   RETRIES of them resent (each must answer 200 with the first purchase, nothing written).
+2. product: a purchase of 1-6 cards (random) with the terminal's card, then RETRIES of them resent (each
+   must answer 200 with the first purchase, nothing written). ``--door socket`` (the default, as the
+   terminal page buys): a ``purchase`` frame on the terminal's WebSocket (opened, one per terminal, before
+   the phase starts; bingo.electronic.purchase_frames), answered by a frame with its key; ``--door http``:
+   ``POST /api/electronic/terminal/purchase/``.
 
 Latency is from the request's first byte sent to the whole answer read (client lag behind the schedule is
 reported apart). The web processes time the purchase service and its parts (the game and terminal locks,
@@ -27,7 +30,7 @@ the retries wrote nothing, nothing answered 5xx.
     .venv/bin/python bench/electronic_sales.py --fresh --quick     # 300 terminals, 5 s
 
 The last line sums it up:
-``terminals=… window_s=… purchase_p99_ms=… baseline_p99_ms=… ratio=… purchases_per_s=… exact=true``.
+``door=… terminals=… window_s=… purchase_p99_ms=… baseline_p99_ms=… ratio=… purchases_per_s=… exact=true``.
 """
 
 from __future__ import annotations
@@ -197,7 +200,9 @@ def web_process(port: int, timings_out: str) -> None:
 
         setattr(owner, name, wrapper)
 
-    timed(sales, "purchase", "purchase (service)")
+    timed(sales, "purchase", "purchase (service, HTTP)")
+    timed(sales, "purchase_many", "purchase_many (socket batch)")
+    timed(sales, "write_group", "write_group (one transaction)")
     timed(sales, "share_egame", "game FOR SHARE")
     timed(sales, "lock_terminal", "terminal FOR UPDATE")
     timed(sales, "playable", "playable")
@@ -279,7 +284,57 @@ async def _request(port: int, path: str, auth: str, body: dict[str, Any]) -> tup
         writer.close()
 
 
-async def _run_plan(plan: list[dict[str, Any]], start_at: float) -> list[dict[str, Any]]:
+class _Socket:
+    """A terminal's WebSocket (the page's door): purchase frames out, answers matched by their key."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        async for text in self.ws:
+            frame = json.loads(text)
+            if frame.get("type") == "purchase.answer":
+                future = self.waiting.pop(str(frame.get("key")), None)
+                if future is not None and not future.done():
+                    future.set_result(frame)
+
+    async def ask(self, body: dict[str, Any]) -> tuple[int, bytes]:
+        future = asyncio.get_running_loop().create_future()
+        self.waiting[str(body["key"])] = future
+        await self.ws.send(json.dumps({"type": "purchase", **body}))
+        frame = await asyncio.wait_for(future, 120)
+        payload = frame.get("result") if frame["status"] < 300 else {"error": frame.get("error")}
+        return int(frame["status"]), json.dumps(payload).encode()
+
+
+async def _open_sockets(plan: list[dict[str, Any]]) -> dict[int, _Socket]:
+    """One socket per terminal of the plan, opened before the phase (as the pages hold them), 50 at a time."""
+    from websockets.asyncio.client import connect
+
+    gate = asyncio.Semaphore(50)
+
+    async def one(item: dict[str, Any]) -> tuple[int, _Socket]:
+        device, token = item["auth"].split(" ", 1)[1].split(":", 1)
+        url = f"ws://127.0.0.1:{item['port']}/ws/electronic/terminal/?device={device}&token={token}"
+        async with gate:
+            for attempt in range(5):
+                try:
+                    ws = await connect(url, open_timeout=60, max_size=2**20)
+                    return item["i"], _Socket(ws)
+                except Exception:
+                    if attempt == 4:
+                        raise
+                    await asyncio.sleep(1 + attempt)
+        raise AssertionError("unreachable")
+
+    return dict(await asyncio.gather(*(one(item) for item in plan)))
+
+
+async def _run_plan(
+    plan: list[dict[str, Any]], start_at: float, sockets: dict[int, _Socket] | None = None
+) -> list[dict[str, Any]]:
     loop = asyncio.get_running_loop()
     wall0, mono0 = time.time(), loop.time()
 
@@ -289,7 +344,10 @@ async def _run_plan(plan: list[dict[str, Any]], start_at: float) -> list[dict[st
         lag = loop.time() - due
         t0 = time.perf_counter()
         try:
-            status, payload = await _request(item["port"], item["path"], item["auth"], item["body"])
+            if sockets is not None:
+                status, payload = await sockets[item["i"]].ask(item["body"])
+            else:
+                status, payload = await _request(item["port"], item["path"], item["auth"], item["body"])
         except Exception as exc:  # counted: the run must show none
             return {"i": item["i"], "status": 0, "error": repr(exc), "ms": 0.0, "lag_ms": lag * 1000}
         ms = (time.perf_counter() - t0) * 1000
@@ -303,19 +361,30 @@ async def _run_plan(plan: list[dict[str, Any]], start_at: float) -> list[dict[st
     return await asyncio.gather(*(one(item) for item in plan))
 
 
-def client_process(plan: list[dict[str, Any]], clock: Any, queue: Any) -> None:
-    queue.put("ready")
-    while clock.value == 0:
-        time.sleep(0.001)
-    queue.put(asyncio.run(_run_plan(plan, float(clock.value))))
+def client_process(plan: list[dict[str, Any]], clock: Any, queue: Any, door: str) -> None:
+    async def run() -> list[dict[str, Any]]:
+        sockets = await _open_sockets(plan) if door == "socket" else None
+        queue.put("ready")
+        while clock.value == 0:
+            await asyncio.sleep(0.001)
+        try:
+            return await _run_plan(plan, float(clock.value), sockets)
+        finally:
+            for socket in (sockets or {}).values():
+                await socket.ws.close()
+
+    queue.put(asyncio.run(run()))
 
 
-def run_phase(plans: list[list[dict[str, Any]]], lead: float = 1.5) -> list[dict[str, Any]]:
-    """Every client process runs its part of the plan from one common start time."""
+def run_phase(
+    plans: list[list[dict[str, Any]]], lead: float = 1.5, door: str = "http"
+) -> list[dict[str, Any]]:
+    """Every client process runs its part of the plan from one common start time (over the socket door,
+    once every client has opened its terminals' sockets)."""
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
     clock = ctx.Value("d", 0.0)
-    procs = [ctx.Process(target=client_process, args=(plan, clock, queue)) for plan in plans]
+    procs = [ctx.Process(target=client_process, args=(plan, clock, queue, door)) for plan in plans]
     for p in procs:
         p.start()
     for _ in procs:
@@ -471,6 +540,12 @@ def main() -> int:
     parser.add_argument("--conn-max-age", type=int, help="CONN_MAX_AGE of the web processes (production: 0)")
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the scratch database")
     parser.add_argument("--quick", action="store_true", help="300 terminals in 5 s")
+    parser.add_argument(
+        "--door",
+        choices=["http", "socket"],
+        default="socket",
+        help="how the terminals buy: POST .../purchase/, or a purchase frame on the terminal's WebSocket",
+    )
     args = parser.parse_args()
     if args.quick:
         args.terminals, args.window = 300, 5.0
@@ -548,7 +623,8 @@ def main() -> int:
                     "keep": True,
                 },
                 seed=2,
-            )
+            ),
+            door=args.door,
         )
         cpu2 = cpu_seconds(pids)
         prod = summary("purchase", product, args.window)
@@ -578,7 +654,7 @@ def main() -> int:
             },
             seed=4,
         )
-        retried = run_phase(retry_plan, lead=0.5) if resend else []
+        retried = run_phase(retry_plan, lead=0.5, door=args.door) if resend else []
         retried_ok = all(
             r["status"] == 200 and json.loads(r["body"])["purchase"] == bodies[resend[r["i"]]]["purchase"]
             for r in retried
@@ -603,7 +679,8 @@ def main() -> int:
     )
     ratio = prod["p99"] / base["p99"] if base["p99"] else float("nan")
     print(
-        f"\nterminals={args.terminals} window_s={args.window:g} purchase_p99_ms={prod['p99']:.1f} "
+        f"\ndoor={args.door} terminals={args.terminals} window_s={args.window:g} "
+        f"purchase_p99_ms={prod['p99']:.1f} "
         f"baseline_p99_ms={base['p99']:.1f} ratio={ratio:.2f} purchases_per_s={prod['per_s']:.0f} "
         f"refused={prod['n'] - prod['ok']} exact={'true' if exact else 'false'}"
     )

@@ -1,6 +1,6 @@
 """The player terminal's WebSocket: ``ws/electronic/terminal/?device=<cash device id>&token=<device token>``.
 
-A thin, read-only door (DESIGN §3): it checks the terminal's device token (halls.cashier.services.devices,
+A thin door (DESIGN §3): it checks the terminal's device token (halls.cashier.services.devices,
 wrong tokens counted per address as on the device API), then follows two streams through the process's hub
 (halls.fanout), like a hall screen: its speciality's room stream (balls, prizes, meters, sales opened and
 closed) and its own "terminal.<id>" (its cards, prizes, balance, state). Each event reaches the hub once,
@@ -8,13 +8,26 @@ encoded once by its publisher, and is written as that same text to every termina
 Delivery is at most once: the page reloads its snapshot (services.readmodels.terminal_snapshot, through the
 terminal API) on a gap in either stream's seq, on the heads the hub's sweep sends, and on reconnect.
 
+The terminal buys over it too (bingo.electronic.purchase_frames: the frames, their answers, their batches):
+each purchase frame is parsed and queued for the socket's worker task, which hands it to the process's batch
+of purchases and writes the answer frame like any other, so the hub's writes never wait behind a purchase.
+
 The sweep re-checks every terminal socket (`kind` "terminal"): a retired device or a rotated token closes it
-(4404), as a deactivated screen's; so does a terminal moved to another speciality.
+(4404), as a deactivated screen's; so does a terminal moved to another speciality. A rotation or a retirement
+also re-checks the device's sockets at once (fanout.recheck_on_commit through the hubs' control group).
+
+A connect is one database read (device, terminal and speciality in one query) and one hub join of both
+streams: at 2,000 terminals a second read and a join per stream made the connects queue. The hub watches the
+socket's device and token from before the read until its joins are done, so a token rotated after the read
+is still heard (the watch is marked and the socket closes with 4404 instead of opening); after the joins the
+re-check reaches it as a member.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hmac
 import logging
 from typing import Any
 from urllib.parse import parse_qs
@@ -23,6 +36,7 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from bingo.electronic import purchase_frames
 from bingo.electronic.models import Terminal
 from halls import fanout, metrics, throttling
 from halls.cashier.services import devices
@@ -34,11 +48,7 @@ CLOSE_REFUSED = 4401  # no such device in service, not a terminal, or a wrong to
 CLOSE_GONE = fanout.CLOSE_GONE  # the device retired or its token rotated since the socket opened
 CLOSE_UNAVAILABLE = 1011  # the hub could not follow the streams (the channel layer is down): retry later
 CLOSE_TOO_SLOW = 1013  # the socket could not keep up: reconnect (and reload the snapshot)
-
-
-def _ident(device_id: int, token_hash: str) -> str:
-    """What the hub knows a terminal socket by: its device and the hash of the token it came with."""
-    return f"{device_id}:{token_hash}"
+CLOSE_TOO_BIG = 1009  # a frame far beyond any purchase (RFC 6455: message too big)
 
 
 def allowed_streams(idents: set[str]) -> dict[str, set[str]]:
@@ -53,7 +63,7 @@ def allowed_streams(idents: set[str]) -> dict[str, set[str]]:
         "device", "speciality"
     )
     return {
-        _ident(t.device_id, t.device.token_hash): {t.speciality.stream, t.stream}
+        devices.socket_ident(t.device_id, t.device.token_hash): {t.speciality.stream, t.stream}
         for t in found
         if t.device.token_hash == by_device.get(t.device_id)
     }
@@ -75,25 +85,26 @@ def _query(scope: dict[str, Any]) -> tuple[int, str] | None:
 
 
 @database_sync_to_async
-def _authenticate(query: tuple[int, str] | None, address: str) -> tuple[str, list[str]] | None:
-    """The socket's ident and the streams it follows (room first), or None (refused; counted as a failure)."""
+def _authenticate(query: tuple[int, str] | None, address: str) -> list[str] | None:
+    """The streams the socket follows (room first), or None (refused; counted as a failure): the connect's
+    one database read, the device, its terminal and its speciality in one query."""
     if throttling.AddressThrottle("device_failures").over(address):
         return None
-    device = devices.authenticate(device_id=query[0], token=query[1]) if query else None
-    terminal = (
-        Terminal.objects.select_related("speciality").filter(device=device).first()
-        if device is not None
-        else None
-    )
-    if device is None or terminal is None:
+    terminal = None
+    if query is not None and 0 < len(query[1]) <= 200:
+        digest = devices.hash_token(query[1])
+        terminal = (
+            Terminal.objects.select_related("device", "speciality")
+            .filter(device_id=query[0], device__active=True)
+            .first()
+        )
+        # The hash compared in constant time (as devices.authenticate), about the same work when unknown.
+        if not hmac.compare_digest(terminal.device.token_hash if terminal else digest, digest):
+            terminal = None
+    if terminal is None:
         throttling.count_failure(address, "device_failures")
         return None
-    return _ident(device.pk, device.token_hash), [terminal.speciality.stream, terminal.stream]
-
-
-@database_sync_to_async
-def _still_allowed(ident: str) -> set[str]:
-    return allowed_streams({ident}).get(ident, set())
+    return [terminal.speciality.stream, terminal.stream]
 
 
 class _Follower:
@@ -118,6 +129,7 @@ class _Follower:
         self.consumer.deliver(frame)
 
     async def close(self, code: int | None = None, reason: str | None = None) -> None:
+        self.consumer.gone = True
         await self.consumer.close(code=code)
 
 
@@ -129,10 +141,14 @@ class TerminalConsumer(AsyncWebsocketConsumer):
     streams: list[str]
     followers: list[_Follower]
     live = False  # accepted and still valid: the hub writes to it
+    gone = False  # the hub closed it (a re-check), maybe before the connect accepted it
     counted = False
     sender: fanout.Sender | None = None
     hub: fanout.StreamHub | None = None
     closing: asyncio.Task[None] | None = None
+    language = ""  # of the handshake (a frame may name its own): the language of its refusals
+    purchases: asyncio.Queue[purchase_frames.Request | purchase_frames.Refusal | None] | None = None
+    worker: asyncio.Task[None] | None = None
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its hop to the shared sync thread before every message (as the
@@ -145,29 +161,37 @@ class TerminalConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.followers = []
         address = str((self.scope.get("client") or ("",))[0])
-        found = await _authenticate(_query(self.scope), address)
-        if found is None:
-            await self.close(code=CLOSE_REFUSED)
-            return
-        self.ident, self.streams = found
-        self.sender = fanout.Sender(self.base_send, self._too_slow)
+        query = _query(self.scope)
         self.hub = fanout.hub()
+        watch = None
         try:
+            if query is not None:
+                # The hub hears the re-checks for this device and token from before the read on: a token
+                # rotated (or the device retired) once the read is done marks the watch.
+                self.ident = devices.socket_ident(query[0], devices.hash_token(query[1]))
+                watch = await self.hub.watch(self.ident)
+            found = await _authenticate(query, address)
+            if found is None:
+                await self.close(code=CLOSE_REFUSED)
+                return
+            self.streams = found
+            self.sender = fanout.Sender(self.base_send, self._too_slow)
             # Following both streams before accepting: once the page sees the socket open and loads its
             # snapshot, no later event of either can be missed.
-            for stream in self.streams:
-                follower = _Follower(self, stream)
-                self.followers.append(follower)
-                await self.hub.join(follower)
+            self.followers = [_Follower(self, stream) for stream in self.streams]
+            await self.hub.join_all(list(self.followers))
         except Exception:
-            log.exception("terminal %s: could not follow %s", self.ident.partition(":")[0], self.streams)
+            log.exception("terminal %s: could not follow its streams", query[0] if query else "?")
             await self._leave()
             await self.close(code=CLOSE_UNAVAILABLE)
             return
-        # Checked again now that the hub hears the re-checks (a token rotated meanwhile).
-        if await _still_allowed(self.ident) != set(self.streams):
+        finally:
+            if watch is not None:
+                await self.hub.unwatch(watch)  # the joins hear the re-checks from now on
+        if self.gone or (watch is not None and watch.heard):  # changed since the read: reconnect
             await self._leave()
-            await self.close(code=CLOSE_GONE)
+            if not self.gone:
+                await self.close(code=CLOSE_GONE)
             return
         await self.accept()
         self.live = True
@@ -175,10 +199,9 @@ class TerminalConsumer(AsyncWebsocketConsumer):
         metrics.OPEN_SOCKETS.labels(KIND).inc()
 
     async def _leave(self) -> None:
-        if self.hub is not None:
-            for follower in self.followers:
-                await self.hub.leave(follower)
-        self.followers = []
+        followers, self.followers = self.followers, []
+        if self.hub is not None and followers:
+            await self.hub.leave_all(list(followers))
 
     async def disconnect(self, code: int) -> None:
         self.live = False
@@ -186,9 +209,59 @@ class TerminalConsumer(AsyncWebsocketConsumer):
             self.counted = False
             metrics.OPEN_SOCKETS.labels(KIND).dec()
         await self._leave()
+        await self._stop_worker()
+
+    # --- purchases (bingo.electronic.purchase_frames) ---
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        """Read-only: every command goes through the terminal API; whatever the page sends is ignored."""
+        """A purchase frame: parsed and queued for this socket's worker, so the consumer goes back at once
+        to its other messages (the hub's writes never wait behind a purchase)."""
+        if not self.live:  # not accepted, or closing: never act for nobody
+            return
+        frame: str | bytes = text_data if text_data is not None else (bytes_data or b"")
+        if len(frame) > purchase_frames.ABUSE_BYTES:
+            await self.close(code=CLOSE_TOO_BIG)
+            return
+        if self.purchases is None:
+            self.language = purchase_frames.handshake_language(self.scope)
+            self.purchases = asyncio.Queue(maxsize=purchase_frames.MAX_PENDING)
+            self.worker = asyncio.get_running_loop().create_task(self._work())
+        request = purchase_frames.parse(frame, self.language)
+        try:
+            self.purchases.put_nowait(request)
+        except asyncio.QueueFull:
+            self._answer(purchase_frames.busy(request))
+
+    async def _work(self) -> None:
+        """This socket's purchases one after the other, in the order sent (one in a batch at a time)."""
+        assert self.purchases is not None
+        device_id, _sep, token_hash = self.ident.partition(":")
+        while (request := await self.purchases.get()) is not None:
+            if isinstance(request, purchase_frames.Refusal):
+                self._answer(purchase_frames.refused(request))
+                continue
+            try:
+                text = await purchase_frames.batcher().take((int(device_id), token_hash, request))
+            except Exception:  # the batch's transaction rolled back: nothing written, send it again
+                log.exception("terminal %s: a purchase batch failed", device_id)
+                text = purchase_frames.failed(request)
+            self._answer(text)
+
+    def _answer(self, text: str) -> None:
+        self.deliver({"type": "websocket.send", "text": text})
+
+    async def _stop_worker(self) -> None:
+        """Purchases not taken yet are dropped (unanswered: the page sends them again under their key); the
+        one in a batch is written or not, and its retry answers it."""
+        if self.worker is None or self.purchases is None:
+            return
+        while not self.purchases.empty():
+            self.purchases.get_nowait()
+        self.purchases.put_nowait(None)
+        self.worker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.worker
+        self.worker = None
 
     def deliver(self, frame: dict[str, Any]) -> None:
         """The hub's write of one frame (either stream's); never waits."""

@@ -10,19 +10,20 @@ A refusal raises before or inside it: nothing is written. `(terminal, key)` make
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Sum
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from bingo.electronic.models import ECard, EGameState, ElectronicGame, Purchase, Terminal
@@ -87,8 +88,11 @@ def shown(card: ECard) -> ECardShown:
 def _replay(terminal: Terminal, key: str, number: str, count: int, game: int | None) -> Bought | None:
     """The purchase already made under `key`, if any (the same body, else 409 key_reused)."""
     found = Purchase.objects.filter(terminal=terminal, key=key).select_related("player_card", "game").first()
-    if found is None:
-        return None
+    return None if found is None else _replayed(found, key, number, count, game)
+
+
+def _replayed(found: Purchase, key: str, number: str, count: int, game: int | None) -> Bought:
+    """The first answer of the purchase `found` under `key`, if the retry asks the same (else 409)."""
     if found.player_card.number != number or found.cards != count or game not in (None, found.game_id):
         raise Conflict(
             _("Purchase key %(key)s of this terminal was another purchase.") % {"key": key},
@@ -150,7 +154,13 @@ def prepare(
     replay = _replay(terminal, key, number, count, game)
     if replay is not None:
         return replay  # a retry: answered at once
-    found = selling_game(terminal)
+    return _order(terminal, number, count, key, game, selling_game(terminal))
+
+
+def _order(
+    terminal: Terminal, number: str, count: int, key: str, game: int | None, found: ElectronicGame | None
+) -> Order:
+    """The purchase for the game on sale `found`, its cards dealt; 409 sales_closed / bad_count."""
     if found is None or (game is not None and game != found.pk):
         raise _sales_closed(game)
     rules = rules_of(found.version)  # a game's version never changes: read before any lock
@@ -163,7 +173,7 @@ def prepare(
         )
     # The cards are dealt before any lock is taken (what the locks guard does not need them).
     seed = secrets.token_bytes(16)
-    order = Order(
+    return Order(
         terminal=terminal,
         number=number,
         count=count,
@@ -174,8 +184,8 @@ def prepare(
         max_cards=rules.max_cards,
         seed=seed,
         cells=tuple(bytes(card) for card in rules.layout.deal(seed, count)),
+        language=translation.get_language(),
     )
-    return order
 
 
 @dataclass(frozen=True)
@@ -192,6 +202,7 @@ class Order:
     max_cards: int
     seed: bytes
     cells: tuple[bytes, ...]
+    language: str | None = None  # the asker's: its refusal is told in it, whichever thread writes it
 
 
 Told = list[tuple[str, EventType, Mapping[str, Any]]]
@@ -320,9 +331,15 @@ def purchase_group() -> GroupCommit[Order, Bought]:
 _Answer = Bought | BaseException
 
 
+def _speaking(language: str | None) -> contextlib.AbstractContextManager[None]:
+    """A refusal in the asker's language (a group is written on one caller's thread, or a door's)."""
+    return translation.override(language) if language else contextlib.nullcontext()
+
+
 def _alone(order: Order) -> _Answer:
     try:
-        return _write_alone(order)
+        with _speaking(order.language):
+            return _write_alone(order)
     except Exception as exc:  # this caller's own answer
         return exc
 
@@ -348,7 +365,8 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
         for i, order in enumerate(orders):
             try:
                 venue_id = terminals[order.terminal.pk].device.venue_id
-                found[i] = player_cards.find_card(venue_id=venue_id, code=order.number)
+                with _speaking(order.language):
+                    found[i] = player_cards.find_card(venue_id=venue_id, code=order.number)
             except DomainError as exc:
                 answers[i] = exc
         card_ids = sorted({card.pk for card in found.values()})
@@ -359,7 +377,10 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
                 continue
             try:
                 card = locked_cards[found[i].pk]
-                answers[i] = _write_one(order, games[order.game], terminals[order.terminal.pk], card, told)
+                with _speaking(order.language):
+                    answers[i] = _write_one(
+                        order, games[order.game], terminals[order.terminal.pk], card, told
+                    )
             except DomainError as exc:
                 answers[i] = (
                     exc  # refused before its money moved, or inside spend's savepoint: nothing written
@@ -367,3 +388,81 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
         if told:
             events.emit_many(told)
     return [answers[i] for i in range(len(orders))]
+
+
+# --- many at once (a socket door's batch) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A purchase as a door received it, nothing checked yet; `language`: the one its refusal is told in."""
+
+    terminal: Terminal  # with its device
+    card_number: Any
+    cards: Any
+    key: Any
+    game: Any = None
+    language: str | None = None
+
+
+def _game(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidInput(
+            _("game is a game id, or null for the game on sale."), code="bad_game", field="game"
+        )
+    return int(value)
+
+
+def purchase_many(asks: Sequence[Ask]) -> list[_Answer]:
+    """Each purchase's answer (bought, a retry's first answer, or its refusal), as `purchase` would give it
+    one by one, with a few queries for the whole batch: the retries found in one query, the games on sale
+    read in one, then the new purchases written together (`write_group`; on SQLite, or inside a caller's
+    transaction, one after the other)."""
+    answers: dict[int, _Answer] = {}
+    checked: dict[int, tuple[str, int, str, int | None]] = {}
+    for i, ask in enumerate(asks):
+        try:
+            with _speaking(ask.language):
+                number = player_cards.number_of(ask.card_number if isinstance(ask.card_number, str) else "")
+                checked[i] = (_key(ask.key), _count(ask.cards), number, _game(ask.game))
+        except DomainError as exc:
+            answers[i] = exc
+    if checked:
+        pairs = {(asks[i].terminal.pk, c[0]) for i, c in checked.items()}
+        earlier = {
+            (p.terminal_id, p.key): p
+            for p in Purchase.objects.filter(
+                terminal_id__in={t for t, _k in pairs}, key__in={k for _t, k in pairs}
+            ).select_related("player_card", "game")
+        }
+        specialities = {asks[i].terminal.speciality_id for i in checked}
+        on_sale = {
+            g.speciality_id: g
+            for g in ElectronicGame.objects.filter(
+                speciality_id__in=specialities, state=EGameState.SELLING
+            ).select_related("version")
+        }
+    orders: dict[int, Order] = {}
+    for i, (key, count, number, game) in checked.items():
+        ask = asks[i]
+        try:
+            with _speaking(ask.language):
+                found = earlier.get((ask.terminal.pk, key))
+                if found is not None:
+                    answers[i] = _replayed(found, key, number, count, game)
+                else:
+                    order = _order(
+                        ask.terminal, number, count, key, game, on_sale.get(ask.terminal.speciality_id)
+                    )
+                    orders[i] = replace(order, language=ask.language)
+        except DomainError as exc:
+            answers[i] = exc
+    if orders:
+        if _grouped():
+            written = write_group(list(orders.values()))
+        else:
+            written = [_alone(order) for order in orders.values()]
+        answers.update(zip(orders, written, strict=True))
+    return [answers[i] for i in range(len(asks))]

@@ -5,7 +5,8 @@
  *
  * The device id and token come from the URL fragment (#<device id>:<token>), are kept in localStorage and
  * taken out of the address bar. Every call goes to the terminal API (/api/electronic/terminal/...) with
- * "Authorization: CashDevice <id>:<token>"; the live part comes over the terminal's socket (terminal_stream.js):
+ * "Authorization: CashDevice <id>:<token>", but a purchase, which goes over the terminal's socket as a
+ * purchase frame when it is open; the live part comes over that socket (terminal_stream.js):
  * its room's stream (sales opened and closed, balls, prizes, meters) and its own (its cards, prizes, balance,
  * state). The inserted player card's number is kept for the session (sessionStorage) so a reload keeps it in.
  */
@@ -28,6 +29,7 @@
   var DEVICE_KEY = "hall.terminal.device";
   var CARD_KEY = "hall.terminal.card";
   var RECENT_BALLS = 8;
+  var BUY_ANSWER_MS = 15000;  // a purchase frame unanswered this long: tapped again, it is resent
   var ALERT_MS = 6000;
 
   var S = {
@@ -645,7 +647,7 @@
     button.setAttribute("data-busy", "1");
     button.disabled = true;
     var number = S.selling.number;
-    call("POST", "purchase/", order).then(function (data) {
+    viaSocket(order).then(function (data) {
       buyIntent.done();
       if (data.cards) { addCards(data.game || order.game, data.cards); }
       if (data.balance !== undefined && S.player) { S.player.balance = data.balance; }
@@ -658,6 +660,23 @@
     }).then(function () {
       button.removeAttribute("data-busy");
       render();
+    });
+  }
+
+  /* A purchase over the terminal's socket (answered by a frame with its key: the HTTP door's body or error),
+     or over the HTTP door when the socket is not open. An unanswered frame is a network error: the same
+     tap sends it again under the same key (a retry writes nothing). */
+  function viaSocket(order) {
+    var frame = {type: "purchase", key: order.key, card: order.card, cards: order.cards, game: order.game,
+      lang: document.documentElement.lang || "es"};
+    return stream.request(frame, BUY_ANSWER_MS).then(function (answer) {
+      if (answer.status < 300) { return answer.result || {}; }
+      var error = answer.error || {};
+      throw new ApiError(answer.status, error.code || "http_" + answer.status, error.message ||
+        interpolate(gettext("The server answered %(status)s."), {status: answer.status}, true));
+    }, function (err) {
+      if (err && err.message === "socket not open") { return call("POST", "purchase/", order); }
+      throw new ApiError(0, "network", gettext("The server cannot be reached: try again in a moment."));
     });
   }
 

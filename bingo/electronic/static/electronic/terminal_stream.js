@@ -11,6 +11,10 @@
  *
  * Delivery is at most once: nothing depends on one message arriving.
  *
+ * The page buys over the same socket (bingo/electronic/purchase_frames.py): `request(frame, ms)` sends a
+ * purchase frame and resolves with the answer frame of the same key (rejects if the socket is not open, or
+ * closes, or no answer comes in time: the page may send it again under its key, a retry writes nothing).
+ *
  *   var stream = new TerminalStream({socketUrl: "...", loadSnapshot: fn() -> Promise(snapshot),
  *                                    onSnapshot: fn(snapshot), onEvent: fn(event), onStatus: fn(status),
  *                                    onRefused: fn(code)});
@@ -44,6 +48,7 @@
     this.headEvery = null;
     this.heardAt = 0;
     this.stats = {snapshots: 0, events: 0, gaps: 0, reconnects: 0, heads: 0};
+    this.asked = {};           // key -> {resolve, reject, timer}: purchase frames waiting for their answer
   }
 
   TerminalStream.prototype.start = function () {
@@ -86,18 +91,59 @@
       var event;
       try { event = JSON.parse(message.data); } catch (err) { return; }
       if (event.type === "stream.head") { self.onHead(event); return; }
+      if (event.type === "purchase.answer") { self.answered(event); return; }
       if (typeof event.seq !== "number" || typeof event.stream !== "string") { return; }
       if (self.loading || self.seqs === null) { self.buffer.push(event); } else { self.apply(event); }
     };
     socket.onclose = function (closed) {
       if (socket !== self.socket) { return; }
       self.socket = null;
+      self.dropAsked();
       if (REFUSED[closed.code]) {
         try { self.onRefused(closed.code); } catch (err) { console.error(err); }
       }
       self.scheduleReconnect(REFUSED[closed.code] ? MAX_BACKOFF_MS : 0);
     };
     socket.onerror = function () { /* onclose follows */ };
+  };
+
+  /* Send `frame` (with a string "key") and resolve with its answer frame; reject when it cannot be sent, the
+     socket closes, or `ms` pass without an answer. */
+  TerminalStream.prototype.request = function (frame, ms) {
+    var self = this;
+    var socket = this.socket;
+    return new Promise(function (resolve, reject) {
+      if (!socket || socket.readyState !== global.WebSocket.OPEN) { reject(new Error("socket not open")); return; }
+      var key = String(frame.key);
+      if (self.asked[key]) { global.clearTimeout(self.asked[key].timer); self.asked[key].reject(new Error("resent")); }
+      var timer = global.setTimeout(function () {
+        delete self.asked[key];
+        reject(new Error("no answer"));
+      }, ms);
+      self.asked[key] = {resolve: resolve, reject: reject, timer: timer};
+      try { socket.send(JSON.stringify(frame)); } catch (err) {
+        global.clearTimeout(timer);
+        delete self.asked[key];
+        reject(err);
+      }
+    });
+  };
+
+  TerminalStream.prototype.answered = function (frame) {
+    var waiting = this.asked[String(frame.key)];
+    if (!waiting) { return; }
+    delete this.asked[String(frame.key)];
+    global.clearTimeout(waiting.timer);
+    waiting.resolve(frame);
+  };
+
+  TerminalStream.prototype.dropAsked = function () {
+    var asked = this.asked;
+    this.asked = {};
+    Object.keys(asked).forEach(function (key) {
+      global.clearTimeout(asked[key].timer);
+      asked[key].reject(new Error("socket closed"));
+    });
   };
 
   TerminalStream.prototype.scheduleReconnect = function (atLeast) {
