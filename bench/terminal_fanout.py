@@ -204,7 +204,7 @@ class TerminalClient:
         return max(self.last.get(stream, 0), self.covered.get(stream, 0))
 
     def _check_head(self, stream: str, head: int) -> None:
-        if head > self.known(stream):
+        if head > self.known(stream) and not self.loading:  # a snapshot in flight covers it
             self.heads_ahead += 1
             self.reload()
 
@@ -239,6 +239,7 @@ class TerminalClient:
                     )
                     await asyncio.wait_for(sock.opened, 30)
                     self.socket = sock
+                    self.reload()  # the page loads its snapshot once its socket is open
                     return True
                 except (OSError, ConnectionError, TimeoutError):
                     await asyncio.sleep(0.5)
@@ -254,7 +255,6 @@ class TerminalClient:
         await asyncio.sleep(1.0)
         if await self.connect(gate):
             self.drops.append((closed, time.time()))
-            self.reload()
 
     def result(self) -> dict[str, Any]:
         return {
@@ -279,8 +279,6 @@ async def run_clients(spec: dict[str, Any]) -> None:
     gate = asyncio.Semaphore(50)
     clients = [TerminalClient(t, t["port"], t["path"], t.get("http")) for t in spec["terminals"]]
     ok = await asyncio.gather(*(c.connect(gate) for c in clients))
-    for c in clients:
-        c.reload()  # the page loads its snapshot once its socket is open
     while any(c.loading for c in clients):  # loaded before the drive starts: not in the measured window
         await asyncio.sleep(0.1)
     print(f"ready {sum(ok)} {len(ok) - sum(ok)}", flush=True)

@@ -12,6 +12,7 @@ import logging
 import weakref
 from collections import deque
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from channels.db import database_sync_to_async
@@ -96,6 +97,14 @@ def read_screens(tokens: set[str], streams: set[str]) -> tuple[dict[str, str], d
     return following, heads
 
 
+@dataclass(eq=False)
+class Watch:
+    """A socket being admitted (`StreamHub.watch`): `heard` once a re-check named its token."""
+
+    token: str
+    heard: bool = False
+
+
 class StreamHub:
     """The process's one channel on the layer, the streams it follows, and their local sockets.
 
@@ -109,6 +118,7 @@ class StreamHub:
         self.layer = layer
         self.channel: str | None = None
         self.members: dict[str, set[ScreenSocket]] = {}
+        self.watches: set[Watch] = set()  # sockets being admitted: the re-checks that name them
         self.subscribed: set[str] = set()
         self.lock = asyncio.Lock()  # one subscription change at a time (joins and leaves interleave)
         self.tasks: list[asyncio.Task[None]] = []
@@ -120,27 +130,58 @@ class StreamHub:
 
     async def join(self, socket: ScreenSocket) -> None:
         """Follow the socket's stream; once this returns, every event of the stream reaches the hub."""
-        self.members.setdefault(socket.stream, set()).add(socket)
+        await self.join_all([socket])
+
+    async def join_all(self, sockets: list[ScreenSocket]) -> None:
+        """Follow every socket's stream at once (a terminal's two): one subscription change for all; once
+        this returns, every event of each stream reaches the hub."""
+        for socket in sockets:
+            self.members.setdefault(socket.stream, set()).add(socket)
         try:
-            await self._reconcile(socket.stream)
+            await self._reconcile({socket.stream for socket in sockets})
         except BaseException:
-            await self.leave(socket)
+            await self.leave_all(sockets)
             raise
 
     async def leave(self, socket: ScreenSocket) -> None:
-        sockets = self.members.get(socket.stream)
-        if sockets is None or socket not in sockets:
-            return
-        sockets.discard(socket)
-        if not sockets:
-            del self.members[socket.stream]
-        await self._reconcile(socket.stream)
+        await self.leave_all([socket])
 
-    async def _reconcile(self, stream: str) -> None:
+    async def leave_all(self, sockets: list[ScreenSocket]) -> None:
+        left = set()
+        for socket in sockets:
+            members = self.members.get(socket.stream)
+            if members is None or socket not in members:
+                continue
+            members.discard(socket)
+            if not members:
+                del self.members[socket.stream]
+            left.add(socket.stream)
+        if left:
+            await self._reconcile(left)
+
+    async def watch(self, token: str) -> Watch:
+        """Hear the re-checks naming `token` from now on, while a socket of it is admitted (its one
+        database read, then its joins): a re-check sent once a change commits after that read (a token
+        rotated) marks the watch, which the socket looks at before it accepts. End it with `unwatch`."""
+        watch = Watch(token)
+        self.watches.add(watch)
+        try:
+            await self._reconcile(set())  # listening on the control group before the caller reads
+        except BaseException:
+            await self.unwatch(watch)
+            raise
+        return watch
+
+    async def unwatch(self, watch: Watch) -> None:
+        if watch in self.watches:
+            self.watches.discard(watch)
+            await self._reconcile(set())
+
+    async def _reconcile(self, streams: set[str]) -> None:
         """Make the layer's subscriptions match the local sockets (whatever joined or left meanwhile)."""
         async with self.lock:
-            wanted = stream in self.members
-            if wanted and self.channel is None:
+            needed = bool(self.members or self.watches)
+            if needed and self.channel is None:
                 self.channel = await self.layer.new_channel()
                 await self.layer.group_add(CONTROL_GROUP, self.channel)
                 loop = asyncio.get_running_loop()
@@ -148,14 +189,16 @@ class StreamHub:
                     loop.create_task(self._receive(self.channel)),
                     loop.create_task(self._sweep_forever()),
                 ]
-            if wanted and stream not in self.subscribed:
-                await self.layer.group_add(group_name(stream), self.channel)
-                self.subscribed.add(stream)
-            elif not wanted and stream in self.subscribed:
-                self.subscribed.discard(stream)
-                await self.layer.group_discard(group_name(stream), self.channel)
-            if not self.members and self.channel is not None:
-                # No screen left: stop listening, so nothing outlives the sockets (or a test's loop).
+            for stream in sorted(streams):
+                wanted = stream in self.members
+                if wanted and stream not in self.subscribed:
+                    await self.layer.group_add(group_name(stream), self.channel)
+                    self.subscribed.add(stream)
+                elif not wanted and stream in self.subscribed:
+                    self.subscribed.discard(stream)
+                    await self.layer.group_discard(group_name(stream), self.channel)
+            if not needed and self.channel is not None:
+                # No socket left: stop listening, so nothing outlives the sockets (or a test's loop).
                 tasks, self.tasks, self.channel = self.tasks, [], None
                 for task in tasks:
                     task.cancel()
@@ -175,6 +218,8 @@ class StreamHub:
                 continue
             if message.get("type") == RECHECK_TYPE:
                 tokens = set(message.get("tokens") or ())
+                for watch in self.watches:
+                    watch.heard = watch.heard or watch.token in tokens
                 mine = [s for members in self.members.values() for s in members if s.token in tokens]
                 if mine:  # a database read: not on this receive loop (events keep flowing meanwhile)
                     task = asyncio.get_running_loop().create_task(self._recheck(mine))
@@ -252,6 +297,12 @@ class StreamHub:
                     await socket.close(code=CLOSE_GONE)
 
 
+def recheck_on_commit(tokens: list[str], using: str | None = None) -> None:
+    """Once the current transaction commits, every hub re-checks the sockets of these tokens (and marks
+    the watches of sockets being admitted with them): a device's token rotated, a device retired."""
+    transaction.on_commit(lambda: _send_recheck(tokens), using=using)
+
+
 def _send_recheck(tokens: list[str]) -> None:
     layer = get_channel_layer()
     if layer is None:
@@ -268,8 +319,7 @@ def screen_changed(sender: Any, instance: Screen, **kwargs: Any) -> None:
     open socket closes at once, before the sweep (a post_save / post_delete receiver, in halls.apps)."""
     if kwargs.get("raw") or kwargs.get("created"):
         return  # a fixture load, or a new screen: nothing is open on it yet
-    token = instance.token
-    transaction.on_commit(lambda: _send_recheck([token]), using=kwargs.get("using"))
+    recheck_on_commit([instance.token], using=kwargs.get("using"))
 
 
 _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, StreamHub] = weakref.WeakKeyDictionary()

@@ -13,13 +13,21 @@ each purchase frame is parsed and queued for the socket's worker task, which han
 of purchases and writes the answer frame like any other, so the hub's writes never wait behind a purchase.
 
 The sweep re-checks every terminal socket (`kind` "terminal"): a retired device or a rotated token closes it
-(4404), as a deactivated screen's; so does a terminal moved to another speciality.
+(4404), as a deactivated screen's; so does a terminal moved to another speciality. A rotation or a retirement
+also re-checks the device's sockets at once (fanout.recheck_on_commit through the hubs' control group).
+
+A connect is one database read (device, terminal and speciality in one query) and one hub join of both
+streams: at 2,000 terminals a second read and a join per stream made the connects queue. The hub watches the
+socket's device and token from before the read until its joins are done, so a token rotated after the read
+is still heard (the watch is marked and the socket closes with 4404 instead of opening); after the joins the
+re-check reaches it as a member.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
 from typing import Any
 from urllib.parse import parse_qs
@@ -43,11 +51,6 @@ CLOSE_TOO_SLOW = 1013  # the socket could not keep up: reconnect (and reload the
 CLOSE_TOO_BIG = 1009  # a frame far beyond any purchase (RFC 6455: message too big)
 
 
-def _ident(device_id: int, token_hash: str) -> str:
-    """What the hub knows a terminal socket by: its device and the hash of the token it came with."""
-    return f"{device_id}:{token_hash}"
-
-
 def allowed_streams(idents: set[str]) -> dict[str, set[str]]:
     """The hub's re-check (fanout.register_kind): for each ident still valid (the device in service with that
     token, a terminal), the two streams it may follow."""
@@ -60,7 +63,7 @@ def allowed_streams(idents: set[str]) -> dict[str, set[str]]:
         "device", "speciality"
     )
     return {
-        _ident(t.device_id, t.device.token_hash): {t.speciality.stream, t.stream}
+        devices.socket_ident(t.device_id, t.device.token_hash): {t.speciality.stream, t.stream}
         for t in found
         if t.device.token_hash == by_device.get(t.device_id)
     }
@@ -82,25 +85,26 @@ def _query(scope: dict[str, Any]) -> tuple[int, str] | None:
 
 
 @database_sync_to_async
-def _authenticate(query: tuple[int, str] | None, address: str) -> tuple[str, list[str]] | None:
-    """The socket's ident and the streams it follows (room first), or None (refused; counted as a failure)."""
+def _authenticate(query: tuple[int, str] | None, address: str) -> list[str] | None:
+    """The streams the socket follows (room first), or None (refused; counted as a failure): the connect's
+    one database read, the device, its terminal and its speciality in one query."""
     if throttling.AddressThrottle("device_failures").over(address):
         return None
-    device = devices.authenticate(device_id=query[0], token=query[1]) if query else None
-    terminal = (
-        Terminal.objects.select_related("speciality").filter(device=device).first()
-        if device is not None
-        else None
-    )
-    if device is None or terminal is None:
+    terminal = None
+    if query is not None and 0 < len(query[1]) <= 200:
+        digest = devices.hash_token(query[1])
+        terminal = (
+            Terminal.objects.select_related("device", "speciality")
+            .filter(device_id=query[0], device__active=True)
+            .first()
+        )
+        # The hash compared in constant time (as devices.authenticate), about the same work when unknown.
+        if not hmac.compare_digest(terminal.device.token_hash if terminal else digest, digest):
+            terminal = None
+    if terminal is None:
         throttling.count_failure(address, "device_failures")
         return None
-    return _ident(device.pk, device.token_hash), [terminal.speciality.stream, terminal.stream]
-
-
-@database_sync_to_async
-def _still_allowed(ident: str) -> set[str]:
-    return allowed_streams({ident}).get(ident, set())
+    return [terminal.speciality.stream, terminal.stream]
 
 
 class _Follower:
@@ -125,6 +129,7 @@ class _Follower:
         self.consumer.deliver(frame)
 
     async def close(self, code: int | None = None, reason: str | None = None) -> None:
+        self.consumer.gone = True
         await self.consumer.close(code=code)
 
 
@@ -136,6 +141,7 @@ class TerminalConsumer(AsyncWebsocketConsumer):
     streams: list[str]
     followers: list[_Follower]
     live = False  # accepted and still valid: the hub writes to it
+    gone = False  # the hub closed it (a re-check), maybe before the connect accepted it
     counted = False
     sender: fanout.Sender | None = None
     hub: fanout.StreamHub | None = None
@@ -155,29 +161,37 @@ class TerminalConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.followers = []
         address = str((self.scope.get("client") or ("",))[0])
-        found = await _authenticate(_query(self.scope), address)
-        if found is None:
-            await self.close(code=CLOSE_REFUSED)
-            return
-        self.ident, self.streams = found
-        self.sender = fanout.Sender(self.base_send, self._too_slow)
+        query = _query(self.scope)
         self.hub = fanout.hub()
+        watch = None
         try:
+            if query is not None:
+                # The hub hears the re-checks for this device and token from before the read on: a token
+                # rotated (or the device retired) once the read is done marks the watch.
+                self.ident = devices.socket_ident(query[0], devices.hash_token(query[1]))
+                watch = await self.hub.watch(self.ident)
+            found = await _authenticate(query, address)
+            if found is None:
+                await self.close(code=CLOSE_REFUSED)
+                return
+            self.streams = found
+            self.sender = fanout.Sender(self.base_send, self._too_slow)
             # Following both streams before accepting: once the page sees the socket open and loads its
             # snapshot, no later event of either can be missed.
-            for stream in self.streams:
-                follower = _Follower(self, stream)
-                self.followers.append(follower)
-                await self.hub.join(follower)
+            self.followers = [_Follower(self, stream) for stream in self.streams]
+            await self.hub.join_all(list(self.followers))
         except Exception:
-            log.exception("terminal %s: could not follow %s", self.ident.partition(":")[0], self.streams)
+            log.exception("terminal %s: could not follow its streams", query[0] if query else "?")
             await self._leave()
             await self.close(code=CLOSE_UNAVAILABLE)
             return
-        # Checked again now that the hub hears the re-checks (a token rotated meanwhile).
-        if await _still_allowed(self.ident) != set(self.streams):
+        finally:
+            if watch is not None:
+                await self.hub.unwatch(watch)  # the joins hear the re-checks from now on
+        if self.gone or (watch is not None and watch.heard):  # changed since the read: reconnect
             await self._leave()
-            await self.close(code=CLOSE_GONE)
+            if not self.gone:
+                await self.close(code=CLOSE_GONE)
             return
         await self.accept()
         self.live = True
@@ -185,10 +199,9 @@ class TerminalConsumer(AsyncWebsocketConsumer):
         metrics.OPEN_SOCKETS.labels(KIND).inc()
 
     async def _leave(self) -> None:
-        if self.hub is not None:
-            for follower in self.followers:
-                await self.hub.leave(follower)
-        self.followers = []
+        followers, self.followers = self.followers, []
+        if self.hub is not None and followers:
+            await self.hub.leave_all(list(followers))
 
     async def disconnect(self, code: int) -> None:
         self.live = False

@@ -20,6 +20,7 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 from django.db import connections, transaction
+from django.db.backends.utils import CursorWrapper
 
 from bingo.electronic import consumers
 from bingo.electronic.models import Speciality, Terminal
@@ -187,3 +188,65 @@ async def test_a_rotated_token_closes_the_socket_at_the_sweep(layer: Any, hall: 
     assert await refused.connect(timeout=TIMEOUT) == (False, consumers.CLOSE_REFUSED)
     for communicator in (closing, staying):
         await communicator.disconnect()
+
+
+async def test_a_rotated_token_closes_the_open_socket_at_once(layer: Any, hall: Any) -> None:
+    """Without waiting for the sweep: the rotation re-checks the device's sockets once it commits."""
+    _speciality, [(rotated, rotated_token), (kept, kept_token)], _other = hall
+    closing, staying = await connect(rotated, rotated_token), await connect(kept, kept_token)
+    device = await database_sync_to_async(lambda: rotated.device)()
+    await off_the_loop(lambda: devices.rotate_token(device=device, actor="test"))
+    assert await closing.receive_output(timeout=TIMEOUT) == {
+        "type": "websocket.close",
+        "code": fanout.CLOSE_GONE,
+    }
+    assert await staying.receive_nothing(timeout=0.3)
+    for communicator in (closing, staying):
+        await communicator.disconnect()
+
+
+async def test_a_token_rotated_between_the_read_and_the_accept_still_closes_the_socket(
+    layer: Any, hall: Any
+) -> None:
+    """The connect reads the database once; a rotation committed after that read, while the socket joins
+    its streams, is heard by the hub's watch: the socket closes (4404) instead of opening."""
+    _speciality, [(terminal, token), _second], _other = hall
+    device = await database_sync_to_async(lambda: terminal.device)()
+    read = consumers._authenticate
+
+    async def read_then_rotate(query: Any, address: str) -> Any:
+        found = await read(query, address)
+        await off_the_loop(lambda: devices.rotate_token(device=device, actor="test"))
+        for _ in range(100):  # the re-check comes through the layer
+            if any(watch.heard for watch in fanout.hub().watches):
+                break
+            await asyncio.sleep(0.02)
+        return found
+
+    with mock.patch.object(consumers, "_authenticate", read_then_rotate):
+        refused = WebsocketCommunicator(application, url(terminal.device_id, token))
+        assert await refused.connect(timeout=TIMEOUT) == (False, fanout.CLOSE_GONE)
+    hub = fanout.hub()
+    assert not hub.members and not hub.watches and hub.channel is None
+
+
+async def test_a_connect_reads_the_database_once_and_joins_both_streams_at_once(
+    layer: Any, hall: Any
+) -> None:
+    speciality, [(terminal, token), _second], _other = hall
+    statements: list[str] = []
+    execute = CursorWrapper.execute
+
+    def counted(self: CursorWrapper, sql: str, params: Any = None) -> Any:
+        statements.append(sql)
+        return execute(self, sql, params)
+
+    hub = fanout.hub()
+    with (
+        mock.patch.object(CursorWrapper, "execute", counted),
+        mock.patch.object(hub, "join", side_effect=AssertionError("one join_all")),
+    ):
+        communicator = await connect(terminal, token)
+    assert len(statements) == 1, statements
+    assert hub.subscribed == {speciality.stream, terminal.stream}
+    await communicator.disconnect()

@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from halls import money
+from halls import fanout, money
 from halls.actors import Actor
 from halls.cashier import ledger
 from halls.cashier.models import CashDevice, DeviceKind, DeviceMessage, TxKind
@@ -34,6 +34,12 @@ MAX_SEQ = 2**63 - 1
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def socket_ident(device_id: int, token_hash: str) -> str:
+    """What the screen hubs (halls.fanout) know a device's socket by: the device and the hash of the token
+    it came with. A rotation or a retirement re-checks that ident's sockets at once."""
+    return f"{device_id}:{token_hash}"
 
 
 def new_token() -> str:
@@ -93,6 +99,8 @@ def rotate_token(*, device: CashDevice, actor: Actor) -> str:
         raise Conflict(_("Device %(name)s is retired.") % {"name": device.name}, code="device_retired")
     token = new_token()
     with transaction.atomic():
+        # Its open sockets (a terminal's) close once this commits, and one being admitted is refused.
+        fanout.recheck_on_commit([socket_ident(device.pk, device.token_hash)])
         CashDevice.objects.filter(pk=device.pk).update(token_hash=hash_token(token))
         device.token_hash = hash_token(token)
         audit.record(
@@ -113,6 +121,7 @@ def retire_device(*, device: CashDevice, actor: Actor) -> CashDevice:
             device.active = False
             return device
         device.active = False
+        fanout.recheck_on_commit([socket_ident(device.pk, device.token_hash)])
         audit.record(
             venue_id=device.venue_id,
             actor=actor,
