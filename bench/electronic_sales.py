@@ -544,6 +544,9 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--retries", type=float, default=0.05, help="share of purchases resent afterwards")
     parser.add_argument("--conn-max-age", type=int, help="CONN_MAX_AGE of the web processes (production: 0)")
+    parser.add_argument(
+        "--pool", type=int, default=0, help="HALL_DB_POOL of the web processes (a psycopg pool of at most N)"
+    )
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the scratch database")
     parser.add_argument("--quick", action="store_true", help="300 terminals in 5 s")
     parser.add_argument(
@@ -577,6 +580,7 @@ def main() -> int:
     env = dict(os.environ)
     if args.conn_max_age is not None:
         env["CONN_MAX_AGE"] = str(args.conn_max_age)
+    env["HALL_DB_POOL"] = str(args.pool)
     ports = [free_port() for _ in range(args.web)]
     timings = [workdir / f"web{i}.json" for i in range(args.web)]
     procs = []
@@ -692,7 +696,7 @@ def main() -> int:
     )
     ratio = prod["p99"] / base["p99"] if base["p99"] else float("nan")
     print(
-        f"\ndoor={args.door} terminals={args.terminals} window_s={args.window:g} "
+        f"\ndoor={args.door} pool={args.pool} terminals={args.terminals} window_s={args.window:g} "
         f"purchase_p99_ms={prod['p99']:.1f} "
         f"baseline_p99_ms={base['p99']:.1f} ratio={ratio:.2f} purchases_per_s={prod['per_s']:.0f} "
         f"refused={prod['n'] - prod['ok']} exact={'true' if exact else 'false'}"
