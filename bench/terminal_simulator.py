@@ -214,6 +214,9 @@ def main() -> None:
     )
     parser.add_argument("--buy", type=float, default=0.9, help="share of terminals buying for each game")
     parser.add_argument("--connect-rate", type=float, default=20.0, help="new sockets per second, in all")
+    parser.add_argument(
+        "--door", choices=("socket", "http"), default="socket", help="where the terminals buy (as the page)"
+    )
     parser.add_argument("--worker-concurrency", type=int, default=2)
     parser.add_argument("--tail", type=float, default=90.0, help="seconds the simulators play on after")
     parser.add_argument(
@@ -243,7 +246,7 @@ def main() -> None:
     sims: list[subprocess.Popen[bytes]] = []
     print(
         f"{args.terminals} terminals, {args.web} web processes, {args.sim} simulator processes, "
-        f"{args.seconds:.0f} s of play (work dir {workdir})"
+        f"{args.seconds:.0f} s of play, purchases over {args.door} (work dir {workdir})"
     )
     print(f"load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     try:
@@ -270,7 +273,7 @@ def main() -> None:
                 "--shard",
                 f"{i}/{args.sim}",
             ]
-            cmd += ["--url", urls, "--buy-probability", str(args.buy)]
+            cmd += ["--url", urls, "--buy-probability", str(args.buy), "--purchase-door", args.door]
             cmd += ["--connect-rate", str(args.connect_rate / args.sim), "--warmup", "20"]
             cmd += ["--report", str(workdir / f"sim{i}.json")]
             sims.append(start(f"sim{i}", cmd, env, workdir))

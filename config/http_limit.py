@@ -6,12 +6,21 @@ threads and PostgreSQL connections as requests in flight, until PostgreSQL refus
 clients") and the process thrashes. Here at most HALL_WEB_MAX_REQUESTS requests are inside Django at once;
 the others wait their turn in the event loop (no thread, no connection) and are served in arrival order.
 WebSockets are not concerned (they go through Channels' own consumers).
+
+Each request inside runs its sync code on one of at most HALL_WEB_MAX_REQUESTS kept threads (asgiref's
+ThreadSensitiveContext with an executor of ours; Django's own context then uses it). Django alone starts a
+thread per request and another to join it: on a busy 2-core host each start held the event loop for
+milliseconds, and the terminal sockets' fan-out waited behind it (issue 13, the snapshots of reconnecting
+terminals).
 """
 
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+from asgiref.sync import ThreadSensitiveContext
 
 
 class BoundedHTTP:
@@ -19,6 +28,7 @@ class BoundedHTTP:
         self.app = app
         self.limit = limit
         self._gate: asyncio.Semaphore | None = None  # made in the server's event loop
+        self._idle: list[ThreadPoolExecutor] = []  # one thread each; at most `limit` (the gate's bound)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if self.limit <= 0 or scope.get("type") != "http":
@@ -27,4 +37,11 @@ class BoundedHTTP:
         if self._gate is None:
             self._gate = asyncio.Semaphore(self.limit)
         async with self._gate:
-            await self.app(scope, receive, send)
+            executor = self._idle.pop() if self._idle else ThreadPoolExecutor(1, thread_name_prefix="http")
+            try:
+                # A request's sync calls finish before the context exits (SyncToAsync waits for them even
+                # when cancelled): the thread is free for the next request.
+                async with ThreadSensitiveContext(executor=executor):
+                    await self.app(scope, receive, send)
+            finally:
+                self._idle.append(executor)

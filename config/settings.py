@@ -206,7 +206,8 @@ _channel_prefix = env.str("CHANNEL_PREFIX", default="hall")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's RedisCache with one connection pool per process, not one per request (halls.cache).
+            "BACKEND": "halls.cache.SharedRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env.str("HALL_CACHE_PREFIX", default=_channel_prefix + ".cache"),
         }

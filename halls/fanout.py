@@ -35,6 +35,9 @@ MAX_BACKLOG = 64
 # Every hub hears this group: "re-check these screens now" (a screen changed in the database).
 CONTROL_GROUP = "screens.control"
 RECHECK_TYPE = "screens.recheck"
+# The sweep lets the loop run (an event's fan-out) after this many streams' heads or renewals: a terminal
+# has a stream of its own, so a process with 1,000 terminals sweeps 1,000 streams.
+SWEEP_SLICE = 100
 
 
 def sweep_seconds() -> float:
@@ -270,15 +273,19 @@ class StreamHub:
         following, heads = await database_sync_to_async(read_following)(sockets, streams)
         await self._close_gone(sockets, following)
         every = sweep_seconds()
-        for stream in streams:
+        for n, stream in enumerate(streams, start=1):
             head = {"type": HEAD_TYPE, "stream": stream, "head": heads.get(stream, 0), "every": every}
             text = json.dumps(head, separators=(",", ":"))
             self.fan_out(stream, {"type": "websocket.send", "text": text})
+            if n % SWEEP_SLICE == 0:
+                await asyncio.sleep(0)  # an event that came meanwhile goes out now, not behind every head
         async with self.lock:
             if self.channel is not None:
                 await self.layer.group_add(CONTROL_GROUP, self.channel)
-                for stream in sorted(self.subscribed):
+                for n, stream in enumerate(sorted(self.subscribed), start=1):
                     await self.layer.group_add(group_name(stream), self.channel)
+                    if n % SWEEP_SLICE == 0:
+                        await asyncio.sleep(0)  # a renewal that does not wait would not let events by
 
     async def _recheck(self, sockets: list[ScreenSocket]) -> None:
         try:

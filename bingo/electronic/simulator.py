@@ -63,6 +63,10 @@ T_PRIZE = EventType.TERMINAL_PRIZE
 T_BALANCE = EventType.TERMINAL_BALANCE
 T_STATE = EventType.TERMINAL_STATE
 HEAD = "stream.head"
+# A purchase over the socket and its answer (bingo.electronic.purchase_frames: the same body as the HTTP
+# door's purchase, answered by key).
+PURCHASE_FRAME = "purchase"
+PURCHASE_ANSWER = "purchase.answer"
 
 # Refusals after which buying for that game stops (the answer will not change with a retry).
 FINAL_REFUSALS = frozenset(
@@ -138,6 +142,9 @@ class SimConfig:
     # How long a missing seq may stay missing before it counts as lost (frames of two streams interleave
     # on one socket, in order per stream: a gap is a gap at once; this only bounds a late frame).
     measure_from: float = -math.inf  # statistics count from this clock value on (a warm-up)
+    # Where a purchase goes: "socket" (a purchase frame on the terminal's WebSocket while it is open, as the
+    # page buys; HTTP while it is not) or "http" (the device API's purchase, always).
+    purchase_door: str = "socket"
 
 
 # --- statistics ----------------------------------------------------------------------------------------
@@ -966,20 +973,48 @@ def socket_url(base: str, profile: TerminalProfile) -> str:
 
 
 class _Caller:
-    """A terminal's queue of HTTP calls, made in order by one task."""
+    """A terminal's queue of calls, made in order by one task: over HTTP, but a purchase as a frame on the
+    open socket (config.purchase_door "socket"), answered by a ``purchase.answer`` frame with its key."""
 
     def __init__(self, brain: TerminalBrain, http: HttpConnection, clock: Clock, wake: asyncio.Event) -> None:
         self.brain, self.http, self.clock, self.wake = brain, http, clock, wake
         self.queue: asyncio.Queue[Call] = asyncio.Queue()
+        self.socket: Any = None  # the open socket, while purchases go over it
+        self.pending: dict[str, Call] = {}  # purchase frames sent on it, by key
         self.task = asyncio.get_running_loop().create_task(self._run())
 
     def put(self, calls: list[Call]) -> None:
         for call in calls:
             self.queue.put_nowait(call)
 
+    def opened(self, ws: Any) -> None:
+        if self.brain.config.purchase_door == "socket":
+            self.socket = ws
+
+    def closed(self) -> None:
+        """The answers of frames sent on the socket will not come (the brain sends them again on connect)."""
+        self.socket = None
+        self.pending.clear()
+
+    def on_answer_frame(self, frame: dict[str, Any]) -> None:
+        call = self.pending.pop(str(frame.get("key")), None)
+        if call is None:
+            return  # an answer to a try already answered (or of a closed socket)
+        status = as_int(frame.get("status")) or 0
+        body = frame.get("result") if 200 <= status < 300 else frame.get("error")
+        self.put(self.brain.on_answer(call, status, body, self.clock()))
+        self.wake.set()
+
     async def _run(self) -> None:
+        from websockets.exceptions import WebSocketException
+
         while True:
             call = await self.queue.get()
+            if call.kind == "purchase" and self.socket is not None and call.body is not None:
+                self.pending[call.key] = call
+                with contextlib.suppress(WebSocketException, OSError):  # the brain resends on reconnect
+                    await self.socket.send(json.dumps({"type": PURCHASE_FRAME, **call.body}))
+                continue
             status, body = await self.http.request(call.method, call.path, call.encoded())
             self.put(self.brain.on_answer(call, status, body, self.clock()))
             self.wake.set()
@@ -1025,6 +1060,7 @@ async def run_terminal(
                     origin=origin_of(base),  # the socket is a page's (halls.ws_security.browser_socket)
                 ) as ws:
                     backoff = 0.5
+                    caller.opened(ws)
                     caller.put(brain.on_connect(clock()))
                     reader = asyncio.get_running_loop().create_task(_read(ws, brain, caller, clock, wake))
                     try:
@@ -1036,6 +1072,7 @@ async def run_terminal(
                                 async with asyncio.timeout(delay):
                                     await wake.wait()
                     finally:
+                        caller.closed()
                         reader.cancel()
                         with contextlib.suppress(asyncio.CancelledError, WebSocketException, OSError):
                             await reader
@@ -1074,7 +1111,9 @@ async def _read(ws: Any, brain: TerminalBrain, caller: _Caller, clock: Clock, wa
                 frame = json.loads(text)
             except ValueError:
                 continue
-            if isinstance(frame, dict):
+            if isinstance(frame, dict) and frame.get("type") == PURCHASE_ANSWER:
+                caller.on_answer_frame(frame)
+            elif isinstance(frame, dict):
                 caller.put(brain.on_frame(frame, clock(), time.time()))
                 if brain.take_wakeup():
                     wake.set()

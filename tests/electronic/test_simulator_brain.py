@@ -198,3 +198,53 @@ def test_the_balance_check_compares_what_it_saw_with_the_server() -> None:
     assert report.balance_mismatched == 1
     assert report.balance_unexplained == Decimal("2.00")
     assert Report.from_json(report.to_json()).to_json() == report.to_json()
+
+
+def test_a_purchase_goes_as_a_frame_on_the_open_socket_and_its_answer_comes_back_by_key() -> None:
+    """As the page buys (bingo.electronic.purchase_frames): the other calls stay on HTTP."""
+    import asyncio
+    import json
+
+    from bingo.electronic.simulator import PURCHASE_ANSWER, _Caller
+
+    class Socket:
+        def __init__(self) -> None:
+            self.sent: list[dict[str, Any]] = []
+
+        async def send(self, text: str) -> None:
+            self.sent.append(json.loads(text))
+
+    class Http:
+        def __init__(self) -> None:
+            self.paths: list[str] = []
+
+        async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, Any]:
+            self.paths.append(path)
+            return 200, {"ok": True}
+
+        async def close(self) -> None:
+            pass
+
+    b = brain(buy_spread=0.0)
+    call = purchase_of(start(b, snapshot()) + b.tick(1.0))
+
+    async def main() -> tuple[Socket, Http]:
+        socket, http = Socket(), Http()
+        caller = _Caller(b, http, lambda: 1.5, asyncio.Event())  # type: ignore[arg-type]
+        caller.opened(socket)
+        caller.put([call])
+        await asyncio.sleep(0.01)
+        assert socket.sent == [{"type": "purchase", **(call.body or {})}]
+        answer = {"cards": [{"card": 1}, {"card": 2}], "balance": "19.00", "replayed": False}
+        caller.on_answer_frame({"type": PURCHASE_ANSWER, "key": "another", "status": 201, "result": {}})
+        caller.on_answer_frame({"type": PURCHASE_ANSWER, "key": call.key, "status": 201, "result": answer})
+        caller.closed()
+        caller.put([call])  # the socket closed: over HTTP
+        await asyncio.sleep(0.01)
+        await caller.close()
+        return socket, http
+
+    socket, http = asyncio.run(main())
+    assert b.stats.purchases_ok == 1 and b.balance == Decimal("19.00")
+    assert http.paths == ["/api/electronic/terminal/purchase/"]
+    assert len(socket.sent) == 1

@@ -86,6 +86,12 @@ class Command(BaseCommand):
         parser.add_argument("--buy-probability", type=float, default=0.9, help="per game")
         parser.add_argument("--sizes", default="1,2,3,4,6", help="cards per purchase to choose from")
         parser.add_argument("--buy-spread", type=float, default=10.0, help="seconds of the window to buy in")
+        parser.add_argument(
+            "--purchase-door",
+            choices=("socket", "http"),
+            default="socket",
+            help="purchases over the terminal's socket (as the page, HTTP while it is closed) or HTTP",
+        )
         parser.add_argument("--warmup", type=float, default=0.0, help="seconds not measured after connecting")
         parser.add_argument("--connect-rate", type=float, default=200.0, help="new connections per second")
         parser.add_argument("--settle", type=float, default=3.0, help="seconds before reading final balances")
@@ -117,6 +123,7 @@ class Command(BaseCommand):
             sizes=sizes,
             buy_probability=options["buy_probability"],
             buy_spread=options["buy_spread"],
+            purchase_door=options["purchase_door"],
         )
         shown = {"n": 0}
 
