@@ -314,12 +314,15 @@ def _write_one(
 #
 # Every purchase of a venue updates its sales account and its audit chain's head, each held until commit:
 # one at a time, and under load the hand-over between transactions is what costs. So, as the casino
-# tables' bets do (jackpots.tables.services.bets), the purchases a process receives at once are written in
-# ONE transaction: the group's games FOR SHARE, terminals, player cards and their accounts locked first, in
-# id order (the order a purchase alone takes them), then each purchase checked and written in turn as if
-# alone (a refused one writes nothing: its checks come before its money, and cards.spend refuses inside
-# its own savepoint), then the terminals' events, one commit. If the group cannot commit as a whole (a
-# database error, a deadlock) its purchases are written again one by one, each answered as if alone.
+# tables' bets do (jackpots.tables.services.bets), the purchases a process receives at once (the HTTP
+# door's requests through `purchase_group`, the terminal sockets' frames through a batch of the door's,
+# bingo.electronic.purchase_frames) are written in ONE transaction with set-based statements
+# (`_write_together`): the group's games FOR SHARE, terminals, player cards and their accounts locked
+# first, in id order, one statement each (the order a purchase alone takes them); each purchase checked in
+# turn against what is held (a refused one writes nothing of its own and spoils nothing: its checks come
+# before its money); the money of the others through books.post_many, their rows in bulk, their events in
+# one emit_many, one commit. If the group cannot commit as a whole (a database error, a deadlock) its
+# purchases are written again one by one, each answered as if alone.
 
 
 def _grouped() -> bool:
