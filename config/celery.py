@@ -25,6 +25,9 @@ def keep_database_connections(**kwargs: Any) -> None:
     for database in settings.DATABASES.values():
         # The connection objects share these dicts; the value is read each time a connection opens.
         database["CONN_MAX_AGE"] = settings.HALL_WORKER_CONN_MAX_AGE
+        # A worker keeps its one connection: no pool (HALL_DB_POOL is the web processes'; Django refuses a
+        # pool with a CONN_MAX_AGE).
+        database.get("OPTIONS", {}).pop("pool", None)
 
 
 @signals.task_prerun.connect

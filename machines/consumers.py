@@ -16,9 +16,9 @@ under load still hears its link (it would lock itself after 5 s of silence). A b
 MAX_PENDING_FRAMES frames waiting gets ``rejected busy`` for the next ones (nothing taken).
 
 Group commit: play, meters, event, hit, heartbeat and hello frames of all the process's connections go to
-one batcher (`FrameBatcher`, one per event loop). A batch runner takes what is waiting (up to BATCH_FRAMES
-frames, gathering at most BATCH_WAIT seconds) and hands it to ONE `gateway.receive_many` call: one
-transaction, one commit, a handful of statements for the whole batch, where one call per frame cost a
+one batcher (`halls.batching.Batcher`, one per event loop). A batch runner takes what is waiting (up to
+BATCH_FRAMES frames, gathering at most BATCH_WAIT seconds) and hands it to ONE `gateway.receive_many` call:
+one transaction, one commit, a handful of statements for the whole batch, where one call per frame cost a
 transaction and ~8 round trips per play. At most BATCH_RUNNERS batches are in the database at once and only
 one gathers, so under load the next batch fills while the previous one commits. A connection has at most one
 frame in flight (its worker awaits each reply), so one machine's frames never race each other. Connect and
@@ -42,7 +42,6 @@ import contextlib
 import functools
 import logging
 import weakref
-from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -55,6 +54,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from halls import metrics, throttling
+from halls.batching import Batcher
 from machines import broadcaster, protocol
 from machines.floor import LocalFloor, local_floor
 from machines.models import LinkMember, Machine, MachineState
@@ -112,7 +112,6 @@ BATCH_WAIT: float = getattr(settings, "MACHINE_GATEWAY_BATCH_WAIT_MS", 5) / 1000
 BATCH_RUNNERS: int = getattr(settings, "MACHINE_GATEWAY_BATCH_RUNNERS", 2)
 
 _Reply = dict[str, Any]
-_Pending = tuple[int, protocol.Message, "asyncio.Future[_Reply]"]
 
 
 # A welcome taken in a batch carries the link group its machine is in now under this key, for the
@@ -143,80 +142,14 @@ def _receive_batch(batch: Sequence[tuple[int, protocol.Message]]) -> list[_Reply
     return replies
 
 
-class FrameBatcher:
-    """The frames of all the loop's connections, taken in batches by at most `runners` tasks.
+def _receive_batch_timed(batch: list[tuple[int, protocol.Message]]) -> list[_Reply]:
+    """`_receive_batch` with the gateway's batch metrics (on the database thread)."""
+    metrics.GATEWAY_BATCH_FRAMES.observe(len(batch))
+    with metrics.timed(metrics.GATEWAY_BATCH):
+        return _receive_batch(batch)
 
-    A runner lives while there is work: it gathers a batch, awaits its database call, answers each frame's
-    future, and goes again or ends when nothing waits (so no task outlives the work, and nothing is left
-    pending on a loop that closes). Only one runner gathers at a time; another starts when a frame comes
-    while every runner is in the database.
-    """
 
-    def __init__(self, *, frames: int, wait: float, runners: int) -> None:
-        self.frames, self.wait, self.runners = frames, wait, runners
-        self.pending: deque[_Pending] = deque()
-        self.running = 0
-        self.gathering = False
-        self.full: asyncio.Future[None] | None = None  # set when the gathering batch is full
-        self.tasks: set[asyncio.Task[None]] = set()
-
-    async def take(self, machine_id: int, message: protocol.Message) -> _Reply:
-        """The gateway's reply to one frame, taken in the next batch."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[_Reply] = loop.create_future()
-        self.pending.append((machine_id, message, future))
-        if self.full is not None and not self.full.done() and len(self.pending) >= self.frames:
-            self.full.set_result(None)
-        self._spawn()
-        return await future
-
-    def _spawn(self) -> None:
-        """Another runner, when frames wait, none gathers them and fewer than `runners` run."""
-        if self.pending and not self.gathering and self.running < self.runners:
-            self.running += 1
-            task = asyncio.get_running_loop().create_task(self._run())
-            self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
-
-    async def _run(self) -> None:
-        try:
-            while self.pending and not self.gathering:
-                batch = await self._gather()
-                self._spawn()  # more than a batch waits: the next one gathers while this one commits
-                await self._call(batch)
-        finally:
-            self.running -= 1
-
-    async def _gather(self) -> list[_Pending]:
-        self.gathering = True
-        try:
-            if len(self.pending) < self.frames and self.wait > 0:
-                self.full = asyncio.get_running_loop().create_future()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.full, self.wait)
-                self.full = None
-            return [self.pending.popleft() for _ in range(min(self.frames, len(self.pending)))]
-        finally:
-            self.gathering = False
-
-    async def _call(self, batch: list[_Pending]) -> None:
-        live = [item for item in batch if not item[2].done()]  # a cancelled waiter's frame: not taken
-        if not live:
-            return
-        metrics.GATEWAY_BATCH_FRAMES.observe(len(live))
-        try:
-            with metrics.timed(metrics.GATEWAY_BATCH):
-                replies = await in_db_thread(_receive_batch)(
-                    [(machine_id, message) for machine_id, message, _ in live]
-                )
-        except Exception as exc:  # each connection answers its frame "server_error"
-            for _, _, future in live:
-                if not future.done():
-                    future.set_exception(exc)
-            return
-        for (_, _, future), reply in zip(live, replies, strict=True):
-            if not future.done():
-                future.set_result(reply)
+FrameBatcher = Batcher[tuple[int, protocol.Message], _Reply]
 
 
 _batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, FrameBatcher] = weakref.WeakKeyDictionary()
@@ -227,7 +160,13 @@ def batcher() -> FrameBatcher:
     loop = asyncio.get_running_loop()
     found = _batchers.get(loop)
     if found is None:
-        found = _batchers[loop] = FrameBatcher(frames=BATCH_FRAMES, wait=BATCH_WAIT, runners=BATCH_RUNNERS)
+        found = _batchers[loop] = FrameBatcher(
+            _receive_batch_timed,
+            executor=_executor,
+            size=BATCH_FRAMES,
+            wait=BATCH_WAIT,
+            runners=BATCH_RUNNERS,
+        )
     return found
 
 
@@ -416,15 +355,15 @@ class MachineConsumer(AsyncWebsocketConsumer):
             # Through the batcher, not a thread call of its own: a thousand heartbeats become one UPDATE
             # per batch and never queue ahead of the frames (a queued heartbeat is how a busy gateway
             # made live machines look silent to the link watch). Heartbeats get no answer.
-            await batcher().take(machine_id, message)
+            await batcher().take((machine_id, message))
             return
         if isinstance(message, protocol.Hello):
-            welcome = await batcher().take(machine_id, message)
+            welcome = await batcher().take((machine_id, message))
             if LINK_GROUP_KEY in welcome:
                 await self._follow_link(welcome.pop(LINK_GROUP_KEY))
             await self.send(text_data=protocol.encode(welcome))
             return
-        reply = await batcher().take(machine_id, message)
+        reply = await batcher().take((machine_id, message))
         await self.send(text_data=protocol.encode(reply))
 
     # --- messages from the system (channel layer) ---

@@ -53,3 +53,14 @@ def test_an_eager_task_or_an_open_transaction_keeps_the_connection(monkeypatch: 
         assert connection.connection is kept
     close_old_database_connections(sender=task())
     assert connection.connection is None
+
+
+def test_a_worker_takes_no_pool_of_the_web_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HALL_DB_POOL (the web unit's) in a worker's environment too: the worker keeps its one connection
+    (Django refuses a pool with a CONN_MAX_AGE)."""
+    options = {"pool": {"min_size": 2, "max_size": 16, "timeout": 10.0}}
+    monkeypatch.setitem(settings.DATABASES["default"], "OPTIONS", options)
+    monkeypatch.setitem(settings.DATABASES["default"], "CONN_MAX_AGE", 0)
+    keep_database_connections()
+    assert "pool" not in settings.DATABASES["default"]["OPTIONS"]
+    assert settings.DATABASES["default"]["CONN_MAX_AGE"] == settings.HALL_WORKER_CONN_MAX_AGE

@@ -275,7 +275,9 @@ async def test_the_door_takes_many_connections_frames_in_one_batch(
         connected, _ = await communicator.connect(timeout=5)
         assert connected
         sockets.append(communicator)
-    batcher = consumers.FrameBatcher(frames=100, wait=0.05, runners=2)
+    batcher = consumers.FrameBatcher(
+        consumers._receive_batch_timed, executor=consumers._executor, size=100, wait=0.05, runners=2
+    )
     monkeypatch.setattr(consumers, "batcher", lambda: batcher)
     for seq in (1, 2):
         for communicator in sockets:

@@ -2,12 +2,14 @@
 never below zero (also when two terminals spend one card at once: the accounts money leaves are locked).
 
 Every cashier service posts through `post`, inside its own transaction; `post` writes the audit entry of
-the posting. The venue's singleton accounts are made on first use.
+the posting. `post_many` posts a batch of one venue's transactions as `post` would one after the other,
+in a fixed number of statements (a ball's prizes, a group of card spends); `post` is a batch of one. The
+venue's singleton accounts are made on first use.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -115,16 +117,11 @@ def _same(previous: LedgerTransaction, kind: str, legs: tuple[ledger.Leg, ...]) 
     return previous.kind == kind and stored == [(leg.account, leg.amount) for leg in legs]
 
 
-def _replay(venue_id: int, key: str, kind: str, legs: tuple[ledger.Leg, ...]) -> Posted | None:
-    previous = LedgerTransaction.objects.filter(venue_id=venue_id, key=key).first()
-    if previous is None:
-        return None
-    if not _same(previous, kind, legs):
-        raise Conflict(
-            _("Idempotency key %(key)r was used for another operation.") % {"key": key},
-            code="idempotency_key_reused",
-        )
-    return Posted(previous, replayed=True)
+def _reused(key: str) -> Conflict:
+    return Conflict(
+        _("Idempotency key %(key)r was used for another operation.") % {"key": key},
+        code="idempotency_key_reused",
+    )
 
 
 def replayed(venue_id: int, key: str) -> Posted | None:
@@ -132,6 +129,20 @@ def replayed(venue_id: int, key: str) -> Posted | None:
     balances that moved since: a device emptied of all it held)."""
     previous = LedgerTransaction.objects.filter(venue_id=venue_id, key=key).first()
     return None if previous is None else Posted(previous, replayed=True)
+
+
+@dataclass(frozen=True)
+class Posting:
+    """One balanced transaction for `post_many`: what `post` takes, but the venue."""
+
+    kind: TxKind
+    key: str
+    legs: Iterable[ledger.Leg]
+    actor: Actor
+    shift: Shift | None = None
+    device: str = ""
+    memo: str = ""
+    data: Mapping[str, Any] | None = None
 
 
 def post(
@@ -151,62 +162,155 @@ def post(
     Raises `Conflict` (drawer_short / insufficient_balance) when a guarded account would go below zero,
     and `Conflict` (idempotency_key_reused) when `key` was posted with other legs. Writes nothing then.
     """
-    checked = ledger.check(legs)
+    posting = Posting(kind, key, legs, actor, shift, device, memo, data)
+    return post_many(venue_id=venue_id, postings=[posting])[0]
+
+
+def post_many(*, venue_id: int, postings: Sequence[Posting]) -> list[Posted]:
+    """Post several balanced transactions of one venue as `post` would post them one after the other, in
+    one go: their accounts read once, the guarded ones money leaves locked once (id order), their keys
+    looked up once, the transactions and legs inserted in bulk, each account's balance moved once by its
+    summed delta, one audit append of an entry per transaction. Answers a `Posted` per posting, in order
+    (a key already posted, or posted earlier in the batch, with the same legs: replayed).
+
+    All or nothing: a guarded account that would go below zero at any posting (in the batch's order)
+    refuses the whole batch as `post` refuses one (drawer_short / insufficient_balance), a key posted with
+    other legs too (idempotency_key_reused); nothing is written then.
+    """
+    checked = [ledger.check(p.legs) for p in postings]
+    if not postings:
+        return []
     with transaction.atomic():
-        accounts = {a.pk: a for a in Account.objects.filter(pk__in=[leg.account for leg in checked])}
-        if len(accounts) != len(checked) or any(a.venue_id != venue_id for a in accounts.values()):
+        ids = {leg.account for legs in checked for leg in legs}
+        accounts = {a.pk: a for a in Account.objects.filter(pk__in=ids)}
+        if len(accounts) != len(ids) or any(a.venue_id != venue_id for a in accounts.values()):
             raise ValueError(f"ledger legs on accounts outside venue {venue_id}: {checked}")
-        deltas = {leg.account: ledger.shown(Kind(accounts[leg.account].kind), leg.amount) for leg in checked}
+        deltas = [
+            {leg.account: ledger.shown(Kind(accounts[leg.account].kind), leg.amount) for leg in legs}
+            for legs in checked
+        ]
         # Money leaves these: lock them, so two spends of one card are decided one after the other.
-        taking = [pk for pk, delta in deltas.items() if delta < 0 and accounts[pk].guarded]
+        taking = {pk for d in deltas for pk, delta in d.items() if delta < 0 and accounts[pk].guarded}
         locked = lock_accounts(taking)
-        replay = _replay(venue_id, key, kind, checked)
-        if replay is not None:
-            return replay
-        for pk, account in locked.items():
-            if account.balance + deltas[pk] < 0:
-                raise _short(account, account.balance, -deltas[pk])
-        try:
-            with transaction.atomic():  # a savepoint: the same key posted at this instant by another call
-                posted = LedgerTransaction.objects.create(
-                    venue_id=venue_id,
-                    kind=kind,
-                    key=key,
-                    shift=shift,
-                    actor=actor if isinstance(actor, User) else None,
-                    actor_label=actor_label(actor),
-                    device=device,
-                    created_at=timezone.now(),
-                    memo=memo,
-                    data=dict(data or {}),
-                    leg_count=len(checked),
-                )
-        except IntegrityError:
-            replay = _replay(venue_id, key, kind, checked)
-            if replay is None:
-                raise
-            return replay
-        Leg.objects.bulk_create(
-            Leg(transaction=posted, account_id=leg.account, amount=leg.amount) for leg in checked
+        while True:
+            done = _post_fresh(venue_id, postings, checked, deltas, accounts, locked)
+            if done is not None:
+                return done
+
+
+def _post_fresh(
+    venue_id: int,
+    postings: Sequence[Posting],
+    checked: list[tuple[ledger.Leg, ...]],
+    deltas: list[dict[int, Decimal]],
+    accounts: dict[int, Account],
+    locked: dict[int, Account],
+) -> list[Posted] | None:
+    """Replay the keys already posted, write the rest; None when another call posted one of the keys at
+    this instant (the caller looks again: it is a replay now)."""
+    keys = [p.key for p in postings]
+    previous = {
+        t.key: t
+        for t in LedgerTransaction.objects.filter(venue_id=venue_id, key__in=set(keys)).prefetch_related(
+            "legs"
         )
-        for pk in sorted(deltas):
-            amount = Value(deltas[pk], output_field=MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2))
-            Account.objects.filter(pk=pk).update(balance=F("balance") + amount)
-        audit.record(
+    }
+    first: dict[str, int] = {}  # key -> the posting of the batch that writes it
+    for i, (posting, legs) in enumerate(zip(postings, checked, strict=True)):
+        earlier = first.setdefault(posting.key, i)
+        if posting.key in previous:
+            if not _same(previous[posting.key], posting.kind, legs):
+                raise _reused(posting.key)
+        elif earlier != i and (postings[earlier].kind, checked[earlier]) != (posting.kind, legs):
+            raise _reused(posting.key)
+    fresh = [i for key, i in first.items() if key not in previous]
+    balances = {pk: account.balance for pk, account in locked.items()}
+    for i in fresh:
+        for pk in locked.keys() & deltas[i].keys():
+            if balances[pk] + deltas[i][pk] < 0:
+                raise _short(accounts[pk], balances[pk], -deltas[i][pk])
+            balances[pk] += deltas[i][pk]
+    now = timezone.now()
+    rows = [
+        LedgerTransaction(
             venue_id=venue_id,
-            actor=actor,
-            action=f"ledger.{kind}",
-            obj=posted,
-            data={
-                "key": key,
-                "shift": shift.pk if shift else None,
-                "device": device,
-                "memo": memo,
-                "legs": [[accounts[leg.account].code, money.text(leg.amount)] for leg in checked],
-                **dict(data or {}),
-            },
+            kind=postings[i].kind,
+            key=postings[i].key,
+            shift=postings[i].shift,
+            actor=_user(postings[i].actor),
+            actor_label=actor_label(postings[i].actor),
+            device=postings[i].device,
+            created_at=now,
+            memo=postings[i].memo,
+            data=dict(postings[i].data or {}),
+            leg_count=len(checked[i]),
         )
-    return Posted(posted, replayed=False)
+        for i in fresh
+    ]
+    if rows:
+        try:
+            with transaction.atomic():  # a savepoint: one of the keys posted at this instant by another call
+                LedgerTransaction.objects.bulk_create(rows)
+        except IntegrityError:
+            if not LedgerTransaction.objects.filter(
+                venue_id=venue_id, key__in=[r.key for r in rows]
+            ).exists():
+                raise
+            return None
+        Leg.objects.bulk_create(
+            Leg(transaction=row, account_id=leg.account, amount=leg.amount)
+            for row, i in zip(rows, fresh, strict=True)
+            for leg in checked[i]
+        )
+        _move_balances([deltas[i] for i in fresh])
+        audit.record_many(
+            venue_id=venue_id,
+            entries=[
+                _audit_entry(postings[i], checked[i], row, accounts)
+                for row, i in zip(rows, fresh, strict=True)
+            ],
+        )
+    written = {row.key: row for row in rows}
+    return [
+        Posted(previous[p.key], replayed=True)
+        if p.key in previous
+        else Posted(written[p.key], replayed=first[p.key] != i)
+        for i, p in enumerate(postings)
+    ]
+
+
+def _user(actor: Actor) -> User | None:
+    return actor if isinstance(actor, User) else None
+
+
+def _move_balances(deltas: Iterable[Mapping[int, Decimal]]) -> None:
+    """Each account's balance moved by its deltas summed, in id order (the order accounts are locked in)."""
+    summed: dict[int, Decimal] = {}
+    for d in deltas:
+        for pk, delta in d.items():
+            summed[pk] = summed.get(pk, money.ZERO) + delta
+    for pk in sorted(summed):
+        if summed[pk]:
+            amount = Value(summed[pk], output_field=MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2))
+            Account.objects.filter(pk=pk).update(balance=F("balance") + amount)
+
+
+def _audit_entry(
+    posting: Posting, legs: tuple[ledger.Leg, ...], posted: LedgerTransaction, accounts: Mapping[int, Account]
+) -> tuple[Actor, str, Any, dict[str, Any]]:
+    return (
+        posting.actor,
+        f"ledger.{posting.kind}",
+        posted,
+        {
+            "key": posting.key,
+            "shift": posting.shift.pk if posting.shift else None,
+            "device": posting.device,
+            "memo": posting.memo,
+            "legs": [[accounts[leg.account].code, money.text(leg.amount)] for leg in legs],
+            **dict(posting.data or {}),
+        },
+    )
 
 
 @dataclass(frozen=True)
