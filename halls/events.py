@@ -93,6 +93,14 @@ def emit_many(events: Sequence[tuple[str, EventType, Mapping[str, Any]]]) -> lis
         checked(type, data)
         counts[stream] = counts.get(stream, 0) + 1
     last = _bump_many(counts) if connection.vendor == "postgresql" else {}
+    missing = {stream: n for stream, n in counts.items() if stream not in last}
+    if missing and connection.vendor == "postgresql":
+        # The streams' first events (a terminal's first purchase): their cursors made in one statement and
+        # bumped in one more, not three statements each.
+        StreamCursor.objects.bulk_create(
+            [StreamCursor(stream=s) for s in sorted(missing)], ignore_conflicts=True
+        )
+        last.update(_bump_many(missing))
     for stream, n in counts.items():
         if stream not in last:  # a stream's first event (or SQLite): one by one
             last[stream] = next_seq(stream, n)

@@ -72,6 +72,7 @@ SQLITE_SUITE = (
     "electronic/test_sales_concurrency.py",
     "electronic/test_game_known_balls.py",
     "electronic/test_ledger_property.py",
+    "electronic/test_sales_batch_property.py",
     "electronic/test_game_resume.py",
     "electronic/test_automatic.py",
     "electronic/test_game_75.py",

@@ -6,6 +6,11 @@ Every door is thin: the body validated, one service (bingo.electronic.services.m
 answer rendered. A message that writes is idempotent (its seq, or the purchase's key): 201 the first time, 200
 with the first answer for a retry. Requests that carry a player card number are POSTs, so the number stays
 out of URLs and access logs.
+
+A purchase may also go over the terminal's WebSocket (``ws/electronic/terminal/``, authenticated when it
+opens), as the terminal page sends it: a ``purchase`` frame with this door's fields and key, answered by a
+``purchase.answer`` frame with the same key, this door's status and its body or error (the frames:
+bingo.electronic.purchase_frames). The same service answers both doors.
 """
 
 from __future__ import annotations
@@ -402,6 +407,9 @@ class PurchaseView(TerminalView):
         summary="Buy cards for the game on sale with the inserted card's balance (device)",
         description=AUTH
         + "201 bought, 200 the first answer for the same key; 409 key_reused (the key of another purchase). "
+        "The same purchase over the terminal's WebSocket (ws/electronic/terminal/): the frame "
+        '{"type": "purchase", "key", "card", "cards", "game", "lang"?} is answered by '
+        '{"type": "purchase.answer", "key", "status", "result" (this body) or "error"}. '
         "Refused with nothing written: 400 bad_card_number; 404 unknown_card; 409 terminal_out_of_service, "
         "no_session, terminal_not_verified, sales_closed, bad_count, max_cards, card_blocked, "
         "insufficient_balance.",

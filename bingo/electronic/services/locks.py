@@ -49,6 +49,17 @@ def lock_terminal(terminal_id: int) -> Terminal:
     return Terminal.objects.select_for_update(of=("self",)).select_related("device").get(pk=terminal_id)
 
 
+def lock_terminals_by_id(terminal_ids: Iterable[int]) -> dict[int, Terminal]:
+    """Terminals FOR UPDATE in id order, in one statement, with their devices (a batch of purchases takes
+    its terminals at once, as `lock_terminal` takes one): id -> terminal."""
+    ids = sorted(set(terminal_ids))
+    if not ids:
+        return {}
+    take_many(Rank.TERMINAL, ids)
+    rows = Terminal.objects.select_for_update(of=("self",)).select_related("device").filter(pk__in=ids)
+    return {t.pk: t for t in rows.order_by("pk")}
+
+
 def lock_terminals(speciality_id: int) -> list[Terminal]:
     """Every terminal of a speciality not out of service FOR UPDATE, in id order, in one statement (a
     verification checks them all)."""

@@ -17,6 +17,7 @@ import secrets
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -26,13 +27,28 @@ from django.db.models import Sum
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from bingo.electronic.models import ECard, EGameState, ElectronicGame, Purchase, Terminal
+from bingo.electronic.models import (
+    ECard,
+    EGameState,
+    ElectronicGame,
+    ElectronicSession,
+    Purchase,
+    Terminal,
+)
 from bingo.electronic.services.common import rules_of, tell_terminal
-from bingo.electronic.services.locks import lock_player_cards, lock_terminal, share_egame
-from bingo.electronic.services.terminals import playable
+from bingo.electronic.services.locks import (
+    lock_player_cards,
+    lock_terminal,
+    lock_terminals_by_id,
+    share_egame,
+)
+from bingo.electronic.services.terminals import playable, playable_in
 from halls import events, money
-from halls.cashier.models import Account, PlayerCard
+from halls.cashier import ledger
+from halls.cashier.ledger import Kind
+from halls.cashier.models import Account, PlayerCard, TxKind
 from halls.cashier.services import cards as player_cards
+from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import lock_accounts
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.eventtypes import ECardShown, EventType, TerminalCards
@@ -91,14 +107,18 @@ def _replay(terminal: Terminal, key: str, number: str, count: int, game: int | N
     return None if found is None else _replayed(found, key, number, count, game)
 
 
+def _key_reused(key: str) -> Conflict:
+    return Conflict(
+        _("Purchase key %(key)s of this terminal was another purchase.") % {"key": key},
+        code="key_reused",
+        key=key,
+    )
+
+
 def _replayed(found: Purchase, key: str, number: str, count: int, game: int | None) -> Bought:
     """The first answer of the purchase `found` under `key`, if the retry asks the same (else 409)."""
     if found.player_card.number != number or found.cards != count or game not in (None, found.game_id):
-        raise Conflict(
-            _("Purchase key %(key)s of this terminal was another purchase.") % {"key": key},
-            code="key_reused",
-            key=key,
-        )
+        raise _key_reused(key)
     cards = list(found.card_rows.order_by("position"))
     return Bought(found, cards, player_cards.balance(found.player_card), replayed=True)
 
@@ -208,6 +228,17 @@ class Order:
 Told = list[tuple[str, EventType, Mapping[str, Any]]]
 
 
+def _spend_data(order: Order, terminal: Terminal) -> dict[str, Any]:
+    """What the purchase's ledger entry (its audit record) says of it."""
+    return {
+        "game": order.game,
+        "terminal": terminal.pk,
+        "key": order.key,
+        "cards": order.count,
+        "seed": order.seed.hex(),
+    }
+
+
 def _write_alone(order: Order) -> Bought:
     with transaction.atomic():
         egame = share_egame(order.game)
@@ -246,13 +277,7 @@ def _write_one(
         key=ledger_key(locked, order.key),
         actor=locked.device.name,
         device=locked.device,
-        data={
-            "game": egame.pk,
-            "terminal": locked.pk,
-            "key": order.key,
-            "cards": order.count,
-            "seed": order.seed.hex(),
-        },
+        data=_spend_data(order, locked),
     )
     if moved.replayed:  # cannot happen under the terminal's lock with no Purchase: a broken invariant
         raise IntegrityError(f"purchase {order.key} of terminal {locked.pk} posted without its purchase")
@@ -289,12 +314,15 @@ def _write_one(
 #
 # Every purchase of a venue updates its sales account and its audit chain's head, each held until commit:
 # one at a time, and under load the hand-over between transactions is what costs. So, as the casino
-# tables' bets do (jackpots.tables.services.bets), the purchases a process receives at once are written in
-# ONE transaction: the group's games FOR SHARE, terminals, player cards and their accounts locked first, in
-# id order (the order a purchase alone takes them), then each purchase checked and written in turn as if
-# alone (a refused one writes nothing: its checks come before its money, and cards.spend refuses inside
-# its own savepoint), then the terminals' events, one commit. If the group cannot commit as a whole (a
-# database error, a deadlock) its purchases are written again one by one, each answered as if alone.
+# tables' bets do (jackpots.tables.services.bets), the purchases a process receives at once (the HTTP
+# door's requests through `purchase_group`, the terminal sockets' frames through a batch of the door's,
+# bingo.electronic.purchase_frames) are written in ONE transaction with set-based statements
+# (`_write_together`): the group's games FOR SHARE, terminals, player cards and their accounts locked
+# first, in id order, one statement each (the order a purchase alone takes them); each purchase checked in
+# turn against what is held (a refused one writes nothing of its own and spoils nothing: its checks come
+# before its money); the money of the others through books.post_many, their rows in bulk, their events in
+# one emit_many, one commit. If the group cannot commit as a whole (a database error, a deadlock) its
+# purchases are written again one by one, each answered as if alone.
 
 
 def _grouped() -> bool:
@@ -356,38 +384,202 @@ def write_group(orders: Sequence[Order]) -> list[_Answer]:
 
 
 def _write_together(orders: Sequence[Order]) -> list[_Answer]:
+    """The group in one transaction with set-based statements: the games FOR SHARE, the terminals, player
+    cards and their accounts locked in id order, one statement each (the documented lock order); the keys
+    already bought under those locks and the cards each terminal has in each game, one query each; then
+    each purchase checked in arrival order against what is held (a refusal writes nothing of its own and
+    spoils nothing); the money of all the others through one `books.post_many` per venue (its transactions,
+    legs and audit entries in bulk), their Purchase and ECard rows in bulk, their events in one emit_many.
+
+    A purchase whose key an earlier purchase of the group took is that one's retry (its answer, with the
+    card's balance as it stood then) or key_reused, as it would be one after the other."""
     answers: dict[int, _Answer] = {}
-    told: Told = []
     with transaction.atomic():
         games = {pk: share_egame(pk) for pk in sorted({o.game for o in orders})}
-        terminals = {pk: lock_terminal(pk) for pk in sorted({o.terminal.pk for o in orders})}
-        found: dict[int, PlayerCard] = {}
-        for i, order in enumerate(orders):
+        terminals = lock_terminals_by_id(o.terminal.pk for o in orders)
+        pairs = {(o.terminal.pk, o.key) for o in orders}
+        earlier = {
+            (p.terminal_id, p.key): p
+            for p in Purchase.objects.filter(
+                terminal_id__in={t for t, _k in pairs}, key__in={k for _t, k in pairs}
+            ).select_related("player_card", "game")
+        }
+        sessions = {
+            s.speciality_id: s
+            for s in ElectronicSession.objects.filter(
+                speciality_id__in={t.speciality_id for t in terminals.values()}, closed_at__isnull=True
+            )
+        }
+        venues = {t.device.venue_id for t in terminals.values()}
+        found = {
+            (c.venue_id, c.number): c
+            for c in PlayerCard.objects.filter(venue_id__in=venues, number__in={o.number for o in orders})
+        }
+        cards = lock_player_cards(c.pk for c in found.values())
+        held = {a.card_id: a for a in Account.objects.filter(card_id__in=cards) if a.card_id is not None}
+        for card in cards.values():  # a card never funded has no account yet (as cards.spend makes it)
+            if card.pk not in held:
+                held[card.pk] = books.card_account(card)
+        accounts = lock_accounts(a.pk for a in held.values())
+        by_card = {a.card_id: a for a in accounts.values() if a.card_id is not None}
+        have = {
+            (row["terminal_id"], row["game_id"]): int(row["n"] or 0)
+            for row in Purchase.objects.filter(game_id__in=games, terminal_id__in=terminals)
+            .values("terminal_id", "game_id")
+            .annotate(n=Sum("cards"))
+            .order_by()
+        }
+        balances = {pk: a.balance for pk, a in accounts.items()}
+        now = timezone.now()
+        taken: dict[int, tuple[PlayerCard, Decimal, Decimal]] = {}  # order -> its card, amount, balance after
+        first_of: dict[tuple[int, str], int] = {}  # a key taken by an order of the group: that order
+        again: dict[int, tuple[int, Decimal]] = {}  # its retry in the group -> the order, the balance then
+        for i, order in enumerate(orders):  # in arrival order: one terminal's purchases one after another
+            pair = (order.terminal.pk, order.key)
+            locked = terminals[order.terminal.pk]
             try:
-                venue_id = terminals[order.terminal.pk].device.venue_id
                 with _speaking(order.language):
-                    found[i] = player_cards.find_card(venue_id=venue_id, code=order.number)
+                    if pair in first_of:  # a retry of a purchase of this group
+                        j = first_of[pair]
+                        if (orders[j].number, orders[j].count) != (order.number, order.count) or (
+                            order.asked not in (None, orders[j].game)
+                        ):
+                            raise _key_reused(order.key)
+                        again[i] = (j, balances[by_card[taken[j][0].pk].pk])
+                        continue
+                    if pair in earlier:  # bought while this one waited for the terminal: its answer
+                        first = _replayed(earlier[pair], order.key, order.number, order.count, order.asked)
+                        held_now = by_card.get(first.purchase.player_card_id)  # its card's balance now
+                        answers[i] = (
+                            first if held_now is None else replace(first, balance=balances[held_now.pk])
+                        )
+                        continue
+                    card, amount = _check(order, locked, games[order.game], now, sessions, have, found, cards)
+                    account = by_card[card.pk]
+                    if balances[account.pk] < amount:
+                        raise player_cards.short(account, balances[account.pk], amount)
             except DomainError as exc:
-                answers[i] = exc
-        card_ids = sorted({card.pk for card in found.values()})
-        locked_cards = lock_player_cards(card_ids)
-        lock_accounts(Account.objects.filter(card_id__in=card_ids).values_list("pk", flat=True))
-        for i, order in enumerate(orders):  # in arrival order: one terminal's purchases as one after another
-            if i in answers:
+                answers[i] = exc  # refused before its money: nothing of its own written
                 continue
-            try:
-                card = locked_cards[found[i].pk]
-                with _speaking(order.language):
-                    answers[i] = _write_one(
-                        order, games[order.game], terminals[order.terminal.pk], card, told
-                    )
-            except DomainError as exc:
-                answers[i] = (
-                    exc  # refused before its money moved, or inside spend's savepoint: nothing written
-                )
-        if told:
-            events.emit_many(told)
+            balances[account.pk] -= amount
+            have[(locked.pk, order.game)] = have.get((locked.pk, order.game), 0) + order.count
+            taken[i] = (card, amount, balances[account.pk])
+            first_of[pair] = i
+        if taken:
+            _write_taken(orders, taken, terminals, games, by_card, now, answers)
+    for i, (j, balance) in again.items():
+        bought = answers[j]
+        assert isinstance(bought, Bought)
+        answers[i] = replace(bought, balance=balance, replayed=True)
     return [answers[i] for i in range(len(orders))]
+
+
+def _check(
+    order: Order,
+    terminal: Terminal,
+    egame: ElectronicGame | None,
+    now: datetime,
+    sessions: Mapping[int, ElectronicSession],
+    have: Mapping[tuple[int, int], int],
+    found: Mapping[tuple[int, str], PlayerCard],
+    locked_cards: Mapping[int, PlayerCard],
+) -> tuple[PlayerCard, Decimal]:
+    """`_write_one`'s checks on what the group holds locked: the locked card and the amount, or why not."""
+    playable_in(terminal, sessions.get(terminal.speciality_id))
+    if egame is None or egame.state != EGameState.SELLING or now >= egame.sales_close_at:
+        raise _sales_closed(order.game)
+    cards = have.get((terminal.pk, egame.pk), 0)
+    if cards + order.count > order.max_cards:
+        raise Conflict(
+            _("A terminal plays at most %(max)s cards a game; it has %(have)s.")
+            % {"max": order.max_cards, "have": cards},
+            code="max_cards",
+            max_cards=order.max_cards,
+            have=cards,
+        )
+    read = found.get((terminal.device.venue_id, order.number))
+    if read is None:
+        raise player_cards.unknown_card(order.number)
+    card = locked_cards[read.pk]
+    player_cards.check_active(card)
+    return card, money.cents(order.price * order.count)
+
+
+def _write_taken(
+    orders: Sequence[Order],
+    taken: Mapping[int, tuple[PlayerCard, Decimal, Decimal]],
+    terminals: Mapping[int, Terminal],
+    games: Mapping[int, ElectronicGame | None],
+    accounts: Mapping[int, Account],
+    now: datetime,
+    answers: dict[int, _Answer],
+) -> None:
+    """The money of the purchases the group took (one post_many per venue), their rows and events."""
+    posted: dict[int, books.Posted] = {}
+    for venue_id in sorted({terminals[orders[i].terminal.pk].device.venue_id for i in taken}):
+        mine = [i for i in taken if terminals[orders[i].terminal.pk].device.venue_id == venue_id]
+        sales_account = books.venue_account(venue_id, Kind.SALES)
+        postings = []
+        for i in mine:
+            order, (card, amount, _after) = orders[i], taken[i]
+            terminal = terminals[order.terminal.pk]
+            postings.append(
+                books.Posting(
+                    kind=TxKind.CARD_SPEND,
+                    key=f"card_spend:{ledger_key(terminal, order.key)}",
+                    legs=[
+                        ledger.debit(accounts[card.pk].pk, amount),
+                        ledger.credit(sales_account.pk, amount),
+                    ],
+                    actor=terminal.device.name,
+                    device=terminal.device.name[:80],
+                    data={"card": card.number, **_spend_data(order, terminal)},
+                )
+            )
+        for i, moved in zip(mine, books.post_many(venue_id=venue_id, postings=postings), strict=True):
+            if moved.replayed:  # cannot happen under the terminal's lock with no Purchase: a broken invariant
+                raise IntegrityError(f"purchase {orders[i].key} posted without its purchase")
+            posted[i] = moved
+    bought = Purchase.objects.bulk_create(
+        Purchase(
+            game=games[orders[i].game],
+            terminal=terminals[orders[i].terminal.pk],
+            player_card=taken[i][0],
+            key=orders[i].key,
+            cards=orders[i].count,
+            amount=taken[i][1],
+            seed=orders[i].seed.hex(),
+            transaction=posted[i].transaction,
+            created_at=now,
+        )
+        for i in taken
+    )
+    rows = ECard.objects.bulk_create(
+        ECard(game_id=orders[i].game, purchase=purchase, position=n, cells=cells)
+        for i, purchase in zip(taken, bought, strict=True)
+        for n, cells in enumerate(orders[i].cells, start=1)
+    )
+    told: Told = []
+    at = 0
+    for i, purchase in zip(taken, bought, strict=True):
+        mine_rows, at = rows[at : at + orders[i].count], at + orders[i].count
+        terminal = terminals[orders[i].terminal.pk]
+        balance = taken[i][2]
+        told.append(
+            (
+                terminal.stream,
+                EventType.TERMINAL_CARDS,
+                TerminalCards(
+                    terminal=terminal.pk,
+                    game=orders[i].game,
+                    purchase=purchase.pk,
+                    cards=[shown(row) for row in mine_rows],
+                    balance=balance,
+                ),
+            )
+        )
+        answers[i] = Bought(purchase, mine_rows, balance, replayed=False)
+    events.emit_many(told)
 
 
 # --- many at once (a socket door's batch) ------------------------------------------------------------------

@@ -28,6 +28,7 @@ from halls.actors import Actor
 from halls.cashier import cardnumber, ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import (
+    Account,
     CashDevice,
     LedgerTransaction,
     Leg,
@@ -136,11 +137,21 @@ def find_card(*, venue_id: int, code: str, field: str = "card") -> PlayerCard:
     number = number_of(code, field=field)
     card = PlayerCard.objects.filter(venue_id=venue_id, number=number).first()
     if card is None:
-        raise NotFound(
-            _("No card %(number)s in this venue.") % {"number": cardnumber.printed(number)},
-            code="unknown_card",
-        )
+        raise unknown_card(number)
     return card
+
+
+def unknown_card(number: str) -> NotFound:
+    """No card `number` in the venue (a batch that reads its cards at once refuses each missing one so)."""
+    return NotFound(
+        _("No card %(number)s in this venue.") % {"number": cardnumber.printed(number)}, code="unknown_card"
+    )
+
+
+def short(account: Account, balance: Decimal, needed: Decimal) -> Conflict:
+    """The ledger's insufficient_balance for a card account holding `balance` (a batch of spends checks the
+    balances it holds locked before it posts them all, books.post_many)."""
+    return books._short(account, balance, needed)
 
 
 def check_active(card: PlayerCard) -> None:
