@@ -341,6 +341,12 @@ def main() -> int:
     closes: list[float] = []
     paid = 0
     prize_queries: list[int] = []  # the statements of each step deciding prizes (the others': plain)
+    queries = [0]  # the current step's statements
+
+    def counted(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        queries[0] += 1
+        return execute(sql, params, many, context)
+
     plain_queries: list[int] = []
     for number in range(games_count):
         games.set_running(speciality=hall.speciality, running=True, actor="bench")
@@ -365,12 +371,7 @@ def main() -> int:
         while True:
             ordinal += 1
             decided_before = EPrize.objects.filter(game_id=game.pk).count()
-            queries = [0]
-
-            def counted(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-                queries[0] += 1
-                return execute(sql, params, many, context)
-
+            queries[0] = 0
             t0 = time.perf_counter()
             with connection.execute_wrapper(counted):
                 ball = games.draw_ball(game.pk, ordinal, actor="bench")
