@@ -316,10 +316,10 @@ def main() -> int:
         from halls.cashier.services import ledger as books
         from jackpots.services import awards as pool_awards
 
-        timers.wrap(books, "post", "pay: ledger post")
-        timers.wrap(awards, "record", "pay: audit + room event")
+        timers.wrap(awards, "settle", "settle (post, rows, audit, events)")
+        timers.wrap(books, "post_many", "settle: ledger post_many + audit")
         timers.wrap(pool_awards, "award_level", "pay: pool award")
-        timers.wrap(events, "emit_many", "pay: terminal events")
+        timers.wrap(events, "emit_many", "settle: every event numbered")
         timers.wrap(events, "publish", "after commit: publish")  # each event to the channel layer
 
     load = os.getloadavg()
