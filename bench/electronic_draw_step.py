@@ -340,6 +340,14 @@ def main() -> int:
     bare: list[float] = []
     closes: list[float] = []
     paid = 0
+    prize_queries: list[int] = []  # the statements of each step deciding prizes (the others': plain)
+    queries = [0]  # the current step's statements
+
+    def counted(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        queries[0] += 1
+        return execute(sql, params, many, context)
+
+    plain_queries: list[int] = []
     for number in range(games_count):
         games.set_running(speciality=hall.speciality, running=True, actor="bench")
         game = ElectronicGame.objects.get(speciality=hall.speciality, state=EGameState.SELLING)
@@ -363,8 +371,10 @@ def main() -> int:
         while True:
             ordinal += 1
             decided_before = EPrize.objects.filter(game_id=game.pk).count()
+            queries[0] = 0
             t0 = time.perf_counter()
-            ball = games.draw_ball(game.pk, ordinal, actor="bench")
+            with connection.execute_wrapper(counted):
+                ball = games.draw_ball(game.pk, ordinal, actor="bench")
             took = time.perf_counter() - t0
             assert ball is not None
             spent = timers.end_step()
@@ -372,11 +382,15 @@ def main() -> int:
             steps.append(took)
             game_steps.append(took)
             committed.append(took - spent.get("after commit: publish", 0.0))
+            (prize_queries if decided else plain_queries).append(queries[0])
             if decided:
                 prize_steps.append(took)
                 if args.profile:
                     parts = ", ".join(f"{k} {v * 1e3:.1f}" for k, v in spent.items())
-                    print(f"  ball {ordinal}: {decided} prizes decided, {took * 1e3:.1f} ms ({parts})")
+                    print(
+                        f"  ball {ordinal}: {decided} prizes decided, {queries[0]} queries, "
+                        f"{took * 1e3:.1f} ms ({parts})"
+                    )
             t0 = time.perf_counter()
             bare_step(base.pk, ordinal, ball.number)
             bare.append(time.perf_counter() - t0)
@@ -409,6 +423,10 @@ def main() -> int:
         )
         for label, values in timers.total.items():
             print(f"  {label}: p50 {percentile(values, 50):.2f} ms p99 {percentile(values, 99):.2f} ms")
+    print(
+        f"  queries a step: {min(plain_queries, default=0)}-{max(plain_queries, default=0)} without a prize, "
+        f"{min(prize_queries, default=0)}-{max(prize_queries, default=0)} deciding prizes"
+    )
     print(f"baseline: {len(bare)} bare ball steps, p50 {b50:.1f} ms p99 {b99:.1f} ms")
     load = os.getloadavg()
     print(f"load {load[0]:.2f} {load[1]:.2f} (2 cores shared with the others' tests)")

@@ -68,7 +68,7 @@ from halls.eventtypes import EventType  # noqa: E402
 PYTHON = sys.executable
 VENUE_LICENCE = "BENCH-TERMINALS"
 DRAIN = 3.0
-SNAPSHOTS_IN_FLIGHT = 8
+SNAPSHOTS_IN_FLIGHT = 24  # per client process (one per web process): HALL_WEB_MAX_REQUESTS
 HEAD_GRACE = 1.0
 RULES: dict[str, Any] = {
     "family": "electronic",
@@ -154,8 +154,8 @@ _gates: dict[int, asyncio.Semaphore] = {}
 
 
 def snapshot_gate() -> asyncio.Semaphore:
-    """Snapshots in flight from one client process at most: a thousand at once would only queue in the
-    servers' thread pools (and open as many database connections)."""
+    """Snapshots in flight from one client process at most: as many as a web process serves at once
+    (config.http_limit); more would only wait in its event loop."""
     loop = id(asyncio.get_running_loop())
     if loop not in _gates:
         _gates[loop] = asyncio.Semaphore(SNAPSHOTS_IN_FLIGHT)
@@ -278,10 +278,12 @@ async def run_clients(spec: dict[str, Any]) -> None:
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     gate = asyncio.Semaphore(50)
     clients = [TerminalClient(t, t["port"], t["path"], t.get("http")) for t in spec["terminals"]]
+    t0 = time.monotonic()
     ok = await asyncio.gather(*(c.connect(gate) for c in clients))
+    opened = time.monotonic() - t0
     while any(c.loading for c in clients):  # loaded before the drive starts: not in the measured window
         await asyncio.sleep(0.1)
-    print(f"ready {sum(ok)} {len(ok) - sum(ok)}", flush=True)
+    print(f"ready {sum(ok)} {len(ok) - sum(ok)} {opened:.1f} {time.monotonic() - t0:.1f}", flush=True)
     ready = time.time()
     drops = [
         loop.create_task(c.drop_once(ready + t["drop_after"], gate))
@@ -492,6 +494,7 @@ def start_clients(targets: list[dict[str, Any]], count: int, workdir: Path, tag:
             raise RuntimeError(f"a client process did not connect in time: {line}")
         if int(line[2]):
             print(f"  {line[2]} terminals of a client process could not connect")
+        print(f"  a client process: its sockets open in {line[3]} s, their snapshots loaded in {line[4]} s")
     return procs
 
 

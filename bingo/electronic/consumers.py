@@ -35,6 +35,7 @@ from urllib.parse import parse_qs
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.db import connection
 
 from bingo.electronic import purchase_frames
 from bingo.electronic.models import Terminal
@@ -84,8 +85,7 @@ def _query(scope: dict[str, Any]) -> tuple[int, str] | None:
     return int(ids[0]), tokens[0]
 
 
-@database_sync_to_async
-def _authenticate(query: tuple[int, str] | None, address: str) -> list[str] | None:
+def _read_terminal(query: tuple[int, str] | None, address: str) -> list[str] | None:
     """The streams the socket follows (room first), or None (refused; counted as a failure): the connect's
     one database read, the device, its terminal and its speciality in one query."""
     if throttling.AddressThrottle("device_failures").over(address):
@@ -105,6 +105,18 @@ def _authenticate(query: tuple[int, str] | None, address: str) -> list[str] | No
         throttling.count_failure(address, "device_failures")
         return None
     return [terminal.speciality.stream, terminal.stream]
+
+
+def _read_terminal_once(query: tuple[int, str] | None, address: str) -> list[str] | None:
+    try:
+        return _read_terminal(query, address)
+    finally:
+        connection.close()  # a thread of the loop's pool: no connection left behind on it
+
+
+# On any thread of the loop's pool, not on Channels' one sync thread of the process: 2,000 connects queued
+# there one after the other, each opening its own database connection (CONN_MAX_AGE=0).
+_authenticate = database_sync_to_async(_read_terminal_once, thread_sensitive=False)
 
 
 class _Follower:

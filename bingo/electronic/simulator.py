@@ -1198,6 +1198,8 @@ async def run_simulation(
             async with asyncio.timeout(ramp + warmup + duration):
                 await stop.wait()
         stop.set()
+    else:
+        await stop.wait()  # told to stop from outside (a signal): the measured time runs until then
     end = clock()
     await asyncio.gather(*tasks, return_exceptions=True)
     report = Report.from_brains(brains, seconds=max(0.0, end - measure_from))

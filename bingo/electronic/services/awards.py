@@ -25,14 +25,14 @@ from django.utils import timezone
 
 from bingo.electronic.models import ECard, ElectronicGame, EPrize, EWin, SpecialityPool
 from bingo.electronic.prizetable import POOL_TYPES, Decision, Rules, Terms, split
-from bingo.electronic.services.common import estep, record
-from halls import events, money
+from bingo.electronic.services.common import Told, estep
+from halls import money
 from halls.actors import Actor
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, PlayerCard, TxKind
 from halls.cashier.services import ledger as books
-from halls.cashier.services.locks import lock_accounts
+from halls.cashier.services.locks import lock_accounts_where
 from halls.eventtypes import EGamePrize, EventType, TerminalBalance, TerminalPrize
 from jackpots.models import PoolLevel
 from jackpots.services import awards as pool_awards
@@ -62,6 +62,8 @@ class Prepared:
     pools: dict[str, int] = field(default_factory=dict)  # prize code -> pool id (the pool prizes)
     sales_account: int | None = None
     funding_account: int | None = None
+    # The winners' card accounts' balances as locked, moved by the shares `pay` credits: account -> balance.
+    balances: dict[int, Decimal] = field(default_factory=dict)
 
 
 def prepare(game: ElectronicGame, decisions: Sequence[Decision]) -> Prepared:
@@ -87,48 +89,95 @@ def prepare(game: ElectronicGame, decisions: Sequence[Decision]) -> Prepared:
     )
     if len(rows) != len(cards):
         raise ValueError(f"electronic game {game.pk}: a winning card is not a card of the game")
-    accounts = _card_accounts({row[3] for row in rows})
-    lock_accounts(accounts.values())
+    accounts = _lock_card_accounts({row[3] for row in rows})
+    prepared.balances = {a.pk: a.balance for a in accounts.values()}
     prepared.holders = {
         card: Holder(
-            card=card, purchase=purchase, terminal=terminal, player_card=player, account=accounts[player]
+            card=card, purchase=purchase, terminal=terminal, player_card=player, account=accounts[player].pk
         )
         for card, purchase, terminal, player in rows
     }
-    venue_id = game.speciality.venue_id
-    venue_accounts = []
+    kinds = []
     if any(d.code not in prepared.pools for d in won):
-        prepared.sales_account = books.venue_account(venue_id, Kind.SALES).pk
-        venue_accounts.append(prepared.sales_account)
+        kinds.append(Kind.SALES)
     if any(d.code in prepared.pools for d in won):
-        prepared.funding_account = books.venue_account(venue_id, Kind.POOL_FUNDING).pk
-        venue_accounts.append(prepared.funding_account)
-    lock_accounts(venue_accounts)
+        kinds.append(Kind.POOL_FUNDING)
+    venue = _lock_venue_accounts(game.speciality.venue_id, kinds)
+    prepared.sales_account = venue.get(Kind.SALES)
+    prepared.funding_account = venue.get(Kind.POOL_FUNDING)
     return prepared
 
 
-def _card_accounts(player_cards: set[int]) -> dict[int, int]:
-    """Player card id -> its ledger account id (made by its first cash-in; made here if somehow not)."""
-    found = dict(
-        Account.objects.filter(card_id__in=player_cards, kind=Kind.PLAYER_CARD).values_list("card_id", "pk")
-    )
-    for card in PlayerCard.objects.filter(pk__in=player_cards - set(found)):
-        found[card.pk] = books.card_account(card).pk
-    return found
+def _lock_card_accounts(player_cards: set[int]) -> dict[int, Account]:
+    """Player card id -> its ledger account, locked (id order; one statement once every card has one: made
+    by its first cash-in, made here if somehow not)."""
+    found = {a.card_id: a for a in lock_accounts_where(card_id__in=player_cards, kind=Kind.PLAYER_CARD)}
+    missing = player_cards - set(found)
+    if missing:
+        for card in PlayerCard.objects.filter(pk__in=missing):
+            books.card_account(card)
+        found = {a.card_id: a for a in lock_accounts_where(card_id__in=player_cards, kind=Kind.PLAYER_CARD)}
+    return {card: account for card, account in found.items() if card is not None}
 
 
-def pay(game: ElectronicGame, rules: Rules, terms: Terms, prepared: Prepared, actor: Actor) -> list[EPrize]:
-    """Write and pay every decision (in the prize table's order), tell the room and the winning terminals."""
+def _lock_venue_accounts(venue_id: int, kinds: list[Kind]) -> dict[Kind, int]:
+    """The venue's accounts of `kinds` (made on first use), locked after the cards' (id order): kind -> id."""
+    if not kinds:
+        return {}
+    codes = [k.value for k in kinds]
+    found = {a.code: a.pk for a in lock_accounts_where(venue_id=venue_id, code__in=codes)}
+    if len(found) < len(codes):
+        for kind in kinds:
+            books.venue_account(venue_id, kind)
+        found = {a.code: a.pk for a in lock_accounts_where(venue_id=venue_id, code__in=codes)}
+    return {Kind(code): pk for code, pk in found.items()}
+
+
+@dataclass
+class Paid:
+    """A ball's prizes decided and their pool awards made; their ledger postings, rows and wins written
+    by `settle`."""
+
+    rows: list[EPrize] = field(default_factory=list)
+    postings: dict[int, books.Posting] = field(default_factory=dict)  # row index -> its PRIZE_AWARD
+    winners: dict[int, tuple[int, ...]] = field(default_factory=dict)  # row index -> winning cards
+
+
+def pay(
+    game: ElectronicGame, rules: Rules, terms: Terms, prepared: Prepared, actor: Actor, told: Told
+) -> Paid:
+    """Decide and share every decision (in the prize table's order), the pool prizes awarded by the pool
+    engine; audit and announce each (kept in `told`). `settle` posts and writes them."""
     now = timezone.now()
-    rows = []
-    wins: list[EWin] = []
+    paid = Paid()
     for decision in prepared.decisions:
-        prize, won_rows = _one(game, rules, terms, prepared, decision, actor, now)
-        rows.append(prize)
-        wins.extend(won_rows)
+        _one(game, rules, terms, prepared, decision, actor, now, paid, told)
+    return paid
+
+
+def settle(game: ElectronicGame, prepared: Prepared, paid: Paid, actor: Actor, told: Told) -> list[EPrize]:
+    """Post every prize's PRIZE_AWARD in one go with the step's audit entries (`told`), write the prize
+    rows and wins, tell the winning terminals, and number the step's events."""
+    venue_id = game.speciality.venue_id
+    if paid.postings:
+        order = sorted(paid.postings)
+        posted = books.post_many(
+            venue_id=venue_id, postings=[paid.postings[i] for i in order], audit_first=told.entries
+        )
+        told.entries = []
+        for i, result in zip(order, posted, strict=True):
+            paid.rows[i].transaction = result.transaction
+    EPrize.objects.bulk_create(paid.rows)
+    wins = [
+        EWin(prize=row, card_id=card, purchase_id=prepared.holders[card].purchase, amount=row.share)
+        for i, row in enumerate(paid.rows)
+        if row.share > 0
+        for card in paid.winners.get(i, ())
+    ]
     EWin.objects.bulk_create(wins)
-    _tell_terminals(game, rules, rows, wins, prepared)
-    return rows
+    _tell_terminals(game, paid.rows, wins, prepared, told)
+    told.write(venue_id)
+    return paid.rows
 
 
 def _one(
@@ -139,14 +188,16 @@ def _one(
     decision: Decision,
     actor: Actor,
     now: Any,
-) -> tuple[EPrize, list[EWin]]:
+    paid: Paid,
+    told: Told,
+) -> None:
     spec = rules.prize(decision.code)
     announced = terms.prize(decision.code)
     pool_id = prepared.pools.get(decision.code) if spec.type in POOL_TYPES else None
     winners = decision.winners
     amount = share = remainder = ZERO
     settlement = None
-    posted = None
+    posting = None
     if winners:
         level = None
         if pool_id is not None:
@@ -179,8 +230,7 @@ def _one(
                 settlement = result.settlement_id
             source = prepared.funding_account if level is not None else prepared.sales_account
             assert source is not None  # prepare found the account of every won prize
-            posted = books.post(
-                venue_id=game.speciality.venue_id,
+            posting = books.Posting(
                 kind=TxKind.PRIZE_AWARD,
                 key=f"eprize:{game.pk}:{decision.code}",
                 legs=[ledger.debit(source, total)]
@@ -188,8 +238,11 @@ def _one(
                 actor=actor,
                 memo=f"{spec.name} · {game.speciality.name} {game.number}"[:200],
                 data={"egame": game.pk, "prize": decision.code, "ordinal": decision.ordinal},
-            ).transaction
-    row = EPrize.objects.create(
+            )
+            for card in winners:  # the balance the terminals are told once this is posted
+                account = prepared.holders[card].account
+                prepared.balances[account] += share
+    row = EPrize(
         game=game,
         code=decision.code,
         type=str(spec.type),
@@ -202,23 +255,20 @@ def _one(
         remainder=remainder,
         pool_id=pool_id,
         settlement_id=settlement,
-        transaction=posted,
         decided_at=now,
     )
-    wins = [
-        EWin(prize=row, card_id=card, purchase_id=prepared.holders[card].purchase, amount=share)
-        for card in winners
-        if share > 0
-    ]
+    if posting is not None:
+        paid.postings[len(paid.rows)] = posting
+    paid.winners[len(paid.rows)] = tuple(winners)
+    paid.rows.append(row)
     public = prize_payload(game, row)
-    record(
+    told.change(
         game,
         actor,
         EventType.EGAME_PRIZE,
         {**public, "cards": list(winners), "remainder": remainder, "pool": pool_id, "settlement": settlement},
         public,
     )
-    return row, wins
 
 
 def prize_payload(game: ElectronicGame, prize: EPrize) -> EGamePrize:
@@ -236,21 +286,20 @@ def prize_payload(game: ElectronicGame, prize: EPrize) -> EGamePrize:
 
 
 def _tell_terminals(
-    game: ElectronicGame, rules: Rules, prizes: list[EPrize], wins: list[EWin], prepared: Prepared
+    game: ElectronicGame, prizes: list[EPrize], wins: list[EWin], prepared: Prepared, told: Told
 ) -> None:
-    """Each winning card's prize on its terminal's stream, then the player cards' balances there."""
+    """Each winning card's prize on its terminal's stream, with its player card's balance once the ball's
+    prizes are credited; a TERMINAL_BALANCE only where a terminal's last prize event does not already say
+    it (a terminal whose winning cards were bought with several player cards)."""
     if not wins:
         return
-    accounts = {h.account for h in prepared.holders.values()}
-    balances = dict(Account.objects.filter(pk__in=accounts).values_list("pk", "balance"))
-    by_prize = {p.pk: p for p in prizes}
-    out: list[tuple[str, EventType, Any]] = []
-    told: dict[tuple[int, int], Decimal] = {}
+    cards: dict[int, set[int]] = {}  # terminal -> the player cards its winning cards were bought with
+    last: dict[int, Decimal] = {}  # terminal -> the balance its last prize event carries
     for win in wins:
         holder = prepared.holders[win.card_id]
-        prize = by_prize[win.prize_id]
-        balance = balances[holder.account]
-        out.append(
+        prize = win.prize
+        balance = prepared.balances[holder.account]
+        told.events.append(
             (
                 f"terminal.{holder.terminal}",
                 EventType.TERMINAL_PRIZE,
@@ -266,13 +315,18 @@ def _tell_terminals(
                 ),
             )
         )
-        told[(holder.terminal, holder.player_card)] = balance
-    for (terminal, _card), balance in sorted(told.items()):
-        out.append(
-            (
-                f"terminal.{terminal}",
-                EventType.TERMINAL_BALANCE,
-                TerminalBalance(terminal=terminal, balance=balance),
+        cards.setdefault(holder.terminal, set()).add(holder.player_card)
+        last[holder.terminal] = balance
+    accounts = {h.player_card: h.account for h in prepared.holders.values()}
+    for terminal, players in sorted(cards.items()):
+        if len(players) == 1:
+            continue  # its prize events carry its one player card's balance
+        for player in sorted(players):
+            balance = prepared.balances[accounts[player]]
+            told.events.append(
+                (
+                    f"terminal.{terminal}",
+                    EventType.TERMINAL_BALANCE,
+                    TerminalBalance(terminal=terminal, balance=balance),
+                )
             )
-        )
-    events.emit_many(out)

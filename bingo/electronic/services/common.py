@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -11,6 +12,7 @@ from bingo.electronic.prizetable import Rules, parse_rules
 from halls import events
 from halls.actors import Actor
 from halls.eventtypes import EGameStep, EventType
+from halls.services import audit
 from halls.services.changes import record_change
 
 
@@ -33,6 +35,37 @@ def record(
         stream=speciality.stream,
         public=public,
     )
+
+
+@dataclass
+class Told:
+    """What a ball step audits and tells, kept until its end: then one audit append for all its entries
+    (with its ledger postings', halls.cashier.services.ledger.post_many) and one numbering of its events."""
+
+    entries: list[tuple[Actor, str, Any, dict[str, Any] | None]] = field(default_factory=list)
+    events: list[tuple[str, EventType, Mapping[str, Any]]] = field(default_factory=list)
+
+    def change(
+        self,
+        game: ElectronicGame,
+        actor: Actor,
+        type: EventType,
+        data: Mapping[str, Any],
+        public: Mapping[str, Any],
+    ) -> None:
+        """`record`, kept: the same audit entry and room event."""
+        speciality = game.speciality
+        data = {"speciality": speciality.pk, "game": game.pk, "number": game.number, **data}
+        self.entries.append((actor, type.value, game, data))
+        self.events.append((speciality.stream, type, public))
+
+    def write(self, venue_id: int) -> None:
+        """The entries not yet written (a step without postings), then every event."""
+        audit.record_many(venue_id=venue_id, entries=self.entries)
+        self.entries = []
+        if self.events:
+            events.emit_many(self.events)
+        self.events = []
 
 
 def tell_terminal(terminal: Terminal | int, type: EventType, public: Mapping[str, Any]) -> None:

@@ -56,7 +56,7 @@ from bingo.electronic.prizetable import (
     terms_json,
 )
 from bingo.electronic.services import awards, detection, meters, specialities
-from bingo.electronic.services.common import estep, record, rules_of
+from bingo.electronic.services.common import Told, estep, record, rules_of
 from bingo.electronic.services.locks import lock_egame, lock_speciality
 from halls import money
 from halls.actors import Actor
@@ -401,21 +401,27 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
             waiting = _lock_waiting(game)
         # Every lock the payment takes (pools, accounts), before the first audit entry.
         prepared = awards.prepare(game, decisions)
-        record(
+        told = Told()  # the step's audit entries and events, written at its end in one go each
+        told.change(
             game,
             actor,
             EventType.EGAME_BALL,
             {"ordinal": ordinal, "ball": number},
             EGameBall(**estep(game), ordinal=ordinal, ball=number, drawn_at=now),
         )
-        awards.pay(game, rules, terms, prepared, actor)
+        paid = awards.pay(game, rules, terms, prepared, actor, told)
         game.decided = [*game.decided, *(d.code for d in decisions)]
         if any(d.won and d.code in prepared.pools for d in decisions):
-            meters.publish(game.speciality, rules, terms)
+            told.events.extend(meters.events(game.speciality, rules, terms))
         if over:
-            _end(game, waiting, now, actor)
+            _end(game, now, actor, told, paid.rows)
         else:
             game.save(update_fields=["balls_drawn", "last_ball_at", "decided"])
+        awards.settle(game, prepared, paid, actor, told)
+        if over:
+            if waiting is not None:
+                _begin_locked(waiting, now, actor)
+        else:
             _schedule(game, float(rules.pace_seconds))
     return ball
 
@@ -438,23 +444,21 @@ def _lock_waiting(game: ElectronicGame) -> ElectronicGame | None:
     return None if waiting is None else lock_egame(waiting)
 
 
-def _end(game: ElectronicGame, waiting: ElectronicGame | None, now: datetime, actor: Actor) -> None:
-    """The game is over: closed, announced with every prize decided; the waiting game begins its draw."""
+def _end(game: ElectronicGame, now: datetime, actor: Actor, told: Told, prizes: list[EPrize]) -> None:
+    """The game is over: closed, announced with every prize decided (the earlier balls' and `prizes`, this
+    ball's, written with the step); the caller then begins the waiting game's draw."""
     game.state = EGameState.CLOSED
     game.closed_at = now
     game.save(update_fields=["balls_drawn", "last_ball_at", "decided", "state", "closed_at"])
-    prizes = [
-        awards.prize_payload(game, p) for p in EPrize.objects.filter(game=game).order_by("ordinal", "pk")
-    ]
-    record(
+    earlier = list(EPrize.objects.filter(game=game).order_by("ordinal", "pk"))
+    payloads = [awards.prize_payload(game, p) for p in [*earlier, *prizes]]
+    told.change(
         game,
         actor,
         EventType.EGAME_CLOSED,
         {"balls": game.balls_drawn},
-        EGameClosed(**estep(game), balls=game.balls_drawn, prizes=prizes),
+        EGameClosed(**estep(game), balls=game.balls_drawn, prizes=payloads),
     )
-    if waiting is not None:
-        _begin_locked(waiting, now, actor)
 
 
 # --- the beat ---------------------------------------------------------------------------------------------

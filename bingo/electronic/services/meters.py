@@ -9,7 +9,8 @@ from decimal import Decimal
 
 from bingo.electronic.models import Speciality, SpecialityPool
 from bingo.electronic.prizetable import Rules, Terms
-from halls import events, money
+from halls import money
+from halls.events import emit
 from halls.eventtypes import EGameMeters, EMeter, EventType
 from jackpots.models import PoolLevel
 
@@ -50,10 +51,17 @@ def meters_of(
     return shown
 
 
+def events(
+    speciality: Speciality, rules: Rules, terms: Terms | None = None
+) -> list[tuple[str, EventType, EGameMeters]]:
+    """EGAME_METERS on the speciality's room stream, to emit (none when no pool prize is shown)."""
+    meters = meters_of(speciality, rules, terms, pool_amounts(speciality))
+    if not meters:
+        return []
+    return [(speciality.stream, EventType.EGAME_METERS, EGameMeters(speciality=speciality.pk, meters=meters))]
+
+
 def publish(speciality: Speciality, rules: Rules, terms: Terms | None = None) -> None:
     """EGAME_METERS on the speciality's room stream (after the caller's transaction commits)."""
-    meters = meters_of(speciality, rules, terms, pool_amounts(speciality))
-    if meters:
-        events.emit(
-            speciality.stream, EventType.EGAME_METERS, EGameMeters(speciality=speciality.pk, meters=meters)
-        )
+    for stream, type, payload in events(speciality, rules, terms):
+        emit(stream, type, payload)

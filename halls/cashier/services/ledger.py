@@ -166,7 +166,13 @@ def post(
     return post_many(venue_id=venue_id, postings=[posting])[0]
 
 
-def post_many(*, venue_id: int, postings: Sequence[Posting]) -> list[Posted]:
+# An audit entry of the caller's (halls.services.audit.record_many): actor, action, object, data.
+AuditItem = tuple[Actor, str, Any, dict[str, Any] | None]
+
+
+def post_many(
+    *, venue_id: int, postings: Sequence[Posting], audit_first: Sequence[AuditItem] = ()
+) -> list[Posted]:
     """Post several balanced transactions of one venue as `post` would post them one after the other, in
     one go: their accounts read once, the guarded ones money leaves locked once (id order), their keys
     looked up once, the transactions and legs inserted in bulk, each account's balance moved once by its
@@ -176,6 +182,9 @@ def post_many(*, venue_id: int, postings: Sequence[Posting]) -> list[Posted]:
     All or nothing: a guarded account that would go below zero at any posting (in the batch's order)
     refuses the whole batch as `post` refuses one (drawer_short / insufficient_balance), a key posted with
     other legs too (idempotency_key_reused); nothing is written then.
+
+    `audit_first`: the caller's own entries of the same change (a ball and the prizes it decided), written
+    before the transactions' in the same append (written alone when every posting is a replay).
     """
     checked = [ledger.check(p.legs) for p in postings]
     if not postings:
@@ -193,7 +202,7 @@ def post_many(*, venue_id: int, postings: Sequence[Posting]) -> list[Posted]:
         taking = {pk for d in deltas for pk, delta in d.items() if delta < 0 and accounts[pk].guarded}
         locked = lock_accounts(taking)
         while True:
-            done = _post_fresh(venue_id, postings, checked, deltas, accounts, locked)
+            done = _post_fresh(venue_id, postings, checked, deltas, accounts, locked, audit_first)
             if done is not None:
                 return done
 
@@ -205,6 +214,7 @@ def _post_fresh(
     deltas: list[dict[int, Decimal]],
     accounts: dict[int, Account],
     locked: dict[int, Account],
+    audit_first: Sequence[AuditItem],
 ) -> list[Posted] | None:
     """Replay the keys already posted, write the rest; None when another call posted one of the keys at
     this instant (the caller looks again: it is a replay now)."""
@@ -263,13 +273,16 @@ def _post_fresh(
             for leg in checked[i]
         )
         _move_balances([deltas[i] for i in fresh])
-        audit.record_many(
-            venue_id=venue_id,
-            entries=[
+    audit.record_many(  # nothing when there is nothing new to tell
+        venue_id=venue_id,
+        entries=[
+            *audit_first,
+            *(
                 _audit_entry(postings[i], checked[i], row, accounts)
                 for row, i in zip(rows, fresh, strict=True)
-            ],
-        )
+            ),
+        ],
+    )
     written = {row.key: row for row in rows}
     return [
         Posted(previous[p.key], replayed=True)
@@ -297,7 +310,7 @@ def _move_balances(deltas: Iterable[Mapping[int, Decimal]]) -> None:
 
 def _audit_entry(
     posting: Posting, legs: tuple[ledger.Leg, ...], posted: LedgerTransaction, accounts: Mapping[int, Account]
-) -> tuple[Actor, str, Any, dict[str, Any]]:
+) -> AuditItem:
     return (
         posting.actor,
         f"ledger.{posting.kind}",

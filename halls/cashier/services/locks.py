@@ -4,6 +4,7 @@ card, then the accounts money is taken from."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from django.utils.translation import gettext as _
 
@@ -47,3 +48,12 @@ def lock_accounts(account_ids: Iterable[int]) -> dict[int, Account]:
     take_many(Rank.ACCOUNT, ids)
     rows = Account.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
     return {a.pk: a for a in rows}
+
+
+def lock_accounts_where(**filters: Any) -> list[Account]:
+    """The accounts matching `filters` FOR UPDATE in id order, found and locked in one statement (a ball's
+    winners' accounts by their cards, a venue's accounts by their codes): `lock_accounts` when the ids are
+    not known yet (the rank is recorded once they are, before anything else is locked)."""
+    rows = list(Account.objects.select_for_update(of=("self",)).filter(**filters).order_by("pk"))
+    take_many(Rank.ACCOUNT, [a.pk for a in rows])
+    return rows
