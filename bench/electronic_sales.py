@@ -355,7 +355,7 @@ async def _run_plan(
         except Exception as exc:  # counted: the run must show none
             return {"i": item["i"], "status": 0, "error": repr(exc), "ms": 0.0, "lag_ms": lag * 1000}
         ms = (time.perf_counter() - t0) * 1000
-        out = {"i": item["i"], "status": status, "ms": ms, "lag_ms": lag * 1000}
+        out = {"i": item["i"], "status": status, "ms": ms, "lag_ms": lag * 1000, "at": item["at"]}
         if item.get("keep"):
             out["body"] = payload.decode(errors="replace")
         elif status >= 300:
@@ -457,6 +457,15 @@ def summary(name: str, results: list[dict[str, Any]], window: float) -> dict[str
         f"p50={figures['p50']:.1f}ms p95={figures['p95']:.1f}ms p99={figures['p99']:.1f}ms "
         f"max={figures['max']:.1f}ms client_lag_p99={figures['lag_p99']:.1f}ms codes={codes}"
     )
+    seconds: dict[int, list[float]] = {}
+    for r in results:
+        if 200 <= r["status"] < 300 and "at" in r:
+            seconds.setdefault(int(r["at"]), []).append(r["ms"])
+    if len(seconds) > 1:  # when in the window the slow ones were sent
+        print(
+            "           p99 by second of the window: "
+            + " ".join(f"{percentile(sorted(v), 99):.0f}" for _s, v in sorted(seconds.items()))
+        )
     for r in results:
         if r["status"] >= 300 or r["status"] == 0:
             print(f"  e.g. {r.get('status')}: {r.get('body') or r.get('error')}")
