@@ -208,3 +208,33 @@ def test_a_terminal_that_cannot_play_is_refused(sale: OnSale, operator: User) ->
     sale.session.save()
     Terminal.objects.filter(pk=sale.terminal.pk).update(state=TerminalState.IN_SERVICE)
     _refused("no_session", terminal=sale.terminal, card_number=n, cards=1, key="k")
+
+
+def test_purchase_many_answers_each_ask_as_purchase_would(sale: OnSale, venue: Venue) -> None:
+    """The socket door's batch (sales.purchase_many): a purchase, its retry in the same batch, a bad count,
+    an unknown card and a retry of an earlier purchase, each answered as `purchase` answers it. Inside the
+    test's transaction (and on SQLite) its new purchases are written one by one; a group writes the same
+    (test_sales_batch_property)."""
+    earlier = sales.purchase(terminal=sale.terminal, card_number=sale.card.number, cards=1, key="e")
+    assert isinstance(earlier, sales.Bought)
+    before = _written()
+
+    def ask(key: str, cards_: Any = 2, number: str | None = None) -> sales.Ask:
+        return sales.Ask(
+            terminal=sale.terminal, card_number=number or sale.card.number, cards=cards_, key=key
+        )
+
+    bought, again, bad, unknown, retried = sales.purchase_many(
+        [ask("n"), ask("n"), ask("b", cards_=7), ask("u", number="0" * 16), ask("e", cards_=1)]
+    )
+    assert isinstance(bought, sales.Bought) and not bought.replayed and bought.balance == D("18.50")
+    assert isinstance(again, sales.Bought) and again.replayed and again.purchase.pk == bought.purchase.pk
+    assert isinstance(bad, Conflict) and bad.code == "bad_count"
+    assert isinstance(unknown, DomainError) and unknown.code in ("unknown_card", "bad_card_number")
+    assert (
+        isinstance(retried, sales.Bought) and retried.replayed and retried.purchase.pk == earlier.purchase.pk
+    )
+    purchases, ecards, spends, _audit = _written()
+    assert (purchases, ecards, spends) == (before[0] + 1, before[1] + 2, before[2] + 1)
+    assert cards.balance(sale.card) == D("18.50")
+    assert books.trial_balance(venue.pk).holds
