@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Coroutine
@@ -42,6 +43,14 @@ SWEEP_SLICE = 100
 
 def sweep_seconds() -> float:
     return float(getattr(settings, "HALL_SCREEN_SWEEP_SECONDS", 10.0))
+
+
+def renew_seconds() -> float:
+    """How often the sweep renews the hub's group memberships: well within the layers' group expiry (a day,
+    channels-redis' and the in-memory layer's default). Not at every sweep: a process with 1,000 terminals
+    follows 1,000 groups, and renewing them all every 10 s held the loop (and the sockets' answers) for a
+    third of a second each time (issue 13, the sales bench's spike at every sweep)."""
+    return float(getattr(settings, "HALL_HUB_RENEW_SECONDS", 3600.0))
 
 
 class ScreenSocket(Protocol):
@@ -128,6 +137,7 @@ class StreamHub:
         self.events = 0  # events received from the layer
         self.deliveries = 0  # frames written to sockets (events and heads)
         self.rechecks: set[asyncio.Task[None]] = set()
+        self.renewed_at = time.monotonic()  # the memberships are fresh when made (joins add them)
 
     # --- membership ---
 
@@ -264,8 +274,8 @@ class StreamHub:
         deleted or moved since they connected (4404: they reconnect and are refused or follow their new
         room); send each socket its stream's head (no "seq": not an event), so a screen that lost the
         *last* event reloads its snapshot without every screen refetching on a timer (the heads also tell
-        it the socket is alive); renew the group memberships (the in-memory layer forgets a member after
-        a day)."""
+        it the socket is alive); renew the group memberships when `renew_seconds()` have passed since the
+        last renewal (the layers forget a member after a day)."""
         sockets = [socket for members in self.members.values() for socket in members if socket.live]
         if not sockets:
             return
@@ -279,7 +289,10 @@ class StreamHub:
             self.fan_out(stream, {"type": "websocket.send", "text": text})
             if n % SWEEP_SLICE == 0:
                 await asyncio.sleep(0)  # an event that came meanwhile goes out now, not behind every head
+        if time.monotonic() - self.renewed_at < renew_seconds():
+            return
         async with self.lock:
+            self.renewed_at = time.monotonic()
             if self.channel is not None:
                 await self.layer.group_add(CONTROL_GROUP, self.channel)
                 for n, stream in enumerate(sorted(self.subscribed), start=1):

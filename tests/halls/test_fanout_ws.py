@@ -224,3 +224,35 @@ async def test_the_sweep_runs_by_itself(kind: str, layer: Any, screen: Screen, s
         pass  # heads sent before the sweep saw it
     assert output == {"type": "websocket.close", "code": fanout.CLOSE_GONE}
     await communicator.disconnect()
+
+
+async def test_the_sweep_renews_the_hubs_memberships_only_when_due(
+    kind: str, layer: Any, screen: Screen, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    communicator = await connect(screen.token)
+    hub = fanout.hub()
+    added: list[str] = []
+    real = hub.layer.group_add
+
+    async def counting(group: str, channel: str) -> None:
+        added.append(group)
+        await real(group, channel)
+
+    monkeypatch.setattr(hub.layer, "group_add", counting)
+    settings.HALL_HUB_RENEW_SECONDS = 3600
+    await hub.sweep()  # heads every sweep, but 1,000 terminals' groups are not renewed every 10 s
+    assert json.loads(await communicator.receive_from(timeout=TIMEOUT))["type"] == fanout.HEAD_TYPE
+    assert added == []
+    settings.HALL_HUB_RENEW_SECONDS = 0
+    await hub.sweep()  # due: the control group and every stream followed, renewed
+    assert json.loads(await communicator.receive_from(timeout=TIMEOUT))["type"] == fanout.HEAD_TYPE
+    assert added == [fanout.CONTROL_GROUP, events.group_name(screen.room.stream)]
+    added.clear()
+    settings.HALL_HUB_RENEW_SECONDS = 3600
+    await hub.sweep()  # renewed just now: not again
+    assert json.loads(await communicator.receive_from(timeout=TIMEOUT))["type"] == fanout.HEAD_TYPE
+    assert added == []
+    # Still following: the next event arrives.
+    event = await off_the_loop(lambda: emit(screen.room.stream, 1))
+    assert await communicator.receive_from(timeout=TIMEOUT) == event.encode()
+    await communicator.disconnect()
