@@ -14,8 +14,9 @@ seconds (the instants spread evenly, shuffled):
    read with its balance and its cards in play) — the same stack, no write;
 2. product: a purchase of 1-6 cards (random) with the terminal's card, then RETRIES of them resent (each
    must answer 200 with the first purchase, nothing written). ``--door socket`` (the default, as the
-   terminal page buys): a ``purchase`` frame on the terminal's WebSocket (opened, one per terminal, before
-   the phase starts; bingo.electronic.purchase_frames), answered by a frame with its key; ``--door http``:
+   terminal page buys): a ``purchase`` frame on the terminal's WebSocket (opened, one per terminal, SETTLE
+   seconds before the phase starts, as pages hold them long before a sale; bingo.electronic.purchase_frames),
+   answered by a frame with its key; ``--door http``:
    ``POST /api/electronic/terminal/purchase/``.
 
 Latency is from the request's first byte sent to the whole answer read (client lag behind the schedule is
@@ -556,6 +557,9 @@ def main() -> int:
     parser.add_argument(
         "--pool", type=int, default=0, help="HALL_DB_POOL of the web processes (a psycopg pool of at most N)"
     )
+    parser.add_argument(
+        "--settle", type=float, default=5.0, help="seconds from the sockets open to the window (socket door)"
+    )
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the scratch database")
     parser.add_argument("--quick", action="store_true", help="300 terminals in 5 s")
     parser.add_argument(
@@ -644,6 +648,9 @@ def main() -> int:
                 },
                 seed=2,
             ),
+            # Over the socket door the window starts SETTLE seconds after the last socket opened: terminals
+            # hold their sockets for hours before a game's sales, so the connect storm is not the window's.
+            lead=args.settle if args.door == "socket" else 1.5,
             door=args.door,
             on_start=lambda: opened.append(cpu_seconds(pids)),
         )
