@@ -225,6 +225,25 @@ class Order:
     language: str | None = None  # the asker's: its refusal is told in it, whichever thread writes it
 
 
+def _on_sale(order: Order, egame: ElectronicGame | None, now: datetime) -> ElectronicGame:
+    """The order's game, locked, still selling at `now`; else 409 sales_closed."""
+    if egame is None or egame.state != EGameState.SELLING or now >= egame.sales_close_at:
+        raise _sales_closed(order.game)
+    return egame
+
+
+def _within_max(order: Order, have: int) -> None:
+    """409 max_cards when the order takes the terminal (holding `have` cards of the game) past the max."""
+    if have + order.count > order.max_cards:
+        raise Conflict(
+            _("A terminal plays at most %(max)s cards a game; it has %(have)s.")
+            % {"max": order.max_cards, "have": have},
+            code="max_cards",
+            max_cards=order.max_cards,
+            have=have,
+        )
+
+
 Told = list[tuple[str, EventType, Mapping[str, Any]]]
 
 
@@ -257,17 +276,8 @@ def _write_one(
         return replay
     playable(locked)
     now = timezone.now()
-    if egame is None or egame.state != EGameState.SELLING or now >= egame.sales_close_at:
-        raise _sales_closed(order.game)
-    have = cards_of_terminal(locked, egame)
-    if have + order.count > order.max_cards:
-        raise Conflict(
-            _("A terminal plays at most %(max)s cards a game; it has %(have)s.")
-            % {"max": order.max_cards, "have": have},
-            code="max_cards",
-            max_cards=order.max_cards,
-            have=have,
-        )
+    egame = _on_sale(order, egame, now)
+    _within_max(order, cards_of_terminal(locked, egame))
     if card is None:
         card = player_cards.find_card(venue_id=locked.device.venue_id, code=order.number)
     amount = money.cents(order.price * order.count)
@@ -486,17 +496,8 @@ def _check(
 ) -> tuple[PlayerCard, Decimal]:
     """`_write_one`'s checks on what the group holds locked: the locked card and the amount, or why not."""
     playable_in(terminal, sessions.get(terminal.speciality_id))
-    if egame is None or egame.state != EGameState.SELLING or now >= egame.sales_close_at:
-        raise _sales_closed(order.game)
-    cards = have.get((terminal.pk, egame.pk), 0)
-    if cards + order.count > order.max_cards:
-        raise Conflict(
-            _("A terminal plays at most %(max)s cards a game; it has %(have)s.")
-            % {"max": order.max_cards, "have": cards},
-            code="max_cards",
-            max_cards=order.max_cards,
-            have=cards,
-        )
+    egame = _on_sale(order, egame, now)
+    _within_max(order, have.get((terminal.pk, egame.pk), 0))
     read = found.get((terminal.device.venue_id, order.number))
     if read is None:
         raise player_cards.unknown_card(order.number)
