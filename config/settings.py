@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "axes",
     "halls",
     "halls.cashier",
+    "halls.link",
     "jackpots",
     "jackpots.tables",
     "bingo",

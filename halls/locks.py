@@ -19,6 +19,10 @@ from django.db import DEFAULT_DB_ALIAS, connections
 class Rank(IntEnum):
     """Lower ranks are taken first. What each guards:"""
 
+    # halls.link: a venue's link at the central while its next message is applied (the handler's locks
+    # follow), and a venue's position in a central stream while an entry is applied
+    VENUE_LINK = 2
+    STREAM_POSITION = 3
     VENUE = 5  # halls.Venue: its prize settings (then every room of it, which games are created under)
     ROOM = 10  # halls.Room: opening a session, creating a game, a room's prize-program configuration
     SESSION = 20  # halls.GameSession: closing it

@@ -44,6 +44,7 @@ TESTS = Path(__file__).resolve().parent
 # Run on SQLite too (paths under tests/): the demo's code paths, through tests written for PostgreSQL.
 SQLITE_SUITE = (
     "sqlite",
+    "link",
     "bingo/test_traditional_game.py",
     "bingo/test_game_services.py",
     "bingo/test_draw_step.py",
