@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, ExpressionWrapper, F, OuterRef, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -306,14 +306,18 @@ def _move_balances(deltas: Iterable[Mapping[int, Decimal]]) -> None:
     if not moved:
         return
     # One UPDATE for every account (a CASE on the id), not one per account: a group of purchases moves a
-    # card account each and the sales account, and this runs while the venue's books are held. The rows
-    # are still written in id order: the primary key's index scan walks `id = ANY(...)` sorted.
+    # card account each and the sales account, and this runs while the venue's books are held. Rows are
+    # taken in id order first (as one UPDATE per account took them): the UPDATE's own scan may walk the
+    # table in its physical order, and two groups taking shared rows in different orders would deadlock.
     money_field: MoneyField[Decimal, Decimal] = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
     by_account = Case(
         *(When(pk=pk, then=Value(moved[pk], output_field=money_field)) for pk in sorted(moved)),
         output_field=money_field,
     )
-    Account.objects.filter(pk__in=sorted(moved)).update(balance=F("balance") + by_account)
+    ids = sorted(moved)
+    if connection.features.has_select_for_update:  # SQLite: the transaction holds the database's lock
+        list(Account.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk"))
+    Account.objects.filter(pk__in=ids).update(balance=F("balance") + by_account)
 
 
 def _audit_entry(
