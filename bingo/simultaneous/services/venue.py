@@ -453,8 +453,9 @@ def _play(hall_game: HallGame) -> None:
     figures = hall_game.announcement
     game.cards_sold = cards
     game.sales_total = sum((s.face_value * s.cards for s in sold), Decimal("0"))
-    game.line_prize = Decimal(str(figures["line_prize"]))
-    game.bingo_prize = Decimal(str(figures["bingo_prize"]))
+    # The local game's own Line and Bingo stay unset (nothing for the traditional confirmation to pay):
+    # the network's prizes are announced, decided at the central and paid from its decisions.
+    game.line_prize = game.bingo_prize = None
     game.sales_closed_at = timezone.now()
     game.announcement = {
         "formula": sales_formula(sold),
