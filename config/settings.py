@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "jackpots.tables",
     "bingo",
     "bingo.electronic",
+    "bingo.network",
     "machines",
 ]
 
