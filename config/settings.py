@@ -377,6 +377,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HALL_PROGRAM_SCHEDULE_SECONDS", default=30.0),
         "options": {"expires": 30.0},
     },
+    # Interconnected bingo (the central): rounds past their bounded wait decided by the written rule, and
+    # the prizes' meters that the throttle held back sent to the halls (bingo.network).
+    "interconnected-rounds": {
+        "task": "bingo.network.tasks.decide_overdue_rounds",
+        "schedule": env.float("HALL_NETWORK_TICK_SECONDS", default=10.0),
+        "options": {"expires": 10.0},
+    },
     # Machines: silent machines are marked offline with an alert. (Their progressive broadcast is not a beat
     # task: machines.broadcaster runs it in a loop of its own, see HALL_MACHINE_BROADCAST_SECONDS below.)
     # Tamper evidence: the head of every audit chain and pool seal chain, signed, to files outside the
@@ -416,6 +423,9 @@ if not HALL_PRODUCTION:
     HALL_DEMO_TABLE_AUTOPLAY = demo_conf.TABLE_AUTOPLAY
 
 # --- The hall -------------------------------------------------------------------------------------------
+# Interconnected bingo: at most one meter entry per prize this often on "network.<code>" (one is always sent
+# after a round opens or is decided).
+HALL_NETWORK_METER_SECONDS = env.float("HALL_NETWORK_METER_SECONDS", default=5.0)
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
 # Each game's winner index, written at the close of sales and memory-mapped by every process of the host
