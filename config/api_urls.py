@@ -6,6 +6,7 @@ from django.urls import URLPattern, URLResolver, include, path
 
 from bingo import api as bingo_api
 from bingo import program_api
+from bingo.network import api as network_api
 from halls import api as halls_api
 from jackpots import api as jackpots_api
 from jackpots.tables import api as tables_api
@@ -15,6 +16,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *halls_api.urlpatterns,
     *bingo_api.urlpatterns,
     *program_api.urlpatterns,
+    *network_api.urlpatterns,
     *tables_api.urlpatterns,
     *jackpots_api.urlpatterns,
     *machines_api.urlpatterns,
