@@ -4,6 +4,7 @@ and decisions; a venue's operator names the room that plays the prize."""
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 from bingo.network.models import KnownRound
 from bingo.network.services import prizes
@@ -70,7 +71,7 @@ def test_create_a_prize_open_a_round_list_and_join_a_room() -> None:
     assert [(m["prize"], m["meter"], m["max_ball"]) for m in meters] == [("IB1", "100.00", 40)]
 
 
-def test_a_member_rooms_screen_shows_the_prize_block_and_its_meter(client) -> None:  # type: ignore[no-untyped-def]
+def test_a_member_rooms_screen_shows_the_prize_block_and_its_meter(client: Client) -> None:
     halls = [make_hall(n) for n in (1, 2)]
     prize = make_prize(make_network(halls), halls)
     prizes.open_round(prize=prize, actor="central-operator")

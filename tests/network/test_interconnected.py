@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from bingo.network.models import (
     KnownRound,
+    NetworkPrize,
     PrizeRound,
     RoomMembership,
     RoundContribution,
@@ -46,7 +47,7 @@ def halls() -> list[Hall]:
 
 
 @pytest.fixture
-def prize(halls: list[Hall]):  # type: ignore[no-untyped-def]
+def prize(halls: list[Hall]) -> NetworkPrize:
     return make_prize(make_network(halls), halls)
 
 
@@ -90,6 +91,7 @@ def test_a_round_decided_when_every_hall_reports_shares_to_the_cent(halls, prize
         RoundShare.objects.order_by("venue_id").values_list("venue__licence_number", "card", "amount")
     )
     assert shares == [("ML-B-0001", "A-0007", Decimal("59.00")), ("ML-B-0002", "A-0007", Decimal("59.00"))]
+    assert rnd.remainder is not None
     assert sum(s[2] for s in shares) + rnd.remainder == rnd.pool_amount
     assert reports.balance(prize.pool).holds
 
@@ -201,6 +203,6 @@ def test_the_meter_is_sent_at_most_once_per_period(halls, prize, settings) -> No
     meters = StreamEntry.objects.filter(stream="network.MLNET", kind="ib.meter")
     assert meters.count() == 1  # the contributions within the period sent none
     assert prizes.send_stale_meters(now=timezone.now() + timedelta(hours=2)) == 1
-    assert meters.order_by("-sequence").first().payload["amount"] == "118.01"
+    assert meters.order_by("-sequence")[0].payload["amount"] == "118.01"
     follow()
     assert RoomMembership.objects.filter(meter_amount=Decimal("118.01")).count() == 3
