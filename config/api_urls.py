@@ -7,6 +7,7 @@ from django.urls import URLPattern, URLResolver, include, path
 from bingo import api as bingo_api
 from bingo import program_api
 from bingo.network import api as network_api
+from bingo.simultaneous import api as simultaneous_api
 from halls import api as halls_api
 from jackpots import api as jackpots_api
 from jackpots.tables import api as tables_api
@@ -20,6 +21,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *tables_api.urlpatterns,
     *jackpots_api.urlpatterns,
     *machines_api.urlpatterns,
+    *simultaneous_api.urlpatterns,
     path("cashier/", include("halls.cashier.urls")),
     path("electronic/", include("bingo.electronic.urls")),
 ]

@@ -96,6 +96,8 @@ class EventType(StrEnum):
     TERMINAL_STATE = "terminal.state"
     # interconnected bingo (bingo.network), on the room stream of each member room of the venue
     NETWORK_PRIZE_METER = "network.prize_meter"
+    # simultaneous bingo at the central, on the game's stream ("simultaneous.<code>": the central's pages)
+    SIMULTANEOUS_GAME = "simultaneous.game"
 
 
 # --- halls ---------------------------------------------------------------------------------------------
@@ -668,6 +670,22 @@ class NetworkPrizeMeter(TypedDict):
     at: datetime  # when the central read it
 
 
+# --- simultaneous bingo: the central's network stream -----------------------------------------------------
+
+
+class SimultaneousGame(TypedDict):
+    """A network game as the central now holds it (after a change: created, allocated, opened, closed,
+    a ball, a decision)."""
+
+    code: str
+    state: str
+    halls: int
+    cards_sold: int
+    sales_total: Decimal
+    balls_drawn: int
+    last_ball: int | None
+
+
 # Each type's payload; POOL_HIT is the engine's fact on the pool stream and the screens' wording on rooms.
 PAYLOADS: dict[EventType, Any] = {
     EventType.SESSION_OPENED: SessionOpened,
@@ -729,6 +747,7 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.TERMINAL_BALANCE: TerminalBalance,
     EventType.TERMINAL_STATE: TerminalStateChanged,
     EventType.NETWORK_PRIZE_METER: NetworkPrizeMeter,
+    EventType.SIMULTANEOUS_GAME: SimultaneousGame,
 }
 
 
