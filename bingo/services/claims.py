@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
 from bingo import claims as rules
+from bingo import hooks
 from bingo.cards import CardGrid
 from bingo.models import (
     Award,
@@ -302,6 +303,7 @@ def _close(game: Game, actor: User) -> None:
         BallSet.objects.filter(pk=game.ball_set_id).update(games_played=F("games_played") + 1)
     programs.game_closed(game=game, actor=actor)
     record(game, actor, EventType.GAME_CLOSED, {}, step(game))
+    hooks.game_ended(game)  # an interconnected prize's result, written with the close
 
 
 def unclaimed(game: Game, *, limit: int | None = None, current: bool = False) -> Unclaimed:

@@ -161,9 +161,9 @@ def assign_venue(
     network's span with the venue in its new region: refused (nothing written) where a pair lacks a valid
     agreement."""
     with transaction.atomic():
+        venue = locks.lock_venue(venue.pk)
         network_ids = list(Network.objects.filter(venues=venue.pk).values_list("pk", flat=True))
         networks = locks.lock_networks(network_ids)
-        venue = locks.lock_venue(venue.pk)
         new: dict[str, Any] = {}
         if region is not None and region.pk != venue.region_id:
             if region.jurisdiction != venue.jurisdiction:
