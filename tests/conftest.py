@@ -45,7 +45,10 @@ TESTS = Path(__file__).resolve().parent
 SQLITE_SUITE = (
     "sqlite",
     "link",
-    "network",
+    "network/test_interconnected.py",
+    "network/test_refusals.py",
+    "network/test_decide_property.py",
+    "network/test_api.py",
     "bingo/test_traditional_game.py",
     "bingo/test_game_services.py",
     "bingo/test_draw_step.py",
