@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from bingo import hooks
 from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
 from bingo.prizes import prize_from_sales
@@ -113,6 +114,7 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
     """Count the sales, fix the Line and Bingo prizes and announce them (spec §2.7 S5–S8)."""
     with transaction.atomic():
         game = lock_game(game.pk)
+        hooks.refuse_relayed(game)
         transition(game, game.close_sales, gettext_noop("close sales"))
         sold = sales_by_series(game)
         cards = sum(s.cards for s in sold)
@@ -162,6 +164,7 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
 def start_draw(*, game: Game, actor: Actor) -> Game:
     with transaction.atomic():
         game = lock_game(game.pk)
+        hooks.refuse_relayed(game)
         transition(game, game.start_draw, gettext_noop("start the draw"))
         game.draw_started_at = timezone.now()
         game.save()
