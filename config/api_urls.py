@@ -6,6 +6,7 @@ from django.urls import URLPattern, URLResolver, include, path
 
 from bingo import api as bingo_api
 from bingo import program_api
+from bingo.network import api as network_api
 from bingo.simultaneous import api as simultaneous_api
 from halls import api as halls_api
 from jackpots import api as jackpots_api
@@ -16,6 +17,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *halls_api.urlpatterns,
     *bingo_api.urlpatterns,
     *program_api.urlpatterns,
+    *network_api.urlpatterns,
     *tables_api.urlpatterns,
     *jackpots_api.urlpatterns,
     *machines_api.urlpatterns,

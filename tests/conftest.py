@@ -45,6 +45,7 @@ TESTS = Path(__file__).resolve().parent
 SQLITE_SUITE = (
     "sqlite",
     "link",
+    "network",
     "bingo/test_traditional_game.py",
     "bingo/test_game_services.py",
     "bingo/test_draw_step.py",

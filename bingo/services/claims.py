@@ -305,6 +305,7 @@ def _close(game: Game, actor: User) -> None:
         BallSet.objects.filter(pk=game.ball_set_id).update(games_played=F("games_played") + 1)
     programs.game_closed(game=game, actor=actor)
     record(game, actor, EventType.GAME_CLOSED, {}, step(game))
+    hooks.game_ended(game)  # an interconnected prize's result, written with the close
 
 
 def unclaimed(game: Game, *, limit: int | None = None, current: bool = False) -> Unclaimed:

@@ -158,6 +158,9 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         announced = {"announcement": game.announcement}
         shown = GameSalesClosed(**step(game), announcement=game.announcement)
         record(game, actor, EventType.GAME_SALES_CLOSED, announced, shown)
+        # An interconnected prize's contribution, written with the close (after the audit entry: its
+        # outbox number is the last lock taken, halls.locks.Rank.STREAM).
+        hooks.sales_closed(game)
     return game
 
 
@@ -227,6 +230,7 @@ def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = ""
         game.save()
         audited = {"reason": reason, "message": message}
         record(game, actor, EventType.GAME_VOIDED, audited, GameVoided(**step(game), message=message))
+        hooks.game_ended(game)  # an interconnected prize hears the void with it
         # The caller's consoles hear the reason on the room's staff stream (the public one never has it).
         told = GameVoidReason(game=game.pk, reason=reason)
         events.emit(console.staff_stream(game.room_id), EventType.GAME_VOID_REASON, told)
