@@ -68,3 +68,25 @@ def sales_closed(game: Game) -> None:
 def game_ended(game: Game) -> None:
     for listener in _game_listeners:
         listener.ended(game)
+
+
+# --- Relayed games: a game whose play another app drives (bingo.simultaneous's mirror of a network game) --
+# A guard returns why a traditional command (sell, return, enter a ball, claim, confirm, close the sales,
+# start the draw) is refused on `game`, or None; the driving app lets its own calls through itself.
+GameGuard = Callable[[Game], str | None]
+_guards: list[GameGuard] = []
+
+
+def register_game_guard(guard: GameGuard) -> None:
+    if guard not in _guards:
+        _guards.append(guard)
+
+
+def refuse_relayed(game: Game) -> None:
+    """Raise Conflict `relayed_game` if a guard refuses traditional commands on this game."""
+    for guard in _guards:
+        message = guard(game)
+        if message:
+            from halls.errors import Conflict
+
+            raise Conflict(message, code="relayed_game")

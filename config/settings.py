@@ -353,9 +353,10 @@ HALL_WORKER_CONN_MAX_AGE = env.int("HALL_WORKER_CONN_MAX_AGE", default=600)
 HALL_WEB_MAX_REQUESTS = env.int("HALL_WEB_MAX_REQUESTS", default=24)
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 CELERY_BEAT_SCHEDULE = {
-    # Simultaneous bingo at the central: close the sales of network games whose deadline has come.
-    "close-due-network-sales": {
-        "task": "bingo.simultaneous.tasks.close_due_network_sales",
+    # Simultaneous bingo: close the sales of network games whose deadline has come, resume lost draw steps
+    # and decisions (the central), apply the central's entries a hall still holds (a venue).
+    "tick-network-games": {
+        "task": "bingo.simultaneous.tasks.tick_network_games",
         "schedule": env.float("HALL_SIMULTANEOUS_CLOSE_SECONDS", default=2.0),
         "options": {"expires": 2.0},
     },

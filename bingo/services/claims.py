@@ -92,6 +92,7 @@ def file_claim(
         )
     with transaction.atomic():
         game = lock_game(game.pk)
+        hooks.refuse_relayed(game)
         if idempotency_key:
             previous = Claim.objects.filter(game=game, idempotency_key=idempotency_key).first()
             if previous is not None:
@@ -193,6 +194,7 @@ def confirm_claims(*, game: Game, kind: str, actor: User) -> PrizeResult:
     """The caller ends "any more lines / bingos?": pay the prize to the valid claims at that ball."""
     with transaction.atomic():
         game = lock_game(game.pk)
+        hooks.refuse_relayed(game)
         pending = _unpaid_valid(game)
         if kind not in ClaimKind.values:
             raise InvalidInput(

@@ -114,6 +114,7 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
     """Count the sales, fix the Line and Bingo prizes and announce them (spec §2.7 S5–S8)."""
     with transaction.atomic():
         game = lock_game(game.pk)
+        hooks.refuse_relayed(game)
         transition(game, game.close_sales, gettext_noop("close sales"))
         sold = sales_by_series(game)
         cards = sum(s.cards for s in sold)
@@ -166,6 +167,7 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
 def start_draw(*, game: Game, actor: Actor) -> Game:
     with transaction.atomic():
         game = lock_game(game.pk)
+        hooks.refuse_relayed(game)
         transition(game, game.start_draw, gettext_noop("start the draw"))
         game.draw_started_at = timezone.now()
         game.save()
