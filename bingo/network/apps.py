@@ -12,12 +12,18 @@ class NetworkConfig(AppConfig):
 
     def ready(self) -> None:
         from bingo import hooks
+        from bingo.electronic import network_hooks
         from bingo.network import link_handlers  # noqa: F401 (registers the link's handlers)
-        from bingo.network.services import screens, venue
+        from bingo.network.services import gran, screens, venue
         from halls import hooks as hall_hooks
         from jackpots.services.readmodels import screens as pool_screens
 
         hooks.register_game_listener(hooks.GameListener(sales_closed=venue.sales_closed, ended=venue.ended))
+        network_hooks.register(
+            network_hooks.NetworkListener(
+                joins=gran.joins, sales_closed=gran.sales_closed, decided=gran.decided, ended=gran.ended
+            )
+        )
         # The network pool is shown by the prize's own block (amount and max ball), not in the pools ribbon.
         pool_screens.register_own_display(screens.network_pool_ids)
         hall_hooks.register_screen_section(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bingo.network.services import rounds, venue
+from bingo.network.services import gran, rounds, venue
 from halls.link.kinds import LinkKind
 from halls.link.registry import CentralEntry, VenueMessage, on_central_entry, on_venue_message
 
@@ -27,9 +27,11 @@ def round_opened(entry: CentralEntry) -> None:
 
 @on_central_entry(LinkKind.IB_DECISION)
 def decided(entry: CentralEntry) -> None:
-    venue.decided(entry.payload)
+    venue.decided(entry.payload)  # a traditional room's winning cards: payables
+    gran.apply_decision(entry.payload)  # an electronic speciality's (Gran Línea / Bingo): player cards
 
 
 @on_central_entry(LinkKind.IB_METER)
 def meter(entry: CentralEntry) -> None:
     venue.meter(entry.payload)
+    gran.apply_meter(entry.payload)

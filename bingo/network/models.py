@@ -12,6 +12,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from bingo.electronic.models import ECard, ElectronicGame, Speciality
 from bingo.models import Game
 from halls.fields import MoneyField
 from halls.models import PERCENT, Network, Room, Venue, append_only
@@ -23,12 +24,22 @@ BALLS = [MinValueValidator(1), MaxValueValidator(90)]
 # --- the central ------------------------------------------------------------------------------------------
 
 
+class PrizeKind(models.TextChoices):
+    """What a network prize is won with: the Bingo by the max ball in the halls' traditional rooms (IB-01),
+    or automatic bingo's first Line / first Bingo in the whole network (AB-05, AB-08; no max ball)."""
+
+    INTERCONNECTED = "interconnected", _("Interconnected prize")
+    GRAN_LINEA = "gran_linea", _("Gran Línea")
+    GRAN_BINGO = "gran_bingo", _("Gran Bingo")
+
+
 class NetworkPrize(models.Model):
     """An interconnected prize of a network (IB-01): funded by `percent` of each member hall's round game
     sales (plus `reserve_percent` to the pool's hidden reserve), won by the Bingo at the lowest extraction
     ordinal at or below `max_ball` across the halls. Its money is the pool engine's (`pool`)."""
 
     network = models.ForeignKey(Network, on_delete=models.PROTECT, related_name="interconnected_prizes")
+    kind = models.CharField(max_length=14, choices=PrizeKind.choices, default=PrizeKind.INTERCONNECTED)
     code = models.CharField(max_length=30, unique=True)
     name = models.CharField(max_length=120)
     percent = models.DecimalField(max_digits=5, decimal_places=2, validators=PERCENT)
@@ -225,3 +236,74 @@ class RoundGame(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["round", "venue"], name="ib_round_game_once")]
+
+
+# --- a venue: automatic bingo's Gran Línea / Gran Bingo (AB-05, AB-08) -----------------------------------------
+
+
+class SpecialityMembership(models.Model):
+    """Venue side: the speciality's Gran prize `table_code` (of its prize table) plays the network prize
+    `prize_code` of `network` (one speciality per venue and prize). The meter is the central's last."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    speciality = models.ForeignKey(Speciality, on_delete=models.PROTECT, related_name="+")
+    network = models.ForeignKey(Network, on_delete=models.PROTECT, related_name="+")
+    prize_code = models.CharField(max_length=30)
+    table_code = models.CharField(max_length=30)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField()
+    meter_name = models.CharField(max_length=120, blank=True)
+    meter_amount = MoneyField(max_digits=20, decimal_places=2, null=True, blank=True)
+    meter_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["venue", "prize_code"], condition=Q(active=True), name="gran_one_speciality"
+            ),
+            models.UniqueConstraint(
+                fields=["speciality", "table_code"], condition=Q(active=True), name="gran_table_code_once"
+            ),
+        ]
+
+
+class EGameRound(models.Model):
+    """Venue side: an electronic game played as a round's Gran game (one per venue and round): what it
+    contributed, and its first completion of the prize's pattern (ordinal, cards) once its ball decided it."""
+
+    round = models.ForeignKey(KnownRound, on_delete=models.PROTECT, related_name="egames")
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    game = models.ForeignKey(ElectronicGame, on_delete=models.PROTECT, related_name="+")
+    table_code = models.CharField(max_length=30)
+    sales = MoneyField(max_digits=14, decimal_places=2)
+    to_meter = MoneyField(max_digits=20, decimal_places=6)
+    to_reserve = MoneyField(max_digits=20, decimal_places=6)
+    first_decided = models.BooleanField(default=False)
+    ordinal = models.PositiveSmallIntegerField(null=True, blank=True)
+    cards = models.JSONField(default=list)  # ECard ids completing it first, at `ordinal`
+    reported = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["round", "venue"], name="gran_round_game_once"),
+            models.UniqueConstraint(fields=["game", "table_code"], name="gran_game_prize_once"),
+        ]
+
+
+class GranCredit(models.Model):
+    """Append-only, venue side: one central share of a Gran prize credited to the winning card's player
+    card (once per venue and share: the central's `RoundShare` id)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    share = models.BigIntegerField()  # the central's RoundShare id
+    round = models.ForeignKey(EGameRound, on_delete=models.PROTECT, related_name="credits")
+    card = models.ForeignKey(ECard, on_delete=models.PROTECT, related_name="+")
+    amount = MoneyField(max_digits=14, decimal_places=2)
+    transaction = models.ForeignKey(
+        "cashier.LedgerTransaction", on_delete=models.PROTECT, related_name="+"
+    )
+    credited_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["venue", "share"], name="gran_credit_once")]
+        triggers = [append_only()]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -33,6 +33,7 @@ from django.db.models import Sum
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
+from bingo.electronic import network_hooks
 from bingo.electronic.models import (
     EBall,
     EGameState,
@@ -244,7 +245,14 @@ def _close_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
     golden = None
     if any(p.type is PrizeType.GOLDEN_BALL for p in rules.prizes):
         golden = _pick(game, "golden", range(1, rules.layout.max_number + 1))
-    terms = fix_terms(rules, sales=game.sales_total, cards=game.cards_sold, golden_ball=golden)
+    joined = network_hooks.joins(game)  # the Gran prizes this game plays in a network round
+    terms = _network_only_joined(
+        fix_terms(
+            rules, sales=game.sales_total, cards=game.cards_sold, golden_ball=golden, network=bool(joined)
+        ),
+        rules,
+        joined,
+    )
     game.terms = {
         **terms_json(terms),
         "meters": {code: money.text(amount) for code, amount in amounts.items()},
@@ -264,7 +272,18 @@ def _close_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
         meters.publish(speciality, rules, terms)
     if not drawing:
         _schedule(game, max(float(rules.pace_seconds), _pause_left(game, rules, now)))
+    if joined:
+        network_hooks.sales_closed(game)  # last: its outbox number is the last lock
     return game
+
+
+def _network_only_joined(terms: Terms, rules: Rules, joined: frozenset[str]) -> Terms:
+    """The terms with a network prize in play only when the game joined a network round for it."""
+    prizes = tuple(
+        replace(p, in_play=False) if rules.prize(p.code).network and p.code not in joined else p
+        for p in terms.prizes
+    )
+    return replace(terms, prizes=prizes)
 
 
 def _fund_pools(game: ElectronicGame, rules: Rules, actor: Actor) -> dict[str, Decimal]:
@@ -399,8 +418,12 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
         if over:
             decisions += _still_open(terms, ordinal, set(game.decided) | {d.code for d in decisions})
             waiting = _lock_waiting(game)
+        # A network prize (Gran Línea / Gran Bingo) is decided by the central: the hall's first completion
+        # is only reported (bingo.electronic.network_hooks), never paid here.
+        network = [d for d in decisions if rules.prize(d.code).network]
+        network_hooks.decided(game, network)
         # Every lock the payment takes (pools, accounts), before the first audit entry.
-        prepared = awards.prepare(game, decisions)
+        prepared = awards.prepare(game, [d for d in decisions if not rules.prize(d.code).network])
         told = Told()  # the step's audit entries and events, written at its end in one go each
         told.change(
             game,
@@ -421,6 +444,7 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
         if over:
             if waiting is not None:
                 _begin_locked(waiting, now, actor)
+            network_hooks.ended(game)  # last: its outbox number is the last lock
         else:
             _schedule(game, float(rules.pace_seconds))
     return ball

@@ -32,16 +32,14 @@ def meters_of(
     cent, with the max ball the game's terms set (or its first step before any game)."""
     shown = []
     for spec in rules.prizes:
-        if spec.code not in amounts:
-            continue
+        if spec.code not in amounts or spec.network:
+            continue  # a network prize's meter is the central's (bingo.network sends it to the room)
         if terms is not None:
             prize = terms.prize(spec.code)
             if not prize.in_play:
                 continue
             max_ball = prize.max_ball
         else:
-            if spec.network:
-                continue
             max_ball = spec.max_ball_for(money.ZERO)
         shown.append(
             EMeter(

@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bingo.network.decide import MAX_BALL
-from bingo.network.models import NetworkPrize, PrizeHall, PrizeRound
+from bingo.network.models import NetworkPrize, PrizeHall, PrizeKind, PrizeRound
 from bingo.network.services.locks import lock_prize
 from halls import money
 from halls.actors import Actor
@@ -101,9 +101,13 @@ def create_prize(
     halls: Sequence[Venue],
     actor: Actor,
     reserve_percent: Decimal = Decimal(0),
+    kind: PrizeKind = PrizeKind.INTERCONNECTED,
 ) -> NetworkPrize:
     """A new interconnected prize of `network` on a network pool of the engine (its one level: the seed,
-    `percent` of sales to the meter, `reserve_percent` to the hidden reserve), `halls` its members."""
+    `percent` of sales to the meter, `reserve_percent` to the hidden reserve), `halls` its members. A Gran
+    Línea / Gran Bingo (`kind`, AB-05/AB-08) has no max ball: the first completion in the network wins."""
+    if kind != PrizeKind.INTERCONNECTED:
+        max_ball = MAX_BALL
     code = code.strip()
     _checked(code, percent, reserve_percent, max_ball, wait_seconds)
     _check_halls(network, halls)
@@ -133,6 +137,7 @@ def create_prize(
         at = timezone.now()
         prize = NetworkPrize.objects.create(
             network=network,
+            kind=kind,
             code=code,
             name=name.strip(),
             percent=percent,
@@ -155,6 +160,7 @@ def create_prize(
             prize,
             {
                 "pool": pool.code,
+                "kind": str(kind),
                 "percent": str(percent),
                 "reserve_percent": str(reserve_percent),
                 "max_ball": max_ball,
@@ -197,6 +203,7 @@ def open_round(*, prize: NetworkPrize, actor: Actor, wait_seconds: int | None = 
         )
         opened = {
             "prize": prize.code,
+            "kind": prize.kind,
             "name": prize.name,
             "round": number,
             "percent": str(prize.percent),
