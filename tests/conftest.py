@@ -49,6 +49,7 @@ SQLITE_SUITE = (
     "network/test_refusals.py",
     "network/test_decide_property.py",
     "network/test_api.py",
+    "network/test_gran.py",
     "bingo/test_traditional_game.py",
     "bingo/test_game_services.py",
     "bingo/test_draw_step.py",

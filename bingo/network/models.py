@@ -238,7 +238,7 @@ class RoundGame(models.Model):
         constraints = [models.UniqueConstraint(fields=["round", "venue"], name="ib_round_game_once")]
 
 
-# --- a venue: automatic bingo's Gran Línea / Gran Bingo (AB-05, AB-08) -----------------------------------------
+# --- a venue: automatic bingo's Gran Línea / Gran Bingo (AB-05, AB-08) ------------------------------------
 
 
 class SpecialityMembership(models.Model):
@@ -299,9 +299,7 @@ class GranCredit(models.Model):
     round = models.ForeignKey(EGameRound, on_delete=models.PROTECT, related_name="credits")
     card = models.ForeignKey(ECard, on_delete=models.PROTECT, related_name="+")
     amount = MoneyField(max_digits=14, decimal_places=2)
-    transaction = models.ForeignKey(
-        "cashier.LedgerTransaction", on_delete=models.PROTECT, related_name="+"
-    )
+    transaction = models.ForeignKey("cashier.LedgerTransaction", on_delete=models.PROTECT, related_name="+")
     credited_at = models.DateTimeField()
 
     class Meta:

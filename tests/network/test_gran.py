@@ -56,9 +56,7 @@ def gran_linea(halls: list[EHall]) -> NetworkPrize:
 
 
 def _deliver_all(halls: list[EHall]) -> list[tuple[str, str]]:
-    return [
-        (a.status, a.answer.get("refused", {}).get("code", "")) for hall in halls for a in deliver(hall)
-    ]
+    return [(a.status, a.answer.get("refused", {}).get("code", "")) for hall in halls for a in deliver(hall)]
 
 
 def _books_hold(halls: list[EHall]) -> None:
@@ -101,7 +99,11 @@ def test_gran_linea_won_by_one_hall_at_the_network_earliest_ordinal(halls, gran_
     before = card_services.balance(played[1].card_a)
     follow()
     credit = GranCredit.objects.get()
-    assert (credit.venue_id, credit.card_id, credit.amount) == (halls[1].venue.pk, played[1].a, Decimal("100.61"))
+    assert (credit.venue_id, credit.card_id, credit.amount) == (
+        halls[1].venue.pk,
+        played[1].a,
+        Decimal("100.61"),
+    )
     assert credit.transaction.legs.count() == 2
     follow()  # the decision is applied once
     assert GranCredit.objects.count() == 1

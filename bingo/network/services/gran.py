@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from functools import partial
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -222,9 +222,7 @@ def apply_decision(payload: dict[str, Any]) -> list[GranCredit]:
         )
     }
     mine = [s for s in payload["shares"] if s["hall"] in games]
-    done = set(
-        GranCredit.objects.filter(share__in=[s["id"] for s in mine]).values_list("venue_id", "share")
-    )
+    done = set(GranCredit.objects.filter(share__in=[s["id"] for s in mine]).values_list("venue_id", "share"))
     mine = [s for s in mine if (games[s["hall"]].venue_id, s["id"]) not in done]
     if not mine:
         return []
