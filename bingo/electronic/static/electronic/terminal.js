@@ -39,6 +39,7 @@
     selling: null,
     drawing: null,
     meters: [],
+    network: {},             // network prize code -> its meter as the central last sent it (Gran Línea / Bingo)
     lastGames: [],
     player: null,            // {number, state, balance}
     cards: {},               // game id -> [{card, cells, wins: [{code, name, amount}]}]
@@ -229,6 +230,9 @@
       alerts.push(d);
       nextAlert();
     },
+    "network.prize_meter": function (d) {
+      S.network[d.prize] = {code: "network:" + d.prize, name: d.name, amount: d.amount, max_ball: null, info: ""};
+    },
     "terminal.balance": function (d) { if (S.player) { S.player.balance = d.balance; } },
     "terminal.state": function (d) { if (S.terminal) { S.terminal.state = d.state; S.terminal.reason = d.reason; } }
   };
@@ -312,8 +316,9 @@
 
   function renderMeters() {
     var box = $("meters");
-    show(box, S.meters.length > 0);
-    fill(box, S.meters.map(function (m) {
+    var shown = S.meters.concat(Object.keys(S.network).sort().map(function (k) { return S.network[k]; }));
+    show(box, shown.length > 0);
+    fill(box, shown.map(function (m) {
       return el("div", {class: "t-meter", "data-code": m.code},
         el("span", {class: "t-meter__name", text: m.name}),
         el("span", {class: "t-meter__amount", "data-amount": m.amount, text: money(m.amount)}),
