@@ -21,7 +21,11 @@ At the central (HALL_ROLE "central"):
   below the max ball across the halls; every card at that ordinal (in one hall or several) shares the
   pool's meter equally to the cent; what cannot be shared stays in the pool and is recorded
   (`PrizeRound.remainder`). No winner: the pool carries over.
-- Every contribution is tagged with venue, operator, region and game (`RoundContribution`).
+- Every contribution is tagged with venue, operator, region and game (`RoundContribution`: the operator
+  and region as they stood when it was counted). Regions (IB-02…IB-04, R-14): the prize's pool is a
+  network pool, created only where the network's regions have their agreements
+  (halls.services.regions.check_network_span, in the engine); each round is opened only under agreements
+  valid then, and a round already open when one is revoked plays out under the one it opened with.
 - The central appends to "network.<code>": a round opened, a round decided (every winning card's share,
   keyed by its `RoundShare` id), and the meter (at most once per HALL_NETWORK_METER_SECONDS per prize,
   and after every opening and decision; a beat task sends the meter a throttle held back).

@@ -27,7 +27,7 @@ from halls.errors import Conflict, InvalidInput
 from halls.link.kinds import LinkKind
 from halls.link.services import streams
 from halls.models import Network, Venue
-from halls.services import audit
+from halls.services import audit, regions
 from jackpots.models import SourceType
 from jackpots.services import pools
 from jackpots.services.readmodels import meters
@@ -167,7 +167,8 @@ def create_prize(
 
 def open_round(*, prize: NetworkPrize, actor: Actor, wait_seconds: int | None = None) -> PrizeRound:
     """The prize's next round: each member hall's next game in the prize's room plays it; decided once
-    every hall reported, or `wait_seconds` (the prize's by default) after now among those received."""
+    every hall reported, or `wait_seconds` (the prize's by default) after now among those received.
+    Refused (``no_region_agreement``) when the halls span a pair of regions without a valid agreement."""
     wait = prize.wait_seconds if wait_seconds is None else wait_seconds
     if wait < MIN_WAIT_SECONDS:
         raise InvalidInput(
@@ -179,8 +180,12 @@ def open_round(*, prize: NetworkPrize, actor: Actor, wait_seconds: int | None = 
         prize = lock_prize(prize.pk)
         if not prize.active:
             raise Conflict(_("The prize %(code)s is closed.") % {"code": prize.code}, code="prize_closed")
+        members = [h.venue for h in PrizeHall.objects.filter(prize=prize).select_related("venue__region")]
+        # R-14: a round spans its halls' regions only under their agreements valid now; a round already
+        # open when one is revoked plays out under the agreement it opened with (Interpretation).
+        regions.check_network_span(network=prize.network, venues=members)
         number = (prize.rounds.aggregate(n=Max("number"))["n"] or 0) + 1
-        halls = sorted(PrizeHall.objects.filter(prize=prize).values_list("venue__licence_number", flat=True))
+        halls = sorted(v.licence_number for v in members)
         at = timezone.now()
         rnd = PrizeRound.objects.create(
             prize=prize,

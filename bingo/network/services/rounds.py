@@ -58,7 +58,7 @@ def _member(prize: NetworkPrize, venue_id: int) -> Venue:
         raise Conflict(
             _("This hall is not a member of the prize %(code)s.") % {"code": prize.code}, code="not_member"
         )
-    return Venue.objects.get(pk=venue_id)
+    return Venue.objects.select_related("operator", "region").get(pk=venue_id)
 
 
 def _round(prize: NetworkPrize, payload: dict[str, Any]) -> PrizeRound:
@@ -80,11 +80,11 @@ def _decided(rnd: PrizeRound) -> Conflict:
 
 
 def _tags(venue: Venue) -> tuple[str, str]:
-    """The venue's operator and region as they stand (halls.Operator / halls.Region when recorded)."""
-    operator = getattr(venue, "operator", None)
-    region = getattr(venue, "region", None)
-    operator_tag = f"{getattr(operator, 'tax_id', '')} · {getattr(operator, 'name', '')}" if operator else ""
-    return operator_tag[:160], str(getattr(region, "code", ""))[:40] if region else ""
+    """The venue's operator ("tax id · name") and region code as they stand now (IB-02…IB-04): kept with
+    the contribution, so a later change of the venue's records never rewrites who paid what."""
+    operator = venue.operator
+    operator_tag = f"{operator.tax_id} · {operator.name}" if operator is not None else ""
+    return operator_tag[:160], venue.region.code if venue.region is not None else ""
 
 
 def _audit(venue_id: int, action: str, obj: Any, data: dict[str, Any]) -> None:
