@@ -50,6 +50,12 @@ arrives after the round's wait is refused (the game can no longer count), so the
 without the prize; a Bingo's co-winners at the hall's Bingo ball are the hall's cards at that ordinal.
 
 Gran Línea / Gran Bingo of automatic bingo (AB-05, AB-08) are the same round mechanism over electronic
-rooms: a speciality's game would join a round at its close of sales and report the first Line or Bingo
-ordinal with its cards; `decide` is unchanged (not built here).
+specialities (`NetworkPrize.kind` gran_linea / gran_bingo: no max ball, the first completion in the
+network wins; `decide` unchanged). Venue side (bingo.network.services.gran, plugged in through
+bingo.electronic.network_hooks): `SpecialityMembership` joins a speciality's Gran prize to the network's;
+its game joins a round at its close of sales (`EGameRound`; the Gran prize is in play only then),
+contributes through the outbox, keeps its first Line / Bingo (ordinal, cards "E-<card id>") and reports it
+at its end; the decision's shares are credited to the winning cards' player cards through the ledger
+(pool funding -> the card, once per share: `GranCredit`), the terminal told; the meter goes to the
+speciality's room stream (its terminals and screens). The venue never decides a Gran prize.
 """
