@@ -18,6 +18,7 @@ urlpatterns = [
     path("", include("django_prometheus.urls")),  # /metrics: internal only (deploy/nginx)
     path("", include("halls.urls")),
     path("", include("bingo.urls")),
+    path("", include("bingo.network.urls_central")),
     path("", include("jackpots.urls")),
     path("", include("jackpots.tables.urls")),
     path("", include("machines.urls")),
