@@ -7,6 +7,7 @@ from django.urls import URLPattern, URLResolver, include, path
 from bingo import api as bingo_api
 from bingo import program_api
 from halls import api as halls_api
+from halls.link import api as link_api
 from jackpots import api as jackpots_api
 from jackpots.tables import api as tables_api
 from machines import api as machines_api
@@ -18,6 +19,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *tables_api.urlpatterns,
     *jackpots_api.urlpatterns,
     *machines_api.urlpatterns,
+    *link_api.urlpatterns,
     path("cashier/", include("halls.cashier.urls")),
     path("electronic/", include("bingo.electronic.urls")),
 ]

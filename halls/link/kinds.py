@@ -5,6 +5,9 @@ from enum import StrEnum
 
 class LinkKind(StrEnum):
     # venue -> central (the outbox)
-    HELLO = "link.hello"  # a venue's first message: its software version and clock (nothing else)
+    # a venue's link process started: {"software": version, "started_at": ISO time} (recorded on VenueLink)
+    HELLO = "link.hello"
     # central -> venue (streams)
-    NOTICE = "link.notice"  # a message for a venue's operator (credential rotated, link paused)
+    # a message for a venue's operator (credential rotated, link paused):
+    # {"text": str, "level": "info" | "warning"} (stored in LinkNotice, listed by `manage.py link_notices`)
+    NOTICE = "link.notice"

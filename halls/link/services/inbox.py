@@ -75,3 +75,30 @@ def accept(*, venue_id: int, sequence: int, kind: str, payload: dict[str, Any]) 
         link.applied_sequence = sequence
         link.save(update_fields=["applied_sequence", "last_seen_at"])
         return Accepted(sequence, status, answer)
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What `accept_many` did: each message's Accepted, in order, up to the first out of order (if any)."""
+
+    accepted: list[Accepted]
+    out_of_order: OutOfOrder | None = None
+
+
+def accept_many(*, venue_id: int, messages: list[dict[str, Any]]) -> Batch:
+    """Accept a venue's messages in the order given, each in its own transaction (a message applied stays
+    applied if a later one fails); stop at the first out of order one, which carries the one expected."""
+    accepted = []
+    for message in messages:
+        try:
+            accepted.append(
+                accept(
+                    venue_id=venue_id,
+                    sequence=int(message["sequence"]),
+                    kind=str(message["kind"]),
+                    payload=message["payload"],
+                )
+            )
+        except OutOfOrder as refusal:
+            return Batch(accepted, refusal)
+    return Batch(accepted)
