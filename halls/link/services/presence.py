@@ -47,8 +47,9 @@ def disconnected(*, venue_id: int) -> None:
 
 
 def hello(*, venue_id: int, software: str, started_at: datetime | None) -> None:
-    """A venue's link process started (its HELLO, applied in the inbox's transaction)."""
-    _touch(venue_id, software_version=software[:80], started_at=started_at)
+    """A venue's link process started (its HELLO, applied in the inbox's transaction, which holds and made
+    its link row)."""
+    VenueLink.objects.filter(venue_id=venue_id).update(software_version=software[:80], started_at=started_at)
 
 
 @dataclass(frozen=True)
