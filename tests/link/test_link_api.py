@@ -14,6 +14,7 @@ from django.db import transaction
 from django.test import Client
 from django.utils import timezone
 
+from halls.errors import DomainError
 from halls.link.kinds import LinkKind
 from halls.link.models import InboxMessage, LinkNotice, OutboxMessage, StreamEntry, VenueCredential, VenueLink
 from halls.link.services import credentials, notices, outbox, presence, reach, streams, venue_side
@@ -66,7 +67,7 @@ def test_the_secret_is_shown_once_and_only_its_salted_hash_is_kept(venue: Venue,
     other = credentials.issue(venue=Venue.objects.create(name="Otra", licence_number="X-2"), actor="test")
     assert row.secret_hash != VenueCredential.objects.get(key=other.key).secret_hash  # salted
     assert AuditEntry.objects.filter(venue=venue, action="link.credential_issued").count() == 1
-    with pytest.raises(credentials.DomainError, match="already has a link credential"):
+    with pytest.raises(DomainError, match="already has a link credential"):
         credentials.issue(venue=venue, actor="test")
 
 
