@@ -6,6 +6,7 @@ from django.urls import URLPattern, URLResolver, include, path
 
 from bingo import api as bingo_api
 from bingo import program_api
+from bingo.simultaneous import api as simultaneous_api
 from halls import api as halls_api
 from halls.link import api as link_api
 from jackpots import api as jackpots_api
@@ -20,6 +21,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *jackpots_api.urlpatterns,
     *machines_api.urlpatterns,
     *link_api.urlpatterns,
+    *simultaneous_api.urlpatterns,
     path("cashier/", include("halls.cashier.urls")),
     path("electronic/", include("bingo.electronic.urls")),
 ]

@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "jackpots.tables",
     "bingo",
     "bingo.electronic",
+    "bingo.simultaneous",
     "machines",
 ]
 
@@ -314,6 +315,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ROUTES = {
     "bingo.tasks.draw_next_ball": {"queue": "draws"},
     "bingo.electronic.tasks.draw_ball": {"queue": "draws"},
+    "bingo.simultaneous.tasks.draw_network_ball": {"queue": "draws"},
+    "bingo.simultaneous.tasks.decide_network_claims": {"queue": "draws"},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Through a Redis outage of any length the worker keeps trying to reconnect (the default gives up after 100
@@ -349,6 +352,12 @@ HALL_WORKER_CONN_MAX_AGE = env.int("HALL_WORKER_CONN_MAX_AGE", default=600)
 HALL_WEB_MAX_REQUESTS = env.int("HALL_WEB_MAX_REQUESTS", default=24)
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 CELERY_BEAT_SCHEDULE = {
+    # Simultaneous bingo at the central: close the sales of network games whose deadline has come.
+    "close-due-network-sales": {
+        "task": "bingo.simultaneous.tasks.close_due_network_sales",
+        "schedule": env.float("HALL_SIMULTANEOUS_CLOSE_SECONDS", default=2.0),
+        "options": {"expires": 2.0},
+    },
     "reap-stalled-draws": {
         "task": "bingo.tasks.reap_stalled_draws",
         "schedule": env.float("HALL_REAPER_SECONDS", default=5.0),
@@ -415,6 +424,9 @@ if not HALL_PRODUCTION:
     HALL_DEMO_TABLE_AUTOPLAY = demo_conf.TABLE_AUTOPLAY
 
 # --- The hall -------------------------------------------------------------------------------------------
+# Simultaneous bingo at the central: after a hall's valid claim, how long claims bound to the same ball from
+# every other hall are awaited before the prize is decided (no ball is drawn meanwhile).
+HALL_SIMULTANEOUS_CLAIM_SECONDS = env.float("HALL_SIMULTANEOUS_CLAIM_SECONDS", default=8.0)
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
 # Each game's winner index, written at the close of sales and memory-mapped by every process of the host

@@ -94,6 +94,8 @@ class EventType(StrEnum):
     TERMINAL_PRIZE = "terminal.prize"
     TERMINAL_BALANCE = "terminal.balance"
     TERMINAL_STATE = "terminal.state"
+    # simultaneous bingo at the central, on the game's stream ("simultaneous.<code>": the central's pages)
+    SIMULTANEOUS_GAME = "simultaneous.game"
 
 
 # --- halls ---------------------------------------------------------------------------------------------
@@ -652,6 +654,22 @@ class TerminalStateChanged(TerminalHead):
     reason: str
 
 
+# --- simultaneous bingo: the central's network stream -----------------------------------------------------
+
+
+class SimultaneousGame(TypedDict):
+    """A network game as the central now holds it (after a change: created, allocated, opened, closed,
+    a ball, a decision)."""
+
+    code: str
+    state: str
+    halls: int
+    cards_sold: int
+    sales_total: Decimal
+    balls_drawn: int
+    last_ball: int | None
+
+
 # Each type's payload; POOL_HIT is the engine's fact on the pool stream and the screens' wording on rooms.
 PAYLOADS: dict[EventType, Any] = {
     EventType.SESSION_OPENED: SessionOpened,
@@ -712,6 +730,7 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.TERMINAL_PRIZE: TerminalPrize,
     EventType.TERMINAL_BALANCE: TerminalBalance,
     EventType.TERMINAL_STATE: TerminalStateChanged,
+    EventType.SIMULTANEOUS_GAME: SimultaneousGame,
 }
 
 

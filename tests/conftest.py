@@ -82,6 +82,7 @@ SQLITE_SUITE = (
     "electronic/test_terminal_snapshot.py",
     "electronic/test_reports.py",
     "electronic/test_recall.py",
+    "simultaneous",
 )
 
 

@@ -141,6 +141,23 @@ def enter_ball(*, game: Game, number: int, actor: User, ordinal: int | None = No
         return _append(game, number, DrawSource.MANUAL, actor)
 
 
+def append_relayed_ball(*, game_id: int, ordinal: int, number: int) -> Ball | None:
+    """A ball drawn elsewhere (the central's draw of a simultaneous game, bingo.simultaneous) applied to
+    this hall's game: recorded, detected and shown like any other. Idempotent by ordinal: a ball already
+    there is a no-op (None); the game must be drawing or paused, and the ball the next one."""
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if Ball.objects.filter(game=game, ordinal=ordinal).exists():
+            return None
+        if game.state not in (GameState.DRAWING, GameState.PAUSED) or ordinal != game.balls_drawn + 1:
+            raise Conflict(
+                _("Game %(number)s cannot take ball %(ordinal)s now.")
+                % {"number": game.number, "ordinal": ordinal},
+                code="wrong_ordinal",
+            )
+        return _append(game, number, DrawSource.RNG, None)
+
+
 def _append(game: Game, number: int, source: str, actor: User | None) -> Ball:
     now = timezone.now()
     ball = Ball.objects.create(

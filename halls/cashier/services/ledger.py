@@ -16,8 +16,8 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
-from django.db.models import ExpressionWrapper, F, OuterRef, Subquery, Sum, Value
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Case, ExpressionWrapper, F, OuterRef, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -302,10 +302,22 @@ def _move_balances(deltas: Iterable[Mapping[int, Decimal]]) -> None:
     for d in deltas:
         for pk, delta in d.items():
             summed[pk] = summed.get(pk, money.ZERO) + delta
-    for pk in sorted(summed):
-        if summed[pk]:
-            amount = Value(summed[pk], output_field=MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2))
-            Account.objects.filter(pk=pk).update(balance=F("balance") + amount)
+    moved = {pk: delta for pk, delta in summed.items() if delta}
+    if not moved:
+        return
+    # One UPDATE for every account (a CASE on the id), not one per account: a group of purchases moves a
+    # card account each and the sales account, and this runs while the venue's books are held. Rows are
+    # taken in id order first (as one UPDATE per account took them): the UPDATE's own scan may walk the
+    # table in its physical order, and two groups taking shared rows in different orders would deadlock.
+    money_field: MoneyField[Decimal, Decimal] = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
+    by_account = Case(
+        *(When(pk=pk, then=Value(moved[pk], output_field=money_field)) for pk in sorted(moved)),
+        output_field=money_field,
+    )
+    ids = sorted(moved)
+    if connection.features.has_select_for_update:  # SQLite: the transaction holds the database's lock
+        list(Account.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk"))
+    Account.objects.filter(pk__in=ids).update(balance=F("balance") + by_account)
 
 
 def _audit_entry(

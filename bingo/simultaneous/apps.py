@@ -1,0 +1,19 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class SimultaneousConfig(AppConfig):
+    """Simultaneous bingo (SB-01, OP-19): one network game, one central draw, every member hall."""
+
+    name = "bingo.simultaneous"
+    label = "bingo_simultaneous"
+    verbose_name = _("Simultaneous bingo")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from bingo.simultaneous import link_handlers, tasks
+        from bingo.simultaneous.services import central, venue
+
+        central.register_step_enqueuer(tasks.enqueue_network_ball, tasks.enqueue_decision)
+        venue.register_apply_enqueuer(tasks.enqueue_apply)
+        link_handlers.register()

@@ -1,0 +1,23 @@
+"""Simultaneous bingo on the link: the central's handlers of the halls' messages, the halls' handlers of the
+central's stream entries (registered by bingo.simultaneous.apps)."""
+
+from __future__ import annotations
+
+from halls.link import registry
+from halls.link.kinds import LinkKind
+
+
+def register() -> None:
+    from bingo.simultaneous.services import central, venue
+
+    registry.on_venue_message(LinkKind.SB_SALE)(central.record_sale)
+    registry.on_venue_message(LinkKind.SB_CLAIM)(central.record_claim)
+    for kind in (
+        LinkKind.SB_ALLOCATED,
+        LinkKind.SB_SALES_OPENED,
+        LinkKind.SB_SALES_CLOSED,
+        LinkKind.SB_BALL,
+        LinkKind.SB_DECIDED,
+        LinkKind.SB_GAME_CLOSED,
+    ):
+        registry.on_central_entry(kind)(venue.keep_entry)

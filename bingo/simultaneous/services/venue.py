@@ -1,0 +1,594 @@
+"""A member hall's side of a simultaneous game: the allocation it received, its local game (a traditional
+bingo.Game in one of its rooms, so the cashier, the ledger and the screens work as for any game), its sales
+reported to the central, the central's close, balls and decisions applied, its claims verified here and
+reported, its winners paid here.
+
+Entries of the central's stream name halls by licence number: a hall acts on those naming a hall of this
+installation (a venue installation has one; the loopback's one database has them all)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from bingo import claims as claim_rules
+from bingo.announce import contiguous_ranges, sales_formula
+from bingo.models import Ball, Claim, DrawSource, Game, GameState, SaleKind, SaleOperation, SoldCard
+from bingo.services import claims as bingo_claims
+from bingo.services import detection, draw, sales
+from bingo.services import games as bingo_games
+from bingo.services import series as series_services
+from bingo.services.common import record, step, transition
+from bingo.services.locks import lock_game
+from bingo.simultaneous.models import HallAward, HallEntry, HallGame, HallGameState, PrizeKind
+from bingo.simultaneous.services.locks import lock_entry, lock_hall_game
+from halls.cashier.models import PayableKind
+from halls.cashier.services import payables
+from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import (
+    ClaimVerdict,
+    ClaimVerified,
+    EventType,
+    GameSalesClosed,
+    Prize,
+    PrizeAwarded,
+    PrizeWinner,
+)
+from halls.link.kinds import LinkKind
+from halls.link.registry import CentralEntry
+from halls.link.services import outbox
+from halls.models import Room, Venue
+
+log = logging.getLogger("hall.simultaneous")
+
+CENTRAL = "central"  # the actor of what the central's stream makes happen here
+
+
+# --- the central's entries --------------------------------------------------------------------------------
+
+# The door that applies kept entries after commit (bingo.simultaneous.apps registers the Celery task's).
+_enqueue_apply: Callable[[list[int]], None] | None = None
+
+
+def register_apply_enqueuer(enqueue: Callable[[list[int]], None]) -> None:
+    global _enqueue_apply  # one door per process, set once at start-up
+    _enqueue_apply = enqueue
+
+
+def keep_entry(entry: CentralEntry) -> None:
+    """The link's handler of the central's simultaneous entries: kept for each hall of this installation it
+    concerns (an allocation names its hall; the rest concern the halls allocated cards of that game), then
+    applied hall by hall in transactions of their own (`apply_entries`)."""
+    code = str(entry.payload["game"])
+    if entry.kind == LinkKind.SB_ALLOCATED:
+        venues = list(
+            Venue.objects.filter(licence_number=str(entry.payload["hall"])).values_list("pk", flat=True)
+        )
+    else:
+        allocated = HallEntry.objects.filter(kind=LinkKind.SB_ALLOCATED.value, payload__game=code)
+        venues = sorted(set(allocated.values_list("venue_id", flat=True)))
+    now = timezone.now()
+    for venue_id in venues:
+        HallEntry.objects.get_or_create(
+            venue_id=venue_id,
+            stream=entry.stream,
+            sequence=entry.sequence,
+            defaults={"kind": entry.kind.value, "payload": entry.payload, "received_at": now},
+        )
+    if venues and _enqueue_apply is not None:
+        enqueue = _enqueue_apply
+        transaction.on_commit(lambda: enqueue(venues))
+
+
+def apply_entries(*, venue_ids: list[int] | None = None) -> int:
+    """Apply the kept entries of these halls (all of them by default), each hall's in order, one entry a
+    transaction; a hall whose entry fails stops there (logged) and is tried again on the next call."""
+    pending = HallEntry.objects.filter(applied_at__isnull=True)
+    if venue_ids is not None:
+        pending = pending.filter(venue_id__in=venue_ids)
+    done = 0
+    for venue_id in sorted(set(pending.values_list("venue_id", flat=True))):
+        ids = pending.filter(venue_id=venue_id).order_by("stream", "sequence").values_list("pk", flat=True)
+        for entry_id in list(ids):
+            try:
+                done += _apply_one(entry_id)
+            except Exception:
+                log.exception(
+                    "simultaneous entry %s of venue %s not applied: retried later", entry_id, venue_id
+                )
+                break
+    return done
+
+
+def _apply_one(entry_id: int) -> int:
+    with transaction.atomic():
+        entry = lock_entry(entry_id)
+        if entry.applied_at is not None:
+            return 0
+        kind, payload = LinkKind(entry.kind), entry.payload
+        if kind == LinkKind.SB_ALLOCATED:
+            _allocated(entry.venue_id, entry.stream, payload)
+        else:
+            hall_game = HallGame.objects.filter(venue_id=entry.venue_id, code=str(payload["game"])).first()
+            if hall_game is not None:
+                _APPLY[kind](lock_hall_game(hall_game.pk), payload)
+        entry.applied_at = timezone.now()
+        entry.save(update_fields=["applied_at"])
+    return 1
+
+
+def _allocated(venue_id: int, stream: str, payload: dict[str, Any]) -> None:
+    """The cards of the network series this hall sells."""
+    HallGame.objects.get_or_create(
+        venue_id=venue_id,
+        code=str(payload["game"]),
+        defaults={
+            "network_code": stream.removeprefix("network."),
+            "card_price": Decimal(str(payload["card_price"])),
+            "sales_deadline": datetime.fromisoformat(str(payload["deadline"])),
+            "seed": str(payload["seed"]),
+            "generator": str(payload["generator"]),
+            "rederived_strips": payload["rederived"],
+            "strips": int(payload["strips"]),
+            "first_serial": int(payload["first"]),
+            "last_serial": int(payload["last"]),
+            "announcement": {
+                key: payload[key]
+                for key in ("line_percent", "bingo_percent", "hall_percent")
+                if key in payload
+            },
+        },
+    )
+
+
+def _sales_opened(hall_game: HallGame, payload: dict[str, Any]) -> None:
+    hall_game.central_open = True
+    hall_game.save(update_fields=["central_open"])
+    _open_if_ready(hall_game)
+
+
+def _open_if_ready(hall_game: HallGame) -> None:
+    if hall_game.state == HallGameState.ALLOCATED and hall_game.central_open and hall_game.game_id:
+        assert hall_game.game is not None
+        bingo_games.open_sales(game=hall_game.game, actor=CENTRAL)
+        hall_game.state = HallGameState.SELLING
+        hall_game.save(update_fields=["state"])
+
+
+def _sales_closed(hall_game: HallGame, payload: dict[str, Any]) -> None:
+    """The central's close: the sales it counted are the game. Cards sold here that it did not count are
+    refunded before play (RECONCILING, the cashier's `refund_unconfirmed`); otherwise play starts."""
+    if hall_game.state not in (HallGameState.ALLOCATED, HallGameState.SELLING):
+        return
+    mine = payload["halls"].get(hall_game.venue.licence_number, {})
+    hall_game.confirmed_operations = [int(op) for op in mine.get("operations", [])]
+    hall_game.announcement = {
+        **hall_game.announcement,
+        **{k: payload[k] for k in ("cards_sold", "sales_total", "line_prize", "bingo_prize", "hall_prize")},
+        "hall_cards": mine.get("cards", 0),
+        "hall_amount": mine.get("amount", "0.00"),
+    }
+    if hall_game.game_id is None:  # never placed in a room: nothing sold here
+        hall_game.state = HallGameState.CLOSED
+        hall_game.save()
+        return
+    hall_game.save()
+    if unconfirmed_serials(hall_game):
+        hall_game.state = HallGameState.RECONCILING
+        hall_game.save(update_fields=["state"])
+    else:
+        _play(hall_game)
+
+
+def _ball(hall_game: HallGame, payload: dict[str, Any]) -> None:
+    ordinal, number = int(payload["ordinal"]), int(payload["number"])
+    if ordinal == len(hall_game.balls) + 1:
+        hall_game.balls = [*hall_game.balls, number]
+        hall_game.save(update_fields=["balls"])
+    if hall_game.state == HallGameState.PLAYING:
+        _catch_up(hall_game)
+
+
+def _decided(hall_game: HallGame, payload: dict[str, Any]) -> None:
+    """A prize the central decided: this hall's winners' shares become payables here (once each)."""
+    kind = PrizeKind(str(payload["prize"]))
+    if kind == PrizeKind.LINE and hall_game.line_won_at is None:
+        hall_game.line_won_at = int(payload["ordinal"])
+        hall_game.save(update_fields=["line_won_at"])
+    mine = [w for w in payload["winners"] if w["hall"] == hall_game.venue.licence_number]
+    if not mine or hall_game.game is None:
+        return
+    game = lock_game(hall_game.game.pk)
+    payables.hold_award_accounts([hall_game.venue_id])
+    paid: list[PrizeWinner] = []
+    for winner in mine:
+        claim = Claim.objects.select_related("series").get(pk=int(winner["claim"]), game=game)
+        amount = Decimal(str(winner["amount"]))
+        award, made = HallAward.objects.get_or_create(
+            hall_game=hall_game,
+            kind=kind,
+            claim=claim,
+            defaults={"amount": amount, "decided_at": timezone.now()},
+        )
+        if made:
+            _payable(hall_game, award)
+        paid.append(PrizeWinner(series=claim.series.code, serial=claim.serial, amount=amount))
+    shown = Prize(
+        kind=str(kind),
+        ordinal=int(payload["ordinal"]),
+        amount=Decimal(str(payload["amount"])),
+        share=Decimal(str(payload["share"])),
+        remainder=Decimal(str(payload["remainder"])),
+        remainder_to=str(payload["scope"]),
+        winners=paid,
+    )
+    record(game, CENTRAL, EventType.PRIZE_AWARDED, shown, PrizeAwarded(**step(game), **shown))
+
+
+def _payable(hall_game: HallGame, award: HallAward) -> None:
+    with payables.venue_language(hall_game.venue_id):
+        labels = {
+            PrizeKind.LINE: _("Network Line"),
+            PrizeKind.BINGO: _("Network Bingo"),
+            PrizeKind.HALL: _("Hall Bingo"),
+        }
+        card = bingo_claims.card_label(award.claim.series.code, award.claim.serial)
+        payables.create_payable(
+            venue_id=hall_game.venue_id,
+            kind=PayableKind.LINE if award.kind == PrizeKind.LINE else PayableKind.BINGO,
+            source=f"simultaneous:{hall_game.code}:{award.kind}:{award.claim_id}",
+            description=_("Simultaneous game %(code)s · %(prize)s · card %(card)s")
+            % {"code": hall_game.code, "prize": labels[PrizeKind(award.kind)], "card": card},
+            amount=award.amount,
+            actor=CENTRAL,
+        )
+
+
+def _game_closed(hall_game: HallGame, payload: dict[str, Any]) -> None:
+    """The network game is over: the local game closes (no claim after it, TB-12)."""
+    if hall_game.state != HallGameState.PLAYING or hall_game.game is None:
+        return
+    game = lock_game(hall_game.game.pk)
+    if game.state == GameState.DRAWING:
+        transition(game, game.pause, gettext_noop("pause"))
+    transition(game, game.close, gettext_noop("close"))
+    game.closed_at = timezone.now()
+    game.claim_window = ""
+    game.save()
+    record(game, CENTRAL, EventType.GAME_CLOSED, {}, step(game))
+    hall_game.state = HallGameState.CLOSED
+    hall_game.save(update_fields=["state"])
+
+
+_APPLY: dict[LinkKind, Callable[[HallGame, dict[str, Any]], None]] = {
+    LinkKind.SB_SALES_OPENED: _sales_opened,
+    LinkKind.SB_SALES_CLOSED: _sales_closed,
+    LinkKind.SB_BALL: _ball,
+    LinkKind.SB_DECIDED: _decided,
+    LinkKind.SB_GAME_CLOSED: _game_closed,
+}
+
+
+# --- the hall's own commands ------------------------------------------------------------------------------
+
+
+def place(*, hall_game: HallGame, room: Room, actor: User) -> HallGame:
+    """Put the network game in a room of this hall: its local copy of the network series (the master
+    cards, recomputed from the central's seed) and a local game fed by the central's draw; its sales open
+    once the central's have (each step its own service's transaction)."""
+    if room.venue_id != hall_game.venue_id:
+        raise InvalidInput(_("The room belongs to another venue."), code="bad_room")
+    if hall_game.game_id is not None or hall_game.state != HallGameState.ALLOCATED:
+        raise Conflict(_("This network game is already placed in a room."), code="already_placed")
+    if hall_game.sales_deadline <= timezone.now():
+        raise Conflict(_("The sales deadline of this network game has passed."), code="deadline_passed")
+    game = bingo_games.create_game(room=room, actor=actor, draw_source=DrawSource.MANUAL)
+    series = series_services.create_series(
+        venue=hall_game.venue,
+        code=f"SB-{hall_game.code}",
+        face_value=hall_game.card_price,
+        strips=hall_game.strips,
+        actor=actor,
+        seed=hall_game.seed,
+    )
+    if series.generator != hall_game.generator or series.rederived_strips != hall_game.rederived_strips:
+        raise Conflict(
+            _("The cards made here differ from the central's master cards."), code="master_cards_differ"
+        )
+    with transaction.atomic():
+        hall_game = lock_hall_game(hall_game.pk)
+        if hall_game.game_id is not None:
+            raise Conflict(_("This network game is already placed in a room."), code="already_placed")
+        hall_game.series, hall_game.game = series, game
+        hall_game.save(update_fields=["series", "game"])
+        _open_if_ready(hall_game)
+    return hall_game
+
+
+def _selling(hall_game: HallGame) -> Game:
+    if hall_game.state != HallGameState.SELLING or hall_game.game is None:
+        raise Conflict(
+            _("This hall is not selling cards of network game %(code)s.") % {"code": hall_game.code},
+            code="not_selling",
+        )
+    if timezone.now() >= hall_game.sales_deadline:
+        # Past the deadline a hall sells no more, whether or not it heard the central's close.
+        raise Conflict(
+            _("The sales of network game %(code)s are closed.") % {"code": hall_game.code},
+            code="sales_closed",
+        )
+    return hall_game.game
+
+
+def _check_allocated(hall_game: HallGame, first: int, last: int) -> None:
+    if not hall_game.first_serial <= first <= last <= hall_game.last_serial:
+        raise Conflict(
+            _("Cards %(first)s–%(last)s are not allocated to this hall (it has %(a)s–%(b)s).")
+            % {"first": first, "last": last, "a": hall_game.first_serial, "b": hall_game.last_serial},
+            code="card_not_allocated",
+        )
+
+
+def sell(
+    *, hall_game: HallGame, first: int, last: int, actor: User, idempotency_key: str | None = None
+) -> SaleOperation:
+    """Sell a range of this hall's cards (the traditional sale: the cashier's drawer, the ledger) and
+    report it to the central in the same transaction."""
+    return _sell_or_return(hall_game, SaleKind.SELL, first, last, actor, idempotency_key)
+
+
+def return_cards(
+    *, hall_game: HallGame, first: int, last: int, actor: User, idempotency_key: str | None = None
+) -> SaleOperation:
+    return _sell_or_return(hall_game, SaleKind.RETURN, first, last, actor, idempotency_key)
+
+
+def _sell_or_return(
+    hall_game: HallGame, kind: str, first: int, last: int, actor: User, idempotency_key: str | None
+) -> SaleOperation:
+    with transaction.atomic():
+        hall_game = lock_hall_game(hall_game.pk)
+        game = _selling(hall_game)
+        _check_allocated(hall_game, first, last)
+        assert hall_game.series is not None
+        if (
+            idempotency_key
+            and SaleOperation.objects.filter(game=game, idempotency_key=idempotency_key).exists()
+        ):
+            replay = sales.sell_range if kind == SaleKind.SELL else sales.return_range
+            return replay(
+                game=game,
+                series=hall_game.series,
+                first=first,
+                last=last,
+                actor=actor,
+                idempotency_key=idempotency_key,
+            )
+        do = sales.sell_range if kind == SaleKind.SELL else sales.return_range
+        operation = do(
+            game=game,
+            series=hall_game.series,
+            first=first,
+            last=last,
+            actor=actor,
+            idempotency_key=idempotency_key,
+        )
+        outbox.enqueue(
+            venue_id=hall_game.venue_id,
+            kind=LinkKind.SB_SALE,
+            payload={
+                "game": hall_game.code,
+                "operation": operation.pk,
+                "returned": kind == SaleKind.RETURN,
+                "first": first,
+                "last": last,
+                "cards": operation.cards,
+                "amount": str(operation.amount),
+            },
+        )
+    return operation
+
+
+def confirmed_serials(hall_game: HallGame) -> set[int]:
+    """The cards of this hall the central counted in the network game (its close's sale operations)."""
+    held: set[int] = set()
+    operations = SaleOperation.objects.filter(pk__in=hall_game.confirmed_operations).order_by("pk")
+    for operation in operations:
+        serials = set(range(operation.first_serial, operation.last_serial + 1))
+        held = held - serials if operation.kind == SaleKind.RETURN else held | serials
+    return held
+
+
+def sold_serials(hall_game: HallGame) -> set[int]:
+    if hall_game.game_id is None:
+        return set()
+    return set(SoldCard.objects.filter(game_id=hall_game.game_id).values_list("card__serial", flat=True))
+
+
+def unconfirmed_serials(hall_game: HallGame) -> list[int]:
+    """Cards sold here that are not in the network game: the central never counted their sale (the hall
+    could not report it before the close). They are refunded, never played."""
+    return sorted(sold_serials(hall_game) - confirmed_serials(hall_game))
+
+
+def refund_unconfirmed(*, hall_game: HallGame, actor: User) -> list[SaleOperation]:
+    """The cashier refunds the cards the central did not count (the normal return path: the drawer pays
+    them back), then the hall's game plays. Those returns are the hall's own: nothing goes to the central."""
+    with transaction.atomic():
+        hall_game = lock_hall_game(hall_game.pk)
+        if hall_game.state != HallGameState.RECONCILING or hall_game.game is None or hall_game.series is None:
+            raise Conflict(_("There is nothing to refund in this network game."), code="nothing_to_refund")
+        refunds = [
+            sales.return_range(game=hall_game.game, series=hall_game.series, first=a, last=b, actor=actor)
+            for a, b in contiguous_ranges(unconfirmed_serials(hall_game))
+        ]
+        _play(hall_game)
+    return refunds
+
+
+def _play(hall_game: HallGame) -> None:
+    """Close the local sales as the central counted them, announce the network's prizes and start the
+    local draw (its balls come from the central). Nothing sold here: the local game is void."""
+    assert hall_game.game is not None
+    game = lock_game(hall_game.game.pk)
+    sold = bingo_games.sales_by_series(game)
+    cards = sum(s.cards for s in sold)
+    if cards == 0:
+        bingo_games.void_game(
+            game=game, actor=CENTRAL, reason="simultaneous game: no card in play in this hall"
+        )
+        hall_game.state = HallGameState.CLOSED
+        hall_game.save(update_fields=["state"])
+        return
+    transition(game, game.close_sales, gettext_noop("close sales"))
+    figures = hall_game.announcement
+    game.cards_sold = cards
+    game.sales_total = sum((s.face_value * s.cards for s in sold), Decimal("0"))
+    # The local game's own Line and Bingo stay unset (nothing for the traditional confirmation to pay):
+    # the network's prizes are announced, decided at the central and paid from its decisions.
+    game.line_prize = game.bingo_prize = None
+    game.sales_closed_at = timezone.now()
+    game.announcement = {
+        "formula": sales_formula(sold),
+        "series": [
+            {
+                "series": s.series,
+                "face_value": str(s.face_value),
+                "cards": s.cards,
+                "ranges": [list(r) for r in s.ranges],
+            }
+            for s in sold
+        ],
+        "cards_sold": cards,
+        "sales_total": str(game.sales_total),
+        "line_prize": str(figures["line_prize"]),
+        "bingo_prize": str(figures["bingo_prize"]),
+        "network": {
+            "game": hall_game.code,
+            "cards_sold": figures["cards_sold"],
+            "sales_total": str(figures["sales_total"]),
+            "hall_prize": str(figures["hall_prize"]),
+        },
+    }
+    game.save()
+    detection.sales_closed(game)
+    shown = GameSalesClosed(**step(game), announcement=game.announcement)
+    record(game, CENTRAL, EventType.GAME_SALES_CLOSED, {"announcement": game.announcement}, shown)
+    bingo_games.start_draw(game=game, actor=CENTRAL)
+    hall_game.state = HallGameState.PLAYING
+    hall_game.save(update_fields=["state"])
+    _catch_up(hall_game)
+
+
+def _catch_up(hall_game: HallGame) -> None:
+    """The central's balls the local game does not have yet, in order."""
+    assert hall_game.game is not None
+    have = Ball.objects.filter(game_id=hall_game.game.pk).count()
+    for ordinal, number in enumerate(hall_game.balls[have:], start=have + 1):
+        draw.append_relayed_ball(game_id=hall_game.game.pk, ordinal=ordinal, number=number)
+
+
+def claim(
+    *, hall_game: HallGame, kind: str, serial: int, actor: User, idempotency_key: str | None = None
+) -> Claim:
+    """A player's Line or Bingo, verified here against the master card (recomputed from the series' seed)
+    and the balls this hall has; a valid one is reported to the central, which decides the prize."""
+    if kind not in claim_rules.ClaimKind.__members__.values():
+        raise InvalidInput(_("A claim is for a line or a bingo."), code="bad_claim_kind")
+    with transaction.atomic():
+        hall_game = lock_hall_game(hall_game.pk)
+        if hall_game.state != HallGameState.PLAYING or hall_game.game is None or hall_game.series is None:
+            raise Conflict(
+                _("This hall is not playing network game %(code)s.") % {"code": hall_game.code},
+                code="not_playing",
+            )
+        game = lock_game(hall_game.game.pk)
+        if idempotency_key:
+            previous = Claim.objects.filter(game=game, idempotency_key=idempotency_key).first()
+            if previous is not None:
+                return previous
+        _check_allocated(hall_game, serial, serial)
+        card = hall_game.series.cards.get(serial=serial)
+        balls = list(game.balls.order_by("ordinal").values_list("number", flat=True))
+        sold = SoldCard.objects.filter(game=game, card=card).exists()
+        line_at = hall_game.line_won_at
+        verdict = claim_rules.judge_claim(
+            kind=claim_rules.ClaimKind(kind),
+            card=series_services.master_card(hall_game.series, serial) if sold else None,
+            balls=balls,
+            line_confirmed_at=line_at if line_at is not None and line_at <= len(balls) else None,
+            game_closed=False,
+            serial=serial,
+        )
+        if verdict.valid and Claim.objects.filter(game=game, kind=kind, card=card, valid=True).exists():
+            raise Conflict(
+                _("Card %(serial)s already has a valid claim of this prize.") % {"serial": serial},
+                code="already_claimed",
+            )
+        made = Claim.objects.create(
+            game=game,
+            kind=kind,
+            series=hall_game.series,
+            serial=serial,
+            card=card,
+            bound_ordinal=verdict.bound_ordinal,
+            valid=verdict.valid,
+            refusal=verdict.refusal.value if verdict.refusal else "",
+            reason=verdict.reason,
+            winning_row=verdict.winning_row,
+            completed_at=verdict.completed_at,
+            claimed_by=actor,
+            created_at=timezone.now(),
+            idempotency_key=idempotency_key or None,
+        )
+        found = ClaimVerdict(
+            claim=made.pk,
+            kind=kind,
+            series=hall_game.series.code,
+            serial=serial,
+            valid=made.valid,
+            refusal=made.refusal,
+            reason=made.reason,
+            bound_ordinal=made.bound_ordinal,
+            winning_row=made.winning_row,
+            master_card=card.grid if sold else None,
+            claim_window=game.claim_window,
+        )
+        record(game, actor, EventType.CLAIM_VERIFIED, found, ClaimVerified(**step(game), **found))
+        if made.valid:
+            outbox.enqueue(
+                venue_id=hall_game.venue_id,
+                kind=LinkKind.SB_CLAIM,
+                payload={
+                    "game": hall_game.code,
+                    "claim": made.pk,
+                    "kind": kind,
+                    "serial": serial,
+                    "ordinal": made.bound_ordinal,
+                },
+            )
+    return made
+
+
+def payload_of(hall_game: HallGame) -> dict[str, Any]:
+    """What a hall's page shows of its network game."""
+    return {
+        "game": hall_game.code,
+        "network": hall_game.network_code,
+        "state": hall_game.state,
+        "cards": [hall_game.first_serial, hall_game.last_serial],
+        "card_price": str(hall_game.card_price),
+        "deadline": hall_game.sales_deadline.isoformat(),
+        "balls": hall_game.balls,
+        "unconfirmed": unconfirmed_serials(hall_game) if hall_game.state == HallGameState.RECONCILING else [],
+        "announcement": hall_game.announcement,
+    }
