@@ -3,6 +3,9 @@
 Room players: something that plays rooms by itself (the demo's self-playing rooms, demo.autoplay): which
 rooms it plays (the console marks them) and what it does after each ball the draw task draws in them.
 With none registered (production) nothing plays by itself.
+
+Game listeners: what an app above bingo does, in the game's own transaction, when a game's sales close
+and when it ends (the interconnected prize's outbox messages, bingo.network).
 """
 
 from __future__ import annotations
@@ -35,3 +38,55 @@ def self_playing(room_ids: Collection[int]) -> set[int]:
 def after_ball(game: Game) -> None:
     for player in _players:
         player.after_ball(game)
+
+
+# Game listeners: an app above bingo that owes something to the close of a game's sales or to its end (the
+# interconnected prize, bingo.network, writes its outbox message with the fact). Each runs INSIDE the
+# service's transaction, under the game's lock: what it writes commits or rolls back with the fact.
+@dataclass(frozen=True)
+class GameListener:
+    # close_sales, once the game is saved with its sales, prizes and announcement and audited (last:
+    # what it writes after its own audit entry takes the last locks, an outbox number)
+    sales_closed: Callable[[Game], None]
+    # the game ended: its Bingo confirmed and the game closed, or the game voided
+    ended: Callable[[Game], None]
+
+
+_game_listeners: list[GameListener] = []
+
+
+def register_game_listener(listener: GameListener) -> None:
+    if listener not in _game_listeners:
+        _game_listeners.append(listener)
+
+
+def sales_closed(game: Game) -> None:
+    for listener in _game_listeners:
+        listener.sales_closed(game)
+
+
+def game_ended(game: Game) -> None:
+    for listener in _game_listeners:
+        listener.ended(game)
+
+
+# --- Relayed games: a game whose play another app drives (bingo.simultaneous's mirror of a network game) --
+# A guard returns why a traditional command (sell, return, enter a ball, claim, confirm, close the sales,
+# start the draw) is refused on `game`, or None; the driving app lets its own calls through itself.
+GameGuard = Callable[[Game], str | None]
+_guards: list[GameGuard] = []
+
+
+def register_game_guard(guard: GameGuard) -> None:
+    if guard not in _guards:
+        _guards.append(guard)
+
+
+def refuse_relayed(game: Game) -> None:
+    """Raise Conflict `relayed_game` if a guard refuses traditional commands on this game."""
+    for guard in _guards:
+        message = guard(game)
+        if message:
+            from halls.errors import Conflict
+
+            raise Conflict(message, code="relayed_game")

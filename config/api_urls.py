@@ -1,13 +1,15 @@
-"""The REST API's routes (under /api/): halls' doors (token, venues, sessions), bingo's, the tables',
-the pools', the prize programs', the machines', the cashier's (/api/cashier/), electronic bingo's
-(/api/electronic/)."""
+"""The REST API's routes (under /api/): halls' doors (token, venues, sessions; regions, agreements,
+networks), bingo's, the tables', the pools', the prize programs', the machines', the cashier's
+(/api/cashier/), electronic bingo's (/api/electronic/)."""
 
 from django.urls import URLPattern, URLResolver, include, path
 
 from bingo import api as bingo_api
 from bingo import program_api
+from bingo.network import api as network_api
 from bingo.simultaneous import api as simultaneous_api
 from halls import api as halls_api
+from halls import regions_api
 from halls.link import api as link_api
 from jackpots import api as jackpots_api
 from jackpots.tables import api as tables_api
@@ -15,8 +17,10 @@ from machines import api as machines_api
 
 urlpatterns: list[URLPattern | URLResolver] = [
     *halls_api.urlpatterns,
+    *regions_api.urlpatterns,
     *bingo_api.urlpatterns,
     *program_api.urlpatterns,
+    *network_api.urlpatterns,
     *tables_api.urlpatterns,
     *jackpots_api.urlpatterns,
     *machines_api.urlpatterns,

@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "jackpots.tables",
     "bingo",
     "bingo.electronic",
+    "bingo.network",
     "bingo.simultaneous",
     "machines",
 ]
@@ -352,9 +353,10 @@ HALL_WORKER_CONN_MAX_AGE = env.int("HALL_WORKER_CONN_MAX_AGE", default=600)
 HALL_WEB_MAX_REQUESTS = env.int("HALL_WEB_MAX_REQUESTS", default=24)
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 CELERY_BEAT_SCHEDULE = {
-    # Simultaneous bingo at the central: close the sales of network games whose deadline has come.
-    "close-due-network-sales": {
-        "task": "bingo.simultaneous.tasks.close_due_network_sales",
+    # Simultaneous bingo: close the sales of network games whose deadline has come, resume lost draw steps
+    # and decisions (the central), apply the central's entries a hall still holds (a venue).
+    "tick-network-games": {
+        "task": "bingo.simultaneous.tasks.tick_network_games",
         "schedule": env.float("HALL_SIMULTANEOUS_CLOSE_SECONDS", default=2.0),
         "options": {"expires": 2.0},
     },
@@ -384,6 +386,13 @@ CELERY_BEAT_SCHEDULE = {
         "task": "bingo.tasks.announce_scheduled_programs",
         "schedule": env.float("HALL_PROGRAM_SCHEDULE_SECONDS", default=30.0),
         "options": {"expires": 30.0},
+    },
+    # Interconnected bingo (the central): rounds past their bounded wait decided by the written rule, and
+    # the prizes' meters that the throttle held back sent to the halls (bingo.network).
+    "interconnected-rounds": {
+        "task": "bingo.network.tasks.decide_overdue_rounds",
+        "schedule": env.float("HALL_NETWORK_TICK_SECONDS", default=10.0),
+        "options": {"expires": 10.0},
     },
     # Machines: silent machines are marked offline with an alert. (Their progressive broadcast is not a beat
     # task: machines.broadcaster runs it in a loop of its own, see HALL_MACHINE_BROADCAST_SECONDS below.)
@@ -424,6 +433,9 @@ if not HALL_PRODUCTION:
     HALL_DEMO_TABLE_AUTOPLAY = demo_conf.TABLE_AUTOPLAY
 
 # --- The hall -------------------------------------------------------------------------------------------
+# Interconnected bingo: at most one meter entry per prize this often on "network.<code>" (one is always sent
+# after a round opens or is decided).
+HALL_NETWORK_METER_SECONDS = env.float("HALL_NETWORK_METER_SECONDS", default=5.0)
 # Simultaneous bingo at the central: after a hall's valid claim, how long claims bound to the same ball from
 # every other hall are awaited before the prize is decided (no ball is drawn meanwhile).
 HALL_SIMULTANEOUS_CLAIM_SECONDS = env.float("HALL_SIMULTANEOUS_CLAIM_SECONDS", default=8.0)

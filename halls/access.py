@@ -92,3 +92,21 @@ def get_for_user(
         venue_id = getattr(venue_id, part)
     require_role(user, int(venue_id), *roles)  # type: ignore[call-overload]
     return obj
+
+
+def require_installation_operator(user: AnyUser) -> None:
+    """Raise unless ``user`` may change what the whole installation shares (regions, operators, the
+    agreements between regions): a superuser, or the operator of every venue of the installation."""
+    if not user.is_authenticated:
+        raise PermissionDenied(_("Log in first."), code="not_authenticated")
+    if getattr(user, "is_superuser", False):
+        return
+    venue_ids = set(Venue.objects.values_list("pk", flat=True))
+    operated = set(
+        StaffRole.objects.filter(user_id=user.pk, role=Role.OPERATOR).values_list("venue_id", flat=True)
+    )
+    if not venue_ids or not venue_ids <= operated:
+        raise PermissionDenied(
+            _("Regions, operators and agreements are changed by the operator of every venue."),
+            code="role_required",
+        )

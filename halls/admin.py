@@ -20,7 +20,19 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from halls.errors import DomainError
-from halls.models import AuditEntry, GameSession, HallCategory, Room, Screen, StaffRole, Venue
+from halls.models import (
+    AuditEntry,
+    GameSession,
+    HallCategory,
+    Network,
+    Operator,
+    Region,
+    RegionAgreement,
+    Room,
+    Screen,
+    StaffRole,
+    Venue,
+)
 from halls.services import venues
 from halls.services.verify import verify_audit
 
@@ -71,14 +83,16 @@ class VenueAdmin(admin.ModelAdmin[Any]):
     )
     # Money-deciding, changed only on their own page through halls.services.venues (audited, between games).
     PRIZE_SETTINGS = ("line_percent", "bingo_percent", "hall_category")
+    PLACE = ("region", "operator")
     inlines = [RoomInline, StaffRoleInline]
     actions = ["verify_audit"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Venue | None = None) -> tuple[str, ...]:
         if obj is None:
-            return (*self.PRIZE_SETTINGS, "change_prize_settings")
-        # A venue's jurisdiction (its rules) and currency are set when it is created, never edited.
-        return (*self.PRIZE_SETTINGS, "change_prize_settings", "jurisdiction", "currency")
+            return (*self.PRIZE_SETTINGS, "change_prize_settings", *self.PLACE)
+        # A venue's jurisdiction (its rules) and currency are set when it is created, never edited; its
+        # region and operator are assigned through halls.services.regions (the operator's regions page).
+        return (*self.PRIZE_SETTINGS, "change_prize_settings", "jurisdiction", "currency", *self.PLACE)
 
     @admin.display(description=_("Prize settings"))
     def change_prize_settings(self, venue: Venue) -> str:
@@ -160,3 +174,42 @@ class AuditEntryAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "venue", "actor_label", "action", "object_type", "object_id")
     list_filter = ("venue", "action")
     search_fields = ("object_id", "action")
+
+
+@admin.register(Network)
+class NetworkAdmin(admin.ModelAdmin[Network]):
+    """Networks of linked venues: their names here; their members join and leave through
+    halls.services.regions (the span rule, audited), on the regions page or the API."""
+
+    list_display = ("code", "name", "jurisdiction", "members")
+    readonly_fields = ("venues",)
+
+    @admin.display(description=_("Venues"))
+    def members(self, network: Network) -> str:
+        return ", ".join(
+            f"{v.name} ({v.region.code if v.region else '—'})"
+            for v in network.venues.select_related("region")
+        )
+
+
+@admin.register(Region)
+class RegionAdmin(ReadOnlyAdmin):
+    list_display = ("code", "name", "jurisdiction")
+
+
+@admin.register(Operator)
+class OperatorAdmin(ReadOnlyAdmin):
+    list_display = ("name", "tax_id")
+
+
+@admin.register(RegionAgreement)
+class RegionAgreementAdmin(ReadOnlyAdmin):
+    list_display = (
+        "region_a",
+        "region_b",
+        "operator_agreement_ref",
+        "protocol_ref",
+        "valid_from",
+        "valid_until",
+        "ended_as",
+    )

@@ -94,6 +94,8 @@ class EventType(StrEnum):
     TERMINAL_PRIZE = "terminal.prize"
     TERMINAL_BALANCE = "terminal.balance"
     TERMINAL_STATE = "terminal.state"
+    # interconnected bingo (bingo.network), on the room stream of each member room of the venue
+    NETWORK_PRIZE_METER = "network.prize_meter"
     # simultaneous bingo at the central, on the game's stream ("simultaneous.<code>": the central's pages)
     SIMULTANEOUS_GAME = "simultaneous.game"
 
@@ -654,6 +656,20 @@ class TerminalStateChanged(TerminalHead):
     reason: str
 
 
+# --- interconnected bingo: the member rooms' streams --------------------------------------------------------
+
+
+class NetworkPrizeMeter(TypedDict):
+    """The interconnected prize's meter as the central last sent it (IB-01): what a member room's screens
+    show ("Premio interconexionado"), and the max ball common to every hall."""
+
+    prize: str  # the prize's code in the network
+    name: str
+    amount: Decimal  # whole cents, rounded down
+    max_ball: int
+    at: datetime  # when the central read it
+
+
 # --- simultaneous bingo: the central's network stream -----------------------------------------------------
 
 
@@ -730,6 +746,7 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.TERMINAL_PRIZE: TerminalPrize,
     EventType.TERMINAL_BALANCE: TerminalBalance,
     EventType.TERMINAL_STATE: TerminalStateChanged,
+    EventType.NETWORK_PRIZE_METER: NetworkPrizeMeter,
     EventType.SIMULTANEOUS_GAME: SimultaneousGame,
 }
 

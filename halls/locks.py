@@ -23,7 +23,12 @@ class Rank(IntEnum):
     # follow), and a venue's position in a central stream while an entry is applied
     VENUE_LINK = 2
     STREAM_POSITION = 3
+    # bingo.network: an interconnected prize at the central (its rounds, contributions, results, decision)
+    NETWORK_PRIZE = 4
     VENUE = 5  # halls.Venue: its prize settings (then every room of it, which games are created under)
+    NETWORK = 6  # halls.Network: its membership (a venue joining or leaving, a member changing region)
+    # halls.RegionAgreement rows a network's span relies on (in id order): recorded, revoked, relied on
+    REGION_AGREEMENT = 7
     ROOM = 10  # halls.Room: opening a session, creating a game, a room's prize-program configuration
     SESSION = 20  # halls.GameSession: closing it
     # electronic bingo: a speciality's versions, sessions and the start of its next game

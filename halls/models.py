@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import zoneinfo
+from datetime import date
 from decimal import Decimal
 
 import pgtrigger
@@ -56,10 +57,38 @@ def validate_time_zone(value: str) -> None:
 PERCENT = [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))]
 
 
+class Region(models.Model):
+    """An Autonomous Community or City (spec §5 IB-02): where a venue is licensed, under one jurisdiction."""
+
+    code = models.CharField(max_length=20, unique=True)
+    name = models.CharField(max_length=120)
+    jurisdiction = models.CharField(max_length=4, choices=Jurisdiction.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.code})"
+
+
+class Operator(models.Model):
+    """The licensed company that runs venues (spec §5 IB-03: operators sign the inter-regional agreements)."""
+
+    name = models.CharField(max_length=160)
+    tax_id = models.CharField(max_length=20, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.tax_id})"
+
+
 class Venue(models.Model):
     name = models.CharField(max_length=120)
     licence_number = models.CharField(max_length=60, unique=True)
     jurisdiction = models.CharField(max_length=4, choices=Jurisdiction.choices, default=Jurisdiction.ML)
+    # Where the venue is licensed and by whom (set through halls.services.regions, audited).
+    region = models.ForeignKey(Region, null=True, blank=True, on_delete=models.PROTECT, related_name="venues")
+    operator = models.ForeignKey(
+        Operator, null=True, blank=True, on_delete=models.PROTECT, related_name="venues"
+    )
     hall_category = models.CharField(max_length=1, choices=HallCategory.choices, default=HallCategory.FIRST)
     time_zone = models.CharField(max_length=64, default="Europe/Madrid", validators=[validate_time_zone])
     currency = models.CharField(max_length=3, default="EUR")
@@ -247,3 +276,89 @@ class Network(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class AgreementEnd(models.TextChoices):
+    REVOKED = "revoked", _("Revoked")
+    EXPIRED = "expired", _("Expired")
+
+
+class RegionAgreement(models.Model):
+    """What lets a network prize span two regions (spec §5 IB-03, IB-04, R-14): the operators' agreement
+    and the administrations' collaboration protocol, each with its reference and signing date, valid from
+    ``valid_from`` through ``valid_until`` (None: open-ended).
+
+    The pair is unordered and stored normalised (``region_a`` has the lower id); at most one agreement of a
+    pair is open (not ended) at a time. Rows are written through halls.services.regions only.
+    """
+
+    region_a = models.ForeignKey(Region, on_delete=models.PROTECT, related_name="+")
+    region_b = models.ForeignKey(Region, on_delete=models.PROTECT, related_name="+")
+    operator_agreement_ref = models.CharField(max_length=120, blank=True)
+    operator_agreement_signed_on = models.DateField(null=True, blank=True)
+    operators = models.ManyToManyField(Operator, related_name="agreements", blank=True)
+    protocol_ref = models.CharField(max_length=120, blank=True)
+    protocol_signed_on = models.DateField(null=True, blank=True)
+    valid_from = models.DateField()
+    valid_until = models.DateField(null=True, blank=True)
+    recorded_at = models.DateTimeField()
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    ended_at = models.DateTimeField(null=True, blank=True)
+    ended_as = models.CharField(max_length=8, choices=AgreementEnd.choices, blank=True)
+    ended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    end_note = models.CharField(max_length=240, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(region_a__lt=models.F("region_b")), name="region_agreement_pair_normalised"
+            ),
+            models.CheckConstraint(
+                condition=Q(valid_until__isnull=True) | Q(valid_until__gte=models.F("valid_from")),
+                name="region_agreement_period",
+            ),
+            models.CheckConstraint(
+                condition=(Q(operator_agreement_ref="") & Q(operator_agreement_signed_on__isnull=True))
+                | (~Q(operator_agreement_ref="") & Q(operator_agreement_signed_on__isnull=False)),
+                name="region_agreement_operator_document",
+            ),
+            models.CheckConstraint(
+                condition=(Q(protocol_ref="") & Q(protocol_signed_on__isnull=True))
+                | (~Q(protocol_ref="") & Q(protocol_signed_on__isnull=False)),
+                name="region_agreement_protocol_document",
+            ),
+            models.CheckConstraint(
+                condition=(Q(ended_at__isnull=True) & Q(ended_as=""))
+                | (Q(ended_at__isnull=False) & ~Q(ended_as="")),
+                name="region_agreement_end",
+            ),
+            models.UniqueConstraint(
+                fields=["region_a", "region_b"],
+                condition=Q(ended_at__isnull=True),
+                name="one_open_agreement_per_region_pair",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.region_a.code} ↔ {self.region_b.code}"
+
+    def missing_on(self, day: date) -> list[str]:
+        """What keeps the agreement from covering ``day``: empty when it is valid then."""
+        missing = []
+        if not self.operator_agreement_ref or (
+            self.operator_agreement_signed_on is None or self.operator_agreement_signed_on > day
+        ):
+            missing.append("operator_agreement")
+        if not self.protocol_ref or self.protocol_signed_on is None or self.protocol_signed_on > day:
+            missing.append("administration_protocol")
+        if self.ended_at is not None:
+            missing.append(str(self.ended_as))
+        elif day < self.valid_from:
+            missing.append("not_yet_valid")
+        elif self.valid_until is not None and day > self.valid_until:
+            missing.append("expired")
+        return missing

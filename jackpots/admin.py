@@ -1,7 +1,4 @@
-"""Pool records in the admin: read-only (only the services write them), and never the must-hit-by value.
-
-Networks of linked venues are configuration, edited here (halls owns the model, the pools use it).
-"""
+"""Pool records in the admin: read-only (only the services write them), and never the must-hit-by value."""
 
 from __future__ import annotations
 
@@ -10,7 +7,6 @@ from typing import Any
 from django.contrib import admin
 
 from halls.admin import ReadOnlyAdmin
-from halls.models import Network
 from jackpots.models import (
     Award,
     Contribution,
@@ -44,12 +40,6 @@ LEVEL_FIELDS = (
     "version",
     "updated_at",
 )
-
-
-@admin.register(Network)
-class NetworkAdmin(admin.ModelAdmin[Network]):
-    list_display = ("code", "name", "jurisdiction")
-    filter_horizontal = ("venues",)
 
 
 class LevelInline(admin.TabularInline[Any, Any]):

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
 from bingo import claims as rules
+from bingo import hooks
 from bingo.cards import CardGrid
 from bingo.models import (
     Award,
@@ -91,6 +92,7 @@ def file_claim(
         )
     with transaction.atomic():
         game = lock_game(game.pk)
+        hooks.refuse_relayed(game)
         if idempotency_key:
             previous = Claim.objects.filter(game=game, idempotency_key=idempotency_key).first()
             if previous is not None:
@@ -192,6 +194,7 @@ def confirm_claims(*, game: Game, kind: str, actor: User) -> PrizeResult:
     """The caller ends "any more lines / bingos?": pay the prize to the valid claims at that ball."""
     with transaction.atomic():
         game = lock_game(game.pk)
+        hooks.refuse_relayed(game)
         pending = _unpaid_valid(game)
         if kind not in ClaimKind.values:
             raise InvalidInput(
@@ -302,6 +305,7 @@ def _close(game: Game, actor: User) -> None:
         BallSet.objects.filter(pk=game.ball_set_id).update(games_played=F("games_played") + 1)
     programs.game_closed(game=game, actor=actor)
     record(game, actor, EventType.GAME_CLOSED, {}, step(game))
+    hooks.game_ended(game)  # an interconnected prize's result, written with the close
 
 
 def unclaimed(game: Game, *, limit: int | None = None, current: bool = False) -> Unclaimed:

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from kombu.exceptions import OperationalError
 
+from bingo import hooks
 from bingo.models import Ball, DrawSource, Game, GameState
 from bingo.services import detection
 from bingo.services.common import record, step, tell_consoles
@@ -107,6 +108,7 @@ def enter_ball(*, game: Game, number: int, actor: User, ordinal: int | None = No
         )
     with transaction.atomic():
         game = lock_game(game.pk)
+        hooks.refuse_relayed(game)
         if ordinal is not None:
             same = Ball.objects.filter(game=game, ordinal=ordinal).first()
             if same is not None and same.number == number:

@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from bingo import hooks
 from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
 from bingo.prizes import prize_from_sales
@@ -113,6 +114,7 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
     """Count the sales, fix the Line and Bingo prizes and announce them (spec §2.7 S5–S8)."""
     with transaction.atomic():
         game = lock_game(game.pk)
+        hooks.refuse_relayed(game)
         transition(game, game.close_sales, gettext_noop("close sales"))
         sold = sales_by_series(game)
         cards = sum(s.cards for s in sold)
@@ -156,12 +158,16 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         announced = {"announcement": game.announcement}
         shown = GameSalesClosed(**step(game), announcement=game.announcement)
         record(game, actor, EventType.GAME_SALES_CLOSED, announced, shown)
+        # An interconnected prize's contribution, written with the close (after the audit entry: its
+        # outbox number is the last lock taken, halls.locks.Rank.STREAM).
+        hooks.sales_closed(game)
     return game
 
 
 def start_draw(*, game: Game, actor: Actor) -> Game:
     with transaction.atomic():
         game = lock_game(game.pk)
+        hooks.refuse_relayed(game)
         transition(game, game.start_draw, gettext_noop("start the draw"))
         game.draw_started_at = timezone.now()
         game.save()
@@ -224,6 +230,7 @@ def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = ""
         game.save()
         audited = {"reason": reason, "message": message}
         record(game, actor, EventType.GAME_VOIDED, audited, GameVoided(**step(game), message=message))
+        hooks.game_ended(game)  # an interconnected prize hears the void with it
         # The caller's consoles hear the reason on the room's staff stream (the public one never has it).
         told = GameVoidReason(game=game.pk, reason=reason)
         events.emit(console.staff_stream(game.room_id), EventType.GAME_VOID_REASON, told)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext as _
 
+from bingo import hooks
 from bingo.announce import contiguous_ranges
 from bingo.models import Card, CardSeries, Game, GameState, SaleKind, SaleOperation, SoldCard
 from bingo.services.common import record, step
@@ -64,6 +65,7 @@ def _replay(
 
 def _lock_on_sale(game: Game, series: CardSeries, doing: str) -> Game:
     game = lock_game(game.pk)
+    hooks.refuse_relayed(game)
     if series.venue_id != game.room.venue_id:
         raise NotFound(_("No series %(code)s in this venue.") % {"code": series.code}, code="unknown_series")
     if game.state != GameState.ON_SALE:

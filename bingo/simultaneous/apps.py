@@ -11,9 +11,11 @@ class SimultaneousConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from bingo import hooks
         from bingo.simultaneous import link_handlers, tasks
         from bingo.simultaneous.services import central, venue
 
+        hooks.register_game_guard(venue.guard)
         central.register_step_enqueuer(tasks.enqueue_network_ball, tasks.enqueue_decision)
         venue.register_apply_enqueuer(tasks.enqueue_apply)
         link_handlers.register()

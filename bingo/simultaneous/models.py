@@ -52,6 +52,7 @@ class NetworkGame(models.Model):
     hall_prize = MoneyField(max_digits=14, decimal_places=2, null=True, blank=True)
     prize_rounding_residue = MoneyField(max_digits=16, decimal_places=6, default=Decimal("0"))
     balls_drawn = models.PositiveSmallIntegerField(default=0)
+    draw_started_at = models.DateTimeField(null=True, blank=True)
     last_ball_at = models.DateTimeField(null=True, blank=True)
     # A valid claim arrived and waits for the decision: no ball is drawn meanwhile.
     claims_pending_since = models.DateTimeField(null=True, blank=True)

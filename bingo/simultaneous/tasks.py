@@ -33,9 +33,14 @@ def enqueue_decision(game_id: int, countdown: float) -> None:
 
 
 @shared_task(ignore_result=True)
-def close_due_network_sales() -> int:
-    """Close the sales of network games at their deadline (beat)."""
-    return len(central.close_due_sales())
+def tick_network_games() -> int:
+    """Beat, every few seconds: close the sales of network games at their deadline, enqueue again the draw
+    steps and decisions that were lost (the central), apply the central's entries a hall still holds."""
+    done = len(central.close_due_sales()) + len(central.reap_stalled())
+    stalled = venue.stalled_halls()
+    if stalled:
+        done += venue.apply_entries(venue_ids=stalled)
+    return done
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)

@@ -1,11 +1,12 @@
-"""Every lock of the halls app, each through its rank (halls.locks): venues, rooms, sessions, audit heads."""
+"""Every lock of the halls app, each through its rank (halls.locks): networks, venues, region agreements,
+rooms, sessions, audit heads."""
 
 from __future__ import annotations
 
 from django.db import connection
 
-from halls.locks import Rank, take
-from halls.models import AuditChainHead, GameSession, Room, Venue
+from halls.locks import Rank, take, take_many
+from halls.models import AuditChainHead, GameSession, Network, RegionAgreement, Room, Venue
 
 
 def lock_room(room_id: int) -> Room:
@@ -17,6 +18,22 @@ def lock_room(room_id: int) -> Room:
 def lock_venue(venue_id: int) -> Venue:
     take(Rank.VENUE, venue_id)
     return Venue.objects.select_for_update(of=("self",)).get(pk=venue_id)
+
+
+def lock_networks(network_ids: list[int]) -> list[Network]:
+    """Networks FOR UPDATE, in id order: their membership stays as read until the transaction ends."""
+    ids = sorted(set(network_ids))
+    take_many(Rank.NETWORK, ids)
+    return list(Network.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk"))
+
+
+def lock_agreements(agreement_ids: list[int]) -> list[RegionAgreement]:
+    """Region agreements FOR UPDATE, in id order (a revocation waits for a join relying on them, and the
+    other way round)."""
+    ids = sorted(set(agreement_ids))
+    take_many(Rank.REGION_AGREEMENT, ids)
+    rows = RegionAgreement.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
+    return list(rows)
 
 
 def lock_rooms(venue_id: int) -> list[int]:

@@ -28,6 +28,7 @@ from halls.eventtypes import (
     PoolParametersChanged,
 )
 from halls.models import Network, Venue
+from halls.services import regions
 from jackpots.models import (
     LedgerMove,
     LevelKind,
@@ -333,6 +334,9 @@ def create_pool(
     who = actor_label(actor)
     try:
         with transaction.atomic():
+            if network is not None:
+                # A network pool spans its venues' regions only under their agreements (spec §5, R-14).
+                regions.check_network_span(network=network, venues=network.venues.select_related("region"))
             pool = Pool.objects.create(
                 name=name.strip(),
                 code=code.strip(),

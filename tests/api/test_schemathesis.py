@@ -20,6 +20,7 @@ import schemathesis
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
@@ -28,7 +29,8 @@ from schemathesis.checks import not_a_server_error
 
 from halls.cashier.models import CashDevice, DeviceKind, Till
 from halls.cashier.services.shifts import open_shift
-from halls.models import Jurisdiction, Role, StaffRole
+from halls.models import Jurisdiction, Network, Role, StaffRole
+from halls.services import regions
 from tests.jackpots.pool_fixtures import make_pool, venue_of
 from tests.jackpots.tables.conftest import make_table
 from tests.machines.machine_fixtures import register
@@ -66,7 +68,19 @@ def known_ids(venue, operator, room, session, card_series, manual_game, screen) 
     device = CashDevice.objects.create(
         venue=venue, name="Terminal 1", kind=DeviceKind.TERMINAL, token_hash="x"
     )
+    # Regions and a network (halls.regions_api): the operator holds the operator role in every venue.
+    melilla = regions.create_region(code="ML", name="Melilla", jurisdiction=Jurisdiction.ML, actor=operator)
+    andalucia = regions.create_region(
+        code="AN", name="Andalucía", jurisdiction=Jurisdiction.AN10, actor=operator
+    )
+    agreement = regions.record_agreement(
+        regions=(melilla, andalucia), actor=operator, valid_from=timezone.localdate()
+    )
+    network = Network.objects.create(name="Red", code="RED", jurisdiction=Jurisdiction.ML)
     return {
+        "code": "ML",
+        "agreement_id": agreement.pk,
+        "network_id": network.pk,
         "room_id": room.pk,
         "session_id": session.pk,
         "series_id": card_series.pk,

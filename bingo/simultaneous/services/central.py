@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -392,7 +392,8 @@ def start_draw(*, game: NetworkGame, actor: Actor) -> NetworkGame:
         if game.cards_sold == 0:
             raise Conflict(_("No card of this game was sold in any hall."), code="nothing_sold")
         game.state = NetworkGameState.DRAWING
-        game.save(update_fields=["state"])
+        game.draw_started_at = timezone.now()
+        game.save(update_fields=["state", "draw_started_at"])
         _audit(game, actor, "simultaneous.draw_started", {}, _member_ids(game))
         _tell(game)
         _schedule_ball(game, first=True)
@@ -641,3 +642,29 @@ def _finished(game: NetworkGame) -> bool:
         if cards and (PrizeKind.HALL, allocation.venue.licence_number) not in decided:
             return False
     return True
+
+
+# --- resuming ---------------------------------------------------------------------------------------------
+
+
+def reap_stalled(now: datetime | None = None) -> list[tuple[int, str]]:
+    """Draws whose next step was lost (a worker killed, the broker away when it was enqueued): a draw with
+    no ball for longer than its pace plus the grace gets its next ball enqueued again, a claim window open
+    for longer than its length plus the grace gets its decision enqueued again (each step is a no-op if it
+    was done meanwhile). Beat runs this; returns (game id, "ball" | "decision")."""
+    now = now or timezone.now()
+    grace = timedelta(seconds=settings.HALL_DRAW_STALL_GRACE_SECONDS)
+    window = timedelta(seconds=settings.HALL_SIMULTANEOUS_CLAIM_SECONDS)
+    reaped: list[tuple[int, str]] = []
+    for game in NetworkGame.objects.filter(state=NetworkGameState.DRAWING, balls_drawn__lt=LAST_ORDINAL):
+        if game.claims_pending_since is not None:
+            if now - game.claims_pending_since > window + grace and _enqueue_decision is not None:
+                _enqueue_decision(game.pk, 0.0)
+                reaped.append((game.pk, "decision"))
+            continue
+        since = game.last_ball_at or game.draw_started_at
+        pace = timedelta(seconds=float(game.pace_seconds))
+        if since is not None and now - since > pace + grace and _enqueue_ball is not None:
+            _enqueue_ball(game.pk, game.balls_drawn + 1, 0.0)
+            reaped.append((game.pk, "ball"))
+    return reaped

@@ -9,8 +9,10 @@ installation (a venue installation has one; the loopback's one database has them
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from datetime import datetime
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -53,6 +55,34 @@ log = logging.getLogger("hall.simultaneous")
 CENTRAL = "central"  # the actor of what the central's stream makes happen here
 
 
+# --- the traditional doors stay off a hall's network game -------------------------------------
+
+_driving: ContextVar[bool] = ContextVar("simultaneous_driving", default=False)
+
+
+@contextmanager
+def _driving_it() -> Iterator[None]:
+    """This app's own calls into bingo's services for a hall's network game (the guard lets them by)."""
+    token = _driving.set(True)
+    try:
+        yield
+    finally:
+        _driving.reset(token)
+
+
+def guard(game: Game) -> str | None:
+    """bingo.hooks' guard: a hall's copy of a network game is sold, drawn and claimed through this app only
+    (its cards' allocation, the reports to the central, the central's balls and decisions), never through
+    the traditional commands. A network game's copy is drawn by hand: only those are looked up."""
+    if _driving.get() or game.draw_source != DrawSource.MANUAL:
+        return None
+    if HallGame.objects.filter(game_id=game.pk).exists():
+        return _(
+            "Game %(number)s is a simultaneous network game: sell, claim and play it from its network game."
+        ) % {"number": game.number}
+    return None
+
+
 # --- the central's entries --------------------------------------------------------------------------------
 
 # The door that applies kept entries after commit (bingo.simultaneous.apps registers the Celery task's).
@@ -92,6 +122,11 @@ def keep_entry(entry: CentralEntry) -> None:
 def apply_entries(*, venue_ids: list[int] | None = None) -> int:
     """Apply the kept entries of these halls (all of them by default), each hall's in order, one entry a
     transaction; a hall whose entry fails stops there (logged) and is tried again on the next call."""
+    with _driving_it():
+        return _apply_entries(venue_ids)
+
+
+def _apply_entries(venue_ids: list[int] | None) -> int:
     pending = HallEntry.objects.filter(applied_at__isnull=True)
     if venue_ids is not None:
         pending = pending.filter(venue_id__in=venue_ids)
@@ -107,6 +142,14 @@ def apply_entries(*, venue_ids: list[int] | None = None) -> int:
                 )
                 break
     return done
+
+
+def stalled_halls(now: datetime | None = None, *, grace_seconds: float = 10.0) -> list[int]:
+    """Halls with a kept entry not applied for `grace_seconds` (its task lost, or failing): the beat
+    applies them again."""
+    since = (now or timezone.now()) - timedelta(seconds=grace_seconds)
+    pending = HallEntry.objects.filter(applied_at__isnull=True, received_at__lt=since)
+    return sorted(set(pending.values_list("venue_id", flat=True)))
 
 
 def _apply_one(entry_id: int) -> int:
@@ -285,6 +328,11 @@ def place(*, hall_game: HallGame, room: Room, actor: User) -> HallGame:
     """Put the network game in a room of this hall: its local copy of the network series (the master
     cards, recomputed from the central's seed) and a local game fed by the central's draw; its sales open
     once the central's have (each step its own service's transaction)."""
+    with _driving_it():
+        return _place(hall_game, room, actor)
+
+
+def _place(hall_game: HallGame, room: Room, actor: User) -> HallGame:
     if room.venue_id != hall_game.venue_id:
         raise InvalidInput(_("The room belongs to another venue."), code="bad_room")
     if hall_game.game_id is not None or hall_game.state != HallGameState.ALLOCATED:
@@ -355,7 +403,7 @@ def return_cards(
 def _sell_or_return(
     hall_game: HallGame, kind: str, first: int, last: int, actor: User, idempotency_key: str | None
 ) -> SaleOperation:
-    with transaction.atomic():
+    with _driving_it(), transaction.atomic():
         hall_game = lock_hall_game(hall_game.pk)
         game = _selling(hall_game)
         _check_allocated(hall_game, first, last)
@@ -423,7 +471,7 @@ def unconfirmed_serials(hall_game: HallGame) -> list[int]:
 def refund_unconfirmed(*, hall_game: HallGame, actor: User) -> list[SaleOperation]:
     """The cashier refunds the cards the central did not count (the normal return path: the drawer pays
     them back), then the hall's game plays. Those returns are the hall's own: nothing goes to the central."""
-    with transaction.atomic():
+    with _driving_it(), transaction.atomic():
         hall_game = lock_hall_game(hall_game.pk)
         if hall_game.state != HallGameState.RECONCILING or hall_game.game is None or hall_game.series is None:
             raise Conflict(_("There is nothing to refund in this network game."), code="nothing_to_refund")
@@ -490,8 +538,11 @@ def _play(hall_game: HallGame) -> None:
 
 
 def _catch_up(hall_game: HallGame) -> None:
-    """The central's balls the local game does not have yet, in order."""
+    """The central's balls the local game does not have yet, in order (none once the local game is over:
+    the hall keeps the central's balls, its game takes no more)."""
     assert hall_game.game is not None
+    if lock_game(hall_game.game.pk).state not in (GameState.DRAWING, GameState.PAUSED):
+        return
     have = Ball.objects.filter(game_id=hall_game.game.pk).count()
     for ordinal, number in enumerate(hall_game.balls[have:], start=have + 1):
         draw.append_relayed_ball(game_id=hall_game.game.pk, ordinal=ordinal, number=number)

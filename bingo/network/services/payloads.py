@@ -1,0 +1,117 @@
+"""Reading a venue's message at the central: every field checked, a bad one refused (InvalidInput
+``bad_payload``), never trusted; and the cards a result names checked against the game's sold cards."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from halls import money
+from halls.errors import InvalidInput
+
+MAX_CARDS = 500  # co-winners of one hall at one ball, at most (a whole late ball's bingos stay far below)
+
+
+def bad(field: str) -> InvalidInput:
+    return InvalidInput(
+        _("The message's field “%(field)s” is missing or wrong.") % {"field": field}, code="bad_payload"
+    )
+
+
+def text(payload: dict[str, Any], field: str, *, max_length: int = 60) -> str:
+    value = payload.get(field)
+    if not isinstance(value, str) or not value.strip() or len(value) > max_length:
+        raise bad(field)
+    return value.strip()
+
+
+def integer(payload: dict[str, Any], field: str, *, low: int = 0, high: int = 2**62) -> int:
+    value = payload.get(field)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise bad(field)
+    return value
+
+
+def amount(payload: dict[str, Any], field: str, *, places: int) -> Decimal:
+    value = payload.get(field)
+    if not isinstance(value, str):
+        raise bad(field)
+    try:
+        found = Decimal(value)
+    except InvalidOperation:
+        raise bad(field) from None
+    if not found.is_finite() or found < 0 or found != found.quantize(Decimal(1).scaleb(-places)):
+        raise bad(field)
+    return found
+
+
+def sales(payload: dict[str, Any]) -> Decimal:
+    found = amount(payload, "sales", places=money.CENT_PLACES)
+    if found <= 0 or found > money.MAX_BET:
+        raise bad("sales")
+    return found
+
+
+def sold_ranges(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """[{series, ranges: [[first, last], ...]}], checked; the cards the game sold."""
+    found = payload.get("sold")
+    if not isinstance(found, list) or not found:
+        raise bad("sold")
+    checked = []
+    for item in found:
+        if not isinstance(item, dict):
+            raise bad("sold")
+        series = text(item, "series", max_length=20)
+        ranges = item.get("ranges")
+        if not isinstance(ranges, list) or not ranges:
+            raise bad("sold")
+        pairs = []
+        for pair in ranges:
+            ok = isinstance(pair, list) and len(pair) == 2 and all(type(n) is int for n in pair)
+            if not ok or not 1 <= pair[0] <= pair[1]:
+                raise bad("sold")
+            pairs.append([pair[0], pair[1]])
+        checked.append({"series": series, "ranges": pairs})
+    return checked
+
+
+def cards_in(sold: list[dict[str, Any]]) -> int:
+    return sum(last - first + 1 for item in sold for first, last in item["ranges"])
+
+
+def card_label(series: str, serial: int) -> str:
+    """A card as the halls' cashiers read it: "A-0345" (bingo.services.claims.card_label)."""
+    return f"{series}-{serial:04d}"
+
+
+def _card(label: Any) -> tuple[str, int]:
+    if not isinstance(label, str) or "-" not in label or len(label) > 30:
+        raise bad("cards")
+    series, _sep, serial = label.rpartition("-")
+    if not series or not serial.isdigit():
+        raise bad("cards")
+    return series, int(serial)
+
+
+def winning_cards(payload: dict[str, Any], sold: list[dict[str, Any]]) -> list[str]:
+    """The result's cards, each one the game sold (else refused ``card_not_sold``), none twice."""
+    found = payload.get("cards", [])
+    if not isinstance(found, list) or len(found) > MAX_CARDS or len(set(map(str, found))) != len(found):
+        raise bad("cards")
+    cards = []
+    for label in found:
+        series, serial = _card(label)
+        if not any(
+            item["series"] == series and first <= serial <= last
+            for item in sold
+            for first, last in item["ranges"]
+        ):
+            raise InvalidInput(
+                _("Card %(card)s is not one of the cards the game sold.") % {"card": label},
+                code="card_not_sold",
+                card=label,
+            )
+        cards.append(card_label(series, serial))
+    return cards

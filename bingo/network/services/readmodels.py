@@ -1,0 +1,90 @@
+"""What the doors show of interconnected prizes: a prize with its live meter, its rounds with their
+decisions hall by hall (contribution tags, result, share), a room's membership. Read-only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bingo.network.models import NetworkPrize, PrizeRound, RoomMembership
+from bingo.network.services.prizes import live_meter
+
+
+def prize_view(prize: NetworkPrize) -> dict[str, Any]:
+    return {
+        "id": prize.pk,
+        "network": prize.network.code,
+        "code": prize.code,
+        "name": prize.name,
+        "percent": prize.percent,
+        "reserve_percent": prize.reserve_percent,
+        "max_ball": prize.max_ball,
+        "wait_seconds": prize.wait_seconds,
+        "pool": prize.pool_id,
+        "meter": live_meter(prize),
+        "halls": sorted(prize.halls.values_list("venue__licence_number", flat=True)),
+        "active": prize.active,
+    }
+
+
+def _hall_rows(rnd: PrizeRound) -> list[dict[str, Any]]:
+    contributions = {c.venue.licence_number: c for c in rnd.contributions.select_related("venue")}
+    results = {r.venue.licence_number: r for r in rnd.results.select_related("venue")}
+    rows = []
+    for hall in rnd.expected:
+        given, found = contributions.get(hall), results.get(hall)
+        if found is None:
+            outcome = "missing" if rnd.state == "decided" else "waiting"
+        elif found.late:
+            outcome = "late"
+        else:
+            outcome = "void" if found.void else ("bingo" if found.cards else "none")
+        rows.append(
+            {
+                "hall": hall,
+                "game": given.game_number if given else 0,
+                "sales": given.sales if given else None,
+                "to_meter": given.to_meter if given else None,
+                "operator": given.operator if given else "",
+                "region": given.region if given else "",
+                "result": outcome,
+                "ordinal": found.ordinal if found else None,
+                "cards": found.cards if found else [],
+            }
+        )
+    return rows
+
+
+def round_view(rnd: PrizeRound) -> dict[str, Any]:
+    return {
+        "id": rnd.pk,
+        "number": rnd.number,
+        "state": rnd.state,
+        "max_ball": rnd.max_ball,
+        "expected": rnd.expected,
+        "opened_at": rnd.opened_at,
+        "closes_at": rnd.closes_at,
+        "decided_at": rnd.decided_at,
+        "rule": rnd.rule,
+        "ordinal": rnd.ordinal,
+        "pool_amount": rnd.pool_amount,
+        "share": rnd.share,
+        "remainder": rnd.remainder,
+        "missing": rnd.missing,
+        "halls": _hall_rows(rnd),
+        "shares": [
+            {"id": s.pk, "hall": s.venue.licence_number, "card": s.card, "amount": s.amount}
+            for s in rnd.shares.select_related("venue").order_by("pk")
+        ],
+    }
+
+
+def membership_view(membership: RoomMembership) -> dict[str, Any]:
+    return {
+        "id": membership.pk,
+        "room": membership.room_id,
+        "network": membership.network.code,
+        "prize": membership.prize_code,
+        "active": membership.active,
+        "meter": membership.meter_amount,
+        "max_ball": membership.meter_max_ball,
+    }
