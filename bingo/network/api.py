@@ -20,8 +20,8 @@ from bingo.network.models import NetworkPrize, RoomMembership
 from bingo.network.serializers import (
     MembershipCreateSerializer,
     MembershipSerializer,
+    NetworkPrizeSerializer,
     PrizeCreateSerializer,
-    PrizeSerializer,
     RoundOpenSerializer,
     RoundSerializer,
 )
@@ -73,12 +73,12 @@ class PrizeListView(HallAPIView):
     @extend_schema(
         operation_id="network_prizes_list",
         summary="Interconnected prizes of your halls, with their live meters",
-        responses={200: PrizeSerializer(many=True), **error_responses()},
+        responses={200: NetworkPrizeSerializer(many=True), **error_responses()},
         tags=TAGS,
     )
     def get(self, request: Request) -> Response:
         found = [readmodels.prize_view(p) for p in _visible(request).order_by("code")]
-        return Response(PrizeSerializer(found, many=True).data)
+        return Response(NetworkPrizeSerializer(found, many=True).data)
 
     @extend_schema(
         operation_id="network_prizes_create",
@@ -88,7 +88,7 @@ class PrizeListView(HallAPIView):
             "unless operator of every member hall; 404 unknown_network; 409 prize_code_taken."
         ),
         request=PrizeCreateSerializer,
-        responses={201: PrizeSerializer, **error_responses(400, 403, 404, 409)},
+        responses={201: NetworkPrizeSerializer, **error_responses(400, 403, 404, 409)},
         tags=TAGS,
     )
     def post(self, request: Request) -> Response:
@@ -111,7 +111,8 @@ class PrizeListView(HallAPIView):
             halls=halls,
             actor=actor(request),
         )
-        return Response(PrizeSerializer(readmodels.prize_view(prize)).data, status=status.HTTP_201_CREATED)
+        body = NetworkPrizeSerializer(readmodels.prize_view(prize)).data
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class RoundListView(HallAPIView):

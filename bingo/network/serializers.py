@@ -27,7 +27,7 @@ class PrizeCreateSerializer(serializers.Serializer[Any]):
     )
 
 
-class PrizeSerializer(serializers.Serializer[Any]):
+class NetworkPrizeSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     network = serializers.CharField()
     code = serializers.CharField()

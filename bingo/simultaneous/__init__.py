@@ -16,7 +16,9 @@ The game, step by step:
 2. Allocation (central). One network series of cards is generated (bingo.cardgen, seed kept: the central's
    master cards) and cut into contiguous runs of whole strips, one run per member hall (`rules.allocate`).
    The series never repeats a face, the runs never overlap: no two cards of the network game have the same
-   numbers. Each run is an entry of the network stream naming its hall by licence number.
+   numbers. Each run is an entry of the network stream naming its hall by licence number. Halls of
+   different regions share a game only where each pair of regions has its operator agreement and
+   administration protocol (halls.services.regions.check_network_span; IB-02…IB-04, R-14).
 3. Placing (hall). The hall's operator places the game in a room: the hall recomputes the network series
    from the seed (a local `CardSeries` "SB-<code>"; its generator and re-derived strips must equal the
    central's) and creates a local `bingo.Game` drawn "by hand" (its balls come only from the central).

@@ -16,6 +16,7 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from bingo.models import ClaimKind
 from bingo.simultaneous.models import HallGame, NetworkGame
 from bingo.simultaneous.services import central, venue
 from halls import access
@@ -27,7 +28,7 @@ from halls.serializers import error_responses
 TAGS = ["simultaneous"]
 
 
-class GameCreateSerializer(serializers.Serializer[Any]):
+class NetworkGameCreateSerializer(serializers.Serializer[Any]):
     network = serializers.CharField(max_length=40)
     code = serializers.RegexField(r"^[A-Za-z0-9_-]{1,30}$")
     card_price = serializers.DecimalField(max_digits=12, decimal_places=2)
@@ -51,14 +52,14 @@ class PlaceSerializer(serializers.Serializer[Any]):
     room = serializers.IntegerField()
 
 
-class RangeSerializer(serializers.Serializer[Any]):
+class HallRangeSerializer(serializers.Serializer[Any]):
     first = serializers.IntegerField(min_value=1)
     last = serializers.IntegerField(min_value=1)
     idempotency_key = serializers.CharField(max_length=80, required=False, allow_blank=True)
 
 
-class ClaimSerializer(serializers.Serializer[Any]):
-    kind = serializers.ChoiceField(choices=["line", "bingo"])
+class HallClaimSerializer(serializers.Serializer[Any]):
+    kind = serializers.ChoiceField(choices=ClaimKind.choices)
     serial = serializers.IntegerField(min_value=1)
     idempotency_key = serializers.CharField(max_length=80, required=False, allow_blank=True)
 
@@ -126,13 +127,13 @@ class NetworkGamesView(HallAPIView):
         summary="Create a network game (the central's operator)",
         description="201, or 200 for a retry with the same operation_id. 400 bad_card_price, bad_percent, "
         "bad_deadline; 409 game_exists, operation_id_reused.",
-        request=GameCreateSerializer,
+        request=NetworkGameCreateSerializer,
         responses={201: dict, 200: dict, **error_responses(400, 403, 404, 409)},
         tags=TAGS,
     )
     def post(self, request: Request) -> Response:
         _central_operator(request)
-        data = valid(GameCreateSerializer, request.data)
+        data = valid(NetworkGameCreateSerializer, request.data)
         network = Network.objects.filter(code=data.pop("network")).first()
         if network is None:
             raise NotFound(_("No such network."), code="unknown_network")
@@ -222,13 +223,13 @@ def _range_view(name: str, summary: str, call: Any) -> type[HallAPIView]:
         @extend_schema(
             operation_id=f"simultaneous_{name}",
             summary=summary,
-            request=RangeSerializer,
+            request=HallRangeSerializer,
             responses={201: dict, **error_responses(400, 403, 404, 409)},
             tags=TAGS,
         )
         def post(self, request: Request, hall_game_id: int) -> Response:
             hall_game = _hall_game(request, hall_game_id, Role.CASHIER)
-            data = valid(RangeSerializer, request.data)
+            data = valid(HallRangeSerializer, request.data)
             operation = call(
                 hall_game=hall_game,
                 first=data["first"],
@@ -262,13 +263,13 @@ class ClaimView(HallAPIView):
     @extend_schema(
         operation_id="simultaneous_claim",
         summary="File a Line or Bingo claim in the hall (caller)",
-        request=ClaimSerializer,
+        request=HallClaimSerializer,
         responses={201: dict, **error_responses(400, 403, 404, 409)},
         tags=TAGS,
     )
     def post(self, request: Request, hall_game_id: int) -> Response:
         hall_game = _hall_game(request, hall_game_id, Role.CALLER)
-        data = valid(ClaimSerializer, request.data)
+        data = valid(HallClaimSerializer, request.data)
         made = venue.claim(
             hall_game=hall_game,
             kind=data["kind"],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bingo.simultaneous import rules
@@ -15,6 +15,8 @@ halls = st.lists(
 )
 
 
+# No deadline: a loaded machine (the suite in parallel, a benchmark) must not fail a pure property.
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(halls)
 def test_the_runs_are_disjoint_whole_strips_covering_the_series(strips: list[tuple[str, int]]) -> None:
     runs = rules.allocate(strips)
@@ -46,6 +48,7 @@ candidates = st.lists(
 )
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(candidates)
 def test_the_first_ordinal_wins_and_every_claim_at_it_shares(found: list[rules.Candidate]) -> None:
     winners = rules.first_ordinal(found)

@@ -346,3 +346,28 @@ def test_a_hall_that_could_not_confirm_before_the_deadline_stops_selling(net: Ne
     assert game_three.state == HallGameState.CLOSED
     assert game_three.game is not None and game_three.game.state == GameState.VOID
     assert net.hall_game(one, game).state == HallGameState.PLAYING
+
+
+def test_halls_of_regions_without_an_agreement_cannot_share_a_game(net: Net) -> None:
+    from halls.models import Jurisdiction, Region, Venue
+
+    game = central.create_game(
+        network=net.network,
+        code="SB-R",
+        card_price=Decimal("1.00"),
+        line_percent=Decimal("10"),
+        bingo_percent=Decimal("40"),
+        hall_percent=Decimal("10"),
+        sales_deadline=timezone.now() + timedelta(minutes=5),
+        actor=net.boss,
+        operation_id="op-SB-R",
+    )
+    for hall, code in zip(net.halls[:2], ("ML", "AN"), strict=True):
+        region = Region.objects.create(code=code, name=code, jurisdiction=Jurisdiction.ML)
+        Venue.objects.filter(pk=hall.venue.pk).update(region=region)
+    with pytest.raises(Conflict) as refused:
+        central.allocate(game=game, strips=[(h.licence, 1) for h in net.halls], actor=net.boss)
+    assert refused.value.code == "no_region_agreement"
+    assert not Allocation.objects.filter(game=game).exists()
+    game.refresh_from_db()
+    assert game.seed == ""

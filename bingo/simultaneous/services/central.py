@@ -45,7 +45,7 @@ from halls.link import registry
 from halls.link.kinds import LinkKind
 from halls.link.services import streams
 from halls.models import Network, Venue
-from halls.services import audit
+from halls.services import audit, regions
 
 _pick = secrets.choice  # the CSPRNG (DESIGN §4): never `random`
 
@@ -204,6 +204,9 @@ def allocate(*, game: NetworkGame, strips: Sequence[tuple[str, int]], actor: Use
         raise InvalidInput(_("Allocate cards to at least one hall."), code="bad_allocation")
     total = sum(count for _hall, count in strips)
     with transaction.atomic():
+        # A game across regions needs an operator agreement and a protocol for each pair (IB-02…IB-04,
+        # R-14): refused before anything is written (the agreements' locks come before the game's).
+        regions.check_network_span(network=game.network, venues=[members[run.hall] for run in runs])
         game = lock_network_game(game.pk)
         _require(game, NetworkGameState.SETUP, _("allocate its cards"))
         if game.allocations.exists():
