@@ -65,6 +65,8 @@ def test_a_central_operator_reads_every_page_in_spanish(
     assert [r[0] for r in rows[1:]] == ["Bingo 1", "Bingo 2", "Bingo 3", "Total de la red"]
     assert rows[-1][1] == "20.000000"
 
+    network_map = client.get("/network/").content.decode()  # the link's network map links here
+    assert 'href="/central/pools/"' in network_map and 'href="/network/"' in text
     home = client.get("/").content.decode()
     for url in ("/central/pools/", "/central/games/", "/central/reports/"):
         assert f'href="{url}"' in home
