@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
@@ -79,7 +80,9 @@ def _page(request: HttpRequest, template: str, venues: list[VenueAccess], **cont
 @login_required
 @ensure_csrf_cookie
 def home(request: HttpRequest) -> HttpResponse:
-    return _page(request, "bingo/home.html", _venues(request))
+    # At the central, its operators also find the network's pages (bingo.network.views_central).
+    is_central = getattr(settings, "HALL_ROLE", "venue") == "central"
+    return _page(request, "bingo/home.html", _venues(request), is_central=is_central)
 
 
 @login_required

@@ -10,6 +10,7 @@ from bingo.network import api as network_api
 from bingo.simultaneous import api as simultaneous_api
 from halls import api as halls_api
 from halls import regions_api
+from halls.link import api as link_api
 from jackpots import api as jackpots_api
 from jackpots.tables import api as tables_api
 from machines import api as machines_api
@@ -23,6 +24,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *tables_api.urlpatterns,
     *jackpots_api.urlpatterns,
     *machines_api.urlpatterns,
+    *link_api.urlpatterns,
     *simultaneous_api.urlpatterns,
     path("cashier/", include("halls.cashier.urls")),
     path("electronic/", include("bingo.electronic.urls")),

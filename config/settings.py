@@ -489,6 +489,33 @@ HALL_VERIFICATION_LAYER_TIMEOUT_SECONDS = env.float("HALL_VERIFICATION_LAYER_TIM
 # Secret that signs card security codes; production sets its own.
 HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
 
+# --- The network of venues (halls.link) -----------------------------------------------------------------
+# The same codebase runs a venue installation (the default) or the central. A venue sends its outbox to the
+# central and follows the central's streams with `manage.py run_link` (deploy/systemd/hall-link.service);
+# the central serves /api/link/ and /ws/link/ to its venues' credentials (`manage.py link_credential`).
+HALL_ROLE = env.str("HALL_ROLE", default="venue")
+if HALL_ROLE not in ("venue", "central"):
+    raise ImproperlyConfigured(f"HALL_ROLE must be 'venue' or 'central', not {HALL_ROLE!r}.")
+# Venue: the central's base URL (https://central.example.net), this venue's licence_number, its credential.
+HALL_CENTRAL_URL = env.str("HALL_CENTRAL_URL", default="").rstrip("/")
+HALL_LINK_VENUE = env.str("HALL_LINK_VENUE", default="")
+HALL_LINK_KEY = env.str("HALL_LINK_KEY", default="")
+HALL_LINK_SECRET = env.str("HALL_LINK_SECRET", default="")
+# Venue: seconds to connect and to wait for an answer; messages per POST; how often the outbox is read
+# when idle; a POST with nothing to send at least this often (the central's "last seen"); the cap of the
+# backoff between retries while the central is down; a catch-up of every stream at least this often.
+HALL_LINK_CONNECT_TIMEOUT = env.float("HALL_LINK_CONNECT_TIMEOUT", default=5.0)
+HALL_LINK_TIMEOUT = env.float("HALL_LINK_TIMEOUT", default=15.0)
+HALL_LINK_BATCH = env.int("HALL_LINK_BATCH", default=200)
+HALL_LINK_POLL_SECONDS = env.float("HALL_LINK_POLL_SECONDS", default=0.2)
+HALL_LINK_HEARTBEAT_SECONDS = env.float("HALL_LINK_HEARTBEAT_SECONDS", default=10.0)
+HALL_LINK_BACKOFF_MAX_SECONDS = env.float("HALL_LINK_BACKOFF_MAX_SECONDS", default=30.0)
+HALL_LINK_CATCHUP_SECONDS = env.float("HALL_LINK_CATCHUP_SECONDS", default=30.0)
+# Central: a venue not heard from (no socket open, no request) for this long is shown offline; a rotated
+# credential keeps working this long after its successor is issued.
+HALL_LINK_OFFLINE_SECONDS = env.float("HALL_LINK_OFFLINE_SECONDS", default=30.0)
+HALL_LINK_ROTATION_GRACE_SECONDS = env.float("HALL_LINK_ROTATION_GRACE_SECONDS", default=3600.0)
+
 # --- Tamper evidence (halls.services.audit_keys, anchors, verify) -------------------------------------
 # The audit chain is an HMAC-SHA256 chain under this key, which must NOT live in the database: anyone who
 # can edit the database can then not recompute the chain. Production sets it (`manage.py check --deploy`

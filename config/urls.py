@@ -17,7 +17,9 @@ urlpatterns = [
     path("health/", HallHealthView.as_view(), name="health"),
     path("", include("django_prometheus.urls")),  # /metrics: internal only (deploy/nginx)
     path("", include("halls.urls")),
+    path("", include("halls.link.urls")),
     path("", include("bingo.urls")),
+    path("", include("bingo.network.urls_central")),
     path("", include("jackpots.urls")),
     path("", include("jackpots.tables.urls")),
     path("", include("machines.urls")),

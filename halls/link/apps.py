@@ -9,3 +9,6 @@ class LinkConfig(AppConfig):
     label = "link"
     verbose_name = _("Network link")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from halls.link import handlers  # noqa: F401  (registers the HELLO and NOTICE handlers)

@@ -5,14 +5,17 @@ from enum import StrEnum
 
 class LinkKind(StrEnum):
     # venue -> central (the outbox)
-    HELLO = "link.hello"  # a venue's first message: its software version and clock (nothing else)
+    # a venue's link process started: {"software": version, "started_at": ISO time} (recorded on VenueLink)
+    HELLO = "link.hello"
     # interconnected bingo (bingo.network): a member hall's round game at its close of sales
     # {prize, round, game, number, sales, to_meter, to_reserve, cards_sold, sold: [{series, ranges}]}
     IB_CONTRIBUTION = "ib.contribution"
     # ... and at its end {prize, round, game, void, ordinal (null: no Bingo), cards: ["A-0007", ...]}
     IB_RESULT = "ib.result"
     # central -> venue (streams)
-    NOTICE = "link.notice"  # a message for a venue's operator (credential rotated, link paused)
+    # a message for a venue's operator (credential rotated, link paused):
+    # {"text": str, "level": "info" | "warning"} (stored in LinkNotice, listed by `manage.py link_notices`)
+    NOTICE = "link.notice"
     # interconnected bingo, on "network.<code>": a round opened {prize, name, round, percent,
     # reserve_percent, max_ball, closes_at, halls}
     IB_ROUND_OPENED = "ib.round_opened"

@@ -38,7 +38,17 @@ class VenueLink(models.Model):
 
     venue = models.OneToOneField(Venue, on_delete=models.PROTECT, related_name="link")
     applied_sequence = models.BigIntegerField(default=0)
-    last_seen_at = models.DateTimeField(null=True, blank=True)
+    last_seen_at = models.DateTimeField(null=True, blank=True)  # any authenticated contact
+    # The highest outbox sequence the venue said it holds (its backlog here: this minus applied_sequence).
+    reported_sequence = models.BigIntegerField(default=0)
+    # Its socket (services.presence): opened last, closed last (connected while opened > closed).
+    connected_at = models.DateTimeField(null=True, blank=True)
+    disconnected_at = models.DateTimeField(null=True, blank=True)
+    # From its HELLO: its software; from every request: the central's clock minus the venue's, in ms
+    # (one-way network time included).
+    software_version = models.CharField(max_length=80, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    clock_offset_ms = models.IntegerField(null=True, blank=True)
 
     class Meta:
         verbose_name = _("venue link")
@@ -89,3 +99,32 @@ class StreamPosition(models.Model):
 
     class Meta:
         verbose_name = _("stream position")
+
+
+class VenueCredential(models.Model):
+    """Central side: a venue's key and the salted hash of its secret (the secret is shown once, never
+    stored). Working until revoked, or until `expires_at` (set when it is rotated: the grace)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    key = models.CharField(max_length=40, unique=True)
+    secret_hash = models.CharField(max_length=128)  # "sha256$<salt>$<hex>" (services.credentials)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("venue credential")
+
+
+class LinkNotice(models.Model):
+    """Venue side: a message of the central for this venue's operator (a NOTICE entry), kept to be read."""
+
+    stream = models.CharField(max_length=80)
+    sequence = models.BigIntegerField()
+    text = models.TextField()
+    level = models.CharField(max_length=10, default="info")
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("link notice")
+        constraints = [models.UniqueConstraint(fields=["stream", "sequence"], name="link_notice_once")]

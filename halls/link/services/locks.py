@@ -9,8 +9,11 @@ from halls.locks import Rank, take
 def lock_venue_link(venue_id: int) -> VenueLink:
     """The venue's link at the central FOR UPDATE (made on its first message)."""
     take(Rank.VENUE_LINK, venue_id)
-    VenueLink.objects.get_or_create(venue_id=venue_id)
-    return VenueLink.objects.select_for_update(of=("self",)).get(venue_id=venue_id)
+    link = VenueLink.objects.select_for_update(of=("self",)).filter(venue_id=venue_id).first()
+    if link is None:  # its first message (one statement for every later one)
+        VenueLink.objects.get_or_create(venue_id=venue_id)
+        link = VenueLink.objects.select_for_update(of=("self",)).get(venue_id=venue_id)
+    return link
 
 
 def lock_stream_position(stream: str) -> StreamPosition:

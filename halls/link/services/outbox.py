@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from halls import events
@@ -43,3 +43,20 @@ def acknowledge(*, venue_id: int, up_to: int) -> int:
 def backlog(*, venue_id: int) -> int:
     """How many messages wait to be acknowledged (the venue's queue while the link is down)."""
     return OutboxMessage.objects.filter(venue_id=venue_id, acked_at__isnull=True).count()
+
+
+def rewind(*, venue_id: int, expected: int) -> tuple[int, int]:
+    """The central expects message `expected` next: everything before it is accepted there (marked sent
+    here), everything from it on is sent again (a restored central, an acknowledgement lost in a crash).
+    Returns (marked sent, marked to send again)."""
+    with transaction.atomic():
+        acked = acknowledge(venue_id=venue_id, up_to=expected - 1)
+        again = OutboxMessage.objects.filter(
+            venue_id=venue_id, sequence__gte=expected, acked_at__isnull=False
+        ).update(acked_at=None)
+    return acked, again
+
+
+def last_sequence(*, venue_id: int) -> int:
+    """The venue's highest message number (what it reports to the central: its backlog there)."""
+    return OutboxMessage.objects.filter(venue_id=venue_id).aggregate(m=Max("sequence"))["m"] or 0

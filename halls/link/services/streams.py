@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from halls import events
-from halls.link import registry
+from halls.link import push, registry
 from halls.link.kinds import LinkKind
 from halls.link.models import StreamEntry
 from halls.link.services.locks import lock_stream_position
@@ -18,11 +18,18 @@ from halls.link.services.locks import lock_stream_position
 
 def append(*, stream: str, kind: LinkKind, payload: dict[str, Any]) -> StreamEntry:
     """Central: add one entry to `stream`, numbered next, inside the transaction of the decision it
-    carries."""
+    carries; pushed to the venues' sockets after commit (halls.link.push)."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("streams.append must run inside the transaction of the decision it carries")
     sequence = events.next_seq(f"link.stream.{stream}")
-    return StreamEntry.objects.create(stream=stream, sequence=sequence, kind=str(kind), payload=payload)
+    entry = StreamEntry.objects.create(stream=stream, sequence=sequence, kind=str(kind), payload=payload)
+    transaction.on_commit(lambda: push.publish_entry(stream, sequence, str(kind), payload))
+    return entry
+
+
+def head(*, stream: str) -> int:
+    """Central: the last sequence of `stream` (0 before its first entry)."""
+    return events.current_seq(f"link.stream.{stream}")
 
 
 def after(*, stream: str, sequence: int, limit: int = 500) -> QuerySet[StreamEntry]:
