@@ -159,3 +159,37 @@ def test_any_arrival_order_applies_each_message_once_in_order(
     top = VenueLink.objects.get(venue=fresh).applied_sequence
     assert mine == list(range(1, top + 1))
     assert top >= n
+
+
+def test_each_entry_is_applied_in_its_own_transaction(monkeypatch: pytest.MonkeyPatch, db: None) -> None:
+    """A handler takes its locks in the house's order (a room, then an audit head): entries applied
+    together in one transaction would take the second entry's room after the first's audit head."""
+    from halls.locks import Rank, take
+
+    def handle(entry: registry.CentralEntry) -> None:
+        take(Rank.ROOM, entry.sequence)
+        take(Rank.AUDIT_HEAD, entry.sequence)
+
+    monkeypatch.setitem(registry._central_handlers, LinkKind.NOTICE, handle)
+    with transaction.atomic():
+        made = [streams.append(stream="network.N3", kind=LinkKind.NOTICE, payload={"n": n}) for n in range(3)]
+    done = streams.apply(
+        stream="network.N3",
+        entries=[registry.CentralEntry(e.stream, e.sequence, LinkKind.NOTICE, e.payload) for e in made],
+    )
+    assert (done.position, done.applied, done.gap) == (3, 3, False)
+
+
+def test_a_failing_handler_keeps_the_entries_before_it(monkeypatch: pytest.MonkeyPatch, db: None) -> None:
+    def handle(entry: registry.CentralEntry) -> None:
+        if entry.payload["n"] == 1:
+            raise Conflict("The local game is gone.", code="gone")
+
+    monkeypatch.setitem(registry._central_handlers, LinkKind.NOTICE, handle)
+    with transaction.atomic():
+        made = [streams.append(stream="network.N4", kind=LinkKind.NOTICE, payload={"n": n}) for n in range(3)]
+    entries = [registry.CentralEntry(e.stream, e.sequence, LinkKind.NOTICE, e.payload) for e in made]
+    with pytest.raises(Conflict):
+        streams.apply(stream="network.N4", entries=entries)
+    again = streams.apply(stream="network.N4", entries=entries[:1])  # already applied: nothing to do
+    assert (again.position, again.applied, again.gap) == (1, 0, False)

@@ -46,23 +46,38 @@ class Applied:
 
 
 def apply(*, stream: str, entries: Iterable[registry.CentralEntry]) -> Applied:
-    """Venue: apply the entries in order, each once, in one transaction with the position. Entries already
-    applied are skipped; at the first one past the next expected, it stops (gap=True) and the caller
-    fetches the missing ones from the central."""
+    """Venue: apply the entries in order, each once, each in its own transaction with the position (a
+    handler takes its own locks in the house's order: two entries in one transaction would take a game's,
+    a pool's or a cashier's locks after the first entry's audit head). Entries already applied are
+    skipped; at the first one past the next expected, it stops (gap=True) and the caller fetches the
+    missing ones from the central. A handler that fails stops the call: that entry and the ones after it
+    stay unapplied (the ones before it are kept) and the error reaches the caller."""
     applied = 0
     gap = False
-    with transaction.atomic():
-        position = lock_stream_position(stream)
-        for entry in sorted(entries, key=lambda e: e.sequence):
-            if entry.sequence <= position.applied_sequence:
+    position = 0
+    for entry in sorted(entries, key=lambda e: e.sequence):
+        with transaction.atomic():
+            held = lock_stream_position(stream)
+            position = held.applied_sequence
+            if entry.sequence <= position:
                 continue
-            if entry.sequence != position.applied_sequence + 1:
+            if entry.sequence != position + 1:
                 gap = True
                 break
             handler = registry.central_handler(entry.kind)
             if handler is not None:  # a kind this installation has no use for is still counted as read
                 handler(entry)
-            position.applied_sequence = entry.sequence
+            held.applied_sequence = position = entry.sequence
+            held.save(update_fields=["applied_sequence", "updated_at"])
             applied += 1
-        position.save(update_fields=["applied_sequence", "updated_at"])
-    return Applied(stream, position.applied_sequence, applied, gap)
+    if not applied and not gap:
+        position = _position(stream)
+    return Applied(stream, position, applied, gap)
+
+
+def _position(stream: str) -> int:
+    """How far this installation has applied `stream` (0 before its first entry)."""
+    from halls.link.models import StreamPosition
+
+    found = StreamPosition.objects.filter(stream=stream).values_list("applied_sequence", flat=True).first()
+    return int(found or 0)
