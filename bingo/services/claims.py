@@ -136,47 +136,69 @@ def file_claim(
                 refusal=rules.Refusal.LINE_ALREADY_WON,
                 reason=f"The Line was already won and paid at ball {game.line_won_at}",
             )
-        if verdict.valid and Claim.objects.filter(game=game, kind=kind, card=card, valid=True).exists():
-            raise Conflict(
-                gettext("Card %(serial)s already has a valid %(kind)s claim in this game.")
-                % {"serial": serial, "kind": kind},
-                code="already_claimed",
-            )
-        claim = Claim.objects.create(
-            game=game,
-            kind=kind,
-            series=card.series,
-            serial=serial,
-            card=card,
-            bound_ordinal=verdict.bound_ordinal,
-            valid=verdict.valid,
-            refusal=verdict.refusal.value if verdict.refusal else "",
-            reason=verdict.reason,
-            winning_row=verdict.winning_row,
-            completed_at=verdict.completed_at,
-            claimed_by=actor,
-            created_at=timezone.now(),
-            idempotency_key=idempotency_key or None,
+        claim = record_verdict(
+            game=game, card=card, kind=kind, verdict=verdict, actor=actor, idempotency_key=idempotency_key
         )
         if verdict.valid:
             _open_window(game, kind, verdict.bound_ordinal)
-        found = ClaimVerdict(
-            claim=claim.pk,
-            kind=kind,
-            series=series_code,
-            serial=serial,
-            valid=claim.valid,
-            refusal=claim.refusal,
-            reason=claim.reason,
-            bound_ordinal=claim.bound_ordinal,
-            winning_row=claim.winning_row,
-            master_card=card.grid if sold else None,  # shown on the monitors during verification (TB-43)
-            claim_window=game.claim_window,
-        )
-        record(game, actor, EventType.CLAIM_VERIFIED, found, ClaimVerified(**step(game), **found))
+        announce_verdict(game=game, claim=claim, actor=actor, master_card=card.grid if sold else None)
         if claim.valid:
             tell_consoles(game)  # the card is off their unclaimed list
     return claim
+
+
+def record_verdict(
+    *,
+    game: Game,
+    card: Card,
+    kind: str,
+    verdict: rules.Verdict,
+    actor: User,
+    idempotency_key: str | None,
+) -> Claim:
+    """The claim's row with its verdict, valid or not, inside the caller's transaction (the game locked);
+    refused (already_claimed, nothing written) when the card already holds a valid claim of the prize."""
+    if verdict.valid and Claim.objects.filter(game=game, kind=kind, card=card, valid=True).exists():
+        raise Conflict(
+            gettext("Card %(serial)s already has a valid %(kind)s claim in this game.")
+            % {"serial": card.serial, "kind": kind},
+            code="already_claimed",
+        )
+    return Claim.objects.create(
+        game=game,
+        kind=kind,
+        series=card.series,
+        serial=card.serial,
+        card=card,
+        bound_ordinal=verdict.bound_ordinal,
+        valid=verdict.valid,
+        refusal=verdict.refusal.value if verdict.refusal else "",
+        reason=verdict.reason,
+        winning_row=verdict.winning_row,
+        completed_at=verdict.completed_at,
+        claimed_by=actor,
+        created_at=timezone.now(),
+        idempotency_key=idempotency_key or None,
+    )
+
+
+def announce_verdict(*, game: Game, claim: Claim, actor: User, master_card: Any) -> None:
+    """The verdict on the game's stream and in its audit (CLAIM_VERIFIED), with the master card shown on
+    the monitors during verification (TB-43; None when the card was not sold)."""
+    found = ClaimVerdict(
+        claim=claim.pk,
+        kind=claim.kind,
+        series=claim.series.code,
+        serial=claim.serial,
+        valid=claim.valid,
+        refusal=claim.refusal,
+        reason=claim.reason,
+        bound_ordinal=claim.bound_ordinal,
+        winning_row=claim.winning_row,
+        master_card=master_card,
+        claim_window=game.claim_window,
+    )
+    record(game, actor, EventType.CLAIM_VERIFIED, found, ClaimVerified(**step(game), **found))
 
 
 def _open_window(game: Game, kind: str, ordinal: int) -> None:

@@ -33,6 +33,7 @@ from bingo.electronic.services.common import rules_of, tell_terminal
 from bingo.electronic.services.specialities import version_in_force
 from bingo.network.models import EGameRound, GranCredit, KnownRound, SpecialityMembership
 from bingo.network.services.payloads import card_label
+from bingo.network.services.venue import open_round_for
 from halls import events, money
 from halls.actors import Actor
 from halls.cashier import ledger
@@ -94,11 +95,8 @@ def join_speciality(
 
 
 def _open_round(membership: SpecialityMembership, licence: str, at: datetime) -> KnownRound | None:
-    candidates = KnownRound.objects.filter(
-        prize_code=membership.prize_code, decided=False, closes_at__gt=at
-    ).order_by("number")
     taken = set(EGameRound.objects.filter(venue_id=membership.venue_id).values_list("round_id", flat=True))
-    return next((r for r in candidates if licence in r.halls and r.pk not in taken), None)
+    return open_round_for(membership.prize_code, licence, at, taken)
 
 
 def joins(game: ElectronicGame) -> frozenset[str]:

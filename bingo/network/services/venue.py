@@ -72,12 +72,18 @@ def join_room(*, room: Room, network: Network, prize_code: str, actor: Actor) ->
     return membership
 
 
-def _open_round(membership: RoomMembership, licence: str, at: datetime) -> KnownRound | None:
-    candidates = KnownRound.objects.filter(
-        prize_code=membership.prize_code, decided=False, closes_at__gt=at
-    ).order_by("number")
-    taken = set(RoundGame.objects.filter(venue_id=membership.venue_id).values_list("round_id", flat=True))
+def open_round_for(prize_code: str, licence: str, at: datetime, taken: set[int]) -> KnownRound | None:
+    """The prize's earliest round still open at `at` that names this hall and that none of its games
+    (rooms' or specialities': `taken`, their round ids) has joined yet."""
+    candidates = KnownRound.objects.filter(prize_code=prize_code, decided=False, closes_at__gt=at).order_by(
+        "number"
+    )
     return next((r for r in candidates if licence in r.halls and r.pk not in taken), None)
+
+
+def _open_round(membership: RoomMembership, licence: str, at: datetime) -> KnownRound | None:
+    taken = set(RoundGame.objects.filter(venue_id=membership.venue_id).values_list("round_id", flat=True))
+    return open_round_for(membership.prize_code, licence, at, taken)
 
 
 def sales_closed(game: Game) -> None:

@@ -37,8 +37,6 @@ from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import (
-    ClaimVerdict,
-    ClaimVerified,
     EventType,
     GameSalesClosed,
     Prize,
@@ -580,41 +578,12 @@ def claim(
             game_closed=False,
             serial=serial,
         )
-        if verdict.valid and Claim.objects.filter(game=game, kind=kind, card=card, valid=True).exists():
-            raise Conflict(
-                _("Card %(serial)s already has a valid claim of this prize.") % {"serial": serial},
-                code="already_claimed",
-            )
-        made = Claim.objects.create(
-            game=game,
-            kind=kind,
-            series=hall_game.series,
-            serial=serial,
-            card=card,
-            bound_ordinal=verdict.bound_ordinal,
-            valid=verdict.valid,
-            refusal=verdict.refusal.value if verdict.refusal else "",
-            reason=verdict.reason,
-            winning_row=verdict.winning_row,
-            completed_at=verdict.completed_at,
-            claimed_by=actor,
-            created_at=timezone.now(),
-            idempotency_key=idempotency_key or None,
+        made = bingo_claims.record_verdict(
+            game=game, card=card, kind=kind, verdict=verdict, actor=actor, idempotency_key=idempotency_key
         )
-        found = ClaimVerdict(
-            claim=made.pk,
-            kind=kind,
-            series=hall_game.series.code,
-            serial=serial,
-            valid=made.valid,
-            refusal=made.refusal,
-            reason=made.reason,
-            bound_ordinal=made.bound_ordinal,
-            winning_row=made.winning_row,
-            master_card=card.grid if sold else None,
-            claim_window=game.claim_window,
+        bingo_claims.announce_verdict(
+            game=game, claim=made, actor=actor, master_card=card.grid if sold else None
         )
-        record(game, actor, EventType.CLAIM_VERIFIED, found, ClaimVerified(**step(game), **found))
         if made.valid:
             outbox.enqueue(
                 venue_id=hall_game.venue_id,
