@@ -34,7 +34,8 @@
       .then(function () { global.setTimeout(poll, seconds * 1000); });
   }
 
-  doc.querySelectorAll("[data-meter]").forEach(function (node) {
+  // Every amount of the page in one format: the live meters and the fixed figures beside them.
+  doc.querySelectorAll("[data-meter], [data-money]").forEach(function (node) {
     node.textContent = money(node.getAttribute("data-amount"), node.getAttribute("data-currency"));
   });
   poll();
