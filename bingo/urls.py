@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from bingo import views
+from bingo import setup_views, views
 
 app_name = "bingo"
 
@@ -11,4 +11,5 @@ urlpatterns = [
     path("console/", views.console_index, name="console"),
     path("console/rooms/<int:room_id>/", views.console_room, name="console-room"),
     path("cashier/", views.cashier, name="cashier"),
+    path("setup/", setup_views.setup_page, name="setup"),
 ]
