@@ -20,12 +20,6 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
         "schedule": env.float("HALL_TABLE_AUTOPLAY_SECONDS", default=2.0),
         "options": {"expires": 2.0},
     },
-    # The network demo's central and venues (demo.network): a no-op unless NETWORK (below).
-    "demo-network": {
-        "task": "demo.tasks.autoplay_network",
-        "schedule": env.float("HALL_DEMO_NETWORK_TICK_SECONDS", default=1.0),
-        "options": {"expires": 2.0},
-    },
 }
 # The casino tables play hands by themselves (demo.tables); `manage.py demo` turns it on.
 TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)
@@ -33,3 +27,10 @@ TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)
 # how long each of its simultaneous games is on sale.
 NETWORK = env.bool("HALL_DEMO_NETWORK", default=False)
 NETWORK_SALES_SECONDS = env.float("HALL_DEMO_NETWORK_SALES_SECONDS", default=20.0)
+if NETWORK:
+    # One step of the network demo's central or venue (demo.network).
+    BEAT_SCHEDULE["demo-network"] = {
+        "task": "demo.tasks.autoplay_network",
+        "schedule": env.float("HALL_DEMO_NETWORK_TICK_SECONDS", default=1.0),
+        "options": {"expires": 2.0},
+    }
