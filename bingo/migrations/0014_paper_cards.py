@@ -9,7 +9,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("bingo", "0012_sale_shift_ledger"),
+        ("bingo", "0013_ball_set_care_and_draw_devices"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
