@@ -8,7 +8,8 @@ from typing import Any
 from django.http import HttpResponse
 from django.urls import path
 from django.utils.translation import gettext
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -167,7 +168,7 @@ class PrintSheetsView(HallAPIView):
         summary="Print cards of a series for a game as a PDF of strips, registered to the game (operator)",
         request=PrintSheetsSerializer,
         responses={
-            (200, "application/pdf"): OpenApiResponse(description="The sheets"),
+            (200, "application/pdf"): OpenApiTypes.BINARY,
             **error_responses(400, 403, 404, 409),
         },
         tags=["series"],
@@ -240,8 +241,8 @@ class TablePrintView(HallAPIView):
         ),
         request=TablePrintSerializer,
         responses={
-            201: SaleOperationSerializer,
-            (201, "application/pdf"): OpenApiResponse(description="The ticket, when the till has no printer"),
+            (201, "application/json"): SaleOperationSerializer,
+            (201, "application/pdf"): OpenApiTypes.BINARY,
             **error_responses(400, 403, 404, 409),
         },
         tags=["games"],
