@@ -287,6 +287,7 @@ SPECTACULAR_SETTINGS = {
         "StateEnum": "bingo.models.GameState",
         "DrawDeviceKindEnum": "bingo.models.DrawDeviceKind",
         "BallSetEventKindEnum": "bingo.models.BallSetEventKind",
+        "PaperStockStateEnum": "bingo.models.StockState",
     },
 }
 
