@@ -199,9 +199,9 @@ class Command(BaseCommand):
         out("")
         out(
             f"Plays by itself: the interconnected prize {demo_network.PRIZE_NAME} (each venue's Sala "
-            f"Principal contributes {demo_network.PRIZE_PERCENT} % of its sales; rounds open as needed) "
-            "and one simultaneous game after the other (central draw, sold and claimed in each venue's "
-            "Sala Red)."
+            f"Principal contributes {demo_network.PRIZE_PERCENT} % of its sales; its rounds open by "
+            "themselves) and one simultaneous game after the other (central draw, sold and claimed in each "
+            "venue's Sala Red)."
         )
         out(
             f"Log in at /accounts/login/ of each installation. Logs: {folder}/*.log. Ctrl-C stops everything."
