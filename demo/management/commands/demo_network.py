@@ -94,6 +94,8 @@ class Command(BaseCommand):
         for node in nodes:
             shutil.copyfile(template, node.env["SQLITE_PATH"])
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        # Ctrl+C stops it even when it was started with SIGINT ignored (a shell's background job).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         hook = _die_with_parent()
         try:
             for node in nodes:
@@ -127,8 +129,10 @@ class Command(BaseCommand):
             pass
         finally:
             self.stdout.write("Stopping the central and the venues…")
+            self.stdout.flush()
             _stop(nodes)
             self.stdout.write("Stopped.")
+            self.stdout.flush()
 
     def _nodes(self, folder: Path, port: int) -> list[Node]:
         base = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
