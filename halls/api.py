@@ -129,7 +129,8 @@ class VenueAuditVerifyView(HallAPIView):
         operation_id="venues_audit_verify",
         summary="Verify the venue's audit chain and its pools' seals (operator, inspector)",
         description=(
-            "Operator or inspector. Reads everything in one snapshot, so a busy hall verifies as it was at one instant. "
+            "Operator or inspector. Reads everything in one snapshot, so a busy hall verifies as it was at "
+            "one instant. "
             "`ok` is false when any chain is not intact; each bad chain names its first bad link "
             "(`first_bad_seq`) and what is wrong with it (`reason`)."
         ),

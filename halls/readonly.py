@@ -34,7 +34,8 @@ def _user(request: HttpRequest) -> access.AnyUser:
     if kind.lower() == "token" and key.strip():
         token = Token.objects.filter(key=key.strip()).select_related("user").first()
         if token is not None and token.user.is_active:
-            return token.user
+            found: access.AnyUser = token.user
+            return found
     return AnonymousUser()
 
 

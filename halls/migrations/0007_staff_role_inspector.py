@@ -4,15 +4,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('halls', '0006_regions_and_agreements'),
+        ("halls", "0006_regions_and_agreements"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='staffrole',
-            name='role',
-            field=models.CharField(choices=[('operator', 'Hall operator'), ('caller', 'Caller'), ('cashier', 'Cashier'), ('inspector', 'Inspector')], max_length=10),
+            model_name="staffrole",
+            name="role",
+            field=models.CharField(
+                choices=[
+                    ("operator", "Hall operator"),
+                    ("caller", "Caller"),
+                    ("cashier", "Cashier"),
+                    ("inspector", "Inspector"),
+                ],
+                max_length=10,
+            ),
         ),
     ]

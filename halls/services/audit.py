@@ -26,8 +26,8 @@ from django.utils.translation import gettext as _
 
 from halls import access
 from halls.actors import Actor, actor_label
-from halls.errors import PermissionDenied
 from halls.chains import Anchor
+from halls.errors import PermissionDenied
 from halls.models import AuditChainHead, AuditEntry, Venue
 from halls.services import audit_keys, locks
 from halls.services.audit_keys import LEGACY_ALG
