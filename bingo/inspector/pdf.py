@@ -450,14 +450,28 @@ def record_pdf(record: dict[str, Any]) -> bytes:
         if record["ball_corrections"]
         else _p(_("No corrections."), BODY)
     )
-    story.append(Paragraph(escape(_("Device events (reserve switch)")), H2))
+    story.append(Paragraph(escape(_("Switches to another drawing device")), H2))
     story.append(
         _table(
             [_("At"), _("Who"), _("What")],
-            [(time_text(e["at"], tz), e["actor"], e["label"]) for e in record["device_events"]],
+            [(time_text(e["switched_at"], tz), e["switched_by"], e["text"]) for e in record["switches"]],
+            [32 * mm, 28 * mm, 120 * mm],
         )
-        if record["device_events"]
+        if record["switches"]
         else _p(_("No switch to the reserve device was recorded."), BODY)
+    )
+    story.append(Paragraph(escape(_("Ball set incidents")), H2))
+    story.append(
+        _table(
+            [_("At"), _("Who"), _("What")],
+            [
+                (time_text(e["recorded_at"], tz), e["recorded_by"], e["text"])
+                for e in record["ball_set_notes"]
+            ],
+            [32 * mm, 28 * mm, 120 * mm],
+        )
+        if record["ball_set_notes"]
+        else _p(_("No incident of the ball set was recorded."), BODY)
     )
     return _build([KeepTogether(story[:2]), *story[2:]], title)
 

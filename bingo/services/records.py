@@ -23,7 +23,11 @@ from bingo.electronic.models import EGameState, ElectronicGame, EWin
 from bingo.models import (
     Award,
     BallCorrection,
+    BallSetEvent,
+    BallSetEventKind,
     Claim,
+    DeviceSwitch,
+    DrawDeviceKind,
     DrawSource,
     Game,
     GameState,
@@ -32,7 +36,8 @@ from bingo.models import (
     SaleOperation,
 )
 from bingo.network.models import RoundGame
-from bingo.services.readmodels import game_recall
+from bingo.services import devices
+from bingo.services.readmodels import ball_set_event_view, game_recall
 from bingo.simultaneous.models import HallGame
 from halls import money
 from halls.cashier.services.reports import day_bounds
@@ -63,9 +68,8 @@ ACTIONS = {
     EventType.PRIZE_AWARDED.value: gettext_lazy("Prize confirmed"),
     EventType.PROGRAMS_AWARDED.value: gettext_lazy("Accumulated prize awarded"),
     EventType.PROGRAMS_PICK_SET.value: gettext_lazy("Accumulated prize picked for the game"),
+    EventType.GAME_DEVICE_SWITCHED.value: gettext_lazy("Drawing device switched"),
 }
-# Audited steps that are device facts, shown in a game's record as device events (a reserve switch...).
-DEVICE_WORDS = ("device", "reserve", "ball_set")
 
 
 def action_label(action: str) -> str:
@@ -97,13 +101,6 @@ def _game_entries(venue_id: int, game_ids: list[int]) -> Any:
     )
 
 
-def _device_events(game: Game) -> list[dict[str, Any]]:
-    """The game's audited device facts (a switch to the reserve device, a ball-set change), in order."""
-    entries = _game_entries(game.room.venue_id, [game.pk]).order_by("pk")
-    found = [e for e in entries if any(word in e.action for word in DEVICE_WORDS)]
-    return _log(found, {str(game.pk): game.number})
-
-
 def _prize_confirmations(game: Game) -> list[dict[str, Any]]:
     return [
         {
@@ -127,30 +124,42 @@ def _prize_confirmations(game: Game) -> list[dict[str, Any]]:
 
 
 def device_label(game: Game) -> str:
-    return str(DrawSource(game.draw_source).label)
+    """The device drawing the game (after a switch, the one it ended with), else how its balls came."""
+    source = str(DrawSource(game.draw_source).label)
+    device = game.draw_device
+    if device is None:
+        return source
+    return f"{device.name} ({DrawDeviceKind(device.kind).label}{_(', reserve') if device.reserve else ''})"
+
+
+def switch_text(switch: dict[str, Any]) -> str:
+    return _("Switched from %(from)s to %(to)s after ball %(ordinal)s: %(reason)s") % {
+        "from": switch["from_device"] or DrawSource(switch["from_source"]).label,
+        "to": switch["to_device"],
+        "ordinal": switch["at_ordinal"],
+        "reason": switch["reason"],
+    }
+
+
+def ball_set_event_text(event: dict[str, Any]) -> str:
+    kind = str(BallSetEventKind(event["kind"]).label)
+    balls = ", ".join(str(b) for b in event["balls"])
+    what = f"{kind} ({balls})" if balls else kind
+    return f"{what}: {event['note']}"
 
 
 def game_record(game: Game) -> dict[str, Any]:
-    """Everything the JSON recall has, plus who confirmed each prize, the ball set, the device and every
-    audited device event of the game (a switch to the reserve device)."""
-    game = Game.objects.select_related("room__venue", "ball_set", "session").get(pk=game.pk)
+    """Everything the JSON recall has (its ball set, device, switches to the reserve and the set's
+    incidents among it), plus who confirmed each prize, and each switch and incident said in words."""
+    game = Game.objects.select_related("room__venue", "ball_set", "session", "draw_device").get(pk=game.pk)
     record = game_recall(game)
-    ball_set = game.ball_set
     record.update(
         {
-            "game": game,
-            "venue_obj": game.room.venue,
             "time_zone": game.room.venue.time_zone,
             "device": device_label(game),
-            "ball_set": None
-            if ball_set is None
-            else {
-                "name": ball_set.name,
-                "games_played": ball_set.games_played,
-                "certified_games": ball_set.certified_games,
-            },
             "confirmations": _prize_confirmations(game),
-            "device_events": _device_events(game),
+            "switches": [{**s, "text": switch_text(s)} for s in record["device_switches"]],
+            "ball_set_notes": [{**e, "text": ball_set_event_text(e)} for e in record["ball_set_events"]],
             "claims_made": len(record["claims"]),
             "claims_refused": sum(1 for c in record["claims"] if not c["valid"]),
         }
@@ -164,7 +173,9 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
     balls apart: they are counted here and listed in each game's record)."""
     session = GameSession.objects.select_related("room__venue", "opened_by", "closed_by").get(pk=session.pk)
     venue = session.room.venue
-    games = list(Game.objects.filter(session=session).select_related("ball_set").order_by("number"))
+    games = list(
+        Game.objects.filter(session=session).select_related("ball_set", "draw_device").order_by("number")
+    )
     ids = [g.pk for g in games]
     numbers = {str(g.pk): g.number for g in games}
     sales = defaultdict(list)
@@ -195,6 +206,32 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
                 % {"ordinal": c.ordinal, "old": c.old_number, "new": c.new_number, "reason": c.reason},
             }
         )
+    for sw in DeviceSwitch.objects.filter(game_id__in=ids).select_related(
+        "from_device", "to_device", "switched_by"
+    ):
+        incidents.append(
+            {
+                "at": sw.switched_at,
+                "game": numbers[str(sw.game_id)],
+                "who": sw.switched_by.get_username(),
+                "what": switch_text(devices.switch_view(sw)),
+            }
+        )
+    sets = {g.ball_set_id for g in games if g.ball_set_id is not None}
+    during = Q(recorded_at__gte=session.opened_at)
+    if session.closed_at is not None:
+        during &= Q(recorded_at__lte=session.closed_at)
+    for ev in BallSetEvent.objects.filter(
+        Q(game_id__in=ids) | (Q(ball_set_id__in=sets) & during)
+    ).select_related("recorded_by", "ball_set"):
+        incidents.append(
+            {
+                "at": ev.recorded_at,
+                "game": numbers.get(str(ev.game_id)),
+                "who": ev.recorded_by.get_username(),
+                "what": f"{ev.ball_set.name} · {ball_set_event_text(ball_set_event_view(ev))}",
+            }
+        )
     for claim in Claim.objects.filter(game_id__in=ids, valid=False).select_related("series", "claimed_by"):
         incidents.append(
             {
@@ -219,11 +256,6 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
         .order_by("pk")
     )
     log = _log(entries, numbers)
-    for entry in log:
-        if any(word in entry["action"] for word in DEVICE_WORDS):
-            incidents.append(
-                {"at": entry["at"], "game": entry["game"], "who": entry["actor"], "what": entry["label"]}
-            )
     rows = []
     for g in games:
         if g.state == GameState.VOID:

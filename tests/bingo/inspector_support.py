@@ -1,5 +1,6 @@
-"""A session as the inspector finds it: one game played to its Bingo (a refused claim, a corrected ball, the
-Line and the Bingo confirmed), one game void, the session closed."""
+"""A session as the inspector finds it: one game played to its Bingo (a refused claim, a corrected ball, a
+switch to the reserve blower, a ball-set incident, the Line and the Bingo confirmed), one game void, the
+session closed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from bingo.cards import CardGrid
 from bingo.models import Card, CardSeries, Game
-from bingo.services import claims, corrections, draw, games, sales
+from bingo.services import ballsets, claims, corrections, devices, draw, games, sales
 from halls.models import GameSession, Room
 from halls.services import sessions
 
@@ -23,6 +24,10 @@ class PlayedSession:
 def play_session(
     *, session: GameSession, room: Room, series: CardSeries, caller: Any, cashier: Any
 ) -> PlayedSession:
+    devices.register_device(room=room, name="Bombo 1", kind="pneumatic", actor=caller)
+    reserve = devices.register_device(
+        room=room, name="Bombo reserva", kind="turbine", actor=caller, reserve=True
+    )
     game = games.create_game(room=room, actor=caller, draw_source="manual")
     game = games.open_sales(game=game, actor=caller)
     sales.sell_range(game=game, series=series, first=1, last=20, actor=cashier)
@@ -41,6 +46,11 @@ def play_session(
         draw.enter_ball(game=game, number=number, actor=caller)
     claims.file_claim(game=game, kind="line", series_code=series.code, serial=7, actor=caller)  # too early
 
+    devices.switch_device(game=game, device=reserve, reason="Turbine stopped", actor=caller)
+    assert game.ball_set is not None
+    ballsets.record_incident(
+        ball_set=game.ball_set, note="Ball 12 chipped", balls=[12], actor=caller, game=game
+    )
     for number in top[3:]:
         draw.enter_ball(game=game, number=number, actor=caller)
     assert claims.file_claim(game=game, kind="line", series_code=series.code, serial=7, actor=caller).valid

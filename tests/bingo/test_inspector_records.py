@@ -43,6 +43,7 @@ def test_the_minutes_hold_checks_inspection_games_sales_prizes_incidents_and_who
     assert sorted(m["inspection_balls"]) == list(range(1, 91))
     assert [g["number"] for g in m["games"]] == [1, 2]
     game, void = m["games"]
+    assert (void["state"], void["void_reason"]) == ("void", "Blower failure before the sale")
     assert (game["state"], game["cards_sold"], game["sales_total"]) == ("closed", 30, Decimal("60.00"))
     assert [(s["first"], s["last"], s["cashier"]) for s in game["sales"]] == [
         (1, 20, "cashier"),
@@ -61,6 +62,11 @@ def test_the_minutes_hold_checks_inspection_games_sales_prizes_incidents_and_who
     assert any("corrected" in w and "Mis-keyed at the reader" in w for w in what), what
     assert any("Line claim of card A #7 refused" in w for w in what), what
     assert any("Blower failure before the sale" in w for w in what), what
+    assert any("Switched from Bombo 1 to Bombo reserva after ball 3: Turbine stopped" in w for w in what), (
+        what
+    )
+    assert any("Ball 12 chipped" in w for w in what), what
+    assert ("caller", "game.device_switched") in [(e["actor"], e["action"]) for e in m["log"]]
     actions = [(e["actor"], e["action"]) for e in m["log"]]
     assert actions[0] == ("caller", "session.opened") and actions[-1] == ("caller", "session.closed")
     assert ("cashier", "sales.sold") in actions and ("caller", "prize.awarded") in actions
@@ -75,13 +81,17 @@ def test_the_game_record_adds_who_confirmed_each_prize_the_ball_set_and_the_devi
         ("line", "caller", ["A #7"]),
         ("bingo", "caller", ["A #7"]),
     ]
-    assert r["device"] == "Blower with ball reader"
-    assert r["ball_set"]["name"] == ball_set.name
+    assert r["device"] == "Bombo reserva (Air-turbine blower, reserve)"  # where it ended, after the switch
+    assert r["ball_set"]["name"] == ball_set.name and r["ball_set"]["games_played"] == 1
     assert (
         r["balls"][0]["corrected_from"] is not None and r["ball_corrections"][0]["corrected_by"] == "caller"
     )
     assert r["claims_made"] == 3 and r["claims_refused"] == 1
-    assert r["device_events"] == []  # no switch to the reserve device in this game
+    [switch] = r["switches"]
+    assert switch["switched_by"] == "caller" and switch["at_ordinal"] == 3
+    assert switch["text"] == "Switched from Bombo 1 to Bombo reserva after ball 3: Turbine stopped"
+    [incident] = r["ball_set_notes"]
+    assert incident["text"] == "Incident (12): Ball 12 chipped" and incident["recorded_by"] == "caller"
 
 
 def test_the_minutes_and_the_record_print_as_pages_and_as_real_pdfs(played, inspector_client, venue):
@@ -94,11 +104,17 @@ def test_the_minutes_and_the_record_print_as_pages_and_as_real_pdfs(played, insp
         assert words in text, words
     assert "Mis-keyed at the reader" in text and "36.00 €" in text and "cashier" in text
     record = inspector_client.get(f"/inspector/games/{game.pk}/")
-    assert record.status_code == 200 and b"Blower with ball reader" in record.content
+    assert (
+        record.status_code == 200
+        and b"Bombo reserva" in record.content
+        and b"Turbine stopped" in record.content
+    )
     text = pdf_text(inspector_client.get(f"/inspector/games/{game.pk}/record.pdf").content)
     for words in (
         "Game record",
-        "Blower with ball reader",
+        "Bombo reserva",
+        "Turbine stopped",
+        "Ball 12 chipped",
         "Prizes and who confirmed them",
         "A #7",
         "caller",
@@ -111,7 +127,7 @@ def test_the_pdfs_speak_spanish(played, inspector_client, settings):
     text = pdf_text(inspector_client.get(f"/inspector/sessions/{played.session.pk}/minutes.pdf").content)
     assert "Acta de la sesión" in text and "36,00 €" in text, text[:400]
     text = pdf_text(inspector_client.get(f"/inspector/games/{played.played.pk}/record.pdf").content)
-    assert "Registro de la partida" in text and "Bombo con lector de bolas" in text, text[:400]
+    assert "Registro de la partida" in text and "Bombo de turbina de aire" in text, text[:400]
 
 
 def test_statistics_per_day_and_month_per_room_and_game_type(played, venue, inspector_client):
