@@ -48,6 +48,10 @@ def time_text(value: datetime | None, zone: str) -> str:
     return value.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def licence_text(number: str) -> str:
+    return _("licence %(number)s") % {"number": number}
+
+
 def _p(text: Any, style: ParagraphStyle = SMALL) -> Paragraph:
     return Paragraph(escape(str(text)), style)
 
@@ -118,7 +122,7 @@ def minutes_pdf(minutes: dict[str, Any]) -> bytes:
         Paragraph(escape(_("Session minutes")), TITLE),
         _pairs(
             [
-                (_("Venue"), f"{venue.name} · {_('licence')} {venue.licence_number}"),
+                (_("Establishment"), f"{venue.name} · {licence_text(venue.licence_number)}"),
                 (_("Room"), room.name),
                 (_("Session"), session.pk),
                 (_("Opened"), f"{time_text(session.opened_at, tz)} · {session.opened_by.get_username()}"),
@@ -213,7 +217,7 @@ def minutes_pdf(minutes: dict[str, Any]) -> bytes:
                 _("Cards"),
                 _("Count"),
                 _("Amount"),
-                _("Cashier"),
+                _("Sold by"),
                 _("At"),
             ],
             sales,
@@ -285,7 +289,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
         Paragraph(escape(_("Game record")), TITLE),
         _pairs(
             [
-                (_("Venue"), record["venue"]),
+                (_("Establishment"), record["venue"]),
                 (_("Room"), record["room"]),
                 (_("Session"), record["session"]),
                 (_("Game"), record["number"]),
@@ -319,7 +323,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
     ]
     story.append(
         _table(
-            [_("Operation"), _("Series"), _("Cards"), _("Count"), _("Amount"), _("Cashier"), _("At")],
+            [_("Operation"), _("Series"), _("Cards"), _("Count"), _("Amount"), _("Sold by"), _("At")],
             [
                 (
                     s["kind"],
@@ -349,7 +353,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
     story.append(Paragraph(escape(_("Claims and verifications")), H2))
     story.append(
         _table(
-            [_("At"), _("Prize"), _("Card"), _("Ball"), _("Result"), _("Reason"), _("Verified by")],
+            [_("At"), _("Prize"), _("Claimed card"), _("Ball"), _("Result"), _("Reason"), _("Verified by")],
             [
                 (
                     time_text(c["created_at"], tz),
@@ -402,7 +406,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
         story.append(Paragraph(escape(_("Accumulated prizes in play")), H2))
         story.append(
             _table(
-                [_("Prize"), _("Amount"), _("Max ball"), _("Won")],
+                [_("Prize"), _("Amount"), _("Max ball"), _("Won?")],
                 [
                     (
                         p.get("name", p.get("code", "")),
@@ -417,7 +421,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
     story.append(Paragraph(escape(_("Payments at the cashier")), H2))
     story.append(
         _table(
-            [_("Prize"), _("Card"), _("Amount"), _("Payment")],
+            [_("Prize"), _("Claimed card"), _("Amount"), _("Payment")],
             [
                 (
                     p["program"] or p["prize"],
@@ -514,7 +518,7 @@ def statistics_pdf(report: Statistics) -> bytes:
         Paragraph(escape(kind), TITLE),
         _pairs(
             [
-                (_("Venue"), f"{report.venue.name} · {_('licence')} {report.venue.licence_number}"),
+                (_("Establishment"), f"{report.venue.name} · {licence_text(report.venue.licence_number)}"),
                 (_("From"), report.first.isoformat()),
                 (_("To"), report.last.isoformat()),
                 (_("Time zone"), report.venue.time_zone),
