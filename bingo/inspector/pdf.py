@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from django.utils import formats
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
@@ -28,6 +29,7 @@ from reportlab.platypus import (
 )
 
 from bingo.services.records import Statistics
+from halls.cashier.models import PayableState
 
 _STYLES = getSampleStyleSheet()
 TITLE = ParagraphStyle("title", parent=_STYLES["Title"], fontSize=16, spaceAfter=4)
@@ -197,7 +199,7 @@ def minutes_pdf(minutes: dict[str, Any]) -> bytes:
     sales = [
         (
             g["number"],
-            s["kind"],
+            s["kind_label"],
             s["series"],
             f"{s['first']}–{s['last']}",
             s["cards"],
@@ -326,7 +328,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
             [_("Operation"), _("Series"), _("Cards"), _("Count"), _("Amount"), _("Sold by"), _("At")],
             [
                 (
-                    s["kind"],
+                    s["kind_label"],
                     s["series"],
                     f"{s['first']}–{s['last']}",
                     s["cards"],
@@ -357,10 +359,10 @@ def record_pdf(record: dict[str, Any]) -> bytes:
             [
                 (
                     time_text(c["created_at"], tz),
-                    c["kind"],
+                    c["kind_label"],
                     f"{c['series']} #{c['serial']}",
                     c["bound_ordinal"],
-                    _("Valid") if c["valid"] else _("Refused"),
+                    pgettext("claim", "Valid") if c["valid"] else _("Refused"),
                     c["reason"],
                     c["claimed_by"],
                 )
@@ -424,7 +426,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
             [_("Prize"), _("Claimed card"), _("Amount"), _("Payment")],
             [
                 (
-                    p["program"] or p["prize"],
+                    p["prize_label"],
                     f"{p['series']} #{p['serial']}",
                     money_text(p["amount"]),
                     _payout_text(p["payout"], tz),
@@ -483,7 +485,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
 def _payout_text(payout: dict[str, Any] | None, tz: str) -> str:
     if not payout:
         return "—"
-    parts = [str(payout.get("state", ""))]
+    parts = [str(PayableState(payout["state"]).label)]
     if payout.get("paid_at"):
         parts.append(time_text(payout["paid_at"], tz))
     if payout.get("paid_by"):

@@ -33,6 +33,7 @@ from bingo.models import (
     GameState,
     PrizeResult,
     ProgramAward,
+    SaleKind,
     SaleOperation,
 )
 from bingo.network.models import RoundGame
@@ -40,6 +41,7 @@ from bingo.services import devices
 from bingo.services.readmodels import ball_set_event_view, game_recall
 from bingo.simultaneous.models import HallGame
 from halls import money
+from halls.cashier.models import PayableState
 from halls.cashier.services.reports import day_bounds
 from halls.errors import InvalidInput
 from halls.eventtypes import EventType
@@ -159,6 +161,20 @@ def game_record(game: Game) -> dict[str, Any]:
             "device": device_label(game),
             "confirmations": _prize_confirmations(game),
             "switches": [{**s, "text": switch_text(s)} for s in record["device_switches"]],
+            "claims": [{**c, "kind_label": kind_label(c["kind"])} for c in record["claims"]],
+            "sale_operations": [
+                {**s, "kind_label": str(SaleKind(s["kind"]).label)} for s in record["sale_operations"]
+            ],
+            "payouts": [
+                {
+                    **p,
+                    "prize_label": p["program"] or kind_label(p["prize"]),
+                    "state_label": ""
+                    if p["payout"] is None
+                    else str(PayableState(p["payout"]["state"]).label),
+                }
+                for p in record["payouts"]
+            ],
             "ball_set_notes": [{**e, "text": ball_set_event_text(e)} for e in record["ball_set_events"]],
             "claims_made": len(record["claims"]),
             "claims_refused": sum(1 for c in record["claims"] if not c["valid"]),
@@ -312,6 +328,7 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
                 "sales": [
                     {
                         "kind": s.kind,
+                        "kind_label": str(SaleKind(s.kind).label),
                         "series": s.series.code,
                         "first": s.first_serial,
                         "last": s.last_serial,
