@@ -65,7 +65,8 @@ async def test_an_inspector_reads_the_minutes_and_a_game_record_and_verifies_the
     await expect(page.locator('[data-game="2"]')).to_contain_text("Anulada")
     incidents = page.locator('[data-section="incidents"]')
     await expect(incidents).to_contain_text("Bola 1 corregida")
-    await expect(incidents).to_contain_text("Cambio de Bombo 1 a Bombo reserva tras la bola 3: Turbine stopped")
+    switched = "Cambio de Bombo 1 a Bombo reserva tras la bola 3: Turbine stopped"
+    await expect(incidents).to_contain_text(switched)
     await expect(page.locator('[data-section="log"]')).to_contain_text("Premio confirmado")
     await page.screenshot(path="/tmp/inspector-minutes.png", full_page=True)
     minutes_pdf = await page.request.get(f"{server_url}/inspector/sessions/{session.pk}/minutes.pdf")

@@ -4,6 +4,7 @@ verification, and writes nothing: every write of the API's schema answers 403, b
 from __future__ import annotations
 
 import re
+
 import pytest
 from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
