@@ -20,6 +20,7 @@ urlpatterns = [
     path("", include("halls.link.urls")),
     path("", include("bingo.urls")),
     path("", include("bingo.simultaneous.pages")),
+    path("", include("bingo.inspector.urls")),
     path("", include("bingo.network.urls_central")),
     path("", include("jackpots.urls")),
     path("", include("jackpots.tables.urls")),
