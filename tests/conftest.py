@@ -52,6 +52,7 @@ SQLITE_SUITE = (
     "network/test_gran.py",
     "network/test_gran_operation.py",
     "bingo/test_traditional_game.py",
+    "bingo/test_inspector_records.py",
     "bingo/test_game_services.py",
     "bingo/test_draw_step.py",
     "bingo/test_detection_services.py",
