@@ -100,7 +100,12 @@ def home(request: HttpRequest) -> HttpResponse:
 @ensure_csrf_cookie
 def console_index(request: HttpRequest) -> HttpResponse:
     venues = [v for v in _venues(request) if v.can_call]
-    self_playing = hooks.self_playing([room.pk for v in venues for room in v.rooms])
+    room_ids = [room.pk for v in venues for room in v.rooms]
+    self_playing = hooks.self_playing(room_ids)
+    links = hooks.console_links(room_ids)
+    for v in venues:
+        for room in v.rooms:
+            room.network_links = links.get(room.pk, [])  # type: ignore[attr-defined]
     return _page(request, "bingo/console_index.html", venues, self_playing=self_playing)
 
 
@@ -115,7 +120,8 @@ def console_room(request: HttpRequest, room_id: int) -> HttpResponse:
         raise Http404(exc.message) from exc
     except errors.PermissionDenied as exc:
         raise PermissionDenied(exc.message) from exc
-    return _page(request, "bingo/console.html", _venues(request), room=room)
+    links = hooks.console_links([room.pk]).get(room.pk, [])
+    return _page(request, "bingo/console.html", _venues(request), room=room, network_links=links)
 
 
 @login_required

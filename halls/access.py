@@ -124,6 +124,7 @@ NOUNS = {
     "program": gettext_lazy("program"),
     "room": gettext_lazy("room"),
     "series": gettext_lazy("series"),
+    "network game": gettext_lazy("network game"),
     "session": gettext_lazy("session"),
     "speciality": gettext_lazy("speciality"),
     "speciality membership": gettext_lazy("speciality's network prize"),
