@@ -35,7 +35,7 @@ from django.conf import settings
 from tests.e2e import link_support as ls
 from tests.ports import free_port
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]  # the first run migrates the template
 
 HALLS = (1, 2, 3)
 D = Decimal
