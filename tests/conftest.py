@@ -58,6 +58,8 @@ SQLITE_SUITE = (
     "bingo/test_game_services.py",
     "bingo/test_draw_step.py",
     "bingo/test_detection_services.py",
+    "bingo/test_ball_sets.py",
+    "bingo/test_device_switch.py",
     "bingo/test_demo_programs.py",
     "jackpots/test_services_contributions.py",
     "jackpots/test_services_meters_reports.py",
