@@ -25,6 +25,7 @@ def test_electronic_and_automatic_games_count_as_the_speciality_statistics_say(v
         row = found[(stats.day, *rooms[stats.code])]
         assert row.games == stats.games + stats.games_without_sales and row.void == stats.void
         assert (row.cards, row.amount, row.prizes) == (stats.cards, stats.played, stats.paid)
+    assert theirs.total is not None
     month = records.statistics(venue=venue, period="month", first=DAY_20, last=DAY_21)
     assert sum(r.amount for r in month.rows) == ours.total.amount == theirs.total.played
     assert month.total.prizes == theirs.total.paid
