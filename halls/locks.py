@@ -4,6 +4,12 @@ Every lock is taken through an app's ``services/locks.py`` (halls, bingo, jackpo
 machines), whose helpers call `take` first. Within one transaction, a lock of a lower rank taken after
 one of a higher rank raises `LockOrderError` naming both; the same rank again is allowed (each helper
 takes its rows in id order), and so is a lock the transaction already holds (it waits for nothing).
+
+A transaction that goes on with a further unit of work after a first one (the link's inbox applies several
+messages of a venue in one transaction: halls.link.services.inbox) calls `only_held_or_higher()` first:
+from then on a lock is taken only if the transaction holds it or its rank is above every rank held; the
+same rank with another key (which the first unit did not take in order with it) raises too, before any
+row is locked, so the caller can commit what it has and run that unit in a transaction of its own.
 """
 
 from __future__ import annotations
@@ -73,6 +79,7 @@ class _Held:
     top: Rank
     top_what: str
     held: set[tuple[Rank, Any]] = field(default_factory=set)
+    strict: bool = False  # only_held_or_higher(): no new lock at or below the top rank
 
 
 def _transaction(conn: Any) -> tuple[Any, str | None, list[Any]] | None:
@@ -98,17 +105,40 @@ def take(rank: Rank, key: Any = None) -> None:
     take_many(rank, (key,))
 
 
+def _state(conn: Any, found: tuple[Any, str | None, list[Any]], rank: Rank) -> _Held:
+    block, savepoint, hooks = found
+    state: _Held | None = getattr(conn, "hall_locks", None)
+    if state is None or state.block is not block or state.savepoint != savepoint or state.hooks is not hooks:
+        state = _Held(block, savepoint, hooks, rank, "")
+        setattr(conn, "hall_locks", state)  # noqa: B010 (a connection has no such attribute of its own)
+    return state
+
+
+def only_held_or_higher() -> None:
+    """From now on in this transaction, refuse (`LockOrderError`) any lock it does not hold whose rank is
+    not above every rank it holds: what a further unit of work in the same transaction may take without
+    a deadlock (see the module's docstring). Outside a transaction: nothing to do."""
+    conn = connections[DEFAULT_DB_ALIAS]
+    found = _transaction(conn)
+    if found is not None:
+        _state(conn, found, min(Rank)).strict = True
+
+
 def take_many(rank: Rank, keys: Iterable[Any]) -> None:
     """`take` for several locks of one rank (rows locked in one statement)."""
     conn = connections[DEFAULT_DB_ALIAS]
     found = _transaction(conn)
     if found is None:
         return
-    block, savepoint, hooks = found
-    state: _Held | None = getattr(conn, "hall_locks", None)
-    if state is None or state.block is not block or state.savepoint != savepoint or state.hooks is not hooks:
-        state = _Held(block, savepoint, hooks, rank, "")
-        setattr(conn, "hall_locks", state)  # noqa: B010 (a connection has no such attribute of its own)
+    state = _state(conn, found, rank)
+    keys = list(keys)
+    if state.strict and state.held:
+        new = [key for key in keys if (rank, key) not in state.held]
+        if new and rank <= state.top:
+            raise LockOrderError(
+                f"lock order: {_what(rank, new[0])} taken after {state.top_what} by a further unit of one "
+                f"transaction (only locks it holds or of a rank above {state.top.name}, halls.locks)"
+            )
     for key in keys:
         if rank < state.top and (rank, key) not in state.held:
             raise LockOrderError(

@@ -31,7 +31,7 @@ from bingo.network.models import (
     RoundState,
 )
 from bingo.network.services import payloads, prizes
-from bingo.network.services.locks import lock_prize
+from bingo.network.services.locks import lock_prize, share_prize
 from halls import money
 from halls.errors import Conflict, NotFound
 from halls.link.kinds import LinkKind
@@ -42,12 +42,12 @@ from jackpots.services import awards, contributions, folding
 from jackpots.services.locks import lock_levels
 
 
-def _prize(payload: dict[str, Any]) -> NetworkPrize:
+def _prize(payload: dict[str, Any], *, share: bool = False) -> NetworkPrize:
     code = payloads.text(payload, "prize", max_length=30)
     prize_id = NetworkPrize.objects.filter(code=code).values_list("pk", flat=True).first()
     if prize_id is None:
         raise NotFound(_("No interconnected prize %(code)s.") % {"code": code}, code="unknown_prize")
-    prize = lock_prize(prize_id)
+    prize = share_prize(prize_id) if share else lock_prize(prize_id)
     if not prize.active:
         raise Conflict(_("The prize %(code)s is closed.") % {"code": code}, code="prize_closed")
     return prize
@@ -92,8 +92,9 @@ def _audit(venue_id: int, action: str, obj: Any, data: dict[str, Any]) -> None:
 
 
 def accept_contribution(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
-    """A member hall's round game closed its sales: its contribution goes to the prize's pool, once."""
-    prize = _prize(payload)
+    """A member hall's round game closed its sales: its contribution goes to the prize's pool, once.
+    Under the prize FOR SHARE: halls' contributions go on together (a result or a decision waits)."""
+    prize = _prize(payload, share=True)
     venue = _member(prize, venue_id)
     rnd = _round(prize, payload)
     at = timezone.now()
@@ -157,7 +158,7 @@ def accept_contribution(*, venue_id: int, payload: dict[str, Any]) -> dict[str, 
     )
     tagged = {"prize": prize.code, "round": rnd.number, "game": game, "sales": str(sales)}
     _audit(venue.pk, "network.contribution", row, {**tagged, "operator": operator, "region": region})
-    prizes.send_meter(prize, at=at)
+    prizes.send_meter(prize, at=at, shared=True)
     return {"round": rnd.number, "to_meter": str(split.to_meter), "contribution": row.pk}
 
 
