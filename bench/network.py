@@ -795,6 +795,9 @@ def main() -> int:
     parser.add_argument("--pace", type=float, default=2.0, help="seconds between the network draw's balls")
     parser.add_argument("--rounds", type=int, default=0, help="rounds opened (0: enough for the run)")
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the scratch database")
+    parser.add_argument(
+        "--lock", help="a file to hold flock'ed exclusively while measuring (after the provisioning)"
+    )
     parser.add_argument("--quick", action="store_true", help="60 venues, 5 s windows")
     args = parser.parse_args()
     if args.quick:
@@ -822,6 +825,13 @@ def main() -> int:
         f"(concurrency {args.worker_concurrency}), {args.clients} client processes, windows of "
         f"{args.window:g} s; load average {os.getloadavg()[0]:.1f} (the box is shared, {os.cpu_count()} cores)"
     )
+    if args.lock:
+        import fcntl
+
+        waited = time.perf_counter()
+        held = open(args.lock, "a")  # noqa: SIM115 (held until the process exits)
+        fcntl.flock(held, fcntl.LOCK_EX)
+        print(f"holding {args.lock} (waited {time.perf_counter() - waited:.0f} s for it)", flush=True)
     workdir = Path(tempfile.mkdtemp(prefix="bench-network-"))
     env = dict(os.environ, HALL_DB_POOL=str(args.pool), HALL_ROLE="central")
     ports = [free_port() for _ in range(args.web)]

@@ -114,14 +114,31 @@ def _state(conn: Any, found: tuple[Any, str | None, list[Any]], rank: Rank) -> _
     return state
 
 
-def only_held_or_higher() -> None:
+def only_held_or_higher() -> bool:
     """From now on in this transaction, refuse (`LockOrderError`) any lock it does not hold whose rank is
     not above every rank it holds: what a further unit of work in the same transaction may take without
-    a deadlock (see the module's docstring). Outside a transaction: nothing to do."""
+    a deadlock (see the module's docstring). False (nothing set) when this transaction's locks are not
+    known here (none taken, or a savepoint rolled back since: the check starts afresh then): the caller
+    must not go on in this transaction. Until `forget_further_units()`, a lock taken after such a loss
+    raises too."""
     conn = connections[DEFAULT_DB_ALIAS]
     found = _transaction(conn)
-    if found is not None:
-        _state(conn, found, min(Rank)).strict = True
+    if found is None:
+        return False
+    block, savepoint, hooks = found
+    state: _Held | None = getattr(conn, "hall_locks", None)
+    if state is None or state.block is not block or state.savepoint != savepoint or state.hooks is not hooks:
+        return False
+    if not state.held:
+        return False
+    state.strict = True
+    setattr(conn, "hall_locks_strict", block)  # noqa: B010 (a connection has no such attribute of its own)
+    return True
+
+
+def forget_further_units() -> None:
+    """The end of the transaction that called `only_held_or_higher()`."""
+    setattr(connections[DEFAULT_DB_ALIAS], "hall_locks_strict", None)  # noqa: B010
 
 
 def take_many(rank: Rank, keys: Iterable[Any]) -> None:
@@ -132,6 +149,11 @@ def take_many(rank: Rank, keys: Iterable[Any]) -> None:
         return
     state = _state(conn, found, rank)
     keys = list(keys)
+    if not state.strict and getattr(conn, "hall_locks_strict", None) is found[0]:
+        raise LockOrderError(
+            f"lock order: {_what(rank, keys[0] if keys else None)} taken by a further unit of a transaction "
+            "whose locks are no longer known here (a savepoint was rolled back): not in this transaction"
+        )
     if state.strict and state.held:
         new = [key for key in keys if (rank, key) not in state.held]
         if new and rank <= state.top:

@@ -102,3 +102,25 @@ def test_a_further_unit_takes_only_locks_held_or_of_a_higher_rank() -> None:
     with transaction.atomic():
         take(Rank.POOL, 8)  # the next transaction starts afresh
         take(Rank.POOL, 9)
+
+
+def _in_a_savepoint_rolled_back() -> None:
+    with transaction.atomic():
+        take(Rank.GAME, 5)
+        raise Boom
+
+
+@pytest.mark.django_db
+def test_a_further_unit_after_a_rolled_back_savepoint_takes_nothing_more() -> None:
+    from halls.locks import forget_further_units
+
+    with transaction.atomic():
+        take(Rank.GAME, 5)
+        assert only_held_or_higher()
+        with pytest.raises(Boom):
+            _in_a_savepoint_rolled_back()  # the locks held are no longer known
+        with pytest.raises(LockOrderError, match="no longer known"):
+            take(Rank.AUDIT_HEAD, 1)
+        assert not only_held_or_higher()
+        forget_further_units()
+        take(Rank.AUDIT_HEAD, 1)

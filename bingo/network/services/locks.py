@@ -7,7 +7,7 @@ lets contributors share its pool), while a decision waits for the ones in flight
 
 from __future__ import annotations
 
-from django.db import DatabaseError, connection, transaction
+from django.db import connection
 
 from bingo.network.models import NetworkPrize
 from halls.locks import Rank, take
@@ -32,19 +32,11 @@ def share_prize(prize_id: int) -> NetworkPrize:
 
 
 def try_lock_shared_prize(prize_id: int) -> bool:
-    """The prize FOR UPDATE NOWAIT by a transaction that shares it (a contribution writing the prize's
+    """The prize FOR UPDATE SKIP LOCKED by a transaction that shares it (a contribution writing the prize's
     meter): True if no other transaction holds it. It never waits, so it deadlocks with nothing and stays
     out of the order's check; when another contribution shares the prize it gives up (the meter's beat,
     HALL_NETWORK_TICK_SECONDS, sends what the throttle or this held back)."""
     if connection.vendor != "postgresql":
         return True
-    try:
-        with transaction.atomic():
-            list(
-                NetworkPrize.objects.select_for_update(nowait=True, of=("self",))
-                .filter(pk=prize_id)
-                .values("pk")
-            )
-    except DatabaseError:
-        return False
-    return True
+    locked = NetworkPrize.objects.select_for_update(skip_locked=True, of=("self",)).filter(pk=prize_id)
+    return locked.values_list("pk", flat=True).first() is not None

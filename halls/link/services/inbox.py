@@ -147,28 +147,36 @@ def _accept_group(
     with transaction.atomic():
         link = lock_venue_link(venue_id)
         inbox: list[InboxMessage] = []
-        for message in messages:
-            if done:
-                locks.only_held_or_higher()
-            try:
-                result = _apply(
-                    link, int(message["sequence"]), str(message["kind"]), message["payload"], inbox
-                )
-            except OutOfOrder as out_of_order:
-                refusal = out_of_order
-                break
-            except locks.LockOrderError:
-                if not done:
-                    raise
-                break
-            done.append(result)
-            if result.status == "refused":
-                break
+        try:
+            _apply_run(link, messages, inbox, done)
+        except OutOfOrder as out_of_order:
+            refusal = out_of_order
+        finally:
+            locks.forget_further_units()
         if inbox:
             InboxMessage.objects.bulk_create(inbox)
         fields = _record_contact(link, contact)
         link.save(update_fields=[*fields, "applied_sequence"] if inbox else fields)
     return done, refusal
+
+
+def _apply_run(
+    link: VenueLink, messages: list[dict[str, Any]], inbox: list[InboxMessage], done: list[Accepted]
+) -> None:
+    """`_accept_group`'s run: each message after the first only if the transaction's locks are known and
+    it keeps to them (`only_held_or_higher`)."""
+    for message in messages:
+        if done and not locks.only_held_or_higher():
+            return
+        try:
+            result = _apply(link, int(message["sequence"]), str(message["kind"]), message["payload"], inbox)
+        except locks.LockOrderError:
+            if not done:
+                raise
+            return
+        done.append(result)
+        if result.status == "refused":
+            return
 
 
 def accept_many(
