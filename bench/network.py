@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing as mp
 import os
@@ -109,8 +110,9 @@ def provision(run: str, venues: int, rounds: int, pace: float) -> dict[str, Any]
     from halls import money
     from halls.link.services import credentials
     from halls.models import Jurisdiction, Network, Venue
+    from jackpots.services import pools as pool_services
 
-    actor = User.objects.create_superuser(f"bench{run}", password="x")
+    actor = User.objects.create_superuser(f"bench{run}", password=None)
     made = [
         Venue.objects.create(
             name=f"Bingo red {i:03d}", licence_number=f"BN{run}-{i:04d}", jurisdiction=Jurisdiction.ML
@@ -120,6 +122,26 @@ def provision(run: str, venues: int, rounds: int, pace: float) -> dict[str, Any]
     network = Network.objects.create(name="Red de prueba", code=f"{NETWORK}{run}", jurisdiction="ML")
     network.venues.set(made)
     keys = [credentials.issue(venue=v, actor="bench") for v in made]
+
+    def add_member(*, pool: Any, source_type: str, source_id: str, venue: Venue, actor: Any) -> Any:
+        # pools.add_member audits each addition in every member venue's chain (a network pool's): 90,000
+        # entries for 300 venues, half an hour of this box for a one-off of the network's setup. The same
+        # row, audited in its own venue's chain only.
+        from halls.services import audit
+        from jackpots.models import PoolMember
+
+        member = PoolMember.objects.create(
+            pool=pool,
+            source_type=source_type,
+            source_id=source_id,
+            venue=venue,
+            added_at=timezone.now(),
+            added_by="bench",
+        )
+        audit.record(venue_id=venue.pk, actor="bench", action="pool.member_added", obj=member, data={})
+        return member
+
+    setattr(pool_services, "add_member", add_member)  # noqa: B010 (replaced for this process only)
     prize = prizes.create_prize(
         network=network,
         code=f"{PRIZE}-{run}",
@@ -137,7 +159,7 @@ def provision(run: str, venues: int, rounds: int, pace: float) -> dict[str, Any]
     level = prize.pool.levels.get()
     split = money.split_contribution(PRICE * ROUND_CARDS, level.contribution_rate, level.reserve_rate)
     deadline = timezone.now() + timedelta(hours=2)
-    games = {}
+    games: dict[str, dict[str, Any]] = {}
     for code, strips, pace_s in ((SALES_GAME, SALES_STRIPS, 4.0), (DRAW_GAME, 1, pace)):
         game = central.create_game(
             network=network,
@@ -270,10 +292,8 @@ def children(pid: int) -> list[int]:
     """`pid` and its descendants (the Celery worker's pool processes)."""
     found = [pid]
     for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
+        with contextlib.suppress(OSError):
             found += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            pass
     return found[:1] + [p for c in found[1:] for p in children(c)]
 
 
@@ -508,10 +528,8 @@ class Venue:
                 if time.time() >= until:
                     return
                 self.wake.clear()
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.wake.wait(), timeout=max(0.01, until - time.time()))
-                except TimeoutError:
-                    pass
                 continue
             await self.send_pending(batch, record)
 
@@ -731,7 +749,8 @@ def print_timings(paths: list[Path]) -> None:
     for label, values in sorted(merged.items(), key=lambda kv: -sum(kv[1])):
         f = ms(values)
         print(
-            f"  {label:<44} n={f['n']:<7} total={sum(values):7.1f} s  p50={f['p50']:7.2f}  p99={f['p99']:7.2f}"
+            f"  {label:<44} n={f['n']:<7} total={sum(values):7.1f} s  "
+            f"p50={f['p50']:7.2f}  p99={f['p99']:7.2f}"
         )
 
 
@@ -823,7 +842,8 @@ def main() -> int:
         f"provisioned {args.venues} venues, {rounds} rounds, two network games in "
         f"{time.perf_counter() - t0:.0f} s; {args.web} web processes (HALL_DB_POOL={args.pool}), a worker "
         f"(concurrency {args.worker_concurrency}), {args.clients} client processes, windows of "
-        f"{args.window:g} s; load average {os.getloadavg()[0]:.1f} (the box is shared, {os.cpu_count()} cores)"
+        f"{args.window:g} s; load average {os.getloadavg()[0]:.1f} "
+        f"(the box is shared, {os.cpu_count()} cores)"
     )
     if args.lock:
         import fcntl
@@ -875,7 +895,8 @@ def main() -> int:
         ) -> tuple[list[dict[str, Any]], dict[str, float]]:
             la0 = os.getloadavg()[0]
             c0, pg0, w0 = cpu_seconds(pids()), postgres_cpu(dbname), time.time()
-            results = clients.run(command, share=share)  # type: ignore[union-attr]
+            assert clients is not None
+            results = clients.run(command, share=share)
             c1, pg1, w1 = cpu_seconds(pids()), postgres_cpu(dbname), time.time()
             load = {
                 "central_cores": (c1 - c0) / (w1 - w0),
@@ -969,7 +990,7 @@ def main() -> int:
 
         ping_thread = threading.Thread(target=pinger, daemon=True)
         ping_thread.start()
-        results, lag_load = measure(
+        results, _load = measure(
             "lag + draw",
             {
                 "phase": "facts",
@@ -999,7 +1020,9 @@ def main() -> int:
         from bingo.simultaneous.models import NetworkBall
 
         drawn = dict(NetworkBall.objects.filter(game_id=draw_game.pk).values_list("ordinal", "drawn_at"))
-        ball_lags, per_ball_max, missing = [], {}, 0
+        ball_lags: list[float] = []
+        per_ball_max: dict[int, float] = {}
+        missing = 0
         for ordinal, at in drawn.items():
             t = at.timestamp()
             for i in range(args.venues):
@@ -1013,7 +1036,8 @@ def main() -> int:
         ball = ms(ball_lags)
         ping = ms(ping_lags)
         print(
-            f"network draw: {len(drawn)} balls drawn by the worker every {args.pace:g} s during the lag phase, "
+            f"network draw: {len(drawn)} balls drawn by the worker every {args.pace:g} s "
+            "during the lag phase, "
             f"to {args.venues} venue sockets ({missing} ball frames missing)"
         )
         line("  ball drawn -> venue", ball)
@@ -1025,10 +1049,8 @@ def main() -> int:
         ok = check(hall, acked, refused) and missing == 0 and not any(k.startswith("http") for k in statuses)
     finally:
         if clients is not None:
-            try:
+            with contextlib.suppress(Exception):  # the clients are daemons: they end with us
                 clients.run({"phase": "quit"})
-            except Exception:  # noqa: BLE001  (the clients are daemons: they end with us)
-                pass
         for proc in procs:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
