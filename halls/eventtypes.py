@@ -39,6 +39,7 @@ class EventType(StrEnum):
     GAME_RESUMED = "game.resumed"
     GAME_CLOSED = "game.closed"
     GAME_VOIDED = "game.voided"
+    GAME_DEVICE_SWITCHED = "game.device_switched"
     SALES_SOLD = "sales.sold"
     SALES_RETURNED = "sales.returned"
     BALL_DRAWN = "ball.drawn"
@@ -141,6 +142,15 @@ class GamePaused(GameStep):
 
 class GameVoided(GameStep):
     message: str  # the caller's words for the hall; the reason goes to the staff stream
+
+
+class GameDeviceSwitched(GameStep):
+    """The draw goes on with another device (TB-31): the reason stays in the audit and the recall."""
+
+    device: str
+    kind: str
+    draw_source: str
+    at_ordinal: int
 
 
 class SalesTotals(TypedDict):
@@ -660,13 +670,16 @@ class TerminalStateChanged(TerminalHead):
 
 
 class NetworkPrizeMeter(TypedDict):
-    """The interconnected prize's meter as the central last sent it (IB-01): what a member room's screens
-    show ("Premio interconexionado"), and the max ball common to every hall."""
+    """A network prize's meter as the central last sent it: what a member room's screens and terminals
+    show, labelled by its kind: an interconnected prize ("Premio interconexionado", IB-01) with the max
+    ball common to every hall, or automatic bingo's Gran Línea / Gran Bingo (AB-05, AB-08) with the max
+    ball of the speciality's own Gran prize, if its table sets one (None: the first in the network wins)."""
 
     prize: str  # the prize's code in the network
+    kind: str  # bingo.network.models.PrizeKind: interconnected, gran_linea, gran_bingo
     name: str
     amount: Decimal  # whole cents, rounded down
-    max_ball: int
+    max_ball: int | None
     at: datetime  # when the central read it
 
 
@@ -698,6 +711,7 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.GAME_RESUMED: GameStep,
     EventType.GAME_CLOSED: GameStep,
     EventType.GAME_VOIDED: GameVoided,
+    EventType.GAME_DEVICE_SWITCHED: GameDeviceSwitched,
     EventType.SALES_SOLD: SalesChanged,
     EventType.SALES_RETURNED: SalesChanged,
     EventType.BALL_DRAWN: BallDrawn,
