@@ -7,7 +7,8 @@ are simulated by CLIENTS asyncio processes speaking the real protocol, each venu
 ``POST /api/link/messages/`` (its outbox in sequence, a batch of what is pending whenever the previous POST
 is answered, as ``manage.py run_link`` sends), ``GET /api/link/streams/<stream>/?after=N`` and the
 ``/ws/link/`` socket (held open by every venue for the whole run, a heartbeat every 10 s). A simulated
-venue keeps no database: the central is what is measured.
+venue keeps no database (a fact wakes its sender at once, where run_link polls its outbox every 0.2 s;
+its socket is reopened when it closes): the central is what is measured.
 
 Provisioned through the services: VENUES venues in one network with a credential each; an interconnected
 prize over all of them (10 % of a game's sales, max ball 40) with ROUNDS rounds open; network game
@@ -21,8 +22,9 @@ Phases, each WINDOW seconds:
 
 1. rate baseline: every venue sends ``GET /api/link/streams/venue.<id>/`` back to back (an authenticated
    link request that applies no message: the same stack, credential and contact, no inbox);
-2. rate: facts written at OFFERED messages/s in all (more than the central takes), each venue sending
-   what is pending whenever its previous POST is answered: the sustained accepted rate;
+2. rate: facts written at OFFERED messages/s in all (more than the central takes; a venue whose outbox
+   holds BACKLOG unsent messages writes none until it sends), each venue sending what is pending whenever
+   its previous POST is answered: the sustained accepted rate (the backlog is drained after the window);
 3. lag baseline: facts at LOAD x the accepted rate, each answered by a GET: fact -> answer;
 4. lag: facts at the same schedule as 3, sent as messages: fact (the message's creation) -> the central's
    answer naming it accepted. Its contribution is then in the prize's meter: the pool row is written in
@@ -37,7 +39,7 @@ holds each message once; every sale report is one ReportedSale, every contributi
 no message refused. The web processes time the accept path's parts and report them at the end.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/hall_bench300_net REDIS_URL=redis://127.0.0.1:6379/3 \\
-        flock /tmp/hall-bench.lock .venv/bin/python bench/network.py --fresh
+        .venv/bin/python bench/network.py --fresh --window 10 --lock /tmp/hall-bench.lock
     .venv/bin/python bench/network.py --fresh --quick     # 60 venues, 5 s windows
 
 The last line sums it up: ``venues=… accepted_msg_per_s=… baseline_req_per_s=… lag_p50_ms=… lag_p99_ms=…
@@ -63,6 +65,9 @@ from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+
+from websockets.asyncio.client import connect
+from websockets.exceptions import WebSocketException
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -410,6 +415,7 @@ class Venue:
         self.requests = 0
         self.frames: list[tuple[str, Any, float]] = []  # ("ball", ordinal, t) / ("ping", (id, sent), t)
         self.socket_open = False
+        self.reconnects = 0
 
     # the outbox ---------------------------------------------------------------------------------------
 
@@ -536,8 +542,15 @@ class Venue:
     # the socket ---------------------------------------------------------------------------------------
 
     async def follow(self, url: str, stop: asyncio.Event) -> None:
-        from websockets.asyncio.client import connect
+        """The venue's socket, reopened when it closes (as run_link's follower; counted)."""
+        while not stop.is_set():
+            try:
+                await self._follow_once(url, stop)
+            except (OSError, TimeoutError, WebSocketException):
+                self.reconnects += 1
+                await asyncio.sleep(0.5)
 
+    async def _follow_once(self, url: str, stop: asyncio.Event) -> None:
         async with connect(url, additional_headers={"Authorization": self.v["auth"]}, max_size=2**22) as ws:
             self.socket_open = True
             beat = asyncio.get_running_loop().time() + HEARTBEAT_SECONDS * random.random()
@@ -595,7 +608,7 @@ def client_process(conn: Any, hall: dict[str, Any], mine: list[int], ports: list
             elif name == "facts":
                 conn.send(await _facts(venues, command))
             elif name == "frames":
-                conn.send({v.v["i"]: v.frames for v in venues})
+                conn.send({v.v["i"]: v.frames for v in venues} | {-1: sum(v.reconnects for v in venues)})
 
     asyncio.run(run())
 
@@ -1015,7 +1028,9 @@ def main() -> int:
             acked.update({int(k): v for k, v in r["acked"].items()})
         time.sleep(max(1.0, args.pace))
         frames: dict[int, list[Any]] = {}
+        reconnects = 0
         for r in clients.run({"phase": "frames"}):
+            reconnects += int(r.pop(-1))  # type: ignore[call-overload]
             frames.update({int(k): v for k, v in r.items()})
         from bingo.simultaneous.models import NetworkBall
 
@@ -1038,7 +1053,8 @@ def main() -> int:
         print(
             f"network draw: {len(drawn)} balls drawn by the worker every {args.pace:g} s "
             "during the lag phase, "
-            f"to {args.venues} venue sockets ({missing} ball frames missing)"
+            f"to {args.venues} venue sockets ({missing} ball frames missing; sockets reopened in the run: "
+            f"{reconnects})"
         )
         line("  ball drawn -> venue", ball)
         line("  baseline: bare push", ping, f"  ({len(pinged)} pushes)")
