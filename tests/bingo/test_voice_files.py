@@ -37,7 +37,9 @@ def duration(path: Path) -> float:
         return wav.getnframes() / wav.getframerate()
 
 
-def test_the_ball_45_clip_is_a_wav_generated_from_el_cuarenta_y_cinco(voice_dir: Path, tmp_path: Path) -> None:
+def test_the_ball_45_clip_is_a_wav_generated_from_el_cuarenta_y_cinco(
+    voice_dir: Path, tmp_path: Path
+) -> None:
     path = clip_file(voice_dir, voice.ball_clip(45))
     assert path is not None and path.is_file()
     assert 0.5 < duration(path) < 5  # a spoken phrase, not an empty header
@@ -85,7 +87,12 @@ def test_a_clip_is_served_as_the_file_and_nothing_else_is(voice_dir: Path) -> No
     assert response.status_code == 200
     assert response["Content-Type"] == "audio/wav"
     assert b"".join(response.streaming_content) == (voice_dir / "ball-45.wav").read_bytes()
-    for bad in ("/voice/ball-91.wav", "/voice/manifest.wav", "/voice/..%2Fmanifest.json.wav", "/voice/.lock.wav"):
+    for bad in (
+        "/voice/ball-91.wav",
+        "/voice/manifest.wav",
+        "/voice/..%2Fmanifest.json.wav",
+        "/voice/.lock.wav",
+    ):
         assert client.get(bad).status_code == 404, bad
 
 

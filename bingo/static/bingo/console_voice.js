@@ -31,7 +31,7 @@
   }
 
   function send(change) {
-    return api.post(url, change).then(show).catch(function (err) {
+    return api.post(url, change).then(function (reply) { show(reply.data); }).catch(function (err) {
       global.HallUi.report($("page-msg"), err);
     });
   }

@@ -23,6 +23,7 @@
 
   var state = {screen: null, audio_screen: null, muted: false, volume: 80};
   var unlocked = false;
+  var probing = false;    // the probe below has not answered yet
   var queue = [];
   var player = null;      // the Audio element playing now, or null
   var log = [];
@@ -54,7 +55,6 @@
     var badge = doc.getElementById("voice-badge");
     if (badge) {
       badge.hidden = !isAudioScreen();
-      badge.textContent = state.muted ? "\uD83D\uDD07" : "\uD83D\uDD0A";  // 🔇 / 🔊
       badge.title = state.muted ? gettext("Voice muted") : gettext("Voice on");
     }
   }
@@ -119,7 +119,6 @@
   }
 
   /* May this page play sound without a gesture? A muted play of nothing tells (no sound is made). */
-  var probing = false;
   function probe() {
     if (probing || unlocked) { return; }
     probing = true;
@@ -166,7 +165,9 @@
   var api = {
     say: say,
     apply: apply,
-    state: function () { return Object.assign({unlocked: unlocked, audio: isAudioScreen()}, state); },
+    state: function () {
+      return Object.assign({unlocked: unlocked, probing: probing, audio: isAudioScreen()}, state);
+    },
     remembered: remembered,
     log: log
   };
