@@ -59,7 +59,7 @@ from halls.serializers import error_responses
 
 def _game(request: Request, game_id: int, *roles: str) -> Game:
     return access.get_for_user(
-        Game.objects.select_related("room__venue", "ball_set"),
+        Game.objects.select_related("room__venue", "ball_set", "draw_device"),
         request.user,
         *roles,
         venue_path="room.venue_id",

@@ -17,7 +17,12 @@ from halls.models import GameSession, Room, Venue, append_only
 
 
 class BallSet(models.Model):
-    """A homologated set of 90 balls with the colour of each number (TB-05, TB-06, R-06)."""
+    """A homologated set of 90 balls with the colour of each number (TB-05, TB-06, R-06).
+
+    Only bingo.services.ballsets writes it: its games are counted when each game ends (R-06), and at
+    ``certified_games`` (the manufacturer's number, TB-07) the console and the setup page warn that it must
+    be replaced. A set replaced whole is retired (``retired_at``) and chosen for no new game.
+    """
 
     venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="ball_sets")
     name = models.CharField(max_length=80)
@@ -25,6 +30,14 @@ class BallSet(models.Model):
     colours = models.JSONField()
     certified_games = models.PositiveIntegerField(default=10_000)
     games_played = models.PositiveIntegerField(default=0)
+    manufacturer = models.CharField(max_length=120, blank=True)
+    homologation_ref = models.CharField(max_length=120, blank=True)
+    created_at = models.DateTimeField(null=True, blank=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
+    # The set that replaced this one whole (BallSetEvent kind "set_replaced").
+    replaced_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaces"
+    )
 
     class Meta:
         constraints = [
@@ -36,6 +49,75 @@ class BallSet(models.Model):
 
     def colour_of(self, number: int) -> str:
         return str(self.colours.get(str(number), ""))
+
+    @property
+    def at_limit(self) -> bool:
+        """The manufacturer's number of games is reached: the set must be replaced (TB-07)."""
+        return self.games_played >= self.certified_games
+
+    @property
+    def games_left(self) -> int:
+        return max(self.certified_games - self.games_played, 0)
+
+
+class BallSetEventKind(models.TextChoices):
+    INCIDENT = "incident", _("Incident")
+    BALLS_REPLACED = "balls_replaced", _("Balls replaced")
+    SET_REPLACED = "set_replaced", _("Set replaced")
+
+
+class BallSetEvent(models.Model):
+    """What happened to a ball set (R-06): a condition incident (a ball chipped, faded, the wrong weight),
+    balls replaced, or the whole set replaced by another. Append-only, with who and when."""
+
+    ball_set = models.ForeignKey(BallSet, on_delete=models.PROTECT, related_name="events")
+    kind = models.CharField(max_length=16, choices=BallSetEventKind.choices)
+    # The ball numbers concerned (none: the set as a whole).
+    balls = models.JSONField(default=list, blank=True)
+    note = models.TextField()
+    game = models.ForeignKey("Game", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    replacement = models.ForeignKey(
+        BallSet, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    games_played = models.PositiveIntegerField()  # the set's count when it happened
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    recorded_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["pk"]
+        triggers = [append_only()]
+
+
+class DrawDeviceKind(models.TextChoices):
+    """TB-30: a pneumatic or air-turbine blower (its balls read by the reader and entered), or the RNG."""
+
+    PNEUMATIC = "pneumatic", _("Pneumatic blower")
+    TURBINE = "turbine", _("Air-turbine blower")
+    RNG = "rng", _("RNG (CSPRNG)")
+
+
+class DrawDevice(models.Model):
+    """A room's ball-drawing device (TB-30) or its reserve (TB-31), written by bingo.services.devices."""
+
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="draw_devices")
+    name = models.CharField(max_length=80)
+    kind = models.CharField(max_length=10, choices=DrawDeviceKind.choices)
+    reserve = models.BooleanField(default=False)
+    homologation_ref = models.CharField(max_length=120, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["room", "name"], name="draw_device_name_unique_in_room")
+        ]
+        ordering = ["room_id", "reserve", "pk"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def draw_source(self) -> str:
+        return DrawSource.RNG if self.kind == DrawDeviceKind.RNG else DrawSource.MANUAL
 
 
 class CardSeries(models.Model):
@@ -131,6 +213,10 @@ class Game(FSMModelMixin, models.Model):
     pace_seconds = models.DecimalField(max_digits=5, decimal_places=2)
     ball_set = models.ForeignKey(
         BallSet, null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+    )
+    # The device drawing the balls now (a reserve after a switch, DeviceSwitch); None: not recorded.
+    draw_device = models.ForeignKey(
+        DrawDevice, null=True, blank=True, on_delete=models.PROTECT, related_name="games"
     )
     line_percent = models.DecimalField(max_digits=5, decimal_places=2)
     bingo_percent = models.DecimalField(max_digits=5, decimal_places=2)
@@ -337,6 +423,27 @@ class BallCorrection(models.Model):
                 condition=~Q(old_number=F("new_number")), name="ball_correction_changes_the_number"
             ),
         ]
+        ordering = ["pk"]
+        triggers = [append_only()]
+
+
+class DeviceSwitch(models.Model):
+    """The caller moved a game's draw to another device mid-game (TB-31, TB-46): who, when, after which
+    ball, why. The balls already drawn stay as they are; the next one is ordinal ``at_ordinal + 1``."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="device_switches")
+    from_device = models.ForeignKey(
+        DrawDevice, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    to_device = models.ForeignKey(DrawDevice, on_delete=models.PROTECT, related_name="+")
+    from_source = models.CharField(max_length=6, choices=DrawSource.choices)
+    to_source = models.CharField(max_length=6, choices=DrawSource.choices)
+    at_ordinal = models.PositiveSmallIntegerField()  # balls drawn before the switch
+    reason = models.TextField()
+    switched_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    switched_at = models.DateTimeField()
+
+    class Meta:
         ordering = ["pk"]
         triggers = [append_only()]
 

@@ -451,6 +451,46 @@ class UnclaimedSerializer(serializers.Serializer[Any]):
     bingo_count = serializers.IntegerField()
 
 
+class BallSetUsageSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    games_played = serializers.IntegerField()
+    certified_games = serializers.IntegerField(help_text="The manufacturer's number of games (TB-07).")
+    games_left = serializers.IntegerField()
+    at_limit = serializers.BooleanField(help_text="The set must be replaced (TB-07).")
+    retired = serializers.BooleanField()
+    colours = serializers.ListField(child=serializers.CharField())
+
+
+class DrawDeviceRefSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+
+
+class DeviceSwitchSerializer(serializers.Serializer[Any]):
+    at_ordinal = serializers.IntegerField(help_text="Balls drawn before the switch.")
+    from_device = serializers.CharField(allow_null=True)
+    to_device = serializers.CharField()
+    to_kind = serializers.CharField()
+    from_source = serializers.CharField()
+    to_source = serializers.CharField()
+    reason = serializers.CharField()
+    switched_by = serializers.CharField()
+    switched_at = serializers.DateTimeField()
+
+
+class BallSetEventSerializer(serializers.Serializer[Any]):
+    kind = serializers.CharField()
+    balls = serializers.ListField(child=serializers.IntegerField())
+    note = serializers.CharField()
+    game = serializers.IntegerField(allow_null=True)
+    replacement = serializers.IntegerField(allow_null=True)
+    games_played = serializers.IntegerField()
+    recorded_by = serializers.CharField()
+    recorded_at = serializers.DateTimeField()
+
+
 class GameSummarySerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     number = serializers.IntegerField()
@@ -471,6 +511,12 @@ class GameSummarySerializer(serializers.Serializer[Any]):
     )
     void_reason = serializers.CharField(allow_blank=True, help_text=_("Internal: staff only."))
     void_message = serializers.CharField(allow_blank=True, help_text=_("What the hall's screens say."))
+    ball_set = BallSetUsageSerializer(
+        allow_null=True, required=False, help_text="The game's ball set and its count (staff only)."
+    )
+    draw_device = DrawDeviceRefSerializer(
+        allow_null=True, required=False, help_text="The device drawing the balls now (staff only)."
+    )
 
 
 class GameViewSerializer(GameSummarySerializer):
@@ -557,6 +603,10 @@ class GameRecallSerializer(GameSummarySerializer):
     sale_operations = RecallSaleSerializer(many=True)
     claims = ClaimRowSerializer(many=True)
     ball_corrections = BallCorrectionSerializer(many=True)
+    device_switches = DeviceSwitchSerializer(many=True, help_text="Draws moved to another device (TB-31).")
+    ball_set_events = BallSetEventSerializer(
+        many=True, help_text="The ball set's incidents and replacements while the game was on (R-06)."
+    )
     payouts = RecallPayoutSerializer(many=True)
 
 

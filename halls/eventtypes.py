@@ -40,6 +40,7 @@ class EventType(StrEnum):
     GAME_RESUMED = "game.resumed"
     GAME_CLOSED = "game.closed"
     GAME_VOIDED = "game.voided"
+    GAME_DEVICE_SWITCHED = "game.device_switched"
     SALES_SOLD = "sales.sold"
     SALES_RETURNED = "sales.returned"
     BALL_DRAWN = "ball.drawn"
@@ -164,6 +165,15 @@ class GamePaused(GameStep):
 
 class GameVoided(GameStep):
     message: str  # the caller's words for the hall; the reason goes to the staff stream
+
+
+class GameDeviceSwitched(GameStep):
+    """The draw goes on with another device (TB-31): the reason stays in the audit and the recall."""
+
+    device: str
+    kind: str
+    draw_source: str
+    at_ordinal: int
 
 
 class SalesTotals(TypedDict):
@@ -722,6 +732,7 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.GAME_RESUMED: GameStep,
     EventType.GAME_CLOSED: GameStep,
     EventType.GAME_VOIDED: GameVoided,
+    EventType.GAME_DEVICE_SWITCHED: GameDeviceSwitched,
     EventType.SALES_SOLD: SalesChanged,
     EventType.SALES_RETURNED: SalesChanged,
     EventType.BALL_DRAWN: BallDrawn,

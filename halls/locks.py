@@ -37,6 +37,7 @@ class Rank(IntEnum):
     # electronic.ElectronicGame: FOR UPDATE by the close and every ball step; FOR SHARE by a purchase
     EGAME = 32
     TERMINAL = 34  # electronic.Terminal: its state (verification, service), its messages
+    BALL_SET = 36  # bingo.BallSet: an incident, a replacement (after the game that names it)
     PROGRAM = 40  # bingo.PrizeProgram and bingo.RoomBolsa rows: a program's or the Bolsa's change
     TABLE = 50  # jackpots.tables.CasinoTable: every write about a table and its hands
     HAND = 60  # jackpots.tables.Hand, after its table

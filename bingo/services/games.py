@@ -15,7 +15,7 @@ from bingo import voice as spoken
 from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.models import BallSet, CardSeries, DrawSource, Game, GameState, SoldCard
 from bingo.prizes import prize_from_sales
-from bingo.services import console, detection, draw
+from bingo.services import ballsets, console, detection, devices, draw
 from bingo.services.common import record, step, transition
 from bingo.services.locks import lock_game
 from bingo.services.programs import clock as program_clock
@@ -54,6 +54,11 @@ def create_game(
         )
     if ball_set is not None and ball_set.venue_id != room.venue_id:
         raise InvalidInput(_("The ball set belongs to another venue."), code="bad_ball_set")
+    if ball_set is not None and ball_set.retired_at is not None:
+        raise Conflict(
+            _("Ball set %(name)s was replaced: it is no longer in use.") % {"name": ball_set.name},
+            code="ball_set_retired",
+        )
     if pace_seconds is not None and pace_seconds < Decimal("0.05"):
         raise InvalidInput(_("The pace between balls is at least 0.05 s."), code="bad_pace")
     try:
@@ -75,7 +80,8 @@ def create_game(
                 number=number,
                 draw_source=draw_source,
                 pace_seconds=pace_seconds or room.ball_pace_seconds,
-                ball_set=ball_set or venue.ball_sets.order_by("pk").first(),
+                ball_set=ball_set or ballsets.default_for(venue),
+                draw_device=devices.main_device(room, draw_source),
                 line_percent=venue.line_percent,
                 bingo_percent=venue.bingo_percent,
                 created_at=timezone.now(),

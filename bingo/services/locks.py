@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import connection
 from django.db.models import OuterRef
 
-from bingo.models import Ball, Game, PrizeProgram, RoomBolsa
+from bingo.models import Ball, BallSet, Game, PrizeProgram, RoomBolsa
 from halls.locks import Rank, take
 
 
@@ -38,3 +38,9 @@ def lock_bolsa(room_id: int) -> RoomBolsa | None:
     """The room's Bolsa Acumulada FOR UPDATE (after its room), or None."""
     take(Rank.PROGRAM, ("bolsa", room_id))
     return RoomBolsa.objects.select_for_update(of=("self",)).filter(room_id=room_id).first()
+
+
+def lock_ball_set(ball_set_id: int) -> BallSet:
+    """A ball set FOR UPDATE (after the game that names it, if any)."""
+    take(Rank.BALL_SET, ball_set_id)
+    return BallSet.objects.select_for_update(of=("self",)).select_related("venue").get(pk=ball_set_id)

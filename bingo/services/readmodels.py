@@ -15,7 +15,9 @@ from bingo.models import (
     Award,
     Ball,
     BallCorrection,
+    BallSetEvent,
     Claim,
+    DeviceSwitch,
     Game,
     GameProgram,
     GameState,
@@ -24,6 +26,7 @@ from bingo.models import (
     SaleOperation,
     SoldCard,
 )
+from bingo.services import ballsets, devices
 from bingo.services import claims as claim_services
 from bingo.services.programs.readmodels import game_programs, screen_programs
 from bingo.services.sales import sales_totals
@@ -109,13 +112,52 @@ def game_summary(game: Game, *, public: bool = False) -> dict[str, Any]:
         # The accumulated prizes in play: amounts and max balls before the first ball, then the awards.
         "programs": game_programs(game),
         "void_message": game.void_message,
-        **({} if public else {"void_reason": game.void_reason}),
+        **({} if public else {"void_reason": game.void_reason, **_equipment(game)}),
+    }
+
+
+def _equipment(game: Game) -> dict[str, Any]:
+    """The ball set (its count against the manufacturer's limit, R-06) and the drawing device (TB-30)."""
+    device = game.draw_device
+    return {
+        "ball_set": ballsets.usage(game.ball_set),
+        "draw_device": None
+        if device is None
+        else {"id": device.pk, "name": device.name, "kind": device.kind},
+    }
+
+
+def _switches(game: Game) -> list[dict[str, Any]]:
+    rows = DeviceSwitch.objects.filter(game=game).select_related("from_device", "to_device", "switched_by")
+    return [devices.switch_view(s) for s in rows.order_by("pk")]
+
+
+def _ball_set_events(game: Game) -> list[dict[str, Any]]:
+    """What happened to the game's ball set while the game was on: its incidents, balls replaced."""
+    if game.ball_set_id is None:
+        return []
+    rows = BallSetEvent.objects.filter(ball_set_id=game.ball_set_id).select_related("recorded_by")
+    start, end = game.created_at, game.closed_at
+    rows = rows.filter(Q(game=game) | Q(recorded_at__gte=start, **({"recorded_at__lte": end} if end else {})))
+    return [ball_set_event_view(e) for e in rows.order_by("pk")]
+
+
+def ball_set_event_view(event: BallSetEvent) -> dict[str, Any]:
+    return {
+        "kind": event.kind,
+        "balls": event.balls,
+        "note": event.note,
+        "game": event.game_id,
+        "replacement": event.replacement_id,
+        "games_played": event.games_played,
+        "recorded_by": event.recorded_by.get_username(),
+        "recorded_at": event.recorded_at,
     }
 
 
 def current_game(room: Room) -> Game | None:
     """The room's game in play, else its most recent one (so a screen keeps the result up)."""
-    games = Game.objects.filter(room=room).select_related("ball_set", "room")
+    games = Game.objects.filter(room=room).select_related("ball_set", "room", "draw_device")
     live = games.exclude(state__in=[GameState.CLOSED, GameState.VOID]).order_by("-pk").first()
     return live or games.order_by("-pk").first()
 
@@ -224,6 +266,8 @@ def game_recall(game: Game) -> dict[str, Any]:
         ],
         "claims": [_claim(c) for c in Claim.objects.filter(game=game).select_related("series", "claimed_by")],
         "ball_corrections": _corrections(game),
+        "device_switches": _switches(game),
+        "ball_set_events": _ball_set_events(game),
         "payouts": _payouts(game),
     }
 

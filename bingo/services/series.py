@@ -13,9 +13,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bingo import cardgen
-from bingo.balls import colour_problems, default_colours
 from bingo.cards import CardGrid, security_codes
 from bingo.models import BallSet, Card, CardSeries
+from bingo.services import ballsets
 from halls.errors import Conflict, InvalidInput
 from halls.models import Venue
 from halls.services import audit
@@ -146,19 +146,5 @@ def master_card(series: CardSeries, serial: int) -> CardGrid:
 def create_ball_set(
     *, venue: Venue, name: str, actor: User, colours: dict[str, str] | None = None
 ) -> BallSet:
-    colours = colours or default_colours()
-    problems = colour_problems(colours)
-    if problems:
-        raise InvalidInput("Bad ball set: " + "; ".join(problems) + ".", code="bad_ball_set")
-    try:
-        with transaction.atomic():
-            ball_set = BallSet.objects.create(venue=venue, name=name, colours=colours)
-            audit.record(
-                venue_id=venue.pk, actor=actor, action="ball_set.created", obj=ball_set, data=colours
-            )
-    except IntegrityError as exc:
-        raise Conflict(
-            _("Venue %(name)s already has a ball set %(name2)s.") % {"name": venue.name, "name2": name},
-            code="ball_set_exists",
-        ) from exc
-    return ball_set
+    """A ball set with its colours (bingo.services.ballsets.register_ball_set, kept for its callers)."""
+    return ballsets.register_ball_set(venue=venue, name=name, actor=actor, colours=colours)
