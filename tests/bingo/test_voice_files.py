@@ -86,7 +86,7 @@ def test_a_clip_is_served_as_the_file_and_nothing_else_is(voice_dir: Path) -> No
     response = client.get("/voice/ball-45.wav")
     assert response.status_code == 200
     assert response["Content-Type"] == "audio/wav"
-    assert b"".join(response.streaming_content) == (voice_dir / "ball-45.wav").read_bytes()
+    assert response.getvalue() == (voice_dir / "ball-45.wav").read_bytes()
     for bad in (
         "/voice/ball-91.wav",
         "/voice/manifest.wav",
