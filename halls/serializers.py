@@ -177,5 +177,8 @@ class RoomVoiceSerializer(serializers.Serializer[Any]):
 
 class AudioScreenSerializer(serializers.Serializer[Any]):
     screen = serializers.IntegerField(
-        allow_null=True, help_text="The room's screen that plays the voice; null: none."
+        min_value=1,
+        max_value=2**63 - 1,
+        allow_null=True,
+        help_text="The room's screen that plays the voice; null: none.",
     )
