@@ -128,3 +128,22 @@ def test_the_snapshot_tells_a_screen_whether_it_plays_the_voice(
         "volume": 80,
     }
     assert other["screen"] == second_screen.pk and other["audio_screen"] == screen.pk
+
+
+def test_the_admin_chooses_the_audio_screen_through_the_service(
+    room: Room, screen: Screen, second_screen: Screen, operator: User
+) -> None:
+    operator.is_staff = operator.is_superuser = True
+    operator.save()
+    client = Client()
+    client.force_login(operator)
+    answer = client.post(
+        "/admin/halls/screen/",
+        {"action": "make_audio_screen", "_selected_action": [second_screen.pk]},
+        follow=True,
+    )
+    assert answer.status_code == 200
+    assert list(Screen.objects.filter(plays_audio=True)) == [second_screen]
+    entry = AuditEntry.objects.get(action="room.audio_screen_chosen")
+    assert entry.actor == operator
+    assert entry.data == {"old": None, "new": second_screen.pk}
