@@ -2,6 +2,8 @@
 #
 #   make venv       create .venv (Python 3.11) and install requirements-dev.txt
 #   make demo       migrate, seed, start worker + beat and serve on $PORT (embedded unless REDIS_URL is set)
+#   make demo-network  a central ($PORT) and two venues (the next two ports), embedded, linked, playing network
+#                   games by themselves
 #   make test       ruff, ruff format --check, import-linter, mypy, pytest against PostgreSQL + Redis, then on
 #                   SQLite (embedded)
 #   make test-sqlite  only the second run: the embedded hall (SQLite, in-memory broker and layer)
@@ -29,7 +31,7 @@ export PORT
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/hall
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: help venv demo test test-sqlite bench browser voice lint typecheck fmt messages worker beat broadcaster serve services check-services clean
+.PHONY: help venv demo demo-network test test-sqlite bench browser voice lint typecheck fmt messages worker beat broadcaster serve services check-services clean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -63,6 +65,9 @@ $(STAMP): $(REQS) | $(PY)
 demo: venv
 	$(MAKE) voice || echo "warning: no caller's voice (make voice failed); the demo plays without sound" >&2
 	$(PY) manage.py demo
+
+demo-network: venv
+	$(PY) manage.py demo_network
 
 worker: venv
 	$(BIN)/celery -A config worker -Q draws,celery -l info

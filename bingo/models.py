@@ -713,3 +713,76 @@ class ScheduledNotice(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["program", "operating_day", "hour"], name="scheduled_notice_once")
         ]
+
+
+# --- paper cards: the stock of a series and the register of cards printed for each game (TB-21..24, R-04) --
+
+
+class StockState(models.TextChoices):
+    RECEIVED = "received", _("Received")
+    IN_STOCK = "in_stock", _("In stock")
+    ISSUED = "issued", _("Issued to a game")
+    RETURNED = "returned", _("Returned")
+    DESTROYED = "destroyed", _("Destroyed")
+
+
+class PaperStock(models.Model):
+    """Where the paper of a series is: received from the printer or the authority, in the store, issued to a
+    game, returned from it, destroyed. Changed only by bingo.services.paper, each change a StockMovement."""
+
+    series = models.OneToOneField(CardSeries, on_delete=models.PROTECT, related_name="stock")
+    state = models.CharField(max_length=10, choices=StockState.choices, default=StockState.RECEIVED)
+    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    reference = models.CharField(max_length=120, blank=True)  # delivery note, authority's reference
+    updated_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.series.code}: {self.state}"
+
+
+class StockMovement(models.Model):
+    """One change of a series' paper stock (append-only): from which state to which, who, when, why."""
+
+    series = models.ForeignKey(CardSeries, on_delete=models.PROTECT, related_name="stock_movements")
+    # "" when the stock is first recorded
+    from_state = models.CharField(max_length=10, choices=StockState.choices, blank=True)
+    to_state = models.CharField(max_length=10, choices=StockState.choices)
+    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    note = models.CharField(max_length=200, blank=True)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["pk"]
+        triggers = [append_only()]
+
+
+class PrintMedium(models.TextChoices):
+    HALL = "hall", _("Printed in the hall (sheets of strips)")
+    TABLE = "table", _("Printed at the table (ticket)")
+
+
+class PrintedCards(models.Model):
+    """The register of cards printed for a game (R-04): one row per print, a contiguous range of a series;
+    a reprint is a row of its own (append-only)."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="printed_cards")
+    series = models.ForeignKey(CardSeries, on_delete=models.PROTECT, related_name="printed")
+    first_serial = models.PositiveIntegerField()
+    last_serial = models.PositiveIntegerField()
+    cards = models.PositiveIntegerField()
+    medium = models.CharField(max_length=5, choices=PrintMedium.choices)
+    # The sale a table print is for (the player's purchase); empty for sheets printed in the hall.
+    sale = models.ForeignKey(SaleOperation, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    sha256 = models.CharField(max_length=64)
+    printed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    printed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(first_serial__lte=F("last_serial")), name="printed_range_ordered"
+            ),
+        ]
+        ordering = ["pk"]
+        triggers = [append_only()]

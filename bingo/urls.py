@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from bingo import views
+from bingo import paper_views, views
 
 app_name = "bingo"
 
@@ -12,4 +12,8 @@ urlpatterns = [
     path("console/rooms/<int:room_id>/", views.console_room, name="console-room"),
     path("cashier/", views.cashier, name="cashier"),
     path("voice/<str:key>.wav", views.voice_clip, name="voice-clip"),
+    path("paper/", paper_views.paper_page, name="paper"),
+    path("paper/games/<int:game_id>/", paper_views.register_page, name="paper-register"),
+    # What a paper card's QR code opens (public; short, so the code stays small).
+    path("c/<int:series_id>/<int:serial>/<str:code>/", paper_views.card_check, name="card-check"),
 ]

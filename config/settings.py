@@ -285,6 +285,7 @@ SPECTACULAR_SETTINGS = {
         # The names bingo's had before the cashier's came, kept for the API's clients.
         "KindEnum": "bingo.models.ClaimKind",
         "StateEnum": "bingo.models.GameState",
+        "PaperStockStateEnum": "bingo.models.StockState",
     },
 }
 

@@ -23,3 +23,14 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
 }
 # The casino tables play hands by themselves (demo.tables); `manage.py demo` turns it on.
 TABLE_AUTOPLAY = env.bool("HALL_DEMO_TABLE_AUTOPLAY", default=False)
+# This installation is a node of the network demo (`manage.py demo_network` sets it for its processes), and
+# how long each of its simultaneous games is on sale.
+NETWORK = env.bool("HALL_DEMO_NETWORK", default=False)
+NETWORK_SALES_SECONDS = env.float("HALL_DEMO_NETWORK_SALES_SECONDS", default=20.0)
+if NETWORK:
+    # One step of the network demo's central or venue (demo.network).
+    BEAT_SCHEDULE["demo-network"] = {
+        "task": "demo.tasks.autoplay_network",
+        "schedule": env.float("HALL_DEMO_NETWORK_TICK_SECONDS", default=1.0),
+        "options": {"expires": 2.0},
+    }

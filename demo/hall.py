@@ -77,20 +77,28 @@ class DemoHall:
     page_devices: list[tuple[int, str]] = field(default_factory=list)
 
 
-def seed_hall() -> DemoHall:
+def seed_hall(
+    *,
+    name: str = VENUE_NAME,
+    licence: str = VENUE_LICENCE,
+    self_playing: bool = True,
+    pace: Decimal = AUTOPLAY_PACE,
+) -> DemoHall:
+    """The venue `licence` (created as `name` when missing), its staff, rooms and screens. `self_playing`:
+    "Sala Principal" plays by itself from the start (the network demo turns it on later, demo.network)."""
     with transaction.atomic():
-        hall = _seed_hall()
+        hall = _seed_hall(name, licence, self_playing, pace)
     robot_shift(hall.venue)  # the self-playing room's sales are cash in its robot cashier's drawer
     # The people's till: the demo's cashier opens a shift there (the robots' tills are taken).
     Till.objects.get_or_create(venue=hall.venue, name="Caja 1")
     return hall
 
 
-def _seed_hall() -> DemoHall:
+def _seed_hall(name: str, licence: str, self_playing: bool, pace: Decimal) -> DemoHall:
     venue, created = Venue.objects.get_or_create(
-        licence_number=VENUE_LICENCE,
+        licence_number=licence,
         defaults={
-            "name": VENUE_NAME,
+            "name": name,
             "jurisdiction": Jurisdiction.ML,
             "hall_category": HallCategory.FIRST,
             "time_zone": "Africa/Ceuta",
@@ -108,7 +116,7 @@ def _seed_hall() -> DemoHall:
         credentials[username] = password
 
     rooms = {
-        AUTOPLAY_ROOM: _room(venue, AUTOPLAY_ROOM, autoplay=True, pace=AUTOPLAY_PACE),
+        AUTOPLAY_ROOM: _room(venue, AUTOPLAY_ROOM, autoplay=self_playing, pace=pace),
         MANUAL_ROOM: _room(venue, MANUAL_ROOM, autoplay=False, pace=Decimal("4")),
     }
     screens = [_screen(rooms[room_name], name) for room_name, names in SCREENS.items() for name in names]
@@ -118,7 +126,7 @@ def _seed_hall() -> DemoHall:
         screens=screens,
         operator=users["operator"],
         credentials=credentials,
-        self_playing={rooms[AUTOPLAY_ROOM].pk},
+        self_playing={rooms[AUTOPLAY_ROOM].pk} if self_playing else set(),
     )
 
 

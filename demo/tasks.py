@@ -7,7 +7,7 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from demo import autoplay, tables
+from demo import autoplay, network, tables
 from demo.actors import autoplay_actor
 from halls.errors import DomainError
 
@@ -34,3 +34,13 @@ def autoplay_tables() -> list[str]:
         except Exception:  # one table's failure must not stop the others
             log.exception("autoplay failed at %s", table)
     return done
+
+
+@shared_task(ignore_result=True)
+def autoplay_network() -> list[str]:
+    """One step of this installation's part of the network demo (demo.network); a no-op elsewhere."""
+    try:
+        return network.tick()
+    except DomainError as exc:  # e.g. a step the product refused now: the next tick starts from the state
+        log.info("network autoplay skipped: %s", exc)
+        return []

@@ -65,6 +65,8 @@ NOUNS = {
     "room": gettext_lazy("room"),
     "series": gettext_lazy("series"),
     "session": gettext_lazy("session"),
+    "speciality": gettext_lazy("speciality"),
+    "speciality membership": gettext_lazy("speciality's network prize"),
     "table": gettext_lazy("table"),
     "venue": gettext_lazy("venue"),
 }

@@ -693,13 +693,16 @@ class TerminalStateChanged(TerminalHead):
 
 
 class NetworkPrizeMeter(TypedDict):
-    """The interconnected prize's meter as the central last sent it (IB-01): what a member room's screens
-    show ("Premio interconexionado"), and the max ball common to every hall."""
+    """A network prize's meter as the central last sent it: what a member room's screens and terminals
+    show, labelled by its kind: an interconnected prize ("Premio interconexionado", IB-01) with the max
+    ball common to every hall, or automatic bingo's Gran Línea / Gran Bingo (AB-05, AB-08) with the max
+    ball of the speciality's own Gran prize, if its table sets one (None: the first in the network wins)."""
 
     prize: str  # the prize's code in the network
+    kind: str  # bingo.network.models.PrizeKind: interconnected, gran_linea, gran_bingo
     name: str
     amount: Decimal  # whole cents, rounded down
-    max_ball: int
+    max_ball: int | None
     at: datetime  # when the central read it
 
 

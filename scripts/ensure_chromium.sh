@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Make sure Debian's chromium (and a font, or pages render as boxes) is installed for the Playwright
 # tests, which launch it with executable_path=/usr/bin/chromium (`playwright install` cannot download
-# browsers here), and gettext, whose msgfmt/xgettext the catalogue tests run. Installs with apt-get when
+# browsers here), gettext, whose msgfmt/xgettext the catalogue tests run, and poppler-utils and zbar-tools
+# (pdftoppm, zbarimg) for the printed-card tests. Installs with apt-get when
 # root; otherwise says how and fails.
 set -euo pipefail
 
@@ -16,6 +17,9 @@ missing=()
 [[ -x "$CHROMIUM" ]] || missing+=(chromium)
 installed "$FONT_PACKAGE" || missing+=("$FONT_PACKAGE")
 command -v msgfmt >/dev/null 2>&1 && command -v xgettext >/dev/null 2>&1 || missing+=(gettext)
+# The paper-card tests turn printed sheets into pictures (pdftoppm) and read their QR codes back (zbarimg).
+command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
+command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
 
 if ((${#missing[@]})); then
   if [[ "$(id -u)" -ne 0 ]]; then

@@ -50,6 +50,7 @@ SQLITE_SUITE = (
     "network/test_decide_property.py",
     "network/test_api.py",
     "network/test_gran.py",
+    "network/test_gran_operation.py",
     "bingo/test_traditional_game.py",
     "bingo/test_game_services.py",
     "bingo/test_draw_step.py",

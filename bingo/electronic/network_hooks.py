@@ -11,14 +11,18 @@ central decides across the network. Every call runs INSIDE the game's transactio
 - `decided(game, decisions)` at a ball: the Gran prizes that ball decided for this hall (won: the cards
   completing the pattern first at that ball; not won: the game ended without it). No audit entry.
 - `ended(game)` once the game is closed (last in the step): the hall's result goes out.
+
+And read-only, for the terminal's snapshot: `meters(speciality)`, the network prizes' meters as the central
+last sent them (after a reconnect the terminal shows them at once, not after the next meter entry).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from bingo.electronic.models import ElectronicGame
+from bingo.electronic.models import ElectronicGame, Speciality
 from bingo.electronic.prizetable import Decision
 
 
@@ -28,6 +32,7 @@ class NetworkListener:
     sales_closed: Callable[[ElectronicGame], None]
     decided: Callable[[ElectronicGame, Sequence[Decision]], None]
     ended: Callable[[ElectronicGame], None]
+    meters: Callable[[Speciality], list[dict[str, Any]]] | None = None
 
 
 _listeners: list[NetworkListener] = []
@@ -56,3 +61,8 @@ def decided(game: ElectronicGame, decisions: Sequence[Decision]) -> None:
 def ended(game: ElectronicGame) -> None:
     for listener in _listeners:
         listener.ended(game)
+
+
+def meters(speciality: Speciality) -> list[dict[str, Any]]:
+    """The speciality's network prizes' meters: [{prize, kind, name, amount, max_ball, at}]."""
+    return [m for listener in _listeners if listener.meters is not None for m in listener.meters(speciality)]

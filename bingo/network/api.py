@@ -2,8 +2,10 @@
 venues, check the role, call ONE service, render.
 
 The central: create a prize (an operator of every member hall, as a network pool), open a round, list the
-prizes, their rounds and decisions (any role in a member hall). A venue: name the room that plays a prize
-(the venue's operator) and list its rooms' memberships.
+prizes, their rounds and decisions (any role in a member hall). A prize is interconnected (IB-01) or a
+Gran Línea / Gran Bingo of automatic bingo (AB-05, AB-08). A venue: name the room that plays an
+interconnected prize, or the speciality of its electronic room that plays a Gran prize, or stop it (the
+venue's operator), and list them.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from bingo.network.models import NetworkPrize, RoomMembership
+from bingo.electronic.models import Speciality
+from bingo.network.decide import MAX_BALL
+from bingo.network.models import NetworkPrize, PrizeKind, RoomMembership, SpecialityMembership
 from bingo.network.serializers import (
     MembershipCreateSerializer,
     MembershipSerializer,
@@ -24,8 +28,10 @@ from bingo.network.serializers import (
     PrizeCreateSerializer,
     RoundOpenSerializer,
     RoundSerializer,
+    SpecialityMembershipCreateSerializer,
+    SpecialityMembershipSerializer,
 )
-from bingo.network.services import prizes, readmodels, venue
+from bingo.network.services import gran, prizes, readmodels, venue
 from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import InvalidInput, NotFound, PermissionDenied
@@ -84,8 +90,11 @@ class PrizeListView(HallAPIView):
         operation_id="network_prizes_create",
         summary="Create an interconnected prize on a network pool (operator of every member hall)",
         description=(
-            "400 bad_percent / bad_max_ball / bad_wait / hall_outside_network / no_halls; 403 role_required "
-            "unless operator of every member hall; 404 unknown_network; 409 prize_code_taken."
+            "kind: interconnected (IB-01, max_ball required) or gran_linea / gran_bingo (AB-05, AB-08: no "
+            "max ball; its rounds open by themselves unless auto_rounds is false). "
+            "400 bad_percent / bad_max_ball / bad_wait / hall_outside_network / no_halls / unknown_hall; "
+            "403 role_required unless operator of every member hall; 404 unknown_network; "
+            "409 prize_code_taken."
         ),
         request=PrizeCreateSerializer,
         responses={201: NetworkPrizeSerializer, **error_responses(400, 403, 404, 409)},
@@ -98,13 +107,23 @@ class PrizeListView(HallAPIView):
         if len(halls) != len(set(data["halls"])):
             raise InvalidInput(_("Unknown hall licence numbers."), code="unknown_hall")
         _every_venue(request, [v.pk for v in halls], Role.OPERATOR)
+        kind = PrizeKind(data["kind"])
+        if kind == PrizeKind.INTERCONNECTED and data["max_ball"] is None:
+            raise InvalidInput(_("An interconnected prize needs its max ball."), code="bad_max_ball")
+        if kind != PrizeKind.INTERCONNECTED and data["max_ball"] is not None:
+            raise InvalidInput(
+                _("A Gran Línea or Gran Bingo has no max ball: the first in the whole network wins."),
+                code="bad_max_ball",
+            )
         prize = prizes.create_prize(
             network=network,
+            kind=kind,
+            auto_rounds=data["auto_rounds"],
             code=data["code"],
             name=data["name"],
             percent=data["percent"],
             reserve_percent=data["reserve_percent"],
-            max_ball=data["max_ball"],
+            max_ball=data["max_ball"] or MAX_BALL,
             seed=data["seed"],
             wait_seconds=data["wait_seconds"],
             authorisation_ref=data["authorisation_ref"],
@@ -179,8 +198,86 @@ class MembershipListView(HallAPIView):
         )
 
 
+def _speciality_membership(request: Request, pk: int) -> SpecialityMembership:
+    return access.get_for_user(
+        SpecialityMembership.objects.select_related("network", "speciality"),
+        request.user,
+        Role.OPERATOR,
+        label="speciality membership",
+        pk=pk,
+    )
+
+
+class SpecialityMembershipListView(HallAPIView):
+    @extend_schema(
+        operation_id="network_specialities_list",
+        summary="Automatic-bingo specialities of your venues that play a Gran Línea / Gran Bingo",
+        responses={200: SpecialityMembershipSerializer(many=True), **error_responses()},
+        tags=TAGS,
+    )
+    def get(self, request: Request) -> Response:
+        rows = SpecialityMembership.objects.filter(
+            venue_id__in=access.venue_ids_for(request.user)
+        ).select_related("network")
+        found = [readmodels.speciality_membership_view(m) for m in rows.order_by("pk")]
+        return Response(SpecialityMembershipSerializer(found, many=True).data)
+
+    @extend_schema(
+        operation_id="network_specialities_join",
+        summary="A speciality of your venue's electronic room plays a network's Gran prize (operator)",
+        description=(
+            "400 not_a_network_prize (table_code is no gran_line / gran_bingo of the speciality's table); "
+            "403 role_required; 404 unknown_speciality / unknown_network; 409 not_in_network / "
+            "prize_room_taken (another speciality of the venue plays it) / no_version."
+        ),
+        request=SpecialityMembershipCreateSerializer,
+        responses={201: SpecialityMembershipSerializer, **error_responses(400, 403, 404, 409)},
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        data = valid(SpecialityMembershipCreateSerializer, request.data)
+        speciality = access.get_for_user(
+            Speciality.objects.select_related("venue"),
+            request.user,
+            Role.OPERATOR,
+            label="speciality",
+            pk=data["speciality"],
+        )
+        membership = gran.join_speciality(
+            speciality=speciality,
+            network=_network(data["network"]),
+            prize_code=data["prize"],
+            table_code=data["table_code"],
+            actor=actor(request),
+        )
+        body = SpecialityMembershipSerializer(readmodels.speciality_membership_view(membership)).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class SpecialityMembershipLeaveView(HallAPIView):
+    @extend_schema(
+        operation_id="network_specialities_leave",
+        summary="The speciality stops playing the network's Gran prize from its next game (operator)",
+        description="403 role_required; 404 unknown_speciality_membership; 409 already_left.",
+        request=None,
+        responses={200: SpecialityMembershipSerializer, **error_responses(403, 404, 409)},
+        tags=TAGS,
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        found = _speciality_membership(request, pk)
+        membership = gran.leave_speciality(membership=found, actor=actor(request))
+        body = SpecialityMembershipSerializer(readmodels.speciality_membership_view(membership)).data
+        return Response(body)
+
+
 urlpatterns = [
     path("network/prizes/", PrizeListView.as_view(), name="network-prizes"),
     path("network/prizes/<str:code>/rounds/", RoundListView.as_view(), name="network-prize-rounds"),
     path("network/memberships/", MembershipListView.as_view(), name="network-memberships"),
+    path("network/specialities/", SpecialityMembershipListView.as_view(), name="network-specialities"),
+    path(
+        "network/specialities/<int:pk>/leave/",
+        SpecialityMembershipLeaveView.as_view(),
+        name="network-speciality-leave",
+    ),
 ]

@@ -21,7 +21,11 @@ class NetworkConfig(AppConfig):
         hooks.register_game_listener(hooks.GameListener(sales_closed=venue.sales_closed, ended=venue.ended))
         network_hooks.register(
             network_hooks.NetworkListener(
-                joins=gran.joins, sales_closed=gran.sales_closed, decided=gran.decided, ended=gran.ended
+                joins=gran.joins,
+                sales_closed=gran.sales_closed,
+                decided=gran.decided,
+                ended=gran.ended,
+                meters=gran.speciality_meters,
             )
         )
         # The network pool is shown by the prize's own block (amount and max ball), not in the pools ribbon.

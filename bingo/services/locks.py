@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import connection
 from django.db.models import OuterRef
 
-from bingo.models import Ball, BallSet, Game, PrizeProgram, RoomBolsa
+from bingo.models import Ball, BallSet, Game, PaperStock, PrizeProgram, RoomBolsa
 from halls.locks import Rank, take
 
 
@@ -38,6 +38,12 @@ def lock_bolsa(room_id: int) -> RoomBolsa | None:
     """The room's Bolsa Acumulada FOR UPDATE (after its room), or None."""
     take(Rank.PROGRAM, ("bolsa", room_id))
     return RoomBolsa.objects.select_for_update(of=("self",)).filter(room_id=room_id).first()
+
+
+def lock_stock(series_id: int) -> PaperStock | None:
+    """A series' paper stock FOR UPDATE (after its game), or None when none is recorded."""
+    take(Rank.PAPER_STOCK, series_id)
+    return PaperStock.objects.select_for_update(of=("self",)).filter(series_id=series_id).first()
 
 
 def lock_ball_set(ball_set_id: int) -> BallSet:

@@ -20,6 +20,7 @@ from halls.errors import Conflict, InvalidInput
 from halls.models import Venue
 from halls.services import audit
 
+IMPORTED = "imported"  # CardSeries.generator of a series read from a printer's or authority's file
 MAX_STRIPS = 20_000  # 120,000 cards
 _ORM_BATCH = 2000  # cards per INSERT where COPY is not available (SQLite)
 _COPY_CHUNK = 5000  # cards per write to the COPY stream
@@ -82,12 +83,25 @@ def create_series(
     return series
 
 
-def _insert_cards(series: CardSeries, generated: cardgen.GeneratedSeries) -> None:
-    """Every card of a new series: one COPY on PostgreSQL, batched INSERTs elsewhere (the embedded SQLite)."""
+def _insert_cards(
+    series: CardSeries, generated: cardgen.GeneratedSeries, given_codes: list[str] | None = None
+) -> None:
+    """Every card of a new series: one COPY on PostgreSQL, batched INSERTs elsewhere (the embedded SQLite).
+
+    ``given_codes`` (an imported series): the security code printed on each card, "" where the hall computes
+    its own."""
     secret = settings.HALL_CARD_SECRET.encode()
+
+    def codes_of(keys: list[str], first: int) -> list[str]:
+        codes = security_codes(secret, series.code, keys, first_serial=first + 1)
+        if given_codes is None:
+            return codes
+        given = given_codes[first : first + len(keys)]
+        return [mine or computed for mine, computed in zip(given, codes, strict=True)]
+
     if connection.vendor != "postgresql":
         keys = generated.keys()
-        codes = security_codes(secret, series.code, keys)
+        codes = codes_of(keys, 0)
         Card.objects.bulk_create(
             (
                 Card(series=series, serial=i + 1, grid=grid, key=key, numbers=numbers, security_code=code)
@@ -107,7 +121,7 @@ def _insert_cards(series: CardSeries, generated: cardgen.GeneratedSeries) -> Non
         for first in range(0, len(generated), _COPY_CHUNK):
             chunk = cardgen.GeneratedSeries(generated.grids[first : first + _COPY_CHUNK], ())
             keys = chunk.keys()
-            codes = security_codes(secret, series.code, keys, first_serial=first + 1)
+            codes = codes_of(keys, first)
             # COPY's text format: tab-separated, a card a line; bytea as \x + hex, its backslash doubled.
             copy.write(
                 "".join(
@@ -138,6 +152,9 @@ def master_card(series: CardSeries, serial: int) -> CardGrid:
             % {"code": series.code, "card_count": series.card_count, "serial": serial},
             code="bad_serial",
         )
+    if series.generator == IMPORTED:
+        # An imported series has no seed: its master cards are the file's, stored card by card.
+        return CardGrid.from_json(Card.objects.get(series=series, serial=serial).grid)
     return cardgen.recompute_card(
         series.generator, series.seed.encode(), serial, cardgen.rederived_pairs(series.rederived_strips)
     )

@@ -129,14 +129,15 @@ class Played:
     card_b: PlayerCard
 
 
-def sell(hall: EHall) -> Played:
-    """The speciality's game with C1 and C3 bought (1.00 each), its sales still open."""
+def sell(hall: EHall, key: str = "") -> Played:
+    """The speciality's game with C1 and C3 bought (1.00 each), its sales still open; `key` tells a
+    hall's later games' purchases apart."""
     with enqueued():
         games.set_running(speciality=hall.speciality, running=True, actor=hall.operator)
         game = hall.speciality.games.get(state=EGameState.SELLING)
         card_a, card_b = funded_card(hall.venue, hall.cashier), funded_card(hall.venue, hall.cashier)
-        _, (a,) = buy(game, hall.terminal, card_a, [C1], "a")
-        _, (b,) = buy(game, hall.terminal, card_b, [C3], "b")
+        _, (a,) = buy(game, hall.terminal, card_a, [C1], f"a{key}")
+        _, (b,) = buy(game, hall.terminal, card_b, [C3], f"b{key}")
     return Played(game, a.pk, b.pk, card_a, card_b)
 
 

@@ -65,7 +65,7 @@ def _books_hold(halls: list[EHall]) -> None:
 
 
 def test_gran_linea_won_by_one_hall_at_the_network_earliest_ordinal(halls, gran_linea) -> None:
-    rnd = prizes.open_round(prize=gran_linea, actor="central-operator")
+    rnd = gran_linea.rounds.get(number=1)  # opened by itself at the creation
     follow()
     played = [sell(hall) for hall in halls]
     games = [play(p, line_at(at)) for p, at in zip(played, (7, 5, 9), strict=True)]
@@ -114,7 +114,7 @@ def test_gran_linea_won_by_one_hall_at_the_network_earliest_ordinal(halls, gran_
 
 
 def test_two_halls_at_the_same_ordinal_share_to_the_cent(halls, gran_linea) -> None:
-    rnd = prizes.open_round(prize=gran_linea, actor="central-operator")
+    rnd = gran_linea.rounds.get(number=1)  # opened by itself at the creation
     follow()
     played = [sell(hall) for hall in halls]
     for p, at in zip(played, (6, 6, 8), strict=True):
@@ -146,7 +146,7 @@ def test_two_halls_at_the_same_ordinal_share_to_the_cent(halls, gran_linea) -> N
 def test_nobody_completes_the_gran_bingo_and_the_pool_carries_over() -> None:
     halls = [make_ehall(n, short_rules(extractions=20)) for n in (1, 2, 3)]
     prize = make_gran(make_network(halls), halls, kind=PrizeKind.GRAN_BINGO, code="GB1")
-    rnd = prizes.open_round(prize=prize, actor="central-operator")
+    rnd = prize.rounds.get(number=1)
     follow()
     for hall in halls:
         play(sell(hall), line_at(5)[:5] + FILLERS)  # a Line, never a Bingo in 20 balls
@@ -166,7 +166,6 @@ def test_nobody_completes_the_gran_bingo_and_the_pool_carries_over() -> None:
 
 
 def test_a_replayed_contribution_is_counted_once(halls, gran_linea) -> None:
-    prizes.open_round(prize=gran_linea, actor="central-operator")
     follow()
     play(sell(halls[0]), line_at(5))
     first, _result = deliver(halls[0])
@@ -181,7 +180,6 @@ def test_a_replayed_contribution_is_counted_once(halls, gran_linea) -> None:
 
 def test_a_speciality_not_joined_contributes_nothing(halls) -> None:
     prize = make_gran(make_network(halls), halls, join=halls[:2])
-    prizes.open_round(prize=prize, actor="central-operator")
     follow()
     game = play(sell(halls[2]), line_at(5))
     assert not terms_from_json(game.terms).prize("granlinea").in_play

@@ -302,6 +302,17 @@ class TerminalMeterSerializer(serializers.Serializer[Any]):
     info = serializers.CharField()
 
 
+class TerminalNetworkMeterSerializer(serializers.Serializer[Any]):
+    prize = serializers.CharField(help_text="The network prize's code.")
+    kind = serializers.CharField(help_text="gran_linea or gran_bingo (AB-05, AB-08).")
+    name = serializers.CharField()
+    amount = serializers.CharField(help_text="As the central last sent it.")
+    max_ball = serializers.IntegerField(
+        allow_null=True, help_text="The speciality's own Gran prize's, if its table sets one."
+    )
+    at = serializers.DateTimeField()
+
+
 class TerminalPastGameSerializer(serializers.Serializer[Any]):
     game = serializers.IntegerField()
     number = serializers.IntegerField()
@@ -320,6 +331,7 @@ class TerminalSnapshotSerializer(serializers.Serializer[Any]):
     selling = TerminalSellingSerializer(allow_null=True)
     drawing = TerminalDrawingSerializer(allow_null=True)
     meters = TerminalMeterSerializer(many=True)
+    network = TerminalNetworkMeterSerializer(many=True, help_text="The network prizes' meters.")
     last_games = TerminalPastGameSerializer(many=True)
     card = TerminalCardSerializer(allow_null=True)
     # The terminal page's read model (services.readmodels.terminal_snapshot) besides the above:

@@ -24,6 +24,7 @@ from django.db.models import OuterRef, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from bingo.electronic import network_hooks
 from bingo.electronic.layouts import cells_of
 from bingo.electronic.models import (
     EBall,
@@ -397,6 +398,7 @@ def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> 
             "selling": selling_view(selling, terminal) if selling else None,
             "drawing": drawing_view(drawing, decided) if drawing else None,
             "meters": meters(speciality),
+            "network": network_hooks.meters(speciality),  # Gran Línea / Gran Bingo, as last heard
             "last_games": last_games(speciality),
             "player": player_view(terminal, card, in_play) if card is not None else None,
             "streams": {"room": room_stream, "terminal": own_stream},

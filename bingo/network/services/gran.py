@@ -2,8 +2,8 @@
 the interconnected prize (bingo.network.services.rounds decides at the central, unchanged) over electronic
 specialities, plugged into bingo.electronic through its network hook (bingo.electronic.network_hooks).
 
-- `join_speciality`: the operator names the speciality's Gran prize (a gran_line / gran_bingo of its table)
-  that plays the network prize (one speciality per venue and prize).
+- `join_speciality` / `leave_speciality`: the operator names the speciality's Gran prize (a gran_line /
+  gran_bingo of its table) that plays the network prize (one speciality per venue and prize), or stops it.
 - `joins` (the close of sales): the game joins the oldest open round of each joined prize it has no game in
   (`EGameRound`), so its Gran prize is in play; `sales_closed` then sends each contribution (the round's
   percent of the sales) through the outbox, in the close's transaction.
@@ -28,10 +28,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bingo.electronic.models import ECard, ElectronicGame, Speciality
-from bingo.electronic.prizetable import Decision
+from bingo.electronic.prizetable import Decision, PrizeSpec, PrizeType
 from bingo.electronic.services.common import rules_of, tell_terminal
 from bingo.electronic.services.specialities import version_in_force
-from bingo.network.models import EGameRound, GranCredit, KnownRound, SpecialityMembership
+from bingo.network.models import EGameRound, GranCredit, KnownRound, PrizeKind, SpecialityMembership
 from bingo.network.services.payloads import card_label
 from bingo.network.services.venue import open_round_for
 from halls import events, money
@@ -91,6 +91,28 @@ def join_speciality(
             _("Another speciality of this venue already plays %(code)s.") % {"code": prize_code},
             code="prize_room_taken",
         ) from exc
+    return membership
+
+
+def leave_speciality(*, membership: SpecialityMembership, actor: Actor) -> SpecialityMembership:
+    """The speciality stops playing the network prize from its next close of sales on (a game that joined
+    a round already plays it out and reports). Kept, inactive: its rounds' games still name it."""
+    with transaction.atomic():
+        membership = SpecialityMembership.objects.select_for_update().get(pk=membership.pk)
+        if not membership.active:
+            raise Conflict(
+                _("The speciality no longer plays %(code)s.") % {"code": membership.prize_code},
+                code="already_left",
+            )
+        membership.active = False
+        membership.save(update_fields=["active"])
+        audit.record(
+            venue_id=membership.venue_id,
+            actor=actor,
+            action="network.speciality_left",
+            obj=membership,
+            data={"speciality": membership.speciality_id, "prize": membership.prize_code},
+        )
     return membership
 
 
@@ -219,7 +241,8 @@ def apply_decision(payload: dict[str, Any]) -> list[GranCredit]:
             "venue", "game__speciality", "game__version"
         )
     }
-    mine = [s for s in payload["shares"] if s["hall"] in games]
+    # A share of 0.00 (a pool smaller than a cent per winning card) moves no money: nothing to credit.
+    mine = [s for s in payload["shares"] if s["hall"] in games and Decimal(s["amount"]) > 0]
     done = set(GranCredit.objects.filter(share__in=[s["id"] for s in mine]).values_list("venue_id", "share"))
     mine = [s for s in mine if (games[s["hall"]].venue_id, s["id"]) not in done]
     if not mine:
@@ -284,23 +307,65 @@ def apply_decision(payload: dict[str, Any]) -> list[GranCredit]:
     return credits
 
 
+def _table_prize(membership: SpecialityMembership) -> PrizeSpec | None:
+    """The speciality's prize that plays the network prize (its table's `table_code`, the version in
+    force), or None (no version in force, or it has no such prize)."""
+    try:
+        version = version_in_force(membership.speciality, timezone.now())
+    except Conflict:
+        return None
+    return next((p for p in rules_of(version).prizes if p.code == membership.table_code), None)
+
+
+def _kind(spec: PrizeSpec | None) -> str:
+    """Gran Línea or Gran Bingo, by the type of the speciality's prize that plays it."""
+    if spec is not None and spec.type is PrizeType.GRAN_BINGO:
+        return PrizeKind.GRAN_BINGO.value
+    return PrizeKind.GRAN_LINEA.value
+
+
+def meter_view(membership: SpecialityMembership) -> NetworkPrizeMeter | None:
+    """The membership's meter as the central last sent it, as a screen or terminal shows it (its kind,
+    its own max ball), or None before the first meter entry."""
+    if membership.meter_amount is None or membership.meter_at is None:
+        return None
+    spec = _table_prize(membership)
+    return NetworkPrizeMeter(
+        prize=membership.prize_code,
+        kind=_kind(spec),
+        name=membership.meter_name,
+        amount=membership.meter_amount,
+        max_ball=spec.max_ball if spec is not None else None,  # its own (None: the first in the network)
+        at=membership.meter_at,
+    )
+
+
+def speciality_meters(speciality: Speciality) -> list[dict[str, Any]]:
+    """The Gran meters of the speciality's network prizes (bingo.electronic's terminal snapshot asks
+    through its network hook): [{prize, kind, name, amount, max_ball, at}] as the event carries them."""
+    rows = SpecialityMembership.objects.filter(speciality=speciality, active=True).select_related(
+        "speciality"
+    )
+    found = [meter_view(m) for m in rows.order_by("prize_code")]
+    return [
+        {**shown, "amount": money.text(shown["amount"]), "at": shown["at"].isoformat()}
+        for shown in found
+        if shown is not None
+    ]
+
+
 def apply_meter(payload: dict[str, Any]) -> None:
     """The prize's meter on the room stream of this installation's specialities that play it."""
-    shown = NetworkPrizeMeter(
-        prize=str(payload["prize"]),
-        name=str(payload["name"]),
-        amount=Decimal(payload["amount"]),
-        max_ball=int(payload["max_ball"]),
-        at=datetime.fromisoformat(payload["at"]),
-    )
-    rows = SpecialityMembership.objects.filter(prize_code=shown["prize"], active=True).select_related(
+    rows = SpecialityMembership.objects.filter(prize_code=str(payload["prize"]), active=True).select_related(
         "speciality"
     )
     for membership in rows:
-        membership.meter_name = shown["name"]
-        membership.meter_amount = shown["amount"]
-        membership.meter_at = shown["at"]
+        membership.meter_name = str(payload["name"])
+        membership.meter_amount = Decimal(payload["amount"])
+        membership.meter_at = datetime.fromisoformat(payload["at"])
         membership.save(update_fields=["meter_name", "meter_amount", "meter_at"])
+        shown = meter_view(membership)
+        assert shown is not None
         # Numbered once the stream's entries are applied: an entry after this one (a decision) still
         # takes its account locks, which come before the events' (halls.locks.Rank).
         transaction.on_commit(partial(_emit_meter, membership.speciality.stream, shown))

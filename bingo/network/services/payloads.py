@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -10,8 +11,6 @@ from django.utils.translation import gettext as _
 
 from halls import money
 from halls.errors import InvalidInput
-
-MAX_CARDS = 500  # co-winners of one hall at one ball, at most (a whole late ball's bingos stay far below)
 
 
 def bad(field: str) -> InvalidInput:
@@ -96,18 +95,31 @@ def _card(label: Any) -> tuple[str, int]:
 
 
 def winning_cards(payload: dict[str, Any], sold: list[dict[str, Any]]) -> list[str]:
-    """The result's cards, each one the game sold (else refused ``card_not_sold``), none twice."""
+    """The result's cards, each one the game sold (else refused ``card_not_sold``), none twice. No other
+    bound: a Gran Línea may fall on a great many cards of one hall at one ball, and every one of them
+    shares (AB-05, TB-11); a result is never cut short (at most the cards sold, which it is checked in)."""
     found = payload.get("cards", [])
-    if not isinstance(found, list) or len(found) > MAX_CARDS or len(set(map(str, found))) != len(found):
+    if not isinstance(found, list) or len(set(map(str, found))) != len(found):
         raise bad("cards")
+    if len(found) > cards_in(sold):
+        raise bad("cards")
+    starts: dict[str, list[tuple[int, int]]] = {}
+    for item in sold:
+        starts.setdefault(item["series"], []).extend((first, last) for first, last in item["ranges"])
+    for series, pairs in starts.items():
+        merged: list[tuple[int, int]] = []
+        for first, last in sorted(pairs):
+            if merged and first <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+            else:
+                merged.append((first, last))
+        starts[series] = merged
     cards = []
     for label in found:
         series, serial = _card(label)
-        if not any(
-            item["series"] == series and first <= serial <= last
-            for item in sold
-            for first, last in item["ranges"]
-        ):
+        pairs = starts.get(series, [])
+        at = bisect_right(pairs, (serial, 2**63)) - 1  # the last range starting at or before it
+        if at < 0 or not pairs[at][0] <= serial <= pairs[at][1]:
             raise InvalidInput(
                 _("Card %(card)s is not one of the cards the game sold.") % {"card": label},
                 code="card_not_sold",

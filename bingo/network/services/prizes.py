@@ -19,11 +19,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bingo.network.decide import MAX_BALL
-from bingo.network.models import NetworkPrize, PrizeHall, PrizeKind, PrizeRound
+from bingo.network.models import NetworkPrize, PrizeHall, PrizeKind, PrizeRound, RoundState
 from bingo.network.services.locks import lock_prize
 from halls import money
 from halls.actors import Actor
-from halls.errors import Conflict, InvalidInput
+from halls.errors import Conflict, DomainError, InvalidInput
 from halls.link.kinds import LinkKind
 from halls.link.services import streams
 from halls.models import Network, Venue
@@ -102,12 +102,17 @@ def create_prize(
     actor: Actor,
     reserve_percent: Decimal = Decimal(0),
     kind: PrizeKind = PrizeKind.INTERCONNECTED,
+    auto_rounds: bool | None = None,
 ) -> NetworkPrize:
     """A new interconnected prize of `network` on a network pool of the engine (its one level: the seed,
     `percent` of sales to the meter, `reserve_percent` to the hidden reserve), `halls` its members. A Gran
-    Línea / Gran Bingo (`kind`, AB-05/AB-08) has no max ball: the first completion in the network wins."""
+    Línea / Gran Bingo (`kind`, AB-05/AB-08) has no max ball: the first completion in the network wins.
+    `auto_rounds` (a Gran prize's by default: its electronic games run every minute or two): its rounds
+    open by themselves (`ensure_round_locked`), the first one at once."""
     if kind != PrizeKind.INTERCONNECTED:
         max_ball = MAX_BALL
+    if auto_rounds is None:
+        auto_rounds = kind != PrizeKind.INTERCONNECTED
     code = code.strip()
     _checked(code, percent, reserve_percent, max_ball, wait_seconds)
     _check_halls(network, halls)
@@ -147,6 +152,7 @@ def create_prize(
             pool=pool,
             created_at=at,
             created_by=actor if isinstance(actor, User) else None,
+            auto_rounds=auto_rounds,
         )
         for venue in sorted(halls, key=lambda v: v.pk):
             PrizeHall.objects.create(prize=prize, venue=venue, added_at=at)
@@ -165,9 +171,11 @@ def create_prize(
                 "reserve_percent": str(reserve_percent),
                 "max_ball": max_ball,
                 "wait_seconds": wait_seconds,
+                "auto_rounds": auto_rounds,
                 "halls": [v.licence_number for v in halls],
             },
         )
+        ensure_round_locked(prize, at=at)
     return prize
 
 
@@ -186,36 +194,76 @@ def open_round(*, prize: NetworkPrize, actor: Actor, wait_seconds: int | None = 
         prize = lock_prize(prize.pk)
         if not prize.active:
             raise Conflict(_("The prize %(code)s is closed.") % {"code": prize.code}, code="prize_closed")
-        members = [h.venue for h in PrizeHall.objects.filter(prize=prize).select_related("venue__region")]
-        # R-14: a round spans its halls' regions only under their agreements valid now; a round already
-        # open when one is revoked plays out under the agreement it opened with (Interpretation).
-        regions.check_network_span(network=prize.network, venues=members)
-        number = (prize.rounds.aggregate(n=Max("number"))["n"] or 0) + 1
-        halls = sorted(v.licence_number for v in members)
-        at = timezone.now()
-        rnd = PrizeRound.objects.create(
-            prize=prize,
-            number=number,
-            max_ball=prize.max_ball,
-            expected=halls,
-            opened_at=at,
-            closes_at=at + timedelta(seconds=wait),
-        )
-        opened = {
-            "prize": prize.code,
-            "kind": prize.kind,
-            "name": prize.name,
-            "round": number,
-            "percent": str(prize.percent),
-            "reserve_percent": str(prize.reserve_percent),
-            "max_ball": prize.max_ball,
-            "closes_at": rnd.closes_at.isoformat(),
-            "halls": halls,
-        }
-        record(prize, actor, "network.round_opened", rnd, opened)  # the audit chains before the streams
-        streams.append(stream=prize.stream, kind=LinkKind.IB_ROUND_OPENED, payload=opened)
-        send_meter(prize, at=at, force=True)
+        return _open_locked(prize, actor, wait, timezone.now())
+
+
+def _open_locked(prize: NetworkPrize, actor: Actor, wait: int, at: datetime) -> PrizeRound:
+    members = [h.venue for h in PrizeHall.objects.filter(prize=prize).select_related("venue__region")]
+    # R-14: a round spans its halls' regions only under their agreements valid now; a round already
+    # open when one is revoked plays out under the agreement it opened with (Interpretation).
+    regions.check_network_span(network=prize.network, venues=members)
+    number = (prize.rounds.aggregate(n=Max("number"))["n"] or 0) + 1
+    halls = sorted(v.licence_number for v in members)
+    rnd = PrizeRound.objects.create(
+        prize=prize,
+        number=number,
+        max_ball=prize.max_ball,
+        expected=halls,
+        opened_at=at,
+        closes_at=at + timedelta(seconds=wait),
+    )
+    opened = {
+        "prize": prize.code,
+        "kind": prize.kind,
+        "name": prize.name,
+        "round": number,
+        "percent": str(prize.percent),
+        "reserve_percent": str(prize.reserve_percent),
+        "max_ball": prize.max_ball,
+        "closes_at": rnd.closes_at.isoformat(),
+        "halls": halls,
+    }
+    record(prize, actor, "network.round_opened", rnd, opened)  # the audit chains before the streams
+    streams.append(stream=prize.stream, kind=LinkKind.IB_ROUND_OPENED, payload=opened)
+    send_meter(prize, at=at, force=True)
     return rnd
+
+
+def fresh_round(prize: NetworkPrize, at: datetime) -> PrizeRound | None:
+    """The prize's newest open round if no hall has played a game in it yet and its wait still runs: the
+    one each member hall's next game joins."""
+    newest = prize.rounds.filter(state=RoundState.OPEN).order_by("-number").first()
+    if newest is None or newest.closes_at <= at or newest.contributions.exists():
+        return None
+    return newest
+
+
+def ensure_round_locked(prize: NetworkPrize, *, at: datetime) -> PrizeRound | None:
+    """A prize whose rounds open by themselves (`auto_rounds`, the prize locked): a fresh round opened
+    unless one is open already (`fresh_round`), so every member hall's next game has a round to join.
+    Called when a hall's game joins a round (its contribution) and by the beat; idempotent (a second call
+    finds the fresh round). None when nothing was opened; a round the regions' agreements no longer allow
+    is not opened (the beat retries; what was being accepted stands)."""
+    if not prize.auto_rounds or not prize.active or fresh_round(prize, at) is not None:
+        return None
+    try:
+        with transaction.atomic():  # a refusal leaves nothing half-written
+            return _open_locked(prize, "network", prize.wait_seconds, at)
+    except DomainError:
+        return None
+
+
+def ensure_rounds(*, now: datetime | None = None) -> list[int]:
+    """Beat: every active prize with rounds of its own has a fresh round open (each in its own
+    transaction). The ids of the rounds opened."""
+    at = now or timezone.now()
+    opened = []
+    for prize_id in NetworkPrize.objects.filter(active=True, auto_rounds=True).values_list("pk", flat=True):
+        with transaction.atomic():
+            rnd = ensure_round_locked(lock_prize(prize_id), at=at)
+        if rnd is not None:
+            opened.append(rnd.pk)
+    return opened
 
 
 def live_meter(prize: NetworkPrize) -> Decimal:
@@ -235,6 +283,7 @@ def send_meter(prize: NetworkPrize, *, at: datetime, force: bool = False) -> boo
             return False
     shown = {
         "prize": prize.code,
+        "kind": prize.kind,
         "name": prize.name,
         "amount": str(amount),
         "max_ball": prize.max_ball,

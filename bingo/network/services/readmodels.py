@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bingo.network.models import NetworkPrize, PrizeRound, RoomMembership
+from bingo.network.models import NetworkPrize, PrizeRound, RoomMembership, SpecialityMembership
 from bingo.network.services.prizes import live_meter
 
 
@@ -14,11 +14,13 @@ def prize_view(prize: NetworkPrize) -> dict[str, Any]:
         "id": prize.pk,
         "network": prize.network.code,
         "code": prize.code,
+        "kind": prize.kind,
         "name": prize.name,
         "percent": prize.percent,
         "reserve_percent": prize.reserve_percent,
         "max_ball": prize.max_ball,
         "wait_seconds": prize.wait_seconds,
+        "auto_rounds": prize.auto_rounds,
         "pool": prize.pool_id,
         "meter": live_meter(prize),
         "halls": sorted(prize.halls.values_list("venue__licence_number", flat=True)),
@@ -87,4 +89,16 @@ def membership_view(membership: RoomMembership) -> dict[str, Any]:
         "active": membership.active,
         "meter": membership.meter_amount,
         "max_ball": membership.meter_max_ball,
+    }
+
+
+def speciality_membership_view(membership: SpecialityMembership) -> dict[str, Any]:
+    return {
+        "id": membership.pk,
+        "speciality": membership.speciality_id,
+        "network": membership.network.code,
+        "prize": membership.prize_code,
+        "table_code": membership.table_code,
+        "active": membership.active,
+        "meter": membership.meter_amount,
     }

@@ -157,6 +157,8 @@ def accept_contribution(*, venue_id: int, payload: dict[str, Any]) -> dict[str, 
     )
     tagged = {"prize": prize.code, "round": rnd.number, "game": game, "sales": str(sales)}
     _audit(venue.pk, "network.contribution", row, {**tagged, "operator": operator, "region": region})
+    # The round has a game now: the halls' next games get a fresh round (a prize with rounds of its own).
+    prizes.ensure_round_locked(prize, at=at)
     prizes.send_meter(prize, at=at)
     return {"round": rnd.number, "to_meter": str(split.to_meter), "contribution": row.pk}
 

@@ -25,7 +25,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bingo.models import ClaimKind, Game, GameState, PrizeResult
-from bingo.network.models import KnownRound, RoomMembership, RoundGame
+from bingo.network.models import KnownRound, PrizeKind, RoomMembership, RoundGame
 from bingo.network.services.payloads import card_label
 from halls import events, money
 from halls.actors import Actor
@@ -221,6 +221,7 @@ def meter(payload: dict[str, Any]) -> None:
     """The prize's meter on the screens of this installation's rooms that play it."""
     shown = NetworkPrizeMeter(
         prize=str(payload["prize"]),
+        kind=str(payload.get("kind", PrizeKind.INTERCONNECTED)),  # an entry from before kinds: interconnected
         name=str(payload["name"]),
         amount=Decimal(payload["amount"]),
         max_ball=int(payload["max_ball"]),

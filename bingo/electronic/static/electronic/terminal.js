@@ -149,6 +149,11 @@
 
   // --- applying the snapshot and the events ----------------------------------------------------------------
 
+  function networkMeter(d) {
+    S.network[d.prize] = {code: "network:" + d.prize, name: d.name, amount: d.amount,
+                          max_ball: d.max_ball || null, info: ""};
+  }
+
   function applySnapshot(snap) {
     if (snap.server_time) { S.clockOffset = new Date(snap.server_time).getTime() - Date.now(); }
     S.terminal = snap.terminal;
@@ -156,6 +161,8 @@
     S.selling = snap.selling;
     S.drawing = snap.drawing;
     S.meters = snap.meters || [];
+    S.network = {};  // the network prizes' meters as last heard: there at once after a reconnect
+    (snap.network || []).forEach(networkMeter);
     S.lastGames = snap.last_games || [];
     S.streams = snap.streams || S.streams;
     if (snap.player && S.player) {
@@ -230,9 +237,7 @@
       alerts.push(d);
       nextAlert();
     },
-    "network.prize_meter": function (d) {
-      S.network[d.prize] = {code: "network:" + d.prize, name: d.name, amount: d.amount, max_ball: null, info: ""};
-    },
+    "network.prize_meter": networkMeter,
     "terminal.balance": function (d) { if (S.player) { S.player.balance = d.balance; } },
     "terminal.state": function (d) { if (S.terminal) { S.terminal.state = d.state; S.terminal.reason = d.reason; } }
   };

@@ -1,0 +1,510 @@
+"""Paper cards (TB-21…TB-24, R-04, R-05): a series imported from the printer's or the authority's file, sheets
+printed in the hall and tickets printed at the table (each registered to its game), the public check a
+card's QR code opens, and the paper stock of each series (received, in stock, issued, returned, destroyed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from bingo import cardimport, cardprint
+from bingo.cardgen import GeneratedSeries
+from bingo.cards import CARDS_PER_STRIP, CardGrid
+from bingo.models import (
+    Card,
+    CardSeries,
+    Game,
+    GameState,
+    PaperStock,
+    PrintedCards,
+    PrintMedium,
+    SaleOperation,
+    SoldCard,
+    StockMovement,
+    StockState,
+)
+from bingo.services import sales
+from bingo.services.locks import lock_stock
+from bingo.services.series import IMPORTED, MAX_STRIPS, _insert_cards
+from halls import money
+from halls.cashier.models import Till
+from halls.cashier.printing.document import Document, Field, Rule
+from halls.cashier.services.printing import PrintResult, print_document
+from halls.errors import Conflict, InvalidInput, NotFound
+from halls.models import Venue
+from halls.services import audit
+
+# --- import ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportLine:
+    """One problem of an import, translated: the file's line, the card's serial (None: not one card)."""
+
+    line: int
+    serial: int | None
+    code: str
+    message: str
+
+
+def translate(problem: cardimport.Problem) -> ReportLine:
+    return ReportLine(
+        problem.line, problem.serial, problem.code, _(cardimport.MESSAGES[problem.code]) % problem.params
+    )
+
+
+def check_file(data: bytes) -> tuple[cardimport.ReadSeries, list[ReportLine]]:
+    """The file read and judged, nothing written: what the import page shows before and after."""
+    read = cardimport.read_series(data)
+    return read, [translate(p) for p in read.problems]
+
+
+def import_series(
+    *, venue: Venue, code: str, face_value: Decimal, data: bytes, actor: User, reference: str = ""
+) -> CardSeries:
+    """Store a pre-printed series from its file (bingo.cardimport's format), all of it or nothing.
+
+    Refused with ``bad_cards`` (400) and the report of every problem (``details.problems``: line, serial,
+    code, message; ``details.bad_serials``) when any card or strip is wrong. The series' paper is recorded
+    as received (its stock), with the file's SHA-256 in the audit entry.
+    """
+    if face_value <= 0:
+        raise InvalidInput(_("The face value of a card must be positive."), code="bad_face_value")
+    read, report = check_file(data)
+    if not read.ok:
+        raise InvalidInput(
+            _("Problems found: %(count)s (cards %(serials)s). Nothing was imported.")
+            % {"count": len(report), "serials": ", ".join(map(str, read.bad_serials)) or "—"},
+            code="bad_cards",
+            problems=[r.__dict__ for r in report],
+            bad_serials=read.bad_serials,
+        )
+    strips = len(read.cards) // CARDS_PER_STRIP
+    if strips > MAX_STRIPS:  # cardimport.MAX_CARDS keeps this unreachable; the series' own limit still rules
+        raise InvalidInput(
+            _("A series holds at most %(max)s cards.") % {"max": MAX_STRIPS * 6}, code="bad_strips"
+        )
+    digest = hashlib.sha256(data).hexdigest()
+    grids = np.array(
+        [[[n or 0 for n in row] for row in card.grid.rows] for card in read.cards], dtype=np.uint8
+    )
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            series = CardSeries.objects.create(
+                venue=venue,
+                code=code,
+                face_value=face_value,
+                strips=strips,
+                seed="",
+                generator=IMPORTED,
+                rederived_strips=[],
+                created_at=now,
+                created_by=actor,
+            )
+            _insert_cards(series, GeneratedSeries(grids, ()), [card.security_code for card in read.cards])
+            audit.record(
+                venue_id=venue.pk,
+                actor=actor,
+                action="series.imported",
+                obj=series,
+                data={
+                    "code": code,
+                    "face_value": face_value,
+                    "strips": strips,
+                    "file_sha256": digest,
+                    "reference": reference,
+                },
+            )
+            _record_stock(series, StockState.RECEIVED, actor, reference=reference, note=digest[:16])
+    except IntegrityError as exc:
+        raise Conflict(
+            _("Venue %(name)s already has a series %(code)s.") % {"name": venue.name, "code": code},
+            code="series_exists",
+        ) from exc
+    return series
+
+
+# --- paper stock ----------------------------------------------------------------------------------------
+
+# From each state, the states it may go to (the operator's stock page offers exactly these).
+MOVES: dict[str, tuple[str, ...]] = {
+    StockState.RECEIVED: (StockState.IN_STOCK, StockState.DESTROYED),
+    StockState.IN_STOCK: (StockState.ISSUED, StockState.DESTROYED),
+    StockState.ISSUED: (StockState.RETURNED,),
+    StockState.RETURNED: (StockState.IN_STOCK, StockState.DESTROYED),
+    StockState.DESTROYED: (),
+}
+
+
+def _record_stock(
+    series: CardSeries,
+    state: str,
+    actor: User,
+    *,
+    reference: str = "",
+    note: str = "",
+    game: Game | None = None,
+) -> PaperStock:
+    """A series' first stock record and its first movement (inside the caller's transaction)."""
+    now = timezone.now()
+    stock = PaperStock.objects.create(
+        series=series, state=state, reference=reference, game=game, updated_at=now
+    )
+    StockMovement.objects.create(
+        series=series, from_state="", to_state=state, game=game, note=note, actor=actor, at=now
+    )
+    return stock
+
+
+def receive_paper(*, series: CardSeries, actor: User, reference: str = "") -> PaperStock:
+    """Record the paper of a series (printed outside or in the hall) as received; 409 if already recorded."""
+    with transaction.atomic():
+        if lock_stock(series.pk) is not None:
+            raise Conflict(
+                _("The paper of series %(code)s is already recorded.") % {"code": series.code},
+                code="stock_exists",
+            )
+        stock = _record_stock(series, StockState.RECEIVED, actor, reference=reference)
+        audit.record(
+            venue_id=series.venue_id,
+            actor=actor,
+            action="paper.received",
+            obj=series,
+            data={"reference": reference},
+        )
+    return stock
+
+
+def move_paper(
+    *, series: CardSeries, to_state: str, actor: User, game: Game | None = None, note: str = ""
+) -> PaperStock:
+    """Move a series' paper to `to_state` (MOVES), with a movement row and an audit entry.
+
+    Issuing names the game (of the series' venue, not closed or void); the other moves take none.
+    """
+    if to_state not in StockState.values:
+        raise InvalidInput(_("Unknown stock state %(state)s.") % {"state": to_state}, code="bad_stock_state")
+    with transaction.atomic():
+        stock = lock_stock(series.pk)
+        if stock is None:
+            raise Conflict(
+                _("Series %(code)s has no paper recorded: receive it first.") % {"code": series.code},
+                code="no_stock",
+            )
+        if to_state not in MOVES[stock.state]:
+            raise Conflict(
+                _("The paper of series %(code)s is %(state)s: it cannot become %(to)s.")
+                % {
+                    "code": series.code,
+                    "state": StockState(stock.state).label.lower(),
+                    "to": StockState(to_state).label.lower(),
+                },
+                code="bad_stock_move",
+                allowed=list(MOVES[stock.state]),
+            )
+        if to_state == StockState.ISSUED:
+            if game is None:
+                raise InvalidInput(_("Name the game the paper is issued to."), code="game_required")
+            if game.room.venue_id != series.venue_id or game.state in (GameState.CLOSED, GameState.VOID):
+                raise Conflict(
+                    _("Game %(number)s is not open in this venue.") % {"number": game.number},
+                    code="game_not_open",
+                )
+        else:
+            game = None
+        previous = stock.state
+        stock.state, stock.game, stock.updated_at = to_state, game, timezone.now()
+        stock.save(update_fields=["state", "game", "updated_at"])
+        StockMovement.objects.create(
+            series=series,
+            from_state=previous,
+            to_state=to_state,
+            game=game,
+            note=note,
+            actor=actor,
+            at=stock.updated_at,
+        )
+        audit.record(
+            venue_id=series.venue_id,
+            actor=actor,
+            action="paper.moved",
+            obj=series,
+            data={"from": previous, "to": to_state, "game": game.pk if game else None, "note": note},
+        )
+    return stock
+
+
+def refuse_destroyed(series: CardSeries) -> None:
+    """Destroyed paper is never printed again (a check before printing)."""
+    if PaperStock.objects.filter(series=series, state=StockState.DESTROYED).exists():
+        raise Conflict(
+            _("The paper of series %(code)s was destroyed.") % {"code": series.code}, code="series_destroyed"
+        )
+
+
+# --- printing -------------------------------------------------------------------------------------------
+
+
+def check_url(base_url: str, card: Card) -> str:
+    """The public URL a card's QR code holds: it answers the card's check (`check_card`)."""
+    path = reverse("bingo:card-check", args=[card.series_id, card.serial, card.security_code])
+    return base_url.rstrip("/") + path
+
+
+def _card_texts(series: CardSeries, card: Card) -> tuple[str, str]:
+    title = _("Series %(code)s · No. %(serial)s") % {"code": series.code, "serial": card.serial}
+    details = _("%(value)s · %(count)s cards in the series · Code %(security)s") % {
+        "value": money.euros(series.face_value),
+        "count": series.card_count,
+        "security": card.security_code,
+    }
+    return title, details
+
+
+def _game_for_print(game: Game, series: CardSeries) -> None:
+    if game.room.venue_id != series.venue_id:
+        raise NotFound(_("No series %(code)s in this venue.") % {"code": series.code}, code="unknown_series")
+    if game.state in (GameState.CLOSED, GameState.VOID):
+        raise Conflict(
+            _("Game %(number)s is over: no card is printed for it.") % {"number": game.number},
+            code="game_not_open",
+        )
+
+
+def print_sheets(
+    *, series: CardSeries, game: Game, first: int, last: int, actor: User, base_url: str
+) -> tuple[PrintedCards, bytes]:
+    """Print cards first..last of a series for a game as a PDF of strips (TB-22), registered to the game."""
+    if not 1 <= first <= last <= series.card_count:
+        raise InvalidInput(
+            _("Cards %(first)s–%(last)s are not all in series %(code)s (serials 1–%(card_count)s).")
+            % {"first": first, "last": last, "code": series.code, "card_count": series.card_count},
+            code="range_not_in_series",
+        )
+    _game_for_print(game, series)
+    refuse_destroyed(series)
+    cards = list(Card.objects.filter(series=series, serial__gte=first, serial__lte=last).order_by("serial"))
+    printed = [
+        cardprint.PrintCard(*_card_texts(series, card), card.grid, check_url(base_url, card))
+        for card in cards
+    ]
+    title = _("%(venue)s · %(room)s · game %(number)s · series %(code)s, cards %(first)s–%(last)s") % {
+        "venue": series.venue.name,
+        "room": game.room.name,
+        "number": game.number,
+        "code": series.code,
+        "first": first,
+        "last": last,
+    }
+    footer = _(
+        "Valid for game %(number)s only. Printed %(when)s by %(who)s; check a card with its QR code."
+    ) % {
+        "number": game.number,
+        "when": timezone.localtime().strftime("%d/%m/%Y %H:%M"),
+        "who": actor.get_username(),
+    }
+    pdf = cardprint.render(printed, title=title, footer=footer)
+    with transaction.atomic():
+        row = _register(game, series, first, last, PrintMedium.HALL, actor, hashlib.sha256(pdf).hexdigest())
+    return row, pdf
+
+
+def _register(
+    game: Game,
+    series: CardSeries,
+    first: int,
+    last: int,
+    medium: str,
+    actor: User,
+    digest: str,
+    sale: SaleOperation | None = None,
+) -> PrintedCards:
+    row = PrintedCards.objects.create(
+        game=game,
+        series=series,
+        first_serial=first,
+        last_serial=last,
+        cards=last - first + 1,
+        medium=medium,
+        sale=sale,
+        sha256=digest,
+        printed_by=actor,
+        printed_at=timezone.now(),
+    )
+    audit.record(
+        venue_id=series.venue_id,
+        actor=actor,
+        action="paper.printed",
+        obj=row,
+        data={
+            "game": game.pk,
+            "series": series.code,
+            "first": first,
+            "last": last,
+            "medium": medium,
+            "sha256": digest,
+        },
+    )
+    return row
+
+
+def next_unsold(series: CardSeries, count: int) -> int:
+    """The first serial of the lowest run of `count` cards of the series that no game has sold."""
+    sold = set(SoldCard.objects.filter(card__series=series).values_list("card__serial", flat=True))
+    run = 0
+    for serial in range(1, series.card_count + 1):
+        run = 0 if serial in sold else run + 1
+        if run == count:
+            return serial - count + 1
+    raise Conflict(
+        _("Series %(code)s has no %(count)s unsold cards in a row.") % {"code": series.code, "count": count},
+        code="no_cards_left",
+    )
+
+
+def _ticket(
+    series: CardSeries, game: Game, cards: list[Card], sale: SaleOperation, base_url: str
+) -> Document:
+    lines: list[Any] = [
+        Field(_("Game"), f"{game.room.name} · {game.number}"),
+        Field(_("Series"), series.code),
+        Field(_("Cards in the series"), str(series.card_count)),
+        Field(_("Face value"), money.euros(series.face_value)),
+    ]
+    for card in cards:
+        lines.append(Rule())
+        lines.append(
+            Field(
+                _("Card %(serial)s") % {"serial": card.serial},
+                _("Code %(code)s") % {"code": card.security_code},
+            )
+        )
+        for row in card.grid:
+            # Two characters a cell and one space between (a slip's text collapses runs of spaces).
+            lines.append(ticket_row(row))
+    lines.append(Rule())
+    return Document(
+        venue=series.venue.name,
+        title=_("Bingo cards"),
+        kind="cards",
+        lines=tuple(lines),
+        amount=Field(_("Total"), money.euros(sale.amount)),
+        qr=check_url(base_url, cards[0]),
+        footer=(_("Valid for game %(number)s only.") % {"number": game.number},),
+    )
+
+
+def ticket_row(row: list[int | None]) -> str:
+    """A card's row on a thermal ticket: "07 15 20 -- -- -- -- 77 82"."""
+    return " ".join(f"{n:02d}" if n else "--" for n in row)
+
+
+@dataclass(frozen=True)
+class TablePrint:
+    sale: SaleOperation
+    register: PrintedCards
+    result: PrintResult
+
+
+def print_at_table(
+    *,
+    game: Game,
+    series: CardSeries,
+    count: int,
+    actor: User,
+    till: Till,
+    base_url: str,
+    idempotency_key: str | None = None,
+) -> TablePrint:
+    """Sell a player's `count` cards (the next unsold of the series) and print them at once as a ticket at
+    the till's ESC/POS printer (TB-23), registered to the game. A retry with the same key prints again the
+    same cards (a second register row: every print is recorded)."""
+    if not 1 <= count <= 60:
+        raise InvalidInput(
+            _("A player buys 1 to 60 cards at a time, not %(count)s.") % {"count": count}, code="bad_count"
+        )
+    _game_for_print(game, series)
+    refuse_destroyed(series)
+    with transaction.atomic():
+        previous = (
+            SaleOperation.objects.filter(game=game, idempotency_key=idempotency_key).first()
+            if idempotency_key
+            else None
+        )
+        first = previous.first_serial if previous else next_unsold(series, count)
+        sale = sales.sell_range(
+            game=game,
+            series=series,
+            first=first,
+            last=first + count - 1,
+            actor=actor,
+            idempotency_key=idempotency_key,
+        )
+    cards = list(
+        Card.objects.filter(series=series, serial__gte=sale.first_serial, serial__lte=sale.last_serial)
+    )
+    document = _ticket(series, game, cards, sale, base_url)
+    result = print_document(till=till, document=document, actor=actor, subject=sale)
+    with transaction.atomic():
+        row = _register(
+            game, series, sale.first_serial, sale.last_serial, PrintMedium.TABLE, actor, result.sha256, sale
+        )
+    return TablePrint(sale, row, result)
+
+
+# --- the public check -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardCheck:
+    venue: str
+    series: str
+    serial: int
+    face_value: Decimal
+    series_cards: int
+    grid: list[list[int | None]]
+    game: Game | None  # the game it was sold in, else the last it was printed for
+    sold: bool
+
+
+def check_card(*, series_id: int, serial: int, code: str) -> CardCheck:
+    """What a card's QR code answers: its numbers, the game it belongs to and whether it was sold there.
+
+    Needs the card's security code (printed on it): 404 ``unknown_card`` for any wrong part, the same answer
+    for a card that does not exist, so the URL cannot be guessed to read master cards."""
+    card = Card.objects.filter(series_id=series_id, serial=serial).select_related("series__venue").first()
+    if card is None or not hmac.compare_digest(card.security_code.upper(), code.upper()):
+        raise NotFound(_("No such card."), code="unknown_card")
+    sale = SoldCard.objects.filter(card=card).select_related("game__room").first()
+    game = sale.game if sale else None
+    if game is None:
+        printed = (
+            PrintedCards.objects.filter(series=card.series, first_serial__lte=serial, last_serial__gte=serial)
+            .select_related("game__room")
+            .order_by("-pk")
+            .first()
+        )
+        game = printed.game if printed else None
+    grid = CardGrid.from_json(card.grid).to_json()
+    return CardCheck(
+        venue=card.series.venue.name,
+        series=card.series.code,
+        serial=serial,
+        face_value=card.series.face_value,
+        series_cards=card.series.card_count,
+        grid=grid,
+        game=game,
+        sold=sale is not None,
+    )

@@ -1,0 +1,83 @@
+"""The operator's paper cards page in a real browser, in Spanish: a 600-card file with one bad card is refused
+with the card named in the report; the corrected file is imported; the series' paper is moved into stock; a
+game's printed-card register lists the sheets printed for it; a card's QR page answers its check.
+
+Screenshots left in /tmp for a look: paper-refused-es.png, paper-imported-es.png, paper-register-es.png,
+card-check-es.png.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from playwright.async_api import BrowserContext, Page, expect
+
+from bingo.models import Card, CardSeries, Game
+from bingo.services import paper
+from halls.models import Venue
+from tests.bingo.paper_support import SPOILED, bad_file, good_file
+from tests.e2e.browser_support import call, log_in
+
+pytestmark = pytest.mark.e2e
+
+
+def print_for(game: Game, operator: Any) -> str:
+    series = CardSeries.objects.get(code="P")
+    paper.print_sheets(series=series, game=game, first=1, last=12, actor=operator, base_url="http://x/")
+    card = Card.objects.get(series=series, serial=3)
+    return f"/c/{series.pk}/3/{card.security_code}/"
+
+
+async def test_the_paper_page_imports_a_series_with_its_report_and_moves_its_stock(
+    page: Page,
+    context: BrowserContext,
+    server_url: str,
+    venue: Venue,
+    operator: Any,
+    manual_game: Game,
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "bad.csv").write_bytes(bad_file())
+    (tmp_path / "good.csv").write_bytes(good_file())
+    spanish = {"name": settings.LANGUAGE_COOKIE_NAME, "value": "es", "domain": "127.0.0.1", "path": "/"}
+    await context.add_cookies([spanish])  # type: ignore[list-item]
+    await log_in(page, server_url, operator.username, "/paper/")
+    await expect(page.locator("h1")).to_contain_text("Cartones de papel")
+
+    async def upload(path: Path) -> None:
+        form = page.locator("#import form")
+        await form.locator('input[name="code"]').fill("P")
+        await form.locator('input[name="face_value"]').fill("1,50")
+        await form.locator('input[name="file"]').set_input_files(str(path))
+        await form.locator('button[type="submit"]').click()
+        await page.wait_for_load_state()
+
+    await upload(tmp_path / "bad.csv")
+    await expect(page.locator("#error")).to_have_attribute("data-code", "bad_cards")
+    bad = page.locator(f'#report tr[data-serial="{SPOILED}"]')
+    await expect(bad).to_have_count(1)
+    await expect(bad).to_contain_text("Fila 1")
+    await expect(page.locator('#stock tr[data-series="P"]')).to_have_count(0)
+    await page.screenshot(path="/tmp/paper-refused-es.png", full_page=True)
+
+    await upload(tmp_path / "good.csv")
+    await expect(page.locator("#imported")).to_contain_text("600")
+    row = page.locator('#stock tr[data-series="P"]')
+    await expect(row).to_have_attribute("data-state", "received")
+    await row.locator('select[name="to_state"]').select_option("in_stock")
+    await row.locator('form:has(select[name="to_state"]) button').click()
+    await expect(page.locator('#stock tr[data-series="P"]')).to_have_attribute("data-state", "in_stock")
+    await page.screenshot(path="/tmp/paper-imported-es.png", full_page=True)
+
+    check_path = await call(print_for, manual_game, operator)
+    await page.goto(f"{server_url}/paper/games/{manual_game.pk}/")
+    await expect(page.locator('#register tr[data-medium="hall"]')).to_contain_text("1–12")
+    await page.screenshot(path="/tmp/paper-register-es.png", full_page=True)
+
+    await page.goto(f"{server_url}{check_path}")
+    await expect(page.locator("#check")).to_have_attribute("data-sold", "no")
+    await expect(page.locator("#check")).to_contain_text("No vendido")
+    await page.screenshot(path="/tmp/card-check-es.png", full_page=True)
