@@ -328,6 +328,35 @@ def generate_series(seed: bytes, strips: int) -> GeneratedSeries:
     return GeneratedSeries(grids.reshape(-1, ROWS, COLUMNS), rederived)
 
 
+def generate_strips(
+    seed: bytes, first: int, count: int, rederived: Iterable[tuple[int, int]] = ()
+) -> GeneratedSeries:
+    """Strips `first`..`first + count - 1` (0-based) of the v2 series of `seed` alone, each with its attempt
+    from the series' stored `rederived` (every other strip attempt 0): the same cards as those strips of
+    `generate_series`, without deriving the rest (a hall's share of a network series). Serial s of the
+    series is row s - 1 - first * 6 of the result."""
+    if first < 0 or count < 0:
+        raise ValueError("first and count must be >= 0")
+    attempt_of = dict(rederived)
+    indices = np.arange(first, first + count, dtype=np.int64)
+    attempts = np.array([attempt_of.get(int(i), 0) for i in indices], dtype=np.int64)
+    grids = np.zeros((count, CARDS_PER_STRIP, ROWS, COLUMNS), dtype=np.uint8)
+    for at in range(0, count, _BATCH):
+        batch = slice(at, at + _BATCH)
+        grids[batch] = _build_strips(_key(seed), indices[batch], attempts[batch])
+    return GeneratedSeries(grids.reshape(-1, ROWS, COLUMNS), ())
+
+
+def faces_digest(keys: Iterable[str]) -> str:
+    """One SHA-256 over the cards' keys in serial order: two parties that made the same cards agree on it
+    without exchanging them (a hall's share of a network series against the central's)."""
+    digest = hashlib.sha256()
+    for key in keys:
+        digest.update(key.encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
 def generate_strip(seed: bytes, index: int, *, attempt: int = 0) -> tuple[CardGrid, ...]:
     """Strip `index` (0-based) derived with `attempt`: 6 valid cards holding 1..90 once each."""
     if index < 0 or attempt < 0:

@@ -28,7 +28,11 @@ import io
 import itertools
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from bingo.cards import (
     CARDS_PER_STRIP,
@@ -41,6 +45,8 @@ from bingo.cards import (
     column_of,
 )
 
+U8 = npt.NDArray[np.uint8]
+Bools = npt.NDArray[np.bool_]
 MAX_CARDS = 120_000
 _CODE = re.compile(r"^[A-Za-z0-9]{4,16}$")
 
@@ -111,21 +117,71 @@ class ImportedCard:
 
 @dataclass
 class ReadSeries:
-    cards: list[ImportedCard]
+    """The cards read whole and valid (grids[i], codes[i] of serials[i], at lines[i]) and every problem."""
+
+    grids: U8  # (cards, 3, 9), 0 = blank
+    serials: list[int]
+    lines: list[int]
+    codes: list[str]
     problems: list[Problem]
 
     @property
     def ok(self) -> bool:
-        return not self.problems and bool(self.cards)
+        return not self.problems and len(self.serials) > 0
 
     @property
     def bad_serials(self) -> list[int]:
         return sorted({p.serial for p in self.problems if p.serial is not None})
 
+    @cached_property
+    def cards(self) -> list[ImportedCard]:
+        """The valid cards as CardGrid (built one by one: for tests and small series)."""
+        return [
+            ImportedCard(serial, line, CardGrid.from_json([[n or None for n in row] for row in grid]), code)
+            for serial, line, grid, code in zip(
+                self.serials, self.lines, self.grids.tolist(), self.codes, strict=True
+            )
+        ]
+
+
+def _empty(problems: list[Problem]) -> ReadSeries:
+    return ReadSeries(np.zeros((0, ROWS, COLUMNS), dtype=np.uint8), [], [], [], problems)
+
 
 def _cell(value: str) -> int | None:
     value = value.strip()
     return int(value) if re.fullmatch(r"[0-9]{1,3}", value) else None
+
+
+def _serial(value: str) -> int | None:
+    value = value.strip()
+    return int(value) if re.fullmatch(r"[0-9]{1,9}", value) and int(value) >= 1 else None
+
+
+_ROW_OF_POSITION = np.repeat(np.arange(ROWS), NUMBERS_PER_ROW)  # n1..n5 row 0, n6..n10 row 1, ...
+
+
+def _grids(values: npt.NDArray[np.int64]) -> U8:
+    """(cards, 3, 9) from (cards, 15) numbers row by row, each in its decade's column."""
+    grids = np.zeros((len(values), ROWS, COLUMNS), dtype=np.int64)
+    columns = np.minimum(values // 10, COLUMNS - 1)
+    grids[np.arange(len(values))[:, None], _ROW_OF_POSITION[None, :], columns] = values
+    return grids.astype(np.uint8)
+
+
+def _bad_cards(values: npt.NDArray[np.int64]) -> Bools:
+    """Which cards break a card rule: the same rules as `card_problems`, checked on every card at once."""
+    bad = ((values < 1) | (values > MAX_NUMBER)).any(axis=1)
+    clipped = np.clip(values, 1, MAX_NUMBER)
+    bad |= (np.diff(np.sort(clipped, axis=1), axis=1) == 0).any(axis=1)
+    columns = np.minimum(clipped // 10, COLUMNS - 1).reshape(-1, ROWS, NUMBERS_PER_ROW)
+    bad |= (np.diff(columns, axis=2) <= 0).any(axis=(1, 2))
+    grids = _grids(clipped).astype(np.int64)
+    filled = grids > 0
+    bad |= (filled.sum(axis=1) == 0).any(axis=1)
+    above = np.maximum.accumulate(grids, axis=1)
+    bad |= (filled[:, 1:, :] & (grids[:, 1:, :] <= above[:, :-1, :])).any(axis=(1, 2))
+    return np.asarray(bad, dtype=np.bool_)
 
 
 def card_problems(numbers: list[str], line: int, serial: int | None) -> tuple[list[Problem], CardGrid | None]:
@@ -184,117 +240,139 @@ def _rows(text: str) -> list[tuple[int, list[str]]]:
 
 
 def read_series(data: bytes) -> ReadSeries:
-    """Every card of the file and every problem found in it (see the module's docstring for the format)."""
+    """Every card of the file and every problem found in it (see the module's docstring for the format).
+
+    The card and strip rules are checked on all cards at once (NumPy); only the cards and strips that fail
+    are looked at one by one, to say what is wrong with them.
+    """
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return ReadSeries([], [Problem(0, None, "not_text")])
+        return _empty([Problem(0, None, "not_text")])
     rows = _rows(text)
     if not rows:
-        return ReadSeries([], [Problem(0, None, "empty_file")])
+        return _empty([Problem(0, None, "empty_file")])
     header_line, header = rows[0]
     if header[0].strip().lower() != "serial":
         shown = ",".join(header)[:80]
-        return ReadSeries([], [Problem(header_line, None, "bad_header", {"line": shown})])
+        return _empty([Problem(header_line, None, "bad_header", {"line": shown})])
     rows = rows[1:]
     if not rows:
-        return ReadSeries([], [Problem(0, None, "empty_file")])
+        return _empty([Problem(0, None, "empty_file")])
     if len(rows) > MAX_CARDS:
-        return ReadSeries([], [Problem(0, None, "too_many_cards", {"max": MAX_CARDS})])
-    cards: list[ImportedCard] = []
+        return _empty([Problem(0, None, "too_many_cards", {"max": MAX_CARDS})])
     problems: list[Problem] = []
-    serials: list[int | None] = []
-    for line, fields in rows:
-        serial = _cell(fields[0]) if fields[0].strip().isdigit() else None
-        if serial is not None and serial < 1:
-            serial = None
-        serials.append(serial)
+    # Cards whose fields are whole numbers: judged together below.
+    lines: list[int] = []
+    serials: list[int] = []
+    codes: list[str] = []
+    values: list[list[int]] = []
+    texts: list[list[str]] = []
+    for position, (line, fields) in enumerate(rows, start=1):
+        serial = _serial(fields[0])
         if serial is None:
             problems.append(Problem(line, None, "bad_serial", {"value": fields[0].strip()[:20]}))
-        elif serial != len(serials):
-            problems.append(
-                Problem(line, serial, "serial_order", {"serial": serial, "expected": len(serials)})
-            )
+        elif serial != position:
+            problems.append(Problem(line, serial, "serial_order", {"serial": serial, "expected": position}))
         if len(fields) not in (1 + NUMBERS_PER_CARD, 2 + NUMBERS_PER_CARD):
             problems.append(Problem(line, serial, "field_count", {"count": len(fields)}))
             continue
         code = fields[1 + NUMBERS_PER_CARD].strip() if len(fields) > 1 + NUMBERS_PER_CARD else ""
         if code and not _CODE.match(code):
             problems.append(Problem(line, serial, "bad_code", {"value": code[:20]}))
-        found, grid = card_problems(fields[1 : 1 + NUMBERS_PER_CARD], line, serial)
+        numbers = fields[1 : 1 + NUMBERS_PER_CARD]
+        try:
+            parsed = [int(n) for n in numbers]
+        except ValueError:
+            problems.extend(card_problems(numbers, line, serial)[0])
+            continue
+        if serial is not None:
+            lines.append(line)
+            serials.append(serial)
+            codes.append(code.upper())
+            values.append(parsed)
+            texts.append(numbers)
+    array = np.array(values, dtype=np.int64).reshape(-1, NUMBERS_PER_CARD)
+    good = ~_bad_cards(array)
+    for i in np.flatnonzero(~good):
+        found, grid = card_problems(texts[i], lines[i], serials[i])
         problems.extend(found)
-        if grid is not None and serial is not None:
-            cards.append(ImportedCard(serial, line, grid, code.upper()))
-    problems.extend(_strip_problems(cards, len(rows)))
-    problems.extend(_repeats(cards))
+        good[i] = grid is not None  # the one-by-one check decides
+    keep = np.flatnonzero(good)
+    read = ReadSeries(
+        _grids(array[keep]),
+        [serials[i] for i in keep],
+        [lines[i] for i in keep],
+        [codes[i] for i in keep],
+        problems,
+    )
+    problems.extend(_strip_problems(read, len(rows)))
+    problems.extend(_repeats(read))
     problems.sort(key=lambda p: (p.line, p.code))
-    return ReadSeries(cards, problems)
+    return read
 
 
-def _strip_problems(cards: list[ImportedCard], count: int) -> list[Problem]:
+def _strip_problems(read: ReadSeries, count: int) -> list[Problem]:
     """Whole strips of 6, each holding 1-90 once; a strip with a card already refused is not judged again."""
     found: list[Problem] = []
     whole = count - count % CARDS_PER_STRIP
     if count % CARDS_PER_STRIP:
-        found.append(
-            Problem(
-                0,
-                None,
-                "strip_incomplete",
-                {"count": count % CARDS_PER_STRIP, "first": whole + 1, "last": count},
-            )
-        )
-    by_serial = {card.serial: card for card in cards}
-    for first in range(1, whole + 1, CARDS_PER_STRIP):
-        strip = [by_serial.get(s) for s in range(first, first + CARDS_PER_STRIP)]
-        if any(card is None for card in strip):
-            continue
-        holders: dict[int, list[ImportedCard]] = {}
-        for card in strip:
-            assert card is not None
-            for n in card.grid.numbers:
-                holders.setdefault(n, []).append(card)
-        where = {
-            "strip": (first - 1) // CARDS_PER_STRIP + 1,
-            "first": first,
-            "last": first + CARDS_PER_STRIP - 1,
-        }
-        for number in sorted(holders):
-            if len(holders[number]) > 1:
-                for card in holders[number]:
-                    cards_text = ", ".join(str(c.serial) for c in holders[number])
-                    found.append(
-                        Problem(
-                            card.line,
-                            card.serial,
-                            "strip_repeats",
-                            {**where, "number": number, "cards": cards_text},
-                        )
-                    )
-        missing = [n for n in range(1, MAX_NUMBER + 1) if n not in holders]
-        if missing:
-            found.append(
-                Problem(
-                    strip[0].line if strip[0] else 0,
-                    None,
-                    "strip_missing",
-                    {**where, "numbers": ", ".join(map(str, missing))},
-                )
-            )
+        where = {"count": count % CARDS_PER_STRIP, "first": whole + 1, "last": count}
+        found.append(Problem(0, None, "strip_incomplete", where))
+    # index[s - 1]: the card of serial s among those read, or -1
+    index = np.full(count, -1, dtype=np.int64)
+    serials = np.array(read.serials, dtype=np.int64)
+    inside = serials <= count
+    index[serials[inside] - 1] = np.flatnonzero(inside)
+    strips = index[:whole].reshape(-1, CARDS_PER_STRIP)
+    judged = np.flatnonzero((strips >= 0).all(axis=1))  # strips whose six cards were all read valid
+    if not len(judged):
+        return found
+    numbers = read.grids[strips[judged]].reshape(len(judged), -1).astype(np.int64)
+    slots = np.arange(len(judged))[:, None] * (MAX_NUMBER + 1) + numbers
+    held = np.bincount(slots.ravel(), minlength=len(judged) * (MAX_NUMBER + 1))
+    held = held.reshape(len(judged), MAX_NUMBER + 1)[:, 1:]
+    for k in np.flatnonzero((held != 1).any(axis=1)):
+        found.extend(_strip_report(read, int(judged[k]), strips[judged[k]]))
     return found
 
 
-def _repeats(cards: list[ImportedCard]) -> list[Problem]:
-    seen: dict[str, int] = {}
+def _strip_report(read: ReadSeries, strip: int, members: npt.NDArray[np.int64]) -> list[Problem]:
+    """What is wrong with one strip: the numbers held twice (on which cards) and those held by none."""
+    first = strip * CARDS_PER_STRIP + 1
+    where = {"strip": strip + 1, "first": first, "last": first + CARDS_PER_STRIP - 1}
+    holders: dict[int, list[int]] = {}
+    for i in members.tolist():
+        for n in read.grids[i].ravel().tolist():
+            if n:
+                holders.setdefault(n, []).append(i)
     found = []
-    for card in cards:
-        key = card.grid.key()
+    for number in sorted(holders):
+        if len(holders[number]) > 1:
+            cards_text = ", ".join(str(read.serials[i]) for i in holders[number])
+            for i in holders[number]:
+                params = {**where, "number": number, "cards": cards_text}
+                found.append(Problem(read.lines[i], read.serials[i], "strip_repeats", params))
+    missing = [n for n in range(1, MAX_NUMBER + 1) if n not in holders]
+    if missing:
+        params = {**where, "numbers": ", ".join(map(str, missing))}
+        found.append(Problem(read.lines[int(members[0])], None, "strip_missing", params))
+    return found
+
+
+def _repeats(read: ReadSeries) -> list[Problem]:
+    """Cards holding the same numbers as an earlier card of the series."""
+    seen: dict[bytes, int] = {}
+    found = []
+    ordered = np.sort(read.grids.reshape(len(read.grids), -1), axis=1)
+    for i, key in enumerate(map(bytes, ordered)):
         if key in seen:
+            serial = read.serials[i]
             found.append(
-                Problem(card.line, card.serial, "same_numbers", {"serial": card.serial, "other": seen[key]})
+                Problem(read.lines[i], serial, "same_numbers", {"serial": serial, "other": seen[key]})
             )
         else:
-            seen[key] = card.serial
+            seen[key] = read.serials[i]
     return found
 
 

@@ -35,6 +35,25 @@ def self_playing(room_ids: Collection[int]) -> set[int]:
     return {room_id for player in _players for room_id in player.plays(room_ids)} if room_ids else set()
 
 
+# Console links: an app above bingo whose games a room plays shows the caller a page of its own (a
+# simultaneous game's hall page): room id -> [(label, url)], read-only.
+_console_links: list[Callable[[Collection[int]], dict[int, list[tuple[str, str]]]]] = []
+
+
+def register_console_links(links: Callable[[Collection[int]], dict[int, list[tuple[str, str]]]]) -> None:
+    if links not in _console_links:
+        _console_links.append(links)
+
+
+def console_links(room_ids: Collection[int]) -> dict[int, list[tuple[str, str]]]:
+    """Of ``room_ids``, the pages registered apps show for each (room id -> [(label, url)])."""
+    found: dict[int, list[tuple[str, str]]] = {}
+    for links in _console_links:
+        for room_id, shown in links(room_ids).items():
+            found.setdefault(room_id, []).extend(shown)
+    return found
+
+
 def after_ball(game: Game) -> None:
     for player in _players:
         player.after_ball(game)

@@ -31,6 +31,7 @@ from halls.models import Role, Room, Screen, Venue
 class VenueAccess:
     venue: Venue
     roles: frozenset[str]
+    inspecting: bool = False  # the venue's inspector: reads everything, writes nothing
     rooms: list[Room] = field(default_factory=list)
     screens: list[Screen] = field(default_factory=list)
 
@@ -47,7 +48,13 @@ class VenueAccess:
         return Role.OPERATOR in self.roles
 
     @property
+    def can_inspect(self) -> bool:
+        return Role.INSPECTOR in self.roles
+
+    @property
     def role_labels(self) -> list[str]:
+        if self.inspecting:
+            return [str(Role.INSPECTOR.label)]
         if self.is_operator:
             return [str(Role.OPERATOR.label)]
         return [str(Role(r).label) for r in sorted(self.roles)]
@@ -57,7 +64,10 @@ def _venues(request: HttpRequest) -> list[VenueAccess]:
     """The user's venues with their roles there, rooms and (for operators) screens."""
     user = request.user
     venues = Venue.objects.filter(pk__in=access.venue_ids_for(user)).order_by("name")
-    found = [VenueAccess(venue=v, roles=access.roles_in(user, v.pk)) for v in venues]
+    found = [
+        VenueAccess(venue=v, roles=access.roles_in(user, v.pk), inspecting=access.inspects(user, v.pk))
+        for v in venues
+    ]
     by_id = {v.venue.pk: v for v in found}
     for room in Room.objects.filter(venue_id__in=by_id).order_by("venue_id", "name"):
         by_id[room.venue_id].rooms.append(room)
@@ -77,6 +87,7 @@ def _page(request: HttpRequest, template: str, venues: list[VenueAccess], **cont
             "venues": venues,
             "can_call": any(v.can_call for v in venues),
             "can_sell": any(v.can_sell for v in venues),
+            "can_inspect": any(v.can_inspect for v in venues),
             **context,
         },
     )
@@ -94,7 +105,12 @@ def home(request: HttpRequest) -> HttpResponse:
 @ensure_csrf_cookie
 def console_index(request: HttpRequest) -> HttpResponse:
     venues = [v for v in _venues(request) if v.can_call]
-    self_playing = hooks.self_playing([room.pk for v in venues for room in v.rooms])
+    room_ids = [room.pk for v in venues for room in v.rooms]
+    self_playing = hooks.self_playing(room_ids)
+    links = hooks.console_links(room_ids)
+    for v in venues:
+        for room in v.rooms:
+            room.network_links = links.get(room.pk, [])  # type: ignore[attr-defined]
     return _page(request, "bingo/console_index.html", venues, self_playing=self_playing)
 
 
@@ -109,7 +125,8 @@ def console_room(request: HttpRequest, room_id: int) -> HttpResponse:
         raise Http404(exc.message) from exc
     except errors.PermissionDenied as exc:
         raise PermissionDenied(exc.message) from exc
-    return _page(request, "bingo/console.html", _venues(request), room=room)
+    links = hooks.console_links([room.pk]).get(room.pk, [])
+    return _page(request, "bingo/console.html", _venues(request), room=room, network_links=links)
 
 
 @login_required

@@ -19,6 +19,8 @@ urlpatterns = [
     path("", include("halls.urls")),
     path("", include("halls.link.urls")),
     path("", include("bingo.urls")),
+    path("", include("bingo.simultaneous.pages")),
+    path("", include("bingo.inspector.urls")),
     path("", include("bingo.network.urls_central")),
     path("", include("jackpots.urls")),
     path("", include("jackpots.tables.urls")),

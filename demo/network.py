@@ -2,11 +2,11 @@
 its own database, and what plays by itself in each (`tick`, the beat's ``demo.tasks.autoplay_network``).
 
 At the central: the network "DEMO" of the two venues (one region, one operator: every contribution is
-tagged with them), a link credential per venue, an interconnected prize (IB-01) whose rounds the demo opens
-as the halls need them (the product opens them on the operator's order only), and one simultaneous game
-(SB-01) after the other: created once both venues are online, cards allocated to both, sales open for
-SALES_SECONDS, then closed network-wide by the product's beat, the draw started here, the claims decided by
-the product.
+tagged with them), a link credential per venue, an interconnected prize (IB-01) whose rounds open by
+themselves (its ``auto_rounds``: a fresh round whenever the newest has a hall's game), and one simultaneous
+game (SB-01) after the other: created once both venues are online, cards allocated to both, sales open for
+`sales_seconds`, then closed network-wide by the product's beat, the draw started here, the claims decided
+by the product.
 
 At a venue: its hall (demo.hall) whose "Sala Principal" plays the prize (it starts playing by itself once
 the link has brought the prize's first round, so its first game already contributes), and a room "Sala
@@ -29,8 +29,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from bingo.models import Claim, SoldCard
-from bingo.network.models import KnownRound, NetworkPrize, PrizeRound, RoomMembership, RoundContribution
-from bingo.network.models import RoundState as PrizeRoundState
+from bingo.network.models import KnownRound, NetworkPrize, RoomMembership
 from bingo.network.services import prizes
 from bingo.network.services import venue as network_venue
 from bingo.services import claims
@@ -167,8 +166,8 @@ def seed_central() -> CentralSeed:
             authorisation_ref=AUTHORISATION,
             halls=venues,
             actor=user,
+            auto_rounds=True,  # its rounds open by themselves, the first one now
         )
-    open_rounds(prize, actor=user)
     return seeded
 
 
@@ -197,30 +196,9 @@ def _network() -> Network:
     return network
 
 
-def open_rounds(prize: NetworkPrize, *, actor: Any) -> int | None:
-    """Open the prize's next round when a member hall has no open round left to join (each hall's next game
-    joins the earliest open round it has no game in). Returns the number opened, if any."""
-    now = timezone.now()
-    open_ = list(PrizeRound.objects.filter(prize=prize, state=PrizeRoundState.OPEN, closes_at__gt=now))
-    joined = set(
-        RoundContribution.objects.filter(round__in=open_).values_list("round_id", "venue__licence_number")
-    )
-    halls = prize.halls.values_list("venue__licence_number", flat=True)
-    if all(any((r.pk, hall) not in joined for r in open_ if hall in r.expected) for hall in halls):
-        return None
-    return prizes.open_round(prize=prize, actor=actor).number
-
-
 def central_tick() -> list[str]:
-    """One step of the central: the prize's rounds, the simultaneous game."""
-    done = []
-    actor = autoplay_actor()
-    for prize in NetworkPrize.objects.filter(code=PRIZE_CODE, active=True):
-        number = open_rounds(prize, actor=actor)
-        if number is not None:
-            done.append(f"opened round {number}")
-    done.append(_simultaneous(actor))
-    return done
+    """One step of the central: the simultaneous game (the prize's rounds open by themselves)."""
+    return [_simultaneous(autoplay_actor())]
 
 
 def _online() -> list[str]:

@@ -1,10 +1,22 @@
 """Who may act where: staff roles are scoped per venue.
 
 An object of another venue is reported as not found, so staff cannot even learn it exists.
+
+The inspector (``Role.INSPECTOR``) reads everything of their venue and writes nothing. A request that
+only reads (GET, HEAD, OPTIONS) runs inside ``reading()`` (set by ``halls.readonly``), and there an
+inspector holds every role of the venue, so every page and report that checks a role lets them in; on any
+other request (and outside a request: tasks, commands, sockets) they hold only the inspector role, which
+no write asks for (403). Two more locks behind that: ``halls.readonly`` refuses a write of a user who is
+only an inspector before it reaches a view, and ``halls.services.audit`` refuses to record anything while
+an inspector's read rights are in use (every write of a service is audited).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -22,6 +34,32 @@ AnyUser = AbstractBaseUser | AnonymousUser
 ALL_ROLES = frozenset(Role)
 
 
+@dataclass
+class _ReadScope:
+    """A request that only reads; ``inspector`` is set once an inspector's read rights were granted."""
+
+    inspector: bool = False
+
+
+_reading: ContextVar[_ReadScope | None] = ContextVar("hall_reading", default=None)
+
+
+@contextmanager
+def reading() -> Iterator[None]:
+    """Run a request that only reads (halls.readonly wraps every GET, HEAD and OPTIONS in it)."""
+    token = _reading.set(_ReadScope())
+    try:
+        yield
+    finally:
+        _reading.reset(token)
+
+
+def inspector_reading() -> bool:
+    """Whether an inspector's read rights are in use in this request (then nothing may be written)."""
+    scope = _reading.get()
+    return scope is not None and scope.inspector
+
+
 def roles_in(user: AnyUser, venue_id: int) -> frozenset[str]:
     if not user.is_authenticated:
         return frozenset()
@@ -30,7 +68,29 @@ def roles_in(user: AnyUser, venue_id: int) -> frozenset[str]:
     roles = frozenset(
         StaffRole.objects.filter(user_id=user.pk, venue_id=venue_id).values_list("role", flat=True)
     )
-    return ALL_ROLES if Role.OPERATOR in roles else roles
+    if Role.OPERATOR in roles:
+        return ALL_ROLES
+    scope = _reading.get()
+    if Role.INSPECTOR in roles and scope is not None:
+        scope.inspector = True
+        return ALL_ROLES  # read rights only: this request writes nothing
+    return roles
+
+
+def inspects(user: AnyUser, venue_id: int) -> bool:
+    """Whether ``user`` is the venue's inspector (and not its operator): pages show them as such."""
+    if not user.is_authenticated or getattr(user, "is_superuser", False):
+        return False
+    roles = set(StaffRole.objects.filter(user_id=user.pk, venue_id=venue_id).values_list("role", flat=True))
+    return Role.INSPECTOR in roles and Role.OPERATOR not in roles
+
+
+def only_inspects(user: AnyUser) -> bool:
+    """Whether every role ``user`` holds anywhere is the inspector's (so no write of theirs is allowed)."""
+    if not user.is_authenticated or getattr(user, "is_superuser", False):
+        return False
+    roles = set(StaffRole.objects.filter(user_id=user.pk).values_list("role", flat=True))
+    return roles == {Role.INSPECTOR.value}
 
 
 def venue_ids_for(user: AnyUser) -> list[int]:
@@ -64,6 +124,7 @@ NOUNS = {
     "program": gettext_lazy("program"),
     "room": gettext_lazy("room"),
     "series": gettext_lazy("series"),
+    "network game": gettext_lazy("network game"),
     "session": gettext_lazy("session"),
     "speciality": gettext_lazy("speciality"),
     "speciality membership": gettext_lazy("speciality's network prize"),

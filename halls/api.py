@@ -116,7 +116,12 @@ class VenueListView(HallAPIView):
     def get(self, request: Request) -> Response:
         ids = access.venue_ids_for(request.user)
         venues = Venue.objects.filter(pk__in=ids).order_by("name")
-        roles = {v.pk: sorted(access.roles_in(request.user, v.pk)) for v in venues}
+        roles = {
+            v.pk: [Role.INSPECTOR.value]
+            if access.inspects(request.user, v.pk)
+            else sorted(access.roles_in(request.user, v.pk))
+            for v in venues
+        }
         return Response(VenueSerializer(venues, many=True, context={"roles": roles}).data)
 
 
@@ -125,9 +130,10 @@ class VenueAuditVerifyView(HallAPIView):
 
     @extend_schema(
         operation_id="venues_audit_verify",
-        summary="Verify the venue's audit chain and its pools' seals (operator)",
+        summary="Verify the venue's audit chain and its pools' seals (operator, inspector)",
         description=(
-            "Operator. Reads everything in one snapshot, so a busy hall verifies as it was at one instant. "
+            "Operator or inspector. Reads everything in one snapshot, so a busy hall verifies as it was at "
+            "one instant. "
             "`ok` is false when any chain is not intact; each bad chain names its first bad link "
             "(`first_bad_seq`) and what is wrong with it (`reason`)."
         ),
@@ -136,12 +142,12 @@ class VenueAuditVerifyView(HallAPIView):
         tags=["venues"],
     )
     def get(self, request: Request, venue_id: int) -> Response:
-        access.require_role(request.user, venue_id, Role.OPERATOR)
+        access.require_role(request.user, venue_id, Role.OPERATOR, Role.INSPECTOR)
         return Response(AuditReportSerializer(verify_audit(venue_ids=[venue_id]).as_dict()).data)
 
     @extend_schema(
         operation_id="venues_audit_verify_post",
-        summary="Verify the venue's audit chain and its pools' seals (operator); same as GET",
+        summary="Verify the venue's audit chain and its pools' seals (operator, inspector); same as GET",
         request=None,
         responses={200: AuditReportSerializer, **error_responses(403, 404)},
         tags=["venues"],

@@ -45,6 +45,9 @@ class Role(models.TextChoices):
     OPERATOR = "operator", _("Hall operator")
     CALLER = "caller", _("Caller")
     CASHIER = "cashier", _("Cashier")
+    # The regulator's inspector: reads every page and report of the venue and runs the audit verification;
+    # never writes (halls.access: read rights on safe requests only; halls.readonly refuses the rest).
+    INSPECTOR = "inspector", _("Inspector")
 
 
 def validate_time_zone(value: str) -> None:

@@ -11,14 +11,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-import numpy as np
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from bingo import cardimport, cardprint
+from bingo import cardgen, cardimport, cardprint
 from bingo.cardgen import GeneratedSeries
 from bingo.cards import CARDS_PER_STRIP, CardGrid
 from bingo.models import (
@@ -90,15 +89,16 @@ def import_series(
             problems=[r.__dict__ for r in report],
             bad_serials=read.bad_serials,
         )
-    strips = len(read.cards) // CARDS_PER_STRIP
+    strips = len(read.serials) // CARDS_PER_STRIP
     if strips > MAX_STRIPS:  # cardimport.MAX_CARDS keeps this unreachable; the series' own limit still rules
         raise InvalidInput(
             _("A series holds at most %(max)s cards.") % {"max": MAX_STRIPS * 6}, code="bad_strips"
         )
+    # The same rules once more, by the generator's own check of whole strips: nothing invalid is ever stored.
+    broken = cardgen.strip_problems(read.grids.reshape(strips, CARDS_PER_STRIP, *read.grids.shape[1:]))
+    if broken:
+        raise AssertionError("an imported series passed its checks but breaks: " + "; ".join(broken))
     digest = hashlib.sha256(data).hexdigest()
-    grids = np.array(
-        [[[n or 0 for n in row] for row in card.grid.rows] for card in read.cards], dtype=np.uint8
-    )
     now = timezone.now()
     try:
         with transaction.atomic():
@@ -113,7 +113,7 @@ def import_series(
                 created_at=now,
                 created_by=actor,
             )
-            _insert_cards(series, GeneratedSeries(grids, ()), [card.security_code for card in read.cards])
+            _insert_cards(series, GeneratedSeries(read.grids, ()), read.codes)
             audit.record(
                 venue_id=venue.pk,
                 actor=actor,

@@ -83,17 +83,83 @@ def create_series(
     return series
 
 
+def create_series_share(
+    *,
+    venue: Venue,
+    code: str,
+    face_value: Decimal,
+    strips: int,
+    first_serial: int,
+    last_serial: int,
+    seed: str,
+    rederived: list[list[int]],
+    actor: User,
+) -> tuple[CardSeries, str]:
+    """A hall's share of another installation's series (a simultaneous game's network series: `strips` in
+    all, v2, its stored `rederived`): only the cards `first_serial`..`last_serial` (whole strips) are made
+    and stored, each the same card as the whole series' (cardgen.generate_strips), any card recomputable
+    from the seed. Returns the series and the digest of the cards made (cardgen.faces_digest), for the
+    caller to check against the series' owner's."""
+    if not 1 <= strips <= MAX_STRIPS or (first_serial - 1) % 6 or last_serial % 6:
+        raise InvalidInput(_("A share of a series is whole strips of it."), code="bad_strips")
+    if not 1 <= first_serial <= last_serial <= strips * 6:
+        raise InvalidInput(_("A share of a series is whole strips of it."), code="bad_strips")
+    first_strip, count = (first_serial - 1) // 6, (last_serial - first_serial + 1) // 6
+    generated = cardgen.generate_strips(seed.encode(), first_strip, count, cardgen.rederived_pairs(rederived))
+    try:
+        with transaction.atomic():
+            series = CardSeries.objects.create(
+                venue=venue,
+                code=code,
+                face_value=face_value,
+                strips=strips,
+                seed=seed,
+                generator=cardgen.V2,
+                rederived_strips=rederived,
+                created_at=timezone.now(),
+                created_by=actor,
+            )
+            _insert_cards(series, generated, first_serial=first_serial)
+            audit.record(
+                venue_id=venue.pk,
+                actor=actor,
+                action="series.created",
+                obj=series,
+                data={
+                    "code": code,
+                    "face_value": face_value,
+                    "strips": strips,
+                    "seed": seed,
+                    "generator": cardgen.V2,
+                    "rederived_strips": rederived,
+                    "cards_made": [first_serial, last_serial],
+                },
+            )
+    except IntegrityError as exc:
+        raise Conflict(
+            _("Venue %(name)s already has a series %(code)s.") % {"name": venue.name, "code": code},
+            code="series_exists",
+        ) from exc
+    return series, cardgen.faces_digest(generated.keys())
+
+
 def _insert_cards(
-    series: CardSeries, generated: cardgen.GeneratedSeries, given_codes: list[str] | None = None
+    series: CardSeries,
+    generated: cardgen.GeneratedSeries,
+    given_codes: list[str] | None = None,
+    *,
+    first_serial: int = 1,
 ) -> None:
-    """Every card of a new series: one COPY on PostgreSQL, batched INSERTs elsewhere (the embedded SQLite).
+    """Every card of a new series (or of its share from `first_serial` on): one COPY on PostgreSQL, batched
+    INSERTs elsewhere (the embedded SQLite).
 
     ``given_codes`` (an imported series): the security code printed on each card, "" where the hall computes
     its own."""
     secret = settings.HALL_CARD_SECRET.encode()
+    offset = first_serial - 1
 
     def codes_of(keys: list[str], first: int) -> list[str]:
-        codes = security_codes(secret, series.code, keys, first_serial=first + 1)
+        codes = security_codes(secret, series.code, keys, first_serial=offset + first + 1)
         if given_codes is None:
             return codes
         given = given_codes[first : first + len(keys)]
@@ -104,7 +170,14 @@ def _insert_cards(
         codes = codes_of(keys, 0)
         Card.objects.bulk_create(
             (
-                Card(series=series, serial=i + 1, grid=grid, key=key, numbers=numbers, security_code=code)
+                Card(
+                    series=series,
+                    serial=offset + i + 1,
+                    grid=grid,
+                    key=key,
+                    numbers=numbers,
+                    security_code=code,
+                )
                 for i, (grid, key, numbers, code) in enumerate(
                     zip(generated.rows(), keys, generated.packed(), codes, strict=True)
                 )
@@ -127,7 +200,7 @@ def _insert_cards(
                 "".join(
                     f"{series.pk}\t{serial}\t{grid}\t{key}\t\\\\x{numbers}\t{code}\n"
                     for serial, grid, key, numbers, code in zip(
-                        range(first + 1, first + len(chunk) + 1),
+                        range(offset + first + 1, offset + first + len(chunk) + 1),
                         chunk.grid_texts(),
                         keys,
                         chunk.packed_hex(),

@@ -19,9 +19,12 @@ The game, step by step:
    numbers. Each run is an entry of the network stream naming its hall by licence number. Halls of
    different regions share a game only where each pair of regions has its operator agreement and
    administration protocol (halls.services.regions.check_network_span; IB-02…IB-04, R-14).
-3. Placing (hall). The hall's operator places the game in a room: the hall recomputes the network series
-   from the seed (a local `CardSeries` "SB-<code>"; its generator and re-derived strips must equal the
-   central's) and creates a local `bingo.Game` drawn "by hand" (its balls come only from the central).
+3. Placing (hall). The hall's operator places the game in a room: the hall makes ONLY its own run of the
+   network series from the seed and the central's re-derived strips (a local `CardSeries` "SB-<code>" of
+   the network's size holding the run's cards: 300 halls × 10 strips would be 18,000 strips for each hall
+   to make otherwise), checks the run's faces against the central's digest of the same run (the
+   allocation carries it; `master_cards_differ` and nothing written if they differ), and creates a local
+   `bingo.Game` drawn "by hand" (its balls come only from the central).
 4. Sales (hall). When the central opens the sales, the hall's game goes on sale. The cashier sells and takes
    back cards of the hall's run only, through the traditional sale path (bingo.services.sales: the drawer,
    the ledger); each operation is reported to the central through the outbox in its transaction.
@@ -32,7 +35,12 @@ The game, step by step:
    has heard from the central. **Interpretation (the rule for a hall that could not confirm):** cards a hall
    sold whose sale the central's close does not count are not in the network game; the hall's game waits
    ("refunding unconfirmed sales") until its cashier refunds them through the normal return path, then
-   plays with the cards counted (or is void if none is left).
+   plays with the cards counted (or is void if none is left). **Reconciliation:** as it starts to play (or
+   is void), every hall reports its own count of the cards it has in play, their amount and the cards it
+   refunded (sales the central never counted) through its outbox; the central records it once per hall
+   against its own count for that hall (`Reconciliation`: both counts, the refunds, whether they agree,
+   audited). A difference (e.g. a hall's return reported after the close: the central's count, on which
+   the prizes were fixed, keeps the card) is recorded as such, never absorbed silently.
 6. Draw (central). One CSPRNG draw (`secrets`), a thin Celery task per ball (acks_late, a step names its
    ordinal: a retry is a no-op); balls are rows unique per (game, ordinal) and (game, number), each streamed
    to the halls, which append it to their local game (bingo.services.draw.append_relayed_ball): the hall's
@@ -42,8 +50,13 @@ The game, step by step:
    monitors; a valid one is reported through the outbox. The central checks it again against its own master
    card and balls, refuses a card never allocated to that hall or whose sale it did not count (a clear
    reason, nothing written), counts a replayed claim once, and keeps it; no ball is drawn while a claim
-   waits. **Interpretation (claim window, OP-13/OP-19):** the central waits HALL_SIMULTANEOUS_CLAIM_SECONDS
-   after the first claim for claims bound to the same ball from the other halls, then decides: each prize
+   waits. **Interpretation (claim window, OP-13/OP-19, TB-44, §2.7 S14):** in a traditional game, after a
+   claim the staff ask "¿Alguna línea más? ... ¿Algún bingo más?" and the window ends when that question has
+   been answered (a "reasonable time", not quantified); SB-01 makes the announcement steps of §2.7 in every
+   hall. So the network's window closes by the rule, not only by time: once every hall with cards in play
+   has answered "no more" for the last ball drawn (its caller's `no_more_claims`, through its outbox), the
+   central decides at once; a hall that does not answer (its line down, its caller away) is waited for at
+   most HALL_SIMULTANEOUS_CLAIM_SECONDS after the first claim, then the central decides: each prize
    still open goes to the claims at the lowest extraction order — network-wide for the network Line and
    Bingo, within the hall for each Hall Bingo — shared equally to the cent per winning card, the remainder
    recorded (TB-11, OP-10). A claim reaching the central after its prize was decided is refused.
@@ -53,7 +66,13 @@ The game, step by step:
    operators (each funded its share of sales) is a report of the central's figures, not a payment here.
 9. End. **Interpretation:** the draw goes on after the network Bingo until every hall with cards in play has
    its Hall Bingo (a hall's first Bingo: a card winning the network Bingo in its hall takes both); then the
-   central closes the game and every hall's game closes (no claim after, TB-12).
+   central closes the game and every hall's game closes (no claim after, TB-12). **Interpretation (the
+   room):** a hall's game closes as soon as its own Hall Bingo is decided (the network Bingo is decided then
+   or before: nothing is left to win there, as a traditional game ends with its Bingo, S13c), freeing its
+   room for its next game while the draw goes on for the other halls.
+10. The hall's page (`/simultaneous/<hall game id>/`, any role in the hall; the caller console links to
+   it): its allocated run, what it sold and took back, the central's count for it and the network's
+   figures, the central's balls, its claims with their verdicts and the prizes the central decided.
 
 Where the link is applied. The link applies a batch of stream entries in one transaction; a hall's game,
 cashier and screens each take their locks and write their audit entries in that order (halls.locks), so the

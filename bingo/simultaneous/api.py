@@ -287,6 +287,24 @@ class ClaimView(HallAPIView):
         return Response(shown, status=status.HTTP_201_CREATED)
 
 
+class NoMoreClaimsView(HallAPIView):
+    @extend_schema(
+        operation_id="simultaneous_no_more_claims",
+        summary="No more claims in this hall for the last ball (caller): the answer to “any more?”",
+        description=(
+            "The central's claim window closes once every hall with cards in play answered for the last "
+            "ball (else at its time limit). A repeat for the same ball is a no-op. 403; 404; 409 not_playing."
+        ),
+        request=None,
+        responses={200: dict, **error_responses(403, 404, 409)},
+        tags=TAGS,
+    )
+    def post(self, request: Request, hall_game_id: int) -> Response:
+        hall_game = _hall_game(request, hall_game_id, Role.CALLER)
+        hall_game = venue.no_more_claims(hall_game=hall_game, actor=actor(request))
+        return Response({**venue.payload_of(hall_game), "no_more_claims_at": hall_game.no_more_claims_at})
+
+
 urlpatterns = [
     path("simultaneous/games/", NetworkGamesView.as_view(), name="simultaneous-games"),
     path("simultaneous/games/<str:code>/", NetworkGameView.as_view(), name="simultaneous-game"),
@@ -330,5 +348,10 @@ urlpatterns = [
     ),
     path(
         "simultaneous/hall-games/<int:hall_game_id>/claims/", ClaimView.as_view(), name="simultaneous-claim"
+    ),
+    path(
+        "simultaneous/hall-games/<int:hall_game_id>/no-more-claims/",
+        NoMoreClaimsView.as_view(),
+        name="simultaneous-no-more-claims",
     ),
 ]

@@ -12,6 +12,8 @@ def register() -> None:
 
     registry.on_venue_message(LinkKind.SB_SALE)(central.record_sale)
     registry.on_venue_message(LinkKind.SB_CLAIM)(central.record_claim)
+    registry.on_venue_message(LinkKind.SB_NO_MORE_CLAIMS)(central.record_no_more_claims)
+    registry.on_venue_message(LinkKind.SB_RECONCILED)(central.record_reconciliation)
     for kind in (
         LinkKind.SB_ALLOCATED,
         LinkKind.SB_SALES_OPENED,

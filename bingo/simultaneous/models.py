@@ -56,6 +56,8 @@ class NetworkGame(models.Model):
     last_ball_at = models.DateTimeField(null=True, blank=True)
     # A valid claim arrived and waits for the decision: no ball is drawn meanwhile.
     claims_pending_since = models.DateTimeField(null=True, blank=True)
+    # Each hall's answer to "¿alguna línea más? ¿algún bingo más?": {licence: the last ball it answered}.
+    no_more_claims = models.JSONField(default=dict, blank=True)
     operation_id = models.CharField(max_length=80, unique=True)
     created_at = models.DateTimeField()
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
@@ -107,6 +109,26 @@ class ReportedSale(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "venue", "operation"], name="sb_sale_reported_once"),
         ]
+        triggers = [append_only()]
+
+
+class Reconciliation(models.Model):
+    """Central, append-only: a hall's count of its cards in play as it started to play (after refunding
+    the cards whose sale the central never counted) against the central's count for that hall: recorded
+    whether or not they agree (a difference is named, never silently absorbed)."""
+
+    game = models.ForeignKey(NetworkGame, on_delete=models.PROTECT, related_name="reconciliations")
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    hall_cards = models.PositiveIntegerField()
+    hall_amount = MoneyField(max_digits=14, decimal_places=2)
+    central_cards = models.PositiveIntegerField()
+    central_amount = MoneyField(max_digits=14, decimal_places=2)
+    refunded = models.JSONField(default=list)  # [[first, last], ...] the hall refunded, never counted here
+    agrees = models.BooleanField()
+    received_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "venue"], name="sb_reconciled_once")]
         triggers = [append_only()]
 
 
@@ -205,6 +227,8 @@ class HallGame(models.Model):
     strips = models.PositiveIntegerField()
     first_serial = models.PositiveIntegerField()
     last_serial = models.PositiveIntegerField()
+    faces = models.CharField(max_length=64, blank=True)  # the central's digest of the run's cards
+    no_more_claims_at = models.PositiveSmallIntegerField(null=True, blank=True)  # the last ball answered
     central_open = models.BooleanField(default=False)  # the central's "sales open" entry was applied
     game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     series = models.ForeignKey(CardSeries, null=True, blank=True, on_delete=models.PROTECT, related_name="+")

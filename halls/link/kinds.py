@@ -29,8 +29,15 @@ class LinkKind(StrEnum):
     SB_SALE = "simultaneous.sale"
     # {"game": code, "claim": claim id, "kind": "line"|"bingo", "serial", "ordinal"}: verified in the hall
     SB_CLAIM = "simultaneous.claim"
+    # {"game", "ordinal"}: the hall asked "¿alguna línea más? ¿algún bingo más?" after ball `ordinal` and has
+    # no more claims bound to it (TB-44, S14): once every hall with cards in play said so, the window closes
+    SB_NO_MORE_CLAIMS = "simultaneous.no_more_claims"
+    # {"game", "cards", "amount", "refunded": [[first, last], ...]}: the hall's count of its cards in play as
+    # it starts to play (after refunding the sales the central never counted), for the central to compare
+    SB_RECONCILED = "simultaneous.reconciled"
     # simultaneous bingo, central -> venue (stream "network.<code>"):
-    # {"game", "hall": licence, "seed", "generator", "rederived", "strips", "first", "last", "card_price",
+    # {"game", "hall": licence, "seed", "generator", "rederived", "strips", "first", "last", "faces": the
+    #  digest of the run's cards (bingo.cardgen.faces_digest), "card_price",
     #  "deadline": ISO time, "line_percent", "bingo_percent", "hall_percent"}
     SB_ALLOCATED = "simultaneous.allocated"
     SB_SALES_OPENED = "simultaneous.sales_opened"  # {"game"}

@@ -22,9 +22,12 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
+from halls import access
 from halls.actors import Actor, actor_label
 from halls.chains import Anchor
+from halls.errors import PermissionDenied
 from halls.models import AuditChainHead, AuditEntry, Venue
 from halls.services import audit_keys, locks
 from halls.services.audit_keys import LEGACY_ALG
@@ -77,11 +80,20 @@ def record(
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("audit.record must run inside a transaction")
+    _refuse_inspector()
     keys = audit_keys.keyring()
     prev_hash = _locked_tip(venue_id, keys)
     return _write(
         venue_id=venue_id, actor=actor, action=action, obj=obj, data=data, prev_hash=prev_hash, keys=keys
     )
+
+
+def _refuse_inspector() -> None:
+    """Every write of a service is audited: none while an inspector's read rights are in use."""
+    if access.inspector_reading():
+        raise PermissionDenied(
+            _("The inspector's access is read-only: nothing can be changed with it."), code="read_only"
+        )
 
 
 def _locked_tip(venue_id: int, keys: audit_keys.Keyring) -> str:
@@ -152,6 +164,7 @@ def record_many(
     group of callers' commands written in one transaction, jackpots.tables.services.bets)."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("audit.record_many must run inside a transaction")
+    _refuse_inspector()
     if not entries:
         return []
     keys = audit_keys.keyring()

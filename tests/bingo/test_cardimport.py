@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bingo import cardimport
 from bingo.cardimport import read_series, write_series
 from tests.bingo.paper_support import bad_file, good_file, printer_rows
@@ -93,3 +97,31 @@ def test_the_same_card_twice_is_refused() -> None:
 def test_every_message_formats() -> None:
     for code, text in cardimport.MESSAGES.items():
         assert text, code
+
+
+def test_serials_past_999_read() -> None:
+    read = read_series(good_file(200))
+    assert read.ok and read.serials[-1] == 1200
+
+
+@given(
+    st.lists(st.integers(min_value=-1, max_value=92), min_size=15, max_size=15)
+    | st.builds(lambda seed, card: printer_rows(1, seed)[card][1], st.binary(max_size=8), st.integers(0, 5))
+)
+@settings(max_examples=200, deadline=None)
+def test_the_check_of_all_cards_at_once_agrees_with_the_one_by_one_check(numbers: list[int]) -> None:
+    at_once = bool(cardimport._bad_cards(np.array([numbers], dtype=np.int64))[0])
+    found, grid = cardimport.card_problems([str(n) for n in numbers], 2, 1)
+    assert at_once == bool(found) == (grid is None)
+
+
+@given(st.binary(max_size=8), st.integers(0, 11), st.integers(0, 14), st.integers(1, 90))
+@settings(max_examples=60, deadline=None)
+def test_one_changed_number_never_passes(seed: bytes, card: int, position: int, number: int) -> None:
+    rows = printer_rows(2, seed)
+    if rows[card][1][position] == number:
+        return
+    rows[card][1][position] = number
+    read = read_series(write_series(rows).encode())
+    assert not read.ok
+    assert read.problems

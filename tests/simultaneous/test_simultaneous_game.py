@@ -57,6 +57,7 @@ def _to_the_draw(net: Net, game: NetworkGame, counts: tuple[int, int, int] = (6,
     central.close_sales(game=game, actor=net.boss)
     central.start_draw(game=game, actor=net.boss)
     net.follow()
+    net.sync()  # each hall's count of its cards in play reconciled at the central
     game.refresh_from_db()
     return game
 

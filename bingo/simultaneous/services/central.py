@@ -34,6 +34,7 @@ from bingo.simultaneous.models import (
     NetworkGameState,
     NetworkPrize,
     PrizeKind,
+    Reconciliation,
     ReportedSale,
 )
 from bingo.simultaneous.services.locks import lock_network_game
@@ -216,6 +217,10 @@ def allocate(*, game: NetworkGame, strips: Sequence[tuple[str, int]], actor: Use
         game.seed, game.generator, game.strips = seed, cardgen.CURRENT, total
         game.rederived_strips = [list(pair) for pair in generated.rederived]
         game.save(update_fields=["seed", "generator", "strips", "rederived_strips"])
+        # Each hall makes only its own run of the series; the digest of the run's faces lets it check
+        # they are the central's master cards without the whole series crossing the link.
+        keys = generated.keys()
+        faces = {run.hall: cardgen.faces_digest(keys[run.first - 1 : run.last]) for run in runs}
         made = Allocation.objects.bulk_create(
             Allocation(game=game, venue=members[run.hall], first_serial=run.first, last_serial=run.last)
             for run in runs
@@ -236,6 +241,7 @@ def allocate(*, game: NetworkGame, strips: Sequence[tuple[str, int]], actor: Use
                     "strips": total,
                     "first": run.first,
                     "last": run.last,
+                    "faces": faces[run.hall],
                     "card_price": money.text(game.card_price),
                     "deadline": game.sales_deadline.isoformat(),
                     "line_percent": str(game.line_percent),
@@ -527,6 +533,92 @@ def record_claim(message: registry.VenueMessage) -> dict[str, Any]:
             window = float(settings.HALL_SIMULTANEOUS_CLAIM_SECONDS)
             transaction.on_commit(lambda: enqueue(game_id, window))
     return {"claim": reference, "status": ClaimStatus.PENDING.value}
+
+
+def _answered_by_all(game: NetworkGame) -> bool:
+    """Every hall with cards in play answered "any more?" for the last ball drawn (TB-44 in every hall)."""
+    in_play = [
+        a.venue.licence_number
+        for a in game.allocations.select_related("venue").order_by("venue_id")
+        if _hall_totals(game, a.venue_id)[0] > 0
+    ]
+    answered = game.no_more_claims or {}
+    return bool(in_play) and all(int(answered.get(hall, 0)) >= game.balls_drawn for hall in in_play)
+
+
+def record_no_more_claims(message: registry.VenueMessage) -> dict[str, Any]:
+    """A hall's answer to "¿alguna línea más? ¿algún bingo más?" after ball `ordinal`: none. Once every hall
+    with cards in play answered for the last ball and a claim waits, the claim window closes (the decision
+    is taken now, not at the end of the time window). A repeated or stale answer changes nothing."""
+    payload = message.payload
+    game = lock_network_game(_game_by_code(payload.get("game")).pk)
+    ordinal = payload.get("ordinal")
+    if not isinstance(ordinal, int) or isinstance(ordinal, bool) or not 0 <= ordinal <= LAST_ORDINAL:
+        raise InvalidInput(_("The answer names no ball."), code="bad_ordinal")
+    if game.state != NetworkGameState.DRAWING:
+        return {"decided": False, "state": game.state}
+    hall = Venue.objects.values_list("licence_number", flat=True).get(pk=message.venue_id)
+    _allocation(game, message.venue_id)
+    answered = dict(game.no_more_claims or {})
+    if ordinal > int(answered.get(hall, 0)):
+        answered[hall] = min(ordinal, game.balls_drawn)
+        game.no_more_claims = answered
+        game.save(update_fields=["no_more_claims"])
+    if game.claims_pending_since is None or not _answered_by_all(game):
+        return {"decided": False, "state": game.state}
+    decide(game=game, actor="network")  # every hall answered: the window closes now
+    return {"decided": True, "state": NetworkGame.objects.values_list("state", flat=True).get(pk=game.pk)}
+
+
+def record_reconciliation(message: registry.VenueMessage) -> dict[str, Any]:
+    """A hall's count of its cards in play as it starts to play, against the central's count for it: the
+    two and what the hall refunded (sales the central never counted) recorded once; a difference is
+    recorded as such (``agrees`` false, both counts kept) and audited, never absorbed."""
+    payload = message.payload
+    game = lock_network_game(_game_by_code(payload.get("game")).pk)
+    _allocation(game, message.venue_id)
+    earlier = Reconciliation.objects.filter(game=game, venue_id=message.venue_id).first()
+    if earlier is not None:
+        return {"agrees": earlier.agrees, "central_cards": earlier.central_cards}
+    if game.state in (NetworkGameState.SETUP, NetworkGameState.ON_SALE):
+        raise Conflict(
+            _("The sales of network game %(code)s are not closed yet.") % {"code": game.code},
+            code="sales_not_closed",
+        )
+    cards, amount = payload.get("cards"), payload.get("amount")
+    refunded = payload.get("refunded", [])
+    if not isinstance(cards, int) or isinstance(cards, bool) or cards < 0 or not isinstance(amount, str):
+        raise InvalidInput(_("The hall's count is missing or wrong."), code="bad_reconciliation")
+    if not isinstance(refunded, list):
+        raise InvalidInput(_("The hall's count is missing or wrong."), code="bad_reconciliation")
+    central_cards, central_amount = _hall_totals(game, message.venue_id)
+    hall_amount = Decimal(amount)
+    agrees = cards == central_cards and hall_amount == central_amount
+    row = Reconciliation.objects.create(
+        game=game,
+        venue_id=message.venue_id,
+        hall_cards=cards,
+        hall_amount=hall_amount,
+        central_cards=central_cards,
+        central_amount=central_amount,
+        refunded=refunded,
+        agrees=agrees,
+        received_at=timezone.now(),
+    )
+    data = {
+        "hall_cards": cards,
+        "hall_amount": money.text(hall_amount),
+        "central_cards": central_cards,
+        "central_amount": money.text(central_amount),
+        "refunded": refunded,
+        "agrees": agrees,
+    }
+    _audit(game, "link", "simultaneous.reconciled", data, [message.venue_id])
+    return {
+        "agrees": row.agrees,
+        "central_cards": central_cards,
+        "central_amount": money.text(central_amount),
+    }
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from bingo import cardgen
 from bingo import claims as claim_rules
 from bingo.announce import contiguous_ranges, sales_formula
 from bingo.models import Ball, Claim, DrawSource, Game, GameState, SaleKind, SaleOperation, SoldCard
@@ -47,6 +48,7 @@ from halls.link.kinds import LinkKind
 from halls.link.registry import CentralEntry
 from halls.link.services import outbox
 from halls.models import Room, Venue
+from halls.services import audit
 
 log = logging.getLogger("hall.simultaneous")
 
@@ -182,6 +184,7 @@ def _allocated(venue_id: int, stream: str, payload: dict[str, Any]) -> None:
             "strips": int(payload["strips"]),
             "first_serial": int(payload["first"]),
             "last_serial": int(payload["last"]),
+            "faces": str(payload.get("faces", "")),
             "announcement": {
                 key: payload[key]
                 for key in ("line_percent", "bingo_percent", "hall_percent")
@@ -273,6 +276,10 @@ def _decided(hall_game: HallGame, payload: dict[str, Any]) -> None:
         winners=paid,
     )
     record(game, CENTRAL, EventType.PRIZE_AWARDED, shown, PrizeAwarded(**step(game), **shown))
+    if kind == PrizeKind.HALL and str(payload["scope"]) == hall_game.venue.licence_number:
+        # This hall's Bingo is decided (the network Bingo with it or before): nothing is left to win
+        # here, so its game closes now and frees the room, while the draw goes on for the other halls.
+        _close_local(hall_game)
 
 
 def _payable(hall_game: HallGame, award: HallAward) -> None:
@@ -296,6 +303,11 @@ def _payable(hall_game: HallGame, award: HallAward) -> None:
 
 def _game_closed(hall_game: HallGame, payload: dict[str, Any]) -> None:
     """The network game is over: the local game closes (no claim after it, TB-12)."""
+    _close_local(hall_game)
+
+
+def _close_local(hall_game: HallGame) -> None:
+    """The hall's game closes (at its own Bingo's decision, or the network game's end; once)."""
     if hall_game.state != HallGameState.PLAYING or hall_game.game is None:
         return
     game = lock_game(hall_game.game.pk)
@@ -337,19 +349,30 @@ def _place(hall_game: HallGame, room: Room, actor: User) -> HallGame:
         raise Conflict(_("This network game is already placed in a room."), code="already_placed")
     if hall_game.sales_deadline <= timezone.now():
         raise Conflict(_("The sales deadline of this network game has passed."), code="deadline_passed")
-    game = bingo_games.create_game(room=room, actor=actor, draw_source=DrawSource.MANUAL)
-    series = series_services.create_series(
-        venue=hall_game.venue,
-        code=f"SB-{hall_game.code}",
-        face_value=hall_game.card_price,
-        strips=hall_game.strips,
-        actor=actor,
-        seed=hall_game.seed,
-    )
-    if series.generator != hall_game.generator or series.rederived_strips != hall_game.rederived_strips:
+    if hall_game.generator != cardgen.V2:
         raise Conflict(
             _("The cards made here differ from the central's master cards."), code="master_cards_differ"
         )
+    # Only this hall's run of the network series (300 halls × 10 strips would be 18,000 strips each),
+    # its faces checked against the central's digest of the same run; all in one transaction with the
+    # local game, so a refusal leaves nothing behind.
+    with transaction.atomic():
+        game = bingo_games.create_game(room=room, actor=actor, draw_source=DrawSource.MANUAL)
+        series, faces = series_services.create_series_share(
+            venue=hall_game.venue,
+            code=f"SB-{hall_game.code}",
+            face_value=hall_game.card_price,
+            strips=hall_game.strips,
+            first_serial=hall_game.first_serial,
+            last_serial=hall_game.last_serial,
+            seed=hall_game.seed,
+            rederived=hall_game.rederived_strips,
+            actor=actor,
+        )
+        if hall_game.faces and faces != hall_game.faces:
+            raise Conflict(
+                _("The cards made here differ from the central's master cards."), code="master_cards_differ"
+            )
     with transaction.atomic():
         hall_game = lock_hall_game(hall_game.pk)
         if hall_game.game_id is not None:
@@ -473,27 +496,42 @@ def refund_unconfirmed(*, hall_game: HallGame, actor: User) -> list[SaleOperatio
         hall_game = lock_hall_game(hall_game.pk)
         if hall_game.state != HallGameState.RECONCILING or hall_game.game is None or hall_game.series is None:
             raise Conflict(_("There is nothing to refund in this network game."), code="nothing_to_refund")
+        ranges = contiguous_ranges(unconfirmed_serials(hall_game))
         refunds = [
             sales.return_range(game=hall_game.game, series=hall_game.series, first=a, last=b, actor=actor)
-            for a, b in contiguous_ranges(unconfirmed_serials(hall_game))
+            for a, b in ranges
         ]
-        _play(hall_game)
+        _play(hall_game, [[a, b] for a, b in ranges])
     return refunds
 
 
-def _play(hall_game: HallGame) -> None:
+def _report_count(hall_game: HallGame, cards: int, amount: Decimal, refunded: list[list[int]]) -> None:
+    """The hall's count of its cards in play (and the cards it refunded because the central never counted
+    their sale) to the central, which records it against its own count (reconciled, or the difference)."""
+    outbox.enqueue(
+        venue_id=hall_game.venue_id,
+        kind=LinkKind.SB_RECONCILED,
+        payload={"game": hall_game.code, "cards": cards, "amount": str(amount), "refunded": refunded},
+    )
+
+
+def _play(hall_game: HallGame, refunded: list[list[int]] | None = None) -> None:
     """Close the local sales as the central counted them, announce the network's prizes and start the
-    local draw (its balls come from the central). Nothing sold here: the local game is void."""
+    local draw (its balls come from the central). Nothing sold here: the local game is void. The hall's
+    count goes to the central first (`_report_count`)."""
+    refunded = refunded or []
     assert hall_game.game is not None
     game = lock_game(hall_game.game.pk)
     sold = bingo_games.sales_by_series(game)
     cards = sum(s.cards for s in sold)
+    amount = sum((s.face_value * s.cards for s in sold), Decimal("0"))
     if cards == 0:
         bingo_games.void_game(
             game=game, actor=CENTRAL, reason="simultaneous game: no card in play in this hall"
         )
         hall_game.state = HallGameState.CLOSED
         hall_game.save(update_fields=["state"])
+        _report_count(hall_game, 0, amount, refunded)  # last: its number is the last lock
         return
     transition(game, game.close_sales, gettext_noop("close sales"))
     figures = hall_game.announcement
@@ -533,6 +571,7 @@ def _play(hall_game: HallGame) -> None:
     hall_game.state = HallGameState.PLAYING
     hall_game.save(update_fields=["state"])
     _catch_up(hall_game)
+    _report_count(hall_game, cards, amount, refunded)  # last: its number is the last lock
 
 
 def _catch_up(hall_game: HallGame) -> None:
@@ -597,6 +636,37 @@ def claim(
                 },
             )
     return made
+
+
+def no_more_claims(*, hall_game: HallGame, actor: User) -> HallGame:
+    """The hall's caller asked "¿alguna línea más? ¿algún bingo más?" after the last ball this hall has and
+    nobody else claims (TB-44, S14): the answer goes to the central, whose claim window closes once every
+    hall with cards in play has answered (else at its time limit). Once per ball; a repeat is a no-op."""
+    with transaction.atomic():
+        hall_game = lock_hall_game(hall_game.pk)
+        if hall_game.state != HallGameState.PLAYING or hall_game.game is None:
+            raise Conflict(
+                _("This hall is not playing network game %(code)s.") % {"code": hall_game.code},
+                code="not_playing",
+            )
+        ordinal = Ball.objects.filter(game_id=hall_game.game.pk).count()
+        if hall_game.no_more_claims_at is not None and hall_game.no_more_claims_at >= ordinal:
+            return hall_game
+        hall_game.no_more_claims_at = ordinal
+        hall_game.save(update_fields=["no_more_claims_at"])
+        audit.record(
+            venue_id=hall_game.venue_id,
+            actor=actor,
+            action="simultaneous.no_more_claims",
+            obj=hall_game,
+            data={"game": hall_game.code, "ordinal": ordinal},
+        )
+        outbox.enqueue(
+            venue_id=hall_game.venue_id,
+            kind=LinkKind.SB_NO_MORE_CLAIMS,
+            payload={"game": hall_game.code, "ordinal": ordinal},
+        )
+    return hall_game
 
 
 def payload_of(hall_game: HallGame) -> dict[str, Any]:

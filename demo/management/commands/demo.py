@@ -35,6 +35,7 @@ from django.core.management.base import BaseCommand
 from django.db import OperationalError, connection
 
 from demo.seed import DemoHall, seed_demo, start_runners
+from demo.template import copy_template
 
 STOP_TIMEOUT = 10.0
 RESTART_DELAY = 2.0
@@ -54,6 +55,7 @@ class Command(BaseCommand):
         port: int = options["port"]
         if create_database_if_missing():
             self.stdout.write(f"Created the database {connection.settings_dict['NAME']}.")
+        start_from_template(self.stdout.write)
         call_command("migrate", interactive=False, verbosity=0)
         hall = seed_demo()
         self._print_banner(hall, port)
@@ -151,6 +153,21 @@ def create_database_if_missing() -> bool:
     # The maintenance database ("postgres") of the same server, as Django's test runner does.
     with connection._nodb_cursor() as cursor:
         cursor.execute(f"CREATE DATABASE {connection.ops.quote_name(name)}")
+    return True
+
+
+def start_from_template(say: Callable[[str], None]) -> bool:
+    """A new SQLite database starts as the migrated template's copy (demo.template): the migrate that follows
+    has nothing left to do. True if it was copied."""
+    if connection.vendor != "sqlite":
+        return False
+    path = Path(connection.settings_dict["NAME"])
+    if path.exists() and path.stat().st_size > 0:
+        return False
+    connection.close()
+    for leftover in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"), path):
+        leftover.unlink(missing_ok=True)
+    copy_template(path, say)
     return True
 
 

@@ -17,30 +17,27 @@ process dies without stopping them. One that exits by itself stops the demo (its
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
 from argparse import ArgumentParser
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.apps import apps
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from demo import network as demo_network
 from demo.management.commands.demo import _die_with_parent, _exit_on_sigterm
 from demo.management.commands.demo_network_node import CENTRAL
+from demo.template import EMBEDDED_ENV_DROPPED, migrated_template
 from halls.services import audit_keys
 
 READY_TIMEOUT = 240.0
@@ -53,14 +50,7 @@ LINK_ENV = {
     "HALL_LINK_OFFLINE_SECONDS": "10",
 }
 # What the installations must not inherit: they are embedded (SQLite, in-memory broker and layer).
-DROPPED_ENV = (
-    "DATABASE_URL",
-    "REDIS_URL",
-    "TEST_DATABASE_URL",
-    "TEST_REDIS_URL",
-    "HALL_TEST_DB",
-    "SQLITE_PATH",
-)
+DROPPED_ENV = EMBEDDED_ENV_DROPPED
 
 
 @dataclass
@@ -104,6 +94,8 @@ class Command(BaseCommand):
         for node in nodes:
             shutil.copyfile(template, node.env["SQLITE_PATH"])
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        # Ctrl+C stops it even when it was started with SIGINT ignored (a shell's background job).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         hook = _die_with_parent()
         try:
             for node in nodes:
@@ -137,8 +129,10 @@ class Command(BaseCommand):
             pass
         finally:
             self.stdout.write("Stopping the central and the venues…")
+            self.stdout.flush()
             _stop(nodes)
             self.stdout.write("Stopped.")
+            self.stdout.flush()
 
     def _nodes(self, folder: Path, port: int) -> list[Node]:
         base = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
@@ -209,9 +203,9 @@ class Command(BaseCommand):
         out("")
         out(
             f"Plays by itself: the interconnected prize {demo_network.PRIZE_NAME} (each venue's Sala "
-            f"Principal contributes {demo_network.PRIZE_PERCENT} % of its sales; rounds open as needed) "
-            "and one simultaneous game after the other (central draw, sold and claimed in each venue's "
-            "Sala Red)."
+            f"Principal contributes {demo_network.PRIZE_PERCENT} % of its sales; its rounds open by "
+            "themselves) and one simultaneous game after the other (central draw, sold and claimed in each "
+            "venue's Sala Red)."
         )
         out(
             f"Log in at /accounts/login/ of each installation. Logs: {folder}/*.log. Ctrl-C stops everything."
@@ -252,39 +246,3 @@ def _stop(nodes: list[Node]) -> None:
                 proc.wait()
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def migrations_digest() -> str:
-    """A digest of every installed app's migration files: the template is migrated again when it changes."""
-    digest = hashlib.sha256()
-    for app in sorted(apps.get_app_configs(), key=lambda a: a.label):
-        for path in sorted(Path(app.path, "migrations").glob("*.py")):
-            digest.update(f"{app.label}/{path.name}\0".encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def migrated_template(say: Callable[[str], None]) -> Path:
-    """var/demo-network-<digest>.sqlite3: an empty installation's database, migrated once."""
-    settings.VAR_DIR.mkdir(exist_ok=True)
-    template = settings.VAR_DIR / f"demo-network-{migrations_digest()}.sqlite3"
-    if template.exists():
-        return template
-    for stale in settings.VAR_DIR.glob("demo-network-*.sqlite3*"):
-        stale.unlink()
-    partial = template.with_suffix(".partial")
-    for leftover in partial.parent.glob(partial.name + "*"):
-        leftover.unlink()
-    say(f"Migrating an empty installation's database once ({template.name}: kept for the next starts)…")
-    env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "-v0"],
-        cwd=settings.BASE_DIR,
-        env={**env, "SQLITE_PATH": str(partial)},
-        check=True,
-    )
-    with contextlib.closing(sqlite3.connect(partial)) as db:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        db.execute("PRAGMA journal_mode=DELETE")
-    os.replace(partial, template)
-    return template

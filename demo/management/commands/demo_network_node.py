@@ -30,6 +30,7 @@ from halls.link.services import venue_side
 CENTRAL = "central"
 LINKS_FILE = "links.json"
 WAIT_POLL = 0.2
+GRACEFUL_SECONDS = 5
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -83,6 +84,7 @@ class Command(BaseCommand):
             venue_id = venue_side.local_venue_id(spec.licence)
         close_old_connections()
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with it ignored
         from demo.embedded import start_embedded_celery
 
         celery = start_embedded_celery()
@@ -109,6 +111,8 @@ class Command(BaseCommand):
                 lifespan="off",
                 access_log=False,
                 log_level="warning",
+                # Open sockets (screens, the venues' links) get this long to close before it stops anyway.
+                timeout_graceful_shutdown=GRACEFUL_SECONDS,
             )
         except KeyboardInterrupt:
             pass  # uvicorn has shut down and re-raised it: stop the rest below

@@ -1,0 +1,580 @@
+"""The inspector's records (spec §2.7, §8 R-04…R-09, R-14, R-16; issue 15): a session's minutes (acta), a
+game's record (the recall and more), and the statistics per room and game type, day or month.
+
+Read-only: what the pages, the PDFs and the CSV show, as plain data (Decimals, aware datetimes, strings),
+from the models and the audit chain. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.db.models import Q, Sum
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from bingo.electronic.models import EGameState, ElectronicGame, EWin
+from bingo.models import (
+    Award,
+    BallCorrection,
+    BallSetEvent,
+    BallSetEventKind,
+    Claim,
+    DeviceSwitch,
+    DrawDeviceKind,
+    DrawSource,
+    Game,
+    GameState,
+    PrizeResult,
+    ProgramAward,
+    SaleKind,
+    SaleOperation,
+)
+from bingo.network.models import RoundGame
+from bingo.services import devices
+from bingo.services.readmodels import ball_set_event_view, game_recall
+from bingo.simultaneous.models import HallGame
+from halls import money
+from halls.cashier.models import PayableState
+from halls.cashier.services.reports import day_bounds
+from halls.errors import InvalidInput
+from halls.eventtypes import EventType
+from halls.models import AuditEntry, GameSession, Venue
+
+ZERO = money.ZERO
+MAX_STAT_DAYS = 93
+MAX_STAT_MONTHS = 24
+
+# What the minutes' log calls each audited step (the action's code when it is not listed here).
+ACTIONS = {
+    EventType.SESSION_OPENED.value: gettext_lazy("Session opened after the checks and the inspection draw"),
+    EventType.SESSION_CLOSED.value: gettext_lazy("Session closed"),
+    EventType.GAME_CREATED.value: gettext_lazy("Game created"),
+    EventType.GAME_SALES_OPENED.value: gettext_lazy("Sales opened"),
+    EventType.GAME_SALES_CLOSED.value: gettext_lazy("Sales closed, prizes fixed and announced"),
+    EventType.GAME_DRAW_STARTED.value: gettext_lazy("Draw started"),
+    EventType.GAME_PAUSED.value: gettext_lazy("Draw paused"),
+    EventType.GAME_RESUMED.value: gettext_lazy("Draw resumed"),
+    EventType.GAME_CLOSED.value: gettext_lazy("Game closed"),
+    EventType.GAME_VOIDED.value: gettext_lazy("Game void"),
+    EventType.SALES_SOLD.value: gettext_lazy("Cards sold"),
+    EventType.SALES_RETURNED.value: gettext_lazy("Cards returned"),
+    EventType.BALL_CORRECTED.value: gettext_lazy("Ball corrected"),
+    EventType.CLAIM_VERIFIED.value: gettext_lazy("Claim verified against the master card"),
+    EventType.PRIZE_AWARDED.value: gettext_lazy("Prize confirmed"),
+    EventType.PROGRAMS_AWARDED.value: gettext_lazy("Accumulated prize awarded"),
+    EventType.PROGRAMS_PICK_SET.value: gettext_lazy("Accumulated prize picked for the game"),
+    EventType.GAME_DEVICE_SWITCHED.value: gettext_lazy("Drawing device switched"),
+}
+
+
+def action_label(action: str) -> str:
+    label = ACTIONS.get(action)
+    return str(label) if label is not None else action
+
+
+def kind_label(kind: str) -> str:
+    return str({"line": _("Line"), "bingo": _("Bingo")}.get(kind, kind))
+
+
+def _log(entries: Iterable[AuditEntry], numbers: dict[str, int]) -> list[dict[str, Any]]:
+    return [
+        {
+            "at": e.created_at,
+            "actor": e.actor_label,
+            "action": e.action,
+            "label": action_label(e.action),
+            "game": numbers.get(e.object_id) if e.object_type == "bingo.game" else None,
+            "data": e.data,
+        }
+        for e in entries
+    ]
+
+
+def _game_entries(venue_id: int, game_ids: list[int]) -> Any:
+    return AuditEntry.objects.filter(
+        venue_id=venue_id, object_type="bingo.game", object_id__in=[str(pk) for pk in game_ids]
+    )
+
+
+def _prize_confirmations(game: Game) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": r.kind,
+            "kind_label": kind_label(r.kind),
+            "ordinal": r.ordinal,
+            "amount": r.amount,
+            "winners": r.winners,
+            "share": r.share,
+            "remainder": r.remainder,
+            "remainder_to": r.remainder_to,
+            "confirmed_by": r.confirmed_by.get_username(),
+            "confirmed_at": r.confirmed_at,
+            "cards": [
+                f"{a.claim.series.code} #{a.claim.serial}"
+                for a in r.awards.select_related("claim__series").order_by("claim__serial")
+            ],
+        }
+        for r in PrizeResult.objects.filter(game=game).select_related("confirmed_by").order_by("pk")
+    ]
+
+
+def device_label(game: Game) -> str:
+    """The device drawing the game (after a switch, the one it ended with), else how its balls came."""
+    source = str(DrawSource(game.draw_source).label)
+    device = game.draw_device
+    if device is None:
+        return source
+    return f"{device.name} ({DrawDeviceKind(device.kind).label}{_(', reserve') if device.reserve else ''})"
+
+
+def switch_text(switch: dict[str, Any]) -> str:
+    return _("Switched from %(from)s to %(to)s after ball %(ordinal)s: %(reason)s") % {
+        "from": switch["from_device"] or DrawSource(switch["from_source"]).label,
+        "to": switch["to_device"],
+        "ordinal": switch["at_ordinal"],
+        "reason": switch["reason"],
+    }
+
+
+def ball_set_event_text(event: dict[str, Any]) -> str:
+    kind = str(BallSetEventKind(event["kind"]).label)
+    balls = ", ".join(str(b) for b in event["balls"])
+    what = f"{kind} ({balls})" if balls else kind
+    return f"{what}: {event['note']}"
+
+
+def game_record(game: Game) -> dict[str, Any]:
+    """Everything the JSON recall has (its ball set, device, switches to the reserve and the set's
+    incidents among it), plus who confirmed each prize, and each switch and incident said in words."""
+    game = Game.objects.select_related("room__venue", "ball_set", "session", "draw_device").get(pk=game.pk)
+    record = game_recall(game)
+    record.update(
+        {
+            "time_zone": game.room.venue.time_zone,
+            "device": device_label(game),
+            "confirmations": _prize_confirmations(game),
+            "switches": [{**s, "text": switch_text(s)} for s in record["device_switches"]],
+            "claims": [{**c, "kind_label": kind_label(c["kind"])} for c in record["claims"]],
+            "sale_operations": [
+                {**s, "kind_label": str(SaleKind(s["kind"]).label)} for s in record["sale_operations"]
+            ],
+            "payouts": [
+                {
+                    **p,
+                    "prize_label": p["program"] or kind_label(p["prize"]),
+                    "state_label": ""
+                    if p["payout"] is None
+                    else str(PayableState(p["payout"]["state"]).label),
+                }
+                for p in record["payouts"]
+            ],
+            "ball_set_notes": [{**e, "text": ball_set_event_text(e)} for e in record["ball_set_events"]],
+            "claims_made": len(record["claims"]),
+            "claims_refused": sum(1 for c in record["claims"] if not c["valid"]),
+        }
+    )
+    return record
+
+
+def session_minutes(session: GameSession) -> dict[str, Any]:
+    """The minutes (acta) of a session: its checks and inspection draw, every game with its sales, prizes
+    and incidents, and who did what, when (the audit chain's entries of the session and its games, the
+    balls apart: they are counted here and listed in each game's record)."""
+    session = GameSession.objects.select_related("room__venue", "opened_by", "closed_by").get(pk=session.pk)
+    venue = session.room.venue
+    games = list(
+        Game.objects.filter(session=session).select_related("ball_set", "draw_device").order_by("number")
+    )
+    ids = [g.pk for g in games]
+    numbers = {str(g.pk): g.number for g in games}
+    sales = defaultdict(list)
+    for s in SaleOperation.objects.filter(game_id__in=ids).select_related("series", "cashier").order_by("pk"):
+        sales[s.game_id].append(s)
+    prizes = defaultdict(list)
+    for p in PrizeResult.objects.filter(game_id__in=ids).select_related("confirmed_by").order_by("pk"):
+        prizes[p.game_id].append(p)
+    winners = defaultdict(list)
+    paid: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    for a in Award.objects.filter(result__game_id__in=ids).select_related("claim__series", "result"):
+        winners[a.result_id].append(f"{a.claim.series.code} #{a.claim.serial}")
+        paid[a.result.game_id] += a.amount
+    programs = defaultdict(list)
+    for pa in ProgramAward.objects.filter(game_program__game_id__in=ids).select_related(
+        "game_program__program", "claim__series"
+    ):
+        programs[pa.game_program.game_id].append(pa)
+        paid[pa.game_program.game_id] += pa.amount
+    incidents: list[dict[str, Any]] = []
+    for c in BallCorrection.objects.filter(game_id__in=ids).select_related("corrected_by").order_by("pk"):
+        incidents.append(
+            {
+                "at": c.corrected_at,
+                "game": numbers[str(c.game_id)],
+                "who": c.corrected_by.get_username(),
+                "what": _("Ball %(ordinal)s corrected from %(old)s to %(new)s: %(reason)s")
+                % {"ordinal": c.ordinal, "old": c.old_number, "new": c.new_number, "reason": c.reason},
+            }
+        )
+    for sw in DeviceSwitch.objects.filter(game_id__in=ids).select_related(
+        "from_device", "to_device", "switched_by"
+    ):
+        incidents.append(
+            {
+                "at": sw.switched_at,
+                "game": numbers[str(sw.game_id)],
+                "who": sw.switched_by.get_username(),
+                "what": switch_text(devices.switch_view(sw)),
+            }
+        )
+    sets = {g.ball_set_id for g in games if g.ball_set_id is not None}
+    during = Q(recorded_at__gte=session.opened_at)
+    if session.closed_at is not None:
+        during &= Q(recorded_at__lte=session.closed_at)
+    for ev in BallSetEvent.objects.filter(
+        Q(game_id__in=ids) | (Q(ball_set_id__in=sets) & during)
+    ).select_related("recorded_by", "ball_set"):
+        incidents.append(
+            {
+                "at": ev.recorded_at,
+                "game": numbers.get(str(ev.game_id)),
+                "who": ev.recorded_by.get_username(),
+                "what": f"{ev.ball_set.name} · {ball_set_event_text(ball_set_event_view(ev))}",
+            }
+        )
+    for claim in Claim.objects.filter(game_id__in=ids, valid=False).select_related("series", "claimed_by"):
+        incidents.append(
+            {
+                "at": claim.created_at,
+                "game": numbers[str(claim.game_id)],
+                "who": claim.claimed_by.get_username(),
+                "what": _("%(kind)s claim of card %(card)s refused: %(reason)s")
+                % {
+                    "kind": kind_label(claim.kind),
+                    "card": f"{claim.series.code} #{claim.serial}",
+                    "reason": claim.reason,
+                },
+            }
+        )
+    entries = (
+        AuditEntry.objects.filter(venue_id=venue.pk)
+        .filter(
+            Q(object_type="halls.gamesession", object_id=str(session.pk))
+            | Q(object_type="bingo.game", object_id__in=list(numbers))
+        )
+        .exclude(action=EventType.BALL_DRAWN.value)
+        .order_by("pk")
+    )
+    log = _log(entries, numbers)
+    rows = []
+    for g in games:
+        if g.state == GameState.VOID:
+            incidents.append(
+                {
+                    "at": g.closed_at or g.last_ball_at or g.created_at,
+                    "game": g.number,
+                    "who": "",
+                    "what": _("Game void: %(reason)s") % {"reason": g.void_reason},
+                }
+            )
+        game_prizes = [
+            {
+                "kind": kind_label(p.kind),
+                "ordinal": p.ordinal,
+                "amount": p.amount,
+                "winners": winners.get(p.pk, []),
+                "share": p.share,
+                "confirmed_by": p.confirmed_by.get_username(),
+                "confirmed_at": p.confirmed_at,
+            }
+            for p in prizes[g.pk]
+        ]
+        game_prizes += [
+            {
+                "kind": pa.game_program.program.name,
+                "ordinal": pa.game_program.bingo_ordinal,
+                "amount": pa.amount,
+                "winners": [f"{pa.claim.series.code} #{pa.claim.serial}"],
+                "share": pa.amount,
+                "confirmed_by": "",
+                "confirmed_at": None,
+            }
+            for pa in programs[g.pk]
+        ]
+        rows.append(
+            {
+                "id": g.pk,
+                "number": g.number,
+                "state": g.state,
+                "state_label": GameState(g.state).label,
+                "device": device_label(g),
+                "ball_set": g.ball_set.name if g.ball_set else "",
+                "created_at": g.created_at,
+                "sales_closed_at": g.sales_closed_at,
+                "draw_started_at": g.draw_started_at,
+                "closed_at": g.closed_at,
+                "cards_sold": g.cards_sold,
+                "sales_total": g.sales_total,
+                "line_prize": g.line_prize,
+                "bingo_prize": g.bingo_prize,
+                "balls_drawn": g.balls_drawn,
+                "formula": (g.announcement or {}).get("formula", ""),
+                "sales": [
+                    {
+                        "kind": s.kind,
+                        "kind_label": str(SaleKind(s.kind).label),
+                        "series": s.series.code,
+                        "first": s.first_serial,
+                        "last": s.last_serial,
+                        "cards": s.cards,
+                        "amount": s.amount,
+                        "cashier": s.cashier.get_username(),
+                        "at": s.created_at,
+                    }
+                    for s in sales[g.pk]
+                ],
+                "prizes": game_prizes,
+                "paid": paid[g.pk],
+                "void_reason": g.void_reason,
+            }
+        )
+    incidents.sort(key=lambda i: i["at"])
+    played = [r for r in rows if r["state"] == GameState.CLOSED]
+    return {
+        "session": session,
+        "venue": venue,
+        "room": session.room,
+        "time_zone": venue.time_zone,
+        "checks": [
+            (_("Ball blower"), session.blower_ok),
+            (_("Reserve device"), session.reserve_ok),
+            (_("Ball reader"), session.reader_ok),
+        ],
+        "inspection_balls": list(session.inspection_balls),
+        "games": rows,
+        "incidents": incidents,
+        "log": log,
+        "totals": {
+            "games": len(rows),
+            "played": len(played),
+            "void": sum(1 for r in rows if r["state"] == GameState.VOID),
+            "cards_sold": sum(r["cards_sold"] for r in played),
+            "sales_total": sum((r["sales_total"] for r in played), ZERO),
+            "paid": sum((r["paid"] for r in played), ZERO),
+        },
+    }
+
+
+# --- statistics ------------------------------------------------------------------------------------------
+
+GAME_TYPES = {
+    "traditional": gettext_lazy("Traditional bingo"),
+    "interconnected": gettext_lazy("Interconnected bingo"),
+    "simultaneous": gettext_lazy("Simultaneous bingo"),
+    "electronic": gettext_lazy("Electronic bingo"),
+    "automatic": gettext_lazy("Automatic bingo"),
+}
+
+
+@dataclass
+class StatRow:
+    """One period (a venue-local day, or a month's first day), one room, one game type."""
+
+    period: date | None
+    room: str
+    game_type: str
+    games: int = 0
+    void: int = 0
+    cards: int = 0
+    amount: Decimal = ZERO
+    prizes: Decimal = ZERO
+
+    @property
+    def game_type_label(self) -> str:
+        return str(GAME_TYPES.get(self.game_type, self.game_type))
+
+    @property
+    def return_percent(self) -> Decimal | None:
+        """Prizes paid per 100 played (the return to players), to two places; None when nothing played."""
+        if not self.amount:
+            return None
+        return (self.prizes * 100 / self.amount).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+    def add(self, other: StatRow) -> None:
+        self.games += other.games
+        self.void += other.void
+        self.cards += other.cards
+        self.amount += other.amount
+        self.prizes += other.prizes
+
+
+@dataclass
+class Statistics:
+    venue: Venue
+    period: str  # "day" or "month"
+    first: date
+    last: date
+    rows: list[StatRow] = field(default_factory=list)
+    total: StatRow = field(default_factory=lambda: StatRow(None, "", ""))
+
+
+def _month(day: date) -> date:
+    return day.replace(day=1)
+
+
+def _next_month(day: date) -> date:
+    return date(day.year + day.month // 12, day.month % 12 + 1, 1)
+
+
+def period_range(period: str, first: date, last: date) -> tuple[date, date]:
+    """The days a statistics request covers (a month's from its first day to its last), checked."""
+    if period not in ("day", "month"):
+        raise InvalidInput(_("The period is a day or a month."), code="bad_period", field="period")
+    if last < first:
+        raise InvalidInput(
+            _("The range ends (%(last)s) before it starts (%(first)s).") % {"first": first, "last": last},
+            code="bad_range",
+            field="to",
+        )
+    if period == "month":
+        first, last = _month(first), date.fromordinal(_next_month(last).toordinal() - 1)
+        months = (last.year - first.year) * 12 + last.month - first.month + 1
+        if months > MAX_STAT_MONTHS:
+            raise InvalidInput(
+                _("Monthly statistics cover at most %(months)s months.") % {"months": MAX_STAT_MONTHS},
+                code="range_too_long",
+                field="to",
+            )
+    elif (last - first).days + 1 > MAX_STAT_DAYS:
+        raise InvalidInput(
+            _("Daily statistics cover at most %(days)s days.") % {"days": MAX_STAT_DAYS},
+            code="range_too_long",
+            field="to",
+        )
+    return first, last
+
+
+def _sums(rows: Iterable[tuple[int, Decimal | None]]) -> dict[int, Decimal]:
+    found: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    for key, amount in rows:
+        found[key] += amount or ZERO
+    return found
+
+
+def statistics(*, venue: Venue, period: str, first: date, last: date) -> Statistics:
+    """Games played, void games, cards sold, amounts played, prizes paid and the return to players, per
+    venue-local day (or month), room and game type. A game counts on the day it finished (closed or void);
+    the prizes are the Line, Bingo and accumulated prizes paid (electronic: every prize credited)."""
+    first, last = period_range(period, first, last)
+    zone = ZoneInfo(venue.time_zone)
+    start, _end = day_bounds(venue, first)
+    _start, end = day_bounds(venue, last)
+    cells: dict[tuple[date, str, str], StatRow] = {}
+
+    def cell(at: datetime, room: str, game_type: str) -> StatRow:
+        day = at.astimezone(zone).date()
+        key = (_month(day) if period == "month" else day, room, game_type)
+        return cells.setdefault(key, StatRow(*key))
+
+    games = list(
+        Game.objects.filter(
+            room__venue=venue,
+            state__in=[GameState.CLOSED, GameState.VOID],
+            closed_at__gte=start,
+            closed_at__lt=end,
+        ).select_related("room")
+    )
+    ids = [g.pk for g in games]
+    interconnected = set(RoundGame.objects.filter(game_id__in=ids).values_list("game_id", flat=True))
+    simultaneous = set(HallGame.objects.filter(game_id__in=ids).values_list("game_id", flat=True))
+    prizes = _sums(Award.objects.filter(result__game_id__in=ids).values_list("result__game_id", "amount"))
+    for game_id, amount in ProgramAward.objects.filter(game_program__game_id__in=ids).values_list(
+        "game_program__game_id", "amount"
+    ):
+        prizes[game_id] += amount or ZERO
+    for g in games:
+        kind = (
+            "interconnected"
+            if g.pk in interconnected
+            else "simultaneous"
+            if g.pk in simultaneous
+            else "traditional"
+        )
+        assert g.closed_at is not None
+        row = cell(g.closed_at, g.room.name, kind)
+        if g.state == GameState.VOID:
+            row.void += 1
+            continue
+        row.games += 1
+        row.cards += g.cards_sold
+        row.amount += g.sales_total
+        row.prizes += prizes.get(g.pk, ZERO)
+    egames = list(
+        ElectronicGame.objects.filter(
+            speciality__venue=venue,
+            state__in=[EGameState.CLOSED, EGameState.VOID],
+            closed_at__gte=start,
+            closed_at__lt=end,
+        ).select_related("speciality__room")
+    )
+    won = dict(
+        EWin.objects.filter(prize__game__in=[g.pk for g in egames])
+        .values("prize__game")
+        .annotate(paid=Sum("amount"))
+        .values_list("prize__game", "paid")
+        .order_by()
+    )
+    for eg in egames:
+        assert eg.closed_at is not None
+        kind = "automatic" if eg.speciality.family.startswith("auto") else "electronic"
+        row = cell(eg.closed_at, eg.speciality.room.name, kind)
+        if eg.state == EGameState.VOID:
+            row.void += 1
+            continue
+        row.games += 1
+        row.cards += eg.cards_sold
+        row.amount += eg.sales_total
+        row.prizes += won.get(eg.pk) or ZERO
+    report = Statistics(venue=venue, period=period, first=first, last=last)
+    report.rows = [cells[k] for k in sorted(cells)]
+    for row in report.rows:
+        report.total.add(row)
+    return report
+
+
+def statistics_csv_rows(report: Statistics) -> Iterable[list[str]]:
+    """The statistics as spreadsheet rows: a header, one row per period, room and game type, the total."""
+    yield [
+        str(_("Period")),
+        str(_("Room")),
+        str(_("Game type")),
+        str(_("Games")),
+        str(_("Void games")),
+        str(_("Cards sold")),
+        str(_("Amount played")),
+        str(_("Prizes paid")),
+        str(_("Return to players (%)")),
+    ]
+    for row in [*report.rows, report.total]:
+        period = (
+            ""
+            if row.period is None
+            else (row.period.strftime("%Y-%m") if report.period == "month" else row.period.isoformat())
+        )
+        yield [
+            period if row.period is not None else str(_("Total")),
+            row.room,
+            row.game_type_label if row.game_type else "",
+            str(row.games),
+            str(row.void),
+            str(row.cards),
+            money.text(money.cents(row.amount)),
+            money.text(money.cents(row.prizes)),
+            "" if row.return_percent is None else str(row.return_percent),
+        ]

@@ -1,0 +1,180 @@
+"""The inspector's records (issue 15): a session's minutes, a game's record and the statistics, as pages,
+PDFs (their text read back with pypdf) and CSV; only for the venue's inspector (or operator)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+from pypdf import PdfReader
+
+from bingo.services import records
+from halls.errors import InvalidInput
+from halls.models import Role
+from tests.bingo.inspector_support import PlayedSession, play_session
+from tests.conftest import make_user
+
+
+@pytest.fixture
+def played(session, room, card_series, caller, cashier, ball_set) -> PlayedSession:
+    return play_session(session=session, room=room, series=card_series, caller=caller, cashier=cashier)
+
+
+@pytest.fixture
+def inspector_client(venue) -> Client:
+    client = Client()
+    client.force_login(make_user("inspector", venue, Role.INSPECTOR))
+    return client
+
+
+def pdf_text(content: bytes) -> str:
+    assert content.startswith(b"%PDF-")
+    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(content)).pages)
+
+
+def test_the_minutes_hold_checks_inspection_games_sales_prizes_incidents_and_who_did_what(played, caller):
+    m = records.session_minutes(played.session)
+    assert [ok for _name, ok in m["checks"]] == [True, True, True]
+    assert sorted(m["inspection_balls"]) == list(range(1, 91))
+    assert [g["number"] for g in m["games"]] == [1, 2]
+    game, void = m["games"]
+    assert (void["state"], void["void_reason"]) == ("void", "Blower failure before the sale")
+    assert (game["state"], game["cards_sold"], game["sales_total"]) == ("closed", 30, Decimal("60.00"))
+    assert [(s["first"], s["last"], s["cashier"]) for s in game["sales"]] == [
+        (1, 20, "cashier"),
+        (31, 40, "cashier"),
+    ]
+    assert [(p["kind"], p["winners"], p["confirmed_by"]) for p in game["prizes"]] == [
+        ("Line", ["A #7"], "caller"),
+        ("Bingo", ["A #7"], "caller"),
+    ]
+    assert game["paid"] == Decimal("36.00")  # 10 % + 50 % of 60.00
+    assert m["totals"] == {
+        "games": 2, "played": 1, "void": 1, "cards_sold": 30,
+        "sales_total": Decimal("60.00"), "paid": Decimal("36.00"),
+    }  # fmt: skip
+    what = [i["what"] for i in m["incidents"]]
+    assert any("corrected" in w and "Mis-keyed at the reader" in w for w in what), what
+    assert any("Line claim of card A #7 refused" in w for w in what), what
+    assert any("Blower failure before the sale" in w for w in what), what
+    assert any("Switched from Bombo 1 to Bombo reserva after ball 3: Turbine stopped" in w for w in what), (
+        what
+    )
+    assert any("Ball 12 chipped" in w for w in what), what
+    assert ("caller", "game.device_switched") in [(e["actor"], e["action"]) for e in m["log"]]
+    actions = [(e["actor"], e["action"]) for e in m["log"]]
+    assert actions[0] == ("caller", "session.opened") and actions[-1] == ("caller", "session.closed")
+    assert ("cashier", "sales.sold") in actions and ("caller", "prize.awarded") in actions
+    assert all(action != "ball.drawn" for _actor, action in actions)
+    times = [e["at"] for e in m["log"]]
+    assert times == sorted(times)
+
+
+def test_the_game_record_adds_who_confirmed_each_prize_the_ball_set_and_the_device(played, ball_set):
+    r = records.game_record(played.played)
+    assert [(c["kind"], c["confirmed_by"], c["cards"]) for c in r["confirmations"]] == [
+        ("line", "caller", ["A #7"]),
+        ("bingo", "caller", ["A #7"]),
+    ]
+    assert r["device"] == "Bombo reserva (Air-turbine blower, reserve)"  # where it ended, after the switch
+    assert r["ball_set"]["name"] == ball_set.name and r["ball_set"]["games_played"] == 1
+    assert (
+        r["balls"][0]["corrected_from"] is not None and r["ball_corrections"][0]["corrected_by"] == "caller"
+    )
+    assert r["claims_made"] == 3 and r["claims_refused"] == 1
+    [switch] = r["switches"]
+    assert switch["switched_by"] == "caller" and switch["at_ordinal"] == 3
+    assert switch["text"] == "Switched from Bombo 1 to Bombo reserva after ball 3: Turbine stopped"
+    [incident] = r["ball_set_notes"]
+    assert incident["text"] == "Incident (12): Ball 12 chipped" and incident["recorded_by"] == "caller"
+
+
+def test_the_minutes_and_the_record_print_as_pages_and_as_real_pdfs(played, inspector_client, venue):
+    session, game = played.session, played.played
+    page = inspector_client.get(f"/inspector/sessions/{session.pk}/")
+    assert page.status_code == 200
+    assert b"Mis-keyed at the reader" in page.content and b"Blower failure before the sale" in page.content
+    text = pdf_text(inspector_client.get(f"/inspector/sessions/{session.pk}/minutes.pdf").content)
+    for words in ("Session minutes", venue.name, "Opening checks", "Inspection draw", "Who did what"):
+        assert words in text, words
+    assert "Mis-keyed at the reader" in text and "36.00 €" in text and "cashier" in text
+    record = inspector_client.get(f"/inspector/games/{game.pk}/")
+    assert (
+        record.status_code == 200
+        and b"Bombo reserva" in record.content
+        and b"Turbine stopped" in record.content
+    )
+    text = pdf_text(inspector_client.get(f"/inspector/games/{game.pk}/record.pdf").content)
+    for words in (
+        "Game record",
+        "Bombo reserva",
+        "Turbine stopped",
+        "Ball 12 chipped",
+        "Prizes and who confirmed them",
+        "A #7",
+        "caller",
+    ):
+        assert words in text, words
+
+
+def test_the_pdfs_speak_spanish(played, inspector_client, settings):
+    inspector_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    text = pdf_text(inspector_client.get(f"/inspector/sessions/{played.session.pk}/minutes.pdf").content)
+    assert "Acta de la sesión" in text and "36,00 €" in text, text[:400]
+    text = pdf_text(inspector_client.get(f"/inspector/games/{played.played.pk}/record.pdf").content)
+    assert "Registro de la partida" in text and "Bombo de turbina de aire" in text, text[:400]
+
+
+def test_statistics_per_day_and_month_per_room_and_game_type(played, venue, inspector_client):
+    today = timezone.now().astimezone(timezone.get_current_timezone()).date()
+    report = records.statistics(
+        venue=venue, period="day", first=today - timedelta(days=1), last=today + timedelta(days=1)
+    )
+    [row] = report.rows
+    assert (row.room, row.game_type, row.games, row.void, row.cards) == ("Sala 1", "traditional", 1, 1, 30)
+    assert (row.amount, row.prizes, row.return_percent) == (
+        Decimal("60.00"),
+        Decimal("36.00"),
+        Decimal("60.00"),
+    )
+    month = records.statistics(venue=venue, period="month", first=today, last=today)
+    assert month.first.day == 1 and [r.games for r in month.rows] == [1]
+    url = f"/inspector/venues/{venue.pk}/statistics"
+    query = f"?period=day&from={today - timedelta(days=1)}&to={today + timedelta(days=1)}"
+    page = inspector_client.get(f"{url}/{query}")
+    assert page.status_code == 200 and b"Traditional bingo" in page.content
+    rows = list(csv.reader(io.StringIO(inspector_client.get(f"{url}.csv{query}").content.decode())))
+    assert rows[0][:3] == ["Period", "Room", "Game type"]
+    assert rows[1][1:] == ["Sala 1", "Traditional bingo", "1", "1", "30", "60.00", "36.00", "60.00"]
+    assert rows[-1][0] == "Total"
+    text = pdf_text(inspector_client.get(f"{url}.pdf{query}").content)
+    assert "Daily statistics" in text and "Sala 1" in text and "60.00 %" in text
+
+
+def test_statistics_refuse_a_bad_range(venue, inspector_client):
+    today = timezone.now().date()
+    with pytest.raises(InvalidInput) as refused:
+        records.statistics(venue=venue, period="day", first=today, last=today - timedelta(days=1))
+    assert refused.value.code == "bad_range"
+    with pytest.raises(InvalidInput):
+        records.statistics(venue=venue, period="day", first=today - timedelta(days=200), last=today)
+    page = inspector_client.get(f"/inspector/venues/{venue.pk}/statistics/?period=week")
+    assert page.status_code == 400
+
+
+def test_only_the_venues_inspector_or_operator_reads_the_records(played, other_venue, caller, operator):
+    foreign = Client()
+    foreign.force_login(make_user("foreign", other_venue, Role.INSPECTOR))
+    assert foreign.get(f"/inspector/sessions/{played.session.pk}/").status_code == 404
+    assert foreign.get(f"/inspector/games/{played.played.pk}/record.pdf").status_code == 404
+    calling = Client()
+    calling.force_login(caller)
+    assert calling.get(f"/inspector/sessions/{played.session.pk}/").status_code == 403
+    running = Client()
+    running.force_login(operator)
+    assert running.get(f"/inspector/sessions/{played.session.pk}/minutes.pdf").status_code == 200
