@@ -19,7 +19,8 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from bingo.models import Card, CardSeries, Game, SaleOperation
+from bingo import setup_api
+from bingo.models import BallSet, Card, CardSeries, Game, SaleOperation
 from bingo.serializers import (
     BallCorrectionRequestSerializer,
     BallCorrectionSerializer,
@@ -115,6 +116,17 @@ class RoomListView(HallAPIView):
             "venue_id", "name"
         )
         return Response(RoomSerializer(rooms, many=True).data)
+
+    @extend_schema(
+        operation_id="rooms_create",
+        summary="A new bingo room of a venue (operator)",
+        description="400 bad_room_name, bad_pace, bad_claim_window; 409 room_exists.",
+        request=setup_api.RoomCreateSerializer,
+        responses={201: RoomSerializer, **error_responses(400, 403, 404, 409)},
+        tags=["rooms"],
+    )
+    def post(self, request: Request) -> Response:
+        return setup_api.create_room(request)
 
 
 class RoomDetailView(HallAPIView):
@@ -237,7 +249,10 @@ class GameListView(HallAPIView):
     @extend_schema(
         operation_id="games_create",
         summary="Create the room's next game (caller)",
-        description="409 no_session without an open session, 409 game_in_play while a game is live there.",
+        description=(
+            "409 no_session without an open session, 409 game_in_play while a game is live there. Without "
+            "ball_set, the venue's first set in use; 400 bad_ball_set, 409 ball_set_retired."
+        ),
         request=GameCreateSerializer,
         responses={201: GameViewSerializer, **error_responses(400, 403, 404, 409)},
         tags=["games"],
@@ -245,11 +260,17 @@ class GameListView(HallAPIView):
     def post(self, request: Request) -> Response:
         data = valid(GameCreateSerializer, request.data)
         room = _room(request, data["room"], Role.CALLER)
+        ball_set = None
+        if data.get("ball_set") is not None:
+            ball_set = access.get_for_user(
+                BallSet.objects.all(), request.user, Role.CALLER, label="ball_set", pk=data["ball_set"]
+            )
         game = games.create_game(
             room=room,
             actor=actor(request),
             draw_source=data["draw_source"],
             pace_seconds=data.get("pace_seconds"),
+            ball_set=ball_set,
         )
         return Response(_game_view(game), status=status.HTTP_201_CREATED)
 

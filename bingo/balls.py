@@ -28,3 +28,40 @@ def colour_problems(colours: Mapping[str, str]) -> list[str]:
     if len(set(colours.values())) < 4:
         problems.append("a ball set has at least four colours")
     return problems
+
+
+def parse_colour_ranges(text: str) -> dict[str, str]:
+    """A colour map written by hand, a range a line or separated by commas: "1-18 red, 19-36 yellow, …"
+    (a single number is a range of one). Raises ValueError naming the bad part; the map's own problems
+    (a ball with no colour, fewer than four colours) are `colour_problems`'."""
+    colours: dict[str, str] = {}
+    for part in (p.strip() for chunk in text.splitlines() for p in chunk.split(",")):
+        if not part:
+            continue
+        pieces = part.split()
+        if len(pieces) != 2:
+            raise ValueError(f"{part!r}: write a range and a colour, e.g. '1-18 red'")
+        numbers, colour = pieces
+        first, _, last = numbers.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            raise ValueError(f"{part!r}: {numbers!r} is not a number or a range of numbers")
+        low, high = int(first), int(last or first)
+        if not 1 <= low <= high <= 90:
+            raise ValueError(f"{part!r}: balls are numbered 1 to 90, low to high")
+        for n in range(low, high + 1):
+            if str(n) in colours:
+                raise ValueError(f"{part!r}: ball {n} has a colour already")
+            colours[str(n)] = colour.lower()
+    return colours
+
+
+def colour_ranges(colours: Mapping[str, str]) -> str:
+    """The map as `parse_colour_ranges` reads it: the runs of one colour, in ball order."""
+    runs: list[tuple[int, int, str]] = []
+    for n in range(1, 91):
+        colour = colours.get(str(n), "")
+        if runs and runs[-1][2] == colour and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n, colour)
+        else:
+            runs.append((n, n, colour))
+    return ", ".join(f"{a}-{b} {c}" if a != b else f"{a} {c}" for a, b, c in runs if c)

@@ -155,6 +155,9 @@ class GameCreateSerializer(serializers.Serializer[Any]):
         allow_null=True,
         help_text="Seconds between RNG balls (at least 0.05); the room's pace when left out.",
     )
+    ball_set = serializers.IntegerField(
+        required=False, allow_null=True, help_text="The ball set (the venue's first in use when left out)."
+    )
 
 
 class VoidSerializer(serializers.Serializer[Any]):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from bingo import paper_views, views
+from bingo import paper_views, setup_views, views
 
 app_name = "bingo"
 
@@ -12,6 +12,7 @@ urlpatterns = [
     path("console/rooms/<int:room_id>/", views.console_room, name="console-room"),
     path("cashier/", views.cashier, name="cashier"),
     path("voice/<str:key>.wav", views.voice_clip, name="voice-clip"),
+    path("setup/", setup_views.setup_page, name="setup"),
     path("paper/", paper_views.paper_page, name="paper"),
     path("paper/games/<int:game_id>/", paper_views.register_page, name="paper-register"),
     # What a paper card's QR code opens (public; short, so the code stays small).

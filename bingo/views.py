@@ -87,6 +87,7 @@ def _page(request: HttpRequest, template: str, venues: list[VenueAccess], **cont
             "venues": venues,
             "can_call": any(v.can_call for v in venues),
             "can_sell": any(v.can_sell for v in venues),
+            "is_operator": any(v.is_operator for v in venues),
             "can_inspect": any(v.can_inspect for v in venues),
             **context,
         },

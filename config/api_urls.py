@@ -5,7 +5,7 @@ networks), bingo's, the tables', the pools', the prize programs', the machines',
 from django.urls import URLPattern, URLResolver, include, path
 
 from bingo import api as bingo_api
-from bingo import paper_api, program_api
+from bingo import paper_api, program_api, setup_api
 from bingo.network import api as network_api
 from bingo.simultaneous import api as simultaneous_api
 from halls import api as halls_api
@@ -19,6 +19,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *halls_api.urlpatterns,
     *regions_api.urlpatterns,
     *bingo_api.urlpatterns,
+    *setup_api.urlpatterns,
     *program_api.urlpatterns,
     *paper_api.urlpatterns,
     *network_api.urlpatterns,

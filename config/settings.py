@@ -287,6 +287,8 @@ SPECTACULAR_SETTINGS = {
         # The names bingo's had before the cashier's came, kept for the API's clients.
         "KindEnum": "bingo.models.ClaimKind",
         "StateEnum": "bingo.models.GameState",
+        "DrawDeviceKindEnum": "bingo.models.DrawDeviceKind",
+        "BallSetEventKindEnum": "bingo.models.BallSetEventKind",
         "PaperStockStateEnum": "bingo.models.StockState",
     },
 }
@@ -343,6 +345,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "retry_on_timeout": True,
     "health_check_interval": env.int("HALL_REDIS_HEALTH_CHECK_SECONDS", default=5),
 }
+# Installations sharing one Redis (a central and its venues on one machine: the network's end-to-end tests,
+# a demo) keep their task queues apart under a key prefix each (kombu's global_keyprefix); unset, the keys
+# are kombu's own (a production installation has its Redis).
+if _broker_prefix := env.str("HALL_BROKER_PREFIX", default=""):
+    CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = _broker_prefix
 # On a lost broker connection the running tasks finish (a draw step commits its ball; the reaper enqueues
 # the next one if that publish failed): cancelling them would only roll back work that is done.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False

@@ -480,6 +480,8 @@ class TableCreated(TableHead):
 class TablePool(TableHead):
     pool: int
     pool_code: str
+    # Joined by itself: a new table of a carrusel of all the tables of its game (spec §6.12).
+    automatic: NotRequired[bool]
 
 
 class TableStateChanged(TableHead):

@@ -297,9 +297,7 @@ class MemberDetailView(HallAPIView):
                 code="unknown_member",
             )
         access.require_role(request.user, member.venue_id, Role.OPERATOR)
-        removed = pools.remove_member(
-            pool=pool, source_type=member.source_type, source_id=member.source_id, actor=actor(request)
-        )
+        removed = pools.remove_source_member(pool=pool, member=member, actor=actor(request))
         return Response(_member_data(removed))
 
 

@@ -184,6 +184,9 @@ class RulePack:
     min_return: Decimal | None = None  # share of pool bets returned in prizes (tripóquer 0.70)
     community_cards: int = 0
     registrations: tuple[BetRegistration, ...] = ()
+    # The carrusel is formed by ALL the tables of its game in the room (ML art. 61, AN96 Primero.8,
+    # spec §6.12): one over only some of them is refused, and a new table of the game joins it.
+    all_tables: bool = False
     notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -267,6 +270,7 @@ ML_PSD_CARRUSEL = RulePack(
     paytable=Paytable((_ROYAL_WHOLE_POOL, _pct(_C.STRAIGHT_FLUSH, "10", TiePolicy.SHARE_ONE))),
     max_bet_share_of_table_minimum=HALF,
     registrations=(BetRegistration.SLOT,),
+    all_tables=True,
     notes=("Members: all the póquer sin descarte tables.",),
 )
 
@@ -311,7 +315,11 @@ AN96_PSD_CARRUSEL = RulePack(
     ordering=AN96,
     paytable=Paytable((_ROYAL_WHOLE_POOL, _pct(_C.STRAIGHT_FLUSH, "10", TiePolicy.HIGHEST_ONLY))),
     registrations=(BetRegistration.SLOT,),
-    notes=("Superseded by AN10 for Andalusian venues unless the product owner decides otherwise (OP-16).",),
+    all_tables=True,
+    notes=(
+        "Members: all the póker sin descarte tables of the casino's gaming room.",
+        "Superseded by AN10 for Andalusian venues unless the product owner decides otherwise (OP-16).",
+    ),
 )
 
 _AN10_PSD_PAYTABLE = Paytable(

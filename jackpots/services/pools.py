@@ -460,7 +460,21 @@ def add_source_member(
                 % {"type": source_type, "id": source_id, "venue": venue},
                 code="source_outside_venue",
             )
+    door = sources.member_door(source_type)
+    if door is not None:  # a casino table joins through its own service (its pool, its pack's checks)
+        member: PoolMember = door.join(pool, source_id, actor)
+        return member
     return add_member(pool=pool, source_type=source_type, source_id=source_id, venue=venue, actor=actor)
+
+
+def remove_source_member(*, pool: Pool, member: PoolMember, actor: Actor) -> PoolMember:
+    """``remove_member`` for a door: a source whose app keeps its own side of the membership (a casino
+    table) leaves through that app's service."""
+    door = sources.member_door(member.source_type)
+    if door is not None:
+        removed: PoolMember = door.leave(pool, member.source_id, actor)
+        return removed
+    return remove_member(pool=pool, source_type=member.source_type, source_id=member.source_id, actor=actor)
 
 
 def remove_member(*, pool: Pool, source_type: str, source_id: str, actor: Actor) -> PoolMember:

@@ -8,6 +8,8 @@ object, so no door can add it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from halls.models import Room, Venue
 
@@ -15,6 +17,27 @@ from halls.models import Room, Venue
 SourceResolver = Callable[[str], "int | None"]
 
 _resolvers: dict[str, SourceResolver] = {}
+
+
+@dataclass(frozen=True)
+class MemberDoor:
+    """How an app above the engine makes one of its objects a member, and takes it out again, when the
+    membership is more than a row (a casino table keeps its pool and follows its rule pack's checks):
+    ``join(pool, source_id, actor)`` and ``leave(pool, source_id, actor)`` return the membership row."""
+
+    join: Callable[[Any, str, Any], Any]
+    leave: Callable[[Any, str, Any], Any]
+
+
+_doors: dict[str, MemberDoor] = {}
+
+
+def register_member_door(source_type: str, door: MemberDoor) -> None:
+    _doors[source_type] = door
+
+
+def member_door(source_type: str) -> MemberDoor | None:
+    return _doors.get(source_type)
 
 
 def register_source_resolver(source_type: str, resolver: SourceResolver) -> None:

@@ -14,8 +14,10 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
+from django.db.models import Q
 from django.urls import path
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -23,21 +25,27 @@ from rest_framework.response import Response
 
 from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
-from halls.models import Role
+from halls.errors import NotFound
+from halls.models import Role, Venue
 from halls.serializers import error_responses
+from jackpots.models import Pool
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand
 from jackpots.tables.serializers import (
     BetsRequestSerializer,
     CardsRequestSerializer,
+    CarruselFormSerializer,
     HandOpenSerializer,
     HandViewSerializer,
     HandVoidSerializer,
+    TableCreateSerializer,
     TableDetailSerializer,
+    TableJoinSerializer,
     TableQuerySerializer,
     TableSerializer,
 )
 from jackpots.tables.services import hands, readmodels
+from jackpots.tables.services import tables as table_services
 
 # Who runs a table console (see the module docstring); the operator holds every role anyway.
 CROUPIER = Role.CALLER
@@ -87,6 +95,117 @@ class TableListView(HallAPIView):
             found = found.filter(venue_id=query["venue"])
         found = found.order_by("venue_id", "number")
         return Response(TableSerializer(readmodels.table_views(found), many=True).data)
+
+    @extend_schema(
+        operation_id="tables_create",
+        summary="Create a casino table (operator)",
+        description=(
+            "400 unknown_game, unknown_rule_pack, rule_pack_jurisdiction (a pack of another jurisdiction), "
+            "game_not_in_pack, bad_seats, bad_amount; 409 table_number_taken. A póquer sin descarte table "
+            "of a venue whose carrusel is formed by all those tables (ML art. 61, AN96) joins it at once."
+        ),
+        request=TableCreateSerializer,
+        responses={201: TableDetailSerializer, **error_responses(400, 403, 404, 409)},
+        tags=[TAG],
+    )
+    def post(self, request: Request) -> Response:
+        data = valid(TableCreateSerializer, request.data)
+        venue = access.get_for_user(
+            Venue.objects.all(), request.user, Role.OPERATOR, venue_path="pk", label="venue", pk=data["venue"]
+        )
+        table = table_services.create_table(
+            venue=venue,
+            number=data["number"],
+            name=data["name"],
+            game=data["game"],
+            table_minimum=data["table_minimum"],
+            rule_pack=data["rule_pack"],
+            seats=data.get("seats"),
+            layout=data["layout"],
+            actor=actor(request),
+        )
+        table = _table(request, table.pk, Role.OPERATOR)
+        return Response(
+            TableDetailSerializer(readmodels.table_view(table)).data, status=status.HTTP_201_CREATED
+        )
+
+
+class TablePoolView(HallAPIView):
+    @extend_schema(
+        operation_id="tables_pool_join",
+        summary="Join the table to a pool: its pool bets play into it (operator)",
+        description=(
+            "400 pool_pack_mismatch, pool_bet_over_limit, carrusel_needs_all_tables (the pool is a carrusel "
+            "of all the tables of its game and others are missing: join them together through "
+            "POST /api/pools/{id}/tables/); 404 unknown_table / unknown_pool; 409 already_in_pool, "
+            "pool_inactive, paytable_awaiting_authorisation."
+        ),
+        request=TableJoinSerializer,
+        responses={200: TableDetailSerializer, **error_responses(400, 403, 404, 409)},
+        tags=[TAG],
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        table = _table(request, table_id, Role.OPERATOR)
+        data = valid(TableJoinSerializer, request.data)
+        pool = _pool(request, data["pool"])
+        table_services.join_pool(table=table, pool=pool, actor=actor(request))
+        table = _table(request, table_id, Role.OPERATOR)
+        return Response(TableDetailSerializer(readmodels.table_view(table)).data)
+
+    @extend_schema(
+        operation_id="tables_pool_leave",
+        summary="Take the table out of its pool (operator)",
+        description=(
+            "409 no_pool, hand_open, carrusel_needs_all_tables (a carrusel of all the tables of its game "
+            "keeps every one: close the table for a while instead)."
+        ),
+        request=None,
+        responses={200: TableDetailSerializer, **error_responses(403, 404, 409)},
+        tags=[TAG],
+    )
+    def delete(self, request: Request, table_id: int) -> Response:
+        table = _table(request, table_id, Role.OPERATOR)
+        table_services.leave_pool(table=table, actor=actor(request))
+        table = _table(request, table_id, Role.OPERATOR)
+        return Response(TableDetailSerializer(readmodels.table_view(table)).data)
+
+
+class CarruselView(HallAPIView):
+    @extend_schema(
+        operation_id="pools_tables_join",
+        summary="Form a carrusel: join several tables to the pool at once, all or none (operator)",
+        description=(
+            "Where the pool's rule pack forms its carrusel with ALL the tables of its game in the room "
+            "(Melilla art. 61, Andalucía 1996 Primero.8; spec §6.2, §6.5, §6.12), every such table must be "
+            "named or already a member: 400 carrusel_needs_all_tables names the missing ones "
+            "(details.missing: their numbers). Otherwise as POST /api/tables/{id}/pool/ for each table."
+        ),
+        request=CarruselFormSerializer,
+        responses={200: TableSerializer(many=True), **error_responses(400, 403, 404, 409)},
+        tags=[TAG],
+    )
+    def post(self, request: Request, pool_id: int) -> Response:
+        pool = _pool(request, pool_id)
+        data = valid(CarruselFormSerializer, request.data)
+        chosen = [_table(request, pk, Role.OPERATOR) for pk in data["tables"]]
+        table_services.form_carrusel(pool=pool, tables=chosen, actor=actor(request))
+        joined = CasinoTable.objects.filter(pk__in=[t.pk for t in chosen]).order_by("number")
+        return Response(TableSerializer(readmodels.table_views(joined), many=True).data)
+
+
+def _pool(request: Request, pool_id: int) -> Pool:
+    """A pool the operator may join tables to: one of their venue's, or a network pool of theirs."""
+    venue_ids = access.venue_ids_for(request.user)
+    pool = (
+        Pool.objects.select_related("network")
+        .filter(Q(venue_id__in=venue_ids) | Q(network__venues__in=venue_ids), pk=pool_id)
+        .first()
+    )
+    if pool is None:
+        raise NotFound(_("No pool %(pool_id)s in your venues.") % {"pool_id": pool_id}, code="unknown_pool")
+    if pool.venue_id is not None:
+        access.require_role(request.user, pool.venue_id, Role.OPERATOR)
+    return pool
 
 
 class TableDetailView(HallAPIView):
@@ -227,6 +346,8 @@ urlpatterns = [
     path("tables/", TableListView.as_view(), name="api-tables"),
     path("tables/<int:table_id>/", TableDetailView.as_view(), name="api-table"),
     path("tables/<int:table_id>/hands/", HandOpenView.as_view(), name="api-table-hands"),
+    path("tables/<int:table_id>/pool/", TablePoolView.as_view(), name="api-table-pool"),
+    path("pools/<int:pool_id>/tables/", CarruselView.as_view(), name="api-pool-tables"),
     path("hands/<int:hand_id>/", HandDetailView.as_view(), name="api-hand"),
     path("hands/<int:hand_id>/bets/", BetsView.as_view(), name="api-hand-bets"),
     path("hands/<int:hand_id>/cards/", CardsView.as_view(), name="api-hand-cards"),

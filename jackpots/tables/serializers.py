@@ -85,6 +85,27 @@ class TableQuerySerializer(serializers.Serializer[Any]):
     venue = serializers.IntegerField(required=False, help_text="Only the tables of this venue.")
 
 
+class TableCreateSerializer(serializers.Serializer[Any]):
+    venue = serializers.IntegerField()
+    number = serializers.IntegerField(min_value=1, max_value=9999)
+    name = serializers.CharField(max_length=80)
+    game = serializers.ChoiceField(choices=TableGame.choices)
+    table_minimum = money_field(help_text='The table minimum, e.g. "10.00".')
+    rule_pack = serializers.CharField(max_length=40, help_text="A rule pack of the venue's jurisdiction.")
+    seats = serializers.IntegerField(required=False, min_value=1, max_value=MAX_SEATS)
+    layout = serializers.CharField(max_length=40, required=False, allow_blank=True, default="")
+
+
+class TableJoinSerializer(serializers.Serializer[Any]):
+    pool = serializers.IntegerField(help_text="The pool (carrusel) the table plays into.")
+
+
+class CarruselFormSerializer(serializers.Serializer[Any]):
+    tables = serializers.ListField(
+        child=serializers.IntegerField(), min_length=1, max_length=200, help_text="Ids of the tables to join."
+    )
+
+
 # --- read models ----------------------------------------------------------------------------------------
 
 

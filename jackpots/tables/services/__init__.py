@@ -26,3 +26,10 @@ def register_hooks() -> None:
     register_source_resolver(
         "table", by_pk(lambda pk: tables.filter(pk=pk).values_list("venue_id", flat=True).first())
     )
+
+    from jackpots.services.sources import MemberDoor, register_member_door
+    from jackpots.tables.services import tables as table_services
+
+    register_member_door(
+        "table", MemberDoor(join=table_services.join_pool_member, leave=table_services.leave_pool_member)
+    )

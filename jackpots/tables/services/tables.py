@@ -6,15 +6,16 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from halls import money
 from halls.actors import Actor
-from halls.errors import Conflict, InvalidInput
+from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import EventType, TableCreated, TablePool, TableStateChanged
 from halls.models import Venue
-from jackpots.models import Pool, SourceType
+from jackpots.models import Pool, PoolMember, SourceType
 from jackpots.rulepacks import PACKS
 from jackpots.services import pools as pool_services
 from jackpots.services.common import pool_pack
@@ -117,7 +118,12 @@ def create_table(
                 rule_pack=rule_pack,
                 created_at=timezone.now(),
             )
+            table = lock_table(table.pk)  # before the audit head and the stream (halls.locks)
             record(table, actor, EventType.TABLE_CREATED, table, describe_table(table))
+            # A new table of a carrusel of ALL the tables of its game joins it at once (spec §6.12).
+            carrusel = _formed_carrusel(table)
+            if carrusel is not None:
+                _join_locked(table, carrusel, actor, automatic=True)
     except IntegrityError as exc:
         raise Conflict(
             _("%(venue)s already has a table number %(number)s.") % {"venue": venue, "number": number},
@@ -135,62 +141,201 @@ def join_pool(*, table: CasinoTable, pool: Pool, actor: Actor) -> CasinoTable:
 
     The pool must follow the table's rule pack (so a carrusel links tables of the games the pack
     allows: one game, or AN10's interconnection of poker modalities), have its paytable (OP-30), and its
-    stipulated bet must be allowed at this table (½ the table minimum where the pack caps it).
+    stipulated bet must be allowed at this table (½ the table minimum where the pack caps it). Where the
+    pack's carrusel is formed by all the tables of its game in the room (ML art. 61, AN96), the table
+    joins only if it is the last one missing: several join together through ``form_carrusel``.
     """
     with transaction.atomic():
         table = lock_table(table.pk)
-        if table.pool_id is not None:
-            raise Conflict(
-                _("%(table)s already plays for pool %(pool)s.") % {"table": table, "pool": table.pool},
-                code="already_in_pool",
-            )
         pool = Pool.objects.select_related("network").get(pk=pool.pk)
-        if pool.rule_pack != table.rule_pack:
+        _check_all_tables(pool, [table])
+        _join_locked(table, pool, actor)
+    return table
+
+
+def join_pool_member(pool: Pool, source_id: str, actor: Actor) -> PoolMember:
+    """The pools API's door for a "table" member (jackpots.services.sources.MemberDoor): the table joins
+    through ``join_pool``, so it plays into the pool, and the membership row is returned."""
+    table = CasinoTable.objects.filter(pk=int(source_id)).first()
+    if table is None:
+        raise NotFound(_("No table %(table_id)s.") % {"table_id": source_id}, code="unknown_table")
+    if table.pool_id == pool.pk:  # as for any source named twice
+        raise Conflict(
+            _("%(source_type)s:%(source_id)s is already a member of %(code)s.")
+            % {"source_type": SourceType.TABLE, "source_id": source_id, "code": pool.code},
+            code="already_member",
+        )
+    join_pool(table=table, pool=pool, actor=actor)
+    return _membership(pool, table)
+
+
+def leave_pool_member(pool: Pool, source_id: str, actor: Actor) -> PoolMember:
+    table = CasinoTable.objects.filter(pk=int(source_id)).first()
+    if table is None or table.pool_id != pool.pk:
+        # A membership row with no table behind it (written before tables joined through here).
+        return pool_services.remove_member(
+            pool=pool, source_type=SourceType.TABLE, source_id=source_id, actor=actor
+        )
+    leave_pool(table=table, actor=actor)
+    return PoolMember.objects.filter(pool=pool, source_type=SourceType.TABLE, source_id=source_id).latest(
+        "pk"
+    )
+
+
+def _membership(pool: Pool, table: CasinoTable) -> PoolMember:
+    return PoolMember.objects.get(
+        pool=pool, source_type=SourceType.TABLE, source_id=str(table.pk), removed_at__isnull=True
+    )
+
+
+def form_carrusel(*, pool: Pool, tables: list[CasinoTable], actor: Actor) -> list[CasinoTable]:
+    """Join several tables to the pool at once (a carrusel formed), all or none. Where the pack's
+    carrusel is formed by all the tables of its game in the room, every one of them must be named (or
+    be a member already): the missing ones are named in the refusal."""
+    if not tables:
+        raise InvalidInput(_("Name the tables that form the carrusel."), code="no_tables")
+    with transaction.atomic():
+        locked = [lock_table(pk) for pk in sorted({t.pk for t in tables})]
+        pool = Pool.objects.select_related("network").get(pk=pool.pk)
+        _check_all_tables(pool, locked)
+        for table in locked:
+            _join_locked(table, pool, actor)
+    return locked
+
+
+def carrusel_tables(pool: Pool) -> QuerySet[CasinoTable] | None:
+    """The tables a carrusel of ALL the tables of its game must have (its pack says so), else None."""
+    pack = PACKS.get(pool.rule_pack)
+    if pack is None or not pack.all_tables:
+        return None
+    venue_ids = [pool.venue_id] if pool.venue_id else list(pool.network.venues.values_list("pk", flat=True))  # type: ignore[union-attr]
+    return CasinoTable.objects.filter(venue_id__in=venue_ids, game=pack.game, rule_pack=pool.rule_pack)
+
+
+def _check_all_tables(pool: Pool, joining: list[CasinoTable], leaving: CasinoTable | None = None) -> None:
+    """Refuse a carrusel over only some of the tables its pack says must all form it (spec §6.2, §6.5,
+    §6.12), naming the missing ones."""
+    required = carrusel_tables(pool)
+    if required is None:
+        return
+    members = set(
+        PoolMember.objects.filter(
+            pool=pool, source_type=SourceType.TABLE, removed_at__isnull=True
+        ).values_list("source_id", flat=True)
+    )
+    named = {t.pk for t in joining}
+    missing = [
+        t
+        for t in required.order_by("number")
+        if (str(t.pk) not in members and t.pk not in named) or (leaving is not None and t.pk == leaving.pk)
+    ]
+    if not missing:
+        return
+    pack = PACKS[pool.rule_pack]
+    names = ", ".join(f"{t.number} ({t.name})" for t in missing)
+    if leaving is not None:
+        raise Conflict(
+            _(
+                "Pool %(code)s is a carrusel of all the %(game)s tables of the room (%(source)s): "
+                "%(table)s cannot leave it; close the table for a while instead (it stays a member)."
+            )
+            % {
+                "code": pool.code,
+                "game": TableGame(pack.game).label,
+                "source": pack.source,
+                "table": leaving,
+            },
+            code="carrusel_needs_all_tables",
+            missing=[t.number for t in missing],
+        )
+    raise InvalidInput(
+        _(
+            "Pool %(code)s is a carrusel of all the %(game)s tables of the room (%(source)s): "
+            "tables %(missing)s are missing; name them too."
+        )
+        % {"code": pool.code, "game": TableGame(pack.game).label, "source": pack.source, "missing": names},
+        code="carrusel_needs_all_tables",
+        missing=[t.number for t in missing],
+    )
+
+
+def _join_locked(table: CasinoTable, pool: Pool, actor: Actor, *, automatic: bool = False) -> None:
+    """join_pool's checks and writes, the table locked by the caller."""
+    if table.pool_id is not None:
+        raise Conflict(
+            _("%(table)s already plays for pool %(pool)s.") % {"table": table, "pool": table.pool},
+            code="already_in_pool",
+        )
+    if pool.rule_pack != table.rule_pack:
+        raise InvalidInput(
+            _("Pool %(code)s follows %(pool_pack)s, the table %(rule_pack)s.")
+            % {
+                "code": pool.code,
+                "pool_pack": pool.rule_pack or "no rule pack",
+                "rule_pack": table.rule_pack,
+            },
+            code="pool_pack_mismatch",
+        )
+    if not pool.active:
+        raise Conflict(_("Pool %(code)s is closed.") % {"code": pool.code}, code="pool_inactive")
+    pack = pool_pack(pool)
+    assert pack is not None  # the pool has the table's rule pack
+    if pack.paytable.from_authorisation:
+        raise Conflict(
+            _("Pool %(code)s (%(pack_code)s) has no authorised paytable yet (OP-30).")
+            % {"code": pool.code, "pack_code": pack.code},
+            code="paytable_awaiting_authorisation",
+        )
+    if pool.carousel_bet is not None:
+        cap = pack.max_pool_bet(table.table_minimum)
+        if cap is not None and pool.carousel_bet > cap:
             raise InvalidInput(
-                _("Pool %(code)s follows %(pool_pack)s, the table %(rule_pack)s.")
+                _(
+                    "Pool %(code)s's bet %(carousel_bet)s is above %(cap)s, "
+                    "half of %(table)s's minimum %(table_minimum)s."
+                )
                 % {
                     "code": pool.code,
-                    "pool_pack": pool.rule_pack or "no rule pack",
-                    "rule_pack": table.rule_pack,
+                    "carousel_bet": pool.carousel_bet,
+                    "cap": cap,
+                    "table": table,
+                    "table_minimum": table.table_minimum,
                 },
-                code="pool_pack_mismatch",
+                code="pool_bet_over_limit",
+                limit=str(cap),
             )
-        if not pool.active:
-            raise Conflict(_("Pool %(code)s is closed.") % {"code": pool.code}, code="pool_inactive")
-        pack = pool_pack(pool)
-        assert pack is not None  # the pool has the table's rule pack
-        if pack.paytable.from_authorisation:
-            raise Conflict(
-                _("Pool %(code)s (%(pack_code)s) has no authorised paytable yet (OP-30).")
-                % {"code": pool.code, "pack_code": pack.code},
-                code="paytable_awaiting_authorisation",
-            )
-        if pool.carousel_bet is not None:
-            cap = pack.max_pool_bet(table.table_minimum)
-            if cap is not None and pool.carousel_bet > cap:
-                raise InvalidInput(
-                    _(
-                        "Pool %(code)s's bet %(carousel_bet)s is above %(cap)s, "
-                        "half of %(table)s's minimum %(table_minimum)s."
-                    )
-                    % {
-                        "code": pool.code,
-                        "carousel_bet": pool.carousel_bet,
-                        "cap": cap,
-                        "table": table,
-                        "table_minimum": table.table_minimum,
-                    },
-                    code="pool_bet_over_limit",
-                    limit=str(cap),
-                )
-        pool_services.add_member(
-            pool=pool, source_type=SourceType.TABLE, source_id=str(table.pk), venue=table.venue, actor=actor
+    pool_services.add_member(
+        pool=pool, source_type=SourceType.TABLE, source_id=str(table.pk), venue=table.venue, actor=actor
+    )
+    table.pool = pool
+    table.save(update_fields=["pool"])
+    joined = _table_pool(table, pool)
+    if automatic:
+        joined["automatic"] = True
+    record(table, actor, EventType.TABLE_JOINED_POOL, table, joined)
+
+
+def _table_pool(table: CasinoTable, pool: Pool) -> TablePool:
+    return TablePool(table=table.pk, table_number=table.number, pool=pool.pk, pool_code=pool.code)
+
+
+def _formed_carrusel(table: CasinoTable) -> Pool | None:
+    """The carrusel a new table must join: an open pool of the venue on the table's pack, one of ALL the
+    tables of its game, already formed (with a table)."""
+    pack = PACKS[table.rule_pack]
+    if not pack.all_tables or pack.game != table.game:
+        return None
+    return (
+        Pool.objects.filter(
+            venue_id=table.venue_id,
+            rule_pack=table.rule_pack,
+            active=True,
+            members__source_type=SourceType.TABLE,
+            members__removed_at__isnull=True,
         )
-        table.pool = pool
-        table.save(update_fields=["pool"])
-        joined = TablePool(**head(table), pool=pool.pk, pool_code=pool.code)
-        record(table, actor, EventType.TABLE_JOINED_POOL, table, joined)
-    return table
+        .order_by("pk")
+        .first()
+    )
 
 
 def leave_pool(*, table: CasinoTable, actor: Actor) -> CasinoTable:
@@ -207,13 +352,14 @@ def leave_pool(*, table: CasinoTable, actor: Actor) -> CasinoTable:
                 code="hand_open",
             )
         pool = table.pool
+        _check_all_tables(pool, [], leaving=table)
         hold_pool(pool.pk)
         pool_services.remove_member(
             pool=pool, source_type=SourceType.TABLE, source_id=str(table.pk), actor=actor
         )
         table.pool = None
         table.save(update_fields=["pool"])
-        left = TablePool(**head(table), pool=pool.pk, pool_code=pool.code)
+        left = _table_pool(table, pool)
         record(table, actor, EventType.TABLE_LEFT_POOL, table, left)
     return table
 

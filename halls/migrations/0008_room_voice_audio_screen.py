@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("halls", "0006_regions_and_agreements"),
+        ("halls", "0007_staff_role_inspector"),
     ]
 
     operations = [

@@ -1,0 +1,104 @@
+"""A venue's rooms and screens, set up by its operator (issue 15): created, renamed, a screen switched off.
+Each write is audited in the venue's chain."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
+
+from halls.errors import Conflict, InvalidInput
+from halls.models import Room, Screen, Venue
+from halls.services import audit, locks
+
+MIN_PACE = Decimal("0.05")
+MAX_PACE = Decimal("999")
+
+
+def _name(name: str, what: str, code: str) -> str:
+    name = " ".join(name.split())
+    if not name or len(name) > 80:
+        raise InvalidInput(_("A %(what)s needs a name of 1 to 80 characters.") % {"what": what}, code=code)
+    return name
+
+
+def create_room(
+    *,
+    venue: Venue,
+    name: str,
+    actor: User,
+    ball_pace_seconds: Decimal = Decimal("4"),
+    claim_window_seconds: int = 20,
+) -> Room:
+    """A bingo room of the venue: where one game at a time is played and shown on its screens."""
+    name = _name(name, _("room"), "bad_room_name")
+    if not MIN_PACE <= ball_pace_seconds <= MAX_PACE:
+        raise InvalidInput(
+            _("The pace between balls is %(min)s to %(max)s s.") % {"min": MIN_PACE, "max": MAX_PACE},
+            code="bad_pace",
+        )
+    if not 0 <= claim_window_seconds <= 600:
+        raise InvalidInput(_("The any-more-claims window is 0 to 600 s."), code="bad_claim_window")
+    try:
+        with transaction.atomic():
+            room = Room.objects.create(
+                venue=venue,
+                name=name,
+                ball_pace_seconds=ball_pace_seconds,
+                claim_window_seconds=claim_window_seconds,
+            )
+            audit.record(
+                venue_id=venue.pk,
+                actor=actor,
+                action="room.created",
+                obj=room,
+                data={
+                    "name": name,
+                    "ball_pace_seconds": ball_pace_seconds,
+                    "claim_window_seconds": claim_window_seconds,
+                },
+            )
+    except IntegrityError as exc:
+        raise Conflict(
+            _("%(venue)s already has a room %(name)s.") % {"venue": venue.name, "name": name},
+            code="room_exists",
+        ) from exc
+    return room
+
+
+def create_screen(*, room: Room, name: str, actor: User) -> Screen:
+    """A public display of the room, reached by its unguessable token URL."""
+    name = _name(name, _("screen"), "bad_screen_name")
+    with transaction.atomic():
+        room = locks.lock_room(room.pk)
+        screen = Screen.objects.create(venue=room.venue, room=room, name=name)
+        # The token is a credential: the audit keeps that a screen was made, not its token.
+        audit.record(
+            venue_id=room.venue_id,
+            actor=actor,
+            action="screen.created",
+            obj=screen,
+            data={"room": room.pk, "name": name},
+        )
+    return screen
+
+
+def set_screen_active(*, screen: Screen, active: bool, actor: User) -> Screen:
+    """Switch a screen off (its URL stops answering) or on again."""
+    with transaction.atomic():
+        locks.lock_room(screen.room_id)  # a room's screens change under its lock
+        screen = Screen.objects.get(pk=screen.pk)
+        if screen.active == active:
+            return screen
+        screen.active = active
+        screen.save(update_fields=["active"])
+        audit.record(
+            venue_id=screen.venue_id,
+            actor=actor,
+            action="screen.activated" if active else "screen.deactivated",
+            obj=screen,
+            data={"room": screen.room_id, "name": screen.name},
+        )
+    return screen

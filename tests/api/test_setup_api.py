@@ -1,0 +1,138 @@
+"""A venue set up through the API by its operator (issue 15): ball sets with their colour map, incidents
+and replacements, the set of a game, drawing devices and the reserve switch mid-game, rooms and screens.
+The caller records incidents, chooses a game's set and switches the device; nothing else of setup."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from bingo.models import BallSet, DrawDevice, Game
+from bingo.services import draw
+from halls.models import Room, Screen, Venue
+
+pytestmark = pytest.mark.django_db
+
+RANGES = "1-18 red, 19-36 yellow, 37-54 green, 55-72 blue, 73-90 purple"
+
+
+def _ok(answer: Any, code: int = 200) -> Any:
+    assert answer.status_code == code, answer.content
+    return answer.json()
+
+
+def _refused(answer: Any, status: int, code: str) -> dict[str, Any]:
+    assert answer.status_code == status, answer.content
+    error: dict[str, Any] = answer.json()["error"]
+    assert error["code"] == code, error
+    return error
+
+
+def test_ball_sets_are_registered_and_looked_after_through_the_api(
+    operator_api: APIClient, caller_api: APIClient, venue: Venue, other_venue: Venue, manual_game: Game
+) -> None:
+    body = {"venue": venue.pk, "name": "Juego 2026", "colour_ranges": RANGES, "certified_games": 2}
+    _refused(caller_api.post("/api/ball-sets/", body, format="json"), 403, "role_required")
+    made = _ok(operator_api.post("/api/ball-sets/", body, format="json"), 201)
+    assert made["colours"]["19"] == "yellow" and made["colour_ranges"] == RANGES
+    assert (made["games_played"], made["games_left"], made["at_limit"]) == (0, 2, False)
+    bad = operator_api.post(
+        "/api/ball-sets/", {**body, "name": "X", "colour_ranges": "1-89 red"}, format="json"
+    )
+    assert "no colour for balls [90]" in _refused(bad, 400, "bad_ball_set")["message"]
+    _refused(operator_api.post("/api/ball-sets/", body, format="json"), 409, "ball_set_exists")
+    _refused(
+        operator_api.post("/api/ball-sets/", {**body, "venue": other_venue.pk}, format="json"),
+        404,
+        "unknown_venue",
+    )
+    listed = _ok(operator_api.get("/api/ball-sets/", {"venue": venue.pk}))
+    assert [s["name"] for s in listed] == ["Juego 1", "Juego 2026"]
+
+    set_id = made["id"]
+    incident = {"note": "Bola 45 descolorida", "balls": [45], "game": manual_game.pk}
+    _ok(caller_api.post(f"/api/ball-sets/{set_id}/incidents/", incident, format="json"), 201)
+    chosen = _ok(
+        caller_api.post(f"/api/games/{manual_game.pk}/ball-set/", {"ball_set": set_id}, format="json")
+    )
+    assert chosen["name"] == "Juego 2026"
+    replace = {"name": "Juego 2026-B", "note": "Bolas gastadas"}
+    _refused(
+        caller_api.post(f"/api/ball-sets/{set_id}/replace/", replace, format="json"), 403, "role_required"
+    )
+    new = _ok(operator_api.post(f"/api/ball-sets/{set_id}/replace/", replace, format="json"), 201)
+    assert new["colours"] == made["colours"] and new["certified_games"] == 2
+    detail = _ok(operator_api.get(f"/api/ball-sets/{set_id}/"))
+    assert detail["retired_at"] is not None and detail["replaced_by"] == new["id"]
+    assert [(e["kind"], e["recorded_by"]) for e in detail["events"]] == [
+        ("incident", "caller"),
+        ("set_replaced", "operator"),
+    ]
+    retired = caller_api.post(f"/api/games/{manual_game.pk}/ball-set/", {"ball_set": set_id}, format="json")
+    _refused(retired, 409, "ball_set_retired")
+
+
+def test_a_game_switches_to_the_reserve_device_through_the_api_and_its_recall_shows_it(
+    operator_api: APIClient, caller_api: APIClient, room: Room, drawing: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(draw, "dispatch", lambda *args, **kwargs: None)
+    main = {"name": "Bombo 1", "kind": "pneumatic"}
+    _refused(caller_api.post(f"/api/rooms/{room.pk}/devices/", main, format="json"), 403, "role_required")
+    _ok(operator_api.post(f"/api/rooms/{room.pk}/devices/", main, format="json"), 201)
+    reserve = _ok(
+        operator_api.post(
+            f"/api/rooms/{room.pk}/devices/",
+            {"name": "Reserva", "kind": "turbine", "reserve": True},
+            format="json",
+        ),
+        201,
+    )
+    assert [d["name"] for d in _ok(caller_api.get(f"/api/rooms/{room.pk}/devices/"))] == [
+        "Bombo 1",
+        "Reserva",
+    ]
+    for ordinal, ball in enumerate((11, 22), start=1):
+        _ok(
+            caller_api.post(
+                f"/api/games/{drawing.pk}/balls/", {"number": ball, "ordinal": ordinal}, format="json"
+            ),
+            201,
+        )
+    switch = {"device": reserve["id"], "reason": "El motor del bombo 1 se ha parado"}
+    _refused(
+        caller_api.post(f"/api/games/{drawing.pk}/device/", {**switch, "reason": ""}, format="json"),
+        400,
+        "invalid",
+    )
+    done = _ok(caller_api.post(f"/api/games/{drawing.pk}/device/", switch, format="json"), 201)
+    assert (done["at_ordinal"], done["to_device"], done["switched_by"]) == (2, "Reserva", "caller")
+    _ok(caller_api.post(f"/api/games/{drawing.pk}/balls/", {"number": 33, "ordinal": 3}, format="json"), 201)
+    recall = _ok(caller_api.get(f"/api/games/{drawing.pk}/recall/"))
+    assert [b["ball"] for b in recall["balls"]] == [11, 22, 33]
+    assert recall["device_switches"][0]["reason"] == "El motor del bombo 1 se ha parado"
+    assert recall["draw_device"]["name"] == "Reserva"
+    assert recall["ball_set"]["name"] == "Juego 1"
+    view = _ok(caller_api.get(f"/api/games/{drawing.pk}/"))
+    assert view["draw_device"]["name"] == "Reserva" and view["ball_set"]["at_limit"] is False
+    assert DrawDevice.objects.count() == 2
+
+
+def test_rooms_and_screens_are_set_up_by_the_operator(
+    operator_api: APIClient, caller_api: APIClient, anonymous_api: APIClient, venue: Venue
+) -> None:
+    body = {"venue": venue.pk, "name": "Sala Norte", "ball_pace_seconds": "3.50"}
+    _refused(caller_api.post("/api/rooms/", body, format="json"), 403, "role_required")
+    room = _ok(operator_api.post("/api/rooms/", body, format="json"), 201)
+    assert (room["name"], room["ball_pace_seconds"], room["open_session"]) == ("Sala Norte", "3.50", None)
+    _refused(operator_api.post("/api/rooms/", body, format="json"), 409, "room_exists")
+    screen = _ok(
+        operator_api.post("/api/screens/", {"room": room["id"], "name": "Pantalla 1"}, format="json"), 201
+    )
+    assert anonymous_api.get(screen["url"]).status_code == 200
+    assert screen["url"] not in str(_ok(caller_api.get("/api/screens/")))  # the caller lists none
+    off = _ok(operator_api.post(f"/api/screens/{screen['id']}/", {"active": False}, format="json"))
+    assert off["active"] is False and anonymous_api.get(screen["url"]).status_code == 404
+    assert Screen.objects.get(pk=screen["id"]).room_id == room["id"]
+    assert BallSet.objects.count() == 0
