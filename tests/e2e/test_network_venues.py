@@ -380,7 +380,7 @@ def test_a_venue_cut_off_mid_session_queues_and_reconciles_when_its_line_returns
     started = time.monotonic()
     cut = 3
     assert net.central.call("open_round", wait_seconds=600) == 2
-    net.central.call("sb_create", code="SB-2", strips=[1, 1, 1], deadline_seconds=14, pace="0.25")
+    net.central.call("sb_create", code="SB-2", strips=[1, 1, 1], deadline_seconds=18, pace="0.25")
     net.wait(lambda: all(2 in r for r in net.at_venues("known_rounds").values()), 30, "round 2 at the venues")
     net.wait(lambda: set(net.at_venues("sb_place", code="SB-2").values()) == {"selling"}, 30, "SB-2 on sale")
     sales = net.at_venues("sb_sell", code="SB-2", offset=0, cards=2)

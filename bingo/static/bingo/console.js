@@ -69,6 +69,8 @@
   var entrySending = false;
   var ENTRY_RETRIES = 3;           // a lost answer is asked again, same ordinal: a retry is a no-op
   var correctionTimer = null;
+  var devices = [];                // the room's drawing devices (GET /api/rooms/{id}/devices/)
+  var devicesRoom = null;
 
   function money(amount) { return fmt.money(amount, currency); }
   function say(text, values) { return interpolate(text, values, true); }
@@ -92,6 +94,7 @@
     render();
     loadSessionInfo();
     loadPrograms();
+    loadDevices();
   }
 
   function newGame(data) {
@@ -148,6 +151,7 @@
       lastVerdict = null;
       render();
       loadPrograms();
+      stream.resync();   // its ball set and drawing device are the snapshot's (staff only)
       return;
     }
     if (!game || data.game !== game.id) {
@@ -216,6 +220,10 @@
       case "game.resumed":
       case "game.closed":
         game.claim_window = "";
+        break;
+      case "game.device_switched":   // the draw goes on with another device (TB-31): the balls stay
+        game.draw_source = data.draw_source;
+        game.draw_device = {id: null, name: data.device, kind: data.kind};
         break;
       case "game.void_reason":   // the staff stream's: the public "game.voided" does not carry it
         game.void_reason = data.reason || "";
@@ -421,6 +429,7 @@
     }
     $("create-game").hidden = live;
     $("void-box").hidden = !live;
+    renderEquipment(live);
     var sid = room.open_session;
     var info = sessionInfo[sid] || {};
     $("session-info").textContent = info.opened_at
@@ -429,6 +438,49 @@
       : say(gettext("Session %(id)s"), {id: sid});
     $("session-close-btn").disabled = live;
     $("session-close-btn").title = live ? gettext("Finish or void the game first") : "";
+  }
+
+  /* The game's ball set against its manufacturer's limit (R-06, TB-07) and its drawing device (TB-30);
+     mid-game, the switch to the room's other devices (TB-31). */
+  function renderEquipment(live) {
+    var set = game ? game.ball_set : null;
+    var device = game ? game.draw_device : null;
+    var parts = [];
+    if (set) {
+      parts.push(say(gettext("Ball set %(name)s: %(played)s of %(certified)s games"),
+        {name: set.name, played: set.games_played, certified: set.certified_games}));
+    }
+    if (device) { parts.push(say(gettext("Device: %(name)s"), {name: device.name})); }
+    $("game-equipment").textContent = parts.join(" · ");
+    $("game-equipment").hidden = !parts.length;
+    var warning = $("ball-set-warning");
+    warning.hidden = !(set && set.at_limit);
+    warning.textContent = set && set.at_limit
+      ? say(gettext("Ball set %(name)s has reached the manufacturer's %(certified)s games: replace it (TB-07)."),
+        {name: set.name, certified: set.certified_games}) : "";
+    var switchable = !!game && (game.state === "drawing" || game.state === "paused") && live;
+    var select = $("device-select");
+    var current = device ? device.name : null;
+    var others = devices.filter(function (d) { return d.name !== current; });
+    $("device-box").hidden = !switchable || !others.length;
+    var wanted = others.map(function (d) { return String(d.id); }).join(",");
+    if (select.getAttribute("data-options") !== wanted) {
+      fill(select);
+      others.forEach(function (d) {
+        select.appendChild(el("option", {value: String(d.id),
+          text: d.reserve ? say(gettext("%(name)s (reserve)"), {name: d.name}) : d.name}));
+      });
+      select.setAttribute("data-options", wanted);
+    }
+  }
+
+  function loadDevices() {
+    if (!room || devicesRoom === room.id) { return; }
+    devicesRoom = room.id;
+    api.get("/api/rooms/" + room.id + "/devices/").then(function (found) {
+      devices = found || [];
+      render();
+    }, function () { devicesRoom = null; });
   }
 
   function renderDraw() {
@@ -859,6 +911,21 @@
         $("void-message").value = "";
         $("void-box").open = false;
         return after($("game-msg"), say(gettext("Game %(number)s voided."), {number: response.data.number}))(response);
+      }, failed($("game-msg")));
+    });
+
+    $("device-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (!game) { return; }
+      var reason = $("device-reason").value.trim();
+      var body = {device: Number($("device-select").value), reason: reason};
+      ui.busy(event.currentTarget.querySelector("button"), function () {
+        return api.post(gameUrl("device"), body);
+      }).then(function (response) {
+        $("device-reason").value = "";
+        $("device-box").open = false;
+        return after($("game-msg"), say(gettext("The draw goes on with %(name)s after ball %(ordinal)s."),
+          {name: response.data.to_device, ordinal: response.data.at_ordinal}))(response);
       }, failed($("game-msg")));
     });
 
