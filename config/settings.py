@@ -446,8 +446,12 @@ if not HALL_PRODUCTION:
 # Interconnected bingo: at most one meter entry per prize this often on "network.<code>" (one is always sent
 # after a round opens or is decided).
 HALL_NETWORK_METER_SECONDS = env.float("HALL_NETWORK_METER_SECONDS", default=5.0)
+# Gran Línea / Gran Bingo at a venue: an electronic game joins only a round whose wait outlasts it by this
+# much (its contribution and result must reach the central in time); a round closer to its end is skipped.
+HALL_GRAN_JOIN_MARGIN_SECONDS = env.float("HALL_GRAN_JOIN_MARGIN_SECONDS", default=30.0)
 # Simultaneous bingo at the central: after a hall's valid claim, how long claims bound to the same ball from
-# every other hall are awaited before the prize is decided (no ball is drawn meanwhile).
+# every other hall are awaited before the prize is decided (no ball is drawn meanwhile), at most: the window
+# closes earlier once every hall with cards in play answered "no more" (bingo.simultaneous, step 7).
 HALL_SIMULTANEOUS_CLAIM_SECONDS = env.float("HALL_SIMULTANEOUS_CLAIM_SECONDS", default=8.0)
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)

@@ -7,9 +7,10 @@ only reads (GET, HEAD, OPTIONS) runs inside ``reading()`` (set by ``halls.readon
 inspector holds every role of the venue, so every page and report that checks a role lets them in; on any
 other request (and outside a request: tasks, commands) they hold only the inspector role, which no
 write asks for (403). The staff sockets that only read (the caller console's, the till's) check their
-role inside ``reading()`` too, so the inspector watches them live. Two more locks behind that: ``halls.readonly`` refuses a write of a user who is
-only an inspector before it reaches a view, and ``halls.services.audit`` refuses to record anything while
-an inspector's read rights are in use (every write of a service is audited).
+role inside ``reading()`` too, so the inspector watches them live. Two more locks behind that:
+``halls.readonly`` refuses a write of a user who is only an inspector before it reaches a view, and
+``halls.services.audit`` refuses to record anything while an inspector's read rights are in use (every
+write of a service is audited).
 """
 
 from __future__ import annotations
