@@ -474,9 +474,23 @@
     }
   }
 
+  /* The venue's ball sets in use, offered for the next game (its first one unless chosen). */
+  function loadBallSets() {
+    api.get("/api/ball-sets/?venue=" + room.venue).then(function (found) {
+      var select = $("game-ball-set");
+      var usable = (found || []).filter(function (s) { return !s.retired_at; });
+      fill(select, usable.map(function (s) {
+        return el("option", {value: String(s.id), text: s.at_limit
+          ? say(gettext("%(name)s (limit reached)"), {name: s.name}) : s.name});
+      }));
+      select.hidden = usable.length < 2;
+    }, function () { /* the game gets the venue's first set */ });
+  }
+
   function loadDevices() {
     if (!room || devicesRoom === room.id) { return; }
     devicesRoom = room.id;
+    loadBallSets();
     api.get("/api/rooms/" + room.id + "/devices/").then(function (found) {
       devices = found || [];
       render();
@@ -866,6 +880,8 @@
       var body = {room: roomId, draw_source: form.querySelector('input[name="draw_source"]:checked').value};
       var pace = form.querySelector('input[name="pace_seconds"]').value.trim();
       if (pace) { body.pace_seconds = pace; }
+      var chosenSet = $("game-ball-set").value;
+      if (chosenSet) { body.ball_set = Number(chosenSet); }
       ui.busy(form.querySelector("button[type=submit]"), function () { return api.post("/api/games/", body); })
         .then(function (response) {
           lastVerdict = null;
