@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import expect
 
-from bingo.models import BallSet, DeviceSwitch
+from bingo.models import BallSet, DeviceSwitch, Game
 from bingo.services import devices, draw, games
 from tests.e2e.browser_support import call, log_in, start_game
 
@@ -53,3 +53,19 @@ async def test_the_console_warns_at_the_limit_and_switches_to_the_reserve(
         "El bombo 1 no sopla",
         "caller",
     )
+
+
+async def test_the_caller_chooses_the_ball_set_of_the_next_game(
+    page, server_url, room, session, ball_set, caller, operator
+):
+    from bingo.services import ballsets
+
+    await call(ballsets.register_ball_set, venue=room.venue, name="Juego nuevo", actor=operator)
+    await log_in(page, server_url, "caller", f"/console/rooms/{room.pk}/")
+    await expect(page.locator("body")).to_have_attribute("data-stream", "live")
+    await expect(page.locator("#game-ball-set option")).to_have_text(["Juego 1", "Juego nuevo"])
+    await page.locator("#game-ball-set").select_option(label="Juego nuevo")
+    await page.click("#create-game button[type=submit]")
+    await expect(page.locator("#game-equipment")).to_have_text("Ball set Juego nuevo: 0 of 10000 games")
+    created = await call(lambda: list(Game.objects.values_list("ball_set__name", flat=True)))
+    assert created == ["Juego nuevo"]

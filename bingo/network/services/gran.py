@@ -6,8 +6,9 @@ specialities, plugged into bingo.electronic through its network hook (bingo.elec
   gran_bingo of its table) that plays the network prize (one speciality per venue and prize), or stops it.
 - `joins` (the close of sales): the game joins the oldest open round of each joined prize it has no game in
   (`EGameRound`) whose wait outlasts it by `join_margin`, so its Gran prize is in play (the central opens a
-  fresh round as soon as a game joins the last one: bingo.network.services.prizes.ensure_round_locked); `sales_closed` then sends each contribution (the round's
-  percent of the sales) through the outbox, in the close's transaction.
+  fresh round as soon as a game joins the last one: bingo.network.services.prizes.ensure_round_locked);
+  `sales_closed` then sends each contribution (the round's percent of the sales) through the outbox, in the
+  close's transaction.
 - `decided` (a ball): the hall's first completion of the Gran pattern (ordinal and cards) kept;
   `ended` (the game closed): the result through the outbox. The venue never decides the prize.
 - `apply_decision` (the central's decision entry): each winning card's share of this installation's halls

@@ -168,6 +168,11 @@
         game.cards_sold = data.cards_sold;
         game.sales_total = data.sales_total;
         break;
+      case "game.sales_opened":
+        if (data.offered && data.offered.length) {
+          game.announcement = Object.assign({}, game.announcement, {offered: data.offered});
+        }
+        break;
       case "game.sales_closed":
         game.announcement = data.announcement || {};
         game.cards_sold = game.announcement.cards_sold;
@@ -405,10 +410,17 @@
     });
     var announcement = $("announcement");
     var formula = game && game.announcement ? game.announcement.formula : "";
-    announcement.hidden = !formula;
+    var offered = (game && game.announcement && game.announcement.offered) || [];
+    announcement.hidden = !formula && !offered.length;
     if (formula) {
       fill(announcement, el("div", {class: "announcement__label", text: gettext("Sales announcement — read it out")}),
         el("div", {class: "announcement__text", text: formula}));
+    } else if (offered.length) {   // S3, before the session's first sale
+      fill(announcement, el("div", {class: "announcement__label", text: gettext("Series on sale — announce them")}),
+        el("div", {class: "announcement__text", text: offered.map(function (s) {
+          return say(gettext("Series %(series)s: %(price)s a card, %(cards)s cards"),
+            {series: s.series, price: money(s.face_value), cards: s.cards});
+        }).join(" · ")}));
     }
     if (game && game.state === "void") {
       announcement.hidden = false;
@@ -462,9 +474,23 @@
     }
   }
 
+  /* The venue's ball sets in use, offered for the next game (its first one unless chosen). */
+  function loadBallSets() {
+    api.get("/api/ball-sets/?venue=" + room.venue).then(function (found) {
+      var select = $("game-ball-set");
+      var usable = (found || []).filter(function (s) { return !s.retired_at; });
+      fill(select, usable.map(function (s) {
+        return el("option", {value: String(s.id), text: s.at_limit
+          ? say(gettext("%(name)s (limit reached)"), {name: s.name}) : s.name});
+      }));
+      select.hidden = usable.length < 2;
+    }, function () { /* the game gets the venue's first set */ });
+  }
+
   function loadDevices() {
     if (!room || devicesRoom === room.id) { return; }
     devicesRoom = room.id;
+    loadBallSets();
     api.get("/api/rooms/" + room.id + "/devices/").then(function (found) {
       devices = found || [];
       render();
@@ -854,6 +880,8 @@
       var body = {room: roomId, draw_source: form.querySelector('input[name="draw_source"]:checked').value};
       var pace = form.querySelector('input[name="pace_seconds"]').value.trim();
       if (pace) { body.pace_seconds = pace; }
+      var chosenSet = $("game-ball-set").value;
+      if (chosenSet) { body.ball_set = Number(chosenSet); }
       ui.busy(form.querySelector("button[type=submit]"), function () { return api.post("/api/games/", body); })
         .then(function (response) {
           lastVerdict = null;
