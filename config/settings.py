@@ -458,6 +458,12 @@ HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", defau
 # Each game's winner index, written at the close of sales and memory-mapped by every process of the host
 # (bingo.services.detection); empty: none, each process rebuilds it from the database.
 HALL_DETECTOR_DIR = env.str("HALL_DETECTOR_DIR", default=str(VAR_DIR / "detector"))
+
+# The caller's voice (bingo.voice): clips generated offline by `manage.py build_voice` (`make voice`) with
+# espeak-ng, served read-only from here to the room's audio screen; never synthesised at request time.
+HALL_VOICE_DIR = Path(env.str("HALL_VOICE_DIR", default=str(VAR_DIR / "voice")))
+HALL_VOICE_ENGINE = env.str("HALL_VOICE_ENGINE", default="espeak-ng")
+HALL_VOICE_NAME = env.str("HALL_VOICE_NAME", default="es")
 # Machines: every linked machine hears its levels this often (machines.broadcaster; they lock after 5 s
 # of silence and must hear at least 2 a second: 4 a second rides out a half-second hiccup of a busy host).
 # The broadcaster goes on with the last levels it read while reads fail, for at most MAX_STALE seconds.

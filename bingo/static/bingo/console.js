@@ -168,6 +168,11 @@
         game.cards_sold = data.cards_sold;
         game.sales_total = data.sales_total;
         break;
+      case "game.sales_opened":
+        if (data.offered && data.offered.length) {
+          game.announcement = Object.assign({}, game.announcement, {offered: data.offered});
+        }
+        break;
       case "game.sales_closed":
         game.announcement = data.announcement || {};
         game.cards_sold = game.announcement.cards_sold;
@@ -405,10 +410,17 @@
     });
     var announcement = $("announcement");
     var formula = game && game.announcement ? game.announcement.formula : "";
-    announcement.hidden = !formula;
+    var offered = (game && game.announcement && game.announcement.offered) || [];
+    announcement.hidden = !formula && !offered.length;
     if (formula) {
       fill(announcement, el("div", {class: "announcement__label", text: gettext("Sales announcement — read it out")}),
         el("div", {class: "announcement__text", text: formula}));
+    } else if (offered.length) {   // S3, before the session's first sale
+      fill(announcement, el("div", {class: "announcement__label", text: gettext("Series on sale — announce them")}),
+        el("div", {class: "announcement__text", text: offered.map(function (s) {
+          return say(gettext("Series %(series)s: %(price)s a card, %(cards)s cards"),
+            {series: s.series, price: money(s.face_value), cards: s.cards});
+        }).join(" · ")}));
     }
     if (game && game.state === "void") {
       announcement.hidden = false;
