@@ -8,6 +8,7 @@
 #                   SQLite (embedded)
 #   make test-sqlite  only the second run: the embedded hall (SQLite, in-memory broker and layer)
 #   make browser    install Debian's chromium (+ fonts) for the Playwright tests, and gettext
+#   make voice      install espeak-ng (Debian) and generate the caller's voice clips into var/voice
 #   make bench      every benchmark under bench/ at a reduced size (a few minutes; PostgreSQL + Redis)
 #   make messages   collect the marked texts into locale/{es,en} and compile them (needs gettext)
 #   make lint | typecheck | fmt | worker | beat | broadcaster | serve | services | check-services | clean
@@ -30,7 +31,7 @@ export PORT
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/hall
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: help venv demo demo-network test test-sqlite bench browser lint typecheck fmt messages worker beat broadcaster serve services check-services clean
+.PHONY: help venv demo demo-network test test-sqlite bench browser voice lint typecheck fmt messages worker beat broadcaster serve services check-services clean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -60,7 +61,9 @@ $(STAMP): $(REQS) | $(PY)
 
 # --- running the hall -----------------------------------------------------------------------------------
 
+# The caller's voice is generated first; a demo without espeak-ng (not root, no package) plays silently.
 demo: venv
+	$(MAKE) voice || echo "warning: no caller's voice (make voice failed); the demo plays without sound" >&2
 	$(PY) manage.py demo
 
 demo-network: venv
@@ -120,7 +123,7 @@ TEST_WORKERS ?= 2
 XDIST = $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 # Unreachable PostgreSQL or Redis fails the run: nothing is skipped.
-test: venv browser
+test: venv browser voice
 	$(MAKE) lint
 	$(BIN)/mypy .
 	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
@@ -136,6 +139,9 @@ test-sqlite: venv
 
 browser:
 	bash scripts/ensure_chromium.sh
+
+voice: venv
+	PY=$(PY) bash scripts/ensure_voice.sh
 
 # --- benchmarks -----------------------------------------------------------------------------------------
 # Each script prints the product's figures beside a plain baseline it runs itself, and ends with one
@@ -168,6 +174,8 @@ bench: venv
 	    $(PY) bench/terminal_fanout.py --quick
 	DATABASE_URL=$(BENCH_PG)/hall_bench_termsim REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/terminal_simulator.py --quick --fresh
+	DATABASE_URL=$(BENCH_PG)/hall_bench_network REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/network.py --quick --fresh
 
 # --- housekeeping ---------------------------------------------------------------------------------------
 

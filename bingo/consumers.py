@@ -30,7 +30,8 @@ def _streams_for(user: Any, room_id: int) -> list[str] | int:
     if user is None or not user.is_authenticated:
         return REFUSED
     try:
-        room = access.get_for_user(Room.objects.all(), user, Role.CALLER, label="room", pk=room_id)
+        with access.reading():  # the socket only reads (receive ignores the page): the inspector watches too
+            room = access.get_for_user(Room.objects.all(), user, Role.CALLER, label="room", pk=room_id)
     except DomainError as exc:
         return UNKNOWN if exc.status == 404 else REFUSED
     return console_streams(room)

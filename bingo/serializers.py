@@ -345,8 +345,30 @@ class AnnouncedSeriesSerializer(serializers.Serializer[Any]):
     )
 
 
+class OfferedSeriesSerializer(serializers.Serializer[Any]):
+    series = serializers.CharField()
+    face_value = money_field()
+    cards = serializers.IntegerField(help_text="Cards in the series.")
+
+
 class AnnouncementSerializer(serializers.Serializer[Any]):
-    """Fixed at the close of sales; empty before."""
+    """Fixed at the close of sales; before, only the series on sale of the session's first game (S3)."""
+
+    offered = OfferedSeriesSerializer(
+        many=True,
+        required=False,
+        help_text="S3: the series on sale and their face value (first game of a session).",
+    )
+    offered_voice = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="The voice clips of the S3 announcement, in order.",
+    )
+    voice = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="The voice clips of the sales announcement (S6–S8), in order: GET /voice/{clip}.wav.",
+    )
 
     formula = serializers.CharField(required=False, help_text="What the caller reads out.")
     series = AnnouncedSeriesSerializer(many=True, required=False)

@@ -1,4 +1,4 @@
-"""Staff pages of bingo: home, the caller console and the cashier page."""
+"""Staff pages of bingo: home, the caller console and the cashier page; the caller's voice clips."""
 
 from django.urls import path
 
@@ -11,6 +11,7 @@ urlpatterns = [
     path("console/", views.console_index, name="console"),
     path("console/rooms/<int:room_id>/", views.console_room, name="console-room"),
     path("cashier/", views.cashier, name="cashier"),
+    path("voice/<str:key>.wav", views.voice_clip, name="voice-clip"),
     path("setup/", setup_views.setup_page, name="setup"),
     path("paper/", paper_views.paper_page, name="paper"),
     path("paper/games/<int:game_id>/", paper_views.register_page, name="paper-register"),

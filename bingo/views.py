@@ -8,16 +8,21 @@ page's script (fetch with the CSRF token), so the pages hold no business rule.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_cache_control
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_safe
 
 from bingo import hooks
+from bingo.voicefiles import clip_file
 from halls import access, errors
 from halls.models import Role, Room, Screen, Venue
 
@@ -144,3 +149,15 @@ def cashier(request: HttpRequest) -> HttpResponse:
     # here with bingo's range sales; every figure and operation goes through /api/cashier/ and the bingo API.
     till_venues = [{"id": v.venue.pk, "name": v.venue.name, "currency": v.venue.currency} for v in venues]
     return _page(request, "bingo/cashier.html", venues, cashier_rooms=rooms, till_venues=till_venues)
+
+
+@require_safe
+def voice_clip(request: HttpRequest, key: str) -> FileResponse:
+    """One clip of the caller's voice (bingo.voice), as generated offline by `manage.py build_voice`:
+    public (screens fetch them without their token; they say only what the hall hears), cached an hour."""
+    path = clip_file(Path(settings.HALL_VOICE_DIR), key)
+    if path is None or not path.is_file():
+        raise Http404(_("No such voice clip."))
+    response = FileResponse(path.open("rb"), content_type="audio/wav")
+    patch_cache_control(response, public=True, max_age=3600)
+    return response

@@ -345,6 +345,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "retry_on_timeout": True,
     "health_check_interval": env.int("HALL_REDIS_HEALTH_CHECK_SECONDS", default=5),
 }
+# Installations sharing one Redis (a central and its venues on one machine: the network's end-to-end tests,
+# a demo) keep their task queues apart under a key prefix each (kombu's global_keyprefix); unset, the keys
+# are kombu's own (a production installation has its Redis).
+if _broker_prefix := env.str("HALL_BROKER_PREFIX", default=""):
+    CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = _broker_prefix
 # On a lost broker connection the running tasks finish (a draw step commits its ball; the reaper enqueues
 # the next one if that publish failed): cancelling them would only roll back work that is done.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
@@ -441,14 +446,24 @@ if not HALL_PRODUCTION:
 # Interconnected bingo: at most one meter entry per prize this often on "network.<code>" (one is always sent
 # after a round opens or is decided).
 HALL_NETWORK_METER_SECONDS = env.float("HALL_NETWORK_METER_SECONDS", default=5.0)
+# Gran Línea / Gran Bingo at a venue: an electronic game joins only a round whose wait outlasts it by this
+# much (its contribution and result must reach the central in time); a round closer to its end is skipped.
+HALL_GRAN_JOIN_MARGIN_SECONDS = env.float("HALL_GRAN_JOIN_MARGIN_SECONDS", default=30.0)
 # Simultaneous bingo at the central: after a hall's valid claim, how long claims bound to the same ball from
-# every other hall are awaited before the prize is decided (no ball is drawn meanwhile).
+# every other hall are awaited before the prize is decided (no ball is drawn meanwhile), at most: the window
+# closes earlier once every hall with cards in play answered "no more" (bingo.simultaneous, step 7).
 HALL_SIMULTANEOUS_CLAIM_SECONDS = env.float("HALL_SIMULTANEOUS_CLAIM_SECONDS", default=8.0)
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
 # Each game's winner index, written at the close of sales and memory-mapped by every process of the host
 # (bingo.services.detection); empty: none, each process rebuilds it from the database.
 HALL_DETECTOR_DIR = env.str("HALL_DETECTOR_DIR", default=str(VAR_DIR / "detector"))
+
+# The caller's voice (bingo.voice): clips generated offline by `manage.py build_voice` (`make voice`) with
+# espeak-ng, served read-only from here to the room's audio screen; never synthesised at request time.
+HALL_VOICE_DIR = Path(env.str("HALL_VOICE_DIR", default=str(VAR_DIR / "voice")))
+HALL_VOICE_ENGINE = env.str("HALL_VOICE_ENGINE", default="espeak-ng")
+HALL_VOICE_NAME = env.str("HALL_VOICE_NAME", default="es")
 # Machines: every linked machine hears its levels this often (machines.broadcaster; they lock after 5 s
 # of silence and must hear at least 2 a second: 4 a second rides out a half-second hiccup of a busy host).
 # The broadcaster goes on with the last levels it read while reads fail, for at most MAX_STALE seconds.

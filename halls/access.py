@@ -5,10 +5,12 @@ An object of another venue is reported as not found, so staff cannot even learn 
 The inspector (``Role.INSPECTOR``) reads everything of their venue and writes nothing. A request that
 only reads (GET, HEAD, OPTIONS) runs inside ``reading()`` (set by ``halls.readonly``), and there an
 inspector holds every role of the venue, so every page and report that checks a role lets them in; on any
-other request (and outside a request: tasks, commands, sockets) they hold only the inspector role, which
-no write asks for (403). Two more locks behind that: ``halls.readonly`` refuses a write of a user who is
-only an inspector before it reaches a view, and ``halls.services.audit`` refuses to record anything while
-an inspector's read rights are in use (every write of a service is audited).
+other request (and outside a request: tasks, commands) they hold only the inspector role, which no
+write asks for (403). The staff sockets that only read (the caller console's, the till's) check their
+role inside ``reading()`` too, so the inspector watches them live. Two more locks behind that:
+``halls.readonly`` refuses a write of a user who is only an inspector before it reaches a view, and
+``halls.services.audit`` refuses to record anything while an inspector's read rights are in use (every
+write of a service is audited).
 """
 
 from __future__ import annotations

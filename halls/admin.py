@@ -33,7 +33,7 @@ from halls.models import (
     StaffRole,
     Venue,
 )
-from halls.services import venues
+from halls.services import venues, voice
 from halls.services.verify import verify_audit
 
 
@@ -53,6 +53,8 @@ class ReadOnlyAdmin(admin.ModelAdmin[Any]):
 class RoomInline(admin.TabularInline[Any, Any]):
     model = Room
     extra = 0
+    # The caller's voice changes through halls.services.voice (the console, the API): audited and told live.
+    readonly_fields = ("voice_muted", "voice_volume")
 
 
 class StaffRoleInline(admin.TabularInline[Any, Any]):
@@ -160,8 +162,21 @@ class VenueAdmin(admin.ModelAdmin[Any]):
 
 @admin.register(Screen)
 class ScreenAdmin(admin.ModelAdmin[Any]):
-    list_display = ("name", "venue", "room", "active", "token")
-    readonly_fields = ("token",)
+    list_display = ("name", "venue", "room", "active", "plays_audio", "token")
+    # The audio screen is chosen through halls.services.voice (one per room, audited, told to the screens).
+    readonly_fields = ("token", "plays_audio")
+    actions = ["make_audio_screen"]
+
+    @admin.action(description=_("Make it its room's audio screen (the caller's voice)"))
+    def make_audio_screen(self, request: HttpRequest, queryset: QuerySet[Screen]) -> None:
+        for screen in queryset.select_related("room").order_by("pk"):
+            try:
+                voice.choose_audio_screen(room=screen.room, screen=screen, actor=cast(User, request.user))
+            except DomainError as exc:
+                self.message_user(request, exc.message, level=messages.ERROR)
+            else:
+                text = gettext("%(screen)s now plays the voice of %(room)s.")
+                self.message_user(request, text % {"screen": screen.name, "room": screen.room.name})
 
 
 @admin.register(GameSession)

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from django.contrib.auth.models import User
 from django.urls import path
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
@@ -24,11 +25,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from halls import access
-from halls.models import GameSession, Role, Room, Venue
+from halls.models import GameSession, Role, Room, Screen, Venue
 from halls.parsers import BoundedJSONParser
 from halls.serializers import (
+    AudioScreenSerializer,
     AuditReportSerializer,
     ErrorSerializer,
+    RoomVoiceSerializer,
     SessionOpenSerializer,
     SessionSerializer,
     TokenRequestSerializer,
@@ -36,7 +39,7 @@ from halls.serializers import (
     VenueSerializer,
     error_responses,
 )
-from halls.services import sessions
+from halls.services import sessions, voice
 from halls.services.verify import verify_audit
 from halls.throttling import AuthRateThrottle, locked_out_message
 
@@ -216,6 +219,71 @@ class SessionCloseView(HallAPIView):
         return Response(SessionSerializer(session).data)
 
 
+# --- The caller's voice ----------------------------------------------------------------------------------
+
+
+def _room(request: Request, room_id: int, *roles: str) -> Room:
+    return access.get_for_user(
+        Room.objects.select_related("venue"), request.user, *roles, label="room", pk=room_id
+    )
+
+
+def _voice_reply(state: Any) -> dict[str, Any]:
+    name = Screen.objects.filter(pk=state["audio_screen"]).values_list("name", flat=True).first()
+    return {**state, "audio_screen_name": name}
+
+
+class RoomVoiceView(HallAPIView):
+    @extend_schema(
+        operation_id="rooms_voice_retrieve",
+        summary="The caller's voice of a room: its audio screen, muted, volume",
+        responses={200: RoomVoiceSerializer, **error_responses(403, 404)},
+        tags=["rooms"],
+    )
+    def get(self, request: Request, room_id: int) -> Response:
+        state = voice.voice_state(_room(request, room_id, Role.CALLER))
+        return Response(RoomVoiceSerializer(_voice_reply(state)).data)
+
+    @extend_schema(
+        operation_id="rooms_voice_set",
+        summary="Mute or unmute the caller's voice and set its volume (0–100), live on the audio screen",
+        description="Caller. A field left out keeps its value; 400 bad_volume outside 0–100.",
+        request=RoomVoiceSerializer,
+        responses={200: RoomVoiceSerializer, **error_responses(400, 403, 404)},
+        tags=["rooms"],
+    )
+    def post(self, request: Request, room_id: int) -> Response:
+        room = _room(request, room_id, Role.CALLER)
+        data = valid(RoomVoiceSerializer, request.data)
+        state = voice.set_voice(
+            room=room, actor=actor(request), muted=data.get("muted"), volume=data.get("volume")
+        )
+        return Response(RoomVoiceSerializer(_voice_reply(state)).data)
+
+
+class AudioScreenView(HallAPIView):
+    @extend_schema(
+        operation_id="rooms_audio_screen_choose",
+        summary="Choose the room's audio screen (the one whose loudspeakers say the balls)",
+        description=(
+            "Operator. `screen` null: no screen plays the voice. 400 bad_screen for another room's screen."
+        ),
+        request=AudioScreenSerializer,
+        responses={200: RoomVoiceSerializer, **error_responses(400, 403, 404)},
+        tags=["rooms"],
+    )
+    def post(self, request: Request, room_id: int) -> Response:
+        room = _room(request, room_id, Role.OPERATOR)
+        data = valid(AudioScreenSerializer, request.data)
+        screen = None
+        if data["screen"] is not None:
+            screen = Screen.objects.filter(pk=data["screen"], venue_id=room.venue_id).first()
+            if screen is None:
+                raise ValidationError({"screen": [_("No such screen in this venue.")]})
+        state = voice.choose_audio_screen(room=room, screen=screen, actor=actor(request))
+        return Response(RoomVoiceSerializer(_voice_reply(state)).data)
+
+
 urlpatterns = [
     path("auth/token/", TokenView.as_view(), name="api-token"),
     path("venues/", VenueListView.as_view(), name="api-venues"),
@@ -225,4 +293,6 @@ urlpatterns = [
     path("rooms/<int:room_id>/sessions/", SessionOpenView.as_view(), name="api-room-sessions"),
     path("sessions/<int:session_id>/", SessionDetailView.as_view(), name="api-session"),
     path("sessions/<int:session_id>/close/", SessionCloseView.as_view(), name="api-session-close"),
+    path("rooms/<int:room_id>/voice/", RoomVoiceView.as_view(), name="api-room-voice"),
+    path("rooms/<int:room_id>/audio-screen/", AudioScreenView.as_view(), name="api-room-audio-screen"),
 ]

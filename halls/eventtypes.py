@@ -30,6 +30,7 @@ class EventType(StrEnum):
     # halls, on the room stream ("room.<id>")
     SESSION_OPENED = "session.opened"
     SESSION_CLOSED = "session.closed"
+    ROOM_VOICE = "room.voice"
     # bingo, a game's steps on the room stream
     GAME_CREATED = "game.created"
     GAME_SALES_OPENED = "game.sales_opened"
@@ -113,6 +114,15 @@ class SessionClosed(TypedDict):
     session: int
 
 
+class RoomVoice(TypedDict):
+    """The caller's voice of a room (halls.services.voice): which screen says it, muted, how loud."""
+
+    room: int
+    audio_screen: int | None
+    muted: bool
+    volume: int  # 0–100
+
+
 # --- bingo: the room stream -----------------------------------------------------------------------------
 
 
@@ -126,6 +136,19 @@ class GameStep(TypedDict):
 
 class GameCreated(GameStep):
     draw_source: str
+
+
+class OfferedSeries(TypedDict):
+    series: str
+    face_value: str  # the price of one card, "1.00"
+    cards: int  # the number of cards in the series (TB-24)
+
+
+class GameSalesOpened(GameStep):
+    """S3: the session's first sale announces the series on sale and their face value (later games: [])."""
+
+    offered: list[OfferedSeries]
+    voice: list[str]  # the clips the audio screen says (bingo.voice.series_clips); [] when nothing is said
 
 
 class GameSalesClosed(GameStep):
@@ -705,8 +728,9 @@ class SimultaneousGame(TypedDict):
 PAYLOADS: dict[EventType, Any] = {
     EventType.SESSION_OPENED: SessionOpened,
     EventType.SESSION_CLOSED: SessionClosed,
+    EventType.ROOM_VOICE: RoomVoice,
     EventType.GAME_CREATED: GameCreated,
-    EventType.GAME_SALES_OPENED: GameStep,
+    EventType.GAME_SALES_OPENED: GameSalesOpened,
     EventType.GAME_SALES_CLOSED: GameSalesClosed,
     EventType.GAME_DRAW_STARTED: GameDrawStarted,
     EventType.GAME_PAUSED: GamePaused,

@@ -132,9 +132,20 @@ class Room(models.Model):
     )
     # Seconds shown on screens for "any more lines / bingos?" (OP-13); closing stays a staff action.
     claim_window_seconds = models.PositiveIntegerField(default=20)
+    # The caller's voice on the room's audio screen (spec §2.7 S10, TB-42): set from the console, live
+    # (halls.services.voice).
+    voice_muted = models.BooleanField(default=False)
+    voice_volume = models.PositiveSmallIntegerField(
+        default=80, validators=[MinValueValidator(0), MaxValueValidator(100)]
+    )
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["venue", "name"], name="room_name_unique_per_venue")]
+        constraints = [
+            models.UniqueConstraint(fields=["venue", "name"], name="room_name_unique_per_venue"),
+            models.CheckConstraint(
+                condition=models.Q(voice_volume__lte=100), name="room_voice_volume_max_100"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.venue} · {self.name}"
@@ -156,6 +167,16 @@ class Screen(models.Model):
     name = models.CharField(max_length=80)
     token = models.CharField(max_length=64, unique=True, default=new_screen_token, editable=False)
     active = models.BooleanField(default=True)
+    # The room's audio screen: the one whose loudspeakers say the balls (at most one per room; chosen through
+    # halls.services.voice.choose_audio_screen).
+    plays_audio = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["room"], condition=models.Q(plays_audio=True), name="screen_one_audio_screen_per_room"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -163,3 +163,22 @@ class ChainReportSerializer(serializers.Serializer[Any]):
 class AuditReportSerializer(serializers.Serializer[Any]):
     ok = serializers.BooleanField()
     chains = ChainReportSerializer(many=True)
+
+
+class RoomVoiceSerializer(serializers.Serializer[Any]):
+    """The caller's voice of a room: its audio screen (none: silent), muted, volume 0–100."""
+
+    room = serializers.IntegerField(read_only=True)
+    audio_screen = serializers.IntegerField(read_only=True, allow_null=True)
+    audio_screen_name = serializers.CharField(read_only=True, allow_null=True)
+    muted = serializers.BooleanField(required=False)
+    volume = serializers.IntegerField(required=False, min_value=0, max_value=100)
+
+
+class AudioScreenSerializer(serializers.Serializer[Any]):
+    screen = serializers.IntegerField(
+        min_value=1,
+        max_value=2**63 - 1,
+        allow_null=True,
+        help_text="The room's screen that plays the voice; null: none.",
+    )

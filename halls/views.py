@@ -17,6 +17,7 @@ from rest_framework import exceptions
 from halls import events, hooks, throttling
 from halls.i18n import render_in_venue_language
 from halls.models import Screen
+from halls.services.voice import voice_state
 
 
 def _screen(request: HttpRequest, token: str) -> Screen:
@@ -69,6 +70,8 @@ def screen_snapshot(request: HttpRequest, token: str) -> HttpResponse:
             "language": screen.venue.language,
             "currency": screen.venue.currency,
             "screen": screen.name,
+            # The caller's voice: this screen says it when it is the room's audio screen (room.voice deltas).
+            "voice": {"screen": screen.pk, **voice_state(screen.room)},
             "sections": sections,
         }
     )

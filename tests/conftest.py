@@ -53,6 +53,7 @@ SQLITE_SUITE = (
     "network/test_gran_operation.py",
     "simultaneous/test_network_game_gaps.py",
     "bingo/test_traditional_game.py",
+    "bingo/test_inspector_records.py",
     "bingo/test_paper_cards.py",
     "bingo/test_game_services.py",
     "bingo/test_draw_step.py",

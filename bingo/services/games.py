@@ -11,8 +11,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from bingo import hooks
+from bingo import voice as spoken
 from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
-from bingo.models import BallSet, DrawSource, Game, GameState, SoldCard
+from bingo.models import BallSet, CardSeries, DrawSource, Game, GameState, SoldCard
 from bingo.prizes import prize_from_sales
 from bingo.services import ballsets, console, detection, devices, draw
 from bingo.services.common import record, step, transition
@@ -28,8 +29,10 @@ from halls.eventtypes import (
     GameDrawStarted,
     GamePaused,
     GameSalesClosed,
+    GameSalesOpened,
     GameVoided,
     GameVoidReason,
+    OfferedSeries,
 )
 from halls.models import GameSession, Room, Venue
 from halls.services.locks import lock_room
@@ -92,12 +95,35 @@ def create_game(
     return game
 
 
+def offered_series(game: Game) -> list[OfferedSeries]:
+    """S3: the series the hall sells, with their face value and size: the venue's series, by code."""
+    rows = CardSeries.objects.filter(venue_id=game.room.venue_id).order_by("code")
+    return [OfferedSeries(series=s.code, face_value=str(s.face_value), cards=s.card_count) for s in rows]
+
+
+def _first_sale_of_session(game: Game) -> bool:
+    """No earlier game of the session went on sale: none is past "scheduled" but one voided before its
+    sale, and none announced the series (a game voided on sale did)."""
+    earlier = Game.objects.filter(session_id=game.session_id, number__lt=game.number)
+    for state, announcement in earlier.values_list("state", "announcement"):
+        if "offered" in (announcement or {}) or state not in (GameState.SCHEDULED, GameState.VOID):
+            return False
+    return True
+
+
 def open_sales(*, game: Game, actor: Actor) -> Game:
+    """Open the sale; before the session's first sale, announce the series on sale and their face value
+    (spec §2.7 S3): kept in the game's announcement, shown on the screens and said on the audio screen."""
     with transaction.atomic():
         game = lock_game(game.pk)
         transition(game, game.open_sales, gettext_noop("open sales"))
+        offered = offered_series(game) if _first_sale_of_session(game) else []
+        said = spoken.series_clips(offered) if offered else []
+        if offered:
+            game.announcement = {**game.announcement, "offered": offered, "offered_voice": said}
         game.save()
-        record(game, actor, EventType.GAME_SALES_OPENED, {}, step(game))
+        shown = GameSalesOpened(**step(game), offered=offered, voice=said)
+        record(game, actor, EventType.GAME_SALES_OPENED, {"offered": offered} if offered else {}, shown)
     return game
 
 
@@ -139,7 +165,9 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         game.prize_rounding_residue = line.residue + bingo.residue
         # The game's start for the scheduled prizes (fixed here: announced before the first ball, TB-41).
         game.sales_closed_at = program_clock.now()
+        offered = {k: v for k, v in game.announcement.items() if k in ("offered", "offered_voice")}
         game.announcement = {
+            **offered,
             "formula": sales_formula(sold),
             "series": [
                 {
@@ -158,6 +186,8 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         # Fund the prize programs and announce those in play, before the row says "sales closed" (the
         # pools' open-play guard looks for games in play; a version change in force now syncs its rate).
         game.announcement["programs"] = programs.sales_closed(game=game, actor=actor)
+        # What the audio screen says of it (S6–S8): the formula, the prizes, the max balls, as clips.
+        game.announcement["voice"] = spoken.announcement_clips(game.announcement)
         game.save()
         # The sold set is frozen now: the winner detector's index is built once, here.
         detection.sales_closed(game)

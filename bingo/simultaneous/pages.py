@@ -3,13 +3,16 @@ services.pages."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import path
+from django.views.decorators.http import require_POST
 
 from bingo.simultaneous.models import HallGame
+from bingo.simultaneous.services import venue
 from bingo.simultaneous.services.pages import hall_game_view
 from halls import access, errors
 from halls.api import ANY_ROLE
@@ -18,13 +21,12 @@ from halls.models import Role
 app_name = "bingo_simultaneous"
 
 
-@login_required
-def hall_game_page(request: HttpRequest, hall_game_id: int) -> HttpResponse:
+def _hall_game(request: HttpRequest, hall_game_id: int, *roles: str) -> HallGame:
     try:
-        hall_game = access.get_for_user(
+        return access.get_for_user(
             HallGame.objects.select_related("venue", "game__room"),
             request.user,
-            *ANY_ROLE,
+            *roles,
             label="network game",
             pk=hall_game_id,
         )
@@ -32,6 +34,23 @@ def hall_game_page(request: HttpRequest, hall_game_id: int) -> HttpResponse:
         raise Http404(exc.message) from exc
     except errors.PermissionDenied as exc:
         raise PermissionDenied(exc.message) from exc
+
+
+@login_required
+@require_POST
+def no_more_claims(request: HttpRequest, hall_game_id: int) -> HttpResponse:
+    """The caller's answer to "¿alguna línea más? ¿algún bingo más?": none in this hall (a form's POST)."""
+    hall_game = _hall_game(request, hall_game_id, Role.CALLER)
+    try:
+        venue.no_more_claims(hall_game=hall_game, actor=request.user)  # type: ignore[arg-type]
+    except errors.Conflict as exc:
+        messages.error(request, exc.message)
+    return redirect("bingo_simultaneous:hall-game", hall_game_id=hall_game.pk)
+
+
+@login_required
+def hall_game_page(request: HttpRequest, hall_game_id: int) -> HttpResponse:
+    hall_game = _hall_game(request, hall_game_id, *ANY_ROLE)
     roles = access.roles_in(request.user, hall_game.venue_id)
     context = {
         **hall_game_view(hall_game),
@@ -43,4 +62,5 @@ def hall_game_page(request: HttpRequest, hall_game_id: int) -> HttpResponse:
 
 urlpatterns = [
     path("simultaneous/<int:hall_game_id>/", hall_game_page, name="hall-game"),
+    path("simultaneous/<int:hall_game_id>/no-more-claims/", no_more_claims, name="no-more-claims"),
 ]

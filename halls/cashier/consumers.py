@@ -35,7 +35,8 @@ def _refusal(user: Any, venue_id: int) -> int | None:
     if user is None or not user.is_authenticated:
         return REFUSED
     try:
-        access.require_role(user, venue_id, Role.CASHIER)
+        with access.reading():  # the socket only reads (receive ignores the page): the inspector watches too
+            access.require_role(user, venue_id, Role.CASHIER)
     except DomainError as exc:
         return UNKNOWN if exc.status == 404 else REFUSED
     return None

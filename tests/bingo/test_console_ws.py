@@ -66,7 +66,8 @@ async def test_only_the_rooms_callers_join(
     communicator = WebsocketCommunicator(application, f"/ws/console/rooms/{screen.token}/")
     with pytest.raises(ValueError, match="No route found"):
         await communicator.connect(timeout=TIMEOUT)
-    for user in (caller, operator):
+    inspector = await database_sync_to_async(make_user)("inspector", room.venue, Role.INSPECTOR)
+    for user in (caller, operator, inspector):  # the inspector watches, read-only (the socket takes nothing)
         communicator, connected, _ = await open_console(room.pk, user)
         assert connected, user
         await communicator.disconnect()

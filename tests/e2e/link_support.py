@@ -1,20 +1,25 @@
 """A central and a venue installation as real processes on one machine, each on its own PostgreSQL database,
 and a TCP proxy between them that a test can cut and restore (tests/e2e/test_link_wan_cut.py).
 
-- The databases: one migrated (a fresh database takes about a minute), the other cloned from it
-  (``CREATE DATABASE … TEMPLATE``); both dropped at teardown.
+- The databases: each cloned (``CREATE DATABASE … TEMPLATE``, a second) from one migrated template (a fresh
+  database takes about a minute to migrate) kept between runs under a name holding the hash of every
+  migration file (a changed migration makes a new one, and the old is dropped); the clones are dropped at
+  teardown.
 - The central: uvicorn serving config.asgi (HALL_ROLE=central) on the Redis channel layer under a prefix
   of its own. The venue: `manage.py run_link` (HALL_ROLE=venue), pointed at the proxy.
 - `CuttableProxy`: an asyncio TCP proxy in a thread of the test; `cut()` aborts every connection through it
   and refuses new ones (as a WAN line gone down: both ends see their sockets fail), `restore()` lets them
   through again.
-- `run_in(db, code)`: a `manage.py shell -c` of that installation (tests/e2e/link_actions.py), its JSON line.
+- `run_in(db, code)`: a `manage.py shell -c` of that installation (tests/e2e/link_actions.py), its JSON line;
+  `Driver`: one long-lived `manage.py shell` of an installation that runs one call after the other (a
+  shell's start costs 2-3 s; tests/e2e/test_network_venues.py makes a hundred calls).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import os
 import subprocess
@@ -64,27 +69,88 @@ def base_env(**more: str) -> dict[str, str]:
     return env
 
 
-def create_databases(central: str, venue: str) -> None:
-    """`central` migrated, `venue` its copy: two installations' schemas, nothing else in them."""
+def base_name() -> str:
+    """This run's database name without pytest-django's "test_" (an xdist worker's suffix kept): the stem of
+    every database these tests make, so runs of different engineers and workers never meet."""
+    return str(_db()["NAME"]).removeprefix("test_")
+
+
+def _migrations_hash() -> str:
+    digest = hashlib.sha256()
+    for path in sorted([*ROOT.glob("*/migrations/*.py"), *ROOT.glob("*/*/migrations/*.py")]):
+        digest.update(str(path.relative_to(ROOT)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
+def template_database() -> str:
+    """A migrated, empty database to clone from: made once per set of migrations (about a minute)."""
+    stem = f"{base_name()}_tpl_"
+    name = stem + _migrations_hash()
     with connect("postgres") as admin:
-        for name in (central, venue):
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{central}"')
+        existing = [
+            row[0]
+            for row in admin.execute(
+                "SELECT datname FROM pg_database WHERE datname LIKE %s", [stem.replace("_", r"\_") + "%"]
+            )
+        ]
+        for old in existing:
+            if old != name:
+                admin.execute(f'DROP DATABASE IF EXISTS "{old}" WITH (FORCE)')
+        if name in existing:
+            return name
+        building = name + "_new"
+        admin.execute(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{building}"')
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "-v0"],
         cwd=ROOT,
-        env=base_env(DATABASE_URL=database_url(central)),
+        env=base_env(DATABASE_URL=database_url(building)),
         check=True,
         timeout=300,
     )
+    with connect("postgres") as admin:  # renamed only once whole: an interrupted migrate leaves no template
+        admin.execute(f'ALTER DATABASE "{building}" RENAME TO "{name}"')
+    return name
+
+
+def create_databases(*names: str) -> None:
+    """Each of `names` a copy of the migrated template: installations' schemas, nothing else in them."""
+    template = template_database()
     with connect("postgres") as admin:
-        admin.execute(f'CREATE DATABASE "{venue}" TEMPLATE "{central}"')
+        for name in names:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
 
 
 def drop_databases(*names: str) -> None:
     with connect("postgres") as admin:
         for name in names:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def drop_databases_later(*names: str) -> None:
+    """Drop `names` from a process of their own, not waited for: each DROP DATABASE waits for a checkpoint
+    (15 s each on a busy server, where the clone took half a second)."""
+    if names:
+        code = "import sys; from tests.e2e.link_support import drop_databases; drop_databases(*sys.argv[1:])"
+        subprocess.Popen(
+            [sys.executable, "-c", code, *names],
+            cwd=ROOT,
+            env=base_env(DJANGO_SETTINGS_MODULE="config.settings"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+
+def databases_like(prefix: str) -> list[str]:
+    with connect("postgres") as admin:
+        pattern = prefix.replace("_", r"\_") + "%"
+        return [
+            row[0]
+            for row in admin.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", [pattern])
+        ]
 
 
 def run_in(database: str, code: str, **env: str) -> Any:
@@ -123,6 +189,10 @@ class Process:
 
     def log(self) -> str:
         return f"--- {self.name} ---\n" + self.log_path.read_text(errors="replace")[-6000:]
+
+    def terminate(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
 
     def stop(self, timeout: float = 15.0) -> int:
         if self.proc.poll() is None:
@@ -193,3 +263,107 @@ class CuttableProxy:
         self.server.close()
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
+
+
+# --- a long-lived shell of an installation ----------------------------------------------------------------
+
+REPLY = "@@reply "  # marks the driver's answers among whatever else the installation prints
+
+
+def serve() -> None:
+    """Inside an installation (`python -c`, Django set up as `manage.py shell` does): one call a line on
+    stdin, {"module", "function", "kwargs"}; each answered with one REPLY line, {"ok": its value} or
+    {"error": the traceback}."""
+    import importlib
+    import traceback
+
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()
+    from django.db import close_old_connections
+
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            close_old_connections()
+            function = getattr(importlib.import_module(request["module"]), request["function"])
+            reply = {"ok": function(**request["kwargs"])}
+        except Exception:
+            reply = {"error": traceback.format_exc()}
+        sys.stdout.write(REPLY + json.dumps(reply, default=str) + "\n")
+        sys.stdout.flush()
+
+
+class Driver:
+    """One Python shell of the installation on `database` running `serve()`: `call` a function of a
+    module there (tests/e2e/network_actions.py), `send` and `receive` to have several drivers work at once."""
+
+    def __init__(self, name: str, database: str, directory: Path, **env: str) -> None:
+        self.name = name
+        self.log_path = directory / f"{name}.log"
+        with self.log_path.open("wb") as log:
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    "from tests.e2e.link_support import serve; serve()",
+                ],
+                cwd=ROOT,
+                env=base_env(DATABASE_URL=database_url(database), **env),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                bufsize=1,
+            )
+        self.pending = False
+
+    def send(self, function: str, module: str = "tests.e2e.network_actions", **kwargs: Any) -> None:
+        assert not self.pending and self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps({"module": module, "function": function, "kwargs": kwargs}) + "\n")
+        self.proc.stdin.flush()
+        self.pending = True
+
+    def receive(self) -> Any:
+        assert self.pending and self.proc.stdout is not None
+        self.pending = False
+        for line in self.proc.stdout:  # the test's timeout bounds a shell that hangs
+            if line.startswith(REPLY):
+                reply = json.loads(line.removeprefix(REPLY))
+                assert "error" not in reply, f"{self.name}: {reply['error']}"
+                return reply["ok"]
+        raise AssertionError(f"{self.name} exited ({self.proc.wait(10)})\n{self.log()}")
+
+    def call(self, function: str, module: str = "tests.e2e.network_actions", **kwargs: Any) -> Any:
+        self.send(function, module, **kwargs)
+        return self.receive()
+
+    def log(self) -> str:
+        return f"--- {self.name} ---\n" + self.log_path.read_text(errors="replace")[-4000:]
+
+    def terminate(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()  # its loop ends: the shell exits
+
+    def stop(self) -> None:
+        self.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+
+def stop_all(processes: list[Process | Driver], timeout: float = 5.0) -> None:
+    """Ask every process to stop at once, then wait for them (killing what is still up after `timeout`)."""
+    for process in processes:
+        process.terminate()
+    deadline = time.monotonic() + timeout
+    for process in processes:
+        try:
+            process.proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.proc.kill()
+            process.proc.wait(10)

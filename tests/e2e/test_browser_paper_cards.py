@@ -2,8 +2,10 @@
 with the card named in the report; the corrected file is imported; the series' paper is moved into stock; a
 game's printed-card register lists the sheets printed for it; a card's QR page answers its check.
 
+The cashier sells a player's cards and prints them at once at the till (a PDF: the till has no printer).
+
 Screenshots left in /tmp for a look: paper-refused-es.png, paper-imported-es.png, paper-register-es.png,
-card-check-es.png.
+card-check-es.png, till-table-print-es.png.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import pytest
 from django.conf import settings
 from playwright.async_api import BrowserContext, Page, expect
 
-from bingo.models import Card, CardSeries, Game
-from bingo.services import paper
+from bingo.models import Card, CardSeries, Game, PrintedCards
+from bingo.services import games, paper
 from halls.models import Venue
 from tests.bingo.paper_support import SPOILED, bad_file, good_file
 from tests.e2e.browser_support import call, log_in
@@ -81,3 +83,31 @@ async def test_the_paper_page_imports_a_series_with_its_report_and_moves_its_sto
     await expect(page.locator("#check")).to_have_attribute("data-sold", "no")
     await expect(page.locator("#check")).to_contain_text("No vendido")
     await page.screenshot(path="/tmp/card-check-es.png", full_page=True)
+
+
+async def test_the_cashier_sells_and_prints_a_players_cards_at_the_table(
+    page: Page,
+    context: BrowserContext,
+    server_url: str,
+    venue: Venue,
+    caller: Any,
+    cashier: Any,
+    manual_game: Game,
+    card_series: CardSeries,
+) -> None:
+    await call(games.open_sales, game=manual_game, actor=caller)
+    spanish = {"name": settings.LANGUAGE_COOKIE_NAME, "value": "es", "domain": "127.0.0.1", "path": "/"}
+    await context.add_cookies([spanish])  # type: ignore[list-item]
+    await page.set_viewport_size({"width": 1366, "height": 900})
+    await log_in(page, server_url, cashier.username, "/cashier/")
+    await page.click("#tab-sales")
+    await expect(page.locator("#table-series")).to_have_value("A")
+    await page.fill("#table-count", "3")
+    await page.click("#table-form button[type=submit]")
+    await expect(page.locator("#table-msg")).to_contain_text("PDF")  # the till has no printer
+    await expect(page.locator("#total-cards")).to_have_text("3")
+    printed = await call(
+        lambda: list(PrintedCards.objects.values_list("medium", "first_serial", "last_serial"))
+    )
+    assert printed == [("table", 1, 3)]
+    await page.screenshot(path="/tmp/till-table-print-es.png", full_page=True)

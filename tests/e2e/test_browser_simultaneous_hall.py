@@ -51,5 +51,6 @@ async def test_the_halls_page_shows_its_cards_the_draw_and_its_claims(page, serv
         len(hall_game.balls)
     )
     await expect(page.locator('#sb-claims tr[data-valid="true"]')).to_have_count(1)
+    await expect(page.locator("#sb-no-more button")).to_have_text("Ni más líneas ni más bingos aquí")
     shots = SHOTS if SHOTS.is_dir() else Path("/tmp")
     await page.screenshot(path=str(shots / "simultaneous_hall.png"), full_page=True)

@@ -1,7 +1,7 @@
 """The link between a venue installation and the central as real processes, through a WAN line that fails.
 
-A central (uvicorn serving config.asgi, HALL_ROLE=central, database hall_link_central) and a venue
-(`manage.py run_link`, database hall_link_venue) talk through a TCP proxy the test cuts and restores.
+A central (uvicorn serving config.asgi, HALL_ROLE=central, database <name>_link_central) and a venue
+(`manage.py run_link`, database <name>_link_venue) talk through a TCP proxy the test cuts and restores.
 The venue's messages reach the central over HTTP and are applied; the central's stream entries reach the
 venue over its socket and are applied. The line is cut: the venue's messages queue (its backlog grows), the
 central shows it offline. The line returns: the outbox drains, every message applied exactly once and in
@@ -23,8 +23,9 @@ from tests.ports import free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(420)]
 
-CENTRAL_DB = "hall_link_central"
-VENUE_DB = "hall_link_venue"
+# This run's own (another engineer's run on the same server has another DATABASE_URL name).
+CENTRAL_DB = f"{ls.base_name()}_link_central"
+VENUE_DB = f"{ls.base_name()}_link_venue"
 FIRST = 2000  # messages of the first run (the rate is measured on them)
 DURING_CUT = 300
 
@@ -33,7 +34,7 @@ DURING_CUT = 300
 def databases() -> Iterator[None]:
     ls.create_databases(CENTRAL_DB, VENUE_DB)
     yield
-    ls.drop_databases(CENTRAL_DB, VENUE_DB)
+    ls.drop_databases_later(CENTRAL_DB, VENUE_DB)
 
 
 COLUMNS = ("software_version", "connected_at", "disconnected_at", "last_seen_at", "applied_sequence")

@@ -111,3 +111,47 @@ def test_the_operator_keeps_writing(operator, session: GameSession):
     assert api_client(operator).post(f"/api/sessions/{session.pk}/close/").status_code == 200
     session.refresh_from_db()
     assert session.closed_at is not None
+
+
+def test_the_inspector_reads_every_get_of_the_api_the_operator_reads(
+    inspector, operator, venue, room, session, manual_game, card_series, screen
+):
+    """Every GET of the schema whose path names the venue's own objects answers the inspector as it
+    answers the operator (the same status, and the same body when it is a 200)."""
+    known = {
+        "venue_id": venue.pk, "room_id": room.pk, "session_id": session.pk, "game_id": manual_game.pk,
+        "series_id": card_series.pk, "serial": 1, "screen_id": screen.pk,
+    }  # fmt: skip
+    schema = SchemaGenerator().get_schema(request=None, public=True)  # type: ignore[no-untyped-call]
+    as_inspector, as_operator = api_client(inspector), api_client(operator)
+    compared = 0
+    for path, operations in schema["paths"].items():
+        names = re.findall(r"\{([^}]+)\}", path)
+        if "get" not in operations or any(name not in known for name in names):
+            continue
+        url = path.format(**{name: known[name] for name in names})
+        seen, expected = as_inspector.get(url), as_operator.get(url)
+        assert seen.status_code == expected.status_code, (url, seen.status_code, seen.content[:200])
+        if expected.status_code == 200 and expected["Content-Type"].startswith("application/json"):
+            assert seen.json() == expected.json() or url == "/api/venues/", url
+        compared += 1
+    assert compared > 40, compared
+
+
+def test_the_inspector_opens_the_venues_staff_pages_as_the_operator_does(
+    inspector, operator, venue, room, session, manual_game
+):
+    pages = [
+        "/", "/console/", f"/console/rooms/{room.pk}/", "/cashier/", f"/paper/?venue={venue.pk}",
+        f"/paper/games/{manual_game.pk}/", f"/machines/floor/?venue={venue.pk}",
+        f"/machines/handpays/?venue={venue.pk}", "/tables/", "/inspector/",
+        f"/inspector/sessions/{session.pk}/", f"/inspector/games/{manual_game.pk}/",
+        f"/inspector/venues/{venue.pk}/statistics/", f"/inspector/venues/{venue.pk}/audit/?verify=1",
+    ]  # fmt: skip
+    as_inspector, as_operator = Client(), Client()
+    as_inspector.force_login(inspector)
+    as_operator.force_login(operator)
+    for url in pages:
+        seen, expected = as_inspector.get(url), as_operator.get(url)
+        assert expected.status_code == 200, (url, expected.status_code)
+        assert seen.status_code == 200, (url, seen.status_code)

@@ -44,6 +44,9 @@ async def test_only_the_venues_cashiers_join_and_hear_its_cashier_stream(
     assert connected
     desk, connected, _ = await open_till(venue.pk, operator)
     assert connected
+    inspector = await database_sync_to_async(make_user)("inspector", venue, Role.INSPECTOR)
+    watching, connected, _ = await open_till(venue.pk, inspector)  # read-only: the socket takes nothing
+    assert connected
     text = json.dumps({"stream": cashier_stream(venue.pk), "seq": 1, "type": "payable.created", "data": {}})
     await layer.group_send(group_name(cashier_stream(venue.pk)), {"type": CHANNEL_MESSAGE_TYPE, "text": text})
     # Another venue's cashier stream never reaches this venue's till.
@@ -51,7 +54,7 @@ async def test_only_the_venues_cashiers_join_and_hear_its_cashier_stream(
     await layer.group_send(
         group_name(cashier_stream(other_venue.pk)), {"type": CHANNEL_MESSAGE_TYPE, "text": other}
     )
-    for communicator in (till, desk):
+    for communicator in (till, desk, watching):
         assert await communicator.receive_from(timeout=TIMEOUT) == text
         assert await communicator.receive_nothing(timeout=0.3)
         await communicator.disconnect()

@@ -234,3 +234,12 @@ def test_a_result_naming_more_than_500_winning_cards_counts_them_all(halls, gran
     paid = sum(RoundShare.objects.filter(round=rnd).values_list("amount", flat=True))
     assert rnd.share == Decimal("0.25") and paid + rnd.remainder == rnd.pool_amount  # (100.01 + 80) / 700
     assert reports.balance(gran_linea.pool).holds
+
+
+def test_a_game_does_not_join_a_round_about_to_end(halls, gran_linea) -> None:
+    follow()
+    # Round 1's wait ends in 10 s: too close for a game's contribution and result to reach the central.
+    KnownRound.objects.filter(number=1).update(closes_at=timezone.now() + timedelta(seconds=10))
+    play(sell(halls[0]), line_at(5))
+    assert not EGameRound.objects.exists()
+    assert not PrizeRound.objects.get(prize=gran_linea, number=1).contributions.exists()

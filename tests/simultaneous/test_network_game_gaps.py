@@ -210,6 +210,10 @@ def test_the_halls_page_of_the_network_game_and_the_console_links_to_it(
     assert f"{len(game_one.balls)} balls drawn" in text
     assert card_label(f"SB-{game.code}", game_one.first_serial) in text  # its claim
     assert 'data-valid="true"' in text
+    assert 'id="sb-no-more"' in text  # the caller answers "any more?" from the page
+    answered = client.post(f"{page}no-more-claims/")
+    assert (answered.status_code, answered["Location"]) == (302, page)
+    assert "told the central" in client.get(page).content.decode()
     index = client.get("/console/").content.decode()
     assert f'href="{page}"' in index and "Network game SB-1" in index
     room = client.get(f"/console/rooms/{one.room.pk}/").content.decode()
@@ -220,5 +224,5 @@ def test_the_halls_page_of_the_network_game_and_the_console_links_to_it(
     assert other.get(page).status_code == 404
     door = f"/api/simultaneous/hall-games/{game_one.pk}/no-more-claims/"
     refused(api_client(one.cashier).post(door), 403, "role_required")
-    answered = api_client(one.caller).post(door)
-    assert (answered.status_code, answered.json()["no_more_claims_at"]) == (200, len(game_one.balls))
+    through_api = api_client(one.caller).post(door)
+    assert (through_api.status_code, through_api.json()["no_more_claims_at"]) == (200, len(game_one.balls))

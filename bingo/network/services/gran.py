@@ -5,8 +5,10 @@ specialities, plugged into bingo.electronic through its network hook (bingo.elec
 - `join_speciality` / `leave_speciality`: the operator names the speciality's Gran prize (a gran_line /
   gran_bingo of its table) that plays the network prize (one speciality per venue and prize), or stops it.
 - `joins` (the close of sales): the game joins the oldest open round of each joined prize it has no game in
-  (`EGameRound`), so its Gran prize is in play; `sales_closed` then sends each contribution (the round's
-  percent of the sales) through the outbox, in the close's transaction.
+  (`EGameRound`) whose wait outlasts it by `join_margin`, so its Gran prize is in play (the central opens a
+  fresh round as soon as a game joins the last one: bingo.network.services.prizes.ensure_round_locked);
+  `sales_closed` then sends each contribution (the round's percent of the sales) through the outbox, in the
+  close's transaction.
 - `decided` (a ball): the hall's first completion of the Gran pattern (ordinal and cards) kept;
   `ended` (the game closed): the result through the outbox. The venue never decides the prize.
 - `apply_decision` (the central's decision entry): each winning card's share of this installation's halls
@@ -18,11 +20,12 @@ specialities, plugged into bingo.electronic through its network hook (bingo.elec
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -116,9 +119,16 @@ def leave_speciality(*, membership: SpecialityMembership, actor: Actor) -> Speci
     return membership
 
 
+def join_margin() -> timedelta:
+    """A game joins only a round whose wait outlasts it by this much (HALL_GRAN_JOIN_MARGIN_SECONDS): its
+    contribution and its result must reach the central before the round's wait ends, or they are refused
+    and a winner there would go unpaid. A round closer to its end is left to the next game."""
+    return timedelta(seconds=float(settings.HALL_GRAN_JOIN_MARGIN_SECONDS))
+
+
 def _open_round(membership: SpecialityMembership, licence: str, at: datetime) -> KnownRound | None:
     taken = set(EGameRound.objects.filter(venue_id=membership.venue_id).values_list("round_id", flat=True))
-    return open_round_for(membership.prize_code, licence, at, taken)
+    return open_round_for(membership.prize_code, licence, at + join_margin(), taken)
 
 
 def joins(game: ElectronicGame) -> frozenset[str]:

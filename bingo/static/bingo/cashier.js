@@ -28,7 +28,8 @@
   var seriesByVenue = {};      // venue id -> [series]
   var sales = null;            // GET /api/games/{id}/sales/
   var loadingSales = false;
-  var intents = {sell: new ui.KeyedIntent("sell"), return: new ui.KeyedIntent("return")};
+  var intents = {sell: new ui.KeyedIntent("sell"), return: new ui.KeyedIntent("return"),
+    table: new ui.KeyedIntent("table")};
 
   function selected() {
     for (var i = 0; i < games.length; i += 1) { if (games[i].id === gameId) { return games[i]; } }
@@ -134,7 +135,7 @@
 
   function renderSeries() {
     var list = seriesOf(selected());
-    ["sell-series", "return-series"].forEach(function (id) {
+    ["sell-series", "return-series", "table-series"].forEach(function (id) {
       var select = $(id);
       var keep = select.value;
       fill(select, list.map(function (s) {
@@ -246,7 +247,30 @@
       });
   }
 
+  /* --- print at the table: the next unsold cards of a series, sold and printed as one ticket (TB-23) ----- */
+
+  function printAtTable(form) {
+    var game = selected();
+    if (!game) { return; }
+    var v = {series: $("table-series").value, count: Number($("table-count").value)};
+    var body = {series: v.series, count: v.count, idempotency_key: intents.table.keyFor([game.id, v])};
+    global.HallTill.printDocument("/api/games/" + game.id + "/table-print/",
+      form.querySelector("button[type=submit]"), $("table-msg"), body)
+      .then(function () {
+        intents.table.done();
+        loadSales();
+        global.HallTill.changed();
+      }, function (err) {
+        if (err.status >= 400 && err.status < 500) { intents.table.done(); }
+        loadSales();
+      });
+  }
+
   function wire() {
+    $("table-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      printAtTable(event.currentTarget);
+    });
     $("game-select").addEventListener("change", function (event) {
       gameId = event.currentTarget.value ? Number(event.currentTarget.value) : null;
       onGameChanged();

@@ -69,6 +69,8 @@
   var entrySending = false;
   var ENTRY_RETRIES = 3;           // a lost answer is asked again, same ordinal: a retry is a no-op
   var correctionTimer = null;
+  var devices = [];                // the room's drawing devices (GET /api/rooms/{id}/devices/)
+  var devicesRoom = null;
 
   function money(amount) { return fmt.money(amount, currency); }
   function say(text, values) { return interpolate(text, values, true); }
@@ -92,6 +94,7 @@
     render();
     loadSessionInfo();
     loadPrograms();
+    loadDevices();
   }
 
   function newGame(data) {
@@ -148,6 +151,7 @@
       lastVerdict = null;
       render();
       loadPrograms();
+      stream.resync();   // its ball set and drawing device are the snapshot's (staff only)
       return;
     }
     if (!game || data.game !== game.id) {
@@ -163,6 +167,11 @@
       case "sales.returned":
         game.cards_sold = data.cards_sold;
         game.sales_total = data.sales_total;
+        break;
+      case "game.sales_opened":
+        if (data.offered && data.offered.length) {
+          game.announcement = Object.assign({}, game.announcement, {offered: data.offered});
+        }
         break;
       case "game.sales_closed":
         game.announcement = data.announcement || {};
@@ -211,6 +220,10 @@
       case "game.resumed":
       case "game.closed":
         game.claim_window = "";
+        break;
+      case "game.device_switched":   // the draw goes on with another device (TB-31): the balls stay
+        game.draw_source = data.draw_source;
+        game.draw_device = {id: null, name: data.device, kind: data.kind};
         break;
       case "game.void_reason":   // the staff stream's: the public "game.voided" does not carry it
         game.void_reason = data.reason || "";
@@ -397,10 +410,17 @@
     });
     var announcement = $("announcement");
     var formula = game && game.announcement ? game.announcement.formula : "";
-    announcement.hidden = !formula;
+    var offered = (game && game.announcement && game.announcement.offered) || [];
+    announcement.hidden = !formula && !offered.length;
     if (formula) {
       fill(announcement, el("div", {class: "announcement__label", text: gettext("Sales announcement — read it out")}),
         el("div", {class: "announcement__text", text: formula}));
+    } else if (offered.length) {   // S3, before the session's first sale
+      fill(announcement, el("div", {class: "announcement__label", text: gettext("Series on sale — announce them")}),
+        el("div", {class: "announcement__text", text: offered.map(function (s) {
+          return say(gettext("Series %(series)s: %(price)s a card, %(cards)s cards"),
+            {series: s.series, price: money(s.face_value), cards: s.cards});
+        }).join(" · ")}));
     }
     if (game && game.state === "void") {
       announcement.hidden = false;
@@ -409,6 +429,7 @@
     }
     $("create-game").hidden = live;
     $("void-box").hidden = !live;
+    renderEquipment(live);
     var sid = room.open_session;
     var info = sessionInfo[sid] || {};
     $("session-info").textContent = info.opened_at
@@ -417,6 +438,63 @@
       : say(gettext("Session %(id)s"), {id: sid});
     $("session-close-btn").disabled = live;
     $("session-close-btn").title = live ? gettext("Finish or void the game first") : "";
+  }
+
+  /* The game's ball set against its manufacturer's limit (R-06, TB-07) and its drawing device (TB-30);
+     mid-game, the switch to the room's other devices (TB-31). */
+  function renderEquipment(live) {
+    var set = game ? game.ball_set : null;
+    var device = game ? game.draw_device : null;
+    var parts = [];
+    if (set) {
+      parts.push(say(gettext("Ball set %(name)s: %(played)s of %(certified)s games"),
+        {name: set.name, played: set.games_played, certified: set.certified_games}));
+    }
+    if (device) { parts.push(say(gettext("Device: %(name)s"), {name: device.name})); }
+    $("game-equipment").textContent = parts.join(" · ");
+    $("game-equipment").hidden = !parts.length;
+    var warning = $("ball-set-warning");
+    warning.hidden = !(set && set.at_limit);
+    warning.textContent = set && set.at_limit
+      ? say(gettext("Ball set %(name)s has reached the manufacturer's %(certified)s games: replace it (TB-07)."),
+        {name: set.name, certified: set.certified_games}) : "";
+    var switchable = !!game && (game.state === "drawing" || game.state === "paused") && live;
+    var select = $("device-select");
+    var current = device ? device.name : null;
+    var others = devices.filter(function (d) { return d.name !== current; });
+    $("device-box").hidden = !switchable || !others.length;
+    var wanted = others.map(function (d) { return String(d.id); }).join(",");
+    if (select.getAttribute("data-options") !== wanted) {
+      fill(select);
+      others.forEach(function (d) {
+        select.appendChild(el("option", {value: String(d.id),
+          text: d.reserve ? say(gettext("%(name)s (reserve)"), {name: d.name}) : d.name}));
+      });
+      select.setAttribute("data-options", wanted);
+    }
+  }
+
+  /* The venue's ball sets in use, offered for the next game (its first one unless chosen). */
+  function loadBallSets() {
+    api.get("/api/ball-sets/?venue=" + room.venue).then(function (found) {
+      var select = $("game-ball-set");
+      var usable = (found || []).filter(function (s) { return !s.retired_at; });
+      fill(select, usable.map(function (s) {
+        return el("option", {value: String(s.id), text: s.at_limit
+          ? say(gettext("%(name)s (limit reached)"), {name: s.name}) : s.name});
+      }));
+      select.hidden = usable.length < 2;
+    }, function () { /* the game gets the venue's first set */ });
+  }
+
+  function loadDevices() {
+    if (!room || devicesRoom === room.id) { return; }
+    devicesRoom = room.id;
+    loadBallSets();
+    api.get("/api/rooms/" + room.id + "/devices/").then(function (found) {
+      devices = found || [];
+      render();
+    }, function () { devicesRoom = null; });
   }
 
   function renderDraw() {
@@ -802,6 +880,8 @@
       var body = {room: roomId, draw_source: form.querySelector('input[name="draw_source"]:checked').value};
       var pace = form.querySelector('input[name="pace_seconds"]').value.trim();
       if (pace) { body.pace_seconds = pace; }
+      var chosenSet = $("game-ball-set").value;
+      if (chosenSet) { body.ball_set = Number(chosenSet); }
       ui.busy(form.querySelector("button[type=submit]"), function () { return api.post("/api/games/", body); })
         .then(function (response) {
           lastVerdict = null;
@@ -847,6 +927,21 @@
         $("void-message").value = "";
         $("void-box").open = false;
         return after($("game-msg"), say(gettext("Game %(number)s voided."), {number: response.data.number}))(response);
+      }, failed($("game-msg")));
+    });
+
+    $("device-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (!game) { return; }
+      var reason = $("device-reason").value.trim();
+      var body = {device: Number($("device-select").value), reason: reason};
+      ui.busy(event.currentTarget.querySelector("button"), function () {
+        return api.post(gameUrl("device"), body);
+      }).then(function (response) {
+        $("device-reason").value = "";
+        $("device-box").open = false;
+        return after($("game-msg"), say(gettext("The draw goes on with %(name)s after ball %(ordinal)s."),
+          {name: response.data.to_device, ordinal: response.data.at_ordinal}))(response);
       }, failed($("game-msg")));
     });
 

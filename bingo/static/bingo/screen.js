@@ -8,6 +8,11 @@
  * State is the snapshot's game summary (bingo.services.readmodels.game_summary); each event of the room's
  * stream updates it and the whole section is redrawn from it (cheap, and never half-updated). An event
  * that does not fit the state (another game, a ball out of order) asks for a fresh snapshot.
+ *
+ * The caller's voice (bingo.voice, played by halls/voice.js on the room's audio screen only): each ball as
+ * it is drawn ("el cuarenta y cinco"), the series on sale (S3), the sales announcement with the prizes and
+ * max balls (S6–S8), the start (S9), a valid Line or Bingo with "¿Alguna línea más?" (S14) and the closing
+ * (S15). Only live events speak: a snapshot (a reload, a resync) never replays what was said.
  */
 (function (global) {
   "use strict";
@@ -331,6 +336,12 @@
       tag = pgettext("screen", "Sales open");
       text = say(npgettext("screen", "Get your cards · %(count)s sold", "Get your cards · %(count)s sold",
         game.cards_sold), {count: game.cards_sold});
+      var offered = (game.announcement && game.announcement.offered) || [];
+      if (offered.length) {   // S3: the series on sale and their face value
+        text = say(pgettext("screen", "Series on sale: %(series)s"), {series: offered.map(function (s) {
+          return say(pgettext("screen", "%(series)s at %(price)s"), {series: s.series, price: screen.money(s.face_value)});
+        }).join(" · ")}) + " · " + text;
+      }
     } else if (game.state === "paused" && game.claim_window) {
       tag = game.claim_window === "line" ? pgettext("screen", "Any more lines?") : pgettext("screen", "Any more bingos?");
       text = game.claim_window === "line" ? pgettext("screen", "Checking the line") : pgettext("screen", "Checking the bingo");
@@ -513,6 +524,14 @@
     updateHold();
   }
 
+  /* --- the caller's voice ------------------------------------------------------------------------ */
+
+  function speak(keys, screen) {
+    if (!screen.voice || !keys || !keys.length) { return; }
+    var pattern = $("bingo").getAttribute("data-voice-url");
+    screen.voice.say(keys.map(function (key) { return pattern.replace("KEY", key); }));
+  }
+
   /* --- snapshot and events ------------------------------------------------------------------------ */
 
   /* After a reload: the room's programs say which scheduled hour the next game would serve with its
@@ -596,8 +615,15 @@
         game.cards_sold = data.cards_sold;
         game.sales_total = data.sales_total;
         break;
+      case "game.sales_opened":
+        if (data.offered && data.offered.length) {
+          game.announcement = Object.assign({}, game.announcement, {offered: data.offered});
+          speak(data.voice, screen);
+        }
+        break;
       case "game.sales_closed":
         game.announcement = data.announcement || {};
+        speak(game.announcement.voice, screen);
         game.cards_sold = game.announcement.cards_sold;
         game.sales_total = game.announcement.sales_total;
         game.line_prize = game.announcement.line_prize;
@@ -614,6 +640,7 @@
           return;
         }
         game.balls.push({ordinal: data.ordinal, ball: data.ball, colour: data.colour, drawn_at: data.drawn_at});
+        speak(["ball-" + data.ball], screen);
         if (claim && !claim.valid) { hideClaim(); }
         releasePrize();
         break;
@@ -624,6 +651,7 @@
         if (data.claim_window !== undefined) { game.claim_window = data.claim_window; }
         if (data.valid && data.kind === "line" && game.line_won_at === null) { game.line_won_at = data.bound_ordinal; }
         if (data.valid && data.kind === "bingo") { validBingoPending = true; }
+        if (data.valid) { speak(data.kind === "line" ? ["line", "more-lines"] : ["bingo", "more-bingos"], screen); }
         showClaim(data);
         break;
       case "prize.awarded":
@@ -651,6 +679,10 @@
         break;
       case "game.closed":
         game.claim_window = "";
+        speak(["closing"], screen);
+        break;
+      case "game.draw_started":
+        speak(["start"], screen);
         break;
       case "game.voided":
         game.void_message = data.message || "";

@@ -8,7 +8,8 @@
  *     event: function (event, screen) {}      // every delta of the stream, in seq order
  *   });
  * `screen` carries {currency, venue, name, money(amount), resync()} and the priority rule below; money is
- * HallFormat's (halls/format.js) in the screen's currency.
+ * HallFormat's (halls/format.js) in the screen's currency; `screen.voice` is the caller's voice
+ * (halls/voice.js): `screen.voice.say([url, ...])` speaks on the room's audio screen only.
  *
  * Priority: the room's own game comes first. A section whose announcement must not be covered (the bingo
  * section while a claim is verified, the "¿Algún bingo más?" band is up or a winner is announced) holds
@@ -93,9 +94,13 @@
         screen.venue = snapshot.venue;
         screen.name = snapshot.screen;
         var data = snapshot.sections || {};
+        if (global.HallVoice) { global.HallVoice.apply(snapshot.voice); }
         each("snapshot", null, function (name) { return data[name]; });
       },
-      onEvent: function (event) { each("event", event); },
+      onEvent: function (event) {
+        if (event.type === "room.voice" && global.HallVoice) { global.HallVoice.apply(event.data); }
+        each("event", event);
+      },
       onStatus: function (status) {
         doc.getElementById("screen-link").className = "screen-link screen-link--" + status;
         // A short blip is not worth a banner; a lasting outage is.

@@ -308,6 +308,7 @@
         }
         current.balls.push(data.ball);
         current.state = data.state;
+        sayBall(data.ball, screen);
         break;
       case "egame.prize":
         if (!current || current.game !== data.game) { screen.resync(); return; }
@@ -329,6 +330,14 @@
         return;
     }
     render(screen);
+  }
+
+  /* The caller's voice (halls/voice.js, the room's audio screen only): each ball, 90- or 75-ball alike, from
+     the clips bingo's section names (data-voice-url). */
+  function sayBall(ball, screen) {
+    var holder = doc.querySelector("[data-voice-url]");
+    if (!screen.voice || !holder) { return; }
+    screen.voice.say([holder.getAttribute("data-voice-url").replace("KEY", "ball-" + ball)]);
   }
 
   global.HallScreen.register("electronic", {snapshot: onSnapshot, event: onEvent});

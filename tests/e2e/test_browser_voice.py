@@ -1,0 +1,180 @@
+"""The caller's voice in a real browser: the room's audio screen says ball 45 ("el cuarenta y cinco", the
+clip generated offline), the room's other screen stays silent, and the console's mute silences the audio
+screen at once (volume too). Chromium runs as a hall's kiosk does, with
+--autoplay-policy=no-user-gesture-required; without it the screen asks once for a click ("Enable sound").
+
+Screenshots left in /tmp for a look: voice-screen.png (the audio screen, speaker on), voice-console.png
+(the console with its voice controls, muted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from playwright.async_api import Browser, Page, async_playwright, expect
+
+from bingo.services import draw, games, sales
+from bingo.voicefiles import build
+from halls.models import Screen
+from halls.services import voice
+from tests.e2e.browser_support import call, log_in, open_screen
+from tests.e2e.conftest import CHROMIUM_ARGS, VIEWPORT
+
+pytestmark = pytest.mark.e2e
+
+KIOSK_ARGS = [*CHROMIUM_ARGS, "--autoplay-policy=no-user-gesture-required"]
+CLIP_45 = "/voice/ball-45.wav"
+
+
+@pytest.fixture
+async def kiosk(chromium_path: str) -> AsyncIterator[Browser]:
+    build(Path(settings.HALL_VOICE_DIR), engine=settings.HALL_VOICE_ENGINE, voice=settings.HALL_VOICE_NAME)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=chromium_path, args=KIOSK_ARGS, headless=True)
+        yield browser
+        await browser.close()
+
+
+async def new_page(browser: Browser, errors: list[str], language: str = "en") -> Page:
+    context = await browser.new_context(viewport=VIEWPORT, locale="es-ES", timezone_id="Europe/Madrid")
+    await context.add_cookies(
+        [{"name": "django_language", "value": language, "domain": "127.0.0.1", "path": "/"}]
+    )
+    context.set_default_timeout(15_000)
+    page = await context.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return page
+
+
+async def voice_log(page: Page) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = await page.evaluate("() => window.HallVoice.log.slice()")
+    return entries
+
+
+async def test_the_audio_screen_says_ball_45_the_other_does_not_and_mute_silences_it(
+    kiosk,
+    server_url,
+    eager_tasks,
+    room,
+    screen,
+    manual_game,
+    card_series,
+    ball_set,
+    caller,
+    cashier,
+    operator,
+):
+    other = await call(Screen.objects.create, venue=room.venue, room=room, name="Pantalla barra")
+    await call(voice.choose_audio_screen, room=room, screen=screen, actor=operator)
+    errors: list[str] = []
+    audio_page = await new_page(kiosk, errors)
+    silent_page = await new_page(kiosk, errors)
+    console = await new_page(kiosk, errors)
+    await open_screen(audio_page, server_url, screen.token)
+    await open_screen(silent_page, server_url, other.token)
+    await expect(audio_page.locator("body")).to_have_attribute("data-voice", "on")
+    await expect(audio_page.locator("#voice-badge")).to_be_visible()
+    await expect(audio_page.locator("#voice-enable")).to_be_hidden()  # the kiosk needs no click
+    await expect(silent_page.locator("body")).to_have_attribute("data-voice", "none")
+    await expect(silent_page.locator("#voice-badge")).to_be_hidden()
+
+    # S3: the session's first sale announces the series and their face value, on the screens and in voice.
+    game = await call(games.open_sales, game=manual_game, actor=caller)
+    await expect(audio_page.locator("#foot-text")).to_contain_text("Series a la venta: A a 2,00\u00a0€")
+    await expect(silent_page.locator("#foot-text")).to_contain_text("Series a la venta: A a 2,00\u00a0€")
+    await audio_page.wait_for_function(
+        "() => window.HallVoice.log.some(e => e.src.endsWith('/voice/series-on-sale.wav') && e.played)"
+    )
+    # S6–S8 at the close of sales, S9 at the start: said in order, after the series, before any ball.
+    await call(sales.sell_range, game=game, series=card_series, first=1, last=30, actor=cashier)
+    game = await call(games.close_sales, game=game, actor=caller)
+    game = await call(games.start_draw, game=game, actor=caller)
+    await audio_page.wait_for_function(
+        "() => window.HallVoice.log.some(e => e.src.endsWith('/voice/start.wav') && e.reason === 'ended')",
+        timeout=90_000,
+    )
+    said = [e["src"].rsplit("/", 1)[1] for e in await voice_log(audio_page)]
+    assert said[:2] == ["series-on-sale.wav", "series.wav"]
+    assert said.index("cards-sold.wav") < said.index("line-prize.wav") < said.index("start.wav")
+    assert all(e["played"] for e in await voice_log(audio_page))
+    assert not any(e["played"] for e in await voice_log(silent_page))
+    await audio_page.evaluate("() => { window.HallVoice.log.length = 0; }")
+    await silent_page.evaluate("() => { window.HallVoice.log.length = 0; }")
+
+    await call(draw.enter_ball, game=game, number=45, actor=caller)
+    await expect(audio_page.locator("#current-ball-number")).to_have_text("45")
+    await expect(silent_page.locator("#current-ball-number")).to_have_text("45")
+    # The audio screen played the clip to its end: "playing" then "ended" from the browser's own player.
+    await audio_page.wait_for_function(
+        "src => window.HallVoice.log.some(e => e.src.endsWith(src) && e.played && e.reason === 'ended')",
+        arg=CLIP_45,
+    )
+    heard = [e for e in await voice_log(audio_page) if e["src"].endswith(CLIP_45)]
+    assert len(heard) == 1
+    # The other screen heard the ball too, and said nothing.
+    await silent_page.wait_for_function(
+        "src => window.HallVoice.log.some(e => e.src.endsWith(src))", arg=CLIP_45
+    )
+    assert [(e["played"], e["reason"]) for e in await voice_log(silent_page)] == [(False, "not_audio_screen")]
+    # The clip the screen fetched is the generated file.
+    fetched = await audio_page.evaluate(
+        "src => fetch(src).then(r => r.arrayBuffer()).then(b => b.byteLength)", CLIP_45
+    )
+    assert fetched == (Path(settings.HALL_VOICE_DIR) / "ball-45.wav").stat().st_size
+    await audio_page.screenshot(path="/tmp/voice-screen.png")
+
+    # The caller mutes the voice from the console: the audio screen hears it live; the next ball is silent.
+    await log_in(console, server_url, "caller", f"/console/rooms/{room.pk}/")
+    await expect(console.locator("#voice-screen")).to_have_text("Voice on: Pantalla principal")
+    await console.click("#voice-mute")
+    await expect(console.locator("#voice-mute")).to_have_attribute("aria-pressed", "true")
+    await expect(audio_page.locator("body")).to_have_attribute("data-voice", "muted")
+    await call(draw.enter_ball, game=game, number=46, actor=caller)
+    await expect(audio_page.locator("#current-ball-number")).to_have_text("46")
+    await audio_page.wait_for_function(
+        "() => window.HallVoice.log.some(e => e.src.endsWith('/voice/ball-46.wav'))"
+    )
+    said_46 = [e for e in await voice_log(audio_page) if e["src"].endswith("/voice/ball-46.wav")]
+    assert [(e["played"], e["reason"]) for e in said_46] == [(False, "muted")]
+
+    # The volume from the console reaches the screen's player too.
+    await console.eval_on_selector(
+        "#voice-volume", "el => { el.value = '40'; el.dispatchEvent(new Event('change')); }"
+    )
+    await audio_page.wait_for_function("() => window.HallVoice.state().volume === 40")
+    await console.screenshot(path="/tmp/voice-console.png", full_page=True)
+
+    # Unmuted, ball 47 is said again.
+    await console.click("#voice-mute")
+    await expect(audio_page.locator("body")).to_have_attribute("data-voice", "on")
+    await call(draw.enter_ball, game=game, number=47, actor=caller)
+    await audio_page.wait_for_function(
+        "() => window.HallVoice.log.some(e => e.src.endsWith('/voice/ball-47.wav') && e.played)"
+    )
+    assert not errors, errors
+
+
+async def test_without_the_kiosk_flag_the_audio_screen_asks_once_for_a_click(
+    browser, server_url, room, screen, operator
+):
+    await call(voice.choose_audio_screen, room=room, screen=screen, actor=operator)
+    errors: list[str] = []
+    page = await new_page(browser, errors)
+    await open_screen(page, server_url, screen.token)
+    await page.wait_for_function("() => window.HallVoice.state().audio && !window.HallVoice.state().probing")
+    state = await page.evaluate("() => window.HallVoice.state()")
+    if state["unlocked"]:
+        # This chromium lets headless pages play without a gesture: nothing to ask.
+        await expect(page.locator("#voice-enable")).to_be_hidden()
+    else:
+        await expect(page.locator("#voice-enable")).to_be_visible()
+        await expect(page.locator("body")).to_have_attribute("data-voice", "locked")
+        await page.click("#voice-enable")
+        await expect(page.locator("#voice-enable")).to_be_hidden()
+        await expect(page.locator("body")).to_have_attribute("data-voice", "on")
+        assert await page.evaluate("() => window.HallVoice.remembered()")
+    assert not errors, errors
