@@ -174,6 +174,8 @@ bench: venv
 	    $(PY) bench/terminal_fanout.py --quick
 	DATABASE_URL=$(BENCH_PG)/hall_bench_termsim REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/terminal_simulator.py --quick --fresh
+	DATABASE_URL=$(BENCH_PG)/hall_bench_network REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/network.py --quick --fresh
 
 # --- housekeeping ---------------------------------------------------------------------------------------
 

@@ -4,6 +4,12 @@ Every lock is taken through an app's ``services/locks.py`` (halls, bingo, jackpo
 machines), whose helpers call `take` first. Within one transaction, a lock of a lower rank taken after
 one of a higher rank raises `LockOrderError` naming both; the same rank again is allowed (each helper
 takes its rows in id order), and so is a lock the transaction already holds (it waits for nothing).
+
+A transaction that goes on with a further unit of work after a first one (the link's inbox applies several
+messages of a venue in one transaction: halls.link.services.inbox) calls `only_held_or_higher()` first:
+from then on a lock is taken only if the transaction holds it or its rank is above every rank held; the
+same rank with another key (which the first unit did not take in order with it) raises too, before any
+row is locked, so the caller can commit what it has and run that unit in a transaction of its own.
 """
 
 from __future__ import annotations
@@ -75,6 +81,7 @@ class _Held:
     top: Rank
     top_what: str
     held: set[tuple[Rank, Any]] = field(default_factory=set)
+    strict: bool = False  # only_held_or_higher(): no new lock at or below the top rank
 
 
 def _transaction(conn: Any) -> tuple[Any, str | None, list[Any]] | None:
@@ -100,17 +107,62 @@ def take(rank: Rank, key: Any = None) -> None:
     take_many(rank, (key,))
 
 
+def _state(conn: Any, found: tuple[Any, str | None, list[Any]], rank: Rank) -> _Held:
+    block, savepoint, hooks = found
+    state: _Held | None = getattr(conn, "hall_locks", None)
+    if state is None or state.block is not block or state.savepoint != savepoint or state.hooks is not hooks:
+        state = _Held(block, savepoint, hooks, rank, "")
+        setattr(conn, "hall_locks", state)  # noqa: B010 (a connection has no such attribute of its own)
+    return state
+
+
+def only_held_or_higher() -> bool:
+    """From now on in this transaction, refuse (`LockOrderError`) any lock it does not hold whose rank is
+    not above every rank it holds: what a further unit of work in the same transaction may take without
+    a deadlock (see the module's docstring). False (nothing set) when this transaction's locks are not
+    known here (none taken, or a savepoint rolled back since: the check starts afresh then): the caller
+    must not go on in this transaction. Until `forget_further_units()`, a lock taken after such a loss
+    raises too."""
+    conn = connections[DEFAULT_DB_ALIAS]
+    found = _transaction(conn)
+    if found is None:
+        return False
+    block, savepoint, hooks = found
+    state: _Held | None = getattr(conn, "hall_locks", None)
+    if state is None or state.block is not block or state.savepoint != savepoint or state.hooks is not hooks:
+        return False
+    if not state.held:
+        return False
+    state.strict = True
+    setattr(conn, "hall_locks_strict", block)  # noqa: B010 (a connection has no such attribute of its own)
+    return True
+
+
+def forget_further_units() -> None:
+    """The end of the transaction that called `only_held_or_higher()`."""
+    setattr(connections[DEFAULT_DB_ALIAS], "hall_locks_strict", None)  # noqa: B010
+
+
 def take_many(rank: Rank, keys: Iterable[Any]) -> None:
     """`take` for several locks of one rank (rows locked in one statement)."""
     conn = connections[DEFAULT_DB_ALIAS]
     found = _transaction(conn)
     if found is None:
         return
-    block, savepoint, hooks = found
-    state: _Held | None = getattr(conn, "hall_locks", None)
-    if state is None or state.block is not block or state.savepoint != savepoint or state.hooks is not hooks:
-        state = _Held(block, savepoint, hooks, rank, "")
-        setattr(conn, "hall_locks", state)  # noqa: B010 (a connection has no such attribute of its own)
+    state = _state(conn, found, rank)
+    keys = list(keys)
+    if not state.strict and getattr(conn, "hall_locks_strict", None) is found[0]:
+        raise LockOrderError(
+            f"lock order: {_what(rank, keys[0] if keys else None)} taken by a further unit of a transaction "
+            "whose locks are no longer known here (a savepoint was rolled back): not in this transaction"
+        )
+    if state.strict and state.held:
+        new = [key for key in keys if (rank, key) not in state.held]
+        if new and rank <= state.top:
+            raise LockOrderError(
+                f"lock order: {_what(rank, new[0])} taken after {state.top_what} by a further unit of one "
+                f"transaction (only locks it holds or of a rank above {state.top.name}, halls.locks)"
+            )
     for key in keys:
         if rank < state.top and (rank, key) not in state.held:
             raise LockOrderError(

@@ -5,7 +5,8 @@ revoked one is 401 (``bad_credential``, ``revoked_credential``) and nothing is w
 authenticate, call one service.
 
 - ``POST /api/link/messages/`` ``{"messages": [{sequence, kind, payload}, …], "reported", "clock"}``: each
-  message accepted in order (services.inbox.accept_many): 200 with each one's Accepted; an out of order one
+  message accepted in order (services.inbox.accept_many, consecutive ones in one transaction where the
+  lock order allows), the contact recorded with them: 200 with each one's Accepted; an out of order one
   stops the batch with 409 ``out_of_order``, details ``expected`` and the ones accepted before it.
 - ``GET /api/link/streams/<stream>/?after=N``: the stream's entries past N (at most 500), and its head.
 """
@@ -63,8 +64,14 @@ class MessagesView(LinkView):
         serializer = LinkBatchSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        presence.seen(venue_id=self.venue_id, reported=data.get("reported"), clock=data.get("clock"))
-        batch = inbox.accept_many(venue_id=self.venue_id, messages=data["messages"])
+        if not data["messages"]:
+            presence.seen(venue_id=self.venue_id, reported=data.get("reported"), clock=data.get("clock"))
+        batch = inbox.accept_many(
+            venue_id=self.venue_id,
+            messages=data["messages"],
+            reported=data.get("reported"),
+            clock=data.get("clock"),
+        )
         accepted = [asdict(a) for a in batch.accepted]
         if batch.out_of_order is not None:
             batch.out_of_order.details["accepted"] = accepted

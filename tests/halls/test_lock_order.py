@@ -8,7 +8,7 @@ from django.db import transaction
 from bingo.models import Game
 from bingo.services import locks as bingo_locks
 from halls import events
-from halls.locks import LockOrderError, Rank, take
+from halls.locks import LockOrderError, Rank, only_held_or_higher, take
 from halls.models import Room
 from halls.services import locks as hall_locks
 
@@ -84,3 +84,43 @@ def test_a_committed_or_rolled_back_transaction_holds_nothing_after() -> None:
         take(Rank.ROOM, 1)
     take(Rank.STREAM, "room.x")  # autocommit: a statement is its own transaction
     take(Rank.ROOM, 1)
+
+
+@pytest.mark.django_db
+def test_a_further_unit_takes_only_locks_held_or_of_a_higher_rank() -> None:
+    with transaction.atomic():
+        take(Rank.GAME, 5)
+        take(Rank.POOL, 7)
+        only_held_or_higher()
+        take(Rank.GAME, 5)  # held
+        take(Rank.POOL, 7)  # held
+        with pytest.raises(LockOrderError, match="pool 8 taken after pool 7 by a further unit"):
+            take(Rank.POOL, 8)  # the same rank, another key: not in order with the first unit's
+        with pytest.raises(LockOrderError, match="game 6 taken after pool 7"):
+            take(Rank.GAME, 6)
+        take(Rank.AUDIT_HEAD, 1)  # above every rank held
+    with transaction.atomic():
+        take(Rank.POOL, 8)  # the next transaction starts afresh
+        take(Rank.POOL, 9)
+
+
+def _in_a_savepoint_rolled_back() -> None:
+    with transaction.atomic():
+        take(Rank.GAME, 5)
+        raise Boom
+
+
+@pytest.mark.django_db
+def test_a_further_unit_after_a_rolled_back_savepoint_takes_nothing_more() -> None:
+    from halls.locks import forget_further_units
+
+    with transaction.atomic():
+        take(Rank.GAME, 5)
+        assert only_held_or_higher()
+        with pytest.raises(Boom):
+            _in_a_savepoint_rolled_back()  # the locks held are no longer known
+        with pytest.raises(LockOrderError, match="no longer known"):
+            take(Rank.AUDIT_HEAD, 1)
+        assert not only_held_or_higher()
+        forget_further_units()
+        take(Rank.AUDIT_HEAD, 1)

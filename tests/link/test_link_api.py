@@ -266,3 +266,66 @@ def test_the_network_map_shows_each_member_venues_link(
     settings.HALL_LINK_OFFLINE_SECONDS = 0
     (state,) = [s for s in presence.network_map() if s.venue_id == venue.pk]
     assert (state.state, state.since) == ("offline", VenueLink.objects.get(venue=venue).last_seen_at)
+
+
+def test_a_batch_is_applied_in_as_few_transactions_as_the_lock_order_allows(
+    venue: Venue, issued: Issued, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Consecutive messages go on in one transaction while they take the locks it holds or higher ones;
+    a message needing a lower one starts the next transaction; each applied once, in order."""
+    from halls.link import registry
+    from halls.link.services import inbox
+    from halls.locks import Rank, take
+
+    def handler(message: registry.VenueMessage) -> dict[str, Any]:
+        for rank, key in message.payload["locks"]:
+            take(Rank[rank], key)
+        return {"n": message.sequence}
+
+    monkeypatch.setitem(registry._venue_handlers, LinkKind.HELLO, handler)
+    groups: list[list[int]] = []
+    real = inbox._accept_group
+
+    def spy(venue_id: int, messages: list[dict[str, Any]], contact: Any) -> Any:
+        done, refusal = real(venue_id, messages, contact)
+        groups.append([a.sequence for a in done])
+        return done, refusal
+
+    monkeypatch.setattr(inbox, "_accept_group", spy)
+    plan = [
+        [("GAME", 1), ("AUDIT_HEAD", 1)],
+        [("GAME", 1), ("AUDIT_HEAD", 1)],  # what the first holds: the same transaction
+        [("GAME", 1), ("STREAM", "s")],  # a higher rank: the same transaction
+        [("GAME", 2), ("AUDIT_HEAD", 1)],  # another game: the next transaction
+        [("ROOM", 3)],  # a lower rank: the next one again
+        [("ROOM", 3), ("GAME", 2)],
+    ]
+    messages = [
+        {"sequence": n, "kind": "link.hello", "payload": {"locks": locks}} for n, locks in enumerate(plan, 1)
+    ]
+    answer = _post(_client(issued), messages, reported=6)
+    assert answer.status_code == 200, answer.content
+    assert [(a["sequence"], a["status"], a["answer"]) for a in answer.json()["accepted"]] == [
+        (n, "applied", {"n": n}) for n in range(1, 7)
+    ]
+    assert groups == [[1, 2, 3], [4], [5, 6]]
+    assert list(InboxMessage.objects.order_by("sequence").values_list("sequence", flat=True)) == [
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+    ]
+    link = VenueLink.objects.get(venue=venue)
+    assert (link.applied_sequence, link.reported_sequence) == (6, 6)
+    # Replayed with the next one: the duplicates answer as first, the next one is applied.
+    again = _post(
+        _client(issued), [*messages[4:], {"sequence": 7, "kind": "link.hello", "payload": {"locks": []}}]
+    )
+    assert [(a["sequence"], a["status"]) for a in again.json()["accepted"]] == [
+        (5, "duplicate"),
+        (6, "duplicate"),
+        (7, "applied"),
+    ]
+    assert InboxMessage.objects.count() == 7

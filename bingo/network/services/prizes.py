@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from bingo.network.decide import MAX_BALL
 from bingo.network.models import NetworkPrize, PrizeHall, PrizeKind, PrizeRound, RoundState
-from bingo.network.services.locks import lock_prize
+from bingo.network.services.locks import lock_prize, try_lock_shared_prize
 from halls import money
 from halls.actors import Actor
 from halls.errors import Conflict, DomainError, InvalidInput
@@ -271,16 +271,19 @@ def live_meter(prize: NetworkPrize) -> Decimal:
     return meters.pool_meter(prize.pool_id).levels[0].amount
 
 
-def send_meter(prize: NetworkPrize, *, at: datetime, force: bool = False) -> bool:
+def send_meter(prize: NetworkPrize, *, at: datetime, force: bool = False, shared: bool = False) -> bool:
     """Append the prize's meter to its stream (under the prize's lock): when `force`d, or when it changed
-    and the last one is `meter_seconds` old. Returns whether one was sent."""
-    amount = live_meter(prize)
+    and the last one is `meter_seconds` old. Returns whether one was sent. `shared`: the caller holds the
+    prize FOR SHARE (a contribution): sent only if no other transaction shares it now (the beat sends it
+    otherwise)."""
     last = prize.meter_sent_at
-    if not force:
-        if amount == prize.meter_sent_amount:
-            return False
-        if last is not None and (at - last).total_seconds() < meter_seconds():
-            return False
+    if not force and last is not None and (at - last).total_seconds() < meter_seconds():
+        return False
+    amount = live_meter(prize)
+    if not force and amount == prize.meter_sent_amount:
+        return False
+    if shared and not try_lock_shared_prize(prize.pk):
+        return False
     shown = {
         "prize": prize.code,
         "kind": prize.kind,

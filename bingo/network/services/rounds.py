@@ -31,7 +31,7 @@ from bingo.network.models import (
     RoundState,
 )
 from bingo.network.services import payloads, prizes
-from bingo.network.services.locks import lock_prize
+from bingo.network.services.locks import lock_prize, share_prize
 from halls import money
 from halls.errors import Conflict, NotFound
 from halls.link.kinds import LinkKind
@@ -42,15 +42,20 @@ from jackpots.services import awards, contributions, folding
 from jackpots.services.locks import lock_levels
 
 
-def _prize(payload: dict[str, Any]) -> NetworkPrize:
+def _prize(payload: dict[str, Any], *, share: bool = False) -> tuple[NetworkPrize, bool]:
+    """The message's prize locked, and whether shared: a contribution (`share`) shares it with the other
+    halls' (FOR SHARE), unless it may have to open the prize's next round (rounds of its own): FOR UPDATE,
+    as results and decisions take it."""
     code = payloads.text(payload, "prize", max_length=30)
-    prize_id = NetworkPrize.objects.filter(code=code).values_list("pk", flat=True).first()
-    if prize_id is None:
+    found = NetworkPrize.objects.filter(code=code).values_list("pk", "auto_rounds").first()
+    if found is None:
         raise NotFound(_("No interconnected prize %(code)s.") % {"code": code}, code="unknown_prize")
-    prize = lock_prize(prize_id)
+    prize_id, auto_rounds = found
+    shared = share and not auto_rounds
+    prize = share_prize(prize_id) if shared else lock_prize(prize_id)
     if not prize.active:
         raise Conflict(_("The prize %(code)s is closed.") % {"code": code}, code="prize_closed")
-    return prize
+    return prize, shared
 
 
 def _member(prize: NetworkPrize, venue_id: int) -> Venue:
@@ -92,8 +97,9 @@ def _audit(venue_id: int, action: str, obj: Any, data: dict[str, Any]) -> None:
 
 
 def accept_contribution(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
-    """A member hall's round game closed its sales: its contribution goes to the prize's pool, once."""
-    prize = _prize(payload)
+    """A member hall's round game closed its sales: its contribution goes to the prize's pool, once.
+    Under the prize FOR SHARE: halls' contributions go on together (a result or a decision waits)."""
+    prize, shared = _prize(payload, share=True)
     venue = _member(prize, venue_id)
     rnd = _round(prize, payload)
     at = timezone.now()
@@ -157,9 +163,11 @@ def accept_contribution(*, venue_id: int, payload: dict[str, Any]) -> dict[str, 
     )
     tagged = {"prize": prize.code, "round": rnd.number, "game": game, "sales": str(sales)}
     _audit(venue.pk, "network.contribution", row, {**tagged, "operator": operator, "region": region})
-    # The round has a game now: the halls' next games get a fresh round (a prize with rounds of its own).
-    prizes.ensure_round_locked(prize, at=at)
-    prizes.send_meter(prize, at=at)
+    # The round has a game now: the halls' next games get a fresh round (a prize with rounds of its own,
+    # which `_prize` locked FOR UPDATE for this; shared, the beat opens it: ensure_rounds).
+    if not shared:
+        prizes.ensure_round_locked(prize, at=at)
+    prizes.send_meter(prize, at=at, shared=shared)
     return {"round": rnd.number, "to_meter": str(split.to_meter), "contribution": row.pk}
 
 
@@ -167,7 +175,7 @@ def accept_result(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
     """A member hall's round game ended: its result counts in the round, which is decided when every hall
     has reported. After the decision, the result of a hall that played the round is kept as late and
     never counted (the decision stands)."""
-    prize = _prize(payload)
+    prize, _shared = _prize(payload)
     venue = _member(prize, venue_id)
     rnd = _round(prize, payload)
     contribution = RoundContribution.objects.filter(round=rnd, venue=venue).first()

@@ -37,7 +37,7 @@ from bingo.simultaneous.models import (
     Reconciliation,
     ReportedSale,
 )
-from bingo.simultaneous.services.locks import lock_network_game
+from bingo.simultaneous.services.locks import lock_network_game, share_network_game
 from halls import events, money
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
@@ -283,7 +283,7 @@ def record_sale(message: registry.VenueMessage) -> dict[str, Any]:
     """A hall's sale or return, reported by its outbox: counted while the game is on sale, refused after
     (the hall then refunds those cards: they are not in the network game)."""
     payload = message.payload
-    game = lock_network_game(_game_by_code(payload.get("game")).pk)
+    game = share_network_game(_game_by_code(payload.get("game")).pk)  # halls' reports go on together
     if game.state != NetworkGameState.ON_SALE:
         raise Conflict(
             _("The sales of network game %(code)s are closed: this sale is not in the game.")

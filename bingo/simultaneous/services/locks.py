@@ -3,6 +3,8 @@ games: taken where a game's would be, before the cashier's and the audit chain's
 
 from __future__ import annotations
 
+from django.db import connection
+
 from bingo.simultaneous.models import HallEntry, HallGame, NetworkGame
 from halls.locks import Rank, take
 
@@ -11,6 +13,19 @@ def lock_network_game(game_id: int) -> NetworkGame:
     """Central: the network game FOR UPDATE, with its network."""
     take(Rank.GAME, ("simultaneous", game_id))
     return NetworkGame.objects.select_for_update(of=("self",)).select_related("network").get(pk=game_id)
+
+
+def share_network_game(game_id: int) -> NetworkGame:
+    """Central: the network game FOR SHARE, with its network: halls' sale reports go on together, and the
+    close of sales (FOR UPDATE) waits for the ones in flight, so the totals it counts are final. Its own key
+    in the lock order: a sharer asking for the game FOR UPDATE would wait for the other sharers."""
+    take(Rank.GAME, ("simultaneous.share", game_id))
+    if connection.vendor != "postgresql":
+        return lock_network_game(game_id)  # SQLite has one writer
+    table = NetworkGame._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM {table} WHERE id = %s FOR SHARE", [game_id])  # noqa: S608 (a model's table)
+    return NetworkGame.objects.select_related("network").get(pk=game_id)
 
 
 def lock_hall_game(hall_game_id: int) -> HallGame:

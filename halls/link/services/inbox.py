@@ -4,12 +4,14 @@ in the transaction that records it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from halls import locks
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.link import registry
 from halls.link.kinds import LinkKind
@@ -50,7 +52,12 @@ def _apply(
     inbox row collected in `inbox`)."""
     known, handler = _handler(kind)
     if sequence <= link.applied_sequence:
-        first = InboxMessage.objects.filter(venue_id=link.venue_id, sequence=sequence).first()
+        pending = [m for m in inbox if m.sequence == sequence]  # applied earlier in this transaction
+        first = (
+            pending[0]
+            if pending
+            else InboxMessage.objects.filter(venue_id=link.venue_id, sequence=sequence).first()
+        )
         return Accepted(sequence, "duplicate", first.answer if first else {})
     expected = link.applied_sequence + 1
     if sequence != expected:
@@ -101,24 +108,99 @@ class Batch:
     out_of_order: OutOfOrder | None = None
 
 
-def accept_many(*, venue_id: int, messages: list[dict[str, Any]]) -> Batch:
-    """Accept a venue's messages in the order given, each in its own transaction (a message applied stays
-    applied if a later one fails); stop at the first out of order one, which carries the one expected.
+@dataclass(frozen=True)
+class Contact:
+    """What a venue's request says besides its messages (recorded on its link with them)."""
 
-    Not one transaction for the batch: the handlers of two messages may lock rows against the lock order
-    between them (a game, then a pool, then another game), which one transaction per message never does.
+    at: datetime
+    reported: int | None = None  # the highest sequence of its outbox
+    clock: datetime | None = None  # its clock when it sent the request
+
+
+def _record_contact(link: VenueLink, contact: Contact) -> list[str]:
+    link.last_seen_at = contact.at
+    fields = ["last_seen_at"]
+    if contact.reported is not None and contact.reported > link.reported_sequence:
+        link.reported_sequence = contact.reported
+        fields.append("reported_sequence")
+    if contact.clock is not None:
+        offset = (contact.at - contact.clock).total_seconds() * 1000
+        link.clock_offset_ms = max(-(2**31), min(2**31 - 1, round(offset)))
+        fields.append("clock_offset_ms")
+    return fields
+
+
+def _accept_group(
+    venue_id: int, messages: list[dict[str, Any]], contact: Contact
+) -> tuple[list[Accepted], OutOfOrder | None]:
+    """The longest run of `messages` (at least one) that can be applied in ONE transaction, applied.
+
+    The first message takes its locks as `accept` would; each next one goes on in the same transaction
+    only with locks the transaction holds or of a higher rank (halls.locks.only_held_or_higher): a message
+    that needs another lock (another game, a pool before an audit head…) raises LockOrderError before it
+    locks anything; its handler's savepoint is rolled back and the run ends before it (it starts the next
+    transaction). A refused message ends the run too (what its rolled-back savepoint held is not relied
+    on). An out of order one ends it with the refusal; what came before it in the run is kept.
     """
-    accepted = []
-    for message in messages:
+    done: list[Accepted] = []
+    refusal: OutOfOrder | None = None
+    with transaction.atomic():
+        link = lock_venue_link(venue_id)
+        inbox: list[InboxMessage] = []
         try:
-            accepted.append(
-                accept(
-                    venue_id=venue_id,
-                    sequence=int(message["sequence"]),
-                    kind=str(message["kind"]),
-                    payload=message["payload"],
-                )
-            )
-        except OutOfOrder as refusal:
+            _apply_run(link, messages, inbox, done)
+        except OutOfOrder as out_of_order:
+            refusal = out_of_order
+        finally:
+            locks.forget_further_units()
+        if inbox:
+            InboxMessage.objects.bulk_create(inbox)
+        fields = _record_contact(link, contact)
+        link.save(update_fields=[*fields, "applied_sequence"] if inbox else fields)
+    return done, refusal
+
+
+def _apply_run(
+    link: VenueLink, messages: list[dict[str, Any]], inbox: list[InboxMessage], done: list[Accepted]
+) -> None:
+    """`_accept_group`'s run: each message after the first only if the transaction's locks are known and
+    it keeps to them (`only_held_or_higher`)."""
+    for message in messages:
+        if done and not locks.only_held_or_higher():
+            return
+        try:
+            result = _apply(link, int(message["sequence"]), str(message["kind"]), message["payload"], inbox)
+        except locks.LockOrderError:
+            if not done:
+                raise
+            return
+        done.append(result)
+        if result.status == "refused":
+            return
+
+
+def accept_many(
+    *,
+    venue_id: int,
+    messages: list[dict[str, Any]],
+    reported: int | None = None,
+    clock: datetime | None = None,
+) -> Batch:
+    """Accept a venue's messages in the order given, each exactly once; stop at the first out of order
+    one, which carries the one expected. The venue's contact (`reported`, `clock`) is recorded on its link
+    with them (services.presence records it for a request without messages).
+
+    As few transactions as the lock order allows (`_accept_group`): consecutive messages whose handlers
+    lock the same rows (a hall's sale reports of one network game, say) are applied in one, under one
+    lock of the venue's link and one commit; a message applied stays applied if a later one fails.
+    """
+    accepted: list[Accepted] = []
+    contact = Contact(at=timezone.now(), reported=reported, clock=clock)
+    rest = list(messages)
+    while rest:
+        done, refusal = _accept_group(venue_id, rest, contact)
+        accepted += done
+        if refusal is not None:
             return Batch(accepted, refusal)
+        rest = rest[len(done) :]
     return Batch(accepted)
