@@ -186,6 +186,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _fast_password_hashes()
     engine = settings.DATABASES["default"]["ENGINE"]
     if SQLITE_RUN:
         if "sqlite3" not in engine or settings.REDIS_URL:
@@ -203,6 +204,13 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             "The tests need Redis: set REDIS_URL (make test sets redis://127.0.0.1:6379/0)."
         )
+
+
+def _fast_password_hashes() -> None:
+    """Passwords hashed at a test's cost, not production's (tests/hashers.py); set before any is hashed."""
+    from django.test import override_settings
+
+    override_settings(PASSWORD_HASHERS=["tests.hashers.FastPBKDF2PasswordHasher"]).enable()  # for the run
 
 
 @pytest.fixture(autouse=True)
