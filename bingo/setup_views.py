@@ -28,7 +28,7 @@ from bingo.models import BallSet, CardSeries, DrawDevice, DrawDeviceKind
 from bingo.services import ballsets, devices, series
 from halls import access, errors
 from halls.models import Role, Room, Screen, Venue
-from halls.services import setup
+from halls.services import setup, voice
 from jackpots.models import Pool
 from jackpots.rulepacks import packs_for
 from jackpots.tables.models import CasinoTable, TableGame
@@ -230,6 +230,13 @@ def _screen_toggle(request: HttpRequest, venues: list[Venue]) -> None:
     setup.set_screen_active(screen=screen, active=not screen.active, actor=_user(request))
 
 
+def _screen_audio(request: HttpRequest, venues: list[Venue]) -> None:
+    """The room's audio screen (the caller's voice, halls.services.voice): this one, or none if it was."""
+    screen = _one(venues, request, Screen, "screen", _("screen"), "venue_id")
+    room = Room.objects.get(pk=screen.room_id)
+    voice.choose_audio_screen(room=room, screen=None if screen.plays_audio else screen, actor=_user(request))
+
+
 def _series_create(request: HttpRequest, venues: list[Venue]) -> None:
     series.create_series(
         venue=_venue(request, venues),
@@ -267,6 +274,7 @@ ACTIONS: dict[str, Callable[[HttpRequest, list[Venue]], None]] = {
     "device_create": _device_create,
     "screen_create": _screen_create,
     "screen_toggle": _screen_toggle,
+    "screen_audio": _screen_audio,
     "series_create": _series_create,
     "table_create": _table_create,
     "carrusel_join": _carrusel_join,

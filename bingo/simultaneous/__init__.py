@@ -66,7 +66,11 @@ The game, step by step:
    operators (each funded its share of sales) is a report of the central's figures, not a payment here.
 9. End. **Interpretation:** the draw goes on after the network Bingo until every hall with cards in play has
    its Hall Bingo (a hall's first Bingo: a card winning the network Bingo in its hall takes both); then the
-   central closes the game and every hall's game closes (no claim after, TB-12). **Interpretation (the
+   central closes the game and every hall's game closes (no claim after, TB-12). **Interpretation (the last
+   ball):** after ball 90 a prize still open keeps the game open for claims (halls run balls behind the
+   central) until every hall with something left to win has answered "no more" for ball 90, or the claim
+   window (HALL_SIMULTANEOUS_CLAIM_SECONDS from ball 90 or the last claim received) is over; a claim
+   arriving meanwhile is decided as any other, then the game closes. **Interpretation (the
    room):** a hall's game closes as soon as its own Hall Bingo is decided (the network Bingo is decided then
    or before: nothing is left to win there, as a traditional game ends with its Bingo, S13c), freeing its
    room for its next game while the draw goes on for the other halls.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from bingo.simultaneous.models import NetworkGame, NetworkGameState
 from bingo.simultaneous.services import central, venue
 
 
@@ -21,11 +20,9 @@ def enqueue_network_ball(game_id: int, ordinal: int, countdown: float) -> None:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def decide_network_claims(game_id: int) -> int:
-    """The claim window is over: decide the prizes (a game with no claim waiting is left alone)."""
-    game = NetworkGame.objects.filter(pk=game_id, state=NetworkGameState.DRAWING).first()
-    if game is None or game.claims_pending_since is None:
-        return 0
-    return len(central.decide(game=game, actor="draw"))
+    """The claim window is over: decide the prizes (a game with no claim waiting is left alone, unless its
+    last ball is out: then the game closes if its end window is over)."""
+    return int(central.end_claim_window(game_id=game_id, actor="draw"))
 
 
 def enqueue_decision(game_id: int, countdown: float) -> None:

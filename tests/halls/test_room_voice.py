@@ -147,3 +147,37 @@ def test_the_admin_chooses_the_audio_screen_through_the_service(
     entry = AuditEntry.objects.get(action="room.audio_screen_chosen")
     assert entry.actor == operator
     assert entry.data == {"old": None, "new": second_screen.pk}
+
+
+def test_the_setup_page_chooses_and_clears_the_audio_screen(
+    room: Room, screen: Screen, second_screen: Screen, operator: User, caller: User
+) -> None:
+    client = Client()
+    client.force_login(operator)
+    form = {"action": "screen_audio", "section": "rooms", "screen": second_screen.pk}
+    assert client.post("/setup/", form).status_code == 302
+    assert list(Screen.objects.filter(plays_audio=True)) == [second_screen]
+    page = client.get("/setup/").content.decode()
+    assert f'data-audio-screen="{second_screen.name}" data-plays-audio="true"' in page
+    assert f'data-audio-screen="{screen.name}" data-plays-audio="false"' in page
+    assert client.post("/setup/", form).status_code == 302  # the audio screen again: none plays
+    assert not Screen.objects.filter(plays_audio=True).exists()
+    assert [e.data for e in AuditEntry.objects.filter(action="room.audio_screen_chosen").order_by("pk")] == [
+        {"old": None, "new": second_screen.pk},
+        {"old": second_screen.pk, "new": None},
+    ]
+    # A caller does not choose it.
+    as_caller = Client()
+    as_caller.force_login(caller)
+    assert as_caller.post("/setup/", form).status_code == 403
+    assert not Screen.objects.filter(plays_audio=True).exists()
+
+
+def test_the_demo_seeds_the_first_screen_of_each_room_as_its_audio_screen(db: None) -> None:
+    from demo.seed import seed_demo
+
+    seed_demo()
+    seed_demo()  # idempotent: a second run chooses nothing again
+    audio = Screen.objects.filter(plays_audio=True).order_by("room_id")
+    assert [s.name for s in audio] == ["Pantalla 1 · Sala Principal", "Pantalla · Sala 2"]
+    assert AuditEntry.objects.filter(action="room.audio_screen_chosen").count() == 2

@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import Max, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -437,6 +437,8 @@ def draw_ball(*, game_id: int, ordinal: int) -> NetworkBall | None:
         _append(game, LinkKind.SB_BALL, {"ordinal": ordinal, "number": number})
         _tell(game)
         _schedule_ball(game)
+        if ordinal == LAST_ORDINAL:
+            _schedule_end_check(game, float(settings.HALL_SIMULTANEOUS_CLAIM_SECONDS))
     return ball
 
 
@@ -536,11 +538,14 @@ def record_claim(message: registry.VenueMessage) -> dict[str, Any]:
 
 
 def _answered_by_all(game: NetworkGame) -> bool:
-    """Every hall with cards in play answered "any more?" for the last ball drawn (TB-44 in every hall)."""
+    """Every hall with cards in play and still something to win answered "any more?" for the last ball drawn
+    (TB-44 in every hall). A hall whose own Bingo is decided has closed its game (nothing is left to win
+    there): it is not waited for."""
+    decided = _decided(game)
     in_play = [
         a.venue.licence_number
         for a in game.allocations.select_related("venue").order_by("venue_id")
-        if _hall_totals(game, a.venue_id)[0] > 0
+        if _hall_totals(game, a.venue_id)[0] > 0 and (PrizeKind.HALL, a.venue.licence_number) not in decided
     ]
     answered = game.no_more_claims or {}
     return bool(in_play) and all(int(answered.get(hall, 0)) >= game.balls_drawn for hall in in_play)
@@ -564,7 +569,8 @@ def record_no_more_claims(message: registry.VenueMessage) -> dict[str, Any]:
         answered[hall] = min(ordinal, game.balls_drawn)
         game.no_more_claims = answered
         game.save(update_fields=["no_more_claims"])
-    if game.claims_pending_since is None or not _answered_by_all(game):
+    at_the_end = game.balls_drawn >= LAST_ORDINAL  # the last window: the game closes once all answered
+    if (game.claims_pending_since is None and not at_the_end) or not _answered_by_all(game):
         return {"decided": False, "state": game.state}
     decide(game=game, actor="network")  # every hall answered: the window closes now
     return {"decided": True, "state": NetworkGame.objects.values_list("state", flat=True).get(pk=game.pk)}
@@ -657,6 +663,9 @@ def decide(*, game: NetworkGame, actor: Actor) -> list[NetworkPrize]:
             claim.save(update_fields=["status"])
         game.claims_pending_since = None
         finished = _finished(game)
+        wait = _end_window_left(game) if not finished and game.balls_drawn >= LAST_ORDINAL else None
+        if wait is not None and wait <= 0:
+            finished = True  # after the last ball, every hall answered or the window is over
         if finished:
             game.state = NetworkGameState.CLOSED
             _audit(game, actor, "simultaneous.closed", {"balls": game.balls_drawn}, _member_ids(game))
@@ -668,6 +677,8 @@ def decide(*, game: NetworkGame, actor: Actor) -> list[NetworkPrize]:
         game.save(update_fields=["claims_pending_since", "state"])
         _tell(game)
         _schedule_ball(game)
+        if not finished and wait is not None:
+            _schedule_end_check(game, wait)
     return prizes
 
 
@@ -725,10 +736,8 @@ def _award(game: NetworkGame, outcome: Decided, actor: Actor) -> tuple[NetworkPr
 
 
 def _finished(game: NetworkGame) -> bool:
-    """The network Bingo is decided and so is the prize of every hall that has cards in play (or all the
-    balls are out)."""
-    if game.balls_drawn >= LAST_ORDINAL:
-        return True
+    """The network Bingo is decided and so is the prize of every hall that has cards in play. (After the
+    last ball, a prize still open waits for the end window: `_end_window_left`.)"""
     decided = _decided(game)
     if (PrizeKind.BINGO, "network") not in decided:
         return False
@@ -737,6 +746,39 @@ def _finished(game: NetworkGame) -> bool:
         if cards and (PrizeKind.HALL, allocation.venue.licence_number) not in decided:
             return False
     return True
+
+
+def _end_window_left(game: NetworkGame, now: datetime | None = None) -> float:
+    """After the last ball, the seconds the game stays open for claims: none once every hall with something
+    to win answered "no more" for the last ball, else what is left of the claim window counted from the
+    last ball or the last claim received (a hall running balls behind the central still has its Hall Bingo
+    claim decided, not refused as "not drawing")."""
+    if _answered_by_all(game):
+        return 0.0
+    last_claim: datetime | None = NetworkClaim.objects.filter(game=game).aggregate(m=Max("received_at"))["m"]
+    marks = [m for m in (game.last_ball_at, last_claim) if m is not None]
+    since = max(marks) if marks else None
+    if since is None:
+        return 0.0
+    window = timedelta(seconds=float(settings.HALL_SIMULTANEOUS_CLAIM_SECONDS))
+    return max(0.0, (since + window - (now or timezone.now())).total_seconds())
+
+
+def _schedule_end_check(game: NetworkGame, countdown: float) -> None:
+    """After the last ball: decide (and close, if nothing more can come) when the end window is over."""
+    if _enqueue_decision is not None:
+        enqueue, game_id = _enqueue_decision, game.pk
+        transaction.on_commit(lambda: enqueue(game_id, countdown))
+
+
+def end_claim_window(*, game_id: int, actor: Actor) -> bool:
+    """The end window's step after the last ball (task, beat): decide what waits and close the game if every
+    hall answered or the window is over; a no-op for a game not at its last ball. True if it closed."""
+    game = NetworkGame.objects.filter(pk=game_id, state=NetworkGameState.DRAWING).first()
+    if game is None or (game.balls_drawn < LAST_ORDINAL and game.claims_pending_since is None):
+        return False
+    decide(game=game, actor=actor)
+    return NetworkGame.objects.filter(pk=game_id, state=NetworkGameState.CLOSED).exists()
 
 
 # --- resuming ---------------------------------------------------------------------------------------------
@@ -751,9 +793,15 @@ def reap_stalled(now: datetime | None = None) -> list[tuple[int, str]]:
     grace = timedelta(seconds=settings.HALL_DRAW_STALL_GRACE_SECONDS)
     window = timedelta(seconds=settings.HALL_SIMULTANEOUS_CLAIM_SECONDS)
     reaped: list[tuple[int, str]] = []
-    for game in NetworkGame.objects.filter(state=NetworkGameState.DRAWING, balls_drawn__lt=LAST_ORDINAL):
+    for game in NetworkGame.objects.filter(state=NetworkGameState.DRAWING):
         if game.claims_pending_since is not None:
             if now - game.claims_pending_since > window + grace and _enqueue_decision is not None:
+                _enqueue_decision(game.pk, 0.0)
+                reaped.append((game.pk, "decision"))
+            continue
+        if game.balls_drawn >= LAST_ORDINAL:  # the end window after the last ball
+            late = _end_window_left(game, now - grace) <= 0
+            if late and _enqueue_decision is not None:
                 _enqueue_decision(game.pk, 0.0)
                 reaped.append((game.pk, "decision"))
             continue
