@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -101,15 +101,7 @@ def _locked_tip(venue_id: int, keys: audit_keys.Keyring) -> str:
     the chain was legacy or signed with another key: written once, signed with the new key)."""
     prev_hash, length, head_alg = _lock_head(venue_id, keys.alg)
     if length and head_alg != keys.alg:
-        prev_hash = _write(
-            venue_id=venue_id,
-            actor="system",
-            action=KEY_CHANGED,
-            obj=Venue(pk=venue_id),  # names the venue, read from nowhere
-            data={"from": head_alg, "to": keys.alg, "length": length},
-            prev_hash=prev_hash,
-            keys=keys,
-        ).hash
+        prev_hash = _key_changed(venue_id, head_alg, length, prev_hash, keys).hash
     return prev_hash
 
 
@@ -195,6 +187,63 @@ def record_many(
     return built
 
 
+def record_across(
+    *, venue_ids: Iterable[int], actor: Actor, action: str, obj: Any, data: dict[str, Any] | None = None
+) -> list[AuditEntry]:
+    """The same entry appended to each venue's chain, in venue id order (a network pool's or prize's change,
+    audited in every member venue's chain): what `record` does for each, with (on PostgreSQL) the tips
+    locked in one statement and the entries written in one, however many venues there are."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("audit.record_across must run inside a transaction")
+    _refuse_inspector()
+    ordered = sorted(set(venue_ids))
+    started = AuditChainHead.objects.filter(venue_id__in=ordered).count()  # heads are never deleted
+    if connection.vendor != "postgresql" or len(ordered) < 2 or started < len(ordered):
+        # One by one (SQLite; or a venue's first entry, which makes its chain's head).
+        return [record(venue_id=v, actor=actor, action=action, obj=obj, data=data) for v in ordered]
+    keys = audit_keys.keyring()
+    tips: dict[int, str] = {}
+    for venue_id, (last_hash, length, head_alg) in locks.lock_audit_heads(ordered).items():
+        if length and head_alg != keys.alg:  # after a key change: its entry first, as `_locked_tip` writes
+            last_hash = _key_changed(venue_id, head_alg, length, last_hash, keys).hash
+        tips[venue_id] = last_hash
+    built = [_entry(venue_id, actor, action, obj, data, tips[venue_id], keys) for venue_id in ordered]
+    values = [
+        field.get_db_prep_save(getattr(entry, field.attname), connection)
+        for entry in built
+        for field in _ENTRY_FIELDS
+    ]
+    row = "(" + ", ".join(["%s"] * len(_ENTRY_FIELDS)) + ")"
+    sql = _APPEND_ACROSS_SQL.format(
+        rows=", ".join([row] * len(built)), tips=", ".join(["(%s::bigint, %s::text)"] * len(built))
+    )
+    params = [*values, keys.alg, *[part for entry in built for part in (entry.venue_id, entry.hash)]]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        ids, moved = cursor.fetchone()
+    if moved != len(built):  # every head was locked above: a broken invariant
+        raise RuntimeError(f"audit: {moved} chain heads moved for {len(built)} entries")
+    for entry, pk in zip(built, sorted(ids), strict=True):  # ids in the VALUES' order
+        entry.pk = pk
+        entry._state.adding, entry._state.db = False, connection.alias
+    return built
+
+
+def _key_changed(
+    venue_id: int, head_alg: str, length: int, prev_hash: str, keys: audit_keys.Keyring
+) -> AuditEntry:
+    """The entry that starts a chain's stretch under the current key (its tip locked by the caller)."""
+    return _write(
+        venue_id=venue_id,
+        actor="system",
+        action=KEY_CHANGED,
+        obj=Venue(pk=venue_id),  # names the venue, read from nowhere
+        data={"from": head_alg, "to": keys.alg, "length": length},
+        prev_hash=prev_hash,
+        keys=keys,
+    )
+
+
 def _lock_head(venue_id: int, alg: str) -> tuple[str, int, str]:
     """Lock the tip of the venue's chain and return its hash, length and key; the first entry makes it."""
     row = locks.lock_audit_head(venue_id)
@@ -243,6 +292,22 @@ WITH entries AS (
 )
 UPDATE "{_HEAD}" SET last_hash = %s, length = length + %s, alg = %s WHERE venue_id = %s
 RETURNING (SELECT array_agg(id) FROM entries)
+"""  # noqa: S608 - the models' own table and column names
+
+
+# One entry per venue: each chain's tip moved to its own entry's hash.
+_APPEND_ACROSS_SQL = f"""
+WITH entries AS (
+    INSERT INTO "{AuditEntry._meta.db_table}" ({", ".join(f'"{field.column}"' for field in _ENTRY_FIELDS)})
+    VALUES {{rows}}
+    RETURNING id
+), heads AS (
+    UPDATE "{_HEAD}" AS head SET last_hash = tips.hash, length = head.length + 1, alg = %s
+    FROM (VALUES {{tips}}) AS tips (venue_id, hash)
+    WHERE head.venue_id = tips.venue_id
+    RETURNING head.venue_id
+)
+SELECT (SELECT array_agg(id) FROM entries), (SELECT count(*) FROM heads)
 """  # noqa: S608 - the models' own table and column names
 
 

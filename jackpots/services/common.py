@@ -42,8 +42,9 @@ def audit_venue_ids(pool: Pool) -> list[int]:
 
 
 def record(pool: Pool, actor: Actor, action: str, obj: Any, data: Mapping[str, Any]) -> None:
-    for venue_id in audit_venue_ids(pool):
-        audit.record(venue_id=venue_id, actor=actor, action=action, obj=obj, data={"pool": pool.pk, **data})
+    audit.record_across(
+        venue_ids=audit_venue_ids(pool), actor=actor, action=action, obj=obj, data={"pool": pool.pk, **data}
+    )
 
 
 def as_decimal(name: str, value: Any, *, code: str) -> Decimal:

@@ -42,11 +42,10 @@ def meter_seconds() -> float:
 
 def record(prize: NetworkPrize, actor: Actor, action: str, obj: Any, data: dict[str, Any]) -> None:
     """One audit entry in every member hall's chain (as a network pool's, jackpots.services.common)."""
-    venue_ids = sorted(PrizeHall.objects.filter(prize=prize).values_list("venue_id", flat=True))
-    for venue_id in venue_ids:
-        audit.record(
-            venue_id=venue_id, actor=actor, action=action, obj=obj, data={"prize": prize.code, **data}
-        )
+    venue_ids = PrizeHall.objects.filter(prize=prize).values_list("venue_id", flat=True)
+    audit.record_across(
+        venue_ids=venue_ids, actor=actor, action=action, obj=obj, data={"prize": prize.code, **data}
+    )
 
 
 def _checked(code: str, percent: Decimal, reserve_percent: Decimal, max_ball: int, wait_seconds: int) -> None:
