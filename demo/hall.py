@@ -20,8 +20,8 @@ from bingo.services import programs, series
 from demo.actors import robot_shift
 from demo.models import AutoplayRoom
 from halls.cashier.models import Till
-from halls.models import HallCategory, Jurisdiction, Role, Room, Screen, StaffRole, Venue
-from halls.services import audit
+from halls.models import AuditEntry, HallCategory, Jurisdiction, Role, Room, Screen, StaffRole, Venue
+from halls.services import audit, voice
 
 VENUE_NAME = "Bingo Demo Melilla"
 VENUE_LICENCE = "ML-DEMO-0001"
@@ -88,6 +88,7 @@ def seed_hall(
     "Sala Principal" plays by itself from the start (the network demo turns it on later, demo.network)."""
     with transaction.atomic():
         hall = _seed_hall(name, licence, self_playing, pace)
+    _audio_screens(hall)
     robot_shift(hall.venue)  # the self-playing room's sales are cash in its robot cashier's drawer
     # The people's till: the demo's cashier opens a shift there (the robots' tills are taken).
     Till.objects.get_or_create(venue=hall.venue, name="Caja 1")
@@ -161,6 +162,22 @@ def _screen(room: Room, name: str) -> Screen:
     if created:
         _audit(room.venue, "screen.created", screen, {"name": name, "room": room.pk})
     return screen
+
+
+def _audio_screens(hall: DemoHall) -> None:
+    """Each room's first screen says the balls (the caller's voice, `make voice`), once: a room whose audio
+    screen was ever chosen (the setup page) keeps that choice. A transaction of its own (the service locks
+    the room, which comes before the audit chain the seed has written to)."""
+    chosen = set(
+        AuditEntry.objects.filter(venue=hall.venue, action="room.audio_screen_chosen").values_list(
+            "object_id", flat=True
+        )
+    )
+    for screen in hall.screens:
+        room = next(r for r in hall.rooms.values() if r.pk == screen.room_id)
+        if str(room.pk) not in chosen:
+            voice.choose_audio_screen(room=room, screen=screen, actor="demo")
+            chosen.add(str(room.pk))
 
 
 def _audit(venue: Venue, action: str, obj: object, data: dict[str, object]) -> None:

@@ -3,7 +3,11 @@ the block is labelled "Gran Línea" with no max ball (the first Line in the whol
 there from the snapshot at once (a screen that reconnects does not wait for the next meter entry), and a
 new meter from the central arrives live on the room's stream.
 
-Screenshot at 1920×1080 (in /work/notes/shots when that folder exists, else /tmp): gran_screen.png.
+The block sits in the footer bar, clear of the figures and prizes panels, the board, the ball and the
+footer's tag, at 1920×1080, 1280×720 and 1280×800.
+
+Screenshots (in /work/notes/shots when that folder exists, else /tmp): gran_screen.png (1920×1080) and
+gran_screen-<w>x<h>.png.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from bingo.network.services.locks import lock_prize
 from halls.models import Screen
 from jackpots.services import contributions
 from tests.e2e.browser_support import call, open_screen
+from tests.e2e.test_browser_network_screen import VIEWPORTS, assert_clear
 from tests.network.gran_support import follow, make_ehall, make_gran, make_network
 
 pytestmark = pytest.mark.e2e
@@ -66,3 +71,9 @@ async def test_the_screen_shows_the_gran_linea_by_its_kind_from_the_snapshot_and
     await expect(item.locator(".ib-prize__amount")).to_contain_text("102,01")
     shots = SHOTS if SHOTS.is_dir() else Path("/tmp")
     await page.screenshot(path=str(shots / "gran_screen.png"))
+    kept_clear = [".egame-figures", ".egame-prizes", "#es-board", ".egame-draw", "#es-foot-tag"]
+    for width, height in VIEWPORTS:
+        await page.set_viewport_size({"width": width, "height": height})
+        await page.wait_for_timeout(100)  # the stage rescales on resize (halls/screen.js)
+        await page.screenshot(path=str(shots / f"gran_screen-{width}x{height}.png"))
+        await assert_clear(page, page.locator("#ib-prize"), kept_clear)

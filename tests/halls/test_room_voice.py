@@ -171,3 +171,13 @@ def test_the_setup_page_chooses_and_clears_the_audio_screen(
     as_caller.force_login(caller)
     assert as_caller.post("/setup/", form).status_code == 403
     assert not Screen.objects.filter(plays_audio=True).exists()
+
+
+def test_the_demo_seeds_the_first_screen_of_each_room_as_its_audio_screen(db: None) -> None:
+    from demo.seed import seed_demo
+
+    seed_demo()
+    seed_demo()  # idempotent: a second run chooses nothing again
+    audio = Screen.objects.filter(plays_audio=True).order_by("room_id")
+    assert [s.name for s in audio] == ["Pantalla 1 · Sala Principal", "Pantalla · Sala 2"]
+    assert AuditEntry.objects.filter(action="room.audio_screen_chosen").count() == 2

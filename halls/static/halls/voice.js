@@ -118,12 +118,13 @@
     if (isAudioScreen() && !unlocked) { probe(); }
   }
 
-  /* May this page play sound without a gesture? A muted play of nothing tells (no sound is made). */
+  /* May this page play sound without a gesture? An unmuted play of an empty clip at volume 0 tells (a
+     muted one would not: browsers always let muted media play), and makes no sound. */
   function probe() {
     if (probing || unlocked) { return; }
     probing = true;
     var audio = new global.Audio();
-    audio.muted = true;
+    audio.volume = 0;
     // A tiny silent WAV: 44-byte header, no samples.
     audio.src = "data:audio/wav;base64,UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=";
     var result = audio.play();
@@ -148,7 +149,7 @@
     unlocked = true;
     remember();
     var audio = new global.Audio();   // played inside the click: the browser now lets this page speak
-    audio.muted = true;
+    audio.volume = 0;
     audio.src = "data:audio/wav;base64,UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=";
     var result = audio.play();
     if (result && typeof result.catch === "function") { result.catch(function () { /* nothing to hear */ }); }
