@@ -37,7 +37,8 @@ The game, step by step:
    ("refunding unconfirmed sales") until its cashier refunds them through the normal return path, then
    plays with the cards counted (or is void if none is left). A network game in which no hall sold anything
    is voided at the central (the deadline beat right after its close, or the operator: `void_game`, API
-   `.../void/`), audited in every member hall and told on the stream; nothing is drawn or paid. **Reconciliation:** as it starts to play (or
+   `.../void/`), audited in every member hall and told on the stream; nothing is drawn or paid.
+   **Reconciliation:** as it starts to play (or
    is void), every hall reports its own count of the cards it has in play, their amount and the cards it
    refunded (sales the central never counted) through its outbox; the central records it once per hall
    against its own count for that hall (`Reconciliation`: both counts, the refunds, whether they agree,
