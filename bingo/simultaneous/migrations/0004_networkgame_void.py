@@ -4,15 +4,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('bingo_simultaneous', '0003_reconciliation_and_claim_answers'),
+        ("bingo_simultaneous", "0003_reconciliation_and_claim_answers"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='networkgame',
-            name='state',
-            field=models.CharField(choices=[('setup', 'Being set up'), ('on_sale', 'On sale'), ('sales_closed', 'Sales closed'), ('drawing', 'Drawing'), ('closed', 'Closed'), ('void', 'Void')], default='setup', max_length=12),
+            model_name="networkgame",
+            name="state",
+            field=models.CharField(
+                choices=[
+                    ("setup", "Being set up"),
+                    ("on_sale", "On sale"),
+                    ("sales_closed", "Sales closed"),
+                    ("drawing", "Drawing"),
+                    ("closed", "Closed"),
+                    ("void", "Void"),
+                ],
+                default="setup",
+                max_length=12,
+            ),
         ),
     ]
