@@ -35,12 +35,15 @@ The game, step by step:
    has heard from the central. **Interpretation (the rule for a hall that could not confirm):** cards a hall
    sold whose sale the central's close does not count are not in the network game; the hall's game waits
    ("refunding unconfirmed sales") until its cashier refunds them through the normal return path, then
-   plays with the cards counted (or is void if none is left). **Reconciliation:** as it starts to play (or
-   is void), every hall reports its own count of the cards it has in play, their amount and the cards it
-   refunded (sales the central never counted) through its outbox; the central records it once per hall
-   against its own count for that hall (`Reconciliation`: both counts, the refunds, whether they agree,
-   audited). A difference (e.g. a hall's return reported after the close: the central's count, on which
-   the prizes were fixed, keeps the card) is recorded as such, never absorbed silently.
+   plays with the cards counted (or is void if none is left). A network game in which no hall sold anything
+   is voided at the central (the deadline beat right after its close, or the operator: `void_game`, API
+   `.../void/`), audited in every member hall and told on the stream; nothing is drawn or paid.
+   **Reconciliation:** as it starts to play (or is void), every hall reports its own count of the cards it has
+   in play, their amount and the cards it refunded (sales the central never counted) through its outbox; the
+   central records it once per hall against its own count for that hall (`Reconciliation`: both counts, the
+   refunds, whether they agree, audited). A difference (e.g. a hall's return reported after the close: the
+   central's count, on which the prizes were fixed, keeps the card) is recorded as such, never absorbed
+   silently.
 6. Draw (central). One CSPRNG draw (`secrets`), a thin Celery task per ball (acks_late, a step names its
    ordinal: a retry is a no-op); balls are rows unique per (game, ordinal) and (game, number), each streamed
    to the halls, which append it to their local game (bingo.services.draw.append_relayed_ball): the hall's

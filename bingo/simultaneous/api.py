@@ -320,6 +320,11 @@ urlpatterns = [
         name="simultaneous-close",
     ),
     path(
+        "simultaneous/games/<str:code>/void/",
+        _step("void", "Void a network game in which nothing was sold", central.void_game).as_view(),
+        name="simultaneous-void",
+    ),
+    path(
         "simultaneous/games/<str:code>/start/",
         _step("start", "Start the central draw", central.start_draw).as_view(),
         name="simultaneous-start",

@@ -24,6 +24,7 @@ class NetworkGameState(models.TextChoices):
     SALES_CLOSED = "sales_closed", _("Sales closed")
     DRAWING = "drawing", _("Drawing")
     CLOSED = "closed", _("Closed")
+    VOID = "void", _("Void")  # nothing sold in any hall: voided, nothing drawn or paid
 
 
 class NetworkGame(models.Model):

@@ -1,13 +1,16 @@
 """A traditional member room's hall screen with the network's interconnected prize meters, in a real
 browser: the meter block ("Premio interconexionado", amount, max ball) has its own place on the screen —
 it never covers the side panel (cards sold, Line, Bingo), the board, the current ball or the footer's
-announcement — at 1920×1080, 1280×720 and 1280×800, with one meter and with two.
+announcement — at 1920×1080, 1280×720 and 1280×800, with one meter and with two, and over the venue's
+pool meter ribbon.
 
-Screenshots (in /work/notes/shots when that folder exists, else /tmp): network-screen-<n>-<w>x<h>.png.
+Screenshots (in /work/notes/shots when that folder exists, else /tmp):
+network-screen-<n>[-ribbon]-<w>x<h>.png.
 """
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -17,6 +20,7 @@ from playwright.async_api import FloatRect, Locator, Page, expect
 from bingo.network.services import prizes, venue
 from halls.models import Screen
 from tests.e2e.browser_support import call, open_screen
+from tests.e2e.test_browser_meters import make_pools
 from tests.network.ib_support import follow, make_hall, make_network, make_prize
 
 pytestmark = pytest.mark.e2e
@@ -27,8 +31,10 @@ VIEWPORTS = [(1920, 1080), (1280, 720), (1280, 800)]
 KEPT_CLEAR = [".stat--cards", "#line-stat", "#bingo-stat", "#board", ".bingo-draw", "#foot-tag", "#foot-text"]
 
 
-def _set_up(meters: int) -> Screen:
+def _set_up(meters: int, pools: bool) -> Screen:
     halls = [make_hall(n) for n in (1, 2)]
+    if pools:  # the venue's table pools: the meter ribbon along the bottom, the footer band above it
+        make_pools(halls[0].venue, halls[0].operator)
     network = make_network(halls)
     first = make_prize(network, halls, seed="103.12", max_ball=45)
     prizes.open_round(prize=first, actor="central-operator")
@@ -78,12 +84,16 @@ async def assert_clear(page: Page, meter: Locator, selectors: list[str]) -> None
         assert not _overlap(box, other), (viewport, selector, box, other)
 
 
-@pytest.mark.parametrize("meters", [1, 2])
+@pytest.mark.parametrize(("meters", "pools"), [(1, False), (2, False), (2, True)])
 async def test_the_interconnected_meter_has_its_own_place_on_a_traditional_rooms_screen(
-    page: Page, server_url: str, meters: int
+    page: Page, server_url: str, meters: int, pools: bool
 ) -> None:
-    screen = await call(_set_up, meters)
+    screen = await call(_set_up, meters, pools)
     await open_screen(page, server_url, screen.token)
+    kept_clear = KEPT_CLEAR
+    if pools:
+        await expect(page.locator(".screen-body")).to_have_class(re.compile(r"\bhas-ribbon\b"))
+        kept_clear = [*KEPT_CLEAR, ".jp-ribbon"]
     meter = page.locator("#ib-prize")
     await expect(meter.locator(".ib-prize__item")).to_have_count(meters)
     first = meter.locator('.ib-prize__item[data-prize="IB1"]')
@@ -99,8 +109,9 @@ async def test_the_interconnected_meter_has_its_own_place_on_a_traditional_rooms
     for width, height in VIEWPORTS:
         await page.set_viewport_size({"width": width, "height": height})
         await page.wait_for_timeout(100)  # the stage rescales on resize (halls/screen.js)
-        await page.screenshot(path=str(shots / f"network-screen-{meters}-{width}x{height}.png"))
-        await assert_clear(page, meter, KEPT_CLEAR)
+        ribbon = "-ribbon" if pools else ""
+        await page.screenshot(path=str(shots / f"network-screen-{meters}{ribbon}-{width}x{height}.png"))
+        await assert_clear(page, meter, kept_clear)
         # Each prize's figures are whole inside the block, side by side.
         block = await _box(meter)
         items = [await _box(item) for item in await meter.locator(".ib-prize__item").all()]

@@ -11,6 +11,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
+from bingo import voice
 from bingo.models import Ball, Card, GameState, SaleOperation
 from bingo.simultaneous.models import (
     Allocation,
@@ -112,6 +113,9 @@ def test_sales_reported_in_their_transaction_and_the_totals_exact(net: Net) -> N
         assert (local.state, local.cards_sold) == (GameState.DRAWING, cards)
         assert local.sales_total == Decimal("1.50") * cards
         assert local.announcement["network"]["sales_total"] == "16.50"
+        said = " ".join(voice.CLIPS[k] for k in local.announcement["voice"])  # the hall's audio screen
+        assert said.startswith(f"Cartones vendidos {voice.number_text(cards)} del número")
+        assert "Premio de línea: un euro con sesenta y cinco céntimos" in said
         # The cashier's books: what the drawer took is what the central counted for this hall.
         assert sum(
             (op.amount if op.kind == "sell" else -op.amount)

@@ -382,13 +382,39 @@ def close_sales(*, game: NetworkGame, actor: Actor) -> NetworkGame:
 
 
 def close_due_sales(now: datetime | None = None) -> list[str]:
-    """Close the sales of every game on sale whose deadline has come (beat, every few seconds)."""
+    """Close the sales of every game on sale whose deadline has come (beat, every few seconds); a game in
+    which no hall sold anything is voided there and then (nothing to draw)."""
     now = now or timezone.now()
     closed = []
     for game in NetworkGame.objects.filter(state=NetworkGameState.ON_SALE, sales_deadline__lte=now):
-        close_sales(game=game, actor="beat")
+        game = close_sales(game=game, actor="beat")
+        if game.cards_sold == 0:
+            void_game(game=game, actor="beat")
         closed.append(game.code)
     return closed
+
+
+def void_game(*, game: NetworkGame, actor: Actor) -> NetworkGame:
+    """Void a network game whose sales closed with no card sold in any hall (nothing to draw, nothing to
+    pay): audited in every member hall's chain, and the halls told on the stream (their local games are
+    void already: a hall with no card in play voids its own at the close of sales)."""
+    with transaction.atomic():
+        game = lock_network_game(game.pk)
+        _require(game, NetworkGameState.SALES_CLOSED, _("void it"))
+        if game.cards_sold != 0:
+            raise Conflict(
+                _("Network game %(code)s has %(cards)s cards sold: it is played, not voided.")
+                % {"code": game.code, "cards": game.cards_sold},
+                code="cards_sold",
+                cards_sold=game.cards_sold,
+            )
+        game.state = NetworkGameState.VOID
+        game.save(update_fields=["state"])
+        data = {"reason": "nothing sold", "cards_sold": 0}
+        _audit(game, actor, "simultaneous.voided", data, _member_ids(game))
+        _append(game, LinkKind.SB_GAME_CLOSED, {"void": True})
+        _tell(game)
+    return game
 
 
 # --- the draw ---------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from django.utils.translation import gettext_noop
 
 from bingo import cardgen
 from bingo import claims as claim_rules
+from bingo import voice as spoken
 from bingo.announce import contiguous_ranges, sales_formula
 from bingo.models import Ball, Claim, DrawSource, Game, GameState, SaleKind, SaleOperation, SoldCard
 from bingo.services import claims as bingo_claims
@@ -563,6 +564,8 @@ def _play(hall_game: HallGame, refunded: list[list[int]] | None = None) -> None:
             "hall_prize": str(figures["hall_prize"]),
         },
     }
+    # What the hall's audio screen says (S6–S7): this hall's sales, the network's Line and Bingo prizes.
+    game.announcement["voice"] = spoken.announcement_clips(game.announcement)
     game.save()
     detection.sales_closed(game)
     shown = GameSalesClosed(**step(game), announcement=game.announcement)
