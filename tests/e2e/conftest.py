@@ -22,9 +22,11 @@ from typing import Any
 
 import pytest
 import uvicorn
-from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright, expect
 
 ROOT = Path(__file__).resolve().parents[2]
+# An assertion waits up to 15 s, not 5: a loaded CI machine is slow to render, never wrong to.
+expect.set_options(timeout=15_000)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
