@@ -7,6 +7,7 @@ with the cards sold (unclaimed winners, claims) are cut to their first or latest
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.db.models import Q
@@ -102,8 +103,9 @@ def game_summary(game: Game, *, public: bool = False) -> dict[str, Any]:
         "draw_source": game.draw_source,
         "cards_sold": totals["cards_sold"] if totals else game.cards_sold,
         "sales_total": totals["sales_total"] if totals else game.sales_total,
-        "line_prize": game.line_prize,
-        "bingo_prize": game.bingo_prize,
+        # A simultaneous game's hall game pays no Line or Bingo of its own: the screens show the network's.
+        "line_prize": _announced(game, "line_prize") if game.line_prize is None else game.line_prize,
+        "bingo_prize": _announced(game, "bingo_prize") if game.bingo_prize is None else game.bingo_prize,
         "announcement": game.announcement,
         "claim_window": game.claim_window,
         "line_won_at": game.line_won_at,
@@ -114,6 +116,12 @@ def game_summary(game: Game, *, public: bool = False) -> dict[str, Any]:
         "void_message": game.void_message,
         **({} if public else {"void_reason": game.void_reason, **_equipment(game)}),
     }
+
+
+def _announced(game: Game, prize: str) -> Decimal | None:
+    """A prize's amount as the close of sales announced it (a network game's, S6), if it did."""
+    amount = (game.announcement or {}).get(prize)
+    return None if amount in (None, "") else Decimal(str(amount))
 
 
 def _equipment(game: Game) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from bingo import voice
 from bingo.models import Ball, Card, GameState, SaleOperation
+from bingo.services import readmodels
 from bingo.simultaneous.models import (
     Allocation,
     ClaimStatus,
@@ -113,6 +114,9 @@ def test_sales_reported_in_their_transaction_and_the_totals_exact(net: Net) -> N
         assert (local.state, local.cards_sold) == (GameState.DRAWING, cards)
         assert local.sales_total == Decimal("1.50") * cards
         assert local.announcement["network"]["sales_total"] == "16.50"
+        # The hall's screens show the network's Line and Bingo prizes (the hall game pays none itself).
+        shown = readmodels.game_summary(local, public=True)
+        assert (shown["line_prize"], shown["bingo_prize"]) == (Decimal("1.65"), Decimal("6.60"))
         said = " ".join(voice.CLIPS[k] for k in local.announcement["voice"])  # the hall's audio screen
         assert said.startswith(f"Cartones vendidos {voice.number_text(cards)} del número")
         assert "Premio de línea: un euro con sesenta y cinco céntimos" in said
