@@ -104,4 +104,3 @@ def test_old_chains_under_an_old_key_get_their_key_change_when_written_together(
         actions = [e.action for e in chain(venue)]
         assert actions == ["test.own", audit.KEY_CHANGED, "test.shared"]
     assert verify_audit(venue_ids=[v.pk for v in hall]).ok
-
