@@ -14,7 +14,17 @@ from django.utils.translation import gettext as _
 
 from bingo import hooks
 from bingo.announce import contiguous_ranges
-from bingo.models import Card, CardSeries, Game, GameState, SaleKind, SaleOperation, SoldCard
+from bingo.models import (
+    Card,
+    CardSeries,
+    Game,
+    GameState,
+    PaperStock,
+    SaleKind,
+    SaleOperation,
+    SoldCard,
+    StockState,
+)
 from bingo.services.common import record, step
 from bingo.services.locks import lock_game
 from halls.cashier import ledger
@@ -132,6 +142,7 @@ def sell_range(
             replay = _replay(game, idempotency_key, SaleKind.SELL, series, first, last)
             if replay:
                 return replay
+            _paper_allows(series, game)
             count = last - first + 1  # _check_range: every serial of the range is a card of the series
             amount = series.face_value * count
             shift, posted = _post_to_drawer(game, SaleKind.SELL, amount, actor, idempotency_key)
@@ -167,6 +178,28 @@ def sell_range(
             code="already_sold",
         ) from exc
     return operation
+
+
+def _paper_allows(series: CardSeries, game: Game) -> None:
+    """409 when the series' paper (if its stock is kept, bingo.services.paper) cannot be sold in `game`:
+    destroyed, or issued to another game. Read, not locked: the stock's moves and the tills' sales are
+    different people's, and a series kept by no stock (generated, never printed) sells as before."""
+    stock = PaperStock.objects.filter(series=series).select_related("game").first()
+    if stock is None:
+        return
+    if stock.state == StockState.DESTROYED:
+        raise Conflict(
+            _("The paper of series %(code)s was destroyed: its cards cannot be sold.")
+            % {"code": series.code},
+            code="paper_destroyed",
+        )
+    if stock.state == StockState.ISSUED and stock.game_id != game.pk:
+        assert stock.game is not None
+        raise Conflict(
+            _("The paper of series %(code)s is issued to game %(number)s, not to this one.")
+            % {"code": series.code, "number": stock.game.number},
+            code="paper_issued_elsewhere",
+        )
 
 
 def _refuse_sale(game: Game, series: CardSeries, first: int, last: int) -> None:

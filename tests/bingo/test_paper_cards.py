@@ -18,12 +18,21 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from bingo.models import Card, CardSeries, Game, PaperStock, PrintedCards, StockMovement, StockState
+from bingo.models import (
+    Card,
+    CardSeries,
+    Game,
+    PaperStock,
+    PrintedCards,
+    SaleOperation,
+    StockMovement,
+    StockState,
+)
 from bingo.services import claims, draw, games, paper, sales
 from bingo.services.series import IMPORTED, master_card
 from halls.cashier.models import Till
 from halls.errors import Conflict, InvalidInput, NotFound, Unavailable
-from halls.models import AuditEntry, Venue
+from halls.models import AuditEntry, Room, Venue
 from tests.bingo.paper_support import SPOILED, bad_file, good_file
 from tests.cashier.printer_fakes import fake_printer
 
@@ -265,7 +274,7 @@ def test_the_table_print_api_answers_the_ticket(
 
 
 def test_paper_stock_moves_through_its_states_with_movements_and_audit(
-    venue: Venue, operator: User, caller: User, manual_game: Game, card_series: CardSeries
+    venue: Venue, operator: User, caller: User, cashier: User, manual_game: Game, card_series: CardSeries
 ) -> None:
     with pytest.raises(Conflict) as none:
         paper.move_paper(series=card_series, to_state=StockState.IN_STOCK, actor=operator)
@@ -283,6 +292,11 @@ def test_paper_stock_moves_through_its_states_with_movements_and_audit(
     assert refused.value.code == "bad_stock_move" and refused.value.details["allowed"] == ["returned"]
     paper.move_paper(series=card_series, to_state=StockState.RETURNED, actor=operator, note="unsold")
     paper.move_paper(series=card_series, to_state=StockState.DESTROYED, actor=operator)
+    games.open_sales(game=manual_game, actor=caller)
+    with pytest.raises(Conflict) as gone:  # destroyed paper is never sold, at a till or anywhere
+        sales.sell_range(game=manual_game, series=card_series, first=1, last=6, actor=cashier)
+    assert gone.value.code == "paper_destroyed"
+    assert not SaleOperation.objects.filter(series=card_series).exists()
     moves = list(StockMovement.objects.filter(series=card_series).values_list("from_state", "to_state"))
     assert moves == [
         ("", "received"),
@@ -305,3 +319,20 @@ def test_the_stock_api(venue: Venue, operator: User, card_series: CardSeries, ma
     issued = api.post(url, {"to_state": "issued", "game": manual_game.pk}, format="json")
     assert issued.status_code == 200 and issued.json()["game"] == manual_game.pk
     assert api.post(url, {"to_state": "in_stock"}, format="json").status_code == 409
+
+
+def test_paper_issued_to_one_game_is_sold_in_that_game_only(
+    room: Room, operator: User, caller: User, cashier: User, manual_game: Game, card_series: CardSeries
+) -> None:
+    paper.receive_paper(series=card_series, actor=operator)
+    paper.move_paper(series=card_series, to_state=StockState.IN_STOCK, actor=operator)
+    paper.move_paper(series=card_series, to_state=StockState.ISSUED, actor=operator, game=manual_game)
+    games.open_sales(game=manual_game, actor=caller)
+    assert sales.sell_range(game=manual_game, series=card_series, first=1, last=6, actor=cashier).cards == 6
+    games.void_game(game=manual_game, actor=caller, reason="test")  # its paper never came back
+    other = games.create_game(room=room, actor=caller, draw_source="manual")
+    games.open_sales(game=other, actor=caller)
+    with pytest.raises(Conflict) as elsewhere:
+        sales.sell_range(game=other, series=card_series, first=7, last=12, actor=cashier)
+    assert elsewhere.value.code == "paper_issued_elsewhere"
+    assert not SaleOperation.objects.filter(game=other).exists()
