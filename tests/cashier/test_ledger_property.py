@@ -128,6 +128,12 @@ class LedgerMachine(RuleBasedStateMachine):
 
     # --- the model ----------------------------------------------------------------------------------
 
+    def within(self, code: str, amount: Decimal, clamp: bool) -> Decimal:
+        """`amount`, or (`clamp`) at most what the model says the account holds, when it holds anything:
+        an amount drawn alone is mostly more than a card or a device holds, and its success never ran."""
+        held = self.expected.get(code, D(0))
+        return min(amount, held) if clamp and held > 0 else amount
+
     def seen(self, outcome: str) -> None:
         event(outcome)
         SEEN[outcome] += 1
@@ -411,10 +417,11 @@ class LedgerMachine(RuleBasedStateMachine):
         )
 
     @precondition(lambda self: self.open)
-    @rule(i=pick, amount=amounts)
-    def empty_device(self, i: int, amount: Decimal) -> None:
+    @rule(i=pick, amount=amounts, clamp=st.booleans())
+    def empty_device(self, i: int, amount: Decimal, clamp: bool) -> None:
         shift = self.shift_of(i)
         stacker, drawer = self.device_account(), books.drawer(shift, Means.CASH)
+        amount = self.within(stacker.code, amount, clamp)
 
         def call() -> object:
             with transaction.atomic():
@@ -436,10 +443,11 @@ class LedgerMachine(RuleBasedStateMachine):
         )
 
     @precondition(lambda self: self.open and self.cards)
-    @rule(i=pick, c=pick, amount=amounts)
-    def cash_out(self, i: int, c: int, amount: Decimal) -> None:
+    @rule(i=pick, c=pick, amount=amounts, clamp=st.booleans())
+    def cash_out(self, i: int, c: int, amount: Decimal, clamp: bool) -> None:
         shift, card = self.shift_of(i), self.card_of(c)
         drawer, mine = books.drawer(shift, Means.CASH), books.card_account(card)
+        amount = self.within(mine.code, amount, clamp)
         self.post(
             TxKind.CARD_CASH_OUT,
             "cash-out",
@@ -451,10 +459,11 @@ class LedgerMachine(RuleBasedStateMachine):
         )
 
     @precondition(lambda self: self.cards)
-    @rule(c=pick, amount=amounts)
-    def spend(self, c: int, amount: Decimal) -> None:
+    @rule(c=pick, amount=amounts, clamp=st.booleans())
+    def spend(self, c: int, amount: Decimal, clamp: bool) -> None:
         card = self.card_of(c)
         mine, sales = books.card_account(card), self.account(Kind.SALES)
+        amount = self.within(mine.code, amount, clamp)
         self.post(
             TxKind.CARD_SPEND,
             "spend",
@@ -686,4 +695,5 @@ def test_random_interleavings_keep_the_books_balanced(settings: Any) -> None:
     wanted += ["card_cash_out: refused insufficient_balance", "ticket_redeem: refused ticket_redeemed"]
     wanted += ["close_shift: refused witness_required", "close_shift: differs=True"]
     wanted += ["card_spend: refused card_blocked", "device_cash_in: refused card_blocked"]
-    assert not [w for w in wanted if not SEEN[w]], SEEN
+    missing = [w for w in wanted if not SEEN[w]]
+    assert not missing, f"never reached: {missing}; reached: {sorted(SEEN.items())}"
