@@ -4,7 +4,8 @@ screen at once (volume too). Chromium runs as a hall's kiosk does, with
 --autoplay-policy=no-user-gesture-required; without it the screen asks once for a click ("Enable sound").
 
 Screenshots left in /tmp for a look: voice-screen.png (the audio screen, speaker on), voice-console.png
-(the console with its voice controls, muted).
+(the console with its voice controls, muted), voice-enable-1920x1080.png and voice-enable-1280x800.png (the
+"Enable sound" button in the head, clear of the sales announcement).
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Page, ViewportSize, async_playwright, expect
 
 from bingo.services import draw, games, sales
 from bingo.voicefiles import build
 from halls.models import Screen
 from halls.services import voice
-from tests.e2e.browser_support import call, log_in, open_screen
+from tests.e2e.browser_support import call, log_in, open_screen, start_game
 from tests.e2e.conftest import CHROMIUM_ARGS, VIEWPORT
 
 pytestmark = pytest.mark.e2e
@@ -39,8 +40,10 @@ async def kiosk(chromium_path: str) -> AsyncIterator[Browser]:
         await browser.close()
 
 
-async def new_page(browser: Browser, errors: list[str], language: str = "en") -> Page:
-    context = await browser.new_context(viewport=VIEWPORT, locale="es-ES", timezone_id="Europe/Madrid")
+async def new_page(
+    browser: Browser, errors: list[str], language: str = "en", viewport: ViewportSize = VIEWPORT
+) -> Page:
+    context = await browser.new_context(viewport=viewport, locale="es-ES", timezone_id="Europe/Madrid")
     await context.add_cookies(
         [{"name": "django_language", "value": language, "domain": "127.0.0.1", "path": "/"}]
     )
@@ -201,4 +204,70 @@ async def test_a_browser_that_wants_a_gesture_gets_one_enable_sound_click(
     await page.wait_for_function(
         "() => window.HallVoice.log.some(e => e.src.endsWith('ball-45.wav') && e.played)"
     )
+    assert not errors, errors
+
+
+# Every visible element of the screen but the button itself, its ancestors and its own content, whose box
+# meets the button's: [] when the button covers nothing. Also returns how many footer elements were checked.
+COVERED = """
+() => {
+  const button = document.getElementById("voice-enable");
+  const own = (el) => el === button || el.contains(button) || button.contains(el);
+  const box = button.getBoundingClientRect();
+  const meets = (r) => r.left < box.right && box.left < r.right && r.top < box.bottom && box.top < r.bottom;
+  const shown = (el) => {
+    const r = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && style.visibility !== "hidden" && style.display !== "none";
+  };
+  const covered = [...document.querySelectorAll(".stage *")]
+    .filter((el) => !own(el) && shown(el) && meets(el.getBoundingClientRect()))
+    .map((el) => {
+      const name = el.id ? "#" + el.id : el.className.baseVal ?? el.className;
+      return name + ": " + el.textContent.trim().slice(0, 40);
+    });
+  const foot = [...document.querySelectorAll("footer, footer *")].filter(shown);
+  const footCovered = foot.filter((el) => meets(el.getBoundingClientRect())).length;
+  return {covered, foot: foot.length, footCovered};
+}
+"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1920, "height": 1080}, {"width": 1280, "height": 800}])
+async def test_the_enable_sound_button_covers_nothing_on_the_screen(
+    browser,
+    server_url,
+    eager_tasks,
+    room,
+    screen,
+    manual_game,
+    card_series,
+    ball_set,
+    caller,
+    cashier,
+    operator,
+    viewport,
+):
+    """The "Enable sound" button sits in the head beside the speaker: its box meets no element of the screen,
+    the footer's sales announcement ("Cartones vendidos …") above all."""
+    await call(voice.choose_audio_screen, room=room, screen=screen, actor=operator)
+    await call(start_game, manual_game, card_series, caller, cashier, last_serial=48)
+    errors: list[str] = []
+    page = await new_page(browser, errors, language="es", viewport=viewport)
+    await page.add_init_script(GESTURE_POLICY)
+    await open_screen(page, server_url, screen.token)
+    await expect(page.locator("#voice-enable")).to_be_visible()
+    await expect(page.locator("#foot-text")).to_contain_text("Cartones vendidos 48")
+    found = await page.evaluate(COVERED)
+    await page.screenshot(path=f"/tmp/voice-enable-{viewport['width']}x{viewport['height']}.png")
+    assert found["foot"] >= 3, found  # the footer (its tag and its text) was there to be checked
+    assert found["footCovered"] == 0, found
+    assert found["covered"] == [], found
+    # It is in the head, beside the speaker.
+    head = await page.locator(".screen-head").bounding_box()
+    button = await page.locator("#voice-enable").bounding_box()
+    badge = await page.locator("#voice-badge").bounding_box()
+    assert head and button and badge
+    assert head["y"] <= button["y"] and button["y"] + button["height"] <= head["y"] + head["height"]
+    assert 0 < badge["x"] - (button["x"] + button["width"]) < 60
     assert not errors, errors
