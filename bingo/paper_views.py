@@ -74,7 +74,9 @@ def _context(venue: Venue) -> dict[str, Any]:
         room__venue=venue, state__in=[GameState.SCHEDULED, GameState.ON_SALE, GameState.SALES_CLOSED]
     ).select_related("room")
     recent_games = Game.objects.filter(room__venue=venue, printed_cards__isnull=False).distinct()
-    movements = StockMovement.objects.filter(series__venue=venue).select_related("series", "actor", "game__room")
+    movements = StockMovement.objects.filter(series__venue=venue).select_related(
+        "series", "actor", "game__room"
+    )
     return {
         "venue": venue,
         "rows": rows,
