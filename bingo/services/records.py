@@ -177,7 +177,8 @@ def device_label(game: Game) -> str:
     device = game.draw_device
     if device is None:
         return source
-    return f"{device.name} ({DrawDeviceKind(device.kind).label}{_(', reserve') if device.reserve else ''})"
+    reserve = _(", reserve") if device.reserve else ""  # outside the f-string, where makemessages finds it
+    return f"{device.name} ({DrawDeviceKind(device.kind).label}{reserve})"
 
 
 def switch_text(switch: dict[str, Any]) -> str:

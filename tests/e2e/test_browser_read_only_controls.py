@@ -1,14 +1,15 @@
 """The inspector (read-only) is offered no write control (issue 15): on every staff page they open (the
-caller console, the till, the setup page, the paper-card pages) the forms and buttons that write are left
-out by the server (halls.access.may_write, what the API checks a write against), the parts that read stay,
-and the page's scripts run without them; the operator, on the same pages, has every control.
+caller console, the till, the setup page, the paper-card pages, a table's console, the hand pays) the
+forms and buttons that write are left out by the server (halls.access.may_write, what the API checks a
+write against), the parts that read stay, and the page's scripts run without them; the operator, on the
+same pages, has every control.
 
-Screenshots left in /tmp for a look: readonly-console.png, readonly-cashier.png, readonly-setup.png,
-readonly-paper.png (the inspector's), operator-console.png (the operator's).
+Screenshots left in /tmp for a look: readonly-<page>.png (the inspector's), operator-console.png.
 """
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -18,6 +19,9 @@ from playwright.async_api import BrowserContext, Page, expect
 from bingo.models import Game
 from bingo.services import games
 from halls.models import Role
+from jackpots.rulepacks import PACKS
+from jackpots.tables.models import CasinoTable
+from jackpots.tables.services import tables
 from tests.conftest import make_user
 from tests.e2e.browser_support import call, log_in
 
@@ -40,6 +44,8 @@ WRITES = {
         "#carrusel-form", "[data-ball-set] form", "form[data-screen]", "form[data-audio-screen]",
     ],
     "paper": ["#import form", "#stock form"],
+    "table": ["#open-hand", "#settle-hand", "#bets-form", "#cards-form", "#void-form"],
+    "handpays": ["#handpays[data-can-write=true]"],
 }  # fmt: skip
 # What each page shows that only reads: it stays for the inspector.
 READS = {
@@ -47,6 +53,8 @@ READS = {
     "cashier": ["#ops-table", "#payables-card", "#paid-card", "#card-lookup-form", "#ticket-lookup-form"],
     "setup": ["#ball-sets table", "#rooms table", "#series table"],
     "paper": ["#stock table", "[data-series='A']"],
+    "table": ["#meter-panel", "#payouts", "#hand-summary", "#paytable"],
+    "handpays": ["#hits-table"],
 }
 
 
@@ -56,12 +64,22 @@ def on_sale(room: Any, caller: Any) -> Game:
     )
 
 
-def _pages(server_url: str, room: Any, venue: Any) -> dict[str, str]:
+def a_table(venue: Any, operator: Any) -> CasinoTable:
+    pack = PACKS["ML_PSD_CARRUSEL"]
+    return tables.create_table(
+        venue=venue, number=1, name="Mesa 1", game=pack.game, table_minimum=Decimal("10.00"),
+        rule_pack=pack.code, actor=operator,
+    )  # fmt: skip
+
+
+def _pages(server_url: str, room: Any, venue: Any, table: CasinoTable) -> dict[str, str]:
     return {
         "console": f"{server_url}/console/rooms/{room.pk}/",
         "cashier": f"{server_url}/cashier/",
         "setup": f"{server_url}/setup/",
         "paper": f"{server_url}/paper/?venue={venue.pk}",
+        "table": f"{server_url}/tables/{table.pk}/console/",
+        "handpays": f"{server_url}/machines/handpays/?venue={venue.pk}",
     }
 
 
@@ -79,12 +97,13 @@ async def test_the_inspector_sees_no_write_control_and_the_operator_sees_them_al
     operator: Any,
 ) -> None:
     game = await call(on_sale, room, caller)
+    table = await call(a_table, venue, operator)
     await call(make_user, "inspectora", venue, Role.INSPECTOR)
     spanish = {"name": settings.LANGUAGE_COOKIE_NAME, "value": "es", "domain": "127.0.0.1", "path": "/"}
     await context.add_cookies([spanish])  # type: ignore[list-item]
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    pages = _pages(server_url, room, venue)
+    pages = _pages(server_url, room, venue, table)
 
     await log_in(page, server_url, "inspectora", "/")
     for name, url in pages.items():

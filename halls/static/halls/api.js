@@ -216,8 +216,13 @@
     var found = document.getElementById(id);
     if (found) { return found; }
     if (!absent[id]) {
-      absent[id] = document.createElement("div");
-      absent[id].value = "";
+      var standIn = document.createElement("div");
+      standIn.value = "";
+      // What a script looks up inside the control (a table's body, a row's input) is a stand-in too.
+      standIn.querySelector = function (selector) {
+        return Element.prototype.querySelector.call(standIn, selector) || byId("\u0000" + id + " " + selector);
+      };
+      absent[id] = standIn;
     }
     return absent[id];
   }
