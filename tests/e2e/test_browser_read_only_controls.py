@@ -43,7 +43,7 @@ WRITES = {
         "#ball-set-form", "#room-form", "#device-form", "#screen-form", "#series-form", "#table-form",
         "#carrusel-form", "[data-ball-set] form", "form[data-screen]", "form[data-audio-screen]",
     ],
-    "paper": ["#import form", "#stock form"],
+    "paper": ["#import form", "#stock form", "#move form"],
     "table": ["#open-hand", "#settle-hand", "#bets-form", "#cards-form", "#void-form"],
     "handpays": ["#handpays[data-can-write=true]"],
 }  # fmt: skip
