@@ -247,7 +247,7 @@ def _time_statements(spans: dict[str, list[float]], guard: Any) -> None:
         words = re.sub(r"\s+", " ", re.sub(r"[0-9]+", "N", sql)).strip()
         if words.startswith("WITH"):
             return "sql " + words[:70]
-        return "sql " + re.sub(r'SELECT .*? FROM', "SELECT … FROM", words)[:70]
+        return "sql " + re.sub(r"SELECT .*? FROM", "SELECT … FROM", words)[:70]
 
     def wrapper(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         if not threading.current_thread().name.startswith("terminal-purchases"):
