@@ -16,9 +16,13 @@
   var url = "/api/rooms/" + roomId + "/voice/";
   var state = null;
   var adjusting = false;   // the caller is moving the volume slider: it is not moved under their hand
-  var heard = 0;           // room.voice events applied: a reply older than one of them is not shown
+  // Every state shown (an event heard, an answer) bumps this: an answer to a request sent before is not
+  // shown, as it may be older than what is on screen (a GET read before a change, a reply overtaken by a
+  // later room.voice event). The room's events are the order of changes.
+  var shown = 0;
 
   function show(next) {
+    shown += 1;
     state = next;
     var mute = $("voice-mute");
     var volume = $("voice-volume");
@@ -40,14 +44,17 @@
 
   function failed(err) { global.HallUi.report($("page-msg"), err); }
 
-  function load() { return api.get(url).then(show).catch(failed); }
+  function load() {
+    var before = shown;
+    return api.get(url).then(function (data) {
+      if (shown === before) { show(data); }
+    }).catch(failed);
+  }
 
   function send(change) {
-    var before = heard;
+    var before = shown;
     return api.post(url, change).then(function (reply) {
-      // The room's events are the order of changes: one heard meanwhile (ours or a later one) already
-      // shows the state, and this reply may be older than it.
-      if (heard === before) { show(reply.data); }
+      if (shown === before) { show(reply.data); }
     }).catch(failed);
   }
 
@@ -55,7 +62,6 @@
     var detail = event.detail || {};
     var data = detail.type === "room.voice" ? detail.data : null;
     if (!data || data.room !== roomId) { return; }
-    heard += 1;
     if (!state || data.audio_screen !== state.audio_screen) {
       load();   // another audio screen: its name is the API's
       return;
