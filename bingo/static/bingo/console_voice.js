@@ -11,6 +11,7 @@
 
   var doc = global.document;
   var $ = function (id) { return doc.getElementById(id); };
+  if (!$("voice-controls")) { return; }  // a read-only user: the page left the controls out
   var api = global.HallApi;
   var roomId = Number($("console").getAttribute("data-room"));
   var url = "/api/rooms/" + roomId + "/voice/";

@@ -23,7 +23,7 @@ from jackpots.services.locks import hold_pool
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, HandState, TableGame, TableState
 from jackpots.tables.services.common import head, record
-from jackpots.tables.services.locks import lock_table
+from jackpots.tables.services.locks import hold_venue_tables, lock_table
 
 
 def describe_table(table: CasinoTable) -> TableCreated:
@@ -107,6 +107,8 @@ def create_table(
         )
     try:
         with transaction.atomic():
+            if pack.all_tables and pack.game == game:
+                hold_venue_tables(venue.pk)
             table = CasinoTable.objects.create(
                 venue=venue,
                 number=number,
@@ -146,6 +148,7 @@ def join_pool(*, table: CasinoTable, pool: Pool, actor: Actor) -> CasinoTable:
     joins only if it is the last one missing: several join together through ``form_carrusel``.
     """
     with transaction.atomic():
+        _hold_if_all_tables(pool)
         table = lock_table(table.pk)
         pool = Pool.objects.select_related("network").get(pk=pool.pk)
         _check_all_tables(pool, [table])
@@ -195,6 +198,7 @@ def form_carrusel(*, pool: Pool, tables: list[CasinoTable], actor: Actor) -> lis
     if not tables:
         raise InvalidInput(_("Name the tables that form the carrusel."), code="no_tables")
     with transaction.atomic():
+        _hold_if_all_tables(pool)
         locked = [lock_table(pk) for pk in sorted({t.pk for t in tables})]
         pool = Pool.objects.select_related("network").get(pk=pool.pk)
         _check_all_tables(pool, locked)
@@ -234,6 +238,8 @@ def create_carrusel(
             code="table_outside_venue",
         )
     with transaction.atomic():
+        if PACKS[rule_pack].all_tables:
+            hold_venue_tables(venue.pk)
         # Tables first (halls.locks: TABLE before the pool's audit heads and streams).
         locked = [lock_table(pk) for pk in sorted({t.pk for t in tables})]
         pool = pool_services.create_pool(
@@ -251,6 +257,12 @@ def create_carrusel(
         for table in locked:
             _join_locked(table, pool, actor)
     return pool
+
+
+def _hold_if_all_tables(pool: Pool) -> None:
+    pack = PACKS.get(pool.rule_pack)
+    if pack is not None and pack.all_tables and pool.venue_id is not None:
+        hold_venue_tables(pool.venue_id)
 
 
 def carrusel_tables(pool: Pool) -> QuerySet[CasinoTable] | None:
