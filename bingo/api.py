@@ -139,6 +139,17 @@ class RoomDetailView(HallAPIView):
     def get(self, request: Request, room_id: int) -> Response:
         return Response(RoomSerializer(_room(request, room_id, *ANY_ROLE)).data)
 
+    @extend_schema(
+        operation_id="rooms_rename",
+        summary="Rename a room (operator); its screens show the new name at once",
+        description="400 bad_room_name (blank or over 80 characters); 409 room_exists (in its venue).",
+        request=setup_api.RenameSerializer,
+        responses={200: RoomSerializer, **error_responses(400, 403, 404, 409)},
+        tags=["rooms"],
+    )
+    def patch(self, request: Request, room_id: int) -> Response:
+        return setup_api.rename_room(request, room_id)
+
 
 class ConsoleSnapshotView(HallAPIView):
     @extend_schema(

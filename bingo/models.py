@@ -726,25 +726,42 @@ class StockState(models.TextChoices):
     DESTROYED = "destroyed", _("Destroyed")
 
 
-class PaperStock(models.Model):
-    """Where the paper of a series is: received from the printer or the authority, in the store, issued to a
-    game, returned from it, destroyed. Changed only by bingo.services.paper, each change a StockMovement."""
+class PaperRange(models.Model):
+    """Serials first..last of a series' paper, all in one state: received from the printer or the
+    authority, in the store, issued to a game, returned from it, destroyed. A series' ranges are disjoint;
+    a serial none holds has not been received. Changed only by bingo.services.paper (the arithmetic is
+    bingo.paperstock's), each change one StockMovement per part moved."""
 
-    series = models.OneToOneField(CardSeries, on_delete=models.PROTECT, related_name="stock")
+    series = models.ForeignKey(CardSeries, on_delete=models.PROTECT, related_name="paper_ranges")
+    first_serial = models.PositiveIntegerField()
+    last_serial = models.PositiveIntegerField()
     state = models.CharField(max_length=10, choices=StockState.choices, default=StockState.RECEIVED)
+    # issued: the game it went to; returned: the game it came back from
     game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    reference = models.CharField(max_length=120, blank=True)  # delivery note, authority's reference
     updated_at = models.DateTimeField()
 
+    class Meta:
+        ordering = ["series", "first_serial"]
+        constraints = [
+            models.UniqueConstraint(fields=["series", "first_serial"], name="paper_range_once"),
+            models.CheckConstraint(
+                condition=models.Q(first_serial__gte=1, last_serial__gte=models.F("first_serial")),
+                name="paper_range_forwards",
+            ),
+        ]
+
     def __str__(self) -> str:
-        return f"{self.series.code}: {self.state}"
+        return f"{self.series.code} {self.first_serial}–{self.last_serial}: {self.state}"
 
 
 class StockMovement(models.Model):
-    """One change of a series' paper stock (append-only): from which state to which, who, when, why."""
+    """One change of a range of a series' paper (append-only): which serials, from which state to which,
+    who, when, why. A movement over serials in several states is one row per state it moved them from."""
 
     series = models.ForeignKey(CardSeries, on_delete=models.PROTECT, related_name="stock_movements")
-    # "" when the stock is first recorded
+    first_serial = models.PositiveIntegerField()
+    last_serial = models.PositiveIntegerField()
+    # "" when the serials are first recorded (received: the note holds the delivery reference)
     from_state = models.CharField(max_length=10, choices=StockState.choices, blank=True)
     to_state = models.CharField(max_length=10, choices=StockState.choices)
     game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.PROTECT, related_name="+")

@@ -15,9 +15,9 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from bingo.models import CardSeries, Game, PaperStock, PrintedCards, StockState
+from bingo.models import CardSeries, Game, PrintedCards, StockState
 from bingo.serializers import SaleOperationSerializer, SeriesSerializer
-from bingo.services import paper
+from bingo.services import paper, stock
 from halls import access
 from halls.api import HallAPIView, actor, valid
 from halls.cashier.api.printed import till_to_print_at
@@ -53,17 +53,60 @@ class TablePrintSerializer(serializers.Serializer[Any]):
 
 class StockMoveSerializer(serializers.Serializer[Any]):
     to_state = serializers.ChoiceField(choices=StockState.choices)
-    game = serializers.IntegerField(required=False, allow_null=True, help_text="For issued: the game.")
-    note = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+    first = serializers.IntegerField(required=False, help_text="First serial moved (default 1).")
+    last = serializers.IntegerField(required=False, help_text="Last serial moved (default the series' last).")
+    game = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Issued: the game (required). Returned: checked if given."
+    )
+    note = serializers.CharField(
+        max_length=200, required=False, default="", allow_blank=True, help_text="Received: the delivery note."
+    )
 
 
-class StockSerializer(serializers.ModelSerializer[PaperStock]):
-    series = slug("code")
+class StockRangeSerializer(serializers.Serializer[Any]):
+    first = serializers.IntegerField()
+    last = serializers.IntegerField()
+    cards = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=StockState.choices)
+    game = serializers.IntegerField(allow_null=True, help_text="Issued: to which game; returned: from which.")
+    game_number = serializers.IntegerField(allow_null=True)
 
-    class Meta:
-        model = PaperStock
-        fields = ["series", "state", "game", "reference", "updated_at"]
-        read_only_fields = fields
+
+class StockCountsSerializer(serializers.Serializer[Any]):
+    not_received = serializers.IntegerField()
+    received = serializers.IntegerField()
+    in_stock = serializers.IntegerField()
+    issued = serializers.IntegerField()
+    returned = serializers.IntegerField()
+    destroyed = serializers.IntegerField()
+
+
+class StockSerializer(serializers.Serializer[Any]):
+    series = serializers.CharField()
+    card_count = serializers.IntegerField()
+    ranges = StockRangeSerializer(many=True)
+    counts = StockCountsSerializer()
+
+
+def stock_data(held: stock.Stock) -> dict[str, Any]:
+    """A series' paper: its ranges in serial order and the cards in each state (they add up to the series)."""
+    counts = held.counts
+    return {
+        "series": held.series.code,
+        "card_count": held.series.card_count,
+        "ranges": [
+            {
+                "first": s.first,
+                "last": s.last,
+                "cards": s.cards,
+                "state": s.state,
+                "game": s.game,
+                "game_number": held.games[s.game].number if s.game in held.games else None,
+            }
+            for s in held.spans
+        ],
+        "counts": {"not_received": counts.pop(""), **counts},
+    }
 
 
 class PrintedCardsSerializer(serializers.ModelSerializer[PrintedCards]):
@@ -188,9 +231,27 @@ class PrintSheetsView(HallAPIView):
 
 class StockView(HallAPIView):
     @extend_schema(
+        operation_id="series_stock",
+        summary="A series' paper stock: its ranges of serials with their state, and the cards in each state",
+        responses={200: StockSerializer, **error_responses(403, 404)},
+        tags=["series"],
+    )
+    def get(self, request: Request, series_id: int) -> Response:
+        series = _series(request, series_id, Role.OPERATOR, Role.CASHIER, Role.CALLER, Role.INSPECTOR)
+        return Response(stock_data(stock.stock_of(series)))
+
+    @extend_schema(
         operation_id="series_stock_move",
-        summary="Move a series' paper: received, in stock, issued to a game, returned, destroyed (operator)",
-        description="409 bad_stock_move (details.allowed), no_stock, stock_exists, game_not_open.",
+        summary="Move a range of a series' paper: received, in stock, issued to a game, returned, destroyed "
+        "(operator)",
+        description=(
+            "Serials first..last (default the whole series) move only if every one of them may: "
+            "received ← not yet recorded; in stock ← received or returned; issued (to a game) ← in stock; "
+            "returned ← issued (one game's at a time); destroyed ← received, in stock or returned. Otherwise "
+            "409 bad_stock_move naming the ranges at fault (details.offending: first, last, state, game; "
+            "details.serials), several_games, issued_elsewhere, game_not_open; 400 range_not_in_series, "
+            "bad_range, game_required. Nothing changes when refused. Answers the series' stock after it."
+        ),
         request=StockMoveSerializer,
         responses={200: StockSerializer, **error_responses(400, 403, 404, 409)},
         tags=["series"],
@@ -198,14 +259,17 @@ class StockView(HallAPIView):
     def post(self, request: Request, series_id: int) -> Response:
         series = _series(request, series_id, Role.OPERATOR)
         data = valid(StockMoveSerializer, request.data)
-        if data["to_state"] == StockState.RECEIVED:
-            stock = paper.receive_paper(series=series, actor=actor(request), reference=data["note"])
-            return Response(StockSerializer(stock).data)
         game = _game_of(request, series, data["game"], Role.OPERATOR) if data.get("game") else None
-        stock = paper.move_paper(
-            series=series, to_state=data["to_state"], actor=actor(request), game=game, note=data["note"]
+        held = stock.move_paper(
+            series=series,
+            to_state=data["to_state"],
+            actor=actor(request),
+            first=data.get("first"),
+            last=data.get("last"),
+            game=game,
+            note=data["note"],
         )
-        return Response(StockSerializer(stock).data)
+        return Response(stock_data(held))
 
 
 class PrintedRegisterView(HallAPIView):

@@ -16,9 +16,10 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
-from bingo.models import CardSeries, Game, GameState, PaperStock, PrintedCards, StockMovement, StockState
+from bingo.models import CardSeries, Game, GameState, PrintedCards, StockMovement, StockState
 from bingo.paper_api import MAX_FILE_BYTES, check_data
-from bingo.services import paper
+from bingo.paperstock import NOT_RECEIVED
+from bingo.services import paper, stock
 from bingo.services.series import IMPORTED
 from bingo.views import _page, _venues
 from halls import access, errors
@@ -36,21 +37,36 @@ def _operator_venue(request: HttpRequest) -> Venue:
     return venues[0]
 
 
+def _ranges(held: stock.Stock) -> list[dict[str, Any]]:
+    out = []
+    for span in held.spans:
+        game = held.games.get(span.game) if span.game is not None else None
+        out.append({"span": span, "label": StockState(span.state).label, "game": game})
+    return out
+
+
+def _counts(held: stock.Stock) -> list[tuple[str, str, int]]:
+    """(state, label, cards) of the states the series' paper is in, in the order it moves."""
+    counts = held.counts
+    labels = [(NOT_RECEIVED, _("Not received"))] + [(s.value, s.label) for s in StockState]
+    return [(state, str(label), counts[state]) for state, label in labels if counts[state]]
+
+
 def _context(venue: Venue) -> dict[str, Any]:
     series = list(CardSeries.objects.filter(venue=venue).order_by("-created_at", "code"))
-    stocks = {
-        s.series_id: s for s in PaperStock.objects.filter(series__venue=venue).select_related("game__room")
-    }
+    stocks = stock.stocks_of(series)
     rows = []
     for item in series:
-        stock = stocks.get(item.pk)
-        moves = paper.MOVES[stock.state] if stock else (StockState.RECEIVED,)
+        held = stocks[item.pk]
+        whole = held.spans[0].state if len(held.spans) == 1 and held.spans[0].cards == item.card_count else ""
         rows.append(
             {
                 "series": item,
-                "stock": stock,
-                "state_label": StockState(stock.state).label if stock else "",
-                "moves": [(m, StockState(m).label) for m in moves],
+                "stock": held,
+                "ranges": _ranges(held),
+                "counts": _counts(held),
+                "state": whole or ("mixed" if held.spans else ""),
+                "blocked": held.counts[StockState.DESTROYED] == item.card_count,
                 "imported": item.generator == IMPORTED,
             }
         )
@@ -58,14 +74,27 @@ def _context(venue: Venue) -> dict[str, Any]:
         room__venue=venue, state__in=[GameState.SCHEDULED, GameState.ON_SALE, GameState.SALES_CLOSED]
     ).select_related("room")
     recent_games = Game.objects.filter(room__venue=venue, printed_cards__isnull=False).distinct()
-    movements = StockMovement.objects.filter(series__venue=venue).select_related("series", "actor", "game")
+    movements = StockMovement.objects.filter(series__venue=venue).select_related(
+        "series", "actor", "game__room"
+    )
     return {
         "venue": venue,
         "rows": rows,
+        "states": list(StockState.choices),
         "open_games": open_games.order_by("room__name", "number"),
         "register_games": recent_games.select_related("room").order_by("-pk")[:20],
         "movements": movements.order_by("-pk")[:30],
     }
+
+
+def _serial(request: HttpRequest, name: str) -> int | None:
+    raw = request.POST.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise errors.InvalidInput(_("Serials are whole numbers."), code="bad_range") from exc
 
 
 def _error(exc: errors.DomainError) -> dict[str, Any]:
@@ -88,23 +117,28 @@ def paper_page(request: HttpRequest) -> HttpResponse:
                 series = CardSeries.objects.filter(venue=venue, pk=request.POST.get("series") or 0).first()
                 if series is None:
                     raise errors.NotFound(_("No such series."), code="unknown_series")
-                to_state = request.POST.get("to_state", "")
-                if to_state == StockState.RECEIVED:
-                    paper.receive_paper(series=series, actor=user, reference=request.POST.get("note", ""))
-                else:
-                    game = Game.objects.filter(room__venue=venue, pk=request.POST.get("game") or 0).first()
-                    paper.move_paper(
-                        series=series,
-                        to_state=to_state,
-                        actor=user,
-                        game=game,
-                        note=request.POST.get("note", ""),
-                    )
+                game = (
+                    Game.objects.filter(room__venue=venue, pk=request.POST.get("game") or 0)
+                    .select_related("room")
+                    .first()
+                )
+                stock.move_paper(
+                    series=series,
+                    to_state=request.POST.get("to_state", ""),
+                    actor=user,
+                    first=_serial(request, "first"),
+                    last=_serial(request, "last"),
+                    game=game,
+                    note=request.POST.get("note", "")[:200],
+                )
                 return redirect(f"{reverse('bingo:paper')}?venue={venue.pk}#stock")
             elif action == "print":
                 return _print(request, venue, user)
         except errors.DomainError as exc:
             extra = {**extra, **_error(exc)}
+            if action == "move":
+                extra["move_posted"] = request.POST
+                extra["offending"] = exc.details.get("offending", [])
             if exc.code == "bad_cards":
                 extra["report"] = exc.details.get("problems", [])
                 extra["bad_serials"] = exc.details.get("bad_serials", [])

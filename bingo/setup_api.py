@@ -213,6 +213,12 @@ class ScreenUpdateSerializer(serializers.Serializer[Any]):
     active = serializers.BooleanField()
 
 
+class RenameSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(
+        max_length=200, allow_blank=True, help_text="The new name: 1 to 80 characters."
+    )
+
+
 class ScreenQuerySerializer(serializers.Serializer[Any]):
     room = serializers.IntegerField(required=False)
 
@@ -489,6 +495,22 @@ class ScreenDetailView(HallAPIView):
         screen = setup.set_screen_active(screen=screen, active=data["active"], actor=actor(request))
         return Response(ScreenSerializer(screen).data)
 
+    @extend_schema(
+        operation_id="screens_rename",
+        summary="Rename a screen (operator); its page shows the new name at once",
+        description="400 bad_screen_name (blank or over 80 characters); 409 screen_exists (in its room).",
+        request=RenameSerializer,
+        responses={200: ScreenSerializer, **error_responses(400, 403, 404, 409)},
+        tags=TAG,
+    )
+    def patch(self, request: Request, screen_id: int) -> Response:
+        screen = access.get_for_user(
+            Screen.objects.all(), request.user, Role.OPERATOR, label="screen", pk=screen_id
+        )
+        data = valid(RenameSerializer, request.data)
+        screen = setup.rename_screen(screen=screen, name=data["name"], actor=actor(request))
+        return Response(ScreenSerializer(screen).data)
+
 
 def create_room(request: Request) -> Response:
     """POST /api/rooms/ (bingo.api.RoomListView's post)."""
@@ -501,6 +523,14 @@ def create_room(request: Request) -> Response:
         actor=actor(request),
     )
     return Response(RoomSerializer(room).data, status=status.HTTP_201_CREATED)
+
+
+def rename_room(request: Request, room_id: int) -> Response:
+    """PATCH /api/rooms/{id}/ (bingo.api.RoomDetailView's patch)."""
+    room = _room(request, room_id, Role.OPERATOR)
+    data = valid(RenameSerializer, request.data)
+    room = setup.rename_room(room=room, name=data["name"], actor=actor(request))
+    return Response(RoomSerializer(room).data)
 
 
 urlpatterns = [

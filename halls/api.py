@@ -30,8 +30,10 @@ from halls.parsers import BoundedJSONParser
 from halls.serializers import (
     AudioScreenSerializer,
     AuditReportSerializer,
+    CheckRecordSerializer,
     ErrorSerializer,
     RoomVoiceSerializer,
+    SessionCheckSerializer,
     SessionOpenSerializer,
     SessionSerializer,
     TokenRequestSerializer,
@@ -161,7 +163,9 @@ class VenueAuditVerifyView(HallAPIView):
 
 def _session(request: Request, session_id: int, *roles: str) -> GameSession:
     return access.get_for_user(
-        GameSession.objects.select_related("room", "opened_by", "closed_by"),
+        GameSession.objects.select_related("room", "opened_by", "closed_by").prefetch_related(
+            "checks__checked_by"
+        ),
         request.user,
         *roles,
         venue_path="room.venue_id",
@@ -190,6 +194,30 @@ class SessionOpenView(HallAPIView):
         data = valid(SessionOpenSerializer, request.data)
         session = sessions.open_session(room=room, actor=actor(request), **data)
         return Response(SessionSerializer(session).data, status=status.HTTP_201_CREATED)
+
+
+class RoomCheckView(HallAPIView):
+    @extend_schema(
+        operation_id="rooms_checks_record",
+        summary="Record one material check of a room before its session opens, by whoever ran it",
+        description=(
+            "Caller. The next session to open takes the check into its minutes with the person who ran it "
+            "(a device checked as working here need not be re-checked by the opener). 409 "
+            "session_already_open while the room has an open session."
+        ),
+        request=CheckRecordSerializer,
+        responses={201: SessionCheckSerializer, **error_responses(400, 403, 404, 409)},
+        tags=["sessions"],
+    )
+    def post(self, request: Request, room_id: int) -> Response:
+        room = access.get_for_user(
+            Room.objects.select_related("venue"), request.user, Role.CALLER, label="room", pk=room_id
+        )
+        data = valid(CheckRecordSerializer, request.data)
+        check = sessions.record_check(
+            room=room, check_name=data["check"], ok=data["ok"], note=data["note"], actor=actor(request)
+        )
+        return Response(SessionCheckSerializer(check).data, status=status.HTTP_201_CREATED)
 
 
 class SessionDetailView(HallAPIView):
@@ -291,6 +319,7 @@ urlpatterns = [
         "venues/<int:venue_id>/audit/verify/", VenueAuditVerifyView.as_view(), name="api-venue-audit-verify"
     ),
     path("rooms/<int:room_id>/sessions/", SessionOpenView.as_view(), name="api-room-sessions"),
+    path("rooms/<int:room_id>/checks/", RoomCheckView.as_view(), name="api-room-checks"),
     path("sessions/<int:session_id>/", SessionDetailView.as_view(), name="api-session"),
     path("sessions/<int:session_id>/close/", SessionCloseView.as_view(), name="api-session-close"),
     path("rooms/<int:room_id>/voice/", RoomVoiceView.as_view(), name="api-room-voice"),

@@ -31,6 +31,8 @@ class EventType(StrEnum):
     SESSION_OPENED = "session.opened"
     SESSION_CLOSED = "session.closed"
     ROOM_VOICE = "room.voice"
+    ROOM_RENAMED = "room.renamed"
+    SCREEN_RENAMED = "screen.renamed"
     # bingo, a game's steps on the room stream
     GAME_CREATED = "game.created"
     GAME_SALES_OPENED = "game.sales_opened"
@@ -112,6 +114,21 @@ class SessionOpened(TypedDict):
 
 class SessionClosed(TypedDict):
     session: int
+
+
+class RoomRenamed(TypedDict):
+    """A room's new name (halls.services.setup.rename_room): its screens show it without a reload."""
+
+    room: int
+    name: str
+
+
+class ScreenRenamed(TypedDict):
+    """A screen's new name (its page's title)."""
+
+    room: int
+    screen: int
+    name: str
 
 
 class RoomVoice(TypedDict):
@@ -487,6 +504,7 @@ class TablePool(TableHead):
 class TableStateChanged(TableHead):
     old: str
     new: str
+    reason: str  # why it closed ("" when it opens again)
 
 
 class HandHead(TableHead):
@@ -729,6 +747,8 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.SESSION_OPENED: SessionOpened,
     EventType.SESSION_CLOSED: SessionClosed,
     EventType.ROOM_VOICE: RoomVoice,
+    EventType.ROOM_RENAMED: RoomRenamed,
+    EventType.SCREEN_RENAMED: ScreenRenamed,
     EventType.GAME_CREATED: GameCreated,
     EventType.GAME_SALES_OPENED: GameSalesOpened,
     EventType.GAME_SALES_CLOSED: GameSalesClosed,

@@ -40,7 +40,7 @@ class Rank(IntEnum):
     # electronic bingo: a speciality's versions, sessions and the start of its next game
     SPECIALITY = 25
     GAME = 30  # bingo.Game: every write about a game (sales, balls, claims, corrections, picks)
-    PAPER_STOCK = 31  # bingo.PaperStock: a series' paper changing state (issued to a game, returned...)
+    PAPER_STOCK = 31  # bingo.CardSeries: its paper ranges moving, its next unsold cards chosen, a sale of it
     # electronic.ElectronicGame: FOR UPDATE by the close and every ball step; FOR SHARE by a purchase
     EGAME = 32
     TERMINAL = 34  # electronic.Terminal: its state (verification, service), its messages

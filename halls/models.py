@@ -231,6 +231,40 @@ class GameSession(models.Model):
         return self.closed_at is None
 
 
+class CheckName(models.TextChoices):
+    """The pre-session checks of a traditional session (spec §2.7 S1–S2, R-07)."""
+
+    BLOWER = "blower", _("Ball blower")
+    RESERVE = "reserve", _("Reserve device")
+    READER = "reader", _("Ball reader")
+    INSPECTION = "inspection", _("Inspection draw (90 balls)")
+
+
+class SessionCheck(models.Model):
+    """One pre-session check of a room (R-07): which, its result, who ran it and when.
+
+    A check recorded before the session opens waits on the room (``session`` empty) and is attached to the
+    session that opens next; a check the opener states when opening is theirs. The minutes print each.
+    """
+
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="checks")
+    session = models.ForeignKey(
+        GameSession, null=True, blank=True, on_delete=models.PROTECT, related_name="checks"
+    )
+    check_name = models.CharField(max_length=20, choices=CheckName.choices)
+    ok = models.BooleanField()
+    checked_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    checked_at = models.DateTimeField()
+    note = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["checked_at", "pk"]
+        indexes = [models.Index(fields=["room", "session", "checked_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_check_name_display()} · {self.checked_by} · {self.ok}"
+
+
 class StreamCursor(models.Model):
     """The last sequence number published on one event stream (e.g. ``room.7``)."""
 

@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
 from halls import money
-from halls.models import GameSession, Venue
+from halls.models import CheckName, GameSession, SessionCheck, Venue
 
 
 def slug(slug_field: str, **kwargs: Any) -> serializers.SlugRelatedField[Any]:
@@ -119,11 +119,31 @@ class SessionOpenSerializer(serializers.Serializer[Any]):
     )
 
 
+class CheckRecordSerializer(serializers.Serializer[Any]):
+    check = serializers.ChoiceField(
+        choices=[CheckName.BLOWER, CheckName.RESERVE, CheckName.READER],
+        help_text="blower, reserve or reader: the device checked.",
+    )
+    ok = serializers.BooleanField(help_text="The device was checked and works.")
+    note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+
+class SessionCheckSerializer(serializers.ModelSerializer[SessionCheck]):
+    check = serializers.CharField(source="check_name", read_only=True)
+    checked_by = slug("username")
+
+    class Meta:
+        model = SessionCheck
+        fields = ["id", "room", "session", "check", "ok", "checked_by", "checked_at", "note"]
+        read_only_fields = fields
+
+
 class SessionSerializer(serializers.ModelSerializer[GameSession]):
     opened_by = slug("username")
     closed_by = slug("username", allow_null=True)
     inspection_balls = serializers.ListField(child=serializers.IntegerField(), read_only=True)
     is_open = serializers.BooleanField(read_only=True)
+    checks = SessionCheckSerializer(many=True, read_only=True, help_text="Each check: who ran it, when.")
 
     class Meta:
         model = GameSession
@@ -136,6 +156,7 @@ class SessionSerializer(serializers.ModelSerializer[GameSession]):
             "reserve_ok",
             "reader_ok",
             "inspection_balls",
+            "checks",
             "closed_at",
             "closed_by",
             "is_open",

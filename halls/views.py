@@ -70,6 +70,8 @@ def screen_snapshot(request: HttpRequest, token: str) -> HttpResponse:
             "language": screen.venue.language,
             "currency": screen.venue.currency,
             "screen": screen.name,
+            "screen_id": screen.pk,
+            "room": screen.room.name,
             # The caller's voice: this screen says it when it is the room's audio screen (room.voice deltas).
             "voice": {"screen": screen.pk, **voice_state(screen.room)},
             "sections": sections,

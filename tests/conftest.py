@@ -55,6 +55,8 @@ SQLITE_SUITE = (
     "bingo/test_traditional_game.py",
     "bingo/test_inspector_records.py",
     "bingo/test_paper_cards.py",
+    "bingo/test_paper_stock.py",
+    "bingo/test_paper_migration.py",
     "bingo/test_game_services.py",
     "bingo/test_draw_step.py",
     "bingo/test_detection_services.py",

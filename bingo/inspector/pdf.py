@@ -108,10 +108,6 @@ def _build(story: list[Flowable], title: str, *, wide: bool = False) -> bytes:
     return out.getvalue()
 
 
-def yes_no(value: bool) -> str:
-    return _("Working") if value else _("Not working")
-
-
 def minutes_pdf(minutes: dict[str, Any]) -> bytes:
     session, venue, room, tz = minutes["session"], minutes["venue"], minutes["room"], minutes["time_zone"]
     title = _("Session minutes %(session)s · %(room)s · %(venue)s") % {
@@ -139,12 +135,14 @@ def minutes_pdf(minutes: dict[str, Any]) -> bytes:
         ),
         Paragraph(escape(_("Opening checks")), H2),
         _table(
-            [_("Device"), _("Result"), _("Checked by"), _("At")],
+            [_("Check"), _("Result"), _("Checked by"), _("At"), _("Note")],
             [
-                (name, yes_no(ok), session.opened_by.get_username(), time_text(session.opened_at, tz))
-                for name, ok in minutes["checks"]
+                (c["label"], c["result"], c["by"], time_text(c["at"], tz), c["note"] or "—")
+                for c in minutes["checks"]
             ],
-        ),
+        )
+        if minutes["checks"]
+        else _p(_("No check recorded."), BODY),
         Paragraph(escape(_("Inspection draw (90 balls, in the order drawn)")), H2),
         _p(" ".join(str(n) for n in minutes["inspection_balls"]), BODY),
         Paragraph(escape(_("Games")), H2),
@@ -344,7 +342,13 @@ def record_pdf(record: dict[str, Any]) -> bytes:
     )
     story.append(Paragraph(escape(_("Balls in the order drawn")), H2))
     balls = [
-        (b["ordinal"], b["ball"], b["colour"] or "—", time_text(b["drawn_at"], tz), b["corrected_from"] or "")
+        (
+            b["ordinal"],
+            b["ball"],
+            b["colour_label"] or "—",
+            time_text(b["drawn_at"], tz),
+            b["corrected_from"] or "",
+        )
         for b in record["balls"]
     ]
     story.append(
@@ -363,7 +367,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
                     f"{c['series']} #{c['serial']}",
                     c["bound_ordinal"],
                     pgettext("claim", "Valid") if c["valid"] else _("Refused"),
-                    c["reason"],
+                    c["reason_label"],
                     c["claimed_by"],
                 )
                 for c in record["claims"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import connection
 from django.db.models import OuterRef
 
-from bingo.models import Ball, BallSet, Game, PaperStock, PrizeProgram, RoomBolsa
+from bingo.models import Ball, BallSet, CardSeries, Game, PrizeProgram, RoomBolsa
 from halls.locks import Rank, take
 
 
@@ -40,10 +40,16 @@ def lock_bolsa(room_id: int) -> RoomBolsa | None:
     return RoomBolsa.objects.select_for_update(of=("self",)).filter(room_id=room_id).first()
 
 
-def lock_stock(series_id: int) -> PaperStock | None:
-    """A series' paper stock FOR UPDATE (after its game), or None when none is recorded."""
+def lock_series(series_id: int) -> CardSeries:
+    """A card series FOR NO KEY UPDATE (after the game it sells in): its paper ranges move, and its next
+    unsold cards are chosen, one transaction at a time. (NO KEY: rows that only name the series, a paper
+    range or a movement written meanwhile, do not wait for it.)"""
     take(Rank.PAPER_STOCK, series_id)
-    return PaperStock.objects.select_for_update(of=("self",)).filter(series_id=series_id).first()
+    return (
+        CardSeries.objects.select_for_update(of=("self",), no_key=True)
+        .select_related("venue")
+        .get(pk=series_id)
+    )
 
 
 def lock_ball_set(ball_set_id: int) -> BallSet:

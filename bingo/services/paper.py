@@ -25,16 +25,14 @@ from bingo.models import (
     CardSeries,
     Game,
     GameState,
-    PaperStock,
     PrintedCards,
     PrintMedium,
     SaleOperation,
     SoldCard,
-    StockMovement,
-    StockState,
 )
-from bingo.services import sales
-from bingo.services.locks import lock_stock
+from bingo.paperstock import first_run, runs, sellable, subtract
+from bingo.services import sales, stock
+from bingo.services.locks import lock_game, lock_series
 from bingo.services.series import IMPORTED, MAX_STRIPS, _insert_cards
 from halls import money
 from halls.cashier.models import Till
@@ -114,6 +112,8 @@ def import_series(
                 created_by=actor,
             )
             _insert_cards(series, GeneratedSeries(read.grids, ()), read.codes)
+            # Its paper, received with the file: serials 1..N (the series is new: no one else sees it yet).
+            stock.record_new(series, actor, note=" · ".join(filter(None, [reference, digest[:16]])))
             audit.record(
                 venue_id=venue.pk,
                 actor=actor,
@@ -127,131 +127,12 @@ def import_series(
                     "reference": reference,
                 },
             )
-            _record_stock(series, StockState.RECEIVED, actor, reference=reference, note=digest[:16])
     except IntegrityError as exc:
         raise Conflict(
             _("Venue %(name)s already has a series %(code)s.") % {"name": venue.name, "code": code},
             code="series_exists",
         ) from exc
     return series
-
-
-# --- paper stock ----------------------------------------------------------------------------------------
-
-# From each state, the states it may go to (the operator's stock page offers exactly these).
-MOVES: dict[str, tuple[str, ...]] = {
-    StockState.RECEIVED: (StockState.IN_STOCK, StockState.DESTROYED),
-    StockState.IN_STOCK: (StockState.ISSUED, StockState.DESTROYED),
-    StockState.ISSUED: (StockState.RETURNED,),
-    StockState.RETURNED: (StockState.IN_STOCK, StockState.DESTROYED),
-    StockState.DESTROYED: (),
-}
-
-
-def _record_stock(
-    series: CardSeries,
-    state: str,
-    actor: User,
-    *,
-    reference: str = "",
-    note: str = "",
-    game: Game | None = None,
-) -> PaperStock:
-    """A series' first stock record and its first movement (inside the caller's transaction)."""
-    now = timezone.now()
-    stock = PaperStock.objects.create(
-        series=series, state=state, reference=reference, game=game, updated_at=now
-    )
-    StockMovement.objects.create(
-        series=series, from_state="", to_state=state, game=game, note=note, actor=actor, at=now
-    )
-    return stock
-
-
-def receive_paper(*, series: CardSeries, actor: User, reference: str = "") -> PaperStock:
-    """Record the paper of a series (printed outside or in the hall) as received; 409 if already recorded."""
-    with transaction.atomic():
-        if lock_stock(series.pk) is not None:
-            raise Conflict(
-                _("The paper of series %(code)s is already recorded.") % {"code": series.code},
-                code="stock_exists",
-            )
-        stock = _record_stock(series, StockState.RECEIVED, actor, reference=reference)
-        audit.record(
-            venue_id=series.venue_id,
-            actor=actor,
-            action="paper.received",
-            obj=series,
-            data={"reference": reference},
-        )
-    return stock
-
-
-def move_paper(
-    *, series: CardSeries, to_state: str, actor: User, game: Game | None = None, note: str = ""
-) -> PaperStock:
-    """Move a series' paper to `to_state` (MOVES), with a movement row and an audit entry.
-
-    Issuing names the game (of the series' venue, not closed or void); the other moves take none.
-    """
-    if to_state not in StockState.values:
-        raise InvalidInput(_("Unknown stock state %(state)s.") % {"state": to_state}, code="bad_stock_state")
-    with transaction.atomic():
-        stock = lock_stock(series.pk)
-        if stock is None:
-            raise Conflict(
-                _("Series %(code)s has no paper recorded: receive it first.") % {"code": series.code},
-                code="no_stock",
-            )
-        if to_state not in MOVES[stock.state]:
-            raise Conflict(
-                _("The paper of series %(code)s is %(state)s: it cannot become %(to)s.")
-                % {
-                    "code": series.code,
-                    "state": StockState(stock.state).label.lower(),
-                    "to": StockState(to_state).label.lower(),
-                },
-                code="bad_stock_move",
-                allowed=list(MOVES[stock.state]),
-            )
-        if to_state == StockState.ISSUED:
-            if game is None:
-                raise InvalidInput(_("Name the game the paper is issued to."), code="game_required")
-            if game.room.venue_id != series.venue_id or game.state in (GameState.CLOSED, GameState.VOID):
-                raise Conflict(
-                    _("Game %(number)s is not open in this venue.") % {"number": game.number},
-                    code="game_not_open",
-                )
-        else:
-            game = None
-        previous = stock.state
-        stock.state, stock.game, stock.updated_at = to_state, game, timezone.now()
-        stock.save(update_fields=["state", "game", "updated_at"])
-        StockMovement.objects.create(
-            series=series,
-            from_state=previous,
-            to_state=to_state,
-            game=game,
-            note=note,
-            actor=actor,
-            at=stock.updated_at,
-        )
-        audit.record(
-            venue_id=series.venue_id,
-            actor=actor,
-            action="paper.moved",
-            obj=series,
-            data={"from": previous, "to": to_state, "game": game.pk if game else None, "note": note},
-        )
-    return stock
-
-
-def refuse_destroyed(series: CardSeries) -> None:
-    """Destroyed paper is never printed again (a check before printing)."""
-    if PaperStock.objects.filter(series=series, state=StockState.DESTROYED).exists():
-        raise Conflict(
-            _("The paper of series %(code)s was destroyed.") % {"code": series.code}, code="series_destroyed"
-        )
 
 
 # --- printing -------------------------------------------------------------------------------------------
@@ -294,7 +175,7 @@ def print_sheets(
             code="range_not_in_series",
         )
     _game_for_print(game, series)
-    refuse_destroyed(series)
+    stock.refuse_blocked(series, game, first, last)
     cards = list(Card.objects.filter(series=series, serial__gte=first, serial__lte=last).order_by("serial"))
     printed = [
         cardprint.PrintCard(*_card_texts(series, card), card.grid, check_url(base_url, card))
@@ -331,6 +212,10 @@ def _register(
     digest: str,
     sale: SaleOperation | None = None,
 ) -> PrintedCards:
+    # The game first, as every writer of it does: the row's foreign key to the game is checked at COMMIT
+    # (deferred), after this transaction took the venue's audit chain, while a sale holding the game waits
+    # for that chain (a deadlock between a till's sale and another's print of the same game).
+    lock_game(game.pk)
     row = PrintedCards.objects.create(
         game=game,
         series=series,
@@ -360,14 +245,15 @@ def _register(
     return row
 
 
-def next_unsold(series: CardSeries, count: int) -> int:
-    """The first serial of the lowest run of `count` cards of the series that no game has sold."""
-    sold = set(SoldCard.objects.filter(card__series=series).values_list("card__serial", flat=True))
-    run = 0
-    for serial in range(1, series.card_count + 1):
-        run = 0 if serial in sold else run + 1
-        if run == count:
-            return serial - count + 1
+def next_unsold(series: CardSeries, count: int, game: Game) -> int:
+    """The first serial of the lowest run of `count` cards of the series that no game has sold and whose
+    paper `game` may use (not destroyed, not issued to another game). Under the series' lock, so two tills
+    printing from it at once get different cards."""
+    sold = SoldCard.objects.filter(card__series=series).values_list("card__serial", flat=True)
+    free = subtract(sellable(stock.spans_of(series), series.card_count, game.pk), runs(sold))
+    first = first_run(free, count)
+    if first is not None:
+        return first
     raise Conflict(
         _("Series %(code)s has no %(count)s unsold cards in a row.") % {"code": series.code, "count": count},
         code="no_cards_left",
@@ -436,14 +322,18 @@ def print_at_table(
             _("A player buys 1 to 60 cards at a time, not %(count)s.") % {"count": count}, code="bad_count"
         )
     _game_for_print(game, series)
-    refuse_destroyed(series)
     with transaction.atomic():
         previous = (
             SaleOperation.objects.filter(game=game, idempotency_key=idempotency_key).first()
             if idempotency_key
             else None
         )
-        first = previous.first_serial if previous else next_unsold(series, count)
+        if previous is None:
+            # The game, then the series (the lock order sell_range keeps): the next unsold cards are this
+            # till's until it commits.
+            lock_game(game.pk)
+            lock_series(series.pk)
+        first = previous.first_serial if previous else next_unsold(series, count, game)
         sale = sales.sell_range(
             game=game,
             series=series,

@@ -19,9 +19,13 @@ from django.db.models import Q, Sum
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from bingo import labels
+from bingo.cards import CardGrid
+from bingo.claims import Refusal
 from bingo.electronic.models import EGameState, ElectronicGame, EWin
 from bingo.models import (
     Award,
+    Ball,
     BallCorrection,
     BallSetEvent,
     BallSetEventKind,
@@ -39,13 +43,13 @@ from bingo.models import (
 from bingo.network.models import RoundGame
 from bingo.services import devices
 from bingo.services.readmodels import ball_set_event_view, game_recall
-from bingo.simultaneous.models import HallGame
+from bingo.simultaneous.models import HallAward, HallGame
 from halls import money
 from halls.cashier.models import PayableState
 from halls.cashier.services.reports import day_bounds
 from halls.errors import InvalidInput
 from halls.eventtypes import EventType
-from halls.models import AuditEntry, GameSession, Venue
+from halls.models import AuditEntry, CheckName, GameSession, SessionCheck, Venue
 
 ZERO = money.ZERO
 MAX_STAT_DAYS = 93
@@ -71,6 +75,12 @@ ACTIONS = {
     EventType.PROGRAMS_AWARDED.value: gettext_lazy("Accumulated prize awarded"),
     EventType.PROGRAMS_PICK_SET.value: gettext_lazy("Accumulated prize picked for the game"),
     EventType.GAME_DEVICE_SWITCHED.value: gettext_lazy("Drawing device switched"),
+    EventType.PROGRAMS_DUE.value: gettext_lazy("Accumulated prize due in the game"),
+    "game.ball_set_chosen": gettext_lazy("Ball set chosen for the game"),
+    "programs.last_game_of_session": gettext_lazy("Marked as the session's last game"),
+    "network.round_joined": gettext_lazy("Joined the round of the interconnected prize"),
+    "simultaneous.no_more_claims": gettext_lazy("No more claims in the simultaneous game"),
+    "session.check_recorded": gettext_lazy("Pre-session check recorded"),
 }
 
 
@@ -81,6 +91,42 @@ def action_label(action: str) -> str:
 
 def kind_label(kind: str) -> str:
     return str({"line": _("Line"), "bingo": _("Bingo")}.get(kind, kind))
+
+
+def _missing(claim: Claim, drawn: dict[int, int]) -> list[int]:
+    """The numbers a refused incomplete claim still needed at its ball (``drawn``: number → ordinal); for
+    a line, those of the card's row closest to completion."""
+    grid = CardGrid.from_json(claim.card.grid)
+    seen = {n for n, ordinal in drawn.items() if ordinal <= claim.bound_ordinal}
+    if claim.kind == "bingo":
+        return sorted(grid.numbers - seen)
+    rows = [sorted(row - seen) for row in grid.row_numbers]
+    return min(rows, key=len)
+
+
+def claim_reason(claim: Claim, *, line_won_at: int | None, drawn: dict[int, int]) -> str:
+    """The claim's verification as the reader reads it (bingo.labels), from the row's codes."""
+    missing = _missing(claim, drawn) if claim.refusal == Refusal.NOT_COMPLETE else []
+    return labels.claim_reason(
+        kind=claim.kind,
+        serial=claim.serial,
+        valid=claim.valid,
+        refusal=claim.refusal,
+        bound_ordinal=claim.bound_ordinal,
+        completed_at=claim.completed_at,
+        winning_row=claim.winning_row,
+        line_won_at=line_won_at,
+        missing=missing,
+    )
+
+
+def _drawn(game_ids: list[int]) -> dict[int, dict[int, int]]:
+    found: dict[int, dict[int, int]] = defaultdict(dict)
+    for game_id, number, ordinal in Ball.objects.filter(game_id__in=game_ids).values_list(
+        "game_id", "number", "ordinal"
+    ):
+        found[game_id][number] = ordinal
+    return found
 
 
 def _log(entries: Iterable[AuditEntry], numbers: dict[str, int]) -> list[dict[str, Any]]:
@@ -113,7 +159,7 @@ def _prize_confirmations(game: Game) -> list[dict[str, Any]]:
             "winners": r.winners,
             "share": r.share,
             "remainder": r.remainder,
-            "remainder_to": r.remainder_to,
+            "remainder_to": labels.remainder_label(r.remainder_to),
             "confirmed_by": r.confirmed_by.get_username(),
             "confirmed_at": r.confirmed_at,
             "cards": [
@@ -131,7 +177,8 @@ def device_label(game: Game) -> str:
     device = game.draw_device
     if device is None:
         return source
-    return f"{device.name} ({DrawDeviceKind(device.kind).label}{_(', reserve') if device.reserve else ''})"
+    reserve = _(", reserve") if device.reserve else ""  # outside the f-string, where makemessages finds it
+    return f"{device.name} ({DrawDeviceKind(device.kind).label}{reserve})"
 
 
 def switch_text(switch: dict[str, Any]) -> str:
@@ -155,13 +202,22 @@ def game_record(game: Game) -> dict[str, Any]:
     incidents among it), plus who confirmed each prize, and each switch and incident said in words."""
     game = Game.objects.select_related("room__venue", "ball_set", "session", "draw_device").get(pk=game.pk)
     record = game_recall(game)
+    drawn = _drawn([game.pk])[game.pk]
+    reasons = {
+        c.pk: claim_reason(c, line_won_at=game.line_won_at, drawn=drawn)
+        for c in Claim.objects.filter(game=game).select_related("card")
+    }
     record.update(
         {
             "time_zone": game.room.venue.time_zone,
             "device": device_label(game),
             "confirmations": _prize_confirmations(game),
             "switches": [{**s, "text": switch_text(s)} for s in record["device_switches"]],
-            "claims": [{**c, "kind_label": kind_label(c["kind"])} for c in record["claims"]],
+            "claims": [
+                {**c, "kind_label": kind_label(c["kind"]), "reason_label": reasons[c["id"]]}
+                for c in record["claims"]
+            ],
+            "balls": [{**b, "colour_label": labels.colour_label(b["colour"])} for b in record["balls"]],
             "sale_operations": [
                 {**s, "kind_label": str(SaleKind(s["kind"]).label)} for s in record["sale_operations"]
             ],
@@ -181,6 +237,23 @@ def game_record(game: Game) -> dict[str, Any]:
         }
     )
     return record
+
+
+def session_checks(session: GameSession) -> list[dict[str, Any]]:
+    """Each pre-session check of the session (R-07): the device or the inspection draw, its result, who ran
+    it and when (in the order run; a check failed, then passed, shows both)."""
+    return [
+        {
+            "check": c.check_name,
+            "label": str(CheckName(c.check_name).label),
+            "ok": c.ok,
+            "result": str(labels.check_result(c.ok)),
+            "by": c.checked_by.get_username(),
+            "at": c.checked_at,
+            "note": c.note,
+        }
+        for c in SessionCheck.objects.filter(session=session).select_related("checked_by")
+    ]
 
 
 def session_minutes(session: GameSession) -> dict[str, Any]:
@@ -248,7 +321,11 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
                 "what": f"{ev.ball_set.name} · {ball_set_event_text(ball_set_event_view(ev))}",
             }
         )
-    for claim in Claim.objects.filter(game_id__in=ids, valid=False).select_related("series", "claimed_by"):
+    drawn = _drawn(ids)
+    line_won = {g.pk: g.line_won_at for g in games}
+    for claim in Claim.objects.filter(game_id__in=ids, valid=False).select_related(
+        "series", "claimed_by", "card"
+    ):
         incidents.append(
             {
                 "at": claim.created_at,
@@ -258,7 +335,9 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
                 % {
                     "kind": kind_label(claim.kind),
                     "card": f"{claim.series.code} #{claim.serial}",
-                    "reason": claim.reason,
+                    "reason": claim_reason(
+                        claim, line_won_at=line_won[claim.game_id], drawn=drawn[claim.game_id]
+                    ),
                 },
             }
         )
@@ -351,11 +430,7 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
         "venue": venue,
         "room": session.room,
         "time_zone": venue.time_zone,
-        "checks": [
-            (_("Ball blower"), session.blower_ok),
-            (_("Reserve device"), session.reserve_ok),
-            (_("Ball reader"), session.reader_ok),
-        ],
+        "checks": session_checks(session),
         "inspection_balls": list(session.inspection_balls),
         "games": rows,
         "incidents": incidents,
@@ -470,7 +545,9 @@ def _sums(rows: Iterable[tuple[int, Decimal | None]]) -> dict[int, Decimal]:
 def statistics(*, venue: Venue, period: str, first: date, last: date) -> Statistics:
     """Games played, void games, cards sold, amounts played, prizes paid and the return to players, per
     venue-local day (or month), room and game type. A game counts on the day it finished (closed or void);
-    the prizes are the Line, Bingo and accumulated prizes paid (electronic: every prize credited)."""
+    the prizes are the Line, Bingo and accumulated prizes paid (interconnected: with the network prize
+    the hall's cards won; simultaneous: the network's and the hall's prizes its cards won; electronic:
+    every prize credited)."""
     first, last = period_range(period, first, last)
     zone = ZoneInfo(venue.time_zone)
     start, _end = day_bounds(venue, first)
@@ -491,9 +568,18 @@ def statistics(*, venue: Venue, period: str, first: date, last: date) -> Statist
         ).select_related("room")
     )
     ids = [g.pk for g in games]
-    interconnected = set(RoundGame.objects.filter(game_id__in=ids).values_list("game_id", flat=True))
+    # A hall's interconnected game: its own Line and Bingo, and the network prize its cards won (paid at
+    # its cashier). A simultaneous game's local mirror: the network's and the hall's prizes its cards won.
+    network_won = dict(RoundGame.objects.filter(game_id__in=ids).values_list("game_id", "prize_won"))
+    interconnected = set(network_won)
     simultaneous = set(HallGame.objects.filter(game_id__in=ids).values_list("game_id", flat=True))
     prizes = _sums(Award.objects.filter(result__game_id__in=ids).values_list("result__game_id", "amount"))
+    for game_id, amount in network_won.items():
+        prizes[game_id] += amount or ZERO
+    for game_id, amount in HallAward.objects.filter(hall_game__game_id__in=ids).values_list(
+        "hall_game__game_id", "amount"
+    ):
+        prizes[game_id] += amount or ZERO
     for game_id, amount in ProgramAward.objects.filter(game_program__game_id__in=ids).values_list(
         "game_program__game_id", "amount"
     ):

@@ -19,14 +19,13 @@ from bingo.models import (
     CardSeries,
     Game,
     GameState,
-    PaperStock,
     SaleKind,
     SaleOperation,
     SoldCard,
-    StockState,
 )
+from bingo.services import stock
 from bingo.services.common import record, step
-from bingo.services.locks import lock_game
+from bingo.services.locks import lock_game, lock_series
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import LedgerTransaction, Means, Shift, TxKind
@@ -142,7 +141,10 @@ def sell_range(
             replay = _replay(game, idempotency_key, SaleKind.SELL, series, first, last)
             if replay:
                 return replay
-            _paper_allows(series, game)
+            # The series after the game (the lock order): its paper's ranges hold still while they are
+            # checked, and a table print choosing its next unsold cards waits for this sale.
+            lock_series(series.pk)
+            stock.refuse_blocked(series, game, first, last)
             count = last - first + 1  # _check_range: every serial of the range is a card of the series
             amount = series.face_value * count
             shift, posted = _post_to_drawer(game, SaleKind.SELL, amount, actor, idempotency_key)
@@ -178,28 +180,6 @@ def sell_range(
             code="already_sold",
         ) from exc
     return operation
-
-
-def _paper_allows(series: CardSeries, game: Game) -> None:
-    """409 when the series' paper (if its stock is kept, bingo.services.paper) cannot be sold in `game`:
-    destroyed, or issued to another game. Read, not locked: the stock's moves and the tills' sales are
-    different people's, and a series kept by no stock (generated, never printed) sells as before."""
-    stock = PaperStock.objects.filter(series=series).select_related("game").first()
-    if stock is None:
-        return
-    if stock.state == StockState.DESTROYED:
-        raise Conflict(
-            _("The paper of series %(code)s was destroyed: its cards cannot be sold.")
-            % {"code": series.code},
-            code="paper_destroyed",
-        )
-    if stock.state == StockState.ISSUED and stock.game_id != game.pk:
-        assert stock.game is not None
-        raise Conflict(
-            _("The paper of series %(code)s is issued to game %(number)s, not to this one.")
-            % {"code": series.code, "number": stock.game.number},
-            code="paper_issued_elsewhere",
-        )
 
 
 def _refuse_sale(game: Game, series: CardSeries, first: int, last: int) -> None:

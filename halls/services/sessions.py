@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -13,7 +14,7 @@ from django.utils.translation import gettext as _
 from halls import events, hooks
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType, SessionClosed, SessionOpened
-from halls.models import GameSession, Room
+from halls.models import CheckName, GameSession, Room, SessionCheck
 from halls.services import audit, locks
 
 
@@ -70,15 +71,17 @@ def open_session(
                 _("Room %(name)s already has an open session.") % {"name": room.name},
                 code="session_already_open",
             )
+        now = timezone.now()
         session = GameSession.objects.create(
             room=room,
-            opened_at=timezone.now(),
+            opened_at=now,
             opened_by=actor,
             blower_ok=blower_ok,
             reserve_ok=reserve_ok,
             reader_ok=reader_ok,
             inspection_balls=list(inspection_balls),
         )
+        _attach_checks(session=session, actor=actor, at=now)
         audit.record(
             venue_id=room.venue_id,
             actor=actor,
@@ -92,6 +95,62 @@ def open_session(
             SessionOpened(session=session.pk, opened_at=session.opened_at),
         )
     return session
+
+
+def _pending_checks(room: Room) -> list[SessionCheck]:
+    """The room's checks recorded since its last session closed, not yet part of a session."""
+    pending = SessionCheck.objects.filter(room=room, session__isnull=True)
+    last = GameSession.objects.filter(room=room, closed_at__isnull=False).order_by("-closed_at").first()
+    if last is not None and last.closed_at is not None:
+        pending = pending.filter(checked_at__gt=last.closed_at)
+    return list(pending.order_by("checked_at", "pk"))
+
+
+def _attach_checks(*, session: GameSession, actor: User, at: datetime) -> None:
+    """The session's check rows: the room's pending checks (each kept with who ran it), and the opener's
+    for each material check whose latest pending result is not a pass, and for the inspection draw."""
+    pending = _pending_checks(session.room)
+    ids = [c.pk for c in pending]
+    SessionCheck.objects.filter(pk__in=ids).update(session=session)
+    latest = {c.check_name: c for c in pending}
+    for name in (CheckName.BLOWER, CheckName.RESERVE, CheckName.READER, CheckName.INSPECTION):
+        found = latest.get(name.value)
+        if found is not None and found.ok and name != CheckName.INSPECTION:
+            continue
+        SessionCheck.objects.create(
+            room=session.room, session=session, check_name=name, ok=True, checked_by=actor, checked_at=at
+        )
+
+
+def record_check(*, room: Room, check_name: str, ok: bool, actor: User, note: str = "") -> SessionCheck:
+    """Record one material check of a room before its session opens (R-07), by whoever ran it; the next
+    session to open takes it into its minutes."""
+    if check_name not in (CheckName.BLOWER, CheckName.RESERVE, CheckName.READER):
+        raise InvalidInput(
+            _("Unknown check %(name)s: the ball blower, the reserve device or the ball reader.")
+            % {"name": check_name},
+            code="unknown_check",
+            field="check",
+        )
+    with transaction.atomic():
+        locks.lock_room(room.pk)
+        if GameSession.objects.filter(room=room, closed_at__isnull=True).exists():
+            raise Conflict(
+                _("Room %(name)s already has an open session: checks come before it opens.")
+                % {"name": room.name},
+                code="session_already_open",
+            )
+        check = SessionCheck.objects.create(
+            room=room, check_name=check_name, ok=ok, checked_by=actor, checked_at=timezone.now(), note=note
+        )
+        audit.record(
+            venue_id=room.venue_id,
+            actor=actor,
+            action="session.check_recorded",
+            obj=check,
+            data={"room": room.pk, "check": check_name, "ok": ok, "note": note},
+        )
+    return check
 
 
 def close_session(*, session: GameSession, actor: User) -> GameSession:

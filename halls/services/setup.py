@@ -10,8 +10,10 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import EventType, RoomRenamed, ScreenRenamed
 from halls.models import Room, Screen, Venue
 from halls.services import audit, locks
+from halls.services.changes import record_change
 
 MIN_PACE = Decimal("0.05")
 MAX_PACE = Decimal("999")
@@ -100,5 +102,64 @@ def set_screen_active(*, screen: Screen, active: bool, actor: User) -> Screen:
             action="screen.activated" if active else "screen.deactivated",
             obj=screen,
             data={"room": screen.room_id, "name": screen.name},
+        )
+    return screen
+
+
+def rename_room(*, room: Room, name: str, actor: User) -> Room:
+    """A new name for the room, unique in its venue; its screens show it at once (``room.renamed``)."""
+    name = _name(name, _("room"), "bad_room_name")
+    taken = Conflict(
+        _("%(venue)s already has a room %(name)s.") % {"venue": room.venue.name, "name": name},
+        code="room_exists",
+    )
+    try:
+        with transaction.atomic():
+            room = locks.lock_room(room.pk)
+            old = room.name
+            if old == name:
+                return room
+            if Room.objects.filter(venue_id=room.venue_id, name__iexact=name).exclude(pk=room.pk).exists():
+                raise taken
+            room.name = name
+            room.save(update_fields=["name"])
+            record_change(
+                venue_id=room.venue_id,
+                actor=actor,
+                type=EventType.ROOM_RENAMED,
+                obj=room,
+                data={"old": old, "new": name},
+                stream=room.stream,
+                public=RoomRenamed(room=room.pk, name=name),
+            )
+    except IntegrityError as exc:  # another room took the name meanwhile
+        raise taken from exc
+    return room
+
+
+def rename_screen(*, screen: Screen, name: str, actor: User) -> Screen:
+    """A new name for the screen, unique among its room's screens; its page shows it at once."""
+    name = _name(name, _("screen"), "bad_screen_name")
+    with transaction.atomic():
+        room = locks.lock_room(screen.room_id)  # a room's screens change under its lock
+        screen = Screen.objects.get(pk=screen.pk)
+        old = screen.name
+        if old == name:
+            return screen
+        if room.screens.filter(name__iexact=name).exclude(pk=screen.pk).exists():
+            raise Conflict(
+                _("Room %(room)s already has a screen %(name)s.") % {"room": room.name, "name": name},
+                code="screen_exists",
+            )
+        screen.name = name
+        screen.save(update_fields=["name"])
+        record_change(
+            venue_id=screen.venue_id,
+            actor=actor,
+            type=EventType.SCREEN_RENAMED,
+            obj=screen,
+            data={"room": room.pk, "old": old, "new": name},
+            stream=room.stream,
+            public=ScreenRenamed(room=room.pk, screen=screen.pk, name=name),
         )
     return screen

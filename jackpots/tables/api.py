@@ -34,6 +34,7 @@ from jackpots.tables.models import CasinoTable, Hand
 from jackpots.tables.serializers import (
     BetsRequestSerializer,
     CardsRequestSerializer,
+    CarruselCreateSerializer,
     CarruselFormSerializer,
     HandOpenSerializer,
     HandViewSerializer,
@@ -43,6 +44,7 @@ from jackpots.tables.serializers import (
     TableJoinSerializer,
     TableQuerySerializer,
     TableSerializer,
+    TableStateSerializer,
 )
 from jackpots.tables.services import hands, readmodels
 from jackpots.tables.services import tables as table_services
@@ -191,6 +193,73 @@ class CarruselView(HallAPIView):
         table_services.form_carrusel(pool=pool, tables=chosen, actor=actor(request))
         joined = CasinoTable.objects.filter(pk__in=[t.pk for t in chosen]).order_by("number")
         return Response(TableSerializer(readmodels.table_views(joined), many=True).data)
+
+
+class CarruselCreateView(HallAPIView):
+    @extend_schema(
+        operation_id="carrusels_create",
+        summary="Create a carrusel pool over chosen tables, in one go (operator)",
+        description=(
+            "The pool (one level: seed, contribution rate, the stipulated bet) and its tables' memberships, "
+            "all or nothing. Where the rule pack forms its carrusel with ALL the tables of its game in the "
+            "room (Melilla art. 61, Andalucía 1996 Primero.8; spec §6.2, §6.5, §6.12), every such table must "
+            "be named: 400 carrusel_needs_all_tables names the missing ones (details.missing: their "
+            "numbers) and no pool is created. Also 400 unknown_rule_pack, rule_pack_jurisdiction, "
+            "seed_below_minimum, carousel_bet_required, bad_rate, pool_pack_mismatch, pool_bet_over_limit, "
+            "authorisation_required; 404 unknown_venue / unknown_table; 409 pool_code_taken, "
+            "already_in_pool, paytable_awaiting_authorisation."
+        ),
+        request=CarruselCreateSerializer,
+        responses={201: TableSerializer(many=True), **error_responses(400, 403, 404, 409)},
+        tags=[TAG],
+    )
+    def post(self, request: Request) -> Response:
+        data = valid(CarruselCreateSerializer, request.data)
+        venue = access.get_for_user(
+            Venue.objects.all(), request.user, Role.OPERATOR, venue_path="pk", label="venue", pk=data["venue"]
+        )
+        chosen = [_table(request, pk, Role.OPERATOR) for pk in data["tables"]]
+        pool = table_services.create_carrusel(
+            venue=venue,
+            name=data["name"],
+            code=data["code"],
+            rule_pack=data["rule_pack"],
+            authorisation_ref=data["authorisation_ref"],
+            seed=data["seed"],
+            contribution_rate=data["contribution_rate"],
+            carousel_bet=data["carousel_bet"],
+            tables=chosen,
+            actor=actor(request),
+        )
+        joined = CasinoTable.objects.filter(pool=pool).order_by("number")
+        return Response(
+            TableSerializer(readmodels.table_views(joined), many=True).data, status=status.HTTP_201_CREATED
+        )
+
+
+class TableStateView(HallAPIView):
+    @extend_schema(
+        operation_id="tables_state",
+        summary="Close the table for a while (out of service) or open it again (operator)",
+        description=(
+            "A closed table takes no hands (opening one answers 409 table_closed, nothing written), so it "
+            "registers no pool bets and contributes nothing; it stays a member of its pool (spec §6.15: a "
+            "carrusel of all the tables of its game still counts it) and its meter keeps showing the pool. "
+            "400 reason_required (to close), reason_too_long; 409 hand_open (settle or void it first), "
+            "already_closed, already_open."
+        ),
+        request=TableStateSerializer,
+        responses={200: TableDetailSerializer, **error_responses(400, 403, 404, 409)},
+        tags=[TAG],
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        table = _table(request, table_id, Role.OPERATOR)
+        data = valid(TableStateSerializer, request.data)
+        table_services.set_table_state(
+            table=table, state=data["state"], reason=data["reason"], actor=actor(request)
+        )
+        table = _table(request, table_id, Role.OPERATOR)
+        return Response(TableDetailSerializer(readmodels.table_view(table)).data)
 
 
 def _pool(request: Request, pool_id: int) -> Pool:
@@ -347,6 +416,8 @@ urlpatterns = [
     path("tables/<int:table_id>/", TableDetailView.as_view(), name="api-table"),
     path("tables/<int:table_id>/hands/", HandOpenView.as_view(), name="api-table-hands"),
     path("tables/<int:table_id>/pool/", TablePoolView.as_view(), name="api-table-pool"),
+    path("tables/<int:table_id>/state/", TableStateView.as_view(), name="api-table-state"),
+    path("carrusels/", CarruselCreateView.as_view(), name="api-carrusels"),
     path("pools/<int:pool_id>/tables/", CarruselView.as_view(), name="api-pool-tables"),
     path("hands/<int:hand_id>/", HandDetailView.as_view(), name="api-hand"),
     path("hands/<int:hand_id>/bets/", BetsView.as_view(), name="api-hand-bets"),

@@ -9,7 +9,7 @@ from rest_framework import serializers
 from halls import money
 from halls.cashier.api.payables import PayoutSerializer
 from halls.serializers import money_field
-from jackpots.tables.models import TableGame
+from jackpots.tables.models import TableGame, TableState
 from jackpots.tables.rules import MAX_SEATS
 
 # --- requests -------------------------------------------------------------------------------------------
@@ -103,6 +103,43 @@ class TableJoinSerializer(serializers.Serializer[Any]):
 class CarruselFormSerializer(serializers.Serializer[Any]):
     tables = serializers.ListField(
         child=serializers.IntegerField(), min_length=1, max_length=200, help_text="Ids of the tables to join."
+    )
+
+
+class TableStateSerializer(serializers.Serializer[Any]):
+    state = serializers.ChoiceField(
+        choices=TableState.choices, help_text='"closed" (for a while, e.g. the night) or "open" again.'
+    )
+    reason = serializers.CharField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Why the table closes (required to close; kept in the audit).",
+    )
+
+
+class CarruselCreateSerializer(serializers.Serializer[Any]):
+    venue = serializers.IntegerField()
+    name = serializers.CharField(max_length=120, help_text='The carrusel\'s name, e.g. "Carrusel Póquer".')
+    code = serializers.CharField(max_length=40, help_text="Its code, unique among pools.")
+    rule_pack = serializers.CharField(
+        max_length=40, help_text="A table rule pack of the venue's jurisdiction."
+    )
+    authorisation_ref = serializers.CharField(max_length=120, help_text="The authorisation it runs under.")
+    carousel_bet = money_field(
+        money.PAYMENT_DIGITS, required=False, allow_null=True, default=None, help_text="The stipulated bet."
+    )
+    seed = money_field(money.METER_DIGITS, money.METER_PLACES, min_value=0, help_text="The initial amount.")
+    contribution_rate = serializers.DecimalField(
+        max_digits=7,
+        decimal_places=6,
+        min_value=0,
+        max_value=1,
+        help_text='Fraction of each pool bet to the meter ("0.70" = 70 %).',
+    )
+    tables = serializers.ListField(
+        child=serializers.IntegerField(), min_length=1, max_length=200, help_text="Ids of its tables."
     )
 
 

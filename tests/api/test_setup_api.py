@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from bingo.models import BallSet, DrawDevice, Game
 from bingo.services import draw
-from halls.models import Room, Screen, Venue
+from halls.models import AuditEntry, Room, Screen, Venue
 
 pytestmark = pytest.mark.django_db
 
@@ -136,3 +136,65 @@ def test_rooms_and_screens_are_set_up_by_the_operator(
     assert off["active"] is False and anonymous_api.get(screen["url"]).status_code == 404
     assert Screen.objects.get(pk=screen["id"]).room_id == room["id"]
     assert BallSet.objects.count() == 0
+
+
+def test_rooms_and_screens_are_renamed_by_the_operator_audited_and_told_to_the_screens(
+    operator_api: APIClient,
+    caller_api: APIClient,
+    anonymous_api: APIClient,
+    venue: Venue,
+    other_venue: Venue,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    published: list[Any] = []
+    monkeypatch.setattr("halls.events.publish", published.append)
+    room = _ok(
+        operator_api.post("/api/rooms/", {"venue": venue.pk, "name": "Sala Norte"}, format="json"), 201
+    )
+    _ok(operator_api.post("/api/rooms/", {"venue": venue.pk, "name": "Sala Sur"}, format="json"), 201)
+    screen = _ok(
+        operator_api.post("/api/screens/", {"room": room["id"], "name": "Pantalla 1"}, format="json"), 201
+    )
+    _ok(operator_api.post("/api/screens/", {"room": room["id"], "name": "Pantalla 2"}, format="json"), 201)
+    rooms, screens = f"/api/rooms/{room['id']}/", f"/api/screens/{screen['id']}/"
+    audited = AuditEntry.objects.filter(action__in=["room.renamed", "screen.renamed"])
+
+    _refused(caller_api.patch(rooms, {"name": "Sala Mar"}, format="json"), 403, "role_required")
+    _refused(operator_api.patch(rooms, {"name": "   "}, format="json"), 400, "bad_room_name")
+    _refused(operator_api.patch(rooms, {"name": "x" * 81}, format="json"), 400, "bad_room_name")
+    _refused(operator_api.patch(rooms, {"name": "sala sur"}, format="json"), 409, "room_exists")
+    _refused(caller_api.patch(screens, {"name": "Barra"}, format="json"), 403, "role_required")
+    _refused(operator_api.patch(screens, {"name": ""}, format="json"), 400, "bad_screen_name")
+    _refused(operator_api.patch(screens, {"name": "PANTALLA 2"}, format="json"), 409, "screen_exists")
+    assert not audited.exists()
+    assert Room.objects.get(pk=room["id"]).name == "Sala Norte"
+    assert Screen.objects.get(pk=screen["id"]).name == "Pantalla 1"
+
+    with django_capture_on_commit_callbacks(execute=True):
+        renamed = _ok(operator_api.patch(rooms, {"name": "  Sala   del Mar "}, format="json"))
+        shown = _ok(operator_api.patch(screens, {"name": "Pantalla barra"}, format="json"))
+    assert renamed["name"] == "Sala del Mar" and shown["name"] == "Pantalla barra"
+    stream = Room.objects.get(pk=room["id"]).stream
+    assert [(e.stream, e.type, e.data) for e in published if e.type.endswith("renamed")] == [
+        (stream, "room.renamed", {"room": room["id"], "name": "Sala del Mar"}),
+        (stream, "screen.renamed", {"room": room["id"], "screen": screen["id"], "name": "Pantalla barra"}),
+    ]
+    assert [(e.action, e.data["old"], e.data["new"]) for e in audited.order_by("pk")] == [
+        ("room.renamed", "Sala Norte", "Sala del Mar"),
+        ("screen.renamed", "Pantalla 1", "Pantalla barra"),
+    ]
+    # The screen's page and snapshot (a reload) show the new names.
+    snapshot = _ok(anonymous_api.get(screen["url"] + "snapshot/"))
+    assert (snapshot["room"], snapshot["screen"], snapshot["screen_id"]) == (
+        "Sala del Mar",
+        "Pantalla barra",
+        screen["id"],
+    )
+    assert "Sala del Mar" in anonymous_api.get(screen["url"]).content.decode()
+    _ok(operator_api.patch(rooms, {"name": "Sala del Mar"}, format="json"))  # the same name: nothing to do
+    assert audited.count() == 2
+    foreign = Room.objects.create(venue=other_venue, name="Sala Andalucía")
+    _refused(
+        operator_api.patch(f"/api/rooms/{foreign.pk}/", {"name": "Mía"}, format="json"), 404, "unknown_room"
+    )

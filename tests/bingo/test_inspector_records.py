@@ -4,18 +4,22 @@ PDFs (their text read back with pypdf) and CSV; only for the venue's inspector (
 from __future__ import annotations
 
 import csv
+import importlib
 import io
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.apps import apps as django_apps
 from django.test import Client
 from django.utils import timezone
 from pypdf import PdfReader
 
 from bingo.services import records
 from halls.errors import InvalidInput
-from halls.models import Role
+from halls.models import GameSession, Role, SessionCheck
+from halls.services import sessions
+from tests.api_support import api_client, refused
 from tests.bingo.inspector_support import PlayedSession, play_session
 from tests.conftest import make_user
 
@@ -39,7 +43,12 @@ def pdf_text(content: bytes) -> str:
 
 def test_the_minutes_hold_checks_inspection_games_sales_prizes_incidents_and_who_did_what(played, caller):
     m = records.session_minutes(played.session)
-    assert [ok for _name, ok in m["checks"]] == [True, True, True]
+    assert [(c["check"], c["ok"], c["by"]) for c in m["checks"]] == [
+        ("blower", True, "caller"),
+        ("reserve", True, "caller"),
+        ("reader", True, "caller"),
+        ("inspection", True, "caller"),
+    ]
     assert sorted(m["inspection_balls"]) == list(range(1, 91))
     assert [g["number"] for g in m["games"]] == [1, 2]
     game, void = m["games"]
@@ -178,3 +187,91 @@ def test_only_the_venues_inspector_or_operator_reads_the_records(played, other_v
     running = Client()
     running.force_login(operator)
     assert running.get(f"/inspector/sessions/{played.session.pk}/minutes.pdf").status_code == 200
+
+
+def test_each_check_names_who_ran_it_and_old_sessions_are_given_their_opener(
+    venue, room, caller, operator, session
+):
+    """A check recorded before the opening (by whoever ran it) is the session's with its own actor; the
+    opener's for the rest; a failed check and its repeat both show. Sessions from before the check rows
+    get theirs from the migration: the opener, when it opened."""
+    sessions.close_session(session=session, actor=caller)
+    tech = make_user("tecnico", venue, Role.CALLER)
+    client = api_client(tech)
+    failed = client.post(f"/api/rooms/{room.pk}/checks/", {"check": "reserve", "ok": False, "note": "Motor"})
+    assert failed.status_code == 201 and failed.json()["checked_by"] == "tecnico", failed.content
+    assert client.post(f"/api/rooms/{room.pk}/checks/", {"check": "reserve", "ok": True}).status_code == 201
+    refused(
+        client.post(f"/api/rooms/{room.pk}/checks/", {"check": "lights", "ok": True}), 400, "invalid", "check"
+    )
+    opened = api_client(caller).post(
+        f"/api/rooms/{room.pk}/sessions/",
+        {"blower_ok": True, "reserve_ok": True, "reader_ok": True, "inspection_balls": list(range(1, 91))},
+        format="json",
+    )
+    assert opened.status_code == 201, opened.content
+    checks = [(c["check"], c["ok"], c["checked_by"]) for c in opened.json()["checks"]]
+    assert checks == [
+        ("reserve", False, "tecnico"),
+        ("reserve", True, "tecnico"),
+        ("blower", True, "caller"),
+        ("reader", True, "caller"),
+        ("inspection", True, "caller"),
+    ]
+    new = GameSession.objects.get(pk=opened.json()["id"])
+    m = records.session_minutes(new)
+    assert [(c["check"], c["by"], c["note"]) for c in m["checks"]][:2] == [
+        ("reserve", "tecnico", "Motor"),
+        ("reserve", "tecnico", ""),
+    ]
+    # A check while a session is open is refused; nothing is written.
+    refused(
+        client.post(f"/api/rooms/{room.pk}/checks/", {"check": "blower", "ok": True}),
+        409,
+        "session_already_open",
+    )
+    assert SessionCheck.objects.filter(session__isnull=True).count() == 0
+
+    # The migration's rows for a session from before: each check by the opener.
+    SessionCheck.objects.filter(session=session).delete()
+    migration = importlib.import_module("halls.migrations.0009_session_checks")
+    SessionCheck.objects.exclude(session=session).delete()
+    migration.checks_of_old_sessions(django_apps, None)
+    old = records.session_minutes(session)["checks"]
+    assert [(c["check"], c["ok"], c["by"], c["at"]) for c in old] == [
+        (name, True, "caller", session.opened_at) for name in ("blower", "reserve", "reader", "inspection")
+    ]
+
+
+def test_the_minutes_and_the_record_say_stored_codes_in_spanish(played, inspector_client, settings):
+    """Codes kept in rows (check names and results, claim refusals, ball colours, the remainder's
+    destination, the log's actions) read in Spanish on a Spanish page and PDF: labels, not the stored
+    English words."""
+    inspector_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    english = [
+        "Ball blower", "Working", "has no complete line", "had no complete line", "house:",
+        "rounding residue", "Line claim", "refused", "Session opened", "Prize confirmed", ">red<",
+        "Incident (",
+    ]  # fmt: skip
+    page = inspector_client.get(f"/inspector/sessions/{played.session.pk}/").content.decode()
+    text = pdf_text(inspector_client.get(f"/inspector/sessions/{played.session.pk}/minutes.pdf").content)
+    for shown in (page, " ".join(text.split())):  # a PDF's table cells wrap
+        spanish = (
+            "Bombo de turbina de aire, de reserva",
+            "Funciona",
+            "Tirada de inspección",
+            "Canto de Línea del cartón A #7 rechazado",
+        )
+        for words in spanish:
+            assert words in shown, words
+        assert "El cartón 7 no tenía línea completa en la bola 3" in shown, shown[:3000]
+        for words in english:
+            assert words not in shown, words
+    record = inspector_client.get(f"/inspector/games/{played.played.pk}/").content.decode()
+    text = pdf_text(inspector_client.get(f"/inspector/games/{played.played.pk}/record.pdf").content)
+    for shown in (record, " ".join(text.split())):
+        assert "la casa (residuo del redondeo" in shown, shown[:3000]
+        assert "El cartón 7 tiene línea: fila" in shown and "El cartón 7 tiene bingo" in shown, shown[:3000]
+        assert any(colour in shown for colour in ("rojo", "amarillo", "verde", "azul", "morado"))
+        for words in english:
+            assert words not in shown, words

@@ -22,17 +22,16 @@ from bingo.models import (
     Card,
     CardSeries,
     Game,
-    PaperStock,
+    PaperRange,
     PrintedCards,
-    SaleOperation,
     StockMovement,
     StockState,
 )
-from bingo.services import claims, draw, games, paper, sales
+from bingo.services import claims, draw, games, paper, sales, stock
 from bingo.services.series import IMPORTED, master_card
 from halls.cashier.models import Till
-from halls.errors import Conflict, InvalidInput, NotFound, Unavailable
-from halls.models import AuditEntry, Room, Venue
+from halls.errors import InvalidInput, Unavailable
+from halls.models import AuditEntry, Venue
 from tests.bingo.paper_support import SPOILED, bad_file, good_file
 from tests.cashier.printer_fakes import fake_printer
 
@@ -61,7 +60,7 @@ def test_a_file_with_one_bad_card_is_refused_naming_it_and_nothing_is_stored(
     [problem] = refused.value.details["problems"]
     assert (problem["serial"], problem["line"], problem["code"]) == (SPOILED, SPOILED + 1, "row_order")
     assert f"{SPOILED}" in refused.value.message
-    assert not CardSeries.objects.exists() and not Card.objects.exists() and not PaperStock.objects.exists()
+    assert not CardSeries.objects.exists() and not Card.objects.exists() and not PaperRange.objects.exists()
     assert AuditEntry.objects.count() == audits
 
 
@@ -74,8 +73,10 @@ def test_the_corrected_file_is_accepted_and_its_cards_play_and_verify_claims(
     card = Card.objects.get(series=series, serial=SPOILED)
     assert card.security_code == f"IMP{SPOILED:06d}"  # the printer's own code, as printed
     assert master_card(series, SPOILED).to_json() == card.grid
-    stock = PaperStock.objects.get(series=series)
-    assert stock.state == StockState.RECEIVED
+    received = PaperRange.objects.get(series=series)
+    assert (received.first_serial, received.last_serial, received.state) == (1, 600, StockState.RECEIVED)
+    movement = StockMovement.objects.get(series=series)
+    assert (movement.first_serial, movement.last_serial, movement.from_state) == (1, 600, "")
     assert AuditEntry.objects.filter(action="series.imported").count() == 1
 
     game = games.open_sales(game=manual_game, actor=caller)
@@ -131,7 +132,7 @@ def qr_urls(pdf: bytes, tmp_path: Path) -> list[str]:
     )
     (tmp_path / "sheets.pdf").write_bytes(pdf)
     subprocess.run(
-        ["pdftoppm", "-r", "150", "-png", "sheets.pdf", "page"], cwd=tmp_path, check=True, timeout=60
+        ["pdftoppm", "-r", "200", "-png", "sheets.pdf", "page"], cwd=tmp_path, check=True, timeout=60
     )
     pages = sorted(tmp_path.glob("page-*.png"))
     assert pages
@@ -193,10 +194,14 @@ def test_print_api_answers_the_pdf_and_refuses_a_closed_game_or_destroyed_paper(
     assert PrintedCards.objects.get().cards == 6
     bad = api.post(f"/api/series/{card_series.pk}/print/", {"game": manual_game.pk, "first": 5, "last": 61})
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "range_not_in_series"
-    paper.receive_paper(series=card_series, actor=operator)
-    paper.move_paper(series=card_series, to_state=StockState.DESTROYED, actor=operator, note="wet")
+    stock.receive_paper(series=card_series, actor=operator)
+    stock.move_paper(series=card_series, to_state=StockState.DESTROYED, actor=operator, first=30, last=31)
     gone = api.post(f"/api/series/{card_series.pk}/print/", {"game": manual_game.pk})
-    assert gone.status_code == 409 and gone.json()["error"]["code"] == "series_destroyed"
+    assert gone.status_code == 409 and gone.json()["error"]["code"] == "paper_destroyed"
+    assert gone.json()["error"]["details"]["serials"] == [[30, 31]]
+    assert "30–31" in gone.json()["error"]["message"]
+    fine = api.post(f"/api/series/{card_series.pk}/print/", {"game": manual_game.pk, "first": 32, "last": 37})
+    assert fine.status_code == 200
 
 
 # --- printing at the table ------------------------------------------------------------------------------
@@ -268,71 +273,3 @@ def test_the_table_print_api_answers_the_ticket(
     assert PrintedCards.objects.get(game=game).cards == 2
     too_many = api.post(f"/api/games/{game.pk}/table-print/", {"series": "A", "count": 61}, format="json")
     assert too_many.status_code == 400
-
-
-# --- the paper stock ------------------------------------------------------------------------------------
-
-
-def test_paper_stock_moves_through_its_states_with_movements_and_audit(
-    venue: Venue, operator: User, caller: User, cashier: User, manual_game: Game, card_series: CardSeries
-) -> None:
-    with pytest.raises(Conflict) as none:
-        paper.move_paper(series=card_series, to_state=StockState.IN_STOCK, actor=operator)
-    assert none.value.code == "no_stock"
-    paper.receive_paper(series=card_series, actor=operator, reference="albarán 77")
-    with pytest.raises(Conflict):
-        paper.receive_paper(series=card_series, actor=operator)
-    paper.move_paper(series=card_series, to_state=StockState.IN_STOCK, actor=operator)
-    with pytest.raises(InvalidInput):
-        paper.move_paper(series=card_series, to_state=StockState.ISSUED, actor=operator)
-    stock = paper.move_paper(series=card_series, to_state=StockState.ISSUED, actor=operator, game=manual_game)
-    assert (stock.state, stock.game_id) == (StockState.ISSUED, manual_game.pk)
-    with pytest.raises(Conflict) as refused:
-        paper.move_paper(series=card_series, to_state=StockState.DESTROYED, actor=operator)
-    assert refused.value.code == "bad_stock_move" and refused.value.details["allowed"] == ["returned"]
-    paper.move_paper(series=card_series, to_state=StockState.RETURNED, actor=operator, note="unsold")
-    paper.move_paper(series=card_series, to_state=StockState.DESTROYED, actor=operator)
-    games.open_sales(game=manual_game, actor=caller)
-    with pytest.raises(Conflict) as gone:  # destroyed paper is never sold, at a till or anywhere
-        sales.sell_range(game=manual_game, series=card_series, first=1, last=6, actor=cashier)
-    assert gone.value.code == "paper_destroyed"
-    assert not SaleOperation.objects.filter(series=card_series).exists()
-    moves = list(StockMovement.objects.filter(series=card_series).values_list("from_state", "to_state"))
-    assert moves == [
-        ("", "received"),
-        ("received", "in_stock"),
-        ("in_stock", "issued"),
-        ("issued", "returned"),
-        ("returned", "destroyed"),
-    ]
-    assert AuditEntry.objects.filter(action__in=["paper.received", "paper.moved"]).count() == 5
-    with pytest.raises(NotFound):
-        paper.check_card(series_id=card_series.pk, serial=1, code="nope")
-
-
-def test_the_stock_api(venue: Venue, operator: User, card_series: CardSeries, manual_game: Game) -> None:
-    api = APIClient()
-    api.force_authenticate(operator)
-    url = f"/api/series/{card_series.pk}/stock/"
-    assert api.post(url, {"to_state": "received", "note": "A-1"}, format="json").json()["state"] == "received"
-    assert api.post(url, {"to_state": "in_stock"}, format="json").json()["state"] == "in_stock"
-    issued = api.post(url, {"to_state": "issued", "game": manual_game.pk}, format="json")
-    assert issued.status_code == 200 and issued.json()["game"] == manual_game.pk
-    assert api.post(url, {"to_state": "in_stock"}, format="json").status_code == 409
-
-
-def test_paper_issued_to_one_game_is_sold_in_that_game_only(
-    room: Room, operator: User, caller: User, cashier: User, manual_game: Game, card_series: CardSeries
-) -> None:
-    paper.receive_paper(series=card_series, actor=operator)
-    paper.move_paper(series=card_series, to_state=StockState.IN_STOCK, actor=operator)
-    paper.move_paper(series=card_series, to_state=StockState.ISSUED, actor=operator, game=manual_game)
-    games.open_sales(game=manual_game, actor=caller)
-    assert sales.sell_range(game=manual_game, series=card_series, first=1, last=6, actor=cashier).cards == 6
-    games.void_game(game=manual_game, actor=caller, reason="test")  # its paper never came back
-    other = games.create_game(room=room, actor=caller, draw_source="manual")
-    games.open_sales(game=other, actor=caller)
-    with pytest.raises(Conflict) as elsewhere:
-        sales.sell_range(game=other, series=card_series, first=7, last=12, actor=cashier)
-    assert elsewhere.value.code == "paper_issued_elsewhere"
-    assert not SaleOperation.objects.filter(game=other).exists()

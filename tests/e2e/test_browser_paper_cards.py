@@ -1,11 +1,13 @@
 """The operator's paper cards page in a real browser, in Spanish: a 600-card file with one bad card is refused
-with the card named in the report; the corrected file is imported; the series' paper is moved into stock; a
-game's printed-card register lists the sheets printed for it; a card's QR page answers its check.
+with the card named in the report; the corrected file is imported; its paper is moved by ranges of serials
+(1–300 into stock, 1–120 issued to the game, 101–120 returned, 121–130 destroyed) and a range that does not
+fit is refused naming its serials; a game's printed-card register lists the sheets printed for it; a card's QR
+page answers its check.
 
 The cashier sells a player's cards and prints them at once at the till (a PDF: the till has no printer).
 
-Screenshots left in /tmp for a look: paper-refused-es.png, paper-imported-es.png, paper-register-es.png,
-card-check-es.png, till-table-print-es.png.
+Screenshots left in /tmp for a look: paper-refused-es.png, paper-imported-es.png, paper-stock-es.png,
+paper-register-es.png, card-check-es.png, till-table-print-es.png.
 """
 
 from __future__ import annotations
@@ -69,10 +71,36 @@ async def test_the_paper_page_imports_a_series_with_its_report_and_moves_its_sto
     await expect(page.locator("#imported")).to_contain_text("600")
     row = page.locator('#stock tr[data-series="P"]')
     await expect(row).to_have_attribute("data-state", "received")
-    await row.locator('select[name="to_state"]').select_option("in_stock")
-    await row.locator('form:has(select[name="to_state"]) button').click()
-    await expect(page.locator('#stock tr[data-series="P"]')).to_have_attribute("data-state", "in_stock")
     await page.screenshot(path="/tmp/paper-imported-es.png", full_page=True)
+
+    async def move(first: str, last: str, to_state: str, game: str = "") -> None:
+        form = page.locator("#move form")
+        await form.locator('select[name="series"]').select_option(label="P (1–600)")
+        await form.locator('input[name="first"]').fill(first)
+        await form.locator('input[name="last"]').fill(last)
+        await form.locator('select[name="to_state"]').select_option(to_state)
+        await form.locator('select[name="game"]').select_option(game)
+        await form.locator('button[type="submit"]').click()
+        await page.wait_for_load_state()
+
+    await move("1", "300", "in_stock")
+    await move("1", "120", "issued", str(manual_game.pk))
+    await move("101", "120", "returned")
+    await move("121", "130", "destroyed")
+    row = page.locator('#stock tr[data-series="P"]')
+    await expect(row).to_have_attribute("data-state", "mixed")
+    await expect(row.locator('li[data-first="1"][data-last="100"]')).to_have_attribute("data-state", "issued")
+    await expect(row.locator('li[data-first="101"][data-last="120"]')).to_contain_text("Devuelto")
+    await expect(row.locator('.counts li[data-state="destroyed"]')).to_have_text("Destruido: 10")
+    # Issuing serials already issued, returned or destroyed: refused, naming them, nothing moved.
+    await move("95", "140", "issued", str(manual_game.pk))
+    await expect(page.locator("#error")).to_have_attribute("data-code", "bad_stock_move")
+    await expect(page.locator("#error")).to_contain_text("121–130: destruidos")
+    await expect(page.locator("#error")).to_contain_text("No se ha movido nada")
+    await expect(row.locator('li[data-first="131"][data-last="300"]')).to_have_attribute(
+        "data-state", "in_stock"
+    )
+    await page.screenshot(path="/tmp/paper-stock-es.png", full_page=True)
 
     check_path = await call(print_for, manual_game, operator)
     await page.goto(f"{server_url}/paper/games/{manual_game.pk}/")

@@ -1,14 +1,15 @@
 """The operator's setup page in a real browser, in Spanish: a ball set registered with its colour map, a
 room with its main blower and reserve, a screen whose link opens, a card series, and PSD tables of a
-Melilla casino joined to their carrusel: over some of them it is refused naming the missing table; over
-all, joined; a new table joins by itself.
+Melilla casino with their carrusel created on the page: over some of them it is refused naming the
+missing table and no pool is made; over all, created with its meter and members; a new table joins by
+itself, and one cannot be taken out. A table closed for the night stays in the carrusel and opens again;
+a room renamed shows its new name on its open hall screen without a reload.
 
-Screenshots left in /tmp for a look: setup-page-es.png, setup-refused-es.png.
+Screenshots left in /tmp for a look: setup-page-es.png, setup-refused-es.png, setup-carrusel-es.png.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -16,28 +17,12 @@ from django.conf import settings
 from playwright.async_api import BrowserContext, Page, expect
 
 from bingo.models import BallSet, DrawDevice
-from halls.models import Venue
+from halls.models import Screen, Venue
 from jackpots.models import Pool
-from jackpots.services import pools
-from jackpots.services.pools import LevelSpec
 from jackpots.tables.models import CasinoTable
-from tests.e2e.browser_support import call, log_in
+from tests.e2e.browser_support import call, log_in, open_screen
 
 pytestmark = pytest.mark.e2e
-
-
-def carrusel(venue: Venue, operator: Any) -> Pool:
-    return pools.create_pool(
-        name="Carrusel",
-        code="CARR-ML",
-        jurisdiction=venue.jurisdiction,
-        authorisation_ref="AUT-1",
-        rule_pack="ML_PSD_CARRUSEL",
-        venue=venue,
-        levels=[LevelSpec(name="Carrusel", seed=Decimal("1000"), contribution_rate=Decimal("0.7"))],
-        carousel_bet=Decimal("1.00"),
-        actor=operator,
-    )
 
 
 async def _add_table(page: Page, number: int) -> None:
@@ -52,7 +37,6 @@ async def _add_table(page: Page, number: int) -> None:
 async def test_the_setup_page_sets_up_a_venue_in_spanish(
     page: Page, context: BrowserContext, server_url: str, venue: Venue, operator: Any
 ) -> None:
-    pool = await call(carrusel, venue, operator)
     spanish = {"name": settings.LANGUAGE_COOKIE_NAME, "value": "es", "domain": "127.0.0.1", "path": "/"}
     await context.add_cookies([spanish])  # type: ignore[list-item]
     await log_in(page, server_url, operator.username, "/setup/")
@@ -65,7 +49,7 @@ async def test_the_setup_page_sets_up_a_venue_in_spanish(
     await form.locator("button").click()
     row = page.locator('[data-ball-set="Juego Aciplast"]')
     await expect(row).to_contain_text("0 / 1")
-    await expect(row).to_contain_text("1-30 red")
+    await expect(row).to_contain_text("1-30 rojo")  # the colours said in Spanish (bingo.labels)
 
     room_form = page.locator("#room-form")
     await room_form.locator('[name="name"]').fill("Sala Norte")
@@ -93,24 +77,60 @@ async def test_the_setup_page_sets_up_a_venue_in_spanish(
 
     for number in (1, 2):
         await _add_table(page, number)
-    pick = page.locator("#carrusel-form")
-    await pick.locator('[name="pool"]').select_option(str(pool.pk))
-    await pick.locator('input[name="tables"]').first.check()
-    await pick.locator("button").click()
+    new = page.locator("#carrusel-form")
+    await new.locator('[name="name"]').fill("Carrusel Póquer")
+    await new.locator('[name="code"]').fill("CARR-ML")
+    await new.locator('[name="rule_pack"]').select_option("ML_PSD_CARRUSEL")
+    await new.locator('[name="authorisation_ref"]').fill("AUT-1")
+    await new.locator('[name="seed"]').fill("1000")
+    await new.locator('input[name="tables"]').first.check()
+    await new.locator("button").click()
     error = page.locator("#setup-error")
     await expect(error).to_have_attribute("data-code", "carrusel_needs_all_tables")
-    await expect(error).to_contain_text("2 (Póquer 2)")
+    await expect(error).to_contain_text("faltan las mesas 2 (Póquer 2)")
     await page.screenshot(path="/tmp/setup-refused-es.png", full_page=True)
-    assert await call(lambda: CasinoTable.objects.filter(pool__isnull=False).count()) == 0
+    assert await call(
+        lambda: (Pool.objects.count(), CasinoTable.objects.filter(pool__isnull=False).count())
+    ) == (0, 0)
 
-    for box in await pick.locator('input[name="tables"]').all():
+    for box in await new.locator('input[name="tables"]').all():
         await box.check()
-    await pick.locator("button").click()
+    await new.locator("button").click()
+    carrusel = page.locator('[data-carrusel="CARR-ML"]')
+    await expect(carrusel.locator("[data-meter]")).to_have_text("1000,00 €")
+    await expect(carrusel.locator("[data-member]")).to_have_count(2)
     await expect(page.locator('[data-table="2"]')).to_contain_text("CARR-ML")
     await _add_table(page, 3)  # joins by itself
-    await expect(page.locator('[data-table="3"]')).to_contain_text("CARR-ML")
+    await expect(carrusel.locator('[data-member="3"]')).to_be_visible()
+    await expect(carrusel).to_contain_text("no pueden salir de él")  # a carrusel of all the tables keeps each
+    await expect(carrusel.locator(".carrusel__remove")).to_have_count(0)
+
+    # Table 2 closed for the night: still in the carrusel, shown closed; then open again.
+    await page.locator('[data-close="2"] summary').click()
+    await page.locator('[data-close="2"] [name="reason"]').fill("Sin crupier esta noche")
+    await page.locator('[data-close="2"] button').click()
+    await expect(page.locator('[data-table="2"]')).to_have_attribute("data-state", "closed")
+    await expect(carrusel.locator('[data-member="2"]')).to_contain_text("Cerrada temporalmente")
+    await page.screenshot(path="/tmp/setup-carrusel-es.png", full_page=True)
+    await page.locator('[data-reopen="2"] button').click()
+    await expect(page.locator('[data-table="2"]')).to_have_attribute("data-state", "open")
+    await expect(page.locator('[data-table="2"]')).to_contain_text("En servicio")
     await page.screenshot(path="/tmp/setup-page-es.png", full_page=True)
 
+    # The room renamed: its hall screen, open in another tab, shows the new name without a reload.
+    hall = await context.new_page()
+    token = await call(lambda: Screen.objects.get(name="Pantalla Norte").token)
+    await open_screen(hall, server_url, token)
+    await expect(hall.locator(".screen-head__room")).to_have_text("Sala Norte")
+    rename = page.locator('[data-room="Sala Norte"] [data-rename-room]')
+    await rename.locator("summary").click()
+    await rename.locator('[name="name"]').fill("Sala del Mar")
+    await rename.locator("button").click()
+    await expect(page.locator('[data-room="Sala del Mar"]')).to_be_visible()
+    await expect(hall.locator(".screen-head__room")).to_have_text("Sala del Mar")
+    await expect(hall).to_have_title("Pantalla Norte · Sala del Mar")
+
+    assert await call(lambda: CasinoTable.objects.filter(pool__code="CARR-ML").count()) == 3
     assert await call(lambda: DrawDevice.objects.filter(reserve=True).count()) == 1
     made = await call(lambda: BallSet.objects.get(name="Juego Aciplast"))
     assert made.colours["61"] == "blue" and made.certified_games == 1

@@ -81,6 +81,13 @@
     doc.getElementById("screen-clock").textContent = hh + ":" + mm;
   }
 
+  // The room's and the screen's names, renamed by the operator: shown without a reload.
+  function showNames(room, name) {
+    var head = doc.querySelector(".screen-head__room");
+    if (room && head) { head.textContent = room; }
+    if (name && head) { doc.title = name + " · " + head.textContent; }
+  }
+
   function start() {
     fitStage();
     global.addEventListener("resize", fitStage);
@@ -93,12 +100,19 @@
         if (snapshot.currency) { screen.currency = snapshot.currency; }
         screen.venue = snapshot.venue;
         screen.name = snapshot.screen;
+        screen.id = snapshot.screen_id;
+        showNames(snapshot.room, snapshot.screen);
         var data = snapshot.sections || {};
         if (global.HallVoice) { global.HallVoice.apply(snapshot.voice); }
         each("snapshot", null, function (name) { return data[name]; });
       },
       onEvent: function (event) {
         if (event.type === "room.voice" && global.HallVoice) { global.HallVoice.apply(event.data); }
+        if (event.type === "room.renamed") { showNames(event.data.name, screen.name); }
+        if (event.type === "screen.renamed" && event.data.screen === screen.id) {
+          screen.name = event.data.name;
+          showNames(null, event.data.name);
+        }
         each("event", event);
       },
       onStatus: function (status) {

@@ -11,12 +11,21 @@ from django.utils.translation import gettext as _
 
 from halls.errors import NotFound
 from halls.locks import Rank, take, take_many
+from halls.services.locks import lock_venue
 from jackpots.tables.models import CasinoTable, Hand
 from jackpots.tables.services.common import no_hand
 
 
 def _tables() -> QuerySet[CasinoTable]:
     return CasinoTable.objects.select_for_update(of=("self",)).select_related("venue", "pool")
+
+
+def hold_venue_tables(venue_id: int) -> None:
+    """The venue FOR UPDATE (its rank comes before every table's): taken by whatever changes which tables
+    form a carrusel of ALL the tables of a game (a table created, a carrusel formed or joined), so a new
+    table and a carrusel formed at the same moment see each other: the table joins, or the carrusel is
+    refused for missing it."""
+    lock_venue(venue_id)
 
 
 def lock_table(table_id: int) -> CasinoTable:

@@ -23,7 +23,7 @@ from jackpots.services.locks import hold_pool
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, HandState, TableGame, TableState
 from jackpots.tables.services.common import head, record
-from jackpots.tables.services.locks import lock_table
+from jackpots.tables.services.locks import hold_venue_tables, lock_table
 
 
 def describe_table(table: CasinoTable) -> TableCreated:
@@ -107,6 +107,8 @@ def create_table(
         )
     try:
         with transaction.atomic():
+            if pack.all_tables and pack.game == game:
+                hold_venue_tables(venue.pk)
             table = CasinoTable.objects.create(
                 venue=venue,
                 number=number,
@@ -146,6 +148,7 @@ def join_pool(*, table: CasinoTable, pool: Pool, actor: Actor) -> CasinoTable:
     joins only if it is the last one missing: several join together through ``form_carrusel``.
     """
     with transaction.atomic():
+        _hold_if_all_tables(pool)
         table = lock_table(table.pk)
         pool = Pool.objects.select_related("network").get(pk=pool.pk)
         _check_all_tables(pool, [table])
@@ -195,12 +198,71 @@ def form_carrusel(*, pool: Pool, tables: list[CasinoTable], actor: Actor) -> lis
     if not tables:
         raise InvalidInput(_("Name the tables that form the carrusel."), code="no_tables")
     with transaction.atomic():
+        _hold_if_all_tables(pool)
         locked = [lock_table(pk) for pk in sorted({t.pk for t in tables})]
         pool = Pool.objects.select_related("network").get(pk=pool.pk)
         _check_all_tables(pool, locked)
         for table in locked:
             _join_locked(table, pool, actor)
     return locked
+
+
+def create_carrusel(
+    *,
+    venue: Venue,
+    name: str,
+    code: str,
+    rule_pack: str,
+    authorisation_ref: str,
+    seed: Decimal,
+    contribution_rate: Decimal,
+    carousel_bet: Decimal | None,
+    tables: list[CasinoTable],
+    actor: Actor,
+) -> Pool:
+    """A carrusel pool of the venue (one level) formed over the chosen tables, in one transaction: the
+    pool's checks (pools.create_pool: its pack, seed floor, bet) and each table's (``form_carrusel``:
+    the pack, the bet cap, and ALL the tables of the game where the pack says so, the missing ones
+    named). Any refusal leaves neither the pool nor a membership behind."""
+    if not tables:
+        raise InvalidInput(_("Name the tables that form the carrusel."), code="no_tables")
+    if rule_pack not in PACKS:
+        raise InvalidInput(
+            _("No rule pack %(rule_pack)r.") % {"rule_pack": rule_pack}, code="unknown_rule_pack"
+        )
+    foreign = sorted(t.number for t in tables if t.venue_id != venue.pk)
+    if foreign:
+        raise InvalidInput(
+            _("Tables %(numbers)s are not %(venue)s's.")
+            % {"numbers": ", ".join(map(str, foreign)), "venue": venue},
+            code="table_outside_venue",
+        )
+    with transaction.atomic():
+        if PACKS[rule_pack].all_tables:
+            hold_venue_tables(venue.pk)
+        # Tables first (halls.locks: TABLE before the pool's audit heads and streams).
+        locked = [lock_table(pk) for pk in sorted({t.pk for t in tables})]
+        pool = pool_services.create_pool(
+            name=name,
+            code=code,
+            jurisdiction=venue.jurisdiction,
+            authorisation_ref=authorisation_ref,
+            rule_pack=rule_pack,
+            venue=venue,
+            levels=[pool_services.LevelSpec(name=name, seed=seed, contribution_rate=contribution_rate)],
+            carousel_bet=carousel_bet,
+            actor=actor,
+        )
+        _check_all_tables(pool, locked)
+        for table in locked:
+            _join_locked(table, pool, actor)
+    return pool
+
+
+def _hold_if_all_tables(pool: Pool) -> None:
+    pack = PACKS.get(pool.rule_pack)
+    if pack is not None and pack.all_tables and pool.venue_id is not None:
+        hold_venue_tables(pool.venue_id)
 
 
 def carrusel_tables(pool: Pool) -> QuerySet[CasinoTable] | None:
@@ -364,14 +426,30 @@ def leave_pool(*, table: CasinoTable, actor: Actor) -> CasinoTable:
     return table
 
 
-def set_table_state(*, table: CasinoTable, state: str, actor: Actor) -> CasinoTable:
-    """Open the table, or close it for a while: it stays a pool member but takes no hands (spec §6.15)."""
+def set_table_state(*, table: CasinoTable, state: str, actor: Actor, reason: str = "") -> CasinoTable:
+    """Close the table for a while (out of service for the night) or open it again (spec §6.15).
+
+    A closed table takes no hands, so it registers no pool bets and contributes nothing; it stays a member
+    of its pool (a carrusel of all the tables of its game still counts it, and it rejoins nothing when it
+    opens again) and its meter keeps showing the pool. Closing needs a reason (the audit keeps it) and no
+    open hand; closing a closed table or opening an open one is refused (409), so a stale page says so.
+    """
     if state not in TableState.values:
         raise InvalidInput(_("Unknown table state %(state)r.") % {"state": state}, code="bad_state")
+    reason = " ".join(reason.split())
+    if state == TableState.CLOSED and not reason:
+        raise InvalidInput(_("Say why the table closes."), code="reason_required")
+    if len(reason) > 200:
+        raise InvalidInput(_("The reason has at most 200 characters."), code="reason_too_long")
     with transaction.atomic():
         table = lock_table(table.pk)
         if table.state == state:
-            return table
+            raise Conflict(
+                _("%(table)s is already closed.") % {"table": table}
+                if state == TableState.CLOSED
+                else _("%(table)s is already open.") % {"table": table},
+                code="already_closed" if state == TableState.CLOSED else "already_open",
+            )
         open_hand = _open_hand(table)
         if open_hand is not None:
             raise Conflict(
@@ -382,6 +460,6 @@ def set_table_state(*, table: CasinoTable, state: str, actor: Actor) -> CasinoTa
         old = table.state
         table.state = state
         table.save(update_fields=["state"])
-        changed = TableStateChanged(**head(table), old=old, new=state)
+        changed = TableStateChanged(**head(table), old=old, new=state, reason=reason)
         record(table, actor, EventType.TABLE_STATE_CHANGED, table, changed)
     return table

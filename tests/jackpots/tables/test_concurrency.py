@@ -12,7 +12,7 @@ from django.db.models import Sum
 
 from jackpots.models import Award, Contribution
 from jackpots.services.readmodels.meters import pool_meter
-from jackpots.tables.models import Hand, HandState, SeatPayout
+from jackpots.tables.models import CasinoTable, Hand, HandState, SeatPayout
 from tests.jackpots.tables.conftest import METER, Casino, make_pool, make_table, play
 
 D = Decimal
@@ -72,3 +72,56 @@ def test_tables_of_one_carrusel_play_at_once_without_losing_a_cent() -> None:
     assert pool_meter(pool).levels[0].amount == (METER + to_meter - paid).quantize(
         D("0.01"), rounding="ROUND_DOWN"
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_carrusel_of_all_the_tables_formed_while_a_table_is_created_counts_that_table() -> None:
+    """ML art. 61: the carrusel is formed by ALL the PSD tables. A carrusel formed over the others while a
+    new table is being created (its transaction still open) waits for it (the venue's lock), then sees it
+    missing and is refused: it never goes on without one of the room's tables."""
+    from django.db import transaction
+
+    from halls.errors import InvalidInput
+    from jackpots.tables.services import tables as table_services
+
+    house = Casino("ML")
+    pack = "ML_PSD_CARRUSEL"
+    pool = make_pool(house.venue, house.operator, pack)
+    first, second = (make_table(house.venue, house.operator, pack) for _ in range(2))
+    made, tried = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+    refusals: list[InvalidInput] = []
+
+    def create_a_table() -> None:
+        try:
+            with transaction.atomic():  # held open after the service, as a slow commit would be
+                make_table(house.venue, house.operator, pack)
+                made.set()
+                tried.wait(timeout=1)  # the carrusel must not be formed meanwhile
+        except BaseException as exc:
+            errors.append(exc)
+            made.set()
+        finally:
+            connection.close()
+
+    def form_the_carrusel() -> None:
+        try:
+            made.wait(timeout=30)
+            table_services.form_carrusel(pool=pool, tables=[first, second], actor=house.operator)
+        except InvalidInput as exc:
+            refusals.append(exc)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            tried.set()
+            connection.close()
+
+    threads = [threading.Thread(target=create_a_table), threading.Thread(target=form_the_carrusel)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    assert [e.code for e in refusals] == ["carrusel_needs_all_tables"]
+    assert not CasinoTable.objects.filter(pool__isnull=False).exists()
+    assert CasinoTable.objects.count() == 3

@@ -268,10 +268,10 @@ def test_one_open_hand_per_table_and_only_at_an_open_table_with_a_pool(casino) -
         hands.open_hand(table=table, actor=house.croupier)
     refused(error, Conflict, "hand_open", f"hand {hand.number}")
     with nothing_written(), pytest.raises(DomainError) as error:
-        tables.set_table_state(table=table, state=TableState.CLOSED, actor=house.operator)
+        tables.set_table_state(table=table, state=TableState.CLOSED, actor=house.operator, reason="test")
     refused(error, Conflict, "hand_open")
     hands.void_hand(hand=hand, actor=house.croupier, reason="test")
-    tables.set_table_state(table=table, state=TableState.CLOSED, actor=house.operator)
+    tables.set_table_state(table=table, state=TableState.CLOSED, actor=house.operator, reason="test")
     with nothing_written(), pytest.raises(DomainError) as error:
         hands.open_hand(table=table, actor=house.croupier)
     refused(error, Conflict, "table_closed")

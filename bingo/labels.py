@@ -1,0 +1,112 @@
+"""How the records say the codes stored in rows (issue 15): each code a gettext label, chosen at display.
+
+Rows keep their codes (a colour "red", a claim's refusal "not_complete", a prize's remainder destination),
+so a record reads in the language of whoever opens it; nothing here is stored. The inspector's pages,
+PDFs and CSV (bingo.services.records, bingo.inspector) print through these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from bingo.claims import Refusal
+
+COLOURS: dict[str, Promise] = {
+    "red": gettext_lazy("red"),
+    "yellow": gettext_lazy("yellow"),
+    "green": gettext_lazy("green"),
+    "blue": gettext_lazy("blue"),
+    "purple": gettext_lazy("purple"),
+    "orange": gettext_lazy("orange"),
+    "pink": gettext_lazy("pink"),
+    "white": gettext_lazy("white"),
+    "black": gettext_lazy("black"),
+    "brown": gettext_lazy("brown"),
+    "grey": gettext_lazy("grey"),
+    "cyan": gettext_lazy("cyan"),
+}
+
+# Where the remainder of an equal split went (bingo.services.claims.REMAINDER_TO), as stored.
+REMAINDERS: dict[str, Promise] = {
+    "house: rounding residue of an equal split (OP-10)": gettext_lazy(
+        "the house (rounding residue of an equal split, OP-10)"
+    ),
+}
+
+
+def colour_label(code: str) -> str:
+    """A ball's colour, said in the reader's language ('' when the ball set has none)."""
+    label = COLOURS.get(code)
+    return str(label) if label is not None else code
+
+
+def remainder_label(stored: str) -> str:
+    label = REMAINDERS.get(stored)
+    return str(label) if label is not None else stored
+
+
+def check_result(ok: bool) -> str:
+    return _("Working") if ok else _("Not working")
+
+
+def _numbers(numbers: Sequence[int]) -> str:
+    """'5', '5 y 7', '5, 7 y 9': numbers as the reader's language lists them."""
+    words = [str(n) for n in numbers]
+    if len(words) <= 1:
+        return "".join(words)
+    return _("%(first)s and %(last)s") % {"first": ", ".join(words[:-1]), "last": words[-1]}
+
+
+def claim_reason(
+    *,
+    kind: str,
+    serial: int,
+    valid: bool,
+    refusal: str,
+    bound_ordinal: int,
+    completed_at: int | None,
+    winning_row: int | None,
+    line_won_at: int | None = None,
+    missing: Sequence[int] = (),
+) -> str:
+    """The verification of a claim in words, from what its row keeps (the stored English sentence is the
+    audit's; this is what a person reads)."""
+    facts = {
+        "serial": serial,
+        "bound": bound_ordinal,
+        "at": completed_at,
+        "row": (winning_row or 0) + 1,
+        "line_at": line_won_at,
+        "missing": _numbers(missing),
+    }
+    if valid:
+        if kind == "bingo":
+            return _("Card %(serial)s has bingo, complete at ball %(at)s (claim at ball %(bound)s)") % facts
+        return (
+            _("Card %(serial)s has a line: row %(row)s complete at ball %(at)s (claim at ball %(bound)s)")
+            % facts
+        )
+    if refusal == Refusal.NOT_SOLD:
+        return _("Card %(serial)s is not sold in this game") % facts
+    if refusal == Refusal.NO_BALLS:
+        return _("No ball had been drawn yet")
+    if refusal == Refusal.GAME_CLOSED:
+        return _("The game was closed: no more claims")
+    if refusal == Refusal.LINE_ALREADY_WON:
+        if line_won_at is None:
+            return _("The Line was already won; this claim is at ball %(bound)s") % facts
+        return _("The Line was already won at ball %(line_at)s; this claim is at ball %(bound)s") % facts
+    if refusal == Refusal.NOT_COMPLETE:
+        if not missing:
+            return _("Card %(serial)s was not complete at ball %(bound)s") % facts
+        if kind == "bingo":
+            return _("Card %(serial)s was not complete at ball %(bound)s: missing %(missing)s") % facts
+        return (
+            _("Card %(serial)s had no complete line at ball %(bound)s: its closest row missed %(missing)s")
+            % facts
+        )
+    return refusal

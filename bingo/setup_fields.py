@@ -1,0 +1,60 @@
+"""The setup page's form fields (bingo.setup_views, bingo.setup_casino): read from the POST, each refusal a
+DomainError naming the field, so the page shows it and writes nothing."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.http import HttpRequest
+from django.utils.translation import gettext as _
+
+from halls import errors
+from halls.models import Venue
+
+
+def text(request: HttpRequest, name: str) -> str:
+    return str(request.POST.get(name, "")).strip()
+
+
+def whole(request: HttpRequest, name: str, label: str) -> int:
+    value = text(request, name)
+    if not value.lstrip("-").isdigit():
+        raise errors.InvalidInput(
+            _("%(field)s must be a whole number.") % {"field": label}, code="bad_number"
+        )
+    return int(value)
+
+
+def decimal(request: HttpRequest, name: str, label: str) -> Decimal:
+    try:
+        value = Decimal(text(request, name).replace(",", "."))
+    except InvalidOperation as exc:
+        raise errors.InvalidInput(
+            _("%(field)s must be a number.") % {"field": label}, code="bad_number"
+        ) from exc
+    if not value.is_finite():
+        raise errors.InvalidInput(_("%(field)s must be a number.") % {"field": label}, code="bad_number")
+    return value
+
+
+def one(venues: list[Venue], request: HttpRequest, model: Any, name: str, label: str, path: str) -> Any:
+    """The object named by the field, among the operator's venues' (404 otherwise)."""
+    value = text(request, name)
+    ids = [v.pk for v in venues]
+    found = model.objects.filter(pk=int(value), **{f"{path}__in": ids}).first() if value.isdigit() else None
+    if found is None:
+        raise errors.NotFound(
+            _("No %(what)s %(id)s in your venues.") % {"what": label, "id": value}, code="unknown"
+        )
+    return found
+
+
+def venue(request: HttpRequest, venues: list[Venue]) -> Venue:
+    return one(venues, request, Venue, "venue", _("venue"), "pk")  # type: ignore[no-any-return]
+
+
+def user(request: HttpRequest) -> User:
+    assert isinstance(request.user, User)
+    return request.user
