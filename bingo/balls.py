@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 # A common five-colour set: eighteen numbers per colour.
 DEFAULT_PALETTE = ("red", "yellow", "green", "blue", "purple")
@@ -55,8 +55,9 @@ def parse_colour_ranges(text: str) -> dict[str, str]:
     return colours
 
 
-def colour_ranges(colours: Mapping[str, str]) -> str:
-    """The map as `parse_colour_ranges` reads it: the runs of one colour, in ball order."""
+def colour_ranges(colours: Mapping[str, str], name: Callable[[str], str] = str) -> str:
+    """The map as `parse_colour_ranges` reads it: the runs of one colour, in ball order (each colour said
+    by `name`: a page shows it in the reader's language, which the parser does not read)."""
     runs: list[tuple[int, int, str]] = []
     for n in range(1, 91):
         colour = colours.get(str(n), "")
@@ -64,4 +65,4 @@ def colour_ranges(colours: Mapping[str, str]) -> str:
             runs[-1] = (runs[-1][0], n, colour)
         else:
             runs.append((n, n, colour))
-    return ", ".join(f"{a}-{b} {c}" if a != b else f"{a} {c}" for a, b, c in runs if c)
+    return ", ".join(f"{a}-{b} {name(c)}" if a != b else f"{a} {name(c)}" for a, b, c in runs if c)

@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
-from bingo import setup_casino
+from bingo import labels, setup_casino
 from bingo import setup_fields as fields
 from bingo.balls import colour_ranges, default_colours, parse_colour_ranges
 from bingo.models import BallSet, CardSeries, DrawDevice, DrawDeviceKind
@@ -46,7 +46,7 @@ def _context(venues: list[Venue]) -> dict[str, Any]:
     )
     sets = list(BallSet.objects.filter(venue_id__in=ids).select_related("venue").order_by("venue_id", "pk"))
     for ball_set in sets:
-        ball_set.ranges = colour_ranges(ball_set.colours)  # type: ignore[attr-defined]
+        ball_set.ranges_shown = colour_ranges(ball_set.colours, labels.colour_label)  # type: ignore[attr-defined]
     return {
         "venues": venues,
         "is_operator": True,

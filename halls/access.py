@@ -95,6 +95,25 @@ def only_inspects(user: AnyUser) -> bool:
     return roles == {Role.INSPECTOR.value}
 
 
+def write_roles_in(user: AnyUser, venue_id: int) -> frozenset[str]:
+    """The roles a write of ``user`` is checked against in the venue, whatever request asks: what
+    ``halls.readonly`` and ``require_role`` grant an unsafe request (an inspector's read rights never
+    count). Pages offer a write control only to whom this grants its role (``may_write``)."""
+    if only_inspects(user):
+        return frozenset()  # halls.readonly refuses every write of theirs, before any view
+    token = _reading.set(None)
+    try:
+        return roles_in(user, venue_id)
+    finally:
+        _reading.reset(token)
+
+
+def may_write(user: AnyUser, venue_id: int, *roles: str) -> bool:
+    """Whether a write needing one of ``roles`` (or the operator's) in the venue would be let through."""
+    held = write_roles_in(user, venue_id)
+    return bool(held.intersection(roles or ALL_ROLES - {Role.INSPECTOR}))
+
+
 def venue_ids_for(user: AnyUser) -> list[int]:
     if not user.is_authenticated:
         return []

@@ -236,6 +236,9 @@ class RoundGame(models.Model):
     to_meter = MoneyField(max_digits=20, decimal_places=6)
     to_reserve = MoneyField(max_digits=20, decimal_places=6)
     reported = models.BooleanField(default=False)
+    # The interconnected prize won in this game (this hall's winning cards' shares, waiting at its
+    # cashier), set from the central's decision: what the hall's statistics count as paid in the game.
+    prize_won = MoneyField(max_digits=14, decimal_places=2, default=Decimal("0.00"))
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["round", "venue"], name="ib_round_game_once")]

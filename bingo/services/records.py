@@ -43,7 +43,7 @@ from bingo.models import (
 from bingo.network.models import RoundGame
 from bingo.services import devices
 from bingo.services.readmodels import ball_set_event_view, game_recall
-from bingo.simultaneous.models import HallGame
+from bingo.simultaneous.models import HallAward, HallGame
 from halls import money
 from halls.cashier.models import PayableState
 from halls.cashier.services.reports import day_bounds
@@ -177,7 +177,8 @@ def device_label(game: Game) -> str:
     device = game.draw_device
     if device is None:
         return source
-    return f"{device.name} ({DrawDeviceKind(device.kind).label}{_(', reserve') if device.reserve else ''})"
+    reserve = _(", reserve") if device.reserve else ""  # outside the f-string, where makemessages finds it
+    return f"{device.name} ({DrawDeviceKind(device.kind).label}{reserve})"
 
 
 def switch_text(switch: dict[str, Any]) -> str:
@@ -544,7 +545,9 @@ def _sums(rows: Iterable[tuple[int, Decimal | None]]) -> dict[int, Decimal]:
 def statistics(*, venue: Venue, period: str, first: date, last: date) -> Statistics:
     """Games played, void games, cards sold, amounts played, prizes paid and the return to players, per
     venue-local day (or month), room and game type. A game counts on the day it finished (closed or void);
-    the prizes are the Line, Bingo and accumulated prizes paid (electronic: every prize credited)."""
+    the prizes are the Line, Bingo and accumulated prizes paid (interconnected: with the network prize
+    the hall's cards won; simultaneous: the network's and the hall's prizes its cards won; electronic:
+    every prize credited)."""
     first, last = period_range(period, first, last)
     zone = ZoneInfo(venue.time_zone)
     start, _end = day_bounds(venue, first)
@@ -565,9 +568,18 @@ def statistics(*, venue: Venue, period: str, first: date, last: date) -> Statist
         ).select_related("room")
     )
     ids = [g.pk for g in games]
-    interconnected = set(RoundGame.objects.filter(game_id__in=ids).values_list("game_id", flat=True))
+    # A hall's interconnected game: its own Line and Bingo, and the network prize its cards won (paid at
+    # its cashier). A simultaneous game's local mirror: the network's and the hall's prizes its cards won.
+    network_won = dict(RoundGame.objects.filter(game_id__in=ids).values_list("game_id", "prize_won"))
+    interconnected = set(network_won)
     simultaneous = set(HallGame.objects.filter(game_id__in=ids).values_list("game_id", flat=True))
     prizes = _sums(Award.objects.filter(result__game_id__in=ids).values_list("result__game_id", "amount"))
+    for game_id, amount in network_won.items():
+        prizes[game_id] += amount or ZERO
+    for game_id, amount in HallAward.objects.filter(hall_game__game_id__in=ids).values_list(
+        "hall_game__game_id", "amount"
+    ):
+        prizes[game_id] += amount or ZERO
     for game_id, amount in ProgramAward.objects.filter(game_program__game_id__in=ids).values_list(
         "game_program__game_id", "amount"
     ):

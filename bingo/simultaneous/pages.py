@@ -56,6 +56,8 @@ def hall_game_page(request: HttpRequest, hall_game_id: int) -> HttpResponse:
         **hall_game_view(hall_game),
         "can_call": Role.CALLER in roles,  # the staff menu's links (bingo/base.html)
         "can_sell": Role.CASHIER in roles,
+        # Its write (no more claims here) offered only to whom the API lets write it: not an inspector.
+        "can_call_write": access.may_write(request.user, hall_game.venue_id, Role.CALLER),
     }
     return render(request, "simultaneous/hall_game.html", context)
 

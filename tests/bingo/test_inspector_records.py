@@ -256,7 +256,12 @@ def test_the_minutes_and_the_record_say_stored_codes_in_spanish(played, inspecto
     page = inspector_client.get(f"/inspector/sessions/{played.session.pk}/").content.decode()
     text = pdf_text(inspector_client.get(f"/inspector/sessions/{played.session.pk}/minutes.pdf").content)
     for shown in (page, " ".join(text.split())):  # a PDF's table cells wrap
-        spanish = ("Bombo", "Funciona", "Tirada de inspección", "Canto de Línea del cartón A #7 rechazado")
+        spanish = (
+            "Bombo de turbina de aire, de reserva",
+            "Funciona",
+            "Tirada de inspección",
+            "Canto de Línea del cartón A #7 rechazado",
+        )
         for words in spanish:
             assert words in shown, words
         assert "El cartón 7 no tenía línea completa en la bola 3" in shown, shown[:3000]

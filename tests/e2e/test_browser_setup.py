@@ -49,7 +49,7 @@ async def test_the_setup_page_sets_up_a_venue_in_spanish(
     await form.locator("button").click()
     row = page.locator('[data-ball-set="Juego Aciplast"]')
     await expect(row).to_contain_text("0 / 1")
-    await expect(row).to_contain_text("1-30 red")
+    await expect(row).to_contain_text("1-30 rojo")  # the colours said in Spanish (bingo.labels)
 
     room_form = page.locator("#room-form")
     await room_form.locator('[name="name"]').fill("Sala Norte")

@@ -201,6 +201,11 @@ def decided(payload: dict[str, Any]) -> None:
     payables.hold_award_accounts(venue_ids)
     for venue_id in venue_ids:  # one installation may hold several halls (the loopback): every chain first
         lock_audit_head(venue_id)
+    won: dict[str, Decimal] = {}
+    for share in mine:  # the decision's every share of these halls: set, so a replay sets the same
+        won[share["hall"]] = won.get(share["hall"], Decimal("0.00")) + Decimal(share["amount"])
+    for hall, amount in won.items():
+        RoundGame.objects.filter(pk=games[hall].pk).update(prize_won=amount)
     for share in mine:
         row = games[share["hall"]]
         with payables.venue_language(row.venue_id):

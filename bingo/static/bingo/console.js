@@ -9,7 +9,7 @@
   "use strict";
 
   var doc = global.document;
-  var $ = function (id) { return doc.getElementById(id); };
+  var $ = global.HallUi.byId;  // a write control left out for a read-only user: a detached stand-in
   var ui = global.HallUi;
   var fmt = global.HallFormat;
   var api = global.HallApi;
@@ -17,6 +17,7 @@
   var fill = ui.fill;
 
   var root = $("console");
+  var canWrite = global.HallUi.canWrite("console");
   var roomId = Number(root.getAttribute("data-room"));
   var venueId = Number(root.getAttribute("data-venue"));
   var currency = root.getAttribute("data-currency") || "EUR";
@@ -86,7 +87,18 @@
 
   /* --- the live state: a snapshot, then the streams' events ------------------------------------------- */
 
+  /* The console's other parts (console_voice.js) hear the stream through the page: "console:snapshot" after
+     every snapshot (a first load, a gap, a reconnect), "console:event" with each room event. */
+  function tell(name, detail) {
+    try {
+      doc.dispatchEvent(new global.CustomEvent(name, {detail: detail}));
+    } catch (err) {
+      console.error(err);
+    }
+  }
+
   function onSnapshot(snapshot) {
+    tell("console:snapshot", null);
     var previous = game;
     room = snapshot.room;
     game = snapshot.game || null;
@@ -133,6 +145,7 @@
       return;
     }
     var data = event.data || {};
+    tell("console:event", event);
     if (event.type === "session.opened") {
       room.open_session = data.session;
       render();
@@ -567,7 +580,7 @@
       var fix = null;
       if (e.state === "ok" && e.fixed !== undefined && e.fixed !== e.number) {
         fix = el("span", {class: "ball-log__fix", text: say(gettext("corrected to %(number)s"), {number: e.fixed})});
-      } else if (e.state === "ok") {
+      } else if (e.state === "ok" && canWrite) {
         fix = el("button", {type: "button", class: "btn-link", text: gettext("Correct"), onclick: function () {
           $("correct-box").open = true;
           $("correct-ordinal").value = String(e.ordinal);
@@ -696,7 +709,7 @@
           el("span", {class: "badge badge--" + (kind === "bingo" ? "drawing" : "sales_closed"), text: KIND[kind]}),
           " ", el("strong", {text: cardName(card.series, card.serial)}),
           el("span", {class: "muted", text: " " + say(gettext("since ball %(ordinal)s"), {ordinal: card.since_ball})}), " ",
-          el("button", {type: "button", class: "btn-link", text: gettext("Fill the claim"), onclick: function () {
+          !canWrite ? null : el("button", {type: "button", class: "btn-link", text: gettext("Fill the claim"), onclick: function () {
             doc.querySelector('#claim-form input[name="kind"][value="' + kind + '"]').checked = true;
             $("claim-series").value = card.series;
             $("claim-serial").value = String(card.serial);

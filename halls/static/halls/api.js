@@ -208,9 +208,34 @@
     return table;
   }
 
+  /* An element by id. A write control the page left out for a read-only user (the inspector: the
+     templates ask halls' may_write, what the API checks a write against) is a detached stand-in, the
+     same one each time, so a page's script runs unchanged without it. */
+  var absent = {};
+  function byId(id) {
+    var found = document.getElementById(id);
+    if (found) { return found; }
+    if (!absent[id]) {
+      var standIn = document.createElement("div");
+      standIn.value = "";
+      // What a script looks up inside the control (a table's body, a row's input) is a stand-in too.
+      standIn.querySelector = function (selector) {
+        return Element.prototype.querySelector.call(standIn, selector) || byId("\u0000" + id + " " + selector);
+      };
+      absent[id] = standIn;
+    }
+    return absent[id];
+  }
+
+  /* Whether the page offers its write controls (its #id element's data-can-write, set by the server). */
+  function canWrite(id) {
+    var root = document.getElementById(id);
+    return !root || root.getAttribute("data-can-write") !== "false";
+  }
+
   global.HallApi = HallApi;
   global.HallUi = {
     el: el, fill: fill, newKey: newKey, KeyedIntent: KeyedIntent,
-    report: report, busy: busy, masterCard: masterCard
+    report: report, busy: busy, masterCard: masterCard, byId: byId, canWrite: canWrite
   };
 })(window);

@@ -15,6 +15,7 @@
   var api = global.HallApi;
   var el = ui.el;
   var fill = ui.fill;
+  var canWrite = ui.canWrite("handpays");  // a read-only user (the inspector) sees the hits, pays none
 
   var REFRESH_MS = 2000;
   var RETRY_MS = 4000;
@@ -50,6 +51,15 @@
   }
 
   function rowOf(hit) {
+    if (!canWrite) {
+      return el("tr", {id: "hit-" + hit.id, "data-hit": hit.id, "data-asset": hit.asset_number},
+        el("td", {text: fmt.time(hit.reported_at)}),
+        el("td", null, el("strong", {text: hit.asset_number})),
+        el("td", {text: hit.location || "—"}),
+        el("td", {text: hit.level_name || "—"}),
+        el("td", {class: "num hp-amount", text: money(hit.amount)}),
+        el("td"), el("td"));
+    }
     var input = el("input", {type: "text", class: "hp-ref", maxlength: 120, placeholder: gettext("optional"),
       "aria-label": gettext("Payment reference"), value: refs[hit.id] || ""});
     input.addEventListener("input", function () { refs[hit.id] = input.value; });

@@ -14,7 +14,7 @@
   "use strict";
 
   var doc = global.document;
-  var $ = function (id) { return doc.getElementById(id); };
+  var $ = global.HallUi.byId;  // a write control left out for a read-only user: a detached stand-in
   var ui = global.HallUi;
   var fmt = global.HallFormat;
   var api = global.HallApi;

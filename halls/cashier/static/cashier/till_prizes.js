@@ -7,7 +7,8 @@
   "use strict";
 
   var doc = global.document;
-  var $ = function (id) { return doc.getElementById(id); };
+  var $ = global.HallUi.byId;  // a write control left out for a read-only user: a detached stand-in
+  var canWrite = global.HallUi.canWrite("till");
   var ui = global.HallUi;
   var api = global.HallApi;
   var till = global.HallTill;
@@ -105,7 +106,7 @@
           el("td", null, el("span", {class: "badge badge--prize", text: kindOf(p)})),
           el("td", {text: p.description}),
           el("td", {class: "num till-prize", text: till.money(p.amount)}),
-          el("td", {class: "till-pay-cell"}, p.id === open ? payForm(p)
+          el("td", {class: "till-pay-cell"}, !canWrite ? null : p.id === open ? payForm(p)
             : el("button", {type: "button", class: "btn-go", "data-open-pay": p.id, text: gettext("Pay"),
               onclick: function () { open = p.id; render(); }})));
       }));
@@ -115,9 +116,10 @@
       return el("tr", {"data-paid": r.payable.id}, el("td", {text: till.when(r.at)}),
         el("td", {text: r.payable.description}), el("td", {text: till.means(r.method)}),
         el("td", {class: "num", text: till.money(r.payable.amount)}),
-        el("td", null, el("button", {type: "button", class: "btn-ghost btn-small receipt-print", "data-receipt": r.receipt,
-          text: interpolate(gettext("Receipt %(number)s"), {number: r.receipt}, true),
-          onclick: function (event) { printReceipt(r.payable.id, event.currentTarget); }})));
+        el("td", null, !canWrite ? el("span", {class: "muted", "data-receipt": r.receipt, text: r.receipt})
+          : el("button", {type: "button", class: "btn-ghost btn-small receipt-print", "data-receipt": r.receipt,
+            text: interpolate(gettext("Receipt %(number)s"), {number: r.receipt}, true),
+            onclick: function (event) { printReceipt(r.payable.id, event.currentTarget); }})));
     }) : el("tr", null, el("td", {colspan: 5, class: "empty", text: gettext("Nothing paid yet.")})));
   }
 

@@ -7,7 +7,8 @@
   "use strict";
 
   var doc = global.document;
-  var $ = function (id) { return doc.getElementById(id); };
+  var $ = global.HallUi.byId;  // a write control left out for a read-only user: a detached stand-in
+  var canWrite = global.HallUi.canWrite("till");
   var ui = global.HallUi;
   var api = global.HallApi;
   var till = global.HallTill;
@@ -47,6 +48,7 @@
   }
 
   function printButton(number) {
+    if (!canWrite) { return null; }
     return el("button", {type: "button", class: "btn-ghost btn-small", "data-print": number,
       text: gettext("Print"), onclick: function (event) { print(number, event.currentTarget); }});
   }
