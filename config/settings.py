@@ -6,6 +6,7 @@ in-memory broker inside the server process). With both set it runs on PostgreSQL
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import django_stubs_ext
 import environ
@@ -207,7 +208,17 @@ LOGIN_REDIRECT_URL = "/"
 # Counters of the throttles and of django-axes: Redis when the hall runs on it (shared by every process),
 # this process's memory when embedded.
 CACHES: dict[str, Any]
-_channel_prefix = env.str("CHANNEL_PREFIX", default="hall")
+
+
+def _default_channel_prefix(redis_url: str | None) -> str:
+    """Redis pub/sub ignores database numbers: two halls (or two test runs) on one Redis server, each on its
+    own database, would hear each other's groups (a screen of room 1 got another run's room 1 events, saw a
+    gap and reloaded). The default prefix names the database: "hall" on database 0, "hall.db6" on 6."""
+    database = urlsplit(redis_url).path.strip("/") if redis_url else ""
+    return "hall" if database in ("", "0") else f"hall.db{database}"
+
+
+_channel_prefix = env.str("CHANNEL_PREFIX", default=_default_channel_prefix(REDIS_URL))
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -303,7 +314,7 @@ if REDIS_URL:
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {
                 "hosts": [{"address": REDIS_URL, "max_connections": env.int("REDIS_MAX_CONNECTIONS", 1000)}],
-                "prefix": env.str("CHANNEL_PREFIX", default="hall"),
+                "prefix": _channel_prefix,
             },
         }
     }

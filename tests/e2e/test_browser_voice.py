@@ -98,7 +98,7 @@ async def test_the_audio_screen_says_ball_45_the_other_does_not_and_mute_silence
     game = await call(games.start_draw, game=game, actor=caller)
     await audio_page.wait_for_function(
         "() => window.HallVoice.log.some(e => e.src.endsWith('/voice/start.wav') && e.reason === 'ended')",
-        timeout=90_000,
+        timeout=180_000,  # 19 s of speech in 22 clips; far slower on a loaded CI machine
     )
     said = [e["src"].rsplit("/", 1)[1] for e in await voice_log(audio_page)]
     assert said[:2] == ["series-on-sale.wav", "series.wav"]
@@ -107,6 +107,7 @@ async def test_the_audio_screen_says_ball_45_the_other_does_not_and_mute_silence
     assert not any(e["played"] for e in await voice_log(silent_page))
     await audio_page.evaluate("() => { window.HallVoice.log.length = 0; }")
     await silent_page.evaluate("() => { window.HallVoice.log.length = 0; }")
+    silent_snapshots = await silent_page.evaluate("() => window.hallStream.stats.snapshots")
 
     await call(draw.enter_ball, game=game, number=45, actor=caller)
     await expect(audio_page.locator("#current-ball-number")).to_have_text("45")
@@ -118,11 +119,16 @@ async def test_the_audio_screen_says_ball_45_the_other_does_not_and_mute_silence
     )
     heard = [e for e in await voice_log(audio_page) if e["src"].endswith(CLIP_45)]
     assert len(heard) == 1
-    # The other screen heard the ball too, and said nothing.
+    # The other screen heard the ball too, and said nothing. (Unless it reloaded its snapshot meanwhile, as a
+    # screen may on a loaded machine: a snapshot never speaks, so there is nothing to log then.)
     await silent_page.wait_for_function(
-        "src => window.HallVoice.log.some(e => e.src.endsWith(src))", arg=CLIP_45
+        "([src, before]) => window.HallVoice.log.some(e => e.src.endsWith(src))"
+        " || window.hallStream.stats.snapshots > before",
+        arg=[CLIP_45, silent_snapshots],
     )
-    assert [(e["played"], e["reason"]) for e in await voice_log(silent_page)] == [(False, "not_audio_screen")]
+    said_silent = [(e["played"], e["reason"]) for e in await voice_log(silent_page)]
+    reloaded = await silent_page.evaluate("() => window.hallStream.stats")
+    assert said_silent == [(False, "not_audio_screen")] or (said_silent == [] and reloaded), reloaded
     # The clip the screen fetched is the generated file.
     fetched = await audio_page.evaluate(
         "src => fetch(src).then(r => r.arrayBuffer()).then(b => b.byteLength)", CLIP_45
@@ -270,4 +276,61 @@ async def test_the_enable_sound_button_covers_nothing_on_the_screen(
     assert head and button and badge
     assert head["y"] <= button["y"] and button["y"] + button["height"] <= head["y"] + head["height"]
     assert 0 < badge["x"] - (button["x"] + button["width"]) < 60
+    assert not errors, errors
+
+
+async def test_mute_and_volume_from_one_console_reach_the_audio_screen_and_every_other_console_live(
+    kiosk, server_url, eager_tasks, room, screen, manual_game, caller, operator
+):
+    """Two consoles of the room open at once and the audio screen: what the caller changes on one console is
+    on the screen and on the other console at once (room.voice over the channel layer), without a reload;
+    so is the operator's choice of another audio screen."""
+    other = await call(Screen.objects.create, venue=room.venue, room=room, name="Pantalla barra")
+    await call(voice.choose_audio_screen, room=room, screen=screen, actor=operator)
+    errors: list[str] = []
+    audio_page = await new_page(kiosk, errors)
+    first = await new_page(kiosk, errors)
+    second = await new_page(kiosk, errors)
+    await open_screen(audio_page, server_url, screen.token)
+    await expect(audio_page.locator("body")).to_have_attribute("data-voice", "on")
+    for console in (first, second):
+        await log_in(console, server_url, "caller", f"/console/rooms/{room.pk}/")
+        await expect(console.locator("body")).to_have_attribute("data-stream", "live")
+        await expect(console.locator("#voice-mute")).to_have_attribute("aria-pressed", "false")
+        await expect(console.locator("#voice-volume-value")).to_have_text("80%")
+    loads = {"first": 0, "second": 0}
+    first.on("request", lambda r: loads.__setitem__("first", loads["first"] + ("/console/" in r.url)))
+    second.on("request", lambda r: loads.__setitem__("second", loads["second"] + ("/console/" in r.url)))
+
+    # Muted on the first console: the screen falls silent, the second console shows it muted.
+    await first.click("#voice-mute")
+    await expect(audio_page.locator("body")).to_have_attribute("data-voice", "muted")
+    await expect(second.locator("#voice-mute")).to_have_attribute("aria-pressed", "true")
+    await expect(second.locator("#voice-mute")).to_have_text("Unmute voice")
+    await expect(first.locator("#voice-mute")).to_have_attribute("aria-pressed", "true")
+
+    # The volume from the second console: on the screen's player and on the first console's slider.
+    await second.eval_on_selector(
+        "#voice-volume",
+        "el => { el.value = '35'; el.dispatchEvent(new Event('input'));"
+        " el.dispatchEvent(new Event('change')); }",
+    )
+    await audio_page.wait_for_function("() => window.HallVoice.state().volume === 35")
+    await expect(first.locator("#voice-volume-value")).to_have_text("35%")
+    await expect(first.locator("#voice-volume")).to_have_value("35")
+
+    # Unmuted from the second console: the first console and the screen follow.
+    await second.click("#voice-mute")
+    await expect(first.locator("#voice-mute")).to_have_attribute("aria-pressed", "false")
+    await expect(first.locator("#voice-mute")).to_have_text("Mute voice")
+    await expect(audio_page.locator("body")).to_have_attribute("data-voice", "on")
+
+    # The operator makes the bar's screen the audio screen: both consoles name it.
+    await call(voice.choose_audio_screen, room=room, screen=other, actor=operator)
+    for console in (first, second):
+        await expect(console.locator("#voice-screen")).to_have_text("Voice on: Pantalla barra")
+    await expect(audio_page.locator("body")).to_have_attribute("data-voice", "none")
+    await first.screenshot(path="/tmp/voice-consoles.png", full_page=True)
+    # All of it live: no console reloaded its page or its snapshot.
+    assert loads == {"first": 0, "second": 0}, loads
     assert not errors, errors

@@ -87,7 +87,18 @@
 
   /* --- the live state: a snapshot, then the streams' events ------------------------------------------- */
 
+  /* The console's other parts (console_voice.js) hear the stream through the page: "console:snapshot" after
+     every snapshot (a first load, a gap, a reconnect), "console:event" with each room event. */
+  function tell(name, detail) {
+    try {
+      doc.dispatchEvent(new global.CustomEvent(name, {detail: detail}));
+    } catch (err) {
+      console.error(err);
+    }
+  }
+
   function onSnapshot(snapshot) {
+    tell("console:snapshot", null);
     var previous = game;
     room = snapshot.room;
     game = snapshot.game || null;
@@ -134,6 +145,7 @@
       return;
     }
     var data = event.data || {};
+    tell("console:event", event);
     if (event.type === "session.opened") {
       room.open_session = data.session;
       render();
