@@ -215,6 +215,8 @@ def web_process(port: int, timings_out: str) -> None:
     timed(books, "post_many", "books.post_many (a group's money)")
     timed(audit, "_locked_tip", "audit chain head (lock + read)")
     timed(ECard.objects, "bulk_create", "cards' rows (bulk)")
+    if os.environ.get("HALL_BENCH_STATEMENTS"):
+        _time_statements(spans, guard)
 
     def dump(*_: Any) -> None:
         with guard:
@@ -231,6 +233,44 @@ def web_process(port: int, timings_out: str) -> None:
         http="httptools",
     )
     uvicorn.Server(config).run()
+
+
+def _time_statements(spans: dict[str, list[float]], guard: Any) -> None:
+    """Every SQL statement the purchase threads run, timed under a label of its first words (--statements):
+    which statements a purchase waits on (a lock shows as a long statement)."""
+    import re
+    import threading
+
+    from django.db.backends.signals import connection_created
+
+    def label_of(sql: str) -> str:
+        words = re.sub(r"\s+", " ", re.sub(r"[0-9]+", "N", sql)).strip()
+        if words.startswith("WITH"):
+            return "sql " + words[:70]
+        return "sql " + re.sub(r"SELECT .*? FROM", "SELECT … FROM", words)[:70]
+
+    def wrapper(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if not threading.current_thread().name.startswith("terminal-purchases"):
+            return execute(sql, params, many, context)
+        t0 = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            took = time.perf_counter() - t0
+            with guard:
+                spans.setdefault(label_of(sql), []).append(took)
+
+    def install(sender: Any, connection: Any, **kwargs: Any) -> None:
+        if wrapper not in connection.execute_wrappers:
+            connection.execute_wrappers.append(wrapper)
+            commit = connection._commit
+
+            def timed_commit() -> Any:  # a commit is not a statement Django wraps
+                return wrapper(lambda *_: commit(), "COMMIT", None, False, None)
+
+            connection._commit = timed_commit
+
+    connection_created.connect(install, weak=False)
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -566,6 +606,9 @@ def main() -> int:
         default=40,
         help="other terminals that buy once, through the same door, before the window (0: a cold start)",
     )
+    parser.add_argument(
+        "--statements", action="store_true", help="time every SQL statement of the purchase threads"
+    )
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the scratch database")
     parser.add_argument("--quick", action="store_true", help="300 terminals in 5 s")
     parser.add_argument(
@@ -604,6 +647,8 @@ def main() -> int:
     if args.conn_max_age is not None:
         env["CONN_MAX_AGE"] = str(args.conn_max_age)
     env["HALL_DB_POOL"] = str(args.pool)
+    if args.statements:
+        env["HALL_BENCH_STATEMENTS"] = "1"
     ports = [free_port() for _ in range(args.web)]
     timings = [workdir / f"web{i}.json" for i in range(args.web)]
     procs = []

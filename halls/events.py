@@ -13,6 +13,8 @@ import logging
 import os
 import threading
 from collections.abc import Coroutine, Mapping, Sequence
+from concurrent.futures import Future
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,18 +94,10 @@ def emit_many(events: Sequence[tuple[str, EventType, Mapping[str, Any]]]) -> lis
     for stream, type, data in events:
         checked(type, data)
         counts[stream] = counts.get(stream, 0) + 1
-    last = _bump_many(counts) if connection.vendor == "postgresql" else {}
-    missing = {stream: n for stream, n in counts.items() if stream not in last}
-    if missing and connection.vendor == "postgresql":
-        # The streams' first events (a terminal's first purchase): their cursors made in one statement and
-        # bumped in one more, not three statements each.
-        StreamCursor.objects.bulk_create(
-            [StreamCursor(stream=s) for s in sorted(missing)], ignore_conflicts=True
-        )
-        last.update(_bump_many(missing))
-    for stream, n in counts.items():
-        if stream not in last:  # a stream's first event (or SQLite): one by one
-            last[stream] = next_seq(stream, n)
+    if connection.vendor == "postgresql":
+        last = _bump_many(counts)
+    else:  # SQLite: one writer at a time, one statement or two per stream
+        last = {stream: next_seq(stream, n) for stream, n in counts.items()}
     # Each stream's numbers: the cursor moved by its count, the events numbered up to the new value.
     first = {stream: last[stream] - n + 1 for stream, n in counts.items()}
     at = timezone.now().isoformat()
@@ -112,32 +106,28 @@ def emit_many(events: Sequence[tuple[str, EventType, Mapping[str, Any]]]) -> lis
         made.append(Event(stream=stream, seq=first[stream], type=type, data=data, at=at))
         first[stream] += 1
 
-    def publish_all() -> None:
-        for event in made:
-            publish(event)
-
-    transaction.on_commit(publish_all)
+    transaction.on_commit(lambda: publish_many(made))
     return made
 
 
+# The cursors made or moved in stream order (the order their rows are locked in), one statement: a
+# stream's first event (a terminal's first purchase) makes its cursor at its count.
 _BUMP_MANY_SQL = """
-WITH locked AS (
-    SELECT id, stream FROM {table} WHERE stream = ANY(%s) ORDER BY stream FOR UPDATE
-)
-UPDATE {table} c SET seq = c.seq + v.n
-FROM locked JOIN unnest(%s::text[], %s::int[]) AS v(stream, n) ON v.stream = locked.stream
-WHERE c.id = locked.id
-RETURNING c.stream, c.seq
+INSERT INTO {table} (stream, seq)
+SELECT v.stream, v.n FROM unnest(%s::text[], %s::bigint[]) WITH ORDINALITY AS v(stream, n, i) ORDER BY v.i
+ON CONFLICT (stream) DO UPDATE SET seq = {table}.seq + EXCLUDED.seq
+RETURNING stream, seq
 """
 
 
 def _bump_many(counts: dict[str, int]) -> dict[str, int]:
-    """The existing cursors of `counts` moved by their counts, locked in stream order: stream -> new seq."""
+    """The cursors of `counts` moved by their counts (made if new), locked in stream order: stream -> new
+    seq."""
     sql = _BUMP_MANY_SQL.format(table=connection.ops.quote_name(StreamCursor._meta.db_table))
     streams = sorted(counts)
     locks.take_many(locks.Rank.STREAM, streams)  # the statement locks their cursors
     with connection.cursor() as cursor:
-        cursor.execute(sql, [streams, streams, [counts[s] for s in streams]])
+        cursor.execute(sql, [streams, [counts[s] for s in streams]])
         return {stream: int(seq) for stream, seq in cursor.fetchall()}
 
 
@@ -157,6 +147,10 @@ def next_seq(stream: str, n: int = 1) -> int:
     return int(row[0])
 
 
+# Inside `publish_many`: each stream's last send not waited for yet (the streams' sends overlap).
+_sending: ContextVar[dict[str, Future[Any]] | None] = ContextVar("hall_events_sending", default=None)
+
+
 def publish(event: Event) -> None:
     """Send a committed event to its group. A failure is logged: screens recover from their snapshot."""
     layer = get_channel_layer()
@@ -164,10 +158,34 @@ def publish(event: Event) -> None:
         return
     # The text screens receive, encoded once here; the stream, for the hub that fans it out.
     message = {"type": CHANNEL_MESSAGE_TYPE, "stream": event.stream, "text": event.encode()}
+    sending = _sending.get()
     try:
-        _publisher.run(layer, layer.group_send(group_name(event.stream), message))
+        if sending is not None and event.stream in sending:
+            sending.pop(event.stream).result(_Publisher.TIMEOUT)  # a stream's events in their order
+        sent = _publisher.submit(layer, layer.group_send(group_name(event.stream), message))
+        if sending is None:
+            sent.result(_Publisher.TIMEOUT)
+        else:
+            sending[event.stream] = sent
     except Exception:
         log.exception("could not publish %s #%s on %s", event.type, event.seq, event.stream)
+
+
+def publish_many(events: Sequence[Event]) -> None:
+    """`publish` for several committed events, one wait for them all: each stream's events sent in order,
+    the streams' at once (a group of purchases tells each of its terminals: one round trip, not one each)."""
+    token = _sending.set({})
+    try:
+        for event in events:
+            publish(event)
+    finally:
+        sending = _sending.get() or {}
+        _sending.reset(token)
+    for stream, sent in sending.items():
+        try:
+            sent.result(_Publisher.TIMEOUT)
+        except Exception:
+            log.exception("could not publish an event on %s", stream)
 
 
 def send_to_group(layer: Any, group: str, message: dict[str, Any]) -> None:
@@ -202,13 +220,18 @@ class _Publisher:
             return self.loop
 
     def run(self, layer: Any, coro: Coroutine[Any, Any, Any]) -> None:
+        self.submit(layer, coro).result(self.TIMEOUT)
+
+    def submit(self, layer: Any, coro: Coroutine[Any, Any, Any]) -> Future[Any]:
+        """`coro` started on the publisher's loop: its future (the caller waits for it, or lets it go on
+        while it sends others)."""
         loop = self._running_loop()
         if layer is not self.layer:
             # The layer was replaced (settings changed, as in tests): close the old one's connections here.
             old, self.layer = self.layer, layer
             if isinstance(old, RedisPubSubChannelLayer):
                 asyncio.run_coroutine_threadsafe(old.flush(), loop)
-        asyncio.run_coroutine_threadsafe(coro, loop).result(self.TIMEOUT)
+        return asyncio.run_coroutine_threadsafe(coro, loop)
 
 
 _publisher = _Publisher()

@@ -143,6 +143,21 @@ def forget_further_units() -> None:
     setattr(connections[DEFAULT_DB_ALIAS], "hall_locks_strict", None)  # noqa: B010
 
 
+def holds(rank: Rank, keys: Iterable[Any]) -> bool:
+    """Whether this transaction took every lock `(rank, key)` of `keys` (through `take`): for a service
+    that trusts its caller's locks instead of taking them again. True outside a transaction's checks
+    (autocommit or a test body: nothing is recorded there)."""
+    conn = connections[DEFAULT_DB_ALIAS]
+    found = _transaction(conn)
+    if found is None:
+        return True
+    state: _Held | None = getattr(conn, "hall_locks", None)
+    block, savepoint, hooks = found
+    if state is None or state.block is not block or state.savepoint != savepoint or state.hooks is not hooks:
+        return False
+    return all((rank, key) in state.held for key in keys)
+
+
 def take_many(rank: Rank, keys: Iterable[Any]) -> None:
     """`take` for several locks of one rank (rows locked in one statement)."""
     conn = connections[DEFAULT_DB_ALIAS]

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bingo import cardgen
-from bingo.cards import CARDS_PER_STRIP, CardGrid, column_of, pack_numbers
+from bingo.cards import CARDS_PER_STRIP, CardGrid, column_of
 
 Card = tuple[int, ...]
 
@@ -139,14 +139,11 @@ def layout_of(code: str) -> Layout:
 
 
 def _deal_90(seed: bytes, count: int) -> Iterator[Card]:
+    # The strips 0, 1, ... of the seed's series, each its attempt 0 (cardgen.generate_strip), checked whole
+    # by the generator: their first `count` cards' packed numbers, no grid built per card.
     strips = -(-count // CARDS_PER_STRIP)
-    dealt = 0
-    for index in range(strips):
-        for grid in cardgen.generate_strip(seed, index):
-            if dealt == count:
-                return
-            yield tuple(pack_numbers(grid))
-            dealt += 1
+    for numbers in cardgen.generate_strips(seed, 0, strips).packed()[:count].tolist():
+        yield tuple(numbers)
 
 
 def _check_90(card: Sequence[int]) -> list[str]:

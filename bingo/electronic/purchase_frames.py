@@ -22,8 +22,9 @@ not a JSON object gets ``malformed_json``, another ``type`` ``unknown_type``, on
 (1009). A terminal may have MAX_PENDING purchases waiting; they are answered in the order sent.
 
 The purchases of all the process's terminal sockets go to one `Batcher` per event loop (halls.batching):
-one call of `sales.purchase_many` per batch, on threads of this door's own (not Channels' one sync thread,
-which every consumer of the process shares), one transaction for the batch's new purchases.
+one call of `write_batch` per batch (prepared, then written one batch at a time), on threads of
+this door's own (not Channels' one sync thread, which every consumer of the process shares), one
+transaction for the batch's new purchases.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -53,15 +55,18 @@ MAX_FRAME_BYTES: Final = 2048
 ABUSE_BYTES: Final = 16 * MAX_FRAME_BYTES  # not a terminal's frame gone wrong: the socket is closed
 MAX_PENDING: Final = 8
 
-# Batches: purchases per batch, how long a batch waits for more after its first, batches written at once
-# (each on a thread of its own, so this many threads and database connections). One at a time: two groups
-# of one venue wait for each other anyway (its sales account and audit chain head are held till commit),
-# and at 2,000 purchases in 10 s on 2 cores one runner gave p50 64 / p99 253 ms where two gave 130 / 400;
-# waiting 2 ms for company rather than 5, p50 46 / p99 238 ms.
+# Batches: purchases per batch, how long a batch waits for more after its first, batches in the works at
+# once (each on a thread of its own, so this many threads and database connections). Only one of them
+# writes at a time (`_writing`): two groups of one venue wait for each other anyway (its sales account
+# and audit chain head are held till commit), and at 2,000 purchases in 10 s on 2 cores one writer gave
+# p50 64 / p99 253 ms where two gave 130 / 400. The second prepares the next batch (its terminals, retries
+# and game read, its cards dealt) and answers the last one while the first writes: the writer's thread
+# does nothing but write. Waiting 2 ms for company rather than 5: p50 46 / p99 238 ms.
 BATCH_SIZE: int = getattr(settings, "HALL_ESALES_BATCH_SIZE", 100)
 BATCH_WAIT: float = getattr(settings, "HALL_ESALES_BATCH_WAIT_MS", 2) / 1000
-BATCH_RUNNERS: int = getattr(settings, "HALL_ESALES_BATCH_RUNNERS", 1)
+BATCH_RUNNERS: int = getattr(settings, "HALL_ESALES_BATCH_RUNNERS", 2)
 
+_writing = threading.Lock()  # one batch of this process written at a time
 _executor = ThreadPoolExecutor(max_workers=BATCH_RUNNERS, thread_name_prefix="terminal-purchases")
 
 
@@ -176,7 +181,8 @@ Item = tuple[int, str, Request]  # the socket's device id and token hash, its re
 
 def write_batch(items: list[Item]) -> list[str]:
     """Each request's answer frame: the terminals read in one query (a socket whose token was rotated since
-    it opened is refused, as the sweep will close it), the purchases through `sales.purchase_many`."""
+    it opened is refused, as the sweep will close it), the purchases prepared (`sales.prepare_many`), then
+    written when no other batch of the process is (`sales.write_prepared`)."""
     terminals = {
         t.device_id: t
         for t in Terminal.objects.select_related("device").filter(device_id__in={d for d, _h, _r in items})
@@ -202,7 +208,10 @@ def write_batch(items: list[Item]) -> list[str]:
         )
     asked = [i for i in range(len(items)) if i not in answers]
     if asks:
-        for i, answer in zip(asked, sales.purchase_many(asks), strict=True):
+        prepared = sales.prepare_many(asks)
+        with _writing:
+            written = sales.write_prepared(prepared)
+        for i, answer in zip(asked, written, strict=True):
             answers[i] = _answer(items[i][2], answer)
     return [answers[i] for i in range(len(items))]
 

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
@@ -26,6 +26,7 @@ from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, LedgerTransaction, Leg, PlayerCard, TxKind
 from halls.cashier.services import ledger as books
+from halls.cashier.services.locks import lock_accounts
 from halls.errors import Conflict
 from halls.models import AuditEntry, Jurisdiction, Venue
 from halls.services import audit
@@ -249,3 +250,49 @@ def test_a_batch_costs_the_queries_of_one_posting(django_assert_max_num_queries:
     cap = 13 if connection.vendor == "postgresql" else 11 + 2 * len(batch)
     with django_assert_max_num_queries(cap):
         books.post_many(venue_id=twin.venue.pk, postings=batch)
+
+
+@pytest.mark.django_db
+def test_on_the_accounts_its_caller_holds_a_batch_posts_the_same_with_fewer_statements(
+    django_assert_max_num_queries: Any,
+) -> None:
+    """`held`: the caller's transaction read every account and locked those money leaves (a group of
+    purchases): the books end as posting without it would leave them, with no account read or locked
+    again and no savepoint; `then` writes the caller's rows before the venue's shared rows are taken."""
+    one, many = Books([D("10.00")] * 3), Books([D("10.00")] * 3)
+    ops = [Op("spend", (i % 3,), D("1.50")) for i in range(6)]
+    books.post_many(venue_id=one.venue.pk, postings=[one.posting(f"s{i}", op) for i, op in enumerate(ops)])
+    seen: list[tuple[list[bool], Decimal]] = []
+
+    def then(posted: list[books.Posted]) -> None:  # the sales account not moved yet
+        seen.append(([p.replayed for p in posted], Account.objects.get(pk=many.sales).balance))
+
+    with transaction.atomic():
+        held = {**lock_accounts(many.cards), many.sales: Account.objects.get(pk=many.sales)}
+        # The transactions' keys, their rows and legs, then the balances (locked in id order, one UPDATE),
+        # the audit (2), and `then`'s own read: no account read, no savepoint.
+        with django_assert_max_num_queries(7 + 1):
+            books.post_many(
+                venue_id=many.venue.pk,
+                postings=[many.posting(f"s{i}", op) for i, op in enumerate(ops)],
+                held=held,
+                then=then,
+            )
+    assert seen == [([False] * 6, D("0.00"))]
+    assert one.state() == many.state()
+    assert audit.verify_chain(many.venue.pk).ok
+
+
+@pytest.mark.django_db
+def test_held_accounts_money_leaves_must_be_locked_by_the_caller() -> None:
+    twin = Books([D("10.00")] * 3)
+    before = twin.state()
+    with transaction.atomic():
+        read = {a.pk: a for a in Account.objects.filter(pk__in=[*twin.cards, twin.sales])}  # read, not locked
+        with pytest.raises(ValueError, match="not locked"):
+            books.post_many(
+                venue_id=twin.venue.pk,
+                postings=[twin.posting("s", Op("spend", (0,), D("1.00")))],
+                held=read,
+            )
+    assert twin.state() == before

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from django.db import connection
 
@@ -73,12 +74,10 @@ def lock_terminals(speciality_id: int) -> list[Terminal]:
     return list(Terminal.objects.select_for_update(of=("self",)).filter(pk__in=found).order_by("pk"))
 
 
-def lock_player_cards(card_ids: Iterable[int]) -> dict[int, PlayerCard]:
-    """Player cards FOR UPDATE in id order (a group of purchases takes its cards at once, as
-    halls.cashier.services.locks.lock_player_card takes one): id -> card."""
-    ids = sorted(set(card_ids))
-    if not ids:
-        return {}
-    take_many(Rank.PLAYER_CARD, ids)
-    rows = PlayerCard.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
+def lock_player_cards_where(**filters: Any) -> dict[int, PlayerCard]:
+    """The player cards matching `filters` FOR UPDATE in id order, found and locked in one statement (a
+    group of purchases names its cards by number), as halls.cashier.services.locks.lock_player_card
+    takes one."""
+    rows = list(PlayerCard.objects.select_for_update(of=("self",)).filter(**filters).order_by("pk"))
+    take_many(Rank.PLAYER_CARD, [card.pk for card in rows])
     return {card.pk: card for card in rows}

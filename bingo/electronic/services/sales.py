@@ -37,7 +37,7 @@ from bingo.electronic.models import (
 )
 from bingo.electronic.services.common import rules_of, tell_terminal
 from bingo.electronic.services.locks import (
-    lock_player_cards,
+    lock_player_cards_where,
     lock_terminal,
     lock_terminals_by_id,
     share_egame,
@@ -49,7 +49,7 @@ from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, PlayerCard, TxKind
 from halls.cashier.services import cards as player_cards
 from halls.cashier.services import ledger as books
-from halls.cashier.services.locks import lock_accounts
+from halls.cashier.services.locks import lock_accounts, lock_accounts_where
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.eventtypes import ECardShown, EventType, TerminalCards
 from jackpots.services.batcher import GroupCommit
@@ -421,16 +421,13 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
             )
         }
         venues = {t.device.venue_id for t in terminals.values()}
-        found = {
-            (c.venue_id, c.number): c
-            for c in PlayerCard.objects.filter(venue_id__in=venues, number__in={o.number for o in orders})
-        }
-        cards = lock_player_cards(c.pk for c in found.values())
-        held = {a.card_id: a for a in Account.objects.filter(card_id__in=cards) if a.card_id is not None}
-        for card in cards.values():  # a card never funded has no account yet (as cards.spend makes it)
-            if card.pk not in held:
-                held[card.pk] = books.card_account(card)
-        accounts = lock_accounts(a.pk for a in held.values())
+        cards = lock_player_cards_where(venue_id__in=venues, number__in={o.number for o in orders})
+        found = {(c.venue_id, c.number): c for c in cards.values()}
+        accounts = {a.pk: a for a in lock_accounts_where(card_id__in=cards)}
+        funded = {a.card_id for a in accounts.values()}
+        # A card never funded has no account yet (as cards.spend makes it): made and locked after the rest.
+        unfunded = [books.card_account(card) for card in cards.values() if card.pk not in funded]
+        accounts.update(lock_accounts(a.pk for a in unfunded))
         by_card = {a.card_id: a for a in accounts.values() if a.card_id is not None}
         have = {
             (row["terminal_id"], row["game_id"]): int(row["n"] or 0)
@@ -476,7 +473,7 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
             taken[i] = (card, amount, balances[account.pk])
             first_of[pair] = i
         if taken:
-            _write_taken(orders, taken, terminals, games, by_card, now, answers)
+            _write_taken(orders, taken, terminals, games, accounts, now, answers)
     for i, (j, balance) in again.items():
         bought = answers[j]
         assert isinstance(bought, Bought)
@@ -515,8 +512,10 @@ def _write_taken(
     now: datetime,
     answers: dict[int, _Answer],
 ) -> None:
-    """The money of the purchases the group took (one post_many per venue), their rows and events."""
-    posted: dict[int, books.Posted] = {}
+    """The money of the purchases the group took (one post_many per venue, on the card accounts the group
+    holds), their rows written inside it before the venue's shared rows are taken, then their events."""
+    by_card = {a.card_id: a for a in accounts.values() if a.card_id is not None}
+    rows_of: dict[int, tuple[Purchase, list[ECard]]] = {}
     for venue_id in sorted({terminals[orders[i].terminal.pk].device.venue_id for i in taken}):
         mine = [i for i in taken if terminals[orders[i].terminal.pk].device.venue_id == venue_id]
         sales_account = books.venue_account(venue_id, Kind.SALES)
@@ -529,7 +528,7 @@ def _write_taken(
                     kind=TxKind.CARD_SPEND,
                     key=f"card_spend:{ledger_key(terminal, order.key)}",
                     legs=[
-                        ledger.debit(accounts[card.pk].pk, amount),
+                        ledger.debit(by_card[card.pk].pk, amount),
                         ledger.credit(sales_account.pk, amount),
                     ],
                     actor=terminal.device.name,
@@ -537,33 +536,22 @@ def _write_taken(
                     data={"card": card.number, **_spend_data(order, terminal)},
                 )
             )
-        for i, moved in zip(mine, books.post_many(venue_id=venue_id, postings=postings), strict=True):
-            if moved.replayed:  # cannot happen under the terminal's lock with no Purchase: a broken invariant
-                raise IntegrityError(f"purchase {orders[i].key} posted without its purchase")
-            posted[i] = moved
-    bought = Purchase.objects.bulk_create(
-        Purchase(
-            game=games[orders[i].game],
-            terminal=terminals[orders[i].terminal.pk],
-            player_card=taken[i][0],
-            key=orders[i].key,
-            cards=orders[i].count,
-            amount=taken[i][1],
-            seed=orders[i].seed.hex(),
-            transaction=posted[i].transaction,
-            created_at=now,
+
+        def rows(posted: list[books.Posted], mine: list[int] = mine) -> None:
+            for i, moved in zip(mine, posted, strict=True):
+                if moved.replayed:  # cannot happen under the terminal's lock with no Purchase
+                    raise IntegrityError(f"purchase {orders[i].key} posted without its purchase")
+            rows_of.update(_purchase_rows(orders, taken, terminals, games, mine, posted, now))
+
+        books.post_many(
+            venue_id=venue_id,
+            postings=postings,
+            held={**accounts, sales_account.pk: sales_account},
+            then=rows,
         )
-        for i in taken
-    )
-    rows = ECard.objects.bulk_create(
-        ECard(game_id=orders[i].game, purchase=purchase, position=n, cells=cells)
-        for i, purchase in zip(taken, bought, strict=True)
-        for n, cells in enumerate(orders[i].cells, start=1)
-    )
     told: Told = []
-    at = 0
-    for i, purchase in zip(taken, bought, strict=True):
-        mine_rows, at = rows[at : at + orders[i].count], at + orders[i].count
+    for i in taken:
+        purchase, mine_rows = rows_of[i]
         terminal = terminals[orders[i].terminal.pk]
         balance = taken[i][2]
         told.append(
@@ -581,6 +569,42 @@ def _write_taken(
         )
         answers[i] = Bought(purchase, mine_rows, balance, replayed=False)
     events.emit_many(told)
+
+
+def _purchase_rows(
+    orders: Sequence[Order],
+    taken: Mapping[int, tuple[PlayerCard, Decimal, Decimal]],
+    terminals: Mapping[int, Terminal],
+    games: Mapping[int, ElectronicGame | None],
+    mine: Sequence[int],
+    posted: Sequence[books.Posted],
+    now: datetime,
+) -> dict[int, tuple[Purchase, list[ECard]]]:
+    """The Purchase and ECard rows of the orders `mine`, each on its posted transaction, in bulk."""
+    bought = Purchase.objects.bulk_create(
+        Purchase(
+            game=games[orders[i].game],
+            terminal=terminals[orders[i].terminal.pk],
+            player_card=taken[i][0],
+            key=orders[i].key,
+            cards=orders[i].count,
+            amount=taken[i][1],
+            seed=orders[i].seed.hex(),
+            transaction=moved.transaction,
+            created_at=now,
+        )
+        for i, moved in zip(mine, posted, strict=True)
+    )
+    cards = ECard.objects.bulk_create(
+        ECard(game_id=orders[i].game, purchase=purchase, position=n, cells=cells)
+        for i, purchase in zip(mine, bought, strict=True)
+        for n, cells in enumerate(orders[i].cells, start=1)
+    )
+    made: dict[int, tuple[Purchase, list[ECard]]] = {}
+    at = 0
+    for i, purchase in zip(mine, bought, strict=True):
+        made[i], at = (purchase, cards[at : at + orders[i].count]), at + orders[i].count
+    return made
 
 
 # --- many at once (a socket door's batch) ------------------------------------------------------------------
@@ -608,11 +632,27 @@ def _game(value: Any) -> int | None:
     return int(value)
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A batch of asks checked as far as they can be without a lock: the answers known already (refusals,
+    retries' first answers) and the orders to write, each by its ask's index."""
+
+    size: int
+    answers: Mapping[int, _Answer]
+    orders: Mapping[int, Order]
+
+
 def purchase_many(asks: Sequence[Ask]) -> list[_Answer]:
     """Each purchase's answer (bought, a retry's first answer, or its refusal), as `purchase` would give it
     one by one, with a few queries for the whole batch: the retries found in one query, the games on sale
     read in one, then the new purchases written together (`write_group`; on SQLite, or inside a caller's
     transaction, one after the other)."""
+    return write_prepared(prepare_many(asks))
+
+
+def prepare_many(asks: Sequence[Ask]) -> Prepared:
+    """`purchase_many`'s first half, with no lock taken: the asks checked, the retries answered, the games
+    on sale read and the new orders' cards dealt (a door prepares one batch while another is written)."""
     answers: dict[int, _Answer] = {}
     checked: dict[int, tuple[str, int, str, int | None]] = {}
     for i, ask in enumerate(asks):
@@ -652,10 +692,15 @@ def purchase_many(asks: Sequence[Ask]) -> list[_Answer]:
                     orders[i] = replace(order, language=ask.language)
         except DomainError as exc:
             answers[i] = exc
-    if orders:
-        if _grouped():
-            written = write_group(list(orders.values()))
-        else:
-            written = [_alone(order) for order in orders.values()]
-        answers.update(zip(orders, written, strict=True))
-    return [answers[i] for i in range(len(asks))]
+    return Prepared(len(asks), answers, orders)
+
+
+def write_prepared(prepared: Prepared) -> list[_Answer]:
+    """`purchase_many`'s second half: the prepared orders written (together in one transaction on
+    PostgreSQL outside a caller's transaction, else one after the other); every ask's answer in order."""
+    answers = dict(prepared.answers)
+    if prepared.orders:
+        orders = list(prepared.orders.values())
+        written = write_group(orders) if _grouped() else [_alone(order) for order in orders]
+        answers.update(zip(prepared.orders, written, strict=True))
+    return [answers[i] for i in range(prepared.size)]

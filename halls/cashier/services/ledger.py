@@ -9,7 +9,8 @@ venue's singleton accounts are made on first use.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -22,7 +23,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from halls import money
+from halls import locks, money
 from halls.actors import Actor, actor_label
 from halls.cashier import ledger
 from halls.cashier.ledger import GUARDED, Kind
@@ -171,7 +172,12 @@ AuditItem = tuple[Actor, str, Any, dict[str, Any] | None]
 
 
 def post_many(
-    *, venue_id: int, postings: Sequence[Posting], audit_first: Sequence[AuditItem] = ()
+    *,
+    venue_id: int,
+    postings: Sequence[Posting],
+    audit_first: Sequence[AuditItem] = (),
+    held: Mapping[int, Account] | None = None,
+    then: Callable[[list[Posted]], None] | None = None,
 ) -> list[Posted]:
     """Post several balanced transactions of one venue as `post` would post them one after the other, in
     one go: their accounts read once, the guarded ones money leaves locked once (id order), their keys
@@ -185,26 +191,83 @@ def post_many(
 
     `audit_first`: the caller's own entries of the same change (a ball and the prizes it decided), written
     before the transactions' in the same append (written alone when every posting is a replay).
+
+    `held`: every account the legs name, as the caller's transaction read them, those money leaves locked
+    by it (halls.locks: their balances are current), and that transaction holds what makes the keys its
+    own to post (a terminal's purchases, under the terminal's lock). Then nothing is read or locked again
+    and no savepoint is taken: a database error fails the caller's transaction (a group of purchases).
+
+    `then(answers)`: the caller's own rows of the same change, written once the transactions and legs are,
+    before the venue's shared rows (the accounts' balances, the audit chain's head) are taken, so those are
+    held the shortest time (two groups of one venue wait for each other there).
     """
     checked = [ledger.check(p.legs) for p in postings]
     if not postings:
         return []
+    if held is not None:
+        return _post_held(venue_id, postings, checked, held, audit_first, then)
     with transaction.atomic():
         ids = {leg.account for legs in checked for leg in legs}
         accounts = {a.pk: a for a in Account.objects.filter(pk__in=ids)}
         if len(accounts) != len(ids) or any(a.venue_id != venue_id for a in accounts.values()):
             raise ValueError(f"ledger legs on accounts outside venue {venue_id}: {checked}")
-        deltas = [
-            {leg.account: ledger.shown(Kind(accounts[leg.account].kind), leg.amount) for leg in legs}
-            for legs in checked
-        ]
+        deltas = _deltas(checked, accounts)
         # Money leaves these: lock them, so two spends of one card are decided one after the other.
-        taking = {pk for d in deltas for pk, delta in d.items() if delta < 0 and accounts[pk].guarded}
-        locked = lock_accounts(taking)
+        locked = lock_accounts(_taking(deltas, accounts))
         while True:
-            done = _post_fresh(venue_id, postings, checked, deltas, accounts, locked, audit_first)
+            done = _post_fresh(venue_id, postings, checked, deltas, accounts, locked, audit_first, then)
             if done is not None:
                 return done
+
+
+def _deltas(
+    checked: list[tuple[ledger.Leg, ...]], accounts: Mapping[int, Account]
+) -> list[dict[int, Decimal]]:
+    return [
+        {leg.account: ledger.shown(Kind(accounts[leg.account].kind), leg.amount) for leg in legs}
+        for legs in checked
+    ]
+
+
+def _taking(deltas: list[dict[int, Decimal]], accounts: Mapping[int, Account]) -> set[int]:
+    """The guarded accounts money leaves."""
+    return {pk for d in deltas for pk, delta in d.items() if delta < 0 and accounts[pk].guarded}
+
+
+def _post_held(
+    venue_id: int,
+    postings: Sequence[Posting],
+    checked: list[tuple[ledger.Leg, ...]],
+    held: Mapping[int, Account],
+    audit_first: Sequence[AuditItem],
+    then: Callable[[list[Posted]], None] | None,
+) -> list[Posted]:
+    """`post_many` in the caller's transaction, on the accounts it read and holds (see `held`)."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("post_many(held=...) runs inside the caller's transaction")
+    ids = {leg.account for legs in checked for leg in legs}
+    if not ids <= held.keys() or any(held[pk].venue_id != venue_id for pk in ids):
+        raise ValueError(f"ledger legs on accounts not held in venue {venue_id}: {checked}")
+    deltas = _deltas(checked, held)
+    taking = _taking(deltas, held)
+    if not locks.holds(locks.Rank.ACCOUNT, taking):
+        raise ValueError(f"post_many(held=...) takes money from accounts not locked: {sorted(taking)}")
+    done = _post_fresh(
+        venue_id,
+        postings,
+        checked,
+        deltas,
+        held,
+        {pk: held[pk] for pk in taking},
+        audit_first,
+        then,
+        race=False,
+    )
+    if done is None:  # cannot happen: the caller's locks make the keys its own
+        raise IntegrityError(
+            f"post_many(held=...): a key of venue {venue_id} was posted by another transaction"
+        )
+    return done
 
 
 def _post_fresh(
@@ -212,12 +275,16 @@ def _post_fresh(
     postings: Sequence[Posting],
     checked: list[tuple[ledger.Leg, ...]],
     deltas: list[dict[int, Decimal]],
-    accounts: dict[int, Account],
-    locked: dict[int, Account],
+    accounts: Mapping[int, Account],
+    locked: Mapping[int, Account],
     audit_first: Sequence[AuditItem],
+    then: Callable[[list[Posted]], None] | None,
+    *,
+    race: bool = True,
 ) -> list[Posted] | None:
     """Replay the keys already posted, write the rest; None when another call posted one of the keys at
-    this instant (the caller looks again: it is a replay now)."""
+    this instant (the caller looks again: it is a replay now). `race=False`: no other call can (the
+    caller's locks make the keys its own), so no savepoint guards the insert."""
     keys = [p.key for p in postings]
     previous = {
         t.key: t
@@ -259,12 +326,16 @@ def _post_fresh(
     ]
     if rows:
         try:
-            with transaction.atomic():  # a savepoint: one of the keys posted at this instant by another call
+            # a savepoint: one of the keys posted at this instant by another call
+            with transaction.atomic() if race else contextlib.nullcontext():
                 LedgerTransaction.objects.bulk_create(rows)
         except IntegrityError:
-            if not LedgerTransaction.objects.filter(
-                venue_id=venue_id, key__in=[r.key for r in rows]
-            ).exists():
+            if (
+                not race
+                or not LedgerTransaction.objects.filter(
+                    venue_id=venue_id, key__in=[r.key for r in rows]
+                ).exists()
+            ):
                 raise
             return None
         Leg.objects.bulk_create(
@@ -272,6 +343,18 @@ def _post_fresh(
             for row, i in zip(rows, fresh, strict=True)
             for leg in checked[i]
         )
+    written = {row.key: row for row in rows}
+    answers = [
+        Posted(previous[p.key], replayed=True)
+        if p.key in previous
+        else Posted(written[p.key], replayed=first[p.key] != i)
+        for i, p in enumerate(postings)
+    ]
+    if then is not None:
+        then(answers)
+    # The venue's shared rows from here to the commit: its accounts' balances (its sales account, a
+    # drawer) and its audit chain's head.
+    if rows:
         _move_balances([deltas[i] for i in fresh])
     audit.record_many(  # nothing when there is nothing new to tell
         venue_id=venue_id,
@@ -283,13 +366,7 @@ def _post_fresh(
             ),
         ],
     )
-    written = {row.key: row for row in rows}
-    return [
-        Posted(previous[p.key], replayed=True)
-        if p.key in previous
-        else Posted(written[p.key], replayed=first[p.key] != i)
-        for i, p in enumerate(postings)
-    ]
+    return answers
 
 
 def _user(actor: Actor) -> User | None:
