@@ -19,10 +19,12 @@ from playwright.async_api import BrowserContext, Page, expect
 from bingo.models import Game
 from bingo.services import games
 from halls.models import Role
+from halls.services import sessions
 from jackpots.rulepacks import PACKS
 from jackpots.tables.models import CasinoTable
 from jackpots.tables.services import tables
-from tests.conftest import make_user
+from tests.bingo.inspector_support import play_session
+from tests.conftest import ALL_BALLS, make_user
 from tests.e2e.browser_support import call, log_in
 
 pytestmark = pytest.mark.e2e
@@ -58,10 +60,16 @@ READS = {
 }
 
 
-def on_sale(room: Any, caller: Any) -> Game:
-    return games.open_sales(
+def played_then_on_sale(session: Any, room: Any, series: Any, caller: Any, cashier: Any) -> tuple[Any, Game]:
+    """A session played (its Line and Bingo waiting at the cashier), then a new one with a game on sale."""
+    play_session(session=session, room=room, series=series, caller=caller, cashier=cashier)
+    new = sessions.open_session(
+        room=room, actor=caller, blower_ok=True, reserve_ok=True, reader_ok=True, inspection_balls=ALL_BALLS
+    )
+    game = games.open_sales(
         game=games.create_game(room=room, actor=caller, draw_source="manual"), actor=caller
     )
+    return new, game
 
 
 def a_table(venue: Any, operator: Any) -> CasinoTable:
@@ -94,9 +102,10 @@ async def test_the_inspector_sees_no_write_control_and_the_operator_sees_them_al
     ball_set: Any,
     screen: Any,
     caller: Any,
+    cashier: Any,
     operator: Any,
 ) -> None:
-    game = await call(on_sale, room, caller)
+    session, game = await call(played_then_on_sale, session, room, card_series, caller, cashier)
     table = await call(a_table, venue, operator)
     await call(make_user, "inspectora", venue, Role.INSPECTOR)
     spanish = {"name": settings.LANGUAGE_COOKIE_NAME, "value": "es", "domain": "127.0.0.1", "path": "/"}
@@ -120,6 +129,11 @@ async def test_the_inspector_sees_no_write_control_and_the_operator_sees_them_al
     await page.goto(pages["console"])
     await expect(page.locator("#game-title")).to_contain_text(str(game.number))
     await expect(page.locator("#session-badge")).to_contain_text(str(session.pk))
+    # The prizes waiting at the cashier are listed, with nothing to pay them with.
+    await page.goto(pages["cashier"])
+    await page.click("#tab-prizes")
+    await expect(page.locator("#payables-table [data-payable]")).to_have_count(2)
+    await expect(page.locator("[data-open-pay]")).to_have_count(0)
     # The printed-card register (read only) opens as before.
     await page.goto(f"{server_url}/paper/games/{game.pk}/")
     await expect(page.locator("#register")).to_be_visible()
@@ -136,4 +150,7 @@ async def test_the_inspector_sees_no_write_control_and_the_operator_sees_them_al
             assert await page.locator(selector).count() >= 1, (name, selector)
         if name == "console":
             await page.screenshot(path="/tmp/operator-console.png", full_page=True)
+    await page.goto(pages["cashier"])
+    await page.click("#tab-prizes")
+    await expect(page.locator("[data-open-pay]")).to_have_count(2)
     assert errors == [], errors

@@ -155,3 +155,33 @@ def test_the_inspector_opens_the_venues_staff_pages_as_the_operator_does(
         seen, expected = as_inspector.get(url), as_operator.get(url)
         assert expected.status_code == 200, (url, expected.status_code)
         assert seen.status_code == 200, (url, seen.status_code)
+
+
+def test_pages_offer_a_write_exactly_when_the_api_lets_it_through(
+    venue, room, session, other_venue, operator
+):
+    """halls.access.may_write (what the pages ask before offering a write control) agrees with what a
+    caller's write (closing the session) answers, for every kind of user: the inspector, one who also works
+    elsewhere, a cashier, a caller, the operator."""
+    both = make_user("both", venue, Role.INSPECTOR)
+    StaffRole.objects.create(user=both, venue=other_venue, role=Role.CASHIER)
+    users = {
+        "inspector": make_user("inspector", venue, Role.INSPECTOR),
+        "both": both,
+        "cashier": make_user("cajera", venue, Role.CASHIER),
+        "caller": make_user("locutor", venue, Role.CALLER),
+        "operator": operator,
+    }
+    offered = {name: access.may_write(user, venue.pk, Role.CALLER) for name, user in users.items()}
+    assert offered == {"inspector": False, "both": False, "cashier": False, "caller": True, "operator": True}
+    # Inside a read (a page's GET), the inspector's read rights do not turn into a write control.
+    with access.reading():
+        assert not access.may_write(users["inspector"], venue.pk, Role.CALLER)
+        assert access.roles_in(users["inspector"], venue.pk) == access.ALL_ROLES
+    for name, user in users.items():
+        if offered[name]:
+            continue
+        answer = api_client(user).post(f"/api/sessions/{session.pk}/close/")
+        assert answer.status_code == 403, (name, answer.status_code)
+    answer = api_client(users["caller"]).post(f"/api/sessions/{session.pk}/close/")
+    assert answer.status_code == 200

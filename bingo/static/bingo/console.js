@@ -523,7 +523,7 @@
     else if (!manual) { hint = isLive(game) ? gettext("The RNG draws by itself") : ""; }
     else if (drawing) { hint = say(gettext("Next: ball %(ordinal)s of 90"), {ordinal: game.balls.length + 1}); }
     else if (game.state === "paused") { hint = game.claim_window ? gettext("Paused for a claim") : gettext("Paused"); }
-    else if (isLive(game)) { hint = gettext("Start the draw to enter balls"); }
+    else if (isLive(game) && canWrite) { hint = gettext("Start the draw to enter balls"); }
     $("draw-hint").textContent = hint;
     if (canEnter && !wasDrawing && doc.activeElement === doc.body) { input.focus(); }
     wasDrawing = canEnter;
