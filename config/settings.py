@@ -142,6 +142,8 @@ TEMPLATES = [
 
 if DATABASE_URL:
     DATABASES = {"default": env.db_url_config(DATABASE_URL)}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        DATABASES["default"]["ENGINE"] = "halls.postgresql"  # Django's, knowing the money column (see there)
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     # A kept connection is checked (SELECT 1) before its first use in each request or task.
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
