@@ -88,7 +88,7 @@ def seed_hall(
     "Sala Principal" plays by itself from the start (the network demo turns it on later, demo.network)."""
     with transaction.atomic():
         hall = _seed_hall(name, licence, self_playing, pace)
-    _audio_screens(hall)
+    choose_audio_screens(hall)
     robot_shift(hall.venue)  # the self-playing room's sales are cash in its robot cashier's drawer
     # The people's till: the demo's cashier opens a shift there (the robots' tills are taken).
     Till.objects.get_or_create(venue=hall.venue, name="Caja 1")
@@ -164,7 +164,7 @@ def _screen(room: Room, name: str) -> Screen:
     return screen
 
 
-def _audio_screens(hall: DemoHall) -> None:
+def choose_audio_screens(hall: DemoHall) -> None:
     """Each room's first screen says the balls (the caller's voice, `make voice`), once: a room whose audio
     screen was ever chosen (the setup page) keeps that choice. A transaction of its own (the service locks
     the room, which comes before the audit chain the seed has written to)."""

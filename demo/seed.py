@@ -31,6 +31,8 @@ def seed_demo() -> DemoHall:
         electronic.seed_electronic,
     ):
         seed(hall)
+    # The electronic rooms (seeded last) get their audio screen too: each room's first screen says the balls.
+    demo_hall.choose_audio_screens(hall)
     return hall
 
 

@@ -24,11 +24,18 @@ from halls.models import Screen
 from halls.services import voice
 from tests.e2e.browser_support import call, log_in, open_screen, start_game
 from tests.e2e.conftest import CHROMIUM_ARGS, VIEWPORT
+from tests.e2e.test_browser_electronic_screen import _draw
+from tests.e2e.test_browser_electronic_screen import _set_up as electronic_room
+from tests.electronic.support import enqueued
+from tests.electronic.test_game_known_balls import BALLS
 
 pytestmark = pytest.mark.e2e
 
 KIOSK_ARGS = [*CHROMIUM_ARGS, "--autoplay-policy=no-user-gesture-required"]
 CLIP_45 = "/voice/ball-45.wav"
+PLAYED_TO_ITS_END = (
+    "src => window.HallVoice.log.some(e => e.src.endsWith(src) && e.played && e.reason === 'ended')"
+)
 
 
 @pytest.fixture
@@ -334,3 +341,40 @@ async def test_mute_and_volume_from_one_console_reach_the_audio_screen_and_every
     # All of it live: no console reloaded its page or its snapshot.
     assert loads == {"first": 0, "second": 0}, loads
     assert not errors, errors
+
+
+async def test_an_electronic_rooms_audio_screen_says_each_ball_of_its_game(
+    kiosk, server_url, venue, operator, cashier
+):
+    """Electronic bingo's hall screens speak too: the engine draws a ball of the room's game and the room's
+    audio screen plays that ball's clip to its end; the room's other screen stays silent."""
+    with enqueued():
+        speciality, game, screen = await call(electronic_room, venue, operator, cashier)
+        other = await call(Screen.objects.create, venue=venue, room=speciality.room, name="Pantalla barra")
+        await call(voice.choose_audio_screen, room=speciality.room, screen=screen, actor=operator)
+        errors: list[str] = []
+        audio_page = await new_page(kiosk, errors)
+        silent_page = await new_page(kiosk, errors)
+        await open_screen(audio_page, server_url, screen.token)
+        await open_screen(silent_page, server_url, other.token)
+        await expect(audio_page.locator("body")).to_have_attribute("data-room-kind", "electronic")
+        await expect(audio_page.locator("body")).to_have_attribute("data-voice", "on")
+        await expect(silent_page.locator("body")).to_have_attribute("data-voice", "none")
+
+        for ordinal in (1, 2):
+            ball = BALLS[ordinal - 1]
+            clip = f"/voice/ball-{ball}.wav"
+            await call(_draw, game, ordinal)
+            await expect(audio_page.locator("#es-ball")).to_have_attribute("data-ball", str(ball))
+            await audio_page.wait_for_function(PLAYED_TO_ITS_END, arg=clip)
+            await expect(silent_page.locator("#es-ball")).to_have_attribute("data-ball", str(ball))
+        said = [e["src"].rsplit("/", 1)[1] for e in await voice_log(audio_page)]
+        assert said == [f"ball-{BALLS[0]}.wav", f"ball-{BALLS[1]}.wav"], said
+        fetched = await audio_page.evaluate(
+            "src => fetch(src).then(r => r.arrayBuffer()).then(b => b.byteLength)",
+            f"/voice/ball-{BALLS[0]}.wav",
+        )
+        assert fetched == (Path(settings.HALL_VOICE_DIR) / f"ball-{BALLS[0]}.wav").stat().st_size
+        assert not any(e["played"] for e in await voice_log(silent_page))
+        await audio_page.screenshot(path="/tmp/voice-electronic.png")
+        assert not errors, errors
