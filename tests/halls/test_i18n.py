@@ -25,20 +25,23 @@ NOT_SOURCES = (".*", "__pycache__", "*.mo", "tests", "bench", "var", "deploy", "
 
 
 def read_po(path: Path) -> dict[str, Any]:
-    """msgid -> msgstr (a tuple of forms for a plural; None when the entry is fuzzy), header left out."""
+    """msgid -> msgstr (a tuple of forms for a plural; None when the entry is fuzzy), header left out. A
+    msgid with a context (pgettext) is keyed as gettext keys it in the compiled file: context, EOT, msgid."""
     entries: dict[str, Any] = {}
     for block in path.read_text(encoding="utf-8").split("\n\n"):
         fuzzy = any(line.startswith("#,") and "fuzzy" in line for line in block.splitlines())
         parts: dict[str, str] = {}
         key = ""
         for line in block.splitlines():
-            if line.startswith(("msgid", "msgstr")):
+            if line.startswith(("msgctxt", "msgid", "msgstr")):
                 key, _, rest = line.partition(" ")
                 parts[key] = json.loads(rest)
             elif line.startswith('"') and key:
                 parts[key] += json.loads(line)
         if not parts.get("msgid"):
             continue
+        if "msgctxt" in parts:
+            parts["msgid"] = f"{parts['msgctxt']}\x04{parts['msgid']}"
         if "msgid_plural" in parts:
             forms = tuple(parts[k] for k in sorted(parts) if k.startswith("msgstr["))
             entries[parts["msgid"]] = None if fuzzy else forms
