@@ -4,7 +4,8 @@ Every clip is generated offline, once, from its Spanish text (`manage.py build_v
 synthesised while a game is played. A ball is one clip of its own ("el cuarenta y cinco", said whole, so it
 sounds as a caller says it). An announcement whose figures are only known at the close of sales (the S6
 formula, the prize amounts, the max balls) is a sequence of clips: fixed phrases ("cartones vendidos", "del
-número", "al") and number words ("ciento", "veinte"), each a clip of its own, played one after another.
+número", "al") and whole numbers below a thousand ("ciento dieciocho", one phrase each, joined by "mil"),
+played one after another; bingo.voicefiles trims each clip's silences so they follow as speech does.
 
 `CLIPS` is the whole catalogue, key -> text; every key any function here returns is in it (a property test
 holds that). Pure: no Django.
@@ -187,9 +188,17 @@ def word_clip(word: str) -> str:
     return f"n-{word}"
 
 
-def _number_vocabulary() -> set[str]:
-    words = set(_UNITS) | set(_TENS.values()) | set(_HUNDREDS.values())
-    return words | {"y", "cien", "mil", "un", "veintiún", "millón", "millones"}
+# The words that join the groups of a large number: "un millón", "dos millones", "mil".
+_JOINING_WORDS = ("un", "mil", "millón", "millones")
+
+
+def group_clip(n: int, *, before_noun: bool = False) -> str:
+    """The clip of a whole number 0…999, said as one phrase ("ciento dieciocho"): `before_noun`, its form
+    before a noun where that differs ("treinta y un")."""
+    if not 0 <= n <= 999:
+        raise ValueError(f"{n} is not a group of a number (0…999)")
+    apocope = before_noun and number_text(n, before_noun=True) != number_text(n)
+    return f"num-{n}-un" if apocope else f"num-{n}"
 
 
 def catalogue() -> dict[str, str]:
@@ -197,7 +206,10 @@ def catalogue() -> dict[str, str]:
     clips = {ball_clip(b): ball_text(b) for b in range(1, 91)}
     clips.update(PHRASES)
     clips.update({f"colour-{c}": word for c, word in COLOURS.items()})
-    clips.update({word_clip(w): w for w in sorted(_number_vocabulary())})
+    for n in range(1000):
+        clips[group_clip(n)] = number_text(n)
+        clips[group_clip(n, before_noun=True)] = number_text(n, before_noun=True)
+    clips.update({word_clip(w): w for w in _JOINING_WORDS})
     return clips
 
 
@@ -208,7 +220,30 @@ CLIPS: Mapping[str, str] = catalogue()
 
 
 def number_clips(n: int, *, before_noun: bool = False) -> list[str]:
-    return [word_clip(w) for w in number_words(n, before_noun=before_noun)]
+    """A number as the fewest clips: each group below a thousand is one phrase ("ciento dieciocho"), joined
+    by "mil" and "millones" (2 000 118 -> "dos" "millones" "ciento dieciocho")."""
+    if not 0 <= n <= MAX_NUMBER:
+        raise ValueError(f"{n} is not a number this voice says (0…{MAX_NUMBER})")
+    if n == 0:
+        return [group_clip(0)]
+    millions, rest = divmod(n, 1_000_000)
+    thousands, units = divmod(rest, 1000)
+    clips: list[str] = []
+    if millions:
+        clips += (
+            [word_clip("un"), word_clip("millón")]
+            if millions == 1
+            else [group_clip(millions, before_noun=True), word_clip("millones")]
+        )
+    if thousands:
+        clips += (
+            [word_clip("mil")]
+            if thousands == 1
+            else [group_clip(thousands, before_noun=True), word_clip("mil")]
+        )
+    if units:
+        clips.append(group_clip(units, before_noun=before_noun))
+    return clips
 
 
 def amount_clips(amount: Decimal | str) -> list[str]:

@@ -3,20 +3,24 @@
 `build` runs at install time (`manage.py build_voice`, `make voice`; `make demo` and `make test` call it),
 never while a game is played: a screen only ever fetches files this wrote. The directory holds one
 `<key>.wav` per clip and `manifest.json`, which records for each clip the exact text, the engine and voice it
-was generated with and the file's SHA-256, so a run only regenerates what changed and a test can tell which
-words a file says. Not committed: about 8 MB of WAV, regenerated identically (espeak-ng is deterministic) from
-Debian's package by scripts/ensure_voice.sh.
+was generated with, how it was processed (PROCESS: its silences trimmed) and the file's SHA-256, so a run only
+regenerates what changed and a test can tell which words a file says; a clip the catalogue dropped is deleted.
+Not committed: about 75 MB of WAV (1 225 clips, a thousand of them the numbers 0…999), regenerated identically
+(espeak-ng is deterministic) from Debian's package by scripts/ensure_voice.sh.
 """
 
 from __future__ import annotations
 
+import array
 import fcntl
 import hashlib
 import json
 import os
 import re
 import subprocess
+import sys
 import tempfile
+import wave
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +30,16 @@ from bingo.voice import CLIPS
 
 MANIFEST = "manifest.json"
 KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+# What is done to the engine's output, recorded per clip (a change here regenerates every clip). espeak-ng
+# ends each clip with about 0.3 s of silence and starts it with 0.04 s: clips played one after another then
+# sounded word by word, with a gap at each joint. Each clip keeps 10 ms before its first sound and 60 ms
+# after its last, or a sentence's pause (0.25 s) after a text ending in . : ? or !.
+PROCESS = "trim-1"
+SILENCE = 300  # of 32767: below this a 16-bit sample is silence
+LEAD_SECONDS = 0.01
+TAIL_SECONDS = 0.06
+PAUSE_SECONDS = 0.25
 
 
 class VoiceBuildError(RuntimeError):
@@ -58,6 +72,33 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def trim(path: Path, text: str) -> None:
+    """Cut the silence before and after the speech of a 16-bit mono WAV, in place (see PROCESS)."""
+    with wave.open(str(path), "rb") as wav:
+        params = wav.getparams()
+        samples = array.array("h", wav.readframes(wav.getnframes()))
+    if params.sampwidth != 2 or params.nchannels != 1:
+        raise VoiceBuildError(f"{path.name}: not 16-bit mono audio")
+    if sys.byteorder != "little":
+        samples.byteswap()
+    first = next((i for i, v in enumerate(samples) if abs(v) > SILENCE), None)
+    if first is None:
+        raise VoiceBuildError(f"{path.name}: no speech in the clip")
+    last = len(samples) - 1 - next(i for i, v in enumerate(reversed(samples)) if abs(v) > SILENCE)
+    rate = params.framerate
+    tail = PAUSE_SECONDS if text.rstrip()[-1:] in {".", ":", "?", "!"} else TAIL_SECONDS
+    start = max(0, first - int(LEAD_SECONDS * rate))
+    end = min(len(samples), last + 1 + int(tail * rate))
+    kept = samples[start:end]
+    if sys.byteorder != "little":
+        kept.byteswap()
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(rate)
+        wav.writeframes(kept.tobytes())
+
+
 def _synthesise(engine: str, voice: str, text: str, target: Path) -> None:
     # Written beside the target, then renamed: a screen never fetches a half-written file.
     fd, tmp = tempfile.mkstemp(suffix=".wav", dir=target.parent)
@@ -68,6 +109,7 @@ def _synthesise(engine: str, voice: str, text: str, target: Path) -> None:
         )
         if Path(tmp).stat().st_size <= 44:  # a bare WAV header: the engine said nothing
             raise VoiceBuildError(f"{engine} produced no audio for {text!r}")
+        trim(Path(tmp), text)
         os.replace(tmp, target)
     except FileNotFoundError as exc:
         raise VoiceBuildError(
@@ -97,7 +139,7 @@ def _build(directory: Path, *, engine: str, voice: str, clips: Mapping[str, str]
     for key, text in clips.items():
         target = directory / f"{key}.wav"
         before = old.get(key)
-        wanted = {"text": text, "engine": engine, "voice": voice}
+        wanted = {"text": text, "engine": engine, "voice": voice, "process": PROCESS}
         if (
             not force
             and before
@@ -111,7 +153,10 @@ def _build(directory: Path, *, engine: str, voice: str, clips: Mapping[str, str]
         _synthesise(engine, voice, text, target)
         entries[key] = {**wanted, "file": target.name, "sha256": _sha256(target)}
         generated += 1
-    manifest = {"engine": engine, "voice": voice, "clips": entries}
+    for key in set(old) - set(entries):  # a clip the catalogue no longer has (the old word clips)
+        if KEY_RE.match(key):
+            (directory / f"{key}.wav").unlink(missing_ok=True)
+    manifest = {"engine": engine, "voice": voice, "process": PROCESS, "clips": entries}
     tmp = directory / (MANIFEST + ".tmp")
     tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True), encoding="utf-8")
     os.replace(tmp, directory / MANIFEST)

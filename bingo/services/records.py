@@ -44,6 +44,7 @@ from bingo.network.models import RoundGame
 from bingo.services import devices
 from bingo.services.readmodels import ball_set_event_view, game_recall
 from bingo.simultaneous.models import HallAward, HallGame
+from bingo.simultaneous.models import PrizeKind as SimultaneousPrize
 from halls import money
 from halls.cashier.models import PayableState
 from halls.cashier.services.reports import day_bounds
@@ -239,6 +240,19 @@ def game_record(game: Game) -> dict[str, Any]:
     return record
 
 
+def _network_prize(kind: str, ordinal: int | None, amount: Decimal, card: str = "") -> dict[str, Any]:
+    """A prize decided by the network's central (no one here confirmed it), as a row of the minutes."""
+    return {
+        "kind": kind,
+        "ordinal": ordinal,
+        "amount": amount,
+        "winners": [card] if card else [],
+        "share": amount,
+        "confirmed_by": "",
+        "confirmed_at": None,
+    }
+
+
 def session_checks(session: GameSession) -> list[dict[str, Any]]:
     """Each pre-session check of the session (R-07): the device or the inspection draw, its result, who ran
     it and when (in the order run; a check failed, then passed, shows both)."""
@@ -284,6 +298,25 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
     ):
         programs[pa.game_program.game_id].append(pa)
         paid[pa.game_program.game_id] += pa.amount
+    # Network games: the interconnected prize the hall's cards won, and a simultaneous game's prizes (the
+    # network's Line and Bingo, the hall's Bingo), as the statistics count them.
+    network: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for rg in RoundGame.objects.filter(game_id__in=ids, prize_won__gt=0).select_related("round"):
+        network[rg.game_id].append(
+            _network_prize(str(_("Interconnected prize")), rg.round.max_ball, rg.prize_won)
+        )
+        paid[rg.game_id] += rg.prize_won
+    for ha in HallAward.objects.filter(hall_game__game_id__in=ids).select_related(
+        "hall_game", "claim__series"
+    ):
+        assert ha.hall_game.game_id is not None
+        label = str(SimultaneousPrize(ha.kind).label)
+        network[ha.hall_game.game_id].append(
+            _network_prize(
+                label, ha.claim.bound_ordinal, ha.amount, f"{ha.claim.series.code} #{ha.claim.serial}"
+            )
+        )
+        paid[ha.hall_game.game_id] += ha.amount
     incidents: list[dict[str, Any]] = []
     for c in BallCorrection.objects.filter(game_id__in=ids).select_related("corrected_by").order_by("pk"):
         incidents.append(
@@ -386,6 +419,7 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
             }
             for pa in programs[g.pk]
         ]
+        game_prizes += network[g.pk]
         rows.append(
             {
                 "id": g.pk,

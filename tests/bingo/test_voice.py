@@ -103,7 +103,11 @@ def test_no_clip_for_a_number_that_is_not_a_ball(bad: int) -> None:
 def test_number_words_read_back_and_are_all_clips(n: int, before_noun: bool) -> None:
     words = voice.number_words(n, before_noun=before_noun)
     assert read_spanish(words) == n
-    assert all(voice.word_clip(w) in voice.CLIPS for w in words)
+    # Said as clips: each group below a thousand one whole phrase, and together the same words.
+    clips = voice.number_clips(n, before_noun=before_noun)
+    assert all(c in voice.CLIPS for c in clips)
+    assert " ".join(voice.CLIPS[c] for c in clips) == " ".join(words)
+    assert len(clips) <= 5
     if not before_noun:
         assert "un" not in words[-1:] and "veintiún" not in words[-1:]
 

@@ -14,7 +14,7 @@ from bingo.services import records
 from bingo.simultaneous.services import central
 from bingo.simultaneous.services import venue as sb_venue
 from halls.cashier.models import Payable
-from halls.models import Venue
+from halls.models import GameSession, Venue
 from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 (autouse fixtures)
 from tests.network import ib_support as ib
 from tests.simultaneous import support as sb
@@ -27,6 +27,17 @@ def _rows(venue: Venue) -> tuple[list[tuple[str, str, int, int, int, Decimal, De
     report = records.statistics(venue=venue, period="day", first=today, last=today)
     rows = [(r.room, r.game_type, r.games, r.void, r.cards, r.amount, r.prizes) for r in report.rows]
     return rows, report
+
+
+def _minutes_paid(session: GameSession) -> Decimal:
+    """What the session's minutes say was paid in its games (their totals)."""
+    paid: Decimal = records.session_minutes(session)["totals"]["paid"]
+    return paid
+
+
+def _unlabelled(session: GameSession) -> set[str]:
+    """The minutes' log steps of the session said by no label (they would print as their code)."""
+    return {e["action"] for e in records.session_minutes(session)["log"]} - set(records.ACTIONS)
 
 
 def _payables(venue: Venue) -> Decimal:
@@ -63,6 +74,8 @@ def test_interconnected_rows_count_the_hall_prizes_and_the_network_share_paid_in
         assert report.rows[0].game_type_label == "Interconnected bingo"
         # What the statistics count is what waits at the hall's cashier, to the cent.
         assert _payables(hall.venue) == prizes
+        assert _unlabelled(hall.session) == set()
+        assert _minutes_paid(hall.session) == prizes  # the minutes and the statistics agree
         month = records.statistics(venue=hall.venue, period="month", first=report.first, last=report.last)
         assert [(r.game_type, r.games, r.amount, r.prizes) for r in month.rows] == [
             ("interconnected", 1, Decimal("60.00"), prizes)
@@ -139,6 +152,8 @@ def test_simultaneous_rows_count_each_halls_cards_and_the_prizes_it_paid(monkeyp
         assert (report.total.cards, report.total.amount, report.total.prizes) == (cards, amount, prizes)
         assert report.total.return_percent == percent
         assert _payables(hall.venue) == prizes
+        assert _unlabelled(hall.session) == set()
+        assert _minutes_paid(hall.session) == prizes
         csv_rows = list(records.statistics_csv_rows(report))
         assert csv_rows[1][2:] == [
             "Simultaneous bingo",

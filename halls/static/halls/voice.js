@@ -66,6 +66,26 @@
     }
     queue.forEach(function (item) { note({src: item, played: false, reason: reason}); });
     queue = [];
+    next = null;
+  }
+
+  /* The next clip of an announcement, loaded while the one before plays, so it starts the moment that one
+     ends (the clips are trimmed of their silences: bingo.voicefiles). */
+  var next = null;        // {src, audio}: the clip loaded ahead, or null
+
+  function preload(src) {
+    if (next && next.src === src) { return; }
+    var audio = new global.Audio();
+    audio.preload = "auto";
+    audio.src = src;
+    audio.load();
+    next = {src: src, audio: audio};
+  }
+
+  function take(src) {
+    var found = next && next.src === src ? next.audio : new global.Audio(src);
+    next = null;
+    return found;
   }
 
   function playNext() {
@@ -76,8 +96,9 @@
     }
     var src = queue.shift();
     var entry = note({src: src, played: false, reason: "pending"});
-    var audio = new global.Audio(src);
+    var audio = take(src);
     audio.volume = Math.max(0, Math.min(1, state.volume / 100));
+    if (queue.length) { preload(queue[0]); }   // fetched and decoded while this one plays: no gap to load it
     player = audio;
     var done = function (reason) {
       if (player !== audio) { return; }
@@ -104,6 +125,7 @@
      unmuted and unlocked: each clip is then logged as skipped with the reason. */
   function say(urls) {
     (urls || []).forEach(function (url) { queue.push(url); });
+    if (player && queue.length && isAudioScreen() && !state.muted) { preload(queue[0]); }
     playNext();
   }
 
