@@ -217,6 +217,20 @@ def web_process(port: int, timings_out: str) -> None:
     timed(ECard.objects, "bulk_create", "cards' rows (bulk)")
     if os.environ.get("HALL_BENCH_STATEMENTS"):
         _time_statements(spans, guard)
+    import gc
+
+    gc_started: dict[str, float] = {}
+
+    def gc_timed(phase: str, info: dict[str, Any]) -> None:  # the collector's pauses, by generation
+        if phase == "start":
+            gc_started["t"] = time.perf_counter()
+        elif "t" in gc_started:
+            with guard:
+                spans.setdefault(f"gc pause, generation {info['generation']}", []).append(
+                    time.perf_counter() - gc_started.pop("t")
+                )
+
+    gc.callbacks.append(gc_timed)
 
     def dump(*_: Any) -> None:
         with guard:

@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP through Django, WebSockets through Channels."""
 
+import gc
 import os
 
 from django.conf import settings
@@ -33,3 +34,9 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# What is built so far (Django, every app's modules, URL patterns, catalogues) lives as long as the process:
+# out of the cyclic collector's reach (gc.freeze), a full collection walks only what came after. A web
+# process holding a thousand terminal sockets paused 235 ms on average for each full collection without it
+# (bench/electronic_sales.py, "gc pause, generation 2"): the purchases' p99, every screen's frame then.
+gc.freeze()

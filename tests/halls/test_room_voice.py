@@ -179,5 +179,11 @@ def test_the_demo_seeds_the_first_screen_of_each_room_as_its_audio_screen(db: No
     seed_demo()
     seed_demo()  # idempotent: a second run chooses nothing again
     audio = Screen.objects.filter(plays_audio=True).order_by("room_id")
-    assert [s.name for s in audio] == ["Pantalla 1 · Sala Principal", "Pantalla · Sala 2"]
-    assert AuditEntry.objects.filter(action="room.audio_screen_chosen").count() == 2
+    # The electronic rooms too (seeded after the traditional ones): their balls are said as well.
+    assert [s.name for s in audio] == [
+        "Pantalla 1 · Sala Principal",
+        "Pantalla · Sala 2",
+        "Pantalla · Sala Electrónica",
+        "Pantalla · Sala Electrónica 75",
+    ]
+    assert AuditEntry.objects.filter(action="room.audio_screen_chosen").count() == 4
