@@ -270,8 +270,10 @@ def test_on_the_accounts_its_caller_holds_a_batch_posts_the_same_with_fewer_stat
     with transaction.atomic():
         held = {**lock_accounts(many.cards), many.sales: Account.objects.get(pk=many.sales)}
         # The transactions' keys, their rows and legs, then the balances (locked in id order, one UPDATE),
-        # the audit (2), and `then`'s own read: no account read, no savepoint.
-        with django_assert_max_num_queries(7 + 1):
+        # the audit (2), and `then`'s own read: no account read, no savepoint. SQLite appends the audit
+        # entries one by one (two statements each) and takes no row locks.
+        cap = 7 + 1 if connection.vendor == "postgresql" else 6 + 2 * len(ops)
+        with django_assert_max_num_queries(cap):
             books.post_many(
                 venue_id=many.venue.pk,
                 postings=[many.posting(f"s{i}", op) for i, op in enumerate(ops)],
