@@ -203,7 +203,8 @@ def web_process(port: int, timings_out: str) -> None:
         setattr(owner, name, wrapper)
 
     timed(sales, "purchase", "purchase (service, HTTP)")
-    timed(sales, "purchase_many", "purchase_many (socket batch)")
+    timed(sales, "prepare_many", "prepare_many (a socket batch, no lock)")
+    timed(sales, "write_prepared", "write_prepared (a socket batch written)")
     timed(sales, "write_group", "write_group (one transaction)")
     timed(sales, "_write_together", "_write_together (the group)")
     timed(sales, "share_egame", "game FOR SHARE")
