@@ -13,6 +13,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from bingo.balls import ColourProblem, ColourRangeError
 from bingo.claims import Refusal
 
 COLOURS: dict[str, Promise] = {
@@ -42,6 +43,50 @@ def colour_label(code: str) -> str:
     """A ball's colour, said in the reader's language ('' when the ball set has none)."""
     label = COLOURS.get(code)
     return str(label) if label is not None else code
+
+
+def colour_list(codes: Sequence[str]) -> str:
+    return ", ".join(colour_label(c) for c in codes)
+
+
+def colour_range_error(error: ColourRangeError) -> str:
+    """Why a part of a hand-written colour map cannot be read (bingo.balls.parse_colour_ranges), said in
+    the reader's language, quoting the part as written."""
+    facts = {**error.facts, "part": f"«{error.part}»"}
+    if error.reason == "not_range_and_colour":
+        return _("%(part)s: write a range of balls and a colour, e.g. “%(example)s”") % {
+            **facts,
+            "example": f"1-18 {colour_label('red')}",
+        }
+    if error.reason == "not_numbers":
+        return _("%(part)s: “%(numbers)s” is not a ball number or a range of them") % facts
+    if error.reason == "out_of_range":
+        return _("%(part)s: balls are numbered 1 to 90, the lower first") % facts
+    if error.reason == "ball_twice":
+        return _("%(part)s: ball %(ball)s has a colour already") % facts
+    if error.reason == "unknown_colour":
+        return _("%(part)s: “%(colour)s” is not a colour of a ball set (%(known)s)") % {
+            **facts,
+            "known": colour_list(list(COLOURS)),
+        }
+    return str(error)
+
+
+def colour_problem(problem: ColourProblem) -> str:
+    """Why a colour map is not a usable ball set (bingo.balls.colour_problems), in the reader's language."""
+    facts = problem.facts
+    if problem.reason == "missing_balls":
+        return _("no colour for balls %(balls)s") % {"balls": facts["balls"]}
+    if problem.reason == "not_balls":
+        return _("not ball numbers: %(keys)s") % {"keys": facts["keys"]}
+    if problem.reason == "unknown_colours":
+        return _("unknown colours %(colours)s (known: %(known)s)") % {
+            "colours": ", ".join(facts["colours"]),
+            "known": ", ".join(facts["known"]),  # the codes: only a map of codes (the API's) has these
+        }
+    if problem.reason == "too_few_colours":
+        return _("a ball set has at least four colours")
+    return str(problem)
 
 
 def remainder_label(stored: str) -> str:

@@ -18,7 +18,8 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from bingo.balls import colour_ranges, parse_colour_ranges
+from bingo import labels
+from bingo.balls import ColourRangeError, colour_ranges, parse_colour_ranges
 from bingo.models import BallSet, BallSetEvent, DrawDevice, DrawDeviceKind, Game
 from bingo.serializers import RoomSerializer
 from bingo.services import ballsets, devices
@@ -44,7 +45,10 @@ class ColoursMixin(serializers.Serializer[Any]):
     colour_ranges = serializers.CharField(
         required=False,
         max_length=2000,
-        help_text='The same as ranges: "1-18 red, 19-36 yellow, …" (either this or colours).',
+        help_text=(
+            'The same as ranges: "1-18 red, 19-36 yellow, …" or in Spanish "1-18 rojo, 19-36 amarillo, …" '
+            "(case and accents do not matter; stored as the codes of `colours`). Either this or colours."
+        ),
     )
 
 
@@ -52,8 +56,8 @@ def _colours(data: dict[str, Any]) -> dict[str, str] | None:
     if data.get("colour_ranges"):
         try:
             return parse_colour_ranges(data["colour_ranges"])
-        except ValueError as exc:
-            raise InvalidInput(str(exc), code="bad_ball_set") from exc
+        except ColourRangeError as exc:
+            raise InvalidInput(labels.colour_range_error(exc), code="bad_ball_set") from exc
     colours: dict[str, str] | None = data.get("colours")
     return colours
 

@@ -23,7 +23,7 @@ from django.views.decorators.cache import never_cache
 
 from bingo import labels, setup_casino
 from bingo import setup_fields as fields
-from bingo.balls import colour_ranges, default_colours, parse_colour_ranges
+from bingo.balls import ColourRangeError, colour_ranges, default_colours, parse_colour_ranges
 from bingo.models import BallSet, CardSeries, DrawDevice, DrawDeviceKind
 from bingo.services import ballsets, devices, series
 from halls import access, errors
@@ -53,7 +53,9 @@ def _context(venues: list[Venue]) -> dict[str, Any]:
         "can_call": True,
         "can_sell": True,
         "ball_sets": sets,
-        "default_ranges": colour_ranges(default_colours()),
+        # the five-colour set, said in the page's language: the parser reads it back (bingo.balls)
+        "default_ranges": colour_ranges(default_colours(), labels.colour_label),
+        "colour_names": labels.colour_list(list(labels.COLOURS)),
         "rooms": rooms,
         "devices": DrawDevice.objects.filter(room__in=rooms)
         .select_related("room")
@@ -94,8 +96,8 @@ def _refused(request: HttpRequest, venues: list[Venue], exc: errors.DomainError)
 def _colours(request: HttpRequest) -> dict[str, str]:
     try:
         return parse_colour_ranges(fields.text(request, "colour_ranges"))
-    except ValueError as exc:
-        raise errors.InvalidInput(str(exc), code="bad_ball_set") from exc
+    except ColourRangeError as exc:
+        raise errors.InvalidInput(labels.colour_range_error(exc), code="bad_ball_set") from exc
 
 
 # --- actions (one service each) -------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from bingo import labels
 from bingo.balls import colour_problems, default_colours
 from bingo.models import BallSet, BallSetEvent, BallSetEventKind, Game, GameState
 from bingo.services.locks import lock_ball_set, lock_game
@@ -34,7 +35,9 @@ def _checked_colours(colours: dict[str, str] | None) -> dict[str, str]:
     problems = colour_problems(colours)
     if problems:
         raise InvalidInput(
-            _("Bad ball set: %(problems)s.") % {"problems": "; ".join(problems)}, code="bad_ball_set"
+            _("Bad ball set: %(problems)s.")
+            % {"problems": "; ".join(labels.colour_problem(p) for p in problems)},
+            code="bad_ball_set",
         )
     return colours
 

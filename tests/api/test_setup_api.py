@@ -74,6 +74,35 @@ def test_ball_sets_are_registered_and_looked_after_through_the_api(
     _refused(retired, 409, "ball_set_retired")
 
 
+def test_a_ball_set_written_in_spanish_is_created_with_the_codes(
+    operator_api: APIClient, venue: Venue
+) -> None:
+    """Ranges with the colours named in Spanish (any case, with or without accents) make the same set as
+    in English: the stored map and the answer's `colours` keep the codes; a bad part is named in Spanish
+    on a Spanish request."""
+    text = "1-18 Rojo, 19-36 amarillo\n37-54 VERDE, 55-72 azul, 73-85 violeta, 86-90 marron"
+    body = {"venue": venue.pk, "name": "Juego español", "colour_ranges": text}
+    made = _ok(operator_api.post("/api/ball-sets/", body, format="json"), 201)
+    assert (
+        made["colours"]["1"] == "red"
+        and made["colours"]["80"] == "purple"
+        and made["colours"]["90"] == "brown"
+    )
+    assert (
+        made["colour_ranges"] == "1-18 red, 19-36 yellow, 37-54 green, 55-72 blue, 73-85 purple, 86-90 brown"
+    )
+    assert BallSet.objects.get(pk=made["id"]).colours == made["colours"]
+    bad = operator_api.post(
+        "/api/ball-sets/",
+        {**body, "name": "Y", "colour_ranges": "1-45 rojo, 46-90 fucsia"},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="es",
+    )
+    message = _refused(bad, 400, "bad_ball_set")["message"]
+    assert "«46-90 fucsia»" in message and "no es un color" in message, message
+    assert not BallSet.objects.filter(name="Y").exists()
+
+
 def test_a_game_switches_to_the_reserve_device_through_the_api_and_its_recall_shows_it(
     operator_api: APIClient, caller_api: APIClient, room: Room, drawing: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:

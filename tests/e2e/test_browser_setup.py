@@ -5,7 +5,8 @@ missing table and no pool is made; over all, created with its meter and members;
 itself, and one cannot be taken out. A table closed for the night stays in the carrusel and opens again;
 a room renamed shows its new name on its open hall screen without a reload.
 
-Screenshots left in /tmp for a look: setup-page-es.png, setup-refused-es.png, setup-carrusel-es.png.
+Screenshots left in /tmp for a look: setup-page-es.png, setup-refused-es.png, setup-carrusel-es.png, and at
+1280x800 setup-ball-set-es.png (the colour box pre-filled in Spanish), setup-ball-set-refused-es.png.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from django.conf import settings
 from playwright.async_api import BrowserContext, Page, expect
 
+from bingo.balls import default_colours
 from bingo.models import BallSet, DrawDevice
 from halls.models import Screen, Venue
 from jackpots.models import Pool
@@ -42,7 +44,30 @@ async def test_the_setup_page_sets_up_a_venue_in_spanish(
     await log_in(page, server_url, operator.username, "/setup/")
     await expect(page.locator("h1")).to_have_text("Configuración del establecimiento")
 
+    # The colour box comes filled with the five-colour set in Spanish; registered as it is, the set keeps
+    # the colour codes (data), and its row says them in Spanish.
     form = page.locator("#ball-set-form")
+    spanish_set = "1-18 rojo, 19-36 amarillo, 37-54 verde, 55-72 azul, 73-90 morado"
+    await expect(form.locator('[name="colour_ranges"]')).to_have_value(spanish_set)
+    await expect(form.locator("#colour-names")).to_contain_text("rojo, amarillo, verde, azul, morado")
+    await page.set_viewport_size({"width": 1280, "height": 800})
+    await form.scroll_into_view_if_needed()
+    await page.screenshot(path="/tmp/setup-ball-set-es.png")
+    await form.locator('[name="name"]').fill("Juego estándar")
+    await form.locator("button").click()
+    await expect(page.locator('[data-ball-set="Juego estándar"]')).to_contain_text(spanish_set)
+    assert await call(lambda: BallSet.objects.get(name="Juego estándar").colours) == default_colours()
+    # A part that cannot be read is named in Spanish, and the text typed stays in the box.
+    await form.locator('[name="name"]').fill("Juego mal")
+    await form.locator('[name="colour_ranges"]').fill("1-45 rojo, 46-90 fucsia")
+    await form.locator("button").click()
+    await expect(page.locator("#setup-error")).to_contain_text("«46-90 fucsia»: «fucsia» no es un color")
+    await expect(form.locator('[name="colour_ranges"]')).to_have_value("1-45 rojo, 46-90 fucsia")
+    await expect(form.locator('[name="name"]')).to_have_value("Juego mal")
+    await page.locator("#setup-error").scroll_into_view_if_needed()
+    await page.screenshot(path="/tmp/setup-ball-set-refused-es.png")
+    await page.set_viewport_size({"width": 1920, "height": 1080})
+
     await form.locator('[name="name"]').fill("Juego Aciplast")
     await form.locator('[name="certified_games"]').fill("1")
     await form.locator('[name="colour_ranges"]').fill("1-30 red, 31-60 green, 61-80 blue, 81-90 white")
