@@ -179,9 +179,12 @@ class SessionOpenView(HallAPIView):
         operation_id="rooms_sessions_open",
         summary="Open a session in a room after the material checks and the 90-ball inspection draw",
         description=(
-            "Caller. Refused with 400 checks_failed when a device is not checked as working, and with "
+            "Caller. Each material check (blower, reserve, reader) is the one recorded for this session "
+            "by whoever ran it (POST /api/rooms/{id}/checks/), or the opener's when the body states it "
+            "true. Refused with 400 checks_failed when a device is stated as not working, 409 "
+            "checks_missing naming each check neither stated nor recorded as working (`details.checks`), "
             "400 inspection_incomplete naming the missing, repeated or out-of-range numbers; 409 "
-            "session_already_open when the room already has one."
+            "session_already_open when the room already has one. Refused, nothing is written."
         ),
         request=SessionOpenSerializer,
         responses={201: SessionSerializer, **error_responses(400, 403, 404, 409)},
@@ -197,6 +200,23 @@ class SessionOpenView(HallAPIView):
 
 
 class RoomCheckView(HallAPIView):
+    @extend_schema(
+        operation_id="rooms_checks_list",
+        summary="The material checks recorded for the room's next session, in the order run",
+        description=(
+            "Caller. The checks recorded since the room's last session closed and not yet part of a "
+            "session: each with its result, who ran it and when (the latest of a device is the one that "
+            "counts). Empty while a session is open (its checks are the session's)."
+        ),
+        responses={200: SessionCheckSerializer(many=True), **error_responses(403, 404)},
+        tags=["sessions"],
+    )
+    def get(self, request: Request, room_id: int) -> Response:
+        room = access.get_for_user(
+            Room.objects.select_related("venue"), request.user, Role.CALLER, label="room", pk=room_id
+        )
+        return Response(SessionCheckSerializer(sessions.pending_checks(room), many=True).data)
+
     @extend_schema(
         operation_id="rooms_checks_record",
         summary="Record one material check of a room before its session opens, by whoever ran it",

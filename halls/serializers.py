@@ -108,9 +108,21 @@ class VenueSerializer(serializers.ModelSerializer[Venue]):
 
 
 class SessionOpenSerializer(serializers.Serializer[Any]):
-    blower_ok = serializers.BooleanField(help_text="The ball blower was checked and works.")
-    reserve_ok = serializers.BooleanField(help_text="The reserve device was checked and works.")
-    reader_ok = serializers.BooleanField(help_text="The ball reader was checked and works.")
+    blower_ok = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text=(
+            "Left out: the blower check recorded for this session (POST /api/rooms/{id}/checks/) counts. "
+            "true: the opener states it checked and working, and is named as its checker; false: refused."
+        ),
+    )
+    reserve_ok = serializers.BooleanField(
+        required=False, allow_null=True, default=None, help_text="The reserve device, as blower_ok."
+    )
+    reader_ok = serializers.BooleanField(
+        required=False, allow_null=True, default=None, help_text="The ball reader, as blower_ok."
+    )
     inspection_balls = serializers.ListField(
         child=serializers.IntegerField(),
         allow_empty=True,

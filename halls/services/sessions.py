@@ -34,29 +34,39 @@ def inspection_problems(balls: Sequence[int]) -> list[str]:
     return problems
 
 
+# The material checks a session needs before it opens (S1, R-07), each recorded by whoever ran it
+# (record_check) or stated by the opener; the inspection draw (S2) is always the opener's.
+REQUIRED_CHECKS = (CheckName.BLOWER, CheckName.RESERVE, CheckName.READER)
+
+
+def _check_names(names: Sequence[str]) -> str:
+    return ", ".join(str(CheckName(n).label).lower() for n in names)
+
+
 def open_session(
     *,
     room: Room,
     actor: User,
-    blower_ok: bool,
-    reserve_ok: bool,
-    reader_ok: bool,
     inspection_balls: Sequence[int],
+    blower_ok: bool | None = None,
+    reserve_ok: bool | None = None,
+    reader_ok: bool | None = None,
 ) -> GameSession:
-    failed = [
-        name
-        for name, ok in (
-            ("ball blower", blower_ok),
-            ("reserve device", reserve_ok),
-            ("ball reader", reader_ok),
-        )
-        if not ok
-    ]
+    """Open the room's session after its material checks and the 90-ball inspection draw (S1–S2, R-07).
+
+    Each material check is the one recorded for this session by whoever ran it (record_check: the caller
+    console records each as it is ticked), or the opener's when the opener states it working
+    (``blower_ok=True``: the API's older clients send the checks with the opening). A check stated as not
+    working refuses the opening (checks_failed); one neither stated nor recorded as working refuses it
+    naming each such check (checks_missing). Refused, nothing is written."""
+    stated = {CheckName.BLOWER: blower_ok, CheckName.RESERVE: reserve_ok, CheckName.READER: reader_ok}
+    failed = [name for name in REQUIRED_CHECKS if stated[name] is False]
     if failed:
         raise InvalidInput(
             _("The session cannot open: %(join_failed)s not checked as working.")
-            % {"join_failed": ", ".join(failed)},
+            % {"join_failed": _check_names(failed)},
             code="checks_failed",
+            checks=[str(n) for n in failed],
         )
     problems = inspection_problems(inspection_balls)
     if problems:
@@ -71,17 +81,34 @@ def open_session(
                 _("Room %(name)s already has an open session.") % {"name": room.name},
                 code="session_already_open",
             )
+        pending = pending_checks(room)
+        latest = {c.check_name: c for c in pending}
+        missing = [
+            name
+            for name in REQUIRED_CHECKS
+            if stated[name] is not True and not (name in latest and latest[name].ok)
+        ]
+        if missing:
+            raise Conflict(
+                _(
+                    "The session cannot open: %(checks)s not recorded as checked and working. "
+                    "Tick each check as it is run, then open."
+                )
+                % {"checks": _check_names(missing)},
+                code="checks_missing",
+                checks=[str(n) for n in missing],
+            )
         now = timezone.now()
         session = GameSession.objects.create(
             room=room,
             opened_at=now,
             opened_by=actor,
-            blower_ok=blower_ok,
-            reserve_ok=reserve_ok,
-            reader_ok=reader_ok,
+            blower_ok=True,
+            reserve_ok=True,
+            reader_ok=True,
             inspection_balls=list(inspection_balls),
         )
-        _attach_checks(session=session, actor=actor, at=now)
+        _attach_checks(session=session, pending=pending, actor=actor, at=now)
         audit.record(
             venue_id=room.venue_id,
             actor=actor,
@@ -97,23 +124,24 @@ def open_session(
     return session
 
 
-def _pending_checks(room: Room) -> list[SessionCheck]:
-    """The room's checks recorded since its last session closed, not yet part of a session."""
-    pending = SessionCheck.objects.filter(room=room, session__isnull=True)
+def pending_checks(room: Room) -> list[SessionCheck]:
+    """The room's checks recorded for its next session: since its last session closed, not yet part of a
+    session, in the order run."""
+    pending = SessionCheck.objects.filter(room=room, session__isnull=True).select_related("checked_by")
     last = GameSession.objects.filter(room=room, closed_at__isnull=False).order_by("-closed_at").first()
     if last is not None and last.closed_at is not None:
         pending = pending.filter(checked_at__gt=last.closed_at)
     return list(pending.order_by("checked_at", "pk"))
 
 
-def _attach_checks(*, session: GameSession, actor: User, at: datetime) -> None:
+def _attach_checks(*, session: GameSession, pending: list[SessionCheck], actor: User, at: datetime) -> None:
     """The session's check rows: the room's pending checks (each kept with who ran it), and the opener's
-    for each material check whose latest pending result is not a pass, and for the inspection draw."""
-    pending = _pending_checks(session.room)
+    for each material check whose latest pending result is not a pass (the opener stated it working),
+    and for the inspection draw."""
     ids = [c.pk for c in pending]
     SessionCheck.objects.filter(pk__in=ids).update(session=session)
     latest = {c.check_name: c for c in pending}
-    for name in (CheckName.BLOWER, CheckName.RESERVE, CheckName.READER, CheckName.INSPECTION):
+    for name in (*REQUIRED_CHECKS, CheckName.INSPECTION):
         found = latest.get(name.value)
         if found is not None and found.ok and name != CheckName.INSPECTION:
             continue

@@ -54,15 +54,31 @@ def test_a_session_with_a_failed_check_does_not_open(caller_api, room, check, de
     refused(answer, 400, "checks_failed", device)
 
 
-def test_a_session_body_missing_a_check_names_the_field(caller_api, room):
+def test_a_session_whose_check_is_neither_stated_nor_recorded_names_the_check(caller_api, room):
+    """A check left out of the body counts only when it was recorded (POST /api/rooms/{id}/checks/)."""
     with nothing_written():
         answer = caller_api.post(
             f"/api/rooms/{room.pk}/sessions/",
             {"blower_ok": True, "reader_ok": True, "inspection_balls": ALL_BALLS},
             format="json",
         )
-    error = refused(answer, 400, "invalid", "reserve_ok")
-    assert list(error["fields"]) == ["reserve_ok"]
+    error = refused(answer, 409, "checks_missing", "reserve device")
+    assert error["details"]["checks"] == ["reserve"]
+    with nothing_written():
+        answer = caller_api.post(
+            f"/api/rooms/{room.pk}/sessions/", {"inspection_balls": ALL_BALLS}, format="json"
+        )
+    error = refused(answer, 409, "checks_missing", "ball blower", "reserve device", "ball reader")
+    assert error["details"]["checks"] == ["blower", "reserve", "reader"]
+    # A check recorded as not working does not count either.
+    caller_api.post(f"/api/rooms/{room.pk}/checks/", {"check": "reserve", "ok": False}, format="json")
+    answer = caller_api.post(
+        f"/api/rooms/{room.pk}/sessions/",
+        {"blower_ok": True, "reader_ok": True, "inspection_balls": ALL_BALLS},
+        format="json",
+    )
+    refused(answer, 409, "checks_missing", "reserve device")
+    assert not GameSession.objects.exists()
 
 
 def test_inspection_balls_that_are_not_numbers_name_the_field(caller_api, room):

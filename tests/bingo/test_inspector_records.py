@@ -243,6 +243,51 @@ def test_each_check_names_who_ran_it_and_old_sessions_are_given_their_opener(
     ]
 
 
+def test_checks_ticked_by_two_people_are_theirs_in_the_minutes_and_the_opening_uses_them(
+    venue, room, caller, inspector_client
+):
+    """The console records each check as it is ticked (POST /api/rooms/{id}/checks/, by whoever ticks it);
+    the opening sends the inspection draw only and takes the checks recorded: the minutes name, for each
+    check, who ran it and when, and the opener only for the inspection draw."""
+    tech = make_user("tecnico", venue, Role.CALLER)
+    for client, check in (
+        (api_client(tech), "blower"),
+        (api_client(caller), "reserve"),
+        (api_client(tech), "reader"),
+    ):
+        assert client.post(f"/api/rooms/{room.pk}/checks/", {"check": check, "ok": True}).status_code == 201
+    recorded = api_client(caller).get(f"/api/rooms/{room.pk}/checks/")
+    assert [(c["check"], c["ok"], c["checked_by"]) for c in recorded.json()] == [
+        ("blower", True, "tecnico"),
+        ("reserve", True, "caller"),
+        ("reader", True, "tecnico"),
+    ]
+    times = {c.check_name: c.checked_at for c in SessionCheck.objects.filter(session__isnull=True)}
+    opened = api_client(caller).post(
+        f"/api/rooms/{room.pk}/sessions/", {"inspection_balls": list(range(1, 91))}, format="json"
+    )
+    assert opened.status_code == 201, opened.content
+    new = GameSession.objects.get(pk=opened.json()["id"])
+    m = records.session_minutes(new)
+    assert [(c["check"], c["ok"], c["by"]) for c in m["checks"]] == [
+        ("blower", True, "tecnico"),
+        ("reserve", True, "caller"),
+        ("reader", True, "tecnico"),
+        ("inspection", True, "caller"),
+    ]
+    assert [c["at"] for c in m["checks"][:3]] == [times["blower"], times["reserve"], times["reader"]]
+    assert m["checks"][3]["at"] == new.opened_at and max(times.values()) <= new.opened_at
+    assert api_client(caller).get(f"/api/rooms/{room.pk}/checks/").json() == []  # the session's now
+    page = inspector_client.get(f"/inspector/sessions/{new.pk}/").content.decode()
+    assert '<tr data-check="blower">' in page
+    shown = {
+        name: page.split(f'<tr data-check="{name}">')[1].split("</tr>")[0]
+        for name in ("blower", "reserve", "reader")
+    }
+    assert "<td data-checked-by>tecnico</td>" in shown["blower"] and "tecnico" in shown["reader"]
+    assert "<td data-checked-by>caller</td>" in shown["reserve"]
+
+
 def test_the_minutes_and_the_record_say_stored_codes_in_spanish(played, inspector_client, settings):
     """Codes kept in rows (check names and results, claim refusals, ball colours, the remainder's
     destination, the log's actions) read in Spanish on a Spanish page and PDF: labels, not the stored

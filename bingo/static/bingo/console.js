@@ -58,6 +58,11 @@
   var game = null;
   var sessionInfo = {};            // session id -> GET /api/sessions/{id}/
   var inspection = [];             // the inspection balls typed so far, in order
+  // The material checks recorded for the room's next session (GET /api/rooms/{id}/checks/): the latest of
+  // each device, with who ran it and when. Each is recorded when it is ticked, by whoever ticks it.
+  var MATERIAL_CHECKS = ["blower", "reserve", "reader"];
+  var checks = {};
+  var checkSending = {};
   var lastVerdict = null;          // the claim answered last, with its master card
   var claimIntent = new ui.KeyedIntent("claim");
   var wasDrawing = false;
@@ -105,6 +110,7 @@
     if (!game || (previous && previous.id !== game.id)) { lastVerdict = null; }
     render();
     loadSessionInfo();
+    loadChecks();
     loadPrograms();
     loadDevices();
   }
@@ -148,6 +154,7 @@
     tell("console:event", event);
     if (event.type === "session.opened") {
       room.open_session = data.session;
+      checks = {};   // the session's now: the next session's are recorded afresh
       render();
       loadSessionInfo();
       return;
@@ -155,6 +162,7 @@
     if (event.type === "session.closed") {
       room.open_session = null;
       render();
+      loadChecks();
       return;
     }
     if (data.game === undefined) { return; }   // not about a game (pool meters, prize notices)
@@ -319,7 +327,56 @@
     }, function () { delete sessionInfo[id]; });
   }
 
+  function loadChecks() {
+    if (!canWrite || !room || room.open_session) { return; }
+    api.get("/api/rooms/" + roomId + "/checks/").then(function (recorded) {
+      var fresh = {};
+      (recorded || []).forEach(function (c) { fresh[c.check] = c; });   // in the order run: the latest wins
+      MATERIAL_CHECKS.forEach(function (name) {   // one ticked while this was asked stays
+        if (checks[name] && (!fresh[name] || checks[name].id > fresh[name].id)) { fresh[name] = checks[name]; }
+      });
+      checks = room && room.open_session ? {} : fresh;
+      renderChecks();
+    }, function () { /* shown as not done; the next snapshot asks again */ });
+  }
+
   /* --- rendering ------------------------------------------------------------------------------------ */
+
+  function renderChecks() {
+    if (!canWrite) { return; }
+    MATERIAL_CHECKS.forEach(function (name) {
+      var c = checks[name];
+      var ok = !!(c && c.ok);
+      var box = $("check-" + name);
+      box.checked = ok || !!checkSending[name];
+      box.disabled = ok || !!checkSending[name];
+      box.parentNode.parentNode.setAttribute("data-done", ok ? "true" : "false");
+      var done = $("check-" + name + "-done");
+      done.className = "check-done" + (c ? (c.ok ? " is-ok" : " is-bad") : "");
+      done.textContent = checkSending[name] ? gettext("Recording…")
+        : !c ? gettext("Not checked yet")
+        : say(c.ok ? gettext("Checked by %(user)s at %(time)s") : gettext("Not working: recorded by %(user)s at %(time)s"),
+          {user: c.checked_by, time: fmt.time(c.checked_at)});
+    });
+  }
+
+  /* A check ticked: recorded at once, by whoever ticked it, with the time (POST /api/rooms/{id}/checks/). */
+  function recordCheck(name) {
+    var box = $("session-msg");
+    checkSending[name] = true;
+    renderChecks();
+    api.post("/api/rooms/" + roomId + "/checks/", {check: name, ok: true}).then(function (response) {
+      delete checkSending[name];
+      checks[name] = response.data;
+      ui.report(box, null);
+      renderChecks();
+    }, function (err) {
+      delete checkSending[name];
+      renderChecks();
+      ui.report(box, err);
+    });
+  }
+
 
   function render() {
     var open = !!(room && room.open_session);
@@ -336,6 +393,7 @@
       gameBadge.className = "badge badge--" + game.state;
     }
     if (!open) {
+      renderChecks();
       renderInspection();
       return;
     }
@@ -862,18 +920,22 @@
       addInspection(numbers);
       $("inspect-paste").value = "";
     });
+    MATERIAL_CHECKS.forEach(function (name) {
+      $("check-" + name).addEventListener("change", function (event) {
+        if (event.currentTarget.checked && !(checks[name] && checks[name].ok)) { recordCheck(name); }
+        else { renderChecks(); }   // a check recorded stays recorded: the minutes keep it
+      });
+    });
     $("session-open-btn").addEventListener("click", function (event) {
       var box = $("session-msg");
       ui.busy(event.currentTarget, function () {
-        return api.post("/api/rooms/" + roomId + "/sessions/", {
-          blower_ok: $("check-blower").checked,
-          reserve_ok: $("check-reserve").checked,
-          reader_ok: $("check-reader").checked,
-          inspection_balls: inspection
-        });
+        // The material checks are the ones recorded as they were ticked (the server refuses, naming them,
+        // any not recorded as working): the opening sends the inspection draw only.
+        return api.post("/api/rooms/" + roomId + "/sessions/", {inspection_balls: inspection});
       }).then(function (response) {
         inspection = [];
-        ["check-blower", "check-reserve", "check-reader"].forEach(function (id) { $(id).checked = false; });
+        checks = {};
+        renderChecks();
         ui.report($("page-msg"), say(gettext("Session %(id)s is open."), {id: response.data.id}), "ok");
         ui.report(box, null);
       }, failed(box));
