@@ -51,11 +51,12 @@ def _central_link(column: str) -> Any:
 
 def _central_state() -> dict[str, Any]:
     """The venue's link as the central's network map shows it (with the central's offline window)."""
-    return ls.run_in(
+    state: dict[str, Any] = ls.run_in(
         CENTRAL_DB,
         "from tests.e2e.link_actions import central_state; central_state()",
         HALL_LINK_OFFLINE_SECONDS=str(OFFLINE_SECONDS),
     )
+    return state
 
 
 def _venue_count(sql: str) -> int:
