@@ -152,7 +152,12 @@ class Room(models.Model):
 
     @property
     def stream(self) -> str:
-        return f"room.{self.pk}"
+        return room_stream(self.pk)
+
+
+def room_stream(room_id: int) -> str:
+    """A room's public stream (its screens, its terminals), named without a Room at hand."""
+    return f"room.{room_id}"
 
 
 def new_screen_token() -> str:

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from halls.cashier.models import CashDevice, LedgerTransaction, PlayerCard
 from halls.fields import MoneyField
-from halls.models import Room, Venue, append_only
+from halls.models import Room, Venue, append_only, room_stream
 from jackpots.models import Pool
 
 AMOUNT_DIGITS = 14
@@ -41,7 +41,7 @@ class Speciality(models.Model):
     @property
     def stream(self) -> str:
         """The public stream: the room's (hall screens and terminals follow it)."""
-        return f"room.{self.room_id}"
+        return room_stream(self.room_id)
 
 
 class SpecialityVersion(models.Model):
@@ -121,7 +121,12 @@ class Terminal(models.Model):
     @property
     def stream(self) -> str:
         """The terminal's own stream: its cards, prizes and balance."""
-        return f"terminal.{self.pk}"
+        return terminal_stream(self.pk)
+
+
+def terminal_stream(terminal_id: int) -> str:
+    """A terminal's own stream, named without a Terminal at hand."""
+    return f"terminal.{terminal_id}"
 
 
 class Verification(models.Model):

@@ -23,7 +23,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from bingo.electronic.models import ECard, ElectronicGame, EPrize, EWin, SpecialityPool
+from bingo.electronic.models import ECard, ElectronicGame, EPrize, EWin, SpecialityPool, terminal_stream
 from bingo.electronic.prizetable import POOL_TYPES, Decision, Rules, Terms, split
 from bingo.electronic.services.common import Told, estep
 from halls import money
@@ -301,7 +301,7 @@ def _tell_terminals(
         balance = prepared.balances[holder.account]
         told.events.append(
             (
-                f"terminal.{holder.terminal}",
+                terminal_stream(holder.terminal),
                 EventType.TERMINAL_PRIZE,
                 TerminalPrize(
                     terminal=holder.terminal,
@@ -325,7 +325,7 @@ def _tell_terminals(
             balance = prepared.balances[accounts[player]]
             told.events.append(
                 (
-                    f"terminal.{terminal}",
+                    terminal_stream(terminal),
                     EventType.TERMINAL_BALANCE,
                     TerminalBalance(terminal=terminal, balance=balance),
                 )

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from bingo.electronic.models import ElectronicGame, SpecialityVersion, Terminal
+from bingo.electronic.models import ElectronicGame, SpecialityVersion, Terminal, terminal_stream
 from bingo.electronic.prizetable import Rules, parse_rules
 from halls import events
 from halls.actors import Actor
@@ -71,7 +71,7 @@ class Told:
 def tell_terminal(terminal: Terminal | int, type: EventType, public: Mapping[str, Any]) -> None:
     """An event on a terminal's own stream (after commit): its cards, its prizes, its balance."""
     terminal_id = terminal if isinstance(terminal, int) else terminal.pk
-    events.emit(f"terminal.{terminal_id}", type, public)
+    events.emit(terminal_stream(terminal_id), type, public)
 
 
 @lru_cache(maxsize=256)

@@ -35,7 +35,7 @@ from halls.errors import Conflict
 from halls.eventtypes import EventType, NetworkPrizeMeter
 from halls.link.kinds import LinkKind
 from halls.link.services import outbox
-from halls.models import Network, Room, Venue
+from halls.models import Network, Room, Venue, room_stream
 from halls.services import audit
 from halls.services.locks import lock_audit_head
 
@@ -239,4 +239,4 @@ def meter(payload: dict[str, Any]) -> None:
         membership.meter_max_ball = shown["max_ball"]
         membership.meter_at = shown["at"]
         membership.save(update_fields=["meter_name", "meter_amount", "meter_max_ball", "meter_at"])
-        events.emit(f"room.{membership.room_id}", EventType.NETWORK_PRIZE_METER, shown)
+        events.emit(room_stream(membership.room_id), EventType.NETWORK_PRIZE_METER, shown)
