@@ -40,3 +40,4 @@ application = ProtocolTypeRouter(
 # process holding a thousand terminal sockets paused 235 ms on average for each full collection without it
 # (bench/electronic_sales.py, "gc pause, generation 2"): the purchases' p99, every screen's frame then.
 gc.freeze()
+gc.set_threshold(*settings.HALL_WEB_GC_THRESHOLDS)

@@ -374,6 +374,14 @@ HALL_WORKER_CONN_MAX_AGE = env.int("HALL_WORKER_CONN_MAX_AGE", default=600)
 # HTTP requests one web process serves at once (config.http_limit): each is a thread and a database
 # connection; the rest wait in the event loop. 0: no bound.
 HALL_WEB_MAX_REQUESTS = env.int("HALL_WEB_MAX_REQUESTS", default=24)
+# The cyclic collector's thresholds in a web process (gc.set_threshold, set by config.asgi): "young,
+# middle, old". Python's 700,10,10 ran a full collection every few seconds in a process holding a thousand
+# terminal sockets during a sales window, each a pause of ~100 ms for every socket of the process (the
+# sales bench's p99). Fewer young collections promote fewer objects still in use (a request in flight),
+# and a full one waits for a thousand middle ones: none in a sales window, the young pauses under 15 ms.
+HALL_WEB_GC_THRESHOLDS = tuple(
+    int(n) for n in env.list("HALL_WEB_GC_THRESHOLDS", default=["2000", "10", "1000"])
+)
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 CELERY_BEAT_SCHEDULE = {
     # Simultaneous bingo: close the sales of network games whose deadline has come, resume lost draw steps
