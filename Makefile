@@ -22,7 +22,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 PY      := $(BIN)/python
 STAMP   := $(VENV)/.installed
-REQS    := $(wildcard requirements*.txt)
+REQS    := $(wildcard requirements*.txt) deploy/requirements-prod.txt
 
 PORT    ?= 8000
 export PORT
@@ -80,7 +80,7 @@ broadcaster: venv
 	$(PY) manage.py broadcast_progressives
 
 serve: venv
-	$(BIN)/uvicorn config.asgi:application --host 0.0.0.0 --port $(PORT)
+	$(BIN)/uvicorn config.asgi:application --host 0.0.0.0 --port $(PORT) --ws-per-message-deflate false
 
 # --- quality gates --------------------------------------------------------------------------------------
 

@@ -238,6 +238,8 @@ def web_process(port: int, timings_out: str) -> None:
             Path(timings_out).write_text(json.dumps(spans))
 
     signal.signal(signal.SIGUSR1, dump)
+    from config.web_worker import UVICORN_OPTIONS  # as production's web processes run (no deflate)
+
     config = uvicorn.Config(
         "config.asgi:application",
         host="127.0.0.1",
@@ -246,6 +248,7 @@ def web_process(port: int, timings_out: str) -> None:
         access_log=False,
         log_level="warning",
         http="httptools",
+        **UVICORN_OPTIONS,
     )
     uvicorn.Server(config).run()
 

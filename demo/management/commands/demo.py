@@ -76,8 +76,16 @@ class Command(BaseCommand):
             import uvicorn
 
             from config.asgi import application
+            from config.web_worker import UVICORN_OPTIONS
 
-            uvicorn.run(application, host=options["host"], port=port, lifespan="off", access_log=False)
+            uvicorn.run(
+                application,
+                host=options["host"],
+                port=port,
+                lifespan="off",
+                access_log=False,
+                **UVICORN_OPTIONS,
+            )
         except KeyboardInterrupt:
             pass  # Ctrl+C: uvicorn has shut down and re-raised it; stop the rest below
         finally:

@@ -103,9 +103,11 @@ class Command(BaseCommand):
             import uvicorn
 
             from config.asgi import application
+            from config.web_worker import UVICORN_OPTIONS
 
             uvicorn.run(
                 application,
+                **UVICORN_OPTIONS,
                 host=options["host"],
                 port=options["port"],
                 lifespan="off",
