@@ -30,6 +30,7 @@ class EventType(StrEnum):
     # halls, on the room stream ("room.<id>")
     SESSION_OPENED = "session.opened"
     SESSION_CLOSED = "session.closed"
+    SESSION_CHECK_RECORDED = "session.check_recorded"  # on the room's staff stream ("room.<id>.staff")
     ROOM_VOICE = "room.voice"
     ROOM_RENAMED = "room.renamed"
     SCREEN_RENAMED = "screen.renamed"
@@ -114,6 +115,20 @@ class SessionOpened(TypedDict):
 
 class SessionClosed(TypedDict):
     session: int
+
+
+class SessionCheckRecorded(TypedDict):
+    """A material check recorded before the room's session opens (halls.services.sessions.record_check), on
+    the room's staff stream: every console of the room shows it done (or failed, with its note), who ran it
+    and when, without a reload."""
+
+    id: int
+    room: int
+    check: str  # blower, reserve or reader
+    ok: bool
+    note: str
+    checked_by: str
+    checked_at: datetime
 
 
 class RoomRenamed(TypedDict):
@@ -746,6 +761,7 @@ class SimultaneousGame(TypedDict):
 PAYLOADS: dict[EventType, Any] = {
     EventType.SESSION_OPENED: SessionOpened,
     EventType.SESSION_CLOSED: SessionClosed,
+    EventType.SESSION_CHECK_RECORDED: SessionCheckRecorded,
     EventType.ROOM_VOICE: RoomVoice,
     EventType.ROOM_RENAMED: RoomRenamed,
     EventType.SCREEN_RENAMED: ScreenRenamed,

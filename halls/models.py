@@ -160,6 +160,12 @@ def room_stream(room_id: int) -> str:
     return f"room.{room_id}"
 
 
+def room_staff_stream(room_id: int) -> str:
+    """A room's staff-only stream: what the caller's console sees beyond the public screens (the consoles
+    of the room, bingo.services.console, listen to it with the public one)."""
+    return f"room.{room_id}.staff"
+
+
 def new_screen_token() -> str:
     return secrets.token_urlsafe(24)
 

@@ -3,7 +3,8 @@
 The console's socket delivers two streams, each numbered on its own (DESIGN §4):
 - the room's public stream (``room.7``): balls, sales, claims, prizes, the game's steps, as screens get them;
 - the room's staff stream (``room.7.staff``): the winning cards nobody has claimed (``console.unclaimed``),
-  computed once per change inside the ball's, claim's or prize's own transaction and published on commit.
+  computed once per change inside the ball's, claim's or prize's own transaction and published on commit;
+  each material check recorded before the session opens (``session.check_recorded``, halls.services.sessions).
 
 A console loads ``console_snapshot`` (each stream's sequence number first, then the state), applies the
 events that follow, and reloads the snapshot on a gap in either stream or a reconnect.
@@ -17,12 +18,12 @@ from bingo.models import Game
 from bingo.services import readmodels
 from halls import events
 from halls.eventtypes import ConsoleUnclaimed, EventType
-from halls.models import Room, StreamCursor
+from halls.models import Room, StreamCursor, room_staff_stream
 
 
 def staff_stream(room_id: int) -> str:
     """The room's staff-only stream: what the caller's console sees beyond the public screens."""
-    return f"room.{room_id}.staff"
+    return room_staff_stream(room_id)
 
 
 def console_streams(room: Room) -> list[str]:

@@ -13,8 +13,8 @@ from django.utils.translation import gettext as _
 
 from halls import events, hooks
 from halls.errors import Conflict, InvalidInput
-from halls.eventtypes import EventType, SessionClosed, SessionOpened
-from halls.models import CheckName, GameSession, Room, SessionCheck
+from halls.eventtypes import EventType, SessionCheckRecorded, SessionClosed, SessionOpened
+from halls.models import CheckName, GameSession, Room, SessionCheck, room_staff_stream
 from halls.services import audit, locks
 
 
@@ -152,7 +152,9 @@ def _attach_checks(*, session: GameSession, pending: list[SessionCheck], actor: 
 
 def record_check(*, room: Room, check_name: str, ok: bool, actor: User, note: str = "") -> SessionCheck:
     """Record one material check of a room before its session opens (R-07), by whoever ran it; the next
-    session to open takes it into its minutes."""
+    session to open takes it into its minutes. A check recorded as not working (``ok=False``, its note saying
+    why) keeps the opening refused until the device is checked again and works. Published on the room's staff
+    stream (session.check_recorded) so every console of the room shows it."""
     if check_name not in (CheckName.BLOWER, CheckName.RESERVE, CheckName.READER):
         raise InvalidInput(
             _("Unknown check %(name)s: the ball blower, the reserve device or the ball reader.")
@@ -177,6 +179,20 @@ def record_check(*, room: Room, check_name: str, ok: bool, actor: User, note: st
             action="session.check_recorded",
             obj=check,
             data={"room": room.pk, "check": check_name, "ok": ok, "note": note},
+        )
+        # Every console of the room shows it at once (published on commit: a refused check tells none).
+        events.emit(
+            room_staff_stream(room.pk),
+            EventType.SESSION_CHECK_RECORDED,
+            SessionCheckRecorded(
+                id=check.pk,
+                room=room.pk,
+                check=check_name,
+                ok=ok,
+                note=note,
+                checked_by=actor.get_username(),
+                checked_at=check.checked_at,
+            ),
         )
     return check
 

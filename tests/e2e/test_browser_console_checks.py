@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Browser, Page, expect
 
 from bingo.services import records
 from halls.models import GameSession, Role, Room, SessionCheck
@@ -90,3 +90,83 @@ async def test_each_check_is_recorded_when_ticked_and_the_opening_takes_them(
         ("inspection", "caller"),
     ]
     assert await call(_checks_of_the_next_session, room) == []
+
+
+async def test_a_check_ticked_on_one_console_shows_on_another_and_a_failed_one_keeps_its_note(
+    page: Page, browser: Browser, server_url: str, room: Room, caller: Any, venue: Any
+) -> None:
+    """Two consoles of the room open: each check recorded on one shows done (or not working, with its note)
+    on the other without a reload, with who and when; a failed check keeps the opening refused."""
+    await call(make_user, "tecnico", venue, Role.CALLER)
+    other_context = await browser.new_context(
+        viewport={"width": 1280, "height": 800}, locale="es-ES", timezone_id="Europe/Madrid"
+    )
+    await other_context.add_cookies(
+        [{"name": "django_language", "value": "es", "domain": "127.0.0.1", "path": "/"}]
+    )
+    other_context.set_default_timeout(10_000)
+    other = await other_context.new_page()
+    errors: list[str] = []
+    other.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        await page.set_viewport_size({"width": 1280, "height": 800})
+        await log_in(page, server_url, "caller", f"/console/rooms/{room.pk}/")
+        await log_in(other, server_url, "tecnico", f"/console/rooms/{room.pk}/")
+        for console in (page, other):
+            await expect(console.locator("body")).to_have_attribute("data-stream", "live")
+            await expect(console.locator("#check-blower-done")).to_have_text("Sin comprobar todavía")
+
+        # Ticked on the first console: the second shows it done, by whom, without a reload.
+        await page.check("#check-blower")
+        await expect(other.locator('.check-row[data-check="blower"]')).to_have_attribute("data-done", "true")
+        await expect(other.locator("#check-blower-done")).to_contain_text("Comprobado por caller a las")
+        await expect(other.locator("#check-blower")).to_be_checked()
+        await expect(other.locator("#check-blower")).to_be_disabled()
+
+        # The reader fails on the second console: a note is asked for, then the first console shows it.
+        await other.click("#check-reader-fail-open")
+        await other.click('#check-reader-fail button[type="submit"]')
+        await expect(other.locator("#session-msg")).to_contain_text("nota")
+        assert await call(_checks_of_the_next_session, room) == [("blower", True, "caller")]
+        await other.fill("#check-reader-note", "El lector no lee la bola 7")
+        await other.click('#check-reader-fail button[type="submit"]')
+        await expect(other.locator("#check-reader-fail")).to_be_hidden()
+        for console in (other, page):
+            done = console.locator("#check-reader-done")
+            await expect(done).to_contain_text("No funciona: El lector no lee la bola 7")
+            await expect(done).to_contain_text("tecnico")
+            await expect(done).to_have_class(re.compile("is-bad"))
+            await expect(console.locator("#check-reader")).not_to_be_checked()
+            await expect(console.locator("#check-reader")).to_be_enabled()
+        await page.screenshot(path="/tmp/console-checks-live-es.png")
+
+        # The reserve ticked, the reader failed: the opening is refused naming the reader, nothing written.
+        await page.check("#check-reserve")
+        await expect(other.locator("#check-reserve-done")).to_contain_text("Comprobado por caller")
+        await page.fill("#inspect-paste", " ".join(str(n) for n in ALL_BALLS))
+        await page.click("#inspect-paste-add")
+        await page.click("#session-open-btn")
+        await expect(page.locator("#session-msg")).to_contain_text("lector de bolas")
+        assert not await call(GameSession.objects.exists)
+
+        # Checked again and working on the second console: the first sees it, opens; the minutes keep both.
+        await other.check("#check-reader")
+        await expect(page.locator("#check-reader-done")).to_contain_text("Comprobado por tecnico")
+        await page.click("#session-open-btn")
+        await expect(page.locator("#session-badge")).to_have_text(re.compile(r"^Sesión \d+ abierta$"))
+        notes = await call(_minutes_notes, room)
+        assert notes == [
+            ("blower", True, "caller", ""),
+            ("reader", False, "tecnico", "El lector no lee la bola 7"),
+            ("reserve", True, "caller", ""),
+            ("reader", True, "tecnico", ""),
+            ("inspection", True, "caller", ""),
+        ]
+        assert not errors, errors
+    finally:
+        await other_context.close()
+
+
+def _minutes_notes(room: Room) -> list[tuple[str, bool, str, str]]:
+    session = GameSession.objects.get(room=room)
+    return [(c["check"], c["ok"], c["by"], c["note"]) for c in records.session_minutes(session)["checks"]]

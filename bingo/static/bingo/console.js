@@ -138,8 +138,20 @@
     game.programs = merged;
   }
 
+  /* A check recorded on any console of the room (session.check_recorded): shown here too, who and when. */
+  function checkRecorded(c) {
+    if (!room || room.open_session || MATERIAL_CHECKS.indexOf(c.check) < 0) { return; }
+    if (checks[c.check] && checks[c.check].id > c.id) { return; }   // a later one is already shown
+    checks[c.check] = c;
+    renderChecks();
+  }
+
   function onStaffEvent(event) {
     var data = event.data || {};
+    if (event.type === "session.check_recorded") {
+      if (data.room === roomId) { checkRecorded(data); }
+      return;
+    }
     if (event.type !== "console.unclaimed" || !game || data.game !== game.id) { return; }
     game.unclaimed = data;
     renderClaims();
@@ -355,25 +367,55 @@
       done.className = "check-done" + (c ? (c.ok ? " is-ok" : " is-bad") : "");
       done.textContent = checkSending[name] ? gettext("Recording…")
         : !c ? gettext("Not checked yet")
-        : say(c.ok ? gettext("Checked by %(user)s at %(time)s") : gettext("Not working: recorded by %(user)s at %(time)s"),
-          {user: c.checked_by, time: fmt.time(c.checked_at)});
+        : say(c.ok ? gettext("Checked by %(user)s at %(time)s")
+          : c.note ? gettext("Not working: %(note)s (recorded by %(user)s at %(time)s)")
+          : gettext("Not working: recorded by %(user)s at %(time)s"),
+          {user: c.checked_by, time: fmt.time(c.checked_at), note: c.note || ""});
+      $("check-" + name + "-fail-open").disabled = !!checkSending[name];
     });
   }
 
   /* A check ticked: recorded at once, by whoever ticked it, with the time (POST /api/rooms/{id}/checks/). */
-  function recordCheck(name) {
+  function recordCheck(name, ok, note) {
     var box = $("session-msg");
     checkSending[name] = true;
     renderChecks();
-    api.post("/api/rooms/" + roomId + "/checks/", {check: name, ok: true}).then(function (response) {
+    var body = {check: name, ok: ok !== false, note: note || ""};
+    return api.post("/api/rooms/" + roomId + "/checks/", body).then(function (response) {
       delete checkSending[name];
-      checks[name] = response.data;
+      checkRecorded(response.data);
       ui.report(box, null);
       renderChecks();
+      return response;
     }, function (err) {
       delete checkSending[name];
       renderChecks();
       ui.report(box, err);
+      throw err;
+    });
+  }
+
+  /* "Not working…": the check recorded as failed with a short note (the opening stays refused until the
+     device is checked again and works; the minutes keep both). */
+  function wireCheckFailure(name) {
+    var form = $("check-" + name + "-fail");
+    var note = $("check-" + name + "-note");
+    function shut() { form.hidden = true; $("check-" + name + "-fail-open").hidden = false; note.value = ""; }
+    $("check-" + name + "-fail-open").addEventListener("click", function () {
+      form.hidden = false;
+      $("check-" + name + "-fail-open").hidden = true;
+      note.focus();
+    });
+    form.querySelector("[data-cancel]").addEventListener("click", shut);
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var text = note.value.trim();
+      if (!text) {
+        ui.report($("session-msg"), gettext("Say in a short note what is wrong with it."), "error");
+        note.focus();
+        return;
+      }
+      recordCheck(name, false, text).then(shut, function () { /* reported; the note stays to send again */ });
     });
   }
 
@@ -922,9 +964,11 @@
     });
     MATERIAL_CHECKS.forEach(function (name) {
       $("check-" + name).addEventListener("change", function (event) {
-        if (event.currentTarget.checked && !(checks[name] && checks[name].ok)) { recordCheck(name); }
-        else { renderChecks(); }   // a check recorded stays recorded: the minutes keep it
+        if (event.currentTarget.checked && !(checks[name] && checks[name].ok)) {
+          recordCheck(name, true).then(null, function () { /* reported */ });
+        } else { renderChecks(); }   // a check recorded stays recorded: the minutes keep it
       });
+      wireCheckFailure(name);
     });
     $("session-open-btn").addEventListener("click", function (event) {
       var box = $("session-msg");
