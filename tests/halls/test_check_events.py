@@ -26,9 +26,8 @@ def test_a_recorded_check_is_told_on_the_staff_stream_after_commit(
 ) -> None:
     client = api_client(caller)
     with django_capture_on_commit_callbacks(execute=True):
-        failed = client.post(
-            f"/api/rooms/{room.pk}/checks/", {"check": "blower", "ok": False, "note": "No sopla"}, format="json"
-        )
+        body = {"check": "blower", "ok": False, "note": "No sopla"}
+        failed = client.post(f"/api/rooms/{room.pk}/checks/", body, format="json")
         assert failed.status_code == 201, failed.content
         passed = client.post(f"/api/rooms/{room.pk}/checks/", {"check": "reader", "ok": True}, format="json")
         assert passed.status_code == 201, passed.content
