@@ -471,9 +471,12 @@ class ScreenListView(HallAPIView):
     @extend_schema(
         operation_id="screens_create",
         summary="A new screen of a room (operator); its page's URL carries its token",
-        description="400 bad_screen_name; 404 unknown_room.",
+        description=(
+            "400 bad_screen_name; 404 unknown_room; 409 screen_exists when another screen of the room has "
+            "the name, whatever its case (`details.screen` names it), nothing written."
+        ),
         request=ScreenCreateSerializer,
-        responses={201: ScreenSerializer, **error_responses(400, 403, 404)},
+        responses={201: ScreenSerializer, **error_responses(400, 403, 404, 409)},
         tags=TAG,
     )
     def post(self, request: Request) -> Response:

@@ -70,11 +70,31 @@ def create_room(
     return room
 
 
+def _screen_name_free(room: Room, name: str, *, screen_id: int | None = None) -> None:
+    """Refuse (409 screen_exists, naming it) a name another screen of the room has, whatever its case.
+
+    Checked under the room's lock (a room's screens change under it), not by a database constraint: halls
+    whose setup accepted a repeated name before this check may hold such rows, and a migration would fail
+    on them."""
+    taken = (
+        room.screens.filter(name__iexact=name).exclude(pk=screen_id).values_list("name", flat=True).first()
+    )
+    if taken is not None:
+        raise Conflict(
+            _("Room %(room)s already has a screen named “%(name)s”: choose another name.")
+            % {"room": room.name, "name": taken},
+            code="screen_exists",
+            screen=taken,
+        )
+
+
 def create_screen(*, room: Room, name: str, actor: User) -> Screen:
-    """A public display of the room, reached by its unguessable token URL."""
+    """A public display of the room, reached by its unguessable token URL; its name unique among the
+    room's screens (409 screen_exists naming the other, nothing written)."""
     name = _name(name, _("screen"), "bad_screen_name")
     with transaction.atomic():
         room = locks.lock_room(room.pk)
+        _screen_name_free(room, name)
         screen = Screen.objects.create(venue=room.venue, room=room, name=name)
         # The token is a credential: the audit keeps that a screen was made, not its token.
         audit.record(
@@ -146,11 +166,7 @@ def rename_screen(*, screen: Screen, name: str, actor: User) -> Screen:
         old = screen.name
         if old == name:
             return screen
-        if room.screens.filter(name__iexact=name).exclude(pk=screen.pk).exists():
-            raise Conflict(
-                _("Room %(room)s already has a screen %(name)s.") % {"room": room.name, "name": name},
-                code="screen_exists",
-            )
+        _screen_name_free(room, name, screen_id=screen.pk)
         screen.name = name
         screen.save(update_fields=["name"])
         record_change(
