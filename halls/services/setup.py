@@ -76,9 +76,10 @@ def _screen_name_free(room: Room, name: str, *, screen_id: int | None = None) ->
     Checked under the room's lock (a room's screens change under it), not by a database constraint: halls
     whose setup accepted a repeated name before this check may hold such rows, and a migration would fail
     on them."""
-    taken = (
-        room.screens.filter(name__iexact=name).exclude(pk=screen_id).values_list("name", flat=True).first()
-    )
+    others = room.screens.filter(name__iexact=name)
+    if screen_id is not None:
+        others = others.exclude(pk=screen_id)
+    taken = others.values_list("name", flat=True).first()
     if taken is not None:
         raise Conflict(
             _("Room %(room)s already has a screen named “%(name)s”: choose another name.")
