@@ -4,7 +4,6 @@ card's QR code opens. Forms post here; each post calls one service of bingo.serv
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -13,6 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
@@ -22,7 +22,7 @@ from bingo.paperstock import NOT_RECEIVED
 from bingo.services import paper, stock
 from bingo.services.series import IMPORTED
 from bingo.views import _page, _venues
-from halls import access, errors
+from halls import access, errors, money
 from halls.models import Role, Venue
 
 
@@ -149,10 +149,10 @@ def _import(request: HttpRequest, venue: Venue, user: User) -> dict[str, Any]:
     upload = request.FILES.get("file")
     if upload is None or upload.size is None or upload.size > MAX_FILE_BYTES:
         raise errors.InvalidInput(_("Choose the series' CSV file (at most 12 MB)."), code="no_file")
-    try:
-        face_value = Decimal(request.POST.get("face_value", "").replace(",", "."))
-    except InvalidOperation as exc:
-        raise errors.InvalidInput(_("The face value is not an amount."), code="bad_face_value") from exc
+    mark = "," if (get_language() or "es").startswith("es") else "."
+    face_value = money.parse_typed(request.POST.get("face_value", ""), decimal_mark=mark)
+    if face_value is None:  # "1.234,56" and "2,00" read as the pages read them (halls.money.parse_typed)
+        raise errors.InvalidInput(_("The face value is not an amount."), code="bad_face_value")
     code = request.POST.get("code", "").strip()[:40]
     if not code:
         raise errors.InvalidInput(_("Give the series a code."), code="bad_code")

@@ -86,7 +86,7 @@ def _table_create(request: HttpRequest, venues: list[Venue]) -> None:
         number=fields.whole(request, "number", _("The table number")),
         name=fields.text(request, "name"),
         game=fields.text(request, "game"),
-        table_minimum=fields.decimal(request, "table_minimum", _("The table minimum")),
+        table_minimum=fields.amount(request, "table_minimum", _("The table minimum")),
         rule_pack=fields.text(request, "rule_pack"),
         actor=fields.user(request),
     )
@@ -110,9 +110,9 @@ def _carrusel_create(request: HttpRequest, venues: list[Venue]) -> None:
         code=fields.text(request, "code"),
         rule_pack=fields.text(request, "rule_pack"),
         authorisation_ref=fields.text(request, "authorisation_ref"),
-        seed=fields.decimal(request, "seed", _("The initial amount")),
+        seed=fields.amount(request, "seed", _("The initial amount")),
         contribution_rate=fields.decimal(request, "contribution_percent", _("The contribution")) / HUNDRED,
-        carousel_bet=fields.decimal(request, "carousel_bet", _("The carrusel bet")) if bet else None,
+        carousel_bet=fields.amount(request, "carousel_bet", _("The carrusel bet")) if bet else None,
         tables=_tables(request, venues),
         actor=fields.user(request),
     )

@@ -8,9 +8,10 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.http import HttpRequest
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from halls import errors
+from halls import errors, money
 from halls.models import Venue
 
 
@@ -36,6 +37,23 @@ def decimal(request: HttpRequest, name: str, label: str) -> Decimal:
         ) from exc
     if not value.is_finite():
         raise errors.InvalidInput(_("%(field)s must be a number.") % {"field": label}, code="bad_number")
+    return value
+
+
+def amount(request: HttpRequest, name: str, label: str) -> Decimal:
+    """A money field as typed on the page ("1.234,56", "1234,56", "12,5": halls.money.parse_typed, the rules
+    of the pages' HallFormat.parseAmount), refused saying how to write it when malformed or ambiguous."""
+    typed = text(request, name)
+    mark = "," if (get_language() or "es").startswith("es") else "."
+    value = money.parse_typed(typed, decimal_mark=mark)
+    if value is None:
+        example = "1.234,50" if mark == "," else "1,234.50"
+        raise errors.InvalidInput(
+            _("%(field)s: “%(typed)s” is not an amount; type euros and cents, like %(example)s.")
+            % {"field": label, "typed": typed, "example": example},
+            code="bad_amount",
+            field=name,
+        )
     return value
 
 

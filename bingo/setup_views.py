@@ -188,7 +188,7 @@ def _series_create(request: HttpRequest, venues: list[Venue]) -> None:
     series.create_series(
         venue=fields.venue(request, venues),
         code=fields.text(request, "code"),
-        face_value=fields.decimal(request, "face_value", _("The face value")),
+        face_value=fields.amount(request, "face_value", _("The face value")),
         strips=fields.whole(request, "strips", _("Strips")),
         actor=fields.user(request),
     )

@@ -1016,7 +1016,12 @@
       if (!game || !program) { return; }
       var parts = PICKS[program.type];
       var body = {program: program.id};
-      var amount = $("pick-amount").value.trim().replace(",", ".");
+      var read = fmt.readAmount($("pick-amount").value);   // "1.234,56" as "1234.56" (never a float)
+      if (parts.amount && read.problem) {
+        ui.report($("pick-msg"), {code: "bad_amount", message: read.problem});
+        return;
+      }
+      var amount = read.amount;
       var maxBall = $("pick-max-ball").value.trim();
       var colour = $("pick-colour").value;
       if (parts.amount && amount) { body.amount = amount; }

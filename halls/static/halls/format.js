@@ -10,6 +10,8 @@
  *   HallFormat.decimal(450)             // "4.50": whole cents back to a decimal string
  *   HallFormat.parseAmount("12,5")      // "12.50": what a person typed, with a comma or a point; null if
  *                                       // it is not an amount in cents ("1.234,50" and "1,234.50" both work)
+ *   HallFormat.readAmount("1.234,56")   // {amount: "1234.56", problem: ""}; refused: {amount: null, problem:
+ *                                       // what is wrong, in the page's language} (every money input's reader)
  *   HallFormat.decimalMark              // "," or ".": the page language's
  */
 (function (global) {
@@ -94,13 +96,40 @@
     var marks = text.replace(/\d/g, "");
     if (marks) {
       if (!/^(.)\1*$/.test(marks)) { return null; }          // grouped with both marks
-      if (!/^\d{1,3}(?:[.,]\d{3})+$/.test(text)) { return null; }
+      if (!/^[1-9]\d{0,2}(?:[.,]\d{3})+$/.test(text)) { return null; }   // "0,001": no group
       if (!decimal && marks.length === 1 && marks === decimalMark) { return null; }
     }
     var whole = text.replace(/[.,]/g, "").replace(/^0+(?=\d)/, "");
     return whole + "." + (fraction + "00").slice(0, 2);
   }
 
+  /*
+   * A typed amount read for an API: {amount: "1234.56", problem: ""}, or {amount: null, problem: what is wrong,
+   * in the page's language}. Empty is {amount: ""}, its problem said only when `required`. Every
+   * money input of the pages reads its amount here, so "1.234,56", "1234,56", "1234.56" and "12,5" mean the
+   * same everywhere and the API always gets a decimal string (never a float).
+   */
+  function readAmount(typed, required) {
+    var text = String(typed === null || typed === undefined ? "" : typed).trim();
+    var gettext = global.gettext || function (msg) { return msg; };
+    var example = decimalMark === "," ? "1.234,50" : "1,234.50";
+    if (!text) {
+      return {amount: "", problem: required ? gettext("Type an amount, like %(example)s.").replace("%(example)s", example) : ""};
+    }
+    var parsed = parseAmount(text);
+    if (parsed !== null) { return {amount: parsed, problem: ""}; }
+    var compact = text.replace(/[\s\u00a0\u202f€]/g, "");
+    // "12,345" in Spanish, "1.234" in English: thousands or cents past the second? Not guessed.
+    var ambiguous = /^[1-9]\d{0,2}[.,]\d{3}$/.test(compact);
+    var message = ambiguous
+      ? gettext("“%(typed)s” is ambiguous: write thousands with “%(group)s” and cents with “%(mark)s”, like %(example)s.")
+      : gettext("“%(typed)s” is not an amount: type euros and cents, like %(example)s.");
+    var values = {typed: text, example: example, mark: decimalMark, group: decimalMark === "," ? "." : ","};
+    var problem = global.interpolate ? global.interpolate(message, values, true)
+      : message.replace(/%\((\w+)\)s/g, function (all, key) { return values[key]; });
+    return {amount: null, problem: problem};
+  }
+
   global.HallFormat = {language: language, money: money, number: number, time: time, cents: cents, decimal: decimal,
-    parseAmount: parseAmount, decimalMark: decimalMark};
+    parseAmount: parseAmount, readAmount: readAmount, decimalMark: decimalMark};
 })(window);

@@ -64,15 +64,14 @@
   function amount(input, box, optional) {
     var typed = input.value.trim();
     if (!typed && optional) { return ""; }
-    var parsed = fmt.parseAmount(typed);
-    if (parsed === null) {
-      ui.report(box, {code: "bad_amount", message: interpolate(
-        gettext("“%(typed)s” is not an amount: type euros and cents, like 12,50."), {typed: typed}, true)});
+    var read = fmt.readAmount(typed, true);
+    if (!read.amount) {
+      ui.report(box, {code: "bad_amount", message: read.problem});
       input.focus();
       input.select();
       return null;
     }
-    return parsed;
+    return read.amount;
   }
 
   /* The number in what a scanner typed: a card's QR code may carry a URL or "card:<number>". */

@@ -322,20 +322,32 @@
     $("bets-form").addEventListener("submit", function (event) {
       event.preventDefault();
       if (!isOpen()) { return; }
+      // Each amount read as the other money inputs ("1.234,56", "12,5": HallFormat.readAmount), refused
+      // with what is wrong before anything is sent.
       var bets = [];
+      var problem = "";
+      function read(input) {
+        var got = fmt.readAmount(input.value);
+        if (got.problem && !problem) { problem = got.problem; input.focus(); }
+        return got.amount;
+      }
       Array.prototype.forEach.call($("bets-table").querySelectorAll("tbody tr"), function (row) {
         var pool = row.querySelector(".bet-pool");
         if (!pool || pool.disabled || !pool.value.trim()) { return; }
         bets.push({
           seat: Number(row.getAttribute("data-seat")),
-          initial_bet: row.querySelector(".bet-initial").value.trim() || "0",
-          pool_bet: pool.value.trim()
+          initial_bet: read(row.querySelector(".bet-initial")) || "0",
+          pool_bet: read(pool)
         });
       });
       var body = {};
       if (bets.length) { body.bets = bets; }
       var total = $("manual-total");
-      if (table.rules.manual_total && !total.disabled && total.value.trim()) { body.total = total.value.trim(); }
+      if (table.rules.manual_total && !total.disabled && total.value.trim()) { body.total = read(total); }
+      if (problem) {
+        ui.report($("bets-msg"), {code: "bad_amount", message: problem});
+        return;
+      }
       ui.busy($("bets-submit"), function () { return api.post(handUrl("bets"), body); })
         .then(accepted($("bets-msg"), function (h) {
           return h.manual_total
