@@ -5,7 +5,8 @@ recorded is refused naming it, nothing written; ticked, the session opens and it
 check's own checker.
 
 Screenshots left in /tmp for a look (1280x800): console-checks-es.png (two checks done, one to tick),
-console-checks-refused-es.png (the opening refused naming the check not recorded).
+console-checks-refused-es.png (the opening refused naming the check not recorded), console-check-fail-form-es.png
+(a failure's note asked for), console-checks-live-es.png (a check ticked and one failed on the other console).
 """
 
 from __future__ import annotations
@@ -127,6 +128,7 @@ async def test_a_check_ticked_on_one_console_shows_on_another_and_a_failed_one_k
         await other.click("#check-reader-fail-open")
         await other.click('#check-reader-fail button[type="submit"]')
         await expect(other.locator("#session-msg")).to_contain_text("nota")
+        await other.screenshot(path="/tmp/console-check-fail-form-es.png")
         assert await call(_checks_of_the_next_session, room) == [("blower", True, "caller")]
         await other.fill("#check-reader-note", "El lector no lee la bola 7")
         await other.click('#check-reader-fail button[type="submit"]')
