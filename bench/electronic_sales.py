@@ -291,6 +291,13 @@ def _time_statements(spans: dict[str, list[float]], guard: Any) -> None:
     connection_created.connect(install, weak=False)
 
 
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def cpu_seconds(pids: list[int]) -> float:
     """User + system CPU of the processes (all their threads) so far."""
     ticks = os.sysconf("SC_CLK_TCK")
@@ -788,6 +795,9 @@ def main() -> int:
             for r in retried
         )
         print(f"retries   n={len(retried)} all answered 200 with the first purchase: {retried_ok}")
+        # What the web processes hold after the run (the collector's thresholds trade pauses for memory).
+        rss = [_rss_mib(proc.pid) for proc in procs]
+        print("web memory after: " + ", ".join(f"{m:.0f} MiB" for m in rss) + " resident")
         for proc in procs:
             proc.send_signal(signal.SIGUSR1)
         time.sleep(2)
