@@ -5,8 +5,9 @@ recorded is refused naming it, nothing written; ticked, the session opens and it
 check's own checker.
 
 Screenshots left in /tmp for a look (1280x800): console-checks-es.png (two checks done, one to tick),
-console-checks-refused-es.png (the opening refused naming the check not recorded), console-check-fail-form-es.png
-(a failure's note asked for), console-checks-live-es.png (a check ticked and one failed on the other console).
+console-checks-refused-es.png (the opening refused naming the check not recorded),
+console-check-fail-form-es.png (a failure's note asked for), console-checks-live-es.png (a check ticked and
+one failed on the other console).
 """
 
 from __future__ import annotations
