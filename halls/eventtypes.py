@@ -30,7 +30,9 @@ class EventType(StrEnum):
     # halls, on the room stream ("room.<id>")
     SESSION_OPENED = "session.opened"
     SESSION_CLOSED = "session.closed"
-    SESSION_CHECK_RECORDED = "session.check_recorded"  # on the room's staff stream ("room.<id>.staff")
+    # On the room's staff stream ("room.<id>.staff"). Not the audit action's name (session.check_recorded):
+    # an event type is spelled only here (tests/halls/test_eventtypes.py).
+    SESSION_CHECK_RECORDED = "session.check"
     ROOM_VOICE = "room.voice"
     ROOM_RENAMED = "room.renamed"
     SCREEN_RENAMED = "screen.renamed"

@@ -4,7 +4,7 @@ The console's socket delivers two streams, each numbered on its own (DESIGN §4)
 - the room's public stream (``room.7``): balls, sales, claims, prizes, the game's steps, as screens get them;
 - the room's staff stream (``room.7.staff``): the winning cards nobody has claimed (``console.unclaimed``),
   computed once per change inside the ball's, claim's or prize's own transaction and published on commit;
-  each material check recorded before the session opens (``session.check_recorded``, halls.services.sessions).
+  each material check recorded before the session opens (event ``session.check``, halls.services.sessions).
 
 A console loads ``console_snapshot`` (each stream's sequence number first, then the state), applies the
 events that follow, and reloads the snapshot on a gap in either stream or a reconnect.

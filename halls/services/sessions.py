@@ -154,7 +154,7 @@ def record_check(*, room: Room, check_name: str, ok: bool, actor: User, note: st
     """Record one material check of a room before its session opens (R-07), by whoever ran it; the next
     session to open takes it into its minutes. A check recorded as not working (``ok=False``, its note saying
     why) keeps the opening refused until the device is checked again and works. Published on the room's staff
-    stream (session.check_recorded) so every console of the room shows it."""
+    stream (the event session.check) so every console of the room shows it."""
     if check_name not in (CheckName.BLOWER, CheckName.RESERVE, CheckName.READER):
         raise InvalidInput(
             _("Unknown check %(name)s: the ball blower, the reserve device or the ball reader.")

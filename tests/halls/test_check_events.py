@@ -1,5 +1,5 @@
 """A material check recorded before a session opens (halls.services.sessions.record_check) is told to the
-room's consoles on the room's staff stream ("session.check_recorded", published on commit): a pass or a
+room's consoles on the room's staff stream ("session.check", published on commit): a pass or a
 failure with its note, who ran it and when; a refused check tells nothing."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from halls.eventtypes import EventType
 from halls.models import Room, SessionCheck, room_staff_stream
 from halls.services import sessions
 from tests.api_support import api_client, refused
@@ -32,8 +33,8 @@ def test_a_recorded_check_is_told_on_the_staff_stream_after_commit(
         passed = client.post(f"/api/rooms/{room.pk}/checks/", {"check": "reader", "ok": True}, format="json")
         assert passed.status_code == 201, passed.content
     assert [(e.stream, e.type) for e in published] == [
-        (room_staff_stream(room.pk), "session.check_recorded"),
-        (room_staff_stream(room.pk), "session.check_recorded"),
+        (room_staff_stream(room.pk), EventType.SESSION_CHECK_RECORDED),
+        (room_staff_stream(room.pk), EventType.SESSION_CHECK_RECORDED),
     ]
     first, second = (e.data for e in published)
     check = SessionCheck.objects.get(pk=failed.json()["id"])

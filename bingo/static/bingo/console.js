@@ -138,7 +138,7 @@
     game.programs = merged;
   }
 
-  /* A check recorded on any console of the room (session.check_recorded): shown here too, who and when. */
+  /* A check recorded on any console of the room (the event session.check): shown here too, who and when. */
   function checkRecorded(c) {
     if (!room || room.open_session || MATERIAL_CHECKS.indexOf(c.check) < 0) { return; }
     if (checks[c.check] && checks[c.check].id > c.id) { return; }   // a later one is already shown
@@ -148,7 +148,7 @@
 
   function onStaffEvent(event) {
     var data = event.data || {};
-    if (event.type === "session.check_recorded") {
+    if (event.type === "session.check") {
       if (data.room === roomId) { checkRecorded(data); }
       return;
     }
