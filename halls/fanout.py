@@ -36,8 +36,9 @@ MAX_BACKLOG = 64
 # Every hub hears this group: "re-check these screens now" (a screen changed in the database).
 CONTROL_GROUP = "screens.control"
 RECHECK_TYPE = "screens.recheck"
-# The sweep lets the loop run (an event's fan-out) after this many streams' heads or renewals: a terminal
-# has a stream of its own, so a process with 1,000 terminals sweeps 1,000 streams.
+# The sweep lets the loop run (an event's fan-out, a purchase's answer) after this many sockets' heads or
+# streams' renewals: a terminal has a stream of its own, so a process with 1,000 terminals sweeps 1,000
+# streams and writes 2,000 heads.
 SWEEP_SLICE = 100
 # The heads of a sweep go out over this share of its period (`StreamHub._send_heads`).
 SWEEP_SPREAD = 0.5
