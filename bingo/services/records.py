@@ -41,8 +41,7 @@ from bingo.models import (
     SaleOperation,
 )
 from bingo.network.models import RoundGame
-from bingo.services import devices
-from bingo.services.readmodels import ball_set_event_view, game_recall
+from bingo.services.readmodels import ball_set_event_view, game_recall, switch_view
 from bingo.simultaneous.models import HallAward, HallGame
 from bingo.simultaneous.models import PrizeKind as SimultaneousPrize
 from halls import money
@@ -336,7 +335,7 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
                 "at": sw.switched_at,
                 "game": numbers[str(sw.game_id)],
                 "who": sw.switched_by.get_username(),
-                "what": switch_text(devices.switch_view(sw)),
+                "what": switch_text(switch_view(sw)),
             }
         )
     sets = {g.ball_set_id for g in games if g.ball_set_id is not None}

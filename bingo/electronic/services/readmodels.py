@@ -23,6 +23,7 @@ from django.db import connection, transaction
 from django.db.models import OuterRef, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from bingo.electronic import network_hooks
 from bingo.electronic.layouts import cells_of
@@ -31,6 +32,7 @@ from bingo.electronic.models import (
     ECard,
     EGameState,
     ElectronicGame,
+    ElectronicSession,
     EPrize,
     EWin,
     Purchase,
@@ -38,10 +40,11 @@ from bingo.electronic.models import (
     SpecialityPool,
     SpecialityVersion,
     Terminal,
+    TerminalState,
 )
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
 from bingo.electronic.services.common import rules_of
-from bingo.electronic.services.terminals import playable
+from bingo.electronic.services.terminal_views import card_view, rules_summary
 from halls import money
 from halls.cashier.models import Account, PlayerCard
 from halls.errors import Conflict
@@ -344,8 +347,44 @@ def player_view(terminal: Terminal, card: PlayerCard, games: list[ElectronicGame
 # --- the snapshot ---------------------------------------------------------------------------------------
 
 
+# Whether a terminal can play (its sales and messages ask it too).
+
+
+def open_session_of(speciality_id: int) -> ElectronicSession | None:
+    return ElectronicSession.objects.filter(speciality_id=speciality_id, closed_at__isnull=True).first()
+
+
+def playable(terminal: Terminal) -> ElectronicSession:
+    """The open session the terminal plays in, or a 409 naming why it cannot play: terminal_out_of_service,
+    no_session, terminal_not_verified (it failed, or was not verified by the open session's verification)."""
+    return playable_in(terminal, _UNREAD)
+
+
+_UNREAD: Any = object()  # the session not read yet
+
+
+def playable_in(terminal: Terminal, session: ElectronicSession | None) -> ElectronicSession:
+    """`playable` with its speciality's open session (None: none) read already (a batch reads it once)."""
+    if terminal.state == TerminalState.OUT_OF_SERVICE or not terminal.device.active:
+        raise Conflict(
+            _("Terminal %(name)s is out of service.") % {"name": terminal.device.name},
+            code="terminal_out_of_service",
+        )
+    if session is _UNREAD:
+        session = open_session_of(terminal.speciality_id)
+    if session is None:
+        raise Conflict(_("No session of this speciality is open: there is no play now."), code="no_session")
+    if terminal.state == TerminalState.FAILED or terminal.verified_by_id != session.verification_id:
+        raise Conflict(
+            _("Terminal %(name)s has not passed the verification of this session: it cannot play.")
+            % {"name": terminal.device.name},
+            code="terminal_not_verified",
+        )
+    return session
+
+
 def refusal(terminal: Terminal) -> str | None:
-    """Why the terminal cannot play now (terminals.playable's code), or None."""
+    """Why the terminal cannot play now (`playable`'s code), or None."""
     try:
         playable(terminal)
     except Conflict as exc:
@@ -356,8 +395,6 @@ def refusal(terminal: Terminal) -> str | None:
 def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> dict[str, Any]:
     """Everything the terminal page draws, with the seqs of its two streams (see the module docstring).
     `card`: the player card inserted (its balance and cards), or None."""
-    from bingo.electronic.services.messages import card_view, rules_summary  # messages answers with this
-
     terminal = Terminal.objects.select_related("device", "speciality", "speciality__room").get(pk=terminal.pk)
     speciality = terminal.speciality
     room_stream, own_stream = speciality.stream, terminal.stream

@@ -3,10 +3,16 @@ decisions hall by hall (contribution tags, result, share), a room's membership. 
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from bingo.network.models import NetworkPrize, PrizeRound, RoomMembership, SpecialityMembership
-from bingo.network.services.prizes import live_meter
+from jackpots.services.readmodels import meters
+
+
+def live_meter(prize: NetworkPrize) -> Decimal:
+    """What the prize's meter shows now (folded + unfolded, whole cents down)."""
+    return meters.pool_meter(prize.pool_id).levels[0].amount
 
 
 def prize_view(prize: NetworkPrize) -> dict[str, Any]:
