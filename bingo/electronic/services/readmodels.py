@@ -10,12 +10,16 @@ One read model, used by the terminal page's socket client, the terminal simulato
 On PostgreSQL it is read in one REPEATABLE READ, READ ONLY transaction (the seqs and the rows agree); on
 SQLite the seqs are read first, so an event the rows already show is applied again, which the page ignores
 (balls by ordinal, prizes by code, cards by id).
+
+Apart from the terminal's: ``games_finished``, what a venue's statistics (bingo.services.records, through
+bingo.hooks) read of its electronic and automatic games.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -45,6 +49,7 @@ from bingo.electronic.models import (
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
 from bingo.electronic.services.common import rules_of
 from bingo.electronic.services.terminal_views import card_view, rules_summary
+from bingo.hooks import FinishedGame
 from halls import money
 from halls.cashier.models import Account, PlayerCard
 from halls.errors import Conflict
@@ -446,3 +451,41 @@ def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> 
     # the card's account, which a read-only transaction may not.
     snap["card"] = card_view(card, terminal) if card is not None else None
     return snap
+
+
+# --- a venue's records: its electronic and automatic games --------------------------------------------------
+
+
+def games_finished(venue_id: int, start: datetime, end: datetime) -> list[FinishedGame]:
+    """The venue's electronic and automatic games that finished (closed or void) from `start` to before
+    `end`, each with what every prize credited (for bingo.services.records, through bingo.hooks)."""
+    games = list(
+        ElectronicGame.objects.filter(
+            speciality__venue_id=venue_id,
+            state__in=[EGameState.CLOSED, EGameState.VOID],
+            closed_at__gte=start,
+            closed_at__lt=end,
+        ).select_related("speciality__room")
+    )
+    won = dict(
+        EWin.objects.filter(prize__game__in=[g.pk for g in games])
+        .values("prize__game")
+        .annotate(paid=Sum("amount"))
+        .values_list("prize__game", "paid")
+        .order_by()
+    )
+    found = []
+    for game in games:
+        assert game.closed_at is not None
+        found.append(
+            FinishedGame(
+                closed_at=game.closed_at,
+                room=game.speciality.room.name,
+                game_type="automatic" if game.speciality.family.startswith("auto") else "electronic",
+                void=game.state == EGameState.VOID,
+                cards_sold=game.cards_sold,
+                sales_total=game.sales_total,
+                prizes=won.get(game.pk) or money.ZERO,
+            )
+        )
+    return found
