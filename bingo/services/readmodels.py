@@ -1,4 +1,6 @@
-"""Read models: what a hall screen shows for a room, the caller's view of a game, and the game recall.
+"""Read models: what a hall screen shows for a room, the caller's view of a game, and the game recall; and
+the reads the write services share with them (the sales totals, the unclaimed winners, a device switch and a
+ball set's count as shown): a read model imports no write service, the services import these from here.
 
 Answers stay small whatever the hall's size: the caller's view never lists the sold cards (the sales
 announcement summarises them as ranges; ``sold_cards_page`` pages through them), and the lists that grow
