@@ -20,7 +20,8 @@ the drawing state:
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/hall_bench_console REDIS_URL=redis://127.0.0.1:6379/4 \\
         flock /tmp/hall-bench.lock .venv/bin/python bench/console.py [--cards 100000] [--quick] [--fresh]
 
-The unclaimed winners come from ``bingo.services.claims.unclaimed_winners``: the game view is as fast as it.
+The unclaimed winners come from ``bingo.services.readmodels.unclaimed_winners``: the game view is as fast
+as it.
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ def main() -> int:
     from django.db import transaction
     from django.test import Client
 
-    from bingo.services import claims, console, draw, games
+    from bingo.services import console, draw, games, readmodels
     from bingo.services.locks import lock_game
 
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
@@ -217,7 +218,7 @@ def main() -> int:
         f"  staff event console.unclaimed      {publish_ms:9.1f} ms  {len(event.encode()):>9,} bytes"
         f"  (lines {shown['line_count']:,}, bingos {shown['bingo_count']:,}; {len(shown['line'])} listed)"
     )
-    uncut = len(json.dumps(claims.unclaimed_winners(game), separators=(",", ":")))
+    uncut = len(json.dumps(readmodels.unclaimed_winners(game), separators=(",", ":")))
     print(f"  the uncut unclaimed list main's view carried: {uncut:,} bytes")
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
 

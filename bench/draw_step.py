@@ -237,7 +237,7 @@ def sell_in_bulk(game: Any, series: list[Any], cards: int, actor: Any) -> None:
 
     from bingo.models import Card, SaleKind, SaleOperation, SoldCard
     from bingo.services.common import record, step
-    from bingo.services.sales import sales_totals
+    from bingo.services.readmodels import sales_totals
     from halls.eventtypes import EventType, SalesChanged
 
     left = cards

@@ -411,7 +411,7 @@ class SalesView(HallAPIView):
         operations = (
             SaleOperation.objects.filter(game=game).select_related("series", "cashier").order_by("pk")
         )
-        return Response(SalesSerializer({"operations": operations, **sales.sales_totals(game)}).data)
+        return Response(SalesSerializer({"operations": operations, **readmodels.sales_totals(game)}).data)
 
     @extend_schema(
         operation_id="games_sales_sell",

@@ -213,3 +213,13 @@ def load(path: Path) -> GameIndex:
     offset += cards * 8
     row_ids = np.frombuffer(mapped, dtype=np.int32, count=cards * PACKED_LENGTH, offset=offset)
     return GameIndex.from_parts(card_ids, starts, row_ids)
+
+
+def pack_ids(ids: np.ndarray) -> bytes:
+    """Card ids (ascending) as a completion row's `cards` value: little-endian int64."""
+    return np.ascontiguousarray(ids, dtype="<i8").tobytes()
+
+
+def card_ids(cards: bytes | memoryview) -> np.ndarray:
+    """The card ids a completion row's `cards` value holds, ascending."""
+    return np.frombuffer(bytes(cards), dtype="<i8").astype(np.int64)

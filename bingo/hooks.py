@@ -6,12 +6,17 @@ With none registered (production) nothing plays by itself.
 
 Game listeners: what an app above bingo does, in the game's own transaction, when a game's sales close
 and when it ends (the interconnected prize's outbox messages, bingo.network).
+
+Records sections: what a wing above traditional bingo adds to the inspector's records (the session minutes
+and the statistics, bingo.services.records), read through that wing's read model as plain values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
 
 from bingo.models import Game
 
@@ -109,3 +114,70 @@ def refuse_relayed(game: Game) -> None:
             from halls.errors import Conflict
 
             raise Conflict(message, code="relayed_game")
+
+
+# --- Records sections: the other wings in the inspector's records (bingo.services.records) ---------------
+# Traditional bingo's minutes and statistics never read another wing's models: each wing registers, from
+# its app's ready(), read-model functions that answer in these plain values.
+
+
+@dataclass(frozen=True)
+class WonPrize:
+    """A prize won in a hall's traditional game that nobody here confirmed (the network's central decided
+    it), as a row of the session's minutes."""
+
+    game_id: int
+    label: str
+    ordinal: int | None  # the ball it was won at, or the most it could take
+    amount: Decimal
+    card: str = ""  # "series #serial", when one card won it
+
+
+@dataclass(frozen=True)
+class RecordsSection:
+    """A wing whose games a room plays as traditional games (the interconnected prize's, a simultaneous
+    game's mirror): which of some games it played, and the prizes their cards won through it."""
+
+    game_type: str  # what the statistics count those games as ("interconnected", "simultaneous")
+    games: Callable[[Collection[int]], set[int]]
+    prizes_won: Callable[[Collection[int]], list[WonPrize]]
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """A game of a wing with games of its own (electronic, automatic) that finished (closed or void), as
+    the statistics count it."""
+
+    closed_at: datetime
+    room: str
+    game_type: str  # "electronic", "automatic"
+    void: bool
+    cards_sold: int
+    sales_total: Decimal
+    prizes: Decimal  # every prize credited
+
+
+_records_sections: list[RecordsSection] = []
+# A wing's finished games: (venue id, start, end) -> those that finished from start to before end.
+FinishedGames = Callable[[int, datetime, datetime], list[FinishedGame]]
+_finished_games: list[FinishedGames] = []
+
+
+def register_records_section(section: RecordsSection) -> None:
+    if section not in _records_sections:
+        _records_sections.append(section)
+
+
+def records_sections() -> list[RecordsSection]:
+    """The registered sections, in the apps' order (INSTALLED_APPS)."""
+    return list(_records_sections)
+
+
+def register_finished_games(games: FinishedGames) -> None:
+    if games not in _finished_games:
+        _finished_games.append(games)
+
+
+def finished_games(venue_id: int, start: datetime, end: datetime) -> list[FinishedGame]:
+    """Every registered wing's games of the venue that finished from `start` to before `end`."""
+    return [game for games in _finished_games for game in games(venue_id, start, end)]

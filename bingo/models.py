@@ -501,7 +501,7 @@ class Completion(models.Model):
     ordinal = models.PositiveSmallIntegerField()
     # How many cards `cards` holds, so counts never read them.
     count = models.PositiveIntegerField()
-    # The cards' ids, ascending, as little-endian int64 (bingo.services.detection.card_ids reads them).
+    # The cards' ids, ascending, as little-endian int64 (bingo.detect_index.card_ids reads them).
     cards = models.BinaryField()
 
     class Meta:

@@ -22,7 +22,7 @@ from bingo import labels
 from bingo.balls import ColourRangeError, colour_ranges, parse_colour_ranges
 from bingo.models import BallSet, BallSetEvent, DrawDevice, DrawDeviceKind, Game
 from bingo.serializers import RoomSerializer
-from bingo.services import ballsets, devices
+from bingo.services import ballsets, devices, readmodels
 from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import InvalidInput
@@ -443,7 +443,7 @@ class DeviceSwitchView(HallAPIView):
         )
         switch = devices.switch_device(game=game, device=device, reason=data["reason"], actor=actor(request))
         return Response(
-            DeviceSwitchAnswerSerializer(devices.switch_view(switch)).data, status=status.HTTP_201_CREATED
+            DeviceSwitchAnswerSerializer(readmodels.switch_view(switch)).data, status=status.HTTP_201_CREATED
         )
 
 

@@ -13,7 +13,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from bingo.models import CardSeries, DrawSource, Game, GameState, SoldCard
-from bingo.services import claims, games, sales, series
+from bingo.services import claims, games, readmodels, sales, series
 from bingo.services.readmodels import current_game
 from demo.actors import autoplay_actor, robot_shift
 from demo.models import AutoplayRoom
@@ -83,7 +83,7 @@ def _to_the_draw(game: Game, actor: User) -> None:
 def claim_winners(game: Game) -> str:
     """Call every winning card, as players in the room would."""
     actor = autoplay_actor()
-    found = claims.unclaimed_winners(game)
+    found = readmodels.unclaimed_winners(game)
     filed = 0
     kinds = ["bingo"] if found["bingo"] else (["line"] if found["line"] else [])
     for kind in kinds:

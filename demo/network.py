@@ -32,7 +32,7 @@ from bingo.models import Claim, SoldCard
 from bingo.network.models import KnownRound, NetworkPrize, RoomMembership
 from bingo.network.services import prizes
 from bingo.network.services import venue as network_venue
-from bingo.services import claims
+from bingo.services import readmodels
 from bingo.simultaneous.models import HallGame, HallGameState, NetworkGame, NetworkGameState
 from bingo.simultaneous.services import central as sb_central
 from bingo.simultaneous.services import venue as sb_venue
@@ -337,7 +337,7 @@ def _claim(hall_game: HallGame, actor: User) -> str:
     """Claim every winning card of the hall's game once, as its players would (the line only while the
     network Line is open)."""
     assert hall_game.game is not None
-    found = claims.unclaimed_winners(hall_game.game)
+    found = readmodels.unclaimed_winners(hall_game.game)
     kinds = ["bingo"] if hall_game.line_won_at is not None else ["line", "bingo"]
     claimed = set(Claim.objects.filter(game=hall_game.game).values_list("kind", "serial"))
     filed = 0

@@ -1,7 +1,9 @@
 """The hall's one lock order, and the check that every transaction keeps it.
 
-Every lock is taken through an app's ``services/locks.py`` (halls, bingo, jackpots, jackpots.tables,
-machines), whose helpers call `take` first. Within one transaction, a lock of a lower rank taken after
+`Rank` is the one table of the hall's locks: each rank says what it guards and `TAKEN_BY` names the lock
+modules whose helpers take it (a ``services/locks.py`` of its app; an event stream's cursor: halls.events),
+each calling `take` first. No other module takes a rank (tests/halls/test_lock_ranks.py checks the code
+against this table, so it cannot drift). Within one transaction, a lock of a lower rank taken after
 one of a higher rank raises `LockOrderError` naming both; the same rank again is allowed (each helper
 takes its rows in id order), and so is a lock the transaction already holds (it waits for nothing).
 
@@ -35,6 +37,8 @@ class Rank(IntEnum):
     NETWORK = 6  # halls.Network: its membership (a venue joining or leaving, a member changing region)
     # halls.RegionAgreement rows a network's span relies on (in id order): recorded, revoked, relied on
     REGION_AGREEMENT = 7
+    REGION = 8  # halls.Region: its name, its jurisdiction (changed only while no venue is in it)
+    OPERATOR = 9  # halls.Operator: its name
     ROOM = 10  # halls.Room: opening a session, creating a game, a room's prize-program configuration
     SESSION = 20  # halls.GameSession: closing it
     # electronic bingo: a speciality's versions, sessions and the start of its next game
@@ -65,6 +69,51 @@ class Rank(IntEnum):
     ACCOUNT = 141  # cashier.Account rows a transaction takes money from (guarded ones), in id order
     AUDIT_HEAD = 145  # halls.AuditChainHead: the tip of a venue's hash chain
     STREAM = 150  # halls.StreamCursor: an event stream's sequence number
+
+
+# The lock modules that take each rank (their helpers are the only callers of `take` with it).
+_HALLS = "halls.services.locks"
+_CASHIER = "halls.cashier.services.locks"
+_BINGO = "bingo.services.locks"
+_ELECTRONIC = "bingo.electronic.services.locks"
+_POOLS = "jackpots.services.locks"
+_TABLES = "jackpots.tables.services.locks"
+_MACHINES = "machines.services.locks"
+TAKEN_BY: dict[Rank, tuple[str, ...]] = {
+    Rank.VENUE_LINK: ("halls.link.services.locks",),
+    Rank.STREAM_POSITION: ("halls.link.services.locks",),
+    Rank.NETWORK_PRIZE: ("bingo.network.services.locks",),
+    Rank.VENUE: (_HALLS,),
+    Rank.NETWORK: (_HALLS,),
+    Rank.REGION_AGREEMENT: (_HALLS,),
+    Rank.REGION: (_HALLS,),
+    Rank.OPERATOR: (_HALLS,),
+    Rank.ROOM: (_HALLS,),
+    Rank.SESSION: (_HALLS,),
+    Rank.SPECIALITY: (_ELECTRONIC,),
+    Rank.GAME: (_BINGO, "bingo.simultaneous.services.locks"),
+    Rank.PAPER_STOCK: (_BINGO,),
+    Rank.EGAME: (_ELECTRONIC,),
+    Rank.TERMINAL: (_ELECTRONIC,),
+    Rank.BALL_SET: (_BINGO,),
+    Rank.PROGRAM: (_BINGO,),
+    Rank.TABLE: (_TABLES,),
+    Rank.HAND: (_TABLES,),
+    Rank.MACHINE: (_MACHINES,),
+    Rank.LINK: (_MACHINES,),
+    Rank.HIT: (_MACHINES,),
+    Rank.SEAL: (_POOLS,),
+    Rank.METER_PUBLISHER: (_POOLS,),
+    Rank.POOL: (_POOLS,),
+    Rank.POOL_MEMBER: (_POOLS,),
+    Rank.SHIFT: (_CASHIER,),
+    Rank.PAYABLE: (_CASHIER,),
+    Rank.TICKET: (_CASHIER,),
+    Rank.PLAYER_CARD: (_CASHIER, _ELECTRONIC),
+    Rank.ACCOUNT: (_CASHIER,),
+    Rank.AUDIT_HEAD: (_HALLS,),
+    Rank.STREAM: ("halls.events",),
+}
 
 
 class LockOrderError(RuntimeError):

@@ -56,8 +56,9 @@ class NetworkPrize(models.Model):
     )
     meter_sent_at = models.DateTimeField(null=True, blank=True)  # the last meter entry (throttle)
     meter_sent_amount = MoneyField(max_digits=20, decimal_places=2, null=True, blank=True)
-    # Rounds open by themselves (bingo.network.services.prizes.ensure_round): a fresh round is always
-    # open for the halls' next games (a Gran prize's electronic games run every minute or two).
+    # Rounds open by themselves (bingo.network.services.prizes.ensure_round_locked, when a hall's game
+    # joins a round, and ensure_rounds, the beat): a fresh round is always open for the halls' next games
+    # (a Gran prize's electronic games run every minute or two).
     auto_rounds = models.BooleanField(default=False)
 
     class Meta:

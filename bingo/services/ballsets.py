@@ -267,19 +267,3 @@ def choose_ball_set(*, game: Game, ball_set: BallSet, actor: User) -> Game:
 def default_for(venue: Venue) -> BallSet | None:
     """The set a new game of the venue gets when none is chosen: its first one in use."""
     return venue.ball_sets.filter(retired_at__isnull=True).order_by("pk").first()
-
-
-def usage(ball_set: BallSet | None) -> dict[str, Any] | None:
-    """The set's count against its limit, as the console, the setup page and the recall show it."""
-    if ball_set is None:
-        return None
-    return {
-        "id": ball_set.pk,
-        "name": ball_set.name,
-        "games_played": ball_set.games_played,
-        "certified_games": ball_set.certified_games,
-        "games_left": ball_set.games_left,
-        "at_limit": ball_set.at_limit,
-        "retired": ball_set.retired_at is not None,
-        "colours": sorted(set(ball_set.colours.values())),
-    }

@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
@@ -23,26 +23,27 @@ from bingo import hooks
 from bingo.cards import CardGrid
 from bingo.models import (
     Award,
-    Ball,
     BallSet,
     Card,
     CardSeries,
     Claim,
     ClaimKind,
     ClaimWindow,
-    Completion,
     Game,
     GameState,
     PrizeResult,
     SoldCard,
 )
 from bingo.prizes import split_equally
-from bingo.services import detection, draw
-from bingo.services.common import record, step, tell_consoles, transition
+from bingo.services import draw
+from bingo.services.common import record, step, transition
+from bingo.services.console import tell_consoles
 from bingo.services.locks import lock_game
 from bingo.services.programs import play as programs
+from bingo.services.readmodels import CLAIMABLE
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
+from halls.cashier.services import readmodels as cashier_readmodels
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import (
     ClaimVerdict,
@@ -51,12 +52,9 @@ from halls.eventtypes import (
     Prize,
     PrizeAwarded,
     PrizeWinner,
-    Unclaimed,
-    UnclaimedCard,
 )
 
 REMAINDER_TO = "house: rounding residue of an equal split (OP-10)"
-CLAIMABLE = (GameState.DRAWING, GameState.PAUSED)
 
 
 def _card(game: Game, series_code: str, serial: int) -> Card:
@@ -304,7 +302,7 @@ def _payables(game: Game, kind: str, awards: list[Award], actor: User) -> None:
             payables.create_payable(
                 venue_id=venue_id,
                 kind=kind,
-                source=payables.bingo_award_source(award.pk),
+                source=cashier_readmodels.bingo_award_source(award.pk),
                 description=gettext("Game %(number)s · %(prize)s · card %(card)s")
                 % {"number": game.number, "prize": prize, "card": card},
                 amount=award.amount,
@@ -328,130 +326,3 @@ def _close(game: Game, actor: User) -> None:
     programs.game_closed(game=game, actor=actor)
     record(game, actor, EventType.GAME_CLOSED, {}, step(game))
     hooks.game_ended(game)  # an interconnected prize's result, written with the close
-
-
-def unclaimed(game: Game, *, limit: int | None = None, current: bool = False) -> Unclaimed:
-    """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet,
-    and how many of each kind.
-
-    Read from the completions recorded with each ball (bingo.services.detection): every card whose first
-    line or bingo came by the last ball drawn, less those with a valid claim of that kind, by ball, series
-    and serial; with `limit`, the first `limit` of each kind, from the first balls' rows only. The counts
-    come from the rows' counts: a valid claim is of a card that completed that prize by the ball drawn
-    (claims are verified against the same balls, one valid claim per card and prize), so each takes one
-    card off. `current`: `game` was just read (or locked and written) for this answer, so its
-    `balls_drawn` is the balls drawn and they are not counted again.
-
-    At most three statements: the valid claims (for a `current` game, only while a claim window is
-    open), the rows (their cards only where the list needs them), and the listed cards' serials.
-    """
-    lists: dict[str, list[UnclaimedCard]] = {"line": [], "bingo": []}
-    counts = {"line": 0, "bingo": 0}
-    drawn = game.balls_drawn if current else Ball.objects.filter(game=game).count()
-    if not drawn or game.state not in CLAIMABLE:
-        return _unclaimed(lists, counts)
-    line_open = game.line_won_at is None or (
-        game.claim_window == ClaimWindow.LINE and game.line_won_at == drawn
-    )
-    kinds = [ClaimKind.LINE.value, ClaimKind.BINGO.value] if line_open else [ClaimKind.BINGO.value]
-    claimed: dict[str, set[int]] = {kind: set() for kind in kinds}
-    if game.claim_window or not current:
-        # A prize still open has valid claims only while its window is: a valid claim opens it (and a
-        # valid Line sets line_won_at), and it stays open until the prize is paid or the game closes.
-        # (A `game` read earlier may not show the window a claim opened since: then always read.)
-        valid = Claim.objects.filter(game=game, valid=True, kind__in=kinds).values_list("kind", "card")
-        for kind, card in valid:
-            claimed[kind].add(card)
-    # Cards a row must hold for the list: `limit` of them once the claimed ones are taken out.
-    needed = {kind: (NO_LIMIT if limit is None else limit + len(claimed[kind])) for kind in kinds}
-    candidates: dict[str, tuple[list[int], list[int]]] = {kind: ([], []) for kind in kinds}
-    for kind, ordinal, count, cards in _completions(game, needed):
-        counts[kind] += count
-        if cards is not None and limit != 0:
-            ids = [i for i in detection.card_ids(cards).tolist() if i not in claimed[kind]]
-            candidates[kind][0].extend(ids)
-            candidates[kind][1].extend([ordinal] * len(ids))
-    for kind in kinds:
-        counts[kind] = max(0, counts[kind] - len(claimed[kind]))
-    for kind, rows in _in_order(candidates, limit).items():
-        lists[kind] = [{"series": code, "serial": serial, "since_ball": at} for at, code, serial in rows]
-    return _unclaimed(lists, counts)
-
-
-NO_LIMIT = 2**62
-
-
-def _completions(game: Game, needed: dict[str, int]) -> list[tuple[str, int, int, bytes | None]]:
-    """Each completion row of these kinds (kind, ordinal, count, cards) by ball, its cards only while the
-    rows before it of its kind hold fewer than `needed[kind]` cards: one statement, the rest never read."""
-    quote = connection.ops.quote_name
-    table, count = quote(Completion._meta.db_table), quote("count")
-    kinds = list(needed)
-    need = "CASE kind " + " ".join("WHEN %s THEN %s" for _ in kinds) + " END"
-    sql = (
-        f"SELECT kind, ordinal, {count}, CASE WHEN running - {count} < {need} THEN cards END "  # noqa: S608
-        f"FROM (SELECT kind, ordinal, {count}, cards, "
-        f"SUM({count}) OVER (PARTITION BY kind ORDER BY ordinal) AS running "
-        f"FROM {table} WHERE game_id = %s AND kind IN ({', '.join(['%s'] * len(kinds))})) AS done "
-        "ORDER BY ordinal"
-    )
-    params: list[Any] = [value for kind in kinds for value in (kind, needed[kind])]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, game.pk, *kinds])
-        return [(kind, ordinal, n, cards) for kind, ordinal, n, cards in cursor.fetchall()]
-
-
-def _in_order(
-    candidates: dict[str, tuple[list[int], list[int]]], limit: int | None
-) -> dict[str, list[tuple[int, str, int]]]:
-    """For each kind, (ordinal, series, serial) of its cards (ids completed at ordinals) by ordinal,
-    series and serial; the first `limit`."""
-    found: dict[str, list[tuple[int, str, int]]] = {kind: [] for kind in candidates}
-    rows = [(kind, i, at) for kind, (ids, ats) in candidates.items() for i, at in zip(ids, ats, strict=True)]
-    if not rows or limit == 0:
-        return found
-    if connection.vendor == "postgresql":
-        # One statement whatever the number of cards (a late ball's bingos are thousands): array parameters.
-        sql = (
-            "SELECT kind, ordinal, code, serial FROM ("  # noqa: S608 (the models' tables)
-            "SELECT u.kind, u.ordinal, s.code, c.serial, ROW_NUMBER() OVER "
-            "(PARTITION BY u.kind ORDER BY u.ordinal, s.code, c.serial) AS rank "
-            "FROM unnest(%s::text[], %s::bigint[], %s::integer[]) AS u(kind, id, ordinal) "
-            f"JOIN {Card._meta.db_table} c ON c.id = u.id "
-            f"JOIN {CardSeries._meta.db_table} s ON s.id = c.series_id"
-            ") AS listed WHERE rank <= %s ORDER BY kind, ordinal, code, serial"
-        )
-        kinds, ids, ordinals = (list(column) for column in zip(*rows, strict=True))
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [kinds, ids, ordinals, NO_LIMIT if limit is None else limit])
-            for kind, ordinal, code, serial in cursor.fetchall():
-                found[kind].append((ordinal, code, serial))
-        return found
-    # The embedded hall (SQLite): the cards in batches under its limit of parameters, ordered here.
-    serials: dict[int, tuple[str, int]] = {}
-    ids = sorted({i for _, i, _ in rows})
-    for start in range(0, len(ids), 500):
-        cards = Card.objects.filter(pk__in=ids[start : start + 500])
-        serials.update(
-            (pk, (code, serial)) for pk, code, serial in cards.values_list("pk", "series__code", "serial")
-        )
-    for kind, i, at in rows:
-        found[kind].append((at, *serials[i]))
-    for kind in found:
-        found[kind] = sorted(found[kind])[:limit]
-    return found
-
-
-def _unclaimed(lists: dict[str, list[UnclaimedCard]], counts: dict[str, int]) -> Unclaimed:
-    return {
-        "line": lists["line"],
-        "bingo": lists["bingo"],
-        "line_count": counts["line"],
-        "bingo_count": counts["bingo"],
-    }
-
-
-def unclaimed_winners(game: Game, *, limit: int | None = None) -> dict[str, list[UnclaimedCard]]:
-    """The cards `unclaimed` lists (all of them without `limit`), by kind."""
-    found = unclaimed(game, limit=limit)
-    return {"line": found["line"], "bingo": found["bingo"]}

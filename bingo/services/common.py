@@ -1,4 +1,7 @@
-"""Helpers the bingo services share: state transitions, the audit entry and event of a game change."""
+"""Helpers the bingo services share: state transitions, the audit entry and event of a game change.
+
+What the caller consoles are told after a change is bingo.services.console's ``tell_consoles``: this module
+imports no read model, so every write service can use it."""
 
 from __future__ import annotations
 
@@ -50,11 +53,3 @@ def record(
         stream=game.room.stream,
         public=public,
     )
-
-
-def tell_consoles(game: Game) -> None:
-    """The caller consoles' unclaimed winners as the caller's transaction leaves them (the game locked and
-    written): after a ball, a valid claim or a prize paid."""
-    from bingo.services import console  # console reads the claims service, which uses this module
-
-    console.emit_unclaimed(game)

@@ -61,3 +61,9 @@ def emit_unclaimed(game: Game) -> events.Event:
         bingo_count=view["bingo_count"],
     )
     return events.emit(staff_stream(game.room_id), EventType.CONSOLE_UNCLAIMED, data)
+
+
+def tell_consoles(game: Game) -> None:
+    """The caller consoles' unclaimed winners as the caller's transaction leaves them (the game locked and
+    written): after a ball, a valid claim, a corrected ball or a prize paid."""
+    emit_unclaimed(game)

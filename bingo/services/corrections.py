@@ -37,7 +37,8 @@ from bingo.models import (
     SoldCard,
 )
 from bingo.services import detection
-from bingo.services.common import record, step, tell_consoles
+from bingo.services.common import record, step
+from bingo.services.console import tell_consoles
 from bingo.services.draw import LAST_ORDINAL
 from bingo.services.locks import lock_game
 from halls.errors import Conflict, InvalidInput, NotFound

@@ -35,7 +35,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from bingo import detect_index
-from bingo.detect_index import PACKED_LENGTH, BallCompletions, GameIndex, build
+from bingo.detect_index import PACKED_LENGTH, BallCompletions, GameIndex, build, card_ids, pack_ids
 from bingo.models import Ball, Card, ClaimKind, Completion, Game, SoldCard
 
 # Games whose index a process keeps (about 72 MB each at a million cards sold): a room's game in play and
@@ -228,16 +228,6 @@ def _rows(game: Game, done: BallCompletions) -> list[Completion]:
         for kind, ids in ((ClaimKind.LINE, done.lines), (ClaimKind.BINGO, done.bingos))
         if ids.size
     ]
-
-
-def pack_ids(ids: np.ndarray) -> bytes:
-    """Card ids (ascending) as a `Completion.cards` value: little-endian int64."""
-    return np.ascontiguousarray(ids, dtype="<i8").tobytes()
-
-
-def card_ids(cards: bytes | memoryview) -> np.ndarray:
-    """The card ids a `Completion.cards` value holds, ascending."""
-    return np.frombuffer(bytes(cards), dtype="<i8").astype(np.int64)
 
 
 def rebuild_completions(game: Game) -> list[BallCompletions]:

@@ -138,18 +138,3 @@ def switch_device(*, game: Game, device: DrawDevice, reason: str, actor: User) -
         if device.draw_source == DrawSource.RNG:
             draw.schedule_next_ball(game)  # drawing: the RNG takes over from the next ordinal
     return switch
-
-
-def switch_view(switch: DeviceSwitch) -> dict[str, object]:
-    """One switch as the recall and the switch's own answer show it."""
-    return {
-        "at_ordinal": switch.at_ordinal,
-        "from_device": switch.from_device.name if switch.from_device else None,
-        "to_device": switch.to_device.name,
-        "to_kind": switch.to_device.kind,
-        "from_source": switch.from_source,
-        "to_source": switch.to_source,
-        "reason": switch.reason,
-        "switched_by": switch.switched_by.get_username(),
-        "switched_at": switch.switched_at,
-    }

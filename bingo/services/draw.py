@@ -22,7 +22,8 @@ from kombu.exceptions import OperationalError
 from bingo import hooks
 from bingo.models import Ball, DrawSource, Game, GameState
 from bingo.services import detection
-from bingo.services.common import record, step, tell_consoles
+from bingo.services.common import record, step
+from bingo.services.console import tell_consoles
 from bingo.services.locks import lock_game, lock_game_for_draw
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import BallDrawn, DrawnBall, EventType

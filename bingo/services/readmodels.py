@@ -1,4 +1,6 @@
-"""Read models: what a hall screen shows for a room, the caller's view of a game, and the game recall.
+"""Read models: what a hall screen shows for a room, the caller's view of a game, and the game recall; and
+the reads the write services share with them (the sales totals, the unclaimed winners, a device switch and a
+ball set's count as shown): a read model imports no write service, the services import these from here.
 
 Answers stay small whatever the hall's size: the caller's view never lists the sold cards (the sales
 announcement summarises them as ranges; ``sold_cards_page`` pages through them), and the lists that grow
@@ -10,30 +12,40 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Q
+from django.db import connection
+from django.db.models import Case, F, Q, Sum, Value, When
 
+from bingo.detect_index import card_ids
 from bingo.models import (
     Award,
     Ball,
     BallCorrection,
+    BallSet,
     BallSetEvent,
+    Card,
+    CardSeries,
     Claim,
+    ClaimKind,
+    ClaimWindow,
+    Completion,
     DeviceSwitch,
     Game,
     GameProgram,
     GameState,
     PrizeResult,
     ProgramAward,
+    SaleKind,
     SaleOperation,
     SoldCard,
 )
-from bingo.services import ballsets, devices
-from bingo.services import claims as claim_services
 from bingo.services.programs.readmodels import game_programs, screen_programs
-from bingo.services.sales import sales_totals
-from halls.cashier.services import payables
+from halls.cashier.services import readmodels as cashier_readmodels
+from halls.eventtypes import SalesTotals, Unclaimed, UnclaimedCard
 from halls.models import Room
 from jackpots.models import Award as PoolAward
+
+# The states in which a card can be claimed (and so has a place on the unclaimed list).
+CLAIMABLE = (GameState.DRAWING, GameState.PAUSED)
 
 
 def _balls(game: Game) -> list[dict[str, Any]]:
@@ -91,6 +103,55 @@ def _winners(game: Game) -> list[dict[str, Any]]:
     ]
 
 
+def sales_totals(game: Game) -> SalesTotals:
+    """Cards sold so far and their value: the game's sales less its returns.
+
+    Each operation writes (or deletes) its sold cards in its own transaction, so these sums are the sold
+    cards' count and face values, read from a handful of operations rather than every sold card.
+    """
+    signed = Case(When(kind=SaleKind.RETURN, then=Value(-1)), default=Value(1))
+    returned = Q(kind=SaleKind.RETURN)
+    # Money is summed by the column's own field (exact on every database), returns apart.
+    totals = SaleOperation.objects.filter(game=game).aggregate(
+        cards=Sum(F("cards") * signed),
+        sold=Sum("amount", filter=~returned, default=Decimal(0)),
+        returned=Sum("amount", filter=returned, default=Decimal(0)),
+    )
+    total = (totals["sold"] - totals["returned"]).quantize(Decimal("0.01"))
+    return SalesTotals(cards_sold=totals["cards"] or 0, sales_total=total)
+
+
+def ball_set_usage(ball_set: BallSet | None) -> dict[str, Any] | None:
+    """The set's count against its limit, as the console, the setup page and the recall show it."""
+    if ball_set is None:
+        return None
+    return {
+        "id": ball_set.pk,
+        "name": ball_set.name,
+        "games_played": ball_set.games_played,
+        "certified_games": ball_set.certified_games,
+        "games_left": ball_set.games_left,
+        "at_limit": ball_set.at_limit,
+        "retired": ball_set.retired_at is not None,
+        "colours": sorted(set(ball_set.colours.values())),
+    }
+
+
+def switch_view(switch: DeviceSwitch) -> dict[str, object]:
+    """One switch as the recall and the switch's own answer show it."""
+    return {
+        "at_ordinal": switch.at_ordinal,
+        "from_device": switch.from_device.name if switch.from_device else None,
+        "to_device": switch.to_device.name,
+        "to_kind": switch.to_device.kind,
+        "from_source": switch.from_source,
+        "to_source": switch.to_source,
+        "reason": switch.reason,
+        "switched_by": switch.switched_by.get_username(),
+        "switched_at": switch.switched_at,
+    }
+
+
 def game_summary(game: Game, *, public: bool = False) -> dict[str, Any]:
     """The game as staff see it; `public` (the hall screens): without the internal void reason."""
     # Fixed at the close of sales; while on sale, the running totals (as the sales.* events carry them).
@@ -128,7 +189,7 @@ def _equipment(game: Game) -> dict[str, Any]:
     """The ball set (its count against the manufacturer's limit, R-06) and the drawing device (TB-30)."""
     device = game.draw_device
     return {
-        "ball_set": ballsets.usage(game.ball_set),
+        "ball_set": ball_set_usage(game.ball_set),
         "draw_device": None
         if device is None
         else {"id": device.pk, "name": device.name, "kind": device.kind},
@@ -137,7 +198,7 @@ def _equipment(game: Game) -> dict[str, Any]:
 
 def _switches(game: Game) -> list[dict[str, Any]]:
     rows = DeviceSwitch.objects.filter(game=game).select_related("from_device", "to_device", "switched_by")
-    return [devices.switch_view(s) for s in rows.order_by("pk")]
+    return [switch_view(s) for s in rows.order_by("pk")]
 
 
 def _ball_set_events(game: Game) -> list[dict[str, Any]]:
@@ -189,10 +250,10 @@ CLAIMS_SHOWN = 100
 def unclaimed_view(game: Game, *, current: bool = False) -> dict[str, Any]:
     """The winning cards nobody has claimed: the first ``UNCLAIMED_SHOWN`` of each kind, and the counts.
 
-    The one place the console's read model asks the claims service (``unclaimed``), so the view is as
-    fast as that answer. ``ordinal`` is the ball the list is computed at. ``current``: see ``unclaimed``.
+    As fast as ``unclaimed``. ``ordinal`` is the ball the list is computed at. ``current``: see
+    ``unclaimed``.
     """
-    found = claim_services.unclaimed(game, limit=UNCLAIMED_SHOWN, current=current)
+    found = unclaimed(game, limit=UNCLAIMED_SHOWN, current=current)
     return {"ordinal": game.balls_drawn, **found}
 
 
@@ -289,7 +350,7 @@ def _payouts(game: Game) -> list[dict[str, Any]]:
         .select_related("result", "claim__series")
         .order_by("result_id", "claim__serial")
     ):
-        source = payables.bingo_award_source(a.pk)
+        source = cashier_readmodels.bingo_award_source(a.pk)
         rows.append((a.result.kind, "", a.claim.series.code, a.claim.serial, a.amount, source))
     won = GameProgram.objects.filter(game=game, won=True, settlement__isnull=False)
     settlements = dict(won.values_list("pk", "settlement_id"))
@@ -304,10 +365,10 @@ def _payouts(game: Game) -> list[dict[str, Any]]:
         .order_by("game_program_id", "claim__serial")
     ):
         award_id = pool_awards.get(settlements[p.game_program_id])
-        source = "" if award_id is None else payables.pool_award_source(award_id, p.claim_id)
+        source = "" if award_id is None else cashier_readmodels.pool_award_source(award_id, p.claim_id)
         program = p.game_program.program.code
         rows.append(("program", program, p.claim.series.code, p.claim.serial, p.amount, source))
-    paid = payables.payouts([source for *_, source in rows if source], venue_id=game.room.venue_id)
+    paid = cashier_readmodels.payouts([source for *_, source in rows if source], venue_id=game.room.venue_id)
     return [
         {
             "prize": prize,
@@ -319,3 +380,130 @@ def _payouts(game: Game) -> list[dict[str, Any]]:
         }
         for prize, program, series, serial, amount, source in rows
     ]
+
+
+def unclaimed(game: Game, *, limit: int | None = None, current: bool = False) -> Unclaimed:
+    """Sold cards that have a line (while the Line is open) or a bingo and that nobody has claimed yet,
+    and how many of each kind.
+
+    Read from the completions recorded with each ball (bingo.services.detection): every card whose first
+    line or bingo came by the last ball drawn, less those with a valid claim of that kind, by ball, series
+    and serial; with `limit`, the first `limit` of each kind, from the first balls' rows only. The counts
+    come from the rows' counts: a valid claim is of a card that completed that prize by the ball drawn
+    (claims are verified against the same balls, one valid claim per card and prize), so each takes one
+    card off. `current`: `game` was just read (or locked and written) for this answer, so its
+    `balls_drawn` is the balls drawn and they are not counted again.
+
+    At most three statements: the valid claims (for a `current` game, only while a claim window is
+    open), the rows (their cards only where the list needs them), and the listed cards' serials.
+    """
+    lists: dict[str, list[UnclaimedCard]] = {"line": [], "bingo": []}
+    counts = {"line": 0, "bingo": 0}
+    drawn = game.balls_drawn if current else Ball.objects.filter(game=game).count()
+    if not drawn or game.state not in CLAIMABLE:
+        return _unclaimed(lists, counts)
+    line_open = game.line_won_at is None or (
+        game.claim_window == ClaimWindow.LINE and game.line_won_at == drawn
+    )
+    kinds = [ClaimKind.LINE.value, ClaimKind.BINGO.value] if line_open else [ClaimKind.BINGO.value]
+    claimed: dict[str, set[int]] = {kind: set() for kind in kinds}
+    if game.claim_window or not current:
+        # A prize still open has valid claims only while its window is: a valid claim opens it (and a
+        # valid Line sets line_won_at), and it stays open until the prize is paid or the game closes.
+        # (A `game` read earlier may not show the window a claim opened since: then always read.)
+        valid = Claim.objects.filter(game=game, valid=True, kind__in=kinds).values_list("kind", "card")
+        for kind, card in valid:
+            claimed[kind].add(card)
+    # Cards a row must hold for the list: `limit` of them once the claimed ones are taken out.
+    needed = {kind: (NO_LIMIT if limit is None else limit + len(claimed[kind])) for kind in kinds}
+    candidates: dict[str, tuple[list[int], list[int]]] = {kind: ([], []) for kind in kinds}
+    for kind, ordinal, count, cards in _completions(game, needed):
+        counts[kind] += count
+        if cards is not None and limit != 0:
+            ids = [i for i in card_ids(cards).tolist() if i not in claimed[kind]]
+            candidates[kind][0].extend(ids)
+            candidates[kind][1].extend([ordinal] * len(ids))
+    for kind in kinds:
+        counts[kind] = max(0, counts[kind] - len(claimed[kind]))
+    for kind, rows in _in_order(candidates, limit).items():
+        lists[kind] = [{"series": code, "serial": serial, "since_ball": at} for at, code, serial in rows]
+    return _unclaimed(lists, counts)
+
+
+NO_LIMIT = 2**62
+
+
+def _completions(game: Game, needed: dict[str, int]) -> list[tuple[str, int, int, bytes | None]]:
+    """Each completion row of these kinds (kind, ordinal, count, cards) by ball, its cards only while the
+    rows before it of its kind hold fewer than `needed[kind]` cards: one statement, the rest never read."""
+    quote = connection.ops.quote_name
+    table, count = quote(Completion._meta.db_table), quote("count")
+    kinds = list(needed)
+    need = "CASE kind " + " ".join("WHEN %s THEN %s" for _ in kinds) + " END"
+    sql = (
+        f"SELECT kind, ordinal, {count}, CASE WHEN running - {count} < {need} THEN cards END "  # noqa: S608
+        f"FROM (SELECT kind, ordinal, {count}, cards, "
+        f"SUM({count}) OVER (PARTITION BY kind ORDER BY ordinal) AS running "
+        f"FROM {table} WHERE game_id = %s AND kind IN ({', '.join(['%s'] * len(kinds))})) AS done "
+        "ORDER BY ordinal"
+    )
+    params: list[Any] = [value for kind in kinds for value in (kind, needed[kind])]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, game.pk, *kinds])
+        return [(kind, ordinal, n, cards) for kind, ordinal, n, cards in cursor.fetchall()]
+
+
+def _in_order(
+    candidates: dict[str, tuple[list[int], list[int]]], limit: int | None
+) -> dict[str, list[tuple[int, str, int]]]:
+    """For each kind, (ordinal, series, serial) of its cards (ids completed at ordinals) by ordinal,
+    series and serial; the first `limit`."""
+    found: dict[str, list[tuple[int, str, int]]] = {kind: [] for kind in candidates}
+    rows = [(kind, i, at) for kind, (ids, ats) in candidates.items() for i, at in zip(ids, ats, strict=True)]
+    if not rows or limit == 0:
+        return found
+    if connection.vendor == "postgresql":
+        # One statement whatever the number of cards (a late ball's bingos are thousands): array parameters.
+        sql = (
+            "SELECT kind, ordinal, code, serial FROM ("  # noqa: S608 (the models' tables)
+            "SELECT u.kind, u.ordinal, s.code, c.serial, ROW_NUMBER() OVER "
+            "(PARTITION BY u.kind ORDER BY u.ordinal, s.code, c.serial) AS rank "
+            "FROM unnest(%s::text[], %s::bigint[], %s::integer[]) AS u(kind, id, ordinal) "
+            f"JOIN {Card._meta.db_table} c ON c.id = u.id "
+            f"JOIN {CardSeries._meta.db_table} s ON s.id = c.series_id"
+            ") AS listed WHERE rank <= %s ORDER BY kind, ordinal, code, serial"
+        )
+        kinds, ids, ordinals = (list(column) for column in zip(*rows, strict=True))
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [kinds, ids, ordinals, NO_LIMIT if limit is None else limit])
+            for kind, ordinal, code, serial in cursor.fetchall():
+                found[kind].append((ordinal, code, serial))
+        return found
+    # The embedded hall (SQLite): the cards in batches under its limit of parameters, ordered here.
+    serials: dict[int, tuple[str, int]] = {}
+    ids = sorted({i for _, i, _ in rows})
+    for start in range(0, len(ids), 500):
+        cards = Card.objects.filter(pk__in=ids[start : start + 500])
+        serials.update(
+            (pk, (code, serial)) for pk, code, serial in cards.values_list("pk", "series__code", "serial")
+        )
+    for kind, i, at in rows:
+        found[kind].append((at, *serials[i]))
+    for kind in found:
+        found[kind] = sorted(found[kind])[:limit]
+    return found
+
+
+def _unclaimed(lists: dict[str, list[UnclaimedCard]], counts: dict[str, int]) -> Unclaimed:
+    return {
+        "line": lists["line"],
+        "bingo": lists["bingo"],
+        "line_count": counts["line"],
+        "bingo_count": counts["bingo"],
+    }
+
+
+def unclaimed_winners(game: Game, *, limit: int | None = None) -> dict[str, list[UnclaimedCard]]:
+    """The cards `unclaimed` lists (all of them without `limit`), by kind."""
+    found = unclaimed(game, limit=limit)
+    return {"line": found["line"], "bingo": found["bingo"]}

@@ -2,7 +2,10 @@
 game's record (the recall and more), and the statistics per room and game type, day or month.
 
 Read-only: what the pages, the PDFs and the CSV show, as plain data (Decimals, aware datetimes, strings),
-from the models and the audit chain. Nothing here writes.
+from the models and the audit chain. Nothing here writes. The other wings are read through the read model
+each registers in bingo.hooks (plain values, never their models; traditional bingo imports no other wing):
+the network's interconnected and simultaneous games among a room's games (``hooks.records_sections``),
+the electronic and automatic games (``hooks.finished_games``).
 """
 
 from __future__ import annotations
@@ -15,14 +18,13 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db.models import Q, Sum
+from django.db.models import Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from bingo import labels
+from bingo import hooks, labels
 from bingo.cards import CardGrid
 from bingo.claims import Refusal
-from bingo.electronic.models import EGameState, ElectronicGame, EWin
 from bingo.models import (
     Award,
     Ball,
@@ -40,11 +42,7 @@ from bingo.models import (
     SaleKind,
     SaleOperation,
 )
-from bingo.network.models import RoundGame
-from bingo.services import devices
-from bingo.services.readmodels import ball_set_event_view, game_recall
-from bingo.simultaneous.models import HallAward, HallGame
-from bingo.simultaneous.models import PrizeKind as SimultaneousPrize
+from bingo.services.readmodels import ball_set_event_view, game_recall, switch_view
 from halls import money
 from halls.cashier.models import PayableState
 from halls.cashier.services.reports import day_bounds
@@ -240,7 +238,7 @@ def game_record(game: Game) -> dict[str, Any]:
     return record
 
 
-def _network_prize(kind: str, ordinal: int | None, amount: Decimal, card: str = "") -> dict[str, Any]:
+def _network_prize(kind: str, ordinal: int | None, amount: Decimal, card: str) -> dict[str, Any]:
     """A prize decided by the network's central (no one here confirmed it), as a row of the minutes."""
     return {
         "kind": kind,
@@ -300,23 +298,11 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
         paid[pa.game_program.game_id] += pa.amount
     # Network games: the interconnected prize the hall's cards won, and a simultaneous game's prizes (the
     # network's Line and Bingo, the hall's Bingo), as the statistics count them.
-    network: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for rg in RoundGame.objects.filter(game_id__in=ids, prize_won__gt=0).select_related("round"):
-        network[rg.game_id].append(
-            _network_prize(str(_("Interconnected prize")), rg.round.max_ball, rg.prize_won)
-        )
-        paid[rg.game_id] += rg.prize_won
-    for ha in HallAward.objects.filter(hall_game__game_id__in=ids).select_related(
-        "hall_game", "claim__series"
-    ):
-        assert ha.hall_game.game_id is not None
-        label = str(SimultaneousPrize(ha.kind).label)
-        network[ha.hall_game.game_id].append(
-            _network_prize(
-                label, ha.claim.bound_ordinal, ha.amount, f"{ha.claim.series.code} #{ha.claim.serial}"
-            )
-        )
-        paid[ha.hall_game.game_id] += ha.amount
+    network_prizes: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for section in hooks.records_sections():
+        for won in section.prizes_won(ids):
+            network_prizes[won.game_id].append(_network_prize(won.label, won.ordinal, won.amount, won.card))
+            paid[won.game_id] += won.amount
     incidents: list[dict[str, Any]] = []
     for c in BallCorrection.objects.filter(game_id__in=ids).select_related("corrected_by").order_by("pk"):
         incidents.append(
@@ -336,7 +322,7 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
                 "at": sw.switched_at,
                 "game": numbers[str(sw.game_id)],
                 "who": sw.switched_by.get_username(),
-                "what": switch_text(devices.switch_view(sw)),
+                "what": switch_text(switch_view(sw)),
             }
         )
     sets = {g.ball_set_id for g in games if g.ball_set_id is not None}
@@ -419,7 +405,7 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
             }
             for pa in programs[g.pk]
         ]
-        game_prizes += network[g.pk]
+        game_prizes += network_prizes[g.pk]
         rows.append(
             {
                 "id": g.pk,
@@ -604,28 +590,18 @@ def statistics(*, venue: Venue, period: str, first: date, last: date) -> Statist
     ids = [g.pk for g in games]
     # A hall's interconnected game: its own Line and Bingo, and the network prize its cards won (paid at
     # its cashier). A simultaneous game's local mirror: the network's and the hall's prizes its cards won.
-    network_won = dict(RoundGame.objects.filter(game_id__in=ids).values_list("game_id", "prize_won"))
-    interconnected = set(network_won)
-    simultaneous = set(HallGame.objects.filter(game_id__in=ids).values_list("game_id", flat=True))
+    sections = hooks.records_sections()
+    played_as = [(section.game_type, section.games(ids)) for section in sections]
     prizes = _sums(Award.objects.filter(result__game_id__in=ids).values_list("result__game_id", "amount"))
-    for game_id, amount in network_won.items():
-        prizes[game_id] += amount or ZERO
-    for game_id, amount in HallAward.objects.filter(hall_game__game_id__in=ids).values_list(
-        "hall_game__game_id", "amount"
-    ):
-        prizes[game_id] += amount or ZERO
+    for section in sections:
+        for won in section.prizes_won(ids):
+            prizes[won.game_id] += won.amount
     for game_id, amount in ProgramAward.objects.filter(game_program__game_id__in=ids).values_list(
         "game_program__game_id", "amount"
     ):
         prizes[game_id] += amount or ZERO
     for g in games:
-        kind = (
-            "interconnected"
-            if g.pk in interconnected
-            else "simultaneous"
-            if g.pk in simultaneous
-            else "traditional"
-        )
+        kind = next((game_type for game_type, played in played_as if g.pk in played), "traditional")
         assert g.closed_at is not None
         row = cell(g.closed_at, g.room.name, kind)
         if g.state == GameState.VOID:
@@ -635,32 +611,15 @@ def statistics(*, venue: Venue, period: str, first: date, last: date) -> Statist
         row.cards += g.cards_sold
         row.amount += g.sales_total
         row.prizes += prizes.get(g.pk, ZERO)
-    egames = list(
-        ElectronicGame.objects.filter(
-            speciality__venue=venue,
-            state__in=[EGameState.CLOSED, EGameState.VOID],
-            closed_at__gte=start,
-            closed_at__lt=end,
-        ).select_related("speciality__room")
-    )
-    won = dict(
-        EWin.objects.filter(prize__game__in=[g.pk for g in egames])
-        .values("prize__game")
-        .annotate(paid=Sum("amount"))
-        .values_list("prize__game", "paid")
-        .order_by()
-    )
-    for eg in egames:
-        assert eg.closed_at is not None
-        kind = "automatic" if eg.speciality.family.startswith("auto") else "electronic"
-        row = cell(eg.closed_at, eg.speciality.room.name, kind)
-        if eg.state == EGameState.VOID:
+    for eg in hooks.finished_games(venue.pk, start, end):
+        row = cell(eg.closed_at, eg.room, eg.game_type)
+        if eg.void:
             row.void += 1
             continue
         row.games += 1
         row.cards += eg.cards_sold
         row.amount += eg.sales_total
-        row.prizes += won.get(eg.pk) or ZERO
+        row.prizes += eg.prizes
     report = Statistics(venue=venue, period=period, first=first, last=last)
     report.rows = [cells[k] for k in sorted(cells)]
     for row in report.rows:

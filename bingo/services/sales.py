@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Count, F, Field, Model, Q, Sum, Value, When
+from django.db.models import Count, Field, Model
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext as _
@@ -26,13 +26,14 @@ from bingo.models import (
 from bingo.services import stock
 from bingo.services.common import record, step
 from bingo.services.locks import lock_game, lock_series
+from bingo.services.readmodels import sales_totals
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import LedgerTransaction, Means, Shift, TxKind
 from halls.cashier.services import ledger as books
 from halls.cashier.services.shifts import open_shift_of
 from halls.errors import Conflict, InvalidInput, NotFound
-from halls.eventtypes import EventType, Sale, SalesChanged, SalesTotals
+from halls.eventtypes import EventType, Sale, SalesChanged
 
 
 def _check_range(series: CardSeries, first: int, last: int) -> None:
@@ -285,21 +286,3 @@ def _sale(operation: SaleOperation, game: Game) -> Sale:
         amount=operation.amount,
         **sales_totals(game),
     )
-
-
-def sales_totals(game: Game) -> SalesTotals:
-    """Cards sold so far and their value: the game's sales less its returns.
-
-    Each operation writes (or deletes) its sold cards in its own transaction, so these sums are the sold
-    cards' count and face values, read from a handful of operations rather than every sold card.
-    """
-    signed = Case(When(kind=SaleKind.RETURN, then=Value(-1)), default=Value(1))
-    returned = Q(kind=SaleKind.RETURN)
-    # Money is summed by the column's own field (exact on every database), returns apart.
-    totals = SaleOperation.objects.filter(game=game).aggregate(
-        cards=Sum(F("cards") * signed),
-        sold=Sum("amount", filter=~returned, default=Decimal(0)),
-        returned=Sum("amount", filter=returned, default=Decimal(0)),
-    )
-    total = (totals["sold"] - totals["returned"]).quantize(Decimal("0.01"))
-    return SalesTotals(cards_sold=totals["cards"] or 0, sales_total=total)

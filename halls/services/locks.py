@@ -1,5 +1,5 @@
 """Every lock of the halls app, each through its rank (halls.locks): networks, venues, region agreements,
-rooms, sessions, audit heads."""
+regions, operators, rooms, sessions, audit heads."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from django.db import connection
 
 from halls.locks import Rank, take, take_many
-from halls.models import AuditChainHead, GameSession, Network, RegionAgreement, Room, Venue
+from halls.models import AuditChainHead, GameSession, Network, Operator, Region, RegionAgreement, Room, Venue
 
 
 def lock_room(room_id: int) -> Room:
@@ -36,6 +36,18 @@ def lock_agreements(agreement_ids: list[int]) -> list[RegionAgreement]:
     take_many(Rank.REGION_AGREEMENT, ids)
     rows = RegionAgreement.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
     return list(rows)
+
+
+def lock_region(region_id: int) -> Region:
+    """The region FOR UPDATE: its name and jurisdiction change under it."""
+    take(Rank.REGION, region_id)
+    return Region.objects.select_for_update(of=("self",)).get(pk=region_id)
+
+
+def lock_operator(operator_id: int) -> Operator:
+    """The operator FOR UPDATE: its name changes under it."""
+    take(Rank.OPERATOR, operator_id)
+    return Operator.objects.select_for_update(of=("self",)).get(pk=operator_id)
 
 
 def lock_rooms(venue_id: int) -> list[int]:

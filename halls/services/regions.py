@@ -98,7 +98,7 @@ def update_region(
 ) -> Region:
     """Rename a region, or change its jurisdiction while no venue is in it (its venues follow its rules)."""
     with transaction.atomic():
-        region = Region.objects.select_for_update().get(pk=region.pk)
+        region = locks.lock_region(region.pk)
         new: dict[str, str] = {}
         if name is not None and name.strip() != region.name:
             new["name"] = _text(name, _("The region's name"), "bad_region", 120)
@@ -140,7 +140,7 @@ def create_operator(*, name: str, tax_id: str, actor: Actor) -> Operator:
 def update_operator(*, operator: Operator, name: str, actor: Actor) -> Operator:
     name = _text(name, _("The operator's name"), "bad_operator", 160)
     with transaction.atomic():
-        operator = Operator.objects.select_for_update().get(pk=operator.pk)
+        operator = locks.lock_operator(operator.pk)
         if name == operator.name:
             return operator
         old = operator.name

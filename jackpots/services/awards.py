@@ -1,6 +1,8 @@
-"""Awards: table hands (engine.settle_hand by the pool's rule pack), level awards and mystery hits.
+"""Awards: table hands (engine.settle_hand by the pool's rule pack) and level awards (a fold's mystery hits:
+services.settlements.pay_mystery).
 
-Each award is one transaction on the locked, folded level (_locked_award), written by _settle.
+Each award is one transaction on the locked, folded level (_locked_award), written by
+services.settlements.settle (which also writes the mystery hits a fold finds).
 """
 
 from __future__ import annotations
@@ -13,37 +15,30 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 from django.utils.translation import gettext
 
 from halls import money
-from halls.actors import Actor, actor_label
+from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
-from halls.eventtypes import EventType, PoolHit
 from halls.money import HUNDRED
 from jackpots import engine
 from jackpots.models import (
-    Award,
-    LedgerMove,
-    MoveKind,
     Pool,
     PoolLevel,
     PoolSettlement,
     SettlementKind,
 )
 from jackpots.poker import HandRank
-from jackpots.services import folding, notify
+from jackpots.services import folding
 from jackpots.services.common import (
     as_decimal,
     cents,
-    display,
-    draw_must_hit_by,
     fingerprint,
     level_state,
     pool_pack,
-    record,
 )
 from jackpots.services.locks import lock_levels
+from jackpots.services.settlements import Pay, settle
 
 ZERO = Decimal(0)
 
@@ -86,20 +81,6 @@ class AwardResult:
 
     def paid_to(self, seat: str | int) -> Decimal:
         return sum((line.amount for line in self.lines if line.seat == str(seat)), ZERO)
-
-
-@dataclass(frozen=True)
-class _Pay:
-    amount: Decimal
-    from_meter: Decimal
-    from_operator: Decimal
-    basis: Decimal | None
-    note: str
-    seat: str = ""
-    category: str = ""
-    discard: bool = False
-    source: str = ""
-    hand: str = ""
 
 
 def _result(settlement: PoolSettlement, replayed: bool) -> AwardResult:
@@ -158,174 +139,6 @@ def _check_key(key: Any) -> str:
     return key
 
 
-def _write_awards(
-    settlement: PoolSettlement,
-    pool: Pool,
-    level: PoolLevel,
-    pays: Sequence[_Pay],
-    context: dict[str, Any],
-    at: datetime,
-) -> None:
-    """One Award row per payout, in payment order."""
-    Award.objects.bulk_create(
-        Award(
-            settlement=settlement,
-            pool=pool,
-            level=level,
-            order=order,
-            source=p.source or str(context.get("source", "")),
-            seat=p.seat,
-            hand=p.hand or str(context.get("hand", "")),
-            category=p.category,
-            discard=p.discard,
-            amount=p.amount,
-            from_meter=p.from_meter,
-            from_operator=p.from_operator,
-            basis=p.basis,
-            note=p.note[:200],
-            created_at=at,
-        )
-        for order, p in enumerate(pays)
-    )
-
-
-def _write_reset_moves(
-    settlement: PoolSettlement,
-    pool: Pool,
-    level: PoolLevel,
-    reset: engine.ResetResult,
-    who: str,
-    at: datetime,
-) -> None:
-    """The reset's ledger moves: reserve to the meter first, then the operator's seed (OP-23)."""
-    moves = []
-    if reset.from_reserve:
-        moves.append((MoveKind.RESERVE_TO_METER, reset.from_reserve))
-    if reset.operator_seed:
-        moves.append((MoveKind.OPERATOR_SEED, reset.operator_seed))
-    LedgerMove.objects.bulk_create(
-        LedgerMove(pool=pool, level=level, kind=k, amount=a, settlement=settlement, actor=who, created_at=at)
-        for k, a in moves
-    )
-
-
-def _save_level(
-    level: PoolLevel, new_state: engine.LevelState, reseeded: bool, pays: Sequence[_Pay], at: datetime
-) -> engine.LevelState:
-    """The level after the award and reset, saved; its state with the (re)drawn must-hit-by value."""
-    paid = [p for p in pays if p.amount > 0]
-    level.amount = new_state.amount
-    level.reserve = new_state.reserve
-    if reseeded or level.must_hit_by is None:
-        level.must_hit_by = draw_must_hit_by(level, new_state.amount)
-    new_state = dataclasses.replace(new_state, must_hit_by=level.must_hit_by)
-    level.hits += len(paid)
-    level.total_paid += sum((p.amount for p in paid), ZERO)
-    level.version += 1
-    level.updated_at = at
-    level.save()
-    return new_state
-
-
-def _announce_hits(
-    pool: Pool,
-    settlement: PoolSettlement,
-    level: PoolLevel,
-    kind: str,
-    context: dict[str, Any],
-    pays: Sequence[_Pay],
-    new_amount: Decimal,
-    at: datetime,
-) -> None:
-    """One PoolHit per paid payout, in payment order."""
-    for order, p in enumerate(pays):
-        if p.amount <= 0:
-            continue
-        hit = PoolHit(
-            **notify.head(pool),
-            settlement=settlement.pk,
-            order=order,
-            level=level.pk,
-            level_name=level.name,
-            kind=kind,
-            source=p.source or str(context.get("source", "")),
-            table=context.get("table"),
-            label=context.get("label", ""),
-            seat=p.seat,
-            hand=p.hand or str(context.get("hand", "")),
-            category=p.category,
-            amount=p.amount,
-            new_amount=display(new_amount),
-            at=at,
-        )
-        notify.emit(pool, EventType.POOL_HIT, hit)
-
-
-def _settle(
-    *,
-    pool: Pool,
-    level: PoolLevel,
-    state: engine.LevelState,
-    meter_after_payouts: Decimal,
-    pays: Sequence[_Pay],
-    kind: str,
-    key: str,
-    print_: str,
-    context: dict[str, Any],
-    bet: Decimal | None,
-    kept: Decimal,
-    actor: Actor,
-) -> tuple[PoolSettlement, engine.LevelState]:
-    """Write one settlement: awards, the meter decrement, the reset and its moves; update `level` in place."""
-    at = timezone.now()
-    who = actor_label(actor)
-    after = dataclasses.replace(state, amount=meter_after_payouts)
-    # back to the seed: reserve first, the shortfall an operator seed (OP-23)
-    reset = engine.reset_after_award(after)
-    new_state = reset.level
-    reseeded = new_state.amount != after.amount
-    if reseeded:
-        level.must_hit_by = None  # redrawn below, once the level holds its new amount
-    settlement = PoolSettlement.objects.create(
-        pool=pool,
-        level=level,
-        kind=kind,
-        idempotency_key=key,
-        fingerprint=print_,
-        context=context,
-        bet=bet,
-        meter_before=state.amount,
-        meter_after_payouts=meter_after_payouts,
-        meter_after=new_state.amount,
-        kept_fraction=kept,
-        reset_from_reserve=reset.from_reserve,
-        operator_seed=reset.operator_seed,
-        created_at=at,
-        actor=who,
-    )
-    _write_awards(settlement, pool, level, pays, context, at)
-    _write_reset_moves(settlement, pool, level, reset, who, at)
-    new_state = _save_level(level, new_state, reseeded, pays, at)
-    summary = {
-        "settlement": settlement.pk,
-        "level": level.pk,
-        "level_name": level.name,
-        "kind": kind,
-        "context": context,
-        "meter_before": state.amount,
-        "meter_after": new_state.amount,
-        "reset_from_reserve": reset.from_reserve,
-        "operator_seed": reset.operator_seed,
-        "payouts": [
-            {"seat": p.seat, "category": p.category, "amount": p.amount, "from_operator": p.from_operator}
-            for p in pays
-        ],
-    }
-    record(pool, actor, "pool.awarded", settlement, summary)
-    _announce_hits(pool, settlement, level, kind, context, pays, new_state.amount, at)
-    return settlement, new_state
-
-
 def _target_level(levels: list[PoolLevel], level: PoolLevel | None) -> PoolLevel:
     if level is None:
         return levels[0]
@@ -366,9 +179,9 @@ def _locked_award(
         return replay
 
 
-def _hand_pays(settlement: engine.Settlement) -> list[_Pay]:
+def _hand_pays(settlement: engine.Settlement) -> list[Pay]:
     return [
-        _Pay(
+        Pay(
             amount=p.amount,
             from_meter=p.from_meter,
             from_operator=p.from_operator,
@@ -446,7 +259,7 @@ def award_hand(
             ) from None
         if not settlement.payouts:
             return _no_award(pool, target, state)
-        row, _ = _settle(
+        row, _ = settle(
             pool=pool,
             level=target,
             state=state,
@@ -486,12 +299,12 @@ def _checked_prize(amount: Decimal | None, percent: Decimal | None) -> tuple[Dec
 
 def _level_pay(
     state: engine.LevelState, fixed: Decimal | None, pct: Decimal | None, context: dict[str, Any]
-) -> tuple[_Pay, Decimal]:
+) -> tuple[Pay, Decimal]:
     """The payout on the folded meter and the fraction of a cent the meter keeps."""
     kept = ZERO
     if fixed is not None:
         from_meter = min(fixed, money.cents_down(state.amount))
-        pay = _Pay(
+        pay = Pay(
             amount=fixed,
             from_meter=from_meter,
             from_operator=fixed - from_meter,  # the meter pays what it holds, the operator the rest
@@ -504,7 +317,7 @@ def _level_pay(
         raw = state.amount * pct / HUNDRED
         paid = money.cents_down(raw)
         kept = raw - paid
-        pay = _Pay(
+        pay = Pay(
             amount=paid,
             from_meter=paid,
             from_operator=ZERO,
@@ -547,7 +360,7 @@ def award_level(
 
     def pay(target: PoolLevel, state: engine.LevelState) -> AwardResult:
         line, kept = _level_pay(state, fixed, pct, context)
-        row, _ = _settle(
+        row, _ = settle(
             pool=pool,
             level=target,
             state=state,
@@ -564,37 +377,3 @@ def award_level(
         return _result(row, replayed=False)
 
     return _locked_award(pool, key, print_, level, actor, pay)
-
-
-def pay_mystery(
-    pool: Pool, level: PoolLevel, state: engine.LevelState, contribution_id: int, source: str, actor: Actor
-) -> engine.LevelState:
-    """Inside a fold: the contribution `contribution_id` reached the secret value and wins the meter."""
-    paid = money.cents_down(state.amount)
-    key = f"mystery:{level.pk}:{contribution_id}:{level.version}:{level.hits}"
-    context = {"source": source, "contribution": contribution_id, "must_hit_by": True}
-    _, new_state = _settle(
-        pool=pool,
-        level=level,
-        state=state,
-        meter_after_payouts=state.amount - paid,
-        pays=[
-            _Pay(
-                amount=paid,
-                from_meter=paid,
-                from_operator=ZERO,
-                basis=state.amount,
-                note="must-hit-by value reached",
-                source=source,
-                seat=source.partition("/")[2],
-            )
-        ],
-        kind=SettlementKind.MYSTERY,
-        key=key,
-        print_=fingerprint(context),
-        context=context,
-        bet=None,
-        kept=state.amount - paid,
-        actor=actor,
-    )
-    return new_state

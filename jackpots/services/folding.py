@@ -10,7 +10,7 @@ first (an ``overflow_in`` move). Overflow moves are written once per fold and le
 A must-hit-by (mystery) level whose meter would reach its secret value is folded row by row, so the
 contribution that crossed it is found; it wins the meter (whole cents; the fraction stays), the level
 resets (reserve first, then operator seed), a new secret value is drawn, and folding goes on with the
-next rows, all in the same transaction (services.awards records the hit like any award).
+next rows, all in the same transaction (services.settlements records the hit like any award).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from django.utils.timezone import now
 from halls.actors import Actor, actor_label
 from jackpots import engine
 from jackpots.models import Contribution, LedgerMove, MoveKind, Pool, PoolLevel
+from jackpots.services import settlements
 from jackpots.services.common import level_state
 from jackpots.services.locks import lock_levels
 
@@ -144,10 +145,8 @@ def _pay_mystery(
     moves: _Moves,
     actor: Actor,
 ) -> engine.LevelState:
-    """Award the meter to the contribution that reached the secret value (services.awards records it)."""
-    from jackpots.services import awards  # awards imports this module: import it when first needed
-
-    return awards.pay_mystery(pool, level, state, contribution_id, source, actor)
+    """Award the meter to the contribution that reached the secret value (services.settlements records it)."""
+    return settlements.pay_mystery(pool, level, state, contribution_id, source, actor)
 
 
 def _write_moves(pool: Pool, level: PoolLevel, moves: _Moves, actor: Actor) -> None:

@@ -13,7 +13,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from halls.cashier.services import payables
+from halls.cashier.services import readmodels as cashier_readmodels
 from halls.errors import InvalidInput
 from jackpots import engine
 from jackpots.models import (
@@ -389,7 +389,7 @@ def ledger(pool: Pool, *, limit: int = 100, before: int | None = None) -> Ledger
     recent = list(PoolSettlement.objects.filter(pool=pool).order_by("-id")[:limit])
     awards = {s.pk: list(s.awards.order_by("order")) for s in recent}
     # What the cashier paid of each award (halls.cashier, keyed by the pool's award: no app imported).
-    paid = payables.pool_award_payouts(a.pk for rows in awards.values() for a in rows)
+    paid = cashier_readmodels.pool_award_payouts(a.pk for rows in awards.values() for a in rows)
     settlements = [
         {
             "id": s.pk,

@@ -15,6 +15,7 @@ from django.utils.translation import gettext
 from halls import money
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
+from halls.cashier.services import readmodels as cashier_readmodels
 from halls.money import HUNDRED
 from jackpots.models import PoolLevel
 from jackpots.services import awards, contributions
@@ -222,9 +223,9 @@ def create_hand_pay(hit: ProgressiveHit, award_id: int | None, actor: str) -> No
         payables.create_payable(
             venue_id=machine.venue_id,
             kind=PayableKind.MACHINE,
-            source=payables.machine_hit_source(hit.pk)
+            source=cashier_readmodels.machine_hit_source(hit.pk)
             if award_id is None
-            else payables.pool_award_source(award_id),
+            else cashier_readmodels.pool_award_source(award_id),
             description=gettext("Machine %(asset)s · %(level)s · hand pay")
             % {"asset": machine.asset_number, "level": hit.level.name},
             amount=hit.amount,

@@ -6,17 +6,15 @@ holds each twin to its SQL on PostgreSQL."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
-from zoneinfo import ZoneInfo
+from datetime import datetime
 
 from django.db import connection, transaction
-from django.utils import timezone
 
 from machines.models import LinkMember, Machine, Play
 from machines.services import locks
+from machines.services.readmodels import venue_day
 
 # Written out in SQL: each runs hundreds of times a second, and the ORM's compilation of the same query
 # (subqueries, bulk INSERT) cost more CPU than the database's work.
@@ -68,15 +66,6 @@ WHERE id IN (
     FOR UPDATE SKIP LOCKED
 )
 """
-
-
-@functools.lru_cache(maxsize=64)
-def zone(name: str) -> ZoneInfo:
-    return ZoneInfo(name)
-
-
-def venue_day(time_zone: str, at: datetime) -> date:
-    return timezone.localtime(at, zone(time_zone)).date()
 
 
 @dataclass

@@ -20,6 +20,7 @@ from halls import access
 from halls.actors import Actor, actor_label
 from halls.cashier.models import Payable, PayoutMethod, PlayerCard
 from halls.cashier.services import payables
+from halls.cashier.services import readmodels as cashier_readmodels
 from halls.errors import Conflict, InvalidInput
 from halls.models import Role
 from jackpots.models import Award
@@ -41,7 +42,11 @@ def hit_source(hit: ProgressiveHit) -> str:
         if hit.settlement_id
         else None
     )
-    return payables.machine_hit_source(hit.pk) if award_id is None else payables.pool_award_source(award_id)
+    return (
+        cashier_readmodels.machine_hit_source(hit.pk)
+        if award_id is None
+        else cashier_readmodels.pool_award_source(award_id)
+    )
 
 
 def _hit_of(payable: Payable) -> int:

@@ -4,19 +4,31 @@ whatever the number of machines (the floor refreshes every second)."""
 
 from __future__ import annotations
 
+import functools
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
-from halls.cashier.services import payables
+from halls.cashier.services import readmodels as cashier_readmodels
 from halls.models import Venue
 from jackpots.models import Award
 from machines.models import LinkMember, Machine, MeterSnapshot, ProgressiveHit
-from machines.services.gateway_rows import venue_day
 
 ZERO = Decimal("0.00")
+
+
+@functools.lru_cache(maxsize=64)
+def zone(name: str) -> ZoneInfo:
+    return ZoneInfo(name)
+
+
+def venue_day(time_zone: str, at: datetime) -> date:
+    """The venue-local day of `at` (a machine's plays are counted per venue day; the floor shows today's)."""
+    return timezone.localtime(at, zone(time_zone)).date()
 
 
 def floor_view(venue: Venue) -> list[dict[str, Any]]:
@@ -96,12 +108,12 @@ def hit_payouts(hits: list[ProgressiveHit]) -> dict[int, dict[str, Any]]:
         ).values_list("settlement_id", "pk")
     )
     sources = {
-        h.pk: payables.pool_award_source(awards[h.settlement_id])
+        h.pk: cashier_readmodels.pool_award_source(awards[h.settlement_id])
         if h.settlement_id in awards
-        else payables.machine_hit_source(h.pk)
+        else cashier_readmodels.machine_hit_source(h.pk)
         for h in hits
     }
-    paid = payables.payouts(sources.values())
+    paid = cashier_readmodels.payouts(sources.values())
     return {pk: paid[source] for pk, source in sources.items() if source in paid}
 
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from bingo.models import Card, CardSeries, Game, SaleKind, SaleOperation, SoldCard
-from bingo.services import claims, draw, games
+from bingo.services import draw, games, readmodels
 from bingo.services.readmodels import UNCLAIMED_SHOWN
 from tests.api_support import refused
 
@@ -96,15 +96,15 @@ def test_the_game_view_stays_small_with_20000_cards_sold(
         unclaimed["line"], key=lambda r: (r["since_ball"], r["series"], r["serial"])
     )
     # The capped list is the head of the whole list, and the counts are the whole list's.
-    whole = claims.unclaimed_winners(game)
+    whole = readmodels.unclaimed_winners(game)
     assert unclaimed["line"] == whole["line"][:UNCLAIMED_SHOWN]
     assert unclaimed["bingo"] == whole["bingo"][:UNCLAIMED_SHOWN]
     assert (unclaimed["line_count"], unclaimed["bingo_count"]) == (len(whole["line"]), len(whole["bingo"]))
     # The embedded hall's path (the cards looked up in batches, ordered in Python) lists the same.
     with monkeypatch.context() as m:
         m.setattr(connection, "vendor", "sqlite")
-        assert claims.unclaimed_winners(game) == whole
-        shown = claims.unclaimed(game, limit=UNCLAIMED_SHOWN)
+        assert readmodels.unclaimed_winners(game) == whole
+        shown = readmodels.unclaimed(game, limit=UNCLAIMED_SHOWN)
         assert {"ordinal": unclaimed["ordinal"], **shown} == unclaimed
 
     snapshot = caller_api.get(f"/api/rooms/{game.room_id}/console/")

@@ -14,7 +14,7 @@ import pytest
 from bingo.cards import CardGrid
 from bingo.detect import winners_at
 from bingo.models import Ball, Card, CardSeries, DrawSource, Game, GameState, SoldCard
-from bingo.services import claims, detection, draw, games, sales
+from bingo.services import claims, detection, draw, games, readmodels, sales
 from halls.models import GameSession, Room
 
 
@@ -79,7 +79,7 @@ def play_caller(game_id: int, caller: Any, deadline: float, logs: Callable[[], s
         if game.state not in (GameState.DRAWING, GameState.PAUSED):
             time.sleep(0.02)
             continue
-        found = claims.unclaimed_winners(game)
+        found = readmodels.unclaimed_winners(game)
         # Lines first: while the line window is open every card with a line at its ball is a co-winner.
         kind = "line" if found["line"] else "bingo" if found["bingo"] else None
         if kind is not None:

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bingo.models import Ball, BallCorrection, Card, Claim, Game, GameState
-from bingo.services import claims, corrections, detection, draw, games, sales
+from bingo.services import claims, corrections, detection, draw, games, readmodels, sales
 from bingo.services import series as series_services
 from bingo.services.readmodels import game_recall
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
@@ -76,7 +76,7 @@ def test_a_corrected_ball_keeps_its_place_and_recomputes_the_winners(
     row, wrong = mis_keyed_line(game, card_series, caller)
     ordinal = len(row)
     before = Ball.objects.get(game=game, ordinal=ordinal)
-    assert claims.unclaimed_winners(game)["line"] == []
+    assert readmodels.unclaimed_winners(game)["line"] == []
 
     correction = corrections.correct_ball(
         game=game, ordinal=ordinal, number=row[-1], reason=f"  {REASON} ", actor=caller
@@ -102,7 +102,7 @@ def test_a_corrected_ball_keeps_its_place_and_recomputes_the_winners(
     assert recorded(game) == expected(game)
     card7 = Card.objects.get(series=card_series, serial=7).pk
     assert ("line", card7, ordinal) in recorded(game)
-    assert {"series": "A", "serial": 7, "since_ball": ordinal} in claims.unclaimed_winners(game)["line"]
+    assert {"series": "A", "serial": 7, "since_ball": ordinal} in readmodels.unclaimed_winners(game)["line"]
     # The audit chain keeps who, when, why, the old and the new number.
     entry = AuditEntry.objects.filter(action="ball.corrected").get()
     assert entry.actor_label == "caller"
@@ -321,7 +321,7 @@ def test_completions_after_corrections_equal_the_pure_detector(
             draw.enter_ball(game=game, number=number, actor=caller)
         assert recorded(game) == expected(game)
         game.refresh_from_db()
-        unclaimed = claims.unclaimed_winners(game)
+        unclaimed = readmodels.unclaimed_winners(game)
         bingos = {card for kind, card, _at in expected(game) if kind == "bingo"}
         assert len(unclaimed["bingo"]) == len(bingos)
     finally:  # the room's next example needs the room free

@@ -98,7 +98,7 @@ def play_out(game: Game, caller: User) -> Game:
         if game.state == GameState.PAUSED and game.claim_window:
             claims.confirm_claims(game=game, kind=game.claim_window, actor=caller)
             continue
-        found = claims.unclaimed_winners(game)
+        found = readmodels.unclaimed_winners(game)
         kind = "line" if found["line"] else "bingo" if found["bingo"] else None
         if kind is None:
             draw.draw_rng_ball(game_id=game.pk, ordinal=game.balls_drawn + 1)

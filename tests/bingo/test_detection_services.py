@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from bingo import detect_index
 from bingo.cards import CardGrid
 from bingo.models import Ball, BallCorrection, CardSeries, Completion, Game, SoldCard
-from bingo.services import claims, detection, draw, games, sales
+from bingo.services import detection, draw, games, readmodels, sales
 from bingo.services import series as series_services
 from bingo.services.locks import lock_game
 from halls import sqlite_triggers
@@ -190,7 +190,7 @@ def test_a_step_rolled_back_after_the_index_moved_is_not_trusted(
     draw.enter_ball(game=game, number=row[4], actor=caller)
     assert ("line", card.card_id, 6) in recorded(game)
     assert recorded(game) == expected(game)
-    found = claims.unclaimed_winners(game)
+    found = readmodels.unclaimed_winners(game)
     assert {"series": series.code, "serial": card.card.serial, "since_ball": 6} in found["line"]
 
 

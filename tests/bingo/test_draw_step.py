@@ -22,7 +22,7 @@ from django.utils import timezone
 from bingo import tasks
 from bingo.cards import CardGrid
 from bingo.models import Ball, Card, DrawSource, Game, GameState
-from bingo.services import claims, console, draw, games, sales
+from bingo.services import console, draw, games, readmodels, sales
 from halls import events
 from halls.eventtypes import EventType, SessionClosed
 from halls.models import AuditChainHead, AuditEntry, StreamCursor
@@ -132,7 +132,7 @@ def test_a_ball_completing_a_line_records_it_and_numbers_the_consoles_list(
     # (the staff stream's first event also makes its cursor row: SELECT, INSERT between the two)
     assert cursors[:1] == cursors[-1:] == ["UPDATE"] and cursors.count("UPDATE") == 3, cursors
     assert events.current_seq(staff) == 1
-    found = claims.unclaimed_winners(game)
+    found = readmodels.unclaimed_winners(game)
     assert {"series": "A", "serial": 1, "since_ball": len(first) + 1} in found["line"]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from bingo.cards import CardGrid, pack_numbers
 from bingo.models import Ball, Card, CardSeries, Claim, Game, GameState, PrizeResult, SaleOperation, SoldCard
-from bingo.services import claims, draw, games, sales
+from bingo.services import claims, draw, games, readmodels, sales
 from bingo.services import series as series_services
 from bingo.services.readmodels import game_recall
 from halls.errors import Conflict, InvalidInput
@@ -195,10 +195,10 @@ def test_bingo_claimed_late_is_valid_and_refusals_are_recorded(manual_game, card
 def test_the_caller_sees_a_winning_card_nobody_claimed(manual_game, card_series, caller, cashier):
     game = playing(manual_game, card_series, caller, cashier)
     enter(game, top_row(card_series, 4), caller)
-    unclaimed = claims.unclaimed_winners(game)
+    unclaimed = readmodels.unclaimed_winners(game)
     assert {"series": "A", "serial": 4, "since_ball": 5} in unclaimed["line"]
     claims.file_claim(game=game, kind="line", series_code="A", serial=4, actor=caller)
-    assert all(row["serial"] != 4 for row in claims.unclaimed_winners(game)["line"])
+    assert all(row["serial"] != 4 for row in readmodels.unclaimed_winners(game)["line"])
 
 
 def test_ball_rules(manual_game, card_series, caller, cashier):

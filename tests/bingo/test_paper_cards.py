@@ -27,7 +27,7 @@ from bingo.models import (
     StockMovement,
     StockState,
 )
-from bingo.services import claims, draw, games, paper, sales, stock
+from bingo.services import claims, draw, games, paper, readmodels, sales, stock
 from bingo.services.series import IMPORTED, master_card
 from halls.cashier.models import Till
 from halls.errors import InvalidInput, Unavailable
@@ -259,7 +259,7 @@ def test_a_players_purchase_is_sold_printed_as_a_ticket_and_registered(
     )
     assert again.sale.pk == done.sale.pk and again.result.medium == "pdf"
     assert PrintedCards.objects.filter(game=game).count() == 2
-    assert sales.sales_totals(game)["cards_sold"] == 7
+    assert readmodels.sales_totals(game)["cards_sold"] == 7
 
 
 def test_the_table_print_api_answers_the_ticket(

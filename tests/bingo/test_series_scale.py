@@ -14,7 +14,7 @@ from bingo import cardgen
 from bingo import cards as v1
 from bingo.cards import CardGrid, pack_numbers, security_code
 from bingo.models import Card, CardSeries, SaleOperation, SoldCard
-from bingo.services import games, sales
+from bingo.services import games, readmodels, sales
 from bingo.services import series as series_services
 from halls.errors import Conflict, InvalidInput
 from halls.models import AuditEntry
@@ -116,7 +116,7 @@ def test_a_6000_card_sale_and_its_return(manual_game, big_series, caller, cashie
     # Each row carries its own card's key and the operation that sold it.
     assert not sold.exclude(card_key=F("card__key")).exists()
     assert set(sold.values_list("sale_id", flat=True)) == {sale.pk}
-    assert sales.sales_totals(game) == {"cards_sold": 6000, "sales_total": Decimal("3000.00")}
+    assert readmodels.sales_totals(game) == {"cards_sold": 6000, "sales_total": Decimal("3000.00")}
 
     # Overlapping the sold range: refused, naming the cards, nothing written.
     with pytest.raises(Conflict) as refused:
@@ -128,7 +128,7 @@ def test_a_6000_card_sale_and_its_return(manual_game, big_series, caller, cashie
 
     sales.sell_range(game=game, series=big_series, first=6001, last=12000, actor=cashier)
     sales.return_range(game=game, series=big_series, first=1, last=3000, actor=cashier)
-    assert sales.sales_totals(game) == {"cards_sold": 9000, "sales_total": Decimal("4500.00")}
+    assert readmodels.sales_totals(game) == {"cards_sold": 9000, "sales_total": Decimal("4500.00")}
     assert sold.count() == 9000
     audit = AuditEntry.objects.filter(action__startswith="sales.").order_by("pk")
     assert [e.data["cards_sold"] for e in audit] == [6000, 12000, 9000]

@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from bingo.models import CardSeries, Game, SaleOperation, SoldCard
-from bingo.services import games, sales
+from bingo.services import games, readmodels, sales
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, LedgerTransaction, Leg, Means, Shift, ShiftState, TxKind
 from halls.cashier.services import ledger as books
@@ -76,7 +76,7 @@ def test_a_sale_is_cash_in_the_sellers_drawer_and_a_return_takes_it_out(
     assert AuditEntry.objects.filter(
         action="ledger.sale_return", object_id=str(returned.ledger_tx.pk)
     ).exists()
-    assert sales.sales_totals(on_sale)["sales_total"] == sales_balance(venue)
+    assert readmodels.sales_totals(on_sale)["sales_total"] == sales_balance(venue)
 
 
 @pytest.mark.django_db
@@ -160,7 +160,7 @@ def test_the_trial_balance_holds_after_a_games_sales_and_returns(
     games.close_sales(game=on_sale, actor=caller)
     trial = books.trial_balance(venue.pk)
     assert trial.holds, trial
-    assert trial.by_kind[Kind.SALES] == D("28.00") == sales.sales_totals(on_sale)["sales_total"]
+    assert trial.by_kind[Kind.SALES] == D("28.00") == readmodels.sales_totals(on_sale)["sales_total"]
     assert trial.by_kind[Kind.DRAWER] == D("78.00")  # 50.00 of float and the 28.00 sold
 
 

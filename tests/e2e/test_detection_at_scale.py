@@ -39,7 +39,7 @@ from bingo.models import (
     SaleOperation,
     SoldCard,
 )
-from bingo.services import claims, detection, games
+from bingo.services import claims, detection, games, readmodels
 from demo.models import AutoplayRoom
 from halls.models import GameSession, Room
 from tests.e2e.celery_support import CeleryProcesses
@@ -178,7 +178,7 @@ def test_a_self_playing_room_with_100000_cards_pays_the_bingo_to_the_right_cards
         if (
             game.state == GameState.PAUSED
             and game.claim_window
-            and not claims.unclaimed_winners(game)[game.claim_window]
+            and not readmodels.unclaimed_winners(game)[game.claim_window]
         ):
             # Every recorded winner of the window has claimed: "any more?" is answered.
             claims.confirm_claims(game=game, kind=game.claim_window, actor=caller)

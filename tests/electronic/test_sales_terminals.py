@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from bingo.electronic.models import Terminal, TerminalState
-from bingo.electronic.services import terminals
+from bingo.electronic.services import readmodels, terminals
 from halls import events
 from halls.cashier.models import DeviceKind
 from halls.cashier.services import devices
@@ -58,7 +58,7 @@ def test_out_of_service_and_back_is_audited_and_told_to_the_terminal(
             terminal=sale.terminal, state="out_of_service", reason="screen broken", actor=operator
         )
         with pytest.raises(Conflict) as caught:
-            terminals.playable(Terminal.objects.select_related("device").get(pk=sale.terminal.pk))
+            readmodels.playable(Terminal.objects.select_related("device").get(pk=sale.terminal.pk))
         assert caught.value.code == "terminal_out_of_service"
         terminals.set_state(terminal=sale.terminal, state="out_of_service", actor=operator)  # no change
         terminals.set_state(terminal=sale.terminal, state="in_service", actor=operator)
@@ -69,7 +69,7 @@ def test_out_of_service_and_back_is_audited_and_told_to_the_terminal(
     assert heard[0].stream == f"terminal.{sale.terminal.pk}" and heard[0].data["reason"] == "screen broken"
     entries = AuditEntry.objects.filter(action="electronic.terminal_state").order_by("pk")
     assert [e.data["to"] for e in entries] == ["out_of_service", "in_service"]
-    assert terminals.playable(Terminal.objects.select_related("device").get(pk=sale.terminal.pk))
+    assert readmodels.playable(Terminal.objects.select_related("device").get(pk=sale.terminal.pk))
 
 
 def test_a_failed_terminal_returns_only_by_passing_a_verification(sale_ready: OnSale, operator: User) -> None:
@@ -93,7 +93,7 @@ def test_a_retired_terminal_is_out_of_service_and_its_token_dead(sale_ready: OnS
 
 
 def test_playable_names_the_open_session(sale_ready: OnSale) -> None:
-    assert terminals.playable(sale_ready.terminal) == sale_ready.session
+    assert readmodels.playable(sale_ready.terminal) == sale_ready.session
 
 
 @pytest.fixture

@@ -10,12 +10,16 @@ One read model, used by the terminal page's socket client, the terminal simulato
 On PostgreSQL it is read in one REPEATABLE READ, READ ONLY transaction (the seqs and the rows agree); on
 SQLite the seqs are read first, so an event the rows already show is applied again, which the page ignores
 (balls by ordinal, prizes by code, cards by id).
+
+Apart from the terminal's: ``games_finished``, what a venue's statistics (bingo.services.records, through
+bingo.hooks) read of its electronic and automatic games.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -23,6 +27,7 @@ from django.db import connection, transaction
 from django.db.models import OuterRef, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from bingo.electronic import network_hooks
 from bingo.electronic.layouts import cells_of
@@ -31,6 +36,7 @@ from bingo.electronic.models import (
     ECard,
     EGameState,
     ElectronicGame,
+    ElectronicSession,
     EPrize,
     EWin,
     Purchase,
@@ -38,10 +44,12 @@ from bingo.electronic.models import (
     SpecialityPool,
     SpecialityVersion,
     Terminal,
+    TerminalState,
 )
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
 from bingo.electronic.services.common import rules_of
-from bingo.electronic.services.terminals import playable
+from bingo.electronic.services.terminal_views import card_view, rules_summary
+from bingo.hooks import FinishedGame
 from halls import money
 from halls.cashier.models import Account, PlayerCard
 from halls.errors import Conflict
@@ -344,8 +352,44 @@ def player_view(terminal: Terminal, card: PlayerCard, games: list[ElectronicGame
 # --- the snapshot ---------------------------------------------------------------------------------------
 
 
+# Whether a terminal can play (its sales and messages ask it too).
+
+
+def open_session_of(speciality_id: int) -> ElectronicSession | None:
+    return ElectronicSession.objects.filter(speciality_id=speciality_id, closed_at__isnull=True).first()
+
+
+def playable(terminal: Terminal) -> ElectronicSession:
+    """The open session the terminal plays in, or a 409 naming why it cannot play: terminal_out_of_service,
+    no_session, terminal_not_verified (it failed, or was not verified by the open session's verification)."""
+    return playable_in(terminal, _UNREAD)
+
+
+_UNREAD: Any = object()  # the session not read yet
+
+
+def playable_in(terminal: Terminal, session: ElectronicSession | None) -> ElectronicSession:
+    """`playable` with its speciality's open session (None: none) read already (a batch reads it once)."""
+    if terminal.state == TerminalState.OUT_OF_SERVICE or not terminal.device.active:
+        raise Conflict(
+            _("Terminal %(name)s is out of service.") % {"name": terminal.device.name},
+            code="terminal_out_of_service",
+        )
+    if session is _UNREAD:
+        session = open_session_of(terminal.speciality_id)
+    if session is None:
+        raise Conflict(_("No session of this speciality is open: there is no play now."), code="no_session")
+    if terminal.state == TerminalState.FAILED or terminal.verified_by_id != session.verification_id:
+        raise Conflict(
+            _("Terminal %(name)s has not passed the verification of this session: it cannot play.")
+            % {"name": terminal.device.name},
+            code="terminal_not_verified",
+        )
+    return session
+
+
 def refusal(terminal: Terminal) -> str | None:
-    """Why the terminal cannot play now (terminals.playable's code), or None."""
+    """Why the terminal cannot play now (`playable`'s code), or None."""
     try:
         playable(terminal)
     except Conflict as exc:
@@ -356,8 +400,6 @@ def refusal(terminal: Terminal) -> str | None:
 def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> dict[str, Any]:
     """Everything the terminal page draws, with the seqs of its two streams (see the module docstring).
     `card`: the player card inserted (its balance and cards), or None."""
-    from bingo.electronic.services.messages import card_view, rules_summary  # messages answers with this
-
     terminal = Terminal.objects.select_related("device", "speciality", "speciality__room").get(pk=terminal.pk)
     speciality = terminal.speciality
     room_stream, own_stream = speciality.stream, terminal.stream
@@ -409,3 +451,41 @@ def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> 
     # the card's account, which a read-only transaction may not.
     snap["card"] = card_view(card, terminal) if card is not None else None
     return snap
+
+
+# --- a venue's records: its electronic and automatic games --------------------------------------------------
+
+
+def games_finished(venue_id: int, start: datetime, end: datetime) -> list[FinishedGame]:
+    """The venue's electronic and automatic games that finished (closed or void) from `start` to before
+    `end`, each with what every prize credited (for bingo.services.records, through bingo.hooks)."""
+    games = list(
+        ElectronicGame.objects.filter(
+            speciality__venue_id=venue_id,
+            state__in=[EGameState.CLOSED, EGameState.VOID],
+            closed_at__gte=start,
+            closed_at__lt=end,
+        ).select_related("speciality__room")
+    )
+    won = dict(
+        EWin.objects.filter(prize__game__in=[g.pk for g in games])
+        .values("prize__game")
+        .annotate(paid=Sum("amount"))
+        .values_list("prize__game", "paid")
+        .order_by()
+    )
+    found = []
+    for game in games:
+        assert game.closed_at is not None
+        found.append(
+            FinishedGame(
+                closed_at=game.closed_at,
+                room=game.speciality.room.name,
+                game_type="automatic" if game.speciality.family.startswith("auto") else "electronic",
+                void=game.state == EGameState.VOID,
+                cards_sold=game.cards_sold,
+                sales_total=game.sales_total,
+                prizes=won.get(game.pk) or money.ZERO,
+            )
+        )
+    return found

@@ -42,7 +42,7 @@ from bingo.electronic.services.locks import (
     lock_terminals_by_id,
     share_egame,
 )
-from bingo.electronic.services.terminals import playable, playable_in
+from bingo.electronic.services.readmodels import playable, playable_in
 from halls import events, money
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind

@@ -8,12 +8,10 @@ The verification (services.verification) sets `verified_by` and the state "faile
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from bingo.electronic.models import ElectronicSession, Speciality, Terminal, TerminalState
+from bingo.electronic.models import Speciality, Terminal, TerminalState
 from bingo.electronic.services.common import tell_terminal
 from bingo.electronic.services.locks import lock_terminal
 from halls.actors import Actor
@@ -107,36 +105,3 @@ def retire_terminal(*, terminal: Terminal, actor: Actor) -> Terminal:
         _change_state(locked, TerminalState.OUT_OF_SERVICE, "retired", actor)
         devices.retire_device(device=locked.device, actor=actor)
     return locked
-
-
-def open_session_of(speciality_id: int) -> ElectronicSession | None:
-    return ElectronicSession.objects.filter(speciality_id=speciality_id, closed_at__isnull=True).first()
-
-
-def playable(terminal: Terminal) -> ElectronicSession:
-    """The open session the terminal plays in, or a 409 naming why it cannot play: terminal_out_of_service,
-    no_session, terminal_not_verified (it failed, or was not verified by the open session's verification)."""
-    return playable_in(terminal, _UNREAD)
-
-
-_UNREAD: Any = object()  # the session not read yet
-
-
-def playable_in(terminal: Terminal, session: ElectronicSession | None) -> ElectronicSession:
-    """`playable` with its speciality's open session (None: none) read already (a batch reads it once)."""
-    if terminal.state == TerminalState.OUT_OF_SERVICE or not terminal.device.active:
-        raise Conflict(
-            _("Terminal %(name)s is out of service.") % {"name": terminal.device.name},
-            code="terminal_out_of_service",
-        )
-    if session is _UNREAD:
-        session = open_session_of(terminal.speciality_id)
-    if session is None:
-        raise Conflict(_("No session of this speciality is open: there is no play now."), code="no_session")
-    if terminal.state == TerminalState.FAILED or terminal.verified_by_id != session.verification_id:
-        raise Conflict(
-            _("Terminal %(name)s has not passed the verification of this session: it cannot play.")
-            % {"name": terminal.device.name},
-            code="terminal_not_verified",
-        )
-    return session

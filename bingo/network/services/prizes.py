@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from bingo.network.decide import MAX_BALL
 from bingo.network.models import NetworkPrize, PrizeHall, PrizeKind, PrizeRound, RoundState
 from bingo.network.services.locks import lock_prize, try_lock_shared_prize
+from bingo.network.services.readmodels import live_meter
 from halls import money
 from halls.actors import Actor
 from halls.errors import Conflict, DomainError, InvalidInput
@@ -30,7 +31,6 @@ from halls.models import Network, Venue
 from halls.services import audit, regions
 from jackpots.models import SourceType
 from jackpots.services import pools
-from jackpots.services.readmodels import meters
 
 MIN_WAIT_SECONDS = 60
 
@@ -263,11 +263,6 @@ def ensure_rounds(*, now: datetime | None = None) -> list[int]:
         if rnd is not None:
             opened.append(rnd.pk)
     return opened
-
-
-def live_meter(prize: NetworkPrize) -> Decimal:
-    """What the prize's meter shows now (folded + unfolded, whole cents down)."""
-    return meters.pool_meter(prize.pool_id).levels[0].amount
 
 
 def send_meter(prize: NetworkPrize, *, at: datetime, force: bool = False, shared: bool = False) -> bool:

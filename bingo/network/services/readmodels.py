@@ -1,12 +1,24 @@
 """What the doors show of interconnected prizes: a prize with its live meter, its rounds with their
-decisions hall by hall (contribution tags, result, share), a room's membership. Read-only."""
+decisions hall by hall (contribution tags, result, share), a room's membership; and what a venue's session
+minutes and statistics (bingo.services.records, through bingo.hooks) read of its games played in a round.
+Read-only."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from decimal import Decimal
 from typing import Any
 
-from bingo.network.models import NetworkPrize, PrizeRound, RoomMembership, SpecialityMembership
-from bingo.network.services.prizes import live_meter
+from django.utils.translation import gettext as _
+
+from bingo.hooks import WonPrize
+from bingo.network.models import NetworkPrize, PrizeRound, RoomMembership, RoundGame, SpecialityMembership
+from jackpots.services.readmodels import meters
+
+
+def live_meter(prize: NetworkPrize) -> Decimal:
+    """What the prize's meter shows now (folded + unfolded, whole cents down)."""
+    return meters.pool_meter(prize.pool_id).levels[0].amount
 
 
 def prize_view(prize: NetworkPrize) -> dict[str, Any]:
@@ -102,3 +114,22 @@ def speciality_membership_view(membership: SpecialityMembership) -> dict[str, An
         "active": membership.active,
         "meter": membership.meter_amount,
     }
+
+
+# --- a venue's records: its games played as a round's interconnected game ---------------------------------
+
+
+def round_games(game_ids: Collection[int]) -> set[int]:
+    """Of these hall games, those played as a round's interconnected game."""
+    return set(RoundGame.objects.filter(game_id__in=list(game_ids)).values_list("game_id", flat=True))
+
+
+def round_prizes_won(game_ids: Collection[int]) -> list[WonPrize]:
+    """The interconnected prize each of these hall games won (its winning cards' shares, paid at its
+    cashier), at most the round's max ball."""
+    rows = RoundGame.objects.filter(game_id__in=list(game_ids), prize_won__gt=0).select_related("round")
+    label = _("Interconnected prize")
+    return [
+        WonPrize(game_id=rg.game_id, label=label, ordinal=rg.round.max_ball, amount=rg.prize_won)
+        for rg in rows
+    ]

@@ -16,7 +16,6 @@ with the verified Bingo, the next step when the game closes (see `play`).
 
 from bingo.services.programs import clock
 from bingo.services.programs.bolsa import change_bolsa, open_bolsa
-from bingo.services.programs.common import current_state
 from bingo.services.programs.config import (
     activate_program,
     change_program,
@@ -26,7 +25,13 @@ from bingo.services.programs.config import (
 )
 from bingo.services.programs.notices import announce_scheduled
 from bingo.services.programs.picks import set_manager_pick
-from bingo.services.programs.readmodels import game_programs, program_view, room_programs, screen_programs
+from bingo.services.programs.readmodels import (
+    current_state,
+    game_programs,
+    program_view,
+    room_programs,
+    screen_programs,
+)
 
 __all__ = [
     "activate_program",

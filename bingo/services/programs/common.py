@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext
 
-from bingo.models import Game, GameProgram, GameState, PrizeProgram, PrizeProgramVersion
-from bingo.programs.rules import Program, ProgramError, ProgramState, program_in_force
-from bingo.services.programs.codec import program_of, state_from_json
+from bingo.models import Game, GameState
+from bingo.programs.rules import ProgramError
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType
@@ -58,32 +56,6 @@ def note(room: Room, actor: Actor, type: EventType, obj: Any, data: Mapping[str,
     record_change(
         venue_id=room.venue_id, actor=actor, type=type, obj=obj, data=data, stream=room.stream, public=data
     )
-
-
-# --- versions and states -------------------------------------------------------------------------------
-
-
-def versions_of(program: PrizeProgram) -> list[tuple[PrizeProgramVersion, Program]]:
-    return [(row, program_of(program, row)) for row in program.versions.order_by("version")]
-
-
-def version_at(program: PrizeProgram, at: datetime) -> tuple[PrizeProgramVersion, Program] | None:
-    """The version in force at `at` (BA-G3), or None before the first one takes effect."""
-    rows = versions_of(program)
-    chosen = program_in_force([pure for _, pure in rows], at)
-    if chosen is None:
-        return None
-    return next((row, pure) for row, pure in rows if pure.version == chosen.version)
-
-
-def current_state(program: PrizeProgram) -> ProgramState:
-    """The state after the program's latest closed game, else its initial state (voids do not count)."""
-    latest = (
-        GameProgram.objects.filter(program=program, state_after__isnull=False)
-        .order_by("-start", "-pk")
-        .first()
-    )
-    return state_from_json(latest.state_after if latest else program.initial_state)
 
 
 # --- pools ---------------------------------------------------------------------------------------------

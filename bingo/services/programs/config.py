@@ -41,9 +41,8 @@ from bingo.services.programs.common import (
     refuse_while_in_play,
     refused,
     sync_rate,
-    version_at,
-    versions_of,
 )
+from bingo.services.programs.readmodels import version_at, versions_of
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import EventType, ProgramDeactivated, ProgramVersion

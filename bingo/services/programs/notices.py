@@ -18,7 +18,8 @@ from bingo.programs.rules import Family
 from bingo.programs.schedule import scheduled_slot
 from bingo.services.programs import clock
 from bingo.services.programs.codec import hour_text
-from bingo.services.programs.common import IN_PLAY, current_state, note, version_at
+from bingo.services.programs.common import IN_PLAY, note
+from bingo.services.programs.readmodels import current_state, version_at
 from halls.eventtypes import DueProgram, EventType, ProgramsDue
 from halls.models import GameSession, Room
 from jackpots.services.readmodels.meters import pool_meter

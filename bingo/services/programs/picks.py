@@ -17,11 +17,10 @@ from bingo.services.locks import lock_game
 from bingo.services.programs import clock
 from bingo.services.programs.codec import pick_to_json
 from bingo.services.programs.common import (
-    current_state,
     folded_amount,
     refused,
-    version_at,
 )
+from bingo.services.programs.readmodels import current_state, version_at
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType, ProgramPickSet

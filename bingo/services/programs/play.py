@@ -59,16 +59,16 @@ from bingo.services.programs.codec import (
 )
 from bingo.services.programs.common import (
     IN_PLAY,
-    current_state,
     folded_amount,
     level_of,
     member_source,
     sync_rate,
-    version_at,
 )
+from bingo.services.programs.readmodels import current_state, version_at
 from halls.actors import Actor
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
+from halls.cashier.services import readmodels as cashier_readmodels
 from halls.errors import Conflict
 from halls.eventtypes import EventType, ProgramsAwarded
 from halls.models import GameSession
@@ -283,7 +283,7 @@ def _payables(
             payables.create_payable(
                 venue_id=venue_id,
                 kind=PayableKind.ACCUMULATED,
-                source=payables.pool_award_source(award_id, claim.pk),
+                source=cashier_readmodels.pool_award_source(award_id, claim.pk),
                 description=gettext("Game %(number)s · %(program)s · card %(card)s")
                 % {
                     "number": game.number,

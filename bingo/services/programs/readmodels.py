@@ -2,20 +2,55 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from bingo.models import Game, GameProgram, PrizeProgram, ProgramAward, RoomBolsa
-from bingo.programs.rules import PROGRAM_TYPES, Family, GameContext, ProgramError, in_play
+from bingo.models import Game, GameProgram, PrizeProgram, PrizeProgramVersion, ProgramAward, RoomBolsa
+from bingo.programs.rules import (
+    PROGRAM_TYPES,
+    Family,
+    GameContext,
+    Program,
+    ProgramError,
+    ProgramState,
+    in_play,
+    program_in_force,
+)
 from bingo.programs.tables import HallCategory, ProgramType
 from bingo.services.programs import clock
-from bingo.services.programs.codec import hour_text, state_to_json
-from bingo.services.programs.common import current_state, version_at, versions_of
+from bingo.services.programs.codec import hour_text, program_of, state_from_json, state_to_json
 from halls import money
 from halls.models import Room
 from jackpots.services.readmodels.meters import pool_meters
 
 RECENT_GAMES = 20
+
+
+# --- versions and states (the program services read them here too) ------------------------------------
+
+
+def versions_of(program: PrizeProgram) -> list[tuple[PrizeProgramVersion, Program]]:
+    return [(row, program_of(program, row)) for row in program.versions.order_by("version")]
+
+
+def version_at(program: PrizeProgram, at: datetime) -> tuple[PrizeProgramVersion, Program] | None:
+    """The version in force at `at` (BA-G3), or None before the first one takes effect."""
+    rows = versions_of(program)
+    chosen = program_in_force([pure for _, pure in rows], at)
+    if chosen is None:
+        return None
+    return next((row, pure) for row, pure in rows if pure.version == chosen.version)
+
+
+def current_state(program: PrizeProgram) -> ProgramState:
+    """The state after the program's latest closed game, else its initial state (voids do not count)."""
+    latest = (
+        GameProgram.objects.filter(program=program, state_after__isnull=False)
+        .order_by("-start", "-pk")
+        .first()
+    )
+    return state_from_json(latest.state_after if latest else program.initial_state)
 
 
 def _exact(amount: Decimal | None) -> str | None:

@@ -43,7 +43,7 @@ TAGS = ["cashier payables"]
 
 
 class PayoutSerializer(serializers.Serializer[Any]):
-    """A prize's payment as a recall or a report shows it (halls.cashier.services.payables.payout_view)."""
+    """A prize's payment as a recall or a report shows it (halls.cashier.services.readmodels.payout_view)."""
 
     payable = serializers.IntegerField()
     kind = serializers.ChoiceField(choices=PayableKind.choices)

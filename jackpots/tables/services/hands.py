@@ -26,6 +26,7 @@ from django.utils.translation import gettext_noop
 
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
+from halls.cashier.services import readmodels as cashier_readmodels
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import (
     EventType,
@@ -395,7 +396,7 @@ def _payables(table: CasinoTable, hand: Hand, payouts: list[SeatPayout], actor: 
             payables.create_payable(
                 venue_id=table.venue_id,
                 kind=PayableKind.TABLE,
-                source=payables.pool_award_source(p.award_id),
+                source=cashier_readmodels.pool_award_source(p.award_id),
                 description=_("Table %(number)s · seat %(seat)s · %(category)s")
                 % {"number": table.number, "seat": p.seat, "category": str(category).lower()},
                 amount=p.amount,

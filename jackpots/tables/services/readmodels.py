@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from halls.cashier.services import payables
+from halls.cashier.services import readmodels as cashier_readmodels
 from jackpots.services.readmodels.meters import PoolMeter, pool_meters
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, HandState
@@ -144,8 +144,9 @@ def hand_view(hand: Hand) -> dict[str, Any]:
     cards = {c.seat: c for c in hand.cards.all()}
     payouts = {p.seat: p for p in hand.payouts.all()}
     # What the cashier paid of each seat's payout (halls.cashier, keyed by the pool's award).
-    paid = payables.payouts(
-        [payables.pool_award_source(p.award_id) for p in payouts.values()], venue_id=hand.table.venue_id
+    paid = cashier_readmodels.payouts(
+        [cashier_readmodels.pool_award_source(p.award_id) for p in payouts.values()],
+        venue_id=hand.table.venue_id,
     )
     seats = []
     for seat in sorted(set(bets) | set(cards) | set(payouts)):
@@ -166,7 +167,9 @@ def hand_view(hand: Hand) -> dict[str, Any]:
                 "payout_order": payout.order if payout else None,
                 "payout_note": payout.note if payout else "",
                 "from_operator": payout.from_operator if payout else None,
-                "payment": paid.get(payables.pool_award_source(payout.award_id)) if payout else None,
+                "payment": paid.get(cashier_readmodels.pool_award_source(payout.award_id))
+                if payout
+                else None,
             }
         )
     pool_bets = sum((b.pool_bet for b in bets.values()), Decimal(0))
