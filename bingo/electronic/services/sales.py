@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import secrets
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Sum
 from django.utils import timezone, translation
@@ -52,7 +49,7 @@ from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import lock_accounts, lock_accounts_where
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.eventtypes import ECardShown, EventType, TerminalCards
-from jackpots.services.batcher import GroupCommit
+from halls.group_commit import GroupCommit, ProcessGroup
 
 log = logging.getLogger(__name__)
 
@@ -337,33 +334,16 @@ def _write_one(
 
 def _grouped() -> bool:
     return (
-        bool(getattr(settings, "HALL_ESALES_GROUP_COMMIT", True))
+        _group.enabled()
         and connection.vendor == "postgresql"
         and not transaction.get_connection().in_atomic_block
     )
 
 
-_groups: dict[int, GroupCommit[Order, Bought]] = {}
-_groups_lock = threading.Lock()
-
-
 def purchase_group() -> GroupCommit[Order, Bought]:
-    """This process's group of purchases (a new one after a fork); sizes as the pool engine's groups
-    (HALL_POOL_GROUP_SIZE, _WAIT_MS, _RUNNERS)."""
-    pid = os.getpid()
-    found = _groups.get(pid)
-    if found is None:
-        with _groups_lock:
-            found = _groups.get(pid)
-            if found is None:
-                _groups.clear()
-                found = _groups[pid] = GroupCommit(
-                    write_group,
-                    size=int(getattr(settings, "HALL_POOL_GROUP_SIZE", 64)),
-                    wait=float(getattr(settings, "HALL_POOL_GROUP_WAIT_MS", 2)) / 1000,
-                    runners=int(getattr(settings, "HALL_POOL_GROUP_RUNNERS", 2)),
-                )
-    return found
+    """This process's group of purchases (a new one after a fork), sized by electronic sales' own settings
+    (HALL_SALES_GROUP_SIZE, _WAIT_MS, _RUNNERS)."""
+    return _group.get()
 
 
 _Answer = Bought | BaseException
@@ -391,6 +371,9 @@ def write_group(orders: Sequence[Order]) -> list[_Answer]:
         except Exception:
             log.warning("a group of %s purchases failed: writing them one by one", len(orders), exc_info=True)
     return [_alone(order) for order in orders]
+
+
+_group: ProcessGroup[Order, Bought] = ProcessGroup(write_group, "HALL_SALES_GROUP")
 
 
 def _write_together(orders: Sequence[Order]) -> list[_Answer]:
