@@ -6,8 +6,8 @@ from decimal import Decimal
 from typing import Any
 
 from bingo.models import Game, GameProgram, PrizeProgram, ProgramAward, RoomBolsa
+from bingo.programs.regulation import HallCategory, ProgramType
 from bingo.programs.rules import PROGRAM_TYPES, Family, GameContext, ProgramError, in_play
-from bingo.programs.tables import HallCategory, ProgramType
 from bingo.services.programs import clock
 from bingo.services.programs.codec import hour_text, state_to_json
 from bingo.services.programs.common import current_state, version_at, versions_of
