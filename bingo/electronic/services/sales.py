@@ -44,8 +44,8 @@ from halls import events, money
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, PlayerCard, TxKind
-from halls.cashier.services import cards as player_cards
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards
 from halls.cashier.services.locks import lock_accounts, lock_accounts_where
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.eventtypes import ECardShown, EventType, TerminalCards
