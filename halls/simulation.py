@@ -9,9 +9,12 @@ once:
   (one task per device, each waiting its turn, for a duration or until stopped), `run` (uvloop when
   installed) and `run_until_stopped` (a command's run, stopped by SIGINT or SIGTERM);
 - the statistics: `percentile`, `add_counts` and `merged_counts` (the reports' counters and codes);
-- the commands: `add_run_arguments` (the options both take), `bases` (the servers), `shard` (every N-th
-  device of a tokens file), `read_json_lines`/`write_json_lines` (the tokens files, kept private) and
-  `ErrorLog` (the first connection errors printed, then counted).
+- the commands: `add_run_arguments` (the options both take), `bases` (the servers), `heading` (what a
+  run says first), `from_tokens` and
+  `shard` (every N-th device of a tokens file), `read_json_lines`/`write_json_lines` (the tokens files,
+  kept private), `ErrorLog` (the first connection errors printed, then counted) and `tell` (the report,
+  printed and written). The texts a person reads come in the command's language: it hands in its
+  `gettext`.
 
 Pure: asyncio and the standard library (the simulators are in the pure-cores contract).
 """
@@ -29,7 +32,7 @@ from argparse import ArgumentParser, _ArgumentGroup
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 B = TypeVar("B")
@@ -237,6 +240,14 @@ def add_run_arguments(parser: ArgumentParser, *, devices: str, scheme: str, seed
     return source
 
 
+def heading(
+    count: int, devices: str, urls: Sequence[str], seed: int, duration: float | None, extra: str = ""
+) -> str:
+    """What a run says first: how many devices against which servers, its seed (and `extra`), for how long."""
+    until = f", {duration:g} s" if duration else ", until Ctrl-C"
+    return f"{count} {devices} → {', '.join(urls)}, seed {seed}{extra}{until}"
+
+
 def bases(urls: str) -> list[str]:
     """The servers of a comma-separated --url."""
     return [u.strip() for u in urls.split(",") if u.strip()]
@@ -252,6 +263,18 @@ def shard(value: str, rows: Sequence[T], gettext: Callable[[str], str] = str) ->
     if n < 1 or not 0 <= i < n:
         raise ValueError(gettext("--shard %(value)s: need 0 <= I < N") % {"value": value})
     return list(rows[i::n])
+
+
+def from_tokens(
+    path: Path,
+    value: str,
+    most: int | None,
+    read: Callable[[Path], list[T]],
+    gettext: Callable[[str], str] = str,
+) -> list[T]:
+    """The devices of a tokens file (`read`), the shard `value` of them, at most `most` (None or 0: all)."""
+    rows = shard(value, read(path), gettext)
+    return rows[:most] if most and most < len(rows) else rows
 
 
 def read_json_lines(path: Path) -> list[dict[str, Any]]:
@@ -283,3 +306,29 @@ class ErrorLog:
     def more(self) -> bool:
         """More errors came than were written."""
         return self.count > self.shown
+
+
+class Report(Protocol):
+    """What a simulator's report offers a command."""
+
+    def lines(self) -> list[str]: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+def tell(
+    report: Report,
+    *,
+    errors: ErrorLog,
+    write: Callable[[str], None],
+    path: Path | None,
+    gettext: Callable[[str], str] = str,
+) -> None:
+    """The report's lines written out, the count of the connection errors not shown (to the error log's
+    writer), and the report as JSON to `path` if given."""
+    for line in report.lines():
+        write(line)
+    if errors.more:
+        errors.write(gettext("(%(count)s connection errors in all)") % {"count": errors.count})
+    if path is not None:
+        path.write_text(json.dumps(report.to_json()), encoding="utf-8")

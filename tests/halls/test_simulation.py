@@ -165,3 +165,46 @@ def test_both_commands_options_are_one_set() -> None:
     assert (options.shard, options.duration, options.connect_rate, options.errors) == ("1/2", 5.0, 200.0, 5)
     assert not options.register
     assert simulation.bases(" ws://a:1, ws://b:2 ,") == ["ws://a:1", "ws://b:2"]
+
+
+def test_a_tokens_file_gives_its_shard_and_at_most_the_devices_asked(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.jsonl"
+    simulation.write_json_lines(path, [{"n": n} for n in range(10)])
+
+    def numbers(p: Path) -> list[int]:
+        return [int(row["n"]) for row in simulation.read_json_lines(p)]
+
+    assert simulation.from_tokens(path, "0/2", None, numbers) == [0, 2, 4, 6, 8]
+    assert simulation.from_tokens(path, "1/2", 2, numbers) == [1, 3]
+    assert simulation.from_tokens(path, "0/1", 0, numbers) == list(range(10))  # 0: all of them
+
+
+def test_a_run_says_what_it_runs_and_tells_its_report(tmp_path: Path) -> None:
+    assert simulation.heading(3, "machines", ["ws://a", "ws://b"], 7, 60.0, ", pace × 0.5") == (
+        "3 machines → ws://a, ws://b, seed 7, pace × 0.5, 60 s"
+    )
+    assert (
+        simulation.heading(1, "terminals", ["http://a"], 0, None)
+        == "1 terminals → http://a, seed 0, until Ctrl-C"
+    )
+
+    class Report:
+        def lines(self) -> list[str]:
+            return ["plays: 4", "rate: 2/s"]
+
+        def to_json(self) -> dict[str, object]:
+            return {"plays": 4}
+
+    out: list[str] = []
+    shown: list[str] = []
+    errors = simulation.ErrorLog(1, shown.append)
+    for n in range(3):
+        errors(f"refused {n}")
+    path = tmp_path / "report.json"
+    simulation.tell(Report(), errors=errors, write=out.append, path=path, gettext=lambda t: "ES " + t)
+    assert out == ["plays: 4", "rate: 2/s"]
+    assert shown == ["refused 0", "ES (3 connection errors in all)"]
+    assert path.read_text(encoding="utf-8") == '{"plays": 4}'
+    quiet = simulation.ErrorLog(5, shown.append)
+    simulation.tell(Report(), errors=quiet, write=out.append, path=None)
+    assert len(shown) == 2  # nothing more to count

@@ -20,7 +20,6 @@ printed at the end; ``--report FILE`` also writes them as JSON (bench/machines.p
 
 from __future__ import annotations
 
-import json
 import sys
 from argparse import ArgumentParser
 from decimal import Decimal
@@ -123,9 +122,9 @@ class Command(BaseCommand):
             heartbeat_every=options["heartbeat_every"],
         )
         errors = simulation.ErrorLog(options["errors"], self.stderr.write)
+        pace = f", pace × {config.pace_scale}"
         self.stdout.write(
-            f"{len(credentials)} machines → {', '.join(urls)}, seed {config.seed}, pace × {config.pace_scale}"
-            + (f", {options['duration']:g} s" if options["duration"] else ", until Ctrl-C")
+            simulation.heading(len(credentials), "machines", urls, config.seed, options["duration"], pace)
         )
 
         report = simulation.run_until_stopped(
@@ -141,24 +140,18 @@ class Command(BaseCommand):
                 on_error=errors,
             )
         )
-        for line in report.lines():
-            self.stdout.write(line)
-        if errors.more:
-            self.stderr.write(_("(%(count)s connection errors in all)") % {"count": errors.count})
-        if options["report"]:
-            options["report"].write_text(json.dumps(report.to_json()), encoding="utf-8")
+        simulation.tell(report, errors=errors, write=self.stdout.write, path=options["report"], gettext=_)
 
     def _credentials(self, options: dict[str, Any]) -> list[simulator.Credentials]:
         if options["tokens"] and options["register"]:
             raise CommandError(_("Give --tokens or --register, not both."))
         if options["tokens"]:
             try:
-                credentials = simulation.shard(options["shard"], read_tokens(options["tokens"]), _)
+                return simulation.from_tokens(
+                    options["tokens"], options["shard"], options["machines"], read_tokens, _
+                )
             except ValueError as exc:
                 raise CommandError(str(exc)) from None
-            if options["machines"] and options["machines"] < len(credentials):
-                credentials = credentials[: options["machines"]]
-            return credentials
         if not options["register"]:
             raise CommandError(
                 _("Say where the machines come from: --register --venue ID, or --tokens FILE.")

@@ -21,7 +21,6 @@ also writes them as JSON (bench/terminal_simulator.py merges those).
 
 from __future__ import annotations
 
-import json
 import sys
 from argparse import ArgumentParser
 from pathlib import Path
@@ -103,8 +102,7 @@ class Command(BaseCommand):
         )
         errors = simulation.ErrorLog(options["errors"], self.stderr.write)
         self.stdout.write(
-            f"{len(profiles)} terminals → {', '.join(urls)}, seed {config.seed}"
-            + (f", {options['duration']:g} s" if options["duration"] else ", until Ctrl-C")
+            simulation.heading(len(profiles), "terminals", urls, config.seed, options["duration"])
         )
 
         report = simulation.run_until_stopped(
@@ -121,24 +119,18 @@ class Command(BaseCommand):
                 on_error=errors,
             )
         )
-        for line in report.lines():
-            self.stdout.write(line)
-        if errors.more:
-            self.stderr.write(_("(%(count)s connection errors in all)") % {"count": errors.count})
-        if options["report"]:
-            options["report"].write_text(json.dumps(report.to_json()), encoding="utf-8")
+        simulation.tell(report, errors=errors, write=self.stdout.write, path=options["report"], gettext=_)
 
     def _profiles(self, options: dict[str, Any]) -> list[simulator.TerminalProfile]:
         if options["tokens"] and options["register"]:
             raise CommandError(_("Give --tokens or --register, not both."))
         if options["tokens"]:
             try:
-                profiles = simulation.shard(options["shard"], read_tokens(options["tokens"]), _)
+                return simulation.from_tokens(
+                    options["tokens"], options["shard"], options["terminals"], read_tokens, _
+                )
             except ValueError as exc:
                 raise CommandError(str(exc)) from None
-            if options["terminals"] and options["terminals"] < len(profiles):
-                profiles = profiles[: options["terminals"]]
-            return profiles
         if not options["register"]:
             raise CommandError(
                 _("Say where the terminals come from: --register --speciality CODE, or --tokens FILE.")
