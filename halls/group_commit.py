@@ -12,6 +12,10 @@ group fills while the previous one commits; a lone caller waits at most `wait` f
 `write_many` answers one result per item, in order, an exception standing for that item's failure; an
 exception it raises itself is every item's answer. It never gets an empty group.
 
+`together_or_one_by_one` is what each user's `write_many` does: the group in one transaction, or, if it
+cannot commit as a whole (a database error, a deadlock), each item alone, each caller getting its own answer
+(`answer_of`: a result, or the exception that is its refusal).
+
 `ProcessGroup` is the one setup of a group commit for its users (the pools' contributions, the casino
 tables' bets, electronic bingo's purchases): one `GroupCommit` per process (a new one after a fork: a child
 never shares its parent's), made on first use with the sizes of the user's own settings, `<prefix>_COMMIT`,
@@ -21,6 +25,7 @@ itself is pure threading; only `ProcessGroup` reads Django's settings, and knows
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -194,3 +199,30 @@ class ProcessGroup(Generic[T, R]):
                         self.write_many, size=sizes.size, wait=sizes.wait_ms / 1000, runners=sizes.runners
                     )
         return found
+
+
+def answer_of(write: Callable[[T], R], item: T) -> R | BaseException:
+    """`write(item)`'s result, or the exception that is this caller's own answer."""
+    try:
+        return write(item)
+    except Exception as exc:
+        return exc
+
+
+def together_or_one_by_one(
+    items: Sequence[T],
+    together: Callable[[Sequence[T]], Sequence[R | BaseException]],
+    alone: Callable[[T], R],
+    *,
+    log: logging.Logger,
+    what: str,
+) -> list[R | BaseException]:
+    """Each item's answer: `together` (the group in one transaction), or, if the group cannot commit as a
+    whole, `alone` for each item in turn (each in its own transaction), so one failure never loses the
+    others. A group of one is written alone."""
+    if len(items) > 1:
+        try:
+            return list(together(items))
+        except Exception:
+            log.warning("a group of %s %s failed: writing them one by one", len(items), what, exc_info=True)
+    return [answer_of(alone, item) for item in items]

@@ -44,7 +44,7 @@ from halls import money
 from halls.actors import Actor
 from halls.actors import actor_label as label
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
-from halls.group_commit import GroupCommit, ProcessGroup
+from halls.group_commit import GroupCommit, ProcessGroup, answer_of, together_or_one_by_one
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
 from jackpots.services import locks
 from jackpots.services.locks import POOL_LOCK_CLASS
@@ -685,23 +685,13 @@ def _write_together(requests: Sequence[_Request]) -> list[_Answer]:
 
 
 def _alone(request: _Request) -> _Answer:
-    try:
-        return _write_one(request)
-    except Exception as exc:  # this caller's own answer
-        return exc
+    return answer_of(_write_one, request)
 
 
 def _write_group(requests: Sequence[_Request]) -> list[_Answer]:
     """The group's answers: together (see `_write_together`), or, if that fails (the database refused
     the transaction: a deadlock, a lost connection), one by one, each in its own transaction."""
-    if len(requests) > 1:
-        try:
-            return _write_together(requests)
-        except Exception:
-            log.warning(
-                "a group of %s contributions failed: writing them one by one", len(requests), exc_info=True
-            )
-    return [_alone(request) for request in requests]
+    return together_or_one_by_one(requests, _write_together, _write_one, log=log, what="contributions")
 
 
 _group: ProcessGroup[_Request, ContributionReceipt] = ProcessGroup(_write_group, "HALL_POOL_GROUP")

@@ -5,6 +5,7 @@ electronic purchases HALL_SALES_GROUP_*), one group per process, a new one after
 from __future__ import annotations
 
 import itertools
+import logging
 from collections.abc import Sequence
 
 import pytest
@@ -12,7 +13,7 @@ from django.db import connection
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from bingo.electronic.services import sales
-from halls.group_commit import GroupSettings, ProcessGroup
+from halls.group_commit import GroupSettings, ProcessGroup, answer_of, together_or_one_by_one
 from jackpots.services import contributions
 from jackpots.tables.services import bets
 
@@ -106,3 +107,32 @@ def test_a_process_group_writes_what_its_user_gives_it(settings: SettingsWrapper
     assert group.enabled()
     assert [group.get().submit(n) for n in (1, 2, 3)] == [2, 4, 6]
     assert written == [[1], [2], [3]]  # a lone caller does not wait for company
+
+
+def test_a_group_that_cannot_commit_is_written_one_by_one_each_with_its_own_answer(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    log = logging.getLogger("hall.test.groups")
+    calls: list[str] = []
+
+    def together(items: Sequence[int]) -> list[int | BaseException]:
+        calls.append(f"together {list(items)}")
+        if 3 in items:
+            raise RuntimeError("deadlock detected")
+        return [item * 10 for item in items]
+
+    def alone(item: int) -> int:
+        calls.append(f"alone {item}")
+        if item == 3:
+            raise ValueError("refused: 3")
+        return item * 10
+
+    assert together_or_one_by_one([1, 2], together, alone, log=log, what="tries") == [10, 20]
+    with caplog.at_level(logging.WARNING, logger="hall.test.groups"):
+        answers = together_or_one_by_one([1, 3, 2], together, alone, log=log, what="tries")
+    assert answers[0] == 10 and answers[2] == 20
+    assert isinstance(answers[1], ValueError) and str(answers[1]) == "refused: 3"
+    assert "a group of 3 tries failed: writing them one by one" in caplog.text
+    assert together_or_one_by_one([4], together, alone, log=log, what="tries") == [40]  # one: alone
+    assert calls == ["together [1, 2]", "together [1, 3, 2]", "alone 1", "alone 3", "alone 2", "alone 4"]
+    assert isinstance(answer_of(alone, 3), ValueError) and answer_of(alone, 5) == 50

@@ -49,7 +49,7 @@ from halls.cashier.services import player_cards
 from halls.cashier.services.locks import lock_accounts, lock_accounts_where
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.eventtypes import ECardShown, EventType, TerminalCards
-from halls.group_commit import GroupCommit, ProcessGroup
+from halls.group_commit import GroupCommit, ProcessGroup, answer_of, together_or_one_by_one
 
 log = logging.getLogger(__name__)
 
@@ -354,23 +354,19 @@ def _speaking(language: str | None) -> contextlib.AbstractContextManager[None]:
     return translation.override(language) if language else contextlib.nullcontext()
 
 
+def _write_alone_speaking(order: Order) -> Bought:
+    with _speaking(order.language):
+        return _write_alone(order)
+
+
 def _alone(order: Order) -> _Answer:
-    try:
-        with _speaking(order.language):
-            return _write_alone(order)
-    except Exception as exc:  # this caller's own answer
-        return exc
+    return answer_of(_write_alone_speaking, order)
 
 
 def write_group(orders: Sequence[Order]) -> list[_Answer]:
     """Each purchase's answer (bought, or its refusal): together in one transaction, or one by one if the
     group cannot commit as a whole."""
-    if len(orders) > 1:
-        try:
-            return _write_together(orders)
-        except Exception:
-            log.warning("a group of %s purchases failed: writing them one by one", len(orders), exc_info=True)
-    return [_alone(order) for order in orders]
+    return together_or_one_by_one(orders, _write_together, _write_alone_speaking, log=log, what="purchases")
 
 
 _group: ProcessGroup[Order, Bought] = ProcessGroup(write_group, "HALL_SALES_GROUP")

@@ -56,7 +56,7 @@ from halls import events
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.eventtypes import EventType, HandBetsRegistered, SeatBetShown
-from halls.group_commit import GroupCommit, ProcessGroup
+from halls.group_commit import GroupCommit, ProcessGroup, together_or_one_by_one
 from halls.services import audit
 from jackpots.services.contributions import ContributionItem, contribute_answers, contribute_many
 from jackpots.services.locks import hold_pool
@@ -319,22 +319,10 @@ class _GroupRefused(Exception):
 _Answer = Hand | BaseException
 
 
-def _alone(call: BetsCall) -> _Answer:
-    try:
-        return _write_alone(call)
-    except Exception as exc:  # this caller's own answer
-        return exc
-
-
 def write_group(calls: Sequence[BetsCall]) -> list[_Answer]:
     """Each call's answer (its hand, or its refusal): the calls together in one transaction, or, if the
     group cannot commit as a whole, one by one, each in its own transaction."""
-    if len(calls) > 1:
-        try:
-            return _write_together(calls)
-        except Exception:
-            log.warning("a group of %s bet calls failed: writing them one by one", len(calls), exc_info=True)
-    return [_alone(call) for call in calls]
+    return together_or_one_by_one(calls, _write_together, _write_alone, log=log, what="bet calls")
 
 
 _group: ProcessGroup[BetsCall, Hand] = ProcessGroup(write_group, "HALL_TABLE_GROUP")
