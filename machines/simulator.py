@@ -14,7 +14,8 @@ Two parts:
   drive it with a fake clock.
 - ``run_simulation``: asyncio, one ``websockets`` client connection per machine, feeding each brain the
   frames it receives and sending what it decides. ``manage.py simulate_machines``, the demo and
-  ``bench/machines.py`` run it.
+  ``bench/machines.py`` run it. Its scaffolding (reconnection backoff, the ramp and run of many devices,
+  statistics helpers) is halls.simulation, shared with bingo.electronic.simulator.
 
 Determinism: a machine's RNG is ``random.Random(seed + index)`` (the link's jitter has one of its own);
 given the same clock and the same incoming messages, a brain makes the same games, bets, wins and hits.

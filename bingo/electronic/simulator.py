@@ -16,7 +16,8 @@ Two parts, as ``machines.simulator``:
 - ``run_simulation``: asyncio, per terminal one WebSocket (``websockets``) and one keep-alive HTTP/1.1
   connection (``HttpConnection``, a few dozen lines: no HTTP client library in the requirements), feeding
   each brain what arrives and sending what it decides. ``manage.py terminal_simulator``, the demo and
-  ``bench/terminal_simulator.py`` run it.
+  ``bench/terminal_simulator.py`` run it. Its scaffolding (reconnection backoff, the ramp and run of many
+  devices, statistics helpers) is halls.simulation, shared with machines.simulator.
 
 Determinism: a terminal's choices come from ``random.Random(seed + index)``; the hall's draws use ``secrets``
 (this is a test device, never a draw).
