@@ -10,11 +10,10 @@ once:
   installed) and `run_until_stopped` (a command's run, stopped by SIGINT or SIGTERM);
 - the statistics: `percentile`, `add_counts` and `merged_counts` (the reports' counters and codes);
 - the commands: `add_run_arguments` (the options both take), `bases` (the servers), `heading` (what a
-  run says first), `from_tokens` and
-  `shard` (every N-th device of a tokens file), `read_json_lines`/`write_json_lines` (the tokens files,
-  kept private), `ErrorLog` (the first connection errors printed, then counted) and `tell` (the report,
-  printed and written). The texts a person reads come in the command's language: it hands in its
-  `gettext`.
+  run says first), `devices_from`, `from_tokens` and `shard` (the devices registered, or every N-th of a
+  tokens file), `read_json_lines`/`write_json_lines` (the tokens files, kept private), `ErrorLog` (the
+  first connection errors printed, then counted) and `tell` (the report, printed and written). The texts
+  a person reads come in the command's language: it hands in its `gettext`.
 
 Pure: asyncio and the standard library (the simulators are in the pure-cores contract).
 """
@@ -275,6 +274,27 @@ def from_tokens(
     """The devices of a tokens file (`read`), the shard `value` of them, at most `most` (None or 0: all)."""
     rows = shard(value, read(path), gettext)
     return rows[:most] if most and most < len(rows) else rows
+
+
+def devices_from(
+    options: Mapping[str, Any],
+    *,
+    count: str,
+    read: Callable[[Path], list[T]],
+    register: Callable[[], list[T]],
+    nowhere: str,
+    gettext: Callable[[str], str] = str,
+) -> list[T]:
+    """A command's devices: from its --tokens file (its --shard, at most `options[count]`), or registered
+    (--register: `register()`). Neither or both raise ValueError saying so (`nowhere`: where they may come
+    from, in the command's words)."""
+    if options["tokens"] and options["register"]:
+        raise ValueError(gettext("Give --tokens or --register, not both."))
+    if options["tokens"]:
+        return from_tokens(options["tokens"], options["shard"], options[count], read, gettext)
+    if not options["register"]:
+        raise ValueError(nowhere)
+    return register()
 
 
 def read_json_lines(path: Path) -> list[dict[str, Any]]:

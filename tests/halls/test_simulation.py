@@ -208,3 +208,27 @@ def test_a_run_says_what_it_runs_and_tells_its_report(tmp_path: Path) -> None:
     quiet = simulation.ErrorLog(5, shown.append)
     simulation.tell(Report(), errors=quiet, write=out.append, path=None)
     assert len(shown) == 2  # nothing more to count
+
+
+def test_a_commands_devices_come_from_its_tokens_or_its_registration_never_both(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.jsonl"
+    simulation.write_json_lines(path, [{"n": n} for n in range(4)])
+
+    def numbers(p: Path) -> list[int]:
+        return [int(row["n"]) for row in simulation.read_json_lines(p)]
+
+    def options(**given: object) -> dict[str, object]:
+        return {"tokens": None, "register": False, "shard": "0/1", "machines": None, **given}
+
+    def devices(**given: object) -> list[int]:
+        return simulation.devices_from(
+            options(**given), count="machines", read=numbers, register=lambda: [99], nowhere="say where"
+        )
+
+    assert devices(tokens=path, shard="1/2") == [1, 3]
+    assert devices(tokens=path, machines=3) == [0, 1, 2]
+    assert devices(register=True) == [99]
+    with pytest.raises(ValueError, match="not both"):
+        devices(tokens=path, register=True)
+    with pytest.raises(ValueError, match="say where"):
+        devices()

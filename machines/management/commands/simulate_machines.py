@@ -143,28 +143,26 @@ class Command(BaseCommand):
         simulation.tell(report, errors=errors, write=self.stdout.write, path=options["report"], gettext=_)
 
     def _credentials(self, options: dict[str, Any]) -> list[simulator.Credentials]:
-        if options["tokens"] and options["register"]:
-            raise CommandError(_("Give --tokens or --register, not both."))
-        if options["tokens"]:
-            try:
-                return simulation.from_tokens(
-                    options["tokens"], options["shard"], options["machines"], read_tokens, _
-                )
-            except ValueError as exc:
-                raise CommandError(str(exc)) from None
-        if not options["register"]:
-            raise CommandError(
-                _("Say where the machines come from: --register --venue ID, or --tokens FILE.")
+        try:
+            return simulation.devices_from(
+                options,
+                count="machines",
+                read=read_tokens,
+                register=lambda: self._register(options),
+                nowhere=_("Say where the machines come from: --register --venue ID, or --tokens FILE."),
+                gettext=_,
             )
-        if options["venue"] is None:
-            raise CommandError(_("--register needs --venue ID."))
-        return self._register(options)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
 
     def _register(self, options: dict[str, Any]) -> list[simulator.Credentials]:
         from django.db import connection
 
         from halls.models import Venue
         from machines import provisioning
+
+        if options["venue"] is None:
+            raise CommandError(_("--register needs --venue ID."))
 
         venue = Venue.objects.filter(pk=options["venue"]).first()
         if venue is None:

@@ -122,20 +122,19 @@ class Command(BaseCommand):
         simulation.tell(report, errors=errors, write=self.stdout.write, path=options["report"], gettext=_)
 
     def _profiles(self, options: dict[str, Any]) -> list[simulator.TerminalProfile]:
-        if options["tokens"] and options["register"]:
-            raise CommandError(_("Give --tokens or --register, not both."))
-        if options["tokens"]:
-            try:
-                return simulation.from_tokens(
-                    options["tokens"], options["shard"], options["terminals"], read_tokens, _
-                )
-            except ValueError as exc:
-                raise CommandError(str(exc)) from None
-        if not options["register"]:
-            raise CommandError(
-                _("Say where the terminals come from: --register --speciality CODE, or --tokens FILE.")
+        try:
+            return simulation.devices_from(
+                options,
+                count="terminals",
+                read=read_tokens,
+                register=lambda: self._register(options),
+                nowhere=_(
+                    "Say where the terminals come from: --register --speciality CODE, or --tokens FILE."
+                ),
+                gettext=_,
             )
-        return self._register(options)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
 
     def _register(self, options: dict[str, Any]) -> list[simulator.TerminalProfile]:
         from django.db import connection
