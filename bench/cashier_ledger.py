@@ -73,8 +73,8 @@ class Floor:
         from halls.cashier import ledger
         from halls.cashier.ledger import Kind
         from halls.cashier.models import Till, TxKind
-        from halls.cashier.services import cards as card_service
         from halls.cashier.services import ledger as books
+        from halls.cashier.services import player_cards as card_service
         from halls.cashier.services import shifts
         from halls.models import Jurisdiction, Role, StaffRole, Venue
 
@@ -107,7 +107,7 @@ def run_phase(floor: Floor, phase: str, threads: int, seconds: float, tag: str) 
     """`threads` threads calling the phase's service for `seconds`: postings, per-call latencies, errors."""
     from django.db import connection
 
-    from halls.cashier.services import cards as card_service
+    from halls.cashier.services import player_cards as card_service
 
     start = threading.Barrier(threads + 1)
     latencies: list[list[float]] = [[] for _ in range(threads)]

@@ -5,7 +5,7 @@ Not a test. It creates two pools in a scratch PostgreSQL database (created and m
 
 1. product: PROCESSES x THREADS clients each call jackpots.services.contributions.contribute() in a loop
    for SECONDS (outside any transaction: the product's hot path, so each process's concurrent callers go
-   through its group commit, services.batcher), while a folder folds the pool every FOLD_EVERY seconds
+   through its group commit, halls.group_commit), while a folder folds the pool every FOLD_EVERY seconds
    (as the beat task does); then it folds and checks that the meter equals the seed plus the exact sum of
    every contribution's meter share the clients were answered, and that the database holds exactly the
    calls that were answered (count, bets, meter shares);

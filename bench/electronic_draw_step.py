@@ -133,9 +133,9 @@ class Hall:
         from halls.cashier import ledger
         from halls.cashier.ledger import Kind
         from halls.cashier.models import DeviceKind, TxKind
-        from halls.cashier.services import cards as card_service
         from halls.cashier.services import devices
         from halls.cashier.services import ledger as books
+        from halls.cashier.services import player_cards as card_service
         from halls.models import Jurisdiction, Role, Room, StaffRole, Venue
 
         self.venue = Venue.objects.create(
@@ -212,7 +212,7 @@ def sell(hall: Hall, game: Any, cards: int, tag: str) -> float:
 
     from bingo.electronic.models import ECard, Purchase
     from bingo.electronic.services.common import rules_of, tell_terminal
-    from halls.cashier.services import cards as card_service
+    from halls.cashier.services import player_cards as card_service
     from halls.eventtypes import EventType, TerminalBalance
 
     rules = rules_of(game.version)

@@ -113,8 +113,8 @@ def provision(run: str, terminals: int) -> dict[str, Any]:
     from halls.cashier import ledger
     from halls.cashier.ledger import Kind
     from halls.cashier.models import TxKind
-    from halls.cashier.services import cards as card_service
     from halls.cashier.services import ledger as books
+    from halls.cashier.services import player_cards as card_service
     from halls.models import Jurisdiction, Role, Room, StaffRole, Venue
 
     venue = Venue.objects.create(
@@ -181,8 +181,8 @@ def web_process(port: int, timings_out: str) -> None:
     django.setup()
     from bingo.electronic.models import ECard
     from bingo.electronic.services import sales
-    from halls.cashier.services import cards
     from halls.cashier.services import ledger as books
+    from halls.cashier.services import player_cards
     from halls.services import audit
 
     spans: dict[str, list[float]] = {}
@@ -211,8 +211,8 @@ def web_process(port: int, timings_out: str) -> None:
     timed(sales, "lock_terminal", "terminal FOR UPDATE")
     timed(sales, "lock_terminals_by_id", "a group's terminals FOR UPDATE")
     timed(sales, "playable", "playable")
-    timed(cards, "lock_player_card", "card FOR UPDATE")
-    timed(cards, "spend", "cards.spend (ledger post, alone)")
+    timed(player_cards, "lock_player_card", "card FOR UPDATE")
+    timed(player_cards, "spend", "player_cards.spend (ledger post, alone)")
     timed(books, "post_many", "books.post_many (a group's money)")
     timed(audit, "_locked_tip", "audit chain head (lock + read)")
     timed(ECard.objects, "bulk_create", "cards' rows (bulk)")
@@ -546,8 +546,8 @@ def check(hall: dict[str, Any], bought: dict[int, dict[str, Any]], retried_ok: b
     from bingo.electronic.models import ECard, Purchase
     from halls.cashier.ledger import Kind
     from halls.cashier.models import LedgerTransaction, PlayerCard, TxKind
-    from halls.cashier.services import cards
     from halls.cashier.services import ledger as books
+    from halls.cashier.services import player_cards
 
     venue = hall["venue"]
     purchases = {p.pk: p for p in Purchase.objects.filter(game_id=hall["game"])}
@@ -575,8 +575,8 @@ def check(hall: dict[str, Any], bought: dict[int, dict[str, Any]], retried_ok: b
         .annotate(s=Sum("amount"))
     )
     for card in PlayerCard.objects.filter(venue_id=venue):
-        if cards.balance(card) != FUNDING - spent.get(card.number, Decimal(0)):
-            problems.append(f"card {card.number}: balance {cards.balance(card)}")
+        if player_cards.balance(card) != FUNDING - spent.get(card.number, Decimal(0)):
+            problems.append(f"card {card.number}: balance {player_cards.balance(card)}")
             break
     if books.venue_account(venue, Kind.SALES).balance != total:
         problems.append(f"sales {books.venue_account(venue, Kind.SALES).balance} != {total}")

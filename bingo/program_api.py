@@ -38,9 +38,9 @@ from bingo.program_serializers import (
 )
 from bingo.programs import Program, ProgramError, make_program
 from bingo.programs.plot import render_svg
+from bingo.programs.regulation import HallCategory
 from bingo.programs.rules import Funding
 from bingo.programs.simulate import SalesProfile, SimulationError, simulate
-from bingo.programs.tables import HallCategory
 from bingo.services import programs
 from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from bingo.programs.tables import ProgramType
+from bingo.programs.regulation import ProgramType
 from halls import money
 from halls.serializers import money_field
 

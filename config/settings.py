@@ -510,14 +510,23 @@ HALL_WORKER_METRICS_ADDRESS = env.str("HALL_WORKER_METRICS_ADDRESS", default="12
 # Pool contributions run as server-side prepared statements; turn off behind a transaction-mode pooler
 # without protocol-level prepared statements (PgBouncer < 1.21 or max_prepared_statements = 0).
 HALL_POOL_PREPARED_STATEMENTS = env.bool("HALL_POOL_PREPARED_STATEMENTS", default=True)
-# Group commit of independent contributions (jackpots.services.batcher): at most this many per group,
-# gathered for at most this long, with this many groups writing at once.
+# The per-process group commits (halls.group_commit), each user with its own settings: on or off, at most
+# SIZE items per group, gathered for at most WAIT_MS, RUNNERS groups writing at once.
+# Independent pool contributions (jackpots.services.contributions).
 HALL_POOL_GROUP_COMMIT = env.bool("HALL_POOL_GROUP_COMMIT", default=True)
 HALL_POOL_GROUP_SIZE = env.int("HALL_POOL_GROUP_SIZE", default=64)
 HALL_POOL_GROUP_WAIT_MS = env.float("HALL_POOL_GROUP_WAIT_MS", default=2.0)
 HALL_POOL_GROUP_RUNNERS = env.int("HALL_POOL_GROUP_RUNNERS", default=2)
-# Group commit of whole register_bets calls of concurrent tables (jackpots.tables.services.bets), same sizes.
+# Whole register_bets calls of concurrent casino tables (jackpots.tables.services.bets).
 HALL_TABLE_GROUP_COMMIT = env.bool("HALL_TABLE_GROUP_COMMIT", default=True)
+HALL_TABLE_GROUP_SIZE = env.int("HALL_TABLE_GROUP_SIZE", default=64)
+HALL_TABLE_GROUP_WAIT_MS = env.float("HALL_TABLE_GROUP_WAIT_MS", default=2.0)
+HALL_TABLE_GROUP_RUNNERS = env.int("HALL_TABLE_GROUP_RUNNERS", default=2)
+# Electronic bingo's card purchases (bingo.electronic.services.sales).
+HALL_SALES_GROUP_COMMIT = env.bool("HALL_SALES_GROUP_COMMIT", default=True)
+HALL_SALES_GROUP_SIZE = env.int("HALL_SALES_GROUP_SIZE", default=64)
+HALL_SALES_GROUP_WAIT_MS = env.float("HALL_SALES_GROUP_WAIT_MS", default=2.0)
+HALL_SALES_GROUP_RUNNERS = env.int("HALL_SALES_GROUP_RUNNERS", default=2)
 # Electronic bingo's verification system (bingo.electronic.services.verification, sessions): a session opens
 # only on a passed verification at most this many hours old; a terminal is alive if heard from (its `hello`)
 # within ALIVE seconds and its clock within the tolerance; the server's clock within its tolerance of the

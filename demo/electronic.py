@@ -35,6 +35,7 @@ from bingo.electronic.models import Speciality, Terminal, TerminalSoftware
 from bingo.electronic.services import games, sessions, specialities, terminals, verification
 from demo.hall import AUTHORISATION, DemoHall, _room, _screen
 from demo.machines import _wait_listening
+from halls import simulation
 
 log = logging.getLogger("hall.demo.electronic")
 
@@ -247,7 +248,7 @@ def run_demo_terminals(hall: DemoHall, base_url: str) -> Callable[[], None]:
                 finally:
                     opener.cancel()
 
-            simulator.run(main)
+            simulation.run(main)
         except Exception:
             log.exception("the demo's simulated terminals stopped")
         finally:

@@ -29,6 +29,7 @@ from django.db import connection
 from django.utils import timezone
 
 from demo.hall import DemoHall
+from halls import simulation
 from halls.cashier.models import Shift, ShiftState, Till
 from halls.cashier.services import shifts
 from halls.models import Role, StaffRole, Venue
@@ -165,7 +166,7 @@ def run_demo_machines(hall: DemoHall, base_url: str) -> Callable[[], None]:
                     credentials, ws_base, config, stop=done, connect_rate=20, drain_seconds=3
                 )
 
-            simulator.run(main)
+            simulation.run(main)
         except Exception:
             log.exception("the demo's simulated machines stopped")
         finally:

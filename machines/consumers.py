@@ -15,8 +15,8 @@ channel-layer messages: a broadcast never waits behind a gateway call, and a mac
 under load still hears its link (it would lock itself after 5 s of silence). A board with more than
 MAX_PENDING_FRAMES frames waiting gets ``rejected busy`` for the next ones (nothing taken).
 
-Group commit: play, meters, event, hit, heartbeat and hello frames of all the process's connections go to
-one batcher (`halls.batching.Batcher`, one per event loop). A batch runner takes what is waiting (up to
+Group commit: play, meters, event, hit, heartbeat and hello frames of all the process's connections go to one
+batcher (`halls.loop_batcher.LoopBatcher`, one per event loop). A batch runner takes what is waiting (up to
 BATCH_FRAMES frames, gathering at most BATCH_WAIT seconds) and hands it to ONE `gateway.receive_many` call:
 one transaction, one commit, a handful of statements for the whole batch, where one call per frame cost a
 transaction and ~8 round trips per play. At most BATCH_RUNNERS batches are in the database at once and only
@@ -54,7 +54,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from halls import metrics, throttling
-from halls.batching import Batcher
+from halls.loop_batcher import LoopBatcher
 from machines import broadcaster, protocol
 from machines.floor import LocalFloor, local_floor
 from machines.models import LinkMember, Machine, MachineState
@@ -149,7 +149,7 @@ def _receive_batch_timed(batch: list[tuple[int, protocol.Message]]) -> list[_Rep
         return _receive_batch(batch)
 
 
-FrameBatcher = Batcher[tuple[int, protocol.Message], _Reply]
+FrameBatcher = LoopBatcher[tuple[int, protocol.Message], _Reply]
 
 
 _batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, FrameBatcher] = weakref.WeakKeyDictionary()
@@ -340,7 +340,7 @@ class MachineConsumer(AsyncWebsocketConsumer):
                 if isinstance(item, protocol.ProtocolError):
                     await self.send(text_data=protocol.encode(item.ack()))
                 else:
-                    await self._take(machine_id, item)
+                    await self._through_gateway(machine_id, item)
             except Exception:
                 # Nothing was taken (the call's transaction rolled back): the board may send the seq
                 # again. The socket stays open: one failed call must not drop a machine's link.
@@ -350,20 +350,21 @@ class MachineConsumer(AsyncWebsocketConsumer):
                 with contextlib.suppress(Exception):  # the socket may be gone
                     await self.send(text_data=protocol.encode(failed))
 
-    async def _take(self, machine_id: int, message: protocol.Message) -> None:
+    async def _through_gateway(self, machine_id: int, message: protocol.Message) -> None:
+        """A frame through the batcher to the gateway; its reply (a welcome, an ack) sent back."""
         if isinstance(message, protocol.Heartbeat):
             # Through the batcher, not a thread call of its own: a thousand heartbeats become one UPDATE
             # per batch and never queue ahead of the frames (a queued heartbeat is how a busy gateway
             # made live machines look silent to the link watch). Heartbeats get no answer.
-            await batcher().take((machine_id, message))
+            await batcher().submit((machine_id, message))
             return
         if isinstance(message, protocol.Hello):
-            welcome = await batcher().take((machine_id, message))
+            welcome = await batcher().submit((machine_id, message))
             if LINK_GROUP_KEY in welcome:
                 await self._follow_link(welcome.pop(LINK_GROUP_KEY))
             await self.send(text_data=protocol.encode(welcome))
             return
-        reply = await batcher().take((machine_id, message))
+        reply = await batcher().submit((machine_id, message))
         await self.send(text_data=protocol.encode(reply))
 
     # --- messages from the system (channel layer) ---

@@ -14,7 +14,8 @@ Two parts:
   drive it with a fake clock.
 - ``run_simulation``: asyncio, one ``websockets`` client connection per machine, feeding each brain the
   frames it receives and sending what it decides. ``manage.py simulate_machines``, the demo and
-  ``bench/machines.py`` run it.
+  ``bench/machines.py`` run it. Its scaffolding (reconnection backoff, the ramp and run of many devices,
+  statistics helpers) is halls.simulation, shared with bingo.electronic.simulator.
 
 Determinism: a machine's RNG is ``random.Random(seed + index)`` (the link's jitter has one of its own);
 given the same clock and the same incoming messages, a brain makes the same games, bets, wins and hits.
@@ -36,8 +37,9 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
-from halls import money
+from halls import money, simulation
 from halls.money import CENT
+from halls.simulation import Clock, percentile
 
 # Minimum seconds per game by machine type (the issue: type C at most one game every 2.5 s, type B 3 s).
 MIN_GAME_SECONDS: dict[str, float] = {"B": 3.0, "C": 2.5}
@@ -634,14 +636,6 @@ class MachineBrain:
 # --- reports -------------------------------------------------------------------------------------------
 
 
-def percentile(ordered: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile of a sorted sequence (nan when empty)."""
-    if not ordered:
-        return math.nan
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[min(rank, len(ordered)) - 1]
-
-
 @dataclass
 class Report:
     """The statistics of a run (of one process, or merged), JSON-able for a benchmark's processes."""
@@ -696,8 +690,7 @@ class Report:
             report.machines += 1
             for name in cls.COUNTERS:
                 report.counters[name] += getattr(s, name)
-            for code, n in s.rejected_codes.items():
-                report.rejected_codes[code] = report.rejected_codes.get(code, 0) + n
+            simulation.add_counts(report.rejected_codes, s.rejected_codes)
             report.bets_stored += s.bets_stored
             report.hand_pay_amount += s.hand_pay_amount
             report.reply_latencies.extend(s.reply_latencies)
@@ -720,7 +713,7 @@ class Report:
         merged = Report(
             machines=self.machines + other.machines,
             seconds=max(self.seconds, other.seconds),
-            counters={k: self.counters.get(k, 0) + other.counters.get(k, 0) for k in self.COUNTERS},
+            counters=simulation.merged_counts(self.COUNTERS, self.counters, other.counters),
             bets_stored=self.bets_stored + other.bets_stored,
             hand_pay_amount=self.hand_pay_amount + other.hand_pay_amount,
             reply_latencies=self.reply_latencies + other.reply_latencies,
@@ -735,8 +728,7 @@ class Report:
             wall_end=max(self.wall_end, other.wall_end),
         )
         for codes in (self.rejected_codes, other.rejected_codes):
-            for code, n in codes.items():
-                merged.rejected_codes[code] = merged.rejected_codes.get(code, 0) + n
+            simulation.add_counts(merged.rejected_codes, codes)
         return merged
 
     def to_json(self) -> dict[str, Any]:
@@ -851,9 +843,6 @@ def machine_url(base: str, credentials: Credentials) -> str:
     return url
 
 
-Clock = Callable[[], float]
-
-
 async def _send_all(ws: Any, messages: list[dict[str, Any]]) -> None:
     for message in messages:
         await ws.send(json.dumps(message, separators=(",", ":")))
@@ -861,13 +850,7 @@ async def _send_all(ws: Any, messages: list[dict[str, Any]]) -> None:
 
 async def _reader(ws: Any, brain: MachineBrain, wake: asyncio.Event, clock: Clock) -> None:
     try:
-        async for frame in ws:
-            try:
-                message = json.loads(frame)
-            except ValueError:
-                continue
-            if not isinstance(message, dict):
-                continue
+        async for message in simulation.frames(ws):
             out = brain.on_message(message, clock(), time.time())
             if out:
                 await _send_all(ws, out)
@@ -888,11 +871,9 @@ async def run_machine(
 ) -> None:
     """Drive one brain over a WebSocket until ``stop`` is set, then drain (answer what is pending,
     at most ``drain_seconds``). Reconnects with a backoff when the connection fails or drops."""
-    from websockets.asyncio.client import connect
-    from websockets.exceptions import WebSocketException
-
     wake = asyncio.Event()
-    backoff = 0.5
+    # The link's own randomness: boards dropped together do not reconnect together.
+    backoff = simulation.Backoff(brain.link_rng)
     drain_until: float | None = None
     while True:
         if stop.is_set():
@@ -902,17 +883,8 @@ async def run_machine(
             if brain.drained or clock() >= drain_until:
                 return
         try:
-            async with connect(
-                url,
-                compression=None,  # deflate costs both ends CPU on small JSON frames
-                ping_interval=None,  # the protocol has its own heartbeat
-                proxy=None,
-                open_timeout=20,
-                close_timeout=2,
-                max_size=65_536,
-                max_queue=64,
-            ) as ws:
-                backoff = 0.5
+            async with simulation.socket(url, open_timeout=20, max_size=65_536, max_queue=64) as ws:
+                backoff.reset()
                 await _send_all(ws, brain.on_connect(clock()))
                 reader = asyncio.create_task(_reader(ws, brain, wake, clock))
                 try:
@@ -934,25 +906,21 @@ async def run_machine(
                                 await wake.wait()
                 finally:
                     reader.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, WebSocketException, OSError):
+                    with contextlib.suppress(asyncio.CancelledError, *simulation.connection_errors()):
                         await reader
                 if drain_until is not None and (brain.drained or clock() >= drain_until):
                     return
-        except (OSError, WebSocketException, TimeoutError) as exc:
+        except simulation.connection_errors() as exc:
             if on_error is not None:
                 on_error(f"{brain.profile.asset}: {exc!r}")
         brain.on_disconnect(clock())
-        # Jittered (half to all of the backoff): boards dropped together do not reconnect together.
-        pause = brain.link_rng.uniform(backoff / 2, backoff)
+        pause = backoff.next()
         if drain_until is not None:
             if brain.drained or clock() >= drain_until:
                 return
             await asyncio.sleep(min(pause, max(0.0, drain_until - clock())))
         else:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(pause):
-                    await stop.wait()
-        backoff = min(backoff * 2, 5.0)
+            await simulation.pause(pause, stop)
 
 
 async def run_simulation(
@@ -977,55 +945,19 @@ async def run_simulation(
     bases = [base_url] if isinstance(base_url, str) else list(base_url)
     clock = time.monotonic
     stop = stop or asyncio.Event()
-    start = clock()
-    ramp = len(machines) / connect_rate if connect_rate > 0 else 0.0
-    measure_from = start + ramp + warmup
+    ramp = simulation.Ramp(clock(), len(machines), connect_rate, warmup)
+    measure_from = ramp.measure_from
     config = dataclasses.replace(config, measure_from=measure_from)
-    brains = [
-        MachineBrain(m.profile, config, now=start + (i / connect_rate if connect_rate > 0 else 0.0))
-        for i, m in enumerate(machines)
-    ]
+    brains = [MachineBrain(m.profile, config, now=ramp.connects_at(i)) for i, m in enumerate(machines)]
     if brains_out is not None:
         brains_out.extend(brains)
 
-    async def one(i: int, cred: Credentials, brain: MachineBrain) -> None:
-        if connect_rate > 0:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(max(0.0, start + i / connect_rate - clock())):
-                    await stop.wait()
-        if stop.is_set():
-            return
-        await run_machine(
-            brain,
-            machine_url(bases[i % len(bases)], cred),
-            stop=stop,
-            drain_seconds=drain_seconds,
-            clock=clock,
-            on_error=on_error,
-        )
+    async def drive(i: int, brain: MachineBrain) -> None:
+        url = machine_url(bases[i % len(bases)], machines[i])
+        await run_machine(brain, url, stop=stop, drain_seconds=drain_seconds, clock=clock, on_error=on_error)
 
-    tasks = [
-        asyncio.create_task(one(i, cred, brain))
-        for i, (cred, brain) in enumerate(zip(machines, brains, strict=True))
-    ]
-    if duration is not None:
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(ramp + warmup + duration):
-                await stop.wait()
-        stop.set()
-    end = clock()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    end = await simulation.run_devices(brains, drive, ramp=ramp, stop=stop, duration=duration, clock=clock)
     report = Report.from_brains(brains, start=measure_from, end=max(end, measure_from))
     to_wall = time.time() - clock()
     report.wall_start, report.wall_end = measure_from + to_wall, max(end, measure_from) + to_wall
     return report
-
-
-def run(coro_factory: Callable[[], Any]) -> Any:
-    """Run a coroutine on uvloop when installed (a thousand sockets), else on asyncio's loop."""
-    try:
-        import uvloop
-    except ImportError:  # pragma: no cover - uvicorn[standard] installs it
-        return asyncio.run(coro_factory())
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        return runner.run(coro_factory())

@@ -256,7 +256,7 @@ class TerminalConsumer(AsyncWebsocketConsumer):
                 self._answer(purchase_frames.refused(request))
                 continue
             try:
-                text = await purchase_frames.batcher().take((int(device_id), token_hash, request))
+                text = await purchase_frames.batcher().submit((int(device_id), token_hash, request))
             except Exception:  # the batch's transaction rolled back: nothing written, send it again
                 log.exception("terminal %s: a purchase batch failed", device_id)
                 text = purchase_frames.failed(request)

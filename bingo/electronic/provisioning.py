@@ -17,7 +17,7 @@ from bingo.electronic.services import terminals as terminal_services
 from bingo.electronic.simulator import SOFTWARE_VERSION, TerminalProfile
 from halls.actors import Actor
 from halls.cashier.models import PlayerCard, Shift, ShiftState, Till
-from halls.cashier.services import cards, shifts
+from halls.cashier.services import player_cards, shifts
 from halls.models import Role, StaffRole, Venue
 from halls.services import audit
 
@@ -89,15 +89,15 @@ def ensure_cards(
         venue_id = terminal.speciality.venue_id
         card = PlayerCard.objects.filter(venue_id=venue_id, number=numbers.get(terminal.pk, "")).first()
         if card is None:
-            card = cards.issue_card(venue_id=venue_id, actor=cashier)
-        short = amount - cards.balance(card)
+            card = player_cards.issue_card(venue_id=venue_id, actor=cashier)
+        short = amount - player_cards.balance(card)
         if short > 0:
             with transaction.atomic():
-                cards.cash_in(
+                player_cards.cash_in(
                     card=card,
                     amount=short,
                     means="cash",
-                    key=f"sim-float-{card.number}-{cards.balance(card)}",
+                    key=f"sim-float-{card.number}-{player_cards.balance(card)}",
                     actor=cashier,
                 )
         out[terminal.pk] = card.number

@@ -21,7 +21,7 @@ not a JSON object gets ``malformed_json``, another ``type`` ``unknown_type``, on
 ``too_large`` (each with ``key`` null unless it could be read); one far beyond that closes the socket
 (1009). A terminal may have MAX_PENDING purchases waiting; they are answered in the order sent.
 
-The purchases of all the process's terminal sockets go to one `Batcher` per event loop (halls.batching):
+The purchases of all the process's terminal sockets go to one `Batcher` per event loop (halls.loop_batcher):
 one call of `write_batch` per batch (prepared, then written one batch at a time), on threads of
 this door's own (not Channels' one sync thread, which every consumer of the process shares), one
 transaction for the batch's new purchases.
@@ -44,8 +44,8 @@ from django.utils.translation import gettext as _
 
 from bingo.electronic.models import Terminal
 from bingo.electronic.services import messages, sales
-from halls.batching import Batcher
 from halls.errors import DomainError
+from halls.loop_batcher import LoopBatcher
 
 log = logging.getLogger("hall.terminals")
 
@@ -216,17 +216,17 @@ def write_batch(items: list[Item]) -> list[str]:
     return [answers[i] for i in range(len(items))]
 
 
-_batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Batcher[Item, str]] = (
+_batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LoopBatcher[Item, str]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def batcher() -> Batcher[Item, str]:
+def batcher() -> LoopBatcher[Item, str]:
     """The running loop's batcher (a process serves on one loop; tests may run several loops)."""
     loop = asyncio.get_running_loop()
     found = _batchers.get(loop)
     if found is None:
-        found = _batchers[loop] = Batcher(
+        found = _batchers[loop] = LoopBatcher(
             write_batch, executor=_executor, size=BATCH_SIZE, wait=BATCH_WAIT, runners=BATCH_RUNNERS
         )
     return found

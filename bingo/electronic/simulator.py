@@ -16,7 +16,8 @@ Two parts, as ``machines.simulator``:
 - ``run_simulation``: asyncio, per terminal one WebSocket (``websockets``) and one keep-alive HTTP/1.1
   connection (``HttpConnection``, a few dozen lines: no HTTP client library in the requirements), feeding
   each brain what arrives and sending what it decides. ``manage.py terminal_simulator``, the demo and
-  ``bench/terminal_simulator.py`` run it.
+  ``bench/terminal_simulator.py`` run it. Its scaffolding (reconnection backoff, the ramp and run of many
+  devices, statistics helpers) is halls.simulation, shared with machines.simulator.
 
 Determinism: a terminal's choices come from ``random.Random(seed + index)``; the hall's draws use ``secrets``
 (this is a test device, never a draw).
@@ -38,7 +39,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from halls import simulation
 from halls.eventtypes import EventType
+from halls.simulation import Clock, percentile
 
 # The device API (the "sales" helper's doors) and the socket (the "terminal" helper's), relative to the base.
 API = "/api/electronic/terminal/"
@@ -713,14 +716,6 @@ def _cards_by_game(card: dict[str, Any]) -> dict[int, int]:
 # --- reports -------------------------------------------------------------------------------------------
 
 
-def percentile(ordered: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile of a sorted sequence (nan when empty)."""
-    if not ordered:
-        return math.nan
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[min(rank, len(ordered)) - 1]
-
-
 @dataclass
 class Report:
     """The statistics of a run (one process, or merged), JSON-able for a benchmark's processes."""
@@ -771,8 +766,7 @@ class Report:
             report.terminals += 1
             for name in cls.COUNTERS:
                 report.counters[name] += getattr(s, name)
-            for code, n in s.refused_codes.items():
-                report.refused_codes[code] = report.refused_codes.get(code, 0) + n
+            simulation.add_counts(report.refused_codes, s.refused_codes)
             report.purchase_latencies.extend(s.purchase_latencies)
             report.ball_delays.extend(s.ball_delays)
             report.balls_per_terminal.append(s.balls)
@@ -796,7 +790,7 @@ class Report:
         merged = Report(
             terminals=self.terminals + other.terminals,
             seconds=max(self.seconds, other.seconds),
-            counters={k: self.counters.get(k, 0) + other.counters.get(k, 0) for k in self.COUNTERS},
+            counters=simulation.merged_counts(self.COUNTERS, self.counters, other.counters),
             purchase_latencies=self.purchase_latencies + other.purchase_latencies,
             ball_delays=self.ball_delays + other.ball_delays,
             balls_per_terminal=self.balls_per_terminal + other.balls_per_terminal,
@@ -807,8 +801,7 @@ class Report:
             balance_unexplained=self.balance_unexplained + other.balance_unexplained,
         )
         for codes in (self.refused_codes, other.refused_codes):
-            for code, n in codes.items():
-                merged.refused_codes[code] = merged.refused_codes.get(code, 0) + n
+            simulation.add_counts(merged.refused_codes, codes)
         return merged
 
     def to_json(self) -> dict[str, Any]:
@@ -960,9 +953,6 @@ class HttpConnection:
 # --- the network driver ----------------------------------------------------------------------------------
 
 
-Clock = Callable[[], float]
-
-
 def socket_url(base: str, profile: TerminalProfile) -> str:
     """``ws://host:port/ws/electronic/terminal/?device=<id>&token=<token>`` from ``http://host:port``."""
     parts = urlsplit(base)
@@ -1006,13 +996,11 @@ class _Caller:
         self.wake.set()
 
     async def _run(self) -> None:
-        from websockets.exceptions import WebSocketException
-
         while True:
             call = await self.queue.get()
             if call.kind == "purchase" and self.socket is not None and call.body is not None:
                 self.pending[call.key] = call
-                with contextlib.suppress(WebSocketException, OSError):  # the brain resends on reconnect
+                with contextlib.suppress(*simulation.connection_errors()):  # the brain resends on reconnect
                     await self.socket.send(json.dumps({"type": PURCHASE_FRAME, **call.body}))
                 continue
             status, body = await self.http.request(call.method, call.path, call.encoded())
@@ -1037,29 +1025,22 @@ async def run_terminal(
 ) -> None:
     """Drive one brain until ``stop`` is set (then answers still pending get ``drain_seconds``); the socket
     reconnects with a backoff when it fails or drops."""
-    from websockets.asyncio.client import connect
-    from websockets.exceptions import WebSocketException
-
     wake = asyncio.Event()
     caller = _Caller(brain, HttpConnection(base, brain.profile.authorization), clock, wake)
-    backoff = 0.5
+    backoff = simulation.Backoff(brain.rng)
     try:
         while not stop.is_set():
             try:
-                async with connect(
+                async with simulation.socket(
                     socket_url(base, brain.profile),
-                    compression=None,
-                    ping_interval=None,
-                    proxy=None,
                     # A busy server accepts slowly (2,000 sockets took minutes here): a short timeout only
                     # turns a queue into a storm of retries.
                     open_timeout=120,
-                    close_timeout=2,
                     max_size=1 << 20,
                     max_queue=256,
                     origin=origin_of(base),  # the socket is a page's (halls.ws_security.browser_socket)
                 ) as ws:
-                    backoff = 0.5
+                    backoff.reset()
                     caller.opened(ws)
                     caller.put(brain.on_connect(clock()))
                     reader = asyncio.get_running_loop().create_task(_read(ws, brain, caller, clock, wake))
@@ -1074,20 +1055,16 @@ async def run_terminal(
                     finally:
                         caller.closed()
                         reader.cancel()
-                        with contextlib.suppress(asyncio.CancelledError, WebSocketException, OSError):
+                        with contextlib.suppress(asyncio.CancelledError, *simulation.connection_errors()):
                             await reader
-            except (OSError, WebSocketException, TimeoutError) as exc:
+            except simulation.connection_errors() as exc:
                 brain.stats.errors += 1
                 if on_error is not None:
                     on_error(f"terminal {brain.profile.device_id}: {exc!r}")
             brain.on_disconnect(clock())
             if stop.is_set():
                 break
-            pause = brain.rng.uniform(backoff / 2, backoff)
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(pause):
-                    await stop.wait()
-            backoff = min(backoff * 2, 5.0)
+            await simulation.pause(backoff.next(), stop)
         brain.stop()
         deadline = clock() + drain_seconds
         while not brain.idle and clock() < deadline:
@@ -1106,14 +1083,10 @@ def origin_of(base: str) -> Any:
 
 async def _read(ws: Any, brain: TerminalBrain, caller: _Caller, clock: Clock, wake: asyncio.Event) -> None:
     try:
-        async for text in ws:
-            try:
-                frame = json.loads(text)
-            except ValueError:
-                continue
-            if isinstance(frame, dict) and frame.get("type") == PURCHASE_ANSWER:
+        async for frame in simulation.frames(ws):
+            if frame.get("type") == PURCHASE_ANSWER:
                 caller.on_answer_frame(frame)
-            elif isinstance(frame, dict):
+            else:
                 caller.put(brain.on_frame(frame, clock(), time.time()))
                 if brain.take_wakeup():
                     wake.set()
@@ -1168,21 +1141,14 @@ async def run_simulation(
     bases = [base_url] if isinstance(base_url, str) else list(base_url)
     clock = time.monotonic
     stop = stop or asyncio.Event()
-    start = clock()
-    ramp = len(terminals) / connect_rate if connect_rate > 0 else 0.0
-    measure_from = start + ramp + warmup
+    ramp = simulation.Ramp(clock(), len(terminals), connect_rate, warmup)
+    measure_from = ramp.measure_from
     config = dataclasses.replace(config, measure_from=measure_from)
-    brains = [TerminalBrain(t, config, now=start) for t in terminals]
+    brains = [TerminalBrain(t, config, now=ramp.start) for t in terminals]
     if brains_out is not None:
         brains_out.extend(brains)
 
-    async def one(i: int, brain: TerminalBrain) -> None:
-        if connect_rate > 0:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(max(0.0, start + i / connect_rate - clock())):
-                    await stop.wait()
-        if stop.is_set():
-            return
+    async def drive(i: int, brain: TerminalBrain) -> None:
         await run_terminal(
             brain,
             bases[i % len(bases)],
@@ -1192,16 +1158,7 @@ async def run_simulation(
             on_error=on_error,
         )
 
-    tasks = [asyncio.create_task(one(i, brain)) for i, brain in enumerate(brains)]
-    if duration is not None:
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(ramp + warmup + duration):
-                await stop.wait()
-        stop.set()
-    else:
-        await stop.wait()  # told to stop from outside (a signal): the measured time runs until then
-    end = clock()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    end = await simulation.run_devices(brains, drive, ramp=ramp, stop=stop, duration=duration, clock=clock)
     report = Report.from_brains(brains, seconds=max(0.0, end - measure_from))
     if check_balances:
         if settle_seconds > 0:
@@ -1209,13 +1166,3 @@ async def run_simulation(
         finals = await final_balances(bases[0], brains)
         report.check_balances(brains, finals)
     return report
-
-
-def run(coro_factory: Callable[[], Any]) -> Any:
-    """Run a coroutine on uvloop when installed (thousands of sockets), else on asyncio's loop."""
-    try:
-        import uvloop
-    except ImportError:  # pragma: no cover - uvicorn[standard] installs it
-        return asyncio.run(coro_factory())
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        return runner.run(coro_factory())

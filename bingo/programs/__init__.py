@@ -1,10 +1,11 @@
 """Accumulated-pool prize programs of traditional bingo (bolsa acumulada, spec §2.4): pure, no Django.
 
-`tables` holds the regulation's data (every BA table, literally, with citations), `schedule` the
+`regulation` holds the regulation's data (every BA table, literally, with citations), `schedule` the
 scheduled-hour and operating-day rules in the venue's time zone, `rules` the program types BA-1 … BA-20
 and the game cycle: `in_play` → `evaluate` → `payout` → `next_state`.
 """
 
+from bingo.programs.regulation import HallCategory, ProgramType, Source
 from bingo.programs.rules import (
     PROGRAM_TYPES,
     Family,
@@ -28,7 +29,6 @@ from bingo.programs.rules import (
     validate_pick,
 )
 from bingo.programs.schedule import MissedSlot, operating_day, overlapping, scheduled_slot
-from bingo.programs.tables import HallCategory, ProgramType, Source
 
 __all__ = [
     "PROGRAM_TYPES",

@@ -11,8 +11,8 @@ import math
 from decimal import Decimal
 from xml.sax.saxutils import escape
 
+from bingo.programs.regulation import EURO
 from bingo.programs.simulate import SimulationReport
-from bingo.programs.tables import EURO
 
 WIDTH = 960
 HEIGHT = 460

@@ -30,19 +30,7 @@ from typing import Generic, TypeVar
 
 from bingo.balls import KNOWN_COLOURS
 from bingo.prizes import PrizeAmount, prize_from_sales, split_equally
-from bingo.programs.schedule import (
-    DEFAULT_DAY_CUTOFF,
-    MissedSlot,
-    Schedule,
-    Slot,
-    operating_day,
-    overlapping,
-    parse_hour,
-    scheduled_slot,
-    to_utc,
-    zone,
-)
-from bingo.programs.tables import (
+from bingo.programs.regulation import (
     REGULATIONS,
     SEED_ITEMS,
     Ba6Profile,
@@ -57,6 +45,18 @@ from bingo.programs.tables import (
     Source,
     Step,
     regulation_in_force,
+)
+from bingo.programs.schedule import (
+    DEFAULT_DAY_CUTOFF,
+    MissedSlot,
+    Schedule,
+    Slot,
+    operating_day,
+    overlapping,
+    parse_hour,
+    scheduled_slot,
+    to_utc,
+    zone,
 )
 from halls import money
 from halls.money import HUNDRED

@@ -37,6 +37,7 @@ from operator import itemgetter
 from bingo.balls import DEFAULT_PALETTE, default_colours
 from bingo.cards import CARDS_PER_STRIP, MAX_NUMBER, generate_series
 from bingo.prizes import prize_from_sales
+from bingo.programs.regulation import HallCategory
 from bingo.programs.rules import (
     Family,
     Funding,
@@ -54,7 +55,6 @@ from bingo.programs.rules import (
     validate_pick,
 )
 from bingo.programs.schedule import first_instant_at, to_utc, zone
-from bingo.programs.tables import HallCategory
 from halls import money
 from halls.money import CENT, HUNDRED
 

@@ -24,9 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
-from collections import OrderedDict
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -36,6 +33,7 @@ from django.db import connection, transaction
 
 from bingo import detect_index
 from bingo.detect_index import PACKED_LENGTH, BallCompletions, GameIndex, build, card_ids, pack_ids
+from bingo.detection_cache import DetectionCache, Entry
 from bingo.models import Ball, Card, ClaimKind, Completion, Game, SoldCard
 
 # Games whose index a process keeps (about 72 MB each at a million cards sold): a room's game in play and
@@ -48,17 +46,8 @@ log = logging.getLogger("hall.detection")
 
 Fingerprint = tuple[str, int, datetime, datetime | None, int, int]
 
-
-@dataclass
-class _Entry:
-    fingerprint: Fingerprint
-    index: GameIndex
-    # True from the moment a ball is applied until its transaction is seen committed.
-    pending: bool = False
-
-
-_cache: OrderedDict[int, _Entry] = OrderedDict()
-_lock = threading.Lock()
+# The process's indexes (bingo.detection_cache: the one per-game cache of every game type's detector).
+cache: DetectionCache[GameIndex] = DetectionCache(CACHED_GAMES, transaction.on_commit)
 
 
 def _postgresql() -> bool:
@@ -79,10 +68,10 @@ def sales_closed(game: Game) -> GameIndex:
     """Build the game's index (sales are frozen now) and keep it once the close of sales commits."""
     fingerprint = _fingerprint(game)
     ids, packed = sold_numbers(game)
-    entry = _Entry(fingerprint, build(ids, packed))
+    entry = Entry(fingerprint, build(ids, packed))
 
     def committed() -> None:
-        _keep(game.pk, entry)
+        cache.keep(game.pk, entry)
         _write_file(fingerprint, entry.index)
 
     transaction.on_commit(committed)
@@ -92,54 +81,32 @@ def sales_closed(game: Game) -> GameIndex:
 def record_ball(game: Game, ball: Ball) -> BallCompletions:
     """Apply `ball` (just appended, game row locked) and record the completions it made."""
     entry = _entry_before(game, ball.ordinal)
-    entry.pending = True  # cleared only when this transaction commits
     done = entry.index.apply(ball.number)
     _insert(game, done)
-    transaction.on_commit(lambda: _settle(game.pk, entry, ball.ordinal))
+    cache.applying(game.pk, entry, ball.ordinal)  # kept again once this transaction commits
     return done
 
 
 def forget(game_id: int | None = None) -> None:
     """Drop the process's index of a game (all games if None): what a restarted process starts from."""
-    with _lock:
-        if game_id is None:
-            _cache.clear()
-        else:
-            _cache.pop(game_id, None)
+    cache.forget(game_id)
 
 
-def _keep(game_id: int, entry: _Entry) -> None:
-    with _lock:
-        _cache[game_id] = entry
-        _cache.move_to_end(game_id)
-        while len(_cache) > CACHED_GAMES:
-            _cache.popitem(last=False)
-
-
-def _settle(game_id: int, entry: _Entry, ordinal: int) -> None:
-    if entry.index.ordinal == ordinal:
-        entry.pending = False
-        _keep(game_id, entry)
-
-
-def _entry_before(game: Game, ordinal: int) -> _Entry:
-    """The game's index standing at ball `ordinal - 1` as committed: cached, caught up, or rebuilt."""
+def _entry_before(game: Game, ordinal: int) -> Entry[GameIndex]:
+    """The game's index standing at ball `ordinal - 1` as committed: cached, caught up (another process
+    drew the balls since: their completions are recorded already), or rebuilt."""
     fingerprint = _fingerprint(game)
-    with _lock:
-        entry = _cache.pop(game.pk, None)  # taken out while in use; put back on commit
-    usable = entry is not None and entry.fingerprint == fingerprint and not entry.pending
-    if entry is not None and usable and entry.index.ordinal == ordinal - 1:
-        return entry
-    balls = list(
-        Ball.objects.filter(game=game, ordinal__lt=ordinal)
-        .order_by("ordinal")
-        .values_list("number", flat=True)
+
+    def balls() -> list[int]:
+        return list(
+            Ball.objects.filter(game=game, ordinal__lt=ordinal)
+            .order_by("ordinal")
+            .values_list("number", flat=True)
+        )
+
+    return cache.before(
+        game.pk, fingerprint, ordinal, balls=balls, build=lambda drawn: _build(game, fingerprint, drawn)
     )
-    if entry is not None and usable and entry.index.balls == balls[: entry.index.ordinal]:
-        # Another process drew the balls since: catch up (their completions are recorded already).
-        entry.index.apply_all(balls[entry.index.ordinal :])
-        return entry
-    return _Entry(fingerprint, _build(game, fingerprint, balls))
 
 
 def _build(game: Game, fingerprint: Fingerprint, balls: list[int]) -> GameIndex:
@@ -241,11 +208,11 @@ def rebuild_completions(game: Game) -> list[BallCompletions]:
     balls = list(Ball.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True))
     forget(game.pk)
     fingerprint = _fingerprint(game)
-    entry = _Entry(fingerprint, _build(game, fingerprint, []), pending=True)
+    entry = Entry(fingerprint, _build(game, fingerprint, []))
     done = entry.index.apply_all(balls)
     Completion.objects.filter(game=game).delete()
     Completion.objects.bulk_create(row for ball in done for row in _rows(game, ball))
-    transaction.on_commit(lambda: _settle(game.pk, entry, len(balls)))
+    cache.applying(game.pk, entry, len(balls))  # kept once this transaction commits
     return done
 
 

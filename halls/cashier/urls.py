@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from halls.cashier.api import cards, devices, payables, reports, shifts, tickets
+from halls.cashier.api import devices, payables, player_cards, reports, shifts, tickets
 
 urlpatterns: list[URLPattern | URLResolver] = [
     *shifts.urlpatterns,
-    *cards.urlpatterns,
+    *player_cards.urlpatterns,
     *devices.urlpatterns,
     *reports.urlpatterns,
     *tickets.urlpatterns,

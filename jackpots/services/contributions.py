@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -45,9 +44,9 @@ from halls import money
 from halls.actors import Actor
 from halls.actors import actor_label as label
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
+from halls.group_commit import GroupCommit, ProcessGroup, answer_of, together_or_one_by_one
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
 from jackpots.services import locks
-from jackpots.services.batcher import GroupCommit
 from jackpots.services.locks import POOL_LOCK_CLASS
 
 log = logging.getLogger("hall.jackpots.contributions")
@@ -605,7 +604,7 @@ def contribute_pools(
 # --- group commit (independent callers of one process) ------------------------------------------------
 #
 # A contribution made outside any transaction (the hot path: one pool bet, nothing else to write with it)
-# goes to the process's group commit (services.batcher): concurrent callers' contributions are written
+# goes to the process's group commit (halls.group_commit): concurrent callers' contributions are written
 # together, up to HALL_POOL_GROUP_SIZE of them, in ONE transaction with one batch statement per pool
 # (contribute_many's, pools in id order as every writer takes them; a group of one pool is that one
 # statement in autocommit: one round trip, one commit). The rows, splits and answers are those of
@@ -634,29 +633,13 @@ class _Request:
 
 @functools.cache
 def _grouped() -> bool:
-    return bool(getattr(settings, "HALL_POOL_GROUP_COMMIT", True))
-
-
-_groups: dict[int, GroupCommit[_Request, ContributionReceipt]] = {}
-_groups_lock = threading.Lock()
+    return _group.enabled()
 
 
 def group_commit() -> GroupCommit[_Request, ContributionReceipt]:
-    """This process's group commit (a new one after a fork: a child never shares its parent's)."""
-    pid = os.getpid()
-    found = _groups.get(pid)
-    if found is None:
-        with _groups_lock:
-            found = _groups.get(pid)
-            if found is None:
-                _groups.clear()
-                found = _groups[pid] = GroupCommit(
-                    _write_group,
-                    size=int(getattr(settings, "HALL_POOL_GROUP_SIZE", 64)),
-                    wait=float(getattr(settings, "HALL_POOL_GROUP_WAIT_MS", 2)) / 1000,
-                    runners=int(getattr(settings, "HALL_POOL_GROUP_RUNNERS", 2)),
-                )
-    return found
+    """This process's group commit (a new one after a fork: a child never shares its parent's), sized by
+    HALL_POOL_GROUP_SIZE, _WAIT_MS and _RUNNERS."""
+    return _group.get()
 
 
 def _write_one(request: _Request) -> ContributionReceipt:
@@ -702,20 +685,13 @@ def _write_together(requests: Sequence[_Request]) -> list[_Answer]:
 
 
 def _alone(request: _Request) -> _Answer:
-    try:
-        return _write_one(request)
-    except Exception as exc:  # this caller's own answer
-        return exc
+    return answer_of(_write_one, request)
 
 
 def _write_group(requests: Sequence[_Request]) -> list[_Answer]:
     """The group's answers: together (see `_write_together`), or, if that fails (the database refused
     the transaction: a deadlock, a lost connection), one by one, each in its own transaction."""
-    if len(requests) > 1:
-        try:
-            return _write_together(requests)
-        except Exception:
-            log.warning(
-                "a group of %s contributions failed: writing them one by one", len(requests), exc_info=True
-            )
-    return [_alone(request) for request in requests]
+    return together_or_one_by_one(requests, _write_together, _write_one, log=log, what="contributions")
+
+
+_group: ProcessGroup[_Request, ContributionReceipt] = ProcessGroup(_write_group, "HALL_POOL_GROUP")

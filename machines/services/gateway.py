@@ -41,7 +41,7 @@ class Call:
     row: Row
 
 
-def take(batch: Batch, call: Call, message: protocol.Message) -> dict[str, Any]:
+def apply_message(batch: Batch, call: Call, message: protocol.Message) -> dict[str, Any]:
     """One message: its reply (an ``ack``; for a hello the welcome, filled in when the batch is written)."""
     row, seqs = call.row, call.seqs
     if isinstance(message, protocol.Heartbeat):
@@ -89,7 +89,7 @@ def _failed(message: protocol.Message) -> dict[str, Any]:
     return protocol.ack(seq, "rejected", "server_error", "Not taken: send it again later.")
 
 
-def _take(
+def _receive_frames(
     frames: Sequence[tuple[int, Sequence[protocol.Message]]], at: datetime
 ) -> list[list[dict[str, Any]]]:
     """The frames in one transaction. Frames of one machine (it may appear twice: a board that reconnected)
@@ -113,7 +113,7 @@ def _take(
             if call is None:
                 replies.append([_unknown(message) for message in messages])
             else:
-                replies.append([take(batch, call, message) for message in messages])
+                replies.append([apply_message(batch, call, message) for message in messages])
         last_seqs = {pk: call.seqs.last_seq for pk, call in calls.items()}
         batch.finish([call.row for call in calls.values()], last_seqs)
     return replies
@@ -129,7 +129,7 @@ def receive_many(
     the board sends it again). A batch of one frame raises, as `receive` does."""
     at = received_at or now()
     try:
-        return _take(batch, at)
+        return _receive_frames(batch, at)
     except Exception:
         if len(batch) <= 1:
             raise
@@ -137,7 +137,7 @@ def receive_many(
     replies: list[list[dict[str, Any]]] = []
     for machine_id, messages in batch:
         try:
-            replies.append(_take([(machine_id, messages)], at)[0])
+            replies.append(_receive_frames([(machine_id, messages)], at)[0])
         except Exception:
             log.exception("gateway call failed for machine %s", machine_id)
             replies.append([_failed(message) for message in messages])

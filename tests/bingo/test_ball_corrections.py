@@ -263,11 +263,11 @@ def test_no_process_applies_a_ball_to_an_index_from_before_the_correction(
     balls before the correction (here: this one, given it back) must not use it for the next ball."""
     game = drawing(manual_game, card_series, caller, cashier)
     row, wrong = mis_keyed_line(game, card_series, caller)
-    stale = copy.deepcopy(detection._cache[game.pk])
+    stale = copy.deepcopy(detection.cache.entries[game.pk])
     assert stale.index.ordinal == len(row)
     corrections.correct_ball(game=game, ordinal=len(row), number=row[-1], reason=REASON, actor=caller)
     assert recorded(game) == expected(game)
-    detection._keep(game.pk, stale)  # another process's cache, as it was before the correction
+    detection.cache.keep(game.pk, stale)  # another process's cache, as it was before the correction
     # The rest of card 7: the stale index, which never saw its corrected number, would miss its bingo.
     for number in sorted(grid(card_series, 7).numbers - set(row)):
         draw.enter_ball(game=game, number=number, actor=caller)

@@ -235,13 +235,13 @@ def test_an_index_from_another_database_state_is_not_reused(
     game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
     for number in range(1, 11):
         draw.enter_ball(game=game, number=number, actor=caller)
-    with detection._lock:
-        kept = copy.deepcopy(dict(detection._cache))  # this process's index at ball 10
+    with detection.cache.lock:
+        kept = copy.deepcopy(dict(detection.cache.entries))  # this process's index at ball 10
     for number in range(11, 41):
         draw.enter_ball(game=game, number=number, actor=caller)
-    with detection._lock:
-        detection._cache.clear()
-        detection._cache.update(kept)  # this process saw ball 10 last
+    with detection.cache.lock:
+        detection.cache.entries.clear()
+        detection.cache.entries.update(kept)  # this process saw ball 10 last
     assert kept[game.pk].index.ordinal == 10
     loads = counting_loads(monkeypatch)
     wipe_files()

@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 
 from bingo.models import PrizeProgram, ScheduledNotice
-from bingo.programs.tables import BA_8_TABLE, BA_10_TABLE, Extrapolation, HallCategory
+from bingo.programs.regulation import BA_8_TABLE, BA_10_TABLE, Extrapolation, HallCategory
 from bingo.services import programs as svc
 from halls.models import AuditEntry, StreamCursor
 from tests.bingo.program_flow import (  # noqa: F401 - fixtures

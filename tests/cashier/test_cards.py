@@ -11,8 +11,8 @@ from django.contrib.auth.models import User
 from halls.cashier import cardnumber
 from halls.cashier.ledger import Kind
 from halls.cashier.models import LedgerTransaction, Means, PlayerCard, PlayerCardState, Shift, Till, TxKind
-from halls.cashier.services import cards, shifts
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards, shifts
 from halls.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from halls.models import AuditEntry, Venue
 from tests.conftest import make_user
@@ -32,7 +32,7 @@ def shift(venue: Venue, cashier: User) -> Shift:
 
 @pytest.fixture
 def card(venue: Venue, cashier: User) -> PlayerCard:
-    return cards.issue_card(venue_id=venue.pk, actor=cashier)
+    return player_cards.issue_card(venue_id=venue.pk, actor=cashier)
 
 
 def _written() -> tuple[int, int]:
@@ -44,11 +44,11 @@ def test_an_issued_card_has_a_valid_unique_number_and_is_found_by_number_or_qr(
     venue: Venue, cashier: User, card: PlayerCard
 ) -> None:
     assert cardnumber.is_valid(card.number)
-    assert card.state == PlayerCardState.ACTIVE and cards.balance(card) == 0
-    assert cards.find_card(venue_id=venue.pk, code=card.number) == card
-    assert cards.find_card(venue_id=venue.pk, code=cardnumber.qr_payload(card.number)) == card
-    assert cards.find_card(venue_id=venue.pk, code=cardnumber.printed(card.number)) == card
-    others = {cards.issue_card(venue_id=venue.pk, actor=cashier).number for _ in range(20)}
+    assert card.state == PlayerCardState.ACTIVE and player_cards.balance(card) == 0
+    assert player_cards.find_card(venue_id=venue.pk, code=card.number) == card
+    assert player_cards.find_card(venue_id=venue.pk, code=cardnumber.qr_payload(card.number)) == card
+    assert player_cards.find_card(venue_id=venue.pk, code=cardnumber.printed(card.number)) == card
+    others = {player_cards.issue_card(venue_id=venue.pk, actor=cashier).number for _ in range(20)}
     assert len(others) == 20 and card.number not in others
     assert AuditEntry.objects.filter(action="cashier.card_issued").count() == 21
 
@@ -59,10 +59,10 @@ def test_a_mistyped_number_and_another_venues_card(
 ) -> None:
     typo = card.number[:-2] + str((int(card.number[-2]) + 1) % 10) + card.number[-1]
     with pytest.raises(InvalidInput) as bad:
-        cards.find_card(venue_id=venue.pk, code=typo)
+        player_cards.find_card(venue_id=venue.pk, code=typo)
     assert bad.value.code == "bad_card_number" and bad.value.details["field"] == "card"
     with pytest.raises(NotFound) as unknown:
-        cards.find_card(venue_id=other_venue.pk, code=card.number)
+        player_cards.find_card(venue_id=other_venue.pk, code=card.number)
     assert unknown.value.code == "unknown_card"
 
 
@@ -70,18 +70,18 @@ def test_a_mistyped_number_and_another_venues_card(
 def test_cash_in_by_means_and_cash_out_move_the_drawers(
     venue: Venue, cashier: User, shift: Shift, card: PlayerCard
 ) -> None:
-    cash = cards.cash_in(card=card, amount=D("20.00"), means=Means.CASH, key="a", actor=cashier)
-    bank = cards.cash_in(card=card, amount=D("30.50"), means=Means.BANK_CARD, key="b", actor=cashier)
+    cash = player_cards.cash_in(card=card, amount=D("20.00"), means=Means.CASH, key="a", actor=cashier)
+    bank = player_cards.cash_in(card=card, amount=D("30.50"), means=Means.BANK_CARD, key="b", actor=cashier)
     assert (cash.balance, bank.balance) == (D("20.00"), D("50.50"))
     assert cash.transaction.shift == shift and cash.transaction.kind == TxKind.CARD_CASH_IN
     assert books.drawer(shift, Means.CASH).balance == D("70.00")
     assert books.drawer(shift, Means.BANK_CARD).balance == D("30.50")
-    out = cards.cash_out(card=card, amount=D("10.25"), key="c", actor=cashier)
+    out = player_cards.cash_out(card=card, amount=D("10.25"), key="c", actor=cashier)
     assert out.balance == D("40.25") and books.drawer(shift, Means.CASH).balance == D("59.75")
-    rest = cards.cash_out(card=card, amount=None, key="d", actor=cashier)
+    rest = player_cards.cash_out(card=card, amount=None, key="d", actor=cashier)
     assert rest.amount == D("40.25") and rest.balance == 0
     assert books.drawer(shift, Means.CASH).balance == D("19.50")
-    again = cards.cash_out(card=card, amount=None, key="d", actor=cashier)  # a retry of "all of it"
+    again = player_cards.cash_out(card=card, amount=None, key="d", actor=cashier)  # a retry of "all of it"
     assert again.replayed and again.amount == D("40.25") and again.transaction == rest.transaction
     trial = books.trial_balance(venue.pk)
     assert trial.holds and trial.by_kind[Kind.PLAYER_CARD] == 0
@@ -91,11 +91,11 @@ def test_cash_in_by_means_and_cash_out_move_the_drawers(
 def test_a_retry_is_a_no_op_and_the_key_cannot_name_another_move(
     cashier: User, shift: Shift, card: PlayerCard
 ) -> None:
-    first = cards.cash_in(card=card, amount=D("20.00"), means="cash", key="k", actor=cashier)
-    again = cards.cash_in(card=card, amount=D("20.00"), means="cash", key="k", actor=cashier)
+    first = player_cards.cash_in(card=card, amount=D("20.00"), means="cash", key="k", actor=cashier)
+    again = player_cards.cash_in(card=card, amount=D("20.00"), means="cash", key="k", actor=cashier)
     assert again.replayed and again.transaction == first.transaction and again.balance == D("20.00")
     with pytest.raises(Conflict) as reused:
-        cards.cash_in(card=card, amount=D("25.00"), means="cash", key="k", actor=cashier)
+        player_cards.cash_in(card=card, amount=D("25.00"), means="cash", key="k", actor=cashier)
     assert reused.value.code == "idempotency_key_reused"
 
 
@@ -103,18 +103,18 @@ def test_a_retry_is_a_no_op_and_the_key_cannot_name_another_move(
 def test_insufficient_balance_and_drawer_short_write_nothing(
     cashier: User, shift: Shift, card: PlayerCard
 ) -> None:
-    cards.cash_in(card=card, amount=D("80.00"), means=Means.BANK_CARD, key="in", actor=cashier)
+    player_cards.cash_in(card=card, amount=D("80.00"), means=Means.BANK_CARD, key="in", actor=cashier)
     before = _written()
     with pytest.raises(Conflict) as poor:
-        cards.cash_out(card=card, amount=D("80.01"), key="x", actor=cashier)
+        player_cards.cash_out(card=card, amount=D("80.01"), key="x", actor=cashier)
     assert poor.value.code == "insufficient_balance"
     with pytest.raises(Conflict) as short:  # paid in by bank card: the cash drawer holds the 50.00 float
-        cards.cash_out(card=card, amount=D("60.00"), key="y", actor=cashier)
+        player_cards.cash_out(card=card, amount=D("60.00"), key="y", actor=cashier)
     assert short.value.code == "drawer_short"
     with pytest.raises(Conflict) as short_all:
-        cards.cash_out(card=card, amount=None, key="z", actor=cashier)
+        player_cards.cash_out(card=card, amount=None, key="z", actor=cashier)
     assert short_all.value.code == "drawer_short"
-    assert _written() == before and cards.balance(card) == D("80.00")
+    assert _written() == before and player_cards.balance(card) == D("80.00")
 
 
 @pytest.mark.django_db
@@ -122,18 +122,18 @@ def test_no_open_shift_bad_amounts_and_means_are_refused(
     venue: Venue, cashier: User, card: PlayerCard
 ) -> None:
     with pytest.raises(Conflict) as closed:
-        cards.cash_in(card=card, amount=D("5"), means="cash", key="k", actor=cashier)
+        player_cards.cash_in(card=card, amount=D("5"), means="cash", key="k", actor=cashier)
     assert closed.value.code == "no_open_shift"
     for bad in (D("0"), D("-1"), D("0.001"), "abc", 1.5):
         with pytest.raises(InvalidInput) as refused:
-            cards.cash_in(card=card, amount=bad, means="cash", key="k", actor=cashier)  # type: ignore[arg-type]
+            player_cards.cash_in(card=card, amount=bad, means="cash", key="k", actor=cashier)  # type: ignore[arg-type]
         assert refused.value.code == "bad_amount" and refused.value.details["field"] == "amount"
     with pytest.raises(InvalidInput) as means:
-        cards.cash_in(card=card, amount=D("5"), means="cheque", key="k", actor=cashier)
+        player_cards.cash_in(card=card, amount=D("5"), means="cheque", key="k", actor=cashier)
     assert means.value.details["field"] == "means"
     caller = make_user("someone", venue, "caller")
     with pytest.raises(PermissionDenied):
-        cards.cash_in(card=card, amount=D("5"), means="cash", key="k", actor=caller)
+        player_cards.cash_in(card=card, amount=D("5"), means="cash", key="k", actor=caller)
     assert LedgerTransaction.objects.count() == 0
 
 
@@ -141,27 +141,29 @@ def test_no_open_shift_bad_amounts_and_means_are_refused(
 def test_spend_takes_from_the_card_into_sales_without_a_shift(
     venue: Venue, cashier: User, shift: Shift, card: PlayerCard
 ) -> None:
-    cards.cash_in(card=card, amount=D("10.00"), means="cash", key="in", actor=cashier)
-    spent = cards.spend(card=card, amount=D("2.50"), key="eb:1", actor="terminal-4", device="terminal-4")
+    player_cards.cash_in(card=card, amount=D("10.00"), means="cash", key="in", actor=cashier)
+    spent = player_cards.spend(
+        card=card, amount=D("2.50"), key="eb:1", actor="terminal-4", device="terminal-4"
+    )
     assert spent.balance == D("7.50") and spent.transaction.shift is None
     assert spent.transaction.kind == TxKind.CARD_SPEND and spent.transaction.device == "terminal-4"
     assert books.venue_account(venue.pk, Kind.SALES).balance == D("2.50")
-    assert cards.spend(card=card, amount=D("2.50"), key="eb:1", actor="terminal-4").replayed
+    assert player_cards.spend(card=card, amount=D("2.50"), key="eb:1", actor="terminal-4").replayed
     with pytest.raises(Conflict) as poor:
-        cards.spend(card=card, amount=D("7.51"), key="eb:2", actor="terminal-4")
+        player_cards.spend(card=card, amount=D("7.51"), key="eb:2", actor="terminal-4")
     assert poor.value.code == "insufficient_balance"
-    assert cards.balance(card) == D("7.50") and books.trial_balance(venue.pk).holds
+    assert player_cards.balance(card) == D("7.50") and books.trial_balance(venue.pk).holds
 
 
 @pytest.mark.django_db
 def test_history_lists_every_move_with_its_running_balance(
     cashier: User, shift: Shift, card: PlayerCard
 ) -> None:
-    cards.cash_in(card=card, amount=D("20.00"), means="cash", key="1", actor=cashier)
-    cards.spend(card=card, amount=D("3.00"), key="2", actor="t1", device="t1")
-    cards.cash_in(card=card, amount=D("5.00"), means="bank_card", key="3", actor=cashier)
-    cards.cash_out(card=card, amount=D("12.00"), key="4", actor=cashier)
-    entries = cards.history(card)
+    player_cards.cash_in(card=card, amount=D("20.00"), means="cash", key="1", actor=cashier)
+    player_cards.spend(card=card, amount=D("3.00"), key="2", actor="t1", device="t1")
+    player_cards.cash_in(card=card, amount=D("5.00"), means="bank_card", key="3", actor=cashier)
+    player_cards.cash_out(card=card, amount=D("12.00"), key="4", actor=cashier)
+    entries = player_cards.history(card)
     assert [(e.kind, e.amount, e.balance) for e in entries] == [
         (TxKind.CARD_CASH_OUT, D("-12.00"), D("10.00")),
         (TxKind.CARD_CASH_IN, D("5.00"), D("22.00")),
@@ -170,26 +172,31 @@ def test_history_lists_every_move_with_its_running_balance(
     ]
     assert entries[2].by == "t1" and entries[2].device == "t1" and entries[0].by == "cashier"
     assert entries[0].device == "Caja 1"
-    assert [e.kind for e in cards.history(card, limit=2)] == [TxKind.CARD_CASH_OUT, TxKind.CARD_CASH_IN]
+    assert [e.kind for e in player_cards.history(card, limit=2)] == [
+        TxKind.CARD_CASH_OUT,
+        TxKind.CARD_CASH_IN,
+    ]
 
 
 @pytest.mark.django_db
 def test_a_blocked_card_refuses_everything_until_the_operator_unblocks_it(
     venue: Venue, cashier: User, operator: User, shift: Shift, card: PlayerCard
 ) -> None:
-    cards.cash_in(card=card, amount=D("10.00"), means="cash", key="in", actor=cashier)
+    player_cards.cash_in(card=card, amount=D("10.00"), means="cash", key="in", actor=cashier)
     with pytest.raises(InvalidInput) as why:
-        cards.block_card(card=card, reason=" ", actor=cashier)
+        player_cards.block_card(card=card, reason=" ", actor=cashier)
     assert why.value.code == "reason_required"
-    cards.block_card(card=card, reason="lost", actor=cashier)
+    player_cards.block_card(card=card, reason="lost", actor=cashier)
     before = _written()
     for attempt in (
-        lambda: cards.cash_in(card=card, amount=D("1"), means="cash", key="b1", actor=cashier),
-        lambda: cards.cash_out(card=card, amount=D("1"), key="b2", actor=cashier),
-        lambda: cards.cash_out(card=card, amount=None, key="b3", actor=cashier),
-        lambda: cards.spend(card=card, amount=D("1"), key="b4", actor="t1"),
-        lambda: cards.link_player(
-            card=card, player=cards.register_player(venue_id=venue.pk, name="X", actor=cashier), actor=cashier
+        lambda: player_cards.cash_in(card=card, amount=D("1"), means="cash", key="b1", actor=cashier),
+        lambda: player_cards.cash_out(card=card, amount=D("1"), key="b2", actor=cashier),
+        lambda: player_cards.cash_out(card=card, amount=None, key="b3", actor=cashier),
+        lambda: player_cards.spend(card=card, amount=D("1"), key="b4", actor="t1"),
+        lambda: player_cards.link_player(
+            card=card,
+            player=player_cards.register_player(venue_id=venue.pk, name="X", actor=cashier),
+            actor=cashier,
         ),
     ):
         with pytest.raises(Conflict) as blocked:
@@ -197,14 +204,14 @@ def test_a_blocked_card_refuses_everything_until_the_operator_unblocks_it(
         assert blocked.value.code == "card_blocked"
     assert LedgerTransaction.objects.count() == before[0]
     # A retry of a move made before the block answers that move (the till learns the money moved).
-    retry = cards.cash_in(card=card, amount=D("10.00"), means="cash", key="in", actor=cashier)
+    retry = player_cards.cash_in(card=card, amount=D("10.00"), means="cash", key="in", actor=cashier)
     assert retry.replayed and LedgerTransaction.objects.count() == before[0]
     entry = AuditEntry.objects.get(action="cashier.card_blocked")
     assert entry.data == {"number": card.number, "reason": "lost"}
     with pytest.raises(PermissionDenied):
-        cards.unblock_card(card=card, actor=cashier)
-    cards.unblock_card(card=card, actor=operator)
-    assert cards.spend(card=card, amount=D("1"), key="b4", actor="t1").balance == D("9.00")
+        player_cards.unblock_card(card=card, actor=cashier)
+    player_cards.unblock_card(card=card, actor=operator)
+    assert player_cards.spend(card=card, amount=D("1"), key="b4", actor="t1").balance == D("9.00")
     assert AuditEntry.objects.filter(action="cashier.card_unblocked").count() == 1
 
 
@@ -212,26 +219,26 @@ def test_a_blocked_card_refuses_everything_until_the_operator_unblocks_it(
 def test_a_replacement_card_receives_the_balance_in_one_transaction(
     venue: Venue, cashier: User, operator: User, shift: Shift, card: PlayerCard
 ) -> None:
-    player = cards.register_player(
+    player = player_cards.register_player(
         venue_id=venue.pk, name="Ana Pérez", id_document="12345678Z", actor=cashier
     )
-    cards.link_player(card=card, player=player, actor=cashier)
-    cards.cash_in(card=card, amount=D("42.10"), means="cash", key="in", actor=cashier)
+    player_cards.link_player(card=card, player=player, actor=cashier)
+    player_cards.cash_in(card=card, amount=D("42.10"), means="cash", key="in", actor=cashier)
     with pytest.raises(Conflict) as active:
-        cards.replace_card(card=card, actor=cashier)
+        player_cards.replace_card(card=card, actor=cashier)
     assert active.value.code == "card_not_blocked"
-    cards.block_card(card=card, reason="lost", actor=cashier)
-    replaced = cards.replace_card(card=card, actor=cashier)
+    player_cards.block_card(card=card, reason="lost", actor=cashier)
+    replaced = player_cards.replace_card(card=card, actor=cashier)
     assert not replaced.replayed and replaced.moved == D("42.10")
     assert replaced.transaction is not None and replaced.transaction.kind == TxKind.CARD_TRANSFER
     assert replaced.transaction.legs.count() == 2
-    assert cards.balance(replaced.new) == D("42.10") and cards.balance(card) == 0
+    assert player_cards.balance(replaced.new) == D("42.10") and player_cards.balance(card) == 0
     assert replaced.new.player == player and replaced.new.state == PlayerCardState.ACTIVE
-    again = cards.replace_card(card=card, actor=cashier)
+    again = player_cards.replace_card(card=card, actor=cashier)
     assert again.replayed and again.new == replaced.new and again.moved == D("42.10")
     assert PlayerCard.objects.count() == 2
     with pytest.raises(Conflict) as stays:
-        cards.unblock_card(card=card, actor=operator)
+        player_cards.unblock_card(card=card, actor=operator)
     assert stays.value.code == "card_replaced"
     assert books.trial_balance(venue.pk).holds
     # Personal data stays out of the audit's data.
@@ -241,10 +248,10 @@ def test_a_replacement_card_receives_the_balance_in_one_transaction(
 
 @pytest.mark.django_db
 def test_an_empty_lost_card_is_replaced_without_a_transaction(cashier: User, card: PlayerCard) -> None:
-    cards.block_card(card=card, reason="stolen", actor=cashier)
-    replaced = cards.replace_card(card=card, actor=cashier)
+    player_cards.block_card(card=card, reason="stolen", actor=cashier)
+    replaced = player_cards.replace_card(card=card, actor=cashier)
     assert replaced.transaction is None and replaced.moved == 0
-    assert cards.replace_card(card=card, actor=cashier).new == replaced.new
+    assert player_cards.replace_card(card=card, actor=cashier).new == replaced.new
 
 
 @pytest.mark.django_db
@@ -252,14 +259,14 @@ def test_players_are_registered_and_linked_within_their_venue(
     venue: Venue, other_venue: Venue, cashier: User, card: PlayerCard
 ) -> None:
     with pytest.raises(InvalidInput) as nameless:
-        cards.register_player(venue_id=venue.pk, name="  ", actor=cashier)
+        player_cards.register_player(venue_id=venue.pk, name="  ", actor=cashier)
     assert nameless.value.details["field"] == "name"
-    stranger = cards.register_player(venue_id=other_venue.pk, name="B", actor="system")
+    stranger = player_cards.register_player(venue_id=other_venue.pk, name="B", actor="system")
     with pytest.raises(NotFound) as elsewhere:
-        cards.link_player(card=card, player=stranger, actor=cashier)
+        player_cards.link_player(card=card, player=stranger, actor=cashier)
     assert elsewhere.value.code == "unknown_player"
-    player = cards.register_player(venue_id=venue.pk, name="C", actor=cashier)
-    assert cards.link_player(card=card, player=player, actor=cashier).player == player
-    assert cards.link_player(card=card, player=None, actor=cashier).player is None
+    player = player_cards.register_player(venue_id=venue.pk, name="C", actor=cashier)
+    assert player_cards.link_player(card=card, player=player, actor=cashier).player == player
+    assert player_cards.link_player(card=card, player=None, actor=cashier).player is None
     actions = list(AuditEntry.objects.filter(venue=venue).values_list("action", flat=True).order_by("pk"))
     assert actions[-2:] == ["cashier.card_player_linked", "cashier.card_player_unlinked"]

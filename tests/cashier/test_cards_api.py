@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 
 from halls.cashier import cardnumber
 from halls.cashier.models import LedgerTransaction, PlayerCard, Shift, Till
-from halls.cashier.services import cards, shifts
+from halls.cashier.services import player_cards, shifts
 from halls.models import AuditEntry, Role, Venue
 from tests.api_support import api_client, refused
 from tests.conftest import make_user
@@ -63,7 +63,7 @@ def test_a_cashier_issues_loads_spends_history_and_cashes_out(
         "idempotency_key_reused",
     )
     card = PlayerCard.objects.get(number=number)
-    cards.spend(card=card, amount=D("1.50"), key="t", actor="terminal-1", device="terminal-1")
+    player_cards.spend(card=card, amount=D("1.50"), key="t", actor="terminal-1", device="terminal-1")
     out = client.post(_url(venue, f"{number}/cash-out/"), {"amount": "8.50"}, format="json")
     assert out.status_code == 201 and out.json()["balance"] == "10.00"
     shown = client.get(_url(venue, f"{cardnumber.printed(number)}/"))
@@ -82,7 +82,7 @@ def test_a_cashier_issues_loads_spends_history_and_cashes_out(
 def test_bad_amounts_answer_400_naming_the_field(
     venue: Venue, cashier: User, shift: Shift, amount: str
 ) -> None:
-    card = cards.issue_card(venue_id=venue.pk, actor=cashier)
+    card = player_cards.issue_card(venue_id=venue.pk, actor=cashier)
     client = api_client(cashier)
     before = LedgerTransaction.objects.count(), AuditEntry.objects.count()
     for op in ("cash-in", "cash-out"):
@@ -98,7 +98,7 @@ def test_bad_amounts_answer_400_naming_the_field(
 def test_another_venues_card_is_404_and_a_typo_400(
     venue: Venue, other_venue: Venue, cashier: User, shift: Shift
 ) -> None:
-    theirs = cards.issue_card(venue_id=other_venue.pk, actor="system")
+    theirs = player_cards.issue_card(venue_id=other_venue.pk, actor="system")
     client = api_client(cashier)
     before = LedgerTransaction.objects.count()  # the float
     refused(client.get(_url(venue, f"{theirs.number}/")), 404, "unknown_card")
@@ -166,7 +166,7 @@ def test_players_register_and_link_without_personal_data_in_the_audit(
     assert unlinked.status_code == 200 and unlinked.json()["player"] is None
     linked = client.put(_url(venue, f"{number}/player/"), {"player": player}, format="json")
     assert linked.json()["player"] == player
-    stranger = cards.register_player(venue_id=other_venue.pk, name="B", actor="system")
+    stranger = player_cards.register_player(venue_id=other_venue.pk, name="B", actor="system")
     refused(
         client.put(_url(venue, f"{number}/player/"), {"player": stranger.pk}, format="json"),
         404,

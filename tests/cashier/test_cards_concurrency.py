@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 
 from halls.cashier.ledger import Kind
 from halls.cashier.models import CashDevice, DeviceMessage, LedgerTransaction, PlayerCard, TxKind
-from halls.cashier.services import cards, devices
+from halls.cashier.services import devices, player_cards
 from halls.cashier.services import ledger as books
 from halls.errors import Conflict
 from halls.models import AuditEntry, Venue
@@ -48,7 +48,7 @@ def _run(work: Callable[[int], object]) -> tuple[list[object], list[Conflict]]:
 
 
 def _loaded(venue: Venue, operator: User, amount: str) -> tuple[PlayerCard, CashDevice]:
-    card = cards.issue_card(venue_id=venue.pk, actor=operator)
+    card = player_cards.issue_card(venue_id=venue.pk, actor=operator)
     device, _token = devices.register_device(
         venue_id=venue.pk, name="Lector", kind="bill_reader", actor=operator
     )
@@ -59,9 +59,11 @@ def _loaded(venue: Venue, operator: User, amount: str) -> tuple[PlayerCard, Cash
 @pytest.mark.django_db(transaction=True)
 def test_thirty_two_spends_exactly_the_affordable_ones(venue: Venue, operator: User) -> None:
     card, _device = _loaded(venue, operator, "10.00")
-    done, refused = _run(lambda i: cards.spend(card=card, amount=D("0.75"), key=f"s{i}", actor=f"t{i}"))
+    done, refused = _run(
+        lambda i: player_cards.spend(card=card, amount=D("0.75"), key=f"s{i}", actor=f"t{i}")
+    )
     assert len(done) == 13 and {exc.code for exc in refused} == {"insufficient_balance"}
-    assert cards.balance(card) == D("0.25")
+    assert player_cards.balance(card) == D("0.25")
     assert LedgerTransaction.objects.filter(kind=TxKind.CARD_SPEND).count() == 13
     assert books.trial_balance(venue.pk).holds
 
@@ -72,14 +74,14 @@ def test_a_block_racing_with_spends(venue: Venue, operator: User) -> None:
 
     def work(i: int) -> object:
         if i == THREADS // 2:
-            return cards.block_card(card=card, reason="lost", actor=operator)
-        return cards.spend(card=card, amount=D("1.00"), key=f"s{i}", actor=f"t{i}")
+            return player_cards.block_card(card=card, reason="lost", actor=operator)
+        return player_cards.spend(card=card, amount=D("1.00"), key=f"s{i}", actor=f"t{i}")
 
     done, refused = _run(work)
     assert {exc.code for exc in refused} <= {"card_blocked"}
     spends = LedgerTransaction.objects.filter(kind=TxKind.CARD_SPEND).order_by("pk")
     assert spends.count() == len(done) - 1 == THREADS - 1 - len(refused)
-    assert cards.balance(card) == D("100.00") - spends.count()
+    assert player_cards.balance(card) == D("100.00") - spends.count()
     blocked = AuditEntry.objects.get(action="cashier.card_blocked")
     # Every spend that went through was written before the block (the card's lock orders them).
     assert all(tx.created_at <= blocked.created_at for tx in spends)
@@ -95,6 +97,6 @@ def test_one_bill_reader_message_resent_thirty_two_times_credits_once(venue: Ven
     assert sum(1 for a in answers if not a.replayed) == 1
     assert len({a.result["transaction"] for a in answers}) == 1
     assert DeviceMessage.objects.filter(device=device).count() == 2
-    assert cards.balance(card) == D("25.00")
+    assert player_cards.balance(card) == D("25.00")
     assert books.venue_account(venue.pk, Kind.SALES).balance == 0
     assert books.trial_balance(venue.pk).holds

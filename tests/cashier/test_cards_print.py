@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from halls.cashier import cardnumber
 from halls.cashier.models import PlayerCard, Till
 from halls.cashier.printing import pdf
-from halls.cashier.services import cards, shifts
+from halls.cashier.services import player_cards, shifts
 from halls.errors import Conflict
 from halls.models import AuditEntry, Venue
 from tests.api_support import api_client, refused
@@ -46,7 +46,7 @@ def till(venue: Venue) -> Till:
 
 @pytest.fixture
 def card(venue: Venue, cashier: User) -> PlayerCard:
-    return cards.issue_card(venue_id=venue.pk, actor=cashier)
+    return player_cards.issue_card(venue_id=venue.pk, actor=cashier)
 
 
 @pytest.mark.django_db
@@ -54,7 +54,7 @@ def test_a_card_goes_to_the_tills_printer_with_its_qr_and_barcode(till: Till, ca
     with fake_printer() as printer:
         till.printer = printer.address
         till.save()
-        result = cards.print_card(card=card, till=till, actor="cajero-1")
+        result = player_cards.print_card(card=card, till=till, actor="cajero-1")
         slip = read(printer.job())
     assert result.medium == "printer"
     assert slip.qr == [cardnumber.qr_payload(card.number)]
@@ -81,9 +81,11 @@ def test_without_a_printer_the_api_answers_the_pdf_and_a_blocked_card_is_refused
     assert pdf_reader.code128_value(rects, pdf.BARCODE_HEIGHT) == card.number
     matrix = pdf_reader.qr_matrix([r for r in rects if abs(r[3] - pdf.BARCODE_HEIGHT) > 0.01])
     assert _is_qr_of(matrix, cardnumber.qr_payload(card.number))
-    assert not _is_qr_of(matrix, cardnumber.qr_payload(cards.issue_card(venue_id=venue.pk, actor="t").number))
-    cards.block_card(card=card, reason="lost", actor=cashier)
+    assert not _is_qr_of(
+        matrix, cardnumber.qr_payload(player_cards.issue_card(venue_id=venue.pk, actor="t").number)
+    )
+    player_cards.block_card(card=card, reason="lost", actor=cashier)
     refused(client.post(url, {}, format="json"), 409, "card_blocked")
     with pytest.raises(Conflict):
-        cards.print_card(card=card, till=till, actor=cashier)
+        player_cards.print_card(card=card, till=till, actor=cashier)
     assert AuditEntry.objects.filter(action="cashier.printed").count() == 1

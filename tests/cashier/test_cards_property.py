@@ -18,7 +18,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 
 from halls.cashier.ledger import Kind
 from halls.cashier.models import LedgerTransaction, Means, PlayerCard, PlayerCardState, Till
-from halls.cashier.services import cards, devices, shifts
+from halls.cashier.services import devices, player_cards, shifts
 from halls.cashier.services import ledger as books
 from halls.errors import Conflict
 from halls.models import AuditEntry, Jurisdiction, Role, Venue
@@ -47,7 +47,7 @@ class CardMachine(RuleBasedStateMachine):
             venue_id=self.venue.pk, name="Lector", kind="bill_reader", actor=self.operator
         )
         self.cards: list[PlayerCard] = [
-            cards.issue_card(venue_id=self.venue.pk, actor=self.cashier) for _ in range(3)
+            player_cards.issue_card(venue_id=self.venue.pk, actor=self.cashier) for _ in range(3)
         ]
         self.balance = {c.pk: D(0) for c in self.cards}
         self.blocked: set[int] = set()
@@ -75,8 +75,8 @@ class CardMachine(RuleBasedStateMachine):
         card, key = self.card(i), f"in{next(self.keys)}"
         means = Means.BANK_CARD if bank else Means.CASH
 
-        def call() -> cards.CardMove:
-            return cards.cash_in(card=card, amount=amount, means=means, key=key, actor=self.cashier)
+        def call() -> player_cards.CardMove:
+            return player_cards.cash_in(card=card, amount=amount, means=means, key=key, actor=self.cashier)
 
         if card.pk in self.blocked:
             return self.refused("card_blocked", call)
@@ -92,8 +92,8 @@ class CardMachine(RuleBasedStateMachine):
     def cash_out(self, i: int, amount: Decimal | None) -> None:
         card, key = self.card(i), f"out{next(self.keys)}"
 
-        def call() -> cards.CardMove:
-            return cards.cash_out(card=card, amount=amount, key=key, actor=self.cashier)
+        def call() -> player_cards.CardMove:
+            return player_cards.cash_out(card=card, amount=amount, key=key, actor=self.cashier)
 
         wanted = self.balance[card.pk] if amount is None else amount
         if card.pk in self.blocked:
@@ -112,8 +112,8 @@ class CardMachine(RuleBasedStateMachine):
     def spend(self, i: int, amount: Decimal) -> None:
         card, key = self.card(i), f"sp{next(self.keys)}"
 
-        def call() -> cards.CardMove:
-            return cards.spend(card=card, amount=amount, key=key, actor="terminal", device="terminal")
+        def call() -> player_cards.CardMove:
+            return player_cards.spend(card=card, amount=amount, key=key, actor="terminal", device="terminal")
 
         if card.pk in self.blocked:
             return self.refused("card_blocked", call)
@@ -141,23 +141,27 @@ class CardMachine(RuleBasedStateMachine):
     @rule(i=pick)
     def block(self, i: int) -> None:
         card = self.card(i)
-        cards.block_card(card=card, reason="lost", actor=self.cashier)
+        player_cards.block_card(card=card, reason="lost", actor=self.cashier)
         self.blocked.add(card.pk)
 
     @rule(i=pick)
     def unblock(self, i: int) -> None:
         card = self.card(i)
         if card.pk in self.replaced:
-            return self.refused("card_replaced", lambda: cards.unblock_card(card=card, actor=self.operator))
-        cards.unblock_card(card=card, actor=self.operator)
+            return self.refused(
+                "card_replaced", lambda: player_cards.unblock_card(card=card, actor=self.operator)
+            )
+        player_cards.unblock_card(card=card, actor=self.operator)
         self.blocked.discard(card.pk)
 
     @rule(i=pick)
     def replace(self, i: int) -> None:
         card = self.card(i)
         if card.pk not in self.blocked:
-            return self.refused("card_not_blocked", lambda: cards.replace_card(card=card, actor=self.cashier))
-        done = cards.replace_card(card=card, actor=self.cashier)
+            return self.refused(
+                "card_not_blocked", lambda: player_cards.replace_card(card=card, actor=self.cashier)
+            )
+        done = player_cards.replace_card(card=card, actor=self.cashier)
         if card.pk in self.replaced:
             assert done.replayed
             return
@@ -180,7 +184,7 @@ class CardMachine(RuleBasedStateMachine):
     @invariant()
     def books_match_the_model(self) -> None:
         for card in self.cards:
-            assert cards.balance(card) == self.balance[card.pk], card.number
+            assert player_cards.balance(card) == self.balance[card.pk], card.number
         assert books.drawer(self.shift, Means.CASH).balance == self.cash
         assert books.drawer(self.shift, Means.BANK_CARD).balance == self.bank
         assert books.venue_account(self.venue.pk, Kind.SALES).balance == self.sales

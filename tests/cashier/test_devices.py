@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from halls.cashier import cardnumber
 from halls.cashier.ledger import Kind
 from halls.cashier.models import CashDevice, DeviceMessage, LedgerTransaction, PlayerCard, TxKind
-from halls.cashier.services import cards, devices
+from halls.cashier.services import devices, player_cards
 from halls.cashier.services import ledger as books
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import AuditEntry, Venue
@@ -29,7 +29,7 @@ def reader(venue: Venue, operator: User) -> tuple[CashDevice, str]:
 
 @pytest.fixture
 def card(venue: Venue, operator: User) -> PlayerCard:
-    return cards.issue_card(venue_id=venue.pk, actor=operator)
+    return player_cards.issue_card(venue_id=venue.pk, actor=operator)
 
 
 def _written() -> tuple[int, int, int]:
@@ -72,14 +72,14 @@ def test_notes_in_credits_the_card_from_the_stacker_once_per_seq(
     assert not first.replayed and first.result["balance"] == "20.00"
     tx = LedgerTransaction.objects.get(pk=first.result["transaction"])
     assert tx.kind == TxKind.DEVICE_CASH_IN and tx.shift is None and tx.device == "Lector T-04"
-    assert books.device_account(device).balance == D("20.00") and cards.balance(card) == D("20.00")
+    assert books.device_account(device).balance == D("20.00") and player_cards.balance(card) == D("20.00")
     before = _written()
     retry = devices.notes_in(device=device, seq=1, card=card.number, amount=D("20"))  # same, said otherwise
     assert retry.replayed and retry.result == first.result and _written() == before
     with pytest.raises(Conflict) as other_amount:
         devices.notes_in(device=device, seq=1, card=card.number, amount="50.00")
     assert other_amount.value.code == "seq_reused"
-    other = cards.issue_card(venue_id=venue.pk, actor="system")
+    other = player_cards.issue_card(venue_id=venue.pk, actor="system")
     before = _written()
     with pytest.raises(Conflict) as other_card:
         devices.notes_in(device=device, seq=1, card=other.number, amount="20.00")
@@ -96,12 +96,12 @@ def test_a_device_cannot_reach_another_venues_card_nor_a_blocked_one(
     venue: Venue, other_venue: Venue, operator: User, reader: tuple[CashDevice, str], card: PlayerCard
 ) -> None:
     device, _token = reader
-    theirs = cards.issue_card(venue_id=other_venue.pk, actor="system")
+    theirs = player_cards.issue_card(venue_id=other_venue.pk, actor="system")
     before = _written()
     with pytest.raises(NotFound) as unknown:
         devices.notes_in(device=device, seq=1, card=theirs.number, amount="10.00")
     assert unknown.value.code == "unknown_card"
-    cards.block_card(card=card, reason="lost", actor=operator)
+    player_cards.block_card(card=card, reason="lost", actor=operator)
     before = _written()
     with pytest.raises(Conflict) as blocked:
         devices.notes_in(device=device, seq=1, card=card.number, amount="10.00")
@@ -118,7 +118,7 @@ def test_a_device_cannot_reach_another_venues_card_nor_a_blocked_one(
         assert bad.value.details["field"] == field
     assert _written() == before
     # Refused messages were not kept: once unblocked, seq 1 is taken as new.
-    cards.unblock_card(card=card, actor=operator)
+    player_cards.unblock_card(card=card, actor=operator)
     assert not devices.notes_in(device=device, seq=1, card=card.number, amount="10.00").replayed
 
 
@@ -172,14 +172,14 @@ def test_notes_in_through_the_api(
     again = client.post(url, body, format="json")
     assert again.status_code == 200 and again.json() == first.json()
     refused(client.post(url, {**body, "amount": "20.00"}, format="json"), 409, "seq_reused")
-    theirs = cards.issue_card(venue_id=other_venue.pk, actor="system")
+    theirs = player_cards.issue_card(venue_id=other_venue.pk, actor="system")
     refused(client.post(url, {**body, "seq": 8, "card": theirs.number}, format="json"), 404, "unknown_card")
     for amount in ("0", "-1.00", "1.234"):
         error = refused(
             client.post(url, {**body, "seq": 9, "amount": amount}, format="json"), 400, "bad_amount", "amount"
         )
         assert error["details"]["field"] == "amount"
-    assert cards.balance(card) == D("50.00") and DeviceMessage.objects.count() == 1
+    assert player_cards.balance(card) == D("50.00") and DeviceMessage.objects.count() == 1
     bad = _device_client(device, token + "x")
     refused(bad.post(url, body, format="json"), 401, "bad_device_token")
     refused(api_client(operator).post(url, body, format="json"), 401, "not_authenticated")

@@ -23,8 +23,8 @@ from halls.cashier.models import (
     Till,
     TxKind,
 )
-from halls.cashier.services import cards, shifts, tickets
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards, shifts, tickets
 from halls.errors import Conflict
 from halls.models import Venue
 from tests.threads import in_threads
@@ -71,7 +71,7 @@ def _cash_in(venue: Venue, card: PlayerCard, amount: Decimal) -> None:
 
 def _spend(venue: Venue, card: PlayerCard, amount: Decimal, key: str) -> object:
     """A terminal's purchase through the cards service (card locked, then its account)."""
-    return cards.spend(card=card, amount=amount, key=key, actor="terminal", device="T1")
+    return player_cards.spend(card=card, amount=amount, key=key, actor="terminal", device="T1")
 
 
 @pytest.fixture
@@ -102,7 +102,7 @@ def test_thirty_two_replays_of_one_key_write_one_transaction(venue: Venue, card:
     _cash_in(venue, card, D("100.00"))
     done, refused = _run(lambda i: _spend(venue, card, D("2.50"), "one-key"))
     assert not refused
-    moves = [m for m in done if isinstance(m, cards.CardMove)]
+    moves = [m for m in done if isinstance(m, player_cards.CardMove)]
     assert len(moves) == THREADS and len({m.transaction.pk for m in moves}) == 1
     assert sum(1 for m in moves if not m.replayed) == 1
     assert LedgerTransaction.objects.filter(key="card_spend:one-key").count() == 1

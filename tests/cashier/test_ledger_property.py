@@ -57,7 +57,7 @@ from halls.cashier.models import (
     Till,
     TxKind,
 )
-from halls.cashier.services import cards, devices, shifts, tickets
+from halls.cashier.services import devices, player_cards, shifts, tickets
 from halls.cashier.services import ledger as books
 from halls.errors import Conflict, DomainError
 from halls.models import AuditEntry, Jurisdiction, Role, StaffRole, Venue
@@ -334,11 +334,11 @@ class LedgerMachine(RuleBasedStateMachine):
             shift,
         )
 
-    # --- cards and devices (halls.cashier.services.cards, devices, shifts.empty_device) -----------------
+    # --- player cards and devices (halls.cashier.services.player_cards, devices, shifts.empty_device) ----
 
     @rule()
     def new_card(self) -> None:
-        card = cards.issue_card(venue_id=self.venue.pk, actor=self.cashiers[0])
+        card = player_cards.issue_card(venue_id=self.venue.pk, actor=self.cashiers[0])
         self.cards.append(card)
         self.expected.setdefault(books.card_account(card).code, D(0))
 
@@ -347,14 +347,14 @@ class LedgerMachine(RuleBasedStateMachine):
     def block_or_unblock(self, c: int, block: bool) -> None:
         card = self.card_of(c)
         if block:
-            cards.block_card(card=card, reason="lost", actor=self.cashiers[0])
+            player_cards.block_card(card=card, reason="lost", actor=self.cashiers[0])
             self.blocked.add(card.pk)
         elif card.pk in self.replaced:  # its balance is on the new card: it stays blocked
             with pytest.raises(Conflict, match="replaced") as refused:
-                cards.unblock_card(card=card, actor=self.witness)
+                player_cards.unblock_card(card=card, actor=self.witness)
             assert refused.value.code == "card_replaced"
         else:
-            cards.unblock_card(card=card, actor=self.witness)
+            player_cards.unblock_card(card=card, actor=self.witness)
             self.blocked.discard(card.pk)
         assert {c.pk for c in PlayerCard.objects.filter(venue=self.venue, state="blocked")} == self.blocked
 
@@ -367,7 +367,7 @@ class LedgerMachine(RuleBasedStateMachine):
         old = books.card_account(card)
         moved = self.expected[old.code]
         last = self.last_tx()
-        replacement = cards.replace_card(card=card, actor=self.cashiers[0])
+        replacement = player_cards.replace_card(card=card, actor=self.cashiers[0])
         self.replaced.add(card.pk)
         self.cards.append(replacement.new)
         new = books.card_account(replacement.new)
@@ -394,7 +394,7 @@ class LedgerMachine(RuleBasedStateMachine):
             "cash-in",
             [ledger.debit(drawer.pk, amount), ledger.credit(mine.pk, amount)],
             shift,
-            call=lambda: cards.cash_in(
+            call=lambda: player_cards.cash_in(
                 card=card, amount=amount, means=means, key=self.key("in"), actor=shift.cashier
             ),
             refused=self.is_blocked(card),
@@ -453,7 +453,9 @@ class LedgerMachine(RuleBasedStateMachine):
             "cash-out",
             [ledger.debit(mine.pk, amount), ledger.credit(drawer.pk, amount)],
             shift,
-            call=lambda: cards.cash_out(card=card, amount=amount, key=self.key("out"), actor=shift.cashier),
+            call=lambda: player_cards.cash_out(
+                card=card, amount=amount, key=self.key("out"), actor=shift.cashier
+            ),
             refused=self.is_blocked(card),
             refusals=("card_blocked",) if self.is_blocked(card) else ("insufficient_balance", "drawer_short"),
         )
@@ -468,7 +470,7 @@ class LedgerMachine(RuleBasedStateMachine):
             TxKind.CARD_SPEND,
             "spend",
             [ledger.debit(mine.pk, amount), ledger.credit(sales.pk, amount)],
-            call=lambda: cards.spend(
+            call=lambda: player_cards.spend(
                 card=card, amount=amount, key=self.key("spend"), actor="T1", device="T1"
             ),
             refused=self.is_blocked(card),

@@ -33,8 +33,8 @@ from halls.cashier.models import (
     Till,
     TxKind,
 )
-from halls.cashier.services import cards, reports, shifts, tickets
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards, reports, shifts, tickets
 from halls.errors import InvalidInput
 from halls.models import Role, Venue
 from tests.api_support import api_client
@@ -127,8 +127,8 @@ def day(venue: Venue, cashier: User, clock: Clock) -> Day:
     house = books.venue_account(venue.pk, Kind.HOUSE)
     payable = books.venue_account(venue.pk, Kind.PRIZES_PAYABLE)
     at = {"actor": cashier, "shift": shift}
-    card_a = cards.issue_card(venue_id=venue.pk, actor=cashier)
-    card_b = cards.issue_card(venue_id=venue.pk, actor=cashier)
+    card_a = player_cards.issue_card(venue_id=venue.pk, actor=cashier)
+    card_b = player_cards.issue_card(venue_id=venue.pk, actor=cashier)
     a, b = books.card_account(card_a), books.card_account(card_b)
     device = CashDevice.objects.create(venue=venue, name="T1", kind=DeviceKind.TERMINAL, token_hash="0" * 64)
     stacker = books.device_account(device)

@@ -25,7 +25,7 @@ from playwright.async_api import Page, ViewportSize, WebSocketRoute, expect
 from bingo.electronic.models import ECard, EGameState, ElectronicGame, Terminal
 from bingo.electronic.services import games
 from halls.cashier.models import PlayerCard
-from halls.cashier.services import cards as card_services
+from halls.cashier.services import player_cards as card_services
 from halls.models import Venue
 from tests.e2e.browser_support import call
 from tests.electronic.support import (

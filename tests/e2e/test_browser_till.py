@@ -22,7 +22,7 @@ from bingo.cards import CardGrid
 from bingo.models import Card, CardSeries, Game
 from bingo.services import claims, draw, games
 from halls.cashier.models import Payable, PlayerCard, Shift, ShiftState, Ticket, TicketState, Till
-from halls.cashier.services import cards, shifts
+from halls.cashier.services import player_cards, shifts
 from halls.models import Role, Venue
 from tests.conftest import make_user
 from tests.e2e.browser_support import call, log_in
@@ -262,8 +262,8 @@ def balance_of(number: str) -> Decimal:
 
 
 def card_with(venue: Venue, cashier: Any, amount: str) -> str:
-    card = cards.issue_card(venue_id=venue.pk, actor=cashier)
-    cards.cash_in(card=card, amount=Decimal(amount), means="cash", key="e2e-load", actor=cashier)
+    card = player_cards.issue_card(venue_id=venue.pk, actor=cashier)
+    player_cards.cash_in(card=card, amount=Decimal(amount), means="cash", key="e2e-load", actor=cashier)
     return card.number
 
 

@@ -27,8 +27,8 @@ from bingo.electronic.prizetable import PrizeType, terms_from_json
 from bingo.electronic.services import games, messages, sales, sessions, terminals, verification
 from bingo.electronic.services.common import rules_of
 from halls.cashier.models import LedgerTransaction, TxKind
-from halls.cashier.services import cards as card_services
 from halls.cashier.services import ledger
+from halls.cashier.services import player_cards as card_services
 from tests.e2e.celery_support import CeleryProcesses, wait_for
 from tests.electronic.support import RULES_90, funded_card, make_speciality
 

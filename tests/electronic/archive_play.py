@@ -48,8 +48,8 @@ from halls import money
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import PlayerCard, TxKind
-from halls.cashier.services import cards as card_services
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards as card_services
 from jackpots.services import awards, contributions
 from jackpots.services.contributions import ContributionItem
 from jackpots.services.locks import lock_pools

@@ -27,7 +27,7 @@ from bingo.electronic.models import (
 from bingo.electronic.services import games, specialities
 from bingo.electronic.services.common import rules_of
 from halls.cashier.models import DeviceKind, PlayerCard
-from halls.cashier.services import cards, devices
+from halls.cashier.services import devices, player_cards
 from halls.models import Room, Venue
 from tests.cashier_support import on_shift
 
@@ -157,8 +157,8 @@ def open_verified_session(speciality: Speciality, actor: User) -> ElectronicSess
 def funded_card(venue: Venue, cashier: User, amount: Decimal = Decimal("20.00")) -> PlayerCard:
     """A new player card with `amount` paid in at the cashier's till (the cashier put on shift)."""
     on_shift(cashier, venue, float=Decimal("0"))
-    card = cards.issue_card(venue_id=venue.pk, actor=cashier)
-    cards.cash_in(card=card, amount=amount, means="cash", key=f"fund-{card.number}", actor=cashier)
+    card = player_cards.issue_card(venue_id=venue.pk, actor=cashier)
+    player_cards.cash_in(card=card, amount=amount, means="cash", key=f"fund-{card.number}", actor=cashier)
     return card
 
 
@@ -168,11 +168,11 @@ def funded_card(venue: Venue, cashier: User, amount: Decimal = Decimal("20.00"))
 def buy(
     game: ElectronicGame, terminal: Terminal, card: PlayerCard, faces: list[tuple[int, ...]], key: str
 ) -> tuple[Purchase, list[ECard]]:
-    """A purchase of cards with the given faces for `game`, paid from `card` (cards.spend, as the sales
+    """A purchase of cards with the given faces for `game`, paid from `card` (player_cards.spend, as the sales
     service pays): for tests that need to know every card's numbers."""
     rules = rules_of(game.version)
     with transaction.atomic():
-        moved = cards.spend(
+        moved = player_cards.spend(
             card=card,
             amount=rules.card_price * len(faces),
             key=f"epurchase:{terminal.pk}:{key}",

@@ -12,8 +12,8 @@ import pytest
 
 from bingo.electronic.models import EGameState, ElectronicGame, EPrize, EWin
 from bingo.electronic.services import games, specialities
-from halls.cashier.services import cards as card_services
 from halls.cashier.services import ledger
+from halls.cashier.services import player_cards as card_services
 from jackpots.models import PoolSettlement
 from tests.electronic.support import (
     RULES_AUTOMATIC,

@@ -13,8 +13,8 @@ from bingo.electronic.models import EBall, EGameState, EPrize, EWin
 from bingo.electronic.services import games, specialities
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, LedgerTransaction, TxKind
-from halls.cashier.services import cards as card_services
 from halls.cashier.services import ledger
+from halls.cashier.services import player_cards as card_services
 from jackpots.services import reports
 from tests.electronic.support import (
     RULES_90,

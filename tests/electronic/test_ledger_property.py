@@ -3,7 +3,7 @@ derandomized, so a run is reproducible) of player cards loaded at the till, purc
 (some refused: too little on the card, a blocked card, more than a terminal's cards a game, no game on
 sale, a key reused for another purchase; some retried: a no-op), cards blocked and unblocked, and whole
 games played (the sales closed, the pools funded, every ball drawn in an order hypothesis chooses, every
-prize decided and paid), through the services (`cards.cash_in`, `sales.purchase`, `games.close_sales`,
+prize decided and paid), through the services (`player_cards.cash_in`, `sales.purchase`, `games.close_sales`,
 `games.draw_ball`).
 
 A model keeps every account's expected balance: a load moves the drawer to the card, a purchase the card to
@@ -44,8 +44,8 @@ from bingo.electronic.services.common import rules_of
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, LedgerTransaction, Leg, Means, PlayerCard, Till
-from halls.cashier.services import cards
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards
 from halls.errors import DomainError
 from halls.models import Jurisdiction, Role, StaffRole, Venue
 from tests.cashier_support import on_shift
@@ -114,7 +114,7 @@ class ElectronicLedger(RuleBasedStateMachine):
         self.terminals: list[Terminal] = [make_terminal(self.speciality, self.operator)[0] for _ in range(2)]
         open_verified_session(self.speciality, self.operator)
         self.cards: list[PlayerCard] = [
-            cards.issue_card(venue_id=self.venue.pk, actor=self.cashier) for _ in range(3)
+            player_cards.issue_card(venue_id=self.venue.pk, actor=self.cashier) for _ in range(3)
         ]
         self.blocked: set[int] = set()
         self.expected: dict[int, Decimal] = {}  # account id -> its balance as shown
@@ -131,7 +131,7 @@ class ElectronicLedger(RuleBasedStateMachine):
         before = self.ledger_state()
         failure: DomainError | None = None
         try:
-            cards.cash_in(
+            player_cards.cash_in(
                 card=card, amount=amount, means=Means.CASH, key=f"load:{next(self.keys)}", actor=self.cashier
             )
         except DomainError as exc:
@@ -179,10 +179,10 @@ class ElectronicLedger(RuleBasedStateMachine):
     def block_or_unblock(self, c: int, block: bool) -> None:
         card = PlayerCard.objects.get(pk=self.cards[c % len(self.cards)].pk)
         if block:
-            cards.block_card(card=card, reason="lost", actor=self.cashier)
+            player_cards.block_card(card=card, reason="lost", actor=self.cashier)
             self.blocked.add(card.pk)
         else:
-            cards.unblock_card(card=card, actor=self.operator)
+            player_cards.unblock_card(card=card, actor=self.operator)
             self.blocked.discard(card.pk)
 
     # --- purchases -------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from bingo.electronic.services import messages, sales
 from config.asgi import application
 from halls import fanout
 from halls.cashier.models import LedgerTransaction, TxKind
-from halls.cashier.services import cards, devices
+from halls.cashier.services import devices, player_cards
 from halls.models import AuditEntry, Venue
 from tests.electronic.sales_support import OnSale, on_sale
 
@@ -94,7 +94,7 @@ async def test_a_purchase_frame_is_answered_with_its_key_and_the_http_body_and_a
     result = bought["result"]
     assert result["purchase"] == purchase.pk and result["amount"] == "1.00" and result["balance"] == "19.00"
     assert len(result["cards"]) == 2 and result["replayed"] is False
-    assert await database_sync_to_async(lambda: cards.balance(sale.card))() == Decimal("19.00")
+    assert await database_sync_to_async(lambda: player_cards.balance(sale.card))() == Decimal("19.00")
     before = await database_sync_to_async(written)()
 
     # The same frame again (an answer lost, say): the first purchase, nothing written.
@@ -132,9 +132,9 @@ async def test_bad_frames_are_answered_with_a_clear_error_and_nothing_written(
         (order(sale, key="b6", cards=6, lang="es"), "b6", 409, "insufficient_balance"),
         (json.dumps({"type": "purchase", "key": "b7", "pad": "x" * 3000}), None, 413, "too_large"),
     ]
-    funded = await database_sync_to_async(lambda: cards.balance(sale.card))()
+    funded = await database_sync_to_async(lambda: player_cards.balance(sale.card))()
     await database_sync_to_async(
-        lambda: cards.spend(card=sale.card, amount=funded - Decimal("2.00"), key="drain", actor="test")
+        lambda: player_cards.spend(card=sale.card, amount=funded - Decimal("2.00"), key="drain", actor="test")
     )()
     before = await database_sync_to_async(written)()
     for frame, key, status, code in cases:
@@ -160,7 +160,9 @@ async def test_a_blocked_card_and_a_terminal_that_failed_its_verification_are_re
     layer: Any, sale: OnSale, operator: User
 ) -> None:
     socket = await connect(sale.terminal, sale.token)
-    await database_sync_to_async(lambda: cards.block_card(card=sale.card, reason="lost", actor=operator))()
+    await database_sync_to_async(
+        lambda: player_cards.block_card(card=sale.card, reason="lost", actor=operator)
+    )()
     before = await database_sync_to_async(written)()
     await socket.send_to(text_data=order(sale, key="blocked"))
     got = await answer(socket)
@@ -218,6 +220,8 @@ async def test_purchases_of_many_sockets_are_written_in_batches_each_exact(
     for g, card, i in zip(got, cards_of, range(len(sockets)), strict=True):
         spent = Decimal("0.50") * (1 + i % 3)
         assert g["result"]["balance"] == str(Decimal("20.00") - spent)
-        assert await database_sync_to_async(lambda c=card: cards.balance(c))() == Decimal("20.00") - spent
+        assert (
+            await database_sync_to_async(lambda c=card: player_cards.balance(c))() == Decimal("20.00") - spent
+        )
     for socket in sockets:
         await socket.disconnect()

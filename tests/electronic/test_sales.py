@@ -17,8 +17,8 @@ from bingo.electronic.services import sales
 from halls import events
 from halls.cashier.ledger import Kind
 from halls.cashier.models import LedgerTransaction, TxKind
-from halls.cashier.services import cards
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from halls.eventtypes import EventType
 from halls.models import AuditEntry, Venue
@@ -59,7 +59,9 @@ def test_a_purchase_deals_its_cards_from_its_seed_and_moves_the_money(
     monkeypatch.setattr(events, "publish", heard.append)
     with django_capture_on_commit_callbacks(execute=True):
         bought = sales.purchase(terminal=sale.terminal, card_number=sale.card.number, cards=4, key="k1")
-    assert not bought.replayed and bought.balance == D("18.00") and cards.balance(sale.card) == D("18.00")
+    assert (
+        not bought.replayed and bought.balance == D("18.00") and player_cards.balance(sale.card) == D("18.00")
+    )
     purchase = bought.purchase
     assert (purchase.game_id, purchase.cards, purchase.amount) == (sale.game.pk, 4, D("2.00"))
     layout = layout_of("90")
@@ -132,16 +134,16 @@ def test_beyond_the_balance_is_refused(venue: Venue, operator: User, cashier: Us
         "insufficient_balance", terminal=sale.terminal, card_number=sale.card.number, cards=3, key="k"
     )
     assert exc.status == 409
-    assert cards.balance(sale.card) == D("1.00")
+    assert player_cards.balance(sale.card) == D("1.00")
 
 
 def test_a_blocked_card_is_refused(sale: OnSale, operator: User) -> None:
-    cards.block_card(card=sale.card, reason="lost", actor=operator)
+    player_cards.block_card(card=sale.card, reason="lost", actor=operator)
     _refused("card_blocked", terminal=sale.terminal, card_number=sale.card.number, cards=1, key="k")
 
 
 def test_another_venues_card_is_unknown(sale: OnSale, other_venue: Venue, operator: User) -> None:
-    foreign = cards.issue_card(venue_id=other_venue.pk, actor="test")
+    foreign = player_cards.issue_card(venue_id=other_venue.pk, actor="test")
     exc = _refused("unknown_card", terminal=sale.terminal, card_number=foreign.number, cards=1, key="k")
     assert isinstance(exc, NotFound)
     _refused("unknown_card", terminal=sale.terminal, card_number="0" * 16, cards=1, key="k2")
@@ -236,5 +238,5 @@ def test_purchase_many_answers_each_ask_as_purchase_would(sale: OnSale, venue: V
     )
     purchases, ecards, spends, _audit = _written()
     assert (purchases, ecards, spends) == (before[0] + 1, before[1] + 2, before[2] + 1)
-    assert cards.balance(sale.card) == D("18.50")
+    assert player_cards.balance(sale.card) == D("18.50")
     assert books.trial_balance(venue.pk).holds

@@ -23,8 +23,8 @@ from bingo.electronic.models import ECard, ElectronicGame, Purchase, Terminal, T
 from bingo.electronic.services import sales
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, LedgerTransaction, TxKind
-from halls.cashier.services import cards
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards
 from halls.errors import DomainError
 from halls.models import AuditEntry, Venue
 from tests.electronic.sales_support import OnSale, more_terminals, on_sale
@@ -43,7 +43,7 @@ def hall(venue: Venue, operator: User, cashier: User) -> dict[str, Any]:
     terminals = [sale.terminal] + [t for t, _token in more_terminals(sale, operator, 2)]
     players = [sale.card, funded_card(venue, cashier, D("1.50")), funded_card(venue, cashier, D("9.00"))]
     blocked = funded_card(venue, cashier, D("5.00"))
-    cards.block_card(card=blocked, reason="lost", actor=operator)
+    player_cards.block_card(card=blocked, reason="lost", actor=operator)
     numbers = [c.number for c in players] + [blocked.number, "0" * 16]
     # An earlier purchase of terminal 0 under key "p": a batch's "p" of terminal 0 is its retry or key_reused.
     first = sales.purchase(terminal=terminals[0], card_number=players[2].number, cards=2, key="p")

@@ -19,8 +19,8 @@ from bingo.electronic.services import messages, sales
 from bingo.electronic.services.locks import lock_egame
 from halls.cashier.ledger import Kind
 from halls.cashier.models import LedgerTransaction, Ticket, TxKind
-from halls.cashier.services import cards
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards
 from halls.errors import Conflict
 from halls.models import Venue
 from tests.electronic.sales_support import more_terminals, on_sale
@@ -64,7 +64,7 @@ def test_two_terminals_spending_one_card_at_once(venue: Venue, operator: User, c
         lambda i: sales.purchase(terminal=pair[i], card_number=sale.card.number, cards=2, key="buy"), n=2
     )
     assert len(done) == 1 and [exc.code for exc in refused] == ["insufficient_balance"]
-    assert cards.balance(sale.card) == D("0.00")
+    assert player_cards.balance(sale.card) == D("0.00")
     assert Purchase.objects.count() == 1 and ECard.objects.count() == 2
     assert LedgerTransaction.objects.filter(kind=TxKind.CARD_SPEND).count() == 1
     assert books.venue_account(venue.pk, Kind.SALES).balance == D("1.00")
@@ -81,7 +81,7 @@ def test_many_terminals_on_one_card_get_exactly_what_it_affords(
         lambda i: sales.purchase(terminal=fleet[i], card_number=sale.card.number, cards=3, key=f"k{i}")
     )
     assert len(done) == 6 and {exc.code for exc in refused} == {"insufficient_balance"}
-    assert cards.balance(sale.card) == D("1.00")
+    assert player_cards.balance(sale.card) == D("1.00")
     assert Purchase.objects.aggregate(n=Sum("cards"))["n"] == 18 == ECard.objects.count()
     assert books.venue_account(venue.pk, Kind.SALES).balance == D("9.00")
     assert books.trial_balance(venue.pk).holds
@@ -132,7 +132,7 @@ def test_a_purchase_racing_the_close_is_sold_or_refused_never_lost(
     assert cards_sold == 2 * len(bought) == ECard.objects.filter(game=sale.game).count()
     assert total == D("1.00") * len(bought)
     assert books.venue_account(venue.pk, Kind.SALES).balance == total
-    assert sum((cards.balance(c) for c in players), D("0")) == D("200.00") - total
+    assert sum((player_cards.balance(c) for c in players), D("0")) == D("200.00") - total
     assert books.trial_balance(venue.pk).holds
 
 
@@ -146,7 +146,7 @@ def test_a_purchase_resent_at_once_is_made_once(venue: Venue, operator: User, ca
     assert not refused
     ids = {b.purchase.pk for b in done if isinstance(b, sales.Bought)}
     assert len(ids) == 1 and sum(1 for b in done if isinstance(b, sales.Bought) and not b.replayed) == 1
-    assert cards.balance(sale.card) == D("17.50")
+    assert player_cards.balance(sale.card) == D("17.50")
     assert LedgerTransaction.objects.filter(kind=TxKind.CARD_SPEND).count() == 1
     assert ECard.objects.count() == 5
 
@@ -160,7 +160,7 @@ def test_a_cashout_resent_at_once_issues_one_ticket(venue: Venue, operator: User
     assert not refused
     answers = [a for a in done if isinstance(a, messages.Answer)]
     assert len({a.result["ticket"] for a in answers}) == 1 and sum(not a.replayed for a in answers) == 1
-    assert Ticket.objects.count() == 1 and cards.balance(sale.card) == D("0.00")
+    assert Ticket.objects.count() == 1 and player_cards.balance(sale.card) == D("0.00")
     assert books.trial_balance(venue.pk).holds
 
 
@@ -193,7 +193,7 @@ def test_a_group_answers_each_purchase_as_if_alone(venue: Venue, operator: User,
     assert isinstance(big, sales.Bought) and big.balance == D("47.00")
     assert getattr(unknown, "code", None) == "unknown_card"
     assert Purchase.objects.count() == 2 and ECard.objects.count() == 8
-    assert cards.balance(sale.card) == D("1.00") and cards.balance(rich) == D("47.00")
+    assert player_cards.balance(sale.card) == D("1.00") and player_cards.balance(rich) == D("47.00")
     assert LedgerTransaction.objects.filter(kind=TxKind.CARD_SPEND).count() == 2
     assert books.venue_account(venue.pk, Kind.SALES).balance == D("4.00")
     assert books.trial_balance(venue.pk).holds
@@ -212,5 +212,5 @@ def test_purchases_at_once_share_groups(venue: Venue, operator: User, cashier: U
     assert not refused and group.items - before[1] == THREADS
     assert group.groups - before[0] <= THREADS
     assert Purchase.objects.count() == THREADS == ECard.objects.count()
-    assert all(cards.balance(card) == D("19.50") for card in players)
+    assert all(player_cards.balance(card) == D("19.50") for card in players)
     assert books.trial_balance(venue.pk).holds

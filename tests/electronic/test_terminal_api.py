@@ -22,7 +22,7 @@ from bingo.electronic.models import (
 )
 from halls.cashier.ledger import Kind
 from halls.cashier.models import LedgerTransaction, Ticket, TxKind
-from halls.cashier.services import cards, devices
+from halls.cashier.services import devices, player_cards
 from halls.cashier.services import ledger as books
 from halls.models import AuditEntry, Venue
 from tests.electronic.sales_support import OnSale, on_sale
@@ -156,7 +156,7 @@ def test_purchase_refusals_are_named_and_write_nothing(
         400,
         "bad_card_number",
     )
-    foreign = cards.issue_card(venue_id=other_venue.pk, actor="test")
+    foreign = player_cards.issue_card(venue_id=other_venue.pk, actor="test")
     _error(
         api.post(URL + "purchase/", {"card": foreign.number, "cards": 1, "key": "a"}, format="json"),
         404,
@@ -167,7 +167,7 @@ def test_purchase_refusals_are_named_and_write_nothing(
         409,
         "sales_closed",
     )
-    cards.block_card(card=sale.card, reason="lost", actor="test")
+    player_cards.block_card(card=sale.card, reason="lost", actor="test")
     _error(
         api.post(URL + "purchase/", {"card": n, "cards": 1, "key": "a"}, format="json"), 409, "card_blocked"
     )
@@ -183,7 +183,7 @@ def test_beyond_the_balance_is_refused(venue: Venue, operator: User, cashier: Us
         409,
         "insufficient_balance",
     )
-    assert Purchase.objects.count() == 0 and cards.balance(sale.card) == D("1.00")
+    assert Purchase.objects.count() == 0 and player_cards.balance(sale.card) == D("1.00")
 
 
 def test_a_failed_terminal_cannot_buy(api: APIClient, sale: OnSale) -> None:
@@ -222,6 +222,6 @@ def test_a_cashout_prints_the_balance_on_a_ticket_once(api: APIClient, sale: OnS
     )
     part = api.post(URL + "cashout/", {"seq": 10, "card": sale.card.number, "amount": "0"}, format="json")
     _error(part, 400, "bad_amount")
-    assert Ticket.objects.count() == 1 and cards.balance(sale.card) == D("0.00")
+    assert Ticket.objects.count() == 1 and player_cards.balance(sale.card) == D("0.00")
     assert books.venue_account(venue.pk, Kind.TICKETS).balance == D("19.00")
     assert books.trial_balance(venue.pk).holds

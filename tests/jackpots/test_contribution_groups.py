@@ -1,4 +1,4 @@
-"""Group commit of contributions (services.batcher + contributions.contribute outside a transaction), on
+"""Group commit of contributions (halls.group_commit + contributions.contribute outside a transaction), on
 PostgreSQL with real threads and connections: contributions written in groups are exactly the
 contributions written one by one (the same rows and splits to the micro-unit, the same meters after a
 fold, the balancing identity), whatever the bets, rates and levels; a bad contribution in a group gets
@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from halls.errors import Conflict, InvalidInput
+from halls.group_commit import GroupCommit
 from halls.models import Jurisdiction, Venue
 from halls.money import split_contribution
 from jackpots.models import Contribution, Pool, PoolLevel
 from jackpots.services import contributions, folding, pools, reports
-from jackpots.services.batcher import GroupCommit
 from jackpots.services.contributions import ContributionReceipt
 from jackpots.services.pools import LevelSpec
 from tests.threads import in_threads

@@ -208,14 +208,14 @@ def test_a_frame_that_fails_does_not_lose_the_batch(
     an10_venue: Venue, pool_operator: User, link: LinkGroup, slot_pool: Pool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     good, bad, other = linked(an10_venue, pool_operator, link, 3)
-    real_take = gateway.take
+    real_apply = gateway.apply_message
 
-    def take(batch: Batch, call: gateway.Call, message: protocol.Message) -> dict[str, Any]:
+    def apply_message(batch: Batch, call: gateway.Call, message: protocol.Message) -> dict[str, Any]:
         if call.row.machine.pk == bad.pk:
             raise RuntimeError("a bug in one machine's frame")
-        return real_take(batch, call, message)
+        return real_apply(batch, call, message)
 
-    monkeypatch.setattr(gateway, "take", take)
+    monkeypatch.setattr(gateway, "apply_message", apply_message)
     replies = gateway.receive_many(
         [
             (good.pk, [play(1, "1.00"), meters_msg(2, "1.00", 1)]),

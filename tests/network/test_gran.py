@@ -22,8 +22,8 @@ from bingo.network.models import (
     SpecialityMembership,
 )
 from bingo.network.services import prizes
-from halls.cashier.services import cards as card_services
 from halls.cashier.services import ledger
+from halls.cashier.services import player_cards as card_services
 from halls.link.models import InboxMessage, OutboxMessage
 from halls.link.services import inbox
 from jackpots.models import Contribution

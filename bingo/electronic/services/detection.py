@@ -1,24 +1,23 @@
 """The winner detector of each electronic game, per process: built at the close of sales from the game's
 cards, applied ball by ball inside each ball step's transaction.
 
-As in bingo.services.detection, what a ball decides never depends on the cache being right: an entry is used
-only when it stands exactly at the ball before, as committed. An entry is taken out of the cache while a step
-uses it and put back only when that step's transaction commits; a step that rolls back (or a process that
-never saw its commit) leaves no entry, and the next step rebuilds it from the database: the game's cards and
-the balls drawn before it. So a restarted worker, or a second one, decides the same prizes.
+The per-game cache is bingo.detection_cache's, as traditional bingo's (bingo.services.detection): what a
+ball decides never depends on the cache being right: an entry is used only when it stands exactly at the
+ball before, as committed. An entry is taken out of the cache while a step uses it and put back only when
+that step's transaction commits; a step that rolls back (or a process that never saw its commit) leaves no
+entry, and the next step rebuilds it from the database: the game's cards and the balls drawn before it. So
+a restarted worker, or a second one, decides the same prizes.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 import numpy.typing as npt
 from django.db import connection, transaction
 
+from bingo.detection_cache import DetectionCache, Entry
 from bingo.electronic.detector import BallResult, PatternIndex
 from bingo.electronic.models import EBall, ECard, ElectronicGame
 from bingo.electronic.prizetable import Rules
@@ -29,16 +28,7 @@ CACHED_GAMES = 8
 
 Fingerprint = tuple[str, int, datetime, datetime | None, int]
 
-
-@dataclass
-class _Entry:
-    fingerprint: Fingerprint
-    index: PatternIndex
-    pending: bool = False  # a ball applied whose transaction has not been seen committed
-
-
-_cache: OrderedDict[int, _Entry] = OrderedDict()
-_lock = threading.Lock()
+cache: DetectionCache[PatternIndex] = DetectionCache(CACHED_GAMES, transaction.on_commit)
 
 
 def _fingerprint(game: ElectronicGame) -> Fingerprint:
@@ -50,8 +40,8 @@ def _fingerprint(game: ElectronicGame) -> Fingerprint:
 
 def sales_closed(game: ElectronicGame, rules: Rules) -> PatternIndex:
     """Build the game's detector (its cards are final now); kept once the close of sales commits."""
-    entry = _Entry(_fingerprint(game), _build(game, rules))
-    transaction.on_commit(lambda: _keep(game.pk, entry))
+    entry = Entry(_fingerprint(game), _build(game, rules))
+    transaction.on_commit(lambda: cache.keep(game.pk, entry))
     return entry.index
 
 
@@ -59,7 +49,7 @@ class Step:
     """One ball step's hold on the game's detector (standing at the ball before, as committed): the numbers
     drawn so far, and `apply` for the new ball. The entry is out of the cache while the step holds it."""
 
-    def __init__(self, game: ElectronicGame, entry: _Entry) -> None:
+    def __init__(self, game: ElectronicGame, entry: Entry[PatternIndex]) -> None:
         self.game_id = game.pk
         self.entry = entry
 
@@ -72,10 +62,8 @@ class Step:
         entry = self.entry
         if entry.index.ordinal != ordinal - 1:
             raise ValueError(f"the detector stands at ball {entry.index.ordinal}, not {ordinal - 1}")
-        entry.pending = True  # cleared when this transaction commits
         result = entry.index.apply(number)
-        game_id = self.game_id
-        transaction.on_commit(lambda: _settle(game_id, entry, ordinal))
+        cache.applying(self.game_id, entry, ordinal)  # kept again once this transaction commits
         return result
 
 
@@ -96,53 +84,32 @@ def index_of(game: ElectronicGame, rules: Rules) -> PatternIndex:
 
 def forget(game_id: int | None = None) -> None:
     """Drop the process's detector of a game (all if None): what a restarted process starts from."""
-    with _lock:
-        if game_id is None:
-            _cache.clear()
-        else:
-            _cache.pop(game_id, None)
+    cache.forget(game_id)
 
 
 def cached(game_id: int) -> bool:
-    with _lock:
-        return game_id in _cache
+    return cache.cached(game_id)
 
 
-def _keep(game_id: int, entry: _Entry) -> None:
-    with _lock:
-        _cache[game_id] = entry
-        _cache.move_to_end(game_id)
-        while len(_cache) > CACHED_GAMES:
-            _cache.popitem(last=False)
+def _entry_before(
+    game: ElectronicGame, rules: Rules, ordinal: int, *, keep: bool = False
+) -> Entry[PatternIndex]:
+    """The detector standing at ball `ordinal - 1` as committed: cached, caught up, or rebuilt (`keep`: a
+    reader, which leaves the cache as it is)."""
 
+    def balls() -> list[int]:
+        return list(
+            EBall.objects.filter(game=game, ordinal__lt=ordinal)
+            .order_by("ordinal")
+            .values_list("number", flat=True)
+        )
 
-def _settle(game_id: int, entry: _Entry, ordinal: int) -> None:
-    if entry.index.ordinal == ordinal:
-        entry.pending = False
-        _keep(game_id, entry)
+    def build(drawn: list[int]) -> PatternIndex:
+        index = _build(game, rules)
+        index.apply_all(drawn)
+        return index
 
-
-def _entry_before(game: ElectronicGame, rules: Rules, ordinal: int, *, keep: bool = False) -> _Entry:
-    """The detector standing at ball `ordinal - 1` as committed: cached, caught up, or rebuilt."""
-    fingerprint = _fingerprint(game)
-    with _lock:
-        entry = _cache.get(game.pk) if keep else _cache.pop(game.pk, None)
-    usable = entry is not None and entry.fingerprint == fingerprint and not entry.pending
-    if entry is not None and usable and entry.index.ordinal == ordinal - 1:
-        return entry
-    if keep:  # a reader: never touches an entry a step may be using
-        entry = None
-    balls = list(
-        EBall.objects.filter(game=game, ordinal__lt=ordinal)
-        .order_by("ordinal")
-        .values_list("number", flat=True)
-    )
-    if entry is not None and usable and entry.index.balls == balls[: entry.index.ordinal]:
-        entry.index.apply_all(balls[entry.index.ordinal :])  # another process drew them since
-        return entry
-    index = _build(game, rules)
-    index.apply_all(balls)
-    return _Entry(fingerprint, index)
+    return cache.before(game.pk, _fingerprint(game), ordinal, balls=balls, build=build, peek=keep)
 
 
 def _build(game: ElectronicGame, rules: Rules) -> PatternIndex:

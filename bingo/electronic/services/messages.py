@@ -40,8 +40,7 @@ from bingo.electronic.services.sales import cells_of as card_cells
 from bingo.electronic.services.terminal_views import card_view
 from halls import money
 from halls.cashier.models import PlayerCard
-from halls.cashier.services import cards as player_cards
-from halls.cashier.services import tickets
+from halls.cashier.services import player_cards, tickets
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.services import audit
 

@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import secrets
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Sum
 from django.utils import timezone, translation
@@ -47,12 +44,12 @@ from halls import events, money
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, PlayerCard, TxKind
-from halls.cashier.services import cards as player_cards
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards
 from halls.cashier.services.locks import lock_accounts, lock_accounts_where
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.eventtypes import ECardShown, EventType, TerminalCards
-from jackpots.services.batcher import GroupCommit
+from halls.group_commit import GroupCommit, ProcessGroup, answer_of, together_or_one_by_one
 
 log = logging.getLogger(__name__)
 
@@ -337,33 +334,16 @@ def _write_one(
 
 def _grouped() -> bool:
     return (
-        bool(getattr(settings, "HALL_ESALES_GROUP_COMMIT", True))
+        _group.enabled()
         and connection.vendor == "postgresql"
         and not transaction.get_connection().in_atomic_block
     )
 
 
-_groups: dict[int, GroupCommit[Order, Bought]] = {}
-_groups_lock = threading.Lock()
-
-
 def purchase_group() -> GroupCommit[Order, Bought]:
-    """This process's group of purchases (a new one after a fork); sizes as the pool engine's groups
-    (HALL_POOL_GROUP_SIZE, _WAIT_MS, _RUNNERS)."""
-    pid = os.getpid()
-    found = _groups.get(pid)
-    if found is None:
-        with _groups_lock:
-            found = _groups.get(pid)
-            if found is None:
-                _groups.clear()
-                found = _groups[pid] = GroupCommit(
-                    write_group,
-                    size=int(getattr(settings, "HALL_POOL_GROUP_SIZE", 64)),
-                    wait=float(getattr(settings, "HALL_POOL_GROUP_WAIT_MS", 2)) / 1000,
-                    runners=int(getattr(settings, "HALL_POOL_GROUP_RUNNERS", 2)),
-                )
-    return found
+    """This process's group of purchases (a new one after a fork), sized by electronic sales' own settings
+    (HALL_SALES_GROUP_SIZE, _WAIT_MS, _RUNNERS)."""
+    return _group.get()
 
 
 _Answer = Bought | BaseException
@@ -374,23 +354,22 @@ def _speaking(language: str | None) -> contextlib.AbstractContextManager[None]:
     return translation.override(language) if language else contextlib.nullcontext()
 
 
+def _write_alone_speaking(order: Order) -> Bought:
+    with _speaking(order.language):
+        return _write_alone(order)
+
+
 def _alone(order: Order) -> _Answer:
-    try:
-        with _speaking(order.language):
-            return _write_alone(order)
-    except Exception as exc:  # this caller's own answer
-        return exc
+    return answer_of(_write_alone_speaking, order)
 
 
 def write_group(orders: Sequence[Order]) -> list[_Answer]:
     """Each purchase's answer (bought, or its refusal): together in one transaction, or one by one if the
     group cannot commit as a whole."""
-    if len(orders) > 1:
-        try:
-            return _write_together(orders)
-        except Exception:
-            log.warning("a group of %s purchases failed: writing them one by one", len(orders), exc_info=True)
-    return [_alone(order) for order in orders]
+    return together_or_one_by_one(orders, _write_together, _write_alone_speaking, log=log, what="purchases")
+
+
+_group: ProcessGroup[Order, Bought] = ProcessGroup(write_group, "HALL_SALES_GROUP")
 
 
 def _write_together(orders: Sequence[Order]) -> list[_Answer]:

@@ -28,9 +28,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
 from bingo.programs.plot import render_svg
+from bingo.programs.regulation import HallCategory, ProgramType
 from bingo.programs.rules import Funding, Program, ProgramError, make_program
 from bingo.programs.simulate import PickPolicy, PickWhen, SalesProfile, SimulationError, simulate
-from bingo.programs.tables import HallCategory, ProgramType
 
 DEFAULT_PROFILE = SalesProfile()
 

@@ -34,9 +34,9 @@ from bingo.electronic.models import ECard, ElectronicGame, Speciality
 from bingo.electronic.prizetable import Decision, PrizeSpec, PrizeType
 from bingo.electronic.services.common import rules_of, tell_terminal
 from bingo.electronic.services.specialities import version_in_force
-from bingo.network.models import EGameRound, GranCredit, KnownRound, PrizeKind, SpecialityMembership
+from bingo.network.models import EGameRound, GranCredit, PrizeKind, SpecialityMembership
 from bingo.network.services.payloads import card_label
-from bingo.network.services.venue import open_round_for
+from bingo.network.services.venue import join_round, open_round
 from halls import events, money
 from halls.actors import Actor
 from halls.cashier import ledger
@@ -126,11 +126,6 @@ def join_margin() -> timedelta:
     return timedelta(seconds=float(settings.HALL_GRAN_JOIN_MARGIN_SECONDS))
 
 
-def _open_round(membership: SpecialityMembership, licence: str, at: datetime) -> KnownRound | None:
-    taken = set(EGameRound.objects.filter(venue_id=membership.venue_id).values_list("round_id", flat=True))
-    return open_round_for(membership.prize_code, licence, at + join_margin(), taken)
-
-
 def joins(game: ElectronicGame) -> frozenset[str]:
     """The close of sales (sales counted): the game's Gran prizes that join an open round."""
     memberships = list(SpecialityMembership.objects.filter(speciality_id=game.speciality_id, active=True))
@@ -143,20 +138,17 @@ def joins(game: ElectronicGame) -> frozenset[str]:
     for membership in memberships:
         if membership.table_code not in network_codes:
             continue  # the version in force has no such prize: not played
-        rnd = _open_round(membership, venue.licence_number, at)
+        rnd = open_round(
+            EGameRound,
+            venue_id=membership.venue_id,
+            prize_code=membership.prize_code,
+            licence=venue.licence_number,
+            at=at + join_margin(),
+        )
         if rnd is None:
             continue
-        split = money.split_contribution(
-            game.sales_total, rnd.percent / money.HUNDRED, rnd.reserve_percent / money.HUNDRED
-        )
-        EGameRound.objects.create(
-            round=rnd,
-            venue=venue,
-            game=game,
-            table_code=membership.table_code,
-            sales=game.sales_total,
-            to_meter=split.to_meter,
-            to_reserve=split.to_reserve,
+        join_round(
+            EGameRound, rnd, venue=venue, game=game, sales=game.sales_total, table_code=membership.table_code
         )
         joined.add(membership.table_code)
     return frozenset(joined)

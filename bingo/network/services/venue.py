@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bingo.models import ClaimKind, Game, GameState, PrizeResult
-from bingo.network.models import KnownRound, PrizeKind, RoomMembership, RoundGame
+from bingo.network.models import EGameRound, KnownRound, PrizeKind, RoomMembership, RoundGame
 from bingo.network.services.payloads import card_label
 from halls import events, money
 from halls.actors import Actor
@@ -81,9 +81,41 @@ def open_round_for(prize_code: str, licence: str, at: datetime, taken: set[int])
     return next((r for r in candidates if licence in r.halls and r.pk not in taken), None)
 
 
-def _open_round(membership: RoomMembership, licence: str, at: datetime) -> KnownRound | None:
-    taken = set(RoundGame.objects.filter(venue_id=membership.venue_id).values_list("round_id", flat=True))
-    return open_round_for(membership.prize_code, licence, at, taken)
+# A game's row in a round: a room's game (RoundGame) or an electronic speciality's (EGameRound, Gran).
+JoinedRow = TypeVar("JoinedRow", RoundGame, EGameRound)
+
+
+def open_round(
+    rows: type[JoinedRow], *, venue_id: int, prize_code: str, licence: str, at: datetime
+) -> KnownRound | None:
+    """The prize's earliest round open at `at` for this hall that none of the venue's games of this kind
+    (`rows`: rooms' or specialities') has joined yet."""
+    taken = set(rows.objects.filter(venue_id=venue_id).values_list("round_id", flat=True))
+    return open_round_for(prize_code, licence, at, taken)
+
+
+def join_round(
+    rows: type[JoinedRow],
+    rnd: KnownRound,
+    *,
+    venue: Venue,
+    game: Any,  # a room's Game (RoundGame) or a speciality's ElectronicGame (EGameRound)
+    sales: Decimal,
+    **fields: Any,
+) -> JoinedRow:
+    """The game (a room's or a speciality's) joins round `rnd`: its row (`rows`, with its own `fields`)
+    holding the game's sales and its contribution, the round's percent of them split between the meter and the
+    reserve as the pool engine splits it."""
+    split = money.split_contribution(sales, rnd.percent / money.HUNDRED, rnd.reserve_percent / money.HUNDRED)
+    return rows.objects.create(
+        round=rnd,
+        venue=venue,
+        game=game,
+        sales=sales,
+        to_meter=split.to_meter,
+        to_reserve=split.to_reserve,
+        **fields,
+    )
 
 
 def sales_closed(game: Game) -> None:
@@ -92,26 +124,22 @@ def sales_closed(game: Game) -> None:
     if membership is None or game.sales_total is None:
         return
     venue = Venue.objects.get(pk=membership.venue_id)
-    rnd = _open_round(membership, venue.licence_number, timezone.now())
+    rnd = open_round(
+        RoundGame,
+        venue_id=membership.venue_id,
+        prize_code=membership.prize_code,
+        licence=venue.licence_number,
+        at=timezone.now(),
+    )
     if rnd is None:
         return
-    split = money.split_contribution(
-        game.sales_total, rnd.percent / money.HUNDRED, rnd.reserve_percent / money.HUNDRED
-    )
-    RoundGame.objects.create(
-        round=rnd,
-        venue=venue,
-        game=game,
-        sales=game.sales_total,
-        to_meter=split.to_meter,
-        to_reserve=split.to_reserve,
-    )
+    row = join_round(RoundGame, rnd, venue=venue, game=game, sales=game.sales_total)
     joined = {
         "prize": rnd.prize_code,
         "name": rnd.name,
         "round": rnd.number,
         "max_ball": rnd.max_ball,
-        "contribution": str(money.cents_down(split.to_meter)),
+        "contribution": str(money.cents_down(row.to_meter)),
     }
     game.announcement = {**(game.announcement or {}), "network": joined}
     game.save(update_fields=["announcement"])
@@ -126,8 +154,8 @@ def sales_closed(game: Game) -> None:
             "game": game.pk,
             "number": game.number,
             "sales": money.text(game.sales_total),
-            "to_meter": str(split.to_meter),
-            "to_reserve": str(split.to_reserve),
+            "to_meter": str(row.to_meter),
+            "to_reserve": str(row.to_reserve),
             "cards_sold": game.cards_sold,
             "sold": sold,
         },

@@ -11,8 +11,8 @@ from decimal import Decimal
 from typing import Any
 
 from bingo.models import GameProgram, PrizeProgram, PrizeProgramVersion
+from bingo.programs.regulation import HallCategory, ProgramType
 from bingo.programs.rules import GameContext, InPlay, ManagerPick, Program, ProgramState, make_program
-from bingo.programs.tables import HallCategory, ProgramType
 
 
 def _iso(value: date | datetime | None) -> str | None:

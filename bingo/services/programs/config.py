@@ -19,6 +19,7 @@ from django.db.models import Max
 from django.utils.translation import gettext, gettext_noop
 
 from bingo.models import Game, GameState, PrizeProgram, PrizeProgramVersion, RoomBolsa
+from bingo.programs.regulation import ProgramType
 from bingo.programs.rules import (
     PROGRAM_TYPES,
     Funding,
@@ -29,7 +30,6 @@ from bingo.programs.rules import (
     make_program,
     schedule_problems,
 )
-from bingo.programs.tables import ProgramType
 from bingo.services.locks import lock_program
 from bingo.services.programs import clock
 from bingo.services.programs.codec import jsonable, state_to_json

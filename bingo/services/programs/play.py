@@ -35,6 +35,7 @@ from bingo.models import (
     ProgramAward,
     RoomBolsa,
 )
+from bingo.programs.regulation import HallCategory
 from bingo.programs.rules import (
     Funding,
     GameContext,
@@ -46,7 +47,6 @@ from bingo.programs.rules import (
     next_state,
     payout,
 )
-from bingo.programs.tables import HallCategory
 from bingo.services.common import record, step
 from bingo.services.programs import readmodels
 from bingo.services.programs.codec import (

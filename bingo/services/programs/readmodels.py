@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from bingo.models import Game, GameProgram, PrizeProgram, PrizeProgramVersion, ProgramAward, RoomBolsa
+from bingo.programs.regulation import HallCategory, ProgramType
 from bingo.programs.rules import (
     PROGRAM_TYPES,
     Family,
@@ -17,7 +18,6 @@ from bingo.programs.rules import (
     in_play,
     program_in_force,
 )
-from bingo.programs.tables import HallCategory, ProgramType
 from bingo.services.programs import clock
 from bingo.services.programs.codec import hour_text, program_of, state_from_json, state_to_json
 from halls import money

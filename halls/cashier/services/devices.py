@@ -22,8 +22,8 @@ from halls import fanout, money
 from halls.actors import Actor
 from halls.cashier import ledger
 from halls.cashier.models import CashDevice, DeviceKind, DeviceMessage, TxKind
-from halls.cashier.services import cards
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards
 from halls.cashier.services.locks import lock_player_card
 from halls.errors import Conflict, InvalidInput
 from halls.services import audit
@@ -176,16 +176,16 @@ def notes_in(*, device: CashDevice, seq: int, card: str, amount: Any) -> Answer:
     """The device's bill reader took `amount` in notes for `card` (its number or QR payload): the
     device's stacker is debited, the card credited (TxKind.DEVICE_CASH_IN, no shift). Once per seq."""
     seq = _seq(seq)
-    cash = cards.amount_of(amount)
-    number = cards.number_of(card)
+    cash = player_cards.amount_of(amount)
+    number = player_cards.number_of(card)
     body = {"card": number, "amount": money.text(cash)}
     with transaction.atomic():
         answered = _answered(device, seq, body)
         if answered is not None:
             return answered
-        found = cards.find_card(venue_id=device.venue_id, code=number)
+        found = player_cards.find_card(venue_id=device.venue_id, code=number)
         locked = lock_player_card(found.pk)
-        cards.check_active(locked)
+        player_cards.check_active(locked)
         try:
             posted = books.post(
                 venue_id=device.venue_id,
@@ -212,7 +212,7 @@ def notes_in(*, device: CashDevice, seq: int, card: str, amount: Any) -> Answer:
             "seq": seq,
             "card": number,
             "amount": money.text(cash),
-            "balance": money.text(cards.balance(locked)),
+            "balance": money.text(player_cards.balance(locked)),
             "transaction": posted.transaction.pk,
         }
         try:

@@ -57,8 +57,8 @@ from halls.cashier.models import (
     TxKind,
 )
 from halls.cashier.printing.document import Barcode, Document, Field, Rule, Symbology
-from halls.cashier.services import cards
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards
 from halls.cashier.services.locks import lock_player_card, lock_ticket
 from halls.cashier.services.printing import PrintResult, print_document
 from halls.cashier.services.shifts import open_shift_of
@@ -160,7 +160,7 @@ def local(venue_id: int, at: datetime) -> str:
 
 def _card(venue_id: int, number: str) -> PlayerCard:
     """The venue's card of that number or QR payload (bad_card_number 400, unknown_card 404)."""
-    return cards.find_card(venue_id=venue_id, code=number)
+    return player_cards.find_card(venue_id=venue_id, code=number)
 
 
 def card_balance(venue_id: int, card_number: str) -> Decimal:
@@ -171,7 +171,7 @@ def card_balance(venue_id: int, card_number: str) -> Decimal:
 def _usable_card(card_id: int) -> PlayerCard:
     """The card, locked (Rank.PLAYER_CARD); refused `card_blocked` when it is blocked."""
     card = lock_player_card(card_id)
-    cards.check_active(card)
+    player_cards.check_active(card)
     return card
 
 
@@ -471,7 +471,7 @@ def cash_out_to_ticket(
     _active(device)
     if amount is not None:
         amount = checked_amount(amount)
-    number = cards.number_of(card_number)
+    number = player_cards.number_of(card_number)
     body = {"card": number, "amount": money.text(amount) if amount is not None else "all"}
     earlier = _device_answered(device, seq, TICKET_OUT, body)
     if earlier is not None:
@@ -712,7 +712,7 @@ def _into_card(venue_id: int, card_number: str) -> Callable[[Shift | None], _Tar
 def redeem_into_card(*, venue_id: int, number: str, card_number: str, key: str, actor: User) -> Redeemed:
     """The cashier loads a ticket into a player card (card_blocked, unknown_card refused)."""
     require_role(actor, venue_id, Role.CASHIER)
-    card = cards.number_of(card_number)
+    card = player_cards.number_of(card_number)
     target = _into_card(venue_id, card)
 
     def till_shift() -> Shift:
@@ -735,7 +735,7 @@ def redeem_at_device(*, device: CashDevice, number: str, card_number: str, seq: 
     (device, seq) again answers the first result; the seq of another message is refused seq_reused."""
     _active(device)
     digits = checked_number(number)
-    card = cards.number_of(card_number)
+    card = player_cards.number_of(card_number)
     body = {"ticket": digits, "card": card}
     earlier = _device_answered(device, seq, TICKET_IN, body)
     if earlier is not None:

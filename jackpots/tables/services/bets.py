@@ -8,7 +8,7 @@ are registered (the pool bet goes in before the deal: JP-EU12-03, BJ-AN10-3). A 
 SeatBet row and the audit entry commit together or not at all, under the hand's lock.
 
 Groups. Called outside a transaction on PostgreSQL (the API, the console, the demo's tables), the call
-goes to the process's group (services.batcher, as the pool engine's contributions and the machine
+goes to the process's group (halls.group_commit, as the pool engine's contributions and the machine
 gateway's frames do): the WHOLE calls of concurrent tables and requests are written in ONE transaction,
 so the venue's audit chain head, the pool's locks and the commit are taken once per group, not once per
 call. Inside that transaction:
@@ -41,14 +41,11 @@ writers the database serializes anyway) the call is written inline, in that tran
 from __future__ import annotations
 
 import logging
-import os
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
@@ -59,8 +56,8 @@ from halls import events
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.eventtypes import EventType, HandBetsRegistered, SeatBetShown
+from halls.group_commit import GroupCommit, ProcessGroup, together_or_one_by_one
 from halls.services import audit
-from jackpots.services.batcher import GroupCommit
 from jackpots.services.contributions import ContributionItem, contribute_answers, contribute_many
 from jackpots.services.locks import hold_pool
 from jackpots.tables import rules
@@ -303,33 +300,16 @@ def _write_alone(call: BetsCall) -> Hand:
 def _grouped() -> bool:
     """Grouped only on PostgreSQL, outside any transaction (see the module docstring)."""
     return (
-        bool(getattr(settings, "HALL_TABLE_GROUP_COMMIT", True))
+        _group.enabled()
         and connection.vendor == "postgresql"
         and not transaction.get_connection().in_atomic_block
     )
 
 
-_groups: dict[int, GroupCommit[BetsCall, Hand]] = {}
-_groups_lock = threading.Lock()
-
-
 def bet_group() -> GroupCommit[BetsCall, Hand]:
-    """This process's group of register_bets calls (a new one after a fork). Sizes: the pool engine's
-    group settings (HALL_POOL_GROUP_SIZE, _WAIT_MS, _RUNNERS)."""
-    pid = os.getpid()
-    found = _groups.get(pid)
-    if found is None:
-        with _groups_lock:
-            found = _groups.get(pid)
-            if found is None:
-                _groups.clear()
-                found = _groups[pid] = GroupCommit(
-                    write_group,
-                    size=int(getattr(settings, "HALL_POOL_GROUP_SIZE", 64)),
-                    wait=float(getattr(settings, "HALL_POOL_GROUP_WAIT_MS", 2)) / 1000,
-                    runners=int(getattr(settings, "HALL_POOL_GROUP_RUNNERS", 2)),
-                )
-    return found
+    """This process's group of register_bets calls (a new one after a fork), sized by the tables' own
+    settings (HALL_TABLE_GROUP_SIZE, _WAIT_MS, _RUNNERS)."""
+    return _group.get()
 
 
 class _GroupRefused(Exception):
@@ -339,22 +319,13 @@ class _GroupRefused(Exception):
 _Answer = Hand | BaseException
 
 
-def _alone(call: BetsCall) -> _Answer:
-    try:
-        return _write_alone(call)
-    except Exception as exc:  # this caller's own answer
-        return exc
-
-
 def write_group(calls: Sequence[BetsCall]) -> list[_Answer]:
     """Each call's answer (its hand, or its refusal): the calls together in one transaction, or, if the
     group cannot commit as a whole, one by one, each in its own transaction."""
-    if len(calls) > 1:
-        try:
-            return _write_together(calls)
-        except Exception:
-            log.warning("a group of %s bet calls failed: writing them one by one", len(calls), exc_info=True)
-    return [_alone(call) for call in calls]
+    return together_or_one_by_one(calls, _write_together, _write_alone, log=log, what="bet calls")
+
+
+_group: ProcessGroup[BetsCall, Hand] = ProcessGroup(write_group, "HALL_TABLE_GROUP")
 
 
 def _write_together(calls: Sequence[BetsCall]) -> list[_Answer]:

@@ -20,8 +20,6 @@ printed at the end; ``--report FILE`` also writes them as JSON (bench/machines.p
 
 from __future__ import annotations
 
-import json
-import signal
 import sys
 from argparse import ArgumentParser
 from decimal import Decimal
@@ -31,39 +29,36 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
+from halls import simulation
 from machines import simulator
 
 
 def _write_tokens(path: Path, credentials: list[simulator.Credentials]) -> None:
-    with path.open("w", encoding="utf-8") as out:
-        for cred in credentials:
-            p = cred.profile
-            row = {
-                "asset": p.asset,
-                "token": cred.token,
-                "venue": cred.venue_id,
-                "type": p.machine_type,
-                "denomination": str(p.denomination),
-                "software_version": p.software_version,
-                "next_seq": p.next_seq,
-                "meters": {
-                    "coin_in": str(p.meters.coin_in),
-                    "coin_out": str(p.meters.coin_out),
-                    "jackpots_paid": str(p.meters.jackpots_paid),
-                    "credits": str(p.meters.credits),
-                    "games_played": p.meters.games_played,
-                },
-            }
-            out.write(json.dumps(row) + "\n")
-    path.chmod(0o600)  # device tokens
+    rows = [
+        {
+            "asset": cred.profile.asset,
+            "token": cred.token,
+            "venue": cred.venue_id,
+            "type": cred.profile.machine_type,
+            "denomination": str(cred.profile.denomination),
+            "software_version": cred.profile.software_version,
+            "next_seq": cred.profile.next_seq,
+            "meters": {
+                "coin_in": str(cred.profile.meters.coin_in),
+                "coin_out": str(cred.profile.meters.coin_out),
+                "jackpots_paid": str(cred.profile.meters.jackpots_paid),
+                "credits": str(cred.profile.meters.credits),
+                "games_played": cred.profile.meters.games_played,
+            },
+        }
+        for cred in credentials
+    ]
+    simulation.write_json_lines(path, rows)
 
 
 def read_tokens(path: Path) -> list[simulator.Credentials]:
     credentials = []
-    for index, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for index, row in enumerate(simulation.read_json_lines(path)):
         meters = row.get("meters") or {}
         profile = simulator.MachineProfile(
             index=index,
@@ -86,16 +81,6 @@ def read_tokens(path: Path) -> list[simulator.Credentials]:
     return credentials
 
 
-def _shard(value: str) -> tuple[int, int]:
-    try:
-        i, n = (int(x) for x in value.split("/"))
-    except ValueError:
-        raise CommandError(_("--shard is I/N (e.g. 0/2), not %(value)r") % {"value": value}) from None
-    if n < 1 or not 0 <= i < n:
-        raise CommandError(_("--shard %(value)s: need 0 <= I < N") % {"value": value})
-    return i, n
-
-
 class Command(BaseCommand):
     help = "Run N simulated type B/C machines against the machine gateway (WebSocket) and print statistics."
 
@@ -103,13 +88,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--machines", type=int, default=None, help="how many (--register: default 10; --tokens: all)"
         )
-        parser.add_argument(
-            "--url",
-            default="ws://127.0.0.1:8000",
-            help="the server, ws://host:port; several comma-separated spread the machines over them",
+        source = simulation.add_run_arguments(
+            parser, devices="machines", scheme="ws", seed_help="machine i plays Random(seed + i)"
         )
-        parser.add_argument("--seed", type=int, default=0, help="machine i plays Random(seed + i)")
-        parser.add_argument("--duration", type=float, default=None, help="seconds (default: until Ctrl-C)")
         parser.add_argument("--pace-scale", type=float, default=1.0, help="× the type's minimum game time")
         parser.add_argument("--think", type=float, default=0.25, help="extra time per game, fraction (0-1)")
         parser.add_argument("--hit-probability", type=float, default=1 / 20_000, help="per game")
@@ -117,17 +98,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--heartbeat-every", type=float, default=3.0, help="seconds of silence before a heartbeat"
         )
-        parser.add_argument("--warmup", type=float, default=0.0, help="seconds not measured after connecting")
-        parser.add_argument("--connect-rate", type=float, default=200.0, help="new connections per second")
         parser.add_argument(
             "--drain", type=float, default=10.0, help="seconds to wait for replies at the end"
-        )
-        parser.add_argument("--report", type=Path, help="also write the statistics as JSON to this file")
-        parser.add_argument("--errors", type=int, default=5, help="connection errors to print (then count)")
-        source = parser.add_argument_group("machines")
-        source.add_argument("--tokens", type=Path, help="JSON lines of machines and tokens (no database)")
-        source.add_argument(
-            "--shard", default="0/1", help="I/N: every N-th machine of --tokens from the I-th"
         )
         source.add_argument("--register", action="store_true", help="register/link machines, new tokens")
         source.add_argument("--venue", type=int, help="venue id (--register)")
@@ -135,13 +107,12 @@ class Command(BaseCommand):
         source.add_argument("--prefix", default="SIM-", help="asset number prefix (--register)")
         source.add_argument("--type", choices=("B", "C"), default="C", dest="machine_type")
         source.add_argument("--denomination", default="0.20")
-        source.add_argument("--tokens-out", type=Path, help="write the new tokens here (--register)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         credentials = self._credentials(options)
         if not credentials:
             raise CommandError(_("No machines to simulate."))
-        urls = [u.strip() for u in str(options["url"]).split(",") if u.strip()]
+        urls = simulation.bases(str(options["url"]))
         config = simulator.SimConfig(
             seed=options["seed"],
             pace_scale=options["pace_scale"],
@@ -150,26 +121,14 @@ class Command(BaseCommand):
             meters_every=options["meters_every"],
             heartbeat_every=options["heartbeat_every"],
         )
-        shown = {"n": 0}
-
-        def on_error(text: str) -> None:
-            shown["n"] += 1
-            if shown["n"] <= options["errors"]:
-                self.stderr.write(text)
-
+        errors = simulation.ErrorLog(options["errors"], self.stderr.write)
+        pace = f", pace × {config.pace_scale}"
         self.stdout.write(
-            f"{len(credentials)} machines → {', '.join(urls)}, seed {config.seed}, pace × {config.pace_scale}"
-            + (f", {options['duration']:g} s" if options["duration"] else ", until Ctrl-C")
+            simulation.heading(len(credentials), "machines", urls, config.seed, options["duration"], pace)
         )
 
-        async def main() -> simulator.Report:
-            import asyncio
-
-            stop = asyncio.Event()
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, stop.set)
-            return await simulator.run_simulation(
+        report = simulation.run_until_stopped(
+            lambda stop: simulator.run_simulation(
                 credentials,
                 urls,
                 config,
@@ -178,39 +137,32 @@ class Command(BaseCommand):
                 warmup=options["warmup"],
                 connect_rate=options["connect_rate"],
                 drain_seconds=options["drain"],
-                on_error=on_error,
+                on_error=errors,
             )
-
-        report: simulator.Report = simulator.run(main)
-        for line in report.lines():
-            self.stdout.write(line)
-        if shown["n"] > options["errors"]:
-            self.stderr.write(_("(%(count)s connection errors in all)") % {"count": shown["n"]})
-        if options["report"]:
-            options["report"].write_text(json.dumps(report.to_json()), encoding="utf-8")
+        )
+        simulation.tell(report, errors=errors, write=self.stdout.write, path=options["report"], gettext=_)
 
     def _credentials(self, options: dict[str, Any]) -> list[simulator.Credentials]:
-        if options["tokens"] and options["register"]:
-            raise CommandError(_("Give --tokens or --register, not both."))
-        if options["tokens"]:
-            i, n = _shard(options["shard"])
-            credentials = read_tokens(options["tokens"])[i::n]
-            if options["machines"] and options["machines"] < len(credentials):
-                credentials = credentials[: options["machines"]]
-            return credentials
-        if not options["register"]:
-            raise CommandError(
-                _("Say where the machines come from: --register --venue ID, or --tokens FILE.")
+        try:
+            return simulation.devices_from(
+                options,
+                count="machines",
+                read=read_tokens,
+                register=lambda: self._register(options),
+                nowhere=_("Say where the machines come from: --register --venue ID, or --tokens FILE."),
+                gettext=_,
             )
-        if options["venue"] is None:
-            raise CommandError(_("--register needs --venue ID."))
-        return self._register(options)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
 
     def _register(self, options: dict[str, Any]) -> list[simulator.Credentials]:
         from django.db import connection
 
         from halls.models import Venue
         from machines import provisioning
+
+        if options["venue"] is None:
+            raise CommandError(_("--register needs --venue ID."))
 
         venue = Venue.objects.filter(pk=options["venue"]).first()
         if venue is None:

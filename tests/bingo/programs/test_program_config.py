@@ -9,6 +9,14 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bingo.prizes import PrizeAmount
+from bingo.programs.regulation import (
+    BA_6_PRINTED_TABLE,
+    BA_6_TEXT_TABLE,
+    SEED,
+    Extrapolation,
+    ProgramType,
+    Source,
+)
 from bingo.programs.rules import (
     PROGRAM_TYPES,
     Family,
@@ -25,14 +33,6 @@ from bingo.programs.rules import (
     validate_pick,
 )
 from bingo.programs.schedule import MissedSlot
-from bingo.programs.tables import (
-    BA_6_PRINTED_TABLE,
-    BA_6_TEXT_TABLE,
-    SEED,
-    Extrapolation,
-    ProgramType,
-    Source,
-)
 
 D = Decimal
 MADRID = ZoneInfo("Europe/Madrid")

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bingo.balls import DEFAULT_PALETTE
+from bingo.programs.regulation import BA_3_SCALE, HallCategory, ProgramType
 from bingo.programs.rules import (
     Family,
     GameContext,
@@ -26,7 +27,6 @@ from bingo.programs.rules import (
     payout,
 )
 from bingo.programs.schedule import first_instant_at, operating_day, slots_of_day
-from bingo.programs.tables import BA_3_SCALE, HallCategory, ProgramType
 
 D = Decimal
 ZONES = ["Europe/Madrid", "Africa/Ceuta"]

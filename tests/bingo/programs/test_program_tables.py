@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from bingo.programs.tables import (
+from bingo.programs.regulation import (
     ALL_TABLES,
     BA_3_SCALE,
     BA_5_TABLE,

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bingo.programs.regulation import SCHEDULED_VARIANTS, ExtractionRow, HallCategory, ProgramType
 from bingo.programs.rules import (
     GameContext,
     InPlay,
@@ -24,7 +25,6 @@ from bingo.programs.rules import (
     payout,
 )
 from bingo.programs.schedule import slots_of_day
-from bingo.programs.tables import SCHEDULED_VARIANTS, ExtractionRow, HallCategory, ProgramType
 
 D = Decimal
 MADRID = ZoneInfo("Europe/Madrid")

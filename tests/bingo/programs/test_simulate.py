@@ -23,6 +23,7 @@ from bingo.balls import DEFAULT_PALETTE, default_colours
 from bingo.cards import CARDS_PER_STRIP, CardGrid, generate_series
 from bingo.detect import completion, ordinal_map
 from bingo.programs.plot import render_svg
+from bingo.programs.regulation import HallCategory
 from bingo.programs.rules import Family, Program, make_program
 from bingo.programs.simulate import (
     DECK_SEED,
@@ -34,7 +35,6 @@ from bingo.programs.simulate import (
     deck_for,
     simulate,
 )
-from bingo.programs.tables import HallCategory
 from halls.models import Room
 
 D = Decimal

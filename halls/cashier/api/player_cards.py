@@ -26,7 +26,7 @@ from halls.api import HallAPIView, actor, valid
 from halls.cashier import cardnumber
 from halls.cashier.api.printed import printed_answer, till_to_print_at
 from halls.cashier.models import Means, Player, PlayerCard
-from halls.cashier.services import cards
+from halls.cashier.services import player_cards
 from halls.errors import NotFound
 from halls.models import Role, Venue
 from halls.money import PAYMENT_DIGITS
@@ -53,7 +53,7 @@ class PlayerCardSerializer(serializers.Serializer[Any]):
         return cardnumber.qr_payload(card.number)
 
     def get_balance(self, card: PlayerCard) -> str:
-        return str(cards.balance(card))
+        return str(player_cards.balance(card))
 
     def get_replaced_by(self, card: PlayerCard) -> str | None:
         return card.replaced_by.number if card.replaced_by_id and card.replaced_by else None
@@ -81,7 +81,9 @@ KEY_HELP = "Optional; a retry with the same key answers the first move (200) and
 class PlayerCardCashInSerializer(serializers.Serializer[Any]):
     amount = serializers.CharField(max_length=40, help_text="Decimal string above 0 in whole cents.")
     means = serializers.ChoiceField(choices=Means.choices, default=Means.CASH)
-    idempotency_key = serializers.CharField(max_length=cards.KEY_LENGTH, required=False, help_text=KEY_HELP)
+    idempotency_key = serializers.CharField(
+        max_length=player_cards.KEY_LENGTH, required=False, help_text=KEY_HELP
+    )
 
 
 class PlayerCardCashOutSerializer(serializers.Serializer[Any]):
@@ -91,7 +93,9 @@ class PlayerCardCashOutSerializer(serializers.Serializer[Any]):
         allow_null=True,
         help_text="Omit (or null) to pay out the whole balance.",
     )
-    idempotency_key = serializers.CharField(max_length=cards.KEY_LENGTH, required=False, help_text=KEY_HELP)
+    idempotency_key = serializers.CharField(
+        max_length=player_cards.KEY_LENGTH, required=False, help_text=KEY_HELP
+    )
 
 
 class PlayerCardHistoryQuerySerializer(serializers.Serializer[Any]):
@@ -172,7 +176,7 @@ def _venue(request: Request, venue_id: int, *roles: str) -> Venue:
 def card_of(request: Request, venue_id: int, code: str, *roles: str) -> PlayerCard:
     """The venue's card named by `code` (number or QR payload), for a user with one of `roles` there."""
     venue = _venue(request, venue_id, *roles)
-    card = cards.find_card(venue_id=venue.pk, code=code, field="card")
+    card = player_cards.find_card(venue_id=venue.pk, code=code, field="card")
     return PlayerCard.objects.select_related("replaced_by").get(pk=card.pk)
 
 
@@ -189,7 +193,7 @@ def _key(data: dict[str, Any]) -> str:
     return str(data.get("idempotency_key") or uuid.uuid4().hex)
 
 
-def _answer(move: cards.CardMove) -> Response:
+def _answer(move: player_cards.CardMove) -> Response:
     code = status.HTTP_200_OK if move.replayed else status.HTTP_201_CREATED
     card = PlayerCard.objects.select_related("replaced_by").get(pk=move.card.pk)
     return Response(
@@ -223,7 +227,7 @@ class CardsView(HallAPIView):
         venue = _venue(request, venue_id, Role.CASHIER)
         data = valid(PlayerCardIssueSerializer, request.data)
         player = _player(venue, data["player"]) if data.get("player") else None
-        card = cards.issue_card(venue_id=venue.pk, actor=actor(request), player=player)
+        card = player_cards.issue_card(venue_id=venue.pk, actor=actor(request), player=player)
         return Response(PlayerCardSerializer(card).data, status=status.HTTP_201_CREATED)
 
 
@@ -251,7 +255,7 @@ class CardHistoryView(HallAPIView):
     def get(self, request: Request, venue_id: int, code: str) -> Response:
         card = card_of(request, venue_id, code, Role.CASHIER)
         query = valid(PlayerCardHistoryQuerySerializer, request.query_params)
-        entries = cards.history(card, limit=query["limit"])
+        entries = player_cards.history(card, limit=query["limit"])
         return Response(PlayerCardHistorySerializer({"card": card, "entries": entries}).data)
 
 
@@ -275,7 +279,7 @@ class CardCashInView(HallAPIView):
     def post(self, request: Request, venue_id: int, code: str) -> Response:
         card = card_of(request, venue_id, code, Role.CASHIER)
         data = valid(PlayerCardCashInSerializer, request.data)
-        move = cards.cash_in(
+        move = player_cards.cash_in(
             card=card, amount=data["amount"], means=data["means"], key=_key(data), actor=actor(request)
         )
         return _answer(move)
@@ -302,7 +306,7 @@ class CardCashOutView(HallAPIView):
         card = card_of(request, venue_id, code, Role.CASHIER)
         data = valid(PlayerCardCashOutSerializer, request.data)
         amount = data.get("amount")
-        move = cards.cash_out(
+        move = player_cards.cash_out(
             card=card,
             amount=None if amount is None else amount,
             key=_key(data),
@@ -324,7 +328,7 @@ class CardBlockView(HallAPIView):
     def post(self, request: Request, venue_id: int, code: str) -> Response:
         card = card_of(request, venue_id, code, Role.CASHIER)
         data = valid(PlayerCardBlockSerializer, request.data)
-        card = cards.block_card(card=card, reason=data["reason"], actor=actor(request))
+        card = player_cards.block_card(card=card, reason=data["reason"], actor=actor(request))
         return Response(PlayerCardSerializer(card).data)
 
 
@@ -340,7 +344,7 @@ class CardUnblockView(HallAPIView):
     )
     def post(self, request: Request, venue_id: int, code: str) -> Response:
         card = card_of(request, venue_id, code, Role.OPERATOR)
-        return Response(PlayerCardSerializer(cards.unblock_card(card=card, actor=actor(request))).data)
+        return Response(PlayerCardSerializer(player_cards.unblock_card(card=card, actor=actor(request))).data)
 
 
 class CardReplaceView(HallAPIView):
@@ -362,7 +366,7 @@ class CardReplaceView(HallAPIView):
     )
     def post(self, request: Request, venue_id: int, code: str) -> Response:
         card = card_of(request, venue_id, code, Role.CASHIER)
-        done = cards.replace_card(card=card, actor=actor(request))
+        done = player_cards.replace_card(card=card, actor=actor(request))
         old = PlayerCard.objects.select_related("replaced_by").get(pk=done.old.pk)
         body = PlayerCardReplacementSerializer(
             {"old": old, "new": done.new, "moved": done.moved, "transaction": done.transaction}
@@ -384,7 +388,7 @@ class CardPlayerView(HallAPIView):
         card = card_of(request, venue_id, code, Role.CASHIER)
         data = valid(PlayerCardLinkSerializer, request.data)
         player = _player(card.venue, data["player"]) if data["player"] is not None else None
-        card = cards.link_player(card=card, player=player, actor=actor(request))
+        card = player_cards.link_player(card=card, player=player, actor=actor(request))
         return Response(PlayerCardSerializer(card).data)
 
 
@@ -399,7 +403,7 @@ class PlayersView(HallAPIView):
     def post(self, request: Request, venue_id: int) -> Response:
         venue = _venue(request, venue_id, Role.CASHIER)
         data = valid(CashierPlayerRequestSerializer, request.data)
-        player = cards.register_player(
+        player = player_cards.register_player(
             venue_id=venue.pk, name=data["name"], id_document=data["id_document"], actor=actor(request)
         )
         return Response(CashierPlayerSerializer(player).data, status=status.HTTP_201_CREATED)
@@ -440,7 +444,7 @@ class CardPrintView(HallAPIView):
         card = card_of(request, venue_id, code, Role.CASHIER)
         data = valid(PlayerCardPrintSerializer, request.data)
         till = till_to_print_at(request, card.venue_id, data.get("till"))
-        result = cards.print_card(card=card, till=till, actor=actor(request))
+        result = player_cards.print_card(card=card, till=till, actor=actor(request))
         return printed_answer(result, f"card-{card.number}.pdf")
 
 

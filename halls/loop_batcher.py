@@ -1,11 +1,12 @@
 """Group commit for one event loop: the requests of all the loop's sockets, taken in batches, each batch one
 call on a database thread of the door's own (one transaction, one commit for all of it).
 
-`Batcher.take(item)` awaits its item's answer. A runner lives while there is work: it gathers a batch (up to
-`size` items, waiting at most `wait` seconds after the first for more), hands it to `call` on `executor`,
-answers each item's future and goes again, or ends when nothing waits (no task outlives the work). Only one
-runner gathers at a time and at most `runners` are in the database at once, so under load the next batch
-fills while the previous one commits. Machines' frames are batched the same way (machines.consumers).
+`LoopBatcher.submit(item)` awaits its item's answer. A runner lives while there is work: it gathers a batch
+(up to `size` items, waiting at most `wait` seconds after the first for more), hands it to `call` on
+`executor`, answers each item's future and goes again, or ends when nothing waits (no task outlives the work).
+Only one runner gathers at a time and at most `runners` are in the database at once, so under load the next
+batch fills while the previous one commits. Machines' frames are batched the same way (machines.consumers).
+(Its sibling for threads, where one caller writes the group, is halls.group_commit.)
 
 Why threads of their own and not Channels' `database_sync_to_async`: that one shared sync thread serialises
 every database call of every consumer of the process; a socket door that writes would wait behind reads.
@@ -39,7 +40,7 @@ def _closing(fn: Callable[..., Any], *args: Any) -> Any:
         close_old_connections()
 
 
-class Batcher(Generic[T, R]):
+class LoopBatcher(Generic[T, R]):
     def __init__(
         self,
         call: Callable[[list[T]], Answers],
@@ -61,7 +62,7 @@ class Batcher(Generic[T, R]):
         self.batches = 0  # counters for benchmarks and tests
         self.items = 0
 
-    async def take(self, item: T) -> R:
+    async def submit(self, item: T) -> R:
         """`item`'s answer, taken in the next batch (its refusal raised here)."""
         future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
         self.pending.append((item, future))

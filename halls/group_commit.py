@@ -12,15 +12,28 @@ group fills while the previous one commits; a lone caller waits at most `wait` f
 `write_many` answers one result per item, in order, an exception standing for that item's failure; an
 exception it raises itself is every item's answer. It never gets an empty group.
 
-Pure threading: no Django here (jackpots.services.contributions wires it to the pool's ledger).
+`together_or_one_by_one` is what each user's `write_many` does: the group in one transaction, or, if it
+cannot commit as a whole (a database error, a deadlock), each item alone, each caller getting its own answer
+(`answer_of`: a result, or the exception that is its refusal).
+
+`ProcessGroup` is the one setup of a group commit for its users (the pools' contributions, the casino
+tables' bets, electronic bingo's purchases): one `GroupCommit` per process (a new one after a fork: a child
+never shares its parent's), made on first use with the sizes of the user's own settings, `<prefix>_COMMIT`,
+`_SIZE`, `_WAIT_MS` and `_RUNNERS` (HALL_POOL_GROUP_*, HALL_TABLE_GROUP_*, HALL_SALES_GROUP_*). `GroupCommit`
+itself is pure threading; only `ProcessGroup` reads Django's settings, and knows nothing of its users.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+from django.conf import settings
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -130,3 +143,86 @@ class GroupCommit(Generic[T, R]):
             error = RuntimeError(f"a group of {len(items)} items got {len(answers)} answers")
             return [error] * len(items)
         return answers
+
+
+@dataclass(frozen=True)
+class GroupSettings:
+    """A group commit's switch and sizes: at most `size` items a group, gathered for at most `wait_ms`,
+    `runners` groups written at once."""
+
+    commit: bool = True
+    size: int = 64
+    wait_ms: float = 2.0
+    runners: int = 2
+
+    @classmethod
+    def of(cls, prefix: str) -> GroupSettings:
+        """`<prefix>_COMMIT`, `_SIZE`, `_WAIT_MS`, `_RUNNERS` from the settings (each defaulting to the
+        class's)."""
+        default = cls()
+        return cls(
+            commit=bool(getattr(settings, f"{prefix}_COMMIT", default.commit)),
+            size=int(getattr(settings, f"{prefix}_SIZE", default.size)),
+            wait_ms=float(getattr(settings, f"{prefix}_WAIT_MS", default.wait_ms)),
+            runners=int(getattr(settings, f"{prefix}_RUNNERS", default.runners)),
+        )
+
+
+class ProcessGroup(Generic[T, R]):
+    """This process's group commit of one user: `get()` makes it on first use (and again after a fork),
+    sized by the settings named `prefix` (read then: a benchmark may set them before)."""
+
+    def __init__(self, write_many: Callable[[Sequence[T]], Sequence[R | BaseException]], prefix: str) -> None:
+        self.write_many = write_many
+        self.prefix = prefix
+        self._groups: dict[int, GroupCommit[T, R]] = {}
+        self._lock = threading.Lock()
+
+    def settings(self) -> GroupSettings:
+        return GroupSettings.of(self.prefix)
+
+    def enabled(self) -> bool:
+        """Whether the user groups its writes at all (`<prefix>_COMMIT`)."""
+        return self.settings().commit
+
+    def get(self) -> GroupCommit[T, R]:
+        """This process's group (a new one after a fork: a child never shares its parent's)."""
+        pid = os.getpid()
+        found = self._groups.get(pid)
+        if found is None:
+            with self._lock:
+                found = self._groups.get(pid)
+                if found is None:
+                    self._groups.clear()
+                    sizes = self.settings()
+                    found = self._groups[pid] = GroupCommit(
+                        self.write_many, size=sizes.size, wait=sizes.wait_ms / 1000, runners=sizes.runners
+                    )
+        return found
+
+
+def answer_of(write: Callable[[T], R], item: T) -> R | BaseException:
+    """`write(item)`'s result, or the exception that is this caller's own answer."""
+    try:
+        return write(item)
+    except Exception as exc:
+        return exc
+
+
+def together_or_one_by_one(
+    items: Sequence[T],
+    together: Callable[[Sequence[T]], Sequence[R | BaseException]],
+    alone: Callable[[T], R],
+    *,
+    log: logging.Logger,
+    what: str,
+) -> list[R | BaseException]:
+    """Each item's answer: `together` (the group in one transaction), or, if the group cannot commit as a
+    whole, `alone` for each item in turn (each in its own transaction), so one failure never loses the
+    others. A group of one is written alone."""
+    if len(items) > 1:
+        try:
+            return list(together(items))
+        except Exception:
+            log.warning("a group of %s %s failed: writing them one by one", len(items), what, exc_info=True)
+    return [answer_of(alone, item) for item in items]
