@@ -17,6 +17,7 @@ from decimal import (
     InvalidOperation,
     Overflow,
 )
+from fractions import Fraction
 from typing import NamedTuple, overload
 
 CENT_PLACES = 2
@@ -25,6 +26,12 @@ CENT = Decimal(1).scaleb(-CENT_PLACES)
 METER_QUANTUM = Decimal(1).scaleb(-METER_PLACES)
 ZERO = Decimal(0)
 HUNDRED = Decimal(100)
+# A share of a bet (a pool level's contribution and reserve rates): 6 decimals, the numeric(7, 6) columns
+# that keep it and the engine's METER_PLACES, so a rate is a whole number of meter units per euro bet.
+RATE_PLACES = 6
+RATE_QUANTUM = Decimal(1).scaleb(-RATE_PLACES)
+# A percentage whose rate those 6 decimals hold exactly: at most 4 decimals ("12.3456" % -> 0.123456).
+PERCENT_PLACES = RATE_PLACES - 2
 
 # Widths (max_digits) of money columns and API fields, by what they hold:
 PRICE_DIGITS = 12  # one game's or hand's money (bingo prices, sales, prizes; table bets): numeric(12, 2)
@@ -125,6 +132,36 @@ def parse_typed(typed: str, *, decimal_mark: str = ",") -> Decimal | None:
             return None
     whole = re.sub(r"[.,]", "", text)
     return Decimal(f"{whole}.{(fraction + '00')[:2]}")
+
+
+def rate(percent: Decimal | int, *, name: str = "percent") -> Decimal:
+    """A percentage of a bet or of sales as the rate the pool engine keeps: ``percent / 100``, exactly.
+
+    The one percent -> rate conversion. Its rounding is none: the rate is the exact quotient at RATE_PLACES
+    (6) decimals, the precision of the pool level's rate columns and of the meters (METER_PLACES), because
+    every percentage the rules allow (0 to 100, at most PERCENT_PLACES = 4 decimals) has an exact rate
+    there. A percentage the columns could not hold exactly (a fifth decimal, say 1.23456 %) is refused
+    rather than rounded, like anything else outside 0..100 or not a Decimal/int: a MoneyError naming
+    `name`.
+    """
+    value = parse(name, percent, text=False, places=PERCENT_PLACES, maximum=HUNDRED)
+    return EXACT.scaleb(value, -2).quantize(RATE_QUANTUM, context=EXACT)
+
+
+def percent_of(amount: Decimal, percent: Decimal) -> Decimal:
+    """`percent` % of `amount`, exact (no rounding: the caller rounds the result, e.g. with `cents_down`)."""
+    return EXACT.divide(EXACT.multiply(amount, percent), HUNDRED)
+
+
+def return_percent(paid: Decimal, played: Decimal) -> Decimal | None:
+    """`paid` per 100 `played` (a report's return to players) to the hundredth of a percent, half up, from
+    the exact fraction (rounded once); None when nothing was played."""
+    if not played:
+        return None
+    ratio = Fraction(paid) * 100 / Fraction(played)
+    hundredths = abs(ratio) * 100
+    whole = int(hundredths + Fraction(1, 2))  # half up (away from zero), like ROUND_HALF_UP
+    return EXACT.scaleb(Decimal(-whole if ratio < 0 else whole), -2)
 
 
 # --- quantizing -----------------------------------------------------------------------------------------

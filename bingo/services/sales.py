@@ -26,6 +26,7 @@ from bingo.models import (
 from bingo.services import stock
 from bingo.services.common import record, step
 from bingo.services.locks import lock_game, lock_series
+from halls import money
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import LedgerTransaction, Means, Shift, TxKind
@@ -301,5 +302,5 @@ def sales_totals(game: Game) -> SalesTotals:
         sold=Sum("amount", filter=~returned, default=Decimal(0)),
         returned=Sum("amount", filter=returned, default=Decimal(0)),
     )
-    total = (totals["sold"] - totals["returned"]).quantize(Decimal("0.01"))
+    total = money.cents(totals["sold"] - totals["returned"])
     return SalesTotals(cards_sold=totals["cards"] or 0, sales_total=total)

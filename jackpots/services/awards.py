@@ -501,7 +501,7 @@ def _level_pay(
         )
     else:
         assert pct is not None
-        raw = state.amount * pct / HUNDRED
+        raw = money.percent_of(state.amount, pct)
         paid = money.cents_down(raw)
         kept = raw - paid
         pay = _Pay(

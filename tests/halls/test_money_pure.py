@@ -4,6 +4,7 @@ always balance. No database."""
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
@@ -145,3 +146,83 @@ def test_a_meter_never_grows_past_its_ceiling(
     else:
         assert amount + added <= max(amount, ceiling)
         assert added == offered or amount + added == max(amount, ceiling)  # all of it, or up to the ceiling
+
+
+# --- percentages ----------------------------------------------------------------------------------------
+
+percents = st.decimals(min_value=0, max_value=100, places=money.PERCENT_PLACES)
+
+
+@given(percents)
+def test_a_rate_is_the_exact_hundredth_of_its_percent(percent: Decimal) -> None:
+    rate = money.rate(percent)
+    assert rate * 100 == percent  # exact: nothing rounded
+    assert rate.as_tuple().exponent == -money.RATE_PLACES  # at the scale the rate columns keep
+    assert 0 <= rate <= 1
+
+
+@given(st.integers(min_value=0, max_value=100))
+def test_a_whole_percent_is_a_rate(percent: int) -> None:
+    assert money.rate(percent) == Decimal(percent) / 100
+
+
+@given(percents, percents)
+def test_rates_keep_the_order_and_the_sum_of_their_percents(a: Decimal, b: Decimal) -> None:
+    assert (money.rate(a) < money.rate(b)) == (a < b)
+    if a + b <= 100:
+        assert money.rate(a) + money.rate(b) == money.rate(a + b)
+
+
+@given(
+    st.decimals(min_value=0, max_value=100, places=money.PERCENT_PLACES + 3).filter(
+        lambda p: p != p.quantize(Decimal(1).scaleb(-money.PERCENT_PLACES))
+    )
+)
+def test_a_percent_finer_than_the_rate_columns_is_refused_not_rounded(percent: Decimal) -> None:
+    with pytest.raises(money.MoneyError, match=r"^funding_percent must be a multiple of 0\.0001") as refused:
+        money.rate(percent, name="funding_percent")
+    assert refused.value.field == "funding_percent"
+
+
+@pytest.mark.parametrize(
+    ("percent", "says"),
+    [
+        (D("100.01"), "above the maximum of 100"),
+        (D("-1"), "must be a finite amount >= 0"),
+        (D("NaN"), "must be a finite amount >= 0"),
+        ("5", "must be a Decimal or an int"),
+        (5.0, "must be a Decimal or an int"),
+    ],
+)
+def test_a_percent_out_of_range_or_not_exact_is_refused(percent: object, says: str) -> None:
+    with pytest.raises(money.MoneyError, match=says):
+        money.rate(percent)  # type: ignore[arg-type]
+
+
+@given(amounts, percents)
+def test_a_percent_of_an_amount_is_exact(amount: Decimal, percent: Decimal) -> None:
+    part = money.percent_of(amount, percent)
+    assert part * 100 == amount * percent
+    assert part == amount * money.rate(percent)
+    assert 0 <= part <= amount
+
+
+@given(
+    st.integers(min_value=0, max_value=10**14).map(lambda c: D(c).scaleb(-2)),
+    st.integers(min_value=1, max_value=10**14).map(lambda c: D(c).scaleb(-2)),
+)
+def test_a_return_percent_is_the_ratio_rounded_once_half_up(paid: Decimal, played: Decimal) -> None:
+    shown = money.return_percent(paid, played)
+    assert shown is not None and shown.as_tuple().exponent == -2
+    exact = Fraction(paid) * 100 / Fraction(played)
+    assert abs(Fraction(shown) - exact) <= Fraction(1, 200)  # within half a hundredth
+    if abs(Fraction(shown) - exact) == Fraction(1, 200):
+        assert Fraction(shown) > exact  # a half goes up
+
+
+def test_a_return_percent_of_nothing_played_is_none_and_halves_go_up() -> None:
+    assert money.return_percent(D("5"), D("0")) is None
+    assert money.return_percent(D("1"), D("3")) == D("33.33")
+    assert money.return_percent(D("2"), D("3")) == D("66.67")
+    assert money.return_percent(D("0.01"), D("80")) == D("0.01")  # 0.0125 % -> 0.01
+    assert money.return_percent(D("0.01"), D("40")) == D("0.03")  # 0.025 % -> 0.03, half up

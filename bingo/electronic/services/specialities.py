@@ -5,7 +5,6 @@ only between games, EB-02)."""
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -15,6 +14,7 @@ from django.utils.translation import gettext as _
 from bingo.electronic.models import Speciality, SpecialityPool, SpecialityVersion
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules, RulesError, parse_rules, rules_json
 from bingo.electronic.services.locks import lock_speciality
+from halls import money
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput
 from halls.models import Room
@@ -22,9 +22,6 @@ from halls.services import audit
 from jackpots.models import SourceType
 from jackpots.services import pools
 from jackpots.services.pools import LevelSpec
-
-HUNDRED = Decimal(100)
-RATE = Decimal("0.000001")
 
 
 def checked_rules(data: Any) -> Rules:
@@ -118,8 +115,8 @@ def _new_pool(speciality: Speciality, prize: PrizeSpec, ref: str, actor: Actor) 
             LevelSpec(
                 name=prize.name[:60],
                 seed=prize.pool.seed,
-                contribution_rate=(prize.pool.funding_percent / HUNDRED).quantize(RATE),
-                reserve_rate=(prize.pool.reserve_percent / HUNDRED).quantize(RATE),
+                contribution_rate=money.rate(prize.pool.funding_percent, name="funding_percent"),
+                reserve_rate=money.rate(prize.pool.reserve_percent, name="reserve_percent"),
                 ceiling=prize.pool.ceiling,
             )
         ],

@@ -147,7 +147,7 @@ def joins(game: ElectronicGame) -> frozenset[str]:
         if rnd is None:
             continue
         split = money.split_contribution(
-            game.sales_total, rnd.percent / money.HUNDRED, rnd.reserve_percent / money.HUNDRED
+            game.sales_total, money.rate(rnd.percent), money.rate(rnd.reserve_percent, name="reserve_percent")
         )
         EGameRound.objects.create(
             round=rnd,

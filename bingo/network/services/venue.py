@@ -96,7 +96,7 @@ def sales_closed(game: Game) -> None:
     if rnd is None:
         return
     split = money.split_contribution(
-        game.sales_total, rnd.percent / money.HUNDRED, rnd.reserve_percent / money.HUNDRED
+        game.sales_total, money.rate(rnd.percent), money.rate(rnd.reserve_percent, name="reserve_percent")
     )
     RoundGame.objects.create(
         round=rnd,
