@@ -44,6 +44,7 @@ from jackpots.services.common import (
     record,
 )
 from jackpots.services.locks import lock_levels
+from jackpots.sources import PoolSource
 
 ZERO = Decimal(0)
 
@@ -100,6 +101,11 @@ class _Pay:
     discard: bool = False
     source: str = ""
     hand: str = ""
+
+
+def _labels(context: dict[str, Any]) -> dict[str, Any]:
+    """A winner's or a hand's labels as stored with the award: a PoolSource as its text ("table:12")."""
+    return {str(k): str(v) if isinstance(v, PoolSource) else v for k, v in context.items()}
 
 
 def _result(settlement: PoolSettlement, replayed: bool) -> AwardResult:
@@ -418,7 +424,7 @@ def award_hand(
     written and the result has no lines.
     """
     key = _check_key(idempotency_key)
-    context = dict(context or {})
+    context = _labels(context or {})
     pack = pool_pack(pool)
     if pack is None:
         raise InvalidInput(
@@ -541,7 +547,7 @@ def award_level(
         raise InvalidInput(
             gettext("The winner is a dict of labels (source, seat, hand ...)."), code="bad_winner"
         )
-    context = {str(k): v for k, v in winner.items()}
+    context = _labels(winner)
     pool = Pool.objects.select_related("network").get(pk=level.pool_id)
     print_ = fingerprint({"level": level.pk, "amount": fixed, "percent": pct, "winner": context})
 

@@ -22,6 +22,7 @@ from halls.services import audit
 from jackpots.models import SourceType
 from jackpots.services import pools
 from jackpots.services.pools import LevelSpec
+from jackpots.sources import PoolSource
 
 
 def checked_rules(data: Any) -> Rules:
@@ -133,10 +134,10 @@ def _new_pool(speciality: Speciality, prize: PrizeSpec, ref: str, actor: Actor) 
     return SpecialityPool.objects.create(speciality=speciality, prize_code=prize.code, pool=pool)
 
 
-def member_source(speciality: Speciality | int) -> str:
-    """The pools' contribution source of a speciality (followed by "/egame:<id>" per game)."""
+def member_source(speciality: Speciality | int) -> PoolSource:
+    """The pools' contribution source of a speciality ("especiality:<id>"; at("egame", id) per game)."""
     speciality_id = speciality if isinstance(speciality, int) else speciality.pk
-    return f"{SourceType.ESPECIALITY}:{speciality_id}"
+    return PoolSource.of(SourceType.ESPECIALITY, speciality_id)
 
 
 def add_version(

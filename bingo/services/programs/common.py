@@ -22,6 +22,7 @@ from halls.services.changes import record_change
 from jackpots.models import Pool, PoolLevel, SourceType
 from jackpots.services import folding, pools
 from jackpots.services.pools import LevelSpec
+from jackpots.sources import PoolSource
 
 # Between the close of sales and the close of the game the programs' terms are fixed (TB-41).
 IN_PLAY = (GameState.SALES_CLOSED, GameState.DRAWING, GameState.PAUSED)
@@ -97,8 +98,9 @@ def percent_problems(name: str, percent: Decimal | None) -> list[str]:
     return []
 
 
-def member_source(room: Room) -> str:
-    return f"{SOURCE_TYPE}:{room.pk}"
+def member_source(room: Room) -> PoolSource:
+    """The room as its programs' pool member (stored as "bingo_room:<id>")."""
+    return PoolSource.of(SOURCE_TYPE, room.pk)
 
 
 def new_pool(

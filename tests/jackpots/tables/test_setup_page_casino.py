@@ -57,7 +57,9 @@ def test_a_carrusel_is_created_and_its_tables_added_and_taken_out_on_the_page() 
         assert 'value="CARR-AN"' in low.content.decode()  # the form comes back as filled
         fine = page.post("/setup/", {**form, "contribution_percent": "70,12345"})  # a rate of 7 decimals
         _refused(fine, 400, "bad_percent", "debe ser un porcentaje de 0 a 100 con 4 decimales como mucho")
-        _refused(page.post("/setup/", {**form, "contribution_percent": "101"}), 400, "bad_percent", "porcentaje")
+        _refused(
+            page.post("/setup/", {**form, "contribution_percent": "101"}), 400, "bad_percent", "porcentaje"
+        )
     assert page.post("/setup/", form).status_code == 302
     pool = Pool.objects.get(code="CARR-AN")
     assert pool.carousel_bet is not None and str(pool.carousel_bet) == "1.00"
