@@ -64,6 +64,10 @@ class MoneyTypeError(MoneyError, TypeError):
     """An amount of the wrong type (a float, a bool, ...): money is never float."""
 
 
+class NotAnAmount(MoneyError):
+    """A text that is no number at all ("abc", "1,5"): told apart from a number out of bounds."""
+
+
 def parse(
     name: str,
     value: object,
@@ -85,7 +89,7 @@ def parse(
     try:
         amount = Decimal(value.strip() if isinstance(value, str) else value)
     except InvalidOperation:
-        raise MoneyError(name, f"{name} {value!r} is not a number") from None
+        raise NotAnAmount(name, f"{name} {value!r} is not a number") from None
     bound = "> 0" if positive else ">= 0"
     if not amount.is_finite() or amount < 0 or (positive and amount == 0):
         raise MoneyError(name, f"{name} must be a finite amount {bound}, got {value}")
@@ -204,8 +208,32 @@ def text_cents(value: Decimal | None) -> str | None:
 
 
 def euros(value: Decimal) -> str:
-    """An amount for people in logs and reports, to the cent with thin groups: "1 234.50 €"."""
+    """An amount in logs and in the pure cores' English problem lists, to the cent with thin groups:
+    "1 234.50 €". A person's page, slip or PDF says it in their language: `for_person`."""
     return f"{value:,.2f} €".replace(",", " ")
+
+
+# The currency's sign, where it has one; any other currency is written by its ISO code.
+SYMBOLS = {"EUR": "€"}
+
+
+def for_person(value: Decimal, language: str, currency: str = "EUR") -> str:
+    """An amount as a person reads it in `language`: Spanish "1.234,56 €", English "€1,234.56" (a code
+    where the currency has no sign: "1.234,56 USD", "USD 1,234.56"). Always grouped in thousands, to the
+    cent rounded toward zero (a shown amount is never rounded up), a minus before it all ("-1.234,56 €",
+    "-€1,234.56"). The same figures as the pages' HallFormat.money (halls/static/halls/format.js), so what
+    the server writes and what a page writes agree (a plain space where Intl puts a no-break one: slips,
+    PDFs and their text stay plain); `parse_typed` reads it back. `language` is a language code ("es",
+    "es-es", "en"); anything not English is written as Spanish, the hall's language.
+    """
+    shown = cents_down(value)
+    sign = "-" if shown < 0 else ""
+    figure = f"{abs(shown):,.2f}"  # "1,234.56": exact (Decimal's own formatting, never a float)
+    symbol = SYMBOLS.get(currency, currency)
+    if language.lower().startswith("en"):
+        return f"{sign}{symbol}{figure}" if symbol != currency else f"{sign}{currency} {figure}"
+    whole, cents_part = figure.split(".")
+    return f"{sign}{whole.replace(',', '.')},{cents_part} {symbol}"
 
 
 # --- sharing -------------------------------------------------------------------------------------------

@@ -226,3 +226,47 @@ def test_a_return_percent_of_nothing_played_is_none_and_halves_go_up() -> None:
     assert money.return_percent(D("2"), D("3")) == D("66.67")
     assert money.return_percent(D("0.01"), D("80")) == D("0.01")  # 0.0125 % -> 0.01
     assert money.return_percent(D("0.01"), D("40")) == D("0.03")  # 0.025 % -> 0.03, half up
+
+
+# --- for a person ---------------------------------------------------------------------------------------
+
+shown_amounts = st.decimals(min_value=0, max_value=D("1e14"), places=2)
+
+
+@pytest.mark.parametrize(
+    ("value", "language", "currency", "text"),
+    [
+        (D("1234.56"), "es", "EUR", "1.234,56 €"),
+        (D("1234.56"), "en", "EUR", "€1,234.56"),
+        (D("1234.56"), "es-es", "EUR", "1.234,56 €"),
+        (D("1234567.8"), "es", "EUR", "1.234.567,80 €"),
+        (D("1234567.8"), "en-us", "EUR", "€1,234,567.80"),
+        (D("0"), "es", "EUR", "0,00 €"),
+        (D("5"), "en", "EUR", "€5.00"),
+        (D("-3.5"), "es", "EUR", "-3,50 €"),
+        (D("-3.5"), "en", "EUR", "-€3.50"),
+        (D("12.349999"), "es", "EUR", "12,34 €"),  # toward zero: a shown amount is never rounded up
+        (D("-0.004"), "es", "EUR", "0,00 €"),  # no "-0,00"
+        (D("50"), "es", "USD", "50,00 USD"),
+        (D("50"), "en", "USD", "USD 50.00"),
+    ],
+)
+def test_an_amount_for_a_person_in_their_language(
+    value: Decimal, language: str, currency: str, text: str
+) -> None:
+    assert money.for_person(value, language, currency) == text
+
+
+@given(shown_amounts)
+def test_what_a_person_is_shown_reads_back_as_typed(value: Decimal) -> None:
+    """The page's reader (parse_typed, HallFormat.parseAmount's rules) takes back what for_person writes."""
+    assert money.parse_typed(money.for_person(value, "es"), decimal_mark=",") == value
+    assert money.parse_typed(money.for_person(value, "en"), decimal_mark=".") == value
+
+
+@given(amounts)
+def test_a_person_is_shown_the_cents_rounded_down(value: Decimal) -> None:
+    es, en = money.for_person(value, "es"), money.for_person(value, "en")
+    assert money.parse_typed(es, decimal_mark=",") == money.cents_down(value)
+    assert es.endswith(" €") and en.startswith("€")
+    assert es.replace(".", "").replace(",", ".").removesuffix(" €") == en.replace(",", "").removeprefix("€")
