@@ -8,7 +8,6 @@ over many simulated days (bingo.programs.simulate) before switching it on. That 
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -39,7 +38,7 @@ from bingo.models import (
 )
 from bingo.program_api import program_from_params, run_simulation
 from bingo.program_serializers import MAX_SIMULATED_GAMES
-from halls import access
+from halls import access, money
 from halls.admin import ReadOnlyAdmin
 from halls.errors import DomainError
 from halls.models import Role
@@ -136,7 +135,7 @@ class SimulationForm(forms.Form):
     )
     price = forms.DecimalField(
         label=gettext_lazy("Price"),
-        min_value=Decimal("0.01"),
+        min_value=money.CENT,
         max_digits=14,
         decimal_places=2,
         initial="1.00",

@@ -12,6 +12,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 from django_fsm import FSMField, FSMModelMixin, transition
 
+from halls import money
 from halls.fields import MoneyField
 from halls.models import GameSession, Room, Venue, append_only
 
@@ -125,7 +126,7 @@ class CardSeries(models.Model):
 
     venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="card_series")
     code = models.CharField(max_length=40)
-    face_value = MoneyField(max_digits=12, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))])
+    face_value = MoneyField(max_digits=12, decimal_places=2, validators=[MinValueValidator(money.CENT)])
     strips = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     # The seed every master card is recomputed from (cartón matriz).
     seed = models.CharField(max_length=64)

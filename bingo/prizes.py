@@ -31,7 +31,7 @@ def prize_from_sales(sales_total: Decimal, percent: Decimal) -> PrizeAmount:
     pct = money.parse("percent", percent, text=False)
     if pct > HUNDRED:
         raise ValueError(f"percent must be 0-100, got {percent}")
-    raw = EXACT.divide(EXACT.multiply(sales, pct), HUNDRED)
+    raw = money.percent_of(sales, pct)
     amount = cents_down(raw)
     return PrizeAmount(amount=amount, residue=EXACT.subtract(raw, amount))
 

@@ -138,7 +138,7 @@ class SalesProfileSerializer(serializers.Serializer[Any]):
     )
     price = money_field(
         money.PAYMENT_DIGITS,
-        min_value=Decimal("0.01"),
+        min_value=money.CENT,
         required=False,
         default=Decimal("1.00"),
         help_text="Card price.",

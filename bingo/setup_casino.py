@@ -9,7 +9,6 @@ tables naming the missing ones, a hand open...) is shown above the page by bingo
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal
 from typing import Any
 
 from django.http import HttpRequest
@@ -22,8 +21,6 @@ from jackpots.rulepacks import PACKS, packs_for
 from jackpots.services.readmodels.meters import pool_meters
 from jackpots.tables.models import CasinoTable, TableGame, TableState
 from jackpots.tables.services import tables as table_services
-
-HUNDRED = Decimal(100)
 
 
 def context(venues: list[Venue]) -> dict[str, Any]:
@@ -111,7 +108,7 @@ def _carrusel_create(request: HttpRequest, venues: list[Venue]) -> None:
         rule_pack=fields.text(request, "rule_pack"),
         authorisation_ref=fields.text(request, "authorisation_ref"),
         seed=fields.amount(request, "seed", _("The initial amount")),
-        contribution_rate=fields.decimal(request, "contribution_percent", _("The contribution")) / HUNDRED,
+        contribution_rate=fields.rate(request, "contribution_percent", _("The contribution")),
         carousel_bet=fields.amount(request, "carousel_bet", _("The carrusel bet")) if bet else None,
         tables=_tables(request, venues),
         actor=fields.user(request),

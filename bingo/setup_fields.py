@@ -40,6 +40,21 @@ def decimal(request: HttpRequest, name: str, label: str) -> Decimal:
     return value
 
 
+def rate(request: HttpRequest, name: str, label: str) -> Decimal:
+    """A percentage typed on the page ("70", "2,5") as the pool engine's rate (halls.money.rate: 0.70,
+    0.025), refused naming the field when it is not a percentage from 0 to 100 with at most 4 decimals."""
+    percent = decimal(request, name, label)
+    try:
+        return money.rate(percent, name=name)
+    except money.MoneyError:
+        raise errors.InvalidInput(
+            _("%(field)s must be a percentage from 0 to 100 with at most %(places)s decimals.")
+            % {"field": label, "places": money.PERCENT_PLACES},
+            code="bad_percent",
+            field=name,
+        ) from None
+
+
 def amount(request: HttpRequest, name: str, label: str) -> Decimal:
     """A money field as typed on the page ("1.234,56", "1234,56", "12,5": halls.money.parse_typed, the rules
     of the pages' HallFormat.parseAmount), refused saying how to write it when malformed or ambiguous."""

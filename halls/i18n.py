@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import translation
+
+from halls import money
 
 
 def render_in_venue_language(
@@ -17,3 +21,11 @@ def render_in_venue_language(
         response = render(request, template, context)
     response.headers["Content-Language"] = language  # LocaleMiddleware keeps a header already set
     return response
+
+
+def amount(value: Decimal | None, currency: str = "EUR", *, missing: str = "—") -> str:
+    """An amount in the active language (halls.money.for_person: "1.234,56 €" / "€1,234.56"): the one
+    formatter of the server's pages, slips and PDFs; `missing` for None."""
+    if value is None:
+        return missing
+    return money.for_person(value, translation.get_language() or settings.LANGUAGE_CODE, currency)

@@ -17,6 +17,7 @@ from decimal import (
     InvalidOperation,
     Overflow,
 )
+from fractions import Fraction
 from typing import NamedTuple, overload
 
 CENT_PLACES = 2
@@ -25,6 +26,12 @@ CENT = Decimal(1).scaleb(-CENT_PLACES)
 METER_QUANTUM = Decimal(1).scaleb(-METER_PLACES)
 ZERO = Decimal(0)
 HUNDRED = Decimal(100)
+# A share of a bet (a pool level's contribution and reserve rates): 6 decimals, the numeric(7, 6) columns
+# that keep it and the engine's METER_PLACES, so a rate is a whole number of meter units per euro bet.
+RATE_PLACES = 6
+RATE_QUANTUM = Decimal(1).scaleb(-RATE_PLACES)
+# A percentage whose rate those 6 decimals hold exactly: at most 4 decimals ("12.3456" % -> 0.123456).
+PERCENT_PLACES = RATE_PLACES - 2
 
 # Widths (max_digits) of money columns and API fields, by what they hold:
 PRICE_DIGITS = 12  # one game's or hand's money (bingo prices, sales, prizes; table bets): numeric(12, 2)
@@ -57,6 +64,10 @@ class MoneyTypeError(MoneyError, TypeError):
     """An amount of the wrong type (a float, a bool, ...): money is never float."""
 
 
+class NotAnAmount(MoneyError):
+    """A text that is no number at all ("abc", "1,5"): told apart from a number out of bounds."""
+
+
 def parse(
     name: str,
     value: object,
@@ -78,7 +89,7 @@ def parse(
     try:
         amount = Decimal(value.strip() if isinstance(value, str) else value)
     except InvalidOperation:
-        raise MoneyError(name, f"{name} {value!r} is not a number") from None
+        raise NotAnAmount(name, f"{name} {value!r} is not a number") from None
     bound = "> 0" if positive else ">= 0"
     if not amount.is_finite() or amount < 0 or (positive and amount == 0):
         raise MoneyError(name, f"{name} must be a finite amount {bound}, got {value}")
@@ -127,6 +138,36 @@ def parse_typed(typed: str, *, decimal_mark: str = ",") -> Decimal | None:
     return Decimal(f"{whole}.{(fraction + '00')[:2]}")
 
 
+def rate(percent: Decimal | int, *, name: str = "percent") -> Decimal:
+    """A percentage of a bet or of sales as the rate the pool engine keeps: ``percent / 100``, exactly.
+
+    The one percent -> rate conversion. Its rounding is none: the rate is the exact quotient at RATE_PLACES
+    (6) decimals, the precision of the pool level's rate columns and of the meters (METER_PLACES), because
+    every percentage the rules allow (0 to 100, at most PERCENT_PLACES = 4 decimals) has an exact rate
+    there. A percentage the columns could not hold exactly (a fifth decimal, say 1.23456 %) is refused
+    rather than rounded, like anything else outside 0..100 or not a Decimal/int: a MoneyError naming
+    `name`.
+    """
+    value = parse(name, percent, text=False, places=PERCENT_PLACES, maximum=HUNDRED)
+    return EXACT.scaleb(value, -2).quantize(RATE_QUANTUM, context=EXACT)
+
+
+def percent_of(amount: Decimal, percent: Decimal) -> Decimal:
+    """`percent` % of `amount`, exact (no rounding: the caller rounds the result, e.g. with `cents_down`)."""
+    return EXACT.divide(EXACT.multiply(amount, percent), HUNDRED)
+
+
+def return_percent(paid: Decimal, played: Decimal) -> Decimal | None:
+    """`paid` per 100 `played` (a report's return to players) to the hundredth of a percent, half up, from
+    the exact fraction (rounded once); None when nothing was played."""
+    if not played:
+        return None
+    ratio = Fraction(paid) * 100 / Fraction(played)
+    hundredths = abs(ratio) * 100
+    whole = int(hundredths + Fraction(1, 2))  # half up (away from zero), like ROUND_HALF_UP
+    return EXACT.scaleb(Decimal(-whole if ratio < 0 else whole), -2)
+
+
 # --- quantizing -----------------------------------------------------------------------------------------
 
 
@@ -167,8 +208,32 @@ def text_cents(value: Decimal | None) -> str | None:
 
 
 def euros(value: Decimal) -> str:
-    """An amount for people in logs and reports, to the cent with thin groups: "1 234.50 €"."""
+    """An amount in logs and in the pure cores' English problem lists, to the cent with thin groups:
+    "1 234.50 €". A person's page, slip or PDF says it in their language: `for_person`."""
     return f"{value:,.2f} €".replace(",", " ")
+
+
+# The currency's sign, where it has one; any other currency is written by its ISO code.
+SYMBOLS = {"EUR": "€"}
+
+
+def for_person(value: Decimal, language: str, currency: str = "EUR") -> str:
+    """An amount as a person reads it in `language`: Spanish "1.234,56 €", English "€1,234.56" (a code
+    where the currency has no sign: "1.234,56 USD", "USD 1,234.56"). Always grouped in thousands, to the
+    cent rounded toward zero (a shown amount is never rounded up), a minus before it all ("-1.234,56 €",
+    "-€1,234.56"). The same figures as the pages' HallFormat.money (halls/static/halls/format.js), so what
+    the server writes and what a page writes agree (a plain space where Intl puts a no-break one: slips,
+    PDFs and their text stay plain); `parse_typed` reads it back. `language` is a language code ("es",
+    "es-es", "en"); anything not English is written as Spanish, the hall's language.
+    """
+    shown = cents_down(value)
+    sign = "-" if shown < 0 else ""
+    figure = f"{abs(shown):,.2f}"  # "1,234.56": exact (Decimal's own formatting, never a float)
+    symbol = SYMBOLS.get(currency, currency)
+    if language.lower().startswith("en"):
+        return f"{sign}{symbol}{figure}" if symbol != currency else f"{sign}{currency} {figure}"
+    whole, cents_part = figure.split(".")
+    return f"{sign}{whole.replace(',', '.')},{cents_part} {symbol}"
 
 
 # --- sharing -------------------------------------------------------------------------------------------

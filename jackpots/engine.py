@@ -43,10 +43,6 @@ def _amount(name: str, value: Decimal | int, places: int | None = None) -> Decim
     return money.parse(name, value, text=False, places=places)
 
 
-def _percent_of(amount: Decimal, percent: Decimal) -> Decimal:
-    return EXACT.divide(EXACT.multiply(amount, percent), money.HUNDRED)
-
-
 # --- contributions (split by halls.money.split_contribution) --------------------------------------------
 
 
@@ -275,8 +271,8 @@ def _pay_percent(
     if ties is TiePolicy.EACH_OF_HAND_START and count > 1:
         # EU: each of several equal hands gets the % of the meter before the hand's payments (OP-26) ...
         basis = hand_start
-        raw_total = EXACT.multiply(_percent_of(basis, percent), count)
-        share = cents_down(_percent_of(basis, percent))
+        raw_total = EXACT.multiply(money.percent_of(basis, percent), count)
+        share = cents_down(money.percent_of(basis, percent))
         note = f"{percent} % of the hand's starting meter {basis} each ({count} equal hands)"
         if EXACT.multiply(share, count) > meter:
             # ... unless the meter cannot cover them all: then the equal hands share what is left.
@@ -284,7 +280,7 @@ def _pay_percent(
             note = f"the remaining meter {meter} shared by {count} (it cannot cover {percent} % each)"
     else:
         basis = meter
-        raw_total = _percent_of(basis, percent)
+        raw_total = money.percent_of(basis, percent)
         share = money.share_cents(raw_total, count).share
         note = f"{percent} % of the meter {basis}" + (f" shared by {count}" if count > 1 else "")
     payouts = [Payout(w.seat, w.rank, w.discard, share, share, NO_CENTS, basis, note) for w in hands]

@@ -16,7 +16,8 @@ from django.utils.translation import gettext_lazy as _
 
 from halls.fields import MoneyField
 from halls.models import Venue, append_only
-from jackpots.models import Pool, PoolLevel
+from jackpots.models import Pool, PoolLevel, SourceType
+from jackpots.sources import PoolSource
 
 
 class MachineType(models.TextChoices):
@@ -83,9 +84,9 @@ class Machine(models.Model):
         return f"{self.asset_number} ({self.machine_type})"
 
     @property
-    def source(self) -> str:
-        """The pool-member label its contributions carry."""
-        return f"machine:{self.pk}"
+    def source(self) -> PoolSource:
+        """The pool source its contributions carry (stored as "machine:<id>")."""
+        return PoolSource.of(SourceType.MACHINE, self.pk)
 
     @property
     def group_name(self) -> str:

@@ -4,7 +4,6 @@ answer to the registration (or to a rotation) that made it."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -45,7 +44,7 @@ class MachineCreateSerializer(serializers.Serializer[Any]):
     manufacturer = serializers.CharField(max_length=80)
     model = serializers.CharField(max_length=80)
     serial = serializers.CharField(max_length=80)
-    denomination = serializers.DecimalField(max_digits=8, decimal_places=2, min_value=Decimal("0.01"))
+    denomination = serializers.DecimalField(max_digits=8, decimal_places=2, min_value=money.CENT)
     paytable_id = serializers.CharField(max_length=60)
     software_version = serializers.CharField(
         max_length=protocol.MAX_TEXT, help_text="The approved version; a board reporting another is alerted."

@@ -25,8 +25,6 @@ from bingo.electronic.layouts import Layout, layout_of
 from halls import money
 from halls.money import ZERO
 
-HUNDRED = Decimal(100)
-
 
 class Family(StrEnum):
     ELECTRONIC = "electronic"  # art. 150-152
@@ -347,7 +345,7 @@ def _table_problems(rules: Rules) -> list[str]:
         problems.append("prize codes are unique in a table")
     paid = sum((p.percent or ZERO for p in rules.prizes), ZERO)
     funded = sum((p.pool.funding_percent + p.pool.reserve_percent for p in rules.prizes if p.pool), ZERO)
-    if paid + funded > HUNDRED:
+    if paid + funded > money.HUNDRED:
         problems.append(f"prizes and pool funding take {paid + funded} % of the sales, more than 100 %")
     if not any(p.pattern == "full" and p.type not in NETWORK_TYPES for p in rules.prizes):
         problems.append("the table has a Bingo (a prize on the full card)")
@@ -461,7 +459,7 @@ def fix_terms(
     for spec in rules.prizes:
         amount = None
         if spec.percent is not None:
-            amount = money.cents_down(sales * spec.percent / HUNDRED)
+            amount = money.cents_down(money.percent_of(sales, spec.percent))
         elif spec.fixed is not None:
             amount = spec.fixed
         in_play = cards > 0 and (network or not spec.network)

@@ -29,6 +29,7 @@ from reportlab.platypus import (
 )
 
 from bingo.services.records import Statistics
+from halls import i18n
 from halls.cashier.models import PayableState
 
 _STYLES = getSampleStyleSheet()
@@ -36,12 +37,6 @@ TITLE = ParagraphStyle("title", parent=_STYLES["Title"], fontSize=16, spaceAfter
 H2 = ParagraphStyle("h2", parent=_STYLES["Heading2"], fontSize=12, spaceBefore=8, spaceAfter=4)
 BODY = ParagraphStyle("body", parent=_STYLES["BodyText"], fontSize=9, leading=11)
 SMALL = ParagraphStyle("small", parent=BODY, fontSize=8, leading=9.5)
-
-
-def money_text(value: Decimal | None) -> str:
-    if value is None:
-        return "—"
-    return f"{formats.number_format(value, 2, force_grouping=True)} €"
 
 
 def time_text(value: datetime | None, zone: str) -> str:
@@ -170,11 +165,11 @@ def minutes_pdf(minutes: dict[str, Any]) -> bytes:
                     time_text(g["sales_closed_at"], tz),
                     time_text(g["closed_at"], tz),
                     g["cards_sold"],
-                    money_text(g["sales_total"]),
-                    money_text(g["line_prize"]),
-                    money_text(g["bingo_prize"]),
+                    i18n.amount(g["sales_total"]),
+                    i18n.amount(g["line_prize"]),
+                    i18n.amount(g["bingo_prize"]),
                     g["balls_drawn"],
-                    money_text(g["paid"]),
+                    i18n.amount(g["paid"]),
                 )
                 for g in minutes["games"]
             ],
@@ -188,8 +183,8 @@ def minutes_pdf(minutes: dict[str, Any]) -> bytes:
                     % {"games": totals["games"], "played": totals["played"], "void": totals["void"]},
                 ),
                 (_("Cards sold"), totals["cards_sold"]),
-                (_("Amount played"), money_text(totals["sales_total"])),
-                (_("Prizes paid"), money_text(totals["paid"])),
+                (_("Amount played"), i18n.amount(totals["sales_total"])),
+                (_("Prizes paid"), i18n.amount(totals["paid"])),
             ]
         ),
         Paragraph(escape(_("Sales")), H2),
@@ -201,7 +196,7 @@ def minutes_pdf(minutes: dict[str, Any]) -> bytes:
             s["series"],
             f"{s['first']}–{s['last']}",
             s["cards"],
-            money_text(s["amount"]),
+            i18n.amount(s["amount"]),
             s["cashier"],
             time_text(s["at"], tz),
         )
@@ -231,9 +226,9 @@ def minutes_pdf(minutes: dict[str, Any]) -> bytes:
             g["number"],
             p["kind"],
             p["ordinal"] or "—",
-            money_text(p["amount"]),
+            i18n.amount(p["amount"]),
             ", ".join(p["winners"]),
-            money_text(p["share"]),
+            i18n.amount(p["share"]),
             p["confirmed_by"] or "—",
             time_text(p["confirmed_at"], tz),
         )
@@ -311,9 +306,9 @@ def record_pdf(record: dict[str, Any]) -> bytes:
                 (_("Draw started"), time_text(record["draw_started_at"], tz)),
                 (_("Closed"), time_text(record["closed_at"], tz)),
                 (_("Cards sold"), record["cards_sold"]),
-                (_("Amount played"), money_text(record["sales_total"])),
-                (_("Line prize"), money_text(record["line_prize"])),
-                (_("Bingo prize"), money_text(record["bingo_prize"])),
+                (_("Amount played"), i18n.amount(record["sales_total"])),
+                (_("Line prize"), i18n.amount(record["line_prize"])),
+                (_("Bingo prize"), i18n.amount(record["bingo_prize"])),
                 (_("Rounding kept by the house"), str(record["prize_rounding_residue"])),
                 (_("Sales announcement"), (record["announcement"] or {}).get("formula", "—")),
                 *([(_("Void reason"), record["void_reason"])] if record.get("void_reason") else []),
@@ -330,7 +325,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
                     s["series"],
                     f"{s['first']}–{s['last']}",
                     s["cards"],
-                    money_text(s["amount"]),
+                    i18n.amount(s["amount"]),
                     s["cashier"],
                     time_text(s["at"], tz),
                 )
@@ -394,10 +389,10 @@ def record_pdf(record: dict[str, Any]) -> bytes:
                 (
                     p["kind_label"],
                     p["ordinal"],
-                    money_text(p["amount"]),
+                    i18n.amount(p["amount"]),
                     ", ".join(p["cards"]),
-                    money_text(p["share"]),
-                    f"{money_text(p['remainder'])} → {p['remainder_to']}",
+                    i18n.amount(p["share"]),
+                    f"{i18n.amount(p['remainder'])} → {p['remainder_to']}",
                     p["confirmed_by"],
                     time_text(p["confirmed_at"], tz),
                 )
@@ -416,7 +411,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
                 [
                     (
                         p.get("name", p.get("code", "")),
-                        money_text(Decimal(str(p["amount"]))) if p.get("amount") is not None else "—",
+                        i18n.amount(Decimal(str(p["amount"]))) if p.get("amount") is not None else "—",
                         p.get("max_ball") or "—",
                         {True: _("Yes"), False: _("No")}.get(p.get("won"), "—"),
                     )
@@ -432,7 +427,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
                 (
                     p["prize_label"],
                     f"{p['series']} #{p['serial']}",
-                    money_text(p["amount"]),
+                    i18n.amount(p["amount"]),
                     _payout_text(p["payout"], tz),
                 )
                 for p in record["payouts"]
@@ -514,8 +509,8 @@ def statistics_pdf(report: Statistics) -> bytes:
             r.games,
             r.void,
             r.cards,
-            money_text(r.amount),
-            money_text(r.prizes),
+            i18n.amount(r.amount),
+            i18n.amount(r.prizes),
             "—" if r.return_percent is None else f"{formats.number_format(r.return_percent, 2)} %",
         )
         for r in [*report.rows, report.total]

@@ -927,7 +927,7 @@ def _prize(program: Program, pool: Decimal, amount: Decimal | None) -> Decimal:
     if program.pays is Pays.POOL:
         return pool
     if program.pays is Pays.POOL_LESS_CARRY:
-        return _EXACT.subtract(pool, _EXACT.divide(_EXACT.multiply(pool, program.carry_percent), HUNDRED))
+        return _EXACT.subtract(pool, money.percent_of(pool, program.carry_percent))
     prize = amount if amount is not None else program.amount
     if prize is None:
         raise ProgramError([f"{program.label}: no amount announced for the prize"])

@@ -56,7 +56,7 @@ from bingo.programs.rules import (
 )
 from bingo.programs.schedule import first_instant_at, to_utc, zone
 from halls import money
-from halls.money import CENT, HUNDRED
+from halls.money import CENT, HUNDRED, RATE_QUANTUM
 
 ZERO = Decimal(0)
 # Money is summed exactly: an addition that would need rounding raises instead.
@@ -468,7 +468,7 @@ class SimulationReport:
             "total_sales": str(self.total_sales),
             "total_funded": str(self.total_funded),
             "total_paid": str(self.total_paid),
-            "returned_share": str(self.returned_share.quantize(Decimal("0.000001"))),
+            "returned_share": str(self.returned_share.quantize(RATE_QUANTUM)),
             "pool_end": str(self.pool_end),
             "balanced": self.balanced,
             "awards": [a.to_dict() for a in self.awards],

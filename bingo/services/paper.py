@@ -34,7 +34,7 @@ from bingo.paperstock import first_run, runs, sellable, subtract
 from bingo.services import sales, stock
 from bingo.services.locks import lock_game, lock_series
 from bingo.services.series import IMPORTED, MAX_STRIPS, _insert_cards
-from halls import money
+from halls import i18n
 from halls.cashier.models import Till
 from halls.cashier.printing.document import Document, Field, Rule
 from halls.cashier.services.printing import PrintResult, print_document
@@ -147,7 +147,7 @@ def check_url(base_url: str, card: Card) -> str:
 def _card_texts(series: CardSeries, card: Card) -> tuple[str, str]:
     title = _("Series %(code)s · No. %(serial)s") % {"code": series.code, "serial": card.serial}
     details = _("%(value)s · %(count)s cards in the series · Code %(security)s") % {
-        "value": money.euros(series.face_value),
+        "value": i18n.amount(series.face_value, series.venue.currency),
         "count": series.card_count,
         "security": card.security_code,
     }
@@ -267,7 +267,7 @@ def _ticket(
         Field(_("Game"), f"{game.room.name} · {game.number}"),
         Field(_("Series"), series.code),
         Field(_("Cards in the series"), str(series.card_count)),
-        Field(_("Face value"), money.euros(series.face_value)),
+        Field(_("Face value"), i18n.amount(series.face_value, series.venue.currency)),
     ]
     for card in cards:
         lines.append(Rule())
@@ -286,7 +286,7 @@ def _ticket(
         title=_("Bingo cards"),
         kind="cards",
         lines=tuple(lines),
-        amount=Field(_("Total"), money.euros(sale.amount)),
+        amount=Field(_("Total"), i18n.amount(sale.amount, series.venue.currency)),
         qr=check_url(base_url, cards[0]),
         footer=(_("Valid for game %(number)s only.") % {"number": game.number},),
     )

@@ -39,6 +39,7 @@ from bingo.models import (
     SoldCard,
 )
 from bingo.services.programs.readmodels import game_programs, screen_programs
+from halls import money
 from halls.cashier.services import readmodels as cashier_readmodels
 from halls.eventtypes import SalesTotals, Unclaimed, UnclaimedCard
 from halls.models import Room
@@ -117,7 +118,7 @@ def sales_totals(game: Game) -> SalesTotals:
         sold=Sum("amount", filter=~returned, default=Decimal(0)),
         returned=Sum("amount", filter=returned, default=Decimal(0)),
     )
-    total = (totals["sold"] - totals["returned"]).quantize(Decimal("0.01"))
+    total = money.cents(totals["sold"] - totals["returned"])
     return SalesTotals(cards_sold=totals["cards"] or 0, sales_total=total)
 
 

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -497,9 +497,7 @@ class StatRow:
     @property
     def return_percent(self) -> Decimal | None:
         """Prizes paid per 100 played (the return to players), to two places; None when nothing played."""
-        if not self.amount:
-            return None
-        return (self.prizes * 100 / self.amount).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        return money.return_percent(self.prizes, self.amount)
 
     def add(self, other: StatRow) -> None:
         self.games += other.games

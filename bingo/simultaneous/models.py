@@ -14,6 +14,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from bingo.models import CardSeries, Claim, Game
+from halls import money
 from halls.fields import MoneyField
 from halls.models import Network, Venue, append_only
 
@@ -33,7 +34,7 @@ class NetworkGame(models.Model):
     network = models.ForeignKey(Network, on_delete=models.PROTECT, related_name="simultaneous_games")
     code = models.CharField(max_length=30, unique=True)
     state = models.CharField(max_length=12, choices=NetworkGameState.choices, default=NetworkGameState.SETUP)
-    card_price = MoneyField(max_digits=12, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))])
+    card_price = MoneyField(max_digits=12, decimal_places=2, validators=[MinValueValidator(money.CENT)])
     # The prizes, each a percentage of the network's total sales (the game's configuration).
     line_percent = models.DecimalField(max_digits=5, decimal_places=2)
     bingo_percent = models.DecimalField(max_digits=5, decimal_places=2)

@@ -5,14 +5,16 @@ figures from halls.cashier.services.shift_report, rendered."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from halls import access, errors
+from halls import access, errors, i18n
 from halls.cashier.models import Shift
-from halls.cashier.services.shift_report import amount_text, shift_report, when
+from halls.cashier.services.shift_report import shift_report, when
 from halls.models import Role
 
 
@@ -33,8 +35,8 @@ def shift_report_page(request: HttpRequest, shift_id: int) -> HttpResponse:
     report = shift_report(shift)
     currency = shift.venue.currency
 
-    def money(value: object) -> str:
-        return "" if value is None else amount_text(value, currency)  # type: ignore[arg-type]
+    def money(value: Decimal | None) -> str:
+        return i18n.amount(value, currency, missing="")
 
     cash_up = [
         {

@@ -39,6 +39,7 @@ from jackpots.services.common import (
 )
 from jackpots.services.locks import lock_levels
 from jackpots.services.settlements import Pay, settle
+from jackpots.sources import PoolSource
 
 ZERO = Decimal(0)
 
@@ -81,6 +82,11 @@ class AwardResult:
 
     def paid_to(self, seat: str | int) -> Decimal:
         return sum((line.amount for line in self.lines if line.seat == str(seat)), ZERO)
+
+
+def _labels(context: dict[str, Any]) -> dict[str, Any]:
+    """A winner's or a hand's labels as stored with the award: a PoolSource as its text ("table:12")."""
+    return {str(k): str(v) if isinstance(v, PoolSource) else v for k, v in context.items()}
 
 
 def _result(settlement: PoolSettlement, replayed: bool) -> AwardResult:
@@ -231,7 +237,7 @@ def award_hand(
     written and the result has no lines.
     """
     key = _check_key(idempotency_key)
-    context = dict(context or {})
+    context = _labels(context or {})
     pack = pool_pack(pool)
     if pack is None:
         raise InvalidInput(
@@ -314,7 +320,7 @@ def _level_pay(
         )
     else:
         assert pct is not None
-        raw = state.amount * pct / HUNDRED
+        raw = money.percent_of(state.amount, pct)
         paid = money.cents_down(raw)
         kept = raw - paid
         pay = Pay(
@@ -354,7 +360,7 @@ def award_level(
         raise InvalidInput(
             gettext("The winner is a dict of labels (source, seat, hand ...)."), code="bad_winner"
         )
-    context = {str(k): v for k, v in winner.items()}
+    context = _labels(winner)
     pool = Pool.objects.select_related("network").get(pk=level.pool_id)
     print_ = fingerprint({"level": level.pk, "amount": fixed, "percent": pct, "winner": context})
 

@@ -48,6 +48,7 @@ from halls.group_commit import GroupCommit, ProcessGroup, answer_of, together_or
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
 from jackpots.services import locks
 from jackpots.services.locks import POOL_LOCK_CLASS
+from jackpots.sources import PoolSource, SourceError
 
 log = logging.getLogger("hall.jackpots.contributions")
 
@@ -70,7 +71,7 @@ class ContributionLine:
 @dataclass(frozen=True)
 class ContributionReceipt:
     pool_id: int
-    source: str
+    source: PoolSource
     bet: Decimal
     idempotency_key: str
     created_at: datetime
@@ -87,7 +88,7 @@ class ContributionItem:
     """One contribution of a batch (contribute_many). `actor`: who made this one, when not the call's
     actor (a group commit writes many callers' contributions in one call)."""
 
-    source: str
+    source: PoolSource | str  # text (a caller holding only the stored form) is parsed and checked here
     bet: Decimal
     idempotency_key: str
     actor: str = ""
@@ -103,22 +104,26 @@ def _bet(value: Any) -> Decimal:
         raise InvalidInput(f"The {exc}.", code="bad_bet") from None
 
 
-def _member_key(source: Any) -> tuple[str, str]:
-    """``"table:12/seat:3"`` -> ("table", "12"): the member the source belongs to."""
+def _source(source: Any) -> tuple[PoolSource, str]:
+    """The source and the text its rows keep (``"table:12/seat:3"``): this is where a contribution's
+    PoolSource becomes the stored text. A text is parsed (refused as bad_source when it names no member)."""
+    if isinstance(source, PoolSource):
+        return source, str(source)
     if not isinstance(source, str) or not source.strip() or len(source) > MAX_SOURCE:
         raise InvalidInput(
             gettext("Source %(source)r must be a label of at most %(max_source)s characters.")
             % {"source": source, "max_source": MAX_SOURCE},
             code="bad_source",
         )
-    source_type, sep, rest = source.partition("/")[0].partition(":")
-    if not sep or not source_type or not rest:
+    try:
+        typed = PoolSource.parse(source)
+    except SourceError:
         raise InvalidInput(
             gettext("Source %(source)r must name its member as '<type>:<id>' (e.g. 'table:12/seat:3').")
             % {"source": source},
             code="bad_source",
-        )
-    return source_type, rest
+        ) from None
+    return typed, str(typed)
 
 
 def _key(value: Any) -> str:
@@ -218,13 +223,14 @@ def _fetch(sql: str, params: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, 
 
 
 def contribute(
-    *, pool: Pool | int, source: str, bet: Decimal, idempotency_key: str, actor: Actor
+    *, pool: Pool | int, source: PoolSource | str, bet: Decimal, idempotency_key: str, actor: Actor
 ) -> ContributionReceipt:
     """Record one pool bet: one ledger row per level (source, bet, meter / reserve / house parts, time, key).
 
-    `source` is the member's label ``"<type>:<id>"``, optionally followed by ``"/<detail>"`` (seat, hand):
-    ``"table:12/seat:3"``. A repeated `idempotency_key` on the pool writes nothing and answers as the first
-    call did (``replayed=True``); the same key with another source or bet is refused (409).
+    `source` is the member and where in it (a PoolSource: ``PoolSource.of("table", 12).at("seat", 3)``,
+    stored as ``"table:12/seat:3"``; its text is taken too, and parsed). A repeated `idempotency_key` on the
+    pool writes nothing and answers as the first call did (``replayed=True``); the same key with another
+    source or bet is refused (409).
 
     Called outside a transaction on PostgreSQL, the contribution goes through the process's group commit
     (see "Group commit" below): the same rows and the same answer, in a transaction shared with the
@@ -233,14 +239,15 @@ def contribute(
     """
     pool_id = _pool_id(pool)
     amount = _bet(bet)
-    stype, sid = _member_key(source)
+    typed, text = _source(source)
+    stype, sid = typed.kind, typed.id
     key = _key(idempotency_key)
     who = label(actor)
     if connection.vendor != "postgresql":
-        return _contribute_orm(pool_id, source, amount, key, who, stype, sid)
+        return _contribute_orm(pool_id, text, amount, key, who, stype, sid)
     if _grouped() and not connection.in_atomic_block:
-        return group_commit().submit(_Request(pool_id, key, (source, amount, stype, sid, who)))
-    return _contribute_now(pool_id, source, amount, key, who, stype, sid)
+        return group_commit().submit(_Request(pool_id, key, (text, amount, stype, sid, who)))
+    return _contribute_now(pool_id, text, amount, key, who, stype, sid)
 
 
 def _contribute_now(
@@ -254,7 +261,7 @@ def _contribute_now(
     if rows:
         return ContributionReceipt(
             pool_id=pool_id,
-            source=source,
+            source=PoolSource.parse(source),
             bet=amount,
             idempotency_key=key,
             created_at=rows[0][5],
@@ -276,7 +283,7 @@ def _replay(pool_id: int, source: str, amount: Decimal, key: str) -> Contributio
         )
     return ContributionReceipt(
         pool_id=pool_id,
-        source=source,
+        source=PoolSource.parse(source),
         bet=amount,
         idempotency_key=key,
         created_at=first.created_at,
@@ -350,7 +357,7 @@ def _contribute_orm(
             )
     return ContributionReceipt(
         pool_id=pool_id,
-        source=source,
+        source=PoolSource.parse(source),
         bet=amount,
         idempotency_key=key,
         created_at=at,
@@ -429,15 +436,16 @@ def _check_batch(items: Sequence[ContributionItem], who: str) -> tuple[dict[str,
     for item in items:
         key = _key(item.idempotency_key)
         amount = _bet(item.bet)
-        stype, sid = _member_key(item.source)
+        typed, text = _source(item.source)
+        stype, sid = typed.kind, typed.id
         if key in checked:
-            if checked[key][:2] != (item.source, amount):
+            if checked[key][:2] != (text, amount):
                 raise InvalidInput(
                     gettext("Key %(key)r appears twice in the batch with other content.") % {"key": key},
                     code="idempotency_key_reused",
                 )
         else:
-            checked[key] = (item.source, amount, stype, sid, item.actor or who)
+            checked[key] = (text, amount, stype, sid, item.actor or who)
         order.append(key)
     return checked, order
 
@@ -488,7 +496,7 @@ def _insert_batch(pool_id: int, checked: dict[str, _Checked]) -> dict[str, Contr
                 lines.sort(key=lambda r: r[1])  # lines in level order
             answers[key] = ContributionReceipt(
                 pool_id=pool_id,
-                source=source,
+                source=PoolSource.parse(source),
                 bet=amount,
                 idempotency_key=key,
                 created_at=lines[0][5],
@@ -584,7 +592,7 @@ def contribute_pools(
             if lines:
                 answers[at] = ContributionReceipt(
                     pool_id=pool_id,
-                    source=source,
+                    source=PoolSource.parse(source),
                     bet=amount,
                     idempotency_key=key,
                     created_at=lines[0][5],

@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from halls import money
 from halls.fields import MoneyField
 from halls.models import Venue
 from jackpots.rulepacks import PACKS
@@ -47,9 +48,7 @@ class CasinoTable(models.Model):
     number = models.PositiveIntegerField()
     name = models.CharField(max_length=80)
     game = models.CharField(max_length=20, choices=TableGame.choices)
-    table_minimum = MoneyField(
-        max_digits=12, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))]
-    )
+    table_minimum = MoneyField(max_digits=12, decimal_places=2, validators=[MinValueValidator(money.CENT)])
     seats = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(MAX_SEATS)])
     # The paño: reversible layouts have a number each, with its own accounting book (EU ep. 12.II.2.2).
     layout = models.CharField(max_length=40, blank=True)

@@ -17,10 +17,11 @@ from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
 from halls.cashier.services import readmodels as cashier_readmodels
 from halls.money import HUNDRED
-from jackpots.models import PoolLevel
+from jackpots.models import PoolLevel, SourceType
 from jackpots.services import awards, contributions
 from jackpots.services.contributions import ContributionItem
 from jackpots.services.locks import lock_levels
+from jackpots.sources import PoolSource
 from machines import protocol
 from machines.models import (
     LockReason,
@@ -36,8 +37,9 @@ from machines.services.gateway_rows import Row
 from machines.services.reconciliation import reconcile_snapshot
 
 
-def source(machine_id: int) -> str:
-    return f"machine:{machine_id}"
+def source(machine_id: int) -> PoolSource:
+    """The pool source of a machine's plays and hits (stored as "machine:<id>")."""
+    return PoolSource.of(SourceType.MACHINE, machine_id)
 
 
 def message_key(machine_id: int, seq: int) -> str:

@@ -7,16 +7,16 @@ import hashlib
 import hmac
 import re
 import secrets
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from halls import money
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.models import Venue
-from halls.money import CENT
 from machines import protocol
 from machines.models import LockReason, Machine, MachineState, MachineType, Modality, ProgressiveHit
 from machines.services import push
@@ -54,20 +54,24 @@ def _text(name: str, value: Any, *, max_length: int, required: bool = True) -> s
 
 
 def _denomination(value: Any) -> Decimal:
-    if isinstance(value, bool | float):
-        raise InvalidInput(_("The denomination is an exact amount, not a float."), code="bad_denomination")
     try:
-        amount = Decimal(str(value))
-    except (InvalidOperation, ValueError):
+        amount = money.parse(
+            "denomination", value, places=money.CENT_PLACES, positive=True, maximum=MAX_DENOMINATION
+        )
+    except money.MoneyTypeError:
+        raise InvalidInput(
+            _("The denomination is an exact amount, not a float."), code="bad_denomination"
+        ) from None
+    except money.NotAnAmount:
         raise InvalidInput(
             _("Denomination %(value)r is not an amount.") % {"value": value}, code="bad_denomination"
         ) from None
-    if not amount.is_finite() or amount <= 0 or amount != amount.quantize(CENT) or amount > MAX_DENOMINATION:
+    except money.MoneyError:
         raise InvalidInput(
             _("The denomination is a positive amount in whole cents, got %(value)s.") % {"value": value},
             code="bad_denomination",
-        )
-    return amount.quantize(CENT)
+        ) from None
+    return money.cents(amount)
 
 
 def _positions(modality: str, positions: Any) -> int:

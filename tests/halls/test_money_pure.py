@@ -4,6 +4,7 @@ always balance. No database."""
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
@@ -145,3 +146,127 @@ def test_a_meter_never_grows_past_its_ceiling(
     else:
         assert amount + added <= max(amount, ceiling)
         assert added == offered or amount + added == max(amount, ceiling)  # all of it, or up to the ceiling
+
+
+# --- percentages ----------------------------------------------------------------------------------------
+
+percents = st.decimals(min_value=0, max_value=100, places=money.PERCENT_PLACES)
+
+
+@given(percents)
+def test_a_rate_is_the_exact_hundredth_of_its_percent(percent: Decimal) -> None:
+    rate = money.rate(percent)
+    assert rate * 100 == percent  # exact: nothing rounded
+    assert rate.as_tuple().exponent == -money.RATE_PLACES  # at the scale the rate columns keep
+    assert 0 <= rate <= 1
+
+
+@given(st.integers(min_value=0, max_value=100))
+def test_a_whole_percent_is_a_rate(percent: int) -> None:
+    assert money.rate(percent) == Decimal(percent) / 100
+
+
+@given(percents, percents)
+def test_rates_keep_the_order_and_the_sum_of_their_percents(a: Decimal, b: Decimal) -> None:
+    assert (money.rate(a) < money.rate(b)) == (a < b)
+    if a + b <= 100:
+        assert money.rate(a) + money.rate(b) == money.rate(a + b)
+
+
+@given(
+    st.decimals(min_value=0, max_value=100, places=money.PERCENT_PLACES + 3).filter(
+        lambda p: p != p.quantize(Decimal(1).scaleb(-money.PERCENT_PLACES))
+    )
+)
+def test_a_percent_finer_than_the_rate_columns_is_refused_not_rounded(percent: Decimal) -> None:
+    with pytest.raises(money.MoneyError, match=r"^funding_percent must be a multiple of 0\.0001") as refused:
+        money.rate(percent, name="funding_percent")
+    assert refused.value.field == "funding_percent"
+
+
+@pytest.mark.parametrize(
+    ("percent", "says"),
+    [
+        (D("100.01"), "above the maximum of 100"),
+        (D("-1"), "must be a finite amount >= 0"),
+        (D("NaN"), "must be a finite amount >= 0"),
+        ("5", "must be a Decimal or an int"),
+        (5.0, "must be a Decimal or an int"),
+    ],
+)
+def test_a_percent_out_of_range_or_not_exact_is_refused(percent: object, says: str) -> None:
+    with pytest.raises(money.MoneyError, match=says):
+        money.rate(percent)  # type: ignore[arg-type]
+
+
+@given(amounts, percents)
+def test_a_percent_of_an_amount_is_exact(amount: Decimal, percent: Decimal) -> None:
+    part = money.percent_of(amount, percent)
+    assert part * 100 == amount * percent
+    assert part == amount * money.rate(percent)
+    assert 0 <= part <= amount
+
+
+@given(
+    st.integers(min_value=0, max_value=10**14).map(lambda c: D(c).scaleb(-2)),
+    st.integers(min_value=1, max_value=10**14).map(lambda c: D(c).scaleb(-2)),
+)
+def test_a_return_percent_is_the_ratio_rounded_once_half_up(paid: Decimal, played: Decimal) -> None:
+    shown = money.return_percent(paid, played)
+    assert shown is not None and shown.as_tuple().exponent == -2
+    exact = Fraction(paid) * 100 / Fraction(played)
+    assert abs(Fraction(shown) - exact) <= Fraction(1, 200)  # within half a hundredth
+    if abs(Fraction(shown) - exact) == Fraction(1, 200):
+        assert Fraction(shown) > exact  # a half goes up
+
+
+def test_a_return_percent_of_nothing_played_is_none_and_halves_go_up() -> None:
+    assert money.return_percent(D("5"), D("0")) is None
+    assert money.return_percent(D("1"), D("3")) == D("33.33")
+    assert money.return_percent(D("2"), D("3")) == D("66.67")
+    assert money.return_percent(D("0.01"), D("80")) == D("0.01")  # 0.0125 % -> 0.01
+    assert money.return_percent(D("0.01"), D("40")) == D("0.03")  # 0.025 % -> 0.03, half up
+
+
+# --- for a person ---------------------------------------------------------------------------------------
+
+shown_amounts = st.decimals(min_value=0, max_value=D("1e14"), places=2)
+
+
+@pytest.mark.parametrize(
+    ("value", "language", "currency", "text"),
+    [
+        (D("1234.56"), "es", "EUR", "1.234,56 €"),
+        (D("1234.56"), "en", "EUR", "€1,234.56"),
+        (D("1234.56"), "es-es", "EUR", "1.234,56 €"),
+        (D("1234567.8"), "es", "EUR", "1.234.567,80 €"),
+        (D("1234567.8"), "en-us", "EUR", "€1,234,567.80"),
+        (D("0"), "es", "EUR", "0,00 €"),
+        (D("5"), "en", "EUR", "€5.00"),
+        (D("-3.5"), "es", "EUR", "-3,50 €"),
+        (D("-3.5"), "en", "EUR", "-€3.50"),
+        (D("12.349999"), "es", "EUR", "12,34 €"),  # toward zero: a shown amount is never rounded up
+        (D("-0.004"), "es", "EUR", "0,00 €"),  # no "-0,00"
+        (D("50"), "es", "USD", "50,00 USD"),
+        (D("50"), "en", "USD", "USD 50.00"),
+    ],
+)
+def test_an_amount_for_a_person_in_their_language(
+    value: Decimal, language: str, currency: str, text: str
+) -> None:
+    assert money.for_person(value, language, currency) == text
+
+
+@given(shown_amounts)
+def test_what_a_person_is_shown_reads_back_as_typed(value: Decimal) -> None:
+    """The page's reader (parse_typed, HallFormat.parseAmount's rules) takes back what for_person writes."""
+    assert money.parse_typed(money.for_person(value, "es"), decimal_mark=",") == value
+    assert money.parse_typed(money.for_person(value, "en"), decimal_mark=".") == value
+
+
+@given(amounts)
+def test_a_person_is_shown_the_cents_rounded_down(value: Decimal) -> None:
+    es, en = money.for_person(value, "es"), money.for_person(value, "en")
+    assert money.parse_typed(es, decimal_mark=",") == money.cents_down(value)
+    assert es.endswith(" €") and en.startswith("€")
+    assert es.replace(".", "").replace(",", ".").removesuffix(" €") == en.replace(",", "").removeprefix("€")

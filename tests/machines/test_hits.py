@@ -81,7 +81,7 @@ def test_a_hit_pays_the_meter_locks_the_machine_and_announces_it(
         None,
     )
     award = Award.objects.get(settlement_id=row.settlement_id)
-    assert (award.source, award.hand, award.amount) == (machine.source, "g-77", D("1000.17"))
+    assert (award.source, award.hand, award.amount) == (str(machine.source), "g-77", D("1000.17"))
     machine.refresh_from_db()
     assert (machine.state, machine.lock_reason, machine.last_seq) == ("locked", "hand_pay", 3)
     # The level restarts from its seed: the kept fraction of a cent counts towards it, the operator seeds
@@ -90,7 +90,7 @@ def test_a_hit_pays_the_meter_locks_the_machine_and_announces_it(
     settlement = PoolSettlement.objects.get(pk=row.settlement_id)
     assert settlement.operator_seed == D("1000") - (meter - D("1000.17"))
     hits = [data for type_, data in seen if type_ == EventType.POOL_HIT]
-    assert len(hits) == 1 and hits[0]["source"] == machine.source and hits[0]["amount"] == D("1000.17")
+    assert len(hits) == 1 and hits[0]["source"] == str(machine.source) and hits[0]["amount"] == D("1000.17")
     assert AuditEntry.objects.filter(action="machine.hit", object_id=str(row.pk)).exists()
     # A retry of the hit answers as the first time, and pays nothing more.
     again = send(machine, hit(3, "Grand", "g-77"))

@@ -298,7 +298,7 @@ def _fund_pools(game: ElectronicGame, rules: Rules, actor: Actor) -> dict[str, D
         )
     )
     lock_pools(pools.values())
-    source = f"{specialities.member_source(game.speciality_id)}/egame:{game.pk}"
+    source = specialities.member_source(game.speciality_id).at("egame", game.pk)
     contributions.contribute_pools(
         items=[
             (

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -31,8 +31,6 @@ from halls.models import Venue
 from jackpots.models import Contribution
 
 ZERO = money.ZERO
-HUNDRED = Decimal(100)
-PERCENT = Decimal("0.01")
 KEYS_A_QUERY = 2000
 
 
@@ -79,9 +77,7 @@ class PrizeLine:
 
 def return_percent(paid: Decimal, played: Decimal) -> Decimal | None:
     """Prizes paid per 100 played, to the hundredth (half up); None when nothing was played."""
-    if not played:
-        return None
-    return (paid * HUNDRED / played).quantize(PERCENT, rounding=ROUND_HALF_UP)
+    return money.return_percent(paid, played)
 
 
 @dataclass

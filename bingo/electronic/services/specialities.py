@@ -5,7 +5,6 @@ only between games, EB-02)."""
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -15,6 +14,7 @@ from django.utils.translation import gettext as _
 from bingo.electronic.models import Speciality, SpecialityPool, SpecialityVersion
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules, RulesError, parse_rules, rules_json
 from bingo.electronic.services.locks import lock_speciality
+from halls import money
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput
 from halls.models import Room
@@ -22,9 +22,7 @@ from halls.services import audit
 from jackpots.models import SourceType
 from jackpots.services import pools
 from jackpots.services.pools import LevelSpec
-
-HUNDRED = Decimal(100)
-RATE = Decimal("0.000001")
+from jackpots.sources import PoolSource
 
 
 def checked_rules(data: Any) -> Rules:
@@ -118,8 +116,8 @@ def _new_pool(speciality: Speciality, prize: PrizeSpec, ref: str, actor: Actor) 
             LevelSpec(
                 name=prize.name[:60],
                 seed=prize.pool.seed,
-                contribution_rate=(prize.pool.funding_percent / HUNDRED).quantize(RATE),
-                reserve_rate=(prize.pool.reserve_percent / HUNDRED).quantize(RATE),
+                contribution_rate=money.rate(prize.pool.funding_percent, name="funding_percent"),
+                reserve_rate=money.rate(prize.pool.reserve_percent, name="reserve_percent"),
                 ceiling=prize.pool.ceiling,
             )
         ],
@@ -136,10 +134,10 @@ def _new_pool(speciality: Speciality, prize: PrizeSpec, ref: str, actor: Actor) 
     return SpecialityPool.objects.create(speciality=speciality, prize_code=prize.code, pool=pool)
 
 
-def member_source(speciality: Speciality | int) -> str:
-    """The pools' contribution source of a speciality (followed by "/egame:<id>" per game)."""
+def member_source(speciality: Speciality | int) -> PoolSource:
+    """The pools' contribution source of a speciality ("especiality:<id>"; at("egame", id) per game)."""
     speciality_id = speciality if isinstance(speciality, int) else speciality.pk
-    return f"{SourceType.ESPECIALITY}:{speciality_id}"
+    return PoolSource.of(SourceType.ESPECIALITY, speciality_id)
 
 
 def add_version(

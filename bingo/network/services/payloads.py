@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -34,16 +34,14 @@ def integer(payload: dict[str, Any], field: str, *, low: int = 0, high: int = 2*
 
 
 def amount(payload: dict[str, Any], field: str, *, places: int) -> Decimal:
+    """A payload's amount: a decimal string >= 0 with at most `places` decimals (halls.money.parse)."""
     value = payload.get(field)
     if not isinstance(value, str):
         raise bad(field)
     try:
-        found = Decimal(value)
-    except InvalidOperation:
+        return money.parse(field, value, places=places)
+    except money.MoneyError:
         raise bad(field) from None
-    if not found.is_finite() or found < 0 or found != found.quantize(Decimal(1).scaleb(-places)):
-        raise bad(field)
-    return found
 
 
 def sales(payload: dict[str, Any]) -> Decimal:

@@ -57,9 +57,7 @@ def _checked(code: str, percent: Decimal, reserve_percent: Decimal, max_ball: in
         raise InvalidInput(
             _("The percentages of sales are above 0 and at most 100 together."), code="bad_percent"
         )
-    if percent != percent.quantize(Decimal("0.01")) or reserve_percent != reserve_percent.quantize(
-        Decimal("0.01")
-    ):
+    if percent != percent.quantize(money.CENT) or reserve_percent != reserve_percent.quantize(money.CENT):
         raise InvalidInput(_("A percentage has at most 2 decimals."), code="bad_percent")
     if not 1 <= max_ball <= MAX_BALL:
         raise InvalidInput(
@@ -131,8 +129,8 @@ def create_prize(
                 pools.LevelSpec(
                     name=name.strip() or code,
                     seed=seed,
-                    contribution_rate=percent / money.HUNDRED,
-                    reserve_rate=reserve_percent / money.HUNDRED,
+                    contribution_rate=money.rate(percent),
+                    reserve_rate=money.rate(reserve_percent, name="reserve_percent"),
                 )
             ],
             carousel_bet=None,

@@ -26,7 +26,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.db.models import Sum
 from django.utils import timezone
@@ -94,9 +94,7 @@ class ReportRow:
     @property
     def return_percent(self) -> Decimal | None:
         """Prizes won per 100 of network games' sales (two decimals); None without sales."""
-        if not self.sales:
-            return None
-        return (self.prizes * money.HUNDRED / self.sales).quantize(money.CENT, rounding=ROUND_HALF_UP)
+        return money.return_percent(self.prizes, self.sales)
 
     def contribution(self, code: str) -> Decimal:
         return self.contributions.get(code, ZERO)

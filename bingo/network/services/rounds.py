@@ -38,8 +38,10 @@ from halls.link.kinds import LinkKind
 from halls.link.services import streams
 from halls.models import Venue
 from halls.services import audit
+from jackpots.models import SourceType
 from jackpots.services import awards, contributions, folding
 from jackpots.services.locks import lock_levels
+from jackpots.sources import PoolSource
 
 
 def _prize(payload: dict[str, Any], *, share: bool = False) -> tuple[NetworkPrize, bool]:
@@ -140,7 +142,7 @@ def accept_contribution(*, venue_id: int, payload: dict[str, Any]) -> dict[str, 
         )
     receipt = contributions.contribute(
         pool=prize.pool_id,
-        source=f"venue:{venue.pk}/game:{game}",
+        source=PoolSource.of(SourceType.VENUE, venue.pk).at("game", game),
         bet=sales,
         idempotency_key=f"ib:{rnd.pk}:venue:{venue.pk}",
         actor=f"link:{venue.licence_number}",

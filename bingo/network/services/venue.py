@@ -106,7 +106,9 @@ def join_round(
     """The game (a room's or a speciality's) joins round `rnd`: its row (`rows`, with its own `fields`)
     holding the game's sales and its contribution, the round's percent of them split between the meter and the
     reserve as the pool engine splits it."""
-    split = money.split_contribution(sales, rnd.percent / money.HUNDRED, rnd.reserve_percent / money.HUNDRED)
+    split = money.split_contribution(
+        sales, money.rate(rnd.percent), money.rate(rnd.reserve_percent, name="reserve_percent")
+    )
     return rows.objects.create(
         round=rnd,
         venue=venue,

@@ -10,15 +10,17 @@ from django.utils.translation import gettext
 
 from bingo.models import Game, GameState
 from bingo.programs.rules import ProgramError
+from halls import money
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType
 from halls.models import Room
-from halls.money import CENT, HUNDRED
+from halls.money import CENT
 from halls.services.changes import record_change
 from jackpots.models import Pool, PoolLevel, SourceType
 from jackpots.services import folding, pools
 from jackpots.services.pools import LevelSpec
+from jackpots.sources import PoolSource
 
 # Between the close of sales and the close of the game the programs' terms are fixed (TB-41).
 IN_PLAY = (GameState.SALES_CLOSED, GameState.DRAWING, GameState.PAUSED)
@@ -68,12 +70,9 @@ def percent_problems(name: str, percent: Decimal | None) -> list[str]:
     return []
 
 
-def rate_of(percent: Decimal) -> Decimal:
-    return (percent / HUNDRED).quantize(Decimal("0.000001"))
-
-
-def member_source(room: Room) -> str:
-    return f"{SOURCE_TYPE}:{room.pk}"
+def member_source(room: Room) -> PoolSource:
+    """The room as its programs' pool member (stored as "bingo_room:<id>")."""
+    return PoolSource.of(SOURCE_TYPE, room.pk)
 
 
 def new_pool(
@@ -89,7 +88,7 @@ def new_pool(
         authorisation_ref=authorisation_ref,
         rule_pack="",
         venue=venue,
-        levels=[LevelSpec(name=name[:60], seed=Decimal(0), contribution_rate=rate_of(percent))],
+        levels=[LevelSpec(name=name[:60], seed=Decimal(0), contribution_rate=money.rate(percent))],
         carousel_bet=None,
         actor=actor,
     )
@@ -104,7 +103,7 @@ def level_of(pool_id: int) -> PoolLevel:
 def sync_rate(*, pool_id: int, percent: Decimal, authorisation_ref: str, actor: Actor) -> None:
     """The level's contribution rate follows the version in force (a recorded parameter change)."""
     level = level_of(pool_id)
-    rate = rate_of(percent)
+    rate = money.rate(percent)
     if level.contribution_rate != rate:
         pools.change_parameters(
             level=level,

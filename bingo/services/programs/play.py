@@ -128,7 +128,7 @@ def sales_closed(*, game: Game, actor: Actor) -> list[dict[str, Any]]:
     if not running and bolsa is None:
         return []
     lock_pools({p.pool_id for p, _, _ in running} | ({bolsa.pool_id} if bolsa else set()))
-    source = f"{member_source(room)}/game:{game.pk}"
+    source = member_source(room).at("game", game.pk)
     to_fund: list[int] = []
     for program, row, pure in running:
         if pure.funding_percent is not None:
@@ -245,7 +245,7 @@ def _award(game: Game, gp: GameProgram, play: InPlay, winners: list[Claim], acto
             level=level_of(program.pool_id),
             amount=total,
             winner={
-                "source": f"{member_source(game.room)}/game:{game.pk}",
+                "source": member_source(game.room).at("game", game.pk),
                 "hand": f"game:{game.pk}",
                 "category": program.code,
                 "label": f"{program.program_type} {program.name}",

@@ -59,7 +59,7 @@ def _exact(amount: Decimal | None) -> str | None:
         return None
     value = amount.normalize()
     exponent = value.as_tuple().exponent
-    return str(value.quantize(Decimal("0.01")) if isinstance(exponent, int) and exponent > -2 else value)
+    return str(value.quantize(money.CENT) if isinstance(exponent, int) and exponent > -2 else value)
 
 
 def announced(gp: GameProgram) -> dict[str, Any]:

@@ -359,7 +359,7 @@ class DeviceEmptySerializer(serializers.Serializer[Any]):
     )
     amount = money_field(
         AMOUNT,
-        min_value=Decimal("0.01"),
+        min_value=money.CENT,
         required=False,
         help_text="What was taken out of the stacker; all it holds when omitted.",
     )

@@ -36,7 +36,7 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from halls import events, money
+from halls import events, i18n, money
 from halls.access import require_role
 from halls.actors import Actor, actor_label
 from halls.cashier import ledger
@@ -455,7 +455,7 @@ def receipt_document(payable: Payable, *, duplicate: bool = False) -> Document:
             title=_("Prize receipt"),
             kind="payout",
             lines=tuple(lines),
-            amount=Field(_("Amount"), money.euros(payable.amount)),
+            amount=Field(_("Amount"), i18n.amount(payable.amount, venue.currency)),
             barcode=Barcode(payable.receipt),
             footer=tuple(footer),
         )

@@ -12,7 +12,7 @@ from django.db.models import Count, Sum
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
-from halls import money
+from halls import i18n, money
 from halls.cashier.models import (
     Account,
     Leg,
@@ -145,11 +145,6 @@ def shift_report(shift: Shift) -> ShiftReport:
 # --- the printed report ---------------------------------------------------------------------------------
 
 
-def amount_text(value: Decimal, currency: str = "EUR") -> str:
-    """An amount for people in the request's language: "1.234,50 EUR" / "1,234.50 EUR"."""
-    return f"{formats.number_format(value, 2, use_l10n=True, force_grouping=True)} {currency}"
-
-
 def when(shift: Shift, value: datetime | None) -> str:
     """A time of the shift, in the venue's zone and the request's format."""
     if value is None:
@@ -167,17 +162,17 @@ def document(report: ShiftReport) -> Document:
         Field(_("Shift cashier"), shift.cashier.get_username()),
         Field(_("Opened"), when(shift, shift.opened_at)),
         Field(_("Closed"), when(shift, shift.closed_at)),
-        Field(_("Opening float"), amount_text(shift.float_amount, currency)),
+        Field(_("Opening float"), i18n.amount(shift.float_amount, currency)),
         Rule(),
         _("Transactions"),
     ]
     for total in report.totals:
-        lines.append(Field(f"{total.label} ({total.count})", amount_text(total.amount, currency)))
+        lines.append(Field(f"{total.label} ({total.count})", i18n.amount(total.amount, currency)))
     if report.prizes:
         lines += [Rule(), _("Prizes paid")]
         for prize in report.prizes:
             label = f"{prize.label}, {prize.method_label} ({prize.count})"
-            lines.append(Field(label, amount_text(prize.amount, currency)))
+            lines.append(Field(label, i18n.amount(prize.amount, currency)))
     lines += [Rule(), _("Cash-up")]
     for code, name in report.means:
         figures = [(_("%(means)s expected"), report.expected[code])]
@@ -187,7 +182,7 @@ def document(report: ShiftReport) -> Document:
                 (_("%(means)s difference"), report.differences[code]),
             ]
         for label, value in figures:
-            lines.append(Field(label % {"means": name}, amount_text(value, currency)))
+            lines.append(Field(label % {"means": name}, i18n.amount(value, currency)))
     if shift.witness is not None:
         lines.append(Field(_("Witness"), shift.witness.get_username()))
     if shift.note:
@@ -198,7 +193,7 @@ def document(report: ShiftReport) -> Document:
         title=_("Shift report"),
         kind="shift_report",
         lines=tuple(lines),
-        amount=None if difference is None else Field(_("Difference"), amount_text(difference, currency)),
+        amount=None if difference is None else Field(_("Difference"), i18n.amount(difference, currency)),
         footer=(_("Shift %(shift)s") % {"shift": shift.pk}, _("Signatures: cashier, witness")),
         paper=Paper.A4,
     )

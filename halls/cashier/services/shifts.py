@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, DecimalException
+from decimal import Decimal
 
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
@@ -128,23 +128,17 @@ def open_shift_of(*, venue_id: int, cashier: User) -> Shift:
 def _amount(means: str, value: object) -> Decimal:
     """A counted amount: a Decimal in cents, zero or more; else InvalidInput naming its means."""
     try:
-        ok = (
-            isinstance(value, Decimal)
-            and value.is_finite()
-            and value == money.cents(value)
-            and 0 <= value <= MAX_AMOUNT
+        amount = money.parse(
+            f"counted.{means}", value, text=False, places=money.CENT_PLACES, maximum=MAX_AMOUNT
         )
-    except DecimalException:
-        ok = False
-    if not ok:
+    except money.MoneyError:
         raise InvalidInput(
             _("The counted %(means)s is %(amount)s: give an amount in cents, zero or more.")
             % {"means": Means(means).label, "amount": value},
             code="bad_amount",
             field=f"counted.{means}",
-        )
-    assert isinstance(value, Decimal)
-    return value
+        ) from None
+    return money.cents(amount)
 
 
 def _counted(counted: Mapping[str, object]) -> dict[str, Decimal]:

@@ -34,7 +34,7 @@ from django.utils import timezone, translation
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
-from halls import events, money
+from halls import events, i18n, money
 from halls.access import require_role
 from halls.actors import Actor, actor_label
 from halls.cashier import cardnumber, ledger, tito
@@ -376,7 +376,7 @@ def _card_balance_amount(account: Account, amount: Decimal | None) -> Decimal:
     if account.balance <= 0:
         raise Conflict(
             _("The card's balance is %(balance)s: there is nothing to put on a ticket.")
-            % {"balance": money.euros(account.balance)},
+            % {"balance": i18n.amount(account.balance)},
             code="insufficient_balance",
             balance=money.text(account.balance),
         )

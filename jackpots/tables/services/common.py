@@ -19,7 +19,8 @@ from halls.services.changes import record_change
 from jackpots.models import Pool
 from jackpots.rulepacks import RulePack, get_pack
 from jackpots.services.common import pool_pack
-from jackpots.tables.models import CasinoTable, Hand, HandState
+from jackpots.sources import PoolSource
+from jackpots.tables.models import SOURCE_TYPE, CasinoTable, Hand, HandState
 
 __all__ = [
     "contribution_source",
@@ -43,10 +44,11 @@ def pool_of(table: CasinoTable) -> Pool:
     return table.pool
 
 
-def contribution_source(table: CasinoTable, hand: Hand, seat: int | None = None) -> str:
-    """A contribution's source label: the member ("table:<id>") and where in it the bet was made."""
-    detail = f"/hand:{hand.number}" + (f"/seat:{seat}" if seat is not None else "/total")
-    return f"table:{table.pk}{detail}"
+def contribution_source(table: CasinoTable, hand: Hand, seat: int | None = None) -> PoolSource:
+    """A contribution's source: the member (the table) and where in it the bet was made (the hand, then the
+    seat or the hand's total): "table:<id>/hand:<n>/seat:<s>" as stored."""
+    at_hand = PoolSource.of(SOURCE_TYPE, table.pk).at("hand", hand.number)
+    return at_hand.at("total") if seat is None else at_hand.at("seat", seat)
 
 
 def require_open(hand: Hand, doing: str) -> None:

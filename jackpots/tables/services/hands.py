@@ -45,8 +45,10 @@ from jackpots.rulepacks import RulePack
 from jackpots.services.awards import award_hand
 from jackpots.services.locks import hold_pool, lock_levels
 from jackpots.services.readmodels.screens import CATEGORY_LABELS
+from jackpots.sources import PoolSource
 from jackpots.tables import rules
 from jackpots.tables.models import (
+    SOURCE_TYPE,
     CasinoTable,
     Hand,
     HandState,
@@ -325,7 +327,7 @@ def settle_hand(*, hand: Hand, actor: User) -> Hand:
                     "table_name": table.name,
                     "table_number": table.number,
                     "hand": hand.number,
-                    "source": f"table:{table.pk}",
+                    "source": PoolSource.of(SOURCE_TYPE, table.pk),
                 },
             )
         payouts = [

@@ -5,6 +5,7 @@ written."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -54,9 +55,15 @@ def test_a_carrusel_is_created_and_its_tables_added_and_taken_out_on_the_page() 
         low = page.post("/setup/", {**form, "seed": "4999"})
         _refused(low, 400, "seed_below_minimum", "por debajo del mínimo")
         assert 'value="CARR-AN"' in low.content.decode()  # the form comes back as filled
+        fine = page.post("/setup/", {**form, "contribution_percent": "70,12345"})  # a rate of 7 decimals
+        _refused(fine, 400, "bad_percent", "debe ser un porcentaje de 0 a 100 con 4 decimales como mucho")
+        _refused(
+            page.post("/setup/", {**form, "contribution_percent": "101"}), 400, "bad_percent", "porcentaje"
+        )
     assert page.post("/setup/", form).status_code == 302
     pool = Pool.objects.get(code="CARR-AN")
     assert pool.carousel_bet is not None and str(pool.carousel_bet) == "1.00"
+    assert pool.levels.get().contribution_rate == Decimal("0.70")  # 70 % (halls.money.rate)
     shown = page.get("/setup/").content.decode()
     assert 'data-carrusel="CARR-AN"' in shown and "5000,00 €" in shown
 
