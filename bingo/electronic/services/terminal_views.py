@@ -26,7 +26,7 @@ from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
 from bingo.electronic.services.common import rules_of
 from halls import money
 from halls.cashier.models import PlayerCard
-from halls.cashier.services import cards as player_cards
+from halls.cashier.services import player_cards
 
 
 def _missing(
