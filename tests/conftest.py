@@ -71,6 +71,7 @@ SQLITE_SUITE = (
     "halls/test_regions.py",
     "halls/test_screen_names.py",
     "halls/test_check_events.py",
+    "halls/test_check_refusals.py",
     "halls/test_typed_amounts.py",
     "bingo/test_colour_ranges.py",
     "halls/test_regions_property.py",
