@@ -72,6 +72,8 @@ SQLITE_SUITE = (
     "halls/test_screen_names.py",
     "halls/test_check_events.py",
     "halls/test_check_refusals.py",
+    "halls/test_lab_clock.py",
+    "bingo/test_lab_clock_programs.py",
     "halls/test_typed_amounts.py",
     "bingo/test_colour_ranges.py",
     "halls/test_regions_property.py",
