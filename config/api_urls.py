@@ -1,6 +1,6 @@
 """The REST API's routes (under /api/): halls' doors (token, venues, sessions; regions, agreements,
-networks), bingo's, the tables', the pools', the prize programs', the machines', the cashier's
-(/api/cashier/), electronic bingo's (/api/electronic/)."""
+networks; the lab clock, outside production only), bingo's, the tables', the pools', the prize programs',
+the machines', the cashier's (/api/cashier/), electronic bingo's (/api/electronic/)."""
 
 from django.urls import URLPattern, URLResolver, include, path
 
@@ -9,7 +9,7 @@ from bingo import paper_api, program_api, setup_api
 from bingo.network import api as network_api
 from bingo.simultaneous import api as simultaneous_api
 from halls import api as halls_api
-from halls import regions_api
+from halls import labclock_api, regions_api
 from halls.link import api as link_api
 from jackpots import api as jackpots_api
 from jackpots.tables import api as tables_api
@@ -18,6 +18,7 @@ from machines import api as machines_api
 urlpatterns: list[URLPattern | URLResolver] = [
     *halls_api.urlpatterns,
     *regions_api.urlpatterns,
+    *labclock_api.urlpatterns,  # none in production
     *bingo_api.urlpatterns,
     *setup_api.urlpatterns,
     *program_api.urlpatterns,

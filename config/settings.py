@@ -25,14 +25,15 @@ env = environ.Env()
 
 DEBUG = env.bool("DEBUG", default=False)
 # HALL_ENV=production (set by every unit and service in deploy/) refuses to start without its own
-# SECRET_KEY, ALLOWED_HOSTS and HALL_AUDIT_KEY (the audit chain's HMAC key), and turns on TLS-only cookies,
+# SECRET_KEY, ALLOWED_HOSTS, HALL_AUDIT_KEY (the audit chain's HMAC key) and HALL_CARD_SECRET (it signs the
+# paper cards' security codes: a placeholder would let anyone forge a card), and turns on TLS-only cookies,
 # HSTS and the proxy's scheme header. Anything else (development, the demo, the tests, the benchmarks) runs
 # with the demo defaults, and the demo says so.
 HALL_ENV = env.str("HALL_ENV", default="development")
 HALL_PRODUCTION = HALL_ENV == "production"
 SILENCED_SYSTEM_CHECKS: list[str] = []
 if HALL_PRODUCTION:
-    for required in ("SECRET_KEY", "ALLOWED_HOSTS", "HALL_AUDIT_KEY"):
+    for required in ("SECRET_KEY", "ALLOWED_HOSTS", "HALL_AUDIT_KEY", "HALL_CARD_SECRET"):
         value = env.str(required, default="").strip()
         if not value or value == "CHANGE-ME" or value.startswith("insecure-"):
             raise ImproperlyConfigured(
@@ -536,7 +537,8 @@ HALL_TERMINAL_ALIVE_SECONDS = env.float("HALL_TERMINAL_ALIVE_SECONDS", default=1
 HALL_TERMINAL_CLOCK_TOLERANCE_MS = env.int("HALL_TERMINAL_CLOCK_TOLERANCE_MS", default=2000)
 HALL_SERVER_CLOCK_TOLERANCE_SECONDS = env.float("HALL_SERVER_CLOCK_TOLERANCE_SECONDS", default=2.0)
 HALL_VERIFICATION_LAYER_TIMEOUT_SECONDS = env.float("HALL_VERIFICATION_LAYER_TIMEOUT_SECONDS", default=3.0)
-# Secret that signs card security codes; production sets its own.
+# Secret that signs card security codes; production must set its own (refused above when missing or a
+# placeholder). An installation that ran without it signed its cards with SECRET_KEY: set it to that value.
 HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------

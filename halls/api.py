@@ -222,8 +222,9 @@ class RoomCheckView(HallAPIView):
         summary="Record one material check of a room before its session opens, by whoever ran it",
         description=(
             "Caller. The next session to open takes the check into its minutes with the person who ran it "
-            "(a device checked as working here need not be re-checked by the opener). 409 "
-            "session_already_open while the room has an open session."
+            "(a device checked as working here need not be re-checked by the opener). 400 invalid naming "
+            "`ok` when it is left out (in a form too: never read as false), 400 note_required for a "
+            "failed check without a note, 409 session_already_open while the room has an open session."
         ),
         request=CheckRecordSerializer,
         responses={201: SessionCheckSerializer, **error_responses(400, 403, 404, 409)},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import zoneinfo
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pgtrigger
@@ -333,6 +333,22 @@ class AuditChainHead(models.Model):
                 condition=pgtrigger.Q(new__length__lte=pgtrigger.F("old__length")),
             ),
         ]
+
+
+class VenueClock(models.Model):
+    """A certification lab's clock of one venue (never in production: halls.services.venueclock): how far
+    ahead of the real time the venue's time runs, so scheduled prizes by hour and by operating day can be
+    played black-box. Only moves forward; each move is audited on the venue's chain."""
+
+    venue = models.OneToOneField(Venue, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    offset = models.DurationField(default=timedelta(0))
+    moved_at = models.DateTimeField()  # real time of the latest move
+    moved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return f"venue {self.venue_id} +{self.offset}"
 
 
 class Network(models.Model):

@@ -6,6 +6,7 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 from halls import money
 from halls.models import CheckName, GameSession, SessionCheck, Venue
@@ -22,6 +23,14 @@ def money_field(
     """An amount of money in the API, every app's: a plain decimal string out ("12.50"), exact Decimal in.
     `digits` is one of halls.money's widths (PRICE_DIGITS, PAYMENT_DIGITS, METER_DIGITS)."""
     return serializers.DecimalField(max_digits=digits, decimal_places=places, **kwargs)
+
+
+class StatedBooleanField(serializers.BooleanField):
+    """A yes/no the client must state, in JSON and in a form alike. DRF reads a boolean left out of a form
+    (``application/x-www-form-urlencoded``, ``multipart/form-data``) as an unticked checkbox, False: here it
+    is missing, refused with 400 naming the field, never taken for a "no"."""
+
+    default_empty_html = empty
 
 
 # --- The error body every refusal answers with (halls.api_errors) ----------------------------------------
@@ -136,8 +145,16 @@ class CheckRecordSerializer(serializers.Serializer[Any]):
         choices=[CheckName.BLOWER, CheckName.RESERVE, CheckName.READER],
         help_text="blower, reserve or reader: the device checked.",
     )
-    ok = serializers.BooleanField(help_text="The device was checked and works.")
-    note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+    ok = StatedBooleanField(
+        help_text="The device was checked and works (required, in JSON and in a form: never read as false)."
+    )
+    note = serializers.CharField(
+        max_length=500,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Why the device does not work: required when ok is false (400 note_required).",
+    )
 
 
 class SessionCheckSerializer(serializers.ModelSerializer[SessionCheck]):

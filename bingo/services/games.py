@@ -164,7 +164,7 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         game.bingo_prize = bingo.amount
         game.prize_rounding_residue = line.residue + bingo.residue
         # The game's start for the scheduled prizes (fixed here: announced before the first ball, TB-41).
-        game.sales_closed_at = program_clock.now()
+        game.sales_closed_at = program_clock.venue_now(game.room.venue_id)
         offered = {k: v for k, v in game.announcement.items() if k in ("offered", "offered_voice")}
         game.announcement = {
             **offered,

@@ -153,14 +153,22 @@ def _attach_checks(*, session: GameSession, pending: list[SessionCheck], actor: 
 def record_check(*, room: Room, check_name: str, ok: bool, actor: User, note: str = "") -> SessionCheck:
     """Record one material check of a room before its session opens (R-07), by whoever ran it; the next
     session to open takes it into its minutes. A check recorded as not working (``ok=False``, its note saying
-    why) keeps the opening refused until the device is checked again and works. Published on the room's staff
-    stream (the event session.check) so every console of the room shows it."""
+    why: refused without one, 400 note_required) keeps the opening refused until the device is checked
+    again and works. Published on the room's staff stream (the event session.check) so every console of
+    the room shows it."""
     if check_name not in (CheckName.BLOWER, CheckName.RESERVE, CheckName.READER):
         raise InvalidInput(
             _("Unknown check %(name)s: the ball blower, the reserve device or the ball reader.")
             % {"name": check_name},
             code="unknown_check",
             field="check",
+        )
+    note = note.strip()
+    if not ok and not note:
+        raise InvalidInput(
+            _("A check recorded as not working needs a note saying what is wrong with the device."),
+            code="note_required",
+            field="note",
         )
     with transaction.atomic():
         locks.lock_room(room.pk)

@@ -71,7 +71,9 @@ def test_a_session_whose_check_is_neither_stated_nor_recorded_names_the_check(ca
     error = refused(answer, 409, "checks_missing", "ball blower", "reserve device", "ball reader")
     assert error["details"]["checks"] == ["blower", "reserve", "reader"]
     # A check recorded as not working does not count either.
-    caller_api.post(f"/api/rooms/{room.pk}/checks/", {"check": "reserve", "ok": False}, format="json")
+    caller_api.post(
+        f"/api/rooms/{room.pk}/checks/", {"check": "reserve", "ok": False, "note": "Motor"}, format="json"
+    )
     answer = caller_api.post(
         f"/api/rooms/{room.pk}/sessions/",
         {"blower_ok": True, "reader_ok": True, "inspection_balls": ALL_BALLS},

@@ -1,6 +1,7 @@
-"""HALL_ENV=production (issue 10): the hall refuses to start without its own SECRET_KEY, ALLOWED_HOSTS and
-HALL_AUDIT_KEY, and with them `manage.py check --deploy` is clean: TLS-only cookies, HSTS, HTTPS redirect,
-the proxy's scheme header. Anything else (development, the demo, these tests) keeps the demo defaults."""
+"""HALL_ENV=production (issue 10): the hall refuses to start without its own SECRET_KEY, ALLOWED_HOSTS,
+HALL_AUDIT_KEY and HALL_CARD_SECRET (issue 26: the paper cards' security codes), and with them
+`manage.py check --deploy` is clean: TLS-only cookies, HSTS, HTTPS redirect, the proxy's scheme header.
+Anything else (development, the demo, these tests) keeps the demo defaults."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ PRODUCTION = {
     "HALL_ENV": "production",
     "SECRET_KEY": secrets.token_urlsafe(50),
     "HALL_AUDIT_KEY": secrets.token_urlsafe(50),
+    "HALL_CARD_SECRET": secrets.token_urlsafe(50),
     "ALLOWED_HOSTS": "hall.example.es",
     "CSRF_TRUSTED_ORIGINS": "https://hall.example.es",
 }
@@ -28,7 +30,7 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     base = {
         k: v
         for k, v in os.environ.items()
-        if k not in {"HALL_ENV", "SECRET_KEY", "ALLOWED_HOSTS", "HALL_AUDIT_KEY", "DEBUG"}
+        if k not in {"HALL_ENV", "SECRET_KEY", "ALLOWED_HOSTS", "HALL_AUDIT_KEY", "HALL_CARD_SECRET", "DEBUG"}
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
@@ -49,12 +51,26 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
         ("SECRET_KEY", "insecure-x"),
         ("ALLOWED_HOSTS", ""),
         ("HALL_AUDIT_KEY", ""),
+        ("HALL_CARD_SECRET", ""),
+        ("HALL_CARD_SECRET", "CHANGE-ME"),
+        ("HALL_CARD_SECRET", "insecure-demo-key-set-SECRET_KEY-in-production"),
     ],
 )
 def test_production_refuses_to_start_without_its_own_key_and_hosts(missing: str, value: str) -> None:
     done = manage("check", **{**PRODUCTION, missing: value})
     assert done.returncode != 0
     assert f"HALL_ENV=production needs its own {missing}" in done.stderr
+
+
+def test_the_deploy_check_refuses_the_placeholder_card_secret() -> None:
+    """deploy/env.example's placeholder as it is copied: `check --deploy` fails naming the card secret."""
+    done = manage("check", "--deploy", **{**PRODUCTION, "HALL_CARD_SECRET": "CHANGE-ME"})
+    assert done.returncode != 0
+    assert "HALL_ENV=production needs its own HALL_CARD_SECRET" in done.stderr
+    left_out = {k: v for k, v in PRODUCTION.items() if k != "HALL_CARD_SECRET"}
+    done = manage("check", "--deploy", **left_out)  # not the SECRET_KEY by default either
+    assert done.returncode != 0
+    assert "HALL_ENV=production needs its own HALL_CARD_SECRET" in done.stderr
 
 
 def test_production_passes_the_deploy_checks() -> None:

@@ -11,7 +11,7 @@ with the verified Bingo, the next step when the game closes (see `play`).
 - notices: announce_scheduled (the beat's "next game serves 20:00")
 - play: the hooks (sales_closed, lock_for_bingo, bingo_confirmed, game_closed, session_closed,
   open_play_guard)
-- clock: now (the one clock; tests monkeypatch it)
+- clock: now (the one clock; tests monkeypatch it), venue_now (through the venue's clock)
 """
 
 from bingo.services.programs import clock

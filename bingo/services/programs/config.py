@@ -139,7 +139,7 @@ def activate_program(
     except ValueError:
         raise refused([f"unknown program type {program_type!r} (BA-1 … BA-20, spec §2.4)"]) from None
     info = PROGRAM_TYPES[pt]
-    at = clock.now()
+    at = clock.venue_now(room.venue_id)
     start = effective_from or at
     stored, pure = _build(pt.value, params, code=code, effective_from=start, version=1)
     name = (name or "").strip() or info.name
@@ -217,7 +217,7 @@ def change_program(
     Refused while a game of the room is in play; a version cannot take effect in the past (games already
     played keep the version they were announced with).
     """
-    at = clock.now()
+    at = clock.venue_now(program.room.venue_id)
     start = effective_from or at
     if start.tzinfo is not None and start < at:
         raise InvalidInput(
@@ -270,7 +270,7 @@ def deactivate_program(*, program: PrizeProgram, actor: Actor) -> PrizeProgram:
             )
         refuse_while_in_play(room, gettext_noop("deactivate a program"))
         program.active = False
-        program.deactivated_at = clock.now()
+        program.deactivated_at = clock.venue_now(room.venue_id)
         program.save(update_fields=["active", "deactivated_at"])
         note(
             room,
@@ -286,7 +286,7 @@ def deactivate_program(*, program: PrizeProgram, actor: Actor) -> PrizeProgram:
 
 def current_version(program: PrizeProgram) -> Program:
     """The pure program in force now."""
-    found = version_at(program, clock.now())
+    found = version_at(program, clock.venue_now(program.room.venue_id))
     if found is None:
         raise NotFound(
             gettext("Program %(code)s has no version in force yet.") % {"code": program.code},

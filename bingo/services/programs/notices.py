@@ -63,7 +63,8 @@ def _due(program: PrizeProgram, at: datetime) -> dict[str, Any] | None:
 
 
 def announce_scheduled(at: datetime | None = None) -> int:
-    """Record and announce, once, the scheduled hours due in each open room's next game; returns how many."""
+    """Record and announce, once, the scheduled hours due in each open room's next game; returns how many.
+    `at` is the real time (default now): each room's venue reads it through its own clock."""
     at = at or clock.now()
     open_rooms = GameSession.objects.filter(closed_at__isnull=True).values_list("room_id", flat=True)
     programs = (
@@ -76,7 +77,8 @@ def announce_scheduled(at: datetime | None = None) -> int:
         by_room.setdefault(program.room_id, []).append(program)
     total = 0
     for programs_of_room in by_room.values():
-        total += _announce_room(programs_of_room[0].room, programs_of_room, at)
+        room = programs_of_room[0].room
+        total += _announce_room(room, programs_of_room, clock.venue_at(room.venue_id, at))
     return total
 
 

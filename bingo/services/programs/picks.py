@@ -89,7 +89,7 @@ def set_manager_pick(
                 },
                 code="wrong_state",
             )
-        found = version_at(program, clock.now())
+        found = version_at(program, clock.venue_now(program.room.venue_id))
         if found is None:
             raise Conflict(
                 gettext("Program %(code)s has no version in force yet.") % {"code": program.code},
@@ -116,7 +116,7 @@ def set_manager_pick(
                 "max_ball": max_ball,
                 "colour": (colour or "").strip().lower(),
                 "set_by": actor if isinstance(actor, User) else None,
-                "set_at": clock.now(),
+                "set_at": clock.venue_now(program.room.venue_id),
             },
         )
         picked = {"program": program.code, "pick": pick_to_json(pick)}

@@ -111,7 +111,7 @@ def _meters(programs: list[PrizeProgram]) -> dict[int, Decimal]:
 def _next(program: PrizeProgram, amount: Decimal) -> dict[str, Any] | None:
     """What the program would announce if the next game started now with the pool as it stands
     (an indication for screens: the close of sales decides, with that game's funding)."""
-    at = clock.now()
+    at = clock.venue_now(program.room.venue_id)
     found = version_at(program, at)
     if found is None or not program.active:
         return None
@@ -178,7 +178,7 @@ def screen_programs(room: Room) -> list[dict[str, Any]]:
 def program_view(program: PrizeProgram) -> dict[str, Any]:
     """Everything staff see of one program: versions, state, pool amount, recent games."""
     amount = _meters([program]).get(program.pool_id, Decimal(0))
-    in_force = version_at(program, clock.now())
+    in_force = version_at(program, clock.venue_now(program.room.venue_id))
     recent = (
         GameProgram.objects.filter(program=program)
         .select_related("game", "program")
