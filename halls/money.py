@@ -171,6 +171,24 @@ def euros(value: Decimal) -> str:
     return f"{value:,.2f} €".replace(",", " ")
 
 
+NBSP = "\u00a0"
+_SYMBOLS = {"EUR": "€"}
+
+
+def shown(value: Decimal, language: str | None, currency: str = "EUR") -> str:
+    """An amount as a person reads it in `language` (a Django language code; None: Spanish), to the cent
+    rounded toward zero, grouped always, with its currency: es "1.234,50 €", en "€1,234.50". The same text
+    the pages' HallFormat.money writes (Intl), so a refusal's amount reads like the page around it."""
+    amount = cents_down(value)
+    sign = "-" if amount < 0 else ""
+    grouped = f"{abs(amount):,.2f}"  # "1,234.50"
+    symbol = _SYMBOLS.get(currency.upper(), currency.upper())
+    if (language or "es").split("-")[0].lower() == "en":
+        return f"{sign}{symbol}{grouped}" if symbol != currency.upper() else f"{sign}{symbol}{NBSP}{grouped}"
+    spanish = grouped.replace(",", "\x00").replace(".", ",").replace("\x00", ".")
+    return f"{sign}{spanish}{NBSP}{symbol}"
+
+
 # --- sharing -------------------------------------------------------------------------------------------
 
 

@@ -100,7 +100,7 @@ def checked_amount(amount: object, field: str = "amount") -> Decimal:
     except money.MoneyError as exc:
         raise InvalidInput(
             _("%(field)s: give an amount in euros and cents, above zero and at most %(max)s (got %(value)s).")
-            % {"field": field, "max": money.text(MAX_AMOUNT), "value": amount},
+            % {"field": field, "max": money.shown(MAX_AMOUNT, translation.get_language()), "value": amount},
             code="bad_amount",
             field=field,
         ) from exc
@@ -376,7 +376,7 @@ def _card_balance_amount(account: Account, amount: Decimal | None) -> Decimal:
     if account.balance <= 0:
         raise Conflict(
             _("The card's balance is %(balance)s: there is nothing to put on a ticket.")
-            % {"balance": money.euros(account.balance)},
+            % {"balance": money.shown(account.balance, translation.get_language())},
             code="insufficient_balance",
             balance=money.text(account.balance),
         )

@@ -153,7 +153,9 @@
     this.key = null;
   };
 
-  /* Show an API error (or a plain message) in a message box; `kind` is error|ok|info. */
+  /* Show an API error (or a plain message) in a message box; `kind` is error|ok|info. A person reads the
+     error's message (the server's, in the page's language), never its code: the code stays on the box as
+     data-code, for scripts and tests. */
   function report(box, error, kind) {
     if (!box) { return; }
     if (error && error.quiet) { return; }
@@ -161,14 +163,16 @@
     if (!error) {
       box.hidden = true;
       box.textContent = "";
+      box.removeAttribute("data-code");
       return;
     }
     var message = typeof error === "string" ? error : error.message;
     kind = kind || (typeof error === "string" ? "info" : "error");
     box.className = "msg msg--" + kind;
+    if (error && error.code && kind === "error") { box.setAttribute("data-code", error.code); }
+    else { box.removeAttribute("data-code"); }
     fill(box,
       el("span", {class: "msg__text", text: message}),
-      error && error.code && kind === "error" ? el("code", {class: "msg__code", text: error.code}) : null,
       el("button", {type: "button", class: "msg__close", "aria-label": gettext("Dismiss"), text: "×",
         onclick: function () { report(box, null); }}));
     box.hidden = false;
