@@ -182,15 +182,26 @@
   }
 
   /* Run `action` (a promise factory) with `button` disabled meanwhile: no double submit. A second
-     submit while the first runs is refused with a quiet error that report() does not show. */
+     submit while the first runs is refused with a quiet error that report() does not show (a page that
+     wants it seen reports BUSY's message itself: its code is "busy"). `label`, if given, is the button's
+     text meanwhile ("Selling…"), so a slow answer shows as work in progress. */
   var BUSY = new ApiError(0, "busy", gettext("Still working on the previous request."));
   BUSY.quiet = true;
 
-  function busy(button, action) {
+  function busy(button, action, label) {
     if (button && (button.disabled || button.classList.contains("is-busy"))) { return Promise.reject(BUSY); }
-    if (button) { button.disabled = true; button.classList.add("is-busy"); }
+    var text = button ? button.textContent : "";
+    if (button) {
+      button.disabled = true;
+      button.classList.add("is-busy");
+      if (label) { button.textContent = label; }
+    }
     var release = function () {
-      if (button) { button.disabled = false; button.classList.remove("is-busy"); }
+      if (button) {
+        button.disabled = false;
+        button.classList.remove("is-busy");
+        if (label) { button.textContent = text; }
+      }
     };
     return Promise.resolve().then(action).then(
       function (value) { release(); return value; },
