@@ -5,14 +5,17 @@ figures from halls.cashier.services.shift_report, rendered."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import get_language
 
-from halls import access, errors
+from halls import access, errors, money
 from halls.cashier.models import Shift
-from halls.cashier.services.shift_report import amount_text, shift_report, when
+from halls.cashier.services.shift_report import shift_report, when
 from halls.models import Role
 
 
@@ -32,16 +35,18 @@ def shift_report_page(request: HttpRequest, shift_id: int) -> HttpResponse:
         raise PermissionDenied(exc.message) from exc
     report = shift_report(shift)
     currency = shift.venue.currency
+    language = get_language()
 
-    def money(value: object) -> str:
-        return "" if value is None else amount_text(value, currency)  # type: ignore[arg-type]
+    def amount(value: Decimal | None) -> str:
+        """As the till's pages write it: "1.234,50 €" in Spanish, "€1,234.50" in English."""
+        return "" if value is None else money.shown(value, language, currency)
 
     cash_up = [
         {
             "label": label,
-            "expected": money(report.expected[code]),
-            "counted": money(report.counted[code]) if report.counted else "",
-            "difference": money(report.differences[code]) if report.differences else "",
+            "expected": amount(report.expected[code]),
+            "counted": amount(report.counted[code]) if report.counted else "",
+            "difference": amount(report.differences[code]) if report.differences else "",
             "short": bool(report.differences and report.differences[code] < 0),
         }
         for code, label in report.means
@@ -50,13 +55,13 @@ def shift_report_page(request: HttpRequest, shift_id: int) -> HttpResponse:
         {
             "label": t.label,
             "count": t.count,
-            "amount": money(t.amount),
-            "drawer": [money(t.drawer[code]) if t.drawer[code] else "" for code, _label in report.means],
+            "amount": amount(t.amount),
+            "drawer": [amount(t.drawer[code]) if t.drawer[code] else "" for code, _label in report.means],
         }
         for t in report.totals
     ]
     prizes = [
-        {"label": p.label, "method": p.method_label, "count": p.count, "amount": money(p.amount)}
+        {"label": p.label, "method": p.method_label, "count": p.count, "amount": amount(p.amount)}
         for p in report.prizes
     ]
     return render(
@@ -67,8 +72,8 @@ def shift_report_page(request: HttpRequest, shift_id: int) -> HttpResponse:
             "report": report,
             "opened": when(shift, shift.opened_at),
             "closed": when(shift, shift.closed_at),
-            "float": money(shift.float_amount),
-            "difference": money(report.difference),
+            "float": amount(shift.float_amount),
+            "difference": amount(report.difference),
             "totals": totals,
             "prizes": prizes,
             "cash_up": cash_up,
