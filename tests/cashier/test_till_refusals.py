@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 from django.utils import translation
-from rest_framework.test import APIClient
 
 from halls import money
 from halls.cashier.ledger import Kind
@@ -24,6 +23,7 @@ from halls.cashier.models import Account
 from halls.cashier.services import ledger
 from halls.errors import Conflict
 from halls.models import Venue
+from tests.api_support import api_client
 
 ROOT = Path(__file__).resolve().parents[2]
 # What the till's pages call (halls/cashier/static/cashier/*.js, bingo/static/bingo/cashier.js).
@@ -155,8 +155,7 @@ def test_a_short_card_is_refused_in_spanish_with_its_amounts() -> None:
 
 @pytest.mark.django_db
 def test_the_api_refuses_a_card_cash_out_in_spanish(cashier: User, venue: Venue) -> None:
-    client = APIClient()
-    client.force_authenticate(cashier)
+    client = api_client(cashier)
     number = client.post(f"/api/cashier/venues/{venue.pk}/cards/", {}, format="json").json()["number"]
     answer = client.post(
         f"/api/cashier/venues/{venue.pk}/cards/{number}/cash-out/",
