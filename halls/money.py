@@ -217,20 +217,20 @@ def euros(value: Decimal) -> str:
 SYMBOLS = {"EUR": "€"}
 
 
-def for_person(value: Decimal, language: str, currency: str = "EUR") -> str:
+def for_person(value: Decimal, language: str | None, currency: str = "EUR") -> str:
     """An amount as a person reads it in `language`: Spanish "1.234,56 €", English "€1,234.56" (a code
     where the currency has no sign: "1.234,56 USD", "USD 1,234.56"). Always grouped in thousands, to the
     cent rounded toward zero (a shown amount is never rounded up), a minus before it all ("-1.234,56 €",
     "-€1,234.56"). The same figures as the pages' HallFormat.money (halls/static/halls/format.js), so what
     the server writes and what a page writes agree (a plain space where Intl puts a no-break one: slips,
     PDFs and their text stay plain); `parse_typed` reads it back. `language` is a language code ("es",
-    "es-es", "en"); anything not English is written as Spanish, the hall's language.
+    "es-es", "en"; None: no language active); anything not English is written as Spanish, the hall's language.
     """
     shown = cents_down(value)
     sign = "-" if shown < 0 else ""
     figure = f"{abs(shown):,.2f}"  # "1,234.56": exact (Decimal's own formatting, never a float)
     symbol = SYMBOLS.get(currency, currency)
-    if language.lower().startswith("en"):
+    if (language or "es").lower().startswith("en"):
         return f"{sign}{symbol}{figure}" if symbol != currency else f"{sign}{currency} {figure}"
     whole, cents_part = figure.split(".")
     return f"{sign}{whole.replace(',', '.')},{cents_part} {symbol}"

@@ -303,8 +303,9 @@ def _payables(game: Game, kind: str, awards: list[Award], actor: User) -> None:
                 venue_id=venue_id,
                 kind=kind,
                 source=cashier_readmodels.bingo_award_source(award.pk),
-                description=gettext("Game %(number)s · %(prize)s · card %(card)s")
-                % {"number": game.number, "prize": prize, "card": card},
+                # The room first: two rooms' "Game 1 · Bingo" are told apart at the till.
+                description=gettext("%(room)s · Game %(number)s · %(prize)s · card %(card)s")
+                % {"room": game.room.name, "number": game.number, "prize": prize, "card": card},
                 amount=award.amount,
                 actor=actor,
             )

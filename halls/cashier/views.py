@@ -35,15 +35,16 @@ def shift_report_page(request: HttpRequest, shift_id: int) -> HttpResponse:
     report = shift_report(shift)
     currency = shift.venue.currency
 
-    def money(value: Decimal | None) -> str:
+    def amount(value: Decimal | None) -> str:
+        """As the till's pages write it: "1.234,50 €" in Spanish, "€1,234.50" in English."""
         return i18n.amount(value, currency, missing="")
 
     cash_up = [
         {
             "label": label,
-            "expected": money(report.expected[code]),
-            "counted": money(report.counted[code]) if report.counted else "",
-            "difference": money(report.differences[code]) if report.differences else "",
+            "expected": amount(report.expected[code]),
+            "counted": amount(report.counted[code]) if report.counted else "",
+            "difference": amount(report.differences[code]) if report.differences else "",
             "short": bool(report.differences and report.differences[code] < 0),
         }
         for code, label in report.means
@@ -52,13 +53,13 @@ def shift_report_page(request: HttpRequest, shift_id: int) -> HttpResponse:
         {
             "label": t.label,
             "count": t.count,
-            "amount": money(t.amount),
-            "drawer": [money(t.drawer[code]) if t.drawer[code] else "" for code, _label in report.means],
+            "amount": amount(t.amount),
+            "drawer": [amount(t.drawer[code]) if t.drawer[code] else "" for code, _label in report.means],
         }
         for t in report.totals
     ]
     prizes = [
-        {"label": p.label, "method": p.method_label, "count": p.count, "amount": money(p.amount)}
+        {"label": p.label, "method": p.method_label, "count": p.count, "amount": amount(p.amount)}
         for p in report.prizes
     ]
     return render(
@@ -69,8 +70,8 @@ def shift_report_page(request: HttpRequest, shift_id: int) -> HttpResponse:
             "report": report,
             "opened": when(shift, shift.opened_at),
             "closed": when(shift, shift.closed_at),
-            "float": money(shift.float_amount),
-            "difference": money(report.difference),
+            "float": amount(shift.float_amount),
+            "difference": amount(report.difference),
             "totals": totals,
             "prizes": prizes,
             "cash_up": cash_up,

@@ -61,9 +61,11 @@ def test_a_shared_line_and_a_bingo_become_payables_of_the_split_amounts(
     awards = Award.objects.filter(result__game=game).order_by("pk")
     assert sorted(p.source for p in [*lines, bingo]) == sorted(f"bingo.award:{a.pk}" for a in awards)
     first = won["line_serials"][0]
-    # In the venue's language (Spanish here), whatever the person's.
-    assert f"Partida {game.number} · Línea · cartón A-{first:04d}" in [p.description for p in lines]
-    assert bingo.description == f"Partida {game.number} · Bingo · cartón A-{won['bingo_serial']:04d}"
+    # In the venue's language (Spanish here), whatever the person's; the room first, so two rooms' games
+    # of the same number are told apart.
+    room = game.room.name
+    assert f"{room} · Partida {game.number} · Línea · cartón A-{first:04d}" in [p.description for p in lines]
+    assert bingo.description == f"{room} · Partida {game.number} · Bingo · cartón A-{won['bingo_serial']:04d}"
     assert all(p.state == "waiting" and p.paid_at is None and p.receipt == "" for p in [*lines, bingo])
     # The award is posted: sales → prizes payable, no shift (no till is crossed).
     tx = bingo.award_tx

@@ -184,8 +184,9 @@ async def test_a_cashier_works_a_shift_at_the_till(
     await report.wait_for_load_state()
     await report.set_viewport_size(TILL_VIEWPORT)
     text = await report.locator("body").inner_text()
-    figures = ("Caja Norte", "cajera", "encargado", "150.50", "60.00", "6.00", "20.00", "204.50", "204.00")
-    for figure in (*figures, "-0.50"):
+    # Amounts as the till writes them, with their currency (the page's language: English here).
+    amounts = ("€150.50", "€60.00", "€6.00", "€20.00", "€204.50", "€204.00", "-€0.50")
+    for figure in ("Caja Norte", "cajera", "encargado", *amounts):
         assert figure in text, (figure, text)
     await report.screenshot(path="/tmp/till-report.png", full_page=True)
     await expect(page.locator("#page-msg")).to_be_hidden()
@@ -227,7 +228,10 @@ async def test_player_cards_at_the_till(page: Page, server_url: str, venue: Venu
     # A typed amount that is not cents is the page's refusal; more than the balance is the API's.
     await page.fill("#cashout-amount", "60")
     await page.click("#cashout-form button[type=submit]")
-    await expect(page.locator("#card-op-msg")).to_contain_text("insufficient_balance")
+    await expect(page.locator("#card-op-msg")).to_have_attribute("data-code", "insufficient_balance")
+    await expect(page.locator("#card-op-msg .msg__text")).to_have_text(
+        "The card's balance is €50.50: €60.00 is more than it holds."
+    )
     await page.fill("#cashout-amount", "")
     await page.click("#cashout-form button[type=submit]")  # empty: the whole balance
     await expect(page.locator("#card-op-msg")).to_contain_text("Pay €50.50 in cash")
@@ -285,7 +289,8 @@ async def test_tickets_from_and_into_a_player_card(page: Page, server_url: str, 
 
     await page.fill("#ticket-number", "123")
     await page.press("#ticket-number", "Enter")
-    await expect(page.locator("#ticket-msg .msg__code")).to_be_visible()
+    await expect(page.locator("#ticket-msg")).to_have_attribute("data-code", re.compile(r"^\w+$"))
+    await expect(page.locator("#ticket-msg .msg__text")).to_be_visible()
     await page.fill("#ticket-number", ticket.number)
     await page.press("#ticket-number", "Enter")
     await expect(page.locator("#ticket-view-amount")).to_have_text("€30.00")

@@ -284,8 +284,9 @@ def _payables(
                 venue_id=venue_id,
                 kind=PayableKind.ACCUMULATED,
                 source=cashier_readmodels.pool_award_source(award_id, claim.pk),
-                description=gettext("Game %(number)s · %(program)s · card %(card)s")
+                description=gettext("%(room)s · Game %(number)s · %(program)s · card %(card)s")
                 % {
+                    "room": game.room.name,
                     "number": game.number,
                     "program": program.name,
                     "card": f"{claim.series.code}-{claim.serial:04d}",

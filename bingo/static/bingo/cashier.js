@@ -220,7 +220,11 @@
     var id = game.id;
     var body = {series: v.series, first: v.first, last: v.last, idempotency_key: intents[kind].keyFor([id, v])};
     var url = "/api/games/" + id + "/" + (kind === "sell" ? "sales" : "returns") + "/";
-    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(url, body); })
+    // While the server answers, the button says so ("Selling…") and stays disabled; a second submit then
+    // (Enter in a field) is told to wait, never dropped silently. A retry after a lost answer keeps the
+    // key: the server answers the first sale, it never sells twice.
+    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(url, body); },
+      kind === "sell" ? gettext("Selling…") : gettext("Returning…"))
       .then(function (response) {
         intents[kind].done();
         var op = response.data;
@@ -240,11 +244,35 @@
         loadSales();
         global.HallTill.changed();
       }, function (err) {
+        if (err.code === "busy") {
+          stillWorking(kind);
+          return;
+        }
         if (err.status >= 400 && err.status < 500) { intents[kind].done(); }
         ui.report(box, err);
         loadSales();
         loadGames();
       });
+  }
+
+  /* A submit while the form's last one is still on its way: said next to the form, never dropped silently.
+     (Enter in a field reaches no submit handler then: the browser ignores it while the button is
+     disabled, so the form's keydown says it.) */
+  function stillWorking(kind) {
+    var text = kind === "sell" ? gettext("Still selling the previous range: wait for its answer.")
+      : kind === "return" ? gettext("Still returning the previous range: wait for its answer.")
+        : gettext("Still selling the previous cards: wait for their answer.");
+    ui.report($(kind + "-msg"), text, "info");
+  }
+
+  function sayWhenBusy(kind, form) {
+    form.addEventListener("keydown", function (event) {
+      var button = form.querySelector("button[type=submit]");
+      if (event.key === "Enter" && button && button.classList.contains("is-busy")) {
+        event.preventDefault();
+        stillWorking(kind);
+      }
+    });
   }
 
   /* --- print at the table: the next unsold cards of a series, sold and printed as one ticket (TB-23) ----- */
@@ -255,12 +283,16 @@
     var v = {series: $("table-series").value, count: Number($("table-count").value)};
     var body = {series: v.series, count: v.count, idempotency_key: intents.table.keyFor([game.id, v])};
     global.HallTill.printDocument("/api/games/" + game.id + "/table-print/",
-      form.querySelector("button[type=submit]"), $("table-msg"), body)
+      form.querySelector("button[type=submit]"), $("table-msg"), body, gettext("Selling…"))
       .then(function () {
         intents.table.done();
         loadSales();
         global.HallTill.changed();
       }, function (err) {
+        if (err.code === "busy") {
+          stillWorking("table");
+          return;
+        }
         if (err.status >= 400 && err.status < 500) { intents.table.done(); }
         loadSales();
       });
@@ -271,6 +303,7 @@
       event.preventDefault();
       printAtTable(event.currentTarget);
     });
+    sayWhenBusy("table", $("table-form"));
     $("game-select").addEventListener("change", function (event) {
       gameId = event.currentTarget.value ? Number(event.currentTarget.value) : null;
       onGameChanged();
@@ -282,6 +315,7 @@
         event.preventDefault();
         submit(kind, form);
       });
+      sayWhenBusy(kind, form);
       form.addEventListener("input", function () { preview(kind); });
       form.addEventListener("change", function () { preview(kind); });
     });

@@ -23,7 +23,7 @@ from halls import access, money
 from halls.api import HallAPIView, actor, valid
 from halls.cashier.models import CashDevice, Shift, ShiftState, Till
 from halls.cashier.services import ledger as books
-from halls.cashier.services import printing, shifts
+from halls.cashier.services import printing, shifts, tickets
 from halls.cashier.services.shift_report import ShiftReport, shift_report
 from halls.cashier.services.shift_report import document as report_document
 from halls.errors import Conflict, InvalidInput, NotFound
@@ -265,6 +265,57 @@ class ShiftCurrentView(HallAPIView):
         return Response(_report(found[0]))
 
 
+class ShiftLastClosedView(HallAPIView):
+    @extend_schema(
+        operation_id="cashier_shifts_last_closed",
+        summary="Your last closed shift: its cash-up and report, after a reload of the till (cashier)",
+        description="404 no_closed_shift when you have closed none (in that venue); 400 venue_required when "
+        "you work in several venues and did not say which.",
+        parameters=[ShiftCurrentQuerySerializer],
+        responses={200: ShiftSerializer, **error_responses(400, 403, 404)},
+        tags=["cashier"],
+    )
+    def get(self, request: Request) -> Response:
+        query = valid(ShiftCurrentQuerySerializer, request.query_params)
+        mine = Shift.objects.filter(cashier=actor(request), state=ShiftState.CLOSED)
+        if "venue" in query:
+            access.require_role(request.user, query["venue"], Role.CASHIER)
+            mine = mine.filter(venue_id=query["venue"])
+        elif mine.values("venue_id").distinct().count() > 1:
+            raise InvalidInput(
+                _("You have shifts in several venues: say which (?venue=)."), code="venue_required"
+            )
+        last = mine.select_related("till", "cashier", "witness").order_by("-closed_at", "-pk").first()
+        if last is None:
+            raise NotFound(_("You have closed no shift yet."), code="no_closed_shift")
+        access.require_role(request.user, last.venue_id, Role.CASHIER)
+        return Response(_report(last))
+
+
+class ShiftTicketSerializer(serializers.Serializer[Any]):
+    at = serializers.DateTimeField()
+    number = serializers.CharField(help_text="The ticket's validation number.")
+    kind = serializers.ChoiceField(choices=[("issued", "issued"), ("redeemed", "redeemed")])
+    means = serializers.CharField(
+        help_text="issued: cash, bank_card, card (from a player card) or prize (a prize paid as a ticket); "
+        "redeemed: cash or card."
+    )
+    amount = money_field(AMOUNT)
+
+
+class ShiftTicketsView(HallAPIView):
+    @extend_schema(
+        operation_id="cashier_shifts_tickets",
+        summary="The tickets issued and redeemed in a shift, newest first (cashier)",
+        description=SHIFT_ERRORS + ".",
+        responses={200: ShiftTicketSerializer(many=True), **error_responses(403, 404)},
+        tags=["cashier"],
+    )
+    def get(self, request: Request, shift_id: int) -> Response:
+        shift = _shift(request, shift_id)
+        return Response(ShiftTicketSerializer(tickets.of_shift(shift), many=True).data)
+
+
 class ShiftDetailView(HallAPIView):
     @extend_schema(
         operation_id="cashier_shifts_detail",
@@ -419,7 +470,9 @@ urlpatterns = [
     path("tills/", TillListView.as_view(), name="cashier-tills"),
     path("shifts/", ShiftOpenView.as_view(), name="cashier-shifts"),
     path("shifts/current/", ShiftCurrentView.as_view(), name="cashier-shift-current"),
+    path("shifts/last-closed/", ShiftLastClosedView.as_view(), name="cashier-shift-last-closed"),
     path("shifts/<int:shift_id>/", ShiftDetailView.as_view(), name="cashier-shift"),
+    path("shifts/<int:shift_id>/tickets/", ShiftTicketsView.as_view(), name="cashier-shift-tickets"),
     path("shifts/<int:shift_id>/close/", ShiftCloseView.as_view(), name="cashier-shift-close"),
     path("shifts/<int:shift_id>/report/print/", ShiftPrintView.as_view(), name="cashier-shift-print"),
     path("devices/<int:device_id>/empty/", DeviceEmptyView.as_view(), name="cashier-device-empty"),

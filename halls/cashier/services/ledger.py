@@ -21,6 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, ExpressionWrapper, F, OuterRef, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from halls import locks, money
@@ -94,20 +95,22 @@ class Posted:
 def _short(account: Account, balance: Decimal, needed: Decimal) -> Conflict:
     """The refusal of a guarded account that would go below zero, in the words of its kind."""
     values = {"account": account.code, "balance": money.text(balance), "needed": money.text(needed)}
+    language = get_language()
+    said = {**values, "balance": money.shown(balance, language), "needed": money.shown(needed, language)}
     if account.kind == Kind.DRAWER:
         return Conflict(
-            _("The drawer holds %(balance)s: %(needed)s cannot be paid from it.") % values,
+            _("The drawer holds %(balance)s: %(needed)s cannot be paid from it.") % said,
             code="drawer_short",
             **values,
         )
     if account.kind == Kind.PLAYER_CARD:
         return Conflict(
-            _("The card's balance is %(balance)s: %(needed)s is more than it holds.") % values,
+            _("The card's balance is %(balance)s: %(needed)s is more than it holds.") % said,
             code="insufficient_balance",
             **values,
         )
     return Conflict(
-        _("Account %(account)s holds %(balance)s, less than %(needed)s.") % values,
+        _("Account %(account)s holds %(balance)s, less than %(needed)s.") % said,
         code="insufficient_balance",
         **values,
     )

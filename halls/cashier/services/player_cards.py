@@ -20,6 +20,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from halls import money
@@ -98,7 +99,7 @@ def amount_of(value: Any, *, field: str = "amount") -> Decimal:
     except money.MoneyError:
         raise InvalidInput(
             _("%(field)s must be an amount above 0 in whole cents, at most %(maximum)s; got %(value)s.")
-            % {"field": field, "maximum": money.text(MAX_AMOUNT), "value": value},
+            % {"field": field, "maximum": money.shown(MAX_AMOUNT, get_language()), "value": value},
             code="bad_amount",
             field=field,
         ) from None
@@ -286,7 +287,7 @@ def cash_out(*, card: PlayerCard, amount: Decimal | None, key: str, actor: User)
             if wanted <= 0:
                 raise Conflict(
                     _("The card's balance is %(balance)s: there is nothing to pay out.")
-                    % {"balance": money.text(account.balance)},
+                    % {"balance": money.shown(account.balance, get_language())},
                     code="insufficient_balance",
                     balance=money.text(account.balance),
                 )
@@ -294,7 +295,10 @@ def cash_out(*, card: PlayerCard, amount: Decimal | None, key: str, actor: User)
             # The card's shortfall is named before the drawer's (post checks accounts in id order).
             raise Conflict(
                 _("The card's balance is %(balance)s: %(needed)s is more than it holds.")
-                % {"balance": money.text(account.balance), "needed": money.text(wanted)},
+                % {
+                    "balance": money.shown(account.balance, get_language()),
+                    "needed": money.shown(wanted, get_language()),
+                },
                 code="insufficient_balance",
                 balance=money.text(account.balance),
                 needed=money.text(wanted),

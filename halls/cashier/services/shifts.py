@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from halls import money
@@ -239,7 +240,7 @@ def close_shift(
         if not cash_up.matches and signer is None:
             raise Conflict(
                 _("The count differs from what is expected by %(difference)s: a witness must sign.")
-                % {"difference": money.text(cash_up.difference)},
+                % {"difference": money.shown(cash_up.difference, get_language())},
                 code="witness_required",
                 expected={m: money.text(v) for m, v in cash_up.expected.items()},
                 counted={m: money.text(v) for m, v in cash_up.counted.items()},

@@ -100,7 +100,7 @@ def checked_amount(amount: object, field: str = "amount") -> Decimal:
     except money.MoneyError as exc:
         raise InvalidInput(
             _("%(field)s: give an amount in euros and cents, above zero and at most %(max)s (got %(value)s).")
-            % {"field": field, "max": money.text(MAX_AMOUNT), "value": amount},
+            % {"field": field, "max": i18n.amount(MAX_AMOUNT), "value": amount},
             code="bad_amount",
             field=field,
         ) from exc
@@ -143,6 +143,48 @@ def find(venue_ids: list[int], number: str) -> Ticket:
 def life(ticket: Ticket) -> list[TicketEvent]:
     """The ticket's events, oldest first."""
     return list(TicketEvent.objects.filter(ticket=ticket).order_by("at", "pk"))
+
+
+@dataclass(frozen=True)
+class ShiftTicket:
+    """A ticket issued or redeemed at a shift's till: what the till lists as "Tickets of this shift"."""
+
+    at: datetime
+    number: str
+    kind: str  # "issued" or "redeemed"
+    means: str  # issued for "cash" / "bank_card", from a "card" or for a "prize"; redeemed: "cash" or "card"
+    amount: Decimal
+
+
+def of_shift(shift: Shift) -> list[ShiftTicket]:
+    """The tickets issued and redeemed in `shift`, newest first, read from their lives (each event names
+    its shift): the till's list survives a reload of the page."""
+    events = (
+        TicketEvent.objects.filter(shift=shift, kind__in=[TicketEventKind.ISSUED, TicketEventKind.REDEEMED])
+        .select_related("ticket")
+        .order_by("-at", "-pk")
+    )
+    return [
+        ShiftTicket(
+            at=event.at,
+            number=event.ticket.number,
+            kind=event.kind,
+            means=_means_of(event),
+            amount=event.ticket.amount,
+        )
+        for event in events
+    ]
+
+
+def _means_of(event: TicketEvent) -> str:
+    if event.kind == TicketEventKind.REDEEMED:
+        return str(event.data.get("into", ""))
+    funded_by = event.data.get("funded_by")
+    if funded_by == Kind.PLAYER_CARD:
+        return "card"
+    if funded_by == Kind.PRIZES_PAYABLE:  # a prize paid as a ticket
+        return "prize"
+    return str(event.data.get("account", "")).rsplit(":", 1)[-1]  # "drawer:<shift>:<means>"
 
 
 def valid_days(venue_id: int) -> int:

@@ -153,7 +153,9 @@
     this.key = null;
   };
 
-  /* Show an API error (or a plain message) in a message box; `kind` is error|ok|info. */
+  /* Show an API error (or a plain message) in a message box; `kind` is error|ok|info. A person reads the
+     error's message (the server's, in the page's language), never its code: the code stays on the box as
+     data-code, for scripts and tests. */
   function report(box, error, kind) {
     if (!box) { return; }
     if (error && error.quiet) { return; }
@@ -161,14 +163,16 @@
     if (!error) {
       box.hidden = true;
       box.textContent = "";
+      box.removeAttribute("data-code");
       return;
     }
     var message = typeof error === "string" ? error : error.message;
     kind = kind || (typeof error === "string" ? "info" : "error");
     box.className = "msg msg--" + kind;
+    if (error && error.code && kind === "error") { box.setAttribute("data-code", error.code); }
+    else { box.removeAttribute("data-code"); }
     fill(box,
       el("span", {class: "msg__text", text: message}),
-      error && error.code && kind === "error" ? el("code", {class: "msg__code", text: error.code}) : null,
       el("button", {type: "button", class: "msg__close", "aria-label": gettext("Dismiss"), text: "×",
         onclick: function () { report(box, null); }}));
     box.hidden = false;
@@ -178,15 +182,26 @@
   }
 
   /* Run `action` (a promise factory) with `button` disabled meanwhile: no double submit. A second
-     submit while the first runs is refused with a quiet error that report() does not show. */
+     submit while the first runs is refused with a quiet error that report() does not show (a page that
+     wants it seen reports BUSY's message itself: its code is "busy"). `label`, if given, is the button's
+     text meanwhile ("Selling…"), so a slow answer shows as work in progress. */
   var BUSY = new ApiError(0, "busy", gettext("Still working on the previous request."));
   BUSY.quiet = true;
 
-  function busy(button, action) {
+  function busy(button, action, label) {
     if (button && (button.disabled || button.classList.contains("is-busy"))) { return Promise.reject(BUSY); }
-    if (button) { button.disabled = true; button.classList.add("is-busy"); }
+    var text = button ? button.textContent : "";
+    if (button) {
+      button.disabled = true;
+      button.classList.add("is-busy");
+      if (label) { button.textContent = label; }
+    }
     var release = function () {
-      if (button) { button.disabled = false; button.classList.remove("is-busy"); }
+      if (button) {
+        button.disabled = false;
+        button.classList.remove("is-busy");
+        if (label) { button.textContent = text; }
+      }
     };
     return Promise.resolve().then(action).then(
       function (value) { release(); return value; },

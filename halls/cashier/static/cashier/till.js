@@ -40,6 +40,8 @@
   var paths = {
     tills: function (venue) { return BASE + "tills/?venue=" + venue; },
     current: function (venue) { return BASE + "shifts/current/?venue=" + venue; },
+    lastClosed: function (venue) { return BASE + "shifts/last-closed/?venue=" + venue; },
+    shiftTickets: function (id) { return BASE + "shifts/" + id + "/tickets/"; },
     shifts: function () { return BASE + "shifts/"; },
     shift: function (id) { return BASE + "shifts/" + id + "/"; },
     close: function (id) { return BASE + "shifts/" + id + "/close/"; },
@@ -105,9 +107,9 @@
   /*
    * Print a document at the till (POST `url`): a till with an ESC/POS printer answers JSON (sent to the
    * printer); one without answers the PDF, opened in a new tab to print from the browser. `done(text)`
-   * gets what to tell the person; refusals go to `box`.
+   * gets what to tell the person; refusals go to `box`. `label`: the button's text while it works.
    */
-  function printDocument(url, button, box, body) {
+  function printDocument(url, button, box, body, label) {
     var headers = {"Accept": "application/pdf, application/json", "Content-Type": "application/json",
       "X-CSRFToken": (doc.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/) || [])[1] ||
         (doc.querySelector('meta[name="csrf-token"]') || {getAttribute: function () { return ""; }}).getAttribute("content")};
@@ -133,7 +135,7 @@
       }, function () {
         throw new api.ApiError(0, "network", gettext("The server cannot be reached: check the connection and try again."));
       });
-    }).then(function (result) {
+    }, label).then(function (result) {
       ui.report(box, result.medium === "pdf" ? gettext("Opened as a PDF in a new tab: print it from there.")
         : gettext("Sent to the till's printer."), "ok");
       if (result.link) {   // a pop-up blocker may have stopped the tab: the PDF stays one click away

@@ -109,7 +109,8 @@
     }
     if (intents[kind]) { body.idempotency_key = intents[kind].keyFor([card.number, body]); }
     var number = card.number;
-    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(url, body); })
+    var label = {cashin: gettext("Cashing in…"), cashout: gettext("Paying…")}[kind];
+    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(url, body); }, label)
       .then(function (response) {
         if (intents[kind]) { intents[kind].done(); }
         var amount = till.money(response.data && response.data.amount ? response.data.amount : body.amount);

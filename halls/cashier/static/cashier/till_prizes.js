@@ -68,7 +68,7 @@
 
   function payForm(p) {
     var box = el("div", {class: "msg", hidden: true, id: "pay-msg-" + p.id});
-    var card = el("input", {type: "text", class: "scan", id: "pay-card-" + p.id, autocomplete: "off",
+    var card = el("input", {type: "text", class: "scan card-no", id: "pay-card-" + p.id, autocomplete: "off",
       placeholder: gettext("Player card number")});
     card.hidden = true;
     var radios = ["cash", "player_card", "ticket"].map(function (m, i) {
@@ -89,24 +89,30 @@
       event.preventDefault();
       pay(p, form, card, box);
     });
-    return el("div", null, form, box);
+    return el("div", {"data-pay-box": p.id}, form, box);
   }
 
+  /*
+   * The rows and the counts (the tab's badge, the table's head) come from one answer, `waiting`, and are
+   * drawn together: the list is redrawn on every load, even while a pay form is open (that form, with what
+   * was chosen and typed in it, moves into the new row), so the count never runs ahead of the rows.
+   */
   function render() {
-    count();
     var body = $("payables-table").querySelector("tbody");
     if (!waiting) { return; }
     if (open !== null && !waiting.some(function (p) { return p.id === open; })) { open = null; }
+    count();
+    var openForm = open === null ? null : body.querySelector("[data-pay-box='" + open + "']");
     if (!waiting.length) {
       fill(body, el("tr", null, el("td", {colspan: 5, class: "empty", text: gettext("No prize is waiting.")})));
-    } else if (!body.querySelector("form.till-pay") || open === null) {
+    } else {
       fill(body, waiting.map(function (p) {
         return el("tr", {"data-payable": p.id, class: p.id === open ? "is-open" : null},
           el("td", {text: till.when(p.awarded_at)}),
           el("td", null, el("span", {class: "badge badge--prize", text: kindOf(p)})),
           el("td", {text: p.description}),
           el("td", {class: "num till-prize", text: till.money(p.amount)}),
-          el("td", {class: "till-pay-cell"}, !canWrite ? null : p.id === open ? payForm(p)
+          el("td", {class: "till-pay-cell"}, !canWrite ? null : p.id === open ? openForm || payForm(p)
             : el("button", {type: "button", class: "btn-go", "data-open-pay": p.id, text: gettext("Pay"),
               onclick: function () { open = p.id; render(); }})));
       }));
@@ -129,7 +135,8 @@
     if (method === "player_card") { body.card = till.scanned(cardInput.value).replace(/[\s-]/g, ""); }
     intents[p.id] = intents[p.id] || new ui.KeyedIntent("pay");
     body.idempotency_key = intents[p.id].keyFor(body);
-    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.pay(p.id), body); })
+    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.pay(p.id), body); },
+      gettext("Paying…"))
       .then(function (response) {
         delete intents[p.id];
         var payable = response.data;

@@ -17,7 +17,8 @@
 
   var MEANS = ["cash", "bank_card"];
   var tills = null;
-  var closed = null;      // the shift this page just closed (its cash-up and report)
+  var closed = null;      // the cashier's last closed shift (its cash-up and report), from the server
+  var lastAsked = null;   // the venue whose last closed shift was asked for
 
   function loadTills() {
     var venue = till.state.venue;
@@ -59,6 +60,7 @@
     $("closed-card").hidden = !closed;
     if (!shift) {
       if (tills === null) { loadTills(); }
+      loadLastClosed();
       return;
     }
     $("shift-title").textContent = interpolate(gettext("Shift at %(till)s"), {till: shift.till_name || shift.till}, true);
@@ -159,6 +161,22 @@
 
   /* --- the shift just closed ------------------------------------------------------------------------ */
 
+  /* No open shift: the cashier's last closed shift, its cash-up and its report (asked once per venue, so
+     a reload of the page after closing still offers the report to print). */
+  function loadLastClosed() {
+    var venue = till.state.venue;
+    if (closed && venue && closed.venue !== venue.id) { closed = null; renderClosed(); }
+    if (!venue || closed || lastAsked === venue.id) { return; }
+    lastAsked = venue.id;
+    api.get(till.paths.lastClosed(venue.id)).then(function (shift) {
+      if (till.state.shift || !till.state.venue || till.state.venue.id !== venue.id) { return; }
+      closed = shift;
+      renderClosed();
+    }, function (err) {
+      if (err.status !== 404) { ui.report($("closed-msg"), err); }
+    });
+  }
+
   function renderClosed() {
     var shift = closed;
     $("closed-card").hidden = !shift;
@@ -186,9 +204,9 @@
     $("closed-report-link").href = shift.report_url || till.paths.report(shift.id);
   }
 
-  function printReport(button) {
-    if (!closed) { return; }
-    till.printDocument(till.paths.printReport(closed.id), button, $("closed-msg")).catch(function () {});
+  function printReport(shift, button, box) {
+    if (!shift) { return; }
+    till.printDocument(till.paths.printReport(shift.id), button, box, {}, gettext("Printing…")).catch(function () {});
   }
 
   function wire() {
@@ -201,7 +219,12 @@
       closeShift(event.currentTarget);
     });
     $("close-form").addEventListener("input", preview);
-    $("closed-print").addEventListener("click", function (event) { printReport(event.currentTarget); });
+    $("closed-print").addEventListener("click", function (event) {
+      printReport(closed, event.currentTarget, $("closed-msg"));
+    });
+    $("shift-print").addEventListener("click", function (event) {
+      printReport(till.state.shift, event.currentTarget, $("shift-msg"));
+    });
   }
 
   wire();

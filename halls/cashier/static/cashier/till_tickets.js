@@ -34,7 +34,8 @@
   };
   var intents = {issue: new ui.KeyedIntent("ticket"), redeem: new ui.KeyedIntent("redeem")};
   var ticket = null;
-  var recent = [];     // what this page did: {at, number, what, amount}
+  var recent = [];     // the tickets of the open shift, from the server (a reload keeps them): newest first
+  var recentShift = null;
 
   var STATES = {
     issued: function () { return gettext("Valid"); },
@@ -42,9 +43,29 @@
     expired: function () { return gettext("Expired"); }
   };
 
-  function remember(number, what, amount) {
-    recent.unshift({at: new Date().toISOString(), number: number, what: what, amount: amount});
-    renderRecent();
+  /* What a row of the shift's tickets says: issued (for what) or redeemed (into what). */
+  function what(row) {
+    if (row.kind === "redeemed") {
+      return row.means === "card" ? gettext("Redeemed into a card") : gettext("Redeemed for cash");
+    }
+    return row.means === "card" ? gettext("Issued from a card")
+      : row.means === "prize" ? gettext("Issued for a prize") : gettext("Issued");
+  }
+
+  /* The open shift's tickets, issued and redeemed at this till (GET .../shifts/<id>/tickets/). */
+  function loadRecent() {
+    var shift = till.state.shift;
+    recentShift = shift ? shift.id : null;
+    if (!shift) {
+      recent = [];
+      renderRecent();
+      return Promise.resolve();
+    }
+    return api.get(till.paths.shiftTickets(shift.id)).then(function (rows) {
+      if (recentShift !== shift.id) { return; }
+      recent = rows;
+      renderRecent();
+    }, function (err) { ui.report($("ticket-msg"), err); });
   }
 
   function printButton(number) {
@@ -60,8 +81,8 @@
       return;
     }
     fill(body, recent.map(function (r) {
-      return el("tr", {"data-ticket": r.number}, el("td", {text: till.when(r.at)}),
-        el("td", {class: "mono", text: r.number}), el("td", {text: r.what}),
+      return el("tr", {"data-ticket": r.number, "data-kind": r.kind}, el("td", {text: till.when(r.at)}),
+        el("td", {class: "mono", text: r.number}), el("td", {text: what(r)}),
         el("td", {class: "num", text: till.money(r.amount)}), el("td", null, printButton(r.number)));
     }));
   }
@@ -131,7 +152,8 @@
     if (amount !== "") { body.amount = amount; }
     if (source === "card") { body.card = till.scanned($("ticket-card").value).replace(/[\s-]/g, ""); }
     body.idempotency_key = intents.issue.keyFor(body);
-    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.tickets(), body); })
+    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.tickets(), body); },
+      gettext("Issuing…"))
       .then(function (response) {
         intents.issue.done();
         var t = response.data;
@@ -139,7 +161,7 @@
           {number: t.printed || t.number, amount: till.money(t.amount)}, true), "ok");
         form.reset();
         toggleCardField(form, "ticket-source", "ticket-card-field");
-        remember(t.number, source === "card" ? gettext("Issued from a card") : gettext("Issued"), t.amount);
+        loadRecent();
         till.changed();
       }, function (err) {
         if (err.status >= 400 && err.status < 500) { intents.issue.done(); }
@@ -155,7 +177,8 @@
     if (to === "card") { body.card = till.scanned($("redeem-card").value).replace(/[\s-]/g, ""); }
     body.idempotency_key = intents.redeem.keyFor([ticket.number, body]);
     var number = ticket.number;
-    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.redeem(number), body); })
+    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.redeem(number), body); },
+      gettext("Redeeming…"))
       .then(function (response) {
         intents.redeem.done();
         var t = response.data;
@@ -165,7 +188,7 @@
             {number: t.printed || number, amount: till.money(amount), card: body.card}, true)
           : interpolate(gettext("Ticket %(number)s redeemed: pay %(amount)s in cash."),
             {number: t.printed || number, amount: till.money(amount)}, true), "ok");
-        remember(number, to === "card" ? gettext("Redeemed into a card") : gettext("Redeemed for cash"), amount);
+        loadRecent();
         showTicket(t);
         till.changed();
       }, function (err) {
@@ -200,5 +223,8 @@
   }
 
   wire();
-  till.panel("tickets", {show: function () { $("ticket-number").focus(); }});
+  till.panel("tickets", {
+    shift: function (shift, changed) { if (changed || (shift ? shift.id : null) !== recentShift) { loadRecent(); } },
+    show: function () { loadRecent(); $("ticket-number").focus(); }
+  });
 })(window);
