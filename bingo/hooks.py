@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import Any
 
 from bingo.models import Game
 
@@ -109,3 +110,20 @@ def refuse_relayed(game: Game) -> None:
             from halls.errors import Conflict
 
             raise Conflict(message, code="relayed_game")
+
+
+# Prizes decided elsewhere: a game whose prizes another app decides (a network game's copy in a hall, whose
+# Line and Bingo the central decides, bingo.simultaneous) has them shown as its own are (the screens' and
+# consoles' snapshots, bingo.services.readmodels.game_summary), in the shape of a prize.awarded event.
+DecidedPrizes = Callable[[Game], list[dict[str, Any]]]
+_decided_prizes: list[DecidedPrizes] = []
+
+
+def register_decided_prizes(source: DecidedPrizes) -> None:
+    if source not in _decided_prizes:
+        _decided_prizes.append(source)
+
+
+def decided_prizes(game: Game) -> list[dict[str, Any]]:
+    """The prizes registered apps decided for `game` outside it, in the order decided."""
+    return [prize for source in _decided_prizes for prize in source(game)]
