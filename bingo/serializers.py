@@ -647,3 +647,13 @@ class GameListItemSerializer(serializers.ModelSerializer[Game]):
             "closed_at",
         ]
         read_only_fields = fields
+
+
+class VoiceClipsSerializer(serializers.Serializer[Any]):
+    state = serializers.ChoiceField(
+        choices=["ready", "building", "missing", "failed"],
+        help_text="ready: every clip made; building: being made; missing: not made; failed: see error.",
+    )
+    made = serializers.IntegerField(help_text="Clips made so far.")
+    total = serializers.IntegerField(help_text="Clips in the catalogue.")
+    error = serializers.CharField(allow_blank=True, help_text="Why the last build failed (failed only).")

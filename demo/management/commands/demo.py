@@ -34,6 +34,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import OperationalError, connection
 
+from demo import voice
 from demo.seed import DemoHall, seed_demo, start_runners
 from demo.template import copy_template
 
@@ -84,6 +85,8 @@ class Command(BaseCommand):
         stop = self._start_background()
         # The runners (simulated slot machines) start once the server below listens.
         stop_runners = start_runners(hall, f"http://127.0.0.1:{port}")
+        # The caller's voice is made beside the server (demo.voice): the demo serves at once.
+        stop_voice = voice.start_voice_build(self.stdout.write) if voice.enabled() else (lambda: None)
         try:
             import uvicorn
 
@@ -101,6 +104,7 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             pass  # Ctrl+C: uvicorn has shut down and re-raised it; stop the rest below
         finally:
+            stop_voice()
             stop_runners()
             self.stdout.write("Stopping the Celery worker and beat…")
             stop()
