@@ -1,7 +1,8 @@
 # Bingo hall: developer and CI entry points.
 #
 #   make venv       create .venv (Python 3.11) and install requirements-dev.txt
-#   make demo       migrate, seed, start worker + beat and serve on $PORT (embedded unless REDIS_URL is set)
+#   make demo       migrate, seed, start worker + beat and serve on $PORT (embedded unless REDIS_URL is set);
+#                   the caller's voice is made in the background
 #   make demo-network  a central ($PORT) and two venues (the next two ports), embedded, linked, playing network
 #                   games by themselves
 #   make test       ruff, ruff format --check, import-linter, mypy, pytest against PostgreSQL + Redis, then on
@@ -61,9 +62,9 @@ $(STAMP): $(REQS) | $(PY)
 
 # --- running the hall -----------------------------------------------------------------------------------
 
-# The caller's voice is generated first; a demo without espeak-ng (not root, no package) plays silently.
+# The demo serves at once: it makes the caller's voice in the background (demo/voice.py, `make voice`'s script),
+# the screens playing the clips made so far; without espeak-ng (not root, no package) it plays silently.
 demo: venv
-	$(MAKE) voice || echo "warning: no caller's voice (make voice failed); the demo plays without sound" >&2
 	$(PY) manage.py demo
 
 demo-network: venv

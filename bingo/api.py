@@ -8,10 +8,13 @@ a device retry (same idempotency key, same ball and ordinal) answers 200 with th
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.urls import path
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -19,7 +22,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from bingo import setup_api
+from bingo import setup_api, voicefiles
 from bingo.models import BallSet, Card, CardSeries, Game, SaleOperation
 from bingo.serializers import (
     BallCorrectionRequestSerializer,
@@ -47,6 +50,7 @@ from bingo.serializers import (
     SeriesSerializer,
     SoldCardsPageSerializer,
     SoldCardsQuerySerializer,
+    VoiceClipsSerializer,
     VoidSerializer,
 )
 from bingo.services import claims, console, corrections, draw, games, readmodels, sales, series
@@ -99,6 +103,25 @@ def _created(written_at: datetime, started: datetime) -> int:
 
 def _game_view(game: Game) -> Any:
     return GameViewSerializer(readmodels.caller_view(game)).data
+
+
+# --- The caller's voice clips ---------------------------------------------------------------------------
+
+
+class VoiceClipsView(HallAPIView):
+    @extend_schema(
+        operation_id="voice_clips_progress",
+        summary="How far the caller's voice clips are made (any staff): the setup page and console show it",
+        description=(
+            "The clips are made offline (`manage.py build_voice`; the demo makes them in the background). "
+            "A screen plays the clips made and stays silent for the others."
+        ),
+        responses={200: VoiceClipsSerializer, **error_responses()},
+        tags=["rooms"],
+    )
+    def get(self, request: Request) -> Response:
+        found = voicefiles.progress(Path(settings.HALL_VOICE_DIR))
+        return Response(VoiceClipsSerializer(dataclasses.asdict(found)).data)
 
 
 # --- Rooms ----------------------------------------------------------------------------------------------
@@ -562,6 +585,7 @@ STEPS = [
 ]
 
 urlpatterns = [
+    path("voice/clips/", VoiceClipsView.as_view(), name="api-voice-clips"),
     path("rooms/", RoomListView.as_view(), name="api-rooms"),
     path("rooms/<int:room_id>/", RoomDetailView.as_view(), name="api-room"),
     path("rooms/<int:room_id>/console/", ConsoleSnapshotView.as_view(), name="api-room-console"),

@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from bingo.models import Game
 
@@ -181,3 +182,20 @@ def register_finished_games(games: FinishedGames) -> None:
 def finished_games(venue_id: int, start: datetime, end: datetime) -> list[FinishedGame]:
     """Every registered wing's games of the venue that finished from `start` to before `end`."""
     return [game for games in _finished_games for game in games(venue_id, start, end)]
+
+
+# Prizes decided elsewhere: a game whose prizes another app decides (a network game's copy in a hall, whose
+# Line and Bingo the central decides, bingo.simultaneous) has them shown as its own are (the screens' and
+# consoles' snapshots, bingo.services.readmodels.game_summary), in the shape of a prize.awarded event.
+DecidedPrizes = Callable[[Game], list[dict[str, Any]]]
+_decided_prizes: list[DecidedPrizes] = []
+
+
+def register_decided_prizes(source: DecidedPrizes) -> None:
+    if source not in _decided_prizes:
+        _decided_prizes.append(source)
+
+
+def decided_prizes(game: Game) -> list[dict[str, Any]]:
+    """The prizes registered apps decided for `game` outside it, in the order decided."""
+    return [prize for source in _decided_prizes for prize in source(game)]

@@ -65,6 +65,12 @@ class ClaimWindowField(serializers.CharField):
 
 class RoomSerializer(serializers.ModelSerializer[Room]):
     open_session = serializers.SerializerMethodField(help_text="Id of the open session, or null.")
+    last_session = serializers.SerializerMethodField(
+        help_text=(
+            "Id of the room's latest session (open or closed), or null: the one its next session follows "
+            "(the caller console keeps the next session's typed inspection draw under it)."
+        )
+    )
     current_game = serializers.SerializerMethodField(
         help_text="Id of the game in play, else of the room's last game, or null."
     )
@@ -80,6 +86,7 @@ class RoomSerializer(serializers.ModelSerializer[Room]):
             "claim_window_seconds",
             "autoplay",
             "open_session",
+            "last_session",
             "current_game",
         ]
 
@@ -87,6 +94,9 @@ class RoomSerializer(serializers.ModelSerializer[Room]):
         return (
             GameSession.objects.filter(room=room, closed_at__isnull=True).values_list("pk", flat=True).first()
         )
+
+    def get_last_session(self, room: Room) -> int | None:
+        return GameSession.objects.filter(room=room).order_by("-pk").values_list("pk", flat=True).first()
 
     def get_autoplay(self, room: Room) -> bool:
         return room.pk in hooks.self_playing([room.pk])
@@ -637,3 +647,13 @@ class GameListItemSerializer(serializers.ModelSerializer[Game]):
             "closed_at",
         ]
         read_only_fields = fields
+
+
+class VoiceClipsSerializer(serializers.Serializer[Any]):
+    state = serializers.ChoiceField(
+        choices=["ready", "building", "missing", "failed"],
+        help_text="ready: every clip made; building: being made; missing: not made; failed: see error.",
+    )
+    made = serializers.IntegerField(help_text="Clips made so far.")
+    total = serializers.IntegerField(help_text="Clips in the catalogue.")
+    error = serializers.CharField(allow_blank=True, help_text="Why the last build failed (failed only).")

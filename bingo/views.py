@@ -22,6 +22,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_safe
 
 from bingo import hooks
+from bingo.models import DrawDevice
 from bingo.voicefiles import clip_file
 from halls import access, errors
 from halls.models import Role, Room, Screen, Venue
@@ -109,9 +110,15 @@ def console_index(request: HttpRequest) -> HttpResponse:
     room_ids = [room.pk for v in venues for room in v.rooms]
     self_playing = hooks.self_playing(room_ids)
     links = hooks.console_links(room_ids)
+    # Each room said by how it draws (its drawing devices, main first), never by a draw source it may not use.
+    drawing: dict[int, list[DrawDevice]] = {}
+    for device in DrawDevice.objects.filter(room_id__in=room_ids).order_by("room_id", "reserve", "pk"):
+        drawing.setdefault(device.room_id, []).append(device)
     for v in venues:
         for room in v.rooms:
             room.network_links = links.get(room.pk, [])  # type: ignore[attr-defined]
+            room.main_devices = [d for d in drawing.get(room.pk, []) if not d.reserve]  # type: ignore[attr-defined]
+            room.reserve_devices = [d for d in drawing.get(room.pk, []) if d.reserve]  # type: ignore[attr-defined]
     return _page(request, "bingo/console_index.html", venues, self_playing=self_playing)
 
 

@@ -1,7 +1,11 @@
 """The caller's voice on disk: every clip of bingo.voice.CLIPS as a WAV file, generated offline (espeak-ng).
 
-`build` runs at install time (`manage.py build_voice`, `make voice`; `make demo` and `make test` call it),
-never while a game is played: a screen only ever fetches files this wrote. The directory holds one
+`build` runs at install time (`manage.py build_voice`, `make voice`; `make test` calls it; the demo runs it in
+the background, so it serves at once), never inside a game's play: a screen only ever fetches files this
+wrote, and one that asks for a clip not made yet hears nothing for it (a 404: the player skips it). The
+balls and fixed announcements are made first, the numbers 0…999 last; `progress.json` says how far a build
+has come (`progress`: the setup page and the caller console show it), and the manifest is written as it goes,
+so a build stopped half-way goes on from where it was. The directory holds one
 `<key>.wav` per clip and `manifest.json`, which records for each clip the exact text, the engine and voice it
 was generated with, how it was processed (PROCESS: its silences trimmed) and the file's SHA-256, so a run only
 regenerates what changed and a test can tell which words a file says; a clip the catalogue dropped is deleted.
@@ -29,6 +33,9 @@ from typing import Any
 from bingo.voice import CLIPS
 
 MANIFEST = "manifest.json"
+PROGRESS = "progress.json"
+# Progress and the manifest are written every this many clips (and at the end).
+CHECKPOINT = 25
 KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 # What is done to the engine's output, recorded per clip (a change here regenerates every clip). espeak-ng
@@ -44,6 +51,17 @@ PAUSE_SECONDS = 0.25
 
 class VoiceBuildError(RuntimeError):
     pass
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far the clips are: ``state`` "ready" (every clip made), "building" (``made`` of ``total`` so far),
+    "missing" (no build has run: ``made`` clips found), or "failed" (``error`` says why)."""
+
+    state: str
+    made: int
+    total: int
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -132,11 +150,52 @@ def build(
         return _build(directory, engine=engine, voice=voice, clips=clips, force=force)
 
 
+def build_order(clips: Mapping[str, str]) -> list[str]:
+    """The clips in the order they are made: what a game says first (balls, announcements, words), the
+    numbers 0…999 (only ever parts of the close of sales' figures) last."""
+    return sorted(clips, key=lambda key: key.startswith("num-"))
+
+
+def _write_json(path: Path, data: Mapping[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_progress(directory: Path, state: str, made: int, total: int, error: str = "") -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    _write_json(directory / PROGRESS, {"state": state, "made": made, "total": total, "error": error})
+
+
+def progress(directory: Path, clips: Mapping[str, str] = CLIPS) -> Progress:
+    """How far the clips in `directory` are (see Progress). Without a progress file (clips made before it
+    existed, or none yet): ready if every clip's file is there, else missing with the files found."""
+    try:
+        data = json.loads((directory / PROGRESS).read_text(encoding="utf-8"))
+        return Progress(
+            state=str(data["state"]),
+            made=int(data["made"]),
+            total=int(data["total"]),
+            error=str(data.get("error", "")),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    made = sum(1 for key in clips if (directory / f"{key}.wav").is_file())
+    return Progress(state="ready" if made == len(clips) else "missing", made=made, total=len(clips))
+
+
 def _build(directory: Path, *, engine: str, voice: str, clips: Mapping[str, str], force: bool) -> BuildReport:
     old = read_manifest(directory).get("clips", {})
     entries: dict[str, dict[str, str]] = {}
     generated = kept = 0
-    for key, text in clips.items():
+    total = len(clips)
+    write_progress(directory, "building", 0, total)
+    for done, key in enumerate(build_order(clips)):
+        if done and done % CHECKPOINT == 0:
+            # What is made so far is kept (a build stopped here goes on from it), then the count.
+            _write_manifest(directory, engine, voice, {**old, **entries})
+            write_progress(directory, "building", done, total)
+        text = clips[key]
         target = directory / f"{key}.wav"
         before = old.get(key)
         wanted = {"text": text, "engine": engine, "voice": voice, "process": PROCESS}
@@ -150,14 +209,22 @@ def _build(directory: Path, *, engine: str, voice: str, clips: Mapping[str, str]
             entries[key] = before
             kept += 1
             continue
-        _synthesise(engine, voice, text, target)
+        try:
+            _synthesise(engine, voice, text, target)
+        except VoiceBuildError as exc:
+            _write_manifest(directory, engine, voice, {**old, **entries})
+            write_progress(directory, "failed", len(entries), total, str(exc))
+            raise
         entries[key] = {**wanted, "file": target.name, "sha256": _sha256(target)}
         generated += 1
     for key in set(old) - set(entries):  # a clip the catalogue no longer has (the old word clips)
         if KEY_RE.match(key):
             (directory / f"{key}.wav").unlink(missing_ok=True)
-    manifest = {"engine": engine, "voice": voice, "process": PROCESS, "clips": entries}
-    tmp = directory / (MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, directory / MANIFEST)
+    _write_manifest(directory, engine, voice, entries)
+    write_progress(directory, "ready", total, total)
     return BuildReport(generated=generated, kept=kept, directory=directory)
+
+
+def _write_manifest(directory: Path, engine: str, voice: str, entries: Mapping[str, Any]) -> None:
+    manifest = {"engine": engine, "voice": voice, "process": PROCESS, "clips": dict(entries)}
+    _write_json(directory / MANIFEST, manifest)

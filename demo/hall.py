@@ -1,5 +1,6 @@
 """The demo hall, seeded idempotently: a venue in Melilla, two rooms (one self-playing), their screens,
-three staff users, and bingo's part: a ball set, card series and three prize programs.
+four staff users (an inspector among them), and bingo's part: a ball set, each room's drawing devices (what
+the caller's opening checks ask about), card series and three prize programs.
 
 What exists is kept (so screen URLs stay the same between starts); what is missing is created through
 the services, or audited. The staff passwords are new at every start and only printed.
@@ -15,8 +16,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from bingo.models import BallSet, CardSeries, PrizeProgram
-from bingo.services import programs, series
+from bingo.models import BallSet, CardSeries, DrawDevice, DrawDeviceKind, PrizeProgram
+from bingo.services import devices, programs, series
 from demo.actors import robot_shift
 from demo.models import AutoplayRoom
 from halls.cashier.models import Till
@@ -29,11 +30,37 @@ AUTOPLAY_ROOM = "Sala Principal"
 MANUAL_ROOM = "Sala 2"
 # Seconds between RNG balls in the self-playing room: the first balls arrive within a minute of starting.
 AUTOPLAY_PACE = Decimal("3")
-STAFF = (("operator", Role.OPERATOR), ("caller", Role.CALLER), ("cashier", Role.CASHIER))
+# The inspector reads every page and report of the venue and writes nothing (the regulator's role).
+STAFF = (
+    ("operator", Role.OPERATOR),
+    ("caller", Role.CALLER),
+    ("cashier", Role.CASHIER),
+    ("inspector", Role.INSPECTOR),
+)
 SCREENS = {
     AUTOPLAY_ROOM: ("Pantalla 1 · Sala Principal", "Pantalla 2 · Sala Principal"),
     MANUAL_ROOM: ("Pantalla · Sala 2",),
 }
+
+# Each room's drawing devices (TB-30, TB-31): (name, kind, reserve). The self-playing room draws with the
+# RNG, a blower in reserve; "Sala 2" is played by hand: a blower whose balls the reader reads and the caller
+# enters, another blower in reserve. The caller's opening checks (blower, reserve, reader) are about these.
+DEVICES: dict[str, tuple[tuple[str, str, bool], ...]] = {
+    AUTOPLAY_ROOM: (
+        ("Generador aleatorio", DrawDeviceKind.RNG, False),
+        ("Bombo de reserva", DrawDeviceKind.PNEUMATIC, True),
+    ),
+    MANUAL_ROOM: (
+        ("Bombo 1", DrawDeviceKind.PNEUMATIC, False),
+        ("Bombo 2 (reserva)", DrawDeviceKind.TURBINE, True),
+    ),
+}
+# A room whose games come from elsewhere (the network demo's "Sala Red": the central's balls) still has the
+# blower its opening checks are about.
+BLOWER_ONLY: tuple[tuple[str, str, bool], ...] = (
+    ("Bombo 1", DrawDeviceKind.PNEUMATIC, False),
+    ("Bombo 2 (reserva)", DrawDeviceKind.TURBINE, True),
+)
 
 # Bingo: the series are for trying the cashier page and the console by hand (the self-playing room
 # makes its own AUTO- series).
@@ -189,6 +216,8 @@ def _audit(venue: Venue, action: str, obj: object, data: dict[str, object]) -> N
 
 def seed_bingo(hall: DemoHall) -> None:
     venue = hall.venue
+    for room_name, room_devices in DEVICES.items():
+        seed_devices(hall.rooms[room_name], room_devices, hall.operator)
     if not BallSet.objects.filter(venue=venue).exists():
         series.create_ball_set(venue=venue, name=BALL_SET, actor=hall.operator)
     for code, face_value, strips in SERIES:
@@ -204,6 +233,14 @@ def seed_bingo(hall: DemoHall) -> None:
             f"{venue.currency} (serials 1–{card_series.card_count})"
         )
     seed_programs(hall)
+
+
+def seed_devices(room: Room, wanted: tuple[tuple[str, str, bool], ...], actor: User) -> None:
+    """The room's drawing devices, each registered once (through the service: audited)."""
+    have = set(DrawDevice.objects.filter(room=room).values_list("name", flat=True))
+    for name, kind, reserve in wanted:
+        if name not in have:
+            devices.register_device(room=room, name=name, kind=kind, reserve=reserve, actor=actor)
 
 
 def seed_programs(hall: DemoHall) -> None:

@@ -270,6 +270,7 @@ def seed_venue(spec: VenueSpec) -> VenueSeed:
             data = {"name": room.name, "autoplay": False, "pace_seconds": NETWORK_PACE}
             audit.record(venue_id=venue.pk, actor="demo", action="room.created", obj=room, data=data)
         screen = demo_hall._screen(room, NETWORK_SCREEN)
+    demo_hall.seed_devices(room, demo_hall.BLOWER_ONLY, hall.operator)
     if not GameSession.objects.filter(room=room, closed_at__isnull=True).exists():
         sessions.open_session(
             room=room,

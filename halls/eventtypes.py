@@ -280,6 +280,7 @@ class PrizeWinner(TypedDict):
     series: str
     serial: int
     amount: Decimal
+    hall: NotRequired[str]  # a network prize's: the hall where the card won (its name)
 
 
 class Prize(TypedDict):

@@ -275,7 +275,12 @@ def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = ""
 
 def session_close_guard(session: GameSession) -> str | None:
     live = session.games.exclude(state__in=[GameState.CLOSED, GameState.VOID]).first()
-    return f"game {live.number} is still {GameState(live.state).label.lower()}" if live else None
+    if live is None:
+        return None
+    return _("game %(number)s is still %(state)s") % {
+        "number": live.number,
+        "state": GameState(live.state).label.lower(),
+    }
 
 
 def between_games_guard(venue: Venue) -> str | None:

@@ -15,6 +15,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Case, F, Q, Sum, Value, When
 
+from bingo import hooks
 from bingo.detect_index import card_ids
 from bingo.models import (
     Award,
@@ -172,7 +173,8 @@ def game_summary(game: Game, *, public: bool = False) -> dict[str, Any]:
         "claim_window": game.claim_window,
         "line_won_at": game.line_won_at,
         "balls": _balls(game),
-        "prizes": _winners(game),
+        # Its own prizes, then those decided outside it (a network game's, by the central: bingo.hooks).
+        "prizes": _winners(game) + hooks.decided_prizes(game),
         # The accumulated prizes in play: amounts and max balls before the first ball, then the awards.
         "programs": game_programs(game),
         "void_message": game.void_message,

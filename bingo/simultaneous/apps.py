@@ -13,7 +13,7 @@ class SimultaneousConfig(AppConfig):
     def ready(self) -> None:
         from bingo import hooks
         from bingo.simultaneous import link_handlers, tasks
-        from bingo.simultaneous.services import central, pages, readmodels, venue
+        from bingo.simultaneous.services import central, decisions, pages, readmodels, venue
 
         hooks.register_game_guard(venue.guard)
         hooks.register_console_links(pages.console_links)
@@ -24,6 +24,7 @@ class SimultaneousConfig(AppConfig):
                 prizes_won=readmodels.hall_prizes_won,
             )
         )
+        hooks.register_decided_prizes(decisions.decided_prizes)
         central.register_step_enqueuer(tasks.enqueue_network_ball, tasks.enqueue_decision)
         venue.register_apply_enqueuer(tasks.enqueue_apply)
         link_handlers.register()

@@ -212,7 +212,10 @@ def close_session(*, session: GameSession, actor: User) -> GameSession:
             raise Conflict(_("Session %(pk)s is already closed.") % {"pk": session.pk}, code="session_closed")
         problems = hooks.session_close_problems(session)
         if problems:
-            raise Conflict("The session cannot close: " + "; ".join(problems), code="session_busy")
+            raise Conflict(
+                _("The session cannot close: %(problems)s.") % {"problems": "; ".join(problems)},
+                code="session_busy",
+            )
         session.closed_at = timezone.now()
         session.closed_by = actor
         session.save(update_fields=["closed_at", "closed_by"])

@@ -742,6 +742,7 @@ def _award(game: NetworkGame, outcome: Decided, actor: Actor) -> tuple[NetworkPr
     winners = [
         {
             "hall": c.venue.licence_number,
+            "hall_name": c.venue.name,  # where it was won, as the halls' screens say it
             "claim": c.claim,
             "serial": c.serial,
             "amount": money.text(split.share),

@@ -34,17 +34,12 @@ from bingo.services import series as series_services
 from bingo.services.common import record, step, transition
 from bingo.services.locks import lock_game
 from bingo.simultaneous.models import HallAward, HallEntry, HallGame, HallGameState, PrizeKind
+from bingo.simultaneous.services.decisions import concerns_hall, decided_view
 from bingo.simultaneous.services.locks import lock_entry, lock_hall_game
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
 from halls.errors import Conflict, InvalidInput
-from halls.eventtypes import (
-    EventType,
-    GameSalesClosed,
-    Prize,
-    PrizeAwarded,
-    PrizeWinner,
-)
+from halls.eventtypes import EventType, GameSalesClosed, PrizeAwarded
 from halls.link.kinds import LinkKind
 from halls.link.registry import CentralEntry
 from halls.link.services import outbox
@@ -244,38 +239,35 @@ def _ball(hall_game: HallGame, payload: dict[str, Any]) -> None:
 
 
 def _decided(hall_game: HallGame, payload: dict[str, Any]) -> None:
-    """A prize the central decided: this hall's winners' shares become payables here (once each)."""
+    """A prize the central decided. The network's Line and Bingo (and this hall's own prize) are shown won on
+    this hall's screens and consoles wherever they were won, with where (the winners' halls): the local game
+    takes the decision (its Line won at the decision's ball) and its screens hear it, winners here or not.
+    This hall's winners' shares become payables here (once each)."""
     kind = PrizeKind(str(payload["prize"]))
+    ordinal = int(payload["ordinal"])
     if kind == PrizeKind.LINE and hall_game.line_won_at is None:
-        hall_game.line_won_at = int(payload["ordinal"])
+        hall_game.line_won_at = ordinal
         hall_game.save(update_fields=["line_won_at"])
-    mine = [w for w in payload["winners"] if w["hall"] == hall_game.venue.licence_number]
-    if not mine or hall_game.game is None:
-        return
+    if hall_game.game is None or not concerns_hall(hall_game, payload):
+        return  # not placed in a room (nothing shows it), or another hall's own prize
     game = lock_game(hall_game.game.pk)
-    payables.hold_award_accounts([hall_game.venue_id])
-    paid: list[PrizeWinner] = []
+    if kind == PrizeKind.LINE and game.line_won_at is None:
+        game.line_won_at = ordinal
+        game.save(update_fields=["line_won_at"])
+    mine = [w for w in payload["winners"] if w["hall"] == hall_game.venue.licence_number]
+    if mine:
+        payables.hold_award_accounts([hall_game.venue_id])
     for winner in mine:
         claim = Claim.objects.select_related("series").get(pk=int(winner["claim"]), game=game)
-        amount = Decimal(str(winner["amount"]))
         award, made = HallAward.objects.get_or_create(
             hall_game=hall_game,
             kind=kind,
             claim=claim,
-            defaults={"amount": amount, "decided_at": timezone.now()},
+            defaults={"amount": Decimal(str(winner["amount"])), "decided_at": timezone.now()},
         )
         if made:
             _payable(hall_game, award)
-        paid.append(PrizeWinner(series=claim.series.code, serial=claim.serial, amount=amount))
-    shown = Prize(
-        kind=str(kind),
-        ordinal=int(payload["ordinal"]),
-        amount=Decimal(str(payload["amount"])),
-        share=Decimal(str(payload["share"])),
-        remainder=Decimal(str(payload["remainder"])),
-        remainder_to=str(payload["scope"]),
-        winners=paid,
-    )
+    shown = decided_view(hall_game, payload)
     record(game, CENTRAL, EventType.PRIZE_AWARDED, shown, PrizeAwarded(**step(game), **shown))
     if kind == PrizeKind.HALL and str(payload["scope"]) == hall_game.venue.licence_number:
         # This hall's Bingo is decided (the network Bingo with it or before): nothing is left to win

@@ -58,6 +58,11 @@
   var game = null;
   var sessionInfo = {};            // session id -> GET /api/sessions/{id}/
   var inspection = [];             // the inspection balls typed so far, in order
+  // ...kept in this browser until the session opens (a reload, a closed tab, a crash lose none of them): under
+  // the room and the session the next one follows, so a draft never outlives the session it was typed for.
+  // The draw is the opener's (the server records it with the opening, by the opener): a draft is nobody's
+  // record yet, and it stays on the console where the balls are read out.
+  var DRAFT_PREFIX = "hall.inspection.room." + roomId + ".";
   // The material checks recorded for the room's next session (GET /api/rooms/{id}/checks/): the latest of
   // each device, with who ran it and when. Each is recorded when it is ticked, by whoever ticks it.
   var MATERIAL_CHECKS = ["blower", "reserve", "reader"];
@@ -107,6 +112,7 @@
     var previous = game;
     room = snapshot.room;
     game = snapshot.game || null;
+    restoreDraft();
     if (!game || (previous && previous.id !== game.id)) { lastVerdict = null; }
     render();
     loadSessionInfo();
@@ -165,7 +171,10 @@
     var data = event.data || {};
     tell("console:event", event);
     if (event.type === "session.opened") {
+      dropDraft();   // opened here or on another console: the draw typed here is no longer the next one's
+      inspection = [];
       room.open_session = data.session;
+      room.last_session = data.session;
       checks = {};   // the session's now: the next session's are recorded afresh
       render();
       loadSessionInfo();
@@ -363,6 +372,7 @@
       box.checked = ok || !!checkSending[name];
       box.disabled = ok || !!checkSending[name];
       box.parentNode.parentNode.setAttribute("data-done", ok ? "true" : "false");
+      if (ok) { box.parentNode.parentNode.classList.remove("is-missing"); }
       var done = $("check-" + name + "-done");
       done.className = "check-done" + (c ? (c.ok ? " is-ok" : " is-bad") : "");
       done.textContent = checkSending[name] ? gettext("Recording…")
@@ -875,6 +885,72 @@
 
   /* --- the inspection draw -------------------------------------------------------------------------- */
 
+  function storage() {
+    try { return global.localStorage; } catch (err) { return null; }   // storage off: kept in the page only
+  }
+
+  function draftKey() { return room ? DRAFT_PREFIX + "after." + (room.last_session || 0) : null; }
+
+  function saveDraft() {
+    var store = storage();
+    var key = draftKey();
+    if (!store || !key || (room && room.open_session)) { return; }
+    try {
+      if (inspection.length) { store.setItem(key, JSON.stringify(inspection)); } else { store.removeItem(key); }
+    } catch (err) { /* full or refused: the page still holds the balls */ }
+  }
+
+  function dropDraft() {
+    var store = storage();
+    if (!store) { return; }
+    var stale = [];
+    for (var i = 0; i < store.length; i += 1) {
+      var key = store.key(i);
+      if (key && key.indexOf(DRAFT_PREFIX) === 0) { stale.push(key); }
+    }
+    stale.forEach(function (key) { store.removeItem(key); });
+  }
+
+  /* After a (re)load: the balls typed for the next session before it, if any (a draft under an older session
+     is dropped: that session has opened since). A list being typed in this page is kept as it is. */
+  function restoreDraft() {
+    var store = storage();
+    if (!store || !room) { return; }
+    if (room.open_session) {
+      dropDraft();
+      inspection = [];
+      return;
+    }
+    var key = draftKey();
+    var saved = null;
+    try { saved = JSON.parse(store.getItem(key) || "null"); } catch (err) { saved = null; }
+    var keep = Array.isArray(saved) ? saved.filter(function (n) { return typeof n === "number" && isFinite(n); }) : [];
+    for (var i = store.length - 1; i >= 0; i -= 1) {
+      var other = store.key(i);
+      if (other && other !== key && other.indexOf(DRAFT_PREFIX) === 0) { store.removeItem(other); }
+    }
+    if (!inspection.length && keep.length) {
+      inspection = keep;
+      ui.report($("session-msg"), say(ngettext(
+        "Inspection draw recovered: %(count)s ball typed before, kept on this console until the session opens.",
+        "Inspection draw recovered: %(count)s balls typed before, kept on this console until the session opens.",
+        keep.length), {count: keep.length}), "info");
+    }
+  }
+
+  /* The check rows the server named in a refusal (checks_missing, checks_failed): outlined until ticked. */
+  function markChecks(names) {
+    MATERIAL_CHECKS.forEach(function (name) {
+      var row = doc.querySelector('.check-row[data-check="' + name + '"]');
+      if (row) { row.classList.toggle("is-missing", names.indexOf(name) >= 0); }
+    });
+  }
+
+  /* A message the caller must see now: brought into view wherever the page is scrolled. */
+  function reveal(box) {
+    if (box && !box.hidden && box.scrollIntoView) { box.scrollIntoView({block: "nearest"}); }
+  }
+
   function renderInspection() {
     var counts = {};
     inspection.forEach(function (n) { counts[n] = (counts[n] || 0) + 1; });
@@ -912,6 +988,7 @@
   function addInspection(numbers) {
     numbers.forEach(function (n) { if (isFinite(n)) { inspection.push(n); } });
     renderInspection();
+    saveDraft();
   }
 
   /* --- commands ------------------------------------------------------------------------------------- */
@@ -948,12 +1025,13 @@
       input.value = "";
       input.focus();
     });
-    $("inspect-undo").addEventListener("click", function () { inspection.pop(); renderInspection(); });
+    $("inspect-undo").addEventListener("click", function () { inspection.pop(); renderInspection(); saveDraft(); });
     $("inspect-clear").addEventListener("click", function () {
       if (!inspection.length || global.confirm(say(ngettext("Clear the %(count)s ball entered?",
         "Clear the %(count)s balls entered?", inspection.length), {count: inspection.length}))) {
         inspection = [];
         renderInspection();
+        saveDraft();
       }
     });
     $("inspect-paste-add").addEventListener("click", function () {
@@ -970,19 +1048,41 @@
       });
       wireCheckFailure(name);
     });
+    // Every click is answered on screen at once ("Opening…"), then with the opening or the refusal in the
+    // server's words, brought into view; the checks a refusal names are outlined.
     $("session-open-btn").addEventListener("click", function (event) {
       var box = $("session-msg");
-      ui.busy(event.currentTarget, function () {
+      var button = event.currentTarget;
+      ui.report(box, gettext("Opening the session…"), "info");
+      reveal(box);
+      markChecks([]);
+      ui.busy(button, function () {
         // The material checks are the ones recorded as they were ticked (the server refuses, naming them,
         // any not recorded as working): the opening sends the inspection draw only.
         return api.post("/api/rooms/" + roomId + "/sessions/", {inspection_balls: inspection});
       }).then(function (response) {
+        dropDraft();
         inspection = [];
         checks = {};
         renderChecks();
-        ui.report($("page-msg"), say(gettext("Session %(id)s is open."), {id: response.data.id}), "ok");
         ui.report(box, null);
-      }, failed(box));
+        ui.report($("page-msg"), say(gettext("Session %(id)s is open."), {id: response.data.id}), "ok");
+        reveal($("page-msg"));
+      }, function (err) {
+        if (err.code === "session_already_open") {
+          // Opened meanwhile (another console): this part of the page goes; the page says so at its top.
+          ui.report(box, null);
+          ui.report($("page-msg"), err);
+          reveal($("page-msg"));
+          stream.resync();
+          return;
+        }
+        if (err.code === "checks_missing" || err.code === "checks_failed") {
+          markChecks((err.details && err.details.checks) || []);
+        }
+        ui.report(box, err);
+        reveal(box);
+      });
     });
 
     Array.prototype.forEach.call(doc.querySelectorAll("#steps [data-step]"), function (button) {

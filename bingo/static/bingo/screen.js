@@ -180,10 +180,26 @@
     clear(list);
     (game ? game.prizes : []).forEach(function (prize) {
       if (prize.kind !== kind) { return; }
+      // A network prize won in several halls names each card's hall (one hall: the "where" line says it).
+      var halls = {};
+      prize.winners.forEach(function (w) { if (w.hall) { halls[w.hall] = true; } });
+      var many = Object.keys(halls).length > 1;
       prize.winners.forEach(function (w) {
-        list.appendChild(el("li", null, cardShort(w.series, w.serial)));
+        list.appendChild(el("li", null, cardShort(w.series, w.serial) + (many && w.hall ? " · " + w.hall : "")));
       });
     });
+  }
+
+  /* Where a network prize was won (decided at the central, in whichever hall): its ball and its halls. */
+  function renderWhere(box, kind) {
+    var prize = (game ? game.prizes : []).filter(function (p) { return p.kind === kind; })[0];
+    var halls = [];
+    (prize ? prize.winners : []).forEach(function (w) {
+      if (w.hall && halls.indexOf(w.hall) < 0) { halls.push(w.hall); }
+    });
+    box.hidden = !halls.length;
+    box.textContent = halls.length
+      ? say(pgettext("screen", "Ball %(ordinal)s · %(halls)s"), {ordinal: prize.ordinal, halls: halls.join(", ")}) : "";
   }
 
   function renderSide(screen) {
@@ -192,6 +208,8 @@
     $("bingo-prize").textContent = game ? screen.money(game.bingo_prize) : "—";
     renderWinners($("line-winners"), "line");
     renderWinners($("bingo-winners"), "bingo");
+    renderWhere($("line-where"), "line");
+    renderWhere($("bingo-where"), "bingo");
     var lineWon = game && game.prizes.some(function (p) { return p.kind === "line"; });
     var bingoWon = game && game.prizes.some(function (p) { return p.kind === "bingo"; });
     $("line-stat").classList.toggle("is-won", !!lineWon);
@@ -491,6 +509,7 @@
       var item = el("li", "prize__winner");
       item.appendChild(el("span", "prize__series", say(pgettext("screen", "Series %(series)s"), {series: w.series})));
       item.appendChild(el("span", "prize__serial", say(pgettext("screen", "Card no. %(serial)s"), {serial: w.serial})));
+      if (w.hall) { item.appendChild(el("span", "prize__hall", w.hall)); }
       list.appendChild(item);
     });
     $("prize-note").textContent = many

@@ -34,9 +34,22 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import OperationalError, connection
 
+from demo import voice
 from demo.seed import DemoHall, seed_demo, start_runners
 from demo.template import copy_template
 
+# The staff pages the banner lists: (label, path, who uses it). The inspector's login reads every page and
+# report of the venue and writes nothing.
+STAFF_PAGES = (
+    ("caller console", "/console/", "caller; Sala 2 is played by hand"),
+    ("cashier", "/cashier/", "cashier"),
+    ("paper cards", "/paper/", "operator: series, printing, stock"),
+    ("setup", "/setup/", "operator: rooms, devices, screens, voice"),
+    ("casino tables", "/tables/", "caller or operator"),
+    ("machine floor", "/machines/floor/", "operator, caller or cashier"),
+    ("inspector", "/inspector/", "inspector: minutes, records, statistics, audit"),
+    ("admin", "/admin/", "operator"),
+)
 STOP_TIMEOUT = 10.0
 RESTART_DELAY = 2.0
 
@@ -72,6 +85,8 @@ class Command(BaseCommand):
         stop = self._start_background()
         # The runners (simulated slot machines) start once the server below listens.
         stop_runners = start_runners(hall, f"http://127.0.0.1:{port}")
+        # The caller's voice is made beside the server (demo.voice): the demo serves at once.
+        stop_voice = voice.start_voice_build(self.stdout.write) if voice.enabled() else (lambda: None)
         try:
             import uvicorn
 
@@ -89,6 +104,7 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             pass  # Ctrl+C: uvicorn has shut down and re-raised it; stop the rest below
         finally:
+            stop_voice()
             stop_runners()
             self.stdout.write("Stopping the Celery worker and beat…")
             stop()
@@ -126,13 +142,11 @@ class Command(BaseCommand):
             for label, path, card in hall.terminal_pages:
                 out(f"  {label:<30} {base}{path}   card {card}")
         out("")
-        out("Staff pages:")
-        out(f"  caller console   {base}/console/")
-        out(f"  cashier          {base}/cashier/")
-        out(f"  casino tables    {base}/tables/")
-        out(f"  API docs         {base}/api/docs/   (works offline)")
-        out(f"  health           {base}/health/   (metrics: {base}/metrics)")
-        out(f"  admin            {base}/admin/   (operator)")
+        out("Staff pages (log in at /accounts/login/):")
+        for label, path, who in STAFF_PAGES:
+            out(f"  {label:<16} {base}{path:<20} ({who})")
+        out(f"  {'API docs':<16} {base}{'/api/docs/':<20} (works offline)")
+        out(f"  {'health':<16} {base}{'/health/':<20} (metrics: {base}/metrics)")
         out("")
         out("Staff (passwords are new at every start):")
         for username, password in hall.credentials.items():

@@ -21,10 +21,9 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, ExpressionWrapper, F, OuterRef, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from halls import locks, money
+from halls import i18n, locks, money
 from halls.actors import Actor, actor_label
 from halls.cashier import ledger
 from halls.cashier.ledger import GUARDED, Kind
@@ -95,8 +94,7 @@ class Posted:
 def _short(account: Account, balance: Decimal, needed: Decimal) -> Conflict:
     """The refusal of a guarded account that would go below zero, in the words of its kind."""
     values = {"account": account.code, "balance": money.text(balance), "needed": money.text(needed)}
-    language = get_language()
-    said = {**values, "balance": money.shown(balance, language), "needed": money.shown(needed, language)}
+    said = {**values, "balance": i18n.amount(balance), "needed": i18n.amount(needed)}
     if account.kind == Kind.DRAWER:
         return Conflict(
             _("The drawer holds %(balance)s: %(needed)s cannot be paid from it.") % said,

@@ -20,10 +20,9 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from halls import money
+from halls import i18n, money
 from halls.access import require_role
 from halls.actors import Actor
 from halls.cashier import cardnumber, ledger
@@ -99,7 +98,7 @@ def amount_of(value: Any, *, field: str = "amount") -> Decimal:
     except money.MoneyError:
         raise InvalidInput(
             _("%(field)s must be an amount above 0 in whole cents, at most %(maximum)s; got %(value)s.")
-            % {"field": field, "maximum": money.shown(MAX_AMOUNT, get_language()), "value": value},
+            % {"field": field, "maximum": i18n.amount(MAX_AMOUNT), "value": value},
             code="bad_amount",
             field=field,
         ) from None
@@ -287,7 +286,7 @@ def cash_out(*, card: PlayerCard, amount: Decimal | None, key: str, actor: User)
             if wanted <= 0:
                 raise Conflict(
                     _("The card's balance is %(balance)s: there is nothing to pay out.")
-                    % {"balance": money.shown(account.balance, get_language())},
+                    % {"balance": i18n.amount(account.balance)},
                     code="insufficient_balance",
                     balance=money.text(account.balance),
                 )
@@ -296,8 +295,8 @@ def cash_out(*, card: PlayerCard, amount: Decimal | None, key: str, actor: User)
             raise Conflict(
                 _("The card's balance is %(balance)s: %(needed)s is more than it holds.")
                 % {
-                    "balance": money.shown(account.balance, get_language()),
-                    "needed": money.shown(wanted, get_language()),
+                    "balance": i18n.amount(account.balance),
+                    "needed": i18n.amount(wanted),
                 },
                 code="insufficient_balance",
                 balance=money.text(account.balance),

@@ -14,10 +14,9 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils import timezone
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from halls import money
+from halls import i18n, money
 from halls.access import require_role, roles_in
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
@@ -240,7 +239,7 @@ def close_shift(
         if not cash_up.matches and signer is None:
             raise Conflict(
                 _("The count differs from what is expected by %(difference)s: a witness must sign.")
-                % {"difference": money.shown(cash_up.difference, get_language())},
+                % {"difference": i18n.amount(cash_up.difference)},
                 code="witness_required",
                 expected={m: money.text(v) for m, v in cash_up.expected.items()},
                 counted={m: money.text(v) for m, v in cash_up.counted.items()},
