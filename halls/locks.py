@@ -43,6 +43,8 @@ class Rank(IntEnum):
     SESSION = 20  # halls.GameSession: closing it
     # electronic bingo: a speciality's versions, sessions and the start of its next game
     SPECIALITY = 25
+    # bingo.network.SpecialityMembership: a speciality leaving the Gran prize it plays
+    SPECIALITY_MEMBERSHIP = 26
     GAME = 30  # bingo.Game: every write about a game (sales, balls, claims, corrections, picks)
     PAPER_STOCK = 31  # bingo.CardSeries: its paper ranges moving, its next unsold cards chosen, a sale of it
     # electronic.ElectronicGame: FOR UPDATE by the close and every ball step; FOR SHARE by a purchase
@@ -91,6 +93,7 @@ TAKEN_BY: dict[Rank, tuple[str, ...]] = {
     Rank.ROOM: (_HALLS,),
     Rank.SESSION: (_HALLS,),
     Rank.SPECIALITY: (_ELECTRONIC,),
+    Rank.SPECIALITY_MEMBERSHIP: ("bingo.network.services.locks",),
     Rank.GAME: (_BINGO, "bingo.simultaneous.services.locks"),
     Rank.PAPER_STOCK: (_BINGO,),
     Rank.EGAME: (_ELECTRONIC,),

@@ -55,7 +55,7 @@ def recorded(game: Game) -> set[tuple[str, int, int]]:
     """The recorded completions, expanded to (kind, card, ordinal); each row's shape checked on the way."""
     rows = list(Completion.objects.filter(game=game).values_list("kind", "ordinal", "count", "cards"))
     for kind, ordinal, count, cards in rows:
-        ids = detection.card_ids(cards).tolist()
+        ids = detect_index.card_ids(cards).tolist()
         # One row per ball and kind that completed something: its cards ascending, counted right.
         assert count == len(ids) > 0 and ids == sorted(set(ids)), (kind, ordinal)
     found = detection.recorded_completions(game)

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from halls.cashier.models import Means, Shift, Till
-from halls.cashier.services import cards, shifts, tickets
+from halls.cashier.services import player_cards, shifts, tickets
 from halls.models import Role, Venue
 from tests.api_support import api_client
 from tests.cashier_support import on_shift
@@ -36,8 +36,8 @@ def test_a_shift_lists_its_tickets_issued_and_redeemed_newest_first(
     for_cash = tickets.issue_for_payment(
         venue_id=venue.pk, amount=D("20.00"), means=Means.CASH, key="t1", actor=cashier
     ).ticket
-    card = cards.issue_card(venue_id=venue.pk, actor=cashier)
-    cards.cash_in(card=card, amount=D("30.00"), means=Means.BANK_CARD, key="c1", actor=cashier)
+    card = player_cards.issue_card(venue_id=venue.pk, actor=cashier)
+    player_cards.cash_in(card=card, amount=D("30.00"), means=Means.BANK_CARD, key="c1", actor=cashier)
     from_card = tickets.issue_from_card(
         venue_id=venue.pk, card_number=card.number, amount=None, key="t2", actor=cashier
     ).ticket

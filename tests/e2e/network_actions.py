@@ -26,6 +26,7 @@ from bingo.network.models import (
     RoundShare,
 )
 from bingo.network.services import prizes
+from bingo.network.services import readmodels as network_readmodels
 from bingo.network.services import venue as ib_venue
 from bingo.services import claims, draw, games, sales
 from bingo.services import series as series_services
@@ -183,7 +184,7 @@ def round_state(number: int) -> dict[str, Any]:
         "pool_awards": report.levels[0].awards,
         "pool_closing": report.levels[0].closing,
         "balance_holds": report.holds,
-        "live_meter": prizes.live_meter(prize),
+        "live_meter": network_readmodels.live_meter(prize),
     }
 
 

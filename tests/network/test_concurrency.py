@@ -11,6 +11,7 @@ import pytest
 
 from bingo.network.models import PrizeRound, RoundShare
 from bingo.network.services import prizes
+from bingo.network.services import readmodels as network_readmodels
 from jackpots.models import PoolSettlement
 from jackpots.services import reports
 from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 (autouse fixtures)
@@ -39,7 +40,7 @@ def test_the_halls_messages_at_once_count_once_and_decide_once() -> None:
     follow()
     played = [on_sale(hall) for hall in halls]
     assert not in_threads(_senders(halls))
-    assert prizes.live_meter(prize) == Decimal("118.01")
+    assert network_readmodels.live_meter(prize) == Decimal("118.01")
     for hall, game in zip(halls, played, strict=True):
         bingo_at(hall, game, serial=7, fillers=0)  # every hall at ball 15: three cards share
     assert not in_threads(_senders(halls))

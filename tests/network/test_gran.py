@@ -21,7 +21,7 @@ from bingo.network.models import (
     RoundShare,
     SpecialityMembership,
 )
-from bingo.network.services import prizes
+from bingo.network.services import readmodels as network_readmodels
 from halls.cashier.services import ledger
 from halls.cashier.services import player_cards as card_services
 from halls.link.models import InboxMessage, OutboxMessage
@@ -140,7 +140,7 @@ def test_two_halls_at_the_same_ordinal_share_to_the_cent(halls, gran_linea) -> N
     ]
     _books_hold(halls)
     # The remainder stayed in the pool, which the engine then topped up to its seed.
-    assert prizes.live_meter(gran_linea) == Decimal("100.01")
+    assert network_readmodels.live_meter(gran_linea) == Decimal("100.01")
 
 
 def test_nobody_completes_the_gran_bingo_and_the_pool_carries_over() -> None:
@@ -161,7 +161,7 @@ def test_nobody_completes_the_gran_bingo_and_the_pool_carries_over() -> None:
     assert not RoundShare.objects.exists()
     follow()
     assert not GranCredit.objects.exists()
-    assert prizes.live_meter(prize) == Decimal("100.61")  # carried over
+    assert network_readmodels.live_meter(prize) == Decimal("100.61")  # carried over
     assert reports.balance(prize.pool).holds
 
 
@@ -175,7 +175,7 @@ def test_a_replayed_contribution_is_counted_once(halls, gran_linea) -> None:
     )
     assert (again.status, again.answer) == ("duplicate", first.answer)
     assert Contribution.objects.filter(pool=gran_linea.pool).count() == 1
-    assert prizes.live_meter(gran_linea) == Decimal("100.21")
+    assert network_readmodels.live_meter(gran_linea) == Decimal("100.21")
 
 
 def test_a_speciality_not_joined_contributes_nothing(halls) -> None:
@@ -185,5 +185,5 @@ def test_a_speciality_not_joined_contributes_nothing(halls) -> None:
     assert not terms_from_json(game.terms).prize("granlinea").in_play
     assert not EGameRound.objects.filter(venue=halls[2].venue).exists()
     assert not OutboxMessage.objects.filter(venue_id=halls[2].venue.pk).exists()
-    assert prizes.live_meter(prize) == Decimal("100.01")
+    assert network_readmodels.live_meter(prize) == Decimal("100.01")
     assert not PrizeRound.objects.get().contributions.exists()

@@ -20,6 +20,7 @@ from bingo.network.models import (
     RoundShare,
 )
 from bingo.network.services import prizes, rounds
+from bingo.network.services import readmodels as network_readmodels
 from bingo.services import games
 from halls.cashier.models import Payable
 from halls.link.models import InboxMessage, StreamEntry
@@ -68,7 +69,7 @@ def test_a_round_decided_when_every_hall_reports_shares_to_the_cent(halls, prize
         (Decimal("60.00"), Decimal("6.000000"))
     ]
     assert Contribution.objects.filter(pool=prize.pool).count() == 3
-    assert prizes.live_meter(prize) == Decimal("118.01")
+    assert network_readmodels.live_meter(prize) == Decimal("118.01")
     assert reports.balance(prize.pool).holds
 
     # Halls 1 and 2 bingo at ball 15 (card A-7 each), hall 3 at ball 20: 1 and 2 share.
@@ -123,7 +124,7 @@ def test_a_bingo_after_the_max_ball_wins_nothing_and_the_pool_carries_over(halls
         Decimal("118.010000"),
     )
     assert not RoundShare.objects.exists()
-    assert prizes.live_meter(prize) == Decimal("118.01")  # carried over
+    assert network_readmodels.live_meter(prize) == Decimal("118.01")  # carried over
     follow()
     assert not Payable.objects.filter(source__startswith="network.share:").exists()
     # Round 2 adds to what carried over.
@@ -131,7 +132,7 @@ def test_a_bingo_after_the_max_ball_wins_nothing_and_the_pool_carries_over(halls
     follow()
     on_sale(halls[0], first=31)
     deliver(halls[0])
-    assert prizes.live_meter(prize) == Decimal("124.01")
+    assert network_readmodels.live_meter(prize) == Decimal("124.01")
     assert reports.balance(prize.pool).holds
 
 
@@ -174,7 +175,7 @@ def test_a_replayed_message_is_counted_once(halls, prize) -> None:
     )
     assert (again.status, again.answer) == ("duplicate", first.answer)
     assert Contribution.objects.filter(pool=prize.pool).count() == 1
-    assert prizes.live_meter(prize) == Decimal("106.01")
+    assert network_readmodels.live_meter(prize) == Decimal("106.01")
 
 
 def test_a_voided_game_reports_no_bingo_and_its_contribution_stays(halls, prize) -> None:

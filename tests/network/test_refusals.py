@@ -13,6 +13,7 @@ from django.db import transaction
 from bingo.network import tasks
 from bingo.network.models import PrizeRound, RoundContribution, RoundResult
 from bingo.network.services import prizes, rounds
+from bingo.network.services import readmodels as network_readmodels
 from halls.link.kinds import LinkKind
 from halls.link.models import InboxMessage
 from halls.link.services import outbox
@@ -112,5 +113,5 @@ def test_every_bad_message_is_refused_and_nothing_counted() -> None:
 
     assert RoundContribution.objects.count() == 1
     assert Contribution.objects.filter(pool=prize.pool).count() == 1
-    assert prizes.live_meter(prize) == Decimal("106.01")
+    assert network_readmodels.live_meter(prize) == Decimal("106.01")
     assert reports.balance(prize.pool).holds

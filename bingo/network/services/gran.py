@@ -35,6 +35,7 @@ from bingo.electronic.prizetable import Decision, PrizeSpec, PrizeType
 from bingo.electronic.services.common import rules_of, tell_terminal
 from bingo.electronic.services.specialities import version_in_force
 from bingo.network.models import EGameRound, GranCredit, PrizeKind, SpecialityMembership
+from bingo.network.services.locks import lock_membership
 from bingo.network.services.payloads import card_label
 from bingo.network.services.venue import join_round, open_round
 from halls import events, money
@@ -101,7 +102,7 @@ def leave_speciality(*, membership: SpecialityMembership, actor: Actor) -> Speci
     """The speciality stops playing the network prize from its next close of sales on (a game that joined
     a round already plays it out and reports). Kept, inactive: its rounds' games still name it."""
     with transaction.atomic():
-        membership = SpecialityMembership.objects.select_for_update().get(pk=membership.pk)
+        membership = lock_membership(membership.pk)
         if not membership.active:
             raise Conflict(
                 _("The speciality no longer plays %(code)s.") % {"code": membership.prize_code},

@@ -1,5 +1,6 @@
-"""Interconnected bingo's one lock, through its rank (halls.locks): the prize at the central, taken before
-its pool and after the link's (a handler runs under the venue's link).
+"""Interconnected bingo's locks, through their ranks (halls.locks): the prize at the central, taken before
+its pool and after the link's (a handler runs under the venue's link); at a venue, a speciality's
+membership of a Gran prize.
 
 FOR UPDATE by what changes the prize or decides a round (a round opened, a result, a decision, the meter's
 beat); FOR SHARE by a hall's contribution: contributions of different halls go on together (the pool engine
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from bingo.network.models import NetworkPrize
+from bingo.network.models import NetworkPrize, SpecialityMembership
 from halls.locks import Rank, take
 
 
@@ -40,3 +41,9 @@ def try_lock_shared_prize(prize_id: int) -> bool:
         return True
     locked = NetworkPrize.objects.select_for_update(skip_locked=True, of=("self",)).filter(pk=prize_id)
     return locked.values_list("pk", flat=True).first() is not None
+
+
+def lock_membership(membership_id: int) -> SpecialityMembership:
+    """A speciality's membership of a Gran prize FOR UPDATE: leaving it is decided under it."""
+    take(Rank.SPECIALITY_MEMBERSHIP, membership_id)
+    return SpecialityMembership.objects.select_for_update(of=("self",)).get(pk=membership_id)

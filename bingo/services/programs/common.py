@@ -1,4 +1,5 @@
-"""What the program services share: refusals, the room's game in play, versions in force, states, pools."""
+"""What the program services share: refusals, the room's game in play, pools (versions in force and states
+are reads: programs/readmodels)."""
 
 from __future__ import annotations
 
