@@ -31,7 +31,7 @@ from bingo.electronic import provisioning  # noqa: E402
 from bingo.electronic.models import EGameState, ElectronicGame, EPrize, EWin, Purchase, Speciality  # noqa: E402
 from bingo.electronic.prizetable import POOL_TYPES  # noqa: E402
 from demo.electronic import SPECIALITIES  # noqa: E402
-from halls.cashier.services import cards  # noqa: E402
+from halls.cashier.services import player_cards  # noqa: E402
 
 ZERO = Decimal(0)
 
@@ -65,10 +65,9 @@ def main() -> None:
         for card in {p.player_card for p in purchases}:
             spent = sum((p.amount for p in purchases if p.player_card_id == card.pk), ZERO)
             won = sum((w.amount for w in EWin.objects.filter(purchase__player_card=card)), ZERO)
-            if cards.balance(card) != provisioning.FLOAT - spent + won:
-                problems.append(
-                    f"card {card.number}: {cards.balance(card)} != {provisioning.FLOAT} - {spent} + {won}"
-                )
+            balance = player_cards.balance(card)
+            if balance != provisioning.FLOAT - spent + won:
+                problems.append(f"card {card.number}: {balance} != {provisioning.FLOAT} - {spent} + {won}")
             cards_checked += 1
         out.append(
             {
