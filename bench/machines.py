@@ -412,7 +412,8 @@ def run_stage(
 def verdict(stage: dict[str, Any], machines: int, pace: float, think: float) -> tuple[bool, str, float]:
     """Sustained? (accepted ≥ 97 % of the offered rate, p99 reply < 1 s, nothing rejected, every machine
     heard ≥ 2 broadcasts in every whole second of the window, no lock-up, the pool exact)."""
-    from machines.simulator import MIN_GAME_SECONDS, percentile
+    from halls.simulation import percentile
+    from machines.simulator import MIN_GAME_SECONDS
 
     report = stage["report"]
     c = report.counters
@@ -439,7 +440,8 @@ def verdict(stage: dict[str, Any], machines: int, pace: float, think: float) -> 
 def figures(stage: dict[str, Any], args: argparse.Namespace) -> dict[str, float]:
     """The stage's headline figures: plays/s accepted, reply p99, the fewest broadcasts any machine heard
     in any whole second of the window, lock-ups, the offered rate."""
-    from machines.simulator import MIN_GAME_SECONDS, percentile
+    from halls.simulation import percentile
+    from machines.simulator import MIN_GAME_SECONDS
 
     report = stage["report"]
     heard = [min(n, 99) for n in report.min_per_second_per_machine] or [0]
@@ -627,7 +629,7 @@ class TimedExecutor:
         return getattr(self.inner, name)
 
     def _report(self) -> None:
-        from machines.simulator import percentile
+        from halls.simulation import percentile
 
         ms = 1000
         while True:
@@ -670,7 +672,7 @@ def worker_process(argv: list[str]) -> None:
     reporter: list[threading.Thread] = []
 
     def report() -> None:
-        from machines.simulator import percentile
+        from halls.simulation import percentile
 
         while True:
             time.sleep(5.0)
@@ -766,7 +768,7 @@ def web_process(port: int, profile_out: str | None) -> None:
         finally:
             monitor.cancel()
 
-    from machines.simulator import run
+    from halls.simulation import run
 
     run(serve)
 

@@ -297,7 +297,8 @@ def main() -> None:
             sim.wait(300)
     finally:
         base.stop_all(sims + web + others)
-    from bingo.electronic.simulator import Report, percentile
+    from bingo.electronic.simulator import Report
+    from halls.simulation import percentile
 
     report = Report()
     for i in range(args.sim):

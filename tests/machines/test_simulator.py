@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from halls.simulation import percentile
 from machines.simulator import (
     LINK_TIMEOUT,
     MIN_GAME_SECONDS,
@@ -27,7 +28,6 @@ from machines.simulator import (
     Report,
     SimConfig,
     paytable_return,
-    percentile,
 )
 
 LEVELS = [{"level": "Mayor", "amount": "200.00"}, {"level": "Mini", "amount": "25.00"}]
