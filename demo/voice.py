@@ -1,13 +1,13 @@
 """The caller's voice made in the background while the demo serves (issue 26: it took 2.5 of the 7.7 minutes
 from clone to first page when `make demo` made it first).
 
-`start_voice_build` runs scripts/ensure_voice.sh (espeak-ng installed from Debian when root, then `manage.py
-build_voice`) in a process of its own at low priority, and returns its stop. The build only makes what is
-missing or changed (bingo.voicefiles: once; a later start finds the clips made and is done in a moment),
-balls and announcements first; it writes its progress beside the clips, which the setup page and the caller
-console show. A screen plays the clips that exist and stays silent for the rest, so the demo needs none of it
-to start. If the script fails before the build starts (no espeak-ng and not root), that is written as the
-build's progress too, with the script's last words. ``HALL_DEMO_VOICE=0`` turns it off.
+`start_voice_build` runs scripts/ensure_voice.sh --install-only (espeak-ng installed from Debian when root),
+then `manage.py build_voice`, each in a process of its own at low priority, and returns its stop. The build
+only makes what is missing or changed (bingo.voicefiles: once; a later start finds the clips made and is
+done in a moment), balls and announcements first; it writes its progress beside the clips, which the setup
+page and the caller console show. A screen plays the clips that exist and stays silent for the rest, so the
+demo needs none of it to start. If a step fails before the build can say why (no espeak-ng and not root),
+that is written as the build's progress, with the log's last words. ``HALL_DEMO_VOICE=0`` turns it off.
 """
 
 from __future__ import annotations
@@ -35,45 +35,71 @@ def enabled() -> bool:
     return os.environ.get("HALL_DEMO_VOICE", "1") != "0"
 
 
-def start_voice_build(say: Callable[[str], None], *, command: list[str] | None = None) -> Callable[[], None]:
-    """Start the build in the background (`command`: the script by default); returns its stop."""
+def start_voice_build(
+    say: Callable[[str], None],
+    *,
+    commands: list[list[str]] | None = None,
+    die_with_parent: Callable[[], object] | None = None,
+) -> Callable[[], None]:
+    """Start the build in the background; returns its stop. `commands` run one after the other while each
+    succeeds (by default: the engine installed, then `manage.py build_voice`); `die_with_parent`: run in each
+    child before exec, so the kernel stops it if the demo dies outright (the demo's PR_SET_PDEATHSIG hook)."""
     directory = Path(settings.HALL_VOICE_DIR)
+    steps = commands or [
+        ["bash", SCRIPT, "--install-only"],
+        [sys.executable, "manage.py", "build_voice"],
+    ]
     settings.VAR_DIR.mkdir(parents=True, exist_ok=True)
     log_path = Path(settings.VAR_DIR) / LOG
-    log = log_path.open("wb")
-    proc = subprocess.Popen(  # noqa: S603 (the project's own script)
-        command or ["bash", SCRIPT],
-        cwd=settings.BASE_DIR,
-        env={**os.environ, "PY": sys.executable, "HALL_VOICE_DIR": str(directory)},
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its group (the script, build_voice, espeak-ng) is stopped as one
-        preexec_fn=lambda: os.nice(NICENESS),  # only a system call between fork and exec
-    )
-    say(f"The caller's voice is being made in the background (log: {log_path}); screens play what exists.")
-    stopping = threading.Event()
+    env = {**os.environ, "PY": sys.executable, "HALL_VOICE_DIR": str(directory)}
 
-    def watch() -> None:
-        code = proc.wait()
-        log.close()
-        if code == 0 or stopping.is_set():
+    def before_exec() -> None:  # only system calls between fork and exec
+        os.nice(NICENESS)
+        if die_with_parent is not None:
+            die_with_parent()
+
+    stopping = threading.Event()
+    running: list[subprocess.Popen[bytes]] = []
+
+    def run() -> None:
+        with log_path.open("wb") as log:
+            for step in steps:
+                if stopping.is_set():
+                    return
+                proc = subprocess.Popen(  # noqa: S603 (the project's own script and command)
+                    step,
+                    cwd=settings.BASE_DIR,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,  # its group (build_voice and its engine) is stopped as one
+                    preexec_fn=before_exec,
+                )
+                running[:] = [proc]
+                if proc.wait() != 0:
+                    break
+            else:
+                return
+        if stopping.is_set():
             return
         after = voicefiles.progress(directory)
-        if after.state != "failed":  # the script failed before the build could say why
+        if after.state != "failed":  # it failed before the build could say why (no engine, not root)
             tail = log_path.read_text(errors="replace").strip().splitlines()[-3:]
             voicefiles.write_progress(directory, "failed", after.made, after.total, " ".join(tail))
 
-    thread = threading.Thread(target=watch, name="demo-voice", daemon=True)
+    thread = threading.Thread(target=run, name="demo-voice", daemon=True)
     thread.start()
+    say(f"The caller's voice is being made in the background (log: {log_path}); screens play what exists.")
 
     def stop() -> None:
         stopping.set()
-        if proc.poll() is None:
-            _signal_group(proc, signal.SIGTERM)
-            try:
-                proc.wait(STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                _signal_group(proc, signal.SIGKILL)
+        for proc in running:
+            if proc.poll() is None:
+                _signal_group(proc, signal.SIGTERM)
+                try:
+                    proc.wait(STOP_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    _signal_group(proc, signal.SIGKILL)
         thread.join(STOP_TIMEOUT)
 
     return stop

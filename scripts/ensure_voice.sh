@@ -2,6 +2,7 @@
 # Make sure espeak-ng (Debian's package, with its Spanish voice) is installed, then generate the caller's
 # voice clips into HALL_VOICE_DIR (var/voice by default) with `manage.py build_voice`: offline, once, only
 # what changed (bingo/voicefiles.py). Installs with apt-get when root; otherwise says how and fails.
+# --install-only: the engine only (the demo then runs build_voice itself, in the background: demo/voice.py).
 set -euo pipefail
 
 PY="${PY:-.venv/bin/python}"
@@ -20,5 +21,8 @@ fi
 if ! espeak-ng --voices=es | grep -q ' es '; then
   echo "error: espeak-ng has no Spanish voice (es)" >&2
   exit 1
+fi
+if [[ "${1:-}" == "--install-only" ]]; then
+  exit 0
 fi
 "$PY" manage.py build_voice

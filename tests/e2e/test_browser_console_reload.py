@@ -6,7 +6,8 @@ outlined, or the session open.
 
 Screenshots left in /tmp for a look (1280x720): console-inspection-reloaded-es.png (40 balls back after a
 reload), console-open-refused-es.png (the refusal in view, the reader's check outlined),
-console-open-done-es.png (the session open, said at the top).
+console-open-done-es.png (the session open, said at the top), console-open-409-es.png (opened on another
+console meanwhile: said at the top, the open session shown).
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ import re
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, WebSocketRoute, expect
 
 from halls.models import GameSession, Room
 from halls.services import sessions
 from tests.conftest import ALL_BALLS
-from tests.e2e.browser_support import call, log_in
+from tests.e2e.browser_support import CONSOLE_SOCKET, call, log_in
 
 pytestmark = pytest.mark.e2e
 
@@ -151,3 +152,45 @@ async def test_a_draft_typed_before_another_console_opened_the_session_does_not_
         )
         == 0
     )
+
+
+async def test_an_open_click_after_another_console_opened_the_session_is_answered_at_the_top(
+    page: Page, server_url: str, room: Room, caller: Any
+) -> None:
+    """The session opened elsewhere while this console missed the news (its socket lost that event): the
+    click's 409 is said at the top of the page, in Spanish, and the console then shows the open session."""
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        server.on_message(
+            lambda message: (
+                None
+                if isinstance(message, str) and '"type":"session.opened"' in message
+                else ws.send(message)
+            )
+        )
+
+    await page.route_web_socket(CONSOLE_SOCKET, route)
+    await page.set_viewport_size({"width": 1280, "height": 720})
+    await log_in(page, server_url, "caller", f"/console/rooms/{room.pk}/")
+    await expect(page.locator("body")).to_have_attribute("data-stream", "live")
+    await page.fill("#inspect-paste", " ".join(str(n) for n in ALL_BALLS))
+    await page.click("#inspect-paste-add")
+    opened = await call(
+        sessions.open_session,
+        room=room,
+        actor=caller,
+        blower_ok=True,
+        reserve_ok=True,
+        reader_ok=True,
+        inspection_balls=ALL_BALLS,
+    )
+    await expect(page.locator("#session-badge")).to_have_text("Ninguna sesión abierta")  # it missed it
+    await page.click("#session-open-btn")
+    top = page.locator("#page-msg")
+    await expect(top).to_contain_text(f"La sala {room.name} ya tiene una sesión abierta.")
+    await expect(top).to_be_in_viewport()
+    await expect(page.locator("#session-badge")).to_have_text(f"Sesión {opened.pk} abierta")
+    await expect(page.locator("#session-open")).to_be_hidden()
+    await page.screenshot(path="/tmp/console-open-409-es.png")
+    assert await call(GameSession.objects.count) == 1

@@ -160,11 +160,8 @@ def test_a_build_stopped_with_the_demo_goes_on_from_where_it_was(
 
 
 def test_a_demo_that_cannot_make_the_voice_says_so(voice_dir: Path, stops: list[object]) -> None:
-    stops.append(
-        demo_voice.start_voice_build(
-            lambda _text: None, command=["sh", "-c", "echo no espeak-ng here; exit 1"]
-        )
-    )
+    failing = [["sh", "-c", "echo no espeak-ng here; exit 1"], ["sh", "-c", "echo never run"]]
+    stops.append(demo_voice.start_voice_build(lambda _text: None, commands=failing))
     seen = _wait(voice_dir, "failed", timeout=30)
     assert seen[-1].error == "no espeak-ng here"
     assert not os.path.exists(voice_dir / "ball-1.wav")

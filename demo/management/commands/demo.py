@@ -86,7 +86,11 @@ class Command(BaseCommand):
         # The runners (simulated slot machines) start once the server below listens.
         stop_runners = start_runners(hall, f"http://127.0.0.1:{port}")
         # The caller's voice is made beside the server (demo.voice): the demo serves at once.
-        stop_voice = voice.start_voice_build(self.stdout.write) if voice.enabled() else (lambda: None)
+        stop_voice = (
+            voice.start_voice_build(self.stdout.write, die_with_parent=_die_with_parent())
+            if voice.enabled()
+            else (lambda: None)
+        )
         try:
             import uvicorn
 
