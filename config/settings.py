@@ -577,8 +577,9 @@ HALL_AUDIT_KEY = env.str("HALL_AUDIT_KEY", default="")
 HALL_AUDIT_KEY_FILE = env.str("HALL_AUDIT_KEY_FILE", default=str(VAR_DIR / "audit.key"))
 # Keys used before a rotation, so entries they signed still verify (comma-separated).
 HALL_AUDIT_OLD_KEYS = env.list("HALL_AUDIT_OLD_KEYS", default=[])
-# Signed, dated anchors of every chain head: one JSON line per change, one file per chain, in this
-# directory (keep it on another disk or host, or ship it), and each batch POSTed here when set.
+# Signed, dated anchors of every chain head: one JSON line per change, one file per chain, in a folder per
+# installation (its id: halls.services.installation) under this directory (keep it on another disk or host,
+# or ship it), and each batch POSTed here when set.
 HALL_AUDIT_ANCHOR_DIR = env.str("HALL_AUDIT_ANCHOR_DIR", default=str(VAR_DIR / "anchors"))
 HALL_AUDIT_ANCHOR_URL = env.str("HALL_AUDIT_ANCHOR_URL", default="")
 

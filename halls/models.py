@@ -335,6 +335,23 @@ class AuditChainHead(models.Model):
         ]
 
 
+class Installation(models.Model):
+    """This installation's identity (one row, halls.services.installation): a random id made at its first
+    anchor, which names what it publishes outside the database (the audit anchors). Append-only: an id that
+    changed would leave the installation's anchors behind."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    uid = models.CharField(max_length=32, unique=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="installation_one_row")]
+        triggers = [append_only()]
+
+    def __str__(self) -> str:
+        return self.uid
+
+
 class VenueClock(models.Model):
     """A certification lab's clock of one venue (never in production: halls.services.venueclock): how far
     ahead of the real time the venue's time runs, so scheduled prizes by hour and by operating day can be

@@ -1,6 +1,12 @@
 """Anchors: every chain's head published outside the database, signed and dated. A keyed chain stops an edit
 from being recomputed, not a cut: a chain whose last entries (or all) were deleted and its head rewound
 still verifies, but no longer reaches its anchor.
+
+Anchors name their installation (halls.services.installation): each installation's files are in a folder
+of its own under HALL_AUDIT_ANCHOR_DIR and each line carries its id under the signature, so two databases
+sharing the folder (and the per-install key) never read each other's anchors: venue 1 of one is not
+venue 1 of the other. Files from before the ids (``venue-3.jsonl`` at the folder's top) are no
+installation's and are not read.
 """
 
 from __future__ import annotations
@@ -21,19 +27,20 @@ from django.utils import timezone
 from halls import hooks
 from halls.chains import Anchor, ChainHead
 from halls.models import AuditChainHead
-from halls.services import audit_keys
+from halls.services import audit_keys, installation
 
 log = logging.getLogger("hall.anchors")
 TAIL_BYTES = 64 * 1024  # the latest anchors are at the end of each file: read only its tail
 
 
-def _dir() -> Path:
-    return Path(settings.HALL_AUDIT_ANCHOR_DIR)
+def folder(inst: str | None = None) -> Path:
+    """This installation's anchors (or `inst`'s): HALL_AUDIT_ANCHOR_DIR/<installation id>/."""
+    return Path(settings.HALL_AUDIT_ANCHOR_DIR) / (inst or installation.identity())
 
 
-def _path(kind: str, chain_id: int) -> Path:
-    """One file of JSON lines per chain under HALL_AUDIT_ANCHOR_DIR (``venue-3.jsonl``, ``pool-7.jsonl``)."""
-    return _dir() / f"{kind}-{chain_id}.jsonl"
+def path(kind: str, chain_id: int, inst: str | None = None) -> Path:
+    """One file of JSON lines per chain in the installation's folder (``venue-3.jsonl``, ``pool-7.jsonl``)."""
+    return folder(inst) / f"{kind}-{chain_id}.jsonl"
 
 
 def _canonical(line: dict[str, Any]) -> bytes:
@@ -42,8 +49,9 @@ def _canonical(line: dict[str, Any]) -> bytes:
 
 
 def sign(line: dict[str, Any], keys: audit_keys.Keyring) -> dict[str, Any]:
-    """{"v": 1, "kind", "id", "seq", "hash", "at"} with "alg" and "sig": an HMAC-SHA256 of the rest under a
-    key derived from the audit key (``audit_keys``), so no line is forged or edited without the key."""
+    """{"v": 2, "inst", "kind", "id", "seq", "hash", "at"} with "alg" and "sig": an HMAC-SHA256 of the rest
+    under a key derived from the audit key (``audit_keys``), so no line is forged or edited without the key
+    (nor moved to another installation's folder: its "inst" is signed)."""
     key = keys.anchor_key(keys.alg)
     assert key is not None  # the current key is always held
     return {
@@ -53,8 +61,10 @@ def sign(line: dict[str, Any], keys: audit_keys.Keyring) -> dict[str, Any]:
     }
 
 
-def _valid(line: dict[str, Any], keys: audit_keys.Keyring) -> str:
-    """Why the line is not a genuine anchor, or ''."""
+def _valid(line: dict[str, Any], keys: audit_keys.Keyring, inst: str) -> str:
+    """Why the line is not a genuine anchor of installation `inst`, or ''."""
+    if line.get("inst") != inst:
+        return f"it is not this installation's anchor (installation {line.get('inst')!r}, this one {inst!r})"
     key = keys.anchor_key(str(line.get("alg", "")))
     if key is None:
         return f"signed with a key this installation does not hold ({line.get('alg')})"
@@ -83,10 +93,11 @@ class AnchorFile:
     problem: str = ""
 
 
-def _read(path: Path, keys: audit_keys.Keyring) -> tuple[Anchor | None, str]:
-    """The highest genuine anchor in the file's tail, and what is wrong with the file (or '')."""
-    size = path.stat().st_size
-    with path.open("rb") as f:
+def _read(file: Path, keys: audit_keys.Keyring, inst: str) -> tuple[Anchor | None, str]:
+    """The highest genuine anchor of installation `inst` in the file's tail, and what is wrong with the
+    file (or '')."""
+    size = file.stat().st_size
+    with file.open("rb") as f:
         f.seek(max(0, size - TAIL_BYTES))
         text = f.read().decode("utf-8", errors="replace")
     lines = text.split("\n")
@@ -100,11 +111,11 @@ def _read(path: Path, keys: audit_keys.Keyring) -> tuple[Anchor | None, str]:
             continue
         try:
             line = json.loads(raw)
-            problem = _valid(line, keys)
+            problem = _valid(line, keys, inst)
         except (ValueError, AttributeError):
             problem = "it is not an anchor line"
         if problem:
-            return best, f"{path.name}: a line near the end ({number + 1} of the tail) is bad: {problem}"
+            return best, f"{file.name}: a line near the end ({number + 1} of the tail) is bad: {problem}"
         if best is None or int(line["seq"]) >= best.seq:
             best = Anchor(seq=int(line["seq"]), hash=str(line["hash"]), at=str(line["at"]))
     return best, ""
@@ -116,15 +127,16 @@ def read_all() -> dict[tuple[str, int], AnchorFile]:
     verification's snapshot: an anchor is written only after its head committed, so the snapshot then holds
     every head anchored here."""
     keys = audit_keys.keyring()
+    inst = installation.identity()
     found: dict[tuple[str, int], AnchorFile] = {}
-    directory = _dir()
+    directory = folder(inst)
     if not directory.is_dir():
         return found
-    for path in sorted(directory.glob("*-*.jsonl")):
-        kind, _, number = path.stem.rpartition("-")
+    for file in sorted(directory.glob("*-*.jsonl")):
+        kind, _, number = file.stem.rpartition("-")
         if not number.isdigit():
             continue
-        latest, problem = _read(path, keys)
+        latest, problem = _read(file, keys, inst)
         found[(kind, int(number))] = AnchorFile(kind, int(number), latest, problem)
     return found
 
@@ -134,20 +146,19 @@ def write() -> list[dict[str, Any]]:
     list) to HALL_AUDIT_ANCHOR_URL when set; returns the new lines. Beat runs it every
     HALL_AUDIT_ANCHOR_SECONDS (``manage.py anchor_audit`` on demand)."""
     keys = audit_keys.keyring()
+    inst = installation.identity()
     at = timezone.now().isoformat()
-    directory = _dir()
-    directory.mkdir(parents=True, exist_ok=True)
+    folder(inst).mkdir(parents=True, exist_ok=True)
     written: list[dict[str, Any]] = []
     for head in heads():
-        path = _path(head.kind, head.id)
-        latest = _read(path, keys)[0] if path.exists() else None
+        file = path(head.kind, head.id, inst)
+        latest = _read(file, keys, inst)[0] if file.exists() else None
         if latest is not None and (latest.seq, latest.hash) == (head.seq, head.hash):
             continue
-        line = sign(
-            {"v": 1, "kind": head.kind, "id": head.id, "seq": head.seq, "hash": head.hash, "at": at}, keys
-        )
+        body = {"v": 2, "inst": inst, "kind": head.kind, "id": head.id, "seq": head.seq, "hash": head.hash}
+        line = sign({**body, "at": at}, keys)
         data = (json.dumps(line, sort_keys=True, separators=(",", ":")) + "\n").encode()
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o640)
+        fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o640)
         try:
             os.write(fd, data)  # one write of a short line to an O_APPEND file: never interleaved
             os.fsync(fd)

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from io import StringIO
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -230,7 +229,7 @@ def test_a_wiped_chain_is_caught_by_its_anchors(venue: Venue, other_venue: Venue
 def test_a_forged_anchor_line_is_reported(venue: Venue, settings: Any) -> None:
     write_chain(venue, 2)
     anchors.write()
-    path = Path(settings.HALL_AUDIT_ANCHOR_DIR) / f"venue-{venue.pk}.jsonl"
+    path = anchors.path("venue", venue.pk)
     line = json.loads(path.read_text().splitlines()[-1])
     path.write_text(path.read_text() + json.dumps({**line, "seq": 1}) + "\n")  # a rewind, unsigned
     report = verify_audit(venue_ids=[venue.pk])
@@ -433,7 +432,7 @@ def test_anchors_are_written_when_a_head_moves_and_posted_to_the_endpoint(
         [("venue", venue.pk, 3)],
     ]
     assert received[-1][0]["hash"] == entries(venue)[-1].hash and received[-1][0]["sig"]
-    lines = (Path(settings.HALL_AUDIT_ANCHOR_DIR) / f"venue-{venue.pk}.jsonl").read_text().splitlines()
+    lines = anchors.path("venue", venue.pk).read_text().splitlines()
     assert [json.loads(line) for line in lines] == [batch[0] for batch in received]
 
 

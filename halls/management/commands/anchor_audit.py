@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.utils.translation import gettext as _
 
@@ -12,11 +11,10 @@ from halls.services import anchors
 
 
 class Command(BaseCommand):
-    help = "Append a signed anchor for every chain head that moved (HALL_AUDIT_ANCHOR_DIR)."
+    help = "Append a signed anchor for every chain head that moved (HALL_AUDIT_ANCHOR_DIR/<installation>)."
 
     def handle(self, *args: Any, **options: Any) -> None:
         written = anchors.write()
         self.stdout.write(
-            _("%(count)s anchors written to %(folder)s")
-            % {"count": len(written), "folder": settings.HALL_AUDIT_ANCHOR_DIR}
+            _("%(count)s anchors written to %(folder)s") % {"count": len(written), "folder": anchors.folder()}
         )
