@@ -135,8 +135,14 @@ def test_the_inspector_reads_every_get_of_the_api_the_operator_reads(
         if expected.status_code == 200 and expected["Content-Type"].startswith("application/json"):
             # A clock's reading differs between two requests: the lab clock is compared without its instants.
             instants = {"real", "now"} if url.endswith("/lab-clock/") else set()
-            seen_body = {k: v for k, v in seen.json().items() if k not in instants} if instants else seen.json()
-            body = {k: v for k, v in expected.json().items() if k not in instants} if instants else expected.json()
+            seen_body = (
+                {k: v for k, v in seen.json().items() if k not in instants} if instants else seen.json()
+            )
+            body = (
+                {k: v for k, v in expected.json().items() if k not in instants}
+                if instants
+                else expected.json()
+            )
             assert seen_body == body or url == "/api/venues/", url
         compared += 1
     assert compared > 40, compared
