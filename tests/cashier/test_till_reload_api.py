@@ -104,3 +104,11 @@ def test_the_last_closed_shift_is_the_cashiers_latest(venue: Venue, cashier: Use
     # Another cashier's closed shifts are not yours.
     other = make_user("cajero2", venue, Role.CASHIER)
     assert api_client(other).get(last_closed).status_code == 404
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("venue_param", ["abc", "0", "-1", str(2**63), str(10**30)])
+def test_a_bad_venue_for_the_last_closed_shift_is_a_4xx_naming_it(cashier: User, venue_param: str) -> None:
+    answer = api_client(cashier).get(f"/api/cashier/shifts/last-closed/?venue={venue_param}")
+    assert 400 <= answer.status_code < 500, answer.content
+    assert answer.json()["error"]["message"]
