@@ -16,7 +16,10 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 from django.utils import translation
+from hypothesis import given
+from hypothesis import strategies as st
 
+from halls import money
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account
 from halls.cashier.services import ledger
@@ -157,3 +160,16 @@ def test_the_api_refuses_a_card_cash_out_in_spanish(cashier: User, venue: Venue)
     error = answer.json()["error"]
     assert error["code"] == "insufficient_balance"
     assert error["message"] == "El saldo de la tarjeta es 0,00 €: 50,00 € supera lo que tiene."
+
+
+AMOUNTS = st.decimals(min_value=0, max_value=Decimal("999999999999.99"), places=2)
+
+
+@given(AMOUNTS, st.sampled_from(["es", "en"]))
+def test_an_amount_shown_reads_back_as_itself(amount: Decimal, language: str) -> None:
+    """What a person reads is what the till takes back when it is typed: the same cents, in either language,
+    with its currency once."""
+    text = money.for_person(amount, language)
+    assert text.count("€") == 1
+    mark = "," if language == "es" else "."
+    assert money.parse_typed(text, decimal_mark=mark) == amount

@@ -104,3 +104,13 @@ def test_the_last_closed_shift_is_the_cashiers_latest(venue: Venue, cashier: Use
     # Another cashier's closed shifts are not yours.
     other = make_user("cajero2", venue, Role.CASHIER)
     assert api_client(other).get(last_closed).status_code == 404
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("which", ["last-closed", "current"])
+@pytest.mark.parametrize("venue_param", ["abc", "0", "-1", str(2**63), str(10**30)])
+def test_a_bad_venue_for_a_shift_look_up_is_a_4xx(cashier: User, which: str, venue_param: str) -> None:
+    """Never a server error, on either database (SQLite overflowed on an id past 2**63 - 1)."""
+    answer = api_client(cashier).get(f"/api/cashier/shifts/{which}/?venue={venue_param}")
+    assert 400 <= answer.status_code < 500, answer.content
+    assert answer.json()["error"]["message"]

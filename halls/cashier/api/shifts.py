@@ -21,6 +21,7 @@ from rest_framework.response import Response
 
 from halls import access, money
 from halls.api import HallAPIView, actor, valid
+from halls.api_errors import MAX_ID
 from halls.cashier.models import CashDevice, Shift, ShiftState, Till
 from halls.cashier.services import ledger as books
 from halls.cashier.services import printing, shifts, tickets
@@ -233,7 +234,10 @@ class ShiftOpenView(HallAPIView):
 
 class ShiftCurrentQuerySerializer(serializers.Serializer[Any]):
     venue = serializers.IntegerField(
-        required=False, min_value=1, help_text="The venue (needed only if you work in several)."
+        required=False,
+        min_value=1,
+        max_value=MAX_ID,  # past what a key holds: no such venue, said as a 400 (SQLite would overflow)
+        help_text="The venue (needed only if you work in several).",
     )
 
 

@@ -173,7 +173,7 @@
       closed = shift;
       renderClosed();
     }, function (err) {
-      if (err.status !== 404) { ui.report($("closed-msg"), err); }
+      if (err.status !== 404) { ui.report($("page-msg"), err); }   // the closed card stays hidden
     });
   }
 
