@@ -35,6 +35,7 @@ from bingo.services.common import record, step, transition
 from bingo.services.locks import lock_game
 from bingo.simultaneous.models import HallAward, HallEntry, HallGame, HallGameState, PrizeKind
 from bingo.simultaneous.services.locks import lock_entry, lock_hall_game
+from halls import money
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
 from halls.errors import Conflict, InvalidInput
@@ -177,7 +178,7 @@ def _allocated(venue_id: int, stream: str, payload: dict[str, Any]) -> None:
         code=str(payload["game"]),
         defaults={
             "network_code": stream.removeprefix("network."),
-            "card_price": Decimal(str(payload["card_price"])),
+            "card_price": money.parse("card_price", payload["card_price"]),
             "sales_deadline": datetime.fromisoformat(str(payload["deadline"])),
             "seed": str(payload["seed"]),
             "generator": str(payload["generator"]),
@@ -270,9 +271,9 @@ def _decided(hall_game: HallGame, payload: dict[str, Any]) -> None:
     shown = Prize(
         kind=str(kind),
         ordinal=int(payload["ordinal"]),
-        amount=Decimal(str(payload["amount"])),
-        share=Decimal(str(payload["share"])),
-        remainder=Decimal(str(payload["remainder"])),
+        amount=money.parse("amount", payload["amount"]),
+        share=money.parse("share", payload["share"]),
+        remainder=money.parse("remainder", payload["remainder"]),
         remainder_to=str(payload["scope"]),
         winners=paid,
     )
