@@ -1,5 +1,6 @@
 """``{{ amount|money }}`` / ``{{ amount|money:venue.currency }}``: an amount in the page's language
-(halls.i18n.amount, halls.money.for_person: "1.234,56 €" / "€1,234.56"), "—" for none.
+(halls.i18n.amount, halls.money.for_person: "1.234,56 €" / "€1,234.56"), "—" for none; the space a
+no-break one, so a narrow cell never puts the € on a line of its own.
 
     {% load hall_money %}<td class="num">{{ g.sales_total|money }}</td>
 """
@@ -21,4 +22,5 @@ def money(value: Decimal | int | str | None, currency: str = "EUR") -> str:
         return "—"
     if isinstance(value, float):
         raise TypeError("money is never a float")  # a Decimal, an int or a decimal string
-    return i18n.amount(Decimal(value), currency or "EUR")
+    # On a page the figure and its sign stay on one line (a no-break space, as Intl.NumberFormat writes it).
+    return i18n.amount(Decimal(value), currency or "EUR").replace(" ", "\u00a0")

@@ -22,6 +22,7 @@ from jackpots.models import Contribution, LedgerMove, MoveKind, Pool
 from jackpots.services import contributions, folding, pools, reports
 from jackpots.services.contributions import ContributionItem
 from jackpots.services.readmodels import meters
+from jackpots.sources import PoolSource
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,
@@ -35,7 +36,7 @@ from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
 
 
 def give(
-    pool: Pool | int, bet: str = "1.00", source: str = "table:1/seat:2", k: str | None = None
+    pool: Pool | int, bet: str = "1.00", source: PoolSource | str = "table:1/seat:2", k: str | None = None
 ) -> contributions.ContributionReceipt:
     return contributions.contribute(
         pool=pool, source=source, bet=Decimal(bet), idempotency_key=k or key(), actor="table-1"
@@ -199,6 +200,23 @@ def test_a_repeated_key_is_a_no_op_that_answers_as_the_first(carousel: Pool) -> 
     assert again.replayed and again.lines == first.lines and again.created_at == first.created_at
     with nothing_written(), pytest.raises(Conflict) as other:
         give(carousel, "3.00", k="dup")
+    assert other.value.code == "idempotency_key_reused"
+
+
+def test_a_typed_source_is_stored_as_its_text_and_answered_typed(carousel: Pool) -> None:
+    """The service takes the PoolSource; the row keeps the text the column always held; the receipt gives
+    the value back; the text and the value are the same source to the idempotency check."""
+    seat = PoolSource.of("table", 1).at("seat", 2)
+    first = give(carousel, "2.00", source=seat, k="typed")
+    assert first.source == seat and not first.replayed
+    assert set(Contribution.objects.filter(idempotency_key="typed").values_list("source", flat=True)) == {
+        "table:1/seat:2"
+    }
+    with nothing_written():
+        again = give(carousel, "2.00", source="table:1/seat:2", k="typed")
+    assert again.replayed and again.source == seat and again.lines == first.lines
+    with nothing_written(), pytest.raises(Conflict) as other:
+        give(carousel, "2.00", source=PoolSource.of("table", 1).at("seat", 3), k="typed")
     assert other.value.code == "idempotency_key_reused"
 
 

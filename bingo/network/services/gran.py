@@ -364,7 +364,7 @@ def apply_meter(payload: dict[str, Any]) -> None:
     )
     for membership in rows:
         membership.meter_name = str(payload["name"])
-        membership.meter_amount = Decimal(payload["amount"])
+        membership.meter_amount = money.parse("amount", payload["amount"])
         membership.meter_at = datetime.fromisoformat(payload["at"])
         membership.save(update_fields=["meter_name", "meter_amount", "meter_at"])
         shown = meter_view(membership)

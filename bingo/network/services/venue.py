@@ -205,8 +205,8 @@ def round_opened(payload: dict[str, Any]) -> None:
         number=int(payload["round"]),
         defaults={
             "name": str(payload["name"]),
-            "percent": Decimal(payload["percent"]),
-            "reserve_percent": Decimal(payload["reserve_percent"]),
+            "percent": money.parse("percent", payload["percent"]),
+            "reserve_percent": money.parse("reserve_percent", payload["reserve_percent"]),
             "max_ball": int(payload["max_ball"]),
             "halls": list(payload["halls"]),
             "closes_at": datetime.fromisoformat(payload["closes_at"]),
@@ -258,7 +258,7 @@ def meter(payload: dict[str, Any]) -> None:
         prize=str(payload["prize"]),
         kind=str(payload.get("kind", PrizeKind.INTERCONNECTED)),  # an entry from before kinds: interconnected
         name=str(payload["name"]),
-        amount=Decimal(payload["amount"]),
+        amount=money.parse("amount", payload["amount"]),
         max_ball=int(payload["max_ball"]),
         at=datetime.fromisoformat(payload["at"]),
     )

@@ -298,7 +298,10 @@ def record_sale(message: registry.VenueMessage) -> dict[str, Any]:
             code="card_not_allocated",
         )
     cards = last - first + 1
-    amount = Decimal(str(payload["amount"]))
+    try:
+        amount = money.parse("amount", payload["amount"], places=money.CENT_PLACES)
+    except money.MoneyError:
+        amount = None
     if int(payload["cards"]) != cards or amount != game.card_price * cards:
         raise InvalidInput(_("The sale's cards or amount do not add up."), code="bad_sale_report")
     ReportedSale.objects.get_or_create(

@@ -5,11 +5,11 @@ live event did), and the hall applies each as it arrives (services.venue._decide
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from bingo.models import DrawSource, Game
 from bingo.simultaneous.models import HallEntry, HallGame, PrizeKind
+from halls import money
 from halls.eventtypes import Prize, PrizeWinner
 from halls.link.kinds import LinkKind
 
@@ -29,7 +29,7 @@ def decided_view(hall_game: HallGame, payload: dict[str, Any]) -> Prize:
         PrizeWinner(
             series=series,
             serial=int(w["serial"]),
-            amount=Decimal(str(w["amount"])),
+            amount=money.parse("amount", w["amount"]),
             hall=str(w.get("hall_name") or w["hall"]),
         )
         for w in payload["winners"]
@@ -37,9 +37,9 @@ def decided_view(hall_game: HallGame, payload: dict[str, Any]) -> Prize:
     return Prize(
         kind=str(payload["prize"]),
         ordinal=int(payload["ordinal"]),
-        amount=Decimal(str(payload["amount"])),
-        share=Decimal(str(payload["share"])),
-        remainder=Decimal(str(payload["remainder"])),
+        amount=money.parse("amount", payload["amount"]),
+        share=money.parse("share", payload["share"]),
+        remainder=money.parse("remainder", payload["remainder"]),
         remainder_to=str(payload["scope"]),
         winners=winners,
     )

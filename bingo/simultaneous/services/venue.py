@@ -36,6 +36,7 @@ from bingo.services.locks import lock_game
 from bingo.simultaneous.models import HallAward, HallEntry, HallGame, HallGameState, PrizeKind
 from bingo.simultaneous.services.decisions import concerns_hall, decided_view
 from bingo.simultaneous.services.locks import lock_entry, lock_hall_game
+from halls import money
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
 from halls.errors import Conflict, InvalidInput
@@ -172,7 +173,7 @@ def _allocated(venue_id: int, stream: str, payload: dict[str, Any]) -> None:
         code=str(payload["game"]),
         defaults={
             "network_code": stream.removeprefix("network."),
-            "card_price": Decimal(str(payload["card_price"])),
+            "card_price": money.parse("card_price", payload["card_price"]),
             "sales_deadline": datetime.fromisoformat(str(payload["deadline"])),
             "seed": str(payload["seed"]),
             "generator": str(payload["generator"]),

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -20,6 +19,7 @@ from halls.models import Network, Room
 from jackpots.models import Award, Pool
 from jackpots.services import locks
 from jackpots.services.readmodels import meters
+from jackpots.sources import PoolSource, SourceError
 
 # Hand categories and winners' sources as players read them, in the screen's language (gettext_lazy).
 CATEGORY_LABELS = {
@@ -40,7 +40,6 @@ CATEGORY_LABELS = {
     "first_card_seven": _("First card a seven"),
 }
 SOURCE_TYPES = {"table": _("Table"), "machine": _("Machine"), "bingo_room": _("Room"), "venue": _("Hall")}
-_LABEL_PART = re.compile(r"(?P<key>[a-z_]+):(?P<value>[^/]+)")
 
 
 # Pools an app shows in its own way rather than in the ribbon: bingo's prize programs are announced with
@@ -198,9 +197,18 @@ def meter_page_snapshot(pool: Pool) -> dict[str, Any]:
     return {"pool": display, "last_hits": last_hits}
 
 
-def _label_parts(label: str) -> dict[str, str]:
-    """``"table:12/hand:40/seat:3"`` -> {"table": "12", "hand": "40", "seat": "3"}."""
-    return {m["key"]: m["value"] for m in _LABEL_PART.finditer(label or "")}
+def _member(source: str) -> PoolSource | None:
+    """The member an award's stored source names ("table:12/hand:40/seat:3" -> table 12); None for a label
+    that names none ("overflow", a bare name)."""
+    try:
+        return PoolSource.parse(source)
+    except SourceError:
+        return None
+
+
+def _detail(parts: Iterable[str], key: str) -> str:
+    """The value of a ``key:value`` detail part ("3" for "seat" in ("hand:40", "seat:3"))."""
+    return next((value for k, sep, value in (p.partition(":") for p in parts) if sep and k == key), "")
 
 
 def source_label(source: str, context: dict[str, Any], label: str = "") -> str:
@@ -212,19 +220,18 @@ def source_label(source: str, context: dict[str, Any], label: str = "") -> str:
     for key in ("table_name", "source_name", "machine_name", "room_name"):
         if context.get(key):
             return str(context[key])
-    parts = _label_parts(source)
-    if "machine" in parts and label:
+    member = _member(source)
+    if member is None or member.kind not in SOURCE_TYPES:
+        return source
+    if member.kind == "machine" and label:
         return f"{SOURCE_TYPES['machine']} {label}"  # "Máquina 1001" / "Machine 1001"
-    for key, word in SOURCE_TYPES.items():
-        if key in parts:
-            return f"{word} {parts[key]}"
-    return source
+    return f"{SOURCE_TYPES[member.kind]} {member.id}"
 
 
 def source_kind(source: str) -> str:
     """The kind of winner ("table", "machine", ...), for screens that word a hit by it."""
-    parts = _label_parts(source)
-    return next((key for key in SOURCE_TYPES if key in parts), "")
+    member = _member(source)
+    return member.kind if member is not None and member.kind in SOURCE_TYPES else ""
 
 
 def hit_display(
@@ -235,14 +242,14 @@ def hit_display(
     A machine's hit says which machine (its asset number in ``machine``); its ``hand`` is the game id.
     """
     source = str(data.get("source") or context.get("source") or "")
-    parts = _label_parts(source)
+    member = _member(source)
     label = str(data.get("label") or context.get("label") or "")
     kind = source_kind(source)
     seat = str(data.get("seat") or "")
     if ":" in seat:  # a mystery hit carries the contribution's detail ("hand:40/seat:3")
-        seat = _label_parts(seat).get("seat", "")
-    seat = seat or parts.get("seat", "")
-    hand = str(data.get("hand") or context.get("hand") or parts.get("hand", ""))
+        seat = _detail(seat.split("/"), "seat")
+    seat = seat or (member.part("seat") or "" if member else "")
+    hand = str(data.get("hand") or context.get("hand") or (member.part("hand") or "" if member else ""))
     category = str(data.get("category") or "")
     new_amount = data.get("new_amount")
     at = data.get("at")
