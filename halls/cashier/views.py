@@ -12,10 +12,11 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from halls import access, errors, i18n
+from halls import access, errors
 from halls.cashier.models import Shift
 from halls.cashier.services.shift_report import shift_report, when
 from halls.models import Role
+from halls.templatetags.hall_money import money as page_money
 
 
 @login_required
@@ -36,8 +37,8 @@ def shift_report_page(request: HttpRequest, shift_id: int) -> HttpResponse:
     currency = shift.venue.currency
 
     def amount(value: Decimal | None) -> str:
-        """As the till's pages write it: "1.234,50 €" in Spanish, "€1,234.50" in English."""
-        return i18n.amount(value, currency, missing="")
+        """As the pages write it (the |money filter): "1.234,50 €" in Spanish, "€1,234.50" in English."""
+        return "" if value is None else page_money(value, currency)
 
     cash_up = [
         {
