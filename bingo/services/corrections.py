@@ -153,6 +153,8 @@ def _judge_again(game: Game, ordinal: int) -> list[dict[str, Any]]:
                 "valid": claim.valid,
                 "refusal": claim.refusal,
                 "reason": claim.reason,
+                "code": verdict.code.value,
+                "facts": dict(verdict.facts),
                 "winning_row": claim.winning_row,
                 "before": before,
             }
@@ -187,6 +189,8 @@ def _shown(verdict: dict[str, Any]) -> CorrectedClaim:
         valid=verdict["valid"],
         refusal=verdict["refusal"],
         reason=verdict["reason"],
+        code=verdict["code"],
+        facts=verdict["facts"],
         winning_row=verdict["winning_row"],
     )
 

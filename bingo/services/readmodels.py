@@ -31,6 +31,7 @@ from bingo.services import ballsets, devices
 from bingo.services import claims as claim_services
 from bingo.services.programs.readmodels import game_programs, screen_programs
 from bingo.services.sales import sales_totals
+from bingo.services.verdicts import claim_verdict
 from halls.cashier.services import payables
 from halls.models import Room
 from jackpots.models import Award as PoolAward
@@ -200,11 +201,12 @@ def caller_view(game: Game) -> dict[str, Any]:
     """Everything the caller console shows: the summary, the latest claims and the unclaimed winners.
 
     `game` is as read for this answer (its balls are listed as its `balls_drawn` says)."""
-    claims = Claim.objects.filter(game=game).select_related("series", "claimed_by")
+    claims = Claim.objects.filter(game=game).select_related("series", "claimed_by", "card")
     latest = list(claims.order_by("-pk")[:CLAIMS_SHOWN])
+    balls = _ball_numbers(game)
     return {
         **game_summary(game),
-        "claims": [_claim(c) for c in reversed(latest)],
+        "claims": [_claim(c, game, balls) for c in reversed(latest)],
         "claims_count": len(latest) if len(latest) < CLAIMS_SHOWN else claims.count(),
         "unclaimed": unclaimed_view(game, current=True),
     }
@@ -229,7 +231,12 @@ def sold_cards_page(game: Game, *, after: tuple[str, int] | None, limit: int) ->
     }
 
 
-def _claim(c: Claim) -> dict[str, Any]:
+def _ball_numbers(game: Game) -> list[int]:
+    return list(Ball.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True))
+
+
+def _claim(c: Claim, game: Game, balls: list[int]) -> dict[str, Any]:
+    code, facts = claim_verdict(c, line_won_at=game.line_won_at, balls=balls)
     return {
         "id": c.pk,
         "kind": c.kind,
@@ -238,7 +245,9 @@ def _claim(c: Claim) -> dict[str, Any]:
         "bound_ordinal": c.bound_ordinal,
         "valid": c.valid,
         "refusal": c.refusal,
-        "reason": c.reason,
+        "reason": c.reason,  # in English (the audit's); the verdict as data: its code and facts
+        "code": code,
+        "facts": facts,
         "winning_row": c.winning_row,
         "completed_at": c.completed_at,
         "claimed_by": c.claimed_by.get_username(),
@@ -249,6 +258,7 @@ def _claim(c: Claim) -> dict[str, Any]:
 def game_recall(game: Game) -> dict[str, Any]:
     """The full record of a game: sales, prizes, balls in order with their times, claims and awards."""
     sales = SaleOperation.objects.filter(game=game).select_related("series", "cashier").order_by("pk")
+    balls = _ball_numbers(game)
     return {
         **game_summary(game),
         "room": game.room.name,
@@ -272,7 +282,10 @@ def game_recall(game: Game) -> dict[str, Any]:
             }
             for s in sales
         ],
-        "claims": [_claim(c) for c in Claim.objects.filter(game=game).select_related("series", "claimed_by")],
+        "claims": [
+            _claim(c, game, balls)
+            for c in Claim.objects.filter(game=game).select_related("series", "claimed_by", "card")
+        ],
         "ball_corrections": _corrections(game),
         "device_switches": _switches(game),
         "ball_set_events": _ball_set_events(game),
