@@ -10,6 +10,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from django_fsm import FSMField, FSMModelMixin, transition
 
 from halls.fields import MoneyField
@@ -40,6 +41,8 @@ class BallSet(models.Model):
     )
 
     class Meta:
+        verbose_name = _("ball set")
+        verbose_name_plural = _("ball sets")
         constraints = [
             models.UniqueConstraint(fields=["venue", "name"], name="ball_set_name_unique_per_venue")
         ]
@@ -84,6 +87,8 @@ class BallSetEvent(models.Model):
     recorded_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("ball set event")
+        verbose_name_plural = _("ball set events")
         ordering = ["pk"]
         triggers = [append_only()]
 
@@ -107,6 +112,8 @@ class DrawDevice(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("drawing device")
+        verbose_name_plural = _("drawing devices")
         constraints = [
             models.UniqueConstraint(fields=["room", "name"], name="draw_device_name_unique_in_room")
         ]
@@ -137,8 +144,9 @@ class CardSeries(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
+        verbose_name = _("card series")
+        verbose_name_plural = pgettext_lazy("plural", "card series")
         constraints = [models.UniqueConstraint(fields=["venue", "code"], name="series_code_unique_per_venue")]
-        verbose_name_plural = "card series"
 
     def __str__(self) -> str:
         return self.code
@@ -161,6 +169,8 @@ class Card(models.Model):
     numbers = models.BinaryField(max_length=15)
 
     class Meta:
+        verbose_name = _("card")
+        verbose_name_plural = _("cards")
         constraints = [
             models.UniqueConstraint(fields=["series", "serial"], name="card_serial_unique_in_series")
         ]
@@ -248,6 +258,8 @@ class Game(FSMModelMixin, models.Model):
     void_message = models.CharField(max_length=200, blank=True)
 
     class Meta:
+        verbose_name = _("game")
+        verbose_name_plural = _("games")
         constraints = [
             models.UniqueConstraint(fields=["session", "number"], name="game_number_unique_in_session"),
             models.UniqueConstraint(
@@ -327,6 +339,8 @@ class SaleOperation(models.Model):
     )
 
     class Meta:
+        verbose_name = _("sale operation")
+        verbose_name_plural = _("sale operations")
         constraints = [
             models.UniqueConstraint(fields=["game", "idempotency_key"], name="sale_idempotency_key_unique"),
             models.CheckConstraint(
@@ -347,6 +361,8 @@ class SoldCard(models.Model):
     sale = models.ForeignKey(SaleOperation, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
+        verbose_name = _("sold card")
+        verbose_name_plural = _("sold cards")
         constraints = [
             models.UniqueConstraint(fields=["game", "card_key"], name="sold_card_numbers_unique_in_game")
         ]
@@ -380,6 +396,8 @@ class Ball(models.Model):
     )
 
     class Meta:
+        verbose_name = _("ball")
+        verbose_name_plural = _("balls")
         constraints = [
             models.UniqueConstraint(fields=["game", "ordinal"], name="ball_ordinal_unique_in_game"),
             models.UniqueConstraint(fields=["game", "number"], name="ball_number_unique_in_game"),
@@ -418,6 +436,8 @@ class BallCorrection(models.Model):
     corrected_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("ball correction")
+        verbose_name_plural = _("ball corrections")
         constraints = [
             models.CheckConstraint(
                 condition=~Q(old_number=F("new_number")), name="ball_correction_changes_the_number"
@@ -444,6 +464,8 @@ class DeviceSwitch(models.Model):
     switched_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("device switch")
+        verbose_name_plural = _("device switches")
         ordering = ["pk"]
         triggers = [append_only()]
 
@@ -473,6 +495,8 @@ class Claim(models.Model):
     idempotency_key = models.CharField(max_length=80, null=True, blank=True)
 
     class Meta:
+        verbose_name = _("claim")
+        verbose_name_plural = _("claims")
         constraints = [
             models.UniqueConstraint(fields=["game", "idempotency_key"], name="claim_idempotency_key_unique"),
             # One accepted claim per card and prize: a card cannot win the same Line twice.
@@ -505,6 +529,8 @@ class Completion(models.Model):
     cards = models.BinaryField()
 
     class Meta:
+        verbose_name = _("completion")
+        verbose_name_plural = _("completions")
         constraints = [
             # One row per ball and kind: a repeated ball step cannot add rows.
             models.UniqueConstraint(
@@ -528,6 +554,8 @@ class PrizeResult(models.Model):
     confirmed_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("prize result")
+        verbose_name_plural = _("prize results")
         constraints = [models.UniqueConstraint(fields=["game", "kind"], name="one_result_per_prize")]
 
 
@@ -539,6 +567,8 @@ class Award(models.Model):
     amount = MoneyField(max_digits=12, decimal_places=2)
 
     class Meta:
+        verbose_name = _("prize award")
+        verbose_name_plural = _("prize awards")
         triggers = [append_only()]
 
 
@@ -569,6 +599,8 @@ class PrizeProgram(models.Model):
     deactivated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("prize program")
+        verbose_name_plural = _("prize programs")
         constraints = [models.UniqueConstraint(fields=["room", "code"], name="program_code_unique_in_room")]
         ordering = ["room_id", "pk"]
 
@@ -593,6 +625,8 @@ class PrizeProgramVersion(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("prize program version")
+        verbose_name_plural = _("prize program versions")
         constraints = [
             models.UniqueConstraint(fields=["program", "version"], name="program_version_once"),
             models.UniqueConstraint(
@@ -616,6 +650,8 @@ class RoomBolsa(models.Model):
     updated_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("room bolsa")
+        verbose_name_plural = _("room bolsas")
         constraints = [
             models.CheckConstraint(
                 condition=Q(funding_percent__gt=0) & Q(funding_percent__lt=100), name="bolsa_percent_range"
@@ -665,6 +701,8 @@ class GameProgram(models.Model):
     )
 
     class Meta:
+        verbose_name = _("game program")
+        verbose_name_plural = _("game programs")
         constraints = [models.UniqueConstraint(fields=["game", "program"], name="game_program_once")]
         ordering = ["game_id", "program_id"]
 
@@ -677,6 +715,8 @@ class ProgramAward(models.Model):
     amount = MoneyField(max_digits=14, decimal_places=2)
 
     class Meta:
+        verbose_name = _("program award")
+        verbose_name_plural = _("program awards")
         constraints = [
             models.UniqueConstraint(fields=["game_program", "claim"], name="program_award_once_per_claim")
         ]
@@ -698,6 +738,8 @@ class GamePick(models.Model):
     set_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("game pick")
+        verbose_name_plural = _("game picks")
         constraints = [models.UniqueConstraint(fields=["game", "program"], name="game_pick_once")]
 
 
@@ -710,6 +752,8 @@ class ScheduledNotice(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("scheduled notice")
+        verbose_name_plural = _("scheduled notices")
         constraints = [
             models.UniqueConstraint(fields=["program", "operating_day", "hour"], name="scheduled_notice_once")
         ]
@@ -741,6 +785,8 @@ class PaperRange(models.Model):
     updated_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("paper range")
+        verbose_name_plural = _("paper ranges")
         ordering = ["series", "first_serial"]
         constraints = [
             models.UniqueConstraint(fields=["series", "first_serial"], name="paper_range_once"),
@@ -770,6 +816,8 @@ class StockMovement(models.Model):
     at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("stock movement")
+        verbose_name_plural = _("stock movements")
         ordering = ["pk"]
         triggers = [append_only()]
 
@@ -796,6 +844,8 @@ class PrintedCards(models.Model):
     printed_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("printed cards")
+        verbose_name_plural = _("printed cards")
         constraints = [
             models.CheckConstraint(
                 condition=Q(first_serial__lte=F("last_serial")), name="printed_range_ordered"

@@ -68,6 +68,10 @@ class Region(models.Model):
     jurisdiction = models.CharField(max_length=4, choices=Jurisdiction.choices)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        verbose_name = _("region")
+        verbose_name_plural = _("regions")
+
     def __str__(self) -> str:
         return f"{self.name} ({self.code})"
 
@@ -78,6 +82,10 @@ class Operator(models.Model):
     name = models.CharField(max_length=160)
     tax_id = models.CharField(max_length=20, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("operator")
+        verbose_name_plural = _("operators")
 
     def __str__(self) -> str:
         return f"{self.name} ({self.tax_id})"
@@ -106,6 +114,8 @@ class Venue(models.Model):
     )
 
     class Meta:
+        verbose_name = _("venue")
+        verbose_name_plural = _("venues")
         constraints = [
             models.CheckConstraint(
                 condition=Q(line_percent__gte=0)
@@ -140,6 +150,8 @@ class Room(models.Model):
     )
 
     class Meta:
+        verbose_name = _("room")
+        verbose_name_plural = _("rooms")
         constraints = [
             models.UniqueConstraint(fields=["venue", "name"], name="room_name_unique_per_venue"),
             models.CheckConstraint(
@@ -183,6 +195,8 @@ class Screen(models.Model):
     plays_audio = models.BooleanField(default=False)
 
     class Meta:
+        verbose_name = _("screen")
+        verbose_name_plural = _("screens")
         constraints = [
             models.UniqueConstraint(
                 fields=["room"], condition=models.Q(plays_audio=True), name="screen_one_audio_screen_per_room"
@@ -205,6 +219,8 @@ class StaffRole(models.Model):
     role = models.CharField(max_length=10, choices=Role.choices)
 
     class Meta:
+        verbose_name = _("staff role")
+        verbose_name_plural = _("staff roles")
         constraints = [models.UniqueConstraint(fields=["user", "venue", "role"], name="staff_role_unique")]
 
     def __str__(self) -> str:
@@ -228,6 +244,8 @@ class GameSession(models.Model):
     )
 
     class Meta:
+        verbose_name = _("game session")
+        verbose_name_plural = _("game sessions")
         constraints = [
             models.UniqueConstraint(
                 fields=["room"], condition=Q(closed_at__isnull=True), name="one_open_session_per_room"
@@ -269,6 +287,8 @@ class SessionCheck(models.Model):
     note = models.CharField(max_length=500, blank=True)
 
     class Meta:
+        verbose_name = _("session check")
+        verbose_name_plural = _("session checks")
         ordering = ["checked_at", "pk"]
         indexes = [models.Index(fields=["room", "session", "checked_at"])]
 
@@ -281,6 +301,10 @@ class StreamCursor(models.Model):
 
     stream = models.CharField(max_length=80, unique=True)
     seq = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("stream cursor")
+        verbose_name_plural = _("stream cursors")
 
 
 class AuditEntry(models.Model):
@@ -307,8 +331,9 @@ class AuditEntry(models.Model):
     alg = models.CharField(max_length=32, default="sha256")
 
     class Meta:
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit entries")
         indexes = [models.Index(fields=["object_type", "object_id"])]
-        verbose_name_plural = "audit entries"
         triggers = [append_only()]
 
     def __str__(self) -> str:
@@ -324,6 +349,8 @@ class AuditChainHead(models.Model):
     alg = models.CharField(max_length=32, default="sha256")  # the last entry's (see AuditEntry.alg)
 
     class Meta:
+        verbose_name = _("audit chain head")
+        verbose_name_plural = _("audit chain heads")
         # The tip only moves forward: a rewound or deleted head is refused (a tail cut needs both).
         triggers = [
             pgtrigger.Protect(name="head_never_deleted", operation=pgtrigger.Delete),
@@ -342,6 +369,10 @@ class Network(models.Model):
     code = models.CharField(max_length=40, unique=True)
     jurisdiction = models.CharField(max_length=4, choices=Jurisdiction.choices)
     venues = models.ManyToManyField(Venue, related_name="networks", blank=True)
+
+    class Meta:
+        verbose_name = _("network")
+        verbose_name_plural = _("networks")
 
     def __str__(self) -> str:
         return self.name
@@ -382,6 +413,8 @@ class RegionAgreement(models.Model):
     end_note = models.CharField(max_length=240, blank=True)
 
     class Meta:
+        verbose_name = _("region agreement")
+        verbose_name_plural = _("region agreements")
         constraints = [
             models.CheckConstraint(
                 condition=Q(region_a__lt=models.F("region_b")), name="region_agreement_pair_normalised"

@@ -78,6 +78,8 @@ class Pool(models.Model):
     )
 
     class Meta:
+        verbose_name = _("pool")
+        verbose_name_plural = _("pools")
         constraints = [
             models.CheckConstraint(
                 condition=(Q(venue__isnull=False) & Q(network__isnull=True))
@@ -108,6 +110,8 @@ class PoolMember(models.Model):
     removed_by = models.CharField(max_length=150, blank=True)
 
     class Meta:
+        verbose_name = _("pool member")
+        verbose_name_plural = _("pool members")
         constraints = [
             models.UniqueConstraint(
                 fields=["pool", "source_type", "source_id"],
@@ -155,6 +159,8 @@ class PoolLevel(models.Model):
     updated_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("pool level")
+        verbose_name_plural = _("pool levels")
         ordering = ["pool_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["pool", "position"], name="pool_level_position_unique"),
@@ -196,6 +202,8 @@ class Contribution(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("pool contribution")
+        verbose_name_plural = _("pool contributions")
         constraints = [
             models.UniqueConstraint(fields=["level", "idempotency_key"], name="contribution_key_once"),
         ]
@@ -229,6 +237,8 @@ class PoolSettlement(models.Model):
     actor = models.CharField(max_length=150)
 
     class Meta:
+        verbose_name = _("pool settlement")
+        verbose_name_plural = _("pool settlements")
         constraints = [
             models.UniqueConstraint(fields=["pool", "idempotency_key"], name="settlement_key_once"),
         ]
@@ -255,6 +265,8 @@ class Award(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("pool award")
+        verbose_name_plural = _("pool awards")
         constraints = [models.UniqueConstraint(fields=["settlement", "order"], name="award_order_once")]
         indexes = [models.Index(fields=["level", "id"], name="award_level_id")]
         triggers = [append_only()]
@@ -307,6 +319,8 @@ class LedgerMove(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("pool ledger move")
+        verbose_name_plural = _("pool ledger moves")
         indexes = [models.Index(fields=["level", "id"], name="move_level_id")]
         constraints = [
             models.CheckConstraint(condition=Q(kind="correction") | Q(amount__gte=0), name="move_amount_sign")
@@ -329,6 +343,8 @@ class ParameterChange(models.Model):
     changed_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("parameter change")
+        verbose_name_plural = _("parameter changes")
         triggers = [append_only()]
 
 
@@ -352,6 +368,8 @@ class LedgerSeal(models.Model):
     alg = models.CharField(max_length=32, default="sha256")
 
     class Meta:
+        verbose_name = _("ledger seal")
+        verbose_name_plural = _("ledger seals")
         constraints = [models.UniqueConstraint(fields=["pool", "seq"], name="seal_seq_once")]
         triggers = [append_only()]
 
@@ -363,3 +381,7 @@ class MeterPublisherState(models.Model):
 
     name = models.CharField(max_length=80, unique=True)
     value = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("meter publisher state")
+        verbose_name_plural = _("meter publisher states")

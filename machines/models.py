@@ -69,6 +69,8 @@ class Machine(models.Model):
     plays_today = models.PositiveIntegerField(default=0)
 
     class Meta:
+        verbose_name = _("machine")
+        verbose_name_plural = _("machines")
         constraints = [
             models.UniqueConstraint(fields=["venue", "asset_number"], name="machine_asset_once_per_venue"),
             models.CheckConstraint(condition=Q(positions__gte=1), name="machine_positions_positive"),
@@ -104,6 +106,8 @@ class LinkGroup(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("link group")
+        verbose_name_plural = _("link groups")
         constraints = [
             models.UniqueConstraint(fields=["venue", "code"], name="link_group_code_once_per_venue")
         ]
@@ -124,6 +128,8 @@ class LinkMember(models.Model):
     left_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("link member")
+        verbose_name_plural = _("link members")
         constraints = [
             models.UniqueConstraint(
                 fields=["machine"], condition=Q(left_at__isnull=True), name="machine_in_one_active_link"
@@ -143,6 +149,8 @@ class Play(models.Model):
     received_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("play")
+        verbose_name_plural = _("plays")
         constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="play_seq_once")]
         triggers = [append_only()]
 
@@ -158,6 +166,8 @@ class MeterSnapshot(models.Model):
     taken_at = models.DateTimeField()  # the device's clock when given, else when received
 
     class Meta:
+        verbose_name = _("meter snapshot")
+        verbose_name_plural = _("meter snapshots")
         constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="meter_snapshot_seq_once")]
 
 
@@ -177,6 +187,8 @@ class MachineEvent(models.Model):
     at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("machine event")
+        verbose_name_plural = _("machine events")
         constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="machine_event_seq_once")]
 
 
@@ -197,6 +209,8 @@ class SequenceGap(models.Model):
     note = models.CharField(max_length=300, blank=True)
 
     class Meta:
+        verbose_name = _("sequence gap")
+        verbose_name_plural = _("sequence gaps")
         constraints = [
             models.CheckConstraint(condition=Q(first_missing__gte=1), name="gap_starts_at_one"),
             models.CheckConstraint(
@@ -228,6 +242,8 @@ class ProgressiveHit(models.Model):
     payment_ref = models.CharField(max_length=120, blank=True)
 
     class Meta:
+        verbose_name = _("progressive hit")
+        verbose_name_plural = _("progressive hits")
         constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="progressive_hit_seq_once")]
         indexes = [
             models.Index(fields=["machine"], condition=Q(paid_at__isnull=True), name="hit_pending_by_machine")
@@ -259,6 +275,8 @@ class MachineAlert(models.Model):
     cleared_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("machine alert")
+        verbose_name_plural = _("machine alerts")
         indexes = [
             models.Index(fields=["machine", "kind"], condition=Q(cleared_at__isnull=True), name="alert_open")
         ]

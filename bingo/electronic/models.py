@@ -32,8 +32,9 @@ class Speciality(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("speciality")
+        verbose_name_plural = _("specialities")
         constraints = [models.UniqueConstraint(fields=["venue", "code"], name="speciality_code_unique")]
-        verbose_name_plural = "specialities"
 
     def __str__(self) -> str:
         return self.name
@@ -56,6 +57,8 @@ class SpecialityVersion(models.Model):
     created_by = models.CharField(max_length=150)
 
     class Meta:
+        verbose_name = _("speciality version")
+        verbose_name_plural = _("speciality versions")
         constraints = [
             models.UniqueConstraint(fields=["speciality", "number"], name="speciality_version_unique")
         ]
@@ -73,6 +76,8 @@ class SpecialityPool(models.Model):
     pool = models.OneToOneField(Pool, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
+        verbose_name = _("speciality pool")
+        verbose_name_plural = _("speciality pools")
         constraints = [
             models.UniqueConstraint(fields=["speciality", "prize_code"], name="speciality_pool_unique")
         ]
@@ -88,6 +93,8 @@ class TerminalSoftware(models.Model):
     withdrawn_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("terminal software")
+        verbose_name_plural = _("terminal software versions")
         constraints = [models.UniqueConstraint(fields=["venue", "version"], name="terminal_software_unique")]
 
     def __str__(self) -> str:
@@ -114,6 +121,10 @@ class Terminal(models.Model):
     verified_by = models.ForeignKey(
         "Verification", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+
+    class Meta:
+        verbose_name = _("terminal")
+        verbose_name_plural = _("terminals")
 
     def __str__(self) -> str:
         return self.device.name
@@ -142,6 +153,8 @@ class Verification(models.Model):
     actor_label = models.CharField(max_length=150)
 
     class Meta:
+        verbose_name = _("terminal verification")
+        verbose_name_plural = _("terminal verifications")
         triggers = [append_only()]
 
 
@@ -152,6 +165,8 @@ class TerminalCheck(models.Model):
     checks = models.JSONField()  # [{"check": "alive" | "software" | "clock", "ok", "detail"}]
 
     class Meta:
+        verbose_name = _("terminal check")
+        verbose_name_plural = _("terminal checks")
         constraints = [
             models.UniqueConstraint(fields=["verification", "terminal"], name="terminal_check_unique")
         ]
@@ -169,6 +184,8 @@ class ElectronicSession(models.Model):
     closed_by = models.CharField(max_length=150, blank=True)
 
     class Meta:
+        verbose_name = _("electronic session")
+        verbose_name_plural = _("electronic sessions")
         constraints = [
             models.UniqueConstraint(
                 fields=["speciality"], condition=Q(closed_at__isnull=True), name="one_open_electronic_session"
@@ -205,6 +222,8 @@ class ElectronicGame(models.Model):
     decided = models.JSONField(default=list, blank=True)
 
     class Meta:
+        verbose_name = _("electronic game")
+        verbose_name_plural = _("electronic games")
         constraints = [
             models.UniqueConstraint(fields=["speciality", "number"], name="electronic_game_number_unique"),
             # Sales for the next game run while the current one draws: one of each at most.
@@ -228,6 +247,8 @@ class EBall(models.Model):
     drawn_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("electronic ball")
+        verbose_name_plural = _("electronic balls")
         constraints = [
             models.UniqueConstraint(fields=["game", "ordinal"], name="eball_ordinal_unique"),
             models.UniqueConstraint(fields=["game", "number"], name="eball_number_unique"),
@@ -250,6 +271,8 @@ class Purchase(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("purchase")
+        verbose_name_plural = _("purchases")
         constraints = [models.UniqueConstraint(fields=["terminal", "key"], name="purchase_key_unique")]
         indexes = [models.Index(fields=["game", "terminal"], name="purchase_game_terminal_idx")]
         triggers = [append_only()]
@@ -264,6 +287,8 @@ class ECard(models.Model):
     cells = models.BinaryField()
 
     class Meta:
+        verbose_name = _("electronic card")
+        verbose_name_plural = _("electronic cards")
         constraints = [models.UniqueConstraint(fields=["purchase", "position"], name="ecard_position_unique")]
         indexes = [models.Index(fields=["game", "id"], name="ecard_game_idx")]
         triggers = [append_only()]
@@ -290,6 +315,8 @@ class EPrize(models.Model):
     decided_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("electronic prize")
+        verbose_name_plural = _("electronic prizes")
         constraints = [models.UniqueConstraint(fields=["game", "code"], name="eprize_code_unique")]
         triggers = [append_only()]
 
@@ -303,6 +330,8 @@ class EWin(models.Model):
     amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
 
     class Meta:
+        verbose_name = _("electronic win")
+        verbose_name_plural = _("electronic wins")
         constraints = [models.UniqueConstraint(fields=["prize", "card"], name="ewin_card_unique")]
         triggers = [append_only()]
 
@@ -318,5 +347,7 @@ class TerminalMessage(models.Model):
     received_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("terminal message")
+        verbose_name_plural = _("terminal messages")
         constraints = [models.UniqueConstraint(fields=["terminal", "seq"], name="terminal_message_unique")]
         triggers = [append_only()]

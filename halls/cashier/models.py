@@ -48,6 +48,8 @@ class Till(models.Model):
     active = models.BooleanField(default=True)
 
     class Meta:
+        verbose_name = _("till")
+        verbose_name_plural = _("tills")
         constraints = [models.UniqueConstraint(fields=["venue", "name"], name="till_name_unique_per_venue")]
 
     def __str__(self) -> str:
@@ -60,6 +62,10 @@ class CashierSettings(models.Model):
     venue = models.OneToOneField(Venue, on_delete=models.PROTECT, related_name="cashier_settings")
     # A ticket not redeemed within this many days expires; its amount goes to the house.
     ticket_valid_days = models.PositiveSmallIntegerField(_("ticket validity (days)"), default=30)
+
+    class Meta:
+        verbose_name = _("cashier settings")
+        verbose_name_plural = _("cashier settings")
 
 
 class DeviceKind(models.TextChoices):
@@ -81,6 +87,8 @@ class CashDevice(models.Model):
     active = models.BooleanField(default=True)
 
     class Meta:
+        verbose_name = _("cash device")
+        verbose_name_plural = _("cash devices")
         constraints = [models.UniqueConstraint(fields=["venue", "name"], name="cash_device_name_unique")]
 
     def __str__(self) -> str:
@@ -113,6 +121,8 @@ class Shift(models.Model):
     note = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = _("shift")
+        verbose_name_plural = _("shifts")
         constraints = [
             models.UniqueConstraint(
                 fields=["till"], condition=Q(state="open"), name="one_open_shift_per_till"
@@ -133,6 +143,10 @@ class Player(models.Model):
     name = models.CharField(_("name"), max_length=150)
     id_document = models.CharField(_("ID document"), max_length=40, blank=True)
     created_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("player")
+        verbose_name_plural = _("players")
 
     def __str__(self) -> str:
         return self.name
@@ -158,6 +172,10 @@ class PlayerCard(models.Model):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaces"
     )
 
+    class Meta:
+        verbose_name = _("player card")
+        verbose_name_plural = _("player cards")
+
     def __str__(self) -> str:
         return self.number
 
@@ -181,6 +199,8 @@ class Account(models.Model):
     balance = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, default=0)
 
     class Meta:
+        verbose_name = _("ledger account")
+        verbose_name_plural = _("ledger accounts")
         constraints = [
             models.UniqueConstraint(fields=["venue", "code"], name="account_code_unique_per_venue"),
             models.CheckConstraint(
@@ -240,6 +260,8 @@ class LedgerTransaction(models.Model):
     leg_count = models.PositiveSmallIntegerField()
 
     class Meta:
+        verbose_name = _("ledger transaction")
+        verbose_name_plural = _("ledger transactions")
         constraints = [models.UniqueConstraint(fields=["venue", "key"], name="ledger_key_unique_per_venue")]
         indexes = [models.Index(fields=["venue", "created_at"]), models.Index(fields=["kind"])]
         triggers = [append_only()]
@@ -256,6 +278,8 @@ class Leg(models.Model):
     amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
 
     class Meta:
+        verbose_name = _("ledger leg")
+        verbose_name_plural = _("ledger legs")
         constraints = [
             models.CheckConstraint(condition=~Q(amount=0), name="leg_not_zero"),
             models.UniqueConstraint(fields=["transaction", "account"], name="one_leg_per_account"),
@@ -301,6 +325,8 @@ class Ticket(models.Model):
     )
 
     class Meta:
+        verbose_name = _("ticket")
+        verbose_name_plural = _("tickets")
         constraints = [models.CheckConstraint(condition=Q(amount__gt=0), name="ticket_amount_positive")]
 
     def __str__(self) -> str:
@@ -337,6 +363,8 @@ class TicketEvent(models.Model):
     data = models.JSONField(default=dict, blank=True)  # where the money went, the refusal's message...
 
     class Meta:
+        verbose_name = _("ticket event")
+        verbose_name_plural = _("ticket events")
         indexes = [models.Index(fields=["ticket", "at"])]
         triggers = [append_only()]
 
@@ -381,6 +409,8 @@ class Payable(models.Model):
     receipt = models.CharField(max_length=24, blank=True)
 
     class Meta:
+        verbose_name = _("prize payable")
+        verbose_name_plural = _("prizes payable")
         constraints = [
             models.UniqueConstraint(fields=["venue", "source"], name="payable_source_unique_per_venue"),
             models.CheckConstraint(condition=Q(amount__gt=0), name="payable_amount_positive"),
@@ -406,6 +436,8 @@ class DeviceMessage(models.Model):
     received_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("device message")
+        verbose_name_plural = _("device messages")
         constraints = [models.UniqueConstraint(fields=["device", "seq"], name="device_message_seq_unique")]
         triggers = [append_only()]
 

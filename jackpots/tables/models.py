@@ -61,6 +61,8 @@ class CasinoTable(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("casino table")
+        verbose_name_plural = _("casino tables")
         constraints = [
             models.UniqueConstraint(fields=["venue", "number"], name="casino_table_number_unique_per_venue"),
             models.CheckConstraint(condition=Q(table_minimum__gt=0), name="casino_table_minimum_positive"),
@@ -115,6 +117,8 @@ class Hand(models.Model):
     void_reason = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = _("hand")
+        verbose_name_plural = _("hands")
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="hand_number_unique_per_table"),
             models.UniqueConstraint(fields=["table", "idempotency_key"], name="hand_idempotency_key_unique"),
@@ -144,6 +148,8 @@ class SeatBet(models.Model):
     registered_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("seat bet")
+        verbose_name_plural = _("seat bets")
         constraints = [
             models.UniqueConstraint(fields=["hand", "seat"], name="seat_bet_unique_in_hand"),
             models.CheckConstraint(condition=Q(pool_bet__gt=0), name="seat_pool_bet_positive"),
@@ -172,8 +178,9 @@ class SeatCards(models.Model):
     registered_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("seat cards")
+        verbose_name_plural = _("seats' cards")
         constraints = [models.UniqueConstraint(fields=["hand", "seat"], name="seat_cards_unique_in_hand")]
-        verbose_name_plural = "seat cards"
 
     def __str__(self) -> str:
         return f"{self.hand} · seat {self.seat}: {self.cards}"
@@ -197,6 +204,8 @@ class SeatPayout(models.Model):
     award = models.ForeignKey("jackpots.Award", on_delete=models.PROTECT, related_name="+")
 
     class Meta:
+        verbose_name = _("seat payout")
+        verbose_name_plural = _("seat payouts")
         constraints = [
             models.UniqueConstraint(fields=["hand", "seat"], name="seat_payout_unique_in_hand"),
             models.UniqueConstraint(fields=["hand", "order"], name="seat_payout_order_unique_in_hand"),
