@@ -171,6 +171,32 @@ def euros(value: Decimal) -> str:
     return f"{value:,.2f} €".replace(",", " ")
 
 
+# How each page language writes an amount: its decimal mark, its thousands group, and where the currency
+# goes ("1.234,56 €" in Spanish, the symbol after and a no-break space before it; "€1,234.56" in English).
+# halls/format.js writes the same in the JavaScript (Intl.NumberFormat).
+_MARKS = {"es": (",", "."), "en": (".", ",")}
+_SYMBOLS = {"EUR": "€"}
+NBSP = "\u00a0"
+
+
+def for_people(value: Decimal, *, language: str, currency: str = "EUR", exact: bool = False) -> str:
+    """An amount as a person reads it in `language`, always with its currency: es "1.234,56 €", en
+    "€1,234.56". To the cent (rounded down, as every payment is); `exact` shows the places the value keeps
+    beyond the cent, trailing zeros dropped ("0,002 €" for a residue a meter keeps, "0,00 €" for none)."""
+    decimal_mark, group = _MARKS.get(language.split("-")[0], _MARKS["es"])
+    shown = value if exact else cents_down(value)
+    sign = "-" if shown < 0 else ""
+    digits = f"{abs(shown):f}"
+    whole, _, fraction = digits.partition(".")
+    fraction = (fraction.rstrip("0") if exact else fraction).ljust(CENT_PLACES, "0")
+    grouped = f"{int(whole):,}".replace(",", group)
+    number = f"{grouped}{decimal_mark}{fraction}"
+    symbol = _SYMBOLS.get(currency, currency)
+    if language.startswith("en"):
+        return f"{sign}{symbol}{number}" if symbol != currency else f"{sign}{currency}{NBSP}{number}"
+    return f"{sign}{number}{NBSP}{symbol}"
+
+
 # --- sharing -------------------------------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 from zoneinfo import ZoneInfo
 
-from django.utils import formats
+from django.utils import formats, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from reportlab.lib import colors
@@ -29,6 +29,7 @@ from reportlab.platypus import (
 )
 
 from bingo.services.records import Statistics
+from halls import money
 from halls.cashier.models import PayableState
 
 _STYLES = getSampleStyleSheet()
@@ -38,16 +39,22 @@ BODY = ParagraphStyle("body", parent=_STYLES["BodyText"], fontSize=9, leading=11
 SMALL = ParagraphStyle("small", parent=BODY, fontSize=8, leading=9.5)
 
 
-def money_text(value: Decimal | None) -> str:
+def money_text(value: Decimal | None, *, exact: bool = False) -> str:
+    """An amount with its currency as the pages write it (halls.money.for_people); `exact`: a residue kept
+    beyond the cent."""
     if value is None:
         return "—"
-    return f"{formats.number_format(value, 2, force_grouping=True)} €"
+    return money.for_people(Decimal(value), language=translation.get_language() or "es", exact=exact)
 
 
 def time_text(value: datetime | None, zone: str) -> str:
     if value is None:
         return "—"
-    return value.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M:%S")
+    return formats.date_format(value.astimezone(ZoneInfo(zone)), "SHORT_DATETIME_FORMAT")
+
+
+def _day(value: date) -> str:
+    return formats.date_format(value, "SHORT_DATE_FORMAT")
 
 
 def licence_text(number: str) -> str:
@@ -314,7 +321,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
                 (_("Amount played"), money_text(record["sales_total"])),
                 (_("Line prize"), money_text(record["line_prize"])),
                 (_("Bingo prize"), money_text(record["bingo_prize"])),
-                (_("Rounding kept by the house"), str(record["prize_rounding_residue"])),
+                (_("Rounding kept by the house"), money_text(record["prize_rounding_residue"], exact=True)),
                 (_("Sales announcement"), (record["announcement"] or {}).get("formula", "—")),
                 *([(_("Void reason"), record["void_reason"])] if record.get("void_reason") else []),
             ]
@@ -500,12 +507,14 @@ def _payout_text(payout: dict[str, Any] | None, tz: str) -> str:
 def period_text(report: Statistics, period: date | None) -> str:
     if period is None:
         return _("Total")
-    return period.strftime("%Y-%m") if report.period == "month" else period.isoformat()
+    return formats.date_format(
+        period, "YEAR_MONTH_FORMAT" if report.period == "month" else "SHORT_DATE_FORMAT"
+    )
 
 
 def statistics_pdf(report: Statistics) -> bytes:
     kind = _("Monthly statistics") if report.period == "month" else _("Daily statistics")
-    title = f"{kind} · {report.venue.name} · {report.first.isoformat()} – {report.last.isoformat()}"
+    title = f"{kind} · {report.venue.name} · {_day(report.first)} – {_day(report.last)}"
     rows = [
         (
             period_text(report, r.period),
@@ -525,8 +534,8 @@ def statistics_pdf(report: Statistics) -> bytes:
         _pairs(
             [
                 (_("Establishment"), f"{report.venue.name} · {licence_text(report.venue.licence_number)}"),
-                (_("From"), report.first.isoformat()),
-                (_("To"), report.last.isoformat()),
+                (_("From"), _day(report.first)),
+                (_("To"), _day(report.last)),
                 (_("Time zone"), report.venue.time_zone),
             ]
         ),

@@ -145,3 +145,28 @@ def test_a_meter_never_grows_past_its_ceiling(
     else:
         assert amount + added <= max(amount, ceiling)
         assert added == offered or amount + added == max(amount, ceiling)  # all of it, or up to the ceiling
+
+
+@pytest.mark.parametrize(
+    ("amount", "language", "exact", "shown"),
+    [
+        ("1234.56", "es", False, "1.234,56\u00a0€"),
+        ("1234.56", "en", False, "€1,234.56"),
+        ("5", "es", False, "5,00\u00a0€"),
+        ("0.009", "es", False, "0,00\u00a0€"),  # to the cent, rounded down as payments are
+        ("-12.5", "es", False, "-12,50\u00a0€"),
+        ("1234567.891", "en", False, "€1,234,567.89"),
+        ("0.000000", "es", True, "0,00\u00a0€"),  # a meter's empty remainder is money, not "0,000000"
+        ("0.002000", "es", True, "0,002\u00a0€"),  # the sub-cent fraction a meter keeps, exactly
+        ("1234.000125", "en", True, "€1,234.000125"),
+    ],
+)
+def test_an_amount_for_people_carries_its_currency_in_the_page_language(
+    amount: str, language: str, exact: bool, shown: str
+) -> None:
+    assert money.for_people(Decimal(amount), language=language, exact=exact) == shown
+
+
+def test_another_currency_is_named_by_its_code() -> None:
+    assert money.for_people(Decimal("3"), language="es", currency="USD") == "3,00\u00a0USD"
+    assert money.for_people(Decimal("3"), language="en", currency="USD") == "USD\u00a03.00"
