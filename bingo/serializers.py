@@ -451,7 +451,11 @@ class ClaimRowSerializer(serializers.Serializer[Any]):
     bound_ordinal = serializers.IntegerField()
     valid = serializers.BooleanField()
     refusal = serializers.CharField()
-    reason = serializers.CharField()
+    reason = serializers.CharField(help_text="The verdict in English (the audit's).")
+    code = serializers.CharField(help_text="The verdict as a stable code (bingo.claims.VerdictCode).")
+    facts = serializers.DictField(
+        help_text="The verdict's figures (serial, bound, at, row, line_at, missing)."
+    )
     winning_row = serializers.IntegerField(allow_null=True)
     completed_at = serializers.IntegerField(allow_null=True)
     claimed_by = serializers.CharField()
