@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class BingoConfig(AppConfig):
     name = "bingo"
-    verbose_name = "Bingo"
+    verbose_name = _("Bingo")
 
     def ready(self) -> None:
         from bingo import tasks

@@ -9,7 +9,7 @@ co-winners at the same ball share the prize.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bingo.cards import CardGrid
@@ -29,6 +29,50 @@ class Refusal(StrEnum):
     NO_BALLS = "no_balls"
 
 
+class VerdictCode(StrEnum):
+    """What a verdict says, as a stable code: the doors say it in the reader's language from the code and
+    its facts (`Verdict.facts`); `Verdict.reason` is the English sentence the audit keeps."""
+
+    BINGO = "bingo"  # valid: the card has bingo
+    LINE = "line"  # valid: the card has a line
+    GAME_CLOSED = "game_closed"
+    NO_BALLS = "no_balls"
+    NOT_SOLD = "not_sold"
+    BINGO_INCOMPLETE = "bingo_incomplete"  # facts: missing
+    LINE_INCOMPLETE = "line_incomplete"  # facts: row (the closest to complete, 1-based), missing
+    LINE_ALREADY_WON = "line_already_won"  # facts: line_at (an earlier ball)
+    LINE_ALREADY_PAID = "line_already_paid"  # facts: line_at (this very ball, its prize paid)
+
+
+# The English sentence of each code (the audit's): "%(subject)s" is "Card 16" ("The card" with no serial),
+# "%(missing)s" the numbers as a caller reads them ("25, 35 and 75"); the other figures are the facts'.
+VERDICTS_EN: dict[VerdictCode, str] = {
+    VerdictCode.BINGO: "%(subject)s has bingo, complete at ball %(at)s (claim at ball %(bound)s)",
+    VerdictCode.LINE: "%(subject)s has a line: row %(row)s complete at ball %(at)s (claim at ball %(bound)s)",
+    VerdictCode.GAME_CLOSED: "The game is closed: no more claims",
+    VerdictCode.NO_BALLS: "No ball has been drawn yet",
+    VerdictCode.NOT_SOLD: "%(subject)s is not sold in this game",
+    VerdictCode.BINGO_INCOMPLETE: "%(subject)s is not complete: %(missing)s not drawn",
+    VerdictCode.LINE_INCOMPLETE: "%(subject)s has no complete line: row %(row)s still needs %(missing)s",
+    VerdictCode.LINE_ALREADY_WON: "Line already won at ball %(line_at)s; this claim is at ball %(bound)s",
+    VerdictCode.LINE_ALREADY_PAID: "The Line was already won and paid at ball %(line_at)s",
+}
+
+Facts = dict[str, int | list[int] | None]
+
+
+def verdict_sentence(code: VerdictCode | str, facts: Mapping[str, object]) -> str:
+    """A verdict's English sentence (the audit's), from its code and facts."""
+    serial = facts.get("serial")
+    missing = facts.get("missing")
+    words = {
+        **facts,
+        "subject": "The card" if serial is None else f"Card {serial}",
+        "missing": _join(missing) if isinstance(missing, list) and missing else "",
+    }
+    return VERDICTS_EN[VerdictCode(code)] % words
+
+
 @dataclass(frozen=True)
 class Verdict:
     """Outcome of one claim.
@@ -36,6 +80,8 @@ class Verdict:
     `bound_ordinal` is the ball the claim is bound to (0 if none drawn); `completed_at` the
     ordinal at which the card completed what was claimed; `missing` the undrawn numbers (for a
     line, those of the row closest to completion); `winning_row` the 0-based row of the line.
+    `code` and `facts` are what it says, as data (the figures of its sentence: serial, bound, at, row,
+    line_at, missing); `reason` is that said in English.
     """
 
     valid: bool
@@ -45,6 +91,31 @@ class Verdict:
     reason: str
     missing: tuple[int, ...] = ()
     winning_row: int | None = None
+    code: VerdictCode = VerdictCode.NO_BALLS
+    facts: Mapping[str, int | list[int] | None] = field(default_factory=dict)
+
+
+def _verdict(
+    code: VerdictCode,
+    facts: Facts,
+    *,
+    refusal: Refusal | None,
+    bound: int,
+    completed_at: int | None = None,
+    missing: tuple[int, ...] = (),
+    winning_row: int | None = None,
+) -> Verdict:
+    return Verdict(
+        valid=refusal is None,
+        refusal=refusal,
+        bound_ordinal=bound,
+        completed_at=completed_at,
+        reason=verdict_sentence(code, facts),
+        missing=missing,
+        winning_row=winning_row,
+        code=code,
+        facts=facts,
+    )
 
 
 def _join(numbers: Sequence[int]) -> str:
@@ -57,6 +128,11 @@ def _drawn_status(numbers: frozenset[int], ordinals: Mapping[int, int]) -> tuple
     """(ordinal completing `numbers` or None, their undrawn members sorted)."""
     missing = tuple(sorted(n for n in numbers if n not in ordinals))
     return (None if missing else max(ordinals[n] for n in numbers)), missing
+
+
+def _closest_row(rows: Sequence[tuple[int | None, tuple[int, ...]]]) -> int:
+    """The 0-based row with the fewest numbers still undrawn (the first on a tie)."""
+    return min(range(len(rows)), key=lambda r: len(rows[r][1]))
 
 
 def judge_claim(
@@ -78,35 +154,109 @@ def judge_claim(
     bound = len(balls)
     if line_confirmed_at is not None and not 1 <= line_confirmed_at <= bound:
         raise ValueError(f"line confirmed at ball {line_confirmed_at} but {bound} balls drawn")
-    subject = "The card" if serial is None else f"Card {serial}"
+    facts: Facts = {"serial": serial, "bound": bound}
 
     if game_closed:
-        return Verdict(False, Refusal.GAME_CLOSED, bound, None, "The game is closed: no more claims")
+        return _verdict(VerdictCode.GAME_CLOSED, facts, refusal=Refusal.GAME_CLOSED, bound=bound)
     if not balls:
-        return Verdict(False, Refusal.NO_BALLS, bound, None, "No ball has been drawn yet")
+        return _verdict(VerdictCode.NO_BALLS, facts, refusal=Refusal.NO_BALLS, bound=bound)
     if card is None:
-        return Verdict(False, Refusal.NOT_SOLD, bound, None, f"{subject} is not sold in this game")
+        return _verdict(VerdictCode.NOT_SOLD, facts, refusal=Refusal.NOT_SOLD, bound=bound)
 
     if kind is ClaimKind.BINGO:
         at, missing = _drawn_status(card.numbers, ordinals)
         if at is None:
-            reason = f"{subject} is not complete: {_join(missing)} not drawn"
-            return Verdict(False, Refusal.NOT_COMPLETE, bound, None, reason, missing)
-        reason = f"{subject} has bingo, complete at ball {at} (claim at ball {bound})"
-        return Verdict(True, None, bound, at, reason)
+            facts["missing"] = list(missing)
+            return _verdict(
+                VerdictCode.BINGO_INCOMPLETE,
+                facts,
+                refusal=Refusal.NOT_COMPLETE,
+                bound=bound,
+                missing=missing,
+            )
+        facts["at"] = at
+        return _verdict(VerdictCode.BINGO, facts, refusal=None, bound=bound, completed_at=at)
 
     rows = [_drawn_status(row, ordinals) for row in card.row_numbers]
     complete = [(at, r) for r, (at, _) in enumerate(rows) if at is not None]
     # The first row to complete is the line (lowest index on a tie); else show the closest row.
     line_at, row = min(complete) if complete else (None, None)
-    closest = min(range(len(rows)), key=lambda r: len(rows[r][1]))
+    closest = _closest_row(rows)
     missing = rows[closest][1]
     if line_confirmed_at is not None and line_confirmed_at < bound:
         # Checked before completeness: the line prize is gone whatever this card holds.
-        reason = f"Line already won at ball {line_confirmed_at}; this claim is at ball {bound}"
-        return Verdict(False, Refusal.LINE_ALREADY_WON, bound, line_at, reason, missing, row)
+        facts["line_at"] = line_confirmed_at
+        return _verdict(
+            VerdictCode.LINE_ALREADY_WON,
+            facts,
+            refusal=Refusal.LINE_ALREADY_WON,
+            bound=bound,
+            completed_at=line_at,
+            missing=missing,
+            winning_row=row,
+        )
     if row is None:
-        reason = f"{subject} has no complete line: row {closest + 1} still needs {_join(missing)}"
-        return Verdict(False, Refusal.NOT_COMPLETE, bound, None, reason, missing)
-    reason = f"{subject} has a line: row {row + 1} complete at ball {line_at} (claim at ball {bound})"
-    return Verdict(True, None, bound, line_at, reason, (), row)
+        facts.update(row=closest + 1, missing=list(missing))
+        return _verdict(
+            VerdictCode.LINE_INCOMPLETE, facts, refusal=Refusal.NOT_COMPLETE, bound=bound, missing=missing
+        )
+    facts.update(row=row + 1, at=line_at)
+    return _verdict(VerdictCode.LINE, facts, refusal=None, bound=bound, completed_at=line_at, winning_row=row)
+
+
+def line_already_paid(verdict: Verdict, line_won_at: int) -> Verdict:
+    """A valid Line claimed at the very ball of a Line already paid ("any more lines?" closed, TB-08): the
+    prize is gone, so the verdict becomes a refusal."""
+    facts: Facts = {
+        "serial": verdict.facts.get("serial"),
+        "bound": verdict.bound_ordinal,
+        "line_at": line_won_at,
+    }
+    return _verdict(
+        VerdictCode.LINE_ALREADY_PAID,
+        facts,
+        refusal=Refusal.LINE_ALREADY_WON,
+        bound=verdict.bound_ordinal,
+        completed_at=verdict.completed_at,
+        winning_row=verdict.winning_row,
+    )
+
+
+def stored_verdict(
+    *,
+    kind: str,
+    serial: int,
+    valid: bool,
+    refusal: str,
+    bound_ordinal: int,
+    completed_at: int | None,
+    winning_row: int | None,
+    line_won_at: int | None,
+    card: CardGrid | None,
+    balls: Sequence[int],
+) -> tuple[VerdictCode, Facts]:
+    """The code and facts of a verdict a claim's row keeps (its kind, refusal, balls and rows), as
+    `judge_claim` gave them: `balls` are the game's balls in order (those up to the claim's ball count),
+    `card` its grid (needed for an incomplete claim's missing numbers), `line_won_at` the game's Line."""
+    facts: Facts = {"serial": serial, "bound": bound_ordinal}
+    if valid:
+        if kind == ClaimKind.BINGO:
+            return VerdictCode.BINGO, {**facts, "at": completed_at}
+        return VerdictCode.LINE, {**facts, "row": (winning_row or 0) + 1, "at": completed_at}
+    if refusal == Refusal.LINE_ALREADY_WON:
+        facts["line_at"] = line_won_at
+        paid = line_won_at is not None and line_won_at >= bound_ordinal
+        return (VerdictCode.LINE_ALREADY_PAID if paid else VerdictCode.LINE_ALREADY_WON), facts
+    if refusal == Refusal.NOT_COMPLETE and card is not None:
+        ordinals = ordinal_map(balls[:bound_ordinal])
+        if kind == ClaimKind.BINGO:
+            return VerdictCode.BINGO_INCOMPLETE, {
+                **facts,
+                "missing": list(_drawn_status(card.numbers, ordinals)[1]),
+            }
+        rows = [_drawn_status(row, ordinals) for row in card.row_numbers]
+        closest = _closest_row(rows)
+        return VerdictCode.LINE_INCOMPLETE, {**facts, "row": closest + 1, "missing": list(rows[closest][1])}
+    if refusal in (Refusal.GAME_CLOSED, Refusal.NO_BALLS, Refusal.NOT_SOLD):
+        return VerdictCode(refusal), facts
+    raise ValueError(f"a refused claim's row with refusal {refusal!r} and card {card is not None}")

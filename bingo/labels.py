@@ -7,14 +7,15 @@ PDFs and CSV (bingo.services.records, bingo.inspector) print through these.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from bingo.balls import ColourProblem, ColourRangeError
-from bingo.claims import Refusal
+from bingo.claims import Refusal, VerdictCode
 
 COLOURS: dict[str, Promise] = {
     "red": gettext_lazy("red"),
@@ -104,6 +105,32 @@ def _numbers(numbers: Sequence[int]) -> str:
     if len(words) <= 1:
         return "".join(words)
     return _("%(first)s and %(last)s") % {"first": ", ".join(words[:-1]), "last": words[-1]}
+
+
+def verdict_text(code: str, facts: Mapping[str, Any]) -> str:
+    """A claim's verdict as it is judged (bingo.claims.VerdictCode and its facts), in the reader's language
+    (the console says the same from its JS catalogue)."""
+    missing = facts.get("missing")
+    words = {**facts, "missing": _numbers(missing) if isinstance(missing, list) else ""}
+    sentences = {
+        VerdictCode.BINGO: _("Card %(serial)s has bingo, complete at ball %(at)s (claim at ball %(bound)s)"),
+        VerdictCode.LINE: _(
+            "Card %(serial)s has a line: row %(row)s complete at ball %(at)s (claim at ball %(bound)s)"
+        ),
+        VerdictCode.GAME_CLOSED: _("The game is closed: no more claims"),
+        VerdictCode.NO_BALLS: _("No ball has been drawn yet"),
+        VerdictCode.NOT_SOLD: _("Card %(serial)s is not sold in this game"),
+        VerdictCode.BINGO_INCOMPLETE: _("Card %(serial)s is not complete: %(missing)s not drawn"),
+        VerdictCode.LINE_INCOMPLETE: _(
+            "Card %(serial)s has no complete line: row %(row)s still needs %(missing)s"
+        ),
+        VerdictCode.LINE_ALREADY_WON: _(
+            "Line already won at ball %(line_at)s; this claim is at ball %(bound)s"
+        ),
+        VerdictCode.LINE_ALREADY_PAID: _("The Line was already won and paid at ball %(line_at)s"),
+    }
+    sentence = sentences.get(VerdictCode(code)) if code in VerdictCode.__members__.values() else None
+    return sentence % words if sentence is not None else code
 
 
 def claim_reason(

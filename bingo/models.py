@@ -10,6 +10,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from django_fsm import FSMField, FSMModelMixin, transition
 
 from halls import money
@@ -25,22 +26,31 @@ class BallSet(models.Model):
     be replaced. A set replaced whole is retired (``retired_at``) and chosen for no new game.
     """
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="ball_sets")
-    name = models.CharField(max_length=80)
+    venue = models.ForeignKey(
+        Venue, on_delete=models.PROTECT, related_name="ball_sets", verbose_name=_("venue")
+    )
+    name = models.CharField(max_length=80, verbose_name=_("name"))
     # {"1": "red", ...}: every number 1..90, at least four colours (OP-09).
-    colours = models.JSONField()
-    certified_games = models.PositiveIntegerField(default=10_000)
-    games_played = models.PositiveIntegerField(default=0)
-    manufacturer = models.CharField(max_length=120, blank=True)
-    homologation_ref = models.CharField(max_length=120, blank=True)
-    created_at = models.DateTimeField(null=True, blank=True)
-    retired_at = models.DateTimeField(null=True, blank=True)
+    colours = models.JSONField(verbose_name=_("colours"))
+    certified_games = models.PositiveIntegerField(default=10_000, verbose_name=_("certified games"))
+    games_played = models.PositiveIntegerField(default=0, verbose_name=_("games played"))
+    manufacturer = models.CharField(max_length=120, blank=True, verbose_name=_("manufacturer"))
+    homologation_ref = models.CharField(max_length=120, blank=True, verbose_name=_("homologation ref"))
+    created_at = models.DateTimeField(null=True, blank=True, verbose_name=_("created at"))
+    retired_at = models.DateTimeField(null=True, blank=True, verbose_name=_("retired at"))
     # The set that replaced this one whole (BallSetEvent kind "set_replaced").
     replaced_by = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaces"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="replaces",
+        verbose_name=_("replaced by"),
     )
 
     class Meta:
+        verbose_name = _("ball set")
+        verbose_name_plural = _("ball sets")
         constraints = [
             models.UniqueConstraint(fields=["venue", "name"], name="ball_set_name_unique_per_venue")
         ]
@@ -85,6 +95,8 @@ class BallSetEvent(models.Model):
     recorded_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("ball set event")
+        verbose_name_plural = _("ball set events")
         ordering = ["pk"]
         triggers = [append_only()]
 
@@ -108,6 +120,8 @@ class DrawDevice(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("drawing device")
+        verbose_name_plural = _("drawing devices")
         constraints = [
             models.UniqueConstraint(fields=["room", "name"], name="draw_device_name_unique_in_room")
         ]
@@ -124,22 +138,32 @@ class DrawDevice(models.Model):
 class CardSeries(models.Model):
     """A numbered batch of paper cards of one face value, generated from a stored seed (TB-21..24)."""
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="card_series")
-    code = models.CharField(max_length=40)
-    face_value = MoneyField(max_digits=12, decimal_places=2, validators=[MinValueValidator(money.CENT)])
-    strips = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    venue = models.ForeignKey(
+        Venue, on_delete=models.PROTECT, related_name="card_series", verbose_name=_("venue")
+    )
+    code = models.CharField(max_length=40, verbose_name=_("code"))
+    face_value = MoneyField(
+        max_digits=12,
+        decimal_places=2,
+        validators=[MinValueValidator(money.CENT)],
+        verbose_name=_("face value"),
+    )
+    strips = models.PositiveIntegerField(validators=[MinValueValidator(1)], verbose_name=_("strips"))
     # The seed every master card is recomputed from (cartón matriz).
-    seed = models.CharField(max_length=64)
+    seed = models.CharField(max_length=64, verbose_name=_("seed"))
     # Version of bingo.cardgen that made the cards: recomputing a master card must use the same one.
-    generator = models.CharField(max_length=8, default="v2")
+    generator = models.CharField(max_length=8, default="v2", verbose_name=_("generator"))
     # [strip index, attempt] of the strips derived again because they repeated an earlier card (v2).
-    rederived_strips = models.JSONField(default=list, blank=True)
-    created_at = models.DateTimeField()
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    rederived_strips = models.JSONField(default=list, blank=True, verbose_name=_("rederived strips"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("created by")
+    )
 
     class Meta:
+        verbose_name = _("card series")
+        verbose_name_plural = pgettext_lazy("plural", "card series")
         constraints = [models.UniqueConstraint(fields=["venue", "code"], name="series_code_unique_per_venue")]
-        verbose_name_plural = "card series"
 
     def __str__(self) -> str:
         return self.code
@@ -162,6 +186,8 @@ class Card(models.Model):
     numbers = models.BinaryField(max_length=15)
 
     class Meta:
+        verbose_name = _("bingo card")
+        verbose_name_plural = _("bingo cards")
         constraints = [
             models.UniqueConstraint(fields=["series", "serial"], name="card_serial_unique_in_series")
         ]
@@ -206,49 +232,79 @@ LIVE_STATES = (
 class Game(FSMModelMixin, models.Model):
     """One partida. Its state changes only through the transitions below, called by bingo.services."""
 
-    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="games")
-    session = models.ForeignKey(GameSession, on_delete=models.PROTECT, related_name="games")
-    number = models.PositiveIntegerField()
-    state = FSMField(default=GameState.SCHEDULED, choices=GameState.choices, protected=True)
-    draw_source = models.CharField(max_length=6, choices=DrawSource.choices, default=DrawSource.RNG)
-    pace_seconds = models.DecimalField(max_digits=5, decimal_places=2)
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="games", verbose_name=_("room"))
+    session = models.ForeignKey(
+        GameSession, on_delete=models.PROTECT, related_name="games", verbose_name=_("session")
+    )
+    number = models.PositiveIntegerField(verbose_name=_("number"))
+    state = FSMField(
+        default=GameState.SCHEDULED, choices=GameState.choices, protected=True, verbose_name=_("state")
+    )
+    draw_source = models.CharField(
+        max_length=6, choices=DrawSource.choices, default=DrawSource.RNG, verbose_name=_("draw source")
+    )
+    pace_seconds = models.DecimalField(max_digits=5, decimal_places=2, verbose_name=_("pace seconds"))
     ball_set = models.ForeignKey(
-        BallSet, null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+        BallSet,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="games",
+        verbose_name=_("ball set"),
     )
     # The device drawing the balls now (a reserve after a switch, DeviceSwitch); None: not recorded.
     draw_device = models.ForeignKey(
-        DrawDevice, null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+        DrawDevice,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="games",
+        verbose_name=_("draw device"),
     )
-    line_percent = models.DecimalField(max_digits=5, decimal_places=2)
-    bingo_percent = models.DecimalField(max_digits=5, decimal_places=2)
-    created_at = models.DateTimeField()
+    line_percent = models.DecimalField(max_digits=5, decimal_places=2, verbose_name=_("line percent"))
+    bingo_percent = models.DecimalField(max_digits=5, decimal_places=2, verbose_name=_("bingo percent"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
     # Fixed at the close of sales and announced before the first ball (TB-41).
-    cards_sold = models.PositiveIntegerField(default=0)
-    sales_total = MoneyField(max_digits=12, decimal_places=2, default=Decimal("0"))
-    line_prize = MoneyField(max_digits=12, decimal_places=2, null=True, blank=True)
-    bingo_prize = MoneyField(max_digits=12, decimal_places=2, null=True, blank=True)
+    cards_sold = models.PositiveIntegerField(default=0, verbose_name=_("cards sold"))
+    sales_total = MoneyField(
+        max_digits=12, decimal_places=2, default=Decimal("0"), verbose_name=_("sales total")
+    )
+    line_prize = MoneyField(
+        max_digits=12, decimal_places=2, null=True, blank=True, verbose_name=_("line prize")
+    )
+    bingo_prize = MoneyField(
+        max_digits=12, decimal_places=2, null=True, blank=True, verbose_name=_("bingo prize")
+    )
     # Sub-cent parts of the prize percentages, kept by the house and recorded (OP-10).
-    prize_rounding_residue = MoneyField(max_digits=14, decimal_places=6, default=Decimal("0"))
-    announcement = models.JSONField(default=dict, blank=True)
-    sales_closed_at = models.DateTimeField(null=True, blank=True)
+    prize_rounding_residue = MoneyField(
+        max_digits=14, decimal_places=6, default=Decimal("0"), verbose_name=_("prize rounding residue")
+    )
+    announcement = models.JSONField(default=dict, blank=True, verbose_name=_("announcement"))
+    sales_closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("sales closed at"))
 
-    draw_started_at = models.DateTimeField(null=True, blank=True)
-    last_ball_at = models.DateTimeField(null=True, blank=True)
-    balls_drawn = models.PositiveSmallIntegerField(default=0)
+    draw_started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("draw started at"))
+    last_ball_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last ball at"))
+    balls_drawn = models.PositiveSmallIntegerField(default=0, verbose_name=_("balls drawn"))
     # How many of its balls were corrected (BallCorrection): part of the detector's fingerprint, so no
     # process applies the next ball to an index built from the balls before a correction.
-    balls_corrected = models.PositiveSmallIntegerField(default=0)
+    balls_corrected = models.PositiveSmallIntegerField(default=0, verbose_name=_("balls corrected"))
     # Ordinal of the ball at which the Line was confirmed; later line claims are refused (TB-08).
-    line_won_at = models.PositiveSmallIntegerField(null=True, blank=True)
-    claim_window = models.CharField(max_length=5, choices=ClaimWindow.choices, default="", blank=True)
-    paused_by_claim = models.BooleanField(default=False)
-    closed_at = models.DateTimeField(null=True, blank=True)
-    void_reason = models.TextField(blank=True)  # internal: audit, recall and the caller, never the screens
+    line_won_at = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("line won at"))
+    claim_window = models.CharField(
+        max_length=5, choices=ClaimWindow.choices, default="", blank=True, verbose_name=_("claim window")
+    )
+    paused_by_claim = models.BooleanField(default=False, verbose_name=_("paused by claim"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
+    void_reason = models.TextField(
+        blank=True, verbose_name=_("void reason")
+    )  # internal: audit, recall and the caller, never the screens
     # What the hall's screens say about the void (the caller's words for the public; may be empty).
-    void_message = models.CharField(max_length=200, blank=True)
+    void_message = models.CharField(max_length=200, blank=True, verbose_name=_("void message"))
 
     class Meta:
+        verbose_name = _("game")
+        verbose_name_plural = _("games")
         constraints = [
             models.UniqueConstraint(fields=["session", "number"], name="game_number_unique_in_session"),
             models.UniqueConstraint(
@@ -307,27 +363,47 @@ class SaleKind(models.TextChoices):
 class SaleOperation(models.Model):
     """One cashier operation: a contiguous range of a series sold to, or returned from, a game."""
 
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="sale_operations")
-    series = models.ForeignKey(CardSeries, on_delete=models.PROTECT, related_name="+")
-    kind = models.CharField(max_length=6, choices=SaleKind.choices)
-    first_serial = models.PositiveIntegerField()
-    last_serial = models.PositiveIntegerField()
-    cards = models.PositiveIntegerField()
-    amount = MoneyField(max_digits=12, decimal_places=2)
-    cashier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    created_at = models.DateTimeField()
+    game = models.ForeignKey(
+        Game, on_delete=models.PROTECT, related_name="sale_operations", verbose_name=_("game")
+    )
+    series = models.ForeignKey(
+        CardSeries, on_delete=models.PROTECT, related_name="+", verbose_name=_("series")
+    )
+    kind = models.CharField(max_length=6, choices=SaleKind.choices, verbose_name=_("kind"))
+    first_serial = models.PositiveIntegerField(verbose_name=_("first serial"))
+    last_serial = models.PositiveIntegerField(verbose_name=_("last serial"))
+    cards = models.PositiveIntegerField(verbose_name=_("number of cards"))
+    amount = MoneyField(max_digits=12, decimal_places=2, verbose_name=_("amount"))
+    cashier = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("cashier")
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"))
     # A terminal's retry with the same key answers as the first time and writes nothing.
-    idempotency_key = models.CharField(max_length=80, null=True, blank=True)
+    idempotency_key = models.CharField(
+        max_length=80, null=True, blank=True, verbose_name=_("idempotency key")
+    )
     # The cashier's shift whose drawer took (or paid back) the money, and its ledger transaction; empty on
     # operations from before sales went through the ledger.
     shift = models.ForeignKey(
-        "cashier.Shift", null=True, blank=True, on_delete=models.PROTECT, related_name="sale_operations"
+        "cashier.Shift",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="sale_operations",
+        verbose_name=_("shift"),
     )
     ledger_tx = models.ForeignKey(
-        "cashier.LedgerTransaction", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        "cashier.LedgerTransaction",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("ledger tx"),
     )
 
     class Meta:
+        verbose_name = _("sale operation")
+        verbose_name_plural = _("sale operations")
         constraints = [
             models.UniqueConstraint(fields=["game", "idempotency_key"], name="sale_idempotency_key_unique"),
             models.CheckConstraint(
@@ -348,6 +424,8 @@ class SoldCard(models.Model):
     sale = models.ForeignKey(SaleOperation, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
+        verbose_name = _("sold card")
+        verbose_name_plural = _("sold cards")
         constraints = [
             models.UniqueConstraint(fields=["game", "card_key"], name="sold_card_numbers_unique_in_game")
         ]
@@ -371,16 +449,23 @@ RETURN NEW;
 class Ball(models.Model):
     """A drawn ball, stored with its ordinal and time before it is shown (append-only, DESIGN §4)."""
 
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="balls")
-    ordinal = models.PositiveSmallIntegerField()
-    number = models.PositiveSmallIntegerField()
-    source = models.CharField(max_length=6, choices=DrawSource.choices)
-    drawn_at = models.DateTimeField()
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="balls", verbose_name=_("game"))
+    ordinal = models.PositiveSmallIntegerField(verbose_name=_("ordinal"))
+    number = models.PositiveSmallIntegerField(verbose_name=_("number"))
+    source = models.CharField(max_length=6, choices=DrawSource.choices, verbose_name=_("source"))
+    drawn_at = models.DateTimeField(verbose_name=_("drawn at"))
     entered_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("entered by"),
     )
 
     class Meta:
+        verbose_name = _("ball")
+        verbose_name_plural = _("balls")
         constraints = [
             models.UniqueConstraint(fields=["game", "ordinal"], name="ball_ordinal_unique_in_game"),
             models.UniqueConstraint(fields=["game", "number"], name="ball_number_unique_in_game"),
@@ -419,6 +504,8 @@ class BallCorrection(models.Model):
     corrected_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("ball correction")
+        verbose_name_plural = _("ball corrections")
         constraints = [
             models.CheckConstraint(
                 condition=~Q(old_number=F("new_number")), name="ball_correction_changes_the_number"
@@ -445,6 +532,8 @@ class DeviceSwitch(models.Model):
     switched_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("device switch")
+        verbose_name_plural = _("device switches")
         ordering = ["pk"]
         triggers = [append_only()]
 
@@ -457,23 +546,31 @@ class ClaimKind(models.TextChoices):
 class Claim(models.Model):
     """A Line or Bingo call by card serial and its verification against the master card (§2.7 S11–S13)."""
 
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="claims")
-    kind = models.CharField(max_length=5, choices=ClaimKind.choices)
-    series = models.ForeignKey(CardSeries, on_delete=models.PROTECT, related_name="+")
-    serial = models.PositiveIntegerField()
-    card = models.ForeignKey(Card, on_delete=models.PROTECT, related_name="claims")
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="claims", verbose_name=_("game"))
+    kind = models.CharField(max_length=5, choices=ClaimKind.choices, verbose_name=_("kind"))
+    series = models.ForeignKey(
+        CardSeries, on_delete=models.PROTECT, related_name="+", verbose_name=_("series")
+    )
+    serial = models.PositiveIntegerField(verbose_name=_("serial"))
+    card = models.ForeignKey(Card, on_delete=models.PROTECT, related_name="claims", verbose_name=_("card"))
     # The last ball drawn when play was interrupted: co-winners share a ball.
-    bound_ordinal = models.PositiveSmallIntegerField()
-    valid = models.BooleanField()
-    refusal = models.CharField(max_length=30, blank=True)
-    reason = models.TextField()
-    winning_row = models.PositiveSmallIntegerField(null=True, blank=True)
-    completed_at = models.PositiveSmallIntegerField(null=True, blank=True)
-    claimed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    created_at = models.DateTimeField()
-    idempotency_key = models.CharField(max_length=80, null=True, blank=True)
+    bound_ordinal = models.PositiveSmallIntegerField(verbose_name=_("bound ordinal"))
+    valid = models.BooleanField(verbose_name=_("valid"))
+    refusal = models.CharField(max_length=30, blank=True, verbose_name=_("refusal"))
+    reason = models.TextField(verbose_name=_("reason"))
+    winning_row = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("winning row"))
+    completed_at = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("completed at"))
+    claimed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("claimed by")
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    idempotency_key = models.CharField(
+        max_length=80, null=True, blank=True, verbose_name=_("idempotency key")
+    )
 
     class Meta:
+        verbose_name = _("claim")
+        verbose_name_plural = _("claims")
         constraints = [
             models.UniqueConstraint(fields=["game", "idempotency_key"], name="claim_idempotency_key_unique"),
             # One accepted claim per card and prize: a card cannot win the same Line twice.
@@ -506,6 +603,8 @@ class Completion(models.Model):
     cards = models.BinaryField()
 
     class Meta:
+        verbose_name = _("completion")
+        verbose_name_plural = _("completions")
         constraints = [
             # One row per ball and kind: a repeated ball step cannot add rows.
             models.UniqueConstraint(
@@ -517,18 +616,24 @@ class Completion(models.Model):
 class PrizeResult(models.Model):
     """How one prize of a game was paid: the winners' equal shares and the remainder (spec TB-11, OP-10)."""
 
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="prize_results")
-    kind = models.CharField(max_length=5, choices=ClaimKind.choices)
-    ordinal = models.PositiveSmallIntegerField()
-    amount = MoneyField(max_digits=12, decimal_places=2)
-    winners = models.PositiveSmallIntegerField()
-    share = MoneyField(max_digits=12, decimal_places=2)
-    remainder = MoneyField(max_digits=12, decimal_places=2)
-    remainder_to = models.CharField(max_length=120)
-    confirmed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    confirmed_at = models.DateTimeField()
+    game = models.ForeignKey(
+        Game, on_delete=models.PROTECT, related_name="prize_results", verbose_name=_("game")
+    )
+    kind = models.CharField(max_length=5, choices=ClaimKind.choices, verbose_name=_("kind"))
+    ordinal = models.PositiveSmallIntegerField(verbose_name=_("ordinal"))
+    amount = MoneyField(max_digits=12, decimal_places=2, verbose_name=_("amount"))
+    winners = models.PositiveSmallIntegerField(verbose_name=_("winners"))
+    share = MoneyField(max_digits=12, decimal_places=2, verbose_name=_("share"))
+    remainder = MoneyField(max_digits=12, decimal_places=2, verbose_name=_("remainder"))
+    remainder_to = models.CharField(max_length=120, verbose_name=_("remainder to"))
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("confirmed by")
+    )
+    confirmed_at = models.DateTimeField(verbose_name=_("confirmed at"))
 
     class Meta:
+        verbose_name = _("prize result")
+        verbose_name_plural = _("prize results")
         constraints = [models.UniqueConstraint(fields=["game", "kind"], name="one_result_per_prize")]
 
 
@@ -540,6 +645,8 @@ class Award(models.Model):
     amount = MoneyField(max_digits=12, decimal_places=2)
 
     class Meta:
+        verbose_name = _("prize award")
+        verbose_name_plural = _("prize awards")
         triggers = [append_only()]
 
 
@@ -555,21 +662,34 @@ class PrizeProgram(models.Model):
     Prima point at the room's Bolsa Acumulada pool (OP-36). A program is never deleted, only deactivated.
     """
 
-    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="prize_programs")
-    code = models.CharField(max_length=40)
-    program_type = models.CharField(max_length=6, choices=PROGRAM_TYPE_CHOICES)
-    name = models.CharField(max_length=120)
-    pool = models.ForeignKey("jackpots.Pool", on_delete=models.PROTECT, related_name="+")
-    active = models.BooleanField(default=True)
-    # The step state before the program's first game (rules.initial_state, serialised by services.programs).
-    initial_state = models.JSONField(default=dict)
-    created_at = models.DateTimeField()
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    room = models.ForeignKey(
+        Room, on_delete=models.PROTECT, related_name="prize_programs", verbose_name=_("room")
     )
-    deactivated_at = models.DateTimeField(null=True, blank=True)
+    code = models.CharField(max_length=40, verbose_name=_("code"))
+    program_type = models.CharField(
+        max_length=6, choices=PROGRAM_TYPE_CHOICES, verbose_name=_("program type")
+    )
+    name = models.CharField(max_length=120, verbose_name=_("name"))
+    pool = models.ForeignKey(
+        "jackpots.Pool", on_delete=models.PROTECT, related_name="+", verbose_name=_("pool")
+    )
+    active = models.BooleanField(default=True, verbose_name=_("active"))
+    # The step state before the program's first game (rules.initial_state, serialised by services.programs).
+    initial_state = models.JSONField(default=dict, verbose_name=_("initial state"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    deactivated_at = models.DateTimeField(null=True, blank=True, verbose_name=_("deactivated at"))
 
     class Meta:
+        verbose_name = _("prize program")
+        verbose_name_plural = _("prize programs")
         constraints = [models.UniqueConstraint(fields=["room", "code"], name="program_code_unique_in_room")]
         ordering = ["room_id", "pk"]
 
@@ -583,17 +703,26 @@ class PrizeProgramVersion(models.Model):
     `params` are exactly what bingo.programs.rules.make_program takes.
     """
 
-    program = models.ForeignKey(PrizeProgram, on_delete=models.PROTECT, related_name="versions")
-    version = models.PositiveIntegerField()
-    effective_from = models.DateTimeField()
-    params = models.JSONField()
-    authorisation_ref = models.CharField(max_length=120, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    program = models.ForeignKey(
+        PrizeProgram, on_delete=models.PROTECT, related_name="versions", verbose_name=_("program")
     )
-    created_at = models.DateTimeField()
+    version = models.PositiveIntegerField(verbose_name=_("version"))
+    effective_from = models.DateTimeField(verbose_name=_("effective from"))
+    params = models.JSONField(verbose_name=_("params"))
+    authorisation_ref = models.CharField(max_length=120, blank=True, verbose_name=_("authorisation ref"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("prize program version")
+        verbose_name_plural = _("prize program versions")
         constraints = [
             models.UniqueConstraint(fields=["program", "version"], name="program_version_once"),
             models.UniqueConstraint(
@@ -609,14 +738,18 @@ class RoomBolsa(models.Model):
     Its percentage's history is the pool level's parameter changes (jackpots.ParameterChange).
     """
 
-    room = models.OneToOneField(Room, on_delete=models.PROTECT, related_name="bolsa")
-    pool = models.OneToOneField("jackpots.Pool", on_delete=models.PROTECT, related_name="+")
-    funding_percent = models.DecimalField(max_digits=5, decimal_places=2)
-    authorisation_ref = models.CharField(max_length=120)
-    created_at = models.DateTimeField()
-    updated_at = models.DateTimeField()
+    room = models.OneToOneField(Room, on_delete=models.PROTECT, related_name="bolsa", verbose_name=_("room"))
+    pool = models.OneToOneField(
+        "jackpots.Pool", on_delete=models.PROTECT, related_name="+", verbose_name=_("pool")
+    )
+    funding_percent = models.DecimalField(max_digits=5, decimal_places=2, verbose_name=_("funding percent"))
+    authorisation_ref = models.CharField(max_length=120, verbose_name=_("authorisation ref"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    updated_at = models.DateTimeField(verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("room bolsa")
+        verbose_name_plural = _("room bolsas")
         constraints = [
             models.CheckConstraint(
                 condition=Q(funding_percent__gt=0) & Q(funding_percent__lt=100), name="bolsa_percent_range"
@@ -628,44 +761,57 @@ class GameProgram(models.Model):
     """What one program did in one game: the state before, the figures of the game, the terms in play
     announced before the first ball (BA-G4), the award, and the state after (set when the game closes)."""
 
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="programs")
-    program = models.ForeignKey(PrizeProgram, on_delete=models.PROTECT, related_name="games")
-    version = models.ForeignKey(PrizeProgramVersion, on_delete=models.PROTECT, related_name="+")
-    state_before = models.JSONField()
-    state_after = models.JSONField(null=True, blank=True)
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="programs", verbose_name=_("game"))
+    program = models.ForeignKey(
+        PrizeProgram, on_delete=models.PROTECT, related_name="games", verbose_name=_("program")
+    )
+    version = models.ForeignKey(
+        PrizeProgramVersion, on_delete=models.PROTECT, related_name="+", verbose_name=_("version")
+    )
+    state_before = models.JSONField(verbose_name=_("state before"))
+    state_after = models.JSONField(null=True, blank=True, verbose_name=_("state after"))
     # The game's context (rules.GameContext), kept so the state after is recomputed from the same figures.
-    start = models.DateTimeField()
-    time_zone = models.CharField(max_length=64)
-    hall_category = models.CharField(max_length=1)
-    cards_sold = models.PositiveIntegerField()
-    pool_amount = MoneyField(max_digits=20, decimal_places=6)
-    funding = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0))
-    picks = models.JSONField(default=list, blank=True)
-    last_game_of_session = models.BooleanField(default=False)
+    start = models.DateTimeField(verbose_name=_("start"))
+    time_zone = models.CharField(max_length=64, verbose_name=_("time zone"))
+    hall_category = models.CharField(max_length=1, verbose_name=_("hall category"))
+    cards_sold = models.PositiveIntegerField(verbose_name=_("cards sold"))
+    pool_amount = MoneyField(max_digits=20, decimal_places=6, verbose_name=_("pool amount"))
+    funding = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0), verbose_name=_("funding"))
+    picks = models.JSONField(default=list, blank=True, verbose_name=_("picks"))
+    last_game_of_session = models.BooleanField(default=False, verbose_name=_("last game of session"))
     # The terms in play (rules.InPlay), or in_play False.
-    in_play = models.BooleanField(default=False)
-    max_ball = models.PositiveSmallIntegerField(null=True, blank=True)
-    colour = models.CharField(max_length=20, blank=True)
+    in_play = models.BooleanField(default=False, verbose_name=_("in play"))
+    max_ball = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("max ball"))
+    colour = models.CharField(max_length=20, blank=True, verbose_name=_("colour"))
     # Exact (not rounded to the meter's 6 decimals): BA-3's prize is the pool less its carry percentage.
-    amount = MoneyField(max_digits=24, decimal_places=10, null=True, blank=True)
-    row = models.PositiveSmallIntegerField(null=True, blank=True)
-    slot = models.TimeField(null=True, blank=True)
-    operating_day = models.DateField(null=True, blank=True)
-    step = models.PositiveIntegerField(default=0)
+    amount = MoneyField(max_digits=24, decimal_places=10, null=True, blank=True, verbose_name=_("amount"))
+    row = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("row"))
+    slot = models.TimeField(null=True, blank=True, verbose_name=_("slot"))
+    operating_day = models.DateField(null=True, blank=True, verbose_name=_("operating day"))
+    step = models.PositiveIntegerField(default=0, verbose_name=_("step"))
     # The verified Bingo (rules.evaluate) and the award (rules.payout, paid by jackpots award_level).
-    won = models.BooleanField(null=True, blank=True)
-    bingo_ordinal = models.PositiveSmallIntegerField(null=True, blank=True)
-    bingo_colour = models.CharField(max_length=20, blank=True)
-    prize = MoneyField(max_digits=24, decimal_places=10, null=True, blank=True)
-    share = MoneyField(max_digits=14, decimal_places=2, null=True, blank=True)
-    winners = models.PositiveSmallIntegerField(default=0)
-    remainder = MoneyField(max_digits=24, decimal_places=10, null=True, blank=True)
-    carry = MoneyField(max_digits=24, decimal_places=10, null=True, blank=True)
+    won = models.BooleanField(null=True, blank=True, verbose_name=_("won"))
+    bingo_ordinal = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("bingo ordinal"))
+    bingo_colour = models.CharField(max_length=20, blank=True, verbose_name=_("bingo colour"))
+    prize = MoneyField(max_digits=24, decimal_places=10, null=True, blank=True, verbose_name=_("prize"))
+    share = MoneyField(max_digits=14, decimal_places=2, null=True, blank=True, verbose_name=_("share"))
+    winners = models.PositiveSmallIntegerField(default=0, verbose_name=_("winners"))
+    remainder = MoneyField(
+        max_digits=24, decimal_places=10, null=True, blank=True, verbose_name=_("remainder")
+    )
+    carry = MoneyField(max_digits=24, decimal_places=10, null=True, blank=True, verbose_name=_("carry"))
     settlement = models.ForeignKey(
-        "jackpots.PoolSettlement", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        "jackpots.PoolSettlement",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("settlement"),
     )
 
     class Meta:
+        verbose_name = _("game program")
+        verbose_name_plural = _("game programs")
         constraints = [models.UniqueConstraint(fields=["game", "program"], name="game_program_once")]
         ordering = ["game_id", "program_id"]
 
@@ -673,11 +819,17 @@ class GameProgram(models.Model):
 class ProgramAward(models.Model):
     """One winning card's share of a program's prize."""
 
-    game_program = models.ForeignKey(GameProgram, on_delete=models.PROTECT, related_name="awards")
-    claim = models.ForeignKey(Claim, on_delete=models.PROTECT, related_name="program_awards")
-    amount = MoneyField(max_digits=14, decimal_places=2)
+    game_program = models.ForeignKey(
+        GameProgram, on_delete=models.PROTECT, related_name="awards", verbose_name=_("game program")
+    )
+    claim = models.ForeignKey(
+        Claim, on_delete=models.PROTECT, related_name="program_awards", verbose_name=_("claim")
+    )
+    amount = MoneyField(max_digits=14, decimal_places=2, verbose_name=_("amount"))
 
     class Meta:
+        verbose_name = _("program award")
+        verbose_name_plural = _("program awards")
         constraints = [
             models.UniqueConstraint(fields=["game_program", "claim"], name="program_award_once_per_claim")
         ]
@@ -688,29 +840,44 @@ class GamePick(models.Model):
     """What the hall manager announces for a program in one game (BA-2 order, BA-19 amount + order,
     BA-20 amount + colour), set while the game is scheduled or on sale."""
 
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="program_picks")
-    program = models.ForeignKey(PrizeProgram, on_delete=models.PROTECT, related_name="picks")
-    amount = MoneyField(max_digits=14, decimal_places=2, null=True, blank=True)
-    max_ball = models.PositiveSmallIntegerField(null=True, blank=True)
-    colour = models.CharField(max_length=20, blank=True)
-    set_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    game = models.ForeignKey(
+        Game, on_delete=models.PROTECT, related_name="program_picks", verbose_name=_("game")
     )
-    set_at = models.DateTimeField()
+    program = models.ForeignKey(
+        PrizeProgram, on_delete=models.PROTECT, related_name="picks", verbose_name=_("program")
+    )
+    amount = MoneyField(max_digits=14, decimal_places=2, null=True, blank=True, verbose_name=_("amount"))
+    max_ball = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("max ball"))
+    colour = models.CharField(max_length=20, blank=True, verbose_name=_("colour"))
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("set by"),
+    )
+    set_at = models.DateTimeField(verbose_name=_("set at"))
 
     class Meta:
+        verbose_name = _("game pick")
+        verbose_name_plural = _("game picks")
         constraints = [models.UniqueConstraint(fields=["game", "program"], name="game_pick_once")]
 
 
 class ScheduledNotice(models.Model):
     """The beat's "next game serves the scheduled hour" notice, recorded once per program, day and hour."""
 
-    program = models.ForeignKey(PrizeProgram, on_delete=models.PROTECT, related_name="notices")
-    operating_day = models.DateField()
-    hour = models.TimeField()
-    created_at = models.DateTimeField()
+    program = models.ForeignKey(
+        PrizeProgram, on_delete=models.PROTECT, related_name="notices", verbose_name=_("program")
+    )
+    operating_day = models.DateField(verbose_name=_("operating day"))
+    hour = models.TimeField(verbose_name=_("hour"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("scheduled notice")
+        verbose_name_plural = _("scheduled notices")
         constraints = [
             models.UniqueConstraint(fields=["program", "operating_day", "hour"], name="scheduled_notice_once")
         ]
@@ -742,6 +909,8 @@ class PaperRange(models.Model):
     updated_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("paper range")
+        verbose_name_plural = _("paper ranges")
         ordering = ["series", "first_serial"]
         constraints = [
             models.UniqueConstraint(fields=["series", "first_serial"], name="paper_range_once"),
@@ -771,6 +940,8 @@ class StockMovement(models.Model):
     at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("stock movement")
+        verbose_name_plural = _("stock movements")
         ordering = ["pk"]
         triggers = [append_only()]
 
@@ -797,6 +968,8 @@ class PrintedCards(models.Model):
     printed_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("printed cards")
+        verbose_name_plural = _("printed cards")
         constraints = [
             models.CheckConstraint(
                 condition=Q(first_serial__lte=F("last_serial")), name="printed_range_ordered"

@@ -28,7 +28,7 @@ from bingo.models import (
     SoldCard,
 )
 from bingo.program_serializers import AnnouncedProgramSerializer, GameProgramSerializer
-from bingo.services.readmodels import current_game
+from bingo.services.readmodels import claim_verdict, current_game
 from halls import money
 from halls.cashier.api.payables import PayoutSerializer
 from halls.models import GameSession, Room
@@ -279,6 +279,14 @@ class ClaimSerializer(serializers.ModelSerializer[Claim]):
     master_card = serializers.SerializerMethodField(
         help_text="The master card shown during verification, or null when the card is not sold in the game."
     )
+    code = serializers.SerializerMethodField(
+        help_text="The verdict as a stable code (bingo.claims.VerdictCode: bingo, line, not_sold, no_balls, "
+        "game_closed, bingo_incomplete, line_incomplete, line_already_won, line_already_paid)."
+    )
+    facts = serializers.SerializerMethodField(
+        help_text="The verdict's figures: serial, bound (the claim's ball), and as the code has them at "
+        "(completed at), row (1-based), line_at (the Line's ball), missing (numbers not drawn)."
+    )
 
     class Meta:
         model = Claim
@@ -290,6 +298,8 @@ class ClaimSerializer(serializers.ModelSerializer[Claim]):
             "valid",
             "refusal",
             "reason",
+            "code",
+            "facts",
             "bound_ordinal",
             "winning_row",
             "completed_at",
@@ -297,6 +307,15 @@ class ClaimSerializer(serializers.ModelSerializer[Claim]):
             "master_card",
         ]
         read_only_fields = fields
+
+    def get_code(self, claim: Claim) -> str:
+        return claim_verdict(claim, line_won_at=claim.game.line_won_at, balls=())[
+            0
+        ]  # the code needs no balls
+
+    @extend_schema_field({"type": "object", "additionalProperties": True})
+    def get_facts(self, claim: Claim) -> dict[str, Any]:
+        return dict(claim_verdict(claim, line_won_at=claim.game.line_won_at)[1])
 
     @extend_schema_field({**GRID_SCHEMA, "nullable": True})
     def get_master_card(self, claim: Claim) -> Any:
@@ -441,7 +460,11 @@ class ClaimRowSerializer(serializers.Serializer[Any]):
     bound_ordinal = serializers.IntegerField()
     valid = serializers.BooleanField()
     refusal = serializers.CharField()
-    reason = serializers.CharField()
+    reason = serializers.CharField(help_text="The verdict in English (the audit's).")
+    code = serializers.CharField(help_text="The verdict as a stable code (bingo.claims.VerdictCode).")
+    facts = serializers.DictField(
+        help_text="The verdict's figures (serial, bound, at, row, line_at, missing)."
+    )
     winning_row = serializers.IntegerField(allow_null=True)
     completed_at = serializers.IntegerField(allow_null=True)
     claimed_by = serializers.CharField()

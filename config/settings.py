@@ -188,6 +188,8 @@ AUTH_PASSWORD_VALIDATORS = [
 # Spanish halls: Spanish unless a person asks for English; a public screen speaks its venue's language.
 LANGUAGE_CODE = "es"
 LANGUAGES = [("es", "Español"), ("en", "English")]
+# One date format per language (config/formats/<language>/formats.py), the JavaScript's too (halls/format.js).
+FORMAT_MODULE_PATH = ["config.formats"]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Europe/Madrid"
 USE_I18N = True

@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class DemoConfig(AppConfig):
     name = "demo"
-    verbose_name = "Demo hall"
+    verbose_name = _("Demo hall")
 
     def ready(self) -> None:
         from bingo import hooks

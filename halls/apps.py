@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class HallsConfig(AppConfig):
     name = "halls"
-    verbose_name = "Halls"
+    verbose_name = _("Halls")
 
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_migrate, post_save, pre_migrate

@@ -245,6 +245,8 @@ class CorrectedClaim(TypedDict):
     valid: bool
     refusal: str
     reason: str
+    code: str  # bingo.claims.VerdictCode, with its facts: the reason as data
+    facts: dict[str, int | list[int] | None]
     winning_row: int | None
 
 
@@ -265,7 +267,9 @@ class ClaimVerdict(TypedDict):
     serial: int
     valid: bool
     refusal: str
-    reason: str
+    reason: str  # in English (the audit's); `code` and `facts` say it as data (bingo.claims.VerdictCode)
+    code: str
+    facts: dict[str, int | list[int] | None]
     bound_ordinal: int | None
     winning_row: int | None
     master_card: list[list[int | None]] | None  # shown on the monitors during verification (TB-43)

@@ -23,9 +23,11 @@ def render_in_venue_language(
     return response
 
 
-def amount(value: Decimal | None, currency: str = "EUR", *, missing: str = "—") -> str:
+def amount(value: Decimal | None, currency: str = "EUR", *, missing: str = "—", exact: bool = False) -> str:
     """An amount in the active language (halls.money.for_person: "1.234,56 €" / "€1,234.56"): the one
-    formatter of the server's pages, slips and PDFs; `missing` for None."""
+    formatter of the server's pages, slips and PDFs; `missing` for None; `exact`: a residue kept beyond
+    the cent, shown whole ("0,002 €")."""
     if value is None:
         return missing
-    return money.for_person(value, translation.get_language() or settings.LANGUAGE_CODE, currency)
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    return money.for_person(value, language, currency, exact=exact)

@@ -63,10 +63,16 @@ PERCENT = [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))]
 class Region(models.Model):
     """An Autonomous Community or City (spec §5 IB-02): where a venue is licensed, under one jurisdiction."""
 
-    code = models.CharField(max_length=20, unique=True)
-    name = models.CharField(max_length=120)
-    jurisdiction = models.CharField(max_length=4, choices=Jurisdiction.choices)
-    created_at = models.DateTimeField(auto_now_add=True)
+    code = models.CharField(max_length=20, unique=True, verbose_name=_("code"))
+    name = models.CharField(max_length=120, verbose_name=_("name"))
+    jurisdiction = models.CharField(
+        max_length=4, choices=Jurisdiction.choices, verbose_name=_("jurisdiction")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("region")
+        verbose_name_plural = _("regions")
 
     def __str__(self) -> str:
         return f"{self.name} ({self.code})"
@@ -75,37 +81,74 @@ class Region(models.Model):
 class Operator(models.Model):
     """The licensed company that runs venues (spec §5 IB-03: operators sign the inter-regional agreements)."""
 
-    name = models.CharField(max_length=160)
-    tax_id = models.CharField(max_length=20, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    name = models.CharField(max_length=160, verbose_name=_("name"))
+    tax_id = models.CharField(max_length=20, unique=True, verbose_name=_("tax id"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("operator")
+        verbose_name_plural = _("operators")
 
     def __str__(self) -> str:
         return f"{self.name} ({self.tax_id})"
 
 
 class Venue(models.Model):
-    name = models.CharField(max_length=120)
-    licence_number = models.CharField(max_length=60, unique=True)
-    jurisdiction = models.CharField(max_length=4, choices=Jurisdiction.choices, default=Jurisdiction.ML)
-    # Where the venue is licensed and by whom (set through halls.services.regions, audited).
-    region = models.ForeignKey(Region, null=True, blank=True, on_delete=models.PROTECT, related_name="venues")
-    operator = models.ForeignKey(
-        Operator, null=True, blank=True, on_delete=models.PROTECT, related_name="venues"
+    name = models.CharField(max_length=120, verbose_name=_("name"))
+    licence_number = models.CharField(max_length=60, unique=True, verbose_name=_("licence number"))
+    jurisdiction = models.CharField(
+        max_length=4, choices=Jurisdiction.choices, default=Jurisdiction.ML, verbose_name=_("jurisdiction")
     )
-    hall_category = models.CharField(max_length=1, choices=HallCategory.choices, default=HallCategory.FIRST)
-    time_zone = models.CharField(max_length=64, default="Europe/Madrid", validators=[validate_time_zone])
-    currency = models.CharField(max_length=3, default="EUR")
+    # Where the venue is licensed and by whom (set through halls.services.regions, audited).
+    region = models.ForeignKey(
+        Region,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="venues",
+        verbose_name=_("region"),
+    )
+    operator = models.ForeignKey(
+        Operator,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="venues",
+        verbose_name=_("operator"),
+    )
+    hall_category = models.CharField(
+        max_length=1,
+        choices=HallCategory.choices,
+        default=HallCategory.FIRST,
+        verbose_name=_("hall category"),
+    )
+    time_zone = models.CharField(
+        max_length=64, default="Europe/Madrid", validators=[validate_time_zone], verbose_name=_("time zone")
+    )
+    currency = models.CharField(max_length=3, default="EUR", verbose_name=_("currency"))
     # The language of the venue's public screens (settings.LANGUAGES); staff pages follow the person's choice.
-    language = models.CharField(max_length=8, choices=settings.LANGUAGES, default="es")
+    language = models.CharField(
+        max_length=8, choices=settings.LANGUAGES, default="es", verbose_name=_("language")
+    )
     # Line and Bingo prizes as percentages of each game's sales (spec §2.7 S7), set per venue.
     line_percent = models.DecimalField(
-        max_digits=5, decimal_places=2, default=Decimal("10"), validators=PERCENT
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("10"),
+        validators=PERCENT,
+        verbose_name=_("line percent"),
     )
     bingo_percent = models.DecimalField(
-        max_digits=5, decimal_places=2, default=Decimal("50"), validators=PERCENT
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("50"),
+        validators=PERCENT,
+        verbose_name=_("bingo percent"),
     )
 
     class Meta:
+        verbose_name = _("venue")
+        verbose_name_plural = _("venues")
         constraints = [
             models.CheckConstraint(
                 condition=Q(line_percent__gte=0)
@@ -124,22 +167,28 @@ class Venue(models.Model):
 class Room(models.Model):
     """A bingo room (sala / mesa): where one game at a time is played and shown on its screens."""
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="rooms")
-    name = models.CharField(max_length=80)
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="rooms", verbose_name=_("venue"))
+    name = models.CharField(max_length=80, verbose_name=_("name"))
     # Seconds between RNG balls.
     ball_pace_seconds = models.DecimalField(
-        max_digits=5, decimal_places=2, default=Decimal("4"), validators=[MinValueValidator(Decimal("0.05"))]
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("4"),
+        validators=[MinValueValidator(Decimal("0.05"))],
+        verbose_name=_("ball pace seconds"),
     )
     # Seconds shown on screens for "any more lines / bingos?" (OP-13); closing stays a staff action.
-    claim_window_seconds = models.PositiveIntegerField(default=20)
+    claim_window_seconds = models.PositiveIntegerField(default=20, verbose_name=_("claim window seconds"))
     # The caller's voice on the room's audio screen (spec §2.7 S10, TB-42): set from the console, live
     # (halls.services.voice).
-    voice_muted = models.BooleanField(default=False)
+    voice_muted = models.BooleanField(default=False, verbose_name=_("voice muted"))
     voice_volume = models.PositiveSmallIntegerField(
-        default=80, validators=[MinValueValidator(0), MaxValueValidator(100)]
+        default=80, validators=[MinValueValidator(0), MaxValueValidator(100)], verbose_name=_("voice volume")
     )
 
     class Meta:
+        verbose_name = _("room")
+        verbose_name_plural = _("rooms")
         constraints = [
             models.UniqueConstraint(fields=["venue", "name"], name="room_name_unique_per_venue"),
             models.CheckConstraint(
@@ -173,16 +222,22 @@ def new_screen_token() -> str:
 class Screen(models.Model):
     """A public display, reached read-only by an unguessable token URL."""
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="screens")
-    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="screens")
-    name = models.CharField(max_length=80)
-    token = models.CharField(max_length=64, unique=True, default=new_screen_token, editable=False)
-    active = models.BooleanField(default=True)
+    venue = models.ForeignKey(
+        Venue, on_delete=models.PROTECT, related_name="screens", verbose_name=_("venue")
+    )
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="screens", verbose_name=_("room"))
+    name = models.CharField(max_length=80, verbose_name=_("name"))
+    token = models.CharField(
+        max_length=64, unique=True, default=new_screen_token, editable=False, verbose_name=_("token")
+    )
+    active = models.BooleanField(default=True, verbose_name=_("active"))
     # The room's audio screen: the one whose loudspeakers say the balls (at most one per room; chosen through
     # halls.services.voice.choose_audio_screen).
-    plays_audio = models.BooleanField(default=False)
+    plays_audio = models.BooleanField(default=False, verbose_name=_("plays audio"))
 
     class Meta:
+        verbose_name = _("screen")
+        verbose_name_plural = _("screens")
         constraints = [
             models.UniqueConstraint(
                 fields=["room"], condition=models.Q(plays_audio=True), name="screen_one_audio_screen_per_room"
@@ -200,34 +255,49 @@ class Screen(models.Model):
 class StaffRole(models.Model):
     """A user's role in one venue. Staff of one venue can neither see nor act on another."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hall_roles")
-    venue = models.ForeignKey(Venue, on_delete=models.CASCADE, related_name="staff_roles")
-    role = models.CharField(max_length=10, choices=Role.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hall_roles", verbose_name=_("user")
+    )
+    venue = models.ForeignKey(
+        Venue, on_delete=models.CASCADE, related_name="staff_roles", verbose_name=_("venue")
+    )
+    role = models.CharField(max_length=10, choices=Role.choices, verbose_name=_("role"))
 
     class Meta:
+        verbose_name = _("staff role")
+        verbose_name_plural = _("staff roles")
         constraints = [models.UniqueConstraint(fields=["user", "venue", "role"], name="staff_role_unique")]
 
     def __str__(self) -> str:
-        return f"{self.user} · {self.role} @ {self.venue}"
+        return f"{self.user} · {self.get_role_display()} @ {self.venue}"
 
 
 class GameSession(models.Model):
     """A sesión (spec §2.7 S1–S2): opened after the pre-session checks, closed at the end of the day."""
 
-    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="sessions")
-    opened_at = models.DateTimeField()
-    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    blower_ok = models.BooleanField()
-    reserve_ok = models.BooleanField()
-    reader_ok = models.BooleanField()
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="sessions", verbose_name=_("room"))
+    opened_at = models.DateTimeField(verbose_name=_("opened at"))
+    opened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("opened by")
+    )
+    blower_ok = models.BooleanField(verbose_name=_("blower ok"))
+    reserve_ok = models.BooleanField(verbose_name=_("reserve ok"))
+    reader_ok = models.BooleanField(verbose_name=_("reader ok"))
     # The 90 numbers of the inspection draw, in the order they came out.
-    inspection_balls = models.JSONField()
-    closed_at = models.DateTimeField(null=True, blank=True)
+    inspection_balls = models.JSONField(verbose_name=_("inspection balls"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
     closed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("closed by"),
     )
 
     class Meta:
+        verbose_name = _("game session")
+        verbose_name_plural = _("game sessions")
         constraints = [
             models.UniqueConstraint(
                 fields=["room"], condition=Q(closed_at__isnull=True), name="one_open_session_per_room"
@@ -269,6 +339,8 @@ class SessionCheck(models.Model):
     note = models.CharField(max_length=500, blank=True)
 
     class Meta:
+        verbose_name = _("session check")
+        verbose_name_plural = _("session checks")
         ordering = ["checked_at", "pk"]
         indexes = [models.Index(fields=["room", "session", "checked_at"])]
 
@@ -282,6 +354,10 @@ class StreamCursor(models.Model):
     stream = models.CharField(max_length=80, unique=True)
     seq = models.BigIntegerField(default=0)
 
+    class Meta:
+        verbose_name = _("stream cursor")
+        verbose_name_plural = _("stream cursors")
+
 
 class AuditEntry(models.Model):
     """Append-only, hash-chained record of every write that decides money or play.
@@ -291,24 +367,30 @@ class AuditEntry(models.Model):
     ``halls.services.audit.verify_chain`` detects. On PostgreSQL a trigger refuses UPDATE and DELETE.
     """
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("actor"),
     )
-    actor_label = models.CharField(max_length=150)
-    action = models.CharField(max_length=80)
-    object_type = models.CharField(max_length=80)
-    object_id = models.CharField(max_length=40)
-    data = models.JSONField(default=dict)
-    created_at = models.DateTimeField()
-    prev_hash = models.CharField(max_length=64)
-    hash = models.CharField(max_length=64, unique=True)
+    actor_label = models.CharField(max_length=150, verbose_name=_("actor label"))
+    action = models.CharField(max_length=80, verbose_name=_("action"))
+    object_type = models.CharField(max_length=80, verbose_name=_("object type"))
+    object_id = models.CharField(max_length=40, verbose_name=_("object id"))
+    data = models.JSONField(default=dict, verbose_name=_("data"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    prev_hash = models.CharField(max_length=64, verbose_name=_("prev hash"))
+    hash = models.CharField(max_length=64, unique=True, verbose_name=_("hash"))
     # How ``hash`` was made: "hmac-sha256:<key id>", or "sha256" for entries from before the key.
-    alg = models.CharField(max_length=32, default="sha256")
+    alg = models.CharField(max_length=32, default="sha256", verbose_name=_("alg"))
 
     class Meta:
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit entries")
         indexes = [models.Index(fields=["object_type", "object_id"])]
-        verbose_name_plural = "audit entries"
         triggers = [append_only()]
 
     def __str__(self) -> str:
@@ -324,6 +406,8 @@ class AuditChainHead(models.Model):
     alg = models.CharField(max_length=32, default="sha256")  # the last entry's (see AuditEntry.alg)
 
     class Meta:
+        verbose_name = _("audit chain head")
+        verbose_name_plural = _("audit chain heads")
         # The tip only moves forward: a rewound or deleted head is refused (a tail cut needs both).
         triggers = [
             pgtrigger.Protect(name="head_never_deleted", operation=pgtrigger.Delete),
@@ -341,10 +425,12 @@ class Installation(models.Model):
     changed would leave the installation's anchors behind."""
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1)
-    uid = models.CharField(max_length=32, unique=True)
-    created_at = models.DateTimeField()
+    uid = models.CharField(max_length=32, unique=True, verbose_name=_("installation id"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("installation")
+        verbose_name_plural = _("installations")
         constraints = [models.CheckConstraint(condition=Q(id=1), name="installation_one_row")]
         triggers = [append_only()]
 
@@ -357,12 +443,23 @@ class VenueClock(models.Model):
     ahead of the real time the venue's time runs, so scheduled prizes by hour and by operating day can be
     played black-box. Only moves forward; each move is audited on the venue's chain."""
 
-    venue = models.OneToOneField(Venue, on_delete=models.CASCADE, primary_key=True, related_name="+")
-    offset = models.DurationField(default=timedelta(0))
-    moved_at = models.DateTimeField()  # real time of the latest move
-    moved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    venue = models.OneToOneField(
+        Venue, on_delete=models.CASCADE, primary_key=True, related_name="+", verbose_name=_("venue")
     )
+    offset = models.DurationField(default=timedelta(0), verbose_name=_("offset"))
+    moved_at = models.DateTimeField(verbose_name=_("moved at"))  # real time of the latest move
+    moved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("moved by"),
+    )
+
+    class Meta:
+        verbose_name = _("lab clock")
+        verbose_name_plural = _("lab clocks")
 
     def __str__(self) -> str:
         return f"venue {self.venue_id} +{self.offset}"
@@ -371,10 +468,16 @@ class VenueClock(models.Model):
 class Network(models.Model):
     """Linked venues that share network-wide pools (and, later, interconnected bingo games)."""
 
-    name = models.CharField(max_length=120)
-    code = models.CharField(max_length=40, unique=True)
-    jurisdiction = models.CharField(max_length=4, choices=Jurisdiction.choices)
-    venues = models.ManyToManyField(Venue, related_name="networks", blank=True)
+    name = models.CharField(max_length=120, verbose_name=_("name"))
+    code = models.CharField(max_length=40, unique=True, verbose_name=_("code"))
+    jurisdiction = models.CharField(
+        max_length=4, choices=Jurisdiction.choices, verbose_name=_("jurisdiction")
+    )
+    venues = models.ManyToManyField(Venue, related_name="networks", blank=True, verbose_name=_("venues"))
+
+    class Meta:
+        verbose_name = _("network")
+        verbose_name_plural = _("networks")
 
     def __str__(self) -> str:
         return self.name
@@ -394,27 +497,51 @@ class RegionAgreement(models.Model):
     pair is open (not ended) at a time. Rows are written through halls.services.regions only.
     """
 
-    region_a = models.ForeignKey(Region, on_delete=models.PROTECT, related_name="+")
-    region_b = models.ForeignKey(Region, on_delete=models.PROTECT, related_name="+")
-    operator_agreement_ref = models.CharField(max_length=120, blank=True)
-    operator_agreement_signed_on = models.DateField(null=True, blank=True)
-    operators = models.ManyToManyField(Operator, related_name="agreements", blank=True)
-    protocol_ref = models.CharField(max_length=120, blank=True)
-    protocol_signed_on = models.DateField(null=True, blank=True)
-    valid_from = models.DateField()
-    valid_until = models.DateField(null=True, blank=True)
-    recorded_at = models.DateTimeField()
+    region_a = models.ForeignKey(
+        Region, on_delete=models.PROTECT, related_name="+", verbose_name=_("region a")
+    )
+    region_b = models.ForeignKey(
+        Region, on_delete=models.PROTECT, related_name="+", verbose_name=_("region b")
+    )
+    operator_agreement_ref = models.CharField(
+        max_length=120, blank=True, verbose_name=_("operator agreement ref")
+    )
+    operator_agreement_signed_on = models.DateField(
+        null=True, blank=True, verbose_name=_("operator agreement signed on")
+    )
+    operators = models.ManyToManyField(
+        Operator, related_name="agreements", blank=True, verbose_name=_("operators")
+    )
+    protocol_ref = models.CharField(max_length=120, blank=True, verbose_name=_("protocol ref"))
+    protocol_signed_on = models.DateField(null=True, blank=True, verbose_name=_("protocol signed on"))
+    valid_from = models.DateField(verbose_name=_("valid from"))
+    valid_until = models.DateField(null=True, blank=True, verbose_name=_("valid until"))
+    recorded_at = models.DateTimeField(verbose_name=_("recorded at"))
     recorded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("recorded by"),
     )
-    ended_at = models.DateTimeField(null=True, blank=True)
-    ended_as = models.CharField(max_length=8, choices=AgreementEnd.choices, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ended at"))
+    ended_as = models.CharField(
+        max_length=8, choices=AgreementEnd.choices, blank=True, verbose_name=_("ended as")
+    )
     ended_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("ended by"),
     )
-    end_note = models.CharField(max_length=240, blank=True)
+    end_note = models.CharField(max_length=240, blank=True, verbose_name=_("end note"))
 
     class Meta:
+        verbose_name = _("region agreement")
+        verbose_name_plural = _("region agreements")
         constraints = [
             models.CheckConstraint(
                 condition=Q(region_a__lt=models.F("region_b")), name="region_agreement_pair_normalised"

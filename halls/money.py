@@ -217,23 +217,27 @@ def euros(value: Decimal) -> str:
 SYMBOLS = {"EUR": "€"}
 
 
-def for_person(value: Decimal, language: str | None, currency: str = "EUR") -> str:
+def for_person(value: Decimal, language: str | None, currency: str = "EUR", *, exact: bool = False) -> str:
     """An amount as a person reads it in `language`: Spanish "1.234,56 €", English "€1,234.56" (a code
     where the currency has no sign: "1.234,56 USD", "USD 1,234.56"). Always grouped in thousands, to the
     cent rounded toward zero (a shown amount is never rounded up), a minus before it all ("-1.234,56 €",
-    "-€1,234.56"). The same figures as the pages' HallFormat.money (halls/static/halls/format.js), so what
-    the server writes and what a page writes agree (a plain space where Intl puts a no-break one: slips,
-    PDFs and their text stay plain); `parse_typed` reads it back. `language` is a language code ("es",
+    "-€1,234.56"). `exact` shows the places the value keeps beyond the cent, trailing zeros dropped
+    ("0,002 €" for a residue a meter keeps, "0,00 €" for none). The same figures as the pages'
+    HallFormat.money (halls/static/halls/format.js), so what the server writes and what a page writes agree
+    (a plain space where Intl puts a no-break one: slips, PDFs and their text stay plain; the pages' |money
+    filter makes it a no-break one); `parse_typed` reads it back. `language` is a language code ("es",
     "es-es", "en"; None: no language active); anything not English is written as Spanish, the hall's language.
     """
-    shown = cents_down(value)
+    shown = value if exact else cents_down(value)
     sign = "-" if shown < 0 else ""
-    figure = f"{abs(shown):,.2f}"  # "1,234.56": exact (Decimal's own formatting, never a float)
+    whole, _, fraction = f"{abs(shown):f}".partition(".")  # exact: Decimal's own digits, never a float
+    fraction = (fraction.rstrip("0") if exact else fraction).ljust(CENT_PLACES, "0")
+    grouped = f"{int(whole):,}"  # "1,234"
     symbol = SYMBOLS.get(currency, currency)
     if (language or "es").lower().startswith("en"):
+        figure = f"{grouped}.{fraction}"
         return f"{sign}{symbol}{figure}" if symbol != currency else f"{sign}{currency} {figure}"
-    whole, cents_part = figure.split(".")
-    return f"{sign}{whole.replace(',', '.')},{cents_part} {symbol}"
+    return f"{sign}{grouped.replace(',', '.')},{fraction} {symbol}"
 
 
 # --- sharing -------------------------------------------------------------------------------------------

@@ -42,9 +42,39 @@ def _throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
     return wrapper
 
 
-@_throttled
+# A screen page that cannot show its room tries again this often (seconds): it hangs on a wall, so it must
+# come back by itself once its address is put right (or the refusal's wait is over).
+SCREEN_RETRY_SECONDS = 30
+
+
+def _screen_unavailable(
+    request: HttpRequest, token: str, *, status: int, wait: float | None = None
+) -> HttpResponse:
+    """The page a hall screen shows when its address shows no room: styled as the screen, in its venue's
+    language when the token names a screen switched off (else the hall's default, Spanish), reloading itself
+    every SCREEN_RETRY_SECONDS (longer when refused for too many attempts: the refusal's wait)."""
+    known = Screen.objects.filter(token=token).select_related("venue").first()
+    language = known.venue.language if known is not None else settings.LANGUAGE_CODE
+    retry = max(SCREEN_RETRY_SECONDS, int(wait or 0) + 1)
+    response = render_in_venue_language(
+        request,
+        language,
+        "halls/screen_unavailable.html",
+        {"retry_seconds": retry, "switched_off": known is not None, "throttled": status == 429},
+    )
+    response.status_code = status
+    response["Retry-After"] = str(retry)
+    return response
+
+
+@never_cache
 def screen_page(request: HttpRequest, token: str) -> HttpResponse:
-    screen = _screen(request, token)
+    try:
+        screen = _screen(request, token)
+    except Http404:
+        return _screen_unavailable(request, token, status=404)
+    except exceptions.Throttled as exc:
+        return _screen_unavailable(request, token, status=429, wait=getattr(exc, "wait", None))
     return render_in_venue_language(
         request,
         screen.venue.language,

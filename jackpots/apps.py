@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class JackpotsConfig(AppConfig):
     name = "jackpots"
-    verbose_name = "Jackpots"
+    verbose_name = _("Jackpots")
 
     def ready(self) -> None:
         from halls import hooks

@@ -55,29 +55,47 @@ class SourceType(models.TextChoices):
 class Pool(models.Model):
     """An accumulated prize: one venue's or a network's, with one or more levels."""
 
-    name = models.CharField(max_length=120)
-    code = models.CharField(max_length=40, unique=True)
-    jurisdiction = models.CharField(max_length=4, choices=Jurisdiction.choices)
-    currency = models.CharField(max_length=3, default="EUR")
-    authorisation_ref = models.CharField(max_length=120)
+    name = models.CharField(max_length=120, verbose_name=_("name"))
+    code = models.CharField(max_length=40, unique=True, verbose_name=_("code"))
+    jurisdiction = models.CharField(
+        max_length=4, choices=Jurisdiction.choices, verbose_name=_("jurisdiction")
+    )
+    currency = models.CharField(max_length=3, default="EUR", verbose_name=_("currency"))
+    authorisation_ref = models.CharField(max_length=120, verbose_name=_("authorisation ref"))
     # A code of jackpots.rulepacks.PACKS for table pools; blank for pools paid only by award_level
     # (machines, bingo programs), whose rules live in their own apps.
-    rule_pack = models.CharField(max_length=60, blank=True)
+    rule_pack = models.CharField(max_length=60, blank=True, verbose_name=_("rule pack"))
     # OP-30: the authorised paytable for packs that await it, as rows (see services.pools.paytable_rows).
-    authorised_paytable = models.JSONField(null=True, blank=True)
+    authorised_paytable = models.JSONField(null=True, blank=True, verbose_name=_("authorised paytable"))
     # OP-37: the single stipulated pool bet; seeds and multiple-of-bet prizes are computed on it.
-    carousel_bet = MoneyField(max_digits=14, decimal_places=2, null=True, blank=True)
-    venue = models.ForeignKey(Venue, null=True, blank=True, on_delete=models.PROTECT, related_name="pools")
-    network = models.ForeignKey(
-        Network, null=True, blank=True, on_delete=models.PROTECT, related_name="pools"
+    carousel_bet = MoneyField(
+        max_digits=14, decimal_places=2, null=True, blank=True, verbose_name=_("carousel bet")
     )
-    active = models.BooleanField(default=True)
-    created_at = models.DateTimeField()
+    venue = models.ForeignKey(
+        Venue, null=True, blank=True, on_delete=models.PROTECT, related_name="pools", verbose_name=_("venue")
+    )
+    network = models.ForeignKey(
+        Network,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="pools",
+        verbose_name=_("network"),
+    )
+    active = models.BooleanField(default=True, verbose_name=_("active"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("created by"),
     )
 
     class Meta:
+        verbose_name = _("pool")
+        verbose_name_plural = _("pools")
         constraints = [
             models.CheckConstraint(
                 condition=(Q(venue__isnull=False) & Q(network__isnull=True))
@@ -98,16 +116,18 @@ class Pool(models.Model):
 class PoolMember(models.Model):
     """A source that contributes to the pool: a table, a bingo room, a machine. Removal keeps the row."""
 
-    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="members")
-    source_type = models.CharField(max_length=20, choices=SourceType.choices)
-    source_id = models.CharField(max_length=60)
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
-    added_at = models.DateTimeField()
-    added_by = models.CharField(max_length=150)
-    removed_at = models.DateTimeField(null=True, blank=True)
-    removed_by = models.CharField(max_length=150, blank=True)
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="members", verbose_name=_("pool"))
+    source_type = models.CharField(max_length=20, choices=SourceType.choices, verbose_name=_("source type"))
+    source_id = models.CharField(max_length=60, verbose_name=_("source id"))
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
+    added_at = models.DateTimeField(verbose_name=_("added at"))
+    added_by = models.CharField(max_length=150, verbose_name=_("added by"))
+    removed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("removed at"))
+    removed_by = models.CharField(max_length=150, blank=True, verbose_name=_("removed by"))
 
     class Meta:
+        verbose_name = _("pool member")
+        verbose_name_plural = _("pool members")
         constraints = [
             models.UniqueConstraint(
                 fields=["pool", "source_type", "source_id"],
@@ -129,32 +149,52 @@ _RATE: RateField[Decimal, Decimal] = RateField(max_digits=7, decimal_places=6)
 class PoolLevel(models.Model):
     """One level of a pool (a carrusel has one; a linked slot pool Grand/Major/Minor) and its FOLDED state."""
 
-    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="levels")
-    position = models.PositiveSmallIntegerField()  # 0 first; overflow "next level" goes to position + 1
-    name = models.CharField(max_length=60)
-    kind = models.CharField(max_length=12, choices=LevelKind.choices, default=LevelKind.PROGRESSIVE)
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="levels", verbose_name=_("pool"))
+    position = models.PositiveSmallIntegerField(
+        verbose_name=_("position")
+    )  # 0 first; overflow "next level" goes to position + 1
+    name = models.CharField(max_length=60, verbose_name=_("name"))
+    kind = models.CharField(
+        max_length=12, choices=LevelKind.choices, default=LevelKind.PROGRESSIVE, verbose_name=_("kind")
+    )
     # Parameters (changed only by services.pools.change_parameters, each change recorded).
-    seed = MoneyField(max_digits=20, decimal_places=6)
-    contribution_rate = RateField(max_digits=7, decimal_places=6)
-    reserve_rate = RateField(max_digits=7, decimal_places=6, default=Decimal(0))
-    ceiling = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True)
-    overflow_to = models.CharField(max_length=12, choices=OverflowTo.choices, default=OverflowTo.RESERVE)
-    mystery = models.BooleanField(default=False)  # draws a must-hit-by value at every (re)seed
-    must_hit_by = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True)  # SECRET until it hits
-    params_version = models.PositiveIntegerField(default=1)
+    seed = MoneyField(max_digits=20, decimal_places=6, verbose_name=_("seed"))
+    contribution_rate = RateField(max_digits=7, decimal_places=6, verbose_name=_("contribution rate"))
+    reserve_rate = RateField(
+        max_digits=7, decimal_places=6, default=Decimal(0), verbose_name=_("reserve rate")
+    )
+    ceiling = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True, verbose_name=_("ceiling"))
+    overflow_to = models.CharField(
+        max_length=12, choices=OverflowTo.choices, default=OverflowTo.RESERVE, verbose_name=_("overflow to")
+    )
+    mystery = models.BooleanField(
+        default=False, verbose_name=_("mystery")
+    )  # draws a must-hit-by value at every (re)seed
+    must_hit_by = MoneyField(
+        max_digits=20, decimal_places=6, null=True, blank=True, verbose_name=_("must hit by")
+    )  # SECRET until it hits
+    params_version = models.PositiveIntegerField(default=1, verbose_name=_("params version"))
     # Folded state.
-    amount = MoneyField(max_digits=20, decimal_places=6)
-    reserve = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0))
-    folded_through = models.BigIntegerField(default=0)  # id of the last Contribution in `amount`
-    hits = models.PositiveIntegerField(default=0)
+    amount = MoneyField(max_digits=20, decimal_places=6, verbose_name=_("amount"))
+    reserve = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0), verbose_name=_("reserve"))
+    folded_through = models.BigIntegerField(
+        default=0, verbose_name=_("folded through")
+    )  # id of the last Contribution in `amount`
+    hits = models.PositiveIntegerField(default=0, verbose_name=_("hits"))
     total_paid = MoneyField(
-        max_digits=14, decimal_places=2, default=Decimal(0)
+        max_digits=14, decimal_places=2, default=Decimal(0), verbose_name=_("total paid")
     )  # paid to players, incl. operator parts
-    overflow_total = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0))
-    version = models.PositiveBigIntegerField(default=1)  # bumped by every write of the folded state
-    updated_at = models.DateTimeField()
+    overflow_total = MoneyField(
+        max_digits=20, decimal_places=6, default=Decimal(0), verbose_name=_("overflow total")
+    )
+    version = models.PositiveBigIntegerField(
+        default=1, verbose_name=_("version")
+    )  # bumped by every write of the folded state
+    updated_at = models.DateTimeField(verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("pool level")
+        verbose_name_plural = _("pool levels")
         ordering = ["pool_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["pool", "position"], name="pool_level_position_unique"),
@@ -183,19 +223,25 @@ class Contribution(models.Model):
     check, and a RI trigger would lock (write) the hot pool and level rows on every contribution.
     """
 
-    id = models.BigAutoField(primary_key=True)
-    pool = models.ForeignKey(Pool, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
-    level = models.ForeignKey(PoolLevel, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
-    source = models.CharField(max_length=120)
-    bet = MoneyField(max_digits=14, decimal_places=2)
-    to_meter = MoneyField(max_digits=20, decimal_places=6)
-    to_reserve = MoneyField(max_digits=20, decimal_places=6)
-    house = MoneyField(max_digits=20, decimal_places=6)
-    idempotency_key = models.CharField(max_length=100)
-    actor = models.CharField(max_length=150)
-    created_at = models.DateTimeField()
+    id = models.BigAutoField(primary_key=True, verbose_name=_("id"))
+    pool = models.ForeignKey(
+        Pool, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+", verbose_name=_("pool")
+    )
+    level = models.ForeignKey(
+        PoolLevel, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+", verbose_name=_("level")
+    )
+    source = models.CharField(max_length=120, verbose_name=_("source"))
+    bet = MoneyField(max_digits=14, decimal_places=2, verbose_name=_("bet"))
+    to_meter = MoneyField(max_digits=20, decimal_places=6, verbose_name=_("to meter"))
+    to_reserve = MoneyField(max_digits=20, decimal_places=6, verbose_name=_("to reserve"))
+    house = MoneyField(max_digits=20, decimal_places=6, verbose_name=_("house"))
+    idempotency_key = models.CharField(max_length=100, verbose_name=_("idempotency key"))
+    actor = models.CharField(max_length=150, verbose_name=_("actor"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("pool contribution")
+        verbose_name_plural = _("pool contributions")
         constraints = [
             models.UniqueConstraint(fields=["level", "idempotency_key"], name="contribution_key_once"),
         ]
@@ -212,23 +258,41 @@ class SettlementKind(models.TextChoices):
 class PoolSettlement(models.Model):
     """One award call: a table hand, a level award or a mystery hit, with the Award rows it paid."""
 
-    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="settlements")
-    level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="settlements")
-    kind = models.CharField(max_length=10, choices=SettlementKind.choices)
-    idempotency_key = models.CharField(max_length=100)
-    fingerprint = models.CharField(max_length=64)  # of the request, to refuse a reused key
-    context = models.JSONField(default=dict)  # table, hand ref, source ...
-    bet = MoneyField(max_digits=14, decimal_places=2, null=True, blank=True)
-    meter_before = MoneyField(max_digits=20, decimal_places=6)  # folded meter the payments were computed on
-    meter_after_payouts = MoneyField(max_digits=20, decimal_places=6)
-    meter_after = MoneyField(max_digits=20, decimal_places=6)  # after the reset
-    kept_fraction = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0))
-    reset_from_reserve = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0))
-    operator_seed = MoneyField(max_digits=20, decimal_places=6, default=Decimal(0))
-    created_at = models.DateTimeField()
-    actor = models.CharField(max_length=150)
+    pool = models.ForeignKey(
+        Pool, on_delete=models.PROTECT, related_name="settlements", verbose_name=_("pool")
+    )
+    level = models.ForeignKey(
+        PoolLevel, on_delete=models.PROTECT, related_name="settlements", verbose_name=_("level")
+    )
+    kind = models.CharField(max_length=10, choices=SettlementKind.choices, verbose_name=_("kind"))
+    idempotency_key = models.CharField(max_length=100, verbose_name=_("idempotency key"))
+    fingerprint = models.CharField(
+        max_length=64, verbose_name=_("fingerprint")
+    )  # of the request, to refuse a reused key
+    context = models.JSONField(default=dict, verbose_name=_("context"))  # table, hand ref, source ...
+    bet = MoneyField(max_digits=14, decimal_places=2, null=True, blank=True, verbose_name=_("bet"))
+    meter_before = MoneyField(
+        max_digits=20, decimal_places=6, verbose_name=_("meter before")
+    )  # folded meter the payments were computed on
+    meter_after_payouts = MoneyField(max_digits=20, decimal_places=6, verbose_name=_("meter after payouts"))
+    meter_after = MoneyField(
+        max_digits=20, decimal_places=6, verbose_name=_("meter after")
+    )  # after the reset
+    kept_fraction = MoneyField(
+        max_digits=20, decimal_places=6, default=Decimal(0), verbose_name=_("kept fraction")
+    )
+    reset_from_reserve = MoneyField(
+        max_digits=20, decimal_places=6, default=Decimal(0), verbose_name=_("reset from reserve")
+    )
+    operator_seed = MoneyField(
+        max_digits=20, decimal_places=6, default=Decimal(0), verbose_name=_("operator seed")
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    actor = models.CharField(max_length=150, verbose_name=_("actor"))
 
     class Meta:
+        verbose_name = _("pool settlement")
+        verbose_name_plural = _("pool settlements")
         constraints = [
             models.UniqueConstraint(fields=["pool", "idempotency_key"], name="settlement_key_once"),
         ]
@@ -238,23 +302,31 @@ class PoolSettlement(models.Model):
 class Award(models.Model):
     """One payout, in payment order (arrival order across calls on a level: the level lock serializes)."""
 
-    settlement = models.ForeignKey(PoolSettlement, on_delete=models.PROTECT, related_name="awards")
-    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="+")
-    level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="+")
-    order = models.PositiveSmallIntegerField()
-    source = models.CharField(max_length=120, blank=True)  # table / machine / room label
-    seat = models.CharField(max_length=40, blank=True)
-    hand = models.CharField(max_length=60, blank=True)
-    category = models.CharField(max_length=40, blank=True)
-    discard = models.BooleanField(default=False)
-    amount = MoneyField(max_digits=14, decimal_places=2)  # paid to the winner
-    from_meter = MoneyField(max_digits=14, decimal_places=2)
-    from_operator = MoneyField(max_digits=14, decimal_places=2)  # OP-23 shortfall, paid outside the pool
-    basis = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True)
-    note = models.CharField(max_length=200, blank=True)
-    created_at = models.DateTimeField()
+    settlement = models.ForeignKey(
+        PoolSettlement, on_delete=models.PROTECT, related_name="awards", verbose_name=_("settlement")
+    )
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="+", verbose_name=_("pool"))
+    level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="+", verbose_name=_("level"))
+    order = models.PositiveSmallIntegerField(verbose_name=_("order"))
+    source = models.CharField(
+        max_length=120, blank=True, verbose_name=_("source")
+    )  # table / machine / room label
+    seat = models.CharField(max_length=40, blank=True, verbose_name=_("seat"))
+    hand = models.CharField(max_length=60, blank=True, verbose_name=_("hand"))
+    category = models.CharField(max_length=40, blank=True, verbose_name=_("category"))
+    discard = models.BooleanField(default=False, verbose_name=_("discard"))
+    amount = MoneyField(max_digits=14, decimal_places=2, verbose_name=_("amount"))  # paid to the winner
+    from_meter = MoneyField(max_digits=14, decimal_places=2, verbose_name=_("from meter"))
+    from_operator = MoneyField(
+        max_digits=14, decimal_places=2, verbose_name=_("from operator")
+    )  # OP-23 shortfall, paid outside the pool
+    basis = MoneyField(max_digits=20, decimal_places=6, null=True, blank=True, verbose_name=_("basis"))
+    note = models.CharField(max_length=200, blank=True, verbose_name=_("note"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("pool award")
+        verbose_name_plural = _("pool awards")
         constraints = [models.UniqueConstraint(fields=["settlement", "order"], name="award_order_once")]
         indexes = [models.Index(fields=["level", "id"], name="award_level_id")]
         triggers = [append_only()]
@@ -294,19 +366,28 @@ RESERVE_SIGN: dict[str, int] = {
 class LedgerMove(models.Model):
     """Append-only: seeds, reseeds, overflows and corrections of one level."""
 
-    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="+")
-    level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="moves")
-    kind = models.CharField(max_length=24, choices=MoveKind.choices)
-    amount = MoneyField(max_digits=20, decimal_places=6)
-    settlement = models.ForeignKey(
-        PoolSettlement, null=True, blank=True, on_delete=models.PROTECT, related_name="moves"
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="+", verbose_name=_("pool"))
+    level = models.ForeignKey(
+        PoolLevel, on_delete=models.PROTECT, related_name="moves", verbose_name=_("level")
     )
-    reason = models.CharField(max_length=300, blank=True)
-    authorised_by = models.CharField(max_length=150, blank=True)
-    actor = models.CharField(max_length=150)
-    created_at = models.DateTimeField()
+    kind = models.CharField(max_length=24, choices=MoveKind.choices, verbose_name=_("kind"))
+    amount = MoneyField(max_digits=20, decimal_places=6, verbose_name=_("amount"))
+    settlement = models.ForeignKey(
+        PoolSettlement,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="moves",
+        verbose_name=_("settlement"),
+    )
+    reason = models.CharField(max_length=300, blank=True, verbose_name=_("reason"))
+    authorised_by = models.CharField(max_length=150, blank=True, verbose_name=_("authorised by"))
+    actor = models.CharField(max_length=150, verbose_name=_("actor"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("pool ledger move")
+        verbose_name_plural = _("pool ledger moves")
         indexes = [models.Index(fields=["level", "id"], name="move_level_id")]
         constraints = [
             models.CheckConstraint(condition=Q(kind="correction") | Q(amount__gte=0), name="move_amount_sign")
@@ -317,18 +398,27 @@ class LedgerMove(models.Model):
 class ParameterChange(models.Model):
     """Who changed which parameters of a level, when, from what to what (the secret value is never kept)."""
 
-    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="+")
-    level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="changes")
-    old = models.JSONField()
-    new = models.JSONField()
-    authorisation_ref = models.CharField(max_length=120)
-    actor = models.CharField(max_length=150)
-    changed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="+", verbose_name=_("pool"))
+    level = models.ForeignKey(
+        PoolLevel, on_delete=models.PROTECT, related_name="changes", verbose_name=_("level")
     )
-    changed_at = models.DateTimeField()
+    old = models.JSONField(verbose_name=_("old"))
+    new = models.JSONField(verbose_name=_("new"))
+    authorisation_ref = models.CharField(max_length=120, verbose_name=_("authorisation ref"))
+    actor = models.CharField(max_length=150, verbose_name=_("actor"))
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("changed by"),
+    )
+    changed_at = models.DateTimeField(verbose_name=_("changed at"))
 
     class Meta:
+        verbose_name = _("parameter change")
+        verbose_name_plural = _("parameter changes")
         triggers = [append_only()]
 
 
@@ -339,19 +429,21 @@ class LedgerSeal(models.Model):
     `digest` covers those rows' canonical text, `hash` chains it to the previous seal of the pool.
     """
 
-    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="seals")
-    seq = models.PositiveIntegerField()
-    through = models.JSONField()
-    rows = models.JSONField()  # counts per table
-    digest = models.CharField(max_length=64)
-    prev_hash = models.CharField(max_length=64)
-    hash = models.CharField(max_length=64, unique=True)
-    created_at = models.DateTimeField()
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="seals", verbose_name=_("pool"))
+    seq = models.PositiveIntegerField(verbose_name=_("seq"))
+    through = models.JSONField(verbose_name=_("through"))
+    rows = models.JSONField(verbose_name=_("rows"))  # counts per table
+    digest = models.CharField(max_length=64, verbose_name=_("digest"))
+    prev_hash = models.CharField(max_length=64, verbose_name=_("prev hash"))
+    hash = models.CharField(max_length=64, unique=True, verbose_name=_("hash"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
     # How ``hash`` was made: "hmac-sha256:<key id>" (the audit key, halls.services.audit_keys), or
     # "sha256" for seals made before the key.
-    alg = models.CharField(max_length=32, default="sha256")
+    alg = models.CharField(max_length=32, default="sha256", verbose_name=_("alg"))
 
     class Meta:
+        verbose_name = _("ledger seal")
+        verbose_name_plural = _("ledger seals")
         constraints = [models.UniqueConstraint(fields=["pool", "seq"], name="seal_seq_once")]
         triggers = [append_only()]
 
@@ -363,3 +455,7 @@ class MeterPublisherState(models.Model):
 
     name = models.CharField(max_length=80, unique=True)
     value = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("meter publisher state")
+        verbose_name_plural = _("meter publisher states")

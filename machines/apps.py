@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class MachinesConfig(AppConfig):
     name = "machines"
-    verbose_name = "Machines"
+    verbose_name = _("Machines")
 
     def ready(self) -> None:
         # A pool member "machine:<id>" must be a machine of the member's venue (jackpots.services.sources).

@@ -45,31 +45,47 @@ class LockReason(models.TextChoices):
 
 
 class Machine(models.Model):
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="machines")
-    asset_number = models.CharField(max_length=40)
-    machine_type = models.CharField(max_length=1, choices=MachineType.choices)
-    modality = models.CharField(max_length=20, choices=Modality.choices, default=Modality.INDIVIDUAL)
-    positions = models.PositiveSmallIntegerField(default=1)
-    manufacturer = models.CharField(max_length=80)
-    model = models.CharField(max_length=80)
-    serial = models.CharField(max_length=80)
-    denomination = MoneyField(max_digits=8, decimal_places=2)
-    paytable_id = models.CharField(max_length=60)
-    software_version = models.CharField(max_length=60)  # the approved version
-    location = models.CharField(max_length=120, blank=True)
-    state = models.CharField(max_length=20, choices=MachineState.choices, default=MachineState.IN_SERVICE)
-    lock_reason = models.CharField(max_length=20, choices=LockReason.choices, default="", blank=True)
-    online = models.BooleanField(default=False)
-    last_seen_at = models.DateTimeField(null=True, blank=True)
-    token_hash = models.CharField(max_length=64)  # sha256 hex of the device token (shown once)
-    last_seq = models.BigIntegerField(default=0)  # highest seq accepted
-    created_at = models.DateTimeField()
+    venue = models.ForeignKey(
+        Venue, on_delete=models.PROTECT, related_name="machines", verbose_name=_("venue")
+    )
+    asset_number = models.CharField(max_length=40, verbose_name=_("asset number"))
+    machine_type = models.CharField(max_length=1, choices=MachineType.choices, verbose_name=_("machine type"))
+    modality = models.CharField(
+        max_length=20, choices=Modality.choices, default=Modality.INDIVIDUAL, verbose_name=_("modality")
+    )
+    positions = models.PositiveSmallIntegerField(default=1, verbose_name=_("positions"))
+    manufacturer = models.CharField(max_length=80, verbose_name=_("manufacturer"))
+    model = models.CharField(max_length=80, verbose_name=_("model"))
+    serial = models.CharField(max_length=80, verbose_name=_("serial"))
+    denomination = MoneyField(max_digits=8, decimal_places=2, verbose_name=_("denomination"))
+    paytable_id = models.CharField(max_length=60, verbose_name=_("paytable id"))
+    software_version = models.CharField(
+        max_length=60, verbose_name=_("software version")
+    )  # the approved version
+    location = models.CharField(max_length=120, blank=True, verbose_name=_("location"))
+    state = models.CharField(
+        max_length=20, choices=MachineState.choices, default=MachineState.IN_SERVICE, verbose_name=_("state")
+    )
+    lock_reason = models.CharField(
+        max_length=20, choices=LockReason.choices, default="", blank=True, verbose_name=_("lock reason")
+    )
+    online = models.BooleanField(default=False, verbose_name=_("online"))
+    last_seen_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last seen at"))
+    token_hash = models.CharField(
+        max_length=64, verbose_name=_("token hash")
+    )  # sha256 hex of the device token (shown once)
+    last_seq = models.BigIntegerField(default=0, verbose_name=_("last seq"))  # highest seq accepted
+    created_at = models.DateTimeField(verbose_name=_("created at"))
     # Kept on the row the gateway updates anyway, so the floor page never counts plays.
-    last_play_at = models.DateTimeField(null=True, blank=True)
-    plays_day = models.DateField(null=True, blank=True)  # the venue-local day plays_today counts
-    plays_today = models.PositiveIntegerField(default=0)
+    last_play_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last play at"))
+    plays_day = models.DateField(
+        null=True, blank=True, verbose_name=_("plays day")
+    )  # the venue-local day plays_today counts
+    plays_today = models.PositiveIntegerField(default=0, verbose_name=_("plays today"))
 
     class Meta:
+        verbose_name = _("machine")
+        verbose_name_plural = _("machines")
         constraints = [
             models.UniqueConstraint(fields=["venue", "asset_number"], name="machine_asset_once_per_venue"),
             models.CheckConstraint(condition=Q(positions__gte=1), name="machine_positions_positive"),
@@ -97,14 +113,22 @@ class Machine(models.Model):
 class LinkGroup(models.Model):
     """Machines linked to one pool. `same_type_and_denomination` defaults from machines.rules."""
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="link_groups")
-    code = models.CharField(max_length=40)
-    name = models.CharField(max_length=120)
-    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="link_groups")
-    same_type_and_denomination = models.BooleanField(default=True)
-    created_at = models.DateTimeField()
+    venue = models.ForeignKey(
+        Venue, on_delete=models.PROTECT, related_name="link_groups", verbose_name=_("venue")
+    )
+    code = models.CharField(max_length=40, verbose_name=_("code"))
+    name = models.CharField(max_length=120, verbose_name=_("name"))
+    pool = models.ForeignKey(
+        Pool, on_delete=models.PROTECT, related_name="link_groups", verbose_name=_("pool")
+    )
+    same_type_and_denomination = models.BooleanField(
+        default=True, verbose_name=_("same type and denomination")
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("link group")
+        verbose_name_plural = _("link groups")
         constraints = [
             models.UniqueConstraint(fields=["venue", "code"], name="link_group_code_once_per_venue")
         ]
@@ -119,12 +143,18 @@ class LinkGroup(models.Model):
 
 
 class LinkMember(models.Model):
-    group = models.ForeignKey(LinkGroup, on_delete=models.PROTECT, related_name="members")
-    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="links")
-    joined_at = models.DateTimeField()
-    left_at = models.DateTimeField(null=True, blank=True)
+    group = models.ForeignKey(
+        LinkGroup, on_delete=models.PROTECT, related_name="members", verbose_name=_("group")
+    )
+    machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, related_name="links", verbose_name=_("machine")
+    )
+    joined_at = models.DateTimeField(verbose_name=_("joined at"))
+    left_at = models.DateTimeField(null=True, blank=True, verbose_name=_("left at"))
 
     class Meta:
+        verbose_name = _("link member")
+        verbose_name_plural = _("link members")
         constraints = [
             models.UniqueConstraint(
                 fields=["machine"], condition=Q(left_at__isnull=True), name="machine_in_one_active_link"
@@ -135,30 +165,40 @@ class LinkMember(models.Model):
 class Play(models.Model):
     """One game played (append-only). `played_at` is the device's clock, `received_at` ours."""
 
-    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="plays")
-    seq = models.BigIntegerField()
-    game_id = models.CharField(max_length=64)
-    bet = MoneyField(max_digits=14, decimal_places=2)
-    win = MoneyField(max_digits=14, decimal_places=2)
-    played_at = models.DateTimeField(null=True, blank=True)
-    received_at = models.DateTimeField()
+    machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, related_name="plays", verbose_name=_("machine")
+    )
+    seq = models.BigIntegerField(verbose_name=_("seq"))
+    game_id = models.CharField(max_length=64, verbose_name=_("game id"))
+    bet = MoneyField(max_digits=14, decimal_places=2, verbose_name=_("bet"))
+    win = MoneyField(max_digits=14, decimal_places=2, verbose_name=_("win"))
+    played_at = models.DateTimeField(null=True, blank=True, verbose_name=_("played at"))
+    received_at = models.DateTimeField(verbose_name=_("received at"))
 
     class Meta:
+        verbose_name = _("play")
+        verbose_name_plural = _("plays")
         constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="play_seq_once")]
         triggers = [append_only()]
 
 
 class MeterSnapshot(models.Model):
-    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="meter_snapshots")
-    seq = models.BigIntegerField()
-    coin_in = MoneyField(max_digits=16, decimal_places=2)
-    coin_out = MoneyField(max_digits=16, decimal_places=2)
-    games_played = models.BigIntegerField()
-    jackpots_paid = MoneyField(max_digits=16, decimal_places=2)
-    credits = MoneyField(max_digits=16, decimal_places=2)
-    taken_at = models.DateTimeField()  # the device's clock when given, else when received
+    machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, related_name="meter_snapshots", verbose_name=_("machine")
+    )
+    seq = models.BigIntegerField(verbose_name=_("seq"))
+    coin_in = MoneyField(max_digits=16, decimal_places=2, verbose_name=_("coin in"))
+    coin_out = MoneyField(max_digits=16, decimal_places=2, verbose_name=_("coin out"))
+    games_played = models.BigIntegerField(verbose_name=_("games played"))
+    jackpots_paid = MoneyField(max_digits=16, decimal_places=2, verbose_name=_("jackpots paid"))
+    credits = MoneyField(max_digits=16, decimal_places=2, verbose_name=_("credits"))
+    taken_at = models.DateTimeField(
+        verbose_name=_("taken at")
+    )  # the device's clock when given, else when received
 
     class Meta:
+        verbose_name = _("meter snapshot")
+        verbose_name_plural = _("meter snapshots")
         constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="meter_snapshot_seq_once")]
 
 
@@ -172,12 +212,16 @@ class EventKind(models.TextChoices):
 
 
 class MachineEvent(models.Model):
-    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="events")
-    seq = models.BigIntegerField()
-    kind = models.CharField(max_length=20, choices=EventKind.choices)
-    at = models.DateTimeField()
+    machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, related_name="events", verbose_name=_("machine")
+    )
+    seq = models.BigIntegerField(verbose_name=_("seq"))
+    kind = models.CharField(max_length=20, choices=EventKind.choices, verbose_name=_("kind"))
+    at = models.DateTimeField(verbose_name=_("at"))
 
     class Meta:
+        verbose_name = _("machine event")
+        verbose_name_plural = _("machine events")
         constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="machine_event_seq_once")]
 
 
@@ -185,19 +229,30 @@ class SequenceGap(models.Model):
     """Seqs first_missing..last_missing never arrived (yet). A late one is still accepted while the gap is
     open; the next meter snapshot reconciles it (the missing coin-in is contributed once) and closes it."""
 
-    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="gaps")
-    first_missing = models.BigIntegerField()
-    last_missing = models.BigIntegerField()
-    detected_at = models.DateTimeField()
-    reconciled_at = models.DateTimeField(null=True, blank=True)
-    snapshot = models.ForeignKey(
-        MeterSnapshot, null=True, blank=True, on_delete=models.PROTECT, related_name="reconciled_gaps"
+    machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, related_name="gaps", verbose_name=_("machine")
     )
-    missing_coin_in = MoneyField(max_digits=16, decimal_places=2, null=True, blank=True)
-    missing_games = models.BigIntegerField(null=True, blank=True)
-    note = models.CharField(max_length=300, blank=True)
+    first_missing = models.BigIntegerField(verbose_name=_("first missing"))
+    last_missing = models.BigIntegerField(verbose_name=_("last missing"))
+    detected_at = models.DateTimeField(verbose_name=_("detected at"))
+    reconciled_at = models.DateTimeField(null=True, blank=True, verbose_name=_("reconciled at"))
+    snapshot = models.ForeignKey(
+        MeterSnapshot,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="reconciled_gaps",
+        verbose_name=_("snapshot"),
+    )
+    missing_coin_in = MoneyField(
+        max_digits=16, decimal_places=2, null=True, blank=True, verbose_name=_("missing coin in")
+    )
+    missing_games = models.BigIntegerField(null=True, blank=True, verbose_name=_("missing games"))
+    note = models.CharField(max_length=300, blank=True, verbose_name=_("note"))
 
     class Meta:
+        verbose_name = _("sequence gap")
+        verbose_name_plural = _("sequence gaps")
         constraints = [
             models.CheckConstraint(condition=Q(first_missing__gte=1), name="gap_starts_at_one"),
             models.CheckConstraint(
@@ -213,22 +268,33 @@ PAYMENT_FIELDS = ("paid_at", "paid_by", "paid_by_label", "payment_ref")  # set o
 class ProgressiveHit(models.Model):
     """A machine's progressive win, awarded by the pool engine, paid by hand at the cashier."""
 
-    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="hits")
-    seq = models.BigIntegerField()
-    group = models.ForeignKey(LinkGroup, on_delete=models.PROTECT, related_name="hits")
-    level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="+")
-    game_id = models.CharField(max_length=64, blank=True)
-    settlement_id = models.BigIntegerField()  # jackpots.PoolSettlement
-    amount = MoneyField(max_digits=14, decimal_places=2)
-    reported_at = models.DateTimeField()
-    paid_at = models.DateTimeField(null=True, blank=True)
-    paid_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, related_name="hits", verbose_name=_("machine")
     )
-    paid_by_label = models.CharField(max_length=150, blank=True)
-    payment_ref = models.CharField(max_length=120, blank=True)
+    seq = models.BigIntegerField(verbose_name=_("seq"))
+    group = models.ForeignKey(
+        LinkGroup, on_delete=models.PROTECT, related_name="hits", verbose_name=_("group")
+    )
+    level = models.ForeignKey(PoolLevel, on_delete=models.PROTECT, related_name="+", verbose_name=_("level"))
+    game_id = models.CharField(max_length=64, blank=True, verbose_name=_("game id"))
+    settlement_id = models.BigIntegerField(verbose_name=_("settlement id"))  # jackpots.PoolSettlement
+    amount = MoneyField(max_digits=14, decimal_places=2, verbose_name=_("amount"))
+    reported_at = models.DateTimeField(verbose_name=_("reported at"))
+    paid_at = models.DateTimeField(null=True, blank=True, verbose_name=_("paid at"))
+    paid_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("paid by"),
+    )
+    paid_by_label = models.CharField(max_length=150, blank=True, verbose_name=_("paid by label"))
+    payment_ref = models.CharField(max_length=120, blank=True, verbose_name=_("payment ref"))
 
     class Meta:
+        verbose_name = _("progressive hit")
+        verbose_name_plural = _("progressive hits")
         constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="progressive_hit_seq_once")]
         indexes = [
             models.Index(fields=["machine"], condition=Q(paid_at__isnull=True), name="hit_pending_by_machine")
@@ -253,13 +319,17 @@ class AlertKind(models.TextChoices):
 
 
 class MachineAlert(models.Model):
-    machine = models.ForeignKey(Machine, on_delete=models.PROTECT, related_name="alerts")
-    kind = models.CharField(max_length=20, choices=AlertKind.choices)
-    message = models.CharField(max_length=300)
-    raised_at = models.DateTimeField()
-    cleared_at = models.DateTimeField(null=True, blank=True)
+    machine = models.ForeignKey(
+        Machine, on_delete=models.PROTECT, related_name="alerts", verbose_name=_("machine")
+    )
+    kind = models.CharField(max_length=20, choices=AlertKind.choices, verbose_name=_("kind"))
+    message = models.CharField(max_length=300, verbose_name=_("message"))
+    raised_at = models.DateTimeField(verbose_name=_("raised at"))
+    cleared_at = models.DateTimeField(null=True, blank=True, verbose_name=_("cleared at"))
 
     class Meta:
+        verbose_name = _("machine alert")
+        verbose_name_plural = _("machine alerts")
         indexes = [
             models.Index(fields=["machine", "kind"], condition=Q(cleared_at__isnull=True), name="alert_open")
         ]

@@ -42,7 +42,11 @@ SMALL = ParagraphStyle("small", parent=BODY, fontSize=8, leading=9.5)
 def time_text(value: datetime | None, zone: str) -> str:
     if value is None:
         return "—"
-    return value.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M:%S")
+    return formats.date_format(value.astimezone(ZoneInfo(zone)), "SHORT_DATETIME_FORMAT")
+
+
+def _day(value: date) -> str:
+    return formats.date_format(value, "SHORT_DATE_FORMAT")
 
 
 def licence_text(number: str) -> str:
@@ -309,7 +313,7 @@ def record_pdf(record: dict[str, Any]) -> bytes:
                 (_("Amount played"), i18n.amount(record["sales_total"])),
                 (_("Line prize"), i18n.amount(record["line_prize"])),
                 (_("Bingo prize"), i18n.amount(record["bingo_prize"])),
-                (_("Rounding kept by the house"), str(record["prize_rounding_residue"])),
+                (_("Rounding kept by the house"), i18n.amount(record["prize_rounding_residue"], exact=True)),
                 (_("Sales announcement"), (record["announcement"] or {}).get("formula", "—")),
                 *([(_("Void reason"), record["void_reason"])] if record.get("void_reason") else []),
             ]
@@ -495,12 +499,14 @@ def _payout_text(payout: dict[str, Any] | None, tz: str) -> str:
 def period_text(report: Statistics, period: date | None) -> str:
     if period is None:
         return _("Total")
-    return period.strftime("%Y-%m") if report.period == "month" else period.isoformat()
+    return formats.date_format(
+        period, "YEAR_MONTH_FORMAT" if report.period == "month" else "SHORT_DATE_FORMAT"
+    )
 
 
 def statistics_pdf(report: Statistics) -> bytes:
     kind = _("Monthly statistics") if report.period == "month" else _("Daily statistics")
-    title = f"{kind} · {report.venue.name} · {report.first.isoformat()} – {report.last.isoformat()}"
+    title = f"{kind} · {report.venue.name} · {_day(report.first)} – {_day(report.last)}"
     rows = [
         (
             period_text(report, r.period),
@@ -520,8 +526,8 @@ def statistics_pdf(report: Statistics) -> bytes:
         _pairs(
             [
                 (_("Establishment"), f"{report.venue.name} · {licence_text(report.venue.licence_number)}"),
-                (_("From"), report.first.isoformat()),
-                (_("To"), report.last.isoformat()),
+                (_("From"), _day(report.first)),
+                (_("To"), _day(report.last)),
                 (_("Time zone"), report.venue.time_zone),
             ]
         ),

@@ -63,6 +63,7 @@ class NetworkPrize(models.Model):
 
     class Meta:
         verbose_name = _("interconnected prize")
+        verbose_name_plural = _("interconnected prizes")
         constraints = [
             models.CheckConstraint(condition=Q(max_ball__gte=1) & Q(max_ball__lte=90), name="ib_max_ball"),
             models.CheckConstraint(
@@ -86,6 +87,8 @@ class PrizeHall(models.Model):
     added_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("prize hall")
+        verbose_name_plural = _("prize halls")
         constraints = [models.UniqueConstraint(fields=["prize", "venue"], name="ib_hall_once")]
 
 
@@ -123,6 +126,8 @@ class PrizeRound(models.Model):
     )
 
     class Meta:
+        verbose_name = _("prize round")
+        verbose_name_plural = _("prize rounds")
         constraints = [
             models.UniqueConstraint(fields=["prize", "number"], name="ib_round_number_once"),
         ]
@@ -148,6 +153,8 @@ class RoundContribution(models.Model):
     received_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("round contribution")
+        verbose_name_plural = _("round contributions")
         constraints = [models.UniqueConstraint(fields=["round", "venue"], name="ib_contribution_once")]
         triggers = [append_only()]
 
@@ -166,6 +173,8 @@ class RoundResult(models.Model):
     received_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("round result")
+        verbose_name_plural = _("round results")
         constraints = [models.UniqueConstraint(fields=["round", "venue"], name="ib_result_once")]
         triggers = [append_only()]
 
@@ -179,6 +188,8 @@ class RoundShare(models.Model):
     amount = MoneyField(max_digits=14, decimal_places=2)
 
     class Meta:
+        verbose_name = _("round share")
+        verbose_name_plural = _("round shares")
         constraints = [models.UniqueConstraint(fields=["round", "venue", "card"], name="ib_share_once")]
         triggers = [append_only()]
 
@@ -202,6 +213,8 @@ class RoomMembership(models.Model):
     meter_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("room membership")
+        verbose_name_plural = _("room memberships")
         constraints = [
             models.UniqueConstraint(
                 fields=["venue", "prize_code"], condition=Q(active=True), name="ib_one_room_per_venue"
@@ -224,6 +237,8 @@ class KnownRound(models.Model):
     decided = models.BooleanField(default=False)
 
     class Meta:
+        verbose_name = _("known round")
+        verbose_name_plural = _("known rounds")
         constraints = [models.UniqueConstraint(fields=["prize_code", "number"], name="ib_known_round_once")]
 
 
@@ -242,6 +257,8 @@ class RoundGame(models.Model):
     prize_won = MoneyField(max_digits=14, decimal_places=2, default=Decimal("0.00"))
 
     class Meta:
+        verbose_name = _("round game")
+        verbose_name_plural = _("round games")
         constraints = [models.UniqueConstraint(fields=["round", "venue"], name="ib_round_game_once")]
 
 
@@ -264,6 +281,8 @@ class SpecialityMembership(models.Model):
     meter_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("speciality membership")
+        verbose_name_plural = _("speciality memberships")
         constraints = [
             models.UniqueConstraint(
                 fields=["venue", "prize_code"], condition=Q(active=True), name="gran_one_speciality"
@@ -291,6 +310,8 @@ class EGameRound(models.Model):
     reported = models.BooleanField(default=False)
 
     class Meta:
+        verbose_name = _("electronic game round")
+        verbose_name_plural = _("electronic game rounds")
         constraints = [
             models.UniqueConstraint(fields=["round", "venue"], name="gran_round_game_once"),
             models.UniqueConstraint(fields=["game", "table_code"], name="gran_game_prize_once"),
@@ -310,5 +331,7 @@ class GranCredit(models.Model):
     credited_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("gran credit")
+        verbose_name_plural = _("gran credits")
         constraints = [models.UniqueConstraint(fields=["venue", "share"], name="gran_credit_once")]
         triggers = [append_only()]

@@ -8,7 +8,6 @@ the game, after which no claim is accepted (TB-12).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -40,7 +39,7 @@ from bingo.services.common import record, step, transition
 from bingo.services.console import tell_consoles
 from bingo.services.locks import lock_game
 from bingo.services.programs import play as programs
-from bingo.services.readmodels import CLAIMABLE
+from bingo.services.readmodels import CLAIMABLE, claim_verdict
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
 from halls.cashier.services import readmodels as cashier_readmodels
@@ -128,12 +127,7 @@ def file_claim(
             and game.prize_results.filter(kind=ClaimKind.LINE).exists()
         ):
             # Same ball as the paid Line, but "any more lines?" is closed: the prize is gone (TB-08).
-            verdict = replace(
-                verdict,
-                valid=False,
-                refusal=rules.Refusal.LINE_ALREADY_WON,
-                reason=f"The Line was already won and paid at ball {game.line_won_at}",
-            )
+            verdict = rules.line_already_paid(verdict, game.line_won_at or verdict.bound_ordinal)
         claim = record_verdict(
             game=game, card=card, kind=kind, verdict=verdict, actor=actor, idempotency_key=idempotency_key
         )
@@ -183,6 +177,7 @@ def record_verdict(
 def announce_verdict(*, game: Game, claim: Claim, actor: User, master_card: Any) -> None:
     """The verdict on the game's stream and in its audit (CLAIM_VERIFIED), with the master card shown on
     the monitors during verification (TB-43; None when the card was not sold)."""
+    code, facts = claim_verdict(claim, line_won_at=game.line_won_at)
     found = ClaimVerdict(
         claim=claim.pk,
         kind=claim.kind,
@@ -191,6 +186,8 @@ def announce_verdict(*, game: Game, claim: Claim, actor: User, master_card: Any)
         valid=claim.valid,
         refusal=claim.refusal,
         reason=claim.reason,
+        code=code,
+        facts=facts,
         bound_ordinal=claim.bound_ordinal,
         winning_row=claim.winning_row,
         master_card=master_card,

@@ -154,6 +154,8 @@ def _judge_again(game: Game, ordinal: int) -> list[dict[str, Any]]:
                 "valid": claim.valid,
                 "refusal": claim.refusal,
                 "reason": claim.reason,
+                "code": verdict.code.value,
+                "facts": dict(verdict.facts),
                 "winning_row": claim.winning_row,
                 "before": before,
             }
@@ -188,6 +190,8 @@ def _shown(verdict: dict[str, Any]) -> CorrectedClaim:
         valid=verdict["valid"],
         refusal=verdict["refusal"],
         reason=verdict["reason"],
+        code=verdict["code"],
+        facts=verdict["facts"],
         winning_row=verdict["winning_row"],
     )
 

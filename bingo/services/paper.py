@@ -14,7 +14,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
 from bingo import cardgen, cardimport, cardprint
@@ -193,7 +193,7 @@ def print_sheets(
         "Valid for game %(number)s only. Printed %(when)s by %(who)s; check a card with its QR code."
     ) % {
         "number": game.number,
-        "when": timezone.localtime().strftime("%d/%m/%Y %H:%M"),
+        "when": formats.date_format(timezone.localtime(), "SHORT_DATETIME_FORMAT"),
         "who": actor.get_username(),
     }
     pdf = cardprint.render(printed, title=title, footer=footer)

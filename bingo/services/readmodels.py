@@ -9,13 +9,16 @@ with the cards sold (unclaimed winners, claims) are cut to their first or latest
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
 from django.db import connection
 from django.db.models import Case, F, Q, Sum, Value, When
 
+from bingo import claims as rules
 from bingo import hooks
+from bingo.cards import CardGrid
 from bingo.detect_index import card_ids
 from bingo.models import (
     Award,
@@ -264,11 +267,12 @@ def caller_view(game: Game) -> dict[str, Any]:
     """Everything the caller console shows: the summary, the latest claims and the unclaimed winners.
 
     `game` is as read for this answer (its balls are listed as its `balls_drawn` says)."""
-    claims = Claim.objects.filter(game=game).select_related("series", "claimed_by")
+    claims = Claim.objects.filter(game=game).select_related("series", "claimed_by", "card")
     latest = list(claims.order_by("-pk")[:CLAIMS_SHOWN])
+    balls = _ball_numbers(game)
     return {
         **game_summary(game),
-        "claims": [_claim(c) for c in reversed(latest)],
+        "claims": [_claim(c, game, balls) for c in reversed(latest)],
         "claims_count": len(latest) if len(latest) < CLAIMS_SHOWN else claims.count(),
         "unclaimed": unclaimed_view(game, current=True),
     }
@@ -293,7 +297,12 @@ def sold_cards_page(game: Game, *, after: tuple[str, int] | None, limit: int) ->
     }
 
 
-def _claim(c: Claim) -> dict[str, Any]:
+def _ball_numbers(game: Game) -> list[int]:
+    return list(Ball.objects.filter(game=game).order_by("ordinal").values_list("number", flat=True))
+
+
+def _claim(c: Claim, game: Game, balls: list[int]) -> dict[str, Any]:
+    code, facts = claim_verdict(c, line_won_at=game.line_won_at, balls=balls)
     return {
         "id": c.pk,
         "kind": c.kind,
@@ -302,7 +311,9 @@ def _claim(c: Claim) -> dict[str, Any]:
         "bound_ordinal": c.bound_ordinal,
         "valid": c.valid,
         "refusal": c.refusal,
-        "reason": c.reason,
+        "reason": c.reason,  # in English (the audit's); the verdict as data: its code and facts
+        "code": code,
+        "facts": facts,
         "winning_row": c.winning_row,
         "completed_at": c.completed_at,
         "claimed_by": c.claimed_by.get_username(),
@@ -313,6 +324,7 @@ def _claim(c: Claim) -> dict[str, Any]:
 def game_recall(game: Game) -> dict[str, Any]:
     """The full record of a game: sales, prizes, balls in order with their times, claims and awards."""
     sales = SaleOperation.objects.filter(game=game).select_related("series", "cashier").order_by("pk")
+    balls = _ball_numbers(game)
     return {
         **game_summary(game),
         "room": game.room.name,
@@ -336,7 +348,10 @@ def game_recall(game: Game) -> dict[str, Any]:
             }
             for s in sales
         ],
-        "claims": [_claim(c) for c in Claim.objects.filter(game=game).select_related("series", "claimed_by")],
+        "claims": [
+            _claim(c, game, balls)
+            for c in Claim.objects.filter(game=game).select_related("series", "claimed_by", "card")
+        ],
         "ball_corrections": _corrections(game),
         "device_switches": _switches(game),
         "ball_set_events": _ball_set_events(game),
@@ -510,3 +525,32 @@ def unclaimed_winners(game: Game, *, limit: int | None = None) -> dict[str, list
     """The cards `unclaimed` lists (all of them without `limit`), by kind."""
     found = unclaimed(game, limit=limit)
     return {"line": found["line"], "bingo": found["bingo"]}
+
+
+def claim_verdict(
+    claim: Claim, *, line_won_at: int | None, balls: Sequence[int] | None = None
+) -> tuple[str, rules.Facts]:
+    """The code and facts of a claim's verdict. `balls`: the game's balls in order (read when not given and
+    needed: only an incomplete claim's missing numbers need them)."""
+    card = None
+    if claim.refusal == rules.Refusal.NOT_COMPLETE:
+        card = CardGrid.from_json(claim.card.grid)
+        if balls is None:
+            balls = list(
+                Ball.objects.filter(game_id=claim.game_id, ordinal__lte=claim.bound_ordinal)
+                .order_by("ordinal")
+                .values_list("number", flat=True)
+            )
+    code, facts = rules.stored_verdict(
+        kind=claim.kind,
+        serial=claim.serial,
+        valid=claim.valid,
+        refusal=claim.refusal,
+        bound_ordinal=claim.bound_ordinal,
+        completed_at=claim.completed_at,
+        winning_row=claim.winning_row,
+        line_won_at=line_won_at,
+        card=card,
+        balls=balls or (),
+    )
+    return code.value, facts

@@ -66,6 +66,7 @@ class NetworkGame(models.Model):
 
     class Meta:
         verbose_name = _("simultaneous game")
+        verbose_name_plural = _("simultaneous games")
 
     def __str__(self) -> str:
         return self.code
@@ -85,6 +86,8 @@ class Allocation(models.Model):
     last_serial = models.PositiveIntegerField()
 
     class Meta:
+        verbose_name = _("card allocation")
+        verbose_name_plural = _("card allocations")
         constraints = [
             models.UniqueConstraint(fields=["game", "venue"], name="sb_allocation_once_per_hall"),
             models.CheckConstraint(
@@ -108,6 +111,8 @@ class ReportedSale(models.Model):
     received_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("reported sale")
+        verbose_name_plural = _("reported sales")
         constraints = [
             models.UniqueConstraint(fields=["game", "venue", "operation"], name="sb_sale_reported_once"),
         ]
@@ -130,6 +135,8 @@ class Reconciliation(models.Model):
     received_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("reconciliation")
+        verbose_name_plural = _("reconciliations")
         constraints = [models.UniqueConstraint(fields=["game", "venue"], name="sb_reconciled_once")]
         triggers = [append_only()]
 
@@ -143,6 +150,8 @@ class NetworkBall(models.Model):
     drawn_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("network ball")
+        verbose_name_plural = _("network balls")
         constraints = [
             models.UniqueConstraint(fields=["game", "ordinal"], name="sb_ball_ordinal_once"),
             models.UniqueConstraint(fields=["game", "number"], name="sb_ball_number_once"),
@@ -171,6 +180,8 @@ class NetworkClaim(models.Model):
     received_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("network claim")
+        verbose_name_plural = _("network claims")
         constraints = [
             models.UniqueConstraint(fields=["game", "venue", "claim"], name="sb_claim_reported_once"),
             models.UniqueConstraint(fields=["game", "kind", "serial"], name="sb_claim_once_per_card"),
@@ -198,6 +209,8 @@ class NetworkPrize(models.Model):
     decided_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("network prize")
+        verbose_name_plural = _("network prizes")
         constraints = [
             models.UniqueConstraint(fields=["game", "kind", "scope"], name="sb_prize_decided_once"),
         ]
@@ -242,6 +255,8 @@ class HallGame(models.Model):
     line_won_at = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("hall game")
+        verbose_name_plural = _("hall games")
         constraints = [models.UniqueConstraint(fields=["venue", "code"], name="sb_hall_game_once")]
 
 
@@ -259,6 +274,8 @@ class HallEntry(models.Model):
     applied_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("hall entry")
+        verbose_name_plural = _("hall entries")
         constraints = [
             models.UniqueConstraint(fields=["venue", "stream", "sequence"], name="sb_hall_entry_once"),
         ]
@@ -281,6 +298,8 @@ class HallAward(models.Model):
     decided_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("hall award")
+        verbose_name_plural = _("hall awards")
         constraints = [
             models.UniqueConstraint(fields=["hall_game", "kind", "claim"], name="sb_award_once"),
         ]

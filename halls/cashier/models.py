@@ -41,13 +41,15 @@ class PayoutMethod(models.TextChoices):
 class Till(models.Model):
     """A cash desk (caja): where shifts are opened; its receipt printer, if it has one."""
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="tills")
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="tills", verbose_name=_("venue"))
     name = models.CharField(_("name"), max_length=80)
     # An ESC/POS printer on the network, "tcp://host:9100"; empty: receipts are PDFs.
     printer = models.CharField(_("printer"), max_length=200, blank=True)
-    active = models.BooleanField(default=True)
+    active = models.BooleanField(default=True, verbose_name=_("active"))
 
     class Meta:
+        verbose_name = _("till")
+        verbose_name_plural = _("tills")
         constraints = [models.UniqueConstraint(fields=["venue", "name"], name="till_name_unique_per_venue")]
 
     def __str__(self) -> str:
@@ -57,9 +59,15 @@ class Till(models.Model):
 class CashierSettings(models.Model):
     """A venue's cashier rules."""
 
-    venue = models.OneToOneField(Venue, on_delete=models.PROTECT, related_name="cashier_settings")
+    venue = models.OneToOneField(
+        Venue, on_delete=models.PROTECT, related_name="cashier_settings", verbose_name=_("venue")
+    )
     # A ticket not redeemed within this many days expires; its amount goes to the house.
     ticket_valid_days = models.PositiveSmallIntegerField(_("ticket validity (days)"), default=30)
+
+    class Meta:
+        verbose_name = _("cashier settings")
+        verbose_name_plural = _("cashier settings")
 
 
 class DeviceKind(models.TextChoices):
@@ -74,13 +82,17 @@ class CashDevice(models.Model):
     It authenticates with a device token (only its hash is kept); its messages carry a sequence number,
     so a retry is a no-op."""
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
     name = models.CharField(_("name"), max_length=80)
-    kind = models.CharField(max_length=12, choices=DeviceKind.choices)
-    token_hash = models.CharField(max_length=64)  # sha256 hex of the device token (shown once)
-    active = models.BooleanField(default=True)
+    kind = models.CharField(max_length=12, choices=DeviceKind.choices, verbose_name=_("kind"))
+    token_hash = models.CharField(
+        max_length=64, verbose_name=_("token hash")
+    )  # sha256 hex of the device token (shown once)
+    active = models.BooleanField(default=True, verbose_name=_("active"))
 
     class Meta:
+        verbose_name = _("cash device")
+        verbose_name_plural = _("cash devices")
         constraints = [models.UniqueConstraint(fields=["venue", "name"], name="cash_device_name_unique")]
 
     def __str__(self) -> str:
@@ -95,24 +107,37 @@ class ShiftState(models.TextChoices):
 class Shift(models.Model):
     """A cashier's turn at a till: opened with a counted float, closed with a counted cash-up (arqueo)."""
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
-    till = models.ForeignKey(Till, on_delete=models.PROTECT, related_name="shifts")
-    cashier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    state = models.CharField(max_length=6, choices=ShiftState.choices, default=ShiftState.OPEN)
-    opened_at = models.DateTimeField()
-    float_amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
-    closed_at = models.DateTimeField(null=True, blank=True)
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
+    till = models.ForeignKey(Till, on_delete=models.PROTECT, related_name="shifts", verbose_name=_("till"))
+    cashier = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("cashier")
+    )
+    state = models.CharField(
+        max_length=6, choices=ShiftState.choices, default=ShiftState.OPEN, verbose_name=_("state")
+    )
+    opened_at = models.DateTimeField(verbose_name=_("opened at"))
+    float_amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, verbose_name=_("float amount"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
     # The cash-up, per means of payment ({"cash": "512.30", ...}): what the ledger expected, what was counted.
-    expected = models.JSONField(default=dict, blank=True)
-    counted = models.JSONField(default=dict, blank=True)
-    difference = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, null=True, blank=True)
+    expected = models.JSONField(default=dict, blank=True, verbose_name=_("expected"))
+    counted = models.JSONField(default=dict, blank=True, verbose_name=_("counted"))
+    difference = MoneyField(
+        max_digits=AMOUNT_DIGITS, decimal_places=2, null=True, blank=True, verbose_name=_("difference")
+    )
     # The second person who signs a cash-up that does not match.
     witness = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("witness"),
     )
-    note = models.TextField(blank=True)
+    note = models.TextField(blank=True, verbose_name=_("note"))
 
     class Meta:
+        verbose_name = _("shift")
+        verbose_name_plural = _("shifts")
         constraints = [
             models.UniqueConstraint(
                 fields=["till"], condition=Q(state="open"), name="one_open_shift_per_till"
@@ -134,6 +159,10 @@ class Player(models.Model):
     id_document = models.CharField(_("ID document"), max_length=40, blank=True)
     created_at = models.DateTimeField()
 
+    class Meta:
+        verbose_name = _("player")
+        verbose_name_plural = _("players")
+
     def __str__(self) -> str:
         return self.name
 
@@ -147,16 +176,34 @@ class PlayerCard(models.Model):
     """An anonymous prepaid card (tarjeta de jugador): a printed number and a QR code; its money is its
     account."""
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
     number = models.CharField(_("number"), max_length=24, unique=True)
-    state = models.CharField(max_length=8, choices=PlayerCardState.choices, default=PlayerCardState.ACTIVE)
-    blocked_reason = models.CharField(max_length=200, blank=True)
-    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="cards")
-    created_at = models.DateTimeField()
+    state = models.CharField(
+        max_length=8, choices=PlayerCardState.choices, default=PlayerCardState.ACTIVE, verbose_name=_("state")
+    )
+    blocked_reason = models.CharField(max_length=200, blank=True, verbose_name=_("blocked reason"))
+    player = models.ForeignKey(
+        Player,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="cards",
+        verbose_name=_("player"),
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"))
     # A lost card, blocked, is replaced once: the new card took its balance.
     replaced_by = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaces"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="replaces",
+        verbose_name=_("replaced by"),
     )
+
+    class Meta:
+        verbose_name = _("player card")
+        verbose_name_plural = _("player cards")
 
     def __str__(self) -> str:
         return self.number
@@ -165,22 +212,41 @@ class PlayerCard(models.Model):
 class Account(models.Model):
     """One account of a venue's ledger; `balance` is shown on its normal side (halls.cashier.ledger)."""
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
-    kind = models.CharField(max_length=16, choices=[(k.value, k.value) for k in Kind])
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
+    kind = models.CharField(max_length=16, choices=[(k.value, k.value) for k in Kind], verbose_name=_("kind"))
     # Unique within the venue: "sales", "house", "drawer:<shift>:cash", "card:<number>".
-    code = models.CharField(max_length=60)
-    shift = models.ForeignKey(Shift, null=True, blank=True, on_delete=models.PROTECT, related_name="drawers")
-    means = models.CharField(max_length=10, choices=Means.choices, blank=True)
+    code = models.CharField(max_length=60, verbose_name=_("code"))
+    shift = models.ForeignKey(
+        Shift,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="drawers",
+        verbose_name=_("shift"),
+    )
+    means = models.CharField(max_length=10, choices=Means.choices, blank=True, verbose_name=_("means"))
     card = models.OneToOneField(
-        PlayerCard, null=True, blank=True, on_delete=models.PROTECT, related_name="account"
+        PlayerCard,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="account",
+        verbose_name=_("card"),
     )
     device = models.OneToOneField(
-        CashDevice, null=True, blank=True, on_delete=models.PROTECT, related_name="account"
+        CashDevice,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="account",
+        verbose_name=_("device"),
     )
-    guarded = models.BooleanField()
-    balance = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, default=0)
+    guarded = models.BooleanField(verbose_name=_("guarded"))
+    balance = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, default=0, verbose_name=_("balance"))
 
     class Meta:
+        verbose_name = _("ledger account")
+        verbose_name_plural = _("ledger accounts")
         constraints = [
             models.UniqueConstraint(fields=["venue", "code"], name="account_code_unique_per_venue"),
             models.CheckConstraint(
@@ -221,25 +287,39 @@ class TxKind(models.TextChoices):
 class LedgerTransaction(models.Model):
     """A balanced set of legs, written once. `key` (unique per venue) makes a retried call a no-op."""
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
-    kind = models.CharField(max_length=16, choices=TxKind.choices)
-    key = models.CharField(max_length=120)
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
+    kind = models.CharField(max_length=16, choices=TxKind.choices, verbose_name=_("kind"))
+    key = models.CharField(max_length=120, verbose_name=_("key"))
     # The shift whose drawer the money crossed; none for what no till touches (a prize awarded, a card spend).
     shift = models.ForeignKey(
-        Shift, null=True, blank=True, on_delete=models.PROTECT, related_name="transactions"
+        Shift,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="transactions",
+        verbose_name=_("shift"),
     )
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("actor"),
     )
-    actor_label = models.CharField(max_length=150)
-    device = models.CharField(max_length=80, blank=True)  # a terminal, a bill reader, a till's name
-    created_at = models.DateTimeField()
-    memo = models.CharField(max_length=200, blank=True)
-    data = models.JSONField(default=dict, blank=True)
+    actor_label = models.CharField(max_length=150, verbose_name=_("actor label"))
+    device = models.CharField(
+        max_length=80, blank=True, verbose_name=_("device")
+    )  # a terminal, a bill reader, a till's name
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    memo = models.CharField(max_length=200, blank=True, verbose_name=_("memo"))
+    data = models.JSONField(default=dict, blank=True, verbose_name=_("data"))
     # The SQLite balance trigger checks the legs once all of them are in.
-    leg_count = models.PositiveSmallIntegerField()
+    leg_count = models.PositiveSmallIntegerField(verbose_name=_("leg count"))
 
     class Meta:
+        verbose_name = _("ledger transaction")
+        verbose_name_plural = _("ledger transactions")
         constraints = [models.UniqueConstraint(fields=["venue", "key"], name="ledger_key_unique_per_venue")]
         indexes = [models.Index(fields=["venue", "created_at"]), models.Index(fields=["kind"])]
         triggers = [append_only()]
@@ -251,11 +331,17 @@ class LedgerTransaction(models.Model):
 class Leg(models.Model):
     """One side of a transaction: a signed amount on an account (> 0 debit, < 0 credit)."""
 
-    transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="legs")
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="legs")
-    amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
+    transaction = models.ForeignKey(
+        LedgerTransaction, on_delete=models.PROTECT, related_name="legs", verbose_name=_("transaction")
+    )
+    account = models.ForeignKey(
+        Account, on_delete=models.PROTECT, related_name="legs", verbose_name=_("account")
+    )
+    amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, verbose_name=_("amount"))
 
     class Meta:
+        verbose_name = _("ledger leg")
+        verbose_name_plural = _("ledger legs")
         constraints = [
             models.CheckConstraint(condition=~Q(amount=0), name="leg_not_zero"),
             models.UniqueConstraint(fields=["transaction", "account"], name="one_leg_per_account"),
@@ -287,20 +373,35 @@ class TicketState(models.TextChoices):
 class Ticket(models.Model):
     """A TITO ticket: a validation number and a barcode for an amount, redeemed once, until it expires."""
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
     number = models.CharField(_("validation number"), max_length=24, unique=True)
-    amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
-    state = models.CharField(max_length=8, choices=TicketState.choices, default=TicketState.ISSUED)
-    issued_at = models.DateTimeField()
-    expires_at = models.DateTimeField()
-    issued_by = models.CharField(max_length=150)  # the cashier's or the terminal's label
-    issue_tx = models.OneToOneField(LedgerTransaction, on_delete=models.PROTECT, related_name="+")
-    closed_at = models.DateTimeField(null=True, blank=True)  # redeemed or expired
+    amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, verbose_name=_("amount"))
+    state = models.CharField(
+        max_length=8, choices=TicketState.choices, default=TicketState.ISSUED, verbose_name=_("state")
+    )
+    issued_at = models.DateTimeField(verbose_name=_("issued at"))
+    expires_at = models.DateTimeField(verbose_name=_("expires at"))
+    issued_by = models.CharField(
+        max_length=150, verbose_name=_("issued by")
+    )  # the cashier's or the terminal's label
+    issue_tx = models.OneToOneField(
+        LedgerTransaction, on_delete=models.PROTECT, related_name="+", verbose_name=_("issue tx")
+    )
+    closed_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("closed at")
+    )  # redeemed or expired
     close_tx = models.OneToOneField(
-        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        LedgerTransaction,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("close tx"),
     )
 
     class Meta:
+        verbose_name = _("ticket")
+        verbose_name_plural = _("tickets")
         constraints = [models.CheckConstraint(condition=Q(amount__gt=0), name="ticket_amount_positive")]
 
     def __str__(self) -> str:
@@ -337,6 +438,8 @@ class TicketEvent(models.Model):
     data = models.JSONField(default=dict, blank=True)  # where the money went, the refusal's message...
 
     class Meta:
+        verbose_name = _("ticket event")
+        verbose_name_plural = _("ticket events")
         indexes = [models.Index(fields=["ticket", "at"])]
         triggers = [append_only()]
 
@@ -360,27 +463,47 @@ class PayableState(models.TextChoices):
 class Payable(models.Model):
     """A prize awarded and owed to a winner until the cashier pays it (once, whatever retries)."""
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
-    kind = models.CharField(max_length=12, choices=PayableKind.choices)
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
+    kind = models.CharField(max_length=12, choices=PayableKind.choices, verbose_name=_("kind"))
     # What awarded it, unique per venue: "bingo.award:41", "bingo.programaward:7", "tables.seatpayout:3",
     # "machines.hit:12".
-    source = models.CharField(max_length=80)
-    description = models.CharField(max_length=200)  # "Game 12 · Line · card 1-0345"
-    amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
-    state = models.CharField(max_length=8, choices=PayableState.choices, default=PayableState.WAITING)
-    awarded_at = models.DateTimeField()
-    award_tx = models.OneToOneField(LedgerTransaction, on_delete=models.PROTECT, related_name="+")
-    paid_at = models.DateTimeField(null=True, blank=True)
+    source = models.CharField(max_length=80, verbose_name=_("source"))
+    description = models.CharField(
+        max_length=200, verbose_name=_("description")
+    )  # "Game 12 · Line · card 1-0345"
+    amount = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, verbose_name=_("amount"))
+    state = models.CharField(
+        max_length=8, choices=PayableState.choices, default=PayableState.WAITING, verbose_name=_("state")
+    )
+    awarded_at = models.DateTimeField(verbose_name=_("awarded at"))
+    award_tx = models.OneToOneField(
+        LedgerTransaction, on_delete=models.PROTECT, related_name="+", verbose_name=_("award tx")
+    )
+    paid_at = models.DateTimeField(null=True, blank=True, verbose_name=_("paid at"))
     paid_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("paid by"),
     )
-    method = models.CharField(max_length=12, choices=PayoutMethod.choices, blank=True)
+    method = models.CharField(
+        max_length=12, choices=PayoutMethod.choices, blank=True, verbose_name=_("method")
+    )
     payout_tx = models.OneToOneField(
-        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        LedgerTransaction,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("payout tx"),
     )
-    receipt = models.CharField(max_length=24, blank=True)
+    receipt = models.CharField(max_length=24, blank=True, verbose_name=_("receipt"))
 
     class Meta:
+        verbose_name = _("prize payable")
+        verbose_name_plural = _("prizes payable")
         constraints = [
             models.UniqueConstraint(fields=["venue", "source"], name="payable_source_unique_per_venue"),
             models.CheckConstraint(condition=Q(amount__gt=0), name="payable_amount_positive"),
@@ -406,6 +529,8 @@ class DeviceMessage(models.Model):
     received_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("device message")
+        verbose_name_plural = _("device messages")
         constraints = [models.UniqueConstraint(fields=["device", "seq"], name="device_message_seq_unique")]
         triggers = [append_only()]
 

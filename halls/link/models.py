@@ -23,6 +23,7 @@ class OutboxMessage(models.Model):
 
     class Meta:
         verbose_name = _("outbox message")
+        verbose_name_plural = _("outbox messages")
         constraints = [
             models.UniqueConstraint(fields=["venue", "sequence"], name="outbox_venue_sequence_once"),
         ]
@@ -52,6 +53,7 @@ class VenueLink(models.Model):
 
     class Meta:
         verbose_name = _("venue link")
+        verbose_name_plural = _("venue links")
 
 
 class InboxMessage(models.Model):
@@ -66,6 +68,7 @@ class InboxMessage(models.Model):
 
     class Meta:
         verbose_name = _("inbox message")
+        verbose_name_plural = _("inbox messages")
         constraints = [
             models.UniqueConstraint(fields=["venue", "sequence"], name="inbox_venue_sequence_once"),
         ]
@@ -84,6 +87,7 @@ class StreamEntry(models.Model):
 
     class Meta:
         verbose_name = _("stream entry")
+        verbose_name_plural = _("stream entries")
         constraints = [
             models.UniqueConstraint(fields=["stream", "sequence"], name="stream_entry_once"),
         ]
@@ -99,6 +103,7 @@ class StreamPosition(models.Model):
 
     class Meta:
         verbose_name = _("stream position")
+        verbose_name_plural = _("stream positions")
 
 
 class VenueCredential(models.Model):
@@ -114,6 +119,7 @@ class VenueCredential(models.Model):
 
     class Meta:
         verbose_name = _("venue credential")
+        verbose_name_plural = _("venue credentials")
 
 
 class LinkNotice(models.Model):
@@ -127,4 +133,5 @@ class LinkNotice(models.Model):
 
     class Meta:
         verbose_name = _("link notice")
+        verbose_name_plural = _("link notices")
         constraints = [models.UniqueConstraint(fields=["stream", "sequence"], name="link_notice_once")]

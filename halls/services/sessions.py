@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from halls import events, hooks
 from halls.errors import Conflict, InvalidInput
@@ -18,20 +19,24 @@ from halls.models import CheckName, GameSession, Room, SessionCheck, room_staff_
 from halls.services import audit, locks
 
 
-def inspection_problems(balls: Sequence[int]) -> list[str]:
-    """Why an inspection draw is not the full set of 90 balls, each once (empty when it is)."""
-    problems = []
-    out_of_range = sorted({b for b in balls if not 1 <= b <= 90})
-    if out_of_range:
-        problems.append(f"numbers out of 1..90: {out_of_range}")
+def inspection_problems(balls: Sequence[int]) -> dict[str, list[int]]:
+    """Why an inspection draw is not the full set of 90 balls, each once, as data: the numbers out of
+    1..90, repeated and missing, under those keys (only the non-empty ones; empty when the draw is whole)."""
     counts = Counter(balls)
-    repeated = sorted(b for b, n in counts.items() if n > 1 and 1 <= b <= 90)
-    if repeated:
-        problems.append(f"repeated: {repeated}")
-    missing = sorted(set(range(1, 91)) - set(counts))
-    if missing:
-        problems.append(f"missing: {missing}")
-    return problems
+    found = {
+        "out_of_range": sorted({b for b in balls if not 1 <= b <= 90}),
+        "repeated": sorted(b for b, n in counts.items() if n > 1 and 1 <= b <= 90),
+        "missing": sorted(set(range(1, 91)) - set(counts)),
+    }
+    return {key: numbers for key, numbers in found.items() if numbers}
+
+
+# How each kind of inspection problem is said (its numbers as a list, "[7, 8]").
+INSPECTION_PROBLEMS = {
+    "out_of_range": gettext_lazy("numbers out of 1..90: %(numbers)s"),
+    "repeated": gettext_lazy("repeated: %(numbers)s"),
+    "missing": gettext_lazy("missing: %(numbers)s"),
+}
 
 
 # The material checks a session needs before it opens (S1, R-07), each recorded by whoever ran it
@@ -70,9 +75,13 @@ def open_session(
         )
     problems = inspection_problems(inspection_balls)
     if problems:
+        said = "; ".join(
+            str(INSPECTION_PROBLEMS[key]) % {"numbers": numbers} for key, numbers in problems.items()
+        )
         raise InvalidInput(
-            "The inspection draw must show all 90 balls once each: " + "; ".join(problems) + ".",
+            _("The inspection draw must show all 90 balls once each: %(problems)s.") % {"problems": said},
             code="inspection_incomplete",
+            **problems,
         )
     with transaction.atomic():
         locks.lock_room(room.pk)

@@ -1,6 +1,8 @@
-"""``{{ amount|money }}`` / ``{{ amount|money:venue.currency }}``: an amount in the page's language
-(halls.i18n.amount, halls.money.for_person: "1.234,56 €" / "€1,234.56"), "—" for none; the space a
-no-break one, so a narrow cell never puts the € on a line of its own.
+"""Amounts on the pages, in the page's language and always with their currency (halls.i18n.amount,
+halls.money.for_person): ``{{ amount|money }}`` ("1.234,56 €" / "€1,234.56"),
+``{{ amount|money:venue.currency }}``, and ``{{ residue|exact_money }}`` for a meter's fraction kept beyond
+the cent ("0,002 €"); "—" for none. The space a no-break one, so a narrow cell never puts the € on a line
+of its own.
 
     {% load hall_money %}<td class="num">{{ g.sales_total|money }}</td>
 """
@@ -16,11 +18,21 @@ from halls import i18n
 register = template.Library()
 
 
-@register.filter
-def money(value: Decimal | int | str | None, currency: str = "EUR") -> str:
+def _on_page(value: Decimal | int | str | None, currency: str, *, exact: bool) -> str:
     if value is None or value == "":
         return "—"
     if isinstance(value, float):
         raise TypeError("money is never a float")  # a Decimal, an int or a decimal string
+    shown = i18n.amount(Decimal(value), currency or "EUR", exact=exact)
     # On a page the figure and its sign stay on one line (a no-break space, as Intl.NumberFormat writes it).
-    return i18n.amount(Decimal(value), currency or "EUR").replace(" ", "\u00a0")
+    return shown.replace(" ", "\u00a0")
+
+
+@register.filter
+def money(value: Decimal | int | str | None, currency: str = "EUR") -> str:
+    return _on_page(value, currency, exact=False)
+
+
+@register.filter
+def exact_money(value: Decimal | int | str | None, currency: str = "EUR") -> str:
+    return _on_page(value, currency, exact=True)

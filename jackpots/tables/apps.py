@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class TablesConfig(AppConfig):
@@ -6,7 +7,7 @@ class TablesConfig(AppConfig):
 
     name = "jackpots.tables"
     label = "tables"
-    verbose_name = "Casino tables"
+    verbose_name = _("Casino tables")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

@@ -9,7 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bingo.cards import CardGrid
-from bingo.claims import ClaimKind, Refusal, Verdict, judge_claim
+from bingo.claims import (
+    ClaimKind,
+    Refusal,
+    Verdict,
+    VerdictCode,
+    judge_claim,
+    line_already_paid,
+    stored_verdict,
+    verdict_sentence,
+)
 from bingo.detect import completion, ordinal_map
 
 B = None  # a blank cell, short enough to keep the grids readable
@@ -158,3 +167,61 @@ def test_validity_matches_the_rules(
         assert verdict.completed_at == done.line_at
     assert verdict.bound_ordinal == drawn
     assert (verdict.refusal is None) == verdict.valid
+
+
+def test_each_verdict_says_its_code_and_figures_as_data() -> None:
+    """The verdict as data (issue 26): a code and the figures its sentence needs, the English sentence made
+    from them, so a console can say the same in its reader's language."""
+    line = judge(ClaimKind.LINE, [2, *FIRST_ROW])
+    assert (line.code, dict(line.facts)) == (VerdictCode.LINE, {"serial": 123, "bound": 6, "row": 1, "at": 6})
+    short = judge(ClaimKind.LINE, [5, 2], serial=16)
+    assert short.code is VerdictCode.LINE_INCOMPLETE
+    assert dict(short.facts) == {"serial": 16, "bound": 2, "row": 3, "missing": [25, 35, 45, 75]}
+    assert verdict_sentence(short.code, short.facts) == short.reason
+    bingo = judge(ClaimKind.BINGO, [*sorted(CARD.numbers - {75, 85}), 2])
+    assert (bingo.code, bingo.facts["missing"]) == (VerdictCode.BINGO_INCOMPLETE, [75, 85])
+    late = judge(ClaimKind.LINE, [*FIRST_ROW, 2], line_confirmed_at=5)
+    assert (late.code, late.facts["line_at"], late.facts["bound"]) == (VerdictCode.LINE_ALREADY_WON, 5, 6)
+    assert judge(ClaimKind.LINE, []).code is VerdictCode.NO_BALLS
+    assert judge(ClaimKind.LINE, [1], card=None).code is VerdictCode.NOT_SOLD
+    assert judge(ClaimKind.LINE, [1], game_closed=True).code is VerdictCode.GAME_CLOSED
+
+
+def test_a_line_claimed_at_the_ball_of_a_paid_line_is_refused_as_paid() -> None:
+    paid = line_already_paid(judge(ClaimKind.LINE, [2, *FIRST_ROW]), 6)
+    assert not paid.valid
+    assert paid.refusal is Refusal.LINE_ALREADY_WON
+    assert (paid.code, dict(paid.facts)) == (
+        VerdictCode.LINE_ALREADY_PAID,
+        {"serial": 123, "bound": 6, "line_at": 6},
+    )
+    assert paid.reason == "The Line was already won and paid at ball 6"
+
+
+@given(
+    kind=st.sampled_from(ClaimKind),
+    order=st.permutations(range(1, 91)),
+    drawn=st.integers(0, 90),
+    confirmed=st.one_of(st.none(), st.integers(1, 90)),
+    sold=st.booleans(),
+)
+def test_a_stored_verdict_says_what_the_judged_one_said(
+    kind: ClaimKind, order: list[int], drawn: int, confirmed: int | None, sold: bool
+) -> None:
+    """What a claim's row keeps is enough to say its verdict again: the same code and facts."""
+    balls = order[:drawn]
+    confirmed = None if confirmed is None or drawn == 0 else min(confirmed, drawn)
+    verdict = judge(kind, balls, line_confirmed_at=confirmed, card=CARD if sold else None)
+    again = stored_verdict(
+        kind=kind.value,
+        serial=123,
+        valid=verdict.valid,
+        refusal=verdict.refusal.value if verdict.refusal else "",
+        bound_ordinal=verdict.bound_ordinal,
+        completed_at=verdict.completed_at,
+        winning_row=verdict.winning_row,
+        line_won_at=confirmed,
+        card=CARD,
+        balls=order,  # the game's balls, drawn on after the claim: only those up to its ball count
+    )
+    assert again == (verdict.code, dict(verdict.facts))

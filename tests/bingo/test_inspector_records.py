@@ -111,7 +111,7 @@ def test_the_minutes_and_the_record_print_as_pages_and_as_real_pdfs(played, insp
     text = pdf_text(inspector_client.get(f"/inspector/sessions/{session.pk}/minutes.pdf").content)
     for words in ("Session minutes", venue.name, "Opening checks", "Inspection draw", "Who did what"):
         assert words in text, words
-    assert "Mis-keyed at the reader" in text and "€36.00" in text and "cashier" in text
+    assert "Mis-keyed at the reader" in text and "€36.00" in text and "cashier" in text  # English: € first
     record = inspector_client.get(f"/inspector/games/{game.pk}/")
     assert (
         record.status_code == 200

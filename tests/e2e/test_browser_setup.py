@@ -122,7 +122,7 @@ async def test_the_setup_page_sets_up_a_venue_in_spanish(
         await box.check()
     await new.locator("button").click()
     carrusel = page.locator('[data-carrusel="CARR-ML"]')
-    await expect(carrusel.locator("[data-meter]")).to_have_text("1000,00 €")
+    await expect(carrusel.locator("[data-meter]")).to_have_text("1.000,00 €")  # grouped, as the JS writes it
     await expect(carrusel.locator("[data-member]")).to_have_count(2)
     await expect(page.locator('[data-table="2"]')).to_contain_text("CARR-ML")
     await _add_table(page, 3)  # joins by itself

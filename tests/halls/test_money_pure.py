@@ -270,3 +270,28 @@ def test_a_person_is_shown_the_cents_rounded_down(value: Decimal) -> None:
     assert money.parse_typed(es, decimal_mark=",") == money.cents_down(value)
     assert es.endswith(" €") and en.startswith("€")
     assert es.replace(".", "").replace(",", ".").removesuffix(" €") == en.replace(",", "").removeprefix("€")
+
+
+@pytest.mark.parametrize(
+    ("amount", "language", "exact", "shown"),
+    [
+        ("1234.56", "es", False, "1.234,56 €"),
+        ("1234.56", "en", False, "€1,234.56"),
+        ("5", "es", False, "5,00 €"),
+        ("0.009", "es", False, "0,00 €"),  # to the cent, rounded down as payments are
+        ("-12.5", "es", False, "-12,50 €"),
+        ("1234567.891", "en", False, "€1,234,567.89"),
+        ("0.000000", "es", True, "0,00 €"),  # a meter's empty remainder is money, not "0,000000"
+        ("0.002000", "es", True, "0,002 €"),  # the sub-cent fraction a meter keeps, exactly
+        ("1234.000125", "en", True, "€1,234.000125"),
+    ],
+)
+def test_an_amount_for_a_person_carries_its_currency_in_the_page_language(
+    amount: str, language: str, exact: bool, shown: str
+) -> None:
+    assert money.for_person(Decimal(amount), language, exact=exact) == shown
+
+
+def test_another_currency_is_named_by_its_code() -> None:
+    assert money.for_person(Decimal("3"), "es", "USD") == "3,00 USD"
+    assert money.for_person(Decimal("3"), "en", "USD") == "USD 3.00"

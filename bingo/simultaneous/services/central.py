@@ -23,6 +23,7 @@ from django.utils.translation import gettext as _
 from bingo import cardgen
 from bingo import claims as claim_rules
 from bingo.cards import CardGrid
+from bingo.labels import verdict_text
 from bingo.prizes import prize_from_sales, split_equally
 from bingo.simultaneous import rules
 from bingo.simultaneous.models import (
@@ -541,7 +542,13 @@ def record_claim(message: registry.VenueMessage) -> dict[str, Any]:
         serial=serial,
     )
     if not verdict.valid:
-        raise Conflict(verdict.reason, code="claim_not_valid", refusal=str(verdict.refusal))
+        raise Conflict(
+            verdict_text(verdict.code, verdict.facts),
+            code="claim_not_valid",
+            refusal=str(verdict.refusal),
+            verdict=verdict.code.value,
+            facts=dict(verdict.facts),
+        )
     if NetworkClaim.objects.filter(game=game, kind=kind, serial=serial).exists():
         raise Conflict(
             _("Card %(serial)s already claimed this prize.") % {"serial": serial}, code="already_claimed"

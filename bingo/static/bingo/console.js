@@ -92,6 +92,32 @@
     (g ? g.balls : []).forEach(function (b) { set[b.ball] = b.ordinal; });
     return set;
   }
+  /* A claim's verdict in the reader's language, from its code and facts (bingo.claims.VerdictCode): the
+     English `reason` is the audit's. */
+  var VERDICTS = {
+    bingo: gettext("Card %(serial)s has bingo, complete at ball %(at)s (claim at ball %(bound)s)"),
+    line: gettext("Card %(serial)s has a line: row %(row)s complete at ball %(at)s (claim at ball %(bound)s)"),
+    game_closed: gettext("The game is closed: no more claims"),
+    no_balls: gettext("No ball has been drawn yet"),
+    not_sold: gettext("Card %(serial)s is not sold in this game"),
+    bingo_incomplete: gettext("Card %(serial)s is not complete: %(missing)s not drawn"),
+    line_incomplete: gettext("Card %(serial)s has no complete line: row %(row)s still needs %(missing)s"),
+    line_already_won: gettext("Line already won at ball %(line_at)s; this claim is at ball %(bound)s"),
+    line_already_paid: gettext("The Line was already won and paid at ball %(line_at)s")
+  };
+
+  function numberList(numbers) {
+    var words = (numbers || []).map(String);
+    if (words.length < 2) { return words.join(""); }
+    return say(gettext("%(first)s and %(last)s"), {first: words.slice(0, -1).join(", "), last: words[words.length - 1]});
+  }
+
+  function verdictText(c) {
+    var sentence = VERDICTS[c.code];
+    if (!sentence) { return REFUSALS[c.refusal] || (c.valid ? gettext("valid") : gettext("refused")); }
+    return say(sentence, Object.assign({}, c.facts, {missing: numberList((c.facts || {}).missing)}));
+  }
+
   function cardName(series, serial) { return say(gettext("%(series)s · no. %(serial)s"), {series: series, serial: serial}); }
   function isCorrected(b) { return b.corrected_from !== null && b.corrected_from !== undefined; }
 
@@ -239,7 +265,7 @@
         if (!game.claims.some(function (c) { return c.id === data.claim; })) {
           game.claims.push({id: data.claim, kind: data.kind, series: data.series, serial: data.serial,
             bound_ordinal: data.bound_ordinal, valid: data.valid, refusal: data.refusal, reason: data.reason,
-            winning_row: data.winning_row});
+            code: data.code, facts: data.facts, winning_row: data.winning_row});
           game.claims_count += 1;
         }
         if (data.claim_window !== undefined) { game.claim_window = data.claim_window; }
@@ -297,12 +323,12 @@
       game.claims.forEach(function (c) {
         if (c.id === judged.claim) {
           Object.assign(c, {valid: judged.valid, refusal: judged.refusal, reason: judged.reason,
-            winning_row: judged.winning_row});
+            code: judged.code, facts: judged.facts, winning_row: judged.winning_row});
         }
       });
       if (lastVerdict && lastVerdict.claim.id === judged.claim) {
         lastVerdict.claim = Object.assign({}, lastVerdict.claim, {valid: judged.valid, refusal: judged.refusal,
-          reason: judged.reason, winning_row: judged.winning_row});
+          reason: judged.reason, code: judged.code, facts: judged.facts, winning_row: judged.winning_row});
       }
     });
     entries.forEach(function (e) {
@@ -800,7 +826,7 @@
             : (c.valid ? gettext("Valid bingo") : gettext("Not valid: bingo"))}),
         el("strong", {text: say(gettext("Series %(card)s"), {card: cardName(c.series, c.serial)})}),
         el("span", {class: "muted", text: say(gettext("claim at ball %(ordinal)s"), {ordinal: c.bound_ordinal})})),
-      el("div", {class: "verdict__reason", id: "verdict-reason", text: c.reason}),
+      el("div", {class: "verdict__reason", id: "verdict-reason", text: verdictText(c)}),
       c.master_card
         ? ui.masterCard(c.master_card, drawn, c.valid && c.kind === "line" ? c.winning_row : null)
         : el("div", {class: "muted", text: gettext("No master card: the card is not sold in this game.")}));
@@ -871,7 +897,7 @@
     }
     var earlier = game.claims_count - claims.length;   // the view holds the latest claims only
     fill(body, claims.map(function (c) {
-      return el("tr", {title: c.reason},
+      return el("tr", {title: verdictText(c)},
         el("td", {text: c.id}),
         el("td", {text: KIND[c.kind]}),
         el("td", {text: cardName(c.series, c.serial)}),

@@ -5,7 +5,10 @@
  *
  *   HallFormat.money("1234.5", "EUR")   // "1.234,50 €"; null or "" -> "—"
  *   HallFormat.number(1234)             // "1.234"
- *   HallFormat.time(iso)                // "20:05:09"
+ *   HallFormat.time(iso)                // "20:05:09" (a 24-hour clock in every language)
+ *   HallFormat.date(iso)                // es "06/12/2026", en "2026-12-06" (config/formats/<language>)
+ *   HallFormat.dateTime(iso)            // es "06/12/2026 20:05:09", en "2026-12-06 20:05:09"
+ *   HallFormat.clock(date)              // "20:05": a wall clock
  *   HallFormat.cents("1.50")            // 150: exact, from the decimal string (never a float's rounding)
  *   HallFormat.decimal(450)             // "4.50": whole cents back to a decimal string
  *   HallFormat.parseAmount("12,5")      // "12.50": what a person typed, with a comma or a point; null if
@@ -49,10 +52,42 @@
     return numberFormat.format(value);
   }
 
-  function time(iso) {
-    if (!iso) { return ""; }
-    var date = new Date(iso);
-    return isNaN(date.getTime()) ? String(iso) : date.toLocaleTimeString(language);
+  /* Dates and times as the server's templates write them in the same language (config/formats/<language>):
+     es "06/12/2026 20:05:09", en "2026-12-06 20:05:09"; a 24-hour clock in both. One format per language. */
+  var DATE_ORDER = {es: ["day", "month", "year"], en: ["year", "month", "day"]};
+  var DATE_MARK = {es: "/", en: "-"};
+
+  function parts(value) {
+    if (value === null || value === undefined || value === "") { return null; }
+    var at = value instanceof Date ? value : new Date(value);
+    if (isNaN(at.getTime())) { return null; }
+    var two = function (n) { return String(n).padStart(2, "0"); };
+    return {day: two(at.getDate()), month: two(at.getMonth() + 1), year: String(at.getFullYear()),
+      hours: two(at.getHours()), minutes: two(at.getMinutes()), seconds: two(at.getSeconds())};
+  }
+
+  function date(value) {
+    var p = parts(value);
+    if (!p) { return value ? String(value) : ""; }
+    var order = DATE_ORDER[language] || DATE_ORDER.es;
+    return order.map(function (k) { return p[k]; }).join(DATE_MARK[language] || DATE_MARK.es);
+  }
+
+  function time(value) {
+    var p = parts(value);
+    if (!p) { return value ? String(value) : ""; }
+    return p.hours + ":" + p.minutes + ":" + p.seconds;
+  }
+
+  /* "20:05": a wall clock (the hall screens' head). */
+  function clock(value) {
+    var p = parts(value);
+    return p ? p.hours + ":" + p.minutes : "--:--";
+  }
+
+  function dateTime(value) {
+    var p = parts(value);
+    return p ? date(value) + " " + time(value) : (value ? String(value) : "");
   }
 
   /* "12.3" -> 1230, "-0.05" -> -5: whole cents from a decimal string (or a number), rounded half up. */
@@ -130,6 +165,7 @@
     return {amount: null, problem: problem};
   }
 
-  global.HallFormat = {language: language, money: money, number: number, time: time, cents: cents, decimal: decimal,
+  global.HallFormat = {language: language, money: money, number: number, time: time, date: date, dateTime: dateTime,
+    clock: clock, cents: cents, decimal: decimal,
     parseAmount: parseAmount, readAmount: readAmount, decimalMark: decimalMark};
 })(window);

@@ -75,10 +75,7 @@
   }
 
   function tickClock() {
-    var now = new Date();
-    var hh = String(now.getHours()).padStart(2, "0");
-    var mm = String(now.getMinutes()).padStart(2, "0");
-    doc.getElementById("screen-clock").textContent = hh + ":" + mm;
+    doc.getElementById("screen-clock").textContent = global.HallFormat.clock(new Date());
   }
 
   // The room's and the screen's names, renamed by the operator: shown without a reload.

@@ -192,11 +192,7 @@
     $("es-meters-box").hidden = !meters.length;
   }
 
-  function clock(iso) {
-    var at = new Date(iso);
-    return String(at.getHours()).padStart(2, "0") + ":" + String(at.getMinutes()).padStart(2, "0") + ":" +
-      String(at.getSeconds()).padStart(2, "0");
-  }
+  function clock(iso) { return global.HallFormat.time(iso); }
 
   function renderFoot(screen) {
     var tag = "";
