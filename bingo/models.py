@@ -316,7 +316,7 @@ class Game(FSMModelMixin, models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Game {self.number} · {self.room}"
+        return str(_("Game %(number)s · %(room)s")) % {"number": self.number, "room": self.room}
 
     @property
     def venue_id(self) -> int:

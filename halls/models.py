@@ -305,7 +305,7 @@ class GameSession(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Session {self.pk} · {self.room}"
+        return str(_("Session %(id)s · %(room)s")) % {"id": self.pk, "room": self.room}
 
     @property
     def is_open(self) -> bool:

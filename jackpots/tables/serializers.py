@@ -187,7 +187,13 @@ class MeterSerializer(serializers.Serializer[Any]):
 
 class PaytableRowSerializer(serializers.Serializer[Any]):
     category = serializers.CharField()
-    prize = serializers.CharField()
+    prize = serializers.CharField(
+        help_text="The prize in English; prize_kind and prize_value say it as data."
+    )
+    prize_kind = serializers.CharField(help_text="percent (of the meter), multiple (of the bet) or amount.")
+    prize_value = serializers.CharField(
+        help_text="The percent, the multiple or the amount (a decimal string)."
+    )
     ties = serializers.CharField()
 
 

@@ -205,7 +205,7 @@ def english_catalogue() -> Catalogue:
             if PLACEHOLDER.search(msgid):
                 literal = [re.escape(part) for part in PLACEHOLDER.split(" ".join(msgid.split()))]
                 words = re.sub(r"\W+", "", PLACEHOLDER.sub("", msgid))
-                if len(words) >= 8:  # "%(a)s · %(b)s" says nothing in any language
+                if len(words) >= 4:  # "%(a)s · %(b)s" says nothing in any language
                     patterns.append(re.compile("^" + ".+?".join(literal) + "$"))
             else:
                 exact.add(_plain(" ".join(msgid.split())))
@@ -268,7 +268,9 @@ def english_in(texts: list[str], catalogue: Catalogue | None = None) -> list[str
         codes = [w for w in words if w in catalogue.codes]
         if plain in catalogue.exact and plain not in catalogue.spanish:
             found.append(f"{text!r}: an English msgid")
-        elif any(p.match(text) or p.match(plain) for p in catalogue.patterns):
+        elif plain not in catalogue.spanish and any(
+            p.match(text) or p.match(plain) for p in catalogue.patterns
+        ):
             found.append(f"{text!r}: an English msgid with its figures")
         elif any(p.search(plain) for p in catalogue.model_names):
             found.append(f"{text!r}: a model's made-up English name")

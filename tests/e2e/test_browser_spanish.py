@@ -26,6 +26,8 @@ from bingo.services import series as series_services
 from halls.cashier.models import CashierSettings
 from halls.models import Role, Room, Screen, Venue
 from halls.services import sessions
+from jackpots.rulepacks import PACKS
+from jackpots.tables.services import tables
 from tests.cashier_support import on_shift
 from tests.conftest import ALL_BALLS, SEED, make_user
 from tests.e2e.browser_support import call, log_in
@@ -51,6 +53,7 @@ class Hall:
     game: Game
     session_id: int
     short_card: int  # a sold card with no complete line at the last ball
+    table_id: int
 
 
 def staff(venue: Venue) -> None:
@@ -94,7 +97,12 @@ def hall_in_play(venue: Venue, room: Room, screen: Screen) -> Hall:
             for row in CardGrid.from_json(Card.objects.get(series=series, serial=serial).grid).row_numbers
         )
     )
-    return Hall(venue, room, screen, Game.objects.get(pk=game.pk), session.pk, short)
+    pack = PACKS["ML_PSD_CARRUSEL"]
+    table = tables.create_table(
+        venue=venue, number=1, name="Mesa 1", game=pack.game, table_minimum=Decimal("10.00"),
+        rule_pack=pack.code, actor=operadora,
+    )  # fmt: skip
+    return Hall(venue, room, screen, Game.objects.get(pk=game.pk), session.pk, short, table.pk)
 
 
 async def no_english(page: Page, where: str) -> None:
@@ -263,7 +271,15 @@ async def test_a_missing_page_is_spanish_for_people_and_json_for_the_api(page: P
 # --- the sweep: every staff page, as each role ------------------------------------------------------------
 
 PAGES_BY_ROLE = {
-    "operadora": ["/", "/setup/", "/paper/", "/machines/floor/", "/tables/", "/regions/"],
+    "operadora": [
+        "/",
+        "/setup/",
+        "/paper/",
+        "/machines/floor/",
+        "/tables/",
+        "/tables/{table}/console/",
+        "/regions/",
+    ],
     "locutor": ["/console/", "/console/rooms/{room}/", "/tables/"],
     "cajera": ["/machines/handpays/", "/machines/floor/"],
     "inspectora": [
@@ -281,7 +297,13 @@ async def test_no_english_reaches_a_spanish_page(
     page: Page, server_url: str, venue: Venue, room: Room, screen: Screen
 ) -> None:
     hall = await call(hall_in_play, venue, room, screen)
-    ids = {"room": room.pk, "session": hall.session_id, "game": hall.game.pk, "venue": venue.pk}
+    ids = {
+        "room": room.pk,
+        "session": hall.session_id,
+        "game": hall.game.pk,
+        "venue": venue.pk,
+        "table": hall.table_id,
+    }
     found: list[str] = []
     for username, paths in PAGES_BY_ROLE.items():
         await page.context.clear_cookies()

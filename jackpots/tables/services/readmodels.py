@@ -78,14 +78,33 @@ def _rules_view(table: CasinoTable) -> dict[str, Any]:
         "community_cards": rules.community_cards_for(pack, table.game),
         "cards_per_seat": {"min": fewest, "max": most},
         "paytable": [
-            {"category": row.category.value, "prize": _prize(row.prize), "ties": row.ties.value}
+            {
+                "category": row.category.value,
+                "prize": _prize(row.prize),
+                **_prize_data(row.prize),
+                "ties": row.ties.value,
+            }
             for row in pack.paytable.rows
         ],
         "discard_paytable": [
-            {"category": row.category.value, "prize": _prize(row.prize), "ties": row.ties.value}
+            {
+                "category": row.category.value,
+                "prize": _prize(row.prize),
+                **_prize_data(row.prize),
+                "ties": row.ties.value,
+            }
             for row in (pack.discard_paytable.rows if pack.discard_paytable else ())
         ],
     }
+
+
+def _prize_data(prize: Any) -> dict[str, str]:
+    """The prize as data, which the console says in its reader's language (`prize` is the English)."""
+    if hasattr(prize, "percent"):
+        return {"prize_kind": "percent", "prize_value": str(prize.percent)}
+    if hasattr(prize, "multiple"):
+        return {"prize_kind": "multiple", "prize_value": str(prize.multiple)}
+    return {"prize_kind": "amount", "prize_value": str(prize.amount)}
 
 
 def _prize(prize: Any) -> str:

@@ -39,6 +39,17 @@
   var openIntent = new ui.KeyedIntent("hand");
 
   function money(amount) { return fmt.money(amount, currency); }
+
+  /* A paytable's prize in the reader's language, with its currency when it is an amount (its English is
+     row.prize, the API's). */
+  function prizeText(row) {
+    if (row.prize_kind === "percent") {
+      return say(gettext("%(percent)s of the meter"), {percent: fmt.number(row.prize_value) + "\u00a0%"});
+    }
+    if (row.prize_kind === "multiple") { return say(gettext("%(multiple)s × the bet"), {multiple: fmt.number(row.prize_value)}); }
+    if (row.prize_kind === "amount") { return money(row.prize_value); }
+    return row.prize;
+  }
   function say(text, values) { return interpolate(text, values, true); }
   function hand() { return table ? table.current_hand : null; }
   function isOpen() { return !!hand() && hand().state === "open"; }
@@ -115,10 +126,10 @@
     }
     fill($("rules"), el("ul", null, facts));
     var rows = rules.paytable.map(function (row) {
-      return el("tr", null, el("td", {text: category(row.category)}), el("td", {text: row.prize}));
+      return el("tr", null, el("td", {text: category(row.category)}), el("td", {text: prizeText(row)}));
     }).concat(rules.discard_paytable.map(function (row) {
       return el("tr", null, el("td", {text: say(gettext("%(category)s (after discarding)"), {category: category(row.category)})}),
-        el("td", {text: row.prize}));
+        el("td", {text: prizeText(row)}));
     }));
     fill($("paytable").querySelector("tbody"), rows.length ? rows
       : [el("tr", null, el("td", {colspan: 2, class: "empty", text: gettext("Awaiting the authorised paytable.")}))]);
@@ -218,7 +229,7 @@
       var row = $("bets-table").querySelector('tr[data-seat="' + seat + '"]');
       if (table.meter && table.meter.carousel_bet) { row.querySelector(".bet-pool").value = table.meter.carousel_bet; }
       if (table.rules.requires_initial_bet && !row.querySelector(".bet-initial").value) {
-        row.querySelector(".bet-initial").value = $("table-minimum").textContent.trim();
+        row.querySelector(".bet-initial").value = $("table-minimum").getAttribute("data-value");
       }
     };
   }
