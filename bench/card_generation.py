@@ -10,8 +10,10 @@ card is recomputed at random serials of a 100,000-card series; the old generator
 it made) is timed once for comparison.
 
 Database part (PostgreSQL at DATABASE_URL; the database is created and migrated when missing, --fresh drops it
-first): bingo.services.series.create_series of 100,000 cards beside a plain psycopg COPY of the same rows into
-a table like bingo_card (same indexes), and bingo.services.sales.sell_range of 6,000 cards beside a plain
+first): bingo.traditional.services.series.create_series of 100,000 cards beside a plain psycopg COPY of the
+same rows into
+a table like bingo_card (same indexes), and bingo.traditional.services.sales.sell_range of 6,000 cards beside
+a plain
 INSERT ... SELECT of the same rows into a table like bingo_soldcard; each baseline commits, as services do.
 
 The last line sums it up: cards=6000 gen_ms=… master_ms=… baseline_ms=… series_100k_s=… sell_6000_ms=…
@@ -168,9 +170,9 @@ def database_part(quick: bool, url: str) -> dict[str, float]:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from bingo.models import Card
-    from bingo.services import games, sales
-    from bingo.services import series as series_services
+    from bingo.traditional.models import Card
+    from bingo.traditional.services import games, sales
+    from bingo.traditional.services import series as series_services
     from halls.cashier.models import Till
     from halls.cashier.services import shifts
     from halls.models import HallCategory, Jurisdiction, Role, Room, StaffRole, Venue

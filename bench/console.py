@@ -20,7 +20,8 @@ the drawing state:
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/hall_bench_console REDIS_URL=redis://127.0.0.1:6379/4 \\
         flock /tmp/hall-bench.lock .venv/bin/python bench/console.py [--cards 100000] [--quick] [--fresh]
 
-The unclaimed winners come from ``bingo.services.readmodels.unclaimed_winners``: the game view is as fast
+The unclaimed winners come from ``bingo.traditional.services.readmodels.unclaimed_winners``: the game view is
+as fast
 as it.
 """
 
@@ -73,9 +74,9 @@ def build_game(cards: int) -> tuple[Any, Any, str]:
     from django.utils import timezone
     from rest_framework.authtoken.models import Token
 
-    from bingo.models import Card, CardSeries, SaleKind, SaleOperation, SoldCard
-    from bingo.services import games
-    from bingo.services import series as series_services
+    from bingo.traditional.models import Card, CardSeries, SaleKind, SaleOperation, SoldCard
+    from bingo.traditional.services import games
+    from bingo.traditional.services import series as series_services
     from halls.models import HallCategory, Jurisdiction, Role, Room, StaffRole, Venue
     from halls.services import sessions
 
@@ -189,8 +190,8 @@ def main() -> int:
     from django.db import transaction
     from django.test import Client
 
-    from bingo.services import console, draw, games, readmodels
-    from bingo.services.locks import lock_game
+    from bingo.traditional.services import console, draw, games, readmodels
+    from bingo.traditional.services.locks import lock_game
 
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     started = time.perf_counter()

@@ -63,9 +63,9 @@ QUEUES = ("draws", "celery")
 PORTS = range(8700, 8800)
 TIMINGS_ENV = "DRAW_BENCH_TIMINGS"
 CHAIN_TASK = "bench.draw_step.chain_step"
-DRAW_TASK = "bingo.tasks.draw_next_ball"
+DRAW_TASK = "bingo.traditional.tasks.draw_next_ball"
 WARMUP_BALLS = 8
-CARDS_PER_SERIES = 6000  # bingo.services.series.MAX_STRIPS strips of 6
+CARDS_PER_SERIES = 6000  # bingo.traditional.services.series.MAX_STRIPS strips of 6
 
 
 # --- worker side: imported by the worker as ``-A draw_step`` ----------------------------------------------
@@ -164,7 +164,7 @@ def build_hall(run: str, cards: int, games: int, pace: Decimal) -> Hall:
     from django.contrib.auth.models import User
     from django.db import connection
 
-    from bingo.services import series as series_services
+    from bingo.traditional.services import series as series_services
     from halls.models import Jurisdiction, Venue
 
     venue = Venue.objects.create(
@@ -193,9 +193,9 @@ def build_hall(run: str, cards: int, games: int, pace: Decimal) -> Hall:
 def make_game(
     venue: Any, name: str, cards: int, pace: Decimal, ball_set: Any, actor: Any, hall: Hall
 ) -> tuple[int, tuple[float, float, float]]:
-    from bingo.models import DrawSource
-    from bingo.services import games as game_services
-    from bingo.services import series as series_services
+    from bingo.traditional.models import DrawSource
+    from bingo.traditional.services import games as game_services
+    from bingo.traditional.services import series as series_services
     from halls.models import Room, Screen
     from halls.services import sessions
 
@@ -235,9 +235,9 @@ def sell_in_bulk(game: Any, series: list[Any], cards: int, actor: Any) -> None:
     from django.db import transaction
     from django.utils import timezone
 
-    from bingo.models import Card, SaleKind, SaleOperation, SoldCard
-    from bingo.services.common import record, step
-    from bingo.services.readmodels import sales_totals
+    from bingo.traditional.models import Card, SaleKind, SaleOperation, SoldCard
+    from bingo.traditional.services.common import record, step
+    from bingo.traditional.services.readmodels import sales_totals
     from halls.eventtypes import EventType, SalesChanged
 
     left = cards
@@ -356,7 +356,7 @@ def first_bingo(game_id: int) -> int:
     """The ordinal of the first ball that completes a sold card: where a played game ends (its Bingo)."""
     import numpy as np
 
-    from bingo.models import Ball, Card
+    from bingo.traditional.models import Ball, Card
 
     order = np.full(91, 99, dtype=np.int16)  # number -> the ordinal it was drawn at (99: not drawn)
     for ordinal, number in Ball.objects.filter(game_id=game_id).values_list("ordinal", "number"):
@@ -432,8 +432,8 @@ def main() -> int:
     from django.core.management import call_command
     from kombu import Queue
 
-    from bingo.models import Ball
-    from bingo.services import games as game_services
+    from bingo.traditional.models import Ball
+    from bingo.traditional.services import games as game_services
 
     call_command("migrate", verbosity=0)
     run = uuid.uuid4().hex[:8]
@@ -479,7 +479,7 @@ def main() -> int:
         procs.wait_for("web", lambda: port_open(port))
 
         # 0. Warm-up: a few balls of a small game, so that no measured step is a worker process's first.
-        from bingo.models import Game
+        from bingo.traditional.models import Game
 
         game_services.start_draw(game=Game.objects.get(pk=hall.warmup), actor="bench")
 

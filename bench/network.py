@@ -110,8 +110,8 @@ def provision(run: str, venues: int, rounds: int, pace: float) -> dict[str, Any]
     from django.contrib.auth.models import User
     from django.utils import timezone
 
-    from bingo.network.services import prizes
-    from bingo.simultaneous.services import central
+    from bingo.network.interconnected.services import prizes
+    from bingo.network.simultaneous.services import central
     from halls import money
     from halls.link.services import credentials
     from halls.models import Jurisdiction, Network, Venue
@@ -220,8 +220,8 @@ def web_process(port: int, timings_out: str) -> None:
     import uvicorn
 
     django.setup()
-    from bingo.network.services import prizes, rounds
-    from bingo.simultaneous.services import central
+    from bingo.network.interconnected.services import prizes, rounds
+    from bingo.network.simultaneous.services import central
     from halls.link import api
     from halls.link.services import credentials, inbox, presence, streams
     from halls.services import audit
@@ -772,8 +772,8 @@ def check(hall: dict[str, Any], acked: dict[int, int], refused: int) -> bool:
     every sale report a ReportedSale, every contribution a RoundContribution."""
     from django.db.models import Count, Max
 
-    from bingo.network.models import RoundContribution
-    from bingo.simultaneous.models import ReportedSale
+    from bingo.network.interconnected.models import RoundContribution
+    from bingo.network.simultaneous.models import ReportedSale
     from halls.link.models import InboxMessage, VenueLink
 
     problems = []
@@ -892,8 +892,8 @@ def main() -> int:
         print(f"venue sockets open: {opened}/{args.venues}")
         setup = _merge(r["statuses"] for r in clients.run({"phase": "setup"}))
         print(f"SB-DRAW's sales reported over the link: {setup}")
-        from bingo.simultaneous.models import NetworkGame
-        from bingo.simultaneous.services import central
+        from bingo.network.simultaneous.models import NetworkGame
+        from bingo.network.simultaneous.services import central
 
         draw_game = NetworkGame.objects.get(pk=hall["games"][DRAW_GAME]["id"])
         central.close_sales(game=draw_game, actor="bench")
@@ -1032,7 +1032,7 @@ def main() -> int:
         for r in clients.run({"phase": "frames"}):
             reconnects += int(r.pop(-1))  # type: ignore[call-overload]
             frames.update({int(k): v for k, v in r.items()})
-        from bingo.simultaneous.models import NetworkBall
+        from bingo.network.simultaneous.models import NetworkBall
 
         drawn = dict(NetworkBall.objects.filter(game_id=draw_game.pk).values_list("ordinal", "drawn_at"))
         ball_lags: list[float] = []

@@ -1,10 +1,11 @@
 """Ball colours (TB-06): every number of a set has one colour; a set shows at least four (OP-09).
 
 A set's colour map keeps codes ("red", "yellow", …): they are data, said in the reader's language only when
-shown (bingo.labels). A map written by hand (`parse_colour_ranges`) may name its colours by their code or
+shown (bingo.traditional.labels). A map written by hand (`parse_colour_ranges`) may name its colours by their
+code or
 by the names a Spanish hall writes ("1-18 rojo, 19-36 amarillo, …"), in any case, with or without accents.
 Pure: its refusals carry a reason and the facts (`ColourRangeError`, `ColourProblem`), which a door says
-in the reader's language (bingo.labels) and whose str() is the English sentence.
+in the reader's language (bingo.traditional.labels) and whose str() is the English sentence.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ KNOWN_COLOURS = frozenset({*DEFAULT_PALETTE, "orange", "pink", "white", "black",
 
 # Every name a hand-written map may give a colour, by its code: the code itself, then the names a Spanish
 # hall writes (masculine as the page says them, "rojo"; feminine as a ball is, "roja"). The page's own
-# Spanish names are bingo.labels.COLOURS' translations, and each of them is one of these (a test holds it).
+# Spanish names are bingo.traditional.labels.COLOURS' translations, and each of them is one of these (a test
+# holds it).
 COLOUR_NAMES: dict[str, tuple[str, ...]] = {
     "red": ("red", "rojo", "roja"),
     "yellow": ("yellow", "amarillo", "amarilla"),
@@ -142,7 +144,8 @@ def parse_colour_ranges(text: str) -> dict[str, str]:
 
 def colour_ranges(colours: Mapping[str, str], name: Callable[[str], str] = str) -> str:
     """The map as `parse_colour_ranges` reads it: the runs of one colour, in ball order, each colour said
-    by `name` (its code by default; a page says it in the reader's language, bingo.labels.colour_label,
+    by `name` (its code by default; a page says it in the reader's language,
+    bingo.traditional.labels.colour_label,
     which the parser reads back when that language is English or Spanish)."""
     runs: list[tuple[int, int, str]] = []
     for n in range(1, 91):

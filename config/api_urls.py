@@ -4,10 +4,10 @@ the machines', the cashier's (/api/cashier/), electronic bingo's (/api/electroni
 
 from django.urls import URLPattern, URLResolver, include, path
 
-from bingo import api as bingo_api
-from bingo import paper_api, program_api, setup_api
-from bingo.network import api as network_api
-from bingo.simultaneous import api as simultaneous_api
+from bingo.network.interconnected import api as network_api
+from bingo.network.simultaneous import api as simultaneous_api
+from bingo.traditional import api as bingo_api
+from bingo.traditional import paper_api, program_api, setup_api
 from halls import api as halls_api
 from halls import labclock_api, regions_api
 from halls.link import api as link_api

@@ -16,7 +16,7 @@ redact.install()  # no device token in the servers' logs (after Django's logging
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (after Django is set up)
 
 from bingo.electronic.routing import websocket_urlpatterns as terminal_routes  # noqa: E402
-from bingo.routing import websocket_urlpatterns as console_routes  # noqa: E402
+from bingo.traditional.routing import websocket_urlpatterns as console_routes  # noqa: E402
 from halls.link.routing import websocket_urlpatterns as link_routes  # noqa: E402
 from halls.routing import websocket_urlpatterns as screen_routes  # noqa: E402
 from machines.routing import websocket_urlpatterns as machine_routes  # noqa: E402

@@ -23,8 +23,8 @@ from health_check.exceptions import ServiceUnavailable
 from health_check.views import HealthCheckView
 
 from bingo.electronic.services import games as electronic_games
-from bingo.services import draw
-from bingo.tasks import REAPER_HEARTBEAT
+from bingo.traditional.services import draw
+from bingo.traditional.tasks import REAPER_HEARTBEAT
 from halls import heartbeat
 
 ROUND_TRIP_TYPE = "health.probe"

@@ -86,10 +86,11 @@ INSTALLED_APPS = [
     "halls.link",
     "jackpots",
     "jackpots.tables",
-    "bingo",
+    "bingo.traditional",
     "bingo.electronic",
-    "bingo.network",
-    "bingo.simultaneous",
+    "bingo.network.interconnected",
+    "bingo.network.simultaneous",
+    "bingo.venuewide",
     "machines",
 ]
 
@@ -301,11 +302,11 @@ SPECTACULAR_SETTINGS = {
         "CashDeviceKindEnum": "halls.cashier.models.DeviceKind",
         "LedgerKindEnum": "halls.cashier.models.TxKind",
         # The names bingo's had before the cashier's came, kept for the API's clients.
-        "KindEnum": "bingo.models.ClaimKind",
-        "StateEnum": "bingo.models.GameState",
-        "DrawDeviceKindEnum": "bingo.models.DrawDeviceKind",
-        "BallSetEventKindEnum": "bingo.models.BallSetEventKind",
-        "PaperStockStateEnum": "bingo.models.StockState",
+        "KindEnum": "bingo.traditional.models.ClaimKind",
+        "StateEnum": "bingo.traditional.models.GameState",
+        "DrawDeviceKindEnum": "bingo.traditional.models.DrawDeviceKind",
+        "BallSetEventKindEnum": "bingo.traditional.models.BallSetEventKind",
+        "PaperStockStateEnum": "bingo.traditional.models.StockState",
     },
 }
 
@@ -335,10 +336,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ROUTES = {
-    "bingo.tasks.draw_next_ball": {"queue": "draws"},
+    "bingo.traditional.tasks.draw_next_ball": {"queue": "draws"},
     "bingo.electronic.tasks.draw_ball": {"queue": "draws"},
-    "bingo.simultaneous.tasks.draw_network_ball": {"queue": "draws"},
-    "bingo.simultaneous.tasks.decide_network_claims": {"queue": "draws"},
+    "bingo.network.simultaneous.tasks.draw_network_ball": {"queue": "draws"},
+    "bingo.network.simultaneous.tasks.decide_network_claims": {"queue": "draws"},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Through a Redis outage of any length the worker keeps trying to reconnect (the default gives up after 100
@@ -390,12 +391,12 @@ CELERY_BEAT_SCHEDULE = {
     # Simultaneous bingo: close the sales of network games whose deadline has come, resume lost draw steps
     # and decisions (the central), apply the central's entries a hall still holds (a venue).
     "tick-network-games": {
-        "task": "bingo.simultaneous.tasks.tick_network_games",
+        "task": "bingo.network.simultaneous.tasks.tick_network_games",
         "schedule": env.float("HALL_SIMULTANEOUS_CLOSE_SECONDS", default=2.0),
         "options": {"expires": 2.0},
     },
     "reap-stalled-draws": {
-        "task": "bingo.tasks.reap_stalled_draws",
+        "task": "bingo.traditional.tasks.reap_stalled_draws",
         "schedule": env.float("HALL_REAPER_SECONDS", default=5.0),
     },
     # Pools: fold contributions into the meters (and detect must-hit-by hits), seal the ledger.
@@ -417,14 +418,14 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Bingo prize programs: announce the scheduled prizes (BA-4 … BA-13) due in each room's next game.
     "announce-scheduled-programs": {
-        "task": "bingo.tasks.announce_scheduled_programs",
+        "task": "bingo.traditional.tasks.announce_scheduled_programs",
         "schedule": env.float("HALL_PROGRAM_SCHEDULE_SECONDS", default=30.0),
         "options": {"expires": 30.0},
     },
     # Interconnected bingo (the central): rounds past their bounded wait decided by the written rule, and
-    # the prizes' meters that the throttle held back sent to the halls (bingo.network).
+    # the prizes' meters that the throttle held back sent to the halls (bingo.network.interconnected).
     "interconnected-rounds": {
-        "task": "bingo.network.tasks.decide_overdue_rounds",
+        "task": "bingo.network.interconnected.tasks.decide_overdue_rounds",
         "schedule": env.float("HALL_NETWORK_TICK_SECONDS", default=10.0),
         "options": {"expires": 10.0},
     },
@@ -475,15 +476,16 @@ HALL_NETWORK_METER_SECONDS = env.float("HALL_NETWORK_METER_SECONDS", default=5.0
 HALL_GRAN_JOIN_MARGIN_SECONDS = env.float("HALL_GRAN_JOIN_MARGIN_SECONDS", default=30.0)
 # Simultaneous bingo at the central: after a hall's valid claim, how long claims bound to the same ball from
 # every other hall are awaited before the prize is decided (no ball is drawn meanwhile), at most: the window
-# closes earlier once every hall with cards in play answered "no more" (bingo.simultaneous, step 7).
+# closes earlier once every hall with cards in play answered "no more" (bingo.network.simultaneous, step 7).
 HALL_SIMULTANEOUS_CLAIM_SECONDS = env.float("HALL_SIMULTANEOUS_CLAIM_SECONDS", default=8.0)
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
 # Each game's winner index, written at the close of sales and memory-mapped by every process of the host
-# (bingo.services.detection); empty: none, each process rebuilds it from the database.
+# (bingo.traditional.services.detection); empty: none, each process rebuilds it from the database.
 HALL_DETECTOR_DIR = env.str("HALL_DETECTOR_DIR", default=str(VAR_DIR / "detector"))
 
-# The caller's voice (bingo.voice): clips generated offline by `manage.py build_voice` (`make voice`) with
+# The caller's voice (bingo.traditional.voice): clips generated offline by `manage.py build_voice` (`make
+# voice`) with
 # espeak-ng, served read-only from here to the room's audio screen; never synthesised at request time.
 HALL_VOICE_DIR = Path(env.str("HALL_VOICE_DIR", default=str(VAR_DIR / "voice")))
 HALL_VOICE_ENGINE = env.str("HALL_VOICE_ENGINE", default="espeak-ng")

@@ -7,7 +7,7 @@ class DemoConfig(AppConfig):
     verbose_name = _("Demo hall")
 
     def ready(self) -> None:
-        from bingo import hooks
+        from bingo.traditional import hooks
         from demo import autoplay
 
         # The self-playing rooms claim their winners after every ball the draw task draws.

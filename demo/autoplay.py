@@ -12,9 +12,9 @@ from django.contrib.auth.models import User
 from django.db.models import Max
 from django.utils import timezone
 
-from bingo.models import CardSeries, DrawSource, Game, GameState, SoldCard
-from bingo.services import claims, games, readmodels, sales, series
-from bingo.services.readmodels import current_game
+from bingo.traditional.models import CardSeries, DrawSource, Game, GameState, SoldCard
+from bingo.traditional.services import claims, games, readmodels, sales, series
+from bingo.traditional.services.readmodels import current_game
 from demo.actors import autoplay_actor, robot_shift
 from demo.models import AutoplayRoom
 from halls.errors import DomainError
@@ -132,11 +132,13 @@ def playing_rooms() -> list[Room]:
 
 
 def playing_room_ids(room_ids: Collection[int]) -> set[int]:
-    """Of ``room_ids``, the rooms that play by themselves (bingo.hooks: the console marks them)."""
+    """Of ``room_ids``, the rooms that play by themselves (bingo.traditional.hooks: the console marks
+    them)."""
     return set(AutoplayRoom.objects.filter(room_id__in=room_ids).values_list("room_id", flat=True))
 
 
 def after_ball(game: Game) -> None:
-    """After each ball of a self-playing room's game, its winning cards are claimed (bingo.hooks)."""
+    """After each ball of a self-playing room's game, its winning cards are claimed
+    (bingo.traditional.hooks)."""
     if AutoplayRoom.objects.filter(room_id=game.room_id).exists():
         claim_winners(game)

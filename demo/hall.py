@@ -16,8 +16,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from bingo.models import BallSet, CardSeries, DrawDevice, DrawDeviceKind, PrizeProgram
-from bingo.services import devices, programs, series
+from bingo.traditional.models import BallSet, CardSeries, DrawDevice, DrawDeviceKind, PrizeProgram
+from bingo.traditional.services import devices, programs, series
 from demo.actors import robot_shift
 from demo.models import AutoplayRoom
 from halls.cashier.models import Till
@@ -69,7 +69,7 @@ BALL_SET = "Juego 1"
 SERIES = (("A", Decimal("1.00"), 50), ("B", Decimal("2.00"), 50))
 AUTHORISATION = "DEMO"  # the percentages are plausible, not authorised
 # The self-playing room's prize programs (bolsa acumulada, spec §2.4), each funded from every game's sales:
-# (code, type, name, parameters as bingo.programs.rules.make_program takes them).
+# (code, type, name, parameters as bingo.traditional.programs.rules.make_program takes them).
 PROGRAMS: tuple[tuple[str, str, str, dict[str, object]], ...] = (
     # In play in the game after its pool reaches 30 €: a Bingo within 48 balls wins it.
     ("PRIMA", "BA-1", "Prima", {"funding_percent": "3", "amount": "30", "authorisation_ref": AUTHORISATION}),

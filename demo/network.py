@@ -28,14 +28,14 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from bingo.models import Claim, SoldCard
-from bingo.network.models import KnownRound, NetworkPrize, RoomMembership
-from bingo.network.services import prizes
-from bingo.network.services import venue as network_venue
-from bingo.services import readmodels
-from bingo.simultaneous.models import HallGame, HallGameState, NetworkGame, NetworkGameState
-from bingo.simultaneous.services import central as sb_central
-from bingo.simultaneous.services import venue as sb_venue
+from bingo.network.interconnected.models import KnownRound, NetworkPrize, RoomMembership
+from bingo.network.interconnected.services import prizes
+from bingo.network.interconnected.services import venue as network_venue
+from bingo.network.simultaneous.models import HallGame, HallGameState, NetworkGame, NetworkGameState
+from bingo.network.simultaneous.services import central as sb_central
+from bingo.network.simultaneous.services import venue as sb_venue
+from bingo.traditional.models import Claim, SoldCard
+from bingo.traditional.services import readmodels
 from demo import conf
 from demo import hall as demo_hall
 from demo.actors import autoplay_actor, robot_shift

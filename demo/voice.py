@@ -3,7 +3,8 @@ from clone to first page when `make demo` made it first).
 
 `start_voice_build` runs scripts/ensure_voice.sh --install-only (espeak-ng installed from Debian when root),
 then `manage.py build_voice`, each in a process of its own at low priority, and returns its stop. The build
-only makes what is missing or changed (bingo.voicefiles: once; a later start finds the clips made and is
+only makes what is missing or changed (bingo.traditional.voicefiles: once; a later start finds the clips made
+and is
 done in a moment), balls and announcements first; it writes its progress beside the clips, which the setup
 page and the caller console show. A screen plays the clips that exist and stays silent for the rest, so the
 demo needs none of it to start. If a step fails before the build can say why (no espeak-ng and not root),
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from bingo import voicefiles
+from bingo.traditional import voicefiles
 
 SCRIPT = "scripts/ensure_voice.sh"
 LOG = "voice-build.log"

@@ -101,7 +101,7 @@ class EventType(StrEnum):
     TERMINAL_PRIZE = "terminal.prize"
     TERMINAL_BALANCE = "terminal.balance"
     TERMINAL_STATE = "terminal.state"
-    # interconnected bingo (bingo.network), on the room stream of each member room of the venue
+    # interconnected bingo (bingo.network.interconnected), on the room stream of each member room of the venue
     NETWORK_PRIZE_METER = "network.prize_meter"
     # simultaneous bingo at the central, on the game's stream ("simultaneous.<code>": the central's pages)
     SIMULTANEOUS_GAME = "simultaneous.game"
@@ -182,11 +182,15 @@ class GameSalesOpened(GameStep):
     """S3: the session's first sale announces the series on sale and their face value (later games: [])."""
 
     offered: list[OfferedSeries]
-    voice: list[str]  # the clips the audio screen says (bingo.voice.series_clips); [] when nothing is said
+    voice: list[
+        str
+    ]  # the clips the audio screen says (bingo.traditional.voice.series_clips); [] when nothing is said
 
 
 class GameSalesClosed(GameStep):
-    announcement: dict[str, Any]  # bingo.announce: prizes, sales, the formula, the programs in play
+    announcement: dict[
+        str, Any
+    ]  # bingo.traditional.announce: prizes, sales, the formula, the programs in play
 
 
 class GameDrawStarted(GameStep):
@@ -245,7 +249,7 @@ class CorrectedClaim(TypedDict):
     valid: bool
     refusal: str
     reason: str
-    code: str  # bingo.claims.VerdictCode, with its facts: the reason as data
+    code: str  # bingo.traditional.claims.VerdictCode, with its facts: the reason as data
     facts: dict[str, int | list[int] | None]
     winning_row: int | None
 
@@ -267,7 +271,8 @@ class ClaimVerdict(TypedDict):
     serial: int
     valid: bool
     refusal: str
-    reason: str  # in English (the audit's); `code` and `facts` say it as data (bingo.claims.VerdictCode)
+    # in English (the audit's); `code` and `facts` say it as data (bingo.traditional.claims.VerdictCode)
+    reason: str
     code: str
     facts: dict[str, int | list[int] | None]
     bound_ordinal: int | None
@@ -307,7 +312,9 @@ class ProgramPickSet(GameStep):
 
 
 class ProgramsAwarded(GameStep):
-    awards: list[dict[str, Any]]  # bingo.services.programs.readmodels.game_program, one per program
+    awards: list[
+        dict[str, Any]
+    ]  # bingo.traditional.services.programs.readmodels.game_program, one per program
 
 
 # --- bingo: the staff stream ----------------------------------------------------------------------------
@@ -741,7 +748,7 @@ class NetworkPrizeMeter(TypedDict):
     ball of the speciality's own Gran prize, if its table sets one (None: the first in the network wins)."""
 
     prize: str  # the prize's code in the network
-    kind: str  # bingo.network.models.PrizeKind: interconnected, gran_linea, gran_bingo
+    kind: str  # bingo.network.interconnected.models.PrizeKind: interconnected, gran_linea, gran_bingo
     name: str
     amount: Decimal  # whole cents, rounded down
     max_ball: int | None

@@ -31,7 +31,8 @@ class Rank(IntEnum):
     # follow), and a venue's position in a central stream while an entry is applied
     VENUE_LINK = 2
     STREAM_POSITION = 3
-    # bingo.network: an interconnected prize at the central (its rounds, contributions, results, decision)
+    # bingo.network.interconnected: an interconnected prize at the central (its rounds, contributions,
+    # results, decision)
     NETWORK_PRIZE = 4
     VENUE = 5  # halls.Venue: its prize settings (then every room of it, which games are created under)
     NETWORK = 6  # halls.Network: its membership (a venue joining or leaving, a member changing region)
@@ -43,7 +44,7 @@ class Rank(IntEnum):
     SESSION = 20  # halls.GameSession: closing it
     # electronic bingo: a speciality's versions, sessions and the start of its next game
     SPECIALITY = 25
-    # bingo.network.SpecialityMembership: a speciality leaving the Gran prize it plays
+    # bingo.network.interconnected.SpecialityMembership: a speciality leaving the Gran prize it plays
     SPECIALITY_MEMBERSHIP = 26
     GAME = 30  # bingo.Game: every write about a game (sales, balls, claims, corrections, picks)
     PAPER_STOCK = 31  # bingo.CardSeries: its paper ranges moving, its next unsold cards chosen, a sale of it
@@ -76,7 +77,7 @@ class Rank(IntEnum):
 # The lock modules that take each rank (their helpers are the only callers of `take` with it).
 _HALLS = "halls.services.locks"
 _CASHIER = "halls.cashier.services.locks"
-_BINGO = "bingo.services.locks"
+_BINGO = "bingo.traditional.services.locks"
 _ELECTRONIC = "bingo.electronic.services.locks"
 _POOLS = "jackpots.services.locks"
 _TABLES = "jackpots.tables.services.locks"
@@ -84,7 +85,7 @@ _MACHINES = "machines.services.locks"
 TAKEN_BY: dict[Rank, tuple[str, ...]] = {
     Rank.VENUE_LINK: ("halls.link.services.locks",),
     Rank.STREAM_POSITION: ("halls.link.services.locks",),
-    Rank.NETWORK_PRIZE: ("bingo.network.services.locks",),
+    Rank.NETWORK_PRIZE: ("bingo.network.interconnected.services.locks",),
     Rank.VENUE: (_HALLS,),
     Rank.NETWORK: (_HALLS,),
     Rank.REGION_AGREEMENT: (_HALLS,),
@@ -93,8 +94,8 @@ TAKEN_BY: dict[Rank, tuple[str, ...]] = {
     Rank.ROOM: (_HALLS,),
     Rank.SESSION: (_HALLS,),
     Rank.SPECIALITY: (_ELECTRONIC,),
-    Rank.SPECIALITY_MEMBERSHIP: ("bingo.network.services.locks",),
-    Rank.GAME: (_BINGO, "bingo.simultaneous.services.locks"),
+    Rank.SPECIALITY_MEMBERSHIP: ("bingo.network.interconnected.services.locks",),
+    Rank.GAME: (_BINGO, "bingo.network.simultaneous.services.locks"),
     Rank.PAPER_STOCK: (_BINGO,),
     Rank.EGAME: (_ELECTRONIC,),
     Rank.TERMINAL: (_ELECTRONIC,),

@@ -211,7 +211,7 @@ def room_stream(room_id: int) -> str:
 
 def room_staff_stream(room_id: int) -> str:
     """A room's staff-only stream: what the caller's console sees beyond the public screens (the consoles
-    of the room, bingo.services.console, listen to it with the public one)."""
+    of the room, bingo.traditional.services.console, listen to it with the public one)."""
     return f"room.{room_id}.staff"
 
 

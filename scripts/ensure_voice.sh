@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Make sure espeak-ng (Debian's package, with its Spanish voice) is installed, then generate the caller's
 # voice clips into HALL_VOICE_DIR (var/voice by default) with `manage.py build_voice`: offline, once, only
-# what changed (bingo/voicefiles.py). Installs with apt-get when root; otherwise says how and fails.
+# what changed (bingo/traditional/voicefiles.py). Installs with apt-get when root; otherwise says how and fails.
 # --install-only: the engine only (the demo then runs build_voice itself, in the background: demo/voice.py).
 set -euo pipefail
 

@@ -1,5 +1,6 @@
 """The product's import graph as Graphviz DOT: each app a cluster, each module folded to its first
-`--depth` name parts (2: bingo.services, bingo.electronic, halls.cashier, ...), an edge per folded pair
+`--depth` name parts (2: bingo.traditional.services, bingo.electronic, halls.cashier, ...), an edge per
+folded pair
 with the number of imports, function-local ones included (grimp, as import-linter reads them). An edge in
 a circle would be drawn red; the contracts in pyproject.toml keep there being none.
 

@@ -25,10 +25,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 
-from bingo.models import BallSet, CardSeries, Game
-from bingo.services import games as game_services
-from bingo.services import sales
-from bingo.services import series as series_services
+from bingo.traditional.models import BallSet, CardSeries, Game
+from bingo.traditional.services import games as game_services
+from bingo.traditional.services import sales
+from bingo.traditional.services import series as series_services
 from halls import events
 from halls.cashier.models import Till
 from halls.models import GameSession, HallCategory, Jurisdiction, Role, Room, Screen, StaffRole, Venue

@@ -11,9 +11,9 @@ class ElectronicConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from bingo import hooks
         from bingo.electronic import tasks
         from bingo.electronic.services import games, readmodels
+        from bingo.traditional import hooks
 
         games.register_draw_enqueuer(tasks.enqueue_draw)
         hooks.register_finished_games(readmodels.games_finished)  # the inspector's statistics

@@ -1,5 +1,6 @@
 """The hook through which an app above bingo.electronic switches on a speciality's network prizes (Gran Línea,
-Gran Bingo: AB-05, AB-08) without bingo.electronic importing it (DESIGN §2; bingo.network registers one).
+Gran Bingo: AB-05, AB-08) without bingo.electronic importing it (DESIGN §2; bingo.network.interconnected
+registers one).
 
 The venue never decides a network prize: its game only finds its own first Line / first Bingo and the cards
 completing it at that ball (the prize table's `decide` on the Gran prizes, no money), and reports them; the

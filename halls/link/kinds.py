@@ -7,7 +7,7 @@ class LinkKind(StrEnum):
     # venue -> central (the outbox)
     # a venue's link process started: {"software": version, "started_at": ISO time} (recorded on VenueLink)
     HELLO = "link.hello"
-    # interconnected bingo (bingo.network): a member hall's round game at its close of sales
+    # interconnected bingo (bingo.network.interconnected): a member hall's round game at its close of sales
     # {prize, round, game, number, sales, to_meter, to_reserve, cards_sold, sold: [{series, ranges}]}
     IB_CONTRIBUTION = "ib.contribution"
     # ... and at its end {prize, round, game, void, ordinal (null: no Bingo), cards: ["A-0007", ...]}
@@ -24,7 +24,7 @@ class LinkKind(StrEnum):
     IB_DECISION = "ib.decision"
     # the prize's meter {prize, name, amount, max_ball, at} (throttled; after every decision)
     IB_METER = "ib.meter"
-    # simultaneous bingo (bingo.simultaneous), venue -> central:
+    # simultaneous bingo (bingo.network.simultaneous), venue -> central:
     # {"game": code, "operation": sale id, "returned": bool, "first", "last", "cards", "amount": "0.00"}
     SB_SALE = "simultaneous.sale"
     # {"game": code, "claim": claim id, "kind": "line"|"bingo", "serial", "ordinal"}: verified in the hall

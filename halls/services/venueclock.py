@@ -1,6 +1,6 @@
 """The venue's clock: the one place that says what time it is at a venue, for everything that decides by
 the venue's time (the scheduled prizes' hours and operating days, the close of sales that fixes a game's
-start for them: bingo.services.programs.clock reads it).
+start for them: bingo.traditional.services.programs.clock reads it).
 
 In production it is the real time, always. Elsewhere (a certification lab, the tests, the demo) a venue's
 clock can be moved forward (``move``: the API door ``POST /api/venues/{id}/lab-clock/`` and ``manage.py

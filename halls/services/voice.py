@@ -3,7 +3,7 @@ loudspeakers (the operator's choice), and whether it is muted and how loud (the 
 
 Each change is audited and told to the room's screens at once (`room.voice` on the room stream), so the audio
 screen falls silent, changes volume or starts speaking without a reload. What is said is bingo's
-(bingo.voice); this is only where and how loud.
+(bingo.traditional.voice); this is only where and how loud.
 """
 
 from __future__ import annotations

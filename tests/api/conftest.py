@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.db.models import Model
 from rest_framework.test import APIClient
 
-from bingo.models import (
+from bingo.traditional.models import (
     Award,
     Ball,
     Card,
@@ -22,8 +22,8 @@ from bingo.models import (
     SaleOperation,
     SoldCard,
 )
-from bingo.services import games, sales
-from bingo.services import series as series_services
+from bingo.traditional.services import games, sales
+from bingo.traditional.services import series as series_services
 from halls.models import AuditEntry, GameSession, Role, Room, Venue
 from halls.services import sessions
 from tests.api_support import api_client

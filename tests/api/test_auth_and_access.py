@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from bingo.models import Ball, Game, GameState
+from bingo.traditional.models import Ball, Game, GameState
 from tests.api.conftest import nothing_written
 from tests.api_support import refused
 from tests.cashier_support import on_shift

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from bingo.models import Ball, BallCorrection, Game
-from bingo.services import claims, draw, games, sales
+from bingo.traditional.models import Ball, BallCorrection, Game
+from bingo.traditional.services import claims, draw, games, sales
 from halls import events
 from tests.api.conftest import nothing_written
 from tests.api_support import refused

@@ -12,9 +12,9 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from bingo.models import Card, CardSeries, Game, SaleKind, SaleOperation, SoldCard
-from bingo.services import draw, games, readmodels
-from bingo.services.readmodels import UNCLAIMED_SHOWN
+from bingo.traditional.models import Card, CardSeries, Game, SaleKind, SaleOperation, SoldCard
+from bingo.traditional.services import draw, games, readmodels
+from bingo.traditional.services.readmodels import UNCLAIMED_SHOWN
 from tests.api_support import refused
 
 MAX_ANSWER = 50_000

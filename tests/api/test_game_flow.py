@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bingo.models import Ball, Card, Claim, Game, GameState, PrizeResult
+from bingo.traditional.models import Ball, Card, Claim, Game, GameState, PrizeResult
 from halls.cashier.models import Shift, ShiftState
 from tests.api_support import refused
 from tests.bingo.game_support import grid, top_row

@@ -1,4 +1,5 @@
-"""The prize-program doors (bingo.program_api): every endpoint, who may use it, and every bad configuration
+"""The prize-program doors (bingo.traditional.program_api): every endpoint, who may use it, and every bad
+configuration
 refused with its code and a message naming the problem, with no row written."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from django.contrib.auth.models import User
 from django.db.models import Model
 from rest_framework.test import APIClient
 
-from bingo.models import (
+from bingo.traditional.models import (
     CardSeries,
     Game,
     GamePick,
@@ -22,7 +23,7 @@ from bingo.models import (
     PrizeProgramVersion,
     RoomBolsa,
 )
-from bingo.services import games, sales
+from bingo.traditional.services import games, sales
 from halls.models import AuditEntry, Role, Room, Venue
 from jackpots.models import ParameterChange, Pool, PoolLevel, PoolMember
 from tests.api_support import api_client, refused

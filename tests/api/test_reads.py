@@ -9,8 +9,8 @@ from typing import Any
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from bingo.models import Game
-from bingo.services import games
+from bingo.traditional.models import Game
+from bingo.traditional.services import games
 from halls.models import Room
 
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from bingo.models import Ball, Claim, Game, GameState, SaleOperation, SoldCard
-from bingo.services import claims, draw, games
-from bingo.services.series import MAX_STRIPS
+from bingo.traditional.models import Ball, Claim, Game, GameState, SaleOperation, SoldCard
+from bingo.traditional.services import claims, draw, games
+from bingo.traditional.services.series import MAX_STRIPS
 from halls.models import GameSession, Room
 from tests.api.conftest import nothing_written
 from tests.api_support import refused

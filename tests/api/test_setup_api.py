@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from bingo.models import BallSet, DrawDevice, Game
-from bingo.services import draw
+from bingo.traditional.models import BallSet, DrawDevice, Game
+from bingo.traditional.services import draw
 from halls.models import AuditEntry, Room, Screen, Venue
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,8 @@ from unittest import mock
 import pytest
 from django.test import Client
 
-from bingo.models import Game
-from bingo.services import console, games
+from bingo.traditional.models import Game
+from bingo.traditional.services import console, games
 from halls import events
 from halls.eventtypes import EventType
 from halls.models import AuditEntry, Screen

@@ -13,8 +13,8 @@ import pytest
 
 from bingo.cards import CardGrid
 from bingo.detect import winners_at
-from bingo.models import Ball, Card, CardSeries, DrawSource, Game, GameState, SoldCard
-from bingo.services import claims, detection, draw, games, readmodels, sales
+from bingo.traditional.models import Ball, Card, CardSeries, DrawSource, Game, GameState, SoldCard
+from bingo.traditional.services import claims, detection, draw, games, readmodels, sales
 from halls.models import GameSession, Room
 
 

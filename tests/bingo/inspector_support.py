@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bingo.cards import CardGrid
-from bingo.models import Card, CardSeries, Game
-from bingo.services import ballsets, claims, corrections, devices, draw, games, sales
+from bingo.traditional.models import Card, CardSeries, Game
+from bingo.traditional.services import ballsets, claims, corrections, devices, draw, games, sales
 from halls.models import GameSession, Room
 from halls.services import sessions
 

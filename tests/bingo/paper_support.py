@@ -3,7 +3,8 @@ sends them, with its own security codes), and the same file with one card spoile
 
 from __future__ import annotations
 
-from bingo import cardgen, cardimport
+from bingo import cardgen
+from bingo.traditional import cardimport
 
 STRIPS = 100  # 600 cards
 SPOILED = 137  # the card the bad file spoils

@@ -17,7 +17,7 @@ from django.contrib.auth.models import User
 from django.db.models import Model
 
 from bingo.cards import CardGrid
-from bingo.models import (
+from bingo.traditional.models import (
     BallSet,
     Card,
     CardSeries,
@@ -31,8 +31,8 @@ from bingo.models import (
     RoomBolsa,
     ScheduledNotice,
 )
-from bingo.services import claims, draw, games, sales, series
-from bingo.services.programs import clock as program_clock
+from bingo.traditional.services import claims, draw, games, sales, series
+from bingo.traditional.services.programs import clock as program_clock
 from halls.models import AuditEntry, GameSession, Room, StreamCursor
 from halls.services import sessions
 from jackpots.models import Award as JackpotAward
@@ -69,7 +69,7 @@ def local(year: int, month: int, day: int, hour: int, minute: int = 0, second: i
 
 
 class Clock:
-    """`bingo.services.programs.clock.now`, held still until a test moves it."""
+    """`bingo.traditional.services.programs.clock.now`, held still until a test moves it."""
 
     def __init__(self, at: datetime) -> None:
         self.at = at

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from django.db import OperationalError
 
-from bingo.models import Game, GameState, SoldCard
-from bingo.services import draw, games, sales
+from bingo.traditional.models import Game, GameState, SoldCard
+from bingo.traditional.services import draw, games, sales
 from demo import autoplay
 from demo.models import AutoplayRoom
 from halls.models import Room

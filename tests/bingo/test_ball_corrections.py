@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bingo.models import Ball, BallCorrection, Card, Claim, Game, GameState
-from bingo.services import claims, corrections, detection, draw, games, readmodels, sales
-from bingo.services import series as series_services
-from bingo.services.readmodels import game_recall
+from bingo.traditional.models import Ball, BallCorrection, Card, Claim, Game, GameState
+from bingo.traditional.services import claims, corrections, detection, draw, games, readmodels, sales
+from bingo.traditional.services import series as series_services
+from bingo.traditional.services.readmodels import game_recall
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from halls.models import AuditEntry, StreamCursor
 from tests.bingo.game_support import expected_completions as expected

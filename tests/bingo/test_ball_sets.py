@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from bingo.models import BallSet, BallSetEvent, CardSeries, DrawSource, Game
-from bingo.services import ballsets, games, readmodels
+from bingo.traditional.models import BallSet, BallSetEvent, CardSeries, DrawSource, Game
+from bingo.traditional.services import ballsets, games, readmodels
 from halls.errors import Conflict, InvalidInput
 from halls.models import AuditEntry, GameSession, Room, Venue
 from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 (autouse fixtures)
@@ -87,8 +87,8 @@ def test_a_closed_game_counts_for_its_set_and_the_console_warns_at_the_limit(
 
 def play_out(game: Game, caller: User) -> Game:
     """Draw the game's RNG balls one by one, claiming and confirming every winner, until it closes."""
-    from bingo.models import GameState
-    from bingo.services import claims, draw
+    from bingo.traditional.models import GameState
+    from bingo.traditional.services import claims, draw
 
     game = games.start_draw(game=game, actor=caller)
     while True:

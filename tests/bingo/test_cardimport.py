@@ -1,4 +1,5 @@
-"""Reading a series' file (bingo.cardimport, no Django): every card and strip rule, every problem named."""
+"""Reading a series' file (bingo.traditional.cardimport, no Django): every card and strip rule, every problem
+named."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bingo import cardimport
-from bingo.cardimport import read_series, write_series
+from bingo.traditional import cardimport
+from bingo.traditional.cardimport import read_series, write_series
 from tests.bingo.paper_support import bad_file, good_file, printer_rows
 
 

@@ -9,7 +9,6 @@ from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bingo import labels
 from bingo.balls import (
     COLOUR_NAMES,
     KNOWN_COLOURS,
@@ -20,6 +19,7 @@ from bingo.balls import (
     default_colours,
     parse_colour_ranges,
 )
+from bingo.traditional import labels
 
 SPANISH = {code: names[1] for code, names in COLOUR_NAMES.items()}  # rojo, amarillo, …, marrón, gris, cian
 
@@ -110,7 +110,8 @@ def test_a_part_that_cannot_be_read_is_named(text: str, reason: str, named: str)
 
 
 def test_the_page_names_every_colour_in_spanish_and_reads_it_back() -> None:
-    """The Spanish the page shows (bingo.labels, the .po's translations) is a name the parser knows, so the
+    """The Spanish the page shows (bingo.traditional.labels, the .po's translations) is a name the parser
+    knows, so the
     pre-filled text and a set's listed ranges read back; and the parser's refusals read in Spanish."""
     with translation.override("es"):
         shown = {code: labels.colour_label(code) for code in KNOWN_COLOURS}

@@ -18,8 +18,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from bingo.cards import CardGrid
-from bingo.models import Card, CardSeries, Game
-from bingo.services import claims, console, draw
+from bingo.traditional.models import Card, CardSeries, Game
+from bingo.traditional.services import claims, console, draw
 from config.asgi import application
 from halls.events import current_seq
 from halls.eventtypes import EventType

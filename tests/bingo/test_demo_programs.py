@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from bingo.models import Game, GameProgram, PrizeProgram, PrizeProgramVersion
+from bingo.traditional.models import Game, GameProgram, PrizeProgram, PrizeProgramVersion
 from demo import autoplay
 from demo import hall as demo
 from demo.hall import AUTOPLAY_ROOM

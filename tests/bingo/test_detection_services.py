@@ -27,10 +27,10 @@ from hypothesis import strategies as st
 
 from bingo import detect_index
 from bingo.cards import CardGrid
-from bingo.models import Ball, BallCorrection, CardSeries, Completion, Game, SoldCard
-from bingo.services import detection, draw, games, readmodels, sales
-from bingo.services import series as series_services
-from bingo.services.locks import lock_game
+from bingo.traditional.models import Ball, BallCorrection, CardSeries, Completion, Game, SoldCard
+from bingo.traditional.services import detection, draw, games, readmodels, sales
+from bingo.traditional.services import series as series_services
+from bingo.traditional.services.locks import lock_game
 from halls import sqlite_triggers
 from halls.models import GameSession, Room
 from tests.bingo.game_support import expected_completions as expected
@@ -260,7 +260,7 @@ def test_the_migrations_record_the_games_in_play_and_pack_their_rows(
 ) -> None:
     """0005 records the completions of games already drawing, a row per card; 0010 packs them a row per
     ball and kind (and unpacks them going back)."""
-    migration = importlib.import_module("bingo.migrations.0005_completions")
+    migration = importlib.import_module("bingo.traditional.migrations.0005_completions")
     series = new_series(venue, operator, 10)
     game = sold_game(room, caller, cashier, series, [(1, 60)], "manual")
     for number in range(1, 61):

@@ -7,8 +7,17 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from bingo.models import Ball, BallSet, CardSeries, DeviceSwitch, DrawDevice, DrawSource, Game, GameState
-from bingo.services import devices, draw, games, readmodels, sales
+from bingo.traditional.models import (
+    Ball,
+    BallSet,
+    CardSeries,
+    DeviceSwitch,
+    DrawDevice,
+    DrawSource,
+    Game,
+    GameState,
+)
+from bingo.traditional.services import devices, draw, games, readmodels, sales
 from halls.errors import Conflict, InvalidInput
 from halls.models import AuditEntry, GameSession, Room
 from tests.bingo.game_support import (  # noqa: F401 (autouse fixtures)

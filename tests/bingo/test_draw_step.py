@@ -19,10 +19,10 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from bingo import tasks
 from bingo.cards import CardGrid
-from bingo.models import Ball, Card, DrawSource, Game, GameState
-from bingo.services import console, draw, games, readmodels, sales
+from bingo.traditional import tasks
+from bingo.traditional.models import Ball, Card, DrawSource, Game, GameState
+from bingo.traditional.services import console, draw, games, readmodels, sales
 from halls import events
 from halls.eventtypes import EventType, SessionClosed
 from halls.models import AuditChainHead, AuditEntry, StreamCursor

@@ -8,10 +8,20 @@ from decimal import Decimal
 import pytest
 
 from bingo.cards import CardGrid, pack_numbers
-from bingo.models import Ball, Card, CardSeries, Claim, Game, GameState, PrizeResult, SaleOperation, SoldCard
-from bingo.services import claims, draw, games, readmodels, sales
-from bingo.services import series as series_services
-from bingo.services.readmodels import game_recall
+from bingo.traditional.models import (
+    Ball,
+    Card,
+    CardSeries,
+    Claim,
+    Game,
+    GameState,
+    PrizeResult,
+    SaleOperation,
+    SoldCard,
+)
+from bingo.traditional.services import claims, draw, games, readmodels, sales
+from bingo.traditional.services import series as series_services
+from bingo.traditional.services.readmodels import game_recall
 from halls.errors import Conflict, InvalidInput
 from halls.models import AuditEntry
 from halls.services import audit, sessions

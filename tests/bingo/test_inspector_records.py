@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils import timezone
 from pypdf import PdfReader
 
-from bingo.services import records
+from bingo.venuewide import records
 from halls.errors import InvalidInput
 from halls.models import GameSession, Role, SessionCheck
 from halls.services import sessions

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from bingo.models import Game
+from bingo.traditional.models import Game
 from halls.models import AuditEntry
 from halls.services import venueclock
 from tests.api_support import api_client

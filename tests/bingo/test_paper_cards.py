@@ -18,7 +18,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from bingo.models import (
+from bingo.traditional.models import (
     Card,
     CardSeries,
     Game,
@@ -27,8 +27,8 @@ from bingo.models import (
     StockMovement,
     StockState,
 )
-from bingo.services import claims, draw, games, paper, readmodels, sales, stock
-from bingo.services.series import IMPORTED, master_card
+from bingo.traditional.services import claims, draw, games, paper, readmodels, sales, stock
+from bingo.traditional.services.series import IMPORTED, master_card
 from halls.cashier.models import Till
 from halls.errors import InvalidInput, Unavailable
 from halls.models import AuditEntry, Venue

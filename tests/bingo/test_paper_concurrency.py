@@ -1,6 +1,6 @@
 """Two tills printing a player's cards at the table from the same series at the same moment (PostgreSQL,
 threads with their own connections): both succeed, with different cards; no card is sold or printed twice.
-The next unsold cards are chosen under the series' lock (bingo.services.locks.lock_series)."""
+The next unsold cards are chosen under the series' lock (bingo.traditional.services.locks.lock_series)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth.models import User
 
-from bingo.models import BallSet, CardSeries, Game, PrintedCards, SaleOperation, SoldCard
-from bingo.services import games, paper
+from bingo.traditional.models import BallSet, CardSeries, Game, PrintedCards, SaleOperation, SoldCard
+from bingo.traditional.services import games, paper
 from halls.cashier.models import Till
 from halls.models import Role, Room, Venue
 from halls.services import sessions

@@ -9,9 +9,9 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
-from bingo.models import CardSeries, Game, PaperRange, StockMovement
-from bingo.paperstock import Span
-from bingo.services import stock
+from bingo.traditional.models import CardSeries, Game, PaperRange, StockMovement
+from bingo.traditional.paperstock import Span
+from bingo.traditional.services import stock
 from halls import sqlite_triggers
 
 pytestmark = pytest.mark.django_db(transaction=True)

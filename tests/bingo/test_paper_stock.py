@@ -13,9 +13,17 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from bingo.models import BallSet, CardSeries, Game, PaperRange, SaleOperation, StockMovement, StockState
-from bingo.paperstock import Span
-from bingo.services import games, paper, sales, stock
+from bingo.traditional.models import (
+    BallSet,
+    CardSeries,
+    Game,
+    PaperRange,
+    SaleOperation,
+    StockMovement,
+    StockState,
+)
+from bingo.traditional.paperstock import Span
+from bingo.traditional.services import games, paper, sales, stock
 from halls.cashier.models import Till
 from halls.errors import Conflict, InvalidInput
 from halls.models import AuditEntry, Room, Venue

@@ -1,4 +1,5 @@
-"""The range arithmetic of the paper stock (bingo.paperstock), against a model that keeps one state per
+"""The range arithmetic of the paper stock (bingo.traditional.paperstock), against a model that keeps one
+state per
 serial: a movement either changes exactly the serials of its range, or is refused naming exactly the serials
 that cannot move, changing nothing; the stock stays sorted, disjoint, joined and inside the series."""
 
@@ -10,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bingo import paperstock as ps
-from bingo.paperstock import Span
+from bingo.traditional import paperstock as ps
+from bingo.traditional.paperstock import Span
 
 SIZE = 60
 GAMES = (7, 8, 9)

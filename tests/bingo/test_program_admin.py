@@ -10,8 +10,15 @@ import pytest
 from django.contrib.auth.models import Permission, User
 from django.test import Client
 
-from bingo.models import GamePick, GameProgram, PrizeProgram, PrizeProgramVersion, RoomBolsa, ScheduledNotice
-from bingo.services import programs
+from bingo.traditional.models import (
+    GamePick,
+    GameProgram,
+    PrizeProgram,
+    PrizeProgramVersion,
+    RoomBolsa,
+    ScheduledNotice,
+)
+from bingo.traditional.services import programs
 from halls.models import AuditEntry, Role, Room
 from jackpots.models import Pool
 from tests.conftest import make_user

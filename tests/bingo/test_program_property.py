@@ -24,13 +24,22 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bingo.models import Ball, BallSet, Game, GameProgram, GameState, PrizeProgram, PrizeResult, RoomBolsa
-from bingo.programs.rules import contribution, evaluate
-from bingo.services import games
-from bingo.services import programs as svc
-from bingo.services import series as series_services
-from bingo.services.programs import clock as program_clock
-from bingo.services.programs.codec import in_play_of, program_of
+from bingo.traditional.models import (
+    Ball,
+    BallSet,
+    Game,
+    GameProgram,
+    GameState,
+    PrizeProgram,
+    PrizeResult,
+    RoomBolsa,
+)
+from bingo.traditional.programs.rules import contribution, evaluate
+from bingo.traditional.services import games
+from bingo.traditional.services import programs as svc
+from bingo.traditional.services import series as series_services
+from bingo.traditional.services.programs import clock as program_clock
+from bingo.traditional.services.programs.codec import in_play_of, program_of
 from halls.errors import Conflict, InvalidInput
 from halls.models import HallCategory, Jurisdiction, Role, Room, StaffRole, Venue
 from halls.services import sessions

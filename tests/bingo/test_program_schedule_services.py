@@ -13,9 +13,9 @@ from decimal import Decimal
 
 import pytest
 
-from bingo.models import PrizeProgram, ScheduledNotice
-from bingo.programs.regulation import BA_8_TABLE, BA_10_TABLE, Extrapolation, HallCategory
-from bingo.services import programs as svc
+from bingo.traditional.models import PrizeProgram, ScheduledNotice
+from bingo.traditional.programs.regulation import BA_8_TABLE, BA_10_TABLE, Extrapolation, HallCategory
+from bingo.traditional.services import programs as svc
 from halls.models import AuditEntry, StreamCursor
 from tests.bingo.program_flow import (  # noqa: F401 - fixtures
     SALES,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from bingo.services import programs as svc
+from bingo.traditional.services import programs as svc
 from jackpots.services.pools import LevelSpec
 from jackpots.services.readmodels import screens
 from tests.bingo.program_flow import (  # noqa: F401 - fixtures

@@ -16,10 +16,10 @@ from decimal import Decimal
 
 import pytest
 
-from bingo.models import GameProgram, GameState, PrizeProgram, PrizeProgramVersion, ProgramAward
-from bingo.services import games
-from bingo.services import programs as svc
-from bingo.services.readmodels import game_summary, screen_snapshot
+from bingo.traditional.models import GameProgram, GameState, PrizeProgram, PrizeProgramVersion, ProgramAward
+from bingo.traditional.services import games
+from bingo.traditional.services import programs as svc
+from bingo.traditional.services.readmodels import game_summary, screen_snapshot
 from halls.errors import Conflict, InvalidInput
 from halls.models import AuditEntry
 from jackpots.models import ParameterChange

@@ -13,9 +13,9 @@ from django.db.models import Count, F
 from bingo import cardgen
 from bingo import cards as v1
 from bingo.cards import CardGrid, pack_numbers, security_code
-from bingo.models import Card, CardSeries, SaleOperation, SoldCard
-from bingo.services import games, readmodels, sales
-from bingo.services import series as series_services
+from bingo.traditional.models import Card, CardSeries, SaleOperation, SoldCard
+from bingo.traditional.services import games, readmodels, sales
+from bingo.traditional.services import series as series_services
 from halls.errors import Conflict, InvalidInput
 from halls.models import AuditEntry
 

@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 
 from bingo.cards import CardGrid
-from bingo.models import Card, GameState, PrizeResult
-from bingo.services import claims, draw, games, sales
+from bingo.traditional.models import Card, GameState, PrizeResult
+from bingo.traditional.services import claims, draw, games, sales
 from halls.errors import Conflict
 
 

@@ -1,4 +1,5 @@
-"""The caller's words (bingo.voice, no Django): Spanish cardinals, ball clips and composed announcements."""
+"""The caller's words (bingo.traditional.voice, no Django): Spanish cardinals, ball clips and composed
+announcements."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bingo import voice
+from bingo.traditional import voice
 
 # An independent reading of Spanish cardinals, to check number_words against (not the code under test).
 _VALUES = {

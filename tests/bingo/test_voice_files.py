@@ -1,4 +1,5 @@
-"""The caller's voice on disk (bingo.voicefiles, `manage.py build_voice`): each clip a WAV generated offline
+"""The caller's voice on disk (bingo.traditional.voicefiles, `manage.py build_voice`): each clip a WAV
+generated offline
 by espeak-ng from its Spanish text, served as a file; the announcements of a game made of clips that exist."""
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 
-from bingo import voice
-from bingo.models import CardSeries, Game
-from bingo.services import games, sales
-from bingo.voicefiles import PROCESS, SILENCE, build, clip_file, read_manifest, trim
+from bingo.traditional import voice
+from bingo.traditional.models import CardSeries, Game
+from bingo.traditional.services import games, sales
+from bingo.traditional.voicefiles import PROCESS, SILENCE, build, clip_file, read_manifest, trim
 from halls.models import GameSession, Room
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from bingo.models import CardSeries, Game
-from bingo.services import claims, games, sales
+from bingo.traditional.models import CardSeries, Game
+from bingo.traditional.services import claims, games, sales
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, Means, Payable, Shift, ShiftState, Till
 from halls.cashier.services import ledger as books

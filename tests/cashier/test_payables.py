@@ -10,8 +10,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from bingo.models import Award, CardSeries, Game
-from bingo.services.readmodels import game_recall
+from bingo.traditional.models import Award, CardSeries, Game
+from bingo.traditional.services.readmodels import game_recall
 from halls import events
 from halls.cashier.ledger import Kind
 from halls.cashier.models import (

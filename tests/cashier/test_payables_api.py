@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from bingo.models import CardSeries, Game
+from bingo.traditional.models import CardSeries, Game
 from halls.cashier.models import LedgerTransaction, Payable, PlayerCard, Till
 from halls.models import AuditEntry, Role, Venue
 from tests.api_support import api_client, refused

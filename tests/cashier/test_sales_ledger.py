@@ -10,8 +10,8 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth.models import User
 
-from bingo.models import CardSeries, Game, SaleOperation, SoldCard
-from bingo.services import games, readmodels, sales
+from bingo.traditional.models import CardSeries, Game, SaleOperation, SoldCard
+from bingo.traditional.services import games, readmodels, sales
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, LedgerTransaction, Leg, Means, Shift, ShiftState, TxKind
 from halls.cashier.services import ledger as books

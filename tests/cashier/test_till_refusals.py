@@ -32,10 +32,10 @@ ROOT = Path(__file__).resolve().parents[2]
 TILL_MODULES = [
     *sorted((ROOT / "halls/cashier/api").glob("*.py")),
     *sorted((ROOT / "halls/cashier/services").glob("*.py")),
-    ROOT / "bingo/services/sales.py",
-    ROOT / "bingo/services/paper.py",
-    ROOT / "bingo/services/stock.py",
-    ROOT / "bingo/paper_api.py",
+    ROOT / "bingo/traditional/services/sales.py",
+    ROOT / "bingo/traditional/services/paper.py",
+    ROOT / "bingo/traditional/services/stock.py",
+    ROOT / "bingo/traditional/paper_api.py",
     ROOT / "halls/access.py",
 ]
 REFUSALS = {"DomainError", "InvalidInput", "NotFound", "PermissionDenied", "Conflict", "Unavailable"}

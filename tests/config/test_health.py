@@ -12,8 +12,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from bingo import tasks
-from bingo.models import Game
+from bingo.traditional import tasks
+from bingo.traditional.models import Game
 from halls import heartbeat
 from tests.bingo.test_draw_step import rng_game
 from tests.ports import free_port
@@ -62,7 +62,9 @@ def test_a_draw_with_no_ball_far_past_its_pace_is_unhealthy(
     settings: Any,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr("bingo.services.draw.dispatch", lambda *a, **k: None)  # no broker: nobody draws
+    monkeypatch.setattr(
+        "bingo.traditional.services.draw.dispatch", lambda *a, **k: None
+    )  # no broker: nobody draws
     game = rng_game(room, caller, cashier, card_series, ball_set)
     tasks.reap_stalled_draws()
     assert health(client)[0] == 200  # just started: its first ball is not late

@@ -18,7 +18,7 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from bingo import tasks
+from bingo.traditional import tasks
 from config.asgi import application
 from halls import metrics as hall_metrics
 from halls.models import Screen
@@ -47,7 +47,7 @@ def test_a_draw_step_is_timed(
     client: Client, session: Any, room: Any, caller: Any, cashier: Any, card_series: Any, ball_set: Any,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr("bingo.services.draw.dispatch", lambda *a, **k: None)
+    monkeypatch.setattr("bingo.traditional.services.draw.dispatch", lambda *a, **k: None)
     game = rng_game(room, caller, cashier, card_series, ball_set)
     before = sample(metrics(client), "hall_draw_step_seconds_count")
     assert tasks.draw_next_ball(game.pk, 1) is not None

@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 from channels.db import database_sync_to_async
 from playwright.async_api import Page, WebSocketRoute, expect
 
-from bingo.models import CardSeries, Game
-from bingo.services import games, sales
+from bingo.traditional.models import CardSeries, Game
+from bingo.traditional.services import games, sales
 
 T = TypeVar("T")
 SCREEN_SOCKET = re.compile(r"/ws/screens/")

@@ -14,8 +14,7 @@ from django.db.models import Count, Sum
 from django.utils import timezone
 
 from bingo.cards import CardGrid
-from bingo.models import Ball, Card, CardSeries, Claim, Game, SaleOperation
-from bingo.network.models import (
+from bingo.network.interconnected.models import (
     KnownRound,
     NetworkPrize,
     PrizeRound,
@@ -25,14 +24,15 @@ from bingo.network.models import (
     RoundResult,
     RoundShare,
 )
-from bingo.network.services import prizes
-from bingo.network.services import readmodels as network_readmodels
-from bingo.network.services import venue as ib_venue
-from bingo.services import claims, draw, games, sales
-from bingo.services import series as series_services
-from bingo.simultaneous import models as sb
-from bingo.simultaneous.services import central as sb_central
-from bingo.simultaneous.services import venue as sb_venue
+from bingo.network.interconnected.services import prizes
+from bingo.network.interconnected.services import readmodels as network_readmodels
+from bingo.network.interconnected.services import venue as ib_venue
+from bingo.network.simultaneous import models as sb
+from bingo.network.simultaneous.services import central as sb_central
+from bingo.network.simultaneous.services import venue as sb_venue
+from bingo.traditional.models import Ball, Card, CardSeries, Claim, Game, SaleOperation
+from bingo.traditional.services import claims, draw, games, sales
+from bingo.traditional.services import series as series_services
 from halls.cashier.models import Payable, Till
 from halls.errors import DomainError
 from halls.link.models import InboxMessage, OutboxMessage, VenueLink

@@ -20,8 +20,8 @@ import pytest
 from django.utils import timezone
 from kombu import Connection, Producer, Queue
 
-from bingo.models import Ball, CardSeries, Game, GameState
-from bingo.services import draw, games
+from bingo.traditional.models import Ball, CardSeries, Game, GameState
+from bingo.traditional.services import draw, games
 from halls.models import GameSession, Room
 from tests.bingo.game_support import assert_no_ball_lost_or_repeated, drawn, rng_game
 from tests.e2e.celery_support import CeleryProcesses, wait_for
@@ -68,7 +68,7 @@ def outage_procs(
 ) -> Iterator[OutageProcesses]:
     # This process (the caller starting the draw) enqueues on the private Redis too.
     def dispatch(game_id: int, ordinal: int, countdown: float = 0.0) -> None:
-        from bingo.tasks import draw_next_ball
+        from bingo.traditional.tasks import draw_next_ball
 
         with Connection(private_redis.url) as conn:
             draw_next_ball.apply_async(  # type: ignore[call-arg]  # Celery takes it; the stubs omit it

@@ -15,8 +15,8 @@ import pytest
 from playwright.async_api import Route, expect
 
 from bingo.cards import CardGrid
-from bingo.models import Ball, BallCorrection, Card, CardSeries, Game
-from bingo.services import claims, draw
+from bingo.traditional.models import Ball, BallCorrection, Card, CardSeries, Game
+from bingo.traditional.services import claims, draw
 from tests.e2e.browser_support import call, log_in, start_game
 
 pytestmark = pytest.mark.e2e

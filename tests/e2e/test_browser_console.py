@@ -12,8 +12,8 @@ import pytest
 from playwright.async_api import expect
 
 from bingo.cards import CardGrid
-from bingo.models import Card
-from bingo.services import draw
+from bingo.traditional.models import Card
+from bingo.traditional.services import draw
 from tests.e2e.browser_support import CONSOLE_SOCKET, SocketTap, call, log_in, start_game
 
 pytestmark = pytest.mark.e2e

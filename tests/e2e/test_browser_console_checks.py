@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from bingo.services import records
+from bingo.venuewide import records
 from halls.models import GameSession, Role, Room, SessionCheck
 from halls.services import sessions
 from tests.conftest import ALL_BALLS, make_user

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import expect
 
-from bingo.models import BallSet, DeviceSwitch, Game
-from bingo.services import devices, draw, games
+from bingo.traditional.models import BallSet, DeviceSwitch, Game
+from bingo.traditional.services import devices, draw, games
 from tests.e2e.browser_support import call, log_in, start_game
 
 pytestmark = pytest.mark.e2e
@@ -58,7 +58,7 @@ async def test_the_console_warns_at_the_limit_and_switches_to_the_reserve(
 async def test_the_caller_chooses_the_ball_set_of_the_next_game(
     page, server_url, room, session, ball_set, caller, operator
 ):
-    from bingo.services import ballsets
+    from bingo.traditional.services import ballsets
 
     await call(ballsets.register_ball_set, venue=room.venue, name="Juego nuevo", actor=operator)
     await log_in(page, server_url, "caller", f"/console/rooms/{room.pk}/")

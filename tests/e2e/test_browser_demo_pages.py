@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page, async_playwright, expect
 
-from bingo.services import draw
-from bingo.voice import CLIPS
-from bingo.voicefiles import build, write_progress
+from bingo.traditional.services import draw
+from bingo.traditional.voice import CLIPS
+from bingo.traditional.voicefiles import build, write_progress
 from demo.hall import MANUAL_ROOM, DemoHall, seed_bingo, seed_hall
 from halls.services import voice
 from tests.e2e.browser_support import call, open_screen, start_game

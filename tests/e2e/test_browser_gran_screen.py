@@ -20,9 +20,9 @@ from django.db import transaction
 from django.utils import timezone
 from playwright.async_api import expect
 
-from bingo.network.models import NetworkPrize
-from bingo.network.services import prizes
-from bingo.network.services.locks import lock_prize
+from bingo.network.interconnected.models import NetworkPrize
+from bingo.network.interconnected.services import prizes
+from bingo.network.interconnected.services.locks import lock_prize
 from halls.models import Screen
 from jackpots.services import contributions
 from tests.e2e.browser_support import call, open_screen

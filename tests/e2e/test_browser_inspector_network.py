@@ -1,5 +1,5 @@
 """The inspector's minutes and statistics of a hall's interconnected game, in a real browser, in Spanish
-(issue 26): traditional bingo's records read the network wing only through its read model (bingo.hooks),
+(issue 26): the venue's records (bingo.venuewide.records) read the network wing only through its read model,
 and what they show is what the network decided: the interconnected prize the hall's cards won is a row of
 the game's prizes (confirmed by no one here) and counts in what the game paid, and the statistics count the
 game as interconnected bingo.
@@ -15,9 +15,9 @@ import pytest
 from django.conf import settings
 from playwright.async_api import BrowserContext, Page, expect
 
-from bingo.models import PrizeResult
-from bingo.network.services import prizes as network_prizes
-from bingo.network.services import readmodels as network
+from bingo.network.interconnected.services import prizes as network_prizes
+from bingo.network.interconnected.services import readmodels as network
+from bingo.traditional.models import PrizeResult
 from halls.models import Role
 from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 (autouse fixtures)
 from tests.conftest import make_user

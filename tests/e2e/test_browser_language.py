@@ -15,8 +15,8 @@ import pytest
 from django.conf import settings
 from playwright.async_api import BrowserContext, Page, expect
 
-from bingo.models import CardSeries, Game
-from bingo.services import draw, games, sales
+from bingo.traditional.models import CardSeries, Game
+from bingo.traditional.services import draw, games, sales
 from halls.models import Venue
 from tests.e2e.browser_support import call, log_in
 

@@ -21,8 +21,8 @@ import pytest
 from django.db import connection
 from playwright.async_api import Page, expect
 
-from bingo.models import BallSet, CardSeries, Game
-from bingo.services import draw
+from bingo.traditional.models import BallSet, CardSeries, Game
+from bingo.traditional.services import draw
 from halls.models import Screen, Venue
 from halls.money import cents_down
 from jackpots import engine

@@ -13,8 +13,8 @@ import re
 import pytest
 from playwright.async_api import Page, expect
 
-from bingo.simultaneous.models import NetworkGame
-from bingo.simultaneous.services import central, venue
+from bingo.network.simultaneous.models import NetworkGame
+from bingo.network.simultaneous.services import central, venue
 from halls.models import Screen
 from tests.e2e.browser_support import call, open_screen
 from tests.simultaneous.support import Net, Script, card, draw, make_network, new_game

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import FloatRect, Locator, Page, expect
 
-from bingo.network.services import prizes, venue
+from bingo.network.interconnected.services import prizes, venue
 from halls.models import Screen
 from tests.e2e.browser_support import call, open_screen
 from tests.e2e.test_browser_meters import make_pools

@@ -19,8 +19,8 @@ import pytest
 from django.conf import settings
 from playwright.async_api import BrowserContext, Page, expect
 
-from bingo.models import Card, CardSeries, Game, PrintedCards
-from bingo.services import games, paper
+from bingo.traditional.models import Card, CardSeries, Game, PrintedCards
+from bingo.traditional.services import games, paper
 from halls.models import Venue
 from tests.bingo.paper_support import SPOILED, bad_file, good_file
 from tests.e2e.browser_support import call, log_in

@@ -21,10 +21,10 @@ from django.contrib.auth.models import User
 from playwright.async_api import Page, expect
 
 from bingo.cards import CardGrid
-from bingo.models import Card, CardSeries, Game, GamePick, GameProgram, PrizeProgram
-from bingo.services import claims, draw, games, programs, sales
-from bingo.services import series as series_services
-from bingo.services.programs import clock as program_clock
+from bingo.traditional.models import Card, CardSeries, Game, GamePick, GameProgram, PrizeProgram
+from bingo.traditional.services import claims, draw, games, programs, sales
+from bingo.traditional.services import series as series_services
+from bingo.traditional.services.programs import clock as program_clock
 from halls.models import Room
 from tests.e2e.browser_support import call, log_in, open_screen
 

@@ -16,8 +16,8 @@ import pytest
 from django.conf import settings
 from playwright.async_api import BrowserContext, Page, expect
 
-from bingo.models import Game
-from bingo.services import games
+from bingo.traditional.models import Game
+from bingo.traditional.services import games
 from halls.models import Role
 from halls.services import sessions
 from jackpots.rulepacks import PACKS

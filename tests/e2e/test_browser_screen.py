@@ -13,8 +13,8 @@ import pytest
 from playwright.async_api import Page, expect
 
 from bingo.cards import CardGrid
-from bingo.models import Card, Game
-from bingo.services import claims, draw, games, sales
+from bingo.traditional.models import Card, Game
+from bingo.traditional.services import claims, draw, games, sales
 from tests.e2e.browser_support import SocketTap, call, log_in, open_screen, snapshot_counter, start_game
 
 pytestmark = pytest.mark.e2e

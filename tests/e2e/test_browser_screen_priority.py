@@ -22,8 +22,8 @@ import pytest
 from playwright.async_api import Page, expect
 
 from bingo.cards import CardGrid
-from bingo.models import Card, CardSeries, Game
-from bingo.services import claims, draw, games, sales
+from bingo.traditional.models import Card, CardSeries, Game
+from bingo.traditional.services import claims, draw, games, sales
 from halls.models import Screen, Venue
 from jackpots.models import Pool, PoolLevel
 from jackpots.services import awards, pools

@@ -18,7 +18,7 @@ from django.conf import settings
 from playwright.async_api import BrowserContext, Page, expect
 
 from bingo.balls import default_colours
-from bingo.models import BallSet, DrawDevice
+from bingo.traditional.models import BallSet, DrawDevice
 from halls.models import Screen, Venue
 from jackpots.models import Pool
 from jackpots.tables.models import CasinoTable
@@ -74,7 +74,7 @@ async def test_the_setup_page_sets_up_a_venue_in_spanish(
     await form.locator("button").click()
     row = page.locator('[data-ball-set="Juego Aciplast"]')
     await expect(row).to_contain_text("0 / 1")
-    await expect(row).to_contain_text("1-30 rojo")  # the colours said in Spanish (bingo.labels)
+    await expect(row).to_contain_text("1-30 rojo")  # the colours said in Spanish (bingo.traditional.labels)
 
     room_form = page.locator("#room-form")
     await room_form.locator('[name="name"]').fill("Sala Norte")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import expect
 
-from bingo.simultaneous.models import HallGame
+from bingo.network.simultaneous.models import HallGame
 from tests.e2e.browser_support import call, log_in
 from tests.simultaneous.support import Net, make_network, new_game
 from tests.simultaneous.test_network_game_gaps import _claimed_bingo

@@ -20,9 +20,9 @@ from django.contrib.auth import get_user_model
 from playwright.async_api import Page, expect
 
 from bingo.cards import CardGrid
-from bingo.models import Card, Game
-from bingo.services import claims, draw, games, sales
-from bingo.services import series as series_services
+from bingo.traditional.models import Card, Game
+from bingo.traditional.services import claims, draw, games, sales
+from bingo.traditional.services import series as series_services
 from halls.cashier.models import CashierSettings
 from halls.models import Role, Room, Screen, Venue
 from halls.services import sessions

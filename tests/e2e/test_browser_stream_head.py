@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.async_api import expect
 
-from bingo.services import draw
+from bingo.traditional.services import draw
 from tests.e2e.browser_support import SocketTap, call, open_screen, snapshot_counter, start_game
 
 pytestmark = pytest.mark.e2e

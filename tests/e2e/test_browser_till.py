@@ -19,8 +19,8 @@ import pytest
 from playwright.async_api import Page, ViewportSize, expect
 
 from bingo.cards import CardGrid
-from bingo.models import Card, CardSeries, Game
-from bingo.services import claims, draw, games
+from bingo.traditional.models import Card, CardSeries, Game
+from bingo.traditional.services import claims, draw, games
 from halls.cashier.models import Payable, PlayerCard, Shift, ShiftState, Ticket, TicketState, Till
 from halls.cashier.services import player_cards, shifts
 from halls.models import Role, Venue

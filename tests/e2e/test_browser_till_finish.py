@@ -23,9 +23,9 @@ import pytest
 from playwright.async_api import Locator, Page, Route, ViewportSize, expect
 
 from bingo.cards import CardGrid
-from bingo.models import Card, CardSeries, Game, SaleOperation
-from bingo.services import claims, draw, games, sales
-from bingo.services import series as series_services
+from bingo.traditional.models import Card, CardSeries, Game, SaleOperation
+from bingo.traditional.services import claims, draw, games, sales
+from bingo.traditional.services import series as series_services
 from halls.cashier.models import Payable, PayableKind, Shift, Ticket, TicketState, Till
 from halls.cashier.services import payables
 from halls.models import Role, Room, Venue

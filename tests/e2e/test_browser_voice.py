@@ -18,8 +18,8 @@ import pytest
 from django.conf import settings
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright, expect
 
-from bingo.services import draw, games, sales
-from bingo.voicefiles import build
+from bingo.traditional.services import draw, games, sales
+from bingo.traditional.voicefiles import build
 from halls.models import Screen
 from halls.services import voice
 from tests.e2e.browser_support import call, log_in, open_screen, start_game

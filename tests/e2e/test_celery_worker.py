@@ -19,8 +19,17 @@ from django.db import connection
 from django.utils import timezone
 
 from bingo.cards import CardGrid
-from bingo.models import Ball, CardSeries, ClaimWindow, DrawSource, Game, GameState, PrizeResult, SoldCard
-from bingo.services import games
+from bingo.traditional.models import (
+    Ball,
+    CardSeries,
+    ClaimWindow,
+    DrawSource,
+    Game,
+    GameState,
+    PrizeResult,
+    SoldCard,
+)
+from bingo.traditional.services import games
 from halls.models import GameSession, Room
 from tests.bingo.game_support import assert_no_ball_lost_or_repeated, drawn, play_caller, rng_game
 from tests.e2e.celery_support import CeleryProcesses, wait_for

@@ -1,6 +1,7 @@
 """A self-playing room with 100,000 cards sold plays a game to Bingo through a real Celery worker.
 
-The worker draws each ball, records the lines and bingos it made (bingo.services.detection) and, the room
+The worker draws each ball, records the lines and bingos it made (bingo.traditional.services.detection) and,
+the room
 being self-playing, files the claims of the recorded winners; this process plays the caller, confirming
 each prize once nothing recorded is left unclaimed, and polls the caller's game view over HTTP meanwhile.
 
@@ -27,7 +28,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from bingo.cards import CardGrid, column_of, generate_series
-from bingo.models import (
+from bingo.traditional.models import (
     Ball,
     Card,
     CardSeries,
@@ -39,7 +40,7 @@ from bingo.models import (
     SaleOperation,
     SoldCard,
 )
-from bingo.services import claims, detection, games, readmodels
+from bingo.traditional.services import claims, detection, games, readmodels
 from demo.models import AutoplayRoom
 from halls.models import GameSession, Room
 from tests.e2e.celery_support import CeleryProcesses

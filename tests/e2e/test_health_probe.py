@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bingo import tasks
+from bingo.traditional import tasks
 from halls import heartbeat
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,4 +1,4 @@
-"""The inspector's statistics (bingo.services.records) count electronic and automatic bingo as the
+"""The inspector's statistics (bingo.venuewide.records) count electronic and automatic bingo as the
 speciality statistics do (R-02, R-03): per venue-local day and room, and per month."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bingo.electronic.services import reports
-from bingo.services import records
+from bingo.venuewide import records
 from tests.electronic.test_reports import DAY_20, DAY_21, hall  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.django_db

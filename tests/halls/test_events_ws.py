@@ -17,8 +17,8 @@ from channels.db import database_sync_to_async
 from channels.testing import HttpCommunicator, WebsocketCommunicator
 from django.db import transaction
 
-from bingo.models import Ball, BallSet, Game, GameState
-from bingo.services import claims, draw, games
+from bingo.traditional.models import Ball, BallSet, Game, GameState
+from bingo.traditional.services import claims, draw, games
 from config.asgi import application
 from halls.events import current_seq
 from halls.models import Room, Screen

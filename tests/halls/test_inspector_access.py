@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
 
-from bingo.models import Game
-from bingo.services import games
+from bingo.traditional.models import Game
+from bingo.traditional.services import games
 from halls import access
 from halls.errors import PermissionDenied
 from halls.models import GameSession, Role, StaffRole

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from bingo.models import Game
-from bingo.services import locks as bingo_locks
+from bingo.traditional.models import Game
+from bingo.traditional.services import locks as bingo_locks
 from halls import events
 from halls.locks import LockOrderError, Rank, only_held_or_higher, take
 from halls.models import Room

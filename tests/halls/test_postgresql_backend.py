@@ -13,8 +13,8 @@ from django.test.utils import CaptureQueriesContext
 
 from bingo import cardgen
 from bingo.cards import pack_numbers
-from bingo.models import Card
-from bingo.services import series as series_services
+from bingo.traditional.models import Card
+from bingo.traditional.services import series as series_services
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Leg, TxKind

@@ -24,8 +24,8 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
 from rest_framework.test import APIClient
 
-from bingo.models import DrawSource
-from bingo.services import draw, games, sales
+from bingo.traditional.models import DrawSource
+from bingo.traditional.services import draw, games, sales
 from halls import tasks as halls_tasks
 from halls.models import AuditChainHead, AuditEntry, Venue
 from halls.services import anchors, audit

@@ -16,7 +16,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from bingo.models import CardSeries
+from bingo.traditional.models import CardSeries
 from halls.models import Venue
 from halls.money import parse_typed
 

@@ -10,8 +10,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from bingo.models import Game
-from bingo.services import games
+from bingo.traditional.models import Game
+from bingo.traditional.services import games
 from halls.errors import Conflict, InvalidInput
 from halls.models import AuditEntry, GameSession, HallCategory, Room, Venue
 from halls.services import venues

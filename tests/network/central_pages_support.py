@@ -10,11 +10,11 @@ from decimal import Decimal
 
 import pytest
 
-from bingo.network.models import NetworkPrize
-from bingo.network.services import prizes
-from bingo.simultaneous.models import NetworkGame
-from bingo.simultaneous.services import central
-from bingo.simultaneous.services import venue as sb_venue
+from bingo.network.interconnected.models import NetworkPrize
+from bingo.network.interconnected.services import prizes
+from bingo.network.simultaneous.models import NetworkGame
+from bingo.network.simultaneous.services import central
+from bingo.network.simultaneous.services import venue as sb_venue
 from halls.models import Operator, Room
 from halls.services import regions, sessions
 from tests.conftest import ALL_BALLS

@@ -13,8 +13,8 @@ from django.contrib.auth.models import User
 
 from bingo.electronic.models import EGameState, ElectronicGame, Speciality, Terminal
 from bingo.electronic.services import games
-from bingo.network.models import NetworkPrize, PrizeKind
-from bingo.network.services import gran, prizes
+from bingo.network.interconnected.models import NetworkPrize, PrizeKind
+from bingo.network.interconnected.services import gran, prizes
 from halls.cashier.models import PlayerCard
 from halls.link.services import loopback, streams
 from halls.link.services.inbox import Accepted

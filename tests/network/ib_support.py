@@ -10,11 +10,11 @@ from decimal import Decimal
 from django.contrib.auth.models import User
 
 from bingo.cards import CardGrid
-from bingo.models import Card, CardSeries, Game
-from bingo.network.models import NetworkPrize
-from bingo.network.services import prizes, venue
-from bingo.services import claims, draw, games, sales
-from bingo.services import series as series_services
+from bingo.network.interconnected.models import NetworkPrize
+from bingo.network.interconnected.services import prizes, venue
+from bingo.traditional.models import Card, CardSeries, Game
+from bingo.traditional.services import claims, draw, games, sales
+from bingo.traditional.services import series as series_services
 from halls.link.services import loopback, streams
 from halls.link.services.inbox import Accepted
 from halls.models import GameSession, HallCategory, Jurisdiction, Network, Role, Room, Venue

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from bingo.network.models import KnownRound
-from bingo.network.services import prizes
+from bingo.network.interconnected.models import KnownRound
+from bingo.network.interconnected.services import prizes
 from halls.models import Role, Screen, StaffRole
 from tests.api_support import api_client, refused
 from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 (autouse fixtures)

@@ -11,11 +11,11 @@ import pytest
 from django.db.models import Sum
 from django.utils import timezone
 
-from bingo.network.models import RoundContribution, RoundShare
-from bingo.network.services import central_overview, reports
-from bingo.network.services import readmodels as network_readmodels
-from bingo.simultaneous.models import NetworkPrize as GamePrize
-from bingo.simultaneous.models import ReportedSale
+from bingo.network.interconnected.models import RoundContribution, RoundShare
+from bingo.network.interconnected.services import central_overview, reports
+from bingo.network.interconnected.services import readmodels as network_readmodels
+from bingo.network.simultaneous.models import NetworkPrize as GamePrize
+from bingo.network.simultaneous.models import ReportedSale
 from jackpots.models import Contribution
 from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 (autouse fixtures)
 from tests.network.central_pages_support import SB_COUNTS, Scene, build_scene

@@ -9,9 +9,9 @@ from functools import partial
 
 import pytest
 
-from bingo.network.models import PrizeRound, RoundShare
-from bingo.network.services import prizes
-from bingo.network.services import readmodels as network_readmodels
+from bingo.network.interconnected.models import PrizeRound, RoundShare
+from bingo.network.interconnected.services import prizes
+from bingo.network.interconnected.services import readmodels as network_readmodels
 from jackpots.models import PoolSettlement
 from jackpots.services import reports
 from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 (autouse fixtures)

@@ -1,4 +1,5 @@
-"""The pure decision (bingo.network.decide): the winners are exactly the results' cards at the minimum
+"""The pure decision (bingo.network.interconnected.decide): the winners are exactly the results' cards at the
+minimum
 ordinal at or below the max ball, and the shares and the remainder add up to the pool exactly."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bingo.network.decide import HallResult, decide
+from bingo.network.interconnected.decide import HallResult, decide
 
 pools = st.integers(min_value=0, max_value=10**12).map(lambda units: Decimal(units).scaleb(-6))
 cards = st.lists(st.integers(1, 9999).map(lambda n: f"A-{n:04d}"), min_size=1, max_size=4, unique=True)

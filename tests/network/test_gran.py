@@ -11,7 +11,7 @@ import pytest
 
 from bingo.electronic.models import EPrize
 from bingo.electronic.prizetable import terms_from_json
-from bingo.network.models import (
+from bingo.network.interconnected.models import (
     EGameRound,
     GranCredit,
     NetworkPrize,
@@ -21,7 +21,7 @@ from bingo.network.models import (
     RoundShare,
     SpecialityMembership,
 )
-from bingo.network.services import readmodels as network_readmodels
+from bingo.network.interconnected.services import readmodels as network_readmodels
 from halls.cashier.services import ledger
 from halls.cashier.services import player_cards as card_services
 from halls.link.models import InboxMessage, OutboxMessage

@@ -13,8 +13,8 @@ from django.test import Client
 from django.utils import timezone
 
 from bingo.electronic.services.readmodels import terminal_snapshot
-from bingo.network import tasks
-from bingo.network.models import (
+from bingo.network.interconnected import tasks
+from bingo.network.interconnected.models import (
     EGameRound,
     KnownRound,
     NetworkPrize,
@@ -22,7 +22,7 @@ from bingo.network.models import (
     RoundShare,
     SpecialityMembership,
 )
-from bingo.network.services import payloads, prizes, rounds
+from bingo.network.interconnected.services import payloads, prizes, rounds
 from halls import money
 from halls.errors import InvalidInput
 from halls.models import Role, Screen, StaffRole

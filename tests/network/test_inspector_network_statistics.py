@@ -9,10 +9,10 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from bingo.network.services import prizes as network_prizes
-from bingo.services import records
-from bingo.simultaneous.services import central
-from bingo.simultaneous.services import venue as sb_venue
+from bingo.network.interconnected.services import prizes as network_prizes
+from bingo.network.simultaneous.services import central
+from bingo.network.simultaneous.services import venue as sb_venue
+from bingo.venuewide import records
 from halls.cashier.models import Payable
 from halls.models import GameSession, Venue
 from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 (autouse fixtures)

@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from bingo.network.models import (
+from bingo.network.interconnected.models import (
     KnownRound,
     NetworkPrize,
     PrizeRound,
@@ -19,9 +19,9 @@ from bingo.network.models import (
     RoundResult,
     RoundShare,
 )
-from bingo.network.services import prizes, rounds
-from bingo.network.services import readmodels as network_readmodels
-from bingo.services import games
+from bingo.network.interconnected.services import prizes, rounds
+from bingo.network.interconnected.services import readmodels as network_readmodels
+from bingo.traditional.services import games
 from halls.cashier.models import Payable
 from halls.link.models import InboxMessage, StreamEntry
 from halls.link.services import inbox

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from django.db import transaction
 
-from bingo.network import tasks
-from bingo.network.models import PrizeRound, RoundContribution, RoundResult
-from bingo.network.services import prizes, rounds
-from bingo.network.services import readmodels as network_readmodels
+from bingo.network.interconnected import tasks
+from bingo.network.interconnected.models import PrizeRound, RoundContribution, RoundResult
+from bingo.network.interconnected.services import prizes, rounds
+from bingo.network.interconnected.services import readmodels as network_readmodels
 from halls.link.kinds import LinkKind
 from halls.link.models import InboxMessage
 from halls.link.services import outbox

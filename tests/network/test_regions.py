@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from bingo.network.models import PrizeRound, RoundContribution
-from bingo.network.services import prizes
+from bingo.network.interconnected.models import PrizeRound, RoundContribution
+from bingo.network.interconnected.services import prizes
 from halls.errors import Conflict
 from halls.link.models import StreamEntry
 from halls.services import regions

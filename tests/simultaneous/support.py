@@ -12,9 +12,9 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from bingo.cards import CardGrid
-from bingo.models import Card
-from bingo.simultaneous.models import HallGame, NetworkGame
-from bingo.simultaneous.services import central, venue
+from bingo.network.simultaneous.models import HallGame, NetworkGame
+from bingo.network.simultaneous.services import central, venue
+from bingo.traditional.models import Card
 from halls.cashier.models import Till
 from halls.link.services import loopback
 from halls.models import GameSession, HallCategory, Jurisdiction, Network, Role, Room, StaffRole, Venue

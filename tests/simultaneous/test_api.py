@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from bingo.simultaneous.models import HallGame, NetworkClaim, NetworkGame
-from bingo.simultaneous.services import central
+from bingo.network.simultaneous.models import HallGame, NetworkClaim, NetworkGame
+from bingo.network.simultaneous.services import central
 from tests.api_support import api_client, refused
 from tests.simultaneous.support import Net, make_network
 

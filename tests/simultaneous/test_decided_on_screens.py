@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from bingo.services import readmodels
-from bingo.simultaneous.models import NetworkGame
-from bingo.simultaneous.services import central, venue
+from bingo.network.simultaneous.models import NetworkGame
+from bingo.network.simultaneous.services import central, venue
+from bingo.traditional.services import readmodels
 from halls import events
 from halls.eventtypes import EventType
 from halls.models import AuditEntry

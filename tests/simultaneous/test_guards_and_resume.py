@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from bingo.models import Game
-from bingo.services import claims, draw, sales
-from bingo.simultaneous import tasks
-from bingo.simultaneous.models import HallEntry, NetworkGame
-from bingo.simultaneous.services import central, venue
+from bingo.network.simultaneous import tasks
+from bingo.network.simultaneous.models import HallEntry, NetworkGame
+from bingo.network.simultaneous.services import central, venue
+from bingo.traditional.models import Game
+from bingo.traditional.services import claims, draw, sales
 from halls.errors import Conflict
 from tests.simultaneous.support import Net, make_network, new_game
 

@@ -10,8 +10,8 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from bingo.simultaneous.models import HallGameState, NetworkGame, NetworkGameState
-from bingo.simultaneous.services import central, venue
+from bingo.network.simultaneous.models import HallGameState, NetworkGame, NetworkGameState
+from bingo.network.simultaneous.services import central, venue
 from halls.link.services import loopback
 from tests.simultaneous.support import Net, draw, make_network, new_game
 from tests.simultaneous.test_simultaneous_game import _to_the_draw

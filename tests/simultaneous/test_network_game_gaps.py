@@ -16,11 +16,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bingo import cardgen
-from bingo.models import Card, CardSeries, Game, GameState
-from bingo.services import games as bingo_games
-from bingo.services.claims import card_label
-from bingo.simultaneous.models import HallGame, HallGameState, NetworkGame, NetworkGameState, Reconciliation
-from bingo.simultaneous.services import central, venue
+from bingo.network.simultaneous.models import (
+    HallGame,
+    HallGameState,
+    NetworkGame,
+    NetworkGameState,
+    Reconciliation,
+)
+from bingo.network.simultaneous.services import central, venue
+from bingo.traditional.models import Card, CardSeries, Game, GameState
+from bingo.traditional.services import games as bingo_games
+from bingo.traditional.services.claims import card_label
 from halls.errors import Conflict
 from halls.link.services import loopback
 from tests.api_support import api_client, refused

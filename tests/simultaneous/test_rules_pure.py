@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bingo.simultaneous import rules
+from bingo.network.simultaneous import rules
 
 halls = st.lists(
     st.tuples(st.text("ABCDEFGH0123456789-", min_size=1, max_size=8), st.integers(1, 50)),

@@ -11,10 +11,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from bingo import voice
-from bingo.models import Ball, Card, GameState, SaleOperation
-from bingo.services import readmodels
-from bingo.simultaneous.models import (
+from bingo.network.simultaneous.models import (
     Allocation,
     ClaimStatus,
     HallAward,
@@ -26,7 +23,10 @@ from bingo.simultaneous.models import (
     NetworkPrize,
     ReportedSale,
 )
-from bingo.simultaneous.services import central, venue
+from bingo.network.simultaneous.services import central, venue
+from bingo.traditional import voice
+from bingo.traditional.models import Ball, Card, GameState, SaleOperation
+from bingo.traditional.services import readmodels
 from halls.cashier.models import Payable
 from halls.errors import Conflict
 from halls.link.kinds import LinkKind

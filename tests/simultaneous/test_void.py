@@ -9,9 +9,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from bingo.models import GameState
-from bingo.simultaneous.models import HallGameState, NetworkGameState
-from bingo.simultaneous.services import central, venue
+from bingo.network.simultaneous.models import HallGameState, NetworkGameState
+from bingo.network.simultaneous.services import central, venue
+from bingo.traditional.models import GameState
 from halls.cashier.models import Payable
 from halls.link.kinds import LinkKind
 from halls.link.models import StreamEntry

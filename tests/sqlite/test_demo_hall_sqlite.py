@@ -14,8 +14,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from bingo.models import DrawDevice, DrawSource
-from bingo.services import games
+from bingo.traditional.models import DrawDevice, DrawSource
+from bingo.traditional.services import games
 from demo.hall import AUTOPLAY_ROOM, DEVICES, MANUAL_ROOM, seed_bingo, seed_hall
 from halls.models import AuditEntry, Role, StaffRole
 from halls.services import sessions

@@ -19,8 +19,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from bingo import voicefiles
-from bingo.voice import CLIPS
+from bingo.traditional import voicefiles
+from bingo.traditional.voice import CLIPS
 from demo import voice as demo_voice
 
 

@@ -13,8 +13,8 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 
-from bingo.models import Ball, CardSeries, Game, GameState, PrizeResult
-from bingo.services import games
+from bingo.traditional.models import Ball, CardSeries, Game, GameState, PrizeResult
+from bingo.traditional.services import games
 from demo.embedded import EmbeddedCelery, start_embedded_celery
 from demo.hall import AUTOPLAY_ROOM
 from demo.seed import seed_demo

@@ -1,7 +1,8 @@
 """The winner detector of each electronic game, per process: built at the close of sales from the game's
 cards, applied ball by ball inside each ball step's transaction.
 
-The per-game cache is bingo.detection_cache's, as traditional bingo's (bingo.services.detection): what a
+The per-game cache is bingo.detection_cache's, as traditional bingo's (bingo.traditional.services.detection):
+what a
 ball decides never depends on the cache being right: an entry is used only when it stands exactly at the
 ball before, as committed. An entry is taken out of the cache while a step uses it and put back only when
 that step's transaction commits; a step that rolls back (or a process that never saw its commit) leaves no

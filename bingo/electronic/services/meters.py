@@ -33,7 +33,8 @@ def meters_of(
     shown = []
     for spec in rules.prizes:
         if spec.code not in amounts or spec.network:
-            continue  # a network prize's meter is the central's (bingo.network sends it to the room)
+            # a network prize's meter is the central's (bingo.network.interconnected sends it to the room)
+            continue
         if terms is not None:
             prize = terms.prize(spec.code)
             if not prize.in_play:

@@ -11,8 +11,8 @@ On PostgreSQL it is read in one REPEATABLE READ, READ ONLY transaction (the seqs
 SQLite the seqs are read first, so an event the rows already show is applied again, which the page ignores
 (balls by ordinal, prizes by code, cards by id).
 
-Apart from the terminal's: ``games_finished``, what a venue's statistics (bingo.services.records, through
-bingo.hooks) read of its electronic and automatic games.
+Apart from the terminal's: ``games_finished``, what a venue's statistics (bingo.venuewide.records, through
+bingo.traditional.hooks) read of its electronic and automatic games.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from bingo.electronic.models import (
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
 from bingo.electronic.services.common import rules_of
 from bingo.electronic.services.terminal_views import card_view, rules_summary
-from bingo.hooks import FinishedGame
+from bingo.traditional.hooks import FinishedGame
 from halls import money
 from halls.cashier.models import Account, PlayerCard
 from halls.errors import Conflict
@@ -458,7 +458,8 @@ def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> 
 
 def games_finished(venue_id: int, start: datetime, end: datetime) -> list[FinishedGame]:
     """The venue's electronic and automatic games that finished (closed or void) from `start` to before
-    `end`, each with what every prize credited (for bingo.services.records, through bingo.hooks)."""
+    `end`, each with what every prize credited (for bingo.venuewide.records, through
+    bingo.traditional.hooks)."""
     games = list(
         ElectronicGame.objects.filter(
             speciality__venue_id=venue_id,

@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bingo.prizes import PrizeAmount
-from bingo.programs.regulation import (
+from bingo.traditional.prizes import PrizeAmount
+from bingo.traditional.programs.regulation import (
     BA_6_PRINTED_TABLE,
     BA_6_TEXT_TABLE,
     SEED,
@@ -17,7 +17,7 @@ from bingo.programs.regulation import (
     ProgramType,
     Source,
 )
-from bingo.programs.rules import (
+from bingo.traditional.programs.rules import (
     PROGRAM_TYPES,
     Family,
     FixedStep,
@@ -32,7 +32,7 @@ from bingo.programs.rules import (
     validate_config,
     validate_pick,
 )
-from bingo.programs.schedule import MissedSlot
+from bingo.traditional.programs.schedule import MissedSlot
 
 D = Decimal
 MADRID = ZoneInfo("Europe/Madrid")

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bingo.balls import DEFAULT_PALETTE
-from bingo.programs.regulation import BA_3_SCALE, HallCategory, ProgramType
-from bingo.programs.rules import (
+from bingo.traditional.programs.regulation import BA_3_SCALE, HallCategory, ProgramType
+from bingo.traditional.programs.rules import (
     Family,
     GameContext,
     ManagerPick,
@@ -26,7 +26,7 @@ from bingo.programs.rules import (
     next_state,
     payout,
 )
-from bingo.programs.schedule import first_instant_at, operating_day, slots_of_day
+from bingo.traditional.programs.schedule import first_instant_at, operating_day, slots_of_day
 
 D = Decimal
 ZONES = ["Europe/Madrid", "Africa/Ceuta"]

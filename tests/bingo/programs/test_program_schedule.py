@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bingo.programs.schedule import (
+from bingo.traditional.programs.schedule import (
     MissedSlot,
     Schedule,
     first_instant_at,

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from bingo.programs.regulation import (
+from bingo.traditional.programs.regulation import (
     ALL_TABLES,
     BA_3_SCALE,
     BA_5_TABLE,

@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bingo.programs.regulation import SCHEDULED_VARIANTS, ExtractionRow, HallCategory, ProgramType
-from bingo.programs.rules import (
+from bingo.traditional.programs.regulation import SCHEDULED_VARIANTS, ExtractionRow, HallCategory, ProgramType
+from bingo.traditional.programs.rules import (
     GameContext,
     InPlay,
     ManagerPick,
@@ -24,7 +24,7 @@ from bingo.programs.rules import (
     next_state,
     payout,
 )
-from bingo.programs.schedule import slots_of_day
+from bingo.traditional.programs.schedule import slots_of_day
 
 D = Decimal
 MADRID = ZoneInfo("Europe/Madrid")

@@ -1,4 +1,5 @@
-"""The simulator (bingo.programs.simulate), its plot and `manage.py simulate_program`: worked checks,
+"""The simulator (bingo.traditional.programs.simulate), its plot and `manage.py simulate_program`: worked
+checks,
 properties (every simulation balances; no prize outside its condition), the SVG and the command's --type
 path."""
 
@@ -22,10 +23,10 @@ from hypothesis import strategies as st
 from bingo.balls import DEFAULT_PALETTE, default_colours
 from bingo.cards import CARDS_PER_STRIP, CardGrid, generate_series
 from bingo.detect import completion, ordinal_map
-from bingo.programs.plot import render_svg
-from bingo.programs.regulation import HallCategory
-from bingo.programs.rules import Family, Program, make_program
-from bingo.programs.simulate import (
+from bingo.traditional.programs.plot import render_svg
+from bingo.traditional.programs.regulation import HallCategory
+from bingo.traditional.programs.rules import Family, Program, make_program
+from bingo.traditional.programs.simulate import (
     DECK_SEED,
     PickPolicy,
     PickWhen,
@@ -489,7 +490,7 @@ def test_command_refuses_bad_parameters_clearly() -> None:
 
 
 def test_command_simulates_a_configured_programs_version_in_force(room: Room, operator: User) -> None:
-    from bingo.services.programs import activate_program, change_program
+    from bingo.traditional.services.programs import activate_program, change_program
 
     configured = activate_program(
         room=room,
@@ -513,7 +514,7 @@ def test_command_simulates_a_configured_programs_version_in_force(room: Room, op
 
 
 def test_command_takes_the_rooms_bolsa_percent_for_a_super_prima(room: Room, operator: User) -> None:
-    from bingo.services.programs import activate_program, open_bolsa
+    from bingo.traditional.services.programs import activate_program, open_bolsa
 
     open_bolsa(room=room, funding_percent=D("4"), authorisation_ref="ML-B", actor=operator)
     configured = activate_program(

@@ -1,4 +1,5 @@
-"""The casino part of the setup page (/setup/, bingo.setup_casino) as its forms post it, in Spanish: an
+"""The casino part of the setup page (/setup/, bingo.venuewide.setup_casino) as its forms post it, in
+Spanish: an
 AN10 carrusel (all or some of the tables, CJ-AN10-04) created over one table, a second added and taken out
 again; a table closed only with a reason; each refusal shown on the page with its status and nothing
 written."""

@@ -1,0 +1,49 @@
+"""Interconnected bingo's locks, through their ranks (halls.locks): the prize at the central, taken before
+its pool and after the link's (a handler runs under the venue's link); at a venue, a speciality's
+membership of a Gran prize.
+
+FOR UPDATE by what changes the prize or decides a round (a round opened, a result, a decision, the meter's
+beat); FOR SHARE by a hall's contribution: contributions of different halls go on together (the pool engine
+lets contributors share its pool), while a decision waits for the ones in flight and they wait for it."""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from bingo.network.interconnected.models import NetworkPrize, SpecialityMembership
+from halls.locks import Rank, take
+
+
+def lock_prize(prize_id: int) -> NetworkPrize:
+    """The prize FOR UPDATE: its rounds, contributions, results and decisions are written under it."""
+    take(Rank.NETWORK_PRIZE, prize_id)
+    return NetworkPrize.objects.select_for_update(of=("self",)).select_related("network").get(pk=prize_id)
+
+
+def share_prize(prize_id: int) -> NetworkPrize:
+    """The prize FOR SHARE (a contribution). Its own key in the lock order: a transaction holding it that
+    asked for the prize FOR UPDATE too would wait for the other sharers, who may wait for it."""
+    take(Rank.NETWORK_PRIZE, ("share", prize_id))
+    if connection.vendor != "postgresql":
+        return lock_prize(prize_id)  # SQLite has one writer
+    table = NetworkPrize._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM {table} WHERE id = %s FOR SHARE", [prize_id])  # noqa: S608 (a model's table)
+    return NetworkPrize.objects.select_related("network").get(pk=prize_id)
+
+
+def try_lock_shared_prize(prize_id: int) -> bool:
+    """The prize FOR UPDATE SKIP LOCKED by a transaction that shares it (a contribution writing the prize's
+    meter): True if no other transaction holds it. It never waits, so it deadlocks with nothing and stays
+    out of the order's check; when another contribution shares the prize it gives up (the meter's beat,
+    HALL_NETWORK_TICK_SECONDS, sends what the throttle or this held back)."""
+    if connection.vendor != "postgresql":
+        return True
+    locked = NetworkPrize.objects.select_for_update(skip_locked=True, of=("self",)).filter(pk=prize_id)
+    return locked.values_list("pk", flat=True).first() is not None
+
+
+def lock_membership(membership_id: int) -> SpecialityMembership:
+    """A speciality's membership of a Gran prize FOR UPDATE: leaving it is decided under it."""
+    take(Rank.SPECIALITY_MEMBERSHIP, membership_id)
+    return SpecialityMembership.objects.select_for_update(of=("self",)).get(pk=membership_id)

@@ -1,0 +1,296 @@
+"""Programs as data (BA-G3): activate a program in a room, change it by a new effective-dated version,
+deactivate it. Every refusal lists the rules' problems and writes nothing.
+
+A version's `params` are exactly what `bingo.traditional.programs.rules.make_program` takes; they are
+validated,
+stored as JSON and rebuilt with `make_program` whenever a game needs them. A change never edits a
+version: it adds one, refused while a game of the room is between the close of sales and its close,
+or when the room's schedules would overlap (`rules.schedule_problems`).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Max
+from django.utils.translation import gettext, gettext_noop
+
+from bingo.traditional.models import Game, GameState, PrizeProgram, PrizeProgramVersion, RoomBolsa
+from bingo.traditional.programs.regulation import ProgramType
+from bingo.traditional.programs.rules import (
+    PROGRAM_TYPES,
+    Funding,
+    Program,
+    ProgramError,
+    allowed_params,
+    initial_state,
+    make_program,
+    schedule_problems,
+)
+from bingo.traditional.services.locks import lock_program
+from bingo.traditional.services.programs import clock
+from bingo.traditional.services.programs.codec import jsonable, state_to_json
+from bingo.traditional.services.programs.common import (
+    new_pool,
+    note,
+    percent_problems,
+    program_error,
+    refuse_while_in_play,
+    refused,
+    sync_rate,
+)
+from bingo.traditional.services.programs.readmodels import version_at, versions_of
+from halls.actors import Actor
+from halls.errors import Conflict, InvalidInput, NotFound
+from halls.eventtypes import EventType, ProgramDeactivated, ProgramVersion
+from halls.models import Room
+from halls.services.locks import lock_room
+
+CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,23}$")
+
+
+def program_types() -> list[dict[str, Any]]:
+    """Every program type BA-1 … BA-20: name, family, rule summary, citation and the parameters it takes."""
+    return [
+        {
+            "type": pt.value,
+            "name": info.name,
+            "family": info.family.value,
+            "trigger": info.trigger.value,
+            "condition": info.condition.value,
+            "funding": info.funding.value,
+            "if_not_won": info.if_not_won,
+            "citation": info.citation,
+            "params": sorted(allowed_params(info.program_type)),
+        }
+        for pt, info in PROGRAM_TYPES.items()
+    ]
+
+
+def _build(
+    program_type: str, params: dict[str, Any], *, code: str, effective_from: datetime, version: int
+) -> tuple[dict[str, Any], Program]:
+    """The stored form of `params` and the program it makes; refused with every problem."""
+    if not isinstance(params, dict):
+        raise refused(["params must be an object of parameter names and values"])
+    stored = jsonable(params)
+    if effective_from.tzinfo is None:
+        raise InvalidInput(gettext("effective_from must carry its time zone."), code="bad_effective_from")
+    try:
+        pure = make_program(
+            program_type, stored, program_id=code, effective_from=effective_from, version=version
+        )
+    except ProgramError as exc:
+        raise program_error(exc) from None
+    except ValueError as exc:  # no regulation in force on that date, a naive instant
+        raise InvalidInput(str(exc), code="bad_effective_from") from None
+    problems = percent_problems("funding_percent", pure.funding_percent)
+    if problems:
+        raise refused([f"{pure.label}: {p}" for p in problems])
+    return stored, pure
+
+
+def _schedule_check(room: Room, candidate: Program) -> None:
+    """The room's active programs (every version) plus the candidate must not overlap."""
+    others = PrizeProgram.objects.filter(room=room, active=True).order_by("pk")
+    everything: list[Program] = [candidate]
+    for other in others:
+        everything.extend(pure for _, pure in versions_of(other))
+    problems = schedule_problems(everything)
+    if problems:
+        raise refused(problems, code="schedule_overlap")
+
+
+def _last_start(room: Room) -> datetime | None:
+    """The start (close of sales) of the room's latest game that was not voided."""
+    found: datetime | None = (
+        Game.objects.filter(room=room, sales_closed_at__isnull=False)
+        .exclude(state=GameState.VOID)
+        .aggregate(last=Max("sales_closed_at"))["last"]
+    )
+    return found
+
+
+def activate_program(
+    *,
+    room: Room,
+    code: str,
+    program_type: str,
+    params: dict[str, Any],
+    effective_from: datetime | None = None,
+    name: str = "",
+    actor: Actor,
+) -> PrizeProgram:
+    """Start a program in the room: version 1 of its parameters and, if funded from sales, its own pool."""
+    code = (code or "").strip()
+    if not CODE.match(code):
+        raise InvalidInput(
+            gettext(
+                "Program code %(code)r: 1–24 letters, digits or - _ . / (e.g. 'prima-100', 'extra-12/2')."
+            )
+            % {"code": code},
+            code="bad_program_code",
+        )
+    try:
+        pt = ProgramType(program_type)
+    except ValueError:
+        raise refused([f"unknown program type {program_type!r} (BA-1 … BA-20, spec §2.4)"]) from None
+    info = PROGRAM_TYPES[pt]
+    at = clock.venue_now(room.venue_id)
+    start = effective_from or at
+    stored, pure = _build(pt.value, params, code=code, effective_from=start, version=1)
+    name = (name or "").strip() or info.name
+    with transaction.atomic():
+        room = lock_room(room.pk)
+        if PrizeProgram.objects.filter(room=room, code=code).exists():
+            raise Conflict(
+                gettext("Room %(name)s already has a program %(code)s.") % {"name": room.name, "code": code},
+                code="program_exists",
+            )
+        _schedule_check(room, pure)
+        if info.funding is Funding.BOLSA_ACUMULADA:
+            bolsa = RoomBolsa.objects.filter(room=room).first()
+            if bolsa is None:
+                raise Conflict(
+                    gettext("%(label)s is paid from the room's Bolsa Acumulada (OP-36): open it first.")
+                    % {"label": info.label},
+                    code="no_bolsa",
+                )
+            pool = bolsa.pool
+        else:
+            assert pure.funding_percent is not None
+            assert pure.authorisation_ref is not None
+            pool = new_pool(
+                room=room,
+                code=f"BINGO-{room.pk}-{code}",
+                name=name,
+                percent=pure.funding_percent,
+                authorisation_ref=pure.authorisation_ref,
+                actor=actor,
+            )
+        program = PrizeProgram.objects.create(
+            room=room,
+            code=code,
+            program_type=pt.value,
+            name=name,
+            pool=pool,
+            initial_state=state_to_json(initial_state(pure, previous_start=_last_start(room))),
+            created_at=at,
+            created_by=actor if isinstance(actor, User) else None,
+        )
+        row = PrizeProgramVersion.objects.create(
+            program=program,
+            version=1,
+            effective_from=pure.effective_from,
+            params=stored,
+            authorisation_ref=pure.authorisation_ref or "",
+            created_by=actor if isinstance(actor, User) else None,
+            created_at=at,
+        )
+        note(room, actor, EventType.PROGRAMS_ACTIVATED, program, _described(program, row, pure))
+    return program
+
+
+def _described(program: PrizeProgram, row: PrizeProgramVersion, pure: Program) -> ProgramVersion:
+    return ProgramVersion(
+        program=program.pk,
+        code=program.code,
+        type=program.program_type,
+        name=program.name,
+        pool=program.pool_id,
+        version=row.version,
+        effective_from=row.effective_from,
+        params=row.params,
+        provenance=dict(pure.provenance),
+        authorisation_ref=row.authorisation_ref,
+    )
+
+
+def change_program(
+    *, program: PrizeProgram, params: dict[str, Any], effective_from: datetime | None = None, actor: Actor
+) -> PrizeProgramVersion:
+    """A new version of the program's parameters, in force from `effective_from` (default now).
+
+    Refused while a game of the room is in play; a version cannot take effect in the past (games already
+    played keep the version they were announced with).
+    """
+    at = clock.venue_now(program.room.venue_id)
+    start = effective_from or at
+    if start.tzinfo is not None and start < at:
+        raise InvalidInput(
+            gettext("A new version takes effect from now or later: games already played keep their version."),
+            code="bad_effective_from",
+        )
+    with transaction.atomic():
+        room = lock_room(program.room_id)
+        program = lock_program(program.pk)
+        if not program.active:
+            raise Conflict(
+                gettext("Program %(code)s is no longer active.") % {"code": program.code},
+                code="program_inactive",
+            )
+        refuse_while_in_play(room, gettext_noop("change a program's parameters"))
+        number = (program.versions.aggregate(n=Max("version"))["n"] or 0) + 1
+        stored, pure = _build(
+            program.program_type, params, code=program.code, effective_from=start, version=number
+        )
+        _schedule_check(room, pure)
+        row = PrizeProgramVersion.objects.create(
+            program=program,
+            version=number,
+            effective_from=pure.effective_from,
+            params=stored,
+            authorisation_ref=pure.authorisation_ref or "",
+            created_by=actor if isinstance(actor, User) else None,
+            created_at=at,
+        )
+        if pure.funding_percent is not None and pure.effective_from <= at:
+            sync_rate(
+                pool_id=program.pool_id,
+                percent=pure.funding_percent,
+                authorisation_ref=row.authorisation_ref,
+                actor=actor,
+            )
+        note(room, actor, EventType.PROGRAMS_CHANGED, program, _described(program, row, pure))
+    return row
+
+
+def deactivate_program(*, program: PrizeProgram, actor: Actor) -> PrizeProgram:
+    """Stop the program (refused while a game of the room is in play). Its pool keeps what it holds."""
+    with transaction.atomic():
+        room = lock_room(program.room_id)
+        program = lock_program(program.pk)
+        if not program.active:
+            raise Conflict(
+                gettext("Program %(code)s is already inactive.") % {"code": program.code},
+                code="program_inactive",
+            )
+        refuse_while_in_play(room, gettext_noop("deactivate a program"))
+        program.active = False
+        program.deactivated_at = clock.venue_now(room.venue_id)
+        program.save(update_fields=["active", "deactivated_at"])
+        note(
+            room,
+            actor,
+            EventType.PROGRAMS_DEACTIVATED,
+            program,
+            ProgramDeactivated(
+                program=program.pk, code=program.code, type=program.program_type, pool=program.pool_id
+            ),
+        )
+    return program
+
+
+def current_version(program: PrizeProgram) -> Program:
+    """The pure program in force now."""
+    found = version_at(program, clock.venue_now(program.room.venue_id))
+    if found is None:
+        raise NotFound(
+            gettext("Program %(code)s has no version in force yet.") % {"code": program.code},
+            code="no_version_in_force",
+        )
+    return found[1]
