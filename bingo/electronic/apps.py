@@ -12,11 +12,9 @@ class ElectronicConfig(AppConfig):
 
     def ready(self) -> None:
         from bingo.electronic import tasks
-        from bingo.electronic.services import games, readmodels
-        from bingo.traditional import hooks
+        from bingo.electronic.services import games
 
         games.register_draw_enqueuer(tasks.enqueue_draw)
-        hooks.register_finished_games(readmodels.games_finished)  # the inspector's statistics
         _register_screen()
 
 

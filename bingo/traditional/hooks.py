@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -119,71 +118,19 @@ def refuse_relayed(game: Game) -> None:
             raise Conflict(message, code="relayed_game")
 
 
-# --- Records sections: the other wings in the inspector's records (bingo.venuewide.records) ---------------
-# Traditional bingo's minutes and statistics never read another wing's models: each wing registers, from
-# its app's ready(), read-model functions that answer in these plain values.
+# --- A prize of a traditional game decided by a wing above it --------------------------------------------
 
 
 @dataclass(frozen=True)
 class WonPrize:
     """A prize won in a hall's traditional game that nobody here confirmed (the network's central decided
-    it), as a row of the session's minutes."""
+    it), as the network wing's read models report it to the session's minutes (bingo.venuewide.records)."""
 
     game_id: int
     label: str
     ordinal: int | None  # the ball it was won at, or the most it could take
     amount: Decimal
     card: str = ""  # "series #serial", when one card won it
-
-
-@dataclass(frozen=True)
-class RecordsSection:
-    """A wing whose games a room plays as traditional games (the interconnected prize's, a simultaneous
-    game's mirror): which of some games it played, and the prizes their cards won through it."""
-
-    game_type: str  # what the statistics count those games as ("interconnected", "simultaneous")
-    games: Callable[[Collection[int]], set[int]]
-    prizes_won: Callable[[Collection[int]], list[WonPrize]]
-
-
-@dataclass(frozen=True)
-class FinishedGame:
-    """A game of a wing with games of its own (electronic, automatic) that finished (closed or void), as
-    the statistics count it."""
-
-    closed_at: datetime
-    room: str
-    game_type: str  # "electronic", "automatic"
-    void: bool
-    cards_sold: int
-    sales_total: Decimal
-    prizes: Decimal  # every prize credited
-
-
-_records_sections: list[RecordsSection] = []
-# A wing's finished games: (venue id, start, end) -> those that finished from start to before end.
-FinishedGames = Callable[[int, datetime, datetime], list[FinishedGame]]
-_finished_games: list[FinishedGames] = []
-
-
-def register_records_section(section: RecordsSection) -> None:
-    if section not in _records_sections:
-        _records_sections.append(section)
-
-
-def records_sections() -> list[RecordsSection]:
-    """The registered sections, in the apps' order (INSTALLED_APPS)."""
-    return list(_records_sections)
-
-
-def register_finished_games(games: FinishedGames) -> None:
-    if games not in _finished_games:
-        _finished_games.append(games)
-
-
-def finished_games(venue_id: int, start: datetime, end: datetime) -> list[FinishedGame]:
-    """Every registered wing's games of the venue that finished from `start` to before `end`."""
-    return [game for games in _finished_games for game in games(venue_id, start, end)]
 
 
 # Prizes decided elsewhere: a game whose prizes another app decides (a network game's copy in a hall, whose

@@ -2,17 +2,16 @@
 game's record (the recall and more), and the statistics per room and game type, day or month.
 
 Read-only: what the pages, the PDFs and the CSV show, as plain data (Decimals, aware datetimes, strings),
-from the models and the audit chain. Nothing here writes. The other wings are read through the read model
-each registers in bingo.traditional.hooks (plain values, never their models; traditional bingo imports no
-other wing):
-the network's interconnected and simultaneous games among a room's games (``hooks.records_sections``),
-the electronic and automatic games (``hooks.finished_games``).
+from the models and the audit chain. Nothing here writes. Traditional bingo is read from its models; the
+other wings through the read model each offers (plain values, never their models): the network's
+interconnected and simultaneous games among a room's games (``NETWORK_SECTIONS``), the electronic and
+automatic games (``bingo.electronic.services.readmodels.games_finished``).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
@@ -24,8 +23,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from bingo.cards import CardGrid
-from bingo.traditional import hooks, labels
+from bingo.electronic.services import readmodels as electronic_reads
+from bingo.network.interconnected.services import readmodels as interconnected_reads
+from bingo.network.simultaneous.services import readmodels as simultaneous_reads
+from bingo.traditional import labels
 from bingo.traditional.claims import Refusal
+from bingo.traditional.hooks import WonPrize
 from bingo.traditional.models import (
     Award,
     Ball,
@@ -82,6 +85,22 @@ ACTIONS = {
     "simultaneous.no_more_claims": gettext_lazy("No more claims in the simultaneous game"),
     "session.check_recorded": gettext_lazy("Pre-session check recorded"),
 }
+
+
+@dataclass(frozen=True)
+class NetworkSection:
+    """A network game type a room plays as traditional games (the interconnected prize's, a simultaneous
+    game's mirror): which of some games it played, and the prizes their cards won through it."""
+
+    game_type: str  # what the statistics count those games as
+    games: Callable[[Collection[int]], set[int]]
+    prizes_won: Callable[[Collection[int]], list[WonPrize]]
+
+
+NETWORK_SECTIONS = (
+    NetworkSection("interconnected", interconnected_reads.round_games, interconnected_reads.round_prizes_won),
+    NetworkSection("simultaneous", simultaneous_reads.simultaneous_games, simultaneous_reads.hall_prizes_won),
+)
 
 
 def action_label(action: str) -> str:
@@ -300,7 +319,7 @@ def session_minutes(session: GameSession) -> dict[str, Any]:
     # Network games: the interconnected prize the hall's cards won, and a simultaneous game's prizes (the
     # network's Line and Bingo, the hall's Bingo), as the statistics count them.
     network_prizes: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for section in hooks.records_sections():
+    for section in NETWORK_SECTIONS:
         for won in section.prizes_won(ids):
             network_prizes[won.game_id].append(_network_prize(won.label, won.ordinal, won.amount, won.card))
             paid[won.game_id] += won.amount
@@ -589,7 +608,7 @@ def statistics(*, venue: Venue, period: str, first: date, last: date) -> Statist
     ids = [g.pk for g in games]
     # A hall's interconnected game: its own Line and Bingo, and the network prize its cards won (paid at
     # its cashier). A simultaneous game's local mirror: the network's and the hall's prizes its cards won.
-    sections = hooks.records_sections()
+    sections = NETWORK_SECTIONS
     played_as = [(section.game_type, section.games(ids)) for section in sections]
     prizes = _sums(Award.objects.filter(result__game_id__in=ids).values_list("result__game_id", "amount"))
     for section in sections:
@@ -610,7 +629,7 @@ def statistics(*, venue: Venue, period: str, first: date, last: date) -> Statist
         row.cards += g.cards_sold
         row.amount += g.sales_total
         row.prizes += prizes.get(g.pk, ZERO)
-    for eg in hooks.finished_games(venue.pk, start, end):
+    for eg in electronic_reads.games_finished(venue.pk, start, end):
         row = cell(eg.closed_at, eg.room, eg.game_type)
         if eg.void:
             row.void += 1

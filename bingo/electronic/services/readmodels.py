@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -49,7 +50,6 @@ from bingo.electronic.models import (
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
 from bingo.electronic.services.common import rules_of
 from bingo.electronic.services.terminal_views import card_view, rules_summary
-from bingo.traditional.hooks import FinishedGame
 from halls import money
 from halls.cashier.models import Account, PlayerCard
 from halls.errors import Conflict
@@ -454,6 +454,20 @@ def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> 
 
 
 # --- a venue's records: its electronic and automatic games --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """A game of this wing (electronic, automatic) that finished (closed or void), as the inspector's
+    statistics count it (bingo.venuewide.records)."""
+
+    closed_at: datetime
+    room: str
+    game_type: str  # "electronic", "automatic"
+    void: bool
+    cards_sold: int
+    sales_total: Decimal
+    prizes: Decimal  # every prize credited
 
 
 def games_finished(venue_id: int, start: datetime, end: datetime) -> list[FinishedGame]:

@@ -13,19 +13,12 @@ class NetworkConfig(AppConfig):
     def ready(self) -> None:
         from bingo.electronic import network_hooks
         from bingo.network.interconnected import link_handlers  # noqa: F401 (registers the link's handlers)
-        from bingo.network.interconnected.services import gran, readmodels, screens, venue
+        from bingo.network.interconnected.services import gran, screens, venue
         from bingo.traditional import hooks
         from halls import hooks as hall_hooks
         from jackpots.services.readmodels import screens as pool_screens
 
         hooks.register_game_listener(hooks.GameListener(sales_closed=venue.sales_closed, ended=venue.ended))
-        hooks.register_records_section(
-            hooks.RecordsSection(
-                game_type="interconnected",
-                games=readmodels.round_games,
-                prizes_won=readmodels.round_prizes_won,
-            )
-        )
         network_hooks.register(
             network_hooks.NetworkListener(
                 joins=gran.joins,

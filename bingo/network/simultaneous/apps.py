@@ -12,18 +12,11 @@ class SimultaneousConfig(AppConfig):
 
     def ready(self) -> None:
         from bingo.network.simultaneous import link_handlers, tasks
-        from bingo.network.simultaneous.services import central, decisions, pages, readmodels, venue
+        from bingo.network.simultaneous.services import central, decisions, pages, venue
         from bingo.traditional import hooks
 
         hooks.register_game_guard(venue.guard)
         hooks.register_console_links(pages.console_links)
-        hooks.register_records_section(
-            hooks.RecordsSection(
-                game_type="simultaneous",
-                games=readmodels.simultaneous_games,
-                prizes_won=readmodels.hall_prizes_won,
-            )
-        )
         hooks.register_decided_prizes(decisions.decided_prizes)
         central.register_step_enqueuer(tasks.enqueue_network_ball, tasks.enqueue_decision)
         venue.register_apply_enqueuer(tasks.enqueue_apply)
