@@ -21,13 +21,13 @@ from bingo.traditional.paper_api import MAX_FILE_BYTES, check_data
 from bingo.traditional.paperstock import NOT_RECEIVED
 from bingo.traditional.services import paper, stock
 from bingo.traditional.services.series import IMPORTED
-from bingo.traditional.views import _page, _venues
 from halls import access, errors, money
 from halls.models import Role, Venue
+from halls.staff_pages import staff_page, staff_venues
 
 
 def _operator_venue(request: HttpRequest) -> Venue:
-    venues = [v.venue for v in _venues(request) if v.is_operator]
+    venues = [v.venue for v in staff_venues(request) if v.is_operator]
     if not venues:
         raise PermissionDenied(_("The paper cards page is for operators."))
     wanted = request.GET.get("venue") or request.POST.get("venue")
@@ -142,7 +142,7 @@ def paper_page(request: HttpRequest) -> HttpResponse:
             if exc.code == "bad_cards":
                 extra["report"] = exc.details.get("problems", [])
                 extra["bad_serials"] = exc.details.get("bad_serials", [])
-    return _page(request, "bingo/paper.html", _venues(request), **_context(venue), **extra)
+    return staff_page(request, "bingo/paper.html", staff_venues(request), **_context(venue), **extra)
 
 
 def _import(request: HttpRequest, venue: Venue, user: User) -> dict[str, Any]:
@@ -208,10 +208,10 @@ def register_page(request: HttpRequest, game_id: int) -> HttpResponse:
     except errors.PermissionDenied as exc:
         raise PermissionDenied(exc.message) from exc
     rows = list(PrintedCards.objects.filter(game=game).select_related("series", "printed_by", "sale"))
-    return _page(
+    return staff_page(
         request,
         "bingo/printed_register.html",
-        _venues(request),
+        staff_venues(request),
         game=game,
         rows=rows,
         total=sum(r.cards for r in rows),

@@ -1,4 +1,4 @@
-"""Staff pages of bingo: home, the caller console and the cashier page (the till).
+"""Staff pages of traditional bingo: the caller console; the caller's voice clips.
 
 Thin doors (DESIGN §3): login required, read-only queries for what the page lists (the user's venues,
 rooms and screens), then render. Every command and every live figure goes through the REST API from the
@@ -7,15 +7,12 @@ page's script (fetch with the CSRF token), so the pages hold no business rule.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
@@ -25,89 +22,14 @@ from bingo.traditional import hooks
 from bingo.traditional.models import DrawDevice
 from bingo.traditional.voicefiles import clip_file
 from halls import access, errors
-from halls.models import Role, Room, Screen, Venue
-
-
-@dataclass
-class VenueAccess:
-    venue: Venue
-    roles: frozenset[str]
-    inspecting: bool = False  # the venue's inspector: reads everything, writes nothing
-    rooms: list[Room] = field(default_factory=list)
-    screens: list[Screen] = field(default_factory=list)
-
-    @property
-    def can_call(self) -> bool:
-        return Role.CALLER in self.roles
-
-    @property
-    def can_sell(self) -> bool:
-        return Role.CASHIER in self.roles
-
-    @property
-    def is_operator(self) -> bool:
-        return Role.OPERATOR in self.roles
-
-    @property
-    def can_inspect(self) -> bool:
-        return Role.INSPECTOR in self.roles
-
-    @property
-    def role_labels(self) -> list[str]:
-        if self.inspecting:
-            return [str(Role.INSPECTOR.label)]
-        if self.is_operator:
-            return [str(Role.OPERATOR.label)]
-        return [str(Role(r).label) for r in sorted(self.roles)]
-
-
-def _venues(request: HttpRequest) -> list[VenueAccess]:
-    """The user's venues with their roles there, rooms and (for operators) screens."""
-    user = request.user
-    venues = Venue.objects.filter(pk__in=access.venue_ids_for(user)).order_by("name")
-    found = [
-        VenueAccess(venue=v, roles=access.roles_in(user, v.pk), inspecting=access.inspects(user, v.pk))
-        for v in venues
-    ]
-    by_id = {v.venue.pk: v for v in found}
-    for room in Room.objects.filter(venue_id__in=by_id).order_by("venue_id", "name"):
-        by_id[room.venue_id].rooms.append(room)
-    for screen in (
-        Screen.objects.filter(venue_id__in=by_id, active=True).select_related("room").order_by("name")
-    ):
-        if by_id[screen.venue_id].is_operator:
-            by_id[screen.venue_id].screens.append(screen)
-    return found
-
-
-def _page(request: HttpRequest, template: str, venues: list[VenueAccess], **context: Any) -> HttpResponse:
-    return render(
-        request,
-        template,
-        {
-            "venues": venues,
-            "can_call": any(v.can_call for v in venues),
-            "can_sell": any(v.can_sell for v in venues),
-            "is_operator": any(v.is_operator for v in venues),
-            "can_inspect": any(v.can_inspect for v in venues),
-            **context,
-        },
-    )
-
-
-@login_required
-@ensure_csrf_cookie
-def home(request: HttpRequest) -> HttpResponse:
-    # At the central, its operators also find the network's pages
-    # (bingo.network.interconnected.views_central).
-    is_central = getattr(settings, "HALL_ROLE", "venue") == "central"
-    return _page(request, "bingo/home.html", _venues(request), is_central=is_central)
+from halls.models import Role, Room
+from halls.staff_pages import staff_page, staff_venues
 
 
 @login_required
 @ensure_csrf_cookie
 def console_index(request: HttpRequest) -> HttpResponse:
-    venues = [v for v in _venues(request) if v.can_call]
+    venues = [v for v in staff_venues(request) if v.can_call]
     room_ids = [room.pk for v in venues for room in v.rooms]
     self_playing = hooks.self_playing(room_ids)
     links = hooks.console_links(room_ids)
@@ -120,7 +42,7 @@ def console_index(request: HttpRequest) -> HttpResponse:
             room.network_links = links.get(room.pk, [])  # type: ignore[attr-defined]
             room.main_devices = [d for d in drawing.get(room.pk, []) if not d.reserve]  # type: ignore[attr-defined]
             room.reserve_devices = [d for d in drawing.get(room.pk, []) if d.reserve]  # type: ignore[attr-defined]
-    return _page(request, "bingo/console_index.html", venues, self_playing=self_playing)
+    return staff_page(request, "bingo/console_index.html", venues, self_playing=self_playing)
 
 
 @login_required
@@ -135,28 +57,7 @@ def console_room(request: HttpRequest, room_id: int) -> HttpResponse:
     except errors.PermissionDenied as exc:
         raise PermissionDenied(exc.message) from exc
     links = hooks.console_links([room.pk]).get(room.pk, [])
-    return _page(request, "bingo/console.html", _venues(request), room=room, network_links=links)
-
-
-@login_required
-@ensure_csrf_cookie
-def cashier(request: HttpRequest) -> HttpResponse:
-    venues = [v for v in _venues(request) if v.can_sell]
-    rooms = [
-        {
-            "id": room.pk,
-            "name": room.name,
-            "venue": v.venue.pk,
-            "venue_name": v.venue.name,
-            "currency": v.venue.currency,
-        }
-        for v in venues
-        for room in v.rooms
-    ]
-    # The till's panels (shift, cards, tickets, prizes) are halls.cashier's templates and scripts, composed
-    # here with bingo's range sales; every figure and operation goes through /api/cashier/ and the bingo API.
-    till_venues = [{"id": v.venue.pk, "name": v.venue.name, "currency": v.venue.currency} for v in venues]
-    return _page(request, "bingo/cashier.html", venues, cashier_rooms=rooms, till_venues=till_venues)
+    return staff_page(request, "bingo/console.html", staff_venues(request), room=room, network_links=links)
 
 
 @require_safe

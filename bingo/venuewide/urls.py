@@ -1,17 +1,19 @@
-"""Staff pages of bingo: home, the caller console and the cashier page; the caller's voice clips."""
+"""The staff pages' URL map: the home page and the till (venuewide), the caller console, the paper pages
+and the caller's voice clips (traditional bingo), the setup page (venuewide)."""
 
 from django.urls import path
 
 from bingo.traditional import paper_views, views
 from bingo.venuewide import setup_views
+from bingo.venuewide import views as venue_views
 
 app_name = "bingo"
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", venue_views.home, name="home"),
     path("console/", views.console_index, name="console"),
     path("console/rooms/<int:room_id>/", views.console_room, name="console-room"),
-    path("cashier/", views.cashier, name="cashier"),
+    path("cashier/", venue_views.cashier, name="cashier"),
     path("voice/<str:key>.wav", views.voice_clip, name="voice-clip"),
     path("setup/", setup_views.setup_page, name="setup"),
     path("paper/", paper_views.paper_page, name="paper"),
