@@ -236,8 +236,8 @@ def sell_in_bulk(game: Any, series: list[Any], cards: int, actor: Any) -> None:
     from django.utils import timezone
 
     from bingo.traditional.models import Card, SaleKind, SaleOperation, SoldCard
-    from bingo.traditional.services.common import record, step
     from bingo.traditional.services.readmodels import sales_totals
+    from bingo.traditional.services.steps import record, step
     from halls.eventtypes import EventType, SalesChanged
 
     left = cards

@@ -211,7 +211,7 @@ def sell(hall: Hall, game: Any, cards: int, tag: str) -> float:
     from django.utils import timezone
 
     from bingo.electronic.models import ECard, Purchase
-    from bingo.electronic.services.common import rules_of, tell_terminal
+    from bingo.electronic.services.steps import rules_of, tell_terminal
     from halls.cashier.services import player_cards as card_service
     from halls.eventtypes import EventType, TerminalBalance
 

@@ -21,7 +21,7 @@ from jackpots.services.readmodels import meters
 from machines import protocol
 from machines.models import Machine
 from machines.services import gateway_rows
-from machines.services.common import now
+from machines.services.audit import now
 from machines.services.gateway_batch import Batch
 from machines.services.gateway_hello import levels_of
 from machines.services.gateway_rows import Row

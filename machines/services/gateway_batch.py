@@ -32,7 +32,7 @@ from machines.models import (
     ProgressiveHit,
 )
 from machines.services import gateway_hello, gateway_rows
-from machines.services.common import GATEWAY, describe, record
+from machines.services.audit import GATEWAY, describe, record
 from machines.services.gateway_rows import Row
 from machines.services.reconciliation import reconcile_snapshot
 

@@ -11,7 +11,7 @@ from typing import Any
 from jackpots.services.readmodels import meters
 from machines import protocol
 from machines.models import AlertKind, LinkGroup, LockReason, MachineAlert, MachineState
-from machines.services.common import GATEWAY, describe, record
+from machines.services.audit import GATEWAY, describe, record
 from machines.services.gateway_rows import Row
 
 

@@ -27,7 +27,7 @@ from jackpots.models import Award
 from machines import protocol
 from machines.models import PAYMENT_FIELDS, LockReason, Machine, MachineState, ProgressiveHit
 from machines.services import push
-from machines.services.common import describe, now, record
+from machines.services.audit import describe, now, record
 from machines.services.gateway_batch import create_hand_pay
 from machines.services.locks import lock_hit, lock_machine
 

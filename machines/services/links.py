@@ -15,7 +15,7 @@ from jackpots.services import pools
 from machines import rules
 from machines.models import LinkGroup, LinkMember, Machine
 from machines.services import push
-from machines.services.common import describe, now, record
+from machines.services.audit import describe, now, record
 from machines.services.locks import lock_link_group, lock_link_member, lock_machine
 
 

@@ -19,8 +19,8 @@ from django.db.models import Q
 from machines import protocol
 from machines.models import AlertKind, LockReason, Machine, MachineAlert, MachineState
 from machines.services import push
-from machines.services.common import now as _now
-from machines.services.common import record
+from machines.services.audit import now as _now
+from machines.services.audit import record
 from machines.services.locks import skip_locked_machines
 
 WATCH = "link-watch"

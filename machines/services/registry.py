@@ -20,7 +20,7 @@ from halls.models import Venue
 from machines import protocol
 from machines.models import LockReason, Machine, MachineState, MachineType, Modality, ProgressiveHit
 from machines.services import push
-from machines.services.common import describe, now, record
+from machines.services.audit import describe, now, record
 from machines.services.locks import lock_machine
 
 # URL- and header-safe: it appears in ws/machines/<asset>/ and in "Device <asset>:<token>".

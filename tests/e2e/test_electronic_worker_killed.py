@@ -25,7 +25,7 @@ from bingo.electronic.detector import reference
 from bingo.electronic.models import EBall, ECard, EGameState, ElectronicGame, EPrize, EWin, Purchase, Terminal
 from bingo.electronic.prizetable import PrizeType, terms_from_json
 from bingo.electronic.services import games, messages, sales, sessions, terminals, verification
-from bingo.electronic.services.common import rules_of
+from bingo.electronic.services.steps import rules_of
 from halls.cashier.models import LedgerTransaction, TxKind
 from halls.cashier.services import ledger
 from halls.cashier.services import player_cards as card_services

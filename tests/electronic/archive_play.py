@@ -43,7 +43,7 @@ from bingo.electronic.prizetable import (
     split,
     terms_json,
 )
-from bingo.electronic.services.common import rules_of
+from bingo.electronic.services.steps import rules_of
 from halls import money
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind

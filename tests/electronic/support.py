@@ -25,7 +25,7 @@ from bingo.electronic.models import (
     Verification,
 )
 from bingo.electronic.services import games, specialities
-from bingo.electronic.services.common import rules_of
+from bingo.electronic.services.steps import rules_of
 from halls.cashier.models import DeviceKind, PlayerCard
 from halls.cashier.services import devices, player_cards
 from halls.models import Room, Venue

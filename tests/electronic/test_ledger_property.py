@@ -40,7 +40,7 @@ from bingo.electronic.detector import reference
 from bingo.electronic.models import ECard, EGameState, ElectronicGame, EPrize, Purchase, Terminal
 from bingo.electronic.prizetable import POOL_TYPES, decide, game_over, split, terms_from_json
 from bingo.electronic.services import games, sales
-from bingo.electronic.services.common import rules_of
+from bingo.electronic.services.steps import rules_of
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, LedgerTransaction, Leg, Means, PlayerCard, Till

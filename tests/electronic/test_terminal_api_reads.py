@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from bingo.electronic.models import EBall, EGameState, ElectronicGame, EPrize, EWin
 from bingo.electronic.prizetable import fix_terms, terms_json
 from bingo.electronic.services import sales
-from bingo.electronic.services.common import rules_of
+from bingo.electronic.services.steps import rules_of
 from halls.models import Venue
 from tests.electronic.sales_support import OnSale, on_sale, selling_game
 from tests.electronic.support import funded_card

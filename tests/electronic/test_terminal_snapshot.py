@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from bingo.electronic.models import EBall, EGameState, ElectronicGame, EPrize
 from bingo.electronic.services import readmodels, specialities
-from bingo.electronic.services.common import tell_terminal
+from bingo.electronic.services.steps import tell_terminal
 from halls.eventtypes import EventType
 from tests.electronic.support import buy, funded_card, make_speciality, make_terminal, open_verified_session
 from tests.electronic.test_game_known_balls import C1, C2, C3, C4

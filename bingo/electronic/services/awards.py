@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from bingo.electronic.models import ECard, ElectronicGame, EPrize, EWin, SpecialityPool, terminal_stream
 from bingo.electronic.prizetable import POOL_TYPES, Decision, Rules, Terms, split
-from bingo.electronic.services.common import Told, estep
+from bingo.electronic.services.steps import Told, estep
 from halls import money
 from halls.actors import Actor
 from halls.cashier import ledger

@@ -57,8 +57,8 @@ from bingo.electronic.prizetable import (
     terms_json,
 )
 from bingo.electronic.services import awards, detection, meters, specialities
-from bingo.electronic.services.common import Told, estep, record, rules_of
 from bingo.electronic.services.locks import lock_egame, lock_speciality
+from bingo.electronic.services.steps import Told, estep, record, rules_of
 from halls import money
 from halls.actors import Actor
 from halls.eventtypes import (

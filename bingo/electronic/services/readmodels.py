@@ -48,7 +48,7 @@ from bingo.electronic.models import (
     TerminalState,
 )
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
-from bingo.electronic.services.common import rules_of
+from bingo.electronic.services.steps import rules_of
 from bingo.electronic.services.terminal_views import card_view, rules_summary
 from halls import money
 from halls.cashier.models import Account, PlayerCard

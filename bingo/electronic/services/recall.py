@@ -27,7 +27,7 @@ from bingo.electronic.models import (
     SpecialityPool,
     Terminal,
 )
-from bingo.electronic.services.common import rules_of
+from bingo.electronic.services.steps import rules_of
 from halls import money
 from halls.cashier.models import LedgerTransaction, Leg, PlayerCard
 from halls.errors import InvalidInput

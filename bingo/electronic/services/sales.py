@@ -32,7 +32,6 @@ from bingo.electronic.models import (
     Purchase,
     Terminal,
 )
-from bingo.electronic.services.common import rules_of, tell_terminal
 from bingo.electronic.services.locks import (
     lock_player_cards_where,
     lock_terminal,
@@ -40,6 +39,7 @@ from bingo.electronic.services.locks import (
     share_egame,
 )
 from bingo.electronic.services.readmodels import playable, playable_in
+from bingo.electronic.services.steps import rules_of, tell_terminal
 from halls import events, money
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind

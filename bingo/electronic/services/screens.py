@@ -15,8 +15,8 @@ from typing import Any
 from django.db.models import Q
 
 from bingo.electronic.models import EGameState, ElectronicGame, EPrize, Speciality, SpecialityPool
-from bingo.electronic.services.common import rules_of
 from bingo.electronic.services.readmodels import drawing_view, meters, selling_view
+from bingo.electronic.services.steps import rules_of
 from halls import money
 from halls.models import Room
 

@@ -23,7 +23,7 @@ from bingo.electronic.models import (
     Terminal,
 )
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
-from bingo.electronic.services.common import rules_of
+from bingo.electronic.services.steps import rules_of
 from halls import money
 from halls.cashier.models import PlayerCard
 from halls.cashier.services import player_cards

@@ -12,8 +12,8 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from bingo.electronic.models import Speciality, Terminal, TerminalState
-from bingo.electronic.services.common import tell_terminal
 from bingo.electronic.services.locks import lock_terminal
+from bingo.electronic.services.steps import tell_terminal
 from halls.actors import Actor
 from halls.cashier.models import DeviceKind
 from halls.cashier.services import devices

@@ -44,9 +44,9 @@ from bingo.electronic.models import (
     TerminalState,
     Verification,
 )
-from bingo.electronic.services.common import rules_of
 from bingo.electronic.services.locks import lock_speciality, lock_terminals
 from bingo.electronic.services.specialities import version_in_force
+from bingo.electronic.services.steps import rules_of
 from halls import events
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict, InvalidInput

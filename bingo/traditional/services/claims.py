@@ -35,11 +35,11 @@ from bingo.traditional.models import (
 )
 from bingo.traditional.prizes import split_equally
 from bingo.traditional.services import draw
-from bingo.traditional.services.common import record, step, transition
 from bingo.traditional.services.console import tell_consoles
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import play as programs
 from bingo.traditional.services.readmodels import CLAIMABLE, claim_verdict
+from bingo.traditional.services.steps import record, step, transition
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
 from halls.cashier.services import readmodels as cashier_readmodels

@@ -37,10 +37,10 @@ from bingo.traditional.models import (
     SoldCard,
 )
 from bingo.traditional.services import detection
-from bingo.traditional.services.common import record, step
 from bingo.traditional.services.console import tell_consoles
 from bingo.traditional.services.draw import LAST_ORDINAL
 from bingo.traditional.services.locks import lock_game
+from bingo.traditional.services.steps import record, step
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import BallCorrected, CorrectedClaim, EventType
 

@@ -16,8 +16,8 @@ from django.utils.translation import gettext as _
 
 from bingo.traditional.models import DeviceSwitch, DrawDevice, DrawDeviceKind, DrawSource, Game, GameState
 from bingo.traditional.services import draw
-from bingo.traditional.services.common import record, step
 from bingo.traditional.services.locks import lock_game
+from bingo.traditional.services.steps import record, step
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType, GameDeviceSwitched
 from halls.models import Room

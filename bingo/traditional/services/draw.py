@@ -22,9 +22,9 @@ from kombu.exceptions import OperationalError
 from bingo.traditional import hooks
 from bingo.traditional.models import Ball, DrawSource, Game, GameState
 from bingo.traditional.services import detection
-from bingo.traditional.services.common import record, step
 from bingo.traditional.services.console import tell_consoles
 from bingo.traditional.services.locks import lock_game, lock_game_for_draw
+from bingo.traditional.services.steps import record, step
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import BallDrawn, DrawnBall, EventType
 

@@ -16,10 +16,10 @@ from bingo.traditional.announce import SeriesSales, contiguous_ranges, sales_for
 from bingo.traditional.models import BallSet, CardSeries, DrawSource, Game, GameState, SoldCard
 from bingo.traditional.prizes import prize_from_sales
 from bingo.traditional.services import ballsets, console, detection, devices, draw
-from bingo.traditional.services.common import record, step, transition
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import clock as program_clock
 from bingo.traditional.services.programs import play as programs
+from bingo.traditional.services.steps import record, step, transition
 from halls import events
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput

@@ -24,9 +24,9 @@ from bingo.traditional.models import (
     SoldCard,
 )
 from bingo.traditional.services import stock
-from bingo.traditional.services.common import record, step
 from bingo.traditional.services.locks import lock_game, lock_series
 from bingo.traditional.services.readmodels import sales_totals
+from bingo.traditional.services.steps import record, step
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import LedgerTransaction, Means, Shift, TxKind

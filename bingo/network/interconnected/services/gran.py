@@ -34,8 +34,8 @@ from django.utils.translation import gettext as _
 
 from bingo.electronic.models import ECard, ElectronicGame, Speciality
 from bingo.electronic.prizetable import Decision, PrizeSpec, PrizeType
-from bingo.electronic.services.common import rules_of, tell_terminal
 from bingo.electronic.services.specialities import version_in_force
+from bingo.electronic.services.steps import rules_of, tell_terminal
 from bingo.network.interconnected.models import EGameRound, GranCredit, PrizeKind, SpecialityMembership
 from bingo.network.interconnected.services.locks import lock_membership
 from bingo.network.interconnected.services.payloads import card_label

@@ -43,8 +43,8 @@ from bingo.traditional.services import claims as bingo_claims
 from bingo.traditional.services import detection, draw, sales
 from bingo.traditional.services import games as bingo_games
 from bingo.traditional.services import series as series_services
-from bingo.traditional.services.common import record, step, transition
 from bingo.traditional.services.locks import lock_game
+from bingo.traditional.services.steps import record, step, transition
 from halls import money
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables

@@ -12,7 +12,6 @@ from django.utils.translation import gettext
 
 from bingo.traditional.models import Game, GamePick, GameState, PrizeProgram
 from bingo.traditional.programs.rules import Family, Funding, ManagerPick, validate_pick
-from bingo.traditional.services.common import record, step
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import clock
 from bingo.traditional.services.programs.codec import pick_to_json
@@ -21,6 +20,7 @@ from bingo.traditional.services.programs.common import (
     refused,
 )
 from bingo.traditional.services.programs.readmodels import current_state, version_at
+from bingo.traditional.services.steps import record, step
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType, ProgramPickSet

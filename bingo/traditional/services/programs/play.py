@@ -47,7 +47,6 @@ from bingo.traditional.programs.rules import (
     next_state,
     payout,
 )
-from bingo.traditional.services.common import record, step
 from bingo.traditional.services.programs import readmodels
 from bingo.traditional.services.programs.codec import (
     context_of,
@@ -65,6 +64,7 @@ from bingo.traditional.services.programs.common import (
     sync_rate,
 )
 from bingo.traditional.services.programs.readmodels import current_state, version_at
+from bingo.traditional.services.steps import record, step
 from halls.actors import Actor
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
