@@ -2,7 +2,7 @@
  * The caller's voice on a hall screen (spec §2.7 S10, TB-42). Only the room's audio screen speaks (the
  * operator's choice: snapshot.voice and "room.voice" deltas say which screen it is, whether the caller muted
  * it and how loud); every other screen stays silent. What is said is a list of clip URLs, generated offline
- * (bingo.voice, `manage.py build_voice`), played one after another:
+ * (bingo.traditional.voice, `manage.py build_voice`), played one after another:
  *
  *   HallScreen.screen.voice.say(["/voice/ball-45.wav"]);
  *
@@ -70,7 +70,7 @@
   }
 
   /* The next clip of an announcement, loaded while the one before plays, so it starts the moment that one
-     ends (the clips are trimmed of their silences: bingo.voicefiles). */
+     ends (the clips are trimmed of their silences: bingo.traditional.voicefiles). */
   var next = null;        // {src, audio}: the clip loaded ahead, or null
 
   function preload(src) {

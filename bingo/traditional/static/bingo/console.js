@@ -30,7 +30,7 @@
     "resume": ["paused"]
   };
   var KIND = {line: gettext("Line"), bingo: gettext("Bingo")};
-  // Which parts of a pick the hall manager sets, per program type (bingo.programs.rules.validate_pick).
+  // Which parts of a pick the hall manager sets, per program type (bingo.traditional.programs.rules.validate_pick).
   var PICKS = {
     "BA-2": {amount: false, max_ball: true, colour: false,
       hint: gettext("Bingo Extra: the extraction order (50 or more)")},
@@ -43,7 +43,7 @@
     scheduled: gettext("Scheduled"), on_sale: gettext("On sale"), sales_closed: gettext("Sales closed"),
     drawing: gettext("Drawing"), paused: gettext("Paused"), closed: gettext("Closed"), void: gettext("Void")
   };
-  var REFUSALS = {   // bingo.claims.Refusal
+  var REFUSALS = {   // bingo.traditional.claims.Refusal
     not_sold: gettext("not sold"), not_complete: gettext("not complete"), line_already_won: gettext("line already won"),
     game_closed: gettext("game closed"), no_balls: gettext("no balls")
   };
@@ -92,7 +92,7 @@
     (g ? g.balls : []).forEach(function (b) { set[b.ball] = b.ordinal; });
     return set;
   }
-  /* A claim's verdict in the reader's language, from its code and facts (bingo.claims.VerdictCode): the
+  /* A claim's verdict in the reader's language, from its code and facts (bingo.traditional.claims.VerdictCode): the
      English `reason` is the audit's. */
   var VERDICTS = {
     bingo: gettext("Card %(serial)s has bingo, complete at ball %(at)s (claim at ball %(bound)s)"),

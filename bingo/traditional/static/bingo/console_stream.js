@@ -1,7 +1,7 @@
 /*
  * The caller console's stream client: the hall screens' discipline (halls/static/halls/stream.js,
  * DESIGN §4 "Screens can always recover") for a socket that delivers more than one numbered stream —
- * the room's public stream and the room's staff stream (bingo.services.console).
+ * the room's public stream and the room's staff stream (bingo.traditional.services.console).
  *
  *   1. open the WebSocket /ws/console/rooms/<id>/ and buffer what arrives;
  *   2. once it is open, load the snapshot (state + each stream's seq);

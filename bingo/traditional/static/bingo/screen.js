@@ -5,11 +5,11 @@
  * the Line and Bingo prizes at the close of sales (before the first ball, BA-G4), then won or not with the
  * Bingo; "programs.due" notices tell the hall that the next game serves a scheduled hour.
  *
- * State is the snapshot's game summary (bingo.services.readmodels.game_summary); each event of the room's
+ * State is the snapshot's game summary (bingo.traditional.services.readmodels.game_summary); each event of the room's
  * stream updates it and the whole section is redrawn from it (cheap, and never half-updated). An event
  * that does not fit the state (another game, a ball out of order) asks for a fresh snapshot.
  *
- * The caller's voice (bingo.voice, played by halls/voice.js on the room's audio screen only): each ball as
+ * The caller's voice (bingo.traditional.voice, played by halls/voice.js on the room's audio screen only): each ball as
  * it is drawn ("el cuarenta y cinco"), the series on sale (S3), the sales announcement with the prizes and
  * max balls (S6–S8), the start (S9), a valid Line or Bingo with "¿Alguna línea más?" (S14) and the closing
  * (S15). Only live events speak: a snapshot (a reload, a resync) never replays what was said.

@@ -1,5 +1,5 @@
 /*
- * A member room's network prizes on its screen (bingo.network): each one's meter as the central last sent
+ * A member room's network prizes on its screen (bingo.network.interconnected): each one's meter as the central last sent
  * it, labelled by its kind — an interconnected prize ("Premio interconexionado") with the max ball common
  * to every hall, or automatic bingo's Gran Línea / Gran Bingo with the max ball of the speciality's own
  * Gran prize if its table sets one (else the first in the whole network wins). State: the snapshot's
