@@ -18,6 +18,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 BEFORE = ("bingo", "0014_paper_cards")
 
 
+# Migrating back to bingo 0012 and forward again replays every later migration of the apps on bingo (the
+# options-only verbose_names ones too): minutes on a loaded two-core machine, so more than the default 300 s.
+@pytest.mark.timeout(900)
 def test_a_whole_series_row_becomes_one_range(
     operator: User, manual_game: Game, card_series: CardSeries
 ) -> None:
