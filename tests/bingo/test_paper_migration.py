@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 BEFORE = ("bingo", "0014_paper_cards")
 
 
-# Migrating back to bingo 0012 and forward again replays every later migration of the apps on bingo (the
+# Migrating back to bingo 0014 and forward again replays every later migration of the apps on bingo (the
 # options-only verbose_names ones too): minutes on a loaded two-core machine, so more than the default 300 s.
 @pytest.mark.timeout(900)
 def test_a_whole_series_row_becomes_one_range(
