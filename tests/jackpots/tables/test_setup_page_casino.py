@@ -66,7 +66,7 @@ def test_a_carrusel_is_created_and_its_tables_added_and_taken_out_on_the_page() 
     assert pool.carousel_bet is not None and str(pool.carousel_bet) == "1.00"
     assert pool.levels.get().contribution_rate == Decimal("0.70")  # 70 % (halls.money.rate)
     shown = page.get("/setup/").content.decode()
-    assert 'data-carrusel="CARR-AN"' in shown and "5000,00 €" in shown
+    assert 'data-carrusel="CARR-AN"' in shown and "5.000,00\u00a0€" in shown  # the |money filter
 
     add = {"action": "carrusel_add", "section": "carrusels", "pool": pool.pk, "tables": [two.pk]}
     assert page.post("/setup/", add).status_code == 302
