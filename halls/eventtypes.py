@@ -188,9 +188,7 @@ class GameSalesOpened(GameStep):
 
 
 class GameSalesClosed(GameStep):
-    announcement: dict[
-        str, Any
-    ]  # bingo.traditional.announce: prizes, sales, the formula, the programs in play
+    announcement: dict[str, Any]  # bingo.announce: prizes, sales, the formula, the programs in play
 
 
 class GameDrawStarted(GameStep):
@@ -249,7 +247,7 @@ class CorrectedClaim(TypedDict):
     valid: bool
     refusal: str
     reason: str
-    code: str  # bingo.traditional.claims.VerdictCode, with its facts: the reason as data
+    code: str  # bingo.claims.VerdictCode, with its facts: the reason as data
     facts: dict[str, int | list[int] | None]
     winning_row: int | None
 
@@ -271,7 +269,7 @@ class ClaimVerdict(TypedDict):
     serial: int
     valid: bool
     refusal: str
-    # in English (the audit's); `code` and `facts` say it as data (bingo.traditional.claims.VerdictCode)
+    # in English (the audit's); `code` and `facts` say it as data (bingo.claims.VerdictCode)
     reason: str
     code: str
     facts: dict[str, int | list[int] | None]

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from bingo.balls import ColourProblem, ColourRangeError
-from bingo.traditional.claims import Refusal, VerdictCode
+from bingo.claims import Refusal, VerdictCode
 
 COLOURS: dict[str, Promise] = {
     "red": gettext_lazy("red"),
@@ -108,7 +108,7 @@ def _numbers(numbers: Sequence[int]) -> str:
 
 
 def verdict_text(code: str, facts: Mapping[str, Any]) -> str:
-    """A claim's verdict as it is judged (bingo.traditional.claims.VerdictCode and its facts), in the
+    """A claim's verdict as it is judged (bingo.claims.VerdictCode and its facts), in the
     reader's language
     (the console says the same from its JS catalogue)."""
     missing = facts.get("missing")

@@ -281,7 +281,7 @@ class ClaimSerializer(serializers.ModelSerializer[Claim]):
         help_text="The master card shown during verification, or null when the card is not sold in the game."
     )
     code = serializers.SerializerMethodField(
-        help_text="The verdict as a stable code (bingo.traditional.claims.VerdictCode: bingo, line, "
+        help_text="The verdict as a stable code (bingo.claims.VerdictCode: bingo, line, "
         "not_sold, no_balls, game_closed, bingo_incomplete, line_incomplete, line_already_won, "
         "line_already_paid)."
     )
@@ -464,9 +464,7 @@ class ClaimRowSerializer(serializers.Serializer[Any]):
     valid = serializers.BooleanField()
     refusal = serializers.CharField()
     reason = serializers.CharField(help_text="The verdict in English (the audit's).")
-    code = serializers.CharField(
-        help_text="The verdict as a stable code (bingo.traditional.claims.VerdictCode)."
-    )
+    code = serializers.CharField(help_text="The verdict as a stable code (bingo.claims.VerdictCode).")
     facts = serializers.DictField(
         help_text="The verdict's figures (serial, bound, at, row, line_at, missing)."
     )

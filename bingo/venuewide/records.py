@@ -23,11 +23,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from bingo.cards import CardGrid
+from bingo.claims import Refusal
 from bingo.electronic.services import readmodels as electronic_reads
 from bingo.network.interconnected.services import readmodels as interconnected_reads
 from bingo.network.simultaneous.services import readmodels as simultaneous_reads
 from bingo.traditional import labels
-from bingo.traditional.claims import Refusal
 from bingo.traditional.hooks import WonPrize
 from bingo.traditional.models import (
     Award,

@@ -9,8 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bingo.cards import CardGrid
-from bingo.detect import completion, ordinal_map
-from bingo.traditional.claims import (
+from bingo.claims import (
     ClaimKind,
     Refusal,
     Verdict,
@@ -20,6 +19,7 @@ from bingo.traditional.claims import (
     stored_verdict,
     verdict_sentence,
 )
+from bingo.detect import completion, ordinal_map
 
 B = None  # a blank cell, short enough to keep the grids readable
 # Rows {1,20,40,60,80}, {10,30,50,70,85}, {5,25,35,45,75}.

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bingo.traditional.prizes import PrizeAmount, prize_from_sales, split_equally
+from bingo.prizes import PrizeAmount, prize_from_sales, split_equally
 from halls.money import cents_down
 
 D = Decimal

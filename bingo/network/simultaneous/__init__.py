@@ -51,7 +51,7 @@ The game, step by step:
    the hall's
    screens, consoles and winner detection see it as any ball.
 7. Claims (hall, then central). A claim is verified in the hall against the master card (recomputed from the
-   series' seed) with the traditional rules (bingo.traditional.claims), recorded as a `bingo.Claim` and shown
+   series' seed) with the traditional rules (bingo.claims), recorded as a `bingo.Claim` and shown
    on the
    monitors; a valid one is reported through the outbox. The central checks it again against its own master
    card and balls, refuses a card never allocated to that hall or whose sale it did not count (a clear

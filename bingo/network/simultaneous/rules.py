@@ -7,7 +7,7 @@ no two cards of the network game have the same numbers.
 
 Winners: a prize goes to the claims bound to the lowest extraction order among the valid claims for it,
 network-wide for a network prize, within the hall for the hall's prize; every claim at that order shares
-equally to the cent (bingo.traditional.prizes.split_equally records the remainder).
+equally to the cent (bingo.prizes.split_equally records the remainder).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from types import MappingProxyType
 from typing import Generic, TypeVar
 
 from bingo.balls import KNOWN_COLOURS
-from bingo.traditional.prizes import PrizeAmount, prize_from_sales, split_equally
+from bingo.prizes import PrizeAmount, prize_from_sales, split_equally
 from bingo.traditional.programs.regulation import (
     REGULATIONS,
     SEED_ITEMS,

@@ -38,7 +38,7 @@ from operator import itemgetter
 
 from bingo.balls import DEFAULT_PALETTE, default_colours
 from bingo.cards import CARDS_PER_STRIP, MAX_NUMBER, generate_series
-from bingo.traditional.prizes import prize_from_sales
+from bingo.prizes import prize_from_sales
 from bingo.traditional.programs.regulation import HallCategory
 from bingo.traditional.programs.rules import (
     Family,

@@ -17,8 +17,9 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
+from bingo import claims as rules
 from bingo.cards import CardGrid
-from bingo.traditional import claims as rules
+from bingo.prizes import split_equally
 from bingo.traditional import hooks
 from bingo.traditional.models import (
     Award,
@@ -33,7 +34,6 @@ from bingo.traditional.models import (
     PrizeResult,
     SoldCard,
 )
-from bingo.traditional.prizes import split_equally
 from bingo.traditional.services import draw
 from bingo.traditional.services.console import tell_consoles
 from bingo.traditional.services.locks import lock_game

@@ -22,8 +22,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from bingo import claims as rules
 from bingo.cards import CardGrid
-from bingo.traditional import claims as rules
 from bingo.traditional.models import (
     Ball,
     BallCorrection,

@@ -10,11 +10,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from bingo.announce import SeriesSales, contiguous_ranges, sales_formula
+from bingo.prizes import prize_from_sales
 from bingo.traditional import hooks
 from bingo.traditional import voice as spoken
-from bingo.traditional.announce import SeriesSales, contiguous_ranges, sales_formula
 from bingo.traditional.models import BallSet, CardSeries, DrawSource, Game, GameState, SoldCard
-from bingo.traditional.prizes import prize_from_sales
 from bingo.traditional.services import ballsets, console, detection, devices, draw
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import clock as program_clock

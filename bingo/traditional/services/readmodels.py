@@ -16,9 +16,9 @@ from typing import Any
 from django.db import connection
 from django.db.models import Case, F, Q, Sum, Value, When
 
+from bingo import claims as rules
 from bingo.cards import CardGrid
 from bingo.detect_index import card_ids
-from bingo.traditional import claims as rules
 from bingo.traditional import hooks
 from bingo.traditional.models import (
     Award,

@@ -12,8 +12,8 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext as _
 
+from bingo.announce import contiguous_ranges
 from bingo.traditional import hooks
-from bingo.traditional.announce import contiguous_ranges
 from bingo.traditional.models import (
     Card,
     CardSeries,

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bingo.traditional.prizes import PrizeAmount
+from bingo.prizes import PrizeAmount
 from bingo.traditional.programs.regulation import (
     BA_6_PRINTED_TABLE,
     BA_6_TEXT_TABLE,

@@ -21,6 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bingo import cardgen
+from bingo import claims as claim_rules
 from bingo.cards import CardGrid
 from bingo.network.simultaneous import rules
 from bingo.network.simultaneous.models import (
@@ -36,9 +37,8 @@ from bingo.network.simultaneous.models import (
     ReportedSale,
 )
 from bingo.network.simultaneous.services.locks import lock_network_game, share_network_game
-from bingo.traditional import claims as claim_rules
+from bingo.prizes import prize_from_sales, split_equally
 from bingo.traditional.labels import verdict_text
-from bingo.traditional.prizes import prize_from_sales, split_equally
 from halls import events, money
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound

@@ -23,12 +23,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from bingo import cardgen
+from bingo import claims as claim_rules
+from bingo.announce import contiguous_ranges, sales_formula
 from bingo.network.simultaneous.models import HallAward, HallEntry, HallGame, HallGameState, PrizeKind
 from bingo.network.simultaneous.services.decisions import concerns_hall, decided_view
 from bingo.network.simultaneous.services.locks import lock_entry, lock_hall_game
-from bingo.traditional import claims as claim_rules
 from bingo.traditional import voice as spoken
-from bingo.traditional.announce import contiguous_ranges, sales_formula
 from bingo.traditional.models import (
     Ball,
     Claim,
