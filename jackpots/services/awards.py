@@ -30,14 +30,14 @@ from jackpots.models import (
 )
 from jackpots.poker import HandRank
 from jackpots.services import folding
-from jackpots.services.common import (
+from jackpots.services.locks import lock_levels
+from jackpots.services.packs import (
     as_decimal,
     cents,
     fingerprint,
     level_state,
     pool_pack,
 )
-from jackpots.services.locks import lock_levels
 from jackpots.services.settlements import Pay, settle
 from jackpots.sources import PoolSource
 

@@ -42,7 +42,10 @@ from jackpots.models import (
 )
 from jackpots.rulepacks import PACKS, JackpotKind, MultipleOfBet, RulePack
 from jackpots.services import locks, notify, sources
-from jackpots.services.common import (
+from jackpots.services.folding import fold_locked
+from jackpots.services.guards import open_play_problems
+from jackpots.services.locks import lock_levels
+from jackpots.services.packs import (
     as_decimal,
     cents,
     display,
@@ -51,9 +54,6 @@ from jackpots.services.common import (
     record,
     with_authorised_paytable,
 )
-from jackpots.services.folding import fold_locked
-from jackpots.services.guards import open_play_problems
-from jackpots.services.locks import lock_levels
 
 # Rule packs whose pools may link venues of a network (spec §6.12: blackjack progressives across
 # establishments, ML art. 18.2, with prior authorisation). Pools without a rule pack (machines, bingo

@@ -23,7 +23,7 @@ from halls.eventtypes import EventType, PoolHit
 from jackpots import engine
 from jackpots.models import Award, LedgerMove, MoveKind, Pool, PoolLevel, PoolSettlement, SettlementKind
 from jackpots.services import notify
-from jackpots.services.common import display, draw_must_hit_by, fingerprint, record
+from jackpots.services.packs import display, draw_must_hit_by, fingerprint, record
 
 ZERO = Decimal(0)
 

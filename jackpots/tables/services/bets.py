@@ -62,7 +62,8 @@ from jackpots.services.contributions import ContributionItem, contribute_answers
 from jackpots.services.locks import hold_pool
 from jackpots.tables import rules
 from jackpots.tables.models import Hand, SeatBet, SeatCards
-from jackpots.tables.services.common import (
+from jackpots.tables.services.locks import lock_hand, lock_hands
+from jackpots.tables.services.table_pool import (
     contribution_source,
     no_hand,
     pool_of,
@@ -70,7 +71,6 @@ from jackpots.tables.services.common import (
     require_open,
     table_pack,
 )
-from jackpots.tables.services.locks import lock_hand, lock_hands
 
 log = logging.getLogger("hall.jackpots.tables")
 

@@ -17,7 +17,7 @@ from django.utils.translation import gettext_noop
 from bingo.traditional.models import RoomBolsa
 from bingo.traditional.services.locks import lock_bolsa
 from bingo.traditional.services.programs import clock
-from bingo.traditional.services.programs.common import (
+from bingo.traditional.services.programs.program_pools import (
     new_pool,
     note,
     percent_problems,

@@ -34,7 +34,7 @@ from bingo.traditional.programs.rules import (
 from bingo.traditional.services.locks import lock_program
 from bingo.traditional.services.programs import clock
 from bingo.traditional.services.programs.codec import jsonable, state_to_json
-from bingo.traditional.services.programs.common import (
+from bingo.traditional.services.programs.program_pools import (
     new_pool,
     note,
     percent_problems,

@@ -18,7 +18,7 @@ from bingo.traditional.programs.rules import Family
 from bingo.traditional.programs.schedule import scheduled_slot
 from bingo.traditional.services.programs import clock
 from bingo.traditional.services.programs.codec import hour_text
-from bingo.traditional.services.programs.common import IN_PLAY, note
+from bingo.traditional.services.programs.program_pools import IN_PLAY, note
 from bingo.traditional.services.programs.readmodels import current_state, version_at
 from halls.eventtypes import DueProgram, EventType, ProgramsDue
 from halls.models import GameSession, Room

@@ -15,7 +15,7 @@ from bingo.traditional.programs.rules import Family, Funding, ManagerPick, valid
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import clock
 from bingo.traditional.services.programs.codec import pick_to_json
-from bingo.traditional.services.programs.common import (
+from bingo.traditional.services.programs.program_pools import (
     folded_amount,
     refused,
 )

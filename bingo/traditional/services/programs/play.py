@@ -56,7 +56,7 @@ from bingo.traditional.services.programs.codec import (
     state_from_json,
     state_to_json,
 )
-from bingo.traditional.services.programs.common import (
+from bingo.traditional.services.programs.program_pools import (
     IN_PLAY,
     folded_amount,
     level_of,

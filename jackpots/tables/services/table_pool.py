@@ -18,7 +18,7 @@ from halls.eventtypes import EventType, TableHead
 from halls.services.changes import record_change
 from jackpots.models import Pool
 from jackpots.rulepacks import RulePack, get_pack
-from jackpots.services.common import pool_pack
+from jackpots.services.packs import pool_pack
 from jackpots.sources import PoolSource
 from jackpots.tables.models import SOURCE_TYPE, CasinoTable, Hand, HandState
 
