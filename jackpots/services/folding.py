@@ -27,8 +27,8 @@ from halls.actors import Actor, actor_label
 from jackpots import engine
 from jackpots.models import Contribution, LedgerMove, MoveKind, Pool, PoolLevel
 from jackpots.services import settlements
+from jackpots.services.levels import level_state
 from jackpots.services.locks import lock_levels
-from jackpots.services.packs import level_state
 
 ZERO = Decimal(0)
 

@@ -1,26 +1,17 @@
-"""Helpers the pool services share: the venues a pool's audit goes to, money checks, the pack."""
+"""A pool's rule pack with its authorised paytable (OP-30): the rows stored on the pool, checked and built."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from django.core.serializers.json import DjangoJSONEncoder
 from django.utils.translation import gettext as _
 
-from halls import money
-from halls.actors import Actor
 from halls.errors import InvalidInput
-from halls.services import audit
-from jackpots import engine
-from jackpots.models import Pool, PoolLevel
+from jackpots.models import Pool
 from jackpots.poker import SEVENS, HandCategory, SevensCombination
 from jackpots.rulepacks import (
     FixedAmount,
-    JackpotKind,
     MultipleOfBet,
     Paytable,
     PaytableRow,
@@ -29,73 +20,6 @@ from jackpots.rulepacks import (
     TiePolicy,
     get_pack,
 )
-
-ZERO = Decimal(0)
-
-
-def audit_venue_ids(pool: Pool) -> list[int]:
-    """A venue pool audits in its venue's chain; a network pool in every member venue's, in id order."""
-    if pool.venue_id is not None:
-        return [pool.venue_id]
-    assert pool.network_id is not None
-    return sorted(pool.network.venues.values_list("pk", flat=True))  # type: ignore[union-attr]
-
-
-def record(pool: Pool, actor: Actor, action: str, obj: Any, data: Mapping[str, Any]) -> None:
-    audit.record_across(
-        venue_ids=audit_venue_ids(pool), actor=actor, action=action, obj=obj, data={"pool": pool.pk, **data}
-    )
-
-
-def as_decimal(name: str, value: Any, *, code: str) -> Decimal:
-    """A finite Decimal from a Decimal, int or numeric string (never a float)."""
-    if isinstance(value, bool | float):
-        raise InvalidInput(
-            _("%(name)s must be an exact amount (Decimal or string), not %(value)r.")
-            % {"name": name, "value": value},
-            code=code,
-        )
-    try:
-        amount = value if isinstance(value, Decimal) else Decimal(str(value))
-    except (InvalidOperation, ValueError, TypeError):
-        raise InvalidInput(
-            _("%(name)s %(value)r is not a number.") % {"name": name, "value": value}, code=code
-        ) from None
-    if not amount.is_finite():
-        raise InvalidInput(
-            _("%(name)s %(value)r is not a finite amount.") % {"name": name, "value": value}, code=code
-        )
-    return amount
-
-
-def _parsed(name: str, value: Any, *, code: str, **rules: Any) -> Decimal:
-    try:
-        return money.parse(name, value, **rules)
-    except money.MoneyError as exc:
-        raise InvalidInput(f"{exc}.", code=code) from None
-
-
-def cents(name: str, value: Any, *, code: str, positive: bool = True) -> Decimal:
-    """Whole cents (>= 0; > 0 when `positive`), at the cents' scale."""
-    return money.cents(_parsed(name, value, code=code, places=money.CENT_PLACES, positive=positive))
-
-
-def meter_amount(name: str, value: Any, *, code: str) -> Decimal:
-    """An amount >= 0 with at most the meter's decimals."""
-    return _parsed(name, value, code=code, places=money.METER_PLACES)
-
-
-def fingerprint(data: Any) -> str:
-    text = json.dumps(data, cls=DjangoJSONEncoder, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def display(amount: Decimal) -> Decimal:
-    """What a screen may show: whole cents, rounded down (never more than the pool holds)."""
-    return money.cents_down(amount)
-
-
-# --- the pool's rule pack, with its authorised paytable (OP-30) ------------------------------------------
 
 _CATEGORIES: dict[str, HandCategory | SevensCombination] = {
     **{c.value: c for c in HandCategory},
@@ -162,28 +86,3 @@ def pool_pack(pool: Pool) -> RulePack | None:
     if pool.authorised_paytable:
         pack = with_authorised_paytable(pack, pool.authorised_paytable)
     return pack
-
-
-def level_state(level: PoolLevel) -> engine.LevelState:
-    return engine.LevelState(
-        seed=level.seed,
-        amount=level.amount,
-        reserve=level.reserve,
-        ceiling=level.ceiling,
-        overflow=engine.OverflowTarget(level.overflow_to),
-        must_hit_by=level.must_hit_by,
-        kind=JackpotKind(level.kind),
-    )
-
-
-def draw_must_hit_by(level: PoolLevel, floor: Decimal) -> Decimal | None:
-    """A new secret mystery value for the level, from max(seed, floor) to its ceiling (CSPRNG)."""
-    if not level.mystery or level.ceiling is None:
-        return None
-    low = max(level.seed, floor)
-    if low > level.ceiling:
-        return None
-    try:
-        return engine.draw_must_hit_by(low, level.ceiling)
-    except ValueError:
-        return None

@@ -23,7 +23,9 @@ from halls.eventtypes import EventType, PoolHit
 from jackpots import engine
 from jackpots.models import Award, LedgerMove, MoveKind, Pool, PoolLevel, PoolSettlement, SettlementKind
 from jackpots.services import notify
-from jackpots.services.packs import display, draw_must_hit_by, fingerprint, record
+from jackpots.services.amounts import display
+from jackpots.services.auditing import fingerprint, record
+from jackpots.services.levels import draw_must_hit_by
 
 ZERO = Decimal(0)
 

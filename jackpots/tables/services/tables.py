@@ -22,8 +22,8 @@ from jackpots.services.locks import hold_pool
 from jackpots.services.packs import pool_pack
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, HandState, TableGame, TableState
+from jackpots.tables.services.changes import head, record
 from jackpots.tables.services.locks import hold_venue_tables, lock_table
-from jackpots.tables.services.table_pool import head, record
 
 
 def describe_table(table: CasinoTable) -> TableCreated:
