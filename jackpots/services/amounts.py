@@ -1,9 +1,9 @@
-"""The pool services' amount checks: what a caller gives (a rate, a percent, a delta, a prize) read and
-refused as InvalidInput with the caller's code; what a screen may show of a meter."""
+"""The pool services' amount checks: what a caller gives (a rate, a percent, a delta, a prize) read through
+halls.money.parse and refused as InvalidInput with the caller's code; what a screen may show of a meter."""
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -13,24 +13,17 @@ from halls.errors import InvalidInput
 
 
 def as_decimal(name: str, value: Any, *, code: str) -> Decimal:
-    """A finite Decimal from a Decimal, int or numeric string (never a float)."""
-    if isinstance(value, bool | float):
-        raise InvalidInput(
-            _("%(name)s must be an exact amount (Decimal or string), not %(value)r.")
-            % {"name": name, "value": value},
-            code=code,
-        )
+    """A finite Decimal, of either sign, from a Decimal, int or numeric string (never a float): parsed by
+    money.parse, refused in the pool services' own words (the caller checks its bounds)."""
     try:
-        amount = value if isinstance(value, Decimal) else Decimal(str(value))
-    except (InvalidOperation, ValueError, TypeError):
-        raise InvalidInput(
-            _("%(name)s %(value)r is not a number.") % {"name": name, "value": value}, code=code
-        ) from None
-    if not amount.is_finite():
-        raise InvalidInput(
-            _("%(name)s %(value)r is not a finite amount.") % {"name": name, "value": value}, code=code
-        )
-    return amount
+        return money.parse(name, value, negative=True)
+    except money.MoneyTypeError:
+        message = _("%(name)s must be an exact amount (Decimal or string), not %(value)r.")
+    except money.NotAnAmount:
+        message = _("%(name)s %(value)r is not a number.")
+    except money.MoneyError:
+        message = _("%(name)s %(value)r is not a finite amount.")
+    raise InvalidInput(message % {"name": name, "value": value}, code=code)
 
 
 def _parsed(name: str, value: Any, *, code: str, **rules: Any) -> Decimal:
