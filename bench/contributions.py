@@ -117,6 +117,7 @@ def client(pool_id: int, run: str, worker: str, clock: Any, seconds: float, out:
     from django.db import connection
 
     from jackpots.services.contributions import contribute
+    from jackpots.sources import PoolSource
 
     rng = random.Random(worker)
     latencies: list[int] = []
@@ -137,7 +138,7 @@ def client(pool_id: int, run: str, worker: str, clock: Any, seconds: float, out:
         try:
             receipt = contribute(
                 pool=pool_id,
-                source=f"table:{table}/seat:{rng.randint(1, 7)}",
+                source=PoolSource.of("table", table).at("seat", rng.randint(1, 7)),
                 bet=bet,
                 idempotency_key=f"{run}-{worker}-{n}",
                 actor=f"table-{table}",

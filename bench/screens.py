@@ -348,6 +348,7 @@ def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: flo
     from halls import events
     from halls.eventtypes import BallDrawn, EventType
     from jackpots.services import contributions, screen_events
+    from jackpots.sources import PoolSource
 
     schedule = Schedule()
     handed_on = events.publish
@@ -372,7 +373,7 @@ def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: flo
         for pool_id in pool_ids:
             contributions.contribute(
                 pool=pool_id,
-                source="machine:m1",
+                source=PoolSource.of("machine", "m1"),
                 bet=Decimal("1.00"),
                 idempotency_key=uuid.uuid4().hex,
                 actor="bench",

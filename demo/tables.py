@@ -27,7 +27,7 @@ from jackpots.services.pools import LevelSpec
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, HandState, TableGame, TableState
 from jackpots.tables.services import hands, tables
-from jackpots.tables.services.common import table_pack
+from jackpots.tables.services.table_pool import table_pack
 
 POOL_CODE = "DEMO-ML-CARRUSEL"
 POOL_NAME = "Carrusel Póquer"

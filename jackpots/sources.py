@@ -55,6 +55,11 @@ class PoolSource:
         """The member alone, without where in it."""
         return PoolSource(self.kind, self.id)
 
+    @property
+    def where(self) -> str:
+        """Where in the member, as text (``"hand:40/seat:3"``); "" for the member itself."""
+        return "/".join(self.detail)
+
     def part(self, key: str) -> str | None:
         """The value of a ``key:value`` detail part (``"40"`` for "hand"), None when there is none."""
         for part in self.detail:

@@ -49,7 +49,7 @@ from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import InvalidInput
 from halls.models import Role, Room
 from halls.serializers import error_responses
-from jackpots.services.common import display
+from jackpots.services.amounts import display
 from jackpots.services.readmodels.meters import pool_meters
 
 TAGS = ["programs"]

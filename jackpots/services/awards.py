@@ -30,14 +30,11 @@ from jackpots.models import (
 )
 from jackpots.poker import HandRank
 from jackpots.services import folding
-from jackpots.services.common import (
-    as_decimal,
-    cents,
-    fingerprint,
-    level_state,
-    pool_pack,
-)
+from jackpots.services.amounts import as_decimal, cents
+from jackpots.services.auditing import fingerprint
+from jackpots.services.levels import level_state
 from jackpots.services.locks import lock_levels
+from jackpots.services.packs import pool_pack
 from jackpots.services.settlements import Pay, settle
 from jackpots.sources import PoolSource
 

@@ -48,13 +48,12 @@ from halls.group_commit import GroupCommit, ProcessGroup, answer_of, together_or
 from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
 from jackpots.services import locks
 from jackpots.services.locks import POOL_LOCK_CLASS
-from jackpots.sources import PoolSource, SourceError
+from jackpots.sources import PoolSource
 
 log = logging.getLogger("hall.jackpots.contributions")
 
 MAX_KEY = 100
 NEVER_AUTOMATICALLY = 2**62
-MAX_SOURCE = 120
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,7 @@ class ContributionItem:
     """One contribution of a batch (contribute_many). `actor`: who made this one, when not the call's
     actor (a group commit writes many callers' contributions in one call)."""
 
-    source: PoolSource | str  # text (a caller holding only the stored form) is parsed and checked here
+    source: PoolSource
     bet: Decimal
     idempotency_key: str
     actor: str = ""
@@ -104,26 +103,13 @@ def _bet(value: Any) -> Decimal:
         raise InvalidInput(f"The {exc}.", code="bad_bet") from None
 
 
-def _source(source: Any) -> tuple[PoolSource, str]:
+def _source(source: PoolSource) -> tuple[PoolSource, str]:
     """The source and the text its rows keep (``"table:12/seat:3"``): this is where a contribution's
-    PoolSource becomes the stored text. A text is parsed (refused as bad_source when it names no member)."""
-    if isinstance(source, PoolSource):
-        return source, str(source)
-    if not isinstance(source, str) or not source.strip() or len(source) > MAX_SOURCE:
-        raise InvalidInput(
-            gettext("Source %(source)r must be a label of at most %(max_source)s characters.")
-            % {"source": source, "max_source": MAX_SOURCE},
-            code="bad_source",
-        )
-    try:
-        typed = PoolSource.parse(source)
-    except SourceError:
-        raise InvalidInput(
-            gettext("Source %(source)r must name its member as '<type>:<id>' (e.g. 'table:12/seat:3').")
-            % {"source": source},
-            code="bad_source",
-        ) from None
-    return typed, str(typed)
+    PoolSource becomes the stored text. A source is a PoolSource end to end: the text it was stored as is
+    parsed back only where it is read (PoolSource.parse)."""
+    if not isinstance(source, PoolSource):
+        raise TypeError(f"a contribution's source is a PoolSource, not {type(source).__name__}")
+    return source, str(source)
 
 
 def _key(value: Any) -> str:
@@ -223,14 +209,13 @@ def _fetch(sql: str, params: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, 
 
 
 def contribute(
-    *, pool: Pool | int, source: PoolSource | str, bet: Decimal, idempotency_key: str, actor: Actor
+    *, pool: Pool | int, source: PoolSource, bet: Decimal, idempotency_key: str, actor: Actor
 ) -> ContributionReceipt:
     """Record one pool bet: one ledger row per level (source, bet, meter / reserve / house parts, time, key).
 
     `source` is the member and where in it (a PoolSource: ``PoolSource.of("table", 12).at("seat", 3)``,
-    stored as ``"table:12/seat:3"``; its text is taken too, and parsed). A repeated `idempotency_key` on the
-    pool writes nothing and answers as the first call did (``replayed=True``); the same key with another
-    source or bet is refused (409).
+    stored as ``"table:12/seat:3"``). A repeated `idempotency_key` on the pool writes nothing and answers
+    as the first call did (``replayed=True``); the same key with another source or bet is refused (409).
 
     Called outside a transaction on PostgreSQL, the contribution goes through the process's group commit
     (see "Group commit" below): the same rows and the same answer, in a transaction shared with the

@@ -27,8 +27,9 @@ from halls.actors import Actor, actor_label
 from jackpots import engine
 from jackpots.models import Contribution, LedgerMove, MoveKind, Pool, PoolLevel
 from jackpots.services import settlements
-from jackpots.services.common import level_state
+from jackpots.services.levels import level_state
 from jackpots.services.locks import lock_levels
+from jackpots.sources import PoolSource
 
 ZERO = Decimal(0)
 
@@ -122,7 +123,7 @@ def _fold_rows(
         moves.overflow_to_next += result.overflow_to_next_level
         state = result.level
         if result.must_hit:
-            state = _pay_mystery(pool, level, state, 0, "overflow", moves, actor)
+            state = _pay_mystery(pool, level, state, 0, None, moves, actor)
             hits += 1
     rows = pending.order_by("id").values_list("id", "to_meter", "to_reserve", "source")  # type: ignore[attr-defined]
     for row_id, to_meter, to_reserve, source in rows.iterator():
@@ -131,7 +132,7 @@ def _fold_rows(
         moves.overflow_to_next += result.overflow_to_next_level
         state = result.level
         if result.must_hit:
-            state = _pay_mystery(pool, level, state, row_id, source, moves, actor)
+            state = _pay_mystery(pool, level, state, row_id, PoolSource.parse(source), moves, actor)
             hits += 1
     return state, hits
 
@@ -141,7 +142,7 @@ def _pay_mystery(
     level: PoolLevel,
     state: engine.LevelState,
     contribution_id: int,
-    source: str,
+    source: PoolSource | None,
     moves: _Moves,
     actor: Actor,
 ) -> engine.LevelState:

@@ -42,18 +42,13 @@ from jackpots.models import (
 )
 from jackpots.rulepacks import PACKS, JackpotKind, MultipleOfBet, RulePack
 from jackpots.services import locks, notify, sources
-from jackpots.services.common import (
-    as_decimal,
-    cents,
-    display,
-    draw_must_hit_by,
-    meter_amount,
-    record,
-    with_authorised_paytable,
-)
+from jackpots.services.amounts import as_decimal, cents, display, meter_amount
+from jackpots.services.auditing import record
 from jackpots.services.folding import fold_locked
 from jackpots.services.guards import open_play_problems
+from jackpots.services.levels import draw_must_hit_by
 from jackpots.services.locks import lock_levels
+from jackpots.services.packs import with_authorised_paytable
 
 # Rule packs whose pools may link venues of a network (spec §6.12: blackjack progressives across
 # establishments, ML art. 18.2, with prior authorisation). Pools without a rule pack (machines, bingo

@@ -26,7 +26,7 @@ from jackpots.models import (
     PoolLevel,
     PoolSettlement,
 )
-from jackpots.services.common import pool_pack
+from jackpots.services.packs import pool_pack
 
 ZERO = Decimal(0)
 

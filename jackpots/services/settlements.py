@@ -23,7 +23,10 @@ from halls.eventtypes import EventType, PoolHit
 from jackpots import engine
 from jackpots.models import Award, LedgerMove, MoveKind, Pool, PoolLevel, PoolSettlement, SettlementKind
 from jackpots.services import notify
-from jackpots.services.common import display, draw_must_hit_by, fingerprint, record
+from jackpots.services.amounts import display
+from jackpots.services.auditing import fingerprint, record
+from jackpots.services.levels import draw_must_hit_by
+from jackpots.sources import PoolSource
 
 ZERO = Decimal(0)
 
@@ -210,13 +213,26 @@ def settle(
     return settlement, new_state
 
 
+# The source a mystery hit names when no contribution reached the secret value: what the level below
+# overflowed into it did.
+OVERFLOW = "overflow"
+
+
 def pay_mystery(
-    pool: Pool, level: PoolLevel, state: engine.LevelState, contribution_id: int, source: str, actor: Actor
+    pool: Pool,
+    level: PoolLevel,
+    state: engine.LevelState,
+    contribution_id: int,
+    source: PoolSource | None,
+    actor: Actor,
 ) -> engine.LevelState:
-    """Inside a fold: the contribution `contribution_id` reached the secret value and wins the meter."""
+    """Inside a fold: the contribution `contribution_id` from `source` reached the secret value and wins the
+    meter (`source` None, contribution 0: the overflow from the level below reached it). The award names the
+    source and, as its seat, where in the member the bet was made (``"hand:40/seat:3"``, "" for none)."""
     paid = money.cents_down(state.amount)
     key = f"mystery:{level.pk}:{contribution_id}:{level.version}:{level.hits}"
-    context = {"source": source, "contribution": contribution_id, "must_hit_by": True}
+    text = OVERFLOW if source is None else str(source)
+    context = {"source": text, "contribution": contribution_id, "must_hit_by": True}
     _, new_state = settle(
         pool=pool,
         level=level,
@@ -229,8 +245,8 @@ def pay_mystery(
                 from_operator=ZERO,
                 basis=state.amount,
                 note="must-hit-by value reached",
-                source=source,
-                seat=source.partition("/")[2],
+                source=text,
+                seat="" if source is None else source.where,
             )
         ],
         kind=SettlementKind.MYSTERY,

@@ -25,6 +25,7 @@ from bingo.network.interconnected.services import prizes
 from bingo.network.interconnected.services.locks import lock_prize
 from halls.models import Screen
 from jackpots.services import contributions
+from jackpots.sources import PoolSource
 from tests.e2e.browser_support import call, open_screen
 from tests.e2e.test_browser_network_screen import VIEWPORTS, assert_clear
 from tests.network.gran_support import follow, make_ehall, make_gran, make_network
@@ -47,7 +48,7 @@ def _meter_moves(prize: NetworkPrize) -> None:
     with transaction.atomic():
         contributions.contribute(
             pool=prize.pool_id,
-            source=f"venue:{prize.halls.first().venue_id}/game:99",  # type: ignore[union-attr]
+            source=PoolSource.of("venue", prize.halls.first().venue_id).at("game", 99),  # type: ignore[union-attr]
             bet=Decimal("20.00"),
             idempotency_key="gran-screen-1",
             actor="test",

@@ -30,6 +30,7 @@ from jackpots.models import Pool
 from jackpots.poker import rank_hand
 from jackpots.services import awards, contributions, pools, screen_events
 from jackpots.services.pools import LevelSpec
+from jackpots.sources import PoolSource
 from tests.e2e.browser_support import call, open_screen, snapshot_counter, start_game
 
 pytestmark = pytest.mark.e2e
@@ -90,7 +91,7 @@ def pool_bets(pool: Pool, count: int, bet: Decimal, prefix: str, table: int = 1)
     for n in range(count):
         contributions.contribute(
             pool=pool,
-            source=f"table:{table}/hand:{40 + n // 6}/seat:{n % 6 + 1}",
+            source=PoolSource.of("table", table).at("hand", 40 + n // 6).at("seat", n % 6 + 1),
             bet=bet,
             idempotency_key=f"{prefix}-{n}",
             actor="mesa-1",

@@ -54,6 +54,7 @@ from jackpots.services import awards, contributions
 from jackpots.services.contributions import ContributionItem
 from jackpots.services.locks import lock_pools
 from jackpots.services.readmodels.meters import pool_meter
+from jackpots.sources import PoolSource
 
 ACTOR = "engine-test"
 
@@ -119,7 +120,7 @@ def close_sales(game: ElectronicGame, *, at: datetime | None = None) -> Electron
                     (
                         p.pool_id,
                         ContributionItem(
-                            source=f"especiality:{game.speciality_id}/egame:{game.pk}",
+                            source=PoolSource.of("especiality", game.speciality_id).at("egame", game.pk),
                             bet=total,
                             idempotency_key=f"egame:{game.pk}",
                         ),

@@ -58,6 +58,19 @@ def test_bad_amounts_are_refused_naming_the_field(value: str, kwargs: dict[str, 
     assert refused.value.field == "bet"
 
 
+def test_negative_takes_amounts_below_zero_with_the_same_other_rules() -> None:
+    assert money.parse("delta", "-12.345678", negative=True) == D("-12.345678")
+    assert money.parse("delta", -3, negative=True, places=2) == D(-3)
+    with pytest.raises(money.MoneyError, match=r"^delta must be a finite amount, got -Infinity"):
+        money.parse("delta", "-Infinity", negative=True)
+    with pytest.raises(money.MoneyError, match=r"^delta must be a multiple of 0\.01"):
+        money.parse("delta", "-1.001", negative=True, places=2)
+    with pytest.raises(money.MoneyTypeError):
+        money.parse("delta", -1.5, negative=True)
+    with pytest.raises(money.NotAnAmount):
+        money.parse("delta", "minus one", negative=True)
+
+
 def test_the_pure_core_takes_no_text() -> None:
     with pytest.raises(money.MoneyTypeError, match="a Decimal or an int, not str"):
         money.parse("meter_amount", "1.00", text=False)

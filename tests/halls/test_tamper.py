@@ -32,6 +32,7 @@ from halls.services import anchors, audit
 from halls.services.verify import AuditReport, verify_audit
 from jackpots.models import Contribution, LedgerSeal, Pool
 from jackpots.services import contributions, seals
+from jackpots.sources import PoolSource
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,
@@ -104,7 +105,11 @@ def bad_chain(report: Any, kind: str, chain_id: int) -> Any:
 def test_the_database_refuses_to_update_or_delete_audit_and_ledger_rows(venue: Venue, carousel: Pool) -> None:
     write_chain(venue, 2)
     contributions.contribute(
-        pool=carousel, source="table:1/seat:1", bet=Decimal("1"), idempotency_key=key(), actor="t"
+        pool=carousel,
+        source=PoolSource.of("table", 1).at("seat", 1),
+        bet=Decimal("1"),
+        idempotency_key=key(),
+        actor="t",
     )
     seals.seal(carousel)
     attempts: list[Callable[[], object]] = [
@@ -126,7 +131,11 @@ def test_an_unsealed_contribution_cannot_be_changed_and_then_sealed(
     carousel: Pool, an10_venue: Venue
 ) -> None:
     contributions.contribute(
-        pool=carousel, source="table:1/seat:1", bet=Decimal("2"), idempotency_key=key(), actor="t"
+        pool=carousel,
+        source=PoolSource.of("table", 1).at("seat", 1),
+        bet=Decimal("2"),
+        idempotency_key=key(),
+        actor="t",
     )
     row = Contribution.objects.get(pool=carousel)
     with pytest.raises(DatabaseError), transaction.atomic():
@@ -140,7 +149,11 @@ def test_an_owner_who_switches_the_triggers_off_is_reported(carousel: Pool, an10
     """The owner may switch the append-only trigger off to edit an unsealed row before the seal: the
     verification reports the switched-off trigger (and a missing one) while it stays off."""
     contributions.contribute(
-        pool=carousel, source="table:1/seat:1", bet=Decimal("2"), idempotency_key=key(), actor="t"
+        pool=carousel,
+        source=PoolSource.of("table", 1).at("seat", 1),
+        bet=Decimal("2"),
+        idempotency_key=key(),
+        actor="t",
     )
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
@@ -242,7 +255,11 @@ def test_a_forged_anchor_line_is_reported(venue: Venue, settings: Any) -> None:
 def give(pool: Pool, n: int = 2) -> None:
     for _ in range(n):
         contributions.contribute(
-            pool=pool, source="table:1/seat:1", bet=Decimal("1.00"), idempotency_key=key(), actor="t"
+            pool=pool,
+            source=PoolSource.of("table", 1).at("seat", 1),
+            bet=Decimal("1.00"),
+            idempotency_key=key(),
+            actor="t",
         )
 
 

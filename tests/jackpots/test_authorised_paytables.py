@@ -9,7 +9,7 @@ import pytest
 from halls.errors import InvalidInput
 from jackpots.poker import SEVENS
 from jackpots.rulepacks import get_pack
-from jackpots.services.common import with_authorised_paytable
+from jackpots.services.packs import with_authorised_paytable
 
 SEVENS_ROWS = [{"category": "three_sevens_same_suit", "multiple": "500"}]
 

@@ -27,6 +27,7 @@ from jackpots.models import Contribution, Pool, PoolLevel
 from jackpots.services import contributions, folding, pools, reports
 from jackpots.services.contributions import ContributionReceipt
 from jackpots.services.pools import LevelSpec
+from jackpots.sources import PoolSource
 from tests.threads import in_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -71,7 +72,7 @@ def split_of(pool: Pool) -> dict[str, list[tuple[Decimal, Decimal, Decimal, Deci
 def give(pool: Pool, bet: Decimal, n: int, *, actor: str = "t") -> ContributionReceipt:
     return contributions.contribute(
         pool=pool.pk,
-        source=f"table:{n % TABLES + 1}/seat:{n % 7 + 1}",
+        source=PoolSource.of("table", n % TABLES + 1).at("seat", n % 7 + 1),
         bet=bet,
         idempotency_key=f"k-{n}",
         actor=actor,
@@ -201,10 +202,9 @@ def test_callers_on_several_pools_are_answered_from_one_group() -> None:
     assert Contribution.objects.filter(pool=second).count() == 2 * 60
 
 
-def request(pool: Pool, bet: str, n: int, source: str = "") -> contributions._Request:
-    source = source or f"table:{n % TABLES + 1}/seat:{n % 7 + 1}"  # as give() names it
-    stype, sid = source.partition("/")[0].split(":")
-    return contributions._Request(pool.pk, f"k-{n}", (source, Decimal(bet), stype, sid, "t"))
+def request(pool: Pool, bet: str, n: int, source: PoolSource | None = None) -> contributions._Request:
+    source = source or PoolSource.of("table", n % TABLES + 1).at("seat", n % 7 + 1)  # as give() names it
+    return contributions._Request(pool.pk, f"k-{n}", (str(source), Decimal(bet), source.kind, source.id, "t"))
 
 
 def test_a_failing_member_of_a_group_gets_its_own_refusal_and_loses_no_other() -> None:
@@ -214,7 +214,7 @@ def test_a_failing_member_of_a_group_gets_its_own_refusal_and_loses_no_other() -
     give(pool, Decimal("3.00"), 900)  # written before: the group's copy with another bet is refused
     group = [
         request(pool, "1.00", 1),
-        request(pool, "2.00", 2, source="table:99/seat:1"),  # not a member
+        request(pool, "2.00", 2, source=PoolSource.of("table", 99).at("seat", 1)),  # not a member
         request(pool, "4.00", 900),  # its key was used for a 3.00 bet
         request(closed, "1.00", 3),  # a closed pool
         request(pool, "5.00", 4),
@@ -248,7 +248,9 @@ def test_a_key_twice_in_a_group_with_other_bets_is_answered_as_one_by_one() -> N
     other = make_pool(level_specs([(Decimal("0.3"), Decimal("0"))]))
     answers = contributions._write_group(
         [
-            request(pool, "1.00", 1, source="table:99/seat:1"),  # refused: not a member
+            request(
+                pool, "1.00", 1, source=PoolSource.of("table", 99).at("seat", 1)
+            ),  # refused: not a member
             request(other, "2.00", 5),
             request(pool, "2.00", 1),  # the same key, another bet: written, as it would be one by one
             request(pool, "3.00", 1),  # and now that key is taken with 2.00
@@ -312,7 +314,7 @@ def test_concurrent_callers_with_a_bad_one_each_get_their_own_answer() -> None:
                     try:
                         contributions.contribute(
                             pool=pool.pk,
-                            source="table:77/seat:1",
+                            source=PoolSource.of("table", 77).at("seat", 1),
                             bet=Decimal("1"),
                             idempotency_key="x",
                             actor="t",
@@ -441,7 +443,9 @@ def test_contributions_to_several_pools_in_one_statement_equal_one_by_one() -> N
         return [
             (
                 pool.pk,
-                contributions.ContributionItem(f"table:{n % TABLES + 1}/seat:{n % 7 + 1}", bet, f"k-{n}"),
+                contributions.ContributionItem(
+                    PoolSource.of("table", n % TABLES + 1).at("seat", n % 7 + 1), bet, f"k-{n}"
+                ),
             )
             for n, (pool, bet) in enumerate(zip(together, bets, strict=True), start=n0)
         ]
@@ -465,7 +469,7 @@ def test_one_refused_pool_refuses_the_whole_statement() -> None:
     open_pool = make_pool(level_specs([(Decimal("0.5"), Decimal("0.1"))]))
     closed = make_pool(level_specs([(Decimal("0.5"), Decimal("0.1"))]))
     Pool.objects.filter(pk=closed.pk).update(active=False)
-    item = contributions.ContributionItem("table:1/seat:1", Decimal("10.00"), "k-1")
+    item = contributions.ContributionItem(PoolSource.of("table", 1).at("seat", 1), Decimal("10.00"), "k-1")
     with pytest.raises(Conflict) as refused, transaction.atomic():
         contributions.contribute_pools(items=[(open_pool.pk, item), (closed.pk, item)], actor="t")
     assert refused.value.code == "pool_inactive"

@@ -36,6 +36,7 @@ from jackpots.poker import rank_hand
 from jackpots.services import awards, contributions, screen_events
 from jackpots.services.pools import LevelSpec
 from jackpots.services.readmodels import meters
+from jackpots.sources import PoolSource
 from tests.jackpots.pool_fixtures import an10_venue, key, make_pool, pool_operator
 
 __all__ = ["an10_venue", "pool_operator"]  # fixtures, imported for pytest
@@ -121,7 +122,7 @@ def contribute_for(pool: Pool, seconds: float, bet: Decimal, stop: threading.Eve
     while time.monotonic() < deadline:
         contributions.contribute(
             pool=pool,
-            source=f"table:1/hand:{done // 7}/seat:{done % 7}",
+            source=PoolSource.of("table", 1).at("hand", done // 7).at("seat", done % 7),
             bet=bet,
             idempotency_key=key("c"),
             actor="table-1 console",
@@ -189,7 +190,11 @@ async def test_contributions_make_at_most_four_meter_events_a_second_with_true_a
         in_thread(
             lambda: [
                 contributions.contribute(
-                    pool=linked, source="machine:m1", bet=D("10.00"), idempotency_key=key("m"), actor="smib"
+                    pool=linked,
+                    source=PoolSource.of("machine", "m1"),
+                    bet=D("10.00"),
+                    idempotency_key=key("m"),
+                    actor="smib",
                 )
                 for _ in range(20)
             ]
@@ -276,7 +281,7 @@ async def test_a_hit_is_announced_in_its_transaction_and_the_meter_never_goes_ba
     for n in range(40):
         await database_sync_to_async(contributions.contribute)(
             pool=carousel,
-            source="table:1/hand:40/seat:2",
+            source=PoolSource.of("table", 1).at("hand", 40).at("seat", 2),
             bet=D("1.00"),
             idempotency_key=f"h40-{n}",
             actor="t",
@@ -357,7 +362,7 @@ async def test_a_network_pool_is_shown_in_every_venue_of_the_network(
     pool, partner_screen = await database_sync_to_async(setup)()
     sockets = [await connect(hall.token), await connect(partner_screen.token)]
     await database_sync_to_async(contributions.contribute)(
-        pool=pool, source="machine:m1", bet=D("2.00"), idempotency_key="n1", actor="smib"
+        pool=pool, source=PoolSource.of("machine", "m1"), bet=D("2.00"), idempotency_key="n1", actor="smib"
     )
     assert set(await in_thread(screen_events.publish_meters)) == {pool.pk}
     for communicator in sockets:

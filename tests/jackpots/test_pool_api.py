@@ -20,6 +20,7 @@ from halls.models import Jurisdiction, Network, Role, StaffRole, Venue
 from jackpots.models import Pool, PoolLevel, PoolMember
 from jackpots.rulepacks import PACKS
 from jackpots.services import contributions, guards
+from jackpots.sources import PoolSource
 from jackpots.tables.models import CasinoTable
 from jackpots.tables.services import tables
 from tests.api_support import api_client as client_for
@@ -93,7 +94,11 @@ def test_list_and_detail_show_meters_and_never_the_secret(carousel: Pool, croupi
         mystery=True, ceiling=Decimal("9000"), must_hit_by=Decimal("8123.45")
     )
     contributions.contribute(
-        pool=carousel, source="table:1/seat:3", bet=Decimal("0.37"), idempotency_key="k", actor="t"
+        pool=carousel,
+        source=PoolSource.of("table", 1).at("seat", 3),
+        bet=Decimal("0.37"),
+        idempotency_key="k",
+        actor="t",
     )
     listed = croupier.get("/api/pools/")
     assert listed.status_code == 200
@@ -314,7 +319,7 @@ def test_corrections_balance_and_ledger(carousel: Pool, op: APIClient) -> None:
             "invalid",
         )
     contributions.contribute(
-        pool=carousel, source="table:1", bet=Decimal("1.00"), idempotency_key=key(), actor="t"
+        pool=carousel, source=PoolSource.of("table", 1), bet=Decimal("1.00"), idempotency_key=key(), actor="t"
     )
     balance = op.get(f"/api/pools/{carousel.pk}/balance/")
     assert balance.status_code == 200 and balance.json()["holds"] is True

@@ -75,3 +75,8 @@ def test_a_source_is_a_frozen_value() -> None:
     assert source != stored  # a value, not its text: code compares values, the columns keep the text
     with pytest.raises(AttributeError):
         source.id = "8"  # type: ignore[misc]
+
+
+def test_where_is_the_detail_as_text() -> None:
+    assert PoolSource.parse("table:12/hand:40/seat:3").where == "hand:40/seat:3"
+    assert PoolSource.of("machine", 7).where == ""

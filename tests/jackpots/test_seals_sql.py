@@ -16,6 +16,7 @@ from django.test.utils import CaptureQueriesContext
 
 from jackpots.models import Contribution, Pool
 from jackpots.services import contributions, seals
+from jackpots.sources import PoolSource
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,
@@ -32,7 +33,7 @@ def give(pool: Pool, n: int) -> None:
     for i in range(n):
         contributions.contribute(
             pool=pool,
-            source=f"table:1/seat:{i % 2 + 1}",
+            source=PoolSource.of("table", 1).at("seat", i % 2 + 1),
             bet=Decimal("1.00"),
             idempotency_key=key(),
             actor="t",

@@ -22,6 +22,7 @@ from jackpots.models import Award, LedgerMove, MoveKind, Pool, PoolLevel, PoolSe
 from jackpots.poker import THREE_CARD, rank_hand
 from jackpots.services import awards, contributions, folding, notify, reports
 from jackpots.services.readmodels import meters
+from jackpots.sources import PoolSource
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,
@@ -151,7 +152,7 @@ def test_the_reset_takes_the_reserve_first(carousel: Pool) -> None:
 
 def test_payouts_are_whole_cents_and_the_fraction_stays(at_10000: Pool) -> None:
     contributions.contribute(
-        pool=at_10000, source="table:1", bet=Decimal("0.37"), idempotency_key=key(), actor="t"
+        pool=at_10000, source=PoolSource.of("table", 1), bet=Decimal("0.37"), idempotency_key=key(), actor="t"
     )
     # meter 10000.259: 10 % = 1000.0259 -> 1000.02 paid, 0.0059 stays in the pool
     result = settle(at_10000, hand("1", "KS QS JS TS 9S"))
@@ -295,7 +296,11 @@ def test_the_contribution_that_reaches_the_secret_value_wins_it(
     PoolLevel.objects.filter(pk=level.pk).update(must_hit_by=Decimal("5001.00"))
     receipts = [
         contributions.contribute(
-            pool=pool, source=f"table:1/seat:{i}", bet=Decimal("1.00"), idempotency_key=key(), actor="t"
+            pool=pool,
+            source=PoolSource.of("table", 1).at("seat", i),
+            bet=Decimal("1.00"),
+            idempotency_key=key(),
+            actor="t",
         )
         for i in range(1, 6)
     ]  # 0.50 each: the meter reaches 5001.00 with the 2nd
@@ -307,7 +312,8 @@ def test_the_contribution_that_reaches_the_secret_value_wins_it(
         and settlement.context["contribution"] == receipts[1].lines[0].contribution_id
     )
     award = settlement.awards.get()
-    assert (award.source, award.amount) == ("table:1/seat:2", Decimal("5001.00"))
+    # the award names the source and, as its seat, where in the member the winning bet was made
+    assert (award.source, award.seat, award.amount) == ("table:1/seat:2", "seat:2", Decimal("5001.00"))
     level.refresh_from_db()
     # reset to the seed: the reserve's 1.00 so far, the operator 4,999.00; then the 3 later rows
     # (1.50 to the meter, 1.50 to the reserve)

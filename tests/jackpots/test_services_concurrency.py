@@ -17,6 +17,7 @@ from jackpots.models import Award, Contribution, PoolLevel, PoolSettlement
 from jackpots.poker import rank_hand
 from jackpots.services import awards, contributions, folding, pools, reports
 from jackpots.services.pools import LevelSpec
+from jackpots.sources import PoolSource
 from tests.threads import in_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -56,7 +57,7 @@ def test_concurrent_contributions_and_folds_lose_nothing() -> None:
                 bet = Decimal(str(round(0.01 + (n * 37 + i * 11) % 500 / 100, 2)))
                 receipt = contributions.contribute(
                     pool=pool.pk,
-                    source=f"table:{n % 4 + 1}/seat:{i % 7}",
+                    source=PoolSource.of("table", n % 4 + 1).at("seat", i % 7),
                     bet=bet,
                     idempotency_key=f"{n}-{i}",
                     actor="t",
@@ -64,7 +65,7 @@ def test_concurrent_contributions_and_folds_lose_nothing() -> None:
                 # a device retry of the same play, at once: a no-op answering the same
                 again = contributions.contribute(
                     pool=pool.pk,
-                    source=f"table:{n % 4 + 1}/seat:{i % 7}",
+                    source=PoolSource.of("table", n % 4 + 1).at("seat", i % 7),
                     bet=bet,
                     idempotency_key=f"{n}-{i}",
                     actor="t",
@@ -108,7 +109,7 @@ def test_concurrent_contributions_hits_and_folds_keep_the_identity() -> None:
             for i in range(PER_THREAD):
                 receipt = contributions.contribute(
                     pool=pool.pk,
-                    source=f"table:{n % 4 + 1}",
+                    source=PoolSource.of("table", n % 4 + 1),
                     bet=Decimal("2.50"),
                     idempotency_key=f"{n}-{i}",
                     actor="t",

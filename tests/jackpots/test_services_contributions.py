@@ -34,9 +34,11 @@ from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     pool_operator,
 )
 
+SEAT_2 = PoolSource.of("table", 1).at("seat", 2)
+
 
 def give(
-    pool: Pool | int, bet: str = "1.00", source: PoolSource | str = "table:1/seat:2", k: str | None = None
+    pool: Pool | int, bet: str = "1.00", source: PoolSource = SEAT_2, k: str | None = None
 ) -> contributions.ContributionReceipt:
     return contributions.contribute(
         pool=pool, source=source, bet=Decimal(bet), idempotency_key=k or key(), actor="table-1"
@@ -131,7 +133,12 @@ def _golden_receipts(path: str, an10_venue: Venue) -> list[tuple[Pool, contribut
         level = carrusel_level(seed, rate, reserve, ceiling=None if ceiling is None else Decimal(ceiling))
         pool = make_pool(an10_venue, "op", code=f"GOLD-{n}", levels=[level])
         items.append(
-            (pool, ContributionItem(source="table:1/seat:1", bet=Decimal(bet), idempotency_key=f"g-{n}"))
+            (
+                pool,
+                ContributionItem(
+                    source=PoolSource.of("table", 1).at("seat", 1), bet=Decimal(bet), idempotency_key=f"g-{n}"
+                ),
+            )
         )
     if path == "contribute_pools":
         receipts = contributions.contribute_pools(items=list(items), actor="t")
@@ -205,7 +212,7 @@ def test_a_repeated_key_is_a_no_op_that_answers_as_the_first(carousel: Pool) -> 
 
 def test_a_typed_source_is_stored_as_its_text_and_answered_typed(carousel: Pool) -> None:
     """The service takes the PoolSource; the row keeps the text the column always held; the receipt gives
-    the value back; the text and the value are the same source to the idempotency check."""
+    the value back; two equal values are the same source to the idempotency check."""
     seat = PoolSource.of("table", 1).at("seat", 2)
     first = give(carousel, "2.00", source=seat, k="typed")
     assert first.source == seat and not first.replayed
@@ -213,7 +220,7 @@ def test_a_typed_source_is_stored_as_its_text_and_answered_typed(carousel: Pool)
         "table:1/seat:2"
     }
     with nothing_written():
-        again = give(carousel, "2.00", source="table:1/seat:2", k="typed")
+        again = give(carousel, "2.00", source=PoolSource.of("table", 1).at("seat", 2), k="typed")
     assert again.replayed and again.source == seat and again.lines == first.lines
     with nothing_written(), pytest.raises(Conflict) as other:
         give(carousel, "2.00", source=PoolSource.of("table", 1).at("seat", 3), k="typed")
@@ -239,7 +246,13 @@ def test_bad_bets_are_refused_and_nothing_is_written(carousel: Pool, bet: str, c
 @pytest.mark.parametrize("bet", [1.5, True, None, "abc", [1]])
 def test_bets_must_be_exact(carousel: Pool, bet: object) -> None:
     with nothing_written(), pytest.raises(InvalidInput) as refused:
-        contributions.contribute(pool=carousel, source="table:1", bet=bet, idempotency_key="k", actor="x")  # type: ignore[arg-type]
+        contributions.contribute(
+            pool=carousel,
+            source=PoolSource.of("table", 1),
+            bet=bet,  # type: ignore[arg-type]
+            idempotency_key="k",
+            actor="x",
+        )
     assert refused.value.code == "bad_bet"
 
 
@@ -249,19 +262,18 @@ def test_refusals_for_pool_source_and_key(carousel: Pool) -> None:
             give(carousel.pk + 1000)
         assert unknown.value.code == "unknown_pool"
         with pytest.raises(InvalidInput) as stranger:
-            give(carousel, source="table:99/seat:1")
+            give(carousel, source=PoolSource.of("table", 99).at("seat", 1))
         assert stranger.value.code == "source_not_member"
-        for bad in ("", "table", "table:", ":1", "x" * 121):
-            with pytest.raises(InvalidInput) as malformed:
-                give(carousel, source=bad)
-            assert malformed.value.code == "bad_source"
+        for text in ("table:1/seat:2", "", "table", "x" * 121):  # a malformed text makes no PoolSource
+            with pytest.raises(TypeError, match="a contribution's source is a PoolSource, not str"):
+                give(carousel, source=text)  # type: ignore[arg-type]
         for bad_key in ("", " ", "k" * 101):
             with pytest.raises(InvalidInput) as no_key:
                 give(carousel, k=bad_key or " ")
             assert no_key.value.code == "idempotency_key_required"
     pools.remove_member(pool=carousel, source_type="table", source_id="2", actor="op")
     with pytest.raises(InvalidInput) as removed:
-        give(carousel, source="table:2")
+        give(carousel, source=PoolSource.of("table", 2))
     assert removed.value.code == "source_not_member"
     Pool.objects.filter(pk=carousel.pk).update(active=False)
     with pytest.raises(Conflict) as closed:
@@ -272,14 +284,16 @@ def test_refusals_for_pool_source_and_key(carousel: Pool) -> None:
 def test_contribute_many_is_all_or_nothing_and_idempotent(carousel: Pool) -> None:
     give(carousel, "1.00", k="b-1")
     items = [
-        ContributionItem("table:1/seat:1", Decimal("1.00"), "b-1"),  # a replay
-        ContributionItem("table:1/seat:2", Decimal("2.00"), "b-2"),
-        ContributionItem("table:2/seat:1", Decimal("0.50"), "b-3"),
-        ContributionItem("table:2/seat:1", Decimal("0.50"), "b-3"),  # the same item twice
+        ContributionItem(PoolSource.of("table", 1).at("seat", 1), Decimal("1.00"), "b-1"),  # a replay
+        ContributionItem(PoolSource.of("table", 1).at("seat", 2), Decimal("2.00"), "b-2"),
+        ContributionItem(PoolSource.of("table", 2).at("seat", 1), Decimal("0.50"), "b-3"),
+        ContributionItem(
+            PoolSource.of("table", 2).at("seat", 1), Decimal("0.50"), "b-3"
+        ),  # the same item twice
     ]
     with pytest.raises(Conflict):
         contributions.contribute_many(pool=carousel, items=items, actor="gw")
-    items[0] = ContributionItem("table:1/seat:2", Decimal("1.00"), "b-1")
+    items[0] = ContributionItem(PoolSource.of("table", 1).at("seat", 2), Decimal("1.00"), "b-1")
     receipts = contributions.contribute_many(pool=carousel, items=items, actor="gw")
     assert [r.replayed for r in receipts] == [True, False, False, False]
     assert receipts[2] == receipts[3]
@@ -288,8 +302,8 @@ def test_contribute_many_is_all_or_nothing_and_idempotent(carousel: Pool) -> Non
         again = contributions.contribute_many(pool=carousel, items=items, actor="gw")
     assert all(r.replayed for r in again)
     bad = [
-        ContributionItem("table:1", Decimal("1.00"), "b-4"),
-        ContributionItem("table:9", Decimal("1.00"), "b-5"),
+        ContributionItem(PoolSource.of("table", 1), Decimal("1.00"), "b-4"),
+        ContributionItem(PoolSource.of("table", 9), Decimal("1.00"), "b-5"),
     ]
     with nothing_written(), pytest.raises(InvalidInput) as refused:
         contributions.contribute_many(pool=carousel, items=bad, actor="gw")
@@ -298,8 +312,8 @@ def test_contribute_many_is_all_or_nothing_and_idempotent(carousel: Pool) -> Non
         contributions.contribute_many(
             pool=carousel,
             items=[
-                ContributionItem("table:1", Decimal("1.00"), "b-6"),
-                ContributionItem("table:1", Decimal("2.00"), "b-6"),
+                ContributionItem(PoolSource.of("table", 1), Decimal("1.00"), "b-6"),
+                ContributionItem(PoolSource.of("table", 1), Decimal("2.00"), "b-6"),
             ],
             actor="gw",
         )

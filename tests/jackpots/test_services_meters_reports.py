@@ -19,6 +19,7 @@ from jackpots.models import Contribution, LedgerSeal, Pool, PoolLevel
 from jackpots.poker import rank_hand
 from jackpots.services import awards, contributions, folding, pools, reports, seals
 from jackpots.services.readmodels import meters
+from jackpots.sources import PoolSource
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,
@@ -31,8 +32,10 @@ from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
 )
 from tests.tampering import as_db_owner
 
+SEAT_1 = PoolSource.of("table", 1).at("seat", 1)
 
-def give(pool: Pool, bet: str = "1.00", source: str = "table:1/seat:1") -> None:
+
+def give(pool: Pool, bet: str = "1.00", source: PoolSource = SEAT_1) -> None:
     contributions.contribute(pool=pool, source=source, bet=Decimal(bet), idempotency_key=key(), actor="t")
 
 

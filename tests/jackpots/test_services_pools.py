@@ -17,6 +17,7 @@ from halls.models import AuditEntry, Jurisdiction, Network, Venue
 from jackpots.models import LedgerMove, MoveKind, ParameterChange, Pool, PoolLevel, PoolMember
 from jackpots.services import contributions, guards, pools, reports
 from jackpots.services.pools import LevelSpec
+from jackpots.sources import PoolSource
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,
@@ -216,7 +217,7 @@ def test_parameter_change_keeps_who_when_old_and_new(carousel: Pool, pool_operat
     level.refresh_from_db()
     assert level.contribution_rate == Decimal("0.60") and level.params_version == 2
     receipt = contributions.contribute(
-        pool=carousel, source="table:1", bet=Decimal("1.00"), idempotency_key=key(), actor="t"
+        pool=carousel, source=PoolSource.of("table", 1), bet=Decimal("1.00"), idempotency_key=key(), actor="t"
     )
     assert receipt.lines[0].to_meter == Decimal("0.60")
     assert AuditEntry.objects.filter(action="pool.parameters_changed").count() == 1
@@ -263,7 +264,7 @@ def test_bad_parameter_changes_write_nothing(
     carousel: Pool, changes: dict[str, object], error: type[Exception], code: str
 ) -> None:
     contributions.contribute(
-        pool=carousel, source="table:1", bet=Decimal("1.00"), idempotency_key=key(), actor="t"
+        pool=carousel, source=PoolSource.of("table", 1), bet=Decimal("1.00"), idempotency_key=key(), actor="t"
     )
     from jackpots.services.folding import fold
 

@@ -25,6 +25,7 @@ from jackpots.models import Contribution, Pool, PoolLevel, PoolSettlement
 from jackpots.poker import rank_hand
 from jackpots.services import awards, contributions, folding, guards, pools, reports
 from jackpots.services.pools import LevelSpec
+from jackpots.sources import PoolSource
 from tests.jackpots.pool_fixtures import nothing_written
 
 _runs = itertools.count(1)
@@ -67,7 +68,7 @@ class PoolMachine(RuleBasedStateMachine):
         )
         for table in ("1", "2", "3"):
             pools.add_member(pool=self.pool, source_type="table", source_id=table, venue=venue, actor="prop")
-        self.keys: list[tuple[str, str, Decimal]] = []
+        self.keys: list[tuple[str, PoolSource, Decimal]] = []
         self.in_play = False
         self.meters = self.shown()
         self.hits = 0
@@ -109,7 +110,7 @@ class PoolMachine(RuleBasedStateMachine):
     @rule(bet=money, table=st.sampled_from(["1", "2", "3"]), seat=st.integers(1, 7))
     def contribute(self, bet: Decimal, table: str, seat: int) -> None:
         k = f"c-{len(self.keys)}"
-        source = f"table:{table}/seat:{seat}"
+        source = PoolSource.of("table", table).at("seat", seat)
         contributions.contribute(pool=self.pool, source=source, bet=bet, idempotency_key=k, actor="t")
         self.keys.append((k, source, bet))
         self.moved(may_drop=False)

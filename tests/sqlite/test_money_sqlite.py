@@ -23,6 +23,7 @@ from halls.fields import MoneyField, from_units, sqlite_to_units, to_units
 from halls.models import Venue
 from jackpots.models import Contribution, Pool, PoolLevel
 from jackpots.services import contributions, folding, reports
+from jackpots.sources import PoolSource
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carrusel_level,
@@ -36,7 +37,13 @@ pytestmark = pytest.mark.django_db
 
 
 def give(pool: Pool, bet: Decimal) -> None:
-    contributions.contribute(pool=pool, source="table:1/seat:1", bet=bet, idempotency_key=key("m"), actor="t")
+    contributions.contribute(
+        pool=pool,
+        source=PoolSource.of("table", 1).at("seat", 1),
+        bet=bet,
+        idempotency_key=key("m"),
+        actor="t",
+    )
 
 
 def raw(sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
@@ -100,7 +107,9 @@ def test_the_issues_figures_sum_exactly(an10_venue: Venue, pool_operator: User) 
     contributions.contribute_many(
         pool=pool,
         items=[
-            contributions.ContributionItem(source="table:1/seat:1", bet=b, idempotency_key=key("f"))
+            contributions.ContributionItem(
+                source=PoolSource.of("table", 1).at("seat", 1), bet=b, idempotency_key=key("f")
+            )
             for b in bets
         ],
         actor="t",

@@ -31,7 +31,7 @@ from jackpots.models import (
     PoolLevel,
     PoolSettlement,
 )
-from jackpots.services.common import display
+from jackpots.services.amounts import display
 
 ZERO = Decimal(0)
 LAST_HITS = 25

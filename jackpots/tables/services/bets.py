@@ -62,15 +62,10 @@ from jackpots.services.contributions import ContributionItem, contribute_answers
 from jackpots.services.locks import hold_pool
 from jackpots.tables import rules
 from jackpots.tables.models import Hand, SeatBet, SeatCards
-from jackpots.tables.services.common import (
-    contribution_source,
-    no_hand,
-    pool_of,
-    record,
-    require_open,
-    table_pack,
-)
+from jackpots.tables.services.changes import record
 from jackpots.tables.services.locks import lock_hand, lock_hands
+from jackpots.tables.services.refusals import no_hand, require_open
+from jackpots.tables.services.table_pool import contribution_source, pool_of, table_pack
 
 log = logging.getLogger("hall.jackpots.tables")
 

@@ -58,14 +58,10 @@ from jackpots.tables.models import (
     TableState,
 )
 from jackpots.tables.services.bets import register_bets as register_bets  # this module's door to it
-from jackpots.tables.services.common import (
-    head,
-    pool_of,
-    record,
-    require_open,
-    table_pack,
-)
+from jackpots.tables.services.changes import head, record
 from jackpots.tables.services.locks import lock_hand, lock_table
+from jackpots.tables.services.refusals import require_open
+from jackpots.tables.services.table_pool import pool_of, table_pack
 
 MAX_KEY = 80
 

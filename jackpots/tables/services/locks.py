@@ -13,7 +13,7 @@ from halls.errors import NotFound
 from halls.locks import Rank, take, take_many
 from halls.services.locks import lock_venue
 from jackpots.tables.models import CasinoTable, Hand
-from jackpots.tables.services.common import no_hand
+from jackpots.tables.services.refusals import no_hand
 
 
 def _tables() -> QuerySet[CasinoTable]:

@@ -15,7 +15,7 @@ from halls.cashier.services import readmodels as cashier_readmodels
 from jackpots.services.readmodels.meters import PoolMeter, pool_meters
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, HandState
-from jackpots.tables.services.common import table_pack
+from jackpots.tables.services.table_pool import table_pack
 
 TABLE_HITS = 10
 

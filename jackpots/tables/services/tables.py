@@ -18,11 +18,11 @@ from halls.models import Venue
 from jackpots.models import Pool, PoolMember, SourceType
 from jackpots.rulepacks import PACKS
 from jackpots.services import pools as pool_services
-from jackpots.services.common import pool_pack
 from jackpots.services.locks import hold_pool
+from jackpots.services.packs import pool_pack
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand, HandState, TableGame, TableState
-from jackpots.tables.services.common import head, record
+from jackpots.tables.services.changes import head, record
 from jackpots.tables.services.locks import hold_venue_tables, lock_table
 
 

@@ -15,6 +15,7 @@ from jackpots.rulepacks import PACKS
 from jackpots.services import pools
 from jackpots.services.contributions import contribute
 from jackpots.services.readmodels.meters import pool_meter
+from jackpots.sources import PoolSource
 from jackpots.tables import rules
 from jackpots.tables.models import Hand, HandState, SeatBet, SeatCards, TableState
 from jackpots.tables.services import hands, tables
@@ -351,7 +352,7 @@ def test_a_retried_open_bets_and_cards_change_nothing(casino) -> None:
     # itself is a replay, not a second contribution.
     again = contribute(
         pool=table.pool,
-        source=f"table:{table.pk}/hand:1/seat:1",
+        source=PoolSource.of("table", table.pk).at("hand", 1).at("seat", 1),
         bet=BET,
         idempotency_key=rules.seat_contribution_key(table.pk, hand.pk, 1),
         actor="retry",
@@ -451,5 +452,11 @@ def test_a_table_leaves_its_pool_only_between_hands(casino) -> None:
     table = tables.leave_pool(table=table, actor=house.operator)
     assert table.pool is None
     with pytest.raises(DomainError) as error:
-        contribute(pool=pool, source=f"table:{table.pk}/x", bet=BET, idempotency_key="late", actor="device")
+        contribute(
+            pool=pool,
+            source=PoolSource.of("table", table.pk).at("x"),
+            bet=BET,
+            idempotency_key="late",
+            actor="device",
+        )
     refused(error, InvalidInput, "source_not_member")

@@ -41,7 +41,7 @@ def meter_seconds() -> float:
 
 
 def record(prize: NetworkPrize, actor: Actor, action: str, obj: Any, data: dict[str, Any]) -> None:
-    """One audit entry in every member hall's chain (as a network pool's, jackpots.services.common)."""
+    """One audit entry in every member hall's chain (as a network pool's, jackpots.services.auditing)."""
     venue_ids = PrizeHall.objects.filter(prize=prize).values_list("venue_id", flat=True)
     audit.record_across(
         venue_ids=venue_ids, actor=actor, action=action, obj=obj, data={"prize": prize.code, **data}

@@ -17,14 +17,9 @@ from django.utils.translation import gettext_noop
 from bingo.traditional.models import RoomBolsa
 from bingo.traditional.services.locks import lock_bolsa
 from bingo.traditional.services.programs import clock
-from bingo.traditional.services.programs.common import (
-    new_pool,
-    note,
-    percent_problems,
-    refuse_while_in_play,
-    refused,
-    sync_rate,
-)
+from bingo.traditional.services.programs.changes import note
+from bingo.traditional.services.programs.program_pools import new_pool, percent_problems, sync_rate
+from bingo.traditional.services.programs.refusals import refuse_while_in_play, refused
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import BolsaChanged, BolsaOpened, EventType

@@ -33,17 +33,11 @@ from bingo.traditional.programs.rules import (
 )
 from bingo.traditional.services.locks import lock_program
 from bingo.traditional.services.programs import clock
+from bingo.traditional.services.programs.changes import note
 from bingo.traditional.services.programs.codec import jsonable, state_to_json
-from bingo.traditional.services.programs.common import (
-    new_pool,
-    note,
-    percent_problems,
-    program_error,
-    refuse_while_in_play,
-    refused,
-    sync_rate,
-)
+from bingo.traditional.services.programs.program_pools import new_pool, percent_problems, sync_rate
 from bingo.traditional.services.programs.readmodels import version_at, versions_of
+from bingo.traditional.services.programs.refusals import program_error, refuse_while_in_play, refused
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import EventType, ProgramDeactivated, ProgramVersion

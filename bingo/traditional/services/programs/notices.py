@@ -17,9 +17,10 @@ from bingo.traditional.models import Game, GameProgram, PrizeProgram, ScheduledN
 from bingo.traditional.programs.rules import Family
 from bingo.traditional.programs.schedule import scheduled_slot
 from bingo.traditional.services.programs import clock
+from bingo.traditional.services.programs.changes import note
 from bingo.traditional.services.programs.codec import hour_text
-from bingo.traditional.services.programs.common import IN_PLAY, note
 from bingo.traditional.services.programs.readmodels import current_state, version_at
+from bingo.traditional.services.programs.refusals import IN_PLAY
 from halls.eventtypes import DueProgram, EventType, ProgramsDue
 from halls.models import GameSession, Room
 from jackpots.services.readmodels.meters import pool_meter

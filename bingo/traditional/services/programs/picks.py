@@ -15,11 +15,9 @@ from bingo.traditional.programs.rules import Family, Funding, ManagerPick, valid
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import clock
 from bingo.traditional.services.programs.codec import pick_to_json
-from bingo.traditional.services.programs.common import (
-    folded_amount,
-    refused,
-)
+from bingo.traditional.services.programs.program_pools import folded_amount
 from bingo.traditional.services.programs.readmodels import current_state, version_at
+from bingo.traditional.services.programs.refusals import refused
 from bingo.traditional.services.steps import record, step
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput

@@ -56,14 +56,14 @@ from bingo.traditional.services.programs.codec import (
     state_from_json,
     state_to_json,
 )
-from bingo.traditional.services.programs.common import (
-    IN_PLAY,
+from bingo.traditional.services.programs.program_pools import (
     folded_amount,
     level_of,
     member_source,
     sync_rate,
 )
 from bingo.traditional.services.programs.readmodels import current_state, version_at
+from bingo.traditional.services.programs.refusals import IN_PLAY
 from bingo.traditional.services.steps import record, step
 from halls.actors import Actor
 from halls.cashier.models import PayableKind

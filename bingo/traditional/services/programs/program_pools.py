@@ -1,67 +1,22 @@
-"""What the program services share: refusals, the room's game in play, pools (versions in force and states
-are reads: programs/readmodels)."""
+"""The programs' pools: each a one-level progressive pool of the venue with the room its member, its rate
+following the version in force, its meter folded (versions in force and states are reads:
+programs/readmodels)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import Any
 
-from django.utils.translation import gettext
-
-from bingo.traditional.models import Game, GameState
-from bingo.traditional.programs.rules import ProgramError
 from halls import money
 from halls.actors import Actor
-from halls.errors import Conflict, InvalidInput
-from halls.eventtypes import EventType
 from halls.models import Room
 from halls.money import CENT
-from halls.services.changes import record_change
 from jackpots.models import Pool, PoolLevel, SourceType
 from jackpots.services import folding, pools
 from jackpots.services.pools import LevelSpec
 from jackpots.sources import PoolSource
 
-# Between the close of sales and the close of the game the programs' terms are fixed (TB-41).
-IN_PLAY = (GameState.SALES_CLOSED, GameState.DRAWING, GameState.PAUSED)
 # The pools' member: the room ("bingo_room:<id>"); each game's contribution names it, "…/game:<id>".
 SOURCE_TYPE = SourceType.BINGO_ROOM.value
-
-
-def refused(problems: Sequence[str], *, code: str = "bad_program") -> InvalidInput:
-    """A configuration or pick the rules refuse: every problem, each citing its rule."""
-    return InvalidInput("; ".join(problems), code=code, problems=list(problems))
-
-
-def program_error(error: ProgramError, *, code: str = "bad_program") -> InvalidInput:
-    return refused(error.problems, code=code)
-
-
-def game_in_play(room: Room) -> Game | None:
-    return Game.objects.filter(room=room, state__in=IN_PLAY).order_by("-pk").first()
-
-
-def refuse_while_in_play(room: Room, doing: str) -> None:
-    live = game_in_play(room)
-    if live is not None:
-        state = GameState(live.state).label.lower()
-        raise Conflict(
-            gettext("Game %(number)s of %(name)s is in play (%(state)s): %(doing)s between games.")
-            % {"number": live.number, "name": room.name, "state": state, "doing": gettext(doing)},
-            code="game_in_play",
-        )
-
-
-def note(room: Room, actor: Actor, type: EventType, obj: Any, data: Mapping[str, Any]) -> None:
-    """Audit a program change in the venue's chain and tell the room's screens (after commit). A program's
-    terms are public: the screens get what the audit keeps, `data`, a payload of `type`."""
-    record_change(
-        venue_id=room.venue_id, actor=actor, type=type, obj=obj, data=data, stream=room.stream, public=data
-    )
-
-
-# --- pools ---------------------------------------------------------------------------------------------
 
 
 def percent_problems(name: str, percent: Decimal | None) -> list[str]:
