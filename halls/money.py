@@ -76,11 +76,14 @@ def parse(
     places: int | None = None,
     positive: bool = False,
     maximum: Decimal | None = None,
+    signed: bool = False,
 ) -> Decimal:
     """`value` (a Decimal, an int or, with `text`, a numeric string) as an exact Decimal >= 0.
 
-    `places`: at most that many decimals; `positive`: above 0; `maximum`: at most that. Every refusal is a
-    MoneyError (a MoneyTypeError for a float, a bool or another type) whose message names `name`.
+    `places`: at most that many decimals; `positive`: above 0; `maximum`: at most that; `signed`: a
+    negative amount is let through (for a caller that refuses it later with its own message). Every
+    refusal is a MoneyError (a MoneyTypeError for a float, a bool or another type) whose message names
+    `name`.
     """
     allowed = (Decimal, int, str) if text else (Decimal, int)
     if isinstance(value, bool) or not isinstance(value, allowed):
@@ -91,7 +94,7 @@ def parse(
     except InvalidOperation:
         raise NotAnAmount(name, f"{name} {value!r} is not a number") from None
     bound = "> 0" if positive else ">= 0"
-    if not amount.is_finite() or amount < 0 or (positive and amount == 0):
+    if not amount.is_finite() or (amount < 0 and not signed) or (positive and amount <= 0):
         raise MoneyError(name, f"{name} must be a finite amount {bound}, got {value}")
     if maximum is not None and amount > maximum:
         raise MoneyError(name, f"{name} {value} is above the maximum of {maximum}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -264,6 +265,34 @@ def test_super_prima_is_the_managers_pick_and_rises_one_ball_per_game(hall: Hall
     assert level(bolsa.pool_id).amount == D("31")  # 36 - 5
     assert game_program(hall.sell_and_close(60), super_prima).in_play is False
     assert_balanced(bolsa.pool_id)
+
+
+def test_a_picked_amount_is_exact_to_the_cent_and_a_negative_one_is_refused_by_the_rules(
+    hall: Hall, clock
+) -> None:
+    """The pick's amount goes through halls.money.parse: a float, a text that is no number and a fraction
+    of a cent are bad_amount; a negative amount reaches the rules and is refused with the pick's problems."""
+    svc.open_bolsa(room=hall.room, funding_percent=D("10"), authorisation_ref="ML-B-1", actor=hall.operator)
+    colour = activate(hall, "color", "BA-20", {})
+    hall.play(60)  # the Bolsa holds 12
+    game = hall.open_game(60)
+    cases: list[tuple[Any, str, str]] = [
+        (1.5, "bad_amount", "must be exact"),
+        ("diez", "bad_amount", "is not a number"),
+        (D("10.005"), "bad_amount", "not a whole number of cents"),
+        ("-5", "bad_pick", "amount must be more than 0 €, got -5"),
+    ]
+    with nothing_written():
+        for amount, code, words in cases:
+            with pytest.raises(InvalidInput) as refused:
+                svc.set_manager_pick(
+                    game=game, program=colour, amount=amount, colour="red", actor=hall.operator
+                )
+            assert (refused.value.code, words in refused.value.message) == (code, True), refused.value.message
+    pick = svc.set_manager_pick(
+        game=game, program=colour, amount=D("10.5"), colour="red", actor=hall.operator
+    )
+    assert pick.amount == D("10.50")
 
 
 def test_colour_prima_is_won_by_a_bingo_ball_of_the_announced_colour_and_capped_at_500(

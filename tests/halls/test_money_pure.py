@@ -102,6 +102,18 @@ def test_euros_for_people() -> None:
     assert money.euros(D("0")) == "0.00 €"
 
 
+def test_parse_lets_a_negative_through_only_when_signed() -> None:
+    assert money.parse("amount", "-5.25", places=2, signed=True) == D("-5.25")
+    with pytest.raises(money.MoneyError, match="amount must be a finite amount >= 0"):
+        money.parse("amount", "-5.25", places=2)
+    with pytest.raises(money.MoneyError, match=r"multiple of 0\.01"):
+        money.parse("amount", "-5.255", places=2, signed=True)
+    with pytest.raises(money.MoneyError, match="finite"):
+        money.parse("amount", "-Infinity", signed=True)
+    with pytest.raises(money.MoneyError, match="> 0"):
+        money.parse("amount", "-1", signed=True, positive=True)
+
+
 @given(bets, rates, rates)
 def test_the_contribution_split_always_balances(bet: Decimal, rate: Decimal, reserve: Decimal) -> None:
     if rate + reserve > 1:

@@ -4,7 +4,7 @@ sales reads them into the game's context; until then a pick may be set again."""
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -21,34 +21,36 @@ from bingo.traditional.services.programs.common import (
 )
 from bingo.traditional.services.programs.readmodels import current_state, version_at
 from bingo.traditional.services.steps import record, step
+from halls import money
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType, ProgramPickSet
-from halls.money import CENT
+from halls.money import CENT_PLACES
 
 PICKABLE = (GameState.SCHEDULED, GameState.ON_SALE)
 
 
 def _amount(value: Decimal | None) -> Decimal | None:
+    """The picked amount, exact to the cent (halls.money.parse). A negative one is let through: the rules
+    refuse it with the pick's other problems (`validate_pick`)."""
     if value is None:
         return None
-    if isinstance(value, bool | float):
+    try:
+        return money.parse("amount", value, places=CENT_PLACES, signed=True)
+    except money.MoneyTypeError:
         raise InvalidInput(
             gettext("The amount must be exact (Decimal or string), not %(value)r.") % {"value": value},
             code="bad_amount",
-        )
-    try:
-        amount = Decimal(value)
-    except (InvalidOperation, TypeError, ValueError):
+        ) from None
+    except money.NotAnAmount:
         raise InvalidInput(
             gettext("The amount %(value)r is not a number.") % {"value": value}, code="bad_amount"
         ) from None
-    if not amount.is_finite() or amount != amount.quantize(CENT):
+    except money.MoneyError:
         raise InvalidInput(
             gettext("The amount %(value)s is not a whole number of cents.") % {"value": value},
             code="bad_amount",
-        )
-    return amount
+        ) from None
 
 
 def set_manager_pick(
