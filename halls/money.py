@@ -210,12 +210,6 @@ def text_cents(value: Decimal | None) -> str | None:
     return None if value is None else str(cents_down(value))
 
 
-def euros(value: Decimal) -> str:
-    """An amount in logs and in the pure cores' English problem lists, to the cent with thin groups:
-    "1 234.50 €". A person's page, slip or PDF says it in their language: `for_person`."""
-    return f"{value:,.2f} €".replace(",", " ")
-
-
 # The currency's sign, where it has one; any other currency is written by its ISO code.
 SYMBOLS = {"EUR": "€"}
 

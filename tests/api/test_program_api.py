@@ -174,7 +174,7 @@ def test_a_bad_version_is_refused_and_keeps_the_one_in_force(operator_api, prima
         answer = operator_api.post(
             f"/api/programs/{prima['id']}/versions/", {"params": {**PRIMA, "amount": "35"}}, format="json"
         )
-    error = refused(answer, 400, "bad_program", "35.00 € is not a Prima level")
+    error = refused(answer, 400, "bad_program", "€35.00 is not a Prima level")
     assert error["details"]["problems"]
     with nothing_written():
         answer = operator_api.post(f"/api/programs/{prima['id']}/versions/", {"params": [1]}, format="json")
@@ -281,7 +281,7 @@ def test_a_bingo_extra_order_below_the_floor_of_50_is_refused(operator_api, room
 def test_a_colour_prima_over_500_is_refused(operator_api, room, bolsa):
     with nothing_written():
         answer = activate(operator_api, room, "COLOR", "BA-20", {"amount": "500.01", "colour": "red"})
-    refused(answer, 400, "bad_program", "500.01 € is over the maximum of 500.00 €")
+    refused(answer, 400, "bad_program", "€500.01 is over the maximum of €500.00")
     assert (
         activate(operator_api, room, "COLOR", "BA-20", {"amount": "500", "colour": "red"}).status_code == 201
     )
@@ -438,7 +438,7 @@ def test_bad_picks_are_refused(caller_api, cashier_api, funded_game, super_prima
             ),
             400,
             "bad_pick",
-            "over the maximum of 500.00 €",
+            "over the maximum of €500.00",
         )
         refused(
             caller_api.post(url, {"program": colour_prima["id"], "colour": "magenta"}, format="json"),
@@ -452,7 +452,7 @@ def test_bad_picks_are_refused(caller_api, cashier_api, funded_game, super_prima
             ),
             400,
             "bad_pick",
-            "bolsa acumulada holds 10.00 €",
+            "bolsa acumulada holds €10.00",
         )
         refused(
             caller_api.post(url, {"program": prima["id"], "amount": "30"}, format="json"),

@@ -110,7 +110,7 @@ def test_changed_parameters_are_simulated_and_bad_ones_named(admin_client, prima
 
     bad = run_action(admin_client, prima, simulate="1", params=json.dumps({**PRIMA, "amount": "35"}), **FORM)
     assert bad.status_code == 200 and bad.context["result"] is None
-    assert "35.00 € is not a Prima level" in bad.content.decode()
+    assert "€35.00 is not a Prima level" in bad.content.decode()
 
     not_json = run_action(admin_client, prima, simulate="1", params="{amount: 30", **FORM)
     assert not_json.context["result"] is None

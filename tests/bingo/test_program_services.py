@@ -247,7 +247,7 @@ def test_super_prima_is_the_managers_pick_and_rises_one_ball_per_game(hall: Hall
         svc.set_manager_pick(
             game=picked, program=super_prima, amount=D("15"), max_ball=45, actor=hall.operator
         )
-    assert "holds 12.00 €, less than 15.00 €" in short.value.message
+    assert "holds €12.00, less than the prize €15.00" in short.value.message
     svc.set_manager_pick(game=picked, program=super_prima, amount=D("5.00"), max_ball=45, actor=hall.operator)
     hall.close(picked)
     gp = game_program(picked, super_prima)
@@ -314,7 +314,7 @@ def test_colour_prima_is_won_by_a_bingo_ball_of_the_announced_colour_and_capped_
             svc.set_manager_pick(
                 game=game, program=colour, amount=D("10"), colour="magenta", actor=hall.operator
             )
-    assert "amount 600.00 € is over the maximum of 500.00 €" in over.value.message
+    assert "amount €600.00 is over the maximum of €500.00" in over.value.message
     assert "unknown colour 'magenta'" in unknown.value.message
     svc.set_manager_pick(game=game, program=colour, amount=D("10"), colour="Green", actor=hall.operator)
     game = hall.close(game)
@@ -343,9 +343,9 @@ def test_colour_prima_is_won_by_a_bingo_ball_of_the_announced_colour_and_capped_
             {**SALES, "amount": "10", "extraction_order": 45},
             "extraction order 45 is below the floor of 50",
         ),
-        ("BA-20", {"amount": "600", "colour": "red"}, "amount 600.00 € is over the maximum of 500.00 €"),
+        ("BA-20", {"amount": "600", "colour": "red"}, "amount €600.00 is over the maximum of €500.00"),
         ("BA-20", {"amount": "100", "colour": "magenta"}, "unknown colour 'magenta'"),
-        ("BA-1", {**SALES, "amount": "75"}, "amount 75.00 € is not a Prima level"),
+        ("BA-1", {**SALES, "amount": "75"}, "amount €75.00 is not a Prima level"),
         (
             "BA-1",
             {**SALES, "funding_percent": "1.555", "amount": "30"},

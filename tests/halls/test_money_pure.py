@@ -97,11 +97,6 @@ def test_cents_is_exact_or_refuses(value: Decimal) -> None:
             money.cents(value)
 
 
-def test_euros_for_people() -> None:
-    assert money.euros(D("1234567.5")) == "1 234 567.50 €"
-    assert money.euros(D("0")) == "0.00 €"
-
-
 def test_parse_lets_a_negative_through_only_when_signed() -> None:
     assert money.parse("amount", "-5.25", places=2, signed=True) == D("-5.25")
     with pytest.raises(money.MoneyError, match="amount must be a finite amount >= 0"):

@@ -10,8 +10,8 @@ from typing import Any
 from django.utils.translation import gettext
 
 from bingo.traditional.models import Game, GameState
-from bingo.traditional.programs.rules import ProgramError
-from halls import money
+from bingo.traditional.programs.rules import Problem, ProgramError
+from halls import i18n, money
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType
@@ -29,9 +29,19 @@ IN_PLAY = (GameState.SALES_CLOSED, GameState.DRAWING, GameState.PAUSED)
 SOURCE_TYPE = SourceType.BINGO_ROOM.value
 
 
+def said(problem: str) -> str:
+    """A problem of the rules (`rules.Problem`) in the active language, its amounts as the reader writes
+    them (halls.i18n.amount); a text already said (gettext) stays as it is."""
+    if isinstance(problem, Problem):
+        return problem.said(gettext, i18n.amount)
+    return problem
+
+
 def refused(problems: Sequence[str], *, code: str = "bad_program") -> InvalidInput:
-    """A configuration or pick the rules refuse: every problem, each citing its rule."""
-    return InvalidInput("; ".join(problems), code=code, problems=list(problems))
+    """A configuration or pick the rules refuse: every problem, each citing its rule, in the reader's
+    language."""
+    shown = [said(p) for p in problems]
+    return InvalidInput("; ".join(shown), code=code, problems=shown)
 
 
 def program_error(error: ProgramError, *, code: str = "bad_program") -> InvalidInput:
@@ -67,7 +77,7 @@ def note(room: Room, actor: Actor, type: EventType, obj: Any, data: Mapping[str,
 def percent_problems(name: str, percent: Decimal | None) -> list[str]:
     """The pool engine keeps rates to 6 decimals; whole hundredths of a percent keep each deduction exact."""
     if percent is not None and percent != percent.quantize(CENT):
-        return [f"{name} {percent} has more than 2 decimals"]
+        return [gettext("%(name)s %(percent)s has more than 2 decimals") % {"name": name, "percent": percent}]
     return []
 
 

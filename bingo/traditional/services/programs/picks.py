@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils.translation import gettext
 
 from bingo.traditional.models import Game, GamePick, GameState, PrizeProgram
-from bingo.traditional.programs.rules import Family, Funding, ManagerPick, validate_pick
+from bingo.traditional.programs.rules import Family, Funding, ManagerPick, problem, validate_pick
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import clock
 from bingo.traditional.services.programs.codec import pick_to_json
@@ -102,12 +102,12 @@ def set_manager_pick(
         pick = ManagerPick(program_id=program.code, amount=value, max_ball=max_ball, colour=colour)
         problems = validate_pick(pure, state, pick)
         if not problems and pure.family is Family.BINGO_EXTRA and not state.reached:
-            problems = [f"{pure.label} is not in play in the next game: its amount is not reached"]
+            problems = [problem("not_reached_next", program=pure.label)]
         if not problems and pure.info.funding is Funding.BOLSA_ACUMULADA:
             wanted = value if value is not None else pure.amount
             held = folded_amount(program.pool_id)
             if wanted is not None and held < wanted:
-                problems = [f"{pure.label}: the Bolsa Acumulada holds {held:.2f} €, less than {wanted:.2f} €"]
+                problems = [problem("bolsa_short", label=pure.label, held=held, prize=wanted)]
         if problems:
             raise refused(problems, code="bad_pick")
         row, _ = GamePick.objects.update_or_create(
