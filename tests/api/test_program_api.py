@@ -468,6 +468,45 @@ def test_bad_picks_are_refused(caller_api, cashier_api, funded_game, super_prima
         refused(cashier_api.post(url, {"program": super_prima["id"]}, format="json"), 403, "role_required")
 
 
+def test_a_bad_pick_is_refused_in_the_readers_language_with_its_amounts_as_money(
+    caller_api, funded_game, colour_prima
+):
+    """The rules' problems are codes and parameters; the refusal says them in the request's language,
+    every amount as that language writes money (halls.money.for_person)."""
+    url = f"/api/games/{funded_game.pk}/picks/"
+    over = {"program": colour_prima["id"], "amount": "2000.50", "colour": "red"}
+    short = {"program": colour_prima["id"], "amount": "50", "colour": "red"}
+    with nothing_written():
+        spanish = refused(
+            caller_api.post(url, over, format="json", HTTP_ACCEPT_LANGUAGE="es"),
+            400,
+            "bad_pick",
+            "el importe de 2.000,50 € supera el máximo de 500,00 €",
+        )
+        english = refused(
+            caller_api.post(url, over, format="json", HTTP_ACCEPT_LANGUAGE="en"),
+            400,
+            "bad_pick",
+            "amount €2,000.50 is over the maximum of €500.00",
+        )
+        bolsa_es = refused(
+            caller_api.post(url, short, format="json", HTTP_ACCEPT_LANGUAGE="es"),
+            400,
+            "bad_pick",
+            "la Bolsa Acumulada tiene 10,00 €, menos que el premio de 50,00 €",
+        )
+        refused(
+            caller_api.post(url, short, format="json", HTTP_ACCEPT_LANGUAGE="en"),
+            400,
+            "bad_pick",
+            "the Bolsa Acumulada holds €10.00, less than the prize €50.00",
+        )
+    assert spanish["details"]["problems"] == [spanish["message"]]
+    assert "over the maximum" not in spanish["message"] and "supera" not in english["message"]
+    assert "holds" not in bolsa_es["message"] and "€10.00" not in bolsa_es["message"]
+    assert english["details"]["problems"] == [english["message"]]
+
+
 def test_a_pick_names_a_program_of_the_games_room(caller_api, operator, funded_game, venue):
     other_room = Room.objects.create(venue=venue, name="Sala 2")
     other = activate(api_client(operator), other_room, "PRIMA", "BA-1", PRIMA).json()
