@@ -76,14 +76,14 @@ def parse(
     places: int | None = None,
     positive: bool = False,
     maximum: Decimal | None = None,
-    negative: bool = False,
+    signed: bool = False,
 ) -> Decimal:
     """`value` (a Decimal, an int or, with `text`, a numeric string) as an exact Decimal >= 0.
 
-    `places`: at most that many decimals; `positive`: above 0; `maximum`: at most that; `negative`: below 0
-    too (a correction's delta; the caller checks its own bounds). Every refusal is a MoneyError (a
-    MoneyTypeError for a float, a bool or another type; a NotAnAmount for a text that is no number) whose
-    message names `name`.
+    `places`: at most that many decimals; `positive`: above 0; `maximum`: at most that; `signed`: a
+    negative amount is let through (for a caller that refuses it later with its own message). Every
+    refusal is a MoneyError (a MoneyTypeError for a float, a bool or another type) whose message names
+    `name`.
     """
     allowed = (Decimal, int, str) if text else (Decimal, int)
     if isinstance(value, bool) or not isinstance(value, allowed):
@@ -93,9 +93,9 @@ def parse(
         amount = Decimal(value.strip() if isinstance(value, str) else value)
     except InvalidOperation:
         raise NotAnAmount(name, f"{name} {value!r} is not a number") from None
-    bound = " > 0" if positive else "" if negative else " >= 0"
-    if not amount.is_finite() or (amount < 0 and not negative) or (positive and amount <= 0):
-        raise MoneyError(name, f"{name} must be a finite amount{bound}, got {value}")
+    bound = "> 0" if positive else ">= 0"
+    if not amount.is_finite() or (amount < 0 and not signed) or (positive and amount <= 0):
+        raise MoneyError(name, f"{name} must be a finite amount {bound}, got {value}")
     if maximum is not None and amount > maximum:
         raise MoneyError(name, f"{name} {value} is above the maximum of {maximum}")
     if places is not None:
@@ -208,12 +208,6 @@ def text_cents(value: None) -> None: ...
 def text_cents(value: Decimal | None) -> str | None:
     """The plain API string of what may be shown: whole cents, rounded down ("5012.34"); None stays None."""
     return None if value is None else str(cents_down(value))
-
-
-def euros(value: Decimal) -> str:
-    """An amount in logs and in the pure cores' English problem lists, to the cent with thin groups:
-    "1 234.50 €". A person's page, slip or PDF says it in their language: `for_person`."""
-    return f"{value:,.2f} €".replace(",", " ")
 
 
 # The currency's sign, where it has one; any other currency is written by its ISO code.

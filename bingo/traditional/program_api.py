@@ -44,7 +44,8 @@ from bingo.traditional.programs.regulation import HallCategory
 from bingo.traditional.programs.rules import Funding
 from bingo.traditional.programs.simulate import SalesProfile, SimulationError, simulate
 from bingo.traditional.services import programs
-from halls import access
+from bingo.traditional.services.programs.refusals import refused
+from halls import access, i18n
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import InvalidInput
 from halls.models import Role, Room
@@ -133,7 +134,7 @@ def _pick_data(pick: GamePick) -> dict[str, Any]:
 
 
 def _bad_program(exc: ProgramError) -> InvalidInput:
-    return InvalidInput("; ".join(exc.problems), code="bad_program", problems=list(exc.problems))
+    return refused(exc.problems, code="bad_program")
 
 
 # --- the simulator (pure: bingo.traditional.programs.simulate), shared with the admin's "Simulate" action
@@ -198,10 +199,12 @@ def run_simulation(
     except ProgramError as exc:
         raise _bad_program(exc) from exc
     except SimulationError as exc:
-        raise InvalidInput(
-            "; ".join(exc.problems), code="bad_simulation", problems=list(exc.problems)
-        ) from exc
-    return {"report": report.to_dict(), "text": report.text(), "svg": render_svg(report)}
+        raise refused(exc.problems, code="bad_simulation") from exc
+    return {
+        "report": report.to_dict(),
+        "text": report.text(),
+        "svg": render_svg(report, amount=i18n.amount, translate=_),
+    }
 
 
 # --- views ----------------------------------------------------------------------------------------------

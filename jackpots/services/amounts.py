@@ -16,7 +16,7 @@ def as_decimal(name: str, value: Any, *, code: str) -> Decimal:
     """A finite Decimal, of either sign, from a Decimal, int or numeric string (never a float): parsed by
     money.parse, refused in the pool services' own words (the caller checks its bounds)."""
     try:
-        return money.parse(name, value, negative=True)
+        return money.parse(name, value, signed=True)
     except money.MoneyTypeError:
         message = _("%(name)s must be an exact amount (Decimal or string), not %(value)r.")
     except money.NotAnAmount:

@@ -174,7 +174,7 @@ def test_a_bad_version_is_refused_and_keeps_the_one_in_force(operator_api, prima
         answer = operator_api.post(
             f"/api/programs/{prima['id']}/versions/", {"params": {**PRIMA, "amount": "35"}}, format="json"
         )
-    error = refused(answer, 400, "bad_program", "35.00 € is not a Prima level")
+    error = refused(answer, 400, "bad_program", "€35.00 is not a Prima level")
     assert error["details"]["problems"]
     with nothing_written():
         answer = operator_api.post(f"/api/programs/{prima['id']}/versions/", {"params": [1]}, format="json")
@@ -281,7 +281,7 @@ def test_a_bingo_extra_order_below_the_floor_of_50_is_refused(operator_api, room
 def test_a_colour_prima_over_500_is_refused(operator_api, room, bolsa):
     with nothing_written():
         answer = activate(operator_api, room, "COLOR", "BA-20", {"amount": "500.01", "colour": "red"})
-    refused(answer, 400, "bad_program", "500.01 € is over the maximum of 500.00 €")
+    refused(answer, 400, "bad_program", "€500.01 is over the maximum of €500.00")
     assert (
         activate(operator_api, room, "COLOR", "BA-20", {"amount": "500", "colour": "red"}).status_code == 201
     )
@@ -438,7 +438,7 @@ def test_bad_picks_are_refused(caller_api, cashier_api, funded_game, super_prima
             ),
             400,
             "bad_pick",
-            "over the maximum of 500.00 €",
+            "over the maximum of €500.00",
         )
         refused(
             caller_api.post(url, {"program": colour_prima["id"], "colour": "magenta"}, format="json"),
@@ -452,7 +452,7 @@ def test_bad_picks_are_refused(caller_api, cashier_api, funded_game, super_prima
             ),
             400,
             "bad_pick",
-            "bolsa acumulada holds 10.00 €",
+            "bolsa acumulada holds €10.00",
         )
         refused(
             caller_api.post(url, {"program": prima["id"], "amount": "30"}, format="json"),
@@ -466,6 +466,45 @@ def test_bad_picks_are_refused(caller_api, cashier_api, funded_game, super_prima
             "invalid",
         )
         refused(cashier_api.post(url, {"program": super_prima["id"]}, format="json"), 403, "role_required")
+
+
+def test_a_bad_pick_is_refused_in_the_readers_language_with_its_amounts_as_money(
+    caller_api, funded_game, colour_prima
+):
+    """The rules' problems are codes and parameters; the refusal says them in the request's language,
+    every amount as that language writes money (halls.money.for_person)."""
+    url = f"/api/games/{funded_game.pk}/picks/"
+    over = {"program": colour_prima["id"], "amount": "2000.50", "colour": "red"}
+    short = {"program": colour_prima["id"], "amount": "50", "colour": "red"}
+    with nothing_written():
+        spanish = refused(
+            caller_api.post(url, over, format="json", HTTP_ACCEPT_LANGUAGE="es"),
+            400,
+            "bad_pick",
+            "el importe de 2.000,50 € supera el máximo de 500,00 €",
+        )
+        english = refused(
+            caller_api.post(url, over, format="json", HTTP_ACCEPT_LANGUAGE="en"),
+            400,
+            "bad_pick",
+            "amount €2,000.50 is over the maximum of €500.00",
+        )
+        bolsa_es = refused(
+            caller_api.post(url, short, format="json", HTTP_ACCEPT_LANGUAGE="es"),
+            400,
+            "bad_pick",
+            "la Bolsa Acumulada tiene 10,00 €, menos que el premio de 50,00 €",
+        )
+        refused(
+            caller_api.post(url, short, format="json", HTTP_ACCEPT_LANGUAGE="en"),
+            400,
+            "bad_pick",
+            "the Bolsa Acumulada holds €10.00, less than the prize €50.00",
+        )
+    assert spanish["details"]["problems"] == [spanish["message"]]
+    assert "over the maximum" not in spanish["message"] and "supera" not in english["message"]
+    assert "holds" not in bolsa_es["message"] and "€10.00" not in bolsa_es["message"]
+    assert english["details"]["problems"] == [english["message"]]
 
 
 def test_a_pick_names_a_program_of_the_games_room(caller_api, operator, funded_game, venue):

@@ -4,6 +4,8 @@ intermediate page takes a sales profile and shows the simulator's report with it
 from __future__ import annotations
 
 import json
+import re
+import xml.etree.ElementTree as ET  # parses only the SVG this project renders
 from typing import Any
 
 import pytest
@@ -110,7 +112,7 @@ def test_changed_parameters_are_simulated_and_bad_ones_named(admin_client, prima
 
     bad = run_action(admin_client, prima, simulate="1", params=json.dumps({**PRIMA, "amount": "35"}), **FORM)
     assert bad.status_code == 200 and bad.context["result"] is None
-    assert "35.00 € is not a Prima level" in bad.content.decode()
+    assert "€35.00 is not a Prima level" in bad.content.decode()
 
     not_json = run_action(admin_client, prima, simulate="1", params="{amount: 30", **FORM)
     assert not_json.context["result"] is None
@@ -120,6 +122,47 @@ def test_changed_parameters_are_simulated_and_bad_ones_named(admin_client, prima
         admin_client, prima, simulate="1", params=json.dumps(PRIMA), **{**FORM, "days": "3650"}
     )
     assert "too many for one page" in too_long.content.decode()
+
+
+def test_the_simulation_page_in_spanish_says_refusals_and_the_plot_in_spanish(admin_client, prima):
+    """A Spanish operator reads the rules' refusal and the plot's axis in Spanish, amounts as "1.234,56 €"."""
+    spanish = {"HTTP_ACCEPT_LANGUAGE": "es"}
+    bad = admin_client.post(
+        CHANGELIST,
+        {
+            "action": "simulate_before_activation",
+            "_selected_action": [prima.pk],
+            "simulate": "1",
+            "params": json.dumps({**PRIMA, "amount": "35"}),
+            **FORM,
+        },
+        **spanish,
+    )
+    text = bad.content.decode()
+    assert "el importe de 35,00 € no es un nivel de la Prima (30,00 €, 50,00 €, 100,00 €" in text
+    assert "is not a Prima level" not in text and "€35.00" not in text
+
+    shown = admin_client.post(
+        CHANGELIST,
+        {
+            "action": "simulate_before_activation",
+            "_selected_action": [prima.pk],
+            "simulate": "1",
+            "params": json.dumps(PRIMA),
+            **FORM,
+        },
+        **spanish,
+    )
+    root = ET.fromstring(shown.context["result"]["svg"])  # noqa: S314 - the SVG this project renders
+    texts = [e.text or "" for e in root.iter("{http://www.w3.org/2000/svg}text")]
+    axis = [
+        e.text or "" for e in root.iter("{http://www.w3.org/2000/svg}text") if e.get("text-anchor") == "end"
+    ]
+    assert axis[0] == "0,00 €" and len(axis) > 2
+    assert all(re.fullmatch(r"\d{1,3}(\.\d{3})*,\d\d €", t) for t in axis), axis
+    assert "Días" in texts and "Bote (€)" in texts
+    assert any(t.startswith("Simulación de BA-1") for t in texts)
+    assert not [t for t in texts if t.startswith("€") or t in ("Days", "paid", "award")]
 
 
 def test_one_program_at_a_time_and_only_for_its_operator(admin_client, prima, room, operator):

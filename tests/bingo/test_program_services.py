@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -246,7 +247,7 @@ def test_super_prima_is_the_managers_pick_and_rises_one_ball_per_game(hall: Hall
         svc.set_manager_pick(
             game=picked, program=super_prima, amount=D("15"), max_ball=45, actor=hall.operator
         )
-    assert "holds 12.00 €, less than 15.00 €" in short.value.message
+    assert "holds €12.00, less than the prize €15.00" in short.value.message
     svc.set_manager_pick(game=picked, program=super_prima, amount=D("5.00"), max_ball=45, actor=hall.operator)
     hall.close(picked)
     gp = game_program(picked, super_prima)
@@ -264,6 +265,34 @@ def test_super_prima_is_the_managers_pick_and_rises_one_ball_per_game(hall: Hall
     assert level(bolsa.pool_id).amount == D("31")  # 36 - 5
     assert game_program(hall.sell_and_close(60), super_prima).in_play is False
     assert_balanced(bolsa.pool_id)
+
+
+def test_a_picked_amount_is_exact_to_the_cent_and_a_negative_one_is_refused_by_the_rules(
+    hall: Hall, clock
+) -> None:
+    """The pick's amount goes through halls.money.parse: a float, a text that is no number and a fraction
+    of a cent are bad_amount; a negative amount reaches the rules and is refused with the pick's problems."""
+    svc.open_bolsa(room=hall.room, funding_percent=D("10"), authorisation_ref="ML-B-1", actor=hall.operator)
+    colour = activate(hall, "color", "BA-20", {})
+    hall.play(60)  # the Bolsa holds 12
+    game = hall.open_game(60)
+    cases: list[tuple[Any, str, str]] = [
+        (1.5, "bad_amount", "must be exact"),
+        ("diez", "bad_amount", "is not a number"),
+        (D("10.005"), "bad_amount", "not a whole number of cents"),
+        ("-5", "bad_pick", "amount must be more than 0 €, got -5"),
+    ]
+    with nothing_written():
+        for amount, code, words in cases:
+            with pytest.raises(InvalidInput) as refused:
+                svc.set_manager_pick(
+                    game=game, program=colour, amount=amount, colour="red", actor=hall.operator
+                )
+            assert (refused.value.code, words in refused.value.message) == (code, True), refused.value.message
+    pick = svc.set_manager_pick(
+        game=game, program=colour, amount=D("10.5"), colour="red", actor=hall.operator
+    )
+    assert pick.amount == D("10.50")
 
 
 def test_colour_prima_is_won_by_a_bingo_ball_of_the_announced_colour_and_capped_at_500(
@@ -285,7 +314,7 @@ def test_colour_prima_is_won_by_a_bingo_ball_of_the_announced_colour_and_capped_
             svc.set_manager_pick(
                 game=game, program=colour, amount=D("10"), colour="magenta", actor=hall.operator
             )
-    assert "amount 600.00 € is over the maximum of 500.00 €" in over.value.message
+    assert "amount €600.00 is over the maximum of €500.00" in over.value.message
     assert "unknown colour 'magenta'" in unknown.value.message
     svc.set_manager_pick(game=game, program=colour, amount=D("10"), colour="Green", actor=hall.operator)
     game = hall.close(game)
@@ -314,9 +343,9 @@ def test_colour_prima_is_won_by_a_bingo_ball_of_the_announced_colour_and_capped_
             {**SALES, "amount": "10", "extraction_order": 45},
             "extraction order 45 is below the floor of 50",
         ),
-        ("BA-20", {"amount": "600", "colour": "red"}, "amount 600.00 € is over the maximum of 500.00 €"),
+        ("BA-20", {"amount": "600", "colour": "red"}, "amount €600.00 is over the maximum of €500.00"),
         ("BA-20", {"amount": "100", "colour": "magenta"}, "unknown colour 'magenta'"),
-        ("BA-1", {**SALES, "amount": "75"}, "amount 75.00 € is not a Prima level"),
+        ("BA-1", {**SALES, "amount": "75"}, "amount €75.00 is not a Prima level"),
         (
             "BA-1",
             {**SALES, "funding_percent": "1.555", "amount": "30"},

@@ -59,16 +59,16 @@ def test_bad_amounts_are_refused_naming_the_field(value: str, kwargs: dict[str, 
 
 
 def test_negative_takes_amounts_below_zero_with_the_same_other_rules() -> None:
-    assert money.parse("delta", "-12.345678", negative=True) == D("-12.345678")
-    assert money.parse("delta", -3, negative=True, places=2) == D(-3)
+    assert money.parse("delta", "-12.345678", signed=True) == D("-12.345678")
+    assert money.parse("delta", -3, signed=True, places=2) == D(-3)
     with pytest.raises(money.MoneyError, match=r"^delta must be a finite amount, got -Infinity"):
-        money.parse("delta", "-Infinity", negative=True)
+        money.parse("delta", "-Infinity", signed=True)
     with pytest.raises(money.MoneyError, match=r"^delta must be a multiple of 0\.01"):
-        money.parse("delta", "-1.001", negative=True, places=2)
+        money.parse("delta", "-1.001", signed=True, places=2)
     with pytest.raises(money.MoneyTypeError):
-        money.parse("delta", -1.5, negative=True)
+        money.parse("delta", -1.5, signed=True)
     with pytest.raises(money.NotAnAmount):
-        money.parse("delta", "minus one", negative=True)
+        money.parse("delta", "minus one", signed=True)
 
 
 def test_the_pure_core_takes_no_text() -> None:
@@ -110,9 +110,16 @@ def test_cents_is_exact_or_refuses(value: Decimal) -> None:
             money.cents(value)
 
 
-def test_euros_for_people() -> None:
-    assert money.euros(D("1234567.5")) == "1 234 567.50 €"
-    assert money.euros(D("0")) == "0.00 €"
+def test_parse_lets_a_negative_through_only_when_signed() -> None:
+    assert money.parse("amount", "-5.25", places=2, signed=True) == D("-5.25")
+    with pytest.raises(money.MoneyError, match="amount must be a finite amount >= 0"):
+        money.parse("amount", "-5.25", places=2)
+    with pytest.raises(money.MoneyError, match=r"multiple of 0\.01"):
+        money.parse("amount", "-5.255", places=2, signed=True)
+    with pytest.raises(money.MoneyError, match="finite"):
+        money.parse("amount", "-Infinity", signed=True)
+    with pytest.raises(money.MoneyError, match="> 0"):
+        money.parse("amount", "-1", signed=True, positive=True)
 
 
 @given(bets, rates, rates)

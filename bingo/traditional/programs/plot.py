@@ -1,5 +1,8 @@
 """The simulator's plot as a self-contained SVG (no dependency, no script): pure.
 
+Its words and amounts are said by the caller: `translate` (gettext at the Django edge) and `amount`
+(halls.i18n.amount there, the active language's "1.234,56 €"); by default English ("€1,234.56").
+
 The pool at the end of each simulated day is a line (from 0 € at activation), the euros paid each day are
 thin bars, and each award is a marker at the pool it was paid from, with a tooltip. Coordinates are floats:
 they are pixels, not money; every amount shown is formatted from the report's Decimals.
@@ -8,11 +11,14 @@ they are pixels, not money; every amount shown is formatted from the report's De
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from decimal import Decimal
 from xml.sax.saxutils import escape
 
 from bingo.traditional.programs.regulation import EURO
+from bingo.traditional.programs.rules import gettext_noop
 from bingo.traditional.programs.simulate import SimulationReport
+from halls import money
 
 WIDTH = 960
 HEIGHT = 460
@@ -22,11 +28,31 @@ HIT_COLOUR = "#d2452b"
 PAID_COLOUR = "#f2b134"
 
 
-def _euros(amount: Decimal | float) -> str:
-    """An axis or tooltip amount: whole euros with thin-space thousands, cents when they matter."""
-    value = Decimal(str(amount)) if isinstance(amount, float) else amount
-    text = f"{value:,.0f}" if value == value.to_integral_value() or abs(value) >= 1000 else f"{value:,.2f}"
-    return f"{text.replace(',', ' ')} {EURO}"
+def english(amount: Decimal) -> str:
+    """The default amount: English, "€1,234.56" (halls.money.for_person)."""
+    return money.for_person(amount, "en")
+
+
+def _unchanged(message: str) -> str:
+    return message
+
+
+# The plot's words (English msgids: the Django caller passes gettext as `translate`).
+TITLE = gettext_noop("Simulation of %(label)s")
+SUMMARY = gettext_noop(
+    "%(days)s days · %(games)s games · %(hits)s hits · paid %(paid)s (%(share)s %% of sales) · seed %(seed)s"
+)
+DAYS = gettext_noop("Days")
+POOL_AXIS = gettext_noop("Pool (%(currency)s)")
+DAY_PAID = gettext_noop("day %(day)s: paid %(paid)s")
+AWARD_TIP = gettext_noop(
+    "day %(day)s, game %(game)s: paid %(paid)s to %(winners)s card(s), Bingo at ball %(ball)s"
+)
+AWARD_MAX = gettext_noop(" (max %(max_ball)s)")
+AWARD_COLOUR = gettext_noop(", colour %(colour)s")
+LEGEND_POOL = gettext_noop("pool at end of day")
+LEGEND_AWARD = gettext_noop("award")
+LEGEND_PAID = gettext_noop("paid")
 
 
 def nice_step(span: float, ticks: int = 6) -> float:
@@ -46,8 +72,15 @@ def _ticks(top: float, step: float) -> list[float]:
     return [i * step for i in range(count + 1)]
 
 
-def render_svg(report: SimulationReport) -> str:
-    """The report's pool per day, payouts and hits as an SVG document (a string)."""
+def render_svg(
+    report: SimulationReport,
+    *,
+    amount: Callable[[Decimal], str] = english,
+    translate: Callable[[str], str] = _unchanged,
+) -> str:
+    """The report's pool per day, payouts and hits as an SVG document (a string); `amount` writes every
+    amount (the axis, the summary, the tooltips), `translate` every word."""
+    _ = translate
     plot_w = WIDTH - LEFT - RIGHT
     plot_h = HEIGHT - TOP - BOTTOM
     days = report.days
@@ -68,11 +101,15 @@ def render_svg(report: SimulationReport) -> str:
         return TOP + plot_h * (1 - float(amount) / y_top)
 
     label = report.program.label
-    title = escape(f"Simulation of {label}")
-    summary = (
-        f"{report.days} days · {report.games} games · {report.hits} hits · paid {_euros(report.total_paid)} "
-        f"({100 * report.returned_share:.2f} % of sales) · seed {report.seed}"
-    )
+    title = escape(_(TITLE) % {"label": label})
+    summary = _(SUMMARY) % {
+        "days": report.days,
+        "games": report.games,
+        "hits": report.hits,
+        "paid": amount(report.total_paid),
+        "share": f"{100 * report.returned_share:.2f}",
+        "seed": report.seed,
+    }
     out: list[str] = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">',
@@ -89,17 +126,19 @@ def render_svg(report: SimulationReport) -> str:
         yy = y(Decimal(str(value)))
         grid.append(f'<line x1="{LEFT}" y1="{yy:.1f}" x2="{LEFT + plot_w}" y2="{yy:.1f}"/>')
         labels.append(
-            f'<text x="{LEFT - 8}" y="{yy + 4:.1f}" text-anchor="end">{escape(_euros(value))}</text>'
+            f'<text x="{LEFT - 8}" y="{yy + 4:.1f}" text-anchor="end">'
+            f"{escape(amount(Decimal(str(value))))}</text>"
         )
     for value in _ticks(float(days), x_step):
         xx = x(value)
         grid.append(f'<line x1="{xx:.1f}" y1="{TOP}" x2="{xx:.1f}" y2="{TOP + plot_h}"/>')
         labels.append(f'<text x="{xx:.1f}" y="{TOP + plot_h + 18}" text-anchor="middle">{value:g}</text>')
     grid.append("</g>")
+    pool_axis = _(POOL_AXIS) % {"currency": EURO}
     labels += [
-        f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 12}" text-anchor="middle">Days</text>',
+        f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 12}" text-anchor="middle">{escape(_(DAYS))}</text>',
         f'<text x="20" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" '
-        f'transform="rotate(-90 20 {TOP + plot_h / 2:.1f})">{escape("Pool (" + EURO + ")")}</text>',
+        f'transform="rotate(-90 20 {TOP + plot_h / 2:.1f})">{escape(pool_axis)}</text>',
         "</g>",
     ]
     out += grid
@@ -115,7 +154,7 @@ def render_svg(report: SimulationReport) -> str:
     for point in report.series:
         if point.paid > 0:
             top = y(point.paid)
-            tip = escape(f"day {point.day}: paid {_euros(point.paid)}")
+            tip = escape(_(DAY_PAID) % {"day": point.day, "paid": amount(point.paid)})
             bars.append(
                 f'<rect x="{x(point.day - 0.5) - bar_w / 2:.2f}" y="{top:.2f}" width="{bar_w:.2f}" '
                 f'height="{TOP + plot_h - top:.2f}"><title>{tip}</title></rect>'
@@ -138,10 +177,16 @@ def render_svg(report: SimulationReport) -> str:
     for award in report.awards:
         when = award.day - 1 + award.game / games_per_day
         tip = (
-            f"day {award.day}, game {award.game}: paid {_euros(award.paid)} to {award.winners} "
-            f"card(s), Bingo at ball {award.bingo_ordinal}"
-            + (f" (max {award.max_ball})" if award.max_ball is not None else "")
-            + (f", colour {award.colour}" if award.colour else "")
+            _(AWARD_TIP)
+            % {
+                "day": award.day,
+                "game": award.game,
+                "paid": amount(award.paid),
+                "winners": award.winners,
+                "ball": award.bingo_ordinal,
+            }
+            + (_(AWARD_MAX) % {"max_ball": award.max_ball} if award.max_ball is not None else "")
+            + (_(AWARD_COLOUR) % {"colour": award.colour} if award.colour else "")
         )
         out.append(
             f'<circle class="hit" cx="{x(when):.2f}" cy="{y(award.pool_before):.2f}" r="4">'
@@ -154,11 +199,11 @@ def render_svg(report: SimulationReport) -> str:
     out += [
         f'<g class="legend" transform="translate({lx},{TOP - 14})">',
         f'<line x1="0" y1="0" x2="18" y2="0" stroke="{POOL_COLOUR}" stroke-width="2"/>',
-        '<text x="24" y="4">pool at end of day</text>',
+        f'<text x="24" y="4">{escape(_(LEGEND_POOL))}</text>',
         f'<circle cx="140" cy="0" r="4" fill="{HIT_COLOUR}"/>',
-        '<text x="148" y="4">award</text>',
+        f'<text x="148" y="4">{escape(_(LEGEND_AWARD))}</text>',
         f'<rect x="192" y="-5" width="8" height="10" fill="{PAID_COLOUR}"/>',
-        '<text x="204" y="4">paid</text>',
+        f'<text x="204" y="4">{escape(_(LEGEND_PAID))}</text>',
         "</g>",
         f"<desc>{escape(report.text())}</desc>",
         "</svg>",
@@ -166,4 +211,4 @@ def render_svg(report: SimulationReport) -> str:
     return "\n".join(out) + "\n"
 
 
-__all__ = ["nice_step", "render_svg"]
+__all__ = ["english", "nice_step", "render_svg"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Context, Decimal, Inexact, InvalidOperation
@@ -69,11 +69,193 @@ MIN_BINGO_BALL = 15  # TB-02: a Bingo covers the 15 numbers of a card, so it nee
 _EXACT = Context(prec=60, traps=[Inexact, InvalidOperation])
 
 
+def gettext_noop(message: str) -> str:
+    """Marks a message for the catalogues (makemessages reads this name) without importing Django."""
+    return message
+
+
+# Every problem's code and its English message; the Django edge says them in the reader's language
+# (`Problem.said`, with gettext). Parameters named in AMOUNTS are amounts of money (Decimals), in
+# AMOUNT_LISTS lists of them: the edge shows them with halls.money.for_person.
+MESSAGES: Mapping[str, str] = MappingProxyType(
+    {
+        "as_given": "%(text)s",  # a problem another pure module wrote (a schedule's hours, a scale's bands)
+        "unknown_type": gettext_noop("unknown program type %(value)r (BA-1 … BA-20, spec §2.4)"),
+        "unknown_params": gettext_noop("unknown parameter(s) %(names)s (allowed: %(allowed)s)"),
+        "empty_program_id": gettext_noop("program_id must not be empty"),
+        "bad_version": gettext_noop("version must be >= 1, got %(version)s"),
+        "bad_decimal_type": gettext_noop(
+            "%(name)s must be a Decimal, an int or a decimal string, not %(kind)s"
+        ),
+        "not_a_number": gettext_noop("%(name)s %(value)r is not a number"),
+        "not_finite": gettext_noop("%(name)s must be finite, got %(value)r"),
+        "not_whole": gettext_noop("%(name)s must be a whole number, not %(value)r"),
+        "bad_choice": gettext_noop("%(name)s %(value)r is not one of %(choices)s"),
+        "bad_ball": gettext_noop(
+            "%(name)s %(value)s must be an extraction order between %(low)s and %(high)s"
+        ),
+        "percent_required": gettext_noop(
+            "%(name)s is required: the deduction from each game's sales is authorised, no default (OP-02)"
+        ),
+        "percent_range": gettext_noop("%(name)s %(value)s must be more than 0 and less than 100"),
+        "not_positive": gettext_noop("%(name)s must be more than 0 €, got %(value)s"),
+        "not_a_colour": gettext_noop("%(what)s must be a colour name, got %(value)r"),
+        "unknown_colour": gettext_noop("unknown colour %(value)r for %(what)s (known: %(known)s)"),
+        "prima_levels_list": gettext_noop("prima_levels must be a non-empty list of amounts"),
+        "prima_amount_required": gettext_noop("amount is required: one of the Prima levels %(levels)s"),
+        "not_a_prima_level": gettext_noop("amount %(amount)s is not a Prima level (%(levels)s)"),
+        "extra_amount_required": gettext_noop(
+            "amount is required: the amount set by regulation to put the Bingo Extra in play (OP-02)"
+        ),
+        "extra_order_required": gettext_noop(
+            "extraction_order is required: the order fixed by the hall manager or game technicians"
+        ),
+        "below_floor": gettext_noop("extraction order %(order)s is below the floor of %(floor)s"),
+        "scale_list": gettext_noop("scale must be a list of (from cards, to cards or None, max ball)"),
+        "bad_band": gettext_noop("scale band %(band)r must be (from cards, to cards or None, max ball)"),
+        "carry_range": gettext_noop("carry_percent %(value)s must be at least 0 and less than 100"),
+        "acumulado_amount": gettext_noop(
+            "amount does not apply: the Bingo Acumulado is in play in every game"
+        ),
+        "ba6_profile_only": gettext_noop("ba6_profile applies only to BA-6 (OP-06)"),
+        "hours_list": gettext_noop("hours must be a list of 'HH:MM'"),
+        "hours_count": gettext_noop("%(wanted)s scheduled game(s) per session (BX-3), got %(got)s hour(s)"),
+        "fixed_step_only": gettext_noop(
+            "fixed_step applies only to the Fijo tables (BA-5, BA-7, BA-9, BA-11)"
+        ),
+        "next_game_amount_required": gettext_noop(
+            "amount is required: the amount determined by regulation is not in the seed (OP-11)"
+        ),
+        "over_maximum": gettext_noop("amount %(amount)s is over the maximum of %(maximum)s"),
+        "colours_list": gettext_noop("colours must be a non-empty list of the ball sets' colours"),
+        "bad_authorisation": gettext_noop("authorisation_ref must be a non-empty text, got %(value)r"),
+        "authorisation_required": gettext_noop(
+            "authorisation_ref is required: the prize and its deduction are authorised (BA-G1, spec §0.4)"
+        ),
+        "no_funding_percent": gettext_noop(
+            "funding_percent does not apply: paid from the Bolsa Acumulada (BA-G2, OP-36)"
+        ),
+        "pool_less_carry_only": gettext_noop("pays 'pool_less_carry' applies only to the Bingo Acumulado"),
+        "same_instant": gettext_noop(
+            "'%(program)s': versions %(first)s and %(second)s take effect at the same instant"
+        ),
+        "type_changed": gettext_noop(
+            "'%(program)s': version %(version)s changes the program type; activate a new program"
+        ),
+        "not_from_sales": gettext_noop(
+            "%(program)s is paid from the Bolsa Acumulada, not funded from sales (BA-G2)"
+        ),
+        "two_picks": gettext_noop("two manager picks for program '%(program)s' in one game"),
+        "pick_for_other": gettext_noop("the pick is for program '%(program)s'"),
+        "not_picked": gettext_noop("the hall manager does not pick the game, amount or order of this prize"),
+        "extra_order_fixed": gettext_noop(
+            "the order is fixed for the trigger game and rises by one per game (now step %(step)s)"
+        ),
+        "extra_order_only": gettext_noop("only the extraction order can be picked for a Bingo Extra"),
+        "already_in_play": gettext_noop("already in play since an earlier game; it stays until awarded"),
+        "amount_to_announce": gettext_noop("the hall manager must announce the amount"),
+        "super_no_colour": gettext_noop("a Super Prima has no colour"),
+        "order_to_announce": gettext_noop("the hall manager must announce the fixed extraction order"),
+        "colour_no_order": gettext_noop("a Colour Prima has no extraction order"),
+        "colour_to_announce": gettext_noop("the hall manager must announce the Color Prima"),
+        "no_amount_announced": gettext_noop("no amount announced for the prize"),
+        "pool_short": gettext_noop("its pool holds %(held)s, less than the prize %(prize)s"),
+        "bolsa_short": gettext_noop("the Bolsa Acumulada holds %(held)s, less than the prize %(prize)s"),
+        "not_reached": gettext_noop("%(program)s is not in play in this game: its amount is not reached"),
+        "not_reached_next": gettext_noop(
+            "%(program)s is not in play in the next game: its amount is not reached"
+        ),
+        "pick_not_allowed": gettext_noop("the hall manager does not pick this prize"),
+        "not_in_play_won": gettext_noop(
+            "%(program)s was not in play in this game, so it cannot have been won"
+        ),
+        "prize_over_maximum": gettext_noop("prize %(prize)s is over the maximum of %(maximum)s"),
+    }
+)
+AMOUNTS = frozenset({"amount", "maximum", "held", "prize"})
+AMOUNT_LISTS = frozenset({"levels"})
+WORDS = frozenset({"what"})  # parameters that are words of the message (translated with it)
+THE_COLOR_PRIMA = gettext_noop("the Color Prima")
+
+
+def _english(value: Decimal) -> str:
+    return money.for_person(value, "en")
+
+
+class Problem(str):
+    """One problem with a program: its English sentence (what logs, the command line and the pure tests
+    read), with what the Django edge needs to say it in the reader's language: `code` (a key of MESSAGES),
+    `params` (amounts kept as Decimals), the program's `label` and the rule's `citation` (None: none)."""
+
+    code: str
+    params: Mapping[str, object]
+    label: str | None
+    citation: str | None
+
+    def __new__(
+        cls,
+        code: str,
+        params: Mapping[str, object] | None = None,
+        *,
+        label: str | None = None,
+        citation: str | None = None,
+    ) -> Problem:
+        if code not in MESSAGES:
+            raise KeyError(f"no message for problem {code!r}")
+        frozen = MappingProxyType(dict(params or {}))
+        text = _say(code, frozen, label, citation, lambda message: message, _english)
+        self = super().__new__(cls, text)
+        self.code, self.params, self.label, self.citation = code, frozen, label, citation
+        return self
+
+    def said(self, translate: Callable[[str], str], amount: Callable[[Decimal], str]) -> str:
+        """The sentence through `translate` (gettext) with amounts written by `amount` (the reader's)."""
+        return _say(self.code, self.params, self.label, self.citation, translate, amount)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild, (self.code, dict(self.params), self.label, self.citation))
+
+
+def _rebuild(code: str, params: dict[str, object], label: str | None, citation: str | None) -> Problem:
+    return Problem(code, params, label=label, citation=citation)
+
+
+def _say(
+    code: str,
+    params: Mapping[str, object],
+    label: str | None,
+    citation: str | None,
+    translate: Callable[[str], str],
+    amount: Callable[[Decimal], str],
+) -> str:
+    shown: dict[str, object] = {}
+    for name, value in params.items():
+        if name in AMOUNTS and isinstance(value, Decimal):
+            shown[name] = amount(value)
+        elif name in AMOUNT_LISTS and isinstance(value, tuple | list):
+            shown[name] = ", ".join(amount(v) for v in value)
+        elif name in WORDS and isinstance(value, str):
+            shown[name] = translate(value)
+        else:
+            shown[name] = value
+    message = MESSAGES[code]
+    text = (translate(message) if code != "as_given" else message) % shown
+    if label is not None:
+        text = f"{label}: {text}"
+    if citation is not None:
+        text = f"{text} ({citation})"
+    return text
+
+
+def problem(code: str, *, label: str | None = None, citation: str | None = None, **params: object) -> Problem:
+    return Problem(code, params, label=label, citation=citation)
+
+
 class ProgramError(ValueError):
     """A program cannot be configured, announced or paid as asked; `problems` says why."""
 
     def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = tuple(problems)
+        self.problems = tuple(p if isinstance(p, Problem) else problem("as_given", text=p) for p in problems)
         super().__init__("; ".join(self.problems))
 
 
@@ -308,7 +490,7 @@ class GameContext:
     def pick_for(self, program_id: str) -> ManagerPick | None:
         picks = [p for p in self.manager_picks if p.program_id == program_id]
         if len(picks) > 1:
-            raise ProgramError([f"two manager picks for program '{program_id}' in one game"])
+            raise ProgramError([problem("two_picks", program=program_id)])
         return picks[0] if picks else None
 
 
@@ -377,11 +559,11 @@ class _Reader:
         self.label = label
         self.citation = citation
         self.params = params
-        self.problems: list[str] = []
+        self.problems: list[Problem] = []
         self.provenance: dict[str, str] = {}
 
-    def fail(self, message: str, citation: str | None = None) -> None:
-        self.problems.append(f"{self.label}: {message} ({citation or self.citation})")
+    def fail(self, code: str, citation: str | None = None, **params: object) -> None:
+        self.problems.append(Problem(code, params, label=self.label, citation=citation or self.citation))
 
     def present(self, name: str) -> bool:
         return name in self.params and self.params[name] is not None
@@ -397,15 +579,15 @@ class _Reader:
         if raw is None:
             return None
         if isinstance(raw, bool | float) or not isinstance(raw, Decimal | int | str):
-            self.fail(f"{name} must be a Decimal, an int or a decimal string, not {type(raw).__name__}")
+            self.fail("bad_decimal_type", name=name, kind=type(raw).__name__)
             return None
         try:
             value = Decimal(raw.strip() if isinstance(raw, str) else raw)
         except InvalidOperation:
-            self.fail(f"{name} {raw!r} is not a number")
+            self.fail("not_a_number", name=name, value=raw)
             return None
         if not value.is_finite():
-            self.fail(f"{name} must be finite, got {raw!r}")
+            self.fail("not_finite", name=name, value=raw)
             return None
         self.configured(name)
         return value
@@ -415,7 +597,7 @@ class _Reader:
         if raw is None:
             return None
         if isinstance(raw, bool) or not isinstance(raw, int):
-            self.fail(f"{name} must be a whole number, not {raw!r}")
+            self.fail("not_whole", name=name, value=raw)
             return None
         self.configured(name)
         return raw
@@ -428,7 +610,7 @@ class _Reader:
         try:
             value = enum(str(raw))
         except ValueError:
-            self.fail(f"{name} {raw!r} is not one of {', '.join(m.value for m in enum)}")
+            self.fail("bad_choice", name=name, value=raw, choices=", ".join(m.value for m in enum))
             return default
         self.configured(name)
         return value
@@ -436,36 +618,34 @@ class _Reader:
 
 def _ball(r: _Reader, name: str, value: int | None) -> None:
     if value is not None and not MIN_BINGO_BALL <= value <= MAX_BALL:
-        r.fail(f"{name} {value} must be an extraction order between {MIN_BINGO_BALL} and {MAX_BALL}")
+        r.fail("bad_ball", name=name, value=value, low=MIN_BINGO_BALL, high=MAX_BALL)
 
 
 def _percent(r: _Reader, name: str, required: bool) -> Decimal | None:
     value = r.decimal(name)
     if value is None:
         if required:
-            r.fail(
-                f"{name} is required: the deduction from each game's sales is authorised, no default (OP-02)"
-            )
+            r.fail("percent_required", name=name)
         return None
     if not Decimal(0) < value < HUNDRED:
-        r.fail(f"{name} {value} must be more than 0 and less than 100")
+        r.fail("percent_range", name=name, value=value)
     return value
 
 
 def _positive_amount(r: _Reader, name: str, value: Decimal | None) -> None:
     if value is not None and value <= 0:
-        r.fail(f"{name} must be more than 0 €, got {value}")
+        r.fail("not_positive", name=name, value=value)
 
 
 def _colour(r: _Reader, value: object, colours: frozenset[str], what: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        r.fail(f"{what} must be a colour name, got {value!r}")
+        r.fail("not_a_colour", what=what, value=value)
         return None
     colour = value.strip().lower()
     if colour not in colours:
-        r.fail(f"unknown colour {value!r} for {what} (known: {', '.join(sorted(colours))})")
+        r.fail("unknown_colour", value=value, what=what, known=", ".join(sorted(colours)))
         return None
     return colour
 
@@ -499,7 +679,7 @@ def _read_prima(r: _Reader, f: _Fields, regulation: Regulation) -> None:
     if r.present("prima_levels"):
         raw = r.params["prima_levels"]
         if not isinstance(raw, list | tuple) or not raw:
-            r.fail("prima_levels must be a non-empty list of amounts")
+            r.fail("prima_levels_list")
         else:
             sub = _Reader(r.label, r.citation, {f"prima_levels[{i}]": v for i, v in enumerate(raw)})
             values = [sub.decimal(f"prima_levels[{i}]") for i in range(len(raw))]
@@ -508,11 +688,10 @@ def _read_prima(r: _Reader, f: _Fields, regulation: Regulation) -> None:
         r.configured("prima_levels")
     else:
         r.defaulted("prima_levels", regulation.prima_levels.source)
-    shown = ", ".join(money.euros(v) for v in levels)
     if f.amount is None:
-        r.fail(f"amount is required: one of the Prima levels {shown}")
+        r.fail("prima_amount_required", levels=tuple(levels))
     elif f.amount not in levels:
-        r.fail(f"amount {money.euros(f.amount)} is not a Prima level ({shown})")
+        r.fail("not_a_prima_level", amount=f.amount, levels=tuple(levels))
     f.ball_limit = r.integer("ball_limit")
     if f.ball_limit is None:
         f.ball_limit = regulation.prima_ball_limit.value
@@ -524,7 +703,7 @@ def _read_prima(r: _Reader, f: _Fields, regulation: Regulation) -> None:
 def _read_bingo_extra(r: _Reader, f: _Fields, regulation: Regulation) -> None:
     """BA-2 (art. 147.3.c.2º): order fixed by the hall manager, never below 50 (OP-34: only here)."""
     if f.amount is None:
-        r.fail("amount is required: the amount set by regulation to put the Bingo Extra in play (OP-02)")
+        r.fail("extra_amount_required")
     f.extraction_floor = r.integer("extraction_floor")
     if f.extraction_floor is None:
         f.extraction_floor = regulation.bingo_extra_floor.value
@@ -532,11 +711,11 @@ def _read_bingo_extra(r: _Reader, f: _Fields, regulation: Regulation) -> None:
     _ball(r, "extraction_floor", f.extraction_floor)
     f.extraction_order = r.integer("extraction_order")
     if f.extraction_order is None:
-        r.fail("extraction_order is required: the order fixed by the hall manager or game technicians")
+        r.fail("extra_order_required")
     else:
         _ball(r, "extraction_order", f.extraction_order)
         if f.extraction_order < f.extraction_floor:
-            r.fail(f"extraction order {f.extraction_order} is below the floor of {f.extraction_floor}")
+            r.fail("below_floor", order=f.extraction_order, floor=f.extraction_floor)
     f.pays = r.choice("pays", Pays, Pays.AMOUNT, Source.INTERPRETATION)
 
 
@@ -547,7 +726,7 @@ def _read_acumulado(r: _Reader, f: _Fields, regulation: Regulation) -> None:
         raw = r.params["scale"]
         bands: list[ScaleBand] = []
         if not isinstance(raw, list | tuple):
-            r.fail("scale must be a list of (from cards, to cards or None, max ball)")
+            r.fail("scale_list")
         else:
             for band in raw:
                 if (
@@ -559,10 +738,10 @@ def _read_acumulado(r: _Reader, f: _Fields, regulation: Regulation) -> None:
                 ):
                     bands.append(ScaleBand(band[0], band[1], band[2]))
                 else:
-                    r.fail(f"scale band {band!r} must be (from cards, to cards or None, max ball)")
+                    r.fail("bad_band", band=band)
         scale = CardsSoldScale(tuple(bands), citation=f"configured (regulation: {scale.citation})")
-        for problem in scale.problems():
-            r.fail(problem)
+        for found in scale.problems():
+            r.fail("as_given", text=found)
         r.configured("scale")
     else:
         r.defaulted("scale", scale.source)
@@ -571,9 +750,9 @@ def _read_acumulado(r: _Reader, f: _Fields, regulation: Regulation) -> None:
         carry = regulation.acumulado_carry_percent.value
         r.defaulted("carry_percent", regulation.acumulado_carry_percent.source)
     if not Decimal(0) <= carry < HUNDRED:
-        r.fail(f"carry_percent {carry} must be at least 0 and less than 100")
+        r.fail("carry_range", value=carry)
     if f.amount is not None:
-        r.fail("amount does not apply: the Bingo Acumulado is in play in every game")
+        r.fail("acumulado_amount")
     f.scale, f.carry_percent, f.pays = scale, carry, Pays.POOL_LESS_CARRY
 
 
@@ -586,7 +765,7 @@ def _read_scheduled(r: _Reader, f: _Fields, regulation: Regulation, pt: ProgramT
         if profile is Ba6Profile.PRINTED and variant.printed_hours and variant.printed_table:
             hours, table = variant.printed_hours, variant.printed_table
     elif r.present("ba6_profile"):
-        r.fail("ba6_profile applies only to BA-6 (OP-06)")
+        r.fail("ba6_profile_only")
     if f.amount is None:
         f.amount = variant.trigger_amount
         r.defaulted("amount", Source.REGULATION)
@@ -594,24 +773,24 @@ def _read_scheduled(r: _Reader, f: _Fields, regulation: Regulation, pt: ProgramT
         raw = r.params["hours"]
         parsed: list[time] = []
         if not isinstance(raw, list | tuple):
-            r.fail("hours must be a list of 'HH:MM'")
+            r.fail("hours_list")
         else:
             for h in raw:
                 try:
                     parsed.append(parse_hour(h))
                 except ValueError as exc:
-                    r.fail(str(exc))
+                    r.fail("as_given", text=str(exc))
             if len(raw) != len(hours):
-                r.fail(f"{len(hours)} scheduled game(s) per session (BX-3), got {len(raw)} hour(s)")
-        for problem in overlapping([Schedule(r.label, tuple(parsed))]):
-            r.fail(problem.removeprefix(f"{r.label}: "))
+                r.fail("hours_count", wanted=len(hours), got=len(raw))
+        for found in overlapping([Schedule(r.label, tuple(parsed))]):
+            r.fail("as_given", text=found.removeprefix(f"{r.label}: "))
         hours = tuple(parsed)
         r.configured("hours")
     else:
         r.defaulted("hours", table.source)
     f.fixed_step = r.choice("fixed_step", FixedStep, FixedStep.OPERATING_DAY, Source.INTERPRETATION)
     if table.step is not Step.PER_DAY and r.present("fixed_step"):
-        r.fail("fixed_step applies only to the Fijo tables (BA-5, BA-7, BA-9, BA-11)")
+        r.fail("fixed_step_only")
     f.hours, f.table = hours, table
     f.extrapolation = r.choice(
         "extrapolation", Extrapolation, Extrapolation.FROM_LAST_ROW, Source.INTERPRETATION
@@ -623,7 +802,7 @@ def _read_scheduled(r: _Reader, f: _Fields, regulation: Regulation, pt: ProgramT
 def _read_next_game_prima(r: _Reader, f: _Fields) -> None:
     """BA-14 … BA-18 (art. 147.3.c.14.º–18.º): amount from configuration, no ball limit unless set (OP-11)."""
     if f.amount is None:
-        r.fail("amount is required: the amount determined by regulation is not in the seed (OP-11)")
+        r.fail("next_game_amount_required")
     f.ball_limit = r.integer("ball_limit")
     if f.ball_limit is None:
         r.defaulted("ball_limit", Source.INTERPRETATION)
@@ -636,16 +815,16 @@ def _read_colour_prima(r: _Reader, f: _Fields, regulation: Regulation) -> None:
     f.max_amount = regulation.colour_prima_max.value
     r.defaulted("max_amount", regulation.colour_prima_max.source)
     if f.amount is not None and f.amount > f.max_amount:
-        r.fail(f"amount {money.euros(f.amount)} is over the maximum of {money.euros(f.max_amount)}")
+        r.fail("over_maximum", amount=f.amount, maximum=f.max_amount)
     if r.present("colours"):
         raw = r.params["colours"]
         if not isinstance(raw, list | tuple | set | frozenset) or not raw:
-            r.fail("colours must be a non-empty list of the ball sets' colours")
+            r.fail("colours_list")
         else:
             names = [_colour(r, c, KNOWN_COLOURS, "colours") for c in raw]
             f.colours = frozenset(c for c in names if c is not None)
         r.configured("colours")
-    f.colour = _colour(r, r.params.get("colour"), f.colours, "the Color Prima")
+    f.colour = _colour(r, r.params.get("colour"), f.colours, THE_COLOR_PRIMA)
     f.pays = Pays.AMOUNT
 
 
@@ -661,12 +840,12 @@ def _read(
     program_id: str = "",
     effective_from: datetime | None = None,
     version: int = 1,
-) -> tuple[list[str], Program | None]:
+) -> tuple[list[Problem], Program | None]:
     """Validate and resolve raw parameters; returns (problems, the program when there are none)."""
     try:
         pt = ProgramType(program_type)
     except ValueError:
-        return [f"unknown program type {program_type!r} (BA-1 … BA-20, spec §2.4)"], None
+        return [problem("unknown_type", value=program_type)], None
     info = PROGRAM_TYPES[pt]
     family = info.family
     r = _Reader(info.label, info.citation, params)
@@ -674,22 +853,22 @@ def _read(
 
     unknown = sorted(set(params) - _ALLOWED[family])
     if unknown:
-        r.fail(f"unknown parameter(s) {', '.join(unknown)} (allowed: {', '.join(sorted(_ALLOWED[family]))})")
+        r.fail("unknown_params", names=", ".join(unknown), allowed=", ".join(sorted(_ALLOWED[family])))
 
     # Authorisation reference: required for every pool funded from sales (BA-G1, spec §0.4); the Prima amount
     # must itself be authorised (art. 147.3.c.1º). Optional for the hall manager's Super/Colour Prima.
     ref = params.get("authorisation_ref")
     if ref is not None and (not isinstance(ref, str) or not ref.strip()):
-        r.fail(f"authorisation_ref must be a non-empty text, got {ref!r}")
+        r.fail("bad_authorisation", value=ref)
     elif isinstance(ref, str):
         f.authorisation_ref = ref.strip()
     elif info.funding is Funding.SALES_PERCENT:
-        r.fail("authorisation_ref is required: the prize and its deduction are authorised (BA-G1, spec §0.4)")
+        r.fail("authorisation_required")
 
     if info.funding is Funding.SALES_PERCENT:
         f.funding_percent = _percent(r, "funding_percent", required=True)
     elif r.present("funding_percent"):
-        r.fail("funding_percent does not apply: paid from the Bolsa Acumulada (BA-G2, OP-36)")
+        r.fail("no_funding_percent")
     f.amount = r.decimal("amount")
     _positive_amount(r, "amount", f.amount)
 
@@ -709,12 +888,12 @@ def _read(
     else:
         _read_colour_prima(r, f, regulation)
     if f.pays is Pays.POOL_LESS_CARRY and family is not Family.ACUMULADO:
-        r.fail("pays 'pool_less_carry' applies only to the Bingo Acumulado")
+        r.fail("pool_less_carry_only")
 
     if not program_id.strip():
-        r.problems.append("program_id must not be empty")
+        r.problems.append(problem("empty_program_id"))
     if version < 1:
-        r.problems.append(f"version must be >= 1, got {version}")
+        r.problems.append(problem("bad_version", version=version))
     if r.problems or effective_from is None:
         return r.problems, None
     program = Program(
@@ -735,7 +914,7 @@ def allowed_params(program_type: ProgramType | str) -> frozenset[str]:
 
 def validate_config(
     program_type: ProgramType | str, params: Mapping[str, object], *, regulation: Regulation | None = None
-) -> list[str]:
+) -> list[Problem]:
     """Every problem with a program's parameters, each citing its rule (empty list = valid)."""
     problems, _ = _read(program_type, params, regulation or latest_regulation(), program_id="check")
     return problems
@@ -778,9 +957,9 @@ def program_in_force(versions: Sequence[Program], at: datetime) -> Program | Non
     return max(in_force, key=lambda v: (v.effective_from, v.version)) if in_force else None
 
 
-def schedule_problems(programs: Sequence[Program], *, exclusive_slots: bool = False) -> list[str]:
+def schedule_problems(programs: Sequence[Program], *, exclusive_slots: bool = False) -> list[Problem]:
     """Overlaps between the programs of one room: versions and scheduled hours (`schedule.overlapping`)."""
-    problems: list[str] = []
+    problems: list[Problem] = []
     by_id: dict[str, list[Program]] = {}
     for p in programs:
         by_id.setdefault(p.program_id, []).append(p)
@@ -789,29 +968,24 @@ def schedule_problems(programs: Sequence[Program], *, exclusive_slots: bool = Fa
         versions.sort(key=lambda v: (v.effective_from, v.version))
         for a, b in itertools.pairwise(versions):
             if a.effective_from == b.effective_from:
-                problems.append(
-                    f"'{pid}': versions {a.version} and {b.version} take effect at the same instant"
-                )
+                problems.append(problem("same_instant", program=pid, first=a.version, second=b.version))
             if a.program_type is not b.program_type:
-                problems.append(
-                    f"'{pid}': version {b.version} changes the program type; activate a new program"
-                )
+                problems.append(problem("type_changed", program=pid, version=b.version))
         for i, v in enumerate(versions):
             if v.family is not Family.SCHEDULED:
                 continue
             until = versions[i + 1].effective_from if i + 1 < len(versions) else None
             name = f"{v.label} v{v.version}"
             schedules.append(Schedule(name, v.hours, v.program_type.value, "", v.effective_from, until))
-    return problems + overlapping(schedules, exclusive_slots=exclusive_slots)
+    clashes = overlapping(schedules, exclusive_slots=exclusive_slots)
+    return problems + [problem("as_given", text=clash) for clash in clashes]
 
 
 def contribution(program: Program, sales_total: Decimal) -> PrizeAmount:
     """This game's deduction for the pool: funding_percent of the total cards sold (BA-G1), with the sub-cent
     residue kept (pool meters keep fractions)."""
     if program.funding_percent is None:
-        raise ProgramError(
-            [f"{program.label} is paid from the Bolsa Acumulada, not funded from sales (BA-G2)"]
-        )
+        raise ProgramError([problem("not_from_sales", program=program.label)])
     return prize_from_sales(sales_total, program.funding_percent)
 
 
@@ -845,50 +1019,47 @@ def _resolve_pick(program: Program, pick: ManagerPick) -> ManagerPick:
     )
 
 
-def validate_pick(program: Program, state: ProgramState, pick: ManagerPick) -> list[str]:
+def validate_pick(program: Program, state: ProgramState, pick: ManagerPick) -> list[Problem]:
     """Problems with what the hall manager wants to announce for this program (empty = fine)."""
     r = _Reader(program.label, program.info.citation, {})
     if pick.program_id != program.program_id:
-        r.fail(f"the pick is for program '{pick.program_id}'")
+        r.fail("pick_for_other", program=pick.program_id)
     family = program.family
     if family not in (Family.BINGO_EXTRA, Family.SUPER_PRIMA, Family.COLOUR_PRIMA):
-        r.fail("the hall manager does not pick the game, amount or order of this prize")
+        r.fail("not_picked")
         return r.problems
     resolved = _resolve_pick(program, pick)
     if family is Family.BINGO_EXTRA:
         if state.steps or state.pick is not None:
-            r.fail(
-                f"the order is fixed for the trigger game and rises by one per game (now step {state.steps})"
-            )
+            r.fail("extra_order_fixed", step=state.steps)
         if pick.amount is not None or pick.colour is not None:
-            r.fail("only the extraction order can be picked for a Bingo Extra")
+            r.fail("extra_order_only")
         floor = program.extraction_floor or 0
         if resolved.max_ball is not None and resolved.max_ball < floor:
-            r.fail(f"extraction order {resolved.max_ball} is below the floor of {floor}")
+            r.fail("below_floor", order=resolved.max_ball, floor=floor)
         _ball(r, "extraction order", resolved.max_ball)
         return r.problems
     if state.pick is not None:
-        r.fail(f"already in play since an earlier game; it stays until awarded ({program.info.if_not_won})")
+        r.fail("already_in_play")
     if resolved.amount is None:
-        r.fail("the hall manager must announce the amount")
+        r.fail("amount_to_announce")
     else:
         _positive_amount(r, "amount", resolved.amount)
         if program.max_amount is not None and resolved.amount > program.max_amount:
-            most = money.euros(program.max_amount)
-            r.fail(f"amount {money.euros(resolved.amount)} is over the maximum of {most}")
+            r.fail("over_maximum", amount=resolved.amount, maximum=program.max_amount)
     if family is Family.SUPER_PRIMA:
         if pick.colour is not None:
-            r.fail("a Super Prima has no colour")
+            r.fail("super_no_colour")
         if resolved.max_ball is None:
-            r.fail("the hall manager must announce the fixed extraction order")
+            r.fail("order_to_announce")
         _ball(r, "extraction order", resolved.max_ball)
     else:
         if pick.max_ball is not None:
-            r.fail("a Colour Prima has no extraction order")
+            r.fail("colour_no_order")
         if resolved.colour is None:
-            r.fail("the hall manager must announce the Color Prima")
+            r.fail("colour_to_announce")
         else:
-            _colour(r, resolved.colour, program.colours, "the Color Prima")
+            _colour(r, resolved.colour, program.colours, THE_COLOR_PRIMA)
     return r.problems
 
 
@@ -930,16 +1101,14 @@ def _prize(program: Program, pool: Decimal, amount: Decimal | None) -> Decimal:
         return _EXACT.subtract(pool, money.percent_of(pool, program.carry_percent))
     prize = amount if amount is not None else program.amount
     if prize is None:
-        raise ProgramError([f"{program.label}: no amount announced for the prize"])
+        raise ProgramError([problem("no_amount_announced", label=program.label)])
     return prize
 
 
 def _require_funds(program: Program, pool: Decimal, prize: Decimal) -> None:
     if pool < prize:
-        source = "the Bolsa Acumulada" if program.info.funding is Funding.BOLSA_ACUMULADA else "its pool"
-        raise ProgramError(
-            [f"{program.label}: {source} holds {money.euros(pool)}, less than the prize {money.euros(prize)}"]
-        )
+        code = "bolsa_short" if program.info.funding is Funding.BOLSA_ACUMULADA else "pool_short"
+        raise ProgramError([problem(code, label=program.label, held=pool, prize=prize)])
 
 
 def in_play(program: Program, state: ProgramState, ctx: GameContext) -> InPlay | None:
@@ -975,9 +1144,7 @@ def in_play(program: Program, state: ProgramState, ctx: GameContext) -> InPlay |
         pick = ctx.pick_for(program.program_id)
         if not state.reached or ctx.pool_amount < program.amount:
             if pick is not None:
-                raise ProgramError(
-                    [f"{program.label} is not in play in this game: its amount is not reached"]
-                )
+                raise ProgramError([problem("not_reached", program=program.label)])
             return None
         prize = _prize(program, ctx.pool_amount, None)
         max_ball = program.ball_limit
@@ -987,7 +1154,7 @@ def in_play(program: Program, state: ProgramState, ctx: GameContext) -> InPlay |
             order = active.max_ball if active is not None else None
             max_ball = (order if order is not None else program.extraction_order or 0) + state.steps
         elif pick is not None:
-            raise ProgramError([f"{program.label}: the hall manager does not pick this prize"])
+            raise ProgramError([problem("pick_not_allowed", label=program.label)])
         return play(max_ball, prize)
 
     if family is Family.ACUMULADO:
@@ -1052,7 +1219,7 @@ def next_state(program: Program, state: ProgramState, won: bool, ctx: GameContex
     """The program's state after this game (call it after every game of the room, in play or not)."""
     play = in_play(program, state, ctx)
     if won and play is None:
-        raise ProgramError([f"{program.label} was not in play in this game, so it cannot have been won"])
+        raise ProgramError([problem("not_in_play_won", program=program.label)])
     after = dataclasses.replace(state, last_game_start=to_utc(ctx.start))
     family = program.family
 
@@ -1117,8 +1284,9 @@ def payout(
         raise ValueError(f"pool_amount must be a Decimal >= 0, got {pool_amount!r}")
     prize = _prize(program, pool_amount, amount)
     if program.max_amount is not None and prize > program.max_amount:
-        most = money.euros(program.max_amount)
-        raise ProgramError([f"{program.label}: prize {money.euros(prize)} is over the maximum of {most}"])
+        raise ProgramError(
+            [problem("prize_over_maximum", label=program.label, prize=prize, maximum=program.max_amount)]
+        )
     _require_funds(program, pool_amount, prize)
     split = split_equally(prize, winners)
     carry = _EXACT.subtract(pool_amount, prize)
@@ -1140,6 +1308,7 @@ __all__ = [
     "ManagerPick",
     "Payout",
     "Pays",
+    "Problem",
     "Program",
     "ProgramError",
     "ProgramState",

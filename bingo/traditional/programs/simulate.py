@@ -71,6 +71,11 @@ MAX_DAY_SPAN = timedelta(hours=23)  # a day's games end before the next day's fi
 _PICK_FAMILIES = frozenset({Family.BINGO_EXTRA, Family.SUPER_PRIMA, Family.COLOUR_PRIMA})
 
 
+def _english(value: Decimal) -> str:
+    """An amount in the report's English text: "€1,234.56" (a person's page says it with for_person)."""
+    return money.for_person(value, "en")
+
+
 class SimulationError(ValueError):
     """A profile, policy or funding the simulator cannot play; `problems` says why."""
 
@@ -204,7 +209,7 @@ class SalesProfile:
         spread = f" ± {self.cards_spread}" if self.cards_spread else ""
         return (
             f"{self.games_per_day} games/day in {sessions}, {self.cards_per_game}{spread} cards at "
-            f"{money.euros(self.card_price)}, first game {self.first_game:%H:%M}, "
+            f"{_english(self.card_price)}, first game {self.first_game:%H:%M}, "
             f"{self.minutes_per_game} min/game, "
             f"hall {self.hall_category.label}, {self.time_zone}, from {self.start_date.isoformat()}"
         )
@@ -507,7 +512,7 @@ class SimulationReport:
             assert self.average_prize is not None
             assert self.max_prize is not None
             lines += [
-                f"Prize: average {money.euros(self.average_prize)} · max {money.euros(self.max_prize)}",
+                f"Prize: average {_english(self.average_prize)} · max {_english(self.max_prize)}",
                 f"Days to trigger: mean {self.days_to_trigger_mean:.2f} · max {self.days_to_trigger_max:.2f} "
                 f"(games: mean {self.games_to_trigger_mean:.1f} · max {self.games_to_trigger_max})",
             ]
@@ -515,9 +520,9 @@ class SimulationReport:
             lines.append("Prize: never won")
         lines += [
             f"Days since the last award (or activation) at the end: {self.days_since_last_award:.2f}",
-            f"Sales {money.euros(self.total_sales)} · funded {money.euros(self.total_funded)} · "
-            f"paid {money.euros(self.total_paid)} ({100 * self.returned_share:.3f} % of sales returned)",
-            f"{pool_name.capitalize()} at the end: {money.euros(self.pool_end)}",
+            f"Sales {_english(self.total_sales)} · funded {_english(self.total_funded)} · "
+            f"paid {_english(self.total_paid)} ({100 * self.returned_share:.3f} % of sales returned)",
+            f"{pool_name.capitalize()} at the end: {_english(self.pool_end)}",
             "Balance: funded = paid + pool at the end, exactly" if self.balanced else "Balance: UNBALANCED",
         ]
         return "\n".join(lines)

@@ -124,7 +124,7 @@ def test_bingo_extra_order_below_the_floor_of_50() -> None:
 
 def test_colour_prima_over_500() -> None:
     assert validate_config("BA-20", {"amount": "500.01", "colour": "red"}) == [
-        f"BA-20 Premio Color Prima: amount 500.01 € is over the maximum of 500.00 € {cite('20º')}"
+        f"BA-20 Premio Color Prima: amount €500.01 is over the maximum of €500.00 {cite('20º')}"
     ]
     assert validate_config("BA-20", {"amount": 500, "colour": "red"}) == []
 
@@ -160,7 +160,7 @@ def test_overlapping_hours_in_one_program() -> None:
         (
             "BA-1",
             {**SALES, "amount": "75"},
-            "amount 75.00 € is not a Prima level (30.00 €, 50.00 €, 100.00 €",
+            "amount €75.00 is not a Prima level (€30.00, €50.00, €100.00",
         ),
         ("BA-1", {**SALES}, "amount is required: one of the Prima levels"),
         ("BA-1", {**SALES, "amount": "100", "ball_limit": 91}, "ball_limit 91 must be an extraction order"),
@@ -213,7 +213,7 @@ def test_make_program_lists_every_problem() -> None:
     with pytest.raises(ProgramError) as caught:
         make_program("BA-20", {"amount": "900", "colour": "magenta"}, program_id="", effective_from=JAN)
     assert len(caught.value.problems) == 3
-    assert "over the maximum of 500.00 €" in str(caught.value)
+    assert "over the maximum of €500.00" in str(caught.value)
     assert "program_id must not be empty" in caught.value.problems
     with pytest.raises(ValueError, match="aware datetime"):
         make_program("BA-3", SALES, program_id="x", effective_from=datetime(2025, 1, 1))  # noqa: DTZ001
@@ -229,7 +229,7 @@ def test_prima_levels_may_be_amended() -> None:
     assert any(
         "prima_levels[1] must be a Decimal, an int or a decimal string, not float" in p for p in problems
     )
-    assert any("amount 400.00 € is not a Prima level (30.00 €)" in p for p in problems)
+    assert any("amount €400.00 is not a Prima level (€30.00)" in p for p in problems)
 
 
 # --- manager picks ------------------------------------------------------------------------------------------
@@ -240,7 +240,7 @@ def test_manager_picks_are_validated() -> None:
     empty = ProgramState()
     assert validate_pick(colour, empty, ManagerPick("color", amount=D(500), colour="blue")) == []
     over, unknown = validate_pick(colour, empty, ManagerPick("color", amount=D("500.50"), colour="teal"))
-    assert "amount 500.50 € is over the maximum of 500.00 €" in over
+    assert "amount €500.50 is over the maximum of €500.00" in over
     assert "unknown colour 'teal'" in unknown
     (no_colour,) = validate_pick(colour, empty, ManagerPick("color", amount=D(100)))
     assert "the hall manager must announce the Color Prima" in no_colour

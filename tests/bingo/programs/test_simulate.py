@@ -6,6 +6,7 @@ path."""
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET  # parses only the SVG this project renders
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -36,6 +37,7 @@ from bingo.traditional.programs.simulate import (
     deck_for,
     simulate,
 )
+from halls import money
 from halls.models import Room
 
 D = Decimal
@@ -237,7 +239,7 @@ def test_colour_prima_pays_only_on_the_announced_colour() -> None:
     assert all(a.ball_colour == a.colour for a in report.awards)
     check_games(report)
     check_balance(report)
-    with pytest.raises(SimulationError, match="over the maximum of 500"):
+    with pytest.raises(SimulationError, match="over the maximum of €500"):
         simulate(
             colour, small(), days=1, seed=4, bolsa_percent=D("5"), pick_policy=PickPolicy(amount=D("600"))
         )
@@ -390,7 +392,23 @@ def test_the_svg_parses_and_shows_the_pool_line_and_a_marker_per_hit() -> None:
     texts = [e.text or "" for e in root.iter(f"{SVG}text")]
     assert any(report.program.label in t for t in texts)
     assert "Days" in texts
-    assert any(t.endswith("€") for t in texts)
+    assert any(t.startswith("€") for t in texts)  # English by default: "€1,000.00"
+
+
+def test_the_svg_says_its_amounts_and_words_as_the_caller_asks() -> None:
+    """The edge passes the active language's formatter and gettext: Spanish axis amounts "1.000,00 €"."""
+    report = simulate(program("BA-3", scale=[[1, None, 60]]), small(cards_per_game=60), days=8, seed=11)
+    spanish = {"Days": "Días", "pool at end of day": "bote al cierre"}
+    svg = render_svg(
+        report, amount=lambda v: money.for_person(v, "es"), translate=lambda m: spanish.get(m, m)
+    )
+    root = ET.fromstring(svg)  # noqa: S314
+    axis = [e.text or "" for e in root.iter(f"{SVG}text") if e.get("text-anchor") == "end"]
+    assert axis[0] == "0,00 €"
+    assert all(re.fullmatch(r"\d{1,3}(\.\d{3})*,\d\d €", t) for t in axis), axis
+    texts = [e.text or "" for e in root.iter(f"{SVG}text")]
+    assert "Días" in texts and "bote al cierre" in texts and "Days" not in texts
+    assert not [t for t in texts if t.startswith("€")]
 
 
 def test_the_svg_of_a_program_never_won_has_no_marker() -> None:

@@ -70,7 +70,7 @@ def _build(
 ) -> tuple[dict[str, Any], Program]:
     """The stored form of `params` and the program it makes; refused with every problem."""
     if not isinstance(params, dict):
-        raise refused(["params must be an object of parameter names and values"])
+        raise refused([gettext("params must be an object of parameter names and values")])
     stored = jsonable(params)
     if effective_from.tzinfo is None:
         raise InvalidInput(gettext("effective_from must carry its time zone."), code="bad_effective_from")

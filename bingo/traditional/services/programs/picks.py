@@ -4,14 +4,14 @@ sales reads them into the game's context; until then a pick may be set again."""
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils.translation import gettext
 
 from bingo.traditional.models import Game, GamePick, GameState, PrizeProgram
-from bingo.traditional.programs.rules import Family, Funding, ManagerPick, validate_pick
+from bingo.traditional.programs.rules import Family, Funding, ManagerPick, problem, validate_pick
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import clock
 from bingo.traditional.services.programs.codec import pick_to_json
@@ -19,34 +19,36 @@ from bingo.traditional.services.programs.program_pools import folded_amount
 from bingo.traditional.services.programs.readmodels import current_state, version_at
 from bingo.traditional.services.programs.refusals import refused
 from bingo.traditional.services.steps import record, step
+from halls import money
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType, ProgramPickSet
-from halls.money import CENT
+from halls.money import CENT_PLACES
 
 PICKABLE = (GameState.SCHEDULED, GameState.ON_SALE)
 
 
 def _amount(value: Decimal | None) -> Decimal | None:
+    """The picked amount, exact to the cent (halls.money.parse). A negative one is let through: the rules
+    refuse it with the pick's other problems (`validate_pick`)."""
     if value is None:
         return None
-    if isinstance(value, bool | float):
+    try:
+        return money.parse("amount", value, places=CENT_PLACES, signed=True)
+    except money.MoneyTypeError:
         raise InvalidInput(
             gettext("The amount must be exact (Decimal or string), not %(value)r.") % {"value": value},
             code="bad_amount",
-        )
-    try:
-        amount = Decimal(value)
-    except (InvalidOperation, TypeError, ValueError):
+        ) from None
+    except money.NotAnAmount:
         raise InvalidInput(
             gettext("The amount %(value)r is not a number.") % {"value": value}, code="bad_amount"
         ) from None
-    if not amount.is_finite() or amount != amount.quantize(CENT):
+    except money.MoneyError:
         raise InvalidInput(
             gettext("The amount %(value)s is not a whole number of cents.") % {"value": value},
             code="bad_amount",
-        )
-    return amount
+        ) from None
 
 
 def set_manager_pick(
@@ -98,12 +100,12 @@ def set_manager_pick(
         pick = ManagerPick(program_id=program.code, amount=value, max_ball=max_ball, colour=colour)
         problems = validate_pick(pure, state, pick)
         if not problems and pure.family is Family.BINGO_EXTRA and not state.reached:
-            problems = [f"{pure.label} is not in play in the next game: its amount is not reached"]
+            problems = [problem("not_reached_next", program=pure.label)]
         if not problems and pure.info.funding is Funding.BOLSA_ACUMULADA:
             wanted = value if value is not None else pure.amount
             held = folded_amount(program.pool_id)
             if wanted is not None and held < wanted:
-                problems = [f"{pure.label}: the Bolsa Acumulada holds {held:.2f} €, less than {wanted:.2f} €"]
+                problems = [problem("bolsa_short", label=pure.label, held=held, prize=wanted)]
         if problems:
             raise refused(problems, code="bad_pick")
         row, _ = GamePick.objects.update_or_create(

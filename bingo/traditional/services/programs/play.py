@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from bingo.traditional.models import (
     Ball,
@@ -63,8 +63,9 @@ from bingo.traditional.services.programs.program_pools import (
     sync_rate,
 )
 from bingo.traditional.services.programs.readmodels import current_state, version_at
-from bingo.traditional.services.programs.refusals import IN_PLAY
+from bingo.traditional.services.programs.refusals import IN_PLAY, said
 from bingo.traditional.services.steps import record, step
+from halls import i18n
 from halls.actors import Actor
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
@@ -80,12 +81,22 @@ from jackpots.services.locks import lock_pools
 ZERO = Decimal(0)
 
 
+_CANNOT = {
+    "be announced": gettext_noop("%(name)s (%(code)s) cannot be announced: %(problems)s"),
+    "be paid": gettext_noop("%(name)s (%(code)s) cannot be paid: %(problems)s"),
+    "be decided": gettext_noop("%(name)s (%(code)s) cannot be decided: %(problems)s"),
+    "move to its next step": gettext_noop("%(name)s (%(code)s) cannot move to its next step: %(problems)s"),
+}
+
+
 def _refusal(program: PrizeProgram, problems: Sequence[str], doing: str) -> Conflict:
+    """The rules refuse what the game asks of a program: every problem in the reader's language."""
+    shown = [said(p) for p in problems]
     return Conflict(
-        f"{program.name} ({program.code}) cannot {doing}: {'; '.join(problems)}",
+        gettext(_CANNOT[doing]) % {"name": program.name, "code": program.code, "problems": "; ".join(shown)},
         code="program_refused",
         program=program.code,
-        problems=list(problems),
+        problems=shown,
     )
 
 
@@ -181,7 +192,8 @@ def sales_closed(*, game: Game, actor: Actor) -> list[dict[str, Any]]:
         except ValueError as exc:
             raise _refusal(program, [str(exc)], "be announced") from None
         if play is not None and play.colour is not None and game.ball_set_id is None:
-            raise _refusal(program, ["the game has no ball set, so no ball colours"], "be announced")
+            no_colours = gettext("the game has no ball set, so no ball colours")
+            raise _refusal(program, [no_colours], "be announced")
         own_pool = pure.info.funding is Funding.SALES_PERCENT
         gp = GameProgram.objects.create(
             game=game,
@@ -204,18 +216,14 @@ def sales_closed(*, game: Game, actor: Actor) -> list[dict[str, Any]]:
     wanted = sum((amount for _, amount in from_bolsa), ZERO)
     if bolsa is not None and from_bolsa and wanted > amounts[bolsa.pool_id]:
         names = ", ".join(f"{p.name} ({p.code})" for p, _ in from_bolsa)
-        raise Conflict(
-            gettext(
-                "The Bolsa Acumulada holds %(held)s €, less than the %(wanted)s € announced for %(names)s."
-            )
-            % {
-                "held": format(amounts[bolsa.pool_id], ".2f"),
-                "wanted": format(wanted, ".2f"),
-                "names": names,
-            },
-            code="program_refused",
-            problems=[f"Bolsa Acumulada short for {names}"],
-        )
+        short = gettext(
+            "The Bolsa Acumulada holds %(held)s, less than the %(wanted)s announced for %(names)s."
+        ) % {
+            "held": i18n.amount(amounts[bolsa.pool_id]),
+            "wanted": i18n.amount(wanted),
+            "names": names,
+        }
+        raise Conflict(short, code="program_refused", problems=[short])
     return announced
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.utils.translation import gettext
+
 from halls import money
 from halls.actors import Actor
 from halls.models import Room
@@ -22,7 +24,7 @@ SOURCE_TYPE = SourceType.BINGO_ROOM.value
 def percent_problems(name: str, percent: Decimal | None) -> list[str]:
     """The pool engine keeps rates to 6 decimals; whole hundredths of a percent keep each deduction exact."""
     if percent is not None and percent != percent.quantize(CENT):
-        return [f"{name} {percent} has more than 2 decimals"]
+        return [gettext("%(name)s %(percent)s has more than 2 decimals") % {"name": name, "percent": percent}]
     return []
 
 

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from django.utils.translation import gettext
 
 from bingo.traditional.models import Game, GameState
-from bingo.traditional.programs.rules import ProgramError
+from bingo.traditional.programs.rules import Problem, ProgramError
+from halls import i18n
 from halls.errors import Conflict, InvalidInput
 from halls.models import Room
 
@@ -16,9 +17,19 @@ from halls.models import Room
 IN_PLAY = (GameState.SALES_CLOSED, GameState.DRAWING, GameState.PAUSED)
 
 
+def said(problem: str) -> str:
+    """A problem of the rules (`rules.Problem`) in the active language, its amounts as the reader writes
+    them (halls.i18n.amount); a text already said (gettext) stays as it is."""
+    if isinstance(problem, Problem):
+        return problem.said(gettext, i18n.amount)
+    return problem
+
+
 def refused(problems: Sequence[str], *, code: str = "bad_program") -> InvalidInput:
-    """A configuration or pick the rules refuse: every problem, each citing its rule."""
-    return InvalidInput("; ".join(problems), code=code, problems=list(problems))
+    """A configuration or pick the rules refuse: every problem, each citing its rule, in the reader's
+    language."""
+    shown = [said(p) for p in problems]
+    return InvalidInput("; ".join(shown), code=code, problems=shown)
 
 
 def program_error(error: ProgramError, *, code: str = "bad_program") -> InvalidInput:
