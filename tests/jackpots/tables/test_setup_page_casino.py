@@ -39,6 +39,8 @@ def test_a_carrusel_is_created_and_its_tables_added_and_taken_out_on_the_page() 
     house = Casino("AN10")
     one, two = (make_table(house.venue, house.operator, PACK) for _ in range(2))
     page = _page(house)
+    empty = page.get("/setup/").content.decode()  # the boxes pre-filled in Spanish, as a person types them
+    assert 'name="carousel_bet" value="1,00"' in empty and 'name="seed" value="5000,00"' in empty
     form = {
         "action": "carrusel_create",
         "section": "carrusels",
