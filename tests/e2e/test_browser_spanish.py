@@ -372,9 +372,29 @@ async def test_no_english_reaches_the_central_network_pages(
     scene = await call(build_scene, monkeypatch)
     ids = await call(_network_staff, scene)
     found = await sweep(page, server_url, CENTRAL_PAGES, ids)
-    await page.goto(f"{server_url}/central/pools/")
+    # Every amount with its currency (the simultaneous game's prizes, a decision's share, a remainder).
+    await log_in(page, server_url, "jefa-red", "/central/pools/")
     await expect(page.locator("h1")).to_have_text("Premios de la red y sus marcadores")
+    await expect(page.locator('#game-prizes [data-game="SB-1"]')).to_contain_text(f"5,85{NBSP}€")
+    await expect(page.locator('[data-decision="1"]')).to_contain_text(f"59,00{NBSP}€")
     await page.screenshot(path="/tmp/es-central-pools.png", full_page=True)
+    await page.goto(f"{server_url}/central/games/")
+    await expect(page.locator('[data-game="SB-1"] h2')).to_contain_text(f"cartón 1,00{NBSP}€")
+    await expect(page.locator('[data-game="SB-1"] [data-decision="bingo"]').first).to_contain_text(
+        f"0,00{NBSP}€"
+    )
+    await page.goto(f"{server_url}/central/reports/?by=region")
+    await expect(page.locator('[data-row="ML"]')).to_contain_text(f"14,00{NBSP}€")
+    await expect(page.locator("#report-table")).not_to_contain_text("000000")
+    await page.screenshot(path="/tmp/es-central-report.png", full_page=True)
+    # A member venue's page of the game: its price, sales and prizes with their currency too.
+    await page.context.clear_cookies()
+    await page.context.add_cookies(
+        [{"name": "django_language", "value": "es", "domain": "127.0.0.1", "path": "/"}]
+    )
+    await log_in(page, server_url, "locutora-red", f"/simultaneous/{ids['hall_game']}/")
+    await expect(page.locator("main")).to_contain_text(f"1,00{NBSP}€ cada uno")
+    await expect(page.locator("main")).to_contain_text(f"Bingo de la red 5,85{NBSP}€")
     assert not found, "English on the central's Spanish pages:\n" + "\n".join(found)
 
 
