@@ -24,7 +24,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from halls import access
+from halls import access, api_errors
 from halls.models import GameSession, Role, Room, Screen, Venue
 from halls.parsers import BoundedJSONParser
 from halls.serializers import (
@@ -63,7 +63,11 @@ def actor(request: Request) -> User:
 def valid(serializer_class: type[Any], data: Any, **kwargs: Any) -> dict[str, Any]:
     """Validate ``data`` or answer 400 with the field errors."""
     serializer = serializer_class(data=data, **kwargs)
-    serializer.is_valid(raise_exception=True)
+    try:
+        serializer.is_valid(raise_exception=True)
+    except ValidationError as exc:
+        api_errors.name_fields(exc, serializer)  # the message names the fields in the reader's language
+        raise
     return cast(dict[str, Any], serializer.validated_data)
 
 

@@ -9,20 +9,57 @@ from __future__ import annotations
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.decorators import sync_and_async_middleware
+from django.utils.translation import get_language, override
 from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from halls.errors import DomainError
 
 
-def _flatten(detail: Any) -> str:
+def name_fields(exc: exceptions.ValidationError, serializer: Any) -> None:
+    """Keep the serializer's field labels with its refusal (halls.api.valid), so the message can name each
+    field as its reader says it; the `fields` of the answer keep the machine-readable keys."""
+    fields = getattr(serializer, "fields", None) or {}
+    exc.field_labels = {name: field.label for name, field in fields.items() if field.label}  # type: ignore[attr-defined]
+
+
+def _field_name(key: Any, labels: dict[str, Any]) -> str | None:
+    """How a refusal's message names a field for its reader: in English by its key (as the API always has,
+    the same key as in `fields`); in any other language by the field's label translated into it (a model
+    field's verbose name, a serializer's label, DRF's label made from the key when the catalogue has it),
+    and not at all when there is none (never an English key in a Spanish sentence). Errors that belong to
+    no field (DRF's `non_field_errors`) are not prefixed."""
+    if key == api_settings.NON_FIELD_ERRORS_KEY:
+        return None
+    if (get_language() or settings.LANGUAGE_CODE).lower().startswith("en"):
+        return str(key)
+    label = labels.get(str(key))
+    if label is None:
+        return None
+    with override("en"):
+        english = str(label)
+    shown = str(label)  # a lazy label (a model field's verbose name) is in the active language already
+    if shown == english:
+        shown = _(english)
+    return shown if shown != english else None
+
+
+def _flatten(detail: Any, labels: dict[str, Any] | None = None) -> str:
     if isinstance(detail, dict):
-        return "; ".join(f"{k}: {_flatten(v)}" for k, v in detail.items())
+        parts = []
+        for key, value in detail.items():
+            name = _field_name(key, labels or {})
+            # Nested fields' labels are not kept: a nested refusal says its own, unprefixed in Spanish.
+            text = _flatten(value)
+            parts.append(f"{name}: {text}" if name else text)
+        return "; ".join(parts)
     if isinstance(detail, list):
         return " ".join(_flatten(v) for v in detail)
     return str(detail)
@@ -33,7 +70,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response({"error": exc.as_dict()}, status=exc.status)
     if isinstance(exc, exceptions.ValidationError):
         return Response(
-            {"error": {"code": "invalid", "message": _flatten(exc.detail), "fields": exc.detail}},
+            {
+                "error": {
+                    "code": "invalid",
+                    "message": _flatten(exc.detail, getattr(exc, "field_labels", None)),
+                    "fields": exc.detail,
+                }
+            },
             status=status.HTTP_400_BAD_REQUEST,
         )
     if isinstance(exc, Http404):

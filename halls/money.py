@@ -237,6 +237,16 @@ def for_person(value: Decimal, language: str | None, currency: str = "EUR", *, e
     return f"{sign}{grouped.replace(',', '.')},{fraction} {symbol}"
 
 
+def for_typing(value: Decimal, language: str | None) -> str:
+    """An amount as a form's box shows it for a person to type over, in `language`: the figure alone, to
+    the cent rounded toward zero, ungrouped and without its currency (the label says it): Spanish
+    "5000,00", English "5000.00". `parse_typed` reads it back with the page's decimal mark."""
+    figure = f"{cents_down(value):f}"
+    if (language or "es").lower().startswith("en"):
+        return figure
+    return figure.replace(".", ",")
+
+
 # --- sharing -------------------------------------------------------------------------------------------
 
 

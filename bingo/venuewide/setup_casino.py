@@ -33,6 +33,9 @@ def context(venues: list[Venue]) -> dict[str, Any]:
         .select_related("venue", "pool")
         .order_by("venue_id", "number")
     )
+    for table in tables:  # the rule pack by its title, as the form's list names it (its code is data)
+        pack = PACKS.get(table.rule_pack)
+        table.rule_pack_title = pack.title if pack else table.rule_pack  # type: ignore[attr-defined]
     pools = list(Pool.objects.filter(venue_id__in=ids, active=True).exclude(rule_pack="").order_by("code"))
     meters = pool_meters(p.pk for p in pools)
     carrusels = []

@@ -116,8 +116,9 @@ ALLOWED = frozenset({"English"})
 VISIBLE_TEXTS = """
 () => {
   const out = [];
-  // Left out: code, and what a form holds (a JSON field's data is no text of the page's language).
-  const skip = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "CODE", "PRE", "TEXTAREA"]);
+  // Left out: scripts, preformatted data, and what a form holds (a JSON field's data is no text of the
+  // page's language). <code> is read: a person reads it too (a raw error code there is a raw code shown).
+  const skip = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "PRE", "TEXTAREA"]);
   const visible = (el) => {
     if (!el || !(el instanceof Element)) { return false; }
     if (el.closest("[hidden], [aria-hidden=true]")) { return false; }
@@ -129,7 +130,7 @@ VISIBLE_TEXTS = """
   let node;
   while ((node = walker.nextNode())) {
     const parent = node.parentElement;
-    if (!parent || skip.has(parent.tagName) || parent.closest("code, pre")) { continue; }
+    if (!parent || skip.has(parent.tagName) || parent.closest("pre")) { continue; }
     const text = node.textContent.replace(/\\s+/g, " ").trim();
     if (text && visible(parent)) { out.push(text); }
   }

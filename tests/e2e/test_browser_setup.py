@@ -94,11 +94,17 @@ async def test_the_setup_page_sets_up_a_venue_in_spanish(
     await screens.locator("button").click()
     await expect(room.locator('[data-screen="Pantalla Norte"] a')).to_be_visible()
 
+    # The amounts the page pre-fills are in Spanish ("1,00", not "1.00"), and read back as they stand.
     series = page.locator("#series-form")
+    await expect(series.locator('[name="face_value"]')).to_have_value("1,00")
+    await expect(page.locator('#table-form [name="table_minimum"]')).to_have_value("10,00")
+    await expect(page.locator('#carrusel-form [name="carousel_bet"]')).to_have_value("1,00")
+    await expect(page.locator('#carrusel-form [name="seed"]')).to_have_value("5000,00")
     await series.locator('[name="code"]').fill("S1")
     await series.locator('[name="strips"]').fill("5")
     await series.locator("button").click()
     await expect(page.locator('[data-series="S1"]')).to_contain_text("30")
+    await expect(page.locator('[data-series="S1"]')).to_contain_text("1,00\u00a0€")
 
     for number in (1, 2):
         await _add_table(page, number)
@@ -107,7 +113,7 @@ async def test_the_setup_page_sets_up_a_venue_in_spanish(
     await new.locator('[name="code"]').fill("CARR-ML")
     await new.locator('[name="rule_pack"]').select_option("ML_PSD_CARRUSEL")
     await new.locator('[name="authorisation_ref"]').fill("AUT-1")
-    await new.locator('[name="seed"]').fill("1000")
+    await new.locator('[name="seed"]').fill("1.000,00")  # grouped as Spanish writes it
     await new.locator('input[name="tables"]').first.check()
     await new.locator("button").click()
     error = page.locator("#setup-error")

@@ -293,19 +293,10 @@ PAGES_BY_ROLE = {
 }
 
 
-async def test_no_english_reaches_a_spanish_page(
-    page: Page, server_url: str, venue: Venue, room: Room, screen: Screen
-) -> None:
-    hall = await call(hall_in_play, venue, room, screen)
-    ids = {
-        "room": room.pk,
-        "session": hall.session_id,
-        "game": hall.game.pk,
-        "venue": venue.pk,
-        "table": hall.table_id,
-    }
+async def sweep(page: Page, server_url: str, pages: dict[str, list[str]], ids: dict[str, Any]) -> list[str]:
+    """Each role logged in with the Spanish cookie, each of its pages opened, screenshotted and read."""
     found: list[str] = []
-    for username, paths in PAGES_BY_ROLE.items():
+    for username, paths in pages.items():
         await page.context.clear_cookies()
         await page.context.add_cookies(
             [{"name": "django_language", "value": "es", "domain": "127.0.0.1", "path": "/"}]
@@ -321,9 +312,146 @@ async def test_no_english_reaches_a_spanish_page(
             slug = re.sub(r"\W+", "-", url).strip("-") or "home"
             await page.screenshot(path=f"/tmp/es-sweep-{username}-{slug}.png", full_page=True)
             found += [f"{username} {url}: {text}" for text in await english_on(page)]
+    return found
+
+
+async def test_no_english_reaches_a_spanish_page(
+    page: Page, server_url: str, venue: Venue, room: Room, screen: Screen
+) -> None:
+    hall = await call(hall_in_play, venue, room, screen)
+    ids = {
+        "room": room.pk,
+        "session": hall.session_id,
+        "game": hall.game.pk,
+        "venue": venue.pk,
+        "table": hall.table_id,
+    }
+    found = await sweep(page, server_url, PAGES_BY_ROLE, ids)
     # The public screen, in its venue's Spanish.
     await page.goto(f"{server_url}/screens/{screen.token}/")
     await expect(page.locator("body")).to_have_attribute("data-stream", "live")
     await page.screenshot(path="/tmp/es-sweep-screen.png")
     found += [f"screen: {text}" for text in await english_on(page)]
     assert not found, "English on Spanish pages:\n" + "\n".join(found)
+
+
+# --- the sweep at the central: the network's pages --------------------------------------------------------
+
+CENTRAL_PAGES = {
+    "jefa-red": [
+        "/network/",
+        "/central/pools/",
+        "/central/games/",
+        "/central/reports/",
+        "/central/reports/?by=region",
+        "/central/reports/?by=operator",
+    ],
+    "locutora-red": ["/simultaneous/{hall_game}/", "/console/rooms/{sb_room}/"],
+    "inspectora-red": ["/inspector/", "/inspector/sessions/{sb_session}/"],
+}
+
+
+def _network_staff(scene: Any) -> dict[str, int]:
+    """Staff of hall 1 named in Spanish; the ids of its simultaneous game's pages."""
+    hall = scene.net.halls[0]
+    make_user("jefa-red", hall.venue, Role.OPERATOR)
+    make_user("locutora-red", hall.venue, Role.CALLER)
+    make_user("inspectora-red", hall.venue, Role.INSPECTOR)
+    hall_game = scene.net.hall_game(hall, scene.game)
+    return {"hall_game": hall_game.pk, "sb_room": hall.room.pk, "sb_session": hall.session.pk}
+
+
+async def test_no_english_reaches_the_central_network_pages(
+    page: Page, server_url: str, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The central's pages of the interconnected prize and the simultaneous game, and a member venue's page
+    of the simultaneous game, read in Spanish."""
+    from tests.network.central_pages_support import build_scene
+
+    settings.HALL_ROLE = "central"
+    scene = await call(build_scene, monkeypatch)
+    ids = await call(_network_staff, scene)
+    found = await sweep(page, server_url, CENTRAL_PAGES, ids)
+    # Every amount with its currency (the simultaneous game's prizes, a decision's share, a remainder).
+    await log_in(page, server_url, "jefa-red", "/central/pools/")
+    await expect(page.locator("h1")).to_have_text("Premios de la red y sus marcadores")
+    await expect(page.locator('#game-prizes [data-game="SB-1"]')).to_contain_text(f"5,85{NBSP}€")
+    await expect(page.locator('[data-decision="1"]')).to_contain_text(f"59,00{NBSP}€")
+    await page.screenshot(path="/tmp/es-central-pools.png", full_page=True)
+    await page.goto(f"{server_url}/central/games/")
+    await expect(page.locator('[data-game="SB-1"] h2')).to_contain_text(f"cartón 1,00{NBSP}€")
+    await expect(page.locator('[data-game="SB-1"] [data-decision="bingo"]').first).to_contain_text(
+        f"0,00{NBSP}€"
+    )
+    await page.goto(f"{server_url}/central/reports/?by=region")
+    await expect(page.locator('[data-row="ML"]')).to_contain_text(f"14,00{NBSP}€")
+    await expect(page.locator("#report-table")).not_to_contain_text("000000")
+    await page.screenshot(path="/tmp/es-central-report.png", full_page=True)
+    # A member venue's page of the game: its price, sales and prizes with their currency too.
+    await page.context.clear_cookies()
+    await page.context.add_cookies(
+        [{"name": "django_language", "value": "es", "domain": "127.0.0.1", "path": "/"}]
+    )
+    await log_in(page, server_url, "locutora-red", f"/simultaneous/{ids['hall_game']}/")
+    await expect(page.locator("main")).to_contain_text(f"1,00{NBSP}€ cada uno")
+    await expect(page.locator("main")).to_contain_text(f"Bingo de la red 5,85{NBSP}€")
+    assert not found, "English on the central's Spanish pages:\n" + "\n".join(found)
+
+
+# --- the sweep of electronic bingo: the terminal, the screen, the staff pages ----------------------------
+
+
+def _electronic_hall(venue: Venue) -> dict[str, Any]:
+    """An electronic room running, with a terminal, its session verified, a game on sale and cards bought;
+    the staff of the sweep."""
+    from bingo.electronic.services import games as egames
+    from tests.electronic.support import buy, funded_card, make_speciality, make_terminal
+    from tests.electronic.support import open_verified_session as open_electronic
+    from tests.electronic.test_game_known_balls import C1, C2
+
+    staff(venue)
+    users = {u.username: u for u in get_user_model().objects.all()}
+    operadora, cajera = users["operadora"], users["cajera"]
+    speciality = make_speciality(venue, operadora, code="SALA-E")
+    terminal, token = make_terminal(speciality, operadora, "Terminal 1")
+    session = open_electronic(speciality, operadora)
+    egames.set_running(speciality=speciality, running=True, actor=operadora)
+    buy(speciality.games.get(), terminal, funded_card(venue, cajera), [C1, C2], "k1")
+    screen = Screen.objects.create(venue=venue, room=speciality.room, name="Pantalla electrónica")
+    return {
+        "eroom": speciality.room_id,
+        "esession": session.pk,
+        "venue": venue.pk,
+        "terminal": f"{terminal.device_id}:{token}",
+        "screen": screen.token,
+    }
+
+
+ELECTRONIC_PAGES = {
+    "locutor": ["/console/", "/console/rooms/{eroom}/"],
+    "operadora": ["/", "/setup/", "/tables/"],
+    "inspectora": ["/inspector/", "/inspector/venues/{venue}/statistics/"],
+}
+
+
+async def test_no_english_reaches_the_electronic_bingo_pages(
+    page: Page, server_url: str, venue: Venue
+) -> None:
+    from tests.electronic.support import enqueued
+
+    with enqueued():
+        ids = await call(_electronic_hall, venue)
+        found = await sweep(page, server_url, ELECTRONIC_PAGES, ids)
+        # The player's terminal, in the hall's Spanish whatever the browser asks.
+        await page.context.clear_cookies()
+        await page.goto(f"{server_url}/electronic/terminal/#{ids['terminal']}")
+        await expect(page.locator("#sales-line")).to_contain_text("a la venta")
+        await page.wait_for_timeout(500)
+        await page.screenshot(path="/tmp/es-sweep-terminal.png", full_page=True)
+        found += [f"terminal: {text}" for text in await english_on(page)]
+        # The electronic room's hall screen.
+        await page.goto(f"{server_url}/screens/{ids['screen']}/")
+        await expect(page.locator("#electronic")).to_be_visible()
+        await page.screenshot(path="/tmp/es-sweep-electronic-screen.png")
+        found += [f"electronic screen: {text}" for text in await english_on(page)]
+    assert not found, "English on the electronic Spanish pages:\n" + "\n".join(found)

@@ -284,6 +284,22 @@ def test_what_a_person_is_shown_reads_back_as_typed(value: Decimal) -> None:
     assert money.parse_typed(money.for_person(value, "en"), decimal_mark=".") == value
 
 
+@given(shown_amounts)
+def test_a_form_box_is_filled_as_a_person_types_and_reads_back(value: Decimal) -> None:
+    """A pre-filled box (for_typing: the figure alone, ungrouped, the page's decimal mark) reads back."""
+    es, en = money.for_typing(value, "es"), money.for_typing(value, "en")
+    assert money.parse_typed(es, decimal_mark=",") == value
+    assert money.parse_typed(en, decimal_mark=".") == value
+    assert "." not in es and "," not in en and "€" not in es + en
+
+
+def test_a_form_box_shows_the_figure_in_the_page_language() -> None:
+    assert money.for_typing(Decimal("5000"), "es") == "5000,00"
+    assert money.for_typing(Decimal("1.00"), "es-es") == "1,00"
+    assert money.for_typing(Decimal("5000.00"), "en") == "5000.00"
+    assert money.for_typing(Decimal("0.019"), None) == "0,01"  # the cent toward zero; no language: Spanish
+
+
 @given(amounts)
 def test_a_person_is_shown_the_cents_rounded_down(value: Decimal) -> None:
     es, en = money.for_person(value, "es"), money.for_person(value, "en")

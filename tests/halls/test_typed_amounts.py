@@ -133,3 +133,33 @@ def test_the_setup_page_reads_a_spanish_amount(venue: Venue, operator: User, set
     assert not CardSeries.objects.exists()
     assert client.post("/setup/", {**form, "face_value": "1.234,56"}).status_code == 302
     assert CardSeries.objects.get(code="S1").face_value == Decimal("1234.56")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("language", "one", "ten"), [("es", "1,00", "10,00"), ("en", "1.00", "10.00")])
+def test_the_setup_page_fills_its_amounts_in_its_language(
+    venue: Venue, operator: User, language: str, one: str, ten: str
+) -> None:
+    """The boxes the setup page pre-fills show the page's decimal mark, and the form reads them back."""
+    client = Client()
+    client.force_login(operator)
+    client.cookies["django_language"] = language
+    page = client.get("/setup/").content.decode()
+    assert f'name="face_value" value="{one}"' in page
+    assert f'name="table_minimum" value="{ten}"' in page
+    form = {"action": "series_create", "section": "series", "venue": venue.pk, "code": "S1", "strips": "1"}
+    assert client.post("/setup/", {**form, "face_value": one}).status_code == 302
+    assert CardSeries.objects.get(code="S1").face_value == Decimal("1.00")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("typed", ["5.000,00", "5000,00", "5000.00", "5000"])
+def test_the_setup_page_reads_a_thousands_amount_typed_in_spanish(
+    venue: Venue, operator: User, typed: str
+) -> None:
+    client = Client()
+    client.force_login(operator)
+    client.cookies["django_language"] = "es"
+    form = {"action": "series_create", "section": "series", "venue": venue.pk, "code": "S1", "strips": "1"}
+    assert client.post("/setup/", {**form, "face_value": typed}).status_code == 302
+    assert CardSeries.objects.get(code="S1").face_value == Decimal("5000.00")

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.test import Client
 
 from jackpots.models import Pool, PoolMember
+from jackpots.rulepacks import PACKS
 from jackpots.tables.models import CasinoTable, TableState
 from tests.jackpots.tables.conftest import Casino, make_table, nothing_written
 
@@ -39,6 +40,8 @@ def test_a_carrusel_is_created_and_its_tables_added_and_taken_out_on_the_page() 
     house = Casino("AN10")
     one, two = (make_table(house.venue, house.operator, PACK) for _ in range(2))
     page = _page(house)
+    empty = page.get("/setup/").content.decode()  # the boxes pre-filled in Spanish, as a person types them
+    assert 'name="carousel_bet" value="1,00"' in empty and 'name="seed" value="5000,00"' in empty
     form = {
         "action": "carrusel_create",
         "section": "carrusels",
@@ -67,6 +70,9 @@ def test_a_carrusel_is_created_and_its_tables_added_and_taken_out_on_the_page() 
     assert pool.levels.get().contribution_rate == Decimal("0.70")  # 70 % (halls.money.rate)
     shown = page.get("/setup/").content.decode()
     assert 'data-carrusel="CARR-AN"' in shown and "5.000,00\u00a0€" in shown  # the |money filter
+    row = shown[shown.index(f'data-table="{one.number}"') :].split("</tr>")[0]
+    cells = row.split("<td>")
+    assert cells[3].startswith(f"{PACKS[PACK].title}</td>"), cells  # the rule pack by its title, no code
 
     add = {"action": "carrusel_add", "section": "carrusels", "pool": pool.pk, "tables": [two.pk]}
     assert page.post("/setup/", add).status_code == 302
