@@ -48,7 +48,7 @@ def regions_page(request: HttpRequest) -> HttpResponse:
         .prefetch_related("operators")
         .order_by("-ended_at", "region_a__code", "region_b__code", "-pk")
     ]
-    out = dict((n.pk, pair) for n, pair in regions.networks_out_of_span(today))
+    out = dict((n.pk, pair) for n, pair in regions.networks_out_of_span())  # each venue at its own date
     networks = []
     for network in Network.objects.prefetch_related("venues__region", "venues__operator").order_by("code"):
         members = sorted(network.venues.all(), key=lambda v: v.name)

@@ -253,7 +253,8 @@ class ElectronicGame(models.Model):
         max_length=8, choices=EGameState.choices, default=EGameState.SELLING, verbose_name=_("state")
     )
     created_at = models.DateTimeField(verbose_name=_("created at"))
-    sales_close_at = models.DateTimeField(verbose_name=_("sales close at"))  # when the sales window ends
+    # When the sales window ends, on the venue's clock: halls.services.venueclock, real in production.
+    sales_close_at = models.DateTimeField(verbose_name=_("sales close at"))
     sales_closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("sales closed at"))
     last_ball_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last ball at"))
     closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))

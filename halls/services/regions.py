@@ -37,7 +37,7 @@ from halls.models import (
     RegionAgreement,
     Venue,
 )
-from halls.services import audit, locks
+from halls.services import audit, locks, venueclock
 
 NO_AGREEMENT = "no_region_agreement"
 
@@ -393,16 +393,19 @@ def _open_agreement(region_a: Region, region_b: Region) -> RegionAgreement | Non
 
 
 def check_network_span(*, network: Network | None, venues: Iterable[Venue], on: date | None = None) -> None:
-    """Refuse unless every pair of the venues' distinct regions has an agreement valid ``on`` (today):
-    both documents recorded and signed, within its period, not ended. Raises a Conflict with code
-    ``no_region_agreement`` naming the first pair lacking one (by region code) and what it lacks.
+    """Refuse unless every pair of the venues' distinct regions has an agreement valid ``on`` (by default
+    each venue's today, on its clock and in its time zone: halls.services.venueclock, the real date in
+    production; a lab's venue moved forward is judged at its own date): both documents recorded and signed,
+    within its period, not ended. Raises a Conflict with code ``no_region_agreement`` naming the first pair
+    lacking one (by region code) and what it lacks.
 
     Inside a transaction the agreements relied on are locked (a revocation waits for the caller's commit).
     Venues without a region span nothing (they are not placed yet)."""
-    day = on or timezone.localdate()
-    region_ids = {v.region_id for v in venues if v.region_id is not None}
+    placed = [v for v in venues if v.region_id is not None]
+    region_ids = {v.region_id for v in placed}
     if len(region_ids) < 2:
         return
+    days = [on] if on is not None else sorted({venueclock.today(v) for v in placed})
     regions = {r.pk: r for r in Region.objects.filter(pk__in=region_ids)}
     agreements = RegionAgreement.objects.filter(
         region_a__in=region_ids, region_b__in=region_ids, ended_at=None
@@ -412,7 +415,16 @@ def check_network_span(*, network: Network | None, venues: Iterable[Venue], on: 
     else:
         found = list(agreements)
     by_pair = {(a.region_a_id, a.region_b_id): a for a in found}
+    for day in days:
+        _check_span_on(network, regions, by_pair, day)
 
+
+def _check_span_on(
+    network: Network | None,
+    regions: dict[int, Region],
+    by_pair: dict[tuple[int, int], RegionAgreement],
+    day: date,
+) -> None:
     def covered(a: Region, b: Region) -> bool:
         agreement = by_pair.get(_pair(a, b))
         return agreement is not None and not agreement.missing_on(day)

@@ -1,6 +1,8 @@
 """The venue's clock: the one place that says what time it is at a venue, for everything that decides by
 the venue's time (the scheduled prizes' hours and operating days, the close of sales that fixes a game's
-start for them: bingo.traditional.services.programs.clock reads it).
+start for them: bingo.traditional.services.programs.clock reads it; electronic bingo's close of sales,
+bingo.electronic.services.games and sales; the day the regions' agreements are judged on for a network's
+venues, halls.services.regions).
 
 In production it is the real time, always. Elsewhere (a certification lab, the tests, the demo) a venue's
 clock can be moved forward (``move``: the API door ``POST /api/venues/{id}/lab-clock/`` and ``manage.py
@@ -12,7 +14,7 @@ audited on the venue's chain.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -52,6 +54,12 @@ def at(venue_id: int, instant: datetime) -> datetime:
 def now(venue_id: int) -> datetime:
     """The venue's time now."""
     return at(venue_id, timezone.now())
+
+
+def today(venue: Venue) -> date:
+    """The venue's date now, in its time zone: what a rule dated by the day is judged by at the venue (the
+    regions' agreements, halls.services.regions)."""
+    return timezone.localtime(now(venue.pk), ZoneInfo(venue.time_zone)).date()
 
 
 def _refuse_in_production() -> None:

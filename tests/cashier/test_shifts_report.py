@@ -3,13 +3,17 @@ once closed), its printable page (cashier role, venue-scoped, Spanish and Englis
 
 from __future__ import annotations
 
+import io
+from dataclasses import replace
 from decimal import Decimal
 
+import pypdf
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 
+from halls import i18n
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import (
@@ -24,12 +28,15 @@ from halls.cashier.models import (
     Till,
     TxKind,
 )
+from halls.cashier.printing import escpos
 from halls.cashier.printing.document import Field, layout
 from halls.cashier.services import ledger as books
 from halls.cashier.services import shifts, tickets
 from halls.cashier.services.shift_report import document, shift_report
 from halls.models import AuditEntry, Role, Venue
 from tests.api_support import api_client, refused
+from tests.cashier.escpos_reader import read
+from tests.cashier.printer_fakes import fake_printer
 from tests.conftest import make_user
 
 # The cashier opens its shift in each test, with the float the test counts.
@@ -286,3 +293,33 @@ def test_a_device_is_emptied_into_the_callers_shift_through_the_api(
         404,
         "unknown_cash_device",
     )
+
+
+@pytest.mark.django_db
+def test_the_printed_slip_shows_amounts_as_the_screen_does_with_the_euro_in_the_printers_code_page(
+    worked_shift: Shift, cashier: User, till: Till
+) -> None:
+    """Spanish: "147,00 €" on the printer (ESC t 19 selects PC858, where "€" is byte 0xD5) and in the PDF
+    text, never "EUR"; the thousands grouped as on the screen ("1.234,50 €")."""
+    url = f"/api/cashier/shifts/{worked_shift.pk}/report/print/"
+    client = api_client(cashier)
+    client.cookies["django_language"] = "es"
+    with fake_printer() as printer:
+        Till.objects.filter(pk=till.pk).update(printer=printer.address)
+        answer = client.post(url)
+        data = printer.job()
+    assert answer.status_code == 200, answer.content
+    assert b"\x1bt\x13" in data  # ESC t 19: code page PC858 (CP858), which has the euro sign
+    assert "147,00 €".encode("cp858") == b"147,00 \xd5" and b"147,00 \xd5" in data
+    assert b"EUR" not in data and b"147.00" not in data
+    assert "Efectivo esperado" in read(data).text and "147,00 €" in read(data).text
+    Till.objects.filter(pk=till.pk).update(printer="")
+    pdf = client.post(url)
+    assert pdf.status_code == 200 and pdf["Content-Type"] == "application/pdf"
+    text = "".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf.content)).pages)
+    assert "147,00 €" in text and "EUR" not in text and "Informe del turno" in text
+    # A grouped figure, laid out and encoded as the printer gets it.
+    with translation.override("es"):
+        slip = document(shift_report(worked_shift))
+    big = replace(slip, lines=(*slip.lines, Field("Total", i18n.amount(D("1234.50"), "EUR"))))
+    assert b"1.234,50 \xd5" in escpos.render(big)

@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 
 from halls.errors import Conflict, InvalidInput
 from halls.models import AgreementEnd, AuditEntry, Jurisdiction, RegionAgreement
-from halls.services import audit, regions
+from halls.services import audit, regions, venueclock
 from tests.halls.region_support import agree, network, nothing_written, operator, region, today, venue_in
 
 pytestmark = pytest.mark.django_db
@@ -196,3 +196,33 @@ def test_the_database_keeps_one_open_agreement_per_normalised_pair() -> None:
         RegionAgreement.objects.create(region_a=ml, region_b=an, **fields)
     with pytest.raises(IntegrityError), transaction.atomic():
         RegionAgreement.objects.create(region_a=an, region_b=ml, **fields)
+
+
+def test_the_agreements_dates_are_judged_at_each_venues_lab_clock() -> None:
+    """A lab moves a venue's clock forward (halls.services.venueclock): the span is judged at that venue's
+    date too, so an agreement ending in two days has expired there, and one starting in two days is valid
+    once both venues' clocks have reached it."""
+    ml, an = region("ML"), region("AN", Jurisdiction.AN10)
+    melilla, sevilla = venue_in(ml, "ML-1"), venue_in(an, "AN-1")
+    ending = agree(ml, an, valid_from=today() - timedelta(days=30), valid_until=today() + timedelta(days=2))
+    red = network()
+    regions.join_network(network=red, venue=melilla, actor="test")
+    regions.join_network(network=red, venue=sevilla, actor="test")
+    assert regions.networks_out_of_span() == []
+    venueclock.move(venue=sevilla, actor="test", forward=timedelta(days=3))
+    with pytest.raises(Conflict) as expired:
+        regions.check_network_span(network=None, venues=[melilla, sevilla])
+    assert expired.value.details["missing"] == ["expired"]
+    assert [(n.code, pair) for n, pair in regions.networks_out_of_span()] == [("RED", ["AN", "ML"])]
+    # A day given is judged as given (the operator's explicit question).
+    regions.check_network_span(network=None, venues=[melilla, sevilla], on=today())
+
+    regions.revoke_agreement(agreement=ending, actor="test")
+    regions.leave_network(network=red, venue=sevilla, actor="test")
+    agree(ml, an, valid_from=today() + timedelta(days=2))  # signed yesterday, valid from the day after next
+    with nothing_written(), pytest.raises(Conflict) as early:
+        regions.join_network(network=red, venue=sevilla, actor="test")  # Melilla is still at today's date
+    assert early.value.details["missing"] == ["not_yet_valid"]
+    venueclock.move(venue=melilla, actor="test", forward=timedelta(days=3))
+    regions.join_network(network=red, venue=sevilla, actor="test")
+    assert set(red.venues.all()) == {melilla, sevilla}

@@ -102,7 +102,11 @@ def test_a_round_decided_when_every_hall_reports_shares_to_the_cent(halls, prize
         (halls[0].venue.pk, Decimal("59.00"), "accumulated"),
         (halls[1].venue.pk, Decimal("59.00"), "accumulated"),
     ]
-    assert "A-0007" in paid[0].description
+    # Named as every bingo prize at the till: the room and its game first, then the network's prize.
+    game = played[0]
+    assert paid[0].description == (
+        f"{game.room.name} · Partida {game.number} · Premio interconexionado IB1 (ronda 1) · cartón A-0007"
+    )
     # The meter after the decision: the remainder, topped up to the seed, on every member room.
     memberships = RoomMembership.objects.all()
     assert {(m.meter_amount, m.meter_max_ball) for m in memberships} == {(Decimal("100.01"), 40)}

@@ -218,6 +218,14 @@ def test_two_halls_bingo_at_the_same_ball_share_the_network_prize_and_each_takes
     for hall, claim, hall_game in ((one, claim_one, game_one), (two, claim_two, game_two)):
         paid = Payable.objects.filter(venue=hall.venue).order_by("amount")
         assert [p.amount for p in paid] == [Decimal("0.65"), Decimal("2.92")]
+        # Named as every bingo prize at the till: the room and its game first, the network game beside it.
+        local = claim.game
+        named = f"{local.room.name} · Partida {local.number} (simultánea {hall_game.code})"
+        card_no = f"{claim.series.code}-{claim.serial:04d}"
+        assert [p.description for p in paid] == [
+            f"{named} · Bingo de sala · cartón {card_no}",
+            f"{named} · Bingo de la red · cartón {card_no}",
+        ]
         assert set(HallAward.objects.filter(hall_game=hall_game).values_list("kind", "claim")) == {
             ("bingo", claim.pk),
             ("hall", claim.pk),

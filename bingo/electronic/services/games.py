@@ -3,6 +3,9 @@
 - `start_next_game`: while the speciality is `running` and a session is open, game n+1 opens its sales
   (SELLING, the version in force now, `sales_close_at = now + sale_seconds`). The tick starts one whenever
   the speciality has no game selling, so the next game sells while the current one draws.
+  `sales_close_at` is on the venue's clock (halls.services.venueclock: the real time in production; moved
+  forward by a certification lab elsewhere), and so is every "now" it is compared with: a lab that moves
+  a venue's clock past it sees the sales close (the purchases refused, the tick closing them).
 - `close_sales` (the tick, at `sales_close_at`): the sold set counted (the game's FOR UPDATE waits for the
   purchases in flight, which hold it FOR SHARE), the pools funded (one contribution per pool and game),
   the golden ball drawn, the terms fixed and announced with the pools' meters, the detector built. The game
@@ -69,7 +72,7 @@ from halls.eventtypes import (
     EPrizeTerms,
     EventType,
 )
-from halls.services import audit
+from halls.services import audit, venueclock
 from jackpots.services import contributions, folding
 from jackpots.services.locks import lock_pools
 
@@ -192,7 +195,7 @@ def _start_locked(speciality: Speciality, now: datetime, actor: Actor) -> Electr
         number=(last or 0) + 1,
         state=EGameState.SELLING,
         created_at=now,
-        sales_close_at=now + timedelta(seconds=rules.sale_seconds),
+        sales_close_at=venueclock.at(speciality.venue_id, now) + timedelta(seconds=rules.sale_seconds),
     )
     record(
         game,
@@ -218,7 +221,7 @@ def close_sales(
         locked = lock_egame(game_id)
         if locked is None or locked.state != EGameState.SELLING or locked.sales_closed_at is not None:
             return None
-        if not early and now < locked.sales_close_at:
+        if not early and venueclock.at(locked.speciality.venue_id, now) < locked.sales_close_at:
             return None
         return _close_locked(locked, now, actor)
 
@@ -535,10 +538,7 @@ def tick(now: datetime | None = None) -> Ticked:
     game and speciality in its own transaction: one failing is logged and does not stop the others."""
     now = now or timezone.now()
     done = Ticked()
-    due = ElectronicGame.objects.filter(
-        state=EGameState.SELLING, sales_closed_at__isnull=True, sales_close_at__lte=now
-    )
-    for game_id in due.values_list("pk", flat=True):
+    for game_id in _sales_due(now):
         if _safely(close_sales, game_id, now=now) is not None:
             done.closed.append(game_id)
     waiting = ElectronicGame.objects.filter(state=EGameState.SELLING, sales_closed_at__isnull=False)
@@ -554,6 +554,20 @@ def tick(now: datetime | None = None) -> Ticked:
             done.started.append(started.pk)
     done.reaped = reap_stalled_draws(now)
     return done
+
+
+def _sales_due(now: datetime) -> list[int]:
+    """The games selling whose `sales_close_at` their venue's clock has reached at the real instant `now`
+    (a game selling per speciality at most: few rows; one offset read per venue)."""
+    selling = ElectronicGame.objects.filter(state=EGameState.SELLING, sales_closed_at__isnull=True)
+    offsets: dict[int, timedelta] = {}
+    due = []
+    for game_id, close_at, venue_id in selling.values_list("pk", "sales_close_at", "speciality__venue_id"):
+        if venue_id not in offsets:
+            offsets[venue_id] = venueclock.offset(venue_id)
+        if now + offsets[venue_id] >= close_at:
+            due.append(game_id)
+    return due
 
 
 def _safely(

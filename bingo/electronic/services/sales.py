@@ -15,7 +15,7 @@ import logging
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -50,6 +50,7 @@ from halls.cashier.services.locks import lock_accounts, lock_accounts_where
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.eventtypes import ECardShown, EventType, TerminalCards
 from halls.group_commit import GroupCommit, ProcessGroup, answer_of, together_or_one_by_one
+from halls.services import venueclock
 
 log = logging.getLogger(__name__)
 
@@ -222,9 +223,10 @@ class Order:
     language: str | None = None  # the asker's: its refusal is told in it, whichever thread writes it
 
 
-def _on_sale(order: Order, egame: ElectronicGame | None, now: datetime) -> ElectronicGame:
-    """The order's game, locked, still selling at `now`; else 409 sales_closed."""
-    if egame is None or egame.state != EGameState.SELLING or now >= egame.sales_close_at:
+def _on_sale(order: Order, egame: ElectronicGame | None, venue_now: datetime) -> ElectronicGame:
+    """The order's game, locked, still selling at `venue_now` (the venue's clock, halls.services.venueclock,
+    as the game's `sales_close_at` is); else 409 sales_closed."""
+    if egame is None or egame.state != EGameState.SELLING or venue_now >= egame.sales_close_at:
         raise _sales_closed(order.game)
     return egame
 
@@ -273,7 +275,7 @@ def _write_one(
         return replay
     playable(locked)
     now = timezone.now()
-    egame = _on_sale(order, egame, now)
+    egame = _on_sale(order, egame, venueclock.at(locked.device.venue_id, now))
     _within_max(order, cards_of_terminal(locked, egame))
     if card is None:
         card = player_cards.find_card(venue_id=locked.device.venue_id, code=order.number)
@@ -417,6 +419,7 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
         }
         balances = {pk: a.balance for pk, a in accounts.items()}
         now = timezone.now()
+        offsets: dict[int, timedelta] = {}  # each venue's clock, read once for the group
         taken: dict[int, tuple[PlayerCard, Decimal, Decimal]] = {}  # order -> its card, amount, balance after
         first_of: dict[tuple[int, str], int] = {}  # a key taken by an order of the group: that order
         again: dict[int, tuple[int, Decimal]] = {}  # its retry in the group -> the order, the balance then
@@ -440,7 +443,13 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
                             first if held_now is None else replace(first, balance=balances[held_now.pk])
                         )
                         continue
-                    card, amount = _check(order, locked, games[order.game], now, sessions, have, found, cards)
+                    venue_id = locked.device.venue_id
+                    if venue_id not in offsets:
+                        offsets[venue_id] = venueclock.offset(venue_id)
+                    venue_now = now + offsets[venue_id]
+                    card, amount = _check(
+                        order, locked, games[order.game], venue_now, sessions, have, found, cards
+                    )
                     account = by_card[card.pk]
                     if balances[account.pk] < amount:
                         raise player_cards.short(account, balances[account.pk], amount)
@@ -464,7 +473,7 @@ def _check(
     order: Order,
     terminal: Terminal,
     egame: ElectronicGame | None,
-    now: datetime,
+    venue_now: datetime,
     sessions: Mapping[int, ElectronicSession],
     have: Mapping[tuple[int, int], int],
     found: Mapping[tuple[int, str], PlayerCard],
@@ -472,7 +481,7 @@ def _check(
 ) -> tuple[PlayerCard, Decimal]:
     """`_write_one`'s checks on what the group holds locked: the locked card and the amount, or why not."""
     playable_in(terminal, sessions.get(terminal.speciality_id))
-    egame = _on_sale(order, egame, now)
+    egame = _on_sale(order, egame, venue_now)
     _within_max(order, have.get((terminal.pk, egame.pk), 0))
     read = found.get((terminal.device.venue_id, order.number))
     if read is None:

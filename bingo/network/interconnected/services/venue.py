@@ -221,7 +221,7 @@ def decided(payload: dict[str, Any]) -> None:
     games = {
         g.venue.licence_number: g
         for g in RoundGame.objects.filter(round__prize_code=code, round__number=number).select_related(
-            "venue", "game"
+            "venue", "game__room"
         )
     }
     mine = [s for s in payload["shares"] if s["hall"] in games]
@@ -243,10 +243,18 @@ def decided(payload: dict[str, Any]) -> None:
                 venue_id=row.venue_id,
                 kind=PayableKind.ACCUMULATED,
                 source=f"network.share:{share['id']}",
+                # Like every bingo prize: the room and its game first, then the network's prize and round.
                 description=_(
-                    "Interconnected prize %(prize)s · round %(round)s · game %(game)s · card %(card)s"
+                    "%(room)s · Game %(game)s · Interconnected prize %(prize)s (round %(round)s)"
+                    " · card %(card)s"
                 )
-                % {"prize": code, "round": number, "game": row.game.number, "card": share["card"]},
+                % {
+                    "room": row.game.room.name,
+                    "game": row.game.number,
+                    "prize": code,
+                    "round": number,
+                    "card": share["card"],
+                },
                 amount=Decimal(share["amount"]),
                 actor="network",
             )

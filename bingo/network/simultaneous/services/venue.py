@@ -270,7 +270,7 @@ def _decided(hall_game: HallGame, payload: dict[str, Any]) -> None:
     if mine:
         payables.hold_award_accounts([hall_game.venue_id])
     for winner in mine:
-        claim = Claim.objects.select_related("series").get(pk=int(winner["claim"]), game=game)
+        claim = Claim.objects.select_related("series", "game__room").get(pk=int(winner["claim"]), game=game)
         award, made = HallAward.objects.get_or_create(
             hall_game=hall_game,
             kind=kind,
@@ -295,12 +295,20 @@ def _payable(hall_game: HallGame, award: HallAward) -> None:
             PrizeKind.HALL: _("Hall Bingo"),
         }
         card = bingo_claims.card_label(award.claim.series.code, award.claim.serial)
+        game = award.claim.game  # the room's game mirroring the network game (the claim's own)
         payables.create_payable(
             venue_id=hall_game.venue_id,
             kind=PayableKind.LINE if award.kind == PrizeKind.LINE else PayableKind.BINGO,
             source=f"simultaneous:{hall_game.code}:{award.kind}:{award.claim_id}",
-            description=_("Simultaneous game %(code)s · %(prize)s · card %(card)s")
-            % {"code": hall_game.code, "prize": labels[PrizeKind(award.kind)], "card": card},
+            # Like every bingo prize: the room and its game first (the network game's code beside it).
+            description=_("%(room)s · Game %(number)s (simultaneous %(code)s) · %(prize)s · card %(card)s")
+            % {
+                "room": game.room.name,
+                "number": game.number,
+                "code": hall_game.code,
+                "prize": labels[PrizeKind(award.kind)],
+                "card": card,
+            },
             amount=award.amount,
             actor=CENTRAL,
         )
