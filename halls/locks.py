@@ -36,9 +36,11 @@ class Rank(IntEnum):
     NETWORK_PRIZE = 4
     VENUE = 5  # halls.Venue: its prize settings (then every room of it, which games are created under)
     NETWORK = 6  # halls.Network: its membership (a venue joining or leaving, a member changing region)
+    # halls.Region: its name, its jurisdiction (changed only while no venue is in it; a venue placed in it
+    # holds it, so the jurisdiction it was checked against stays in force), before the agreements naming it
+    REGION = 7
     # halls.RegionAgreement rows a network's span relies on (in id order): recorded, revoked, relied on
-    REGION_AGREEMENT = 7
-    REGION = 8  # halls.Region: its name, its jurisdiction (changed only while no venue is in it)
+    REGION_AGREEMENT = 8
     OPERATOR = 9  # halls.Operator: its name
     ROOM = 10  # halls.Room: opening a session, creating a game, a room's prize-program configuration
     SESSION = 20  # halls.GameSession: closing it
@@ -69,7 +71,9 @@ class Rank(IntEnum):
     PAYABLE = 137  # cashier.Payable: paying a prize
     TICKET = 138  # cashier.Ticket: redeeming or expiring a ticket
     PLAYER_CARD = 139  # cashier.PlayerCard: blocking, unblocking, registering a card
-    ACCOUNT = 141  # cashier.Account rows a transaction takes money from (guarded ones), in id order
+    # cashier.Account rows a transaction takes money from (guarded ones), in id order; then, as a posting
+    # writes, every account whose balance it moves (in id order; those already held are not waited for)
+    ACCOUNT = 141
     AUDIT_HEAD = 145  # halls.AuditChainHead: the tip of a venue's hash chain
     STREAM = 150  # halls.StreamCursor: an event stream's sequence number
 
@@ -88,8 +92,8 @@ TAKEN_BY: dict[Rank, tuple[str, ...]] = {
     Rank.NETWORK_PRIZE: ("bingo.network.interconnected.services.locks",),
     Rank.VENUE: (_HALLS,),
     Rank.NETWORK: (_HALLS,),
-    Rank.REGION_AGREEMENT: (_HALLS,),
     Rank.REGION: (_HALLS,),
+    Rank.REGION_AGREEMENT: (_HALLS,),
     Rank.OPERATOR: (_HALLS,),
     Rank.ROOM: (_HALLS,),
     Rank.SESSION: (_HALLS,),

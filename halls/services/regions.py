@@ -157,15 +157,18 @@ def assign_venue(
 ) -> Venue:
     """Place a venue in a region and/or under an operator (None keeps the current one).
 
-    The region's jurisdiction must be the venue's. Moving a venue that belongs to networks re-checks each
-    network's span with the venue in its new region: refused (nothing written) where a pair lacks a valid
-    agreement."""
+    The region's jurisdiction must be the venue's: the region is locked before it is read (rank order:
+    the venue, its networks, the region, then the agreements the span relies on), so a concurrent
+    `update_region` either changed it before (the move is checked against the new jurisdiction) or waits
+    and then finds the venue in it. Moving a venue that belongs to networks re-checks each network's span
+    with the venue in its new region: refused (nothing written) where a pair lacks a valid agreement."""
     with transaction.atomic():
         venue = locks.lock_venue(venue.pk)
         network_ids = list(Network.objects.filter(venues=venue.pk).values_list("pk", flat=True))
         networks = locks.lock_networks(network_ids)
         new: dict[str, Any] = {}
         if region is not None and region.pk != venue.region_id:
+            region = locks.lock_region(region.pk)  # its jurisdiction as in force now, and held till commit
             if region.jurisdiction != venue.jurisdiction:
                 raise InvalidInput(
                     _("%(venue)s is a %(venue_j)s venue; region %(region)s is %(region_j)s.")

@@ -197,8 +197,8 @@ def mark_heard(machine_ids: Sequence[int], at: datetime, stale: datetime) -> Non
     if not _postgresql():
         mark_heard_orm(machine_ids, at, stale)
         return
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(_MARK_HEARD_SQL, [at, list(machine_ids), stale])
+    with transaction.atomic():
+        locks.update_skipping_locked(_MARK_HEARD_SQL, [at, list(machine_ids), stale])
 
 
 def mark_heard_orm(machine_ids: Sequence[int], at: datetime, stale: datetime) -> None:

@@ -4,7 +4,9 @@ serializes on its row), then its link, then its hits; a pool's locks (jackpots.s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from django.db import connection
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
@@ -40,6 +42,15 @@ def skip_locked_machines(machines: QuerySet[Machine]) -> QuerySet[Machine]:
     alive), so this never waits."""
     take(Rank.MACHINE)
     return machines.select_for_update(of=("self",), skip_locked=True)
+
+
+def update_skipping_locked(sql: str, params: Sequence[Any]) -> None:
+    """The caller's own UPDATE of machine rows that locks them FOR UPDATE SKIP LOCKED in id order (the
+    gateway's heartbeat, `gateway_rows.mark_heard`): as `skip_locked_machines`, it never waits (a row
+    another transaction holds is left out: that one writes it)."""
+    take(Rank.MACHINE)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
 
 
 def lock_link_group(group_id: int) -> LinkGroup:

@@ -30,6 +30,18 @@ from tests.sqlite.test_demo_voice import _tone
 pytestmark = pytest.mark.e2e
 
 ACCEPT_LANGUAGE = "es"
+# What a step may take on a loaded machine (the page, the server and the audio share the cores).
+LOADED = 60_000
+# The audio screen says nothing now: its last clip is done (ended, or skipped and why), none is playing or
+# being fetched (halls/voice.js: a clip is logged "pending" when its turn comes, and the next one waits).
+SILENT = """() => {
+  const log = window.HallVoice.log;
+  return !log.length || !["pending", "playing"].includes(log[log.length - 1].reason);
+}"""
+# This clip's turn came and went (played to its end, or skipped and why).
+SETTLED = (
+    "src => window.HallVoice.log.some(e => e.src.endsWith(src) && !['pending', 'playing'].includes(e.reason))"
+)
 
 
 @pytest.fixture
@@ -142,17 +154,24 @@ async def test_a_screen_plays_the_clips_made_and_is_silent_for_the_rest(
     errors: list[str] = []
     audio = await new_page(kiosk, errors, language="es")
     await open_screen(audio, server_url, screen.token)
-    await expect(audio.locator("body")).to_have_attribute("data-voice", "on")
+    await expect(audio.locator("body")).to_have_attribute("data-voice", "on", timeout=LOADED)
     game = await call(start_game, manual_game, card_series, caller, cashier)
+    # The screen has the draw started (its events all handled) and has said what they asked for (the
+    # announcement and "start", missing clips here): nothing of theirs is still playing, loading or loaded
+    # ahead when the balls come, so each ball's clip is fetched when its turn comes.
+    await expect(audio.locator("#bingo")).to_have_attribute("data-state", "drawing", timeout=LOADED)
+    await audio.wait_for_function(SILENT, timeout=LOADED)
     await audio.evaluate("() => { window.HallVoice.log.length = 0; }")
 
     # Ball 7 has no clip yet: skipped in silence, the screen shows it. Ball 45 has one: said to its end.
     await call(draw.enter_ball, game=game, number=7, actor=caller)
-    await expect(audio.locator("#current-ball-number")).to_have_text("7")
+    await expect(audio.locator("#current-ball-number")).to_have_text("7", timeout=LOADED)
+    await audio.wait_for_function(SETTLED, arg="/voice/ball-7.wav", timeout=LOADED)
     await call(draw.enter_ball, game=game, number=45, actor=caller)
-    await expect(audio.locator("#current-ball-number")).to_have_text("45")
+    await expect(audio.locator("#current-ball-number")).to_have_text("45", timeout=LOADED)
     await audio.wait_for_function(
-        "() => window.HallVoice.log.some(e => e.src.endsWith('/voice/ball-45.wav') && e.reason === 'ended')"
+        "() => window.HallVoice.log.some(e => e.src.endsWith('/voice/ball-45.wav') && e.reason === 'ended')",
+        timeout=LOADED,
     )
     heard = {e["src"].rsplit("/", 1)[1]: (e["played"], e["reason"]) for e in await voice_log(audio)}
     assert heard["ball-7.wav"] == (False, "error"), heard
@@ -162,6 +181,7 @@ async def test_a_screen_plays_the_clips_made_and_is_silent_for_the_rest(
     _make(directory, tmp_path, ["ball-12"])
     await call(draw.enter_ball, game=game, number=12, actor=caller)
     await audio.wait_for_function(
-        "() => window.HallVoice.log.some(e => e.src.endsWith('/voice/ball-12.wav') && e.reason === 'ended')"
+        "() => window.HallVoice.log.some(e => e.src.endsWith('/voice/ball-12.wav') && e.reason === 'ended')",
+        timeout=LOADED,
     )
     assert not errors, errors

@@ -43,6 +43,8 @@ SHOTS = Path("/work/notes/shots")
 SMALL: ViewportSize = {"width": 1280, "height": 800}
 LARGE: ViewportSize = {"width": 1920, "height": 1080}
 TERMINAL_SOCKET = re.compile(r"/ws/electronic/terminal/")
+# What a step may take on a loaded machine (the page and the server share the cores with other runs).
+LOADED = 60_000
 
 
 @pytest.fixture
@@ -253,13 +255,19 @@ async def test_the_75_ball_card_is_drawn_as_its_5x5_grid_with_its_free_centre(
     terminal, token, card, game = await call(a_75_ball_hall, venue, operator, cashier)
     await page.set_viewport_size(LARGE)
     await page.goto(f"{server_url}/electronic/terminal/?lang=es#{terminal.device_id}:{token}")
-    await expect(page.locator("body")).to_have_attribute("data-stream", "live")
-    await expect(page.locator(".t-board__n")).to_have_count(75)
+    await expect(page.locator("body")).to_have_attribute("data-stream", "live", timeout=LOADED)
+    await expect(page.locator(".t-board__n")).to_have_count(75, timeout=LOADED)
+    # Each step waits for what the page shows of the one before (not for time): the card is in (its
+    # balance), the size chosen (its total), the purchase answered (the cards, the balance after it).
     await page.fill("#card-input", card.number)
     await page.press("#card-input", "Enter")
+    await expect(page.locator("#balance")).to_have_text("10,00 €", timeout=LOADED)
     await page.click(".t-size[data-size='4']")
+    await expect(page.locator("#buy-total")).to_contain_text("2,00 €", timeout=LOADED)
+    await expect(page.locator("#buy")).to_be_enabled(timeout=LOADED)
     await page.click("#buy")
-    await expect(page.locator(".t-card")).to_have_count(4)
+    await expect(page.locator(".t-card")).to_have_count(4, timeout=LOADED)
+    await expect(page.locator("#balance")).to_have_text("8,00 €", timeout=LOADED)
     await expect(page.locator(".t-card .t-card__grid--75 .t-cell")).to_have_count(4 * 25)
     await expect(page.locator(".t-card .t-cell.is-free")).to_have_count(4)
     bought = await call(faces, game)
@@ -267,10 +275,13 @@ async def test_the_75_ball_card_is_drawn_as_its_5x5_grid_with_its_free_centre(
     # A card's first column but one number: it goes first, one to go for the Línea.
     card_id, balls = alone_one_to_go(bought)
     await call(draw, game, balls)
+    # The page has every ball (the last one shown, the count), then sorts and marks by them.
+    await expect(page.locator("#last-ball")).to_have_attribute("data-ball", str(balls[-1]), timeout=LOADED)
+    await expect(page.locator("#ball-count")).to_have_text(f"{len(balls)} bolas", timeout=LOADED)
     first = page.locator(".t-card").first
-    await expect(first).to_have_attribute("data-card", str(card_id))
-    await expect(first.locator(".t-card__badge")).to_have_text("falta 1")
-    await expect(first).to_have_class(re.compile("is-hot"))
+    await expect(first).to_have_attribute("data-card", str(card_id), timeout=LOADED)
+    await expect(first.locator(".t-card__badge")).to_have_text("falta 1", timeout=LOADED)
+    await expect(first).to_have_class(re.compile("is-hot"), timeout=LOADED)
     await shoot(page, "terminal-1920-75-balls.png")
     await page.set_viewport_size(SMALL)
     await shoot(page, "terminal-1280-75-balls.png")

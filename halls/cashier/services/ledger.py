@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Case, ExpressionWrapper, F, OuterRef, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -38,7 +38,7 @@ from halls.cashier.models import (
     Shift,
     TxKind,
 )
-from halls.cashier.services.locks import lock_accounts
+from halls.cashier.services.locks import lock_accounts, lock_balances
 from halls.errors import Conflict
 from halls.fields import MoneyField
 from halls.services import audit
@@ -392,9 +392,7 @@ def _move_balances(deltas: Iterable[Mapping[int, Decimal]]) -> None:
         *(When(pk=pk, then=Value(moved[pk], output_field=money_field)) for pk in sorted(moved)),
         output_field=money_field,
     )
-    ids = sorted(moved)
-    if connection.features.has_select_for_update:  # SQLite: the transaction holds the database's lock
-        list(Account.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk"))
+    ids = lock_balances(moved)  # through its rank (halls.locks.Rank.ACCOUNT)
     Account.objects.filter(pk__in=ids).update(balance=F("balance") + by_account)
 
 

@@ -1,11 +1,12 @@
 """Every lock of the cashier, each through its rank (halls.locks): a shift, a payable, a ticket, a player
-card, then the accounts money is taken from."""
+card, then the accounts money is taken from and the accounts whose balances a posting moves."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
+from django.db import connection
 from django.utils.translation import gettext as _
 
 from halls.cashier.models import Account, Payable, PlayerCard, Shift, Ticket
@@ -57,3 +58,17 @@ def lock_accounts_where(**filters: Any) -> list[Account]:
     rows = list(Account.objects.select_for_update(of=("self",)).filter(**filters).order_by("pk"))
     take_many(Rank.ACCOUNT, [a.pk for a in rows])
     return rows
+
+
+def lock_balances(account_ids: Iterable[int]) -> list[int]:
+    """The accounts whose balance column a posting moves, FOR UPDATE in id order, read no further than their
+    ids (on every card sale and prize payout: the one UPDATE that follows moves them all); their ids in that
+    order. SQLite has no FOR UPDATE: its transactions hold the database's write lock from BEGIN (settings)."""
+    ids = sorted(set(account_ids))
+    if not ids:
+        return ids
+    take_many(Rank.ACCOUNT, ids)
+    if connection.features.has_select_for_update:
+        rows = Account.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
+        list(rows.values_list("pk"))
+    return ids
