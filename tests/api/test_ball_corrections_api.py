@@ -14,7 +14,7 @@ from bingo.traditional.services import claims, draw, games, sales
 from halls import events
 from tests.api.conftest import nothing_written
 from tests.api_support import refused
-from tests.bingo.game_support import grid, top_row
+from tests.bingo.traditional.game_support import grid, top_row
 
 REASON = "Mis-keyed: the reader read 34"
 

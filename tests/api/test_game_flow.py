@@ -5,7 +5,7 @@ from __future__ import annotations
 from bingo.traditional.models import Ball, Card, Claim, Game, GameState, PrizeResult
 from halls.cashier.models import Shift, ShiftState
 from tests.api_support import refused
-from tests.bingo.game_support import grid, top_row
+from tests.bingo.traditional.game_support import grid, top_row
 from tests.conftest import ALL_BALLS
 
 

@@ -13,7 +13,7 @@ from bingo.traditional.services.series import MAX_STRIPS
 from halls.models import GameSession, Room
 from tests.api.conftest import nothing_written
 from tests.api_support import refused
-from tests.bingo.game_support import grid, top_row
+from tests.bingo.traditional.game_support import grid, top_row
 from tests.conftest import ALL_BALLS
 
 # --- Sessions -------------------------------------------------------------------------------------------

@@ -15,8 +15,8 @@ from halls.cashier.models import Account, Means, Payable, Shift, ShiftState, Til
 from halls.cashier.services import ledger as books
 from halls.cashier.services import shifts
 from halls.models import Role, StaffRole, Venue
-from tests.bingo.game_support import grid
-from tests.bingo.test_game_services import cards_sharing_a_row_number, enter
+from tests.bingo.traditional.game_support import grid
+from tests.bingo.traditional.test_game_services import cards_sharing_a_row_number, enter
 
 D = Decimal
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 from bingo.traditional import tasks
 from bingo.traditional.models import Game
 from halls import heartbeat
-from tests.bingo.test_draw_step import rng_game
+from tests.bingo.traditional.test_draw_step import rng_game
 from tests.ports import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -22,7 +22,7 @@ from bingo.traditional import tasks
 from config.asgi import application
 from halls import metrics as hall_metrics
 from halls.models import Screen
-from tests.bingo.test_draw_step import rng_game
+from tests.bingo.traditional.test_draw_step import rng_game
 from tests.ports import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)

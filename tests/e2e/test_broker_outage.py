@@ -23,7 +23,7 @@ from kombu import Connection, Producer, Queue
 from bingo.traditional.models import Ball, CardSeries, Game, GameState
 from bingo.traditional.services import draw, games
 from halls.models import GameSession, Room
-from tests.bingo.game_support import assert_no_ball_lost_or_repeated, drawn, rng_game
+from tests.bingo.traditional.game_support import assert_no_ball_lost_or_repeated, drawn, rng_game
 from tests.e2e.celery_support import CeleryProcesses, wait_for
 from tests.e2e.redis_support import PrivateRedis
 

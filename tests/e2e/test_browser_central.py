@@ -13,11 +13,11 @@ import pytest
 from playwright.async_api import BrowserContext, Page, expect
 
 from halls.models import Role
-from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 (autouse fixtures)
+from tests.bingo.network.interconnected.central_pages_support import Scene, build_scene
+from tests.bingo.network.interconnected.ib_support import deliver, on_sale
+from tests.bingo.traditional.game_support import fresh_process, no_celery  # noqa: F401 (autouse fixtures)
 from tests.conftest import make_user
 from tests.e2e.browser_support import call, log_in
-from tests.network.central_pages_support import Scene, build_scene
-from tests.network.ib_support import deliver, on_sale
 
 pytestmark = pytest.mark.e2e
 

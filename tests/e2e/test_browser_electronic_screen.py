@@ -18,8 +18,7 @@ from playwright.async_api import WebSocketRoute, expect
 from bingo.electronic.models import ElectronicGame, Speciality
 from bingo.electronic.services import games
 from halls.models import Screen
-from tests.e2e.browser_support import SocketTap, call, open_screen, snapshot_counter
-from tests.electronic.support import (
+from tests.bingo.electronic.support import (
     buy,
     enqueued,
     forced_balls,
@@ -28,7 +27,8 @@ from tests.electronic.support import (
     make_terminal,
     open_verified_session,
 )
-from tests.electronic.test_game_known_balls import BALLS, C1, C2, C7
+from tests.bingo.electronic.test_game_known_balls import BALLS, C1, C2, C7
+from tests.e2e.browser_support import SocketTap, call, open_screen, snapshot_counter
 
 pytestmark = pytest.mark.e2e
 

@@ -26,9 +26,9 @@ from bingo.network.interconnected.services.locks import lock_prize
 from halls.models import Screen
 from jackpots.services import contributions
 from jackpots.sources import PoolSource
+from tests.bingo.network.interconnected.gran_support import follow, make_ehall, make_gran, make_network
 from tests.e2e.browser_support import call, open_screen
 from tests.e2e.test_browser_network_screen import VIEWPORTS, assert_clear
-from tests.network.gran_support import follow, make_ehall, make_gran, make_network
 
 pytestmark = pytest.mark.e2e
 

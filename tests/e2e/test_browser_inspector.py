@@ -17,7 +17,7 @@ from playwright.async_api import BrowserContext, Page, expect
 from pypdf import PdfReader
 
 from halls.models import Role
-from tests.bingo.inspector_support import play_session
+from tests.bingo.traditional.inspector_support import play_session
 from tests.conftest import make_user
 from tests.e2e.browser_support import call, log_in
 

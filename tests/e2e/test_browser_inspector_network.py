@@ -19,10 +19,10 @@ from bingo.network.interconnected.services import prizes as network_prizes
 from bingo.network.interconnected.services import readmodels as network
 from bingo.traditional.models import PrizeResult
 from halls.models import Role
-from tests.bingo.game_support import fresh_process, no_celery  # noqa: F401 (autouse fixtures)
+from tests.bingo.network.interconnected import ib_support as ib
+from tests.bingo.traditional.game_support import fresh_process, no_celery  # noqa: F401 (autouse fixtures)
 from tests.conftest import make_user
 from tests.e2e.browser_support import call, log_in
-from tests.network import ib_support as ib
 
 pytestmark = pytest.mark.e2e
 

@@ -18,7 +18,7 @@ from playwright.async_api import BrowserContext, Page, expect
 from halls.cashier.models import Means, Shift, ShiftState
 from halls.cashier.services import tickets
 from halls.models import Role
-from tests.bingo.inspector_support import play_session
+from tests.bingo.traditional.inspector_support import play_session
 from tests.conftest import make_user
 from tests.e2e.browser_support import call, log_in
 

@@ -16,9 +16,9 @@ from playwright.async_api import Page, expect
 from bingo.network.simultaneous.models import NetworkGame
 from bingo.network.simultaneous.services import central, venue
 from halls.models import Screen
+from tests.bingo.network.simultaneous.support import Net, Script, card, draw, make_network, new_game
+from tests.bingo.network.simultaneous.test_simultaneous_game import _to_the_draw
 from tests.e2e.browser_support import call, open_screen
-from tests.simultaneous.support import Net, Script, card, draw, make_network, new_game
-from tests.simultaneous.test_simultaneous_game import _to_the_draw
 
 ACCEPT_LANGUAGE = "es"
 

@@ -19,9 +19,9 @@ from playwright.async_api import FloatRect, Locator, Page, expect
 
 from bingo.network.interconnected.services import prizes, venue
 from halls.models import Screen
+from tests.bingo.network.interconnected.ib_support import follow, make_hall, make_network, make_prize
 from tests.e2e.browser_support import call, open_screen
 from tests.e2e.test_browser_meters import make_pools
-from tests.network.ib_support import follow, make_hall, make_network, make_prize
 
 pytestmark = pytest.mark.e2e
 

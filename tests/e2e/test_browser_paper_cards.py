@@ -22,7 +22,7 @@ from playwright.async_api import BrowserContext, Page, expect
 from bingo.traditional.models import Card, CardSeries, Game, PrintedCards
 from bingo.traditional.services import games, paper
 from halls.models import Venue
-from tests.bingo.paper_support import SPOILED, bad_file, good_file
+from tests.bingo.traditional.paper_support import SPOILED, bad_file, good_file
 from tests.e2e.browser_support import call, log_in
 
 pytestmark = pytest.mark.e2e

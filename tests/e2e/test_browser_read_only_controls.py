@@ -23,7 +23,7 @@ from halls.services import sessions
 from jackpots.rulepacks import PACKS
 from jackpots.tables.models import CasinoTable
 from jackpots.tables.services import tables
-from tests.bingo.inspector_support import play_session
+from tests.bingo.traditional.inspector_support import play_session
 from tests.conftest import ALL_BALLS, make_user
 from tests.e2e.browser_support import call, log_in
 

@@ -12,10 +12,10 @@ import pytest
 from playwright.async_api import expect
 
 from bingo.network.simultaneous.models import HallGame
+from tests.bingo.network.simultaneous.support import Net, make_network, new_game
+from tests.bingo.network.simultaneous.test_network_game_gaps import _claimed_bingo
+from tests.bingo.network.simultaneous.test_simultaneous_game import _to_the_draw
 from tests.e2e.browser_support import call, log_in
-from tests.simultaneous.support import Net, make_network, new_game
-from tests.simultaneous.test_network_game_gaps import _claimed_bingo
-from tests.simultaneous.test_simultaneous_game import _to_the_draw
 
 ACCEPT_LANGUAGE = "es"
 

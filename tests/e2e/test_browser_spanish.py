@@ -366,7 +366,7 @@ async def test_no_english_reaches_the_central_network_pages(
 ) -> None:
     """The central's pages of the interconnected prize and the simultaneous game, and a member venue's page
     of the simultaneous game, read in Spanish."""
-    from tests.network.central_pages_support import build_scene
+    from tests.bingo.network.interconnected.central_pages_support import build_scene
 
     settings.HALL_ROLE = "central"
     scene = await call(build_scene, monkeypatch)
@@ -405,9 +405,9 @@ def _electronic_hall(venue: Venue) -> dict[str, Any]:
     """An electronic room running, with a terminal, its session verified, a game on sale and cards bought;
     the staff of the sweep."""
     from bingo.electronic.services import games as egames
-    from tests.electronic.support import buy, funded_card, make_speciality, make_terminal
-    from tests.electronic.support import open_verified_session as open_electronic
-    from tests.electronic.test_game_known_balls import C1, C2
+    from tests.bingo.electronic.support import buy, funded_card, make_speciality, make_terminal
+    from tests.bingo.electronic.support import open_verified_session as open_electronic
+    from tests.bingo.electronic.test_game_known_balls import C1, C2
 
     staff(venue)
     users = {u.username: u for u in get_user_model().objects.all()}
@@ -437,7 +437,7 @@ ELECTRONIC_PAGES = {
 async def test_no_english_reaches_the_electronic_bingo_pages(
     page: Page, server_url: str, venue: Venue
 ) -> None:
-    from tests.electronic.support import enqueued
+    from tests.bingo.electronic.support import enqueued
 
     with enqueued():
         ids = await call(_electronic_hall, venue)

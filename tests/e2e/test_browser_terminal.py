@@ -27,8 +27,7 @@ from bingo.electronic.services import games
 from halls.cashier.models import PlayerCard
 from halls.cashier.services import player_cards as card_services
 from halls.models import Venue
-from tests.e2e.browser_support import call
-from tests.electronic.support import (
+from tests.bingo.electronic.support import (
     RULES_90,
     draw_to_end,
     funded_card,
@@ -36,6 +35,7 @@ from tests.electronic.support import (
     make_terminal,
     open_verified_session,
 )
+from tests.e2e.browser_support import call
 
 pytestmark = pytest.mark.e2e
 

@@ -22,8 +22,8 @@ from bingo.electronic.models import Speciality, Terminal
 from halls import events
 from halls.eventtypes import EGameMeters, EventType
 from halls.models import StreamCursor, Venue
+from tests.bingo.electronic.support import make_speciality, make_terminal
 from tests.e2e.browser_support import call
-from tests.electronic.support import make_speciality, make_terminal
 
 pytestmark = pytest.mark.e2e
 

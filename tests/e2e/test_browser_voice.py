@@ -22,12 +22,12 @@ from bingo.traditional.services import draw, games, sales
 from bingo.traditional.voicefiles import build
 from halls.models import Screen
 from halls.services import voice
+from tests.bingo.electronic.support import enqueued
+from tests.bingo.electronic.test_game_known_balls import BALLS
 from tests.e2e.browser_support import call, log_in, open_screen, start_game
 from tests.e2e.conftest import CHROMIUM_ARGS, VIEWPORT
 from tests.e2e.test_browser_electronic_screen import _draw
 from tests.e2e.test_browser_electronic_screen import _set_up as electronic_room
-from tests.electronic.support import enqueued
-from tests.electronic.test_game_known_balls import BALLS
 
 pytestmark = pytest.mark.e2e
 

@@ -31,7 +31,7 @@ from bingo.traditional.models import (
 )
 from bingo.traditional.services import games
 from halls.models import GameSession, Room
-from tests.bingo.game_support import assert_no_ball_lost_or_repeated, drawn, play_caller, rng_game
+from tests.bingo.traditional.game_support import assert_no_ball_lost_or_repeated, drawn, play_caller, rng_game
 from tests.e2e.celery_support import CeleryProcesses, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]

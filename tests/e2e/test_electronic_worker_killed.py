@@ -29,8 +29,8 @@ from bingo.electronic.services.steps import rules_of
 from halls.cashier.models import LedgerTransaction, TxKind
 from halls.cashier.services import ledger
 from halls.cashier.services import player_cards as card_services
+from tests.bingo.electronic.support import RULES_90, funded_card, make_speciality
 from tests.e2e.celery_support import CeleryProcesses, wait_for
-from tests.electronic.support import RULES_90, funded_card, make_speciality
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 

@@ -15,7 +15,7 @@ from config.asgi import application
 from halls.cashier.consumers import cashier_stream
 from halls.events import CHANNEL_MESSAGE_TYPE, group_name
 from halls.models import Role, Venue
-from tests.bingo.test_console_ws import session_cookie
+from tests.bingo.traditional.test_console_ws import session_cookie
 from tests.conftest import make_user
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_layer")]

@@ -17,7 +17,7 @@ from bingo.electronic.services import games
 from demo.embedded import EmbeddedCelery, start_embedded_celery
 from halls.cashier.services import ledger
 from halls.models import Venue
-from tests.electronic.support import (
+from tests.bingo.electronic.support import (
     RULES_90,
     buy,
     funded_card,

@@ -13,7 +13,7 @@ from django.utils import timezone
 from bingo.electronic.models import Terminal, TerminalState
 from bingo.electronic.services import sessions, verification
 from halls import events
-from tests.electronic.support import make_speciality, make_terminal
+from tests.bingo.electronic.support import make_speciality, make_terminal
 
 pytestmark = pytest.mark.django_db
 

@@ -22,7 +22,7 @@ from halls.models import GameSession, Room
 from jackpots.models import Pool
 from jackpots.services import reports
 from machines.models import Machine
-from tests.bingo.game_support import assert_no_ball_lost_or_repeated, drawn, play_caller, rng_game
+from tests.bingo.traditional.game_support import assert_no_ball_lost_or_repeated, drawn, play_caller, rng_game
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
 
