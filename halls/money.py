@@ -93,9 +93,9 @@ def parse(
         amount = Decimal(value.strip() if isinstance(value, str) else value)
     except InvalidOperation:
         raise NotAnAmount(name, f"{name} {value!r} is not a number") from None
-    bound = "> 0" if positive else ">= 0"
+    bound = " > 0" if positive else "" if signed else " >= 0"
     if not amount.is_finite() or (amount < 0 and not signed) or (positive and amount <= 0):
-        raise MoneyError(name, f"{name} must be a finite amount {bound}, got {value}")
+        raise MoneyError(name, f"{name} must be a finite amount{bound}, got {value}")
     if maximum is not None and amount > maximum:
         raise MoneyError(name, f"{name} {value} is above the maximum of {maximum}")
     if places is not None:

@@ -58,7 +58,7 @@ def test_bad_amounts_are_refused_naming_the_field(value: str, kwargs: dict[str, 
     assert refused.value.field == "bet"
 
 
-def test_negative_takes_amounts_below_zero_with_the_same_other_rules() -> None:
+def test_signed_takes_amounts_below_zero_with_the_same_other_rules() -> None:
     assert money.parse("delta", "-12.345678", signed=True) == D("-12.345678")
     assert money.parse("delta", -3, signed=True, places=2) == D(-3)
     with pytest.raises(money.MoneyError, match=r"^delta must be a finite amount, got -Infinity"):
