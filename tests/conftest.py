@@ -106,6 +106,7 @@ SQLITE_SUITE = (
     "electronic/test_reports.py",
     "electronic/test_recall.py",
     "simultaneous",
+    "door",
 )
 
 
