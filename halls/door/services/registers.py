@@ -44,7 +44,7 @@ from halls.services import audit
 
 log = logging.getLogger(__name__)
 
-# Rows per INSERT on SQLite (two parameters a row, well under its 32,766) and per COPY write on PostgreSQL.
+# Rows per executemany on SQLite and per COPY write on PostgreSQL.
 BATCH = 10_000
 
 
@@ -252,8 +252,8 @@ def _digests(documents: Iterable[Document]) -> Iterator[bytes]:
 def _write_entries(version_id: int, digests: Iterator[bytes]) -> int:
     """Write every digest as an entry of the version; how many. COPY on PostgreSQL, batches elsewhere."""
     count = 0
+    table = RegisterEntry._meta.db_table
     if connection.vendor == "postgresql":
-        table = RegisterEntry._meta.db_table
         prefix = f"{version_id}\t\\\\x"
         with (
             connection.cursor() as cursor,
@@ -269,14 +269,17 @@ def _write_entries(version_id: int, digests: Iterator[bytes]) -> int:
             copy.write("".join(block))
             count += len(block)
         return count
-    batch: list[RegisterEntry] = []
-    for digest in digests:
-        batch.append(RegisterEntry(version_id=version_id, digest=digest))
-        if len(batch) == BATCH:
-            RegisterEntry.objects.bulk_create(batch)
-            count += len(batch)
-            batch = []
-    RegisterEntry.objects.bulk_create(batch)
+    # Elsewhere (SQLite, the embedded hall): one prepared INSERT run over batches of rows, no model objects.
+    insert = f"INSERT INTO {table} (version_id, digest) VALUES (%s, %s)"  # noqa: S608
+    batch: list[tuple[int, bytes]] = []
+    with connection.cursor() as cursor:
+        for digest in digests:
+            batch.append((version_id, digest))
+            if len(batch) == BATCH:
+                cursor.executemany(insert, batch)
+                count += len(batch)
+                batch.clear()
+        cursor.executemany(insert, batch)
     return count + len(batch)
 
 
