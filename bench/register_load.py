@@ -13,6 +13,10 @@ digests (the baseline), and prints p50 / p99.
     .venv/bin/python bench/register_load.py --sqlite --entries 200000
 
 The last line sums it up: ``engine=postgresql entries=… load_s=… reload_s=… max_rss_mb=… lookup_p99_ms=…``.
+
+Measured here (2 cores shared with other work, 1,000,000 entries): PostgreSQL 17.5 s to load, 19.4 s to load
+the next version over it, lookup p99 5.2 ms; SQLite 30.9 s and 56.5 s (deleting the superseded million).
+Peak RSS of the loading process at most 195 MB (RUSAGE_CHILDREN: the largest child, `migrate` included).
 """
 
 from __future__ import annotations
