@@ -25,15 +25,17 @@ env = environ.Env()
 
 DEBUG = env.bool("DEBUG", default=False)
 # HALL_ENV=production (set by every unit and service in deploy/) refuses to start without its own
-# SECRET_KEY, ALLOWED_HOSTS, HALL_AUDIT_KEY (the audit chain's HMAC key) and HALL_CARD_SECRET (it signs the
-# paper cards' security codes: a placeholder would let anyone forge a card), and turns on TLS-only cookies,
-# HSTS and the proxy's scheme header. Anything else (development, the demo, the tests, the benchmarks) runs
-# with the demo defaults, and the demo says so.
+# SECRET_KEY, ALLOWED_HOSTS, HALL_AUDIT_KEY (the audit chain's HMAC key), HALL_CARD_SECRET (it signs the
+# paper cards' security codes: a placeholder would let anyone forge a card) and HALL_REGISTER_KEY (it keys
+# the prohibited registers' entries: with a known key their digests give the ID numbers back), and turns on
+# TLS-only cookies, HSTS and the proxy's scheme header. Anything else (development, the demo, the tests, the
+# benchmarks) runs with the demo defaults, and the demo says so.
 HALL_ENV = env.str("HALL_ENV", default="development")
 HALL_PRODUCTION = HALL_ENV == "production"
 SILENCED_SYSTEM_CHECKS: list[str] = []
 if HALL_PRODUCTION:
-    for required in ("SECRET_KEY", "ALLOWED_HOSTS", "HALL_AUDIT_KEY", "HALL_CARD_SECRET"):
+    required_keys = ("SECRET_KEY", "ALLOWED_HOSTS", "HALL_AUDIT_KEY", "HALL_CARD_SECRET", "HALL_REGISTER_KEY")
+    for required in required_keys:
         value = env.str(required, default="").strip()
         if not value or value == "CHANGE-ME" or value.startswith("insecure-"):
             raise ImproperlyConfigured(
@@ -84,6 +86,7 @@ INSTALLED_APPS = [
     "halls",
     "halls.cashier",
     "halls.link",
+    "halls.door",
     "jackpots",
     "jackpots.tables",
     "bingo.traditional",
@@ -544,6 +547,10 @@ HALL_VERIFICATION_LAYER_TIMEOUT_SECONDS = env.float("HALL_VERIFICATION_LAYER_TIM
 # Secret that signs card security codes; production must set its own (refused above when missing or a
 # placeholder). An installation that ran without it signed its cards with SECRET_KEY: set it to that value.
 HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
+# Keys the prohibited-access registers' entries (halls.door: HMAC-SHA256 of each person's document, never
+# the number in clear); production must set its own (refused above). Changing it leaves every loaded
+# version unreadable (the door's lookup says so) until the registers' files are loaded again.
+HALL_REGISTER_KEY = env.str("HALL_REGISTER_KEY", default=SECRET_KEY)
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------
 # The same codebase runs a venue installation (the default) or the central. A venue sends its outbox to the

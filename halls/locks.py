@@ -43,6 +43,7 @@ class Rank(IntEnum):
     REGION_AGREEMENT = 8
     OPERATOR = 9  # halls.Operator: its name
     ROOM = 10  # halls.Room: opening a session, creating a game, a room's prize-program configuration
+    REGISTER = 15  # door.Register: a version of it loaded (the one current version replaced)
     SESSION = 20  # halls.GameSession: closing it
     # electronic bingo: a speciality's versions, sessions and the start of its next game
     SPECIALITY = 25
@@ -96,6 +97,7 @@ TAKEN_BY: dict[Rank, tuple[str, ...]] = {
     Rank.REGION_AGREEMENT: (_HALLS,),
     Rank.OPERATOR: (_HALLS,),
     Rank.ROOM: (_HALLS,),
+    Rank.REGISTER: ("halls.door.services.locks",),
     Rank.SESSION: (_HALLS,),
     Rank.SPECIALITY: (_ELECTRONIC,),
     Rank.SPECIALITY_MEMBERSHIP: ("bingo.network.interconnected.services.locks",),

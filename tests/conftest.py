@@ -106,6 +106,7 @@ SQLITE_SUITE = (
     "bingo/electronic/test_reports.py",
     "bingo/electronic/test_recall.py",
     "bingo/network/simultaneous",
+    "door",
 )
 
 

@@ -1,5 +1,6 @@
 """HALL_ENV=production (issue 10): the hall refuses to start without its own SECRET_KEY, ALLOWED_HOSTS,
-HALL_AUDIT_KEY and HALL_CARD_SECRET (issue 26: the paper cards' security codes), and with them
+HALL_AUDIT_KEY, HALL_CARD_SECRET (issue 26: the paper cards' security codes) and HALL_REGISTER_KEY (issue 27:
+the prohibited registers' keyed entries), and with them
 `manage.py check --deploy` is clean: TLS-only cookies, HSTS, HTTPS redirect, the proxy's scheme header.
 Anything else (development, the demo, these tests) keeps the demo defaults."""
 
@@ -16,22 +17,20 @@ import pytest
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[2]
+REQUIRED = ("SECRET_KEY", "ALLOWED_HOSTS", "HALL_AUDIT_KEY", "HALL_CARD_SECRET", "HALL_REGISTER_KEY")
 PRODUCTION = {
     "HALL_ENV": "production",
     "SECRET_KEY": secrets.token_urlsafe(50),
     "HALL_AUDIT_KEY": secrets.token_urlsafe(50),
     "HALL_CARD_SECRET": secrets.token_urlsafe(50),
+    "HALL_REGISTER_KEY": secrets.token_urlsafe(50),
     "ALLOWED_HOSTS": "hall.example.es",
     "CSRF_TRUSTED_ORIGINS": "https://hall.example.es",
 }
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"HALL_ENV", "SECRET_KEY", "ALLOWED_HOSTS", "HALL_AUDIT_KEY", "HALL_CARD_SECRET", "DEBUG"}
-    }
+    base = {k: v for k, v in os.environ.items() if k not in {"HALL_ENV", "DEBUG", *REQUIRED}}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -54,6 +53,9 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
         ("HALL_CARD_SECRET", ""),
         ("HALL_CARD_SECRET", "CHANGE-ME"),
         ("HALL_CARD_SECRET", "insecure-demo-key-set-SECRET_KEY-in-production"),
+        ("HALL_REGISTER_KEY", ""),
+        ("HALL_REGISTER_KEY", "CHANGE-ME"),
+        ("HALL_REGISTER_KEY", "insecure-demo-key-set-SECRET_KEY-in-production"),
     ],
 )
 def test_production_refuses_to_start_without_its_own_key_and_hosts(missing: str, value: str) -> None:

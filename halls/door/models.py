@@ -1,0 +1,97 @@
+"""The prohibited-access registers (the national RGIAJ, each region's own): what the door checks against.
+
+A `Register` is of one jurisdiction (halls.models.Jurisdiction) or national (blank): a venue is bound by
+the national registers and those of its jurisdiction. Each loaded file is a `RegisterVersion` (its number,
+issue date, SHA-256, entry count, who loaded it and when); the register points at its one current version,
+and only that version's entries are kept (a superseded version keeps its row, so a visit records which
+version decided). An entry is the keyed digest (HMAC-SHA256 under settings.HALL_REGISTER_KEY) of a
+person's normalized document: no register's numbers in clear, and never its reasons. Written through
+halls.door.services.registers only.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from halls.models import Jurisdiction
+
+
+class Register(models.Model):
+    code = models.CharField(max_length=20, unique=True, verbose_name=_("code"))
+    name = models.CharField(max_length=120, verbose_name=_("name"))
+    # Blank: a national register (every venue is bound by it); else the jurisdiction whose venues it binds.
+    jurisdiction = models.CharField(
+        max_length=4, choices=Jurisdiction.choices, blank=True, verbose_name=_("jurisdiction")
+    )
+    current_version = models.OneToOneField(
+        "RegisterVersion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("current version"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("prohibited-access register")
+        verbose_name_plural = _("prohibited-access registers")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.code})"
+
+    @property
+    def is_national(self) -> bool:
+        return not self.jurisdiction
+
+
+class RegisterVersion(models.Model):
+    register = models.ForeignKey(
+        Register, on_delete=models.PROTECT, related_name="versions", verbose_name=_("register")
+    )
+    number = models.PositiveIntegerField(verbose_name=_("version"))
+    issued_on = models.DateField(verbose_name=_("issued on"))
+    sha256 = models.CharField(max_length=64, verbose_name=_("SHA-256 of the file"))
+    # Which HALL_REGISTER_KEY keyed the entries (halls.door.services.registers.key_id): after the key
+    # changes, a version keyed with the old one matches nobody, so the lookup reports it as unreadable.
+    key_id = models.CharField(max_length=16, verbose_name=_("key id"))
+    entry_count = models.PositiveIntegerField(verbose_name=_("entries"))
+    loaded_at = models.DateTimeField(verbose_name=_("loaded at"))
+    loaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("loaded by"),
+    )
+    # Who loaded it when it was no user (a command, a task): the actor's label.
+    loaded_by_label = models.CharField(max_length=150, verbose_name=_("loaded by (label)"))
+    superseded_at = models.DateTimeField(null=True, blank=True, verbose_name=_("superseded at"))
+
+    class Meta:
+        verbose_name = _("register version")
+        verbose_name_plural = _("register versions")
+        constraints = [
+            models.UniqueConstraint(fields=["register", "number"], name="door_register_version_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.register.code} v{self.number}"
+
+
+class RegisterEntry(models.Model):
+    """One person on a register's version: the keyed digest of their document (32 bytes), nothing else."""
+
+    # No index of its own: entries are found by digest; a version's are deleted once, when superseded.
+    version = models.ForeignKey(
+        RegisterVersion, on_delete=models.CASCADE, related_name="+", db_index=False, verbose_name=_("version")
+    )
+    digest = models.BinaryField(max_length=32, verbose_name=_("digest"))
+
+    class Meta:
+        verbose_name = _("register entry")
+        verbose_name_plural = _("register entries")
+        indexes = [models.Index(fields=["digest"], name="door_entry_digest")]
