@@ -4,8 +4,8 @@ monkeypatched. A Bingo Extra by hour (BA-8, 12/2: 20:00 and 00:00) is not in pla
 20:01 and again at 00:01; one by operating day (BA-12, 30/1: 20:00 once a day, +1 a day) serves its 20:00
 once per operating day (02:00 still belongs to the day before) and the next day's row after.
 
-The games are played by hand through the services (tests/bingo/traditional/program_flow.py); what is in play is
-read through the API (GET /api/games/{id}/: the announcement made at the close of sales)."""
+The games are played by hand through the services (tests/bingo/traditional/program_flow.py); what is in play
+is read through the API (GET /api/games/{id}/: the announcement made at the close of sales)."""
 
 # The shared fixtures are imported by name (tests/bingo/traditional/program_flow.py): pytest injects them as
 # arguments, which ruff reads as redefinitions.

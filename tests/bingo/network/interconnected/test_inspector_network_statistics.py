@@ -1,7 +1,7 @@
 """The inspector's statistics (issue 15, R-02/R-03 as the halls read them) of network games played for
-real through the services and the link's loopback: an interconnected round (tests/bingo/network/interconnected)
-and a simultaneous game (tests/bingo/network/simultaneous). Each hall's row of its game type and the totals, to
-the cent."""
+real through the services and the link's loopback: an interconnected round
+(tests/bingo/network/interconnected) and a simultaneous game (tests/bingo/network/simultaneous). Each hall's
+row of its game type and the totals, to the cent."""
 
 from __future__ import annotations
 
