@@ -267,7 +267,7 @@ async def test_the_caller_sets_a_super_prima_pick_from_the_console(
     await page.fill("#pick-amount", "50")
     await page.fill("#pick-max-ball", "45")
     await page.click("#pick-submit")
-    await expect(page.locator("#pick-msg")).to_contain_text("holds 10.00 €, less than 50.00 €")
+    await expect(page.locator("#pick-msg")).to_contain_text("holds €10.00, less than the prize €50.00")
     await page.fill("#pick-amount", "10,00")
     await page.click("#pick-submit")
     await expect(page.locator("#pick-msg")).to_contain_text("Pick set for game 2: Super Prima")
