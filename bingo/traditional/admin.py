@@ -9,6 +9,7 @@ nothing.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -140,7 +141,8 @@ class SimulationForm(forms.Form):
         min_value=money.CENT,
         max_digits=14,
         decimal_places=2,
-        initial="1.00",
+        initial=Decimal("1.00"),
+        localize=True,  # "1,00" on a Spanish page, read back either way
     )
     days = forms.IntegerField(label=gettext_lazy("Days"), min_value=1, max_value=3650, initial=365)
     seed = forms.IntegerField(
@@ -152,6 +154,7 @@ class SimulationForm(forms.Form):
     bolsa_percent = forms.DecimalField(
         label=gettext_lazy("Bolsa percent"),
         required=False,
+        localize=True,
         max_digits=7,
         decimal_places=4,
         help_text=gettext_lazy(
@@ -247,6 +250,8 @@ class PrizeProgramAdmin(ReadOnlyAdmin):
             "form": form,
             "problems": problems,
             "result": result,
+            # The fraction of sales paid back, as a percentage the page writes in its language ("0,041 %").
+            "returned_percent": Decimal(result["report"]["returned_share"]) * 100 if result else None,
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
         }
         return TemplateResponse(request, "admin/bingo/prizeprogram/simulate.html", context)

@@ -62,6 +62,7 @@ async def test_the_simulation_page_says_the_refusal_and_the_chart_in_spanish(
     await page.select_option("select[name=action]", "simulate_before_activation")
     await page.click("button[name=index]")
     await expect(page.locator("#simulate-form")).to_be_visible()
+    await expect(page.locator("#id_price")).to_have_value("1,00")  # the price as a Spanish reader types it
 
     await simulate(page, {**PRIMA, "amount": "35"})
     problems = page.locator("#simulate-problems")
@@ -84,6 +85,9 @@ async def test_the_simulation_page_says_the_refusal_and_the_chart_in_spanish(
     await expect(plot.locator("g.labels")).to_contain_text("Bote (€)")
     await expect(plot.locator("g.legend")).to_contain_text("bote al cierre")
     await expect(page.locator(".simulate-figures")).to_contain_text("€")
+    # The share of sales paid back as a Spanish percentage ("0,041 %"), not a bare English fraction.
+    await expect(page.locator(".simulate-figures")).to_contain_text(re.compile(r"\d+,\d{3} %"))
+    await expect(page.locator(".simulate-figures")).not_to_contain_text(re.compile(r"\b0\.\d"))
     await expect(page.locator(".simulate-text")).to_have_count(0)  # the English text report: English only
     await page.screenshot(path="/tmp/es-programs-chart.png", full_page=True)
     found = await english_on(page)
