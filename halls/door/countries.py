@@ -1,34 +1,16 @@
 """ISO 3166-1 country codes (alpha-2 and alpha-3), pure: the issuing state of a passport or an ID card.
 
-`alpha2("FRA")` and `alpha2("fr")` are "FR"; an unknown code is None. The table is ISO 3166-1's officially
-assigned codes (249), plus "XK" / "XKX" (Kosovo, a user-assigned code its passports and the EU use).
+`alpha2("FRA")` and `alpha2("fr")` are "FR"; an unknown code is None. The codes are pycountry's ISO 3166-1
+table (kept with the standard), plus "XK" / "XKX" (Kosovo: a user-assigned code its passports and the EU use).
 """
 
 from __future__ import annotations
 
-_TABLE = """
-AD AND AE ARE AF AFG AG ATG AI AIA AL ALB AM ARM AO AGO AQ ATA AR ARG AS ASM AT AUT AU AUS AW ABW AX ALA
-AZ AZE BA BIH BB BRB BD BGD BE BEL BF BFA BG BGR BH BHR BI BDI BJ BEN BL BLM BM BMU BN BRN BO BOL BQ BES
-BR BRA BS BHS BT BTN BV BVT BW BWA BY BLR BZ BLZ CA CAN CC CCK CD COD CF CAF CG COG CH CHE CI CIV CK COK
-CL CHL CM CMR CN CHN CO COL CR CRI CU CUB CV CPV CW CUW CX CXR CY CYP CZ CZE DE DEU DJ DJI DK DNK DM DMA
-DO DOM DZ DZA EC ECU EE EST EG EGY EH ESH ER ERI ES ESP ET ETH FI FIN FJ FJI FK FLK FM FSM FO FRO FR FRA
-GA GAB GB GBR GD GRD GE GEO GF GUF GG GGY GH GHA GI GIB GL GRL GM GMB GN GIN GP GLP GQ GNQ GR GRC GS SGS
-GT GTM GU GUM GW GNB GY GUY HK HKG HM HMD HN HND HR HRV HT HTI HU HUN ID IDN IE IRL IL ISR IM IMN IN IND
-IO IOT IQ IRQ IR IRN IS ISL IT ITA JE JEY JM JAM JO JOR JP JPN KE KEN KG KGZ KH KHM KI KIR KM COM KN KNA
-KP PRK KR KOR KW KWT KY CYM KZ KAZ LA LAO LB LBN LC LCA LI LIE LK LKA LR LBR LS LSO LT LTU LU LUX LV LVA
-LY LBY MA MAR MC MCO MD MDA ME MNE MF MAF MG MDG MH MHL MK MKD ML MLI MM MMR MN MNG MO MAC MP MNP MQ MTQ
-MR MRT MS MSR MT MLT MU MUS MV MDV MW MWI MX MEX MY MYS MZ MOZ NA NAM NC NCL NE NER NF NFK NG NGA NI NIC
-NL NLD NO NOR NP NPL NR NRU NU NIU NZ NZL OM OMN PA PAN PE PER PF PYF PG PNG PH PHL PK PAK PL POL PM SPM
-PN PCN PR PRI PS PSE PT PRT PW PLW PY PRY QA QAT RE REU RO ROU RS SRB RU RUS RW RWA SA SAU SB SLB SC SYC
-SD SDN SE SWE SG SGP SH SHN SI SVN SJ SJM SK SVK SL SLE SM SMR SN SEN SO SOM SR SUR SS SSD ST STP SV SLV
-SX SXM SY SYR SZ SWZ TC TCA TD TCD TF ATF TG TGO TH THA TJ TJK TK TKL TL TLS TM TKM TN TUN TO TON TR TUR
-TT TTO TV TUV TW TWN TZ TZA UA UKR UG UGA UM UMI US USA UY URY UZ UZB VA VAT VC VCT VE VEN VG VGB VI VIR
-VN VNM VU VUT WF WLF WS WSM YE YEM YT MYT ZA ZAF ZM ZMB ZW ZWE XK XKX
-"""
-_PAIRS = _TABLE.split()
+import pycountry
 
-ALPHA3: dict[str, str] = dict(zip(_PAIRS[0::2], _PAIRS[1::2], strict=True))
-_BY_ALPHA3: dict[str, str] = {three: two for two, three in ALPHA3.items()}
+# User-assigned codes that travel documents carry and ISO 3166-1 does not list.
+_EXTRA_ALPHA3 = {"XK": "XKX"}
+_EXTRA_BY_ALPHA3 = {three: two for two, three in _EXTRA_ALPHA3.items()}
 
 # The European Union's member states and the other states whose national identity card is a travel document
 # in the Schengen area (EEA and Switzerland): an "EU national ID card" is one of theirs.
@@ -40,7 +22,13 @@ def alpha2(code: str) -> str | None:
     """The alpha-2 code of an alpha-2 or alpha-3 code (any case, blanks around ignored); None if unknown."""
     code = code.strip().upper()
     if len(code) == 2:
-        return code if code in ALPHA3 else None
-    if len(code) == 3:
-        return _BY_ALPHA3.get(code)
-    return None
+        if code in _EXTRA_ALPHA3:
+            return code
+        found = pycountry.countries.get(alpha_2=code)
+    elif len(code) == 3:
+        if code in _EXTRA_BY_ALPHA3:
+            return _EXTRA_BY_ALPHA3[code]
+        found = pycountry.countries.get(alpha_3=code)
+    else:
+        return None
+    return None if found is None else str(found.alpha_2)
