@@ -17,8 +17,9 @@ from decimal import Decimal
 from typing import Any
 
 from django.urls import URLPattern, URLResolver, path
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -203,7 +204,13 @@ def run_simulation(
     return {
         "report": report.to_dict(),
         "text": report.text(),
-        "svg": render_svg(report, amount=i18n.amount, translate=_),
+        "svg": render_svg(
+            report,
+            amount=i18n.amount,
+            translate=_,
+            ngettext=ngettext,
+            number=lambda value: formats.number_format(value, decimal_pos=2),
+        ),
     }
 
 

@@ -4,6 +4,7 @@ refused with its code and a message naming the problem, with no row written."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
@@ -656,3 +657,112 @@ def test_the_schema_documents_the_program_doors(anonymous_api):
     components = schema["components"]["schemas"]
     assert components["Program"]["properties"]["amount"]["type"] == "string"  # money as a string
     assert components["Pick"]["properties"]["amount"]["type"] == "string"
+
+
+# --- issue 26: the schedule's and the scale's problems in the reader's language -----------------------------
+
+
+def _said(client: APIClient, room: Room, code: str, program_type: str, params: Any, language: str) -> Any:
+    return client.post(
+        f"/api/rooms/{room.pk}/programs/",
+        {"code": code, "program_type": program_type, "params": params},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+
+
+def test_a_schedule_overlap_is_refused_in_spanish_and_in_english(operator_api, room):
+    """schedule.overlapping's problems are rules.Problems: the refusal says them in the request's language."""
+    sales_only = {"funding_percent": "1", "authorisation_ref": AUTH}
+    assert activate(operator_api, room, "EXTRA-12-2", "BA-8", sales_only).status_code == 201
+    with nothing_written():
+        spanish = refused(
+            _said(operator_api, room, "EXTRA-BIS", "BA-8", sales_only, "es"),
+            400,
+            "schedule_overlap",
+            "dos programas BA-8 (",
+            "reclaman los dos la partida posterior a las 00:00, 20:00",
+        )
+        english = refused(
+            _said(operator_api, room, "EXTRA-BIS", "BA-8", sales_only, "en"),
+            400,
+            "schedule_overlap",
+            "two BA-8 programs (",
+            "both claim the game after 00:00, 20:00",
+        )
+    assert spanish["details"]["problems"] == [spanish["message"]]
+    assert english["details"]["problems"] == [english["message"]]
+    for word in ("two", "programs", "both claim", "the game after"):
+        assert word not in spanish["message"], spanish["message"]
+
+
+def test_a_bad_scheduled_hour_is_refused_in_spanish_and_in_english(operator_api, room):
+    params = {"funding_percent": "1", "authorisation_ref": AUTH, "hours": ["25:00", "20:00", "20:00"]}
+    with nothing_written():
+        spanish = refused(
+            _said(operator_api, room, "EXTRA-30", "BA-12", params, "es"),
+            400,
+            "bad_program",
+            "la hora programada '25:00' no tiene el formato HH:MM",
+            "la hora 20:00 aparece dos veces",
+        )
+        english = refused(
+            _said(operator_api, room, "EXTRA-30", "BA-12", params, "en"),
+            400,
+            "bad_program",
+            "scheduled hour '25:00' is not HH:MM",
+            "the hour 20:00 is listed twice",
+        )
+    for word in ("scheduled hour", "is not", "listed twice", "got"):
+        assert word not in spanish["message"], spanish["message"]
+    assert "programada" not in english["message"]
+
+
+def test_a_bad_band_of_the_cards_sold_scale_is_refused_in_spanish_and_in_english(operator_api, room):
+    params = {"funding_percent": "2", "authorisation_ref": AUTH, "scale": [[1, 50, 44], [52, None, 99]]}
+    with nothing_written():
+        spanish = refused(
+            _said(operator_api, room, "ACUM", "BA-3", params, "es"),
+            400,
+            "bad_program",
+            "la escala de cartones vendidos debe continuar en 51 cartones, no en 52",
+            "tramo desde 52 cartones: la bola máxima 99 no está entre 15 y 90",
+        )
+        english = refused(
+            _said(operator_api, room, "ACUM", "BA-3", params, "en"),
+            400,
+            "bad_program",
+            "the cards-sold scale must continue at 51 cards, not 52",
+            "band from 52 cards: max ball 99 is not in 15–90",
+        )
+    assert len(spanish["details"]["problems"]) == len(english["details"]["problems"]) == 2
+    for word in ("cards", "scale", "band", "must", "max ball"):
+        assert word not in spanish["message"], spanish["message"]
+
+
+def test_a_simulation_refusal_and_its_plot_speak_the_readers_language(operator_api, prima):
+    """The simulator's own problems are rules.Problems; its plot's counts and percentage are the reader's."""
+    url = "/api/program-simulations/"
+    too_long = {"program": prima["id"], "profile": {**PROFILE, "minutes_per_game": 120}}
+    with nothing_written():
+        spanish = refused(
+            operator_api.post(url, too_long, format="json", HTTP_ACCEPT_LANGUAGE="es"),
+            400,
+            "bad_simulation",
+            "se solaparía con la primera partida del día siguiente",
+        )
+        refused(
+            operator_api.post(url, too_long, format="json", HTTP_ACCEPT_LANGUAGE="en"),
+            400,
+            "bad_simulation",
+            "it would run into the next day's first game",
+        )
+    assert "games" not in spanish["message"] and "minutes" not in spanish["message"]
+    body = {"program": prima["id"], "profile": PROFILE, "days": 30, "seed": 7}
+    answer = operator_api.post(url, body, format="json", HTTP_ACCEPT_LANGUAGE="es")
+    assert answer.status_code == 200, answer.content
+    svg = answer.json()["svg"]
+    # Seed 7 gives one hit in 30 days: "1 premio", singular (it read "1 premios" before).
+    assert "30 días · 600 partidas · 1 premio · pagado " in svg and "1 premios" not in svg
+    assert re.search(r"\(\d+,\d\d % de las ventas\)", svg), svg[:400]
+    assert " hits" not in svg and "card(s)" not in svg and "cartón(es)" not in svg

@@ -84,6 +84,9 @@ async def test_the_simulation_page_says_the_refusal_and_the_chart_in_spanish(
     await expect(plot.locator("g.labels")).to_contain_text("Días")
     await expect(plot.locator("g.labels")).to_contain_text("Bote (€)")
     await expect(plot.locator("g.legend")).to_contain_text("bote al cierre")
+    # The plot's summary: the share of sales as a Spanish number, the counts through ngettext (issue 26).
+    await expect(plot).to_contain_text(re.compile(r"\(\d+,\d\d % de las ventas\)"))
+    await expect(plot).not_to_contain_text(re.compile(r"\b1 premios\b|\d\.\d\d %|cartón\(es\)"))
     await expect(page.locator(".simulate-figures")).to_contain_text("€")
     # The share of sales paid back as a Spanish percentage ("0,041 %"), not a bare English fraction.
     await expect(page.locator(".simulate-figures")).to_contain_text(re.compile(r"\d+,\d{3} %"))

@@ -1,7 +1,8 @@
 """The simulator's plot as a self-contained SVG (no dependency, no script): pure.
 
-Its words and amounts are said by the caller: `translate` (gettext at the Django edge) and `amount`
-(halls.i18n.amount there, the active language's "1.234,56 €"); by default English ("€1,234.56").
+Its words and amounts are said by the caller: `translate` (gettext at the Django edge), `ngettext` (the
+words that count something: "1 premio", "2 premios"), `amount` (halls.i18n.amount there, the active
+language's "1.234,56 €") and `number` (the share of sales, "0,04"); by default English ("€1,234.56", "0.04").
 
 The pool at the end of each simulated day is a line (from 0 € at activation), the euros paid each day are
 thin bars, and each award is a marker at the pool it was paid from, with a tooltip. Coordinates are floats:
@@ -15,10 +16,11 @@ from collections.abc import Callable
 from decimal import Decimal
 from xml.sax.saxutils import escape
 
+from bingo.traditional.programs.problems import gettext_noop
 from bingo.traditional.programs.regulation import EURO
-from bingo.traditional.programs.rules import gettext_noop
 from bingo.traditional.programs.simulate import SimulationReport
 from halls import money
+from halls.money import HUNDRED
 
 WIDTH = 960
 HEIGHT = 460
@@ -37,17 +39,25 @@ def _unchanged(message: str) -> str:
     return message
 
 
+def english_number(value: Decimal) -> str:
+    """The default number: English, two decimals ("0.04")."""
+    return f"{value:.2f}"
+
+
+def english_plural(singular: str, plural: str, count: int) -> str:
+    """The default ngettext: English, one or many."""
+    return singular if count == 1 else plural
+
+
 # The plot's words (English msgids: the Django caller passes gettext as `translate`).
 TITLE = gettext_noop("Simulation of %(label)s")
+# %(days)s, %(games)s and %(hits)s are the counted words below ("8 days", "1 hit").
 SUMMARY = gettext_noop(
-    "%(days)s days · %(games)s games · %(hits)s hits · paid %(paid)s (%(share)s %% of sales) · seed %(seed)s"
+    "%(days)s · %(games)s · %(hits)s · paid %(paid)s (%(share)s %% of sales) · seed %(seed)s"
 )
 DAYS = gettext_noop("Days")
 POOL_AXIS = gettext_noop("Pool (%(currency)s)")
 DAY_PAID = gettext_noop("day %(day)s: paid %(paid)s")
-AWARD_TIP = gettext_noop(
-    "day %(day)s, game %(game)s: paid %(paid)s to %(winners)s card(s), Bingo at ball %(ball)s"
-)
 AWARD_MAX = gettext_noop(" (max %(max_ball)s)")
 AWARD_COLOUR = gettext_noop(", colour %(colour)s")
 LEGEND_POOL = gettext_noop("pool at end of day")
@@ -77,9 +87,12 @@ def render_svg(
     *,
     amount: Callable[[Decimal], str] = english,
     translate: Callable[[str], str] = _unchanged,
+    ngettext: Callable[[str, str, int], str] = english_plural,
+    number: Callable[[Decimal], str] = english_number,
 ) -> str:
     """The report's pool per day, payouts and hits as an SVG document (a string); `amount` writes every
-    amount (the axis, the summary, the tooltips), `translate` every word."""
+    amount (the axis, the summary, the tooltips), `translate` every word, `ngettext` every count and
+    `number` the share of sales paid back (a percentage)."""
     _ = translate
     plot_w = WIDTH - LEFT - RIGHT
     plot_h = HEIGHT - TOP - BOTTOM
@@ -102,12 +115,15 @@ def render_svg(
 
     label = report.program.label
     title = escape(_(TITLE) % {"label": label})
+    counted = {
+        "days": ngettext("%(days)s day", "%(days)s days", report.days) % {"days": report.days},
+        "games": ngettext("%(games)s game", "%(games)s games", report.games) % {"games": report.games},
+        "hits": ngettext("%(hits)s hit", "%(hits)s hits", report.hits) % {"hits": report.hits},
+    }
     summary = _(SUMMARY) % {
-        "days": report.days,
-        "games": report.games,
-        "hits": report.hits,
+        **counted,
         "paid": amount(report.total_paid),
-        "share": f"{100 * report.returned_share:.2f}",
+        "share": number(HUNDRED * report.returned_share),
         "seed": report.seed,
     }
     out: list[str] = [
@@ -177,7 +193,11 @@ def render_svg(
     for award in report.awards:
         when = award.day - 1 + award.game / games_per_day
         tip = (
-            _(AWARD_TIP)
+            ngettext(
+                "day %(day)s, game %(game)s: paid %(paid)s to %(winners)s card, Bingo at ball %(ball)s",
+                "day %(day)s, game %(game)s: paid %(paid)s to %(winners)s cards, Bingo at ball %(ball)s",
+                award.winners,
+            )
             % {
                 "day": award.day,
                 "game": award.game,

@@ -21,6 +21,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Generic, TypeVar
 
+from bingo.traditional.programs.problems import Problem, problem
+
 V = TypeVar("V")
 
 SEED = "000_30ca879e32376d5e.txt"
@@ -191,7 +193,7 @@ class ExtractionTable:
     def by_game(self, k: int, category: HallCategory, extrapolation: Extrapolation) -> int:
         """Max ball of the k-th scheduled game in play (k = 1, 2, …) counted per game (BX-5)."""
         if k < 1:
-            raise ValueError(f"scheduled game index must be >= 1, got {k}")
+            raise ValueError(problem("bad_game_index", value=k))
         if k <= len(self.rows):
             return self.rows[k - 1].max_ball(category)
         steps = (k - 1) // self.games_per_step
@@ -203,7 +205,7 @@ class ExtractionTable:
     def by_day(self, day: int, hour: time, category: HallCategory, extrapolation: Extrapolation) -> int:
         """Max ball of the game at `hour` on day n + `day` (Fijo tables: the row printed for that day)."""
         if day < 0:
-            raise ValueError(f"day offset must be >= 0, got {day}")
+            raise ValueError(problem("bad_day_offset", value=day))
         same_day = [r for r in self.rows if r.day == day]
         if same_day:
             exact = [r for r in same_day if r.hour == hour]
@@ -480,30 +482,26 @@ class CardsSoldScale:
     citation: str
     source: Source = Source.REGULATION
 
-    def problems(self) -> list[str]:
+    def problems(self) -> list[Problem]:
         """Why the bands are not one contiguous scale from 1 card up (empty when they are)."""
         if not self.bands:
-            return ["the cards-sold scale has no bands"]
-        problems: list[str] = []
+            return [problem("scale_no_bands")]
+        problems: list[Problem] = []
         expected = 1
         for i, band in enumerate(self.bands):
             if band.min_cards != expected:
-                problems.append(
-                    f"the cards-sold scale must continue at {expected} cards, not {band.min_cards}"
-                )
+                problems.append(problem("scale_gap", expected=expected, got=band.min_cards))
             if not 15 <= band.max_ball <= 90:
-                problems.append(f"band from {band.min_cards} cards: max ball {band.max_ball} is not in 15–90")
+                problems.append(problem("band_ball", cards=band.min_cards, ball=band.max_ball))
             if band.max_cards is None:
                 if i != len(self.bands) - 1:
-                    problems.append("only the last band of the cards-sold scale may be open-ended")
+                    problems.append(problem("open_band_not_last"))
                 break
             if band.max_cards < band.min_cards:
-                problems.append(f"band {band.min_cards}–{band.max_cards} cards is empty")
+                problems.append(problem("band_empty", low=band.min_cards, high=band.max_cards))
             expected = band.max_cards + 1
         if self.bands[-1].max_cards is not None:
-            problems.append(
-                f"the cards-sold scale needs an open last band (more than {self.bands[-1].max_cards})"
-            )
+            problems.append(problem("scale_not_open", cards=self.bands[-1].max_cards))
         return problems
 
     def max_ball(self, cards_sold: int) -> int | None:
@@ -571,7 +569,7 @@ def regulation_in_force(on: date, regulations: tuple[Regulation, ...] = REGULATI
     """The latest version whose `effective_from` is on or before `on` (BA-G3)."""
     in_force = [r for r in regulations if r.effective_from <= on]
     if not in_force:
-        raise ValueError(f"no accumulated-prize regulation in force on {on.isoformat()}")
+        raise ValueError(problem("no_regulation", day=on.isoformat()))
     return max(in_force, key=lambda r: r.effective_from)
 
 

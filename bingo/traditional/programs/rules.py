@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Context, Decimal, Inexact, InvalidOperation
@@ -30,6 +30,8 @@ from typing import Generic, TypeVar
 
 from bingo.balls import KNOWN_COLOURS
 from bingo.prizes import PrizeAmount, prize_from_sales, split_equally
+from bingo.traditional.programs.problems import MESSAGES as MESSAGES  # one catalogue of problems
+from bingo.traditional.programs.problems import THE_COLOR_PRIMA, Problem, of_error, problem
 from bingo.traditional.programs.regulation import (
     REGULATIONS,
     SEED_ITEMS,
@@ -67,188 +69,6 @@ StrEnumT = TypeVar("StrEnumT", bound=StrEnum)
 MAX_BALL = 90  # TB-01: at most 90 balls can be drawn
 MIN_BINGO_BALL = 15  # TB-02: a Bingo covers the 15 numbers of a card, so it needs 15 balls at least
 _EXACT = Context(prec=60, traps=[Inexact, InvalidOperation])
-
-
-def gettext_noop(message: str) -> str:
-    """Marks a message for the catalogues (makemessages reads this name) without importing Django."""
-    return message
-
-
-# Every problem's code and its English message; the Django edge says them in the reader's language
-# (`Problem.said`, with gettext). Parameters named in AMOUNTS are amounts of money (Decimals), in
-# AMOUNT_LISTS lists of them: the edge shows them with halls.money.for_person.
-MESSAGES: Mapping[str, str] = MappingProxyType(
-    {
-        "as_given": "%(text)s",  # a problem another pure module wrote (a schedule's hours, a scale's bands)
-        "unknown_type": gettext_noop("unknown program type %(value)r (BA-1 … BA-20, spec §2.4)"),
-        "unknown_params": gettext_noop("unknown parameter(s) %(names)s (allowed: %(allowed)s)"),
-        "empty_program_id": gettext_noop("program_id must not be empty"),
-        "bad_version": gettext_noop("version must be >= 1, got %(version)s"),
-        "bad_decimal_type": gettext_noop(
-            "%(name)s must be a Decimal, an int or a decimal string, not %(kind)s"
-        ),
-        "not_a_number": gettext_noop("%(name)s %(value)r is not a number"),
-        "not_finite": gettext_noop("%(name)s must be finite, got %(value)r"),
-        "not_whole": gettext_noop("%(name)s must be a whole number, not %(value)r"),
-        "bad_choice": gettext_noop("%(name)s %(value)r is not one of %(choices)s"),
-        "bad_ball": gettext_noop(
-            "%(name)s %(value)s must be an extraction order between %(low)s and %(high)s"
-        ),
-        "percent_required": gettext_noop(
-            "%(name)s is required: the deduction from each game's sales is authorised, no default (OP-02)"
-        ),
-        "percent_range": gettext_noop("%(name)s %(value)s must be more than 0 and less than 100"),
-        "not_positive": gettext_noop("%(name)s must be more than 0 €, got %(value)s"),
-        "not_a_colour": gettext_noop("%(what)s must be a colour name, got %(value)r"),
-        "unknown_colour": gettext_noop("unknown colour %(value)r for %(what)s (known: %(known)s)"),
-        "prima_levels_list": gettext_noop("prima_levels must be a non-empty list of amounts"),
-        "prima_amount_required": gettext_noop("amount is required: one of the Prima levels %(levels)s"),
-        "not_a_prima_level": gettext_noop("amount %(amount)s is not a Prima level (%(levels)s)"),
-        "extra_amount_required": gettext_noop(
-            "amount is required: the amount set by regulation to put the Bingo Extra in play (OP-02)"
-        ),
-        "extra_order_required": gettext_noop(
-            "extraction_order is required: the order fixed by the hall manager or game technicians"
-        ),
-        "below_floor": gettext_noop("extraction order %(order)s is below the floor of %(floor)s"),
-        "scale_list": gettext_noop("scale must be a list of (from cards, to cards or None, max ball)"),
-        "bad_band": gettext_noop("scale band %(band)r must be (from cards, to cards or None, max ball)"),
-        "carry_range": gettext_noop("carry_percent %(value)s must be at least 0 and less than 100"),
-        "acumulado_amount": gettext_noop(
-            "amount does not apply: the Bingo Acumulado is in play in every game"
-        ),
-        "ba6_profile_only": gettext_noop("ba6_profile applies only to BA-6 (OP-06)"),
-        "hours_list": gettext_noop("hours must be a list of 'HH:MM'"),
-        "hours_count": gettext_noop("%(wanted)s scheduled game(s) per session (BX-3), got %(got)s hour(s)"),
-        "fixed_step_only": gettext_noop(
-            "fixed_step applies only to the Fijo tables (BA-5, BA-7, BA-9, BA-11)"
-        ),
-        "next_game_amount_required": gettext_noop(
-            "amount is required: the amount determined by regulation is not in the seed (OP-11)"
-        ),
-        "over_maximum": gettext_noop("amount %(amount)s is over the maximum of %(maximum)s"),
-        "colours_list": gettext_noop("colours must be a non-empty list of the ball sets' colours"),
-        "bad_authorisation": gettext_noop("authorisation_ref must be a non-empty text, got %(value)r"),
-        "authorisation_required": gettext_noop(
-            "authorisation_ref is required: the prize and its deduction are authorised (BA-G1, spec §0.4)"
-        ),
-        "no_funding_percent": gettext_noop(
-            "funding_percent does not apply: paid from the Bolsa Acumulada (BA-G2, OP-36)"
-        ),
-        "pool_less_carry_only": gettext_noop("pays 'pool_less_carry' applies only to the Bingo Acumulado"),
-        "same_instant": gettext_noop(
-            "'%(program)s': versions %(first)s and %(second)s take effect at the same instant"
-        ),
-        "type_changed": gettext_noop(
-            "'%(program)s': version %(version)s changes the program type; activate a new program"
-        ),
-        "not_from_sales": gettext_noop(
-            "%(program)s is paid from the Bolsa Acumulada, not funded from sales (BA-G2)"
-        ),
-        "two_picks": gettext_noop("two manager picks for program '%(program)s' in one game"),
-        "pick_for_other": gettext_noop("the pick is for program '%(program)s'"),
-        "not_picked": gettext_noop("the hall manager does not pick the game, amount or order of this prize"),
-        "extra_order_fixed": gettext_noop(
-            "the order is fixed for the trigger game and rises by one per game (now step %(step)s)"
-        ),
-        "extra_order_only": gettext_noop("only the extraction order can be picked for a Bingo Extra"),
-        "already_in_play": gettext_noop("already in play since an earlier game; it stays until awarded"),
-        "amount_to_announce": gettext_noop("the hall manager must announce the amount"),
-        "super_no_colour": gettext_noop("a Super Prima has no colour"),
-        "order_to_announce": gettext_noop("the hall manager must announce the fixed extraction order"),
-        "colour_no_order": gettext_noop("a Colour Prima has no extraction order"),
-        "colour_to_announce": gettext_noop("the hall manager must announce the Color Prima"),
-        "no_amount_announced": gettext_noop("no amount announced for the prize"),
-        "pool_short": gettext_noop("its pool holds %(held)s, less than the prize %(prize)s"),
-        "bolsa_short": gettext_noop("the Bolsa Acumulada holds %(held)s, less than the prize %(prize)s"),
-        "not_reached": gettext_noop("%(program)s is not in play in this game: its amount is not reached"),
-        "not_reached_next": gettext_noop(
-            "%(program)s is not in play in the next game: its amount is not reached"
-        ),
-        "pick_not_allowed": gettext_noop("the hall manager does not pick this prize"),
-        "not_in_play_won": gettext_noop(
-            "%(program)s was not in play in this game, so it cannot have been won"
-        ),
-        "prize_over_maximum": gettext_noop("prize %(prize)s is over the maximum of %(maximum)s"),
-    }
-)
-AMOUNTS = frozenset({"amount", "maximum", "held", "prize"})
-AMOUNT_LISTS = frozenset({"levels"})
-WORDS = frozenset({"what"})  # parameters that are words of the message (translated with it)
-THE_COLOR_PRIMA = gettext_noop("the Color Prima")
-
-
-def _english(value: Decimal) -> str:
-    return money.for_person(value, "en")
-
-
-class Problem(str):
-    """One problem with a program: its English sentence (what logs, the command line and the pure tests
-    read), with what the Django edge needs to say it in the reader's language: `code` (a key of MESSAGES),
-    `params` (amounts kept as Decimals), the program's `label` and the rule's `citation` (None: none)."""
-
-    code: str
-    params: Mapping[str, object]
-    label: str | None
-    citation: str | None
-
-    def __new__(
-        cls,
-        code: str,
-        params: Mapping[str, object] | None = None,
-        *,
-        label: str | None = None,
-        citation: str | None = None,
-    ) -> Problem:
-        if code not in MESSAGES:
-            raise KeyError(f"no message for problem {code!r}")
-        frozen = MappingProxyType(dict(params or {}))
-        text = _say(code, frozen, label, citation, lambda message: message, _english)
-        self = super().__new__(cls, text)
-        self.code, self.params, self.label, self.citation = code, frozen, label, citation
-        return self
-
-    def said(self, translate: Callable[[str], str], amount: Callable[[Decimal], str]) -> str:
-        """The sentence through `translate` (gettext) with amounts written by `amount` (the reader's)."""
-        return _say(self.code, self.params, self.label, self.citation, translate, amount)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild, (self.code, dict(self.params), self.label, self.citation))
-
-
-def _rebuild(code: str, params: dict[str, object], label: str | None, citation: str | None) -> Problem:
-    return Problem(code, params, label=label, citation=citation)
-
-
-def _say(
-    code: str,
-    params: Mapping[str, object],
-    label: str | None,
-    citation: str | None,
-    translate: Callable[[str], str],
-    amount: Callable[[Decimal], str],
-) -> str:
-    shown: dict[str, object] = {}
-    for name, value in params.items():
-        if name in AMOUNTS and isinstance(value, Decimal):
-            shown[name] = amount(value)
-        elif name in AMOUNT_LISTS and isinstance(value, tuple | list):
-            shown[name] = ", ".join(amount(v) for v in value)
-        elif name in WORDS and isinstance(value, str):
-            shown[name] = translate(value)
-        else:
-            shown[name] = value
-    message = MESSAGES[code]
-    text = (translate(message) if code != "as_given" else message) % shown
-    if label is not None:
-        text = f"{label}: {text}"
-    if citation is not None:
-        text = f"{text} ({citation})"
-    return text
-
-
-def problem(code: str, *, label: str | None = None, citation: str | None = None, **params: object) -> Problem:
-    return Problem(code, params, label=label, citation=citation)
 
 
 class ProgramError(ValueError):
@@ -472,19 +292,17 @@ class GameContext:
         to_utc(self.start)
         zone(self.time_zone)
         if isinstance(self.cards_sold, bool) or not isinstance(self.cards_sold, int) or self.cards_sold < 0:
-            raise ValueError(f"cards_sold must be an int >= 0, got {self.cards_sold!r}")
+            raise ValueError(problem("bad_cards_sold", value=self.cards_sold))
         if (
             not isinstance(self.pool_amount, Decimal)
             or not self.pool_amount.is_finite()
             or self.pool_amount < 0
         ):
-            raise ValueError(f"pool_amount must be a Decimal >= 0, got {self.pool_amount!r}")
+            raise ValueError(problem("bad_pool_amount", value=self.pool_amount))
         try:  # accepts the hall's stored value ("1", "2", "3"), e.g. halls.models.HallCategory
             category = HallCategory(self.hall_category)
         except ValueError:
-            raise ValueError(
-                f"hall_category must be 1, 2 or 3 (1ª, 2ª, 3ª; OP-33), got {self.hall_category!r}"
-            ) from None
+            raise ValueError(problem("bad_hall_category", value=self.hall_category)) from None
         object.__setattr__(self, "hall_category", category)
 
     def pick_for(self, program_id: str) -> ManagerPick | None:
@@ -564,6 +382,13 @@ class _Reader:
 
     def fail(self, code: str, citation: str | None = None, **params: object) -> None:
         self.problems.append(Problem(code, params, label=self.label, citation=citation or self.citation))
+
+    def passed(self, found: str) -> None:
+        """A problem another pure module found (a schedule's hours, a scale's bands), as this program's."""
+        if isinstance(found, Problem):
+            self.problems.append(Problem(found.code, found.params, label=self.label, citation=self.citation))
+        else:
+            self.fail("as_given", text=found)
 
     def present(self, name: str) -> bool:
         return name in self.params and self.params[name] is not None
@@ -741,7 +566,7 @@ def _read_acumulado(r: _Reader, f: _Fields, regulation: Regulation) -> None:
                     r.fail("bad_band", band=band)
         scale = CardsSoldScale(tuple(bands), citation=f"configured (regulation: {scale.citation})")
         for found in scale.problems():
-            r.fail("as_given", text=found)
+            r.passed(found)
         r.configured("scale")
     else:
         r.defaulted("scale", scale.source)
@@ -779,11 +604,11 @@ def _read_scheduled(r: _Reader, f: _Fields, regulation: Regulation, pt: ProgramT
                 try:
                     parsed.append(parse_hour(h))
                 except ValueError as exc:
-                    r.fail("as_given", text=str(exc))
+                    r.passed(of_error(exc))
             if len(raw) != len(hours):
                 r.fail("hours_count", wanted=len(hours), got=len(raw))
         for found in overlapping([Schedule(r.label, tuple(parsed))]):
-            r.fail("as_given", text=found.removeprefix(f"{r.label}: "))
+            r.passed(found)
         hours = tuple(parsed)
         r.configured("hours")
     else:
@@ -978,7 +803,7 @@ def schedule_problems(programs: Sequence[Program], *, exclusive_slots: bool = Fa
             name = f"{v.label} v{v.version}"
             schedules.append(Schedule(name, v.hours, v.program_type.value, "", v.effective_from, until))
     clashes = overlapping(schedules, exclusive_slots=exclusive_slots)
-    return problems + [problem("as_given", text=clash) for clash in clashes]
+    return problems + clashes
 
 
 def contribution(program: Program, sales_total: Decimal) -> PrizeAmount:
@@ -1203,14 +1028,16 @@ def evaluate(play: InPlay, bingo_ordinal: int, bingo_ball_colour: str | None) ->
     interrupted by the verified Bingo).
     """
     if isinstance(bingo_ordinal, bool) or not isinstance(bingo_ordinal, int):
-        raise ValueError(f"bingo_ordinal must be an int, got {bingo_ordinal!r}")
+        raise ValueError(problem("bad_bingo_ordinal", value=bingo_ordinal))
     if not MIN_BINGO_BALL <= bingo_ordinal <= MAX_BALL:
-        raise ValueError(f"a Bingo comes at extraction {MIN_BINGO_BALL}–{MAX_BALL}, got {bingo_ordinal}")
+        raise ValueError(
+            problem("bingo_ordinal_range", low=MIN_BINGO_BALL, high=MAX_BALL, value=bingo_ordinal)
+        )
     if play.max_ball is not None and bingo_ordinal > play.max_ball:
         return False
     if play.colour is not None:
         if bingo_ball_colour is None or not bingo_ball_colour.strip():
-            raise ValueError("the colour of the ball that gave the Bingo is needed for the Colour Prima")
+            raise ValueError(problem("bingo_colour_needed"))
         return bingo_ball_colour.strip().lower() == play.colour
     return True
 
@@ -1281,7 +1108,7 @@ def payout(
     (`InPlay.amount`) when the program has no standing amount.
     """
     if not isinstance(pool_amount, Decimal) or not pool_amount.is_finite() or pool_amount < 0:
-        raise ValueError(f"pool_amount must be a Decimal >= 0, got {pool_amount!r}")
+        raise ValueError(problem("bad_pool_amount", value=pool_amount))
     prize = _prize(program, pool_amount, amount)
     if program.max_amount is not None and prize > program.max_amount:
         raise ProgramError(

@@ -18,6 +18,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from bingo.traditional.programs.problems import Problem, problem
+
 # OP-07 (Interpretation): the operating day changes at 06:00 local time.
 DEFAULT_DAY_CUTOFF = time(6, 0)
 _DAY = timedelta(days=1)
@@ -48,12 +50,12 @@ def zone(name: str | ZoneInfo) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ValueError(f"unknown IANA time zone {name!r} (e.g. 'Africa/Ceuta' for Melilla)") from exc
+        raise ValueError(problem("unknown_zone", value=name)) from exc
 
 
 def to_utc(instant: datetime, what: str = "game start") -> datetime:
     if instant.tzinfo is None or instant.utcoffset() is None:
-        raise ValueError(f"{what} must be an aware datetime, got naive {instant.isoformat()}")
+        raise ValueError(problem("naive_instant", what=what, value=instant.isoformat()))
     return instant.astimezone(UTC)
 
 
@@ -65,11 +67,11 @@ def parse_hour(value: object) -> time:
         try:
             hour = time.fromisoformat(value.strip())
         except ValueError as exc:
-            raise ValueError(f"scheduled hour {value!r} is not HH:MM") from exc
+            raise ValueError(problem("hour_not_hhmm", value=value)) from exc
     else:
-        raise ValueError(f"scheduled hour must be 'HH:MM', got {type(value).__name__}")
+        raise ValueError(problem("hour_kind", kind=type(value).__name__))
     if hour.tzinfo is not None or hour.second or hour.microsecond:
-        raise ValueError(f"scheduled hour {value!r} must be a plain local HH:MM")
+        raise ValueError(problem("hour_not_plain", value=value))
     return hour
 
 
@@ -142,9 +144,7 @@ def scheduled_slot(
     begins = to_utc(start)
     before = to_utc(previous_start, "previous game start") if previous_start is not None else None
     if before is not None and before > begins:
-        raise ValueError(
-            f"previous game start {before.isoformat()} is after this game's {begins.isoformat()}"
-        )
+        raise ValueError(problem("previous_after", before=before.isoformat(), begins=begins.isoformat()))
     day = operating_day(begins, tz, cutoff)
     passed = [s for s in slots_of_day(day, hours, tz, cutoff) if s.instant <= begins]
     if mode is MissedSlot.CATCH_UP:
@@ -190,7 +190,7 @@ def _fmt(hours: Iterable[time]) -> str:
     return ", ".join(h.strftime("%H:%M") for h in sorted(hours))
 
 
-def overlapping(schedules: Sequence[Schedule], *, exclusive_slots: bool = False) -> list[str]:
+def overlapping(schedules: Sequence[Schedule], *, exclusive_slots: bool = False) -> list[Problem]:
     """Why a set of schedules cannot all be in force (empty when they can).
 
     * one schedule lists the same hour twice;
@@ -200,18 +200,16 @@ def overlapping(schedules: Sequence[Schedule], *, exclusive_slots: bool = False)
       activation); with `exclusive_slots`, any two programs sharing an hour in a room. Different kinds may
       share a game by default: each prize in play is evaluated independently (OP-35).
     """
-    problems: list[str] = []
+    problems: list[Problem] = []
     for s in schedules:
         seen: set[time] = set()
         for h in s.hours:
             if h in seen:
-                problems.append(f"{s.name}: the hour {h.strftime('%H:%M')} is listed twice")
+                problems.append(problem("hour_twice", label=s.name, hour=h.strftime("%H:%M")))
             seen.add(h)
         lo, hi = s._period()
         if hi <= lo:
-            problems.append(
-                f"{s.name}: effective_to {hi.isoformat()} is not after effective_from {lo.isoformat()}"
-            )
+            problems.append(problem("period_empty", label=s.name, to=hi.isoformat(), since=lo.isoformat()))
     for i, a in enumerate(schedules):
         for b in schedules[i + 1 :]:
             if a.room != b.room:
@@ -220,14 +218,16 @@ def overlapping(schedules: Sequence[Schedule], *, exclusive_slots: bool = False)
             b_lo, b_hi = b._period()
             if not (a_lo < b_hi and b_lo < a_hi):
                 continue
-            where = f" in room {a.room!r}" if a.room else ""
+            room = {"room": a.room} if a.room else {}
+            in_room = "_room" if a.room else ""
             if a.name == b.name:
-                problems.append(f"{a.name}: two versions are in force at the same time{where}")
+                problems.append(problem(f"two_versions{in_room}", label=a.name, **room))
                 continue
             shared = set(a.hours) & set(b.hours)
             if shared and (exclusive_slots or (a.kind and a.kind == b.kind)):
-                kinds = f"two {a.kind} programs" if a.kind == b.kind and a.kind else "two programs"
+                kind = {"kind": a.kind} if a.kind == b.kind and a.kind else {}
+                code = f"hours_shared{'_kind' if kind else ''}{in_room}"
                 problems.append(
-                    f"{kinds} ({a.name}, {b.name}){where} both claim the game after {_fmt(shared)}"
+                    problem(code, first=a.name, second=b.name, hours=_fmt(shared), **kind, **room)
                 )
     return problems

@@ -39,6 +39,7 @@ from operator import itemgetter
 from bingo.balls import DEFAULT_PALETTE, default_colours
 from bingo.cards import CARDS_PER_STRIP, MAX_NUMBER, generate_series
 from bingo.prizes import prize_from_sales
+from bingo.traditional.programs.problems import of_error, problem
 from bingo.traditional.programs.regulation import HallCategory
 from bingo.traditional.programs.rules import (
     Family,
@@ -119,17 +120,17 @@ class SalesProfile:
         try:  # accepts the hall's stored value ("1", "2", "3")
             object.__setattr__(self, "hall_category", HallCategory(self.hall_category))
         except ValueError:
-            raise SimulationError([f"hall category must be 1, 2 or 3, got {self.hall_category!r}"]) from None
+            raise SimulationError([problem("sim_hall_category", value=self.hall_category)]) from None
         problems = self.problems()
         if problems:
             raise SimulationError(problems)
 
     def problems(self) -> list[str]:
-        problems: list[str] = []
+        problems: list[str] = []  # rules.Problem: said in the reader's language at the Django edge
 
         def whole(name: str, value: object, least: int) -> bool:
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                problems.append(f"{name} must be a whole number >= {least}, got {value!r}")
+                problems.append(problem("sim_whole", what=name, least=least, value=value))
                 return False
             return True
 
@@ -139,14 +140,14 @@ class SalesProfile:
         whole("minutes per game", self.minutes_per_game, 1)
         whole("session break minutes", self.session_break_minutes, 0)
         if self.sessions_per_day is not None and self.games_per_session is not None:
-            problems.append("give sessions per day or games per session, not both")
+            problems.append(problem("sim_sessions_or_games"))
         if (
             self.sessions_per_day is not None
             and whole("sessions per day", self.sessions_per_day, 1)
             and isinstance(self.games_per_day, int)
             and self.sessions_per_day > self.games_per_day
         ):
-            problems.append(f"{self.sessions_per_day} sessions per day need at least as many games per day")
+            problems.append(problem("sim_sessions_games", sessions=self.sessions_per_day))
         if self.games_per_session is not None:
             whole("games per session", self.games_per_session, 1)
         if (
@@ -154,19 +155,24 @@ class SalesProfile:
             or not self.card_price.is_finite()
             or self.card_price <= 0
         ):
-            problems.append(f"card price must be a Decimal more than 0 €, got {self.card_price!r}")
+            problems.append(problem("sim_card_price", value=self.card_price))
         if not isinstance(self.first_game, time) or self.first_game.tzinfo is not None:
-            problems.append("the first game's time must be a local time of day (no time zone)")
+            problems.append(problem("sim_first_game"))
         if not isinstance(self.start_date, date) or isinstance(self.start_date, datetime):
-            problems.append(f"start date must be a date, got {self.start_date!r}")
+            problems.append(problem("sim_start_date", value=self.start_date))
         try:
             zone(self.time_zone)
         except ValueError as exc:
-            problems.append(str(exc))
+            problems.append(of_error(exc))
         if not problems and self.day_span() > MAX_DAY_SPAN:
             problems.append(
-                f"a day of {self.games_per_day} games of {self.minutes_per_game} minutes (and breaks) runs "
-                f"{self.day_span()}, more than {MAX_DAY_SPAN}: it would run into the next day's first game"
+                problem(
+                    "sim_day_span",
+                    games=self.games_per_day,
+                    minutes=self.minutes_per_game,
+                    span=str(self.day_span()),
+                    limit=str(MAX_DAY_SPAN),
+                )
             )
         return problems
 
@@ -548,38 +554,34 @@ def _check_inputs(
     """The funding percentage in use and every problem with the inputs."""
     problems: list[str] = []
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
-        problems.append(f"days must be a whole number >= 1, got {days!r}")
+        problems.append(problem("sim_whole", what="days", least=1, value=days))
     from_bolsa = program.info.funding is Funding.BOLSA_ACUMULADA
     percent = ZERO
     if from_bolsa:
         if bolsa_percent is None:
-            problems.append(
-                f"{program.label} is paid from the Bolsa Acumulada: give the Bolsa's funding percentage"
-            )
+            problems.append(problem("sim_bolsa_percent_needed", program=program.label))
         elif (
             not isinstance(bolsa_percent, Decimal)
             or not bolsa_percent.is_finite()
             or not ZERO < bolsa_percent < HUNDRED
         ):
-            problems.append(
-                f"the Bolsa's funding percentage must be more than 0 and less than 100, got {bolsa_percent}"
-            )
+            problems.append(problem("sim_bolsa_percent_range", value=bolsa_percent))
         else:
             percent = bolsa_percent
     else:
         if bolsa_percent is not None:
-            problems.append(f"{program.label} is funded from sales: a Bolsa percentage does not apply")
+            problems.append(problem("sim_no_bolsa_percent", program=program.label))
         assert program.funding_percent is not None
         percent = program.funding_percent
     if program.family not in _PICK_FAMILIES:
         if not policy.is_default():
-            problems.append(f"{program.label}: the hall manager picks nothing for this prize")
+            problems.append(problem("sim_picks_nothing", label=program.label))
         return percent, problems
     if program.family is Family.BINGO_EXTRA:
         if policy.amount is not None or policy.colour is not None:
-            problems.append(f"{program.label}: only the extraction order can be picked for a Bingo Extra")
+            problems.append(problem("extra_order_only", label=program.label))
         if policy.when is not PickWhen.FUNDED:
-            problems.append(f"{program.label}: the order is picked for the trigger game, not by session")
+            problems.append(problem("sim_order_by_trigger", label=program.label))
     if program.family is Family.BINGO_EXTRA and policy.max_ball is None:
         return percent, problems
     colour: str | None = None
@@ -589,8 +591,12 @@ def _check_inputs(
             fixed = policy.colour or program.colour
             allowed = [fixed] if fixed is not None else sorted(program.colours)
             problems.append(
-                f"{program.label}: no colour it may announce ({', '.join(allowed)}) is on the simulated "
-                f"ball set ({', '.join(DEFAULT_PALETTE)}), so it could never be won"
+                problem(
+                    "sim_no_colour",
+                    label=program.label,
+                    allowed=", ".join(allowed),
+                    palette=", ".join(DEFAULT_PALETTE),
+                )
             )
             return percent, problems
         colour = palette[0]

@@ -20,6 +20,7 @@ from django.db.models import Max
 from django.utils.translation import gettext, gettext_noop
 
 from bingo.traditional.models import Game, GameState, PrizeProgram, PrizeProgramVersion, RoomBolsa
+from bingo.traditional.programs.problems import of_error
 from bingo.traditional.programs.regulation import ProgramType
 from bingo.traditional.programs.rules import (
     PROGRAM_TYPES,
@@ -37,7 +38,7 @@ from bingo.traditional.services.programs.changes import note
 from bingo.traditional.services.programs.codec import jsonable, state_to_json
 from bingo.traditional.services.programs.program_pools import new_pool, percent_problems, sync_rate
 from bingo.traditional.services.programs.readmodels import version_at, versions_of
-from bingo.traditional.services.programs.refusals import program_error, refuse_while_in_play, refused
+from bingo.traditional.services.programs.refusals import program_error, refuse_while_in_play, refused, said
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.eventtypes import EventType, ProgramDeactivated, ProgramVersion
@@ -81,7 +82,7 @@ def _build(
     except ProgramError as exc:
         raise program_error(exc) from None
     except ValueError as exc:  # no regulation in force on that date, a naive instant
-        raise InvalidInput(str(exc), code="bad_effective_from") from None
+        raise InvalidInput(said(of_error(exc)), code="bad_effective_from") from None
     problems = percent_problems("funding_percent", pure.funding_percent)
     if problems:
         raise refused([f"{pure.label}: {p}" for p in problems])

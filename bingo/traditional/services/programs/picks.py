@@ -11,7 +11,8 @@ from django.db import transaction
 from django.utils.translation import gettext
 
 from bingo.traditional.models import Game, GamePick, GameState, PrizeProgram
-from bingo.traditional.programs.rules import Family, Funding, ManagerPick, problem, validate_pick
+from bingo.traditional.programs.problems import problem
+from bingo.traditional.programs.rules import Family, Funding, ManagerPick, validate_pick
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import clock
 from bingo.traditional.services.programs.codec import pick_to_json

@@ -35,6 +35,7 @@ from bingo.traditional.models import (
     ProgramAward,
     RoomBolsa,
 )
+from bingo.traditional.programs.problems import of_error
 from bingo.traditional.programs.regulation import HallCategory
 from bingo.traditional.programs.rules import (
     Funding,
@@ -190,7 +191,7 @@ def sales_closed(*, game: Game, actor: Actor) -> list[dict[str, Any]]:
         except ProgramError as exc:
             raise _refusal(program, exc.problems, "be announced") from None
         except ValueError as exc:
-            raise _refusal(program, [str(exc)], "be announced") from None
+            raise _refusal(program, [of_error(exc)], "be announced") from None
         if play is not None and play.colour is not None and game.ball_set_id is None:
             no_colours = gettext("the game has no ball set, so no ball colours")
             raise _refusal(program, [no_colours], "be announced")
@@ -322,7 +323,7 @@ def bingo_confirmed(*, game: Game, claims: Sequence[Claim], actor: Actor) -> lis
         try:
             won = evaluate(play, ordinal, colour or None)
         except ValueError as exc:
-            raise _refusal(gp.program, [str(exc)], "be decided") from None
+            raise _refusal(gp.program, [of_error(exc)], "be decided") from None
         gp.won = won
         gp.bingo_ordinal = ordinal
         gp.bingo_colour = colour
@@ -349,7 +350,7 @@ def _advance(gp: GameProgram, *, last_game_of_session: bool = False) -> None:
     try:
         after = next_state(pure, state_from_json(gp.state_before), bool(gp.won), ctx)
     except (ProgramError, ValueError) as exc:
-        problems = exc.problems if isinstance(exc, ProgramError) else (str(exc),)
+        problems = exc.problems if isinstance(exc, ProgramError) else (of_error(exc),)
         raise _refusal(gp.program, problems, "move to its next step") from None
     gp.state_after = state_to_json(after)
     gp.last_game_of_session = ctx.last_game_of_session

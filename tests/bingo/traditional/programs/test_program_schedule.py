@@ -6,7 +6,10 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.utils import translation
+from django.utils.translation import gettext
 
+from bingo.traditional.programs.problems import Problem, of_error
 from bingo.traditional.programs.schedule import (
     MissedSlot,
     Schedule,
@@ -19,6 +22,7 @@ from bingo.traditional.programs.schedule import (
     slots_of_day,
     zone,
 )
+from halls import i18n
 
 MADRID = ZoneInfo("Europe/Madrid")
 ZONES = ["Europe/Madrid", "Africa/Ceuta"]  # Melilla uses Africa/Ceuta: same rules as Madrid (OP-07)
@@ -254,3 +258,27 @@ def test_overlapping_versions() -> None:
     # Versions of different programs that never coexist do not clash.
     other = Schedule("r", TWO, kind="BA-4", effective_from=feb)
     assert overlapping([v1, other]) == []
+
+
+def test_the_schedules_problems_are_structured_and_said_in_spanish_at_the_edge() -> None:
+    """Issue 26: overlapping() and parse_hour() give rules.Problems (code, parameters, label): their English
+    is unchanged, and the Django edge says them in the reader's language with the catalogue."""
+    a = Schedule("6/2 Escalonado", TWO, kind="BA-4", room="sala 1")
+    b = Schedule("6/2 Escalonado bis", TWO, kind="BA-4", room="sala 1")
+    (clash,) = overlapping([a, b])
+    (twice,) = overlapping([Schedule("x", (time(20), time(20)))])
+    assert isinstance(clash, Problem) and clash.code == "hours_shared_kind_room"
+    assert twice.code == "hour_twice" and twice.label == "x" and twice == "x: the hour 20:00 is listed twice"
+    with pytest.raises(ValueError, match="not HH:MM") as bad:
+        parse_hour("25:00")
+    hour = of_error(bad.value)
+    assert isinstance(hour, Problem) and hour.code == "hour_not_hhmm"
+    assert str(bad.value) == "scheduled hour '25:00' is not HH:MM"
+    with translation.override("es"):
+        said = [p.said(gettext, i18n.amount) for p in (clash, twice, hour)]
+    assert said == [
+        "dos programas BA-4 (6/2 Escalonado, 6/2 Escalonado bis) de la sala 'sala 1' reclaman los dos la "
+        "partida posterior a las 00:00, 20:00",
+        "x: la hora 20:00 aparece dos veces",
+        "la hora programada '25:00' no tiene el formato HH:MM",
+    ]

@@ -411,6 +411,34 @@ def test_the_svg_says_its_amounts_and_words_as_the_caller_asks() -> None:
     assert not [t for t in texts if t.startswith("€")]
 
 
+def test_the_svg_counts_with_ngettext_and_writes_the_share_with_the_callers_number() -> None:
+    """Issue 26: "1 premio", not "1 premios"; the share of sales as the reader writes numbers ("0,04")."""
+    report = simulate(program("BA-3", scale=[[1, None, 60]]), small(cards_per_game=60), days=8, seed=11)
+    asked: list[tuple[str, int]] = []
+
+    def spanish_plural(singular: str, plural: str, count: int) -> str:
+        asked.append((singular, count))
+        words = {"%(days)s day": "%(days)s día", "%(games)s game": "%(games)s partida"}
+        words |= {"%(hits)s hit": "%(hits)s premio"}
+        one = words.get(singular, singular)
+        return one if count == 1 else one + "s"
+
+    svg = render_svg(report, ngettext=spanish_plural, number=lambda v: f"{v:.2f}".replace(".", ","))
+    assert ("%(hits)s hit", report.hits) in asked and ("%(days)s day", 8) in asked
+    share = f"{100 * report.returned_share:.2f}".replace(".", ",")
+    hits = "1 premio ·" if report.hits == 1 else f"{report.hits} premios ·"
+    assert f"8 días · {report.games} partidas · {hits}" in svg and f"({share} % of sales)" in svg
+    winners = [a.winners for a in report.awards]
+    assert len(asked) == 3 + len(winners)
+    # English by default, singular and plural: "8 days", "to 1 card".
+    english = render_svg(report)
+    assert f"8 days · {report.games} games · " in english
+    assert f"({100 * report.returned_share:.2f} % of sales)" in english
+    if 1 in winners:
+        assert " to 1 card, Bingo at ball " in english
+    assert "card(s)" not in english
+
+
 def test_the_svg_of_a_program_never_won_has_no_marker() -> None:
     root = ET.fromstring(  # noqa: S314
         render_svg(simulate(program("BA-12"), small(), days=3, seed=1))
