@@ -225,7 +225,7 @@ def render_svg(
         f'<rect x="192" y="-5" width="8" height="10" fill="{PAID_COLOUR}"/>',
         f'<text x="204" y="4">{escape(_(LEGEND_PAID))}</text>',
         "</g>",
-        f"<desc>{escape(report.text())}</desc>",
+        f"<desc>{title}: {escape(summary)}</desc>",  # what a screen reader says, in the reader's language
         "</svg>",
     ]
     return "\n".join(out) + "\n"

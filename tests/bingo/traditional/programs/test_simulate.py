@@ -409,6 +409,11 @@ def test_the_svg_says_its_amounts_and_words_as_the_caller_asks() -> None:
     texts = [e.text or "" for e in root.iter(f"{SVG}text")]
     assert "Días" in texts and "bote al cierre" in texts and "Days" not in texts
     assert not [t for t in texts if t.startswith("€")]
+    # What a screen reader says is the chart's own title and summary, amounts as the reader writes them; the
+    # simulator's English report stays out of it.
+    desc = root.find(f"{SVG}desc")
+    assert desc is not None and desc.text
+    assert "€" in desc.text and "sales returned" not in desc.text and "paid €" not in desc.text
 
 
 def test_the_svg_counts_with_ngettext_and_writes_the_share_with_the_callers_number() -> None:
