@@ -453,6 +453,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HALL_ELECTRONIC_TICK_SECONDS", default=1.0),
         "options": {"expires": 1.0},
     },
+    # The door: the visits' document digests past the retention (HALL_DOOR_VISIT_RETENTION_DAYS) cleared.
+    "purge-door-visits": {
+        "task": "halls.door.tasks.purge_visits",
+        "schedule": env.float("HALL_DOOR_PURGE_SECONDS", default=3600.0),
+        "options": {"expires": 3600.0},
+    },
     "watch-machine-links": {
         "task": "machines.tasks.watch_machine_links",
         "schedule": env.float("HALL_MACHINE_WATCH_SECONDS", default=1.0),
@@ -551,6 +557,14 @@ HALL_CARD_SECRET = env.str("HALL_CARD_SECRET", default=SECRET_KEY)
 # the number in clear); production must set its own (refused above). Changing it leaves every loaded
 # version unreadable (the door's lookup says so) until the registers' files are loaded again.
 HALL_REGISTER_KEY = env.str("HALL_REGISTER_KEY", default=SECRET_KEY)
+# The door's admission (halls.door.services.admission). There is no per-jurisdiction settings place in the
+# hall yet, so these are settings: the default for every jurisdiction, and HALL_DOOR_BY_JURISDICTION's
+# overrides per jurisdiction code (e.g. {"CT": {"adult_age": 18, "visit_retention_days": 30}}). Both
+# defaults are only defaults: the operator checks them against the law in force in each region.
+HALL_DOOR_ADULT_AGE = env.int("HALL_DOOR_ADULT_AGE", default=18)
+# How long a visit keeps the person's document digest; then the purge clears it and the counts stay.
+HALL_DOOR_VISIT_RETENTION_DAYS = env.int("HALL_DOOR_VISIT_RETENTION_DAYS", default=30)
+HALL_DOOR_BY_JURISDICTION: dict[str, dict[str, int]] = {}
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------
 # The same codebase runs a venue installation (the default) or the central. A venue sends its outbox to the

@@ -95,3 +95,84 @@ class RegisterEntry(models.Model):
         verbose_name = _("register entry")
         verbose_name_plural = _("register entries")
         indexes = [models.Index(fields=["digest"], name="door_entry_digest")]
+
+
+class SelfExclusion(models.Model):
+    """A person's own self-exclusion at this venue, by the keyed digest of their document (never the
+    number): in force from ``since`` until ``until`` (its term), never lifted before. One per person and
+    venue; a longer term extends it (halls.door.services.admission.self_exclude)."""
+
+    venue = models.ForeignKey(
+        "halls.Venue", on_delete=models.PROTECT, related_name="+", verbose_name=_("venue")
+    )
+    digest = models.BinaryField(max_length=32, verbose_name=_("digest"))
+    since = models.DateField(verbose_name=_("from"))
+    until = models.DateField(verbose_name=_("until"))
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("recorded by"),
+    )
+    recorded_at = models.DateTimeField(verbose_name=_("recorded at"))
+
+    class Meta:
+        verbose_name = _("self-exclusion")
+        verbose_name_plural = _("self-exclusions")
+        constraints = [
+            models.UniqueConstraint(fields=["venue", "digest"], name="door_self_exclusion_once"),
+            models.CheckConstraint(
+                condition=models.Q(until__gte=models.F("since")), name="door_self_exclusion_term"
+            ),
+        ]
+
+
+class Decision(models.TextChoices):
+    ADMITTED = "admitted", _("admitted")
+    MINOR = "minor", _("refused: a minor")
+    PROHIBITED = "prohibited", _("refused: on a prohibited-access register")
+    SELF_EXCLUDED = "self_excluded", _("refused: self-excluded here")
+
+
+class Visit(models.Model):
+    """One person at the door and what was decided. No name and no number: the document's keyed digest
+    only, and only until ``keep_until`` (then purged to NULL); the counts stay."""
+
+    venue = models.ForeignKey(
+        "halls.Venue", on_delete=models.PROTECT, related_name="+", verbose_name=_("venue")
+    )
+    door = models.CharField(max_length=60, verbose_name=_("door"))
+    at = models.DateTimeField(verbose_name=_("at"))
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
+    decided_by_label = models.CharField(max_length=150, verbose_name=_("decided by (label)"))
+    decision = models.CharField(max_length=16, choices=Decision.choices, verbose_name=_("decision"))
+    # The register's version that listed the person (a refusal as prohibited); never the register's reason.
+    register_version = models.ForeignKey(
+        RegisterVersion,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("register version"),
+    )
+    # Whether every register in force for the venue could be consulted (loaded, under the current key).
+    registers_readable = models.BooleanField(verbose_name=_("all registers readable"))
+    digest = models.BinaryField(max_length=32, null=True, blank=True, verbose_name=_("digest"))
+    keep_until = models.DateTimeField(verbose_name=_("personal data kept until"))
+
+    class Meta:
+        verbose_name = _("visit")
+        verbose_name_plural = _("visits")
+        indexes = [
+            models.Index(fields=["venue", "at"], name="door_visit_venue_at"),
+            models.Index(fields=["keep_until"], name="door_visit_keep_until"),
+        ]

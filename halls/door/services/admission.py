@@ -1,0 +1,268 @@
+"""The door's decision and its visit log (issue 27): who is admitted, and the record of every visit.
+
+`admit` decides, in this order: prohibited (a register in force for the venue lists the document:
+halls.door.services.registers.check_document), self-excluded at this venue, a minor (younger than the
+jurisdiction's adult age on the venue's local date), else admitted; every decision is a `Visit` (venue, door,
+when, who decided, the register version that decided, whether every register in force was readable) with
+the document's keyed digest kept only until the retention date, then cleared by `purge_visits` (a beat
+task), leaving the counts `visits_per_day` reads. `self_exclude` records a person's own self-exclusion at
+the venue, never shortened nor lifted before its term.
+
+Audit rows carry ids, the decision and counts, never a document, a digest, a name or a birth date.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Count
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from halls.actors import Actor, actor_label
+from halls.door.documents import Document, Problem, Refusal, age_on, keyed_digest, read_document
+from halls.door.models import Decision, SelfExclusion, Visit
+from halls.door.services.registers import check_document, register_key
+from halls.door.texts import document_problem
+from halls.errors import Conflict, InvalidInput
+from halls.models import Venue
+from halls.services import audit, locks, venueclock
+
+log = logging.getLogger(__name__)
+
+
+# --- settings per jurisdiction --------------------------------------------------------------------------
+
+
+def _setting(venue: Venue, name: str, default: int) -> int:
+    overrides = settings.HALL_DOOR_BY_JURISDICTION.get(venue.jurisdiction, {})
+    return int(overrides.get(name, default))
+
+
+def adult_age(venue: Venue) -> int:
+    """The age from which the venue admits a person (its jurisdiction's; 18 by default)."""
+    return _setting(venue, "adult_age", settings.HALL_DOOR_ADULT_AGE)
+
+
+def retention(venue: Venue) -> timedelta:
+    """How long a visit keeps the person's document digest (its jurisdiction's; 30 days by default)."""
+    return timedelta(days=_setting(venue, "visit_retention_days", settings.HALL_DOOR_VISIT_RETENTION_DAYS))
+
+
+# --- reading what a person shows ------------------------------------------------------------------------
+
+
+def document_from(kind: str, number: str, country: str = "") -> Document:
+    """The document a person shows, checked, or a refusal naming the problem (never the number)."""
+    found = read_document(kind, number, country)
+    if isinstance(found, Refusal):
+        raise InvalidInput(document_problem(found.problem), code=found.problem.value)
+    return found
+
+
+def _local_day(venue: Venue, instant: datetime) -> date:
+    return timezone.localtime(instant, ZoneInfo(venue.time_zone)).date()
+
+
+def _user(actor: Actor) -> User | None:
+    return actor if isinstance(actor, User) else None
+
+
+# --- the decision ---------------------------------------------------------------------------------------
+
+
+def admit(
+    *,
+    venue: Venue,
+    door: str,
+    document: Document,
+    birth_date: date,
+    actor: Actor,
+    at: datetime | None = None,
+) -> Visit:
+    """Decide whether the person enters, record the visit, and return it (refusals are visits too).
+
+    Refused with nothing written: a blank door name, a birth date after the venue's local date."""
+    door = door.strip()
+    if not door or len(door) > 60:
+        raise InvalidInput(_("Name the door (at most 60 characters)."), code="bad_door")
+    at = at or venueclock.now(venue.pk)
+    day = _local_day(venue, at)
+    age = age_on(birth_date, day)
+    if isinstance(age, Refusal):
+        raise InvalidInput(document_problem(Problem.BIRTH_IN_FUTURE), code=Problem.BIRTH_IN_FUTURE.value)
+    check = check_document(venue=venue, document=document)
+    digest = keyed_digest(register_key(), document)
+    listed_on = check.listed_on
+    if listed_on is not None:
+        decision = Decision.PROHIBITED
+    elif SelfExclusion.objects.filter(venue=venue, digest=digest, since__lte=day, until__gte=day).exists():
+        decision = Decision.SELF_EXCLUDED
+    elif age < adult_age(venue):
+        decision = Decision.MINOR
+    else:
+        decision = Decision.ADMITTED
+    with transaction.atomic():
+        visit = Visit.objects.create(
+            venue=venue,
+            door=door,
+            at=at,
+            decided_by=_user(actor),
+            decided_by_label=actor_label(actor)[:150],
+            decision=decision,
+            register_version_id=listed_on.version_id if listed_on is not None else None,
+            registers_readable=not check.unreadable,
+            digest=digest,
+            keep_until=at + retention(venue),
+        )
+        audit.record(
+            venue_id=venue.pk,
+            actor=actor,
+            action="door.visit",
+            obj=visit,
+            data={
+                "door": door,
+                "decision": decision.value,
+                "register": listed_on.code if listed_on is not None else None,
+                "register_version": listed_on.version if listed_on is not None else None,
+                "registers_consulted": len(check.consulted),
+                "registers_unreadable": len(check.unreadable),
+            },
+        )
+    return visit
+
+
+# --- self-exclusion -------------------------------------------------------------------------------------
+
+
+def self_exclude(*, venue: Venue, document: Document, until: date, actor: Actor) -> SelfExclusion:
+    """Record the person's own self-exclusion at the venue until ``until`` (inclusive), at once.
+
+    Refused with nothing written: an end before today (the venue's date), or one before the end of the
+    self-exclusion already in force (a self-exclusion is never shortened: it may only be extended)."""
+    digest = keyed_digest(register_key(), document)
+    with transaction.atomic():
+        locks.lock_venue(venue.pk)  # one self-exclusion of a person at a time: the term compared, then kept
+        today = venueclock.today(venue)
+        if until < today:
+            raise InvalidInput(
+                _("A self-exclusion cannot end in the past: its end must be today or later."),
+                code="self_exclusion_in_past",
+            )
+        now = timezone.now()
+        found = SelfExclusion.objects.filter(venue=venue, digest=digest).first()
+        extended = found is not None and found.until >= today
+        if found is not None and extended and until < found.until:
+            raise Conflict(
+                _(
+                    "A self-exclusion is never lifted before its term: the one in force ends on %(until)s, "
+                    "and the new end may not be earlier."
+                )
+                % {"until": found.until.isoformat()},
+                code="self_exclusion_shortened",
+            )
+        if found is None:
+            found = SelfExclusion(venue=venue, digest=digest)
+        if not extended:
+            found.since = today
+        found.until = until
+        found.recorded_by = _user(actor)
+        found.recorded_at = now
+        found.save()
+        audit.record(
+            venue_id=venue.pk,
+            actor=actor,
+            action="door.self_excluded",
+            obj=found,
+            data={"until": until.isoformat(), "extended": extended},
+        )
+    return found
+
+
+# --- the retention --------------------------------------------------------------------------------------
+
+
+def purge_visits(*, now: datetime | None = None, actor: Actor = "door.purge") -> int:
+    """Clear the document digest of every visit past its retention date; the visits (and so the counts)
+    stay. Audited per venue with the count. Returns how many visits were cleared."""
+    now = now or timezone.now()
+    due = Visit.objects.filter(keep_until__lte=now, digest__isnull=False)
+    total = 0
+    with transaction.atomic():
+        per_venue = dict(
+            due.values("venue_id").annotate(n=Count("pk")).order_by().values_list("venue_id", "n")
+        )
+        for venue_id in sorted(per_venue):  # the audit heads' order
+            cleared = due.filter(venue_id=venue_id).update(digest=None)
+            total += cleared
+            audit.record(
+                venue_id=venue_id,
+                actor=actor,
+                action="door.visits_purged",
+                obj=Venue(pk=venue_id),
+                data={"visits": cleared, "before": now.isoformat()},
+            )
+    if total:
+        log.info("door: %d visits' personal data purged", total)
+    return total
+
+
+# --- the read model -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DayCount:
+    day: date
+    admitted: int
+    minor: int
+    prohibited: int
+    self_excluded: int
+
+    @property
+    def refused(self) -> int:
+        return self.minor + self.prohibited + self.self_excluded
+
+    @property
+    def total(self) -> int:
+        return self.admitted + self.refused
+
+
+def visits_per_day(venue: Venue, day_from: date, day_to: date) -> list[DayCount]:
+    """Visits per decision on each of the venue's local days from ``day_from`` to ``day_to`` (inclusive),
+    every day listed (zero counts too)."""
+    zone = ZoneInfo(venue.time_zone)
+    start = datetime.combine(day_from, datetime.min.time(), tzinfo=zone)
+    end = datetime.combine(day_to + timedelta(days=1), datetime.min.time(), tzinfo=zone)
+    rows = (
+        Visit.objects.filter(venue=venue, at__gte=start, at__lt=end)
+        .annotate(day=TruncDate("at", tzinfo=zone))
+        .values_list("day", "decision")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    counts: dict[date, dict[str, int]] = defaultdict(dict)
+    for day, decision, n in rows:
+        counts[day][decision] = n
+    found = []
+    day = day_from
+    while day <= day_to:
+        c = counts.get(day, {})
+        found.append(
+            DayCount(
+                day=day,
+                admitted=c.get(Decision.ADMITTED, 0),
+                minor=c.get(Decision.MINOR, 0),
+                prohibited=c.get(Decision.PROHIBITED, 0),
+                self_excluded=c.get(Decision.SELF_EXCLUDED, 0),
+            )
+        )
+        day += timedelta(days=1)
+    return found

@@ -1,0 +1,17 @@
+"""Celery doors of the door: thin periodic tasks (beat).
+
+- purge_visits (every HALL_DOOR_PURGE_SECONDS, default an hour): the visits past their retention keep
+  their counts, not the person's document digest (halls.door.services.admission.purge_visits).
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from halls.door.services import admission
+
+
+@shared_task(ignore_result=True)
+def purge_visits() -> int:
+    """Clear the document digests of the visits past their retention; returns how many."""
+    return admission.purge_visits()
