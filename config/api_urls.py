@@ -1,6 +1,7 @@
 """The REST API's routes (under /api/): halls' doors (token, venues, sessions; regions, agreements,
-networks; the lab clock, outside production only), bingo's, the tables', the pools', the prize programs',
-the machines', the cashier's (/api/cashier/), electronic bingo's (/api/electronic/)."""
+networks; the door's admissions; the lab clock, outside production only), bingo's, the tables', the
+pools', the prize programs', the machines', the cashier's (/api/cashier/), electronic bingo's
+(/api/electronic/)."""
 
 from django.urls import URLPattern, URLResolver, include, path
 
@@ -10,6 +11,7 @@ from bingo.traditional import api as bingo_api
 from bingo.traditional import paper_api, program_api, setup_api
 from halls import api as halls_api
 from halls import labclock_api, regions_api
+from halls.door import api as door_api
 from halls.link import api as link_api
 from jackpots import api as jackpots_api
 from jackpots.tables import api as tables_api
@@ -18,6 +20,7 @@ from machines import api as machines_api
 urlpatterns: list[URLPattern | URLResolver] = [
     *halls_api.urlpatterns,
     *regions_api.urlpatterns,
+    *door_api.urlpatterns,
     *labclock_api.urlpatterns,  # none in production
     *bingo_api.urlpatterns,
     *setup_api.urlpatterns,
