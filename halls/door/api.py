@@ -136,7 +136,7 @@ class DailyView(HallAPIView):
         data = valid(DailySerializer, request.query_params)
         day_from = data["from"]
         day_to = data.get("to") or day_from
-        if day_to < day_from or (day_to - day_from).days >= MAX_DAYS:
+        if day_to < day_from or (day_to - day_from).days >= MAX_DAYS or not 1900 <= day_from.year <= 9000:
             raise InvalidInput(
                 _("The days must run from 'from' to 'to', at most %(n)d of them.") % {"n": MAX_DAYS},
                 code="bad_days",
