@@ -347,3 +347,9 @@ def test_no_document_number_in_audit_events_or_logs(
     for number in numbers:
         assert number not in text and number[:-1] not in text
     assert "1980-05-17" not in text
+
+
+def test_the_purge_runs_on_the_beat() -> None:
+    from django.conf import settings
+
+    assert settings.CELERY_BEAT_SCHEDULE["purge-door-visits"]["task"] == purge_visits.name
