@@ -178,6 +178,12 @@ def get_for_user(
     return obj
 
 
+def venue_for(user: AnyUser, venue_id: int, *roles: str) -> Venue:
+    """The venue `venue_id` for a user holding one of `roles` there: 404 "No venue …" outside their venues
+    (in every language the same code, unknown_venue), 403 without the role."""
+    return get_for_user(Venue.objects.all(), user, *roles, venue_path="pk", label="venue", pk=venue_id)
+
+
 def require_installation_operator(user: AnyUser) -> None:
     """Raise unless ``user`` may change what the whole installation shares (regions, operators, the
     agreements between regions): a superuser, or the operator of every venue of the installation."""

@@ -45,7 +45,7 @@ class LabClockMoveSerializer(serializers.Serializer[Any]):
 
 
 def _venue(request: Request, venue_id: int) -> Venue:
-    return access.get_for_user(Venue.objects.all(), request.user, Role.OPERATOR, venue_path="pk", pk=venue_id)
+    return access.venue_for(request.user, venue_id, Role.OPERATOR)
 
 
 class LabClockView(HallAPIView):

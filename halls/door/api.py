@@ -56,8 +56,7 @@ DailySerializer._declared_fields["from"] = serializers.DateField(label=gettext_l
 
 
 def _venue(request: Request, venue_id: int, *roles: str) -> Venue:
-    access.require_role(request.user, venue_id, *roles)
-    return Venue.objects.get(pk=venue_id)
+    return access.venue_for(request.user, venue_id, *roles)
 
 
 def _register(version_id: int | None) -> dict[str, Any] | None:

@@ -38,9 +38,7 @@ TAGS = ["electronic bingo (operators)"]
 
 
 def _venue(request: Request, venue_id: int) -> Venue:
-    return access.get_for_user(
-        Venue.objects.all(), request.user, OPERATOR, venue_path="pk", label="venue", pk=venue_id
-    )
+    return access.venue_for(request.user, venue_id, OPERATOR)
 
 
 def _speciality(request: Request, speciality_id: int) -> Speciality:

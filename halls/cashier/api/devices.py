@@ -124,9 +124,7 @@ class CashDeviceNotesInResultSerializer(serializers.Serializer[Any]):
 
 
 def _venue(request: Request, venue_id: int) -> Venue:
-    return access.get_for_user(
-        Venue.objects.all(), request.user, Role.OPERATOR, venue_path="pk", label="venue", pk=venue_id
-    )
+    return access.venue_for(request.user, venue_id, Role.OPERATOR)
 
 
 def _device(request: Request, venue_id: int, device_id: int) -> CashDevice:

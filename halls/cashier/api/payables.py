@@ -130,9 +130,7 @@ class PayableQuerySerializer(serializers.Serializer[Any]):
 
 
 def _venue(request: Request, venue_id: int) -> Venue:
-    return access.get_for_user(
-        Venue.objects.all(), request.user, Role.CASHIER, venue_path="pk", label="venue", pk=venue_id
-    )
+    return access.venue_for(request.user, venue_id, Role.CASHIER)
 
 
 def _payable(request: Request, venue_id: int, payable_id: int) -> Payable:

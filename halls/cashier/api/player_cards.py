@@ -168,9 +168,7 @@ class PlayerCardPrintedSerializer(serializers.Serializer[Any]):
 
 
 def _venue(request: Request, venue_id: int, *roles: str) -> Venue:
-    return access.get_for_user(
-        Venue.objects.all(), request.user, *roles, venue_path="pk", label="venue", pk=venue_id
-    )
+    return access.venue_for(request.user, venue_id, *roles)
 
 
 def card_of(request: Request, venue_id: int, code: str, *roles: str) -> PlayerCard:

@@ -58,9 +58,7 @@ REPORT = OpenApiResponse(OpenApiTypes.OBJECT, description="The report (halls.cas
 
 
 def _venue(request: Request, venue_id: int, *roles: str) -> Venue:
-    return access.get_for_user(
-        Venue.objects.all(), request.user, *roles, venue_path="pk", label="venue", pk=venue_id
-    )
+    return access.venue_for(request.user, venue_id, *roles)
 
 
 def _is_operator(user: Any, venue_id: int) -> bool:

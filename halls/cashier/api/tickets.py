@@ -155,9 +155,7 @@ class DeviceTicketSerializer(serializers.Serializer[Any]):
 
 
 def _venue(request: Request, venue_id: int) -> Venue:
-    return access.get_for_user(
-        Venue.objects.all(), request.user, Role.CASHIER, venue_path="pk", label="venue", pk=venue_id
-    )
+    return access.venue_for(request.user, venue_id, Role.CASHIER)
 
 
 def _ticket(request: Request, venue_id: int, number: str) -> Ticket:
