@@ -48,6 +48,8 @@ class Role(models.TextChoices):
     # The regulator's inspector: reads every page and report of the venue and runs the audit verification;
     # never writes (halls.access: read rights on safe requests only; halls.readonly refuses the rest).
     INSPECTOR = "inspector", _("Inspector")
+    # The door staff: admit or refuse people at the venue's entrance (halls.door) and nothing else.
+    DOOR = "door", _("Door staff")
 
 
 def validate_time_zone(value: str) -> None:

@@ -155,13 +155,23 @@ class Player(models.Model):
     """A registered player, for halls that register them; no personal data is needed to play."""
 
     venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
-    name = models.CharField(_("name"), max_length=150)
+    name = models.CharField(_("name"), max_length=150, blank=True)
     id_document = models.CharField(_("ID document"), max_length=40, blank=True)
+    # The keyed digest of the document shown at the door (halls.door.documents.keyed_digest under
+    # halls.door.services.registers.register_key()): how an admitted person is recognised, never the number.
+    digest = models.BinaryField(max_length=32, null=True, blank=True, verbose_name=_("document digest"))
     created_at = models.DateTimeField()
 
     class Meta:
         verbose_name = _("player")
         verbose_name_plural = _("players")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["venue", "digest"],
+                condition=Q(digest__isnull=False),
+                name="cashier_player_digest_once_per_venue",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name
