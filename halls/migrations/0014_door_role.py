@@ -4,15 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('halls', '0013_lab_clock_installation_names'),
+        ("halls", "0013_lab_clock_installation_names"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='staffrole',
-            name='role',
-            field=models.CharField(choices=[('operator', 'Hall operator'), ('caller', 'Caller'), ('cashier', 'Cashier'), ('inspector', 'Inspector'), ('door', 'Door staff')], max_length=10, verbose_name='role'),
+            model_name="staffrole",
+            name="role",
+            field=models.CharField(
+                choices=[
+                    ("operator", "Hall operator"),
+                    ("caller", "Caller"),
+                    ("cashier", "Cashier"),
+                    ("inspector", "Inspector"),
+                    ("door", "Door staff"),
+                ],
+                max_length=10,
+                verbose_name="role",
+            ),
         ),
     ]

@@ -4,25 +4,28 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('cashier', '0004_verbose_names'),
-        ('halls', '0013_lab_clock_installation_names'),
+        ("cashier", "0004_verbose_names"),
+        ("halls", "0013_lab_clock_installation_names"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='player',
-            name='digest',
-            field=models.BinaryField(blank=True, max_length=32, null=True, verbose_name='document digest'),
+            model_name="player",
+            name="digest",
+            field=models.BinaryField(blank=True, max_length=32, null=True, verbose_name="document digest"),
         ),
         migrations.AlterField(
-            model_name='player',
-            name='name',
-            field=models.CharField(blank=True, max_length=150, verbose_name='name'),
+            model_name="player",
+            name="name",
+            field=models.CharField(blank=True, max_length=150, verbose_name="name"),
         ),
         migrations.AddConstraint(
-            model_name='player',
-            constraint=models.UniqueConstraint(condition=models.Q(('digest__isnull', False)), fields=('venue', 'digest'), name='cashier_player_digest_once_per_venue'),
+            model_name="player",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("digest__isnull", False)),
+                fields=("venue", "digest"),
+                name="cashier_player_digest_once_per_venue",
+            ),
         ),
     ]
