@@ -564,6 +564,10 @@ HALL_REGISTER_KEY = env.str("HALL_REGISTER_KEY", default=SECRET_KEY)
 HALL_DOOR_ADULT_AGE = env.int("HALL_DOOR_ADULT_AGE", default=18)
 # How long a visit keeps the person's document digest; then the purge clears it and the counts stay.
 HALL_DOOR_VISIT_RETENTION_DAYS = env.int("HALL_DOOR_VISIT_RETENTION_DAYS", default=30)
+# The hour (venue's local time) at which the door's day begins: the live count of who is inside counts the
+# admitted visits from then (a hall open past midnight keeps its evening's people), "day_start_hour" per
+# jurisdiction.
+HALL_DOOR_DAY_START_HOUR = env.int("HALL_DOOR_DAY_START_HOUR", default=6)
 HALL_DOOR_BY_JURISDICTION: dict[str, dict[str, int]] = {}
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------

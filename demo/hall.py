@@ -36,6 +36,8 @@ STAFF = (
     ("caller", Role.CALLER),
     ("cashier", Role.CASHIER),
     ("inspector", Role.INSPECTOR),
+    # The door staff: /admission/ and nothing else (demo.door seeds a small register to try it with).
+    ("door", Role.DOOR),
 )
 SCREENS = {
     AUTOPLAY_ROOM: ("Pantalla 1 · Sala Principal", "Pantalla 2 · Sala Principal"),

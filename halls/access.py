@@ -114,12 +114,17 @@ def may_write(user: AnyUser, venue_id: int, *roles: str) -> bool:
     return bool(held.intersection(roles or ALL_ROLES - {Role.INSPECTOR}))
 
 
-def venue_ids_for(user: AnyUser) -> list[int]:
+def venue_ids_for(user: AnyUser, *, door: bool = False) -> list[int]:
+    """The venues where ``user`` holds a role. A venue where they are only door staff (Role.DOOR) counts
+    only with ``door`` (the door's pages and API): the lists of games, tills and machines leave it out."""
     if not user.is_authenticated:
         return []
     if getattr(user, "is_superuser", False):
         return list(Venue.objects.values_list("pk", flat=True))
-    return list(StaffRole.objects.filter(user_id=user.pk).values_list("venue_id", flat=True).distinct())
+    held: dict[int, set[str]] = {}
+    for venue_id, role in StaffRole.objects.filter(user_id=user.pk).values_list("venue_id", "role"):
+        held.setdefault(venue_id, set()).add(role)
+    return sorted(venue_id for venue_id, roles in held.items() if door or roles != {Role.DOOR.value})
 
 
 def require_role(user: AnyUser, venue_id: int, *roles: str) -> None:
@@ -164,7 +169,8 @@ def get_for_user(
 ) -> M:
     """Fetch one object by ``lookup`` if it belongs to a venue where ``user`` holds one of ``roles``."""
     name = label or str(queryset.model._meta.verbose_name)
-    obj = queryset.filter(**{f"{venue_path.replace('.', '__')}__in": venue_ids_for(user)}, **lookup).first()
+    venue_ids = venue_ids_for(user, door=True)  # the door staff's venue too: without the role, a 403
+    obj = queryset.filter(**{f"{venue_path.replace('.', '__')}__in": venue_ids}, **lookup).first()
     if obj is None:
         shown = ", ".join(f"{k}={v}" for k, v in lookup.items())
         raise NotFound(

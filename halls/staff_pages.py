@@ -31,6 +31,16 @@ class VenueAccess:
         return Role.CASHIER in self.roles
 
     @property
+    def can_admit(self) -> bool:
+        """The door: admit people, record exits and self-exclusions, see who is inside."""
+        return Role.DOOR in self.roles
+
+    @property
+    def door_only(self) -> bool:
+        """Only the door's role here: the games, tills and machines are none of theirs."""
+        return self.roles == {Role.DOOR}
+
+    @property
     def is_operator(self) -> bool:
         return Role.OPERATOR in self.roles
 
@@ -50,7 +60,7 @@ class VenueAccess:
 def staff_venues(request: HttpRequest) -> list[VenueAccess]:
     """The user's venues with their roles there, rooms and (for operators) screens."""
     user = request.user
-    venues = Venue.objects.filter(pk__in=access.venue_ids_for(user)).order_by("name")
+    venues = Venue.objects.filter(pk__in=access.venue_ids_for(user, door=True)).order_by("name")
     found = [
         VenueAccess(venue=v, roles=access.roles_in(user, v.pk), inspecting=access.inspects(user, v.pk))
         for v in venues
@@ -78,6 +88,9 @@ def staff_page(
             "can_sell": any(v.can_sell for v in venues),
             "is_operator": any(v.is_operator for v in venues),
             "can_inspect": any(v.can_inspect for v in venues),
+            "can_admit": any(v.can_admit for v in venues),
+            # The machines' pages are for the staff of the games and tills, not the door's.
+            "door_only": bool(venues) and all(v.door_only for v in venues),
             **context,
         },
     )

@@ -5,11 +5,18 @@ country) or a typed `Refusal` naming the problem; the Django edge (halls.door.te
 sentence in the person's language, never repeating the number. The kinds:
 
 - DNI and NIE: Spain's identity number and foreigner number, their check letter validated by python-stdnum
-  (stdnum.es.dni, stdnum.es.nie). Issued by Spain: the country is ES (or left blank).
+  (stdnum.es.dni, stdnum.es.nie). Issued by Spain: the country is ES (or left blank). A DNI may also be a
+  K, L or M number (a letter, seven digits, the check letter of those seven digits: issued to Spanish
+  minors under 14, Spaniards abroad and foreigners without a NIE), which stdnum's DNI refuses: its letter
+  is checked with stdnum's DNI check letter of the digits.
 - PASSPORT: any state's, by number and issuing state; a plausible number (letters and digits, 5 to 20 of
   them, at least one digit), the state an ISO 3166-1 alpha-2 or alpha-3 code.
 - ID_CARD: an EU (EEA, Swiss) national identity card, the same checks, its state one of those. A Spanish
   ID card is the DNI: it is read as one (its check letter validated), so both name the same document.
+
+`lenient_document` is what the door's override (a document the door cannot read) digests: the typed
+number normalized, its kind and country as typed, no check at all; never accepted where `read_document`
+decides.
 
 `document.key` is the canonical text of a document ("DNI:ES:12345678Z"), what a register's entries are
 keyed digests of (`keyed_digest`, HMAC-SHA256 under a secret the caller holds): the product stores no
@@ -73,6 +80,8 @@ SPAIN = "ES"
 NUMBER_MIN, NUMBER_MAX = 5, 20
 _NOISE = re.compile(r"[\s.\-/]")
 _PLAUSIBLE = re.compile(r"[A-Z0-9]+")
+# A DNI of a Spanish minor under 14 (K), a Spaniard resident abroad (L) or a foreigner without a NIE (M).
+_KLM_DNI = re.compile(r"[KLM][0-9]{7}[A-Z]")
 _KINDS = {kind.value: kind for kind in Kind}
 # Names the register files and the doors may use for a kind, beside its own.
 _ALIASES = {"PASAPORTE": Kind.PASSPORT, "IDCARD": Kind.ID_CARD, "ID": Kind.ID_CARD, "TIE": Kind.NIE}
@@ -117,6 +126,10 @@ def read_document(kind: str | Kind, number: str, country: str = "") -> Document 
 
 
 def _spanish(kind: Kind, number: str) -> Document | Refusal:
+    if kind is Kind.DNI and _KLM_DNI.fullmatch(number):
+        if dni.calc_check_digit(number[1:8]) != number[8]:
+            return Refusal(Problem.BAD_CHECK_LETTER)
+        return Document(kind, number, SPAIN)
     module = dni if kind is Kind.DNI else nie
     try:
         valid = module.validate(number)
@@ -125,6 +138,20 @@ def _spanish(kind: Kind, number: str) -> Document | Refusal:
     except ValidationError:
         return Refusal(Problem.BAD_FORMAT)
     return Document(kind, valid, SPAIN)
+
+
+def lenient_document(kind: Kind, number: str, country: str = "") -> Document | Refusal:
+    """What a person shows when the door cannot read it (damaged, unsupported): the typed number normalized
+    and the country as an ISO code when it is one (else as typed), unchecked; refused only when there is
+    nothing to digest (no number, or one too long or not letters and digits)."""
+    number = normalize_number(number)
+    if not number or len(number) > 2 * NUMBER_MAX or not _PLAUSIBLE.fullmatch(number):
+        return Refusal(Problem.BAD_FORMAT)
+    typed = country.strip().upper()[:3]
+    state = alpha2(typed) if typed else None
+    if kind in (Kind.DNI, Kind.NIE) and not typed:
+        state = SPAIN
+    return Document(kind, number, state or typed)
 
 
 def keyed_digest(key: bytes, document: Document) -> bytes:

@@ -168,6 +168,26 @@ class Visit(models.Model):
     registers_readable = models.BooleanField(verbose_name=_("all registers readable"))
     digest = models.BinaryField(max_length=32, null=True, blank=True, verbose_name=_("digest"))
     keep_until = models.DateTimeField(verbose_name=_("personal data kept until"))
+    # The key the door's page or device sent with the admission: a retry answers this visit, once.
+    idempotency_key = models.CharField(
+        max_length=64, null=True, blank=True, verbose_name=_("idempotency key")
+    )
+    # Admitted by override (a document the door could not read): who confirmed it with their own password.
+    override = models.BooleanField(default=False, verbose_name=_("override"))
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("confirmed by"),
+    )
+    confirmed_by_label = models.CharField(
+        max_length=150, blank=True, default="", verbose_name=_("confirmed by (label)")
+    )
+    # An admitted person recorded as leaving (the same document scanned at the exit): no longer inside.
+    left_at = models.DateTimeField(null=True, blank=True, verbose_name=_("left at"))
+    left_door = models.CharField(max_length=60, blank=True, default="", verbose_name=_("left by door"))
 
     class Meta:
         verbose_name = _("visit")
@@ -175,4 +195,15 @@ class Visit(models.Model):
         indexes = [
             models.Index(fields=["venue", "at"], name="door_visit_venue_at"),
             models.Index(fields=["keep_until"], name="door_visit_keep_until"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["venue", "idempotency_key"],
+                condition=models.Q(idempotency_key__isnull=False),
+                name="door_visit_idempotency_once",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(override=False) | models.Q(confirmed_by_label__gt=""),
+                name="door_visit_override_confirmed",
+            ),
         ]

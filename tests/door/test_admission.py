@@ -234,7 +234,11 @@ def test_the_api_admits_and_refuses(venue: Venue, operator: User) -> None:
     )
     assert answer.status_code == 201, answer.content
     body = answer.json()
-    assert body["decision"] == "prohibited" and body["decided_by_register"] == {"code": "RGIAJ", "version": 1}
+    assert body["decision"] == "prohibited" and body["decided_by_register"] == {
+        "code": "RGIAJ",
+        "name": "RGIAJ",
+        "version": 1,
+    }
     assert Visit.objects.get(pk=body["visit"]).decision == Decision.PROHIBITED
 
     adult = {"kind": "DNI", "number": dni(30_000_090), "birth_date": "1980-05-17", "door": "Puerta 1"}
@@ -292,11 +296,13 @@ def test_the_api_records_a_self_exclusion(venue: Venue, operator: User) -> None:
 
 
 def test_who_may(venue: Venue) -> None:
+    door = make_user("door-staff", venue, Role.DOOR)
     cashier = make_user("door-cashier", venue, Role.CASHIER)
     caller = make_user("door-caller", venue, Role.CALLER)
     inspector = make_user("door-inspector", venue, Role.INSPECTOR)
     data = {"kind": "DNI", "number": dni(30_000_120), "birth_date": "1980-05-17", "door": "Puerta 1"}
-    assert api_client(cashier).post(url(venue), data, format="json").status_code == 201
+    assert api_client(door).post(url(venue), data, format="json").status_code == 201
+    refused(api_client(cashier).post(url(venue), data, format="json"), 403, "role_required")
     refused(api_client(caller).post(url(venue), data, format="json"), 403, "role_required")
     assert api_client(inspector).post(url(venue), data, format="json").status_code == 403
     daily = api_client(inspector).get(url(venue, "daily/"), {"from": today(venue).isoformat()})

@@ -20,7 +20,7 @@ from bingo.network.simultaneous.models import HallGame, NetworkGame
 from bingo.network.simultaneous.services import central, venue
 from bingo.traditional.models import ClaimKind
 from halls import access
-from halls.api import HallAPIView, actor, valid
+from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import NotFound, PermissionDenied
 from halls.models import Network, Role, Room
 from halls.serializers import error_responses
@@ -215,7 +215,7 @@ class HallGameView(HallAPIView):
         tags=TAGS,
     )
     def get(self, request: Request, hall_game_id: int) -> Response:
-        return Response(venue.payload_of(_hall_game(request, hall_game_id, *Role.values)))
+        return Response(venue.payload_of(_hall_game(request, hall_game_id, *ANY_ROLE)))
 
 
 def _range_view(name: str, summary: str, call: Any) -> type[HallAPIView]:

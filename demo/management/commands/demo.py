@@ -48,6 +48,7 @@ STAFF_PAGES = (
     ("casino tables", "/tables/", "caller or operator"),
     ("machine floor", "/machines/floor/", "operator, caller or cashier"),
     ("inspector", "/inspector/", "inspector: minutes, records, statistics, audit"),
+    ("admission", "/admission/", "door (or operator): admit, exits, self-exclusions, who is inside"),
     ("admin", "/admin/", "operator"),
 )
 STOP_TIMEOUT = 10.0

@@ -5,8 +5,12 @@ halls.door.services.registers.check_document), self-excluded at this venue, a mi
 jurisdiction's adult age on the venue's local date), else admitted; every decision is a `Visit` (venue, door,
 when, who decided, the register version that decided, whether every register in force was readable) with
 the document's keyed digest kept only until the retention date, then cleared by `purge_visits` (a beat
-task), leaving the counts `visits_per_day` reads. `self_exclude` records a person's own self-exclusion at
-the venue, never shortened nor lifted before its term.
+task), leaving the counts `visits_per_day` reads. `admit_once` is the same decision for the door's page
+and devices: an idempotency key makes a retry answer the first visit, writing nothing twice; an override
+(a document the door cannot read, `override_document`) needs a second member of staff who confirmed with
+their own password (checked by the door with Django's authenticate; here: someone else, of the venue's
+operator or door staff), and still decides prohibited, self-excluded and minor. `self_exclude` records
+a person's own self-exclusion at the venue, never shortened nor lifted before its term.
 
 Audit rows carry ids, the decision and counts, never a document, a digest, a name or a birth date.
 """
@@ -21,19 +25,29 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from halls import access
 from halls.actors import Actor, actor_label
-from halls.door.documents import Document, Problem, Refusal, age_on, keyed_digest, read_document
+from halls.door.documents import (
+    Document,
+    Problem,
+    Refusal,
+    age_on,
+    keyed_digest,
+    lenient_document,
+    read_document,
+    read_kind,
+)
 from halls.door.models import Decision, SelfExclusion, Visit
 from halls.door.services.registers import check_document, register_key
 from halls.door.texts import document_problem
-from halls.errors import Conflict, InvalidInput
-from halls.models import Venue
+from halls.errors import Conflict, InvalidInput, PermissionDenied
+from halls.models import Role, Venue
 from halls.services import audit, locks, venueclock
 
 log = logging.getLogger(__name__)
@@ -45,6 +59,11 @@ log = logging.getLogger(__name__)
 def _setting(venue: Venue, name: str, default: int) -> int:
     overrides = settings.HALL_DOOR_BY_JURISDICTION.get(venue.jurisdiction, {})
     return int(overrides.get(name, default))
+
+
+def setting(venue: Venue, name: str, default: int) -> int:
+    """A door figure of the venue's jurisdiction (HALL_DOOR_BY_JURISDICTION), else ``default``."""
+    return _setting(venue, name, default)
 
 
 def adult_age(venue: Venue) -> int:
@@ -68,6 +87,29 @@ def document_from(kind: str, number: str, country: str = "") -> Document:
     return found
 
 
+def override_document(kind: str, number: str, country: str = "") -> Document:
+    """What the override digests: only a document the door cannot read (`read_document` refuses it) of
+    one of the kinds it knows, its number as typed (normalized). A readable document is admitted the usual
+    way (409 override_not_needed); an unknown kind, or no number, is refused (400)."""
+    found = read_document(kind, number, country)
+    if isinstance(found, Document):
+        raise Conflict(
+            _("The document reads well: admit the person without an override."), code="override_not_needed"
+        )
+    if found.problem is Problem.UNKNOWN_KIND:
+        raise InvalidInput(document_problem(found.problem), code=found.problem.value, field="kind")
+    read = read_kind(kind)
+    assert read is not None  # a known kind, else the refusal above
+    lenient = lenient_document(read, number, country)
+    if isinstance(lenient, Refusal):
+        raise InvalidInput(
+            _("Type the document's number as it is printed (letters and digits)."),
+            code="override_no_number",
+            field="number",
+        )
+    return lenient
+
+
 def _local_day(venue: Venue, instant: datetime) -> date:
     return timezone.localtime(instant, ZoneInfo(venue.time_zone)).date()
 
@@ -77,6 +119,15 @@ def _user(actor: Actor) -> User | None:
 
 
 # --- the decision ---------------------------------------------------------------------------------------
+
+
+KEY_LENGTH = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    visit: Visit
+    replayed: bool  # a retry of the same idempotency key: the first visit, nothing written
 
 
 def admit(
@@ -91,16 +142,91 @@ def admit(
     """Decide whether the person enters, record the visit, and return it (refusals are visits too).
 
     Refused with nothing written: a blank door name, a birth date after the venue's local date."""
+    return admit_once(
+        venue=venue, door=door, document=document, birth_date=birth_date, actor=actor, at=at
+    ).visit
+
+
+def _idempotency_key(value: str | None) -> str | None:
+    if value is None:
+        return None
+    key = value.strip()
+    if not key or len(key) > KEY_LENGTH:
+        raise InvalidInput(
+            _("The idempotency key is 1 to %(length)s characters.") % {"length": KEY_LENGTH},
+            code="bad_idempotency_key",
+            field="idempotency_key",
+        )
+    return key
+
+
+def _replay(venue: Venue, key: str, door: str, digest: bytes) -> Admission | None:
+    """The visit a key already recorded (the same person at the same door), or None; another person or
+    door under the same key is refused (idempotency_key_reused), nothing written."""
+    found = Visit.objects.filter(venue=venue, idempotency_key=key).first()
+    if found is None:
+        return None
+    if found.door != door or (found.digest is not None and bytes(found.digest) != digest):
+        raise Conflict(
+            _("This idempotency key was sent with another admission: send a new key for a new person."),
+            code="idempotency_key_reused",
+            field="idempotency_key",
+        )
+    return Admission(found, replayed=True)
+
+
+def _check_confirmation(venue: Venue, actor: Actor, confirmed_by: User | None) -> User:
+    """The second person of an override: present, someone other than who admits, the venue's operator or
+    door staff (they confirmed with their own password at the door: the caller checked it)."""
+    if confirmed_by is None:
+        raise InvalidInput(
+            _(
+                "An override needs a second person: another member of staff types their own username and "
+                "password."
+            ),
+            code="second_person_required",
+        )
+    if isinstance(actor, User) and confirmed_by.pk == actor.pk:
+        raise InvalidInput(
+            _("The second person must be someone else: you cannot confirm your own override."),
+            code="second_person_same",
+        )
+    if not access.write_roles_in(confirmed_by, venue.pk).intersection({Role.OPERATOR, Role.DOOR}):
+        raise PermissionDenied(
+            _("The second person must be the venue's operator or door staff."),
+            code="second_person_not_allowed",
+        )
+    return confirmed_by
+
+
+def admit_once(
+    *,
+    venue: Venue,
+    door: str,
+    document: Document,
+    birth_date: date,
+    actor: Actor,
+    at: datetime | None = None,
+    idempotency_key: str | None = None,
+    override: bool = False,
+    confirmed_by: User | None = None,
+) -> Admission:
+    """`admit`, once per idempotency key (a retry answers the first visit, replayed), and by override
+    (`override_document`'s document, confirmed by a second person: `_check_confirmation`)."""
     door = door.strip()
     if not door or len(door) > 60:
         raise InvalidInput(_("Name the door (at most 60 characters)."), code="bad_door")
+    key = _idempotency_key(idempotency_key)
+    second = _check_confirmation(venue, actor, confirmed_by) if override else None
     at = at or venueclock.now(venue.pk)
     day = _local_day(venue, at)
     age = age_on(birth_date, day)
     if isinstance(age, Refusal):
         raise InvalidInput(document_problem(Problem.BIRTH_IN_FUTURE), code=Problem.BIRTH_IN_FUTURE.value)
-    check = check_document(venue=venue, document=document)
     digest = keyed_digest(register_key(), document)
+    if key is not None and (replay := _replay(venue, key, door, digest)) is not None:
+        return replay
+    check = check_document(venue=venue, document=document)
     listed_on = check.listed_on
     if listed_on is not None:
         decision = Decision.PROHIBITED
@@ -110,34 +236,41 @@ def admit(
         decision = Decision.MINOR
     else:
         decision = Decision.ADMITTED
-    with transaction.atomic():
-        visit = Visit.objects.create(
-            venue=venue,
-            door=door,
-            at=at,
-            decided_by=_user(actor),
-            decided_by_label=actor_label(actor)[:150],
-            decision=decision,
-            register_version_id=listed_on.version_id if listed_on is not None else None,
-            registers_readable=not check.unreadable,
-            digest=digest,
-            keep_until=at + retention(venue),
-        )
-        audit.record(
-            venue_id=venue.pk,
-            actor=actor,
-            action="door.visit",
-            obj=visit,
-            data={
+    try:
+        with transaction.atomic():
+            visit = Visit.objects.create(
+                venue=venue,
+                door=door,
+                at=at,
+                decided_by=_user(actor),
+                decided_by_label=actor_label(actor)[:150],
+                decision=decision,
+                register_version_id=listed_on.version_id if listed_on is not None else None,
+                registers_readable=not check.unreadable,
+                digest=digest,
+                keep_until=at + retention(venue),
+                idempotency_key=key,
+                override=override,
+                confirmed_by=second,
+                confirmed_by_label=actor_label(second)[:150] if second is not None else "",
+            )
+            data: dict[str, object] = {
                 "door": door,
                 "decision": decision.value,
                 "register": listed_on.code if listed_on is not None else None,
                 "register_version": listed_on.version if listed_on is not None else None,
                 "registers_consulted": len(check.consulted),
                 "registers_unreadable": len(check.unreadable),
-            },
-        )
-    return visit
+            }
+            if override and second is not None:
+                data.update({"override": True, "confirmed_by": second.pk})
+            audit.record(venue_id=venue.pk, actor=actor, action="door.visit", obj=visit, data=data)
+    except IntegrityError:
+        # The same key committed meanwhile by a concurrent retry: answer its visit.
+        if key is None or (replay := _replay(venue, key, door, digest)) is None:
+            raise
+        return replay
+    return Admission(visit, replayed=False)
 
 
 # --- self-exclusion -------------------------------------------------------------------------------------

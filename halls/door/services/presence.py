@@ -1,0 +1,146 @@
+"""Who is inside the hall (issue 27): the admitted visits of the venue's door day, less those who left.
+
+The door's day runs from HALL_DOOR_DAY_START_HOUR (6:00 by default, a setting per jurisdiction in
+HALL_DOOR_BY_JURISDICTION as "day_start_hour") of the venue's local time to the same hour the next day, so
+a hall open past midnight keeps counting the people it admitted before it. `record_exit` records a person
+leaving: the same document scanned at the exit matches the digest of their admitted visit of the day that
+is still open, and marks it left (audited, ids only). Idempotent: a second scan answers the visit already
+marked, writing nothing. `presence` is the live count; `recent_visits` a door's last decisions (no
+document, no digest: the time, the decision, the register that listed, whether by override, whether left).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from halls.actors import Actor
+from halls.door.documents import Document, keyed_digest
+from halls.door.models import Decision, Visit
+from halls.door.services.admission import setting
+from halls.door.services.registers import register_key
+from halls.errors import Conflict, InvalidInput
+from halls.models import Venue
+from halls.services import audit, venueclock
+
+
+def day_start_hour(venue: Venue) -> int:
+    """The hour of the venue's local time at which the door's day begins (0 to 23; 6 by default)."""
+    hour = setting(venue, "day_start_hour", settings.HALL_DOOR_DAY_START_HOUR)
+    return min(max(hour, 0), 23)
+
+
+def door_day(venue: Venue, instant: datetime) -> tuple[date, datetime, datetime]:
+    """The door day holding ``instant``: its date (the day it starts on), its start and its end."""
+    zone = ZoneInfo(venue.time_zone)
+    hour = day_start_hour(venue)
+    local = timezone.localtime(instant, zone)
+    day = local.date() if local.hour >= hour else local.date() - timedelta(days=1)
+    start = datetime.combine(day, time(hour), tzinfo=zone)
+    end = datetime.combine(day + timedelta(days=1), time(hour), tzinfo=zone)
+    return day, start, end
+
+
+def _admitted_today(venue: Venue, at: datetime) -> Q:
+    _day, start, end = door_day(venue, at)
+    return Q(venue=venue, decision=Decision.ADMITTED, at__gte=start, at__lt=end)
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    day: date
+    admitted: int  # admitted visits of the door day
+    left: int  # of them, recorded as leaving
+
+    @property
+    def inside(self) -> int:
+        return self.admitted - self.left
+
+
+def presence(venue: Venue, at: datetime | None = None) -> Presence:
+    """The live count of the venue's door day (two counts, one query each)."""
+    at = at or venueclock.now(venue.pk)
+    day, _start, _end = door_day(venue, at)
+    admitted = Visit.objects.filter(_admitted_today(venue, at))
+    return Presence(day=day, admitted=admitted.count(), left=admitted.filter(left_at__isnull=False).count())
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    visit: Visit
+    replayed: bool  # the person was already recorded as leaving: nothing written
+
+
+def record_exit(*, venue: Venue, door: str, document: Document, actor: Actor) -> Exit:
+    """The person of ``document`` leaves: their open admitted visit of the door day is marked left.
+
+    A second scan answers the visit already marked (replayed). Refused with nothing written: a blank door
+    name, a document admitted nowhere today (409 not_admitted_today)."""
+    door = door.strip()
+    if not door or len(door) > 60:
+        raise InvalidInput(_("Name the door (at most 60 characters)."), code="bad_door")
+    digest = keyed_digest(register_key(), document)
+    now = venueclock.now(venue.pk)
+    today = Visit.objects.filter(_admitted_today(venue, now), digest=digest)
+    open_visit = today.filter(left_at__isnull=True).order_by("-at", "-pk").first()
+    if open_visit is not None:
+        with transaction.atomic():
+            # Compare-and-swap: of two scans at once, one marks the visit, the other finds it marked.
+            marked = Visit.objects.filter(pk=open_visit.pk, left_at__isnull=True).update(
+                left_at=now, left_door=door
+            )
+            if marked:
+                open_visit.left_at, open_visit.left_door = now, door
+                audit.record(
+                    venue_id=venue.pk,
+                    actor=actor,
+                    action="door.left",
+                    obj=open_visit,
+                    data={"door": door, "admitted_at": open_visit.at.isoformat()},
+                )
+                return Exit(open_visit, replayed=False)
+    left = today.filter(left_at__isnull=False).order_by("-left_at", "-pk").first()
+    if left is None:
+        raise Conflict(
+            _("Nobody was admitted today with this document: there is no visit to close."),
+            code="not_admitted_today",
+        )
+    return Exit(left, replayed=True)
+
+
+@dataclass(frozen=True, slots=True)
+class RecentVisit:
+    visit_id: int
+    at: datetime
+    decision: str
+    register: str | None  # the code of the register that listed the person (never its reason)
+    override: bool
+    left_at: datetime | None
+
+
+def recent_visits(venue: Venue, *, door: str = "", limit: int = 12) -> list[RecentVisit]:
+    """The last decisions of the door day (of ``door`` when named), newest first: no document shown."""
+    at = venueclock.now(venue.pk)
+    _day, start, end = door_day(venue, at)
+    found = Visit.objects.filter(venue=venue, at__gte=start, at__lt=end)
+    if door.strip():
+        found = found.filter(door=door.strip())
+    rows = found.select_related("register_version__register").order_by("-at", "-pk")[:limit]
+    return [
+        RecentVisit(
+            visit_id=v.pk,
+            at=v.at,
+            decision=v.decision,
+            register=v.register_version.register.code if v.register_version is not None else None,
+            override=v.override,
+            left_at=v.left_at,
+        )
+        for v in rows
+    ]

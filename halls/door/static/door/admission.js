@@ -1,0 +1,237 @@
+/*
+ * The door's reception page (/admission/): admit or refuse at the entrance, record who leaves at the exit,
+ * admit by override (a second person's own password), record a self-exclusion; the live count of who is
+ * inside and this door's last decisions, polled. Every write goes through /api/venues/<id>/admissions/
+ * and /self-exclusions/ with an idempotency key (a retry after a network error replays, never admits
+ * twice). A scanner types into the number field like a keyboard: focus returns there after each decision.
+ * No document number is ever shown back.
+ */
+(function () {
+  "use strict";
+
+  var root = document.getElementById("door");
+  if (!root) { return; }
+  var byId = HallUi.byId;
+  var venue = root.getAttribute("data-venue");
+  var canWrite = root.getAttribute("data-can-write") === "true";
+  var pollMs = parseInt(root.getAttribute("data-poll-ms"), 10) || 3000;
+  var base = "/api/venues/" + venue + "/";
+  var DOOR_KEY = "hall.door.name";
+  var DOCUMENT_PROBLEMS = ["bad_format", "bad_check_letter", "unknown_country", "not_eu_id_card", "not_spanish"];
+  var admitIntent = new HallUi.KeyedIntent("door");
+
+  function decisionText(decision) {
+    return {
+      admitted: gettext("Admitted"),
+      minor: gettext("Refused: a minor"),
+      prohibited: gettext("Refused: on a prohibited-access register"),
+      self_excluded: gettext("Refused: self-excluded here")
+    }[decision] || decision;
+  }
+
+  function doorName() {
+    var input = byId("door-name");
+    var name = input.value.trim();
+    if (!name) {
+      name = gettext("Main door");
+      input.value = name;
+    }
+    try { window.localStorage.setItem(DOOR_KEY, name); } catch (err) { /* private mode: not remembered */ }
+    return name;
+  }
+
+  function mode() {
+    return byId("mode-exit").checked ? "exit" : "entry";
+  }
+
+  function needsCountry(kind) {
+    return kind === "PASSPORT" || kind === "ID_CARD";
+  }
+
+  function showCountry() {
+    byId("country-field").hidden = !needsCountry(byId("kind").value);
+    byId("selfex-country-field").hidden = !needsCountry(byId("selfex-kind").value);
+  }
+
+  function showMode() {
+    var exit = mode() === "exit";
+    byId("birth-field").hidden = exit;
+    byId("admit-submit").textContent = exit ? gettext("Record the exit") : pgettext("door button", "Check");
+    byId("override").querySelector("summary").textContent = exit
+      ? gettext("The document cannot be read: record the exit of an override")
+      : gettext("The document cannot be read: admit by override");
+    byId("override-submit").textContent = exit ? gettext("Record the exit") : gettext("Admit by override");
+    byId("decision").hidden = true;
+    focusNumber();
+  }
+
+  function focusNumber() {
+    var number = byId("number");
+    if (number.focus) { number.focus(); }
+  }
+
+  function show(decision, title, detail) {
+    var box = byId("decision");
+    box.setAttribute("data-decision", decision);
+    box.className = "decision decision--" + (decision === "admitted" || decision === "left" ? "ok" : decision === "replayed_left" ? "info" : "bad");
+    byId("decision-title").textContent = title;
+    byId("decision-detail").textContent = detail || "";
+    box.hidden = false;
+  }
+
+  function answered(result) {
+    var data = result.data;
+    var details = [];
+    if (data.decision === "prohibited" && data.decided_by_register) {
+      details.push(interpolate(gettext("Register: %(name)s (%(code)s)"),
+        {name: data.decided_by_register.name, code: data.decided_by_register.code}, true));
+    }
+    if (data.override) { details.push(gettext("By override, confirmed by a second person.")); }
+    if (data.registers_readable === false) {
+      details.push(gettext("A register in force could not be consulted: tell the operator."));
+    }
+    if (data.replayed) { details.push(gettext("Already answered: the same request was sent again.")); }
+    show(data.decision, decisionText(data.decision), details.join(" "));
+  }
+
+  function exited(result) {
+    var data = result.data;
+    if (data.replayed) { show("replayed_left", gettext("Already recorded as leaving")); }
+    else { show("left", gettext("Exit recorded")); }
+  }
+
+  function clearPerson() {
+    byId("number").value = "";
+    byId("birth").value = "";
+    byId("country").value = "";
+    byId("second-username").value = "";
+    byId("second-password").value = "";
+    byId("override").open = false;
+  }
+
+  function submit(override) {
+    var box = byId("admit-msg");
+    var button = override ? byId("override-submit") : byId("admit-submit");
+    var body = {
+      kind: byId("kind").value,
+      number: byId("number").value,
+      country: needsCountry(byId("kind").value) ? byId("country").value.trim() : "",
+      door: doorName()
+    };
+    if (!body.number.trim()) {
+      HallUi.report(box, gettext("Type or scan the document's number."), "error");
+      focusNumber();
+      return;
+    }
+    var exit = mode() === "exit";
+    if (!exit) {
+      if (!byId("birth").value) {
+        HallUi.report(box, gettext("Type the date of birth."), "error");
+        byId("birth").focus();
+        return;
+      }
+      body.birth_date = byId("birth").value;
+    }
+    if (override) {
+      body.override = true;
+      if (!exit) {
+        body.second_username = byId("second-username").value;
+        body.second_password = byId("second-password").value;
+      }
+    }
+    var url = base + (exit ? "admissions/exits/" : "admissions/");
+    if (!exit) {
+      var signature = Object.assign({}, body);
+      delete signature.second_password;
+      body.idempotency_key = admitIntent.keyFor(signature);
+    }
+    HallUi.busy(button, function () { return HallApi.post(url, body); }).then(function (result) {
+      admitIntent.done();
+      HallUi.report(box, null);
+      if (exit) { exited(result); } else { answered(result); }
+      clearPerson();
+      refresh();
+      focusNumber();
+    }, function (err) {
+      if (err.status !== 0) { admitIntent.done(); }  // a network error keeps the key: the retry replays
+      byId("decision").hidden = true;
+      HallUi.report(box, err);
+      if (!override && DOCUMENT_PROBLEMS.indexOf(err.code) >= 0) { byId("override").open = true; }
+      byId("second-password").value = "";
+      focusNumber();
+    });
+  }
+
+  function recentRow(visit) {
+    var text = decisionText(visit.decision);
+    if (visit.register) { text += " · " + visit.register; }
+    if (visit.override) { text += " · " + gettext("override"); }
+    return HallUi.el("tr", {"data-decision": visit.decision},
+      HallUi.el("td", {text: HallFormat.time(visit.at)}),
+      HallUi.el("td", {}, HallUi.el("span", {class: "door-badge door-badge--" + visit.decision, text: text})),
+      HallUi.el("td", {text: visit.left_at ? HallFormat.time(visit.left_at) : "—"}));
+  }
+
+  function refresh() {
+    var door = canWrite ? byId("door-name").value.trim() : "";
+    var url = base + "admissions/live/" + (door ? "?door=" + encodeURIComponent(door) : "");
+    return HallApi.get(url).then(function (live) {
+      byId("inside").textContent = HallFormat.number(live.inside);
+      byId("inside").setAttribute("data-inside", String(live.inside));
+      byId("inside-detail").textContent = interpolate(gettext("admitted today %(admitted)s · left %(left)s"),
+        {admitted: HallFormat.number(live.admitted), left: HallFormat.number(live.left)}, true);
+      var body = byId("recent");
+      if (!live.recent.length) {
+        HallUi.fill(body, HallUi.el("tr", {}, HallUi.el("td", {colspan: "3", class: "muted",
+          text: gettext("No decision yet today.")})));
+      } else {
+        HallUi.fill(body, live.recent.map(recentRow));
+      }
+      HallUi.report(byId("page-msg"), null);
+    }, function (err) {
+      HallUi.report(byId("page-msg"), err);
+    });
+  }
+
+  function selfExclude(event) {
+    event.preventDefault();
+    var box = byId("selfex-msg");
+    var kind = byId("selfex-kind").value;
+    var body = {
+      kind: kind,
+      number: byId("selfex-number").value,
+      country: needsCountry(kind) ? byId("selfex-country").value.trim() : "",
+      until: byId("selfex-until").value
+    };
+    if (!body.number.trim() || !body.until) {
+      HallUi.report(box, gettext("Type the document's number and the date the self-exclusion ends."), "error");
+      return;
+    }
+    HallUi.busy(byId("selfex-submit"), function () { return HallApi.post(base + "self-exclusions/", body); })
+      .then(function (result) {
+        HallUi.report(box, interpolate(gettext("Self-exclusion recorded until %(until)s."),
+          {until: HallFormat.date(result.data.until + "T12:00:00")}, true), "ok");
+        byId("selfex-number").value = "";
+        byId("selfex-country").value = "";
+        byId("selfex-until").value = "";
+        focusNumber();
+      }, function (err) { HallUi.report(box, err); });
+  }
+
+  if (canWrite) {
+    try { byId("door-name").value = window.localStorage.getItem(DOOR_KEY) || ""; } catch (err) { /* none */ }
+    byId("admit-form").addEventListener("submit", function (event) { event.preventDefault(); submit(false); });
+    byId("override-submit").addEventListener("click", function () { submit(true); });
+    byId("kind").addEventListener("change", function () { showCountry(); focusNumber(); });
+    byId("selfex-kind").addEventListener("change", showCountry);
+    byId("mode-entry").addEventListener("change", showMode);
+    byId("mode-exit").addEventListener("change", showMode);
+    byId("door-name").addEventListener("change", function () { doorName(); refresh(); });
+    byId("selfex-form").addEventListener("submit", selfExclude);
+    showCountry();
+    focusNumber();
+  }
+  root.setAttribute("data-ready", "true");
+  refresh();
+  window.setInterval(refresh, pollMs);
+}());
