@@ -31,9 +31,7 @@ def seed_door(hall: DemoHall) -> None:
     """Load the demo register's first version once, and say how to try the door."""
     if not Register.objects.filter(code=REGISTER_CODE, current_version__isnull=False).exists():
         data = write_register_file(Header(REGISTER_CODE, NATIONAL, 1, date(2026, 1, 1)), list(LISTED))
-        registers.load_register_file(
-            stream=io.BytesIO(data), actor=hall.operator, create_name=REGISTER_NAME
-        )
+        registers.load_register_file(stream=io.BytesIO(data), actor=hall.operator, create_name=REGISTER_NAME)
     hall.notes.append(
         f"Door: /admission/ (user door). Register {REGISTER_NAME}: DNI {LISTED[0][1]} is listed (refused as "
         f"prohibited); DNI {ADMITTED_SAMPLE} with an adult's birth date is admitted."

@@ -29,6 +29,28 @@
     }[decision] || decision;
   }
 
+  /* A date as a person types it: "17/05/1980" (also 17-05-1980, 17.05.1980, 17051980) or ISO "1980-05-17";
+     the ISO text the API reads, or null when it is no date. */
+  function readDate(typed) {
+    var text = String(typed || "").trim();
+    var found = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(text);
+    var y, m, d;
+    if (found) { y = +found[1]; m = +found[2]; d = +found[3]; }
+    else {
+      found = /^(\d{1,2})[\/.\-](\d{1,2})[\/.\-](\d{4})$/.exec(text) || /^(\d{2})(\d{2})(\d{4})$/.exec(text);
+      if (!found) { return null; }
+      d = +found[1]; m = +found[2]; y = +found[3];
+    }
+    var at = new Date(Date.UTC(y, m - 1, d));
+    if (y < 1900 || at.getUTCMonth() !== m - 1 || at.getUTCDate() !== d) { return null; }
+    var two = function (n) { return String(n).padStart(2, "0"); };
+    return y + "-" + two(m) + "-" + two(d);
+  }
+
+  function datePlaceholder() {
+    return HallFormat.language === "es" ? gettext("dd/mm/yyyy") : "yyyy-mm-dd";
+  }
+
   function doorName() {
     var input = byId("door-name");
     var name = input.value.trim();
@@ -125,12 +147,13 @@
     }
     var exit = mode() === "exit";
     if (!exit) {
-      if (!byId("birth").value) {
-        HallUi.report(box, gettext("Type the date of birth."), "error");
+      body.birth_date = readDate(byId("birth").value);
+      if (!body.birth_date) {
+        HallUi.report(box, interpolate(gettext("Type the date of birth as %(format)s."),
+          {format: datePlaceholder()}, true), "error");
         byId("birth").focus();
         return;
       }
-      body.birth_date = byId("birth").value;
     }
     if (override) {
       body.override = true;
@@ -201,10 +224,11 @@
       kind: kind,
       number: byId("selfex-number").value,
       country: needsCountry(kind) ? byId("selfex-country").value.trim() : "",
-      until: byId("selfex-until").value
+      until: readDate(byId("selfex-until").value)
     };
     if (!body.number.trim() || !body.until) {
-      HallUi.report(box, gettext("Type the document's number and the date the self-exclusion ends."), "error");
+      HallUi.report(box, interpolate(gettext("Type the document's number and the date the self-exclusion ends (%(format)s)."),
+        {format: datePlaceholder()}, true), "error");
       return;
     }
     HallUi.busy(byId("selfex-submit"), function () { return HallApi.post(base + "self-exclusions/", body); })
@@ -219,6 +243,9 @@
   }
 
   if (canWrite) {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-date]"), function (input) {
+      input.placeholder = datePlaceholder();
+    });
     try { byId("door-name").value = window.localStorage.getItem(DOOR_KEY) || ""; } catch (err) { /* none */ }
     byId("admit-form").addEventListener("submit", function (event) { event.preventDefault(); submit(false); });
     byId("override-submit").addEventListener("click", function () { submit(true); });
