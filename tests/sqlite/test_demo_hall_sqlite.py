@@ -38,7 +38,7 @@ def test_the_demo_seeds_an_inspector_and_each_rooms_drawing_devices_once() -> No
     seed_bingo(hall)
     again = seed_hall()
     seed_bingo(again)
-    assert set(again.credentials) == {"operator", "caller", "cashier", "inspector"}
+    assert set(again.credentials) == {"operator", "caller", "cashier", "inspector", "door"}
     inspector = User.objects.get(username="inspector")
     assert list(StaffRole.objects.filter(user=inspector).values_list("role", flat=True)) == [Role.INSPECTOR]
     for name, wanted in DEVICES.items():
