@@ -89,6 +89,8 @@ class EventType(StrEnum):
     CASHIER_SHIFT_CLOSED = "cashier.shift_closed"
     PAYABLE_CREATED = "payable.created"
     PAYABLE_PAID = "payable.paid"
+    # the door, on the venue's door stream ("door.<venue id>"): the door's pages and the operator's
+    DOOR_PRESENCE = "door.presence"
     # electronic and automatic bingo, on the speciality's room stream ("room.<id>": screens and terminals)
     EGAME_SALES_OPENED = "egame.sales_opened"
     EGAME_SALES_CLOSED = "egame.sales_closed"
@@ -612,6 +614,15 @@ class CashierShift(TypedDict):
     state: str  # open, closed
 
 
+class DoorPresence(TypedDict):
+    """Who is inside after a visit or an exit (halls.door.services.presence): counts, never a person."""
+
+    day: str  # the door day, ISO date
+    admitted: int
+    left: int
+    inside: int
+
+
 class PayableWaiting(TypedDict):
     """A prize awarded and waiting at the cashier (halls.cashier.Payable), as the till page lists it."""
 
@@ -823,6 +834,7 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.CASHIER_SHIFT_OPENED: CashierShift,
     EventType.CASHIER_SHIFT_CLOSED: CashierShift,
     EventType.PAYABLE_CREATED: PayableWaiting,
+    EventType.DOOR_PRESENCE: DoorPresence,
     EventType.PAYABLE_PAID: PayablePaid,
     EventType.EGAME_SALES_OPENED: EGameSalesOpened,
     EventType.EGAME_SALES_CLOSED: EGameSalesClosed,

@@ -126,7 +126,9 @@ async def test_the_door_in_spanish(page: Page, server_url: str, venue: Venue) ->
     await expect(page.locator("#recent tr")).to_have_count(5)
     await expect(page.locator("#recent")).not_to_contain_text(ADULT)
 
-    # Another door admits: the count moves here without a reload.
+    # Another door admits: the count moves here without a reload, by the door stream (the page polls only
+    # every 30 s while its socket is live).
+    await expect(page.locator("body")).to_have_attribute("data-door-stream", "live")
     await call(admit_elsewhere, venue)
     await expect(page.locator("#inside")).to_have_text("3")
     await page.screenshot(path="/tmp/admission-es.png")

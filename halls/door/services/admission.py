@@ -44,6 +44,7 @@ from halls.door.documents import (
     read_kind,
 )
 from halls.door.models import Decision, SelfExclusion, Visit
+from halls.door.services.presence import emit_presence
 from halls.door.services.registers import check_document, register_key
 from halls.door.texts import document_problem
 from halls.errors import Conflict, InvalidInput, PermissionDenied
@@ -59,11 +60,6 @@ log = logging.getLogger(__name__)
 def _setting(venue: Venue, name: str, default: int) -> int:
     overrides = settings.HALL_DOOR_BY_JURISDICTION.get(venue.jurisdiction, {})
     return int(overrides.get(name, default))
-
-
-def setting(venue: Venue, name: str, default: int) -> int:
-    """A door figure of the venue's jurisdiction (HALL_DOOR_BY_JURISDICTION), else ``default``."""
-    return _setting(venue, name, default)
 
 
 def adult_age(venue: Venue) -> int:
@@ -265,6 +261,7 @@ def admit_once(
             if override and second is not None:
                 data.update({"override": True, "confirmed_by": second.pk})
             audit.record(venue_id=venue.pk, actor=actor, action="door.visit", obj=visit, data=data)
+            emit_presence(venue, at)
     except IntegrityError:
         # The same key committed meanwhile by a concurrent retry: answer its visit.
         if key is None or (replay := _replay(venue, key, door, digest)) is None:

@@ -5,7 +5,8 @@ HALL_DOOR_BY_JURISDICTION as "day_start_hour") of the venue's local time to the 
 a hall open past midnight keeps counting the people it admitted before it. `record_exit` records a person
 leaving: the same document scanned at the exit matches the digest of their admitted visit of the day that
 is still open, and marks it left (audited, ids only). Idempotent: a second scan answers the visit already
-marked, writing nothing. `presence` is the live count; `recent_visits` a door's last decisions (no
+marked, writing nothing. `presence` is the live count, published on the venue's door stream after each
+visit and exit (`emit_presence`: counts only); `recent_visits` a door's last decisions (no
 document, no digest: the time, the decision, the register that listed, whether by override, whether left).
 """
 
@@ -21,19 +22,21 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from halls import events
 from halls.actors import Actor
 from halls.door.documents import Document, keyed_digest
 from halls.door.models import Decision, Visit
-from halls.door.services.admission import setting
 from halls.door.services.registers import register_key
 from halls.errors import Conflict, InvalidInput
+from halls.eventtypes import EventType
 from halls.models import Venue
 from halls.services import audit, venueclock
 
 
 def day_start_hour(venue: Venue) -> int:
     """The hour of the venue's local time at which the door's day begins (0 to 23; 6 by default)."""
-    hour = setting(venue, "day_start_hour", settings.HALL_DOOR_DAY_START_HOUR)
+    overrides = settings.HALL_DOOR_BY_JURISDICTION.get(venue.jurisdiction, {})
+    hour = int(overrides.get("day_start_hour", settings.HALL_DOOR_DAY_START_HOUR))
     return min(max(hour, 0), 23)
 
 
@@ -72,6 +75,27 @@ def presence(venue: Venue, at: datetime | None = None) -> Presence:
     return Presence(day=day, admitted=admitted.count(), left=admitted.filter(left_at__isnull=False).count())
 
 
+def door_stream(venue_id: int) -> str:
+    """The venue's door stream: the live count after each visit and exit (halls.door.consumers)."""
+    return f"door.{venue_id}"
+
+
+def emit_presence(venue: Venue, at: datetime | None = None) -> Presence:
+    """The count after a visit or an exit, in the caller's transaction, published once it commits."""
+    count = presence(venue, at)
+    events.emit(
+        door_stream(venue.pk),
+        EventType.DOOR_PRESENCE,
+        {
+            "day": count.day.isoformat(),
+            "admitted": count.admitted,
+            "left": count.left,
+            "inside": count.inside,
+        },
+    )
+    return count
+
+
 @dataclass(frozen=True, slots=True)
 class Exit:
     visit: Visit
@@ -105,6 +129,7 @@ def record_exit(*, venue: Venue, door: str, document: Document, actor: Actor) ->
                     obj=open_visit,
                     data={"door": door, "admitted_at": open_visit.at.isoformat()},
                 )
+                emit_presence(venue, now)
                 return Exit(open_visit, replayed=False)
     left = today.filter(left_at__isnull=False).order_by("-left_at", "-pk").first()
     if left is None:

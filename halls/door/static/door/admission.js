@@ -1,7 +1,8 @@
 /*
  * The door's reception page (/admission/): admit or refuse at the entrance, record who leaves at the exit,
  * admit by override (a second person's own password), record a self-exclusion; the live count of who is
- * inside and this door's last decisions, polled. Every write goes through /api/venues/<id>/admissions/
+ * inside and this door's last decisions, streamed (ws/door/venues/<id>/: the count after every visit and
+ * exit) and polled (fast while the socket is down, slowly besides: nothing depends on a message arriving). Every write goes through /api/venues/<id>/admissions/
  * and /self-exclusions/ with an idempotency key (a retry after a network error replays, never admits
  * twice). A scanner types into the number field like a keyboard: focus returns there after each decision.
  * No document number is ever shown back.
@@ -198,17 +199,14 @@
   function refresh() {
     var door = canWrite ? byId("door-name").value.trim() : "";
     var url = base + "admissions/live/" + (door ? "?door=" + encodeURIComponent(door) : "");
-    return HallApi.get(url).then(function (live) {
-      byId("inside").textContent = HallFormat.number(live.inside);
-      byId("inside").setAttribute("data-inside", String(live.inside));
-      byId("inside-detail").textContent = interpolate(gettext("admitted today %(admitted)s · left %(left)s"),
-        {admitted: HallFormat.number(live.admitted), left: HallFormat.number(live.left)}, true);
+    return HallApi.get(url).then(function (answer) {
+      showCount(answer);
       var body = byId("recent");
-      if (!live.recent.length) {
+      if (!answer.recent.length) {
         HallUi.fill(body, HallUi.el("tr", {}, HallUi.el("td", {colspan: "3", class: "muted",
           text: gettext("No decision yet today.")})));
       } else {
-        HallUi.fill(body, live.recent.map(recentRow));
+        HallUi.fill(body, answer.recent.map(recentRow));
       }
       HallUi.report(byId("page-msg"), null);
     }, function (err) {
@@ -258,7 +256,67 @@
     showCountry();
     focusNumber();
   }
+  /* --- the venue's door stream: an event carries the new count; the list reloads over HTTP. --------- */
+  var socket = null;
+  var attempt = 0;
+  var live = false;
+  var SLOW_POLL_MS = 30000;
+
+  function showCount(data) {
+    byId("inside").textContent = HallFormat.number(data.inside);
+    byId("inside").setAttribute("data-inside", String(data.inside));
+    byId("inside-detail").textContent = interpolate(gettext("admitted today %(admitted)s · left %(left)s"),
+      {admitted: HallFormat.number(data.admitted), left: HallFormat.number(data.left)}, true);
+  }
+
+  function connect() {
+    if (!window.WebSocket) { return; }
+    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+    var ws;
+    try { ws = new window.WebSocket(scheme + window.location.host + "/ws/door/venues/" + venue + "/"); }
+    catch (err) { reconnect(); return; }
+    socket = ws;
+    ws.onopen = function () {
+      if (ws !== socket) { return; }
+      attempt = 0;
+      live = true;
+      document.body.setAttribute("data-door-stream", "live");
+      refresh();  // whatever happened while the socket was down
+    };
+    ws.onmessage = function (message) {
+      if (ws !== socket) { return; }
+      var event;
+      try { event = JSON.parse(message.data); } catch (err) { return; }
+      if (!event || event.type !== "door.presence" || !event.data) { return; }
+      showCount(event.data);
+      refresh();
+    };
+    ws.onclose = function () {
+      if (ws !== socket) { return; }
+      socket = null;
+      live = false;
+      document.body.setAttribute("data-door-stream", "offline");
+      reconnect();
+    };
+  }
+
+  function reconnect() {
+    attempt += 1;
+    window.setTimeout(connect, Math.min(30000, 1000 * Math.pow(2, Math.min(attempt, 5))));
+  }
+
+  var lastPoll = 0;
+  function tick() {
+    var now = Date.now();
+    if (now - lastPoll >= (live ? SLOW_POLL_MS : pollMs)) {
+      lastPoll = now;
+      refresh();
+    }
+  }
+
   root.setAttribute("data-ready", "true");
+  lastPoll = Date.now();
   refresh();
-  window.setInterval(refresh, pollMs);
+  connect();
+  window.setInterval(tick, 1000);
 }());
