@@ -84,6 +84,12 @@ def test_who_else_may(venue: Venue, operator: User) -> None:
     web = Client()
     web.force_login(cashier)
     assert web.get("/admission/").status_code == 403
+    # The inspector reads the page: the count and the last decisions, no control.
+    web.force_login(inspector)
+    page = web.get("/admission/").content.decode()
+    assert 'id="inside"' in page and 'id="recent"' in page and 'id="admit-form"' not in page
+    web.force_login(operator)
+    assert 'id="admit-form"' in web.get("/admission/").content.decode()
 
 
 # --- idempotency ----------------------------------------------------------------------------------------
