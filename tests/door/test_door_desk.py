@@ -289,3 +289,34 @@ def test_k_l_m_dnis_are_read_with_their_check_letter() -> None:
     assert read_document("DNI", "K1234567A") == Refusal(Problem.BAD_CHECK_LETTER)
     assert read_document("DNI", "K123456L") == Refusal(Problem.BAD_FORMAT)
     assert read_document("DNI", "J1234567L") == Refusal(Problem.BAD_FORMAT)
+
+
+def test_a_retry_racing_the_first_answers_it(
+    venue: Venue, door: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two requests with one key at once: the second's look-up missed the first's visit, its insert meets
+    the unique key, and it answers the first visit (nothing written twice)."""
+    from halls.door.services import admission
+
+    document = admission.document_from("DNI", dni(50_000_070))
+    kwargs: dict[str, Any] = {
+        "venue": venue,
+        "door": "Puerta 1",
+        "document": document,
+        "birth_date": date(1980, 5, 17),
+        "actor": door,
+        "idempotency_key": "race-1",
+    }
+    first = admission.admit_once(**kwargs)
+    real = admission._replay
+    calls: list[str] = []
+
+    def missed_once(*args: Any) -> Any:
+        calls.append("look-up")
+        return None if len(calls) == 1 else real(*args)
+
+    monkeypatch.setattr(admission, "_replay", missed_once)
+    before = counts()
+    second = admission.admit_once(**kwargs)
+    assert (second.visit.pk, second.replayed, len(calls)) == (first.visit.pk, True, 2)
+    assert counts() == before
