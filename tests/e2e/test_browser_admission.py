@@ -146,3 +146,11 @@ async def test_the_door_in_spanish(page: Page, server_url: str, venue: Venue) ->
     await page.press("#number", "Enter")
     await expect(decision).to_have_attribute("data-decision", "replayed_left")
     await expect(page.locator("#inside")).to_have_text("2")
+
+    # The door's home page: the admission tile, no machine floor, no till.
+    await page.goto(f"{server_url}/")
+    tiles = page.locator(".tiles")
+    await expect(tiles.locator('[data-link="admission"]')).to_contain_text("Admisión")
+    await expect(tiles.locator("a")).to_have_count(1)
+    assert await english_on(page) == []
+    await page.screenshot(path="/tmp/admission-home-es.png")
