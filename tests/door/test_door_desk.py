@@ -11,9 +11,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
-from halls.door.documents import Document, Kind, Problem, Refusal, read_document
+from halls.door.documents import Document, Kind, Problem, Refusal, keyed_digest, read_document
 from halls.door.models import Decision, Visit
-from halls.door.services import presence, registers
+from halls.door.services import admission, presence, registers
 from halls.models import AuditEntry, Role, Venue
 from halls.services import venueclock
 from tests.api_support import api_client, refused
@@ -258,6 +258,12 @@ def test_exits_move_the_live_count(venue: Venue, door: User) -> None:
     api.post(url(venue), person(dni(50_000_041)), format="json")
     assert api.get(url(venue, "live/")).json()["inside"] == 3
     assert AuditEntry.objects.filter(action="door.left").count() == 1
+    # What the cards and terminals ask: admitted today (and inside), by the document's digest.
+    digest = keyed_digest(registers.register_key(), admission.document_from("DNI", dni(50_000_041)))
+    visit = presence.admitted_visit(venue, digest, inside=True)
+    assert visit is not None and visit.left_at is None
+    minor = keyed_digest(registers.register_key(), admission.document_from("DNI", dni(50_000_050)))
+    assert presence.admitted_visit(venue, minor) is None
 
 
 def test_the_door_day_starts_at_the_setting_hour(venue: Venue) -> None:
@@ -296,8 +302,6 @@ def test_a_retry_racing_the_first_answers_it(
 ) -> None:
     """Two requests with one key at once: the second's look-up missed the first's visit, its insert meets
     the unique key, and it answers the first visit (nothing written twice)."""
-    from halls.door.services import admission
-
     document = admission.document_from("DNI", dni(50_000_070))
     kwargs: dict[str, Any] = {
         "venue": venue,

@@ -75,6 +75,18 @@ def presence(venue: Venue, at: datetime | None = None) -> Presence:
     return Presence(day=day, admitted=admitted.count(), left=admitted.filter(left_at__isnull=False).count())
 
 
+def admitted_visit(
+    venue: Venue, digest: bytes, *, at: datetime | None = None, inside: bool = False
+) -> Visit | None:
+    """The latest admitted visit of the door day of the person whose document has this keyed digest (with
+    ``inside``: only one not recorded as leaving), or None: "admitted today" for the cards and terminals."""
+    at = at or venueclock.now(venue.pk)
+    found = Visit.objects.filter(_admitted_today(venue, at), digest=digest)
+    if inside:
+        found = found.filter(left_at__isnull=True)
+    return found.order_by("-at", "-pk").first()
+
+
 def door_stream(venue_id: int) -> str:
     """The venue's door stream: the live count after each visit and exit (halls.door.consumers)."""
     return f"door.{venue_id}"
