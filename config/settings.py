@@ -565,6 +565,14 @@ HALL_DOOR_ADULT_AGE = env.int("HALL_DOOR_ADULT_AGE", default=18)
 # How long a visit keeps the person's document digest; then the purge clears it and the counts stay.
 HALL_DOOR_VISIT_RETENTION_DAYS = env.int("HALL_DOOR_VISIT_RETENTION_DAYS", default=30)
 HALL_DOOR_BY_JURISDICTION: dict[str, dict[str, int]] = {}
+# Registers consulted online at their authority's service (halls.door.online), by register code, as JSON:
+# {"RGIAJ": {"url": "https://authority.example/rgiaj/query", "timeout": 0.5, "token": "..."}} (timeout and
+# token optional). The authority's answer decides; while its service is down, slow or answering garbage,
+# the register's last loaded file decides and the visit records it (Visit.consultation). Every online
+# query of one admission shares the budget, so the decision stays under a second.
+HALL_DOOR_ONLINE_REGISTERS: dict[str, dict[str, object]] = env.json("HALL_DOOR_ONLINE_REGISTERS", default={})
+HALL_DOOR_ONLINE_TIMEOUT_SECONDS = env.float("HALL_DOOR_ONLINE_TIMEOUT_SECONDS", default=0.5)
+HALL_DOOR_ONLINE_BUDGET_SECONDS = env.float("HALL_DOOR_ONLINE_BUDGET_SECONDS", default=0.8)
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------
 # The same codebase runs a venue installation (the default) or the central. A venue sends its outbox to the

@@ -20,7 +20,7 @@ from rest_framework.response import Response
 
 from halls import access
 from halls.api import HallAPIView, actor, valid
-from halls.door.models import RegisterVersion
+from halls.door.models import Register, RegisterVersion, Visit
 from halls.door.services import admission
 from halls.errors import InvalidInput
 from halls.models import Role, Venue
@@ -59,11 +59,15 @@ def _venue(request: Request, venue_id: int, *roles: str) -> Venue:
     return access.venue_for(request.user, venue_id, *roles)
 
 
-def _register(version_id: int | None) -> dict[str, Any] | None:
-    if version_id is None:
+def _register(visit: Visit) -> dict[str, Any] | None:
+    """The register that listed the person and its version (None: listed online, no file loaded)."""
+    if visit.register_id is None and visit.register_version_id is None:
         return None
-    version = RegisterVersion.objects.select_related("register").get(pk=version_id)
-    return {"code": version.register.code, "version": version.number}
+    if visit.register_version_id is not None:
+        version = RegisterVersion.objects.select_related("register").get(pk=visit.register_version_id)
+        return {"code": version.register.code, "version": version.number}
+    code = Register.objects.filter(pk=visit.register_id).values_list("code", flat=True).get()
+    return {"code": code, "version": None}
 
 
 class AdmissionView(HallAPIView):
@@ -94,8 +98,9 @@ class AdmissionView(HallAPIView):
             {
                 "visit": visit.pk,
                 "decision": visit.decision,
-                "decided_by_register": _register(visit.register_version_id),
+                "decided_by_register": _register(visit),
                 "registers_readable": visit.registers_readable,
+                "consultation": visit.consultation,
             },
             status=status.HTTP_201_CREATED,
         )

@@ -99,7 +99,7 @@ def admit(
     age = age_on(birth_date, day)
     if isinstance(age, Refusal):
         raise InvalidInput(document_problem(Problem.BIRTH_IN_FUTURE), code=Problem.BIRTH_IN_FUTURE.value)
-    check = check_document(venue=venue, document=document)
+    check = check_document(venue=venue, document=document, online=True)
     digest = keyed_digest(register_key(), document)
     listed_on = check.listed_on
     if listed_on is not None:
@@ -118,7 +118,9 @@ def admit(
             decided_by=_user(actor),
             decided_by_label=actor_label(actor)[:150],
             decision=decision,
-            register_version_id=listed_on.version_id if listed_on is not None else None,
+            register_version_id=check.decided_by_version,
+            register_id=listed_on.register_id if listed_on is not None else None,
+            consultation=check.consultation,
             registers_readable=not check.unreadable,
             digest=digest,
             keep_until=at + retention(venue),
@@ -132,9 +134,10 @@ def admit(
                 "door": door,
                 "decision": decision.value,
                 "register": listed_on.code if listed_on is not None else None,
-                "register_version": listed_on.version if listed_on is not None else None,
+                "register_version": listed_on.version if check.decided_by_version is not None else None,
                 "registers_consulted": len(check.consulted),
                 "registers_unreadable": len(check.unreadable),
+                "consultation": check.consultation.value,
             },
         )
     return visit
