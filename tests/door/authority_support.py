@@ -6,13 +6,11 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 SCRIPT = Path(__file__).with_name("fake_authority.py")
 # The ports this area's processes may use (HALL_TEST_AUTHORITY_PORTS="8300-8399" by default).
@@ -77,12 +75,3 @@ def start_fake_authority() -> FakeAuthority:
         process.kill()
         raise RuntimeError(f"the fake authority did not start: {line!r}")
     return FakeAuthority(port, process)
-
-
-@pytest.fixture
-def authority() -> Iterator[FakeAuthority]:
-    server = start_fake_authority()
-    try:
-        yield server
-    finally:
-        server.stop()

@@ -49,7 +49,7 @@ STATE = State()
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # quiet: the tests read its answers, not its log
 
     def _body(self) -> Any:

@@ -22,7 +22,7 @@ from halls.door.models import Consultation, Decision, Register, Visit
 from halls.door.services import admission, registers
 from halls.models import AuditEntry, Venue
 from tests.api_support import api_client
-from tests.door.authority_support import FakeAuthority, authority  # noqa: F401 - a fixture
+from tests.door.authority_support import FakeAuthority
 from tests.door.register_support import dni, people, register_file, stream
 
 pytestmark = pytest.mark.django_db

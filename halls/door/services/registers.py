@@ -38,8 +38,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from halls.actors import Actor, actor_label
-from halls.door.documents import Document, keyed_digest
 from halls.door import online as online_query
+from halls.door.documents import Document, keyed_digest
 from halls.door.models import Consultation, Register, RegisterEntry, RegisterVersion
 from halls.door.registerfile import NATIONAL, RegisterFile, RegisterFileError
 from halls.door.services import locks
