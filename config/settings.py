@@ -596,6 +596,11 @@ HALL_LINK_POLL_SECONDS = env.float("HALL_LINK_POLL_SECONDS", default=0.2)
 HALL_LINK_HEARTBEAT_SECONDS = env.float("HALL_LINK_HEARTBEAT_SECONDS", default=10.0)
 HALL_LINK_BACKOFF_MAX_SECONDS = env.float("HALL_LINK_BACKOFF_MAX_SECONDS", default=30.0)
 HALL_LINK_CATCHUP_SECONDS = env.float("HALL_LINK_CATCHUP_SECONDS", default=30.0)
+# Venue: the gaming authority's service, where the outbox's notices to it go (a person's self-exclusion,
+# POSTed to <url>/notices by `manage.py run_link`, halls.link.transport.AuthoritySender), and its token
+# (sent as a Bearer token when set). Blank: the notices wait in the outbox until it is set.
+HALL_AUTHORITY_URL = env.str("HALL_AUTHORITY_URL", default="").rstrip("/")
+HALL_AUTHORITY_TOKEN = env.str("HALL_AUTHORITY_TOKEN", default="")
 # Central: a venue not heard from (no socket open, no request) for this long is shown offline; a rotated
 # credential keeps working this long after its successor is issued.
 HALL_LINK_OFFLINE_SECONDS = env.float("HALL_LINK_OFFLINE_SECONDS", default=30.0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.urls import path
+from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema
@@ -122,8 +122,9 @@ class SelfExclusionView(HallAPIView):
         found = admission.self_exclude(
             venue=venue, document=document, until=data["until"], actor=actor(request)
         )
+        receipt = reverse("cashier-self-exclusion-receipt", kwargs={"venue_id": venue.pk, "pk": found.pk})
         return Response(
-            {"self_exclusion": found.pk, "since": found.since, "until": found.until},
+            {"self_exclusion": found.pk, "since": found.since, "until": found.until, "receipt": receipt},
             status=status.HTTP_201_CREATED,
         )
 

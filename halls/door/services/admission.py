@@ -6,7 +6,8 @@ jurisdiction's adult age on the venue's local date), else admitted; every decisi
 when, who decided, the register version that decided, whether every register in force was readable) with
 the document's keyed digest kept only until the retention date, then cleared by `purge_visits` (a beat
 task), leaving the counts `visits_per_day` reads. `self_exclude` records a person's own self-exclusion at
-the venue, never shortened nor lifted before its term.
+the venue, never shortened nor lifted before its term, and queues it for the gaming authority in the link's
+outbox (its authority destination) in the same transaction.
 
 Audit rows carry ids, the decision and counts, never a document, a digest, a name or a birth date.
 """
@@ -28,11 +29,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from halls.actors import Actor, actor_label
-from halls.door.documents import Document, Problem, Refusal, age_on, keyed_digest, read_document
+from halls.door.documents import Document, Problem, Refusal, age_on, keyed_digest, read_document, tail
 from halls.door.models import Decision, SelfExclusion, Visit
 from halls.door.services.registers import check_document, register_key
 from halls.door.texts import document_problem
 from halls.errors import Conflict, InvalidInput
+from halls.link.kinds import LinkKind
+from halls.link.models import Destination, OutboxMessage
+from halls.link.services import outbox
 from halls.models import Venue
 from halls.services import audit, locks, venueclock
 
@@ -179,15 +183,43 @@ def self_exclude(*, venue: Venue, document: Document, until: date, actor: Actor)
         found.until = until
         found.recorded_by = _user(actor)
         found.recorded_at = now
+        found.document_kind = document.kind.value
+        found.document_tail = tail(document)
         found.save()
         audit.record(
             venue_id=venue.pk,
             actor=actor,
             action="door.self_excluded",
             obj=found,
-            data={"until": until.isoformat(), "extended": extended},
+            data={"until": until.isoformat(), "extended": extended, "queued_for_authority": True},
         )
+        _queue_for_the_authority(venue, found, document)  # last: its number is the last lock (Rank.STREAM)
     return found
+
+
+def _queue_for_the_authority(venue: Venue, found: SelfExclusion, document: Document) -> OutboxMessage:
+    """The self-exclusion owed to the gaming authority, in the outbox the network link uses (its authority
+    destination), in this transaction: sent by the link process (HALL_AUTHORITY_URL) with the link's retry.
+    The document travels in the payload's personal part, erased once the authority acknowledged it."""
+    return outbox.enqueue(
+        venue_id=venue.pk,
+        kind=LinkKind.SELF_EXCLUSION,
+        destination=Destination.AUTHORITY,
+        payload={
+            "self_exclusion": found.pk,
+            "venue": {"licence": venue.licence_number, "name": venue.name},
+            "since": found.since.isoformat(),
+            "until": found.until.isoformat(),
+            "recorded_at": found.recorded_at.isoformat(),
+            outbox.PERSONAL: {
+                "document": {
+                    "kind": document.kind.value,
+                    "number": document.number,
+                    "country": document.country,
+                }
+            },
+        },
+    )
 
 
 # --- the retention --------------------------------------------------------------------------------------
