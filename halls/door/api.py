@@ -61,13 +61,13 @@ def _venue(request: Request, venue_id: int, *roles: str) -> Venue:
 
 def _register(visit: Visit) -> dict[str, Any] | None:
     """The register that listed the person and its version (None: listed online, no file loaded)."""
-    if visit.register_id is None and visit.register_version_id is None:
-        return None
     if visit.register_version_id is not None:
         version = RegisterVersion.objects.select_related("register").get(pk=visit.register_version_id)
         return {"code": version.register.code, "version": version.number}
-    code = Register.objects.filter(pk=visit.register_id).values_list("code", flat=True).get()
-    return {"code": code, "version": None}
+    if visit.register_id is not None:
+        code = Register.objects.filter(pk=visit.register_id).values_list("code", flat=True).get()
+        return {"code": code, "version": None}
+    return None
 
 
 class AdmissionView(HallAPIView):

@@ -138,7 +138,11 @@ def admit(
                 "door": door,
                 "decision": decision.value,
                 "register": listed_on.code if listed_on is not None else None,
-                "register_version": listed_on.version if check.decided_by_version is not None else None,
+                "register_version": (
+                    listed_on.version
+                    if listed_on is not None and check.decided_by_version is not None
+                    else None
+                ),
                 "registers_consulted": len(check.consulted),
                 "registers_unreadable": len(check.unreadable),
                 "consultation": check.consultation.value,

@@ -63,7 +63,7 @@ def next_batch(*, venue_id: int, limit: int) -> tuple[list[dict[str, Any]], int]
 
 def authority_batch(*, limit: int) -> list[dict[str, Any]]:
     """The oldest unacknowledged messages owed to the gaming authority, venue by venue, each in its order:
-    {"venue_id", "venue": licence number, "sequence", "kind", "payload"} as the authority sender posts them."""
+    {"venue_id", "venue": licence number, "sequence", "kind", "payload"}, as the authority sender posts."""
     messages = (
         OutboxMessage.objects.filter(destination=Destination.AUTHORITY, acked_at__isnull=True)
         .select_related("venue")
