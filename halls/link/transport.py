@@ -381,7 +381,9 @@ class AuthoritySender(_Retrier):
             async for attempt in self._retrying(what):
                 with attempt:
                     sequence = await self._post(message)
-            await _db(venue_side.acknowledge_authority)(venue_id=message["venue_id"], up_to=sequence)
+            await _db(venue_side.acknowledge_authority)(
+                venue_id=message["venue_id"], up_to=sequence, kind=message["kind"]
+            )
             log.info("the authority accepted %s", what.removesuffix(" to the authority"))
             accepted += 1
         self.sent += accepted

@@ -123,6 +123,11 @@ def test_the_link_delivers_the_notice_to_the_authority_and_forgets_the_number(
     assert all(m.acked_at is not None and "personal" not in m.payload for m in messages)
     assert [m.payload["self_exclusion"] for m in messages] == [found.pk, found.pk]
     assert "try 2 again" in caplog.text  # retried with the link's backoff
+    notified = AuditEntry.objects.filter(action="link.authority_acknowledged").order_by("pk")
+    assert [(e.data["up_to"], e.data["kind"]) for e in notified] == [
+        (1, "door.self_exclusion"),
+        (2, "door.self_exclusion"),
+    ]
     assert NUMBER not in caplog.text and NUMBER[:-1] not in caplog.text
 
 

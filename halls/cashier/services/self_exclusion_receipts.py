@@ -48,7 +48,7 @@ def receipt_document(found: SelfExclusion) -> Document:
         lines=(
             Field(_("Licence"), venue.licence_number),
             Field(_("Reference"), reference(found)),
-            Field(_("Recorded on"), formats.date_format(recorded, "SHORT_DATETIME_FORMAT")),
+            Field(_("Recorded on"), f"{_day(recorded.date())} {formats.time_format(recorded, 'H:i')}"),
             Field(_("Document"), document),
             Rule(),
             Field(_("Excluded from"), _day(found.since)),

@@ -18,6 +18,7 @@ from halls.link.kinds import LinkKind
 from halls.link.models import Destination, OutboxMessage, StreamPosition
 from halls.link.services import outbox, streams
 from halls.models import Venue
+from halls.services import audit
 
 
 @cache
@@ -81,8 +82,20 @@ def authority_batch(*, limit: int) -> list[dict[str, Any]]:
     ]
 
 
-def acknowledge_authority(*, venue_id: int, up_to: int) -> int:
-    return outbox.acknowledge(venue_id=venue_id, up_to=up_to, destination=Destination.AUTHORITY)
+def acknowledge_authority(*, venue_id: int, up_to: int, kind: str) -> int:
+    """The authority accepted the venue's messages up to ``up_to``: marked sent (their personal part
+    erased), audited on the venue's chain (the sequence and kind: the proof the authority was notified)."""
+    with transaction.atomic():
+        marked = outbox.acknowledge(venue_id=venue_id, up_to=up_to, destination=Destination.AUTHORITY)
+        if marked:
+            audit.record(
+                venue_id=venue_id,
+                actor="link.authority",
+                action="link.authority_acknowledged",
+                obj=Venue(pk=venue_id),
+                data={"up_to": up_to, "kind": kind, "messages": marked},
+            )
+    return marked
 
 
 def reported(*, venue_id: int) -> int:
