@@ -8,8 +8,9 @@ It keeps, in memory, the documents its register lists and the notices venues sen
 - ``POST /notices`` {"venue", "sequence", "kind", "payload"} -> 200 {"accepted": sequence, "duplicate": bool}
   (a venue's self-exclusion notice; the same venue and sequence twice is a duplicate, kept once);
 - ``POST /control`` to steer it: {"listed": [["DNI", "12345678Z", "ES"], ...]} replaces the list;
-  {"mode": "ok" | "slow" | "down" | "broken"} (slow: sleeps ``delay`` seconds before answering; down:
-  503; broken: 200 with a body that is not JSON); {"refuse_notices": n}: the next n notices get a 503;
+  {"mode": "ok" | "slow" | "trickle" | "down" | "broken"} (slow: sleeps ``delay`` seconds before
+  answering; trickle: the answer a byte every 0.1 s; down: 503; broken: 200 with a body that is not
+  JSON); {"refuse_notices": n}: the next n notices get a 503;
 - ``GET /notices`` -> the notices received, in order; ``GET /queries`` -> how many queries it answered.
 
 It prints "ready <port>" on stdout once it listens. A test stops it with SIGTERM.
@@ -102,7 +103,17 @@ class Handler(BaseHTTPRequestHandler):
             STATE.queries += 1
         if mode == "slow":
             time.sleep(delay)
-        if mode == "down":
+        if mode == "trickle":  # the answer a byte at a time: each read is quick, the whole is slow
+            data = json.dumps({"listed": listed}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            for byte in data:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(0.1)
+        elif mode == "down":
             self._send(503, {"error": "maintenance"})
         elif mode == "broken":
             self._send(200, raw=b"<html>Service temporarily unavailable</html>")

@@ -80,7 +80,7 @@ def test_not_listed_online_is_admitted_even_if_an_older_file_listed_them(
     assert (lifted.decision, lifted.consultation) == (Decision.ADMITTED, Consultation.ONLINE)
 
 
-@pytest.mark.parametrize("mode", ["slow", "down", "broken"])
+@pytest.mark.parametrize("mode", ["slow", "trickle", "down", "broken"])
 def test_a_failing_service_leaves_the_decision_to_the_last_loaded_file(
     venue: Venue, online_rgiaj: FakeAuthority, mode: str
 ) -> None:
