@@ -11,6 +11,7 @@ import sys
 import time
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -71,3 +72,12 @@ def test_run_link_sends_the_self_exclusion_to_the_authority(venue: Venue, author
     assert "notices to the authority" in output and dni(23_000_001) not in output
     message = OutboxMessage.objects.get(venue=venue, destination=Destination.AUTHORITY)
     assert message.acked_at is not None and "personal" not in message.payload
+
+
+def test_a_venue_without_the_authoritys_url_is_warned_at_deploy(settings: Any) -> None:
+    from halls.door.checks import check_authority
+
+    settings.HALL_ROLE, settings.HALL_EMBEDDED, settings.HALL_AUTHORITY_URL = "venue", False, ""
+    assert [m.id for m in check_authority()] == ["door.W001"]
+    settings.HALL_AUTHORITY_URL = "https://authority.example"
+    assert check_authority() == []
