@@ -78,6 +78,9 @@ def test_a_self_exclusion_is_queued_for_the_authority_in_its_transaction(venue: 
     audited = AuditEntry.objects.get(action="door.self_excluded")
     assert audited.data["queued_for_authority"] is True
 
+    # The same term again (a retried request) changes nothing and sends nothing again.
+    audits = AuditEntry.objects.count()
+    assert exclude(venue).pk == found.pk and AuditEntry.objects.count() == audits
     # An extension is notified too; a refused shortening writes nothing, in the outbox neither.
     exclude(venue, days=365)
     with pytest.raises(Conflict):

@@ -158,7 +158,8 @@ def self_exclude(*, venue: Venue, document: Document, until: date, actor: Actor)
     """Record the person's own self-exclusion at the venue until ``until`` (inclusive), at once.
 
     Refused with nothing written: an end before today (the venue's date), or one before the end of the
-    self-exclusion already in force (a self-exclusion is never shortened: it may only be extended)."""
+    self-exclusion already in force (a self-exclusion is never shortened: it may only be extended). The
+    same end again is answered with the one in force, and nothing is written (a retried request)."""
     digest = keyed_digest(register_key(), document)
     with transaction.atomic():
         locks.lock_venue(venue.pk)  # one self-exclusion of a person at a time: the term compared, then kept
@@ -180,6 +181,8 @@ def self_exclude(*, venue: Venue, document: Document, until: date, actor: Actor)
                 % {"until": found.until.isoformat()},
                 code="self_exclusion_shortened",
             )
+        if found is not None and extended and until == found.until:
+            return found  # the same term again (a retried request): nothing changes, nothing is sent again
         if found is None:
             found = SelfExclusion(venue=venue, digest=digest)
         if not extended:
