@@ -569,6 +569,14 @@ HALL_DOOR_VISIT_RETENTION_DAYS = env.int("HALL_DOOR_VISIT_RETENTION_DAYS", defau
 # jurisdiction.
 HALL_DOOR_DAY_START_HOUR = env.int("HALL_DOOR_DAY_START_HOUR", default=6)
 HALL_DOOR_BY_JURISDICTION: dict[str, dict[str, int]] = {}
+# Registers consulted online at their authority's service (halls.door.online), by register code, as JSON:
+# {"RGIAJ": {"url": "https://authority.example/rgiaj/query", "timeout": 0.5, "token": "..."}} (timeout and
+# token optional). The authority's answer decides; while its service is down, slow or answering garbage,
+# the register's last loaded file decides and the visit records it (Visit.consultation). Every online
+# query of one admission shares the budget, so the decision stays under a second.
+HALL_DOOR_ONLINE_REGISTERS: dict[str, dict[str, object]] = env.json("HALL_DOOR_ONLINE_REGISTERS", default={})
+HALL_DOOR_ONLINE_TIMEOUT_SECONDS = env.float("HALL_DOOR_ONLINE_TIMEOUT_SECONDS", default=0.5)
+HALL_DOOR_ONLINE_BUDGET_SECONDS = env.float("HALL_DOOR_ONLINE_BUDGET_SECONDS", default=0.8)
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------
 # The same codebase runs a venue installation (the default) or the central. A venue sends its outbox to the
@@ -592,6 +600,11 @@ HALL_LINK_POLL_SECONDS = env.float("HALL_LINK_POLL_SECONDS", default=0.2)
 HALL_LINK_HEARTBEAT_SECONDS = env.float("HALL_LINK_HEARTBEAT_SECONDS", default=10.0)
 HALL_LINK_BACKOFF_MAX_SECONDS = env.float("HALL_LINK_BACKOFF_MAX_SECONDS", default=30.0)
 HALL_LINK_CATCHUP_SECONDS = env.float("HALL_LINK_CATCHUP_SECONDS", default=30.0)
+# Venue: the gaming authority's service, where the outbox's notices to it go (a person's self-exclusion,
+# POSTed to <url>/notices by `manage.py run_link`, halls.link.transport.AuthoritySender), and its token
+# (sent as a Bearer token when set). Blank: the notices wait in the outbox until it is set.
+HALL_AUTHORITY_URL = env.str("HALL_AUTHORITY_URL", default="").rstrip("/")
+HALL_AUTHORITY_TOKEN = env.str("HALL_AUTHORITY_TOKEN", default="")
 # Central: a venue not heard from (no socket open, no request) for this long is shown offline; a rotated
 # credential keeps working this long after its successor is issued.
 HALL_LINK_OFFLINE_SECONDS = env.float("HALL_LINK_OFFLINE_SECONDS", default=30.0)

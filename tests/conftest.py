@@ -131,6 +131,8 @@ SQLITE_DESELECT = (
     "jackpots/tables/test_bet_groups.py::test_a_manual_total_in_a_group_contributes_once",
     # Purchases are grouped on PostgreSQL only (SQLite writes each inline).
     "bingo/electronic/test_sales_concurrency.py::test_purchases_at_once_share_groups",
+    # The link process shares the test's database: PostgreSQL's (SQLite's is in this process's memory).
+    "door/test_authority_link_process.py::test_run_link_sends_the_self_exclusion_to_the_authority",
 )
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
-from django.urls import path
+from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema
@@ -29,7 +29,7 @@ from rest_framework.response import Response
 
 from halls import access
 from halls.api import HallAPIView, actor, valid
-from halls.door.models import RegisterVersion
+from halls.door.models import Register, RegisterVersion, Visit
 from halls.door.services import admission, presence
 from halls.errors import InvalidInput
 from halls.models import Role, Venue
@@ -102,11 +102,15 @@ def _venue(request: Request, venue_id: int, *roles: str) -> Venue:
     return access.venue_for(request.user, venue_id, *roles)
 
 
-def _register(version_id: int | None) -> dict[str, Any] | None:
-    if version_id is None:
-        return None
-    version = RegisterVersion.objects.select_related("register").get(pk=version_id)
-    return {"code": version.register.code, "name": version.register.name, "version": version.number}
+def _register(visit: Visit) -> dict[str, Any] | None:
+    """The register that listed the person and its version (None: listed online, no file loaded)."""
+    if visit.register_version_id is not None:
+        version = RegisterVersion.objects.select_related("register").get(pk=visit.register_version_id)
+        return {"code": version.register.code, "name": version.register.name, "version": version.number}
+    if visit.register_id is not None:
+        code, name = Register.objects.filter(pk=visit.register_id).values_list("code", "name").get()
+        return {"code": code, "name": name, "version": None}
+    return None
 
 
 ADMIT_ROLES = (Role.OPERATOR, Role.DOOR)
@@ -173,10 +177,11 @@ class AdmissionView(HallAPIView):
             {
                 "visit": visit.pk,
                 "decision": visit.decision,
-                "decided_by_register": _register(visit.register_version_id),
+                "decided_by_register": _register(visit),
                 "registers_readable": visit.registers_readable,
                 "override": visit.override,
                 "replayed": done.replayed,
+                "consultation": visit.consultation,
             },
             status=status.HTTP_200_OK if done.replayed else status.HTTP_201_CREATED,
         )
@@ -262,8 +267,9 @@ class SelfExclusionView(HallAPIView):
         found = admission.self_exclude(
             venue=venue, document=document, until=data["until"], actor=actor(request)
         )
+        receipt = reverse("cashier-self-exclusion-receipt", kwargs={"venue_id": venue.pk, "pk": found.pk})
         return Response(
-            {"self_exclusion": found.pk, "since": found.since, "until": found.until},
+            {"self_exclusion": found.pk, "since": found.since, "until": found.until, "receipt": receipt},
             status=status.HTTP_201_CREATED,
         )
 

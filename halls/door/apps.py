@@ -10,3 +10,6 @@ class DoorConfig(AppConfig):
     label = "door"
     verbose_name = _("Admission")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from halls.door import checks  # noqa: F401 - registers its deploy check

@@ -154,6 +154,22 @@ def lenient_document(kind: Kind, number: str, country: str = "") -> Document | R
     return Document(kind, number, state or typed)
 
 
+# What a receipt shows of a document: its last characters, never more (a DNI's last two digits and its
+# check letter: the holder recognises it, nobody else learns who it is).
+SHOWN_CHARACTERS = 3
+
+
+def tail(document: Document) -> str:
+    """The document's last SHOWN_CHARACTERS characters, what a receipt shows of it."""
+    return document.number[-SHOWN_CHARACTERS:]
+
+
+def masked(kind: str, shown: str, length: int = 9) -> str:
+    """A document as a receipt prints it: "DNI ******78Z" (the hidden characters as asterisks)."""
+    hidden = "*" * max(length - len(shown), 3)
+    return f"{kind} {hidden}{shown}".strip()
+
+
 def keyed_digest(key: bytes, document: Document) -> bytes:
     """HMAC-SHA256 of the document's canonical text under ``key``: 32 bytes, the number not recoverable
     without the key (a DNI's 10^8 numbers are easily enumerated, so a plain hash would not do)."""

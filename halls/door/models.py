@@ -117,6 +117,10 @@ class SelfExclusion(models.Model):
         verbose_name=_("recorded by"),
     )
     recorded_at = models.DateTimeField(verbose_name=_("recorded at"))
+    # What the receipt shows of the document so its holder recognises it: its type and its last three
+    # characters (halls.door.receipt.masked), never the number (blank: recorded before receipts).
+    document_kind = models.CharField(max_length=10, blank=True, verbose_name=_("document type"))
+    document_tail = models.CharField(max_length=3, blank=True, verbose_name=_("document's last characters"))
 
     class Meta:
         verbose_name = _("self-exclusion")
@@ -134,6 +138,14 @@ class Decision(models.TextChoices):
     MINOR = "minor", _("refused: a minor")
     PROHIBITED = "prohibited", _("refused: on a prohibited-access register")
     SELF_EXCLUDED = "self_excluded", _("refused: self-excluded here")
+
+
+class Consultation(models.TextChoices):
+    """How the registers were consulted for a decision."""
+
+    ONLINE = "online", _("online")  # every register consulted online answered
+    FILE_FALLBACK = "file_fallback", _("last loaded file (the online service did not answer)")
+    FILE = "file", _("loaded file")  # no register is consulted online
 
 
 class Visit(models.Model):
@@ -163,6 +175,21 @@ class Visit(models.Model):
         on_delete=models.PROTECT,
         related_name="+",
         verbose_name=_("register version"),
+    )
+    # The register that listed the person (online or by its file), when one did.
+    register = models.ForeignKey(
+        Register,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("register"),
+    )
+    consultation = models.CharField(
+        max_length=16,
+        choices=Consultation.choices,
+        default=Consultation.FILE,
+        verbose_name=_("registers consulted by"),
     )
     # Whether every register in force for the venue could be consulted (loaded, under the current key).
     registers_readable = models.BooleanField(verbose_name=_("all registers readable"))

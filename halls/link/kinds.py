@@ -12,6 +12,11 @@ class LinkKind(StrEnum):
     IB_CONTRIBUTION = "ib.contribution"
     # ... and at its end {prize, round, game, void, ordinal (null: no Bingo), cards: ["A-0007", ...]}
     IB_RESULT = "ib.result"
+    # venue -> the gaming authority (the outbox's authority destination, halls.link.transport.AuthoritySender)
+    # a person's self-exclusion recorded (or extended) at the venue (halls.door.services.admission):
+    # {"self_exclusion": id, "venue": {"licence", "name"}, "since", "until", "recorded_at",
+    #  "personal": {"document": {"kind", "number", "country"}}} ("personal" erased once acknowledged)
+    SELF_EXCLUSION = "door.self_exclusion"
     # central -> venue (streams)
     # a message for a venue's operator (credential rotated, link paused):
     # {"text": str, "level": "info" | "warning"} (stored in LinkNotice, listed by `manage.py link_notices`)

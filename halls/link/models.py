@@ -10,12 +10,23 @@ from django.utils.translation import gettext_lazy as _
 from halls.models import Venue, append_only
 
 
+class Destination(models.TextChoices):
+    """Whom an outbox message is owed to: the central of the venue's network (run_link's sender), or the
+    gaming authority (its notices endpoint, HALL_AUTHORITY_URL: halls.link.transport.AuthoritySender)."""
+
+    CENTRAL = "central", _("the central")
+    AUTHORITY = "authority", _("the gaming authority")
+
+
 class OutboxMessage(models.Model):
-    """Venue side: one message owed to the central, written with the fact it reports. Sent in sequence
-    order until acknowledged; the payload is never changed once written."""
+    """Venue side: one message owed to a destination (the central, the authority), written with the fact
+    it reports. Sent in sequence order until acknowledged; the payload is never changed once written,
+    except its ``personal`` part (what only the destination may keep: a document's number), erased once
+    the destination acknowledged it."""
 
     venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
-    sequence = models.BigIntegerField()  # 1, 2, 3… per venue, in commit order
+    destination = models.CharField(max_length=12, choices=Destination.choices, default=Destination.CENTRAL)
+    sequence = models.BigIntegerField()  # 1, 2, 3… per venue and destination, in commit order
     kind = models.CharField(max_length=60)
     payload = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True)
@@ -25,11 +36,15 @@ class OutboxMessage(models.Model):
         verbose_name = _("outbox message")
         verbose_name_plural = _("outbox messages")
         constraints = [
-            models.UniqueConstraint(fields=["venue", "sequence"], name="outbox_venue_sequence_once"),
+            models.UniqueConstraint(
+                fields=["venue", "destination", "sequence"], name="outbox_venue_destination_sequence_once"
+            ),
         ]
         indexes = [
             models.Index(
-                fields=["venue", "sequence"], name="outbox_unacked", condition=models.Q(acked_at__isnull=True)
+                fields=["venue", "destination", "sequence"],
+                name="outbox_unacked_by_destination",
+                condition=models.Q(acked_at__isnull=True),
             )
         ]
 

@@ -18,6 +18,11 @@ services.venue_side on a worker thread.
   HALL_LINK_CATCHUP_SECONDS it catches up anyway (a lost last push shows no gap). A lost socket is
   reopened with capped backoff, and caught up again.
 
+- **Authority sender** (`AuthoritySender`, when HALL_AUTHORITY_URL is set): the outbox's messages owed to
+  the gaming authority (a person's self-exclusion), POSTed one by one to ``<url>/notices`` in order per
+  venue, with the same retry, until the authority answers ``{"accepted": sequence}``; then marked sent and
+  their personal part erased.
+
 SIGTERM or SIGINT: the loops stop at their next step (a POST in flight is finished or abandoned:
 either way nothing is marked sent that the central did not name), and the process exits 0.
 """
@@ -103,22 +108,12 @@ def _error_code(body: Any) -> str:
     return ""
 
 
-class Link:
-    """One venue's link to the central: `run()` until `stop` is set."""
+class _Retrier:
+    """What the link's senders share: a stop, waits it wakes, and the capped, jittered retry."""
 
-    def __init__(self, config: LinkConfig) -> None:
-        self.config = config
+    def __init__(self, backoff_max_seconds: float) -> None:
         self.stop = asyncio.Event()
-        self.client = httpx.AsyncClient(
-            base_url=config.central_url,
-            headers={"Authorization": config.authorization},
-            timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout),
-        )
-        self.sent = 0  # messages the central accepted since start (a figure for the log and the tests)
-        self.applied = 0  # stream entries applied since start
-        self.followed: list[str] = []
-
-    # --- waiting ------------------------------------------------------------------------------------------
+        self.backoff_max_seconds = backoff_max_seconds
 
     async def sleep(self, seconds: float) -> None:
         """Sleep, woken early by the stop."""
@@ -135,12 +130,28 @@ class Link:
 
         return AsyncRetrying(
             retry=retry_if_exception(lambda e: isinstance(e, httpx.TransportError | Retryable | Refused)),
-            wait=wait_exponential_jitter(initial=0.2, max=self.config.backoff_max_seconds, jitter=0.5),
+            wait=wait_exponential_jitter(initial=0.2, max=self.backoff_max_seconds, jitter=0.5),
             stop=lambda _state: self.stop.is_set(),
             sleep=self.sleep,
             before_sleep=log_retry,
             reraise=True,
         )
+
+
+class Link(_Retrier):
+    """One venue's link to the central: `run()` until `stop` is set."""
+
+    def __init__(self, config: LinkConfig) -> None:
+        super().__init__(config.backoff_max_seconds)
+        self.config = config
+        self.client = httpx.AsyncClient(
+            base_url=config.central_url,
+            headers={"Authorization": config.authorization},
+            timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout),
+        )
+        self.sent = 0  # messages the central accepted since start (a figure for the log and the tests)
+        self.applied = 0  # stream entries applied since start
+        self.followed: list[str] = []
 
     async def _request(self, method: str, url: str, **kwargs: Any) -> tuple[int, Any]:
         response = await self.client.request(method, url, **kwargs)
@@ -311,5 +322,90 @@ class Link:
     async def run(self) -> None:
         try:
             await asyncio.gather(self.sender(), self.follower())
+        finally:
+            await self.client.aclose()
+
+
+# --- the gaming authority -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuthorityConfig:
+    url: str  # the authority's base URL (HALL_AUTHORITY_URL, no trailing slash): notices go to <url>/notices
+    token: str = ""  # HALL_AUTHORITY_TOKEN: sent as "Authorization: Bearer <token>" when set
+    batch: int = 50
+    poll_seconds: float = 1.0
+    backoff_max_seconds: float = 30.0
+    connect_timeout: float = 5.0
+    timeout: float = 15.0
+
+
+class AuthoritySender(_Retrier):
+    """The outbox's authority destination to the gaming authority: each message POSTed to <url>/notices as
+    {"venue": licence number, "sequence", "kind", "payload"}, in order per venue, retried like the central's
+    (capped exponential backoff with jitter) until the authority answers 200 {"accepted": sequence}; then
+    it is marked sent and its personal part erased (halls.link.services.outbox.acknowledge). Nothing of a
+    payload is logged: its venue, sequence and kind only."""
+
+    def __init__(self, config: AuthorityConfig) -> None:
+        super().__init__(config.backoff_max_seconds)
+        self.config = config
+        headers = {"Authorization": f"Bearer {config.token}"} if config.token else {}
+        self.client = httpx.AsyncClient(
+            base_url=config.url,
+            headers=headers,
+            timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout),
+        )
+        self.sent = 0
+
+    async def _post(self, message: dict[str, Any]) -> int:
+        body = {key: message[key] for key in ("venue", "sequence", "kind", "payload")}
+        response = await self.client.post("/notices", json=body)
+        if response.status_code >= 500 or response.status_code == 429:
+            raise Retryable(f"{response.status_code} from the authority")
+        try:
+            answer = response.json()
+        except ValueError:
+            raise Retryable(f"{response.status_code} without JSON from the authority") from None
+        if response.status_code != 200 or not isinstance(answer, dict) or "accepted" not in answer:
+            raise Refused(response.status_code, _error_code(answer) or "no acceptance")
+        return int(answer["accepted"])
+
+    async def send_once(self) -> int:
+        """Send the next batch, each message until the authority accepts it; how many were accepted."""
+        messages = await _db(venue_side.authority_batch)(limit=self.config.batch)
+        accepted = 0
+        for message in messages:
+            what = f"notice {message['venue']} #{message['sequence']} ({message['kind']}) to the authority"
+            sequence = 0
+            async for attempt in self._retrying(what):
+                with attempt:
+                    sequence = await self._post(message)
+            await _db(venue_side.acknowledge_authority)(
+                venue_id=message["venue_id"], up_to=sequence, kind=message["kind"]
+            )
+            log.info("the authority accepted %s", what.removesuffix(" to the authority"))
+            accepted += 1
+        self.sent += accepted
+        return accepted
+
+    async def drain(self) -> int:
+        """Send until nothing is owed (tests, a one-off command); how many were accepted."""
+        total = 0
+        while sent := await self.send_once():
+            total += sent
+        return total
+
+    async def run(self) -> None:
+        try:
+            while not self.stop.is_set():
+                try:
+                    if not await self.send_once():
+                        await self.sleep(self.config.poll_seconds)
+                except Exception:
+                    if self.stop.is_set():
+                        return
+                    log.exception("the authority sender failed; it starts again")
+                    await self.sleep(self.config.backoff_max_seconds)
         finally:
             await self.client.aclose()

@@ -26,6 +26,7 @@ PRODUCTION = {
     "HALL_REGISTER_KEY": secrets.token_urlsafe(50),
     "ALLOWED_HOSTS": "hall.example.es",
     "CSRF_TRUSTED_ORIGINS": "https://hall.example.es",
+    "HALL_AUTHORITY_URL": "https://authority.example.es/hall",  # else door.W001: notices not sent
 }
 
 

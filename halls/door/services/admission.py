@@ -10,7 +10,8 @@ and devices: an idempotency key makes a retry answer the first visit, writing no
 (a document the door cannot read, `override_document`) needs a second member of staff who confirmed with
 their own password (checked by the door with Django's authenticate; here: someone else, of the venue's
 operator or door staff), and still decides prohibited, self-excluded and minor. `self_exclude` records
-a person's own self-exclusion at the venue, never shortened nor lifted before its term.
+a person's own self-exclusion at the venue, never shortened nor lifted before its term, and queues it for
+the gaming authority in the link's outbox (its authority destination) in the same transaction.
 
 Audit rows carry ids, the decision and counts, never a document, a digest, a name or a birth date.
 """
@@ -42,12 +43,16 @@ from halls.door.documents import (
     lenient_document,
     read_document,
     read_kind,
+    tail,
 )
 from halls.door.models import Decision, SelfExclusion, Visit
 from halls.door.services.presence import emit_presence
 from halls.door.services.registers import check_document, register_key
 from halls.door.texts import document_problem
 from halls.errors import Conflict, InvalidInput, PermissionDenied
+from halls.link.kinds import LinkKind
+from halls.link.models import Destination, OutboxMessage
+from halls.link.services import outbox
 from halls.models import Role, Venue
 from halls.services import audit, locks, venueclock
 
@@ -222,7 +227,7 @@ def admit_once(
     digest = keyed_digest(register_key(), document)
     if key is not None and (replay := _replay(venue, key, door, digest)) is not None:
         return replay
-    check = check_document(venue=venue, document=document)
+    check = check_document(venue=venue, document=document, online=True)
     listed_on = check.listed_on
     if listed_on is not None:
         decision = Decision.PROHIBITED
@@ -241,7 +246,9 @@ def admit_once(
                 decided_by=_user(actor),
                 decided_by_label=actor_label(actor)[:150],
                 decision=decision,
-                register_version_id=listed_on.version_id if listed_on is not None else None,
+                register_version_id=check.decided_by_version,
+                register_id=listed_on.register_id if listed_on is not None else None,
+                consultation=check.consultation,
                 registers_readable=not check.unreadable,
                 digest=digest,
                 keep_until=at + retention(venue),
@@ -254,9 +261,14 @@ def admit_once(
                 "door": door,
                 "decision": decision.value,
                 "register": listed_on.code if listed_on is not None else None,
-                "register_version": listed_on.version if listed_on is not None else None,
+                "register_version": (
+                    listed_on.version
+                    if listed_on is not None and check.decided_by_version is not None
+                    else None
+                ),
                 "registers_consulted": len(check.consulted),
                 "registers_unreadable": len(check.unreadable),
+                "consultation": check.consultation.value,
             }
             if override and second is not None:
                 data.update({"override": True, "confirmed_by": second.pk})
@@ -277,7 +289,8 @@ def self_exclude(*, venue: Venue, document: Document, until: date, actor: Actor)
     """Record the person's own self-exclusion at the venue until ``until`` (inclusive), at once.
 
     Refused with nothing written: an end before today (the venue's date), or one before the end of the
-    self-exclusion already in force (a self-exclusion is never shortened: it may only be extended)."""
+    self-exclusion already in force (a self-exclusion is never shortened: it may only be extended). The
+    same end again is answered with the one in force, and nothing is written (a retried request)."""
     digest = keyed_digest(register_key(), document)
     with transaction.atomic():
         locks.lock_venue(venue.pk)  # one self-exclusion of a person at a time: the term compared, then kept
@@ -299,6 +312,8 @@ def self_exclude(*, venue: Venue, document: Document, until: date, actor: Actor)
                 % {"until": found.until.isoformat()},
                 code="self_exclusion_shortened",
             )
+        if found is not None and extended and until == found.until:
+            return found  # the same term again (a retried request): nothing changes, nothing is sent again
         if found is None:
             found = SelfExclusion(venue=venue, digest=digest)
         if not extended:
@@ -306,15 +321,43 @@ def self_exclude(*, venue: Venue, document: Document, until: date, actor: Actor)
         found.until = until
         found.recorded_by = _user(actor)
         found.recorded_at = now
+        found.document_kind = document.kind.value
+        found.document_tail = tail(document)
         found.save()
         audit.record(
             venue_id=venue.pk,
             actor=actor,
             action="door.self_excluded",
             obj=found,
-            data={"until": until.isoformat(), "extended": extended},
+            data={"until": until.isoformat(), "extended": extended, "queued_for_authority": True},
         )
+        _queue_for_the_authority(venue, found, document)  # last: its number is the last lock (Rank.STREAM)
     return found
+
+
+def _queue_for_the_authority(venue: Venue, found: SelfExclusion, document: Document) -> OutboxMessage:
+    """The self-exclusion owed to the gaming authority, in the outbox the network link uses (its authority
+    destination), in this transaction: sent by the link process (HALL_AUTHORITY_URL) with the link's retry.
+    The document travels in the payload's personal part, erased once the authority acknowledged it."""
+    return outbox.enqueue(
+        venue_id=venue.pk,
+        kind=LinkKind.SELF_EXCLUSION,
+        destination=Destination.AUTHORITY,
+        payload={
+            "self_exclusion": found.pk,
+            "venue": {"licence": venue.licence_number, "name": venue.name},
+            "since": found.since.isoformat(),
+            "until": found.until.isoformat(),
+            "recorded_at": found.recorded_at.isoformat(),
+            outbox.PERSONAL: {
+                "document": {
+                    "kind": document.kind.value,
+                    "number": document.number,
+                    "country": document.country,
+                }
+            },
+        },
+    )
 
 
 # --- the retention --------------------------------------------------------------------------------------

@@ -13,6 +13,11 @@ audited in the chain of every venue the register binds, with counts, version and
 `check_document` answers whether a document is on any register in force for a venue (the national
 registers and those of its jurisdiction, each at its current version), which register and version listed
 it, and which registers could not be consulted (never loaded, or keyed with another HALL_REGISTER_KEY).
+With ``online=True`` (the door's admission) a register configured in HALL_DOOR_ONLINE_REGISTERS is asked
+at its authority's URL first (halls.door.online), all of them within HALL_DOOR_ONLINE_BUDGET_SECONDS; the
+authority's answer decides for that register, and while its service is down, slow or answering garbage,
+the register's last loaded file decides and the check says so (`Consultation.FILE_FALLBACK`). Only the
+register's code, the outcome and the time taken are logged, never the document.
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ import hmac
 import logging
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import BinaryIO
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -33,8 +38,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from halls.actors import Actor, actor_label
+from halls.door import online as online_query
 from halls.door.documents import Document, keyed_digest
-from halls.door.models import Register, RegisterEntry, RegisterVersion
+from halls.door.models import Consultation, Register, RegisterEntry, RegisterVersion
 from halls.door.registerfile import NATIONAL, RegisterFile, RegisterFileError
 from halls.door.services import locks
 from halls.door.texts import file_problem
@@ -301,15 +307,44 @@ class RegisterInForce:
 class RegisterCheck:
     listed_on: RegisterInForce | None  # the register (and its version) that lists the document, if any
     consulted: tuple[RegisterInForce, ...]  # every register in force for the venue, national ones first
+    # The online answers, by register id (registers asked online only; an outcome may be no answer).
+    online: dict[int, online_query.Outcome] = field(default_factory=dict)
 
     @property
     def listed(self) -> bool:
         return self.listed_on is not None
 
     @property
+    def listed_online(self) -> bool:
+        """The authority's online service listed the document (no file version decided)."""
+        return self.listed_on is not None and self.online.get(self.listed_on.register_id) is (
+            online_query.Outcome.LISTED
+        )
+
+    @property
+    def decided_by_version(self) -> int | None:
+        """The id of the register's file version that listed the document (None: none did, or online)."""
+        return None if self.listed_on is None or self.listed_online else self.listed_on.version_id
+
+    @property
     def unreadable(self) -> tuple[RegisterInForce, ...]:
-        """Registers that bind the venue but could not say: never loaded, or keyed with another key."""
-        return tuple(r for r in self.consulted if not r.readable)
+        """Registers that bind the venue but could not say: not answered online, and their file never
+        loaded or keyed with another key."""
+        return tuple(r for r in self.consulted if not r.readable and not self._answered(r))
+
+    @property
+    def consultation(self) -> Consultation:
+        """Online: every register asked online answered; file fallback: one did not and its file decided;
+        file: none is consulted online."""
+        if not self.online:
+            return Consultation.FILE
+        if all(outcome.answered for outcome in self.online.values()):
+            return Consultation.ONLINE
+        return Consultation.FILE_FALLBACK
+
+    def _answered(self, register: RegisterInForce) -> bool:
+        outcome = self.online.get(register.register_id)
+        return outcome is not None and outcome.answered
 
 
 def registers_in_force(venue: Venue) -> tuple[RegisterInForce, ...]:
@@ -332,11 +367,69 @@ def registers_in_force(venue: Venue) -> tuple[RegisterInForce, ...]:
     )
 
 
-def check_document(*, venue: Venue, document: Document) -> RegisterCheck:
-    """Is this document on a register in force for the venue? Two queries: the registers, the digest."""
+def online_registers() -> dict[str, online_query.OnlineRegister]:
+    """The registers consulted online, by code (HALL_DOOR_ONLINE_REGISTERS); an entry without a URL is
+    left out, with a warning (its file decides)."""
+    found = {}
+    configured: dict[str, Any] = settings.HALL_DOOR_ONLINE_REGISTERS or {}
+    for code, spec in configured.items():
+        url = str((spec or {}).get("url") or "").strip()
+        if not url:
+            log.warning("door: HALL_DOOR_ONLINE_REGISTERS[%s] has no url: its file decides", code)
+            continue
+        found[str(code).strip().upper()] = online_query.OnlineRegister(
+            url=url,
+            timeout=float(spec.get("timeout", settings.HALL_DOOR_ONLINE_TIMEOUT_SECONDS)),
+            token=str(spec.get("token") or ""),
+        )
+    return found
+
+
+def _ask_online(
+    consulted: tuple[RegisterInForce, ...], document: Document
+) -> dict[int, online_query.Outcome]:
+    """Ask each register configured online, in order, all within the budget; the outcome of each (a
+    register left without time is a timeout). Logs the register, the outcome and the time, never more."""
+    configured = online_registers()
+    asked = [r for r in consulted if r.code in configured]
+    if not asked:
+        return {}
+    deadline = time.monotonic() + float(settings.HALL_DOOR_ONLINE_BUDGET_SECONDS)
+    outcomes = {}
+    for register in asked:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            outcomes[register.register_id] = online_query.Outcome.TIMEOUT
+            log.warning("door: register %s not asked online: the time budget is spent", register.code)
+            continue
+        answer = online_query.query(configured[register.code], document, timeout=left)
+        outcomes[register.register_id] = answer.outcome
+        if answer.outcome.answered:
+            log.info("door: register %s answered online in %.0f ms", register.code, answer.seconds * 1000)
+        else:
+            log.warning(
+                "door: register %s online %s (HTTP %s) after %.0f ms: its last loaded file decides",
+                register.code,
+                answer.outcome.value,
+                answer.status if answer.status is not None else "-",
+                answer.seconds * 1000,
+            )
+    return outcomes
+
+
+def check_document(*, venue: Venue, document: Document, online: bool = False) -> RegisterCheck:
+    """Is this document on a register in force for the venue? Two queries: the registers, the digest.
+
+    ``online``: ask the registers configured online first (outside any transaction: an HTTP call); each
+    one's answer decides for it, and a register that did not answer is decided by its file."""
     consulted = registers_in_force(venue)
-    by_version = {r.version_id: r for r in consulted if r.readable and r.version_id is not None}
-    listed_on = None
+    outcomes = _ask_online(consulted, document) if online else {}
+    by_version = {
+        r.version_id: r
+        for r in consulted
+        if r.readable and r.version_id is not None and not outcomes.get(r.register_id, _NO_ANSWER).answered
+    }
+    hits: set[int] = set()
     if by_version:
         digest = keyed_digest(register_key(), document)
         hits = set(
@@ -344,5 +437,16 @@ def check_document(*, venue: Venue, document: Document) -> RegisterCheck:
                 "version_id", flat=True
             )
         )
-        listed_on = next((r for r in consulted if r.version_id in hits), None)
-    return RegisterCheck(listed_on=listed_on, consulted=consulted)
+    listed_on = next(
+        (
+            r
+            for r in consulted
+            if outcomes.get(r.register_id) is online_query.Outcome.LISTED
+            or (r.version_id in hits and r.version_id in by_version)
+        ),
+        None,
+    )
+    return RegisterCheck(listed_on=listed_on, consulted=consulted, online=outcomes)
+
+
+_NO_ANSWER = online_query.Outcome.DOWN

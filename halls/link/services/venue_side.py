@@ -15,9 +15,10 @@ from django.utils.translation import gettext as _
 from halls.errors import NotFound
 from halls.link import registry
 from halls.link.kinds import LinkKind
-from halls.link.models import StreamPosition
+from halls.link.models import Destination, OutboxMessage, StreamPosition
 from halls.link.services import outbox, streams
 from halls.models import Venue
+from halls.services import audit
 
 
 @cache
@@ -59,6 +60,42 @@ def next_batch(*, venue_id: int, limit: int) -> tuple[list[dict[str, Any]], int]
         for m in outbox.pending(venue_id=venue_id, limit=limit)
     ]
     return messages, outbox.last_sequence(venue_id=venue_id)
+
+
+def authority_batch(*, limit: int) -> list[dict[str, Any]]:
+    """The oldest unacknowledged messages owed to the gaming authority, venue by venue, each in its order:
+    {"venue_id", "venue": licence number, "sequence", "kind", "payload"}, as the authority sender posts."""
+    messages = (
+        OutboxMessage.objects.filter(destination=Destination.AUTHORITY, acked_at__isnull=True)
+        .select_related("venue")
+        .order_by("venue_id", "sequence")[:limit]
+    )
+    return [
+        {
+            "venue_id": m.venue_id,
+            "venue": m.venue.licence_number,
+            "sequence": m.sequence,
+            "kind": m.kind,
+            "payload": m.payload,
+        }
+        for m in messages
+    ]
+
+
+def acknowledge_authority(*, venue_id: int, up_to: int, kind: str) -> int:
+    """The authority accepted the venue's messages up to ``up_to``: marked sent (their personal part
+    erased), audited on the venue's chain (the sequence and kind: the proof the authority was notified)."""
+    with transaction.atomic():
+        marked = outbox.acknowledge(venue_id=venue_id, up_to=up_to, destination=Destination.AUTHORITY)
+        if marked:
+            audit.record(
+                venue_id=venue_id,
+                actor="link.authority",
+                action="link.authority_acknowledged",
+                obj=Venue(pk=venue_id),
+                data={"up_to": up_to, "kind": kind, "messages": marked},
+            )
+    return marked
 
 
 def reported(*, venue_id: int) -> int:

@@ -13,17 +13,28 @@ from django.core.management.base import BaseCommand, CommandError
 
 from halls.errors import DomainError
 from halls.link.services import venue_side
-from halls.link.transport import Link, LinkConfig
+from halls.link.transport import AuthorityConfig, AuthoritySender, Link, LinkConfig
 
 log = logging.getLogger("hall.link")
 
 
 class Command(BaseCommand):
-    help = "Run this venue's link to the central (HALL_CENTRAL_URL) until SIGTERM."
+    help = (
+        "Run this venue's link to the central (HALL_CENTRAL_URL) and its notices to the gaming authority "
+        "(HALL_AUTHORITY_URL), either or both, until SIGTERM."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if settings.HALL_ROLE != "venue":
             raise CommandError("HALL_ROLE=central: the link process runs at venue installations only.")
+        authority = _authority_config()
+        if authority is not None and not settings.HALL_CENTRAL_URL:
+            # A venue of no network: the authority's notices only.
+            self.stdout.write(f"run_link: notices to the authority at {authority.url}")
+            self.stdout.flush()
+            asyncio.run(self._run(None, authority))
+            self.stdout.write("run_link: stopped")
+            return
         missing = [
             name
             for name in ("HALL_CENTRAL_URL", "HALL_LINK_VENUE", "HALL_LINK_KEY", "HALL_LINK_SECRET")
@@ -56,13 +67,36 @@ class Command(BaseCommand):
             f" (its hello is message {sequence})"
         )
         self.stdout.flush()
-        asyncio.run(self._run(config))
+        asyncio.run(self._run(config, authority))
         self.stdout.write("run_link: stopped")
 
-    async def _run(self, config: LinkConfig) -> None:
-        link = Link(config)
+    async def _run(self, config: LinkConfig | None, authority: AuthorityConfig | None) -> None:
+        link = Link(config) if config is not None else None
+        sender = AuthoritySender(authority) if authority is not None else None
         loop = asyncio.get_running_loop()
+
+        def stop() -> None:
+            for each in (link, sender):
+                if each is not None:
+                    each.stop.set()
+
         for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, link.stop.set)
-        await link.run()
-        log.info("link stopped: %d messages sent, %d entries applied", link.sent, link.applied)
+            loop.add_signal_handler(sig, stop)
+        await asyncio.gather(*(each.run() for each in (link, sender) if each is not None))
+        if link is not None:
+            log.info("link stopped: %d messages sent, %d entries applied", link.sent, link.applied)
+        if sender is not None:
+            log.info("authority sender stopped: %d notices sent", sender.sent)
+
+
+def _authority_config() -> AuthorityConfig | None:
+    """The authority sender's settings, None when HALL_AUTHORITY_URL is not set."""
+    if not settings.HALL_AUTHORITY_URL:
+        return None
+    return AuthorityConfig(
+        url=settings.HALL_AUTHORITY_URL,
+        token=settings.HALL_AUTHORITY_TOKEN,
+        backoff_max_seconds=settings.HALL_LINK_BACKOFF_MAX_SECONDS,
+        connect_timeout=settings.HALL_LINK_CONNECT_TIMEOUT,
+        timeout=settings.HALL_LINK_TIMEOUT,
+    )
