@@ -24,9 +24,13 @@ start with ``hall_bench``) it:
    documents looked up in a plain Python dict of the register's digests (read the document, HMAC it, look
    it up) in this process.
 
-    .venv/bin/python bench/door_opening.py                     # the full size (about 11 minutes)
+    .venv/bin/python bench/door_opening.py                     # the full size (about 12 minutes)
     .venv/bin/python bench/door_opening.py --quick             # 100,000 entries, 120 admissions in 30 s
     .venv/bin/python bench/door_opening.py --minutes 0         # the full register, no waiting between people
+
+Measured here at the reduced size (--quick, a machine of 2 cores loaded by other work, load average 8):
+100,000 entries loaded in 18.1 s, peak RSS 141 MB; 120 admissions in 30 s at one door: p50 34.8 ms, p95
+121.6 ms, p99 156.3 ms, max 174.3 ms, every decision right; the dict's p99 0.139 ms.
 
 The last line sums it up: ``entries=… load_s=… load_rss_mb=… admissions=… p50_ms=… p95_ms=… p99_ms=…
 max_ms=… dict_p99_ms=… mismatched=… errors=…``; the exit status is 1 when an answer was wrong or missing.
