@@ -835,9 +835,6 @@ def redeem_at_device(*, device: CashDevice, number: str, card_number: str, seq: 
     def keep(ticket: Ticket, tx: LedgerTransaction) -> None:
         _device_message(device, seq, TICKET_IN, body, ticket, tx)
 
-    def not_cage_only(ticket: Ticket) -> None:
-        _refuse_cage_only(ticket)
-
     return _redeem(
         venue_id=device.venue_id,
         number=digits,
@@ -847,7 +844,7 @@ def redeem_at_device(*, device: CashDevice, number: str, card_number: str, seq: 
         shift_of=lambda: None,
         target=_into_card(device.venue_id, card),
         want={"into": "card", "card": card},
-        check=not_cage_only,
+        check=_refuse_cage_only,
         after=keep,
     )
 
