@@ -177,6 +177,8 @@ bench: venv
 	    $(PY) bench/terminal_simulator.py --quick --fresh
 	DATABASE_URL=$(BENCH_PG)/hall_bench_network REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
 	    $(PY) bench/network.py --quick --fresh
+	REDIS_URL=$(BENCH_REDIS)/$(BENCH_REDIS_DB) \
+	    $(PY) bench/door_opening.py --quick --database $(BENCH_PG)/hall_bench_door_opening
 
 # --- housekeeping ---------------------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """Benchmark: loading a prohibited-access register of N entries, and looking documents up in it.
 
-Not a test, and not in `make bench` yet (issue 27's door benchmark will take it in). On a scratch PostgreSQL
+Not a test, and not in `make bench` (bench/door_opening.py loads a register there, then admits people at a
+door through the web server; this script compares two versions and SQLite). On a scratch PostgreSQL
 database (DATABASE_URL, dropped and created again) or, with ``--sqlite``, a fresh SQLite file, it writes a
 register file of N people (DNI, NIE and passports; halls.door.registerfile's shape), then loads it with
 `manage.py load_register` in a process of its own, twice (version 1, then version 2 replacing it: the

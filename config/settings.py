@@ -577,6 +577,15 @@ HALL_DOOR_BY_JURISDICTION: dict[str, dict[str, int]] = {}
 HALL_DOOR_ONLINE_REGISTERS: dict[str, dict[str, object]] = env.json("HALL_DOOR_ONLINE_REGISTERS", default={})
 HALL_DOOR_ONLINE_TIMEOUT_SECONDS = env.float("HALL_DOOR_ONLINE_TIMEOUT_SECONDS", default=0.5)
 HALL_DOOR_ONLINE_BUDGET_SECONDS = env.float("HALL_DOOR_ONLINE_BUDGET_SECONDS", default=0.8)
+# Tickets (TITO, halls.cashier.ticketrules): the most one ticket may hold (none issued above it), and the
+# amount above which a ticket is redeemed only at the cage, never at a terminal or kiosk. Decimal strings in
+# euros; each venue may set its own on its cashier settings (the admin), else its jurisdiction's figure from
+# HALL_TICKET_BY_JURISDICTION (e.g. {"ML": {"max_amount": "2000.00", "cage_above": "500.00"}}), else these.
+# The regulations at hand (Melilla's, seeds 000 art. 151.2.f) only say tickets are "canjeables en caja":
+# both figures are the house's defaults, for the operator to check against the law in force.
+HALL_TICKET_MAX_AMOUNT = env.str("HALL_TICKET_MAX_AMOUNT", default="3000.00")
+HALL_TICKET_CAGE_ABOVE = env.str("HALL_TICKET_CAGE_ABOVE", default="1000.00")
+HALL_TICKET_BY_JURISDICTION: dict[str, dict[str, str]] = {}
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------
 # The same codebase runs a venue installation (the default) or the central. A venue sends its outbox to the

@@ -25,7 +25,7 @@ from bingo.balls import ColourRangeError, colour_ranges, default_colours, parse_
 from bingo.traditional import labels
 from bingo.traditional.models import BallSet, CardSeries, DrawDevice, DrawDeviceKind
 from bingo.traditional.services import ballsets, devices, series
-from bingo.venuewide import setup_casino
+from bingo.venuewide import setup_cashier, setup_casino
 from bingo.venuewide import setup_fields as fields
 from halls import access, errors
 from halls.models import Role, Room, Screen, Venue
@@ -67,6 +67,7 @@ def _context(venues: list[Venue]) -> dict[str, Any]:
         .select_related("venue")
         .order_by("venue_id", "code"),
         **setup_casino.context(venues),
+        **setup_cashier.context(venues),
     }
 
 
@@ -224,4 +225,5 @@ ACTIONS: dict[str, Callable[[HttpRequest, list[Venue]], None]] = {
     "room_rename": _room_rename,
     "screen_rename": _screen_rename,
     **setup_casino.ACTIONS,
+    **setup_cashier.ACTIONS,
 }

@@ -25,7 +25,7 @@ from halls.cashier.models import (
     Ticket,
     Till,
 )
-from halls.cashier.services import tills
+from halls.cashier.services import cashier_settings, tills
 from halls.errors import DomainError
 
 
@@ -109,9 +109,57 @@ class CashDeviceAdmin(admin.ModelAdmin[Any]):
             _refused(self, request, exc)
 
 
+class CashierSettingsForm(forms.ModelForm[CashierSettings]):
+    """The figures checked by the service (the pair against each other, the defaults filling a blank)."""
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        try:
+            if "ticket_valid_days" in data:
+                data["ticket_valid_days"] = cashier_settings.checked_days(data["ticket_valid_days"])
+            for field in ("ticket_max_amount", "ticket_cage_above"):
+                data[field] = cashier_settings.checked_figure(data.get(field), field)
+            venue = data.get("venue") or getattr(self.instance, "venue", None)
+            if venue is not None:
+                cashier_settings.checked_limits(
+                    jurisdiction=venue.jurisdiction,
+                    maximum=data["ticket_max_amount"],
+                    cage_above=data["ticket_cage_above"],
+                )
+        except DomainError as exc:
+            raise forms.ValidationError(exc.message, code=exc.code) from exc
+        return data
+
+
 @admin.register(CashierSettings)
-class CashierSettingsAdmin(ReadOnlyAdmin):
-    list_display = ("venue", "ticket_valid_days")
+class CashierSettingsAdmin(admin.ModelAdmin[Any]):
+    """A venue's ticket validity and ticket limits, changed through
+    halls.cashier.services.cashier_settings (audited); a blank figure follows the jurisdiction's default."""
+
+    form = CashierSettingsForm
+    list_display = ("venue", "ticket_valid_days", "ticket_max_amount", "ticket_cage_above")
+
+    def get_fields(self, request: HttpRequest, obj: CashierSettings | None = None) -> tuple[str, ...]:
+        figures = ("ticket_valid_days", "ticket_max_amount", "ticket_cage_above")
+        return figures if obj is not None else ("venue", *figures)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: CashierSettings, form: Any, change: bool) -> None:
+        actor = request.user
+        assert isinstance(actor, User)
+        try:
+            saved = cashier_settings.change_cashier_settings(
+                venue_id=obj.venue_id,
+                actor=actor,
+                ticket_valid_days=obj.ticket_valid_days,
+                ticket_max_amount=obj.ticket_max_amount,
+                ticket_cage_above=obj.ticket_cage_above,
+            )
+            obj.pk = saved.pk
+        except DomainError as exc:
+            _refused(self, request, exc)
 
 
 @admin.register(Shift)

@@ -64,6 +64,19 @@ class CashierSettings(models.Model):
     )
     # A ticket not redeemed within this many days expires; its amount goes to the house.
     ticket_valid_days = models.PositiveSmallIntegerField(_("ticket validity (days)"), default=30)
+    # The most one ticket may hold, and the amount above which a ticket is paid only at the cage (never at
+    # a terminal or kiosk); empty: the jurisdiction's default (settings.HALL_TICKET_*). Changed through
+    # halls.cashier.services.cashier_settings (audited), the pair checked by halls.cashier.ticketrules.
+    ticket_max_amount = MoneyField(
+        _("maximum ticket value"), max_digits=AMOUNT_DIGITS, decimal_places=2, null=True, blank=True
+    )
+    ticket_cage_above = MoneyField(
+        _("tickets above this amount are paid only at the cage"),
+        max_digits=AMOUNT_DIGITS,
+        decimal_places=2,
+        null=True,
+        blank=True,
+    )
 
     class Meta:
         verbose_name = _("cashier settings")

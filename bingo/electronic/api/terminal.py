@@ -451,7 +451,8 @@ class CashoutView(TerminalView):
         summary="Cash out the inserted card's balance onto a ticket the terminal prints (device)",
         description=AUTH
         + "201 a new ticket, 200 the same seq again (the same ticket); 409 seq_reused. 400 bad_amount, "
-        "bad_card_number; 404 unknown_card; 409 card_blocked, insufficient_balance.",
+        "bad_card_number; 404 unknown_card; 409 card_blocked, insufficient_balance, ticket_above_maximum "
+        "(the venue's maximum ticket value: nothing moved).",
         request=TerminalCashoutRequestSerializer,
         responses={
             201: TerminalCashoutSerializer,

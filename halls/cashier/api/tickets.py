@@ -180,7 +180,8 @@ def _required(field: str, message: str) -> InvalidInput:
 TICKET = "venues/<int:venue_id>/tickets/<str:number>/"
 ISSUE_ERRORS = (
     "400 bad_amount, required, invalid; 404 unknown_venue, unknown_card; 409 no_open_shift, card_blocked, "
-    "insufficient_balance, idempotency_key_reused."
+    "insufficient_balance, idempotency_key_reused, ticket_above_maximum (the venue's maximum ticket value, "
+    "in `maximum`)."
 )
 REDEEM_ERRORS = (
     "400 bad_ticket_number, required; 404 unknown_ticket, unknown_card; 409 ticket_redeemed (naming when "
@@ -328,7 +329,8 @@ class TicketOutView(DeviceView):
         description=(
             "Authenticate with 'Authorization: CashDevice <id>:<token>'. 201 for a new ticket, 200 for the "
             "same seq again (the same ticket); the seq of another message is 409 seq_reused. 400 bad_amount, "
-            "bad_card_number; 403 device_inactive; 404 unknown_card; 409 card_blocked, insufficient_balance."
+            "bad_card_number; 403 device_inactive; 404 unknown_card; 409 card_blocked, insufficient_balance, "
+            "ticket_above_maximum (the venue's maximum ticket value, in `maximum`: nothing moved)."
         ),
         request=TicketOutSerializer,
         responses={
@@ -355,7 +357,8 @@ class TicketInView(DeviceView):
         summary="A terminal's ticket-in: a scanned ticket into the inserted card (device)",
         description=(
             "Authenticate with 'Authorization: CashDevice <id>:<token>'. 201 redeemed now, 200 for the same "
-            f"seq again; the seq of another message is 409 seq_reused. {REDEEM_ERRORS}"
+            f"seq again; the seq of another message is 409 seq_reused. {REDEEM_ERRORS} 409 ticket_cage_only: "
+            "the ticket is above the venue's cage figure (in `cage_above`), paid only at a cashier's till."
         ),
         request=TicketInSerializer,
         responses={

@@ -14,6 +14,11 @@ validity; every moment of a ticket's life is a TicketEvent.
   both written into its life.
 - `expire_tickets(now)`: the beat's job, one ticket per transaction (resumable), each at most once.
 
+The venue's ticket limits (halls.cashier.services.cashier_settings, decided by halls.cashier.ticketrules):
+no ticket above its maximum value is issued, whoever issues it (`issue_ticket` refuses
+`ticket_above_maximum`, nothing written); a ticket above its cage figure is redeemed only at a till, never
+by a device (`redeem_at_device` refuses `ticket_cage_only`, the money and the ticket untouched).
+
 A ticket is closed (redeemed or expired) by the ledger key "ticket:<id>:close": whatever the races, its money
 leaves the tickets account once. A refused redemption of a known ticket is written into its life after the
 refusal rolled back (the money and the ticket are untouched).
@@ -57,8 +62,8 @@ from halls.cashier.models import (
     TxKind,
 )
 from halls.cashier.printing.document import Barcode, Document, Field, Rule, Symbology
+from halls.cashier.services import cashier_settings, player_cards
 from halls.cashier.services import ledger as books
-from halls.cashier.services import player_cards
 from halls.cashier.services.locks import lock_player_card, lock_ticket
 from halls.cashier.services.printing import PrintResult, print_document
 from halls.cashier.services.shifts import open_shift_of
@@ -313,6 +318,7 @@ def issue_ticket(
     amount = checked_amount(amount)
     if funded_by.venue_id != venue_id:
         raise ValueError(f"account {funded_by.code} is not of venue {venue_id}")
+    _within_maximum(venue_id, amount, key)
     tickets = books.venue_account(venue_id, Kind.TICKETS)
     if funded_by.pk == tickets.pk:
         raise ValueError("a ticket cannot be funded by the tickets account")
@@ -354,6 +360,23 @@ def issue_ticket(
             },
         )
     return Issued(ticket, replayed=False)
+
+
+def _within_maximum(venue_id: int, amount: Decimal, key: str) -> None:
+    """Refuse (409 ticket_above_maximum) a ticket above the venue's maximum value, unless `key` was
+    already posted (a retry answers what was done, whatever the limit is now)."""
+    limits = cashier_settings.ticket_limits(venue_id)
+    if limits.may_issue(amount):
+        return
+    if LedgerTransaction.objects.filter(venue_id=venue_id, key=key).exists():
+        return
+    raise Conflict(
+        _("A ticket of %(amount)s cannot be issued: the maximum value of a ticket in this venue is %(max)s.")
+        % {"amount": i18n.amount(amount), "max": i18n.amount(limits.maximum)},
+        code="ticket_above_maximum",
+        amount=money.text(amount),
+        maximum=money.text(limits.maximum),
+    )
 
 
 def _ticket_of(tx: LedgerTransaction, key: str) -> Ticket:
@@ -621,10 +644,12 @@ def _redeem(
     shift_of: Callable[[], Shift | None],
     target: Callable[[Shift | None], _Target],
     want: Mapping[str, str],
+    check: Callable[[Ticket], None] | None = None,
     after: Callable[[Ticket, LedgerTransaction], None] | None = None,
 ) -> Redeemed:
     """Redeem once: the shift (if a till), the ticket locked, then where the money goes; refusals written
-    into the ticket's life after they rolled back."""
+    into the ticket's life after they rolled back. `check`: the door's own refusal of an open ticket (a
+    DomainError), before any money moves."""
     digits = checked_number(number)
     ticket_id = Ticket.objects.filter(venue_id=venue_id, number=digits).values_list("pk", flat=True).first()
     if ticket_id is None:
@@ -643,6 +668,8 @@ def _redeem(
                 return Redeemed(ticket, replayed=True)
             now = timezone.now()
             _refuse_closed(ticket, now)
+            if check is not None:
+                check(ticket)
             goes = target(shift)
             tickets = books.venue_account(venue_id, Kind.TICKETS)
             posted = books.post(
@@ -772,6 +799,28 @@ def redeem_into_card(*, venue_id: int, number: str, card_number: str, key: str, 
     )
 
 
+def _refuse_cage_only(ticket: Ticket) -> None:
+    """Refuse (409 ticket_cage_only) a ticket above the venue's cage figure: a device never pays it, the
+    player takes it to the cage (a cashier's till)."""
+    limits = cashier_settings.ticket_limits(ticket.venue_id)
+    if not limits.cage_only(ticket.amount):
+        return
+    raise Conflict(
+        _(
+            "Ticket %(number)s is for %(amount)s: tickets above %(limit)s are paid only at the cage. "
+            "Please take it to the cashier."
+        )
+        % {
+            "number": tito.grouped(ticket.number),
+            "amount": i18n.amount(ticket.amount),
+            "limit": i18n.amount(limits.cage_above),
+        },
+        code="ticket_cage_only",
+        amount=money.text(ticket.amount),
+        cage_above=money.text(limits.cage_above),
+    )
+
+
 def redeem_at_device(*, device: CashDevice, number: str, card_number: str, seq: int) -> Redeemed:
     """A terminal's ticket-in (device message): the ticket into the card inserted in it. No shift. The same
     (device, seq) again answers the first result; the seq of another message is refused seq_reused."""
@@ -795,6 +844,7 @@ def redeem_at_device(*, device: CashDevice, number: str, card_number: str, seq: 
         shift_of=lambda: None,
         target=_into_card(device.venue_id, card),
         want={"into": "card", "card": card},
+        check=_refuse_cage_only,
         after=keep,
     )
 

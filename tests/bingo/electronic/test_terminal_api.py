@@ -21,7 +21,7 @@ from bingo.electronic.models import (
     TerminalSoftware,
 )
 from halls.cashier.ledger import Kind
-from halls.cashier.models import LedgerTransaction, Ticket, TxKind
+from halls.cashier.models import CashierSettings, LedgerTransaction, Ticket, TxKind
 from halls.cashier.services import devices, player_cards
 from halls.cashier.services import ledger as books
 from halls.models import AuditEntry, Venue
@@ -195,6 +195,27 @@ def test_a_failed_terminal_cannot_buy(api: APIClient, sale: OnSale) -> None:
     )
     snap = api.post(URL + "snapshot/", {}, format="json").json()
     assert snap["terminal"]["refusal"] == "terminal_not_verified"
+
+
+def test_a_cashout_above_the_venues_maximum_ticket_value_is_refused_and_moves_nothing(
+    api: APIClient, sale: OnSale, venue: Venue
+) -> None:
+    CashierSettings.objects.create(venue=venue, ticket_max_amount=D("15.00"), ticket_cage_above=D("10.00"))
+    body = {"seq": 3, "card": sale.card.number}
+    error = _error(
+        api.post(URL + "cashout/", body, format="json", HTTP_ACCEPT_LANGUAGE="es"),
+        409,
+        "ticket_above_maximum",
+    )
+    assert "15,00" in error["message"] and "20,00" in error["message"]
+    assert not Ticket.objects.exists() and player_cards.balance(sale.card) == D("20.00")
+    assert not TerminalMessage.objects.filter(terminal=sale.terminal, seq=3).exists()
+    part = api.post(
+        URL + "cashout/", {**body, "amount": "15.00"}, format="json"
+    )  # the same seq, now answered
+    assert part.status_code == 201, part.content
+    assert part.json()["amount"] == "15.00" and part.json()["balance"] == "5.00"
+    assert books.trial_balance(venue.pk).holds
 
 
 def test_a_cashout_prints_the_balance_on_a_ticket_once(api: APIClient, sale: OnSale, venue: Venue) -> None:
