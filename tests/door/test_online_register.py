@@ -149,7 +149,7 @@ def test_the_api_names_the_consultation(venue: Venue, operator: User, online_rgi
         .json()
     )
     assert body["decision"] == "prohibited" and body["consultation"] == "online"
-    assert body["decided_by_register"] == {"code": "RGIAJ", "version": None}
+    assert body["decided_by_register"] == {"code": "RGIAJ", "name": "RGIAJ", "version": None}
 
 
 def test_the_number_goes_to_the_authority_only(
