@@ -564,6 +564,10 @@ HALL_REGISTER_KEY = env.str("HALL_REGISTER_KEY", default=SECRET_KEY)
 HALL_DOOR_ADULT_AGE = env.int("HALL_DOOR_ADULT_AGE", default=18)
 # How long a visit keeps the person's document digest; then the purge clears it and the counts stay.
 HALL_DOOR_VISIT_RETENTION_DAYS = env.int("HALL_DOOR_VISIT_RETENTION_DAYS", default=30)
+# A player card is issued, loaded and used at a terminal only for a player admitted at the door today (the
+# venue's local day) whose admission stands (halls.cashier.services.admitted); per jurisdiction under the key
+# "cards_need_admission" of HALL_DOOR_BY_JURISDICTION. The test run turns it off (tests/conftest.py).
+HALL_DOOR_CARDS_NEED_ADMISSION = env.bool("HALL_DOOR_CARDS_NEED_ADMISSION", default=True)
 HALL_DOOR_BY_JURISDICTION: dict[str, dict[str, int]] = {}
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------

@@ -5,8 +5,11 @@ halls.door.services.registers.check_document), self-excluded at this venue, a mi
 jurisdiction's adult age on the venue's local date), else admitted; every decision is a `Visit` (venue, door,
 when, who decided, the register version that decided, whether every register in force was readable) with
 the document's keyed digest kept only until the retention date, then cleared by `purge_visits` (a beat
-task), leaving the counts `visits_per_day` reads. `self_exclude` records a person's own self-exclusion at
-the venue, never shortened nor lifted before its term.
+task, which also unlinks the visit from its player), leaving the counts `visits_per_day` reads. An admission
+is the venue's player record (halls.door.services.players.admitted_player: the one the cashier's cards point
+to), admitted until the end of the venue's local day; a refusal as prohibited or self-excluded of a known
+player, and a self-exclusion, withdraw their admission and block their cards (players.withdraw_*).
+`self_exclude` records a person's own self-exclusion at the venue, never shortened nor lifted before its term.
 
 Audit rows carry ids, the decision and counts, never a document, a digest, a name or a birth date.
 """
@@ -30,6 +33,7 @@ from django.utils.translation import gettext as _
 from halls.actors import Actor, actor_label
 from halls.door.documents import Document, Problem, Refusal, age_on, keyed_digest, read_document
 from halls.door.models import Decision, SelfExclusion, Visit
+from halls.door.services import players
 from halls.door.services.registers import check_document, register_key
 from halls.door.texts import document_problem
 from halls.errors import Conflict, InvalidInput
@@ -111,6 +115,12 @@ def admit(
     else:
         decision = Decision.ADMITTED
     with transaction.atomic():
+        # An admission is the venue's player of this document (made if new), admitted until the day's end.
+        player = (
+            players.admitted_player(venue=venue, digest=digest, at=at)
+            if decision == Decision.ADMITTED
+            else None
+        )
         visit = Visit.objects.create(
             venue=venue,
             door=door,
@@ -121,7 +131,17 @@ def admit(
             register_version_id=listed_on.version_id if listed_on is not None else None,
             registers_readable=not check.unreadable,
             digest=digest,
+            player=player,
             keep_until=at + retention(venue),
+        )
+        # A known player refused as barred: their admission withdrawn and cards blocked (the door alerted if
+        # they were inside), before the visit's audit row.
+        players.withdraw_refused(
+            venue=venue,
+            digest=digest,
+            decision=decision,
+            version_id=listed_on.version_id if listed_on is not None else None,
+            actor=actor,
         )
         audit.record(
             venue_id=venue.pk,
@@ -177,6 +197,8 @@ def self_exclude(*, venue: Venue, document: Document, until: date, actor: Actor)
         found.recorded_by = _user(actor)
         found.recorded_at = now
         found.save()
+        # The person's player, if any: admission withdrawn, cards blocked, the door alerted if inside.
+        players.withdraw_self_excluded(venue=venue, digest=digest, actor=actor)
         audit.record(
             venue_id=venue.pk,
             actor=actor,
@@ -201,7 +223,7 @@ def purge_visits(*, now: datetime | None = None, actor: Actor = "door.purge") ->
             due.values("venue_id").annotate(n=Count("pk")).order_by().values_list("venue_id", "n")
         )
         for venue_id in sorted(per_venue):  # the audit heads' order
-            cleared = due.filter(venue_id=venue_id).update(digest=None)
+            cleared = due.filter(venue_id=venue_id).update(digest=None, player=None)
             total += cleared
             audit.record(
                 venue_id=venue_id,
