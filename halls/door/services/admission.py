@@ -64,6 +64,11 @@ def retention(venue: Venue) -> timedelta:
 # --- reading what a person shows ------------------------------------------------------------------------
 
 
+def digest_of(document: Document) -> bytes:
+    """The document's keyed digest under the register key: how the venue's player of it is found."""
+    return keyed_digest(register_key(), document)
+
+
 def document_from(kind: str, number: str, country: str = "") -> Document:
     """The document a person shows, checked, or a refusal naming the problem (never the number)."""
     found = read_document(kind, number, country)
