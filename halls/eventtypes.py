@@ -91,7 +91,7 @@ class EventType(StrEnum):
     PAYABLE_PAID = "payable.paid"
     # the door, on the venue's door stream ("door.<venue id>": the door's pages)
     DOOR_ALERT = "door.alert"
-    DOOR_ALERT_ACKNOWLEDGED = "door.alert_acknowledged"
+    DOOR_ALERT_ACKNOWLEDGED = "door.alert_cleared"
     # electronic and automatic bingo, on the speciality's room stream ("room.<id>": screens and terminals)
     EGAME_SALES_OPENED = "egame.sales_opened"
     EGAME_SALES_CLOSED = "egame.sales_closed"

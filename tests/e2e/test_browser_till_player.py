@@ -68,8 +68,9 @@ async def test_a_card_for_the_person_admitted_today(
     await call(admit, venue)
     await page.fill("#person-number", NUMBER)
     await page.click("#card-person-form button[type=submit]")
-    await expect(page.locator("#card-msg")).to_contain_text("Nueva tarjeta")
     await expect(page.locator("#card-view")).to_be_visible()
+    await expect(page.locator("#card-title")).to_contain_text("Tarjeta")
+    await expect(page.locator("#card-state")).to_have_text("Activa")
     (player,) = await call(cards_of_people)
     assert player is not None
     assert NUMBER not in await page.content()
