@@ -25,7 +25,7 @@ from halls import events
 from halls.cashier.models import LedgerTransaction, Player, PlayerCard, PlayerCardState
 from halls.cashier.services import admitted, player_cards
 from halls.door.documents import Document
-from halls.door.models import AlertKind, Decision, DoorAlert, Visit
+from halls.door.models import AlertKind, Decision, DoorAlert, SelfExclusion, Visit
 from halls.door.services import admission, players, registers, till
 from halls.errors import Conflict
 from halls.eventtypes import EventType
@@ -394,3 +394,20 @@ def test_the_simulators_players_pass_the_door_every_day(venue: Venue, operator: 
         admitted.check_card(old)
     provisioning.admit_players(terminals=terminals, actor=cashier)
     admitted.check_card(old)
+
+
+def test_a_refusal_at_the_door_of_a_player_inside_blocks_their_cards(venue: Venue, cashier: User) -> None:
+    """A barred person the door refuses while their admission of today stands (an online register's hit,
+    a self-exclusion recorded elsewhere): their admission withdrawn, their cards blocked, the door alerted."""
+    morning = admit(venue, PERSON)
+    card = till.card_for(venue=venue, document=doc(PERSON), actor=cashier)
+    today = venueclock.today(venue)
+    SelfExclusion.objects.create(  # recorded past the service: as an authority's listing the door learns of
+        venue=venue, digest=morning.digest, since=today, until=today, recorded_at=timezone.now()
+    )
+    assert admit(venue, PERSON).decision == Decision.SELF_EXCLUDED
+    card.refresh_from_db()
+    assert card.state == PlayerCardState.BLOCKED
+    (alert,) = players.open_alerts(venue)
+    assert (alert.kind, alert.visit) == (AlertKind.SELF_EXCLUDED, morning.pk)
+    assert admit(venue, OTHER).decision == Decision.ADMITTED  # others pass as before

@@ -206,8 +206,10 @@ def withdraw_refused(
 ) -> list[DoorAlert]:
     """A refusal at the door as prohibited or self-excluded (an online register's hit included) of a known
     player: their admission withdrawn, their cards blocked, the door alerted if they were inside."""
+    if decision not in (Decision.PROHIBITED, Decision.SELF_EXCLUDED):
+        return []  # an admission or a minor: no query
     player = player_of(venue=venue, digest=digest)
-    if player is None or decision not in (Decision.PROHIBITED, Decision.SELF_EXCLUDED):
+    if player is None:
         return []
     if decision == Decision.PROHIBITED:
         version = (
