@@ -55,6 +55,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# Anonymous cards, as before the door (issue 27): these benchmarks measure sales, not admissions.
+os.environ.setdefault("HALL_DOOR_CARDS_NEED_ADMISSION", "0")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/hall_bench_esales")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/2")
 

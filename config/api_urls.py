@@ -1,7 +1,7 @@
 """The REST API's routes (under /api/): halls' doors (token, venues, sessions; regions, agreements,
-networks; the door's admissions; the lab clock, outside production only), bingo's, the tables', the
-pools', the prize programs', the machines', the cashier's (/api/cashier/), electronic bingo's
-(/api/electronic/)."""
+networks; the door's admissions, players and alerts; the lab clock, outside production only), bingo's,
+the tables', the pools', the prize programs', the machines', the cashier's (/api/cashier/), electronic
+bingo's (/api/electronic/)."""
 
 from django.urls import URLPattern, URLResolver, include, path
 
@@ -12,6 +12,8 @@ from bingo.traditional import paper_api, program_api, setup_api
 from halls import api as halls_api
 from halls import labclock_api, regions_api
 from halls.door import api as door_api
+from halls.door import players_api as door_players_api
+from halls.door import receipts_api as door_receipts_api
 from halls.link import api as link_api
 from jackpots import api as jackpots_api
 from jackpots.tables import api as tables_api
@@ -21,6 +23,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *halls_api.urlpatterns,
     *regions_api.urlpatterns,
     *door_api.urlpatterns,
+    *door_players_api.urlpatterns,
+    *door_receipts_api.urlpatterns,
     *labclock_api.urlpatterns,  # none in production
     *bingo_api.urlpatterns,
     *setup_api.urlpatterns,

@@ -568,6 +568,10 @@ HALL_DOOR_VISIT_RETENTION_DAYS = env.int("HALL_DOOR_VISIT_RETENTION_DAYS", defau
 # admitted visits from then (a hall open past midnight keeps its evening's people), "day_start_hour" per
 # jurisdiction.
 HALL_DOOR_DAY_START_HOUR = env.int("HALL_DOOR_DAY_START_HOUR", default=6)
+# A player card is issued, loaded and used at a terminal only for a player admitted at the door today (the
+# venue's local day) whose admission stands (halls.cashier.services.admitted); per jurisdiction under the key
+# "cards_need_admission" of HALL_DOOR_BY_JURISDICTION. The test run turns it off (tests/conftest.py).
+HALL_DOOR_CARDS_NEED_ADMISSION = env.bool("HALL_DOOR_CARDS_NEED_ADMISSION", default=True)
 HALL_DOOR_BY_JURISDICTION: dict[str, dict[str, int]] = {}
 # Registers consulted online at their authority's service (halls.door.online), by register code, as JSON:
 # {"RGIAJ": {"url": "https://authority.example/rgiaj/query", "timeout": 0.5, "token": "..."}} (timeout and

@@ -14,6 +14,13 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
         "task": "demo.tasks.autoplay_rooms",
         "schedule": env.float("HALL_AUTOPLAY_SECONDS", default=3.0),
     },
+    # The simulated terminals' players through the door again once the venue's day changed (their cards are
+    # played only by a player admitted today: HALL_DOOR_CARDS_NEED_ADMISSION).
+    "demo-door": {
+        "task": "demo.tasks.admit_demo_players",
+        "schedule": env.float("HALL_DEMO_DOOR_SECONDS", default=300.0),
+        "options": {"expires": 300.0},
+    },
     # The self-playing casino tables (a no-op unless TABLE_AUTOPLAY, below).
     "demo-table-autoplay": {
         "task": "demo.tasks.autoplay_tables",

@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from bingo.electronic import provisioning, simulator
@@ -156,6 +157,21 @@ def seed_electronic(hall: DemoHall) -> None:
         f"electronic bingo: {', '.join(code for _r, code, _n, _rules in SPECIALITIES)}, {_count()} simulated "
         f"terminals each (HALL_DEMO_TERMINALS), player cards loaded to {provisioning.FLOAT} €"
     )
+
+
+def admit_demo_players() -> int:
+    """The demo's terminals' simulated players admitted at the door again once the venue's day changed (a
+    card is played only by a player admitted today): the demo's beat runs it. How many stand admitted."""
+    names = Q()
+    for _room_name, code, _name, _rules in SPECIALITIES:
+        names |= Q(device__name__startswith=SIM_PREFIX.format(code=code))
+        names |= Q(device__name=PAGE_TERMINAL.format(code=code))
+    found = list(Terminal.objects.filter(names).select_related("speciality__venue").order_by("pk"))
+    if not found:
+        return 0
+    cashier = provisioning.robot_cashier(found[0].speciality.venue)
+    admitted = provisioning.admit_players(terminals=found, actor=cashier)
+    return sum(1 for player in admitted.values() if player is not None)
 
 
 def _sim_terminals(hall: DemoHall) -> list[Terminal]:

@@ -1,4 +1,5 @@
-"""The demo's beat tasks (demo.conf.BEAT_SCHEDULE): one step of every self-playing room and table."""
+"""The demo's beat tasks (demo.conf.BEAT_SCHEDULE): one step of every self-playing room and table; the
+simulated players back through the door each day."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from demo import autoplay, network, tables
+from demo import autoplay, electronic, network, tables
 from demo.actors import autoplay_actor
 from halls.errors import DomainError
 
@@ -44,3 +45,10 @@ def autoplay_network() -> list[str]:
     except DomainError as exc:  # e.g. a step the product refused now: the next tick starts from the state
         log.info("network autoplay skipped: %s", exc)
         return []
+
+
+@shared_task(ignore_result=True)
+def admit_demo_players() -> int:
+    """The simulated terminals' players admitted at the door again after the venue's midnight
+    (demo.electronic)."""
+    return electronic.admit_demo_players()

@@ -91,6 +91,8 @@ class EventType(StrEnum):
     PAYABLE_PAID = "payable.paid"
     # the door, on the venue's door stream ("door.<venue id>"): the door's pages and the operator's
     DOOR_PRESENCE = "door.presence"
+    DOOR_ALERT = "door.alert"
+    DOOR_ALERT_ACKNOWLEDGED = "door.alert_cleared"
     # electronic and automatic bingo, on the speciality's room stream ("room.<id>": screens and terminals)
     EGAME_SALES_OPENED = "egame.sales_opened"
     EGAME_SALES_CLOSED = "egame.sales_closed"
@@ -642,6 +644,31 @@ class PayablePaid(PayableWaiting):
     receipt: str
 
 
+# --- the door: the venue's door stream -------------------------------------------------------------------
+
+
+class DoorAlertRaised(TypedDict):
+    """A player inside (admitted today) whose admission was withdrawn, their cards blocked
+    (halls.door.services.players): ids, the admitting visit's door and time, the register's code (never its
+    reason); no document, digest or name."""
+
+    alert: int
+    kind: str  # register_listed / self_excluded
+    raised_at: datetime
+    visit: int | None  # the visit that admitted them today
+    door: str | None
+    admitted_at: datetime | None
+    register: str | None
+    register_version: int | None
+    cards_blocked: int
+
+
+class DoorAlertAcknowledged(TypedDict):
+    alert: int
+    acknowledged_at: datetime
+    acknowledged_by: str
+
+
 # --- electronic bingo: the speciality's room stream, and each terminal's stream ----------------------------
 
 
@@ -836,6 +863,8 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.PAYABLE_CREATED: PayableWaiting,
     EventType.DOOR_PRESENCE: DoorPresence,
     EventType.PAYABLE_PAID: PayablePaid,
+    EventType.DOOR_ALERT: DoorAlertRaised,
+    EventType.DOOR_ALERT_ACKNOWLEDGED: DoorAlertAcknowledged,
     EventType.EGAME_SALES_OPENED: EGameSalesOpened,
     EventType.EGAME_SALES_CLOSED: EGameSalesClosed,
     EventType.EGAME_BALL: EGameBall,

@@ -257,6 +257,15 @@ def _english(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _cards_without_admission(settings: Any) -> None:
+    """Player cards without an admission at the door (HALL_DOOR_CARDS_NEED_ADMISSION, True by default): some
+    35 test modules issue anonymous cards and play them, written before the door existed; the tests of the
+    door's players (tests/door/test_players*.py) turn it on. Processes a test starts read the environment
+    (the default, True)."""
+    settings.HALL_DOOR_CARDS_NEED_ADMISSION = False
+
+
+@pytest.fixture(autouse=True)
 def _anchor_dir(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Each test's audit anchors in a directory of its own (a test never sees another's chains)."""
     settings.HALL_AUDIT_ANCHOR_DIR = str(tmp_path_factory.mktemp("anchors"))

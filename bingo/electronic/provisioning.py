@@ -1,23 +1,34 @@
 """Provisioning of simulated terminals, shared by the demo (demo.electronic), ``manage.py terminal_simulator
 --register`` and the benchmarks: terminals of a speciality registered when missing, a player card per
 terminal funded at a cashier's till, and new device tokens with their simulator profiles. Everything through
-the services, and only what is missing (a card keeps its balance between runs)."""
+the services, and only what is missing (a card keeps its balance between runs).
+
+Each terminal's simulated player is a person admitted at the door (issue 27: a card is issued, loaded and
+played only by a player admitted today, where the venue's cards need it): a DNI of their own (`sim_document`,
+from the terminal's id, outside the demo register's numbers), admitted at the simulator's door once a day
+(`admit_players`; the demo's beat re-admits them after the venue's midnight)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+from datetime import date
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
+from stdnum.es import dni
 
 from bingo.electronic.models import Purchase, Speciality, Terminal
 from bingo.electronic.services import terminals as terminal_services
 from bingo.electronic.simulator import SOFTWARE_VERSION, TerminalProfile
 from halls.actors import Actor
-from halls.cashier.models import PlayerCard, Shift, ShiftState, Till
+from halls.cashier.models import Player, PlayerCard, Shift, ShiftState, Till
 from halls.cashier.services import player_cards, shifts
+from halls.door.documents import Document
+from halls.door.models import Decision
+from halls.door.services import admission, players
 from halls.models import Role, StaffRole, Venue
 from halls.services import audit
 
@@ -26,6 +37,12 @@ CASHIER = "terminal-simulator"
 TILL = "Caja simulador"
 # Each terminal's player card holds at least this; a card below it is topped up to it at the cashier.
 FLOAT = Decimal("500.00")
+# The simulated players: DNI numbers from here (plus the terminal's id), born on this day, at this door.
+SIM_DNI_BASE = 98_000_000
+SIM_BIRTH = date(1980, 1, 1)
+SIM_DOOR = "Puerta simulador"
+
+log = logging.getLogger(__name__)
 
 
 def robot_cashier(venue: Venue) -> User:
@@ -79,17 +96,49 @@ def cards_in_use(terminals: Sequence[Terminal]) -> dict[int, str]:
     return found
 
 
+def sim_document(terminal: Terminal) -> Document:
+    """The terminal's simulated player's DNI (its check letter computed by python-stdnum)."""
+    digits = f"{SIM_DNI_BASE + terminal.pk:08d}"
+    return admission.document_from("DNI", digits + dni.calc_check_digit(digits))
+
+
+def admit_players(*, terminals: Sequence[Terminal], actor: Actor) -> dict[int, Player | None]:
+    """Each terminal's simulated player (by terminal id), admitted at the simulator's door unless their
+    admission stands already; None for one the door refused (logged: their card will be refused)."""
+    out: dict[int, Player | None] = {}
+    for terminal in terminals:
+        venue = terminal.speciality.venue
+        document = sim_document(terminal)
+        found = players.player_of(venue=venue, digest=admission.digest_of(document))
+        if found is not None and players.is_admitted(found):
+            out[terminal.pk] = found
+            continue
+        visit = admission.admit(
+            venue=venue, door=SIM_DOOR, document=document, birth_date=SIM_BIRTH, actor=actor
+        )
+        if visit.decision != Decision.ADMITTED:
+            log.warning("the door refused terminal %s's simulated player: %s", terminal.pk, visit.decision)
+        out[terminal.pk] = visit.player
+    return out
+
+
 def ensure_cards(
     *, terminals: Sequence[Terminal], numbers: dict[int, str], cashier: User, amount: Decimal = FLOAT
 ) -> dict[int, str]:
     """A funded player card per terminal (by terminal id -> card number): the one in `numbers` if it is
-    still a card of the venue, else a new one; topped up to `amount` in cash at the cashier's open shift."""
+    still a card of the venue, else a new one, of the terminal's simulated player admitted at the door
+    (`admit_players`; an older run's anonymous card is linked to them); topped up to `amount` in cash at the
+    cashier's open shift."""
     out: dict[int, str] = {}
+    admitted = admit_players(terminals=terminals, actor=cashier)
     for terminal in terminals:
         venue_id = terminal.speciality.venue_id
+        player = admitted.get(terminal.pk)
         card = PlayerCard.objects.filter(venue_id=venue_id, number=numbers.get(terminal.pk, "")).first()
+        if card is not None and card.player_id is None and player is not None:
+            card = player_cards.link_player(card=card, player=player, actor=cashier)
         if card is None:
-            card = player_cards.issue_card(venue_id=venue_id, actor=cashier)
+            card = player_cards.issue_card(venue_id=venue_id, actor=cashier, player=player)
         short = amount - player_cards.balance(card)
         if short > 0:
             with transaction.atomic():

@@ -173,6 +173,11 @@ class Player(models.Model):
     # The keyed digest of the document shown at the door (halls.door.documents.keyed_digest under
     # halls.door.services.registers.register_key()): how an admitted person is recognised, never the number.
     digest = models.BinaryField(max_length=32, null=True, blank=True, verbose_name=_("document digest"))
+    # Until when the player's admission at the door stands: the end of the venue's local day of their latest
+    # admission, on the venue's clock (halls.door.services.admission.admit sets it). NULL: never admitted,
+    # or the admission was withdrawn (a register listed them while inside, a self-exclusion). The cards are
+    # issued, loaded and used only while it is ahead (halls.cashier.services.admitted).
+    admitted_until = models.DateTimeField(null=True, blank=True, verbose_name=_("admitted until"))
     created_at = models.DateTimeField()
 
     class Meta:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from halls.cashier.api import devices, payables, player_cards, reports, self_exclusions, shifts, tickets
+from halls.cashier.api import devices, payables, player_cards, reports, shifts, tickets
 
 urlpatterns: list[URLPattern | URLResolver] = [
     *shifts.urlpatterns,
@@ -13,5 +13,4 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *reports.urlpatterns,
     *tickets.urlpatterns,
     *payables.urlpatterns,
-    *self_exclusions.urlpatterns,
 ]

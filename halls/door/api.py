@@ -267,7 +267,7 @@ class SelfExclusionView(HallAPIView):
         found = admission.self_exclude(
             venue=venue, document=document, until=data["until"], actor=actor(request)
         )
-        receipt = reverse("cashier-self-exclusion-receipt", kwargs={"venue_id": venue.pk, "pk": found.pk})
+        receipt = reverse("api-door-self-exclusion-receipt", kwargs={"venue_id": venue.pk, "pk": found.pk})
         return Response(
             {"self_exclusion": found.pk, "since": found.since, "until": found.until, "receipt": receipt},
             status=status.HTTP_201_CREATED,

@@ -15,7 +15,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from halls import access, metrics
-from halls.door.services.presence import door_stream
+from halls.door.services.doorday import door_stream
 from halls.errors import DomainError
 from halls.events import group_name
 from halls.models import Role

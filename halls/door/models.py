@@ -194,6 +194,16 @@ class Visit(models.Model):
     # Whether every register in force for the venue could be consulted (loaded, under the current key).
     registers_readable = models.BooleanField(verbose_name=_("all registers readable"))
     digest = models.BinaryField(max_length=32, null=True, blank=True, verbose_name=_("digest"))
+    # The player record an admission made or found (the one the cashier's cards point to); NULL for a refusal,
+    # a visit before players were linked, and once the retention purge cleared the visit's personal data.
+    player = models.ForeignKey(
+        "cashier.Player",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("player"),
+    )
     keep_until = models.DateTimeField(verbose_name=_("personal data kept until"))
     # The key the door's page or device sent with the admission: a retry answers this visit, once.
     idempotency_key = models.CharField(
@@ -232,5 +242,61 @@ class Visit(models.Model):
             models.CheckConstraint(
                 condition=models.Q(override=False) | models.Q(confirmed_by_label__gt=""),
                 name="door_visit_override_confirmed",
+            ),
+        ]
+
+
+class AlertKind(models.TextChoices):
+    REGISTER_LISTED = "register_listed", _("listed on a prohibited-access register while inside")
+    SELF_EXCLUDED = "self_excluded", _("self-excluded while inside")
+
+
+class DoorAlert(models.Model):
+    """A player inside the hall (admitted today) whose admission was withdrawn: their cards are blocked and
+    the door is told (halls.door.services.players). Open until the door staff acknowledge it. Ids only: the
+    player, the visit that admitted them, the register version that listed them (never its reason)."""
+
+    venue = models.ForeignKey(
+        "halls.Venue", on_delete=models.PROTECT, related_name="+", verbose_name=_("venue")
+    )
+    kind = models.CharField(max_length=20, choices=AlertKind.choices, verbose_name=_("kind"))
+    player = models.ForeignKey(
+        "cashier.Player", on_delete=models.PROTECT, related_name="+", verbose_name=_("player")
+    )
+    # The visit that admitted the player today (the door and the time the door staff look for).
+    visit = models.ForeignKey(
+        Visit, null=True, blank=True, on_delete=models.PROTECT, related_name="+", verbose_name=_("visit")
+    )
+    register_version = models.ForeignKey(
+        RegisterVersion,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("register version"),
+    )
+    cards_blocked = models.PositiveIntegerField(default=0, verbose_name=_("cards blocked"))
+    raised_at = models.DateTimeField(verbose_name=_("raised at"))
+    acknowledged_at = models.DateTimeField(null=True, blank=True, verbose_name=_("acknowledged at"))
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("acknowledged by"),
+    )
+    acknowledged_by_label = models.CharField(
+        max_length=150, blank=True, verbose_name=_("acknowledged by (label)")
+    )
+
+    class Meta:
+        verbose_name = _("door alert")
+        verbose_name_plural = _("door alerts")
+        indexes = [
+            models.Index(
+                fields=["venue", "raised_at"],
+                condition=models.Q(acknowledged_at__isnull=True),
+                name="door_alert_open",
             ),
         ]

@@ -13,7 +13,7 @@ from django.test import Client, override_settings
 
 from halls.door.documents import Document, Kind, Problem, Refusal, keyed_digest, read_document
 from halls.door.models import Decision, Visit
-from halls.door.services import admission, presence, registers
+from halls.door.services import admission, doorday, presence, registers
 from halls.models import AuditEntry, Role, Venue
 from halls.services import venueclock
 from tests.api_support import api_client, refused
@@ -269,11 +269,11 @@ def test_exits_move_the_live_count(venue: Venue, door: User) -> None:
 def test_the_door_day_starts_at_the_setting_hour(venue: Venue) -> None:
     zone = ZoneInfo(venue.time_zone)
     late = datetime(2026, 12, 5, 2, 30, tzinfo=zone)
-    day, start, end = presence.door_day(venue, late)
+    day, start, end = doorday.door_day(venue, late)
     assert day == date(2026, 12, 4) and start == datetime(2026, 12, 4, 6, tzinfo=zone)
     assert end == datetime(2026, 12, 5, 6, tzinfo=zone)
     with override_settings(HALL_DOOR_BY_JURISDICTION={venue.jurisdiction: {"day_start_hour": 0}}):
-        assert presence.door_day(venue, late)[0] == date(2026, 12, 5)
+        assert doorday.door_day(venue, late)[0] == date(2026, 12, 5)
 
 
 def test_a_visit_at_the_door_counts_until_the_day_ends(venue: Venue, door: User) -> None:

@@ -128,6 +128,7 @@ def test_a_newer_version_replaces_the_older() -> None:
         "entries": 2,
         "sha256": second.sha256,
         "replaced_version": 1,
+        "players_inside_listed": 0,
     }
     # A version may skip numbers (the authority's numbering).
     assert load(register_file([], version=7, issued=date(2026, 12, 5)), create=None).entry_count == 0

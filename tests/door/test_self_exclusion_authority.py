@@ -21,10 +21,9 @@ from django.utils import formats, translation
 from pypdf import PdfReader
 
 from halls.cashier.models import Till
-from halls.cashier.services import self_exclusion_receipts
 from halls.door.documents import masked
 from halls.door.models import SelfExclusion
-from halls.door.services import admission
+from halls.door.services import admission, receipts
 from halls.errors import Conflict
 from halls.link.kinds import LinkKind
 from halls.link.models import Destination, OutboxMessage
@@ -138,7 +137,7 @@ def test_the_link_delivers_the_notice_to_the_authority_and_forgets_the_number(
 
 
 def receipt_url(venue: Venue, found: SelfExclusion) -> str:
-    return f"/api/cashier/venues/{venue.pk}/self-exclusions/{found.pk}/receipt/"
+    return f"/api/venues/{venue.pk}/self-exclusions/{found.pk}/receipt/"
 
 
 def test_the_receipt_shows_the_term_and_a_masked_document(venue: Venue, operator: User) -> None:
@@ -160,7 +159,7 @@ def test_the_receipt_shows_the_term_and_a_masked_document(venue: Venue, operator
         assert formats.date_format(until, "SHORT_DATE_FORMAT") in text
         assert formats.date_format(found.since, "SHORT_DATE_FORMAT") in text
     assert "Autoexclusión" in text or "autoexclusión" in text
-    assert venue.name in text and self_exclusion_receipts.reference(found) in text
+    assert venue.name in text and receipts.reference(found) in text
     assert masked("DNI", NUMBER[-3:]) in text and NUMBER not in text and NUMBER[:-3] not in text
     audited = AuditEntry.objects.get(action="door.self_exclusion_receipt")
     assert audited.object_id == str(found.pk) and audited.data["medium"] == "pdf"
@@ -186,7 +185,7 @@ def test_who_may_see_a_receipt(venue: Venue) -> None:
     other = Venue.objects.create(name="Otro", licence_number="ML-X")
     stranger = make_user("receipt-stranger", other, Role.OPERATOR)
     assert api_client(stranger).get(receipt_url(venue, found)).status_code == 404
-    missing = api_client(door).get(f"/api/cashier/venues/{venue.pk}/self-exclusions/999999/receipt/")
+    missing = api_client(door).get(f"/api/venues/{venue.pk}/self-exclusions/999999/receipt/")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "unknown_self_exclusion"
 
 

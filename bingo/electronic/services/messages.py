@@ -40,7 +40,7 @@ from bingo.electronic.services.sales import cells_of as card_cells
 from bingo.electronic.services.terminal_views import card_view
 from halls import money
 from halls.cashier.models import PlayerCard
-from halls.cashier.services import player_cards, tickets
+from halls.cashier.services import admitted, player_cards, tickets
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.services import audit
 
@@ -162,8 +162,12 @@ def _card(terminal: Terminal, card_number: Any) -> PlayerCard:
 
 
 def insert_card(*, terminal: Terminal, card_number: Any) -> dict[str, Any]:
-    """A player card inserted: its balance and its cards in the selling and drawing games."""
-    return card_view(_card(terminal, card_number), terminal)
+    """A player card inserted: its balance and its cards in the selling and drawing games. Refused 409
+    player_not_admitted where the venue's cards need their player admitted today and it was not (the reads
+    of a card already in, its snapshot, games and recall, are not: a balance is always shown)."""
+    card = _card(terminal, card_number)
+    admitted.check_card(card)
+    return card_view(card, terminal)
 
 
 def purchase_answer(bought: Bought) -> dict[str, Any]:

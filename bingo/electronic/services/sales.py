@@ -44,8 +44,8 @@ from halls import events, money
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, PlayerCard, TxKind
+from halls.cashier.services import admitted, player_cards
 from halls.cashier.services import ledger as books
-from halls.cashier.services import player_cards
 from halls.cashier.services.locks import lock_accounts, lock_accounts_where
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.eventtypes import ECardShown, EventType, TerminalCards
@@ -409,6 +409,9 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
         # A card never funded has no account yet (as cards.spend makes it): made and locked after the rest.
         unfunded = [books.card_account(card) for card in cards.values() if card.pk not in funded]
         accounts.update(lock_accounts(a.pk for a in unfunded))
+        # Each card's player's admission (services.admitted), read once, where a venue's cards need it.
+        gated = {v for v in venues if admitted.cards_need_admission(v)}
+        admissions = admitted.admissions_of([c for c in cards.values() if c.venue_id in gated])
         by_card = {a.card_id: a for a in accounts.values() if a.card_id is not None}
         have = {
             (row["terminal_id"], row["game_id"]): int(row["n"] or 0)
@@ -450,6 +453,8 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
                     card, amount = _check(
                         order, locked, games[order.game], venue_now, sessions, have, found, cards
                     )
+                    if card.pk in admissions and not admitted.admitted(admissions[card.pk], venue_now):
+                        raise admitted.card_not_admitted(card)
                     account = by_card[card.pk]
                     if balances[account.pk] < amount:
                         raise player_cards.short(account, balances[account.pk], amount)

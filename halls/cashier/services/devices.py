@@ -22,8 +22,8 @@ from halls import fanout, money
 from halls.actors import Actor
 from halls.cashier import ledger
 from halls.cashier.models import CashDevice, DeviceKind, DeviceMessage, TxKind
+from halls.cashier.services import admitted, player_cards
 from halls.cashier.services import ledger as books
-from halls.cashier.services import player_cards
 from halls.cashier.services.locks import lock_player_card
 from halls.errors import Conflict, InvalidInput
 from halls.services import audit
@@ -174,7 +174,8 @@ def _answered(device: CashDevice, seq: int, body: dict[str, str]) -> Answer | No
 
 def notes_in(*, device: CashDevice, seq: int, card: str, amount: Any) -> Answer:
     """The device's bill reader took `amount` in notes for `card` (its number or QR payload): the
-    device's stacker is debited, the card credited (TxKind.DEVICE_CASH_IN, no shift). Once per seq."""
+    device's stacker is debited, the card credited (TxKind.DEVICE_CASH_IN, no shift). Once per seq. Refused
+    card_blocked, and player_not_admitted where the venue's cards need their player admitted today."""
     seq = _seq(seq)
     cash = player_cards.amount_of(amount)
     number = player_cards.number_of(card)
@@ -186,6 +187,7 @@ def notes_in(*, device: CashDevice, seq: int, card: str, amount: Any) -> Answer:
         found = player_cards.find_card(venue_id=device.venue_id, code=number)
         locked = lock_player_card(found.pk)
         player_cards.check_active(locked)
+        admitted.check_card(locked)
         try:
             posted = books.post(
                 venue_id=device.venue_id,

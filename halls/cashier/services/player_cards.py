@@ -40,6 +40,7 @@ from halls.cashier.models import (
     TxKind,
 )
 from halls.cashier.printing.document import Barcode, Document, Field, Symbology
+from halls.cashier.services import admitted
 from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import lock_player_card
 from halls.cashier.services.printing import PrintResult, print_document
@@ -171,6 +172,16 @@ def _usable(card: PlayerCard, ledger_key: str) -> None:
         check_active(card)
 
 
+def _admitted(card: PlayerCard, ledger_key: str) -> None:
+    """admitted.check_card (a load or a use needs the card's player admitted today, where the venue's cards
+    need it), unless `ledger_key` was posted already: a retry answers the move made while they were."""
+    try:
+        admitted.check_card(card)
+    except Conflict:
+        if _previous(card.venue_id, ledger_key) is None:
+            raise
+
+
 def balance(card: PlayerCard) -> Decimal:
     """What the hall owes the card's bearer."""
     return books.card_account(card).balance
@@ -220,9 +231,12 @@ def _audit_issued(card: PlayerCard, actor: Actor) -> None:
 
 
 def issue_card(*, venue_id: int, actor: Actor, player: Player | None = None) -> PlayerCard:
-    """A new anonymous card with a fresh random number (unique; a Luhn check digit), balance zero."""
+    """A new card with a fresh random number (unique; a Luhn check digit), balance zero: anonymous, or the
+    player's. Where the venue's cards need admission (services.admitted), only for a player admitted today
+    (409 player_not_admitted, nothing written)."""
     if player is not None and player.venue_id != venue_id:
         raise NotFound(_("No such player in this venue."), code="unknown_player")
+    admitted.check_player(player, venue_id=venue_id)
     with transaction.atomic():
         card = _new_card(venue_id, player)
         _audit_issued(card, actor)
@@ -249,6 +263,7 @@ def cash_in(*, card: PlayerCard, amount: Decimal, means: Means | str, key: str, 
         locked = lock_player_card(card.pk)
         ledger_key = f"card_cash_in:{key}"
         _usable(locked, ledger_key)
+        _admitted(locked, ledger_key)
         till = books.drawer(shift, means)
         posted = books.post(
             venue_id=card.venue_id,
@@ -340,6 +355,7 @@ def spend(
         locked = lock_player_card(card.pk)
         ledger_key = f"card_spend:{key}"
         _usable(locked, ledger_key)
+        _admitted(locked, ledger_key)
         sales = books.venue_account(locked.venue_id, Kind.SALES)
         posted = books.post(
             venue_id=locked.venue_id,
@@ -426,6 +442,33 @@ def block_card(*, card: PlayerCard, reason: str, actor: Actor) -> PlayerCard:
             data={"number": locked.number, "reason": text},
         )
     return locked
+
+
+def block_cards_of(*, player_ids: list[int], reason: str, actor: Actor) -> list[PlayerCard]:
+    """Block every active card of these players at once (the door withdrew their admission: a register
+    listed them, they self-excluded), with `reason` (which names no register's reason): the cards locked in
+    id order, then each blocked and audited. The cards it blocked, in id order (none already blocked)."""
+    with transaction.atomic():
+        ids = sorted(
+            PlayerCard.objects.filter(player_id__in=player_ids, state=PlayerCardState.ACTIVE).values_list(
+                "pk", flat=True
+            )
+        )
+        locked = [lock_player_card(pk) for pk in ids]  # every lock before the first audit row
+        blocked = [card for card in locked if card.state == PlayerCardState.ACTIVE]
+        for card in blocked:
+            card.state = PlayerCardState.BLOCKED
+            card.blocked_reason = reason[:200]
+            card.save(update_fields=["state", "blocked_reason"])
+        for card in sorted(blocked, key=lambda c: (c.venue_id, c.pk)):  # the audit heads in venue order
+            audit.record(
+                venue_id=card.venue_id,
+                actor=actor,
+                action="cashier.card_blocked",
+                obj=card,
+                data={"number": card.number, "reason": card.blocked_reason, "player": card.player_id},
+            )
+    return blocked
 
 
 def unblock_card(*, card: PlayerCard, actor: User) -> PlayerCard:

@@ -62,7 +62,7 @@ from halls.cashier.models import (
     TxKind,
 )
 from halls.cashier.printing.document import Barcode, Document, Field, Rule, Symbology
-from halls.cashier.services import cashier_settings, player_cards
+from halls.cashier.services import admitted, cashier_settings, player_cards
 from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import lock_player_card, lock_ticket
 from halls.cashier.services.printing import PrintResult, print_document
@@ -773,13 +773,15 @@ def _into_card(venue_id: int, card_number: str) -> Callable[[Shift | None], _Tar
 
     def target(shift: Shift | None) -> _Target:
         locked = _usable_card(card.pk)
+        admitted.check_card(locked)  # a load: for a player admitted today, where the venue's cards need it
         return _Target(books.card_account(locked), "card", locked.number)
 
     return target
 
 
 def redeem_into_card(*, venue_id: int, number: str, card_number: str, key: str, actor: User) -> Redeemed:
-    """The cashier loads a ticket into a player card (card_blocked, unknown_card refused)."""
+    """The cashier loads a ticket into a player card (card_blocked, unknown_card, player_not_admitted
+    refused)."""
     require_role(actor, venue_id, Role.CASHIER)
     card = player_cards.number_of(card_number)
     target = _into_card(venue_id, card)

@@ -9,9 +9,12 @@ task), leaving the counts `visits_per_day` reads. `admit_once` is the same decis
 and devices: an idempotency key makes a retry answer the first visit, writing nothing twice; an override
 (a document the door cannot read, `override_document`) needs a second member of staff who confirmed with
 their own password (checked by the door with Django's authenticate; here: someone else, of the venue's
-operator or door staff), and still decides prohibited, self-excluded and minor. `self_exclude` records
-a person's own self-exclusion at the venue, never shortened nor lifted before its term, and queues it for
-the gaming authority in the link's outbox (its authority destination) in the same transaction.
+operator or door staff), and still decides prohibited, self-excluded and minor. An admission is the
+venue's player record (halls.door.services.players.admitted_player: the one the cashier's cards point to);
+a refusal as prohibited or self-excluded of a known player, and a self-exclusion, withdraw their admission
+and block their cards (players.withdraw_*); the purge also unlinks a visit from its player. `self_exclude`
+records a person's own self-exclusion at the venue, never shortened nor lifted before its term, and queues
+it for the gaming authority in the link's outbox (its authority destination) in the same transaction.
 
 Audit rows carry ids, the decision and counts, never a document, a digest, a name or a birth date.
 """
@@ -46,6 +49,7 @@ from halls.door.documents import (
     tail,
 )
 from halls.door.models import Decision, SelfExclusion, Visit
+from halls.door.services import players
 from halls.door.services.presence import emit_presence
 from halls.door.services.registers import check_document, register_key
 from halls.door.texts import document_problem
@@ -78,6 +82,11 @@ def retention(venue: Venue) -> timedelta:
 
 
 # --- reading what a person shows ------------------------------------------------------------------------
+
+
+def digest_of(document: Document) -> bytes:
+    """The document's keyed digest under the register key: how the venue's player of it is found."""
+    return keyed_digest(register_key(), document)
 
 
 def document_from(kind: str, number: str, country: str = "") -> Document:
@@ -239,6 +248,12 @@ def admit_once(
         decision = Decision.ADMITTED
     try:
         with transaction.atomic():
+            # An admission is the venue's player of this document (made if new), admitted for the day.
+            player = (
+                players.admitted_player(venue=venue, digest=digest, at=at)
+                if decision == Decision.ADMITTED
+                else None
+            )
             visit = Visit.objects.create(
                 venue=venue,
                 door=door,
@@ -251,11 +266,21 @@ def admit_once(
                 consultation=check.consultation,
                 registers_readable=not check.unreadable,
                 digest=digest,
+                player=player,
                 keep_until=at + retention(venue),
                 idempotency_key=key,
                 override=override,
                 confirmed_by=second,
                 confirmed_by_label=actor_label(second)[:150] if second is not None else "",
+            )
+            # A known player refused as barred: their admission withdrawn and cards blocked (the door alerted
+            # if they were inside), before the visit's audit row.
+            players.withdraw_refused(
+                venue=venue,
+                digest=digest,
+                decision=decision,
+                version_id=check.decided_by_version,
+                actor=actor,
             )
             data: dict[str, object] = {
                 "door": door,
@@ -324,6 +349,8 @@ def self_exclude(*, venue: Venue, document: Document, until: date, actor: Actor)
         found.document_kind = document.kind.value
         found.document_tail = tail(document)
         found.save()
+        # The person's player, if any: admission withdrawn, cards blocked, the door alerted if inside.
+        players.withdraw_self_excluded(venue=venue, digest=digest, actor=actor)
         audit.record(
             venue_id=venue.pk,
             actor=actor,
@@ -374,7 +401,7 @@ def purge_visits(*, now: datetime | None = None, actor: Actor = "door.purge") ->
             due.values("venue_id").annotate(n=Count("pk")).order_by().values_list("venue_id", "n")
         )
         for venue_id in sorted(per_venue):  # the audit heads' order
-            cleared = due.filter(venue_id=venue_id).update(digest=None)
+            cleared = due.filter(venue_id=venue_id).update(digest=None, player=None)
             total += cleared
             audit.record(
                 venue_id=venue_id,

@@ -13,42 +13,23 @@ document, no digest: the time, the decision, the register that listed, whether b
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
-from zoneinfo import ZoneInfo
+from datetime import date, datetime
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from halls import events
 from halls.actors import Actor
+from halls.cashier.models import Player
 from halls.door.documents import Document, keyed_digest
 from halls.door.models import Decision, Visit
+from halls.door.services.doorday import door_day, door_stream
 from halls.door.services.registers import register_key
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType
 from halls.models import Venue
 from halls.services import audit, venueclock
-
-
-def day_start_hour(venue: Venue) -> int:
-    """The hour of the venue's local time at which the door's day begins (0 to 23; 6 by default)."""
-    overrides = settings.HALL_DOOR_BY_JURISDICTION.get(venue.jurisdiction, {})
-    hour = int(overrides.get("day_start_hour", settings.HALL_DOOR_DAY_START_HOUR))
-    return min(max(hour, 0), 23)
-
-
-def door_day(venue: Venue, instant: datetime) -> tuple[date, datetime, datetime]:
-    """The door day holding ``instant``: its date (the day it starts on), its start and its end."""
-    zone = ZoneInfo(venue.time_zone)
-    hour = day_start_hour(venue)
-    local = timezone.localtime(instant, zone)
-    day = local.date() if local.hour >= hour else local.date() - timedelta(days=1)
-    start = datetime.combine(day, time(hour), tzinfo=zone)
-    end = datetime.combine(day + timedelta(days=1), time(hour), tzinfo=zone)
-    return day, start, end
 
 
 def _admitted_today(venue: Venue, at: datetime) -> Q:
@@ -85,11 +66,6 @@ def admitted_visit(
     if inside:
         found = found.filter(left_at__isnull=True)
     return found.order_by("-at", "-pk").first()
-
-
-def door_stream(venue_id: int) -> str:
-    """The venue's door stream: the live count after each visit and exit (halls.door.consumers)."""
-    return f"door.{venue_id}"
 
 
 def emit_presence(venue: Venue, at: datetime | None = None) -> Presence:
@@ -134,6 +110,11 @@ def record_exit(*, venue: Venue, door: str, document: Document, actor: Actor) ->
             )
             if marked:
                 open_visit.left_at, open_visit.left_door = now, door
+                # Gone out: their cards wait for the next admission (halls.cashier.services.admitted).
+                if open_visit.player_id is not None:
+                    Player.objects.filter(pk=open_visit.player_id, admitted_until__gt=now).update(
+                        admitted_until=now
+                    )
                 audit.record(
                     venue_id=venue.pk,
                     actor=actor,

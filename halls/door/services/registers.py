@@ -42,7 +42,7 @@ from halls.door import online as online_query
 from halls.door.documents import Document, keyed_digest
 from halls.door.models import Consultation, Register, RegisterEntry, RegisterVersion
 from halls.door.registerfile import NATIONAL, RegisterFile, RegisterFileError
-from halls.door.services import locks
+from halls.door.services import locks, players
 from halls.door.texts import file_problem
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.models import Jurisdiction, Venue
@@ -223,6 +223,11 @@ def load_register_file(*, stream: BinaryIO, actor: Actor, create_name: str | Non
             current.save(update_fields=["superseded_at"])
         register.current_version = version
         register.save(update_fields=["current_version"])
+        # Players inside a bound venue whom the new version lists: admission withdrawn, cards blocked, the
+        # door alerted (before the audit rows: the card locks rank below the chain heads).
+        alerts = players.withdraw_listed(
+            version=version, venue_ids=_bound_venues(register.jurisdiction), actor=actor
+        )
         if created:  # audited after the register's lock (the audit heads come last in the lock order)
             _audit_created(register, actor)
         audit.record_across(
@@ -237,6 +242,7 @@ def load_register_file(*, stream: BinaryIO, actor: Actor, create_name: str | Non
                 "entries": count,
                 "sha256": version.sha256,
                 "replaced_version": current.number if current is not None else None,
+                "players_inside_listed": len(alerts),
             },
         )
     log.info(

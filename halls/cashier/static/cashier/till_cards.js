@@ -1,6 +1,8 @@
 /*
  * The till's Player cards panel: find a card (its QR code scanned, or its number typed), its balance and
- * history; cash-in (cash or bank card), cash-out, block a lost card; issue a new card.
+ * history; cash-in (cash or bank card), cash-out, block a lost card; issue a new card, anonymous or to the
+ * person showing their document (found by it at the door's API, /api/venues/<venue>/players/cards/: where the
+ * venue's cards need it, only a player admitted today gets one; the number is cleared once sent).
  */
 (function (global) {
   "use strict";
@@ -74,10 +76,13 @@
     ui.busy(form.querySelector("button[type=submit]"), function () { return load(number, box); });
   }
 
-  function issue(button) {
+  function personCards() { return "/api/venues/" + till.state.venue.id + "/players/cards/"; }
+
+  function issue(button, shown) {
     var box = $("card-msg");
-    var body = {};
-    ui.busy(button, function () { return api.post(paths.cards(), body); }).then(function (response) {
+    var body = shown || {};
+    var url = shown ? personCards() : paths.cards();
+    ui.busy(button, function () { return api.post(url, body); }).then(function (response) {
       $("card-number").value = response.data.number;
       ui.report(box, interpolate(gettext("New card %(number)s: hand it over, then cash in."),
         {number: response.data.printed || response.data.number}, true), "ok");
@@ -139,6 +144,13 @@
       lookUp(event.currentTarget);
     });
     $("card-new").addEventListener("click", function (event) { issue(event.currentTarget); });
+    $("card-person-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      var number = $("person-number");
+      var shown = {kind: $("person-kind").value, number: number.value, country: $("person-country").value};
+      number.value = "";  // the document number stays on no screen
+      issue(event.currentTarget.querySelector("button[type=submit]"), shown);
+    });
     $("card-print").addEventListener("click", function (event) {
       if (!card) { return; }
       var shift = till.state.shift;

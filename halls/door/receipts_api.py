@@ -1,4 +1,4 @@
-"""The receipt of a self-exclusion (halls.cashier.services.self_exclusion_receipts): shown as a PDF to the
+"""The receipt of a self-exclusion (halls.door.services.receipts): shown as a PDF to the
 door, the operator or the cashier, or printed at a till. The self-exclusion is recorded by the door's API
 (POST /api/venues/<id>/self-exclusions/, which answers its id)."""
 
@@ -18,8 +18,8 @@ from rest_framework.request import Request
 from halls import access
 from halls.api import HallAPIView, actor, valid
 from halls.cashier.api.printed import printed_answer, till_to_print_at
-from halls.cashier.services import self_exclusion_receipts
 from halls.door.models import SelfExclusion
+from halls.door.services import receipts
 from halls.errors import NotFound
 from halls.models import Role
 from halls.serializers import ErrorSerializer, error_responses
@@ -52,7 +52,7 @@ class ReceiptView(HallAPIView):
     )
     def get(self, request: Request, venue_id: int, pk: int) -> HttpResponse:
         found = _self_exclusion(request, venue_id, pk, Role.DOOR, Role.OPERATOR, Role.CASHIER)
-        data = self_exclusion_receipts.receipt_pdf(found=found, actor=actor(request))
+        data = receipts.receipt_pdf(found=found, actor=actor(request))
         response = HttpResponse(data, content_type="application/pdf")
         response["Content-Disposition"] = f'inline; filename="self-exclusion-{found.pk}.pdf"'
         return response
@@ -74,7 +74,7 @@ class ReceiptView(HallAPIView):
         found = _self_exclusion(request, venue_id, pk, Role.OPERATOR, Role.CASHIER)
         data = valid(ReceiptPrintSerializer, request.data)
         till = till_to_print_at(request, found.venue_id, data.get("till"))
-        result = self_exclusion_receipts.print_receipt(found=found, till=till, actor=actor(request))
+        result = receipts.print_receipt(found=found, till=till, actor=actor(request))
         return printed_answer(result, f"self-exclusion-{found.pk}.pdf")
 
 
@@ -82,6 +82,6 @@ urlpatterns = [
     path(
         "venues/<int:venue_id>/self-exclusions/<int:pk>/receipt/",
         ReceiptView.as_view(),
-        name="cashier-self-exclusion-receipt",
+        name="api-door-self-exclusion-receipt",
     ),
 ]

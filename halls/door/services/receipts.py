@@ -1,7 +1,7 @@
 """The receipt of a person's self-exclusion (issue 27), printed at the till or shown as a PDF at the door.
 
-Here, beside the other slips, because printing is the cashier's (halls.cashier.printing): halls.door,
-which the cashier's player cards check, does not import the cashier. The receipt shows the venue, the day
+The door's, printed through the cashier's printing (halls.cashier.printing: the door stands above the
+cashier; the cashier never imports the door). The receipt shows the venue, the day
 the self-exclusion was recorded, its term (from, until: never lifted before), its reference (the
 self-exclusion's id) and the document as "DNI ******78Z": its type and last three characters, so that its
 holder recognises it and nobody else learns whose it is (the hall keeps no more of it: the number itself
