@@ -9,7 +9,7 @@ import json
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -91,12 +91,9 @@ def not_admitted(call: Any) -> Conflict:
 
 
 def next_day(venue: Venue) -> None:
-    """The venue's clock moved to the start of its next local day (the lab clock: never in production)."""
-    zone = ZoneInfo(venue.time_zone)
-    tomorrow = venueclock.today(venue) + timedelta(days=1)
-    venueclock.move(
-        venue=venue, to=datetime.combine(tomorrow, datetime.min.time(), tzinfo=zone), actor="test"
-    )
+    """The venue's clock moved to the start of its next door day (HALL_DOOR_DAY_START_HOUR; the lab clock:
+    never in production)."""
+    venueclock.move(venue=venue, to=doorday.door_day(venue, venueclock.now(venue.pk))[2], actor="test")
 
 
 # --- an admission is a player ---------------------------------------------------------------------------
@@ -107,11 +104,9 @@ def test_an_admission_makes_or_finds_the_venues_player(venue: Venue) -> None:
     assert first.decision == Decision.ADMITTED and first.player is not None
     player = first.player
     assert bytes(player.digest or b"") == bytes(first.digest or b"") and player.name == ""
-    zone = ZoneInfo(venue.time_zone)
-    day = timezone.localtime(first.at, zone).date()
-    assert player.admitted_until == datetime.combine(
-        day + timedelta(days=1), datetime.min.time(), tzinfo=zone
-    )
+    # Admitted until the door day's end (the hour it begins, the next morning): not at midnight.
+    _day, _start, end = doorday.door_day(venue, first.at)
+    assert player.admitted_until == end and timezone.localtime(end, ZoneInfo(venue.time_zone)).hour == 6
     again = admit(venue, PERSON)
     assert again.player_id == player.pk and Player.objects.count() == 1
     minor = admission.admit(
