@@ -565,6 +565,14 @@ HALL_DOOR_ADULT_AGE = env.int("HALL_DOOR_ADULT_AGE", default=18)
 # How long a visit keeps the person's document digest; then the purge clears it and the counts stay.
 HALL_DOOR_VISIT_RETENTION_DAYS = env.int("HALL_DOOR_VISIT_RETENTION_DAYS", default=30)
 HALL_DOOR_BY_JURISDICTION: dict[str, dict[str, int]] = {}
+# A player's limits and the terminals' reality checks (halls.cashier.services.limits): how long a raised or
+# removed limit waits before it applies (72 h: the longest cooling-off of the Spanish texts read; lowering is
+# at once), and every how many minutes a terminal session shows its reality check (a float: a lab or a test
+# may ask for seconds). HALL_LIMITS_BY_JURISDICTION overrides them per jurisdiction code
+# ({"CT": {"cooling_off_hours": 24, "reality_check_minutes": 30}}). Defaults only: checked against the law.
+HALL_LIMITS_COOLING_OFF_HOURS = env.float("HALL_LIMITS_COOLING_OFF_HOURS", default=72.0)
+HALL_LIMITS_REALITY_CHECK_MINUTES = env.float("HALL_LIMITS_REALITY_CHECK_MINUTES", default=60.0)
+HALL_LIMITS_BY_JURISDICTION: dict[str, dict[str, float]] = {}
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------
 # The same codebase runs a venue installation (the default) or the central. A venue sends its outbox to the

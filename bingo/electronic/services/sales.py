@@ -45,7 +45,7 @@ from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, PlayerCard, TxKind
 from halls.cashier.services import ledger as books
-from halls.cashier.services import player_cards
+from halls.cashier.services import limits, player_cards
 from halls.cashier.services.locks import lock_accounts, lock_accounts_where
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.eventtypes import ECardShown, EventType, TerminalCards
@@ -280,6 +280,8 @@ def _write_one(
     if card is None:
         card = player_cards.find_card(venue_id=locked.device.venue_id, code=order.number)
     amount = money.cents(order.price * order.count)
+    stakes = limits.Stakes(now)
+    card = limits.check_stake(card, amount, now, stakes=stakes)  # the player's limits, the reality check
     moved = player_cards.spend(
         card=card,
         amount=amount,
@@ -290,6 +292,7 @@ def _write_one(
     )
     if moved.replayed:  # cannot happen under the terminal's lock with no Purchase: a broken invariant
         raise IntegrityError(f"purchase {order.key} of terminal {locked.pk} posted without its purchase")
+    stakes.playing([(locked.device, moved.card)])
     bought = Purchase.objects.create(
         game=egame,
         terminal=locked,
@@ -419,6 +422,8 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
         }
         balances = {pk: a.balance for pk, a in accounts.items()}
         now = timezone.now()
+        stakes = limits.Stakes(now)  # the players' limits and reality checks, the group's stakes counted
+        stakes.load(cards.values())
         offsets: dict[int, timedelta] = {}  # each venue's clock, read once for the group
         taken: dict[int, tuple[PlayerCard, Decimal, Decimal]] = {}  # order -> its card, amount, balance after
         first_of: dict[tuple[int, str], int] = {}  # a key taken by an order of the group: that order
@@ -453,6 +458,7 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
                     account = by_card[card.pk]
                     if balances[account.pk] < amount:
                         raise player_cards.short(account, balances[account.pk], amount)
+                    stakes.check(card, amount)
             except DomainError as exc:
                 answers[i] = exc  # refused before its money: nothing of its own written
                 continue
@@ -462,6 +468,9 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
             first_of[pair] = i
         if taken:
             _write_taken(orders, taken, terminals, games, accounts, now, answers)
+            stakes.playing(
+                (terminals[orders[i].terminal.pk].device, card) for i, (card, _a, _b) in taken.items()
+            )
     for i, (j, balance) in again.items():
         bought = answers[j]
         assert isinstance(bought, Bought)
