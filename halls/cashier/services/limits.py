@@ -40,7 +40,6 @@ from django.utils.translation import gettext as _
 
 from halls import i18n, money
 from halls.actors import Actor
-from halls.cashier import cardnumber
 from halls.cashier import limits as core
 from halls.cashier.limits import LimitKind, Period
 from halls.cashier.models import (
@@ -48,13 +47,13 @@ from halls.cashier.models import (
     CashDevice,
     Leg,
     PlayerCard,
-    PlayerCardState,
     PlayerLimit,
     PlaySession,
     RealityCheck,
     TxKind,
 )
 from halls.cashier.services.locks import lock_player_card, lock_player_limit
+from halls.cashier.services.player_cards import check_active
 from halls.errors import Conflict, InvalidInput
 from halls.models import Venue
 from halls.services import audit
@@ -280,6 +279,7 @@ def set_limit(
     venue = Venue.objects.get(pk=card.venue_id)
     with transaction.atomic():
         locked = lock_player_card(card.pk)
+        check_active(locked)
         row = _row(locked, kind, period, at)
         decision = core.decide(_setting_of(row), wanted, at, cooling_off(venue))
         if decision.outcome == core.Outcome.REFUSED:
@@ -541,13 +541,7 @@ class Stakes:
     def check(self, card: PlayerCard, amount: Decimal) -> None:
         """Refuse the stake `amount` on `card`, locked by the caller (409 card_blocked, reality_check_due,
         limit_reached), else count it."""
-        if card.state == PlayerCardState.BLOCKED:
-            raise Conflict(
-                _("Card %(number)s is blocked: it cannot be used.")
-                % {"number": cardnumber.printed(card.number)},
-                code="card_blocked",
-                number=card.number,
-            )
+        check_active(card)
         self.load([card])
         venue = self._venue(card.venue_id)
         session = self._sessions[card.pk]
