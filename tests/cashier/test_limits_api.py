@@ -94,7 +94,7 @@ def test_a_raise_waits_its_cooling_off_and_a_second_raise_is_refused(venue: Venu
     assert (AuditEntry.objects.count(), list(PlayerLimit.objects.values())) == before  # nothing written
     # After the cooling-off the raise is in force, and another may be asked.
     later = timezone.now() + timedelta(hours=25)
-    assert limits.limits_of(card, at=later)[4].amount is None  # spend/day untouched
+    assert limits.limits_of(card, at=later)[3].amount is None  # spend/day untouched
     week = next(v for v in limits.limits_of(card, at=later) if (v.kind, v.period) == ("spend", "week"))
     assert week.amount == D("150.00") and not week.pending
     change = limits.set_limit(

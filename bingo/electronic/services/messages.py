@@ -191,9 +191,9 @@ def reality_answer(shown: limits.Reality) -> dict[str, Any]:
         "every_seconds": int(shown.every.total_seconds()),
         "next_at": shown.next_at.isoformat(),
         "played_seconds": shown.played_seconds,
-        "staked": money.text(shown.staked),
-        "won": money.text(shown.won),
-        "net": money.text(shown.net),
+        "staked": money.text_cents(shown.staked),
+        "won": money.text_cents(shown.won),
+        "net": money.text_cents(shown.net),
     }
 
 

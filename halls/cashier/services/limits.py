@@ -298,7 +298,7 @@ def set_limit(
                 code="limit_cooling_off",
                 kind=kind,
                 period=period,
-                pending_amount=money.text(before.pending_amount),
+                pending_amount=money.text_cents(before.pending_amount),
                 pending_from=before.pending_from.isoformat(),
             )
         if decision.outcome != core.Outcome.UNCHANGED or decision.after != _setting_of(row):
@@ -317,9 +317,9 @@ def set_limit(
                     "player": locked.player_id,
                     "kind": kind,
                     "period": period,
-                    "from": money.text(decision.before.amount),
-                    "to": money.text(wanted),
-                    "in_force": money.text(after.amount),
+                    "from": money.text_cents(decision.before.amount),
+                    "to": money.text_cents(wanted),
+                    "in_force": money.text_cents(after.amount),
                     "pending_from": after.pending_from.isoformat() if after.pending_from else None,
                 },
             )
@@ -480,8 +480,8 @@ def acknowledge(
                 "card": card.pk,
                 "number": number,
                 "played_seconds": shown.played_seconds,
-                "staked": money.text(shown.staked),
-                "won": money.text(shown.won),
+                "staked": money.text_cents(shown.staked),
+                "won": money.text_cents(shown.won),
             },
         )
     return check, False
@@ -584,8 +584,8 @@ def _check_due(shown: Reality) -> Conflict:
         code="reality_check_due",
         check=shown.due,
         played_seconds=shown.played_seconds,
-        staked=money.text(shown.staked),
-        won=money.text(shown.won),
+        staked=money.text_cents(shown.staked),
+        won=money.text_cents(shown.won),
     )
 
 
@@ -614,9 +614,9 @@ def _reached(
         code="limit_reached",
         kind=kind.value,
         period=period.value,
-        limit=money.text(limit),
-        left=money.text(rest),
-        stake=money.text(amount),
+        limit=money.text_cents(limit),
+        left=money.text_cents(rest),
+        stake=money.text_cents(amount),
         resets_at=resets.isoformat(),
     )
 
