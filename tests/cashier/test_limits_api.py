@@ -4,8 +4,9 @@ registered player's limits hold on all their cards; audited with amounts, never 
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -25,8 +26,9 @@ def _url(venue: Venue, number: str) -> str:
     return f"/api/cashier/venues/{venue.pk}/cards/{number}/limits/"
 
 
-def _slot(body: dict, kind: str, period: str) -> dict:
-    return next(x for x in body["limits"] if (x["kind"], x["period"]) == (kind, period))
+def _slot(body: dict[str, Any], kind: str, period: str) -> dict[str, Any]:
+    found: dict[str, Any] = next(x for x in body["limits"] if (x["kind"], x["period"]) == (kind, period))
+    return found
 
 
 def test_a_first_limit_and_a_lower_one_apply_at_once(venue: Venue, cashier: User) -> None:
@@ -72,7 +74,7 @@ def test_a_raise_waits_its_cooling_off_and_a_second_raise_is_refused(venue: Venu
     limit = raised.json()["limit"]
     assert raised.json()["outcome"] == "pending"
     assert (limit["amount"], limit["pending"], limit["pending_amount"]) == ("100.00", True, "150.00")
-    applies = timezone.datetime.fromisoformat(limit["pending_from"])
+    applies = datetime.fromisoformat(limit["pending_from"])
     assert timedelta(hours=23, minutes=59) < applies - timezone.now() <= timedelta(hours=24)
     again = client.put(url, {"kind": "spend", "period": "week", "amount": "150.00"}, format="json")
     assert again.status_code == 202 and again.json()["outcome"] == "unchanged"  # a retry: that raise

@@ -48,7 +48,7 @@ def a_limit_and_a_long_sale(card: PlayerCard, cashier: Any, game: ElectronicGame
     ElectronicGame.objects.filter(pk=game.pk).update(sales_close_at=game.sales_close_at + timedelta(hours=1))
 
 
-def acknowledged(card: PlayerCard) -> list[tuple[int, str]]:
+def acknowledged(card: PlayerCard) -> list[tuple[int, Decimal]]:
     return list(
         RealityCheck.objects.filter(session__card=card).values_list("number", "staked").order_by("number")
     )

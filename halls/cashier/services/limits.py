@@ -97,9 +97,9 @@ def limit_name(kind: str, period: str) -> str:
 
 
 def _when(instant: datetime, venue: Venue) -> str:
-    return formats.date_format(
-        timezone.localtime(instant, ZoneInfo(venue.time_zone)), "SHORT_DATETIME_FORMAT"
-    )
+    """A moment in the venue's time, as a person reads it: "07/12/2026 00:00"."""
+    local = timezone.localtime(instant, ZoneInfo(venue.time_zone))
+    return f"{formats.date_format(local, 'SHORT_DATE_FORMAT')} {local:%H:%M}"
 
 
 def played_text(seconds: int) -> str:
@@ -335,13 +335,16 @@ def open_session(card: PlayerCard) -> PlaySession | None:
     return PlaySession.objects.filter(card_id=card.pk, ended_at__isnull=True).first()
 
 
-def begin_session(*, device: CashDevice, card: PlayerCard, at: datetime | None = None) -> PlaySession:
+def begin_session(
+    *, device: CashDevice, card: PlayerCard, at: datetime | None = None, card_held: bool = False
+) -> PlaySession:
     """The card's session, now at the terminal `device`: its open one (which follows the card from another
     terminal, its time and checks going on), or a new one; another card's session at this terminal ends.
-    The card is locked here (a purchase holds it already)."""
+    The card is locked here, unless `card_held`: a purchase's transaction locked it before its money."""
     at = at or timezone.now()
     with transaction.atomic():
-        lock_player_card(card.pk)
+        if not card_held:  # a purchase, which locked the card before its money, writes it after
+            lock_player_card(card.pk)
         found = open_session(card)
         if found is not None and found.device_id == device.pk:
             return found
@@ -512,9 +515,11 @@ class Stakes:
         for owner in owners:
             self._rows.setdefault(owner, [])
         for row in rows:
-            owner = ("player", row.player_id) if row.player_id is not None else ("card", row.card_id)
-            if owner in owners and row not in self._rows[owner]:
-                self._rows[owner].append(row)
+            mine: tuple[str, int] = (
+                ("player", row.player_id) if row.player_id is not None else ("card", int(row.card_id or 0))
+            )
+            if mine in owners and row not in self._rows[mine]:
+                self._rows[mine].append(row)
         for pk in new:
             self._sessions[pk] = None
         for session in PlaySession.objects.filter(card_id__in=list(new), ended_at__isnull=True):
@@ -526,7 +531,7 @@ class Stakes:
         for device, card in pairs:
             session = self._sessions.get(card.pk)
             if session is None or session.device_id != device.pk:
-                self._sessions[card.pk] = begin_session(device=device, card=card, at=self.at)
+                self._sessions[card.pk] = begin_session(device=device, card=card, at=self.at, card_held=True)
 
     def _venue(self, venue_id: int) -> Venue:
         if venue_id not in self._venues:

@@ -4,7 +4,7 @@ is acknowledged once (a retry answers the same), audited."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -63,14 +63,14 @@ def _client(terminal: Terminal, token: str) -> APIClient:
 
 def test_a_purchase_past_a_spend_limit_is_refused_naming_the_limit(sale: OnSale, cashier: User) -> None:
     limits.set_limit(card=sale.card, kind="spend", period="day", amount="3.00", actor=cashier)
-    buy = {"terminal": sale.terminal, "card_number": sale.card.number}
+    buy: dict[str, Any] = {"terminal": sale.terminal, "card_number": sale.card.number}
     sales.purchase(**buy, cards=4, key="a")  # 2.00: within
     with translation.override("es"):
         refused = _refused("limit_reached", **buy, cards=4, key="b")  # 2.00 more: past 3.00
     assert "límite diario de gasto" in refused.message and "1,00 €" in refused.message, refused.message
     assert refused.details["left"] == "1.00" and refused.details["limit"] == "3.00"
     assert refused.details["kind"] == "spend" and refused.details["period"] == "day"
-    resets = timezone.datetime.fromisoformat(refused.details["resets_at"])
+    resets = datetime.fromisoformat(refused.details["resets_at"])
     assert resets > timezone.now() and (resets - timezone.now()) <= timedelta(days=1, hours=2)
     sales.purchase(**buy, cards=2, key="c")  # 1.00: exactly the rest
     assert player_cards.balance(sale.card) == D("17.00")
@@ -78,7 +78,7 @@ def test_a_purchase_past_a_spend_limit_is_refused_naming_the_limit(sale: OnSale,
 
 def test_a_loss_limit_counts_the_prizes_won(sale: OnSale, cashier: User, venue: Venue) -> None:
     limits.set_limit(card=sale.card, kind="loss", period="week", amount="2.00", actor=cashier)
-    buy = {"terminal": sale.terminal, "card_number": sale.card.number}
+    buy: dict[str, Any] = {"terminal": sale.terminal, "card_number": sale.card.number}
     sales.purchase(**buy, cards=4, key="a")  # loss 2.00
     _refused("limit_reached", **buy, cards=2, key="b")
     # A prize of 1.50 credited to the card: the week's loss is 0.50.
