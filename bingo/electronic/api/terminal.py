@@ -562,6 +562,57 @@ class RealityAckView(TerminalView):
         return _answer(answer.result, answer.replayed)
 
 
+class TerminalLimitRequestSerializer(serializers.Serializer[Any]):
+    card = serializers.CharField(max_length=40, help_text=CARD_HELP)
+    kind = serializers.CharField(max_length=10, help_text="loss or spend.")
+    period = serializers.CharField(max_length=10, help_text="day, week or month.")
+    amount = serializers.CharField(
+        allow_null=True, max_length=40, help_text='A decimal string ("50.00"); null removes the limit.'
+    )
+
+
+class LimitsView(TerminalView):
+    @extend_schema(
+        operation_id="electronic_terminal_limits",
+        summary="The inserted card's loss and spend limits: in force, pending, used, left (device)",
+        description=AUTH + "400 bad_card_number; 404 unknown_card; 409 card_blocked, no_play_session.",
+        request=TerminalRealityRequestSerializer,
+        responses={200: OpenApiTypes.OBJECT, **error_responses(400, 403, 404, 409)},
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        data = valid(TerminalRealityRequestSerializer, request.data)
+        return Response(messages.card_limits(terminal=self.terminal(request), card_number=data["card"]))
+
+
+class LimitSetView(TerminalView):
+    @extend_schema(
+        operation_id="electronic_terminal_limit_set",
+        summary="The player sets a limit at the terminal: lowered at once, raised after the cooling-off",
+        description=AUTH
+        + "200 in force at once (or unchanged), 202 waiting its cooling-off. 400 bad_kind, bad_period, "
+        "bad_amount, bad_card_number; 404 unknown_card; 409 card_blocked, no_play_session, "
+        "limit_cooling_off.",
+        request=TerminalLimitRequestSerializer,
+        responses={
+            200: OpenApiTypes.OBJECT,
+            202: OpenApiResponse(OpenApiTypes.OBJECT, description="A raise waiting its cooling-off."),
+            **error_responses(400, 403, 404, 409),
+        },
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        data = valid(TerminalLimitRequestSerializer, request.data)
+        body, waiting = messages.set_card_limit(
+            terminal=self.terminal(request),
+            card_number=data["card"],
+            kind=data["kind"],
+            period=data["period"],
+            amount=data["amount"],
+        )
+        return Response(body, status=status.HTTP_202_ACCEPTED if waiting else status.HTTP_200_OK)
+
+
 class SnapshotView(TerminalView):
     @extend_schema(
         operation_id="electronic_terminal_snapshot",
@@ -627,6 +678,8 @@ urlpatterns = [
     path("terminal/card/out/", CardOutView.as_view(), name="electronic-terminal-card-out"),
     path("terminal/reality/", RealityView.as_view(), name="electronic-terminal-reality"),
     path("terminal/reality/ack/", RealityAckView.as_view(), name="electronic-terminal-reality-ack"),
+    path("terminal/limits/", LimitsView.as_view(), name="electronic-terminal-limits"),
+    path("terminal/limits/set/", LimitSetView.as_view(), name="electronic-terminal-limit-set"),
     path("terminal/purchase/", PurchaseView.as_view(), name="electronic-terminal-purchase"),
     path("terminal/cashout/", CashoutView.as_view(), name="electronic-terminal-cashout"),
     path("terminal/snapshot/", SnapshotView.as_view(), name="electronic-terminal-snapshot"),

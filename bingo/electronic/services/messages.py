@@ -206,6 +206,46 @@ def _session_of(terminal: Terminal, card: PlayerCard) -> PlaySession:
     return session
 
 
+def _limit_row(view: limits.LimitView) -> dict[str, Any]:
+    return {
+        "kind": view.kind,
+        "period": view.period,
+        "name": limits.limit_name(view.kind, view.period),
+        "amount": money.text_cents(view.amount),
+        "pending": view.pending,
+        "pending_amount": money.text_cents(view.pending_amount),
+        "pending_from": view.pending_from.isoformat() if view.pending_from else None,
+        "used": money.text_cents(view.used),
+        "left": money.text_cents(view.left),
+        "resets_at": view.resets_at.isoformat(),
+    }
+
+
+def card_limits(*, terminal: Terminal, card_number: Any) -> dict[str, Any]:
+    """The inserted card's loss and spend limits (its player's), for the player at the terminal."""
+    card = _card(terminal, card_number)
+    _session_of(terminal, card)
+    return {"card": card.number, "limits": [_limit_row(v) for v in limits.limits_of(card)]}
+
+
+def set_card_limit(
+    *, terminal: Terminal, card_number: Any, kind: Any, period: Any, amount: Any
+) -> tuple[dict[str, Any], bool]:
+    """The player at the terminal sets one of the inserted card's limits (limits.set_limit: lowered at once,
+    raised after the cooling-off); True when the change waits its cooling-off."""
+    card = _card(terminal, card_number)
+    _session_of(terminal, card)
+    change = limits.set_limit(card=card, kind=kind, period=period, amount=amount, actor=terminal.device.name)
+    waiting = change.limit.pending and change.outcome != "at_once"
+    body = {
+        "card": card.number,
+        "outcome": change.outcome.value,
+        "limit": _limit_row(change.limit),
+        "limits": [_limit_row(v) for v in change.limits],
+    }
+    return body, waiting
+
+
 def reality(*, terminal: Terminal, card_number: Any) -> dict[str, Any]:
     """The inserted card's reality check as it stands: time played and money since its session began."""
     card = _card(terminal, card_number)

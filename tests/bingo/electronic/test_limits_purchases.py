@@ -193,3 +193,31 @@ def test_a_purchase_without_a_card_put_in_begins_a_session_that_follows_the_card
     other = funded_card(sale.card.venue, cashier)
     messages.insert_card(terminal=second, card_number=other.number)  # another card in that terminal
     assert PlaySession.objects.get(pk=session.pk).ended_at is not None
+
+
+def test_the_player_reads_and_sets_limits_at_the_terminal_during_a_session(sale: OnSale) -> None:
+    api = _client(sale.terminal, sale.token)
+    body = {"card": sale.card.number}
+    assert api.post(URL + "limits/", body, format="json").json()["error"]["code"] == "no_play_session"
+    api.post(URL + "card/", body, format="json")
+    first = api.post(
+        URL + "limits/set/", {**body, "kind": "loss", "period": "day", "amount": "5.00"}, format="json"
+    )
+    assert first.status_code == 200, first.content
+    assert first.json()["limit"]["amount"] == "5.00" and first.json()["limit"]["left"] == "5.00"
+    raised = api.post(
+        URL + "limits/set/", {**body, "kind": "loss", "period": "day", "amount": "9.00"}, format="json"
+    )
+    assert raised.status_code == 202 and raised.json()["limit"]["pending_amount"] == "9.00"
+    other = api.post(
+        URL + "limits/set/",
+        {**body, "kind": "loss", "period": "day", "amount": "12.00"},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="es",
+    )
+    assert other.status_code == 409 and other.json()["error"]["code"] == "limit_cooling_off"
+    assert "límite diario de pérdidas" in other.json()["error"]["message"]
+    listed = api.post(URL + "limits/", body, format="json").json()["limits"]
+    assert [x["amount"] for x in listed if x["kind"] == "loss"] == ["5.00", None, None]
+    entry = AuditEntry.objects.filter(action="cashier.limit_pending").get()
+    assert entry.actor_label == sale.terminal.device.name
