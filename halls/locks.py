@@ -72,9 +72,8 @@ class Rank(IntEnum):
     PAYABLE = 137  # cashier.Payable: paying a prize
     TICKET = 138  # cashier.Ticket: redeeming or expiring a ticket
     PLAYER_CARD = 139  # cashier.PlayerCard: blocking, unblocking, registering a card
-    PLAYER_LIMIT = (
-        140  # cashier.PlayerLimit: a limit set, lowered, raised (after the card it was set through)
-    )
+    # cashier.PlayerLimit: a limit set (after the card it was set through), a stake checked against it
+    PLAYER_LIMIT = 140
     # cashier.Account rows a transaction takes money from (guarded ones), in id order; then, as a posting
     # writes, every account whose balance it moves (in id order; those already held are not waited for)
     ACCOUNT = 141

@@ -407,6 +407,9 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
         venues = {t.device.venue_id for t in terminals.values()}
         cards = lock_player_cards_where(venue_id__in=venues, number__in={o.number for o in orders})
         found = {(c.venue_id, c.number): c for c in cards.values()}
+        # The players' limits (locked after the cards) and reality checks; the group's stakes counted.
+        stakes = limits.Stakes(timezone.now())
+        stakes.load(cards.values())
         accounts = {a.pk: a for a in lock_accounts_where(card_id__in=cards)}
         funded = {a.card_id for a in accounts.values()}
         # A card never funded has no account yet (as cards.spend makes it): made and locked after the rest.
@@ -422,8 +425,6 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
         }
         balances = {pk: a.balance for pk, a in accounts.items()}
         now = timezone.now()
-        stakes = limits.Stakes(now)  # the players' limits and reality checks, the group's stakes counted
-        stakes.load(cards.values())
         offsets: dict[int, timedelta] = {}  # each venue's clock, read once for the group
         taken: dict[int, tuple[PlayerCard, Decimal, Decimal]] = {}  # order -> its card, amount, balance after
         first_of: dict[tuple[int, str], int] = {}  # a key taken by an order of the group: that order

@@ -11,14 +11,13 @@ staked = the card spends (CARD_SPEND debits of the cards' accounts), won = the p
 (electronic bingo's purchases, bingo.electronic.services.sales; a group of purchases checks each through
 one `Stakes`, so the group's earlier stakes count): 409 limit_reached naming the limit, what is left and
 when it resets, or 409 reality_check_due while the card's terminal session waits for its reality check.
-It runs under the card's lock (Rank.PLAYER_CARD), so two purchases of one card are checked one after the
-other. (Two cards of one player bought with at the same instant at two terminals are each checked against
-the ledger as it stood: the second may pass the limit by its own stake. A player lock would close that.)
+It runs under the card's lock (Rank.PLAYER_CARD) and its limits' (Rank.PLAYER_LIMIT, when it has any), so
+two purchases of one card, or of two cards of one player, are checked one after the other.
 
-Play sessions: a card's session at a terminal begins when the card goes in (or with its first purchase
-there) and ends when it is taken out or goes into another terminal. Every `reality_every` of it a reality
-check is due (time played, staked, won, net since it began) and purchases are refused until the player
-acknowledges it (`acknowledge`, idempotent by the check's number, audited).
+Play sessions: a card's session begins when the card goes into a terminal (or with its first purchase) and
+ends when it is taken out; it follows the card to another terminal (its time and checks go on). Every
+`reality_every` of it a reality check is due (time played, staked, won, net since it began) and purchases
+are refused until the player acknowledges it (`acknowledge`, idempotent by the check's number, audited).
 
 Audit data carries ids, kinds, periods and amounts: never a person's name or document.
 """
@@ -52,7 +51,7 @@ from halls.cashier.models import (
     RealityCheck,
     TxKind,
 )
-from halls.cashier.services.locks import lock_player_card, lock_player_limit
+from halls.cashier.services.locks import lock_player_card, lock_player_limit, lock_player_limits
 from halls.cashier.services.player_cards import check_active
 from halls.errors import Conflict, InvalidInput
 from halls.models import Venue
@@ -511,7 +510,10 @@ class Stakes:
             return
         owners = {_owner(c) for c in new.values()} | {("card", pk) for pk in new}
         players = [pk for kind, pk in owners if kind == "player"]
-        rows = PlayerLimit.objects.filter(Q(card_id__in=list(new)) | Q(player_id__in=players))
+        found = PlayerLimit.objects.filter(Q(card_id__in=list(new)) | Q(player_id__in=players))
+        # Locked (after the cards, in id order): a player's purchases on two cards at once are checked one
+        # after the other, each against the ledger as the other left it.
+        rows = lock_player_limits(found.values_list("pk", flat=True)).values()
         for owner in owners:
             self._rows.setdefault(owner, [])
         for row in rows:

@@ -47,6 +47,17 @@ def lock_player_limit(limit_id: int) -> PlayerLimit:
     return PlayerLimit.objects.select_for_update(of=("self",)).get(pk=limit_id)
 
 
+def lock_player_limits(limit_ids: Iterable[int]) -> dict[int, PlayerLimit]:
+    """The limit rows FOR UPDATE in id order (a purchase checked against them: two purchases of one player,
+    on two cards, are checked one after the other)."""
+    ids = sorted(set(limit_ids))
+    if not ids:
+        return {}
+    take_many(Rank.PLAYER_LIMIT, ids)
+    rows = PlayerLimit.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
+    return {row.pk: row for row in rows}
+
+
 def lock_accounts(account_ids: Iterable[int]) -> dict[int, Account]:
     """The accounts FOR UPDATE, in id order (every transaction takes them so): id -> account."""
     ids = sorted(set(account_ids))

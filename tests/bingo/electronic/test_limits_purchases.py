@@ -4,6 +4,7 @@ is acknowledged once (a retry answers the same), audited."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -25,6 +26,7 @@ from halls.errors import DomainError
 from halls.models import AuditEntry, Venue
 from tests.bingo.electronic.sales_support import OnSale, more_terminals, on_sale
 from tests.bingo.electronic.support import funded_card
+from tests.threads import in_threads
 
 pytestmark = pytest.mark.django_db
 D = Decimal
@@ -221,3 +223,33 @@ def test_the_player_reads_and_sets_limits_at_the_terminal_during_a_session(sale:
     assert [x["amount"] for x in listed if x["kind"] == "loss"] == ["5.00", None, None]
     entry = AuditEntry.objects.filter(action="cashier.limit_pending").get()
     assert entry.actor_label == sale.terminal.device.name
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_players_two_cards_at_two_terminals_at_once_never_pass_the_limit(
+    venue: Venue, operator: User, cashier: User
+) -> None:
+    sale = on_sale(venue, operator, cashier, balance=D("10.00"))
+    player = player_cards.register_player(venue_id=venue.pk, name="Eva", id_document="", actor=cashier)
+    other = funded_card(venue, cashier, D("10.00"))
+    for card in (sale.card, other):
+        player_cards.link_player(card=card, player=player, actor=cashier)
+    limits.set_limit(card=other, kind="spend", period="day", amount="3.00", actor=cashier)
+    fleet = [sale.terminal] + [t for t, _ in more_terminals(sale, operator, 7)]
+    cards = [sale.card, other]
+    outcomes: list[str] = []
+
+    def buy(i: int) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                sales.purchase(terminal=fleet[i], card_number=cards[i % 2].number, cards=2, key=f"k{i}")
+                outcomes.append("bought")
+            except DomainError as exc:
+                outcomes.append(exc.code)
+
+        return run
+
+    assert not in_threads([buy(i) for i in range(8)])
+    assert sorted(outcomes) == ["bought"] * 3 + ["limit_reached"] * 5
+    spent = player_cards.balance(sale.card) + player_cards.balance(other)
+    assert spent == D("17.00")  # 3 purchases of 1.00, never a fourth
