@@ -26,6 +26,7 @@ from tests.e2e.browser_support import call
 from tests.e2e.test_browser_terminal import SMALL, a_hall
 
 pytestmark = pytest.mark.e2e
+ACCEPT_LANGUAGE = "es"  # the API answers the page in Spanish too (the staff cookie the context sets)
 
 SHOTS = Path("/work/notes/shots")
 EVERY_MINUTES = 0.25  # a reality check every 15 s
@@ -108,3 +109,21 @@ async def test_the_reality_check_stops_play_until_acknowledged_and_the_limit_ref
     await page.screenshot(path=str(SHOTS / "terminal-reality-1280-limit.png"))
     await expect(page.locator("#balance")).to_have_text("19,00 €")
     await expect(page.locator(".t-card")).to_have_count(2)
+
+    # The Limits tab: the daily spend limit and what is left; lowered at once, a raise waits its cooling-off.
+    await page.click("#tab-limits")
+    daily = page.locator(".t-limit[data-limit='spend:day']")
+    await expect(daily).to_contain_text("Límite diario de gasto")
+    await expect(daily.locator(".t-limit__amount")).to_have_text("1,50 €")
+    await expect(daily).to_contain_text("Quedan 0,50 €")
+    await page.select_option("#limit-which", "spend:day")
+    await page.fill("#limit-amount", "1,20")
+    await page.click("#limit-save")
+    await expect(page.locator("#limit-msg")).to_contain_text("se aplica ya")
+    await expect(daily.locator(".t-limit__amount")).to_have_text("1,20 €")
+    await page.fill("#limit-amount", "5")
+    await page.click("#limit-save")
+    await expect(page.locator("#limit-msg")).to_contain_text("El cambio se aplica desde")
+    await expect(daily.locator(".t-limit__pending")).to_contain_text("5,00 €")
+    await expect(daily.locator(".t-limit__amount")).to_have_text("1,20 €")
+    await page.screenshot(path=str(SHOTS / "terminal-reality-1280-limits.png"))

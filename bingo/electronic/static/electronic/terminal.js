@@ -44,6 +44,7 @@
     player: null,            // {number, state, balance}
     cards: {},               // game id -> [{card, cells, wins: [{code, name, amount}]}]
     reality: null,           // the inserted card's play session: {due, next_at, ...} (reality checks)
+    limits: null,            // the inserted card's limits, as the server last listed them (the Limits tab)
     size: null,              // the purchase size chosen
     clockOffset: 0,          // server clock minus this one (ms), from the snapshot
     streams: {room: "", terminal: ""}
@@ -633,6 +634,7 @@
         balance: data.balance !== undefined ? data.balance : card.balance};
       global.sessionStorage.setItem(CARD_KEY, S.player.number);
       setReality(data.reality || null);
+      if (!$("pane-limits").hidden) { loadLimits(); }
       $("card-input").value = "";
       message($("player-msg"), "");
       render();
@@ -648,6 +650,8 @@
       call("POST", "card/out/", {card: S.player.number}).catch(function (err) { console.warn("card out", err.code); });
     }
     setReality(null);
+    S.limits = null;
+    renderLimits();
     S.player = null;
     S.cards = {};
     global.sessionStorage.removeItem(CARD_KEY);
@@ -789,6 +793,75 @@
     }).then(function () { button.disabled = false; render(); });
   }
 
+  // --- the player's limits ---------------------------------------------------------------------------------
+  // The inserted card's loss and spend limits (its player's): lowered at once, raised or removed after the
+  // cooling-off (the server decides; a second raise while one waits is refused with its reason).
+
+  function loadLimits() {
+    if (!S.player) { S.limits = null; renderLimits(); return; }
+    call("POST", "limits/", {card: S.player.number}).then(function (data) {
+      S.limits = data.limits || [];
+      renderLimits();
+    }).catch(function (err) { message($("limit-msg"), err.message, "error"); });
+  }
+
+  function when(iso) { return fmt.date(iso) + " " + fmt.clock(iso); }
+
+  function capital(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : ""; }
+
+  function limitLine(limit) {
+    var lines = [];
+    if (limit.amount !== null) {
+      lines.push(el("span", {class: "t-limit__left", text: interpolate(gettext("%(left)s left until %(resets)s"),
+        {left: money(limit.left), resets: when(limit.resets_at)}, true)}));
+    }
+    if (limit.pending) {
+      lines.push(el("span", {class: "t-limit__pending", text: limit.pending_amount === null
+        ? interpolate(gettext("No limit from %(when)s"), {when: when(limit.pending_from)}, true)
+        : interpolate(gettext("%(amount)s from %(when)s"),
+          {amount: money(limit.pending_amount), when: when(limit.pending_from)}, true)}));
+    }
+    return el("div", {class: "t-limit", "data-limit": limit.kind + ":" + limit.period},
+      el("span", {class: "t-limit__name", text: capital(limit.name)}),
+      el("span", {class: "t-limit__amount", text: limit.amount === null ? gettext("No limit") : money(limit.amount)}),
+      lines);
+  }
+
+  function renderLimits() {
+    var limits = S.player && S.limits ? S.limits : null;
+    $("limits-what").hidden = !!limits;
+    $("limit-form").hidden = !limits;
+    fill($("limits"), limits ? limits.map(limitLine) : []);
+    var select = $("limit-which");
+    if (limits && select.options.length !== limits.length) {
+      fill(select, limits.map(function (limit) {
+        return el("option", {value: limit.kind + ":" + limit.period, text: capital(limit.name)});
+      }));
+    }
+  }
+
+  function setLimit(event) {
+    event.preventDefault();
+    if (!S.player) { return; }
+    var which = $("limit-which").value.split(":");
+    var typed = fmt.readAmount($("limit-amount").value, false);
+    if (typed.problem) { message($("limit-msg"), typed.problem, "error"); return; }
+    var button = $("limit-save");
+    button.disabled = true;
+    call("POST", "limits/set/", {card: S.player.number, kind: which[0], period: which[1], amount: typed.amount || null})
+      .then(function (data) {
+        S.limits = data.limits || S.limits;
+        renderLimits();
+        $("limit-amount").value = "";
+        var limit = data.limit;
+        message($("limit-msg"), limit.pending && data.outcome !== "at_once"
+          ? interpolate(gettext("The change applies from %(when)s."), {when: when(limit.pending_from)}, true)
+          : gettext("Limit saved: it applies now."), "ok");
+      })
+      .catch(function (err) { message($("limit-msg"), err.message, "error"); })
+      .then(function () { button.disabled = false; });
+  }
+
   function selectTab(name) {
     Array.prototype.forEach.call(doc.querySelectorAll(".t-tab"), function (tab) {
       var on = tab.getAttribute("data-tab") === name;
@@ -796,6 +869,7 @@
       tab.setAttribute("aria-selected", on ? "true" : "false");
       $("pane-" + tab.getAttribute("data-tab")).hidden = !on;
     });
+    if (name === "limits") { loadLimits(); }
   }
 
   // --- start ------------------------------------------------------------------------------------------------
@@ -829,6 +903,7 @@
     $("cashout").addEventListener("click", cashOut);
     $("ticket-ok").addEventListener("click", function () { $("ticket").hidden = true; });
     $("reality-ok").addEventListener("click", acknowledgeReality);
+    $("limit-form").addEventListener("submit", setLimit);
     $("reality-stop").addEventListener("click", function () { $("reality").hidden = true; ejectCard(); });
     $("alert").addEventListener("click", closeAlert);
     Array.prototype.forEach.call(doc.querySelectorAll(".t-tab"), function (tab) {
