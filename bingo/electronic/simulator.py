@@ -517,8 +517,8 @@ class TerminalBrain:
     def _reality_ack(self, data: dict[str, Any]) -> Call | None:
         """The acknowledgement of the reality check a refusal says is due (once at a time), or None."""
         error = data["error"] if isinstance(data.get("error"), dict) else data
-        details = error.get("details") if isinstance(error.get("details"), dict) else {}
-        check = as_int(details.get("check"))
+        details = error.get("details")
+        check = as_int(details.get("check")) if isinstance(details, dict) else None
         if error.get("code") != REALITY_CHECK_DUE or check is None or "reality" in self.in_flight:
             return None
         self.in_flight.add("reality")
