@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import override_settings
+from django.test import Client, override_settings
 from django.utils import timezone
 
 from halls.cashier.models import PlayerLimit
@@ -157,3 +157,14 @@ def test_a_registered_players_limits_hold_on_all_their_cards(venue: Venue, cashi
 def test_another_venues_card_is_unknown(venue: Venue, cashier: User, other_venue: Venue) -> None:
     card = player_cards.issue_card(venue_id=other_venue.pk, actor="t")
     refused(api_client(cashier).get(_url(venue, card.number)), 404, "unknown_card")
+
+
+def test_the_limits_sessions_and_checks_are_read_in_the_admin(venue: Venue, cashier: User) -> None:
+    card = player_cards.issue_card(venue_id=venue.pk, actor=cashier)
+    limits.set_limit(card=card, kind="loss", period="day", amount="10", actor=cashier)
+    admin = User.objects.create_superuser("root", "root@example.org", "pw")
+    client = Client()
+    client.force_login(admin)
+    for model in ("playerlimit", "playsession", "realitycheck"):
+        page = client.get(f"/admin/cashier/{model}/")
+        assert page.status_code == 200, (model, page.status_code)
