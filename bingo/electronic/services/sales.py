@@ -3,9 +3,11 @@ speciality's game on sale; the cards are dealt from a fresh random seed kept on 
 
 One purchase is one transaction: the game FOR SHARE (purchases do not wait for each other; the close of
 sales, FOR UPDATE, waits for those in flight, so the sold set it counts is final), the terminal (its cards
-in the game are counted one purchase at a time), then the card and its account through `cards.spend`, whose
-ledger entry is the purchase's audit record, then the Purchase and ECard rows, and the terminal's event.
-A refusal raises before or inside it: nothing is written. `(terminal, key)` makes a retry a no-op.
+in the game are counted one purchase at a time), then the card, checked against its player's limits and its
+session's reality check (halls.cashier.services.limits.check_stake, the one check before a card stakes), and
+its account through `cards.spend`, whose ledger entry is the purchase's audit record, then the Purchase and
+ECard rows, and the terminal's event. A refusal raises before or inside it: nothing is written.
+`(terminal, key)` makes a retry a no-op.
 """
 
 from __future__ import annotations
@@ -149,7 +151,7 @@ def purchase(
     game on sale (or `game`, which must be it). Refuses, writing nothing: 400 bad_key / bad_count /
     bad_card_number, 404 unknown_card (also another venue's), 409 terminal_out_of_service / no_session /
     terminal_not_verified / sales_closed / bad_count (not a size on sale) / max_cards / card_blocked /
-    insufficient_balance / key_reused.
+    reality_check_due / limit_reached / insufficient_balance / key_reused.
 
     Called outside a transaction on PostgreSQL (the API), the purchase goes to the process's group (see
     `write_group`); inside a caller's transaction or on SQLite it is written inline."""
