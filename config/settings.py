@@ -569,7 +569,7 @@ HALL_DOOR_VISIT_RETENTION_DAYS = env.int("HALL_DOOR_VISIT_RETENTION_DAYS", defau
 # jurisdiction.
 HALL_DOOR_DAY_START_HOUR = env.int("HALL_DOOR_DAY_START_HOUR", default=6)
 # A player card is issued, loaded and used at a terminal only for a player admitted at the door today (the
-# venue's local day) whose admission stands (halls.cashier.services.admitted); per jurisdiction under the key
+# venue's door day, HALL_DOOR_DAY_START_HOUR) who has not left and whose admission stands (halls.cashier.services.admitted); per jurisdiction under the key
 # "cards_need_admission" of HALL_DOOR_BY_JURISDICTION. The test run turns it off (tests/conftest.py).
 HALL_DOOR_CARDS_NEED_ADMISSION = env.bool("HALL_DOOR_CARDS_NEED_ADMISSION", default=True)
 HALL_DOOR_BY_JURISDICTION: dict[str, dict[str, int]] = {}
@@ -590,6 +590,14 @@ HALL_DOOR_ONLINE_BUDGET_SECONDS = env.float("HALL_DOOR_ONLINE_BUDGET_SECONDS", d
 HALL_TICKET_MAX_AMOUNT = env.str("HALL_TICKET_MAX_AMOUNT", default="3000.00")
 HALL_TICKET_CAGE_ABOVE = env.str("HALL_TICKET_CAGE_ABOVE", default="1000.00")
 HALL_TICKET_BY_JURISDICTION: dict[str, dict[str, str]] = {}
+# A player's limits and the terminals' reality checks (halls.cashier.services.limits): how long a raised or
+# removed limit waits before it applies (72 h: the longest cooling-off of the Spanish texts read; lowering is
+# at once), and every how many minutes a terminal session shows its reality check (a float: a lab or a test
+# may ask for seconds). HALL_LIMITS_BY_JURISDICTION overrides them per jurisdiction code
+# ({"CT": {"cooling_off_hours": 24, "reality_check_minutes": 30}}). Defaults only: checked against the law.
+HALL_LIMITS_COOLING_OFF_HOURS = env.float("HALL_LIMITS_COOLING_OFF_HOURS", default=72.0)
+HALL_LIMITS_REALITY_CHECK_MINUTES = env.float("HALL_LIMITS_REALITY_CHECK_MINUTES", default=60.0)
+HALL_LIMITS_BY_JURISDICTION: dict[str, dict[str, float]] = {}
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------
 # The same codebase runs a venue installation (the default) or the central. A venue sends its outbox to the

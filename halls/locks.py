@@ -72,6 +72,8 @@ class Rank(IntEnum):
     PAYABLE = 137  # cashier.Payable: paying a prize
     TICKET = 138  # cashier.Ticket: redeeming or expiring a ticket
     PLAYER_CARD = 139  # cashier.PlayerCard: blocking, unblocking, registering a card
+    # cashier.PlayerLimit: a limit set (after the card it was set through), a stake checked against it
+    PLAYER_LIMIT = 140
     # cashier.Account rows a transaction takes money from (guarded ones), in id order; then, as a posting
     # writes, every account whose balance it moves (in id order; those already held are not waited for)
     ACCOUNT = 141
@@ -120,6 +122,7 @@ TAKEN_BY: dict[Rank, tuple[str, ...]] = {
     Rank.PAYABLE: (_CASHIER,),
     Rank.TICKET: (_CASHIER,),
     Rank.PLAYER_CARD: (_CASHIER, _ELECTRONIC),
+    Rank.PLAYER_LIMIT: (_CASHIER,),
     Rank.ACCOUNT: (_CASHIER,),
     Rank.AUDIT_HEAD: (_HALLS,),
     Rank.STREAM: ("halls.events",),

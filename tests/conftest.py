@@ -103,6 +103,7 @@ SQLITE_SUITE = (
     "bingo/electronic/test_terminal_api.py",
     "bingo/electronic/test_terminal_api_reads.py",
     "bingo/electronic/test_terminal_snapshot.py",
+    "bingo/electronic/test_limits_purchases.py",
     "bingo/electronic/test_reports.py",
     "bingo/electronic/test_recall.py",
     "bingo/network/simultaneous",

@@ -50,6 +50,7 @@ PATHS: dict[str, str] = {
     "card": API + "card/",
     "purchase": API + "purchase/",
     "snapshot": API + "snapshot/",
+    "reality": API + "reality/ack/",
 }
 WS_PATH = "/ws/electronic/terminal/"
 SOFTWARE_VERSION = "SIM-T-1.0"
@@ -75,6 +76,9 @@ PURCHASE_ANSWER = "purchase.answer"
 FINAL_REFUSALS = frozenset(
     {"sales_closed", "insufficient_balance", "card_blocked", "unknown_card", "too_many_cards", "bad_count"}
 )
+# A purchase refused while the card's session waits for its reality check (halls.cashier.services.limits):
+# the simulated player acknowledges it, as a player does on the page, and buys for the next game.
+REALITY_CHECK_DUE = "reality_check_due"
 # Refusals that mean "not now": the same purchase (same key) goes again a little later.
 TRANSIENT_STATUSES = frozenset({0, 429, 500, 502, 503, 504})
 
@@ -183,6 +187,7 @@ class TerminalStats:
     connects: int = 0
     disconnects: int = 0
     errors: int = 0  # HTTP errors that are not refusals (unreadable answers, 5xx)
+    reality_checks: int = 0  # reality checks acknowledged (a purchase refused while one was due)
 
 
 # --- actions -------------------------------------------------------------------------------------------
@@ -192,7 +197,7 @@ class TerminalStats:
 class Call:
     """An HTTP request the terminal wants made; its answer goes back to ``TerminalBrain.on_answer``."""
 
-    kind: str  # hello | card | purchase | snapshot
+    kind: str  # hello | card | purchase | snapshot | reality (a reality check acknowledged)
     method: str
     path: str
     body: dict[str, Any] | None = None
@@ -504,7 +509,21 @@ class TerminalBrain:
             stats.refused_codes[code] = stats.refused_codes.get(code, 0) + 1
             if code in FINAL_REFUSALS or 400 <= status < 500:
                 game.done = True
+            acknowledge = self._reality_ack(data)
+            if acknowledge is not None:
+                return [acknowledge, *self.tick(now)]
         return self.tick(now)
+
+    def _reality_ack(self, data: dict[str, Any]) -> Call | None:
+        """The acknowledgement of the reality check a refusal says is due (once at a time), or None."""
+        error = data["error"] if isinstance(data.get("error"), dict) else data
+        details = error.get("details")
+        check = as_int(details.get("check")) if isinstance(details, dict) else None
+        if error.get("code") != REALITY_CHECK_DUE or check is None or "reality" in self.in_flight:
+            return None
+        self.in_flight.add("reality")
+        self.stats.reality_checks += 1
+        return Call("reality", "POST", PATHS["reality"], {"card": self.profile.card_number, "check": check})
 
     def _set_balance(self, balance: Decimal | None, *, first: bool = False) -> None:
         if balance is None:
@@ -756,6 +775,7 @@ class Report:
         "connects",
         "disconnects",
         "errors",
+        "reality_checks",
     )
 
     @classmethod

@@ -21,6 +21,9 @@ from halls.cashier.models import (
     Leg,
     Payable,
     PlayerCard,
+    PlayerLimit,
+    PlaySession,
+    RealityCheck,
     Shift,
     Ticket,
     Till,
@@ -235,3 +238,24 @@ class PayableAdmin(ReadOnlyAdmin):
     )
     list_filter = ("venue", "kind", "state")
     search_fields = ("source", "description", "receipt")
+
+
+@admin.register(PlayerLimit)
+class PlayerLimitAdmin(ReadOnlyAdmin):
+    """A player's (or an anonymous card's) limits: set at the cashier or the terminal (services.limits)."""
+
+    list_display = ("pk", "venue", "player", "card", "kind", "period", "amount", "pending", "pending_amount")
+    list_filter = ("venue", "kind", "period", "pending")
+
+
+@admin.register(PlaySession)
+class PlaySessionAdmin(ReadOnlyAdmin):
+    list_display = ("pk", "venue", "device", "card", "started_at", "ended_at", "acknowledged")
+    list_filter = ("venue",)
+    date_hierarchy = "started_at"
+
+
+@admin.register(RealityCheck)
+class RealityCheckAdmin(ReadOnlyAdmin):
+    list_display = ("pk", "session", "number", "acknowledged_at", "played_seconds", "staked", "won")
+    date_hierarchy = "acknowledged_at"

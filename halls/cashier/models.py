@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from halls.cashier.ledger import GUARDED, Kind
+from halls.cashier.limits import LimitKind, Period
 from halls.fields import MoneyField
 from halls.models import Venue, append_only
 
@@ -564,3 +565,134 @@ class DeviceMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.device_id}#{self.seq}"
+
+
+# --- a player's limits and the terminals' reality checks (halls.cashier.limits, services.limits) ----------
+
+LIMIT_KINDS = [(LimitKind.LOSS.value, _("loss")), (LimitKind.SPEND.value, _("spend"))]
+LIMIT_PERIODS = [
+    (Period.DAY.value, _("daily")),
+    (Period.WEEK.value, _("weekly")),
+    (Period.MONTH.value, _("monthly")),
+]
+
+
+class PlayerLimit(models.Model):
+    """A loss or spend limit per day, week or month: a registered player's (on all their cards) or, for an
+    anonymous card, the card's own. `amount` is in force (null: none); a raise or a removal waits its
+    cooling-off as the pending change (`pending_amount`, null for a removal, from `pending_from`)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
+    player = models.ForeignKey(
+        Player,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="limits",
+        verbose_name=_("player"),
+    )
+    card = models.ForeignKey(
+        PlayerCard,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="limits",
+        verbose_name=_("player card"),
+    )
+    kind = models.CharField(max_length=5, choices=LIMIT_KINDS, verbose_name=_("kind"))
+    period = models.CharField(max_length=5, choices=LIMIT_PERIODS, verbose_name=_("period"))
+    amount = MoneyField(
+        max_digits=AMOUNT_DIGITS, decimal_places=2, null=True, blank=True, verbose_name=_("limit in force")
+    )
+    pending = models.BooleanField(default=False, verbose_name=_("change pending"))
+    pending_amount = MoneyField(
+        max_digits=AMOUNT_DIGITS, decimal_places=2, null=True, blank=True, verbose_name=_("pending limit")
+    )
+    pending_from = models.DateTimeField(null=True, blank=True, verbose_name=_("pending from"))
+    changed_at = models.DateTimeField(verbose_name=_("changed at"))
+
+    class Meta:
+        verbose_name = _("player limit")
+        verbose_name_plural = _("player limits")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(player__isnull=True, card__isnull=False)
+                | Q(player__isnull=False, card__isnull=True),
+                name="player_limit_one_owner",
+            ),
+            models.UniqueConstraint(
+                fields=["player", "kind", "period"],
+                condition=Q(player__isnull=False),
+                name="player_limit_once_per_player",
+            ),
+            models.UniqueConstraint(
+                fields=["card", "kind", "period"],
+                condition=Q(card__isnull=False),
+                name="player_limit_once_per_card",
+            ),
+            models.CheckConstraint(
+                condition=Q(amount__isnull=True) | Q(amount__gt=0), name="player_limit_amount_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(pending=False) | Q(pending_from__isnull=False),
+                name="player_limit_pending_has_date",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.period}"
+
+
+class PlaySession(models.Model):
+    """A player card's session at a terminal: from the card going in (or its first purchase) until it is
+    taken out or goes into another terminal; the reality checks count from `started_at`."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
+    device = models.ForeignKey(
+        CashDevice, on_delete=models.PROTECT, related_name="+", verbose_name=_("terminal")
+    )
+    card = models.ForeignKey(
+        PlayerCard, on_delete=models.PROTECT, related_name="+", verbose_name=_("player card")
+    )
+    started_at = models.DateTimeField(verbose_name=_("started at"))
+    ended_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ended at"))
+    acknowledged = models.PositiveIntegerField(default=0, verbose_name=_("reality checks acknowledged"))
+
+    class Meta:
+        verbose_name = _("play session")
+        verbose_name_plural = _("play sessions")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["device"], condition=Q(ended_at__isnull=True), name="play_session_one_open_per_device"
+            ),
+            models.UniqueConstraint(
+                fields=["card"], condition=Q(ended_at__isnull=True), name="play_session_one_open_per_card"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.device_id}:{self.card_id}@{self.started_at:%Y-%m-%d %H:%M}"
+
+
+class RealityCheck(models.Model):
+    """A reality check a player acknowledged: what it showed (time played, staked, won, net) and when."""
+
+    session = models.ForeignKey(
+        PlaySession, on_delete=models.PROTECT, related_name="checks", verbose_name=_("play session")
+    )
+    number = models.PositiveIntegerField(verbose_name=_("number"))  # the session's n-th check
+    acknowledged_at = models.DateTimeField(verbose_name=_("acknowledged at"))
+    played_seconds = models.PositiveIntegerField(verbose_name=_("time played (s)"))
+    staked = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, verbose_name=_("staked"))
+    won = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2, verbose_name=_("won"))
+
+    class Meta:
+        verbose_name = _("reality check")
+        verbose_name_plural = _("reality checks")
+        constraints = [
+            models.UniqueConstraint(fields=["session", "number"], name="reality_check_once_per_number")
+        ]
+        triggers = [append_only()]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}#{self.number}"

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from halls.cashier.api import devices, payables, player_cards, reports, shifts, tickets
+from halls.cashier.api import devices, limits, payables, player_cards, reports, shifts, tickets
 
 urlpatterns: list[URLPattern | URLResolver] = [
     *shifts.urlpatterns,
     *player_cards.urlpatterns,
+    *limits.urlpatterns,
     *devices.urlpatterns,
     *reports.urlpatterns,
     *tickets.urlpatterns,

@@ -140,6 +140,10 @@ class TerminalCardSerializer(serializers.Serializer[Any]):
     number = serializers.CharField()
     balance = serializers.CharField(help_text="A decimal string, '20.00'.")
     games = TerminalCardGameSerializer(many=True, help_text="Its cards in the selling and drawing games.")
+    reality = serializers.DictField(
+        help_text="Its play session here: the reality check due (or null), every_seconds, next_at, "
+        "played_seconds, staked, won, net (terminal/reality/'s body)."
+    )
 
 
 class TerminalPurchaseRequestSerializer(serializers.Serializer[Any]):
@@ -344,6 +348,10 @@ class TerminalSnapshotSerializer(serializers.Serializer[Any]):
         help_text="Each stream's seq as of this snapshot: an event at or below it is in it; a gap after it "
         "means the page reloads this.",
     )
+    reality = serializers.DictField(
+        allow_null=True,
+        help_text="The inserted card's play session here (terminal/reality/'s body), or null for none.",
+    )
     player = serializers.DictField(
         allow_null=True,
         help_text="The inserted card: number, state, balance, and its cards by game id (cells, wins).",
@@ -424,7 +432,8 @@ class PurchaseView(TerminalView):
         '{"type": "purchase.answer", "key", "status", "result" (this body) or "error"}. '
         "Refused with nothing written: 400 bad_card_number; 404 unknown_card; 409 terminal_out_of_service, "
         "no_session, terminal_not_verified, sales_closed, bad_count, max_cards, card_blocked, "
-        "insufficient_balance.",
+        "insufficient_balance, reality_check_due (acknowledge it: terminal/reality/ack/), limit_reached "
+        "(the player's loss or spend limit: which, what is left, when it resets).",
         request=TerminalPurchaseRequestSerializer,
         responses={
             201: TerminalPurchaseSerializer,
@@ -472,6 +481,137 @@ class CashoutView(TerminalView):
             amount=data.get("amount"),
         )
         return _answer(answer.result, answer.replayed)
+
+
+class TerminalRealityRequestSerializer(serializers.Serializer[Any]):
+    card = serializers.CharField(max_length=40, help_text=CARD_HELP)
+
+
+class TerminalRealityAckRequestSerializer(serializers.Serializer[Any]):
+    card = serializers.CharField(max_length=40, help_text=CARD_HELP)
+    check = serializers.IntegerField(min_value=1, help_text="The reality check's number (its `due`).")
+
+
+class TerminalRealitySerializer(serializers.Serializer[Any]):
+    session = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    due = serializers.IntegerField(
+        allow_null=True, help_text="The reality check waiting to be acknowledged (a purchase is refused)."
+    )
+    acknowledged = serializers.IntegerField()
+    every_seconds = serializers.IntegerField()
+    next_at = serializers.DateTimeField(help_text="When the next check comes due.")
+    played_seconds = serializers.IntegerField()
+    staked = serializers.CharField()
+    won = serializers.CharField()
+    net = serializers.CharField(help_text="Staked less won since the session began.")
+
+
+class TerminalRealityAckSerializer(TerminalRealitySerializer):
+    check = serializers.IntegerField()
+    acknowledged_at = serializers.DateTimeField()
+
+
+class CardOutView(TerminalView):
+    @extend_schema(
+        operation_id="electronic_terminal_card_out",
+        summary="The player card taken out: its play session at this terminal ends (device)",
+        description=AUTH + "400 bad_card_number; 404 unknown_card.",
+        request=TerminalCardRequestSerializer,
+        responses={200: OpenApiTypes.OBJECT, **error_responses(400, 403, 404)},
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        data = valid(TerminalCardRequestSerializer, request.data)
+        return Response(messages.take_out_card(terminal=self.terminal(request), card_number=data["card"]))
+
+
+class RealityView(TerminalView):
+    @extend_schema(
+        operation_id="electronic_terminal_reality",
+        summary="The inserted card's reality check: time played, staked, won, net, the check due (device)",
+        description=AUTH + "400 bad_card_number; 404 unknown_card; 409 card_blocked, no_play_session.",
+        request=TerminalRealityRequestSerializer,
+        responses={200: TerminalRealitySerializer, **error_responses(400, 403, 404, 409)},
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        data = valid(TerminalRealityRequestSerializer, request.data)
+        return Response(messages.reality(terminal=self.terminal(request), card_number=data["card"]))
+
+
+class RealityAckView(TerminalView):
+    @extend_schema(
+        operation_id="electronic_terminal_reality_ack",
+        summary="The player acknowledged the reality check on the screen (device)",
+        description=AUTH
+        + "201 recorded, 200 the same check again (nothing written). 400 bad_check, bad_card_number; 404 "
+        "unknown_card; 409 card_blocked, no_play_session, reality_check_not_due.",
+        request=TerminalRealityAckRequestSerializer,
+        responses={
+            201: TerminalRealityAckSerializer,
+            200: OpenApiResponse(TerminalRealityAckSerializer, description="A retry: the first answer."),
+            **error_responses(400, 403, 404, 409),
+        },
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        data = valid(TerminalRealityAckRequestSerializer, request.data)
+        answer = messages.acknowledge_reality(
+            terminal=self.terminal(request), card_number=data["card"], check=data["check"]
+        )
+        return _answer(answer.result, answer.replayed)
+
+
+class TerminalLimitRequestSerializer(serializers.Serializer[Any]):
+    card = serializers.CharField(max_length=40, help_text=CARD_HELP)
+    kind = serializers.CharField(max_length=10, help_text="loss or spend.")
+    period = serializers.CharField(max_length=10, help_text="day, week or month.")
+    amount = serializers.CharField(
+        allow_null=True, max_length=40, help_text='A decimal string ("50.00"); null removes the limit.'
+    )
+
+
+class LimitsView(TerminalView):
+    @extend_schema(
+        operation_id="electronic_terminal_limits",
+        summary="The inserted card's loss and spend limits: in force, pending, used, left (device)",
+        description=AUTH + "400 bad_card_number; 404 unknown_card; 409 card_blocked, no_play_session.",
+        request=TerminalRealityRequestSerializer,
+        responses={200: OpenApiTypes.OBJECT, **error_responses(400, 403, 404, 409)},
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        data = valid(TerminalRealityRequestSerializer, request.data)
+        return Response(messages.card_limits(terminal=self.terminal(request), card_number=data["card"]))
+
+
+class LimitSetView(TerminalView):
+    @extend_schema(
+        operation_id="electronic_terminal_limit_set",
+        summary="The player sets a limit at the terminal: lowered at once, raised after the cooling-off",
+        description=AUTH
+        + "200 in force at once (or unchanged), 202 waiting its cooling-off. 400 bad_kind, bad_period, "
+        "bad_amount, bad_card_number; 404 unknown_card; 409 card_blocked, no_play_session, "
+        "limit_cooling_off.",
+        request=TerminalLimitRequestSerializer,
+        responses={
+            200: OpenApiTypes.OBJECT,
+            202: OpenApiResponse(OpenApiTypes.OBJECT, description="A raise waiting its cooling-off."),
+            **error_responses(400, 403, 404, 409),
+        },
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        data = valid(TerminalLimitRequestSerializer, request.data)
+        body, waiting = messages.set_card_limit(
+            terminal=self.terminal(request),
+            card_number=data["card"],
+            kind=data["kind"],
+            period=data["period"],
+            amount=data["amount"],
+        )
+        return Response(body, status=status.HTTP_202_ACCEPTED if waiting else status.HTTP_200_OK)
 
 
 class SnapshotView(TerminalView):
@@ -536,6 +676,11 @@ class RecallView(TerminalView):
 urlpatterns = [
     path("terminal/hello/", HelloView.as_view(), name="electronic-terminal-hello"),
     path("terminal/card/", CardView.as_view(), name="electronic-terminal-card"),
+    path("terminal/card/out/", CardOutView.as_view(), name="electronic-terminal-card-out"),
+    path("terminal/reality/", RealityView.as_view(), name="electronic-terminal-reality"),
+    path("terminal/reality/ack/", RealityAckView.as_view(), name="electronic-terminal-reality-ack"),
+    path("terminal/limits/", LimitsView.as_view(), name="electronic-terminal-limits"),
+    path("terminal/limits/set/", LimitSetView.as_view(), name="electronic-terminal-limit-set"),
     path("terminal/purchase/", PurchaseView.as_view(), name="electronic-terminal-purchase"),
     path("terminal/cashout/", CashoutView.as_view(), name="electronic-terminal-cashout"),
     path("terminal/snapshot/", SnapshotView.as_view(), name="electronic-terminal-snapshot"),

@@ -39,8 +39,8 @@ from bingo.electronic.services.sales import Bought
 from bingo.electronic.services.sales import cells_of as card_cells
 from bingo.electronic.services.terminal_views import card_view
 from halls import money
-from halls.cashier.models import PlayerCard
-from halls.cashier.services import admitted, player_cards, tickets
+from halls.cashier.models import PlayerCard, PlaySession
+from halls.cashier.services import admitted, limits, player_cards, tickets
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.services import audit
 
@@ -162,12 +162,110 @@ def _card(terminal: Terminal, card_number: Any) -> PlayerCard:
 
 
 def insert_card(*, terminal: Terminal, card_number: Any) -> dict[str, Any]:
-    """A player card inserted: its balance and its cards in the selling and drawing games. Refused 409
-    player_not_admitted where the venue's cards need their player admitted today and it was not (the reads
-    of a card already in, its snapshot, games and recall, are not: a balance is always shown)."""
+    """A player card inserted: its balance and its cards in the selling and drawing games, and its play
+    session here (begun now, or going on) with its reality checks. Refused 409 player_not_admitted where the
+    venue's cards need their player admitted today and it was not (the reads of a card already in, its
+    snapshot, games and recall, are not: a balance is always shown)."""
     card = _card(terminal, card_number)
     admitted.check_card(card)
-    return card_view(card, terminal)
+    with transaction.atomic():
+        locked = lock_terminal(terminal.pk)
+        session = limits.begin_session(device=locked.device, card=card)
+    return {**card_view(card, terminal), "reality": reality_answer(limits.reality_of(session))}
+
+
+def take_out_card(*, terminal: Terminal, card_number: Any) -> dict[str, Any]:
+    """The player card taken out: its play session here ends (again: nothing to end)."""
+    card = player_cards.find_card(venue_id=terminal.device.venue_id, code=str(card_number or ""))
+    with transaction.atomic():
+        locked = lock_terminal(terminal.pk)
+        ended = limits.end_session(device=locked.device, card=card)
+    return {"card": card.number, "ended": ended}
+
+
+def reality_answer(shown: limits.Reality) -> dict[str, Any]:
+    """What a terminal is told of its card's play session: the reality check due (its number, or null),
+    every how long one comes, when the next does, and what it shows."""
+    return {
+        "session": shown.session.pk,
+        "started_at": shown.session.started_at.isoformat(),
+        "due": shown.due,
+        "acknowledged": shown.session.acknowledged,
+        "every_seconds": int(shown.every.total_seconds()),
+        "next_at": shown.next_at.isoformat(),
+        "played_seconds": shown.played_seconds,
+        "staked": money.text_cents(shown.staked),
+        "won": money.text_cents(shown.won),
+        "net": money.text_cents(shown.net),
+    }
+
+
+def _session_of(terminal: Terminal, card: PlayerCard) -> PlaySession:
+    session = limits.open_session(card)
+    if session is None or session.device_id != terminal.device_id:
+        raise Conflict(
+            _("This card has no play session at this terminal: insert it again."), code="no_play_session"
+        )
+    return session
+
+
+def _limit_row(view: limits.LimitView) -> dict[str, Any]:
+    return {
+        "kind": view.kind,
+        "period": view.period,
+        "name": limits.limit_name(view.kind, view.period),
+        "amount": money.text_cents(view.amount),
+        "pending": view.pending,
+        "pending_amount": money.text_cents(view.pending_amount),
+        "pending_from": view.pending_from.isoformat() if view.pending_from else None,
+        "used": money.text_cents(view.used),
+        "left": money.text_cents(view.left),
+        "resets_at": view.resets_at.isoformat(),
+    }
+
+
+def card_limits(*, terminal: Terminal, card_number: Any) -> dict[str, Any]:
+    """The inserted card's loss and spend limits (its player's), for the player at the terminal."""
+    card = _card(terminal, card_number)
+    _session_of(terminal, card)
+    return {"card": card.number, "limits": [_limit_row(v) for v in limits.limits_of(card)]}
+
+
+def set_card_limit(
+    *, terminal: Terminal, card_number: Any, kind: Any, period: Any, amount: Any
+) -> tuple[dict[str, Any], bool]:
+    """The player at the terminal sets one of the inserted card's limits (limits.set_limit: lowered at once,
+    raised after the cooling-off); True when the change waits its cooling-off."""
+    card = _card(terminal, card_number)
+    _session_of(terminal, card)
+    change = limits.set_limit(card=card, kind=kind, period=period, amount=amount, actor=terminal.device.name)
+    waiting = change.limit.pending and change.outcome != "at_once"
+    body = {
+        "card": card.number,
+        "outcome": change.outcome.value,
+        "limit": _limit_row(change.limit),
+        "limits": [_limit_row(v) for v in change.limits],
+    }
+    return body, waiting
+
+
+def reality(*, terminal: Terminal, card_number: Any) -> dict[str, Any]:
+    """The inserted card's reality check as it stands: time played and money since its session began."""
+    card = _card(terminal, card_number)
+    return reality_answer(limits.reality_of(_session_of(terminal, card)))
+
+
+def acknowledge_reality(*, terminal: Terminal, card_number: Any, check: Any) -> Answer:
+    """The player acknowledged reality check `check` on the screen: recorded and audited once (a retry
+    answers the same, nothing written); the session's state after it."""
+    card = _card(terminal, card_number)
+    done, replayed = limits.acknowledge(device=terminal.device, card=card, number=check)
+    result = {
+        "check": done.number,
+        "acknowledged_at": done.acknowledged_at.isoformat(),
+        **reality_answer(limits.reality_of(_session_of(terminal, card))),
+    }
+    return Answer(result, replayed)
 
 
 def purchase_answer(bought: Bought) -> dict[str, Any]:
@@ -255,7 +353,13 @@ def snapshot(*, terminal: Terminal, card_number: Any = None) -> dict[str, Any]:
     drawing games, the meters, the last games, the streams' seqs), with the inserted card (its balance and
     cards) when one is named."""
     card = _card(terminal, card_number) if card_number else None
-    return readmodels.terminal_snapshot(terminal, card=card)
+    snap = readmodels.terminal_snapshot(terminal, card=card)
+    session = limits.open_session(card) if card is not None else None
+    if session is not None and session.device_id == terminal.device_id:
+        snap["reality"] = reality_answer(limits.reality_of(session))
+    else:
+        snap["reality"] = None
+    return snap
 
 
 def games(*, terminal: Terminal, card_number: Any, limit: Any = 10) -> dict[str, Any]:

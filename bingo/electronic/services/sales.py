@@ -3,9 +3,11 @@ speciality's game on sale; the cards are dealt from a fresh random seed kept on 
 
 One purchase is one transaction: the game FOR SHARE (purchases do not wait for each other; the close of
 sales, FOR UPDATE, waits for those in flight, so the sold set it counts is final), the terminal (its cards
-in the game are counted one purchase at a time), then the card and its account through `cards.spend`, whose
-ledger entry is the purchase's audit record, then the Purchase and ECard rows, and the terminal's event.
-A refusal raises before or inside it: nothing is written. `(terminal, key)` makes a retry a no-op.
+in the game are counted one purchase at a time), then the card, checked against its player's limits and its
+session's reality check (halls.cashier.services.limits.check_stake, the one check before a card stakes), and
+its account through `cards.spend`, whose ledger entry is the purchase's audit record, then the Purchase and
+ECard rows, and the terminal's event. A refusal raises before or inside it: nothing is written.
+`(terminal, key)` makes a retry a no-op.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from halls import events, money
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, PlayerCard, TxKind
-from halls.cashier.services import admitted, player_cards
+from halls.cashier.services import admitted, limits, player_cards
 from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import lock_accounts, lock_accounts_where
 from halls.errors import Conflict, DomainError, InvalidInput
@@ -149,7 +151,7 @@ def purchase(
     game on sale (or `game`, which must be it). Refuses, writing nothing: 400 bad_key / bad_count /
     bad_card_number, 404 unknown_card (also another venue's), 409 terminal_out_of_service / no_session /
     terminal_not_verified / sales_closed / bad_count (not a size on sale) / max_cards / card_blocked /
-    insufficient_balance / key_reused.
+    reality_check_due / limit_reached / insufficient_balance / key_reused.
 
     Called outside a transaction on PostgreSQL (the API), the purchase goes to the process's group (see
     `write_group`); inside a caller's transaction or on SQLite it is written inline."""
@@ -280,6 +282,8 @@ def _write_one(
     if card is None:
         card = player_cards.find_card(venue_id=locked.device.venue_id, code=order.number)
     amount = money.cents(order.price * order.count)
+    stakes = limits.Stakes(now)
+    card = limits.check_stake(card, amount, now, stakes=stakes)  # the player's limits, the reality check
     moved = player_cards.spend(
         card=card,
         amount=amount,
@@ -290,6 +294,7 @@ def _write_one(
     )
     if moved.replayed:  # cannot happen under the terminal's lock with no Purchase: a broken invariant
         raise IntegrityError(f"purchase {order.key} of terminal {locked.pk} posted without its purchase")
+    stakes.playing([(locked.device, moved.card)])
     bought = Purchase.objects.create(
         game=egame,
         terminal=locked,
@@ -404,6 +409,9 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
         venues = {t.device.venue_id for t in terminals.values()}
         cards = lock_player_cards_where(venue_id__in=venues, number__in={o.number for o in orders})
         found = {(c.venue_id, c.number): c for c in cards.values()}
+        # The players' limits (locked after the cards) and reality checks; the group's stakes counted.
+        stakes = limits.Stakes(timezone.now())
+        stakes.load(cards.values())
         accounts = {a.pk: a for a in lock_accounts_where(card_id__in=cards)}
         funded = {a.card_id for a in accounts.values()}
         # A card never funded has no account yet (as cards.spend makes it): made and locked after the rest.
@@ -458,6 +466,7 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
                     account = by_card[card.pk]
                     if balances[account.pk] < amount:
                         raise player_cards.short(account, balances[account.pk], amount)
+                    stakes.check(card, amount)
             except DomainError as exc:
                 answers[i] = exc  # refused before its money: nothing of its own written
                 continue
@@ -467,6 +476,9 @@ def _write_together(orders: Sequence[Order]) -> list[_Answer]:
             first_of[pair] = i
         if taken:
             _write_taken(orders, taken, terminals, games, accounts, now, answers)
+            stakes.playing(
+                (terminals[orders[i].terminal.pk].device, card) for i, (card, _a, _b) in taken.items()
+            )
     for i, (j, balance) in again.items():
         bought = answers[j]
         assert isinstance(bought, Bought)

@@ -1,5 +1,6 @@
 """Every lock of the cashier, each through its rank (halls.locks): a shift, a payable, a ticket, a player
-card, then the accounts money is taken from and the accounts whose balances a posting moves."""
+card, a player's limit, then the accounts money is taken from and the accounts whose balances a posting
+moves."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from django.db import connection
 from django.utils.translation import gettext as _
 
-from halls.cashier.models import Account, Payable, PlayerCard, Shift, Ticket
+from halls.cashier.models import Account, Payable, PlayerCard, PlayerLimit, Shift, Ticket
 from halls.errors import NotFound
 from halls.locks import Rank, take, take_many
 
@@ -39,6 +40,22 @@ def lock_ticket(ticket_id: int) -> Ticket:
 def lock_player_card(card_id: int) -> PlayerCard:
     take(Rank.PLAYER_CARD, card_id)
     return PlayerCard.objects.select_for_update(of=("self",)).get(pk=card_id)
+
+
+def lock_player_limit(limit_id: int) -> PlayerLimit:
+    take(Rank.PLAYER_LIMIT, limit_id)
+    return PlayerLimit.objects.select_for_update(of=("self",)).get(pk=limit_id)
+
+
+def lock_player_limits(limit_ids: Iterable[int]) -> dict[int, PlayerLimit]:
+    """The limit rows FOR UPDATE in id order (a purchase checked against them: two purchases of one player,
+    on two cards, are checked one after the other)."""
+    ids = sorted(set(limit_ids))
+    if not ids:
+        return {}
+    take_many(Rank.PLAYER_LIMIT, ids)
+    rows = PlayerLimit.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
+    return {row.pk: row for row in rows}
 
 
 def lock_accounts(account_ids: Iterable[int]) -> dict[int, Account]:

@@ -43,6 +43,8 @@
     lastGames: [],
     player: null,            // {number, state, balance}
     cards: {},               // game id -> [{card, cells, wins: [{code, name, amount}]}]
+    reality: null,           // the inserted card's play session: {due, next_at, ...} (reality checks)
+    limits: null,            // the inserted card's limits, as the server last listed them (the Limits tab)
     size: null,              // the purchase size chosen
     clockOffset: 0,          // server clock minus this one (ms), from the snapshot
     streams: {room: "", terminal: ""}
@@ -165,6 +167,7 @@
     (snap.network || []).forEach(networkMeter);
     S.lastGames = snap.last_games || [];
     S.streams = snap.streams || S.streams;
+    if (S.player && snap.reality !== undefined) { setReality(snap.reality); }
     if (snap.player && S.player) {
       S.player.state = snap.player.state;
       S.player.balance = snap.player.balance;
@@ -531,7 +534,8 @@
     var button = $("buy");
     var playable = !S.terminal || (S.terminal.state === "in_service" && S.terminal.active !== false);
     var open = S.selling && new Date(S.selling.sales_close_at).getTime() > now();
-    button.disabled = !(S.player && open && S.size && playable) || button.getAttribute("data-busy") === "1";
+    var checking = S.reality && S.reality.due !== null && S.reality.due !== undefined;
+    button.disabled = !(S.player && open && S.size && playable) || checking || button.getAttribute("data-busy") === "1";
   }
 
   function describePrize(p) {
@@ -629,6 +633,8 @@
       S.player = {number: card.number || data.number || typed, state: card.state || "active",
         balance: data.balance !== undefined ? data.balance : card.balance};
       global.sessionStorage.setItem(CARD_KEY, S.player.number);
+      setReality(data.reality || null);
+      if (!$("pane-limits").hidden) { loadLimits(); }
       $("card-input").value = "";
       message($("player-msg"), "");
       render();
@@ -639,6 +645,13 @@
   }
 
   function ejectCard() {
+    if (S.player) {
+      // The card's play session here ends (the next insertion begins another); a lost answer changes nothing.
+      call("POST", "card/out/", {card: S.player.number}).catch(function (err) { console.warn("card out", err.code); });
+    }
+    setReality(null);
+    S.limits = null;
+    renderLimits();
     S.player = null;
     S.cards = {};
     global.sessionStorage.removeItem(CARD_KEY);
@@ -667,6 +680,7 @@
     }).catch(function (err) {
       if (err.status !== 0) { buyIntent.done(); }
       message($("buy-msg"), err.message, "error");
+      if (err.code === "reality_check_due") { loadReality(); }
     }).then(function () {
       button.removeAttribute("data-busy");
       render();
@@ -710,6 +724,144 @@
     });
   }
 
+  // --- the reality check ----------------------------------------------------------------------------------
+  // Every N minutes of a card's session (the server's setting) the page shows the time played and the money
+  // staked, won and net since the card went in; the player acknowledges it before buying again (the server
+  // refuses a purchase while it waits: reality_check_due).
+
+  function setReality(reality) {
+    S.reality = reality;
+    showReality();
+  }
+
+  function realityDueNow() {
+    var r = S.reality;
+    if (!r) { return false; }
+    if (r.due !== null && r.due !== undefined) { return true; }
+    return !!r.next_at && new Date(r.next_at).getTime() <= now();
+  }
+
+  function playedText(seconds) {
+    var minutes = Math.floor(Math.max(0, seconds) / 60);
+    return interpolate(gettext("%(hours)s h %(minutes)s min"),
+      {hours: Math.floor(minutes / 60), minutes: ("0" + (minutes % 60)).slice(-2)}, true);
+  }
+
+  function showReality() {
+    var r = S.reality;
+    var on = !!(S.player && r && r.due !== null && r.due !== undefined);
+    $("reality").hidden = !on;
+    if (on) {
+      $("reality-lead").textContent = interpolate(
+        gettext("You have been playing for %(played)s since you put your card in."),
+        {played: playedText(r.played_seconds)}, true);
+      $("reality-played").textContent = playedText(r.played_seconds);
+      $("reality-staked").textContent = money(r.staked);
+      $("reality-won").textContent = money(r.won);
+      $("reality-net").textContent = money(r.net);
+      $("reality").setAttribute("data-check", String(r.due));
+    }
+    enableBuy();
+  }
+
+  var realityBusy = false;
+
+  /* The session's figures and the check due, read from the server (a check shows the server's numbers). */
+  function loadReality() {
+    if (!S.player || realityBusy) { return; }
+    realityBusy = true;
+    call("POST", "reality/", {card: S.player.number}).then(setReality, function (err) {
+      if (err.code === "no_play_session") { setReality(null); }
+    }).then(function () { realityBusy = false; });
+  }
+
+  function tickReality() {
+    var r = S.reality;
+    if (S.player && r && (r.due === null || r.due === undefined) && realityDueNow()) { loadReality(); }
+  }
+
+  function acknowledgeReality() {
+    var r = S.reality;
+    if (!S.player || !r || r.due === null || r.due === undefined) { return; }
+    var button = $("reality-ok");
+    button.disabled = true;
+    call("POST", "reality/ack/", {card: S.player.number, check: r.due}).then(function (data) {
+      message($("reality-msg"), "");
+      setReality(data);
+    }).catch(function (err) {
+      message($("reality-msg"), err.message, "error");
+    }).then(function () { button.disabled = false; render(); });
+  }
+
+  // --- the player's limits ---------------------------------------------------------------------------------
+  // The inserted card's loss and spend limits (its player's): lowered at once, raised or removed after the
+  // cooling-off (the server decides; a second raise while one waits is refused with its reason).
+
+  function loadLimits() {
+    if (!S.player) { S.limits = null; renderLimits(); return; }
+    call("POST", "limits/", {card: S.player.number}).then(function (data) {
+      S.limits = data.limits || [];
+      renderLimits();
+    }).catch(function (err) { message($("limit-msg"), err.message, "error"); });
+  }
+
+  function when(iso) { return fmt.date(iso) + " " + fmt.clock(iso); }
+
+  function capital(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : ""; }
+
+  function limitLine(limit) {
+    var lines = [];
+    if (limit.amount !== null) {
+      lines.push(el("span", {class: "t-limit__left", text: interpolate(gettext("%(left)s left until %(resets)s"),
+        {left: money(limit.left), resets: when(limit.resets_at)}, true)}));
+    }
+    if (limit.pending) {
+      lines.push(el("span", {class: "t-limit__pending", text: limit.pending_amount === null
+        ? interpolate(gettext("No limit from %(when)s"), {when: when(limit.pending_from)}, true)
+        : interpolate(gettext("%(amount)s from %(when)s"),
+          {amount: money(limit.pending_amount), when: when(limit.pending_from)}, true)}));
+    }
+    return el("div", {class: "t-limit", "data-limit": limit.kind + ":" + limit.period},
+      el("span", {class: "t-limit__name", text: capital(limit.name)}),
+      el("span", {class: "t-limit__amount", text: limit.amount === null ? gettext("No limit") : money(limit.amount)}),
+      lines);
+  }
+
+  function renderLimits() {
+    var limits = S.player && S.limits ? S.limits : null;
+    $("limits-what").hidden = !!limits;
+    $("limit-form").hidden = !limits;
+    fill($("limits"), limits ? limits.map(limitLine) : []);
+    var select = $("limit-which");
+    if (limits && select.options.length !== limits.length) {
+      fill(select, limits.map(function (limit) {
+        return el("option", {value: limit.kind + ":" + limit.period, text: capital(limit.name)});
+      }));
+    }
+  }
+
+  function setLimit(event) {
+    event.preventDefault();
+    if (!S.player) { return; }
+    var which = $("limit-which").value.split(":");
+    var typed = fmt.readAmount($("limit-amount").value, false);
+    if (typed.problem) { message($("limit-msg"), typed.problem, "error"); return; }
+    var button = $("limit-save");
+    button.disabled = true;
+    call("POST", "limits/set/", {card: S.player.number, kind: which[0], period: which[1], amount: typed.amount || null})
+      .then(function (data) {
+        S.limits = data.limits || S.limits;
+        renderLimits();
+        $("limit-amount").value = "";
+        var limit = data.limit;
+        message($("limit-msg"), limit.pending && data.outcome !== "at_once"
+          ? interpolate(gettext("The change applies from %(when)s."), {when: when(limit.pending_from)}, true)
+          : gettext("Limit saved: it applies now."), "ok");
+      })
+      .catch(function (err) { message($("limit-msg"), err.message, "error"); })
+      .then(function () { button.disabled = false; });
+  }
+
   function selectTab(name) {
     Array.prototype.forEach.call(doc.querySelectorAll(".t-tab"), function (tab) {
       var on = tab.getAttribute("data-tab") === name;
@@ -717,6 +869,7 @@
       tab.setAttribute("aria-selected", on ? "true" : "false");
       $("pane-" + tab.getAttribute("data-tab")).hidden = !on;
     });
+    if (name === "limits") { loadLimits(); }
   }
 
   // --- start ------------------------------------------------------------------------------------------------
@@ -749,6 +902,9 @@
     $("buy").addEventListener("click", buy);
     $("cashout").addEventListener("click", cashOut);
     $("ticket-ok").addEventListener("click", function () { $("ticket").hidden = true; });
+    $("reality-ok").addEventListener("click", acknowledgeReality);
+    $("limit-form").addEventListener("submit", setLimit);
+    $("reality-stop").addEventListener("click", function () { $("reality").hidden = true; ejectCard(); });
     $("alert").addEventListener("click", closeAlert);
     Array.prototype.forEach.call(doc.querySelectorAll(".t-tab"), function (tab) {
       tab.addEventListener("click", function () { selectTab(tab.getAttribute("data-tab")); });
@@ -767,6 +923,7 @@
     hello();
     stream.start();
     global.setInterval(tickSales, 1000);
+    global.setInterval(tickReality, 1000);
     global.setInterval(hello, HELLO_EVERY_MS);
   }
 
