@@ -16,6 +16,7 @@ look: door-fallback-es.png and door-alert-es.png (1440×1000).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
@@ -70,6 +71,7 @@ def steps() -> Iterator[None]:
     games.register_draw_enqueuer(tasks.enqueue_draw)
 
 
+@asynccontextmanager
 async def other_page(browser: Browser) -> AsyncIterator[Page]:
     """A second person's browser (their own session), in Spanish."""
     context: BrowserContext = await browser.new_context(
@@ -78,7 +80,9 @@ async def other_page(browser: Browser) -> AsyncIterator[Page]:
         timezone_id="Europe/Madrid",
         extra_http_headers={"Accept-Language": "es"},
     )
-    await context.add_cookies([{"name": "django_language", "value": "es", "domain": "127.0.0.1", "path": "/"}])
+    await context.add_cookies(
+        [{"name": "django_language", "value": "es", "domain": "127.0.0.1", "path": "/"}]
+    )
     context.set_default_timeout(10_000)
     page = await context.new_page()
     errors: list[str] = []
@@ -204,7 +208,7 @@ async def test_admitted_at_the_door_played_at_a_terminal_then_self_excluded_the_
     await expect(page.locator("#decision")).to_have_attribute("data-decision", "admitted")
     await expect(page.locator("#inside")).to_have_text("1")
 
-    async for till in other_page(browser):
+    async with other_page(browser) as till:
         # The till issues their card by the document they show.
         await log_in(till, server_url, "cajera", "/cashier/")
         await expect(till.locator("#head-state")).to_have_text("Turno abierto")
@@ -238,7 +242,9 @@ async def test_admitted_at_the_door_played_at_a_terminal_then_self_excluded_the_
         await expect(panel).to_be_visible()
         alert = panel.locator(".door-alert[data-kind=self_excluded]")
         await expect(alert).to_have_count(1)
-        await expect(alert.locator(".door-alert__title")).to_have_text("Un jugador que está dentro se ha autoexcluido")
+        await expect(alert.locator(".door-alert__title")).to_have_text(
+            "Un jugador que está dentro se ha autoexcluido"
+        )
         await expect(alert).to_contain_text("Puerta 1")
         await expect(alert).to_contain_text("1 tarjeta bloqueada")
         assert await call(alerts_open) == [("self_excluded", 1)]
