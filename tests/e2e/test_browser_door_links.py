@@ -9,19 +9,31 @@
   shows the alert live (cards blocked, no personal data) and the same card is refused at the terminal in
   Spanish; the door acknowledges the alert.
 
-The server runs with HALL_DOOR_CARDS_NEED_ADMISSION on (as in production). Screenshots left in /tmp for a
-look: door-fallback-es.png and door-alert-es.png (1440×1000).
+The app is served by a real process (gunicorn with the hall's uvicorn worker, as deployed) against the test's
+committed database, its settings from its environment: HALL_DOOR_CARDS_NEED_ADMISSION on (its default, as in
+production; the suite's autouse fixture turns it off only in this process) and HALL_DOOR_ONLINE_REGISTERS
+naming the fake authority. Ports from this area's range (HALL_TEST_DOOR_PORTS, 8800-8899 by default).
+Screenshots left in /tmp for a look: door-fallback-es.png and door-alert-es.png (1440×1000, full page).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from datetime import date, timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings as django_settings
 from playwright.async_api import Browser, BrowserContext, Page, expect
 
 from bingo.electronic.models import EGameState, Terminal
@@ -39,6 +51,7 @@ from tests.door import authority_support
 from tests.door.authority_support import FakeAuthority
 from tests.door.register_support import dni, register_file, stream
 from tests.e2e.browser_support import call, log_in
+from tests.e2e.celery_support import database_url, purge_queues
 from tests.e2e.spanish_support import english_on
 
 pytestmark = pytest.mark.e2e
@@ -48,7 +61,69 @@ ON_FILE = dni(61_000_001)  # on the register's loaded file, not online
 ONLINE = dni(61_000_002)  # listed online only
 ADULT = dni(61_000_003)  # listed nowhere
 PLAYER = dni(61_000_004)  # admitted, then self-excludes
-PORTS = "8800-8899"  # this area's ports
+NOT_ADMITTED = dni(61_000_005)  # never at the door
+PORTS = os.environ.get("HALL_TEST_DOOR_PORTS", "8800-8899")  # this area's ports
+
+
+def free_port() -> int:
+    first, last = (int(p) for p in PORTS.split("-"))
+    for port in range(first, last + 1):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {PORTS}")
+
+
+@pytest.fixture
+def serve(transactional_db: None, tmp_path: Path) -> Iterator[Callable[..., str]]:
+    """Start the app as a real process (gunicorn, the hall's uvicorn worker) against this test's database,
+    with these settings in its environment; its base URL. Stopped, and its queued tasks purged, at teardown
+    (before the test database is flushed)."""
+    started: list[tuple[subprocess.Popen[bytes], Path]] = []
+
+    def start(**environment: str) -> str:
+        port = free_port()
+        log_path = tmp_path / f"server-{port}.log"
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url(),
+            "HALL_AUDIT_ANCHOR_DIR": str(django_settings.HALL_AUDIT_ANCHOR_DIR),
+            "PYTHONUNBUFFERED": "1",
+            **environment,
+        }
+        env.pop("TEST_DATABASE_NAME", None)
+        with log_path.open("wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "config.asgi:application", "-c", "config/gunicorn.py",
+                 "--worker-class", "config.web_worker.HallUvicornWorker", "--workers", "1",
+                 "--bind", f"127.0.0.1:{port}"],
+                cwd=django_settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+        started.append((proc, log_path))
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None and time.monotonic() < deadline, log_path.read_text(errors="replace")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=5) as answer:
+                    if answer.status == 200:
+                        return f"http://127.0.0.1:{port}"
+            except OSError:
+                time.sleep(0.2)
+
+    try:
+        yield start
+    finally:
+        for proc, _log in started:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        purge_queues()
 
 
 @pytest.fixture
@@ -118,9 +193,10 @@ def a_register_on_file(venue: Venue) -> None:
 
 
 async def test_the_online_register_decides_and_the_file_stands_in_when_the_authority_is_down(
-    page: Page, server_url: str, venue: Venue, authority: FakeAuthority, settings: Any
+    page: Page, serve: Callable[..., str], venue: Venue, authority: FakeAuthority
 ) -> None:
-    settings.HALL_DOOR_ONLINE_REGISTERS = {"RGIAJ": {"url": f"{authority.url}/query", "timeout": 0.5}}
+    online = {"RGIAJ": {"url": f"{authority.url}/query", "timeout": 0.5}}
+    server_url = serve(HALL_DOOR_ONLINE_REGISTERS=json.dumps(online))
     authority.list_people([("DNI", ONLINE, "ES")])
     await call(a_register_on_file, venue)
     await open_door(page, server_url)
@@ -195,9 +271,16 @@ def alerts_open() -> list[tuple[str, int]]:
 
 
 async def test_admitted_at_the_door_played_at_a_terminal_then_self_excluded_the_card_is_refused(
-    page: Page, browser: Browser, server_url: str, venue: Venue, operator: Any, settings: Any, steps: None
+    page: Page,
+    browser: Browser,
+    serve: Callable[..., str],
+    venue: Venue,
+    operator: Any,
+    settings: Any,
+    steps: None,
 ) -> None:
-    settings.HALL_DOOR_CARDS_NEED_ADMISSION = True
+    server_url = serve(HALL_DOOR_CARDS_NEED_ADMISSION="true")
+    settings.HALL_DOOR_CARDS_NEED_ADMISSION = True  # here too: the test's own cash-in obeys it
     terminal, token = await call(a_hall, venue, operator)
     today: date = await call(venueclock.today, venue)
     await open_door(page, server_url)
@@ -213,6 +296,10 @@ async def test_admitted_at_the_door_played_at_a_terminal_then_self_excluded_the_
         await log_in(till, server_url, "cajera", "/cashier/")
         await expect(till.locator("#head-state")).to_have_text("Turno abierto")
         await till.click("#tab-cards")
+        # The server's cards need an admission: a person the door has not admitted gets no card.
+        await till.fill("#person-number", NOT_ADMITTED)
+        await till.click("#card-person-form button[type=submit]")
+        await expect(till.locator("#card-msg")).to_contain_text("no ha sido admitido hoy")
         await till.fill("#person-number", PLAYER)
         await till.click("#card-person-form button[type=submit]")
         await expect(till.locator("#card-state")).to_have_text("Activa")
