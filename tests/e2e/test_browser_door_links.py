@@ -3,7 +3,8 @@
 - the online register: the fake authority runs as a real process (tests/door/authority_support.py) and the
   server reads HALL_DOOR_ONLINE_REGISTERS pointing at it; the door refuses a person it lists and admits one
   it does not, the page saying the registers were consulted online; with the authority stopped, the last
-  loaded file decides and the page says so;
+  loaded file decides and the page says so; a new version of the file lists a person inside: the door's
+  page shows the alert live (the register and its version), acknowledged there;
 - a person admitted at the door gets a player card at the till ("a card for a person"), an electronic
   terminal accepts it; the door records their self-exclusion (the receipt's PDF offered), the door's page
   shows the alert live (cards blocked, no personal data) and the same card is refused at the terminal in
@@ -230,6 +231,24 @@ async def test_the_online_register_decides_and_the_file_stands_in_when_the_autho
     await expect(consultation).to_have_attribute("data-consultation", "file_fallback")
     assert await english_on(page) == []
     assert ON_FILE not in await page.content()
+
+    # A new version of the register's file lists the person admitted earlier: the door is alerted live (the
+    # register and its version named, never a reason), and acknowledges it.
+    await call(a_new_version_listing, ADULT)
+    alert = page.locator(".door-alert[data-kind=register_listed]")
+    await expect(alert).to_have_count(1)
+    await expect(alert.locator(".door-alert__title")).to_have_text(
+        "Un jugador que está dentro figura ahora en un registro de prohibidos"
+    )
+    await expect(alert).to_contain_text("Registro: RGIAJ, versión 2.")
+    await expect(alert).to_contain_text("Puerta 1")
+    await page.click(".door-alert__ack")
+    await expect(page.locator("#alerts")).to_be_hidden()
+
+
+def a_new_version_listing(number: str) -> None:
+    data = register_file([("DNI", ON_FILE, "ES"), ("DNI", number, "ES")], version=2, issued=date(2026, 12, 2))
+    registers.load_register_file(stream=stream(data), actor="test")
 
 
 # --- the door, the till, the terminal ----------------------------------------------------------------------
