@@ -569,8 +569,9 @@ HALL_DOOR_VISIT_RETENTION_DAYS = env.int("HALL_DOOR_VISIT_RETENTION_DAYS", defau
 # jurisdiction.
 HALL_DOOR_DAY_START_HOUR = env.int("HALL_DOOR_DAY_START_HOUR", default=6)
 # A player card is issued, loaded and used at a terminal only for a player admitted at the door today (the
-# venue's door day, HALL_DOOR_DAY_START_HOUR) who has not left and whose admission stands (halls.cashier.services.admitted); per jurisdiction under the key
-# "cards_need_admission" of HALL_DOOR_BY_JURISDICTION. The test run turns it off (tests/conftest.py).
+# venue's door day, HALL_DOOR_DAY_START_HOUR) who has not left and whose admission stands
+# (halls.cashier.services.admitted); per jurisdiction under the key "cards_need_admission" of
+# HALL_DOOR_BY_JURISDICTION. The test run turns it off in-process (tests/conftest.py).
 HALL_DOOR_CARDS_NEED_ADMISSION = env.bool("HALL_DOOR_CARDS_NEED_ADMISSION", default=True)
 HALL_DOOR_BY_JURISDICTION: dict[str, dict[str, int]] = {}
 # Registers consulted online at their authority's service (halls.door.online), by register code, as JSON:

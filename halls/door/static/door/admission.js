@@ -6,6 +6,11 @@
  * and /self-exclusions/ with an idempotency key (a retry after a network error replays, never admits
  * twice). A scanner types into the number field like a keyboard: focus returns there after each decision.
  * No document number is ever shown back.
+ * The door's alerts (a player inside whose admission was withdrawn: a register listed them or they
+ * self-excluded; their cards blocked) are listed from /api/venues/<id>/door-alerts/, reloaded when the stream
+ * says door.alert or door.alert_cleared, and acknowledged there. Each decision says how the registers were
+ * consulted (online, or the last loaded file because the authority's service did not answer); a
+ * self-exclusion offers its receipt's PDF.
  */
 (function () {
   "use strict";
@@ -85,6 +90,7 @@
       : gettext("The document cannot be read: admit by override");
     byId("override-submit").textContent = exit ? gettext("Record the exit") : gettext("Admit by override");
     byId("decision").hidden = true;
+    byId("consultation").hidden = true;
     focusNumber();
   }
 
@@ -100,6 +106,7 @@
     byId("decision-title").textContent = title;
     byId("decision-detail").textContent = detail || "";
     box.hidden = false;
+    byId("consultation").hidden = true;
   }
 
   function answered(result) {
@@ -115,6 +122,20 @@
     }
     if (data.replayed) { details.push(gettext("Already answered: the same request was sent again.")); }
     show(data.decision, decisionText(data.decision), details.join(" "));
+    showConsultation(data.consultation);
+  }
+
+  /* How the registers were consulted for the decision shown: a quiet line, a warning for the fallback. */
+  function showConsultation(consultation) {
+    var line = byId("consultation");
+    var text = {
+      online: gettext("Registers consulted online."),
+      file: gettext("Registers read from the loaded file."),
+      file_fallback: gettext("The authority's online service did not answer: the last loaded register file decided.")
+    }[consultation];
+    line.setAttribute("data-consultation", text ? consultation : "");
+    line.textContent = text || "";
+    line.hidden = !text;
   }
 
   function exited(result) {
@@ -179,6 +200,7 @@
     }, function (err) {
       if (err.status !== 0) { admitIntent.done(); }  // a network error keeps the key: the retry replays
       byId("decision").hidden = true;
+      byId("consultation").hidden = true;
       HallUi.report(box, err);
       if (!override && DOCUMENT_PROBLEMS.indexOf(err.code) >= 0) { byId("override").open = true; }
       byId("second-password").value = "";
@@ -229,10 +251,15 @@
         {format: datePlaceholder()}, true), "error");
       return;
     }
+    byId("selfex-receipt-line").hidden = true;
     HallUi.busy(byId("selfex-submit"), function () { return HallApi.post(base + "self-exclusions/", body); })
       .then(function (result) {
         HallUi.report(box, interpolate(gettext("Self-exclusion recorded until %(until)s."),
           {until: HallFormat.date(result.data.until + "T12:00:00")}, true), "ok");
+        if (result.data.receipt) {
+          byId("selfex-receipt").href = result.data.receipt;
+          byId("selfex-receipt-line").hidden = false;
+        }
         byId("selfex-number").value = "";
         byId("selfex-country").value = "";
         byId("selfex-until").value = "";
@@ -256,6 +283,60 @@
     showCountry();
     focusNumber();
   }
+  /* --- the door's alerts: reloaded over HTTP (at start, on the stream's door.alert/door.alert_cleared,
+     with every poll); no name and no number, the visit's door and time, the register's code. ------------- */
+  function alertTitle(alert) {
+    return alert.kind === "register_listed"
+      ? gettext("A player inside is now on a prohibited-access register")
+      : gettext("A player inside has self-excluded");
+  }
+
+  function alertDetail(alert) {
+    var parts = [];
+    if (alert.admitted_at) {
+      parts.push(interpolate(gettext("Admitted at %(time)s at %(door)s."),
+        {time: HallFormat.time(alert.admitted_at), door: alert.door || "—"}, true));
+    }
+    if (alert.register) {
+      parts.push(interpolate(gettext("Register: %(code)s, version %(version)s."),
+        {code: alert.register, version: alert.register_version}, true));
+    }
+    parts.push(alert.cards_blocked
+      ? interpolate(ngettext("%(n)s card blocked.", "%(n)s cards blocked.", alert.cards_blocked),
+        {n: HallFormat.number(alert.cards_blocked)}, true)
+      : gettext("No card of theirs to block."));
+    parts.push(interpolate(gettext("Alert at %(time)s (player %(player)s)."),
+      {time: HallFormat.time(alert.raised_at), player: alert.player}, true));
+    return parts.join(" ");
+  }
+
+  function acknowledge(alert, button) {
+    HallUi.busy(button, function () {
+      return HallApi.post(base + "door-alerts/" + alert.id + "/acknowledge/", {});
+    }).then(loadAlerts, function (err) { HallUi.report(byId("page-msg"), err); });
+  }
+
+  function alertItem(alert) {
+    var button = canWrite ? HallUi.el("button", {type: "button", class: "btn-primary door-alert__ack",
+      text: gettext("Acknowledge")}) : null;
+    if (button) { button.addEventListener("click", function () { acknowledge(alert, button); }); }
+    return HallUi.el("li", {class: "door-alert", "data-alert": String(alert.id), "data-kind": alert.kind},
+      HallUi.el("div", {class: "door-alert__body"},
+        HallUi.el("div", {class: "door-alert__title", text: alertTitle(alert)}),
+        HallUi.el("div", {class: "door-alert__detail", text: alertDetail(alert)})),
+      button);
+  }
+
+  function loadAlerts() {
+    return HallApi.get(base + "door-alerts/").then(function (alerts) {
+      var panel = byId("alerts");
+      HallUi.fill(byId("alert-list"), alerts.map(alertItem));
+      byId("alerts-count").textContent = alerts.length ? HallFormat.number(alerts.length) : "";
+      panel.setAttribute("data-alerts", String(alerts.length));
+      panel.hidden = !alerts.length;
+    }, function () { /* the next event or poll tries again */ });
+  }
+
   /* --- the venue's door stream: an event carries the new count; the list reloads over HTTP. --------- */
   var socket = null;
   var attempt = 0;
@@ -282,12 +363,15 @@
       live = true;
       document.body.setAttribute("data-door-stream", "live");
       refresh();  // whatever happened while the socket was down
+      loadAlerts();
     };
     ws.onmessage = function (message) {
       if (ws !== socket) { return; }
       var event;
       try { event = JSON.parse(message.data); } catch (err) { return; }
-      if (!event || event.type !== "door.presence" || !event.data) { return; }
+      if (!event || !event.data) { return; }
+      if (event.type === "door.alert" || event.type === "door.alert_cleared") { loadAlerts(); return; }
+      if (event.type !== "door.presence") { return; }
       showCount(event.data);
       refresh();
     };
@@ -311,12 +395,14 @@
     if (now - lastPoll >= (live ? SLOW_POLL_MS : pollMs)) {
       lastPoll = now;
       refresh();
+      loadAlerts();
     }
   }
 
   root.setAttribute("data-ready", "true");
   lastPoll = Date.now();
   refresh();
+  loadAlerts();
   connect();
   window.setInterval(tick, 1000);
 }());
