@@ -1,5 +1,5 @@
 """The REST API's routes (under /api/): halls' doors (token, venues, sessions; regions, agreements,
-networks; the door's admissions; the lab clock, outside production only), bingo's, the tables', the
+networks; the door's admissions; the cage's identifications and AML lists; the lab clock, outside production only), bingo's, the tables', the
 pools', the prize programs', the machines', the cashier's (/api/cashier/), electronic bingo's
 (/api/electronic/)."""
 
@@ -11,6 +11,7 @@ from bingo.traditional import api as bingo_api
 from bingo.traditional import paper_api, program_api, setup_api
 from halls import api as halls_api
 from halls import labclock_api, regions_api
+from halls.cage import api as cage_api
 from halls.door import api as door_api
 from halls.link import api as link_api
 from jackpots import api as jackpots_api
@@ -21,6 +22,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *halls_api.urlpatterns,
     *regions_api.urlpatterns,
     *door_api.urlpatterns,
+    *cage_api.urlpatterns,
     *labclock_api.urlpatterns,  # none in production
     *bingo_api.urlpatterns,
     *setup_api.urlpatterns,

@@ -26,5 +26,6 @@ urlpatterns = [
     path("", include("jackpots.tables.urls")),
     path("", include("machines.urls")),
     path("", include("halls.cashier.pages")),
+    path("", include("halls.cage.pages")),
     path("", include("bingo.electronic.pages")),
 ]

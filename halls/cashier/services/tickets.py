@@ -37,7 +37,7 @@ from django.utils.translation import gettext as _
 from halls import events, i18n, money
 from halls.access import require_role
 from halls.actors import Actor, actor_label
-from halls.cashier import cardnumber, ledger, tito
+from halls.cashier import cardnumber, hooks, ledger, tito
 from halls.cashier.ledger import Kind
 from halls.cashier.models import (
     AMOUNT_DIGITS,
@@ -622,9 +622,11 @@ def _redeem(
     target: Callable[[Shift | None], _Target],
     want: Mapping[str, str],
     after: Callable[[Ticket, LedgerTransaction], None] | None = None,
+    before: Callable[[Ticket], None] | None = None,
 ) -> Redeemed:
     """Redeem once: the shift (if a till), the ticket locked, then where the money goes; refusals written
-    into the ticket's life after they rolled back."""
+    into the ticket's life after they rolled back. `before(ticket)` may refuse a redeemable ticket (the
+    payout guards); `after(ticket, tx)` runs after the redemption's audit entry."""
     digits = checked_number(number)
     ticket_id = Ticket.objects.filter(venue_id=venue_id, number=digits).values_list("pk", flat=True).first()
     if ticket_id is None:
@@ -643,6 +645,8 @@ def _redeem(
                 return Redeemed(ticket, replayed=True)
             now = timezone.now()
             _refuse_closed(ticket, now)
+            if before is not None:
+                before(ticket)
             goes = target(shift)
             tickets = books.venue_account(venue_id, Kind.TICKETS)
             posted = books.post(
@@ -717,12 +721,31 @@ def _record_refusal(
         )
 
 
-def redeem_for_cash(*, venue_id: int, number: str, key: str, actor: User) -> Redeemed:
-    """The cashier pays a ticket in cash from the shift's drawer (drawer_short when it does not hold it)."""
+def redeem_for_cash(
+    *, venue_id: int, number: str, key: str, actor: User, identification: int | None = None
+) -> Redeemed:
+    """The cashier pays a ticket in cash from the shift's drawer (drawer_short when it does not hold it).
+    A payout to a person: the payout guards (halls.cashier.hooks, the cage's AML gate) refuse a ticket at
+    or above the threshold without the bearer's `identification`."""
     require_role(actor, venue_id, Role.CASHIER)
 
     def till_shift() -> Shift:
         return open_shift_of(venue_id=venue_id, cashier=actor)
+
+    def claim(ticket: Ticket) -> hooks.PayoutClaim:
+        return hooks.PayoutClaim(
+            venue_id=venue_id,
+            amount=ticket.amount,
+            kind="ticket",
+            identification=identification,
+            ticket_id=ticket.pk,
+        )
+
+    def guarded(ticket: Ticket) -> None:
+        hooks.check_payout(claim(ticket))
+
+    def told(ticket: Ticket, tx: LedgerTransaction) -> None:
+        hooks.payout_made(claim(ticket), tx.pk, actor)
 
     return _redeem(
         venue_id=venue_id,
@@ -733,6 +756,8 @@ def redeem_for_cash(*, venue_id: int, number: str, key: str, actor: User) -> Red
         shift_of=till_shift,
         target=lambda shift: _Target(books.drawer(_open(shift), Means.CASH), "cash"),
         want={"into": "cash"},
+        before=guarded,
+        after=told,
     )
 
 
