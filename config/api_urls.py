@@ -1,7 +1,7 @@
 """The REST API's routes (under /api/): halls' doors (token, venues, sessions; regions, agreements,
-networks; the door's admissions; the cage's identifications and AML lists; the lab clock, outside production only), bingo's, the tables', the
-pools', the prize programs', the machines', the cashier's (/api/cashier/), electronic bingo's
-(/api/electronic/)."""
+networks; the door's admissions; the cage's identifications and AML lists; the lab clock, outside
+production only), bingo's, the tables', the pools', the prize programs', the machines', the cashier's
+(/api/cashier/), electronic bingo's (/api/electronic/)."""
 
 from django.urls import URLPattern, URLResolver, include, path
 

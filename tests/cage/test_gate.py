@@ -16,6 +16,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from halls.cage.models import Flag, FlagKind, Identification, PayoutRecord
+from halls.cage.services import identification
 from halls.cashier.models import (
     LedgerTransaction,
     Payable,
@@ -24,7 +25,6 @@ from halls.cashier.models import (
     Ticket,
     TicketState,
 )
-from halls.cage.services import identification
 from halls.cashier.services import player_cards, tickets
 from halls.door.services import admission
 from halls.errors import Conflict, InvalidInput, NotFound
@@ -126,9 +126,9 @@ def test_an_identification_of_another_venue_or_too_old_is_refused(
 
 def test_the_threshold_is_a_setting_per_jurisdiction(venue: Venue, cashier: User) -> None:
     drawer_shift(cashier, venue)
-    with override_settings(HALL_AML_BY_JURISDICTION={venue.jurisdiction: {"threshold": "1000.00"}}):
-        with pytest.raises(Conflict):
-            pay(prize(venue, "1000.00"), cashier)
+    lower = {venue.jurisdiction: {"threshold": "1000.00"}}
+    with override_settings(HALL_AML_BY_JURISDICTION=lower), pytest.raises(Conflict):
+        pay(prize(venue, "1000.00"), cashier)
     pay(prize(venue, "1000.00"), cashier)  # the default, 2,500
 
 
@@ -193,7 +193,7 @@ def test_a_card_cash_out_waits_for_identification(venue: Venue, cashier: User) -
 def test_structuring_three_payouts_of_900_to_one_player_in_an_hour(venue: Venue, cashier: User) -> None:
     drawer_shift(cashier, venue)
     card = players_card(venue)
-    for i in range(2):
+    for _i in range(2):
         pay(prize(venue, "900.00", PayableKind.LINE), cashier, method="player_card", card=card)
     assert PayoutRecord.objects.count() == 2 and not Flag.objects.exists()
     # The third, in cash and identified at the cage: the same person by their document.
