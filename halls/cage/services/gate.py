@@ -16,6 +16,7 @@ which errs towards a flag the officer dismisses rather than a split unseen.
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal
 
 from django.db.models import F
 from django.utils import timezone
@@ -38,13 +39,13 @@ _IN = frozenset({TxKind.CARD_CASH_IN, TxKind.DEVICE_CASH_IN, TxKind.TICKET_REDEE
 _PLAY = frozenset({TxKind.CARD_SPEND})
 
 
-def needs_identification(venue_id: int, amount: money.Decimal) -> bool:
+def needs_identification(venue_id: int, amount: Decimal) -> bool:
     """Whether a payout of ``amount`` in the venue waits for the winner's identification."""
-    return amount >= rules_of(venue_id).threshold
+    return bool(amount >= rules_of(venue_id).threshold)
 
 
 def require_identified(
-    *, venue_id: int, amount: money.Decimal, identification: int | None, at: datetime | None = None
+    *, venue_id: int, amount: Decimal, identification: int | None, at: datetime | None = None
 ) -> Identification | None:
     """The identification named for a payout of ``amount``, checked: of this venue, made within the window
     before the payout. Refused (nothing written): unknown_identification (404), identification_stale and
@@ -177,7 +178,7 @@ def _check_structuring(record: PayoutRecord, rules: Rules, actor: Actor) -> None
     _audit_flag(flag, actor, {"records": ids})
 
 
-def _card_moves(card_id: int, before_tx: int) -> list[tuple[window.Move, money.Decimal]]:
+def _card_moves(card_id: int, before_tx: int) -> list[tuple[window.Move, Decimal]]:
     """The card's moves before ledger transaction ``before_tx``, oldest first."""
     account = Account.objects.filter(card_id=card_id).first()
     if account is None:
@@ -226,7 +227,7 @@ def _check_little_play(
     actor: Actor,
 ) -> None:
     card_id = claim.card_id
-    if claim.kind == PayoutKind.TICKET:
+    if claim.kind == PayoutKind.TICKET and claim.ticket_id is not None:
         ticket = Ticket.objects.get(pk=claim.ticket_id)
         found, card_id = _ticket_cycle(ticket)
     elif card_id is not None:
@@ -277,7 +278,7 @@ def _audit_flag(flag: Flag, actor: Actor, data: dict[str, object]) -> None:
 class Gate:
     """The cashier's payout guard (halls.cashier.hooks.PayoutGuard)."""
 
-    def required(self, venue_id: int, amount: money.Decimal) -> bool:
+    def required(self, venue_id: int, amount: Decimal) -> bool:
         return needs_identification(venue_id, amount)
 
     def check(self, claim: PayoutClaim) -> None:

@@ -1,7 +1,10 @@
 /*
  * The till's Prizes panel: the prizes waiting at the cashier (Line, Bingo, accumulated prizes, table and
  * machine hand pays), kept fresh while the page is open; pay one in cash, onto a player card or as a
- * ticket, once whatever the clicks or retries; its receipt.
+ * ticket, once whatever the clicks or retries; its receipt. A prize at or above the anti-money-laundering
+ * threshold (identification_required) waits for the winner's identification: its pay form asks for the
+ * document, full name, date of birth, nationality and the scan's reference, identifies the winner at the
+ * cage (/api/cage/.../identifications/) and pays naming that identification.
  */
 (function (global) {
   "use strict";
@@ -20,8 +23,16 @@
   var paths = {
     waiting: function () { return venuePayables() + "?state=waiting"; },
     pay: function (id) { return venuePayables() + id + "/pay/"; },
-    receipt: function (id) { return venuePayables() + id + "/receipt/"; }
+    receipt: function (id) { return venuePayables() + id + "/receipt/"; },
+    identify: function () { return "/api/cage/venues/" + till.state.venue.id + "/identifications/"; }
   };
+  var DOCUMENTS = [
+    ["DNI", function () { return gettext("DNI"); }],
+    ["NIE", function () { return gettext("NIE"); }],
+    ["PASSPORT", function () { return gettext("Passport"); }],
+    ["ID_CARD", function () { return gettext("EU identity card"); }]
+  ];
+  var identified = {};     // payable id -> the identification made for its winner (kept across retries)
   var KINDS = {
     line: function () { return gettext("Line"); },
     bingo: function () { return gettext("Bingo"); },
@@ -66,6 +77,43 @@
       ? interpolate(ngettext("%(count)s prize waiting", "%(count)s prizes waiting", n), {count: n}, true) : "";
   }
 
+  /* The winner's identification, for a prize at or above the AML threshold. */
+  function identifyFields(p) {
+    function field(name, label, input) {
+      input.setAttribute("name", name);
+      input.id = "id-" + name + "-" + p.id;
+      return el("label", {class: "field"}, label, input);
+    }
+    var kind = el("select", {required: true}, DOCUMENTS.map(function (d) {
+      return el("option", {value: d[0], text: d[1]()});
+    }));
+    return el("fieldset", {class: "till-identify", "data-identify": p.id},
+      el("legend", {text: gettext("Identify the winner (anti-money-laundering)")}),
+      field("kind", gettext("Document"), kind),
+      field("number", gettext("Number"), el("input", {type: "text", required: true, maxlength: 40, autocomplete: "off"})),
+      field("country", gettext("Issuing country"), el("input", {type: "text", maxlength: 3, placeholder: "ES",
+        autocomplete: "off"})),
+      field("full_name", gettext("Full name"), el("input", {type: "text", required: true, maxlength: 150,
+        autocomplete: "off"})),
+      field("birth_date", gettext("Date of birth"), el("input", {type: "date", required: true})),
+      field("nationality", gettext("Nationality"), el("input", {type: "text", required: true, maxlength: 3,
+        value: "ES", autocomplete: "off"})),
+      field("scan_reference", gettext("Scan reference"), el("input", {type: "text", required: true, maxlength: 200,
+        autocomplete: "off"})));
+  }
+
+  function identification(p, form) {
+    if (identified[p.id]) { return Promise.resolve(identified[p.id]); }
+    var body = {};
+    ["kind", "number", "country", "full_name", "birth_date", "nationality", "scan_reference"].forEach(function (n) {
+      body[n] = form.querySelector("[name=" + n + "]").value.trim();
+    });
+    return api.post(paths.identify(), body).then(function (response) {
+      identified[p.id] = response.data.identification;
+      return identified[p.id];
+    });
+  }
+
   function payForm(p) {
     var box = el("div", {class: "msg", hidden: true, id: "pay-msg-" + p.id});
     var card = el("input", {type: "text", class: "scan card-no", id: "pay-card-" + p.id, autocomplete: "off",
@@ -76,13 +124,18 @@
         " " + till.means(m));
     });
     var form = el("form", {class: "till-pay", "data-pay": p.id, autocomplete: "off"},
+      p.identification_required ? identifyFields(p) : null,
       el("div", {class: "segmented", role: "radiogroup"}, radios), card,
       el("button", {type: "submit", class: "btn-go", text: interpolate(gettext("Pay %(amount)s"),
         {amount: till.money(p.amount)}, true)}),
       el("button", {type: "button", class: "btn-ghost", text: gettext("Cancel"),
         onclick: function () { open = null; render(); }}));
+    form.addEventListener("input", function (event) {
+      // Another person typed: the identification made for the previous one is not theirs.
+      if (event.target.closest && event.target.closest("[data-identify]")) { delete identified[p.id]; }
+    });
     form.addEventListener("change", function () {
-      card.hidden = form.querySelector("input:checked").value !== "player_card";
+      card.hidden = form.querySelector("input[type=radio]:checked").value !== "player_card";
       if (!card.hidden) { card.focus(); }
     });
     form.addEventListener("submit", function (event) {
@@ -109,7 +162,9 @@
       fill(body, waiting.map(function (p) {
         return el("tr", {"data-payable": p.id, class: p.id === open ? "is-open" : null},
           el("td", {text: till.when(p.awarded_at)}),
-          el("td", null, el("span", {class: "badge badge--prize", text: kindOf(p)})),
+          el("td", null, el("span", {class: "badge badge--prize", text: kindOf(p)}),
+            p.identification_required ? el("span", {class: "badge badge--identify", "data-needs-id": p.id,
+              text: gettext("Waits for the winner's identification")}) : null),
           el("td", {text: p.description}),
           el("td", {class: "num till-prize", text: till.money(p.amount)}),
           el("td", {class: "till-pay-cell"}, !canWrite ? null : p.id === open ? openForm || payForm(p)
@@ -130,15 +185,22 @@
   }
 
   function pay(p, form, cardInput, box) {
-    var method = form.querySelector("input:checked").value;
+    var method = form.querySelector("input[type=radio]:checked").value;
     var body = {method: method};
     if (method === "player_card") { body.card = till.scanned(cardInput.value).replace(/[\s-]/g, ""); }
     intents[p.id] = intents[p.id] || new ui.KeyedIntent("pay");
     body.idempotency_key = intents[p.id].keyFor(body);
-    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.pay(p.id), body); },
-      gettext("Paying…"))
+    function send() {
+      if (!p.identification_required) { return api.post(paths.pay(p.id), body); }
+      return identification(p, form).then(function (id) {
+        body.identification = id;
+        return api.post(paths.pay(p.id), body);
+      });
+    }
+    ui.busy(form.querySelector("button[type=submit]"), send, gettext("Paying…"))
       .then(function (response) {
         delete intents[p.id];
+        delete identified[p.id];
         var payable = response.data;
         paid.unshift({payable: {id: p.id, description: p.description, amount: p.amount}, method: payable.method,
           receipt: payable.receipt, at: payable.paid_at});
