@@ -157,7 +157,7 @@ def test_the_compliance_lists_and_the_review(venue: Venue, cashier: User, operat
         body = api_client(reader).get(url).json()
         assert [f["flag"] for f in body["flags"]] == [flag.pk]
         assert len(body["payouts"]) == 3 and body["flags"][0]["total"] == "2700.00"
-    api_client(cashier).get(url).status_code == 403
+    assert api_client(cashier).get(url).status_code == 403
     review = f"/api/cage/venues/{venue.pk}/flags/{flag.pk}/review/"
     assert api_client(inspector).post(review, {"note": "x"}, format="json").status_code == 403
     assert (

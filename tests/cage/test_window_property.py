@@ -5,7 +5,7 @@ of the cash-in played since the last cash-out."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from hypothesis import given
@@ -15,7 +15,7 @@ from halls.cage.window import Cycle, Move, Paid, cycle, little_play, structuring
 
 T = Decimal("2500.00")
 W = timedelta(hours=24)
-START = datetime(2026, 12, 1, 10, 0)
+START = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
 
 amounts = st.integers(min_value=1, max_value=400_000).map(lambda c: Decimal(c) / 100)
 gaps = st.integers(min_value=0, max_value=30 * 3600)  # seconds since the previous payout
