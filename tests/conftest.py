@@ -107,6 +107,7 @@ SQLITE_SUITE = (
     "bingo/electronic/test_recall.py",
     "bingo/network/simultaneous",
     "door",
+    "cage",
 )
 
 

@@ -114,7 +114,7 @@ async def test_three_payouts_of_900_to_one_player_are_flagged(
         row = page.locator(f"#payables-table tr[data-payable='{payable_id}']")
         await expect(row.locator("[data-needs-id]")).to_have_count(0)
         await row.locator("[data-open-pay]").click()
-        await row.locator("input[value=player_card]").check()
+        await row.locator("label:has(input[value=player_card])").click()
         await row.locator(f"#pay-card-{payable_id}").fill(card)
         async with page.context.expect_page():
             await row.locator("form.till-pay button[type=submit]").click()

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from django.utils.translation import gettext as _
 
 from halls.cage.models import Flag, FlagKind, Identification, PayoutKind, PayoutRecord
+from halls import i18n
 from halls.cashier import cardnumber, tito
 from halls.errors import InvalidInput
 from halls.models import Venue
@@ -45,7 +46,8 @@ class FlagRow:
     flag: Flag
     kind_label: str
     person: str
-    records: tuple[str, ...]  # the payouts involved, by their source
+    records: tuple[str, ...]  # the payouts involved, by their source ("payable:12")
+    payouts: tuple[str, ...]  # the same, as a person reads them ("Bingo 900,00 € · 17:16")
     subject: str  # the card or ticket cashed out (little play), as printed
     reviewed_by: str
 
@@ -109,7 +111,11 @@ def compliance(venue: Venue, first: date, last: date | None = None) -> Complianc
             flag=f,
             kind_label=str(FlagKind(f.kind).label),
             person=person_ref(f.digest),
-            records=tuple(r.source for r in sorted(f.records.all(), key=lambda r: (r.at, r.pk))),
+            records=tuple(r.source for r in _involved(f)),
+            payouts=tuple(
+                f"{PayoutKind(r.kind).label} {i18n.amount(r.amount)} · {local(venue, r.at)[11:]}"
+                for r in _involved(f)
+            ),
             subject=_subject(f),
             reviewed_by=f.reviewed_by.get_username() if f.reviewed_by is not None else "",
         )
@@ -119,6 +125,10 @@ def compliance(venue: Venue, first: date, last: date | None = None) -> Complianc
         .order_by("at", "pk")
     ]
     return Compliance(venue=venue, first=first, last=last, payouts=payouts, flags=flags)
+
+
+def _involved(flag: Flag) -> list[PayoutRecord]:
+    return sorted(flag.records.all(), key=lambda r: (r.at, r.pk))
 
 
 def _subject(flag: Flag) -> str:
