@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo
 
 from django.utils.translation import gettext as _
 
-from halls.cage.models import Flag, FlagKind, Identification, PayoutKind, PayoutRecord
 from halls import i18n
+from halls.cage.models import Flag, FlagKind, Identification, PayoutKind, PayoutRecord
 from halls.cashier import cardnumber, tito
 from halls.errors import InvalidInput
 from halls.models import Venue
