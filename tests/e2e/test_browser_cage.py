@@ -1,6 +1,7 @@
 """The cage in a real browser, in Spanish (issue 27): a €3,000 Bingo waits at the till until the winner is
 identified, then pays; three payouts of €900 to one player's card within an hour are flagged on the
-compliance page, where the operator marks the flag reviewed.
+compliance page, where the operator marks the flag reviewed; a ticket redeemed in cash at the threshold
+waits for the bearer's identification, offered under the refusal.
 
 Screenshots left in /tmp for a look: cage-identify.png, cage-compliance.png.
 """
@@ -11,12 +12,13 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 from playwright.async_api import Page, expect
 
 from halls.cage.models import Flag, FlagKind, Identification, PayoutRecord
-from halls.cashier.models import Payable, PayableKind, Player, PlayerCard, Till
-from halls.cashier.services import payables, player_cards, shifts
+from halls.cashier.models import Payable, PayableKind, Player, PlayerCard, Ticket, Till
+from halls.cashier.services import payables, player_cards, shifts, tickets
 from halls.door.documents import keyed_digest
 from halls.door.services import admission
 from halls.door.services.registers import register_key
@@ -146,3 +148,43 @@ async def test_three_payouts_of_900_to_one_player_are_flagged(
     await expect(page.locator(f"#flags-table tr[data-flag='{flag.pk}']")).to_contain_text(
         "Revisado por operadora"
     )
+
+
+def cash_ticket(venue: Venue, amount: str) -> str:
+    cashier = User.objects.get(username="cajera")
+    return tickets.issue_for_payment(
+        venue_id=venue.pk, amount=Decimal(amount), means="cash", key="e2e-ticket", actor=cashier
+    ).ticket.number
+
+
+async def test_a_ticket_in_cash_at_the_threshold_is_redeemed_once_the_bearer_is_identified(
+    page: Page, server_url: str, venue: Venue
+) -> None:
+    await call(cashier_on_shift, venue)
+    number = await call(cash_ticket, venue, "2600.00")
+    await page.set_viewport_size({"width": 1400, "height": 900})
+    await log_in(page, server_url, "cajera", "/cashier/")
+    await page.click("#tab-tickets")
+    await page.fill("#ticket-number", number)
+    await page.press("#ticket-number", "Enter")
+    await expect(page.locator("#ticket-view-amount")).to_have_text(f"2.600,00{NBSP}€")
+    await page.click("#ticket-redeem-form button[type=submit]")
+    await expect(page.locator("#ticket-redeem-msg")).to_contain_text("umbral")
+    offered = page.locator("[data-identify-offer]")
+    await expect(offered.locator("legend")).to_have_text("Identifique al ganador (prevención del blanqueo)")
+    assert (await call(Ticket.objects.get, number=number)).state == "issued"
+    await offered.locator("[name=number]").fill("X1234567L")
+    await offered.locator("[name=kind]").select_option("NIE")
+    await offered.locator("[name=full_name]").fill("Jean Dupont")
+    await offered.locator("[name=birth_date]").fill("1965-07-01")
+    await offered.locator("[name=nationality]").fill("FR")
+    await offered.locator("[name=scan_reference]").fill("escaneo-0002.pdf")
+    await offered.locator("button[type=submit]").click()
+    await expect(page.locator("[data-identify-offer]")).to_have_count(0)
+    await expect(page.locator("#ticket-redeem-msg")).to_contain_text(f"canjeado: pague 2.600,00{NBSP}€")
+    assert (await call(Ticket.objects.get, number=number)).state == "redeemed"
+    record = await call(PayoutRecord.objects.select_related("identification").get)
+    assert record.kind == "ticket" and record.identification is not None
+    assert record.identification.full_name == "Jean Dupont"
+    # Bought with cash and redeemed with nothing played: little play, for the officer.
+    assert (await call(Flag.objects.get)).kind == FlagKind.LITTLE_PLAY

@@ -3,8 +3,8 @@
  * machine hand pays), kept fresh while the page is open; pay one in cash, onto a player card or as a
  * ticket, once whatever the clicks or retries; its receipt. A prize at or above the anti-money-laundering
  * threshold (identification_required) waits for the winner's identification: its pay form asks for the
- * document, full name, date of birth, nationality and the scan's reference, identifies the winner at the
- * cage (/api/cage/.../identifications/) and pays naming that identification.
+ * document, full name, date of birth, nationality and the scan's reference (cage/identify.js), identifies
+ * the winner at the cage and pays naming that identification.
  */
 (function (global) {
   "use strict";
@@ -23,15 +23,8 @@
   var paths = {
     waiting: function () { return venuePayables() + "?state=waiting"; },
     pay: function (id) { return venuePayables() + id + "/pay/"; },
-    receipt: function (id) { return venuePayables() + id + "/receipt/"; },
-    identify: function () { return "/api/cage/venues/" + till.state.venue.id + "/identifications/"; }
+    receipt: function (id) { return venuePayables() + id + "/receipt/"; }
   };
-  var DOCUMENTS = [
-    ["DNI", function () { return gettext("DNI"); }],
-    ["NIE", function () { return gettext("NIE"); }],
-    ["PASSPORT", function () { return gettext("Passport"); }],
-    ["ID_CARD", function () { return gettext("EU identity card"); }]
-  ];
   var identified = {};     // payable id -> the identification made for its winner (kept across retries)
   var KINDS = {
     line: function () { return gettext("Line"); },
@@ -77,41 +70,14 @@
       ? interpolate(ngettext("%(count)s prize waiting", "%(count)s prizes waiting", n), {count: n}, true) : "";
   }
 
-  /* The winner's identification, for a prize at or above the AML threshold. */
-  function identifyFields(p) {
-    function field(name, label, input) {
-      input.setAttribute("name", name);
-      input.id = "id-" + name + "-" + p.id;
-      return el("label", {class: "field"}, label, input);
-    }
-    var kind = el("select", {required: true}, DOCUMENTS.map(function (d) {
-      return el("option", {value: d[0], text: d[1]()});
-    }));
-    return el("fieldset", {class: "till-identify", "data-identify": p.id},
-      el("legend", {text: gettext("Identify the winner (anti-money-laundering)")}),
-      field("kind", gettext("Document"), kind),
-      field("number", gettext("Number"), el("input", {type: "text", required: true, maxlength: 40, autocomplete: "off"})),
-      field("country", gettext("Issuing country"), el("input", {type: "text", maxlength: 3, placeholder: "ES",
-        autocomplete: "off"})),
-      field("full_name", gettext("Full name"), el("input", {type: "text", required: true, maxlength: 150,
-        autocomplete: "off"})),
-      field("birth_date", gettext("Date of birth"), el("input", {type: "date", required: true})),
-      field("nationality", gettext("Nationality"), el("input", {type: "text", required: true, maxlength: 3,
-        value: "ES", autocomplete: "off"})),
-      field("scan_reference", gettext("Scan reference"), el("input", {type: "text", required: true, maxlength: 200,
-        autocomplete: "off"})));
-  }
-
+  /* The winner's identification made for a prize at or above the AML threshold (kept across retries). */
   function identification(p, form) {
     if (identified[p.id]) { return Promise.resolve(identified[p.id]); }
-    var body = {};
-    ["kind", "number", "country", "full_name", "birth_date", "nationality", "scan_reference"].forEach(function (n) {
-      body[n] = form.querySelector("[name=" + n + "]").value.trim();
-    });
-    return api.post(paths.identify(), body).then(function (response) {
-      identified[p.id] = response.data.identification;
-      return identified[p.id];
-    });
+    return global.HallIdentify.identify(till.state.venue.id, form.querySelector("[data-identify]"))
+      .then(function (id) {
+        identified[p.id] = id;
+        return id;
+      });
   }
 
   function payForm(p) {
@@ -124,7 +90,7 @@
         " " + till.means(m));
     });
     var form = el("form", {class: "till-pay", "data-pay": p.id, autocomplete: "off"},
-      p.identification_required ? identifyFields(p) : null,
+      p.identification_required ? global.HallIdentify.fields(p.id) : null,
       el("div", {class: "segmented", role: "radiogroup"}, radios), card,
       el("button", {type: "submit", class: "btn-go", text: interpolate(gettext("Pay %(amount)s"),
         {amount: till.money(p.amount)}, true)}),
