@@ -64,7 +64,7 @@ def test_a_bingo_of_3000_is_refused_in_spanish_until_the_winner_is_identified(
     before = (LedgerTransaction.objects.count(), AuditEntry.objects.count(), PayoutRecord.objects.count())
     answer = api.post(pay_url(payable), {"method": "cash"}, format="json", HTTP_ACCEPT_LANGUAGE="es")
     error = refused(answer, 409, "identification_required", "umbral", "identifique")
-    assert error["details"] == {"amount": "3000.00", "threshold": "2500.00"}
+    assert error["details"] == {"venue": venue.pk, "amount": "3000.00", "threshold": "2500.00"}
     assert (
         LedgerTransaction.objects.count(),
         AuditEntry.objects.count(),

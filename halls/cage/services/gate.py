@@ -78,6 +78,7 @@ def require_identified(
             )
             % {"amount": i18n.amount(amount), "threshold": i18n.amount(rules.threshold)},
             code="identification_required",
+            venue=venue_id,
             amount=money.text(amount),
             threshold=money.text(rules.threshold),
         )
