@@ -288,3 +288,35 @@ def test_identify_refuses_bad_input_writing_nothing(venue: Venue) -> None:
     with pytest.raises(InvalidInput) as bad_letter:
         admission.document_from("DNI", "12345678A")
     assert bad_letter.value.code == "bad_check_letter"
+
+
+def test_little_play_through_a_ticket_printed_from_a_card(venue: Venue, cashier: User) -> None:
+    """Cash onto a card, a little played, the rest printed onto a ticket, the ticket redeemed in cash: the
+    card's cycle before the ticket decides."""
+    drawer_shift(cashier, venue)
+    card = player_cards.issue_card(venue_id=venue.pk, actor="test")
+    player_cards.cash_in(card=card, amount=D("1500.00"), means="bank_card", key="in", actor=cashier)
+    player_cards.spend(card=card, amount=D("20.00"), key="s1", actor="terminal-1")
+    issued = tickets.issue_from_card(
+        venue_id=venue.pk, card_number=card.number, amount=None, key="t", actor=cashier
+    )
+    assert not Flag.objects.exists()  # a ticket printed is no payout yet
+    tickets.redeem_for_cash(venue_id=venue.pk, number=issued.ticket.number, key="r", actor=cashier)
+    flag = Flag.objects.get()
+    assert (flag.kind, flag.cashed_in, flag.played, flag.card_id, flag.ticket_id) == (
+        FlagKind.LITTLE_PLAY,
+        D("1500.00"),
+        D("20.00"),
+        card.pk,
+        issued.ticket.pk,
+    )
+    assert flag.digest is None and not PayoutRecord.objects.exists()  # tied to nobody: no record
+
+
+def test_a_prize_paid_as_a_ticket_is_no_cash_in(venue: Venue, cashier: User) -> None:
+    drawer_shift(cashier, venue)
+    payout = pay(prize(venue, "1500.00"), cashier, method="ticket")
+    ticket = payout.ticket
+    assert ticket is not None
+    tickets.redeem_for_cash(venue_id=venue.pk, number=ticket.number, key="r", actor=cashier)
+    assert not Flag.objects.exists()
