@@ -4,7 +4,8 @@
  * ticket, once whatever the clicks or retries; its receipt. A prize at or above the anti-money-laundering
  * threshold (identification_required) waits for the winner's identification: its pay form asks for the
  * document, full name, date of birth, nationality and the scan's reference (cage/identify.js), identifies
- * the winner at the cage and pays naming that identification.
+ * the winner at the cage and pays naming that identification. Below the threshold the cashier may identify
+ * the winner all the same ("Identify the winner"): the payout then counts towards the person's window.
  */
 (function (global) {
   "use strict";
@@ -80,6 +81,25 @@
       });
   }
 
+  /* Below the threshold: a switch that shows the identification's fields (their inputs required once shown). */
+  function optionalIdentification(p) {
+    var set = null;
+    var toggle = el("input", {type: "checkbox", "data-identify-optional": p.id});
+    var holder = el("div", {class: "till-identify-optional"},
+      el("label", {class: "check"}, toggle, " " + gettext("Identify the winner")));
+    toggle.addEventListener("change", function () {
+      if (toggle.checked) {
+        set = global.HallIdentify.fields(p.id);
+        holder.appendChild(set);
+      } else if (set) {
+        holder.removeChild(set);
+        set = null;
+        delete identified[p.id];
+      }
+    });
+    return holder;
+  }
+
   function payForm(p) {
     var box = el("div", {class: "msg", hidden: true, id: "pay-msg-" + p.id});
     var card = el("input", {type: "text", class: "scan card-no", id: "pay-card-" + p.id, autocomplete: "off",
@@ -90,7 +110,7 @@
         " " + till.means(m));
     });
     var form = el("form", {class: "till-pay", "data-pay": p.id, autocomplete: "off"},
-      p.identification_required ? global.HallIdentify.fields(p.id) : null,
+      p.identification_required ? global.HallIdentify.fields(p.id) : optionalIdentification(p),
       el("div", {class: "segmented", role: "radiogroup"}, radios), card,
       el("button", {type: "submit", class: "btn-go", text: interpolate(gettext("Pay %(amount)s"),
         {amount: till.money(p.amount)}, true)}),
@@ -157,7 +177,7 @@
     intents[p.id] = intents[p.id] || new ui.KeyedIntent("pay");
     body.idempotency_key = intents[p.id].keyFor(body);
     function send() {
-      if (!p.identification_required) { return api.post(paths.pay(p.id), body); }
+      if (!form.querySelector("[data-identify]")) { return api.post(paths.pay(p.id), body); }
       return identification(p, form).then(function (id) {
         body.identification = id;
         return api.post(paths.pay(p.id), body);
