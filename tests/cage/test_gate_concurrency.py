@@ -4,6 +4,7 @@ chain), so a split that reaches the threshold is flagged exactly once."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
@@ -26,7 +27,7 @@ def test_a_split_paid_at_once_by_several_cashiers_is_flagged_once(venue: Venue) 
     for person in people:
         on_shift(person, venue, "10.00")
 
-    def worker(i: int) -> object:
+    def worker(i: int) -> Callable[[], None]:
         def go() -> None:
             payables.pay_payable(
                 payable=prizes[i], method="player_card", card=card, actor=people[i], key=f"k{i}"
@@ -34,7 +35,7 @@ def test_a_split_paid_at_once_by_several_cashiers_is_flagged_once(venue: Venue) 
 
         return go
 
-    assert in_threads([worker(i) for i in range(PAYOUTS)], timeout=180) == []  # type: ignore[list-item]
+    assert in_threads([worker(i) for i in range(PAYOUTS)], timeout=180) == []
     assert PayoutRecord.objects.count() == PAYOUTS
     flag = Flag.objects.get()
     assert flag.kind == FlagKind.STRUCTURING and flag.total == Decimal("2700.00")
