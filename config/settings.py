@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "halls.cashier",
     "halls.link",
     "halls.door",
+    "halls.cage",
     "jackpots",
     "jackpots.tables",
     "bingo.traditional",
@@ -459,6 +460,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HALL_DOOR_PURGE_SECONDS", default=3600.0),
         "options": {"expires": 3600.0},
     },
+    # The cage: identifications (and the payouts' and flags' digests) past HALL_AML_RETENTION_YEARS purged.
+    "purge-cage-identifications": {
+        "task": "halls.cage.tasks.purge_identifications",
+        "schedule": env.float("HALL_AML_PURGE_SECONDS", default=86400.0),
+        "options": {"expires": 3600.0},
+    },
     "watch-machine-links": {
         "task": "machines.tasks.watch_machine_links",
         "schedule": env.float("HALL_MACHINE_WATCH_SECONDS", default=1.0),
@@ -599,6 +606,23 @@ HALL_TICKET_BY_JURISDICTION: dict[str, dict[str, str]] = {}
 HALL_LIMITS_COOLING_OFF_HOURS = env.float("HALL_LIMITS_COOLING_OFF_HOURS", default=72.0)
 HALL_LIMITS_REALITY_CHECK_MINUTES = env.float("HALL_LIMITS_REALITY_CHECK_MINUTES", default=60.0)
 HALL_LIMITS_BY_JURISDICTION: dict[str, dict[str, float]] = {}
+# The cage's anti-money-laundering rules (halls.cage; Ley 10/2010): defaults for every jurisdiction, and
+# HALL_AML_BY_JURISDICTION's overrides per jurisdiction code (e.g. {"CT": {"threshold": "2000.00"}}); the
+# operator checks each against the law in force. A payout at or above the threshold waits for the winner's
+# identification; one person's payouts within the window are added up (a split under the threshold is
+# flagged as structuring).
+HALL_AML_THRESHOLD = env.str("HALL_AML_THRESHOLD", default="2500.00")
+HALL_AML_WINDOW_HOURS = env.int("HALL_AML_WINDOW_HOURS", default=24)
+# Little play: money cashed in and out of a card or a ticket with less than this percent of it played in
+# between. 10 % by default: a player who came to play spends far more than a tenth of what they load (a
+# bingo card or a terminal's game takes it in minutes), while token play to disguise a cash-in/cash-out
+# stays under it; below the minimum cash-in nothing is flagged (pocket money is not laundering, and the
+# officer's list stays readable).
+HALL_AML_LITTLE_PLAY_PERCENT = env.str("HALL_AML_LITTLE_PLAY_PERCENT", default="10")
+HALL_AML_LITTLE_PLAY_MINIMUM = env.str("HALL_AML_LITTLE_PLAY_MINIMUM", default="1000.00")
+# How long an identification (the winner's document, name, birth date) is kept: ten years (art. 25).
+HALL_AML_RETENTION_YEARS = env.int("HALL_AML_RETENTION_YEARS", default=10)
+HALL_AML_BY_JURISDICTION: dict[str, dict[str, str | int]] = {}
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------
 # The same codebase runs a venue installation (the default) or the central. A venue sends its outbox to the

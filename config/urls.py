@@ -27,5 +27,6 @@ urlpatterns = [
     path("", include("machines.urls")),
     path("", include("halls.cashier.pages")),
     path("", include("halls.door.pages")),
+    path("", include("halls.cage.pages")),
     path("", include("bingo.electronic.pages")),
 ]

@@ -407,7 +407,12 @@ class HitPayView(HallAPIView):
             pk=hit_id,
         )
         data = valid(HandPayRequestSerializer, request.data)
-        paid = handpay.pay_hand_pay(hit=hit, actor=actor(request), payment_ref=data["payment_ref"])
+        paid = handpay.pay_hand_pay(
+            hit=hit,
+            actor=actor(request),
+            payment_ref=data["payment_ref"],
+            identification=data.get("identification"),
+        )
         payout = readmodels.hit_payouts([paid]).get(paid.pk)
         return Response(MachineHitSerializer(readmodels.hit_row(paid, payout)).data)
 

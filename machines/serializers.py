@@ -234,6 +234,12 @@ class HandPayRequestSerializer(serializers.Serializer[Any]):
         default="",
         help_text="E.g. the cash voucher number.",
     )
+    identification = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="The winner's identification at the cage (required at or above the AML threshold).",
+    )
 
 
 # --- the gateway's HTTP batch ---------------------------------------------------------------------------

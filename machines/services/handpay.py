@@ -143,11 +143,13 @@ def pay_hand_pay(
     method: PayoutMethod | str = PayoutMethod.CASH,
     idempotency_key: str | None = None,
     card: PlayerCard | None = None,
+    identification: int | None = None,
 ) -> ProgressiveHit:
     """`actor`, a cashier of the machine's venue on shift, pays `hit` at the cashier (in cash from the
     drawer by default): the cashier's payout and receipt, then who paid the hit, when, the payment
     reference; the machine unlocks (and is told "unlock") when no other hit is pending. The same
-    `idempotency_key` again answers the first payment; without one, a second payment is `already_paid`."""
+    `idempotency_key` again answers the first payment; without one, a second payment is `already_paid`.
+    `identification`: the winner's at the cage (a hand pay at or above the AML threshold needs one)."""
     ref = str(payment_ref or "").strip()
     if len(ref) > 120:
         raise InvalidInput(_("The payment reference is at most 120 characters."), code="bad_payment_ref")
@@ -168,7 +170,15 @@ def pay_hand_pay(
         current = ProgressiveHit.objects.get(pk=hit.pk)
         if current.paid_at is not None and idempotency_key is None:
             raise _already_paid(current)
-        payables.pay_payable(payable=payable, method=method, actor=actor, key=key, card=card, reference=ref)
+        payables.pay_payable(
+            payable=payable,
+            method=method,
+            actor=actor,
+            key=key,
+            card=card,
+            reference=ref,
+            identification=identification,
+        )
     row = ProgressiveHit.objects.select_related("machine", "group", "level").get(pk=hit.pk)
     hit.paid_at, hit.paid_by_id, hit.paid_by_label, hit.payment_ref = (
         row.paid_at,

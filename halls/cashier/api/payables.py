@@ -24,6 +24,7 @@ from rest_framework.response import Response
 
 from halls import access, money
 from halls.api import HallAPIView, actor, valid
+from halls.cashier import hooks
 from halls.cashier.api.printed import printed_answer, till_to_print_at
 from halls.cashier.models import (
     Payable,
@@ -72,6 +73,12 @@ class PayableSerializer(serializers.Serializer[Any]):
     method = serializers.CharField()
     receipt = serializers.CharField()
     ticket = serializers.SerializerMethodField(help_text="The ticket's number, for a prize paid as a ticket.")
+    identification_required = serializers.SerializerMethodField(
+        help_text="At or above the AML threshold: paid only with the winner's identification."
+    )
+
+    def get_identification_required(self, payable: Payable) -> bool:
+        return hooks.identification_required(payable.venue_id, payable.amount)
 
     def get_kind_label(self, payable: Payable) -> str:
         return str(PayableKind(payable.kind).label)
@@ -100,6 +107,15 @@ class PayRequestSerializer(serializers.Serializer[Any]):
         max_length=payables.MAX_KEY,
         required=False,
         help_text="Optional; a retry with the same key answers the first payout (200) and pays nothing more.",
+    )
+    identification = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text=(
+            "The winner's identification at the cage (POST /api/cage/venues/<venue>/identifications/): "
+            "required at or above the AML threshold, optional below it."
+        ),
     )
 
 
@@ -154,7 +170,8 @@ def _card(venue_id: int, number: str) -> PlayerCard:
 PAY_ERRORS = (
     "400 bad_method, card_required, card_not_expected, bad_idempotency_key; 404 unknown_payable, "
     "unknown_card; 409 already_paid (naming when and by whom), no_open_shift, shift_closed, drawer_short, "
-    "card_blocked, idempotency_key_reused. A refusal writes nothing."
+    "card_blocked, idempotency_key_reused, identification_required (at or above the AML threshold), "
+    "identification_stale; 404 unknown_identification. A refusal writes nothing."
 )
 
 
@@ -217,6 +234,7 @@ class PayablePayView(HallAPIView):
             key=str(data.get("idempotency_key") or uuid.uuid4()),
             card=card,
             reference=data["reference"],
+            identification=data.get("identification"),
         )
         return Response(
             PayableSerializer(payout.payable).data,

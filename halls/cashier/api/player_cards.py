@@ -96,6 +96,12 @@ class PlayerCardCashOutSerializer(serializers.Serializer[Any]):
     idempotency_key = serializers.CharField(
         max_length=player_cards.KEY_LENGTH, required=False, help_text=KEY_HELP
     )
+    identification = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="The bearer's identification at the cage (required at or above the AML threshold).",
+    )
 
 
 class PlayerCardHistoryQuerySerializer(serializers.Serializer[Any]):
@@ -289,7 +295,9 @@ class CardCashOutView(HallAPIView):
         summary="Pay a card's balance out in cash, part or all of it (cashier, on an open shift)",
         description=(
             "201 for a new move, 200 for a retry. 400 bad_amount (field amount); 404 unknown_card; 409 "
-            "card_blocked, insufficient_balance, drawer_short, no_open_shift, idempotency_key_reused."
+            "card_blocked, insufficient_balance, drawer_short, no_open_shift, idempotency_key_reused, "
+            "identification_required (at or above the AML threshold), identification_stale; 404 "
+            "unknown_identification."
         ),
         parameters=CARD_PARAMS,
         request=PlayerCardCashOutSerializer,
@@ -309,6 +317,7 @@ class CardCashOutView(HallAPIView):
             amount=None if amount is None else amount,
             key=_key(data),
             actor=actor(request),
+            identification=data.get("identification"),
         )
         return _answer(move)
 

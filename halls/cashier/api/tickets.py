@@ -117,6 +117,12 @@ class TicketRedeemSerializer(serializers.Serializer[Any]):
         max_length=40, required=False, help_text="The player card's number (into card)."
     )
     idempotency_key = serializers.CharField(max_length=80, required=False, help_text=KEY_HELP)
+    identification = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="The bearer's identification at the cage (in cash, at or above the AML threshold).",
+    )
 
 
 class TicketPrintSerializer(serializers.Serializer[Any]):
@@ -186,7 +192,9 @@ ISSUE_ERRORS = (
 REDEEM_ERRORS = (
     "400 bad_ticket_number, required; 404 unknown_ticket, unknown_card; 409 ticket_redeemed (naming when "
     "and where), ticket_expired (naming when), drawer_short, card_blocked, no_open_shift, "
-    "idempotency_key_reused. A refusal writes nothing but itself into the ticket's life."
+    "idempotency_key_reused, identification_required (in cash at or above the AML threshold), "
+    "identification_stale; 404 unknown_identification. A refusal writes nothing but itself into the "
+    "ticket's life."
 )
 
 
@@ -273,7 +281,11 @@ class TicketRedeemView(HallAPIView):
             )
         else:
             redeemed = tickets.redeem_for_cash(
-                venue_id=venue.pk, number=number, key=_key(data), actor=actor(request)
+                venue_id=venue.pk,
+                number=number,
+                key=_key(data),
+                actor=actor(request),
+                identification=data.get("identification"),
             )
         return _answer(redeemed.ticket, redeemed.replayed)
 

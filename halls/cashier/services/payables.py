@@ -39,7 +39,7 @@ from django.utils.translation import gettext as _
 from halls import events, i18n, money
 from halls.access import require_role
 from halls.actors import Actor, actor_label
-from halls.cashier import ledger
+from halls.cashier import hooks, ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import (
     LedgerTransaction,
@@ -251,11 +251,14 @@ def pay_payable(
     key: str,
     card: PlayerCard | None = None,
     reference: str = "",
+    identification: int | None = None,
 ) -> Payout:
     """`actor`, a cashier on shift in the payable's venue, pays it: in cash from the shift's drawer, to
     `card` (a player card of the venue), or as a ticket. Once: the same `key` again answers the first
     payout; any other attempt on a paid payable is refused with `already_paid` (when, by whom).
-    `reference`: the caller's own note of the payment (a voucher number), kept with the ledger entry."""
+    `reference`: the caller's own note of the payment (a voucher number), kept with the ledger entry.
+    `identification`: the winner's identification at the cage; the payout guards (halls.cashier.hooks: the
+    cage's AML gate) refuse a prize at or above the threshold without one, before anything is written."""
     method = checked_method(method)
     key = checked_key(key)
     reference = str(reference or "").strip()
@@ -273,10 +276,26 @@ def pay_payable(
     replay = _replay(payable.pk, key)
     if replay is not None:
         return replay
+    claim = hooks.PayoutClaim(
+        venue_id=payable.venue_id,
+        amount=payable.amount,
+        kind=payable.kind,
+        identification=identification,
+        payable_id=payable.pk,
+        card_id=card.pk if card is not None else None,
+    )
+    if payable.state != PayableState.PAID:  # a paid one is refused below, naming when and by whom
+        hooks.check_payout(claim)
 
     def settle() -> Payout:
         return _settle(
-            payable_id=payable.pk, method=method, actor=actor, key=key, card=card, reference=reference
+            payable_id=payable.pk,
+            method=method,
+            actor=actor,
+            key=key,
+            card=card,
+            reference=reference,
+            claim=claim,
         )
 
     payer = _payers.get(payable.kind)
@@ -285,7 +304,14 @@ def pay_payable(
 
 
 def _settle(
-    *, payable_id: int, method: PayoutMethod, actor: User, key: str, card: PlayerCard | None, reference: str
+    *,
+    payable_id: int,
+    method: PayoutMethod,
+    actor: User,
+    key: str,
+    card: PlayerCard | None,
+    reference: str,
+    claim: hooks.PayoutClaim,
 ) -> Payout:
     """The cashier's part of a payout, in order: shift, payable, card, accounts (post), receipt number."""
     ledger_key = payout_key(key)
@@ -371,6 +397,7 @@ def _settle(
                 "ticket": ticket.number if ticket is not None else "",
             },
         )
+        hooks.payout_made(claim, tx.pk, actor)
         if ticket is not None:
             tickets.announce(ticket, EventType.TICKET_ISSUED)
         events.emit(stream(venue_id), EventType.PAYABLE_PAID, paid_payload(row))

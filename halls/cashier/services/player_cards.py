@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from halls import i18n, money
 from halls.access import require_role
 from halls.actors import Actor
-from halls.cashier import cardnumber, ledger
+from halls.cashier import cardnumber, hooks, ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import (
     Account,
@@ -278,10 +278,19 @@ def cash_in(*, card: PlayerCard, amount: Decimal, means: Means | str, key: str, 
         return _move(locked, posted, amount)
 
 
-def cash_out(*, card: PlayerCard, amount: Decimal | None, key: str, actor: User) -> CardMove:
+def cash_out(
+    *,
+    card: PlayerCard,
+    amount: Decimal | None,
+    key: str,
+    actor: User,
+    identification: int | None = None,
+) -> CardMove:
     """The cashier pays the card's balance out in cash: `amount`, or all of it when None. The card is
     debited, the cash drawer of the cashier's open shift credited. Refuses `insufficient_balance` (the
-    card holds less) and `drawer_short` (the drawer does), writing nothing."""
+    card holds less) and `drawer_short` (the drawer does), writing nothing. A payout to a person: the
+    payout guards (halls.cashier.hooks, the cage's AML gate) refuse an amount at or above the threshold
+    without the bearer's `identification`, and record it after."""
     require_role(actor, card.venue_id, Role.CASHIER)
     wanted = None if amount is None else amount_of(amount)
     key = _key(key)
@@ -317,6 +326,16 @@ def cash_out(*, card: PlayerCard, amount: Decimal | None, key: str, actor: User)
                 balance=money.text(account.balance),
                 needed=money.text(wanted),
             )
+        claim = hooks.PayoutClaim(
+            venue_id=card.venue_id,
+            amount=wanted,
+            kind="card_cash_out",
+            identification=identification,
+            card_id=locked.pk,
+        )
+        first = _previous(card.venue_id, ledger_key) is None
+        if first:  # a retry answers the move already made
+            hooks.check_payout(claim)
         till = books.drawer(shift, Means.CASH)
         posted = books.post(
             venue_id=card.venue_id,
@@ -328,6 +347,8 @@ def cash_out(*, card: PlayerCard, amount: Decimal | None, key: str, actor: User)
             device=shift.till.name,
             data={"card": locked.number},
         )
+        if not posted.replayed:  # after post's audit entry: the venue's audit chain is held
+            hooks.payout_made(claim, posted.transaction.pk, actor)
         return _move(locked, posted, wanted)
 
 

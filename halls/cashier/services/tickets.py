@@ -42,7 +42,7 @@ from django.utils.translation import gettext as _
 from halls import events, i18n, money
 from halls.access import require_role
 from halls.actors import Actor, actor_label
-from halls.cashier import cardnumber, ledger, tito
+from halls.cashier import cardnumber, hooks, ledger, tito
 from halls.cashier.ledger import Kind
 from halls.cashier.models import (
     AMOUNT_DIGITS,
@@ -648,8 +648,9 @@ def _redeem(
     after: Callable[[Ticket, LedgerTransaction], None] | None = None,
 ) -> Redeemed:
     """Redeem once: the shift (if a till), the ticket locked, then where the money goes; refusals written
-    into the ticket's life after they rolled back. `check`: the door's own refusal of an open ticket (a
-    DomainError), before any money moves."""
+    into the ticket's life after they rolled back. `check(ticket)` may refuse a redeemable ticket before any
+    money moves (a DomainError: a terminal's cage figure, the cage's identification at the payout);
+    `after(ticket, tx)` runs after the redemption's audit entry."""
     digits = checked_number(number)
     ticket_id = Ticket.objects.filter(venue_id=venue_id, number=digits).values_list("pk", flat=True).first()
     if ticket_id is None:
@@ -744,12 +745,31 @@ def _record_refusal(
         )
 
 
-def redeem_for_cash(*, venue_id: int, number: str, key: str, actor: User) -> Redeemed:
-    """The cashier pays a ticket in cash from the shift's drawer (drawer_short when it does not hold it)."""
+def redeem_for_cash(
+    *, venue_id: int, number: str, key: str, actor: User, identification: int | None = None
+) -> Redeemed:
+    """The cashier pays a ticket in cash from the shift's drawer (drawer_short when it does not hold it).
+    A payout to a person: the payout guards (halls.cashier.hooks, the cage's AML gate) refuse a ticket at
+    or above the threshold without the bearer's `identification`."""
     require_role(actor, venue_id, Role.CASHIER)
 
     def till_shift() -> Shift:
         return open_shift_of(venue_id=venue_id, cashier=actor)
+
+    def claim(ticket: Ticket) -> hooks.PayoutClaim:
+        return hooks.PayoutClaim(
+            venue_id=venue_id,
+            amount=ticket.amount,
+            kind="ticket",
+            identification=identification,
+            ticket_id=ticket.pk,
+        )
+
+    def guarded(ticket: Ticket) -> None:
+        hooks.check_payout(claim(ticket))
+
+    def told(ticket: Ticket, tx: LedgerTransaction) -> None:
+        hooks.payout_made(claim(ticket), tx.pk, actor)
 
     return _redeem(
         venue_id=venue_id,
@@ -760,6 +780,8 @@ def redeem_for_cash(*, venue_id: int, number: str, key: str, actor: User) -> Red
         shift_of=till_shift,
         target=lambda shift: _Target(books.drawer(_open(shift), Means.CASH), "cash"),
         want={"into": "cash"},
+        check=guarded,
+        after=told,
     )
 
 

@@ -33,17 +33,23 @@
 
   function payUrl(id) { return "/api/machine-hits/" + id + "/pay/"; }
 
-  function pay(hit, button) {
+  function pay(hit, button, identification) {
     paying[hit.id] = true;
     var ref = (refs[hit.id] || "").trim();
+    var body = ref ? {payment_ref: ref} : {};
+    if (identification) { body.identification = identification; }  // the winner's, at the cage (AML)
     return ui.busy(button, function () {
-      return api.post(payUrl(hit.id), ref ? {payment_ref: ref} : {});
+      return api.post(payUrl(hit.id), body);
     }).then(function () {
+      global.HallIdentify.clear($("page-msg"));
       delete refs[hit.id];
       ui.report($("page-msg"), interpolate(gettext("Paid: machine %(machine)s · %(level)s · %(amount)s."),
         {machine: hit.asset_number, level: hit.level_name || "", amount: money(hit.amount)}, true), "ok");
     }, function (err) {
       ui.report($("page-msg"), err);
+      // At or above the AML threshold: identify the winner, then pay naming them.
+      var venue = err && err.details ? err.details.venue : null;
+      global.HallIdentify.offer($("page-msg"), err, venue, function (id) { pay(hit, button, id); });
     }).then(function () {
       delete paying[hit.id];
       schedule(0);

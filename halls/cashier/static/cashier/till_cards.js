@@ -93,7 +93,7 @@
     });
   }
 
-  function operate(form, kind) {
+  function operate(form, kind, identification) {
     if (!card) { return; }
     var box = $("card-op-msg");
     var body = {};
@@ -107,6 +107,7 @@
       body.amount = till.amount($("cashout-amount"), box, true);
       if (body.amount === null) { return; }
       if (body.amount === "") { body.amount = null; }   // the whole balance
+      if (identification) { body.identification = identification; }  // the bearer's, at the cage (AML)
       url = paths.cashOut(card.number);
     } else {
       body.reason = $("block-reason").value.trim();
@@ -118,6 +119,7 @@
     ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(url, body); }, label)
       .then(function (response) {
         if (intents[kind]) { intents[kind].done(); }
+        global.HallIdentify.clear(box);
         var amount = till.money(response.data && response.data.amount ? response.data.amount : body.amount);
         var text = kind === "cashin"
           ? interpolate(gettext("%(amount)s in on card %(number)s (%(means)s)."),
@@ -135,6 +137,9 @@
       }, function (err) {
         if (intents[kind] && err.status >= 400 && err.status < 500) { intents[kind].done(); }
         ui.report(box, err);
+        if (kind === "cashout") {  // at or above the AML threshold: identify the bearer, then pay naming them
+          global.HallIdentify.offer(box, err, till.state.venue.id, function (id) { operate(form, kind, id); });
+        }
       });
   }
 

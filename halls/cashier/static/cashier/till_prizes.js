@@ -1,7 +1,11 @@
 /*
  * The till's Prizes panel: the prizes waiting at the cashier (Line, Bingo, accumulated prizes, table and
  * machine hand pays), kept fresh while the page is open; pay one in cash, onto a player card or as a
- * ticket, once whatever the clicks or retries; its receipt.
+ * ticket, once whatever the clicks or retries; its receipt. A prize at or above the anti-money-laundering
+ * threshold (identification_required) waits for the winner's identification: its pay form asks for the
+ * document, full name, date of birth, nationality and the scan's reference (cage/identify.js), identifies
+ * the winner at the cage and pays naming that identification. Below the threshold the cashier may identify
+ * the winner all the same ("Identify the winner"): the payout then counts towards the person's window.
  */
 (function (global) {
   "use strict";
@@ -22,6 +26,7 @@
     pay: function (id) { return venuePayables() + id + "/pay/"; },
     receipt: function (id) { return venuePayables() + id + "/receipt/"; }
   };
+  var identified = {};     // payable id -> the identification made for its winner (kept across retries)
   var KINDS = {
     line: function () { return gettext("Line"); },
     bingo: function () { return gettext("Bingo"); },
@@ -66,6 +71,35 @@
       ? interpolate(ngettext("%(count)s prize waiting", "%(count)s prizes waiting", n), {count: n}, true) : "";
   }
 
+  /* The winner's identification made for a prize at or above the AML threshold (kept across retries). */
+  function identification(p, form) {
+    if (identified[p.id]) { return Promise.resolve(identified[p.id]); }
+    return global.HallIdentify.identify(till.state.venue.id, form.querySelector("[data-identify]"))
+      .then(function (id) {
+        identified[p.id] = id;
+        return id;
+      });
+  }
+
+  /* Below the threshold: a switch that shows the identification's fields (their inputs required once shown). */
+  function optionalIdentification(p) {
+    var set = null;
+    var toggle = el("input", {type: "checkbox", "data-identify-optional": p.id});
+    var holder = el("div", {class: "till-identify-optional"},
+      el("label", {class: "check"}, toggle, " " + gettext("Identify the winner")));
+    toggle.addEventListener("change", function () {
+      if (toggle.checked) {
+        set = global.HallIdentify.fields(p.id);
+        holder.appendChild(set);
+      } else if (set) {
+        holder.removeChild(set);
+        set = null;
+        delete identified[p.id];
+      }
+    });
+    return holder;
+  }
+
   function payForm(p) {
     var box = el("div", {class: "msg", hidden: true, id: "pay-msg-" + p.id});
     var card = el("input", {type: "text", class: "scan card-no", id: "pay-card-" + p.id, autocomplete: "off",
@@ -76,13 +110,18 @@
         " " + till.means(m));
     });
     var form = el("form", {class: "till-pay", "data-pay": p.id, autocomplete: "off"},
+      p.identification_required ? global.HallIdentify.fields(p.id) : optionalIdentification(p),
       el("div", {class: "segmented", role: "radiogroup"}, radios), card,
       el("button", {type: "submit", class: "btn-go", text: interpolate(gettext("Pay %(amount)s"),
         {amount: till.money(p.amount)}, true)}),
       el("button", {type: "button", class: "btn-ghost", text: gettext("Cancel"),
         onclick: function () { open = null; render(); }}));
+    form.addEventListener("input", function (event) {
+      // Another person typed: the identification made for the previous one is not theirs.
+      if (event.target.closest && event.target.closest("[data-identify]")) { delete identified[p.id]; }
+    });
     form.addEventListener("change", function () {
-      card.hidden = form.querySelector("input:checked").value !== "player_card";
+      card.hidden = form.querySelector("input[type=radio]:checked").value !== "player_card";
       if (!card.hidden) { card.focus(); }
     });
     form.addEventListener("submit", function (event) {
@@ -109,7 +148,9 @@
       fill(body, waiting.map(function (p) {
         return el("tr", {"data-payable": p.id, class: p.id === open ? "is-open" : null},
           el("td", {text: till.when(p.awarded_at)}),
-          el("td", null, el("span", {class: "badge badge--prize", text: kindOf(p)})),
+          el("td", null, el("span", {class: "badge badge--prize", text: kindOf(p)}),
+            p.identification_required ? el("span", {class: "badge badge--identify", "data-needs-id": p.id,
+              text: gettext("Waits for the winner's identification")}) : null),
           el("td", {text: p.description}),
           el("td", {class: "num till-prize", text: till.money(p.amount)}),
           el("td", {class: "till-pay-cell"}, !canWrite ? null : p.id === open ? openForm || payForm(p)
@@ -130,15 +171,22 @@
   }
 
   function pay(p, form, cardInput, box) {
-    var method = form.querySelector("input:checked").value;
+    var method = form.querySelector("input[type=radio]:checked").value;
     var body = {method: method};
     if (method === "player_card") { body.card = till.scanned(cardInput.value).replace(/[\s-]/g, ""); }
     intents[p.id] = intents[p.id] || new ui.KeyedIntent("pay");
     body.idempotency_key = intents[p.id].keyFor(body);
-    ui.busy(form.querySelector("button[type=submit]"), function () { return api.post(paths.pay(p.id), body); },
-      gettext("Paying…"))
+    function send() {
+      if (!form.querySelector("[data-identify]")) { return api.post(paths.pay(p.id), body); }
+      return identification(p, form).then(function (id) {
+        body.identification = id;
+        return api.post(paths.pay(p.id), body);
+      });
+    }
+    ui.busy(form.querySelector("button[type=submit]"), send, gettext("Paying…"))
       .then(function (response) {
         delete intents[p.id];
+        delete identified[p.id];
         var payable = response.data;
         paid.unshift({payable: {id: p.id, description: p.description, amount: p.amount}, method: payable.method,
           receipt: payable.receipt, at: payable.paid_at});

@@ -169,11 +169,12 @@
       });
   }
 
-  function redeem(form) {
+  function redeem(form, identification) {
     if (!ticket) { return; }
     var box = $("ticket-redeem-msg");
     var to = form.querySelector("input[name=redeem-to]:checked").value;
     var body = {into: to};
+    if (identification) { body.identification = identification; }  // the bearer's, at the cage (AML)
     if (to === "card") { body.card = till.scanned($("redeem-card").value).replace(/[\s-]/g, ""); }
     body.idempotency_key = intents.redeem.keyFor([ticket.number, body]);
     var number = ticket.number;
@@ -181,6 +182,7 @@
       gettext("Redeeming…"))
       .then(function (response) {
         intents.redeem.done();
+        global.HallIdentify.clear(box);
         var t = response.data;
         var amount = t.amount;
         ui.report(box, to === "card"
@@ -194,6 +196,8 @@
       }, function (err) {
         if (err.status >= 400 && err.status < 500) { intents.redeem.done(); }
         ui.report(box, err);
+        // In cash at or above the AML threshold: identify the bearer, then redeem again naming them.
+        global.HallIdentify.offer(box, err, till.state.venue.id, function (id) { redeem(form, id); });
       });
   }
 
