@@ -426,3 +426,21 @@ def test_a_refusal_at_the_door_of_a_player_inside_blocks_their_cards(venue: Venu
     (alert,) = players.open_alerts(venue)
     assert (alert.kind, alert.visit) == (AlertKind.SELF_EXCLUDED, morning.pk)
     assert admit(venue, OTHER).decision == Decision.ADMITTED  # others pass as before
+
+
+def test_a_player_not_admitted_within_the_retention_loses_the_document_digest(
+    venue: Venue, settings: Any
+) -> None:
+    first = admit(venue, PERSON)
+    player = first.player
+    assert player is not None and player.admitted_until is not None
+    assert players.purge_players(now=player.admitted_until + timedelta(days=364)) == 0
+    settings.HALL_DOOR_BY_JURISDICTION = {venue.jurisdiction: {"player_retention_days": 30}}
+    later = player.admitted_until + timedelta(days=31)
+    assert players.purge_players(now=later) == 1
+    player.refresh_from_db()
+    assert player.digest is None and player.admitted_until is None  # the record (cards, ledger) stays
+    entry = AuditEntry.objects.get(action="door.players_purged")
+    assert entry.data["players"] == 1 and set(entry.data) == {"players", "before"}
+    assert players.purge_players(now=later) == 0  # nothing left to clear
+    assert admit(venue, PERSON).player_id != player.pk  # back afterwards: a new player
