@@ -571,6 +571,10 @@ HALL_REGISTER_KEY = env.str("HALL_REGISTER_KEY", default=SECRET_KEY)
 HALL_DOOR_ADULT_AGE = env.int("HALL_DOOR_ADULT_AGE", default=18)
 # How long a visit keeps the person's document digest; then the purge clears it and the counts stay.
 HALL_DOOR_VISIT_RETENTION_DAYS = env.int("HALL_DOOR_VISIT_RETENTION_DAYS", default=30)
+# How long a player (halls.cashier.models.Player) keeps their document's digest after their last admission;
+# then the purge clears it (the record, its cards and ledger stay; a person coming back is a new player).
+# "player_retention_days" per jurisdiction. A default for the operator to check against the law.
+HALL_DOOR_PLAYER_RETENTION_DAYS = env.int("HALL_DOOR_PLAYER_RETENTION_DAYS", default=365)
 # The hour (venue's local time) at which the door's day begins: the live count of who is inside counts the
 # admitted visits from then (a hall open past midnight keeps its evening's people), "day_start_hour" per
 # jurisdiction.

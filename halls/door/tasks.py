@@ -1,17 +1,21 @@
 """Celery doors of the door: thin periodic tasks (beat).
 
 - purge_visits (every HALL_DOOR_PURGE_SECONDS, default an hour): the visits past their retention keep
-  their counts, not the person's document digest (halls.door.services.admission.purge_visits).
+  their counts, not the person's document digest (halls.door.services.admission.purge_visits); then the
+  players not admitted within their retention lose their document digest (players.purge_players).
 """
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from halls.door.services import admission
+from halls.door.services import admission, players
 
 
 @shared_task(ignore_result=True)
 def purge_visits() -> int:
-    """Clear the document digests of the visits past their retention; returns how many."""
-    return admission.purge_visits()
+    """Clear the document digests of the visits, then of the players, past their retention; returns how many
+    visits."""
+    visits = admission.purge_visits()
+    players.purge_players()
+    return visits

@@ -19,7 +19,7 @@ from django.test import override_settings
 from halls.door import online
 from halls.door.documents import Document, Kind
 from halls.door.models import Consultation, Decision, Register, Visit
-from halls.door.services import admission, registers
+from halls.door.services import admission, presence, registers
 from halls.models import AuditEntry, Venue
 from tests.api_support import api_client
 from tests.door.authority_support import FakeAuthority
@@ -69,6 +69,8 @@ def test_listed_online_is_refused_and_the_visit_says_online(
     )
     assert visit.register is not None and visit.register.code == "RGIAJ"
     assert online_rgiaj.queries() == 1
+    # The door's list of its last decisions names the register that refused, online as by file.
+    assert presence.recent_visits(venue)[0].register == "RGIAJ"
 
 
 def test_not_listed_online_is_admitted_even_if_an_older_file_listed_them(

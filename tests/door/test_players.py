@@ -26,7 +26,7 @@ from halls.cashier.models import LedgerTransaction, Player, PlayerCard, PlayerCa
 from halls.cashier.services import admitted, player_cards
 from halls.door.documents import Document
 from halls.door.models import AlertKind, Decision, DoorAlert, SelfExclusion, Visit
-from halls.door.services import admission, doorday, players, registers, till
+from halls.door.services import admission, doorday, players, presence, registers, till
 from halls.errors import Conflict
 from halls.eventtypes import EventType
 from halls.models import AuditEntry, Role, Venue
@@ -154,6 +154,26 @@ def test_a_card_is_issued_loaded_and_spent_only_for_a_player_admitted_today(
 
     admit(venue, PERSON)  # back at the door today: the same player, the same card
     player_cards.cash_in(card=card, amount=Decimal("5"), means="cash", key="in-3", actor=cashier)
+
+
+@pytest.mark.usefixtures("need_admission")
+def test_a_player_who_left_plays_again_only_once_admitted_again(venue: Venue, cashier: User) -> None:
+    """An exit recorded at the door ends the day's admission: the card waits for the next one."""
+    admit(venue, PERSON)
+    card = till.card_for(venue=venue, document=doc(PERSON), actor=cashier)
+    player_cards.cash_in(card=card, amount=Decimal("10.00"), means="cash", key="in-1", actor=cashier)
+    presence.record_exit(venue=venue, door="Puerta 1", document=doc(PERSON), actor="test")
+    not_admitted(lambda: player_cards.spend(card=card, amount=Decimal("1"), key="spend-1", actor="T1"))
+    assert presence.recent_visits(venue)[0].left_at is not None
+    admit(venue, PERSON)  # back in: the same player, the same card
+    player_cards.spend(card=card, amount=Decimal("1"), key="spend-2", actor="T1")
+
+
+def test_the_door_lists_the_register_that_refused(venue: Venue) -> None:
+    load([(*PERSON[:2], "ES")])
+    admit(venue, PERSON)
+    (last,) = presence.recent_visits(venue)
+    assert (last.decision, last.register) == (Decision.PROHIBITED, "RGIAJ")
 
 
 def test_cards_need_admission_per_jurisdiction(venue: Venue, cashier: User, settings: Any) -> None:
@@ -406,3 +426,21 @@ def test_a_refusal_at_the_door_of_a_player_inside_blocks_their_cards(venue: Venu
     (alert,) = players.open_alerts(venue)
     assert (alert.kind, alert.visit) == (AlertKind.SELF_EXCLUDED, morning.pk)
     assert admit(venue, OTHER).decision == Decision.ADMITTED  # others pass as before
+
+
+def test_a_player_not_admitted_within_the_retention_loses_the_document_digest(
+    venue: Venue, settings: Any
+) -> None:
+    first = admit(venue, PERSON)
+    player = first.player
+    assert player is not None and player.admitted_until is not None
+    assert players.purge_players(now=player.admitted_until + timedelta(days=364)) == 0
+    settings.HALL_DOOR_BY_JURISDICTION = {venue.jurisdiction: {"player_retention_days": 30}}
+    later = player.admitted_until + timedelta(days=31)
+    assert players.purge_players(now=later) == 1
+    player.refresh_from_db()
+    assert player.digest is None and player.admitted_until is None  # the record (cards, ledger) stays
+    entry = AuditEntry.objects.get(action="door.players_purged")
+    assert entry.data["players"] == 1 and set(entry.data) == {"players", "before"}
+    assert players.purge_players(now=later) == 0  # nothing left to clear
+    assert admit(venue, PERSON).player_id != player.pk  # back afterwards: a new player

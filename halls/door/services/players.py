@@ -27,7 +27,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -294,3 +294,42 @@ def acknowledge_alert(*, venue: Venue, alert_id: int, actor: Actor) -> DoorAlert
             },
         )
     return alert
+
+
+# --- the retention --------------------------------------------------------------------------------------
+
+
+def player_retention(venue: Venue) -> timedelta:
+    """How long a player's document digest is kept after their last admission (its jurisdiction's
+    "player_retention_days"; HALL_DOOR_PLAYER_RETENTION_DAYS, 365 days by default)."""
+    overrides = settings.HALL_DOOR_BY_JURISDICTION.get(venue.jurisdiction, {})
+    return timedelta(
+        days=int(overrides.get("player_retention_days", settings.HALL_DOOR_PLAYER_RETENTION_DAYS))
+    )
+
+
+def purge_players(*, now: datetime | None = None, actor: Actor = "door.purge") -> int:
+    """Clear the document digest of every player not admitted within their venue's retention (never admitted:
+    since the record was made). The player record stays (their cards, their ledger); a person coming back
+    afterwards is a new player. Audited per venue with the count; returns how many were cleared."""
+    now = now or timezone.now()
+    total = 0
+    venue_ids = sorted(set(Player.objects.filter(digest__isnull=False).values_list("venue_id", flat=True)))
+    with transaction.atomic():
+        for venue in Venue.objects.filter(pk__in=venue_ids).order_by("pk"):  # the audit heads' order
+            before = now - player_retention(venue)
+            stale = Player.objects.filter(venue=venue, digest__isnull=False).filter(
+                models.Q(admitted_until__lt=before)
+                | models.Q(admitted_until__isnull=True, created_at__lt=before)
+            )
+            cleared = stale.update(digest=None, admitted_until=None)
+            if cleared:
+                total += cleared
+                audit.record(
+                    venue_id=venue.pk,
+                    actor=actor,
+                    action="door.players_purged",
+                    obj=venue,
+                    data={"players": cleared, "before": before.isoformat()},
+                )
+    return total

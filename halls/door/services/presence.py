@@ -150,13 +150,14 @@ def recent_visits(venue: Venue, *, door: str = "", limit: int = 12) -> list[Rece
     found = Visit.objects.filter(venue=venue, at__gte=start, at__lt=end)
     if door.strip():
         found = found.filter(door=door.strip())
-    rows = found.select_related("register_version__register").order_by("-at", "-pk")[:limit]
+    rows = found.select_related("register").order_by("-at", "-pk")[:limit]
     return [
         RecentVisit(
             visit_id=v.pk,
             at=v.at,
             decision=v.decision,
-            register=v.register_version.register.code if v.register_version is not None else None,
+            # The register that listed the person, by its file or online (Visit.register: set either way).
+            register=v.register.code if v.register is not None else None,
             override=v.override,
             left_at=v.left_at,
         )
