@@ -78,6 +78,8 @@ _WORD = 4
 _CHUNK = 1024  # keystream bytes made at a time (256 words; a 90-ball order needs about 90)
 _ZEROS = bytes(_CHUNK)
 _NONCE = bytes(16)
+_BALLS = {top: frozenset(range(1, top + 1)) for top in MAX_BALLS}
+_INT = frozenset({int})
 
 
 # -- seed and commitment ------------------------------------------------------------------------------------
@@ -160,6 +162,7 @@ def canonical_sales(sales: Sales) -> bytes:
     if not isinstance(sales.game, str) or not _NAME.fullmatch(sales.game):
         raise SalesError("bad_game")
     max_ball = _check_max_ball(sales.max_ball)
+    valid = _BALLS[max_ball]
     lines: dict[bytes, bytes] = {}
     for index, card in enumerate(sales.cards, start=1):
         if not isinstance(card.serial, str) or not _NAME.fullmatch(card.serial):
@@ -168,10 +171,11 @@ def canonical_sales(sales: Sales) -> bytes:
         if serial in lines:
             raise SalesError("repeated_serial", serial=card.serial)
         numbers = card.numbers
-        in_range = all(type(n) is int and 1 <= n <= max_ball for n in numbers)
-        if not in_range or len(set(numbers)) != len(numbers):
+        distinct = set(numbers)
+        # Whole numbers only (not True, not 1.0: they equal 1 but are written otherwise), in range, once each.
+        if len(distinct) != len(numbers) or not distinct <= valid or not set(map(type, numbers)) <= _INT:
             raise SalesError("bad_numbers", serial=card.serial, max_ball=max_ball)
-        lines[serial] = serial + b":" + ",".join(str(n) for n in sorted(numbers)).encode("ascii") + b"\n"
+        lines[serial] = serial + b":" + ",".join(map(str, sorted(numbers))).encode("ascii") + b"\n"
     head = f"{SALES_FORMAT}\ngame:{sales.game}\nballs:1-{max_ball}\ncards:{len(lines)}\n".encode("ascii")
     return head + b"".join(lines[serial] for serial in sorted(lines))
 

@@ -16,8 +16,9 @@ before sales opened, and prints "verified" or the first thing that differs. Exit
 given too, compared with it). --balls lists the balls drawn in order, separated by commas or spaces;
 --balls-file reads them from a file ("-": standard input). --json prints the result as one JSON object.
 
-It imports the project's pure module bingo/verifiable.py (which imports nothing of Django) from the folder
-above this one; a copy of these two files and the `cryptography` package are all a third party needs.
+It imports the project's pure module bingo/verifiable.py (which imports nothing of Django; its docstring
+specifies every byte) from the folder above this one: a third party needs only scripts/verify_draw.py,
+bingo/__init__.py and bingo/verifiable.py in that layout, Python 3.11 and the `cryptography` package.
 """
 
 from __future__ import annotations

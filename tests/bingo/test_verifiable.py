@@ -556,3 +556,25 @@ def test_the_script_runs_alone_without_django(tmp_path: Path) -> None:
         done.stdout.strip()
         == f"ball 2 differs: {EMPTY_75_BALLS[2]} was drawn, the seed gives {EMPTY_75_BALLS[1]}"
     )
+
+
+def test_the_three_files_copied_elsewhere_verify_alone(tmp_path: Path) -> None:
+    """What a third party takes: the script, bingo/__init__.py and bingo/verifiable.py, in their layout and
+    nothing else of the project."""
+    copy = tmp_path / "copy"
+    for name in ("scripts/verify_draw.py", "bingo/__init__.py", "bingo/verifiable.py"):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        (copy / name).write_bytes((ROOT / name).read_bytes())
+    sales_file = tmp_path / "sales.json"
+    sales_file.write_text(json.dumps(v.sales_to_json(EXAMPLE)))
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    done = subprocess.run(
+        [
+            sys.executable, str(copy / "scripts" / "verify_draw.py"), "--seed", EXAMPLE_SEED.hex(),
+            "--commitment", EXAMPLE_COMMITMENT, "--sales", str(sales_file), "--sales-digest", EXAMPLE_DIGEST,
+            "--balls", ",".join(map(str, EXAMPLE_BALLS)), "--json",
+        ],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == {"verified": True, "reason": "verified", "count": 90}
