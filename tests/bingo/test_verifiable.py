@@ -578,3 +578,19 @@ def test_the_three_files_copied_elsewhere_verify_alone(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout) == {"verified": True, "reason": "verified", "count": 90}
+
+
+def test_the_verifier_refuses_a_seed_that_is_not_the_one_committed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    replaced = hashlib.sha256(b"another seed").digest()
+    drawn = ",".join(map(str, v.balls(replaced, EXAMPLE_DIGEST, 90, 30)))
+    code, out = run_in_process(
+        "--seed", replaced.hex(), "--commitment", EXAMPLE_COMMITMENT, "--sales-digest", EXAMPLE_DIGEST,
+        "--max-ball", "90", "--balls", drawn, capsys=capsys,
+    )  # fmt: skip
+    assert code == 1
+    assert out.strip() == (
+        f"the seed does not match the commitment: its SHA-256 is {v.commit(replaced)}, "
+        f"the commitment published was {EXAMPLE_COMMITMENT}"
+    )
