@@ -109,6 +109,7 @@ SQLITE_SUITE = (
     "bingo/network/simultaneous",
     "door",
     "cage",
+    "bingo/test_verifiable.py",
 )
 
 
