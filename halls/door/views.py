@@ -1,8 +1,11 @@
 """The door's reception page (issue 27): `/admission/`, for the door staff and the operator (the inspector
-reads it). A thin door: the page's script does every admission, exit and self-exclusion through the REST
-API (halls.door.api) and polls the live count of who is inside and the door's last decisions."""
+reads it, with the visits and refusals of each of the last days). A thin door: the page's script does every
+admission, exit and self-exclusion through the REST API (halls.door.api) and polls the live count of who is
+inside and the door's last decisions."""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -13,6 +16,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 
 from halls import access
 from halls.door.documents import Kind
+from halls.door.services import admission
 from halls.models import Role
 from halls.services import venueclock
 from halls.staff_pages import staff_page, staff_venues
@@ -24,6 +28,8 @@ KINDS = (
     (Kind.PASSPORT, gettext_lazy("Passport")),
     (Kind.ID_CARD, gettext_lazy("EU identity card")),
 )
+# How many days the visits-per-day table shows (today included), newest first.
+DAYS_SHOWN = 14
 # How often the page asks for the live count and the last decisions (milliseconds).
 POLL_MS = 3000
 
@@ -40,6 +46,8 @@ def admission_page(request: HttpRequest) -> HttpResponse:
     chosen = next((v for v in doors if str(v.venue.pk) == wanted), doors[0])
     venue = chosen.venue
     kinds = [(kind.value, str(label)) for kind, label in KINDS]
+    today = venueclock.today(venue)
+    per_day = admission.visits_per_day(venue, today - timedelta(days=DAYS_SHOWN - 1), today)
     return staff_page(
         request,
         "door/admission.html",
@@ -48,6 +56,7 @@ def admission_page(request: HttpRequest) -> HttpResponse:
         door_venues=doors,
         can_write=access.may_write(request.user, venue.pk, Role.DOOR),
         kinds=kinds,
-        today=venueclock.today(venue),
+        today=today,
+        per_day=list(reversed(per_day)),
         poll_ms=POLL_MS,
     )

@@ -92,6 +92,23 @@ def test_who_else_may(venue: Venue, operator: User) -> None:
     assert 'id="admit-form"' in web.get("/admission/").content.decode()
 
 
+def test_the_inspector_reads_the_visits_and_refusals_of_each_day_in_spanish(venue: Venue, door: User) -> None:
+    client = api_client(door)
+    assert client.post(url(venue), person(dni(50_000_020)), format="json").status_code == 201
+    minor = person(dni(50_000_021), birth_date=venueclock.today(venue).replace(year=2015).isoformat())
+    assert client.post(url(venue), minor, format="json").json()["decision"] == "minor"
+    inspector = make_user("inspectora", venue, Role.INSPECTOR)
+    web = Client(headers={"accept-language": "es"})
+    web.force_login(inspector)
+    page = web.get("/admission/").content.decode()
+    assert "Visitas por día" in page and "Autoexcluidos" in page
+    today = venueclock.today(venue).isoformat()
+    row = page.split(f'data-day="{today}"', 1)[1].split("</tr>", 1)[0]
+    # Admitted 1, minors 1, on a register 0, self-excluded 0, refused 1, total 2: counts only, no document.
+    assert [c.split("<", 1)[0] for c in row.split("<td>")[2:]] == ["1", "1", "0", "0", "1", "2"]
+    assert "50000020" not in page and "50000021" not in page
+
+
 # --- idempotency ----------------------------------------------------------------------------------------
 
 
