@@ -69,6 +69,7 @@ VENUE_LICENCE = "BENCH-SCREENS"
 METER_EVERY = 0.25  # the meter publisher's beat
 BALL_EVERY = 3.0  # a ball every 3 s
 DRAIN = 3.0  # seconds after the last event before the clients stop
+ACK_FLUSH = 1.0  # a screen sends its pending acks within this (halls/ack.js FLUSH_MS), a ball's at once
 # A web process: uvicorn as deployed (uvloop, httptools, websockets-sansio), quiet.
 UVICORN = [PYTHON, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--lifespan", "off"]
 UVICORN += ["--log-level", "warning", "--no-access-log"]
@@ -92,6 +93,9 @@ class ScreenClient(asyncio.Protocol):
         self.request = HANDSHAKE.format(path=path, port=port, extensions=DEFLATE if deflate else "").encode()
         self.acks = acks  # acknowledge every event, as halls/stream.js does (issue 28)
         self.acked = 0
+        self.frames_sent = 0  # the WebSocket messages that carried them
+        self.pending: list[list[Any]] = []
+        self.flusher: asyncio.TimerHandle | None = None
         self.inflate: Any = None  # a zlib decompressor once the server agreed to compress
         self.buffer = bytearray()
         self.opened: asyncio.Future[float] = asyncio.get_running_loop().create_future()
@@ -159,28 +163,39 @@ class ScreenClient(asyncio.Protocol):
                 self.transport.close()
 
     def acknowledge(self, seq: int, payload: bytes) -> None:
-        """The screen's ack of what it showed (halls/ack.js' shape): a masked text frame (a zero mask)."""
-        if self.transport is None:
-            return
+        """The screen's ack of what it showed, sent as halls/ack.js' Outbox does: with the pending ones at
+        once for a ball, else within a second; one masked text frame (a zero mask) of "acks"."""
         event = json.loads(payload)
         data = event.get("data") or {}
         ball = data.get("ball") if event.get("type") == "ball.drawn" else None
-        ack = {
-            "type": "ack",
-            "seq": seq,
-            "at": int(time.time() * 1000),
-            "hash": hashlib.sha256(payload).hexdigest()[:16],
-            "frame": event.get("type", ""),
-            "game": data.get("game"),
-            "balls": [ball] if ball else [],
-        }
-        text = json.dumps(ack, separators=(",", ":")).encode()
-        size = len(text)
-        head = (
-            bytes([0x81, 0x80 | size]) if size < 126 else bytes([0x81, 0x80 | 126]) + size.to_bytes(2, "big")
-        )
-        self.transport.write(head + b"\0\0\0\0" + text)
+        digest = hashlib.sha256(payload).hexdigest()[:16]
+        row = [
+            seq,
+            int(time.time() * 1000),
+            digest,
+            event.get("type", ""),
+            data.get("game"),
+            [ball] if ball else [],
+        ]
+        self.pending.append(row)
         self.acked += 1
+        if ball:
+            self.flush()
+        elif self.flusher is None:
+            self.flusher = asyncio.get_running_loop().call_later(ACK_FLUSH, self.flush)
+
+    def flush(self) -> None:
+        if self.flusher is not None:
+            self.flusher.cancel()
+            self.flusher = None
+        if self.transport is None or not self.pending:
+            return
+        text = json.dumps({"type": "acks", "acks": self.pending}, separators=(",", ":")).encode()
+        self.pending = []
+        size = len(text)
+        length = bytes([0x80 | size]) if size < 126 else bytes([0x80 | 126]) + size.to_bytes(2, "big")
+        self.transport.write(b"\x81" + length + b"\0\0\0\0" + text)
+        self.frames_sent += 1
 
 
 async def run_clients(spec: dict[str, Any]) -> None:
@@ -222,6 +237,7 @@ async def run_clients(spec: dict[str, Any]) -> None:
                 "times": client.times,
                 "others": client.others,
                 "acked": client.acked,
+                "ack_frames": client.frames_sent,
             }
         )
         if client.transport is not None:

@@ -1,11 +1,15 @@
-"""Display acknowledgements, the pure part: what a screen's or terminal's ack frame says, and the digest of what
-it showed (issue 28, "Display acknowledgement"). No Django here: the screens' JS (halls/static/halls/ack.js)
-computes the same digest, and anyone can recompute it from the game record.
+"""Display acknowledgements, the pure part: what a screen's or terminal's ack frame says, and the digest of
+what it showed (issue 28, "Display acknowledgement"). No Django here: the screens' JS
+(halls/static/halls/ack.js) computes the same digest, and anyone can recompute it from the game record.
 
 An ack frame (text, from the screen's own socket):
 
     {"type": "ack", "seq": 41, "at": 1764950400123, "hash": "9f86d081884c7d65",
      "frame": "ball.drawn", "game": 12, "balls": [43]}
+
+A screen sends its acks a few at a time, in one frame (one WebSocket message per ack cost more server CPU
+than the ack itself): ``{"type": "acks", "acks": [[seq, at, hash, frame, game, balls], ...]}``, each array
+the fields above in that order, with the stream as a seventh element when the device follows several.
 
 ``seq``: the stream sequence it rendered; ``at``: when it rendered (ms since the epoch, the screen's clock);
 ``hash``: the first 16 hex digits of SHA-256 of the canonical content it showed (`canonical`); ``frame``: the
@@ -18,16 +22,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 DIGEST_HEX = 16  # a short SHA-256: 64 bits name what a screen showed well enough to settle a dispute
 SNAPSHOT = "snapshot"
 # The frames that put balls on the glass, by the key of the ball in their data.
 BALL_FRAMES = {"ball.drawn": "ball", "egame.ball": "ball"}
 MAX_BALLS = 200  # a snapshot shows at most a game's balls (90 or 75 in the rules; room to spare)
-MAX_FRAME_CHARS = 2000  # an ack frame far beyond this is not an ack
+MAX_FRAME_CHARS = 20_000  # an ack frame far beyond this is not an ack
+MAX_ACKS = 64  # acks in one frame (a screen sends its pending acks at least every second)
 # A screen's clock may be off; a render time further than this from the server's is taken as the server's.
 MAX_SKEW_MS = 24 * 3600 * 1000
 
@@ -40,8 +44,7 @@ class AckError(ValueError):
         self.code = code
 
 
-@dataclass(frozen=True, slots=True)
-class Ack:
+class Ack(NamedTuple):  # a tuple: made for every ack a screen sends, at a fraction of a dataclass's cost
     seq: int
     rendered_ms: int
     digest: str
@@ -58,9 +61,9 @@ class Ack:
 def canonical(frame: str, data: Mapping[str, Any]) -> str:
     """The canonical text of what one frame showed.
 
-    A ball: ``ball.drawn|<game>|<ball>``; a snapshot: ``snapshot|<seq>|<game>|<ball>,<ball>,...`` (its balls in
-    the order shown); any other frame (a prize, a meter): its type and its data as JSON with sorted keys and
-    no spaces, as the screen received it (``JSON.stringify`` of the sorted data in ack.js)."""
+    A ball: ``ball.drawn|<game>|<ball>``; a snapshot: ``snapshot|<seq>|<game>|<ball>,<ball>,...`` (its balls
+    in the order shown); any other frame (a prize, a meter): its type and its data as JSON with sorted keys
+    and no spaces, as the screen received it (``JSON.stringify`` of the sorted data in ack.js)."""
     if frame in BALL_FRAMES:
         return f"{frame}|{_text(data.get('game'))}|{_text(data.get(BALL_FRAMES[frame]))}"
     if frame == SNAPSHOT:
@@ -119,19 +122,62 @@ def parse(message: Mapping[str, Any], *, now_ms: int) -> Ack:
     )
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
 def _is_hex(text: str) -> bool:
-    return all(c in "0123456789abcdef" for c in text)
+    return _HEX.issuperset(text)
 
 
-def read_frame(text: str, *, now_ms: int) -> Ack | None:
-    """An ack from a socket's text frame; None when the frame is not an ack (the screen said something else,
-    ignored as before); `AckError` when it is an ack that cannot be read."""
-    if len(text) > MAX_FRAME_CHARS or '"ack"' not in text:
+def read_frame(text: str, *, now_ms: int) -> list[Ack] | None:
+    """The acks of a socket's text frame (one "ack", or a list of "acks"); None when the frame is not an ack
+    (the screen said something else, ignored as before); `AckError` when it is one that cannot be read (the
+    whole frame: nothing of it is taken)."""
+    if len(text) > MAX_FRAME_CHARS or '"ack' not in text[:40]:
         return None
     try:
         message = json.loads(text)
     except ValueError:
         raise AckError("bad_json") from None
-    if not isinstance(message, dict) or message.get("type") != "ack":
+    if not isinstance(message, dict):
         return None
-    return parse(message, now_ms=now_ms)
+    kind = message.get("type")
+    if kind == "ack":
+        return [parse(message, now_ms=now_ms)]
+    if kind != "acks":
+        return None
+    rows = message.get("acks")
+    if not isinstance(rows, list) or not 0 < len(rows) <= MAX_ACKS:
+        raise AckError("bad_acks")
+    out = []
+    for row in rows:
+        if not isinstance(row, list) or not 6 <= len(row) <= 7:
+            raise AckError("bad_acks")
+        out.append(_parse_row(row, now_ms))
+    return out
+
+
+def _parse_row(row: list[Any], now_ms: int) -> Ack:
+    """`parse` of one array of an "acks" frame, read in place (the same checks)."""
+    seq, rendered, digest_, frame, game, raw_balls = row[:6]
+    stream = row[6] if len(row) > 6 else None
+    if type(seq) is not int or not 1 <= seq <= 2**62:
+        raise AckError("bad_seq")
+    if type(rendered) is not int or rendered < 1:
+        raise AckError("bad_time")
+    if abs(rendered - now_ms) > MAX_SKEW_MS:
+        rendered = now_ms
+    if type(digest_) is not str or len(digest_) != DIGEST_HEX or not _is_hex(digest_):
+        raise AckError("bad_hash")
+    if type(frame) is not str or not 0 < len(frame) <= 40:
+        raise AckError("bad_frame")
+    if game is not None and (type(game) is not int or not 1 <= game <= 2**62):
+        raise AckError("bad_game")
+    if type(raw_balls) is not list or len(raw_balls) > MAX_BALLS:
+        raise AckError("bad_balls")
+    for ball in raw_balls:
+        if type(ball) is not int or not 1 <= ball <= 999:
+            raise AckError("bad_balls")
+    if stream is not None and (type(stream) is not str or not 0 < len(stream) <= 80):
+        raise AckError("bad_stream")
+    return Ack(seq, rendered, digest_, frame, game, tuple(raw_balls), stream)

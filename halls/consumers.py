@@ -12,6 +12,7 @@ from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from halls import ack_batcher, acks, fanout, metrics
@@ -32,7 +33,28 @@ def _screen_for(token: str) -> tuple[int, str] | None:
     return (screen.pk, screen.room.stream) if screen else None
 
 
-class ScreenConsumer(AsyncWebsocketConsumer):
+class DirectReceive:
+    """Channels' ``AsyncConsumer.__call__`` for a consumer with no channel layer (the hub is its only listener):
+    each message of the socket straight to `dispatch`, without `await_many_dispatch`'s new task and
+    ``asyncio.wait`` per message. With the screens' acks (issue 28) every screen sends several messages a
+    second: that per-message machinery was most of an ack's server CPU."""
+
+    scope: dict[str, Any]
+    base_send: Any
+    channel_layer: Any
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self.scope = scope
+        self.channel_layer = None
+        self.base_send = send
+        try:
+            while True:
+                await self.dispatch(await receive())  # type: ignore[attr-defined]
+        except StopConsumer:
+            pass
+
+
+class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
     # An alias that names no layer, so Channels gives the consumer no channel of its own (get_channel_layer
     # answers None for an alias that is not configured): the hub is the process's one listener, and no
     # channel-layer message goes through this consumer's dispatch.
@@ -101,20 +123,24 @@ class ScreenConsumer(AsyncWebsocketConsumer):
             return
         now = int(time.time() * 1000)
         try:
-            ack = acks.read_frame(text_data, now_ms=now)
+            found = acks.read_frame(text_data, now_ms=now)
         except acks.AckError as exc:
             self._refuse(None, exc.code)
             return
-        if ack is None:
+        if not found:
             return
-        if ack.stream is not None and ack.stream != self.stream:
-            self._refuse(ack.seq, "bad_stream")
-            return
-        known = ack.seq <= self.hub.heads.get(self.stream, 0)  # a seq the hub relayed, or a cursor read
-        received = Received(DisplayAck.Kind.SCREEN, self.screen_id, self.stream, ack, now, known)
         if self.on_refused is None:
             self.on_refused = ack_batcher.reply_refused(self._write)
-        ack_batcher.batcher().add(received, self.on_refused)
+        head = self.hub.heads.get(self.stream, 0)  # what the hub relayed; above it, the cursor decides
+        batcher = ack_batcher.batcher()
+        for ack in found:
+            if ack.stream is not None and ack.stream != self.stream:
+                self._refuse(ack.seq, "bad_stream")
+                continue
+            received = Received(
+                DisplayAck.Kind.SCREEN, self.screen_id, self.stream, ack, now, ack.seq <= head
+            )
+            batcher.add(received, self.on_refused)
 
     def _write(self, frame: dict[str, Any]) -> None:
         if self.live and self.sender is not None:

@@ -42,6 +42,7 @@ from bingo.electronic import purchase_frames
 from bingo.electronic.models import Terminal, terminal_stream
 from halls import ack_batcher, acks, fanout, metrics, throttling
 from halls.cashier.services import devices
+from halls.consumers import DirectReceive
 from halls.models import DisplayAck, room_stream
 from halls.services.acks import Received
 
@@ -150,7 +151,7 @@ class _Follower:
         await self.consumer.close(code=code)
 
 
-class TerminalConsumer(AsyncWebsocketConsumer):
+class TerminalConsumer(DirectReceive, AsyncWebsocketConsumer):
     # No channel of its own (as halls.consumers.ScreenConsumer): the hub is the process's one listener.
     channel_layer_alias = "terminals-have-no-channel"
 
@@ -253,25 +254,30 @@ class TerminalConsumer(AsyncWebsocketConsumer):
             self._answer(purchase_frames.busy(request))
 
     def _acknowledged(self, text: str) -> bool:
-        """An ack of what the terminal showed (issue 28): checked and queued for the batch write (True); not an
-        ack (False): a purchase frame, as before."""
+        """Acks of what the terminal showed (issue 28): checked and queued for the batch write (True); not
+        an ack (False): a purchase frame, as before."""
         now = int(time.time() * 1000)
         try:
-            ack = acks.read_frame(text, now_ms=now)
+            found = acks.read_frame(text, now_ms=now)
         except acks.AckError as exc:
             self._answer(ack_batcher.refusal_text(None, exc.code))
             return True
-        if ack is None:
+        if found is None:
             return False
-        if ack.stream not in self.streams or self.hub is None:
-            self._answer(ack_batcher.refusal_text(ack.seq, "bad_stream"))
+        if self.hub is None:
             return True
-        known = ack.seq <= self.hub.heads.get(ack.stream, 0)
-        terminal = int(self.streams[1].rpartition(".")[2])  # "terminal.<id>" (models.terminal_stream)
-        received = Received(DisplayAck.Kind.TERMINAL, terminal, ack.stream, ack, now, known)
         if self.on_refused is None:
             self.on_refused = ack_batcher.reply_refused(self.deliver)
-        ack_batcher.batcher().add(received, self.on_refused)
+        terminal = int(self.streams[1].rpartition(".")[2])  # "terminal.<id>" (models.terminal_stream)
+        batcher = ack_batcher.batcher()
+        for ack in found:
+            if ack.stream not in self.streams:
+                self._answer(ack_batcher.refusal_text(ack.seq, "bad_stream"))
+                continue
+            known = ack.seq <= self.hub.heads.get(ack.stream, 0)
+            batcher.add(
+                Received(DisplayAck.Kind.TERMINAL, terminal, ack.stream, ack, now, known), self.on_refused
+            )
         return True
 
     async def _work(self) -> None:

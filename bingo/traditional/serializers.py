@@ -612,7 +612,9 @@ class ConsoleScreenSerializer(serializers.Serializer[Any]):
     shown = serializers.BooleanField(help_text="The screen acknowledged showing the current ball.")
     late = serializers.BooleanField(help_text="Not shown, and the ball was drawn more than late_after s ago.")
     shown_at = serializers.DateTimeField(allow_null=True, help_text="When it rendered the ball (its clock).")
-    last_ack_at = serializers.DateTimeField(allow_null=True, help_text="Its latest acknowledgement of anything.")
+    last_ack_at = serializers.DateTimeField(
+        allow_null=True, help_text="Its latest acknowledgement of anything."
+    )
 
 
 class ConsoleScreensSerializer(serializers.Serializer[Any]):

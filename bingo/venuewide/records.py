@@ -241,8 +241,8 @@ def _shown_view(shown: Any) -> dict[str, Any]:
 
 
 def screens_record(game: Game) -> list[dict[str, Any]]:
-    """Issue 28: per screen of the room, when each ball was shown (its acknowledgement), and the gaps: the balls
-    it never showed, or showed only when a snapshot brought them back after a reconnect."""
+    """Issue 28: per screen of the room, when each ball was shown (its acknowledgement), and the gaps: the
+    balls it never showed, or showed only when a snapshot brought them back after a reconnect."""
     out = []
     for record in screen_acks.game_screens(game):
         balls = [_shown_view(b) for b in record.balls]

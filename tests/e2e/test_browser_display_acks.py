@@ -60,7 +60,12 @@ async def test_a_screen_away_for_three_balls_is_flagged_and_its_gap_is_in_the_re
     settings: Any,
 ) -> None:
     settings.HALL_ACK_FLUSH_MS = 100
-    spanish = {"name": django_settings.LANGUAGE_COOKIE_NAME, "value": "es", "domain": "127.0.0.1", "path": "/"}
+    spanish = {
+        "name": django_settings.LANGUAGE_COOKIE_NAME,
+        "value": "es",
+        "domain": "127.0.0.1",
+        "path": "/",
+    }
     await context.add_cookies([spanish])  # type: ignore[list-item]
     other = await call(Screen.objects.create, venue=venue, room=screen.room, name="Pantalla 2")
     game = await call(start_game, manual_game, card_series, caller, cashier)

@@ -44,8 +44,7 @@ def frame(**changes: Any) -> dict[str, Any]:
 
 
 def test_an_ack_frame_is_read_with_its_fields() -> None:
-    ack = acks.read_frame(json.dumps(frame()), now_ms=now_ms())
-    assert ack is not None
+    [ack] = acks.read_frame(json.dumps(frame()), now_ms=now_ms()) or []
     assert (ack.seq, ack.frame, ack.game, ack.balls) == (3, "ball.drawn", 7, (43,))
     assert ack.digest == acks.ball_digest("ball.drawn", 7, 43)
 
@@ -71,8 +70,26 @@ def test_what_is_not_an_ack_is_none_and_a_bad_ack_names_its_problem() -> None:
 
 def test_a_render_time_far_from_the_servers_clock_is_taken_as_the_servers() -> None:
     now = now_ms()
-    ack = acks.read_frame(json.dumps(frame(at=now - 3 * 24 * 3600 * 1000)), now_ms=now)
-    assert ack is not None and ack.rendered_ms == now
+    [ack] = acks.read_frame(json.dumps(frame(at=now - 3 * 24 * 3600 * 1000)), now_ms=now) or []
+    assert ack.rendered_ms == now
+
+
+def test_a_frame_of_acks_is_read_whole_or_refused_whole() -> None:
+    now = now_ms()
+    rows = [[4, now, "0" * 16, "pool.meters", None, []], [5, now, "1" * 16, "ball.drawn", 7, [43], "room.1"]]
+    found = acks.read_frame(json.dumps({"type": "acks", "acks": rows}), now_ms=now) or []
+    assert [(a.seq, a.frame, a.balls, a.stream) for a in found] == [
+        (4, "pool.meters", (), None),
+        (5, "ball.drawn", (43,), "room.1"),
+    ]
+    with pytest.raises(acks.AckError, match="bad_hash"):
+        acks.read_frame(
+            json.dumps({"type": "acks", "acks": [*rows, [6, now, "nothex", "x", None, []]]}), now_ms=now
+        )
+    with pytest.raises(acks.AckError, match="bad_acks"):
+        acks.read_frame(json.dumps({"type": "acks", "acks": [[1, 2]]}), now_ms=now)
+    with pytest.raises(acks.AckError, match="bad_acks"):
+        acks.read_frame(json.dumps({"type": "acks", "acks": [rows[0]] * (acks.MAX_ACKS + 1)}), now_ms=now)
 
 
 @given(
@@ -110,7 +127,7 @@ def test_the_screens_js_computes_the_same_digests() -> None:
 
 
 def received(screen: Screen, seq: int, *, known: bool = True, ball: int = 43) -> ack_services.Received:
-    ack = acks.parse(frame(seq=seq, balls=[ball]), now_ms=now_ms())
+    ack = acks.parse(frame(seq=seq, balls=[ball]), now_ms=now_ms())  # one "ack", as the array form gives it
     return ack_services.Received("screen", screen.pk, screen.room.stream, ack, now_ms(), known)
 
 

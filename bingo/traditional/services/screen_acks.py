@@ -21,23 +21,29 @@ def room_screens(room: Room) -> list[tuple[str, int, str]]:
     """The room's active screens as the ack records name them: (kind, id, name)."""
     return [
         (DisplayAck.Kind.SCREEN, pk, name)
-        for pk, name in Screen.objects.filter(room=room, active=True).order_by("name", "pk").values_list(
-            "pk", "name"
-        )
+        for pk, name in Screen.objects.filter(room=room, active=True)
+        .order_by("name", "pk")
+        .values_list("pk", "name")
     ]
 
 
 def _drawn(game: Game) -> list[acks.DrawnBall]:
     return [
         acks.DrawnBall(ordinal=o, ball=n, drawn_at=at)
-        for o, n, at in Ball.objects.filter(game=game).order_by("ordinal").values_list("ordinal", "number", "drawn_at")
+        for o, n, at in Ball.objects.filter(game=game)
+        .order_by("ordinal")
+        .values_list("ordinal", "number", "drawn_at")
     ]
 
 
 def game_screens(game: Game) -> list[acks.ScreenRecord]:
     """Per screen of the game's room (and any other that acknowledged its balls), each ball's showing."""
     return acks.ball_record(
-        stream=game.room.stream, game=game.pk, frame=FRAME, drawn=_drawn(game), devices=room_screens(game.room)
+        stream=game.room.stream,
+        game=game.pk,
+        frame=FRAME,
+        drawn=_drawn(game),
+        devices=room_screens(game.room),
     )
 
 
@@ -63,7 +69,12 @@ def console_screens(room: Room, *, now: datetime | None = None) -> dict[str, Any
     )
     last = Ball.objects.filter(game=game).order_by("-ordinal").first() if game else None
     if game is None or last is None:
-        return {"game": game.pk if game else None, "ball": None, "late_after": acks.late_seconds(), "screens": []}
+        return {
+            "game": game.pk if game else None,
+            "ball": None,
+            "late_after": acks.late_seconds(),
+            "screens": [],
+        }
     states = acks.current_ball(
         stream=room.stream,
         game=game.pk,

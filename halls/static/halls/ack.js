@@ -131,7 +131,40 @@
     return {game: null, balls: []};
   }
 
+  /* A device's acks, sent a few at a time: at once when one shows balls (a ball, a snapshot: the caller's
+     console waits for those), else within FLUSH_MS (meters, prizes...). One WebSocket message per ack cost
+     the server more than the ack itself. `send(text)` writes on the socket; false when it is not open. */
+  var FLUSH_MS = 1000;
+  var MAX_ACKS = 64;  // halls/acks.py MAX_ACKS
+
+  function Outbox(send) {
+    this.send = send;
+    this.pending = [];
+    this.timer = null;
+  }
+
+  Outbox.prototype.add = function (ack, stream) {
+    var row = [ack.seq, ack.at, ack.hash, ack.frame, ack.game, ack.balls];
+    if (stream) { row.push(stream); }
+    this.pending.push(row);
+    if (ack.balls.length || this.pending.length >= MAX_ACKS) { this.flush(); return; }
+    if (!this.timer) {
+      var self = this;
+      this.timer = global.setTimeout(function () { self.flush(); }, FLUSH_MS);
+    }
+  };
+
+  Outbox.prototype.flush = function () {
+    if (this.timer) { global.clearTimeout(this.timer); this.timer = null; }
+    if (!this.pending.length) { return; }
+    var rows = this.pending;
+    this.pending = [];
+    // A socket that closed meanwhile: dropped; the next snapshot's ack says what the screen shows.
+    this.send(JSON.stringify({type: "acks", acks: rows}));
+  };
+
   global.HallAck = {
+    Outbox: Outbox,
     canonical: canonical,
     digest: digest,
     sha256hex: sha256hex,

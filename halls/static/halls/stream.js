@@ -217,10 +217,16 @@
   HallStream.prototype.acknowledge = function (ack) {
     if (!this.acks || !ack || !this.socket || this.socket.readyState !== global.WebSocket.OPEN) { return; }
     if (!(ack.seq > 0)) { return; }  // a stream with no event yet: nothing to acknowledge
-    try {
-      this.socket.send(JSON.stringify(ack));
-      this.stats.acks += 1;
-    } catch (err) { /* the socket is closing: its onclose follows */ }
+    var self = this;
+    if (!this.outbox) {
+      this.outbox = new global.HallAck.Outbox(function (text) {
+        var socket = self.socket;
+        if (!socket || socket.readyState !== global.WebSocket.OPEN) { return; }
+        try { socket.send(text); } catch (err) { /* the socket is closing: its onclose follows */ }
+      });
+    }
+    this.outbox.add(ack);
+    this.stats.acks += 1;
   };
 
   /* Reload the snapshot now (a section found its state inconsistent). */

@@ -56,7 +56,10 @@ def test_the_console_flags_a_screen_that_has_not_shown_the_current_ball(
     ]
     later = timezone.now() + timedelta(seconds=2.5)
     state = screen_acks.console_screens(drawing_game.room, now=later)
-    assert [(s["name"], s["late"]) for s in state["screens"]] == [("Pantalla 2", True), ("Pantalla principal", False)]
+    assert [(s["name"], s["late"]) for s in state["screens"]] == [
+        ("Pantalla 2", True),
+        ("Pantalla principal", False),
+    ]
 
     settings.HALL_ACK_LATE_SECONDS = 0  # through the API, as the console polls it
     answer = api_client(caller).get(f"/api/rooms/{drawing_game.room_id}/console/screens/")

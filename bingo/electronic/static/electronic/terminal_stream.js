@@ -228,8 +228,15 @@
   TerminalStream.prototype.acknowledge = function (stream, ack) {
     var socket = this.socket;
     if (!ack || !(ack.seq > 0) || !socket || socket.readyState !== global.WebSocket.OPEN) { return; }
-    ack.stream = stream;
-    try { socket.send(JSON.stringify(ack)); } catch (err) { /* closing: its onclose follows */ }
+    var self = this;
+    if (!this.outbox) {
+      this.outbox = new global.HallAck.Outbox(function (text) {
+        var open = self.socket;
+        if (!open || open.readyState !== global.WebSocket.OPEN) { return; }
+        try { open.send(text); } catch (err) { /* closing: its onclose follows */ }
+      });
+    }
+    this.outbox.add(ack, stream);
   };
 
   TerminalStream.prototype.acknowledgeSnapshot = function (snapshot) {
