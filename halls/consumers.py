@@ -34,8 +34,8 @@ def _screen_for(token: str) -> tuple[int, str] | None:
 
 
 class DirectReceive:
-    """Channels' ``AsyncConsumer.__call__`` for a consumer with no channel layer (the hub is its only listener):
-    each message of the socket straight to `dispatch`, without `await_many_dispatch`'s new task and
+    """Channels' ``AsyncConsumer.__call__`` for a consumer with no channel layer (the hub is its only
+    listener): each message of the socket straight to `dispatch`, without `await_many_dispatch`'s new task and
     ``asyncio.wait`` per message. With the screens' acks (issue 28) every screen sends several messages a
     second: that per-message machinery was most of an ack's server CPU."""
 

@@ -362,9 +362,9 @@ class StreamCursor(models.Model):
 
 
 class DisplayAck(models.Model):
-    """One frame a screen or terminal says it put on the glass (issue 28): the stream sequence it rendered, when,
-    and the digest of what it showed (halls.acks). Append-only; a retry of the same (device, stream, seq) is a
-    no-op. Written in batches off the draw path (halls.ack_batcher -> halls.services.acks)."""
+    """One frame a screen or terminal says it put on the glass (issue 28): the stream sequence it rendered,
+    when, and the digest of what it showed (halls.acks). Append-only; a retry of the same (device, stream,
+    seq) is a no-op. Written in batches off the draw path (halls.ack_batcher -> halls.services.acks)."""
 
     class Kind(models.TextChoices):
         SCREEN = "screen", _("hall screen")

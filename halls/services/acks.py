@@ -4,8 +4,9 @@ back per screen for the caller's console and the inspector's record.
 `record_acks` is the one write: a batch of acks from the sockets of one web process (halls.ack_batcher), one
 statement, append-only (a retry of the same device, stream and seq is a no-op). An ack for a sequence its
 stream never reached (above the stream's cursor) is refused: written nowhere as an ack, returned to the
-caller, which tells the socket and counts it. The acks are device telemetry, not decisions: no audit entry per batch
-(the rows are append-only themselves, and the digests are checked against the game record when read).
+caller, which tells the socket and counts it. The acks are device telemetry, not decisions: no audit entry
+per batch (the rows are append-only themselves, and the digests are checked against the game record when
+read).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Display acknowledgements in real browsers (issue 28): a hall screen cut off for three balls. The caller's
 console flags it (it has not shown the current ball within HALL_ACK_LATE_SECONDS); once back, its snapshot
-acknowledges the balls it shows; the inspector's game record shows the three balls as gaps on that screen (shown
-only on reconnecting), none on the screen that stayed, and answers the dispute for one of them.
+acknowledges the balls it shows; the inspector's game record shows the three balls as gaps on that screen
+(shown only on reconnecting), none on the screen that stayed, and answers the dispute for one of them.
 
 Screenshots left in /tmp for a look: acks-console-flag.png, acks-inspector-record.png.
 """

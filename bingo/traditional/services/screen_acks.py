@@ -1,6 +1,6 @@
 """What the room's screens acknowledged showing (issue 28), read for the caller's console (has every screen
-shown the current ball?) and the inspector's game record (when each ball was shown on each screen, the gaps,
-and one ball on every screen for a claim dispute). The acks themselves: halls.services.acks."""
+shown the current ball?) and the inspector's game record (when each ball was shown on each screen, the
+gaps, and one ball on every screen for a claim dispute). The acks themselves: halls.services.acks."""
 
 from __future__ import annotations
 

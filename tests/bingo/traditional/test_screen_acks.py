@@ -1,6 +1,6 @@
 """The room's screens' acks read back (issue 28): the caller's console asks whether each screen has shown the
-current ball (flagged after HALL_ACK_LATE_SECONDS), and the inspector's game record shows, per screen, when each
-ball was shown and the gaps, and answers a claim dispute for one ball on every screen."""
+current ball (flagged after HALL_ACK_LATE_SECONDS), and the inspector's game record shows, per screen, when
+each ball was shown and the gaps, and answers a claim dispute for one ball on every screen."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def screens(screen: Screen) -> tuple[Screen, Screen]:
 def test_the_console_flags_a_screen_that_has_not_shown_the_current_ball(
     drawing_game: Game, caller: Any, screens: tuple[Screen, Screen], settings: Any
 ) -> None:
-    main, second = screens
+    main, _second = screens
     draw.enter_ball(game=drawing_game, number=43, actor=caller)
     shown(main, seq=1, game=drawing_game, balls=[43])
     state = screen_acks.console_screens(drawing_game.room)  # just drawn: nobody is late yet
