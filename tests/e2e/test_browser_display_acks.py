@@ -70,7 +70,8 @@ async def test_a_screen_away_for_three_balls_is_flagged_and_its_gap_is_in_the_re
     other = await call(Screen.objects.create, venue=venue, room=screen.room, name="Pantalla 2")
     game = await call(start_game, manual_game, card_series, caller, cashier)
 
-    tap = await BlockingTap().install(page)
+    tap = BlockingTap()
+    await tap.install(page)
     await open_screen(page, server_url, screen.token)
     steady = await context.new_page()
     await open_screen(steady, server_url, other.token)

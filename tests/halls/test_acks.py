@@ -108,11 +108,11 @@ def test_the_digest_is_a_short_sha256_of_the_canonical_text(game: int, seq: int,
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_screens_js_computes_the_same_digests() -> None:
-    cases = [
-        ["ball.drawn", {"game": 12, "ball": 43, "ordinal": 5}],
-        ["egame.ball", {"game": 3, "ball": 71, "drawn_at": "2026-12-06T19:00:00Z"}],
-        ["snapshot", {"seq": 9, "game": 12, "balls": [1, 2, 90]}],
-        ["pool.meters", {"b": [1, {"z": "1.00", "a": "ñ €"}], "a": 2}],
+    cases: list[tuple[str, dict[str, Any]]] = [
+        ("ball.drawn", {"game": 12, "ball": 43, "ordinal": 5}),
+        ("egame.ball", {"game": 3, "ball": 71, "drawn_at": "2026-12-06T19:00:00Z"}),
+        ("snapshot", {"seq": 9, "game": 12, "balls": [1, 2, 90]}),
+        ("pool.meters", {"b": [1, {"z": "1.00", "a": "ñ €"}], "a": 2}),
     ]
     script = (
         "global.window = global;"
@@ -240,7 +240,9 @@ async def test_a_screen_acknowledges_what_it_was_sent_and_a_seq_never_sent_is_re
             ("ack.refused", None, "bad_hash"),
             ("ack.refused", event.seq + 5, "seq_never_sent"),
         }
-        rows = await sync_to_async(list)(DisplayAck.objects.values_list("device", "stream", "seq", "digest"))
+        rows = await sync_to_async(
+            lambda: list(DisplayAck.objects.values_list("device", "stream", "seq", "digest"))
+        )()
         assert rows == [(screen.pk, stream, event.seq, shown["hash"])]
     finally:
         await communicator.disconnect()

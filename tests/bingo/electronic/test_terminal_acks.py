@@ -1,7 +1,7 @@
-"""A player terminal acknowledges what it put on the glass (issue 28) over its socket, on the Redis layer: the
-acks of both its streams are written (kind "terminal", the terminal's id), an ack of another terminal's stream
-or of a seq its stream never sent is refused on the socket and written nowhere, and a purchase frame is still a
-purchase."""
+"""A player terminal acknowledges what it put on the glass (issue 28) over its socket, on the Redis layer:
+the acks of both its streams are written (kind "terminal", the terminal's id), an ack of another terminal's
+stream or of a seq its stream never sent is refused on the socket and written nowhere, and a purchase frame
+is still a purchase."""
 
 from __future__ import annotations
 
@@ -45,9 +45,9 @@ async def test_a_terminal_acknowledges_both_its_streams_and_nothing_else(layer: 
         await ack_batcher.batcher().drain()
         refused = json.loads(await me.receive_from(timeout=TIMEOUT))
         assert (refused["type"], refused["seq"], refused["error"]) == ("ack.refused", 99, "seq_never_sent")
-        rows = await sync_to_async(list)(
-            DisplayAck.objects.order_by("stream").values_list("kind", "device", "stream", "seq")
-        )
+        rows = await sync_to_async(
+            lambda: list(DisplayAck.objects.order_by("stream").values_list("kind", "device", "stream", "seq"))
+        )()
         assert sorted(rows) == sorted(
             [
                 ("terminal", mine.pk, speciality.stream, room_event.seq),
