@@ -522,6 +522,13 @@ MACHINE_GATEWAY_BATCH_RUNNERS = env.int("MACHINE_GATEWAY_BATCH_RUNNERS", default
 # Every this many seconds each web process re-checks its screens (deactivated ones are closed) and
 # sends each one its stream's head, so a screen that lost the last event reloads its snapshot.
 HALL_SCREEN_SWEEP_SECONDS = env.float("HALL_SCREEN_SWEEP_SECONDS", default=10.0)
+# Display acknowledgements (issue 28): the caller's console flags a screen that has not shown the current
+# ball this many seconds after it was drawn.
+HALL_ACK_LATE_SECONDS = env.float("HALL_ACK_LATE_SECONDS", default=2.0)
+# A web process writes its screens' acks in batches of at most this many (halls.ack_batcher)...
+HALL_ACK_BATCH = env.int("HALL_ACK_BATCH", default=500)
+# ...and at most this many milliseconds after the first of a batch arrived.
+HALL_ACK_FLUSH_MS = env.int("HALL_ACK_FLUSH_MS", default=250)
 # /health/ (config.health): the stalled-draw reaper's heartbeat older than this is unhealthy (beat or the
 # workers stopped); a draw this long past its pace plus HALL_DRAW_STALL_GRACE_SECONDS is unhealthy.
 HALL_HEALTH_BEAT_STALE_SECONDS = env.float("HALL_HEALTH_BEAT_STALE_SECONDS", default=30.0)

@@ -361,6 +361,39 @@ class StreamCursor(models.Model):
         verbose_name_plural = _("stream cursors")
 
 
+class DisplayAck(models.Model):
+    """One frame a screen or terminal says it put on the glass (issue 28): the stream sequence it rendered,
+    when, and the digest of what it showed (halls.acks). Append-only; a retry of the same (device, stream,
+    seq) is a no-op. Written in batches off the draw path (halls.ack_batcher -> halls.services.acks)."""
+
+    class Kind(models.TextChoices):
+        SCREEN = "screen", _("hall screen")
+        TERMINAL = "terminal", _("player terminal")
+
+    kind = models.CharField(max_length=12, choices=Kind.choices, verbose_name=_("kind"))
+    device = models.BigIntegerField(verbose_name=_("device"))  # the Screen's or the Terminal's id
+    stream = models.CharField(max_length=80, verbose_name=_("stream"))
+    seq = models.BigIntegerField(verbose_name=_("sequence"))
+    frame = models.CharField(max_length=40, verbose_name=_("frame"))  # the event type, or "snapshot"
+    game = models.BigIntegerField(null=True, blank=True, verbose_name=_("game"))
+    balls = models.JSONField(default=list, verbose_name=_("balls"))  # the balls that frame showed
+    digest = models.CharField(max_length=16, verbose_name=_("digest"))
+    rendered_at = models.DateTimeField(verbose_name=_("rendered at"))  # the device's clock
+    received_at = models.DateTimeField(verbose_name=_("received at"))  # the server's
+
+    class Meta:
+        verbose_name = _("display acknowledgement")
+        verbose_name_plural = _("display acknowledgements")
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "device", "stream", "seq"], name="display_ack_once")
+        ]
+        indexes = [models.Index(fields=["stream", "game"], name="display_ack_game")]
+        triggers = [append_only()]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.device} {self.stream}#{self.seq}"
+
+
 class AuditEntry(models.Model):
     """Append-only, hash-chained record of every write that decides money or play.
 

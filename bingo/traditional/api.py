@@ -32,6 +32,7 @@ from bingo.traditional.serializers import (
     ClaimRequestSerializer,
     ClaimSerializer,
     ConfirmSerializer,
+    ConsoleScreensSerializer,
     ConsoleSeqSerializer,
     ConsoleSnapshotSerializer,
     GameCreateSerializer,
@@ -53,7 +54,17 @@ from bingo.traditional.serializers import (
     VoiceClipsSerializer,
     VoidSerializer,
 )
-from bingo.traditional.services import claims, console, corrections, draw, games, readmodels, sales, series
+from bingo.traditional.services import (
+    claims,
+    console,
+    corrections,
+    draw,
+    games,
+    readmodels,
+    sales,
+    screen_acks,
+    series,
+)
 from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.models import Role, Room, Venue
@@ -200,6 +211,22 @@ class ConsoleSeqView(HallAPIView):
     def get(self, request: Request, room_id: int) -> Response:
         room = _room(request, room_id, Role.CALLER)
         return Response(ConsoleSeqSerializer({"streams": console.stream_seqs(room)}).data)
+
+
+class ConsoleScreensView(HallAPIView):
+    @extend_schema(
+        operation_id="rooms_console_screens",
+        summary="Has each screen of the room shown the current ball? (caller; from the screens' acks)",
+        description=(
+            "The room's game drawing, its last ball, and per active screen whether it acknowledged showing "
+            "it; `late` once HALL_ACK_LATE_SECONDS have passed without that acknowledgement."
+        ),
+        responses={200: ConsoleScreensSerializer, **error_responses(403, 404)},
+        tags=["rooms"],
+    )
+    def get(self, request: Request, room_id: int) -> Response:
+        room = _room(request, room_id, Role.CALLER)
+        return Response(ConsoleScreensSerializer(screen_acks.console_screens(room)).data)
 
 
 # --- Card series ----------------------------------------------------------------------------------------
@@ -590,6 +617,9 @@ urlpatterns = [
     path("rooms/<int:room_id>/", RoomDetailView.as_view(), name="api-room"),
     path("rooms/<int:room_id>/console/", ConsoleSnapshotView.as_view(), name="api-room-console"),
     path("rooms/<int:room_id>/console/seq/", ConsoleSeqView.as_view(), name="api-room-console-seq"),
+    path(
+        "rooms/<int:room_id>/console/screens/", ConsoleScreensView.as_view(), name="api-room-console-screens"
+    ),
     path("series/", SeriesListView.as_view(), name="api-series"),
     path("series/<int:series_id>/cards/<int:serial>/", MasterCardView.as_view(), name="api-series-card"),
     path("games/", GameListView.as_view(), name="api-games"),
