@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy
 from halls.errors import NotFound
 from halls.foureyes import Kind, param_id, register_kind
 from halls.models import Proposal, Role, Venue
-from machines.models import LinkGroup, Machine
+from machines.models import LinkGroup, LinkMember, Machine
 from machines.services import links
 
 JOIN = "machine.join_link"
@@ -30,6 +30,19 @@ def _validate(venue: Venue, target: str, params: Mapping[str, Any]) -> dict[str,
     if machine is None:
         raise NotFound(_("No machine with that id in this venue."), code="unknown_machine")
     return {"group": group.pk, "machine": machine.pk, "pool": group.pool_id}
+
+
+def _validate_leave(venue: Venue, target: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    checked = _validate(venue, target, params)
+    if not LinkMember.objects.filter(
+        group_id=checked["group"], machine_id=checked["machine"], left_at__isnull=True
+    ).exists():
+        machine = Machine.objects.get(pk=checked["machine"])
+        raise NotFound(
+            _("Machine %(asset_number)s is not linked to this group.") % {"asset_number": machine.asset_number},
+            code="not_linked",
+        )
+    return checked
 
 
 def _apply_join(proposal: Proposal, approver: User) -> dict[str, Any]:
@@ -52,5 +65,5 @@ def register() -> None:
     operator = (Role.OPERATOR,)
     register_kind(Kind(JOIN, gettext_lazy("A machine joins a link's pool"), operator, _validate, _apply_join))
     register_kind(
-        Kind(LEAVE, gettext_lazy("A machine leaves a link's pool"), operator, _validate, _apply_leave)
+        Kind(LEAVE, gettext_lazy("A machine leaves a link's pool"), operator, _validate_leave, _apply_leave)
     )

@@ -3,7 +3,8 @@ the admission override.
 
 - ``door.register_load`` (target ``register:<code>``; params: path, sha256, register, version, and
   create_name): proposed by an operator (``manage.py load_register``), approved by another operator of the
-  venue; the applier reads the file again and loads it only if its SHA-256 is still the proposed one.
+  venue. The whole file is checked when proposed (a bad one is refused at once, naming the line); the
+  applier reads it again and loads it only if its SHA-256 is still the proposed one.
 - ``door.override`` (target ``visit:<id>``): never proposed alone; the door records it already decided
   (halls.services.proposals.record_decided) when a second person confirmed an override with their own
   password at the door. Its params are the visit's id and door, never the document.
@@ -50,7 +51,10 @@ def _validate_load(venue: Venue, target: str, params: Mapping[str, Any]) -> dict
     path = Path(str(params.get("path", ""))).resolve()
     try:
         with path.open("rb") as stream:
-            header = RegisterFile(stream).header
+            reader = RegisterFile(stream)
+            header = reader.header
+            for _document in reader.documents():  # every line and the trailer checked now, nothing kept
+                pass
         sha256 = file_sha256(path)
     except OSError as exc:
         raise _unreadable(path, exc) from None

@@ -41,6 +41,7 @@ def _validate_join(venue: Venue, target: str, params: Mapping[str, Any]) -> dict
     pool = pool_of_venue(venue, param_id(params, "pool"))
     if table.pool_id == pool.pk:
         raise Conflict(_("%(table)s already plays for this pool.") % {"table": table}, code="already_in_pool")
+    table_services.check_carrusel_change(pool, [table])
     return {"table": table.pk, "pool": pool.pk}
 
 
@@ -56,7 +57,9 @@ def _validate_carrusel(venue: Venue, target: str, params: Mapping[str, Any]) -> 
     if not isinstance(named, list) or not named:
         raise InvalidInput(_("Name the tables that form the carrusel."), code="no_tables")
     ids = sorted({param_id({"table": t}, "table") for t in named})
-    return {"pool": pool.pk, "tables": [_table(venue, pk).pk for pk in ids]}
+    tables = [_table(venue, pk) for pk in ids]
+    table_services.check_carrusel_change(pool, tables)
+    return {"pool": pool.pk, "tables": [t.pk for t in tables]}
 
 
 def _apply_carrusel(proposal: Proposal, approver: User) -> dict[str, Any]:
@@ -70,6 +73,7 @@ def _validate_leave(venue: Venue, target: str, params: Mapping[str, Any]) -> dic
     table = _table(venue, param_id(params, "table"))
     if table.pool_id is None:
         raise Conflict(_("%(table)s plays for no pool.") % {"table": table}, code="no_pool")
+    table_services.check_carrusel_change(table.pool, [], leaving=table)
     return {"table": table.pk, "pool": table.pool_id}
 
 
