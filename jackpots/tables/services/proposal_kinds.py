@@ -71,7 +71,7 @@ def _apply_carrusel(proposal: Proposal, approver: User) -> dict[str, Any]:
 
 def _validate_leave(venue: Venue, target: str, params: Mapping[str, Any]) -> dict[str, Any]:
     table = _table(venue, param_id(params, "table"))
-    if table.pool_id is None:
+    if table.pool is None:
         raise Conflict(_("%(table)s plays for no pool.") % {"table": table}, code="no_pool")
     table_services.check_carrusel_change(table.pool, [], leaving=table)
     return {"table": table.pk, "pool": table.pool_id}
