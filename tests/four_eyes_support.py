@@ -49,3 +49,22 @@ def approve_proposal(proposal: Proposal, approver: User | None = None) -> Propos
     """A proposal a page made, approved by the venue's second operator through the service."""
     approver = approver or second_operator(proposal.venue_id)
     return proposals.approve(proposal=proposal, approver=approver, password=f"pw-{approver.username}")
+
+
+def admin_approve(proposal_id: int, approver: User, password: str | None = None) -> Any:
+    """The second person approves in the admin (the proposals' action, asking for their password)."""
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    approver.is_staff = True
+    approver.save(update_fields=["is_staff"])
+    approver.user_permissions.add(Permission.objects.get(codename="view_proposal"))
+    client = Client()
+    client.force_login(approver)
+    body = {
+        "action": "approve_proposal",
+        "_selected_action": [proposal_id],
+        "decide": "1",
+        "password": password if password is not None else f"pw-{approver.username}",
+    }
+    return client.post("/admin/halls/proposal/", body)
