@@ -289,3 +289,17 @@ def test_two_approvers_at_once_apply_the_change_once(
     assert AuditEntry.objects.filter(action="foureyes.approved", object_id=str(proposal.pk)).count() == 1
     room.refresh_from_db()
     assert room.name == "Sala Única"
+
+
+def test_the_admin_shows_no_digest_of_a_posted_kind(venue: Venue, room: Room, alice: User, bob: User) -> None:
+    bob.is_staff = True
+    bob.save()
+    bob.user_permissions.add(Permission.objects.get(codename="view_proposal"))
+    client = Client()
+    client.force_login(bob)
+    for kind, shown in (("test.room_name", True), ("test.room_sheet", False)):
+        proposal = _propose(venue, room, alice, kind=kind)
+        asked = client.post(
+            "/admin/halls/proposal/", {"action": "approve_proposal", "_selected_action": [proposal.pk]}
+        )
+        assert (proposal.digest in asked.content.decode()) is shown  # the sheet on the wall says it
