@@ -20,6 +20,7 @@ from django.db.models import Max
 from django.utils.translation import gettext, gettext_noop
 
 from bingo.traditional.models import Game, GameState, PrizeProgram, PrizeProgramVersion, RoomBolsa
+from bingo.traditional.programs import terms
 from bingo.traditional.programs.problems import of_error
 from bingo.traditional.programs.regulation import ProgramType
 from bingo.traditional.programs.rules import (
@@ -110,17 +111,15 @@ def _last_start(room: Room) -> datetime | None:
     return found
 
 
-def activate_program(
-    *,
-    room: Room,
-    code: str,
-    program_type: str,
-    params: dict[str, Any],
-    effective_from: datetime | None = None,
-    name: str = "",
-    actor: Actor,
-) -> PrizeProgram:
-    """Start a program in the room: version 1 of its parameters and, if funded from sales, its own pool."""
+def _iso(effective_from: datetime | None) -> str | None:
+    return effective_from.isoformat() if effective_from is not None else None
+
+
+def _activation(
+    room: Room, code: str, program_type: str, params: Any, effective_from: datetime | None, name: str
+) -> tuple[dict[str, Any], Program]:
+    """The terms an activation puts in force (code and name as stored) and the program they make; refused
+    as the activation itself would refuse them."""
     code = (code or "").strip()
     if not CODE.match(code):
         raise InvalidInput(
@@ -134,11 +133,70 @@ def activate_program(
         pt = ProgramType(program_type)
     except ValueError:
         raise refused([f"unknown program type {program_type!r} (BA-1 … BA-20, spec §2.4)"]) from None
-    info = PROGRAM_TYPES[pt]
-    at = clock.venue_now(room.venue_id)
-    start = effective_from or at
+    start = effective_from or clock.venue_now(room.venue_id)
     stored, pure = _build(pt.value, params, code=code, effective_from=start, version=1)
-    name = (name or "").strip() or info.name
+    return terms.program_terms(
+        room=room.pk,
+        code=code,
+        program_type=pt.value,
+        name=(name or "").strip() or PROGRAM_TYPES[pt].name,
+        params=stored,
+        effective_from=_iso(effective_from),
+    ), pure
+
+
+def activation_terms(
+    *,
+    room: Room,
+    code: str,
+    program_type: str,
+    params: Any,
+    effective_from: datetime | None = None,
+    name: str = "",
+) -> dict[str, Any]:
+    """What activating this program would put in force, checked as the activation checks it (its digest is
+    the one the posted prize table prints). Writes nothing."""
+    return _activation(room, code, program_type, params, effective_from, name)[0]
+
+
+def change_terms(
+    *, program: PrizeProgram, params: Any, effective_from: datetime | None = None
+) -> dict[str, Any]:
+    """What this new version would put in force, its parameters checked by the rules. Writes nothing."""
+    start = effective_from or clock.venue_now(program.room.venue_id)
+    number = (program.versions.aggregate(n=Max("version"))["n"] or 0) + 1
+    stored, _ = _build(program.program_type, params, code=program.code, effective_from=start, version=number)
+    return _version_terms(program, stored, effective_from)
+
+
+def _version_terms(
+    program: PrizeProgram, stored: dict[str, Any], effective_from: datetime | None
+) -> dict[str, Any]:
+    return terms.program_terms(
+        room=program.room_id,
+        code=program.code,
+        program_type=program.program_type,
+        name=program.name,
+        params=stored,
+        effective_from=_iso(effective_from),
+    )
+
+
+def activate_program(
+    *,
+    room: Room,
+    code: str,
+    program_type: str,
+    params: dict[str, Any],
+    effective_from: datetime | None = None,
+    name: str = "",
+    actor: Actor,
+) -> PrizeProgram:
+    """Start a program in the room: version 1 of its parameters and, if funded from sales, its own pool."""
+    put, pure = _activation(room, code, program_type, params, effective_from, name)
+    code, name, stored = put["code"], put["name"], put["params"]
+    info = PROGRAM_TYPES[ProgramType(put["program_type"])]
+    at = clock.venue_now(room.venue_id)
     with transaction.atomic():
         room = lock_room(room.pk)
         if PrizeProgram.objects.filter(room=room, code=code).exists():
@@ -170,7 +228,7 @@ def activate_program(
         program = PrizeProgram.objects.create(
             room=room,
             code=code,
-            program_type=pt.value,
+            program_type=info.program_type.value,
             name=name,
             pool=pool,
             initial_state=state_to_json(initial_state(pure, previous_start=_last_start(room))),
@@ -183,6 +241,8 @@ def activate_program(
             effective_from=pure.effective_from,
             params=stored,
             authorisation_ref=pure.authorisation_ref or "",
+            digest=terms.digest(put),
+            terms=put,
             created_by=actor if isinstance(actor, User) else None,
             created_at=at,
         )
@@ -202,6 +262,7 @@ def _described(program: PrizeProgram, row: PrizeProgramVersion, pure: Program) -
         params=row.params,
         provenance=dict(pure.provenance),
         authorisation_ref=row.authorisation_ref,
+        digest=row.digest,
     )
 
 
@@ -233,6 +294,7 @@ def change_program(
         stored, pure = _build(
             program.program_type, params, code=program.code, effective_from=start, version=number
         )
+        put = _version_terms(program, stored, effective_from)
         _schedule_check(room, pure)
         row = PrizeProgramVersion.objects.create(
             program=program,
@@ -240,6 +302,8 @@ def change_program(
             effective_from=pure.effective_from,
             params=stored,
             authorisation_ref=pure.authorisation_ref or "",
+            digest=terms.digest(put),
+            terms=put,
             created_by=actor if isinstance(actor, User) else None,
             created_at=at,
         )
