@@ -442,6 +442,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HALL_AUDIT_ANCHOR_SECONDS", default=60.0),
         "options": {"expires": 60.0},
     },
+    # Four eyes: proposals nobody decided within HALL_FOUR_EYES_EXPIRY_MINUTES are marked expired.
+    "expire-proposals": {
+        "task": "halls.tasks.expire_proposals",
+        "schedule": env.float("HALL_FOUR_EYES_SWEEP_SECONDS", default=60.0),
+        "options": {"expires": 60.0},
+    },
     # The cashier: tickets not redeemed within the venue's validity go to the house (halls.cashier.tasks).
     "expire-tickets": {
         "task": "halls.cashier.tasks.expire_tickets",
@@ -579,6 +585,9 @@ HALL_DOOR_PLAYER_RETENTION_DAYS = env.int("HALL_DOOR_PLAYER_RETENTION_DAYS", def
 # admitted visits from then (a hall open past midnight keeps its evening's people), "day_start_hour" per
 # jurisdiction.
 HALL_DOOR_DAY_START_HOUR = env.int("HALL_DOOR_DAY_START_HOUR", default=6)
+# Four eyes (halls.foureyes): a money-deciding change proposed and not approved within this many minutes
+# expires (its approval is refused; a new proposal is needed).
+HALL_FOUR_EYES_EXPIRY_MINUTES = env.int("HALL_FOUR_EYES_EXPIRY_MINUTES", default=30)
 # A player card is issued, loaded and used at a terminal only for a player admitted at the door today (the
 # venue's door day, HALL_DOOR_DAY_START_HOUR) who has not left and whose admission stands
 # (halls.cashier.services.admitted); per jurisdiction under the key "cards_need_admission" of

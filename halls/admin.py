@@ -8,6 +8,7 @@ from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -26,6 +27,7 @@ from halls.models import (
     HallCategory,
     Network,
     Operator,
+    Proposal,
     Region,
     RegionAgreement,
     Room,
@@ -33,7 +35,7 @@ from halls.models import (
     StaffRole,
     Venue,
 )
-from halls.services import venues, voice
+from halls.services import proposals, venues, voice
 from halls.services.verify import verify_audit
 
 
@@ -228,3 +230,93 @@ class RegionAgreementAdmin(ReadOnlyAdmin):
         "valid_until",
         "ended_as",
     )
+
+
+class DecisionForm(forms.Form):
+    """The second person's decision on a proposal, in the admin: their own password, typed now."""
+
+    username = forms.CharField(
+        label=_("Second person (if not you)"), required=False, max_length=150, strip=True
+    )
+    password = forms.CharField(label=_("Their password"), widget=forms.PasswordInput, strip=False)
+    posted_digest = forms.CharField(label=_("Digest on the posted sheet"), required=False, max_length=64)
+    reason = forms.CharField(label=_("Why (a rejection)"), required=False, max_length=500)
+
+
+@admin.register(Proposal)
+class ProposalAdmin(ReadOnlyAdmin):
+    """Four-eyes proposals (halls.services.proposals): read-only rows; the actions approve or reject ONE
+    proposal, asking for the deciding person's password (checked by the service in that call)."""
+
+    list_display = (
+        "pk",
+        "venue",
+        "kind",
+        "target",
+        "status",
+        "proposed_by",
+        "proposed_at",
+        "expires_at",
+        "decided_by",
+        "decided_at",
+    )
+    list_filter = ("status", "kind", "venue")
+    actions = ["approve_proposal", "reject_proposal"]
+
+    def _decide(
+        self, request: HttpRequest, queryset: QuerySet[Proposal], decision: str
+    ) -> HttpResponse | None:
+        if queryset.count() != 1:
+            self.message_user(
+                request, gettext("Choose exactly one proposal to decide on."), level=messages.ERROR
+            )
+            return None
+        proposal = queryset.get()
+        form = DecisionForm(request.POST if "decide" in request.POST else None)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                who = proposals.decider(current=cast(User, request.user), username=data["username"])
+                if decision == "approve":
+                    proposals.approve(
+                        proposal=proposal,
+                        approver=who,
+                        password=data["password"],
+                        posted_digest=data["posted_digest"],
+                        client=request,
+                    )
+                    text = gettext("Proposal %(pk)s approved: the change is applied.")
+                else:
+                    proposals.reject(
+                        proposal=proposal,
+                        decider=who,
+                        password=data["password"],
+                        reason=data["reason"],
+                        client=request,
+                    )
+                    text = gettext("Proposal %(pk)s rejected: nothing changed.")
+            except DomainError as exc:
+                form.add_error(None, exc.message)
+            else:
+                self.message_user(request, text % {"pk": proposal.pk})
+                return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Approve proposal %(pk)s") % {"pk": proposal.pk}
+            if decision == "approve"
+            else gettext("Reject proposal %(pk)s") % {"pk": proposal.pk},
+            "opts": self.model._meta,
+            "proposal": proposal,
+            "form": form,
+            "action": f"{decision}_proposal",
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/halls/proposal/decide.html", context)
+
+    @admin.action(description=_("Approve the proposal (a second person, with their password)"))
+    def approve_proposal(self, request: HttpRequest, queryset: QuerySet[Proposal]) -> HttpResponse | None:
+        return self._decide(request, queryset, "approve")
+
+    @admin.action(description=_("Reject the proposal (with the password)"))
+    def reject_proposal(self, request: HttpRequest, queryset: QuerySet[Proposal]) -> HttpResponse | None:
+        return self._decide(request, queryset, "reject")
