@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -82,6 +83,15 @@ def kinds() -> list[Kind]:
 def canonical_params(params: Mapping[str, Any]) -> bytes:
     """The params as the digest reads them: JSON, keys sorted, no spaces, UTF-8."""
     return json.dumps(params, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def posted_digest_of(text: str) -> str:
+    """A digest as the approver typed or scanned it from the posted sheet, in its stored form: the sheet
+    prints it in groups of four ("3F2A 9C10 …", any case, spaces or dashes) and its QR code holds a URL
+    ending in it; anything else is kept as typed (lower case), and so differs."""
+    value = re.sub(r"[\s\-]", "", str(text or "")).lower()
+    found = re.search(r"(?:^|/)([0-9a-f]{64})/?(?:[?#].*)?$", value)
+    return found.group(1) if found else value
 
 
 def params_digest(params: Mapping[str, Any]) -> str:

@@ -67,8 +67,8 @@ from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.models import Proposal, Role, Room, Venue
 from halls.proposals_serializers import ProposalSerializer
-from halls.services import proposals
 from halls.serializers import error_responses
+from halls.services import proposals
 
 # --- Lookups (all through halls.access) -----------------------------------------------------------------
 

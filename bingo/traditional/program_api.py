@@ -58,8 +58,8 @@ from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import InvalidInput, NotFound
 from halls.models import Proposal, Role, Room
 from halls.proposals_serializers import ProposalSerializer
-from halls.services import proposals
 from halls.serializers import error_responses
+from halls.services import proposals
 from jackpots.services.amounts import display
 from jackpots.services.readmodels.meters import pool_meters
 

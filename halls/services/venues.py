@@ -16,6 +16,10 @@ from halls.models import HallCategory, Venue
 from halls.money import CENT, HUNDRED
 from halls.services import audit, locks
 
+# Four eyes (halls.foureyes): the kind under which a change of the prize settings is proposed and approved
+# (bingo registers it: the Line and Bingo prizes are its games'; halls' doors propose it by this name).
+PRIZE_SETTINGS_KIND = "venue.prize_settings"
+
 
 def change_prize_settings(
     *,

@@ -30,8 +30,8 @@ from halls import access
 from halls.api import HallAPIView, actor, valid
 from halls.models import Role, Room, Venue
 from halls.proposals_serializers import ProposalSerializer
-from halls.services import proposals
 from halls.serializers import error_responses
+from halls.services import proposals
 
 OPERATOR = Role.OPERATOR
 TAGS = ["electronic bingo (operators)"]

@@ -32,18 +32,17 @@ from bingo.traditional.models import BallCorrection, Claim, Game, GameState, Pri
 from bingo.traditional.services import corrections, games
 from bingo.traditional.services.draw import LAST_ORDINAL
 from bingo.traditional.services.locks import lock_game
-from bingo.traditional.services.programs import config
+from bingo.traditional.services.programs import config, signage
 from halls.errors import Conflict, InvalidInput, NotFound
 from halls.foureyes import Kind, register_kind
 from halls.models import Proposal, Role, Room, Venue
 from halls.services import proposals, venues
 
-PROGRAM_ACTIVATE = "program.activate"
-PROGRAM_CHANGE = "program.change"
+PROGRAM_ACTIVATE, PROGRAM_CHANGE = signage.PROGRAM_KINDS
 GAME_VOID = "game.void"
 BALL_CORRECT = "ball.correct"
-PRIZE_SETTINGS = "venue.prize_settings"
-PROGRAM_KINDS = (PROGRAM_ACTIVATE, PROGRAM_CHANGE)
+PRIZE_SETTINGS = venues.PRIZE_SETTINGS_KIND
+PROGRAM_KINDS = signage.PROGRAM_KINDS
 
 
 # --- targets ("room:3", "program:5", "game:7", "venue:1") ----------------------------------------------
@@ -76,9 +75,7 @@ def _program(venue: Venue, target: str) -> PrizeProgram:
         .first()
     )
     if found is None:
-        raise NotFound(
-            _("No program %(target)s in this venue.") % {"target": target}, code="unknown_program"
-        )
+        raise NotFound(_("No program %(target)s in this venue.") % {"target": target}, code="unknown_program")
     return found
 
 

@@ -9,9 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils import timezone
+
 from bingo.traditional.models import PrizeProgramVersion
 from bingo.traditional.services.programs import clock
 from bingo.traditional.services.programs.readmodels import version_at
+from halls.models import Proposal, ProposalStatus, Room
+
+# The four-eyes kinds whose params are a program's terms (bingo.traditional.services.four_eyes).
+PROGRAM_KINDS = ("program.activate", "program.change")
 
 
 @dataclass(frozen=True)
@@ -62,4 +68,24 @@ def terms_by_digest(digest: str) -> Found | None:
             room=last.program.room.name,
             versions=versions,
         )
-    return None
+    proposal = (
+        Proposal.objects.filter(
+            digest=digest,
+            kind__in=PROGRAM_KINDS,
+            status=ProposalStatus.PROPOSED,
+            expires_at__gt=timezone.now(),
+        )
+        .select_related("venue")
+        .order_by("-pk")
+        .first()
+    )
+    if proposal is None:
+        return None
+    room = Room.objects.filter(pk=proposal.params.get("room"), venue=proposal.venue).first()
+    return Found(
+        digest=digest,
+        terms=proposal.params,
+        status="proposed",
+        venue=proposal.venue.name,
+        room=room.name if room else "",
+    )
