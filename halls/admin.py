@@ -130,11 +130,7 @@ class VenueAdmin(admin.ModelAdmin[Any]):
                         venue=venue,
                         kind=PRIZE_SETTINGS_KIND,
                         target=f"venue:{venue.pk}",
-                        params={
-                            "line_percent": str(data["line_percent"]),
-                            "bingo_percent": str(data["bingo_percent"]),
-                            "hall_category": data["hall_category"],
-                        },
+                        params={name: str(value) for name, value in data.items() if value is not None},
                         actor=cast(User, request.user),
                     )
                 except DomainError as exc:

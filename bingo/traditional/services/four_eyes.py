@@ -30,7 +30,6 @@ from django.utils.translation import gettext_lazy
 
 from bingo.traditional.models import BallCorrection, Claim, Game, GameState, PrizeProgram
 from bingo.traditional.services import corrections, games
-from bingo.traditional.services.draw import LAST_ORDINAL
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import config, signage
 from halls.errors import Conflict, InvalidInput, NotFound
@@ -157,10 +156,6 @@ def _apply_activation(proposal: Proposal, approver: User) -> dict[str, Any]:
 
 def _validate_change(venue: Venue, target: str, params: Mapping[str, Any]) -> dict[str, Any]:
     program = _program(venue, target)
-    if not program.active:
-        raise Conflict(
-            _("Program %(code)s is no longer active.") % {"code": program.code}, code="program_inactive"
-        )
     return config.change_terms(
         program=program, params=params.get("params"), effective_from=_when(params.get("effective_from"))
     )
@@ -221,18 +216,9 @@ def _validate_correction(venue: Venue, target: str, params: Mapping[str, Any]) -
     ordinal, number = params.get("ordinal"), params.get("number")
     if not isinstance(ordinal, int) or not isinstance(number, int) or isinstance(ordinal | number, bool):
         raise InvalidInput(_("ordinal and number are whole numbers."), code="bad_params")
-    if not 1 <= number <= LAST_ORDINAL:
-        raise InvalidInput(
-            _("Ball %(n)s is out of range: balls are numbered 1 to 90.") % {"n": number},
-            code="ball_out_of_range",
-        )
-    reason = _text(params, "reason", 500)
-    if not reason:
-        raise InvalidInput(_("A correction needs a reason."), code="reason_required", field="reason")
-    if game.state not in corrections.CORRECTABLE:
-        raise Conflict(
-            _("Only a game in play (drawing or paused) has its balls corrected."), code="wrong_state"
-        )
+    reason = corrections.check_correction(
+        game=game, ordinal=ordinal, number=number, reason=_text(params, "reason", 500)
+    )
     return {"game": game.pk, "ordinal": ordinal, "number": number, "reason": reason}
 
 
@@ -271,12 +257,12 @@ def _apply_correction(proposal: Proposal, approver: User) -> dict[str, Any]:
 # --- a venue's prize settings ----------------------------------------------------------------------------
 
 
-def _percent(params: Mapping[str, Any], name: str) -> str | None:
+def _percent(params: Mapping[str, Any], name: str) -> Decimal | None:
     value = params.get(name)
-    if value is None:
+    if value in (None, ""):
         return None
     try:
-        return str(Decimal(str(value)))
+        return Decimal(str(value))
     except InvalidOperation:
         raise InvalidInput(
             _("%(field)s is a percentage, e.g. 15.50.") % {"field": name}, code="bad_percent", field=name
@@ -287,14 +273,13 @@ def _validate_prize_settings(venue: Venue, target: str, params: Mapping[str, Any
     if _pk(target, "venue") != venue.pk:
         raise NotFound(_("The target is not this venue."), code="unknown_venue")
     category = params.get("hall_category")
-    change = {
-        "line_percent": _percent(params, "line_percent"),
-        "bingo_percent": _percent(params, "bingo_percent"),
-        "hall_category": None if category in (None, "") else str(category),
-    }
-    if all(value is None for value in change.values()):
-        raise InvalidInput(_("Nothing to change."), code="no_change")
-    return change
+    wanted = venues.checked_prize_settings(
+        venue=venue,
+        line_percent=_percent(params, "line_percent"),
+        bingo_percent=_percent(params, "bingo_percent"),
+        hall_category=None if category in (None, "") else str(category),
+    )
+    return {name: str(value) for name, value in wanted.items()}
 
 
 def _apply_prize_settings(proposal: Proposal, approver: User) -> dict[str, Any]:
@@ -302,8 +287,8 @@ def _apply_prize_settings(proposal: Proposal, approver: User) -> dict[str, Any]:
     venue = venues.change_prize_settings(
         venue=proposal.venue,
         actor=approver,
-        line_percent=None if change["line_percent"] is None else Decimal(change["line_percent"]),
-        bingo_percent=None if change["bingo_percent"] is None else Decimal(change["bingo_percent"]),
+        line_percent=Decimal(change["line_percent"]),
+        bingo_percent=Decimal(change["bingo_percent"]),
         hall_category=change["hall_category"],
     )
     return {

@@ -145,6 +145,28 @@ def _activation(
     ), pure
 
 
+def _room_checks(room: Room, code: str, pure: Program) -> RoomBolsa | None:
+    """What the room refuses of a new program: a code it has, a schedule overlapping its programs', a
+    Super or Colour Prima without its Bolsa Acumulada (answered: the Bolsa that pays it, if any)."""
+    if PrizeProgram.objects.filter(room=room, code=code).exists():
+        raise Conflict(
+            gettext("Room %(name)s already has a program %(code)s.") % {"name": room.name, "code": code},
+            code="program_exists",
+        )
+    _schedule_check(room, pure)
+    info = pure.info
+    if info.funding is not Funding.BOLSA_ACUMULADA:
+        return None
+    bolsa = RoomBolsa.objects.filter(room=room).select_related("pool").first()
+    if bolsa is None:
+        raise Conflict(
+            gettext("%(label)s is paid from the room's Bolsa Acumulada (OP-36): open it first.")
+            % {"label": info.label},
+            code="no_bolsa",
+        )
+    return bolsa
+
+
 def activation_terms(
     *,
     room: Room,
@@ -156,16 +178,33 @@ def activation_terms(
 ) -> dict[str, Any]:
     """What activating this program would put in force, checked as the activation checks it (its digest is
     the one the posted prize table prints). Writes nothing."""
-    return _activation(room, code, program_type, params, effective_from, name)[0]
+    put, pure = _activation(room, code, program_type, params, effective_from, name)
+    _room_checks(room, put["code"], pure)
+    return put
 
 
 def change_terms(
     *, program: PrizeProgram, params: Any, effective_from: datetime | None = None
 ) -> dict[str, Any]:
-    """What this new version would put in force, its parameters checked by the rules. Writes nothing."""
-    start = effective_from or clock.venue_now(program.room.venue_id)
+    """What this new version would put in force, checked as the change checks it. Writes nothing."""
+    at = clock.venue_now(program.room.venue_id)
+    start = effective_from or at
+    if start.tzinfo is not None and start < at:
+        raise InvalidInput(
+            gettext("A new version takes effect from now or later: games already played keep their version."),
+            code="bad_effective_from",
+        )
+    if not program.active:
+        raise Conflict(
+            gettext("Program %(code)s is no longer active.") % {"code": program.code},
+            code="program_inactive",
+        )
+    refuse_while_in_play(program.room, gettext_noop("change a program's parameters"))
     number = (program.versions.aggregate(n=Max("version"))["n"] or 0) + 1
-    stored, _ = _build(program.program_type, params, code=program.code, effective_from=start, version=number)
+    stored, pure = _build(
+        program.program_type, params, code=program.code, effective_from=start, version=number
+    )
+    _schedule_check(program.room, pure)
     return _version_terms(program, stored, effective_from)
 
 
@@ -199,20 +238,8 @@ def activate_program(
     at = clock.venue_now(room.venue_id)
     with transaction.atomic():
         room = lock_room(room.pk)
-        if PrizeProgram.objects.filter(room=room, code=code).exists():
-            raise Conflict(
-                gettext("Room %(name)s already has a program %(code)s.") % {"name": room.name, "code": code},
-                code="program_exists",
-            )
-        _schedule_check(room, pure)
-        if info.funding is Funding.BOLSA_ACUMULADA:
-            bolsa = RoomBolsa.objects.filter(room=room).first()
-            if bolsa is None:
-                raise Conflict(
-                    gettext("%(label)s is paid from the room's Bolsa Acumulada (OP-36): open it first.")
-                    % {"label": info.label},
-                    code="no_bolsa",
-                )
+        bolsa = _room_checks(room, code, pure)
+        if bolsa is not None:
             pool = bolsa.pool
         else:
             assert pure.funding_percent is not None
