@@ -29,7 +29,9 @@ How to register a kind (one call per kind, at ``ready``)::
   DomainError it raises refuses the approval and rolls everything back (the proposal stays proposed).
 - ``posted=True`` marks a change shown on a sheet posted on the hall's wall (a prize program's table):
   its approval must carry the digest printed on the sheet (``posted_digest``), equal to the proposal's.
-  Any kind accepts an optional ``posted_digest`` and refuses one that differs.
+  Any kind accepts an optional ``posted_digest`` and refuses one that differs. The approver may type it
+  as printed (groups of four, any case) or scan the sheet's QR code (a URL ending in the digest):
+  ``posted_digest_of`` reads both. ``sheet(proposal)`` gives the URL the sheet is printed from.
 
 ``params`` never holds personal data: ids, amounts, rates, names of things, digests of files.
 """
@@ -52,6 +54,8 @@ if TYPE_CHECKING:
 Validator = Callable[["Venue", str, Mapping[str, Any]], dict[str, Any]]
 # (proposal, approver) -> what was done (ids, counts), kept on the proposal; runs in the approval's tx.
 Applier = Callable[["Proposal", "User"], dict[str, Any]]
+# (proposal) -> the URL of the sheet to post (a posted kind's printable document), shown with the proposal.
+SheetURL = Callable[["Proposal"], str]
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ class Kind:
     validate: Validator
     apply: Applier
     posted: bool = False  # its approval must carry the posted sheet's digest (``posted_digest``)
+    sheet: SheetURL | None = None  # where a posted kind's sheet is printed from (the pending page links it)
 
 
 _kinds: dict[str, Kind] = {}

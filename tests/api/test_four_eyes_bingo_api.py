@@ -289,3 +289,49 @@ def test_a_bad_correction_after_a_claim_is_refused_when_proposed(caller_api, cal
     )
     assert answer.status_code == 400
     assert not Proposal.objects.exists()
+
+
+# --- the admin and the proposals page ----------------------------------------------------------------------
+
+
+def staff(user: User) -> Any:
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    user.is_staff = True
+    user.save()
+    user.user_permissions.add(Permission.objects.get(codename="view_proposal"))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_the_admin_approves_a_program_with_the_digest_typed_from_the_sheet(
+    operator_api, second_operator, room
+):
+    proposal = propose_prima(operator_api, room)
+    client = staff(second_operator)
+    url = "/admin/halls/proposal/"
+    form = {"action": "approve_proposal", "_selected_action": [proposal["id"]], "decide": "1"}
+    other = "ab" * 32
+    before = writes()
+    differs = client.post(url, {**form, "password": "pw-segunda", "posted_digest": other})
+    assert differs.status_code == 200 and "is not the digest of this proposal" in differs.content.decode()
+    assert writes() == before
+    done = client.post(
+        url, {**form, "password": "pw-segunda", "posted_digest": terms.grouped(proposal["digest"]).lower()}
+    )
+    assert done.status_code == 302
+    assert PrizeProgram.objects.get().versions.get().digest == proposal["digest"]
+
+
+def test_the_proposals_page_links_the_sheet_to_post(operator_api, second_operator, room):
+    from django.test import Client
+
+    proposal = propose_prima(operator_api, room)
+    client = Client()
+    client.force_login(second_operator)
+    page = client.get("/proposals/").content.decode()
+    assert f'href="/api/program-proposals/{proposal["id"]}/signage.pdf"' in page
+    sheet = client.get(f"/api/program-proposals/{proposal['id']}/signage.pdf")
+    assert sheet.status_code == 200 and sheet.content.startswith(b"%PDF")

@@ -24,6 +24,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.urls import reverse
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -298,6 +299,11 @@ def _apply_prize_settings(proposal: Proposal, approver: User) -> dict[str, Any]:
     }
 
 
+def _sheet(proposal: Proposal) -> str:
+    """The prize table to post, printed from the proposal (bingo.traditional.program_api)."""
+    return reverse("api-program-signage", args=[proposal.pk])
+
+
 def register() -> None:
     """Register this wing's kinds (bingo.traditional.apps.BingoConfig.ready)."""
     register_kind(
@@ -308,6 +314,7 @@ def register() -> None:
             validate=_validate_activation,
             apply=_apply_activation,
             posted=True,
+            sheet=_sheet,
         )
     )
     register_kind(
@@ -318,6 +325,7 @@ def register() -> None:
             validate=_validate_change,
             apply=_apply_change,
             posted=True,
+            sheet=_sheet,
         )
     )
     register_kind(

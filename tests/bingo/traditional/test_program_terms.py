@@ -55,3 +55,13 @@ def test_a_typed_digest_that_is_not_64_hex_digits_is_none():
     assert terms.typed("3F2A 9C10") is None
     assert terms.typed("g" * 64) is None
     assert terms.typed("A" * 64) == "a" * 64
+
+
+@given(PARAMS)
+def test_the_terms_digest_is_the_four_eyes_digest_of_the_same_params(params):
+    from halls.foureyes import params_digest, posted_digest_of
+
+    put = make(params)
+    assert terms.digest(put) == params_digest(put)  # a program proposal's digest is its terms' digest
+    assert posted_digest_of(terms.grouped(terms.digest(put))) == terms.digest(put)
+    assert posted_digest_of(f"https://hall.example/t/{terms.digest(put)}/") == terms.digest(put)
