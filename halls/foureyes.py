@@ -45,6 +45,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.utils.translation import gettext as _
+
+from halls.errors import InvalidInput
+
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
@@ -102,3 +106,15 @@ def posted_digest_of(text: str) -> str:
 def params_digest(params: Mapping[str, Any]) -> str:
     """SHA-256 (hex) of the canonical params: what a posted sheet prints and an approval compares."""
     return hashlib.sha256(canonical_params(params)).hexdigest()
+
+
+def param_id(params: Mapping[str, Any], key: str) -> int:
+    """``params[key]`` as a positive id, or a refusal naming it (for the kinds' validators)."""
+    value = params.get(key)
+    try:
+        number = int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        number = 0
+    if number <= 0 or isinstance(value, bool):
+        raise InvalidInput(_("%(key)s: an id is needed.") % {"key": key}, code="bad_params", field=key)
+    return number

@@ -157,3 +157,9 @@ urlpatterns = [
     path("proposals/<int:proposal_id>/approve/", ProposalApproveView.as_view(), name="api-proposal-approve"),
     path("proposals/<int:proposal_id>/reject/", ProposalRejectView.as_view(), name="api-proposal-reject"),
 ]
+
+
+def proposed(proposal: Proposal) -> Response:
+    """The answer of a door whose change goes through four eyes: 202, the proposal waiting for its second
+    person (POST /api/proposals/{id}/approve/ applies it)."""
+    return Response({"proposal": ProposalSerializer(proposal).data}, status=status.HTTP_202_ACCEPTED)

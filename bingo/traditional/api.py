@@ -66,6 +66,7 @@ from bingo.traditional.services import (
 from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.models import Proposal, Role, Room, Venue
+from halls.proposals_api import proposed
 from halls.proposals_serializers import ProposalSerializer
 from halls.serializers import error_responses
 from halls.services import proposals
@@ -382,7 +383,7 @@ class GameVoidView(HallAPIView):
             params={"reason": data["reason"], "public_message": data["public_message"]},
             actor=actor(request),
         )
-        return Response(ProposalSerializer(proposal).data, status=status.HTTP_202_ACCEPTED)
+        return proposed(proposal)
 
 
 class SoldCardsView(HallAPIView):
@@ -552,7 +553,7 @@ class BallCorrectionView(HallAPIView):
             actor=actor(request),
         )
         if isinstance(correction, Proposal):
-            return Response(ProposalSerializer(correction).data, status=status.HTTP_202_ACCEPTED)
+            return proposed(correction)
         body = readmodels.correction_view(correction)
         return Response(BallCorrectionSerializer(body).data, status=status.HTTP_201_CREATED)
 

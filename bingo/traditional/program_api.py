@@ -57,6 +57,7 @@ from halls import access, i18n
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import InvalidInput, NotFound
 from halls.models import Proposal, Role, Room
+from halls.proposals_api import proposed
 from halls.proposals_serializers import ProposalSerializer
 from halls.serializers import error_responses
 from halls.services import proposals
@@ -117,13 +118,12 @@ def _program_of_room(request: Request, room: Room, program_id: int, *roles: str)
 
 
 def _proposed(proposal: Proposal) -> Response:
-    """202: the change waits for its second person; `signage` is the prize table to post."""
-    body = {
-        **ProposalSerializer(proposal).data,
-        "signage": reverse("api-program-signage", args=[proposal.pk]),
-        "terms_page": reverse("bingo:program-terms", args=[proposal.digest]),
-    }
-    return Response(body, status=status.HTTP_202_ACCEPTED)
+    """202 (halls.proposals_api.proposed): the change waits for its second person; `signage` is the prize
+    table to post, `terms_page` the public page its QR code opens."""
+    answer = proposed(proposal)
+    answer.data["signage"] = reverse("api-program-signage", args=[proposal.pk])
+    answer.data["terms_page"] = reverse("bingo:program-terms", args=[proposal.digest])
+    return answer
 
 
 def _bolsa_data(bolsa: RoomBolsa) -> dict[str, Any]:

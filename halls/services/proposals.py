@@ -274,3 +274,47 @@ def decider(*, current: User, username: str = "") -> User:
     if found is None:
         raise PermissionDenied(_("The password is wrong."), code="wrong_password")
     return found
+
+
+def record_decided(
+    *,
+    venue: Venue,
+    kind: str,
+    target: str,
+    params: Mapping[str, Any],
+    proposer: User,
+    approver: User,
+) -> Proposal:
+    """A four-eyes decision taken in one act where both people stand (the door's admission override: the
+    second person typed their own password at the door, checked there by the door with Django's
+    authenticate): recorded the same way as a proposal approved, in the caller's transaction, so the
+    audit names both people alike (``foureyes.proposed`` under the first, ``foureyes.approved`` under the
+    second). Refused: the same person twice, a second person without the kind's role."""
+    spec = _kind(kind)
+    if approver.pk == proposer.pk:
+        raise PermissionDenied(
+            _("A change is approved by a second person: you proposed it, someone else must approve it."),
+            code="same_person",
+        )
+    _require_kind_role(approver, venue, spec, "approver_role_required")
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("record_decided must run inside the caller's transaction")
+    now = timezone.now()
+    canonical = dict(params)
+    proposal = Proposal.objects.create(
+        venue=venue,
+        kind=spec.name,
+        target=str(target)[:120],
+        params=canonical,
+        digest=params_digest(canonical),
+        proposed_by=proposer,
+        proposed_at=now,
+        expires_at=now,
+        status=ProposalStatus.APPLIED,
+        decided_by=approver,
+        decided_at=now,
+    )
+    audit.record(venue_id=venue.pk, actor=proposer, action=PROPOSED, obj=proposal, data=_data(proposal))
+    data = {**_data(proposal), "proposed_by": actor_label(proposer), "posted_digest": "", "result": {}}
+    audit.record(venue_id=venue.pk, actor=approver, action=APPROVED, obj=proposal, data=data)
+    return proposal

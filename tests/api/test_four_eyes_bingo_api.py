@@ -51,7 +51,8 @@ def propose_prima(client: APIClient, room: Room, **more: Any) -> dict[str, Any]:
     body = {"code": "PRIMA", "program_type": "BA-1", "params": PRIMA, "name": "Prima 30", **more}
     answer = client.post(f"/api/rooms/{room.pk}/programs/", body, format="json")
     assert answer.status_code == 202, answer.content
-    found: dict[str, Any] = answer.json()
+    body = answer.json()
+    found: dict[str, Any] = {**body["proposal"], "signage": body["signage"], "terms_page": body["terms_page"]}
     return found
 
 
@@ -180,7 +181,7 @@ def test_a_program_change_is_proposed_and_applied_as_a_new_version_with_its_dige
         f"/api/programs/{program.pk}/versions/", {"params": {**PRIMA, "amount": "50"}}, format="json"
     )
     assert answer.status_code == 202, answer.content
-    change = answer.json()
+    change = answer.json()["proposal"]
     assert change["kind"] == "program.change" and program.versions.count() == 1
     assert change["params"]["params"]["amount"] == "50" and change["params"]["code"] == "PRIMA"
     done = approve(other, change, "pw-segunda", change["digest"])
@@ -208,7 +209,7 @@ def test_a_void_is_proposed_and_made_when_a_second_person_approves_it(
         format="json",
     )
     assert answer.status_code == 202, answer.content
-    proposal = answer.json()
+    proposal = answer.json()["proposal"]
     assert proposal["kind"] == "game.void" and proposal["target"] == f"game:{drawing.pk}"
     drawing.refresh_from_db()
     assert drawing.state == GameState.DRAWING  # not void until approved
@@ -265,7 +266,7 @@ def test_after_a_claim_a_correction_is_proposed_and_made_when_a_second_person_ap
         format="json",
     )
     assert answer.status_code == 202, answer.content
-    proposal = answer.json()
+    proposal = answer.json()["proposal"]
     assert proposal["kind"] == "ball.correct" and not BallCorrection.objects.exists()
     assert Ball.objects.get(game=drawing, ordinal=1).number == spare
     done = approve(api_client(second_caller), proposal, "pw-caller2")

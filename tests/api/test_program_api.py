@@ -82,7 +82,7 @@ def through_four_eyes(client: APIClient, answer: Any) -> Any:
     (4xx) as it was answered."""
     if answer.status_code != 202:
         return answer
-    assert answer.json()["digest"] == answer.json()["terms_page"].split("/")[2]  # the sheet's digest
+    assert answer.json()["proposal"]["digest"] == answer.json()["terms_page"].split("/")[2]  # the sheet's
     done = approved(answer)
     return Applied(client.get(f"/api/programs/{done.result['program']}/").json())
 

@@ -29,6 +29,7 @@ from bingo.electronic.services import four_eyes, games, sessions, terminals, ver
 from halls import access
 from halls.api import HallAPIView, actor, valid
 from halls.models import Role, Room, Venue
+from halls.proposals_api import proposed
 from halls.proposals_serializers import ProposalSerializer
 from halls.serializers import error_responses
 from halls.services import proposals
@@ -309,7 +310,7 @@ class SpecialitiesView(HallAPIView):
             },
             actor=actor(request),
         )
-        return Response(ProposalSerializer(proposal).data, status=status.HTTP_202_ACCEPTED)
+        return proposed(proposal)
 
 
 class SpecialityView(HallAPIView):
@@ -352,7 +353,7 @@ class VersionsView(HallAPIView):
             },
             actor=actor(request),
         )
-        return Response(ProposalSerializer(proposal).data, status=status.HTTP_202_ACCEPTED)
+        return proposed(proposal)
 
 
 class RunningView(HallAPIView):

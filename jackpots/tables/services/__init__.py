@@ -33,3 +33,8 @@ def register_hooks() -> None:
     register_member_door(
         "table", MemberDoor(join=table_services.join_pool_member, leave=table_services.leave_pool_member)
     )
+
+    # Four eyes: a table joins or leaves a pool only through an approved proposal.
+    from jackpots.tables.services import proposal_kinds
+
+    proposal_kinds.register()

@@ -36,15 +36,15 @@ def test_the_operator_sets_up_a_speciality_verifies_it_and_opens_a_session(venue
         format="json",
     )
     # Four eyes: the speciality (its prize table) is proposed; a second operator approves it.
-    assert made.status_code == 202 and made.json()["kind"] == "speciality.create", made.content
+    assert made.status_code == 202 and made.json()["proposal"]["kind"] == "speciality.create", made.content
     assert not Speciality.objects.exists()
     refused(
-        api.post(f"/api/proposals/{made.json()['id']}/approve/", {"password": "pw-operator"}),
+        api.post(f"/api/proposals/{made.json()['proposal']['id']}/approve/", {"password": "pw-operator"}),
         403,
         "same_person",
     )
     done = approved(made)
-    assert done.decided_by is not None and done.decided_by.username == "segunda"
+    assert done.decided_by is not None and done.decided_by.username == "second-operator"
     speciality = api.get(f"{API}specialities/{done.result['speciality']}/").json()
     assert (speciality["code"], speciality["family"], speciality["running"]) == ("E90", "electronic", False)
     assert [v["number"] for v in speciality["versions"]] == [1]
@@ -57,7 +57,7 @@ def test_the_operator_sets_up_a_speciality_verifies_it_and_opens_a_session(venue
         {"rules": {**RULES_90, "card_price": "1.00"}, "authorisation_ref": "AUT-2"},
         format="json",
     )
-    assert version.status_code == 202 and version.json()["kind"] == "speciality.rules", version.content
+    assert version.status_code == 202 and version.json()["proposal"]["kind"] == "speciality.rules"
     assert approved(version).result == {"speciality": sid, "version": 2}
     assert [v["number"] for v in api.get(f"{API}specialities/{sid}/").json()["versions"]] == [1, 2]
 
