@@ -16,6 +16,7 @@ from bingo.traditional.services import programs as svc
 from bingo.traditional.services.programs.config import activation_terms, change_terms
 from bingo.traditional.services.readmodels import screen_snapshot
 from bingo.traditional.signage import prize_table_pdf
+from halls.errors import Conflict
 from halls.models import Room
 from tests.cashier.pdf_reader import filled_rects, is_qr_of, qr_matrix
 
@@ -34,12 +35,18 @@ def prima(room: Room, operator: Any) -> Any:
     )
 
 
-def test_an_activation_keeps_the_digest_of_the_terms_it_put_in_force(room, prima):
-    version = prima.versions.get()
+def test_an_activation_keeps_the_digest_of_the_terms_it_put_in_force(room, operator):
     proposed = activation_terms(room=room, code=" PRIMA ", program_type="BA-1", params=PRIMA, name="Prima 30")
+    prima = svc.activate_program(
+        room=room, code="PRIMA", program_type="BA-1", params=PRIMA, name="Prima 30", actor=operator
+    )
+    version = prima.versions.get()
     assert version.terms == proposed
     assert version.digest == terms.digest(proposed)
     assert proposed["params"] == PRIMA and proposed["effective_from"] is None
+    # Once activated, the same terms are refused: the room has the code.
+    with pytest.raises(Conflict):
+        activation_terms(room=room, code="PRIMA", program_type="BA-1", params=PRIMA, name="Prima 30")
 
 
 def test_a_new_version_keeps_the_digest_of_its_own_terms(prima):
