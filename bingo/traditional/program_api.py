@@ -384,6 +384,7 @@ class ProgramSignageView(HallAPIView):
             venue=proposal.venue.name,
             room=room.name,
             proposal=proposal.pk,
+            currency=proposal.venue.currency,
         )
         answer = HttpResponse(pdf, content_type="application/pdf")
         answer["Content-Disposition"] = f'inline; filename="prize-table-{proposal.pk}.pdf"'

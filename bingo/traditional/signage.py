@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -28,6 +29,7 @@ from reportlab.platypus import Flowable, Paragraph, SimpleDocTemplate, Spacer, T
 from bingo.traditional.programs import terms as program_terms
 from bingo.traditional.programs.regulation import ProgramType
 from bingo.traditional.programs.rules import PROGRAM_TYPES
+from halls import i18n
 
 QR_SIDE = 45 * mm
 _STYLES = getSampleStyleSheet()
@@ -59,7 +61,15 @@ PARAM_LABELS: Mapping[str, Any] = {
 }
 
 
-def _value(value: Any) -> str:
+MONEY_PARAMS = frozenset({"amount"})  # shown as money ("30,00 €"); the rest as proposed
+
+
+def _value(name: str, value: Any, currency: str) -> str:
+    if name in MONEY_PARAMS and isinstance(value, str | int | float):
+        try:
+            return i18n.amount(Decimal(str(value)), currency)
+        except InvalidOperation:
+            return str(value)
     if isinstance(value, str):
         return value
     if isinstance(value, list) and all(isinstance(v, str | int) for v in value):
@@ -75,10 +85,18 @@ def _qr(payload: str) -> Drawing:
     return drawing
 
 
-def _params_table(params: Mapping[str, Any]) -> Table:
+def shown_params(params: Mapping[str, Any], currency: str) -> list[tuple[str, str]]:
+    """The parameters as people read them (label, value), as the sheet and the public page show them."""
+    return [
+        (str(PARAM_LABELS.get(name, name)), _value(name, value, currency))
+        for name, value in sorted(params.items())
+    ]
+
+
+def _params_table(params: Mapping[str, Any], currency: str) -> Table:
     rows = [
-        [Paragraph(escape(str(PARAM_LABELS.get(name, name))), BODY), Paragraph(escape(_value(v)), BODY)]
-        for name, v in sorted(params.items())
+        [Paragraph(escape(label), BODY), Paragraph(escape(value), BODY)]
+        for label, value in shown_params(params, currency)
     ]
     table = Table(rows, colWidths=[70 * mm, 100 * mm], hAlign="LEFT")
     table.setStyle(
@@ -94,7 +112,14 @@ def _params_table(params: Mapping[str, Any]) -> Table:
 
 
 def prize_table_pdf(
-    *, terms: Mapping[str, Any], digest: str, url: str, venue: str, room: str, proposal: int
+    *,
+    terms: Mapping[str, Any],
+    digest: str,
+    url: str,
+    venue: str,
+    room: str,
+    proposal: int,
+    currency: str = "EUR",
 ) -> bytes:
     """The prize table of the program these `terms` put in force; `url` is the public page of the terms
     (the QR code's payload) and `digest` their digest (printed in groups of four)."""
@@ -119,7 +144,7 @@ def prize_table_pdf(
         ),
         Spacer(1, 4 * mm),
         Paragraph(escape(_("Prize terms")), H2),
-        _params_table(terms["params"]),
+        _params_table(terms["params"], currency),
         Spacer(1, 6 * mm),
         Paragraph(escape(_("Check these terms")), H2),
         Paragraph(

@@ -18,7 +18,7 @@ from bingo.traditional.programs import terms as program_terms
 from bingo.traditional.programs.regulation import ProgramType
 from bingo.traditional.programs.rules import PROGRAM_TYPES
 from bingo.traditional.services.programs import signage
-from bingo.traditional.signage import PARAM_LABELS
+from bingo.traditional.signage import shown_params
 
 
 @never_cache
@@ -40,9 +40,7 @@ def program_terms_page(request: HttpRequest, digest: str) -> HttpResponse:
     if request.GET.get("format") == "json":
         return JsonResponse(data)
     info = PROGRAM_TYPES[ProgramType(found.terms["program_type"])]
-    params = [
-        (str(PARAM_LABELS.get(name, name)), value) for name, value in sorted(found.terms["params"].items())
-    ]
+    params = shown_params(found.terms["params"], found.currency)
     return render(
         request,
         "bingo/program_terms.html",

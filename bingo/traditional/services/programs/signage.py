@@ -27,6 +27,7 @@ class Found:
     status: str  # "in_force", "scheduled", "replaced", "inactive", "proposed"
     venue: str
     room: str
+    currency: str
     versions: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -66,6 +67,7 @@ def terms_by_digest(digest: str) -> Found | None:
             status=_status(last),
             venue=last.program.room.venue.name,
             room=last.program.room.name,
+            currency=last.program.room.venue.currency,
             versions=versions,
         )
     proposal = (
@@ -88,4 +90,5 @@ def terms_by_digest(digest: str) -> Found | None:
         status="proposed",
         venue=proposal.venue.name,
         room=room.name if room else "",
+        currency=proposal.venue.currency,
     )
