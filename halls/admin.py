@@ -21,6 +21,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from halls.errors import DomainError
+from halls.foureyes import kind_named
 from halls.models import (
     AuditEntry,
     GameSession,
@@ -321,6 +322,8 @@ class ProposalAdmin(ReadOnlyAdmin):
             else gettext("Reject proposal %(pk)s") % {"pk": proposal.pk},
             "opts": self.model._meta,
             "proposal": proposal,
+            # A posted kind's approver reads the digest on the sheet on the wall: not shown here.
+            "posts_sheet": bool((kind := kind_named(proposal.kind)) and kind.posted),
             "form": form,
             "action": f"{decision}_proposal",
             "action_checkbox_name": ACTION_CHECKBOX_NAME,

@@ -17,6 +17,7 @@ How to register a kind (one call per kind, at ``ready``)::
         validate=validate_parameters,           # (venue, target, params) -> canonical params, or raises
         apply=apply_parameters,                 # (proposal, approver) -> result dict, in the approval's tx
         posted=False,                           # True: the approver must type the posted sheet's digest
+        api=True,                               # False: only its own door proposes it (not /api/proposals/)
     ))
 
 - ``validate(venue, target, params)`` runs when the change is proposed: it checks the target belongs to
@@ -70,6 +71,9 @@ class Kind:
     validate: Validator
     apply: Applier
     posted: bool = False  # its approval must carry the posted sheet's digest (``posted_digest``)
+    # Proposed through POST /api/proposals/ too; False for a change only its own door proposes (a file on
+    # the server loaded by a management command, a decision taken at the door).
+    api: bool = True
     sheet: SheetURL | None = None  # where a posted kind's sheet is printed from (the pending page links it)
 
 

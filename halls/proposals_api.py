@@ -15,7 +15,8 @@ from rest_framework.response import Response
 
 from halls import access
 from halls.api import HallAPIView, actor, valid
-from halls.errors import NotFound
+from halls.errors import InvalidInput, NotFound
+from halls.foureyes import kind_named
 from halls.models import Proposal, Role, Venue
 from halls.proposals_serializers import (
     ApprovalSerializer,
@@ -64,8 +65,9 @@ class ProposalListView(HallAPIView):
         summary="Propose a money-deciding change; a second person approves it before it applies",
         description=(
             "Needs one of the kind's roles in the venue (403 proposer_role_required). 400 unknown_kind, "
-            "bad_target, and whatever the kind's validator refuses (nothing is written). The change "
-            "expires after HALL_FOUR_EYES_EXPIRY_MINUTES."
+            "kind_not_for_api (a register file, an override: their own doors), bad_target, and whatever "
+            "the kind's validator refuses (nothing is written). The change expires after "
+            "HALL_FOUR_EYES_EXPIRY_MINUTES."
         ),
         request=ProposalCreateSerializer,
         responses={201: ProposalSerializer, **error_responses(400, 403, 404)},
@@ -76,6 +78,13 @@ class ProposalListView(HallAPIView):
         venue = access.get_for_user(
             Venue.objects.all(), request.user, *Role.values, venue_path="pk", label="venue", pk=data["venue"]
         )
+        kind = kind_named(data["kind"])
+        if kind is not None and not kind.api:
+            raise InvalidInput(
+                _("This change is proposed only through its own door, not here."),
+                code="kind_not_for_api",
+                field="kind",
+            )
         proposal = proposals.propose(
             venue=venue,
             kind=data["kind"],

@@ -6,37 +6,92 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('halls', '0014_door_role'),
+        ("halls", "0014_door_role"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Proposal',
+            name="Proposal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=60, verbose_name='kind')),
-                ('target', models.CharField(max_length=120, verbose_name='target')),
-                ('params', models.JSONField(verbose_name='change')),
-                ('digest', models.CharField(max_length=64, verbose_name='digest')),
-                ('proposed_at', models.DateTimeField(verbose_name='proposed at')),
-                ('expires_at', models.DateTimeField(verbose_name='expires at')),
-                ('status', models.CharField(choices=[('proposed', 'Proposed'), ('approved', 'Approved'), ('rejected', 'Rejected'), ('expired', 'Expired'), ('applied', 'Applied')], default='proposed', max_length=10, verbose_name='status')),
-                ('decided_at', models.DateTimeField(blank=True, null=True, verbose_name='decided at')),
-                ('reason', models.CharField(blank=True, max_length=500, verbose_name='reason')),
-                ('posted_digest', models.CharField(blank=True, max_length=64, verbose_name='posted digest')),
-                ('result', models.JSONField(blank=True, default=dict, verbose_name='result')),
-                ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL, verbose_name='decided by')),
-                ('proposed_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL, verbose_name='proposed by')),
-                ('venue', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='halls.venue', verbose_name='venue')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("kind", models.CharField(max_length=60, verbose_name="kind")),
+                ("target", models.CharField(max_length=120, verbose_name="target")),
+                ("params", models.JSONField(verbose_name="change")),
+                ("digest", models.CharField(max_length=64, verbose_name="digest")),
+                ("proposed_at", models.DateTimeField(verbose_name="proposed at")),
+                ("expires_at", models.DateTimeField(verbose_name="expires at")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("proposed", "Proposed"),
+                            ("approved", "Approved"),
+                            ("rejected", "Rejected"),
+                            ("expired", "Expired"),
+                            ("applied", "Applied"),
+                        ],
+                        default="proposed",
+                        max_length=10,
+                        verbose_name="status",
+                    ),
+                ),
+                ("decided_at", models.DateTimeField(blank=True, null=True, verbose_name="decided at")),
+                ("reason", models.CharField(blank=True, max_length=500, verbose_name="reason")),
+                ("posted_digest", models.CharField(blank=True, max_length=64, verbose_name="posted digest")),
+                ("result", models.JSONField(blank=True, default=dict, verbose_name="result")),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="decided by",
+                    ),
+                ),
+                (
+                    "proposed_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="proposed by",
+                    ),
+                ),
+                (
+                    "venue",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'four-eyes proposal',
-                'verbose_name_plural': 'four-eyes proposals',
-                'indexes': [models.Index(fields=['venue', 'status'], name='halls_propo_venue_i_5b0d9e_idx')],
-                'constraints': [models.CheckConstraint(condition=models.Q(models.Q(('decided_at__isnull', True), ('status', 'proposed')), models.Q(models.Q(('status', 'proposed'), _negated=True), ('decided_at__isnull', False)), _connector='OR'), name='proposal_decided_when_not_proposed')],
+                "verbose_name": "four-eyes proposal",
+                "verbose_name_plural": "four-eyes proposals",
+                "indexes": [models.Index(fields=["venue", "status"], name="halls_propo_venue_i_5b0d9e_idx")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("decided_at__isnull", True), ("status", "proposed")),
+                            models.Q(
+                                models.Q(("status", "proposed"), _negated=True), ("decided_at__isnull", False)
+                            ),
+                            _connector="OR",
+                        ),
+                        name="proposal_decided_when_not_proposed",
+                    )
+                ],
             },
         ),
     ]

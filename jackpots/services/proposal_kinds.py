@@ -2,8 +2,9 @@
 seed...), and a source joining or leaving a pool. Registered at ``JackpotsConfig.ready``; each applier
 calls the ordinary service (jackpots.services.pools) with the approver as the actor.
 
-Targets: ``pool-level:<id>`` (params: level, changes, authorisation_ref), ``pool:<id>`` (params: pool,
-source_type, source_id, venue / pool, member).
+A network pool's change is applied only by an approver who is operator of every venue of the network (as
+its doors always asked). Targets: ``pool-level:<id>`` (params: level, changes, authorisation_ref),
+``pool:<id>`` (params: pool, source_type, source_id, venue / pool, member).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from halls.errors import InvalidInput, NotFound
+from halls import access
+from halls.errors import InvalidInput, NotFound, PermissionDenied
 from halls.foureyes import Kind, param_id, register_kind
 from halls.models import Proposal, Role, Venue
 from jackpots.models import Pool, PoolLevel, PoolMember, SourceType
@@ -35,6 +37,18 @@ def pool_of_venue(venue: Venue, pool_id: int) -> Pool:
             _("No pool with pk=%(pool_id)s in this venue.") % {"pool_id": pool_id}, code="unknown_pool"
         )
     return pool
+
+
+def _require_network_operator(pool: Pool, approver: User) -> None:
+    """A network pool changes only by an operator of every venue of its network (as its doors ask): the
+    approver, who applies the change, must be one."""
+    if pool.network_id is None:
+        return
+    venue_ids = Venue.objects.filter(networks=pool.network_id).values_list("pk", flat=True)
+    if any(Role.OPERATOR not in access.write_roles_in(approver, v) for v in venue_ids):
+        raise PermissionDenied(
+            _("A network pool is changed by an operator of every venue of the network."), code="role_required"
+        )
 
 
 def _validate_parameters(venue: Venue, target: str, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -56,6 +70,7 @@ def _validate_parameters(venue: Venue, target: str, params: Mapping[str, Any]) -
 
 def _apply_parameters(proposal: Proposal, approver: User) -> dict[str, Any]:
     level = PoolLevel.objects.get(pk=proposal.params["level"])
+    _require_network_operator(Pool.objects.get(pk=level.pool_id), approver)
     change = pools.change_parameters(
         level=level,
         changes=dict(proposal.params["changes"]),
@@ -92,8 +107,10 @@ def _validate_member_add(venue: Venue, target: str, params: Mapping[str, Any]) -
 
 def _apply_member_add(proposal: Proposal, approver: User) -> dict[str, Any]:
     params = proposal.params
+    pool = Pool.objects.get(pk=params["pool"])
+    _require_network_operator(pool, approver)
     member = pools.add_source_member(
-        pool=Pool.objects.get(pk=params["pool"]),
+        pool=pool,
         source_type=params["source_type"],
         source_id=params["source_id"],
         venue=Venue.objects.get(pk=params["venue"]),
@@ -114,6 +131,7 @@ def _validate_member_remove(venue: Venue, target: str, params: Mapping[str, Any]
 
 def _apply_member_remove(proposal: Proposal, approver: User) -> dict[str, Any]:
     pool = Pool.objects.get(pk=proposal.params["pool"])
+    _require_network_operator(pool, approver)
     member = PoolMember.objects.filter(
         pool=pool, pk=proposal.params["member"], removed_at__isnull=True
     ).first()

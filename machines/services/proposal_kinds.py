@@ -38,10 +38,8 @@ def _validate_leave(venue: Venue, target: str, params: Mapping[str, Any]) -> dic
         group_id=checked["group"], machine_id=checked["machine"], left_at__isnull=True
     ).exists():
         machine = Machine.objects.get(pk=checked["machine"])
-        raise NotFound(
-            _("Machine %(asset_number)s is not linked to this group.") % {"asset_number": machine.asset_number},
-            code="not_linked",
-        )
+        text = _("Machine %(asset_number)s is not linked to this group.")
+        raise NotFound(text % {"asset_number": machine.asset_number}, code="not_linked")
     return checked
 
 

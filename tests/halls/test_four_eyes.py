@@ -5,7 +5,7 @@ with a kind registered here (renaming a room)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -20,6 +20,7 @@ from halls.models import AuditEntry, Proposal, ProposalStatus, Role, Room, Venue
 from halls.services import proposals
 from tests.api_support import api_client, refused
 from tests.conftest import make_user
+from tests.threads import in_threads
 
 pytestmark = pytest.mark.django_db
 
@@ -271,3 +272,34 @@ def test_the_page_lists_and_decides(venue: Venue, room: Room, alice: User, bob: 
     client.post("/proposals/", {"proposal": proposal.pk, "decision": "approve", "password": "pw-bob"})
     proposal.refresh_from_db()
     assert proposal.status == ProposalStatus.APPLIED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_approvers_at_once_apply_the_change_once(
+    venue: Venue, room: Room, alice: User, bob: User
+) -> None:
+    carla = make_user("carla", venue, Role.OPERATOR)
+    proposal = _propose(venue, room, alice, name="Sala Única")
+
+    def approver(who: User) -> Callable[[], Any]:
+        return lambda: proposals.approve(proposal=proposal, approver=who, password=f"pw-{who.username}")
+
+    errors = in_threads([approver(bob), approver(carla)])
+    assert [getattr(e, "code", e) for e in errors] == ["already_decided"]
+    assert AuditEntry.objects.filter(action="foureyes.approved", object_id=str(proposal.pk)).count() == 1
+    room.refresh_from_db()
+    assert room.name == "Sala Única"
+
+
+def test_the_admin_shows_no_digest_of_a_posted_kind(venue: Venue, room: Room, alice: User, bob: User) -> None:
+    bob.is_staff = True
+    bob.save()
+    bob.user_permissions.add(Permission.objects.get(codename="view_proposal"))
+    client = Client()
+    client.force_login(bob)
+    for kind, shown in (("test.room_name", True), ("test.room_sheet", False)):
+        proposal = _propose(venue, room, alice, kind=kind)
+        asked = client.post(
+            "/admin/halls/proposal/", {"action": "approve_proposal", "_selected_action": [proposal.pk]}
+        )
+        assert (proposal.digest in asked.content.decode()) is shown  # the sheet on the wall says it

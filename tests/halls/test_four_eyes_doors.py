@@ -21,7 +21,7 @@ from halls.models import AuditEntry, Proposal, Role, Venue
 from jackpots.models import Pool, PoolLevel, PoolMember
 from machines.models import LinkMember, Machine
 from machines.services import links
-from tests.api_support import api_client
+from tests.api_support import api_client, refused
 from tests.conftest import make_user
 from tests.door.register_support import people, register_file
 from tests.four_eyes_support import admin_approve
@@ -159,3 +159,14 @@ def test_a_register_file_loads_when_a_second_operator_approves(tmp_path: Path) -
         status_code=202, json=lambda: {"proposal": {"id": proposal.pk, "status": "proposed"}}
     )
     _through_admin(house, answer, lambda: not loaded(), loaded)
+
+
+def test_a_register_file_or_an_override_is_not_proposed_through_the_api(tmp_path: Path) -> None:
+    house = Casino("ML")
+    path = tmp_path / "rgiaj-1.csv"
+    path.write_bytes(register_file(people(90_000_000, 3)))
+    api = api_client(house.operator)
+    for kind, params in (("door.register_load", {"path": str(path)}), ("door.override", {"visit": 1})):
+        body = {"venue": house.venue.pk, "kind": kind, "target": "x", "params": params}
+        refused(api.post("/api/proposals/", body, format="json"), 400, "kind_not_for_api")
+    assert not Proposal.objects.exists()

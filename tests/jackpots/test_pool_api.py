@@ -24,6 +24,7 @@ from jackpots.sources import PoolSource
 from jackpots.tables.models import CasinoTable
 from jackpots.tables.services import tables
 from tests.api_support import api_client as client_for
+from tests.conftest import make_user
 from tests.four_eyes_support import applied, approve
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
@@ -207,6 +208,19 @@ def test_network_pools_need_an_operator_of_every_venue(db: None) -> None:
     assert created.status_code == 201, created.content
     viewer = client_for(staff("viewer", b, Role.CASHIER))
     assert [p["code"] for p in viewer.get("/api/pools/").json()] == ["API-1"]
+
+    # Its parameters: proposed by the operator of every venue; applied only by an approver who is one too.
+    pool = Pool.objects.get(code="API-1")
+    level = PoolLevel.objects.get(pool=pool)
+    change = {"changes": {"contribution_rate": "0.4"}, "authorisation_ref": "AUT-N"}
+    proposed = half.post(f"/api/pools/{pool.pk}/levels/{level.pk}/parameters/", change, format="json")
+    only_a = make_user("only-a", a, Role.OPERATOR)
+    error(approve(proposed, only_a), 403, "role_required")  # the generic door keeps the network's rule
+    both = make_user("both", a, Role.OPERATOR)
+    StaffRole.objects.create(user=both, venue=b, role=Role.OPERATOR)
+    assert applied(proposed, both)["status"] == "applied"
+    level.refresh_from_db()
+    assert level.contribution_rate == Decimal("0.4")
 
 
 def test_members_add_and_remove(

@@ -111,6 +111,7 @@ def register() -> None:
             (Role.OPERATOR,),
             _validate_load,
             _apply_load,
+            api=False,  # a file on the server: proposed by `manage.py load_register` only
         )
     )
     register_kind(
@@ -120,5 +121,6 @@ def register() -> None:
             (Role.OPERATOR, Role.DOOR),
             _validate_override,
             _apply_override,
+            api=False,
         )
     )
