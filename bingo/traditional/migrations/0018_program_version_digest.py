@@ -4,20 +4,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('bingo', '0017_payables_name_their_room'),
+        ("bingo", "0017_payables_name_their_room"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='prizeprogramversion',
-            name='digest',
-            field=models.CharField(blank=True, db_index=True, default='', max_length=64, verbose_name='digest'),
+            model_name="prizeprogramversion",
+            name="digest",
+            field=models.CharField(
+                blank=True, db_index=True, default="", max_length=64, verbose_name="digest"
+            ),
         ),
         migrations.AddField(
-            model_name='prizeprogramversion',
-            name='terms',
-            field=models.JSONField(blank=True, default=dict, verbose_name='terms'),
+            model_name="prizeprogramversion",
+            name="terms",
+            field=models.JSONField(blank=True, default=dict, verbose_name="terms"),
         ),
     ]
