@@ -336,3 +336,40 @@ def test_the_proposals_page_links_the_sheet_to_post(operator_api, second_operato
     assert f'href="/api/program-proposals/{proposal["id"]}/signage.pdf"' in page
     sheet = client.get(f"/api/program-proposals/{proposal['id']}/signage.pdf")
     assert sheet.status_code == 200 and sheet.content.startswith(b"%PDF")
+
+
+def test_the_admin_approves_a_void_and_refuses_the_proposer(caller_api, caller, second_caller, drawing):
+    from tests.four_eyes_support import admin_approve
+
+    answer = caller_api.post(f"/api/games/{drawing.pk}/void/", {"reason": "the reader failed"}, format="json")
+    proposal = answer.json()["proposal"]
+    before = writes()
+    own = admin_approve(proposal["id"], caller)
+    assert own.status_code == 200 and "second person" in own.content.decode()
+    assert writes() == before
+    drawing.refresh_from_db()
+    assert drawing.state == GameState.DRAWING
+    assert admin_approve(proposal["id"], second_caller).status_code == 302
+    drawing.refresh_from_db()
+    assert drawing.state == GameState.VOID
+
+
+def test_the_admin_approves_a_new_prize_table_of_an_electronic_speciality(
+    operator_api, operator, second_operator, venue
+):
+    from bingo.electronic.models import SpecialityVersion
+    from tests.bingo.electronic.support import RULES_90, make_speciality
+    from tests.four_eyes_support import admin_approve
+
+    speciality = make_speciality(venue, operator)
+    answer = operator_api.post(
+        f"/api/electronic/specialities/{speciality.pk}/versions/",
+        {"rules": {**RULES_90, "card_price": "1.00"}, "authorisation_ref": "AUT-2"},
+        format="json",
+    )
+    assert answer.status_code == 202, answer.content
+    assert SpecialityVersion.objects.filter(speciality=speciality).count() == 1
+    wrong = admin_approve(answer.json()["proposal"]["id"], second_operator, password="nope")
+    assert wrong.status_code == 200 and SpecialityVersion.objects.filter(speciality=speciality).count() == 1
+    assert admin_approve(answer.json()["proposal"]["id"], second_operator).status_code == 302
+    assert SpecialityVersion.objects.filter(speciality=speciality).count() == 2
