@@ -189,6 +189,8 @@ async def test_a_correction_that_undoes_a_claimed_line_shows_everywhere(
     await page.click("#correct-submit")
     # Four eyes: after a claim the correction is proposed; a second caller approves it.
     await expect(page.locator("#correct-msg")).to_contain_text("a second person approves it")
+    proposal = await call(Proposal.objects.get, kind="ball.correct", target=f"game:{game.pk}")
+    await expect(page.locator("#correct-msg")).to_contain_text(f"Proposal no. {proposal.pk}:")
     assert await call(BallCorrection.objects.filter(game=game).count) == 0
     await call(approve_the_correction, game)
     await expect(page.locator("#correction-notice")).to_have_text(f"Ball corrected: {row[0]} → {spare}")

@@ -1183,7 +1183,7 @@
         $("void-message").value = "";
         $("void-box").open = false;
         // Four eyes: the void is proposed; a second person approves it with their own password.
-        return after($("game-msg"), proposedText(response.data))(response);
+        return after($("game-msg"), proposedText(response.data.proposal))(response);
       }, failed($("game-msg")));
     });
 
@@ -1240,7 +1240,7 @@
       ui.busy($("correct-submit"), function () { return api.post(gameUrl("corrections"), body); })
         .then(function (response) {
           var c = response.data;
-          ui.report(box, response.status === 202 ? proposedText(c) : say(gettext("Ball %(ordinal)s corrected: %(old)s → %(new)s."),
+          ui.report(box, response.status === 202 ? proposedText(c.proposal) : say(gettext("Ball %(ordinal)s corrected: %(old)s → %(new)s."),
             {ordinal: c.ordinal, old: c.old, "new": c.new}), "ok");
           $("correct-number").value = "";
           $("correct-reason").value = "";
