@@ -36,7 +36,8 @@ from halls.models import (
     StaffRole,
     Venue,
 )
-from halls.services import proposals, venues, voice
+from halls.services import proposals, voice
+from halls.services.venues import PRIZE_SETTINGS_KIND
 from halls.services.verify import verify_audit
 
 
@@ -115,22 +116,35 @@ class VenueAdmin(admin.ModelAdmin[Any]):
         return [own, *super().get_urls()]
 
     def prize_settings_view(self, request: HttpRequest, venue_id: int) -> HttpResponse:
-        """The Line and Bingo percentages and the hall category, changed through their service: refused
-        (the form says why, nothing written) while a game of the venue is in play."""
+        """The Line and Bingo percentages and the hall category: proposed here (four eyes, kind
+        ``venue.prize_settings``), changed through their service when a second operator approves it
+        (refused at the approval while a game of the venue is in play); a bad form writes nothing."""
         venue = get_object_or_404(Venue, pk=venue_id)
         if not self.has_change_permission(request, venue):
             raise PermissionDenied
         if request.method == "POST":
             form = PrizeSettingsForm(request.POST)
             if form.is_valid():
+                data = form.cleaned_data
                 try:
-                    venues.change_prize_settings(
-                        venue=venue, actor=cast(User, request.user), **form.cleaned_data
+                    proposal = proposals.propose(
+                        venue=venue,
+                        kind=PRIZE_SETTINGS_KIND,
+                        target=f"venue:{venue.pk}",
+                        params={name: str(value) for name, value in data.items() if value is not None},
+                        actor=cast(User, request.user),
                     )
                 except DomainError as exc:
                     form.add_error(None, exc.message)
                 else:
-                    self.message_user(request, gettext("The prize settings of %s changed.") % venue.name)
+                    self.message_user(
+                        request,
+                        gettext(
+                            "The change of the prize settings of %(venue)s is proposed (no. %(id)s): a "
+                            "second operator approves it with their own password."
+                        )
+                        % {"venue": venue.name, "id": proposal.pk},
+                    )
                     return redirect("admin:halls_venue_change", venue.pk)
         else:
             form = PrizeSettingsForm(initial={name: getattr(venue, name) for name in self.PRIZE_SETTINGS})
@@ -240,7 +254,7 @@ class DecisionForm(forms.Form):
         label=_("Second person (if not you)"), required=False, max_length=150, strip=True
     )
     password = forms.CharField(label=_("Their password"), widget=forms.PasswordInput, strip=False)
-    posted_digest = forms.CharField(label=_("Digest on the posted sheet"), required=False, max_length=64)
+    posted_digest = forms.CharField(label=_("Digest on the posted sheet"), required=False, max_length=300)
     reason = forms.CharField(label=_("Why (a rejection)"), required=False, max_length=500)
 
 

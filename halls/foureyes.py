@@ -30,7 +30,9 @@ How to register a kind (one call per kind, at ``ready``)::
   DomainError it raises refuses the approval and rolls everything back (the proposal stays proposed).
 - ``posted=True`` marks a change shown on a sheet posted on the hall's wall (a prize program's table):
   its approval must carry the digest printed on the sheet (``posted_digest``), equal to the proposal's.
-  Any kind accepts an optional ``posted_digest`` and refuses one that differs.
+  Any kind accepts an optional ``posted_digest`` and refuses one that differs. The approver may type it
+  as printed (groups of four, any case) or scan the sheet's QR code (a URL ending in the digest):
+  ``posted_digest_of`` reads both. ``sheet(proposal)`` gives the URL the sheet is printed from.
 
 ``params`` never holds personal data: ids, amounts, rates, names of things, digests of files.
 """
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -56,6 +59,8 @@ if TYPE_CHECKING:
 Validator = Callable[["Venue", str, Mapping[str, Any]], dict[str, Any]]
 # (proposal, approver) -> what was done (ids, counts), kept on the proposal; runs in the approval's tx.
 Applier = Callable[["Proposal", "User"], dict[str, Any]]
+# (proposal) -> the URL of the sheet to post (a posted kind's printable document), shown with the proposal.
+SheetURL = Callable[["Proposal"], str]
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,7 @@ class Kind:
     # Proposed through POST /api/proposals/ too; False for a change only its own door proposes (a file on
     # the server loaded by a management command, a decision taken at the door).
     api: bool = True
+    sheet: SheetURL | None = None  # where a posted kind's sheet is printed from (the pending page links it)
 
 
 _kinds: dict[str, Kind] = {}
@@ -90,6 +96,15 @@ def kinds() -> list[Kind]:
 def canonical_params(params: Mapping[str, Any]) -> bytes:
     """The params as the digest reads them: JSON, keys sorted, no spaces, UTF-8."""
     return json.dumps(params, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def posted_digest_of(text: str) -> str:
+    """A digest as the approver typed or scanned it from the posted sheet, in its stored form: the sheet
+    prints it in groups of four ("3F2A 9C10 …", any case, spaces or dashes) and its QR code holds a URL
+    ending in it; anything else is kept as typed (lower case), and so differs."""
+    value = re.sub(r"[\s\-]", "", str(text or "")).lower()
+    found = re.search(r"(?:^|/)([0-9a-f]{64})/?(?:[?#].*)?$", value)
+    return found.group(1) if found else value
 
 
 def params_digest(params: Mapping[str, Any]) -> str:

@@ -89,6 +89,7 @@ def proposals_page(request: HttpRequest) -> HttpResponse:
         proposal.kind_label = _label(proposal)  # type: ignore[attr-defined]
         kind = kind_named(proposal.kind)
         proposal.posts_sheet = bool(kind and kind.posted)  # type: ignore[attr-defined]
+        proposal.sheet_url = kind.sheet(proposal) if kind and kind.sheet else ""  # type: ignore[attr-defined]
         proposal.may_decide = access.may_write(  # type: ignore[attr-defined]
             request.user, proposal.venue_id, *(kind.roles if kind else (Role.OPERATOR,))
         )

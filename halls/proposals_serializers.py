@@ -62,11 +62,14 @@ class DecisionSerializer(serializers.Serializer[Any]):
 
 class ApprovalSerializer(DecisionSerializer):
     posted_digest = serializers.CharField(
-        max_length=64,
+        max_length=300,
         required=False,
         default="",
         allow_blank=True,
-        help_text="The digest printed on the posted sheet (required by the kinds that post one).",
+        help_text=(
+            "The digest printed on the posted sheet (required by the kinds that post one): as printed, in "
+            'groups of four ("3F2A 9C10 …"), or the URL its QR code holds.'
+        ),
     )
 
 

@@ -68,3 +68,19 @@ def admin_approve(proposal_id: int, approver: User, password: str | None = None)
         "password": password if password is not None else f"pw-{approver.username}",
     }
     return client.post("/admin/halls/proposal/", body)
+
+
+def approved(answer: Any, approver: User | None = None) -> Proposal:
+    """The proposal a door answered (202) approved through the service by the venue's second operator,
+    with the digest of the posted sheet (the prize programs' kinds require it); returns it, applied."""
+    assert answer.status_code == 202, answer.content
+    proposal = Proposal.objects.select_related("venue").get(pk=answer.json()["proposal"]["id"])
+    approver = approver or second_operator(proposal.venue_id)
+    done = proposals.approve(
+        proposal=proposal,
+        approver=approver,
+        password=f"pw-{approver.get_username()}",
+        posted_digest=proposal.digest,
+    )
+    assert done.status == "applied"
+    return done

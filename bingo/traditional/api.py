@@ -57,8 +57,8 @@ from bingo.traditional.serializers import (
 from bingo.traditional.services import (
     claims,
     console,
-    corrections,
     draw,
+    four_eyes,
     games,
     readmodels,
     sales,
@@ -67,8 +67,11 @@ from bingo.traditional.services import (
 )
 from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
-from halls.models import Role, Room, Venue
+from halls.models import Proposal, Role, Room, Venue
+from halls.proposals_api import proposed
+from halls.proposals_serializers import ProposalSerializer
 from halls.serializers import error_responses
+from halls.services import proposals
 
 # --- Lookups (all through halls.access) -----------------------------------------------------------------
 
@@ -377,18 +380,28 @@ def game_step(step: GameStep, name: str, summary: str) -> type[HallAPIView]:
 class GameVoidView(HallAPIView):
     @extend_schema(
         operation_id="games_void",
-        summary="Void a live game, with a reason (caller)",
+        summary="Propose voiding a live game, with a reason (caller; a second person approves)",
+        description=(
+            "Caller. Four eyes: answers 202 with the proposal (kind game.void); the game is voided when a "
+            "second caller or operator approves it with their own password (POST "
+            "/api/proposals/{id}/approve/). 400 reason_required, message_too_long; 409 wrong_state for a "
+            "closed or void game (nothing written)."
+        ),
         request=VoidSerializer,
-        responses={200: GameViewSerializer, **error_responses(400, 403, 404, 409)},
+        responses={202: ProposalSerializer, **error_responses(400, 403, 404, 409)},
         tags=["games"],
     )
     def post(self, request: Request, game_id: int) -> Response:
         game = _game(request, game_id, Role.CALLER)
         data = valid(VoidSerializer, request.data)
-        voided = games.void_game(
-            game=game, actor=actor(request), reason=data["reason"], public_message=data["public_message"]
+        proposal = proposals.propose(
+            venue=game.room.venue,
+            kind=four_eyes.GAME_VOID,
+            target=four_eyes.target_of("game", game.pk),
+            params={"reason": data["reason"], "public_message": data["public_message"]},
+            actor=actor(request),
         )
-        return Response(_game_view(voided))
+        return proposed(proposal)
 
 
 class SoldCardsView(HallAPIView):
@@ -530,27 +543,35 @@ class BallsView(HallAPIView):
 class BallCorrectionView(HallAPIView):
     @extend_schema(
         operation_id="games_balls_correct",
-        summary="Correct a mis-keyed ball (caller, manual games)",
+        summary="Correct a mis-keyed ball (caller, manual games); after a claim, a second person approves",
         description=(
             "The ball keeps its ordinal and time and takes the new number; the old one is kept with who, "
-            "when and why. Completions, unclaimed winners and unpaid claims are computed again. 400 "
+            "when and why. Completions, unclaimed winners and unpaid claims are computed again. Four eyes: "
+            "once a claim was made in the game the correction is proposed instead (202 with the proposal, "
+            "kind ball.correct) and made when a second caller or operator approves it. 400 "
             "ball_out_of_range, same_number, reason_required; 404 unknown_ball; 409 ball_already_drawn, "
             "claim_confirmed, wrong_state, rng_game."
         ),
         request=BallCorrectionRequestSerializer,
-        responses={201: BallCorrectionSerializer, **error_responses(400, 403, 404, 409)},
+        responses={
+            201: BallCorrectionSerializer,
+            202: ProposalSerializer,
+            **error_responses(400, 403, 404, 409),
+        },
         tags=["draw"],
     )
     def post(self, request: Request, game_id: int) -> Response:
         game = _game(request, game_id, Role.CALLER)
         data = valid(BallCorrectionRequestSerializer, request.data)
-        correction = corrections.correct_ball(
+        correction = four_eyes.request_correction(
             game=game,
             ordinal=data["ordinal"],
             number=data["number"],
             reason=data["reason"],
             actor=actor(request),
         )
+        if isinstance(correction, Proposal):
+            return proposed(correction)
         body = readmodels.correction_view(correction)
         return Response(BallCorrectionSerializer(body).data, status=status.HTTP_201_CREATED)
 

@@ -29,7 +29,7 @@ from django.utils.translation import gettext as _
 from halls import access
 from halls.actors import actor_label
 from halls.errors import Conflict, InvalidInput, PermissionDenied
-from halls.foureyes import Kind, kind_named, params_digest
+from halls.foureyes import Kind, kind_named, params_digest, posted_digest_of
 from halls.models import Proposal, ProposalStatus, Role, Venue
 from halls.services import audit, locks
 from halls.throttling import locked_out_message
@@ -153,7 +153,7 @@ def approve(
     a wrong password, an approver without the kind's role, a posted digest that differs (or is missing
     where the kind posts a sheet), and whatever the kind's applier refuses."""
     spec = _kind(proposal.kind)
-    posted = str(posted_digest or "").strip().lower()
+    posted = posted_digest_of(posted_digest)
     with transaction.atomic():
         proposal = locks.lock_proposal(proposal.pk)
         now = timezone.now()
