@@ -11,10 +11,13 @@ class ElectronicConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from bingo.draws import rooms
         from bingo.electronic import tasks
-        from bingo.electronic.services import games
+        from bingo.electronic.services import commitments, games
 
         games.register_draw_enqueuer(tasks.enqueue_draw)
+        commitments.register_reveal_enqueuer(tasks.enqueue_reveal)
+        rooms.register(commitments.ROOM, commitments.DrawReader())  # its public reveal page (bingo.draws)
         _register_screen()
 
 
