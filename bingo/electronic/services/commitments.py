@@ -74,10 +74,17 @@ def sold(ids: npt.NDArray[np.int64], cells: npt.NDArray[np.uint8]) -> Iterator[t
 def close(
     game: ElectronicGame, ids: npt.NDArray[np.int64], cells: npt.NDArray[np.uint8], actor: Actor
 ) -> DrawCommitment | None:
-    """Fix the sales digest of a committed game (the game locked, its sold set final); None if uncommitted."""
+    """Fix the sales digest of a committed game (the game locked, its sold set final); None if uncommitted.
+    Its audit entry is the caller's (`audit_close`), after the pools' locks."""
     if committed(game.pk) is None:
         return None
-    return draws.close_sales(room=ROOM, game_ref=ref(game.pk), cards=sold(ids, cells), actor=actor)
+    cards = sold(ids, cells)
+    return draws.close_sales(room=ROOM, game_ref=ref(game.pk), cards=cards, actor=actor, audited=False)
+
+
+def audit_close(row: DrawCommitment | None, actor: Actor) -> None:
+    if row is not None:
+        draws.audit_sales_closed(row=row, actor=actor)
 
 
 def ball(game: ElectronicGame, ordinal: int) -> int | None:
@@ -144,7 +151,7 @@ def reveal_due() -> list[int]:
     return done
 
 
-# --- what bingo.draws reads of the room (its public page, its checks) ----------------------------------------
+# --- what bingo.draws reads of the room (its public page, its checks) ---------------------------------
 
 
 class DrawReader:
@@ -172,7 +179,10 @@ class DrawReader:
         game = self._game(game_ref)
         if game is None:
             return game_ref
-        return _("%(speciality)s, game %(number)s") % {"speciality": game.speciality.name, "number": game.number}
+        return _("%(speciality)s, game %(number)s") % {
+            "speciality": game.speciality.name,
+            "number": game.number,
+        }
 
     def venue_id(self, game_ref: str) -> int | None:
         game = self._game(game_ref)

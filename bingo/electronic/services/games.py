@@ -202,7 +202,11 @@ def _start_locked(speciality: Speciality, now: datetime, actor: Actor) -> Electr
     # The draw committed before the first card is sold: its commitment goes out with the opening.
     draw = commitments.commit(game, rules, actor)
     opened = EGameSalesOpened(**estep(game), sales_close_at=game.sales_close_at, card_price=rules.card_price)
-    data = {"version": version.number, "session": session.pk, "sales_close_at": game.sales_close_at.isoformat()}
+    data = {
+        "version": version.number,
+        "session": session.pk,
+        "sales_close_at": game.sales_close_at.isoformat(),
+    }
     if draw is not None:
         opened["commitment"] = data["commitment"] = draw.commitment
     record(game, actor, EventType.EGAME_SALES_OPENED, data, opened)
@@ -246,6 +250,7 @@ def _close_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
         game.state = EGameState.CLOSED
         game.closed_at = now
         game.save()
+        commitments.audit_close(draw, actor)
         _announce_close(game, rules, terms, {}, None, actor, digest)
         record(
             game, actor, EventType.EGAME_CLOSED, {"balls": 0}, EGameClosed(**estep(game), balls=0, prizes=[])
@@ -254,6 +259,7 @@ def _close_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
             commitments.reveal_after_commit(game)
         return game
     amounts = _fund_pools(game, rules, actor)
+    commitments.audit_close(draw, actor)  # the draw's close in the chain, after the pools' locks
     golden = None
     if any(p.type is PrizeType.GOLDEN_BALL for p in rules.prizes):
         golden = _pick(game, "golden", range(1, rules.layout.max_number + 1))

@@ -42,7 +42,8 @@ def enqueue_reveal(game_id: int) -> None:
 @shared_task(ignore_result=True)
 def tick_network_games() -> int:
     """Beat, every few seconds: close the sales of network games at their deadline, enqueue again the draw
-    steps, decisions and reveals that were lost (the central), apply the central's entries a hall still holds."""
+    steps, decisions and reveals that were lost (the central), apply the central's entries a hall still
+    holds."""
     done = len(central.close_due_sales()) + len(central.reap_stalled()) + len(central.reveal_due_draws())
     stalled = venue.stalled_halls()
     if stalled:

@@ -24,7 +24,6 @@ from bingo import cardgen
 from bingo import claims as claim_rules
 from bingo.cards import CardGrid
 from bingo.network.simultaneous import rules
-from bingo.network.simultaneous.services import commitments
 from bingo.network.simultaneous.models import (
     Allocation,
     ClaimStatus,
@@ -37,6 +36,7 @@ from bingo.network.simultaneous.models import (
     Reconciliation,
     ReportedSale,
 )
+from bingo.network.simultaneous.services import commitments
 from bingo.network.simultaneous.services.locks import lock_network_game, share_network_game
 from bingo.prizes import prize_from_sales, split_equally
 from bingo.traditional.labels import verdict_text
@@ -459,8 +459,9 @@ def _schedule_ball(game: NetworkGame, *, first: bool = False) -> None:
 
 
 def draw_ball(*, game_id: int, ordinal: int) -> NetworkBall | None:
-    """Draw ball `ordinal` (the committed seed's, else the CSPRNG's) and stream it to every hall; a no-op when that step is done, the
-    draw is not on or a claim waits for its decision (a retried or duplicated task writes nothing)."""
+    """Draw ball `ordinal` (the committed seed's, else the CSPRNG's) and stream it to every hall; a no-op
+    when that step is done, the draw is not on or a claim waits for its decision (a retried or duplicated
+    task writes nothing)."""
     with transaction.atomic():
         game = lock_network_game(game_id)
         if game.state != NetworkGameState.DRAWING or game.balls_drawn + 1 != ordinal:

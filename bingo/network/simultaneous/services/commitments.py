@@ -39,7 +39,9 @@ from halls.services import audit
 
 log = logging.getLogger("hall.simultaneous")
 
-ROOM = "simultaneous"  # the room's name in bingo.draws: the game's id in the sales text is "simultaneous-<code>"
+ROOM = (
+    "simultaneous"  # the room's name in bingo.draws: the game's id in the sales text is "simultaneous-<code>"
+)
 MAX_BALL = 90
 ACTOR = "draw"
 
@@ -54,7 +56,9 @@ def committed(game: NetworkGame) -> DrawCommitment | None:
 
 def _audit(game: NetworkGame, actor: Actor, action: str, data: dict[str, Any], venues: Iterable[int]) -> None:
     for venue_id in venues:
-        audit.record(venue_id=venue_id, actor=actor, action=action, obj=game, data={"game": game.code, **data})
+        audit.record(
+            venue_id=venue_id, actor=actor, action=action, obj=game, data={"game": game.code, **data}
+        )
 
 
 def commit(game: NetworkGame, venues: Iterable[int], actor: Actor) -> DrawCommitment | None:
@@ -154,7 +158,12 @@ def reveal(game_id: int, venues: Callable[[NetworkGame], list[int]], *, actor: A
         if row is None or row.seed or not row.sales_digest:
             return False
         row = draws.reveal(room=ROOM, game_ref=game.code, actor=actor)
-        data = {"room": ROOM, "seed": row.seed, "commitment": row.commitment, "sales_digest": row.sales_digest}
+        data = {
+            "room": ROOM,
+            "seed": row.seed,
+            "commitment": row.commitment,
+            "sales_digest": row.sales_digest,
+        }
         _audit(game, actor, "simultaneous.draw_revealed", data, venues(game))
         # The stream entry after every audit entry (halls.locks: AUDIT_HEAD before STREAM).
         streams.append(

@@ -206,7 +206,10 @@ def _allocated(venue_id: int, stream: str, payload: dict[str, Any]) -> None:
 def _sales_opened(hall_game: HallGame, payload: dict[str, Any]) -> None:
     hall_game.central_open = True
     if payload.get("commitment"):  # the central's draw, committed before any card is sold (issue 28)
-        hall_game.announcement = {**hall_game.announcement, "draw": {"commitment": str(payload["commitment"])}}
+        hall_game.announcement = {
+            **hall_game.announcement,
+            "draw": {"commitment": str(payload["commitment"])},
+        }
     hall_game.save(update_fields=["central_open", "announcement"])
     _open_if_ready(hall_game)
 
@@ -364,7 +367,10 @@ def _draw_revealed(hall_game: HallGame, payload: dict[str, Any]) -> None:
         verdict = {"verified": found.verified, "reason": found.reason, "text": str(found)}
     except ValueError as exc:  # a seed or digest that is not 64 hex digits
         verdict = {"verified": False, "reason": "unreadable", "text": str(exc)}
-    hall_game.announcement = {**hall_game.announcement, "draw": {**shown, "seed": seed_text, "verification": verdict}}
+    hall_game.announcement = {
+        **hall_game.announcement,
+        "draw": {**shown, "seed": seed_text, "verification": verdict},
+    }
     hall_game.save(update_fields=["announcement"])
     audit.record(
         venue_id=hall_game.venue_id,
