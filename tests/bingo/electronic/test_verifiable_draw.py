@@ -291,7 +291,6 @@ def test_any_sales_any_seed_the_balls_are_the_revealed_seeds_order(
     reader = rooms.reader("electronic")
     sales = draws.sales_of(revealed, reader.sales(str(game.pk)))
     assert verifiable.check_sales(sales, revealed.sales_digest) is None
-    found = verifiable.verify(
-        bytes.fromhex(revealed.seed), revealed.commitment, revealed.sales_digest, reader.balls(str(game.pk)), 90
-    )
+    seed, balls = bytes.fromhex(revealed.seed), reader.balls(str(game.pk))
+    found = verifiable.verify(seed, revealed.commitment, revealed.sales_digest, balls, 90)
     assert found.verified, str(found)
