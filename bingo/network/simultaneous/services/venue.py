@@ -375,7 +375,7 @@ def _draw_revealed(hall_game: HallGame, payload: dict[str, Any]) -> None:
     audit.record(
         venue_id=hall_game.venue_id,
         actor=CENTRAL,
-        action="simultaneous.draw_revealed",
+        action="simultaneous.draw_checked",
         obj=hall_game,
         data={"game": hall_game.code, "seed": seed_text, "balls": len(hall_game.balls), **verdict},
     )
