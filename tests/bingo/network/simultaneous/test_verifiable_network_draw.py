@@ -96,9 +96,11 @@ def test_the_network_draw_is_committed_digested_drawn_revealed_and_verified_in_e
             assert shown["sales_digest"] == row.sales_digest and shown["cards"] == 11
         balls = list(draw(game, 90))
         order = verifiable.balls
-        with override_settings(HALL_SIMULTANEOUS_CLAIM_SECONDS=0):
-            with django_capture_on_commit_callbacks(execute=True):
-                central.decide(game=game, actor=net.boss)
+        with (
+            override_settings(HALL_SIMULTANEOUS_CLAIM_SECONDS=0),
+            django_capture_on_commit_callbacks(execute=True),
+        ):
+            central.decide(game=game, actor=net.boss)
         game.refresh_from_db()
         assert game.state == NetworkGameState.CLOSED and asked == [game.pk]
         assert central.reveal_draw(game_id=game.pk)
@@ -118,9 +120,10 @@ def test_the_network_draw_is_committed_digested_drawn_revealed_and_verified_in_e
     assert verifiable.sales_digest(read) == row.sales_digest
     sales_file = tmp_path / "sales.json"
     sales_file.write_text(json.dumps(verifiable.sales_to_json(read)), encoding="utf-8")
+    command = [sys.executable, str(VERIFIER), "--seed", row.seed, "--commitment", row.commitment]
+    command += ["--sales", str(sales_file), "--balls", ",".join(map(str, reader.balls(game.code)))]
     done = subprocess.run(
-        [sys.executable, str(VERIFIER), "--seed", row.seed, "--commitment", row.commitment]
-        + ["--sales", str(sales_file), "--balls", ",".join(map(str, reader.balls(game.code)))],
+        command,
         capture_output=True,
         text=True,
         timeout=60,
