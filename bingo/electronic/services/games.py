@@ -201,7 +201,15 @@ def _start_locked(speciality: Speciality, now: datetime, actor: Actor) -> Electr
     )
     # The draw committed before the first card is sold: its commitment goes out with the opening.
     draw = commitments.commit(game, rules, actor)
-    opened = EGameSalesOpened(**estep(game), sales_close_at=game.sales_close_at, card_price=rules.card_price)
+    step = estep(game)
+    opened = EGameSalesOpened(
+        speciality=step["speciality"],
+        game=step["game"],
+        number=step["number"],
+        state=step["state"],
+        sales_close_at=game.sales_close_at,
+        card_price=rules.card_price,
+    )
     data = {
         "version": version.number,
         "session": session.pk,
@@ -356,8 +364,16 @@ def _announce_close(
         )
         for p in terms.prizes
     ]
+    step = estep(game)
     public = EGameSalesClosed(
-        **estep(game), cards=game.cards_sold, sales=game.sales_total, prizes=prizes, golden_ball=golden
+        speciality=step["speciality"],
+        game=step["game"],
+        number=step["number"],
+        state=step["state"],
+        cards=game.cards_sold,
+        sales=game.sales_total,
+        prizes=prizes,
+        golden_ball=golden,
     )
     if sales_digest is not None:
         public["sales_digest"] = sales_digest  # the draw's: its balls follow from the seed and it

@@ -41,6 +41,14 @@ from tests.tampering import as_db_owner
 
 pytestmark = pytest.mark.django_db
 
+
+def reader_of(room: str) -> rooms.Reader:
+    """The room's reader, as the wing registered it at start-up."""
+    found = rooms.reader(room)
+    assert found is not None
+    return found
+
+
 ROOT = Path(__file__).resolve().parents[3]
 VERIFIER = ROOT / "scripts" / "verify_draw.py"
 
@@ -141,7 +149,7 @@ def test_a_game_is_committed_at_its_opening_drawn_from_its_seed_revealed_and_ver
         with django_capture_on_commit_callbacks(execute=True):
             games.close_sales(game, early=True)
         row.refresh_from_db()
-        sales = draws.sales_of(row, rooms.reader("electronic").sales(str(game.pk)))
+        sales = draws.sales_of(row, reader_of("electronic").sales(str(game.pk)))
         assert row.sales_digest == verifiable.sales_digest(sales) and row.cards == 30
         assert AuditEntry.objects.filter(action="draw.sales_closed", data__game=str(game.pk)).exists()
         game = play(game, django_capture_on_commit_callbacks)
@@ -288,7 +296,7 @@ def test_any_sales_any_seed_the_balls_are_the_revealed_seeds_order(
         game = play(game, django_capture_on_commit_callbacks)
         revealed = commitments.reveal(game.pk)
     assert revealed is not None
-    reader = rooms.reader("electronic")
+    reader = reader_of("electronic")
     sales = draws.sales_of(revealed, reader.sales(str(game.pk)))
     assert verifiable.check_sales(sales, revealed.sales_digest) is None
     seed, balls = bytes.fromhex(revealed.seed), reader.balls(str(game.pk))

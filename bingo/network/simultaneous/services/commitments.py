@@ -29,6 +29,7 @@ import numpy as np
 from django.db import transaction
 
 from bingo import cardgen
+from bingo.cards import CARDS_PER_STRIP
 from bingo.draws import services as draws
 from bingo.draws.models import DrawCommitment
 from bingo.network.simultaneous.models import NetworkBall, NetworkGame, NetworkGameState, ReportedSale
@@ -75,7 +76,7 @@ def commit(game: NetworkGame, venues: Iterable[int], actor: Actor) -> DrawCommit
 def sold_serials(game: NetworkGame) -> list[int]:
     """The serials of the network series the halls' reports count sold at the central (sold more often
     than taken back), ascending: each hall's runs of sales +1 and returns -1 over its serials."""
-    size = game.strips * cardgen.CARDS_PER_STRIP
+    size = game.strips * CARDS_PER_STRIP
     counts = np.zeros(size + 2, dtype=np.int64)
     runs = ReportedSale.objects.filter(game=game).values_list("first_serial", "last_serial", "returned")
     for first, last, returned in runs:

@@ -28,6 +28,14 @@ from tests.bingo.network.simultaneous.support import Net, card, draw, make_netwo
 
 pytestmark = pytest.mark.django_db
 
+
+def reader_of(room: str) -> rooms.Reader:
+    """The room's reader, as the wing registered it at start-up."""
+    found = rooms.reader(room)
+    assert found is not None
+    return found
+
+
 VERIFIER = Path(__file__).resolve().parents[4] / "scripts" / "verify_draw.py"
 
 
@@ -115,7 +123,7 @@ def test_the_network_draw_is_committed_digested_drawn_revealed_and_verified_in_e
         assert checked["seed"] == row.seed and checked["verification"]["verified"], checked
         assert AuditEntry.objects.get(venue=hall.venue, action="simultaneous.draw_checked").data["verified"]
     # The public page's reader gives the same sales; the standalone script says verified.
-    reader = rooms.reader("simultaneous")
+    reader = reader_of("simultaneous")
     read = draws.sales_of(row, reader.sales(game.code))
     assert verifiable.sales_digest(read) == row.sales_digest
     sales_file = tmp_path / "sales.json"
