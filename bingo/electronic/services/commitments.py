@@ -139,7 +139,8 @@ def reveal_due() -> list[int]:
         return []  # a process without the drawing workers' key: theirs reveal
     waiting = DrawCommitment.objects.filter(room=ROOM, seed="").exclude(sales_digest="")
     refs = list(waiting.values_list("game_ref", flat=True)[:100])
-    closed = ElectronicGame.objects.filter(pk__in=[int(r) for r in refs], state=EGameState.CLOSED)
+    ids = [int(r) for r in refs if r.isdigit()]
+    closed = ElectronicGame.objects.filter(pk__in=ids, state=EGameState.CLOSED)
     done = []
     for game_id in closed.values_list("pk", flat=True):
         try:
