@@ -18,6 +18,7 @@ order of the balls, and the golden number is not one of its positions.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
@@ -87,12 +88,39 @@ def audit_close(row: DrawCommitment | None, actor: Actor) -> None:
         draws.audit_sales_closed(row=row, actor=actor)
 
 
+# A drawing game's commitment, kept by the worker (its sales digest is fixed, so the row no longer changes;
+# a game drawing without one never gets one): no read of it per ball. The least recently used goes first.
+_KEPT = 64
+_drawing: OrderedDict[int, DrawCommitment | None] = OrderedDict()
+
+
+def _of_drawing(game_id: int) -> DrawCommitment | None:
+    if game_id in _drawing:
+        _drawing.move_to_end(game_id)
+        return _drawing[game_id]
+    row = committed(game_id)
+    if row is None or row.sales_digest:
+        _drawing[game_id] = row
+        while len(_drawing) > _KEPT:
+            _drawing.popitem(last=False)
+    return row
+
+
+def forget(game_id: int | None = None) -> None:
+    """Drop what this process keeps of a game's draw (all if None): what a restarted worker starts from."""
+    if game_id is None:
+        _drawing.clear()
+        return
+    _drawing.pop(game_id, None)
+    draws.forget(room=ROOM, game_ref=ref(game_id))
+
+
 def ball(game: ElectronicGame, ordinal: int) -> int | None:
     """The ball due at `ordinal` of a committed game, or None for a game drawn by the CSPRNG (the setting
     off, or no commitment). Raises bingo.draws.services.SeedUnavailable in a process without the key."""
     if not draws.enabled():
         return None
-    row = committed(game.pk)
+    row = _of_drawing(game.pk)
     if row is None:
         return None
     return draws.ball_at(room=ROOM, game_ref=ref(game.pk), ordinal=ordinal, row=row)

@@ -192,13 +192,14 @@ def test_a_seed_replaced_after_the_commitment_is_caught(
         # so the ball step is refused and nothing is drawn.
         with as_db_owner(DrawCommitment):
             DrawCommitment.objects.filter(pk=row.pk).update(sealed_seed=bytes(other.sealed_seed))
-        draws.forget(room="electronic", game_ref=str(game.pk))
+        commitments.forget(game.pk)
         with pytest.raises(Conflict) as refused:
             games.draw_ball(game.pk, 1)
         assert refused.value.code == "seed_altered"
         assert not EBall.objects.filter(game=game).exists()
         with as_db_owner(DrawCommitment):
             DrawCommitment.objects.filter(pk=row.pk).update(sealed_seed=bytes(row.sealed_seed))
+        commitments.forget(game.pk)  # the worker restarted once more: its own seed opens again
         game = play(game, django_capture_on_commit_callbacks)
         revealed = commitments.reveal(game.pk)
         assert revealed is not None
@@ -221,7 +222,7 @@ def test_a_restarted_worker_reopens_the_sealed_seed_and_goes_on_with_the_same_se
         game = play(game, django_capture_on_commit_callbacks, upto=6)
         assert game.state == EGameState.DRAWING and game.balls_drawn == 6
         # The worker dies: its memory (the order, the detector, the key it read) is gone.
-        draws.forget(room="electronic", game_ref=str(game.pk))
+        commitments.forget(game.pk)
         draws._private_key.cache_clear()
         detection.forget()
         game = play(game, django_capture_on_commit_callbacks)
@@ -251,7 +252,7 @@ def test_a_process_without_the_key_draws_nothing_and_the_beat_reveals_a_lost_rev
         with override_settings(
             HALL_DRAW_SEED_PUBLIC_KEY=public_hex, HALL_DRAW_SEED_KEY_FILE=str(tmp_path / "none.key")
         ):
-            draws.forget(room="electronic", game_ref=str(game.pk))
+            commitments.forget(game.pk)
             with pytest.raises(draws.SeedUnavailable):
                 games.draw_ball(game.pk, 1)
         assert not EBall.objects.filter(game=game).exists()
