@@ -390,6 +390,8 @@ def main() -> int:
 
     plain_queries: list[int] = []
     off_steps: list[float] = []  # the steps of the games opened with the verifiable draws off
+    plain_steps: list[float] = []  # the steps deciding no prize (each side's games win different prizes)
+    off_plain: list[float] = []
     off_closes: list[float] = []
     on_side = args.verifiable in ("on", "both")
     flag_of = {hall.speciality.pk: on_side}
@@ -450,6 +452,8 @@ def main() -> int:
                 game_steps.append(took)
                 committed.append(took - spent.get("after commit: publish", 0.0))
                 (prize_queries if decided else plain_queries).append(queries[0])
+                if not decided:
+                    plain_steps.append(took)
                 if decided:
                     prize_steps.append(took)
                     if args.profile:
@@ -464,10 +468,13 @@ def main() -> int:
                 )
             if other_on and other is not None:
                 settings.HALL_VERIFIABLE_DRAWS = False
+                decided_before = EPrize.objects.filter(game_id=other.pk).count()
                 t0 = time.perf_counter()
                 ball = games.draw_ball(other.pk, ordinal, actor="bench")
                 off_steps.append(time.perf_counter() - t0)
                 assert ball is not None
+                if EPrize.objects.filter(game_id=other.pk).count() == decided_before:
+                    off_plain.append(off_steps[-1])
                 timers.step.clear()
                 other_on = (
                     ElectronicGame.objects.filter(pk=other.pk).values_list("state", flat=True).get()
@@ -515,6 +522,13 @@ def main() -> int:
             f"off p50 {o50:.1f} ms p99 {o99:.1f} ms ({len(off_steps)} steps); "
             f"on/off p50 {p50 / o50:.3f} p99 {p99 / o99:.3f}; "
             f"close of sales {side} {max(closes):.2f} s, off {max(off_closes):.2f} s"
+        )
+        q50, q99 = percentile(plain_steps, 50), percentile(plain_steps, 99)
+        r50, r99 = percentile(off_plain, 50), percentile(off_plain, 99)
+        print(
+            f"  the steps deciding no prize: {side} p50 {q50:.1f} ms p99 {q99:.1f} ms ({len(plain_steps)}); "
+            f"off p50 {r50:.1f} ms p99 {r99:.1f} ms ({len(off_plain)}); on/off p50 {q50 / r50:.3f} "
+            f"p99 {q99 / r99:.3f}"
         )
     load = os.getloadavg()
     print(f"load {load[0]:.2f} {load[1]:.2f} (2 cores shared with the others' tests)")
