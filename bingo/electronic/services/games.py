@@ -487,11 +487,18 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
     return ball
 
 
+# FOR TESTS ONLY: games a test's picker drew a ball of; their later balls are the CSPRNG's, not the seed's
+# (the seed's order would repeat a ball the picker drew).
+_picked_by_test: set[int] = set()
+
+
 def _next_number(game: ElectronicGame, rules: Rules, ordinal: int, drawn: set[int]) -> int:
     """Ball `ordinal`: the one the committed seed gives at it (a verifiable draw), else the CSPRNG's. A
     test's picker (`use_ball_picker`) overrides both."""
     left = [n for n in range(1, rules.layout.max_number + 1) if n not in drawn]
-    if _picker is _secure:
+    if _picker is not _secure:
+        _picked_by_test.add(game.pk)
+    elif game.pk not in _picked_by_test:
         number = commitments.ball(game, ordinal)
         if number is not None:
             if number not in left:  # the balls drawn are not the seed's: never draw one twice
