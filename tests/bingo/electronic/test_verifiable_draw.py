@@ -25,7 +25,7 @@ from bingo.draws import rooms
 from bingo.draws import services as draws
 from bingo.draws.models import DrawCommitment
 from bingo.electronic.models import EBall, EGameState, ElectronicGame
-from bingo.electronic.services import commitments, detection, games, readmodels, recall
+from bingo.electronic.services import commitments, detection, games, readmodels, recall, screens
 from bingo.electronic.services.steps import rules_of
 from halls.errors import Conflict
 from halls.models import AuditEntry
@@ -152,6 +152,9 @@ def test_a_game_is_committed_at_its_opening_drawn_from_its_seed_revealed_and_ver
         sales = draws.sales_of(row, reader_of("electronic").sales(str(game.pk)))
         assert row.sales_digest == verifiable.sales_digest(sales) and row.cards == 30
         assert AuditEntry.objects.filter(action="draw.sales_closed", data__game=str(game.pk)).exists()
+        # The room's screens: the game in play with its commitment and sales digest.
+        on_screen = screens.screen_snapshot(hall.speciality.room)["current"]["draw"]
+        assert on_screen["commitment"] == row.commitment and on_screen["sales_digest"] == row.sales_digest
         game = play(game, django_capture_on_commit_callbacks)
         assert game.state == EGameState.CLOSED and asked == [game.pk]
         # Before the reveal the recall shows the commitment and the digest, never the seed.
