@@ -22,9 +22,19 @@ row written, the game row updated, committed. `--profile` adds where the product
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/hall_bench_edraw \\
         flock /tmp/hall-bench.lock .venv/bin/python bench/electronic_draw_step.py [--fresh] [--quick]
 
+Verifiable draws (issue 28), on and off in the same run: each game of the product speciality opens with
+HALL_VERIFIABLE_DRAWS on (its draw committed, its sales digest fixed at the close over every card, each ball
+the seed's: `bingo.draws.services.ball_at`), and beside it, in a second speciality with the same rules and
+the same number of cards, a game opens with the setting off (drawn by the CSPRNG, as before the issue); their
+ball steps alternate (on, off, bare), each with the setting it opened with, so both see the same load.
+``--verifiable on`` or ``off`` runs one side only.
+
 Target (issue 13): the draw step with every prize decided and credited <= 50 ms p99 at 100,000 cards.
+Target (issue 28): the step with the setting on within 10 % of the step with it off (p50 and p99).
 The last line: ``cards=… games=… steps=… p50_ms=… p99_ms=… prize_p99_ms=… max_ms=… close_s=…
-baseline_p50_ms=… baseline_p99_ms=…`` (prize_p99: the steps that decided a prize).
+baseline_p50_ms=… baseline_p99_ms=… off_p50_ms=… off_p99_ms=… off_close_s=… on_vs_off_p50=…
+on_vs_off_p99=…`` (prize_p99: the steps that decided a prize; the first figures are the product's steps
+with the setting on, or off with ``--verifiable off``).
 """
 
 from __future__ import annotations
@@ -124,9 +134,10 @@ class Timers:
 
 
 class Hall:
-    """The scratch hall: a speciality with its verified session, terminals and funded player cards."""
+    """The scratch hall: a speciality with its verified session, terminals and funded player cards (and
+    `off`: a second one, the same, whose games open with the verifiable draws off)."""
 
-    def __init__(self, run: str, cards: int) -> None:
+    def __init__(self, run: str, cards: int, *, with_off: bool = True) -> None:
         from django.contrib.auth.models import User
         from django.utils import timezone
 
@@ -153,6 +164,19 @@ class Hall:
             authorisation_ref="BENCH-1",
             actor=self.operator,
         )
+        # The verifiable draws off: a second speciality, the same rules, terminals and cards of its own.
+        self.off = (
+            specialities.create_speciality(
+                room=Room.objects.create(venue=self.venue, name="Sala sin compromiso"),
+                code="OFF",
+                name="Off",
+                rules=RULES,
+                authorisation_ref="BENCH-1",
+                actor=self.operator,
+            )
+            if with_off
+            else None
+        )
         # The baseline's speciality: its own room and game, the same rules.
         self.bare = specialities.create_speciality(
             room=Room.objects.create(venue=self.venue, name="Sala base"),
@@ -162,18 +186,25 @@ class Hall:
             authorisation_ref="BENCH-1",
             actor=self.operator,
         )
-        self.terminals = []
-        for n in range(math.ceil(cards / PER_TERMINAL)):
-            device, _token = devices.register_device(
-                venue_id=self.venue.pk, name=f"Terminal {n + 1}", kind=DeviceKind.TERMINAL, actor="bench"
-            )
-            self.terminals.append(
-                Terminal.objects.create(
-                    device=device, speciality=self.speciality, state=TerminalState.IN_SERVICE
+        selling = [self.speciality] if self.off is None else [self.speciality, self.off]
+        self.terminals_of: dict[int, list[Any]] = {}
+        for speciality in selling:
+            made = self.terminals_of.setdefault(speciality.pk, [])
+            for n in range(math.ceil(cards / PER_TERMINAL)):
+                device, _token = devices.register_device(
+                    venue_id=self.venue.pk,
+                    name=f"Terminal {speciality.code} {n + 1}",
+                    kind=DeviceKind.TERMINAL,
+                    actor="bench",
                 )
-            )
+                made.append(
+                    Terminal.objects.create(
+                        device=device, speciality=speciality, state=TerminalState.IN_SERVICE
+                    )
+                )
+        self.terminals = self.terminals_of[self.speciality.pk]
         now = timezone.now()
-        for speciality in (self.speciality, self.bare):
+        for speciality in (*selling, self.bare):
             verification = Verification.objects.create(
                 speciality=speciality,
                 started_at=now,
@@ -189,7 +220,7 @@ class Hall:
             )
         house = books.venue_account(self.venue.pk, Kind.HOUSE)
         self.player_cards = []
-        for n, _terminal in enumerate(self.terminals):
+        for n in range(len(self.terminals)):
             card = card_service.issue_card(venue_id=self.venue.pk, actor="bench")
             funding = Decimal("1000.00")
             books.post(
@@ -220,7 +251,8 @@ def sell(hall: Hall, game: Any, cards: int, tag: str) -> float:
     rules = rules_of(game.version)
     t0 = time.perf_counter()
     left = cards
-    for terminal, card in zip(hall.terminals, hall.player_cards, strict=True):
+    terminals = hall.terminals_of[game.speciality_id]  # the player cards are shared by the specialities
+    for terminal, card in zip(terminals, hall.player_cards, strict=True):
         if left <= 0:
             break
         with transaction.atomic():
@@ -290,6 +322,12 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="10,000 cards, 2 games")
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the database first")
     parser.add_argument("--profile", action="store_true", help="where the product's step spends its time")
+    parser.add_argument(
+        "--verifiable",
+        choices=("both", "on", "off"),
+        default="both",
+        help="both: the product's games with the verifiable draws on, beside games with them off (default)",
+    )
     args = parser.parse_args()
     cards = 10_000 if args.quick else args.cards
     games_count = 2 if args.quick else args.games
@@ -301,6 +339,7 @@ def main() -> int:
     import django
 
     django.setup()
+    from django.conf import settings
     from django.core.management import call_command
     from django.db import connection
 
@@ -330,7 +369,7 @@ def main() -> int:
     )
     run = f"{int(time.time())}-{os.getpid()}"
     t0 = time.perf_counter()
-    hall = Hall(run, cards)
+    hall = Hall(run, cards, with_off=args.verifiable == "both")
     print(
         f"hall: {len(hall.terminals)} terminals and player cards in {time.perf_counter() - t0:.1f} s",
         flush=True,
@@ -350,62 +389,107 @@ def main() -> int:
         return execute(sql, params, many, context)
 
     plain_queries: list[int] = []
-    for number in range(games_count):
-        games.set_running(speciality=hall.speciality, running=True, actor="bench")
-        game = ElectronicGame.objects.get(speciality=hall.speciality, state=EGameState.SELLING)
-        sold_in = sell(hall, game, cards, f"{run}:{number}")
+    off_steps: list[float] = []  # the steps of the games opened with the verifiable draws off
+    plain_steps: list[float] = []  # the steps deciding no prize (each side's games win different prizes)
+    off_plain: list[float] = []
+    off_closes: list[float] = []
+    on_side = args.verifiable in ("on", "both")
+    flag_of = {hall.speciality.pk: on_side}
+    if hall.off is not None:
+        flag_of[hall.off.pk] = False
+
+    def opened(speciality: Any) -> Any:
+        """The speciality's next game, its sales opened with its side's setting."""
+        settings.HALL_VERIFIABLE_DRAWS = flag_of[speciality.pk]
+        games.set_running(speciality=speciality, running=True, actor="bench")
+        return ElectronicGame.objects.get(speciality=speciality, state=EGameState.SELLING)
+
+    def closed_sales(game: Any) -> float:
+        settings.HALL_VERIFIABLE_DRAWS = flag_of[game.speciality_id]
         t0 = time.perf_counter()
-        closed = games.close_sales(game.pk, early=True)
-        closes.append(time.perf_counter() - t0)
-        assert closed is not None, "the sales did not close"
-        assert closed.state == EGameState.DRAWING, "the game did not start drawing"
+        done = games.close_sales(game.pk, early=True)
+        took = time.perf_counter() - t0
+        assert done is not None, "the sales did not close"
+        assert done.state == EGameState.DRAWING, "the game did not start drawing"
+        return took
+
+    for number in range(games_count):
+        game = opened(hall.speciality)
+        other = opened(hall.off) if hall.off is not None else None
+        sold_in = sell(hall, game, cards, f"{run}:{number}")
+        if other is not None:
+            sell(hall, other, cards, f"{run}:{number}:off")
+        closes.append(closed_sales(game))
+        if other is not None:
+            off_closes.append(closed_sales(other))
         games.set_running(speciality=hall.bare, running=True, actor="bench")
         base = ElectronicGame.objects.get(speciality=hall.bare, state=EGameState.SELLING)
         ElectronicGame.objects.filter(pk=base.pk).update(state=EGameState.DRAWING)
         print(
             f"game {number + 1}: {cards:,} cards sold in {sold_in:.1f} s "
-            f"(bulk); sales closed in {closes[-1]:.2f} s",
+            f"(bulk); sales closed in {closes[-1]:.2f} s"
+            + (f" (the setting off: {off_closes[-1]:.2f} s)" if other is not None else ""),
             flush=True,
         )
         ordinal = 0
         game_steps: list[float] = []
         timers.step.clear()  # what the sales and the close spent is not a ball's
-        while True:
+        product_on, other_on = True, other is not None
+        while product_on or other_on:
             ordinal += 1
-            decided_before = EPrize.objects.filter(game_id=game.pk).count()
-            queries[0] = 0
+            if product_on:
+                settings.HALL_VERIFIABLE_DRAWS = flag_of[hall.speciality.pk]
+                decided_before = EPrize.objects.filter(game_id=game.pk).count()
+                queries[0] = 0
+                t0 = time.perf_counter()
+                with connection.execute_wrapper(counted):
+                    ball = games.draw_ball(game.pk, ordinal, actor="bench")
+                took = time.perf_counter() - t0
+                assert ball is not None
+                spent = timers.end_step()
+                decided = EPrize.objects.filter(game_id=game.pk).count() - decided_before
+                steps.append(took)
+                game_steps.append(took)
+                committed.append(took - spent.get("after commit: publish", 0.0))
+                (prize_queries if decided else plain_queries).append(queries[0])
+                if not decided:
+                    plain_steps.append(took)
+                if decided:
+                    prize_steps.append(took)
+                    if args.profile:
+                        parts = ", ".join(f"{k} {v * 1e3:.1f}" for k, v in spent.items())
+                        print(
+                            f"  ball {ordinal}: {decided} prizes decided, {queries[0]} queries, "
+                            f"{took * 1e3:.1f} ms ({parts})"
+                        )
+                product_on = (
+                    ElectronicGame.objects.filter(pk=game.pk).values_list("state", flat=True).get()
+                    == EGameState.DRAWING
+                )
+            if other_on and other is not None:
+                settings.HALL_VERIFIABLE_DRAWS = False
+                decided_before = EPrize.objects.filter(game_id=other.pk).count()
+                t0 = time.perf_counter()
+                ball = games.draw_ball(other.pk, ordinal, actor="bench")
+                off_steps.append(time.perf_counter() - t0)
+                assert ball is not None
+                if EPrize.objects.filter(game_id=other.pk).count() == decided_before:
+                    off_plain.append(off_steps[-1])
+                timers.step.clear()
+                other_on = (
+                    ElectronicGame.objects.filter(pk=other.pk).values_list("state", flat=True).get()
+                    == EGameState.DRAWING
+                )
             t0 = time.perf_counter()
-            with connection.execute_wrapper(counted):
-                ball = games.draw_ball(game.pk, ordinal, actor="bench")
-            took = time.perf_counter() - t0
-            assert ball is not None
-            spent = timers.end_step()
-            decided = EPrize.objects.filter(game_id=game.pk).count() - decided_before
-            steps.append(took)
-            game_steps.append(took)
-            committed.append(took - spent.get("after commit: publish", 0.0))
-            (prize_queries if decided else plain_queries).append(queries[0])
-            if decided:
-                prize_steps.append(took)
-                if args.profile:
-                    parts = ", ".join(f"{k} {v * 1e3:.1f}" for k, v in spent.items())
-                    print(
-                        f"  ball {ordinal}: {decided} prizes decided, {queries[0]} queries, "
-                        f"{took * 1e3:.1f} ms ({parts})"
-                    )
-            t0 = time.perf_counter()
-            bare_step(base.pk, ordinal, ball.number)
+            bare_step(base.pk, ordinal, ordinal)  # its numbers need only be distinct
             bare.append(time.perf_counter() - t0)
-            state = ElectronicGame.objects.filter(pk=game.pk).values_list("state", flat=True).get()
-            if state != EGameState.DRAWING:
-                break
         ElectronicGame.objects.filter(pk=base.pk).update(state=EGameState.CLOSED)
         games.set_running(speciality=hall.bare, running=False, actor="bench")
         prizes = list(EPrize.objects.filter(game_id=game.pk).order_by("ordinal", "pk"))
         paid += sum(1 for p in prizes if p.won)
         won = ", ".join(f"{p.code}@{p.ordinal}x{p.winners}" for p in prizes if p.won)
         print(
-            f"  {ordinal} balls; step p50 {percentile(game_steps, 50):.1f} ms, "
+            f"  {len(game_steps)} balls; step p50 {percentile(game_steps, 50):.1f} ms, "
             f"max {max(game_steps) * 1e3:.1f} ms; "
             f"won: {won or 'nothing'}",
             flush=True,
@@ -430,12 +514,34 @@ def main() -> int:
         f"{min(prize_queries, default=0)}-{max(prize_queries, default=0)} deciding prizes"
     )
     print(f"baseline: {len(bare)} bare ball steps, p50 {b50:.1f} ms p99 {b99:.1f} ms")
+    o50, o99 = percentile(off_steps, 50), percentile(off_steps, 99)
+    side = "on" if on_side else "off"
+    if off_steps:
+        print(
+            f"verifiable draws: {side} p50 {p50:.1f} ms p99 {p99:.1f} ms ({len(steps)} steps); "
+            f"off p50 {o50:.1f} ms p99 {o99:.1f} ms ({len(off_steps)} steps); "
+            f"on/off p50 {p50 / o50:.3f} p99 {p99 / o99:.3f}; "
+            f"close of sales {side} {max(closes):.2f} s, off {max(off_closes):.2f} s"
+        )
+        q50, q99 = percentile(plain_steps, 50), percentile(plain_steps, 99)
+        r50, r99 = percentile(off_plain, 50), percentile(off_plain, 99)
+        print(
+            f"  the steps deciding no prize: {side} p50 {q50:.1f} ms p99 {q99:.1f} ms ({len(plain_steps)}); "
+            f"off p50 {r50:.1f} ms p99 {r99:.1f} ms ({len(off_plain)}); on/off p50 {q50 / r50:.3f} "
+            f"p99 {q99 / r99:.3f}"
+        )
     load = os.getloadavg()
     print(f"load {load[0]:.2f} {load[1]:.2f} (2 cores shared with the others' tests)")
     print(
         f"cards={cards} games={games_count} steps={len(steps)} p50_ms={p50:.1f} p99_ms={p99:.1f} "
         f"prize_p99_ms={prize99:.1f} max_ms={top:.1f} close_s={max(closes):.2f} "
         f"baseline_p50_ms={b50:.1f} baseline_p99_ms={b99:.1f}"
+        + (
+            f" off_p50_ms={o50:.1f} off_p99_ms={o99:.1f} off_close_s={max(off_closes):.2f} "
+            f"on_vs_off_p50={p50 / o50:.3f} on_vs_off_p99={p99 / o99:.3f}"
+            if off_steps
+            else ""
+        )
     )
     return 0
 

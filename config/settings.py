@@ -343,8 +343,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ROUTES = {
     "bingo.traditional.tasks.draw_next_ball": {"queue": "draws"},
     "bingo.electronic.tasks.draw_ball": {"queue": "draws"},
+    "bingo.electronic.tasks.reveal_draw": {"queue": "draws"},  # the drawing workers hold the seeds' key
     "bingo.network.simultaneous.tasks.draw_network_ball": {"queue": "draws"},
     "bingo.network.simultaneous.tasks.decide_network_claims": {"queue": "draws"},
+    "bingo.network.simultaneous.tasks.reveal_network_draw": {"queue": "draws"},  # the seeds' key is there
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Through a Redis outage of any length the worker keeps trying to reconnect (the default gives up after 100

@@ -697,6 +697,7 @@ class EPrizeTerms(TypedDict):
 class EGameSalesOpened(EGameStep):
     sales_close_at: datetime
     card_price: Decimal
+    commitment: NotRequired[str]  # the draw's (issue 28): SHA-256 of its seed; absent when not committed
 
 
 class EGameSalesClosed(EGameStep):
@@ -704,6 +705,7 @@ class EGameSalesClosed(EGameStep):
     sales: Decimal
     prizes: list[EPrizeTerms]
     golden_ball: int | None
+    sales_digest: NotRequired[str]  # the draw's sales digest (bingo-sales/v1), when it was committed
 
 
 class EGameBall(EGameStep):

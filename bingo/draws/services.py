@@ -148,10 +148,17 @@ def sales_of(row: DrawCommitment, cards: Iterable[tuple[str, Iterable[int]]]) ->
 
 
 def close_sales(
-    *, room: str, game_ref: str, cards: Iterable[tuple[str, Iterable[int]]], actor: Actor
+    *,
+    room: str,
+    game_ref: str,
+    cards: Iterable[tuple[str, Iterable[int]]],
+    actor: Actor,
+    audited: bool = True,
 ) -> DrawCommitment:
     """Fix the digest of the game's final sales (every card sold); the same sales again change nothing,
-    other sales are refused."""
+    other sales are refused. `audited=False`: the caller writes its audit entry (`audit_sales_closed`)
+    later in the same transaction, after locks ranked below the audit's that its close takes after this
+    one's (electronic bingo's pools)."""
     with transaction.atomic():
         row = _locked(room, game_ref)
         try:
@@ -171,10 +178,16 @@ def close_sales(
             )
         row.sales_digest, row.cards, row.sales_closed_at = digest, len(sales.cards), timezone.now()
         row.save(update_fields=["sales_digest", "cards", "sales_closed_at"])
-        if row.venue_id is not None:
-            data = {"room": room, "game": game_ref, "sales_digest": digest, "cards": row.cards}
-            audit.record(venue_id=row.venue_id, actor=actor, action="draw.sales_closed", obj=row, data=data)
+        if audited:
+            audit_sales_closed(row=row, actor=actor)
     return row
+
+
+def audit_sales_closed(*, row: DrawCommitment, actor: Actor) -> None:
+    """The audit entry of a draw's close of sales, in its venue's chain (a central's game has none here)."""
+    if row.venue_id is not None:
+        data = {"room": row.room, "game": row.game_ref, "sales_digest": row.sales_digest, "cards": row.cards}
+        audit.record(venue_id=row.venue_id, actor=actor, action="draw.sales_closed", obj=row, data=data)
 
 
 def _seed(row: DrawCommitment) -> bytes:

@@ -11,11 +11,14 @@ class ElectronicConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from bingo.draws import rooms
         from bingo.electronic import tasks
-        from bingo.electronic.services import four_eyes, games
+        from bingo.electronic.services import commitments, four_eyes, games
 
         games.register_draw_enqueuer(tasks.enqueue_draw)
         four_eyes.register()  # its changes behind four eyes (halls.foureyes)
+        commitments.register_reveal_enqueuer(tasks.enqueue_reveal)
+        rooms.register(commitments.ROOM, commitments.DrawReader())  # its public reveal page (bingo.draws)
         _register_screen()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from bingo.electronic.services import games
+from bingo.electronic.services import commitments, games
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
@@ -19,8 +19,19 @@ def enqueue_draw(game_id: int, ordinal: int, countdown: float) -> None:
     draw_ball.apply_async(args=(game_id, ordinal), countdown=countdown)
 
 
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def reveal_draw(game_id: int) -> bool:
+    """Reveal the seed of the finished game's draw (a worker holds the key); a repeat is a no-op."""
+    return commitments.reveal(game_id) is not None
+
+
+def enqueue_reveal(game_id: int) -> None:
+    """The commitments service's way to the door above (registered in bingo.electronic.apps)."""
+    reveal_draw.apply_async(args=(game_id,))
+
+
 @shared_task(ignore_result=True)
 def tick() -> int:
     """Beat, every second: close due sales, begin waiting draws, start games, re-enqueue stalled draws."""
     done = games.tick()
-    return len(done.closed) + len(done.begun) + len(done.started) + len(done.reaped)
+    return len(done.closed) + len(done.begun) + len(done.started) + len(done.reaped) + len(done.revealed)

@@ -45,12 +45,15 @@ class LinkKind(StrEnum):
     #  digest of the run's cards (bingo.cardgen.faces_digest), "card_price",
     #  "deadline": ISO time, "line_percent", "bingo_percent", "hall_percent"}
     SB_ALLOCATED = "simultaneous.allocated"
-    SB_SALES_OPENED = "simultaneous.sales_opened"  # {"game"}
+    # {"game", "commitment"?: the draw's commitment (issue 28), SHA-256 of its seed, when committed}
+    SB_SALES_OPENED = "simultaneous.sales_opened"
     # {"game", "halls": {licence: {"operations": [sale ids counted], "cards", "amount"}}, "cards_sold",
-    #  "sales_total", "line_prize", "bingo_prize", "hall_prize"}
+    #  "sales_total", "line_prize", "bingo_prize", "hall_prize", "draw"?: {"sales_digest", "cards"}}
     SB_SALES_CLOSED = "simultaneous.sales_closed"
     SB_BALL = "simultaneous.ball"  # {"game", "ordinal", "number"}
     # {"game", "prize": "line"|"bingo"|"hall", "scope": "network"|licence, "ordinal", "amount", "share",
     #  "remainder", "winners": [{"hall": licence, "claim": the venue's claim id, "serial", "amount"}]}
     SB_DECIDED = "simultaneous.decided"
     SB_GAME_CLOSED = "simultaneous.game_closed"  # {"game"}
+    # {"game", "seed", "commitment"}: the draw's seed revealed after the game (issue 28)
+    SB_DRAW_REVEALED = "simultaneous.draw_revealed"

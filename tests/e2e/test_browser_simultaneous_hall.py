@@ -1,5 +1,6 @@
 """A member hall's page of a simultaneous network game in a real browser, in Spanish: its allocated run,
-what it sold, the central's balls on the board, its claim with the verdict; the caller console links to it.
+what it sold, the central's balls on the board and its draw's commitment and sales digest, its claim with the
+verdict; the caller console links to it.
 
 Screenshot at 1920×1080 (in /work/notes/shots when that folder exists, else /tmp): simultaneous_hall.png.
 """
@@ -52,5 +53,11 @@ async def test_the_halls_page_shows_its_cards_the_draw_and_its_claims(page, serv
     )
     await expect(page.locator('#sb-claims tr[data-valid="true"]')).to_have_count(1)
     await expect(page.locator("#sb-no-more button")).to_have_text("Ni más líneas ni más bingos aquí")
+    # The central's verifiable draw as this hall received it: the commitment, the network's sales digest.
+    draw = hall_game.announcement["draw"]
+    await expect(page.locator("#sb-draw")).to_contain_text(draw["commitment"])
+    await expect(page.locator("#sb-draw")).to_contain_text(draw["sales_digest"])
+    await expect(page.locator("#sb-draw")).to_contain_text("la central la revela tras la partida")
     shots = SHOTS if SHOTS.is_dir() else Path("/tmp")
     await page.screenshot(path=str(shots / "simultaneous_hall.png"), full_page=True)
+    await page.screenshot(path="/tmp/drawelec_simultaneous_hall.png", full_page=True)

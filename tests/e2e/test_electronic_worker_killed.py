@@ -7,7 +7,9 @@ is paid it is killed with SIGKILL. Nothing draws while no worker runs; a second 
 reaper (beat's tick, every second) re-enqueues the stalled step and the game completes. Then: every ball
 once and in order, every prize of the terms decided once, each won prize paid by exactly one ledger
 transaction to exactly the cards the draw says (recomputed here from the cards and the balls), and every
-player card's balance exact to the cent.
+player card's balance exact to the cent. The draw is verifiable (issue 28): the second worker re-opened the
+sealed seed and went on with the same sequence, so once the seed is revealed (the worker's task after the
+game) every ball, before the kill and after it, is the one the seed and the sales digest give.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from bingo import verifiable
+from bingo.draws.models import DrawCommitment
 from bingo.electronic.detector import reference
 from bingo.electronic.models import EBall, ECard, EGameState, ElectronicGame, EPrize, EWin, Purchase, Terminal
 from bingo.electronic.prizetable import PrizeType, terms_from_json
@@ -145,3 +149,17 @@ def test_a_worker_killed_after_a_prize_step_the_game_completes_and_pays_each_pri
     assert ledger.trial_balance(venue.pk).holds
     # The killed worker's message was never acknowledged: the reaper re-enqueued the stalled step.
     assert "stalled before ball" in celery_procs.log("worker-2") + celery_procs.log("beat")
+
+    # The seed revealed by the worker after the game: the whole sequence, across the kill, is the seed's.
+    wait_for(
+        lambda: (
+            DrawCommitment.objects.filter(room="electronic", game_ref=str(game.pk)).exclude(seed="").exists()
+        ),
+        30,
+        "the draw's seed revealed",
+        celery_procs.logs,
+    )
+    row = DrawCommitment.objects.get(room="electronic", game_ref=str(game.pk))
+    seed = bytes.fromhex(row.seed)
+    assert verifiable.commit(seed) == row.commitment
+    assert numbers == verifiable.balls(seed, row.sales_digest, 90, len(numbers))

@@ -39,9 +39,15 @@ def _fingerprint(game: ElectronicGame) -> Fingerprint:
     return (database, game.pk, game.created_at, game.sales_closed_at, game.cards_sold)
 
 
-def sales_closed(game: ElectronicGame, rules: Rules) -> PatternIndex:
-    """Build the game's detector (its cards are final now); kept once the close of sales commits."""
-    entry = Entry(_fingerprint(game), _build(game, rules))
+def sales_closed(
+    game: ElectronicGame,
+    rules: Rules,
+    *,
+    cards: tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]] | None = None,
+) -> PatternIndex:
+    """Build the game's detector (its cards are final now; `cards`: their `card_cells`, read already);
+    kept once the close of sales commits."""
+    entry = Entry(_fingerprint(game), _build(game, rules, cards))
     transaction.on_commit(lambda: cache.keep(game.pk, entry))
     return entry.index
 
@@ -113,8 +119,12 @@ def _entry_before(
     return cache.before(game.pk, _fingerprint(game), ordinal, balls=balls, build=build, peek=keep)
 
 
-def _build(game: ElectronicGame, rules: Rules) -> PatternIndex:
-    ids, cells = card_cells(game, rules.layout.cells)
+def _build(
+    game: ElectronicGame,
+    rules: Rules,
+    cards: tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]] | None = None,
+) -> PatternIndex:
+    ids, cells = cards if cards is not None else card_cells(game, rules.layout.cells)
     return PatternIndex(rules.layout, ids, cells, rules.patterns())
 
 

@@ -18,7 +18,9 @@
 - `tick` (beat, every second): closes due sales, begins waiting draws, starts next games, re-enqueues
   stalled draws.
 
-Balls come from `secrets` (the CSPRNG); tests replace the picker through `use_ball_picker` only.
+Balls (issue 28): a game committed when its sales opened (services.commitments, HALL_VERIFIABLE_DRAWS) draws
+the balls its seed and its sales digest give, in order; otherwise, and for the golden ball, `secrets` (the
+CSPRNG). Its seed is revealed after it. Tests replace the picker through `use_ball_picker` only.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from bingo.electronic.prizetable import (
     terms_from_json,
     terms_json,
 )
-from bingo.electronic.services import awards, detection, meters, specialities
+from bingo.electronic.services import awards, commitments, detection, meters, specialities
 from bingo.electronic.services.locks import lock_egame, lock_speciality
 from bingo.electronic.services.steps import Told, estep, record, rules_of
 from halls import money
@@ -197,13 +199,25 @@ def _start_locked(speciality: Speciality, now: datetime, actor: Actor) -> Electr
         created_at=now,
         sales_close_at=venueclock.at(speciality.venue_id, now) + timedelta(seconds=rules.sale_seconds),
     )
-    record(
-        game,
-        actor,
-        EventType.EGAME_SALES_OPENED,
-        {"version": version.number, "session": session.pk, "sales_close_at": game.sales_close_at.isoformat()},
-        EGameSalesOpened(**estep(game), sales_close_at=game.sales_close_at, card_price=rules.card_price),
+    # The draw committed before the first card is sold: its commitment goes out with the opening.
+    draw = commitments.commit(game, rules, actor)
+    step = estep(game)
+    opened = EGameSalesOpened(
+        speciality=step["speciality"],
+        game=step["game"],
+        number=step["number"],
+        state=step["state"],
+        sales_close_at=game.sales_close_at,
+        card_price=rules.card_price,
     )
+    data = {
+        "version": version.number,
+        "session": session.pk,
+        "sales_close_at": game.sales_close_at.isoformat(),
+    }
+    if draw is not None:
+        opened["commitment"] = data["commitment"] = draw.commitment
+    record(game, actor, EventType.EGAME_SALES_OPENED, data, opened)
     return game
 
 
@@ -233,18 +247,27 @@ def _close_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
     game.cards_sold = int(sold["cards"] or 0)
     game.sales_total = sold["sales"] or ZERO
     game.sales_closed_at = now
+    # The sold set is final (the game FOR UPDATE): the draw's sales digest is fixed over it first (its
+    # commitment's lock ranks before the pools').
+    ids, cells = detection.card_cells(game, rules.layout.cells)
+    draw = commitments.close(game, ids, cells, actor)
+    digest = draw.sales_digest if draw is not None else None
     if game.cards_sold == 0:
         terms = fix_terms(rules, sales=ZERO, cards=0)
         game.terms = {**terms_json(terms), "meters": {}, "golden_ball": None}
         game.state = EGameState.CLOSED
         game.closed_at = now
         game.save()
-        _announce_close(game, rules, terms, {}, None, actor)
+        commitments.audit_close(draw, actor)
+        _announce_close(game, rules, terms, {}, None, actor, digest)
         record(
             game, actor, EventType.EGAME_CLOSED, {"balls": 0}, EGameClosed(**estep(game), balls=0, prizes=[])
         )
+        if draw is not None:
+            commitments.reveal_after_commit(game)
         return game
     amounts = _fund_pools(game, rules, actor)
+    commitments.audit_close(draw, actor)  # the draw's close in the chain, after the pools' locks
     golden = None
     if any(p.type is PrizeType.GOLDEN_BALL for p in rules.prizes):
         golden = _pick(game, "golden", range(1, rules.layout.max_number + 1))
@@ -261,7 +284,7 @@ def _close_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
         "meters": {code: money.text(amount) for code, amount in amounts.items()},
         "golden_ball": golden,
     }
-    detection.sales_closed(game, rules)
+    detection.sales_closed(game, rules, cards=(ids, cells))
     drawing = (
         ElectronicGame.objects.filter(speciality=speciality, state=EGameState.DRAWING)
         .exclude(pk=game.pk)
@@ -270,7 +293,7 @@ def _close_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
     if not drawing:
         game.state = EGameState.DRAWING
     game.save()
-    _announce_close(game, rules, terms, amounts, golden, actor)
+    _announce_close(game, rules, terms, amounts, golden, actor, digest)
     if amounts:
         meters.publish(speciality, rules, terms)
     if not drawing:
@@ -327,6 +350,7 @@ def _announce_close(
     amounts: dict[str, Decimal],
     golden: int | None,
     actor: Actor,
+    sales_digest: str | None = None,
 ) -> None:
     prizes = [
         EPrizeTerms(
@@ -340,9 +364,19 @@ def _announce_close(
         )
         for p in terms.prizes
     ]
+    step = estep(game)
     public = EGameSalesClosed(
-        **estep(game), cards=game.cards_sold, sales=game.sales_total, prizes=prizes, golden_ball=golden
+        speciality=step["speciality"],
+        game=step["game"],
+        number=step["number"],
+        state=step["state"],
+        cards=game.cards_sold,
+        sales=game.sales_total,
+        prizes=prizes,
+        golden_ball=golden,
     )
+    if sales_digest is not None:
+        public["sales_digest"] = sales_digest  # the draw's: its balls follow from the seed and it
     record(game, actor, EventType.EGAME_SALES_CLOSED, {**public, "terms": game.terms}, public)
 
 
@@ -406,7 +440,7 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
         terms = terms_from_json(game.terms)
         detector = detection.step(game, rules, ordinal)  # it knows the balls drawn, as committed
         drawn = set(detector.drawn)
-        number = _pick(game, "ball", [n for n in range(1, rules.layout.max_number + 1) if n not in drawn])
+        number = _next_number(game, rules, ordinal, drawn)
         now = timezone.now()
         ball = EBall.objects.create(game=game, ordinal=ordinal, number=number, drawn_at=now)
         game.balls_drawn = ordinal
@@ -453,6 +487,26 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
     return ball
 
 
+# FOR TESTS ONLY: games a test's picker drew a ball of; their later balls are the CSPRNG's, not the seed's
+# (the seed's order would repeat a ball the picker drew).
+_picked_by_test: set[int] = set()
+
+
+def _next_number(game: ElectronicGame, rules: Rules, ordinal: int, drawn: set[int]) -> int:
+    """Ball `ordinal`: the one the committed seed gives at it (a verifiable draw), else the CSPRNG's. A
+    test's picker (`use_ball_picker`) overrides both."""
+    left = [n for n in range(1, rules.layout.max_number + 1) if n not in drawn]
+    if _picker is not _secure:
+        _picked_by_test.add(game.pk)
+    elif game.pk not in _picked_by_test:
+        number = commitments.ball(game, ordinal)
+        if number is not None:
+            if number not in left:  # the balls drawn are not the seed's: never draw one twice
+                raise ValueError(f"ball {number} due at {ordinal} was drawn already")
+            return number
+    return _pick(game, "ball", left)
+
+
 def _still_open(terms: Terms, ordinal: int, decided: set[str]) -> list[Decision]:
     """The game ends: every prize in play not decided yet is decided now, not won."""
     return [Decision(p.code, ordinal, ()) for p in terms.prizes if p.in_play and p.code not in decided]
@@ -486,6 +540,7 @@ def _end(game: ElectronicGame, now: datetime, actor: Actor, told: Told, prizes: 
         {"balls": game.balls_drawn},
         EGameClosed(**estep(game), balls=game.balls_drawn, prizes=payloads),
     )
+    commitments.reveal_after_commit(game)  # a worker reveals the draw's seed once this commits
 
 
 # --- the beat ---------------------------------------------------------------------------------------------
@@ -531,10 +586,12 @@ class Ticked:
     begun: list[int] = field(default_factory=list)
     started: list[int] = field(default_factory=list)
     reaped: list[tuple[int, int]] = field(default_factory=list)
+    revealed: list[int] = field(default_factory=list)
 
 
 def tick(now: datetime | None = None) -> Ticked:
-    """One beat: close due sales, begin waiting draws, open next games, re-enqueue stalled draws. Each
+    """One beat: close due sales, begin waiting draws, open next games, re-enqueue stalled draws, reveal
+    the seeds of finished games not yet revealed. Each
     game and speciality in its own transaction: one failing is logged and does not stop the others."""
     now = now or timezone.now()
     done = Ticked()
@@ -553,6 +610,8 @@ def tick(now: datetime | None = None) -> Ticked:
         if started is not None:
             done.started.append(started.pk)
     done.reaped = reap_stalled_draws(now)
+    if commitments.enabled():
+        done.revealed = commitments.reveal_due()  # a reveal whose task was lost
     return done
 
 

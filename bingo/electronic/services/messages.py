@@ -335,6 +335,7 @@ def _closed_game(game: ElectronicGame) -> dict[str, Any]:
         "cards_sold": game.cards_sold,
         "balls": [b.number for b in game.balls.all()],
         "prizes": [_prize_row(p) for p in game.prizes.all() if p.won],
+        "draw": readmodels.game_draw(game.pk),  # the commitment, the sales digest, the seed (revealed)
     }
 
 

@@ -30,6 +30,8 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from bingo.draws import services as draws
+from bingo.draws.models import DrawCommitment
 from bingo.electronic import network_hooks
 from bingo.electronic.layouts import cells_of
 from bingo.electronic.models import (
@@ -198,6 +200,44 @@ def meters(speciality: Speciality | int) -> list[dict[str, Any]]:
     return shown
 
 
+# --- the verifiable draw (issue 28) -------------------------------------------------------------------
+
+DRAW_ROOM = "electronic"  # bingo.electronic.services.commitments.ROOM: the room's name in bingo.draws
+
+
+def draw_view(row: DrawCommitment | None) -> dict[str, Any] | None:
+    """A game's draw as the screens, terminals, API and recall show it: the commitment from the opening of
+    sales, the sales digest once they closed, the seed once revealed (None: drawn without commitment)."""
+    if row is None:
+        return None
+    record = draws.as_record(row)
+    return {
+        "room": record.room,
+        "game": record.game,
+        "status": record.status,
+        "max_ball": record.max_ball,
+        "commitment": record.commitment,
+        "sales_digest": record.sales_digest or None,
+        "cards": record.cards if record.sales_digest else None,
+        "seed": record.seed or None,
+        "committed_at": record.committed_at or None,
+        "sales_closed_at": record.sales_closed_at or None,
+        "revealed_at": record.revealed_at or None,
+    }
+
+
+def draw_views(game_ids: Iterable[int]) -> dict[int, dict[str, Any] | None]:
+    """`draw_view` of each game, in one query."""
+    ids = list(game_ids)
+    refs = [str(game_id) for game_id in ids]
+    rows = {int(r.game_ref): r for r in DrawCommitment.objects.filter(room=DRAW_ROOM, game_ref__in=refs)}
+    return {game_id: draw_view(rows.get(game_id)) for game_id in ids}
+
+
+def game_draw(game_id: int) -> dict[str, Any] | None:
+    return draw_views([game_id])[game_id]
+
+
 # --- games -------------------------------------------------------------------------------------------
 
 
@@ -236,6 +276,7 @@ def selling_view(game: ElectronicGame, terminal: Terminal | None = None) -> dict
         "sales_closed": game.sales_closed_at is not None,  # closed, waiting for the game before it to end
         "card_price": _text(rules.card_price),
         "mine": int(mine),
+        "draw": game_draw(game.pk),  # its commitment, published before the first card is sold
     }
 
 
@@ -275,6 +316,7 @@ def drawing_view(game: ElectronicGame, decided: list[EPrize]) -> dict[str, Any]:
             for p in announced
         ],
         "decided": [_decided_view(prize) for prize in decided],
+        "draw": game_draw(game.pk),  # the commitment, the sales digest, the seed once revealed
     }
 
 
@@ -287,6 +329,7 @@ def last_games(speciality: Speciality, limit: int = LAST_GAMES) -> list[dict[str
     drawn = EBall.objects.filter(game__in=games).order_by("game_id", "ordinal")
     for game_id, number in drawn.values_list("game_id", "number"):
         balls[game_id].append(number)
+    draws_of = draw_views(balls)
     return [
         {
             "game": game.pk,
@@ -298,6 +341,7 @@ def last_games(speciality: Speciality, limit: int = LAST_GAMES) -> list[dict[str
             "cards_sold": game.cards_sold,
             "sales": _text(game.sales_total),
             "prizes": [_decided_view(p) for p in prizes[game.pk] if p.won],
+            "draw": draws_of[game.pk],
         }
         for game in games
     ]

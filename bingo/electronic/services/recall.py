@@ -17,6 +17,7 @@ from typing import Any
 from django.db.models import Count, Sum
 from django.utils.translation import gettext as _
 
+from bingo.draws import services as draws
 from bingo.electronic.models import (
     EBall,
     ECard,
@@ -27,6 +28,7 @@ from bingo.electronic.models import (
     SpecialityPool,
     Terminal,
 )
+from bingo.electronic.services import readmodels
 from bingo.electronic.services.steps import rules_of
 from halls import money
 from halls.cashier.models import LedgerTransaction, Leg, PlayerCard
@@ -100,6 +102,19 @@ def game_head(game: ElectronicGame) -> dict[str, Any]:
         "balls_drawn": game.balls_drawn,
         "terms": game.terms,
     }
+
+
+def draw_record(game: ElectronicGame, drawn: list[int]) -> dict[str, Any] | None:
+    """The game's verifiable draw (issue 28): its commitment, sales digest and, once revealed, its seed and
+    the server's own check of the balls drawn against them (None: drawn without commitment)."""
+    shown = readmodels.game_draw(game.pk)
+    if shown is None:
+        return None
+    verification = None
+    if shown["seed"]:
+        found = draws.check(room=readmodels.DRAW_ROOM, game_ref=str(game.pk), drawn=drawn)
+        verification = {"verified": found.verified, "reason": found.reason, "text": str(found)}
+    return {**shown, "verification": verification}
 
 
 def balls_of(game: ElectronicGame) -> list[dict[str, Any]]:
@@ -319,6 +334,7 @@ def game_recall(game: ElectronicGame, *, limit: int = PAGE) -> dict[str, Any]:
             for p in prizes
         ],
         "pool_funding": _pool_funding(game),
+        "draw": draw_record(game, [b["ball"] for b in balls]),
         "checks": {
             "purchases_match_sales": purchases_amount == game.sales_total
             and (sales["cards"] or 0) == game.cards_sold,
@@ -517,6 +533,7 @@ def terminal_recall(
         ],
         "cards": shown_cards,
         "balls": [{**b, "marks": marks.get(b["ordinal"], [])} for b in balls],
+        "draw": draw_record(game, [b["ball"] for b in balls]),
         "wins": [
             {
                 "prize": w.prize.code,

@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from bingo.network.simultaneous.models import HallGame, NetworkGame
-from bingo.network.simultaneous.services import central, venue
+from bingo.network.simultaneous.services import central, commitments, venue
 from bingo.traditional.models import ClaimKind
 from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
@@ -118,6 +118,7 @@ def _shown(game: NetworkGame) -> dict[str, Any]:
             }
             for p in game.prizes.order_by("pk")
         ],
+        "draw": commitments.draw_view(game),  # the commitment, the sales digest, the seed once revealed
     }
 
 

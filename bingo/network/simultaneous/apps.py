@@ -11,8 +11,9 @@ class SimultaneousConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from bingo.draws import rooms
         from bingo.network.simultaneous import link_handlers, tasks
-        from bingo.network.simultaneous.services import central, decisions, pages, venue
+        from bingo.network.simultaneous.services import central, commitments, decisions, pages, venue
         from bingo.traditional import hooks
 
         hooks.register_game_guard(venue.guard)
@@ -20,4 +21,6 @@ class SimultaneousConfig(AppConfig):
         hooks.register_decided_prizes(decisions.decided_prizes)
         central.register_step_enqueuer(tasks.enqueue_network_ball, tasks.enqueue_decision)
         venue.register_apply_enqueuer(tasks.enqueue_apply)
+        commitments.register_reveal_enqueuer(tasks.enqueue_reveal)
+        rooms.register(commitments.ROOM, commitments.DrawReader())  # its public reveal page (bingo.draws)
         link_handlers.register()

@@ -21,5 +21,6 @@ def register() -> None:
         LinkKind.SB_BALL,
         LinkKind.SB_DECIDED,
         LinkKind.SB_GAME_CLOSED,
+        LinkKind.SB_DRAW_REVEALED,
     ):
         registry.on_central_entry(kind)(venue.keep_entry)

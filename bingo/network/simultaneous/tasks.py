@@ -29,11 +29,22 @@ def enqueue_decision(game_id: int, countdown: float) -> None:
     decide_network_claims.apply_async(args=(game_id,), countdown=countdown)
 
 
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def reveal_network_draw(game_id: int) -> bool:
+    """Reveal the seed of the finished network game's draw (a drawing worker holds the key)."""
+    return central.reveal_draw(game_id=game_id)
+
+
+def enqueue_reveal(game_id: int) -> None:
+    reveal_network_draw.apply_async(args=(game_id,))
+
+
 @shared_task(ignore_result=True)
 def tick_network_games() -> int:
     """Beat, every few seconds: close the sales of network games at their deadline, enqueue again the draw
-    steps and decisions that were lost (the central), apply the central's entries a hall still holds."""
-    done = len(central.close_due_sales()) + len(central.reap_stalled())
+    steps, decisions and reveals that were lost (the central), apply the central's entries a hall still
+    holds."""
+    done = len(central.close_due_sales()) + len(central.reap_stalled()) + len(central.reveal_due_draws())
     stalled = venue.stalled_halls()
     if stalled:
         done += venue.apply_entries(venue_ids=stalled)

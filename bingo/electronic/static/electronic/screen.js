@@ -216,6 +216,17 @@
     }
     $("es-foot-tag").textContent = tag;
     $("es-foot-text").textContent = text;
+    renderDraw();
+  }
+
+  function shortDigest(hex) { return hex.slice(0, 16).replace(/(.{4})(?!$)/g, "$1 ") + "…"; }
+
+  function renderDraw() {
+    // The commitment of the game on sale (else of the game in play): the SHA-256 of its draw's seed.
+    var game = next && next.draw ? next : (current && current.draw ? current : null);
+    var node = $("es-draw");
+    node.textContent = game ? say(pgettext("screen", "Game %(number)s draw: %(digest)s"),
+      {number: game.number, digest: shortDigest(game.draw.commitment)}) : "";
   }
 
   /* --- the winner band ---------------------------------------------------------------------------- */
@@ -274,14 +285,18 @@
         break;
       case "egame.sales_opened":
         next = {game: data.game, number: data.number, state: data.state, sales_close_at: data.sales_close_at,
-          card_price: data.card_price, sales_closed: false, cards: null};
+          card_price: data.card_price, sales_closed: false, cards: null,
+          draw: data.commitment ? {commitment: data.commitment, status: "committed"} : null};
         break;
       case "egame.sales_closed":
         if (data.state === "drawing") {
           current = {game: data.game, number: data.number, state: data.state, cards: data.cards, sales: data.sales,
             balls: [], last_ordinal: current ? current.last_ordinal : null, prizes: data.prizes.map(function (p) {
               return Object.assign({golden_ball: null}, p);
-            }), decided: []};
+            }), decided: [], draw: next && next.game === data.game ? next.draw : null};
+          if (current.draw && data.sales_digest) {
+            current.draw = Object.assign({}, current.draw, {sales_digest: data.sales_digest, status: "sales_closed"});
+          }
           if (data.golden_ball) {
             current.prizes.forEach(function (p) { if (p.type === "golden_ball") { p.golden_ball = data.golden_ball; } });
           }

@@ -185,7 +185,7 @@
   var handlers = {
     "egame.sales_opened": function (d) {
       S.selling = {game: d.game, number: d.number, state: d.state, sales_close_at: d.sales_close_at,
-        card_price: d.card_price};
+        card_price: d.card_price, draw: d.commitment ? {commitment: d.commitment, status: "committed"} : null};
     },
     "egame.sales_closed": function (d) {
       if (S.selling && S.selling.game === d.game) { S.selling = null; }
@@ -306,8 +306,20 @@
     }
   }
 
+  function shortDigest(hex) { return hex.slice(0, 16).replace(/(.{4})(?!$)/g, "$1 ") + "…"; }
+
+  function renderDraw() {
+    // The draw of the game on sale is committed before its first card: its commitment, shortened.
+    var draw = S.selling && S.selling.draw;
+    var node = $("draw-line");
+    node.textContent = draw ? interpolate(gettext("Draw committed: %(digest)s"),
+      {digest: shortDigest(draw.commitment)}, true) : "";
+    node.title = draw ? draw.commitment : "";
+  }
+
   function tickSales() {
     var node = $("sales-line");
+    renderDraw();
     if (!S.selling) {
       node.textContent = S.spec ? gettext("Next game: sales not open yet") : "";
       node.className = "t-head__sales";

@@ -36,6 +36,7 @@ from bingo.network.simultaneous.models import (
     Reconciliation,
     ReportedSale,
 )
+from bingo.network.simultaneous.services import commitments
 from bingo.network.simultaneous.services.locks import lock_network_game, share_network_game
 from bingo.prizes import prize_from_sales, split_equally
 from bingo.traditional.labels import verdict_text
@@ -49,7 +50,7 @@ from halls.link.services import streams
 from halls.models import Network, Venue
 from halls.services import audit, regions
 
-_pick = secrets.choice  # the CSPRNG (DESIGN §4): never `random`
+_pick = secrets.choice  # the CSPRNG (DESIGN §4): never `random`; a committed draw's balls: its seed's
 
 REMAINDER_TO = "house: rounding residue of an equal split (OP-10)"
 LAST_ORDINAL = 90
@@ -272,8 +273,10 @@ def open_sales(*, game: NetworkGame, actor: Actor) -> NetworkGame:
             raise Conflict(_("The sales deadline has passed."), code="deadline_passed")
         game.state = NetworkGameState.ON_SALE
         game.save(update_fields=["state"])
+        # The draw committed before any hall sells a card; the halls get its commitment with the opening.
+        draw = commitments.commit(game, _member_ids(game), actor)
         _audit(game, actor, "simultaneous.sales_opened", {}, _member_ids(game))
-        _append(game, LinkKind.SB_SALES_OPENED, {})
+        _append(game, LinkKind.SB_SALES_OPENED, {} if draw is None else {"commitment": draw.commitment})
         _tell(game)
     return game
 
@@ -373,13 +376,17 @@ def close_sales(*, game: NetworkGame, actor: Actor) -> NetworkGame:
         game.line_prize, game.bingo_prize, game.hall_prize = line.amount, bingo.amount, hall.amount
         game.prize_rounding_residue = line.residue + bingo.residue + hall.residue
         game.save()
-        figures = {
+        # The sales digest over every card the reports counted (the halls' later reports are refused).
+        draw = commitments.close(game, actor)
+        figures: dict[str, Any] = {
             "cards_sold": cards_sold,
             "sales_total": money.text(total),
             "line_prize": money.text(line.amount),
             "bingo_prize": money.text(bingo.amount),
             "hall_prize": money.text(hall.amount),
         }
+        if draw is not None:
+            figures["draw"] = {"sales_digest": draw.sales_digest, "cards": draw.cards}
         _audit(game, actor, "simultaneous.sales_closed", {"halls": halls, **figures}, _member_ids(game))
         _append(game, LinkKind.SB_SALES_CLOSED, {"halls": halls, **figures})
         _tell(game)
@@ -419,6 +426,7 @@ def void_game(*, game: NetworkGame, actor: Actor) -> NetworkGame:
         _audit(game, actor, "simultaneous.voided", data, _member_ids(game))
         _append(game, LinkKind.SB_GAME_CLOSED, {"void": True})
         _tell(game)
+        commitments.reveal_after_commit(game)
     return game
 
 
@@ -451,8 +459,9 @@ def _schedule_ball(game: NetworkGame, *, first: bool = False) -> None:
 
 
 def draw_ball(*, game_id: int, ordinal: int) -> NetworkBall | None:
-    """Draw ball `ordinal` with the CSPRNG and stream it to every hall; a no-op when that step is done, the
-    draw is not on or a claim waits for its decision (a retried or duplicated task writes nothing)."""
+    """Draw ball `ordinal` (the committed seed's, else the CSPRNG's) and stream it to every hall; a no-op
+    when that step is done, the draw is not on or a claim waits for its decision (a retried or duplicated
+    task writes nothing)."""
     with transaction.atomic():
         game = lock_network_game(game_id)
         if game.state != NetworkGameState.DRAWING or game.balls_drawn + 1 != ordinal:
@@ -460,7 +469,12 @@ def draw_ball(*, game_id: int, ordinal: int) -> NetworkBall | None:
         if game.claims_pending_since is not None or ordinal > LAST_ORDINAL:
             return None
         drawn = set(NetworkBall.objects.filter(game=game).values_list("number", flat=True))
-        number = _pick([n for n in range(1, LAST_ORDINAL + 1) if n not in drawn])
+        # A committed draw: the ball its seed gives (unless a test scripted `_pick`).
+        number = commitments.ball(game, ordinal) if _pick is secrets.choice else None
+        if number is None:
+            number = _pick([n for n in range(1, LAST_ORDINAL + 1) if n not in drawn])
+        elif number in drawn:
+            raise ValueError(f"ball {number} due at {ordinal} of {game.code} was drawn already")
         now = timezone.now()
         ball = NetworkBall.objects.create(game=game, ordinal=ordinal, number=number, drawn_at=now)
         game.balls_drawn, game.last_ball_at = ordinal, now
@@ -711,6 +725,7 @@ def decide(*, game: NetworkGame, actor: Actor) -> list[NetworkPrize]:
             _append(game, LinkKind.SB_DECIDED, decision)
         if finished:
             _append(game, LinkKind.SB_GAME_CLOSED, {})
+            commitments.reveal_after_commit(game)  # a worker reveals the draw's seed once this commits
         game.save(update_fields=["claims_pending_since", "state"])
         _tell(game)
         _schedule_ball(game)
@@ -817,6 +832,16 @@ def end_claim_window(*, game_id: int, actor: Actor) -> bool:
         return False
     decide(game=game, actor=actor)
     return NetworkGame.objects.filter(pk=game_id, state=NetworkGameState.CLOSED).exists()
+
+
+def reveal_draw(*, game_id: int) -> bool:
+    """Reveal the finished game's draw (the worker's task): audited in each member hall's chain, streamed."""
+    return commitments.reveal(game_id, _member_ids)
+
+
+def reveal_due_draws() -> list[int]:
+    """The beat: the finished games whose reveal was lost, revealed."""
+    return commitments.reveal_due(_member_ids)
 
 
 # --- resuming ---------------------------------------------------------------------------------------------

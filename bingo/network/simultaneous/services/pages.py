@@ -41,6 +41,7 @@ def hall_game_view(hall_game: HallGame) -> dict[str, Any]:
     figures = {
         k: Decimal(str(v)) if k.endswith(("_prize", "_amount", "_total")) else v
         for k, v in (hall_game.announcement or {}).items()
+        if k != "draw"
     }
     drawn = set(hall_game.balls)
     last = hall_game.balls[-1] if hall_game.balls else None
@@ -71,6 +72,7 @@ def hall_game_view(hall_game: HallGame) -> dict[str, Any]:
         if hall_game.state == HallGameState.RECONCILING
         else [],
         "balls": list(hall_game.balls),
+        "draw": (hall_game.announcement or {}).get("draw"),  # the central's commitment, digest, seed, check
         "board": [{"n": n, "on": n in drawn, "last": n == last} for n in range(1, 91)],
         "last_ball": last,
         "claims": [

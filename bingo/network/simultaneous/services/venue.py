@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from bingo import cardgen
+from bingo import cardgen, verifiable
 from bingo import claims as claim_rules
 from bingo.announce import contiguous_ranges, sales_formula
 from bingo.network.simultaneous.models import HallAward, HallEntry, HallGame, HallGameState, PrizeKind
@@ -59,6 +59,7 @@ from halls.services import audit
 log = logging.getLogger("hall.simultaneous")
 
 CENTRAL = "central"  # the actor of what the central's stream makes happen here
+MAX_BALL = 90  # a network game's balls: 1-90
 
 
 # --- the traditional doors stay off a hall's network game -------------------------------------
@@ -204,7 +205,12 @@ def _allocated(venue_id: int, stream: str, payload: dict[str, Any]) -> None:
 
 def _sales_opened(hall_game: HallGame, payload: dict[str, Any]) -> None:
     hall_game.central_open = True
-    hall_game.save(update_fields=["central_open"])
+    if payload.get("commitment"):  # the central's draw, committed before any card is sold (issue 28)
+        hall_game.announcement = {
+            **hall_game.announcement,
+            "draw": {"commitment": str(payload["commitment"])},
+        }
+    hall_game.save(update_fields=["central_open", "announcement"])
     _open_if_ready(hall_game)
 
 
@@ -229,6 +235,13 @@ def _sales_closed(hall_game: HallGame, payload: dict[str, Any]) -> None:
         "hall_cards": mine.get("cards", 0),
         "hall_amount": mine.get("amount", "0.00"),
     }
+    if isinstance(payload.get("draw"), dict) and isinstance(hall_game.announcement.get("draw"), dict):
+        # The digest of the network's sales as the central fixed them: the balls follow from it and the seed.
+        hall_game.announcement["draw"] = {
+            **hall_game.announcement["draw"],
+            "sales_digest": str(payload["draw"]["sales_digest"]),
+            "cards": int(payload["draw"]["cards"]),
+        }
     if hall_game.game_id is None:  # never placed in a room: nothing sold here
         hall_game.state = HallGameState.CLOSED
         hall_game.save()
@@ -335,12 +348,46 @@ def _close_local(hall_game: HallGame) -> None:
     hall_game.save(update_fields=["state"])
 
 
+def _draw_revealed(hall_game: HallGame, payload: dict[str, Any]) -> None:
+    """The central revealed its draw's seed: checked here against the commitment this hall received before
+    its sales opened (not the one the reveal names) and the balls it received; the verdict kept and
+    audited in the hall's chain."""
+    shown = hall_game.announcement.get("draw")
+    if not isinstance(shown, dict) or not shown.get("commitment") or shown.get("seed"):
+        return  # a game whose commitment this hall never received, or revealed already
+    seed_text = str(payload.get("seed", ""))
+    try:
+        found = verifiable.verify(
+            verifiable.seed_from_hex(seed_text),
+            shown["commitment"],
+            shown.get("sales_digest") or "",
+            hall_game.balls,
+            MAX_BALL,
+        )
+        verdict = {"verified": found.verified, "reason": found.reason, "text": str(found)}
+    except ValueError as exc:  # a seed or digest that is not 64 hex digits
+        verdict = {"verified": False, "reason": "unreadable", "text": str(exc)}
+    hall_game.announcement = {
+        **hall_game.announcement,
+        "draw": {**shown, "seed": seed_text, "verification": verdict},
+    }
+    hall_game.save(update_fields=["announcement"])
+    audit.record(
+        venue_id=hall_game.venue_id,
+        actor=CENTRAL,
+        action="simultaneous.draw_checked",
+        obj=hall_game,
+        data={"game": hall_game.code, "seed": seed_text, "balls": len(hall_game.balls), **verdict},
+    )
+
+
 _APPLY: dict[LinkKind, Callable[[HallGame, dict[str, Any]], None]] = {
     LinkKind.SB_SALES_OPENED: _sales_opened,
     LinkKind.SB_SALES_CLOSED: _sales_closed,
     LinkKind.SB_BALL: _ball,
     LinkKind.SB_DECIDED: _decided,
     LinkKind.SB_GAME_CLOSED: _game_closed,
+    LinkKind.SB_DRAW_REVEALED: _draw_revealed,
 }
 
 
