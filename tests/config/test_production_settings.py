@@ -27,6 +27,7 @@ PRODUCTION = {
     "ALLOWED_HOSTS": "hall.example.es",
     "CSRF_TRUSTED_ORIGINS": "https://hall.example.es",
     "HALL_AUTHORITY_URL": "https://authority.example.es/hall",  # else door.W001: notices not sent
+    "HALL_ANCHOR_SIGNING_KEY_FILE": "/srv/hall-keys/anchor-signing.pem",  # else halls.W102: in var/
 }
 
 
