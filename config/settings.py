@@ -701,6 +701,11 @@ HALL_AUDIT_OLD_KEYS = env.list("HALL_AUDIT_OLD_KEYS", default=[])
 # or ship it), and each batch POSTed here when set.
 HALL_AUDIT_ANCHOR_DIR = env.str("HALL_AUDIT_ANCHOR_DIR", default=str(VAR_DIR / "anchors"))
 HALL_AUDIT_ANCHOR_URL = env.str("HALL_AUDIT_ANCHOR_URL", default="")
+# The installation's Ed25519 key that signs the anchors (a PEM file outside the database, made on first use;
+# production: a disk of its own, backed up). Its public half is at /.well-known/hall-anchor-key.
+HALL_ANCHOR_SIGNING_KEY_FILE = env.str(
+    "HALL_ANCHOR_SIGNING_KEY_FILE", default=str(VAR_DIR / "anchor-signing.pem")
+)
 
 LOGGING = {
     "version": 1,

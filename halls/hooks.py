@@ -30,6 +30,7 @@ _closed_listeners: list[Callable[[GameSession, Any], None]] = []
 _between_games_guards: list[Callable[[Venue], str | None]] = []
 _chain_heads: list[Callable[[], list[ChainHead]]] = []
 _chain_verifiers: list[ChainVerifier] = []
+_chain_links: dict[str, Callable[[int, int], str | None]] = {}
 
 
 def register_screen_section(section: ScreenSection) -> None:
@@ -89,3 +90,14 @@ def chain_heads() -> list[ChainHead]:
 
 def chain_verifiers() -> list[ChainVerifier]:
     return list(_chain_verifiers)
+
+
+def register_chain_links(kind: str, link: Callable[[int, int], str | None]) -> None:
+    """``link(chain id, seq)``: the hash of that chain's link at position ``seq`` (from 1), or None (for the
+    export of chain heads: whether a chain that grew still reaches its anchor)."""
+    _chain_links[kind] = link
+
+
+def chain_link(kind: str, chain_id: int, seq: int) -> str | None:
+    link = _chain_links.get(kind)
+    return None if link is None else link(chain_id, seq)

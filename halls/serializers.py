@@ -196,7 +196,10 @@ class SessionSerializer(serializers.ModelSerializer[GameSession]):
 class ChainReportSerializer(serializers.Serializer[Any]):
     """One chain's verification (halls.chains.ChainReport)."""
 
-    kind = serializers.CharField(help_text="venue (audit chain), pool (seals), anchors or triggers.")
+    kind = serializers.CharField(
+        help_text="venue (audit chain), pool (seals), ledger (a venue's cashier ledger against the entries "
+        "that sealed it), anchors or triggers."
+    )
     id = serializers.IntegerField()
     name = serializers.CharField(help_text="The venue's name or the pool's code.")
     ok = serializers.BooleanField()
@@ -204,7 +207,9 @@ class ChainReportSerializer(serializers.Serializer[Any]):
     first_bad_seq = serializers.IntegerField(
         allow_null=True, help_text="Position of the first bad link, from 1."
     )
-    first_bad_id = serializers.IntegerField(allow_null=True)
+    first_bad_id = serializers.IntegerField(
+        allow_null=True, help_text="The first bad link's id (an audit entry; of a ledger, a transaction)."
+    )
     reason = serializers.CharField(allow_blank=True)
     legacy = serializers.IntegerField(help_text="Links from before the chain was keyed (plain SHA-256).")
     anchored_seq = serializers.IntegerField(allow_null=True, help_text="The latest anchored length.")

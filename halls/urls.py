@@ -5,6 +5,7 @@ from halls import proposals_page, regions_page, views
 app_name = "halls"
 
 urlpatterns = [
+    path(".well-known/hall-anchor-key", views.anchor_public_key, name="anchor-public-key"),
     path("regions/", regions_page.regions_page, name="regions"),
     path("proposals/", proposals_page.proposals_page, name="proposals"),
     path("jsi18n/<str:language>/", views.javascript_catalogue, name="javascript-catalogue"),

@@ -10,13 +10,15 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.views.decorators.cache import cache_page, never_cache
+from django.views.decorators.cache import cache_control, cache_page, never_cache
+from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
 from rest_framework import exceptions
 
 from halls import events, hooks, throttling
 from halls.i18n import render_in_venue_language
 from halls.models import Screen
+from halls.services import anchor_key as anchor_keys
 from halls.services.voice import voice_state
 
 
@@ -129,3 +131,11 @@ class JavaScriptCatalogue(JavaScriptCatalog):
 # Cached a day: the page asks for it with ?v=<catalogue version> (halls/templatetags/hall_js.py), so a new
 # catalogue is a new URL for the browser and for this cache.
 javascript_catalogue = cache_page(24 * 3600)(JavaScriptCatalogue.as_view())
+
+
+@require_safe
+@cache_control(public=True, max_age=300)
+def anchor_public_key(request: HttpRequest) -> JsonResponse:
+    """The installation's public anchor key (halls.anchor_lines.key_document): public, no login, so that
+    anyone can verify the anchors with scripts/verify_anchors.py."""
+    return JsonResponse(anchor_keys.document())

@@ -20,6 +20,7 @@ class JackpotsConfig(AppConfig):
         from jackpots.services import seals
 
         hooks.register_chain(seals.chain_heads, seals.verify_chains)
+        hooks.register_chain_links("pool", seals.link_hash)
         hooks.register_screen_section(
             hooks.ScreenSection(
                 name="jackpots",

@@ -9,3 +9,10 @@ class CashierConfig(AppConfig):
     label = "cashier"
     verbose_name = _("Cashier")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from halls import hooks
+        from halls.cashier.services import ledger_seals
+
+        # Every venue's ledger checked against the entries that sealed it in the venue's audit chain.
+        hooks.register_chain(ledger_seals.chain_heads, ledger_seals.verify_chains)

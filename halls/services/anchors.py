@@ -7,6 +7,10 @@ of its own under HALL_AUDIT_ANCHOR_DIR and each line carries its id under the si
 sharing the folder (and the per-install key) never read each other's anchors: venue 1 of one is not
 venue 1 of the other. Files from before the ids (``venue-3.jsonl`` at the folder's top) are no
 installation's and are not read.
+
+Lines are signed with the installation's Ed25519 key (v3, halls.anchor_lines, halls.services.anchor_key), so
+anyone holding the published public key verifies them (scripts/verify_anchors.py); lines written before
+(v2) carry an HMAC under a key derived from the audit key and verify here as before.
 """
 
 from __future__ import annotations
@@ -24,10 +28,10 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from halls import hooks
+from halls import anchor_lines, hooks
 from halls.chains import Anchor, ChainHead
-from halls.models import AuditChainHead
-from halls.services import audit_keys, installation
+from halls.models import AuditChainHead, AuditEntry
+from halls.services import anchor_key, audit, audit_keys, installation
 
 log = logging.getLogger("hall.anchors")
 TAIL_BYTES = 64 * 1024  # the latest anchors are at the end of each file: read only its tail
@@ -48,10 +52,16 @@ def _canonical(line: dict[str, Any]) -> bytes:
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 
-def sign(line: dict[str, Any], keys: audit_keys.Keyring) -> dict[str, Any]:
-    """{"v": 2, "inst", "kind", "id", "seq", "hash", "at"} with "alg" and "sig": an HMAC-SHA256 of the rest
-    under a key derived from the audit key (``audit_keys``), so no line is forged or edited without the key
-    (nor moved to another installation's folder: its "inst" is signed)."""
+def sign(line: dict[str, Any]) -> dict[str, Any]:
+    """{"v": 3, "inst", "kind", "id", "seq", "hash", "at"} with "alg", "kid" and "sig": an Ed25519
+    signature of the rest under the installation's key, so no line is forged or edited without it (nor
+    moved to another installation's folder: its "inst" is signed), and anyone can check it."""
+    return anchor_lines.sign({**line, "v": anchor_lines.VERSION}, anchor_key.signing_key())
+
+
+def sign_hmac(line: dict[str, Any], keys: audit_keys.Keyring) -> dict[str, Any]:
+    """A v2 line, as anchors were signed before the Ed25519 key: an HMAC-SHA256 of the rest under a key
+    derived from the audit key (``audit_keys``). Kept to say what those lines are (they still verify)."""
     key = keys.anchor_key(keys.alg)
     assert key is not None  # the current key is always held
     return {
@@ -65,6 +75,8 @@ def _valid(line: dict[str, Any], keys: audit_keys.Keyring, inst: str) -> str:
     """Why the line is not a genuine anchor of installation `inst`, or ''."""
     if line.get("inst") != inst:
         return f"it is not this installation's anchor (installation {line.get('inst')!r}, this one {inst!r})"
+    if line.get("alg") == anchor_lines.ALG:
+        return anchor_lines.check_line(line, anchor_key.signing_key().public_key(), inst)
     key = keys.anchor_key(str(line.get("alg", "")))
     if key is None:
         return f"signed with a key this installation does not hold ({line.get('alg')})"
@@ -155,8 +167,8 @@ def write() -> list[dict[str, Any]]:
         latest = _read(file, keys, inst)[0] if file.exists() else None
         if latest is not None and (latest.seq, latest.hash) == (head.seq, head.hash):
             continue
-        body = {"v": 2, "inst": inst, "kind": head.kind, "id": head.id, "seq": head.seq, "hash": head.hash}
-        line = sign({**body, "at": at}, keys)
+        body = {"inst": inst, "kind": head.kind, "id": head.id, "seq": head.seq, "hash": head.hash}
+        line = sign({**body, "at": at})
         data = (json.dumps(line, sort_keys=True, separators=(",", ":")) + "\n").encode()
         fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o640)
         try:
@@ -180,3 +192,37 @@ def _post(url: str, lines: list[dict[str, Any]]) -> None:
             response.read()
     except OSError:
         log.warning("could not post %d audit anchors to %s", len(lines), url, exc_info=True)
+
+
+def _venue_link(venue_id: int, seq: int) -> str | None:
+    """The hash of the venue's audit entry at position ``seq`` of its chain."""
+    entries = AuditEntry.objects.filter(venue_id=venue_id).order_by("pk").values_list("hash", flat=True)
+    return entries[seq - 1 : seq].first() if seq > 0 else None
+
+
+def export_heads() -> dict[str, Any]:
+    """Every chain's head now, and the hash at its latest anchored position when it grew since, for
+    scripts/verify_anchors.py --heads (halls.anchor_lines.reaches): one consistent snapshot."""
+    files = read_all()  # first: everything anchored is in the snapshot below
+    chains = []
+    with audit.snapshot():
+        inst = installation.identity()
+        for head in heads():
+            chain: dict[str, Any] = {"kind": head.kind, "id": head.id, "seq": head.seq, "hash": head.hash}
+            found = files.get((head.kind, head.id))
+            anchor = found.latest if found is not None else None
+            if anchor is not None and 0 < anchor.seq < head.seq:
+                link = (
+                    _venue_link(head.id, anchor.seq)
+                    if head.kind == "venue"
+                    else hooks.chain_link(head.kind, head.id, anchor.seq)
+                )
+                if link is not None:
+                    chain["links"] = {str(anchor.seq): link}
+            chains.append(chain)
+    return {
+        "format": anchor_lines.HEADS_FORMAT,
+        "installation": inst,
+        "exported_at": timezone.now().isoformat(),
+        "chains": chains,
+    }

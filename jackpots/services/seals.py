@@ -384,6 +384,11 @@ def chain_heads() -> list[ChainHead]:
     return [ChainHead("pool", row.pool_id, row.seq, row.hash) for row in rows]
 
 
+def link_hash(pool_id: int, seq: int) -> str | None:
+    """The hash of the pool's seal number ``seq`` (for the export of chain heads)."""
+    return LedgerSeal.objects.filter(pool_id=pool_id, seq=seq).values_list("hash", flat=True).first()
+
+
 def _latest_seals_portable() -> list[LedgerSeal]:
     last: dict[int, LedgerSeal] = {}
     for row in LedgerSeal.objects.order_by("pool_id", "seq").only("pool_id", "seq", "hash"):

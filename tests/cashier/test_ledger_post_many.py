@@ -133,9 +133,15 @@ class Books:
                 )
             ),
             "audit": [
-                (e.action, e.object_type, e.actor_label, self.named(e.data)) for e in entries[self.audited :]
+                (e.action, e.object_type, e.actor_label, self.named(_timeless(e.data)))
+                for e in entries[self.audited :]
             ],
         }
+
+
+def _timeless(data: dict[str, Any]) -> dict[str, Any]:
+    """An entry's data without the time it sealed (a ledger transaction's "posted_at")."""
+    return {k: v for k, v in data.items() if k != "posted_at"}
 
 
 def _one_by_one(twin: Books, batch: list[tuple[str, Op]]) -> tuple[list[bool], str | None]:

@@ -28,6 +28,7 @@ PRODUCTION = {
     "CSRF_TRUSTED_ORIGINS": "https://hall.example.es",
     "HALL_AUTHORITY_URL": "https://authority.example.es/hall",  # else door.W001: notices not sent
     "HALL_DRAW_SEED_PUBLIC_KEY": secrets.token_hex(32),  # issue 28: the workers' key the seeds are sealed to
+    "HALL_ANCHOR_SIGNING_KEY_FILE": "/srv/hall-keys/anchor-signing.pem",  # else halls.W102: in var/
 }
 
 

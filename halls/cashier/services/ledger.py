@@ -396,6 +396,30 @@ def _move_balances(deltas: Iterable[Mapping[int, Decimal]]) -> None:
     Account.objects.filter(pk__in=ids).update(balance=F("balance") + by_account)
 
 
+def sealed_data(
+    *,
+    key: str,
+    shift_id: int | None,
+    device: str,
+    memo: str,
+    legs: Iterable[tuple[str, Decimal]],
+    data: Mapping[str, Any],
+    created_at: datetime,
+) -> dict[str, Any]:
+    """What a transaction's audit entry seals of it (its kind is the entry's action, its actor the entry's):
+    the legs as (account code, signed amount) in account id order, and the row's other columns. The
+    verifier (ledger_seals) rebuilds it from the rows and compares."""
+    return {
+        "key": key,
+        "shift": shift_id,
+        "device": device,
+        "memo": memo,
+        "legs": [[code, money.text(amount.quantize(money.CENT))] for code, amount in legs],
+        **dict(data),
+        "posted_at": created_at.isoformat(),
+    }
+
+
 def _audit_entry(
     posting: Posting, legs: tuple[ledger.Leg, ...], posted: LedgerTransaction, accounts: Mapping[int, Account]
 ) -> AuditItem:
@@ -403,14 +427,15 @@ def _audit_entry(
         posting.actor,
         f"ledger.{posting.kind}",
         posted,
-        {
-            "key": posting.key,
-            "shift": posting.shift.pk if posting.shift else None,
-            "device": posting.device,
-            "memo": posting.memo,
-            "legs": [[accounts[leg.account].code, money.text(leg.amount)] for leg in legs],
-            **dict(posting.data or {}),
-        },
+        sealed_data(
+            key=posted.key,
+            shift_id=posted.shift_id,
+            device=posted.device,
+            memo=posted.memo,
+            legs=[(accounts[leg.account].code, leg.amount) for leg in legs],
+            data=posted.data,
+            created_at=posted.created_at,
+        ),
     )
 
 

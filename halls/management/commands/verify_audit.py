@@ -1,7 +1,9 @@
-"""Verify the tamper evidence of a live hall: each venue's audit chain, every pool's seals, the anchors.
+"""Verify the tamper evidence of a live hall: each venue's audit chain, every pool's seals, each venue's
+cashier ledger against what its audit entries sealed, the anchors.
 
 Exit status 0 when everything verifies, 1 when anything does not (the first bad link of each chain is
-named: venue or pool, its position, what is wrong). ``--json`` prints the report as JSON.
+named: venue, pool or ledger, its position, what is wrong; of a ledger, the first transaction that
+differs). ``--json`` prints the report as JSON.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from halls.services.verify import verify_audit
 
 
 class Command(BaseCommand):
-    help = "Verify audit chains, pool seals and their anchors, in one snapshot; non-zero exit when bad."
+    help = (
+        "Verify audit chains, pool seals, cashier ledgers and the anchors, in one snapshot; exit 1 when bad."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
