@@ -6,36 +6,61 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('halls', '0014_door_role'),
+        ("halls", "0014_door_role"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='DisplayAck',
+            name="DisplayAck",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('screen', 'hall screen'), ('terminal', 'player terminal')], max_length=12, verbose_name='kind')),
-                ('device', models.BigIntegerField(verbose_name='device')),
-                ('stream', models.CharField(max_length=80, verbose_name='stream')),
-                ('seq', models.BigIntegerField(verbose_name='sequence')),
-                ('frame', models.CharField(max_length=40, verbose_name='frame')),
-                ('game', models.BigIntegerField(blank=True, null=True, verbose_name='game')),
-                ('balls', models.JSONField(default=list, verbose_name='balls')),
-                ('digest', models.CharField(max_length=16, verbose_name='digest')),
-                ('rendered_at', models.DateTimeField(verbose_name='rendered at')),
-                ('received_at', models.DateTimeField(verbose_name='received at')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("screen", "hall screen"), ("terminal", "player terminal")],
+                        max_length=12,
+                        verbose_name="kind",
+                    ),
+                ),
+                ("device", models.BigIntegerField(verbose_name="device")),
+                ("stream", models.CharField(max_length=80, verbose_name="stream")),
+                ("seq", models.BigIntegerField(verbose_name="sequence")),
+                ("frame", models.CharField(max_length=40, verbose_name="frame")),
+                ("game", models.BigIntegerField(blank=True, null=True, verbose_name="game")),
+                ("balls", models.JSONField(default=list, verbose_name="balls")),
+                ("digest", models.CharField(max_length=16, verbose_name="digest")),
+                ("rendered_at", models.DateTimeField(verbose_name="rendered at")),
+                ("received_at", models.DateTimeField(verbose_name="received at")),
             ],
             options={
-                'verbose_name': 'display acknowledgement',
-                'verbose_name_plural': 'display acknowledgements',
-                'indexes': [models.Index(fields=['stream', 'game'], name='display_ack_game')],
-                'constraints': [models.UniqueConstraint(fields=('kind', 'device', 'stream', 'seq'), name='display_ack_once')],
+                "verbose_name": "display acknowledgement",
+                "verbose_name_plural": "display acknowledgements",
+                "indexes": [models.Index(fields=["stream", "game"], name="display_ack_game")],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("kind", "device", "stream", "seq"), name="display_ack_once"
+                    )
+                ],
             },
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='displayack',
-            trigger=pgtrigger.compiler.Trigger(name='append_only', sql=pgtrigger.compiler.UpsertTriggerSql(func="RAISE EXCEPTION 'pgtrigger: Cannot update or delete rows from % table', TG_TABLE_NAME;", hash='6fef0328b2a2d279a4c8083c0f2b5f249cca4cdd', operation='UPDATE OR DELETE', pgid='pgtrigger_append_only_bc6a9', table='halls_displayack', when='BEFORE')),
+            model_name="displayack",
+            trigger=pgtrigger.compiler.Trigger(
+                name="append_only",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func="RAISE EXCEPTION 'pgtrigger: Cannot update or delete rows from % table', TG_TABLE_NAME;",
+                    hash="6fef0328b2a2d279a4c8083c0f2b5f249cca4cdd",
+                    operation="UPDATE OR DELETE",
+                    pgid="pgtrigger_append_only_bc6a9",
+                    table="halls_displayack",
+                    when="BEFORE",
+                ),
+            ),
         ),
     ]
