@@ -15,7 +15,7 @@ from bingo.prizes import prize_from_sales
 from bingo.traditional import hooks
 from bingo.traditional import voice as spoken
 from bingo.traditional.models import BallSet, CardSeries, DrawSource, Game, GameState, SoldCard
-from bingo.traditional.services import ballsets, console, detection, devices, draw
+from bingo.traditional.services import ballsets, commitments, console, detection, devices, draw, readmodels
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import clock as program_clock
 from bingo.traditional.services.programs import play as programs
@@ -24,6 +24,7 @@ from halls import events
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import (
+    DrawProof,
     EventType,
     GameCreated,
     GameDrawStarted,
@@ -86,8 +87,12 @@ def create_game(
                 bingo_percent=venue.bingo_percent,
                 created_at=timezone.now(),
             )
-            shown = GameCreated(**step(game), draw_source=draw_source)
-            record(game, actor, EventType.GAME_CREATED, {"draw_source": draw_source}, shown)
+            # Before its sales open, an RNG game's seed is committed and the commitment published.
+            commitments.commit(game=game, actor=actor)
+            draw_proof = DrawProof(**readmodels.draw_view(game))
+            shown = GameCreated(**step(game), draw_source=draw_source, draw=draw_proof)
+            audited = {"draw_source": draw_source, "commitment": game.draw_commitment}
+            record(game, actor, EventType.GAME_CREATED, audited, shown)
     except IntegrityError as exc:
         raise Conflict(
             _("Room %(name)s already has a game in play.") % {"name": room.name}, code="game_in_play"
@@ -189,7 +194,9 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         # What the audio screen says of it (S6–S8): the formula, the prizes, the max balls, as clips.
         game.announcement["voice"] = spoken.announcement_clips(game.announcement)
         game.save()
-        # The sold set is frozen now: the winner detector's index is built once, here.
+        # The sold set is frozen now: the balls of a committed draw depend on its digest, fixed here.
+        commitments.close_sales(game=game, actor=actor)
+        # The winner detector's index is built once, here.
         detection.sales_closed(game)
         announced = {"announcement": game.announcement}
         shown = GameSalesClosed(**step(game), announcement=game.announcement)
@@ -267,6 +274,7 @@ def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = ""
         audited = {"reason": reason, "message": message}
         record(game, actor, EventType.GAME_VOIDED, audited, GameVoided(**step(game), message=message))
         hooks.game_ended(game)  # an interconnected prize hears the void with it
+        commitments.game_ended(game)  # the seed revealed once the void commits
         # The caller's consoles hear the reason on the room's staff stream (the public one never has it).
         told = GameVoidReason(game=game.pk, reason=reason)
         events.emit(console.staff_stream(game.room_id), EventType.GAME_VOID_REASON, told)

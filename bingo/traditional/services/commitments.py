@@ -1,0 +1,179 @@
+"""Verifiable draws in traditional rooms (issue 28): the seed committed when an RNG game is created, the
+sales digest fixed at the close of sales, each RNG ball derived from both, the seed revealed after the game.
+
+The commitment, the sealed seed and the reveal are bingo.draws' (this module names the room and the game and
+gives it the cards sold). A blower's game (draw source "manual") commits nothing: it records the balls the
+reader read, as before, and says it is not verifiable by seed. With HALL_VERIFIABLE_DRAWS off, an RNG game
+commits nothing either and draws with `secrets.choice`, as before.
+
+A committed game that switches to a blower (TB-31) leaves the seed: its balls from the seed are those drawn
+before the first such switch; every ball after it (a blower's, or the RNG's again) is not verifiable by seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from collections.abc import Callable, Collection, Iterator
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from bingo.draws import services as draws
+from bingo.draws.models import DrawCommitment
+from bingo.traditional.models import Ball, DeviceSwitch, DrawSource, Game, GameState, SoldCard
+from bingo.traditional.services.readmodels import DRAW_ROOM
+from halls.actors import Actor
+
+ROOM = DRAW_ROOM  # the room's name in bingo.draws' registry and its public page's address
+MAX_BALL = 90
+REVEAL_GRACE = timedelta(seconds=30)
+_SERIES_CODE = re.compile(r"[A-Za-z0-9._-]{1,40}")
+
+# Enqueues the reveal (game id) in the worker, which holds the key: bingo.traditional.apps registers
+# bingo.traditional.tasks' door here (services import no Celery task).
+_enqueue_reveal: Callable[[int], None] | None = None
+
+
+class SeedSequenceBroken(RuntimeError):
+    """The seed's next ball was drawn already though the game never left the seed: the draw stops."""
+
+
+def register_reveal_enqueuer(enqueue: Callable[[int], None]) -> None:
+    global _enqueue_reveal  # one door per process, set once at start-up
+    _enqueue_reveal = enqueue
+
+
+def game_ref(game_id: int) -> str:
+    """The game's reference in bingo.draws (its id; the sales digest's game id is "traditional-<id>")."""
+    return str(game_id)
+
+
+def card_serial(series_code: str, serial: int) -> str:
+    """A sold card's serial in the sales digest: its series and serial as the winner reads them ("A-0345");
+    a series code with characters the digest does not take is written as "x" and 16 hex of its SHA-256."""
+    if not _SERIES_CODE.fullmatch(series_code):
+        series_code = "x" + hashlib.sha256(series_code.encode()).hexdigest()[:16]
+    return f"{series_code}-{serial:04d}"
+
+
+def commit(*, game: Game, actor: Actor) -> None:
+    """In the game's creation: commit an RNG game's draw (before its sales open) and publish the
+    commitment on the game."""
+    if game.draw_source != DrawSource.RNG or not draws.enabled():
+        return
+    committed = draws.commit_draw(
+        venue_id=game.room.venue_id, room=ROOM, game_ref=game_ref(game.pk), max_ball=MAX_BALL, actor=actor
+    )
+    game.draw_commitment = committed.commitment
+    game.save(update_fields=["draw_commitment"])
+
+
+def sold_cards(game_id: int) -> Iterator[tuple[str, tuple[int, ...]]]:
+    """Every card sold in the game: (its serial in the digest, its 15 numbers)."""
+    rows = (
+        SoldCard.objects.filter(game_id=game_id)
+        .values_list("card__series__code", "card__serial", "card__numbers")
+        .order_by()
+    )
+    for code, serial, packed in rows.iterator(chunk_size=10_000):
+        yield card_serial(code, serial), tuple(bytes(packed))
+
+
+def close_sales(*, game: Game, actor: Actor) -> None:
+    """In the close of sales: fix the sales digest over every card sold (the balls depend on it)."""
+    if game.draw_commitment:
+        draws.close_sales(room=ROOM, game_ref=game_ref(game.pk), cards=sold_cards(game.pk), actor=actor)
+
+
+def left_the_seed(game: Game) -> bool:
+    """The game switched to a blower at some point: from then on no ball is drawn from the seed."""
+    return DeviceSwitch.objects.filter(game=game, to_source=DrawSource.MANUAL).exists()
+
+
+def next_rng_ball(game: Game, ordinal: int, drawn: Collection[int]) -> int:
+    """The number the RNG draws at ``ordinal``: the seed's when the game is committed and never left the
+    seed, else the CSPRNG's among the balls not drawn."""
+    if game.draw_commitment and not left_the_seed(game):
+        ball = draws.ball_at(room=ROOM, game_ref=game_ref(game.pk), ordinal=ordinal)
+        if ball in drawn:  # every ball so far came from the same order: it cannot have been drawn
+            raise SeedSequenceBroken(f"game {game.pk}: ball {ordinal} of the seed ({ball}) is drawn already")
+        return ball
+    return secrets.choice([n for n in range(1, MAX_BALL + 1) if n not in drawn])
+
+
+def game_ended(game: Game) -> None:
+    """In the transaction that closes or voids a committed game: reveal its seed once that commits (in the
+    worker, which holds the key)."""
+    if not game.draw_commitment:
+        return
+    if _enqueue_reveal is None:
+        raise RuntimeError("no reveal enqueuer registered (bingo.traditional.apps registers the task's)")
+    enqueue, game_id = _enqueue_reveal, game.pk
+    transaction.on_commit(lambda: enqueue(game_id))
+
+
+def reveal(*, game_id: int, actor: Actor) -> None:
+    """The worker's reveal of an ended game's seed (a repeat is a no-op: bingo.draws keeps the first)."""
+    draws.reveal(room=ROOM, game_ref=game_ref(game_id), actor=actor)
+
+
+def unrevealed(limit: int = 50) -> list[int]:
+    """Ended committed games whose seed is not revealed yet (a reveal lost with the broker): the reaper's."""
+    pending = DrawCommitment.objects.filter(room=ROOM, seed="").values_list("game_ref", flat=True)
+    ended = Game.objects.filter(
+        pk__in=[int(ref) for ref in pending.order_by("pk")[: limit * 4] if ref.isdigit()],
+        state__in=[GameState.CLOSED, GameState.VOID],
+        # Its own task had time to run: the reaper picks up only what a broker outage lost.
+        closed_at__lt=timezone.now() - REVEAL_GRACE,
+    ).exclude(draw_commitment="")
+    return list(ended.order_by("pk").values_list("pk", flat=True)[:limit])
+
+
+# -- what bingo.draws publishes of a traditional game (its rooms registry) -------------------------------
+
+
+class Reader:
+    """The traditional room's games as bingo.draws' public page reads them."""
+
+    @staticmethod
+    def _game(ref: str) -> Game | None:
+        if not ref.isdigit():
+            return None
+        return Game.objects.select_related("room").filter(pk=int(ref)).exclude(draw_commitment="").first()
+
+    def balls(self, game_ref: str) -> list[int]:
+        """The balls drawn from the seed, in order: all of them, or those before a switch to a blower."""
+        game = self._game(game_ref)
+        if game is None:
+            return []
+        balls = Ball.objects.filter(game=game).order_by("ordinal")
+        switch = (
+            DeviceSwitch.objects.filter(game=game, to_source=DrawSource.MANUAL).order_by("pk").first()
+        )
+        if switch is not None:
+            balls = balls.filter(ordinal__lte=switch.at_ordinal)
+        return list(balls.values_list("number", flat=True))
+
+    def sales(self, game_ref: str) -> Iterator[tuple[str, tuple[int, ...]]]:
+        game = self._game(game_ref)
+        return sold_cards(game.pk) if game is not None else iter(())
+
+    def title(self, game_ref: str) -> str:
+        from django.utils.translation import gettext as _
+
+        game = self._game(game_ref)
+        if game is None:
+            return ""
+        return _("%(room)s · Game %(number)s") % {"room": game.room.name, "number": game.number}
+
+    def venue_id(self, game_ref: str) -> int | None:
+        game = self._game(game_ref)
+        return game.room.venue_id if game is not None else None
+
+    def finished(self, game_ref: str) -> bool:
+        game = self._game(game_ref)
+        return game is not None and game.state in (GameState.CLOSED, GameState.VOID)
