@@ -90,6 +90,7 @@ INSTALLED_APPS = [
     "halls.cage",
     "jackpots",
     "jackpots.tables",
+    "bingo.draws",
     "bingo.traditional",
     "bingo.electronic",
     "bingo.network.interconnected",
@@ -668,6 +669,14 @@ HALL_LINK_ROTATION_GRACE_SECONDS = env.float("HALL_LINK_ROTATION_GRACE_SECONDS",
 # (the embedded demo's var/audit.key), which keeps the key out of the database but on the same host.
 HALL_AUDIT_KEY = env.str("HALL_AUDIT_KEY", default="")
 HALL_AUDIT_KEY_FILE = env.str("HALL_AUDIT_KEY_FILE", default=str(VAR_DIR / "audit.key"))
+# Verifiable draws (bingo.draws): every RNG game's balls follow from a seed committed before its sales and
+# revealed after it. Off, RNG games draw with `secrets` and commit nothing (the draw-step bench compares).
+HALL_VERIFIABLE_DRAWS = env.bool("HALL_VERIFIABLE_DRAWS", default=True)
+# The drawing workers' X25519 key (a file outside the database): it opens the sealed seeds. Only the workers
+# get it; web processes get the public key (64 hex digits) and seal to it. Without either (the embedded hall,
+# development, tests) the key file is made on first use.
+HALL_DRAW_SEED_KEY_FILE = env.str("HALL_DRAW_SEED_KEY_FILE", default=str(VAR_DIR / "draw-seed.key"))
+HALL_DRAW_SEED_PUBLIC_KEY = env.str("HALL_DRAW_SEED_PUBLIC_KEY", default="")
 # Keys used before a rotation, so entries they signed still verify (comma-separated).
 HALL_AUDIT_OLD_KEYS = env.list("HALL_AUDIT_OLD_KEYS", default=[])
 # Signed, dated anchors of every chain head: one JSON line per change, one file per chain, in a folder per

@@ -55,6 +55,8 @@ class Rank(IntEnum):
     EGAME = 32
     TERMINAL = 34  # electronic.Terminal: its state (verification, service), its messages
     BALL_SET = 36  # bingo.BallSet: an incident, a replacement (after the game that names it)
+    # bingo.draws.DrawCommitment: its sales digest fixed, its seed revealed (after the game it draws for)
+    DRAW_COMMITMENT = 38
     PROGRAM = 40  # bingo.PrizeProgram and bingo.RoomBolsa rows: a program's or the Bolsa's change
     TABLE = 50  # jackpots.tables.CasinoTable: every write about a table and its hands
     HAND = 60  # jackpots.tables.Hand, after its table
