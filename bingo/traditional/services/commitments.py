@@ -106,10 +106,10 @@ def next_rng_ball(game: Game, ordinal: int, drawn: Collection[int]) -> int:
 
 
 def game_ended(game: Game) -> None:
-    """In the transaction that closes or voids a committed game: reveal its seed once that commits (in the
-    worker, which holds the key)."""
-    if not game.draw_commitment:
-        return
+    """In the transaction that closes or voids a committed game whose sales closed: reveal its seed once that
+    commits (in the worker, which holds the key)."""
+    if not game.draw_commitment or game.sales_closed_at is None:
+        return  # nothing committed, or voided on sale: the seed drew nothing and stays sealed
     if _enqueue_reveal is None:
         raise RuntimeError("no reveal enqueuer registered (bingo.traditional.apps registers the task's)")
     enqueue, game_id = _enqueue_reveal, game.pk
@@ -123,7 +123,9 @@ def reveal(*, game_id: int, actor: Actor) -> None:
 
 def unrevealed(limit: int = 50) -> list[int]:
     """Ended committed games whose seed is not revealed yet (a reveal lost with the broker): the reaper's."""
-    pending = DrawCommitment.objects.filter(room=ROOM, seed="").values_list("game_ref", flat=True)
+    pending = (
+        DrawCommitment.objects.filter(room=ROOM, seed="").exclude(sales_digest="").values_list("game_ref", flat=True)
+    )
     ended = Game.objects.filter(
         pk__in=[int(ref) for ref in pending.order_by("pk")[: limit * 4] if ref.isdigit()],
         state__in=[GameState.CLOSED, GameState.VOID],
