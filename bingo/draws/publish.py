@@ -60,7 +60,9 @@ def verdict(result: verifiable.Verification) -> str:
             "of sales was %(given)s."
         ),
         "ball_differs": _("Ball %(position)s differs: %(drawn)s was drawn, the seed gives %(expected)s."),
-        "too_many_balls": _("%(count)s balls drawn, but a game of balls 1-%(max_ball)s has only %(max_ball)s."),
+        "too_many_balls": _(
+            "%(count)s balls drawn, but a game of balls 1-%(max_ball)s has only %(max_ball)s."
+        ),
     }
     return texts[result.reason] % dict(result.facts)
 

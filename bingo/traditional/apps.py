@@ -11,8 +11,8 @@ class BingoConfig(AppConfig):
     verbose_name = _("Bingo")
 
     def ready(self) -> None:
-        from bingo.traditional import tasks
         from bingo.draws import rooms as draw_rooms
+        from bingo.traditional import tasks
         from bingo.traditional.services import commitments, draw
         from bingo.traditional.services.games import between_games_guard, session_close_guard
         from bingo.traditional.services.programs import play as programs

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('bingo', '0017_payables_name_their_room'),
+        ("bingo", "0017_payables_name_their_room"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='game',
-            name='draw_commitment',
-            field=models.CharField(blank=True, max_length=64, verbose_name='draw commitment'),
+            model_name="game",
+            name="draw_commitment",
+            field=models.CharField(blank=True, max_length=64, verbose_name="draw commitment"),
         ),
     ]

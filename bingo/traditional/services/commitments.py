@@ -16,7 +16,6 @@ import hashlib
 import re
 import secrets
 from collections.abc import Callable, Collection, Iterator
-
 from datetime import timedelta
 
 from django.db import transaction
@@ -124,7 +123,9 @@ def reveal(*, game_id: int, actor: Actor) -> None:
 def unrevealed(limit: int = 50) -> list[int]:
     """Ended committed games whose seed is not revealed yet (a reveal lost with the broker): the reaper's."""
     pending = (
-        DrawCommitment.objects.filter(room=ROOM, seed="").exclude(sales_digest="").values_list("game_ref", flat=True)
+        DrawCommitment.objects.filter(room=ROOM, seed="")
+        .exclude(sales_digest="")
+        .values_list("game_ref", flat=True)
     )
     ended = Game.objects.filter(
         pk__in=[int(ref) for ref in pending.order_by("pk")[: limit * 4] if ref.isdigit()],
@@ -153,9 +154,7 @@ class Reader:
         if game is None:
             return []
         balls = Ball.objects.filter(game=game).order_by("ordinal")
-        switch = (
-            DeviceSwitch.objects.filter(game=game, to_source=DrawSource.MANUAL).order_by("pk").first()
-        )
+        switch = DeviceSwitch.objects.filter(game=game, to_source=DrawSource.MANUAL).order_by("pk").first()
         if switch is not None:
             balls = balls.filter(ordinal__lte=switch.at_ordinal)
         return list(balls.values_list("number", flat=True))

@@ -1,4 +1,5 @@
-"""The draw: balls from the RNG (a Celery task per ball: the committed seed's, or the CSPRNG's) or entered by the caller from the ball reader.
+"""The draw: balls from the RNG (a Celery task per ball: the committed seed's, bingo.traditional.services.
+commitments, or the CSPRNG's) or entered by the caller from the ball reader.
 
 Each ball is a row with unique (game, ordinal) and (game, number), written and committed before it is
 shown. An RNG step names the ordinal it draws, so a retried or duplicated task is a no-op; a draw whose

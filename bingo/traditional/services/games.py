@@ -89,7 +89,10 @@ def create_game(
             )
             # Before its sales open, an RNG game's seed is committed and the commitment published.
             commitments.commit(game=game, actor=actor)
-            draw_proof = DrawProof(**readmodels.draw_view(game))
+            view = readmodels.draw_view(game)
+            draw_proof = DrawProof(
+                verifiable=view["verifiable"], commitment=view["commitment"], url=view["url"]
+            )
             shown = GameCreated(**step(game), draw_source=draw_source, draw=draw_proof)
             audited = {"draw_source": draw_source, "commitment": game.draw_commitment}
             record(game, actor, EventType.GAME_CREATED, audited, shown)

@@ -51,7 +51,9 @@ def ref(game: Game) -> str:
     return commitments.game_ref(game.pk)
 
 
-def end_and_reveal(game: Game, caller: Any, reveals: list[int], django_capture_on_commit_callbacks: Any) -> None:
+def end_and_reveal(
+    game: Game, caller: Any, reveals: list[int], django_capture_on_commit_callbacks: Any
+) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         games.void_game(game=game, actor=caller, reason="test over")
     assert reveals == [game.pk]  # enqueued once the void committed
