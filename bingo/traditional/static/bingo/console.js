@@ -597,8 +597,9 @@
   function renderDraw() {
     var box = $("game-draw");
     var draw = game ? game.draw : null;
-    box.hidden = !draw;
-    if (!draw) { return; }
+    // An RNG game without commitment (verifiable draws off) shows nothing, as before.
+    box.hidden = !draw || (!draw.verifiable && game.draw_source !== "manual");
+    if (box.hidden) { return; }
     $("game-draw-text").textContent = draw.verifiable
       ? say(box.getAttribute("data-verifiable"), {commitment: draw.commitment})
       : box.getAttribute("data-blower");

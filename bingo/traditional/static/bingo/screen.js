@@ -346,7 +346,8 @@
   function renderDrawProof() {
     var box = $("draw-proof");
     var draw = game ? game.draw : null;
-    box.hidden = !game || !draw;
+    // An RNG game without commitment (verifiable draws off) shows nothing, as before.
+    box.hidden = !game || !draw || (!draw.verifiable && game.draw_source !== "manual");
     if (box.hidden) { box.textContent = ""; return; }
     box.setAttribute("data-state", draw.verifiable ? "verifiable" : "blower");
     box.textContent = draw.verifiable
