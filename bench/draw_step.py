@@ -594,15 +594,22 @@ def main() -> int:
     by_mode = {
         mode: [r["ms"] for r in draws if hall.verifiable[r["args"][0]] == mode] for mode in (True, False)
     }
+    cpu_by_mode = {
+        mode: [r["cpu_ms"] for r in draws if hall.verifiable[r["args"][0]] == mode] for mode in (True, False)
+    }
     for mode, label in ((True, "on"), (False, "off")):
         print(describe(f"draw task duration, commitment {label}", by_mode[mode]))
+        print(describe(f"draw task CPU, commitment {label}", cpu_by_mode[mode]))
     compared = ""
     if by_mode[True] and by_mode[False]:
         p50 = percentile(by_mode[True], 50) / percentile(by_mode[False], 50)
         p99 = percentile(by_mode[True], 99) / percentile(by_mode[False], 99)
         mean = (sum(by_mode[True]) / len(by_mode[True])) / (sum(by_mode[False]) / len(by_mode[False]))
-        print(f"commitment on / off: p50 x{p50:.3f}  p99 x{p99:.3f}  mean x{mean:.3f}")
-        compared = f" on_off_p50={p50:.3f} on_off_p99={p99:.3f} on_off_mean={mean:.3f}"
+        cpu = percentile(cpu_by_mode[True], 50) / percentile(cpu_by_mode[False], 50)
+        print(f"commitment on / off: p50 x{p50:.3f}  p99 x{p99:.3f}  mean x{mean:.3f}  CPU p50 x{cpu:.3f}")
+        compared = (
+            f" on_off_p50={p50:.3f} on_off_p99={p99:.3f} on_off_mean={mean:.3f} on_off_cpu_p50={cpu:.3f}"
+        )
     from bingo.traditional.models import Game as DrawnGame
 
     committed = set(

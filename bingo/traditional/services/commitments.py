@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection, Iterator
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Exists
 from django.utils import timezone
 
 from bingo.draws import services as draws
@@ -88,19 +89,26 @@ def close_sales(*, game: Game, actor: Actor) -> None:
         draws.close_sales(room=ROOM, game_ref=game_ref(game.pk), cards=sold_cards(game.pk), actor=actor)
 
 
-def left_the_seed(game: Game) -> bool:
-    """The game switched to a blower at some point: from then on no ball is drawn from the seed."""
-    return DeviceSwitch.objects.filter(game=game, to_source=DrawSource.MANUAL).exists()
-
-
 def next_rng_ball(game: Game, ordinal: int, drawn: Collection[int]) -> int:
     """The number the RNG draws at ``ordinal``: the seed's when the game is committed and never left the
-    seed, else the CSPRNG's among the balls not drawn."""
-    if game.draw_commitment and not left_the_seed(game):
-        ball = draws.ball_at(room=ROOM, game_ref=game_ref(game.pk), ordinal=ordinal)
-        if ball in drawn:  # every ball so far came from the same order: it cannot have been drawn
-            raise SeedSequenceBroken(f"game {game.pk}: ball {ordinal} of the seed ({ball}) is drawn already")
-        return ball
+    seed (no switch to a blower), else the CSPRNG's among the balls not drawn."""
+    if game.draw_commitment:
+        # One query: the commitment, and whether the game ever switched to a blower.
+        to_blower = DeviceSwitch.objects.filter(game_id=game.pk, to_source=DrawSource.MANUAL)
+        row = (
+            DrawCommitment.objects.filter(room=ROOM, game_ref=game_ref(game.pk))
+            .annotate(left_the_seed=Exists(to_blower))
+            .first()
+        )
+        if row is None:  # a published commitment with no draw behind it: no ball from anything else
+            raise SeedSequenceBroken(f"game {game.pk}: its commitment is not in bingo.draws")
+        if not row.left_the_seed:
+            ball = draws.ball_at(room=ROOM, game_ref=row.game_ref, ordinal=ordinal, row=row)
+            if ball in drawn:  # every ball so far came from the same order: it cannot have been drawn
+                raise SeedSequenceBroken(
+                    f"game {game.pk}: ball {ordinal} of the seed ({ball}) is drawn already"
+                )
+            return ball
     return secrets.choice([n for n in range(1, MAX_BALL + 1) if n not in drawn])
 
 
