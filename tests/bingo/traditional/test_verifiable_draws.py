@@ -25,6 +25,7 @@ from bingo.traditional.models import Ball, DrawSource, Game, SoldCard
 from bingo.traditional.services import commitments, devices, draw, games, readmodels
 from halls.errors import Conflict
 from halls.models import AuditEntry
+from tests.api_support import api_client
 from tests.bingo.traditional.game_support import fresh_process, no_celery, rng_game  # noqa: F401
 from tests.tampering import as_db_owner
 
@@ -259,3 +260,41 @@ def test_any_seed_and_sales_give_the_order_the_pure_core_and_the_check_recompute
     assert str(verifiable.verify(seed, revealed.commitment, closed.sales_digest, drawn[:40], 90)).startswith(
         "verified"
     )
+
+
+def test_the_api_shows_the_commitment_and_the_recall_the_seed_once_revealed(
+    session: Any, room: Any, caller: Any, cashier: Any, card_series: Any, ball_set: Any,
+    reveals: list[int], django_capture_on_commit_callbacks: Any,
+) -> None:  # fmt: skip
+    api = api_client(caller)
+    game = rng_game(room, session, caller, cashier, card_series, pace="1", last=6)
+    row = DrawCommitment.objects.get(room="traditional", game_ref=ref(game))
+    shown = api.get(f"/api/games/{game.pk}/").json()["draw"]
+    assert shown == {
+        "verifiable": True,
+        "commitment": row.commitment,
+        "url": f"/draws/traditional/{game.pk}/",
+    }
+    assert api.get(f"/api/games/{game.pk}/recall/").json()["draw"]["seed"] == ""  # not before the reveal
+    games.start_draw(game=game, actor=caller)
+    draw_balls(game, 3)
+    end_and_reveal(game, caller, reveals, django_capture_on_commit_callbacks)
+    recall = api.get(f"/api/games/{game.pk}/recall/").json()["draw"]
+    row.refresh_from_db()
+    assert (recall["seed"], recall["sales_digest"], recall["cards"]) == (row.seed, row.sales_digest, 6)
+
+
+def test_the_reaper_finds_the_ended_games_whose_reveal_was_lost(
+    session: Any, room: Any, caller: Any, cashier: Any, card_series: Any, ball_set: Any,
+    reveals: list[int], django_capture_on_commit_callbacks: Any,
+) -> None:  # fmt: skip
+    game = rng_game(room, session, caller, cashier, card_series, pace="1", last=6)
+    games.start_draw(game=game, actor=caller)
+    draw_balls(game, 3)
+    ended = games.void_game(game=game, actor=caller, reason="broker away")  # its reveal never sent
+    assert commitments.unrevealed() == []  # its own task still has time to run
+    assert ended.closed_at is not None
+    Game.objects.filter(pk=game.pk).update(closed_at=ended.closed_at - commitments.REVEAL_GRACE)
+    assert commitments.unrevealed() == [game.pk]
+    commitments.reveal(game_id=game.pk, actor="rng")
+    assert commitments.unrevealed() == []
