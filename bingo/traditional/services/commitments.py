@@ -13,6 +13,7 @@ before the first such switch; every ball after it (a blower's, or the RNG's agai
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import secrets
 from collections.abc import Callable, Collection, Iterator
@@ -21,6 +22,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.db.models import Exists
 from django.utils import timezone
+from kombu.exceptions import OperationalError
 
 from bingo.draws import services as draws
 from bingo.draws.models import DrawCommitment
@@ -30,6 +32,8 @@ from halls.actors import Actor
 
 ROOM = DRAW_ROOM  # the room's name in bingo.draws' registry and its public page's address
 MAX_BALL = 90
+log = logging.getLogger("hall.draw")
+
 REVEAL_GRACE = timedelta(seconds=30)
 _SERIES_CODE = re.compile(r"[A-Za-z0-9._-]{1,40}")
 
@@ -119,8 +123,18 @@ def game_ended(game: Game) -> None:
         return  # nothing committed, or voided on sale: the seed drew nothing and stays sealed
     if _enqueue_reveal is None:
         raise RuntimeError("no reveal enqueuer registered (bingo.traditional.apps registers the task's)")
-    enqueue, game_id = _enqueue_reveal, game.pk
-    transaction.on_commit(lambda: enqueue(game_id))
+    game_id = game.pk
+    transaction.on_commit(lambda: _send_reveal(game_id))
+
+
+def _send_reveal(game_id: int) -> None:
+    """Enqueue the reveal; with the broker away, log it and leave it to the reaper (`unrevealed`), not fail
+    the caller's command, which has committed."""
+    assert _enqueue_reveal is not None
+    try:
+        _enqueue_reveal(game_id)
+    except OperationalError as exc:
+        log.warning("could not enqueue the reveal of game %s (%s): the reaper will", game_id, exc)
 
 
 def reveal(*, game_id: int, actor: Actor) -> None:
