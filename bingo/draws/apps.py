@@ -8,3 +8,6 @@ class DrawsConfig(AppConfig):
     name = "bingo.draws"
     label = "bingo_draws"
     verbose_name = _("Verifiable draws")
+
+    def ready(self) -> None:
+        from bingo.draws import checks  # noqa: F401 (registers the deploy check)

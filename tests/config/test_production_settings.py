@@ -27,6 +27,7 @@ PRODUCTION = {
     "ALLOWED_HOSTS": "hall.example.es",
     "CSRF_TRUSTED_ORIGINS": "https://hall.example.es",
     "HALL_AUTHORITY_URL": "https://authority.example.es/hall",  # else door.W001: notices not sent
+    "HALL_DRAW_SEED_PUBLIC_KEY": secrets.token_hex(32),  # issue 28: the workers' key the seeds are sealed to
 }
 
 
@@ -80,6 +81,14 @@ def test_production_passes_the_deploy_checks() -> None:
     done = manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "security.W" not in done.stdout + done.stderr
+
+
+def test_the_deploy_check_asks_for_the_draws_public_key() -> None:
+    """Without the workers' public key no RNG game could commit its draw: `check --deploy` says so."""
+    left_out = {k: v for k, v in PRODUCTION.items() if k != "HALL_DRAW_SEED_PUBLIC_KEY"}
+    done = manage("check", "--deploy", **left_out)
+    assert done.returncode != 0
+    assert "bingo.E201" in done.stdout + done.stderr and "draw_seed_key" in done.stdout + done.stderr
 
 
 def test_production_settings_are_secure() -> None:
