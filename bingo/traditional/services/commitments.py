@@ -20,7 +20,6 @@ from collections.abc import Callable, Collection, Iterator
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Exists
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
@@ -40,10 +39,12 @@ _SERIES_CODE = re.compile(r"[A-Za-z0-9._-]{1,40}")
 # Enqueues the reveal (game id) in the worker, which holds the key: bingo.traditional.apps registers
 # bingo.traditional.tasks' door here (services import no Celery task).
 _enqueue_reveal: Callable[[int], None] | None = None
+_ROWS_KEPT = 256  # games whose commitment a worker keeps in memory (a hall draws a few at a time)
+_rows: dict[int, DrawCommitment] = {}
 
 
 class SeedSequenceBroken(RuntimeError):
-    """The seed's next ball was drawn already though the game never left the seed: the draw stops."""
+    """A game whose commitment was published has none in bingo.draws: the draw stops."""
 
 
 def register_reveal_enqueuer(enqueue: Callable[[int], None]) -> None:
@@ -93,26 +94,36 @@ def close_sales(*, game: Game, actor: Actor) -> None:
         draws.close_sales(room=ROOM, game_ref=game_ref(game.pk), cards=sold_cards(game.pk), actor=actor)
 
 
-def next_rng_ball(game: Game, ordinal: int, drawn: Collection[int]) -> int:
-    """The number the RNG draws at ``ordinal``: the seed's when the game is committed and never left the
-    seed (no switch to a blower), else the CSPRNG's among the balls not drawn."""
-    if game.draw_commitment:
-        # One query: the commitment, and whether the game ever switched to a blower.
-        to_blower = DeviceSwitch.objects.filter(game_id=game.pk, to_source=DrawSource.MANUAL)
-        row = (
-            DrawCommitment.objects.filter(room=ROOM, game_ref=game_ref(game.pk))
-            .annotate(left_the_seed=Exists(to_blower))
-            .first()
-        )
+def _commitment(game_id: int, commitment: str) -> DrawCommitment:
+    """The game's commitment, kept in this worker's memory once its sales digest is fixed (then nothing of
+    it the draw reads can change: bingo.draws' triggers), so a step reads no more rows than before. The
+    commitment the game publishes must be the one kept (else it is read again)."""
+    row = _rows.get(game_id)
+    if row is None or row.commitment != commitment:
+        row = DrawCommitment.objects.filter(room=ROOM, game_ref=game_ref(game_id)).first()
         if row is None:  # a published commitment with no draw behind it: no ball from anything else
-            raise SeedSequenceBroken(f"game {game.pk}: its commitment is not in bingo.draws")
-        if not row.left_the_seed:
-            ball = draws.ball_at(room=ROOM, game_ref=row.game_ref, ordinal=ordinal, row=row)
-            if ball in drawn:  # every ball so far came from the same order: it cannot have been drawn
-                raise SeedSequenceBroken(
-                    f"game {game.pk}: ball {ordinal} of the seed ({ball}) is drawn already"
-                )
-            return ball
+            raise SeedSequenceBroken(f"game {game_id}: its commitment is not in bingo.draws")
+        if row.sales_digest:
+            _rows[game_id] = row
+            while len(_rows) > _ROWS_KEPT:
+                _rows.pop(next(iter(_rows)))
+    return row
+
+
+def forget(game_id: int) -> None:
+    """Drop what this worker keeps of a game (its commitment, its order): a restarted worker's memory."""
+    _rows.pop(game_id, None)
+    draws.forget(room=ROOM, game_ref=game_ref(game_id))
+
+
+def next_rng_ball(game: Game, ordinal: int, drawn: Collection[int]) -> int:
+    """The number the RNG draws at ``ordinal``: the seed's while every ball drawn so far is the seed's (a
+    committed game that never left it), else the CSPRNG's among the balls not drawn (a committed game after
+    a blower's ball, TB-31; a game without commitment)."""
+    if game.draw_commitment:
+        order = draws.order(_commitment(game.pk, game.draw_commitment))
+        if set(order[: ordinal - 1]) == set(drawn):
+            return order[ordinal - 1]
     return secrets.choice([n for n in range(1, MAX_BALL + 1) if n not in drawn])
 
 
@@ -140,6 +151,7 @@ def _send_reveal(game_id: int) -> None:
 def reveal(*, game_id: int, actor: Actor) -> None:
     """The worker's reveal of an ended game's seed (a repeat is a no-op: bingo.draws keeps the first)."""
     draws.reveal(room=ROOM, game_ref=game_ref(game_id), actor=actor)
+    _rows.pop(game_id, None)  # drawn out: nothing more to keep
 
 
 def unrevealed(limit: int = 50) -> list[int]:

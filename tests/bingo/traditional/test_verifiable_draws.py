@@ -160,7 +160,7 @@ def test_the_reveal_of_a_seed_replaced_after_its_commitment_is_refused_and_named
     forged = seedbox.seal(verifiable.new_seed(), draws.public_key(), row.game)
     with as_db_owner(DrawCommitment):
         DrawCommitment.objects.filter(pk=row.pk).update(sealed_seed=forged)
-    draws.forget(room="traditional", game_ref=ref(game))  # a restarted worker
+    commitments.forget(game.pk)  # a restarted worker: nothing of the game in memory
     with pytest.raises(Conflict) as refused:
         draw.draw_rng_ball(game_id=game.pk, ordinal=11)
     assert refused.value.code == "seed_mismatch"
