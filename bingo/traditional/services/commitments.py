@@ -6,8 +6,13 @@ gives it the cards sold). A blower's game (draw source "manual") commits nothing
 reader read, as before, and says it is not verifiable by seed. With HALL_VERIFIABLE_DRAWS off, an RNG game
 commits nothing either and draws with `secrets.choice`, as before.
 
-A committed game that switches to a blower (TB-31) leaves the seed: its balls from the seed are those drawn
-before the first such switch; every ball after it (a blower's, or the RNG's again) is not verifiable by seed.
+A committed game that switches to a blower (TB-31) leaves the seed with the first ball that is not the seed's
+(the RNG, back after it, draws with `secrets`); the public page verifies the balls drawn before the first
+switch to a blower, and every ball after it is not verifiable by seed.
+
+A sold card's serial in the digest is "<series code>-<serial, 4 digits at least>" (the last "-" splits
+them, so two cards never share one); a series code outside the digest's characters is replaced by "x" and
+16 hex digits of its SHA-256.
 """
 
 from __future__ import annotations
