@@ -8,6 +8,7 @@ Screenshots left in /tmp: draw-screen.png (the commitment on the screen), draw-p
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -70,7 +71,7 @@ async def test_the_screen_shows_the_commitment_and_the_public_page_verifies_the_
         await public.locator('[data-link="sales"]').click()
     download = await downloading.value
     assert download.suggested_filename == f"ventas-traditional-{game.pk}.json"
-    sales = json.loads(open(await download.path(), encoding="utf-8").read())
+    sales = json.loads(Path(await download.path()).read_text(encoding="utf-8"))
     assert sales["format"] == "bingo-sales/v1" and len(sales["cards"]) == 30
     await public.set_viewport_size({"width": 1100, "height": 1300})
     await public.screenshot(path="/tmp/draw-page.png", full_page=True)
