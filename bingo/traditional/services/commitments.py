@@ -93,6 +93,12 @@ def sold_cards(game_id: int) -> Iterator[tuple[str, tuple[int, ...]]]:
         yield card_serial(code, serial), tuple(bytes(packed))
 
 
+def lock(*, game: Game) -> None:
+    """Early in the close of sales: the draw's commitment locked before the programs' pools (halls.locks)."""
+    if game.draw_commitment:
+        draws.lock(room=ROOM, game_ref=game_ref(game.pk))
+
+
 def close_sales(*, game: Game, actor: Actor) -> None:
     """In the close of sales: fix the sales digest over every card sold (the balls depend on it)."""
     if game.draw_commitment:

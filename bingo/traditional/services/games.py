@@ -163,6 +163,8 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
                 _("Game %(number)s has no cards sold: sell some or void it.") % {"number": game.number},
                 code="nothing_sold",
             )
+        # The draw's commitment locked now: its rank comes before the programs' pools (halls.locks).
+        commitments.lock(game=game)
         total = sum((s.face_value * s.cards for s in sold), Decimal("0"))
         line = prize_from_sales(total, game.line_percent)
         bingo = prize_from_sales(total, game.bingo_percent)
@@ -194,12 +196,13 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         # Fund the prize programs and announce those in play, before the row says "sales closed" (the
         # pools' open-play guard looks for games in play; a version change in force now syncs its rate).
         game.announcement["programs"] = programs.sales_closed(game=game, actor=actor)
+        # The sold set is frozen (the game is locked): the balls of a committed draw depend on its digest,
+        # fixed here.
+        commitments.close_sales(game=game, actor=actor)
         # What the audio screen says of it (S6–S8): the formula, the prizes, the max balls, as clips.
         game.announcement["voice"] = spoken.announcement_clips(game.announcement)
         game.save()
-        # The sold set is frozen now: the balls of a committed draw depend on its digest, fixed here.
-        commitments.close_sales(game=game, actor=actor)
-        # The winner detector's index is built once, here.
+        # The sold set is frozen now: the winner detector's index is built once, here.
         detection.sales_closed(game)
         announced = {"announcement": game.announcement}
         shown = GameSalesClosed(**step(game), announcement=game.announcement)
