@@ -28,12 +28,19 @@ screens one fully busy process (one core) would serve at this pace.
 ``screens=2000 processes=2 p50_ms=… p99_ms=… lost=0 cpu_us_per_delivery=… baseline_p99_ms=…``.
 Targets (issue 9): 2,000 screens on 2 processes, 0 lost, p99 within 2x of the baseline's, <= 50 µs of
 server CPU per delivery.
+
+``--acks`` (issue 28): a second product run in which every screen acknowledges every event it receives (as
+halls/stream.js does: seq, render time, digest, frame, game, balls), the web processes writing the acks in
+batches (halls.ack_batcher). It reports the server CPU the acks add per ack (the web processes' CPU per second
+with acks minus without, over the acks per second), and the acks sent and written; the summary gains
+``ack_per_s=… acks_sent=… acks_written=… cpu_us_per_ack=…``. Target: <= 20 µs of server CPU per ack.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import select
@@ -62,6 +69,7 @@ VENUE_LICENCE = "BENCH-SCREENS"
 METER_EVERY = 0.25  # the meter publisher's beat
 BALL_EVERY = 3.0  # a ball every 3 s
 DRAIN = 3.0  # seconds after the last event before the clients stop
+ACK_FLUSH = 1.0  # a screen sends its pending acks within this (halls/ack.js FLUSH_MS), a ball's at once
 # A web process: uvicorn as deployed (uvloop, httptools, websockets-sansio), quiet.
 UVICORN = [PYTHON, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--lifespan", "off"]
 UVICORN += ["--log-level", "warning", "--no-access-log"]
@@ -81,8 +89,13 @@ DEFLATE = "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\
 class ScreenClient(asyncio.Protocol):
     """One screen: records (seq, arrival time) of every event; heads and other frames are counted."""
 
-    def __init__(self, path: str, port: int, deflate: bool) -> None:
+    def __init__(self, path: str, port: int, deflate: bool, acks: bool = False) -> None:
         self.request = HANDSHAKE.format(path=path, port=port, extensions=DEFLATE if deflate else "").encode()
+        self.acks = acks  # acknowledge every event, as halls/stream.js does (issue 28)
+        self.acked = 0
+        self.frames_sent = 0  # the WebSocket messages that carried them
+        self.pending: list[list[Any]] = []
+        self.flusher: asyncio.TimerHandle | None = None
         self.inflate: Any = None  # a zlib decompressor once the server agreed to compress
         self.buffer = bytearray()
         self.opened: asyncio.Future[float] = asyncio.get_running_loop().create_future()
@@ -137,14 +150,52 @@ class ScreenClient(asyncio.Protocol):
             if opcode == 0x1:
                 at = payload.find(b'"seq":', 0, 80)
                 if at >= 0:
-                    self.seqs.append(int(payload[at + 6 : payload.index(b",", at)]))
+                    seq = int(payload[at + 6 : payload.index(b",", at)])
+                    self.seqs.append(seq)
                     self.times.append(now)
+                    if self.acks:
+                        self.acknowledge(seq, payload)
                 else:
                     self.others += 1
             elif opcode == 0x9 and self.transport is not None:  # ping: pong (masked, with a zero key)
                 self.transport.write(bytes([0x8A, 0x80 | len(payload)]) + b"\0\0\0\0" + payload)
             elif opcode == 0x8 and self.transport is not None:
                 self.transport.close()
+
+    def acknowledge(self, seq: int, payload: bytes) -> None:
+        """The screen's ack of what it showed, sent as halls/ack.js' Outbox does: with the pending ones at
+        once for a ball, else within a second; one masked text frame (a zero mask) of "acks"."""
+        event = json.loads(payload)
+        data = event.get("data") or {}
+        ball = data.get("ball") if event.get("type") == "ball.drawn" else None
+        digest = hashlib.sha256(payload).hexdigest()[:16]
+        row = [
+            seq,
+            int(time.time() * 1000),
+            digest,
+            event.get("type", ""),
+            data.get("game"),
+            [ball] if ball else [],
+        ]
+        self.pending.append(row)
+        self.acked += 1
+        if ball:
+            self.flush()
+        elif self.flusher is None:
+            self.flusher = asyncio.get_running_loop().call_later(ACK_FLUSH, self.flush)
+
+    def flush(self) -> None:
+        if self.flusher is not None:
+            self.flusher.cancel()
+            self.flusher = None
+        if self.transport is None or not self.pending:
+            return
+        text = json.dumps({"type": "acks", "acks": self.pending}, separators=(",", ":")).encode()
+        self.pending = []
+        size = len(text)
+        length = bytes([0x80 | size]) if size < 126 else bytes([0x80 | 126]) + size.to_bytes(2, "big")
+        self.transport.write(b"\x81" + length + b"\0\0\0\0" + text)
+        self.frames_sent += 1
 
 
 async def run_clients(spec: dict[str, Any]) -> None:
@@ -160,7 +211,9 @@ async def run_clients(spec: dict[str, Any]) -> None:
             async with gate:
                 try:
                     _, client = await loop.create_connection(
-                        lambda: ScreenClient(path, port, spec["deflate"]), "127.0.0.1", port
+                        lambda: ScreenClient(path, port, spec["deflate"], spec.get("acks", False)),
+                        "127.0.0.1",
+                        port,
                     )
                     await asyncio.wait_for(client.opened, 20)
                     return client
@@ -183,6 +236,8 @@ async def run_clients(spec: dict[str, Any]) -> None:
                 "seqs": client.seqs,
                 "times": client.times,
                 "others": client.others,
+                "acked": client.acked,
+                "ack_frames": client.frames_sent,
             }
         )
         if client.transport is not None:
@@ -431,6 +486,7 @@ class Result:
     client_cpu_s: float
     window_s: float
     dead: int
+    acked: int = 0  # acks the screens sent over the whole run (warm-up included)
 
     @property
     def cpu_us_per_delivery(self) -> float:
@@ -438,14 +494,14 @@ class Result:
 
 
 def start_clients(
-    ports: list[int], paths: list[str], count: int, workdir: Path, tag: str, deflate: bool
+    ports: list[int], paths: list[str], count: int, workdir: Path, tag: str, deflate: bool, acks: bool = False
 ) -> list[Any]:
     """CLIENTS processes holding the screens (screen i on port i % len(ports)); returns [(proc, out)]."""
     targets = [(ports[i % len(ports)], paths[i]) for i in range(len(paths))]
     procs = []
     for c in range(count):
         out = workdir / f"{tag}-clients-{c}.json"
-        spec = {"targets": targets[c::count], "out": str(out), "deflate": deflate}
+        spec = {"targets": targets[c::count], "out": str(out), "deflate": deflate, "acks": acks}
         spec_path = workdir / f"{tag}-clients-{c}.spec.json"
         spec_path.write_text(json.dumps(spec))
         proc = subprocess.Popen(
@@ -480,13 +536,14 @@ def collect(
         proc.wait(60)
     published = {e.seq: e.at for e in schedule.events if e.at >= schedule.measured_from}
     latencies: list[Any] = []
-    lost = deliveries = dead = 0
+    lost = deliveries = dead = acked = 0
     for _, out in procs:
         for conn in json.loads(out.read_text())["conns"]:
             if conn is None:
                 lost += len(published)
                 dead += 1
                 continue
+            acked += conn.get("acked", 0)
             got = {s: t for s, t in zip(conn["seqs"], conn["times"], strict=True) if s in published}
             lost += len(published) - len(got)
             deliveries += len(got)
@@ -503,6 +560,7 @@ def collect(
         client_cpu_s=client_cpu,
         window_s=window,
         dead=dead,
+        acked=acked,
     )
 
 
@@ -519,7 +577,7 @@ def measure(
     for port in ports:
         wait_listening(port)
     t0 = time.monotonic()
-    clients = start_clients(ports, paths, args.clients, workdir, tag, args.deflate)
+    clients = start_clients(ports, paths, args.clients, workdir, tag, args.deflate, tag.endswith("acks"))
     print(f"  {len(paths)} screens connected in {time.monotonic() - t0:.1f} s")
     server_pids = [p.pid for p in servers]
     client_pids = [p.pid for p, _ in clients]
@@ -546,6 +604,67 @@ def measure(
         return collect(clients, schedule, server_cpu, client_cpu, window), schedule
     finally:
         stop_all([proc for proc, _ in clients])
+
+
+def count_acks(room_id: int, since: float) -> int:
+    from django.db import connection
+
+    from halls.models import DisplayAck
+
+    try:
+        return DisplayAck.objects.filter(
+            stream=f"room.{room_id}", received_at__gte=datetime.fromtimestamp(since, tz=UTC)
+        ).count()
+    finally:
+        connection.close()
+
+
+def measure_acks(
+    args: argparse.Namespace,
+    env: dict[str, str],
+    room_id: int,
+    pool_ids: list[int],
+    paths: list[str],
+    workdir: Path,
+    product_ports: list[int],
+    without: Result,
+) -> dict[str, str]:
+    """The product again, the screens acknowledging every event: the server CPU the acks add, per ack (the
+    web processes' CPU over the same measured window, with acks minus without, over the acks received in it;
+    the acks are written by the web processes themselves, halls.ack_batcher -> halls.services.acks; the
+    database's own CPU is not counted), and how many of the acks sent were written."""
+    started = time.time()
+    servers = [subprocess.Popen([*UVICORN, "--port", str(port)], cwd=ROOT, env=env) for port in product_ports]
+    try:
+        result, _ = measure(
+            servers,
+            product_ports,
+            paths,
+            args,
+            workdir,
+            "product-acks",
+            lambda: drive_product(room_id, pool_ids, args.warmup, args.seconds),
+        )
+    finally:
+        stop_all(servers)  # the batchers' last writes are done or dropped by now
+    report("product with acks", result, args.screens, args.processes)
+    written = count_acks(room_id, started)
+    acks_per_s = result.deliveries / result.window_s if result.window_s else 0.0
+    extra_cores = result.cpu_s / result.window_s - without.cpu_s / without.window_s
+    per_ack = extra_cores / acks_per_s * 1e6 if acks_per_s else float("nan")
+    print(
+        f"  acks: {acks_per_s:.0f}/s in the measured window ({result.acked} sent over the run, "
+        f"{written} written); "
+        f"server CPU {extra_cores:+.3f} cores over the run without acks = {per_ack:.1f} µs per ack"
+    )
+    return {
+        "ack_per_s": f"{acks_per_s:.0f}",
+        "acks_sent": str(result.acked),
+        "acks_written": str(written),
+        "ack_p99_ms": f"{result.p99_ms:.1f}",
+        "ack_lost": str(result.lost),
+        "cpu_us_per_ack": f"{per_ack:.1f}",
+    }
 
 
 def report(name: str, r: Result, screens: int, processes: int) -> None:
@@ -575,6 +694,11 @@ def main() -> None:
         "--deflate",
         action="store_true",
         help="clients offer permessage-deflate, as browsers do (see the note)",
+    )
+    parser.add_argument(
+        "--acks",
+        action="store_true",
+        help="a second product run, every screen acknowledging every event (issue 28): server CPU per ack",
     )
     parser.add_argument("--client", help=argparse.SUPPRESS)
     parser.add_argument("--bare-server", nargs=2, help=argparse.SUPPRESS)
@@ -643,6 +767,9 @@ def main() -> None:
     kinds = {k: sum(e.kind == k for e in schedule.events) for k in sorted({e.kind for e in schedule.events})}
     print(f"  events published: {kinds}, {min(sizes)}-{max(sizes)} bytes")
     report("product", product, args.screens, args.processes)
+    with_acks = None
+    if args.acks:
+        with_acks = measure_acks(args, env, room_id, pool_ids, paths, workdir, ports(0), product)
 
     baseline = None
     if not args.no_baseline:
@@ -684,6 +811,8 @@ def main() -> None:
             f" baseline_lost={baseline.lost} baseline_cpu_us_per_delivery={baseline.cpu_us_per_delivery:.1f}"
         )
     summary += f" screens_per_core={per_core:.0f}"
+    if with_acks is not None:
+        summary += " " + " ".join(f"{k}={v}" for k, v in with_acks.items())
     print(summary)
 
 

@@ -1,7 +1,7 @@
 """The REST API's routes (under /api/): halls' doors (token, venues, sessions; regions, agreements,
-networks; the door's admissions, players and alerts; the cage's identifications and AML lists; the lab
-clock, outside production only), bingo's, the tables', the pools', the prize programs', the machines', the
-cashier's (/api/cashier/), electronic bingo's (/api/electronic/)."""
+networks; four-eyes proposals; the door's admissions, players and alerts; the cage's identifications and
+AML lists; the lab clock, outside production only), bingo's, the tables', the pools', the prize
+programs', the machines', the cashier's (/api/cashier/), electronic bingo's (/api/electronic/)."""
 
 from django.urls import URLPattern, URLResolver, include, path
 
@@ -10,7 +10,7 @@ from bingo.network.simultaneous import api as simultaneous_api
 from bingo.traditional import api as bingo_api
 from bingo.traditional import paper_api, program_api, setup_api
 from halls import api as halls_api
-from halls import labclock_api, regions_api
+from halls import labclock_api, proposals_api, regions_api
 from halls.cage import api as cage_api
 from halls.door import api as door_api
 from halls.door import players_api as door_players_api
@@ -23,6 +23,7 @@ from machines import api as machines_api
 urlpatterns: list[URLPattern | URLResolver] = [
     *halls_api.urlpatterns,
     *regions_api.urlpatterns,
+    *proposals_api.urlpatterns,
     *door_api.urlpatterns,
     *door_players_api.urlpatterns,
     *door_receipts_api.urlpatterns,

@@ -444,6 +444,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HALL_AUDIT_ANCHOR_SECONDS", default=60.0),
         "options": {"expires": 60.0},
     },
+    # Four eyes: proposals nobody decided within HALL_FOUR_EYES_EXPIRY_MINUTES are marked expired.
+    "expire-proposals": {
+        "task": "halls.tasks.expire_proposals",
+        "schedule": env.float("HALL_FOUR_EYES_SWEEP_SECONDS", default=60.0),
+        "options": {"expires": 60.0},
+    },
     # The cashier: tickets not redeemed within the venue's validity go to the house (halls.cashier.tasks).
     "expire-tickets": {
         "task": "halls.cashier.tasks.expire_tickets",
@@ -523,6 +529,13 @@ MACHINE_GATEWAY_BATCH_RUNNERS = env.int("MACHINE_GATEWAY_BATCH_RUNNERS", default
 # Every this many seconds each web process re-checks its screens (deactivated ones are closed) and
 # sends each one its stream's head, so a screen that lost the last event reloads its snapshot.
 HALL_SCREEN_SWEEP_SECONDS = env.float("HALL_SCREEN_SWEEP_SECONDS", default=10.0)
+# Display acknowledgements (issue 28): the caller's console flags a screen that has not shown the current
+# ball this many seconds after it was drawn.
+HALL_ACK_LATE_SECONDS = env.float("HALL_ACK_LATE_SECONDS", default=2.0)
+# A web process writes its screens' acks in batches of at most this many (halls.ack_batcher)...
+HALL_ACK_BATCH = env.int("HALL_ACK_BATCH", default=500)
+# ...and at most this many milliseconds after the first of a batch arrived.
+HALL_ACK_FLUSH_MS = env.int("HALL_ACK_FLUSH_MS", default=250)
 # /health/ (config.health): the stalled-draw reaper's heartbeat older than this is unhealthy (beat or the
 # workers stopped); a draw this long past its pace plus HALL_DRAW_STALL_GRACE_SECONDS is unhealthy.
 HALL_HEALTH_BEAT_STALE_SECONDS = env.float("HALL_HEALTH_BEAT_STALE_SECONDS", default=30.0)
@@ -581,6 +594,9 @@ HALL_DOOR_PLAYER_RETENTION_DAYS = env.int("HALL_DOOR_PLAYER_RETENTION_DAYS", def
 # admitted visits from then (a hall open past midnight keeps its evening's people), "day_start_hour" per
 # jurisdiction.
 HALL_DOOR_DAY_START_HOUR = env.int("HALL_DOOR_DAY_START_HOUR", default=6)
+# Four eyes (halls.foureyes): a money-deciding change proposed and not approved within this many minutes
+# expires (its approval is refused; a new proposal is needed).
+HALL_FOUR_EYES_EXPIRY_MINUTES = env.int("HALL_FOUR_EYES_EXPIRY_MINUTES", default=30)
 # A player card is issued, loaded and used at a terminal only for a player admitted at the door today (the
 # venue's door day, HALL_DOOR_DAY_START_HOUR) who has not left and whose admission stands
 # (halls.cashier.services.admitted); per jurisdiction under the key "cards_need_admission" of

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -20,12 +21,14 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from halls.errors import DomainError
+from halls.foureyes import kind_named
 from halls.models import (
     AuditEntry,
     GameSession,
     HallCategory,
     Network,
     Operator,
+    Proposal,
     Region,
     RegionAgreement,
     Room,
@@ -33,7 +36,8 @@ from halls.models import (
     StaffRole,
     Venue,
 )
-from halls.services import venues, voice
+from halls.services import proposals, voice
+from halls.services.venues import PRIZE_SETTINGS_KIND
 from halls.services.verify import verify_audit
 
 
@@ -112,22 +116,35 @@ class VenueAdmin(admin.ModelAdmin[Any]):
         return [own, *super().get_urls()]
 
     def prize_settings_view(self, request: HttpRequest, venue_id: int) -> HttpResponse:
-        """The Line and Bingo percentages and the hall category, changed through their service: refused
-        (the form says why, nothing written) while a game of the venue is in play."""
+        """The Line and Bingo percentages and the hall category: proposed here (four eyes, kind
+        ``venue.prize_settings``), changed through their service when a second operator approves it
+        (refused at the approval while a game of the venue is in play); a bad form writes nothing."""
         venue = get_object_or_404(Venue, pk=venue_id)
         if not self.has_change_permission(request, venue):
             raise PermissionDenied
         if request.method == "POST":
             form = PrizeSettingsForm(request.POST)
             if form.is_valid():
+                data = form.cleaned_data
                 try:
-                    venues.change_prize_settings(
-                        venue=venue, actor=cast(User, request.user), **form.cleaned_data
+                    proposal = proposals.propose(
+                        venue=venue,
+                        kind=PRIZE_SETTINGS_KIND,
+                        target=f"venue:{venue.pk}",
+                        params={name: str(value) for name, value in data.items() if value is not None},
+                        actor=cast(User, request.user),
                     )
                 except DomainError as exc:
                     form.add_error(None, exc.message)
                 else:
-                    self.message_user(request, gettext("The prize settings of %s changed.") % venue.name)
+                    self.message_user(
+                        request,
+                        gettext(
+                            "The change of the prize settings of %(venue)s is proposed (no. %(id)s): a "
+                            "second operator approves it with their own password."
+                        )
+                        % {"venue": venue.name, "id": proposal.pk},
+                    )
                     return redirect("admin:halls_venue_change", venue.pk)
         else:
             form = PrizeSettingsForm(initial={name: getattr(venue, name) for name in self.PRIZE_SETTINGS})
@@ -228,3 +245,95 @@ class RegionAgreementAdmin(ReadOnlyAdmin):
         "valid_until",
         "ended_as",
     )
+
+
+class DecisionForm(forms.Form):
+    """The second person's decision on a proposal, in the admin: their own password, typed now."""
+
+    username = forms.CharField(
+        label=_("Second person (if not you)"), required=False, max_length=150, strip=True
+    )
+    password = forms.CharField(label=_("Their password"), widget=forms.PasswordInput, strip=False)
+    posted_digest = forms.CharField(label=_("Digest on the posted sheet"), required=False, max_length=300)
+    reason = forms.CharField(label=_("Why (a rejection)"), required=False, max_length=500)
+
+
+@admin.register(Proposal)
+class ProposalAdmin(ReadOnlyAdmin):
+    """Four-eyes proposals (halls.services.proposals): read-only rows; the actions approve or reject ONE
+    proposal, asking for the deciding person's password (checked by the service in that call)."""
+
+    list_display = (
+        "pk",
+        "venue",
+        "kind",
+        "target",
+        "status",
+        "proposed_by",
+        "proposed_at",
+        "expires_at",
+        "decided_by",
+        "decided_at",
+    )
+    list_filter = ("status", "kind", "venue")
+    actions = ["approve_proposal", "reject_proposal"]
+
+    def _decide(
+        self, request: HttpRequest, queryset: QuerySet[Proposal], decision: str
+    ) -> HttpResponse | None:
+        if queryset.count() != 1:
+            self.message_user(
+                request, gettext("Choose exactly one proposal to decide on."), level=messages.ERROR
+            )
+            return None
+        proposal = queryset.get()
+        form = DecisionForm(request.POST if "decide" in request.POST else None)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                who = proposals.decider(current=cast(User, request.user), username=data["username"])
+                if decision == "approve":
+                    proposals.approve(
+                        proposal=proposal,
+                        approver=who,
+                        password=data["password"],
+                        posted_digest=data["posted_digest"],
+                        client=request,
+                    )
+                    text = gettext("Proposal %(pk)s approved: the change is applied.")
+                else:
+                    proposals.reject(
+                        proposal=proposal,
+                        decider=who,
+                        password=data["password"],
+                        reason=data["reason"],
+                        client=request,
+                    )
+                    text = gettext("Proposal %(pk)s rejected: nothing changed.")
+            except DomainError as exc:
+                form.add_error(None, exc.message)
+            else:
+                self.message_user(request, text % {"pk": proposal.pk})
+                return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Approve proposal %(pk)s") % {"pk": proposal.pk}
+            if decision == "approve"
+            else gettext("Reject proposal %(pk)s") % {"pk": proposal.pk},
+            "opts": self.model._meta,
+            "proposal": proposal,
+            # A posted kind's approver reads the digest on the sheet on the wall: not shown here.
+            "posts_sheet": bool((kind := kind_named(proposal.kind)) and kind.posted),
+            "form": form,
+            "action": f"{decision}_proposal",
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/halls/proposal/decide.html", context)
+
+    @admin.action(description=_("Approve the proposal (a second person, with their password)"))
+    def approve_proposal(self, request: HttpRequest, queryset: QuerySet[Proposal]) -> HttpResponse | None:
+        return self._decide(request, queryset, "approve")
+
+    @admin.action(description=_("Reject the proposal (with the password)"))
+    def reject_proposal(self, request: HttpRequest, queryset: QuerySet[Proposal]) -> HttpResponse | None:
+        return self._decide(request, queryset, "reject")

@@ -1,19 +1,23 @@
-"""The read-only WebSocket of a hall screen: it takes nothing from the screen but the token in its URL and
-follows its room's stream through the process's hub (halls.fanout), which writes each event to it.
+"""The WebSocket of a hall screen: it follows its room's stream through the process's hub (halls.fanout),
+which writes each event to it, and takes from the screen only its acknowledgements of what it put on the glass
+(issue 28: parsed by halls.acks, handed to the loop's batch of acks, halls.ack_batcher).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from halls import fanout, metrics
-from halls.models import Screen
+from halls import ack_batcher, acks, fanout, metrics
+from halls.models import DisplayAck, Screen
+from halls.services.acks import Received
 
 log = logging.getLogger("hall.screens")
 
@@ -23,12 +27,34 @@ CLOSE_TOO_SLOW = 1013  # the socket could not keep up: reconnect (and reload the
 
 
 @database_sync_to_async
-def _stream_for(token: str) -> str | None:
+def _screen_for(token: str) -> tuple[int, str] | None:
+    """The active screen's id and the stream it follows."""
     screen = Screen.objects.filter(token=token, active=True).select_related("room").first()
-    return screen.room.stream if screen else None
+    return (screen.pk, screen.room.stream) if screen else None
 
 
-class ScreenConsumer(AsyncWebsocketConsumer):
+class DirectReceive:
+    """Channels' ``AsyncConsumer.__call__`` for a consumer with no channel layer (the hub is its only
+    listener): each message of the socket straight to `dispatch`, without `await_many_dispatch`'s new task and
+    ``asyncio.wait`` per message. With the screens' acks (issue 28) every screen sends several messages a
+    second: that per-message machinery was most of an ack's server CPU."""
+
+    scope: dict[str, Any]
+    base_send: Any
+    channel_layer: Any
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self.scope = scope
+        self.channel_layer = None
+        self.base_send = send
+        try:
+            while True:
+                await self.dispatch(await receive())  # type: ignore[attr-defined]
+        except StopConsumer:
+            pass
+
+
+class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
     # An alias that names no layer, so Channels gives the consumer no channel of its own (get_channel_layer
     # answers None for an alias that is not configured): the hub is the process's one listener, and no
     # channel-layer message goes through this consumer's dispatch.
@@ -36,6 +62,8 @@ class ScreenConsumer(AsyncWebsocketConsumer):
 
     token = ""
     stream = ""
+    screen_id = 0
+    on_refused: ack_batcher.Refused | None = None
     live = False  # accepted and still valid: the hub writes to it
     counted = False  # in the open-sockets gauge
     sender: fanout.Sender | None = None
@@ -53,10 +81,11 @@ class ScreenConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         token = str(self.scope["url_route"]["kwargs"]["token"])
-        stream = await _stream_for(token)
-        if stream is None:
+        found = await _screen_for(token)
+        if found is None:
             await self.close(code=CLOSE_REFUSED)
             return
+        self.screen_id, stream = found
         self.token, self.stream = token, stream
         self.sender = fanout.Sender(self.base_send, self._too_slow)
         self.hub = fanout.hub()
@@ -70,7 +99,7 @@ class ScreenConsumer(AsyncWebsocketConsumer):
             return
         # Checked again now that the hub hears the re-checks: a screen deactivated (or moved) between the
         # first read and the join sent its re-check before this socket could be found.
-        if await _stream_for(token) != stream:
+        if await _screen_for(token) != found:
             await self.hub.leave(self)
             await self.close(code=CLOSE_REFUSED)
             return
@@ -88,7 +117,37 @@ class ScreenConsumer(AsyncWebsocketConsumer):
             await self.hub.leave(self)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        """Screens are read-only: whatever they send is ignored."""
+        """An ack of what the screen showed: read, checked against what its stream sent, queued for the batch
+        write. Anything else a screen sends is ignored."""
+        if not text_data or not self.live or self.hub is None:
+            return
+        now = int(time.time() * 1000)
+        try:
+            found = acks.read_frame(text_data, now_ms=now)
+        except acks.AckError as exc:
+            self._refuse(None, exc.code)
+            return
+        if not found:
+            return
+        if self.on_refused is None:
+            self.on_refused = ack_batcher.reply_refused(self._write)
+        head = self.hub.heads.get(self.stream, 0)  # what the hub relayed; above it, the cursor decides
+        batcher = ack_batcher.batcher()
+        for ack in found:
+            if ack.stream is not None and ack.stream != self.stream:
+                self._refuse(ack.seq, "bad_stream")
+                continue
+            received = Received(
+                DisplayAck.Kind.SCREEN, self.screen_id, self.stream, ack, now, ack.seq <= head
+            )
+            batcher.add(received, self.on_refused)
+
+    def _write(self, frame: dict[str, Any]) -> None:
+        if self.live and self.sender is not None:
+            self.sender.write(frame)
+
+    def _refuse(self, seq: int | None, code: str) -> None:
+        self._write({"type": "websocket.send", "text": ack_batcher.refusal_text(seq, code)})
 
     def deliver(self, frame: dict[str, Any]) -> None:
         """The hub's write of one frame (an ASGI ``websocket.send``); never waits."""

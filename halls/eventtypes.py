@@ -368,6 +368,7 @@ class ProgramVersion(TypedDict):
     params: dict[str, Any]
     provenance: dict[str, Any]
     authorisation_ref: str
+    digest: str  # SHA-256 of the version's terms, as the posted prize table prints it
 
 
 class ProgramDeactivated(TypedDict):

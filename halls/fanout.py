@@ -141,6 +141,7 @@ class StreamHub:
         self.deliveries = 0  # frames written to sockets (events and heads)
         self.rechecks: set[asyncio.Task[None]] = set()
         self.renewed_at = time.monotonic()  # the memberships are fresh when made (joins add them)
+        self.heads: dict[str, int] = {}  # stream -> the highest seq relayed here (`_heard`)
 
     # --- membership ---
 
@@ -247,7 +248,23 @@ class StreamHub:
                 text = message["text"]
                 # A publisher of the previous release (a rolling restart) does not name the stream.
                 stream = message.get("stream") or json.loads(text)["stream"]
+                self._heard(stream, text)
                 self.fan_out(stream, {"type": "websocket.send", "text": text})
+
+    def _heard(self, stream: str, text: str) -> None:
+        """Keep the stream's highest seq this hub relayed: a screen's ack at or below it acknowledges what was
+        sent (halls.ack_batcher); above it, the stream's cursor decides. The text begins
+        ``{"stream":"…","seq":N,`` (halls.events.Event.encode): no second JSON parse per event."""
+        at = text.find('"seq":', 0, 120)
+        if at < 0:
+            return
+        end = text.find(",", at)
+        try:
+            seq = int(text[at + 6 : end])
+        except ValueError:
+            return
+        if seq > self.heads.get(stream, 0):
+            self.heads[stream] = seq
 
     def fan_out(self, stream: str, frame: dict[str, Any]) -> None:
         """Write one frame (the same ASGI message, the same text) to every local socket of the stream. No
@@ -284,6 +301,9 @@ class StreamHub:
             return
         streams = {socket.stream for socket in sockets}
         following, heads = await database_sync_to_async(read_following)(sockets, streams)
+        for stream, seq in heads.items():  # the cursors read: what the streams reached (acks' ceilings)
+            if seq > self.heads.get(stream, 0):
+                self.heads[stream] = seq
         await self._close_gone(sockets, following)
         await self._send_heads(streams, heads)
         if time.monotonic() - self.renewed_at < renew_seconds():

@@ -27,6 +27,9 @@ from django.db import DEFAULT_DB_ALIAS, connections
 class Rank(IntEnum):
     """Lower ranks are taken first. What each guards:"""
 
+    # halls.Proposal: a four-eyes proposal being decided; first, since its kind's applier takes its own
+    # locks after it (a venue's prize settings, a register, a table, a pool)
+    PROPOSAL = 1
     # halls.link: a venue's link at the central while its next message is applied (the handler's locks
     # follow), and a venue's position in a central stream while an entry is applied
     VENUE_LINK = 2
@@ -92,6 +95,7 @@ _POOLS = "jackpots.services.locks"
 _TABLES = "jackpots.tables.services.locks"
 _MACHINES = "machines.services.locks"
 TAKEN_BY: dict[Rank, tuple[str, ...]] = {
+    Rank.PROPOSAL: (_HALLS,),
     Rank.VENUE_LINK: ("halls.link.services.locks",),
     Rank.STREAM_POSITION: ("halls.link.services.locks",),
     Rank.NETWORK_PRIZE: ("bingo.network.interconnected.services.locks",),

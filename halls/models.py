@@ -361,6 +361,39 @@ class StreamCursor(models.Model):
         verbose_name_plural = _("stream cursors")
 
 
+class DisplayAck(models.Model):
+    """One frame a screen or terminal says it put on the glass (issue 28): the stream sequence it rendered,
+    when, and the digest of what it showed (halls.acks). Append-only; a retry of the same (device, stream,
+    seq) is a no-op. Written in batches off the draw path (halls.ack_batcher -> halls.services.acks)."""
+
+    class Kind(models.TextChoices):
+        SCREEN = "screen", _("hall screen")
+        TERMINAL = "terminal", _("player terminal")
+
+    kind = models.CharField(max_length=12, choices=Kind.choices, verbose_name=_("kind"))
+    device = models.BigIntegerField(verbose_name=_("device"))  # the Screen's or the Terminal's id
+    stream = models.CharField(max_length=80, verbose_name=_("stream"))
+    seq = models.BigIntegerField(verbose_name=_("sequence"))
+    frame = models.CharField(max_length=40, verbose_name=_("frame"))  # the event type, or "snapshot"
+    game = models.BigIntegerField(null=True, blank=True, verbose_name=_("game"))
+    balls = models.JSONField(default=list, verbose_name=_("balls"))  # the balls that frame showed
+    digest = models.CharField(max_length=16, verbose_name=_("digest"))
+    rendered_at = models.DateTimeField(verbose_name=_("rendered at"))  # the device's clock
+    received_at = models.DateTimeField(verbose_name=_("received at"))  # the server's
+
+    class Meta:
+        verbose_name = _("display acknowledgement")
+        verbose_name_plural = _("display acknowledgements")
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "device", "stream", "seq"], name="display_ack_once")
+        ]
+        indexes = [models.Index(fields=["stream", "game"], name="display_ack_game")]
+        triggers = [append_only()]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.device} {self.stream}#{self.seq}"
+
+
 class AuditEntry(models.Model):
     """Append-only, hash-chained record of every write that decides money or play.
 
@@ -593,3 +626,66 @@ class RegionAgreement(models.Model):
         elif self.valid_until is not None and day > self.valid_until:
             missing.append("expired")
         return missing
+
+
+class ProposalStatus(models.TextChoices):
+    PROPOSED = "proposed", _("Proposed")
+    APPROVED = "approved", _("Approved")  # decided, to be applied later by its kind (none does yet)
+    REJECTED = "rejected", _("Rejected")
+    EXPIRED = "expired", _("Expired")
+    APPLIED = "applied", _("Applied")  # approved and applied in the same transaction
+
+
+class Proposal(models.Model):
+    """A money-deciding change waiting for a second person (four eyes, halls.foureyes): proposed by one
+    member of the venue's staff, approved (and applied at once) or rejected by another, who types their own
+    password at that moment; it expires after HALL_FOUR_EYES_EXPIRY_MINUTES. Written only by
+    halls.services.proposals; ``params`` never holds personal data (ids, amounts, rates, digests)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
+    kind = models.CharField(max_length=60, verbose_name=_("kind"))  # a key of halls.foureyes' registry
+    target = models.CharField(max_length=120, verbose_name=_("target"))  # e.g. "pool-level:12", "table:3"
+    params = models.JSONField(verbose_name=_("change"))  # canonical: what the kind's validator returned
+    digest = models.CharField(max_length=64, verbose_name=_("digest"))  # halls.foureyes.params_digest
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("proposed by"),
+    )
+    proposed_at = models.DateTimeField(verbose_name=_("proposed at"))
+    expires_at = models.DateTimeField(verbose_name=_("expires at"))
+    status = models.CharField(
+        max_length=10,
+        choices=ProposalStatus.choices,
+        default=ProposalStatus.PROPOSED,
+        verbose_name=_("status"),
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
+    decided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("decided at"))
+    reason = models.CharField(max_length=500, blank=True, verbose_name=_("reason"))
+    # The digest printed on the posted sheet the approver read (empty when the kind posts none).
+    posted_digest = models.CharField(max_length=64, blank=True, verbose_name=_("posted digest"))
+    result = models.JSONField(default=dict, blank=True, verbose_name=_("result"))  # what the applier did
+
+    class Meta:
+        verbose_name = _("four-eyes proposal")
+        verbose_name_plural = _("four-eyes proposals")
+        indexes = [models.Index(fields=["venue", "status"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status="proposed", decided_at__isnull=True)
+                | (~Q(status="proposed") & Q(decided_at__isnull=False)),
+                name="proposal_decided_when_not_proposed",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.kind} {self.target} ({self.status})"

@@ -24,8 +24,11 @@ from halls import access, money
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import NotFound, PermissionDenied
 from halls.models import Network, Role, Venue
+from halls.proposals_api import proposed
+from halls.proposals_serializers import ProposalSerializer
 from halls.serializers import error_responses
-from jackpots.models import LedgerMove, ParameterChange, Pool, PoolLevel, PoolMember
+from halls.services import proposals
+from jackpots.models import LedgerMove, Pool, PoolLevel, PoolMember
 from jackpots.serializers import (
     BalanceQuerySerializer,
     BalanceSerializer,
@@ -34,15 +37,13 @@ from jackpots.serializers import (
     LedgerQuerySerializer,
     LedgerSerializer,
     MemberCreateSerializer,
-    MemberSerializer,
     ParameterChangeRequestSerializer,
-    ParameterChangeSerializer,
     PoolCreateSerializer,
     PoolDetailSerializer,
     PoolQuerySerializer,
     PoolSerializer,
 )
-from jackpots.services import pools, reports
+from jackpots.services import pools, proposal_kinds, reports
 from jackpots.services.readmodels import meters
 
 TAGS = ["pools"]
@@ -82,6 +83,16 @@ def _pool(request: Request, pool_id: int, *roles: str, every_venue: bool = False
         )
     _require(request.user, pool, roles or ANY_ROLE, every_venue)
     return pool
+
+
+def _proposing_venue(request: Request, pool: Pool) -> Venue:
+    """The venue a change of the pool is proposed in (and approved by its operator): the pool's own, or
+    for a network pool the first of its venues where the user is operator."""
+    if pool.venue_id is not None:
+        return access.venue_for(request.user, pool.venue_id, Role.OPERATOR)
+    venue_ids = sorted(Venue.objects.filter(networks=pool.network_id).values_list("pk", flat=True))
+    mine = [v for v in venue_ids if Role.OPERATOR in access.write_roles_in(request.user, v)]
+    return access.venue_for(request.user, (mine or venue_ids)[0], Role.OPERATOR)
 
 
 def _level(pool: Pool, level_id: int) -> PoolLevel:
@@ -146,19 +157,6 @@ def _pool_detail(pool: Pool) -> dict[str, Any]:
     ]
     data["members"] = [_member_data(m) for m in pool.members.filter(removed_at__isnull=True).order_by("pk")]
     return data
-
-
-def _change_data(change: ParameterChange) -> dict[str, Any]:
-    return {
-        "id": change.pk,
-        "pool": change.pool_id,
-        "level": change.level_id,
-        "old": change.old,
-        "new": change.new,
-        "authorisation_ref": change.authorisation_ref,
-        "actor": change.actor,
-        "changed_at": change.changed_at,
-    }
 
 
 # --- views ----------------------------------------------------------------------------------------------
@@ -255,13 +253,14 @@ class PoolDetailView(HallAPIView):
 class MemberListView(HallAPIView):
     @extend_schema(
         operation_id="pools_members_add",
-        summary="Add a contributing source (table, bingo room, machine) to the pool (operator)",
+        summary="Propose adding a contributing source (table, bingo room, machine) to the pool (operator); "
+        "it joins once a second operator approves (four eyes)",
         description="Contributions then carry the source label '<source_type>:<source_id>[/<detail>]'. "
         "The source must name a real object of the given venue (a table, room, machine or venue id): "
         "400 unknown_source or source_outside_venue otherwise. 409 already_member; 400 "
         "member_outside_scope when the venue is outside the pool's scope.",
         request=MemberCreateSerializer,
-        responses={201: MemberSerializer, **error_responses(400, 403, 404, 409)},
+        responses={202: ProposalSerializer, **error_responses(400, 403, 404, 409)},
         tags=TAGS,
     )
     def post(self, request: Request, pool_id: int) -> Response:
@@ -270,22 +269,23 @@ class MemberListView(HallAPIView):
         venue = access.get_for_user(
             Venue.objects.all(), request.user, Role.OPERATOR, venue_path="pk", label="venue", pk=data["venue"]
         )
-        member = pools.add_source_member(
-            pool=pool,
-            source_type=data["source_type"],
-            source_id=data["source_id"],
+        proposal = proposals.propose(
             venue=venue,
+            kind=proposal_kinds.MEMBER_ADD,
+            target=f"pool:{pool.pk}",
+            params={"pool": pool.pk, "source_type": data["source_type"], "source_id": data["source_id"]},
             actor=actor(request),
         )
-        return Response(_member_data(member), status=status.HTTP_201_CREATED)
+        return proposed(proposal)
 
 
 class MemberDetailView(HallAPIView):
     @extend_schema(
         operation_id="pools_members_remove",
-        summary="Remove a source from the pool (operator); the membership row is kept with who and when",
+        summary="Propose taking a source out of the pool (operator); it leaves once a second operator "
+        "approves",
         request=None,
-        responses={200: MemberSerializer, **error_responses(403, 404)},
+        responses={202: ProposalSerializer, **error_responses(403, 404)},
         tags=TAGS,
     )
     def delete(self, request: Request, pool_id: int, member_id: int) -> Response:
@@ -296,35 +296,47 @@ class MemberDetailView(HallAPIView):
                 _("Pool %(code)s has no member %(member_id)s.") % {"code": pool.code, "member_id": member_id},
                 code="unknown_member",
             )
-        access.require_role(request.user, member.venue_id, Role.OPERATOR)
-        removed = pools.remove_source_member(pool=pool, member=member, actor=actor(request))
-        return Response(_member_data(removed))
+        venue = access.venue_for(request.user, member.venue_id, Role.OPERATOR)
+        proposal = proposals.propose(
+            venue=venue,
+            kind=proposal_kinds.MEMBER_REMOVE,
+            target=f"pool:{pool.pk}",
+            params={"pool": pool.pk, "member": member.pk},
+            actor=actor(request),
+        )
+        return proposed(proposal)
 
 
 class ParameterChangeView(HallAPIView):
     @extend_schema(
         operation_id="pools_levels_parameters",
-        summary="Change a level's parameters between hands/games (operator); who, when, old and new are kept",
+        summary="Propose a change of a level's parameters (operator); it applies, between hands/games, "
+        "once a second operator approves it with their password (four eyes)",
         description=(
             "409 pool_in_play while a hand or game is open on the pool; 400 unknown_parameter, bad_rate, "
             "seed_below_minimum, no_change; 409 ceiling_below_meter. A seed raised above the meter is funded "
             "at once as a recorded operator seed."
         ),
         request=ParameterChangeRequestSerializer,
-        responses={200: ParameterChangeSerializer, **error_responses(400, 403, 404, 409)},
+        responses={202: ProposalSerializer, **error_responses(400, 403, 404, 409)},
         tags=TAGS,
     )
     def post(self, request: Request, pool_id: int, level_id: int) -> Response:
         pool = _pool(request, pool_id, Role.OPERATOR, every_venue=True)
         level = _level(pool, level_id)
         data = valid(ParameterChangeRequestSerializer, request.data)
-        change = pools.change_parameters(
-            level=level,
-            changes=data["changes"],
+        proposal = proposals.propose(
+            venue=_proposing_venue(request, pool),
+            kind=proposal_kinds.PARAMETERS,
+            target=f"pool-level:{level.pk}",
+            params={
+                "level": level.pk,
+                "changes": data["changes"],
+                "authorisation_ref": data["authorisation_ref"],
+            },
             actor=actor(request),
-            authorisation_ref=data["authorisation_ref"],
         )
-        return Response(_change_data(change))
+        return proposed(proposal)
 
 
 class CorrectionView(HallAPIView):

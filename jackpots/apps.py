@@ -12,6 +12,10 @@ class JackpotsConfig(AppConfig):
         from jackpots.services.readmodels import screens
 
         notify.register_pool_event_listener(screen_events.on_pool_event)
+        # Four eyes: a pool's parameters and its members change only through an approved proposal.
+        from jackpots.services import proposal_kinds
+
+        proposal_kinds.register()
         # Every pool's chain of ledger seals: anchored outside the database and verified with the venues'.
         from jackpots.services import seals
 

@@ -35,7 +35,10 @@ from halls import access, throttling
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import DomainError, InvalidInput, NotFound
 from halls.models import Role, Venue
+from halls.proposals_api import proposed
+from halls.proposals_serializers import ProposalSerializer
 from halls.serializers import ErrorSerializer, error_responses
+from halls.services import proposals
 from jackpots.models import Pool
 from machines import protocol
 from machines.models import LinkGroup, LinkMember, Machine, ProgressiveHit
@@ -49,7 +52,6 @@ from machines.serializers import (
     LinkGroupQuerySerializer,
     LinkGroupSerializer,
     LinkJoinSerializer,
-    LinkMemberSerializer,
     MachineCreateSerializer,
     MachineHitSerializer,
     MachineQuerySerializer,
@@ -58,7 +60,7 @@ from machines.serializers import (
     MachineStateRequestSerializer,
     ReconciliationRowSerializer,
 )
-from machines.services import gateway, handpay, links, readmodels, registry
+from machines.services import gateway, handpay, links, proposal_kinds, readmodels, registry
 from machines.services.reconciliation import reconciliation
 
 # An HTTP batch: at most 200 messages (protocol.MAX_BATCH) in at most 256 KB.
@@ -150,16 +152,6 @@ def _group_data(group: LinkGroup) -> dict[str, Any]:
             }
             for m in members
         ],
-    }
-
-
-def _member_data(member: LinkMember) -> dict[str, Any]:
-    return {
-        "id": member.pk,
-        "group": member.group_id,
-        "machine": member.machine_id,
-        "joined_at": member.joined_at,
-        "left_at": member.left_at,
     }
 
 
@@ -331,37 +323,50 @@ class LinkGroupDetailView(HallAPIView):
 class LinkMembersView(HallAPIView):
     @extend_schema(
         operation_id="link_groups_members_add",
-        summary="Link a machine to the group's pool (operator); its plays contribute from then on",
+        summary="Propose linking a machine to the group's pool (operator); its plays contribute once a "
+        "second operator approves (four eyes)",
         description=(
             "400 link_mismatch when the group's rule applies and the machine's type or denomination "
             "differs from its machines'; 409 already_linked when it is in another group; 400 "
             "machine_outside_venue. Nothing is written on a refusal."
         ),
         request=LinkJoinSerializer,
-        responses={201: LinkMemberSerializer, **error_responses(400, 403, 404, 409)},
+        responses={202: ProposalSerializer, **error_responses(400, 403, 404, 409)},
         tags=TAGS,
     )
     def post(self, request: Request, group_id: int) -> Response:
         group = _group(request, group_id, Role.OPERATOR)
         data = valid(LinkJoinSerializer, request.data)
         machine = _machine(request, data["machine"], Role.OPERATOR)
-        member = links.join_link(group=group, machine=machine, actor=actor(request))
-        return Response(_member_data(member), status=status.HTTP_201_CREATED)
+        proposal = proposals.propose(
+            venue=group.venue,
+            kind=proposal_kinds.JOIN,
+            target=f"machine:{machine.pk}",
+            params={"group": group.pk, "machine": machine.pk},
+            actor=actor(request),
+        )
+        return proposed(proposal)
 
 
 class LinkMemberView(HallAPIView):
     @extend_schema(
         operation_id="link_groups_members_remove",
-        summary="Unlink a machine (operator); the membership is kept with when it ended",
+        summary="Propose unlinking a machine (operator); it leaves once a second operator approves",
         request=None,
-        responses={200: LinkMemberSerializer, **error_responses(403, 404)},
+        responses={202: ProposalSerializer, **error_responses(403, 404)},
         tags=TAGS,
     )
     def delete(self, request: Request, group_id: int, machine_id: int) -> Response:
         group = _group(request, group_id, Role.OPERATOR)
         machine = _machine(request, machine_id, Role.OPERATOR)
-        member = links.leave_link(group=group, machine=machine, actor=actor(request))
-        return Response(_member_data(member))
+        proposal = proposals.propose(
+            venue=group.venue,
+            kind=proposal_kinds.LEAVE,
+            target=f"machine:{machine.pk}",
+            params={"group": group.pk, "machine": machine.pk},
+            actor=actor(request),
+        )
+        return proposed(proposal)
 
 
 # --- hand pays ------------------------------------------------------------------------------------------

@@ -20,3 +20,7 @@ class MachinesConfig(AppConfig):
         )
         # A machine's hand pay paid at the cashier takes the machine's locks first and unlocks it.
         register_payer(PayableKind.MACHINE, pay_at_cashier)
+        # Four eyes: a machine joins or leaves a link's pool only through an approved proposal.
+        from machines.services import proposal_kinds
+
+        proposal_kinds.register()

@@ -69,6 +69,8 @@ SQLITE_SUITE = (
     "jackpots/test_services_pools.py",
     "jackpots/test_network_pool_regions.py",
     "halls/test_regions.py",
+    "halls/test_four_eyes.py",
+    "halls/test_four_eyes_doors.py",
     "halls/test_screen_names.py",
     "halls/test_check_events.py",
     "halls/test_check_refusals.py",
@@ -138,6 +140,8 @@ SQLITE_DESELECT = (
     "door/test_authority_link_process.py::test_run_link_sends_the_self_exclusion_to_the_authority",
     # Cashiers at once on threads: the row locks and the audit chain's lock are PostgreSQL's.
     "cage/test_gate_concurrency.py::test_a_split_paid_at_once_by_several_cashiers_is_flagged_once",
+    # Two approvers at once on threads: the proposal's row lock is PostgreSQL's.
+    "halls/test_four_eyes.py::test_two_approvers_at_once_apply_the_change_once",
 )
 
 

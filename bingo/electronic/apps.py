@@ -12,9 +12,10 @@ class ElectronicConfig(AppConfig):
 
     def ready(self) -> None:
         from bingo.electronic import tasks
-        from bingo.electronic.services import games
+        from bingo.electronic.services import four_eyes, games
 
         games.register_draw_enqueuer(tasks.enqueue_draw)
+        four_eyes.register()  # its changes behind four eyes (halls.foureyes)
         _register_screen()
 
 

@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import time
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -39,9 +40,11 @@ from django.db import connection
 
 from bingo.electronic import purchase_frames
 from bingo.electronic.models import Terminal, terminal_stream
-from halls import fanout, metrics, throttling
+from halls import ack_batcher, acks, fanout, metrics, throttling
 from halls.cashier.services import devices
-from halls.models import room_stream
+from halls.consumers import DirectReceive
+from halls.models import DisplayAck, room_stream
+from halls.services.acks import Received
 
 log = logging.getLogger("hall.terminals")
 
@@ -148,7 +151,7 @@ class _Follower:
         await self.consumer.close(code=code)
 
 
-class TerminalConsumer(AsyncWebsocketConsumer):
+class TerminalConsumer(DirectReceive, AsyncWebsocketConsumer):
     # No channel of its own (as halls.consumers.ScreenConsumer): the hub is the process's one listener.
     channel_layer_alias = "terminals-have-no-channel"
 
@@ -164,6 +167,7 @@ class TerminalConsumer(AsyncWebsocketConsumer):
     language = ""  # of the handshake (a frame may name its own): the language of its refusals
     purchases: asyncio.Queue[purchase_frames.Request | purchase_frames.Refusal | None] | None = None
     worker: asyncio.Task[None] | None = None
+    on_refused: ack_batcher.Refused | None = None
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its hop to the shared sync thread before every message (as the
@@ -237,6 +241,8 @@ class TerminalConsumer(AsyncWebsocketConsumer):
         if len(frame) > purchase_frames.ABUSE_BYTES:
             await self.close(code=CLOSE_TOO_BIG)
             return
+        if isinstance(frame, str) and self._acknowledged(frame):
+            return
         if self.purchases is None:
             self.language = purchase_frames.handshake_language(self.scope)
             self.purchases = asyncio.Queue(maxsize=purchase_frames.MAX_PENDING)
@@ -246,6 +252,33 @@ class TerminalConsumer(AsyncWebsocketConsumer):
             self.purchases.put_nowait(request)
         except asyncio.QueueFull:
             self._answer(purchase_frames.busy(request))
+
+    def _acknowledged(self, text: str) -> bool:
+        """Acks of what the terminal showed (issue 28): checked and queued for the batch write (True); not
+        an ack (False): a purchase frame, as before."""
+        now = int(time.time() * 1000)
+        try:
+            found = acks.read_frame(text, now_ms=now)
+        except acks.AckError as exc:
+            self._answer(ack_batcher.refusal_text(None, exc.code))
+            return True
+        if found is None:
+            return False
+        if self.hub is None:
+            return True
+        if self.on_refused is None:
+            self.on_refused = ack_batcher.reply_refused(self.deliver)
+        terminal = int(self.streams[1].rpartition(".")[2])  # "terminal.<id>" (models.terminal_stream)
+        batcher = ack_batcher.batcher()
+        for ack in found:
+            if ack.stream not in self.streams:
+                self._answer(ack_batcher.refusal_text(ack.seq, "bad_stream"))
+                continue
+            known = ack.seq <= self.hub.heads.get(ack.stream, 0)
+            batcher.add(
+                Received(DisplayAck.Kind.TERMINAL, terminal, ack.stream, ack, now, known), self.on_refused
+            )
+        return True
 
     async def _work(self) -> None:
         """This socket's purchases one after the other, in the order sent (one in a batch at a time)."""

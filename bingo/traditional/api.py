@@ -32,6 +32,7 @@ from bingo.traditional.serializers import (
     ClaimRequestSerializer,
     ClaimSerializer,
     ConfirmSerializer,
+    ConsoleScreensSerializer,
     ConsoleSeqSerializer,
     ConsoleSnapshotSerializer,
     GameCreateSerializer,
@@ -53,11 +54,24 @@ from bingo.traditional.serializers import (
     VoiceClipsSerializer,
     VoidSerializer,
 )
-from bingo.traditional.services import claims, console, corrections, draw, games, readmodels, sales, series
+from bingo.traditional.services import (
+    claims,
+    console,
+    draw,
+    four_eyes,
+    games,
+    readmodels,
+    sales,
+    screen_acks,
+    series,
+)
 from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
-from halls.models import Role, Room, Venue
+from halls.models import Proposal, Role, Room, Venue
+from halls.proposals_api import proposed
+from halls.proposals_serializers import ProposalSerializer
 from halls.serializers import error_responses
+from halls.services import proposals
 
 # --- Lookups (all through halls.access) -----------------------------------------------------------------
 
@@ -200,6 +214,22 @@ class ConsoleSeqView(HallAPIView):
     def get(self, request: Request, room_id: int) -> Response:
         room = _room(request, room_id, Role.CALLER)
         return Response(ConsoleSeqSerializer({"streams": console.stream_seqs(room)}).data)
+
+
+class ConsoleScreensView(HallAPIView):
+    @extend_schema(
+        operation_id="rooms_console_screens",
+        summary="Has each screen of the room shown the current ball? (caller; from the screens' acks)",
+        description=(
+            "The room's game drawing, its last ball, and per active screen whether it acknowledged showing "
+            "it; `late` once HALL_ACK_LATE_SECONDS have passed without that acknowledgement."
+        ),
+        responses={200: ConsoleScreensSerializer, **error_responses(403, 404)},
+        tags=["rooms"],
+    )
+    def get(self, request: Request, room_id: int) -> Response:
+        room = _room(request, room_id, Role.CALLER)
+        return Response(ConsoleScreensSerializer(screen_acks.console_screens(room)).data)
 
 
 # --- Card series ----------------------------------------------------------------------------------------
@@ -350,18 +380,28 @@ def game_step(step: GameStep, name: str, summary: str) -> type[HallAPIView]:
 class GameVoidView(HallAPIView):
     @extend_schema(
         operation_id="games_void",
-        summary="Void a live game, with a reason (caller)",
+        summary="Propose voiding a live game, with a reason (caller; a second person approves)",
+        description=(
+            "Caller. Four eyes: answers 202 with the proposal (kind game.void); the game is voided when a "
+            "second caller or operator approves it with their own password (POST "
+            "/api/proposals/{id}/approve/). 400 reason_required, message_too_long; 409 wrong_state for a "
+            "closed or void game (nothing written)."
+        ),
         request=VoidSerializer,
-        responses={200: GameViewSerializer, **error_responses(400, 403, 404, 409)},
+        responses={202: ProposalSerializer, **error_responses(400, 403, 404, 409)},
         tags=["games"],
     )
     def post(self, request: Request, game_id: int) -> Response:
         game = _game(request, game_id, Role.CALLER)
         data = valid(VoidSerializer, request.data)
-        voided = games.void_game(
-            game=game, actor=actor(request), reason=data["reason"], public_message=data["public_message"]
+        proposal = proposals.propose(
+            venue=game.room.venue,
+            kind=four_eyes.GAME_VOID,
+            target=four_eyes.target_of("game", game.pk),
+            params={"reason": data["reason"], "public_message": data["public_message"]},
+            actor=actor(request),
         )
-        return Response(_game_view(voided))
+        return proposed(proposal)
 
 
 class SoldCardsView(HallAPIView):
@@ -503,27 +543,35 @@ class BallsView(HallAPIView):
 class BallCorrectionView(HallAPIView):
     @extend_schema(
         operation_id="games_balls_correct",
-        summary="Correct a mis-keyed ball (caller, manual games)",
+        summary="Correct a mis-keyed ball (caller, manual games); after a claim, a second person approves",
         description=(
             "The ball keeps its ordinal and time and takes the new number; the old one is kept with who, "
-            "when and why. Completions, unclaimed winners and unpaid claims are computed again. 400 "
+            "when and why. Completions, unclaimed winners and unpaid claims are computed again. Four eyes: "
+            "once a claim was made in the game the correction is proposed instead (202 with the proposal, "
+            "kind ball.correct) and made when a second caller or operator approves it. 400 "
             "ball_out_of_range, same_number, reason_required; 404 unknown_ball; 409 ball_already_drawn, "
             "claim_confirmed, wrong_state, rng_game."
         ),
         request=BallCorrectionRequestSerializer,
-        responses={201: BallCorrectionSerializer, **error_responses(400, 403, 404, 409)},
+        responses={
+            201: BallCorrectionSerializer,
+            202: ProposalSerializer,
+            **error_responses(400, 403, 404, 409),
+        },
         tags=["draw"],
     )
     def post(self, request: Request, game_id: int) -> Response:
         game = _game(request, game_id, Role.CALLER)
         data = valid(BallCorrectionRequestSerializer, request.data)
-        correction = corrections.correct_ball(
+        correction = four_eyes.request_correction(
             game=game,
             ordinal=data["ordinal"],
             number=data["number"],
             reason=data["reason"],
             actor=actor(request),
         )
+        if isinstance(correction, Proposal):
+            return proposed(correction)
         body = readmodels.correction_view(correction)
         return Response(BallCorrectionSerializer(body).data, status=status.HTTP_201_CREATED)
 
@@ -590,6 +638,9 @@ urlpatterns = [
     path("rooms/<int:room_id>/", RoomDetailView.as_view(), name="api-room"),
     path("rooms/<int:room_id>/console/", ConsoleSnapshotView.as_view(), name="api-room-console"),
     path("rooms/<int:room_id>/console/seq/", ConsoleSeqView.as_view(), name="api-room-console-seq"),
+    path(
+        "rooms/<int:room_id>/console/screens/", ConsoleScreensView.as_view(), name="api-room-console-screens"
+    ),
     path("series/", SeriesListView.as_view(), name="api-series"),
     path("series/<int:series_id>/cards/<int:serial>/", MasterCardView.as_view(), name="api-series-card"),
     path("games/", GameListView.as_view(), name="api-games"),

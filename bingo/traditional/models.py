@@ -720,6 +720,11 @@ class PrizeProgramVersion(models.Model):
     effective_from = models.DateTimeField(verbose_name=_("effective from"))
     params = models.JSONField(verbose_name=_("params"))
     authorisation_ref = models.CharField(max_length=120, blank=True, verbose_name=_("authorisation ref"))
+    # SHA-256 of the version's terms (bingo.traditional.programs.terms): the posted prize table prints it,
+    # the screens show its short form. Blank for versions stored before digests were kept.
+    digest = models.CharField(max_length=64, blank=True, default="", db_index=True, verbose_name=_("digest"))
+    # The terms the digest was taken of, as proposed (bingo.traditional.programs.terms.program_terms).
+    terms = models.JSONField(default=dict, blank=True, verbose_name=_("terms"))
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

@@ -9,6 +9,11 @@ every problem listed in `details.problems`; nothing is written.
 
 Roles: anyone of the venue reads; the operator activates, versions, deactivates and funds the Bolsa, and
 simulates; the caller (the hall manager's hand at the control table) or the operator sets a game's pick.
+
+Four eyes (issue 28): activating a program and changing its terms are *proposed* here (202 with the
+proposal, halls.foureyes kinds ``program.activate`` / ``program.change``); the prize table to post in the
+hall is printed from the proposal (``signage``), and a second operator approves it on the proposals
+page or API with their own password and the digest printed on the posted sheet: only then is it in force.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from django.urls import URLPattern, URLResolver, path
+from django.http import HttpResponse
+from django.urls import URLPattern, URLResolver, path, reverse
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -44,13 +50,17 @@ from bingo.traditional.programs.plot import render_svg
 from bingo.traditional.programs.regulation import HallCategory
 from bingo.traditional.programs.rules import Funding
 from bingo.traditional.programs.simulate import SalesProfile, SimulationError, simulate
-from bingo.traditional.services import programs
+from bingo.traditional.services import four_eyes, programs
 from bingo.traditional.services.programs.refusals import refused
+from bingo.traditional.signage import prize_table_pdf
 from halls import access, i18n
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
-from halls.errors import InvalidInput
-from halls.models import Role, Room
+from halls.errors import InvalidInput, NotFound
+from halls.models import Proposal, Role, Room
+from halls.proposals_api import proposed
+from halls.proposals_serializers import ProposalSerializer
 from halls.serializers import error_responses
+from halls.services import proposals
 from jackpots.services.amounts import display
 from jackpots.services.readmodels.meters import pool_meters
 
@@ -105,6 +115,15 @@ def _program_of_room(request: Request, room: Room, program_id: int, *roles: str)
 
 
 # --- renderings -----------------------------------------------------------------------------------------
+
+
+def _proposed(proposal: Proposal) -> Response:
+    """202 (halls.proposals_api.proposed): the change waits for its second person; `signage` is the prize
+    table to post, `terms_page` the public page its QR code opens."""
+    answer = proposed(proposal)
+    answer.data["signage"] = reverse("api-program-signage", args=[proposal.pk])
+    answer.data["terms_page"] = reverse("bingo:program-terms", args=[proposal.digest])
+    return answer
 
 
 def _bolsa_data(bolsa: RoomBolsa) -> dict[str, Any]:
@@ -241,31 +260,37 @@ class RoomProgramListView(HallAPIView):
 
     @extend_schema(
         operation_id="rooms_programs_activate",
-        summary="Activate a prize program in the room, with its pool (operator)",
+        summary="Propose activating a prize program in the room (operator; a second operator approves)",
         description=(
-            f"Operator. {CONFIG_ERRORS}; 400 bad_program_code, bad_effective_from; 409 program_exists when "
-            "the room has the code already, 409 no_bolsa for a Super/Colour Prima while the room has no "
-            "Bolsa Acumulada."
+            "Operator. Four eyes: answers 202 with the proposal (kind program.activate; its params are the "
+            "program's terms, its digest what the posted prize table prints), `signage` (the prize table "
+            "PDF to post) and `terms_page` (the public page its QR code opens). The program is activated, "
+            "with its pool, when a second operator approves it (POST /api/proposals/{id}/approve/ with "
+            f"their password and the posted digest). {CONFIG_ERRORS}; 400 bad_program_code, "
+            "bad_effective_from (nothing is written)."
         ),
         request=ProgramActivateSerializer,
-        responses={201: ProgramDetailSerializer, **error_responses(400, 403, 404, 409)},
+        responses={202: ProposalSerializer, **error_responses(400, 403, 404, 409)},
         tags=TAGS,
     )
     def post(self, request: Request, room_id: int) -> Response:
         room = _room(request, room_id, Role.OPERATOR)
         data = valid(ProgramActivateSerializer, request.data)
-        program = programs.activate_program(
-            room=room,
-            code=data["code"],
-            program_type=data["program_type"],
-            params=data["params"],
-            effective_from=data["effective_from"],
-            name=data["name"],
+        effective_from = data["effective_from"]
+        proposal = proposals.propose(
+            venue=room.venue,
+            kind=four_eyes.PROGRAM_ACTIVATE,
+            target=four_eyes.target_of("room", room.pk),
+            params={
+                "code": data["code"],
+                "program_type": data["program_type"],
+                "params": data["params"],
+                "effective_from": effective_from.isoformat() if effective_from else None,
+                "name": data["name"],
+            },
             actor=actor(request),
         )
-        return Response(
-            ProgramDetailSerializer(programs.program_view(program)).data, status=status.HTTP_201_CREATED
-        )
+        return _proposed(proposal)
 
 
 class ProgramDetailView(HallAPIView):
@@ -283,28 +308,32 @@ class ProgramDetailView(HallAPIView):
 class ProgramVersionListView(HallAPIView):
     @extend_schema(
         operation_id="programs_versions_create",
-        summary="A new version of the program's parameters, effective from a date (operator)",
+        summary="Propose a new version of the program's parameters (operator; a second operator approves)",
         description=(
-            f"Operator. A change is a new version, never an edit (BA-G3). {CONFIG_ERRORS}; 400 "
-            "bad_effective_from (in the past); 409 game_in_play while a game of the room is between the "
-            "close of sales and its end, 409 program_inactive."
+            "Operator. Four eyes: answers 202 with the proposal (kind program.change), its `signage` and "
+            "`terms_page`, as an activation. A change is a new version, never an edit (BA-G3), made when a "
+            f"second operator approves it. {CONFIG_ERRORS}; 400 bad_effective_from; 409 program_inactive "
+            "(nothing written); a game in play at the approval refuses it (409 game_in_play)."
         ),
         request=ProgramVersionCreateSerializer,
-        responses={201: ProgramDetailSerializer, **error_responses(400, 403, 404, 409)},
+        responses={202: ProposalSerializer, **error_responses(400, 403, 404, 409)},
         tags=TAGS,
     )
     def post(self, request: Request, program_id: int) -> Response:
         program = _program(request, program_id, Role.OPERATOR)
         data = valid(ProgramVersionCreateSerializer, request.data)
-        programs.change_program(
-            program=program,
-            params=data["params"],
-            effective_from=data["effective_from"],
+        effective_from = data["effective_from"]
+        proposal = proposals.propose(
+            venue=program.room.venue,
+            kind=four_eyes.PROGRAM_CHANGE,
+            target=four_eyes.target_of("program", program.pk),
+            params={
+                "params": data["params"],
+                "effective_from": effective_from.isoformat() if effective_from else None,
+            },
             actor=actor(request),
         )
-        return Response(
-            ProgramDetailSerializer(programs.program_view(program)).data, status=status.HTTP_201_CREATED
-        )
+        return _proposed(proposal)
 
 
 class ProgramDeactivateView(HallAPIView):
@@ -320,6 +349,46 @@ class ProgramDeactivateView(HallAPIView):
         program = _program(request, program_id, Role.OPERATOR)
         program = programs.deactivate_program(program=program, actor=actor(request))
         return Response(ProgramDetailSerializer(programs.program_view(program)).data)
+
+
+class ProgramSignageView(HallAPIView):
+    @extend_schema(
+        operation_id="program_proposals_signage",
+        summary="The prize table to post in the hall, printed from a program proposal (PDF)",
+        description=(
+            "Operator or caller of the venue. The proposal's terms (program.activate / program.change), a QR "
+            "code of their public page and their digest in groups of four: the approver types (or scans) "
+            "that digest. 404 unknown_proposal for another venue's proposal or one of another kind."
+        ),
+        responses={(200, "application/pdf"): bytes, **error_responses(403, 404)},
+        tags=TAGS,
+    )
+    def get(self, request: Request, proposal_id: int) -> HttpResponse:
+        proposal = access.get_for_user(
+            Proposal.objects.filter(kind__in=four_eyes.PROGRAM_KINDS).select_related("venue"),
+            request.user,
+            Role.OPERATOR,
+            Role.CALLER,
+            venue_path="venue_id",
+            label="proposal",
+            pk=proposal_id,
+        )
+        room = Room.objects.filter(pk=proposal.params.get("room"), venue=proposal.venue).first()
+        if room is None:
+            raise NotFound(_("The proposal's room is gone."), code="unknown_room")
+        url = request.build_absolute_uri(reverse("bingo:program-terms", args=[proposal.digest]))
+        pdf = prize_table_pdf(
+            terms=proposal.params,
+            digest=proposal.digest,
+            url=url,
+            venue=proposal.venue.name,
+            room=room.name,
+            proposal=proposal.pk,
+            currency=proposal.venue.currency,
+        )
+        answer = HttpResponse(pdf, content_type="application/pdf")
+        answer["Content-Disposition"] = f'inline; filename="prize-table-{proposal.pk}.pdf"'
+        return answer
 
 
 class RoomBolsaView(HallAPIView):
@@ -432,5 +501,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="api-program-deactivate",
     ),
     path("games/<int:game_id>/picks/", GamePickView.as_view(), name="api-game-picks"),
+    path(
+        "program-proposals/<int:proposal_id>/signage.pdf",
+        ProgramSignageView.as_view(),
+        name="api-program-signage",
+    ),
     path("program-simulations/", SimulationView.as_view(), name="api-program-simulations"),
 ]

@@ -276,6 +276,13 @@ class ProgramSerializer(serializers.Serializer[Any]):
     pool = serializers.IntegerField(help_text="Its pool (jackpots); the room's Bolsa for BA-19 / BA-20.")
     amount = money_field(money.METER_DIGITS, help_text="What its pool holds now, to the cent (rounded down).")
     next = ProgramNextSerializer(allow_null=True, help_text="In play in the next game? null when not.")
+    digest = serializers.CharField(
+        allow_blank=True,
+        help_text="SHA-256 of the terms of the version in force (as the posted prize table prints it).",
+    )
+    digest_short = serializers.CharField(
+        allow_blank=True, help_text='Its short form on the screens, "3F2A-9C10".'
+    )
 
 
 class ProgramVersionSerializer(serializers.Serializer[Any]):
@@ -286,6 +293,7 @@ class ProgramVersionSerializer(serializers.Serializer[Any]):
         child=serializers.CharField(), help_text="Where each value came from: configured, regulation..."
     )
     authorisation_ref = serializers.CharField(allow_blank=True)
+    digest = serializers.CharField(allow_blank=True, help_text="SHA-256 of the version's terms.")
     created_by = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
     in_force = serializers.BooleanField()

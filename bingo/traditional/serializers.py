@@ -633,6 +633,26 @@ class ConsoleSeqSerializer(serializers.Serializer[Any]):
     streams = serializers.DictField(child=serializers.IntegerField())
 
 
+class ConsoleScreenSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    shown = serializers.BooleanField(help_text="The screen acknowledged showing the current ball.")
+    late = serializers.BooleanField(help_text="Not shown, and the ball was drawn more than late_after s ago.")
+    shown_at = serializers.DateTimeField(allow_null=True, help_text="When it rendered the ball (its clock).")
+    last_ack_at = serializers.DateTimeField(
+        allow_null=True, help_text="Its latest acknowledgement of anything."
+    )
+
+
+class ConsoleScreensSerializer(serializers.Serializer[Any]):
+    game = serializers.IntegerField(allow_null=True)
+    ball = serializers.IntegerField(allow_null=True)
+    ordinal = serializers.IntegerField(required=False)
+    drawn_at = serializers.DateTimeField(required=False)
+    late_after = serializers.FloatField()
+    screens = ConsoleScreenSerializer(many=True)
+
+
 class RecallSaleSerializer(serializers.Serializer[Any]):
     kind = SaleKindField()
     series = serializers.CharField()

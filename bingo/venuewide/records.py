@@ -46,6 +46,7 @@ from bingo.traditional.models import (
     SaleKind,
     SaleOperation,
 )
+from bingo.traditional.services import screen_acks
 from bingo.traditional.services.readmodels import ball_set_event_view, game_recall, switch_view
 from halls import money
 from halls.cashier.models import PayableState
@@ -216,6 +217,59 @@ def ball_set_event_text(event: dict[str, Any]) -> str:
     return f"{what}: {event['note']}"
 
 
+SHOWN_HOW = {
+    "live": gettext_lazy("when drawn"),
+    "snapshot": gettext_lazy("only on reconnecting"),
+    "never": gettext_lazy("never"),
+}
+
+
+def _shown_view(shown: Any) -> dict[str, Any]:
+    return {
+        "ordinal": shown.ordinal,
+        "ball": shown.ball,
+        "drawn_at": shown.drawn_at,
+        "shown_at": shown.shown_at,
+        "received_at": shown.received_at,
+        "seq": shown.seq,
+        "how": shown.how,
+        "how_label": str(SHOWN_HOW[shown.how]),
+        "gap": shown.gap,
+        "delay": None if shown.delay is None else round(shown.delay, 2),
+        "digest_ok": shown.digest_ok,
+    }
+
+
+def screens_record(game: Game) -> list[dict[str, Any]]:
+    """Issue 28: per screen of the room, when each ball was shown (its acknowledgement), and the gaps: the
+    balls it never showed, or showed only when a snapshot brought them back after a reconnect."""
+    out = []
+    for record in screen_acks.game_screens(game):
+        balls = [_shown_view(b) for b in record.balls]
+        live = [b for b in balls if b["how"] == "live"]
+        delays = [b["delay"] for b in live if b["delay"] is not None]
+        out.append(
+            {
+                "id": record.device,
+                "name": record.name,
+                "balls": balls,
+                "shown_live": len(live),
+                "gaps": [b for b in balls if b["gap"]],
+                "max_delay": max(delays) if delays else None,
+                "digest_mismatches": sum(1 for b in live if b["digest_ok"] is False),
+            }
+        )
+    return out
+
+
+def ball_dispute(game: Game, number: int) -> list[dict[str, Any]]:
+    """A claim dispute ("my screen never showed 43"), answered from the record: that ball on every screen."""
+    return [
+        {"screen": row["screen"], "id": row["device"], **_shown_view(row["shown"])}
+        for row in screen_acks.ball_on_screens(game, number)
+    ]
+
+
 def game_record(game: Game) -> dict[str, Any]:
     """Everything the JSON recall has (its ball set, device, switches to the reserve and the set's
     incidents among it), plus who confirmed each prize, and each switch and incident said in words."""
@@ -251,6 +305,7 @@ def game_record(game: Game) -> dict[str, Any]:
                 for p in record["payouts"]
             ],
             "ball_set_notes": [{**e, "text": ball_set_event_text(e)} for e in record["ball_set_events"]],
+            "screens": screens_record(game),
             "claims_made": len(record["claims"]),
             "claims_refused": sum(1 for c in record["claims"] if not c["valid"]),
         }

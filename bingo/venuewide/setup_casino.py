@@ -16,11 +16,14 @@ from django.http import HttpRequest
 from django.utils.translation import gettext as _
 
 from bingo.venuewide import setup_fields as fields
+from halls.errors import InvalidInput
 from halls.models import Venue
+from halls.services import proposals
 from jackpots.models import Pool
 from jackpots.rulepacks import PACKS, packs_for
 from jackpots.services.readmodels.meters import pool_meters
 from jackpots.tables.models import CasinoTable, TableGame, TableState
+from jackpots.tables.services import proposal_kinds
 from jackpots.tables.services import tables as table_services
 
 
@@ -62,6 +65,10 @@ def context(venues: list[Venue]) -> dict[str, Any]:
         "rule_packs": sorted({(p.code, p.title) for v in venues for p in packs_for(v.jurisdiction)}),
         "carrusels": carrusels,
         "free_tables": [t for t in tables if t.pool_id is None],
+        # Tables joining or leaving a carrusel wait for a second operator (four eyes, /proposals/).
+        "carrusel_proposals": [
+            p for p in proposals.pending(ids) if p.kind in (proposal_kinds.CARRUSEL, proposal_kinds.LEAVE)
+        ],
     }
 
 
@@ -120,13 +127,30 @@ def _carrusel_create(request: HttpRequest, venues: list[Venue]) -> None:
 
 
 def _carrusel_add(request: HttpRequest, venues: list[Venue]) -> None:
-    table_services.form_carrusel(
-        pool=_pool(request, venues), tables=_tables(request, venues), actor=fields.user(request)
+    """Proposed (four eyes): the tables join once a second operator approves on /proposals/."""
+    pool = _pool(request, venues)
+    chosen = _tables(request, venues)
+    if not chosen:
+        raise InvalidInput(_("Name the tables that form the carrusel."), code="no_tables")
+    proposals.propose(
+        venue=chosen[0].venue,
+        kind=proposal_kinds.CARRUSEL,
+        target=f"pool:{pool.pk}",
+        params={"pool": pool.pk, "tables": [t.pk for t in chosen]},
+        actor=fields.user(request),
     )
 
 
 def _carrusel_remove(request: HttpRequest, venues: list[Venue]) -> None:
-    table_services.leave_pool(table=_table(request, venues), actor=fields.user(request))
+    """Proposed (four eyes): the table leaves once a second operator approves on /proposals/."""
+    table = _table(request, venues)
+    proposals.propose(
+        venue=table.venue,
+        kind=proposal_kinds.LEAVE,
+        target=f"table:{table.pk}",
+        params={"table": table.pk},
+        actor=fields.user(request),
+    )
 
 
 ACTIONS: dict[str, Callable[[HttpRequest, list[Venue]], None]] = {

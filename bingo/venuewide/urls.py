@@ -3,7 +3,7 @@ and the caller's voice clips (traditional bingo), the setup page (venuewide)."""
 
 from django.urls import path
 
-from bingo.traditional import paper_views, views
+from bingo.traditional import paper_views, signage_views, views
 from bingo.venuewide import setup_views
 from bingo.venuewide import views as venue_views
 
@@ -20,4 +20,6 @@ urlpatterns = [
     path("paper/games/<int:game_id>/", paper_views.register_page, name="paper-register"),
     # What a paper card's QR code opens (public; short, so the code stays small).
     path("c/<int:series_id>/<int:serial>/<str:code>/", paper_views.card_check, name="card-check"),
+    # What a posted prize table's QR code opens (public): the program terms with that digest.
+    path("t/<str:digest>/", signage_views.program_terms_page, name="program-terms"),
 ]

@@ -13,3 +13,8 @@ class DoorConfig(AppConfig):
 
     def ready(self) -> None:
         from halls.door import checks  # noqa: F401 - registers its deploy check
+
+        # Four eyes: a register's file loads, and an override is recorded, with two people's names.
+        from halls.door.services import proposal_kinds
+
+        proposal_kinds.register()

@@ -1,5 +1,5 @@
-"""Every lock of the halls app, each through its rank (halls.locks): networks, venues, region agreements,
-regions, operators, rooms, sessions, audit heads."""
+"""Every lock of the halls app, each through its rank (halls.locks): proposals, networks, venues, region
+agreements, regions, operators, rooms, sessions, audit heads."""
 
 from __future__ import annotations
 
@@ -8,7 +8,23 @@ from collections.abc import Sequence
 from django.db import connection
 
 from halls.locks import Rank, take, take_many
-from halls.models import AuditChainHead, GameSession, Network, Operator, Region, RegionAgreement, Room, Venue
+from halls.models import (
+    AuditChainHead,
+    GameSession,
+    Network,
+    Operator,
+    Proposal,
+    Region,
+    RegionAgreement,
+    Room,
+    Venue,
+)
+
+
+def lock_proposal(proposal_id: int) -> Proposal:
+    """A four-eyes proposal FOR UPDATE, before anything its applier locks: decided once."""
+    take(Rank.PROPOSAL, proposal_id)
+    return Proposal.objects.select_for_update(of=("self",)).get(pk=proposal_id)
 
 
 def lock_room(room_id: int) -> Room:

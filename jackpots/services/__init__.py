@@ -10,4 +10,6 @@ halls.locks), audit rows via halls.services.audit and events on commit via halls
 - reports: balance (the balancing report), ledger (pool recall)
 - seals: seal, verify (hash-chained seals over the ledger)
 - guards: register_open_play_guard (parameters change only while nothing is in play)
+- proposal_kinds: the four-eyes kinds (halls.foureyes) of a level's parameters and a pool's members: the
+  doors propose, and the change applies when a second operator approves
 """

@@ -588,6 +588,23 @@ def _apply_changes(pool: Pool, level: PoolLevel, new: dict[str, Any], who: str, 
     return top_up
 
 
+def check_parameter_change(*, level: PoolLevel, changes: dict[str, Any]) -> dict[str, Any]:
+    """What ``change_parameters`` would set on the level, checked now without writing (a four-eyes
+    proposal is refused at once when it could never apply): the new values as JSON (Decimals as text).
+    ``change_parameters`` checks again when the change applies (the meter and the play may have moved)."""
+    if not changes:
+        raise InvalidInput(_("Nothing to change."), code="no_change")
+    pool = Pool.objects.select_related("network").get(pk=level.pool_id)
+    levels = list(PoolLevel.objects.filter(pool=pool).order_by("position"))
+    new = _new_values(level, changes)
+    if not new:
+        raise InvalidInput(
+            _("These are the level's current parameters: nothing to change."), code="no_change"
+        )
+    _check_merged(pool, levels, level, new)
+    return _jsonable(new)
+
+
 def change_parameters(
     *, level: PoolLevel, changes: dict[str, Any], actor: Actor, authorisation_ref: str
 ) -> ParameterChange:

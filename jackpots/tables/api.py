@@ -27,7 +27,10 @@ from halls import access
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import NotFound
 from halls.models import Role, Venue
+from halls.proposals_api import proposed
+from halls.proposals_serializers import ProposalSerializer
 from halls.serializers import error_responses
+from halls.services import proposals
 from jackpots.models import Pool
 from jackpots.tables import rules
 from jackpots.tables.models import CasinoTable, Hand
@@ -46,7 +49,7 @@ from jackpots.tables.serializers import (
     TableSerializer,
     TableStateSerializer,
 )
-from jackpots.tables.services import hands, readmodels
+from jackpots.tables.services import hands, proposal_kinds, readmodels
 from jackpots.tables.services import tables as table_services
 
 # Who runs a table console (see the module docstring); the operator holds every role anyway.
@@ -135,7 +138,8 @@ class TableListView(HallAPIView):
 class TablePoolView(HallAPIView):
     @extend_schema(
         operation_id="tables_pool_join",
-        summary="Join the table to a pool: its pool bets play into it (operator)",
+        summary="Propose joining the table to a pool (operator): its pool bets play into it once a second "
+        "operator approves (four eyes)",
         description=(
             "400 pool_pack_mismatch, pool_bet_over_limit, carrusel_needs_all_tables (the pool is a carrusel "
             "of all the tables of its game and others are missing: join them together through "
@@ -143,39 +147,50 @@ class TablePoolView(HallAPIView):
             "pool_inactive, paytable_awaiting_authorisation."
         ),
         request=TableJoinSerializer,
-        responses={200: TableDetailSerializer, **error_responses(400, 403, 404, 409)},
+        responses={202: ProposalSerializer, **error_responses(400, 403, 404, 409)},
         tags=[TAG],
     )
     def post(self, request: Request, table_id: int) -> Response:
         table = _table(request, table_id, Role.OPERATOR)
         data = valid(TableJoinSerializer, request.data)
         pool = _pool(request, data["pool"])
-        table_services.join_pool(table=table, pool=pool, actor=actor(request))
-        table = _table(request, table_id, Role.OPERATOR)
-        return Response(TableDetailSerializer(readmodels.table_view(table)).data)
+        proposal = proposals.propose(
+            venue=table.venue,
+            kind=proposal_kinds.JOIN,
+            target=f"table:{table.pk}",
+            params={"table": table.pk, "pool": pool.pk},
+            actor=actor(request),
+        )
+        return proposed(proposal)
 
     @extend_schema(
         operation_id="tables_pool_leave",
-        summary="Take the table out of its pool (operator)",
+        summary="Propose taking the table out of its pool (operator); a second operator approves it",
         description=(
             "409 no_pool, hand_open, carrusel_needs_all_tables (a carrusel of all the tables of its game "
             "keeps every one: close the table for a while instead)."
         ),
         request=None,
-        responses={200: TableDetailSerializer, **error_responses(403, 404, 409)},
+        responses={202: ProposalSerializer, **error_responses(403, 404, 409)},
         tags=[TAG],
     )
     def delete(self, request: Request, table_id: int) -> Response:
         table = _table(request, table_id, Role.OPERATOR)
-        table_services.leave_pool(table=table, actor=actor(request))
-        table = _table(request, table_id, Role.OPERATOR)
-        return Response(TableDetailSerializer(readmodels.table_view(table)).data)
+        proposal = proposals.propose(
+            venue=table.venue,
+            kind=proposal_kinds.LEAVE,
+            target=f"table:{table.pk}",
+            params={"table": table.pk},
+            actor=actor(request),
+        )
+        return proposed(proposal)
 
 
 class CarruselView(HallAPIView):
     @extend_schema(
         operation_id="pools_tables_join",
-        summary="Form a carrusel: join several tables to the pool at once, all or none (operator)",
+        summary="Propose forming a carrusel: several tables join the pool at once, all or none, once a "
+        "second operator approves (operator)",
         description=(
             "Where the pool's rule pack forms its carrusel with ALL the tables of its game in the room "
             "(Melilla art. 61, Andalucía 1996 Primero.8; spec §6.2, §6.5, §6.12), every such table must be "
@@ -183,16 +198,21 @@ class CarruselView(HallAPIView):
             "(details.missing: their numbers). Otherwise as POST /api/tables/{id}/pool/ for each table."
         ),
         request=CarruselFormSerializer,
-        responses={200: TableSerializer(many=True), **error_responses(400, 403, 404, 409)},
+        responses={202: ProposalSerializer, **error_responses(400, 403, 404, 409)},
         tags=[TAG],
     )
     def post(self, request: Request, pool_id: int) -> Response:
         pool = _pool(request, pool_id)
         data = valid(CarruselFormSerializer, request.data)
         chosen = [_table(request, pk, Role.OPERATOR) for pk in data["tables"]]
-        table_services.form_carrusel(pool=pool, tables=chosen, actor=actor(request))
-        joined = CasinoTable.objects.filter(pk__in=[t.pk for t in chosen]).order_by("number")
-        return Response(TableSerializer(readmodels.table_views(joined), many=True).data)
+        proposal = proposals.propose(
+            venue=chosen[0].venue,  # at least one (the serializer): the tables' venue proposes
+            kind=proposal_kinds.CARRUSEL,
+            target=f"pool:{pool.pk}",
+            params={"pool": pool.pk, "tables": [t.pk for t in chosen]},
+            actor=actor(request),
+        )
+        return proposed(proposal)
 
 
 class CarruselCreateView(HallAPIView):

@@ -143,6 +143,6 @@ def test_the_schema_documents_the_correction(anonymous_api: APIClient) -> None:
     assert post["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(
         "/BallCorrectionRequest"
     )
-    assert set(post["responses"]) == {"201", "400", "401", "403", "404", "409"}
+    assert set(post["responses"]) == {"201", "202", "400", "401", "403", "404", "409"}  # 202: four eyes
     balls = schema["components"]["schemas"]["DrawnBall"]["properties"]
     assert balls["corrected_from"]["nullable"] is True

@@ -29,6 +29,7 @@ from halls.models import AuditEntry, Role, Room, Venue
 from jackpots.models import ParameterChange, Pool, PoolLevel, PoolMember
 from tests.api_support import api_client, refused
 from tests.conftest import make_user
+from tests.four_eyes_support import approved
 
 D = Decimal
 AUTH = "ML-DGJ-2025/017"
@@ -62,9 +63,38 @@ def nothing_written() -> Iterator[None]:
     assert program_rows() == before
 
 
+class Applied:
+    """A program door's answer once a second operator approved its proposal (four eyes): 201 with the
+    program's view, as the door answered before proposals."""
+
+    status_code = 201
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+        self.content = repr(data).encode()
+
+    def json(self) -> dict[str, Any]:
+        return self.data
+
+
+def through_four_eyes(client: APIClient, answer: Any) -> Any:
+    """The proposal a door answered (202), approved by a second operator with the posted digest; a refusal
+    (4xx) as it was answered."""
+    if answer.status_code != 202:
+        return answer
+    assert answer.json()["proposal"]["digest"] == answer.json()["terms_page"].split("/")[2]  # the sheet's
+    done = approved(answer)
+    return Applied(client.get(f"/api/programs/{done.result['program']}/").json())
+
+
 def activate(client: APIClient, room: Room, code: str, program_type: str, params: Any, **more: Any) -> Any:
     body = {"code": code, "program_type": program_type, "params": params, **more}
-    return client.post(f"/api/rooms/{room.pk}/programs/", body, format="json")
+    return through_four_eyes(client, client.post(f"/api/rooms/{room.pk}/programs/", body, format="json"))
+
+
+def new_version(client: APIClient, program_id: int, body: Any) -> Any:
+    answer = client.post(f"/api/programs/{program_id}/versions/", body, format="json")
+    return through_four_eyes(client, answer)
 
 
 @pytest.fixture
@@ -147,10 +177,8 @@ def test_a_json_number_amount_is_read_as_the_decimal_it_prints(operator_api, roo
 
 
 def test_a_new_version_changes_the_parameters_and_the_pools_rate(operator_api, prima):
-    answer = operator_api.post(
-        f"/api/programs/{prima['id']}/versions/",
-        {"params": {**PRIMA, "amount": "50", "funding_percent": "3"}},
-        format="json",
+    answer = new_version(
+        operator_api, prima["id"], {"params": {**PRIMA, "amount": "50", "funding_percent": "3"}}
     )
     assert answer.status_code == 201, answer.content
     versions = answer.json()["versions"]
@@ -651,7 +679,7 @@ def test_the_schema_documents_the_program_doors(anonymous_api):
     assert activate_op["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(
         "/ProgramActivate"
     )
-    assert set(activate_op["responses"]) == {"201", "400", "401", "403", "404", "409"}
+    assert set(activate_op["responses"]) == {"202", "400", "401", "403", "404", "409"}  # four eyes
     assert activate_op["responses"]["400"]["content"]["application/json"]["schema"]["$ref"].endswith("/Error")
     assert "bad_program" in activate_op["description"] and "schedule_overlap" in activate_op["description"]
     components = schema["components"]["schemas"]

@@ -16,6 +16,7 @@ from bingo.traditional.services import console, games
 from halls import events
 from halls.eventtypes import EventType
 from halls.models import AuditEntry, Screen
+from tests.four_eyes_support import approved
 
 REASON = "Cajero vendió la serie B dos veces: devolución pendiente"
 MESSAGE = "Incidencia técnica: se devolverá el importe de los cartones"
@@ -74,7 +75,7 @@ def test_the_api_takes_the_public_message_and_the_caller_still_sees_the_reason(
     assert too_long.status_code == 400 and "public_message" in too_long.json()["error"]["fields"]
     manual_game.refresh_from_db()
     assert manual_game.state != "void"
-    answer = caller_api.post(url, {"reason": REASON, "public_message": MESSAGE}, format="json")
-    assert answer.status_code == 200
-    view = answer.json()
+    # Four eyes: the void is proposed, then approved by a second caller.
+    approved(caller_api.post(url, {"reason": REASON, "public_message": MESSAGE}, format="json"))
+    view = caller_api.get(f"/api/games/{manual_game.pk}/").json()
     assert (view["state"], view["void_reason"], view["void_message"]) == ("void", REASON, MESSAGE)

@@ -14,7 +14,7 @@ from django.test import Client, override_settings
 from halls.door.documents import Document, Kind, Problem, Refusal, keyed_digest, read_document
 from halls.door.models import Decision, Visit
 from halls.door.services import admission, doorday, presence, registers
-from halls.models import AuditEntry, Role, Venue
+from halls.models import AuditEntry, Proposal, Role, Venue
 from halls.services import venueclock
 from tests.api_support import api_client, refused
 from tests.conftest import make_user
@@ -217,6 +217,16 @@ def test_the_override_needs_a_second_person(venue: Venue, door: User) -> None:
     entry = AuditEntry.objects.filter(action="door.visit").order_by("-pk").first()
     assert entry is not None and entry.data["override"] is True and entry.data["confirmed_by"] == boss.pk
     assert DAMAGED not in str(entry.data)
+    # Four eyes: the override is recorded as an approved proposal, both names in the audit alike.
+    decided = Proposal.objects.get(kind="door.override")
+    assert (decided.target, decided.status) == (f"visit:{visit.pk}", "applied")
+    assert (decided.proposed_by, decided.decided_by) == (door, boss)
+    names = AuditEntry.objects.filter(object_type="halls.proposal", object_id=str(decided.pk)).order_by("pk")
+    assert [(e.action, e.actor_label) for e in names] == [
+        ("foureyes.proposed", door.username),
+        ("foureyes.approved", "encargada"),
+    ]
+    assert DAMAGED not in str([e.data for e in names])
 
 
 def test_the_override_still_refuses_minors_and_the_listed(venue: Venue, door: User) -> None:

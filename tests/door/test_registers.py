@@ -20,8 +20,10 @@ from django.utils import translation
 from halls.door.documents import Document, read_document
 from halls.door.models import Register, RegisterEntry, RegisterVersion
 from halls.door.services import registers
-from halls.errors import Conflict, DomainError, InvalidInput, NotFound
-from halls.models import AuditEntry, HallCategory, Jurisdiction, Venue
+from halls.errors import Conflict, DomainError, InvalidInput, NotFound, PermissionDenied
+from halls.models import AuditEntry, HallCategory, Jurisdiction, Proposal, Role, Venue
+from halls.services import proposals
+from tests.conftest import make_user
 from tests.door.register_support import dni, people, register_file, stream
 
 pytestmark = pytest.mark.django_db
@@ -289,14 +291,40 @@ def test_a_register_never_loaded_is_unreadable() -> None:
 
 
 def test_the_load_register_command(tmp_path: Path) -> None:
-    venue_of(Jurisdiction.ML, "ML-1")
+    venue = venue_of(Jurisdiction.ML, "ML-1")
+    ana, bea = make_user("ana", venue, Role.OPERATOR), make_user("bea", venue, Role.OPERATOR)
     good = tmp_path / "rgiaj-1.csv"
     good.write_bytes(register_file(people(90_000_000, 4)))
-    call_command("load_register", str(good), "--create", "RGIAJ")
+    call_command("load_register", str(good), "--create", "RGIAJ", "--by", "ana")
+    assert not Register.objects.exists()  # proposed: nothing loads before a second operator approves
+    proposal = Proposal.objects.get(kind="door.register_load")
+    assert (proposal.params["register"], proposal.params["version"]) == ("RGIAJ", 1)
+    with pytest.raises(PermissionDenied):
+        proposals.approve(proposal=proposal, approver=ana, password="pw-ana")  # the proposer: refused
+    done = proposals.approve(proposal=proposal, approver=bea, password="pw-bea")
+    assert done.result["entries"] == 4
     assert Register.objects.get(code="RGIAJ").current_version.entry_count == 4  # type: ignore[union-attr]
+    loaded = AuditEntry.objects.filter(action="door.register_loaded").latest("pk")
+    assert loaded.actor_label == "bea"
+    decided = AuditEntry.objects.get(action="foureyes.approved", object_id=str(proposal.pk))
+    assert (decided.actor_label, decided.data["proposed_by"]) == ("bea", "ana")
     bad = tmp_path / "rgiaj-2.csv"
     bad.write_bytes(_cut(register_file(people(90_000_000, 4), version=2), 3))
     with nothing_written(), translation.override("es"), pytest.raises(CommandError, match="Línea 4"):
-        call_command("load_register", str(bad))
+        call_command("load_register", str(bad), "--by", "ana")
     with pytest.raises(CommandError):
-        call_command("load_register", str(tmp_path / "missing.csv"))
+        call_command("load_register", str(tmp_path / "missing.csv"), "--by", "ana")
+
+
+def test_a_register_file_changed_after_its_proposal_is_refused(tmp_path: Path) -> None:
+    venue = venue_of(Jurisdiction.ML, "ML-1")
+    make_user("ana", venue, Role.OPERATOR)
+    bea = make_user("bea", venue, Role.OPERATOR)
+    path = tmp_path / "rgiaj-1.csv"
+    path.write_bytes(register_file(people(90_000_000, 4)))
+    call_command("load_register", str(path), "--create", "RGIAJ", "--by", "ana")
+    path.write_bytes(register_file(people(91_000_000, 5)))
+    with pytest.raises(Conflict) as refused:
+        proposals.approve(proposal=Proposal.objects.get(), approver=bea, password="pw-bea")
+    assert refused.value.code == "register_file_changed"
+    assert not Register.objects.exists()

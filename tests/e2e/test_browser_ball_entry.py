@@ -1,7 +1,8 @@
 """The caller never loses a ball (issue 10), in a real browser: balls typed as fast as keys go are all
 recorded, in order, each with a visible answer (a refused one too); a lost answer is asked again without
 a second ball; a mis-keyed ball is corrected and the correction shows on the console, on a hall screen
-and in the recall.
+and in the recall. After a claim a correction is proposed (four eyes) and shows once a second caller
+approves it.
 
 Screenshots left in /tmp for a look: console-correction.png, screen-correction.png.
 """
@@ -17,6 +18,9 @@ from playwright.async_api import Route, expect
 from bingo.cards import CardGrid
 from bingo.traditional.models import Ball, BallCorrection, Card, CardSeries, Game
 from bingo.traditional.services import claims, draw
+from halls.models import Proposal, Role
+from halls.services import proposals
+from tests.conftest import make_user
 from tests.e2e.browser_support import call, log_in, start_game
 
 pytestmark = pytest.mark.e2e
@@ -153,6 +157,13 @@ def top_row_drawn(game: Game, series: CardSeries, caller: Any) -> list[int]:
     return row
 
 
+def approve_the_correction(game: Game) -> None:
+    """The proposed correction approved by a second caller of the venue, with their own password."""
+    proposal = Proposal.objects.get(kind="ball.correct", target=f"game:{game.pk}")
+    second = make_user("caller2", game.room.venue, Role.CALLER)
+    proposals.approve(proposal=proposal, approver=second, password="pw-caller2")
+
+
 async def test_a_correction_that_undoes_a_claimed_line_shows_everywhere(
     page, context, server_url, eager_tasks, room, screen, manual_game, card_series, ball_set, caller, cashier
 ):
@@ -176,6 +187,12 @@ async def test_a_correction_that_undoes_a_claimed_line_shows_everywhere(
     await page.fill("#correct-number", str(spare))
     await page.fill("#correct-reason", "Mis-keyed")
     await page.click("#correct-submit")
+    # Four eyes: after a claim the correction is proposed; a second caller approves it.
+    await expect(page.locator("#correct-msg")).to_contain_text("a second person approves it")
+    proposal = await call(Proposal.objects.get, kind="ball.correct", target=f"game:{game.pk}")
+    await expect(page.locator("#correct-msg")).to_contain_text(f"Proposal no. {proposal.pk}:")
+    assert await call(BallCorrection.objects.filter(game=game).count) == 0
+    await call(approve_the_correction, game)
     await expect(page.locator("#correction-notice")).to_have_text(f"Ball corrected: {row[0]} → {spare}")
     # The console: the claim is no longer valid, nothing waits to be confirmed, the draw can resume.
     await expect(page.locator("#window-prompt")).to_be_hidden()

@@ -7,15 +7,16 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.test import Client
 
 from bingo.traditional.models import Game
 from bingo.traditional.services import games
-from halls.errors import Conflict, InvalidInput
-from halls.models import AuditEntry, GameSession, HallCategory, Room, Venue
-from halls.services import venues
+from halls.errors import Conflict, InvalidInput, PermissionDenied
+from halls.models import AuditEntry, GameSession, HallCategory, Proposal, Role, Room, Venue
+from halls.services import proposals, venues
 from halls.services.verify import verify_audit
+from tests.conftest import make_user
 
 CHANGE_PAGE = "/admin/halls/venue/{}/change/"
 SETTINGS_PAGE = "/admin/halls/venue/{}/prize-settings/"
@@ -111,15 +112,41 @@ def test_the_admin_shows_the_money_settings_read_only_and_links_their_page(
     assert SETTINGS_PAGE.format(venue.pk) in page
 
 
-def test_the_admin_page_changes_them_through_the_service(
+def test_the_admin_page_proposes_them_and_a_second_operator_approves(
     venue: Venue, operator: User, admin_client: Client
 ) -> None:
     form = {"line_percent": "8", "bingo_percent": "52", "hall_category": "1"}
-    answer = admin_client.post(SETTINGS_PAGE.format(venue.pk), form)
-    assert answer.status_code == 302 and answer["Location"] == CHANGE_PAGE.format(venue.pk)
+    answer = admin_client.post(SETTINGS_PAGE.format(venue.pk), form, follow=True)
+    assert answer.redirect_chain == [(CHANGE_PAGE.format(venue.pk), 302)]
+    assert "is proposed" in answer.content.decode()
+    # Four eyes: nothing changes until a second operator approves the proposal.
+    assert percents(venue) == (Decimal("10.00"), Decimal("50.00"))
+    proposal = Proposal.objects.get(kind="venue.prize_settings")
+    assert proposal.params == {"line_percent": "8.00", "bingo_percent": "52.00", "hall_category": "1"}
+    with pytest.raises(PermissionDenied):
+        proposals.approve(proposal=proposal, approver=operator, password="pw-operator")
+    second = make_user("segunda", venue, Role.OPERATOR)
+    # The second operator approves in the admin, with their own password.
+    second.is_staff = True
+    second.save()
+    second.user_permissions.add(Permission.objects.get(codename="view_proposal"))
+    client = Client()
+    client.force_login(second)
+    done = client.post(
+        "/admin/halls/proposal/",
+        {
+            "action": "approve_proposal",
+            "_selected_action": [proposal.pk],
+            "decide": "1",
+            "password": "pw-segunda",
+        },
+    )
+    assert done.status_code == 302
     assert percents(venue) == (Decimal("8.00"), Decimal("52.00"))
     entry = AuditEntry.objects.get(venue=venue, action="venue.prize_settings_changed")
-    assert entry.actor == operator and entry.data["new"] == {"line_percent": "8.00", "bingo_percent": "52.00"}
+    assert entry.actor == second and entry.data["new"] == {"line_percent": "8.00", "bingo_percent": "52.00"}
+    approval = AuditEntry.objects.get(venue=venue, action="foureyes.approved")
+    assert approval.actor == second and approval.data["proposed_by"] == "operator"
 
 
 def test_the_admin_page_says_why_during_a_game_and_writes_nothing(
@@ -129,12 +156,13 @@ def test_the_admin_page_says_why_during_a_game_and_writes_nothing(
     games.open_sales(game=game, actor=caller)
     entries = AuditEntry.objects.count()
     answer = admin_client.post(
-        SETTINGS_PAGE.format(room.venue_id), {"line_percent": "8", "bingo_percent": "52"}
+        SETTINGS_PAGE.format(room.venue_id),
+        {"line_percent": "8", "bingo_percent": "52", "hall_category": "1"},
     )
     assert answer.status_code == 200
     assert "change only between games" in answer.content.decode()
     assert percents(room.venue) == (Decimal("10.00"), Decimal("50.00"))
-    assert AuditEntry.objects.count() == entries
+    assert AuditEntry.objects.count() == entries and not Proposal.objects.exists()
     assert Game.objects.get(pk=game.pk).line_percent == Decimal("10.00")
 
 

@@ -17,13 +17,15 @@ from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from halls.models import Jurisdiction, Network, Role, StaffRole, Venue
-from jackpots.models import Pool, PoolLevel, PoolMember
+from jackpots.models import ParameterChange, Pool, PoolLevel, PoolMember
 from jackpots.rulepacks import PACKS
 from jackpots.services import contributions, guards
 from jackpots.sources import PoolSource
 from jackpots.tables.models import CasinoTable
 from jackpots.tables.services import tables
 from tests.api_support import api_client as client_for
+from tests.conftest import make_user
+from tests.four_eyes_support import applied, approve
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     carousel,
@@ -207,6 +209,19 @@ def test_network_pools_need_an_operator_of_every_venue(db: None) -> None:
     viewer = client_for(staff("viewer", b, Role.CASHIER))
     assert [p["code"] for p in viewer.get("/api/pools/").json()] == ["API-1"]
 
+    # Its parameters: proposed by the operator of every venue; applied only by an approver who is one too.
+    pool = Pool.objects.get(code="API-1")
+    level = PoolLevel.objects.get(pool=pool)
+    change = {"changes": {"contribution_rate": "0.4"}, "authorisation_ref": "AUT-N"}
+    proposed = half.post(f"/api/pools/{pool.pk}/levels/{level.pk}/parameters/", change, format="json")
+    only_a = make_user("only-a", a, Role.OPERATOR)
+    error(approve(proposed, only_a), 403, "role_required")  # the generic door keeps the network's rule
+    both = make_user("both", a, Role.OPERATOR)
+    StaffRole.objects.create(user=both, venue=b, role=Role.OPERATOR)
+    assert applied(proposed, both)["status"] == "applied"
+    level.refresh_from_db()
+    assert level.contribution_rate == Decimal("0.4")
+
 
 def test_members_add_and_remove(
     carousel: Pool, an10_venue: Venue, op: APIClient, stranger: APIClient, pool_operator: User
@@ -218,22 +233,22 @@ def test_members_add_and_remove(
         for made in (member_table(an10_venue, carousel, pool_operator, number=n) for n in range(9, 20))
         if str(made.pk) not in members
     )
-    added = op.post(
+    added = applied(
+        op.post(
+            f"/api/pools/{carousel.pk}/members/",
+            {"source_type": "table", "source_id": str(table.pk), "venue": an10_venue.pk},
+            format="json",
+        )
+    )
+    member = PoolMember.objects.get(pk=added["result"]["member"])
+    assert member.key == f"table:{table.pk}" and member.added_by == "second-operator"
+    again = op.post(
         f"/api/pools/{carousel.pk}/members/",
         {"source_type": "table", "source_id": str(table.pk), "venue": an10_venue.pk},
         format="json",
     )
-    assert added.status_code == 201 and added.json()["key"] == f"table:{table.pk}", added.content
     with nothing_written():
-        error(
-            op.post(
-                f"/api/pools/{carousel.pk}/members/",
-                {"source_type": "table", "source_id": str(table.pk), "venue": an10_venue.pk},
-                format="json",
-            ),
-            409,
-            "already_member",
-        )
+        error(approve(again), 409, "already_member")  # refused at the approval, nothing applied
         error(
             op.post(
                 f"/api/pools/{carousel.pk}/members/",
@@ -243,33 +258,36 @@ def test_members_add_and_remove(
             400,
             "invalid",
         )
-        error(stranger.delete(f"/api/pools/{carousel.pk}/members/{added.json()['id']}/"), 404, "unknown_pool")
+        error(stranger.delete(f"/api/pools/{carousel.pk}/members/{member.pk}/"), 404, "unknown_pool")
         error(op.delete(f"/api/pools/{carousel.pk}/members/999999/"), 404, "unknown_member")
-    removed = op.delete(f"/api/pools/{carousel.pk}/members/{added.json()['id']}/")
-    assert removed.status_code == 200 and removed.json()["removed_by"] == "pool-operator"
+    removed = applied(op.delete(f"/api/pools/{carousel.pk}/members/{member.pk}/"))
+    member.refresh_from_db()
+    assert removed["proposed_by"] == "pool-operator" and member.removed_by == "second-operator"
 
 
 def test_parameter_changes_and_the_open_play_guard(carousel: Pool, op: APIClient) -> None:
     level = level_of(carousel)
     url = f"/api/pools/{carousel.pk}/levels/{level.pk}/parameters/"
-    changed = op.post(
+    proposed = op.post(
         url, {"changes": {"contribution_rate": "0.65"}, "authorisation_ref": "AUT-3"}, format="json"
     )
-    assert changed.status_code == 200, changed.content
-    assert (
-        changed.json()["old"] == {"contribution_rate": "0.700000"}
-        and changed.json()["actor"] == "pool-operator"
-    )
+    level.refresh_from_db()
+    assert level.contribution_rate == Decimal("0.7")  # nothing changes before the second person
+    done = applied(proposed)
+    change = ParameterChange.objects.get(pk=done["result"]["parameter_change"])
+    assert change.old == {"contribution_rate": "0.700000"} and change.actor == "second-operator"
+    assert done["proposed_by"] == "pool-operator" and done["decided_by"] == "second-operator"
 
     def open_hand(pool: Pool) -> str | None:
         return "hand 4 is open at table 1"
 
+    waiting = op.post(
+        url, {"changes": {"contribution_rate": "0.6"}, "authorisation_ref": "AUT-4"}, format="json"
+    )
     guards.register_open_play_guard(open_hand)
     try:
         with nothing_written():
-            response = op.post(
-                url, {"changes": {"contribution_rate": "0.6"}, "authorisation_ref": "AUT-4"}, format="json"
-            )
+            response = approve(waiting)
             error(response, 409, "pool_in_play")
             assert response.json()["error"]["details"]["problems"] == ["hand 4 is open at table 1"]
     finally:

@@ -20,6 +20,7 @@ from jackpots.models import Pool, PoolMember
 from jackpots.rulepacks import PACKS
 from jackpots.tables.models import CasinoTable
 from jackpots.tables.services import tables
+from tests.four_eyes_support import applied
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
     an10_venue,
     make_pool,
@@ -84,7 +85,7 @@ def test_a_table_of_another_venue_is_refused(
         refused(add(op, carousel, "table", theirs.pk, an10_venue), "source_outside_venue", str(theirs.pk))
     assert not PoolMember.objects.filter(pool=carousel, source_id=str(theirs.pk)).exists()
     ours = table_of(an10_venue, carousel, pool_operator, number=4)
-    assert add(op, carousel, "table", ours.pk, an10_venue).status_code == 201
+    assert applied(add(op, carousel, "table", ours.pk, an10_venue))["status"] == "applied"
 
 
 def test_sources_that_name_nothing_are_refused(carousel: Pool, an10_venue: Venue, op: APIClient) -> None:
@@ -108,6 +109,5 @@ def test_rooms_machines_and_venues_of_the_venue_are_taken(
         refused(add(op, carousel, "venue", elsewhere.pk, an10_venue), "source_outside_venue")
     taken = (("bingo_room", room.pk), ("machine", machine.pk), ("venue", an10_venue.pk))
     for source_type, source_id in taken:
-        answer = add(op, carousel, source_type, source_id, an10_venue)
-        assert answer.status_code == 201, answer.content
-        assert answer.json()["key"] == f"{source_type}:{source_id}"
+        answer = applied(add(op, carousel, source_type, source_id, an10_venue))
+        assert PoolMember.objects.get(pk=answer["result"]["member"]).key == f"{source_type}:{source_id}"

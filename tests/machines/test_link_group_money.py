@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 from halls.models import Venue
 from jackpots.models import Pool
 from machines.models import LinkGroup, Machine
+from tests.four_eyes_support import applied
 from tests.jackpots.pool_fixtures import an10_venue, pool_operator  # noqa: F401 - fixtures
 from tests.machines.machine_fixtures import link, machine, register, slot_pool  # noqa: F401 - fixtures
 
@@ -41,10 +42,7 @@ def test_a_created_link_group_and_the_list_answer_decimal_strings(
     )
     assert created.status_code == 201, created.content
     first, _ = register(an10_venue, pool_operator, denomination="1.50")
-    assert (
-        client.post(f"/api/link-groups/{created.json()['id']}/members/", {"machine": first.pk}).status_code
-        == 201
-    )
+    applied(client.post(f"/api/link-groups/{created.json()['id']}/members/", {"machine": first.pk}))
     shown = client.get(f"/api/link-groups/{created.json()['id']}/").json()
     assert shown["machines"][0]["denomination"] == "1.50"
     listed = client.get(f"/api/link-groups/?venue={an10_venue.pk}").json()

@@ -18,6 +18,7 @@ from machines.services import gateway, links, registry
 from tests.api_support import api_client as client_for
 from tests.api_support import refused
 from tests.conftest import make_user
+from tests.four_eyes_support import applied, approve
 from tests.machines.machine_fixtures import (
     an10_venue,
     cashier_user,
@@ -181,17 +182,18 @@ def test_link_groups_refuse_a_machine_of_another_denomination_or_type(
     members = f"/api/link-groups/{group['id']}/members/"
 
     first, _ = register(an10_venue, pool_operator, denomination="0.20")
-    joined = op.post(members, {"machine": first.pk})
-    assert joined.status_code == 201, joined.content
-    assert (joined.json()["machine"], joined.json()["left_at"]) == (first.pk, None)
+    joined = applied(op.post(members, {"machine": first.pk}))
+    linked = LinkMember.objects.get(pk=joined["result"]["link_member"])
+    assert (linked.machine_id, linked.left_at) == (first.pk, None)
     assert PoolMember.objects.filter(pool=slot_pool, source_type="machine", source_id=str(first.pk)).exists()
 
     dime, _ = register(an10_venue, pool_operator, denomination="0.10")
     type_b, _ = register(an10_venue, pool_operator, machine_type="B", denomination="0.20")
+    waiting = [op.post(members, {"machine": m.pk}) for m in (dime, type_b, first)]
     with nothing_written():
-        for wrong in (dime, type_b):
-            refused(op.post(members, {"machine": wrong.pk}), 400, "link_mismatch")
-        refused(op.post(members, {"machine": first.pk}), 409, "already_linked")
+        for wrong in waiting[:2]:
+            refused(approve(wrong), 400, "link_mismatch")  # refused when the second person approves
+        refused(approve(waiting[2]), 409, "already_linked")
         refused(caller.post(members, {"machine": dime.pk}), 403, "role_required")
         refused(op.post(members, {"machine": 999999}), 404, "unknown_machine")
     assert not LinkMember.objects.filter(machine__in=[dime, type_b]).exists()
@@ -200,9 +202,9 @@ def test_link_groups_refuse_a_machine_of_another_denomination_or_type(
     assert [m["asset_number"] for m in shown["machines"]] == [first.asset_number]
     assert caller.get(f"/api/machines/{first.pk}/").json()["link_group_code"] == "ISLA-1"
 
-    left = op.delete(f"/api/link-groups/{group['id']}/members/{first.pk}/")
-    assert left.status_code == 200
-    assert left.json()["left_at"] is not None
+    applied(op.delete(f"/api/link-groups/{group['id']}/members/{first.pk}/"))
+    linked.refresh_from_db()
+    assert linked.left_at is not None
     assert op.get("/api/link-groups/").json()[0]["machines"] == []
     refused(op.delete(f"/api/link-groups/{group['id']}/members/{first.pk}/"), 404, "not_linked")
 
@@ -219,7 +221,7 @@ def test_link_groups_refuse_a_machine_of_another_denomination_or_type(
         format="json",
     ).json()
     for machine in (dime, type_b):
-        assert op.post(f"/api/link-groups/{mixed['id']}/members/", {"machine": machine.pk}).status_code == 201
+        applied(op.post(f"/api/link-groups/{mixed['id']}/members/", {"machine": machine.pk}))
 
 
 def test_link_groups_only_take_pools_and_venues_of_the_user(

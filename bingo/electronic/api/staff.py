@@ -25,11 +25,14 @@ from bingo.electronic.models import (
     TerminalSoftware,
     Verification,
 )
-from bingo.electronic.services import games, sessions, specialities, terminals, verification
+from bingo.electronic.services import four_eyes, games, sessions, terminals, verification
 from halls import access
 from halls.api import HallAPIView, actor, valid
 from halls.models import Role, Room, Venue
+from halls.proposals_api import proposed
+from halls.proposals_serializers import ProposalSerializer
 from halls.serializers import error_responses
+from halls.services import proposals
 
 OPERATOR = Role.OPERATOR
 TAGS = ["electronic bingo (operators)"]
@@ -274,12 +277,15 @@ class SpecialitiesView(HallAPIView):
 
     @extend_schema(
         operation_id="electronic_specialities_create",
-        summary="Create a speciality in a room: version 1 of its rules, a pool per accumulated prize",
+        summary="Propose a speciality in a room: version 1 of its rules, a pool per accumulated prize",
         description=(
-            "400 bad_rules (every problem named) / bad_code / bad_authorisation; 409 speciality_taken."
+            "Four eyes: answers 202 with the proposal (kind speciality.create); the speciality is created "
+            "when a second operator approves it with their own password (POST /api/proposals/{id}/approve/)."
+            " 400 bad_rules (every problem named) / bad_params / bad_authorisation / speciality_taken "
+            "(nothing written)."
         ),
         request=SpecialityCreateSerializer,
-        responses={201: SpecialityDetailSerializer, **error_responses(400, 403, 404, 409)},
+        responses={202: ProposalSerializer, **error_responses(400, 403, 404, 409)},
         tags=TAGS,
     )
     def post(self, request: Request, venue_id: int) -> Response:
@@ -292,15 +298,19 @@ class SpecialitiesView(HallAPIView):
             label="room",
             pk=data["room"],
         )
-        speciality = specialities.create_speciality(
-            room=room,
-            code=data["code"],
-            name=data["name"],
-            rules=data["rules"],
-            authorisation_ref=data["authorisation_ref"],
+        proposal = proposals.propose(
+            venue=venue,
+            kind=four_eyes.SPECIALITY_CREATE,
+            target=four_eyes.target_of("room", room.pk),
+            params={
+                "code": data["code"],
+                "name": data["name"],
+                "rules": data["rules"],
+                "authorisation_ref": data["authorisation_ref"],
+            },
             actor=actor(request),
         )
-        return Response(_detail(speciality), status=status.HTTP_201_CREATED)
+        return proposed(proposal)
 
 
 class SpecialityView(HallAPIView):
@@ -317,23 +327,33 @@ class SpecialityView(HallAPIView):
 class VersionsView(HallAPIView):
     @extend_schema(
         operation_id="electronic_specialities_add_version",
-        summary="A new version of a speciality's rules, in force from a date (games created after play it)",
-        description="400 bad_rules / bad_effective_from / bad_authorisation; 409 family_changed.",
+        summary="Propose a new version of a speciality's rules (its prize table), in force from a date",
+        description=(
+            "Four eyes: answers 202 with the proposal (kind speciality.rules); the version is added (games "
+            "created after play it) when a second operator approves it with their own password. 400 "
+            "bad_rules / bad_effective_from / bad_params (nothing written); at the approval 409 "
+            "family_changed."
+        ),
         request=VersionCreateSerializer,
-        responses={201: VersionSerializer, **error_responses(400, 403, 404, 409)},
+        responses={202: ProposalSerializer, **error_responses(400, 403, 404, 409)},
         tags=TAGS,
     )
     def post(self, request: Request, speciality_id: int) -> Response:
         speciality = _speciality(request, speciality_id)
         data = valid(VersionCreateSerializer, request.data)
-        version = specialities.add_version(
-            speciality=speciality,
-            rules=data["rules"],
-            effective_from=data.get("effective_from"),
-            authorisation_ref=data["authorisation_ref"],
+        start = data.get("effective_from")
+        proposal = proposals.propose(
+            venue=speciality.venue,
+            kind=four_eyes.SPECIALITY_RULES,
+            target=four_eyes.target_of("speciality", speciality.pk),
+            params={
+                "rules": data["rules"],
+                "effective_from": start.isoformat() if start else None,
+                "authorisation_ref": data["authorisation_ref"],
+            },
             actor=actor(request),
         )
-        return Response(VersionSerializer(version).data, status=status.HTTP_201_CREATED)
+        return proposed(proposal)
 
 
 class RunningView(HallAPIView):

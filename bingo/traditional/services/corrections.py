@@ -47,8 +47,7 @@ from halls.eventtypes import BallCorrected, CorrectedClaim, EventType
 CORRECTABLE = (GameState.DRAWING, GameState.PAUSED)
 
 
-def correct_ball(*, game: Game, ordinal: int, number: int, reason: str, actor: User) -> BallCorrection:
-    """Give ball ``ordinal`` the number ``number`` and recompute what depends on it."""
+def _checked_input(number: int, reason: str) -> str:
     reason = reason.strip()
     if not 1 <= number <= LAST_ORDINAL:
         raise InvalidInput(
@@ -57,6 +56,20 @@ def correct_ball(*, game: Game, ordinal: int, number: int, reason: str, actor: U
         )
     if not reason:
         raise InvalidInput(_("A correction needs a reason."), code="reason_required")
+    return reason
+
+
+def check_correction(*, game: Game, ordinal: int, number: int, reason: str) -> str:
+    """Refuse, as `correct_ball` would now, a correction that cannot be made; writes nothing (four eyes
+    checks a proposed correction with it). Answers the reason as it is kept."""
+    reason = _checked_input(number, reason)
+    _correctable_ball(game, ordinal, number)
+    return reason
+
+
+def correct_ball(*, game: Game, ordinal: int, number: int, reason: str, actor: User) -> BallCorrection:
+    """Give ball ``ordinal`` the number ``number`` and recompute what depends on it."""
+    reason = _checked_input(number, reason)
     with transaction.atomic():
         game = lock_game(game.pk)
         ball = _correctable_ball(game, ordinal, number)

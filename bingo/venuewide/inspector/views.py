@@ -129,8 +129,14 @@ def _game(request: HttpRequest, game_id: int) -> Game:
 @require_safe
 @login_required
 def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
-    record = records.game_record(_game(request, game_id))
-    return _page(request, "bingo/inspector/game.html", r=record)
+    game = _game(request, game_id)
+    record = records.game_record(game)
+    # A claim dispute: ?ball=43 shows that ball on every screen of the room, from the screens' acks.
+    asked = request.GET.get("ball", "").strip()
+    dispute = None
+    if asked.isdigit() and 0 < len(asked) <= 3:
+        dispute = {"ball": int(asked), "screens": records.ball_dispute(game, int(asked))}
+    return _page(request, "bingo/inspector/game.html", r=record, dispute=dispute, asked=asked)
 
 
 @require_safe

@@ -3,18 +3,19 @@
 `admit` decides, in this order: prohibited (a register in force for the venue lists the document:
 halls.door.services.registers.check_document), self-excluded at this venue, a minor (younger than the
 jurisdiction's adult age on the venue's local date), else admitted; every decision is a `Visit` (venue, door,
-when, who decided, the register version that decided, whether every register in force was readable) with
-the document's keyed digest kept only until the retention date, then cleared by `purge_visits` (a beat
-task), leaving the counts `visits_per_day` reads. `admit_once` is the same decision for the door's page
-and devices: an idempotency key makes a retry answer the first visit, writing nothing twice; an override
-(a document the door cannot read, `override_document`) needs a second member of staff who confirmed with
-their own password (checked by the door with Django's authenticate; here: someone else, of the venue's
-operator or door staff), and still decides prohibited, self-excluded and minor. An admission is the
-venue's player record (halls.door.services.players.admitted_player: the one the cashier's cards point to);
-a refusal as prohibited or self-excluded of a known player, and a self-exclusion, withdraw their admission
-and block their cards (players.withdraw_*); the purge also unlinks a visit from its player. `self_exclude`
-records a person's own self-exclusion at the venue, never shortened nor lifted before its term, and queues
-it for the gaming authority in the link's outbox (its authority destination) in the same transaction.
+when, who decided, the register version that decided, whether every register in force was readable) with the
+document's keyed digest kept only until the retention date, then cleared by `purge_visits` (a beat task),
+leaving the counts `visits_per_day` reads. `admit_once` is the same decision for the door's page and devices:
+an idempotency key makes a retry answer the first visit, writing nothing twice; an override (a document the
+door cannot read, `override_document`) needs a second member of staff who confirmed with their own password
+(checked by the door with Django's authenticate; here: someone else, of the venue's operator or door staff),
+and still decides prohibited, self-excluded and minor; the override is recorded as a four-eyes decision
+(halls.services.proposals.record_decided: both names in the audit alike). An admission is the venue's player
+record (halls.door.services.players.admitted_player: the one the cashier's cards point to); a refusal as
+prohibited or self-excluded of a known player, and a self-exclusion, withdraw their admission and block their
+cards (players.withdraw_*); the purge also unlinks a visit from its player. `self_exclude` records a person's
+own self-exclusion at the venue, never shortened nor lifted before its term, and queues it for the gaming
+authority in the link's outbox (its authority destination) in the same transaction.
 
 Audit rows carry ids, the decision and counts, never a document, a digest, a name or a birth date.
 """
@@ -51,6 +52,7 @@ from halls.door.documents import (
 from halls.door.models import Decision, SelfExclusion, Visit
 from halls.door.services import players
 from halls.door.services.presence import emit_presence
+from halls.door.services.proposal_kinds import OVERRIDE
 from halls.door.services.registers import check_document, register_key
 from halls.door.texts import document_problem
 from halls.errors import Conflict, InvalidInput, PermissionDenied
@@ -58,7 +60,7 @@ from halls.link.kinds import LinkKind
 from halls.link.models import Destination, OutboxMessage
 from halls.link.services import outbox
 from halls.models import Role, Venue
-from halls.services import audit, locks, venueclock
+from halls.services import audit, locks, proposals, venueclock
 
 log = logging.getLogger(__name__)
 
@@ -298,6 +300,16 @@ def admit_once(
             if override and second is not None:
                 data.update({"override": True, "confirmed_by": second.pk})
             audit.record(venue_id=venue.pk, actor=actor, action="door.visit", obj=visit, data=data)
+            if override and second is not None and isinstance(actor, User):
+                # Four eyes: both names recorded as any approved proposal's (the password was typed here).
+                proposals.record_decided(
+                    venue=venue,
+                    kind=OVERRIDE,
+                    target=f"visit:{visit.pk}",
+                    params={"visit": visit.pk, "door": door, "decision": decision.value},
+                    proposer=actor,
+                    approver=second,
+                )
             emit_presence(venue, at)
     except IntegrityError:
         # The same key committed meanwhile by a concurrent retry: answer its visit.

@@ -12,6 +12,11 @@
  *
  * The channel layer delivers at most once: correctness never depends on one message arriving.
  *
+ *   6. once an event is applied (or a snapshot shown), the screen acknowledges it on the socket (issue 28):
+ *      its seq, when it rendered and the digest of what it showed (halls/ack.js, when the page loads it);
+ *      a reconnect's snapshot acknowledges the seq and the balls it showed. A page that shows no balls can
+ *      name what its snapshot shows (options.shownInSnapshot).
+ *
  *   var stream = new HallStream({token: "...", onSnapshot: fn(snapshot), onEvent: fn(event),
  *                                onStatus: fn(status)});   // status: connecting|syncing|live|offline
  *   stream.start();
@@ -37,6 +42,9 @@
     this.onSnapshot = options.onSnapshot || function () {};
     this.onEvent = options.onEvent || function () {};
     this.onStatus = options.onStatus || function () {};
+    this.shownInSnapshot = options.shownInSnapshot ||
+      (global.HallAck ? global.HallAck.shownInSnapshot : function () { return {}; });
+    this.acks = options.acks !== false && !!global.HallAck;  // acknowledge what was shown (issue 28)
 
     this.seq = null;          // last sequence number applied (null until the first snapshot)
     this.stream = null;       // e.g. "room.7", from the snapshot
@@ -49,7 +57,7 @@
     this.status = "";
     this.headEvery = null;    // seconds between the server's heads (null until the first head)
     this.heardAt = 0;         // when the socket last brought anything (ms)
-    this.stats = {snapshots: 0, events: 0, gaps: 0, reconnects: 0, heads: 0};
+    this.stats = {snapshots: 0, events: 0, gaps: 0, reconnects: 0, heads: 0, acks: 0, refused: 0};
   }
 
   HallStream.prototype.start = function () {
@@ -95,6 +103,11 @@
       var event;
       try { event = JSON.parse(message.data); } catch (err) { return; }
       if (event.type === "stream.head") { self.onHead(event); return; }
+      if (event.type === "ack.refused") {
+        self.stats.refused += 1;
+        console.warn("screen stream: ack refused", event.seq, event.error);
+        return;
+      }
       if (typeof event.seq !== "number") { return; }
       if (self.loading || self.seq === null) {
         self.buffer.push(event);
@@ -141,7 +154,10 @@
         self.stream = snapshot.stream;
         self.seq = snapshot.seq;
         global.document.body.setAttribute("data-seq", String(self.seq));
-        try { self.onSnapshot(snapshot); } catch (err) { console.error(err); }
+        try {
+          self.onSnapshot(snapshot);
+          self.acknowledge(global.HallAck && global.HallAck.forSnapshot(snapshot.seq, self.shownInSnapshot(snapshot)));
+        } catch (err) { console.error(err); }
         if (self.reloadAgain) {
           self.reloadAgain = false;
           self.loadSnapshot();
@@ -191,7 +207,26 @@
     try { this.onEvent(event); } catch (err) {
       console.error("screen stream: could not apply", event.type, err);
       this.resync();
+      return;
     }
+    if (this.acks) { this.acknowledge(global.HallAck.forEvent(event)); }
+  };
+
+  /* Tell the server what was put on the glass (an ack of halls/ack.js); a closed socket: the next snapshot's
+     ack says it. */
+  HallStream.prototype.acknowledge = function (ack) {
+    if (!this.acks || !ack || !this.socket || this.socket.readyState !== global.WebSocket.OPEN) { return; }
+    if (!(ack.seq > 0)) { return; }  // a stream with no event yet: nothing to acknowledge
+    var self = this;
+    if (!this.outbox) {
+      this.outbox = new global.HallAck.Outbox(function (text) {
+        var socket = self.socket;
+        if (!socket || socket.readyState !== global.WebSocket.OPEN) { return; }
+        try { socket.send(text); } catch (err) { /* the socket is closing: its onclose follows */ }
+      });
+    }
+    this.outbox.add(ack);
+    this.stats.acks += 1;
   };
 
   /* Reload the snapshot now (a section found its state inconsistent). */

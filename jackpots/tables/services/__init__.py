@@ -4,6 +4,8 @@
 - hands: open_hand, register_bets, register_cards, settle_hand, void_hand
 - readmodels: table_view, hand_view (what the API and the console show)
 - locks: lock_table, lock_hand, lock_hands (halls.locks has the order)
+- proposal_kinds: the four-eyes kinds (halls.foureyes) of a table joining or leaving a pool, a carrusel
+  formed: the doors propose, and the change applies when a second operator approves
 
 Every write runs in one transaction (its locks through locks.py and jackpots.services.locks),
 appends an audit entry and emits its event on the table's stream ``table.<id>`` on commit.
@@ -33,3 +35,8 @@ def register_hooks() -> None:
     register_member_door(
         "table", MemberDoor(join=table_services.join_pool_member, leave=table_services.leave_pool_member)
     )
+
+    # Four eyes: a table joins or leaves a pool only through an approved proposal.
+    from jackpots.tables.services import proposal_kinds
+
+    proposal_kinds.register()

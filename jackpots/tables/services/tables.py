@@ -321,6 +321,12 @@ def _check_all_tables(pool: Pool, joining: list[CasinoTable], leaving: CasinoTab
     )
 
 
+def check_carrusel_change(pool: Pool, joining: list[CasinoTable], leaving: CasinoTable | None = None) -> None:
+    """The all-tables rule checked now, without writing (a four-eyes proposal refused at once when it
+    could never apply); the joining or leaving service checks again, under its locks."""
+    _check_all_tables(Pool.objects.select_related("network").get(pk=pool.pk), joining, leaving)
+
+
 def _join_locked(table: CasinoTable, pool: Pool, actor: Actor, *, automatic: bool = False) -> None:
     """join_pool's checks and writes, the table locked by the caller."""
     if table.pool_id is not None:

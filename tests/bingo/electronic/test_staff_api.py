@@ -10,10 +10,11 @@ import pytest
 from django.utils import timezone
 
 from bingo.electronic.models import EGameState, ElectronicGame, Speciality, Terminal, TerminalState
-from halls.models import Role, Room
+from halls.models import Proposal, Role, Room
 from tests.api_support import api_client, refused
 from tests.bingo.electronic.support import RULES_90, make_speciality
 from tests.conftest import make_user
+from tests.four_eyes_support import approved
 
 pytestmark = pytest.mark.django_db
 
@@ -34,8 +35,17 @@ def test_the_operator_sets_up_a_speciality_verifies_it_and_opens_a_session(venue
         },
         format="json",
     )
-    assert made.status_code == 201, made.content
-    speciality = made.json()
+    # Four eyes: the speciality (its prize table) is proposed; a second operator approves it.
+    assert made.status_code == 202 and made.json()["proposal"]["kind"] == "speciality.create", made.content
+    assert not Speciality.objects.exists()
+    refused(
+        api.post(f"/api/proposals/{made.json()['proposal']['id']}/approve/", {"password": "pw-operator"}),
+        403,
+        "same_person",
+    )
+    done = approved(made)
+    assert done.decided_by is not None and done.decided_by.username == "second-operator"
+    speciality = api.get(f"{API}specialities/{done.result['speciality']}/").json()
     assert (speciality["code"], speciality["family"], speciality["running"]) == ("E90", "electronic", False)
     assert [v["number"] for v in speciality["versions"]] == [1]
     assert speciality["open_session"] is None and speciality["latest_verification"] is None
@@ -47,7 +57,9 @@ def test_the_operator_sets_up_a_speciality_verifies_it_and_opens_a_session(venue
         {"rules": {**RULES_90, "card_price": "1.00"}, "authorisation_ref": "AUT-2"},
         format="json",
     )
-    assert version.status_code == 201 and version.json()["number"] == 2
+    assert version.status_code == 202 and version.json()["proposal"]["kind"] == "speciality.rules"
+    assert approved(version).result == {"speciality": sid, "version": 2}
+    assert [v["number"] for v in api.get(f"{API}specialities/{sid}/").json()["versions"]] == [1, 2]
 
     registered = api.post(f"{API}specialities/{sid}/terminals/", {"name": "Terminal 1"}, format="json")
     assert registered.status_code == 201, registered.content
@@ -158,7 +170,7 @@ def test_bad_rules_are_refused_naming_the_problem_and_nothing_is_made(venue: Any
         format="json",
     )
     refused(answer, 400, "bad_rules", "card_price")
-    assert not Speciality.objects.exists()
+    assert not Speciality.objects.exists() and not Proposal.objects.exists()
 
 
 def test_other_roles_and_other_venues_are_refused(venue: Any, operator: Any, other_venue: Any) -> None:

@@ -24,6 +24,7 @@ from halls.models import AuditEntry
 from halls.services import venueclock
 from tests.api_support import api_client
 from tests.bingo.traditional.program_flow import SALES, TZ, Hall, hall  # noqa: F401 - fixtures
+from tests.four_eyes_support import approved
 
 PARAMS = {**SALES, "amount": "10"}  # 10 % of 120.00 € is 12.00 €: the amount is reached in the first game
 
@@ -36,8 +37,8 @@ def operator_api(hall: Hall) -> APIClient:
 def activate(client: APIClient, hall: Hall, code: str, program_type: str) -> dict[str, Any]:
     body = {"code": code, "program_type": program_type, "params": PARAMS}
     answer = client.post(f"/api/rooms/{hall.room.pk}/programs/", body, format="json")
-    assert answer.status_code == 201, answer.content
-    found: dict[str, Any] = answer.json()
+    done = approved(answer)  # four eyes: a second operator approves the posted terms
+    found: dict[str, Any] = client.get(f"/api/programs/{done.result['program']}/").json()
     return found
 
 

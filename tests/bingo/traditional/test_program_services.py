@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from bingo.traditional.models import GameProgram, GameState, PrizeProgram, PrizeProgramVersion, ProgramAward
+from bingo.traditional.programs import terms
 from bingo.traditional.services import games
 from bingo.traditional.services import programs as svc
 from bingo.traditional.services.readmodels import game_summary, screen_snapshot
@@ -465,6 +466,8 @@ def test_the_screen_and_staff_views_show_the_programs(hall: Hall, clock) -> None
         "family": "prima",
         "amount": "60.00",
         "next": {"amount": "50.00", "max_ball": 48, "colour": None, "slot": None},
+        # The short digest of the terms in force, as the posted prize table prints it.
+        "digest_short": terms.short(prima.versions.get().digest),
     }
     view = svc.program_view(prima)
     assert [v["version"] for v in view["versions"]] == [1]

@@ -13,9 +13,11 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
+from halls.models import Proposal
 from jackpots.models import Pool, PoolMember
 from jackpots.rulepacks import PACKS
 from jackpots.tables.models import CasinoTable, TableState
+from tests.four_eyes_support import approve_proposal
 from tests.jackpots.tables.conftest import Casino, make_table, nothing_written
 
 pytestmark = pytest.mark.django_db
@@ -74,11 +76,18 @@ def test_a_carrusel_is_created_and_its_tables_added_and_taken_out_on_the_page() 
     cells = row.split("<td>")
     assert cells[3].startswith(f"{PACKS[PACK].title}</td>"), cells  # the rule pack by its title, no code
 
+    # Four eyes: the page proposes; the table joins (and leaves) once a second operator approves.
     add = {"action": "carrusel_add", "section": "carrusels", "pool": pool.pk, "tables": [two.pk]}
     assert page.post("/setup/", add).status_code == 302
+    assert CasinoTable.objects.get(pk=two.pk).pool is None
+    waiting = Proposal.objects.get(kind="table.form_carrusel", status="proposed")
+    assert f'data-proposal="{waiting.pk}"' in page.get("/setup/").content.decode()
+    approve_proposal(waiting)
     assert CasinoTable.objects.get(pk=two.pk).pool == pool
     remove = {"action": "carrusel_remove", "section": "carrusels", "table": two.pk}
     assert page.post("/setup/", remove).status_code == 302
+    assert CasinoTable.objects.get(pk=two.pk).pool == pool
+    approve_proposal(Proposal.objects.get(kind="table.leave_pool", status="proposed"))
     assert CasinoTable.objects.get(pk=two.pk).pool is None
     assert not PoolMember.objects.filter(pool=pool, source_id=str(two.pk), removed_at__isnull=True).exists()
 

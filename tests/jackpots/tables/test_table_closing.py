@@ -15,6 +15,7 @@ from halls.models import AuditEntry
 from jackpots.models import PoolMember
 from jackpots.tables.models import CasinoTable, TableState
 from tests.api_support import api_client
+from tests.four_eyes_support import applied
 from tests.jackpots.tables.conftest import BET, Casino, make_pool, make_table, meter, nothing_written, play
 
 D = Decimal
@@ -39,8 +40,7 @@ def test_a_closed_table_takes_no_hands_stays_in_its_carrusel_and_plays_again_whe
     pool = make_pool(house.venue, house.operator, "ML_PSD_CARRUSEL", rate=D("0.5"))
     first, second = (make_table(house.venue, house.operator, "ML_PSD_CARRUSEL") for _ in range(2))
     op, croupier = api_client(house.operator), api_client(house.croupier)
-    formed = op.post(f"/api/pools/{pool.pk}/tables/", {"tables": [first.pk, second.pk]}, format="json")
-    assert formed.status_code == 200, formed.content
+    applied(op.post(f"/api/pools/{pool.pk}/tables/", {"tables": [first.pk, second.pk]}, format="json"))
 
     with nothing_written():
         _refused(_state(croupier, first, "closed", "Sin crupier"), 403, "role_required")

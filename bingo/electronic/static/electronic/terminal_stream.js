@@ -170,6 +170,7 @@
       Object.keys(snapshot.seqs || {}).forEach(function (stream) { self.seqs[stream] = snapshot.seqs[stream]; });
       global.document.body.setAttribute("data-snapshots", String(self.stats.snapshots));
       try { self.onSnapshot(snapshot); } catch (err) { console.error(err); }
+      self.acknowledgeSnapshot(snapshot);
       if (self.reloadAgain) { self.reloadAgain = false; self.loadSnapshot(); return; }
       self.drain();
       if (!self.loading) { self.setStatus(self.socket ? "live" : "offline"); }
@@ -216,7 +217,36 @@
     try { this.onEvent(event); } catch (err) {
       console.error("terminal stream: could not apply", event.type, err);
       this.resync();
+      return;
     }
+    if (global.HallAck) { this.acknowledge(event.stream, global.HallAck.forEvent(event)); }
+  };
+
+  /* Tell the server what the terminal put on the glass (issue 28, halls/ack.js): each applied event of
+     either stream, and what a (re)loaded snapshot showed: each stream's seq, with the drawing game's balls
+     on the room stream. */
+  TerminalStream.prototype.acknowledge = function (stream, ack) {
+    var socket = this.socket;
+    if (!ack || !(ack.seq > 0) || !socket || socket.readyState !== global.WebSocket.OPEN) { return; }
+    var self = this;
+    if (!this.outbox) {
+      this.outbox = new global.HallAck.Outbox(function (text) {
+        var open = self.socket;
+        if (!open || open.readyState !== global.WebSocket.OPEN) { return; }
+        try { open.send(text); } catch (err) { /* closing: its onclose follows */ }
+      });
+    }
+    this.outbox.add(ack, stream);
+  };
+
+  TerminalStream.prototype.acknowledgeSnapshot = function (snapshot) {
+    if (!global.HallAck) { return; }
+    var self = this;
+    var drawing = snapshot.drawing || null;
+    Object.keys(this.seqs || {}).forEach(function (stream) {
+      var shown = stream.indexOf("terminal.") === 0 || !drawing ? {} : {game: drawing.game, balls: drawing.balls};
+      self.acknowledge(stream, global.HallAck.forSnapshot(self.seqs[stream], shown));
+    });
   };
 
   TerminalStream.prototype.resync = function () {

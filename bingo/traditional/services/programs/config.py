@@ -20,6 +20,7 @@ from django.db.models import Max
 from django.utils.translation import gettext, gettext_noop
 
 from bingo.traditional.models import Game, GameState, PrizeProgram, PrizeProgramVersion, RoomBolsa
+from bingo.traditional.programs import terms
 from bingo.traditional.programs.problems import of_error
 from bingo.traditional.programs.regulation import ProgramType
 from bingo.traditional.programs.rules import (
@@ -110,17 +111,15 @@ def _last_start(room: Room) -> datetime | None:
     return found
 
 
-def activate_program(
-    *,
-    room: Room,
-    code: str,
-    program_type: str,
-    params: dict[str, Any],
-    effective_from: datetime | None = None,
-    name: str = "",
-    actor: Actor,
-) -> PrizeProgram:
-    """Start a program in the room: version 1 of its parameters and, if funded from sales, its own pool."""
+def _iso(effective_from: datetime | None) -> str | None:
+    return effective_from.isoformat() if effective_from is not None else None
+
+
+def _activation(
+    room: Room, code: str, program_type: str, params: Any, effective_from: datetime | None, name: str
+) -> tuple[dict[str, Any], Program]:
+    """The terms an activation puts in force (code and name as stored) and the program they make; refused
+    as the activation itself would refuse them."""
     code = (code or "").strip()
     if not CODE.match(code):
         raise InvalidInput(
@@ -134,27 +133,113 @@ def activate_program(
         pt = ProgramType(program_type)
     except ValueError:
         raise refused([f"unknown program type {program_type!r} (BA-1 … BA-20, spec §2.4)"]) from None
-    info = PROGRAM_TYPES[pt]
-    at = clock.venue_now(room.venue_id)
-    start = effective_from or at
+    start = effective_from or clock.venue_now(room.venue_id)
     stored, pure = _build(pt.value, params, code=code, effective_from=start, version=1)
-    name = (name or "").strip() or info.name
+    return terms.program_terms(
+        room=room.pk,
+        code=code,
+        program_type=pt.value,
+        name=(name or "").strip() or PROGRAM_TYPES[pt].name,
+        params=stored,
+        effective_from=_iso(effective_from),
+    ), pure
+
+
+def _room_checks(room: Room, code: str, pure: Program) -> RoomBolsa | None:
+    """What the room refuses of a new program: a code it has, a schedule overlapping its programs', a
+    Super or Colour Prima without its Bolsa Acumulada (answered: the Bolsa that pays it, if any)."""
+    if PrizeProgram.objects.filter(room=room, code=code).exists():
+        raise Conflict(
+            gettext("Room %(name)s already has a program %(code)s.") % {"name": room.name, "code": code},
+            code="program_exists",
+        )
+    _schedule_check(room, pure)
+    info = pure.info
+    if info.funding is not Funding.BOLSA_ACUMULADA:
+        return None
+    bolsa = RoomBolsa.objects.filter(room=room).select_related("pool").first()
+    if bolsa is None:
+        raise Conflict(
+            gettext("%(label)s is paid from the room's Bolsa Acumulada (OP-36): open it first.")
+            % {"label": info.label},
+            code="no_bolsa",
+        )
+    return bolsa
+
+
+def activation_terms(
+    *,
+    room: Room,
+    code: str,
+    program_type: str,
+    params: Any,
+    effective_from: datetime | None = None,
+    name: str = "",
+) -> dict[str, Any]:
+    """What activating this program would put in force, checked as the activation checks it (its digest is
+    the one the posted prize table prints). Writes nothing."""
+    put, pure = _activation(room, code, program_type, params, effective_from, name)
+    _room_checks(room, put["code"], pure)
+    return put
+
+
+def change_terms(
+    *, program: PrizeProgram, params: Any, effective_from: datetime | None = None
+) -> dict[str, Any]:
+    """What this new version would put in force, checked as the change checks it. Writes nothing."""
+    at = clock.venue_now(program.room.venue_id)
+    start = effective_from or at
+    if start.tzinfo is not None and start < at:
+        raise InvalidInput(
+            gettext("A new version takes effect from now or later: games already played keep their version."),
+            code="bad_effective_from",
+        )
+    if not program.active:
+        raise Conflict(
+            gettext("Program %(code)s is no longer active.") % {"code": program.code},
+            code="program_inactive",
+        )
+    refuse_while_in_play(program.room, gettext_noop("change a program's parameters"))
+    number = (program.versions.aggregate(n=Max("version"))["n"] or 0) + 1
+    stored, pure = _build(
+        program.program_type, params, code=program.code, effective_from=start, version=number
+    )
+    _schedule_check(program.room, pure)
+    return _version_terms(program, stored, effective_from)
+
+
+def _version_terms(
+    program: PrizeProgram, stored: dict[str, Any], effective_from: datetime | None
+) -> dict[str, Any]:
+    return terms.program_terms(
+        room=program.room_id,
+        code=program.code,
+        program_type=program.program_type,
+        name=program.name,
+        params=stored,
+        effective_from=_iso(effective_from),
+    )
+
+
+def activate_program(
+    *,
+    room: Room,
+    code: str,
+    program_type: str,
+    params: dict[str, Any],
+    effective_from: datetime | None = None,
+    name: str = "",
+    actor: Actor,
+) -> PrizeProgram:
+    """Start a program in the room: version 1 of its parameters and, if funded from sales, its own pool."""
+    put, pure = _activation(room, code, program_type, params, effective_from, name)
+    code, name, stored = put["code"], put["name"], put["params"]
+    info = PROGRAM_TYPES[ProgramType(put["program_type"])]
+    at = clock.venue_now(room.venue_id)
     with transaction.atomic():
         room = lock_room(room.pk)
-        if PrizeProgram.objects.filter(room=room, code=code).exists():
-            raise Conflict(
-                gettext("Room %(name)s already has a program %(code)s.") % {"name": room.name, "code": code},
-                code="program_exists",
-            )
-        _schedule_check(room, pure)
-        if info.funding is Funding.BOLSA_ACUMULADA:
-            bolsa = RoomBolsa.objects.filter(room=room).first()
-            if bolsa is None:
-                raise Conflict(
-                    gettext("%(label)s is paid from the room's Bolsa Acumulada (OP-36): open it first.")
-                    % {"label": info.label},
-                    code="no_bolsa",
-                )
+        bolsa = _room_checks(room, code, pure)
+        if bolsa is not None:
             pool = bolsa.pool
         else:
             assert pure.funding_percent is not None
@@ -170,7 +255,7 @@ def activate_program(
         program = PrizeProgram.objects.create(
             room=room,
             code=code,
-            program_type=pt.value,
+            program_type=info.program_type.value,
             name=name,
             pool=pool,
             initial_state=state_to_json(initial_state(pure, previous_start=_last_start(room))),
@@ -183,6 +268,8 @@ def activate_program(
             effective_from=pure.effective_from,
             params=stored,
             authorisation_ref=pure.authorisation_ref or "",
+            digest=terms.digest(put),
+            terms=put,
             created_by=actor if isinstance(actor, User) else None,
             created_at=at,
         )
@@ -202,6 +289,7 @@ def _described(program: PrizeProgram, row: PrizeProgramVersion, pure: Program) -
         params=row.params,
         provenance=dict(pure.provenance),
         authorisation_ref=row.authorisation_ref,
+        digest=row.digest,
     )
 
 
@@ -233,6 +321,7 @@ def change_program(
         stored, pure = _build(
             program.program_type, params, code=program.code, effective_from=start, version=number
         )
+        put = _version_terms(program, stored, effective_from)
         _schedule_check(room, pure)
         row = PrizeProgramVersion.objects.create(
             program=program,
@@ -240,6 +329,8 @@ def change_program(
             effective_from=pure.effective_from,
             params=stored,
             authorisation_ref=pure.authorisation_ref or "",
+            digest=terms.digest(put),
+            terms=put,
             created_by=actor if isinstance(actor, User) else None,
             created_at=at,
         )

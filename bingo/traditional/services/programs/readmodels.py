@@ -14,6 +14,7 @@ from bingo.traditional.models import (
     ProgramAward,
     RoomBolsa,
 )
+from bingo.traditional.programs import terms
 from bingo.traditional.programs.regulation import HallCategory, ProgramType
 from bingo.traditional.programs.rules import (
     PROGRAM_TYPES,
@@ -146,7 +147,14 @@ def _next(program: PrizeProgram, amount: Decimal) -> dict[str, Any] | None:
     }
 
 
+def _digest(program: PrizeProgram) -> str:
+    """The digest of the version in force now (else ""): what the posted prize table prints."""
+    found = version_at(program, clock.venue_now(program.room.venue_id)) if program.active else None
+    return found[0].digest if found is not None else ""
+
+
 def _short(program: PrizeProgram, amount: Decimal) -> dict[str, Any]:
+    digest = _digest(program)
     return {
         "id": program.pk,
         "code": program.code,
@@ -157,6 +165,9 @@ def _short(program: PrizeProgram, amount: Decimal) -> dict[str, Any]:
         "pool": program.pool_id,
         "amount": money.text_cents(amount),
         "next": _next(program, amount),
+        "digest": digest,
+        # The hall screens' short form of it ("3F2A-9C10"), to compare with the posted prize table.
+        "digest_short": terms.short(digest) if digest else "",
     }
 
 
@@ -176,7 +187,7 @@ def room_programs(room: Room) -> list[dict[str, Any]]:
 def screen_programs(room: Room) -> list[dict[str, Any]]:
     """What a hall screen may show: active programs, name, type, pool amount, in play next."""
     return [
-        {k: row[k] for k in ("code", "type", "name", "family", "amount", "next")}
+        {k: row[k] for k in ("code", "type", "name", "family", "amount", "next", "digest_short")}
         for row in room_programs(room)
         if row["active"]
     ]
@@ -203,6 +214,7 @@ def program_view(program: PrizeProgram) -> dict[str, Any]:
                 "params": row.params,
                 "provenance": dict(pure.provenance),
                 "authorisation_ref": row.authorisation_ref,
+                "digest": row.digest,
                 "created_by": row.created_by.get_username() if row.created_by else None,
                 "created_at": row.created_at,
                 "in_force": in_force is not None and in_force[0].pk == row.pk,

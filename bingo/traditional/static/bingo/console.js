@@ -1046,6 +1046,12 @@
     };
   }
 
+  /* A change behind four eyes answers 202 with its proposal: it waits for a second person. */
+  function proposedText(proposal) {
+    return say(gettext("Proposal no. %(id)s: a second person approves it on the proposals page with their own password."),
+      {id: proposal.id});
+  }
+
   function failed(box) {
     return function (err) { ui.report(box, err); };
   }
@@ -1193,7 +1199,8 @@
         $("void-reason").value = "";
         $("void-message").value = "";
         $("void-box").open = false;
-        return after($("game-msg"), say(gettext("Game %(number)s voided."), {number: response.data.number}))(response);
+        // Four eyes: the void is proposed; a second person approves it with their own password.
+        return after($("game-msg"), proposedText(response.data.proposal))(response);
       }, failed($("game-msg")));
     });
 
@@ -1250,7 +1257,7 @@
       ui.busy($("correct-submit"), function () { return api.post(gameUrl("corrections"), body); })
         .then(function (response) {
           var c = response.data;
-          ui.report(box, say(gettext("Ball %(ordinal)s corrected: %(old)s → %(new)s."),
+          ui.report(box, response.status === 202 ? proposedText(c.proposal) : say(gettext("Ball %(ordinal)s corrected: %(old)s → %(new)s."),
             {ordinal: c.ordinal, old: c.old, "new": c.new}), "ok");
           $("correct-number").value = "";
           $("correct-reason").value = "";

@@ -52,6 +52,7 @@
   var prizeShownAt = 0;
   var lastRenderedBall = null;
   var correctionTimer = null;
+  var digests = [];          // the programs in force and their short digests: [{code, name, digest_short}]
   var dueNotices = [];       // "programs.due" notices for the next game: [{code, name, slot, operating_day}]
 
   /* --- small helpers ------------------------------------------------------------------------------ */
@@ -292,6 +293,31 @@
         {program: label(n), amount: screen.money(n.amount)}));
     });
     return parts.join(" · ");
+  }
+
+  /* "Posted prize tables: Prima 30 3F2A-9C10 · …": what the hall compares with the sheets on the wall. */
+  function renderDigests() {
+    var node = $("program-digests");
+    var shown = digests.filter(function (d) { return d.digest_short; });
+    node.hidden = !shown.length;
+    node.textContent = shown.length ? node.getAttribute("data-label") + ": " + shown.map(function (d) {
+      return (d.name || d.code) + " " + d.digest_short;
+    }).join(" · ") : "";
+  }
+
+  /* The first two groups of a digest, as the server's short form ("3F2A-9C10"). */
+  function shortDigest(hex) {
+    return hex ? (hex.slice(0, 4) + "-" + hex.slice(4, 8)).toUpperCase() : "";
+  }
+
+  function onProgramChange(type, data) {
+    // A version that takes effect later is not in force yet: the next snapshot shows it when it is.
+    if (type === "programs.changed" && data.effective_from && Date.parse(data.effective_from) > Date.now()) { return; }
+    digests = digests.filter(function (d) { return d.code !== data.code; });
+    if (type !== "programs.deactivated") {
+      digests.push({code: data.code, name: data.name, digest_short: shortDigest(data.digest)});
+    }
+    renderDigests();
   }
 
   function renderPrograms(screen) {
@@ -584,7 +610,13 @@
     data = data || {};
     var previous = game;
     game = data.game || null;
-    if (data.programs !== undefined) { dueNotices = dueFromSnapshot(data.programs, game); }
+    if (data.programs !== undefined) {
+      dueNotices = dueFromSnapshot(data.programs, game);
+      digests = (data.programs || []).map(function (p) {
+        return {code: p.code, name: p.name, digest_short: p.digest_short};
+      });
+      renderDigests();
+    }
     if (!game || (previous && previous.id !== game.id)) {
       hideClaim();
       hidePrize();
@@ -620,6 +652,10 @@
   function onEvent(event, screen) {
     var data = event.data || {};
     if (event.type === "session.opened" || event.type === "session.closed") { return; }
+    if (["programs.activated", "programs.changed", "programs.deactivated"].indexOf(event.type) >= 0) {
+      onProgramChange(event.type, data);
+      return;
+    }
     if (event.type === "programs.due") {
       // A scheduled prize is due in the room's next game: replace what we held for those programs.
       var codes = (data.programs || []).map(function (n) { return n.code; });

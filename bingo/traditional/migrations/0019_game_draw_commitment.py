@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("bingo", "0017_payables_name_their_room"),
+        ("bingo", "0018_program_version_digest"),
     ]
 
     operations = [

@@ -1,0 +1,80 @@
+/*
+ * The caller console's watch over the room's screens (issue 28): every second while a game draws, the
+ * screens' acknowledgements of the current ball (GET /api/rooms/{id}/console/screens/). A screen that has not
+ * shown the ball HALL_ACK_LATE_SECONDS (2 s by default) after it was drawn is flagged. The one poll of the
+ * console: the acks are written by the web processes that hold the screens' sockets, in batches, and are not
+ * an event stream of their own.
+ */
+(function (global) {
+  "use strict";
+
+  var doc = global.document;
+  var root = doc.getElementById("console");
+  var box = doc.getElementById("screens-watch");
+  if (!root || !box) { return; }
+  var roomId = Number(root.getAttribute("data-room"));
+  var alertBox = doc.getElementById("screens-late");
+  var list = doc.getElementById("screens-list");
+  var EVERY_MS = 1000;
+  var busy = false;
+
+  function say(format, values) { return global.interpolate(format, values, true); }
+
+  function chip(screen, ball) {
+    var item = doc.createElement("li");
+    item.className = "screens-watch__screen";
+    item.setAttribute("data-screen", String(screen.id));
+    item.setAttribute("data-state", screen.shown ? "shown" : (screen.late ? "late" : "waiting"));
+    var badge = doc.createElement("span");
+    badge.className = "badge " + (screen.shown ? "badge--ok" : (screen.late ? "badge--bad" : ""));
+    badge.textContent = screen.shown ? global.gettext("shown") :
+      (screen.late ? global.gettext("not shown") : global.gettext("waiting"));
+    var name = doc.createElement("span");
+    name.textContent = " " + screen.name;
+    item.appendChild(badge);
+    item.appendChild(name);
+    if (screen.late) {
+      item.title = say(global.gettext("%(screen)s has not shown ball %(ball)s"), {screen: screen.name, ball: ball});
+    }
+    return item;
+  }
+
+  function render(data) {
+    if (data.ball === null || data.ball === undefined || !data.screens.length) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    box.setAttribute("data-ball", String(data.ball));
+    while (list.firstChild) { list.removeChild(list.firstChild); }
+    data.screens.forEach(function (screen) { list.appendChild(chip(screen, data.ball)); });
+    var late = data.screens.filter(function (s) { return s.late; });
+    if (!late.length) {
+      alertBox.hidden = true;
+      alertBox.textContent = "";
+      return;
+    }
+    alertBox.hidden = false;
+    alertBox.textContent = say(
+      global.ngettext(
+        "%(count)s screen has not shown ball %(ball)s after %(seconds)s s: %(names)s",
+        "%(count)s screens have not shown ball %(ball)s after %(seconds)s s: %(names)s",
+        late.length
+      ),
+      {count: late.length, ball: data.ball, seconds: data.late_after,
+       names: late.map(function (s) { return s.name; }).join(", ")}
+    );
+  }
+
+  function poll() {
+    if (busy || doc.hidden) { return; }
+    busy = true;
+    global.HallApi.get("/api/rooms/" + roomId + "/console/screens/").then(function (data) {
+      busy = false;
+      render(data);
+    }, function () { busy = false; });
+  }
+
+  poll();
+  global.setInterval(poll, EVERY_MS);
+})(window);
