@@ -25,7 +25,11 @@ so each game draws all 90 balls; the duration is also given for the steps up to 
 completes a sold card (where a played game ends with its Bingo), from the cards' packed numbers.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/hall_bench_draw REDIS_URL=redis://127.0.0.1:6379/7 \\
-        flock /tmp/hall-bench.lock .venv/bin/python bench/draw_step.py [--quick] [--cards N] [--games G]
+        flock /tmp/hall-bench.lock .venv/bin/python bench/draw_step.py [--quick] [--cards N] [--games G] \\
+        [--verifiable on|off|both] [--ports 8700-8799]
+
+With ``--verifiable both`` (the default) it makes G games with the draw committed (HALL_VERIFIABLE_DRAWS on:
+each ball the seed's, bingo.draws) and G without, alternating, and compares their draw steps.
 
 Targets (issue 9): task p99 <= 50 ms; ball due -> screen p99 <= 250 ms. The last line is the summary:
 ``cards=… task_p50_ms=… task_p99_ms=… due_to_screen_p99_ms=… baseline_chain_p99_ms=…`` where the baseline
@@ -141,26 +145,29 @@ def load() -> str:
     return f"{one}/{five}/{fifteen}"
 
 
-def free_port() -> int:
-    for port in PORTS:
+def free_port(ports: range = PORTS) -> int:
+    for port in ports:
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
             except OSError:
                 continue
             return port
-    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
+    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
 
 
 @dataclass
 class Hall:
     games: list[int]  # measured, one after another
+    verifiable: dict[int, bool]  # game id -> drawn from a committed seed (bingo.draws) or with `secrets`
     warmup: int  # drawn for a few balls first, so no measured step is a worker's first
     screens: dict[int, str]  # game id -> its room's screen token
 
 
-def build_hall(run: str, cards: int, games: int, pace: Decimal) -> Hall:
-    """A venue with one room per game, each game with ``cards`` cards sold and its sales closed."""
+def build_hall(run: str, cards: int, games: int, pace: Decimal, modes: list[bool]) -> Hall:
+    """A venue with one room per game, each game with ``cards`` cards sold and its sales closed; with two
+    modes, ``games`` games of each, alternating (commitment on, off, on, ...)."""
+    from django.conf import settings
     from django.contrib.auth.models import User
     from django.db import connection
 
@@ -176,16 +183,23 @@ def build_hall(run: str, cards: int, games: int, pace: Decimal) -> Hall:
     )
     actor = User.objects.create_user(f"bench-draw-{run}")
     ball_set = series_services.create_ball_set(venue=venue, name="Bench", actor=actor)
-    hall = Hall(games=[], warmup=0, screens={})
+    hall = Hall(games=[], verifiable={}, warmup=0, screens={})
+    settings.HALL_VERIFIABLE_DRAWS = modes[0]
     hall.warmup, _ = make_game(venue, "Calentamiento", 60, Decimal("0.1"), ball_set, actor, hall)
-    for g in range(games):
-        game_id, timings = make_game(venue, f"Sala {g + 1}", cards, pace, ball_set, actor, hall)
-        hall.games.append(game_id)
-        print(
-            f"game {game_id}: {cards:,} cards; series made in {timings[0]:.1f} s, sold (in bulk) in "
-            f"{timings[1]:.1f} s, sales closed in {timings[2]:.1f} s",
-            flush=True,
-        )
+    for _ in range(games):
+        for mode in modes:
+            # Read when the game is created: on, its seed is committed and its balls are the seed's.
+            settings.HALL_VERIFIABLE_DRAWS = mode
+            number = len(hall.games) + 1
+            game_id, timings = make_game(venue, f"Sala {number}", cards, pace, ball_set, actor, hall)
+            hall.games.append(game_id)
+            hall.verifiable[game_id] = mode
+            print(
+                f"game {game_id} (commitment {'on' if mode else 'off'}): {cards:,} cards; series made in "
+                f"{timings[0]:.1f} s, sold (in bulk) in {timings[1]:.1f} s, "
+                f"sales closed in {timings[2]:.1f} s",
+                flush=True,
+            )
     connection.close()
     return hall
 
@@ -414,7 +428,17 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="10,000 cards, balls and steps at 0.15 s")
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the database first")
     parser.add_argument("--keep-logs", action="store_true")
+    parser.add_argument(
+        "--verifiable",
+        choices=("on", "off", "both"),
+        default="both",
+        help="draw from a committed seed (HALL_VERIFIABLE_DRAWS, issue 28), with `secrets`, or both in the "
+        "same run (games alternating; the summary compares them)",
+    )
+    parser.add_argument("--ports", default="8700-8799", help="the web server's port range, first-last")
     args = parser.parse_args()
+    modes = {"on": [True], "off": [False], "both": [True, False]}[args.verifiable]
+    low, high = (int(p) for p in args.ports.split("-"))
     balls = 90  # a game with nobody claiming draws all 90
     if args.quick:
         args.cards, args.pace, args.steps = 10_000, 0.15, 90
@@ -438,7 +462,7 @@ def main() -> int:
     call_command("migrate", verbosity=0)
     run = uuid.uuid4().hex[:8]
     t0 = time.perf_counter()
-    hall = build_hall(run, args.cards, args.games, Decimal(str(args.pace)))
+    hall = build_hall(run, args.cards, args.games, Decimal(str(args.pace)), modes)
     print(f"hall ready in {time.perf_counter() - t0:.1f} s", flush=True)
 
     with app.connection_for_write() as conn:
@@ -448,7 +472,7 @@ def main() -> int:
     logdir = Path(tempfile.mkdtemp(prefix="draw-step-bench-"))
     timings = logdir / "timings"
     timings.mkdir()
-    port = free_port()
+    port = free_port(range(low, high + 1))
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "bench"), str(ROOT)]),
@@ -566,6 +590,32 @@ def main() -> int:
     task_ms = [r["ms"] for r in draws]
     played = [r["ms"] for r in draws if r["args"][1] <= bingo_at.get(r["args"][0], 90)]
     print(describe("draw task duration, to the Bingo", played))
+    # Commitment on against off (issue 28: within 10 %), same worker, same run, games alternating.
+    by_mode = {
+        mode: [r["ms"] for r in draws if hall.verifiable[r["args"][0]] == mode] for mode in (True, False)
+    }
+    cpu_by_mode = {
+        mode: [r["cpu_ms"] for r in draws if hall.verifiable[r["args"][0]] == mode] for mode in (True, False)
+    }
+    for mode, label in ((True, "on"), (False, "off")):
+        print(describe(f"draw task duration, commitment {label}", by_mode[mode]))
+        print(describe(f"draw task CPU, commitment {label}", cpu_by_mode[mode]))
+    compared = ""
+    if by_mode[True] and by_mode[False]:
+        p50 = percentile(by_mode[True], 50) / percentile(by_mode[False], 50)
+        p99 = percentile(by_mode[True], 99) / percentile(by_mode[False], 99)
+        mean = (sum(by_mode[True]) / len(by_mode[True])) / (sum(by_mode[False]) / len(by_mode[False]))
+        cpu = percentile(cpu_by_mode[True], 50) / percentile(cpu_by_mode[False], 50)
+        print(f"commitment on / off: p50 x{p50:.3f}  p99 x{p99:.3f}  mean x{mean:.3f}  CPU p50 x{cpu:.3f}")
+        compared = (
+            f" on_off_p50={p50:.3f} on_off_p99={p99:.3f} on_off_mean={mean:.3f} on_off_cpu_p50={cpu:.3f}"
+        )
+    from bingo.traditional.models import Game as DrawnGame
+
+    committed = set(
+        DrawnGame.objects.filter(pk__in=hall.games).exclude(draw_commitment="").values_list("pk", flat=True)
+    )
+    assert committed == {g for g in hall.games if hall.verifiable[g]}, "a game's commitment is not as asked"
     ok = bool(task_ms) and drawn_total == len(task_ms) and len(screen_ms) == len(task_ms)
     if not args.keep_logs and ok:
         shutil.rmtree(logdir)
@@ -576,7 +626,7 @@ def main() -> int:
         f"task_p99_ms={percentile(task_ms, 99):.1f} "
         f"due_to_screen_p99_ms={percentile(screen_ms, 99):.1f} "
         f"baseline_chain_p99_ms={percentile(chain_done_ms, 99):.1f} balls={len(task_ms)} "
-        f"task_p99_to_bingo_ms={percentile(played, 99):.1f} load={load()}"
+        f"task_p99_to_bingo_ms={percentile(played, 99):.1f}{compared} load={load()}"
     )
     return 0 if ok else 1
 

@@ -342,6 +342,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ROUTES = {
     "bingo.traditional.tasks.draw_next_ball": {"queue": "draws"},
+    "bingo.traditional.tasks.reveal_draw": {"queue": "draws"},
     "bingo.electronic.tasks.draw_ball": {"queue": "draws"},
     "bingo.electronic.tasks.reveal_draw": {"queue": "draws"},  # the drawing workers hold the seeds' key
     "bingo.network.simultaneous.tasks.draw_network_ball": {"queue": "draws"},

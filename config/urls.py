@@ -19,6 +19,7 @@ urlpatterns = [
     path("", include("halls.urls")),
     path("", include("halls.link.urls")),
     path("", include("bingo.venuewide.urls")),
+    path("", include("bingo.draws.urls")),  # the public pages of verifiable draws (no login)
     path("", include("bingo.network.simultaneous.pages")),
     path("", include("bingo.venuewide.inspector.urls")),
     path("", include("bingo.network.interconnected.urls_central")),

@@ -172,8 +172,17 @@ class GameStep(TypedDict):
     state: str
 
 
+class DrawProof(TypedDict):
+    """A game's draw as published: verifiable by seed (its commitment, its public page) or not."""
+
+    verifiable: bool
+    commitment: str  # SHA-256 of the seed, 64 hex; "" when not verifiable by seed
+    url: str  # the draw's public page; "" when not verifiable by seed
+
+
 class GameCreated(GameStep):
     draw_source: str
+    draw: DrawProof
 
 
 class OfferedSeries(TypedDict):

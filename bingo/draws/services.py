@@ -142,6 +142,12 @@ def _locked(room: str, game_ref: str) -> DrawCommitment:
     return row
 
 
+def lock(*, room: str, game_ref: str) -> None:
+    """Take the draw's lock now, in the caller's transaction: a wing whose close of sales takes locks of a
+    higher rank (a program's pools) before the digest is fixed (`close_sales` then holds it already)."""
+    _locked(room, game_ref)
+
+
 def sales_of(row: DrawCommitment, cards: Iterable[tuple[str, Iterable[int]]]) -> verifiable.Sales:
     sold = tuple(verifiable.SoldCard(str(serial), tuple(numbers)) for serial, numbers in cards)
     return verifiable.Sales(game=row.game, max_ball=row.max_ball, cards=sold)

@@ -11,8 +11,9 @@ class BingoConfig(AppConfig):
     verbose_name = _("Bingo")
 
     def ready(self) -> None:
+        from bingo.draws import rooms as draw_rooms
         from bingo.traditional import tasks
-        from bingo.traditional.services import draw, four_eyes
+        from bingo.traditional.services import commitments, draw, four_eyes
         from bingo.traditional.services.games import between_games_guard, session_close_guard
         from bingo.traditional.services.programs import play as programs
         from bingo.traditional.services.programs.readmodels import program_pool_ids
@@ -22,6 +23,8 @@ class BingoConfig(AppConfig):
         from jackpots.services.readmodels import screens as pool_screens
 
         draw.register_step_enqueuer(tasks.enqueue_draw_step)
+        commitments.register_reveal_enqueuer(tasks.enqueue_reveal)
+        draw_rooms.register(commitments.ROOM, commitments.Reader())
         four_eyes.register()  # its changes behind four eyes (halls.foureyes)
         hooks.register_session_close_guard(session_close_guard)
         hooks.register_between_games_guard(between_games_guard)

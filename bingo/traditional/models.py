@@ -267,6 +267,9 @@ class Game(FSMModelMixin, models.Model):
     line_percent = models.DecimalField(max_digits=5, decimal_places=2, verbose_name=_("line percent"))
     bingo_percent = models.DecimalField(max_digits=5, decimal_places=2, verbose_name=_("bingo percent"))
     created_at = models.DateTimeField(verbose_name=_("created at"))
+    # The published SHA-256 commitment of the draw's seed (bingo.draws), set when an RNG game is created
+    # with verifiable draws on; "" for a blower's game (not verifiable by seed) or with the setting off.
+    draw_commitment = models.CharField(max_length=64, blank=True, verbose_name=_("draw commitment"))
 
     # Fixed at the close of sales and announced before the first ball (TB-41).
     cards_sold = models.PositiveIntegerField(default=0, verbose_name=_("cards sold"))

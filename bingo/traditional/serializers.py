@@ -507,6 +507,32 @@ class DrawDeviceRefSerializer(serializers.Serializer[Any]):
     kind = serializers.CharField()
 
 
+class DrawProofSerializer(serializers.Serializer[Any]):
+    """The draw as published (issue 28): verifiable by seed, with its commitment, or not (a blower's)."""
+
+    verifiable = serializers.BooleanField(
+        help_text="True: the balls follow from a seed committed before the sales opened (RNG); "
+        "false: not verifiable by seed (a blower's balls, or verifiable draws off)."
+    )
+    commitment = serializers.CharField(
+        allow_blank=True, help_text="SHA-256 of the draw's seed, 64 hex digits; empty when not verifiable."
+    )
+    url = serializers.CharField(allow_blank=True, help_text="The draw's public page (no login).")
+
+
+class DrawRecordSerializer(DrawProofSerializer):
+    """The recall's draw: the commitment, the sales digest fixed at the close of sales, the seed revealed."""
+
+    sales_digest = serializers.CharField(
+        required=False, allow_blank=True, help_text="bingo-sales/v1 digest of the cards sold; empty before."
+    )
+    cards = serializers.IntegerField(required=False, allow_null=True, help_text="Cards in the sales digest.")
+    seed = serializers.CharField(
+        required=False, allow_blank=True, help_text="The seed, 64 hex digits, once revealed after the game."
+    )
+    revealed_at = serializers.DateTimeField(required=False, allow_null=True)
+
+
 class DeviceSwitchSerializer(serializers.Serializer[Any]):
     at_ordinal = serializers.IntegerField(help_text="Balls drawn before the switch.")
     from_device = serializers.CharField(allow_null=True)
@@ -550,6 +576,7 @@ class GameSummarySerializer(serializers.Serializer[Any]):
     )
     void_reason = serializers.CharField(allow_blank=True, help_text=_("Internal: staff only."))
     void_message = serializers.CharField(allow_blank=True, help_text=_("What the hall's screens say."))
+    draw = DrawProofSerializer(help_text="The draw's commitment: verifiable by seed or not.")
     ball_set = BallSetUsageSerializer(
         allow_null=True, required=False, help_text="The game's ball set and its count (staff only)."
     )
@@ -667,6 +694,7 @@ class GameRecallSerializer(GameSummarySerializer):
         many=True, help_text="The ball set's incidents and replacements while the game was on (R-06)."
     )
     payouts = RecallPayoutSerializer(many=True)
+    draw = DrawRecordSerializer(help_text="The draw's commitment, sales digest and, after the game, seed.")
 
 
 class GameListItemSerializer(serializers.ModelSerializer[Game]):

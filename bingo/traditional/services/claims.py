@@ -34,7 +34,7 @@ from bingo.traditional.models import (
     PrizeResult,
     SoldCard,
 )
-from bingo.traditional.services import draw
+from bingo.traditional.services import commitments, draw
 from bingo.traditional.services.console import tell_consoles
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import play as programs
@@ -324,3 +324,4 @@ def _close(game: Game, actor: User) -> None:
     programs.game_closed(game=game, actor=actor)
     record(game, actor, EventType.GAME_CLOSED, {}, step(game))
     hooks.game_ended(game)  # an interconnected prize's result, written with the close
+    commitments.game_ended(game)  # the seed revealed once the close commits

@@ -1,4 +1,5 @@
-"""The draw: balls from the CSPRNG (a Celery task per ball) or entered by the caller from the ball reader.
+"""The draw: balls from the RNG (a Celery task per ball: the committed seed's, bingo.traditional.services.
+commitments, or the CSPRNG's) or entered by the caller from the ball reader.
 
 Each ball is a row with unique (game, ordinal) and (game, number), written and committed before it is
 shown. An RNG step names the ordinal it draws, so a retried or duplicated task is a no-op; a draw whose
@@ -8,7 +9,6 @@ worker died is found by ``stalled_draws`` and re-enqueued by the reaper (DESIGN 
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -21,7 +21,7 @@ from kombu.exceptions import OperationalError
 
 from bingo.traditional import hooks
 from bingo.traditional.models import Ball, DrawSource, Game, GameState
-from bingo.traditional.services import detection
+from bingo.traditional.services import commitments, detection
 from bingo.traditional.services.console import tell_consoles
 from bingo.traditional.services.locks import lock_game, lock_game_for_draw
 from bingo.traditional.services.steps import record, step
@@ -84,8 +84,8 @@ def draw_rng_ball(*, game_id: int, ordinal: int) -> Ball | None:
             return None
         if game.balls_drawn + 1 != ordinal:
             return None
-        remaining = [n for n in range(1, LAST_ORDINAL + 1) if n not in drawn]
-        ball = _append(game, secrets.choice(remaining), DrawSource.RNG, None)
+        # The seed's ball when the game's draw is committed (bingo.draws), else the CSPRNG's.
+        ball = _append(game, commitments.next_rng_ball(game, ordinal, drawn), DrawSource.RNG, None)
         schedule_next_ball(game)
     return ball
 

@@ -15,7 +15,7 @@ from bingo.prizes import prize_from_sales
 from bingo.traditional import hooks
 from bingo.traditional import voice as spoken
 from bingo.traditional.models import BallSet, CardSeries, DrawSource, Game, GameState, SoldCard
-from bingo.traditional.services import ballsets, console, detection, devices, draw
+from bingo.traditional.services import ballsets, commitments, console, detection, devices, draw, readmodels
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import clock as program_clock
 from bingo.traditional.services.programs import play as programs
@@ -24,6 +24,7 @@ from halls import events
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import (
+    DrawProof,
     EventType,
     GameCreated,
     GameDrawStarted,
@@ -86,8 +87,15 @@ def create_game(
                 bingo_percent=venue.bingo_percent,
                 created_at=timezone.now(),
             )
-            shown = GameCreated(**step(game), draw_source=draw_source)
-            record(game, actor, EventType.GAME_CREATED, {"draw_source": draw_source}, shown)
+            # Before its sales open, an RNG game's seed is committed and the commitment published.
+            commitments.commit(game=game, actor=actor)
+            view = readmodels.draw_view(game)
+            draw_proof = DrawProof(
+                verifiable=view["verifiable"], commitment=view["commitment"], url=view["url"]
+            )
+            shown = GameCreated(**step(game), draw_source=draw_source, draw=draw_proof)
+            audited = {"draw_source": draw_source, "commitment": game.draw_commitment}
+            record(game, actor, EventType.GAME_CREATED, audited, shown)
     except IntegrityError as exc:
         raise Conflict(
             _("Room %(name)s already has a game in play.") % {"name": room.name}, code="game_in_play"
@@ -155,6 +163,8 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
                 _("Game %(number)s has no cards sold: sell some or void it.") % {"number": game.number},
                 code="nothing_sold",
             )
+        # The draw's commitment locked now: its rank comes before the programs' pools (halls.locks).
+        commitments.lock(game=game)
         total = sum((s.face_value * s.cards for s in sold), Decimal("0"))
         line = prize_from_sales(total, game.line_percent)
         bingo = prize_from_sales(total, game.bingo_percent)
@@ -186,6 +196,9 @@ def close_sales(*, game: Game, actor: Actor) -> Game:
         # Fund the prize programs and announce those in play, before the row says "sales closed" (the
         # pools' open-play guard looks for games in play; a version change in force now syncs its rate).
         game.announcement["programs"] = programs.sales_closed(game=game, actor=actor)
+        # The sold set is frozen (the game is locked): the balls of a committed draw depend on its digest,
+        # fixed here.
+        commitments.close_sales(game=game, actor=actor)
         # What the audio screen says of it (S6–S8): the formula, the prizes, the max balls, as clips.
         game.announcement["voice"] = spoken.announcement_clips(game.announcement)
         game.save()
@@ -267,6 +280,7 @@ def void_game(*, game: Game, actor: Actor, reason: str, public_message: str = ""
         audited = {"reason": reason, "message": message}
         record(game, actor, EventType.GAME_VOIDED, audited, GameVoided(**step(game), message=message))
         hooks.game_ended(game)  # an interconnected prize hears the void with it
+        commitments.game_ended(game)  # the seed revealed once the void commits
         # The caller's consoles hear the reason on the room's staff stream (the public one never has it).
         told = GameVoidReason(game=game.pk, reason=reason)
         events.emit(console.staff_stream(game.room_id), EventType.GAME_VOID_REASON, told)

@@ -15,10 +15,12 @@ from typing import Any
 
 from django.db import connection
 from django.db.models import Case, F, Q, Sum, Value, When
+from django.urls import reverse
 
 from bingo import claims as rules
 from bingo.cards import CardGrid
 from bingo.detect_index import card_ids
+from bingo.draws.models import DrawCommitment
 from bingo.traditional import hooks
 from bingo.traditional.models import (
     Award,
@@ -51,6 +53,8 @@ from jackpots.models import Award as PoolAward
 
 # The states in which a card can be claimed (and so has a place on the unclaimed list).
 CLAIMABLE = (GameState.DRAWING, GameState.PAUSED)
+# The traditional rooms' name in bingo.draws (its registry, its public page's address).
+DRAW_ROOM = "traditional"
 
 
 def _balls(game: Game) -> list[dict[str, Any]]:
@@ -157,6 +161,35 @@ def switch_view(switch: DeviceSwitch) -> dict[str, object]:
     }
 
 
+def draw_page_url(game_id: int) -> str:
+    """The public page of a committed game's draw (no login): its commitment, then its reveal."""
+    return reverse("draw-page", kwargs={"room": DRAW_ROOM, "game_ref": str(game_id)})
+
+
+def draw_view(game: Game, *, full: bool = False) -> dict[str, Any]:
+    """The draw's commitment as the screens, the console and the API show it: verifiable by seed (with the
+    commitment published before its sales opened and its public page) or not (a blower's game, or verifiable
+    draws off). `full` (the recall): what bingo.draws holds that may be published, the seed once revealed."""
+    if not game.draw_commitment:
+        return {"verifiable": False, "commitment": "", "url": ""}
+    view: dict[str, Any] = {
+        "verifiable": True,
+        "commitment": game.draw_commitment,
+        "url": draw_page_url(game.pk),
+    }
+    if full:
+        row = DrawCommitment.objects.filter(room=DRAW_ROOM, game_ref=str(game.pk)).first()
+        view.update(
+            {
+                "sales_digest": row.sales_digest if row else "",
+                "cards": row.cards if row and row.sales_digest else None,
+                "seed": row.seed if row else "",  # "" until revealed after the game
+                "revealed_at": row.revealed_at if row else None,
+            }
+        )
+    return view
+
+
 def game_summary(game: Game, *, public: bool = False) -> dict[str, Any]:
     """The game as staff see it; `public` (the hall screens): without the internal void reason."""
     # Fixed at the close of sales; while on sale, the running totals (as the sales.* events carry them).
@@ -182,6 +215,7 @@ def game_summary(game: Game, *, public: bool = False) -> dict[str, Any]:
         # The accumulated prizes in play: amounts and max balls before the first ball, then the awards.
         "programs": game_programs(game),
         "void_message": game.void_message,
+        "draw": draw_view(game),
         **({} if public else {"void_reason": game.void_reason, **_equipment(game)}),
     }
 
@@ -357,6 +391,7 @@ def game_recall(game: Game) -> dict[str, Any]:
         "device_switches": _switches(game),
         "ball_set_events": _ball_set_events(game),
         "payouts": _payouts(game),
+        "draw": draw_view(game, full=True),
     }
 
 

@@ -150,7 +150,7 @@
   function newGame(data) {
     return {
       id: data.game, number: data.number, state: data.state, state_label: STATE_LABELS[data.state] || data.state,
-      draw_source: data.draw_source || "", cards_sold: 0, sales_total: "0", line_prize: null, bingo_prize: null,
+      draw_source: data.draw_source || "", draw: data.draw || null, cards_sold: 0, sales_total: "0", line_prize: null, bingo_prize: null,
       announcement: {}, programs: [], claim_window: "", line_won_at: null, balls: [], prizes: [],
       void_reason: "", claims: [], claims_count: 0, unclaimed: NO_UNCLAIMED
     };
@@ -579,6 +579,7 @@
     $("create-game").hidden = live;
     $("void-box").hidden = !live;
     renderEquipment(live);
+    renderDraw();
     var sid = room.open_session;
     var info = sessionInfo[sid] || {};
     $("session-info").textContent = info.opened_at
@@ -591,6 +592,22 @@
 
   /* The game's ball set against its manufacturer's limit (R-06, TB-07) and its drawing device (TB-30);
      mid-game, the switch to the room's other devices (TB-31). */
+  /* The draw's commitment and its public page (issue 28), or that a blower's balls are not verifiable
+     by seed; the texts are the template's (data-verifiable, data-blower). */
+  function renderDraw() {
+    var box = $("game-draw");
+    var draw = game ? game.draw : null;
+    // An RNG game without commitment (verifiable draws off) shows nothing, as before.
+    box.hidden = !draw || (!draw.verifiable && game.draw_source !== "manual");
+    if (box.hidden) { return; }
+    $("game-draw-text").textContent = draw.verifiable
+      ? say(box.getAttribute("data-verifiable"), {commitment: draw.commitment})
+      : box.getAttribute("data-blower");
+    var link = $("game-draw-link");
+    link.hidden = !draw.url;
+    link.setAttribute("href", draw.url || "");
+  }
+
   function renderEquipment(live) {
     var set = game ? game.ball_set : null;
     var device = game ? game.draw_device : null;

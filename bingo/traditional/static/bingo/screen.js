@@ -116,6 +116,7 @@
     renderSide(screen);
     renderPrograms(screen);
     renderFoot(screen);
+    renderDrawProof();
     updateHold();
   }
 
@@ -364,6 +365,20 @@
     });
     list.hidden = !won.length;
     $("prize-overlay").classList.toggle("has-programs", won.length > 0);
+  }
+
+  /* The draw's proof: the commitment of an RNG game's seed (its first 16 hex digits), or that a blower's
+     balls are not verifiable by seed; the texts are the template's (data-verifiable, data-blower). */
+  function renderDrawProof() {
+    var box = $("draw-proof");
+    var draw = game ? game.draw : null;
+    // An RNG game without commitment (verifiable draws off) shows nothing, as before.
+    box.hidden = !game || !draw || (!draw.verifiable && game.draw_source !== "manual");
+    if (box.hidden) { box.textContent = ""; return; }
+    box.setAttribute("data-state", draw.verifiable ? "verifiable" : "blower");
+    box.textContent = draw.verifiable
+      ? say(box.getAttribute("data-verifiable"), {short: draw.commitment.slice(0, 16)})
+      : box.getAttribute("data-blower");
   }
 
   function renderFoot(screen) {
@@ -619,6 +634,7 @@
       state: data.state,
       state_label: "",
       draw_source: data.draw_source || "",
+      draw: data.draw || null,
       cards_sold: 0,
       sales_total: "0",
       line_prize: null,
