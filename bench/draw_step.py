@@ -29,7 +29,9 @@ completes a sold card (where a played game ends with its Bingo), from the cards'
         [--verifiable on|off|both] [--ports 8700-8799]
 
 With ``--verifiable both`` (the default) it makes G games with the draw committed (HALL_VERIFIABLE_DRAWS on:
-each ball the seed's, bingo.draws) and G without, alternating, and compares their draw steps.
+each ball the seed's, bingo.draws) and G without, alternating, and compares their draw steps. The screen of
+a committed game acknowledges every ball it shows (issue 28: its seq, time and digest, halls.acks), as a hall
+screen does, so "on" is the draw with commitment and acknowledgements on; the other screen sends nothing.
 
 Targets (issue 9): task p99 <= 50 ms; ball due -> screen p99 <= 250 ms. The last line is the summary:
 ``cards=… task_p50_ms=… task_p99_ms=… due_to_screen_p99_ms=… baseline_chain_p99_ms=…`` where the baseline
@@ -79,6 +81,7 @@ CARDS_PER_SERIES = 6000  # bingo.traditional.services.series.MAX_STRIPS strips o
 from celery import signals  # noqa: E402
 
 from config.celery import app  # noqa: E402
+from halls import acks  # noqa: E402
 from halls.eventtypes import EventType  # noqa: E402
 
 
@@ -323,8 +326,10 @@ def port_open(port: int) -> bool:
 class Screen:
     """A WebSocket screen client in its own thread: the time each ``ball.drawn`` event arrived."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, acks: bool = False) -> None:
         self.url = url
+        self.acks = acks  # acknowledge each ball shown, as a hall screen does (halls/static/halls/ack.js)
+        self.acked = 0
         self.received: dict[int, float] = {}  # ordinal -> time.time() on arrival
         self.events = 0
         self.connected = threading.Event()
@@ -350,9 +355,25 @@ class Screen:
                         self.events += 1
                         if isinstance(event, dict) and event.get("type") == EventType.BALL_DRAWN:
                             self.received.setdefault(int(event["data"]["ordinal"]), arrived)
+                            if self.acks and event.get("seq"):
+                                await ws.send(json.dumps(self._ack(event, arrived)))
+                                self.acked += 1
         except BaseException as exc:  # reported by the bench, which then fails
             self.error = exc
             self.connected.set()
+
+    @staticmethod
+    def _ack(event: dict[str, Any], shown: float) -> dict[str, Any]:
+        game, ball = int(event["data"]["game"]), int(event["data"]["ball"])
+        return {
+            "type": "ack",
+            "seq": int(event["seq"]),
+            "at": int(shown * 1000),
+            "hash": acks.ball_digest(EventType.BALL_DRAWN, game, ball),
+            "frame": EventType.BALL_DRAWN,
+            "game": game,
+            "balls": [ball],
+        }
 
     def close(self) -> None:
         self.stop.set()
@@ -536,7 +557,8 @@ def main() -> int:
         # Nobody claims here, so every game draws all 90 balls; a played game ends at its first Bingo.
         bingo_at: dict[int, int] = {}
         for game_id in hall.games:
-            screen = Screen(f"ws://127.0.0.1:{port}/ws/screens/{hall.screens[game_id]}/")
+            url = f"ws://127.0.0.1:{port}/ws/screens/{hall.screens[game_id]}/"
+            screen = Screen(url, acks=hall.verifiable[game_id])
             screen.connected.wait(15)
             if screen.error is not None:
                 raise RuntimeError(f"screen could not connect: {screen.error!r}\n{procs.log('web')[-2000:]}")
@@ -564,7 +586,7 @@ def main() -> int:
                     screen_ms.append((arrived - row["due"]) * 1000)
             print(
                 f"game {game_id}: {drawn} balls drawn, {len(steps)} steps timed, {len(screen.received)} seen "
-                f"on the screen ({screen.events} events), {len(missing)} not seen; "
+                f"on the screen ({screen.events} events, {screen.acked} acked), {len(missing)} not seen; "
                 f"first Bingo at ball {bingo_at[game_id]}",
                 flush=True,
             )
