@@ -24,7 +24,9 @@ from django.utils.translation import gettext_lazy
 
 from bingo.cards import CardGrid
 from bingo.claims import Refusal
+from bingo.electronic.models import EGameState, ElectronicGame
 from bingo.electronic.services import readmodels as electronic_reads
+from bingo.electronic.services import screen_acks as electronic_acks
 from bingo.network.interconnected.services import readmodels as interconnected_reads
 from bingo.network.simultaneous.services import readmodels as simultaneous_reads
 from bingo.traditional import labels
@@ -240,16 +242,24 @@ def _shown_view(shown: Any) -> dict[str, Any]:
     }
 
 
-def screens_record(game: Game) -> list[dict[str, Any]]:
-    """Issue 28: per screen of the room, when each ball was shown (its acknowledgement), and the gaps: the
+DEVICE_KIND = {
+    "screen": gettext_lazy("Hall screen"),
+    "terminal": gettext_lazy("Player terminal"),
+}
+
+
+def devices_view(found: Iterable[Any]) -> list[dict[str, Any]]:
+    """Issue 28: per screen (or terminal), when each ball was shown (its acknowledgement), and the gaps: the
     balls it never showed, or showed only when a snapshot brought them back after a reconnect."""
     out = []
-    for record in screen_acks.game_screens(game):
+    for record in found:
         balls = [_shown_view(b) for b in record.balls]
         live = [b for b in balls if b["how"] == "live"]
         delays = [b["delay"] for b in live if b["delay"] is not None]
         out.append(
             {
+                "kind": record.kind,
+                "kind_label": str(DEVICE_KIND.get(record.kind, record.kind)),
                 "id": record.device,
                 "name": record.name,
                 "balls": balls,
@@ -262,11 +272,55 @@ def screens_record(game: Game) -> list[dict[str, Any]]:
     return out
 
 
+def screens_record(game: Game) -> list[dict[str, Any]]:
+    """Per screen of the room, when each ball was shown, and the gaps (`devices_view`)."""
+    return devices_view(screen_acks.game_screens(game))
+
+
 def ball_dispute(game: Game, number: int) -> list[dict[str, Any]]:
     """A claim dispute ("my screen never showed 43"), answered from the record: that ball on every screen."""
     return [
         {"screen": row["screen"], "id": row["device"], **_shown_view(row["shown"])}
         for row in screen_acks.ball_on_screens(game, number)
+    ]
+
+
+def electronic_record(game: ElectronicGame) -> dict[str, Any]:
+    """An electronic or automatic game's record of display (issue 28): its balls, and per hall screen and
+    player terminal when each was shown and the gaps."""
+    game = ElectronicGame.objects.select_related("speciality__room__venue", "session").get(pk=game.pk)
+    found = electronic_acks.game_devices(game)
+    return {
+        "id": game.pk,
+        "number": game.number,
+        "speciality": game.speciality.name,
+        "room": game.speciality.room.name,
+        "venue": game.speciality.room.venue.name,
+        "time_zone": game.speciality.room.venue.time_zone,
+        "state": game.state,
+        "state_label": str(EGameState(game.state).label),
+        "created_at": game.created_at,
+        "closed_at": game.closed_at,
+        "cards_sold": game.cards_sold,
+        "balls": [
+            {"ordinal": b.ordinal, "ball": b.ball, "drawn_at": b.drawn_at}
+            for b in (found[0].balls if found else [])
+        ],
+        "devices": devices_view(found),
+    }
+
+
+def electronic_dispute(game: ElectronicGame, number: int) -> list[dict[str, Any]]:
+    """A claim dispute on an electronic game: that ball on every screen and terminal."""
+    return [
+        {
+            "screen": record.name,
+            "id": record.device,
+            "kind": record.kind,
+            "kind_label": str(DEVICE_KIND.get(record.kind, record.kind)),
+            **_shown_view(shown),
+        }
+        for record, shown in electronic_acks.ball_on_devices(game, number)
     ]
 
 

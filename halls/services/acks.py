@@ -16,14 +16,14 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 
 from halls import acks as pure
-from halls.models import DisplayAck, StreamCursor
+from halls.models import DisplayAck, Room, Screen, StreamCursor
 
 log = logging.getLogger("hall.acks")
 
@@ -193,6 +193,27 @@ class ScreenRecord:
         return [b for b in self.balls if b.gap]
 
 
+def room_screens(room: Room) -> list[tuple[str, int, str]]:
+    """The room's active screens as the ack records name them: (kind, id, name)."""
+    return [
+        (DisplayAck.Kind.SCREEN, pk, name)
+        for pk, name in Screen.objects.filter(room=room, active=True)
+        .order_by("name", "pk")
+        .values_list("pk", "name")
+    ]
+
+
+def ball_on(records: Iterable[ScreenRecord], number: int) -> list[tuple[ScreenRecord, BallShown]]:
+    """A claim dispute ("my screen never showed 43"): that ball on every device of `records`. Empty when the
+    ball was not drawn in the game."""
+    out = []
+    for record in records:
+        shown = next((b for b in record.balls if b.ball == number), None)
+        if shown is not None:
+            out.append((record, shown))
+    return out
+
+
 def ball_record(
     *,
     stream: str,
@@ -283,6 +304,41 @@ def current_ball(
             )
         )
     return out
+
+
+def watch(
+    *,
+    stream: str,
+    game: int | None,
+    frame: str,
+    last: DrawnBall | None,
+    devices: Iterable[tuple[str, int, str]],
+    now: datetime,
+) -> dict[str, Any]:
+    """What a staff page that watches a game's screens polls: the game drawing (`game`), its last ball, and
+    whether each device has shown it (`late` once `late_seconds()` have passed without its ack)."""
+    if game is None or last is None:
+        return {"game": game, "ball": None, "late_after": late_seconds(), "screens": []}
+    states = current_ball(stream=stream, game=game, frame=frame, ball=last, devices=devices, now=now)
+    return {
+        "game": game,
+        "ball": last.ball,
+        "ordinal": last.ordinal,
+        "drawn_at": last.drawn_at,
+        "late_after": late_seconds(),
+        "screens": [
+            {
+                "kind": s.kind,
+                "id": s.device,
+                "name": s.name,
+                "shown": s.shown,
+                "late": s.late,
+                "shown_at": s.shown_at,
+                "last_ack_at": s.last_ack_at,
+            }
+            for s in states
+        ],
+    }
 
 
 def _last_acks(stream: str, *, since: datetime) -> dict[tuple[str, int], datetime]:

@@ -25,7 +25,7 @@ from bingo.electronic.models import (
     TerminalSoftware,
     Verification,
 )
-from bingo.electronic.services import four_eyes, games, sessions, terminals, verification
+from bingo.electronic.services import four_eyes, games, screen_acks, sessions, terminals, verification
 from halls import access
 from halls.api import HallAPIView, actor, valid
 from halls.models import Role, Room, Venue
@@ -375,6 +375,43 @@ class RunningView(HallAPIView):
         return Response(_detail(changed))
 
 
+class WatchDeviceSerializer(serializers.Serializer[Any]):
+    kind = serializers.CharField(help_text="screen (a hall screen) or terminal (a player terminal).")
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    shown = serializers.BooleanField(help_text="It acknowledged showing the current ball.")
+    late = serializers.BooleanField(help_text="Not shown, and the ball was drawn more than late_after s ago.")
+    shown_at = serializers.DateTimeField(allow_null=True, help_text="When it rendered the ball (its clock).")
+    last_ack_at = serializers.DateTimeField(
+        allow_null=True, help_text="Its latest acknowledgement of anything."
+    )
+
+
+class WatchSerializer(serializers.Serializer[Any]):
+    game = serializers.IntegerField(allow_null=True)
+    ball = serializers.IntegerField(allow_null=True)
+    ordinal = serializers.IntegerField(required=False)
+    drawn_at = serializers.DateTimeField(required=False)
+    late_after = serializers.FloatField()
+    screens = WatchDeviceSerializer(many=True)
+
+
+class ScreensWatchView(HallAPIView):
+    @extend_schema(
+        operation_id="electronic_specialities_screens",
+        summary="Has each screen and terminal shown the current ball? (operator; from their acks)",
+        description=(
+            "The speciality's game drawing, its last ball, and per hall screen of its room and per terminal "
+            "whether it acknowledged showing it; `late` once HALL_ACK_LATE_SECONDS have passed without it."
+        ),
+        responses={200: WatchSerializer, **error_responses(403, 404)},
+        tags=TAGS,
+    )
+    def get(self, request: Request, speciality_id: int) -> Response:
+        speciality = _speciality(request, speciality_id)
+        return Response(WatchSerializer(screen_acks.operator_watch(speciality)).data)
+
+
 # --- Terminals ------------------------------------------------------------------------------------------
 
 
@@ -594,6 +631,7 @@ urlpatterns = [
     path(SPECIALITY, SpecialityView.as_view(), name="electronic-speciality"),
     path(SPECIALITY + "versions/", VersionsView.as_view(), name="electronic-versions"),
     path(SPECIALITY + "running/", RunningView.as_view(), name="electronic-running"),
+    path(SPECIALITY + "screens/", ScreensWatchView.as_view(), name="electronic-screens"),
     path(SPECIALITY + "terminals/", TerminalsView.as_view(), name="electronic-terminals"),
     path(SPECIALITY + "verifications/", VerificationsView.as_view(), name="electronic-verifications"),
     path(SPECIALITY + "sessions/", SessionsView.as_view(), name="electronic-sessions"),

@@ -11,20 +11,10 @@ from django.utils import timezone
 
 from bingo.traditional.models import Ball, Game, GameState
 from halls.eventtypes import EventType
-from halls.models import DisplayAck, Room, Screen
+from halls.models import Room
 from halls.services import acks
 
 FRAME = str(EventType.BALL_DRAWN)  # the event that puts a ball of a traditional game on a screen
-
-
-def room_screens(room: Room) -> list[tuple[str, int, str]]:
-    """The room's active screens as the ack records name them: (kind, id, name)."""
-    return [
-        (DisplayAck.Kind.SCREEN, pk, name)
-        for pk, name in Screen.objects.filter(room=room, active=True)
-        .order_by("name", "pk")
-        .values_list("pk", "name")
-    ]
 
 
 def _drawn(game: Game) -> list[acks.DrawnBall]:
@@ -43,19 +33,17 @@ def game_screens(game: Game) -> list[acks.ScreenRecord]:
         game=game.pk,
         frame=FRAME,
         drawn=_drawn(game),
-        devices=room_screens(game.room),
+        devices=acks.room_screens(game.room),
     )
 
 
 def ball_on_screens(game: Game, number: int) -> list[dict[str, Any]]:
     """A claim dispute ("my screen never showed 43"): that ball on every screen, from the record. Empty when
     the ball was not drawn in the game."""
-    out = []
-    for record in game_screens(game):
-        shown = next((b for b in record.balls if b.ball == number), None)
-        if shown is not None:
-            out.append({"screen": record.name, "device": record.device, "shown": shown})
-    return out
+    return [
+        {"screen": record.name, "device": record.device, "shown": shown}
+        for record, shown in acks.ball_on(game_screens(game), number)
+    ]
 
 
 def console_screens(room: Room, *, now: datetime | None = None) -> dict[str, Any]:
@@ -68,36 +56,11 @@ def console_screens(room: Room, *, now: datetime | None = None) -> dict[str, Any
         .first()
     )
     last = Ball.objects.filter(game=game).order_by("-ordinal").first() if game else None
-    if game is None or last is None:
-        return {
-            "game": game.pk if game else None,
-            "ball": None,
-            "late_after": acks.late_seconds(),
-            "screens": [],
-        }
-    states = acks.current_ball(
+    return acks.watch(
         stream=room.stream,
-        game=game.pk,
+        game=game.pk if game else None,
         frame=FRAME,
-        ball=acks.DrawnBall(ordinal=last.ordinal, ball=last.number, drawn_at=last.drawn_at),
-        devices=room_screens(room),
+        last=acks.DrawnBall(ordinal=last.ordinal, ball=last.number, drawn_at=last.drawn_at) if last else None,
+        devices=acks.room_screens(room),
         now=now or timezone.now(),
     )
-    return {
-        "game": game.pk,
-        "ball": last.number,
-        "ordinal": last.ordinal,
-        "drawn_at": last.drawn_at,
-        "late_after": acks.late_seconds(),
-        "screens": [
-            {
-                "id": s.device,
-                "name": s.name,
-                "shown": s.shown,
-                "late": s.late,
-                "shown_at": s.shown_at,
-                "last_ack_at": s.last_ack_at,
-            }
-            for s in states
-        ],
-    }

@@ -11,6 +11,7 @@ urlpatterns = [
     path("inspector/sessions/<int:session_id>/", views.minutes, name="minutes"),
     path("inspector/sessions/<int:session_id>/minutes.pdf", views.minutes_pdf, name="minutes-pdf"),
     path("inspector/games/<int:game_id>/", views.game_record, name="game"),
+    path("inspector/electronic/games/<int:game_id>/", views.electronic_record, name="electronic-game"),
     path("inspector/games/<int:game_id>/record.pdf", views.game_record_pdf, name="game-pdf"),
     path("inspector/venues/<int:venue_id>/statistics/", views.statistics, name="statistics"),
     path("inspector/venues/<int:venue_id>/statistics.csv", views.statistics_csv, name="statistics-csv"),

@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from bingo.electronic.models import ElectronicGame
 from bingo.traditional.models import Game
 from bingo.venuewide import records
 from bingo.venuewide.inspector import pdf
@@ -132,11 +133,38 @@ def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _game(request, game_id)
     record = records.game_record(game)
     # A claim dispute: ?ball=43 shows that ball on every screen of the room, from the screens' acks.
-    asked = request.GET.get("ball", "").strip()
+    asked, ball = _asked_ball(request)
     dispute = None
-    if asked.isdigit() and 0 < len(asked) <= 3:
-        dispute = {"ball": int(asked), "screens": records.ball_dispute(game, int(asked))}
+    if ball is not None:
+        dispute = {"ball": ball, "screens": records.ball_dispute(game, ball)}
     return _page(request, "bingo/inspector/game.html", r=record, dispute=dispute, asked=asked)
+
+
+def _asked_ball(request: HttpRequest) -> tuple[str, int | None]:
+    """A claim dispute's ball (?ball=43): the text asked, and the number when it is one."""
+    asked = request.GET.get("ball", "").strip()
+    return asked, int(asked) if asked.isdigit() and 0 < len(asked) <= 3 else None
+
+
+@require_safe
+@login_required
+def electronic_record(request: HttpRequest, game_id: int) -> HttpResponse:
+    """An electronic or automatic game: per hall screen and player terminal, when each ball was shown."""
+    game = _found(
+        access.get_for_user,
+        ElectronicGame.objects.select_related("speciality"),
+        request.user,
+        Role.INSPECTOR,
+        venue_path="speciality.venue_id",
+        label="game",
+        pk=game_id,
+    )
+    record = records.electronic_record(game)
+    asked, ball = _asked_ball(request)
+    dispute = None
+    if ball is not None:  # ?ball=43: that ball on every screen and terminal, from their acks
+        dispute = {"ball": ball, "screens": records.electronic_dispute(game, ball)}
+    return _page(request, "bingo/inspector/electronic_game.html", r=record, dispute=dispute, asked=asked)
 
 
 @require_safe
