@@ -1,4 +1,4 @@
-"""Pages of electronic bingo (bingo.electronic.views): the player terminal's touch page."""
+"""Pages of electronic bingo (bingo.electronic.views): the player terminal's touch page, the operator's watch."""
 
 from django.urls import path
 
@@ -8,4 +8,5 @@ app_name = "electronic"
 
 urlpatterns = [
     path("electronic/terminal/", views.terminal_page, name="terminal"),
+    path("electronic/specialities/<int:speciality_id>/watch/", views.watch_page, name="watch"),
 ]

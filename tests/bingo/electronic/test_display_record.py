@@ -63,6 +63,12 @@ def shown(
 def played(
     venue: Any, operator: Any, cashier: Any
 ) -> tuple[Speciality, ElectronicGame, Screen, Terminal, Terminal]:
+    return play(venue, operator, cashier)
+
+
+def play(
+    venue: Any, operator: Any, cashier: Any
+) -> tuple[Speciality, ElectronicGame, Screen, Terminal, Terminal]:
     """A game with DRAWN balls; the room's screen and terminal T-1 showed each as it was drawn (the screen all
     but the last); T-2 missed the 2nd, 3rd and 4th (away), its reconnect's snapshot brought them back, then
     it showed the 5th and 6th, and not the 7th."""
@@ -119,7 +125,7 @@ def test_the_inspector_page_shows_the_gaps_and_answers_a_dispute(played: Any, ve
     assert page.status_code == 200
     html = page.content.decode()
     gaps = " ".join(str(b) for b in (BALLS[1], BALLS[2], BALLS[3], BALLS[6]))
-    assert f'data-kind="terminal" data-gaps="4"' in html and f'data-gap-balls="{gaps}"' in html
+    assert 'data-kind="terminal" data-gaps="4"' in html and f'data-gap-balls="{gaps}"' in html
     dispute = {(d["kind"], d["id"]): d["how"] for d in page.context["dispute"]["screens"]}
     assert dispute == {
         ("screen", screen.pk): "live",

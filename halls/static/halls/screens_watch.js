@@ -1,18 +1,19 @@
 /*
- * The caller console's watch over the room's screens (issue 28): every second while a game draws, the
- * screens' acknowledgements of the current ball (GET /api/rooms/{id}/console/screens/). A screen that has not
- * shown the ball HALL_ACK_LATE_SECONDS (2 s by default) after it was drawn is flagged. The one poll of the
- * console: the acks are written by the web processes that hold the screens' sockets, in batches, and are not
- * an event stream of their own.
+ * A staff page's watch over the screens (issue 28): every second while a game draws, the screens' (and
+ * terminals') acknowledgements of the current ball, from the URL in the box's data-url (the caller console:
+ * GET /api/rooms/{id}/console/screens/; the electronic operator's watch: GET
+ * /api/electronic/specialities/{id}/screens/). One that has not shown the ball HALL_ACK_LATE_SECONDS (2 s by
+ * default) after it was drawn is flagged. The one poll of the page: the acks are written by the web processes
+ * that hold the sockets, in batches, and are not an event stream of their own. The box may name its own
+ * alert texts (data-late-one, data-late-many: "terminals" where the default says "screens").
  */
 (function (global) {
   "use strict";
 
   var doc = global.document;
-  var root = doc.getElementById("console");
   var box = doc.getElementById("screens-watch");
-  if (!root || !box) { return; }
-  var roomId = Number(root.getAttribute("data-room"));
+  if (!box || !box.getAttribute("data-url")) { return; }
+  var url = box.getAttribute("data-url");
   var alertBox = doc.getElementById("screens-late");
   var list = doc.getElementById("screens-list");
   var EVERY_MS = 1000;
@@ -24,6 +25,7 @@
     var item = doc.createElement("li");
     item.className = "screens-watch__screen";
     item.setAttribute("data-screen", String(screen.id));
+    if (screen.kind) { item.setAttribute("data-kind", screen.kind); }
     item.setAttribute("data-state", screen.shown ? "shown" : (screen.late ? "late" : "waiting"));
     var badge = doc.createElement("span");
     badge.className = "badge " + (screen.shown ? "badge--ok" : (screen.late ? "badge--bad" : ""));
@@ -56,11 +58,13 @@
     }
     alertBox.hidden = false;
     alertBox.textContent = say(
-      global.ngettext(
-        "%(count)s screen has not shown ball %(ball)s after %(seconds)s s: %(names)s",
-        "%(count)s screens have not shown ball %(ball)s after %(seconds)s s: %(names)s",
-        late.length
-      ),
+      late.length === 1 && box.getAttribute("data-late-one") ? box.getAttribute("data-late-one") :
+        late.length !== 1 && box.getAttribute("data-late-many") ? box.getAttribute("data-late-many") :
+        global.ngettext(
+          "%(count)s screen has not shown ball %(ball)s after %(seconds)s s: %(names)s",
+          "%(count)s screens have not shown ball %(ball)s after %(seconds)s s: %(names)s",
+          late.length
+        ),
       {count: late.length, ball: data.ball, seconds: data.late_after,
        names: late.map(function (s) { return s.name; }).join(", ")}
     );
@@ -69,7 +73,7 @@
   function poll() {
     if (busy || doc.hidden) { return; }
     busy = true;
-    global.HallApi.get("/api/rooms/" + roomId + "/console/screens/").then(function (data) {
+    global.HallApi.get(url).then(function (data) {
       busy = false;
       render(data);
     }, function () { busy = false; });
