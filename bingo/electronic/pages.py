@@ -1,4 +1,4 @@
-"""Pages of electronic bingo (bingo.electronic.views): the player terminal's touch page, the operator's watch."""
+"""Pages of electronic bingo (bingo.electronic.views): the terminal page; the operator's watch."""
 
 from django.urls import path
 
