@@ -31,6 +31,7 @@ from halls.models import GameSession, Role, Venue
 from halls.services.verify import verify_audit
 
 SESSIONS_LISTED = 60
+ELECTRONIC_GAMES_LISTED = 30  # the latest electronic and automatic games, each with its record
 
 
 def _found(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -82,8 +83,14 @@ def index(request: HttpRequest) -> HttpResponse:
         .annotate(n_games=Count("games"))
         .order_by("-opened_at")
     )
+    egames = ElectronicGame.objects.select_related("speciality").order_by("-created_at", "-pk")
     listed = [
-        {"venue": v, "sessions": list(sessions.filter(room__venue=v)[:SESSIONS_LISTED])} for v in venues
+        {
+            "venue": v,
+            "sessions": list(sessions.filter(room__venue=v)[:SESSIONS_LISTED]),
+            "egames": list(egames.filter(speciality__venue=v)[:ELECTRONIC_GAMES_LISTED]),
+        }
+        for v in venues
     ]
     return _page(request, "bingo/inspector/index.html", listed=listed)
 

@@ -137,6 +137,13 @@ def test_the_inspector_page_shows_the_gaps_and_answers_a_dispute(played: Any, ve
     assert (
         client.get(f"/inspector/electronic/games/{game.pk}/?ball={never}").context["dispute"]["screens"] == []
     )
+    # The inspection's index lists the game with its record and its public draw page.
+    index = client.get("/inspector/").content.decode()
+    assert f'data-egame="{game.pk}"' in index
+    assert (
+        f'href="/inspector/electronic/games/{game.pk}/"' in index
+        and f'href="/draws/electronic/{game.pk}/"' in index
+    )
     # Another venue's inspector finds no such game.
     other = make_user("inspector-elsewhere", None, Role.INSPECTOR)
     client.force_login(other)
