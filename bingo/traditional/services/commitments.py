@@ -90,12 +90,10 @@ def sold_cards(game_id: int) -> Iterator[tuple[str, bytes]]:
         .values_list("card__series__code", "card__serial", "card__numbers")
         .order_by()
     )
-    prefixes: dict[str, str] = {}  # series code -> "<code in the digest>-" (a game sells a few series)
-    for code, serial, packed in rows.iterator(chunk_size=10_000):
-        prefix = prefixes.get(code)
-        if prefix is None:
-            prefix = prefixes[code] = card_serial(code, 0)[:-4]
-        yield f"{prefix}{serial:04d}", bytes(packed)
+    fetched = list(rows)  # one round trip (100,000 cards: a few MB), not a server-side cursor's many
+    # series code -> "<code in the digest>-" (a game sells a few series): one card_serial per series
+    prefixes = {code: card_serial(code, 0)[:-4] for code in {row[0] for row in fetched}}
+    yield from [(f"{prefixes[code]}{serial:04d}", bytes(packed)) for code, serial, packed in fetched]
 
 
 def lock(*, game: Game) -> None:
