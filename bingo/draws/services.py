@@ -157,19 +157,20 @@ def close_sales(
     *,
     room: str,
     game_ref: str,
-    cards: Iterable[tuple[str, Iterable[int]]],
+    cards: Iterable[tuple[str, bytes | Iterable[int]]],
     actor: Actor,
     audited: bool = True,
 ) -> DrawCommitment:
-    """Fix the digest of the game's final sales (every card sold); the same sales again change nothing,
+    """Fix the digest of the game's final sales (every card sold: its serial and its numbers, best packed
+    one byte a number, `verifiable.canonical_sales_of`'s fast way); the same sales again change nothing,
     other sales are refused. `audited=False`: the caller writes its audit entry (`audit_sales_closed`)
     later in the same transaction, after locks ranked below the audit's that its close takes after this
     one's (electronic bingo's pools)."""
     with transaction.atomic():
         row = _locked(room, game_ref)
+        cards = list(cards)
         try:
-            sales = sales_of(row, cards)
-            digest = verifiable.sales_digest(sales)
+            digest = verifiable.sales_digest_of(row.game, row.max_ball, cards)
         except verifiable.SalesError as exc:
             raise InvalidInput(
                 _("The game's sales cannot be digested: %(reason)s") % {"reason": exc}
@@ -182,7 +183,7 @@ def close_sales(
                 % {"closed": row.sales_digest, "computed": digest},
                 code="sales_digest_differs",
             )
-        row.sales_digest, row.cards, row.sales_closed_at = digest, len(sales.cards), timezone.now()
+        row.sales_digest, row.cards, row.sales_closed_at = digest, len(cards), timezone.now()
         row.save(update_fields=["sales_digest", "cards", "sales_closed_at"])
         if audited:
             audit_sales_closed(row=row, actor=actor)

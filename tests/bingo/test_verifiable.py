@@ -277,6 +277,80 @@ def test_sales_without_a_canonical_form_are_refused_with_the_reason(sales: v.Sal
     assert caught.value.reason == reason
 
 
+# -- the fast way (canonical_sales_of) writes the reference's bytes, refuses what it refuses -------------
+
+
+def _outcome(write: object, *args: object) -> tuple[str, object]:
+    """What a writing gives: ("bytes", them) or ("refused", (reason, facts))."""
+    try:
+        return "bytes", write(*args)  # type: ignore[operator]
+    except v.SalesError as exc:
+        return "refused", (exc.reason, exc.facts)
+
+
+@settings(max_examples=300)
+@given(sales_of(), st.randoms(use_true_random=False), st.booleans())
+def test_the_fast_way_writes_the_reference_bytes(sales: v.Sales, rnd: object, packed: bool) -> None:
+    cards = [
+        (card.serial, bytes(rnd.sample(card.numbers, len(card.numbers))) if packed else list(card.numbers))  # type: ignore[attr-defined]
+        for card in sales.cards
+    ]
+    rnd.shuffle(cards)  # type: ignore[attr-defined]
+    fast = v.canonical_sales_of(sales.game, sales.max_ball, cards)
+    assert fast == v.canonical_sales(sales)
+    assert v.sales_digest_of(sales.game, sales.max_ball, iter(cards)) == v.sales_digest(sales)
+
+
+# Sales of every kind: serials of any characters (":", a line break, none, too long, repeated), numbers packed
+# in any bytes (0, above the range, twice) or as other things.
+dirty_serials = st.one_of(names, st.text(max_size=3), st.just("A" * 65), st.just("a\nb"), st.integers(0, 9))
+dirty_numbers = st.one_of(
+    st.binary(max_size=6),
+    st.lists(st.integers(1, 90), unique=True, max_size=4).map(bytes),
+    st.lists(st.one_of(st.integers(-1, 91), st.booleans(), st.just(1.0)), max_size=4),
+)
+
+
+@settings(max_examples=500)
+@given(
+    st.one_of(names, st.just("G 7")),
+    st.sampled_from([75, 90, 80]),
+    st.lists(st.tuples(dirty_serials, dirty_numbers), max_size=6),
+)
+def test_the_fast_way_refuses_what_the_reference_refuses_for_the_same_reason(
+    game: str, max_ball: int, cards: list[tuple[str, object]]
+) -> None:
+    sold = tuple(v.SoldCard(serial, tuple(numbers)) for serial, numbers in cards)  # type: ignore[arg-type]
+    reference = _outcome(v.canonical_sales, v.Sales(game=game, max_ball=max_ball, cards=sold))
+    assert _outcome(v.canonical_sales_of, game, max_ball, cards) == reference
+
+
+@pytest.mark.parametrize(
+    ("cards", "reason"),
+    [
+        ([("a:b", b"\x01")], "bad_serial"),
+        ([("a\nb", b"\x01")], "bad_serial"),
+        ([("A", b"\x01"), ("A", b"\x02")], "repeated_serial"),
+        ([("A", b"\x5b")], "bad_numbers"),  # 91
+        ([("A", b"\x00")], "bad_numbers"),
+        ([("A", b"\x01\x00\x02"), ("B", b"")], "bad_numbers"),  # a 0 would split the card in two
+        ([("A", b"\x05\x05")], "bad_numbers"),
+    ],
+)
+def test_packed_sales_without_a_canonical_form_are_refused_with_the_reason(
+    cards: list[tuple[str, bytes]], reason: str
+) -> None:
+    with pytest.raises(v.SalesError) as caught:
+        v.sales_digest_of("G", 90, cards)
+    assert caught.value.reason == reason
+
+
+def test_the_fast_way_gives_the_known_digest() -> None:
+    cards = [("A2", bytes([4, 3])), ("A1", bytes([90, 1, 15]))]
+    assert v.sales_digest_of("G-7", 90, cards) == EXAMPLE_DIGEST
+    assert v.sales_digest_of("E-1", 75, []) == EMPTY_75_DIGEST
+
+
 GOOD_JSON = {"format": "bingo-sales/v1", "game": "G", "max_ball": 90, "cards": []}
 
 

@@ -72,6 +72,17 @@ def sold(ids: npt.NDArray[np.int64], cells: npt.NDArray[np.uint8]) -> Iterator[t
         yield str(card_id), [value for value in row if value]
 
 
+def packed(ids: npt.NDArray[np.int64], cells: npt.NDArray[np.uint8]) -> list[tuple[str, bytes]]:
+    """The same cards as `sold`, their numbers packed one byte a number (bingo.verifiable's fast way): each
+    card's cells sorted, the free ones (0, first once sorted) dropped."""
+    size = cells.shape[1] if cells.ndim == 2 else 0
+    blob = np.sort(cells, axis=1).tobytes() if size else b""
+    return [
+        (str(card_id), blob[start : start + size].lstrip(b"\0"))
+        for card_id, start in zip(ids.tolist(), range(0, len(blob), size or 1), strict=True)
+    ]
+
+
 def close(
     game: ElectronicGame, ids: npt.NDArray[np.int64], cells: npt.NDArray[np.uint8], actor: Actor
 ) -> DrawCommitment | None:
@@ -79,7 +90,7 @@ def close(
     Its audit entry is the caller's (`audit_close`), after the pools' locks."""
     if committed(game.pk) is None:
         return None
-    cards = sold(ids, cells)
+    cards = packed(ids, cells)
     return draws.close_sales(room=ROOM, game_ref=ref(game.pk), cards=cards, actor=actor, audited=False)
 
 

@@ -306,3 +306,35 @@ def test_any_sales_any_seed_the_balls_are_the_revealed_seeds_order(
     seed, balls = bytes.fromhex(revealed.seed), reader.balls(str(game.pk))
     found = verifiable.verify(seed, revealed.commitment, revealed.sales_digest, balls, 90)
     assert found.verified, str(found)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 10**12), st.lists(st.integers(1, 90), unique=True, min_size=15, max_size=15)
+        ),
+        max_size=20,
+        unique_by=lambda card: card[0],
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_the_close_packs_each_card_as_the_sales_digest_takes_it(
+    cards: list[tuple[int, list[int]]], rnd: Any
+) -> None:
+    """`packed` (what the close digests, the fast way) gives each card `sold`'s numbers: the digests agree."""
+    import numpy as np
+
+    rows = [rnd.sample([*numbers, 0, 0, 0], 18) for _, numbers in cards]  # free cells (0) anywhere
+    ids = np.array([card_id for card_id, _ in cards], dtype=np.int64)
+    cells = np.array(rows, dtype=np.uint8).reshape(len(cards), 18)
+    packed = commitments.packed(ids, cells)
+    assert [(serial, sorted(numbers)) for serial, numbers in packed] == [
+        (serial, sorted(numbers)) for serial, numbers in commitments.sold(ids, cells)
+    ]
+    sold = tuple(
+        verifiable.SoldCard(serial, tuple(numbers)) for serial, numbers in commitments.sold(ids, cells)
+    )
+    assert verifiable.sales_digest_of("electronic-1", 90, packed) == verifiable.sales_digest(
+        verifiable.Sales("electronic-1", 90, sold)
+    )
