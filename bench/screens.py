@@ -64,6 +64,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/hall_bench_screens")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/3")
 
+from halls.eventtypes import EventType  # noqa: E402 (pure: the one list of event types)
+
+BALL_DRAWN = EventType.BALL_DRAWN
+
 PYTHON = sys.executable
 VENUE_LICENCE = "BENCH-SCREENS"
 METER_EVERY = 0.25  # the meter publisher's beat
@@ -167,7 +171,7 @@ class ScreenClient(asyncio.Protocol):
         once for a ball, else within a second; one masked text frame (a zero mask) of "acks"."""
         event = json.loads(payload)
         data = event.get("data") or {}
-        ball = data.get("ball") if event.get("type") == "ball.drawn" else None
+        ball = data.get("ball") if event.get("type") == BALL_DRAWN else None
         digest = hashlib.sha256(payload).hexdigest()[:16]
         row = [
             seq,

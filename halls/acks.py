@@ -25,10 +25,12 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
+from halls.eventtypes import EventType
+
 DIGEST_HEX = 16  # a short SHA-256: 64 bits name what a screen showed well enough to settle a dispute
 SNAPSHOT = "snapshot"
 # The frames that put balls on the glass, by the key of the ball in their data.
-BALL_FRAMES = {"ball.drawn": "ball", "egame.ball": "ball"}
+BALL_FRAMES: dict[str, str] = {EventType.BALL_DRAWN: "ball", EventType.EGAME_BALL: "ball"}
 MAX_BALLS = 200  # a snapshot shows at most a game's balls (90 or 75 in the rules; room to spare)
 MAX_FRAME_CHARS = 20_000  # an ack frame far beyond this is not an ack
 MAX_ACKS = 64  # acks in one frame (a screen sends its pending acks at least every second)

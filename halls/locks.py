@@ -91,6 +91,7 @@ _HALLS = "halls.services.locks"
 _CASHIER = "halls.cashier.services.locks"
 _BINGO = "bingo.traditional.services.locks"
 _ELECTRONIC = "bingo.electronic.services.locks"
+_DRAWS = "bingo.draws.locks"
 _POOLS = "jackpots.services.locks"
 _TABLES = "jackpots.tables.services.locks"
 _MACHINES = "machines.services.locks"
@@ -114,6 +115,7 @@ TAKEN_BY: dict[Rank, tuple[str, ...]] = {
     Rank.EGAME: (_ELECTRONIC,),
     Rank.TERMINAL: (_ELECTRONIC,),
     Rank.BALL_SET: (_BINGO,),
+    Rank.DRAW_COMMITMENT: (_DRAWS,),
     Rank.PROGRAM: (_BINGO,),
     Rank.TABLE: (_TABLES,),
     Rank.HAND: (_TABLES,),

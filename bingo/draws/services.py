@@ -22,11 +22,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bingo import verifiable
-from bingo.draws import seedbox
+from bingo.draws import locks, seedbox
 from bingo.draws.models import DrawCommitment
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound, Unavailable
-from halls.locks import Rank, take
 from halls.services import audit
 
 _ORDERS_KEPT = 256  # games whose order a worker keeps in memory (a hall runs a few at a time)
@@ -135,8 +134,7 @@ def commit_draw(
 
 
 def _locked(room: str, game_ref: str) -> DrawCommitment:
-    take(Rank.DRAW_COMMITMENT, f"{room}-{game_ref}")
-    row = DrawCommitment.objects.select_for_update(of=("self",)).filter(room=room, game_ref=game_ref).first()
+    row = locks.lock_commitment(room, game_ref)
     if row is None:
         raise NotFound(_("This game's draw was never committed."), code="no_commitment")
     return row
