@@ -42,10 +42,13 @@ async def test_the_console_follows_its_stream_without_polling(
     await call(draw.enter_ball, game=game, number=top_row[0], actor=caller)
     await expect(page.locator(f"#console-board-{top_row[0]}")).to_have_class(re.compile(r"\bis-last\b"))
 
-    # Nothing is polled: a few quiet seconds, no request at all.
+    # Nothing is polled: a few quiet seconds, no request at all (the screens' watch, woken by the ball,
+    # asked once whether the room's screens showed it, and rests: this room has none).
+    await page.wait_for_timeout(500)
     before = len(api_calls)
     await page.wait_for_timeout(3000)
     assert api_calls[before:] == []
+    assert [u for u in api_calls if u.endswith("/console/screens/")], "the watch asked after the ball"
 
     # A lost ball event: the next one shows the gap, and one snapshot repairs it.
     tap.drop_balls = 1

@@ -6,6 +6,9 @@
  * default) after it was drawn is flagged. The one poll of the page: the acks are written by the web processes
  * that hold the sockets, in batches, and are not an event stream of their own. The box may name its own
  * alert texts (data-late-one, data-late-many: "terminals" where the default says "screens").
+ * A page that shows the current ball names its element (data-follow): once every screen has shown the ball
+ * (or there is none to watch) the watch rests, and the next change of that element wakes it, so a quiet
+ * console sends nothing; a screen that is late keeps it polling until the screen shows the ball.
  */
 (function (global) {
   "use strict";
@@ -18,6 +21,8 @@
   var list = doc.getElementById("screens-list");
   var EVERY_MS = 1000;
   var busy = false;
+  var follow = box.getAttribute("data-follow") ? doc.getElementById(box.getAttribute("data-follow")) : null;
+  var resting = false;  // every screen has shown the current ball: wait for the next one (data-follow)
 
   function say(format, values) { return global.interpolate(format, values, true); }
 
@@ -41,7 +46,13 @@
     return item;
   }
 
+  function settled(data) {
+    if (data.ball === null || data.ball === undefined || !data.screens.length) { return true; }
+    return data.screens.every(function (s) { return s.shown; });
+  }
+
   function render(data) {
+    resting = !!follow && settled(data);
     if (data.ball === null || data.ball === undefined || !data.screens.length) {
       box.hidden = true;
       return;
@@ -71,7 +82,7 @@
   }
 
   function poll() {
-    if (busy || doc.hidden) { return; }
+    if (busy || resting || doc.hidden) { return; }
     busy = true;
     global.HallApi.get(url).then(function (data) {
       busy = false;
@@ -79,6 +90,10 @@
     }, function () { busy = false; });
   }
 
+  if (follow && global.MutationObserver) {
+    new global.MutationObserver(function () { resting = false; poll(); })
+      .observe(follow, {childList: true, characterData: true, subtree: true});
+  }
   poll();
   global.setInterval(poll, EVERY_MS);
 })(window);
