@@ -102,16 +102,19 @@ def audit_close(row: DrawCommitment | None, actor: Actor) -> None:
 # A drawing game's commitment, kept by the worker (its sales digest is fixed, so the row no longer changes;
 # a game drawing without one never gets one): no read of it per ball. The least recently used goes first.
 _KEPT = 64
-_drawing: OrderedDict[int, DrawCommitment | None] = OrderedDict()
+# Keyed by the game's id and creation time: an id the database gives again (SQLite reuses a rolled-back
+# game's) is another game, never the one kept.
+_drawing: OrderedDict[tuple[int, object], DrawCommitment | None] = OrderedDict()
 
 
-def _of_drawing(game_id: int) -> DrawCommitment | None:
-    if game_id in _drawing:
-        _drawing.move_to_end(game_id)
-        return _drawing[game_id]
-    row = committed(game_id)
+def _of_drawing(game: ElectronicGame) -> DrawCommitment | None:
+    key = (game.pk, game.created_at)
+    if key in _drawing:
+        _drawing.move_to_end(key)
+        return _drawing[key]
+    row = committed(game.pk)
     if row is None or row.sales_digest:
-        _drawing[game_id] = row
+        _drawing[key] = row
         while len(_drawing) > _KEPT:
             _drawing.popitem(last=False)
     return row
@@ -122,7 +125,8 @@ def forget(game_id: int | None = None) -> None:
     if game_id is None:
         _drawing.clear()
         return
-    _drawing.pop(game_id, None)
+    for key in [key for key in _drawing if key[0] == game_id]:
+        del _drawing[key]
     draws.forget(room=ROOM, game_ref=ref(game_id))
 
 
@@ -131,7 +135,7 @@ def ball(game: ElectronicGame, ordinal: int) -> int | None:
     off, or no commitment). Raises bingo.draws.services.SeedUnavailable in a process without the key."""
     if not draws.enabled():
         return None
-    row = _of_drawing(game.pk)
+    row = _of_drawing(game)
     if row is None:
         return None
     return draws.ball_at(room=ROOM, game_ref=ref(game.pk), ordinal=ordinal, row=row)
