@@ -122,3 +122,18 @@ def param_id(params: Mapping[str, Any], key: str) -> int:
     if number <= 0 or isinstance(value, bool):
         raise InvalidInput(_("%(key)s: an id is needed.") % {"key": key}, code="bad_params", field=key)
     return number
+
+
+def target_of(kind: str, pk: int) -> str:
+    """What a proposal is about, as its `target` says it: "room:3", "program:5", "game:7"."""
+    return f"{kind}:{pk}"
+
+
+def target_pk(target: str, kind: str) -> int:
+    """The id in a target of `kind` ("room:3" → 3), or a refusal naming the shape expected."""
+    name, _sep, value = target.partition(":")
+    if name != kind or not value.isdigit():
+        raise InvalidInput(
+            _("The target of this change is %(kind)s:<id>.") % {"kind": kind}, code="bad_target"
+        )
+    return int(value)

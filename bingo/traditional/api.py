@@ -65,7 +65,7 @@ from bingo.traditional.services import (
     screen_acks,
     series,
 )
-from halls import access
+from halls import access, foureyes
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.models import Proposal, Role, Room, Venue
 from halls.proposals_api import proposed
@@ -397,7 +397,7 @@ class GameVoidView(HallAPIView):
         proposal = proposals.propose(
             venue=game.room.venue,
             kind=four_eyes.GAME_VOID,
-            target=four_eyes.target_of("game", game.pk),
+            target=foureyes.target_of("game", game.pk),
             params={"reason": data["reason"], "public_message": data["public_message"]},
             actor=actor(request),
         )

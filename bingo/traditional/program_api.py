@@ -53,7 +53,7 @@ from bingo.traditional.programs.simulate import SalesProfile, SimulationError, s
 from bingo.traditional.services import four_eyes, programs
 from bingo.traditional.services.programs.refusals import refused
 from bingo.traditional.signage import prize_table_pdf
-from halls import access, i18n
+from halls import access, foureyes, i18n
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import InvalidInput, NotFound
 from halls.models import Proposal, Role, Room
@@ -280,7 +280,7 @@ class RoomProgramListView(HallAPIView):
         proposal = proposals.propose(
             venue=room.venue,
             kind=four_eyes.PROGRAM_ACTIVATE,
-            target=four_eyes.target_of("room", room.pk),
+            target=foureyes.target_of("room", room.pk),
             params={
                 "code": data["code"],
                 "program_type": data["program_type"],
@@ -326,7 +326,7 @@ class ProgramVersionListView(HallAPIView):
         proposal = proposals.propose(
             venue=program.room.venue,
             kind=four_eyes.PROGRAM_CHANGE,
-            target=four_eyes.target_of("program", program.pk),
+            target=foureyes.target_of("program", program.pk),
             params={
                 "params": data["params"],
                 "effective_from": effective_from.isoformat() if effective_from else None,

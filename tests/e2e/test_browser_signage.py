@@ -14,7 +14,8 @@ from playwright.async_api import Page, expect
 
 from bingo.traditional.programs import terms
 from bingo.traditional.services import programs
-from bingo.traditional.services.four_eyes import PROGRAM_ACTIVATE, target_of
+from bingo.traditional.services.four_eyes import PROGRAM_ACTIVATE
+from halls.foureyes import target_of
 from halls.models import Proposal, Role, Room
 from halls.services import proposals
 from tests.conftest import make_user

@@ -26,7 +26,7 @@ from bingo.electronic.models import (
     Verification,
 )
 from bingo.electronic.services import four_eyes, games, screen_acks, sessions, terminals, verification
-from halls import access
+from halls import access, foureyes
 from halls.api import HallAPIView, actor, valid
 from halls.models import Role, Room, Venue
 from halls.proposals_api import proposed
@@ -301,7 +301,7 @@ class SpecialitiesView(HallAPIView):
         proposal = proposals.propose(
             venue=venue,
             kind=four_eyes.SPECIALITY_CREATE,
-            target=four_eyes.target_of("room", room.pk),
+            target=foureyes.target_of("room", room.pk),
             params={
                 "code": data["code"],
                 "name": data["name"],
@@ -345,7 +345,7 @@ class VersionsView(HallAPIView):
         proposal = proposals.propose(
             venue=speciality.venue,
             kind=four_eyes.SPECIALITY_RULES,
-            target=four_eyes.target_of("speciality", speciality.pk),
+            target=foureyes.target_of("speciality", speciality.pk),
             params={
                 "rules": data["rules"],
                 "effective_from": start.isoformat() if start else None,

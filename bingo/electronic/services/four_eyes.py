@@ -24,28 +24,15 @@ from bingo.electronic.models import Speciality
 from bingo.electronic.prizetable import rules_json
 from bingo.electronic.services import specialities
 from halls.errors import InvalidInput, NotFound
-from halls.foureyes import Kind, register_kind
+from halls.foureyes import Kind, register_kind, target_pk
 from halls.models import Proposal, Role, Room, Venue
 
 SPECIALITY_CREATE = "speciality.create"
 SPECIALITY_RULES = "speciality.rules"
 
 
-def target_of(kind: str, pk: int) -> str:
-    return f"{kind}:{pk}"
-
-
-def _pk(target: str, kind: str) -> int:
-    name, _sep, value = target.partition(":")
-    if name != kind or not value.isdigit():
-        raise InvalidInput(
-            _("The target of this change is %(kind)s:<id>.") % {"kind": kind}, code="bad_target"
-        )
-    return int(value)
-
-
 def _room(venue: Venue, target: str) -> Room:
-    found = Room.objects.filter(pk=_pk(target, "room"), venue=venue).first()
+    found = Room.objects.filter(pk=target_pk(target, "room"), venue=venue).first()
     if found is None:
         raise NotFound(_("No room %(target)s in this venue.") % {"target": target}, code="unknown_room")
     return found
@@ -53,7 +40,9 @@ def _room(venue: Venue, target: str) -> Room:
 
 def _speciality(venue: Venue, target: str) -> Speciality:
     found = (
-        Speciality.objects.filter(pk=_pk(target, "speciality"), venue=venue).select_related("room").first()
+        Speciality.objects.filter(pk=target_pk(target, "speciality"), venue=venue)
+        .select_related("room")
+        .first()
     )
     if found is None:
         raise NotFound(

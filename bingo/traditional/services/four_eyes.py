@@ -34,7 +34,7 @@ from bingo.traditional.services import corrections, games
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import config, signage
 from halls.errors import Conflict, InvalidInput, NotFound
-from halls.foureyes import Kind, register_kind
+from halls.foureyes import Kind, register_kind, target_of, target_pk
 from halls.models import Proposal, Role, Room, Venue
 from halls.services import proposals, venues
 
@@ -48,21 +48,8 @@ PROGRAM_KINDS = signage.PROGRAM_KINDS
 # --- targets ("room:3", "program:5", "game:7", "venue:1") ----------------------------------------------
 
 
-def target_of(kind: str, pk: int) -> str:
-    return f"{kind}:{pk}"
-
-
-def _pk(target: str, kind: str) -> int:
-    name, _sep, value = target.partition(":")
-    if name != kind or not value.isdigit():
-        raise InvalidInput(
-            _("The target of this change is %(kind)s:<id>.") % {"kind": kind}, code="bad_target"
-        )
-    return int(value)
-
-
 def _room(venue: Venue, target: str) -> Room:
-    found = Room.objects.filter(pk=_pk(target, "room"), venue=venue).select_related("venue").first()
+    found = Room.objects.filter(pk=target_pk(target, "room"), venue=venue).select_related("venue").first()
     if found is None:
         raise NotFound(_("No room %(target)s in this venue.") % {"target": target}, code="unknown_room")
     return found
@@ -70,7 +57,7 @@ def _room(venue: Venue, target: str) -> Room:
 
 def _program(venue: Venue, target: str) -> PrizeProgram:
     found = (
-        PrizeProgram.objects.filter(pk=_pk(target, "program"), room__venue=venue)
+        PrizeProgram.objects.filter(pk=target_pk(target, "program"), room__venue=venue)
         .select_related("room__venue")
         .first()
     )
@@ -81,7 +68,9 @@ def _program(venue: Venue, target: str) -> PrizeProgram:
 
 def _game(venue: Venue, target: str) -> Game:
     found = (
-        Game.objects.filter(pk=_pk(target, "game"), room__venue=venue).select_related("room__venue").first()
+        Game.objects.filter(pk=target_pk(target, "game"), room__venue=venue)
+        .select_related("room__venue")
+        .first()
     )
     if found is None:
         raise NotFound(_("No game %(target)s in this venue.") % {"target": target}, code="unknown_game")
@@ -271,7 +260,7 @@ def _percent(params: Mapping[str, Any], name: str) -> Decimal | None:
 
 
 def _validate_prize_settings(venue: Venue, target: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    if _pk(target, "venue") != venue.pk:
+    if target_pk(target, "venue") != venue.pk:
         raise NotFound(_("The target is not this venue."), code="unknown_venue")
     category = params.get("hall_category")
     wanted = venues.checked_prize_settings(
