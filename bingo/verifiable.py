@@ -51,9 +51,15 @@ SoldCard per card: the close of sales of 100,000 cards uses it (bench/sales_dige
    (counting from 0) is then at position k. The whole order is the draw's sequence; a game that ends at a
    bingo has drawn a prefix of it.
 
+**The golden ball** (`golden_ball`; electronic bingo's golden-ball prize, EB-05: the number whose Bingo wins
+it, drawn once at the close of sales): the same steps 1 to 3 with info = the ASCII bytes
+``bingo-draw/v1 golden 1-<max ball>`` (another key, so it says nothing of the balls' order), and the golden
+ball = 1 + the first unbiased index below max ball.
+
 **Verify** (`verify`): the revealed seed must hash to the commitment, and every ball drawn must equal the ball
 at its position in the order derived from the seed and the sales digest; the result says "verified" or the
-first thing that differs (the commitment, or the first position with what was drawn and what was due).
+first thing that differs (the commitment, the golden ball when the game had one, or the first position with
+what was drawn and what was due).
 Refusals carry a reason and facts (`Verification`, `SalesError`): str() is the English sentence.
 """
 
@@ -85,6 +91,7 @@ _ZEROS = bytes(_CHUNK)
 _NONCE = bytes(16)
 _BALLS = {top: frozenset(range(1, top + 1)) for top in MAX_BALLS}
 _INT = frozenset({int})
+_PURPOSES = ("balls", "golden")  # what a draw key is for (the HKDF info's second word)
 
 
 # -- seed and commitment ------------------------------------------------------------------------------------
@@ -298,11 +305,14 @@ def _check_max_ball(max_ball: object) -> int:
 # -- the balls ----------------------------------------------------------------------------------------------
 
 
-def draw_key(seed: bytes, digest: str, max_ball: int) -> bytes:
-    """Step 1: the ChaCha20 key, HKDF-SHA256 of the seed, salted with the sales digest, for the ball range."""
+def draw_key(seed: bytes, digest: str, max_ball: int, purpose: str = "balls") -> bytes:
+    """Step 1: the ChaCha20 key, HKDF-SHA256 of the seed, salted with the sales digest, for the ball range
+    and the purpose ("balls": the order; "golden": the golden ball)."""
     _check_seed(seed)
+    if purpose not in _PURPOSES:
+        raise ValueError(f"a draw key is for {' or '.join(_PURPOSES)}")
     salt = bytes.fromhex(digest_from_hex(digest))
-    info = f"{DRAW_LABEL} balls 1-{_check_max_ball(max_ball)}".encode("ascii")
+    info = f"{DRAW_LABEL} {purpose} 1-{_check_max_ball(max_ball)}".encode("ascii")
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=salt, info=info).derive(seed)
 
 
@@ -333,6 +343,11 @@ def iter_balls(seed: bytes, digest: str, max_ball: int) -> Iterator[int]:
         yield order[k]
 
 
+def golden_ball(seed: bytes, digest: str, max_ball: int) -> int:
+    """The golden ball: 1 + an unbiased index below max ball, from its own key (info "... golden 1-N")."""
+    return 1 + _below(_words(draw_key(seed, digest, max_ball, "golden")), max_ball)
+
+
 def balls(seed: bytes, digest: str, max_ball: int, count: int | None = None) -> list[int]:
     """The draw's order: all max_ball balls, or its first `count`."""
     taken = iter_balls(seed, digest, max_ball)
@@ -354,7 +369,10 @@ class Verification(NamedTuple):
         return self.reason == "verified"
 
     def __str__(self) -> str:
-        return VERIFICATION_EN[self.reason] % dict(self.facts)
+        said = VERIFICATION_EN[self.reason] % dict(self.facts)
+        if self.verified and "golden" in self.facts:
+            said += GOLDEN_VERIFIED_EN % dict(self.facts)
+        return said
 
 
 VERIFICATION_EN = {
@@ -363,17 +381,34 @@ VERIFICATION_EN = {
     "the commitment published was %(commitment)s",
     "sales_digest_mismatch": "the sales digest differs: the sales give %(computed)s, not %(given)s",
     "ball_differs": "ball %(position)s differs: %(drawn)s was drawn, the seed gives %(expected)s",
+    "golden_differs": "the golden ball differs: %(drawn)s was drawn, the seed gives %(expected)s",
     "too_many_balls": "%(count)s balls drawn, but a game of balls 1-%(max_ball)s has only %(max_ball)s",
 }
 
 
-def verify(seed: bytes, commitment: str, digest: str, drawn: Iterable[int], max_ball: int) -> Verification:
-    """Check a revealed draw: the seed against its commitment, then every ball drawn against the order the
-    seed gives (positions count from 1). The first difference is the answer."""
+GOLDEN_VERIFIED_EN = ", and so does the golden ball %(golden)s"
+
+
+def verify(
+    seed: bytes,
+    commitment: str,
+    digest: str,
+    drawn: Iterable[int],
+    max_ball: int,
+    *,
+    golden: int | None = None,
+) -> Verification:
+    """Check a revealed draw: the seed against its commitment, the golden ball (`golden`, when the game drew
+    one at its close of sales) against the seed's, then every ball drawn against the order the seed gives
+    (positions count from 1). The first difference is the answer."""
     computed = commit(seed)
     published = digest_from_hex(commitment)
     if not hmac.compare_digest(computed, published):
         return Verification("commitment_mismatch", {"computed": computed, "commitment": published})
+    if golden is not None:
+        expected_golden = golden_ball(seed, digest, max_ball)
+        if golden != expected_golden:
+            return Verification("golden_differs", {"drawn": golden, "expected": expected_golden})
     drawn = list(drawn)
     if len(drawn) > max_ball:
         return Verification("too_many_balls", {"count": len(drawn), "max_ball": max_ball})
@@ -382,7 +417,8 @@ def verify(seed: bytes, commitment: str, digest: str, drawn: Iterable[int], max_
     ):
         if ball != expected:
             return Verification("ball_differs", {"position": position, "drawn": ball, "expected": expected})
-    return Verification("verified", {"count": len(drawn)})
+    facts = {"count": len(drawn)} if golden is None else {"count": len(drawn), "golden": golden}
+    return Verification("verified", facts)
 
 
 def check_sales(sales: Sales, digest: str) -> Verification | None:

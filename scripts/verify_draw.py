@@ -13,7 +13,8 @@ before sales opened, and prints "verified" or the first thing that differs. Exit
 
 --sales is a JSON file of the shape {"format": "bingo-sales/v1", "game": ..., "max_ball": 75 or 90,
 "cards": [{"serial": ..., "numbers": [...]}, ...]}; its digest is computed here (and, when --sales-digest is
-given too, compared with it). --balls lists the balls drawn in order, separated by commas or spaces;
+given too, compared with it). --golden is the golden ball an electronic game drew at its close of sales
+(checked against the seed's). --balls lists the balls drawn in order, separated by commas or spaces;
 --balls-file reads them from a file ("-": standard input). --json prints the result as one JSON object.
 
 It imports the project's pure module bingo/verifiable.py (which imports nothing of Django; its docstring
@@ -57,6 +58,9 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     drawn = parser.add_mutually_exclusive_group(required=True)
     drawn.add_argument("--balls", help="the balls drawn, in order: 17,4,88,...")
     drawn.add_argument("--balls-file", help="a file of the balls drawn, in order ('-': standard input)")
+    parser.add_argument(
+        "--golden", type=int, help="the golden ball drawn at the close of sales (electronic bingo), if any"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     if args.sales is None and (args.sales_digest is None or args.max_ball is None):
@@ -87,7 +91,7 @@ def run(args: argparse.Namespace) -> verifiable.Verification:
         text = sys.stdin.read()
     else:
         text = Path(args.balls_file).read_text(encoding="utf-8")
-    return verifiable.verify(seed, commitment, digest, parse_balls(text), max_ball)
+    return verifiable.verify(seed, commitment, digest, parse_balls(text), max_ball, golden=args.golden)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,6 +27,7 @@ class DrawPage:
     title: str
     record: services.DrawRecord
     balls: list[int]
+    golden: int | None  # the golden ball drawn at the close of sales (electronic bingo), or None
     finished: bool
     verification: verifiable.Verification | None  # None before the reveal
     verdict: str  # the verification in the reader's language ("" before the reveal)
@@ -60,11 +61,17 @@ def verdict(result: verifiable.Verification) -> str:
             "of sales was %(given)s."
         ),
         "ball_differs": _("Ball %(position)s differs: %(drawn)s was drawn, the seed gives %(expected)s."),
+        "golden_differs": _(
+            "The golden ball differs: %(drawn)s was drawn at the close of sales, the seed gives %(expected)s."
+        ),
         "too_many_balls": _(
             "%(count)s balls drawn, but a game of balls 1-%(max_ball)s has only %(max_ball)s."
         ),
     }
-    return texts[result.reason] % dict(result.facts)
+    said = texts[result.reason] % dict(result.facts)
+    if result.verified and "golden" in result.facts:
+        said += " " + _("The golden ball %(golden)s follows from them too.") % dict(result.facts)
+    return said
 
 
 def page(room: str, game_ref: str) -> DrawPage | None:
@@ -74,6 +81,7 @@ def page(room: str, game_ref: str) -> DrawPage | None:
     if reader is None or record is None:
         return None
     balls = list(reader.balls(game_ref))
+    golden = reader.golden(game_ref)
     result: verifiable.Verification | None = None
     command = ""
     if record.seed:
@@ -81,12 +89,12 @@ def page(room: str, game_ref: str) -> DrawPage | None:
             held = sales(room, game_ref, reader, record)
         except verifiable.SalesError:
             held = None  # checked below without them: the digest fixed at the close still decides the balls
-        result = services.check(room=room, game_ref=game_ref, drawn=balls, sales=held)
+        result = services.check(room=room, game_ref=game_ref, drawn=balls, sales=held, golden=golden)
         drawn = ",".join(map(str, balls)) or '""'
         command = (
             f"python3 {VERIFIER} --seed {record.seed} --commitment {record.commitment} "
             f"--sales {sales_file_name(room, game_ref)} --sales-digest {record.sales_digest} "
-            f"--balls {drawn}"
+            f"--balls {drawn}" + (f" --golden {golden}" if golden is not None else "")
         )
     return DrawPage(
         room=room,
@@ -94,6 +102,7 @@ def page(room: str, game_ref: str) -> DrawPage | None:
         title=reader.title(game_ref),
         record=record,
         balls=balls,
+        golden=golden,
         finished=reader.finished(game_ref),
         verification=result,
         verdict=verdict(result) if result is not None else "",

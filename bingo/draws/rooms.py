@@ -20,6 +20,9 @@ class Reader(Protocol):
     def finished(self, game_ref: str) -> bool:
         """Whether the game is over (only then is its seed revealed)."""
 
+    def golden(self, game_ref: str) -> int | None:
+        """The golden ball drawn at the close of sales (electronic bingo's golden-ball prize), or None."""
+
 
 _READERS: dict[str, Reader] = {}
 

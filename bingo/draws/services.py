@@ -232,6 +232,17 @@ def order(row: DrawCommitment) -> list[int]:
     return found
 
 
+def golden_at(*, room: str, game_ref: str, row: DrawCommitment | None = None) -> int:
+    """The game's golden ball (electronic bingo's golden-ball prize), from its seed and its sales digest:
+    drawn once, at the close of sales, by the worker (it holds the key)."""
+    row = row or DrawCommitment.objects.filter(room=room, game_ref=game_ref).first()
+    if row is None:
+        raise NotFound(_("This game's draw was never committed."), code="no_commitment")
+    if not row.sales_digest:
+        raise Conflict(_("The game's sales are still open: its balls are not fixed yet."), code="sales_open")
+    return verifiable.golden_ball(_seed(row), row.sales_digest, row.max_ball)
+
+
 def ball_at(*, room: str, game_ref: str, ordinal: int, row: DrawCommitment | None = None) -> int:
     """The ball due at position `ordinal` (from 1) of the game's draw."""
     row = row or DrawCommitment.objects.filter(room=room, game_ref=game_ref).first()
@@ -303,10 +314,16 @@ def record(*, room: str, game_ref: str) -> DrawRecord | None:
 
 
 def check(
-    *, room: str, game_ref: str, drawn: Iterable[int], sales: verifiable.Sales | None = None
+    *,
+    room: str,
+    game_ref: str,
+    drawn: Iterable[int],
+    sales: verifiable.Sales | None = None,
+    golden: int | None = None,
 ) -> verifiable.Verification:
     """Recompute a revealed draw as anyone can: the seed against the commitment, the sales (when given)
-    against the digest, every ball against the order. Refused before the reveal."""
+    against the digest, the golden ball (when the game drew one), every ball against the order. Refused
+    before the reveal."""
     row = DrawCommitment.objects.filter(room=room, game_ref=game_ref).first()
     if row is None:
         raise NotFound(_("This game's draw was never committed."), code="no_commitment")
@@ -317,4 +334,4 @@ def check(
         if mismatch is not None:
             return mismatch
     seed = verifiable.seed_from_hex(row.seed)
-    return verifiable.verify(seed, row.commitment, row.sales_digest, drawn, row.max_ball)
+    return verifiable.verify(seed, row.commitment, row.sales_digest, drawn, row.max_ball, golden=golden)

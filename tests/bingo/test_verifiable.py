@@ -668,3 +668,80 @@ def test_the_verifier_refuses_a_seed_that_is_not_the_one_committed(
         f"the seed does not match the commitment: its SHA-256 is {v.commit(replaced)}, "
         f"the commitment published was {EXAMPLE_COMMITMENT}"
     )
+
+
+# -- the golden ball ----------------------------------------------------------------------------------------
+
+
+def documented_golden(seed: bytes, digest: str, max_ball: int) -> int:
+    """The golden ball as the module's docstring specifies it, with the standard library's HKDF."""
+    key = hkdf_sha256(seed, bytes.fromhex(digest), f"bingo-draw/v1 golden 1-{max_ball}".encode(), 32)
+    stream = Cipher(algorithms.ChaCha20(key, bytes(16)), mode=None).encryptor().update(bytes(64))
+    for i in range(0, len(stream), 4):
+        word = int.from_bytes(stream[i : i + 4], "little")
+        if word < 2**32 - (2**32 % max_ball):
+            return 1 + word % max_ball
+    raise AssertionError("16 words rejected in a row")
+
+
+def test_the_golden_ball_known_answers() -> None:
+    assert v.golden_ball(EXAMPLE_SEED, EXAMPLE_DIGEST, 90) == documented_golden(
+        EXAMPLE_SEED, EXAMPLE_DIGEST, 90
+    )
+    assert v.golden_ball(bytes(32), EMPTY_75_DIGEST, 75) == documented_golden(bytes(32), EMPTY_75_DIGEST, 75)
+    # Its own key: not the balls' key, so the golden ball tells nothing of the order.
+    assert v.draw_key(EXAMPLE_SEED, EXAMPLE_DIGEST, 90, "golden") != v.draw_key(
+        EXAMPLE_SEED, EXAMPLE_DIGEST, 90
+    )
+    with pytest.raises(ValueError, match="balls or golden"):
+        v.draw_key(EXAMPLE_SEED, EXAMPLE_DIGEST, 90, "bonus")
+
+
+@settings(max_examples=40, deadline=None)
+@given(seeds, sales_of())
+def test_the_golden_ball_follows_the_documented_algorithm_and_is_verified(
+    seed: bytes, sales: v.Sales
+) -> None:
+    digest = v.sales_digest(sales)
+    golden = v.golden_ball(seed, digest, sales.max_ball)
+    assert 1 <= golden <= sales.max_ball
+    assert golden == documented_golden(seed, digest, sales.max_ball)
+    drawn = v.balls(seed, digest, sales.max_ball, 20)
+    found = v.verify(seed, v.commit(seed), digest, drawn, sales.max_ball, golden=golden)
+    assert found.verified and found.facts == {"count": 20, "golden": golden}
+    assert str(found).endswith(f"and so does the golden ball {golden}")
+    other = golden % sales.max_ball + 1
+    refused = v.verify(seed, v.commit(seed), digest, drawn, sales.max_ball, golden=other)
+    assert (refused.reason, dict(refused.facts)) == ("golden_differs", {"drawn": other, "expected": golden})
+    assert str(refused) == f"the golden ball differs: {other} was drawn, the seed gives {golden}"
+
+
+@pytest.mark.parametrize("max_ball", v.MAX_BALLS)
+def test_the_golden_ball_is_uniform_over_100000_draws(max_ball: int) -> None:
+    draws = 100_000
+    digest = v.sales_digest(v.Sales("CHI-GOLD", max_ball, ()))
+    counts = [0] * max_ball
+    for i in range(draws):
+        counts[v.golden_ball(fixed_seed(i), digest, max_ball) - 1] += 1
+    p = chi_square_sf(pearson(counts, draws / max_ball), max_ball - 1)
+    assert p > CHI_SQUARE_P_MIN, (p, counts)
+
+
+def test_the_verifier_checks_the_golden_ball(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    digest = v.sales_digest(EXAMPLE)
+    golden = v.golden_ball(EXAMPLE_SEED, digest, 90)
+    common = ["--seed", EXAMPLE_SEED.hex(), "--commitment", EXAMPLE_COMMITMENT, "--sales-digest", digest]
+    balls = ",".join(map(str, EXAMPLE_BALLS[:30]))
+    args = [*common, "--max-ball", "90", "--balls", balls, "--json"]
+    code, out = run_in_process(*args, "--golden", str(golden), capsys=capsys)
+    assert code == 0
+    assert json.loads(out) == {"verified": True, "reason": "verified", "count": 30, "golden": golden}
+    wrong = golden % 90 + 1
+    code, out = run_in_process(*args, "--golden", str(wrong), capsys=capsys)
+    assert code == 1
+    assert json.loads(out) == {
+        "verified": False,
+        "reason": "golden_differs",
+        "drawn": wrong,
+        "expected": golden,
+    }

@@ -11,8 +11,9 @@
 
 With HALL_VERIFIABLE_DRAWS off nothing is committed and the balls come from the CSPRNG, as before. A game
 that opened its sales with the setting off draws from the CSPRNG to its end (it has no commitment).
-The golden ball (drawn once at the close of sales) stays the CSPRNG's: the sequence the seed gives is the
-order of the balls, and the golden number is not one of its positions.
+The golden ball (drawn once, at the close of sales, by the worker that closes them) is the seed's too
+(`golden`: bingo.verifiable.golden_ball, its own key from the seed and the sales digest); the public page and
+the standalone verifier (--golden) check it with the balls.
 """
 
 from __future__ import annotations
@@ -141,6 +142,14 @@ def ball(game: ElectronicGame, ordinal: int) -> int | None:
     return draws.ball_at(room=ROOM, game_ref=ref(game.pk), ordinal=ordinal, row=row)
 
 
+def golden(row: DrawCommitment) -> int | None:
+    """The golden ball of a committed game whose sales just closed (None with the setting off). Raises
+    bingo.draws.services.SeedUnavailable in a process without the key."""
+    if not draws.enabled():
+        return None
+    return draws.golden_at(room=ROOM, game_ref=row.game_ref, row=row)
+
+
 # --- the reveal ---------------------------------------------------------------------------------------------
 
 # bingo.electronic.apps registers the Celery door (tasks.enqueue_reveal) here: services import no tasks.
@@ -235,3 +244,8 @@ class DrawReader:
     def finished(self, game_ref: str) -> bool:
         game = self._game(game_ref)
         return game is not None and game.state == EGameState.CLOSED
+
+    def golden(self, game_ref: str) -> int | None:
+        game = self._game(game_ref)
+        number = (game.terms or {}).get("golden_ball") if game is not None else None
+        return number if isinstance(number, int) else None

@@ -19,8 +19,9 @@
   stalled draws.
 
 Balls (issue 28): a game committed when its sales opened (services.commitments, HALL_VERIFIABLE_DRAWS) draws
-the balls its seed and its sales digest give, in order; otherwise, and for the golden ball, `secrets` (the
-CSPRNG). Its seed is revealed after it. Tests replace the picker through `use_ball_picker` only.
+the balls its seed and its sales digest give, in order, and the golden ball they give at the close of sales;
+otherwise `secrets` (the CSPRNG). Its seed is revealed after it. Tests replace the picker through
+`use_ball_picker` only.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from django.db.models import Sum
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
+from bingo.draws.models import DrawCommitment
 from bingo.electronic import network_hooks
 from bingo.electronic.models import (
     EBall,
@@ -270,7 +272,7 @@ def _close_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
     commitments.audit_close(draw, actor)  # the draw's close in the chain, after the pools' locks
     golden = None
     if any(p.type is PrizeType.GOLDEN_BALL for p in rules.prizes):
-        golden = _pick(game, "golden", range(1, rules.layout.max_number + 1))
+        golden = _golden_number(game, rules, draw)
     joined = network_hooks.joins(game)  # the Gran prizes this game plays in a network round
     terms = _network_only_joined(
         fix_terms(
@@ -490,6 +492,16 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
 # FOR TESTS ONLY: games a test's picker drew a ball of; their later balls are the CSPRNG's, not the seed's
 # (the seed's order would repeat a ball the picker drew).
 _picked_by_test: set[int] = set()
+
+
+def _golden_number(game: ElectronicGame, rules: Rules, draw: DrawCommitment | None) -> int:
+    """The golden ball, drawn at the close of sales: the committed seed's (a verifiable draw), else the
+    CSPRNG's. A test's picker (`use_ball_picker`) overrides both."""
+    if _picker is _secure and draw is not None:
+        number = commitments.golden(draw)
+        if number is not None:
+            return number
+    return _pick(game, "golden", range(1, rules.layout.max_number + 1))
 
 
 def _next_number(game: ElectronicGame, rules: Rules, ordinal: int, drawn: set[int]) -> int:

@@ -223,6 +223,9 @@ class Reader:
         game = self._game(game_ref)
         return game.room.venue_id if game is not None else None
 
+    def golden(self, game_ref: str) -> int | None:
+        return None  # its games have no golden ball
+
     def finished(self, game_ref: str) -> bool:
         game = self._game(game_ref)
         return game is not None and game.state in (GameState.CLOSED, GameState.VOID)

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bingo import verifiable
-from bingo.draws import rooms
+from bingo.draws import publish, rooms
 from bingo.draws import services as draws
 from bingo.draws.models import DrawCommitment
 from bingo.electronic.models import EBall, EGameState, ElectronicGame
@@ -30,6 +30,7 @@ from bingo.electronic.services.steps import rules_of
 from halls.errors import Conflict
 from halls.models import AuditEntry
 from tests.bingo.electronic.support import (
+    RULES_90,
     buy,
     enqueued,
     funded_card,
@@ -69,8 +70,8 @@ def reveals() -> Iterator[list[int]]:
 class Hall:
     """A speciality with its terminal and a funded player card, its game selling."""
 
-    def __init__(self, venue: Any, operator: Any, cashier: Any) -> None:
-        self.speciality = make_speciality(venue, operator)
+    def __init__(self, venue: Any, operator: Any, cashier: Any, rules: dict[str, Any] | None = None) -> None:
+        self.speciality = make_speciality(venue, operator, rules=rules)
         self.terminal, _ = make_terminal(self.speciality, operator)
         open_verified_session(self.speciality, operator)
         self.card = funded_card(venue, cashier, Decimal("500.00"))
@@ -338,3 +339,57 @@ def test_the_close_packs_each_card_as_the_sales_digest_takes_it(
     assert verifiable.sales_digest_of("electronic-1", 90, packed) == verifiable.sales_digest(
         verifiable.Sales("electronic-1", 90, sold)
     )
+
+
+GOLDEN_RULES = {
+    **RULES_90,
+    "prizes": [
+        *RULES_90["prizes"],
+        {"code": "oro", "name": "Bola de oro", "type": "golden_ball", "fixed": "5.00"},
+    ],
+}
+
+
+def test_the_golden_ball_is_the_seeds_and_the_public_page_and_the_script_check_it(
+    venue, operator, cashier, django_capture_on_commit_callbacks, tmp_path
+) -> None:
+    hall = Hall(venue, operator, cashier, rules=GOLDEN_RULES)
+    with enqueued(), reveals() as asked:
+        game = hall.next_game()
+        hall.sell(game, [bytes([n]) * 16 for n in range(1, 4)])
+        with django_capture_on_commit_callbacks(execute=True):
+            games.close_sales(game, early=True)
+        game.refresh_from_db()
+        golden = game.terms["golden_ball"]
+        row = commitments.committed(game.pk)
+        assert row is not None and isinstance(golden, int)
+        # Before the reveal the page shows the golden ball drawn, but nobody can check it yet.
+        before = publish.page("electronic", str(game.pk))
+        assert before is not None and before.golden == golden and before.verification is None
+        game = play(game, django_capture_on_commit_callbacks)
+        revealed = commitments.reveal(asked[0])
+    assert revealed is not None
+    seed = bytes.fromhex(revealed.seed)
+    assert golden == verifiable.golden_ball(seed, row.sales_digest, 90)
+    page = publish.page("electronic", str(game.pk))
+    assert page is not None and page.verification is not None
+    assert page.verification.verified and page.verification.facts["golden"] == golden
+    assert page.command.endswith(f"--golden {golden}") and str(golden) in page.verdict
+    # The standalone verifier, given the golden ball, agrees; given another, it names the golden ball.
+    sales = draws.sales_of(row, reader_of("electronic").sales(str(game.pk)))
+    sales_file = tmp_path / "sales.json"
+    sales_file.write_text(json.dumps(verifiable.sales_to_json(sales)), encoding="utf-8")
+    argv = [sys.executable, str(VERIFIER), "--seed", revealed.seed, "--commitment", revealed.commitment]
+    argv += ["--sales", str(sales_file), "--balls", ",".join(map(str, drawn(game)))]
+    done = subprocess.run([*argv, "--golden", str(golden)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "golden ball" in done.stdout, done.stdout + done.stderr
+    other = golden % 90 + 1
+    differs = subprocess.run([*argv, "--golden", str(other)], capture_output=True, text=True, timeout=60)
+    assert differs.returncode == 1 and "golden ball differs" in differs.stdout
+    # The golden ball rewritten in the game after it (the database owner): the page names the difference.
+    with as_db_owner(ElectronicGame):
+        ElectronicGame.objects.filter(pk=game.pk).update(terms={**game.terms, "golden_ball": other})
+    tampered = publish.page("electronic", str(game.pk))
+    assert tampered is not None and tampered.verification is not None
+    assert tampered.verification.reason == "golden_differs"
+    assert dict(tampered.verification.facts) == {"drawn": other, "expected": golden}

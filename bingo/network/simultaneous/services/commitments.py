@@ -237,6 +237,9 @@ class DrawReader:
     def venue_id(self, game_ref: str) -> int | None:
         return None  # the central's game: every member hall's
 
+    def golden(self, game_ref: str) -> int | None:
+        return None  # its games have no golden ball
+
     def finished(self, game_ref: str) -> bool:
         game = self._game(game_ref)
         return game is not None and game.state in (NetworkGameState.CLOSED, NetworkGameState.VOID)
