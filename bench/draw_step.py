@@ -163,7 +163,9 @@ def free_port(ports: range = PORTS) -> int:
 class Hall:
     games: list[int]  # measured, one after another
     verifiable: dict[int, bool]  # game id -> drawn from a committed seed (bingo.draws) or with `secrets`
-    warmup: int  # drawn for a few balls first, so no measured step is a worker's first
+    warmups: list[
+        int
+    ]  # drawn for a few balls first (one game per mode), so no measured step is a worker's first
     screens: dict[int, str]  # game id -> its room's screen token
 
 
@@ -186,9 +188,13 @@ def build_hall(run: str, cards: int, games: int, pace: Decimal, modes: list[bool
     )
     actor = User.objects.create_user(f"bench-draw-{run}")
     ball_set = series_services.create_ball_set(venue=venue, name="Bench", actor=actor)
-    hall = Hall(games=[], verifiable={}, warmup=0, screens={})
-    settings.HALL_VERIFIABLE_DRAWS = modes[0]
-    hall.warmup, _ = make_game(venue, "Calentamiento", 60, Decimal("0.1"), ball_set, actor, hall)
+    hall = Hall(games=[], verifiable={}, warmups=[], screens={})
+    for mode in modes:  # a warm-up game per mode: each path's first use is paid before the measured games
+        settings.HALL_VERIFIABLE_DRAWS = mode
+        warmup, _ = make_game(
+            venue, f"Calentamiento {len(hall.warmups) + 1}", 60, Decimal("0.1"), ball_set, actor, hall
+        )
+        hall.warmups.append(warmup)
     for _ in range(games):
         for mode in modes:
             # Read when the game is created: on, its seed is committed and its balls are the seed's.
@@ -501,6 +507,10 @@ def main() -> int:
         TIMINGS_ENV: str(timings),
         # The bench's events stay off the channel groups of anything else on this Redis.
         "CHANNEL_PREFIX": f"bench-draw-{run}",
+        # The web process takes its connections from a pool, as production's web unit does
+        # (hall-web.service, HALL_DB_POOL=16): without it the screens' ack writer opens a connection per
+        # batch (every 250 ms, ~5 ms of the server's CPU) on the draw's two cores. The worker drops the pool.
+        "HALL_DB_POOL": os.environ.get("HALL_DB_POOL", "16"),
     }
     procs = Processes(logdir, env)
     print(f"worker and web logs in {logdir}", flush=True)
@@ -523,17 +533,20 @@ def main() -> int:
         procs.wait_for("worker", lambda: " ready." in procs.log("worker"))
         procs.wait_for("web", lambda: port_open(port))
 
-        # 0. Warm-up: a few balls of a small game, so that no measured step is a worker process's first.
+        # 0. Warm-up: a few balls of a small game per mode, drawn together (both pool processes take steps
+        # of both), so that no measured step is a worker process's first of its kind.
         from bingo.traditional.models import Game
 
-        game_services.start_draw(game=Game.objects.get(pk=hall.warmup), actor="bench")
+        for warmup in hall.warmups:
+            game_services.start_draw(game=Game.objects.get(pk=warmup), actor="bench")
 
         def warm_steps() -> int:
             return sum(1 for r in read_timings(timings) if r["task"] == DRAW_TASK)
 
-        wait_until(lambda: warm_steps() >= WARMUP_BALLS, 60, warm_steps)
-        game_services.void_game(game=Game.objects.get(pk=hall.warmup), actor="bench", reason="warm-up over")
-        time.sleep(0.5)  # the step already enqueued finds the game void and does nothing
+        wait_until(lambda: warm_steps() >= WARMUP_BALLS * len(hall.warmups), 60, warm_steps)
+        for warmup in hall.warmups:
+            game_services.void_game(game=Game.objects.get(pk=warmup), actor="bench", reason="warm-up over")
+        time.sleep(0.5)  # the steps already enqueued find their games void and do nothing
         cold = sorted((r for r in read_timings(timings) if r["task"] == DRAW_TASK), key=lambda r: r["start"])
         print(
             "warm-up: first draw steps of the fresh worker took "
@@ -622,15 +635,54 @@ def main() -> int:
     for mode, label in ((True, "on"), (False, "off")):
         print(describe(f"draw task duration, commitment {label}", by_mode[mode]))
         print(describe(f"draw task CPU, commitment {label}", cpu_by_mode[mode]))
+    for mode, label in ((True, "on"), (False, "off")):
+        slowest = sorted(
+            (r for r in draws if hall.verifiable[r["args"][0]] == mode), key=lambda r: r["ms"], reverse=True
+        )[:4]
+        print(
+            f"slowest steps, commitment {label}: "
+            + ", ".join(
+                f"game {r['args'][0]} ball {r['args'][1]} {r['ms']:.1f} ms (CPU {r['cpu_ms']:.1f})"
+                for r in slowest
+            )
+        )
+    for game_id in hall.games:
+        own = [r for r in draws if r["args"][0] == game_id]
+        if own:
+            own_ms, own_cpu = [r["ms"] for r in own], [r["cpu_ms"] for r in own]
+            print(
+                f"game {game_id} (commitment {'on' if hall.verifiable[game_id] else 'off'}): "
+                f"p50 {percentile(own_ms, 50):.1f} p99 {percentile(own_ms, 99):.1f} "
+                f"CPU p50 {percentile(own_cpu, 50):.1f} ms, first Bingo at ball {bingo_at[game_id]}"
+            )
+    # Each game's first step builds its detector over 100,000 cards (the same work on or off): with a few
+    # games these few steps are the p99. The steps after the first, and the first steps' mean, apart.
+    later = {
+        mode: [r["ms"] for r in draws if hall.verifiable[r["args"][0]] == mode and r["args"][1] > 1]
+        for mode in (True, False)
+    }
+    first = {
+        mode: [r["ms"] for r in draws if hall.verifiable[r["args"][0]] == mode and r["args"][1] == 1]
+        for mode in (True, False)
+    }
+    for mode, label in ((True, "on"), (False, "off")):
+        print(describe(f"draw task duration after ball 1, commitment {label}", later[mode]))
+        print(describe(f"draw task duration of ball 1, commitment {label}", first[mode]))
     compared = ""
     if by_mode[True] and by_mode[False]:
         p50 = percentile(by_mode[True], 50) / percentile(by_mode[False], 50)
         p99 = percentile(by_mode[True], 99) / percentile(by_mode[False], 99)
         mean = (sum(by_mode[True]) / len(by_mode[True])) / (sum(by_mode[False]) / len(by_mode[False]))
         cpu = percentile(cpu_by_mode[True], 50) / percentile(cpu_by_mode[False], 50)
-        print(f"commitment on / off: p50 x{p50:.3f}  p99 x{p99:.3f}  mean x{mean:.3f}  CPU p50 x{cpu:.3f}")
+        later_p99 = percentile(later[True], 99) / percentile(later[False], 99)
+        first_mean = (sum(first[True]) / len(first[True])) / (sum(first[False]) / len(first[False]))
+        print(
+            f"commitment on / off: p50 x{p50:.3f}  p99 x{p99:.3f}  mean x{mean:.3f}  CPU p50 x{cpu:.3f}  "
+            f"p99 after ball 1 x{later_p99:.3f}  ball 1 mean x{first_mean:.3f}"
+        )
         compared = (
             f" on_off_p50={p50:.3f} on_off_p99={p99:.3f} on_off_mean={mean:.3f} on_off_cpu_p50={cpu:.3f}"
+            f" on_off_p99_after_ball1={later_p99:.3f} on_off_ball1_mean={first_mean:.3f}"
         )
     from bingo.traditional.models import Game as DrawnGame
 
