@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "halls",
     "halls.cashier",
     "halls.link",
+    "halls.regulator",
     "halls.door",
     "halls.cage",
     "jackpots",
@@ -653,8 +654,8 @@ HALL_AML_BY_JURISDICTION: dict[str, dict[str, str | int]] = {}
 # central and follows the central's streams with `manage.py run_link` (deploy/systemd/hall-link.service);
 # the central serves /api/link/ and /ws/link/ to its venues' credentials (`manage.py link_credential`).
 HALL_ROLE = env.str("HALL_ROLE", default="venue")
-if HALL_ROLE not in ("venue", "central"):
-    raise ImproperlyConfigured(f"HALL_ROLE must be 'venue' or 'central', not {HALL_ROLE!r}.")
+if HALL_ROLE not in ("venue", "central", "regulator"):
+    raise ImproperlyConfigured(f"HALL_ROLE must be 'venue', 'central' or 'regulator', not {HALL_ROLE!r}.")
 # Venue: the central's base URL (https://central.example.net), this venue's licence_number, its credential.
 HALL_CENTRAL_URL = env.str("HALL_CENTRAL_URL", default="").rstrip("/")
 HALL_LINK_VENUE = env.str("HALL_LINK_VENUE", default="")

@@ -1,0 +1,11 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class RegulatorConfig(AppConfig):
+    """The gaming authority's node (HALL_ROLE=regulator): the feed received, the portal."""
+
+    name = "halls.regulator"
+    label = "regulator"
+    verbose_name = _("Gaming authority node")
+    default_auto_field = "django.db.models.BigAutoField"
