@@ -21,7 +21,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from halls.errors import DomainError
 from halls.regulator.authority import authority_page
 from halls.regulator.models import Installation
-from halls.regulator.services import alarms as alarm_services
+from halls.regulator.services import clear as alarm_services
 from halls.regulator.services import portal, verify
 
 # How often a page reloads its fragment without being told (seconds).
@@ -54,7 +54,7 @@ def map_page(request: HttpRequest) -> HttpResponse:
         places=places,
         counts=counts,
         shapes=portal.map_shapes(),
-        default_window=settings.HALL_FEED_SILENCE_SECONDS,
+        default_window=settings.HALL_REGULATOR_SILENCE_SECONDS,
     )
 
 

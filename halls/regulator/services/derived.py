@@ -5,8 +5,8 @@ alarm is never raised for a message that was not kept):
 
 - **a game without its commitment** (AlarmKind.NO_COMMITMENT): a game's sales (game.sales) or a ball
   (game.ball) arrive from an installation that sent no game.committed for that game before. Only the games of
-  the draw rooms that commit every game (HALL_REGULATOR_COMMITTED_ROOMS: electronic, automatic, simultaneous
-  by default); one alarm per game, however many of its messages follow.
+  the draw rooms that commit every game (HALL_REGULATOR_COMMITTED_ROOMS: electronic, with automatic bingo,
+  and simultaneous by default); one alarm per game, however many of its messages follow.
 - **a prize paid above its pool** (AlarmKind.PRIZE_ABOVE_POOL): a prize paid from a pool (game.prize naming
   its pool) above the pool's amount as last reported (pool.amounts: the sum of its levels), or a pool's award
   (pool.award) above its level's last reported amount. The last report is the sending installation's; a

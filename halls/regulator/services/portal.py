@@ -15,6 +15,8 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from halls.feed.kinds import FeedKind
@@ -27,7 +29,7 @@ from halls.regulator.services.verify import Problem
 
 def window_seconds(installation: Installation) -> int:
     """How long the installation may stay silent: its own window, else the node's setting."""
-    return int(installation.silence_seconds or settings.HALL_FEED_SILENCE_SECONDS)
+    return int(installation.silence_seconds or settings.HALL_REGULATOR_SILENCE_SECONDS)
 
 
 @dataclass
@@ -87,12 +89,15 @@ def map_shapes() -> dict[str, Any]:
 
 # --- live sessions and games ------------------------------------------------------------------------------
 
+# A committed draw's seed revealed after its game (its kind is feedfacts' FeedKind.GAME_REVEALED).
+GAME_REVEALED = "game.revealed"
 GAME_KINDS = (
     FeedKind.GAME_COMMITTED,
     FeedKind.GAME_SALES,
     FeedKind.GAME_BALL,
     FeedKind.GAME_PRIZE,
     FeedKind.GAME_ENDED,
+    GAME_REVEALED,
 )
 SESSION_KINDS = (FeedKind.SESSION_OPENED, FeedKind.SESSION_CLOSED)
 # At most this many games on the live page (the open ones first).
@@ -231,7 +236,10 @@ def _apply(game: LiveGame, kind: str, payload: dict[str, Any]) -> None:
         )
     elif kind == FeedKind.GAME_ENDED:
         game.state = "void" if payload.get("state") == "void" else "closed"
+        game.seed = str(payload.get("seed") or game.seed)
+    elif kind == GAME_REVEALED:  # only ever after its game
         game.seed = str(payload.get("seed") or "")
+        game.state = "closed" if game.state == "open" else game.state
 
 
 def _session(
@@ -419,7 +427,7 @@ def chain_heads() -> list[Heads]:
     """Each installation's chain heads as its latest anchor message reported them."""
     counts = dict(
         FeedMessage.objects.filter(kind=FeedKind.ANCHOR)
-        .values_list("installation_id")
+        .values("installation_id")
         .annotate(n=Count("pk"))
         .values_list("installation_id", "n")
     )
@@ -476,11 +484,24 @@ def alarm_text(alarm: Alarm) -> str:
         text = " ".join(problems)
         return text + (" " + _("And %(n)s more.") % {"n": more} if more > 0 else "")
     if kind == AlarmKind.SILENT:
-        return _("Not heard from within its window.")
-    if kind == AlarmKind.GAP:
-        return _("A gap in its sequence: expected %(expected)s, received %(received)s.") % _with(
-            values, "expected", "received"
+        heard = parse_datetime(values.get("last_heard", ""))
+        values["last_heard"] = (
+            date_format(timezone.localtime(heard), "SHORT_DATETIME_FORMAT") if heard else "—"
         )
+        return _("Not heard from since %(last_heard)s (its window: %(window_seconds)s s).") % _with(
+            values, "last_heard", "window_seconds"
+        )
+    said = {
+        AlarmKind.GAP: _("Message %(sequence)s arrived out of order: the node expected %(expected)s."),
+        AlarmKind.BAD_SIGNATURE: _("Message %(sequence)s: its signature does not hold."),
+        AlarmKind.REPLAYED: _("Message %(sequence)s was sent again with another content."),
+        AlarmKind.SCHEMA: _("Message %(sequence)s is outside its schema (%(where)s)."),
+    }.get(kind)
+    if said is not None:
+        text = said % _with(values, "sequence", "expected", "where")
+        if "claimed" in values:
+            text += " " + _("It claimed to be installation %(claimed)s.") % _with(values, "claimed")
+        return text
     return "; ".join(f"{k}: {v}" for k, v in sorted(values.items()))
 
 
