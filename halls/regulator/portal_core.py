@@ -66,7 +66,7 @@ MAINLAND = Frame(
 )  # fmt: skip
 CANARIES = Frame(
     west=Decimal("-18.4"), east=Decimal("-13.2"), south=Decimal("27.5"), north=Decimal("29.5"),
-    left=Decimal(10), top=Decimal(770), width=Decimal(290), height=Decimal(140),
+    left=Decimal(10), top=Decimal(800), width=Decimal(250), height=Decimal(110),
 )  # fmt: skip
 
 
@@ -140,8 +140,8 @@ class Chart:
 def chart(
     series: dict[str, Sequence[tuple[datetime, Decimal]]],
     *,
-    width: Decimal = Decimal(720),
-    height: Decimal = Decimal(240),
+    width: Decimal = Decimal(1200),
+    height: Decimal = Decimal(300),
 ) -> Chart:
     """Each series' (time, amount) points as a polyline on a `width` × `height` box: time left to right,
     from the earliest point to the latest, and the amount from 0 at the bottom to the largest at the top.

@@ -136,7 +136,7 @@ def test_a_pools_history_is_a_table_and_a_line_chart(authority: Client, venue: S
     page = authority.get(reverse("regulator:pool", args=[venue.uid, "BOLSA"])).content.decode()
     assert page.count('data-amount="') == 3
     assert (
-        '<polyline class="rg-line rg-line--1" data-level="1" points="0.0,80.0 360.0,0.0 720.0,96.0"/>' in page
+        '<polyline class="rg-line rg-line--1" data-level="1" points="0.0,100.0 600.0,0.0 1200.0,120.0"/>' in page
     )
     assert authority.get(reverse("regulator:pool", args=[venue.uid, "NONE"])).status_code == 404
 
@@ -181,6 +181,7 @@ def test_the_refused_messages_and_the_tax_returns_received_are_listed(
     FeedRefusal.objects.create(claimed_installation="ffff", reason="unknown", received_at=timezone.now())
     page = authority.get(reverse("regulator:refusals")).content.decode()
     assert 'data-reason="bad_signature"' in page and "Unknown (ffff)" in page
+    assert ">Bad signature</span>" in page and ">unknown</span>" in page  # a code it does not know: as is
     accept(venue, "tax.return", {
         "venue": VENUE, "jurisdiction": "ML", "period": "2026-11",
         "bases": [{"game_type": "traditional", "base": "12000.00"}], "rate_table": "BOME 2014, art. 5",

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from halls.feed.kinds import FeedKind
 from halls.regulator import portal_core
@@ -527,8 +528,30 @@ def open_alarm_count() -> int:
     return Alarm.objects.filter(cleared_at__isnull=True).count()
 
 
-def refusals(*, limit: int = 300) -> list[FeedRefusal]:
-    return list(FeedRefusal.objects.select_related("installation").order_by("-received_at", "-pk")[:limit])
+# Why the intake refused a message (its FeedRefusal.reason codes), as a person reads it.
+REASONS = {
+    "bad_signature": gettext_lazy("Bad signature"),
+    "unknown_installation": gettext_lazy("Unknown installation"),
+    "replayed": gettext_lazy("Replayed"),
+    "out_of_order": gettext_lazy("Out of order"),
+    "schema": gettext_lazy("Outside its schema"),
+    "shape": gettext_lazy("Not a feed message"),
+    "format": gettext_lazy("Unknown format"),
+    "bad_batch": gettext_lazy("Bad batch"),
+    "mixed_batch": gettext_lazy("Batch of several installations"),
+}
+
+
+@dataclass
+class RefusalRow:
+    refusal: FeedRefusal
+    reason: str  # as a person reads it (the code when it is not a known one)
+
+
+def refusals(*, limit: int = 300) -> list[RefusalRow]:
+    """The refused messages, newest first."""
+    rows = FeedRefusal.objects.select_related("installation").order_by("-received_at", "-pk")[:limit]
+    return [RefusalRow(r, str(REASONS.get(r.reason, r.reason))) for r in rows]
 
 
 @dataclass
