@@ -21,7 +21,7 @@ AUTHORITY_GROUP = "authority"
 
 
 def on_node() -> bool:
-    return settings.HALL_ROLE == "regulator"
+    return str(settings.HALL_ROLE) == "regulator"
 
 
 def is_authority(user: Any) -> bool:
@@ -30,7 +30,8 @@ def is_authority(user: Any) -> bool:
         return False
     if getattr(user, "is_superuser", False):
         return True
-    return bool(user.groups.filter(name=AUTHORITY_GROUP).exists())
+    found: bool = user.groups.filter(name=AUTHORITY_GROUP).exists()
+    return found
 
 
 def authority_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

@@ -7,7 +7,7 @@ the same messages always draw the same picture.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
@@ -138,7 +138,7 @@ class Chart:
 
 
 def chart(
-    series: dict[str, Sequence[tuple[datetime, Decimal]]],
+    series: Mapping[str, Sequence[tuple[datetime, Decimal]]],
     *,
     width: Decimal = Decimal(1200),
     height: Decimal = Decimal(300),

@@ -136,7 +136,8 @@ def test_a_pools_history_is_a_table_and_a_line_chart(authority: Client, venue: S
     page = authority.get(reverse("regulator:pool", args=[venue.uid, "BOLSA"])).content.decode()
     assert page.count('data-amount="') == 3
     assert (
-        '<polyline class="rg-line rg-line--1" data-level="1" points="0.0,100.0 600.0,0.0 1200.0,120.0"/>' in page
+        '<polyline class="rg-line rg-line--1" data-level="1" points="0.0,100.0 600.0,0.0 1200.0,120.0"/>'
+        in page
     )
     assert authority.get(reverse("regulator:pool", args=[venue.uid, "NONE"])).status_code == 404
 

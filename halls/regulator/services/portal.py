@@ -6,7 +6,7 @@ returns. Reads only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
@@ -56,7 +56,7 @@ def installations(now: datetime | None = None) -> list[Place]:
     for installation in rows:
         window = window_seconds(installation)
         state = portal_core.link_state(installation.last_message_at, now=now, window_seconds=window)
-        place = Place(installation, state, window, int(installation.open_alarms))  # type: ignore[attr-defined]
+        place = Place(installation, state, window, int(installation.open_alarms))
         spot = portal_core.place(installation.latitude, installation.longitude)
         if spot is not None:
             place.x, place.y = spot
@@ -303,10 +303,11 @@ class PoolRow:
         return sum((level.amount for level in self.levels), Decimal("0.00"))
 
 
-def _pool_rows(message: FeedMessage | dict[str, Any], installation: Installation) -> Iterable[PoolRow]:
-    payload = message["payload"] if isinstance(message, dict) else message.payload
-    at = message["at"] if isinstance(message, dict) else message.at
-    sequence = message["sequence"] if isinstance(message, dict) else message.sequence
+def _pool_rows(message: FeedMessage | Mapping[str, Any], installation: Installation) -> Iterable[PoolRow]:
+    if isinstance(message, FeedMessage):
+        payload, at, sequence = message.payload, message.at, message.sequence
+    else:
+        payload, at, sequence = message["payload"], message["at"], message["sequence"]
     if not isinstance(payload, dict):
         return
     for entry in payload.get("pools", []):
@@ -492,12 +493,16 @@ def alarm_text(alarm: Alarm) -> str:
         return _("Not heard from since %(last_heard)s (its window: %(window_seconds)s s).") % _with(
             values, "last_heard", "window_seconds"
         )
-    said = {
-        AlarmKind.GAP: _("Message %(sequence)s arrived out of order: the node expected %(expected)s."),
-        AlarmKind.BAD_SIGNATURE: _("Message %(sequence)s: its signature does not hold."),
-        AlarmKind.REPLAYED: _("Message %(sequence)s was sent again with another content."),
-        AlarmKind.SCHEMA: _("Message %(sequence)s is outside its schema (%(where)s)."),
-    }.get(kind)
+    said = (
+        {
+            AlarmKind.GAP: _("Message %(sequence)s arrived out of order: the node expected %(expected)s."),
+            AlarmKind.BAD_SIGNATURE: _("Message %(sequence)s: its signature does not hold."),
+            AlarmKind.REPLAYED: _("Message %(sequence)s was sent again with another content."),
+            AlarmKind.SCHEMA: _("Message %(sequence)s is outside its schema (%(where)s)."),
+        }.get(AlarmKind(kind))
+        if kind in AlarmKind.values
+        else None
+    )
     if said is not None:
         text = said % _with(values, "sequence", "expected", "where")
         if "claimed" in values:
