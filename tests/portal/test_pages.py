@@ -204,3 +204,39 @@ def test_the_portal_speaks_spanish(authority: Client, venue: Sender, settings: A
     alarms = authority.get(reverse("regulator:alarms")).content.decode()
     assert "Partida sin su compromiso" in alarms
     assert "llegaron sin su compromiso" in alarms
+
+
+def test_the_live_page_shows_sessions_with_their_checks_and_games_ended_or_void(
+    authority: Client, venue: Sender
+) -> None:
+    room = {"venue": VENUE, "room": "Sala 1", "session": "S-1"}
+    checks = [{"check": "blower", "ok": True}, {"check": "reader", "ok": False}]
+    opened = {**room, "family": "traditional", "opened_at": "2026-12-06T19:00:00Z", "checks": checks}
+    accept(venue, "session.opened", opened)
+    accept(
+        venue,
+        "game.ball",
+        {"venue": VENUE, "room": "Sala 1", "game": "traditional-3", "ordinal": 1, "number": 2},
+    )
+    accept(venue, "game.ended", {"venue": VENUE, "room": "Sala 1", "game": "traditional-3", "state": "void",
+                                 "balls": 1, "seed": None})  # fmt: skip
+    accept(
+        venue,
+        "game.ball",
+        {"venue": VENUE, "room": "Sala 1", "game": "traditional-4", "ordinal": 1, "number": 9},
+    )
+    page = authority.get(reverse("regulator:live"), {"fragment": "1"}).content.decode()
+    assert '<tr data-session="S-1">' in page and "Failed" in page and "Open" in page
+    assert 'data-game="traditional-3" data-installation="' + venue.uid + '" data-state="void"' in page
+    assert page.index('data-game="traditional-4"') < page.index(
+        'data-game="traditional-3"'
+    )  # open ones first
+    closed = {**room, "closed_at": "2026-12-06T23:00:00Z", "games": 2, "sales": "300.00", "prizes": "150.00"}
+    accept(venue, "session.closed", closed)
+    page = authority.get(reverse("regulator:live"), {"fragment": "1"}).content.decode()
+    assert "Closed" in page and "300.00" in page.replace(",", "")
+    # Silent for longer than the live window: left out of every installation's page.
+    Installation.objects.filter(pk=venue.installation.pk).update(
+        last_message_at=timezone.now() - timedelta(days=1)
+    )
+    assert b"traditional-4" not in authority.get(reverse("regulator:live")).content

@@ -95,21 +95,26 @@ def _without_commitment(message: FeedMessage, payload: dict[str, Any]) -> list[A
 def _last_report(message: FeedMessage, pool: str) -> dict[str, Any] | None:
     """The pool's entry in the last pool.amounts that reported it before `message`: the sending
     installation's, else (a network pool) the latest of a central of its jurisdiction."""
+    # Newest first along the index (installation, kind, at): a few rows read, however long the history.
     own = FeedMessage.objects.filter(
-        installation_id=message.installation_id, kind=FeedKind.POOL_AMOUNTS, sequence__lt=message.sequence
-    ).order_by("-sequence")
+        installation_id=message.installation_id,
+        kind=FeedKind.POOL_AMOUNTS,
+        at__lte=message.at,
+        sequence__lt=message.sequence,
+    ).order_by("-at", "-sequence")
     found = _pool_in(own, pool)
     if found is not None:
         return found
     jurisdiction = Installation.objects.filter(pk=message.installation_id).values_list(
         "jurisdiction", flat=True
     )
-    centrals = FeedMessage.objects.filter(
-        installation__kind=InstallationKind.CENTRAL,
-        installation__jurisdiction__in=jurisdiction,
-        kind=FeedKind.POOL_AMOUNTS,
-    ).order_by("-received_at", "-pk")
-    return _pool_in(centrals, pool)
+    centrals = Installation.objects.filter(kind=InstallationKind.CENTRAL, jurisdiction__in=jurisdiction)
+    for central in centrals.order_by("pk"):
+        reports = FeedMessage.objects.filter(installation=central, kind=FeedKind.POOL_AMOUNTS)
+        found = _pool_in(reports.order_by("-at", "-sequence"), pool)
+        if found is not None:
+            return found
+    return None
 
 
 # How many of the latest reports are read for a pool: an installation reports all its pools in each.

@@ -101,8 +101,11 @@ GAME_KINDS = (
     GAME_REVEALED,
 )
 SESSION_KINDS = (FeedKind.SESSION_OPENED, FeedKind.SESSION_CLOSED)
-# At most this many games on the live page (the open ones first).
+# At most this many games on the live page (the open ones first); of each installation's latest messages
+# at most this many read (all installations), or this many (one installation's page).
 GAMES_SHOWN = 60
+LIVE_ROWS_EACH = 400
+LIVE_ROWS_ONE = 5000
 
 
 @dataclass
@@ -180,36 +183,50 @@ def live(*, installation: Installation | None = None, now: datetime | None = Non
     or all): each game with its commitment, sales, balls in order, prizes and end."""
     now = now or timezone.now()
     since = now - timedelta(minutes=int(settings.HALL_REGULATOR_LIVE_MINUTES))
-    rows = FeedMessage.objects.filter(kind__in=[*GAME_KINDS, *SESSION_KINDS], received_at__gte=since)
     if installation is not None:
-        rows = rows.filter(installation=installation)
-    by_id = (
-        {i.pk: i for i in Installation.objects.all()}
-        if installation is None
-        else {installation.pk: installation}
-    )
+        owners, cap = [installation], LIVE_ROWS_ONE
+    else:
+        owners, cap = list(Installation.objects.filter(last_message_at__gte=since)), LIVE_ROWS_EACH
     games: dict[tuple[int, Any, str], LiveGame] = {}
     sessions: dict[tuple[int, Any, Any, Any], LiveSession] = {}
-    ordered = rows.order_by("installation_id", "sequence").values_list(
-        "installation_id", "kind", "payload", "at"
-    )
-    for installation_id, kind, payload, at in ordered.iterator(chunk_size=2000):
-        if not isinstance(payload, dict) or installation_id not in by_id:
-            continue
-        owner = by_id[installation_id]
-        if kind in SESSION_KINDS:
-            _session(sessions, owner, kind, payload)
-            continue
-        game_ref = str(payload.get("game", ""))
-        key = (installation_id, payload.get("venue"), game_ref)
-        game = games.get(key)
-        if game is None:
-            game = games[key] = LiveGame(owner, payload.get("venue"), str(payload.get("room", "")), game_ref)
-        game.last_at = at
-        _apply(game, kind, payload)
+    for owner in owners:
+        # Each installation's latest messages of its games and sessions, along the index
+        # (installation, kind, at), then in their order.
+        latest = (
+            FeedMessage.objects.filter(
+                installation=owner, kind__in=[*GAME_KINDS, *SESSION_KINDS], at__gte=since
+            )
+            .order_by("-at", "-sequence")
+            .values_list("sequence", "kind", "payload", "at")[:cap]
+        )
+        for _sequence, kind, payload, at in sorted(latest, key=lambda row: int(row[0])):
+            _read(games, sessions, owner, kind, payload, at)
     shown = sorted(games.values(), key=lambda g: (not g.open, -(g.last_at or now).timestamp()))[:GAMES_SHOWN]
     session_list = sorted(sessions.values(), key=lambda s: (not s.open, s.installation.name, str(s.room)))
     return Live(session_list, shown, since)
+
+
+def _read(
+    games: dict[tuple[int, Any, str], LiveGame],
+    sessions: dict[tuple[int, Any, Any, Any], LiveSession],
+    owner: Installation,
+    kind: str,
+    payload: Any,
+    at: datetime,
+) -> None:
+    """One message of a game or a session, applied to what the live page shows."""
+    if not isinstance(payload, dict):
+        return
+    if kind in SESSION_KINDS:
+        _session(sessions, owner, kind, payload)
+        return
+    game_ref = str(payload.get("game", ""))
+    key = (owner.pk, payload.get("venue"), game_ref)
+    game = games.get(key)
+    if game is None:
+        game = games[key] = LiveGame(owner, payload.get("venue"), str(payload.get("room", "")), game_ref)
+    game.last_at = at
+    _apply(game, kind, payload)
 
 
 def _apply(game: LiveGame, kind: str, payload: dict[str, Any]) -> None:
@@ -336,7 +353,7 @@ def pools() -> list[PoolRow]:
     for installation in Installation.objects.order_by("name", "pk"):
         latest = (
             FeedMessage.objects.filter(installation=installation, kind=FeedKind.POOL_AMOUNTS)
-            .order_by("-sequence")
+            .order_by("-at", "-sequence")
             .values("payload", "at", "sequence")
             .first()
         )
@@ -377,7 +394,7 @@ def pool_history(*, installation: Installation, pool: str) -> PoolHistory | None
     chart of each level's amount over time. None when the installation never reported that pool."""
     reports = (
         FeedMessage.objects.filter(installation=installation, kind=FeedKind.POOL_AMOUNTS)
-        .order_by("-sequence")
+        .order_by("-at", "-sequence")
         .values("payload", "at", "sequence")[:HISTORY_REPORTS]
     )
     rows = [row for report in reports for row in _pool_rows(report, installation) if row.pool == pool]
@@ -396,7 +413,7 @@ def pool_history(*, installation: Installation, pool: str) -> PoolHistory | None
         for p, at, sequence in FeedMessage.objects.filter(
             installation=installation, kind=FeedKind.POOL_AWARD, payload__pool=pool
         )
-        .order_by("-sequence")
+        .order_by("-at", "-sequence")
         .values_list("payload", "at", "sequence")[:HISTORY_REPORTS]
         if isinstance(p, dict)
     ]
@@ -437,7 +454,7 @@ def chain_heads() -> list[Heads]:
     for installation in Installation.objects.order_by("name", "pk"):
         latest = (
             FeedMessage.objects.filter(installation=installation, kind=FeedKind.ANCHOR)
-            .order_by("-sequence")
+            .order_by("-at", "-sequence")
             .values("payload", "at", "sequence")
             .first()
         )

@@ -15,6 +15,9 @@
   var loading = false;
   var again = false;
   var retry = 1000;
+  var lastLoad = 0;
+  // At most one reload a second however fast messages arrive (300 installations feeding one node).
+  var MIN_GAP = 1000;
 
   function fragmentUrl() {
     var url = new URL(window.location.href);
@@ -44,6 +47,7 @@
     if (!fragment) { return; }
     if (loading) { again = true; return; }
     loading = true;
+    lastLoad = Date.now();
     fetch(fragmentUrl(), {credentials: "same-origin", headers: {"X-Requested-With": "XMLHttpRequest"}})
       .then(function (response) {
         if (!response.ok) { throw new Error(String(response.status)); }
@@ -60,7 +64,8 @@
 
   function soon() {
     if (pending) { return; }
-    pending = window.setTimeout(function () { pending = null; reload(); }, 250);
+    var wait = Math.max(250, lastLoad + MIN_GAP - Date.now());
+    pending = window.setTimeout(function () { pending = null; reload(); }, wait);
   }
 
   function connect() {
