@@ -12,7 +12,7 @@ from halls.regulator.models import Alarm, AlarmKind
 from halls.regulator.services.portal import alarm_text
 
 
-def said(kind: AlarmKind, detail: dict[str, Any], language: str = "en") -> str:
+def said(kind: str, detail: dict[str, Any], language: str = "en") -> str:
     alarm = Alarm(kind=kind, detail=detail, raised_at=timezone.now())
     with translation.override(language):
         return alarm_text(alarm)
@@ -27,6 +27,8 @@ def said(kind: AlarmKind, detail: dict[str, Any], language: str = "en") -> str:
          "Message 3: its signature does not hold."),
         (AlarmKind.BAD_SIGNATURE, {"sequence": 1, "reason": "unknown", "claimed": "ffff"},
          "Message 1: its signature does not hold. It claimed to be installation ffff."),
+        ("unknown", {"sequence": 2, "reason": "unknown_installation", "claimed": "ffff"},
+         "Message 2 from an installation this node does not know (ffff)."),
         (AlarmKind.REPLAYED, {"sequence": 4, "reason": "replayed"},
          "Message 4 was sent again with another content."),
         (AlarmKind.SCHEMA, {"sequence": 5, "reason": "schema", "where": "$.payload.amount"},
@@ -40,7 +42,7 @@ def said(kind: AlarmKind, detail: dict[str, Any], language: str = "en") -> str:
          "Message 4, line 2: Its signature does not match: forged or edited. And 2 more."),
     ],
 )  # fmt: skip
-def test_each_alarm_says_what_happened(kind: AlarmKind, detail: dict[str, Any], text: str) -> None:
+def test_each_alarm_says_what_happened(kind: str, detail: dict[str, Any], text: str) -> None:
     assert said(kind, detail) == text
 
 

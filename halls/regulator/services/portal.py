@@ -476,6 +476,10 @@ def chain_heads() -> list[Heads]:
 # --- alarms, refusals, tax returns ------------------------------------------------------------------------
 
 
+# A message from an installation the node does not know (the intake's AlarmKind.UNKNOWN).
+ALARM_UNKNOWN = "unknown"
+
+
 def alarm_text(alarm: Alarm) -> str:
     """What an alarm says, in the page's language, from its detail (never a player's identity: the detail
     holds venues, games, pools, amounts and sequences)."""
@@ -509,6 +513,10 @@ def alarm_text(alarm: Alarm) -> str:
         )
         return _("Not heard from since %(last_heard)s (its window: %(window_seconds)s s).") % _with(
             values, "last_heard", "window_seconds"
+        )
+    if kind == ALARM_UNKNOWN:
+        return _("Message %(sequence)s from an installation this node does not know (%(claimed)s).") % _with(
+            values, "sequence", "claimed"
         )
     said = (
         {
