@@ -681,6 +681,20 @@ HALL_AUTHORITY_TOKEN = env.str("HALL_AUTHORITY_TOKEN", default="")
 HALL_LINK_OFFLINE_SECONDS = env.float("HALL_LINK_OFFLINE_SECONDS", default=30.0)
 HALL_LINK_ROTATION_GRACE_SECONDS = env.float("HALL_LINK_ROTATION_GRACE_SECONDS", default=3600.0)
 
+# --- The gaming authority's node (HALL_ROLE=regulator: halls.regulator) ----------------------------------
+# An installation not heard from (no message, not even a heartbeat) for this long is silent (an
+# installation's own window, Installation.silence_seconds, wins when set): the portal's map shows it so.
+HALL_REGULATOR_SILENCE_SECONDS = env.int("HALL_REGULATOR_SILENCE_SECONDS", default=120)
+# The portal's live page shows the games and sessions with a message in this many minutes.
+HALL_REGULATOR_LIVE_MINUTES = env.int("HALL_REGULATOR_LIVE_MINUTES", default=180)
+# The draw rooms whose every game must be committed (game.committed) before its sales or balls reach the
+# node: the node raises an alarm otherwise (bingo.draws' rooms: "electronic" holds automatic bingo too).
+# Traditional bingo is not among them by default: a hall's blower or ball reader draws without a seed (only
+# its RNG games commit).
+HALL_REGULATOR_COMMITTED_ROOMS = env.list(
+    "HALL_REGULATOR_COMMITTED_ROOMS", default=["electronic", "simultaneous"]
+)
+
 # --- Tamper evidence (halls.services.audit_keys, anchors, verify) -------------------------------------
 # The audit chain is an HMAC-SHA256 chain under this key, which must NOT live in the database: anyone who
 # can edit the database can then not recompute the chain. Production sets it (`manage.py check --deploy`

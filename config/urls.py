@@ -18,6 +18,7 @@ urlpatterns = [
     path("", include("django_prometheus.urls")),  # /metrics: internal only (deploy/nginx)
     path("", include("halls.urls")),
     path("", include("halls.link.urls")),
+    path("", include("halls.regulator.urls")),  # the authority's portal (HALL_ROLE=regulator)
     path("", include("bingo.venuewide.urls")),
     path("", include("bingo.draws.urls")),  # the public pages of verifiable draws (no login)
     path("", include("bingo.network.simultaneous.pages")),
