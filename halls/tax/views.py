@@ -129,7 +129,7 @@ def file_return(request: HttpRequest, venue_id: int) -> HttpResponse:
     period = request.POST.get("period", "")
     back = reverse("tax:returns", args=[venue.pk])
     try:
-        filed = returns.file_return(venue=venue, period=period, actor=request.user)  # type: ignore[arg-type]
+        filed = returns.file_return(venue=venue, period=period, actor=request.user)
     except errors.DomainError as exc:
         return HttpResponseRedirect(f"{back}?{urlencode({'period': period, 'error': exc.message})}")
     return HttpResponseRedirect(f"{back}?{urlencode({'period': filed.period})}")

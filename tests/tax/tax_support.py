@@ -26,7 +26,7 @@ from tests.bingo.traditional.inspector_support import PlayedSession, play_sessio
 D = Decimal
 
 # The rates of the tests: data as an operator enters them (never in the code).
-LINES = [
+LINES: list[dict[str, Any]] = [
     {"game_type": "traditional", "basis": "sales", "rate_percent": "20", "fee_per_machine": None},
     {"game_type": "machine_b", "basis": "machines", "rate_percent": None, "fee_per_machine": "45.00"},
     {"game_type": "machine_c", "basis": "net", "rate_percent": "12.5", "fee_per_machine": None},

@@ -205,7 +205,7 @@ def test_a_filed_return_is_never_edited_nor_deleted(month, venue, operator) -> N
 
 
 def test_rate_tables_are_checked_data(venue) -> None:
-    bad = [
+    bad: list[tuple[list[dict[str, Any]], str]] = [
         ([], "lines"),
         ([{"game_type": "roulette", "basis": "sales", "rate_percent": "20"}], "lines[0].game_type"),
         ([{"game_type": "traditional", "basis": "profit", "rate_percent": "20"}], "lines[0].basis"),
@@ -229,7 +229,7 @@ def test_rate_tables_are_checked_data(venue) -> None:
         assert (refused.value.code, refused.value.details["field"]) == ("bad_rate_table", field), lines
     assert RateTable.objects.count() == 0
     table = rate_table()
-    assert table.lines == sorted(LINES, key=lambda line: line["game_type"])
+    assert table.lines == sorted(LINES, key=lambda line: str(line["game_type"]))
     entry = AuditEntry.objects.get(venue=venue, action="tax.rate_table_recorded")
     assert entry.data["reference"] == table.reference
 
