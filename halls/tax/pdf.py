@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -15,6 +16,8 @@ from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+from halls.i18n import amount
 
 _STYLES = getSampleStyleSheet()
 TITLE = ParagraphStyle("tax-title", parent=_STYLES["Title"], fontSize=15, spaceAfter=4)
@@ -36,6 +39,10 @@ def _table(rows: Sequence[Sequence[str]]) -> Table:
         )
     )
     return table
+
+
+def _money(text: str, *, exact: bool = False) -> str:
+    return amount(Decimal(text), exact=exact) if text else "—"
 
 
 def return_pdf(shown: dict[str, Any]) -> bytes:
@@ -61,18 +68,18 @@ def return_pdf(shown: dict[str, Any]) -> bytes:
             [
                 line["game_type_label"],
                 line["basis_label"],
-                line["played"],
-                line["prizes"],
-                line["drop"],
+                _money(line["played"]),
+                _money(line["prizes"]),
+                _money(line["drop"]),
                 line["machines"],
-                line["base"],
-                line["rate_percent"] or "—",
-                line["fee_per_machine"] or "—",
-                line["due"],
-                line["remainder"],
+                _money(line["base"]),
+                line["rate_shown"] or "—",
+                _money(line["fee_per_machine"]),
+                _money(line["due"]),
+                _money(line["remainder"], exact=True),
             ]
         )
-    rows.append([_("Total due"), "", "", "", "", "", "", "", "", shown["total_due"], ""])
+    rows.append([_("Total due"), "", "", "", "", "", "", "", "", _money(shown["total_due"]), ""])
     if shown["filed"]:
         status = _("Filed on %(when)s by %(who)s.") % {"when": shown["filed_at"], "who": shown["filed_by"]}
     else:

@@ -7,6 +7,7 @@ page, in the reader's language, and nothing is written."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -45,6 +46,8 @@ def _lines(rows: list[list[str]]) -> list[dict[str, Any]]:
         line: dict[str, Any] = dict(zip(compute.COLUMNS, row, strict=True))
         line["game_type_label"] = str(labels.get(line["game_type"], line["game_type"]))
         line["basis_label"] = str(Basis(line["basis"]).label)
+        rate = line["rate_percent"]
+        line["rate_shown"] = formats.number_format(Decimal(rate)) if rate else ""
         lines.append(line)
     return lines
 

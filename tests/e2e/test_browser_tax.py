@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
-from halls.models import Venue
+from halls.models import Role, Venue
 from halls.tax.models import TaxReturn
+from tests.conftest import make_user
 from tests.e2e.browser_support import call, log_in
 from tests.e2e.spanish_support import english_on
 from tests.tax.tax_support import past, play_a_month, rate_table
@@ -22,6 +23,7 @@ from tests.tax.tax_support import past, play_a_month, rate_table
 pytestmark = pytest.mark.e2e
 
 ACCEPT_LANGUAGE = "es"
+NBSP = "\u00a0"
 
 
 async def shot(page: Page, name: str) -> None:
@@ -32,7 +34,7 @@ async def shot(page: Page, name: str) -> None:
 
 
 async def test_the_operator_computes_and_files_a_month_in_spanish(
-    page: Page, server_url: str, venue: Venue, operator, session, room, card_series, caller, cashier, ball_set
+    page: Page, server_url: str, venue: Venue, session, room, card_series, caller, cashier, ball_set
 ) -> None:
     month = await call(
         play_a_month,
@@ -44,9 +46,10 @@ async def test_the_operator_computes_and_files_a_month_in_spanish(
         cashier=cashier,
     )
     await call(rate_table)
+    await call(make_user, "gerente", venue, Role.OPERATOR)  # a Spanish name on the page's top bar
     label = month.period.label
     await page.set_viewport_size({"width": 1400, "height": 900})
-    await log_in(page, server_url, "operator", f"/tax/venues/{venue.pk}/")
+    await log_in(page, server_url, "gerente", f"/tax/venues/{venue.pk}/")
     await expect(page.locator("h1")).to_have_text("Declaraciones del impuesto sobre el juego")
     await page.fill("#tax-period", label)
     await page.click("#tax-compute-button")
@@ -60,8 +63,10 @@ async def test_the_operator_computes_and_files_a_month_in_spanish(
     await expect(page.locator("#tax-lines tr[data-game-type='traditional'] td").nth(0)).to_have_text(
         "Bingo tradicional"
     )
-    await expect(page.locator("#tax-lines tr[data-game-type='machine_c'] [data-due]")).to_have_text("2.92")
-    await expect(page.locator("#tax-total")).to_have_text("59.92")
+    await expect(page.locator("#tax-lines tr[data-game-type='machine_c'] [data-due]")).to_have_text(
+        f"2,92{NBSP}€"
+    )
+    await expect(page.locator("#tax-total")).to_have_text(f"59,92{NBSP}€")
     await shot(page, "tax-draft.png")
     assert await english_on(page) == []
 
@@ -69,6 +74,6 @@ async def test_the_operator_computes_and_files_a_month_in_spanish(
     await expect(page.locator("#tax-status")).to_contain_text("Presentada")
     filed = await call(TaxReturn.objects.get, venue=venue, period=label)
     await expect(page.locator("#tax-digest")).to_have_text(filed.digest)
-    await expect(page.locator(f"#tax-filed-table tr[data-period='{label}']")).to_contain_text("59.92")
+    await expect(page.locator(f"#tax-filed-table tr[data-period='{label}']")).to_contain_text(f"59,92{NBSP}€")
     await shot(page, "tax-filed.png")
     assert await english_on(page) == []

@@ -131,7 +131,7 @@ def test_the_returns_page_in_spanish_computes_files_and_serves_the_filed_csv_and
     page = client.get(f"/tax/venues/{venue.pk}/?period={label}")
     text = page.content.decode()
     assert page.status_code == 200 and "Declaraciones del impuesto sobre el juego" in text
-    assert "Borrador" in text and 'id="tax-total">59.92<' in text
+    assert "Borrador" in text and 'data-total="59.92">59,92\u00a0€<' in text
     filed = client.post(f"/tax/venues/{venue.pk}/file/", {"period": label})
     assert filed.status_code == 302
     tax_return = TaxReturn.objects.get(venue=venue, period=label)
@@ -142,7 +142,7 @@ def test_the_returns_page_in_spanish_computes_files_and_serves_the_filed_csv_and
     pdf = client.get(f"/tax/venues/{venue.pk}/returns/{label}.pdf")
     assert pdf.content.startswith(b"%PDF-")
     words = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.content)).pages)
-    assert "59.92" in words and label in words and "Bingo tradicional" in words and tax_return.digest in words
+    assert "59,92" in words and label in words and "Bingo tradicional" in words and tax_return.digest in words
     again = client.post(f"/tax/venues/{venue.pk}/file/", {"period": label})
     assert "error=" in again["Location"]
     assert TaxReturn.objects.filter(venue=venue).count() == 1
