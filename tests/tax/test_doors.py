@@ -37,8 +37,7 @@ def test_rate_tables_through_the_api(venue, operator) -> None:
         "valid_from": "2026-01-01",
         "lines": LINES,
     }
-    # A venue's operator (of one venue of two would not do either) is no installation operator here: one
-    # venue only, so they may; a stranger with no role reads nothing.
+    # Anyone with a role in some venue reads the rate tables; a user with no role reads nothing.
     assert api_client(make_user("stranger")).get("/api/tax/rate-tables/").status_code == 403
     made = api_client(superuser()).post("/api/tax/rate-tables/", body, format="json")
     assert made.status_code == 201, made.content
