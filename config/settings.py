@@ -89,6 +89,7 @@ INSTALLED_APPS = [
     "halls.regulator",
     "halls.door",
     "halls.cage",
+    "halls.tax",
     "jackpots",
     "jackpots.tables",
     "bingo.draws",
@@ -648,6 +649,13 @@ HALL_AML_LITTLE_PLAY_MINIMUM = env.str("HALL_AML_LITTLE_PLAY_MINIMUM", default="
 # How long an identification (the winner's document, name, birth date) is kept: ten years (art. 25).
 HALL_AML_RETENTION_YEARS = env.int("HALL_AML_RETENTION_YEARS", default=10)
 HALL_AML_BY_JURISDICTION: dict[str, dict[str, str | int]] = {}
+# Gaming-tax returns (halls.tax): the period a venue files for, "month" or "quarter", overridden per
+# jurisdiction code by HALL_TAX_BY_JURISDICTION (JSON, e.g. {"CT": {"period": "quarter"}}). The rates are
+# never settings: they are the rate tables the operator enters, with their legal reference.
+HALL_TAX_PERIOD = env.str("HALL_TAX_PERIOD", default="month")
+if HALL_TAX_PERIOD not in ("month", "quarter"):
+    raise ImproperlyConfigured(f"HALL_TAX_PERIOD must be 'month' or 'quarter', not {HALL_TAX_PERIOD!r}.")
+HALL_TAX_BY_JURISDICTION: dict[str, dict[str, str]] = env.json("HALL_TAX_BY_JURISDICTION", default={})
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------
 # The same codebase runs a venue installation (the default) or the central. A venue sends its outbox to the

@@ -30,5 +30,6 @@ urlpatterns = [
     path("", include("halls.cashier.pages")),
     path("", include("halls.door.pages")),
     path("", include("halls.cage.pages")),
+    path("", include("halls.tax.pages")),
     path("", include("bingo.electronic.pages")),
 ]

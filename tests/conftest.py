@@ -69,6 +69,7 @@ SQLITE_SUITE = (
     "jackpots/test_services_pools.py",
     "jackpots/test_network_pool_regions.py",
     "halls/test_regions.py",
+    "tax",
     "halls/test_four_eyes.py",
     "halls/test_four_eyes_doors.py",
     # Issue 28 on the embedded hall: verifiable draws, display acknowledgements.
