@@ -32,6 +32,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from halls import anchor_lines, metrics
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound, PermissionDenied
@@ -41,6 +42,7 @@ from halls.regulator.services import alarms
 
 log = logging.getLogger("hall.regulator")
 DETAIL_MAX = 500  # a refusal's recorded detail, cut there
+NOT_AN_ENVELOPE = gettext_noop("The message is not a feed envelope (hall-feed/v1).")
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,7 @@ def receive(*, messages: Any, received_at: datetime | None = None) -> Received:
             envelope.from_json(messages[0])
         except envelope.EnvelopeError as bad:
             refusal = _Refusal(
-                bad.reason, InvalidInput, _("The message is not a feed envelope: %(why)s") % {"why": bad}
+                bad.reason, InvalidInput, _(NOT_AN_ENVELOPE), extra={"problem": str(bad)[:DETAIL_MAX]}
             )
         else:
             refusal = _Refusal(
@@ -167,8 +169,9 @@ def _accept(
             refusal = _Refusal(
                 bad.reason,
                 InvalidInput,
-                _("The message is not a feed envelope: %(why)s") % {"why": bad},
+                _(NOT_AN_ENVELOPE),
                 alarm=AlarmKind.SCHEMA,
+                extra={"problem": str(bad)[:DETAIL_MAX]},
             )
         else:
             refusal = _check(installation, key, message, raw, expected, by_sequence)
