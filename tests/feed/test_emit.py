@@ -37,6 +37,7 @@ def emitted(kind: FeedKind, payload: dict[str, Any], venue_id: int | None) -> No
         emit(kind, payload, venue_id=venue_id)
 
 
+@pytest.mark.django_db(transaction=True)
 def test_emit_runs_inside_the_facts_transaction_only(settings: Any, venue: Venue) -> None:
     settings.HALL_FEED_ENABLED = True
     with pytest.raises(RuntimeError, match="inside the transaction"):
@@ -44,6 +45,7 @@ def test_emit_runs_inside_the_facts_transaction_only(settings: Any, venue: Venue
     assert feed() == []
 
 
+@pytest.mark.django_db(transaction=True)
 def test_a_message_commits_with_its_fact_or_not_at_all(settings: Any, venue: Venue) -> None:
     settings.HALL_FEED_ENABLED = True
 
