@@ -481,7 +481,8 @@ class FeedSender(_Retrier):
         if not messages:
             return 0
         first, last = messages[0]["sequence"], messages[-1]["sequence"]
-        status, answer = 0, None
+        status: int = 0
+        answer: Any = None
         async for attempt in self._retrying(f"sending the feed {first}-{last} to the regulator's node"):
             with attempt:
                 status, answer = await self._post(messages)

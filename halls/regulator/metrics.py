@@ -56,6 +56,8 @@ class NodeLagCollector:
         lag, silence = _families()
         now = timezone.now()
         for uid, received, fact in rows:
+            if received is None:
+                continue
             if fact is not None:
                 lag.add_metric([uid], max(0.0, (received - fact).total_seconds()))
             silence.add_metric([uid], max(0.0, (now - received).total_seconds()))

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,16 @@ def held(uid: str) -> list[int]:
             uid,
         )
     ]
+
+
+def heard(uid: str, sequence: int) -> bool:
+    """The node has accepted the installation's messages up to `sequence`."""
+    return accepted(uid) >= sequence
+
+
+def drained(shell: ls.Driver) -> bool:
+    """Nothing of the installation's feed waits for the node."""
+    return bool(shell.call("feed_state", "tests.e2e.feed_actions")["backlog"] == 0)
 
 
 def open_alarms(kind: str) -> list[str]:
@@ -194,12 +205,12 @@ def test_two_venues_and_a_central_feed_the_node_through_a_cut_line_once_and_in_o
 
         # --- every installation heard (its first heartbeat), then its facts ------------------------------
         for name in INSTALLATIONS:
-            ls.wait_for(lambda n=name: accepted(uid[n]) >= 1, 90, f"{name}'s first message", logs)
+            ls.wait_for(partial(heard, uid[name], 1), 90, f"{name}'s first message", logs)
         for name, (_db, licence, _kind) in INSTALLATIONS.items():
             assert shell[name].call("fact", "tests.e2e.feed_actions", licence=licence, count=3)["lines"] >= 1
         for name in INSTALLATIONS:
             ls.wait_for(
-                lambda n=name: shell[n].call("feed_state", "tests.e2e.feed_actions")["backlog"] == 0,
+                partial(drained, shell[name]),
                 30,
                 f"{name}'s outbox to drain",
                 logs,
@@ -225,7 +236,7 @@ def test_two_venues_and_a_central_feed_the_node_through_a_cut_line_once_and_in_o
         proxy.restore()
         restored = time.monotonic()
         ls.wait_for(
-            lambda: shell["venue_a"].call("feed_state", "tests.e2e.feed_actions")["backlog"] == 0,
+            partial(drained, shell["venue_a"]),
             60,
             "venue A's outbox to drain",
             logs,
@@ -238,7 +249,7 @@ def test_two_venues_and_a_central_feed_the_node_through_a_cut_line_once_and_in_o
         # --- the node holds every message once, in order; every anchor verifies -----------------------
         for name in INSTALLATIONS:
             state = shell[name].call("feed_state", "tests.e2e.feed_actions")
-            ls.wait_for(lambda n=name, s=state: accepted(uid[n]) >= s["last"], 30, f"{name} caught up", logs)
+            ls.wait_for(partial(heard, uid[name], state["last"]), 30, f"{name} caught up", logs)
             sequences = held(uid[name])
             assert sequences == list(range(1, len(sequences) + 1)), name  # each once, none missing, in order
             assert len(sequences) >= state["last"]

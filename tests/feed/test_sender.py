@@ -160,7 +160,7 @@ async def test_a_heartbeat_when_idle_and_none_while_sending(registered: Installa
     assert await feeder.beat_if_idle()  # never sent anything: a heartbeat at once
     assert await feeder.drain() == 1
     assert not await feeder.beat_if_idle()  # just sent: not idle
-    (beat,) = await sync_to_async(list)(FeedMessage.objects.filter(installation=registered))
+    (beat,) = await sync_to_async(lambda: list(FeedMessage.objects.filter(installation=registered)))()
     assert (beat.kind, beat.payload) == ("heartbeat", {"last_sequence": 0})
     await feeder.client.aclose()
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from halls.errors import DomainError
 from halls.regulator.models import Alarm, AlarmKind, FeedMessage, FeedRefusal, Installation
 from halls.regulator.services import intake, silence
-from tests.feed.feed_support import OTHER, message, register, tampered
+from tests.feed.feed_support import AT, OTHER, message, register, tampered
 
 pytestmark = pytest.mark.django_db
 FEED = "/api/regulator/feed/"
@@ -154,7 +154,7 @@ def test_a_message_past_the_next_is_409_out_of_order_with_the_one_expected_and_a
 def test_a_message_outside_its_schema_is_refused_and_alarmed(
     node: Installation, kind: str, payload: dict[str, Any], at: str | None, where: str
 ) -> None:
-    bad = message(node.uid, 1, kind=kind, payload=payload, **({"at": at} if at else {}))
+    bad = message(node.uid, 1, kind=kind, payload=payload, at=at or AT)
     answer = post([bad])
     assert answer.status_code == 400
     error = answer.json()["error"]

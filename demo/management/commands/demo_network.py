@@ -143,7 +143,8 @@ class Command(BaseCommand):
 
     def _nodes(self, folder: Path, port: int) -> list[Node]:
         base = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
-        base.update(LINK_ENV, FEED_ENV, PYTHONUNBUFFERED="1", HALL_DEMO_NETWORK="1")
+        base.update(LINK_ENV, PYTHONUNBUFFERED="1", HALL_DEMO_NETWORK="1")
+        base.update(FEED_ENV)
         central_url = f"http://127.0.0.1:{port}"
         venues = [(spec.key, spec.licence) for spec in demo_network.VENUES]
         names: list[tuple[str, str | None]] = [(CENTRAL, None), *venues, (REGULATOR, None)]

@@ -141,12 +141,12 @@ def receive(*, messages: Any, received_at: datetime | None = None) -> Received:
         _refuse(None, refusal, now, accepted=None)
     with transaction.atomic():
         locked = Installation.objects.select_for_update().get(pk=installation.pk)
-        stored, duplicates, refusal = _accept(locked, messages, now)
+        stored, duplicates, stopped = _accept(locked, messages, now)
         accepted = locked.accepted_sequence
     if stored:
         log.debug("installation %s: %d messages accepted, up to %d", locked.uid, stored, accepted)
-    if refusal is not None:
-        _refuse(locked, refusal, now, accepted=accepted)
+    if stopped is not None:
+        _refuse(locked, stopped, now, accepted=accepted)
     return Received(locked.uid, accepted, stored, duplicates)
 
 
