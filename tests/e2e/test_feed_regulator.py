@@ -302,9 +302,7 @@ def test_two_venues_and_a_central_feed_the_node_through_a_cut_line_once_and_in_o
         assert tampered.status_code == 403 and tampered.json()["error"]["code"] == "bad_signature"
         replay = envelope.to_json(
             envelope.sign(
-                envelope.Envelope(
-                    uid["venue_a"], sequence, "heartbeat", "2026-12-06T22:00:00+00:00", {"last_sequence": 0}
-                ),
+                envelope.Envelope(uid["venue_a"], sequence, "heartbeat", AT, {"last_sequence": 0}),
                 key,
             )
         )
@@ -316,9 +314,10 @@ def test_two_venues_and_a_central_feed_the_node_through_a_cut_line_once_and_in_o
             "SELECT reason, sequence FROM regulator_feedrefusal WHERE reason <> 'out_of_order'"
         )
         assert sorted(reasons) == sorted([("bad_signature", wire["sequence"]), ("replayed", sequence)])
-        assert held(uid["venue_a"]) == list(range(1, accepted(uid["venue_a"]) + 1))
+        sequences = held(uid["venue_a"])
+        assert sequences == list(range(1, len(sequences) + 1))
         assert node_rows(
-            "SELECT kind, signature FROM regulator_feedmessage m JOIN regulator_installation i"
+            "SELECT m.kind, m.signature FROM regulator_feedmessage m JOIN regulator_installation i"
             " ON i.id = m.installation_id WHERE i.uid = %s AND m.sequence = %s",
             uid["venue_a"],
             sequence,
