@@ -191,8 +191,10 @@ def build_hall(run: str, cards: int, games: int, pace: Decimal, modes: list[bool
     hall = Hall(games=[], verifiable={}, warmups=[], screens={})
     for mode in modes:  # a warm-up game per mode: each path's first use is paid before the measured games
         settings.HALL_VERIFIABLE_DRAWS = mode
+        # Full size: a worker process's first detector over `cards` cards grows its heap (~70 ms of CPU
+        # once); with a small warm-up, the first measured game (always "on") paid it.
         warmup, _ = make_game(
-            venue, f"Calentamiento {len(hall.warmups) + 1}", 60, Decimal("0.1"), ball_set, actor, hall
+            venue, f"Calentamiento {len(hall.warmups) + 1}", cards, Decimal("0.1"), ball_set, actor, hall
         )
         hall.warmups.append(warmup)
     for _ in range(games):
@@ -575,6 +577,9 @@ def main() -> int:
             screen.connected.wait(15)
             if screen.error is not None:
                 raise RuntimeError(f"screen could not connect: {screen.error!r}\n{procs.log('web')[-2000:]}")
+            # A hall's screens are on before its draw starts: the screen's snapshot (and, on, its ack of the
+            # snapshot, written by the web process) is not inside ball 1's window.
+            time.sleep(1.0)
             game_services.start_draw(game=Game.objects.get(pk=game_id), actor="bench")
             print(f"game {game_id}: drawing {balls} balls at {args.pace} s", flush=True)
             wait_until(

@@ -1,7 +1,8 @@
 """The REST API's routes (under /api/): halls' doors (token, venues, sessions; regions, agreements,
 networks; four-eyes proposals; the door's admissions, players and alerts; the cage's identifications and
-AML lists; the lab clock, outside production only), bingo's, the tables', the pools', the prize
-programs', the machines', the cashier's (/api/cashier/), electronic bingo's (/api/electronic/)."""
+AML lists; the gaming tax's rate tables and returns; the lab clock, outside production only), bingo's, the
+tables', the pools', the prize programs', the machines', the cashier's (/api/cashier/), electronic bingo's
+(/api/electronic/)."""
 
 from django.urls import URLPattern, URLResolver, include, path
 
@@ -17,6 +18,7 @@ from halls.door import players_api as door_players_api
 from halls.door import receipts_api as door_receipts_api
 from halls.link import api as link_api
 from halls.regulator import api as regulator_api
+from halls.tax import api as tax_api
 from jackpots import api as jackpots_api
 from jackpots.tables import api as tables_api
 from machines import api as machines_api
@@ -29,6 +31,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *door_players_api.urlpatterns,
     *door_receipts_api.urlpatterns,
     *cage_api.urlpatterns,
+    *tax_api.urlpatterns,
     *labclock_api.urlpatterns,  # none in production
     *bingo_api.urlpatterns,
     *setup_api.urlpatterns,

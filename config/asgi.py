@@ -18,6 +18,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (after
 from bingo.electronic.routing import websocket_urlpatterns as terminal_routes  # noqa: E402
 from bingo.traditional.routing import websocket_urlpatterns as console_routes  # noqa: E402
 from halls.link.routing import websocket_urlpatterns as link_routes  # noqa: E402
+from halls.regulator.routing import websocket_urlpatterns as authority_routes  # noqa: E402
 from halls.routing import websocket_urlpatterns as screen_routes  # noqa: E402
 from machines.routing import websocket_urlpatterns as machine_routes  # noqa: E402
 
@@ -28,9 +29,17 @@ application = ProtocolTypeRouter(
         # Every route checks its Host and Origin (halls.ws_security): screens and the caller console are
         # pages (Origin required), machines and player terminals are devices (no Origin, or an allowed one).
         # Screens are reached by their token, machines and terminals by their device token, the console by
-        # the staff session, venue installations (/ws/link/, at the central) by their link credential.
+        # the staff session, venue installations (/ws/link/, at the central) by their link credential, the
+        # authority's portal (/ws/authority/, at the regulator's node) by its staff's session.
         "websocket": URLRouter(
-            [*screen_routes, *machine_routes, *console_routes, *terminal_routes, *link_routes]
+            [
+                *screen_routes,
+                *machine_routes,
+                *console_routes,
+                *terminal_routes,
+                *link_routes,
+                *authority_routes,
+            ]
         ),
     }
 )

@@ -89,6 +89,7 @@ INSTALLED_APPS = [
     "halls.regulator",
     "halls.door",
     "halls.cage",
+    "halls.tax",
     "jackpots",
     "jackpots.tables",
     "bingo.draws",
@@ -655,6 +656,13 @@ HALL_AML_LITTLE_PLAY_MINIMUM = env.str("HALL_AML_LITTLE_PLAY_MINIMUM", default="
 # How long an identification (the winner's document, name, birth date) is kept: ten years (art. 25).
 HALL_AML_RETENTION_YEARS = env.int("HALL_AML_RETENTION_YEARS", default=10)
 HALL_AML_BY_JURISDICTION: dict[str, dict[str, str | int]] = {}
+# Gaming-tax returns (halls.tax): the period a venue files for, "month" or "quarter", overridden per
+# jurisdiction code by HALL_TAX_BY_JURISDICTION (JSON, e.g. {"CT": {"period": "quarter"}}). The rates are
+# never settings: they are the rate tables the operator enters, with their legal reference.
+HALL_TAX_PERIOD = env.str("HALL_TAX_PERIOD", default="month")
+if HALL_TAX_PERIOD not in ("month", "quarter"):
+    raise ImproperlyConfigured(f"HALL_TAX_PERIOD must be 'month' or 'quarter', not {HALL_TAX_PERIOD!r}.")
+HALL_TAX_BY_JURISDICTION: dict[str, dict[str, str]] = env.json("HALL_TAX_BY_JURISDICTION", default={})
 
 # --- The network of venues (halls.link) -----------------------------------------------------------------
 # The same codebase runs a venue installation (the default) or the central. A venue sends its outbox to the
@@ -712,6 +720,20 @@ HALL_REGULATOR_MAX_BATCH = env.int("HALL_REGULATOR_MAX_BATCH", default=500)
 # credential keeps working this long after its successor is issued.
 HALL_LINK_OFFLINE_SECONDS = env.float("HALL_LINK_OFFLINE_SECONDS", default=30.0)
 HALL_LINK_ROTATION_GRACE_SECONDS = env.float("HALL_LINK_ROTATION_GRACE_SECONDS", default=3600.0)
+
+# --- The gaming authority's node (HALL_ROLE=regulator: halls.regulator) ----------------------------------
+# An installation not heard from (no message, not even a heartbeat) for this long is silent (an
+# installation's own window, Installation.silence_seconds, wins when set): the portal's map shows it so.
+HALL_REGULATOR_SILENCE_SECONDS = env.int("HALL_REGULATOR_SILENCE_SECONDS", default=120)
+# The portal's live page shows the games and sessions with a message in this many minutes.
+HALL_REGULATOR_LIVE_MINUTES = env.int("HALL_REGULATOR_LIVE_MINUTES", default=180)
+# The draw rooms whose every game must be committed (game.committed) before its sales or balls reach the
+# node: the node raises an alarm otherwise (bingo.draws' rooms: "electronic" holds automatic bingo too).
+# Traditional bingo is not among them by default: a hall's blower or ball reader draws without a seed (only
+# its RNG games commit).
+HALL_REGULATOR_COMMITTED_ROOMS = env.list(
+    "HALL_REGULATOR_COMMITTED_ROOMS", default=["electronic", "simultaneous"]
+)
 
 # --- Tamper evidence (halls.services.audit_keys, anchors, verify) -------------------------------------
 # The audit chain is an HMAC-SHA256 chain under this key, which must NOT live in the database: anyone who

@@ -20,6 +20,7 @@ urlpatterns = [
     path("metrics", metrics.page, name="prometheus-django-metrics"),
     path("", include("halls.urls")),
     path("", include("halls.link.urls")),
+    path("", include("halls.regulator.urls")),  # the authority's portal (HALL_ROLE=regulator)
     path("", include("bingo.venuewide.urls")),
     path("", include("bingo.draws.urls")),  # the public pages of verifiable draws (no login)
     path("", include("bingo.network.simultaneous.pages")),
@@ -31,5 +32,6 @@ urlpatterns = [
     path("", include("halls.cashier.pages")),
     path("", include("halls.door.pages")),
     path("", include("halls.cage.pages")),
+    path("", include("halls.tax.pages")),
     path("", include("bingo.electronic.pages")),
 ]

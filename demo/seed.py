@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from demo import door, electronic, machines, tables
+from demo import door, electronic, machines, tables, tax
 from demo import hall as demo_hall
 from demo.hall import AUTOPLAY_ROOM, DemoHall
 
@@ -30,6 +30,7 @@ def seed_demo() -> DemoHall:
         machines.seed_machines,
         electronic.seed_electronic,
         door.seed_door,
+        tax.seed_tax,
     ):
         seed(hall)
     # The electronic rooms (seeded last) get their audio screen too: each room's first screen says the balls.

@@ -109,6 +109,8 @@ class EventType(StrEnum):
     NETWORK_PRIZE_METER = "network.prize_meter"
     # simultaneous bingo at the central, on the game's stream ("simultaneous.<code>": the central's pages)
     SIMULTANEOUS_GAME = "simultaneous.game"
+    # the gaming authority's node (HALL_ROLE=regulator), on its live stream ("regulator.live": the portal)
+    REGULATOR_MESSAGE = "regulator.message"
 
 
 # --- halls ---------------------------------------------------------------------------------------------
@@ -819,6 +821,22 @@ class SimultaneousGame(TypedDict):
     last_ball: int | None
 
 
+# --- the gaming authority's node: its live stream -----------------------------------------------------------
+
+
+class RegulatorMessage(TypedDict):
+    """A feed message the node accepted (halls.regulator.services.live.published): which installation, its
+    sequence and kind, and the game or pool it speaks of. The portal's pages reload what they show."""
+
+    message: int  # the FeedMessage's id
+    installation: str  # its uid
+    sequence: int
+    kind: str  # a halls.feed.kinds.FeedKind value
+    at: str  # the fact's time, as the installation sent it
+    game: str  # the game it speaks of ("electronic-40"), or ""
+    pool: str  # the pool it speaks of (its code), or ""
+
+
 # Each type's payload; POOL_HIT is the engine's fact on the pool stream and the screens' wording on rooms.
 PAYLOADS: dict[EventType, Any] = {
     EventType.SESSION_OPENED: SessionOpened,
@@ -889,6 +907,7 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.TERMINAL_STATE: TerminalStateChanged,
     EventType.NETWORK_PRIZE_METER: NetworkPrizeMeter,
     EventType.SIMULTANEOUS_GAME: SimultaneousGame,
+    EventType.REGULATOR_MESSAGE: RegulatorMessage,
 }
 
 

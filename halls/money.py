@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from decimal import (
     ROUND_DOWN,
+    ROUND_HALF_UP,
     Context,
     Decimal,
     DivisionByZero,
@@ -182,6 +183,11 @@ def cents(value: Decimal) -> Decimal:
 def cents_down(value: Decimal) -> Decimal:
     """Toward zero to the cent: a payout or a shown amount is never rounded up."""
     return value.quantize(CENT, rounding=ROUND_DOWN, context=_TRUNCATE)
+
+
+def cents_half_up(value: Decimal) -> Decimal:
+    """To the nearest cent, a half cent away from zero (a tax's amount due, as the returns state it)."""
+    return value.quantize(CENT, rounding=ROUND_HALF_UP, context=_TRUNCATE)
 
 
 def meter_down(value: Decimal) -> Decimal:

@@ -69,6 +69,7 @@ SQLITE_SUITE = (
     "jackpots/test_services_pools.py",
     "jackpots/test_network_pool_regions.py",
     "halls/test_regions.py",
+    "tax",
     "halls/test_four_eyes.py",
     "halls/test_four_eyes_doors.py",
     # Issue 28 on the embedded hall: verifiable draws, display acknowledgements.
@@ -117,9 +118,10 @@ SQLITE_SUITE = (
     "door",
     "cage",
     "bingo/test_verifiable.py",
-    # Issue 29: the feed's emit, outbox and sender, and the regulator node's intake.
+    # Issue 29: the feed's emit, outbox and sender, the regulator node's intake, the authority's portal.
     "feed",
     "regulator",
+    "portal",
 )
 
 
@@ -150,6 +152,9 @@ SQLITE_DESELECT = (
     "cage/test_gate_concurrency.py::test_a_split_paid_at_once_by_several_cashiers_is_flagged_once",
     # Two approvers at once on threads: the proposal's row lock is PostgreSQL's.
     "halls/test_four_eyes.py::test_two_approvers_at_once_apply_the_change_once",
+    # The authority portal's socket through the Redis pub/sub layer (the embedded hall's layer is in memory).
+    "portal/test_socket.py::test_the_authority_hears_each_message_accepted_and_nobody_else_joins",
+    "portal/test_socket.py::test_off_the_regulators_node_the_socket_refuses_even_the_authority",
     # A screen's socket through the Redis pub/sub layer (the embedded hall's layer is in memory).
     "halls/test_acks.py::test_a_screen_acknowledges_what_it_was_sent_and_a_seq_never_sent_is_refused",
 )

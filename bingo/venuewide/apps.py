@@ -8,3 +8,10 @@ class VenuewideConfig(AppConfig):
     name = "bingo.venuewide"
     label = "bingo_venuewide"
     verbose_name = _("Venue pages")
+
+    def ready(self) -> None:
+        # The gaming-tax returns read the bingo games' figures from here (halls.tax never imports bingo).
+        from bingo.venuewide.taxfigures import SOURCE
+        from halls.tax.hooks import register_figures
+
+        register_figures(SOURCE)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from halls.staff_pages import staff_page, staff_venues
@@ -15,6 +16,8 @@ from halls.staff_pages import staff_page, staff_venues
 @login_required
 @ensure_csrf_cookie
 def home(request: HttpRequest) -> HttpResponse:
+    if getattr(settings, "HALL_ROLE", "venue") == "regulator":
+        return redirect("regulator:map")  # the gaming authority's node: its portal is its home
     # At the central, its operators also find the network's pages
     # (bingo.network.interconnected.views_central).
     is_central = getattr(settings, "HALL_ROLE", "venue") == "central"

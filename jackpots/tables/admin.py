@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib import admin
 
 from halls.admin import ReadOnlyAdmin
-from jackpots.tables.models import CasinoTable, Hand, SeatBet, SeatCards, SeatPayout
+from jackpots.tables.models import CasinoTable, Hand, SeatBet, SeatCards, SeatPayout, TableDrop
 
 
 @admin.register(CasinoTable)
@@ -62,3 +62,9 @@ class HandAdmin(ReadOnlyAdmin):
     list_display = ("pk", "table", "number", "state", "opened_at", "settled_at", "manual_total")
     list_filter = ("state", "table")
     inlines = [SeatBetInline, SeatCardsInline, SeatPayoutInline]
+
+
+@admin.register(TableDrop)
+class TableDropAdmin(ReadOnlyAdmin):
+    list_display = ("table", "day", "amount", "counted_at", "counted_by_label")
+    list_filter = ("table__venue",)

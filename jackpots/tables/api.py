@@ -13,17 +13,19 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from django.db.models import Q
 from django.urls import path
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from halls import access
+from halls import access, money
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import NotFound
 from halls.models import Role, Venue
@@ -33,7 +35,7 @@ from halls.serializers import error_responses
 from halls.services import proposals
 from jackpots.models import Pool
 from jackpots.tables import rules
-from jackpots.tables.models import CasinoTable, Hand
+from jackpots.tables.models import CasinoTable, Hand, TableDrop
 from jackpots.tables.serializers import (
     BetsRequestSerializer,
     CardsRequestSerializer,
@@ -49,7 +51,7 @@ from jackpots.tables.serializers import (
     TableSerializer,
     TableStateSerializer,
 )
-from jackpots.tables.services import hands, proposal_kinds, readmodels
+from jackpots.tables.services import drops, hands, proposal_kinds, readmodels
 from jackpots.tables.services import tables as table_services
 
 # Who runs a table console (see the module docstring); the operator holds every role anyway.
@@ -431,12 +433,57 @@ class VoidView(HallAPIView):
         return _hand_answer(hands.void_hand(hand=hand, actor=actor(request), reason=data["reason"]))
 
 
+class DropSerializer(serializers.Serializer[Any]):
+    day = serializers.DateField(label=gettext_lazy("day"))
+    amount = serializers.CharField(max_length=20, label=gettext_lazy("drop"))
+
+
+def _drop(drop: TableDrop) -> dict[str, Any]:
+    return {
+        "table": drop.table_id,
+        "day": drop.day,
+        "amount": money.text(drop.amount),
+        "counted_at": drop.counted_at,
+        "counted_by": drop.counted_by_label,
+    }
+
+
+class TableDropsView(HallAPIView):
+    @extend_schema(
+        operation_id="tables_drops",
+        summary="The table's drop counted per day (operator, cashier, inspector)",
+        responses={200: None, **error_responses(403, 404)},
+        tags=[TAG],
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        table = _table(request, table_id, Role.OPERATOR, Role.CASHIER, Role.INSPECTOR)
+        return Response({"drops": [_drop(d) for d in table.drops.order_by("-day")]})
+
+    @extend_schema(
+        operation_id="tables_drop_count",
+        summary="Record the table's drop of a day that is over (operator, cashier)",
+        description=(
+            "Once per table and day (the drop box's count; the gaming tax's table drop). The same count "
+            "again answers the row; 400 bad_amount; 409 drop_counted (another amount), day_not_over."
+        ),
+        request=DropSerializer,
+        responses={201: None, **error_responses(400, 403, 404, 409)},
+        tags=[TAG],
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        table = _table(request, table_id, Role.OPERATOR, Role.CASHIER)
+        data = valid(DropSerializer, request.data)
+        drop = drops.record_drop(table=table, day=data["day"], amount=data["amount"], actor=actor(request))
+        return Response(_drop(drop), status=status.HTTP_201_CREATED)
+
+
 urlpatterns = [
     path("tables/", TableListView.as_view(), name="api-tables"),
     path("tables/<int:table_id>/", TableDetailView.as_view(), name="api-table"),
     path("tables/<int:table_id>/hands/", HandOpenView.as_view(), name="api-table-hands"),
     path("tables/<int:table_id>/pool/", TablePoolView.as_view(), name="api-table-pool"),
     path("tables/<int:table_id>/state/", TableStateView.as_view(), name="api-table-state"),
+    path("tables/<int:table_id>/drops/", TableDropsView.as_view(), name="api-table-drops"),
     path("carrusels/", CarruselCreateView.as_view(), name="api-carrusels"),
     path("pools/<int:pool_id>/tables/", CarruselView.as_view(), name="api-pool-tables"),
     path("hands/<int:hand_id>/", HandDetailView.as_view(), name="api-hand"),

@@ -14,3 +14,8 @@ class TablesConfig(AppConfig):
         from jackpots.tables.services import register_hooks
 
         register_hooks()
+        # The gaming-tax returns read the tables' drop from here (halls.tax never imports jackpots).
+        from halls.tax.hooks import register_figures
+        from jackpots.tables.taxfigures import SOURCE
+
+        register_figures(SOURCE)

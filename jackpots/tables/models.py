@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from halls import money
 from halls.fields import MoneyField
-from halls.models import Venue
+from halls.models import Venue, append_only
 from jackpots.rulepacks import PACKS
 from jackpots.tables.rules import MAX_SEATS
 
@@ -270,3 +270,37 @@ class SeatPayout(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hand} · seat {self.seat}: {self.amount}"
+
+
+class TableDrop(models.Model):
+    """A table's drop for a venue-local day: the cash and chips counted from its drop box (what the gaming
+    tax calls the table drop, halls.tax). Written once per table and day by
+    jackpots.tables.services.drops (audited), never edited (append-only)."""
+
+    table = models.ForeignKey(
+        CasinoTable, on_delete=models.PROTECT, related_name="drops", verbose_name=_("table")
+    )
+    day = models.DateField(verbose_name=_("day"))
+    amount = MoneyField(max_digits=14, decimal_places=2, verbose_name=_("drop"))
+    counted_at = models.DateTimeField(verbose_name=_("counted at"))
+    counted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("counted by"),
+    )
+    counted_by_label = models.CharField(max_length=150, verbose_name=_("counted by (label)"))
+
+    class Meta:
+        verbose_name = _("table drop")
+        verbose_name_plural = _("table drops")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "day"], name="table_drop_once_a_day"),
+            models.CheckConstraint(condition=Q(amount__gte=0), name="table_drop_not_negative"),
+        ]
+        triggers = [append_only()]
+
+    def __str__(self) -> str:
+        return f"{self.table} · {self.day}: {self.amount}"

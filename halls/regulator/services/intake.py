@@ -9,9 +9,10 @@ Each message, in the batch's order:
 3. its signature, against the installation's registered public key;
 4. its schema: the envelope's and its kind's payload (halls.feed.schema.validate), and a time with offset;
 5. its sequence: the next one is stored (FeedMessage) and the installation's accepted_sequence and
-   last_message_at move, in one transaction for the batch's accepted run; one already accepted with the same
-   signature is a duplicate (answered as accepted, nothing written); one already accepted with another body
-   is "replayed"; one past the next is out of order (a gap).
+   last_message_at move, in one transaction for the batch's accepted run, with the alarms the messages
+   themselves raise (halls.regulator.services.derived; the portal's pages told once it committed: live);
+   one already accepted with the same signature is a duplicate (answered as accepted, nothing written); one
+   already accepted with another body is "replayed"; one past the next is out of order (a gap).
 
 The first message that fails stops the batch: the ones before it stay accepted, the refusal is recorded
 (FeedRefusal, with its reason), an alarm raised where it calls for one (bad signature, replayed, gap, schema,
@@ -38,7 +39,7 @@ from halls import anchor_lines, metrics
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound, PermissionDenied
 from halls.feed import envelope, schema
 from halls.regulator.models import AlarmKind, FeedMessage, FeedRefusal, Installation
-from halls.regulator.services import alarms
+from halls.regulator.services import alarms, derived, live
 
 log = logging.getLogger("hall.regulator")
 DETAIL_MAX = 500  # a refusal's recorded detail, cut there
@@ -197,7 +198,16 @@ def _accept(
         by_sequence[message.sequence] = message.signature
         metrics.FEED_RECEIPT_LAG.observe(max(0.0, (now - at).total_seconds()))
     if rows:
-        FeedMessage.objects.bulk_create(rows)
+        stored = FeedMessage.objects.bulk_create(rows)
+        if any(row.pk is None for row in stored):  # a database that returns no ids from a bulk insert
+            stored = list(
+                FeedMessage.objects.filter(installation=installation, sequence__in=[r.sequence for r in rows])
+                .select_related("installation")
+                .order_by("sequence")
+            )
+        for row in stored:
+            derived.check(row)  # the alarms the messages themselves raise, kept with them
+        transaction.on_commit(lambda: _published(stored))
         was_silent = installation.last_message_at is None or (
             (now - installation.last_message_at).total_seconds() > silence_window(installation)
         )
@@ -207,6 +217,12 @@ def _accept(
         if was_silent:
             alarms.clear(installation=installation, kind=AlarmKind.SILENT, by="feed", at=now)
     return len(rows), duplicates, refusal
+
+
+def _published(messages: list[FeedMessage]) -> None:
+    """Tell the portal's open pages, once the messages committed (a failure is logged there, never raised)."""
+    for message in messages:
+        live.published(message)
 
 
 def _check(

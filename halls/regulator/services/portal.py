@@ -1,0 +1,625 @@
+"""What the authority's portal shows, read from the node's rows (Installation, FeedMessage, FeedRefusal,
+Alarm) and nothing else: the installations on the map with their link state, the live sessions and games,
+each pool's amounts over time, the chain heads received, the alarms, the refused messages and the tax
+returns. Reads only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count, Q
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from halls.feed.kinds import FeedKind
+from halls.regulator import portal_core
+from halls.regulator.models import Alarm, AlarmKind, FeedMessage, FeedRefusal, Installation
+from halls.regulator.services.verify import Problem
+
+# --- the installations and their link ---------------------------------------------------------------------
+
+
+def window_seconds(installation: Installation) -> int:
+    """How long the installation may stay silent: its own window, else the node's setting."""
+    return int(installation.silence_seconds or settings.HALL_REGULATOR_SILENCE_SECONDS)
+
+
+@dataclass
+class Place:
+    installation: Installation
+    state: portal_core.LinkState
+    window: int
+    open_alarms: int
+    x: Decimal | None = None
+    y: Decimal | None = None
+
+    @property
+    def on_map(self) -> bool:
+        return self.x is not None
+
+
+def installations(now: datetime | None = None) -> list[Place]:
+    now = now or timezone.now()
+    rows = Installation.objects.annotate(
+        open_alarms=Count("alarms", filter=Q(alarms__cleared_at__isnull=True))
+    ).order_by("name", "pk")
+    places = []
+    for installation in rows:
+        window = window_seconds(installation)
+        state = portal_core.link_state(installation.last_message_at, now=now, window_seconds=window)
+        place = Place(installation, state, window, int(installation.open_alarms))
+        spot = portal_core.place(installation.latitude, installation.longitude)
+        if spot is not None:
+            place.x, place.y = spot
+        places.append(place)
+    return places
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str
+    points: str
+
+
+def map_shapes() -> dict[str, Any]:
+    """The map's drawing: the peninsula, the border with Portugal, the islands, the Canaries' inset."""
+    core = portal_core
+    return {
+        "width": core.WIDTH,
+        "height": core.HEIGHT,
+        "iberia": core.outline(core.IBERIA),
+        "border": core.outline(core.PORTUGAL_BORDER),
+        "islands": [Shape(name, core.outline(points)) for name, points in core.ISLANDS.items()],
+        "canaries": [
+            Shape(name, core.outline(points, core.CANARIES)) for name, points in core.CANARY_ISLANDS.items()
+        ],
+        "inset": core.CANARIES,
+        "label_x": core.CANARIES.left + 8,
+        "label_y": core.CANARIES.top + 20,
+    }
+
+
+# --- live sessions and games ------------------------------------------------------------------------------
+
+# A committed draw's seed revealed after its game (its kind is feedfacts' FeedKind.GAME_REVEALED).
+GAME_REVEALED = "game.revealed"
+GAME_KINDS = (
+    FeedKind.GAME_COMMITTED,
+    FeedKind.GAME_SALES,
+    FeedKind.GAME_BALL,
+    FeedKind.GAME_PRIZE,
+    FeedKind.GAME_ENDED,
+    GAME_REVEALED,
+)
+SESSION_KINDS = (FeedKind.SESSION_OPENED, FeedKind.SESSION_CLOSED)
+# At most this many games on the live page (the open ones first); of each installation's latest messages
+# at most this many read (all installations), or this many (one installation's page).
+GAMES_SHOWN = 60
+LIVE_ROWS_EACH = 400
+LIVE_ROWS_ONE = 5000
+
+
+@dataclass
+class Prize:
+    prize: str
+    name: str
+    amount: str
+    ordinal: int | None
+    cards: list[str]
+    pool: str | None
+    where: str
+
+
+@dataclass
+class LiveGame:
+    installation: Installation
+    venue: str | None
+    room: str
+    game: str
+    commitment: str = ""
+    cards: int | None = None
+    sales: str | None = None
+    balls: list[int] = field(default_factory=list)
+    prizes: list[Prize] = field(default_factory=list)
+    state: str = "open"  # open, closed, void
+    seed: str = ""
+    last_at: datetime | None = None
+    _ordinals: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.installation.uid}:{self.venue or ''}:{self.game}"
+
+    @property
+    def last_ball(self) -> int | None:
+        return self.balls[-1] if self.balls else None
+
+    @property
+    def open(self) -> bool:
+        return self.state == "open"
+
+
+@dataclass
+class LiveSession:
+    installation: Installation
+    venue: str | None
+    room: str
+    session: Any
+    family: str
+    opened_at: str
+    checks: list[dict[str, Any]]
+    closed_at: str = ""
+    games: Any = None
+    sales: str | None = None
+    prizes: str | None = None
+
+    @property
+    def open(self) -> bool:
+        return not self.closed_at
+
+    @property
+    def checks_ok(self) -> bool:
+        return all(bool(c.get("ok")) for c in self.checks)
+
+
+@dataclass
+class Live:
+    sessions: list[LiveSession]
+    games: list[LiveGame]
+    since: datetime
+
+
+def live(*, installation: Installation | None = None, now: datetime | None = None) -> Live:
+    """The sessions and games with a message in the last HALL_REGULATOR_LIVE_MINUTES (of one installation,
+    or all): each game with its commitment, sales, balls in order, prizes and end."""
+    now = now or timezone.now()
+    since = now - timedelta(minutes=int(settings.HALL_REGULATOR_LIVE_MINUTES))
+    if installation is not None:
+        owners, cap = [installation], LIVE_ROWS_ONE
+    else:
+        owners, cap = list(Installation.objects.filter(last_message_at__gte=since)), LIVE_ROWS_EACH
+    games: dict[tuple[int, Any, str], LiveGame] = {}
+    sessions: dict[tuple[int, Any, Any, Any], LiveSession] = {}
+    for owner in owners:
+        # Each installation's latest messages of its games and sessions, along the index
+        # (installation, kind, at), then in their order.
+        latest = (
+            FeedMessage.objects.filter(
+                installation=owner, kind__in=[*GAME_KINDS, *SESSION_KINDS], at__gte=since
+            )
+            .order_by("-at", "-sequence")
+            .values_list("sequence", "kind", "payload", "at")[:cap]
+        )
+        for _sequence, kind, payload, at in sorted(latest, key=lambda row: int(row[0])):
+            _read(games, sessions, owner, kind, payload, at)
+    shown = sorted(games.values(), key=lambda g: (not g.open, -(g.last_at or now).timestamp()))[:GAMES_SHOWN]
+    session_list = sorted(sessions.values(), key=lambda s: (not s.open, s.installation.name, str(s.room)))
+    return Live(session_list, shown, since)
+
+
+def _read(
+    games: dict[tuple[int, Any, str], LiveGame],
+    sessions: dict[tuple[int, Any, Any, Any], LiveSession],
+    owner: Installation,
+    kind: str,
+    payload: Any,
+    at: datetime,
+) -> None:
+    """One message of a game or a session, applied to what the live page shows."""
+    if not isinstance(payload, dict):
+        return
+    if kind in SESSION_KINDS:
+        _session(sessions, owner, kind, payload)
+        return
+    game_ref = str(payload.get("game", ""))
+    key = (owner.pk, payload.get("venue"), game_ref)
+    game = games.get(key)
+    if game is None:
+        game = games[key] = LiveGame(owner, payload.get("venue"), str(payload.get("room", "")), game_ref)
+    game.last_at = at
+    _apply(game, kind, payload)
+
+
+def _apply(game: LiveGame, kind: str, payload: dict[str, Any]) -> None:
+    if kind == FeedKind.GAME_COMMITTED:
+        game.commitment = str(payload.get("commitment", ""))
+    elif kind == FeedKind.GAME_SALES:
+        game.cards, game.sales = payload.get("cards"), payload.get("sales")
+    elif kind == FeedKind.GAME_BALL:
+        ordinal, number = payload.get("ordinal"), payload.get("number")
+        if isinstance(ordinal, int) and isinstance(number, int) and ordinal not in game._ordinals:
+            game._ordinals[ordinal] = number
+            game.balls = [game._ordinals[o] for o in sorted(game._ordinals)]
+    elif kind == FeedKind.GAME_PRIZE:
+        cards = payload.get("cards") or []
+        game.prizes.append(
+            Prize(
+                prize=str(payload.get("prize", "")),
+                name=str(payload.get("name", "")),
+                amount=str(payload.get("amount", "")),
+                ordinal=payload.get("ordinal"),
+                cards=[str(c) for c in cards],
+                pool=payload.get("pool"),
+                where=str(payload.get("where", "")),
+            )
+        )
+    elif kind == FeedKind.GAME_ENDED:
+        game.state = "void" if payload.get("state") == "void" else "closed"
+        game.seed = str(payload.get("seed") or game.seed)
+    elif kind == GAME_REVEALED:  # only ever after its game
+        game.seed = str(payload.get("seed") or "")
+        game.state = "closed" if game.state == "open" else game.state
+
+
+def _session(
+    sessions: dict[tuple[int, Any, Any, Any], LiveSession],
+    owner: Installation,
+    kind: str,
+    payload: dict[str, Any],
+) -> None:
+    key = (owner.pk, payload.get("venue"), payload.get("room"), payload.get("session"))
+    if kind == FeedKind.SESSION_OPENED:
+        checks = [c for c in payload.get("checks", []) if isinstance(c, dict)]
+        sessions[key] = LiveSession(
+            owner,
+            payload.get("venue"),
+            str(payload.get("room", "")),
+            payload.get("session"),
+            str(payload.get("family", "")),
+            str(payload.get("opened_at", "")),
+            checks,
+        )
+        return
+    found = sessions.get(key)
+    if found is None:  # opened before the window: its close alone
+        found = sessions[key] = LiveSession(
+            owner, payload.get("venue"), str(payload.get("room", "")), payload.get("session"), "", "", []
+        )
+    found.closed_at = str(payload.get("closed_at", "")) or "—"
+    found.games, found.sales, found.prizes = payload.get("games"), payload.get("sales"), payload.get("prizes")
+
+
+# --- pools ------------------------------------------------------------------------------------------------
+
+
+def _decimal(value: Any) -> Decimal | None:
+    try:
+        return Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+@dataclass
+class PoolLevel:
+    level: str
+    amount: Decimal
+
+
+@dataclass
+class PoolRow:
+    installation: Installation
+    venue: str | None
+    pool: str
+    name: str
+    family: str
+    levels: list[PoolLevel]
+    at: datetime
+    sequence: int
+
+    @property
+    def total(self) -> Decimal:
+        return sum((level.amount for level in self.levels), Decimal("0.00"))
+
+
+def _pool_rows(message: FeedMessage | Mapping[str, Any], installation: Installation) -> Iterable[PoolRow]:
+    if isinstance(message, FeedMessage):
+        payload, at, sequence = message.payload, message.at, message.sequence
+    else:
+        payload, at, sequence = message["payload"], message["at"], message["sequence"]
+    if not isinstance(payload, dict):
+        return
+    for entry in payload.get("pools", []):
+        if not isinstance(entry, dict):
+            continue
+        levels = []
+        for level in entry.get("levels", []):
+            amount = _decimal(level.get("amount")) if isinstance(level, dict) else None
+            if amount is not None:
+                levels.append(PoolLevel(str(level.get("level")), amount))
+        yield PoolRow(
+            installation,
+            payload.get("venue"),
+            str(entry.get("pool", "")),
+            str(entry.get("name", "")),
+            str(entry.get("family", "")),
+            levels,
+            at,
+            int(sequence),
+        )
+
+
+def pools() -> list[PoolRow]:
+    """Every pool as last reported by its installation (the latest pool.amounts of each)."""
+    found: list[PoolRow] = []
+    for installation in Installation.objects.order_by("name", "pk"):
+        latest = (
+            FeedMessage.objects.filter(installation=installation, kind=FeedKind.POOL_AMOUNTS)
+            .order_by("-at", "-sequence")
+            .values("payload", "at", "sequence")
+            .first()
+        )
+        if latest is not None:
+            found.extend(_pool_rows(latest, installation))
+    return found
+
+
+@dataclass
+class Award:
+    level: str
+    amount: str
+    before: str
+    after: str
+    where: str
+    at: datetime
+    sequence: int
+
+
+@dataclass
+class PoolHistory:
+    installation: Installation
+    pool: str
+    name: str
+    family: str
+    rows: list[PoolRow]  # newest first
+    awards: list[Award]
+    chart: portal_core.Chart
+    levels: list[str]
+
+
+# At most this many reports of a pool are drawn (the latest).
+HISTORY_REPORTS = 500
+
+
+def pool_history(*, installation: Installation, pool: str) -> PoolHistory | None:
+    """A pool's amounts as each pool.amounts reported them (the latest HISTORY_REPORTS), its awards, and a
+    chart of each level's amount over time. None when the installation never reported that pool."""
+    reports = (
+        FeedMessage.objects.filter(installation=installation, kind=FeedKind.POOL_AMOUNTS)
+        .order_by("-at", "-sequence")
+        .values("payload", "at", "sequence")[:HISTORY_REPORTS]
+    )
+    rows = [row for report in reports for row in _pool_rows(report, installation) if row.pool == pool]
+    if not rows:
+        return None
+    awards = [
+        Award(
+            str(p.get("level", "")),
+            str(p.get("amount", "")),
+            str(p.get("before", "")),
+            str(p.get("after", "")),
+            str(p.get("where", "")),
+            at,
+            int(sequence),
+        )
+        for p, at, sequence in FeedMessage.objects.filter(
+            installation=installation, kind=FeedKind.POOL_AWARD, payload__pool=pool
+        )
+        .order_by("-at", "-sequence")
+        .values_list("payload", "at", "sequence")[:HISTORY_REPORTS]
+        if isinstance(p, dict)
+    ]
+    levels: list[str] = []
+    series: dict[str, list[tuple[datetime, Decimal]]] = {}
+    for row in reversed(rows):
+        for level in row.levels:
+            if level.level not in series:
+                levels.append(level.level)
+            series.setdefault(level.level, []).append((row.at, level.amount))
+    latest = rows[0]
+    drawn = portal_core.chart(series)
+    return PoolHistory(installation, pool, latest.name, latest.family, rows, awards, drawn, levels)
+
+
+# --- chain heads ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Heads:
+    installation: Installation
+    key_id: str
+    chains: list[dict[str, Any]]
+    at: datetime | None
+    sequence: int | None
+    anchors: int
+
+
+def chain_heads() -> list[Heads]:
+    """Each installation's chain heads as its latest anchor message reported them."""
+    counts = dict(
+        FeedMessage.objects.filter(kind=FeedKind.ANCHOR)
+        .values("installation_id")
+        .annotate(n=Count("pk"))
+        .values_list("installation_id", "n")
+    )
+    found = []
+    for installation in Installation.objects.order_by("name", "pk"):
+        latest = (
+            FeedMessage.objects.filter(installation=installation, kind=FeedKind.ANCHOR)
+            .order_by("-at", "-sequence")
+            .values("payload", "at", "sequence")
+            .first()
+        )
+        payload = latest["payload"] if latest and isinstance(latest["payload"], dict) else {}
+        chains = [c for c in payload.get("chains", []) if isinstance(c, dict)]
+        found.append(
+            Heads(
+                installation,
+                str(payload.get("key_id", "")),
+                chains,
+                latest["at"] if latest else None,
+                latest["sequence"] if latest else None,
+                int(counts.get(installation.pk, 0)),
+            )
+        )
+    return found
+
+
+# --- alarms, refusals, tax returns ------------------------------------------------------------------------
+
+
+# A message from an installation the node does not know (the intake's AlarmKind.UNKNOWN).
+ALARM_UNKNOWN = "unknown"
+
+
+def alarm_text(alarm: Alarm) -> str:
+    """What an alarm says, in the page's language, from its detail (never a player's identity: the detail
+    holds venues, games, pools, amounts and sequences)."""
+    d = alarm.detail if isinstance(alarm.detail, dict) else {}
+    values = {k: ("—" if v is None else str(v)) for k, v in d.items() if not isinstance(v, list | dict)}
+    kind = alarm.kind
+    if kind == AlarmKind.NO_COMMITMENT:
+        return _(
+            "Game %(game)s of %(venue)s: its sales or balls arrived without its commitment "
+            "(message %(sequence)s)."
+        ) % _with(values, "game", "venue", "sequence")
+    if kind == AlarmKind.PRIZE_ABOVE_POOL and "prize" in d:
+        return _(
+            "Prize %(prize)s of game %(game)s (%(venue)s): %(amount)s paid from pool %(pool)s, which last "
+            "reported %(reported)s (message %(sequence)s)."
+        ) % _with(values, "prize", "game", "venue", "amount", "pool", "reported", "sequence")
+    if kind == AlarmKind.PRIZE_ABOVE_POOL:
+        return _(
+            "Pool %(pool)s (%(venue)s): level %(level)s awarded %(amount)s, above the %(reported)s last "
+            "reported (message %(sequence)s)."
+        ) % _with(values, "pool", "venue", "level", "amount", "reported", "sequence")
+    if kind == AlarmKind.ANCHOR:
+        problems = [Problem.from_detail(p).text for p in d.get("problems", []) if isinstance(p, dict)]
+        more = int(d.get("count") or len(problems)) - len(problems)
+        text = " ".join(problems)
+        return text + (" " + _("And %(n)s more.") % {"n": more} if more > 0 else "")
+    if kind == AlarmKind.SILENT:
+        heard = parse_datetime(values.get("last_heard", ""))
+        values["last_heard"] = (
+            date_format(timezone.localtime(heard), "SHORT_DATETIME_FORMAT") if heard else "—"
+        )
+        return _("Not heard from since %(last_heard)s (its window: %(window_seconds)s s).") % _with(
+            values, "last_heard", "window_seconds"
+        )
+    if kind == ALARM_UNKNOWN:
+        return _("Message %(sequence)s from an installation this node does not know (%(claimed)s).") % _with(
+            values, "sequence", "claimed"
+        )
+    said = (
+        {
+            AlarmKind.GAP: _("Message %(sequence)s arrived out of order: the node expected %(expected)s."),
+            AlarmKind.BAD_SIGNATURE: _("Message %(sequence)s: its signature does not hold."),
+            AlarmKind.REPLAYED: _("Message %(sequence)s was sent again with another content."),
+            AlarmKind.SCHEMA: _("Message %(sequence)s is outside its schema (%(where)s)."),
+        }.get(AlarmKind(kind))
+        if kind in AlarmKind.values
+        else None
+    )
+    if said is not None:
+        text = said % _with(values, "sequence", "expected", "where")
+        if "claimed" in values:
+            text += " " + _("It claimed to be installation %(claimed)s.") % _with(values, "claimed")
+        return text
+    return "; ".join(f"{k}: {v}" for k, v in sorted(values.items()))
+
+
+def _with(values: dict[str, str], *keys: str) -> dict[str, str]:
+    return {key: values.get(key, "—") for key in keys}
+
+
+@dataclass
+class AlarmRow:
+    alarm: Alarm
+    text: str
+
+
+def alarms(*, limit: int = 300) -> tuple[list[AlarmRow], list[AlarmRow]]:
+    """(open, cleared) alarms, newest first."""
+    rows = Alarm.objects.select_related("installation").order_by("-raised_at", "-pk")
+    open_ = [AlarmRow(a, alarm_text(a)) for a in rows.filter(cleared_at__isnull=True)[:limit]]
+    cleared = [AlarmRow(a, alarm_text(a)) for a in rows.filter(cleared_at__isnull=False)[:limit]]
+    return open_, cleared
+
+
+def open_alarm_count() -> int:
+    return Alarm.objects.filter(cleared_at__isnull=True).count()
+
+
+# Why the intake refused a message (its FeedRefusal.reason codes), as a person reads it.
+REASONS = {
+    "bad_signature": gettext_lazy("Bad signature"),
+    "unknown_installation": gettext_lazy("Unknown installation"),
+    "replayed": gettext_lazy("Replayed"),
+    "out_of_order": gettext_lazy("Out of order"),
+    "schema": gettext_lazy("Outside its schema"),
+    "shape": gettext_lazy("Not a feed message"),
+    "format": gettext_lazy("Unknown format"),
+    "bad_batch": gettext_lazy("Bad batch"),
+    "mixed_batch": gettext_lazy("Batch of several installations"),
+}
+
+
+@dataclass
+class RefusalRow:
+    refusal: FeedRefusal
+    reason: str  # as a person reads it (the code when it is not a known one)
+
+
+def refusals(*, limit: int = 300) -> list[RefusalRow]:
+    """The refused messages, newest first."""
+    rows = FeedRefusal.objects.select_related("installation").order_by("-received_at", "-pk")[:limit]
+    return [RefusalRow(r, str(REASONS.get(r.reason, r.reason))) for r in rows]
+
+
+@dataclass
+class TaxReturn:
+    installation: Installation
+    venue: str
+    jurisdiction: str
+    period: str
+    bases: list[dict[str, Any]]
+    rate_table: str
+    due: str
+    digest: str
+    at: datetime
+    sequence: int
+
+
+def tax_returns(*, limit: int = 500) -> list[TaxReturn]:
+    """The tax returns received, newest first."""
+    rows = (
+        FeedMessage.objects.filter(kind=FeedKind.TAX_RETURN)
+        .select_related("installation")
+        .order_by("-received_at", "-pk")[:limit]
+    )
+    found = []
+    for message in rows:
+        p = message.payload if isinstance(message.payload, dict) else {}
+        found.append(
+            TaxReturn(
+                message.installation,
+                str(p.get("venue", "")),
+                str(p.get("jurisdiction", "")),
+                str(p.get("period", "")),
+                [b for b in p.get("bases", []) if isinstance(b, dict)],
+                str(p.get("rate_table", "")),
+                str(p.get("due", "")),
+                str(p.get("digest", "")),
+                message.at,
+                int(message.sequence),
+            )
+        )
+    return found
