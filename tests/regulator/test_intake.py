@@ -254,3 +254,26 @@ def test_whatever_arrives_the_node_holds_each_message_once_in_order(
     top = len(held(fresh))
     assert held(fresh) == list(range(1, top + 1)) and top >= n
     assert FeedRefusal.objects.exclude(reason="out_of_order").count() == refused_before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_stored_message_is_checked_for_derived_alarms_and_told_to_the_portal_once_committed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.db import transaction as db_transaction
+
+    from halls.regulator.services import derived, live
+
+    node = register("00112233aabbccee")
+    checked: list[tuple[int, bool]] = []
+    told: list[int] = []
+    monkeypatch.setattr(
+        derived,
+        "check",
+        lambda m: checked.append((m.sequence, db_transaction.get_connection().in_atomic_block)) or [],
+    )
+    monkeypatch.setattr(live, "published", lambda m: told.append(m.sequence))
+    assert post([message(node.uid, n) for n in (1, 2)]).json() == {"accepted": 2}
+    assert checked == [(1, True), (2, True)] and told == [1, 2]
+    post([message(node.uid, n) for n in (2, 3)] + [message(node.uid, 9)])  # a duplicate, one new, a gap
+    assert checked[2:] == [(3, True)] and told[2:] == [3]
