@@ -267,11 +267,11 @@ def test_each_stored_message_is_checked_for_derived_alarms_and_told_to_the_porta
     node = register("00112233aabbccee")
     checked: list[tuple[int, bool]] = []
     told: list[int] = []
-    monkeypatch.setattr(
-        derived,
-        "check",
-        lambda m: checked.append((m.sequence, db_transaction.get_connection().in_atomic_block)) or [],
-    )
+    def check(message: Any) -> list[Any]:
+        checked.append((message.sequence, db_transaction.get_connection().in_atomic_block))
+        return []
+
+    monkeypatch.setattr(derived, "check", check)
     monkeypatch.setattr(live, "published", lambda m: told.append(m.sequence))
     assert post([message(node.uid, n) for n in (1, 2)]).json() == {"accepted": 2}
     assert checked == [(1, True), (2, True)] and told == [1, 2]
