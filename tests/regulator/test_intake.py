@@ -267,6 +267,7 @@ def test_each_stored_message_is_checked_for_derived_alarms_and_told_to_the_porta
     node = register("00112233aabbccee")
     checked: list[tuple[int, bool]] = []
     told: list[int] = []
+
     def check(message: Any) -> list[Any]:
         checked.append((message.sequence, db_transaction.get_connection().in_atomic_block))
         return []
