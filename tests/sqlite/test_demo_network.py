@@ -197,7 +197,10 @@ def test_demo_network_links_two_venues_and_plays_network_games(tmp_path: Path) -
             wait_for(partial(relayed, folder, venue, 3), 30, f"the central's balls in {venue}", logs)
 
         # --- the regulator's node: every installation registered and feeding it, in order from 1 --------
-        assert f"http://localhost:{port + 3}/admin/regulator/feedmessage/" in banner, banner
+        node = f"http://localhost:{port + 3}"
+        assert f"{node}/authority/" in banner and f"{node}/admin/regulator/feedmessage/" in banner, banner
+        authority = re.search(r"login\s+autoridad / (\S+)", banner)
+        assert authority, banner
 
         def fed() -> bool:
             found = rows(folder, "regulator", "SELECT uid, accepted_sequence FROM regulator_installation")
@@ -213,6 +216,21 @@ def test_demo_network_links_two_venues_and_plays_network_games(tmp_path: Path) -
             )
             assert [s for (s,) in held] == list(range(1, len(held) + 1))
         assert rows(folder, "regulator", "SELECT count(*) FROM regulator_feedrefusal") == [(0,)]
+        with httpx.Client(base_url=f"http://127.0.0.1:{port + 3}", timeout=10) as client:
+            client.get("/accounts/login/")
+            answer = client.post(
+                "/accounts/login/",
+                data={
+                    "username": "autoridad",
+                    "password": authority.group(1),
+                    "csrfmiddlewaretoken": client.cookies["csrftoken-regulator"],
+                },
+                headers={"Referer": f"http://127.0.0.1:{port + 3}/accounts/login/"},
+            )
+            assert answer.status_code == 302, answer.text[:2000]
+            portal = client.get("/authority/")
+            assert portal.status_code == 200
+            assert "Bingo Demo Norte" in portal.text and "Bingo Demo Sur" in portal.text
         print(f"\nnetwork demo ready in {ready_in:.1f} s; meter {meter()}; {drawn()} network balls")
         assert "Traceback" not in logs(), logs()
     finally:

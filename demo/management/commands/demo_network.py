@@ -217,8 +217,10 @@ class Command(BaseCommand):
         out("")
         node_base = f"http://localhost:{regulator.port}"
         out(f"Regulator's node (HALL_ROLE=regulator), fed by every installation   {node_base}/")
+        out(f"  authority portal {node_base}/authority/")
+        out(f"  live games       {node_base}/authority/live/")
+        out(f"  alarms           {node_base}/authority/alarms/")
         out(f"  feed received    {node_base}/admin/regulator/feedmessage/")
-        out(f"  alarms           {node_base}/admin/regulator/alarm/")
         out("  login            " + _logins(info[REGULATOR]["logins"]))
         out("")
         out(

@@ -22,6 +22,7 @@ import signal
 import threading
 from argparse import ArgumentParser
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +181,9 @@ def _register_installations(folder: Path, stopping: threading.Event) -> None:
                     licence_number=licences.get(name, ""),
                     jurisdiction="ML",
                     public_key=document["key"],
+                    # Melilla, each a little apart on the portal's map
+                    latitude=Decimal("35.2900") + Decimal("0.0040") * names.index(name),
+                    longitude=Decimal("-2.9400") + Decimal("0.0050") * names.index(name),
                 )
                 waiting.discard(name)
     finally:
