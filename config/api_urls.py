@@ -17,6 +17,7 @@ from halls.door import api as door_api
 from halls.door import players_api as door_players_api
 from halls.door import receipts_api as door_receipts_api
 from halls.link import api as link_api
+from halls.regulator import api as regulator_api
 from halls.tax import api as tax_api
 from jackpots import api as jackpots_api
 from jackpots.tables import api as tables_api
@@ -41,6 +42,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *jackpots_api.urlpatterns,
     *machines_api.urlpatterns,
     *link_api.urlpatterns,
+    *regulator_api.urlpatterns,  # the regulator's node only (404 elsewhere)
     *simultaneous_api.urlpatterns,
     path("cashier/", include("halls.cashier.urls")),
     path("electronic/", include("bingo.electronic.urls")),

@@ -478,6 +478,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HALL_AML_PURGE_SECONDS", default=86400.0),
         "options": {"expires": 3600.0},
     },
+    # The regulator's node: installations silent past their window raise an alarm, cleared when heard
+    # again (halls.regulator.services.silence; a no-op in the other roles).
+    "watch-feed-silence": {
+        "task": "halls.regulator.tasks.watch_silence",
+        "schedule": env.float("HALL_REGULATOR_SWEEP_SECONDS", default=10.0),
+        "options": {"expires": 10.0},
+    },
     "watch-machine-links": {
         "task": "machines.tasks.watch_machine_links",
         "schedule": env.float("HALL_MACHINE_WATCH_SECONDS", default=1.0),
@@ -684,6 +691,31 @@ HALL_LINK_CATCHUP_SECONDS = env.float("HALL_LINK_CATCHUP_SECONDS", default=30.0)
 # (sent as a Bearer token when set). Blank: the notices wait in the outbox until it is set.
 HALL_AUTHORITY_URL = env.str("HALL_AUTHORITY_URL", default="").rstrip("/")
 HALL_AUTHORITY_TOKEN = env.str("HALL_AUTHORITY_TOKEN", default="")
+# --- The feed to the gaming authority (issue 29: halls.feed, halls.regulator) ------------------------------
+# An installation (a venue, or a network's central) tells its region's regulator node what happens, in
+# real time, through its outbox (halls.feed.services.emit; `manage.py run_link` sends it). Switched on per
+# jurisdiction: HALL_FEED_ENABLED is every jurisdiction's default (and a central's own switch),
+# HALL_FEED_BY_JURISDICTION overrides it per jurisdiction code, as JSON
+# ({"CT": {"enabled": true, "pool_interval_seconds": 60}}); off by default, as no region asks for it
+# until its authority says so.
+HALL_FEED_ENABLED = env.bool("HALL_FEED_ENABLED", default=False)
+HALL_FEED_BY_JURISDICTION: dict[str, dict[str, object]] = env.json("HALL_FEED_BY_JURISDICTION", default={})
+# The pools' amounts go on the feed at least this often (and at every award), per jurisdiction under
+# "pool_interval_seconds".
+HALL_FEED_POOL_INTERVAL_SECONDS = env.float("HALL_FEED_POOL_INTERVAL_SECONDS", default=60.0)
+# The regulator node's base URL (https://feed.authority.example): the feed is POSTed to
+# <url>/api/regulator/feed/. Blank: the messages wait in the outbox until it is set.
+HALL_REGULATOR_URL = env.str("HALL_REGULATOR_URL", default="").rstrip("/")
+# Nothing to send for this long: a heartbeat message (the node's silence window counts it).
+HALL_FEED_HEARTBEAT_SECONDS = env.float("HALL_FEED_HEARTBEAT_SECONDS", default=30.0)
+# Messages per POST to the node.
+HALL_FEED_BATCH = env.int("HALL_FEED_BATCH", default=200)
+# The node (HALL_ROLE=regulator): an installation not heard from (a heartbeat counts) for this long raises
+# a "silent" alarm, unless its registration sets a window of its own (the beat entry "watch-feed-silence"
+# sweeps every HALL_REGULATOR_SWEEP_SECONDS, 10 by default).
+HALL_REGULATOR_SILENCE_SECONDS = env.int("HALL_REGULATOR_SILENCE_SECONDS", default=120)
+# The node: the most messages one POST may carry (a larger batch is refused, nothing of it applied).
+HALL_REGULATOR_MAX_BATCH = env.int("HALL_REGULATOR_MAX_BATCH", default=500)
 # Central: a venue not heard from (no socket open, no request) for this long is shown offline; a rotated
 # credential keeps working this long after its successor is issued.
 HALL_LINK_OFFLINE_SECONDS = env.float("HALL_LINK_OFFLINE_SECONDS", default=30.0)

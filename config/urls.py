@@ -4,6 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.health import HallHealthView
+from halls import metrics
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -15,7 +16,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("config.api_urls")),
     path("health/", HallHealthView.as_view(), name="health"),
-    path("", include("django_prometheus.urls")),  # /metrics: internal only (deploy/nginx)
+    # /metrics: internal only (deploy/nginx): django-prometheus' and the hall's own (halls.metrics.page).
+    path("metrics", metrics.page, name="prometheus-django-metrics"),
     path("", include("halls.urls")),
     path("", include("halls.link.urls")),
     path("", include("halls.regulator.urls")),  # the authority's portal (HALL_ROLE=regulator)

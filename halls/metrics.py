@@ -1,5 +1,9 @@
 """The hall's own Prometheus metrics (beside django-prometheus' request and database metrics), served at
 ``/metrics`` for the scraper only (deploy/nginx keeps it internal).
+
+Figures read from the database when scraped (the feed's backlog and lag: halls.link, halls.regulator) are
+collectors the apps register here (`register_collector`), served by the web process's ``/metrics``
+(`page`) beside every process's values.
 """
 
 from __future__ import annotations
@@ -10,7 +14,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from prometheus_client import REGISTRY, CollectorRegistry, Gauge, Histogram, multiprocess, start_http_server
+from django.http import HttpRequest, HttpResponse
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+    start_http_server,
+)
+from prometheus_client.registry import Collector
 
 # Seconds: from a few milliseconds to the seconds a backed-up host shows.
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -37,6 +52,11 @@ METER_PUBLISH_LAG = Histogram(
     "hall_meter_publish_lag_seconds",
     "Seconds since the previous meter publication when changed meters are published (at least 0.25).",
     buckets=_BUCKETS,
+)
+FEED_RECEIPT_LAG = Histogram(
+    "hall_regulator_feed_receipt_lag_seconds",
+    "The regulator's node: from a feed message's fact time (the installation's clock) to its acceptance.",
+    buckets=(*_BUCKETS, 60.0, 300.0, 3600.0),
 )
 OPEN_SOCKETS = Gauge(
     "hall_open_sockets",
@@ -74,3 +94,22 @@ def serve(port: int, address: str = "127.0.0.1") -> Any:
     web server of its own (the Celery worker); returns the server (`shutdown()` stops it)."""
     server, _thread = start_http_server(port, addr=address, registry=registry())
     return server
+
+
+_collectors = CollectorRegistry(auto_describe=True)
+_collector_kinds: set[str] = set()
+
+
+def register_collector(collector: Collector) -> None:
+    """A collector of figures read when scraped (it describes itself without reading: `describe`); one of
+    each class (an app's ready() run twice registers it once)."""
+    kind = type(collector).__qualname__
+    if kind not in _collector_kinds:
+        _collectors.register(collector)
+        _collector_kinds.add(kind)
+
+
+def page(request: HttpRequest) -> HttpResponse:
+    """``/metrics``: `registry()` (every process's values, or this one's) and the registered collectors."""
+    text = generate_latest(registry()) + generate_latest(_collectors)
+    return HttpResponse(text, content_type=CONTENT_TYPE_LATEST)

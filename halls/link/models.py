@@ -11,22 +11,30 @@ from halls.models import Venue, append_only
 
 
 class Destination(models.TextChoices):
-    """Whom an outbox message is owed to: the central of the venue's network (run_link's sender), or the
-    gaming authority (its notices endpoint, HALL_AUTHORITY_URL: halls.link.transport.AuthoritySender)."""
+    """Whom an outbox message is owed to: the central of the venue's network (run_link's sender), the
+    gaming authority (its notices endpoint, HALL_AUTHORITY_URL: halls.link.transport.AuthoritySender), or
+    the regulator's node (the feed, HALL_REGULATOR_URL: halls.link.transport.FeedSender)."""
 
     CENTRAL = "central", _("the central")
     AUTHORITY = "authority", _("the gaming authority")
+    REGULATOR = "regulator", _("the regulator's node")
 
 
 class OutboxMessage(models.Model):
-    """Venue side: one message owed to a destination (the central, the authority), written with the fact
-    it reports. Sent in sequence order until acknowledged; the payload is never changed once written,
-    except its ``personal`` part (what only the destination may keep: a document's number), erased once
-    the destination acknowledged it."""
+    """One message owed to a destination (the central, the authority, the regulator's node), written with
+    the fact it reports. Sent in sequence order until acknowledged; the payload is never changed once
+    written, except its ``personal`` part (what only the destination may keep: a document's number), erased
+    once the destination acknowledged it.
 
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+")
+    The regulator's feed is numbered per installation, not per venue (one sequence for everything this
+    installation tells its node, halls.link.services.feed_outbox): its messages keep the venue of their
+    fact when there is one, and none for the installation's own (a heartbeat, an anchor, a central's);
+    every other destination's message has its venue (the check constraint)."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", null=True, blank=True)
     destination = models.CharField(max_length=12, choices=Destination.choices, default=Destination.CENTRAL)
-    sequence = models.BigIntegerField()  # 1, 2, 3… per venue and destination, in commit order
+    # 1, 2, 3… per venue and destination (per installation for the regulator's), in commit order
+    sequence = models.BigIntegerField()
     kind = models.CharField(max_length=60)
     payload = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True)
@@ -39,13 +47,27 @@ class OutboxMessage(models.Model):
             models.UniqueConstraint(
                 fields=["venue", "destination", "sequence"], name="outbox_venue_destination_sequence_once"
             ),
+            models.UniqueConstraint(
+                fields=["sequence"],
+                condition=models.Q(destination="regulator"),
+                name="outbox_regulator_sequence_once",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(venue__isnull=False) | models.Q(destination="regulator"),
+                name="outbox_venue_unless_regulator",
+            ),
         ]
         indexes = [
             models.Index(
                 fields=["venue", "destination", "sequence"],
                 name="outbox_unacked_by_destination",
                 condition=models.Q(acked_at__isnull=True),
-            )
+            ),
+            models.Index(
+                fields=["destination", "sequence"],
+                name="outbox_unacked_regulator",
+                condition=models.Q(acked_at__isnull=True, destination="regulator"),
+            ),
         ]
 
 

@@ -23,6 +23,14 @@ services.venue_side on a worker thread.
   venue, with the same retry, until the authority answers ``{"accepted": sequence}``; then marked sent and
   their personal part erased.
 
+- **Feed sender** (`FeedSender`, when HALL_REGULATOR_URL is set; a venue or a central): the feed to the
+  regulator's node (halls.feed, halls.link.services.feed_outbox), each message signed with the
+  installation's key and POSTed in batches, in order, to ``<url>/api/regulator/feed/`` until the node
+  answers ``{"accepted": <its last accepted sequence>}``: marked sent up to there. ``409 out_of_order``
+  names the sequence the node expects (sent again from there); a refusal (a message the node will not
+  take) is logged and retried at the backoff cap, never skipped. Nothing to send for
+  HALL_FEED_HEARTBEAT_SECONDS: a heartbeat message.
+
 SIGTERM or SIGINT: the loops stop at their next step (a POST in flight is finished or abandoned:
 either way nothing is marked sent that the central did not name), and the process exits 0.
 """
@@ -46,7 +54,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_exp
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus, WebSocketException
 
-from halls.link.services import venue_side
+from halls.link.services import feed_outbox, venue_side
 
 log = logging.getLogger("hall.link")
 
@@ -406,6 +414,126 @@ class AuthoritySender(_Retrier):
                     if self.stop.is_set():
                         return
                     log.exception("the authority sender failed; it starts again")
+                    await self.sleep(self.config.backoff_max_seconds)
+        finally:
+            await self.client.aclose()
+
+
+# --- the regulator's node (the feed) ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FeedConfig:
+    url: str  # the node's base URL (HALL_REGULATOR_URL, no trailing slash)
+    batch: int = 200
+    poll_seconds: float = 0.2
+    heartbeat_seconds: float = 30.0
+    backoff_max_seconds: float = 30.0
+    connect_timeout: float = 5.0
+    timeout: float = 15.0
+
+
+def _expected(body: Any) -> int | None:
+    """The sequence a refusal says the node expects next (its details' "expected"), if it says one."""
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        details = body["error"].get("details") or {}
+        if isinstance(details, dict) and isinstance(details.get("expected"), int):
+            return int(details["expected"])
+    return None
+
+
+class FeedSender(_Retrier):
+    """The installation's feed to the regulator's node: `run()` until `stop` is set (see the module's
+    docstring). Nothing of a payload is logged: sequences and kinds only."""
+
+    PATH = "/api/regulator/feed/"
+
+    def __init__(self, config: FeedConfig) -> None:
+        super().__init__(config.backoff_max_seconds)
+        self.config = config
+        self.client = httpx.AsyncClient(
+            base_url=config.url, timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout)
+        )
+        self.sent = 0  # messages the node accepted since start
+        self.heartbeats = 0
+        self._last_sent = -float("inf")  # the loop's clock at the last accepted batch
+
+    async def _post(self, messages: list[dict[str, Any]]) -> tuple[int, Any]:
+        response = await self.client.post(self.PATH, json={"messages": messages})
+        if response.status_code >= 500 or response.status_code == 429:
+            raise Retryable(f"{response.status_code} from the regulator's node")
+        try:
+            body = response.json()
+        except ValueError:
+            raise Retryable(f"{response.status_code} without JSON from the regulator's node") from None
+        if response.status_code == 200 and isinstance(body, dict) and isinstance(body.get("accepted"), int):
+            return 200, body
+        expected = _expected(body)
+        if response.status_code == 409 and expected is not None and _error_code(body) == "out_of_order":
+            return 409, body
+        if expected is not None and expected > messages[0]["sequence"]:
+            return response.status_code, body  # a refusal after an accepted prefix: that much is sent
+        raise Refused(response.status_code, _error_code(body) or "no acceptance")
+
+    async def send_once(self) -> int:
+        """Send the next batch (if any) until the node answers it; how many it accepted."""
+        messages = await _db(feed_outbox.next_batch)(limit=self.config.batch)
+        if not messages:
+            return 0
+        first, last = messages[0]["sequence"], messages[-1]["sequence"]
+        status: int = 0
+        answer: Any = None
+        async for attempt in self._retrying(f"sending the feed {first}-{last} to the regulator's node"):
+            with attempt:
+                status, answer = await self._post(messages)
+        if status == 200:
+            accepted = int(answer["accepted"])
+            marked = await _db(feed_outbox.acknowledge)(up_to=accepted)
+        else:
+            expected = int(_expected(answer) or first)
+            marked, again = await _db(feed_outbox.rewind)(expected=expected)
+            log.warning(
+                "the regulator's node expects message %d (%s): %d marked sent, %d to send again",
+                expected,
+                _error_code(answer),
+                marked,
+                again,
+            )
+            if status != 409:  # refused past what it accepted: the rest waits, retried at the cap
+                await self.sleep(self.config.backoff_max_seconds)
+        self.sent += marked
+        if marked:
+            self._last_sent = asyncio.get_running_loop().time()
+        return marked
+
+    async def beat_if_idle(self) -> bool:
+        """A heartbeat when nothing was sent for HALL_FEED_HEARTBEAT_SECONDS (whether one was written)."""
+        now = asyncio.get_running_loop().time()
+        if now - self._last_sent < self.config.heartbeat_seconds:
+            return False
+        self._last_sent = now  # when the feed is off, asked again after the same wait
+        if await _db(feed_outbox.heartbeat)() is None:
+            return False
+        self.heartbeats += 1
+        return True
+
+    async def drain(self) -> int:
+        """Send until nothing is owed (tests, a one-off command); how many were accepted."""
+        total = 0
+        while sent := await self.send_once():
+            total += sent
+        return total
+
+    async def run(self) -> None:
+        try:
+            while not self.stop.is_set():
+                try:
+                    if not await self.send_once() and not await self.beat_if_idle():
+                        await self.sleep(self.config.poll_seconds)
+                except Exception:
+                    if self.stop.is_set():
+                        return
+                    log.exception("the feed sender failed; it starts again")
                     await self.sleep(self.config.backoff_max_seconds)
         finally:
             await self.client.aclose()

@@ -9,3 +9,9 @@ class RegulatorConfig(AppConfig):
     label = "regulator"
     verbose_name = _("Gaming authority node")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from halls import metrics
+        from halls.regulator.metrics import NodeLagCollector
+
+        metrics.register_collector(NodeLagCollector())  # the feed's lag per installation on /metrics

@@ -89,6 +89,7 @@ class AlarmKind(models.TextChoices):
     NO_COMMITMENT = "no_commitment", _("Game without its commitment")
     PRIZE_ABOVE_POOL = "prize_above_pool", _("Prize paid above its pool's amount")
     ANCHOR = "anchor", _("Anchors that do not verify")
+    UNKNOWN = "unknown", _("Message from an unknown installation")
 
 
 class Alarm(models.Model):

@@ -26,10 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from halls import anchor_lines, hooks
 from halls.chains import Anchor, ChainHead
+from halls.feed.kinds import FeedKind
+from halls.feed.services import emit
 from halls.models import AuditChainHead, AuditEntry
 from halls.services import anchor_key, audit, audit_keys, installation
 
@@ -154,15 +157,17 @@ def read_all() -> dict[tuple[str, int], AnchorFile]:
 
 
 def write() -> list[dict[str, Any]]:
-    """Append an anchor for every chain whose head moved since its last anchor, and POST them (one JSON
-    list) to HALL_AUDIT_ANCHOR_URL when set; returns the new lines. Beat runs it every
-    HALL_AUDIT_ANCHOR_SECONDS (``manage.py anchor_audit`` on demand)."""
+    """Append an anchor for every chain whose head moved since its last anchor, owe them to the regulator's
+    node (the feed's "anchor" message, when the feed is on) and POST them (one JSON list) to
+    HALL_AUDIT_ANCHOR_URL when set; returns the new lines. Beat runs it every HALL_AUDIT_ANCHOR_SECONDS
+    (``manage.py anchor_audit`` on demand)."""
     keys = audit_keys.keyring()
     inst = installation.identity()
     at = timezone.now().isoformat()
     folder(inst).mkdir(parents=True, exist_ok=True)
     written: list[dict[str, Any]] = []
-    for head in heads():
+    chains = heads()
+    for head in chains:
         file = path(head.kind, head.id, inst)
         latest = _read(file, keys, inst)[0] if file.exists() else None
         if latest is not None and (latest.seq, latest.hash) == (head.seq, head.hash):
@@ -177,9 +182,24 @@ def write() -> list[dict[str, Any]]:
         finally:
             os.close(fd)
         written.append(line)
+    if written:
+        _feed(written, chains)
     if written and settings.HALL_AUDIT_ANCHOR_URL:
         _post(settings.HALL_AUDIT_ANCHOR_URL, written)
     return written
+
+
+def _feed(lines: list[dict[str, Any]], chains: list[ChainHead]) -> None:
+    """The new lines and every chain's head, owed to the regulator's node (halls.feed): its own message,
+    committed once the lines are on disk (a crash between the two leaves the lines in the files, and the
+    next anchor's message carries every head)."""
+    payload = {
+        "key_id": anchor_lines.key_id(anchor_key.signing_key().public_key()),
+        "lines": lines,
+        "chains": [{"chain": f"{h.kind}-{h.id}", "head": h.hash, "length": h.seq} for h in chains],
+    }
+    with transaction.atomic():
+        emit.emit(FeedKind.ANCHOR, payload, venue_id=None)
 
 
 def _post(url: str, lines: list[dict[str, Any]]) -> None:

@@ -1,11 +1,13 @@
 """`make demo-network` as a real process: `manage.py demo_network` starts a central and two venue
 installations (each embedded: its own SQLite file, its worker and beat in its process), links the venues to
-the central, and plays the interconnected prize and the simultaneous game by themselves.
+the central, and plays the interconnected prize and the simultaneous game by themselves; and a regulator's
+node (issue 29) that every installation feeds.
 
 The test waits for the banner, logs in at the central with the printed login and sees both venues online on
 its network page, opens a venue's screen, then reads the installations' databases (read-only): the prize's
 meter rises from its seed as the venues' games contribute, and the central's simultaneous game is drawn and
-its balls reach both venues' games. Ctrl-C (SIGINT) stops every process it started, with exit status 0.
+its balls reach both venues' games; the node registered all three installations and holds their feed, in
+order from 1. Ctrl-C (SIGINT) stops every process it started, with exit status 0.
 """
 
 from __future__ import annotations
@@ -40,21 +42,21 @@ PLAY_TIMEOUT = 60.0
 pytestmark = pytest.mark.timeout(420)
 
 
-def three_free_ports() -> int:
-    """A port p with p, p+1 and p+2 free (the central and the two venues)."""
+def four_free_ports() -> int:
+    """A port p with p to p+3 free (the central, the two venues and the regulator's node)."""
     for _ in range(50):
         base = free_port()
-        if base > 65532:
+        if base > 65531:
             continue
         with contextlib.ExitStack() as stack:
             try:
-                for port in (base + 1, base + 2):
+                for port in (base + 1, base + 2, base + 3):
                     sock = stack.enter_context(socket.socket())
                     sock.bind(("127.0.0.1", port))
             except OSError:
                 continue
             return base
-    raise AssertionError("no three consecutive free ports")
+    raise AssertionError("no four consecutive free ports")
 
 
 def embedded_env(**extra: str) -> dict[str, str]:
@@ -95,7 +97,7 @@ def wait_for(condition: Callable[[], Any], timeout: float, what: str, logs: Call
 
 
 def test_demo_network_links_two_venues_and_plays_network_games(tmp_path: Path) -> None:
-    port = three_free_ports()
+    port = four_free_ports()
     folder = tmp_path / "net"
     out_path = tmp_path / "demo-network.out"
     started = time.monotonic()
@@ -128,7 +130,7 @@ def test_demo_network_links_two_venues_and_plays_network_games(tmp_path: Path) -
         ready_in = time.monotonic() - started
         banner = out_path.read_text(errors="replace")
         children = psutil.Process(demo.pid).children(recursive=True)
-        assert len(children) == 3, [c.cmdline() for c in children]
+        assert len(children) == 4, [c.cmdline() for c in children]
 
         # --- the banner's pages and logins ----------------------------------------------------------------
         central = f"http://localhost:{port}"
@@ -193,6 +195,42 @@ def test_demo_network_links_two_venues_and_plays_network_games(tmp_path: Path) -
         assert halls_sold == (2,)
         for venue in ("norte", "sur"):
             wait_for(partial(relayed, folder, venue, 3), 30, f"the central's balls in {venue}", logs)
+
+        # --- the regulator's node: every installation registered and feeding it, in order from 1 --------
+        node = f"http://localhost:{port + 3}"
+        assert f"{node}/authority/" in banner and f"{node}/admin/regulator/feedmessage/" in banner, banner
+        authority = re.search(r"login\s+autoridad / (\S+)", banner)
+        assert authority, banner
+
+        def fed() -> bool:
+            found = rows(folder, "regulator", "SELECT uid, accepted_sequence FROM regulator_installation")
+            return len(found) == 3 and all(accepted >= 1 for _uid, accepted in found)
+
+        wait_for(fed, PLAY_TIMEOUT, "the three installations' feed at the node", logs)
+        for (installation_id,) in rows(folder, "regulator", "SELECT id FROM regulator_installation"):
+            held = rows(
+                folder,
+                "regulator",
+                f"SELECT sequence FROM regulator_feedmessage WHERE installation_id = {int(installation_id)}"  # noqa: S608
+                " ORDER BY id",
+            )
+            assert [s for (s,) in held] == list(range(1, len(held) + 1))
+        assert rows(folder, "regulator", "SELECT count(*) FROM regulator_feedrefusal") == [(0,)]
+        with httpx.Client(base_url=f"http://127.0.0.1:{port + 3}", timeout=10) as client:
+            client.get("/accounts/login/")
+            answer = client.post(
+                "/accounts/login/",
+                data={
+                    "username": "autoridad",
+                    "password": authority.group(1),
+                    "csrfmiddlewaretoken": client.cookies["csrftoken-regulator"],
+                },
+                headers={"Referer": f"http://127.0.0.1:{port + 3}/accounts/login/"},
+            )
+            assert answer.status_code == 302, answer.text[:2000]
+            portal = client.get("/authority/")
+            assert portal.status_code == 200
+            assert "Bingo Demo Norte" in portal.text and "Bingo Demo Sur" in portal.text
         print(f"\nnetwork demo ready in {ready_in:.1f} s; meter {meter()}; {drawn()} network balls")
         assert "Traceback" not in logs(), logs()
     finally:
@@ -211,5 +249,5 @@ def test_demo_network_links_two_venues_and_plays_network_games(tmp_path: Path) -
     assert "Stopped." in out_path.read_text(errors="replace")
     _gone, alive = psutil.wait_procs(children, timeout=5)
     assert not alive, [p.pid for p in alive]
-    for name in ("central", "norte", "sur"):
+    for name in ("central", "norte", "sur", "regulator"):
         assert f"{name}: stopped" in (folder / f"{name}.log").read_text(errors="replace"), logs()

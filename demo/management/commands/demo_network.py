@@ -1,5 +1,7 @@
 """``manage.py demo_network`` (``make demo-network``): a central and two venue installations on this machine,
-linked, with an interconnected prize and a simultaneous game playing by themselves (demo.network).
+linked, with an interconnected prize and a simultaneous game playing by themselves (demo.network), and the
+gaming authority's regulator node (HALL_ROLE=regulator) on the port after the venues', which every
+installation feeds (issue 29: the feed switched on, each installation registered at the node).
 
 Each installation is embedded as `make demo` is (demo_network_node: its own SQLite file in ``--dir``, the
 in-memory broker with its worker and beat in its process): the central on $PORT (8000), the venues on the
@@ -36,7 +38,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from demo import network as demo_network
 from demo.management.commands.demo import _die_with_parent, _exit_on_sigterm
-from demo.management.commands.demo_network_node import CENTRAL
+from demo.management.commands.demo_network_node import CENTRAL, REGULATOR
 from demo.template import EMBEDDED_ENV_DROPPED, migrated_template
 from halls.services import audit_keys
 
@@ -49,6 +51,8 @@ LINK_ENV = {
     "HALL_LINK_CATCHUP_SECONDS": "10",
     "HALL_LINK_OFFLINE_SECONDS": "10",
 }
+# The feed to the regulator's node: on, a heartbeat every few seconds (the node's map shows them live).
+FEED_ENV = {"HALL_FEED_ENABLED": "true", "HALL_FEED_HEARTBEAT_SECONDS": "5"}
 # What the installations must not inherit: they are embedded (SQLite, in-memory broker and layer).
 DROPPED_ENV = EMBEDDED_ENV_DROPPED
 
@@ -73,7 +77,10 @@ class Node:
 
 
 class Command(BaseCommand):
-    help = "Run a central and two venues on this machine, linked, playing network games by themselves."
+    help = (
+        "Run a central and two venues on this machine, linked, playing network games by themselves, and the "
+        "regulator's node they feed."
+    )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument(
@@ -137,8 +144,11 @@ class Command(BaseCommand):
     def _nodes(self, folder: Path, port: int) -> list[Node]:
         base = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
         base.update(LINK_ENV, PYTHONUNBUFFERED="1", HALL_DEMO_NETWORK="1")
+        base.update(FEED_ENV)
         central_url = f"http://127.0.0.1:{port}"
-        names = [(CENTRAL, None), *((spec.key, spec.licence) for spec in demo_network.VENUES)]
+        venues = [(spec.key, spec.licence) for spec in demo_network.VENUES]
+        names: list[tuple[str, str | None]] = [(CENTRAL, None), *venues, (REGULATOR, None)]
+        regulator_url = f"http://127.0.0.1:{port + len(names) - 1}"
         nodes = []
         for offset, (name, licence) in enumerate(names):
             env = {
@@ -146,8 +156,12 @@ class Command(BaseCommand):
                 "SQLITE_PATH": str(folder / f"{name}.sqlite3"),
                 "HALL_DETECTOR_DIR": str(folder / f"{name}-detector"),
                 "HALL_AUDIT_ANCHOR_DIR": str(folder / f"{name}-anchors"),
-                "HALL_ROLE": "central" if licence is None else "venue",
+                # Each installation its own key (the node registers each one's public half).
+                "HALL_ANCHOR_SIGNING_KEY_FILE": str(folder / f"{name}-anchor.pem"),
+                "HALL_ROLE": {CENTRAL: "central", REGULATOR: "regulator"}.get(name, "venue"),
             }
+            if name != REGULATOR:
+                env["HALL_REGULATOR_URL"] = regulator_url
             if licence is not None:
                 env.update(HALL_CENTRAL_URL=central_url, HALL_LINK_VENUE=licence)
             nodes.append(Node(name, port + offset, env, folder / f"{name}.log"))
@@ -174,7 +188,7 @@ class Command(BaseCommand):
     def _print_banner(self, nodes: list[Node], folder: Path, elapsed: float) -> None:
         out = self.stdout.write
         info = {node.name: json.loads((folder / f"{node.name}.json").read_text()) for node in nodes}
-        central, venues = nodes[0], nodes[1:]
+        central, venues, regulator = nodes[0], nodes[1:-1], nodes[-1]
         base = f"http://localhost:{central.port}"
         out("")
         out(
@@ -200,6 +214,14 @@ class Command(BaseCommand):
             out(f"  caller console   {venue_base}/console/")
             out(f"  cashier          {venue_base}/cashier/")
             out("  logins           " + _logins(data["logins"]))
+        out("")
+        node_base = f"http://localhost:{regulator.port}"
+        out(f"Regulator's node (HALL_ROLE=regulator), fed by every installation   {node_base}/")
+        out(f"  authority portal {node_base}/authority/")
+        out(f"  live games       {node_base}/authority/live/")
+        out(f"  alarms           {node_base}/authority/alarms/")
+        out(f"  feed received    {node_base}/admin/regulator/feedmessage/")
+        out("  login            " + _logins(info[REGULATOR]["logins"]))
         out("")
         out(
             f"Plays by itself: the interconnected prize {demo_network.PRIZE_NAME} (each venue's Sala "

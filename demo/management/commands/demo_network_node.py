@@ -6,29 +6,42 @@ this process, uvicorn in the main thread. It seeds its part (demo.network), writ
 to ``<dir>/<installation>.json``; the central also writes its venues' link credentials to
 ``<dir>/links.json``, which a venue waits for before it starts its link (demo.linkthread) in a thread.
 SIGINT or SIGTERM: the server stops, then the link, the worker and the beat.
+
+The regulator's node (HALL_ROLE=regulator) is one of them: each other installation writes its feed identity
+(its id and public key) to ``<dir>/<installation>-feed.json`` and sends its feed to the node in a thread
+(demo.linkthread.start_feed); the node registers each one as its file appears (as its authority would with
+`manage.py regulator_register`), and its beat's silence sweep runs in its process.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import threading
 from argparse import ArgumentParser
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import close_old_connections, connection
 
 from demo import linkthread
 from demo import network as demo_network
 from halls.link.services import venue_side
+from halls.regulator.services import registry
+from halls.services import anchor_key
 
 CENTRAL = "central"
+REGULATOR = "regulator"
 LINKS_FILE = "links.json"
+FEED_FILE = "{name}-feed.json"
+AUTHORITY_STAFF = "autoridad"
 WAIT_POLL = 0.2
 GRACEFUL_SECONDS = 5
 
@@ -47,7 +60,7 @@ class Command(BaseCommand):
     help = "One installation of the network demo (started by `manage.py demo_network`)."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        names = [CENTRAL, *(spec.key for spec in demo_network.VENUES)]
+        names = [CENTRAL, *(spec.key for spec in demo_network.VENUES), REGULATOR]
         parser.add_argument("--installation", choices=names, required=True)
         parser.add_argument("--port", type=int, required=True)
         parser.add_argument("--host", default="127.0.0.1")
@@ -58,13 +71,18 @@ class Command(BaseCommand):
             raise CommandError("The network demo's installations run embedded (no DATABASE_URL / REDIS_URL).")
         name: str = options["installation"]
         folder = Path(options["dir"])
-        if (name == CENTRAL) != (settings.HALL_ROLE == "central"):
-            raise CommandError(f"{name} needs HALL_ROLE={'central' if name == CENTRAL else 'venue'}.")
+        role = {CENTRAL: "central", REGULATOR: "regulator"}.get(name, "venue")
+        if role != settings.HALL_ROLE:
+            raise CommandError(f"{name} needs HALL_ROLE={role}.")
         # Three servers on one host share its cookies (a cookie has no port): one name each, so logging in
         # at a venue does not log out of the central.
         settings.SESSION_COOKIE_NAME = f"sessionid-{name}"
         settings.CSRF_COOKIE_NAME = f"csrftoken-{name}"
-        if name == CENTRAL:
+        if name == REGULATOR:
+            password = _authority_staff()
+            write_json(folder / f"{name}.json", {"logins": {AUTHORITY_STAFF: password}})
+            venue_id = None
+        elif name == CENTRAL:
             seeded = demo_network.seed_central()
             write_json(folder / LINKS_FILE, seeded.links)
             write_json(folder / f"{name}.json", {"logins": seeded.credentials})
@@ -82,6 +100,8 @@ class Command(BaseCommand):
                 {"name": spec.name, "licence": spec.licence, "screens": screens, "logins": hall.credentials},
             )
             venue_id = venue_side.local_venue_id(spec.licence)
+        if name != REGULATOR:
+            write_json(folder / FEED_FILE.format(name=name), anchor_key.document())
         close_old_connections()
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
         signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with it ignored
@@ -90,6 +110,12 @@ class Command(BaseCommand):
         celery = start_embedded_celery()
         stopping = threading.Event()
         stop_link: list[Callable[[], None]] = []
+        if name == REGULATOR:
+            threading.Thread(
+                target=_register_installations, args=(folder, stopping), name="demo-registry", daemon=True
+            ).start()
+        elif settings.HALL_REGULATOR_URL:
+            stop_link.append(linkthread.start_feed(linkthread.feed_config()))
         if venue_id is not None:
             threading.Thread(
                 target=_link_when_credentials,
@@ -124,6 +150,48 @@ class Command(BaseCommand):
                 stop()
             celery.stop()
             self.stdout.write(f"{name}: stopped")
+
+
+def _authority_staff() -> str:
+    """The authority's staff login at its node (the admin's read-only feed until the portal): its password."""
+    password = secrets.token_urlsafe(9)
+    user, _ = get_user_model().objects.get_or_create(username=AUTHORITY_STAFF)
+    user.set_password(password)
+    user.is_active = user.is_staff = user.is_superuser = True
+    user.save()
+    return password
+
+
+def _register_installations(folder: Path, stopping: threading.Event) -> None:
+    """The node registers each installation of the demo as its feed identity appears."""
+    names = [CENTRAL, *(spec.key for spec in demo_network.VENUES)]
+    licences = {spec.key: spec.licence for spec in demo_network.VENUES}
+    waiting = set(names)
+    try:
+        while waiting and not stopping.wait(WAIT_POLL):
+            for name in sorted(waiting):
+                path = folder / FEED_FILE.format(name=name)
+                if not path.exists():
+                    continue
+                document = json.loads(path.read_text())
+                registry.register(
+                    uid=document["installation"],
+                    name=f"{demo_network.NETWORK_NAME} (central)" if name == CENTRAL else _venue_name(name),
+                    kind="central" if name == CENTRAL else "venue",
+                    licence_number=licences.get(name, ""),
+                    jurisdiction="ML",
+                    public_key=document["key"],
+                    # Melilla, each a little apart on the portal's map
+                    latitude=Decimal("35.2900") + Decimal("0.0040") * names.index(name),
+                    longitude=Decimal("-2.9400") + Decimal("0.0050") * names.index(name),
+                )
+                waiting.discard(name)
+    finally:
+        close_old_connections()
+
+
+def _venue_name(key: str) -> str:
+    return next(spec.name for spec in demo_network.VENUES if spec.key == key)
 
 
 def _link_when_credentials(

@@ -73,7 +73,7 @@ def authority_batch(*, limit: int) -> list[dict[str, Any]]:
     return [
         {
             "venue_id": m.venue_id,
-            "venue": m.venue.licence_number,
+            "venue": m.venue.licence_number if m.venue is not None else "",  # the authority's: a venue's
             "sequence": m.sequence,
             "kind": m.kind,
             "payload": m.payload,

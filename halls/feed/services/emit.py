@@ -1,0 +1,84 @@
+"""Emitting a fact on the feed to the gaming authority: `emit(kind, payload, venue_id=..., at=...)`, called
+inside the fact's own transaction by whatever service makes the fact (issue 29's contract).
+
+- Outside a transaction: RuntimeError (a message must commit with its fact, or not at all).
+- The feed off for the fact's jurisdiction (the venue's; an installation's own message, venue_id None: the
+  installation's, `installation_on`): nothing, at no cost.
+- The payload validated against its kind's schema first: a SchemaError is a bug, raised (the fact's
+  transaction rolls back with it), never a message the authority would refuse.
+- Then written to the outbox owed to the regulator's node, numbered per installation in commit order.
+
+The writing is the link's (halls.link.services.feed_outbox, registered at start by halls.link's app):
+the feed sits below the link (every app's services emit; the link stands on halls.services), so it offers
+this hook rather than importing it (DESIGN §2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from halls.feed.kinds import FeedKind
+from halls.feed.schema import validate_payload
+from halls.models import Venue
+
+# writer(kind, payload, venue_id, at): appends one message to the outbox owed to the regulator.
+Writer = Callable[[str, dict[str, Any], int | None, datetime], None]
+_writer: list[Writer] = []
+
+
+def register_writer(writer: Writer) -> None:
+    """The outbox's writer (the link registers it once, at start)."""
+    _writer[:] = [writer]
+
+
+def enabled_for(jurisdiction: str) -> bool:
+    """Whether the feed is on for a jurisdiction: its HALL_FEED_BY_JURISDICTION "enabled", else
+    HALL_FEED_ENABLED."""
+    overrides = settings.HALL_FEED_BY_JURISDICTION.get(jurisdiction) or {}
+    return bool(overrides.get("enabled", settings.HALL_FEED_ENABLED))
+
+
+def jurisdiction_setting(jurisdiction: str, name: str, default: Any) -> Any:
+    """A feed figure for a jurisdiction (e.g. "pool_interval_seconds"): its override, else `default`."""
+    overrides = settings.HALL_FEED_BY_JURISDICTION.get(jurisdiction) or {}
+    return overrides.get(name, default)
+
+
+def installation_on() -> bool:
+    """Whether this installation feeds its node at all (its own messages: heartbeats, anchors). A central:
+    HALL_FEED_ENABLED (its Venue rows are its members', not its own); a venue installation: when the feed
+    is on for the jurisdiction of any of its venues (HALL_FEED_ENABLED when it has none yet)."""
+    if settings.HALL_ROLE != "venue":
+        return bool(settings.HALL_FEED_ENABLED)
+    jurisdictions = set(Venue.objects.values_list("jurisdiction", flat=True).distinct())
+    if not jurisdictions:
+        return bool(settings.HALL_FEED_ENABLED)
+    return any(enabled_for(j) for j in jurisdictions)
+
+
+def venue_on(venue_id: int) -> bool:
+    jurisdiction = Venue.objects.filter(pk=venue_id).values_list("jurisdiction", flat=True).first()
+    if jurisdiction is None:
+        raise ValueError(f"no venue {venue_id} in this installation")
+    return enabled_for(jurisdiction)
+
+
+def emit(
+    kind: FeedKind, payload: dict[str, Any], *, venue_id: int | None, at: datetime | None = None
+) -> None:
+    """Owe the regulator's node one message about a fact of `venue_id` (None: the installation's own), in
+    the fact's transaction (see the module's docstring)."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("feed.emit must run inside the transaction of the fact it reports")
+    if not (venue_on(venue_id) if venue_id is not None else installation_on()):
+        return
+    validate_payload(str(kind), payload)
+    if not _writer:
+        raise RuntimeError("no feed writer registered (halls.link's app registers it at start)")
+    _writer[0](str(kind), payload, venue_id, at or timezone.now())
