@@ -396,6 +396,8 @@ HALL_WEB_GC_THRESHOLDS = tuple(
     int(n) for n in env.list("HALL_WEB_GC_THRESHOLDS", default=["2000", "10", "1000"])
 )
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
+# The feed's pool tick (seconds): how often the beat looks for venues whose pool interval has ended.
+HALL_FEED_POOL_TICK_SECONDS = env.float("HALL_FEED_POOL_TICK_SECONDS", default=10.0)
 CELERY_BEAT_SCHEDULE = {
     # Simultaneous bingo: close the sales of network games whose deadline has come, resume lost draw steps
     # and decisions (the central), apply the central's entries a hall still holds (a venue).
@@ -476,6 +478,29 @@ CELERY_BEAT_SCHEDULE = {
         "task": "halls.cage.tasks.purge_identifications",
         "schedule": env.float("HALL_AML_PURGE_SECONDS", default=86400.0),
         "options": {"expires": 3600.0},
+    },
+    # The feed to the gaming authority: the pools' amounts at each jurisdiction's interval (a tick finds the
+    # venues whose interval ended since the last), and each ended day's reports (jackpots, machines, cashier,
+    # door tasks: once per venue and day).
+    "feed-pool-amounts": {
+        "task": "jackpots.tasks.feed_pool_amounts",
+        "schedule": HALL_FEED_POOL_TICK_SECONDS,
+        "options": {"expires": HALL_FEED_POOL_TICK_SECONDS},
+    },
+    "feed-machine-meters": {
+        "task": "machines.tasks.feed_machine_meters",
+        "schedule": env.float("HALL_FEED_DAILY_SECONDS", default=900.0),
+        "options": {"expires": 900.0},
+    },
+    "feed-cashier-days": {
+        "task": "halls.cashier.tasks.feed_cashier_days",
+        "schedule": env.float("HALL_FEED_DAILY_SECONDS", default=900.0),
+        "options": {"expires": 900.0},
+    },
+    "feed-admissions": {
+        "task": "halls.door.tasks.feed_admissions",
+        "schedule": env.float("HALL_FEED_DAILY_SECONDS", default=900.0),
+        "options": {"expires": 900.0},
     },
     "watch-machine-links": {
         "task": "machines.tasks.watch_machine_links",
@@ -676,6 +701,16 @@ HALL_LINK_CATCHUP_SECONDS = env.float("HALL_LINK_CATCHUP_SECONDS", default=30.0)
 # (sent as a Bearer token when set). Blank: the notices wait in the outbox until it is set.
 HALL_AUTHORITY_URL = env.str("HALL_AUTHORITY_URL", default="").rstrip("/")
 HALL_AUTHORITY_TOKEN = env.str("HALL_AUTHORITY_TOKEN", default="")
+# The feed to the gaming authority (issue 29, halls.feed): whether an installation reports its facts to its
+# regulator's node. HALL_FEED_ENABLED is the default of every jurisdiction and a central's own messages;
+# HALL_FEED_BY_JURISDICTION overrides it per jurisdiction code: {"CT": {"enabled": true,
+# "pool_interval_seconds": 30}}. The pools' amounts are reported every HALL_FEED_POOL_INTERVAL_SECONDS (the
+# jurisdiction's "pool_interval_seconds") and at every award; the daily reports (machine meters, cashier
+# totals, admission counts) once the venue's day has ended, at most HALL_FEED_DAYS_BACK days back.
+HALL_FEED_ENABLED = env.bool("HALL_FEED_ENABLED", default=False)
+HALL_FEED_POOL_INTERVAL_SECONDS = env.int("HALL_FEED_POOL_INTERVAL_SECONDS", default=60)
+HALL_FEED_DAYS_BACK = env.int("HALL_FEED_DAYS_BACK", default=7)
+HALL_FEED_BY_JURISDICTION: dict[str, dict[str, bool | int]] = {}
 # Central: a venue not heard from (no socket open, no request) for this long is shown offline; a rotated
 # credential keeps working this long after its successor is issued.
 HALL_LINK_OFFLINE_SECONDS = env.float("HALL_LINK_OFFLINE_SECONDS", default=30.0)

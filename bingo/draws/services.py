@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bingo import verifiable
-from bingo.draws import locks, seedbox
+from bingo.draws import feed, locks, seedbox
 from bingo.draws.models import DrawCommitment
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound, Unavailable
@@ -128,6 +128,7 @@ def commit_draw(
             if venue_id is not None:
                 data = {"room": room, "game": game_ref, "commitment": row.commitment, "key": row.key_id}
                 audit.record(venue_id=venue_id, actor=actor, action="draw.committed", obj=row, data=data)
+            feed.committed(row)  # the authority's feed: the commitment, before the sales open
     except IntegrityError:
         return DrawCommitment.objects.get(room=room, game_ref=game_ref)  # another request committed first
     return row
@@ -280,6 +281,7 @@ def reveal(*, room: str, game_ref: str, actor: Actor) -> DrawCommitment:
         if row.venue_id is not None:
             data = {"room": room, "game": game_ref, "seed": row.seed, "commitment": row.commitment}
             audit.record(venue_id=row.venue_id, actor=actor, action="draw.revealed", obj=row, data=data)
+        feed.revealed(row)  # the authority's feed: the seed, after the game
     forget(room=room, game_ref=game_ref)
     return row
 

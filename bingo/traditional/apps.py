@@ -13,7 +13,7 @@ class BingoConfig(AppConfig):
     def ready(self) -> None:
         from bingo.draws import rooms as draw_rooms
         from bingo.traditional import tasks
-        from bingo.traditional.services import commitments, draw, four_eyes
+        from bingo.traditional.services import commitments, draw, feed, four_eyes
         from bingo.traditional.services.games import between_games_guard, session_close_guard
         from bingo.traditional.services.programs import play as programs
         from bingo.traditional.services.programs.readmodels import program_pool_ids
@@ -26,6 +26,7 @@ class BingoConfig(AppConfig):
         commitments.register_reveal_enqueuer(tasks.enqueue_reveal)
         draw_rooms.register(commitments.ROOM, commitments.Reader())
         four_eyes.register()  # its changes behind four eyes (halls.foureyes)
+        feed.register()  # its facts on the authority's feed (halls.feed)
         hooks.register_session_close_guard(session_close_guard)
         hooks.register_between_games_guard(between_games_guard)
         hooks.register_session_closed(programs.session_closed)

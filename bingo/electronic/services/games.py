@@ -63,7 +63,7 @@ from bingo.electronic.prizetable import (
     terms_from_json,
     terms_json,
 )
-from bingo.electronic.services import awards, commitments, detection, meters, specialities
+from bingo.electronic.services import awards, commitments, detection, feed, meters, specialities
 from bingo.electronic.services.locks import lock_egame, lock_speciality
 from bingo.electronic.services.steps import Told, estep, record, rules_of
 from halls import money
@@ -265,6 +265,8 @@ def _close_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
         record(
             game, actor, EventType.EGAME_CLOSED, {"balls": 0}, EGameClosed(**estep(game), balls=0, prizes=[])
         )
+        feed.sales_closed(game, digest, now)  # the authority's feed: no card sold, and the game's end
+        feed.ended(game, now)
         if draw is not None:
             commitments.reveal_after_commit(game)
         return game
@@ -296,6 +298,7 @@ def _close_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
         game.state = EGameState.DRAWING
     game.save()
     _announce_close(game, rules, terms, amounts, golden, actor, digest)
+    feed.sales_closed(game, digest, now)  # the authority's feed: the game's sales
     if amounts:
         meters.publish(speciality, rules, terms)
     if not drawing:
@@ -445,6 +448,7 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
         number = _next_number(game, rules, ordinal, drawn)
         now = timezone.now()
         ball = EBall.objects.create(game=game, ordinal=ordinal, number=number, drawn_at=now)
+        feed.ball(game, ordinal, number, now)  # the authority's feed: the ball, with its fact
         game.balls_drawn = ordinal
         game.last_ball_at = now
         result = detector.apply(ordinal, number)
@@ -552,6 +556,7 @@ def _end(game: ElectronicGame, now: datetime, actor: Actor, told: Told, prizes: 
         {"balls": game.balls_drawn},
         EGameClosed(**estep(game), balls=game.balls_drawn, prizes=payloads),
     )
+    feed.ended(game, now)  # the authority's feed: the game's end (its seed comes with the reveal)
     commitments.reveal_after_commit(game)  # a worker reveals the draw's seed once this commits
 
 

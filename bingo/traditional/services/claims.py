@@ -34,7 +34,7 @@ from bingo.traditional.models import (
     PrizeResult,
     SoldCard,
 )
-from bingo.traditional.services import commitments, draw
+from bingo.traditional.services import commitments, draw, feed
 from bingo.traditional.services.console import tell_consoles
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import play as programs
@@ -286,6 +286,8 @@ def _pay(game: Game, kind: str, claims: list[Claim], actor: User) -> PrizeResult
         winners=[PrizeWinner(series=c.series.code, serial=c.serial, amount=split.share) for c in claims],
     )
     record(game, actor, EventType.PRIZE_AWARDED, paid, PrizeAwarded(**step(game), **paid))
+    # The authority's feed: the prize, its ball and its cards (series and serial), never who holds them.
+    feed.prize_confirmed(game, result, [card_label(c.series.code, c.serial) for c in claims])
     return result
 
 
