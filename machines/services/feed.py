@@ -8,8 +8,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from halls.feed.kinds import FeedKind
-from halls.feed.services import daily, facts
+from halls.feed.services import facts
 from halls.models import Venue
+from halls.services import feed_days as daily
 from machines.meterdays import Meters, day_figures
 from machines.models import Machine, MeterSnapshot
 

@@ -11,8 +11,9 @@ from typing import Any
 
 from halls.cashier.services.reports import Line, day_report
 from halls.feed.kinds import FeedKind
-from halls.feed.services import daily, facts
+from halls.feed.services import facts
 from halls.models import Venue
+from halls.services import feed_days as daily
 
 
 def _sum(lines: Iterable[Line]) -> Decimal:

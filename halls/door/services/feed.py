@@ -9,8 +9,9 @@ from typing import Any
 
 from halls.door.services.admission import visits_per_day
 from halls.feed.kinds import FeedKind
-from halls.feed.services import daily, facts
+from halls.feed.services import facts
 from halls.models import Venue
+from halls.services import feed_days as daily
 
 
 def admissions_payload(venue: Venue, day: date) -> dict[str, Any]:
