@@ -30,20 +30,28 @@ class Feed:
     capture: Any  # pytest-django's django_capture_on_commit_callbacks
 
     def run(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """One service call, its transaction's commit hooks run (as after a real commit)."""
-        with self.capture(execute=True):
-            return call(*args, **kwargs)
+        """One service call (or a scenario of several), then the feed's commit hooks of what committed run
+        as after a real commit. Only the feed's: the others (a task enqueued, a screen told) stay unsent."""
+        with self.capture(execute=False) as hooks:
+            result = call(*args, **kwargs)
+        for hook in hooks:
+            if getattr(hook, "__module__", "") == emit.__name__:
+                hook()
+        return result
 
     def rolled_back(self, call: Callable[..., object], *args: Any, **kwargs: Any) -> None:
         """A service call whose transaction then rolls back (an error after the fact, in the same
         transaction): the commit hooks that survive are run."""
-        with self.capture(execute=True):
+
+        def rolled_back() -> None:
             try:
                 with transaction.atomic():
                     call(*args, **kwargs)
                     raise _RolledBack
             except _RolledBack:
                 pass
+
+        self.run(rolled_back)
 
     def messages(self, kind: str | None = None) -> list[dict[str, Any]]:
         """The payloads written so far (of `kind`), in order; each checked against its kind's schema."""

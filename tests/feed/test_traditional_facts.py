@@ -114,7 +114,7 @@ def test_a_session_and_its_game_write_each_fact_once_in_order(
         "room": "Sala 1",
         "game": name,
         "prize": "line",
-        "name": "Line",
+        "name": "Línea",  # in the venue's language
         "amount": "6.00",
         "ordinal": 5,
         "cards": ["A-0007"],
@@ -169,7 +169,6 @@ def test_an_rng_game_writes_its_commitment_its_digest_and_its_seed_once_revealed
     for ordinal in (1, 2, 3):
         feed.run(draw.draw_rng_ball, game_id=game.pk, ordinal=ordinal)
     feed.run(games.void_game, game=Game.objects.get(pk=game.pk), actor=caller, reason="test over")
-    assert reveals == [game.pk]
     (ended,) = feed.messages("game.ended")
     assert (ended["state"], ended["balls"], ended["seed"]) == ("void", 3, None)
     assert feed.messages("game.revealed") == []
@@ -190,8 +189,8 @@ def test_a_fact_that_rolls_back_writes_nothing(feed: Feed, drawing_game: Game, c
     feed.rolled_back(draw.enter_ball, game=drawing_game, number=5, actor=caller)
     assert feed.messages() == []
     feed.run(draw.enter_ball, game=drawing_game, number=5, actor=caller)
-    with feed.capture(execute=True), pytest.raises(Conflict):
-        draw.enter_ball(game=drawing_game, number=5, actor=caller)  # refused: nothing more written
+    with pytest.raises(Conflict):  # refused: nothing more written
+        feed.run(draw.enter_ball, game=drawing_game, number=5, actor=caller)
     assert [(m["ordinal"], m["number"]) for m in feed.messages("game.ball")] == [(1, 5)]
 
 
@@ -223,8 +222,12 @@ def test_the_feed_is_switched_per_jurisdiction(
 def test_a_payload_its_schema_refuses_is_a_bug_raised_before_anything_is_written(
     feed: Feed, venue: Any
 ) -> None:
-    with feed.capture(execute=True), pytest.raises(SchemaError) as refused, transaction.atomic():
-        emit(FeedKind.GAME_BALL, {"venue": venue.licence_number, "number": 91}, venue_id=venue.pk)
+    def bad() -> None:
+        with transaction.atomic():
+            emit(FeedKind.GAME_BALL, {"venue": venue.licence_number, "number": 91}, venue_id=venue.pk)
+
+    with pytest.raises(SchemaError) as refused:
+        feed.run(bad)
     assert refused.value.where == "$"
     assert feed.messages() == []
 

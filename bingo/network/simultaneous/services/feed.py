@@ -10,8 +10,9 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Sum
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from bingo.draws import feed
 from bingo.network.simultaneous.models import (
@@ -76,7 +77,8 @@ def prize(game: NetworkGame, prize: NetworkPrize, winners: Sequence[NetworkClaim
     halls: dict[str, list[NetworkClaim]] = {}
     for claim in winners:
         halls.setdefault(claim.venue.licence_number, []).append(claim)
-    name = str(PrizeKind(prize.kind).label)
+    with translation.override(settings.LANGUAGE_CODE):  # the central's language (a venue's: its own)
+        name = str(PrizeKind(prize.kind).label)
     for hall, claims in sorted(halls.items()):
         amount = prize.amount if len(halls) == 1 else prize.share * len(claims)
         feed.prize(
