@@ -233,6 +233,7 @@ def confirm_claims(*, game: Game, kind: str, actor: User) -> PrizeResult:
         if kind == ClaimKind.BINGO:
             # The accumulated prizes in play are won with the ordinary Bingo (spec §2.4, OP-35).
             programs.bingo_confirmed(game=game, claims=pending[kind], actor=actor)
+            feed.programs_won(game, [card_label(c.series.code, c.serial) for c in pending[kind]])
         if kind == ClaimKind.LINE and not pending.get(ClaimKind.BINGO):
             game.claim_window = ClaimWindow.NONE
             transition(game, game.resume, gettext_noop("resume after the line"))

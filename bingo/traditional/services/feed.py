@@ -14,7 +14,7 @@ from django.utils import timezone
 from bingo.draws import feed
 from bingo.draws.models import DrawCommitment
 from bingo.traditional import hooks
-from bingo.traditional.models import Ball, ClaimKind, Game, GameState, PrizeResult
+from bingo.traditional.models import Ball, ClaimKind, Game, GameProgram, GameState, PrizeResult
 from bingo.traditional.services.commitments import ROOM, game_ref
 from halls import hooks as hall_hooks
 from halls.cashier.services import payables
@@ -77,6 +77,31 @@ def prize_confirmed(game: Game, result: PrizeResult, cards: list[str]) -> None:
         where=facts.licence(game.room.venue_id),
         at=result.confirmed_at,
     )
+
+
+def programs_won(game: Game, cards: list[str]) -> None:
+    """The prize programs won with the confirmed Bingo (paid from their pools: the pool's own award is on the
+    feed as pool.award), each with its pool, the Bingo's ball and cards."""
+    if not facts.feed_on(game.room.venue_id):
+        return
+    won = (
+        GameProgram.objects.filter(game=game, won=True, settlement__isnull=False)
+        .select_related("program__pool", "settlement")
+        .order_by("program_id")
+    )
+    for gp in won:
+        program = gp.program
+        feed.prize(
+            **_where(game),
+            prize=program.code,
+            name=program.name,
+            amount=(gp.share or Decimal(0)) * gp.winners,
+            ordinal=gp.bingo_ordinal,
+            cards=cards,
+            pool=program.pool.code,
+            where=facts.licence(game.room.venue_id),
+            at=gp.settlement.created_at if gp.settlement is not None else None,
+        )
 
 
 def ended(game: Game) -> None:
