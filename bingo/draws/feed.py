@@ -1,6 +1,11 @@
 """The feed's game facts (halls.feed), said once for every wing: a game's commitment and its reveal (written
-here, by bingo.draws' own services), its sales at their close, each ball, each prize decided and its end
-(written by each wing's services, in the transaction of the fact, through the functions below).
+by bingo.draws' own services, or by a wing that audits more after them: `fed=False`), its sales at their
+close, each ball, each prize decided and its end (written by each wing's services, in the transaction of the
+fact, through the functions below).
+
+Each message is written after its fact's audit entries and locks, where its event is: its number in the
+installation's feed is the last lock the transaction takes (halls.locks.Rank.STREAM), as the link's outbox
+messages are.
 
 A game is named as bingo.draws names it: "<draw room>-<game ref>" ("traditional-12", "electronic-40",
 "simultaneous-SB-7"); its "room" is the room as the venue names it, which each wing tells bingo.draws

@@ -26,10 +26,10 @@ class BingoConfig(AppConfig):
         commitments.register_reveal_enqueuer(tasks.enqueue_reveal)
         draw_rooms.register(commitments.ROOM, commitments.Reader())
         four_eyes.register()  # its changes behind four eyes (halls.foureyes)
-        feed.register()  # its facts on the authority's feed (halls.feed)
         hooks.register_session_close_guard(session_close_guard)
         hooks.register_between_games_guard(between_games_guard)
         hooks.register_session_closed(programs.session_closed)
+        feed.register()  # its facts on the authority's feed (halls.feed): after the programs' listener
         guards.register_open_play_guard(programs.open_play_guard)
         # Programs are announced with the game and paid with the Bingo: not in the pools ribbon too.
         pool_screens.register_own_display(program_pool_ids)

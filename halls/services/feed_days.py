@@ -48,9 +48,10 @@ def report_day(*, venue: Venue, kind: FeedKind, day: date, payload_of: PayloadOf
         locks.lock_venue(venue.pk)
         if day in _reported(venue.pk, kind, day):
             return False
-        emit(kind, payload_of(venue, day), venue_id=venue.pk)
+        payload = payload_of(venue, day)
         data = {"kind": str(kind), "day": day.isoformat()}
         audit.record(venue_id=venue.pk, actor=ACTOR, action=ACTION, obj=venue, data=data)
+        emit(kind, payload, venue_id=venue.pk)  # last: its number is the last lock (halls.locks)
     return True
 
 

@@ -25,7 +25,6 @@ from django.utils import timezone
 
 from bingo.electronic.models import ECard, ElectronicGame, EPrize, EWin, SpecialityPool, terminal_stream
 from bingo.electronic.prizetable import POOL_TYPES, Decision, Rules, Terms, split
-from bingo.electronic.services import feed
 from bingo.electronic.services.steps import Told, estep
 from halls import money
 from halls.actors import Actor
@@ -262,8 +261,6 @@ def _one(
         paid.postings[len(paid.rows)] = posting
     paid.winners[len(paid.rows)] = tuple(winners)
     paid.rows.append(row)
-    # The authority's feed: the prize won, its ball and its cards (never who holds them).
-    feed.prize(game, row, winners, pool_id)
     public = prize_payload(game, row)
     told.change(
         game,

@@ -5,7 +5,7 @@ winning card is its id in the game's sales digest; who bought it never leaves th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -118,6 +118,26 @@ def prize(game: ElectronicGame, row: EPrize, cards: Sequence[int], pool_id: int 
         where=facts.licence(venue_id),
         at=row.decided_at,
     )
+
+
+def step(
+    game: ElectronicGame,
+    ordinal: int,
+    number: int,
+    at: datetime,
+    prizes: Sequence[EPrize],
+    winners: Mapping[int, Sequence[int]],
+    *,
+    over: bool,
+) -> None:
+    """A ball step's messages: the ball, each prize it decided that was won, and the game's end if over."""
+    if not facts.feed_on(game.speciality.venue_id):
+        return
+    ball(game, ordinal, number, at)
+    for i, row in enumerate(prizes):
+        prize(game, row, winners.get(i, ()), row.pool_id)
+    if over:
+        ended(game, at)
 
 
 def ended(game: ElectronicGame, at: datetime) -> None:

@@ -448,7 +448,6 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
         number = _next_number(game, rules, ordinal, drawn)
         now = timezone.now()
         ball = EBall.objects.create(game=game, ordinal=ordinal, number=number, drawn_at=now)
-        feed.ball(game, ordinal, number, now)  # the authority's feed: the ball, with its fact
         game.balls_drawn = ordinal
         game.last_ball_at = now
         result = detector.apply(ordinal, number)
@@ -484,6 +483,9 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
         else:
             game.save(update_fields=["balls_drawn", "last_ball_at", "decided"])
         awards.settle(game, prepared, paid, actor, told)
+        # The authority's feed: the ball, the prizes it decided, the game's end (the seed comes with its
+        # reveal); last, after the step's locks and audit entries (their numbers are the last lock).
+        feed.step(game, ordinal, number, now, paid.rows, paid.winners, over=over)
         if over:
             if waiting is not None:
                 _begin_locked(waiting, now, actor)
@@ -556,7 +558,6 @@ def _end(game: ElectronicGame, now: datetime, actor: Actor, told: Told, prizes: 
         {"balls": game.balls_drawn},
         EGameClosed(**estep(game), balls=game.balls_drawn, prizes=payloads),
     )
-    feed.ended(game, now)  # the authority's feed: the game's end (its seed comes with the reveal)
     commitments.reveal_after_commit(game)  # a worker reveals the draw's seed once this commits
 
 

@@ -4,9 +4,11 @@ with the same name and signature).
 
 What this one does: refuses to run outside the fact's transaction (RuntimeError), does nothing when the feed
 is off for the venue's jurisdiction (a central's own messages: HALL_FEED_ENABLED), validates the payload
-against its kind's schema (SchemaError: a bug, raised before anything is written), and records the message
-when the transaction commits, numbered per installation in commit order, in this process's memory
-(`written`), where the tests read it. It writes no outbox and sends nothing.
+against its kind's schema (SchemaError: a bug, raised before anything is written), numbers the message in
+the installation's one sequence (halls.events' cursor "feed": its row locked till commit, so numbers follow
+commit order, and its rank is the last lock a transaction takes, halls.locks.Rank.STREAM: a fact's message
+is written after its audit entries, as the link's outbox messages are) and records it when the transaction
+commits, in this process's memory (`written`), where the tests read it. It writes no outbox, sends nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from halls import events
 from halls.feed.kinds import FeedKind
 from halls.feed.schema import validate_payload
 from halls.feed.services import facts
@@ -33,6 +36,7 @@ class Written:
     payload: dict[str, Any]
 
 
+SEQUENCE = "feed"  # the installation's one sequence of feed messages (a halls.events cursor)
 _lock = threading.Lock()
 _written: list[Written] = []
 
@@ -47,10 +51,11 @@ def emit(
         return
     validate_payload(str(kind), payload)
     when = at or timezone.now()
+    sequence = events.next_seq(SEQUENCE)
 
     def write() -> None:
         with _lock:
-            _written.append(Written(len(_written) + 1, str(kind), venue_id, when, payload))
+            _written.append(Written(sequence, str(kind), venue_id, when, payload))
 
     transaction.on_commit(write)
 

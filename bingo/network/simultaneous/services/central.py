@@ -278,7 +278,7 @@ def open_sales(*, game: NetworkGame, actor: Actor) -> NetworkGame:
         _audit(game, actor, "simultaneous.sales_opened", {}, _member_ids(game))
         _append(game, LinkKind.SB_SALES_OPENED, {} if draw is None else {"commitment": draw.commitment})
         _tell(game)
-        feed.sales_opened(game)  # the authority's feed: the network game opens as a session of its own
+        feed.sales_opened(game, draw)  # the authority's feed: a session of its own, and its commitment
     return game
 
 

@@ -15,6 +15,7 @@ from django.db.models import Sum
 from django.utils import timezone, translation
 
 from bingo.draws import feed
+from bingo.draws.models import DrawCommitment
 from bingo.network.simultaneous.models import (
     NetworkClaim,
     NetworkGame,
@@ -42,7 +43,9 @@ def _where(game: NetworkGame) -> dict[str, Any]:
     return {"venue_id": None, "room": ROOM, "game_ref": game.code, "label": _label(game)}
 
 
-def sales_opened(game: NetworkGame) -> None:
+def sales_opened(game: NetworkGame, draw: DrawCommitment | None) -> None:
+    """Its sales open: the session opens, and the draw's commitment (written by bingo.draws, not fed there:
+    the halls' audit entries come first)."""
     if not facts.feed_on(None):
         return
     feed_sessions.opened(
@@ -53,6 +56,8 @@ def sales_opened(game: NetworkGame) -> None:
         opened_at=timezone.now(),
         checks=[],
     )
+    if draw is not None:
+        feed.committed(draw)
 
 
 def sales_closed(game: NetworkGame, digest: str | None) -> None:
