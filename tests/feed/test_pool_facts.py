@@ -13,7 +13,7 @@ import pytest
 
 from halls.models import Jurisdiction, Network, Venue
 from jackpots.models import Pool
-from jackpots.services import awards
+from jackpots.services import awards, pools
 from jackpots.services import feed as pool_feed
 from tests.feed.conftest import Feed
 from tests.jackpots.pool_fixtures import (  # noqa: F401 - fixtures
@@ -89,9 +89,8 @@ def test_a_network_pool_is_the_centrals_and_names_the_venue_where_it_was_won(
 ) -> None:
     other = venue_of(Jurisdiction.AN10, "AN-B-0777", "Bingo Triana")
     network = Network.objects.create(name="Red Sur", code="SUR", jurisdiction=Jurisdiction.AN10)
+    network.venues.set([an10_venue, other])
     pool = link_pool(an10_venue, code="NET", network=network, members=())
-    from jackpots.services import pools
-
     pools.add_member(pool=pool, source_type="machine", source_id="7", venue=other, actor="op")
     feed.run(award, pool, "machine:7/seat:1", "n1")
     (won,) = feed.messages("pool.award")

@@ -99,8 +99,11 @@ def test_a_network_game_on_the_centrals_feed(feed: Feed, monkeypatch: pytest.Mon
         "3.00",
         str(Decimal("1.35") + Decimal("0.15")),
     )
-    # The halls' copies of the game are their own facts (their rooms' games), never the central's.
-    assert all(m["game"] != name for m in feed.messages("game.ball") if m["venue"] is not None)
+    # The halls' copies of the network game are not fed again by the halls: the central's messages say it.
+    for kind in ("game.sales", "game.ball", "game.prize", "game.ended"):
+        assert [m for m in feed.messages(kind) if m["venue"] is not None] == [], kind
+    # ... while each hall's own session (its room, where the copy is played) is the hall's.
+    assert {m["venue"] for m in feed.messages("session.opened")} == {None, *(h.licence for h in net.halls)}
 
 
 def test_with_the_central_feed_off_its_network_game_writes_nothing(

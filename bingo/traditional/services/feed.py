@@ -29,6 +29,12 @@ def room_label(ref: str) -> str:
     return found or ""
 
 
+def _fed(game: Game) -> bool:
+    """Whether the game's facts are this venue's messages: the feed on, and not a hall's copy of a network
+    game (the central reports those)."""
+    return facts.feed_on(game.room.venue_id) and not hooks.reported_elsewhere(game)
+
+
 def _where(game: Game) -> dict[str, Any]:
     return {
         "venue_id": game.room.venue_id,
@@ -39,6 +45,8 @@ def _where(game: Game) -> dict[str, Any]:
 
 
 def sales_closed(game: Game) -> None:
+    if not _fed(game):
+        return
     feed.sales_closed(
         **_where(game),
         cards=game.cards_sold,
@@ -61,10 +69,14 @@ def feed_digest(game: Game) -> str | None:
 
 
 def ball_drawn(game: Game, ball: Ball) -> None:
+    if not _fed(game):
+        return
     feed.ball(**_where(game), ordinal=ball.ordinal, number=ball.number, at=ball.drawn_at)
 
 
 def prize_confirmed(game: Game, result: PrizeResult, cards: list[str]) -> None:
+    if not _fed(game):
+        return
     with payables.venue_language(game.room.venue_id):
         name = str(ClaimKind(result.kind).label)
     feed.prize(
@@ -82,7 +94,7 @@ def prize_confirmed(game: Game, result: PrizeResult, cards: list[str]) -> None:
 def programs_won(game: Game, cards: list[str]) -> None:
     """The prize programs won with the confirmed Bingo (paid from their pools: the pool's own award is on the
     feed as pool.award), each with its pool, the Bingo's ball and cards."""
-    if not facts.feed_on(game.room.venue_id):
+    if not _fed(game):
         return
     won = (
         GameProgram.objects.filter(game=game, won=True, settlement__isnull=False)
@@ -105,6 +117,8 @@ def programs_won(game: Game, cards: list[str]) -> None:
 
 
 def ended(game: Game) -> None:
+    if not _fed(game):
+        return
     feed.ended(
         **_where(game),
         void=game.state == GameState.VOID,

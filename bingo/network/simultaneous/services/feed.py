@@ -17,6 +17,7 @@ from django.utils import timezone, translation
 from bingo.draws import feed
 from bingo.draws.models import DrawCommitment
 from bingo.network.simultaneous.models import (
+    HallGame,
     NetworkClaim,
     NetworkGame,
     NetworkGameState,
@@ -24,6 +25,8 @@ from bingo.network.simultaneous.models import (
     PrizeKind,
 )
 from bingo.network.simultaneous.services.commitments import ROOM
+from bingo.traditional import hooks as traditional_hooks
+from bingo.traditional.models import DrawSource, Game
 from halls.feed.services import facts
 from halls.feed.services import sessions as feed_sessions
 from halls.models import Network
@@ -117,6 +120,12 @@ def ended(game: NetworkGame) -> None:
     )
 
 
+def hall_copy(game: Game) -> bool:
+    """A hall's copy of a network game (drawn by hand from the central's balls): the central reports it."""
+    return game.draw_source == DrawSource.MANUAL and HallGame.objects.filter(game_id=game.pk).exists()
+
+
 def register() -> None:
-    """At start-up (bingo.network.simultaneous.apps): the room's label."""
+    """At start-up (bingo.network.simultaneous.apps): the room's label; the halls' copies not fed twice."""
     feed.register_room_label(ROOM, room_label)
+    traditional_hooks.register_reported_elsewhere(hall_copy)
