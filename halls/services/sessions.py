@@ -139,7 +139,7 @@ def open_session(
             session=str(session.pk),
             family="traditional",
             opened_at=now,
-            checks=list(checks),
+            checks=checks,
         )
     return session
 

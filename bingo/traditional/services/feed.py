@@ -130,6 +130,8 @@ def ended(game: Game) -> None:
 def session_closed(session: GameSession, actor: object) -> None:
     """In the session's close: its totals over the games played to their end (void games sold nothing)."""
     room: Room = session.room
+    if not facts.feed_on(room.venue_id):
+        return
     played = Game.objects.filter(session=session, state=GameState.CLOSED)
     sales = played.aggregate(s=Sum("sales_total"))["s"] or Decimal(0)
     prizes = PrizeResult.objects.filter(game__in=played).aggregate(s=Sum("amount"))["s"] or Decimal(0)

@@ -22,6 +22,9 @@ def opened(
     opened_at: datetime,
     checks: Iterable[tuple[str, bool]],
 ) -> None:
+    """`checks` (a lazy query is fine) are read only when the feed is on."""
+    if not facts.feed_on(venue_id):
+        return
     payload = {
         "venue": facts.licence(venue_id),
         "room": room,
@@ -43,6 +46,8 @@ def closed(
     sales: Decimal,
     prizes: Decimal,
 ) -> None:
+    if not facts.feed_on(venue_id):
+        return
     payload = {
         "venue": facts.licence(venue_id),
         "room": room,
