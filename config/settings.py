@@ -397,6 +397,8 @@ HALL_WEB_GC_THRESHOLDS = tuple(
     int(n) for n in env.list("HALL_WEB_GC_THRESHOLDS", default=["2000", "10", "1000"])
 )
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
+# The feed's pool tick (seconds): how often the beat looks for venues whose pool interval has ended.
+HALL_FEED_POOL_TICK_SECONDS = env.float("HALL_FEED_POOL_TICK_SECONDS", default=10.0)
 CELERY_BEAT_SCHEDULE = {
     # Simultaneous bingo: close the sales of network games whose deadline has come, resume lost draw steps
     # and decisions (the central), apply the central's entries a hall still holds (a venue).
@@ -484,6 +486,29 @@ CELERY_BEAT_SCHEDULE = {
         "task": "halls.regulator.tasks.watch_silence",
         "schedule": env.float("HALL_REGULATOR_SWEEP_SECONDS", default=10.0),
         "options": {"expires": 10.0},
+    },
+    # The feed to the gaming authority: the pools' amounts at each jurisdiction's interval (a tick finds the
+    # venues whose interval ended since the last), and each ended day's reports (jackpots, machines, cashier,
+    # door tasks: once per venue and day).
+    "feed-pool-amounts": {
+        "task": "jackpots.tasks.feed_pool_amounts",
+        "schedule": HALL_FEED_POOL_TICK_SECONDS,
+        "options": {"expires": HALL_FEED_POOL_TICK_SECONDS},
+    },
+    "feed-machine-meters": {
+        "task": "machines.tasks.feed_machine_meters",
+        "schedule": env.float("HALL_FEED_DAILY_SECONDS", default=900.0),
+        "options": {"expires": 900.0},
+    },
+    "feed-cashier-days": {
+        "task": "halls.cashier.tasks.feed_cashier_days",
+        "schedule": env.float("HALL_FEED_DAILY_SECONDS", default=900.0),
+        "options": {"expires": 900.0},
+    },
+    "feed-admissions": {
+        "task": "halls.door.tasks.feed_admissions",
+        "schedule": env.float("HALL_FEED_DAILY_SECONDS", default=900.0),
+        "options": {"expires": 900.0},
     },
     "watch-machine-links": {
         "task": "machines.tasks.watch_machine_links",
@@ -716,6 +741,9 @@ HALL_FEED_BATCH = env.int("HALL_FEED_BATCH", default=200)
 HALL_REGULATOR_SILENCE_SECONDS = env.int("HALL_REGULATOR_SILENCE_SECONDS", default=120)
 # The node: the most messages one POST may carry (a larger batch is refused, nothing of it applied).
 HALL_REGULATOR_MAX_BATCH = env.int("HALL_REGULATOR_MAX_BATCH", default=500)
+# The daily reports (machine meters, cashier totals, admission counts) go once the venue's day has ended,
+# at most HALL_FEED_DAYS_BACK days back (the first days after the feed is switched on).
+HALL_FEED_DAYS_BACK = env.int("HALL_FEED_DAYS_BACK", default=7)
 # Central: a venue not heard from (no socket open, no request) for this long is shown offline; a rotated
 # credential keeps working this long after its successor is issued.
 HALL_LINK_OFFLINE_SECONDS = env.float("HALL_LINK_OFFLINE_SECONDS", default=30.0)

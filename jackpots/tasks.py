@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from halls import metrics
 from jackpots.models import Pool
-from jackpots.services import folding, screen_events, seals
+from jackpots.services import feed, folding, screen_events, seals
 
 log = logging.getLogger("hall.jackpots")
 
@@ -57,3 +57,9 @@ def publish_pool_meters() -> int:
     where the hall's worker and single beat already run (the embedded hall's in-process ones too).
     """
     return len(screen_events.publish_meters())
+
+
+@shared_task(ignore_result=True)
+def feed_pool_amounts() -> int:
+    """The authority's feed: each venue's pool amounts once its interval ended (jackpots.services.feed)."""
+    return feed.report_pool_amounts()

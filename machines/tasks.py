@@ -19,7 +19,7 @@ from celery import shared_task
 from channels.layers import get_channel_layer
 
 from machines import broadcaster
-from machines.services import broadcast, liveness
+from machines.services import broadcast, feed, liveness
 
 
 @shared_task(ignore_result=True)
@@ -38,3 +38,9 @@ def broadcast_progressives() -> int:
 def watch_machine_links() -> int:
     """Machines silent for 5 s: offline, locked (link_lost), alert (beat, every 1 s); returns how many."""
     return len(liveness.mark_silent_machines_offline())
+
+
+@shared_task(ignore_result=True)
+def feed_machine_meters() -> int:
+    """The authority's feed: each machine's meters over each ended day (machines.services.feed)."""
+    return feed.report_machine_meters()

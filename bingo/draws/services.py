@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bingo import verifiable
-from bingo.draws import locks, seedbox
+from bingo.draws import feed, locks, seedbox
 from bingo.draws.models import DrawCommitment
 from halls.actors import Actor
 from halls.errors import Conflict, InvalidInput, NotFound, Unavailable
@@ -101,9 +101,10 @@ def public_key() -> X25519PublicKey:
 
 
 def commit_draw(
-    *, venue_id: int | None, room: str, game_ref: str, max_ball: int, actor: Actor
+    *, venue_id: int | None, room: str, game_ref: str, max_ball: int, actor: Actor, fed: bool = True
 ) -> DrawCommitment:
-    """The game's commitment, made before its sales open (once: a second call returns the first)."""
+    """The game's commitment, made before its sales open (once: a second call returns the first), and its
+    message on the authority's feed (`fed=False`: the caller writes it, after audit entries of its own)."""
     found = DrawCommitment.objects.filter(room=room, game_ref=game_ref).first()
     if found is not None:
         return found
@@ -128,6 +129,8 @@ def commit_draw(
             if venue_id is not None:
                 data = {"room": room, "game": game_ref, "commitment": row.commitment, "key": row.key_id}
                 audit.record(venue_id=venue_id, actor=actor, action="draw.committed", obj=row, data=data)
+            if fed:
+                feed.committed(row)  # the authority's feed: the commitment, before the sales open
     except IntegrityError:
         return DrawCommitment.objects.get(room=room, game_ref=game_ref)  # another request committed first
     return row
@@ -263,9 +266,10 @@ def forget(*, room: str, game_ref: str) -> None:
         del _orders[key]
 
 
-def reveal(*, room: str, game_ref: str, actor: Actor) -> DrawCommitment:
+def reveal(*, room: str, game_ref: str, actor: Actor, fed: bool = True) -> DrawCommitment:
     """Publish the seed after the game (a worker: it holds the key); checked against the commitment first,
-    so a seed that does not match is refused and nothing is written. Revealing twice changes nothing."""
+    so a seed that does not match is refused and nothing is written. Revealing twice changes nothing. Its
+    message on the authority's feed with it (`fed=False`: the caller writes it after its audit entries)."""
     with transaction.atomic():
         row = _locked(room, game_ref)
         if row.seed:
@@ -280,6 +284,8 @@ def reveal(*, room: str, game_ref: str, actor: Actor) -> DrawCommitment:
         if row.venue_id is not None:
             data = {"room": room, "game": game_ref, "seed": row.seed, "commitment": row.commitment}
             audit.record(venue_id=row.venue_id, actor=actor, action="draw.revealed", obj=row, data=data)
+        if fed:
+            feed.revealed(row)  # the authority's feed: the seed, after the game
     forget(room=room, game_ref=game_ref)
     return row
 

@@ -13,10 +13,11 @@ class ElectronicConfig(AppConfig):
     def ready(self) -> None:
         from bingo.draws import rooms
         from bingo.electronic import tasks
-        from bingo.electronic.services import commitments, four_eyes, games
+        from bingo.electronic.services import commitments, feed, four_eyes, games
 
         games.register_draw_enqueuer(tasks.enqueue_draw)
         four_eyes.register()  # its changes behind four eyes (halls.foureyes)
+        feed.register()  # its facts on the authority's feed (halls.feed)
         commitments.register_reveal_enqueuer(tasks.enqueue_reveal)
         rooms.register(commitments.ROOM, commitments.DrawReader())  # its public reveal page (bingo.draws)
         _register_screen()

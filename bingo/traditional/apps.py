@@ -13,7 +13,7 @@ class BingoConfig(AppConfig):
     def ready(self) -> None:
         from bingo.draws import rooms as draw_rooms
         from bingo.traditional import tasks
-        from bingo.traditional.services import commitments, draw, four_eyes
+        from bingo.traditional.services import commitments, draw, feed, four_eyes
         from bingo.traditional.services.games import between_games_guard, session_close_guard
         from bingo.traditional.services.programs import play as programs
         from bingo.traditional.services.programs.readmodels import program_pool_ids
@@ -29,6 +29,7 @@ class BingoConfig(AppConfig):
         hooks.register_session_close_guard(session_close_guard)
         hooks.register_between_games_guard(between_games_guard)
         hooks.register_session_closed(programs.session_closed)
+        feed.register()  # its facts on the authority's feed (halls.feed): after the programs' listener
         guards.register_open_play_guard(programs.open_play_guard)
         # Programs are announced with the game and paid with the Bingo: not in the pools ribbon too.
         pool_screens.register_own_display(program_pool_ids)

@@ -150,3 +150,18 @@ def register_decided_prizes(source: DecidedPrizes) -> None:
 def decided_prizes(game: Game) -> list[dict[str, Any]]:
     """The prizes registered apps decided for `game` outside it, in the order decided."""
     return [prize for source in _decided_prizes for prize in source(game)]
+
+
+# --- A hall's copy of a game another installation reports -------------------------------------------------
+# A game whose facts the authority's feed gets from elsewhere (a hall's copy of a network game: the central
+# reports it, bingo.network.simultaneous): its balls, prizes and end are not this hall's feed messages.
+_elsewhere: list[Callable[[Game], bool]] = []
+
+
+def register_reported_elsewhere(predicate: Callable[[Game], bool]) -> None:
+    if predicate not in _elsewhere:
+        _elsewhere.append(predicate)
+
+
+def reported_elsewhere(game: Game) -> bool:
+    return any(predicate(game) for predicate in _elsewhere)

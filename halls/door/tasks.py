@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from halls.door.services import admission, players
+from halls.door.services import admission, feed, players
 
 
 @shared_task(ignore_result=True)
@@ -19,3 +19,9 @@ def purge_visits() -> int:
     visits = admission.purge_visits()
     players.purge_players()
     return visits
+
+
+@shared_task(ignore_result=True)
+def feed_admissions() -> int:
+    """The authority's feed: the door's admission counts of each ended day (halls.door.services.feed)."""
+    return feed.report_admissions()

@@ -13,7 +13,8 @@ class FeedKind(StrEnum):
     GAME_SALES = "game.sales"  # a game's sales totals at their close (cards, amount, sales digest)
     GAME_BALL = "game.ball"  # a ball drawn
     GAME_PRIZE = "game.prize"  # a prize decided: amount, where and by which card(s), never who
-    GAME_ENDED = "game.ended"  # a game closed or voided (and its seed once revealed)
+    GAME_ENDED = "game.ended"  # a game closed or voided (its seed null: the reveal comes after, below)
+    GAME_REVEALED = "game.revealed"  # a committed draw's seed revealed after its game (bingo.draws.reveal)
     POOL_AMOUNTS = "pool.amounts"  # accumulated and progressive amounts per pool, at an interval
     POOL_AWARD = "pool.award"  # a pool's award, with its amount before and after
     MACHINE_METERS = "machine.meters"  # a machine's meters for a day

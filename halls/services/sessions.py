@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy
 from halls import events, hooks
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import EventType, SessionCheckRecorded, SessionClosed, SessionOpened
+from halls.feed.services import sessions as feed_sessions
 from halls.models import CheckName, GameSession, Room, SessionCheck, room_staff_stream
 from halls.services import audit, locks
 
@@ -129,6 +130,16 @@ def open_session(
             room.stream,
             EventType.SESSION_OPENED,
             SessionOpened(session=session.pk, opened_at=session.opened_at),
+        )
+        # The authority's feed: the session and the checks it opened on (the ones recorded for it).
+        checks = session.checks.order_by("checked_at", "pk").values_list("check_name", "ok")
+        feed_sessions.opened(
+            venue_id=room.venue_id,
+            room=room.name,
+            session=str(session.pk),
+            family="traditional",
+            opened_at=now,
+            checks=checks,
         )
     return session
 

@@ -22,7 +22,7 @@ from halls.actors import Actor, actor_label
 from halls.eventtypes import EventType, PoolHit
 from jackpots import engine
 from jackpots.models import Award, LedgerMove, MoveKind, Pool, PoolLevel, PoolSettlement, SettlementKind
-from jackpots.services import notify
+from jackpots.services import feed, notify
 from jackpots.services.amounts import display
 from jackpots.services.auditing import fingerprint, record
 from jackpots.services.levels import draw_must_hit_by
@@ -210,6 +210,9 @@ def settle(
     }
     record(pool, actor, "pool.awarded", settlement, summary)
     _announce_hits(pool, settlement, level, kind, context, pays, new_state.amount, at)
+    # The authority's feed: the award, where it was won, the meter before and after it.
+    paid = sum((p.amount for p in pays), ZERO)
+    feed.awarded(pool=pool, level=level, settlement=settlement, paid=paid, after=new_state.amount)
     return settlement, new_state
 
 

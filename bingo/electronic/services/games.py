@@ -63,7 +63,7 @@ from bingo.electronic.prizetable import (
     terms_from_json,
     terms_json,
 )
-from bingo.electronic.services import awards, commitments, detection, meters, specialities
+from bingo.electronic.services import awards, commitments, detection, feed, meters, specialities
 from bingo.electronic.services.locks import lock_egame, lock_speciality
 from bingo.electronic.services.steps import Told, estep, record, rules_of
 from halls import money
@@ -265,6 +265,8 @@ def _close_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
         record(
             game, actor, EventType.EGAME_CLOSED, {"balls": 0}, EGameClosed(**estep(game), balls=0, prizes=[])
         )
+        feed.sales_closed(game, digest, now)  # the authority's feed: no card sold, and the game's end
+        feed.ended(game, now)
         if draw is not None:
             commitments.reveal_after_commit(game)
         return game
@@ -296,6 +298,7 @@ def _close_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
         game.state = EGameState.DRAWING
     game.save()
     _announce_close(game, rules, terms, amounts, golden, actor, digest)
+    feed.sales_closed(game, digest, now)  # the authority's feed: the game's sales
     if amounts:
         meters.publish(speciality, rules, terms)
     if not drawing:
@@ -480,6 +483,9 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
         else:
             game.save(update_fields=["balls_drawn", "last_ball_at", "decided"])
         awards.settle(game, prepared, paid, actor, told)
+        # The authority's feed: the ball, the prizes it decided, the game's end (the seed comes with its
+        # reveal); last, after the step's locks and audit entries (their numbers are the last lock).
+        feed.step(game, ordinal, number, now, paid.rows, paid.winners, over=over)
         if over:
             if waiting is not None:
                 _begin_locked(waiting, now, actor)

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bingo.electronic.models import ElectronicSession, Speciality
+from bingo.electronic.services import feed
 from bingo.electronic.services import verification as verifications
 from bingo.electronic.services.locks import lock_speciality
 from halls.actors import Actor, actor_label
@@ -79,6 +80,7 @@ def open_session(*, speciality: Speciality, actor: Actor) -> ElectronicSession:
             stream=speciality.stream,
             public=SessionOpened(session=session.pk, opened_at=now),
         )
+        feed.session_opened(session)  # the authority's feed: the session and its verification's checks
     return session
 
 
@@ -102,6 +104,7 @@ def close_session(*, session: ElectronicSession, actor: Actor) -> ElectronicSess
             stream=speciality.stream,
             public=SessionClosed(session=session.pk),
         )
+        feed.session_closed(session)  # the authority's feed: the session's totals
     return session
 
 

@@ -13,7 +13,7 @@ class SimultaneousConfig(AppConfig):
     def ready(self) -> None:
         from bingo.draws import rooms
         from bingo.network.simultaneous import link_handlers, tasks
-        from bingo.network.simultaneous.services import central, commitments, decisions, pages, venue
+        from bingo.network.simultaneous.services import central, commitments, decisions, feed, pages, venue
         from bingo.traditional import hooks
 
         hooks.register_game_guard(venue.guard)
@@ -24,3 +24,4 @@ class SimultaneousConfig(AppConfig):
         commitments.register_reveal_enqueuer(tasks.enqueue_reveal)
         rooms.register(commitments.ROOM, commitments.DrawReader())  # its public reveal page (bingo.draws)
         link_handlers.register()
+        feed.register()  # its facts on the authority's feed (halls.feed)

@@ -34,7 +34,7 @@ from bingo.traditional.models import (
     PrizeResult,
     SoldCard,
 )
-from bingo.traditional.services import commitments, draw
+from bingo.traditional.services import commitments, draw, feed
 from bingo.traditional.services.console import tell_consoles
 from bingo.traditional.services.locks import lock_game
 from bingo.traditional.services.programs import play as programs
@@ -233,6 +233,7 @@ def confirm_claims(*, game: Game, kind: str, actor: User) -> PrizeResult:
         if kind == ClaimKind.BINGO:
             # The accumulated prizes in play are won with the ordinary Bingo (spec §2.4, OP-35).
             programs.bingo_confirmed(game=game, claims=pending[kind], actor=actor)
+            feed.programs_won(game, [card_label(c.series.code, c.serial) for c in pending[kind]])
         if kind == ClaimKind.LINE and not pending.get(ClaimKind.BINGO):
             game.claim_window = ClaimWindow.NONE
             transition(game, game.resume, gettext_noop("resume after the line"))
@@ -286,6 +287,8 @@ def _pay(game: Game, kind: str, claims: list[Claim], actor: User) -> PrizeResult
         winners=[PrizeWinner(series=c.series.code, serial=c.serial, amount=split.share) for c in claims],
     )
     record(game, actor, EventType.PRIZE_AWARDED, paid, PrizeAwarded(**step(game), **paid))
+    # The authority's feed: the prize, its ball and its cards (series and serial), never who holds them.
+    feed.prize_confirmed(game, result, [card_label(c.series.code, c.serial) for c in claims])
     return result
 
 

@@ -21,7 +21,7 @@ from kombu.exceptions import OperationalError
 
 from bingo.traditional import hooks
 from bingo.traditional.models import Ball, DrawSource, Game, GameState
-from bingo.traditional.services import commitments, detection
+from bingo.traditional.services import commitments, detection, feed
 from bingo.traditional.services.console import tell_consoles
 from bingo.traditional.services.locks import lock_game, lock_game_for_draw
 from bingo.traditional.services.steps import record, step
@@ -177,6 +177,7 @@ def _append(game: Game, number: int, source: str, actor: User | None) -> Ball:
     colour = game.ball_set.colour_of(number) if game.ball_set else ""
     drawn = DrawnBall(ordinal=ball.ordinal, ball=number, colour=colour, source=source, drawn_at=now)
     record(game, actor or "rng", EventType.BALL_DRAWN, drawn, BallDrawn(**step(game), **drawn))
+    feed.ball_drawn(game, ball)  # the authority's feed: the ball, with its fact
     # The consoles' unclaimed winners change with a ball only if it completed a claimable prize: bingos,
     # or lines while the Line is unclaimed (no claim window is open while drawing).
     if done.bingos.size or (done.lines.size and game.line_won_at is None):

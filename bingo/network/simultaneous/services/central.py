@@ -36,7 +36,7 @@ from bingo.network.simultaneous.models import (
     Reconciliation,
     ReportedSale,
 )
-from bingo.network.simultaneous.services import commitments
+from bingo.network.simultaneous.services import commitments, feed
 from bingo.network.simultaneous.services.locks import lock_network_game, share_network_game
 from bingo.prizes import prize_from_sales, split_equally
 from bingo.traditional.labels import verdict_text
@@ -278,6 +278,7 @@ def open_sales(*, game: NetworkGame, actor: Actor) -> NetworkGame:
         _audit(game, actor, "simultaneous.sales_opened", {}, _member_ids(game))
         _append(game, LinkKind.SB_SALES_OPENED, {} if draw is None else {"commitment": draw.commitment})
         _tell(game)
+        feed.sales_opened(game, draw)  # the authority's feed: a session of its own, and its commitment
     return game
 
 
@@ -390,6 +391,7 @@ def close_sales(*, game: NetworkGame, actor: Actor) -> NetworkGame:
         _audit(game, actor, "simultaneous.sales_closed", {"halls": halls, **figures}, _member_ids(game))
         _append(game, LinkKind.SB_SALES_CLOSED, {"halls": halls, **figures})
         _tell(game)
+        feed.sales_closed(game, draw.sales_digest if draw is not None else None)  # the authority's feed
     return game
 
 
@@ -426,6 +428,7 @@ def void_game(*, game: NetworkGame, actor: Actor) -> NetworkGame:
         _audit(game, actor, "simultaneous.voided", data, _member_ids(game))
         _append(game, LinkKind.SB_GAME_CLOSED, {"void": True})
         _tell(game)
+        feed.ended(game)  # the authority's feed: the game void, its session closed
         commitments.reveal_after_commit(game)
     return game
 
@@ -480,6 +483,7 @@ def draw_ball(*, game_id: int, ordinal: int) -> NetworkBall | None:
         game.balls_drawn, game.last_ball_at = ordinal, now
         game.save(update_fields=["balls_drawn", "last_ball_at"])
         _append(game, LinkKind.SB_BALL, {"ordinal": ordinal, "number": number})
+        feed.ball(game, ordinal, number, now)  # the authority's feed: the ball, with its fact
         _tell(game)
         _schedule_ball(game)
         if ordinal == LAST_ORDINAL:
@@ -723,8 +727,12 @@ def decide(*, game: NetworkGame, actor: Actor) -> list[NetworkPrize]:
         # The stream entries after every audit entry (halls.locks: AUDIT_HEAD before STREAM).
         for _prize, decision in awarded:
             _append(game, LinkKind.SB_DECIDED, decision)
+        # The authority's feed: each prize with the halls and cards that won it, then the game's end.
+        for outcome, (prize, _decision) in zip([o for o in outcomes if o.winners], awarded, strict=True):
+            feed.prize(game, prize, outcome.winners)
         if finished:
             _append(game, LinkKind.SB_GAME_CLOSED, {})
+            feed.ended(game)
             commitments.reveal_after_commit(game)  # a worker reveals the draw's seed once this commits
         game.save(update_fields=["claims_pending_since", "state"])
         _tell(game)

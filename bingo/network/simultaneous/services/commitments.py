@@ -30,6 +30,7 @@ from django.db import transaction
 
 from bingo import cardgen
 from bingo.cards import CARDS_PER_STRIP
+from bingo.draws import feed
 from bingo.draws import services as draws
 from bingo.draws.models import DrawCommitment
 from bingo.network.simultaneous.models import NetworkBall, NetworkGame, NetworkGameState, ReportedSale
@@ -67,7 +68,10 @@ def commit(game: NetworkGame, venues: Iterable[int], actor: Actor) -> DrawCommit
     of each member hall; None with the setting off."""
     if not draws.enabled():
         return None
-    row = draws.commit_draw(venue_id=None, room=ROOM, game_ref=game.code, max_ball=MAX_BALL, actor=actor)
+    # Its feed message is the central's, written after the halls' audit entries (services.feed).
+    row = draws.commit_draw(
+        venue_id=None, room=ROOM, game_ref=game.code, max_ball=MAX_BALL, actor=actor, fed=False
+    )
     data = {"room": ROOM, "commitment": row.commitment, "key": row.key_id}
     _audit(game, actor, "simultaneous.draw_committed", data, venues)
     return row
@@ -159,7 +163,7 @@ def reveal(game_id: int, venues: Callable[[NetworkGame], list[int]], *, actor: A
         row = committed(game)
         if row is None or row.seed or not row.sales_digest:
             return False
-        row = draws.reveal(room=ROOM, game_ref=game.code, actor=actor)
+        row = draws.reveal(room=ROOM, game_ref=game.code, actor=actor, fed=False)
         data = {
             "room": ROOM,
             "seed": row.seed,
@@ -173,6 +177,7 @@ def reveal(game_id: int, venues: Callable[[NetworkGame], list[int]], *, actor: A
             kind=LinkKind.SB_DRAW_REVEALED,
             payload={"game": game.code, "seed": row.seed, "commitment": row.commitment},
         )
+        feed.revealed(row)  # the authority's feed: the seed, after the halls' audit entries
     return True
 
 
