@@ -200,12 +200,14 @@ def test_a_database_written_before_gets_its_decimals_as_units(an10_venue: Venue,
 
 
 def test_the_money_columns_are_money_fields() -> None:
-    """Every column that holds an amount is a MoneyField (rates, percents and paces are not money)."""
+    """Every column that holds an amount is a MoneyField (rates, percents, paces and an installation's map
+    coordinates are not money)."""
     plain = [
         f"{model._meta.label}.{field.name}"
         for model in apps.get_models()
         for field in model._meta.concrete_fields
         if type(field).__name__ == "DecimalField"
     ]
-    assert all(any(word in name for word in ("percent", "rate", "pace")) for name in plain), plain
+    not_money = ("percent", "rate", "pace", "latitude", "longitude")
+    assert all(any(word in name for word in not_money) for name in plain), plain
     assert isinstance(Contribution._meta.get_field("to_meter"), MoneyField)
