@@ -3,11 +3,12 @@ installation's link, a live game's balls and prize arriving while the page is op
 history (its table and chart), an alarm raised and cleared, the chain heads verified, the refused messages
 and the tax returns.
 
-Screenshots of each page are left in shots/ at the project's root (not committed) for a look.
+Screenshots of each page are left in $HALL_SHOTS (when set) for a look, as the tax page's test does.
 """
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,6 @@ from tests.portal.support import Sender, accept, anchor_line, anchor_payload, au
 pytestmark = pytest.mark.e2e
 
 ACCEPT_LANGUAGE = "es"
-SHOTS = Path(__file__).resolve().parents[2] / "shots"
 VENUE = "ML-B-0001"
 GAME = {"venue": VENUE, "room": "Sala 1", "game": "electronic-40"}
 
@@ -69,8 +69,10 @@ def build() -> tuple[Sender, Sender]:
 
 
 async def shot(page: Page, name: str) -> None:
-    SHOTS.mkdir(exist_ok=True)
-    await page.screenshot(path=str(SHOTS / f"authority-{name}.png"), full_page=True)
+    folder = os.environ.get("HALL_SHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        await page.screenshot(path=str(Path(folder) / f"authority-{name}.png"), full_page=True)
 
 
 async def test_the_portal_in_spanish_live(page: Page, server_url: str, settings: Any) -> None:

@@ -351,7 +351,7 @@ GOLDEN_RULES = {
 
 
 def test_the_golden_ball_is_the_seeds_and_the_public_page_and_the_script_check_it(
-    venue, operator, cashier, django_capture_on_commit_callbacks, tmp_path
+    venue, operator, cashier, django_capture_on_commit_callbacks, tmp_path, client
 ) -> None:
     hall = Hall(venue, operator, cashier, rules=GOLDEN_RULES)
     with enqueued(), reveals() as asked:
@@ -375,6 +375,10 @@ def test_the_golden_ball_is_the_seeds_and_the_public_page_and_the_script_check_i
     assert page is not None and page.verification is not None
     assert page.verification.verified and page.verification.facts["golden"] == golden
     assert page.command.endswith(f"--golden {golden}") and str(golden) in page.verdict
+    shown = client.get(f"/draws/electronic/{game.pk}/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Bola de oro (obtenida de la semilla al cierre de ventas)" in shown
+    assert f'data-fact="golden">{golden}</dd>' in shown and "También" not in shown
+    assert f"La bola de oro {golden} también se deduce de ellas." in shown
     # The standalone verifier, given the golden ball, agrees; given another, it names the golden ball.
     sales = draws.sales_of(row, reader_of("electronic").sales(str(game.pk)))
     sales_file = tmp_path / "sales.json"
