@@ -35,6 +35,6 @@ def seed_tax(hall: DemoHall) -> None:
             actor=hall.operator,
         )
     hall.notes.append(
-        "Gaming tax: /tax/ (user operator): a closed month's return computed, filed, as PDF and CSV "
-        "(made-up demo rates)."
+        "Gaming tax: /tax/ (user operator): compute and file a closed month's return, then its PDF and CSV "
+        "(made-up demo rates; the month the demo plays closes at its end)."
     )

@@ -348,16 +348,57 @@ class AuthorityConfig:
     timeout: float = 15.0
 
 
-class AuthoritySender(_Retrier):
+class _OutboxSender(_Retrier):
+    """What the outbox's one-way senders share (the authority's notices, the regulator's feed): `send_once`
+    until nothing is owed (`drain`), or forever until `stop` (`run`), waiting `poll_seconds` when idle and
+    starting again after the backoff's cap when a step fails. `idle` is what a sender does when it had
+    nothing to send (the feed's heartbeat): True if it did something."""
+
+    what = "the sender"  # in the log line of a failed step
+    poll_seconds: float
+    client: httpx.AsyncClient
+
+    async def send_once(self) -> int:
+        raise NotImplementedError
+
+    async def idle(self) -> bool:
+        return False
+
+    async def drain(self) -> int:
+        """Send until nothing is owed (tests, a one-off command); how many were accepted."""
+        total = 0
+        while sent := await self.send_once():
+            total += sent
+        return total
+
+    async def run(self) -> None:
+        try:
+            while not self.stop.is_set():
+                try:
+                    if not await self.send_once() and not await self.idle():
+                        await self.sleep(self.poll_seconds)
+                except Exception:
+                    if self.stop.is_set():
+                        return
+                    log.exception("%s failed; it starts again", self.what)
+                    await self.sleep(self.backoff_max_seconds)
+        finally:
+            await self.client.aclose()
+
+
+class AuthoritySender(_OutboxSender):
     """The outbox's authority destination to the gaming authority: each message POSTed to <url>/notices as
     {"venue": licence number, "sequence", "kind", "payload"}, in order per venue, retried like the central's
     (capped exponential backoff with jitter) until the authority answers 200 {"accepted": sequence}; then
     it is marked sent and its personal part erased (halls.link.services.outbox.acknowledge). Nothing of a
     payload is logged: its venue, sequence and kind only."""
 
+    what = "the authority sender"
+
     def __init__(self, config: AuthorityConfig) -> None:
         super().__init__(config.backoff_max_seconds)
         self.config = config
+        self.poll_seconds = config.poll_seconds
         headers = {"Authorization": f"Bearer {config.token}"} if config.token else {}
         self.client = httpx.AsyncClient(
             base_url=config.url,
@@ -397,27 +438,6 @@ class AuthoritySender(_Retrier):
         self.sent += accepted
         return accepted
 
-    async def drain(self) -> int:
-        """Send until nothing is owed (tests, a one-off command); how many were accepted."""
-        total = 0
-        while sent := await self.send_once():
-            total += sent
-        return total
-
-    async def run(self) -> None:
-        try:
-            while not self.stop.is_set():
-                try:
-                    if not await self.send_once():
-                        await self.sleep(self.config.poll_seconds)
-                except Exception:
-                    if self.stop.is_set():
-                        return
-                    log.exception("the authority sender failed; it starts again")
-                    await self.sleep(self.config.backoff_max_seconds)
-        finally:
-            await self.client.aclose()
-
 
 # --- the regulator's node (the feed) ------------------------------------------------------------------------
 
@@ -442,15 +462,18 @@ def _expected(body: Any) -> int | None:
     return None
 
 
-class FeedSender(_Retrier):
+class FeedSender(_OutboxSender):
     """The installation's feed to the regulator's node: `run()` until `stop` is set (see the module's
     docstring). Nothing of a payload is logged: sequences and kinds only."""
 
     PATH = "/api/regulator/feed/"
 
+    what = "the feed sender"
+
     def __init__(self, config: FeedConfig) -> None:
         super().__init__(config.backoff_max_seconds)
         self.config = config
+        self.poll_seconds = config.poll_seconds
         self.client = httpx.AsyncClient(
             base_url=config.url, timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout)
         )
@@ -517,23 +540,5 @@ class FeedSender(_Retrier):
         self.heartbeats += 1
         return True
 
-    async def drain(self) -> int:
-        """Send until nothing is owed (tests, a one-off command); how many were accepted."""
-        total = 0
-        while sent := await self.send_once():
-            total += sent
-        return total
-
-    async def run(self) -> None:
-        try:
-            while not self.stop.is_set():
-                try:
-                    if not await self.send_once() and not await self.beat_if_idle():
-                        await self.sleep(self.config.poll_seconds)
-                except Exception:
-                    if self.stop.is_set():
-                        return
-                    log.exception("the feed sender failed; it starts again")
-                    await self.sleep(self.config.backoff_max_seconds)
-        finally:
-            await self.client.aclose()
+    async def idle(self) -> bool:
+        return await self.beat_if_idle()

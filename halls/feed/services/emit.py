@@ -62,7 +62,15 @@ def installation_on() -> bool:
     return any(enabled_for(j) for j in jurisdictions)
 
 
+def any_on() -> bool:
+    """Whether the feed is on for any jurisdiction at all (no query: the default, off, costs nothing)."""
+    overrides: dict[str, dict[str, Any]] = settings.HALL_FEED_BY_JURISDICTION
+    return bool(settings.HALL_FEED_ENABLED) or any(o.get("enabled") for o in overrides.values())
+
+
 def venue_on(venue_id: int) -> bool:
+    if not any_on():
+        return False  # off everywhere: no query on a ball's path
     jurisdiction = Venue.objects.filter(pk=venue_id).values_list("jurisdiction", flat=True).first()
     if jurisdiction is None:
         raise ValueError(f"no venue {venue_id} in this installation")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
 
 from django.conf import settings
 
@@ -27,19 +26,12 @@ def enabled_in(jurisdiction: str | None) -> bool:
     return emit.enabled_for(jurisdiction)
 
 
-def _any_on() -> bool:
-    overrides: dict[str, dict[str, Any]] = settings.HALL_FEED_BY_JURISDICTION
-    return bool(settings.HALL_FEED_ENABLED) or any(o.get("enabled") for o in overrides.values())
-
-
 def feed_on(venue_id: int | None) -> bool:
-    """Whether the venue's messages (None: the central's own) go to the regulator."""
+    """Whether the venue's messages (None: the central's own) go to the regulator: emit's rule (no query
+    when the feed is off everywhere)."""
     if venue_id is None:
         return enabled_in(None)
-    if not _any_on():
-        return False  # the feed off everywhere (the default): no query on a ball's path
-    jurisdiction = Venue.objects.filter(pk=venue_id).values_list("jurisdiction", flat=True).first()
-    return jurisdiction is not None and enabled_in(jurisdiction)
+    return emit.venue_on(venue_id)
 
 
 def pool_interval_seconds(jurisdiction: str | None) -> int:

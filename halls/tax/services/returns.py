@@ -21,12 +21,14 @@ from django.utils.translation import gettext as _
 from halls import money
 from halls.actors import Actor, actor_label
 from halls.errors import Conflict
+from halls.feed.kinds import FeedKind
+from halls.feed.services.emit import emit
 from halls.models import Jurisdiction, Venue
 from halls.services import audit, locks
 from halls.tax import compute, hooks
 from halls.tax.compute import Computed, MissingRates, Period
 from halls.tax.models import RateTable, TaxReturn
-from halls.tax.services import feed, periods, rates
+from halls.tax.services import periods, rates
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,7 @@ def file_return(*, venue: Venue, period: str, actor: Actor) -> TaxReturn:
                     "digest": tax_return.digest,
                 },
             )
-            feed.send_return(feed_payload(tax_return), venue_id=venue.pk, at=now)
+            emit(FeedKind.TAX_RETURN, feed_payload(tax_return), venue_id=venue.pk, at=now)
     except IntegrityError as exc:
         raise _filed(venue, found) from exc
     return tax_return
