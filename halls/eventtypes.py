@@ -825,12 +825,14 @@ class SimultaneousGame(TypedDict):
 
 
 class RegulatorMessage(TypedDict):
-    """A feed message the node accepted (halls.regulator.services.live.published): which installation, its
-    sequence and kind, and the game or pool it speaks of. The portal's pages reload what they show."""
+    """A run of feed messages the node accepted from one installation in one batch
+    (halls.regulator.services.live.published), told by its last: which installation, the run's sequences,
+    the last one's kind, and the game or pool it speaks of. The portal's pages reload what they show."""
 
-    message: int  # the FeedMessage's id
+    message: int  # the last message's FeedMessage id
     installation: str  # its uid
-    sequence: int
+    first: int  # the run's first sequence
+    sequence: int  # and its last
     kind: str  # a halls.feed.kinds.FeedKind value
     at: str  # the fact's time, as the installation sent it
     game: str  # the game it speaks of ("electronic-40"), or ""

@@ -82,7 +82,7 @@ def accept(sender: Sender, kind: str, payload: dict[str, Any], *, at: datetime |
             accepted_sequence=sequence, last_message_at=timezone.now()
         )
         derived.check(message)
-        transaction.on_commit(lambda: live.published(message))
+        transaction.on_commit(lambda: live.published([message]))
     sender.installation.refresh_from_db()
     return message
 

@@ -157,3 +157,38 @@ def test_the_check_runs_only_inside_the_intakes_transaction(venue: Sender) -> No
     message = accept(venue, "heartbeat", {"last_sequence": 0})
     with pytest.raises(RuntimeError):
         derived.check(FeedMessage.objects.get(pk=message.pk))
+
+
+def stored_run(sender: Sender, messages: list[tuple[str, dict[str, Any]]]) -> list[FeedMessage]:
+    """One batch's run stored as the intake stores it (in order, after what the installation holds)."""
+    from django.utils import timezone
+
+    start = sender.installation.accepted_sequence
+    now = timezone.now()
+    rows = [
+        FeedMessage(
+            installation=sender.installation, sequence=start + n, kind=kind, at=now, payload=payload,
+            signature="0" * 128, received_at=now,
+        )
+        for n, (kind, payload) in enumerate(messages, start=1)
+    ]  # fmt: skip
+    return FeedMessage.objects.bulk_create(rows)
+
+
+def test_a_batch_asks_for_a_games_commitment_once_and_raises_what_message_by_message_would(
+    venue: Sender, django_assert_max_num_queries: Any
+) -> None:
+    from django.db import transaction
+
+    accept(venue, "game.committed", committed("electronic-50"))  # an earlier batch
+    run = [("game.ball", ball("electronic-50", n, n)) for n in range(1, 31)]
+    run += [("game.committed", committed("electronic-51")), ("game.sales", sales("electronic-51"))]
+    run += [("game.ball", ball("electronic-52", n, n)) for n in range(1, 11)]  # never committed
+    with transaction.atomic():
+        rows = stored_run(venue, run)
+        # electronic-50 asked once; 52 asked, its alarm looked up and made
+        with django_assert_max_num_queries(4):
+            raised = derived.check_all(rows)
+    first_of_52 = rows[32].sequence
+    assert [(a.detail["game"], a.detail["sequence"]) for a in raised] == [("electronic-52", first_of_52)]
+    assert Alarm.objects.count() == 1

@@ -48,7 +48,7 @@ async def test_the_authority_hears_each_message_accepted_and_nobody_else_joins(
     heard = json.loads(await page.receive_from(timeout=TIMEOUT))
     assert heard["type"] == "regulator.message" and heard["stream"] == "regulator.live"
     assert heard["data"] == {
-        "message": message.pk, "installation": "a1" * 8, "sequence": 1, "kind": "game.ball",
+        "message": message.pk, "installation": "a1" * 8, "first": 1, "sequence": 1, "kind": "game.ball",
         "at": message.at.isoformat(), "game": "electronic-40", "pool": "",
     }  # fmt: skip
     await page.disconnect()

@@ -257,7 +257,7 @@ def test_whatever_arrives_the_node_holds_each_message_once_in_order(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_each_stored_message_is_checked_for_derived_alarms_and_told_to_the_portal_once_committed(
+def test_each_stored_message_is_checked_for_derived_alarms_and_the_run_told_to_the_portal_once_committed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from django.db import transaction as db_transaction
@@ -266,15 +266,16 @@ def test_each_stored_message_is_checked_for_derived_alarms_and_told_to_the_porta
 
     node = register("00112233aabbccee")
     checked: list[tuple[int, bool]] = []
-    told: list[int] = []
+    told: list[list[int]] = []
+    check = derived.check
 
-    def check(message: Any) -> list[Any]:
+    def checking(message: Any, **kwargs: Any) -> list[Any]:
         checked.append((message.sequence, db_transaction.get_connection().in_atomic_block))
-        return []
+        return check(message, **kwargs)
 
-    monkeypatch.setattr(derived, "check", check)
-    monkeypatch.setattr(live, "published", lambda m: told.append(m.sequence))
+    monkeypatch.setattr(derived, "check", checking)
+    monkeypatch.setattr(live, "published", lambda run: told.append([m.sequence for m in run]))
     assert post([message(node.uid, n) for n in (1, 2)]).json() == {"accepted": 2}
-    assert checked == [(1, True), (2, True)] and told == [1, 2]
+    assert checked == [(1, True), (2, True)] and told == [[1, 2]]  # one event for the batch's run
     post([message(node.uid, n) for n in (2, 3)] + [message(node.uid, 9)])  # a duplicate, one new, a gap
-    assert checked[2:] == [(3, True)] and told[2:] == [3]
+    assert checked[2:] == [(3, True)] and told[1:] == [[3]]

@@ -31,18 +31,34 @@ from halls.regulator.models import Alarm, AlarmKind, FeedMessage, Installation, 
 from halls.regulator.portal_core import room_of
 
 
-def check(message: FeedMessage) -> list[Alarm]:
-    """The alarms `message` raises (made, in the caller's transaction), in the order found: usually none."""
+def check(message: FeedMessage, *, settled: set[tuple[str, Any]] | None = None) -> list[Alarm]:
+    """The alarms `message` raises (made, in the caller's transaction), in the order found: usually none.
+    `settled`: the (game, venue) pairs of this installation already known committed or already alarmed,
+    kept by the caller across one batch's messages (check_all), so a game's balls ask once."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("derived.check must run inside the intake's transaction")
     payload = message.payload if isinstance(message.payload, dict) else {}
+    if message.kind == FeedKind.GAME_COMMITTED and settled is not None:
+        settled.add((str(payload.get("game")), payload.get("venue")))
     if message.kind in (FeedKind.GAME_BALL, FeedKind.GAME_SALES):
-        return _without_commitment(message, payload)
+        pair = (str(payload.get("game")), payload.get("venue"))
+        if settled is not None and pair in settled:
+            return []
+        raised = _without_commitment(message, payload)
+        if settled is not None:
+            settled.add(pair)  # committed before it, or its one alarm raised now or earlier
+        return raised
     if message.kind == FeedKind.GAME_PRIZE and payload.get("pool"):
         return _prize_above_pool(message, payload)
     if message.kind == FeedKind.POOL_AWARD:
         return _award_above_level(message, payload)
     return []
+
+
+def check_all(messages: list[FeedMessage]) -> list[Alarm]:
+    """`check` for one installation's accepted run, in order: a game's commitment looked up once a run."""
+    settled: set[tuple[str, Any]] = set()
+    return [alarm for message in messages for alarm in check(message, settled=settled)]
 
 
 def _amount(value: Any) -> Decimal | None:

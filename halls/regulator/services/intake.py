@@ -10,7 +10,8 @@ Each message, in the batch's order:
 4. its schema: the envelope's and its kind's payload (halls.feed.schema.validate), and a time with offset;
 5. its sequence: the next one is stored (FeedMessage) and the installation's accepted_sequence and
    last_message_at move, in one transaction for the batch's accepted run, with the alarms the messages
-   themselves raise (halls.regulator.services.derived; the portal's pages told once it committed: live);
+   themselves raise (halls.regulator.services.derived; the portal's pages told once it committed, one
+   event for the run: live);
    one already accepted with the same signature is a duplicate (answered as accepted, nothing written); one
    already accepted with another body is "replayed"; one past the next is out of order (a gap).
 
@@ -140,9 +141,14 @@ def receive(*, messages: Any, received_at: datetime | None = None) -> Received:
             )
         refusal.claimed, refusal.sequence, refusal.kind = _claimed(messages[0])
         _refuse(None, refusal, now, accepted=None)
+    # What needs no lock (shape, signature, schema) is checked before the transaction: the lock is held
+    # only for the sequence and the insert (bench/feed_node.py: the checks were half the time in the lock).
+    verdicts = _verdicts(installation, messages)
     with transaction.atomic():
         locked = Installation.objects.select_for_update().get(pk=installation.pk)
-        stored, duplicates, stopped = _accept(locked, messages, now)
+        if locked.public_key != installation.public_key:  # its key replaced meanwhile: check again
+            verdicts = _verdicts(locked, messages)
+        stored, duplicates, stopped = _accept(locked, messages, verdicts, now)
         accepted = locked.accepted_sequence
     if stored:
         log.debug("installation %s: %d messages accepted, up to %d", locked.uid, stored, accepted)
@@ -151,35 +157,52 @@ def receive(*, messages: Any, received_at: datetime | None = None) -> Received:
     return Received(locked.uid, accepted, stored, duplicates)
 
 
-def _accept(
-    installation: Installation, messages: list[Any], now: datetime
-) -> tuple[int, int, _Refusal | None]:
-    """Check and store the batch's messages in order, up to the first refused (inside the lock)."""
+_Verdict = tuple[envelope.Envelope | None, _Refusal | None]
+
+
+def _verdicts(installation: Installation, messages: list[Any]) -> list[_Verdict]:
+    """Each message's checks that do not depend on what the node holds (steps 1 to 4), in order, up to
+    and including the first refused."""
     key = _public_key(installation.public_key)
-    rows: list[FeedMessage] = []
-    by_sequence: dict[int, str] = {}
-    duplicates = 0
-    refusal: _Refusal | None = None
+    out: list[_Verdict] = []
     for raw in messages:
-        refusal = None
-        claimed, seq, kind = _claimed(raw)
-        expected = installation.accepted_sequence + len(rows) + 1
         try:
             message = envelope.from_json(raw)
         except envelope.EnvelopeError as bad:
-            refusal = _Refusal(
+            not_one = _Refusal(
                 bad.reason,
                 InvalidInput,
                 _(NOT_AN_ENVELOPE),
                 alarm=AlarmKind.SCHEMA,
                 extra={"problem": str(bad)[:DETAIL_MAX]},
             )
-        else:
-            refusal = _check(installation, key, message, raw, expected, by_sequence)
+            out.append((None, not_one))
+            break
+        refusal = _check(installation, key, message, raw)
+        out.append((message, refusal))
+        if refusal is not None:
+            break
+    return out
+
+
+def _accept(
+    installation: Installation, messages: list[Any], verdicts: list[_Verdict], now: datetime
+) -> tuple[int, int, _Refusal | None]:
+    """Store the batch's checked messages in order, up to the first refused (inside the lock): step 5."""
+    rows: list[FeedMessage] = []
+    by_sequence: dict[int, str] = {}
+    duplicates = 0
+    refusal: _Refusal | None = None
+    for raw, (message, refusal) in zip(messages, verdicts, strict=False):
+        claimed, seq, kind = _claimed(raw)
+        if message is not None and refusal is None:
+            expected = installation.accepted_sequence + len(rows) + 1
+            refusal = _in_sequence(installation, message, expected, by_sequence)
         if refusal is not None:
             refusal.claimed, refusal.sequence, refusal.kind = claimed, seq, kind
             break
-        if message.sequence < expected:
+        assert message is not None
+        if message.sequence < installation.accepted_sequence + len(rows) + 1:
             duplicates += 1
             continue
         at = _fact_time(message.at)
@@ -205,9 +228,8 @@ def _accept(
                 .select_related("installation")
                 .order_by("sequence")
             )
-        for row in stored:
-            derived.check(row)  # the alarms the messages themselves raise, kept with them
-        transaction.on_commit(lambda: _published(stored))
+        derived.check_all(stored)  # the alarms the messages themselves raise, kept with them
+        transaction.on_commit(lambda: live.published(stored))
         was_silent = installation.last_message_at is None or (
             (now - installation.last_message_at).total_seconds() > silence_window(installation)
         )
@@ -219,21 +241,11 @@ def _accept(
     return len(rows), duplicates, refusal
 
 
-def _published(messages: list[FeedMessage]) -> None:
-    """Tell the portal's open pages, once the messages committed (a failure is logged there, never raised)."""
-    for message in messages:
-        live.published(message)
-
-
 def _check(
-    installation: Installation,
-    key: Ed25519PublicKey,
-    message: envelope.Envelope,
-    raw: dict[str, Any],
-    expected: int,
-    by_sequence: dict[int, str],
+    installation: Installation, key: Ed25519PublicKey, message: envelope.Envelope, raw: dict[str, Any]
 ) -> _Refusal | None:
-    """Why the node refuses this message now, or None (steps 2 to 5 of the module's docstring)."""
+    """Why the node refuses this message whatever it holds, or None (steps 2 to 4 of the module's
+    docstring)."""
     if message.installation != installation.uid:
         return _Refusal(
             "mixed_batch",
@@ -260,6 +272,13 @@ def _check(
             alarm=AlarmKind.SCHEMA,
             extra={"where": bad.where, "problem": str(bad)[:DETAIL_MAX]},
         )
+    return None
+
+
+def _in_sequence(
+    installation: Installation, message: envelope.Envelope, expected: int, by_sequence: dict[int, str]
+) -> _Refusal | None:
+    """Why the node refuses this message at this point of its sequence, or None (step 5)."""
     if message.sequence > expected:
         return _Refusal(
             "out_of_order",
