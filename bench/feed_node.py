@@ -423,6 +423,7 @@ def provision(run: str, count: int) -> dict[str, Any]:
             licence_number=licence,
             jurisdiction="ML",
             public_key=anchor_lines.raw_public(key.public_key()).hex(),
+            actor="bench",
         )
         raw = key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
         made.append({"i": i, "uid": uid, "licence": licence, "key": raw.hex()})

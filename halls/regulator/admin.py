@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from halls.admin import ReadOnlyAdmin
-from halls.regulator.models import Alarm, FeedMessage, FeedRefusal, Installation
+from halls.regulator.models import Alarm, FeedMessage, FeedRefusal, Installation, RegistryChange
 
 
 @admin.register(Installation)
@@ -45,4 +45,11 @@ class FeedRefusalAdmin(ReadOnlyAdmin):
 class AlarmAdmin(ReadOnlyAdmin):
     list_display = ("raised_at", "installation", "kind", "cleared_at", "cleared_by")
     list_filter = ("kind",)
+    list_select_related = ("installation",)
+
+
+@admin.register(RegistryChange)
+class RegistryChangeAdmin(ReadOnlyAdmin):
+    list_display = ("at", "installation", "action", "actor")
+    list_filter = ("action",)
     list_select_related = ("installation",)

@@ -40,6 +40,31 @@ class Installation(models.Model):
         return self.name
 
 
+class RegistryAction(models.TextChoices):
+    REGISTERED = "registered", _("Registered")
+    UPDATED = "updated", _("Details changed")
+    KEY_REPLACED = "key_replaced", _("Key replaced")
+
+
+class RegistryChange(models.Model):
+    """A change of the node's registry: an installation registered, its details changed or its key replaced
+    (the authority's decision), with who made it, when, and the fields before and after. Append-only: the
+    node has no venue's audit chain to write to, so its registry keeps its own record."""
+
+    installation = models.ForeignKey(Installation, on_delete=models.PROTECT, related_name="changes")
+    action = models.CharField(_("action"), max_length=20, choices=RegistryAction.choices)
+    actor = models.CharField(_("by"), max_length=150)
+    at = models.DateTimeField(_("at"))
+    before = models.JSONField(_("before"), default=dict)
+    after = models.JSONField(_("after"), default=dict)
+
+    class Meta:
+        verbose_name = _("registry change")
+        verbose_name_plural = _("registry changes")
+        ordering = ["-at", "-pk"]
+        triggers = [append_only()]
+
+
 class FeedMessage(models.Model):
     """A message accepted from an installation: once, in order, never changed (append-only)."""
 

@@ -47,10 +47,3 @@ def feed_state() -> dict[str, Any]:
         .values_list("kind", flat=True)
     )
     return {"last": feed_outbox.last_sequence(), "backlog": waiting, "age": age, "kinds": kinds}
-
-
-def sweep() -> int:
-    """The node's silence sweep (what its beat runs every HALL_REGULATOR_SWEEP_SECONDS)."""
-    from halls.regulator.services import silence
-
-    return silence.sweep()

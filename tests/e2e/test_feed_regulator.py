@@ -3,7 +3,7 @@ central feed one regulator's node, each on its own PostgreSQL database (tests/e2
 
 - The node: uvicorn serving config.asgi with HALL_ROLE=regulator; the three installations registered there
   with `manage.py regulator_register` (their id and public key from `manage.py feed_identity`), with a short
-  silence window. Its silence sweep (beat's task on a node) is run from a shell of the node.
+  silence window. Its silence sweep runs on the node's own beat (every second here), as in production.
 - Each installation: `manage.py run_link` with only HALL_REGULATOR_URL (a venue of no network; the central
   sends its own feed), its own anchor key; its facts are audited and anchored (the anchor's feed message),
   and its sender sends heartbeats when idle.
@@ -177,6 +177,25 @@ def test_two_venues_and_a_central_feed_the_node_through_a_cut_line_once_and_in_o
                 tmp_path,
             )
         )
+        # The node's own worker with its beat: its silence sweep runs as in production, every second here.
+        processes.append(
+            ls.Process(
+                "node-worker",
+                [
+                    *(sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "-Q", "celery"),
+                    *("--pool=solo", "-c", "1", "-l", "info", "-s", str(tmp_path / "node-beat-schedule")),
+                    *("-n", f"node-{node_port}@%h", "--without-mingle", "--without-gossip"),
+                ],
+                ls.base_env(
+                    DATABASE_URL=ls.database_url(NODE_DB),
+                    HALL_ROLE="regulator",
+                    HALL_REGULATOR_SWEEP_SECONDS="1",
+                    CHANNEL_PREFIX=f"e2e-feed-{node_port}",
+                    HALL_CACHE_PREFIX=f"e2e-feed-{node_port}",
+                ),
+                tmp_path,
+            )
+        )
         node_shell = ls.Driver("node-shell", NODE_DB, tmp_path, HALL_ROLE="regulator")
         processes.append(node_shell)
         proxy = ls.CuttableProxy(node_port)
@@ -215,7 +234,7 @@ def test_two_venues_and_a_central_feed_the_node_through_a_cut_line_once_and_in_o
                 f"{name}'s outbox to drain",
                 logs,
             )
-        assert node_shell.call("sweep", "tests.e2e.feed_actions") == 0
+        time.sleep(2.0)  # the node's beat sweeps every second: nobody is silent
         assert open_alarms("silent") == []
 
         # --- venue A's line cut mid-session: its facts queue, the node shows it silent -----------------
@@ -224,8 +243,7 @@ def test_two_venues_and_a_central_feed_the_node_through_a_cut_line_once_and_in_o
         licence_a = INSTALLATIONS["venue_a"][1]
         for _ in range(3):
             shell["venue_a"].call("fact", "tests.e2e.feed_actions", licence=licence_a, count=2)
-        time.sleep(SILENCE_SECONDS + 1.5)
-        assert node_shell.call("sweep", "tests.e2e.feed_actions") == 1
+        ls.wait_for(lambda: open_alarms("silent"), SILENCE_SECONDS + 15, "the node's sweep to see it", logs)
         assert open_alarms("silent") == [uid["venue_a"]]  # the others' heartbeats kept them heard
         queued = shell["venue_a"].call("feed_state", "tests.e2e.feed_actions")
         assert queued["backlog"] >= 3 and queued["age"] > SILENCE_SECONDS, queued

@@ -27,6 +27,7 @@ def register(uid: str | None = None, *, key: Ed25519PrivateKey = KEY, **more: An
         "kind": "venue",
         "licence_number": "ML-B-0001",
         "jurisdiction": "ML",
+        "actor": "test",
         **more,
     }
     return registry.register(uid=uid or secrets.token_hex(8), public_key=public_hex(key), **fields)

@@ -3,15 +3,17 @@ roles run the link process with what. PostgreSQL and SQLite."""
 
 from __future__ import annotations
 
+import getpass
 import json
 from io import StringIO
 from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import DatabaseError, transaction
 
 from halls import anchor_lines
-from halls.regulator.models import Installation
+from halls.regulator.models import Installation, RegistryChange
 from halls.services import anchor_key, installation
 from tests.feed.feed_support import OTHER, public_hex
 
@@ -62,6 +64,22 @@ def test_regulator_register_registers_updates_and_refuses_what_is_wrong(settings
         "--replace-key",
     )
     assert Installation.objects.get(uid=uid).public_key == public_hex(OTHER)
+    call_command(  # the same again: nothing changes, nothing recorded
+        "regulator_register", uid, "X", "venue", "ML", public_hex(OTHER), "--licence", "ML-B-9", "--by", "ana"
+    )
+    # Every change recorded with who made it and what it changed (the refused one: nothing).
+    changes = list(RegistryChange.objects.filter(installation__uid=uid).order_by("pk"))
+    assert [(c.action, c.actor) for c in changes] == [
+        ("registered", getpass.getuser()),
+        ("updated", getpass.getuser()),
+        ("key_replaced", getpass.getuser()),
+    ]
+    assert changes[1].before == {"name": "Bingo Sur", "silence_seconds": 45}
+    assert changes[1].after == {"name": "Bingo Sur II", "silence_seconds": 0}
+    assert changes[2].before == {"name": "Bingo Sur II", "public_key": public_hex()}
+    assert changes[2].after == {"name": "X", "public_key": public_hex(OTHER)}
+    with pytest.raises(DatabaseError), transaction.atomic():  # append-only
+        RegistryChange.objects.filter(pk=changes[0].pk).update(actor="someone else")
     with pytest.raises(CommandError, match="64 hex"):
         call_command("regulator_register", "aaaabbbbccccdddd", "Y", "central", "ML", "nothex")
     with pytest.raises(CommandError, match="licence"):

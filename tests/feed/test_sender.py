@@ -71,6 +71,7 @@ def registered(settings: Any) -> Installation:
         licence_number="",
         jurisdiction="ML",
         public_key=public,
+        actor="test",
     )
 
 

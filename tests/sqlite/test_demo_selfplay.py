@@ -6,7 +6,8 @@ channel layer), on a database file of its own: "Sala Principal" plays bingo game
 programs, the two poker tables play hands on the carrusel and two dozen simulated machines play on the
 linked progressive. After HALL_TEST_DEMO_SECONDS (75 by default) it is stopped with Ctrl-C and
 tests/sqlite/demo_check.py reads the database: each pool's report (in-process and through the API), the
-report's sums against the rows added up one by one in Decimal, each machine's reconciliation page.
+report's sums against the rows added up one by one in Decimal, each machine's reconciliation page; then
+tests/sqlite/demo_tax_check.py computes the month's gaming-tax return and works it out by hand from the rows.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from demo.tax import LINES as TAX_LINES
 from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,3 +109,28 @@ def test_the_self_playing_demo_balances_every_pool_on_sqlite(tmp_path: Path) -> 
             assert Decimal(bets) == Decimal(bets).quantize(Decimal("0.01")), pool
     assert machines and all(m["status"] == 200 for m in machines), machines
     assert sum(m["plays"] for m in machines) > 0
+
+    # The month's gaming-tax return (issue 29): the product's figures are the ones worked out by hand from
+    # the rows (tests/sqlite/demo_tax_check.py), line by line and in total, to the cent.
+    tax = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "sqlite" / "demo_tax_check.py")],
+        cwd=ROOT,
+        env=embedded_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert tax.returncode == 0, tax.stderr[-5000:]
+    tax_summary = json.loads(tax.stdout)
+    print(f"  tax return {tax_summary['period']}: total {tax_summary['product_total']}")
+    for game_type, figures in tax_summary["product"].items():
+        print(f"    {game_type}: {figures}")
+    assert tax_summary["product"] == tax_summary["hand"], tax_summary
+    assert tax_summary["product_total"] == tax_summary["hand_total"], tax_summary
+    # Every type the demo's rate table names has its line; the demo's machines are counted in the month
+    # (what was played in them depends on how far the run got: a bingo game counts once it closed, a
+    # machine's bets from its meter readings, every 50 plays).
+    assert set(tax_summary["product"]) == {line["game_type"] for line in TAX_LINES}
+    machines_counted = sum(int(tax_summary["product"][t]["machines"]) for t in ("machine_b", "machine_c"))
+    assert machines_counted == len(machines)

@@ -184,6 +184,7 @@ def _register_installations(folder: Path, stopping: threading.Event) -> None:
                     # Melilla, each a little apart on the portal's map
                     latitude=Decimal("35.2900") + Decimal("0.0040") * names.index(name),
                     longitude=Decimal("-2.9400") + Decimal("0.0050") * names.index(name),
+                    actor="demo",
                 )
                 waiting.discard(name)
     finally:

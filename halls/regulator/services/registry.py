@@ -1,10 +1,13 @@
 """The node's registry of installations: each registered with its public key (its anchors' Ed25519 key,
 `manage.py feed_identity` on the installation prints it). Registering a known id again updates its name,
-licence, jurisdiction and window; its key only when asked (a new key is the authority's decision)."""
+licence, jurisdiction and window; its key only when asked (a new key is the authority's decision). Every
+change is recorded with who made it and the fields before and after (RegistryChange, append-only); a
+registration that changes nothing records nothing."""
 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from decimal import Decimal
 
 from django.db import transaction
@@ -13,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from halls import anchor_lines
 from halls.errors import Conflict, InvalidInput
-from halls.regulator.models import Installation, InstallationKind
+from halls.regulator.models import Installation, InstallationKind, RegistryAction, RegistryChange
 
 _UID = re.compile(r"[0-9a-f]{16}")
 
@@ -30,6 +33,7 @@ def register(
     latitude: Decimal | None = None,
     longitude: Decimal | None = None,
     replace_key: bool = False,
+    actor: str,
 ) -> Installation:
     """Register (or update) an installation of the region; InvalidInput naming what is wrong."""
     if not _UID.fullmatch(uid):
@@ -59,15 +63,52 @@ def register(
     }
     with transaction.atomic():
         found = Installation.objects.select_for_update().filter(uid=uid).first()
+        now = timezone.now()
         if found is None:
-            return Installation.objects.create(
-                uid=uid, public_key=key_hex, registered_at=timezone.now(), **fields
-            )
+            made = Installation.objects.create(uid=uid, public_key=key_hex, registered_at=now, **fields)
+            _record(made, RegistryAction.REGISTERED, actor, now, {}, _state(made))
+            return made
         if found.public_key != key_hex and not replace_key:
             raise Conflict(
                 _("Installation %(uid)s is registered with another key.") % {"uid": uid}, code="other_key"
             )
+        before = _state(found)
         for attribute, value in {**fields, "public_key": key_hex}.items():
             setattr(found, attribute, value)
-        found.save()
+        after = _state(found)
+        if after != before:
+            found.save()
+            action = RegistryAction.KEY_REPLACED if after["public_key"] != before["public_key"] else None
+            _record(found, action or RegistryAction.UPDATED, actor, now, before, after)
         return found
+
+
+_RECORDED = ("name", "kind", "licence_number", "jurisdiction", "public_key", "silence_seconds")
+
+
+def _state(installation: Installation) -> dict[str, object]:
+    """What a registry change records of an installation (its coordinates as text)."""
+    state: dict[str, object] = {name: getattr(installation, name) for name in _RECORDED}
+    for name in ("latitude", "longitude"):
+        value = getattr(installation, name)
+        state[name] = None if value is None else str(Decimal(value).normalize())
+    return state
+
+
+def _record(
+    installation: Installation,
+    action: str,
+    actor: str,
+    at: datetime,
+    before: dict[str, object],
+    after: dict[str, object],
+) -> None:
+    changed = {k: v for k, v in after.items() if before.get(k) != v}
+    RegistryChange.objects.create(
+        installation=installation,
+        action=action,
+        actor=actor[:150],
+        at=at,
+        before={k: before[k] for k in changed if k in before},
+        after=changed,
+    )

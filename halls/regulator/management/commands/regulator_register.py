@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import getpass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -36,6 +37,9 @@ class Command(BaseCommand):
         parser.add_argument("--latitude")
         parser.add_argument("--longitude")
         parser.add_argument("--replace-key", action="store_true", help="accept a new key for a known id")
+        parser.add_argument(
+            "--by", default=getpass.getuser(), help="who registers it (recorded; the system user by default)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if settings.HALL_ROLE != "regulator":
@@ -54,6 +58,7 @@ class Command(BaseCommand):
                 latitude=_coordinate(options["latitude"]),
                 longitude=_coordinate(options["longitude"]),
                 replace_key=options["replace_key"],
+                actor=options["by"],
             )
         except DomainError as refusal:
             raise CommandError(refusal.message) from refusal
