@@ -1,0 +1,40 @@
+"""Beat as one leader among several (issue 30): celery-redbeat's scheduler, whose Redis lock makes one beat
+the leader; the others block at start-up until the lock is free. Two changes here: a leader whose lock
+expired (Redis away longer than the lock's timeout, or a stall) waits to lead again instead of exiting, and a
+Redis error in a tick is waited out (the process outlives a Redis outage, as the workers do)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import redis
+from redbeat import RedBeatScheduler
+from redis.exceptions import LockError
+
+log = logging.getLogger("hall.beat")
+
+
+class Scheduler(RedBeatScheduler):  # type: ignore[misc]
+    def tick(self, *args: Any, **kwargs: Any) -> float:
+        try:
+            return float(super().tick(*args, **kwargs))
+        except LockError as exc:
+            log.warning("beat: lost the leader's lock (%s): waiting to lead again", exc)
+            self._lead_again()
+            return 0.0
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            log.warning("beat: Redis did not answer (%s): trying again", exc)
+            return float(self.max_interval)
+
+    def _lead_again(self) -> None:
+        """Block until this beat holds the lock again (another beat may lead meanwhile)."""
+        while True:
+            try:
+                if self.lock.acquire():
+                    log.info("beat: acquired the leader's lock again")
+                    return
+            except redis.RedisError as exc:
+                log.warning("beat: could not take the lock (%s): trying again", exc)
+            time.sleep(float(self.max_interval))
