@@ -76,6 +76,8 @@ class CeleryProcesses:
             ),
             # Events the worker publishes stay off the channel groups of anything else on this Redis.
             "CHANNEL_PREFIX": f"e2e-{uuid.uuid4().hex[:8]}",
+            # Beat's schedule and leader's lock (celery-redbeat, config.beat) are this test's own.
+            "HALL_REDBEAT_PREFIX": f"e2e-{uuid.uuid4().hex[:8]}:redbeat:",
             "PYTHONUNBUFFERED": "1",
         }
         self.env.pop("TEST_DATABASE_NAME", None)
@@ -118,9 +120,14 @@ class CeleryProcesses:
         assert proc.poll() is None, f"{name} exited with {proc.returncode}\n{self.logs()}"
         return proc
 
-    def start_beat(self) -> subprocess.Popen[bytes]:
-        schedule = self.directory / "beat-schedule"
-        return self._start("beat", ["beat", "-l", "info", "-s", str(schedule)])
+    def start_beat(self, name: str = "beat") -> subprocess.Popen[bytes]:
+        """A beat (on Redis celery-redbeat's: several may run, one leads; `-s` is the file scheduler's)."""
+        schedule = self.directory / f"{name}-schedule"
+        return self._start(name, ["beat", "-l", "info", "-s", str(schedule)])
+
+    def redis_key(self, *parts: object) -> str:
+        """A key the subprocesses write under their channel prefix (halls.leases, halls.heartbeat)."""
+        return ":".join([self.env["CHANNEL_PREFIX"], *map(str, parts)])
 
     def stop(self, name: str) -> None:
         proc = self.procs[name]
