@@ -125,6 +125,10 @@ class CeleryProcesses:
         schedule = self.directory / f"{name}-schedule"
         return self._start(name, ["beat", "-l", "info", "-s", str(schedule)])
 
+    def wait_leading(self, name: str = "beat") -> None:
+        """Until beat `name` holds the leader's lock (celery-redbeat logs it) and sends."""
+        wait_for(lambda: "beat: Acquired lock" in self.log(name), START_TIMEOUT, f"{name} leading", self.logs)
+
     def redis_key(self, *parts: object) -> str:
         """A key the subprocesses write under their channel prefix (halls.leases, halls.heartbeat)."""
         return ":".join([self.env["CHANNEL_PREFIX"], *map(str, parts)])

@@ -42,7 +42,7 @@ def test_the_other_beat_takes_the_schedule_when_the_leader_dies(celery_procs: Ce
     client = redis.Redis.from_url(str(settings.REDIS_URL))
     celery_procs.start_worker("worker")
     leader = celery_procs.start_beat("beat-1")
-    wait_for(lambda: ACQUIRED in celery_procs.log("beat-1"), 30, "beat-1 leading", celery_procs.logs)
+    celery_procs.wait_leading("beat-1")
     wait_for(lambda: last_run(client, celery_procs, HOURLY), 15, "the hourly entry's run", celery_procs.logs)
     hourly = last_run(client, celery_procs, HOURLY)
 
