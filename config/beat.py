@@ -16,7 +16,19 @@ from redis.exceptions import LockError
 log = logging.getLogger("hall.beat")
 
 
+# celery-redbeat reads its settings as Celery's own names (`redbeat_redis_url`, ...): the Django settings'
+# CELERY_ prefix hides them from its "is it set" check, which then falls back to the broker's options.
+REDBEAT_SETTINGS = ("redbeat_redis_url", "redbeat_redis_options", "redbeat_key_prefix", "redbeat_lock_timeout")
+
+
 class Scheduler(RedBeatScheduler):  # type: ignore[misc]
+    def __init__(self, app: Any, *args: Any, **kwargs: Any) -> None:
+        for name in REDBEAT_SETTINGS:
+            value = app.conf.get(name)
+            if value is not None:
+                app.conf[name] = value
+        super().__init__(app, *args, **kwargs)
+
     def tick(self, *args: Any, **kwargs: Any) -> float:
         try:
             return float(super().tick(*args, **kwargs))

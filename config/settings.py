@@ -383,7 +383,7 @@ if _broker_prefix := env.str("HALL_BROKER_PREFIX", default=""):
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TIMEZONE = TIME_ZONE
 # Beat (issue 30): on Redis, celery-redbeat: every beat host runs one, one leader holds the lock (renewed
-# every tick, at most every CELERY_BEAT_MAX_INTERVAL s) and sends; the others wait for it and take over
+# every tick, at least every HALL_BEAT_MAX_INTERVAL_SECONDS) and sends; the others wait for it and take over
 # within HALL_BEAT_LOCK_SECONDS of its death. Each entry's last run is in Redis, so the new leader sends what
 # came due meanwhile (once). HALL_BEAT_SCHEDULER=file: Celery's file scheduler (exactly one beat then).
 # Embedded (no Redis) the server's in-process beat keeps its schedule in memory (demo.embedded).
@@ -397,7 +397,7 @@ if HALL_BEAT_SCHEDULER == "redbeat" and REDIS_URL:
     }
     CELERY_REDBEAT_KEY_PREFIX = env.str("HALL_REDBEAT_PREFIX", default=f"{_broker_prefix}redbeat:")
     CELERY_REDBEAT_LOCK_TIMEOUT = env.int("HALL_BEAT_LOCK_SECONDS", default=5)
-    CELERY_BEAT_MAX_INTERVAL = env.float("HALL_BEAT_MAX_INTERVAL_SECONDS", default=1.0)
+    CELERY_BEAT_MAX_LOOP_INTERVAL = env.float("HALL_BEAT_MAX_INTERVAL_SECONDS", default=1.0)
 # Workers keep their database connection across tasks (config.celery): a new one cost ~15 ms per draw step.
 # Seconds a worker's connection lives (the web processes keep CONN_MAX_AGE); the fixup still recycles it
 # every CELERY_DB_REUSE_MAX tasks.
