@@ -18,7 +18,12 @@ log = logging.getLogger("hall.beat")
 
 # celery-redbeat reads its settings as Celery's own names (`redbeat_redis_url`, ...): the Django settings'
 # CELERY_ prefix hides them from its "is it set" check, which then falls back to the broker's options.
-REDBEAT_SETTINGS = ("redbeat_redis_url", "redbeat_redis_options", "redbeat_key_prefix", "redbeat_lock_timeout")
+REDBEAT_SETTINGS = (
+    "redbeat_redis_url",
+    "redbeat_redis_options",
+    "redbeat_key_prefix",
+    "redbeat_lock_timeout",
+)
 
 
 class Scheduler(RedBeatScheduler):  # type: ignore[misc]

@@ -390,7 +390,7 @@ CELERY_TIMEZONE = TIME_ZONE
 HALL_BEAT_SCHEDULER = env.str("HALL_BEAT_SCHEDULER", default="redbeat" if REDIS_URL else "file")
 if HALL_BEAT_SCHEDULER == "redbeat" and REDIS_URL:
     CELERY_BEAT_SCHEDULER = "config.beat:Scheduler"
-    CELERY_REDBEAT_REDIS_URL = env.str("HALL_REDBEAT_REDIS_URL", default=REDIS_URL)
+    CELERY_REDBEAT_REDIS_URL = env.str("HALL_REDBEAT_REDIS_URL", default="") or REDIS_URL
     CELERY_REDBEAT_REDIS_OPTIONS = {
         "socket_timeout": HALL_REDIS_SOCKET_TIMEOUT,
         "socket_connect_timeout": HALL_REDIS_SOCKET_TIMEOUT,

@@ -1,5 +1,5 @@
 """Two real workers on the draw queue, the one holding the next draw step killed (tests/e2e/
-test_draw_worker_takeover.py): who holds the step (its lease, halls.leases), the kill, the next ball's wait."""
+test_draw_worker_takeover.py): who holds the step (its lease, halls.leases), the kill, the ball's wait."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def holder(procs: CeleryProcesses, kind: str, game_id: int, ordinal: int) -> str
     client = redis.Redis.from_url(str(settings.REDIS_URL))
     value = client.get(procs.redis_key("draw-lease", kind, game_id, ordinal))
     client.close()
-    return None if value is None else value.decode()
+    return None if value is None else value.decode() if isinstance(value, bytes) else str(value)
 
 
 def kill_the_holder(

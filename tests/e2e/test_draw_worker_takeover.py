@@ -56,7 +56,10 @@ def test_a_traditional_draw_goes_on_on_the_other_worker_within_5_s(
 
     # The survivor goes on at the pace: four more balls, every one once and in order.
     wait_for(
-        lambda: Ball.objects.filter(game=game).count() >= taken.ordinal + 4, 30, "4 more balls", celery_procs.logs
+        lambda: Ball.objects.filter(game=game).count() >= taken.ordinal + 4,
+        30,
+        "4 more balls",
+        celery_procs.logs,
     )
     games.void_game(game=game, actor=caller, reason="the test is over")
     balls = drawn(game)
@@ -124,9 +127,11 @@ def test_an_electronic_room_draws_and_sells_on_time_through_a_worker_loss(
 
     # The next game's window: its sales open (the tick, on the survivor); a purchase is accepted.
     following = wait_for(
-        lambda: ElectronicGame.objects.filter(speciality=speciality, state=EGameState.SELLING)
-        .exclude(pk=game.pk)
-        .first(),
+        lambda: (
+            ElectronicGame.objects.filter(speciality=speciality, state=EGameState.SELLING)
+            .exclude(pk=game.pk)
+            .first()
+        ),
         15,
         "game 2 on sale",
         celery_procs.logs,
