@@ -1,7 +1,8 @@
 """Beat as one leader among several (issue 30): celery-redbeat's scheduler, whose Redis lock makes one beat
-the leader; the others block at start-up until the lock is free. Two changes here: a leader whose lock
-expired (Redis away longer than the lock's timeout, or a stall) waits to lead again instead of exiting, and a
-Redis error in a tick is waited out (the process outlives a Redis outage, as the workers do)."""
+the leader; the others block at start-up until the lock is free. Changes here: a leader whose lock
+expired (Redis away longer than the lock's timeout, or a stall) waits to lead again instead of exiting, a
+Redis error in a tick is waited out (the process outlives a Redis outage, as the workers do), and a schedule
+that Redis lost (restarted empty) is installed again."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 import redis
 from redbeat import RedBeatScheduler
+from redbeat.schedulers import get_redis
 from redis.exceptions import LockError
 
 log = logging.getLogger("hall.beat")
@@ -36,6 +38,7 @@ class Scheduler(RedBeatScheduler):  # type: ignore[misc]
 
     def tick(self, *args: Any, **kwargs: Any) -> float:
         try:
+            self._reinstall_if_lost()
             return float(super().tick(*args, **kwargs))
         except LockError as exc:
             log.warning("beat: lost the leader's lock (%s): waiting to lead again", exc)
@@ -44,6 +47,14 @@ class Scheduler(RedBeatScheduler):  # type: ignore[misc]
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             log.warning("beat: Redis did not answer (%s): trying again", exc)
             return float(self.max_interval)
+
+    def _reinstall_if_lost(self) -> None:
+        """A Redis that lost its data (restarted without persistence, a failover to a replica that lagged)
+        lost the schedule too: installed again from the settings, every entry runs at once (once)."""
+        conf = self.app.redbeat_conf
+        if conf.schedule and not get_redis(self.app).exists(conf.statics_key):
+            log.warning("beat: the schedule is gone from Redis: installing it again")
+            self.setup_schedule()
 
     def _lead_again(self) -> None:
         """Block until this beat holds the lock again (another beat may lead meanwhile)."""
