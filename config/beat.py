@@ -1,18 +1,20 @@
 """Beat as one leader among several (issue 30): celery-redbeat's scheduler, whose Redis lock makes one beat
-the leader; the others block at start-up until the lock is free. Changes here: a leader whose lock
-expired (Redis away longer than the lock's timeout, or a stall) waits to lead again instead of exiting, a
-Redis error in a tick is waited out (the process outlives a Redis outage, as the workers do), and a schedule
+the leader; the others block at start-up until the lock is free. Changes here: a beat started while Redis
+is away waits for it (redbeat's start-up would exit, or go on without the lock); a leader whose lock
+expired (Redis away longer than the lock's timeout, or a stall) waits to lead again instead of exiting; a
+Redis error in a tick is waited out (the process outlives a Redis outage, as the workers do); a schedule
 that Redis lost (restarted empty) is installed again."""
 
 from __future__ import annotations
 
 import logging
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import redis
 from redbeat import RedBeatScheduler
-from redbeat.schedulers import get_redis
+from redbeat.schedulers import acquire_distributed_beat_lock, get_redis
 from redis.exceptions import LockError
 
 log = logging.getLogger("hall.beat")
@@ -36,8 +38,20 @@ class Scheduler(RedBeatScheduler):  # type: ignore[misc]
                 app.conf[name] = value
         super().__init__(app, *args, **kwargs)
 
+    def setup_schedule(self) -> None:
+        """At start-up (and after a loss, below): a beat started while Redis is away waits for it."""
+        while True:
+            try:
+                super().setup_schedule()
+                return
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                log.warning("beat: Redis did not answer (%s): installing the schedule again in 1 s", exc)
+                time.sleep(1.0)
+
     def tick(self, *args: Any, **kwargs: Any) -> float:
         try:
+            if self.lock_key and self.lock is None:
+                self._lead_first()  # redbeat's start-up lock failed (Redis away): take it now
             self._reinstall_if_lost()
             return float(super().tick(*args, **kwargs))
         except LockError as exc:
@@ -55,6 +69,15 @@ class Scheduler(RedBeatScheduler):  # type: ignore[misc]
         if conf.schedule and not get_redis(self.app).exists(conf.statics_key):
             log.warning("beat: the schedule is gone from Redis: installing it again")
             self.setup_schedule()
+
+    def _lead_first(self) -> None:
+        """Block until this beat holds the lock, taken as redbeat takes it at start-up."""
+        while self.lock is None:
+            try:
+                acquire_distributed_beat_lock(sender=SimpleNamespace(scheduler=self))
+            except redis.RedisError as exc:
+                log.warning("beat: could not take the lock (%s): trying again", exc)
+                time.sleep(float(self.max_interval))
 
     def _lead_again(self) -> None:
         """Block until this beat holds the lock again (another beat may lead meanwhile)."""
