@@ -103,7 +103,17 @@ class CeleryProcesses:
         return "\n".join(f"--- {name} ---\n{self.log(name)[-3000:]}" for name in self.procs)
 
     def start_worker(self, name: str) -> subprocess.Popen[bytes]:
-        proc = self._start(
+        return self.start_workers(name)[name]
+
+    def start_workers(self, *names: str) -> dict[str, subprocess.Popen[bytes]]:
+        """Workers started together (each start costs seconds on a busy machine), each waited for."""
+        procs = {name: self._start_worker(name) for name in names}
+        for name, proc in procs.items():
+            self._wait_ready(name, proc)
+        return procs
+
+    def _start_worker(self, name: str) -> subprocess.Popen[bytes]:
+        return self._start(
             name,
             [
                 "worker", "-Q", ",".join(QUEUES), "--pool=solo", "-c", "1", "-l", "info",
@@ -111,6 +121,8 @@ class CeleryProcesses:
                 "--without-mingle", "--without-gossip", "--without-heartbeat",
             ],
         )  # fmt: skip
+
+    def _wait_ready(self, name: str, proc: subprocess.Popen[bytes]) -> None:
         wait_for(
             lambda: " ready." in self.log(name) or proc.poll() is not None,
             START_TIMEOUT,
@@ -118,7 +130,6 @@ class CeleryProcesses:
             self.logs,
         )
         assert proc.poll() is None, f"{name} exited with {proc.returncode}\n{self.logs()}"
-        return proc
 
     def start_beat(self, name: str = "beat") -> subprocess.Popen[bytes]:
         """A beat (on Redis celery-redbeat's: several may run, one leads; `-s` is the file scheduler's)."""

@@ -29,8 +29,13 @@ class Takeover:
 
 
 def start_two_workers(procs: CeleryProcesses) -> dict[str, subprocess.Popen[bytes]]:
+    """Two workers on the draw queue and a beat (leading: the reaper runs every second from then on),
+    started together."""
     procs.env.update(TAKEOVER_ENV)
-    return {name: procs.start_worker(name) for name in ("worker-a", "worker-b")}
+    procs.start_beat()
+    workers = procs.start_workers("worker-a", "worker-b")
+    procs.wait_leading()
+    return workers
 
 
 def holder(procs: CeleryProcesses, kind: str, game_id: int, ordinal: int) -> str | None:

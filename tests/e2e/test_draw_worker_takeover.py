@@ -38,8 +38,6 @@ def test_a_traditional_draw_goes_on_on_the_other_worker_within_5_s(
     card_series: CardSeries, ball_set: Any,
 ) -> None:  # fmt: skip
     workers = start_two_workers(celery_procs)
-    celery_procs.start_beat()
-    celery_procs.wait_leading()  # the reaper runs every second from now on
     game = rng_game(room, session, caller, cashier, card_series, pace=str(PACE), last=6)  # nobody claims
     games.start_draw(game=game, actor=caller)
     wait_for(lambda: Ball.objects.filter(game=game).count() >= 3, 30, "3 balls", celery_procs.logs)
@@ -94,8 +92,6 @@ def test_an_electronic_room_draws_and_sells_on_time_through_a_worker_loss(
     players = [funded_card(venue, cashier, Decimal("50.00")) for _ in range(3)]
 
     workers = start_two_workers(celery_procs)
-    celery_procs.start_beat()
-    celery_procs.wait_leading()  # the reaper runs every second from now on
     egames.set_running(speciality=speciality, running=True, actor=operator)  # game 1 opens its sales
     game = ElectronicGame.objects.get(speciality=speciality)
     for i, terminal in enumerate(playing):
