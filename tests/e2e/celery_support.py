@@ -19,7 +19,7 @@ from kombu import Queue
 from config.celery import app as celery_app
 
 QUEUES = ("celery", "draws")
-START_TIMEOUT = 45.0
+START_TIMEOUT = 90.0  # a Python + Django + Celery start on a loaded 2-core machine: 10-60 s
 
 
 def database_url() -> str:

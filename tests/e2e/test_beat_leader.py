@@ -19,9 +19,9 @@ from django.conf import settings
 from django.utils import timezone
 from redbeat.decoder import RedBeatJSONDecoder
 
-from tests.e2e.celery_support import CeleryProcesses, wait_for
+from tests.e2e.celery_support import START_TIMEOUT, CeleryProcesses, wait_for
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
 
 LOCK_SECONDS = 5
 SHORT = ("electronic-tick", "reap-stalled-draws", "tick-network-games")
@@ -47,7 +47,8 @@ def test_the_other_beat_takes_the_schedule_when_the_leader_dies(celery_procs: Ce
     hourly = last_run(client, celery_procs, HOURLY)
 
     celery_procs.start_beat("beat-2")
-    wait_for(lambda: "beat: Starting" in celery_procs.log("beat-2"), 30, "beat-2 up", celery_procs.logs)
+    started = lambda: "beat: Starting" in celery_procs.log("beat-2")  # noqa: E731
+    wait_for(started, START_TIMEOUT, "beat-2 up", celery_procs.logs)
     time.sleep(3.0)  # the standby: waiting for the lock, sending nothing
     standby = celery_procs.log("beat-2")
     assert ACQUIRED not in standby and "Sending due task" not in standby, standby

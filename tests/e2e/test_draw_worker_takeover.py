@@ -28,7 +28,7 @@ from tests.bingo.traditional.game_support import assert_no_ball_lost_or_repeated
 from tests.e2e.celery_support import CeleryProcesses, wait_for
 from tests.e2e.takeover_support import BOUND_SECONDS, kill_the_holder, start_two_workers
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
 
 PACE = 1.0
 
