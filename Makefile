@@ -70,8 +70,11 @@ demo: venv
 demo-network: venv
 	$(PY) manage.py demo_network
 
+# Run two of each for a hall with no single worker or beat (issue 30): each worker its node name, e.g.
+# `make worker NODE=w2`; on Redis the beats elect one leader (celery-redbeat, config.beat).
+NODE ?= worker
 worker: venv
-	$(BIN)/celery -A config worker -Q draws,celery -l info
+	$(BIN)/celery -A config worker -Q draws,celery -l info -n $(NODE)@%h
 
 beat: venv
 	$(BIN)/celery -A config beat -l info

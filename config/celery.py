@@ -12,6 +12,9 @@ app = Celery("hall")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+# The worker's draw leases (issue 30): its signal handlers connect on import.
+from config import leases  # noqa: E402, F401
+
 
 @signals.worker_init.connect
 def keep_database_connections(**kwargs: Any) -> None:

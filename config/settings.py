@@ -364,6 +364,7 @@ CELERY_WORKER_CONSUMER = "config.worker:Consumer"
 # A command to a Redis that stopped answering (paused, a dead host, a half-open socket) fails after
 # HALL_REDIS_SOCKET_TIMEOUT s instead of hanging; the worker's BRPOP connection is dropped and re-made
 # after brpop_timeout (1 s) + health_check_interval of silence.
+HALL_REDIS_SOCKET_TIMEOUT = env.float("HALL_REDIS_SOCKET_TIMEOUT", default=5.0)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": 3600,
     "socket_timeout": env.float("HALL_REDIS_SOCKET_TIMEOUT", default=5.0),
@@ -381,6 +382,22 @@ if _broker_prefix := env.str("HALL_BROKER_PREFIX", default=""):
 # the next one if that publish failed): cancelling them would only roll back work that is done.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TIMEZONE = TIME_ZONE
+# Beat (issue 30): on Redis, celery-redbeat: every beat host runs one, one leader holds the lock (renewed
+# every tick, at least every HALL_BEAT_MAX_INTERVAL_SECONDS) and sends; the others wait for it and take over
+# within HALL_BEAT_LOCK_SECONDS of its death. Each entry's last run is in Redis, so the new leader sends what
+# came due meanwhile (once). HALL_BEAT_SCHEDULER=file: Celery's file scheduler (exactly one beat then).
+# Embedded (no Redis) the server's in-process beat keeps its schedule in memory (demo.embedded).
+HALL_BEAT_SCHEDULER = env.str("HALL_BEAT_SCHEDULER", default="redbeat" if REDIS_URL else "file")
+if HALL_BEAT_SCHEDULER == "redbeat" and REDIS_URL:
+    CELERY_BEAT_SCHEDULER = "config.beat:Scheduler"
+    CELERY_REDBEAT_REDIS_URL = env.str("HALL_REDBEAT_REDIS_URL", default="") or REDIS_URL
+    CELERY_REDBEAT_REDIS_OPTIONS = {
+        "socket_timeout": HALL_REDIS_SOCKET_TIMEOUT,
+        "socket_connect_timeout": HALL_REDIS_SOCKET_TIMEOUT,
+    }
+    CELERY_REDBEAT_KEY_PREFIX = env.str("HALL_REDBEAT_PREFIX", default=f"{_broker_prefix}redbeat:")
+    CELERY_REDBEAT_LOCK_TIMEOUT = env.int("HALL_BEAT_LOCK_SECONDS", default=5)
+    CELERY_BEAT_MAX_LOOP_INTERVAL = env.float("HALL_BEAT_MAX_INTERVAL_SECONDS", default=1.0)
 # Workers keep their database connection across tasks (config.celery): a new one cost ~15 ms per draw step.
 # Seconds a worker's connection lives (the web processes keep CONN_MAX_AGE); the fixup still recycles it
 # every CELERY_DB_REUSE_MAX tasks.
@@ -409,7 +426,9 @@ CELERY_BEAT_SCHEDULE = {
     },
     "reap-stalled-draws": {
         "task": "bingo.traditional.tasks.reap_stalled_draws",
-        "schedule": env.float("HALL_REAPER_SECONDS", default=5.0),
+        # Every second: a draw whose worker died goes on within HALL_DRAW_LEASE_SECONDS + this (issue 30).
+        "schedule": env.float("HALL_REAPER_SECONDS", default=1.0),
+        "options": {"expires": 2.0},
     },
     # Pools: fold contributions into the meters (and detect must-hit-by hits), seal the ledger.
     "fold-pools": {
@@ -540,6 +559,13 @@ HALL_GRAN_JOIN_MARGIN_SECONDS = env.float("HALL_GRAN_JOIN_MARGIN_SECONDS", defau
 HALL_SIMULTANEOUS_CLAIM_SECONDS = env.float("HALL_SIMULTANEOUS_CLAIM_SECONDS", default=8.0)
 # A draw with no ball for this long past its pace is re-enqueued by the reaper (worker killed, message lost).
 HALL_DRAW_STALL_GRACE_SECONDS = env.float("HALL_DRAW_STALL_GRACE_SECONDS", default=10.0)
+# Draw leases (halls.leases, config.leases; issue 30): a worker holding a draw step renews its lease every
+# quarter of HALL_DRAW_LEASE_SECONDS; a step due HALL_DRAW_LEASE_GRACE_SECONDS ago whose lease nobody holds
+# (its worker died) is re-enqueued by the reaper (every HALL_REAPER_SECONDS) on a worker that lives. Off
+# embedded (one process: nobody to take over); HALL_DRAW_LEASES=0 leaves only the stall grace above.
+HALL_DRAW_LEASES = env.bool("HALL_DRAW_LEASES", default=True)
+HALL_DRAW_LEASE_SECONDS = env.float("HALL_DRAW_LEASE_SECONDS", default=2.0)
+HALL_DRAW_LEASE_GRACE_SECONDS = env.float("HALL_DRAW_LEASE_GRACE_SECONDS", default=0.5)
 # Each game's winner index, written at the close of sales and memory-mapped by every process of the host
 # (bingo.traditional.services.detection); empty: none, each process rebuilds it from the database.
 HALL_DETECTOR_DIR = env.str("HALL_DETECTOR_DIR", default=str(VAR_DIR / "detector"))

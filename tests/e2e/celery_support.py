@@ -19,7 +19,7 @@ from kombu import Queue
 from config.celery import app as celery_app
 
 QUEUES = ("celery", "draws")
-START_TIMEOUT = 45.0
+START_TIMEOUT = 90.0  # a Python + Django + Celery start on a loaded 2-core machine: 10-60 s
 
 
 def database_url() -> str:
@@ -76,6 +76,8 @@ class CeleryProcesses:
             ),
             # Events the worker publishes stay off the channel groups of anything else on this Redis.
             "CHANNEL_PREFIX": f"e2e-{uuid.uuid4().hex[:8]}",
+            # Beat's schedule and leader's lock (celery-redbeat, config.beat) are this test's own.
+            "HALL_REDBEAT_PREFIX": f"e2e-{uuid.uuid4().hex[:8]}:redbeat:",
             "PYTHONUNBUFFERED": "1",
         }
         self.env.pop("TEST_DATABASE_NAME", None)
@@ -101,7 +103,17 @@ class CeleryProcesses:
         return "\n".join(f"--- {name} ---\n{self.log(name)[-3000:]}" for name in self.procs)
 
     def start_worker(self, name: str) -> subprocess.Popen[bytes]:
-        proc = self._start(
+        return self.start_workers(name)[name]
+
+    def start_workers(self, *names: str) -> dict[str, subprocess.Popen[bytes]]:
+        """Workers started together (each start costs seconds on a busy machine), each waited for."""
+        procs = {name: self._start_worker(name) for name in names}
+        for name, proc in procs.items():
+            self._wait_ready(name, proc)
+        return procs
+
+    def _start_worker(self, name: str) -> subprocess.Popen[bytes]:
+        return self._start(
             name,
             [
                 "worker", "-Q", ",".join(QUEUES), "--pool=solo", "-c", "1", "-l", "info",
@@ -109,6 +121,8 @@ class CeleryProcesses:
                 "--without-mingle", "--without-gossip", "--without-heartbeat",
             ],
         )  # fmt: skip
+
+    def _wait_ready(self, name: str, proc: subprocess.Popen[bytes]) -> None:
         wait_for(
             lambda: " ready." in self.log(name) or proc.poll() is not None,
             START_TIMEOUT,
@@ -116,11 +130,19 @@ class CeleryProcesses:
             self.logs,
         )
         assert proc.poll() is None, f"{name} exited with {proc.returncode}\n{self.logs()}"
-        return proc
 
-    def start_beat(self) -> subprocess.Popen[bytes]:
-        schedule = self.directory / "beat-schedule"
-        return self._start("beat", ["beat", "-l", "info", "-s", str(schedule)])
+    def start_beat(self, name: str = "beat") -> subprocess.Popen[bytes]:
+        """A beat (on Redis celery-redbeat's: several may run, one leads; `-s` is the file scheduler's)."""
+        schedule = self.directory / f"{name}-schedule"
+        return self._start(name, ["beat", "-l", "info", "-s", str(schedule)])
+
+    def wait_leading(self, name: str = "beat") -> None:
+        """Until beat `name` holds the leader's lock (celery-redbeat logs it) and sends."""
+        wait_for(lambda: "beat: Acquired lock" in self.log(name), START_TIMEOUT, f"{name} leading", self.logs)
+
+    def redis_key(self, *parts: object) -> str:
+        """A key the subprocesses write under their channel prefix (halls.leases, halls.heartbeat)."""
+        return ":".join([self.env["CHANNEL_PREFIX"], *map(str, parts)])
 
     def stop(self, name: str) -> None:
         proc = self.procs[name]

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
@@ -66,7 +65,7 @@ from bingo.electronic.prizetable import (
 from bingo.electronic.services import awards, commitments, detection, feed, meters, specialities
 from bingo.electronic.services.locks import lock_egame, lock_speciality
 from bingo.electronic.services.steps import Told, estep, record, rules_of
-from halls import money
+from halls import leases, money
 from halls.actors import Actor
 from halls.eventtypes import (
     EGameBall,
@@ -81,6 +80,8 @@ from jackpots.services import contributions, folding
 from jackpots.services.locks import lock_pools
 
 log = logging.getLogger("hall.electronic")
+
+LEASE_KIND = "electronic"  # the ball step's lease (halls.leases; config.leases names the task's)
 
 ACTOR = "electronic"  # who the engine's own steps are audited as
 ZERO = money.ZERO
@@ -565,14 +566,13 @@ def _end(game: ElectronicGame, now: datetime, actor: Actor, told: Told, prizes: 
 
 
 def stalled_draws(now: datetime | None = None) -> list[tuple[int, int]]:
-    """Drawing games with no ball for longer than their pace (and the pause, before the first) plus the
-    grace: (game id, next ordinal)."""
+    """Drawing games whose next step is lost (game id, next ordinal): due (the pace since the last ball; the
+    pause, before the first) and held by no live worker's lease (halls.leases), or past the stall grace."""
     now = now or timezone.now()
-    grace = timedelta(seconds=settings.HALL_DRAW_STALL_GRACE_SECONDS)
     stalled = []
     for game in ElectronicGame.objects.filter(state=EGameState.DRAWING).select_related("version"):
         rules = rules_of(game.version)
-        allowed = timedelta(seconds=float(rules.pace_seconds)) + grace
+        allowed = timedelta(seconds=float(rules.pace_seconds))
         since = game.last_ball_at
         if since is None:
             allowed += timedelta(seconds=rules.pause_seconds)
@@ -585,8 +585,9 @@ def stalled_draws(now: datetime | None = None) -> list[tuple[int, int]]:
             )
             if since is not None and before is not None and before > since:
                 since = before
-        if since is not None and now - since > allowed:
-            stalled.append((game.pk, game.balls_drawn + 1))
+        ordinal = game.balls_drawn + 1
+        if since is not None and leases.lost(LEASE_KIND, game.pk, ordinal, now - since - allowed):
+            stalled.append((game.pk, ordinal))
     return stalled
 
 
@@ -594,6 +595,7 @@ def reap_stalled_draws(now: datetime | None = None) -> list[tuple[int, int]]:
     stalled = stalled_draws(now)
     for game_id, ordinal in stalled:
         log.warning("electronic game %s stalled before ball %s: re-enqueued", game_id, ordinal)
+        leases.taken_over(LEASE_KIND, game_id, ordinal)
         dispatch(game_id, ordinal)
     return stalled
 

@@ -12,7 +12,6 @@ import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
@@ -25,10 +24,13 @@ from bingo.traditional.services import commitments, detection, feed
 from bingo.traditional.services.console import tell_consoles
 from bingo.traditional.services.locks import lock_game, lock_game_for_draw
 from bingo.traditional.services.steps import record, step
+from halls import leases
 from halls.errors import Conflict, InvalidInput
 from halls.eventtypes import BallDrawn, DrawnBall, EventType
 
 log = logging.getLogger("hall.draw")
+
+LEASE_KIND = "traditional"  # the draw step's lease (halls.leases; config.leases names the task's)
 
 LAST_ORDINAL = 90
 
@@ -186,16 +188,20 @@ def _append(game: Game, number: int, source: str, actor: User | None) -> Ball:
 
 
 def stalled_draws(now: datetime | None = None) -> list[tuple[int, int]]:
-    """RNG draws with no ball for longer than their pace plus the grace: (game id, next ordinal)."""
+    """RNG draws whose next step is lost: (game id, next ordinal). A step is lost when it is due (the pace
+    since the last ball) and no live worker holds its lease (halls.leases: its worker died), or, leases or
+    not, when it is late by more than the stall grace (a message lost)."""
     now = now or timezone.now()
-    grace = timedelta(seconds=settings.HALL_DRAW_STALL_GRACE_SECONDS)
     stalled = []
     games = Game.objects.filter(
         state=GameState.DRAWING, draw_source=DrawSource.RNG, balls_drawn__lt=LAST_ORDINAL
     ).only("pk", "balls_drawn", "last_ball_at", "draw_started_at", "pace_seconds")
     for game in games:
         since = game.last_ball_at or game.draw_started_at
-        if since is not None and now - since > timedelta(seconds=float(game.pace_seconds)) + grace:
+        if since is None:
+            continue
+        late = now - (since + timedelta(seconds=float(game.pace_seconds)))
+        if leases.lost(LEASE_KIND, game.pk, game.balls_drawn + 1, late):
             stalled.append((game.pk, game.balls_drawn + 1))
     return stalled
 
@@ -204,5 +210,6 @@ def reap_stalled_draws() -> list[tuple[int, int]]:
     stalled = stalled_draws()
     for game_id, ordinal in stalled:
         log.warning("draw of game %s stalled before ball %s: re-enqueued", game_id, ordinal)
+        leases.taken_over(LEASE_KIND, game_id, ordinal)
         dispatch(game_id, ordinal)
     return stalled

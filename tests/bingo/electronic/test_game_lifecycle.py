@@ -4,6 +4,7 @@ waiting for it, the version in force, and stalled draws re-enqueued."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -13,6 +14,7 @@ from django.utils import timezone
 from bingo.electronic.models import EGameState, ElectronicGame
 from bingo.electronic.services import games, specialities
 from config import health
+from halls import leases
 from halls.events import current_seq
 from tests.bingo.electronic.support import (
     RULES_90,
@@ -124,6 +126,29 @@ def test_a_game_plays_the_version_in_force_when_it_was_created(venue, operator) 
     assert third.version.number == 2
 
 
+def test_a_due_step_no_worker_holds_is_re_enqueued_at_once(venue, operator, cashier) -> None:
+    """Its worker killed, the step's lease expires: a short grace past the step's due instant the reaper
+    re-enqueues it (issue 30), long before the stall grace; not before it is due, nor while a lease holds."""
+    speciality = make_speciality(venue, operator)
+    terminal, _ = make_terminal(speciality, operator)
+    open_verified_session(speciality, operator)
+    with enqueued(), forced_balls(BALLS):
+        games.set_running(speciality=speciality, running=True, actor=operator)
+        game = speciality.games.get()
+        buy(game, terminal, funded_card(venue, cashier), [C1], "1")
+        games.close_sales(game, early=True)
+        games.draw_ball(game.pk, 1)
+        game.refresh_from_db()
+        assert game.last_ball_at is not None
+        due = game.last_ball_at + timedelta(seconds=0.5)  # RULES_90's pace
+        assert games.stalled_draws(now=due) == []  # due, but within the lease grace
+        leases.hold(games.LEASE_KIND, game.pk, 2, "worker-a@host", seconds=30)
+        assert games.stalled_draws(now=due + timedelta(seconds=1)) == []
+        leases.hold(games.LEASE_KIND, game.pk, 2, "worker-a@host", seconds=0.001)  # the worker died
+        time.sleep(0.05)
+        assert games.stalled_draws(now=due + timedelta(seconds=1)) == [(game.pk, 2)]
+
+
 def test_a_stalled_draw_is_re_enqueued(venue, operator, cashier) -> None:
     speciality = make_speciality(venue, operator)
     terminal, _ = make_terminal(speciality, operator)
@@ -136,10 +161,15 @@ def test_a_stalled_draw_is_re_enqueued(venue, operator, cashier) -> None:
         games.draw_ball(game.pk, 1)
         game.refresh_from_db()
         assert game.last_ball_at is not None
-        assert games.stalled_draws(now=game.last_ball_at + timedelta(seconds=2)) == []
+        due = game.last_ball_at + timedelta(seconds=0.5)  # RULES_90's pace
+        # Held by a live worker's lease (halls.leases): not lost, though due; past the stall grace it is.
+        leases.hold(games.LEASE_KIND, game.pk, 2, "worker-a@host", seconds=30)
+        assert games.stalled_draws(now=due + timedelta(seconds=2)) == []
         late = game.last_ball_at + timedelta(seconds=60)
         assert games.tick(now=late).reaped == [(game.pk, 2)]
     assert (game.pk, 2, 0.0) in steps
+    # The reaper holds the re-enqueued step's lease until a worker takes it: not enqueued again meanwhile.
+    assert leases.holder(games.LEASE_KIND, game.pk, 2) == leases.REAPER
     # /health/ names it too, once it is past the health check's allowance.
     ElectronicGame.objects.filter(pk=game.pk).update(last_ball_at=timezone.now() - timedelta(minutes=5))
     assert (f"E{game.pk}", 2) in health._stalled_games()
