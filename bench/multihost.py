@@ -29,6 +29,7 @@ import os
 import sys
 import time
 import urllib.request
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,15 +49,14 @@ from tests.e2e.multihost_support import (  # after the path
 PG_PRIMARY, PG_REPLICA, PG_RESTORED = 15432, 15433, 15434
 REDIS_MASTER, REDIS_REPLICA = 6395, 6396
 SENTINELS = [26395, 26396, 26397]
-# The tables (Django's names for bingo.traditional's Ball and Game, halls' Venue).
-BALLS, GAMES, VENUES = "bingo_ball", "bingo_game", "halls_venue"
+# SQL on the tables of bingo.traditional's Ball and Game and of halls' Venue (their Django names).
 # From the master's death to the next ball: Sentinel's down-after (1 s) and election, then the workers'
 # reconnect (every 1-2 s) and the reaper (every second).
 RESUME_WITHIN = 15.0
 
 
 def balls(pg: Postgres, game_id: int) -> list[tuple[int, int]]:
-    rows = pg.query(f"SELECT ordinal, number FROM {BALLS} WHERE game_id = %s ORDER BY ordinal", game_id)
+    rows = pg.query("SELECT ordinal, number FROM bingo_ball WHERE game_id = %s ORDER BY ordinal", game_id)
     return [(int(o), int(n)) for o, n in rows]
 
 
@@ -65,7 +65,7 @@ def health(port: int) -> dict[str, Any] | None:
         f"http://127.0.0.1:{port}/health/?format=json", headers={"Accept": "application/json"}
     )
     try:
-        with urllib.request.urlopen(request, timeout=5) as answer:
+        with urllib.request.urlopen(request, timeout=5) as answer:  # noqa: S310  # http://127.0.0.1 only
             found: dict[str, Any] = json.loads(answer.read())
             return found
     except OSError:
@@ -75,6 +75,14 @@ def health(port: int) -> dict[str, Any] | None:
 def assert_no_ball_lost_or_repeated(drawn: list[tuple[int, int]]) -> None:
     assert [o for o, _ in drawn] == list(range(1, len(drawn) + 1)), drawn
     assert len({n for _, n in drawn}) == len(drawn), drawn
+
+
+def healthy(port: int) -> bool:
+    return (health(port) or {}).get("status") == "ok"
+
+
+def health_and_logs(port: int, hall: HallProcesses) -> str:
+    return f"{health(port)}\n{hall.logs()}"
 
 
 def run(work: Workspace, figures: dict[str, float]) -> None:
@@ -100,7 +108,7 @@ def run(work: Workspace, figures: dict[str, float]) -> None:
         ids = hall.driver("setup")
         # The replica streams: what the primary committed shows there, and the primary counts its sender.
         wait_until(
-            lambda: replica.query(f"SELECT count(*) FROM {VENUES} WHERE id = %s", ids["venue"])[0][0],
+            lambda: replica.query("SELECT count(*) FROM halls_venue WHERE id = %s", ids["venue"])[0][0],
             20,
             "the venue on the replica",
             replica.log,
@@ -125,7 +133,10 @@ def run(work: Workspace, figures: dict[str, float]) -> None:
         )
         for port in web_ports:
             wait_until(
-                lambda: (health(port) or {}).get("status") == "ok", 60, f"web :{port} healthy", hall.logs
+                partial(healthy, port),
+                60,
+                f"web :{port} healthy",
+                hall.logs,
             )
 
         # --- a game drawing; the Redis master killed mid-draw ---------------------------------------------
@@ -153,17 +164,17 @@ def run(work: Workspace, figures: dict[str, float]) -> None:
         # Every web process on the new master: Redis, channel layer, beat heartbeat, no stalled draw.
         for port in web_ports:
             wait_until(
-                lambda: (health(port) or {}).get("status") == "ok",
+                partial(healthy, port),
                 30,
                 f"web :{port} healthy after the failover",
-                lambda: f"{health(port)}\n{hall.logs()}",
+                partial(health_and_logs, port, hall),
             )
         assert sorted(hall.running()) == sorted(hall.procs), hall.logs()
 
         # --- the restore point ("the night"), then play after it ------------------------------------------
         (point_lsn,) = primary.query("SELECT pg_create_restore_point('night')")[0]
         primary.query("SELECT pg_switch_wal()")
-        games_at_point = sorted(r[0] for r in primary.query(f"SELECT id FROM {GAMES}"))
+        games_at_point = sorted(r[0] for r in primary.query("SELECT id FROM bingo_game"))
         # A sale after the failover (and after the point): a second game sold, drawn a few balls.
         second = hall.driver("game", str(ids["room"]), "0.15", "3")["game"]
         wait_until(lambda: len(balls(primary, second)) >= 3, 60, "the second game's balls", hall.logs)
@@ -200,7 +211,7 @@ def run(work: Workspace, figures: dict[str, float]) -> None:
             restored.log,
         )
         figures["restore_and_recover_s"] = time.monotonic() - clock
-        assert sorted(r[0] for r in restored.query(f"SELECT id FROM {GAMES}")) == games_at_point
+        assert sorted(r[0] for r in restored.query("SELECT id FROM bingo_game")) == games_at_point
         assert balls(restored, first) == drawn
         assert balls(restored, second) == []
         hall.env["DATABASE_URL"] = restored.url()
@@ -208,7 +219,8 @@ def run(work: Workspace, figures: dict[str, float]) -> None:
         verified = hall.manage("verify_audit")
         figures["verify_audit_s"] = time.monotonic() - clock
         assert verified.returncode == 0, verified.stdout + verified.stderr
-        assert "BAD" not in verified.stdout and "ok   venue" in verified.stdout, verified.stdout
+        assert "BAD" not in verified.stdout, verified.stdout
+        assert "ok   venue" in verified.stdout, verified.stdout
         figures["balls_at_point"] = len(drawn)
     finally:
         if hall is not None:

@@ -34,6 +34,8 @@ class QoS(kombu_redis.QoS):
 class _Detached:
     """The _connparams guard below, for the plain and the Sentinel channel alike."""
 
+    connection: Any  # the channel's transport (kombu's Channel sets it)
+
     # Redis gone under a channel waiting on BRPOP: the consumer's ``collect()`` detaches the transport from
     # its client without closing the channel; the ``close()`` that follows restores the unacked messages
     # through a new pool built from the ``None`` client, and its AttributeError (no connection error) made

@@ -78,7 +78,9 @@ def parse_sentinels(value: str) -> tuple[tuple[str, int], ...]:
     return tuple(found)
 
 
-def sentinel_config(sentinels: str | None, master: str | None, redis_url: str | None) -> SentinelConfig | None:
+def sentinel_config(
+    sentinels: str | None, master: str | None, redis_url: str | None
+) -> SentinelConfig | None:
     """None when ``REDIS_SENTINELS`` is unset or empty (the plain ``REDIS_URL`` path)."""
     if not sentinels or not sentinels.strip():
         return None

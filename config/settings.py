@@ -380,7 +380,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 if REDIS_URL:
-    CELERY_BROKER_TRANSPORT = "config.broker:SentinelTransport" if REDIS_SENTINEL else "config.broker:Transport"
+    CELERY_BROKER_TRANSPORT = (
+        "config.broker:SentinelTransport" if REDIS_SENTINEL else "config.broker:Transport"
+    )
 # The worker's consumer tries to reconnect every 1-2 s (Celery's backs off to 30 s): config.worker.
 CELERY_WORKER_CONSUMER = "config.worker:Consumer"
 # A command to a Redis that stopped answering (paused, a dead host, a half-open socket) fails after

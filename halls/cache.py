@@ -42,6 +42,8 @@ class SentinelRedisCacheClient(RedisCacheClient):
     SentinelConnectionPool): after a failover its next connection goes to the promoted replica. Every
     command goes to the master (the throttle counters are read-modify-write)."""
 
+    _pool_options: dict[str, Any]  # set by RedisCacheClient.__init__ (not in django-stubs)
+
     def __init__(self, servers: list[str], *, sentinel: SentinelConfig, **options: Any) -> None:
         super().__init__(servers, **options)
         self._sentinel = sentinel
@@ -51,8 +53,8 @@ class SentinelRedisCacheClient(RedisCacheClient):
         if self._sentinel_pool is None:
             options = {k: v for k, v in self._pool_options.items() if v is not None}
             timeouts = {k: v for k, v in options.items() if k in ("socket_timeout", "socket_connect_timeout")}
-            manager = Sentinel(list(self._sentinel.sentinels), sentinel_kwargs=timeouts or None)
-            self._sentinel_pool = SentinelConnectionPool(
+            manager = Sentinel(list(self._sentinel.sentinels), sentinel_kwargs=timeouts or None)  # type: ignore[no-untyped-call]
+            self._sentinel_pool = SentinelConnectionPool(  # type: ignore[no-untyped-call]
                 self._sentinel.master, manager, **self._sentinel.redis_kwargs(), **options
             )
         return self._sentinel_pool

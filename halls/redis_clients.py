@@ -30,8 +30,8 @@ def sync_client(**kwargs: Any) -> redis.Redis:
     config = _sentinel()
     if config is None:
         return redis.Redis.from_url(str(settings.REDIS_URL), **kwargs)
-    manager = redis.sentinel.Sentinel(list(config.sentinels), sentinel_kwargs=_timeouts(kwargs))
-    client: redis.Redis = manager.master_for(config.master, **config.redis_kwargs(), **kwargs)
+    manager = redis.sentinel.Sentinel(list(config.sentinels), sentinel_kwargs=_timeouts(kwargs))  # type: ignore[no-untyped-call]
+    client: redis.Redis = manager.master_for(config.master, **config.redis_kwargs(), **kwargs)  # type: ignore[no-untyped-call]
     return client
 
 
@@ -39,6 +39,6 @@ def async_client(**kwargs: Any) -> redis.asyncio.Redis:
     config = _sentinel()
     if config is None:
         return redis.asyncio.Redis.from_url(str(settings.REDIS_URL), **kwargs)
-    manager = redis.asyncio.sentinel.Sentinel(list(config.sentinels), sentinel_kwargs=_timeouts(kwargs))
+    manager = redis.asyncio.sentinel.Sentinel(list(config.sentinels), sentinel_kwargs=_timeouts(kwargs))  # type: ignore[no-untyped-call]
     client: redis.asyncio.Redis = manager.master_for(config.master, **config.redis_kwargs(), **kwargs)
     return client

@@ -72,7 +72,8 @@ layer = s.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"][0]
 print(json.dumps({
     "broker": s.CELERY_BROKER_URL, "transport": s.CELERY_BROKER_TRANSPORT,
     "master": s.CELERY_BROKER_TRANSPORT_OPTIONS.get("master_name"),
-    "cache": s.CACHES["default"]["BACKEND"], "layer": sorted(layer), "prefix": s.CACHES["default"]["KEY_PREFIX"],
+    "cache": s.CACHES["default"]["BACKEND"], "layer": sorted(layer),
+    "prefix": s.CACHES["default"]["KEY_PREFIX"],
 }))
 """
 

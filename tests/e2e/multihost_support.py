@@ -185,7 +185,7 @@ class Postgres:
 
     def query(self, sql: str, *params: Any, database: str = "hall") -> list[tuple[Any, ...]]:
         with self.connect(database) as conn:
-            cursor = conn.execute(sql, params)  # type: ignore[arg-type]  # a test's literal SQL
+            cursor = conn.execute(sql, params)
             return cursor.fetchall() if cursor.description else []
 
     def log(self) -> str:
@@ -278,7 +278,8 @@ class RedisGroup:
 
     def master_port(self) -> int:
         """The master's port as the first Sentinel names it."""
-        _, port = self.client(self.sentinel_ports[0]).sentinel_get_master_addr_by_name(self.master_name)
+        address: Any = self.client(self.sentinel_ports[0]).sentinel_get_master_addr_by_name(self.master_name)
+        _, port = address
         return int(port)
 
     @property
@@ -291,10 +292,11 @@ class RedisGroup:
         proc.wait(10)
 
     def logs(self) -> str:
-        return "\n".join(
-            f"--- redis {name} ---\n{(self.work.path / f'redis-{name}.log').read_text(errors='replace')[-1500:]}"
-            for name in self.procs
-        )
+        parts = []
+        for name in self.procs:
+            text = (self.work.path / f"redis-{name}.log").read_text(errors="replace")
+            parts.append(f"--- redis {name} ---\n{text[-1500:]}")
+        return "\n".join(parts)
 
     def stop(self) -> None:
         for proc in self.procs.values():
@@ -340,6 +342,10 @@ class HallProcesses:
             "REDIS_SENTINEL_MASTER": master_name,
             "CHANNEL_PREFIX": "multihost",
             "HALL_DETECTOR_DIR": str(work.path / "detector"),
+            # The anchors in the workspace, and none written during the run: an anchor taken after the restore
+            # point would (rightly) make verify_audit on the restored night report the anchored links missing.
+            "HALL_AUDIT_ANCHOR_DIR": str(work.path / "anchors"),
+            "HALL_AUDIT_ANCHOR_SECONDS": "3600",
             # The reaper every second; a draw counts as stalled one second past its pace.
             "HALL_REAPER_SECONDS": "1",
             "HALL_DRAW_STALL_GRACE_SECONDS": "1",

@@ -32,7 +32,7 @@ def check(loop: asyncio.AbstractEventLoop, n: int) -> dict[str, Any]:
 
     def cache_step() -> bool:
         cache.set("probe", n, timeout=60)
-        return cache.get("probe") == n
+        return bool(cache.get("probe") == n)
 
     async def layer_roundtrip() -> bool:
         layer = get_channel_layer()
@@ -55,7 +55,7 @@ def check(loop: asyncio.AbstractEventLoop, n: int) -> dict[str, Any]:
                 queue.close()
 
     def client_step() -> bool:
-        client = sync_client(socket_timeout=2, socket_connect_timeout=2)
+        client: Any = sync_client(socket_timeout=2, socket_connect_timeout=2)
         try:
             result["master_port"] = int(client.connection_pool.get_master_address()[1])
             return bool(client.ping())

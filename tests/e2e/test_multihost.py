@@ -115,7 +115,9 @@ def test_the_hall_s_redis_users_follow_a_sentinel_failover(work: Workspace) -> N
         assert after["master_port"] == REDIS_REPLICA
         assert group.client(REDIS_REPLICA).keys("sentinel-probe.cache:*probe")
         assert took < FAILOVER_WITHIN
-        print(f"sentinel failover: the hall's cache, layer, broker and client back {took:.1f} s after the kill")
+        print(
+            f"sentinel failover: the hall's cache, layer, broker and client back {took:.1f} s after the kill"
+        )
     finally:
         if probe is not None:
             probe.stop()
@@ -151,11 +153,18 @@ def test_pgbackrest_restores_a_night_to_its_point_into_an_empty_directory(work: 
 
         work.postgres_dir("restored")
         backrest.run(
-            f"--pg1-path={restored.data}", "--type=name", "--target=night", "--target-action=promote", "restore"
+            f"--pg1-path={restored.data}",
+            "--type=name",
+            "--target=night",
+            "--target-action=promote",
+            "restore",
         )
         restored.start("-c archive_mode=off")
         wait_until(
-            lambda: restored.query("SELECT pg_is_in_recovery()") == [(False,)], 60, "the recovery", restored.log
+            lambda: restored.query("SELECT pg_is_in_recovery()") == [(False,)],
+            60,
+            "the recovery",
+            restored.log,
         )
         rows = [n for (n,) in restored.query("SELECT n FROM night ORDER BY n")]
         assert rows == list(range(1, 51))
