@@ -53,6 +53,8 @@ SENTINELS = [26395, 26396, 26397]
 # From the master's death to the next ball: Sentinel's down-after (1 s) and election, then the workers'
 # reconnect (every 1-2 s) and the reaper (every second).
 RESUME_WITHIN = 15.0
+# A process's start (Django, Celery) on the shared host under load: up to minutes.
+START = 300.0
 
 
 def balls(pg: Postgres, game_id: int) -> list[tuple[int, int]]:
@@ -129,12 +131,15 @@ def run(work: Workspace, figures: dict[str, float]) -> None:
             hall.start_worker(f"worker{n}")
             hall.start_beat(f"beat{n}")
         wait_until(
-            lambda: all(" ready." in hall.log(f"worker{n}") for n in (1, 2)), 60, "workers ready", hall.logs
+            lambda: all(" ready." in hall.log(f"worker{n}") for n in (1, 2)),
+            START,
+            "workers ready",
+            hall.logs,
         )
         for port in web_ports:
             wait_until(
                 partial(healthy, port),
-                60,
+                START,
                 f"web :{port} healthy",
                 hall.logs,
             )
@@ -165,7 +170,7 @@ def run(work: Workspace, figures: dict[str, float]) -> None:
         for port in web_ports:
             wait_until(
                 partial(healthy, port),
-                30,
+                60,
                 f"web :{port} healthy after the failover",
                 partial(health_and_logs, port, hall),
             )
