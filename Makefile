@@ -10,6 +10,7 @@
 #   make test-sqlite  only the second run: the embedded hall (SQLite, in-memory broker and layer)
 #   make browser    install Debian's chromium (+ fonts) for the Playwright tests, and gettext
 #   make voice      install espeak-ng (Debian) and generate the caller's voice clips into var/voice
+#   make multihost  install PostgreSQL 15, pgBackRest and redis-server (Debian) for the multi-host test
 #   make bench      every benchmark under bench/ at a reduced size (a few minutes; PostgreSQL + Redis)
 #   make messages   collect the marked texts into locale/{es,en} and compile them (needs gettext)
 #   make lint | typecheck | fmt | worker | beat | broadcaster | serve | services | check-services | clean
@@ -32,7 +33,7 @@ export PORT
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/hall
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: help venv demo demo-network test test-sqlite bench browser voice lint typecheck fmt messages worker beat broadcaster serve services check-services clean
+.PHONY: help venv demo demo-network test test-sqlite bench browser voice multihost lint typecheck fmt messages worker beat broadcaster serve services check-services clean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -127,7 +128,7 @@ TEST_WORKERS ?= 2
 XDIST = $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 # Unreachable PostgreSQL or Redis fails the run: nothing is skipped.
-test: venv browser voice
+test: venv browser voice multihost
 	$(MAKE) lint
 	$(BIN)/mypy .
 	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
@@ -146,6 +147,10 @@ browser:
 
 voice: venv
 	PY=$(PY) bash scripts/ensure_voice.sh
+
+# The multi-host test's private servers (tests/e2e/test_multihost.py, bench/multihost.py).
+multihost:
+	bash scripts/ensure_multihost.sh
 
 # --- benchmarks -----------------------------------------------------------------------------------------
 # Each script prints the product's figures beside a plain baseline it runs itself, and ends with one

@@ -31,8 +31,10 @@ class QoS(kombu_redis.QoS):
             raise
 
 
-class Channel(kombu_redis.Channel):
-    QoS = QoS
+class _Detached:
+    """The _connparams guard below, for the plain and the Sentinel channel alike."""
+
+    connection: Any  # the channel's transport (kombu's Channel sets it)
 
     # Redis gone under a channel waiting on BRPOP: the consumer's ``collect()`` detaches the transport from
     # its client without closing the channel; the ``close()`` that follows restores the unacked messages
@@ -47,5 +49,20 @@ class Channel(kombu_redis.Channel):
         return super()._connparams(asynchronous=asynchronous)  # type: ignore[misc]  # not in the stubs
 
 
+class Channel(_Detached, kombu_redis.Channel):
+    QoS = QoS
+
+
 class Transport(kombu_redis.Transport):
     Channel = Channel
+
+
+# Redis behind Sentinel (REDIS_SENTINELS; config.redis_sentinel): kombu's Sentinel channel asks the Sentinels
+# for the master at each new connection, so after a failover the reconnecting worker finds the promoted
+# replica; the same two fixes hold there.
+class SentinelChannel(_Detached, kombu_redis.SentinelChannel):
+    QoS = QoS
+
+
+class SentinelTransport(kombu_redis.SentinelTransport):
+    Channel = SentinelChannel

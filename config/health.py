@@ -117,11 +117,9 @@ class Redis(HealthCheck):
     timeout: timedelta = dataclasses.field(default=timedelta(seconds=3), repr=False)
 
     async def run(self) -> None:
-        from redis.asyncio import Redis as RedisClient
+        from halls.redis_clients import async_client
 
-        client = RedisClient.from_url(
-            str(settings.REDIS_URL), socket_timeout=self.timeout.total_seconds(), socket_connect_timeout=2
-        )
+        client = async_client(socket_timeout=self.timeout.total_seconds(), socket_connect_timeout=2)
         try:
             await client.ping()
         except Exception as exc:

@@ -12,6 +12,7 @@ import django_stubs_ext
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from config.redis_sentinel import sentinel_config
 from config.test_workers import split_for_worker
 
 django_stubs_ext.monkeypatch()
@@ -60,7 +61,17 @@ if HALL_PRODUCTION:
         # Preloading is the domain owner's decision, for every host of the domain: not a default here.
         SILENCED_SYSTEM_CHECKS.append("security.W021")
 
+# Redis behind Sentinel (config.redis_sentinel; deploy/README.md, "Several hosts"): the Sentinels and the
+# master's name; REDIS_URL then gives only the database number and password. Unset: REDIS_URL's server.
+_sentinels = env.str("REDIS_SENTINELS", default="")
+REDIS_SENTINEL_MASTER: str = env.str("REDIS_SENTINEL_MASTER", default="")
 REDIS_URL: str | None = env.str("REDIS_URL", default=None)
+if _sentinels.strip() and not REDIS_URL:
+    REDIS_URL = "redis://sentinel/0"
+try:
+    REDIS_SENTINEL = sentinel_config(_sentinels, REDIS_SENTINEL_MASTER, REDIS_URL)
+except ValueError as exc:
+    raise ImproperlyConfigured(str(exc)) from exc
 DATABASE_URL: str | None = env.str("DATABASE_URL", default=None)
 # Embedded: everything inside one process, for a first look or a laptop demo.
 HALL_EMBEDDED = REDIS_URL is None
@@ -241,6 +252,11 @@ if REDIS_URL:
             "KEY_PREFIX": env.str("HALL_CACHE_PREFIX", default=_channel_prefix + ".cache"),
         }
     }
+    if REDIS_SENTINEL:
+        # Django's RedisCache knows no Sentinel: the same cache on a pool that asks the Sentinels for the
+        # master (redis-py's SentinelConnectionPool; halls.cache.SentinelRedisCache).
+        CACHES["default"]["BACKEND"] = "halls.cache.SentinelRedisCache"
+        CACHES["default"]["OPTIONS"] = {"sentinel": REDIS_SENTINEL}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     # django-axes warns that a process's memory is not shared: embedded, there is only the one process.
@@ -326,7 +342,11 @@ if REDIS_URL:
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "max_connections": env.int("REDIS_MAX_CONNECTIONS", 1000)}],
+                "hosts": [
+                    REDIS_SENTINEL.channel_layer_host(max_connections=env.int("REDIS_MAX_CONNECTIONS", 1000))
+                    if REDIS_SENTINEL
+                    else {"address": REDIS_URL, "max_connections": env.int("REDIS_MAX_CONNECTIONS", 1000)}
+                ],
                 "prefix": _channel_prefix,
             },
         }
@@ -336,6 +356,8 @@ else:
 
 # --- Celery ---------------------------------------------------------------------------------------------
 CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"  # a host name keeps kombu from warning it lacks one
+if REDIS_SENTINEL:
+    CELERY_BROKER_URL = REDIS_SENTINEL.broker_url()
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
 # A killed worker must not lose a draw step (DESIGN §4): ack after the work, requeue on worker loss.
@@ -358,7 +380,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 if REDIS_URL:
-    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
+    CELERY_BROKER_TRANSPORT = (
+        "config.broker:SentinelTransport" if REDIS_SENTINEL else "config.broker:Transport"
+    )
 # The worker's consumer tries to reconnect every 1-2 s (Celery's backs off to 30 s): config.worker.
 CELERY_WORKER_CONSUMER = "config.worker:Consumer"
 # A command to a Redis that stopped answering (paused, a dead host, a half-open socket) fails after
@@ -376,6 +400,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # Installations sharing one Redis (a central and its venues on one machine: the network's end-to-end tests,
 # a demo) keep their task queues apart under a key prefix each (kombu's global_keyprefix); unset, the keys
 # are kombu's own (a production installation has its Redis).
+if REDIS_SENTINEL:
+    CELERY_BROKER_TRANSPORT_OPTIONS.update(REDIS_SENTINEL.broker_transport_options())
 if _broker_prefix := env.str("HALL_BROKER_PREFIX", default=""):
     CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = _broker_prefix
 # On a lost broker connection the running tasks finish (a draw step commits its ball; the reaper enqueues

@@ -13,6 +13,9 @@ from functools import cached_property
 from typing import Any
 
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from redis.sentinel import Sentinel, SentinelConnectionPool
+
+from config.redis_sentinel import SentinelConfig
 
 _clients: dict[str, RedisCacheClient] = {}
 _lock = threading.Lock()
@@ -32,3 +35,35 @@ class SharedRedisCache(RedisCache):
             if client is None:
                 client = _clients[key] = self._class(self._servers, **self._options)
         return client
+
+
+class SentinelRedisCacheClient(RedisCacheClient):
+    """Django's Redis cache client on one pool that asks the Sentinels for the master (redis-py's
+    SentinelConnectionPool): after a failover its next connection goes to the promoted replica. Every
+    command goes to the master (the throttle counters are read-modify-write)."""
+
+    _pool_options: dict[str, Any]  # set by RedisCacheClient.__init__ (not in django-stubs)
+
+    def __init__(self, servers: list[str], *, sentinel: SentinelConfig, **options: Any) -> None:
+        super().__init__(servers, **options)
+        self._sentinel = sentinel
+        self._sentinel_pool: SentinelConnectionPool | None = None
+
+    def _get_connection_pool(self, write: bool) -> SentinelConnectionPool:
+        if self._sentinel_pool is None:
+            options = {k: v for k, v in self._pool_options.items() if v is not None}
+            timeouts = {k: v for k, v in options.items() if k in ("socket_timeout", "socket_connect_timeout")}
+            manager = Sentinel(list(self._sentinel.sentinels), sentinel_kwargs=timeouts or None)  # type: ignore[no-untyped-call]
+            self._sentinel_pool = SentinelConnectionPool(  # type: ignore[no-untyped-call]
+                self._sentinel.master, manager, **self._sentinel.redis_kwargs(), **options
+            )
+        return self._sentinel_pool
+
+
+class SentinelRedisCache(SharedRedisCache):
+    """The shared cache (above) through Redis Sentinel: OPTIONS["sentinel"] is the settings'
+    config.redis_sentinel.SentinelConfig; LOCATION (REDIS_URL) is only the cache's name then."""
+
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = SentinelRedisCacheClient

@@ -15,6 +15,8 @@ from typing import Any
 import redis
 from django.conf import settings
 
+from halls.redis_clients import sync_client
+
 _local: dict[str, float] = {}
 _client: tuple[int, redis.Redis] | None = None
 _lock = threading.Lock()
@@ -34,7 +36,7 @@ def _redis() -> redis.Redis | None:
         return None
     with _lock:
         if _client is None or _client[0] != os.getpid():
-            _client = (os.getpid(), redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2))
+            _client = (os.getpid(), sync_client(socket_timeout=2, socket_connect_timeout=2))
         return _client[1]
 
 

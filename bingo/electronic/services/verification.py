@@ -106,7 +106,9 @@ def _broker() -> Check:
         return Check("broker", True, _("Embedded: the in-memory broker of the server process."))
     import redis
 
-    client = redis.Redis.from_url(str(settings.REDIS_URL), socket_timeout=3, socket_connect_timeout=3)
+    from halls.redis_clients import sync_client
+
+    client = sync_client(socket_timeout=3, socket_connect_timeout=3)
     try:
         client.ping()
     except redis.RedisError as exc:
