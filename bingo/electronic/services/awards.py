@@ -142,9 +142,9 @@ def _lock_in_one(game: ElectronicGame, cards: list[int], venue_id: int, kinds: l
     take_many(Rank.ACCOUNT, list(accounts))  # the order they were locked in: the cards', then the venue's
     rows = sorted(
         {
-            (a.won_card, a.won_purchase, a.won_terminal, a.pk, a.card_id)
+            (int(won), int(a.won_purchase), int(a.won_terminal), a.pk, int(a.card_id or 0))  # type: ignore[attr-defined]
             for a in found
-            if a.won_card is not None
+            if (won := getattr(a, "won_card", None)) is not None
         }
     )
     venue = {Kind(a.code): a.pk for a in found if a.card_id is None and a.code in codes}

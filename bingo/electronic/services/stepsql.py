@@ -37,7 +37,8 @@ def save_step(ball: EBall, game: ElectronicGame, fields: Sequence[str]) -> None:
         game.save(update_fields=list(fields))
         return
     insert, params = _insert(EBall, [ball])
-    chosen = [game._meta.get_field(name) for name in fields]
+    by_name = {f.name: f for f in _columns(ElectronicGame)}
+    chosen = [by_name[name] for name in fields]
     sets = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in chosen)
     values = [f.get_db_prep_save(getattr(game, f.attname), connection) for f in chosen]
     table = ElectronicGame._meta.db_table
