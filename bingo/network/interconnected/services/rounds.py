@@ -1,11 +1,11 @@
 """The central: a member hall's contribution and result for a round, and the round's decision.
 
 Called by the link's handlers (bingo.network.interconnected.link_handlers) inside `inbox.accept`'s
-transaction, under the
-venue's link: each takes the prize's lock, checks, writes. A refusal is a DomainError (the link records it
-as the message's answer and nothing of it is counted): an unknown prize or round, a hall that is not a
-member, a round decided or past its wait, a second contribution or result of a hall, a contribution that
-is not the prize's percent of the sales, a result naming a card the game did not sell.
+transaction, under the venue's link: each takes the prize's lock (FOR SHARE: the halls' messages go on
+together), checks, writes. A refusal is a DomainError (the link records it as the message's answer and
+nothing of it is counted): an unknown prize or round, a hall that is not a member, a round decided or past
+its wait, a second contribution or result of a hall, a contribution that is not the prize's percent of the
+sales, a result naming a card the game did not sell.
 
 The decision (`decide_locked`) is the pure `bingo.network.interconnected.decide` on the results received,
 paid by the pool
