@@ -5,8 +5,9 @@ the result commits, or, if that process is lost, by the beat, as every hall repo
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from decimal import Decimal
 
 import pytest
@@ -31,8 +32,9 @@ from tests.bingo.traditional.game_support import fresh_process, no_celery  # noq
 
 
 @contextmanager
-def shared_elsewhere(prize: NetworkPrize, *, for_seconds: float) -> Iterator[None]:
-    """Another connection holds the prize FOR SHARE (as a hall's message in flight) for `for_seconds`."""
+def shared_elsewhere(prize: NetworkPrize) -> Iterator[Callable[[], None]]:
+    """Another connection holds the prize FOR SHARE (as a hall's message in flight) until released (the
+    callable given) or the block ends."""
     held, done = threading.Event(), threading.Event()
 
     def hold() -> None:
@@ -41,7 +43,7 @@ def shared_elsewhere(prize: NetworkPrize, *, for_seconds: float) -> Iterator[Non
                 table = NetworkPrize._meta.db_table
                 cursor.execute(f"SELECT id FROM {table} WHERE id = %s FOR SHARE", [prize.pk])  # noqa: S608
                 held.set()
-                done.wait(for_seconds)
+                done.wait(60)
         finally:
             connection.close()
 
@@ -49,7 +51,7 @@ def shared_elsewhere(prize: NetworkPrize, *, for_seconds: float) -> Iterator[Non
     thread.start()
     assert held.wait(30)
     try:
-        yield
+        yield done.set
     finally:
         done.set()
         thread.join(30)
@@ -77,12 +79,21 @@ def _decided_once(rnd: PrizeRound, prize: NetworkPrize) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_last_result_with_the_prize_shared_is_decided_after_its_commit() -> None:
+def test_the_last_result_with_the_prize_shared_is_decided_after_its_commit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     halls = [make_hall(n) for n in (1, 2, 3)]
     prize = make_prize(make_network(halls), halls)
     rnd = _reported_but_the_last(halls, prize)
-    with shared_elsewhere(prize, for_seconds=1.0):
-        (answer,) = deliver(halls[2])  # waits for nothing; its decision after the commit waits the 1 s
+    decide = rounds.decide_reported
+    with shared_elsewhere(prize) as release:
+
+        def after_commit(round_id: int, now: datetime | None = None) -> bool:
+            release()  # the other transaction ends; the decision waits for it (FOR UPDATE)
+            return decide(round_id, now=now)
+
+        monkeypatch.setattr(rounds, "decide_reported", after_commit)
+        (answer,) = deliver(halls[2])  # its result waits for nothing; its decision after the commit
     assert answer.status == "applied" and answer.answer["decided"] is False
     _decided_once(rnd, prize)
     assert rounds.decide_overdue(now=timezone.now()) == []  # nothing left for the beat
@@ -94,7 +105,7 @@ def test_a_decision_lost_after_the_commit_is_the_beats(monkeypatch: pytest.Monke
     prize = make_prize(make_network(halls), halls)
     rnd = _reported_but_the_last(halls, prize)
     monkeypatch.setattr(rounds, "decide_reported", lambda round_id, now=None: False)  # the process lost
-    with shared_elsewhere(prize, for_seconds=0.1):
+    with shared_elsewhere(prize):
         (answer,) = deliver(halls[2])
     monkeypatch.undo()
     assert answer.answer["decided"] is False
