@@ -196,8 +196,9 @@ def accept_result(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
 
     Under the prize FOR SHARE: results (and contributions) of different halls go on together. The result
     that completes the round decides it in its own transaction when no other transaction shares the
-    prize (it takes it FOR UPDATE without waiting); otherwise the round is decided right after this
-    commits (`decide_reported`, under the prize FOR UPDATE), or by the beat (`decide_overdue`)."""
+    prize (it takes it FOR UPDATE without waiting); otherwise the round is looked at right after this
+    commits (`decide_reported`, under the prize FOR UPDATE once every hall reported), or by the beat
+    (`decide_overdue`)."""
     prize = _result_prize(payload)
     venue = _member(prize, venue_id)
     rnd = _round(prize, payload)
@@ -227,10 +228,12 @@ def accept_result(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
         round=rnd, venue=venue, game=game, void=void, ordinal=ordinal, cards=cards, late=late, received_at=at
     )
     deciding = False
-    if not late and _all_reported(rnd):
+    if not late:
         # The last result: the prize exclusively now if no other transaction shares it (never waiting:
-        # the sharers may wait for this one's venue locks), the pool it pays from before the audit.
-        deciding = try_lock_shared_prize(prize.pk)
+        # the sharers may wait for this one's venue locks), the pool it pays from before the audit. Else
+        # looked at again once this commits: results in flight together do not see each other, and the
+        # one committed last sees them all then.
+        deciding = _all_reported(rnd) and try_lock_shared_prize(prize.pk)
         if deciding:
             lock_levels(prize.pool_id)
         else:
