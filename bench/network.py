@@ -831,6 +831,9 @@ def main() -> int:
         "--lock", help="a file to hold flock'ed exclusively while measuring (after the provisioning)"
     )
     parser.add_argument("--quick", action="store_true", help="60 venues, 5 s windows")
+    parser.add_argument(
+        "--port-base", type=int, default=0, help="the web processes' ports from this one (0: any free ports)"
+    )
     args = parser.parse_args()
     if args.quick:
         args.venues, args.window, args.pace = 60, 5.0, 1.0
@@ -867,7 +870,7 @@ def main() -> int:
         print(f"holding {args.lock} (waited {time.perf_counter() - waited:.0f} s for it)", flush=True)
     workdir = Path(tempfile.mkdtemp(prefix="bench-network-"))
     env = dict(os.environ, HALL_DB_POOL=str(args.pool), HALL_ROLE="central")
-    ports = [free_port() for _ in range(args.web)]
+    ports = [args.port_base + i if args.port_base else free_port() for i in range(args.web)]
     timings = [workdir / f"web{i}.json" for i in range(args.web)]
     procs: list[subprocess.Popen[bytes]] = []
     for i, port in enumerate(ports):

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
@@ -304,3 +304,36 @@ def test_held_accounts_money_leaves_must_be_locked_by_the_caller() -> None:
                 held=read,
             )
     assert twin.state() == before
+
+
+@pytest.mark.django_db
+def test_new_keys_post_on_every_account_held_locked_nothing_looked_up_again(
+    django_assert_max_num_queries: Any,
+) -> None:
+    """`new_keys` (a ball step's prizes): the keys are not looked up and the balances not locked again, so
+    every account the legs move must be locked by the caller (a credited one too), and the books end as
+    posting without it leaves them; a key posted already fails on its unique constraint."""
+    one, many = Books([D("10.00")] * 3), Books([D("10.00")] * 3)
+    ops = [Op("spend", (i % 3,), D("1.50")) for i in range(4)]
+    books.post_many(venue_id=one.venue.pk, postings=[one.posting(f"s{i}", op) for i, op in enumerate(ops)])
+    postings = [many.posting(f"s{i}", op) for i, op in enumerate(ops)]
+    with transaction.atomic():
+        # The sales account, credited, read but not locked.
+        read = {**lock_accounts(many.cards), many.sales: Account.objects.get(pk=many.sales)}
+        with pytest.raises(ValueError, match="not locked"):
+            books.post_many(venue_id=many.venue.pk, postings=postings, held=read, new_keys=True)
+    with pytest.raises(ValueError, match="held"):
+        books.post_many(venue_id=many.venue.pk, postings=postings, new_keys=True)
+    with transaction.atomic():
+        held = lock_accounts([*many.cards, many.sales])
+        # The transactions' rows and legs, the balances (one UPDATE), the audit (2 on PostgreSQL).
+        cap = 5 if connection.vendor == "postgresql" else 4 + 2 * len(ops)
+        with django_assert_max_num_queries(cap):
+            books.post_many(venue_id=many.venue.pk, postings=postings, held=held, new_keys=True)
+    assert one.state() == many.state()
+    assert audit.verify_chain(many.venue.pk).ok
+    with transaction.atomic():
+        held = lock_accounts([*many.cards, many.sales])
+        with pytest.raises(IntegrityError), transaction.atomic():
+            books.post_many(venue_id=many.venue.pk, postings=postings[:1], held=held, new_keys=True)
+    assert one.state() == many.state()

@@ -21,10 +21,20 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 
-from bingo.electronic.models import ECard, ElectronicGame, EPrize, EWin, SpecialityPool, terminal_stream
+from bingo.electronic.models import (
+    ECard,
+    ElectronicGame,
+    EPrize,
+    EWin,
+    Purchase,
+    SpecialityPool,
+    terminal_stream,
+)
 from bingo.electronic.prizetable import POOL_TYPES, Decision, Rules, Terms, split
+from bingo.electronic.services import stepsql
 from bingo.electronic.services.steps import Told, estep
 from halls import money
 from halls.actors import Actor
@@ -34,6 +44,7 @@ from halls.cashier.models import Account, PlayerCard, TxKind
 from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import lock_accounts_where
 from halls.eventtypes import EGamePrize, EventType, TerminalBalance, TerminalPrize
+from halls.locks import Rank, take_many
 from jackpots.models import PoolLevel
 from jackpots.services import awards as pool_awards
 from jackpots.services import folding
@@ -64,13 +75,14 @@ class Prepared:
     funding_account: int | None = None
     # The winners' card accounts' balances as locked, moved by the shares `pay` credits: account -> balance.
     balances: dict[int, Decimal] = field(default_factory=dict)
+    accounts: dict[int, Account] = field(default_factory=dict)  # every account locked, as read
 
 
-def prepare(game: ElectronicGame, decisions: Sequence[Decision]) -> Prepared:
+def prepare(game: ElectronicGame, rules: Rules, decisions: Sequence[Decision]) -> Prepared:
     """Lock what paying `decisions` takes (the caller holds the game): the won pools, then the winners'
     card accounts (id order), then the venue's accounts. Reads, no writes that audit."""
     prepared = Prepared(decisions=list(decisions))
-    codes = {d.code for d in decisions}
+    codes = {d.code for d in decisions if rules.prize(d.code).type in POOL_TYPES}
     if codes:
         prepared.pools = dict(
             SpecialityPool.objects.filter(speciality_id=game.speciality_id, prize_code__in=codes).values_list(
@@ -82,6 +94,67 @@ def prepare(game: ElectronicGame, decisions: Sequence[Decision]) -> Prepared:
         return prepared
     lock_pools(prepared.pools[d.code] for d in won if d.code in prepared.pools)
     cards = sorted({card for d in won for card in d.winners})
+    kinds = []
+    if any(d.code not in prepared.pools for d in won):
+        kinds.append(Kind.SALES)
+    if any(d.code in prepared.pools for d in won):
+        kinds.append(Kind.POOL_FUNDING)
+    venue_id = game.speciality.venue_id
+    found = _lock_in_one(game, cards, venue_id, kinds) or _lock_one_by_one(game, cards, venue_id, kinds)
+    rows, accounts, venue = found
+    prepared.accounts = accounts
+    prepared.balances = {pk: accounts[pk].balance for pk in {row[3] for row in rows}}
+    prepared.holders = {
+        card: Holder(card=card, purchase=purchase, terminal=terminal, player_card=player, account=account)
+        for card, purchase, terminal, account, player in rows
+    }
+    prepared.sales_account = venue.get(Kind.SALES)
+    prepared.funding_account = venue.get(Kind.POOL_FUNDING)
+    return prepared
+
+
+# (card, purchase, terminal, account, player card) of each winning card; the accounts locked; kind -> id
+Locked = tuple[list[tuple[int, int, int, int, int]], dict[int, Account], dict[Kind, int]]
+
+
+def _lock_in_one(game: ElectronicGame, cards: list[int], venue_id: int, kinds: list[Kind]) -> Locked | None:
+    """The winning cards' holders read and their card accounts then the venue's accounts of `kinds` locked
+    (each in id order), in one statement; None when one is missing (a card not of the game, an account not
+    made yet): `_lock_one_by_one` then."""
+    account, card, purchase = (m._meta.db_table for m in (Account, ECard, Purchase))
+    codes = [k.value for k in kinds]
+    marks = ", ".join(["%s"] * len(cards))
+    code_marks = ", ".join(["%s"] * len(codes))
+    lock = " FOR UPDATE OF a" if connection.features.has_select_for_update_of else ""
+    sql = (
+        f"SELECT a.*, c.id AS won_card, c.purchase_id AS won_purchase, p.terminal_id AS won_terminal "  # noqa: S608 (models' tables)
+        f"FROM {account} a LEFT JOIN ({card} c JOIN {purchase} p ON p.id = c.purchase_id) "
+        f"ON p.player_card_id = a.card_id AND c.game_id = %s AND c.id IN ({marks}) "
+        f"WHERE a.id IN (SELECT a2.id FROM {card} c2 JOIN {purchase} p2 ON p2.id = c2.purchase_id "
+        f"JOIN {account} a2 ON a2.card_id = p2.player_card_id AND a2.kind = %s "
+        f"WHERE c2.game_id = %s AND c2.id IN ({marks}) "
+        f"UNION ALL SELECT a3.id FROM {account} a3 WHERE a3.venue_id = %s AND a3.code IN ({code_marks})) "
+        f"ORDER BY a.card_id IS NULL, a.id{lock}"
+    )
+    params = [game.pk, *cards, Kind.PLAYER_CARD.value, game.pk, *cards, venue_id, *codes]
+    found = list(Account.objects.raw(sql, params))
+    accounts = {a.pk: a for a in found}
+    take_many(Rank.ACCOUNT, list(accounts))  # the order they were locked in: the cards', then the venue's
+    rows = sorted(
+        {
+            (int(won), int(a.won_purchase), int(a.won_terminal), a.pk, int(a.card_id or 0))  # type: ignore[attr-defined]
+            for a in found
+            if (won := getattr(a, "won_card", None)) is not None
+        }
+    )
+    venue = {Kind(a.code): a.pk for a in found if a.card_id is None and a.code in codes}
+    if len(rows) != len(cards) or len(venue) != len(codes):
+        return None
+    return rows, accounts, venue
+
+
+def _lock_one_by_one(game: ElectronicGame, cards: list[int], venue_id: int, kinds: list[Kind]) -> Locked:
+    """`_lock_in_one` making what is missing: the holders read, the card accounts locked, the venue's."""
     rows = list(
         ECard.objects.filter(game=game, pk__in=cards).values_list(
             "pk", "purchase_id", "purchase__terminal_id", "purchase__player_card_id"
@@ -89,23 +162,12 @@ def prepare(game: ElectronicGame, decisions: Sequence[Decision]) -> Prepared:
     )
     if len(rows) != len(cards):
         raise ValueError(f"electronic game {game.pk}: a winning card is not a card of the game")
-    accounts = _lock_card_accounts({row[3] for row in rows})
-    prepared.balances = {a.pk: a.balance for a in accounts.values()}
-    prepared.holders = {
-        card: Holder(
-            card=card, purchase=purchase, terminal=terminal, player_card=player, account=accounts[player].pk
-        )
-        for card, purchase, terminal, player in rows
-    }
-    kinds = []
-    if any(d.code not in prepared.pools for d in won):
-        kinds.append(Kind.SALES)
-    if any(d.code in prepared.pools for d in won):
-        kinds.append(Kind.POOL_FUNDING)
-    venue = _lock_venue_accounts(game.speciality.venue_id, kinds)
-    prepared.sales_account = venue.get(Kind.SALES)
-    prepared.funding_account = venue.get(Kind.POOL_FUNDING)
-    return prepared
+    by_card = _lock_card_accounts({row[3] for row in rows})
+    venue = _lock_venue_accounts(venue_id, kinds)
+    accounts = {a.pk: a for a in by_card.values()}
+    accounts.update({a.pk: a for a in Account.objects.filter(pk__in=venue.values())})
+    holders = [(c, p, t, by_card[player].pk, player) for c, p, t, player in rows]
+    return holders, accounts, venue
 
 
 def _lock_card_accounts(player_cards: set[int]) -> dict[int, Account]:
@@ -161,20 +223,25 @@ def settle(game: ElectronicGame, prepared: Prepared, paid: Paid, actor: Actor, t
     venue_id = game.speciality.venue_id
     if paid.postings:
         order = sorted(paid.postings)
+        # The accounts are locked (prepare) and the keys are the step's own (the game's lock and its ball):
+        # nothing read or locked again.
         posted = books.post_many(
-            venue_id=venue_id, postings=[paid.postings[i] for i in order], audit_first=told.entries
+            venue_id=venue_id,
+            postings=[paid.postings[i] for i in order],
+            audit_first=told.entries,
+            held=prepared.accounts,
+            new_keys=True,
         )
         told.entries = []
         for i, result in zip(order, posted, strict=True):
             paid.rows[i].transaction = result.transaction
-    EPrize.objects.bulk_create(paid.rows)
     wins = [
         EWin(prize=row, card_id=card, purchase_id=prepared.holders[card].purchase, amount=row.share)
         for i, row in enumerate(paid.rows)
         if row.share > 0
         for card in paid.winners.get(i, ())
     ]
-    EWin.objects.bulk_create(wins)
+    stepsql.save_prizes(paid.rows, wins)
     _tell_terminals(game, paid.rows, wins, prepared, told)
     told.write(venue_id)
     return paid.rows

@@ -62,7 +62,7 @@ from bingo.electronic.prizetable import (
     terms_from_json,
     terms_json,
 )
-from bingo.electronic.services import awards, commitments, detection, feed, meters, specialities
+from bingo.electronic.services import awards, commitments, detection, feed, meters, specialities, stepsql
 from bingo.electronic.services.locks import lock_egame, lock_speciality
 from bingo.electronic.services.steps import Told, estep, record, rules_of
 from halls import leases, money
@@ -448,7 +448,7 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
         drawn = set(detector.drawn)
         number = _next_number(game, rules, ordinal, drawn)
         now = timezone.now()
-        ball = EBall.objects.create(game=game, ordinal=ordinal, number=number, drawn_at=now)
+        ball = EBall(game=game, ordinal=ordinal, number=number, drawn_at=now)  # written with the game
         game.balls_drawn = ordinal
         game.last_ball_at = now
         result = detector.apply(ordinal, number)
@@ -466,7 +466,7 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
         network = [d for d in decisions if rules.prize(d.code).network]
         network_hooks.decided(game, network)
         # Every lock the payment takes (pools, accounts), before the first audit entry.
-        prepared = awards.prepare(game, [d for d in decisions if not rules.prize(d.code).network])
+        prepared = awards.prepare(game, rules, [d for d in decisions if not rules.prize(d.code).network])
         told = Told()  # the step's audit entries and events, written at its end in one go each
         told.change(
             game,
@@ -480,9 +480,9 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
         if any(d.won and d.code in prepared.pools for d in decisions):
             told.events.extend(meters.events(game.speciality, rules, terms))
         if over:
-            _end(game, now, actor, told, paid.rows)
+            _end(game, ball, now, actor, told, paid.rows)
         else:
-            game.save(update_fields=["balls_drawn", "last_ball_at", "decided"])
+            stepsql.save_step(ball, game, ["balls_drawn", "last_ball_at", "decided"])
         awards.settle(game, prepared, paid, actor, told)
         # The authority's feed: the ball, the prizes it decided, the game's end (the seed comes with its
         # reveal); last, after the step's locks and audit entries (their numbers are the last lock).
@@ -544,12 +544,14 @@ def _lock_waiting(game: ElectronicGame) -> ElectronicGame | None:
     return None if waiting is None else lock_egame(waiting)
 
 
-def _end(game: ElectronicGame, now: datetime, actor: Actor, told: Told, prizes: list[EPrize]) -> None:
+def _end(
+    game: ElectronicGame, ball: EBall, now: datetime, actor: Actor, told: Told, prizes: list[EPrize]
+) -> None:
     """The game is over: closed, announced with every prize decided (the earlier balls' and `prizes`, this
     ball's, written with the step); the caller then begins the waiting game's draw."""
     game.state = EGameState.CLOSED
     game.closed_at = now
-    game.save(update_fields=["balls_drawn", "last_ball_at", "decided", "state", "closed_at"])
+    stepsql.save_step(ball, game, ["balls_drawn", "last_ball_at", "decided", "state", "closed_at"])
     earlier = list(EPrize.objects.filter(game=game).order_by("ordinal", "pk"))
     payloads = [awards.prize_payload(game, p) for p in [*earlier, *prizes]]
     told.change(

@@ -179,6 +179,7 @@ def post_many(
     audit_first: Sequence[AuditItem] = (),
     held: Mapping[int, Account] | None = None,
     then: Callable[[list[Posted]], None] | None = None,
+    new_keys: bool = False,
 ) -> list[Posted]:
     """Post several balanced transactions of one venue as `post` would post them one after the other, in
     one go: their accounts read once, the guarded ones money leaves locked once (id order), their keys
@@ -198,6 +199,11 @@ def post_many(
     own to post (a terminal's purchases, under the terminal's lock). Then nothing is read or locked again
     and no savepoint is taken: a database error fails the caller's transaction (a group of purchases).
 
+    `new_keys` (with `held`): the caller's locks make the keys new as well as its own (a ball step's prizes,
+    under the game's lock and its ball's ordinal): they are not looked up (the keys' unique constraint
+    still refuses a duplicate, failing the caller's transaction), and the balances moved are those of
+    accounts `held` locks (a credited one too), not locked again.
+
     `then(answers)`: the caller's own rows of the same change, written once the transactions and legs are,
     before the venue's shared rows (the accounts' balances, the audit chain's head) are taken, so those are
     held the shortest time (two groups of one venue wait for each other there).
@@ -206,7 +212,9 @@ def post_many(
     if not postings:
         return []
     if held is not None:
-        return _post_held(venue_id, postings, checked, held, audit_first, then)
+        return _post_held(venue_id, postings, checked, held, audit_first, then, new_keys)
+    if new_keys:
+        raise ValueError("post_many(new_keys=True) posts on accounts the caller holds (held=...)")
     with transaction.atomic():
         ids = {leg.account for legs in checked for leg in legs}
         accounts = {a.pk: a for a in Account.objects.filter(pk__in=ids)}
@@ -242,6 +250,7 @@ def _post_held(
     held: Mapping[int, Account],
     audit_first: Sequence[AuditItem],
     then: Callable[[list[Posted]], None] | None,
+    new_keys: bool = False,
 ) -> list[Posted]:
     """`post_many` in the caller's transaction, on the accounts it read and holds (see `held`)."""
     if not transaction.get_connection().in_atomic_block:
@@ -253,6 +262,8 @@ def _post_held(
     taking = _taking(deltas, held)
     if not locks.holds(locks.Rank.ACCOUNT, taking):
         raise ValueError(f"post_many(held=...) takes money from accounts not locked: {sorted(taking)}")
+    if new_keys and not locks.holds(locks.Rank.ACCOUNT, ids):
+        raise ValueError(f"post_many(new_keys=True) moves accounts not locked: {sorted(ids)}")
     done = _post_fresh(
         venue_id,
         postings,
@@ -263,6 +274,7 @@ def _post_held(
         audit_first,
         then,
         race=False,
+        new_keys=new_keys,
     )
     if done is None:  # cannot happen: the caller's locks make the keys its own
         raise IntegrityError(
@@ -282,17 +294,22 @@ def _post_fresh(
     then: Callable[[list[Posted]], None] | None,
     *,
     race: bool = True,
+    new_keys: bool = False,
 ) -> list[Posted] | None:
     """Replay the keys already posted, write the rest; None when another call posted one of the keys at
     this instant (the caller looks again: it is a replay now). `race=False`: no other call can (the
     caller's locks make the keys its own), so no savepoint guards the insert."""
     keys = [p.key for p in postings]
-    previous = {
-        t.key: t
-        for t in LedgerTransaction.objects.filter(venue_id=venue_id, key__in=set(keys)).prefetch_related(
-            "legs"
-        )
-    }
+    previous = (
+        {}
+        if new_keys
+        else {
+            t.key: t
+            for t in LedgerTransaction.objects.filter(venue_id=venue_id, key__in=set(keys)).prefetch_related(
+                "legs"
+            )
+        }
+    )
     first: dict[str, int] = {}  # key -> the posting of the batch that writes it
     for i, (posting, legs) in enumerate(zip(postings, checked, strict=True)):
         earlier = first.setdefault(posting.key, i)
@@ -356,7 +373,7 @@ def _post_fresh(
     # The venue's shared rows from here to the commit: its accounts' balances (its sales account, a
     # drawer) and its audit chain's head.
     if rows:
-        _move_balances([deltas[i] for i in fresh])
+        _move_balances([deltas[i] for i in fresh], held=new_keys)
     audit.record_many(  # nothing when there is nothing new to tell
         venue_id=venue_id,
         entries=[
@@ -374,8 +391,9 @@ def _user(actor: Actor) -> User | None:
     return actor if isinstance(actor, User) else None
 
 
-def _move_balances(deltas: Iterable[Mapping[int, Decimal]]) -> None:
-    """Each account's balance moved by its deltas summed, in id order (the order accounts are locked in)."""
+def _move_balances(deltas: Iterable[Mapping[int, Decimal]], *, held: bool = False) -> None:
+    """Each account's balance moved by its deltas summed, in id order (the order accounts are locked in);
+    `held`: the caller's transaction locked them all already."""
     summed: dict[int, Decimal] = {}
     for d in deltas:
         for pk, delta in d.items():
@@ -392,7 +410,7 @@ def _move_balances(deltas: Iterable[Mapping[int, Decimal]]) -> None:
         *(When(pk=pk, then=Value(moved[pk], output_field=money_field)) for pk in sorted(moved)),
         output_field=money_field,
     )
-    ids = lock_balances(moved)  # through its rank (halls.locks.Rank.ACCOUNT)
+    ids = sorted(moved) if held else lock_balances(moved)  # through its rank (halls.locks.Rank.ACCOUNT)
     Account.objects.filter(pk__in=ids).update(balance=F("balance") + by_account)
 
 

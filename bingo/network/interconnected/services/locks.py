@@ -2,9 +2,11 @@
 its pool and after the link's (a handler runs under the venue's link); at a venue, a speciality's
 membership of a Gran prize.
 
-FOR UPDATE by what changes the prize or decides a round (a round opened, a result, a decision, the meter's
-beat); FOR SHARE by a hall's contribution: contributions of different halls go on together (the pool engine
-lets contributors share its pool), while a decision waits for the ones in flight and they wait for it."""
+FOR UPDATE by what changes the prize or decides a round (a round opened, a decision, the meter's beat); FOR
+SHARE by a hall's contribution and result: those of different halls go on together (the pool engine lets
+contributors share its pool; a result is one row), while a decision waits for the ones in flight and they
+wait for it. The result that completes a round decides it at once only if it gets the prize FOR UPDATE
+without waiting (`try_lock_shared_prize`); else right after its commit (issue 30)."""
 
 from __future__ import annotations
 

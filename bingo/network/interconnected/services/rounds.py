@@ -1,11 +1,11 @@
 """The central: a member hall's contribution and result for a round, and the round's decision.
 
 Called by the link's handlers (bingo.network.interconnected.link_handlers) inside `inbox.accept`'s
-transaction, under the
-venue's link: each takes the prize's lock, checks, writes. A refusal is a DomainError (the link records it
-as the message's answer and nothing of it is counted): an unknown prize or round, a hall that is not a
-member, a round decided or past its wait, a second contribution or result of a hall, a contribution that
-is not the prize's percent of the sales, a result naming a card the game did not sell.
+transaction, under the venue's link: each takes the prize's lock (FOR SHARE: the halls' messages go on
+together), checks, writes. A refusal is a DomainError (the link records it as the message's answer and
+nothing of it is counted): an unknown prize or round, a hall that is not a member, a round decided or past
+its wait, a second contribution or result of a hall, a contribution that is not the prize's percent of the
+sales, a result naming a card the game did not sell.
 
 The decision (`decide_locked`) is the pure `bingo.network.interconnected.decide` on the results received,
 paid by the pool
@@ -15,6 +15,7 @@ engine (`award_level` for the winners' shares together; the remainder stays in t
 from __future__ import annotations
 
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -33,7 +34,7 @@ from bingo.network.interconnected.models import (
     RoundState,
 )
 from bingo.network.interconnected.services import payloads, prizes
-from bingo.network.interconnected.services.locks import lock_prize, share_prize
+from bingo.network.interconnected.services.locks import lock_prize, share_prize, try_lock_shared_prize
 from halls import money
 from halls.errors import Conflict, NotFound
 from halls.link.kinds import LinkKind
@@ -46,20 +47,33 @@ from jackpots.services.locks import lock_levels
 from jackpots.sources import PoolSource
 
 
-def _prize(payload: dict[str, Any], *, share: bool = False) -> tuple[NetworkPrize, bool]:
-    """The message's prize locked, and whether shared: a contribution (`share`) shares it with the other
-    halls' (FOR SHARE), unless it may have to open the prize's next round (rounds of its own): FOR UPDATE,
-    as results and decisions take it."""
+def _prize(payload: dict[str, Any]) -> tuple[NetworkPrize, bool]:
+    """A contribution's prize locked, and whether shared: FOR SHARE with the other halls' contributions
+    and results, unless it may have to open the prize's next round (rounds of its own): FOR UPDATE, as
+    decisions take it."""
     code = payloads.text(payload, "prize", max_length=30)
     found = NetworkPrize.objects.filter(code=code).values_list("pk", "auto_rounds").first()
     if found is None:
         raise NotFound(_("No interconnected prize %(code)s.") % {"code": code}, code="unknown_prize")
     prize_id, auto_rounds = found
-    shared = share and not auto_rounds
+    shared = not auto_rounds
     prize = share_prize(prize_id) if shared else lock_prize(prize_id)
     if not prize.active:
         raise Conflict(_("The prize %(code)s is closed.") % {"code": code}, code="prize_closed")
     return prize, shared
+
+
+def _result_prize(payload: dict[str, Any]) -> NetworkPrize:
+    """A result's prize, FOR SHARE: the halls' results go on together (they open no round); a decision
+    waits for the ones in flight."""
+    code = payloads.text(payload, "prize", max_length=30)
+    prize_id = NetworkPrize.objects.filter(code=code).values_list("pk", flat=True).first()
+    if prize_id is None:
+        raise NotFound(_("No interconnected prize %(code)s.") % {"code": code}, code="unknown_prize")
+    prize = share_prize(prize_id)
+    if not prize.active:
+        raise Conflict(_("The prize %(code)s is closed.") % {"code": code}, code="prize_closed")
+    return prize
 
 
 def _member(prize: NetworkPrize, venue_id: int) -> Venue:
@@ -103,7 +117,7 @@ def _audit(venue_id: int, action: str, obj: Any, data: dict[str, Any]) -> None:
 def accept_contribution(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
     """A member hall's round game closed its sales: its contribution goes to the prize's pool, once.
     Under the prize FOR SHARE: halls' contributions go on together (a result or a decision waits)."""
-    prize, shared = _prize(payload, share=True)
+    prize, shared = _prize(payload)
     venue = _member(prize, venue_id)
     rnd = _round(prize, payload)
     at = timezone.now()
@@ -178,8 +192,14 @@ def accept_contribution(*, venue_id: int, payload: dict[str, Any]) -> dict[str, 
 def accept_result(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
     """A member hall's round game ended: its result counts in the round, which is decided when every hall
     has reported. After the decision, the result of a hall that played the round is kept as late and
-    never counted (the decision stands)."""
-    prize, _shared = _prize(payload)
+    never counted (the decision stands).
+
+    Under the prize FOR SHARE: results (and contributions) of different halls go on together. The result
+    that completes the round decides it in its own transaction when no other transaction shares the
+    prize (it takes it FOR UPDATE without waiting); otherwise the round is looked at right after this
+    commits (`decide_reported`, under the prize FOR UPDATE once every hall reported), or by the beat
+    (`decide_overdue`)."""
+    prize = _result_prize(payload)
     venue = _member(prize, venue_id)
     rnd = _round(prize, payload)
     contribution = RoundContribution.objects.filter(round=rnd, venue=venue).first()
@@ -204,18 +224,40 @@ def accept_result(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
         raise payloads.bad("ordinal")
     at = timezone.now()
     late = rnd.state != RoundState.OPEN
-    if not late:
-        lock_levels(prize.pool_id)  # the decision this result may complete pays from it: before the audit
     row = RoundResult.objects.create(
         round=rnd, venue=venue, game=game, void=void, ordinal=ordinal, cards=cards, late=late, received_at=at
     )
+    deciding = False
+    if not late:
+        # The last result: the prize exclusively now if no other transaction shares it (never waiting:
+        # the sharers may wait for this one's venue locks), the pool it pays from before the audit. Else
+        # looked at again once this commits: results in flight together do not see each other, and the
+        # one committed last sees them all then.
+        deciding = _all_reported(rnd) and try_lock_shared_prize(prize.pk)
+        if deciding:
+            lock_levels(prize.pool_id)
+        else:
+            transaction.on_commit(partial(decide_reported, rnd.pk), robust=True)
     reported = {"prize": prize.code, "round": rnd.number, "ordinal": ordinal, "cards": cards, "late": late}
     _audit(venue.pk, "network.result", row, {**reported, "void": void})
-    decided = False
-    if not late and _all_reported(rnd):
+    if deciding:
         decide_locked(prize, rnd, rule=DecisionRule.ALL_REPORTED, at=at)
-        decided = True
-    return {"round": rnd.number, "late": late, "counted": not late, "decided": decided}
+    return {"round": rnd.number, "late": late, "counted": not late, "decided": deciding}
+
+
+def decide_reported(round_id: int, *, now: datetime | None = None) -> bool:
+    """The round decided (ALL_REPORTED) if it is open and every hall has reported: after the commit of a
+    result that completed it but could not take the prize for itself, and by the beat. Whether decided."""
+    found = PrizeRound.objects.filter(pk=round_id, state=RoundState.OPEN).first()
+    if found is None or not _all_reported(found):
+        return False  # read without a lock: most rounds the beat looks at are still waiting
+    with transaction.atomic():
+        prize = lock_prize(found.prize_id)
+        rnd = PrizeRound.objects.get(pk=round_id)
+        if rnd.state != RoundState.OPEN or not _all_reported(rnd):
+            return False
+        decide_locked(prize, rnd, rule=DecisionRule.ALL_REPORTED, at=now or timezone.now())
+    return True
 
 
 def _all_reported(rnd: PrizeRound) -> bool:
@@ -296,10 +338,15 @@ def decision_payload(
 
 
 def decide_overdue(*, now: datetime | None = None) -> list[int]:
-    """Beat: every open round past its wait, decided among the results received (rule recorded). Each in
-    its own transaction; the ids of the rounds decided."""
+    """Beat: every open round every hall has reported (its decision after the last result's commit was
+    lost with its process) decided as such; every open round past its wait decided among the results
+    received (rule recorded). Each in its own transaction; the ids of the rounds decided."""
     at = now or timezone.now()
     decided = []
+    still_open = PrizeRound.objects.filter(state=RoundState.OPEN).order_by("closes_at", "pk")
+    for round_id in still_open.values_list("pk", flat=True):
+        if decide_reported(round_id, now=at):
+            decided.append(round_id)
     due = PrizeRound.objects.filter(state=RoundState.OPEN, closes_at__lte=at).order_by("closes_at", "pk")
     for round_id, prize_id in due.values_list("pk", "prize_id"):
         with transaction.atomic():
