@@ -56,7 +56,6 @@ import multiprocessing as mp
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -71,12 +70,15 @@ from websockets.exceptions import WebSocketException
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/hall_bench300_net")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/3")
 os.environ["HALL_ROLE"] = "central"
 os.environ.setdefault("CHANNEL_PREFIX", "bench-network")
 os.environ.setdefault("HALL_CACHE_PREFIX", "bench-network")
+
+import netsim  # noqa: E402  (bench/netsim.py, beside this script)
 
 PYTHON = sys.executable
 NETWORK = "BENCHNET"
@@ -91,18 +93,6 @@ HEARTBEAT_SECONDS = 10.0
 
 
 # --- setup ---------------------------------------------------------------------------------------------
-
-
-def ensure_database(url: str, *, fresh: bool) -> None:
-    import psycopg
-
-    name = url.rsplit("/", 1)[1].split("?")[0]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if fresh:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def provision(run: str, venues: int, rounds: int, pace: float) -> dict[str, Any]:
@@ -214,7 +204,6 @@ def provision(run: str, venues: int, rounds: int, pace: float) -> dict[str, Any]
 def web_process(port: int, timings_out: str) -> None:
     """uvicorn serving config.asgi on `port`, the accept path's parts timed (JSON to `timings_out` on
     SIGUSR1)."""
-    import threading
 
     import django
     import uvicorn
@@ -226,22 +215,8 @@ def web_process(port: int, timings_out: str) -> None:
     from halls.link.services import credentials, inbox, presence, streams
     from halls.services import audit
 
-    spans: dict[str, list[float]] = {}
-    guard = threading.Lock()
-
-    def timed(owner: Any, name: str, label: str) -> None:
-        inner = getattr(owner, name)
-
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            t0 = time.perf_counter()
-            try:
-                return inner(*args, **kwargs)
-            finally:
-                took = time.perf_counter() - t0
-                with guard:
-                    spans.setdefault(label, []).append(took)
-
-        setattr(owner, name, wrapper)
+    spans = netsim.Spans()
+    timed = spans.time
 
     timed(api.MessagesView, "post", "POST messages (the view, in Django)")
     timed(api.StreamView, "get", "GET stream (the view, in Django)")
@@ -262,11 +237,7 @@ def web_process(port: int, timings_out: str) -> None:
     timed(audit, "_locked_tip", "audit chain head (lock + read)")
     timed(streams, "append", "stream entry appended")
 
-    def dump(*_: Any) -> None:
-        with guard:
-            Path(timings_out).write_text(json.dumps(spans))
-
-    signal.signal(signal.SIGUSR1, dump)
+    spans.dump_on_signal(timings_out)
     config = uvicorn.Config(
         "config.asgi:application",
         host="127.0.0.1",
@@ -280,117 +251,7 @@ def web_process(port: int, timings_out: str) -> None:
     uvicorn.Server(config).run()
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU of the processes (and their reaped children) so far."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
-    return total / ticks
-
-
-def children(pid: int) -> list[int]:
-    """`pid` and its descendants (the Celery worker's pool processes)."""
-    found = [pid]
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(OSError):
-            found += [int(c) for c in (task / "children").read_text().split()]
-    return found[:1] + [p for c in found[1:] for p in children(c)]
-
-
-def postgres_cpu(dbname: str) -> float:
-    """CPU of the PostgreSQL backends serving `dbname` now (the pooled ones live for the whole run)."""
-    import psycopg
-
-    admin = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        pids = [r[0] for r in conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", [dbname])]
-    return cpu_seconds(pids)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_listening(port: int, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1.0):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"nothing listens on port {port}")
-
-
 # --- the venues -------------------------------------------------------------------------------------------
-
-
-class Http:
-    """One venue's keep-alive HTTP/1.1 connection to its web process (reopened when the server closes it)."""
-
-    def __init__(self, port: int, auth: str) -> None:
-        self.port = port
-        self.auth = auth
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-        self.lock = asyncio.Lock()
-
-    async def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        async with self.lock:
-            return await self._request(method, path, body)
-
-    async def _request(self, method: str, path: str, body: Any) -> tuple[int, Any]:
-        for attempt in range(3):
-            try:
-                return await self._once(method, path, body)
-            except (OSError, asyncio.IncompleteReadError, ValueError):
-                self.close()
-                if attempt == 2:
-                    raise
-                await asyncio.sleep(0.2)
-        raise AssertionError
-
-    async def _once(self, method: str, path: str, body: Any) -> tuple[int, Any]:
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-        assert self.reader is not None
-        data = json.dumps(body, separators=(",", ":")).encode() if body is not None else b""
-        head = (
-            f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: {self.auth}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
-        ).encode()
-        self.writer.write(head + data)
-        await self.writer.drain()
-        status_line = await self.reader.readline()
-        if not status_line:
-            raise OSError("closed")
-        status = int(status_line.split()[1])
-        length, keep = 0, True
-        while True:
-            line = await self.reader.readline()
-            if line in (b"\r\n", b""):
-                break
-            name, _sep, value = line.decode("latin-1").partition(":")
-            if name.strip().lower() == "content-length":
-                length = int(value.strip())
-            elif name.strip().lower() == "connection" and value.strip().lower() == "close":
-                keep = False
-        payload = await self.reader.readexactly(length) if length else b""
-        if not keep:
-            self.close()
-        return status, json.loads(payload) if payload else None
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-        self.reader = self.writer = None
 
 
 class Venue:
@@ -399,7 +260,7 @@ class Venue:
     def __init__(self, v: dict[str, Any], hall: dict[str, Any], port: int) -> None:
         self.v = v
         self.hall = hall
-        self.http = Http(port, v["auth"])
+        self.http = netsim.Http(port, {"Authorization": v["auth"]})
         self.written: list[
             tuple[int, str, dict[str, Any], float]
         ] = []  # (sequence, kind, payload, fact time)
@@ -706,29 +567,6 @@ async def _facts(venues: list[Venue], command: dict[str, Any]) -> dict[str, Any]
 # --- the run ----------------------------------------------------------------------------------------------
 
 
-def percentile(ordered: list[float], q: float) -> float:
-    if not ordered:
-        return float("nan")
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def ms(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    return {
-        "n": len(ordered),
-        "p50": percentile(ordered, 0.5) * 1000,
-        "p99": percentile(ordered, 0.99) * 1000,
-        "max": (ordered[-1] if ordered else float("nan")) * 1000,
-    }
-
-
-def line(name: str, figures: dict[str, float], extra: str = "") -> None:
-    print(
-        f"{name:<26} n={figures['n']:<6} p50={figures['p50']:8.1f} ms  p99={figures['p99']:8.1f} ms  "
-        f"max={figures['max']:8.1f} ms{extra}"
-    )
-
-
 class Clients:
     def __init__(self, hall: dict[str, Any], count: int, ports: list[int]) -> None:
         ctx = mp.get_context("spawn")
@@ -750,21 +588,6 @@ class Clients:
                 sent["rate"] = command["rate"] / n
             pipe.send(sent)
         return [pipe.recv() for pipe in self.pipes]
-
-
-def print_timings(paths: list[Path]) -> None:
-    merged: dict[str, list[float]] = {}
-    for path in paths:
-        if path.exists():
-            for label, values in json.loads(path.read_text()).items():
-                merged.setdefault(label, []).extend(values)
-    print("\nwhere the central's time goes (inside the web processes, whole run, ms):")
-    for label, values in sorted(merged.items(), key=lambda kv: -sum(kv[1])):
-        f = ms(values)
-        print(
-            f"  {label:<44} n={f['n']:<7} total={sum(values):7.1f} s  "
-            f"p50={f['p50']:7.2f}  p99={f['p99']:7.2f}"
-        )
 
 
 def check(hall: dict[str, Any], acked: dict[int, int], refused: int) -> bool:
@@ -842,7 +665,7 @@ def main() -> int:
     )
     url = os.environ["DATABASE_URL"]
     dbname = url.rsplit("/", 1)[1].split("?")[0]
-    ensure_database(url, fresh=args.fresh)
+    netsim.ensure_database(url, fresh=args.fresh)
     import django
 
     django.setup()
@@ -870,7 +693,7 @@ def main() -> int:
         print(f"holding {args.lock} (waited {time.perf_counter() - waited:.0f} s for it)", flush=True)
     workdir = Path(tempfile.mkdtemp(prefix="bench-network-"))
     env = dict(os.environ, HALL_DB_POOL=str(args.pool), HALL_ROLE="central")
-    ports = [args.port_base + i if args.port_base else free_port() for i in range(args.web)]
+    ports = [args.port_base + i if args.port_base else netsim.free_port() for i in range(args.web)]
     timings = [workdir / f"web{i}.json" for i in range(args.web)]
     procs: list[subprocess.Popen[bytes]] = []
     for i, port in enumerate(ports):
@@ -889,7 +712,7 @@ def main() -> int:
     ok = True
     try:
         for port in ports:
-            wait_listening(port)
+            netsim.wait_listening(port)
         clients = Clients(hall, args.clients, ports)
         opened = sum(r["open"] for r in clients.run({"phase": "open"}))
         print(f"venue sockets open: {opened}/{args.venues}")
@@ -904,16 +727,16 @@ def main() -> int:
         time.sleep(1.0)
 
         def pids() -> list[int]:
-            return [p for proc in procs for p in children(proc.pid)]
+            return [p for proc in procs for p in netsim.children(proc.pid)]
 
         def measure(
             label: str, command: dict[str, Any], share: bool = False
         ) -> tuple[list[dict[str, Any]], dict[str, float]]:
             la0 = os.getloadavg()[0]
-            c0, pg0, w0 = cpu_seconds(pids()), postgres_cpu(dbname), time.time()
+            c0, pg0, w0 = netsim.cpu_seconds(pids()), netsim.postgres_cpu(dbname), time.time()
             assert clients is not None
             results = clients.run(command, share=share)
-            c1, pg1, w1 = cpu_seconds(pids()), postgres_cpu(dbname), time.time()
+            c1, pg1, w1 = netsim.cpu_seconds(pids()), netsim.postgres_cpu(dbname), time.time()
             load = {
                 "central_cores": (c1 - c0) / (w1 - w0),
                 "postgres_cores": (pg1 - pg0) / (w1 - w0),
@@ -930,9 +753,9 @@ def main() -> int:
         results, _l = measure("rate baseline", {"phase": "get_closed", "start": start, "window": args.window})
         base_n = sum(r["n"] for r in results)
         base_rate = base_n / args.window
-        base_lat = ms([x for r in results for x in r["latencies"]])
+        base_lat = netsim.ms([x for r in results for x in r["latencies"]])
         print(f"rate baseline: {base_rate:.0f} GET/s (authenticated link requests, no message)")
-        line("  GET round trip", base_lat)
+        netsim.line("  GET round trip", base_lat)
 
         # 2. rate
         start = time.time() + 1.0
@@ -979,9 +802,9 @@ def main() -> int:
             },
             share=True,
         )
-        lag_base = ms([x for r in results for x in r["latencies"]])
+        lag_base = netsim.ms([x for r in results for x in r["latencies"]])
         print(f"lag baseline at {lag_rate:.0f} facts/s: each answered by a GET")
-        line("  fact -> GET answered", lag_base)
+        netsim.line("  fact -> GET answered", lag_base)
 
         central.start_draw(game=NetworkGame.objects.get(pk=draw_game.pk), actor="bench")
         connection.close()
@@ -1020,12 +843,12 @@ def main() -> int:
             share=True,
         )
         ping_thread.join()
-        lag = ms([x for r in results for x in r["latencies"]])
+        lag = netsim.ms([x for r in results for x in r["latencies"]])
         statuses = _merge([statuses, *(r["statuses"] for r in results)])
         lag_requests = sum(r["requests"] for r in results)
         lag_kinds = _merge(r["kinds"] for r in results)
         print(f"lag at {lag_rate:.0f} facts/s: {lag['n']} messages in {lag_requests} POSTs; {lag_kinds}")
-        line("  fact -> in the meter", lag)
+        netsim.line("  fact -> in the meter", lag)
         acked: dict[int, int] = {}
         for r in results:
             acked.update({int(k): v for k, v in r["acked"].items()})
@@ -1051,16 +874,16 @@ def main() -> int:
                 ball_lags.append(got[0] - t)
                 per_ball_max[ordinal] = max(per_ball_max.get(ordinal, 0.0), got[0] - t)
         ping_lags = [f[2] - f[1][1] for fs in frames.values() for f in fs if f[0] == "ping"]
-        ball = ms(ball_lags)
-        ping = ms(ping_lags)
+        ball = netsim.ms(ball_lags)
+        ping = netsim.ms(ping_lags)
         print(
             f"network draw: {len(drawn)} balls drawn by the worker every {args.pace:g} s "
             "during the lag phase, "
             f"to {args.venues} venue sockets ({missing} ball frames missing; sockets reopened in the run: "
             f"{reconnects})"
         )
-        line("  ball drawn -> venue", ball)
-        line("  baseline: bare push", ping, f"  ({len(pinged)} pushes)")
+        netsim.line("  ball drawn -> venue", ball)
+        netsim.line("  baseline: bare push", ping, f"  ({len(pinged)} pushes)")
         for proc in procs[: args.web]:
             proc.send_signal(signal.SIGUSR1)
         time.sleep(2)
@@ -1079,7 +902,7 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 proc.kill()
     print(f"load average after: {os.getloadavg()[0]:.1f}; logs in {workdir}")
-    print_timings(timings)
+    netsim.print_timings(timings, "where the central's time goes")
     print(
         f"\nvenues={args.venues} web={args.web} window_s={args.window:g} "
         f"accepted_msg_per_s={accepted_rate:.0f} baseline_req_per_s={base_rate:.0f} "
