@@ -38,7 +38,8 @@ async def test_a_screen_told_to_reconnect_keeps_its_last_frame_and_comes_back_wi
     await expect(current).to_have_attribute("data-ball", "17")
     assert len(snapshots) == 1
 
-    # The delays: a random share of a ceiling doubling from 1 s to 15 s; after a restart notice, of its spread.
+    # The delays: a random share of a ceiling doubling from 1 s to 15 s; after a restart notice, of the
+    # spread it named.
     delays = await page.evaluate(
         "[HallStream.backoff(0, null, 1), HallStream.backoff(3, null, 1), HallStream.backoff(9, null, 1),"
         " HallStream.backoff(2, null, 0), HallStream.backoff(0, 2, 0.5)]"
