@@ -506,16 +506,49 @@ def collect(procs: list[Any], schedule: Schedule, connect_s: float) -> Result:
     return Result(connect_s, len(clients), dropped, back, shown, back_missing, lost, missing)
 
 
-def kill_one_worker(master: subprocess.Popen[bytes]) -> Any:
+def sockets_of(pid: int, port: int) -> int:
+    import psutil
+
+    try:
+        found = psutil.Process(pid).net_connections(kind="tcp")
+    except psutil.Error:
+        return 0
+    return sum(1 for c in found if c.status == psutil.CONN_ESTABLISHED and c.laddr.port == port)
+
+
+def kill_busiest(pids: list[int], port: int, what: str) -> None:
+    """SIGKILL the process holding the most connections on `port` (the worst case: most reconnect)."""
+    held = {pid: sockets_of(pid, port) for pid in pids}
+    victim = max(held, key=lambda pid: held[pid])
+    os.kill(victim, signal.SIGKILL)
+    print(f"  killed {what} {victim}: connections held {held}", flush=True)
+
+
+def kill_one_worker(master: subprocess.Popen[bytes], port: int) -> Any:
     import psutil
 
     def kill() -> None:
-        workers = psutil.Process(master.pid).children()
-        victim = sorted(workers, key=lambda p: p.pid)[0]
-        os.kill(victim.pid, signal.SIGKILL)
-        print(f"  killed web worker {victim.pid} of {len(workers)}", flush=True)
+        kill_busiest([p.pid for p in psutil.Process(master.pid).children()], port, "web worker")
 
     return kill
+
+
+def wait_serving(port: int, path: str, workers: int, timeout: float = 300.0) -> None:
+    """Every worker booted: gunicorn binds before its workers have loaded Django, and a worker's first
+    requests are slow; answered 200 by as many distinct workers (by pid, from the connections) as started."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    answered = 0
+    while time.monotonic() < deadline and answered < 10 * workers:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}{path}", timeout=10.0).status_code == 200:
+                answered += 1
+                continue
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    time.sleep(2.0)
 
 
 def main() -> None:
@@ -605,12 +638,12 @@ def main() -> None:
     )  # fmt: skip
     try:
         base.wait_listening(port, timeout=120)
-        time.sleep(2.0)  # every worker booted
+        wait_serving(port, f"/screens/{tokens[0]}/snapshot/", args.workers)
         t0 = time.monotonic()
         procs = start_clients(targets(port), args.clients, workdir, "product", bare=False)
         connect_s = wait_ready(procs, timeout=900)
         print(f"  product: every socket open with its snapshot after {time.monotonic() - t0:.1f} s")
-        schedule = drive_product(streams, args.seconds, args.kill_after, kill_one_worker(web))
+        schedule = drive_product(streams, args.seconds, args.kill_after, kill_one_worker(web, port))
         time.sleep(3.0)
         product = collect(procs, schedule, connect_s)
     finally:
@@ -648,8 +681,7 @@ def main() -> None:
         print(f"  bare: every socket open with its last frame after {time.monotonic() - t0:.1f} s")
 
         def kill_bare() -> None:
-            os.kill(bare[0].pid, signal.SIGKILL)
-            print(f"  killed bare server {bare[0].pid}", flush=True)
+            kill_busiest([p.pid for p in bare], bare_port, "bare server")
 
         baseline_schedule = drive_bare(channel, schedule.events, args.kill_after, kill_bare)
         time.sleep(3.0)
