@@ -153,6 +153,8 @@ class StreamHub:
         self.members: dict[str, set[ScreenSocket]] = {}
         self.watches: set[Watch] = set()  # sockets being admitted: the re-checks that name them
         self.subscribed: set[str] = set()
+        self.pending: set[str] = set()  # streams whose subscription a `_reconcile` is to settle
+        self.listening = False  # on the control group, its receive loop and sweep running
         self.lock = asyncio.Lock()  # one subscription change at a time (joins and leaves interleave)
         self.tasks: list[asyncio.Task[None]] = []
         self.events = 0  # events received from the layer
@@ -242,11 +244,17 @@ class StreamHub:
 
     async def join_all(self, sockets: list[ScreenSocket]) -> None:
         """Follow every socket's stream at once (a terminal's two): one subscription change for all; once
-        this returns, every event of each stream reaches the hub."""
+        this returns, every event of each stream reaches the hub. A stream already followed costs nothing
+        (no lock, no layer call): a storm of screens of one room waits for nobody's subscription."""
         for socket in sockets:
             self.members.setdefault(socket.stream, set()).add(socket)
+        streams = {socket.stream for socket in sockets}
+        if self.listening and streams <= self.subscribed:
+            return
         try:
-            await self._reconcile({socket.stream for socket in sockets})
+            await self._reconcile(streams)
+            if not (self.listening and streams <= self.subscribed):
+                raise RuntimeError("the channel layer did not take the subscription")
         except BaseException:
             await self.leave_all(sockets)
             raise
@@ -263,8 +271,8 @@ class StreamHub:
             members.discard(socket)
             if not members:
                 del self.members[socket.stream]
-            left.add(socket.stream)
-        if left:
+                left.add(socket.stream)  # its last local socket: unsubscribe
+        if left or not self._needed():
             await self._reconcile(left)
 
     async def watch(self, token: str) -> Watch:
@@ -273,8 +281,12 @@ class StreamHub:
         rotated) marks the watch, which the socket looks at before it accepts. End it with `unwatch`."""
         watch = Watch(token)
         self.watches.add(watch)
+        if self.listening:
+            return watch  # on the control group already: nothing to wait for
         try:
             await self._reconcile(set())  # listening on the control group before the caller reads
+            if not self.listening:
+                raise RuntimeError("the channel layer did not take the subscription")
         except BaseException:
             await self.unwatch(watch)
             raise
@@ -283,35 +295,58 @@ class StreamHub:
     async def unwatch(self, watch: Watch) -> None:
         if watch in self.watches:
             self.watches.discard(watch)
-            await self._reconcile(set())
+            if not self._needed():
+                await self._reconcile(set())
+
+    def _needed(self) -> bool:
+        return bool(self.members or self.watches)
 
     async def _reconcile(self, streams: set[str]) -> None:
-        """Make the layer's subscriptions match the local sockets (whatever joined or left meanwhile)."""
+        """Make the layer's subscriptions match the local sockets (whatever joined or left meanwhile).
+
+        One change at a time (the lock); the streams of every caller waiting meanwhile are taken together
+        (`pending`) and subscribed concurrently: 1,000 terminals connecting at once (each has a stream of
+        its own) made 1,000 Redis round trips one after the other, and every socket's connect waited behind
+        them (issue 30). A stream whose subscription failed stays unsubscribed: its caller sees it."""
+        self.pending |= streams
         async with self.lock:
-            needed = bool(self.members or self.watches)
-            if needed and self.channel is None:
-                self.channel = await self.layer.new_channel()
+            needed = self._needed()
+            if needed and not self.listening:
+                if self.channel is None:
+                    self.channel = await self.layer.new_channel()
                 await self.layer.group_add(CONTROL_GROUP, self.channel)
                 loop = asyncio.get_running_loop()
                 self.tasks = [
                     loop.create_task(self._receive(self.channel)),
                     loop.create_task(self._sweep_forever()),
                 ]
-            for stream in sorted(streams):
-                wanted = stream in self.members
-                if wanted and stream not in self.subscribed:
-                    await self.layer.group_add(group_name(stream), self.channel)
-                    self.subscribed.add(stream)
-                elif not wanted and stream in self.subscribed:
-                    self.subscribed.discard(stream)
-                    await self.layer.group_discard(group_name(stream), self.channel)
-            if not needed and self.channel is not None:
+                self.listening = True
+            todo, self.pending = sorted(self.pending), set()
+            if self.channel is not None:
+                adds = [s for s in todo if s in self.members and s not in self.subscribed]
+                drops = [s for s in todo if s not in self.members and s in self.subscribed]
+                self.subscribed.difference_update(drops)
+                channel = self.channel
+                done = await asyncio.gather(
+                    *(self.layer.group_add(group_name(s), channel) for s in adds),
+                    *(self.layer.group_discard(group_name(s), channel) for s in drops),
+                    return_exceptions=True,
+                )
+                for stream, outcome in zip(adds, done, strict=False):
+                    if isinstance(outcome, BaseException):
+                        log.warning("screen hub: could not follow %s: %r", stream, outcome)
+                    else:
+                        self.subscribed.add(stream)
+            if not self._needed() and self.channel is not None:
                 # No socket left: stop listening, so nothing outlives the sockets (or a test's loop).
                 tasks, self.tasks, self.channel = self.tasks, [], None
+                self.listening = False
+                self.subscribed.clear()
                 self.admitted.clear()  # re-checks are not heard from now on
                 for task in tasks:
                     task.cancel()
-                await asyncio.wait(tasks)
+                if tasks:
+                    await asyncio.wait(tasks)
 
     # --- delivery ---
 
