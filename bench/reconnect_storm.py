@@ -211,9 +211,11 @@ class Client:
         """Open, load the snapshot, wait for the socket to drop; again after a pause, until stopped."""
         loop = asyncio.get_running_loop()
         while not self.stopping:
+            # Before the connection: the bare server's first frame may come with the handshake's answer,
+            # handled before create_connection returns.
+            self.waiting_first = self.bare
             try:
                 _, wire = await loop.create_connection(lambda: Wire(self), "127.0.0.1", self.port)
-                self.waiting_first = self.bare
                 await asyncio.wait_for(wire.opened, 60)
             except (OSError, ConnectionError, TimeoutError):
                 self.failures += 1
