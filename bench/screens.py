@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -399,6 +400,7 @@ class Schedule:
 
     events: list[Published] = field(default_factory=list)
     measured_from: float = 0.0
+    ticks: list[float] = field(default_factory=list)  # the publishing ticks' work (s): contributions + meters
 
 
 def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: float) -> Schedule:
@@ -429,6 +431,7 @@ def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: flo
     schedule.measured_from = start + warmup
     tick = 0
     while time.time() < start + warmup + seconds:
+        began = time.monotonic()
         for pool_id in pool_ids:
             contributions.contribute(
                 pool=pool_id,
@@ -452,6 +455,7 @@ def drive_product(room_id: int, pool_ids: list[int], warmup: float, seconds: flo
             )
             with transaction.atomic():
                 events.emit(stream, EventType.BALL_DRAWN, data)
+        schedule.ticks.append(time.monotonic() - began)
         tick += 1
         time.sleep(max(0.0, start + tick * METER_EVERY - time.time()))
     events.publish = handed_on
@@ -583,7 +587,7 @@ def measure(
     t0 = time.monotonic()
     clients = start_clients(ports, paths, args.clients, workdir, tag, args.deflate, tag.endswith("acks"))
     print(f"  {len(paths)} screens connected in {time.monotonic() - t0:.1f} s")
-    server_pids = [p.pid for p in servers]
+    server_pids = server_processes(servers)
     client_pids = [p.pid for p, _ in clients]
     import threading
 
@@ -608,6 +612,31 @@ def measure(
         return collect(clients, schedule, server_cpu, client_cpu, window), schedule
     finally:
         stop_all([proc for proc, _ in clients])
+
+
+def server_processes(servers: list[subprocess.Popen[bytes]]) -> list[int]:
+    """The servers' pids and their children's (gunicorn's workers)."""
+    import psutil
+
+    pids = []
+    for proc in servers:
+        pids.append(proc.pid)
+        with contextlib.suppress(psutil.Error):
+            pids += [child.pid for child in psutil.Process(proc.pid).children(recursive=True)]
+    return pids
+
+
+def start_gunicorn(port: int, workers: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """The web server as deploy/ runs it: gunicorn, `workers` HallUvicornWorker workers on one port."""
+    cmd = [
+        PYTHON, "-m", "gunicorn", "config.asgi:application", "-c", "config/gunicorn.py",
+        "--worker-class", "config.web_worker.HallUvicornWorker", "--workers", str(workers),
+        "--bind", f"127.0.0.1:{port}", "--graceful-timeout", "10", "--log-level", "warning",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=ROOT, env={**env, "HALL_DB_POOL": "16", "WEB_CONCURRENCY": str(workers)})
+    wait_listening(port, timeout=120)
+    time.sleep(3.0)  # every worker booted (the port answers from the first)
+    return proc
 
 
 def count_acks(room_id: int, since: float) -> int:
@@ -704,6 +733,11 @@ def main() -> None:
         action="store_true",
         help="a second product run, every screen acknowledging every event (issue 28): server CPU per ack",
     )
+    parser.add_argument(
+        "--gunicorn",
+        action="store_true",
+        help="the product through deploy's server: gunicorn with PROCESSES uvicorn workers on one port",
+    )
     parser.add_argument("--client", help=argparse.SUPPRESS)
     parser.add_argument("--bare-server", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -747,14 +781,13 @@ def main() -> None:
     print(f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
 
     product_ports = ports(0)
-    servers = [
-        subprocess.Popen(
-            [*UVICORN, "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-        )
-        for port in product_ports
-    ]
+    if args.gunicorn:
+        product_ports = product_ports[:1]
+        servers = [start_gunicorn(product_ports[0], args.processes, env)]
+    else:
+        servers = [
+            subprocess.Popen([*UVICORN, "--port", str(port)], cwd=ROOT, env=env) for port in product_ports
+        ]
     try:
         product, schedule = measure(
             servers,
@@ -771,6 +804,10 @@ def main() -> None:
     kinds = {k: sum(e.kind == k for e in schedule.events) for k in sorted({e.kind for e in schedule.events})}
     print(f"  events published: {kinds}, {min(sizes)}-{max(sizes)} bytes")
     report("product", product, args.screens, args.processes)
+    import numpy as np
+
+    tick_p50, tick_p99 = (float(np.percentile(schedule.ticks, q)) * 1000 for q in (50, 99))
+    print(f"  publishing tick (contributions + meters + ball): p50 {tick_p50:.0f} ms, p99 {tick_p99:.0f} ms")
     with_acks = None
     if args.acks:
         with_acks = measure_acks(args, env, room_id, pool_ids, paths, workdir, ports(0), product)
@@ -814,7 +851,7 @@ def main() -> None:
             f" baseline_p50_ms={baseline.p50_ms:.1f} baseline_p99_ms={baseline.p99_ms:.1f}"
             f" baseline_lost={baseline.lost} baseline_cpu_us_per_delivery={baseline.cpu_us_per_delivery:.1f}"
         )
-    summary += f" screens_per_core={per_core:.0f}"
+    summary += f" screens_per_core={per_core:.0f} tick_p50_ms={tick_p50:.0f} gunicorn={int(args.gunicorn)}"
     if with_acks is not None:
         summary += " " + " ".join(f"{k}={v}" for k, v in with_acks.items())
     print(summary)

@@ -617,6 +617,16 @@ MACHINE_GATEWAY_BATCH_RUNNERS = env.int("MACHINE_GATEWAY_BATCH_RUNNERS", default
 # Every this many seconds each web process re-checks its screens (deactivated ones are closed) and
 # sends each one its stream's head, so a screen that lost the last event reloads its snapshot.
 HALL_SCREEN_SWEEP_SECONDS = env.float("HALL_SCREEN_SWEEP_SECONDS", default=10.0)
+# A socket's connect (screens, terminals; issue 30): what a token was found to follow is kept by the web
+# process this many seconds (forgotten at once on a re-check of that token: a device's token rotated, a
+# screen changed), so a reconnect storm reads the database once per token, not once per socket.
+HALL_SOCKET_ADMIT_CACHE_SECONDS = env.float("HALL_SOCKET_ADMIT_CACHE_SECONDS", default=60.0)
+# At most this many sockets being admitted at once per web process; past it a connect is refused at once
+# (the client backs off and retries), before any work.
+HALL_SOCKET_ADMIT_CONCURRENCY = env.int("HALL_SOCKET_ADMIT_CONCURRENCY", default=200)
+# A web process that stops gracefully tells its screens and terminals to reconnect (close 1012, with a
+# "stream.restart" frame) at a random moment within this many seconds, while its siblings take them.
+HALL_SOCKET_DRAIN_SPREAD_SECONDS = env.float("HALL_SOCKET_DRAIN_SPREAD_SECONDS", default=3.0)
 # Display acknowledgements (issue 28): the caller's console flags a screen that has not shown the current
 # ball this many seconds after it was drawn.
 HALL_ACK_LATE_SECONDS = env.float("HALL_ACK_LATE_SECONDS", default=2.0)

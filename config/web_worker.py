@@ -10,12 +10,50 @@ terminals buying in one 10-second window (bench/electronic_sales.py), p99 268 an
 
 from __future__ import annotations
 
+import logging
+import socket
+import sys
 from typing import Any
 
+from gunicorn.arbiter import Arbiter
+from uvicorn.server import Server
 from uvicorn_worker import UvicornWorker
+
+log = logging.getLogger("hall.web")
 
 UVICORN_OPTIONS: dict[str, Any] = {"ws_per_message_deflate": False}
 
 
+class DrainingServer(Server):
+    """uvicorn's server, whose graceful stop (SIGTERM, SIGQUIT; gunicorn's restart of a worker) first stops
+    accepting (the sibling workers take the new connections on the shared socket), then drains its screens
+    and terminals (halls.fanout.drain_process: "come back within a few seconds, at a random moment", close
+    1012), then does what uvicorn does. A worker killed outright (SIGKILL) drains nothing: its sockets drop
+    and the pages come back with their own jittered back-off."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        try:
+            from halls import fanout  # Django is set up by now (the app was loaded)
+
+            closed = await fanout.drain_process()
+            log.info("draining: %d sockets told to reconnect elsewhere", closed)
+        except Exception:  # never in the way of stopping
+            log.exception("draining the sockets failed")
+        await super().shutdown(sockets=None)
+
+
 class HallUvicornWorker(UvicornWorker):  # type: ignore[misc]  # uvicorn-worker ships no type hints
     CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, **UVICORN_OPTIONS}
+
+    async def _serve(self) -> None:
+        """As UvicornWorker's, with the `DrainingServer`."""
+        self.config.app = self.wsgi
+        server = DrainingServer(config=self.config)
+        self._install_sigquit_handler()
+        await server.serve(sockets=self.sockets)
+        if not server.started:
+            sys.exit(Arbiter.WORKER_BOOT_ERROR)

@@ -65,6 +65,7 @@ class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
     screen_id = 0
     on_refused: ack_batcher.Refused | None = None
     live = False  # accepted and still valid: the hub writes to it
+    gone = False  # closed by the hub (a re-check, a drain), maybe before the connect accepted it
     counted = False  # in the open-sockets gauge
     sender: fanout.Sender | None = None
     hub: fanout.StreamHub | None = None
@@ -80,28 +81,50 @@ class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
         await handler(message)
 
     async def connect(self) -> None:
-        token = str(self.scope["url_route"]["kwargs"]["token"])
-        found = await _screen_for(token)
-        if found is None:
-            await self.close(code=CLOSE_REFUSED)
-            return
-        self.screen_id, stream = found
-        self.token, self.stream = token, stream
-        self.sender = fanout.Sender(self.base_send, self._too_slow)
+        """The token checked (against what this process already found for it, or one database read), the
+        stream joined, the socket accepted: no other work (issue 30, a reconnect storm). Refused at once,
+        before any of it, when the process admits too many sockets at once or is draining (1013)."""
         self.hub = fanout.hub()
-        try:
-            # Following the stream before accepting: once the screen sees the socket open and loads its
-            # snapshot, no later event can be missed.
-            await self.hub.join(self)
-        except Exception:
-            log.exception("screen %s: could not follow %s", token[:6], stream)
-            await self.close(code=CLOSE_UNAVAILABLE)
+        if not self.hub.admit():
+            await self.close(code=fanout.CLOSE_TRY_LATER)
             return
-        # Checked again now that the hub hears the re-checks: a screen deactivated (or moved) between the
-        # first read and the join sent its re-check before this socket could be found.
-        if await _screen_for(token) != found:
-            await self.hub.leave(self)
-            await self.close(code=CLOSE_REFUSED)
+        try:
+            await self._admit(self.hub, str(self.scope["url_route"]["kwargs"]["token"]))
+        finally:
+            self.hub.admitted_one()
+
+    async def _admit(self, hub: fanout.StreamHub, token: str) -> None:
+        # The hub hears the re-checks naming this token from before the read: a screen deactivated or
+        # moved once the read is done marks the watch (and makes the hub forget what it kept of it).
+        watch = await hub.watch(token)
+        try:
+            found = hub.recall("screen", token)
+            if found is None:
+                hub.admit_reads += 1
+                found = await _screen_for(token)
+                if found is not None:
+                    hub.remember("screen", token, found, watch)
+            if found is None:
+                await self.close(code=CLOSE_REFUSED)
+                return
+            self.screen_id, stream = found
+            self.token, self.stream = token, stream
+            self.sender = fanout.Sender(self.base_send, self._too_slow)
+            try:
+                # Following the stream before accepting: once the screen sees the socket open and loads its
+                # snapshot, no later event can be missed.
+                await hub.join(self)
+            except Exception:
+                log.exception("screen %s: could not follow %s", token[:6], stream)
+                await self.close(code=CLOSE_UNAVAILABLE)
+                return
+        finally:
+            await hub.unwatch(watch)  # once joined, the re-checks reach the socket as a member
+        if watch.heard or self.gone:
+            # Changed since the read: refused; the screen reconnects and its connect reads it afresh.
+            await hub.leave(self)
+            if not self.gone:
+                await self.close(code=CLOSE_REFUSED)
             return
         await self.accept()
         self.live = True
@@ -153,6 +176,13 @@ class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
         """The hub's write of one frame (an ASGI ``websocket.send``); never waits."""
         if self.live and self.sender is not None and not self.sender.write(frame):
             self.live = False
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        """Closed by the hub (a re-check, a drain) or by the connect; once is enough."""
+        if self.gone:
+            return
+        self.gone = True
+        await super().close(code=code, reason=reason)
 
     def _too_slow(self) -> None:
         """The socket's writes wait and its backlog is full: close it; the screen reconnects and reloads."""

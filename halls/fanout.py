@@ -42,10 +42,28 @@ RECHECK_TYPE = "screens.recheck"
 SWEEP_SLICE = 100
 # The heads of a sweep go out over this share of its period (`StreamHub._send_heads`).
 SWEEP_SPREAD = 0.5
+# A web process going away (`drain_process`): its sockets hear this frame, then close 1012 ("service
+# restart"); the pages reconnect at a random moment within "within" seconds, to a sibling process.
+RESTART_TYPE = "stream.restart"
+CLOSE_RESTART = 1012
+# Refused before any work: too many sockets being admitted at once, or the process draining.
+CLOSE_TRY_LATER = 1013
 
 
 def sweep_seconds() -> float:
     return float(getattr(settings, "HALL_SCREEN_SWEEP_SECONDS", 10.0))
+
+
+def admit_cache_seconds() -> float:
+    return float(getattr(settings, "HALL_SOCKET_ADMIT_CACHE_SECONDS", 60.0))
+
+
+def admit_concurrency() -> int:
+    return int(getattr(settings, "HALL_SOCKET_ADMIT_CONCURRENCY", 200))
+
+
+def drain_spread_seconds() -> float:
+    return float(getattr(settings, "HALL_SOCKET_DRAIN_SPREAD_SECONDS", 3.0))
 
 
 def renew_seconds() -> float:
@@ -135,6 +153,8 @@ class StreamHub:
         self.members: dict[str, set[ScreenSocket]] = {}
         self.watches: set[Watch] = set()  # sockets being admitted: the re-checks that name them
         self.subscribed: set[str] = set()
+        self.pending: set[str] = set()  # streams whose subscription a `_reconcile` is to settle
+        self.listening = False  # on the control group, its receive loop and sweep running
         self.lock = asyncio.Lock()  # one subscription change at a time (joins and leaves interleave)
         self.tasks: list[asyncio.Task[None]] = []
         self.events = 0  # events received from the layer
@@ -142,6 +162,79 @@ class StreamHub:
         self.rechecks: set[asyncio.Task[None]] = set()
         self.renewed_at = time.monotonic()  # the memberships are fresh when made (joins add them)
         self.heads: dict[str, int] = {}  # stream -> the highest seq relayed here (`_heard`)
+        # What a connect found a token may follow ((kind, token) -> (when, value)): kept only while the hub
+        # listens to the re-checks, forgotten on a re-check of the token (issue 30: a reconnect storm of
+        # 2,000 screens read the database 4,000 times). `admit_reads`: the connects' database reads.
+        self.admitted: dict[tuple[str, str], tuple[float, Any]] = {}
+        self.admit_reads = 0
+        self.admitting = 0  # sockets being admitted now (`admit`)
+        self.turned_away = 0  # connects refused by `admit`
+        self.draining = False
+
+    # --- admission: the gate and the process's cache of what tokens follow ---
+
+    def admit(self) -> bool:
+        """One more socket being admitted (end it with `admitted_one`); False, without any work done, when
+        `admit_concurrency()` are being admitted already or the process is draining: the client is told to
+        retry later and backs off."""
+        if self.draining or self.admitting >= admit_concurrency():
+            self.turned_away += 1
+            return False
+        self.admitting += 1
+        return True
+
+    def admitted_one(self) -> None:
+        self.admitting -= 1
+
+    def recall(self, kind: str, token: str) -> Any:
+        """What a connect of `token` found (`remember`), unless too old; None: read the database."""
+        entry = self.admitted.get((kind, token))
+        if entry is None:
+            return None
+        if time.monotonic() - entry[0] > admit_cache_seconds():
+            del self.admitted[(kind, token)]
+            return None
+        return entry[1]
+
+    def remember(self, kind: str, token: str, value: Any, watch: Watch) -> None:
+        """Keep what the database said of `token`, read under `watch`: unless a re-check of it was heard
+        since the watch began (the read may predate the change), or the hub stopped listening."""
+        if self.channel is not None and watch in self.watches and not watch.heard:
+            self.admitted[(kind, token)] = (time.monotonic(), value)
+
+    def forget(self, tokens: set[str]) -> None:
+        if not self.admitted:
+            return
+        for kind in ("screen", *_kind_checks):
+            for token in tokens:
+                self.admitted.pop((kind, token), None)
+
+    def _prune(self) -> None:
+        oldest = time.monotonic() - admit_cache_seconds()
+        for key in [key for key, (at, _value) in self.admitted.items() if at < oldest]:
+            del self.admitted[key]
+
+    async def drain(self, spread: float) -> int:
+        """The process is going away: refuse new sockets, tell each open one to come back within `spread`
+        seconds (a random moment each, so a sibling process is not hit by all at once) and close it
+        (1012). Returns how many were closed."""
+        self.draining = True
+        text = json.dumps({"type": RESTART_TYPE, "within": spread}, separators=(",", ":"))
+        frame = {"type": "websocket.send", "text": text}
+        closing: dict[int, ScreenSocket] = {}
+        for members in self.members.values():
+            for socket in members:
+                owner = getattr(socket, "consumer", socket)  # a terminal follows two streams
+                closing.setdefault(id(owner), socket)
+        for n, socket in enumerate(closing.values(), start=1):
+            if socket.live:
+                socket.deliver(frame)
+            socket.live = False
+            with contextlib.suppress(Exception):  # already going away
+                await socket.close(code=CLOSE_RESTART)
+            if n % SWEEP_SLICE == 0:
+                await asyncio.sleep(0)
+        return len(closing)
 
     # --- membership ---
 
@@ -151,11 +244,17 @@ class StreamHub:
 
     async def join_all(self, sockets: list[ScreenSocket]) -> None:
         """Follow every socket's stream at once (a terminal's two): one subscription change for all; once
-        this returns, every event of each stream reaches the hub."""
+        this returns, every event of each stream reaches the hub. A stream already followed costs nothing
+        (no lock, no layer call): a storm of screens of one room waits for nobody's subscription."""
         for socket in sockets:
             self.members.setdefault(socket.stream, set()).add(socket)
+        streams = {socket.stream for socket in sockets}
+        if self.listening and streams <= self.subscribed:
+            return
         try:
-            await self._reconcile({socket.stream for socket in sockets})
+            await self._reconcile(streams)
+            if not (self.listening and streams <= self.subscribed):
+                raise RuntimeError("the channel layer did not take the subscription")
         except BaseException:
             await self.leave_all(sockets)
             raise
@@ -172,8 +271,8 @@ class StreamHub:
             members.discard(socket)
             if not members:
                 del self.members[socket.stream]
-            left.add(socket.stream)
-        if left:
+                left.add(socket.stream)  # its last local socket: unsubscribe
+        if left or not self._needed():
             await self._reconcile(left)
 
     async def watch(self, token: str) -> Watch:
@@ -182,8 +281,12 @@ class StreamHub:
         rotated) marks the watch, which the socket looks at before it accepts. End it with `unwatch`."""
         watch = Watch(token)
         self.watches.add(watch)
+        if self.listening:
+            return watch  # on the control group already: nothing to wait for
         try:
             await self._reconcile(set())  # listening on the control group before the caller reads
+            if not self.listening:
+                raise RuntimeError("the channel layer did not take the subscription")
         except BaseException:
             await self.unwatch(watch)
             raise
@@ -192,34 +295,58 @@ class StreamHub:
     async def unwatch(self, watch: Watch) -> None:
         if watch in self.watches:
             self.watches.discard(watch)
-            await self._reconcile(set())
+            if not self._needed():
+                await self._reconcile(set())
+
+    def _needed(self) -> bool:
+        return bool(self.members or self.watches)
 
     async def _reconcile(self, streams: set[str]) -> None:
-        """Make the layer's subscriptions match the local sockets (whatever joined or left meanwhile)."""
+        """Make the layer's subscriptions match the local sockets (whatever joined or left meanwhile).
+
+        One change at a time (the lock); the streams of every caller waiting meanwhile are taken together
+        (`pending`) and subscribed concurrently: 1,000 terminals connecting at once (each has a stream of
+        its own) made 1,000 Redis round trips one after the other, and every socket's connect waited behind
+        them (issue 30). A stream whose subscription failed stays unsubscribed: its caller sees it."""
+        self.pending |= streams
         async with self.lock:
-            needed = bool(self.members or self.watches)
-            if needed and self.channel is None:
-                self.channel = await self.layer.new_channel()
+            needed = self._needed()
+            if needed and not self.listening:
+                if self.channel is None:
+                    self.channel = await self.layer.new_channel()
                 await self.layer.group_add(CONTROL_GROUP, self.channel)
                 loop = asyncio.get_running_loop()
                 self.tasks = [
                     loop.create_task(self._receive(self.channel)),
                     loop.create_task(self._sweep_forever()),
                 ]
-            for stream in sorted(streams):
-                wanted = stream in self.members
-                if wanted and stream not in self.subscribed:
-                    await self.layer.group_add(group_name(stream), self.channel)
-                    self.subscribed.add(stream)
-                elif not wanted and stream in self.subscribed:
-                    self.subscribed.discard(stream)
-                    await self.layer.group_discard(group_name(stream), self.channel)
-            if not needed and self.channel is not None:
+                self.listening = True
+            todo, self.pending = sorted(self.pending), set()
+            if self.channel is not None:
+                adds = [s for s in todo if s in self.members and s not in self.subscribed]
+                drops = [s for s in todo if s not in self.members and s in self.subscribed]
+                self.subscribed.difference_update(drops)
+                channel = self.channel
+                done = await asyncio.gather(
+                    *(self.layer.group_add(group_name(s), channel) for s in adds),
+                    *(self.layer.group_discard(group_name(s), channel) for s in drops),
+                    return_exceptions=True,
+                )
+                for stream, outcome in zip(adds, done, strict=False):
+                    if isinstance(outcome, BaseException):
+                        log.warning("screen hub: could not follow %s: %r", stream, outcome)
+                    else:
+                        self.subscribed.add(stream)
+            if not self._needed() and self.channel is not None:
                 # No socket left: stop listening, so nothing outlives the sockets (or a test's loop).
                 tasks, self.tasks, self.channel = self.tasks, [], None
+                self.listening = False
+                self.subscribed.clear()
+                self.admitted.clear()  # re-checks are not heard from now on
                 for task in tasks:
                     task.cancel()
-                await asyncio.wait(tasks)
+                if tasks:
+                    await asyncio.wait(tasks)
 
     # --- delivery ---
 
@@ -231,10 +358,12 @@ class StreamHub:
                 raise
             except Exception:  # the layer lost its connection: it reconnects; events meanwhile are lost
                 log.exception("screen hub: receiving from the channel layer failed")
+                self.admitted.clear()  # and re-checks: what was kept may be out of date
                 await asyncio.sleep(1)
                 continue
             if message.get("type") == RECHECK_TYPE:
                 tokens = set(message.get("tokens") or ())
+                self.forget(tokens)
                 for watch in self.watches:
                     watch.heard = watch.heard or watch.token in tokens
                 mine = [s for members in self.members.values() for s in members if s.token in tokens]
@@ -296,6 +425,7 @@ class StreamHub:
         *last* event reloads its snapshot without every screen refetching on a timer (the heads also tell
         it the socket is alive); renew the group memberships when `renew_seconds()` have passed since the
         last renewal (the layers forget a member after a day)."""
+        self._prune()
         sockets = [socket for members in self.members.values() for socket in members if socket.live]
         if not sockets:
             return
@@ -354,11 +484,14 @@ class StreamHub:
         except Exception:  # the sweep checks them again
             log.exception("screen hub: re-check failed")
 
-    @staticmethod
-    async def _close_gone(sockets: list[ScreenSocket], following: dict[tuple[str, str], set[str]]) -> None:
-        """Close each socket whose screen (or terminal) no longer follows the socket's stream (4404)."""
+    async def _close_gone(
+        self, sockets: list[ScreenSocket], following: dict[tuple[str, str], set[str]]
+    ) -> None:
+        """Close each socket whose screen (or terminal) no longer follows the socket's stream (4404); what
+        its connect found is forgotten, so its reconnect reads the database."""
         for socket in sockets:
             if socket.stream not in following.get((kind_of(socket), socket.token), ()):
+                self.admitted.pop((kind_of(socket), socket.token), None)
                 socket.live = False
                 with contextlib.suppress(Exception):  # already going away
                     await socket.close(code=CLOSE_GONE)
@@ -399,6 +532,16 @@ def hub() -> StreamHub:
     if found is None:
         found = _hubs[loop] = StreamHub(get_channel_layer())
     return found
+
+
+async def drain_process(spread: float | None = None) -> int:
+    """A web process stopping gracefully (config.web_worker): its screens and terminals are told to
+    reconnect within `spread` seconds (`drain_spread_seconds()` by default) and closed; new ones are
+    refused meanwhile. Returns how many sockets were closed."""
+    found = _hubs.get(asyncio.get_running_loop())
+    if found is None:
+        return 0
+    return await found.drain(drain_spread_seconds() if spread is None else spread)
 
 
 # --- writing to a socket without waiting ---------------------------------------------------------------

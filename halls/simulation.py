@@ -38,10 +38,11 @@ B = TypeVar("B")
 
 Clock = Callable[[], float]
 
-# A connection that failed or dropped is opened again after a jittered pause: half to all of the backoff,
-# which starts at BACKOFF_FIRST and doubles with every failure in a row up to BACKOFF_MAX (devices dropped
-# together do not come back together).
-BACKOFF_FIRST = 0.5
+# A connection that failed or dropped is opened again after a jittered pause: a random share of the backoff
+# ("full jitter", as the pages' halls/stream.js), which starts at BACKOFF_FIRST and doubles with every
+# failure in a row up to BACKOFF_MAX (devices dropped together do not come back together: 1,000 terminals
+# of a web process that died spread over the first second, not a quarter of it; issue 30).
+BACKOFF_FIRST = 1.0
 BACKOFF_MAX = 5.0
 
 
@@ -60,8 +61,8 @@ class Backoff:
         self.delay = self.first
 
     def next(self) -> float:
-        """The pause before the next attempt (half to all of the backoff); the backoff doubles."""
-        pause = self.rng.uniform(self.delay / 2, self.delay)
+        """The pause before the next attempt (up to the backoff, at random); the backoff doubles."""
+        pause = self.rng.uniform(0.0, self.delay)
         self.delay = min(self.delay * 2, self.most)
         return pause
 

@@ -178,18 +178,41 @@ class TerminalConsumer(DirectReceive, AsyncWebsocketConsumer):
         await handler(message)
 
     async def connect(self) -> None:
+        """Refused at once, before any work, when the process admits too many sockets at once or is
+        draining (1013: the terminal backs off and retries); otherwise `_admit`."""
         self.followers = []
+        self.hub = fanout.hub()
+        if not self.hub.admit():
+            await self.close(code=fanout.CLOSE_TRY_LATER)
+            return
+        try:
+            await self._admit(self.hub)
+        finally:
+            self.hub.admitted_one()
+
+    async def _admit(self, hub: fanout.StreamHub) -> None:
+        """The token checked against what this process already found for this device and token (its hash
+        is the key of the process's cache: only the right token finds anything there), or one database read
+        (with the address's wrong-token throttle); both streams joined; accepted."""
         address = str((self.scope.get("client") or ("",))[0])
         query = _query(self.scope)
-        self.hub = fanout.hub()
         watch = None
         try:
             if query is not None:
                 # The hub hears the re-checks for this device and token from before the read on: a token
                 # rotated (or the device retired) once the read is done marks the watch.
                 self.ident = devices.socket_ident(query[0], devices.hash_token(query[1]))
-                watch = await self.hub.watch(self.ident)
-            found = await _authenticate(query, address)
+                watch = await hub.watch(self.ident)
+                found = hub.recall(KIND, self.ident)
+                if found is None:
+                    hub.admit_reads += 1
+                    found = await _authenticate(query, address)
+                    if found is not None:
+                        hub.remember(KIND, self.ident, list(found), watch)
+                else:
+                    found = list(found)
+            else:
+                found = await _authenticate(query, address)  # counted as a failure
             if found is None:
                 await self.close(code=CLOSE_REFUSED)
                 return
@@ -198,7 +221,7 @@ class TerminalConsumer(DirectReceive, AsyncWebsocketConsumer):
             # Following both streams before accepting: once the page sees the socket open and loads its
             # snapshot, no later event of either can be missed.
             self.followers = [_Follower(self, stream) for stream in self.streams]
-            await self.hub.join_all(list(self.followers))
+            await hub.join_all(list(self.followers))
         except Exception:
             log.exception("terminal %s: could not follow its streams", query[0] if query else "?")
             await self._leave()
@@ -206,7 +229,7 @@ class TerminalConsumer(DirectReceive, AsyncWebsocketConsumer):
             return
         finally:
             if watch is not None:
-                await self.hub.unwatch(watch)  # the joins hear the re-checks from now on
+                await hub.unwatch(watch)  # the joins hear the re-checks from now on
         if self.gone or (watch is not None and watch.heard):  # changed since the read: reconnect
             await self._leave()
             if not self.gone:

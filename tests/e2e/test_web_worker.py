@@ -8,6 +8,7 @@ the difference is the hall's worker class, not the client.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from halls.models import Venue
 from tests.e2e.celery_support import database_url
@@ -72,3 +74,43 @@ def test_the_hall_worker_serves_sockets_without_deflate_where_the_plain_one_gran
             assert proc.wait(30) == 0, (tmp_path / f"{worker_class}.log").read_text(errors="replace")
     assert granted["config.web_worker.HallUvicornWorker"] is None
     assert (granted["uvicorn_worker.UvicornWorker"] or "").startswith("permessage-deflate")
+
+
+async def _restart_notices(url: str, origin: str, count: int, restart: Any) -> list[tuple[str, int | None]]:
+    """Open `count` screen sockets, `restart()` the server, and what each heard before its close."""
+    sockets = [await connect(url, open_timeout=30, origin=origin) for _ in range(count)]  # type: ignore[arg-type]
+    restart()
+    heard = []
+    for ws in sockets:
+        notice = ""
+        with contextlib.suppress(ConnectionClosed):  # closed: its close code says how
+            async with asyncio.timeout(30):
+                async for frame in ws:
+                    if '"stream.restart"' in str(frame):
+                        notice = str(frame)
+        heard.append((notice, ws.close_code))
+    async with connect(url, open_timeout=30, origin=origin) as again:  # type: ignore[arg-type]
+        assert again.response is not None and again.response.status_code == 101  # a new worker took it
+    return heard
+
+
+def test_a_graceful_restart_tells_the_screens_to_come_back_within_the_spread(
+    screen: Any, tmp_path: Path
+) -> None:
+    import json
+    import signal
+
+    log = tmp_path / "gunicorn.log"
+    proc, port = serve("config.web_worker.HallUvicornWorker", log)
+    try:
+        url = f"ws://127.0.0.1:{port}/ws/screens/{screen.token}/"
+        heard = asyncio.run(
+            _restart_notices(url, f"http://127.0.0.1:{port}", 3, lambda: proc.send_signal(signal.SIGHUP))
+        )
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    spread = settings.HALL_SOCKET_DRAIN_SPREAD_SECONDS
+    for notice, code in heard:
+        assert notice and json.loads(notice) == {"type": "stream.restart", "within": spread}, log.read_text()
+        assert code == 1012

@@ -4,7 +4,11 @@
  *   1. open the WebSocket /ws/screens/<token>/ and buffer what arrives;
  *   2. once it is open, load the snapshot /screens/<token>/snapshot/ (state + the stream's seq);
  *   3. apply the buffered and following events in seq order, dropping those the snapshot already holds;
- *   4. on a gap in seq, reload the snapshot; on a close, reconnect with backoff and reload it;
+ *   4. on a gap in seq, reload the snapshot; on a close, reconnect with backoff and reload it (jittered:
+ *      a random delay up to a ceiling that doubles, so a hall's screens do not all come back at once; a
+ *      web process going away says "stream.restart" {within: s} and closes 1012: the screen comes back at
+ *      a random moment within those seconds, to a sibling). Meanwhile it keeps showing its last frame;
+ *      after a few seconds a small "Reconnecting…" banner says so (halls/screen.js);
  *   5. the server sends the stream's head now and then (`{"type": "stream.head", "head": seq, "every": s}`,
  *      every 10 s, halls.fanout): a seq still behind the head a moment later means a lost event, even a
  *      lost *last* one, and reloads the snapshot. No snapshot is fetched on a timer. Heads also show the
@@ -25,8 +29,10 @@
 (function (global) {
   "use strict";
 
-  var MIN_BACKOFF_MS = 500;
+  var MIN_BACKOFF_MS = 1000;   // the first retry's ceiling: a random delay below it ("full jitter")
   var MAX_BACKOFF_MS = 15000;
+  var RESTART_WITHIN_S = 3;    // a 1012 close without a "stream.restart" frame: back within this
+  var CLOSE_RESTART = 1012;
   var HEAD_GRACE_MS = 3000;   // an event already on its way when the head was read arrives within this
   var WATCH_MS = 5000;        // how often the socket's silence is checked
   var SILENT_HEADS = 3;       // a socket silent for this many heads' time is taken for dead
@@ -54,6 +60,8 @@
     this.reloadAgain = false; // a gap was seen while loading: load once more afterwards
     this.attempt = 0;         // consecutive failed connections, for the backoff
     this.reconnectTimer = null;
+    this.restartWithin = null; // seconds the server asked to spread this reconnect over (stream.restart)
+    this.lastDelay = null;     // the last reconnect's delay (ms): what the page and its tests can see
     this.status = "";
     this.headEvery = null;    // seconds between the server's heads (null until the first head)
     this.heardAt = 0;         // when the socket last brought anything (ms)
@@ -103,6 +111,10 @@
       var event;
       try { event = JSON.parse(message.data); } catch (err) { return; }
       if (event.type === "stream.head") { self.onHead(event); return; }
+      if (event.type === "stream.restart") {
+        if (typeof event.within === "number" && event.within >= 0) { self.restartWithin = event.within; }
+        return;
+      }
       if (event.type === "ack.refused") {
         self.stats.refused += 1;
         console.warn("screen stream: ack refused", event.seq, event.error);
@@ -115,9 +127,12 @@
         self.apply(event);
       }
     };
-    socket.onclose = function () {
+    socket.onclose = function (closed) {
       if (socket !== self.socket) { return; }
       self.socket = null;
+      if (closed && closed.code === CLOSE_RESTART && self.restartWithin === null) {
+        self.restartWithin = RESTART_WITHIN_S;
+      }
       self.scheduleReconnect();
     };
     socket.onerror = function () { /* onclose follows */ };
@@ -127,11 +142,11 @@
     if (this.reconnectTimer) { return; }
     var self = this;
     this.setStatus(this.seq === null ? "connecting" : "offline");
-    var ceiling = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * Math.pow(2, this.attempt));
-    var delay = ceiling / 2 + Math.random() * ceiling / 2;  // jitter: screens do not all come back at once
+    this.lastDelay = HallStream.backoff(this.attempt, this.restartWithin, Math.random());
+    this.restartWithin = null;
     this.attempt += 1;
     this.stats.reconnects += 1;
-    this.reconnectTimer = global.setTimeout(function () { self.connect(); }, delay);
+    this.reconnectTimer = global.setTimeout(function () { self.connect(); }, this.lastDelay);
   };
 
   HallStream.prototype.loadSnapshot = function () {
@@ -260,6 +275,15 @@
     this.socket = null;
     try { socket.close(); } catch (ignored) { /* already closed */ }
     this.scheduleReconnect();
+  };
+
+  /* The delay (ms) before reconnect attempt `attempt` (0 for the first after a close): a random share
+     `random` (0..1) of a ceiling that doubles from MIN_BACKOFF_MS up to MAX_BACKOFF_MS; after a server's
+     restart notice, of the seconds it named instead. */
+  HallStream.backoff = function (attempt, restartWithin, random) {
+    if (typeof restartWithin === "number" && attempt === 0) { return random * restartWithin * 1000; }
+    var ceiling = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * Math.pow(2, attempt));
+    return random * ceiling;
   };
 
   global.HallStream = HallStream;

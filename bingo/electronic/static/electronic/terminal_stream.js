@@ -5,7 +5,9 @@
  *   1. open the socket and buffer what arrives;
  *   2. once it is open, load the snapshot (the terminal API's, with the seq of each stream);
  *   3. apply the buffered and following events of each stream in seq order, dropping what the snapshot holds;
- *   4. on a gap in either stream's seq, reload the snapshot; on a close, reconnect with backoff and reload;
+ *   4. on a gap in either stream's seq, reload the snapshot; on a close, reconnect with backoff and reload
+ *      (jittered as the screens': a random delay below a doubling ceiling; after a web process's
+ *      "stream.restart" {within: s} and its 1012 close, a random moment within those seconds);
  *   5. the hub's heads ({"type": "stream.head", "stream", "head", "every"}) of a stream still ahead of it a
  *      moment later mean a lost event: reload. A socket silent for three heads' time is reopened.
  *
@@ -23,8 +25,10 @@
 (function (global) {
   "use strict";
 
-  var MIN_BACKOFF_MS = 500;
+  var MIN_BACKOFF_MS = 1000;   // the first retry's ceiling: a random delay below it ("full jitter")
   var MAX_BACKOFF_MS = 15000;
+  var RESTART_WITHIN_S = 3;    // a 1012 close without a "stream.restart" frame: back within this
+  var CLOSE_RESTART = 1012;
   var HEAD_GRACE_MS = 3000;
   var WATCH_MS = 5000;
   var SILENT_HEADS = 3;
@@ -44,6 +48,8 @@
     this.reloadAgain = false;
     this.attempt = 0;
     this.reconnectTimer = null;
+    this.restartWithin = null; // seconds the server asked to spread this reconnect over (stream.restart)
+    this.lastDelay = null;     // the last reconnect's delay (ms)
     this.status = "";
     this.headEvery = null;
     this.heardAt = 0;
@@ -91,6 +97,10 @@
       var event;
       try { event = JSON.parse(message.data); } catch (err) { return; }
       if (event.type === "stream.head") { self.onHead(event); return; }
+      if (event.type === "stream.restart") {
+        if (typeof event.within === "number" && event.within >= 0) { self.restartWithin = event.within; }
+        return;
+      }
       if (event.type === "purchase.answer") { self.answered(event); return; }
       if (typeof event.seq !== "number" || typeof event.stream !== "string") { return; }
       if (self.loading || self.seqs === null) { self.buffer.push(event); } else { self.apply(event); }
@@ -99,6 +109,7 @@
       if (socket !== self.socket) { return; }
       self.socket = null;
       self.dropAsked();
+      if (closed.code === CLOSE_RESTART && self.restartWithin === null) { self.restartWithin = RESTART_WITHIN_S; }
       if (REFUSED[closed.code]) {
         try { self.onRefused(closed.code); } catch (err) { console.error(err); }
       }
@@ -150,11 +161,14 @@
     if (this.reconnectTimer) { return; }
     var self = this;
     this.setStatus(this.seqs === null ? "connecting" : "offline");
-    var ceiling = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * Math.pow(2, this.attempt));
-    var delay = Math.max(atLeast || 0, ceiling / 2 + Math.random() * ceiling / 2);
+    var delay = this.restartWithin !== null && this.attempt === 0
+      ? Math.random() * this.restartWithin * 1000
+      : Math.random() * Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * Math.pow(2, this.attempt));
+    this.lastDelay = Math.max(atLeast || 0, delay);
+    this.restartWithin = null;
     this.attempt += 1;
     this.stats.reconnects += 1;
-    this.reconnectTimer = global.setTimeout(function () { self.connect(); }, delay);
+    this.reconnectTimer = global.setTimeout(function () { self.connect(); }, this.lastDelay);
   };
 
   TerminalStream.prototype.loadSnapshot = function () {

@@ -1,0 +1,167 @@
+"""A socket's connect once the process is warm (issue 30): the screens' and terminals' connects read the
+database once per token, not once per socket (the hub keeps what a token follows while it hears the
+re-checks, and forgets it on one); a process admitting too many at once, or draining, refuses at once
+(1013); a draining process tells its sockets to come back within a few seconds and closes them (1012).
+On the Redis pub/sub layer of production, through config.asgi, counting the SQL actually executed."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+from unittest import mock
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.conf import settings as django_settings
+from django.db.backends.utils import CursorWrapper
+
+from bingo.electronic.models import Terminal
+from config.asgi import application
+from halls import fanout
+from halls.cashier.services import devices
+from halls.models import Screen
+from tests.bingo.electronic.support import make_speciality, make_terminal
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TIMEOUT = 5
+ORIGIN = [(b"origin", b"http://testserver")]
+
+
+@pytest.fixture
+async def layer(settings: Any) -> AsyncIterator[Any]:
+    config = django_settings.CHANNEL_LAYERS["default"]
+    assert config["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer", config
+    settings.CHANNEL_LAYERS = {
+        "default": {**config, "CONFIG": {**config["CONFIG"], "prefix": f"test-adm-{uuid.uuid4().hex[:12]}"}}
+    }
+    channel_layer = get_channel_layer()
+    yield channel_layer
+    await channel_layer.flush()
+
+
+@pytest.fixture
+def statements() -> Iterator[list[str]]:
+    """Every SQL statement executed meanwhile, on any thread."""
+    seen: list[str] = []
+    execute = CursorWrapper.execute
+
+    def counted(self: CursorWrapper, sql: str, params: Any = None) -> Any:
+        seen.append(sql)
+        return execute(self, sql, params)
+
+    with mock.patch.object(CursorWrapper, "execute", counted):
+        yield seen
+
+
+def screen_socket(token: str) -> WebsocketCommunicator:
+    return WebsocketCommunicator(application, f"/ws/screens/{token}/", headers=ORIGIN)
+
+
+def terminal_socket(terminal: Terminal, token: str) -> WebsocketCommunicator:
+    return WebsocketCommunicator(
+        application, f"/ws/electronic/terminal/?device={terminal.device_id}&token={token}"
+    )
+
+
+async def opened(communicator: WebsocketCommunicator) -> WebsocketCommunicator:
+    connected, code = await communicator.connect(timeout=TIMEOUT)
+    assert connected, code
+    return communicator
+
+
+async def refused(communicator: WebsocketCommunicator) -> int:
+    connected, code = await communicator.connect(timeout=TIMEOUT)
+    assert not connected
+    return int(code)
+
+
+async def test_screens_of_one_token_read_the_database_once_and_a_change_is_read_afresh(
+    layer: Any, screen: Screen, statements: list[str]
+) -> None:
+    first = await opened(screen_socket(screen.token))
+    assert len(statements) == 1, statements  # the token's one read (no second read after the join)
+    hub = fanout.hub()
+    assert hub.admit_reads == 1
+    statements.clear()
+    again = [await opened(screen_socket(screen.token)) for _ in range(20)]
+    assert statements == []  # warm: no database query for any of the 20
+    assert hub.admit_reads == 1
+
+    # The screen deactivated: the re-check closes the open sockets, the hub forgets the token, and the
+    # next connect reads the database and is refused.
+    screen.active = False
+    await database_sync_to_async(screen.save)()
+    for communicator in [first, *again]:
+        assert (await communicator.receive_output(TIMEOUT))["type"] == "websocket.close"
+    statements.clear()
+    assert await refused(screen_socket(screen.token)) == 4404
+    assert len(statements) == 1
+    assert hub.admit_reads == 2
+
+
+async def test_a_cached_token_is_forgotten_when_the_hub_stops_hearing_the_rechecks(
+    layer: Any, screen: Screen, statements: list[str]
+) -> None:
+    communicator = await opened(screen_socket(screen.token))
+    await communicator.disconnect()  # the last socket: the hub stops listening, and forgets
+    hub = fanout.hub()
+    assert hub.channel is None and hub.admitted == {}
+    statements.clear()
+    await (await opened(screen_socket(screen.token))).disconnect()
+    assert len(statements) == 1
+
+
+async def test_terminals_read_the_database_once_per_token_and_a_rotated_token_is_refused(
+    layer: Any, venue: Any, operator: Any, statements: list[str]
+) -> None:
+    speciality = await database_sync_to_async(make_speciality)(venue, operator)
+    terminal, token = await database_sync_to_async(make_terminal)(speciality, operator)
+    statements.clear()
+    first = await opened(terminal_socket(terminal, token))
+    assert len(statements) == 1, statements
+    statements.clear()
+    second = await opened(terminal_socket(terminal, token))
+    assert statements == []
+    # A wrong token is never answered from what the hub keeps: it reads (and is counted as a failure).
+    assert await refused(terminal_socket(terminal, "x" + token[1:])) == 4401
+    assert statements
+
+    device = await database_sync_to_async(lambda: terminal.device)()
+    await database_sync_to_async(devices.rotate_token)(device=device, actor="test")
+    for communicator in (first, second):
+        assert (await communicator.receive_output(TIMEOUT))["type"] == "websocket.close"
+    assert await refused(terminal_socket(terminal, token)) == 4401
+
+
+async def test_past_its_concurrency_a_process_refuses_at_once_without_reading(
+    layer: Any, screen: Screen, settings: Any, statements: list[str]
+) -> None:
+    settings.HALL_SOCKET_ADMIT_CONCURRENCY = 0
+    assert await refused(screen_socket(screen.token)) == fanout.CLOSE_TRY_LATER
+    assert statements == []
+    assert fanout.hub().turned_away == 1
+    settings.HALL_SOCKET_ADMIT_CONCURRENCY = 5
+    await (await opened(screen_socket(screen.token))).disconnect()
+
+
+async def test_a_draining_process_tells_its_sockets_to_come_back_within_the_spread_and_refuses_new_ones(
+    layer: Any, screen: Screen, venue: Any, operator: Any
+) -> None:
+    speciality = await database_sync_to_async(make_speciality)(venue, operator)
+    terminal, token = await database_sync_to_async(make_terminal)(speciality, operator)
+    screens = [await opened(screen_socket(screen.token)) for _ in range(3)]
+    player = await opened(terminal_socket(terminal, token))
+
+    assert await fanout.drain_process(2.5) == 4  # the terminal's two streams: one socket
+    for communicator in [*screens, player]:
+        notice = json.loads(await communicator.receive_from(TIMEOUT))
+        assert notice == {"type": fanout.RESTART_TYPE, "within": 2.5}
+        closed = await communicator.receive_output(TIMEOUT)
+        assert closed == {"type": "websocket.close", "code": fanout.CLOSE_RESTART}
+    assert await refused(screen_socket(screen.token)) == fanout.CLOSE_TRY_LATER
+    assert await refused(terminal_socket(terminal, token)) == fanout.CLOSE_TRY_LATER
