@@ -10,8 +10,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from halls.cashier.models import LedgerTransaction, TxKind
-from halls.cashier.services import player_cards
 from halls.cashier.services import ledger as books
+from halls.cashier.services import player_cards
 from halls.errors import Conflict
 from halls.models import AuditEntry, Venue
 from halls.services import audit
