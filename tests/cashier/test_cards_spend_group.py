@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth.models import User
 
+from halls.cashier.ledger import Kind
 from halls.cashier.models import LedgerTransaction, TxKind
 from halls.cashier.services import ledger as books
 from halls.cashier.services import player_cards
@@ -58,7 +59,7 @@ def test_a_group_answers_each_spend_as_if_alone(venue: Venue, operator: User) ->
     assert moves[2].transaction.pk == moves[0].transaction.pk
     assert player_cards.balance(one) == D("1.00") and player_cards.balance(two) == D("0.40")
     assert LedgerTransaction.objects.filter(kind=TxKind.CARD_SPEND).count() == 4
-    assert books.venue_account(venue.pk, books.Kind.SALES).balance == D("4.60")
+    assert books.venue_account(venue.pk, Kind.SALES).balance == D("4.60")
     assert books.trial_balance(venue.pk).holds
     # One audit entry per posting, in the venue's one chain, which verifies.
     assert AuditEntry.objects.filter(action="ledger.card_spend").count() == 4

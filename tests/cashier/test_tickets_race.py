@@ -14,7 +14,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from halls import metrics
-from halls.cashier.models import LedgerTransaction, Ticket, TicketEventKind, TicketState, TxKind
+from halls.cashier.models import LedgerTransaction, Ticket, TicketEvent, TicketEventKind, TicketState, TxKind
 from halls.cashier.services import tickets
 from halls.errors import Conflict
 from halls.models import Role, Venue
@@ -95,7 +95,7 @@ def test_racing_redemptions_with_other_traffic_redeem_each_ticket_once(venue: Ve
         other
     )
     assert tickets_balance(venue) == 0
-    refusals = tickets.TicketEvent.objects.filter(ticket__venue=venue, kind=TicketEventKind.REFUSED).count()
+    refusals = TicketEvent.objects.filter(ticket__venue=venue, kind=TicketEventKind.REFUSED).count()
     assert refusals == TICKETS
     assert holds(venue)
     # The lock order (and FOR NO KEY UPDATE under commit-time foreign-key checks) leaves no deadlock to retry.
