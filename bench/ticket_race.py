@@ -187,7 +187,8 @@ def run_round(
                     )
             with guard:
                 codes[str(status)] += 1
-                if status >= 500 or (status >= 400 and body.get("code") != "ticket_redeemed"):
+                code = body.get("error", {}).get("code") if isinstance(body.get("error"), dict) else None
+                if status >= 500 or (status >= 400 and code != "ticket_redeemed"):
                     problems.append(f"cashier {i} {what}: {status} {str(body)[:200]}")
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(cashiers))]
