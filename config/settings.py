@@ -661,6 +661,15 @@ HALL_SALES_GROUP_COMMIT = env.bool("HALL_SALES_GROUP_COMMIT", default=True)
 HALL_SALES_GROUP_SIZE = env.int("HALL_SALES_GROUP_SIZE", default=64)
 HALL_SALES_GROUP_WAIT_MS = env.float("HALL_SALES_GROUP_WAIT_MS", default=2.0)
 HALL_SALES_GROUP_RUNNERS = env.int("HALL_SALES_GROUP_RUNNERS", default=2)
+# Player cards' spends (halls.cashier.services.player_cards.spend: a terminal's purchase, a table's buy-in).
+HALL_SPEND_GROUP_COMMIT = env.bool("HALL_SPEND_GROUP_COMMIT", default=True)
+HALL_SPEND_GROUP_SIZE = env.int("HALL_SPEND_GROUP_SIZE", default=64)
+HALL_SPEND_GROUP_WAIT_MS = env.float("HALL_SPEND_GROUP_WAIT_MS", default=2.0)
+HALL_SPEND_GROUP_RUNNERS = env.int("HALL_SPEND_GROUP_RUNNERS", default=2)
+# A service transaction that PostgreSQL broke off (a deadlock, a serialization failure) is run again this
+# many times at most (halls.db_retry), after a jittered pause starting at BACKOFF_MS and doubling.
+HALL_DB_RETRIES = env.int("HALL_DB_RETRIES", default=5)
+HALL_DB_RETRY_BACKOFF_MS = env.float("HALL_DB_RETRY_BACKOFF_MS", default=5.0)
 # Electronic bingo's verification system (bingo.electronic.services.verification, sessions): a session opens
 # only on a passed verification at most this many hours old; a terminal is alive if heard from (its `hello`)
 # within ALIVE seconds and its clock within the tolerance; the server's clock within its tolerance of the

@@ -19,6 +19,7 @@ from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
     CollectorRegistry,
+    Counter,
     Gauge,
     Histogram,
     generate_latest,
@@ -57,6 +58,16 @@ FEED_RECEIPT_LAG = Histogram(
     "hall_regulator_feed_receipt_lag_seconds",
     "The regulator's node: from a feed message's fact time (the installation's clock) to its acceptance.",
     buckets=(*_BUCKETS, 60.0, 300.0, 3600.0),
+)
+DB_RETRIES = Counter(
+    "hall_db_retries_total",
+    "Service transactions run again after a deadlock or serialization failure (halls.db_retry).",
+    ["service", "reason"],
+)
+DB_RETRIES_EXHAUSTED = Counter(
+    "hall_db_retries_exhausted_total",
+    "Service transactions still failing with a deadlock or serialization failure after every retry.",
+    ["service", "reason"],
 )
 OPEN_SOCKETS = Gauge(
     "hall_open_sockets",

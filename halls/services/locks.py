@@ -82,7 +82,8 @@ def lock_audit_head(venue_id: int) -> tuple[str, int, str] | None:
     """The tip of the venue's chain, locked: its hash, length and key; None before its first entry."""
     take(Rank.AUDIT_HEAD, venue_id)
     # SQLite has no FOR UPDATE: its transactions take the database's write lock at BEGIN (settings).
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    # FOR NO KEY UPDATE: the entries' commit-time foreign-key checks never wait for it (cashier locks).
+    lock = " FOR NO KEY UPDATE" if connection.features.has_select_for_update else ""
     sql = f"SELECT last_hash, length, alg FROM {_HEAD} WHERE venue_id = %s{lock}"  # noqa: S608 (a model's table)
     with connection.cursor() as cursor:
         cursor.execute(sql, [venue_id])
@@ -97,7 +98,7 @@ def lock_audit_heads(venue_ids: Sequence[int]) -> dict[int, tuple[str, int, str]
     take_many(Rank.AUDIT_HEAD, ordered)
     sql = (
         f"SELECT venue_id, last_hash, length, alg FROM {_HEAD} "  # noqa: S608 (a model's table)
-        "WHERE venue_id = ANY(%s) ORDER BY venue_id FOR UPDATE"  # locked in the order the rows come
+        "WHERE venue_id = ANY(%s) ORDER BY venue_id FOR NO KEY UPDATE"  # locked in the order the rows come
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [ordered])

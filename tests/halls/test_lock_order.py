@@ -124,3 +124,19 @@ def test_a_further_unit_after_a_rolled_back_savepoint_takes_nothing_more() -> No
         assert not only_held_or_higher()
         forget_further_units()
         take(Rank.AUDIT_HEAD, 1)
+
+
+@pytest.mark.django_db
+def test_the_cashier_ranks_shift_payable_ticket_card_account_audit() -> None:
+    """The cashier's locks in the order halls.locks.Rank gives them; each against it raises, naming both."""
+    order = [Rank.SHIFT, Rank.PAYABLE, Rank.TICKET, Rank.PLAYER_CARD, Rank.ACCOUNT, Rank.AUDIT_HEAD]
+    with transaction.atomic():
+        for rank in order:
+            take(rank, 1)
+    for later, earlier in zip(order[1:], order, strict=False):
+        with transaction.atomic():
+            take(later, 2)
+            with pytest.raises(
+                LockOrderError, match=rf"{earlier.name.lower()} 1 taken after {later.name.lower()} 2"
+            ):
+                take(earlier, 1)

@@ -99,3 +99,54 @@ def test_an_operator_is_locked_through_its_rank() -> None:
     assert company.name != "Salones del Sur"
     renamed = regions.update_operator(operator=company, name="Salones del Sur", actor="t")
     assert renamed.name == "Salones del Sur"
+
+
+# The cashier's money rows: locked only by the lock modules their ranks name, never FOR UPDATE there.
+CASHIER_LOCKED = {
+    "Shift": Rank.SHIFT,
+    "Payable": Rank.PAYABLE,
+    "Ticket": Rank.TICKET,
+    "PlayerCard": Rank.PLAYER_CARD,
+    "PlayerLimit": Rank.PLAYER_LIMIT,
+    "Account": Rank.ACCOUNT,
+}
+
+
+def _row_locks() -> list[tuple[str, ast.Call, str]]:
+    """Every `<Model>.objects...select_for_update(...)` of the product: (module, call, model named)."""
+    found = []
+    for package in PRODUCT:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "select_for_update"
+                ):
+                    found.append((_module(path), node, ast.unparse(node.func.value).split(".")[0]))
+    return found
+
+
+def test_accounts_tickets_and_payables_are_locked_only_through_their_ranks() -> None:
+    """Shifts, payables, tickets, player cards and limits, accounts: every row lock of them is in a lock
+    module halls.locks.TAKEN_BY names for the model's rank (which takes the rank, so the checker sees it)."""
+    locks = [(module, call, model) for module, call, model in _row_locks() if model in CASHIER_LOCKED]
+    outside = [
+        f"{module}:{call.lineno} locks {model}"
+        for module, call, model in locks
+        if module not in TAKEN_BY[CASHIER_LOCKED[model]]
+    ]
+    assert not outside, f"cashier rows locked outside the lock modules of their ranks: {outside}"
+    assert {model for _module, _call, model in locks} == set(CASHIER_LOCKED)
+
+
+def test_the_cashier_rows_are_locked_leaving_commit_time_key_checks_alone() -> None:
+    """FOR NO KEY UPDATE, never FOR UPDATE: a deferred foreign-key check at COMMIT (FOR KEY SHARE on the
+    rows a transaction's inserts name: a ticket event its shift and ticket, a leg its account) never waits
+    for a lock helper's row, so no commit waits outside the rank order (issue 30's three-way deadlock)."""
+    for module, call, model in _row_locks():
+        if model in CASHIER_LOCKED:
+            no_key = {kw.arg: ast.unparse(kw.value) for kw in call.keywords}.get("no_key")
+            assert no_key == "True", f"{module}:{call.lineno} locks {model} FOR UPDATE: use no_key=True"

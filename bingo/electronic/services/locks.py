@@ -78,6 +78,8 @@ def lock_player_cards_where(**filters: Any) -> dict[int, PlayerCard]:
     """The player cards matching `filters` FOR UPDATE in id order, found and locked in one statement (a
     group of purchases names its cards by number), as halls.cashier.services.locks.lock_player_card
     takes one."""
-    rows = list(PlayerCard.objects.select_for_update(of=("self",)).filter(**filters).order_by("pk"))
+    rows = list(
+        PlayerCard.objects.select_for_update(of=("self",), no_key=True).filter(**filters).order_by("pk")
+    )
     take_many(Rank.PLAYER_CARD, [card.pk for card in rows])
     return {card.pk: card for card in rows}

@@ -85,6 +85,12 @@ def check_card(card: PlayerCard) -> None:
         raise card_not_admitted(card)
 
 
+def check_until(card: PlayerCard, until: datetime | None) -> None:
+    """`check_card` on the player's `admitted_until` read already (`admissions_of`, for a group)."""
+    if cards_need_admission(card.venue_id) and not admitted(until, venueclock.now(card.venue_id)):
+        raise card_not_admitted(card)
+
+
 def admissions_of(cards: list[PlayerCard]) -> dict[int, datetime | None]:
     """Each card's player's `admitted_until` by card id (None: anonymous, or never admitted): one query for a
     group of purchases, checked with `admitted` against each venue's time."""

@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from halls import fanout, money
+from halls import db_retry, fanout, money
 from halls.actors import Actor
 from halls.cashier import ledger
 from halls.cashier.models import CashDevice, DeviceKind, DeviceMessage, TxKind
@@ -172,6 +172,7 @@ def _answered(device: CashDevice, seq: int, body: dict[str, str]) -> Answer | No
     return Answer(previous.result, replayed=True)
 
 
+@db_retry.retried("cashier.notes_in")
 def notes_in(*, device: CashDevice, seq: int, card: str, amount: Any) -> Answer:
     """The device's bill reader took `amount` in notes for `card` (its number or QR payload): the
     device's stacker is debited, the card credited (TxKind.DEVICE_CASH_IN, no shift). Once per seq. Refused

@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, ExpressionWrapper, F, OuterRef, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -405,13 +405,25 @@ def _move_balances(deltas: Iterable[Mapping[int, Decimal]], *, held: bool = Fals
     # card account each and the sales account, and this runs while the venue's books are held. Rows are
     # taken in id order first (as one UPDATE per account took them): the UPDATE's own scan may walk the
     # table in its physical order, and two groups taking shared rows in different orders would deadlock.
+    ids = sorted(moved) if held else lock_balances(moved)  # through its rank (halls.locks.Rank.ACCOUNT)
+    if connection.vendor == "postgresql":
+        # The same UPDATE in SQL (the accounts' ids and deltas as two arrays): the ORM's CASE of one WHEN
+        # per account cost more CPU to build than the rest of a group of card spends.
+        with connection.cursor() as cursor:
+            cursor.execute(_MOVE_SQL, [ids, [moved[pk] for pk in ids]])
+        return
     money_field: MoneyField[Decimal, Decimal] = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
     by_account = Case(
-        *(When(pk=pk, then=Value(moved[pk], output_field=money_field)) for pk in sorted(moved)),
+        *(When(pk=pk, then=Value(moved[pk], output_field=money_field)) for pk in ids),
         output_field=money_field,
     )
-    ids = sorted(moved) if held else lock_balances(moved)  # through its rank (halls.locks.Rank.ACCOUNT)
     Account.objects.filter(pk__in=ids).update(balance=F("balance") + by_account)
+
+
+_MOVE_SQL = f"""
+UPDATE "{Account._meta.db_table}" AS account SET balance = account.balance + moved.delta
+FROM unnest(%s::bigint[], %s::numeric[]) AS moved (id, delta) WHERE account.id = moved.id
+"""  # noqa: S608 - the model's own table
 
 
 def sealed_data(

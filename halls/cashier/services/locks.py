@@ -1,6 +1,14 @@
 """Every lock of the cashier, each through its rank (halls.locks): a shift, a payable, a ticket, a player
 card, a player's limit, then the accounts money is taken from and the accounts whose balances a posting
-moves."""
+moves.
+
+Every row is locked FOR NO KEY UPDATE (written "FOR UPDATE" below for short): it excludes every other
+locker and writer as FOR UPDATE does, but not the FOR KEY SHARE that PostgreSQL's deferred foreign-key
+checks take at COMMIT on the rows a transaction's inserts name (a ticket's event names its shift and its
+ticket, a leg its account). Those commit-time locks are outside the rank order: with FOR UPDATE, a
+transaction committing with the audit chain's head held waited for a shift or a ticket locked by a
+transaction that waited, through an account, for that head (issue 30's three-way deadlock of two
+cashiers redeeming one ticket). Nothing deletes these rows or changes their keys."""
 
 from __future__ import annotations
 
@@ -18,7 +26,12 @@ from halls.locks import Rank, take, take_many
 def lock_shift(shift_id: int) -> Shift:
     """The shift FOR UPDATE, with its till (every operation at a till holds it, so closing waits for them)."""
     take(Rank.SHIFT, shift_id)
-    shift = Shift.objects.select_for_update(of=("self",)).select_related("till").filter(pk=shift_id).first()
+    shift = (
+        Shift.objects.select_for_update(of=("self",), no_key=True)
+        .select_related("till")
+        .filter(pk=shift_id)
+        .first()
+    )
     if shift is None:
         raise NotFound(_("No shift %(shift)s.") % {"shift": shift_id}, code="unknown_shift")
     return shift
@@ -26,7 +39,7 @@ def lock_shift(shift_id: int) -> Shift:
 
 def lock_payable(payable_id: int) -> Payable:
     take(Rank.PAYABLE, payable_id)
-    payable = Payable.objects.select_for_update(of=("self",)).filter(pk=payable_id).first()
+    payable = Payable.objects.select_for_update(of=("self",), no_key=True).filter(pk=payable_id).first()
     if payable is None:
         raise NotFound(_("No prize %(payable)s to pay.") % {"payable": payable_id}, code="unknown_payable")
     return payable
@@ -34,17 +47,27 @@ def lock_payable(payable_id: int) -> Payable:
 
 def lock_ticket(ticket_id: int) -> Ticket:
     take(Rank.TICKET, ticket_id)
-    return Ticket.objects.select_for_update(of=("self",)).get(pk=ticket_id)
+    return Ticket.objects.select_for_update(of=("self",), no_key=True).get(pk=ticket_id)
 
 
 def lock_player_card(card_id: int) -> PlayerCard:
     take(Rank.PLAYER_CARD, card_id)
-    return PlayerCard.objects.select_for_update(of=("self",)).get(pk=card_id)
+    return PlayerCard.objects.select_for_update(of=("self",), no_key=True).get(pk=card_id)
+
+
+def lock_player_cards(card_ids: Iterable[int]) -> dict[int, PlayerCard]:
+    """The cards FOR UPDATE in id order, in one statement (a group of spends): id -> card."""
+    ids = sorted(set(card_ids))
+    if not ids:
+        return {}
+    take_many(Rank.PLAYER_CARD, ids)
+    rows = PlayerCard.objects.select_for_update(of=("self",), no_key=True).filter(pk__in=ids).order_by("pk")
+    return {row.pk: row for row in rows}
 
 
 def lock_player_limit(limit_id: int) -> PlayerLimit:
     take(Rank.PLAYER_LIMIT, limit_id)
-    return PlayerLimit.objects.select_for_update(of=("self",)).get(pk=limit_id)
+    return PlayerLimit.objects.select_for_update(of=("self",), no_key=True).get(pk=limit_id)
 
 
 def lock_player_limits(limit_ids: Iterable[int]) -> dict[int, PlayerLimit]:
@@ -54,7 +77,7 @@ def lock_player_limits(limit_ids: Iterable[int]) -> dict[int, PlayerLimit]:
     if not ids:
         return {}
     take_many(Rank.PLAYER_LIMIT, ids)
-    rows = PlayerLimit.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
+    rows = PlayerLimit.objects.select_for_update(of=("self",), no_key=True).filter(pk__in=ids).order_by("pk")
     return {row.pk: row for row in rows}
 
 
@@ -64,7 +87,7 @@ def lock_accounts(account_ids: Iterable[int]) -> dict[int, Account]:
     if not ids:
         return {}
     take_many(Rank.ACCOUNT, ids)
-    rows = Account.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
+    rows = Account.objects.select_for_update(of=("self",), no_key=True).filter(pk__in=ids).order_by("pk")
     return {a.pk: a for a in rows}
 
 
@@ -72,7 +95,7 @@ def lock_accounts_where(**filters: Any) -> list[Account]:
     """The accounts matching `filters` FOR UPDATE in id order, found and locked in one statement (a ball's
     winners' accounts by their cards, a venue's accounts by their codes): `lock_accounts` when the ids are
     not known yet (the rank is recorded once they are, before anything else is locked)."""
-    rows = list(Account.objects.select_for_update(of=("self",)).filter(**filters).order_by("pk"))
+    rows = list(Account.objects.select_for_update(of=("self",), no_key=True).filter(**filters).order_by("pk"))
     take_many(Rank.ACCOUNT, [a.pk for a in rows])
     return rows
 
@@ -86,6 +109,6 @@ def lock_balances(account_ids: Iterable[int]) -> list[int]:
         return ids
     take_many(Rank.ACCOUNT, ids)
     if connection.features.has_select_for_update:
-        rows = Account.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
+        rows = Account.objects.select_for_update(of=("self",), no_key=True).filter(pk__in=ids).order_by("pk")
         list(rows.values_list("pk"))
     return ids

@@ -36,7 +36,7 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from halls import events, i18n, money
+from halls import db_retry, events, i18n, money
 from halls.access import require_role
 from halls.actors import Actor, actor_label
 from halls.cashier import hooks, ledger
@@ -243,6 +243,7 @@ def _replay(payable_id: int, key: str) -> Payout | None:
     return None
 
 
+@db_retry.retried("cashier.pay_payable")
 def pay_payable(
     *,
     payable: Payable,

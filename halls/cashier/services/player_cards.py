@@ -11,18 +11,21 @@ Personal data (a player's name and ID document) never goes into the audit's data
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from halls import i18n, money
+from halls import db_retry, i18n, money
 from halls.access import require_role
 from halls.actors import Actor
 from halls.cashier import cardnumber, hooks, ledger
@@ -42,15 +45,17 @@ from halls.cashier.models import (
 from halls.cashier.printing.document import Barcode, Document, Field, Symbology
 from halls.cashier.services import admitted
 from halls.cashier.services import ledger as books
-from halls.cashier.services.locks import lock_player_card
+from halls.cashier.services.locks import lock_accounts, lock_player_card, lock_player_cards
 from halls.cashier.services.printing import PrintResult, print_document
 from halls.cashier.services.shifts import open_shift_of
-from halls.errors import Conflict, InvalidInput, NotFound
+from halls.errors import Conflict, DomainError, InvalidInput, NotFound
+from halls.group_commit import ProcessGroup, together_or_one_by_one
 from halls.models import Role, Venue
 from halls.services import audit
 
 # The largest amount a ledger leg holds: numeric(14, 2).
 MAX_AMOUNT = money.MAX_BET
+log = logging.getLogger(__name__)
 KEY_LENGTH = 80  # the caller's idempotency key; the ledger key adds the operation's prefix
 
 
@@ -246,6 +251,7 @@ def issue_card(*, venue_id: int, actor: Actor, player: Player | None = None) -> 
 # --- money in and out at the cashier --------------------------------------------------------------------
 
 
+@db_retry.retried("cashier.cash_in")
 def cash_in(*, card: PlayerCard, amount: Decimal, means: Means | str, key: str, actor: User) -> CardMove:
     """The cashier loads `amount` onto the card, paid in cash or by bank card: that drawer of the
     cashier's open shift is debited, the card credited. Retried under `key`: the first move."""
@@ -278,6 +284,7 @@ def cash_in(*, card: PlayerCard, amount: Decimal, means: Means | str, key: str, 
         return _move(locked, posted, amount)
 
 
+@db_retry.retried("cashier.cash_out")
 def cash_out(
     *,
     card: PlayerCard,
@@ -355,6 +362,21 @@ def cash_out(
 # --- spending (electronic bingo's terminals) ------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Spend:
+    """One spend as `spend` was asked for it (checked), for a group or alone."""
+
+    card_id: int
+    venue_id: int
+    amount: Decimal
+    ledger_key: str
+    actor: Actor
+    device: str
+    memo: str
+    data: dict[str, Any]
+    language: str | None
+
+
 def spend(
     *,
     card: PlayerCard,
@@ -368,27 +390,153 @@ def spend(
     """Take `amount` from the card for a purchase (card debit, sales credit; no shift: no till is
     crossed). `key` makes it idempotent (ledger key "card_spend:<key>"); `device` is the terminal (a
     CashDevice or its label). Refuses `card_blocked`, `insufficient_balance` (nothing written). Two spends
-    of one card at once are decided one after the other (the card, then its account, are locked)."""
-    amount = amount_of(amount)
-    key = _key(key)
+    of one card at once are decided one after the other (the card, then its account, are locked).
+
+    On PostgreSQL, outside a caller's transaction, the spends this process receives at once are written in
+    one transaction (a group commit, HALL_SPEND_GROUP_*: see `_spend_together`), each answered as if alone."""
     label = device.name if isinstance(device, CashDevice) else str(device)
+    order = _Spend(
+        card_id=card.pk,
+        venue_id=card.venue_id,
+        amount=amount_of(amount),
+        ledger_key=f"card_spend:{_key(key)}",
+        actor=actor,
+        device=label[:80],
+        memo=memo[:200],
+        data=dict(data or {}),
+        language=translation.get_language(),
+    )
+    if _spend_group.enabled() and connection.vendor == "postgresql" and not connection.in_atomic_block:
+        return _spend_group.get().submit(order)
+    return _spend_alone(order)
+
+
+def _spend_alone(order: _Spend) -> CardMove:
+    return db_retry.run("cashier.spend", lambda: _spend_once(order))
+
+
+def _spend_once(order: _Spend) -> CardMove:
     with transaction.atomic():
-        locked = lock_player_card(card.pk)
-        ledger_key = f"card_spend:{key}"
-        _usable(locked, ledger_key)
-        _admitted(locked, ledger_key)
+        locked = lock_player_card(order.card_id)
+        _usable(locked, order.ledger_key)
+        _admitted(locked, order.ledger_key)
         sales = books.venue_account(locked.venue_id, Kind.SALES)
         posted = books.post(
             venue_id=locked.venue_id,
             kind=TxKind.CARD_SPEND,
-            key=ledger_key,
-            legs=[ledger.debit(books.card_account(locked).pk, amount), ledger.credit(sales.pk, amount)],
-            actor=actor,
-            device=label[:80],
-            memo=memo[:200],
-            data={"card": locked.number, **(data or {})},
+            key=order.ledger_key,
+            legs=[
+                ledger.debit(books.card_account(locked).pk, order.amount),
+                ledger.credit(sales.pk, order.amount),
+            ],
+            actor=order.actor,
+            device=order.device,
+            memo=order.memo,
+            data={"card": locked.number, **order.data},
         )
-        return _move(locked, posted, amount)
+        return _move(locked, posted, order.amount)
+
+
+def _spend_posting(order: _Spend, card: PlayerCard, account: Account, sales: Account) -> books.Posting:
+    return books.Posting(
+        kind=TxKind.CARD_SPEND,
+        key=order.ledger_key,
+        legs=[ledger.debit(account.pk, order.amount), ledger.credit(sales.pk, order.amount)],
+        actor=order.actor,
+        device=order.device,
+        memo=order.memo,
+        data={"card": card.number, **order.data},
+    )
+
+
+def _spend_together(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
+    """A group of one venue's spends in one transaction, as `_spend_once` would write them one after the
+    other: the cards locked in id order, then their accounts (halls.locks), each spend checked in turn on
+    the balances held (a refused one is answered its refusal and writes nothing), the others posted by one
+    `post_many` (one audit append for them all)."""
+    venue_id = orders[0].venue_id
+    answers: list[CardMove | BaseException | None] = [None] * len(orders)
+    with transaction.atomic():
+        cards = lock_player_cards(o.card_id for o in orders)
+        accounts = {a.card_id: a for a in Account.objects.filter(card_id__in=cards, kind=Kind.PLAYER_CARD)}
+        for card_id in cards.keys() - accounts.keys():
+            accounts[card_id] = books.card_account(cards[card_id])
+        locked = lock_accounts(a.pk for a in accounts.values())
+        sales = books.venue_account(venue_id, Kind.SALES)
+        keys = {o.ledger_key for o in orders}
+        earlier = set(
+            LedgerTransaction.objects.filter(venue_id=venue_id, key__in=keys).values_list("key", flat=True)
+        )
+        running = {pk: a.balance for pk, a in locked.items()}
+        postings: list[books.Posting] = []
+        chosen: list[int] = []
+        after: dict[int, Decimal] = {}
+        seen: set[str] = set()
+        until = admitted.admissions_of(list(cards.values()))
+        for i, order in enumerate(orders):
+            card = cards[order.card_id]
+            account = locked[accounts[card.pk].pk]
+            fresh = order.ledger_key not in earlier and order.ledger_key not in seen
+            try:
+                with _speaking(order.language):
+                    if fresh:
+                        check_active(card)
+                        admitted.check_until(card, until[card.pk])
+                        if running[account.pk] < order.amount:
+                            raise short(account, running[account.pk], order.amount)
+            except DomainError as exc:
+                answers[i] = exc
+                continue
+            if fresh:
+                running[account.pk] -= order.amount
+                seen.add(order.ledger_key)
+            postings.append(_spend_posting(order, card, account, sales))
+            chosen.append(i)
+            after[i] = running[account.pk]
+        held = {**{a.pk: a for a in locked.values()}, sales.pk: sales}
+        posted = books.post_many(venue_id=venue_id, postings=postings, held=held)
+        for i, one in zip(chosen, posted, strict=True):
+            order = orders[i]
+            balance = after[i] if not one.replayed else running[accounts[order.card_id].pk]
+            answers[i] = CardMove(
+                card=cards[order.card_id],
+                transaction=one.transaction,
+                amount=order.amount,
+                balance=balance,
+                replayed=one.replayed,
+            )
+    return [a for a in answers if a is not None]
+
+
+def _speaking(language: str | None) -> contextlib.AbstractContextManager[None]:
+    """A refusal in the asker's language (a group is written on one caller's thread)."""
+    return translation.override(language) if language else contextlib.nullcontext()
+
+
+def _spend_alone_speaking(order: _Spend) -> CardMove:
+    with _speaking(order.language):
+        return _spend_alone(order)
+
+
+def write_spends(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
+    """Each spend's answer: each venue's spends together in one transaction, or one by one if they cannot
+    commit as a whole (a database error, a deadlock)."""
+    answers: dict[int, CardMove | BaseException] = {}
+    venues = sorted({o.venue_id for o in orders})
+    for venue_id in venues:
+        mine = [i for i, o in enumerate(orders) if o.venue_id == venue_id]
+
+        def together(group: Sequence[_Spend]) -> list[CardMove | BaseException]:
+            return _spend_together(group)
+
+        got = together_or_one_by_one(
+            [orders[i] for i in mine], together, _spend_alone_speaking, log=log, what="card spends"
+        )
+        answers.update(zip(mine, got, strict=True))
+    return [answers[i] for i in range(len(orders))]
+
+
+_spend_group: ProcessGroup[_Spend, CardMove] = ProcessGroup(write_spends, "HALL_SPEND_GROUP")
 
 
 # --- history --------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from halls import i18n, money
+from halls import db_retry, i18n, money
 from halls.access import require_role, roles_in
 from halls.cashier import ledger
 from halls.cashier.ledger import Kind
@@ -47,6 +47,7 @@ def _public(shift: Shift) -> dict[str, object]:
     }
 
 
+@db_retry.retried("cashier.open_shift")
 def open_shift(*, till: Till, cashier: User, float_amount: Decimal, actor: User) -> Shift:
     """Open `cashier`'s shift on `till` with a counted float of cash (taken from the house)."""
     require_role(actor, till.venue_id, Role.CASHIER)
@@ -201,6 +202,7 @@ class CashUp:
         return not any(self.differences.values())
 
 
+@db_retry.retried("cashier.close_shift")
 def close_shift(
     *,
     shift: Shift,
@@ -306,6 +308,7 @@ def close_shift(
 # --- a cash device's stacker, collected at a till -------------------------------------------------------
 
 
+@db_retry.retried("cashier.empty_device")
 def empty_device(
     *, shift: Shift, device: CashDevice, actor: User, key: str, amount: Decimal | None = None
 ) -> books.Posted:

@@ -39,7 +39,7 @@ from django.utils import timezone, translation
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
-from halls import events, i18n, money
+from halls import db_retry, events, i18n, money
 from halls.access import require_role
 from halls.actors import Actor, actor_label
 from halls.cashier import cardnumber, hooks, ledger, tito
@@ -403,6 +403,7 @@ def _earlier_issue(venue_id: int, key: str, amount: Decimal | None) -> Issued | 
     return Issued(ticket, replayed=True)
 
 
+@db_retry.retried("cashier.issue_for_payment")
 def issue_for_payment(*, venue_id: int, amount: Decimal, means: Means | str, key: str, actor: User) -> Issued:
     """The cashier sells a ticket for money paid in (cash or a bank card): that means' drawer → tickets, in
     the cashier's open shift (no_open_shift otherwise). `key`: the request's idempotency key."""
@@ -448,6 +449,7 @@ def _card_balance_amount(account: Account, amount: Decimal | None) -> Decimal:
     return account.balance
 
 
+@db_retry.retried("cashier.issue_from_card")
 def issue_from_card(
     *, venue_id: int, card_number: str, amount: Decimal | None, key: str, actor: User
 ) -> Issued:
@@ -527,6 +529,7 @@ def _device_message(
         raise _seq_reused(seq) from None
 
 
+@db_retry.retried("cashier.cash_out_to_ticket")
 def cash_out_to_ticket(
     *, device: CashDevice, card_number: str, seq: int, amount: Decimal | None = None
 ) -> Issued:
@@ -745,6 +748,7 @@ def _record_refusal(
         )
 
 
+@db_retry.retried("cashier.redeem_for_cash")
 def redeem_for_cash(
     *, venue_id: int, number: str, key: str, actor: User, identification: int | None = None
 ) -> Redeemed:
@@ -801,6 +805,7 @@ def _into_card(venue_id: int, card_number: str) -> Callable[[Shift | None], _Tar
     return target
 
 
+@db_retry.retried("cashier.redeem_into_card")
 def redeem_into_card(*, venue_id: int, number: str, card_number: str, key: str, actor: User) -> Redeemed:
     """The cashier loads a ticket into a player card (card_blocked, unknown_card, player_not_admitted
     refused)."""
@@ -845,6 +850,7 @@ def _refuse_cage_only(ticket: Ticket) -> None:
     )
 
 
+@db_retry.retried("cashier.redeem_at_device")
 def redeem_at_device(*, device: CashDevice, number: str, card_number: str, seq: int) -> Redeemed:
     """A terminal's ticket-in (device message): the ticket into the card inserted in it. No shift. The same
     (device, seq) again answers the first result; the seq of another message is refused seq_reused."""
@@ -897,6 +903,7 @@ def expire_tickets(now: datetime | None = None, *, batch: int = 500) -> int:
         after = due[-1]
 
 
+@db_retry.retried("cashier.expire_one")
 def _expire_one(ticket_id: int, now: datetime) -> bool:
     with transaction.atomic():
         ticket = lock_ticket(ticket_id)
