@@ -15,7 +15,8 @@ here before the run) and every game committed before its sales and balls, so the
 The portal's side: an authority user signed in (a session, as the portal's staff) holds the portal's socket
 (``/ws/authority/``) on each web process and does what the portal's page does (halls/regulator/static/
 regulator/portal.js): on an event it reloads the live page's fragment (``/authority/live/?fragment=1``),
-at most once a second, never sooner than 250 ms after the event.
+at most once a second, never sooner than 250 ms after the event (``--no-page``: the sockets only, to see the
+intake's lag without the pages' load on the node).
 
 Phases, each WINDOW seconds:
 
@@ -333,7 +334,7 @@ def client_process(conn: Any, node: dict[str, Any], mine: list[int], ports: list
 # --- the portal's page ---------------------------------------------------------------------------------
 
 
-def portal_process(conn: Any, cookie: str, ports: list[int]) -> None:
+def portal_process(conn: Any, cookie: str, ports: list[int], reload_page: bool) -> None:
     """The authority's open pages: a portal socket on each web process, each reloading its fragment as
     portal.js does. Reports, per message told, when its event arrived and when a fragment reloaded after
     it came back."""
@@ -376,7 +377,7 @@ def portal_process(conn: Any, cookie: str, ports: list[int]) -> None:
                         for sequence in range(int(data.get("first", last)), last + 1):  # the run it tells
                             told.setdefault((uid, sequence), now)
                             waiting.append((uid, sequence))
-                    if waiting and (reloading is None or reloading.done()):
+                    if waiting and reload_page and (reloading is None or reloading.done()):
                         wait = max(PAGE_MIN_WAIT, last_load + PAGE_MIN_GAP - now)
                         reloading = asyncio.create_task(reload(waiting, wait))
                         waiting = []
@@ -553,6 +554,9 @@ def main() -> int:
     parser.add_argument("--fresh", action="store_true", help="drop and recreate the scratch database")
     parser.add_argument("--lock", help="a file to hold flock'ed while measuring (after the provisioning)")
     parser.add_argument("--quick", action="store_true", help="60 installations, 5 s windows")
+    parser.add_argument(
+        "--no-page", action="store_true", help="the portal's sockets only: no page reloads its fragment"
+    )
     args = parser.parse_args()
     if args.quick:
         args.installations, args.window = 60, 5.0
@@ -601,7 +605,9 @@ def main() -> int:
     try:
         for port in ports:
             netsim.wait_listening(port)
-        portal = ctx.Process(target=portal_process, args=(portal_child, node["cookie"], ports), daemon=True)
+        portal = ctx.Process(
+            target=portal_process, args=(portal_child, node["cookie"], ports, not args.no_page), daemon=True
+        )
         portal.start()
         opened = portal_pipe.recv()["open"]
         print(f"portal sockets open: {opened}/{len(ports)}", flush=True)

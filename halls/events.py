@@ -188,6 +188,23 @@ def publish_many(events: Sequence[Event]) -> None:
             log.exception("could not publish an event on %s", stream)
 
 
+def publish_unawaited(event: Event) -> None:
+    """`publish`, without waiting for the channel layer's answer: for a stream whose readers only reload
+    on an event and never count them (the authority's portal), sent from a request that should not hold
+    its thread and its database connection for a Redis round trip. A failure is logged when it happens."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    message = {"type": CHANNEL_MESSAGE_TYPE, "stream": event.stream, "text": event.encode()}
+
+    def logged(sent: Future[Any]) -> None:
+        failed = sent.exception()
+        if failed is not None:
+            log.error("could not publish %s #%s on %s: %r", event.type, event.seq, event.stream, failed)
+
+    _publisher.submit(layer, layer.group_send(group_name(event.stream), message)).add_done_callback(logged)
+
+
 def send_to_group(layer: Any, group: str, message: dict[str, Any]) -> None:
     """One channel-layer message to a group, from any thread, on the publisher's loop (see below)."""
     _publisher.run(layer, layer.group_send(group, message))

@@ -57,4 +57,4 @@ def published(messages: Sequence[FeedMessage]) -> None:
     """Tell the portal's open pages that `messages` (one installation's run, in order) were accepted: call
     after their transaction committed; a failure to publish is logged, never raised (the pages catch up)."""
     if messages:
-        events.publish(event_of(messages))
+        events.publish_unawaited(event_of(messages))  # the pages only reload: no order, no wait
