@@ -17,10 +17,11 @@ Locks outside the table: PostgreSQL checks a transaction's (deferred) foreign ke
 FOR KEY SHARE on every row its inserts name, whatever it holds by then (the audit chain's head). A row a
 helper locks FOR UPDATE would make such a commit wait outside this order (issue 30: a ticket's refusal,
 committing with the head held, waited for its cashier's shift, held by that cashier's next operation
-waiting for the head; or for a ticket held by a redemption waiting for an account or the head). So the cashier's helpers and the audit head lock FOR NO KEY UPDATE, which
-excludes every other locker and writer but not a foreign-key check (tests/halls/test_lock_ranks.py checks
-it). A transaction PostgreSQL still breaks off (deadlock, serialization) is retried by the cashier's write
-services (halls.db_retry), never answered 500.
+waiting for the head; or for a ticket held by a redemption waiting for an account or the head). So the
+cashier's helpers and the audit head lock FOR NO KEY UPDATE, which excludes every other locker and writer
+but not a foreign-key check (tests/halls/test_lock_ranks.py checks it). A transaction PostgreSQL still
+breaks off (deadlock, serialization) is retried by the cashier's write services (halls.db_retry), never
+answered 500.
 """
 
 from __future__ import annotations
