@@ -141,7 +141,7 @@ TAKEN_BY: dict[Rank, tuple[str, ...]] = {
     Rank.TICKET: (_CASHIER,),
     Rank.PLAYER_CARD: (_CASHIER, _ELECTRONIC),
     Rank.PLAYER_LIMIT: (_CASHIER,),
-    Rank.ACCOUNT: (_CASHIER,),
+    Rank.ACCOUNT: (_CASHIER, "bingo.electronic.services.awards"),  # a prize step: its winners' in one
     Rank.AUDIT_HEAD: (_HALLS,),
     Rank.STREAM: ("halls.events",),
 }

@@ -22,7 +22,7 @@ SPREAD = 1.0
 
 def serving_hub() -> tuple[fanout.StreamHub, asyncio.AbstractEventLoop]:
     """The server thread's hub (the one with sockets) and its loop."""
-    found = [(hub, loop) for loop, hub in list(fanout._hubs.items()) if hub.members]
+    found = [(hub, loop) for loop, hub in list(fanout._hubs.items()) if hub.members and loop.is_running()]
     assert len(found) == 1, found
     return found[0]
 

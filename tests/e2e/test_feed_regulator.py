@@ -246,7 +246,7 @@ def test_two_venues_and_a_central_feed_the_node_through_a_cut_line_once_and_in_o
         ls.wait_for(lambda: open_alarms("silent"), SILENCE_SECONDS + 15, "the node's sweep to see it", logs)
         assert open_alarms("silent") == [uid["venue_a"]]  # the others' heartbeats kept them heard
         queued = shell["venue_a"].call("feed_state", "tests.e2e.feed_actions")
-        assert queued["backlog"] >= 3 and queued["age"] > SILENCE_SECONDS, queued
+        assert queued["backlog"] >= 3, queued  # queued behind the cut
         assert accepted(uid["venue_a"]) <= before_cut + 1  # at most one in flight at the cut
         assert link["venue_a"].proc.poll() is None, logs()
 

@@ -125,7 +125,7 @@ def _lock_in_one(game: ElectronicGame, cards: list[int], venue_id: int, kinds: l
     codes = [k.value for k in kinds]
     marks = ", ".join(["%s"] * len(cards))
     code_marks = ", ".join(["%s"] * len(codes))
-    lock = " FOR UPDATE OF a" if connection.features.has_select_for_update_of else ""
+    lock = " FOR NO KEY UPDATE OF a" if connection.features.has_select_for_update_of else ""
     sql = (
         f"SELECT a.*, c.id AS won_card, c.purchase_id AS won_purchase, p.terminal_id AS won_terminal "  # noqa: S608 (models' tables)
         f"FROM {account} a LEFT JOIN ({card} c JOIN {purchase} p ON p.id = c.purchase_id) "

@@ -83,7 +83,7 @@ def test_a_step_reads_the_game_once_and_audits_and_numbers_in_few_statements(
         s for s in statements(captured, "bingo_ball") if s.startswith("INSERT")
     ]
     heads = statements(captured, "halls_auditchainhead")
-    assert len(heads) == 2 and "FOR UPDATE" in heads[0]  # lock the tip; write entry and tip together
+    assert len(heads) == 2 and "FOR NO KEY UPDATE" in heads[0]  # lock the tip; write entry and tip together
     assert statements(captured, "halls_auditentry") == heads[1:]
     # Three balls complete no card of twelve: no completion written, and the consoles' list is unchanged.
     assert [s.split()[0] for s in statements(captured, "halls_streamcursor")] == ["UPDATE"]
