@@ -43,7 +43,6 @@ import multiprocessing as mp
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -59,6 +58,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("HALL_DOOR_CARDS_NEED_ADMISSION", "0")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/hall_bench_esales")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/2")
+
+from netsim import (  # noqa: E402  (bench/netsim.py: what the benches share)
+    cpu_seconds,
+    ensure_database,
+    free_port,
+    percentile,
+    print_timings,
+    wait_listening,
+)
 
 PYTHON = sys.executable
 FUNDING = Decimal("20.00")
@@ -90,18 +98,6 @@ RULES: dict[str, Any] = {
 
 
 # --- setup ---------------------------------------------------------------------------------------------
-
-
-def ensure_database(url: str, *, fresh: bool) -> None:
-    import psycopg
-
-    name = url.rsplit("/", 1)[1].split("?")[0]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if fresh:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def provision(run: str, terminals: int) -> dict[str, Any]:
@@ -300,33 +296,6 @@ def _rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU of the processes (all their threads) so far."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / ticks
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_listening(port: int, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1.0):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"nothing listens on port {port}")
-
-
 # --- the clients ---------------------------------------------------------------------------------------
 
 
@@ -496,13 +465,6 @@ def plan_for(
 # --- figures and checks --------------------------------------------------------------------------------
 
 
-def percentile(ordered: list[float], q: float) -> float:
-    if not ordered:
-        return float("nan")
-    rank = max(1, round(q / 100 * len(ordered) + 0.5 - 1e-9))
-    return ordered[min(rank, len(ordered)) - 1]
-
-
 def summary(name: str, results: list[dict[str, Any]], window: float) -> dict[str, Any]:
     ok = sorted(r["ms"] for r in results if 200 <= r["status"] < 300)
     lag = sorted(r["lag_ms"] for r in results)
@@ -512,12 +474,12 @@ def summary(name: str, results: list[dict[str, Any]], window: float) -> dict[str
     figures = {
         "n": len(results),
         "ok": len(ok),
-        "p50": percentile(ok, 50),
-        "p95": percentile(ok, 95),
-        "p99": percentile(ok, 99),
+        "p50": percentile(ok, 0.5),
+        "p95": percentile(ok, 0.95),
+        "p99": percentile(ok, 0.99),
         "max": ok[-1] if ok else float("nan"),
         "per_s": len(ok) / window,
-        "lag_p99": percentile(lag, 99),
+        "lag_p99": percentile(lag, 0.99),
         "codes": codes,
     }
     print(
@@ -532,7 +494,7 @@ def summary(name: str, results: list[dict[str, Any]], window: float) -> dict[str
     if len(seconds) > 1:  # when in the window the slow ones were sent
         print(
             "           p99 by second of the window: "
-            + " ".join(f"{percentile(sorted(v), 99):.0f}" for _s, v in sorted(seconds.items()))
+            + " ".join(f"{percentile(sorted(v), 0.99):.0f}" for _s, v in sorted(seconds.items()))
         )
     for r in results:
         if r["status"] >= 300 or r["status"] == 0:
@@ -589,23 +551,6 @@ def check(hall: dict[str, Any], bought: dict[int, dict[str, Any]], retried_ok: b
     for problem in problems:
         print(f"  NOT EXACT: {problem}")
     return not problems
-
-
-def print_timings(paths: list[Path]) -> None:
-    merged: dict[str, list[float]] = {}
-    for path in paths:
-        if path.exists():
-            for label, values in json.loads(path.read_text()).items():
-                merged.setdefault(label, []).extend(values)
-    if not merged:
-        return
-    print("\nwhere a purchase's time goes (inside the web processes, ms):")
-    for label, values in merged.items():
-        values.sort()
-        print(
-            f"  {label:<32} n={len(values):<5} p50={percentile(values, 50) * 1000:7.2f} "
-            f"p99={percentile(values, 99) * 1000:7.2f} mean={sum(values) / len(values) * 1000:7.2f}"
-        )
 
 
 # --- main ----------------------------------------------------------------------------------------------
@@ -813,7 +758,7 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 proc.kill()
     print(f"load average after: {os.getloadavg()[0]:.1f}; web logs in {workdir}")
-    print_timings(timings)
+    print_timings(timings, "where a purchase's time goes")
     hall["terminals"] += warmers
     exact = check(hall, {**bought, **warm_bought}, retried_ok) and not any(
         r["status"] >= 500 or r["status"] == 0 for r in product

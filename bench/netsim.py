@@ -1,8 +1,8 @@
 """What the network benches share: simulated installations' HTTP connections, the scratch database, the
 processes' CPU, ports, percentiles and the web processes' timing of the paths they measure.
 
-Not a test and not the product: imported by the scripts beside it (bench/network.py's central, bench/
-feed_node.py's regulator node), which put this directory on ``sys.path``.
+Not a test and not the product: imported by the scripts beside it (the network benches, the screens' and
+the terminals' benches, the electronic sales bench), which run with this directory on ``sys.path``.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class Http:
 # --- the scratch database and the processes -----------------------------------------------------------------
 
 
-def ensure_database(url: str, *, fresh: bool) -> None:
+def ensure_database(url: str, *, fresh: bool = False) -> None:
     """The database of `url` exists (dropped and made again with `fresh`)."""
     import psycopg
 

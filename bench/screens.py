@@ -46,7 +46,6 @@ import json
 import os
 import select
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -64,6 +63,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/hall_bench_screens")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/3")
+
+from netsim import cpu_seconds, ensure_database, free_port, wait_listening  # noqa: E402 (bench/netsim.py)
 
 from halls.eventtypes import EventType  # noqa: E402 (pure: the one list of event types)
 
@@ -288,23 +289,6 @@ def use_uvloop() -> None:
 # --- processes --------------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_listening(port: int, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1.0):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"nothing listens on port {port}")
-
-
 def stop_all(procs: list[subprocess.Popen[bytes]]) -> None:
     for proc in procs:
         if proc.poll() is None:
@@ -317,30 +301,7 @@ def stop_all(procs: list[subprocess.Popen[bytes]]) -> None:
             proc.wait()
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    import psutil
-
-    total = 0.0
-    for pid in pids:
-        try:
-            times = psutil.Process(pid).cpu_times()
-        except psutil.Error:
-            continue
-        total += times.user + times.system
-    return total
-
-
 # --- provisioning and the product's publishing path ---------------------------------------------------------
-
-
-def ensure_database(url: str) -> None:
-    import psycopg
-
-    name = url.rsplit("/", 1)[1].split("?")[0]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def provision(screens: int, pools: int) -> tuple[int, list[str], list[int]]:

@@ -156,8 +156,7 @@ def publish(event: Event) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    # The text screens receive, encoded once here; the stream, for the hub that fans it out.
-    message = {"type": CHANNEL_MESSAGE_TYPE, "stream": event.stream, "text": event.encode()}
+    message = _channel_message(event)
     sending = _sending.get()
     try:
         if sending is not None and event.stream in sending:
@@ -169,6 +168,11 @@ def publish(event: Event) -> None:
             sending[event.stream] = sent
     except Exception:
         log.exception("could not publish %s #%s on %s", event.type, event.seq, event.stream)
+
+
+def _channel_message(event: Event) -> dict[str, str]:
+    """The text screens receive, encoded once here; the stream, for the hub that fans it out."""
+    return {"type": CHANNEL_MESSAGE_TYPE, "stream": event.stream, "text": event.encode()}
 
 
 def publish_many(events: Sequence[Event]) -> None:
@@ -195,7 +199,7 @@ def publish_unawaited(event: Event) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    message = {"type": CHANNEL_MESSAGE_TYPE, "stream": event.stream, "text": event.encode()}
+    message = _channel_message(event)
 
     def logged(sent: Future[Any]) -> None:
         failed = sent.exception()
