@@ -7,6 +7,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+import halls.migration_ops
 import halls.models
 
 
@@ -17,613 +18,620 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AlterModelOptions(
-            name="auditchainhead",
-            options={"verbose_name": "audit chain head", "verbose_name_plural": "audit chain heads"},
-        ),
-        migrations.AlterModelOptions(
-            name="auditentry",
-            options={"verbose_name": "audit entry", "verbose_name_plural": "audit entries"},
-        ),
-        migrations.AlterModelOptions(
-            name="gamesession",
-            options={"verbose_name": "game session", "verbose_name_plural": "game sessions"},
-        ),
-        migrations.AlterModelOptions(
-            name="network",
-            options={"verbose_name": "network", "verbose_name_plural": "networks"},
-        ),
-        migrations.AlterModelOptions(
-            name="operator",
-            options={"verbose_name": "operator", "verbose_name_plural": "operators"},
-        ),
-        migrations.AlterModelOptions(
-            name="region",
-            options={"verbose_name": "region", "verbose_name_plural": "regions"},
-        ),
-        migrations.AlterModelOptions(
-            name="regionagreement",
-            options={"verbose_name": "region agreement", "verbose_name_plural": "region agreements"},
-        ),
-        migrations.AlterModelOptions(
-            name="room",
-            options={"verbose_name": "room", "verbose_name_plural": "rooms"},
-        ),
-        migrations.AlterModelOptions(
-            name="screen",
-            options={"verbose_name": "screen", "verbose_name_plural": "screens"},
-        ),
-        migrations.AlterModelOptions(
-            name="sessioncheck",
-            options={
-                "ordering": ["checked_at", "pk"],
-                "verbose_name": "session check",
-                "verbose_name_plural": "session checks",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="staffrole",
-            options={"verbose_name": "staff role", "verbose_name_plural": "staff roles"},
-        ),
-        migrations.AlterModelOptions(
-            name="streamcursor",
-            options={"verbose_name": "stream cursor", "verbose_name_plural": "stream cursors"},
-        ),
-        migrations.AlterModelOptions(
-            name="venue",
-            options={"verbose_name": "venue", "verbose_name_plural": "venues"},
-        ),
-        migrations.AlterField(
-            model_name="auditentry",
-            name="action",
-            field=models.CharField(max_length=80, verbose_name="action"),
-        ),
-        migrations.AlterField(
-            model_name="auditentry",
-            name="actor",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="actor",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="auditentry",
-            name="actor_label",
-            field=models.CharField(max_length=150, verbose_name="actor label"),
-        ),
-        migrations.AlterField(
-            model_name="auditentry",
-            name="alg",
-            field=models.CharField(default="sha256", max_length=32, verbose_name="alg"),
-        ),
-        migrations.AlterField(
-            model_name="auditentry",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="auditentry",
-            name="data",
-            field=models.JSONField(default=dict, verbose_name="data"),
-        ),
-        migrations.AlterField(
-            model_name="auditentry",
-            name="hash",
-            field=models.CharField(max_length=64, unique=True, verbose_name="hash"),
-        ),
-        migrations.AlterField(
-            model_name="auditentry",
-            name="object_id",
-            field=models.CharField(max_length=40, verbose_name="object id"),
-        ),
-        migrations.AlterField(
-            model_name="auditentry",
-            name="object_type",
-            field=models.CharField(max_length=80, verbose_name="object type"),
-        ),
-        migrations.AlterField(
-            model_name="auditentry",
-            name="prev_hash",
-            field=models.CharField(max_length=64, verbose_name="prev hash"),
-        ),
-        migrations.AlterField(
-            model_name="auditentry",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gamesession",
-            name="blower_ok",
-            field=models.BooleanField(verbose_name="blower ok"),
-        ),
-        migrations.AlterField(
-            model_name="gamesession",
-            name="closed_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="closed at"),
-        ),
-        migrations.AlterField(
-            model_name="gamesession",
-            name="closed_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="closed by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gamesession",
-            name="inspection_balls",
-            field=models.JSONField(verbose_name="inspection balls"),
-        ),
-        migrations.AlterField(
-            model_name="gamesession",
-            name="opened_at",
-            field=models.DateTimeField(verbose_name="opened at"),
-        ),
-        migrations.AlterField(
-            model_name="gamesession",
-            name="opened_by",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="opened by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gamesession",
-            name="reader_ok",
-            field=models.BooleanField(verbose_name="reader ok"),
-        ),
-        migrations.AlterField(
-            model_name="gamesession",
-            name="reserve_ok",
-            field=models.BooleanField(verbose_name="reserve ok"),
-        ),
-        migrations.AlterField(
-            model_name="gamesession",
-            name="room",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="sessions",
-                to="halls.room",
-                verbose_name="room",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="network",
-            name="code",
-            field=models.CharField(max_length=40, unique=True, verbose_name="code"),
-        ),
-        migrations.AlterField(
-            model_name="network",
-            name="jurisdiction",
-            field=models.CharField(
-                choices=[
-                    ("ML", "Melilla 2014"),
-                    ("AN96", "Andalucía 1996"),
-                    ("AN10", "Andalucía 2010"),
-                    ("CT", "Catalonia 2000"),
-                    ("EU", "Euskadi 2010"),
-                ],
-                max_length=4,
-                verbose_name="jurisdiction",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="network",
-            name="name",
-            field=models.CharField(max_length=120, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="network",
-            name="venues",
-            field=models.ManyToManyField(
-                blank=True, related_name="networks", to="halls.venue", verbose_name="venues"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="operator",
-            name="created_at",
-            field=models.DateTimeField(auto_now_add=True, verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="operator",
-            name="name",
-            field=models.CharField(max_length=160, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="operator",
-            name="tax_id",
-            field=models.CharField(max_length=20, unique=True, verbose_name="tax id"),
-        ),
-        migrations.AlterField(
-            model_name="region",
-            name="code",
-            field=models.CharField(max_length=20, unique=True, verbose_name="code"),
-        ),
-        migrations.AlterField(
-            model_name="region",
-            name="created_at",
-            field=models.DateTimeField(auto_now_add=True, verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="region",
-            name="jurisdiction",
-            field=models.CharField(
-                choices=[
-                    ("ML", "Melilla 2014"),
-                    ("AN96", "Andalucía 1996"),
-                    ("AN10", "Andalucía 2010"),
-                    ("CT", "Catalonia 2000"),
-                    ("EU", "Euskadi 2010"),
-                ],
-                max_length=4,
-                verbose_name="jurisdiction",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="region",
-            name="name",
-            field=models.CharField(max_length=120, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="end_note",
-            field=models.CharField(blank=True, max_length=240, verbose_name="end note"),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="ended_as",
-            field=models.CharField(
-                blank=True,
-                choices=[("revoked", "Revoked"), ("expired", "Expired")],
-                max_length=8,
-                verbose_name="ended as",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="ended_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="ended at"),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="ended_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="ended by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="operator_agreement_ref",
-            field=models.CharField(blank=True, max_length=120, verbose_name="operator agreement ref"),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="operator_agreement_signed_on",
-            field=models.DateField(blank=True, null=True, verbose_name="operator agreement signed on"),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="operators",
-            field=models.ManyToManyField(
-                blank=True, related_name="agreements", to="halls.operator", verbose_name="operators"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="protocol_ref",
-            field=models.CharField(blank=True, max_length=120, verbose_name="protocol ref"),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="protocol_signed_on",
-            field=models.DateField(blank=True, null=True, verbose_name="protocol signed on"),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="recorded_at",
-            field=models.DateTimeField(verbose_name="recorded at"),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="recorded_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="recorded by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="region_a",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.region",
-                verbose_name="region a",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="region_b",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.region",
-                verbose_name="region b",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="valid_from",
-            field=models.DateField(verbose_name="valid from"),
-        ),
-        migrations.AlterField(
-            model_name="regionagreement",
-            name="valid_until",
-            field=models.DateField(blank=True, null=True, verbose_name="valid until"),
-        ),
-        migrations.AlterField(
-            model_name="room",
-            name="ball_pace_seconds",
-            field=models.DecimalField(
-                decimal_places=2,
-                default=Decimal("4"),
-                max_digits=5,
-                validators=[django.core.validators.MinValueValidator(Decimal("0.05"))],
-                verbose_name="ball pace seconds",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="room",
-            name="claim_window_seconds",
-            field=models.PositiveIntegerField(default=20, verbose_name="claim window seconds"),
-        ),
-        migrations.AlterField(
-            model_name="room",
-            name="name",
-            field=models.CharField(max_length=80, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="room",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="rooms",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="room",
-            name="voice_muted",
-            field=models.BooleanField(default=False, verbose_name="voice muted"),
-        ),
-        migrations.AlterField(
-            model_name="room",
-            name="voice_volume",
-            field=models.PositiveSmallIntegerField(
-                default=80,
-                validators=[
-                    django.core.validators.MinValueValidator(0),
-                    django.core.validators.MaxValueValidator(100),
-                ],
-                verbose_name="voice volume",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="screen",
-            name="active",
-            field=models.BooleanField(default=True, verbose_name="active"),
-        ),
-        migrations.AlterField(
-            model_name="screen",
-            name="name",
-            field=models.CharField(max_length=80, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="screen",
-            name="plays_audio",
-            field=models.BooleanField(default=False, verbose_name="plays audio"),
-        ),
-        migrations.AlterField(
-            model_name="screen",
-            name="room",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="screens",
-                to="halls.room",
-                verbose_name="room",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="screen",
-            name="token",
-            field=models.CharField(
-                default=halls.models.new_screen_token,
-                editable=False,
-                max_length=64,
-                unique=True,
-                verbose_name="token",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="screen",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="screens",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="staffrole",
-            name="role",
-            field=models.CharField(
-                choices=[
-                    ("operator", "Hall operator"),
-                    ("caller", "Caller"),
-                    ("cashier", "Cashier"),
-                    ("inspector", "Inspector"),
-                ],
-                max_length=10,
-                verbose_name="role",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="staffrole",
-            name="user",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.CASCADE,
-                related_name="hall_roles",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="user",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="staffrole",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.CASCADE,
-                related_name="staff_roles",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="venue",
-            name="bingo_percent",
-            field=models.DecimalField(
-                decimal_places=2,
-                default=Decimal("50"),
-                max_digits=5,
-                validators=[
-                    django.core.validators.MinValueValidator(Decimal("0")),
-                    django.core.validators.MaxValueValidator(Decimal("100")),
-                ],
-                verbose_name="bingo percent",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="venue",
-            name="currency",
-            field=models.CharField(default="EUR", max_length=3, verbose_name="currency"),
-        ),
-        migrations.AlterField(
-            model_name="venue",
-            name="hall_category",
-            field=models.CharField(
-                choices=[("1", "1ª"), ("2", "2ª"), ("3", "3ª")],
-                default="1",
-                max_length=1,
-                verbose_name="hall category",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="venue",
-            name="jurisdiction",
-            field=models.CharField(
-                choices=[
-                    ("ML", "Melilla 2014"),
-                    ("AN96", "Andalucía 1996"),
-                    ("AN10", "Andalucía 2010"),
-                    ("CT", "Catalonia 2000"),
-                    ("EU", "Euskadi 2010"),
-                ],
-                default="ML",
-                max_length=4,
-                verbose_name="jurisdiction",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="venue",
-            name="language",
-            field=models.CharField(
-                choices=[("es", "Español"), ("en", "English")],
-                default="es",
-                max_length=8,
-                verbose_name="language",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="venue",
-            name="licence_number",
-            field=models.CharField(max_length=60, unique=True, verbose_name="licence number"),
-        ),
-        migrations.AlterField(
-            model_name="venue",
-            name="line_percent",
-            field=models.DecimalField(
-                decimal_places=2,
-                default=Decimal("10"),
-                max_digits=5,
-                validators=[
-                    django.core.validators.MinValueValidator(Decimal("0")),
-                    django.core.validators.MaxValueValidator(Decimal("100")),
-                ],
-                verbose_name="line percent",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="venue",
-            name="name",
-            field=models.CharField(max_length=120, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="venue",
-            name="operator",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="venues",
-                to="halls.operator",
-                verbose_name="operator",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="venue",
-            name="region",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="venues",
-                to="halls.region",
-                verbose_name="region",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="venue",
-            name="time_zone",
-            field=models.CharField(
-                default="Europe/Madrid",
-                max_length=64,
-                validators=[halls.models.validate_time_zone],
-                verbose_name="time zone",
-            ),
+        # One state re-render for all these labels (halls.migration_ops).
+        halls.migration_ops.AlterAtOnce(
+            [
+                migrations.AlterModelOptions(
+                    name="auditchainhead",
+                    options={"verbose_name": "audit chain head", "verbose_name_plural": "audit chain heads"},
+                ),
+                migrations.AlterModelOptions(
+                    name="auditentry",
+                    options={"verbose_name": "audit entry", "verbose_name_plural": "audit entries"},
+                ),
+                migrations.AlterModelOptions(
+                    name="gamesession",
+                    options={"verbose_name": "game session", "verbose_name_plural": "game sessions"},
+                ),
+                migrations.AlterModelOptions(
+                    name="network",
+                    options={"verbose_name": "network", "verbose_name_plural": "networks"},
+                ),
+                migrations.AlterModelOptions(
+                    name="operator",
+                    options={"verbose_name": "operator", "verbose_name_plural": "operators"},
+                ),
+                migrations.AlterModelOptions(
+                    name="region",
+                    options={"verbose_name": "region", "verbose_name_plural": "regions"},
+                ),
+                migrations.AlterModelOptions(
+                    name="regionagreement",
+                    options={"verbose_name": "region agreement", "verbose_name_plural": "region agreements"},
+                ),
+                migrations.AlterModelOptions(
+                    name="room",
+                    options={"verbose_name": "room", "verbose_name_plural": "rooms"},
+                ),
+                migrations.AlterModelOptions(
+                    name="screen",
+                    options={"verbose_name": "screen", "verbose_name_plural": "screens"},
+                ),
+                migrations.AlterModelOptions(
+                    name="sessioncheck",
+                    options={
+                        "ordering": ["checked_at", "pk"],
+                        "verbose_name": "session check",
+                        "verbose_name_plural": "session checks",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="staffrole",
+                    options={"verbose_name": "staff role", "verbose_name_plural": "staff roles"},
+                ),
+                migrations.AlterModelOptions(
+                    name="streamcursor",
+                    options={"verbose_name": "stream cursor", "verbose_name_plural": "stream cursors"},
+                ),
+                migrations.AlterModelOptions(
+                    name="venue",
+                    options={"verbose_name": "venue", "verbose_name_plural": "venues"},
+                ),
+                migrations.AlterField(
+                    model_name="auditentry",
+                    name="action",
+                    field=models.CharField(max_length=80, verbose_name="action"),
+                ),
+                migrations.AlterField(
+                    model_name="auditentry",
+                    name="actor",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="actor",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="auditentry",
+                    name="actor_label",
+                    field=models.CharField(max_length=150, verbose_name="actor label"),
+                ),
+                migrations.AlterField(
+                    model_name="auditentry",
+                    name="alg",
+                    field=models.CharField(default="sha256", max_length=32, verbose_name="alg"),
+                ),
+                migrations.AlterField(
+                    model_name="auditentry",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="auditentry",
+                    name="data",
+                    field=models.JSONField(default=dict, verbose_name="data"),
+                ),
+                migrations.AlterField(
+                    model_name="auditentry",
+                    name="hash",
+                    field=models.CharField(max_length=64, unique=True, verbose_name="hash"),
+                ),
+                migrations.AlterField(
+                    model_name="auditentry",
+                    name="object_id",
+                    field=models.CharField(max_length=40, verbose_name="object id"),
+                ),
+                migrations.AlterField(
+                    model_name="auditentry",
+                    name="object_type",
+                    field=models.CharField(max_length=80, verbose_name="object type"),
+                ),
+                migrations.AlterField(
+                    model_name="auditentry",
+                    name="prev_hash",
+                    field=models.CharField(max_length=64, verbose_name="prev hash"),
+                ),
+                migrations.AlterField(
+                    model_name="auditentry",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gamesession",
+                    name="blower_ok",
+                    field=models.BooleanField(verbose_name="blower ok"),
+                ),
+                migrations.AlterField(
+                    model_name="gamesession",
+                    name="closed_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="closed at"),
+                ),
+                migrations.AlterField(
+                    model_name="gamesession",
+                    name="closed_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="closed by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gamesession",
+                    name="inspection_balls",
+                    field=models.JSONField(verbose_name="inspection balls"),
+                ),
+                migrations.AlterField(
+                    model_name="gamesession",
+                    name="opened_at",
+                    field=models.DateTimeField(verbose_name="opened at"),
+                ),
+                migrations.AlterField(
+                    model_name="gamesession",
+                    name="opened_by",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="opened by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gamesession",
+                    name="reader_ok",
+                    field=models.BooleanField(verbose_name="reader ok"),
+                ),
+                migrations.AlterField(
+                    model_name="gamesession",
+                    name="reserve_ok",
+                    field=models.BooleanField(verbose_name="reserve ok"),
+                ),
+                migrations.AlterField(
+                    model_name="gamesession",
+                    name="room",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="sessions",
+                        to="halls.room",
+                        verbose_name="room",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="network",
+                    name="code",
+                    field=models.CharField(max_length=40, unique=True, verbose_name="code"),
+                ),
+                migrations.AlterField(
+                    model_name="network",
+                    name="jurisdiction",
+                    field=models.CharField(
+                        choices=[
+                            ("ML", "Melilla 2014"),
+                            ("AN96", "Andalucía 1996"),
+                            ("AN10", "Andalucía 2010"),
+                            ("CT", "Catalonia 2000"),
+                            ("EU", "Euskadi 2010"),
+                        ],
+                        max_length=4,
+                        verbose_name="jurisdiction",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="network",
+                    name="name",
+                    field=models.CharField(max_length=120, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="network",
+                    name="venues",
+                    field=models.ManyToManyField(
+                        blank=True, related_name="networks", to="halls.venue", verbose_name="venues"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="operator",
+                    name="created_at",
+                    field=models.DateTimeField(auto_now_add=True, verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="operator",
+                    name="name",
+                    field=models.CharField(max_length=160, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="operator",
+                    name="tax_id",
+                    field=models.CharField(max_length=20, unique=True, verbose_name="tax id"),
+                ),
+                migrations.AlterField(
+                    model_name="region",
+                    name="code",
+                    field=models.CharField(max_length=20, unique=True, verbose_name="code"),
+                ),
+                migrations.AlterField(
+                    model_name="region",
+                    name="created_at",
+                    field=models.DateTimeField(auto_now_add=True, verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="region",
+                    name="jurisdiction",
+                    field=models.CharField(
+                        choices=[
+                            ("ML", "Melilla 2014"),
+                            ("AN96", "Andalucía 1996"),
+                            ("AN10", "Andalucía 2010"),
+                            ("CT", "Catalonia 2000"),
+                            ("EU", "Euskadi 2010"),
+                        ],
+                        max_length=4,
+                        verbose_name="jurisdiction",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="region",
+                    name="name",
+                    field=models.CharField(max_length=120, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="end_note",
+                    field=models.CharField(blank=True, max_length=240, verbose_name="end note"),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="ended_as",
+                    field=models.CharField(
+                        blank=True,
+                        choices=[("revoked", "Revoked"), ("expired", "Expired")],
+                        max_length=8,
+                        verbose_name="ended as",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="ended_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="ended at"),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="ended_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="ended by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="operator_agreement_ref",
+                    field=models.CharField(blank=True, max_length=120, verbose_name="operator agreement ref"),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="operator_agreement_signed_on",
+                    field=models.DateField(
+                        blank=True, null=True, verbose_name="operator agreement signed on"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="operators",
+                    field=models.ManyToManyField(
+                        blank=True, related_name="agreements", to="halls.operator", verbose_name="operators"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="protocol_ref",
+                    field=models.CharField(blank=True, max_length=120, verbose_name="protocol ref"),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="protocol_signed_on",
+                    field=models.DateField(blank=True, null=True, verbose_name="protocol signed on"),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="recorded_at",
+                    field=models.DateTimeField(verbose_name="recorded at"),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="recorded_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="region_a",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.region",
+                        verbose_name="region a",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="region_b",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.region",
+                        verbose_name="region b",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="valid_from",
+                    field=models.DateField(verbose_name="valid from"),
+                ),
+                migrations.AlterField(
+                    model_name="regionagreement",
+                    name="valid_until",
+                    field=models.DateField(blank=True, null=True, verbose_name="valid until"),
+                ),
+                migrations.AlterField(
+                    model_name="room",
+                    name="ball_pace_seconds",
+                    field=models.DecimalField(
+                        decimal_places=2,
+                        default=Decimal("4"),
+                        max_digits=5,
+                        validators=[django.core.validators.MinValueValidator(Decimal("0.05"))],
+                        verbose_name="ball pace seconds",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="room",
+                    name="claim_window_seconds",
+                    field=models.PositiveIntegerField(default=20, verbose_name="claim window seconds"),
+                ),
+                migrations.AlterField(
+                    model_name="room",
+                    name="name",
+                    field=models.CharField(max_length=80, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="room",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="rooms",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="room",
+                    name="voice_muted",
+                    field=models.BooleanField(default=False, verbose_name="voice muted"),
+                ),
+                migrations.AlterField(
+                    model_name="room",
+                    name="voice_volume",
+                    field=models.PositiveSmallIntegerField(
+                        default=80,
+                        validators=[
+                            django.core.validators.MinValueValidator(0),
+                            django.core.validators.MaxValueValidator(100),
+                        ],
+                        verbose_name="voice volume",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="screen",
+                    name="active",
+                    field=models.BooleanField(default=True, verbose_name="active"),
+                ),
+                migrations.AlterField(
+                    model_name="screen",
+                    name="name",
+                    field=models.CharField(max_length=80, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="screen",
+                    name="plays_audio",
+                    field=models.BooleanField(default=False, verbose_name="plays audio"),
+                ),
+                migrations.AlterField(
+                    model_name="screen",
+                    name="room",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="screens",
+                        to="halls.room",
+                        verbose_name="room",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="screen",
+                    name="token",
+                    field=models.CharField(
+                        default=halls.models.new_screen_token,
+                        editable=False,
+                        max_length=64,
+                        unique=True,
+                        verbose_name="token",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="screen",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="screens",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="staffrole",
+                    name="role",
+                    field=models.CharField(
+                        choices=[
+                            ("operator", "Hall operator"),
+                            ("caller", "Caller"),
+                            ("cashier", "Cashier"),
+                            ("inspector", "Inspector"),
+                        ],
+                        max_length=10,
+                        verbose_name="role",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="staffrole",
+                    name="user",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="hall_roles",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="user",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="staffrole",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="staff_roles",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="venue",
+                    name="bingo_percent",
+                    field=models.DecimalField(
+                        decimal_places=2,
+                        default=Decimal("50"),
+                        max_digits=5,
+                        validators=[
+                            django.core.validators.MinValueValidator(Decimal("0")),
+                            django.core.validators.MaxValueValidator(Decimal("100")),
+                        ],
+                        verbose_name="bingo percent",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="venue",
+                    name="currency",
+                    field=models.CharField(default="EUR", max_length=3, verbose_name="currency"),
+                ),
+                migrations.AlterField(
+                    model_name="venue",
+                    name="hall_category",
+                    field=models.CharField(
+                        choices=[("1", "1ª"), ("2", "2ª"), ("3", "3ª")],
+                        default="1",
+                        max_length=1,
+                        verbose_name="hall category",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="venue",
+                    name="jurisdiction",
+                    field=models.CharField(
+                        choices=[
+                            ("ML", "Melilla 2014"),
+                            ("AN96", "Andalucía 1996"),
+                            ("AN10", "Andalucía 2010"),
+                            ("CT", "Catalonia 2000"),
+                            ("EU", "Euskadi 2010"),
+                        ],
+                        default="ML",
+                        max_length=4,
+                        verbose_name="jurisdiction",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="venue",
+                    name="language",
+                    field=models.CharField(
+                        choices=[("es", "Español"), ("en", "English")],
+                        default="es",
+                        max_length=8,
+                        verbose_name="language",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="venue",
+                    name="licence_number",
+                    field=models.CharField(max_length=60, unique=True, verbose_name="licence number"),
+                ),
+                migrations.AlterField(
+                    model_name="venue",
+                    name="line_percent",
+                    field=models.DecimalField(
+                        decimal_places=2,
+                        default=Decimal("10"),
+                        max_digits=5,
+                        validators=[
+                            django.core.validators.MinValueValidator(Decimal("0")),
+                            django.core.validators.MaxValueValidator(Decimal("100")),
+                        ],
+                        verbose_name="line percent",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="venue",
+                    name="name",
+                    field=models.CharField(max_length=120, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="venue",
+                    name="operator",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="venues",
+                        to="halls.operator",
+                        verbose_name="operator",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="venue",
+                    name="region",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="venues",
+                        to="halls.region",
+                        verbose_name="region",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="venue",
+                    name="time_zone",
+                    field=models.CharField(
+                        default="Europe/Madrid",
+                        max_length=64,
+                        validators=[halls.models.validate_time_zone],
+                        verbose_name="time zone",
+                    ),
+                ),
+            ]
         ),
     ]

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import migrations, models
 
 import halls.fields
+import halls.migration_ops
 
 
 class Migration(migrations.Migration):
@@ -17,781 +18,800 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AlterModelOptions(
-            name="award",
-            options={"verbose_name": "pool award", "verbose_name_plural": "pool awards"},
-        ),
-        migrations.AlterModelOptions(
-            name="contribution",
-            options={"verbose_name": "pool contribution", "verbose_name_plural": "pool contributions"},
-        ),
-        migrations.AlterModelOptions(
-            name="ledgermove",
-            options={"verbose_name": "pool ledger move", "verbose_name_plural": "pool ledger moves"},
-        ),
-        migrations.AlterModelOptions(
-            name="ledgerseal",
-            options={"verbose_name": "ledger seal", "verbose_name_plural": "ledger seals"},
-        ),
-        migrations.AlterModelOptions(
-            name="meterpublisherstate",
-            options={
-                "verbose_name": "meter publisher state",
-                "verbose_name_plural": "meter publisher states",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="parameterchange",
-            options={"verbose_name": "parameter change", "verbose_name_plural": "parameter changes"},
-        ),
-        migrations.AlterModelOptions(
-            name="pool",
-            options={"verbose_name": "pool", "verbose_name_plural": "pools"},
-        ),
-        migrations.AlterModelOptions(
-            name="poollevel",
-            options={
-                "ordering": ["pool_id", "position"],
-                "verbose_name": "pool level",
-                "verbose_name_plural": "pool levels",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="poolmember",
-            options={"verbose_name": "pool member", "verbose_name_plural": "pool members"},
-        ),
-        migrations.AlterModelOptions(
-            name="poolsettlement",
-            options={"verbose_name": "pool settlement", "verbose_name_plural": "pool settlements"},
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="basis",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="basis"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="category",
-            field=models.CharField(blank=True, max_length=40, verbose_name="category"),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="discard",
-            field=models.BooleanField(default=False, verbose_name="discard"),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="from_meter",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="from meter"),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="from_operator",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="from operator"),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="hand",
-            field=models.CharField(blank=True, max_length=60, verbose_name="hand"),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="level",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="jackpots.poollevel",
-                verbose_name="level",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="note",
-            field=models.CharField(blank=True, max_length=200, verbose_name="note"),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="order",
-            field=models.PositiveSmallIntegerField(verbose_name="order"),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="pool",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="seat",
-            field=models.CharField(blank=True, max_length=40, verbose_name="seat"),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="settlement",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="awards",
-                to="jackpots.poolsettlement",
-                verbose_name="settlement",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="award",
-            name="source",
-            field=models.CharField(blank=True, max_length=120, verbose_name="source"),
-        ),
-        migrations.AlterField(
-            model_name="contribution",
-            name="actor",
-            field=models.CharField(max_length=150, verbose_name="actor"),
-        ),
-        migrations.AlterField(
-            model_name="contribution",
-            name="bet",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="bet"),
-        ),
-        migrations.AlterField(
-            model_name="contribution",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="contribution",
-            name="house",
-            field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="house"),
-        ),
-        migrations.AlterField(
-            model_name="contribution",
-            name="id",
-            field=models.BigAutoField(primary_key=True, serialize=False, verbose_name="id"),
-        ),
-        migrations.AlterField(
-            model_name="contribution",
-            name="idempotency_key",
-            field=models.CharField(max_length=100, verbose_name="idempotency key"),
-        ),
-        migrations.AlterField(
-            model_name="contribution",
-            name="level",
-            field=models.ForeignKey(
-                db_constraint=False,
-                on_delete=django.db.models.deletion.DO_NOTHING,
-                related_name="+",
-                to="jackpots.poollevel",
-                verbose_name="level",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="contribution",
-            name="pool",
-            field=models.ForeignKey(
-                db_constraint=False,
-                on_delete=django.db.models.deletion.DO_NOTHING,
-                related_name="+",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="contribution",
-            name="source",
-            field=models.CharField(max_length=120, verbose_name="source"),
-        ),
-        migrations.AlterField(
-            model_name="contribution",
-            name="to_meter",
-            field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="to meter"),
-        ),
-        migrations.AlterField(
-            model_name="contribution",
-            name="to_reserve",
-            field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="to reserve"),
-        ),
-        migrations.AlterField(
-            model_name="ledgermove",
-            name="actor",
-            field=models.CharField(max_length=150, verbose_name="actor"),
-        ),
-        migrations.AlterField(
-            model_name="ledgermove",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="ledgermove",
-            name="authorised_by",
-            field=models.CharField(blank=True, max_length=150, verbose_name="authorised by"),
-        ),
-        migrations.AlterField(
-            model_name="ledgermove",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="ledgermove",
-            name="kind",
-            field=models.CharField(
-                choices=[
-                    ("opening_seed", "Opening seed"),
-                    ("opening_reserve", "Opening reserve"),
-                    ("operator_seed", "Operator seed (reset funded by the operator)"),
-                    ("reserve_to_meter", "Reserve to meter (reseed)"),
-                    ("overflow_to_reserve", "Overflow above the ceiling to the reserve"),
-                    ("overflow_to_next", "Overflow above the ceiling to the next level"),
-                    ("overflow_in", "Overflow received from the previous level"),
-                    ("correction", "Authorised correction"),
-                ],
-                max_length=24,
-                verbose_name="kind",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ledgermove",
-            name="level",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="moves",
-                to="jackpots.poollevel",
-                verbose_name="level",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ledgermove",
-            name="pool",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ledgermove",
-            name="reason",
-            field=models.CharField(blank=True, max_length=300, verbose_name="reason"),
-        ),
-        migrations.AlterField(
-            model_name="ledgermove",
-            name="settlement",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="moves",
-                to="jackpots.poolsettlement",
-                verbose_name="settlement",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ledgerseal",
-            name="alg",
-            field=models.CharField(default="sha256", max_length=32, verbose_name="alg"),
-        ),
-        migrations.AlterField(
-            model_name="ledgerseal",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="ledgerseal",
-            name="digest",
-            field=models.CharField(max_length=64, verbose_name="digest"),
-        ),
-        migrations.AlterField(
-            model_name="ledgerseal",
-            name="hash",
-            field=models.CharField(max_length=64, unique=True, verbose_name="hash"),
-        ),
-        migrations.AlterField(
-            model_name="ledgerseal",
-            name="pool",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="seals",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ledgerseal",
-            name="prev_hash",
-            field=models.CharField(max_length=64, verbose_name="prev hash"),
-        ),
-        migrations.AlterField(
-            model_name="ledgerseal",
-            name="rows",
-            field=models.JSONField(verbose_name="rows"),
-        ),
-        migrations.AlterField(
-            model_name="ledgerseal",
-            name="seq",
-            field=models.PositiveIntegerField(verbose_name="seq"),
-        ),
-        migrations.AlterField(
-            model_name="ledgerseal",
-            name="through",
-            field=models.JSONField(verbose_name="through"),
-        ),
-        migrations.AlterField(
-            model_name="parameterchange",
-            name="actor",
-            field=models.CharField(max_length=150, verbose_name="actor"),
-        ),
-        migrations.AlterField(
-            model_name="parameterchange",
-            name="authorisation_ref",
-            field=models.CharField(max_length=120, verbose_name="authorisation ref"),
-        ),
-        migrations.AlterField(
-            model_name="parameterchange",
-            name="changed_at",
-            field=models.DateTimeField(verbose_name="changed at"),
-        ),
-        migrations.AlterField(
-            model_name="parameterchange",
-            name="changed_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="changed by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="parameterchange",
-            name="level",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="changes",
-                to="jackpots.poollevel",
-                verbose_name="level",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="parameterchange",
-            name="new",
-            field=models.JSONField(verbose_name="new"),
-        ),
-        migrations.AlterField(
-            model_name="parameterchange",
-            name="old",
-            field=models.JSONField(verbose_name="old"),
-        ),
-        migrations.AlterField(
-            model_name="parameterchange",
-            name="pool",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="active",
-            field=models.BooleanField(default=True, verbose_name="active"),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="authorisation_ref",
-            field=models.CharField(max_length=120, verbose_name="authorisation ref"),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="authorised_paytable",
-            field=models.JSONField(blank=True, null=True, verbose_name="authorised paytable"),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="carousel_bet",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=2, max_digits=14, null=True, verbose_name="carousel bet"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="code",
-            field=models.CharField(max_length=40, unique=True, verbose_name="code"),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="created_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="created by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="currency",
-            field=models.CharField(default="EUR", max_length=3, verbose_name="currency"),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="jurisdiction",
-            field=models.CharField(
-                choices=[
-                    ("ML", "Melilla 2014"),
-                    ("AN96", "Andalucía 1996"),
-                    ("AN10", "Andalucía 2010"),
-                    ("CT", "Catalonia 2000"),
-                    ("EU", "Euskadi 2010"),
-                ],
-                max_length=4,
-                verbose_name="jurisdiction",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="name",
-            field=models.CharField(max_length=120, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="network",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="pools",
-                to="halls.network",
-                verbose_name="network",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="rule_pack",
-            field=models.CharField(blank=True, max_length=60, verbose_name="rule pack"),
-        ),
-        migrations.AlterField(
-            model_name="pool",
-            name="venue",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="pools",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="ceiling",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="ceiling"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="contribution_rate",
-            field=halls.fields.RateField(decimal_places=6, max_digits=7, verbose_name="contribution rate"),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="folded_through",
-            field=models.BigIntegerField(default=0, verbose_name="folded through"),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="hits",
-            field=models.PositiveIntegerField(default=0, verbose_name="hits"),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="kind",
-            field=models.CharField(
-                choices=[("progressive", "Progressive"), ("fixed", "Fixed")],
-                default="progressive",
-                max_length=12,
-                verbose_name="kind",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="must_hit_by",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="must hit by"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="mystery",
-            field=models.BooleanField(default=False, verbose_name="mystery"),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="name",
-            field=models.CharField(max_length=60, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="overflow_to",
-            field=models.CharField(
-                choices=[("reserve", "Hidden reserve"), ("next_level", "Next level")],
-                default="reserve",
-                max_length=12,
-                verbose_name="overflow to",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="overflow_total",
-            field=halls.fields.MoneyField(
-                decimal_places=6, default=Decimal("0"), max_digits=20, verbose_name="overflow total"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="params_version",
-            field=models.PositiveIntegerField(default=1, verbose_name="params version"),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="pool",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="levels",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="position",
-            field=models.PositiveSmallIntegerField(verbose_name="position"),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="reserve",
-            field=halls.fields.MoneyField(
-                decimal_places=6, default=Decimal("0"), max_digits=20, verbose_name="reserve"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="reserve_rate",
-            field=halls.fields.RateField(
-                decimal_places=6, default=Decimal("0"), max_digits=7, verbose_name="reserve rate"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="seed",
-            field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="seed"),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="total_paid",
-            field=halls.fields.MoneyField(
-                decimal_places=2, default=Decimal("0"), max_digits=14, verbose_name="total paid"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="updated_at",
-            field=models.DateTimeField(verbose_name="updated at"),
-        ),
-        migrations.AlterField(
-            model_name="poollevel",
-            name="version",
-            field=models.PositiveBigIntegerField(default=1, verbose_name="version"),
-        ),
-        migrations.AlterField(
-            model_name="poolmember",
-            name="added_at",
-            field=models.DateTimeField(verbose_name="added at"),
-        ),
-        migrations.AlterField(
-            model_name="poolmember",
-            name="added_by",
-            field=models.CharField(max_length=150, verbose_name="added by"),
-        ),
-        migrations.AlterField(
-            model_name="poolmember",
-            name="pool",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="members",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poolmember",
-            name="removed_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="removed at"),
-        ),
-        migrations.AlterField(
-            model_name="poolmember",
-            name="removed_by",
-            field=models.CharField(blank=True, max_length=150, verbose_name="removed by"),
-        ),
-        migrations.AlterField(
-            model_name="poolmember",
-            name="source_id",
-            field=models.CharField(max_length=60, verbose_name="source id"),
-        ),
-        migrations.AlterField(
-            model_name="poolmember",
-            name="source_type",
-            field=models.CharField(
-                choices=[
-                    ("table", "Casino table"),
-                    ("bingo_room", "Bingo room"),
-                    ("especiality", "Electronic bingo speciality"),
-                    ("machine", "Machine"),
-                    ("venue", "Venue"),
-                    ("other", "Other"),
-                ],
-                max_length=20,
-                verbose_name="source type",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poolmember",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="actor",
-            field=models.CharField(max_length=150, verbose_name="actor"),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="bet",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=2, max_digits=14, null=True, verbose_name="bet"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="context",
-            field=models.JSONField(default=dict, verbose_name="context"),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="fingerprint",
-            field=models.CharField(max_length=64, verbose_name="fingerprint"),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="idempotency_key",
-            field=models.CharField(max_length=100, verbose_name="idempotency key"),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="kept_fraction",
-            field=halls.fields.MoneyField(
-                decimal_places=6, default=Decimal("0"), max_digits=20, verbose_name="kept fraction"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="kind",
-            field=models.CharField(
-                choices=[
-                    ("hand", "Table hand"),
-                    ("level", "Level award (machine, bingo program)"),
-                    ("mystery", "Must-hit-by (mystery) award"),
-                ],
-                max_length=10,
-                verbose_name="kind",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="level",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="settlements",
-                to="jackpots.poollevel",
-                verbose_name="level",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="meter_after",
-            field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="meter after"),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="meter_after_payouts",
-            field=halls.fields.MoneyField(
-                decimal_places=6, max_digits=20, verbose_name="meter after payouts"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="meter_before",
-            field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="meter before"),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="operator_seed",
-            field=halls.fields.MoneyField(
-                decimal_places=6, default=Decimal("0"), max_digits=20, verbose_name="operator seed"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="pool",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="settlements",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="poolsettlement",
-            name="reset_from_reserve",
-            field=halls.fields.MoneyField(
-                decimal_places=6, default=Decimal("0"), max_digits=20, verbose_name="reset from reserve"
-            ),
+        # One state re-render for all these labels (halls.migration_ops).
+        halls.migration_ops.AlterAtOnce(
+            [
+                migrations.AlterModelOptions(
+                    name="award",
+                    options={"verbose_name": "pool award", "verbose_name_plural": "pool awards"},
+                ),
+                migrations.AlterModelOptions(
+                    name="contribution",
+                    options={
+                        "verbose_name": "pool contribution",
+                        "verbose_name_plural": "pool contributions",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="ledgermove",
+                    options={"verbose_name": "pool ledger move", "verbose_name_plural": "pool ledger moves"},
+                ),
+                migrations.AlterModelOptions(
+                    name="ledgerseal",
+                    options={"verbose_name": "ledger seal", "verbose_name_plural": "ledger seals"},
+                ),
+                migrations.AlterModelOptions(
+                    name="meterpublisherstate",
+                    options={
+                        "verbose_name": "meter publisher state",
+                        "verbose_name_plural": "meter publisher states",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="parameterchange",
+                    options={"verbose_name": "parameter change", "verbose_name_plural": "parameter changes"},
+                ),
+                migrations.AlterModelOptions(
+                    name="pool",
+                    options={"verbose_name": "pool", "verbose_name_plural": "pools"},
+                ),
+                migrations.AlterModelOptions(
+                    name="poollevel",
+                    options={
+                        "ordering": ["pool_id", "position"],
+                        "verbose_name": "pool level",
+                        "verbose_name_plural": "pool levels",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="poolmember",
+                    options={"verbose_name": "pool member", "verbose_name_plural": "pool members"},
+                ),
+                migrations.AlterModelOptions(
+                    name="poolsettlement",
+                    options={"verbose_name": "pool settlement", "verbose_name_plural": "pool settlements"},
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="basis",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="basis"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="category",
+                    field=models.CharField(blank=True, max_length=40, verbose_name="category"),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="discard",
+                    field=models.BooleanField(default=False, verbose_name="discard"),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="from_meter",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="from meter"),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="from_operator",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, max_digits=14, verbose_name="from operator"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="hand",
+                    field=models.CharField(blank=True, max_length=60, verbose_name="hand"),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="level",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="jackpots.poollevel",
+                        verbose_name="level",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="note",
+                    field=models.CharField(blank=True, max_length=200, verbose_name="note"),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="order",
+                    field=models.PositiveSmallIntegerField(verbose_name="order"),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="pool",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="jackpots.pool",
+                        verbose_name="pool",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="seat",
+                    field=models.CharField(blank=True, max_length=40, verbose_name="seat"),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="settlement",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="awards",
+                        to="jackpots.poolsettlement",
+                        verbose_name="settlement",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="award",
+                    name="source",
+                    field=models.CharField(blank=True, max_length=120, verbose_name="source"),
+                ),
+                migrations.AlterField(
+                    model_name="contribution",
+                    name="actor",
+                    field=models.CharField(max_length=150, verbose_name="actor"),
+                ),
+                migrations.AlterField(
+                    model_name="contribution",
+                    name="bet",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="bet"),
+                ),
+                migrations.AlterField(
+                    model_name="contribution",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="contribution",
+                    name="house",
+                    field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="house"),
+                ),
+                migrations.AlterField(
+                    model_name="contribution",
+                    name="id",
+                    field=models.BigAutoField(primary_key=True, serialize=False, verbose_name="id"),
+                ),
+                migrations.AlterField(
+                    model_name="contribution",
+                    name="idempotency_key",
+                    field=models.CharField(max_length=100, verbose_name="idempotency key"),
+                ),
+                migrations.AlterField(
+                    model_name="contribution",
+                    name="level",
+                    field=models.ForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="jackpots.poollevel",
+                        verbose_name="level",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="contribution",
+                    name="pool",
+                    field=models.ForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="jackpots.pool",
+                        verbose_name="pool",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="contribution",
+                    name="source",
+                    field=models.CharField(max_length=120, verbose_name="source"),
+                ),
+                migrations.AlterField(
+                    model_name="contribution",
+                    name="to_meter",
+                    field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="to meter"),
+                ),
+                migrations.AlterField(
+                    model_name="contribution",
+                    name="to_reserve",
+                    field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="to reserve"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgermove",
+                    name="actor",
+                    field=models.CharField(max_length=150, verbose_name="actor"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgermove",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgermove",
+                    name="authorised_by",
+                    field=models.CharField(blank=True, max_length=150, verbose_name="authorised by"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgermove",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgermove",
+                    name="kind",
+                    field=models.CharField(
+                        choices=[
+                            ("opening_seed", "Opening seed"),
+                            ("opening_reserve", "Opening reserve"),
+                            ("operator_seed", "Operator seed (reset funded by the operator)"),
+                            ("reserve_to_meter", "Reserve to meter (reseed)"),
+                            ("overflow_to_reserve", "Overflow above the ceiling to the reserve"),
+                            ("overflow_to_next", "Overflow above the ceiling to the next level"),
+                            ("overflow_in", "Overflow received from the previous level"),
+                            ("correction", "Authorised correction"),
+                        ],
+                        max_length=24,
+                        verbose_name="kind",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ledgermove",
+                    name="level",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="moves",
+                        to="jackpots.poollevel",
+                        verbose_name="level",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ledgermove",
+                    name="pool",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="jackpots.pool",
+                        verbose_name="pool",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ledgermove",
+                    name="reason",
+                    field=models.CharField(blank=True, max_length=300, verbose_name="reason"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgermove",
+                    name="settlement",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="moves",
+                        to="jackpots.poolsettlement",
+                        verbose_name="settlement",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ledgerseal",
+                    name="alg",
+                    field=models.CharField(default="sha256", max_length=32, verbose_name="alg"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgerseal",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgerseal",
+                    name="digest",
+                    field=models.CharField(max_length=64, verbose_name="digest"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgerseal",
+                    name="hash",
+                    field=models.CharField(max_length=64, unique=True, verbose_name="hash"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgerseal",
+                    name="pool",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="seals",
+                        to="jackpots.pool",
+                        verbose_name="pool",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ledgerseal",
+                    name="prev_hash",
+                    field=models.CharField(max_length=64, verbose_name="prev hash"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgerseal",
+                    name="rows",
+                    field=models.JSONField(verbose_name="rows"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgerseal",
+                    name="seq",
+                    field=models.PositiveIntegerField(verbose_name="seq"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgerseal",
+                    name="through",
+                    field=models.JSONField(verbose_name="through"),
+                ),
+                migrations.AlterField(
+                    model_name="parameterchange",
+                    name="actor",
+                    field=models.CharField(max_length=150, verbose_name="actor"),
+                ),
+                migrations.AlterField(
+                    model_name="parameterchange",
+                    name="authorisation_ref",
+                    field=models.CharField(max_length=120, verbose_name="authorisation ref"),
+                ),
+                migrations.AlterField(
+                    model_name="parameterchange",
+                    name="changed_at",
+                    field=models.DateTimeField(verbose_name="changed at"),
+                ),
+                migrations.AlterField(
+                    model_name="parameterchange",
+                    name="changed_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="changed by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="parameterchange",
+                    name="level",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="changes",
+                        to="jackpots.poollevel",
+                        verbose_name="level",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="parameterchange",
+                    name="new",
+                    field=models.JSONField(verbose_name="new"),
+                ),
+                migrations.AlterField(
+                    model_name="parameterchange",
+                    name="old",
+                    field=models.JSONField(verbose_name="old"),
+                ),
+                migrations.AlterField(
+                    model_name="parameterchange",
+                    name="pool",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="jackpots.pool",
+                        verbose_name="pool",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="active",
+                    field=models.BooleanField(default=True, verbose_name="active"),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="authorisation_ref",
+                    field=models.CharField(max_length=120, verbose_name="authorisation ref"),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="authorised_paytable",
+                    field=models.JSONField(blank=True, null=True, verbose_name="authorised paytable"),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="carousel_bet",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=2, max_digits=14, null=True, verbose_name="carousel bet"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="code",
+                    field=models.CharField(max_length=40, unique=True, verbose_name="code"),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="created_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="created by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="currency",
+                    field=models.CharField(default="EUR", max_length=3, verbose_name="currency"),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="jurisdiction",
+                    field=models.CharField(
+                        choices=[
+                            ("ML", "Melilla 2014"),
+                            ("AN96", "Andalucía 1996"),
+                            ("AN10", "Andalucía 2010"),
+                            ("CT", "Catalonia 2000"),
+                            ("EU", "Euskadi 2010"),
+                        ],
+                        max_length=4,
+                        verbose_name="jurisdiction",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="name",
+                    field=models.CharField(max_length=120, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="network",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="pools",
+                        to="halls.network",
+                        verbose_name="network",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="rule_pack",
+                    field=models.CharField(blank=True, max_length=60, verbose_name="rule pack"),
+                ),
+                migrations.AlterField(
+                    model_name="pool",
+                    name="venue",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="pools",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="ceiling",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="ceiling"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="contribution_rate",
+                    field=halls.fields.RateField(
+                        decimal_places=6, max_digits=7, verbose_name="contribution rate"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="folded_through",
+                    field=models.BigIntegerField(default=0, verbose_name="folded through"),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="hits",
+                    field=models.PositiveIntegerField(default=0, verbose_name="hits"),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="kind",
+                    field=models.CharField(
+                        choices=[("progressive", "Progressive"), ("fixed", "Fixed")],
+                        default="progressive",
+                        max_length=12,
+                        verbose_name="kind",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="must_hit_by",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="must hit by"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="mystery",
+                    field=models.BooleanField(default=False, verbose_name="mystery"),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="name",
+                    field=models.CharField(max_length=60, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="overflow_to",
+                    field=models.CharField(
+                        choices=[("reserve", "Hidden reserve"), ("next_level", "Next level")],
+                        default="reserve",
+                        max_length=12,
+                        verbose_name="overflow to",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="overflow_total",
+                    field=halls.fields.MoneyField(
+                        decimal_places=6, default=Decimal("0"), max_digits=20, verbose_name="overflow total"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="params_version",
+                    field=models.PositiveIntegerField(default=1, verbose_name="params version"),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="pool",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="levels",
+                        to="jackpots.pool",
+                        verbose_name="pool",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="position",
+                    field=models.PositiveSmallIntegerField(verbose_name="position"),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="reserve",
+                    field=halls.fields.MoneyField(
+                        decimal_places=6, default=Decimal("0"), max_digits=20, verbose_name="reserve"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="reserve_rate",
+                    field=halls.fields.RateField(
+                        decimal_places=6, default=Decimal("0"), max_digits=7, verbose_name="reserve rate"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="seed",
+                    field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="seed"),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="total_paid",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, default=Decimal("0"), max_digits=14, verbose_name="total paid"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="updated_at",
+                    field=models.DateTimeField(verbose_name="updated at"),
+                ),
+                migrations.AlterField(
+                    model_name="poollevel",
+                    name="version",
+                    field=models.PositiveBigIntegerField(default=1, verbose_name="version"),
+                ),
+                migrations.AlterField(
+                    model_name="poolmember",
+                    name="added_at",
+                    field=models.DateTimeField(verbose_name="added at"),
+                ),
+                migrations.AlterField(
+                    model_name="poolmember",
+                    name="added_by",
+                    field=models.CharField(max_length=150, verbose_name="added by"),
+                ),
+                migrations.AlterField(
+                    model_name="poolmember",
+                    name="pool",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="members",
+                        to="jackpots.pool",
+                        verbose_name="pool",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poolmember",
+                    name="removed_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="removed at"),
+                ),
+                migrations.AlterField(
+                    model_name="poolmember",
+                    name="removed_by",
+                    field=models.CharField(blank=True, max_length=150, verbose_name="removed by"),
+                ),
+                migrations.AlterField(
+                    model_name="poolmember",
+                    name="source_id",
+                    field=models.CharField(max_length=60, verbose_name="source id"),
+                ),
+                migrations.AlterField(
+                    model_name="poolmember",
+                    name="source_type",
+                    field=models.CharField(
+                        choices=[
+                            ("table", "Casino table"),
+                            ("bingo_room", "Bingo room"),
+                            ("especiality", "Electronic bingo speciality"),
+                            ("machine", "Machine"),
+                            ("venue", "Venue"),
+                            ("other", "Other"),
+                        ],
+                        max_length=20,
+                        verbose_name="source type",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poolmember",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="actor",
+                    field=models.CharField(max_length=150, verbose_name="actor"),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="bet",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=2, max_digits=14, null=True, verbose_name="bet"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="context",
+                    field=models.JSONField(default=dict, verbose_name="context"),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="fingerprint",
+                    field=models.CharField(max_length=64, verbose_name="fingerprint"),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="idempotency_key",
+                    field=models.CharField(max_length=100, verbose_name="idempotency key"),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="kept_fraction",
+                    field=halls.fields.MoneyField(
+                        decimal_places=6, default=Decimal("0"), max_digits=20, verbose_name="kept fraction"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="kind",
+                    field=models.CharField(
+                        choices=[
+                            ("hand", "Table hand"),
+                            ("level", "Level award (machine, bingo program)"),
+                            ("mystery", "Must-hit-by (mystery) award"),
+                        ],
+                        max_length=10,
+                        verbose_name="kind",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="level",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="settlements",
+                        to="jackpots.poollevel",
+                        verbose_name="level",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="meter_after",
+                    field=halls.fields.MoneyField(
+                        decimal_places=6, max_digits=20, verbose_name="meter after"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="meter_after_payouts",
+                    field=halls.fields.MoneyField(
+                        decimal_places=6, max_digits=20, verbose_name="meter after payouts"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="meter_before",
+                    field=halls.fields.MoneyField(
+                        decimal_places=6, max_digits=20, verbose_name="meter before"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="operator_seed",
+                    field=halls.fields.MoneyField(
+                        decimal_places=6, default=Decimal("0"), max_digits=20, verbose_name="operator seed"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="pool",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="settlements",
+                        to="jackpots.pool",
+                        verbose_name="pool",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="poolsettlement",
+                    name="reset_from_reserve",
+                    field=halls.fields.MoneyField(
+                        decimal_places=6,
+                        default=Decimal("0"),
+                        max_digits=20,
+                        verbose_name="reset from reserve",
+                    ),
+                ),
+            ]
         ),
     ]

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.db import migrations, models
 
 import halls.fields
+import halls.migration_ops
 
 
 class Migration(migrations.Migration):
@@ -16,559 +17,568 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AlterModelOptions(
-            name="linkgroup",
-            options={"verbose_name": "link group", "verbose_name_plural": "link groups"},
-        ),
-        migrations.AlterModelOptions(
-            name="linkmember",
-            options={"verbose_name": "link member", "verbose_name_plural": "link members"},
-        ),
-        migrations.AlterModelOptions(
-            name="machine",
-            options={"verbose_name": "machine", "verbose_name_plural": "machines"},
-        ),
-        migrations.AlterModelOptions(
-            name="machinealert",
-            options={"verbose_name": "machine alert", "verbose_name_plural": "machine alerts"},
-        ),
-        migrations.AlterModelOptions(
-            name="machineevent",
-            options={"verbose_name": "machine event", "verbose_name_plural": "machine events"},
-        ),
-        migrations.AlterModelOptions(
-            name="metersnapshot",
-            options={"verbose_name": "meter snapshot", "verbose_name_plural": "meter snapshots"},
-        ),
-        migrations.AlterModelOptions(
-            name="play",
-            options={"verbose_name": "play", "verbose_name_plural": "plays"},
-        ),
-        migrations.AlterModelOptions(
-            name="progressivehit",
-            options={"verbose_name": "progressive hit", "verbose_name_plural": "progressive hits"},
-        ),
-        migrations.AlterModelOptions(
-            name="sequencegap",
-            options={"verbose_name": "sequence gap", "verbose_name_plural": "sequence gaps"},
-        ),
-        migrations.AlterField(
-            model_name="linkgroup",
-            name="code",
-            field=models.CharField(max_length=40, verbose_name="code"),
-        ),
-        migrations.AlterField(
-            model_name="linkgroup",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="linkgroup",
-            name="name",
-            field=models.CharField(max_length=120, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="linkgroup",
-            name="pool",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="link_groups",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="linkgroup",
-            name="same_type_and_denomination",
-            field=models.BooleanField(default=True, verbose_name="same type and denomination"),
-        ),
-        migrations.AlterField(
-            model_name="linkgroup",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="link_groups",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="linkmember",
-            name="group",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="members",
-                to="machines.linkgroup",
-                verbose_name="group",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="linkmember",
-            name="joined_at",
-            field=models.DateTimeField(verbose_name="joined at"),
-        ),
-        migrations.AlterField(
-            model_name="linkmember",
-            name="left_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="left at"),
-        ),
-        migrations.AlterField(
-            model_name="linkmember",
-            name="machine",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="links",
-                to="machines.machine",
-                verbose_name="machine",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="asset_number",
-            field=models.CharField(max_length=40, verbose_name="asset number"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="denomination",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=8, verbose_name="denomination"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="last_play_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="last play at"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="last_seen_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="last seen at"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="last_seq",
-            field=models.BigIntegerField(default=0, verbose_name="last seq"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="location",
-            field=models.CharField(blank=True, max_length=120, verbose_name="location"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="lock_reason",
-            field=models.CharField(
-                blank=True,
-                choices=[
-                    ("", "—"),
-                    ("hand_pay", "Hand pay"),
-                    ("link_lost", "Link lost"),
-                    ("operator", "Operator"),
-                ],
-                default="",
-                max_length=20,
-                verbose_name="lock reason",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="machine_type",
-            field=models.CharField(
-                choices=[("B", "Type B (recreational with prize)"), ("C", "Type C (gambling)")],
-                max_length=1,
-                verbose_name="machine type",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="manufacturer",
-            field=models.CharField(max_length=80, verbose_name="manufacturer"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="modality",
-            field=models.CharField(
-                choices=[
-                    ("individual", "Individual"),
-                    ("two_player", "Two-player"),
-                    ("multi_position", "Multi-position"),
-                ],
-                default="individual",
-                max_length=20,
-                verbose_name="modality",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="model",
-            field=models.CharField(max_length=80, verbose_name="model"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="online",
-            field=models.BooleanField(default=False, verbose_name="online"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="paytable_id",
-            field=models.CharField(max_length=60, verbose_name="paytable id"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="plays_day",
-            field=models.DateField(blank=True, null=True, verbose_name="plays day"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="plays_today",
-            field=models.PositiveIntegerField(default=0, verbose_name="plays today"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="positions",
-            field=models.PositiveSmallIntegerField(default=1, verbose_name="positions"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="serial",
-            field=models.CharField(max_length=80, verbose_name="serial"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="software_version",
-            field=models.CharField(max_length=60, verbose_name="software version"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="state",
-            field=models.CharField(
-                choices=[
-                    ("in_service", "In service"),
-                    ("locked", "Locked"),
-                    ("out_of_service", "Out of service"),
-                ],
-                default="in_service",
-                max_length=20,
-                verbose_name="state",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="token_hash",
-            field=models.CharField(max_length=64, verbose_name="token hash"),
-        ),
-        migrations.AlterField(
-            model_name="machine",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="machines",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="machinealert",
-            name="cleared_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="cleared at"),
-        ),
-        migrations.AlterField(
-            model_name="machinealert",
-            name="kind",
-            field=models.CharField(
-                choices=[
-                    ("link_lost", "Link lost"),
-                    ("sequence_gap", "Sequence gap"),
-                    ("meter_mismatch", "Meter mismatch"),
-                    ("software_mismatch", "Software version not approved"),
-                ],
-                max_length=20,
-                verbose_name="kind",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="machinealert",
-            name="machine",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="alerts",
-                to="machines.machine",
-                verbose_name="machine",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="machinealert",
-            name="message",
-            field=models.CharField(max_length=300, verbose_name="message"),
-        ),
-        migrations.AlterField(
-            model_name="machinealert",
-            name="raised_at",
-            field=models.DateTimeField(verbose_name="raised at"),
-        ),
-        migrations.AlterField(
-            model_name="machineevent",
-            name="at",
-            field=models.DateTimeField(verbose_name="at"),
-        ),
-        migrations.AlterField(
-            model_name="machineevent",
-            name="kind",
-            field=models.CharField(
-                choices=[
-                    ("door_open", "Door open"),
-                    ("door_closed", "Door closed"),
-                    ("power_on", "Power on"),
-                    ("power_off", "Power off"),
-                    ("tilt", "Tilt"),
-                    ("hand_pay", "Hand pay"),
-                ],
-                max_length=20,
-                verbose_name="kind",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="machineevent",
-            name="machine",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="events",
-                to="machines.machine",
-                verbose_name="machine",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="machineevent",
-            name="seq",
-            field=models.BigIntegerField(verbose_name="seq"),
-        ),
-        migrations.AlterField(
-            model_name="metersnapshot",
-            name="coin_in",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=16, verbose_name="coin in"),
-        ),
-        migrations.AlterField(
-            model_name="metersnapshot",
-            name="coin_out",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=16, verbose_name="coin out"),
-        ),
-        migrations.AlterField(
-            model_name="metersnapshot",
-            name="credits",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=16, verbose_name="credits"),
-        ),
-        migrations.AlterField(
-            model_name="metersnapshot",
-            name="games_played",
-            field=models.BigIntegerField(verbose_name="games played"),
-        ),
-        migrations.AlterField(
-            model_name="metersnapshot",
-            name="jackpots_paid",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=16, verbose_name="jackpots paid"),
-        ),
-        migrations.AlterField(
-            model_name="metersnapshot",
-            name="machine",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="meter_snapshots",
-                to="machines.machine",
-                verbose_name="machine",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="metersnapshot",
-            name="seq",
-            field=models.BigIntegerField(verbose_name="seq"),
-        ),
-        migrations.AlterField(
-            model_name="metersnapshot",
-            name="taken_at",
-            field=models.DateTimeField(verbose_name="taken at"),
-        ),
-        migrations.AlterField(
-            model_name="play",
-            name="bet",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="bet"),
-        ),
-        migrations.AlterField(
-            model_name="play",
-            name="game_id",
-            field=models.CharField(max_length=64, verbose_name="game id"),
-        ),
-        migrations.AlterField(
-            model_name="play",
-            name="machine",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="plays",
-                to="machines.machine",
-                verbose_name="machine",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="play",
-            name="played_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="played at"),
-        ),
-        migrations.AlterField(
-            model_name="play",
-            name="received_at",
-            field=models.DateTimeField(verbose_name="received at"),
-        ),
-        migrations.AlterField(
-            model_name="play",
-            name="seq",
-            field=models.BigIntegerField(verbose_name="seq"),
-        ),
-        migrations.AlterField(
-            model_name="play",
-            name="win",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="win"),
-        ),
-        migrations.AlterField(
-            model_name="progressivehit",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="progressivehit",
-            name="game_id",
-            field=models.CharField(blank=True, max_length=64, verbose_name="game id"),
-        ),
-        migrations.AlterField(
-            model_name="progressivehit",
-            name="group",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="hits",
-                to="machines.linkgroup",
-                verbose_name="group",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="progressivehit",
-            name="level",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="jackpots.poollevel",
-                verbose_name="level",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="progressivehit",
-            name="machine",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="hits",
-                to="machines.machine",
-                verbose_name="machine",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="progressivehit",
-            name="paid_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="paid at"),
-        ),
-        migrations.AlterField(
-            model_name="progressivehit",
-            name="paid_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="paid by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="progressivehit",
-            name="paid_by_label",
-            field=models.CharField(blank=True, max_length=150, verbose_name="paid by label"),
-        ),
-        migrations.AlterField(
-            model_name="progressivehit",
-            name="payment_ref",
-            field=models.CharField(blank=True, max_length=120, verbose_name="payment ref"),
-        ),
-        migrations.AlterField(
-            model_name="progressivehit",
-            name="reported_at",
-            field=models.DateTimeField(verbose_name="reported at"),
-        ),
-        migrations.AlterField(
-            model_name="progressivehit",
-            name="seq",
-            field=models.BigIntegerField(verbose_name="seq"),
-        ),
-        migrations.AlterField(
-            model_name="progressivehit",
-            name="settlement_id",
-            field=models.BigIntegerField(verbose_name="settlement id"),
-        ),
-        migrations.AlterField(
-            model_name="sequencegap",
-            name="detected_at",
-            field=models.DateTimeField(verbose_name="detected at"),
-        ),
-        migrations.AlterField(
-            model_name="sequencegap",
-            name="first_missing",
-            field=models.BigIntegerField(verbose_name="first missing"),
-        ),
-        migrations.AlterField(
-            model_name="sequencegap",
-            name="last_missing",
-            field=models.BigIntegerField(verbose_name="last missing"),
-        ),
-        migrations.AlterField(
-            model_name="sequencegap",
-            name="machine",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="gaps",
-                to="machines.machine",
-                verbose_name="machine",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="sequencegap",
-            name="missing_coin_in",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=2, max_digits=16, null=True, verbose_name="missing coin in"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="sequencegap",
-            name="missing_games",
-            field=models.BigIntegerField(blank=True, null=True, verbose_name="missing games"),
-        ),
-        migrations.AlterField(
-            model_name="sequencegap",
-            name="note",
-            field=models.CharField(blank=True, max_length=300, verbose_name="note"),
-        ),
-        migrations.AlterField(
-            model_name="sequencegap",
-            name="reconciled_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="reconciled at"),
-        ),
-        migrations.AlterField(
-            model_name="sequencegap",
-            name="snapshot",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="reconciled_gaps",
-                to="machines.metersnapshot",
-                verbose_name="snapshot",
-            ),
+        # One state re-render for all these labels (halls.migration_ops).
+        halls.migration_ops.AlterAtOnce(
+            [
+                migrations.AlterModelOptions(
+                    name="linkgroup",
+                    options={"verbose_name": "link group", "verbose_name_plural": "link groups"},
+                ),
+                migrations.AlterModelOptions(
+                    name="linkmember",
+                    options={"verbose_name": "link member", "verbose_name_plural": "link members"},
+                ),
+                migrations.AlterModelOptions(
+                    name="machine",
+                    options={"verbose_name": "machine", "verbose_name_plural": "machines"},
+                ),
+                migrations.AlterModelOptions(
+                    name="machinealert",
+                    options={"verbose_name": "machine alert", "verbose_name_plural": "machine alerts"},
+                ),
+                migrations.AlterModelOptions(
+                    name="machineevent",
+                    options={"verbose_name": "machine event", "verbose_name_plural": "machine events"},
+                ),
+                migrations.AlterModelOptions(
+                    name="metersnapshot",
+                    options={"verbose_name": "meter snapshot", "verbose_name_plural": "meter snapshots"},
+                ),
+                migrations.AlterModelOptions(
+                    name="play",
+                    options={"verbose_name": "play", "verbose_name_plural": "plays"},
+                ),
+                migrations.AlterModelOptions(
+                    name="progressivehit",
+                    options={"verbose_name": "progressive hit", "verbose_name_plural": "progressive hits"},
+                ),
+                migrations.AlterModelOptions(
+                    name="sequencegap",
+                    options={"verbose_name": "sequence gap", "verbose_name_plural": "sequence gaps"},
+                ),
+                migrations.AlterField(
+                    model_name="linkgroup",
+                    name="code",
+                    field=models.CharField(max_length=40, verbose_name="code"),
+                ),
+                migrations.AlterField(
+                    model_name="linkgroup",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="linkgroup",
+                    name="name",
+                    field=models.CharField(max_length=120, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="linkgroup",
+                    name="pool",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="link_groups",
+                        to="jackpots.pool",
+                        verbose_name="pool",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="linkgroup",
+                    name="same_type_and_denomination",
+                    field=models.BooleanField(default=True, verbose_name="same type and denomination"),
+                ),
+                migrations.AlterField(
+                    model_name="linkgroup",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="link_groups",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="linkmember",
+                    name="group",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="members",
+                        to="machines.linkgroup",
+                        verbose_name="group",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="linkmember",
+                    name="joined_at",
+                    field=models.DateTimeField(verbose_name="joined at"),
+                ),
+                migrations.AlterField(
+                    model_name="linkmember",
+                    name="left_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="left at"),
+                ),
+                migrations.AlterField(
+                    model_name="linkmember",
+                    name="machine",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="links",
+                        to="machines.machine",
+                        verbose_name="machine",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="asset_number",
+                    field=models.CharField(max_length=40, verbose_name="asset number"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="denomination",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, max_digits=8, verbose_name="denomination"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="last_play_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="last play at"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="last_seen_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="last seen at"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="last_seq",
+                    field=models.BigIntegerField(default=0, verbose_name="last seq"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="location",
+                    field=models.CharField(blank=True, max_length=120, verbose_name="location"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="lock_reason",
+                    field=models.CharField(
+                        blank=True,
+                        choices=[
+                            ("", "—"),
+                            ("hand_pay", "Hand pay"),
+                            ("link_lost", "Link lost"),
+                            ("operator", "Operator"),
+                        ],
+                        default="",
+                        max_length=20,
+                        verbose_name="lock reason",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="machine_type",
+                    field=models.CharField(
+                        choices=[("B", "Type B (recreational with prize)"), ("C", "Type C (gambling)")],
+                        max_length=1,
+                        verbose_name="machine type",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="manufacturer",
+                    field=models.CharField(max_length=80, verbose_name="manufacturer"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="modality",
+                    field=models.CharField(
+                        choices=[
+                            ("individual", "Individual"),
+                            ("two_player", "Two-player"),
+                            ("multi_position", "Multi-position"),
+                        ],
+                        default="individual",
+                        max_length=20,
+                        verbose_name="modality",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="model",
+                    field=models.CharField(max_length=80, verbose_name="model"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="online",
+                    field=models.BooleanField(default=False, verbose_name="online"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="paytable_id",
+                    field=models.CharField(max_length=60, verbose_name="paytable id"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="plays_day",
+                    field=models.DateField(blank=True, null=True, verbose_name="plays day"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="plays_today",
+                    field=models.PositiveIntegerField(default=0, verbose_name="plays today"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="positions",
+                    field=models.PositiveSmallIntegerField(default=1, verbose_name="positions"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="serial",
+                    field=models.CharField(max_length=80, verbose_name="serial"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="software_version",
+                    field=models.CharField(max_length=60, verbose_name="software version"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="state",
+                    field=models.CharField(
+                        choices=[
+                            ("in_service", "In service"),
+                            ("locked", "Locked"),
+                            ("out_of_service", "Out of service"),
+                        ],
+                        default="in_service",
+                        max_length=20,
+                        verbose_name="state",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="token_hash",
+                    field=models.CharField(max_length=64, verbose_name="token hash"),
+                ),
+                migrations.AlterField(
+                    model_name="machine",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="machines",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="machinealert",
+                    name="cleared_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="cleared at"),
+                ),
+                migrations.AlterField(
+                    model_name="machinealert",
+                    name="kind",
+                    field=models.CharField(
+                        choices=[
+                            ("link_lost", "Link lost"),
+                            ("sequence_gap", "Sequence gap"),
+                            ("meter_mismatch", "Meter mismatch"),
+                            ("software_mismatch", "Software version not approved"),
+                        ],
+                        max_length=20,
+                        verbose_name="kind",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="machinealert",
+                    name="machine",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="alerts",
+                        to="machines.machine",
+                        verbose_name="machine",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="machinealert",
+                    name="message",
+                    field=models.CharField(max_length=300, verbose_name="message"),
+                ),
+                migrations.AlterField(
+                    model_name="machinealert",
+                    name="raised_at",
+                    field=models.DateTimeField(verbose_name="raised at"),
+                ),
+                migrations.AlterField(
+                    model_name="machineevent",
+                    name="at",
+                    field=models.DateTimeField(verbose_name="at"),
+                ),
+                migrations.AlterField(
+                    model_name="machineevent",
+                    name="kind",
+                    field=models.CharField(
+                        choices=[
+                            ("door_open", "Door open"),
+                            ("door_closed", "Door closed"),
+                            ("power_on", "Power on"),
+                            ("power_off", "Power off"),
+                            ("tilt", "Tilt"),
+                            ("hand_pay", "Hand pay"),
+                        ],
+                        max_length=20,
+                        verbose_name="kind",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="machineevent",
+                    name="machine",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="events",
+                        to="machines.machine",
+                        verbose_name="machine",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="machineevent",
+                    name="seq",
+                    field=models.BigIntegerField(verbose_name="seq"),
+                ),
+                migrations.AlterField(
+                    model_name="metersnapshot",
+                    name="coin_in",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=16, verbose_name="coin in"),
+                ),
+                migrations.AlterField(
+                    model_name="metersnapshot",
+                    name="coin_out",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=16, verbose_name="coin out"),
+                ),
+                migrations.AlterField(
+                    model_name="metersnapshot",
+                    name="credits",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=16, verbose_name="credits"),
+                ),
+                migrations.AlterField(
+                    model_name="metersnapshot",
+                    name="games_played",
+                    field=models.BigIntegerField(verbose_name="games played"),
+                ),
+                migrations.AlterField(
+                    model_name="metersnapshot",
+                    name="jackpots_paid",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, max_digits=16, verbose_name="jackpots paid"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="metersnapshot",
+                    name="machine",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="meter_snapshots",
+                        to="machines.machine",
+                        verbose_name="machine",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="metersnapshot",
+                    name="seq",
+                    field=models.BigIntegerField(verbose_name="seq"),
+                ),
+                migrations.AlterField(
+                    model_name="metersnapshot",
+                    name="taken_at",
+                    field=models.DateTimeField(verbose_name="taken at"),
+                ),
+                migrations.AlterField(
+                    model_name="play",
+                    name="bet",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="bet"),
+                ),
+                migrations.AlterField(
+                    model_name="play",
+                    name="game_id",
+                    field=models.CharField(max_length=64, verbose_name="game id"),
+                ),
+                migrations.AlterField(
+                    model_name="play",
+                    name="machine",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="plays",
+                        to="machines.machine",
+                        verbose_name="machine",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="play",
+                    name="played_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="played at"),
+                ),
+                migrations.AlterField(
+                    model_name="play",
+                    name="received_at",
+                    field=models.DateTimeField(verbose_name="received at"),
+                ),
+                migrations.AlterField(
+                    model_name="play",
+                    name="seq",
+                    field=models.BigIntegerField(verbose_name="seq"),
+                ),
+                migrations.AlterField(
+                    model_name="play",
+                    name="win",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="win"),
+                ),
+                migrations.AlterField(
+                    model_name="progressivehit",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="progressivehit",
+                    name="game_id",
+                    field=models.CharField(blank=True, max_length=64, verbose_name="game id"),
+                ),
+                migrations.AlterField(
+                    model_name="progressivehit",
+                    name="group",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="hits",
+                        to="machines.linkgroup",
+                        verbose_name="group",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="progressivehit",
+                    name="level",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="jackpots.poollevel",
+                        verbose_name="level",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="progressivehit",
+                    name="machine",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="hits",
+                        to="machines.machine",
+                        verbose_name="machine",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="progressivehit",
+                    name="paid_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="paid at"),
+                ),
+                migrations.AlterField(
+                    model_name="progressivehit",
+                    name="paid_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="paid by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="progressivehit",
+                    name="paid_by_label",
+                    field=models.CharField(blank=True, max_length=150, verbose_name="paid by label"),
+                ),
+                migrations.AlterField(
+                    model_name="progressivehit",
+                    name="payment_ref",
+                    field=models.CharField(blank=True, max_length=120, verbose_name="payment ref"),
+                ),
+                migrations.AlterField(
+                    model_name="progressivehit",
+                    name="reported_at",
+                    field=models.DateTimeField(verbose_name="reported at"),
+                ),
+                migrations.AlterField(
+                    model_name="progressivehit",
+                    name="seq",
+                    field=models.BigIntegerField(verbose_name="seq"),
+                ),
+                migrations.AlterField(
+                    model_name="progressivehit",
+                    name="settlement_id",
+                    field=models.BigIntegerField(verbose_name="settlement id"),
+                ),
+                migrations.AlterField(
+                    model_name="sequencegap",
+                    name="detected_at",
+                    field=models.DateTimeField(verbose_name="detected at"),
+                ),
+                migrations.AlterField(
+                    model_name="sequencegap",
+                    name="first_missing",
+                    field=models.BigIntegerField(verbose_name="first missing"),
+                ),
+                migrations.AlterField(
+                    model_name="sequencegap",
+                    name="last_missing",
+                    field=models.BigIntegerField(verbose_name="last missing"),
+                ),
+                migrations.AlterField(
+                    model_name="sequencegap",
+                    name="machine",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="gaps",
+                        to="machines.machine",
+                        verbose_name="machine",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="sequencegap",
+                    name="missing_coin_in",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=2, max_digits=16, null=True, verbose_name="missing coin in"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="sequencegap",
+                    name="missing_games",
+                    field=models.BigIntegerField(blank=True, null=True, verbose_name="missing games"),
+                ),
+                migrations.AlterField(
+                    model_name="sequencegap",
+                    name="note",
+                    field=models.CharField(blank=True, max_length=300, verbose_name="note"),
+                ),
+                migrations.AlterField(
+                    model_name="sequencegap",
+                    name="reconciled_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="reconciled at"),
+                ),
+                migrations.AlterField(
+                    model_name="sequencegap",
+                    name="snapshot",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="reconciled_gaps",
+                        to="machines.metersnapshot",
+                        verbose_name="snapshot",
+                    ),
+                ),
+            ]
         ),
     ]

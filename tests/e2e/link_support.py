@@ -1,9 +1,8 @@
 """A central and a venue installation as real processes on one machine, each on its own PostgreSQL database,
 and a TCP proxy between them that a test can cut and restore (tests/e2e/test_link_wan_cut.py).
 
-- The databases: each cloned (``CREATE DATABASE … TEMPLATE``, a second) from one migrated template (a fresh
-  database takes about a minute to migrate) kept between runs under a name holding the hash of every
-  migration file (a changed migration makes a new one, and the old is dropped); the clones are dropped at
+- The databases: each cloned (``CREATE DATABASE … TEMPLATE``, a second) from the run's migrated template
+  (tests/migrated.py: a fresh database takes about a minute to migrate); the clones are dropped at
   teardown.
 - The central: uvicorn serving config.asgi (HALL_ROLE=central) on the Redis channel layer under a prefix
   of its own. The venue: `manage.py run_link` (HALL_ROLE=venue), pointed at the proxy.
@@ -19,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import os
 import subprocess
@@ -33,6 +31,7 @@ from typing import Any
 import psycopg
 from django.conf import settings
 
+from tests import migrated
 from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,52 +74,10 @@ def base_name() -> str:
     return str(_db()["NAME"]).removeprefix("test_")
 
 
-def _migrations_hash() -> str:
-    digest = hashlib.sha256()
-    for path in sorted([*ROOT.glob("*/migrations/*.py"), *ROOT.glob("*/*/migrations/*.py")]):
-        digest.update(str(path.relative_to(ROOT)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:10]
-
-
-def template_database() -> str:
-    """A migrated, empty database to clone from: made once per set of migrations (about a minute)."""
-    stem = f"{base_name()}_tpl_"
-    name = stem + _migrations_hash()
-    with connect("postgres") as admin:
-        existing = [
-            row[0]
-            for row in admin.execute(
-                "SELECT datname FROM pg_database WHERE datname LIKE %s", [stem.replace("_", r"\_") + "%"]
-            )
-        ]
-        for old in existing:
-            if old != name:
-                admin.execute(f'DROP DATABASE IF EXISTS "{old}" WITH (FORCE)')
-        if name in existing:
-            return name
-        building = name + "_new"
-        admin.execute(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{building}"')
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "-v0"],
-        cwd=ROOT,
-        env=base_env(DATABASE_URL=database_url(building)),
-        check=True,
-        timeout=300,
-    )
-    with connect("postgres") as admin:  # renamed only once whole: an interrupted migrate leaves no template
-        admin.execute(f'ALTER DATABASE "{building}" RENAME TO "{name}"')
-    return name
-
-
 def create_databases(*names: str) -> None:
-    """Each of `names` a copy of the migrated template: installations' schemas, nothing else in them."""
-    template = template_database()
-    with connect("postgres") as admin:
-        for name in names:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    """Each of `names` a copy of the run's migrated template (tests/migrated.py): installations' schemas,
+    nothing else in them."""
+    migrated.clone_postgresql(migrated.Server(_db()), *names)
 
 
 def drop_databases(*names: str) -> None:

@@ -3,9 +3,9 @@ folder and the per-install key file (as a demo and a test run do by default), ea
 read each other's anchors: both verify as intact, and a chain cut short or wiped in one is caught in that one
 only; an anchor file of another installation put in this one's folder is not read as this one's.
 
-Each database is driven by its own processes (manage.py migrate, then a script), on SQLite (the embedded
-demo) and on PostgreSQL (two databases of the test server, the second a copy of the first's migrated
-template: a copy gets an id of its own at its first anchor)."""
+Each database is driven by its own processes (a script), on SQLite (the embedded demo) and on PostgreSQL (two
+databases of the test server); both are copies of one migrated template (tests/migrated.py), as demos copied
+from one file are: a copy gets an id of its own at its first anchor."""
 
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from django.db import connection
+
+from tests import migrated
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -115,52 +116,29 @@ def _run(env: dict[str, str], *args: str) -> dict[str, Any]:
     return result
 
 
-def _migrate(env: dict[str, str]) -> None:
-    done = subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-
-
 @pytest.fixture
 def sqlite_pair(tmp_path: Path) -> tuple[dict[str, str], dict[str, str]]:
-    first = tmp_path / "a.sqlite3"
-    env_a = _env(tmp_path, SQLITE_PATH=str(first))
-    _migrate(env_a)
-    shutil.copyfile(first, tmp_path / "b.sqlite3")  # a migrated template, copied as the demos do
-    return env_a, _env(tmp_path, SQLITE_PATH=str(tmp_path / "b.sqlite3"))
-
-
-def _server_url(name: str) -> str:
-    s = connection.settings_dict
-    password = f":{s['PASSWORD']}" if s.get("PASSWORD") else ""
-    return f"postgres://{s['USER']}{password}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{name}"
+    pair = []
+    for name in ("a.sqlite3", "b.sqlite3"):  # each a copy of the migrated template, as the demos' are
+        migrated.copy_sqlite(tmp_path / name)
+        pair.append(_env(tmp_path, SQLITE_PATH=str(tmp_path / name)))
+    return pair[0], pair[1]
 
 
 @pytest.fixture
 def postgresql_pair(tmp_path: Path) -> Iterator[tuple[dict[str, str], dict[str, str]]]:
     if connection.vendor != "postgresql":
         pytest.fail("the PostgreSQL pair needs the PostgreSQL test run")
-    base = str(connection.settings_dict["NAME"])
-    names = [f"{base}_inst_a", f"{base}_inst_b"]
-    with psycopg.connect(_server_url("postgres"), autocommit=True) as admin:
-        for name in names:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{names[0]}"')
-    env_a = _env(tmp_path, DATABASE_URL=_server_url(names[0]))
-    _migrate(env_a)
-    with psycopg.connect(_server_url("postgres"), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{names[1]}" TEMPLATE "{names[0]}"')
+    server = migrated.Server(connection.settings_dict)
+    names = [f"{server.name}_inst_a", f"{server.name}_inst_b"]
+    migrated.clone_postgresql(server, *names)  # two copies of the migrated template
     try:
-        yield env_a, _env(tmp_path, DATABASE_URL=_server_url(names[1]))
+        yield (
+            _env(tmp_path, DATABASE_URL=server.url(names[0])),
+            _env(tmp_path, DATABASE_URL=server.url(names[1])),
+        )
     finally:
-        with psycopg.connect(_server_url("postgres"), autocommit=True) as admin:
+        with server.admin() as admin:
             for name in names:
                 admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 

@@ -4,6 +4,7 @@ import django.db.models.deletion
 from django.db import migrations, models
 
 import halls.fields
+import halls.migration_ops
 
 
 class Migration(migrations.Migration):
@@ -15,699 +16,714 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AlterModelOptions(
-            name="eball",
-            options={"verbose_name": "electronic ball", "verbose_name_plural": "electronic balls"},
-        ),
-        migrations.AlterModelOptions(
-            name="ecard",
-            options={"verbose_name": "electronic card", "verbose_name_plural": "electronic cards"},
-        ),
-        migrations.AlterModelOptions(
-            name="electronicgame",
-            options={"verbose_name": "electronic game", "verbose_name_plural": "electronic games"},
-        ),
-        migrations.AlterModelOptions(
-            name="electronicsession",
-            options={"verbose_name": "electronic session", "verbose_name_plural": "electronic sessions"},
-        ),
-        migrations.AlterModelOptions(
-            name="eprize",
-            options={"verbose_name": "electronic prize", "verbose_name_plural": "electronic prizes"},
-        ),
-        migrations.AlterModelOptions(
-            name="ewin",
-            options={"verbose_name": "electronic win", "verbose_name_plural": "electronic wins"},
-        ),
-        migrations.AlterModelOptions(
-            name="purchase",
-            options={"verbose_name": "purchase", "verbose_name_plural": "purchases"},
-        ),
-        migrations.AlterModelOptions(
-            name="speciality",
-            options={"verbose_name": "speciality", "verbose_name_plural": "specialities"},
-        ),
-        migrations.AlterModelOptions(
-            name="specialitypool",
-            options={"verbose_name": "speciality pool", "verbose_name_plural": "speciality pools"},
-        ),
-        migrations.AlterModelOptions(
-            name="specialityversion",
-            options={"verbose_name": "speciality version", "verbose_name_plural": "speciality versions"},
-        ),
-        migrations.AlterModelOptions(
-            name="terminal",
-            options={"verbose_name": "terminal", "verbose_name_plural": "terminals"},
-        ),
-        migrations.AlterModelOptions(
-            name="terminalcheck",
-            options={"verbose_name": "terminal check", "verbose_name_plural": "terminal checks"},
-        ),
-        migrations.AlterModelOptions(
-            name="terminalmessage",
-            options={"verbose_name": "terminal message", "verbose_name_plural": "terminal messages"},
-        ),
-        migrations.AlterModelOptions(
-            name="terminalsoftware",
-            options={
-                "verbose_name": "terminal software",
-                "verbose_name_plural": "terminal software versions",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="verification",
-            options={
-                "verbose_name": "terminal verification",
-                "verbose_name_plural": "terminal verifications",
-            },
-        ),
-        migrations.AlterField(
-            model_name="eball",
-            name="drawn_at",
-            field=models.DateTimeField(verbose_name="drawn at"),
-        ),
-        migrations.AlterField(
-            model_name="eball",
-            name="game",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="balls",
-                to="electronic.electronicgame",
-                verbose_name="game",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="eball",
-            name="number",
-            field=models.PositiveSmallIntegerField(verbose_name="number"),
-        ),
-        migrations.AlterField(
-            model_name="eball",
-            name="ordinal",
-            field=models.PositiveSmallIntegerField(verbose_name="ordinal"),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="balls_drawn",
-            field=models.PositiveSmallIntegerField(default=0, verbose_name="balls drawn"),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="cards_sold",
-            field=models.PositiveIntegerField(default=0, verbose_name="cards sold"),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="closed_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="closed at"),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="decided",
-            field=models.JSONField(blank=True, default=list, verbose_name="decided"),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="last_ball_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="last ball at"),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="number",
-            field=models.PositiveIntegerField(verbose_name="number"),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="sales_close_at",
-            field=models.DateTimeField(verbose_name="sales close at"),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="sales_closed_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="sales closed at"),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="sales_total",
-            field=halls.fields.MoneyField(
-                decimal_places=2, default=0, max_digits=14, verbose_name="sales total"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="session",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="games",
-                to="electronic.electronicsession",
-                verbose_name="session",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="speciality",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="games",
-                to="electronic.speciality",
-                verbose_name="speciality",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="state",
-            field=models.CharField(
-                choices=[
-                    ("selling", "Selling"),
-                    ("drawing", "Drawing"),
-                    ("closed", "Closed"),
-                    ("void", "Void"),
-                ],
-                default="selling",
-                max_length=8,
-                verbose_name="state",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="terms",
-            field=models.JSONField(blank=True, default=dict, verbose_name="terms"),
-        ),
-        migrations.AlterField(
-            model_name="electronicgame",
-            name="version",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="electronic.specialityversion",
-                verbose_name="version",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="electronicsession",
-            name="closed_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="closed at"),
-        ),
-        migrations.AlterField(
-            model_name="electronicsession",
-            name="closed_by",
-            field=models.CharField(blank=True, max_length=150, verbose_name="closed by"),
-        ),
-        migrations.AlterField(
-            model_name="electronicsession",
-            name="opened_at",
-            field=models.DateTimeField(verbose_name="opened at"),
-        ),
-        migrations.AlterField(
-            model_name="electronicsession",
-            name="opened_by",
-            field=models.CharField(max_length=150, verbose_name="opened by"),
-        ),
-        migrations.AlterField(
-            model_name="electronicsession",
-            name="speciality",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="sessions",
-                to="electronic.speciality",
-                verbose_name="speciality",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="electronicsession",
-            name="verification",
-            field=models.OneToOneField(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="session",
-                to="electronic.verification",
-                verbose_name="verification",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=2, default=0, max_digits=14, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="code",
-            field=models.CharField(max_length=30, verbose_name="code"),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="decided_at",
-            field=models.DateTimeField(verbose_name="decided at"),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="game",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="prizes",
-                to="electronic.electronicgame",
-                verbose_name="game",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="name",
-            field=models.CharField(max_length=60, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="ordinal",
-            field=models.PositiveSmallIntegerField(verbose_name="ordinal"),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="pool",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="remainder",
-            field=halls.fields.MoneyField(
-                decimal_places=2, default=0, max_digits=14, verbose_name="remainder"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="settlement_id",
-            field=models.BigIntegerField(blank=True, null=True, verbose_name="settlement id"),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="share",
-            field=halls.fields.MoneyField(decimal_places=2, default=0, max_digits=14, verbose_name="share"),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="transaction",
-            field=models.OneToOneField(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="cashier.ledgertransaction",
-                verbose_name="transaction",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="type",
-            field=models.CharField(max_length=20, verbose_name="type"),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="winners",
-            field=models.PositiveIntegerField(default=0, verbose_name="winners"),
-        ),
-        migrations.AlterField(
-            model_name="eprize",
-            name="won",
-            field=models.BooleanField(verbose_name="won"),
-        ),
-        migrations.AlterField(
-            model_name="ewin",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="ewin",
-            name="card",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="wins",
-                to="electronic.ecard",
-                verbose_name="card",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ewin",
-            name="prize",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="wins",
-                to="electronic.eprize",
-                verbose_name="prize",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ewin",
-            name="purchase",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="wins",
-                to="electronic.purchase",
-                verbose_name="purchase",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="purchase",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="purchase",
-            name="cards",
-            field=models.PositiveSmallIntegerField(verbose_name="number of cards"),
-        ),
-        migrations.AlterField(
-            model_name="purchase",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="purchase",
-            name="game",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="purchases",
-                to="electronic.electronicgame",
-                verbose_name="game",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="purchase",
-            name="key",
-            field=models.CharField(max_length=80, verbose_name="key"),
-        ),
-        migrations.AlterField(
-            model_name="purchase",
-            name="player_card",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="cashier.playercard",
-                verbose_name="player card",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="purchase",
-            name="seed",
-            field=models.CharField(max_length=64, verbose_name="seed"),
-        ),
-        migrations.AlterField(
-            model_name="purchase",
-            name="terminal",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="purchases",
-                to="electronic.terminal",
-                verbose_name="terminal",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="purchase",
-            name="transaction",
-            field=models.OneToOneField(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="cashier.ledgertransaction",
-                verbose_name="transaction",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="speciality",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="speciality",
-            name="family",
-            field=models.CharField(max_length=10, verbose_name="family"),
-        ),
-        migrations.AlterField(
-            model_name="speciality",
-            name="room",
-            field=models.OneToOneField(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="speciality",
-                to="halls.room",
-                verbose_name="room",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="speciality",
-            name="running",
-            field=models.BooleanField(default=False, verbose_name="running"),
-        ),
-        migrations.AlterField(
-            model_name="speciality",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="specialityversion",
-            name="authorisation_ref",
-            field=models.CharField(max_length=120, verbose_name="authorisation ref"),
-        ),
-        migrations.AlterField(
-            model_name="specialityversion",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="specialityversion",
-            name="created_by",
-            field=models.CharField(max_length=150, verbose_name="created by"),
-        ),
-        migrations.AlterField(
-            model_name="specialityversion",
-            name="effective_from",
-            field=models.DateTimeField(verbose_name="effective from"),
-        ),
-        migrations.AlterField(
-            model_name="specialityversion",
-            name="number",
-            field=models.PositiveIntegerField(verbose_name="number"),
-        ),
-        migrations.AlterField(
-            model_name="specialityversion",
-            name="rules",
-            field=models.JSONField(verbose_name="rules"),
-        ),
-        migrations.AlterField(
-            model_name="specialityversion",
-            name="speciality",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="versions",
-                to="electronic.speciality",
-                verbose_name="speciality",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="terminal",
-            name="clock_offset_ms",
-            field=models.IntegerField(blank=True, null=True, verbose_name="clock offset ms"),
-        ),
-        migrations.AlterField(
-            model_name="terminal",
-            name="device",
-            field=models.OneToOneField(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="terminal",
-                to="cashier.cashdevice",
-                verbose_name="device",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="terminal",
-            name="last_seen_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="last seen at"),
-        ),
-        migrations.AlterField(
-            model_name="terminal",
-            name="software_version",
-            field=models.CharField(blank=True, max_length=40, verbose_name="software version"),
-        ),
-        migrations.AlterField(
-            model_name="terminal",
-            name="speciality",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="terminals",
-                to="electronic.speciality",
-                verbose_name="speciality",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="terminal",
-            name="state",
-            field=models.CharField(
-                choices=[
-                    ("in_service", "In service"),
-                    ("failed", "Failed its verification"),
-                    ("out_of_service", "Out of service"),
-                ],
-                default="in_service",
-                max_length=16,
-                verbose_name="state",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="terminal",
-            name="verified_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="electronic.verification",
-                verbose_name="verified by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="terminalcheck",
-            name="checks",
-            field=models.JSONField(verbose_name="checks"),
-        ),
-        migrations.AlterField(
-            model_name="terminalcheck",
-            name="passed",
-            field=models.BooleanField(verbose_name="passed"),
-        ),
-        migrations.AlterField(
-            model_name="terminalcheck",
-            name="terminal",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="checks",
-                to="electronic.terminal",
-                verbose_name="terminal",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="terminalcheck",
-            name="verification",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="terminal_checks",
-                to="electronic.verification",
-                verbose_name="verification",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="terminalmessage",
-            name="body",
-            field=models.JSONField(verbose_name="body"),
-        ),
-        migrations.AlterField(
-            model_name="terminalmessage",
-            name="kind",
-            field=models.CharField(max_length=16, verbose_name="kind"),
-        ),
-        migrations.AlterField(
-            model_name="terminalmessage",
-            name="received_at",
-            field=models.DateTimeField(verbose_name="received at"),
-        ),
-        migrations.AlterField(
-            model_name="terminalmessage",
-            name="result",
-            field=models.JSONField(verbose_name="result"),
-        ),
-        migrations.AlterField(
-            model_name="terminalmessage",
-            name="seq",
-            field=models.PositiveBigIntegerField(verbose_name="seq"),
-        ),
-        migrations.AlterField(
-            model_name="terminalmessage",
-            name="terminal",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="messages",
-                to="electronic.terminal",
-                verbose_name="terminal",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="terminalsoftware",
-            name="approved_at",
-            field=models.DateTimeField(verbose_name="approved at"),
-        ),
-        migrations.AlterField(
-            model_name="terminalsoftware",
-            name="authorisation_ref",
-            field=models.CharField(max_length=120, verbose_name="authorisation ref"),
-        ),
-        migrations.AlterField(
-            model_name="terminalsoftware",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="terminalsoftware",
-            name="version",
-            field=models.CharField(max_length=40, verbose_name="version"),
-        ),
-        migrations.AlterField(
-            model_name="terminalsoftware",
-            name="withdrawn_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="withdrawn at"),
-        ),
-        migrations.AlterField(
-            model_name="verification",
-            name="actor_label",
-            field=models.CharField(max_length=150, verbose_name="actor label"),
-        ),
-        migrations.AlterField(
-            model_name="verification",
-            name="finished_at",
-            field=models.DateTimeField(verbose_name="finished at"),
-        ),
-        migrations.AlterField(
-            model_name="verification",
-            name="passed",
-            field=models.BooleanField(verbose_name="passed"),
-        ),
-        migrations.AlterField(
-            model_name="verification",
-            name="rng_checks",
-            field=models.JSONField(verbose_name="rng checks"),
-        ),
-        migrations.AlterField(
-            model_name="verification",
-            name="speciality",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="verifications",
-                to="electronic.speciality",
-                verbose_name="speciality",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="verification",
-            name="started_at",
-            field=models.DateTimeField(verbose_name="started at"),
-        ),
-        migrations.AlterField(
-            model_name="verification",
-            name="system_checks",
-            field=models.JSONField(verbose_name="system checks"),
+        # One state re-render for all these labels (halls.migration_ops).
+        halls.migration_ops.AlterAtOnce(
+            [
+                migrations.AlterModelOptions(
+                    name="eball",
+                    options={"verbose_name": "electronic ball", "verbose_name_plural": "electronic balls"},
+                ),
+                migrations.AlterModelOptions(
+                    name="ecard",
+                    options={"verbose_name": "electronic card", "verbose_name_plural": "electronic cards"},
+                ),
+                migrations.AlterModelOptions(
+                    name="electronicgame",
+                    options={"verbose_name": "electronic game", "verbose_name_plural": "electronic games"},
+                ),
+                migrations.AlterModelOptions(
+                    name="electronicsession",
+                    options={
+                        "verbose_name": "electronic session",
+                        "verbose_name_plural": "electronic sessions",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="eprize",
+                    options={"verbose_name": "electronic prize", "verbose_name_plural": "electronic prizes"},
+                ),
+                migrations.AlterModelOptions(
+                    name="ewin",
+                    options={"verbose_name": "electronic win", "verbose_name_plural": "electronic wins"},
+                ),
+                migrations.AlterModelOptions(
+                    name="purchase",
+                    options={"verbose_name": "purchase", "verbose_name_plural": "purchases"},
+                ),
+                migrations.AlterModelOptions(
+                    name="speciality",
+                    options={"verbose_name": "speciality", "verbose_name_plural": "specialities"},
+                ),
+                migrations.AlterModelOptions(
+                    name="specialitypool",
+                    options={"verbose_name": "speciality pool", "verbose_name_plural": "speciality pools"},
+                ),
+                migrations.AlterModelOptions(
+                    name="specialityversion",
+                    options={
+                        "verbose_name": "speciality version",
+                        "verbose_name_plural": "speciality versions",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="terminal",
+                    options={"verbose_name": "terminal", "verbose_name_plural": "terminals"},
+                ),
+                migrations.AlterModelOptions(
+                    name="terminalcheck",
+                    options={"verbose_name": "terminal check", "verbose_name_plural": "terminal checks"},
+                ),
+                migrations.AlterModelOptions(
+                    name="terminalmessage",
+                    options={"verbose_name": "terminal message", "verbose_name_plural": "terminal messages"},
+                ),
+                migrations.AlterModelOptions(
+                    name="terminalsoftware",
+                    options={
+                        "verbose_name": "terminal software",
+                        "verbose_name_plural": "terminal software versions",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="verification",
+                    options={
+                        "verbose_name": "terminal verification",
+                        "verbose_name_plural": "terminal verifications",
+                    },
+                ),
+                migrations.AlterField(
+                    model_name="eball",
+                    name="drawn_at",
+                    field=models.DateTimeField(verbose_name="drawn at"),
+                ),
+                migrations.AlterField(
+                    model_name="eball",
+                    name="game",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="balls",
+                        to="electronic.electronicgame",
+                        verbose_name="game",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="eball",
+                    name="number",
+                    field=models.PositiveSmallIntegerField(verbose_name="number"),
+                ),
+                migrations.AlterField(
+                    model_name="eball",
+                    name="ordinal",
+                    field=models.PositiveSmallIntegerField(verbose_name="ordinal"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="balls_drawn",
+                    field=models.PositiveSmallIntegerField(default=0, verbose_name="balls drawn"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="cards_sold",
+                    field=models.PositiveIntegerField(default=0, verbose_name="cards sold"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="closed_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="closed at"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="decided",
+                    field=models.JSONField(blank=True, default=list, verbose_name="decided"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="last_ball_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="last ball at"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="number",
+                    field=models.PositiveIntegerField(verbose_name="number"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="sales_close_at",
+                    field=models.DateTimeField(verbose_name="sales close at"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="sales_closed_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="sales closed at"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="sales_total",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, default=0, max_digits=14, verbose_name="sales total"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="session",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="games",
+                        to="electronic.electronicsession",
+                        verbose_name="session",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="speciality",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="games",
+                        to="electronic.speciality",
+                        verbose_name="speciality",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="state",
+                    field=models.CharField(
+                        choices=[
+                            ("selling", "Selling"),
+                            ("drawing", "Drawing"),
+                            ("closed", "Closed"),
+                            ("void", "Void"),
+                        ],
+                        default="selling",
+                        max_length=8,
+                        verbose_name="state",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="terms",
+                    field=models.JSONField(blank=True, default=dict, verbose_name="terms"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicgame",
+                    name="version",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="electronic.specialityversion",
+                        verbose_name="version",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="electronicsession",
+                    name="closed_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="closed at"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicsession",
+                    name="closed_by",
+                    field=models.CharField(blank=True, max_length=150, verbose_name="closed by"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicsession",
+                    name="opened_at",
+                    field=models.DateTimeField(verbose_name="opened at"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicsession",
+                    name="opened_by",
+                    field=models.CharField(max_length=150, verbose_name="opened by"),
+                ),
+                migrations.AlterField(
+                    model_name="electronicsession",
+                    name="speciality",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="sessions",
+                        to="electronic.speciality",
+                        verbose_name="speciality",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="electronicsession",
+                    name="verification",
+                    field=models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="session",
+                        to="electronic.verification",
+                        verbose_name="verification",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="amount",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, default=0, max_digits=14, verbose_name="amount"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="code",
+                    field=models.CharField(max_length=30, verbose_name="code"),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="decided_at",
+                    field=models.DateTimeField(verbose_name="decided at"),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="game",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="prizes",
+                        to="electronic.electronicgame",
+                        verbose_name="game",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="name",
+                    field=models.CharField(max_length=60, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="ordinal",
+                    field=models.PositiveSmallIntegerField(verbose_name="ordinal"),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="pool",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="jackpots.pool",
+                        verbose_name="pool",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="remainder",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, default=0, max_digits=14, verbose_name="remainder"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="settlement_id",
+                    field=models.BigIntegerField(blank=True, null=True, verbose_name="settlement id"),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="share",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, default=0, max_digits=14, verbose_name="share"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="transaction",
+                    field=models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="cashier.ledgertransaction",
+                        verbose_name="transaction",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="type",
+                    field=models.CharField(max_length=20, verbose_name="type"),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="winners",
+                    field=models.PositiveIntegerField(default=0, verbose_name="winners"),
+                ),
+                migrations.AlterField(
+                    model_name="eprize",
+                    name="won",
+                    field=models.BooleanField(verbose_name="won"),
+                ),
+                migrations.AlterField(
+                    model_name="ewin",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="ewin",
+                    name="card",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="wins",
+                        to="electronic.ecard",
+                        verbose_name="card",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ewin",
+                    name="prize",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="wins",
+                        to="electronic.eprize",
+                        verbose_name="prize",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ewin",
+                    name="purchase",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="wins",
+                        to="electronic.purchase",
+                        verbose_name="purchase",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="purchase",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="purchase",
+                    name="cards",
+                    field=models.PositiveSmallIntegerField(verbose_name="number of cards"),
+                ),
+                migrations.AlterField(
+                    model_name="purchase",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="purchase",
+                    name="game",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="purchases",
+                        to="electronic.electronicgame",
+                        verbose_name="game",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="purchase",
+                    name="key",
+                    field=models.CharField(max_length=80, verbose_name="key"),
+                ),
+                migrations.AlterField(
+                    model_name="purchase",
+                    name="player_card",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="cashier.playercard",
+                        verbose_name="player card",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="purchase",
+                    name="seed",
+                    field=models.CharField(max_length=64, verbose_name="seed"),
+                ),
+                migrations.AlterField(
+                    model_name="purchase",
+                    name="terminal",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="purchases",
+                        to="electronic.terminal",
+                        verbose_name="terminal",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="purchase",
+                    name="transaction",
+                    field=models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="cashier.ledgertransaction",
+                        verbose_name="transaction",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="speciality",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="speciality",
+                    name="family",
+                    field=models.CharField(max_length=10, verbose_name="family"),
+                ),
+                migrations.AlterField(
+                    model_name="speciality",
+                    name="room",
+                    field=models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="speciality",
+                        to="halls.room",
+                        verbose_name="room",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="speciality",
+                    name="running",
+                    field=models.BooleanField(default=False, verbose_name="running"),
+                ),
+                migrations.AlterField(
+                    model_name="speciality",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="specialityversion",
+                    name="authorisation_ref",
+                    field=models.CharField(max_length=120, verbose_name="authorisation ref"),
+                ),
+                migrations.AlterField(
+                    model_name="specialityversion",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="specialityversion",
+                    name="created_by",
+                    field=models.CharField(max_length=150, verbose_name="created by"),
+                ),
+                migrations.AlterField(
+                    model_name="specialityversion",
+                    name="effective_from",
+                    field=models.DateTimeField(verbose_name="effective from"),
+                ),
+                migrations.AlterField(
+                    model_name="specialityversion",
+                    name="number",
+                    field=models.PositiveIntegerField(verbose_name="number"),
+                ),
+                migrations.AlterField(
+                    model_name="specialityversion",
+                    name="rules",
+                    field=models.JSONField(verbose_name="rules"),
+                ),
+                migrations.AlterField(
+                    model_name="specialityversion",
+                    name="speciality",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="versions",
+                        to="electronic.speciality",
+                        verbose_name="speciality",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="terminal",
+                    name="clock_offset_ms",
+                    field=models.IntegerField(blank=True, null=True, verbose_name="clock offset ms"),
+                ),
+                migrations.AlterField(
+                    model_name="terminal",
+                    name="device",
+                    field=models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="terminal",
+                        to="cashier.cashdevice",
+                        verbose_name="device",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="terminal",
+                    name="last_seen_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="last seen at"),
+                ),
+                migrations.AlterField(
+                    model_name="terminal",
+                    name="software_version",
+                    field=models.CharField(blank=True, max_length=40, verbose_name="software version"),
+                ),
+                migrations.AlterField(
+                    model_name="terminal",
+                    name="speciality",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="terminals",
+                        to="electronic.speciality",
+                        verbose_name="speciality",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="terminal",
+                    name="state",
+                    field=models.CharField(
+                        choices=[
+                            ("in_service", "In service"),
+                            ("failed", "Failed its verification"),
+                            ("out_of_service", "Out of service"),
+                        ],
+                        default="in_service",
+                        max_length=16,
+                        verbose_name="state",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="terminal",
+                    name="verified_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="electronic.verification",
+                        verbose_name="verified by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="terminalcheck",
+                    name="checks",
+                    field=models.JSONField(verbose_name="checks"),
+                ),
+                migrations.AlterField(
+                    model_name="terminalcheck",
+                    name="passed",
+                    field=models.BooleanField(verbose_name="passed"),
+                ),
+                migrations.AlterField(
+                    model_name="terminalcheck",
+                    name="terminal",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="checks",
+                        to="electronic.terminal",
+                        verbose_name="terminal",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="terminalcheck",
+                    name="verification",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="terminal_checks",
+                        to="electronic.verification",
+                        verbose_name="verification",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="terminalmessage",
+                    name="body",
+                    field=models.JSONField(verbose_name="body"),
+                ),
+                migrations.AlterField(
+                    model_name="terminalmessage",
+                    name="kind",
+                    field=models.CharField(max_length=16, verbose_name="kind"),
+                ),
+                migrations.AlterField(
+                    model_name="terminalmessage",
+                    name="received_at",
+                    field=models.DateTimeField(verbose_name="received at"),
+                ),
+                migrations.AlterField(
+                    model_name="terminalmessage",
+                    name="result",
+                    field=models.JSONField(verbose_name="result"),
+                ),
+                migrations.AlterField(
+                    model_name="terminalmessage",
+                    name="seq",
+                    field=models.PositiveBigIntegerField(verbose_name="seq"),
+                ),
+                migrations.AlterField(
+                    model_name="terminalmessage",
+                    name="terminal",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="messages",
+                        to="electronic.terminal",
+                        verbose_name="terminal",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="terminalsoftware",
+                    name="approved_at",
+                    field=models.DateTimeField(verbose_name="approved at"),
+                ),
+                migrations.AlterField(
+                    model_name="terminalsoftware",
+                    name="authorisation_ref",
+                    field=models.CharField(max_length=120, verbose_name="authorisation ref"),
+                ),
+                migrations.AlterField(
+                    model_name="terminalsoftware",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="terminalsoftware",
+                    name="version",
+                    field=models.CharField(max_length=40, verbose_name="version"),
+                ),
+                migrations.AlterField(
+                    model_name="terminalsoftware",
+                    name="withdrawn_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="withdrawn at"),
+                ),
+                migrations.AlterField(
+                    model_name="verification",
+                    name="actor_label",
+                    field=models.CharField(max_length=150, verbose_name="actor label"),
+                ),
+                migrations.AlterField(
+                    model_name="verification",
+                    name="finished_at",
+                    field=models.DateTimeField(verbose_name="finished at"),
+                ),
+                migrations.AlterField(
+                    model_name="verification",
+                    name="passed",
+                    field=models.BooleanField(verbose_name="passed"),
+                ),
+                migrations.AlterField(
+                    model_name="verification",
+                    name="rng_checks",
+                    field=models.JSONField(verbose_name="rng checks"),
+                ),
+                migrations.AlterField(
+                    model_name="verification",
+                    name="speciality",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="verifications",
+                        to="electronic.speciality",
+                        verbose_name="speciality",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="verification",
+                    name="started_at",
+                    field=models.DateTimeField(verbose_name="started at"),
+                ),
+                migrations.AlterField(
+                    model_name="verification",
+                    name="system_checks",
+                    field=models.JSONField(verbose_name="system checks"),
+                ),
+            ]
         ),
     ]

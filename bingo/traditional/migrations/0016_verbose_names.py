@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import migrations, models
 
 import halls.fields
+import halls.migration_ops
 
 
 class Migration(migrations.Migration):
@@ -21,1235 +22,1253 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AlterModelOptions(
-            name="award",
-            options={"verbose_name": "prize award", "verbose_name_plural": "prize awards"},
-        ),
-        migrations.AlterModelOptions(
-            name="ball",
-            options={
-                "ordering": ["game_id", "ordinal"],
-                "verbose_name": "ball",
-                "verbose_name_plural": "balls",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="ballcorrection",
-            options={
-                "ordering": ["pk"],
-                "verbose_name": "ball correction",
-                "verbose_name_plural": "ball corrections",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="ballset",
-            options={"verbose_name": "ball set", "verbose_name_plural": "ball sets"},
-        ),
-        migrations.AlterModelOptions(
-            name="ballsetevent",
-            options={
-                "ordering": ["pk"],
-                "verbose_name": "ball set event",
-                "verbose_name_plural": "ball set events",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="card",
-            options={
-                "ordering": ["series_id", "serial"],
-                "verbose_name": "bingo card",
-                "verbose_name_plural": "bingo cards",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="cardseries",
-            options={"verbose_name": "card series", "verbose_name_plural": "card series"},
-        ),
-        migrations.AlterModelOptions(
-            name="claim",
-            options={"ordering": ["pk"], "verbose_name": "claim", "verbose_name_plural": "claims"},
-        ),
-        migrations.AlterModelOptions(
-            name="completion",
-            options={"verbose_name": "completion", "verbose_name_plural": "completions"},
-        ),
-        migrations.AlterModelOptions(
-            name="deviceswitch",
-            options={
-                "ordering": ["pk"],
-                "verbose_name": "device switch",
-                "verbose_name_plural": "device switches",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="drawdevice",
-            options={
-                "ordering": ["room_id", "reserve", "pk"],
-                "verbose_name": "drawing device",
-                "verbose_name_plural": "drawing devices",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="game",
-            options={"verbose_name": "game", "verbose_name_plural": "games"},
-        ),
-        migrations.AlterModelOptions(
-            name="gamepick",
-            options={"verbose_name": "game pick", "verbose_name_plural": "game picks"},
-        ),
-        migrations.AlterModelOptions(
-            name="gameprogram",
-            options={
-                "ordering": ["game_id", "program_id"],
-                "verbose_name": "game program",
-                "verbose_name_plural": "game programs",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="paperrange",
-            options={
-                "ordering": ["series", "first_serial"],
-                "verbose_name": "paper range",
-                "verbose_name_plural": "paper ranges",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="printedcards",
-            options={
-                "ordering": ["pk"],
-                "verbose_name": "printed cards",
-                "verbose_name_plural": "printed cards",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="prizeprogram",
-            options={
-                "ordering": ["room_id", "pk"],
-                "verbose_name": "prize program",
-                "verbose_name_plural": "prize programs",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="prizeprogramversion",
-            options={
-                "ordering": ["program_id", "version"],
-                "verbose_name": "prize program version",
-                "verbose_name_plural": "prize program versions",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="prizeresult",
-            options={"verbose_name": "prize result", "verbose_name_plural": "prize results"},
-        ),
-        migrations.AlterModelOptions(
-            name="programaward",
-            options={"verbose_name": "program award", "verbose_name_plural": "program awards"},
-        ),
-        migrations.AlterModelOptions(
-            name="roombolsa",
-            options={"verbose_name": "room bolsa", "verbose_name_plural": "room bolsas"},
-        ),
-        migrations.AlterModelOptions(
-            name="saleoperation",
-            options={
-                "ordering": ["pk"],
-                "verbose_name": "sale operation",
-                "verbose_name_plural": "sale operations",
-            },
-        ),
-        migrations.AlterModelOptions(
-            name="schedulednotice",
-            options={"verbose_name": "scheduled notice", "verbose_name_plural": "scheduled notices"},
-        ),
-        migrations.AlterModelOptions(
-            name="soldcard",
-            options={"verbose_name": "sold card", "verbose_name_plural": "sold cards"},
-        ),
-        migrations.AlterModelOptions(
-            name="stockmovement",
-            options={
-                "ordering": ["pk"],
-                "verbose_name": "stock movement",
-                "verbose_name_plural": "stock movements",
-            },
-        ),
-        migrations.AlterField(
-            model_name="ball",
-            name="drawn_at",
-            field=models.DateTimeField(verbose_name="drawn at"),
-        ),
-        migrations.AlterField(
-            model_name="ball",
-            name="entered_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="entered by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ball",
-            name="game",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="balls",
-                to="bingo.game",
-                verbose_name="game",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ball",
-            name="number",
-            field=models.PositiveSmallIntegerField(verbose_name="number"),
-        ),
-        migrations.AlterField(
-            model_name="ball",
-            name="ordinal",
-            field=models.PositiveSmallIntegerField(verbose_name="ordinal"),
-        ),
-        migrations.AlterField(
-            model_name="ball",
-            name="source",
-            field=models.CharField(
-                choices=[("rng", "RNG (CSPRNG)"), ("manual", "Blower with ball reader")],
-                max_length=6,
-                verbose_name="source",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ballset",
-            name="certified_games",
-            field=models.PositiveIntegerField(default=10000, verbose_name="certified games"),
-        ),
-        migrations.AlterField(
-            model_name="ballset",
-            name="colours",
-            field=models.JSONField(verbose_name="colours"),
-        ),
-        migrations.AlterField(
-            model_name="ballset",
-            name="created_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="ballset",
-            name="games_played",
-            field=models.PositiveIntegerField(default=0, verbose_name="games played"),
-        ),
-        migrations.AlterField(
-            model_name="ballset",
-            name="homologation_ref",
-            field=models.CharField(blank=True, max_length=120, verbose_name="homologation ref"),
-        ),
-        migrations.AlterField(
-            model_name="ballset",
-            name="manufacturer",
-            field=models.CharField(blank=True, max_length=120, verbose_name="manufacturer"),
-        ),
-        migrations.AlterField(
-            model_name="ballset",
-            name="name",
-            field=models.CharField(max_length=80, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="ballset",
-            name="replaced_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="replaces",
-                to="bingo.ballset",
-                verbose_name="replaced by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ballset",
-            name="retired_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="retired at"),
-        ),
-        migrations.AlterField(
-            model_name="ballset",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="ball_sets",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="cardseries",
-            name="code",
-            field=models.CharField(max_length=40, verbose_name="code"),
-        ),
-        migrations.AlterField(
-            model_name="cardseries",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="cardseries",
-            name="created_by",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="created by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="cardseries",
-            name="face_value",
-            field=halls.fields.MoneyField(
-                decimal_places=2,
-                max_digits=12,
-                validators=[django.core.validators.MinValueValidator(Decimal("0.01"))],
-                verbose_name="face value",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="cardseries",
-            name="generator",
-            field=models.CharField(default="v2", max_length=8, verbose_name="generator"),
-        ),
-        migrations.AlterField(
-            model_name="cardseries",
-            name="rederived_strips",
-            field=models.JSONField(blank=True, default=list, verbose_name="rederived strips"),
-        ),
-        migrations.AlterField(
-            model_name="cardseries",
-            name="seed",
-            field=models.CharField(max_length=64, verbose_name="seed"),
-        ),
-        migrations.AlterField(
-            model_name="cardseries",
-            name="strips",
-            field=models.PositiveIntegerField(
-                validators=[django.core.validators.MinValueValidator(1)], verbose_name="strips"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="cardseries",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="card_series",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="bound_ordinal",
-            field=models.PositiveSmallIntegerField(verbose_name="bound ordinal"),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="card",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="claims",
-                to="bingo.card",
-                verbose_name="card",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="claimed_by",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="claimed by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="completed_at",
-            field=models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="completed at"),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="game",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="claims",
-                to="bingo.game",
-                verbose_name="game",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="idempotency_key",
-            field=models.CharField(blank=True, max_length=80, null=True, verbose_name="idempotency key"),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="kind",
-            field=models.CharField(
-                choices=[("line", "Line"), ("bingo", "Bingo")], max_length=5, verbose_name="kind"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="reason",
-            field=models.TextField(verbose_name="reason"),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="refusal",
-            field=models.CharField(blank=True, max_length=30, verbose_name="refusal"),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="serial",
-            field=models.PositiveIntegerField(verbose_name="serial"),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="series",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="bingo.cardseries",
-                verbose_name="series",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="valid",
-            field=models.BooleanField(verbose_name="valid"),
-        ),
-        migrations.AlterField(
-            model_name="claim",
-            name="winning_row",
-            field=models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="winning row"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="announcement",
-            field=models.JSONField(blank=True, default=dict, verbose_name="announcement"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="ball_set",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="games",
-                to="bingo.ballset",
-                verbose_name="ball set",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="balls_corrected",
-            field=models.PositiveSmallIntegerField(default=0, verbose_name="balls corrected"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="balls_drawn",
-            field=models.PositiveSmallIntegerField(default=0, verbose_name="balls drawn"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="bingo_percent",
-            field=models.DecimalField(decimal_places=2, max_digits=5, verbose_name="bingo percent"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="bingo_prize",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=2, max_digits=12, null=True, verbose_name="bingo prize"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="cards_sold",
-            field=models.PositiveIntegerField(default=0, verbose_name="cards sold"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="claim_window",
-            field=models.CharField(
-                blank=True,
-                choices=[("", "None"), ("line", "Any more lines?"), ("bingo", "Any more bingos?")],
-                default="",
-                max_length=5,
-                verbose_name="claim window",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="closed_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="closed at"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="draw_device",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="games",
-                to="bingo.drawdevice",
-                verbose_name="draw device",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="draw_source",
-            field=models.CharField(
-                choices=[("rng", "RNG (CSPRNG)"), ("manual", "Blower with ball reader")],
-                default="rng",
-                max_length=6,
-                verbose_name="draw source",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="draw_started_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="draw started at"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="last_ball_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="last ball at"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="line_percent",
-            field=models.DecimalField(decimal_places=2, max_digits=5, verbose_name="line percent"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="line_prize",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=2, max_digits=12, null=True, verbose_name="line prize"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="line_won_at",
-            field=models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="line won at"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="number",
-            field=models.PositiveIntegerField(verbose_name="number"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="pace_seconds",
-            field=models.DecimalField(decimal_places=2, max_digits=5, verbose_name="pace seconds"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="paused_by_claim",
-            field=models.BooleanField(default=False, verbose_name="paused by claim"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="prize_rounding_residue",
-            field=halls.fields.MoneyField(
-                decimal_places=6, default=Decimal("0"), max_digits=14, verbose_name="prize rounding residue"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="room",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="games",
-                to="halls.room",
-                verbose_name="room",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="sales_closed_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="sales closed at"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="sales_total",
-            field=halls.fields.MoneyField(
-                decimal_places=2, default=Decimal("0"), max_digits=12, verbose_name="sales total"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="session",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="games",
-                to="halls.gamesession",
-                verbose_name="session",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="state",
-            field=django_fsm.FSMField(
-                choices=[
-                    ("scheduled", "Scheduled"),
-                    ("on_sale", "On sale"),
-                    ("sales_closed", "Sales closed"),
-                    ("drawing", "Drawing"),
-                    ("paused", "Paused"),
-                    ("closed", "Closed"),
-                    ("void", "Void"),
-                ],
-                default="scheduled",
-                max_length=50,
-                protected=True,
-                verbose_name="state",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="void_message",
-            field=models.CharField(blank=True, max_length=200, verbose_name="void message"),
-        ),
-        migrations.AlterField(
-            model_name="game",
-            name="void_reason",
-            field=models.TextField(blank=True, verbose_name="void reason"),
-        ),
-        migrations.AlterField(
-            model_name="gamepick",
-            name="amount",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=2, max_digits=14, null=True, verbose_name="amount"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gamepick",
-            name="colour",
-            field=models.CharField(blank=True, max_length=20, verbose_name="colour"),
-        ),
-        migrations.AlterField(
-            model_name="gamepick",
-            name="game",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="program_picks",
-                to="bingo.game",
-                verbose_name="game",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gamepick",
-            name="max_ball",
-            field=models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="max ball"),
-        ),
-        migrations.AlterField(
-            model_name="gamepick",
-            name="program",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="picks",
-                to="bingo.prizeprogram",
-                verbose_name="program",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gamepick",
-            name="set_at",
-            field=models.DateTimeField(verbose_name="set at"),
-        ),
-        migrations.AlterField(
-            model_name="gamepick",
-            name="set_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="set by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="amount",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=10, max_digits=24, null=True, verbose_name="amount"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="bingo_colour",
-            field=models.CharField(blank=True, max_length=20, verbose_name="bingo colour"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="bingo_ordinal",
-            field=models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="bingo ordinal"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="cards_sold",
-            field=models.PositiveIntegerField(verbose_name="cards sold"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="carry",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=10, max_digits=24, null=True, verbose_name="carry"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="colour",
-            field=models.CharField(blank=True, max_length=20, verbose_name="colour"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="funding",
-            field=halls.fields.MoneyField(
-                decimal_places=6, default=Decimal("0"), max_digits=20, verbose_name="funding"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="game",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="programs",
-                to="bingo.game",
-                verbose_name="game",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="hall_category",
-            field=models.CharField(max_length=1, verbose_name="hall category"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="in_play",
-            field=models.BooleanField(default=False, verbose_name="in play"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="last_game_of_session",
-            field=models.BooleanField(default=False, verbose_name="last game of session"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="max_ball",
-            field=models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="max ball"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="operating_day",
-            field=models.DateField(blank=True, null=True, verbose_name="operating day"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="picks",
-            field=models.JSONField(blank=True, default=list, verbose_name="picks"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="pool_amount",
-            field=halls.fields.MoneyField(decimal_places=6, max_digits=20, verbose_name="pool amount"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="prize",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=10, max_digits=24, null=True, verbose_name="prize"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="program",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="games",
-                to="bingo.prizeprogram",
-                verbose_name="program",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="remainder",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=10, max_digits=24, null=True, verbose_name="remainder"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="row",
-            field=models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="row"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="settlement",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="jackpots.poolsettlement",
-                verbose_name="settlement",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="share",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=2, max_digits=14, null=True, verbose_name="share"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="slot",
-            field=models.TimeField(blank=True, null=True, verbose_name="slot"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="start",
-            field=models.DateTimeField(verbose_name="start"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="state_after",
-            field=models.JSONField(blank=True, null=True, verbose_name="state after"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="state_before",
-            field=models.JSONField(verbose_name="state before"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="step",
-            field=models.PositiveIntegerField(default=0, verbose_name="step"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="time_zone",
-            field=models.CharField(max_length=64, verbose_name="time zone"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="version",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="bingo.prizeprogramversion",
-                verbose_name="version",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="winners",
-            field=models.PositiveSmallIntegerField(default=0, verbose_name="winners"),
-        ),
-        migrations.AlterField(
-            model_name="gameprogram",
-            name="won",
-            field=models.BooleanField(blank=True, null=True, verbose_name="won"),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogram",
-            name="active",
-            field=models.BooleanField(default=True, verbose_name="active"),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogram",
-            name="code",
-            field=models.CharField(max_length=40, verbose_name="code"),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogram",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogram",
-            name="created_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="created by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogram",
-            name="deactivated_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="deactivated at"),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogram",
-            name="initial_state",
-            field=models.JSONField(default=dict, verbose_name="initial state"),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogram",
-            name="name",
-            field=models.CharField(max_length=120, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogram",
-            name="pool",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogram",
-            name="program_type",
-            field=models.CharField(
-                choices=[
-                    ("BA-1", "BA-1"),
-                    ("BA-2", "BA-2"),
-                    ("BA-3", "BA-3"),
-                    ("BA-4", "BA-4"),
-                    ("BA-5", "BA-5"),
-                    ("BA-6", "BA-6"),
-                    ("BA-7", "BA-7"),
-                    ("BA-8", "BA-8"),
-                    ("BA-9", "BA-9"),
-                    ("BA-10", "BA-10"),
-                    ("BA-11", "BA-11"),
-                    ("BA-12", "BA-12"),
-                    ("BA-13", "BA-13"),
-                    ("BA-14", "BA-14"),
-                    ("BA-15", "BA-15"),
-                    ("BA-16", "BA-16"),
-                    ("BA-17", "BA-17"),
-                    ("BA-18", "BA-18"),
-                    ("BA-19", "BA-19"),
-                    ("BA-20", "BA-20"),
-                ],
-                max_length=6,
-                verbose_name="program type",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogram",
-            name="room",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="prize_programs",
-                to="halls.room",
-                verbose_name="room",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogramversion",
-            name="authorisation_ref",
-            field=models.CharField(blank=True, max_length=120, verbose_name="authorisation ref"),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogramversion",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogramversion",
-            name="created_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="created by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogramversion",
-            name="effective_from",
-            field=models.DateTimeField(verbose_name="effective from"),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogramversion",
-            name="params",
-            field=models.JSONField(verbose_name="params"),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogramversion",
-            name="program",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="versions",
-                to="bingo.prizeprogram",
-                verbose_name="program",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="prizeprogramversion",
-            name="version",
-            field=models.PositiveIntegerField(verbose_name="version"),
-        ),
-        migrations.AlterField(
-            model_name="prizeresult",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="prizeresult",
-            name="confirmed_at",
-            field=models.DateTimeField(verbose_name="confirmed at"),
-        ),
-        migrations.AlterField(
-            model_name="prizeresult",
-            name="confirmed_by",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="confirmed by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="prizeresult",
-            name="game",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="prize_results",
-                to="bingo.game",
-                verbose_name="game",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="prizeresult",
-            name="kind",
-            field=models.CharField(
-                choices=[("line", "Line"), ("bingo", "Bingo")], max_length=5, verbose_name="kind"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="prizeresult",
-            name="ordinal",
-            field=models.PositiveSmallIntegerField(verbose_name="ordinal"),
-        ),
-        migrations.AlterField(
-            model_name="prizeresult",
-            name="remainder",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="remainder"),
-        ),
-        migrations.AlterField(
-            model_name="prizeresult",
-            name="remainder_to",
-            field=models.CharField(max_length=120, verbose_name="remainder to"),
-        ),
-        migrations.AlterField(
-            model_name="prizeresult",
-            name="share",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="share"),
-        ),
-        migrations.AlterField(
-            model_name="prizeresult",
-            name="winners",
-            field=models.PositiveSmallIntegerField(verbose_name="winners"),
-        ),
-        migrations.AlterField(
-            model_name="programaward",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="programaward",
-            name="claim",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="program_awards",
-                to="bingo.claim",
-                verbose_name="claim",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="programaward",
-            name="game_program",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="awards",
-                to="bingo.gameprogram",
-                verbose_name="game program",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="roombolsa",
-            name="authorisation_ref",
-            field=models.CharField(max_length=120, verbose_name="authorisation ref"),
-        ),
-        migrations.AlterField(
-            model_name="roombolsa",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="roombolsa",
-            name="funding_percent",
-            field=models.DecimalField(decimal_places=2, max_digits=5, verbose_name="funding percent"),
-        ),
-        migrations.AlterField(
-            model_name="roombolsa",
-            name="pool",
-            field=models.OneToOneField(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="roombolsa",
-            name="room",
-            field=models.OneToOneField(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="bolsa",
-                to="halls.room",
-                verbose_name="room",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="roombolsa",
-            name="updated_at",
-            field=models.DateTimeField(verbose_name="updated at"),
-        ),
-        migrations.AlterField(
-            model_name="saleoperation",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="saleoperation",
-            name="cards",
-            field=models.PositiveIntegerField(verbose_name="number of cards"),
-        ),
-        migrations.AlterField(
-            model_name="saleoperation",
-            name="cashier",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="cashier",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="saleoperation",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="saleoperation",
-            name="first_serial",
-            field=models.PositiveIntegerField(verbose_name="first serial"),
-        ),
-        migrations.AlterField(
-            model_name="saleoperation",
-            name="game",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="sale_operations",
-                to="bingo.game",
-                verbose_name="game",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="saleoperation",
-            name="idempotency_key",
-            field=models.CharField(blank=True, max_length=80, null=True, verbose_name="idempotency key"),
-        ),
-        migrations.AlterField(
-            model_name="saleoperation",
-            name="kind",
-            field=models.CharField(
-                choices=[("sell", "Sell"), ("return", "Return")], max_length=6, verbose_name="kind"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="saleoperation",
-            name="last_serial",
-            field=models.PositiveIntegerField(verbose_name="last serial"),
-        ),
-        migrations.AlterField(
-            model_name="saleoperation",
-            name="ledger_tx",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="cashier.ledgertransaction",
-                verbose_name="ledger tx",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="saleoperation",
-            name="series",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="bingo.cardseries",
-                verbose_name="series",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="saleoperation",
-            name="shift",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="sale_operations",
-                to="cashier.shift",
-                verbose_name="shift",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="schedulednotice",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="schedulednotice",
-            name="hour",
-            field=models.TimeField(verbose_name="hour"),
-        ),
-        migrations.AlterField(
-            model_name="schedulednotice",
-            name="operating_day",
-            field=models.DateField(verbose_name="operating day"),
-        ),
-        migrations.AlterField(
-            model_name="schedulednotice",
-            name="program",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="notices",
-                to="bingo.prizeprogram",
-                verbose_name="program",
-            ),
+        # One state re-render for all these labels (halls.migration_ops).
+        halls.migration_ops.AlterAtOnce(
+            [
+                migrations.AlterModelOptions(
+                    name="award",
+                    options={"verbose_name": "prize award", "verbose_name_plural": "prize awards"},
+                ),
+                migrations.AlterModelOptions(
+                    name="ball",
+                    options={
+                        "ordering": ["game_id", "ordinal"],
+                        "verbose_name": "ball",
+                        "verbose_name_plural": "balls",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="ballcorrection",
+                    options={
+                        "ordering": ["pk"],
+                        "verbose_name": "ball correction",
+                        "verbose_name_plural": "ball corrections",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="ballset",
+                    options={"verbose_name": "ball set", "verbose_name_plural": "ball sets"},
+                ),
+                migrations.AlterModelOptions(
+                    name="ballsetevent",
+                    options={
+                        "ordering": ["pk"],
+                        "verbose_name": "ball set event",
+                        "verbose_name_plural": "ball set events",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="card",
+                    options={
+                        "ordering": ["series_id", "serial"],
+                        "verbose_name": "bingo card",
+                        "verbose_name_plural": "bingo cards",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="cardseries",
+                    options={"verbose_name": "card series", "verbose_name_plural": "card series"},
+                ),
+                migrations.AlterModelOptions(
+                    name="claim",
+                    options={"ordering": ["pk"], "verbose_name": "claim", "verbose_name_plural": "claims"},
+                ),
+                migrations.AlterModelOptions(
+                    name="completion",
+                    options={"verbose_name": "completion", "verbose_name_plural": "completions"},
+                ),
+                migrations.AlterModelOptions(
+                    name="deviceswitch",
+                    options={
+                        "ordering": ["pk"],
+                        "verbose_name": "device switch",
+                        "verbose_name_plural": "device switches",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="drawdevice",
+                    options={
+                        "ordering": ["room_id", "reserve", "pk"],
+                        "verbose_name": "drawing device",
+                        "verbose_name_plural": "drawing devices",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="game",
+                    options={"verbose_name": "game", "verbose_name_plural": "games"},
+                ),
+                migrations.AlterModelOptions(
+                    name="gamepick",
+                    options={"verbose_name": "game pick", "verbose_name_plural": "game picks"},
+                ),
+                migrations.AlterModelOptions(
+                    name="gameprogram",
+                    options={
+                        "ordering": ["game_id", "program_id"],
+                        "verbose_name": "game program",
+                        "verbose_name_plural": "game programs",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="paperrange",
+                    options={
+                        "ordering": ["series", "first_serial"],
+                        "verbose_name": "paper range",
+                        "verbose_name_plural": "paper ranges",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="printedcards",
+                    options={
+                        "ordering": ["pk"],
+                        "verbose_name": "printed cards",
+                        "verbose_name_plural": "printed cards",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="prizeprogram",
+                    options={
+                        "ordering": ["room_id", "pk"],
+                        "verbose_name": "prize program",
+                        "verbose_name_plural": "prize programs",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="prizeprogramversion",
+                    options={
+                        "ordering": ["program_id", "version"],
+                        "verbose_name": "prize program version",
+                        "verbose_name_plural": "prize program versions",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="prizeresult",
+                    options={"verbose_name": "prize result", "verbose_name_plural": "prize results"},
+                ),
+                migrations.AlterModelOptions(
+                    name="programaward",
+                    options={"verbose_name": "program award", "verbose_name_plural": "program awards"},
+                ),
+                migrations.AlterModelOptions(
+                    name="roombolsa",
+                    options={"verbose_name": "room bolsa", "verbose_name_plural": "room bolsas"},
+                ),
+                migrations.AlterModelOptions(
+                    name="saleoperation",
+                    options={
+                        "ordering": ["pk"],
+                        "verbose_name": "sale operation",
+                        "verbose_name_plural": "sale operations",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="schedulednotice",
+                    options={"verbose_name": "scheduled notice", "verbose_name_plural": "scheduled notices"},
+                ),
+                migrations.AlterModelOptions(
+                    name="soldcard",
+                    options={"verbose_name": "sold card", "verbose_name_plural": "sold cards"},
+                ),
+                migrations.AlterModelOptions(
+                    name="stockmovement",
+                    options={
+                        "ordering": ["pk"],
+                        "verbose_name": "stock movement",
+                        "verbose_name_plural": "stock movements",
+                    },
+                ),
+                migrations.AlterField(
+                    model_name="ball",
+                    name="drawn_at",
+                    field=models.DateTimeField(verbose_name="drawn at"),
+                ),
+                migrations.AlterField(
+                    model_name="ball",
+                    name="entered_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="entered by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ball",
+                    name="game",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="balls",
+                        to="bingo.game",
+                        verbose_name="game",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ball",
+                    name="number",
+                    field=models.PositiveSmallIntegerField(verbose_name="number"),
+                ),
+                migrations.AlterField(
+                    model_name="ball",
+                    name="ordinal",
+                    field=models.PositiveSmallIntegerField(verbose_name="ordinal"),
+                ),
+                migrations.AlterField(
+                    model_name="ball",
+                    name="source",
+                    field=models.CharField(
+                        choices=[("rng", "RNG (CSPRNG)"), ("manual", "Blower with ball reader")],
+                        max_length=6,
+                        verbose_name="source",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ballset",
+                    name="certified_games",
+                    field=models.PositiveIntegerField(default=10000, verbose_name="certified games"),
+                ),
+                migrations.AlterField(
+                    model_name="ballset",
+                    name="colours",
+                    field=models.JSONField(verbose_name="colours"),
+                ),
+                migrations.AlterField(
+                    model_name="ballset",
+                    name="created_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="ballset",
+                    name="games_played",
+                    field=models.PositiveIntegerField(default=0, verbose_name="games played"),
+                ),
+                migrations.AlterField(
+                    model_name="ballset",
+                    name="homologation_ref",
+                    field=models.CharField(blank=True, max_length=120, verbose_name="homologation ref"),
+                ),
+                migrations.AlterField(
+                    model_name="ballset",
+                    name="manufacturer",
+                    field=models.CharField(blank=True, max_length=120, verbose_name="manufacturer"),
+                ),
+                migrations.AlterField(
+                    model_name="ballset",
+                    name="name",
+                    field=models.CharField(max_length=80, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="ballset",
+                    name="replaced_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="replaces",
+                        to="bingo.ballset",
+                        verbose_name="replaced by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ballset",
+                    name="retired_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="retired at"),
+                ),
+                migrations.AlterField(
+                    model_name="ballset",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="ball_sets",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="cardseries",
+                    name="code",
+                    field=models.CharField(max_length=40, verbose_name="code"),
+                ),
+                migrations.AlterField(
+                    model_name="cardseries",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="cardseries",
+                    name="created_by",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="created by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="cardseries",
+                    name="face_value",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2,
+                        max_digits=12,
+                        validators=[django.core.validators.MinValueValidator(Decimal("0.01"))],
+                        verbose_name="face value",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="cardseries",
+                    name="generator",
+                    field=models.CharField(default="v2", max_length=8, verbose_name="generator"),
+                ),
+                migrations.AlterField(
+                    model_name="cardseries",
+                    name="rederived_strips",
+                    field=models.JSONField(blank=True, default=list, verbose_name="rederived strips"),
+                ),
+                migrations.AlterField(
+                    model_name="cardseries",
+                    name="seed",
+                    field=models.CharField(max_length=64, verbose_name="seed"),
+                ),
+                migrations.AlterField(
+                    model_name="cardseries",
+                    name="strips",
+                    field=models.PositiveIntegerField(
+                        validators=[django.core.validators.MinValueValidator(1)], verbose_name="strips"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="cardseries",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="card_series",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="bound_ordinal",
+                    field=models.PositiveSmallIntegerField(verbose_name="bound ordinal"),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="card",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="claims",
+                        to="bingo.card",
+                        verbose_name="card",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="claimed_by",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="claimed by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="completed_at",
+                    field=models.PositiveSmallIntegerField(
+                        blank=True, null=True, verbose_name="completed at"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="game",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="claims",
+                        to="bingo.game",
+                        verbose_name="game",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="idempotency_key",
+                    field=models.CharField(
+                        blank=True, max_length=80, null=True, verbose_name="idempotency key"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="kind",
+                    field=models.CharField(
+                        choices=[("line", "Line"), ("bingo", "Bingo")], max_length=5, verbose_name="kind"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="reason",
+                    field=models.TextField(verbose_name="reason"),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="refusal",
+                    field=models.CharField(blank=True, max_length=30, verbose_name="refusal"),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="serial",
+                    field=models.PositiveIntegerField(verbose_name="serial"),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="series",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="bingo.cardseries",
+                        verbose_name="series",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="valid",
+                    field=models.BooleanField(verbose_name="valid"),
+                ),
+                migrations.AlterField(
+                    model_name="claim",
+                    name="winning_row",
+                    field=models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="winning row"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="announcement",
+                    field=models.JSONField(blank=True, default=dict, verbose_name="announcement"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="ball_set",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="games",
+                        to="bingo.ballset",
+                        verbose_name="ball set",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="balls_corrected",
+                    field=models.PositiveSmallIntegerField(default=0, verbose_name="balls corrected"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="balls_drawn",
+                    field=models.PositiveSmallIntegerField(default=0, verbose_name="balls drawn"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="bingo_percent",
+                    field=models.DecimalField(decimal_places=2, max_digits=5, verbose_name="bingo percent"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="bingo_prize",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=2, max_digits=12, null=True, verbose_name="bingo prize"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="cards_sold",
+                    field=models.PositiveIntegerField(default=0, verbose_name="cards sold"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="claim_window",
+                    field=models.CharField(
+                        blank=True,
+                        choices=[("", "None"), ("line", "Any more lines?"), ("bingo", "Any more bingos?")],
+                        default="",
+                        max_length=5,
+                        verbose_name="claim window",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="closed_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="closed at"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="draw_device",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="games",
+                        to="bingo.drawdevice",
+                        verbose_name="draw device",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="draw_source",
+                    field=models.CharField(
+                        choices=[("rng", "RNG (CSPRNG)"), ("manual", "Blower with ball reader")],
+                        default="rng",
+                        max_length=6,
+                        verbose_name="draw source",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="draw_started_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="draw started at"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="last_ball_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="last ball at"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="line_percent",
+                    field=models.DecimalField(decimal_places=2, max_digits=5, verbose_name="line percent"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="line_prize",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=2, max_digits=12, null=True, verbose_name="line prize"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="line_won_at",
+                    field=models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="line won at"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="number",
+                    field=models.PositiveIntegerField(verbose_name="number"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="pace_seconds",
+                    field=models.DecimalField(decimal_places=2, max_digits=5, verbose_name="pace seconds"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="paused_by_claim",
+                    field=models.BooleanField(default=False, verbose_name="paused by claim"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="prize_rounding_residue",
+                    field=halls.fields.MoneyField(
+                        decimal_places=6,
+                        default=Decimal("0"),
+                        max_digits=14,
+                        verbose_name="prize rounding residue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="room",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="games",
+                        to="halls.room",
+                        verbose_name="room",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="sales_closed_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="sales closed at"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="sales_total",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, default=Decimal("0"), max_digits=12, verbose_name="sales total"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="session",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="games",
+                        to="halls.gamesession",
+                        verbose_name="session",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="state",
+                    field=django_fsm.FSMField(
+                        choices=[
+                            ("scheduled", "Scheduled"),
+                            ("on_sale", "On sale"),
+                            ("sales_closed", "Sales closed"),
+                            ("drawing", "Drawing"),
+                            ("paused", "Paused"),
+                            ("closed", "Closed"),
+                            ("void", "Void"),
+                        ],
+                        default="scheduled",
+                        max_length=50,
+                        protected=True,
+                        verbose_name="state",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="void_message",
+                    field=models.CharField(blank=True, max_length=200, verbose_name="void message"),
+                ),
+                migrations.AlterField(
+                    model_name="game",
+                    name="void_reason",
+                    field=models.TextField(blank=True, verbose_name="void reason"),
+                ),
+                migrations.AlterField(
+                    model_name="gamepick",
+                    name="amount",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=2, max_digits=14, null=True, verbose_name="amount"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gamepick",
+                    name="colour",
+                    field=models.CharField(blank=True, max_length=20, verbose_name="colour"),
+                ),
+                migrations.AlterField(
+                    model_name="gamepick",
+                    name="game",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="program_picks",
+                        to="bingo.game",
+                        verbose_name="game",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gamepick",
+                    name="max_ball",
+                    field=models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="max ball"),
+                ),
+                migrations.AlterField(
+                    model_name="gamepick",
+                    name="program",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="picks",
+                        to="bingo.prizeprogram",
+                        verbose_name="program",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gamepick",
+                    name="set_at",
+                    field=models.DateTimeField(verbose_name="set at"),
+                ),
+                migrations.AlterField(
+                    model_name="gamepick",
+                    name="set_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="set by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="amount",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=10, max_digits=24, null=True, verbose_name="amount"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="bingo_colour",
+                    field=models.CharField(blank=True, max_length=20, verbose_name="bingo colour"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="bingo_ordinal",
+                    field=models.PositiveSmallIntegerField(
+                        blank=True, null=True, verbose_name="bingo ordinal"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="cards_sold",
+                    field=models.PositiveIntegerField(verbose_name="cards sold"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="carry",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=10, max_digits=24, null=True, verbose_name="carry"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="colour",
+                    field=models.CharField(blank=True, max_length=20, verbose_name="colour"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="funding",
+                    field=halls.fields.MoneyField(
+                        decimal_places=6, default=Decimal("0"), max_digits=20, verbose_name="funding"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="game",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="programs",
+                        to="bingo.game",
+                        verbose_name="game",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="hall_category",
+                    field=models.CharField(max_length=1, verbose_name="hall category"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="in_play",
+                    field=models.BooleanField(default=False, verbose_name="in play"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="last_game_of_session",
+                    field=models.BooleanField(default=False, verbose_name="last game of session"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="max_ball",
+                    field=models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="max ball"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="operating_day",
+                    field=models.DateField(blank=True, null=True, verbose_name="operating day"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="picks",
+                    field=models.JSONField(blank=True, default=list, verbose_name="picks"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="pool_amount",
+                    field=halls.fields.MoneyField(
+                        decimal_places=6, max_digits=20, verbose_name="pool amount"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="prize",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=10, max_digits=24, null=True, verbose_name="prize"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="program",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="games",
+                        to="bingo.prizeprogram",
+                        verbose_name="program",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="remainder",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=10, max_digits=24, null=True, verbose_name="remainder"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="row",
+                    field=models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="row"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="settlement",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="jackpots.poolsettlement",
+                        verbose_name="settlement",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="share",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=2, max_digits=14, null=True, verbose_name="share"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="slot",
+                    field=models.TimeField(blank=True, null=True, verbose_name="slot"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="start",
+                    field=models.DateTimeField(verbose_name="start"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="state_after",
+                    field=models.JSONField(blank=True, null=True, verbose_name="state after"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="state_before",
+                    field=models.JSONField(verbose_name="state before"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="step",
+                    field=models.PositiveIntegerField(default=0, verbose_name="step"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="time_zone",
+                    field=models.CharField(max_length=64, verbose_name="time zone"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="version",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="bingo.prizeprogramversion",
+                        verbose_name="version",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="winners",
+                    field=models.PositiveSmallIntegerField(default=0, verbose_name="winners"),
+                ),
+                migrations.AlterField(
+                    model_name="gameprogram",
+                    name="won",
+                    field=models.BooleanField(blank=True, null=True, verbose_name="won"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogram",
+                    name="active",
+                    field=models.BooleanField(default=True, verbose_name="active"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogram",
+                    name="code",
+                    field=models.CharField(max_length=40, verbose_name="code"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogram",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogram",
+                    name="created_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="created by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogram",
+                    name="deactivated_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="deactivated at"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogram",
+                    name="initial_state",
+                    field=models.JSONField(default=dict, verbose_name="initial state"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogram",
+                    name="name",
+                    field=models.CharField(max_length=120, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogram",
+                    name="pool",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="jackpots.pool",
+                        verbose_name="pool",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogram",
+                    name="program_type",
+                    field=models.CharField(
+                        choices=[
+                            ("BA-1", "BA-1"),
+                            ("BA-2", "BA-2"),
+                            ("BA-3", "BA-3"),
+                            ("BA-4", "BA-4"),
+                            ("BA-5", "BA-5"),
+                            ("BA-6", "BA-6"),
+                            ("BA-7", "BA-7"),
+                            ("BA-8", "BA-8"),
+                            ("BA-9", "BA-9"),
+                            ("BA-10", "BA-10"),
+                            ("BA-11", "BA-11"),
+                            ("BA-12", "BA-12"),
+                            ("BA-13", "BA-13"),
+                            ("BA-14", "BA-14"),
+                            ("BA-15", "BA-15"),
+                            ("BA-16", "BA-16"),
+                            ("BA-17", "BA-17"),
+                            ("BA-18", "BA-18"),
+                            ("BA-19", "BA-19"),
+                            ("BA-20", "BA-20"),
+                        ],
+                        max_length=6,
+                        verbose_name="program type",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogram",
+                    name="room",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="prize_programs",
+                        to="halls.room",
+                        verbose_name="room",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogramversion",
+                    name="authorisation_ref",
+                    field=models.CharField(blank=True, max_length=120, verbose_name="authorisation ref"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogramversion",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogramversion",
+                    name="created_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="created by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogramversion",
+                    name="effective_from",
+                    field=models.DateTimeField(verbose_name="effective from"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogramversion",
+                    name="params",
+                    field=models.JSONField(verbose_name="params"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogramversion",
+                    name="program",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="versions",
+                        to="bingo.prizeprogram",
+                        verbose_name="program",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="prizeprogramversion",
+                    name="version",
+                    field=models.PositiveIntegerField(verbose_name="version"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeresult",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeresult",
+                    name="confirmed_at",
+                    field=models.DateTimeField(verbose_name="confirmed at"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeresult",
+                    name="confirmed_by",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="confirmed by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="prizeresult",
+                    name="game",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="prize_results",
+                        to="bingo.game",
+                        verbose_name="game",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="prizeresult",
+                    name="kind",
+                    field=models.CharField(
+                        choices=[("line", "Line"), ("bingo", "Bingo")], max_length=5, verbose_name="kind"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="prizeresult",
+                    name="ordinal",
+                    field=models.PositiveSmallIntegerField(verbose_name="ordinal"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeresult",
+                    name="remainder",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="remainder"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeresult",
+                    name="remainder_to",
+                    field=models.CharField(max_length=120, verbose_name="remainder to"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeresult",
+                    name="share",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="share"),
+                ),
+                migrations.AlterField(
+                    model_name="prizeresult",
+                    name="winners",
+                    field=models.PositiveSmallIntegerField(verbose_name="winners"),
+                ),
+                migrations.AlterField(
+                    model_name="programaward",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="programaward",
+                    name="claim",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="program_awards",
+                        to="bingo.claim",
+                        verbose_name="claim",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="programaward",
+                    name="game_program",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="awards",
+                        to="bingo.gameprogram",
+                        verbose_name="game program",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="roombolsa",
+                    name="authorisation_ref",
+                    field=models.CharField(max_length=120, verbose_name="authorisation ref"),
+                ),
+                migrations.AlterField(
+                    model_name="roombolsa",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="roombolsa",
+                    name="funding_percent",
+                    field=models.DecimalField(decimal_places=2, max_digits=5, verbose_name="funding percent"),
+                ),
+                migrations.AlterField(
+                    model_name="roombolsa",
+                    name="pool",
+                    field=models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="jackpots.pool",
+                        verbose_name="pool",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="roombolsa",
+                    name="room",
+                    field=models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="bolsa",
+                        to="halls.room",
+                        verbose_name="room",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="roombolsa",
+                    name="updated_at",
+                    field=models.DateTimeField(verbose_name="updated at"),
+                ),
+                migrations.AlterField(
+                    model_name="saleoperation",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="saleoperation",
+                    name="cards",
+                    field=models.PositiveIntegerField(verbose_name="number of cards"),
+                ),
+                migrations.AlterField(
+                    model_name="saleoperation",
+                    name="cashier",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="cashier",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="saleoperation",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="saleoperation",
+                    name="first_serial",
+                    field=models.PositiveIntegerField(verbose_name="first serial"),
+                ),
+                migrations.AlterField(
+                    model_name="saleoperation",
+                    name="game",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="sale_operations",
+                        to="bingo.game",
+                        verbose_name="game",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="saleoperation",
+                    name="idempotency_key",
+                    field=models.CharField(
+                        blank=True, max_length=80, null=True, verbose_name="idempotency key"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="saleoperation",
+                    name="kind",
+                    field=models.CharField(
+                        choices=[("sell", "Sell"), ("return", "Return")], max_length=6, verbose_name="kind"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="saleoperation",
+                    name="last_serial",
+                    field=models.PositiveIntegerField(verbose_name="last serial"),
+                ),
+                migrations.AlterField(
+                    model_name="saleoperation",
+                    name="ledger_tx",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="cashier.ledgertransaction",
+                        verbose_name="ledger tx",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="saleoperation",
+                    name="series",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="bingo.cardseries",
+                        verbose_name="series",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="saleoperation",
+                    name="shift",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="sale_operations",
+                        to="cashier.shift",
+                        verbose_name="shift",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="schedulednotice",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="schedulednotice",
+                    name="hour",
+                    field=models.TimeField(verbose_name="hour"),
+                ),
+                migrations.AlterField(
+                    model_name="schedulednotice",
+                    name="operating_day",
+                    field=models.DateField(verbose_name="operating day"),
+                ),
+                migrations.AlterField(
+                    model_name="schedulednotice",
+                    name="program",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="notices",
+                        to="bingo.prizeprogram",
+                        verbose_name="program",
+                    ),
+                ),
+            ]
         ),
     ]

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.db import migrations, models
 
 import halls.fields
+import halls.migration_ops
 
 
 class Migration(migrations.Migration):
@@ -15,642 +16,654 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AlterModelOptions(
-            name="account",
-            options={"verbose_name": "ledger account", "verbose_name_plural": "ledger accounts"},
-        ),
-        migrations.AlterModelOptions(
-            name="cashdevice",
-            options={"verbose_name": "cash device", "verbose_name_plural": "cash devices"},
-        ),
-        migrations.AlterModelOptions(
-            name="cashiersettings",
-            options={"verbose_name": "cashier settings", "verbose_name_plural": "cashier settings"},
-        ),
-        migrations.AlterModelOptions(
-            name="devicemessage",
-            options={"verbose_name": "device message", "verbose_name_plural": "device messages"},
-        ),
-        migrations.AlterModelOptions(
-            name="ledgertransaction",
-            options={"verbose_name": "ledger transaction", "verbose_name_plural": "ledger transactions"},
-        ),
-        migrations.AlterModelOptions(
-            name="leg",
-            options={"verbose_name": "ledger leg", "verbose_name_plural": "ledger legs"},
-        ),
-        migrations.AlterModelOptions(
-            name="payable",
-            options={"verbose_name": "prize payable", "verbose_name_plural": "prizes payable"},
-        ),
-        migrations.AlterModelOptions(
-            name="player",
-            options={"verbose_name": "player", "verbose_name_plural": "players"},
-        ),
-        migrations.AlterModelOptions(
-            name="playercard",
-            options={"verbose_name": "player card", "verbose_name_plural": "player cards"},
-        ),
-        migrations.AlterModelOptions(
-            name="shift",
-            options={"verbose_name": "shift", "verbose_name_plural": "shifts"},
-        ),
-        migrations.AlterModelOptions(
-            name="ticket",
-            options={"verbose_name": "ticket", "verbose_name_plural": "tickets"},
-        ),
-        migrations.AlterModelOptions(
-            name="ticketevent",
-            options={"verbose_name": "ticket event", "verbose_name_plural": "ticket events"},
-        ),
-        migrations.AlterModelOptions(
-            name="till",
-            options={"verbose_name": "till", "verbose_name_plural": "tills"},
-        ),
-        migrations.AlterField(
-            model_name="account",
-            name="balance",
-            field=halls.fields.MoneyField(decimal_places=2, default=0, max_digits=14, verbose_name="balance"),
-        ),
-        migrations.AlterField(
-            model_name="account",
-            name="card",
-            field=models.OneToOneField(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="account",
-                to="cashier.playercard",
-                verbose_name="card",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="account",
-            name="code",
-            field=models.CharField(max_length=60, verbose_name="code"),
-        ),
-        migrations.AlterField(
-            model_name="account",
-            name="device",
-            field=models.OneToOneField(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="account",
-                to="cashier.cashdevice",
-                verbose_name="device",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="account",
-            name="guarded",
-            field=models.BooleanField(verbose_name="guarded"),
-        ),
-        migrations.AlterField(
-            model_name="account",
-            name="kind",
-            field=models.CharField(
-                choices=[
-                    ("drawer", "drawer"),
-                    ("player_card", "player_card"),
-                    ("prizes_payable", "prizes_payable"),
-                    ("sales", "sales"),
-                    ("house", "house"),
-                    ("pool_funding", "pool_funding"),
-                    ("tickets", "tickets"),
-                    ("device_cash", "device_cash"),
-                ],
-                max_length=16,
-                verbose_name="kind",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="account",
-            name="means",
-            field=models.CharField(
-                blank=True,
-                choices=[("cash", "Cash"), ("bank_card", "Bank card")],
-                max_length=10,
-                verbose_name="means",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="account",
-            name="shift",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="drawers",
-                to="cashier.shift",
-                verbose_name="shift",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="account",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="cashdevice",
-            name="active",
-            field=models.BooleanField(default=True, verbose_name="active"),
-        ),
-        migrations.AlterField(
-            model_name="cashdevice",
-            name="kind",
-            field=models.CharField(
-                choices=[
-                    ("terminal", "Player terminal"),
-                    ("bill_reader", "Bill reader"),
-                    ("kiosk", "Ticket kiosk"),
-                ],
-                max_length=12,
-                verbose_name="kind",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="cashdevice",
-            name="token_hash",
-            field=models.CharField(max_length=64, verbose_name="token hash"),
-        ),
-        migrations.AlterField(
-            model_name="cashdevice",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="cashiersettings",
-            name="venue",
-            field=models.OneToOneField(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="cashier_settings",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ledgertransaction",
-            name="actor",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="actor",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ledgertransaction",
-            name="actor_label",
-            field=models.CharField(max_length=150, verbose_name="actor label"),
-        ),
-        migrations.AlterField(
-            model_name="ledgertransaction",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="ledgertransaction",
-            name="data",
-            field=models.JSONField(blank=True, default=dict, verbose_name="data"),
-        ),
-        migrations.AlterField(
-            model_name="ledgertransaction",
-            name="device",
-            field=models.CharField(blank=True, max_length=80, verbose_name="device"),
-        ),
-        migrations.AlterField(
-            model_name="ledgertransaction",
-            name="key",
-            field=models.CharField(max_length=120, verbose_name="key"),
-        ),
-        migrations.AlterField(
-            model_name="ledgertransaction",
-            name="kind",
-            field=models.CharField(
-                choices=[
-                    ("float", "Opening float"),
-                    ("cash_up", "Cash-up"),
-                    ("over_short", "Cash-up difference"),
-                    ("sale", "Card sale"),
-                    ("sale_return", "Card return"),
-                    ("card_cash_in", "Card cash-in"),
-                    ("card_cash_out", "Card cash-out"),
-                    ("card_spend", "Card spend"),
-                    ("card_transfer", "Balance moved to a replacement card"),
-                    ("device_cash_in", "Notes taken by a device"),
-                    ("device_emptied", "Device emptied"),
-                    ("prize_award", "Prize awarded"),
-                    ("prize_payout", "Prize paid"),
-                    ("ticket_issue", "Ticket issued"),
-                    ("ticket_redeem", "Ticket redeemed"),
-                    ("ticket_expire", "Ticket expired"),
-                ],
-                max_length=16,
-                verbose_name="kind",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ledgertransaction",
-            name="leg_count",
-            field=models.PositiveSmallIntegerField(verbose_name="leg count"),
-        ),
-        migrations.AlterField(
-            model_name="ledgertransaction",
-            name="memo",
-            field=models.CharField(blank=True, max_length=200, verbose_name="memo"),
-        ),
-        migrations.AlterField(
-            model_name="ledgertransaction",
-            name="shift",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="transactions",
-                to="cashier.shift",
-                verbose_name="shift",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ledgertransaction",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="leg",
-            name="account",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="legs",
-                to="cashier.account",
-                verbose_name="account",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="leg",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="leg",
-            name="transaction",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="legs",
-                to="cashier.ledgertransaction",
-                verbose_name="transaction",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="award_tx",
-            field=models.OneToOneField(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="cashier.ledgertransaction",
-                verbose_name="award tx",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="awarded_at",
-            field=models.DateTimeField(verbose_name="awarded at"),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="description",
-            field=models.CharField(max_length=200, verbose_name="description"),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="kind",
-            field=models.CharField(
-                choices=[
-                    ("line", "Line"),
-                    ("bingo", "Bingo"),
-                    ("accumulated", "Accumulated prize"),
-                    ("table", "Table jackpot"),
-                    ("machine", "Machine hand pay"),
-                ],
-                max_length=12,
-                verbose_name="kind",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="method",
-            field=models.CharField(
-                blank=True,
-                choices=[("cash", "Cash"), ("player_card", "Player card"), ("ticket", "Ticket")],
-                max_length=12,
-                verbose_name="method",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="paid_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="paid at"),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="paid_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="paid by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="payout_tx",
-            field=models.OneToOneField(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="cashier.ledgertransaction",
-                verbose_name="payout tx",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="receipt",
-            field=models.CharField(blank=True, max_length=24, verbose_name="receipt"),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="source",
-            field=models.CharField(max_length=80, verbose_name="source"),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="state",
-            field=models.CharField(
-                choices=[("waiting", "Waiting at the cashier"), ("paid", "Paid")],
-                default="waiting",
-                max_length=8,
-                verbose_name="state",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="payable",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="playercard",
-            name="blocked_reason",
-            field=models.CharField(blank=True, max_length=200, verbose_name="blocked reason"),
-        ),
-        migrations.AlterField(
-            model_name="playercard",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="playercard",
-            name="player",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="cards",
-                to="cashier.player",
-                verbose_name="player",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="playercard",
-            name="replaced_by",
-            field=models.OneToOneField(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="replaces",
-                to="cashier.playercard",
-                verbose_name="replaced by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="playercard",
-            name="state",
-            field=models.CharField(
-                choices=[("active", "Active"), ("blocked", "Blocked")],
-                default="active",
-                max_length=8,
-                verbose_name="state",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="playercard",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="shift",
-            name="cashier",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="cashier",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="shift",
-            name="closed_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="closed at"),
-        ),
-        migrations.AlterField(
-            model_name="shift",
-            name="counted",
-            field=models.JSONField(blank=True, default=dict, verbose_name="counted"),
-        ),
-        migrations.AlterField(
-            model_name="shift",
-            name="difference",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=2, max_digits=14, null=True, verbose_name="difference"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="shift",
-            name="expected",
-            field=models.JSONField(blank=True, default=dict, verbose_name="expected"),
-        ),
-        migrations.AlterField(
-            model_name="shift",
-            name="float_amount",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="float amount"),
-        ),
-        migrations.AlterField(
-            model_name="shift",
-            name="note",
-            field=models.TextField(blank=True, verbose_name="note"),
-        ),
-        migrations.AlterField(
-            model_name="shift",
-            name="opened_at",
-            field=models.DateTimeField(verbose_name="opened at"),
-        ),
-        migrations.AlterField(
-            model_name="shift",
-            name="state",
-            field=models.CharField(
-                choices=[("open", "Open"), ("closed", "Closed")],
-                default="open",
-                max_length=6,
-                verbose_name="state",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="shift",
-            name="till",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="shifts",
-                to="cashier.till",
-                verbose_name="till",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="shift",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="shift",
-            name="witness",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="witness",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ticket",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="ticket",
-            name="close_tx",
-            field=models.OneToOneField(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="cashier.ledgertransaction",
-                verbose_name="close tx",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ticket",
-            name="closed_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="closed at"),
-        ),
-        migrations.AlterField(
-            model_name="ticket",
-            name="expires_at",
-            field=models.DateTimeField(verbose_name="expires at"),
-        ),
-        migrations.AlterField(
-            model_name="ticket",
-            name="issue_tx",
-            field=models.OneToOneField(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="cashier.ledgertransaction",
-                verbose_name="issue tx",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ticket",
-            name="issued_at",
-            field=models.DateTimeField(verbose_name="issued at"),
-        ),
-        migrations.AlterField(
-            model_name="ticket",
-            name="issued_by",
-            field=models.CharField(max_length=150, verbose_name="issued by"),
-        ),
-        migrations.AlterField(
-            model_name="ticket",
-            name="state",
-            field=models.CharField(
-                choices=[("issued", "Issued"), ("redeemed", "Redeemed"), ("expired", "Expired")],
-                default="issued",
-                max_length=8,
-                verbose_name="state",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="ticket",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="till",
-            name="active",
-            field=models.BooleanField(default=True, verbose_name="active"),
-        ),
-        migrations.AlterField(
-            model_name="till",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="tills",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
+        # One state re-render for all these labels (halls.migration_ops).
+        halls.migration_ops.AlterAtOnce(
+            [
+                migrations.AlterModelOptions(
+                    name="account",
+                    options={"verbose_name": "ledger account", "verbose_name_plural": "ledger accounts"},
+                ),
+                migrations.AlterModelOptions(
+                    name="cashdevice",
+                    options={"verbose_name": "cash device", "verbose_name_plural": "cash devices"},
+                ),
+                migrations.AlterModelOptions(
+                    name="cashiersettings",
+                    options={"verbose_name": "cashier settings", "verbose_name_plural": "cashier settings"},
+                ),
+                migrations.AlterModelOptions(
+                    name="devicemessage",
+                    options={"verbose_name": "device message", "verbose_name_plural": "device messages"},
+                ),
+                migrations.AlterModelOptions(
+                    name="ledgertransaction",
+                    options={
+                        "verbose_name": "ledger transaction",
+                        "verbose_name_plural": "ledger transactions",
+                    },
+                ),
+                migrations.AlterModelOptions(
+                    name="leg",
+                    options={"verbose_name": "ledger leg", "verbose_name_plural": "ledger legs"},
+                ),
+                migrations.AlterModelOptions(
+                    name="payable",
+                    options={"verbose_name": "prize payable", "verbose_name_plural": "prizes payable"},
+                ),
+                migrations.AlterModelOptions(
+                    name="player",
+                    options={"verbose_name": "player", "verbose_name_plural": "players"},
+                ),
+                migrations.AlterModelOptions(
+                    name="playercard",
+                    options={"verbose_name": "player card", "verbose_name_plural": "player cards"},
+                ),
+                migrations.AlterModelOptions(
+                    name="shift",
+                    options={"verbose_name": "shift", "verbose_name_plural": "shifts"},
+                ),
+                migrations.AlterModelOptions(
+                    name="ticket",
+                    options={"verbose_name": "ticket", "verbose_name_plural": "tickets"},
+                ),
+                migrations.AlterModelOptions(
+                    name="ticketevent",
+                    options={"verbose_name": "ticket event", "verbose_name_plural": "ticket events"},
+                ),
+                migrations.AlterModelOptions(
+                    name="till",
+                    options={"verbose_name": "till", "verbose_name_plural": "tills"},
+                ),
+                migrations.AlterField(
+                    model_name="account",
+                    name="balance",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, default=0, max_digits=14, verbose_name="balance"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="account",
+                    name="card",
+                    field=models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="account",
+                        to="cashier.playercard",
+                        verbose_name="card",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="account",
+                    name="code",
+                    field=models.CharField(max_length=60, verbose_name="code"),
+                ),
+                migrations.AlterField(
+                    model_name="account",
+                    name="device",
+                    field=models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="account",
+                        to="cashier.cashdevice",
+                        verbose_name="device",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="account",
+                    name="guarded",
+                    field=models.BooleanField(verbose_name="guarded"),
+                ),
+                migrations.AlterField(
+                    model_name="account",
+                    name="kind",
+                    field=models.CharField(
+                        choices=[
+                            ("drawer", "drawer"),
+                            ("player_card", "player_card"),
+                            ("prizes_payable", "prizes_payable"),
+                            ("sales", "sales"),
+                            ("house", "house"),
+                            ("pool_funding", "pool_funding"),
+                            ("tickets", "tickets"),
+                            ("device_cash", "device_cash"),
+                        ],
+                        max_length=16,
+                        verbose_name="kind",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="account",
+                    name="means",
+                    field=models.CharField(
+                        blank=True,
+                        choices=[("cash", "Cash"), ("bank_card", "Bank card")],
+                        max_length=10,
+                        verbose_name="means",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="account",
+                    name="shift",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="drawers",
+                        to="cashier.shift",
+                        verbose_name="shift",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="account",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="cashdevice",
+                    name="active",
+                    field=models.BooleanField(default=True, verbose_name="active"),
+                ),
+                migrations.AlterField(
+                    model_name="cashdevice",
+                    name="kind",
+                    field=models.CharField(
+                        choices=[
+                            ("terminal", "Player terminal"),
+                            ("bill_reader", "Bill reader"),
+                            ("kiosk", "Ticket kiosk"),
+                        ],
+                        max_length=12,
+                        verbose_name="kind",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="cashdevice",
+                    name="token_hash",
+                    field=models.CharField(max_length=64, verbose_name="token hash"),
+                ),
+                migrations.AlterField(
+                    model_name="cashdevice",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="cashiersettings",
+                    name="venue",
+                    field=models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="cashier_settings",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ledgertransaction",
+                    name="actor",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="actor",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ledgertransaction",
+                    name="actor_label",
+                    field=models.CharField(max_length=150, verbose_name="actor label"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgertransaction",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgertransaction",
+                    name="data",
+                    field=models.JSONField(blank=True, default=dict, verbose_name="data"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgertransaction",
+                    name="device",
+                    field=models.CharField(blank=True, max_length=80, verbose_name="device"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgertransaction",
+                    name="key",
+                    field=models.CharField(max_length=120, verbose_name="key"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgertransaction",
+                    name="kind",
+                    field=models.CharField(
+                        choices=[
+                            ("float", "Opening float"),
+                            ("cash_up", "Cash-up"),
+                            ("over_short", "Cash-up difference"),
+                            ("sale", "Card sale"),
+                            ("sale_return", "Card return"),
+                            ("card_cash_in", "Card cash-in"),
+                            ("card_cash_out", "Card cash-out"),
+                            ("card_spend", "Card spend"),
+                            ("card_transfer", "Balance moved to a replacement card"),
+                            ("device_cash_in", "Notes taken by a device"),
+                            ("device_emptied", "Device emptied"),
+                            ("prize_award", "Prize awarded"),
+                            ("prize_payout", "Prize paid"),
+                            ("ticket_issue", "Ticket issued"),
+                            ("ticket_redeem", "Ticket redeemed"),
+                            ("ticket_expire", "Ticket expired"),
+                        ],
+                        max_length=16,
+                        verbose_name="kind",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ledgertransaction",
+                    name="leg_count",
+                    field=models.PositiveSmallIntegerField(verbose_name="leg count"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgertransaction",
+                    name="memo",
+                    field=models.CharField(blank=True, max_length=200, verbose_name="memo"),
+                ),
+                migrations.AlterField(
+                    model_name="ledgertransaction",
+                    name="shift",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="transactions",
+                        to="cashier.shift",
+                        verbose_name="shift",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ledgertransaction",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="leg",
+                    name="account",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="legs",
+                        to="cashier.account",
+                        verbose_name="account",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="leg",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="leg",
+                    name="transaction",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="legs",
+                        to="cashier.ledgertransaction",
+                        verbose_name="transaction",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="award_tx",
+                    field=models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="cashier.ledgertransaction",
+                        verbose_name="award tx",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="awarded_at",
+                    field=models.DateTimeField(verbose_name="awarded at"),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="description",
+                    field=models.CharField(max_length=200, verbose_name="description"),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="kind",
+                    field=models.CharField(
+                        choices=[
+                            ("line", "Line"),
+                            ("bingo", "Bingo"),
+                            ("accumulated", "Accumulated prize"),
+                            ("table", "Table jackpot"),
+                            ("machine", "Machine hand pay"),
+                        ],
+                        max_length=12,
+                        verbose_name="kind",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="method",
+                    field=models.CharField(
+                        blank=True,
+                        choices=[("cash", "Cash"), ("player_card", "Player card"), ("ticket", "Ticket")],
+                        max_length=12,
+                        verbose_name="method",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="paid_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="paid at"),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="paid_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="paid by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="payout_tx",
+                    field=models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="cashier.ledgertransaction",
+                        verbose_name="payout tx",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="receipt",
+                    field=models.CharField(blank=True, max_length=24, verbose_name="receipt"),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="source",
+                    field=models.CharField(max_length=80, verbose_name="source"),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="state",
+                    field=models.CharField(
+                        choices=[("waiting", "Waiting at the cashier"), ("paid", "Paid")],
+                        default="waiting",
+                        max_length=8,
+                        verbose_name="state",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="payable",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="playercard",
+                    name="blocked_reason",
+                    field=models.CharField(blank=True, max_length=200, verbose_name="blocked reason"),
+                ),
+                migrations.AlterField(
+                    model_name="playercard",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="playercard",
+                    name="player",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="cards",
+                        to="cashier.player",
+                        verbose_name="player",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="playercard",
+                    name="replaced_by",
+                    field=models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="replaces",
+                        to="cashier.playercard",
+                        verbose_name="replaced by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="playercard",
+                    name="state",
+                    field=models.CharField(
+                        choices=[("active", "Active"), ("blocked", "Blocked")],
+                        default="active",
+                        max_length=8,
+                        verbose_name="state",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="playercard",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="shift",
+                    name="cashier",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="cashier",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="shift",
+                    name="closed_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="closed at"),
+                ),
+                migrations.AlterField(
+                    model_name="shift",
+                    name="counted",
+                    field=models.JSONField(blank=True, default=dict, verbose_name="counted"),
+                ),
+                migrations.AlterField(
+                    model_name="shift",
+                    name="difference",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=2, max_digits=14, null=True, verbose_name="difference"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="shift",
+                    name="expected",
+                    field=models.JSONField(blank=True, default=dict, verbose_name="expected"),
+                ),
+                migrations.AlterField(
+                    model_name="shift",
+                    name="float_amount",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, max_digits=14, verbose_name="float amount"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="shift",
+                    name="note",
+                    field=models.TextField(blank=True, verbose_name="note"),
+                ),
+                migrations.AlterField(
+                    model_name="shift",
+                    name="opened_at",
+                    field=models.DateTimeField(verbose_name="opened at"),
+                ),
+                migrations.AlterField(
+                    model_name="shift",
+                    name="state",
+                    field=models.CharField(
+                        choices=[("open", "Open"), ("closed", "Closed")],
+                        default="open",
+                        max_length=6,
+                        verbose_name="state",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="shift",
+                    name="till",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="shifts",
+                        to="cashier.till",
+                        verbose_name="till",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="shift",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="shift",
+                    name="witness",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="witness",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ticket",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=14, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="ticket",
+                    name="close_tx",
+                    field=models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="cashier.ledgertransaction",
+                        verbose_name="close tx",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ticket",
+                    name="closed_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="closed at"),
+                ),
+                migrations.AlterField(
+                    model_name="ticket",
+                    name="expires_at",
+                    field=models.DateTimeField(verbose_name="expires at"),
+                ),
+                migrations.AlterField(
+                    model_name="ticket",
+                    name="issue_tx",
+                    field=models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="cashier.ledgertransaction",
+                        verbose_name="issue tx",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ticket",
+                    name="issued_at",
+                    field=models.DateTimeField(verbose_name="issued at"),
+                ),
+                migrations.AlterField(
+                    model_name="ticket",
+                    name="issued_by",
+                    field=models.CharField(max_length=150, verbose_name="issued by"),
+                ),
+                migrations.AlterField(
+                    model_name="ticket",
+                    name="state",
+                    field=models.CharField(
+                        choices=[("issued", "Issued"), ("redeemed", "Redeemed"), ("expired", "Expired")],
+                        default="issued",
+                        max_length=8,
+                        verbose_name="state",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="ticket",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="till",
+                    name="active",
+                    field=models.BooleanField(default=True, verbose_name="active"),
+                ),
+                migrations.AlterField(
+                    model_name="till",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="tills",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+            ]
         ),
     ]

@@ -2,6 +2,8 @@
 
 from django.db import migrations
 
+import halls.migration_ops
+
 
 class Migration(migrations.Migration):
     dependencies = [
@@ -9,32 +11,37 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AlterModelOptions(
-            name="inboxmessage",
-            options={"verbose_name": "inbox message", "verbose_name_plural": "inbox messages"},
-        ),
-        migrations.AlterModelOptions(
-            name="linknotice",
-            options={"verbose_name": "link notice", "verbose_name_plural": "link notices"},
-        ),
-        migrations.AlterModelOptions(
-            name="outboxmessage",
-            options={"verbose_name": "outbox message", "verbose_name_plural": "outbox messages"},
-        ),
-        migrations.AlterModelOptions(
-            name="streamentry",
-            options={"verbose_name": "stream entry", "verbose_name_plural": "stream entries"},
-        ),
-        migrations.AlterModelOptions(
-            name="streamposition",
-            options={"verbose_name": "stream position", "verbose_name_plural": "stream positions"},
-        ),
-        migrations.AlterModelOptions(
-            name="venuecredential",
-            options={"verbose_name": "venue credential", "verbose_name_plural": "venue credentials"},
-        ),
-        migrations.AlterModelOptions(
-            name="venuelink",
-            options={"verbose_name": "venue link", "verbose_name_plural": "venue links"},
+        # One state re-render for all these labels (halls.migration_ops).
+        halls.migration_ops.AlterAtOnce(
+            [
+                migrations.AlterModelOptions(
+                    name="inboxmessage",
+                    options={"verbose_name": "inbox message", "verbose_name_plural": "inbox messages"},
+                ),
+                migrations.AlterModelOptions(
+                    name="linknotice",
+                    options={"verbose_name": "link notice", "verbose_name_plural": "link notices"},
+                ),
+                migrations.AlterModelOptions(
+                    name="outboxmessage",
+                    options={"verbose_name": "outbox message", "verbose_name_plural": "outbox messages"},
+                ),
+                migrations.AlterModelOptions(
+                    name="streamentry",
+                    options={"verbose_name": "stream entry", "verbose_name_plural": "stream entries"},
+                ),
+                migrations.AlterModelOptions(
+                    name="streamposition",
+                    options={"verbose_name": "stream position", "verbose_name_plural": "stream positions"},
+                ),
+                migrations.AlterModelOptions(
+                    name="venuecredential",
+                    options={"verbose_name": "venue credential", "verbose_name_plural": "venue credentials"},
+                ),
+                migrations.AlterModelOptions(
+                    name="venuelink",
+                    options={"verbose_name": "venue link", "verbose_name_plural": "venue links"},
+                ),
+            ]
         ),
     ]

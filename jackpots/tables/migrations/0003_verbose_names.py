@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import migrations, models
 
 import halls.fields
+import halls.migration_ops
 
 
 class Migration(migrations.Migration):
@@ -19,450 +20,464 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AlterModelOptions(
-            name="casinotable",
-            options={"verbose_name": "casino table", "verbose_name_plural": "casino tables"},
-        ),
-        migrations.AlterModelOptions(
-            name="hand",
-            options={"verbose_name": "hand", "verbose_name_plural": "hands"},
-        ),
-        migrations.AlterModelOptions(
-            name="seatbet",
-            options={"verbose_name": "seat bet", "verbose_name_plural": "seat bets"},
-        ),
-        migrations.AlterModelOptions(
-            name="seatcards",
-            options={"verbose_name": "seat cards", "verbose_name_plural": "seats' cards"},
-        ),
-        migrations.AlterModelOptions(
-            name="seatpayout",
-            options={"verbose_name": "seat payout", "verbose_name_plural": "seat payouts"},
-        ),
-        migrations.AlterField(
-            model_name="casinotable",
-            name="created_at",
-            field=models.DateTimeField(verbose_name="created at"),
-        ),
-        migrations.AlterField(
-            model_name="casinotable",
-            name="game",
-            field=models.CharField(
-                choices=[
-                    ("poker_sin_descarte", "Póquer sin descarte"),
-                    ("poker_con_descarte", "Póquer con descarte"),
-                    ("tripoquer", "Tripóquer"),
-                    ("blackjack", "Blackjack"),
-                ],
-                max_length=20,
-                verbose_name="game",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="casinotable",
-            name="layout",
-            field=models.CharField(blank=True, max_length=40, verbose_name="layout"),
-        ),
-        migrations.AlterField(
-            model_name="casinotable",
-            name="name",
-            field=models.CharField(max_length=80, verbose_name="name"),
-        ),
-        migrations.AlterField(
-            model_name="casinotable",
-            name="number",
-            field=models.PositiveIntegerField(verbose_name="number"),
-        ),
-        migrations.AlterField(
-            model_name="casinotable",
-            name="pool",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="casino_tables",
-                to="jackpots.pool",
-                verbose_name="pool",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="casinotable",
-            name="rule_pack",
-            field=models.CharField(
-                choices=[
-                    ("ML_PSD_CARRUSEL", "Melilla — póquer sin descarte, carrusel"),
-                    ("ML_PSD_PROGRESIVO", "Melilla — póquer sin descarte, progresivo"),
-                    ("CT_PSD_PROGRESSIU", "Catalunya — pòquer sense descart, progressiu"),
-                    ("AN96_PSD_CARRUSEL", "Andalucía 1996 — póker sin descarte, carrusel"),
-                    ("AN10_PSD_CARRUSEL", "Andalucía 2010 — póquer sin descarte, carrusel o jackpot"),
-                    ("EU_PSD_JACKPOT", "Euskadi — póquer sin descarte, jackpot"),
-                    ("EU_PCD_JACKPOT_FIXED", "Euskadi — póquer con descarte, jackpot fijo"),
-                    (
-                        "EU_PCD_JACKPOT_PROGRESSIVE_MANUAL",
-                        "Euskadi — póquer con descarte, jackpot progresivo (b.1 introducción manual)",
+        # One state re-render for all these labels (halls.migration_ops).
+        halls.migration_ops.AlterAtOnce(
+            [
+                migrations.AlterModelOptions(
+                    name="casinotable",
+                    options={"verbose_name": "casino table", "verbose_name_plural": "casino tables"},
+                ),
+                migrations.AlterModelOptions(
+                    name="hand",
+                    options={"verbose_name": "hand", "verbose_name_plural": "hands"},
+                ),
+                migrations.AlterModelOptions(
+                    name="seatbet",
+                    options={"verbose_name": "seat bet", "verbose_name_plural": "seat bets"},
+                ),
+                migrations.AlterModelOptions(
+                    name="seatcards",
+                    options={"verbose_name": "seat cards", "verbose_name_plural": "seats' cards"},
+                ),
+                migrations.AlterModelOptions(
+                    name="seatpayout",
+                    options={"verbose_name": "seat payout", "verbose_name_plural": "seat payouts"},
+                ),
+                migrations.AlterField(
+                    model_name="casinotable",
+                    name="created_at",
+                    field=models.DateTimeField(verbose_name="created at"),
+                ),
+                migrations.AlterField(
+                    model_name="casinotable",
+                    name="game",
+                    field=models.CharField(
+                        choices=[
+                            ("poker_sin_descarte", "Póquer sin descarte"),
+                            ("poker_con_descarte", "Póquer con descarte"),
+                            ("tripoquer", "Tripóquer"),
+                            ("blackjack", "Blackjack"),
+                        ],
+                        max_length=20,
+                        verbose_name="game",
                     ),
-                    (
-                        "EU_PCD_JACKPOT_PROGRESSIVE_AUTOMATIC",
-                        "Euskadi — póquer con descarte, jackpot progresivo (b.2 introducción automática)",
+                ),
+                migrations.AlterField(
+                    model_name="casinotable",
+                    name="layout",
+                    field=models.CharField(blank=True, max_length=40, verbose_name="layout"),
+                ),
+                migrations.AlterField(
+                    model_name="casinotable",
+                    name="name",
+                    field=models.CharField(max_length=80, verbose_name="name"),
+                ),
+                migrations.AlterField(
+                    model_name="casinotable",
+                    name="number",
+                    field=models.PositiveIntegerField(verbose_name="number"),
+                ),
+                migrations.AlterField(
+                    model_name="casinotable",
+                    name="pool",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="casino_tables",
+                        to="jackpots.pool",
+                        verbose_name="pool",
                     ),
-                    ("AN10_TRIPOQUER_CARRUSEL", "Andalucía 2010 — tripóquer, carrusel o progresivo"),
-                    (
-                        "AN10_POKER_INTERCONNECTED",
-                        "Andalucía 2010 — carrusel de todas las modalidades de póquer",
+                ),
+                migrations.AlterField(
+                    model_name="casinotable",
+                    name="rule_pack",
+                    field=models.CharField(
+                        choices=[
+                            ("ML_PSD_CARRUSEL", "Melilla — póquer sin descarte, carrusel"),
+                            ("ML_PSD_PROGRESIVO", "Melilla — póquer sin descarte, progresivo"),
+                            ("CT_PSD_PROGRESSIU", "Catalunya — pòquer sense descart, progressiu"),
+                            ("AN96_PSD_CARRUSEL", "Andalucía 1996 — póker sin descarte, carrusel"),
+                            ("AN10_PSD_CARRUSEL", "Andalucía 2010 — póquer sin descarte, carrusel o jackpot"),
+                            ("EU_PSD_JACKPOT", "Euskadi — póquer sin descarte, jackpot"),
+                            ("EU_PCD_JACKPOT_FIXED", "Euskadi — póquer con descarte, jackpot fijo"),
+                            (
+                                "EU_PCD_JACKPOT_PROGRESSIVE_MANUAL",
+                                "Euskadi — póquer con descarte, jackpot progresivo (b.1 introducción manual)",
+                            ),
+                            (
+                                "EU_PCD_JACKPOT_PROGRESSIVE_AUTOMATIC",
+                                "Euskadi — póquer con descarte, jackpot progresivo (b.2 introducción automática)",
+                            ),
+                            ("AN10_TRIPOQUER_CARRUSEL", "Andalucía 2010 — tripóquer, carrusel o progresivo"),
+                            (
+                                "AN10_POKER_INTERCONNECTED",
+                                "Andalucía 2010 — carrusel de todas las modalidades de póquer",
+                            ),
+                            (
+                                "AN10_BJ_BOLSA",
+                                "Andalucía 2010 — veintiuno, jugada de bolsa o veintiuno progresivo",
+                            ),
+                            ("EU_BJ_APUESTA_ACUMULADA", "Euskadi — black jack, apuesta acumulada"),
+                            ("ML_BJ_PROGRESIVO", "Melilla — black-jack, apuestas acumuladas y progresivos"),
+                            ("CT_BJ_APOSTES_ACUMULADES", "Catalunya — black jack, apostes acumulades"),
+                        ],
+                        max_length=40,
+                        verbose_name="rule pack",
                     ),
-                    ("AN10_BJ_BOLSA", "Andalucía 2010 — veintiuno, jugada de bolsa o veintiuno progresivo"),
-                    ("EU_BJ_APUESTA_ACUMULADA", "Euskadi — black jack, apuesta acumulada"),
-                    ("ML_BJ_PROGRESIVO", "Melilla — black-jack, apuestas acumuladas y progresivos"),
-                    ("CT_BJ_APOSTES_ACUMULADES", "Catalunya — black jack, apostes acumulades"),
-                ],
-                max_length=40,
-                verbose_name="rule pack",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="casinotable",
-            name="seats",
-            field=models.PositiveSmallIntegerField(
-                validators=[
-                    django.core.validators.MinValueValidator(1),
-                    django.core.validators.MaxValueValidator(9),
-                ],
-                verbose_name="seats",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="casinotable",
-            name="state",
-            field=models.CharField(
-                choices=[("open", "Open"), ("closed", "Temporarily closed")],
-                default="open",
-                max_length=10,
-                verbose_name="state",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="casinotable",
-            name="table_minimum",
-            field=halls.fields.MoneyField(
-                decimal_places=2,
-                max_digits=12,
-                validators=[django.core.validators.MinValueValidator(Decimal("0.01"))],
-                verbose_name="table minimum",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="casinotable",
-            name="venue",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="casino_tables",
-                to="halls.venue",
-                verbose_name="venue",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="community_cards",
-            field=models.CharField(blank=True, max_length=20, verbose_name="community cards"),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="idempotency_key",
-            field=models.CharField(blank=True, max_length=80, null=True, verbose_name="idempotency key"),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="manual_total",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=2, max_digits=12, null=True, verbose_name="manual total"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="manual_total_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="manual total by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="meter_after",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="meter after"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="meter_after_payouts",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="meter after payouts"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="meter_before",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="meter before"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="number",
-            field=models.PositiveIntegerField(verbose_name="number"),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="opened_at",
-            field=models.DateTimeField(verbose_name="opened at"),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="opened_by",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="opened by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="settled_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="settled at"),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="settled_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="settled by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="settlement",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="jackpots.poolsettlement",
-                verbose_name="settlement",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="state",
-            field=models.CharField(
-                choices=[("open", "Open"), ("settled", "Settled"), ("void", "Void")],
-                default="open",
-                max_length=10,
-                verbose_name="state",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="table",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="hands",
-                to="tables.casinotable",
-                verbose_name="table",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="hand",
-            name="void_reason",
-            field=models.TextField(blank=True, verbose_name="void reason"),
-        ),
-        migrations.AlterField(
-            model_name="seatbet",
-            name="contribution_key",
-            field=models.CharField(blank=True, max_length=80, verbose_name="contribution key"),
-        ),
-        migrations.AlterField(
-            model_name="seatbet",
-            name="extra_card",
-            field=models.BooleanField(default=False, verbose_name="extra card"),
-        ),
-        migrations.AlterField(
-            model_name="seatbet",
-            name="forfeit_reason",
-            field=models.CharField(blank=True, max_length=40, verbose_name="forfeit reason"),
-        ),
-        migrations.AlterField(
-            model_name="seatbet",
-            name="forfeited",
-            field=models.BooleanField(default=False, verbose_name="forfeited"),
-        ),
-        migrations.AlterField(
-            model_name="seatbet",
-            name="hand",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="bets",
-                to="tables.hand",
-                verbose_name="hand",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="seatbet",
-            name="initial_bet",
-            field=halls.fields.MoneyField(
-                decimal_places=2, default=Decimal("0"), max_digits=12, verbose_name="initial bet"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="seatbet",
-            name="pool_bet",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="pool bet"),
-        ),
-        migrations.AlterField(
-            model_name="seatbet",
-            name="registered_at",
-            field=models.DateTimeField(verbose_name="registered at"),
-        ),
-        migrations.AlterField(
-            model_name="seatbet",
-            name="registered_by",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="registered by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="seatbet",
-            name="seat",
-            field=models.PositiveSmallIntegerField(verbose_name="seat"),
-        ),
-        migrations.AlterField(
-            model_name="seatcards",
-            name="cards",
-            field=models.CharField(max_length=40, verbose_name="playing cards"),
-        ),
-        migrations.AlterField(
-            model_name="seatcards",
-            name="category",
-            field=models.CharField(blank=True, max_length=40, verbose_name="category"),
-        ),
-        migrations.AlterField(
-            model_name="seatcards",
-            name="discard",
-            field=models.BooleanField(default=False, verbose_name="discard"),
-        ),
-        migrations.AlterField(
-            model_name="seatcards",
-            name="hand",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="cards",
-                to="tables.hand",
-                verbose_name="hand",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="seatcards",
-            name="rank",
-            field=models.CharField(blank=True, max_length=80, verbose_name="rank"),
-        ),
-        migrations.AlterField(
-            model_name="seatcards",
-            name="registered_at",
-            field=models.DateTimeField(verbose_name="registered at"),
-        ),
-        migrations.AlterField(
-            model_name="seatcards",
-            name="registered_by",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to=settings.AUTH_USER_MODEL,
-                verbose_name="registered by",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="seatcards",
-            name="seat",
-            field=models.PositiveSmallIntegerField(verbose_name="seat"),
-        ),
-        migrations.AlterField(
-            model_name="seatpayout",
-            name="amount",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="amount"),
-        ),
-        migrations.AlterField(
-            model_name="seatpayout",
-            name="award",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="+",
-                to="jackpots.award",
-                verbose_name="award",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="seatpayout",
-            name="basis",
-            field=halls.fields.MoneyField(
-                blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="basis"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="seatpayout",
-            name="category",
-            field=models.CharField(max_length=40, verbose_name="category"),
-        ),
-        migrations.AlterField(
-            model_name="seatpayout",
-            name="discard",
-            field=models.BooleanField(default=False, verbose_name="discard"),
-        ),
-        migrations.AlterField(
-            model_name="seatpayout",
-            name="from_meter",
-            field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="from meter"),
-        ),
-        migrations.AlterField(
-            model_name="seatpayout",
-            name="from_operator",
-            field=halls.fields.MoneyField(
-                decimal_places=2, default=Decimal("0"), max_digits=12, verbose_name="from operator"
-            ),
-        ),
-        migrations.AlterField(
-            model_name="seatpayout",
-            name="hand",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="payouts",
-                to="tables.hand",
-                verbose_name="hand",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="seatpayout",
-            name="note",
-            field=models.CharField(blank=True, max_length=200, verbose_name="note"),
-        ),
-        migrations.AlterField(
-            model_name="seatpayout",
-            name="order",
-            field=models.PositiveSmallIntegerField(verbose_name="order"),
-        ),
-        migrations.AlterField(
-            model_name="seatpayout",
-            name="seat",
-            field=models.PositiveSmallIntegerField(verbose_name="seat"),
+                ),
+                migrations.AlterField(
+                    model_name="casinotable",
+                    name="seats",
+                    field=models.PositiveSmallIntegerField(
+                        validators=[
+                            django.core.validators.MinValueValidator(1),
+                            django.core.validators.MaxValueValidator(9),
+                        ],
+                        verbose_name="seats",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="casinotable",
+                    name="state",
+                    field=models.CharField(
+                        choices=[("open", "Open"), ("closed", "Temporarily closed")],
+                        default="open",
+                        max_length=10,
+                        verbose_name="state",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="casinotable",
+                    name="table_minimum",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2,
+                        max_digits=12,
+                        validators=[django.core.validators.MinValueValidator(Decimal("0.01"))],
+                        verbose_name="table minimum",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="casinotable",
+                    name="venue",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="casino_tables",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="community_cards",
+                    field=models.CharField(blank=True, max_length=20, verbose_name="community cards"),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="idempotency_key",
+                    field=models.CharField(
+                        blank=True, max_length=80, null=True, verbose_name="idempotency key"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="manual_total",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=2, max_digits=12, null=True, verbose_name="manual total"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="manual_total_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="manual total by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="meter_after",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="meter after"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="meter_after_payouts",
+                    field=halls.fields.MoneyField(
+                        blank=True,
+                        decimal_places=6,
+                        max_digits=20,
+                        null=True,
+                        verbose_name="meter after payouts",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="meter_before",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="meter before"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="number",
+                    field=models.PositiveIntegerField(verbose_name="number"),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="opened_at",
+                    field=models.DateTimeField(verbose_name="opened at"),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="opened_by",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="opened by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="settled_at",
+                    field=models.DateTimeField(blank=True, null=True, verbose_name="settled at"),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="settled_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="settled by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="settlement",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="jackpots.poolsettlement",
+                        verbose_name="settlement",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="state",
+                    field=models.CharField(
+                        choices=[("open", "Open"), ("settled", "Settled"), ("void", "Void")],
+                        default="open",
+                        max_length=10,
+                        verbose_name="state",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="table",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="hands",
+                        to="tables.casinotable",
+                        verbose_name="table",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="hand",
+                    name="void_reason",
+                    field=models.TextField(blank=True, verbose_name="void reason"),
+                ),
+                migrations.AlterField(
+                    model_name="seatbet",
+                    name="contribution_key",
+                    field=models.CharField(blank=True, max_length=80, verbose_name="contribution key"),
+                ),
+                migrations.AlterField(
+                    model_name="seatbet",
+                    name="extra_card",
+                    field=models.BooleanField(default=False, verbose_name="extra card"),
+                ),
+                migrations.AlterField(
+                    model_name="seatbet",
+                    name="forfeit_reason",
+                    field=models.CharField(blank=True, max_length=40, verbose_name="forfeit reason"),
+                ),
+                migrations.AlterField(
+                    model_name="seatbet",
+                    name="forfeited",
+                    field=models.BooleanField(default=False, verbose_name="forfeited"),
+                ),
+                migrations.AlterField(
+                    model_name="seatbet",
+                    name="hand",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="bets",
+                        to="tables.hand",
+                        verbose_name="hand",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="seatbet",
+                    name="initial_bet",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, default=Decimal("0"), max_digits=12, verbose_name="initial bet"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="seatbet",
+                    name="pool_bet",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="pool bet"),
+                ),
+                migrations.AlterField(
+                    model_name="seatbet",
+                    name="registered_at",
+                    field=models.DateTimeField(verbose_name="registered at"),
+                ),
+                migrations.AlterField(
+                    model_name="seatbet",
+                    name="registered_by",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="registered by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="seatbet",
+                    name="seat",
+                    field=models.PositiveSmallIntegerField(verbose_name="seat"),
+                ),
+                migrations.AlterField(
+                    model_name="seatcards",
+                    name="cards",
+                    field=models.CharField(max_length=40, verbose_name="playing cards"),
+                ),
+                migrations.AlterField(
+                    model_name="seatcards",
+                    name="category",
+                    field=models.CharField(blank=True, max_length=40, verbose_name="category"),
+                ),
+                migrations.AlterField(
+                    model_name="seatcards",
+                    name="discard",
+                    field=models.BooleanField(default=False, verbose_name="discard"),
+                ),
+                migrations.AlterField(
+                    model_name="seatcards",
+                    name="hand",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="cards",
+                        to="tables.hand",
+                        verbose_name="hand",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="seatcards",
+                    name="rank",
+                    field=models.CharField(blank=True, max_length=80, verbose_name="rank"),
+                ),
+                migrations.AlterField(
+                    model_name="seatcards",
+                    name="registered_at",
+                    field=models.DateTimeField(verbose_name="registered at"),
+                ),
+                migrations.AlterField(
+                    model_name="seatcards",
+                    name="registered_by",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="registered by",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="seatcards",
+                    name="seat",
+                    field=models.PositiveSmallIntegerField(verbose_name="seat"),
+                ),
+                migrations.AlterField(
+                    model_name="seatpayout",
+                    name="amount",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="amount"),
+                ),
+                migrations.AlterField(
+                    model_name="seatpayout",
+                    name="award",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="jackpots.award",
+                        verbose_name="award",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="seatpayout",
+                    name="basis",
+                    field=halls.fields.MoneyField(
+                        blank=True, decimal_places=6, max_digits=20, null=True, verbose_name="basis"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="seatpayout",
+                    name="category",
+                    field=models.CharField(max_length=40, verbose_name="category"),
+                ),
+                migrations.AlterField(
+                    model_name="seatpayout",
+                    name="discard",
+                    field=models.BooleanField(default=False, verbose_name="discard"),
+                ),
+                migrations.AlterField(
+                    model_name="seatpayout",
+                    name="from_meter",
+                    field=halls.fields.MoneyField(decimal_places=2, max_digits=12, verbose_name="from meter"),
+                ),
+                migrations.AlterField(
+                    model_name="seatpayout",
+                    name="from_operator",
+                    field=halls.fields.MoneyField(
+                        decimal_places=2, default=Decimal("0"), max_digits=12, verbose_name="from operator"
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="seatpayout",
+                    name="hand",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="payouts",
+                        to="tables.hand",
+                        verbose_name="hand",
+                    ),
+                ),
+                migrations.AlterField(
+                    model_name="seatpayout",
+                    name="note",
+                    field=models.CharField(blank=True, max_length=200, verbose_name="note"),
+                ),
+                migrations.AlterField(
+                    model_name="seatpayout",
+                    name="order",
+                    field=models.PositiveSmallIntegerField(verbose_name="order"),
+                ),
+                migrations.AlterField(
+                    model_name="seatpayout",
+                    name="seat",
+                    field=models.PositiveSmallIntegerField(verbose_name="seat"),
+                ),
+            ]
         ),
     ]
