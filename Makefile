@@ -125,7 +125,7 @@ check-services: venv
 # (REDIS_URL's) + N and files of its own (config/test_workers.py): the PostgreSQL run uses Redis databases
 # REDIS_URL's to REDIS_URL's + TEST_WORKERS - 1.
 TEST_WORKERS ?= 2
-XDIST = $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+XDIST = $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 # Unreachable PostgreSQL or Redis fails the run: nothing is skipped.
 test: venv browser voice multihost

@@ -12,8 +12,10 @@ the gateway, the pages), which then run unchanged on SQLite.
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -210,8 +212,28 @@ def _flush_past_the_sqlite_triggers() -> Any:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not SQLITE_RUN:
-        return
+    if SQLITE_RUN:
+        _sqlite_suite_only(config, items)
+    _slowest_files_first(items)
+
+
+def _slowest_files_first(items: list[pytest.Item]) -> None:
+    """The files in the order of their last recorded durations, the longest first (tests/durations.json,
+    scripts/test_durations.py), so the workers (`--dist loadfile --no-loadscope-reorder`) do not end the
+    run with one of them alone on a long file; a file not recorded yet counts a second a test."""
+    record = json.loads((TESTS / "durations.json").read_text()).get(
+        "sqlite" if SQLITE_RUN else "postgresql", {}
+    )
+    per_file = Counter(item.nodeid.split("::")[0] for item in items)
+
+    def longest_first(item: pytest.Item) -> tuple[float, str]:
+        path = item.nodeid.split("::")[0]
+        return -record.get(path, float(per_file[path])), path
+
+    items.sort(key=longest_first)  # stable: each file's tests stay in their order
+
+
+def _sqlite_suite_only(config: pytest.Config, items: list[pytest.Item]) -> None:
     kept: list[pytest.Item] = []
     left: list[pytest.Item] = []
     for item in items:
