@@ -228,14 +228,17 @@ def test_the_live_fragment_is_a_few_queries_however_many_messages_were_stored() 
     assert large[0] == 2  # the games and the sessions, each with its installation
 
 
+def _without_id(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k != "id"}
+
+
 def test_the_rebuild_makes_the_rows_the_intake_made() -> None:
     feed_node(4, 120)
 
     def rows() -> tuple[list[Any], list[Any]]:
         games = LiveGame.objects.order_by("installation_id", "venue", "game").values()
         sessions = LiveSession.objects.order_by("installation_id", "venue", "room", "session").values()
-        strip = lambda r: {k: v for k, v in r.items() if k != "id"}  # noqa: E731
-        return [strip(r) for r in games], [strip(r) for r in sessions]
+        return [_without_id(r) for r in games], [_without_id(r) for r in sessions]
 
     now = timezone.now()
     made, shown = rows(), portal.live(now=now)
