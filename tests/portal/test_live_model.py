@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -228,7 +229,7 @@ def test_the_live_fragment_is_a_few_queries_however_many_messages_were_stored() 
     assert large[0] == 2  # the games and the sessions, each with its installation
 
 
-def _without_id(row: dict[str, Any]) -> dict[str, Any]:
+def _without_id(row: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k != "id"}
 
 
