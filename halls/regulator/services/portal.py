@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Case, Count, Q, Value, When
+from django.db.models import Case, Count, OuterRef, Q, Subquery, Value, When
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.formats import date_format
@@ -320,16 +320,24 @@ def _pool_rows(message: FeedMessage | Mapping[str, Any], installation: Installat
         )
 
 
+def _latest_of_each(kind: str) -> list[tuple[Installation, FeedMessage | None]]:
+    """Each installation (by name) with its latest message of `kind`, or None: two queries, each
+    installation's latest found along the index (installation, kind, at)."""
+    latest = (
+        FeedMessage.objects.filter(installation=OuterRef("pk"), kind=kind)
+        .order_by("-at", "-sequence")
+        .values("pk")[:1]
+    )
+    owners = list(Installation.objects.annotate(latest_id=Subquery(latest)).order_by("name", "pk"))
+    ids = [o.latest_id for o in owners if o.latest_id is not None]
+    held = {m.pk: m for m in FeedMessage.objects.filter(pk__in=ids).only("payload", "at", "sequence")}
+    return [(o, held.get(o.latest_id) if o.latest_id is not None else None) for o in owners]
+
+
 def pools() -> list[PoolRow]:
     """Every pool as last reported by its installation (the latest pool.amounts of each)."""
     found: list[PoolRow] = []
-    for installation in Installation.objects.order_by("name", "pk"):
-        latest = (
-            FeedMessage.objects.filter(installation=installation, kind=FeedKind.POOL_AMOUNTS)
-            .order_by("-at", "-sequence")
-            .values("payload", "at", "sequence")
-            .first()
-        )
+    for installation, latest in _latest_of_each(FeedKind.POOL_AMOUNTS):
         if latest is not None:
             found.extend(_pool_rows(latest, installation))
     return found
@@ -424,22 +432,16 @@ def chain_heads() -> list[Heads]:
         .values_list("installation_id", "n")
     )
     found = []
-    for installation in Installation.objects.order_by("name", "pk"):
-        latest = (
-            FeedMessage.objects.filter(installation=installation, kind=FeedKind.ANCHOR)
-            .order_by("-at", "-sequence")
-            .values("payload", "at", "sequence")
-            .first()
-        )
-        payload = latest["payload"] if latest and isinstance(latest["payload"], dict) else {}
+    for installation, latest in _latest_of_each(FeedKind.ANCHOR):
+        payload = latest.payload if latest is not None and isinstance(latest.payload, dict) else {}
         chains = [c for c in payload.get("chains", []) if isinstance(c, dict)]
         found.append(
             Heads(
                 installation,
                 str(payload.get("key_id", "")),
                 chains,
-                latest["at"] if latest else None,
-                latest["sequence"] if latest else None,
+                latest.at if latest is not None else None,
+                latest.sequence if latest is not None else None,
                 int(counts.get(installation.pk, 0)),
             )
         )
