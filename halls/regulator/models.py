@@ -160,7 +160,8 @@ class LiveGame(models.Model):
         verbose_name = _("live game")
         verbose_name_plural = _("live games")
         constraints = [
-            models.UniqueConstraint(fields=["installation", "venue", "game"], name="live_game_once"),
+            # (installation, game) first: the intake reads a run's games along it.
+            models.UniqueConstraint(fields=["installation", "game", "venue"], name="live_game_once"),
         ]
         indexes = [models.Index(fields=["last_at"], name="live_game_last_at")]
 
@@ -187,8 +188,9 @@ class LiveSession(models.Model):
         verbose_name = _("live session")
         verbose_name_plural = _("live sessions")
         constraints = [
+            # (installation, session) first: the intake reads a run's sessions along it.
             models.UniqueConstraint(
-                fields=["installation", "venue", "room", "session"], name="live_session_once"
+                fields=["installation", "session", "venue", "room"], name="live_session_once"
             ),
         ]
         indexes = [models.Index(fields=["last_at"], name="live_session_last_at")]

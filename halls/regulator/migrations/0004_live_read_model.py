@@ -58,7 +58,7 @@ class Migration(migrations.Migration):
                 "verbose_name_plural": "live games",
                 "indexes": [models.Index(fields=["last_at"], name="live_game_last_at")],
                 "constraints": [
-                    models.UniqueConstraint(fields=("installation", "venue", "game"), name="live_game_once")
+                    models.UniqueConstraint(fields=("installation", "game", "venue"), name="live_game_once")
                 ],
             },
         ),
@@ -98,7 +98,7 @@ class Migration(migrations.Migration):
                 "indexes": [models.Index(fields=["last_at"], name="live_session_last_at")],
                 "constraints": [
                     models.UniqueConstraint(
-                        fields=("installation", "venue", "room", "session"), name="live_session_once"
+                        fields=("installation", "session", "venue", "room"), name="live_session_once"
                     )
                 ],
             },
