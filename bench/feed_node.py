@@ -459,7 +459,7 @@ def web_process(port: int, timings_out: str) -> None:
     django.setup()
     from halls.feed import envelope, schema
     from halls.regulator import api
-    from halls.regulator.services import derived, intake, live
+    from halls.regulator.services import derived, intake, live, livemodel
 
     spans = netsim.Spans()
     spans.time(api.FeedView, "post", "POST feed (the view, in Django)")
@@ -468,6 +468,7 @@ def web_process(port: int, timings_out: str) -> None:
     spans.time(envelope, "signature_holds", "a signature checked")
     spans.time(schema, "validate", "a message's schema checked")
     spans.time(derived, "check", "derived alarms checked")
+    spans.time(livemodel, "apply", "the live read model moved (a run)")
     spans.time(live, "published", "the portal told (a message)")
     spans.dump_on_signal(timings_out)
     config = uvicorn.Config(

@@ -134,10 +134,29 @@ def postgres_cpu(dbname: str) -> float:
     return cpu_seconds(pids)
 
 
+_TAKEN: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free port on 127.0.0.1: the OS's choice, or the first free one of HALL_BENCH_PORTS ("23000-23999")
+    when it is set (a shared machine where each bench keeps to its own range)."""
+    wanted = os.environ.get("HALL_BENCH_PORTS", "")
+    if not wanted:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return int(s.getsockname()[1])
+    low, high = (int(part) for part in wanted.split("-", 1))
+    for port in range(low, high + 1):
+        if port in _TAKEN:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _TAKEN.add(port)  # handed out: not again in this process
+        return port
+    raise RuntimeError(f"no free port in HALL_BENCH_PORTS={wanted}")
 
 
 def wait_listening(port: int, timeout: float = 60.0) -> None:

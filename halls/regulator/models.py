@@ -134,3 +134,63 @@ class Alarm(models.Model):
         verbose_name = _("alarm")
         verbose_name_plural = _("alarms")
         ordering = ["-raised_at"]
+
+
+class LiveGame(models.Model):
+    """The live page's read model: one game of an installation as its messages so far made it
+    (halls.regulator.live_core's GameState), moved by the intake in the transaction that accepts them, so
+    the page reads a few rows instead of replaying the feed. Derived: `manage.py regulator_rebuild_live`
+    makes it again from the stored messages."""
+
+    installation = models.ForeignKey(Installation, on_delete=models.PROTECT, related_name="live_games")
+    venue = models.TextField(_("venue"), blank=True)  # "": a central's own game (venue null in the feed)
+    room = models.TextField(_("room"), blank=True)
+    game = models.TextField(_("game"))
+    commitment = models.TextField(_("commitment"), blank=True)
+    cards = models.IntegerField(_("cards"), null=True, blank=True)
+    sales = models.CharField(_("sales"), max_length=32, null=True, blank=True)  # euros, as the feed says
+    balls = models.JSONField(_("balls"), default=list)  # [[ordinal, number], ...] in ordinal order
+    prizes = models.JSONField(_("prizes"), default=list)
+    state = models.CharField(_("state"), max_length=8, default="open")  # open, closed, void
+    seed = models.TextField(_("seed"), blank=True)
+    last_at = models.DateTimeField(_("last message at"))
+    sequence = models.BigIntegerField(_("last sequence"))
+
+    class Meta:
+        verbose_name = _("live game")
+        verbose_name_plural = _("live games")
+        constraints = [
+            # (installation, game) first: the intake reads a run's games along it.
+            models.UniqueConstraint(fields=["installation", "game", "venue"], name="live_game_once"),
+        ]
+        indexes = [models.Index(fields=["last_at"], name="live_game_last_at")]
+
+
+class LiveSession(models.Model):
+    """The live page's read model: one session of an installation as its opening and closing made it
+    (halls.regulator.live_core's SessionState), moved with the messages as LiveGame is."""
+
+    installation = models.ForeignKey(Installation, on_delete=models.PROTECT, related_name="live_sessions")
+    venue = models.TextField(_("venue"), blank=True)  # "": a central's own session
+    room = models.TextField(_("room"))
+    session = models.TextField(_("session"))
+    family = models.CharField(_("game type"), max_length=20, blank=True)
+    opened_at = models.TextField(_("opened at"), blank=True)  # as the feed says it
+    checks = models.JSONField(_("checks"), default=list)
+    closed_at = models.TextField(_("closed at"), blank=True)
+    games = models.IntegerField(_("games"), null=True, blank=True)
+    sales = models.CharField(_("sales"), max_length=32, null=True, blank=True)
+    prizes = models.CharField(_("prizes"), max_length=32, null=True, blank=True)
+    last_at = models.DateTimeField(_("last message at"))
+    sequence = models.BigIntegerField(_("last sequence"))
+
+    class Meta:
+        verbose_name = _("live session")
+        verbose_name_plural = _("live sessions")
+        constraints = [
+            # (installation, session) first: the intake reads a run's sessions along it.
+            models.UniqueConstraint(
+                fields=["installation", "session", "venue", "room"], name="live_session_once"
+            ),
+        ]
+        indexes = [models.Index(fields=["last_at"], name="live_session_last_at")]

@@ -20,7 +20,7 @@ from halls import anchor_lines
 from halls.feed import envelope
 from halls.regulator.authority import AUTHORITY_GROUP
 from halls.regulator.models import FeedMessage, Installation, InstallationKind
-from halls.regulator.services import derived, live
+from halls.regulator.services import derived, live, livemodel
 
 
 @dataclass
@@ -61,7 +61,7 @@ def register(
 
 def accept(sender: Sender, kind: str, payload: dict[str, Any], *, at: datetime | None = None) -> FeedMessage:
     """The next message of `sender`, accepted as the intake does: stored in order, the derived alarms
-    checked in its transaction, the portal told once it committed."""
+    checked and the live read model moved in its transaction, the portal told once it committed."""
     at = at or timezone.now()
     with transaction.atomic():
         installation = Installation.objects.select_for_update().get(pk=sender.installation.pk)
@@ -82,6 +82,7 @@ def accept(sender: Sender, kind: str, payload: dict[str, Any], *, at: datetime |
             accepted_sequence=sequence, last_message_at=timezone.now()
         )
         derived.check(message)
+        livemodel.apply(installation, [message])
         transaction.on_commit(lambda: live.published([message]))
     sender.installation.refresh_from_db()
     return message

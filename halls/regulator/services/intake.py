@@ -10,8 +10,9 @@ Each message, in the batch's order:
 4. its schema: the envelope's and its kind's payload (halls.feed.schema.validate), and a time with offset;
 5. its sequence: the next one is stored (FeedMessage) and the installation's accepted_sequence and
    last_message_at move, in one transaction for the batch's accepted run, with the alarms the messages
-   themselves raise (halls.regulator.services.derived; the portal's pages told once it committed, one
-   event for the run: live);
+   themselves raise (halls.regulator.services.derived) and the live page's read model moved
+   (halls.regulator.services.livemodel); the portal's pages told once it committed, one event for the run
+   (live);
    one already accepted with the same signature is a duplicate (answered as accepted, nothing written); one
    already accepted with another body is "replayed"; one past the next is out of order (a gap).
 
@@ -40,7 +41,7 @@ from halls import anchor_lines, metrics
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound, PermissionDenied
 from halls.feed import envelope, schema
 from halls.regulator.models import AlarmKind, FeedMessage, FeedRefusal, Installation
-from halls.regulator.services import alarms, derived, live
+from halls.regulator.services import alarms, derived, live, livemodel
 
 log = logging.getLogger("hall.regulator")
 DETAIL_MAX = 500  # a refusal's recorded detail, cut there
@@ -229,6 +230,7 @@ def _accept(
                 .order_by("sequence")
             )
         derived.check_all(stored)  # the alarms the messages themselves raise, kept with them
+        livemodel.apply(installation, stored)  # the live page's rows, moved with the messages
         transaction.on_commit(lambda: live.published(stored))
         was_silent = installation.last_message_at is None or (
             (now - installation.last_message_at).total_seconds() > silence_window(installation)

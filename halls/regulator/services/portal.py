@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Q
+from django.db.models import Case, Count, OuterRef, Q, Subquery, Value, When
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.formats import date_format
@@ -21,8 +21,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from halls.feed.kinds import FeedKind
-from halls.regulator import portal_core
+from halls.regulator import live_core, portal_core
 from halls.regulator.models import Alarm, AlarmKind, FeedMessage, FeedRefusal, Installation
+from halls.regulator.models import LiveGame as GameRow
+from halls.regulator.models import LiveSession as SessionRow
+from halls.regulator.services import livemodel
 from halls.regulator.services.verify import Problem
 
 # --- the installations and their link ---------------------------------------------------------------------
@@ -90,19 +93,8 @@ def map_shapes() -> dict[str, Any]:
 
 # --- live sessions and games ------------------------------------------------------------------------------
 
-# A committed draw's seed revealed after its game (its kind is feedfacts' FeedKind.GAME_REVEALED).
-GAME_REVEALED = "game.revealed"
-GAME_KINDS = (
-    FeedKind.GAME_COMMITTED,
-    FeedKind.GAME_SALES,
-    FeedKind.GAME_BALL,
-    FeedKind.GAME_PRIZE,
-    FeedKind.GAME_ENDED,
-    GAME_REVEALED,
-)
-SESSION_KINDS = (FeedKind.SESSION_OPENED, FeedKind.SESSION_CLOSED)
-# At most this many games on the live page (the open ones first); of each installation's latest messages
-# at most this many read (all installations), or this many (one installation's page).
+# At most this many games on the live page (the open ones first). The replay (live_replay) reads of each
+# installation's latest messages at most this many (all installations), or this many (one installation's).
 GAMES_SHOWN = 60
 LIVE_ROWS_EACH = 400
 LIVE_ROWS_ONE = 5000
@@ -133,7 +125,6 @@ class LiveGame:
     state: str = "open"  # open, closed, void
     seed: str = ""
     last_at: datetime | None = None
-    _ordinals: dict[int, int] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -178,114 +169,96 @@ class Live:
     since: datetime
 
 
+def _game_view(installation: Installation, game: live_core.GameState) -> LiveGame:
+    return LiveGame(
+        installation,
+        game.venue,
+        game.room,
+        game.game,
+        game.commitment,
+        game.cards,
+        game.sales,
+        game.balls,
+        [Prize(**prize) for prize in game.prizes],
+        game.state,
+        game.seed,
+        game.last_at,
+    )
+
+
+def _session_view(installation: Installation, s: live_core.SessionState) -> LiveSession:
+    return LiveSession(
+        installation, s.venue, s.room, s.session, s.family, s.opened_at, s.checks, s.closed_at, s.games,
+        s.sales, s.prizes,
+    )  # fmt: skip
+
+
+def _live_since(now: datetime | None) -> datetime:
+    return (now or timezone.now()) - timedelta(minutes=int(settings.HALL_REGULATOR_LIVE_MINUTES))
+
+
 def live(*, installation: Installation | None = None, now: datetime | None = None) -> Live:
     """The sessions and games with a message in the last HALL_REGULATOR_LIVE_MINUTES (of one installation,
-    or all): each game with its commitment, sales, balls in order, prizes and end."""
+    or of all heard in that time): each game with its commitment, sales, balls in order, prizes and end.
+    Read from the live read model (LiveGame, LiveSession: services.livemodel): two queries, however many
+    messages were stored."""
+    since = _live_since(now)
+    open_first = Case(When(state="open", then=Value(0)), default=Value(1))
+    game_rows = GameRow.objects.filter(last_at__gte=since).select_related("installation")
+    session_rows = SessionRow.objects.filter(last_at__gte=since).select_related("installation")
+    if installation is not None:
+        game_rows = game_rows.filter(installation=installation)
+        session_rows = session_rows.filter(installation=installation)
+    else:
+        game_rows = game_rows.filter(installation__last_message_at__gte=since)
+        session_rows = session_rows.filter(installation__last_message_at__gte=since)
+    # Ties as the replay leaves them: installation by installation (by name), each's games as first seen.
+    games = game_rows.order_by(open_first, "-last_at", "installation__name", "installation_id", "pk")
+    shown = [_game_view(row.installation, livemodel.game_state(row)) for row in games[:GAMES_SHOWN]]
+    session_list = [
+        _session_view(row.installation, livemodel.session_state(row))
+        for row in session_rows.order_by(
+            Case(When(closed_at="", then=Value(0)), default=Value(1)),
+            "installation__name",
+            "room",
+            "installation_id",
+            "pk",
+        )
+    ]
+    return Live(session_list, shown, since)
+
+
+def live_replay(*, installation: Installation | None = None, now: datetime | None = None) -> Live:
+    """What `live` shows, replayed from the stored messages (each installation's latest LIVE_ROWS_EACH of
+    its games and sessions in the time, in sequence order): the read model's check, never a page's (a
+    query an installation)."""
     now = now or timezone.now()
-    since = now - timedelta(minutes=int(settings.HALL_REGULATOR_LIVE_MINUTES))
+    since = _live_since(now)
     if installation is not None:
         owners, cap = [installation], LIVE_ROWS_ONE
     else:
         owners, cap = list(Installation.objects.filter(last_message_at__gte=since)), LIVE_ROWS_EACH
-    games: dict[tuple[int, Any, str], LiveGame] = {}
-    sessions: dict[tuple[int, Any, Any, Any], LiveSession] = {}
+    games: list[LiveGame] = []
+    sessions: list[LiveSession] = []
     for owner in owners:
         # Each installation's latest messages of its games and sessions, along the index
         # (installation, kind, at), then in their order.
         latest = (
             FeedMessage.objects.filter(
-                installation=owner, kind__in=[*GAME_KINDS, *SESSION_KINDS], at__gte=since
+                installation=owner, kind__in=sorted(live_core.LIVE_KINDS), at__gte=since
             )
             .order_by("-at", "-sequence")
             .values_list("sequence", "kind", "payload", "at")[:cap]
         )
+        its_games: dict[live_core.GameKey, live_core.GameState] = {}
+        its_sessions: dict[live_core.SessionKey, live_core.SessionState] = {}
         for _sequence, kind, payload, at in sorted(latest, key=lambda row: int(row[0])):
-            _read(games, sessions, owner, kind, payload, at)
-    shown = sorted(games.values(), key=lambda g: (not g.open, -(g.last_at or now).timestamp()))[:GAMES_SHOWN]
-    session_list = sorted(sessions.values(), key=lambda s: (not s.open, s.installation.name, str(s.room)))
+            live_core.fold(its_games, its_sessions, kind, payload, at)
+        games.extend(_game_view(owner, g) for g in its_games.values())
+        sessions.extend(_session_view(owner, s) for s in its_sessions.values())
+    shown = sorted(games, key=lambda g: (not g.open, -(g.last_at or now).timestamp()))[:GAMES_SHOWN]
+    session_list = sorted(sessions, key=lambda s: (not s.open, s.installation.name, str(s.room)))
     return Live(session_list, shown, since)
-
-
-def _read(
-    games: dict[tuple[int, Any, str], LiveGame],
-    sessions: dict[tuple[int, Any, Any, Any], LiveSession],
-    owner: Installation,
-    kind: str,
-    payload: Any,
-    at: datetime,
-) -> None:
-    """One message of a game or a session, applied to what the live page shows."""
-    if not isinstance(payload, dict):
-        return
-    if kind in SESSION_KINDS:
-        _session(sessions, owner, kind, payload)
-        return
-    game_ref = str(payload.get("game", ""))
-    key = (owner.pk, payload.get("venue"), game_ref)
-    game = games.get(key)
-    if game is None:
-        game = games[key] = LiveGame(owner, payload.get("venue"), str(payload.get("room", "")), game_ref)
-    game.last_at = at
-    _apply(game, kind, payload)
-
-
-def _apply(game: LiveGame, kind: str, payload: dict[str, Any]) -> None:
-    if kind == FeedKind.GAME_COMMITTED:
-        game.commitment = str(payload.get("commitment", ""))
-    elif kind == FeedKind.GAME_SALES:
-        game.cards, game.sales = payload.get("cards"), payload.get("sales")
-    elif kind == FeedKind.GAME_BALL:
-        ordinal, number = payload.get("ordinal"), payload.get("number")
-        if isinstance(ordinal, int) and isinstance(number, int) and ordinal not in game._ordinals:
-            game._ordinals[ordinal] = number
-            game.balls = [game._ordinals[o] for o in sorted(game._ordinals)]
-    elif kind == FeedKind.GAME_PRIZE:
-        cards = payload.get("cards") or []
-        game.prizes.append(
-            Prize(
-                prize=str(payload.get("prize", "")),
-                name=str(payload.get("name", "")),
-                amount=str(payload.get("amount", "")),
-                ordinal=payload.get("ordinal"),
-                cards=[str(c) for c in cards],
-                pool=payload.get("pool"),
-                where=str(payload.get("where", "")),
-            )
-        )
-    elif kind == FeedKind.GAME_ENDED:
-        game.state = "void" if payload.get("state") == "void" else "closed"
-        game.seed = str(payload.get("seed") or game.seed)
-    elif kind == GAME_REVEALED:  # only ever after its game
-        game.seed = str(payload.get("seed") or "")
-        game.state = "closed" if game.state == "open" else game.state
-
-
-def _session(
-    sessions: dict[tuple[int, Any, Any, Any], LiveSession],
-    owner: Installation,
-    kind: str,
-    payload: dict[str, Any],
-) -> None:
-    key = (owner.pk, payload.get("venue"), payload.get("room"), payload.get("session"))
-    if kind == FeedKind.SESSION_OPENED:
-        checks = [c for c in payload.get("checks", []) if isinstance(c, dict)]
-        sessions[key] = LiveSession(
-            owner,
-            payload.get("venue"),
-            str(payload.get("room", "")),
-            payload.get("session"),
-            str(payload.get("family", "")),
-            str(payload.get("opened_at", "")),
-            checks,
-        )
-        return
-    found = sessions.get(key)
-    if found is None:  # opened before the window: its close alone
-        found = sessions[key] = LiveSession(
-            owner, payload.get("venue"), str(payload.get("room", "")), payload.get("session"), "", "", []
-        )
-    found.closed_at = str(payload.get("closed_at", "")) or "—"
-    found.games, found.sales, found.prizes = payload.get("games"), payload.get("sales"), payload.get("prizes")
 
 
 # --- pools ------------------------------------------------------------------------------------------------
@@ -347,16 +320,24 @@ def _pool_rows(message: FeedMessage | Mapping[str, Any], installation: Installat
         )
 
 
+def _latest_of_each(kind: str) -> list[tuple[Installation, FeedMessage | None]]:
+    """Each installation (by name) with its latest message of `kind`, or None: two queries, each
+    installation's latest found along the index (installation, kind, at)."""
+    latest = (
+        FeedMessage.objects.filter(installation=OuterRef("pk"), kind=kind)
+        .order_by("-at", "-sequence")
+        .values("pk")[:1]
+    )
+    owners = list(Installation.objects.annotate(latest_id=Subquery(latest)).order_by("name", "pk"))
+    ids = [o.latest_id for o in owners if o.latest_id is not None]
+    held = {m.pk: m for m in FeedMessage.objects.filter(pk__in=ids).only("payload", "at", "sequence")}
+    return [(o, held.get(o.latest_id) if o.latest_id is not None else None) for o in owners]
+
+
 def pools() -> list[PoolRow]:
     """Every pool as last reported by its installation (the latest pool.amounts of each)."""
     found: list[PoolRow] = []
-    for installation in Installation.objects.order_by("name", "pk"):
-        latest = (
-            FeedMessage.objects.filter(installation=installation, kind=FeedKind.POOL_AMOUNTS)
-            .order_by("-at", "-sequence")
-            .values("payload", "at", "sequence")
-            .first()
-        )
+    for installation, latest in _latest_of_each(FeedKind.POOL_AMOUNTS):
         if latest is not None:
             found.extend(_pool_rows(latest, installation))
     return found
@@ -451,22 +432,16 @@ def chain_heads() -> list[Heads]:
         .values_list("installation_id", "n")
     )
     found = []
-    for installation in Installation.objects.order_by("name", "pk"):
-        latest = (
-            FeedMessage.objects.filter(installation=installation, kind=FeedKind.ANCHOR)
-            .order_by("-at", "-sequence")
-            .values("payload", "at", "sequence")
-            .first()
-        )
-        payload = latest["payload"] if latest and isinstance(latest["payload"], dict) else {}
+    for installation, latest in _latest_of_each(FeedKind.ANCHOR):
+        payload = latest.payload if latest is not None and isinstance(latest.payload, dict) else {}
         chains = [c for c in payload.get("chains", []) if isinstance(c, dict)]
         found.append(
             Heads(
                 installation,
                 str(payload.get("key_id", "")),
                 chains,
-                latest["at"] if latest else None,
-                latest["sequence"] if latest else None,
+                latest.at if latest is not None else None,
+                latest.sequence if latest is not None else None,
                 int(counts.get(installation.pk, 0)),
             )
         )
