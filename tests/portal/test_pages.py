@@ -227,6 +227,7 @@ def test_the_live_page_shows_sessions_with_their_checks_and_games_ended_or_void(
     )
     page = authority.get(reverse("regulator:live"), {"fragment": "1"}).content.decode()
     assert '<tr data-session="S-1">' in page and "Failed" in page and "Open" in page
+    assert "<td>Traditional bingo</td>" in page  # the family named, not its code
     assert 'data-game="traditional-3" data-installation="' + venue.uid + '" data-state="void"' in page
     assert page.index('data-game="traditional-4"') < page.index(
         'data-game="traditional-3"'
