@@ -64,6 +64,7 @@ class SnapshotCache:
         with self._lock:
             self._entries.clear()
             self._generations.clear()
+            self.builds = 0
 
     def bump(self, stream: str) -> None:
         """The hub subscribed to (or left) `stream`: no entry built before is trusted by a connect."""
