@@ -1,8 +1,8 @@
 """A screen's snapshot from the web process's cache (issue 30, a reconnect storm; halls.snapshot_cache,
-halls.services.screen_snapshots): a socket opened with ``?snapshot=1`` is sent its snapshot as its first frame,
-built once per change of the room's stream for the whole process (single-flight: many connects at once, one
-build), read with no query at all once cached; a ball or a prize drawn since is in the next one (never stale);
-the HTTP snapshot serves the same text after its token's and its cursor's reads.
+halls.services.screen_snapshots): a socket opened with ``?snapshot=1`` is sent its snapshot as its first
+frame, built once per change of the room's stream for the whole process (single-flight: many connects at
+once, one build), read with no query at all once cached; a ball or a prize since is in the next one (never
+stale); the HTTP snapshot serves the same text after its token's and its cursor's reads.
 
 On PostgreSQL and the Redis pub/sub layer (counting every SQL statement, on any thread), and on the embedded
 hall's SQLite and in-memory layer (`make test`'s second run: this module is in its suite).
@@ -21,8 +21,9 @@ from channels.db import database_sync_to_async
 from channels.testing import HttpCommunicator, WebsocketCommunicator
 from django.db.backends.utils import CursorWrapper
 
-from bingo.traditional.models import Game
-from bingo.traditional.services import draw
+from bingo.cards import CardGrid
+from bingo.traditional.models import Card, CardSeries, Game
+from bingo.traditional.services import claims, draw
 from config.asgi import application
 from halls import fanout, snapshot_cache
 from halls.events import current_seq
@@ -166,15 +167,30 @@ async def test_an_event_heard_while_the_snapshot_is_built_follows_it(
 
 
 async def test_a_prize_is_in_the_next_snapshot_and_a_socket_without_the_flag_gets_none(
-    channel_layer: Any, screen: Screen, drawing_game: Game, caller: Any
+    channel_layer: Any, screen: Screen, drawing_game: Game, card_series: CardSeries, caller: Any
 ) -> None:
     _c, before = await opened(screen.token)
+    assert before["sections"]["bingo"]["game"]["prizes"] == []
     plain = WebsocketCommunicator(application, f"/ws/screens/{screen.token}/")
     assert (await plain.connect(timeout=TIMEOUT))[0]
     assert await plain.receive_nothing(timeout=0.3)  # the page loads it over HTTP
-    for number in (1, 2, 3):
-        await enter_ball(game=drawing_game, number=number, actor=caller)
+
+    def line_of_card_3() -> list[int]:
+        grid = CardGrid.from_json(Card.objects.get(series=card_series, serial=3).grid)
+        top = sorted(n for n in grid.rows[0] if n)
+        for number in top:
+            draw.enter_ball(game=drawing_game, number=number, actor=caller)
+        claim = claims.file_claim(
+            game=drawing_game, kind="line", series_code=card_series.code, serial=3, actor=caller
+        )
+        assert claim.valid
+        claims.confirm_claims(game=drawing_game, kind="line", actor=caller)
+        return top
+
+    top = await database_sync_to_async(line_of_card_3)()
     _c, after = await opened(screen.token)
-    assert after["seq"] == before["seq"] + 3 == await seq_of(screen.room.stream)
-    assert balls(after) == [1, 2, 3]
+    assert after["seq"] == await seq_of(screen.room.stream) > before["seq"]
+    assert balls(after) == top
+    [prize] = after["sections"]["bingo"]["game"]["prizes"]
+    assert prize["kind"] == "line" and [w["serial"] for w in prize["winners"]] == [3]
     assert await http_snapshot(screen.token) == {k: v for k, v in after.items() if k != "type"}
