@@ -409,7 +409,8 @@ def drive_bare(channel: str, texts: list[Published], kill_after: float, kill: An
 
 
 def quantile(values: list[float], q: float) -> float:
-    return netsim.percentile(sorted(values), q)
+    found: float = netsim.percentile(sorted(values), q)
+    return found
 
 
 @dataclass
