@@ -42,12 +42,14 @@
 
   function HallStream(options) {
     this.token = options.token;
-    // A page may name another snapshot of the same stream (a table-side meter page: body data-snapshot-url).
-    this.snapshotUrl = options.snapshotUrl || global.document.body.getAttribute("data-snapshot-url") ||
-      "/screens/" + encodeURIComponent(this.token) + "/snapshot/";
+    // A page may name another snapshot of the same stream (a table-side meter page: body data-snapshot-url):
+    // it loads that one over HTTP; a hall screen takes its own from its socket's first frame.
+    var other = options.snapshotUrl || global.document.body.getAttribute("data-snapshot-url");
+    this.snapshotUrl = other || "/screens/" + encodeURIComponent(this.token) + "/snapshot/";
+    this.socketSnapshot = !other && !options.socketUrl;
     var scheme = global.location.protocol === "https:" ? "wss://" : "ws://";
     this.socketUrl = options.socketUrl || scheme + global.location.host + "/ws/screens/" +
-      encodeURIComponent(this.token) + "/?snapshot=1";
+      encodeURIComponent(this.token) + "/" + (this.socketSnapshot ? "?snapshot=1" : "");
     this.onSnapshot = options.onSnapshot || function () {};
     this.onEvent = options.onEvent || function () {};
     this.onStatus = options.onStatus || function () {};
@@ -108,7 +110,7 @@
       self.heardAt = Date.now();
       // Joined the group before this fired: from now on no event is missed. The snapshot is the socket's
       // first frame; a server that sends none (a page given another socketUrl): over HTTP.
-      if (self.socketUrl.indexOf("snapshot=1") < 0) { self.loadSnapshot(); return; }
+      if (!self.socketSnapshot) { self.loadSnapshot(); return; }
       self.loading = true;
       self.setStatus("syncing");
       global.setTimeout(function () {
