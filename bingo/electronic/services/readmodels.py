@@ -502,14 +502,18 @@ def speciality_part(speciality_id: int, stream: str, at_least: int) -> snapshot_
     return snapshot_cache.cache().get(key, at_least, lambda: build_speciality_part(speciality_id))
 
 
-def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> dict[str, Any]:
+def terminal_snapshot(
+    terminal: Terminal, *, card: PlayerCard | None = None, fresh: bool = False
+) -> dict[str, Any]:
     """Everything the terminal page draws, with the seqs of its two streams (see the module docstring).
     `card`: the player card inserted (its balance and cards), or None.
 
     The speciality's part comes from the process's cache (`speciality_part`), at or past the room stream's
-    seq read here; what is the terminal's own is read in one query (its row), plus its cards bought for the
-    game on sale and, with a card inserted, the card's part."""
-    terminal = Terminal.objects.select_related("device", "speciality", "speciality__room").get(pk=terminal.pk)
+    seq read here; what is the terminal's own is its row (not read again when the caller says it read it
+    `fresh`, with its device and speciality: the terminal API), the two streams' cursors, its cards bought
+    for the game on sale and, with a card inserted, the card's part."""
+    if not fresh:  # `fresh`: read by the caller in this request, with its device and speciality
+        terminal = Terminal.objects.select_related("device", "speciality").get(pk=terminal.pk)
     room_stream, own_stream = terminal.speciality.stream, terminal.stream
     with _consistent():
         seqs = stream_seqs([room_stream, own_stream])

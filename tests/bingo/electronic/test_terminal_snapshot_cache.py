@@ -88,3 +88,27 @@ def test_the_speciality_part_is_kept_per_language(venue: Any, operator: Any) -> 
         readmodels.terminal_snapshot(terminal)
         readmodels.terminal_snapshot(terminal)
     assert snapshot_cache.cache().builds == 2
+
+
+def test_the_terminal_apis_snapshot_once_warm_reads_the_device_and_the_terminals_own_rows(
+    venue: Any, operator: Any, cashier: Any
+) -> None:
+    """What a terminal page asks after its socket reopens (issue 30): the device's token checked, the
+    terminal's own rows; the speciality's part from the process's cache."""
+    from rest_framework.test import APIClient
+
+    from tests.bingo.electronic.sales_support import on_sale
+
+    sale = on_sale(venue, operator, cashier)
+    other, other_token = make_terminal(sale.speciality, operator)
+    first, second = APIClient(), APIClient()
+    first.credentials(HTTP_AUTHORIZATION=f"CashDevice {sale.terminal.device.pk}:{sale.token}")
+    second.credentials(HTTP_AUTHORIZATION=f"CashDevice {other.device.pk}:{other_token}")
+    assert first.post("/api/electronic/terminal/snapshot/", {}, format="json").status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        answer = second.post("/api/electronic/terminal/snapshot/", {}, format="json")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["terminal"]["id"] == other.pk
+    assert snapshot_cache.cache().builds == 1
+    # The device (its token), the terminal (the API's permission), the two cursors, its cards bought.
+    assert len(queries) == 4, [q["sql"] for q in queries]
