@@ -57,7 +57,8 @@ class SnapshotCache:
         self._entries: dict[Key, Entry] = {}
         self._generations: dict[str, int] = {}
         self._threads: dict[Key, threading.Event] = {}  # builds in progress on the threads
-        self._tasks: dict[Key, asyncio.Task[Entry]] = {}  # builds in progress on the loop
+        # Builds in progress on a loop (a server process runs one; tests one per test).
+        self._tasks: dict[tuple[asyncio.AbstractEventLoop, Key], asyncio.Task[Entry]] = {}
         self.builds = 0  # builds done (the tests and the bench count them)
 
     def clear(self) -> None:
@@ -134,22 +135,23 @@ class SnapshotCache:
         """An entry of `key` at or past `at_least` (the hub's head of the stream, taken before the socket
         joined it) and of the stream's current generation: no database read when cached; else the build in
         progress on the loop, or one started on a thread (`build` reads the database there)."""
+        loop = asyncio.get_running_loop()
         while True:
             generation = self.generation(key[0])
             with self._lock:
                 entry = self._usable(key, at_least, generation)
             if entry is not None:
                 return entry
-            task = self._tasks.get(key)
+            task = self._tasks.get((loop, key))
             if task is None:
-                task = asyncio.get_running_loop().create_task(_build_on_thread(self, key, build))
-                self._tasks[key] = task
-                task.add_done_callback(lambda done: self._forget_task(key, done))
+                task = loop.create_task(_build_on_thread(self, key, build))
+                self._tasks[(loop, key)] = task
+                task.add_done_callback(lambda done: self._forget_task((loop, key), done))
             entry = await asyncio.shield(task)  # a connect that goes away does not cancel the others' build
             if entry.generation == self.generation(key[0]) and entry.seq >= at_least:
                 return entry
 
-    def _forget_task(self, key: Key, task: asyncio.Task[Entry]) -> None:
+    def _forget_task(self, key: tuple[asyncio.AbstractEventLoop, Key], task: asyncio.Task[Entry]) -> None:
         if self._tasks.get(key) is task:
             del self._tasks[key]
 
