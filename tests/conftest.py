@@ -79,6 +79,7 @@ SQLITE_SUITE = (
     "halls/test_acks.py",
     "halls/test_screen_names.py",
     "halls/test_snapshot_cache.py",
+    "bingo/electronic/test_terminal_snapshot_cache.py",
     "halls/test_check_events.py",
     "halls/test_check_refusals.py",
     "halls/test_lab_clock.py",
