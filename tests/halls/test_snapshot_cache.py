@@ -194,3 +194,34 @@ async def test_a_prize_is_in_the_next_snapshot_and_a_socket_without_the_flag_get
     [prize] = after["sections"]["bingo"]["game"]["prizes"]
     assert prize["kind"] == "line" and [w["serial"] for w in prize["winners"]] == [3]
     assert await http_snapshot(screen.token) == {k: v for k, v in after.items() if k != "type"}
+
+
+def test_requests_at_once_build_once_and_a_newer_cursor_builds_again() -> None:
+    """The threads' side (the HTTP snapshots): one build for concurrent requests; an entry behind the
+    cursor a request read is never served to it."""
+    import threading
+    import time
+
+    cache = snapshot_cache.SnapshotCache()
+    seq = [4]
+    calls: list[int] = []
+
+    def build() -> tuple[int, str]:
+        calls.append(seq[0])
+        time.sleep(0.2)  # long enough for every request to arrive meanwhile
+        return seq[0], f"state at {seq[0]}"
+
+    got: list[snapshot_cache.Entry] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(cache.get(("room.1", "screen"), 4, build)))
+        for _ in range(8)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert calls == [4] and {(e.seq, e.value) for e in got} == {(4, "state at 4")}
+    seq[0] = 5
+    assert cache.get(("room.1", "screen"), 5, build).value == "state at 5"
+    assert cache.get(("room.1", "screen"), 4, build).value == "state at 5"  # newer serves older readers
+    assert calls == [4, 5] and cache.builds == 2
