@@ -4,8 +4,9 @@ Not a test. On PostgreSQL and Redis it provisions one room with SCREENS screens 
 speciality with TERMINALS terminals (bench/screens.py's and bench/terminal_fanout.py's provisioning), starts
 the web server as deploy/ runs it (gunicorn, WORKERS `config.web_worker.HallUvicornWorker` workers on one
 port) and connects every screen's and terminal's socket from CLIENTS client processes. Once every socket is
-open and has its snapshot (a screen's over HTTP, ``/screens/<token>/snapshot/``; a terminal's through the
-device API, as the pages do), the driver publishes a ball every BALL_EVERY seconds on both rooms' streams
+open and has its snapshot (a screen's as its socket's first frame, ``/ws/screens/<token>/?snapshot=1``,
+from the web process's cache; a terminal's through the device API, its speciality's part from the same
+cache: as the pages do), the driver publishes a ball every BALL_EVERY seconds on both rooms' streams
 (``halls.events.emit_many`` in one transaction, as the draw step). After WARMUP seconds it kills one web
 worker (SIGKILL: no drain; gunicorn starts another one, the sibling takes the sockets meanwhile). Every
 client of that worker sees its socket drop and comes back as the pages do (halls/stream.js): a random delay
@@ -54,7 +55,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/hall_bench_storm")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/7")
 
-import screens as base  # noqa: E402  (bench/screens.py: processes, CPU, provisioning)
+import netsim  # noqa: E402  (bench/netsim.py: percentiles, processes' CPU)
+import screens as base  # noqa: E402  (bench/screens.py: processes, provisioning)
 import terminal_fanout  # noqa: E402  (bench/terminal_fanout.py: the terminals' provisioning)
 
 from bingo.electronic.simulator import PATHS, HttpConnection  # noqa: E402  (pure: no Django)
@@ -172,6 +174,10 @@ class Client:
         seq = frame.get("seq")
         if frame.get("stream") != self.stream or not isinstance(seq, int):
             return
+        if frame.get("type") == "stream.snapshot":  # the product's screen: its socket's first frame
+            self.covered = max(self.covered, seq)
+            self._shown(now)
+            return
         if self.waiting_first:  # the bare server's last frame: the "snapshot"
             self.waiting_first = False
             self.covered = max(self.covered, seq)
@@ -224,7 +230,7 @@ class Client:
             self.wire = wire
             if self.drops and not self.drops[-1][1]:
                 self.drops[-1][1] = time.time()
-            if not self.bare:
+            if not self.bare and self.spec["kind"] != "screen":  # a screen's comes on its socket
                 while not await self.snapshot():
                     if wire.closed.done():
                         break
@@ -403,10 +409,8 @@ def drive_bare(channel: str, texts: list[Published], kill_after: float, kill: An
 
 
 def quantile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+    found: float = netsim.percentile(sorted(values), q)
+    return found
 
 
 @dataclass
@@ -602,7 +606,7 @@ def main() -> None:
             {
                 "kind": "screen",
                 "port": at,
-                "path": f"/ws/screens/{token}/",
+                "path": f"/ws/screens/{token}/?snapshot=1",
                 "snapshot": f"/screens/{token}/snapshot/",
                 "stream": streams[0],
             }
@@ -645,8 +649,11 @@ def main() -> None:
         procs = start_clients(targets(port), args.clients, workdir, "product", bare=False)
         connect_s = wait_ready(procs, timeout=900)
         print(f"  product: every socket open with its snapshot after {time.monotonic() - t0:.1f} s")
+        cpu_before = netsim.cpu_seconds(netsim.children(web.pid))
         schedule = drive_product(streams, args.seconds, args.kill_after, kill_one_worker(web, port))
         time.sleep(3.0)
+        # The web processes' CPU over the play and the storm (the killed worker's reaped by its master).
+        product_cpu = netsim.cpu_seconds(netsim.children(web.pid)) - cpu_before
         product = collect(procs, schedule, connect_s)
     finally:
         web.send_signal(signal.SIGTERM)
@@ -654,7 +661,7 @@ def main() -> None:
             web.wait(timeout=30)
         except subprocess.TimeoutExpired:
             web.kill()
-    print(f"  product: {product.line()}")
+    print(f"  product: {product.line()}; web CPU during the play {product_cpu:.1f} s")
 
     # --- the bare baseline ---
     channel = f"{prefix}-bare"
@@ -685,12 +692,15 @@ def main() -> None:
         def kill_bare() -> None:
             kill_busiest([p.pid for p in bare], bare_port, "bare server")
 
+        bare_pids = [p.pid for p in bare]
+        cpu_before = netsim.cpu_seconds(bare_pids)
         baseline_schedule = drive_bare(channel, schedule.events, args.kill_after, kill_bare)
         time.sleep(3.0)
+        baseline_cpu = netsim.cpu_seconds(bare_pids) - cpu_before  # the killed one's up to its death
         baseline = collect(procs, baseline_schedule, connect_s)
     finally:
         base.stop_all(bare)
-    print(f"  bare: {baseline.line()}")
+    print(f"  bare: {baseline.line()}; servers' CPU during the play {baseline_cpu:.1f} s")
     print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     shown_max = max(product.shown, default=float("nan"))
     bare_max = max(baseline.shown, default=float("nan"))
@@ -700,7 +710,8 @@ def main() -> None:
         f"back_max_s={max(product.back, default=float('nan')):.2f} "
         f"shown_p99_s={quantile(product.shown, 0.99):.2f} shown_max_s={shown_max:.2f} lost={product.lost} "
         f"baseline_connect_s={baseline.connect_s:.1f} baseline_dropped={baseline.dropped} "
-        f"baseline_shown_max_s={bare_max:.2f} baseline_lost={baseline.lost} ratio={shown_max / bare_max:.2f}"
+        f"baseline_shown_max_s={bare_max:.2f} baseline_lost={baseline.lost} ratio={shown_max / bare_max:.2f} "
+        f"cpu_s={product_cpu:.1f} baseline_cpu_s={baseline_cpu:.1f}"
     )
 
 

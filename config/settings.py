@@ -624,6 +624,10 @@ HALL_SOCKET_ADMIT_CACHE_SECONDS = env.float("HALL_SOCKET_ADMIT_CACHE_SECONDS", d
 # At most this many sockets being admitted at once per web process; past it a connect is refused at once
 # (the client backs off and retries), before any work.
 HALL_SOCKET_ADMIT_CONCURRENCY = env.int("HALL_SOCKET_ADMIT_CONCURRENCY", default=200)
+# A screen's (and a terminal's) snapshot: the part every screen of a room shows alike is built once per change
+# of the room's stream and kept by the web process (halls.snapshot_cache), at most this many seconds (a
+# change whose event was lost, or that has none, is seen within it, as the sweep's heads show it).
+HALL_SNAPSHOT_CACHE_SECONDS = env.float("HALL_SNAPSHOT_CACHE_SECONDS", default=10.0)
 # A web process that stops gracefully tells its screens and terminals to reconnect (close 1012, with a
 # "stream.restart" frame) at a random moment within this many seconds, while its siblings take them.
 HALL_SOCKET_DRAIN_SPREAD_SECONDS = env.float("HALL_SOCKET_DRAIN_SPREAD_SECONDS", default=3.0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from channels.consumer import get_handler_name
@@ -17,6 +18,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from halls import ack_batcher, acks, fanout, metrics
 from halls.models import DisplayAck, Screen
+from halls.services import screen_snapshots
 from halls.services.acks import Received
 
 log = logging.getLogger("hall.screens")
@@ -26,11 +28,26 @@ CLOSE_UNAVAILABLE = 1011  # the hub could not follow the stream (the channel lay
 CLOSE_TOO_SLOW = 1013  # the socket could not keep up: reconnect (and reload the snapshot)
 
 
+@dataclass(frozen=True)
+class Found:
+    """What a screen's connect reads of its token (kept by the hub while it hears the re-checks)."""
+
+    screen_id: int
+    stream: str
+    room_id: int
+    name: str
+
+
 @database_sync_to_async
-def _screen_for(token: str) -> tuple[int, str] | None:
-    """The active screen's id and the stream it follows."""
+def _screen_for(token: str) -> Found | None:
+    """The active screen's id, the stream it follows, its room and name."""
     screen = Screen.objects.filter(token=token, active=True).select_related("room").first()
-    return (screen.pk, screen.room.stream) if screen else None
+    return Found(screen.pk, screen.room.stream, screen.room_id, screen.name) if screen else None
+
+
+def _wants_snapshot(scope: dict[str, Any]) -> bool:
+    """``?snapshot=1``: the page takes its snapshot from the socket's first frame (halls/stream.js)."""
+    return "snapshot=1" in scope.get("query_string", b"").decode("ascii", "replace").split("&")
 
 
 class DirectReceive:
@@ -65,6 +82,7 @@ class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
     screen_id = 0
     on_refused: ack_batcher.Refused | None = None
     live = False  # accepted and still valid: the hub writes to it
+    early: list[dict[str, Any]] | None = None  # the hub's frames while its snapshot is read (?snapshot=1)
     gone = False  # closed by the hub (a re-check, a drain), maybe before the connect accepted it
     counted = False  # in the open-sockets gauge
     sender: fanout.Sender | None = None
@@ -82,8 +100,10 @@ class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         """The token checked (against what this process already found for it, or one database read), the
-        stream joined, the socket accepted: no other work (issue 30, a reconnect storm). Refused at once,
-        before any of it, when the process admits too many sockets at once or is draining (1013)."""
+        stream joined, the socket accepted and, asked with ``?snapshot=1``, sent its snapshot from the
+        process's cache (halls.services.screen_snapshots: no query when cached): no other work (issue 30, a
+        reconnect storm). Refused at once, before any of it, when the process admits too many sockets at
+        once or is draining (1013)."""
         self.hub = fanout.hub()
         if not self.hub.admit():
             await self.close(code=fanout.CLOSE_TRY_LATER)
@@ -107,15 +127,24 @@ class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
             if found is None:
                 await self.close(code=CLOSE_REFUSED)
                 return
-            self.screen_id, stream = found
+            self.screen_id, stream = found.screen_id, found.stream
             self.token, self.stream = token, stream
             self.sender = fanout.Sender(self.base_send, self._too_slow)
+            snapshot = _wants_snapshot(self.scope)
+            # What the hub relayed of the stream before this socket joins: the snapshot is at or past it,
+            # and every later event reaches the socket (kept in `early` until the snapshot is sent).
+            head = hub.heads.get(stream, 0)
+            self.early = [] if snapshot else None
+            part = None
             try:
                 # Following the stream before accepting: once the screen sees the socket open and loads its
                 # snapshot, no later event can be missed.
                 await hub.join(self)
+                if snapshot:
+                    part = await screen_snapshots.room_part_for_socket(found.room_id, head)
             except Exception:
                 log.exception("screen %s: could not follow %s", token[:6], stream)
+                await hub.leave(self)
                 await self.close(code=CLOSE_UNAVAILABLE)
                 return
         finally:
@@ -127,7 +156,13 @@ class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
                 await self.close(code=CLOSE_REFUSED)
             return
         await self.accept()
+        early, self.early = self.early, None
         self.live = True
+        if part is not None:
+            text = screen_snapshots.text(part, found.screen_id, found.name, frame=True)
+            self.deliver({"type": "websocket.send", "text": text})
+            for frame in early or ():
+                self.deliver(frame)  # the page drops what the snapshot already holds (by seq)
         self.counted = True
         metrics.OPEN_SOCKETS.labels("screen").inc()
 
@@ -174,6 +209,9 @@ class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
 
     def deliver(self, frame: dict[str, Any]) -> None:
         """The hub's write of one frame (an ASGI ``websocket.send``); never waits."""
+        if self.early is not None and not self.gone:
+            self.early.append(frame)  # joined, its snapshot being read: sent after it
+            return
         if self.live and self.sender is not None and not self.sender.write(frame):
             self.live = False
 

@@ -21,7 +21,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
-from halls import events
+from halls import events, snapshot_cache
 from halls.events import CHANNEL_MESSAGE_TYPE, group_name
 from halls.models import Screen, StreamCursor
 
@@ -332,15 +332,21 @@ class StreamHub:
                     *(self.layer.group_discard(group_name(s), channel) for s in drops),
                     return_exceptions=True,
                 )
+                snapshots = snapshot_cache.cache()
+                for stream in drops:
+                    snapshots.bump(stream)  # not heard from now on: its snapshots not trusted by connects
                 for stream, outcome in zip(adds, done, strict=False):
                     if isinstance(outcome, BaseException):
                         log.warning("screen hub: could not follow %s: %r", stream, outcome)
                     else:
                         self.subscribed.add(stream)
+                        snapshots.bump(stream)  # heard from now on: a snapshot built before missed events
             if not self._needed() and self.channel is not None:
                 # No socket left: stop listening, so nothing outlives the sockets (or a test's loop).
                 tasks, self.tasks, self.channel = self.tasks, [], None
                 self.listening = False
+                for stream in self.subscribed:
+                    snapshot_cache.cache().bump(stream)  # nor these streams' events
                 self.subscribed.clear()
                 self.admitted.clear()  # re-checks are not heard from now on
                 for task in tasks:
@@ -359,6 +365,7 @@ class StreamHub:
             except Exception:  # the layer lost its connection: it reconnects; events meanwhile are lost
                 log.exception("screen hub: receiving from the channel layer failed")
                 self.admitted.clear()  # and re-checks: what was kept may be out of date
+                snapshot_cache.cache().bump_all()  # and events: the snapshots too
                 await asyncio.sleep(1)
                 continue
             if message.get("type") == RECHECK_TYPE:

@@ -19,7 +19,7 @@ from halls import events, hooks, throttling
 from halls.i18n import render_in_venue_language
 from halls.models import Screen
 from halls.services import anchor_key as anchor_keys
-from halls.services.voice import voice_state
+from halls.services import screen_snapshots
 
 
 def _screen(request: HttpRequest, token: str) -> Screen:
@@ -88,27 +88,12 @@ def screen_page(request: HttpRequest, token: str) -> HttpResponse:
 @never_cache
 @_throttled
 def screen_snapshot(request: HttpRequest, token: str) -> HttpResponse:
-    """State of every section plus the stream's sequence number, read first so no delta is missed."""
+    """State of every section plus the stream's sequence number, read first so no delta is missed: the
+    room's part from the process's cache at or past the stream's cursor (halls.services.screen_snapshots),
+    the screen's own fields around it."""
     screen = _screen(request, token)
-    stream = screen.room.stream
-    seq = events.current_seq(stream)
-    with translation.override(screen.venue.language):
-        sections = {section.name: section.snapshot(screen.room) for section in hooks.screen_sections()}
-    return JsonResponse(
-        {
-            "stream": stream,
-            "seq": seq,
-            "venue": screen.venue.name,
-            "language": screen.venue.language,
-            "currency": screen.venue.currency,
-            "screen": screen.name,
-            "screen_id": screen.pk,
-            "room": screen.room.name,
-            # The caller's voice: this screen says it when it is the room's audio screen (room.voice deltas).
-            "voice": {"screen": screen.pk, **voice_state(screen.room)},
-            "sections": sections,
-        }
-    )
+    part = screen_snapshots.room_part(screen.room_id, events.current_seq(screen.room.stream))
+    return HttpResponse(screen_snapshots.text(part, screen.pk, screen.name), content_type="application/json")
 
 
 class JavaScriptCatalogue(JavaScriptCatalog):

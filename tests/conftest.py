@@ -80,6 +80,8 @@ SQLITE_SUITE = (
     "bingo/network/simultaneous/test_verifiable_network_draw.py",
     "halls/test_acks.py",
     "halls/test_screen_names.py",
+    "halls/test_snapshot_cache.py",
+    "bingo/electronic/test_terminal_snapshot_cache.py",
     "halls/test_check_events.py",
     "halls/test_check_refusals.py",
     "halls/test_lab_clock.py",
@@ -345,6 +347,15 @@ def _fresh_abuse_counters() -> None:
     """Each test starts with no throttle or lockout counts (they live in the Redis cache, under this run's
     own key prefix: nothing else in Redis is touched)."""
     clear_cache()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_snapshot_cache() -> None:
+    """Each test starts with no cached snapshot (halls.snapshot_cache): a test's "room.1" is not the last
+    one's (ids are used again on SQLite)."""
+    from halls import snapshot_cache
+
+    snapshot_cache.cache().clear()
 
 
 def clear_cache() -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from channels.db import database_sync_to_async
-from playwright.async_api import Page, WebSocketRoute, expect
+from playwright.async_api import Page, WebSocket, WebSocketRoute, expect
 
 from bingo.traditional.models import CardSeries, Game
 from bingo.traditional.services import games, sales
@@ -41,8 +41,18 @@ async def log_in(page: Page, server_url: str, username: str, next_path: str) -> 
 
 
 def snapshot_counter(page: Page) -> list[str]:
+    """Every snapshot the page loads: over HTTP, or as its socket's first frame (issue 30: ?snapshot=1)."""
     seen: list[str] = []
     page.on("request", lambda request: seen.append(request.url) if "/snapshot/" in request.url else None)
+
+    def socket(ws: WebSocket) -> None:
+        def frame(payload: str | bytes) -> None:
+            if isinstance(payload, str) and payload.startswith('{"type":"stream.snapshot"'):
+                seen.append(ws.url)
+
+        ws.on("framereceived", frame)
+
+    page.on("websocket", socket)
     return seen
 
 

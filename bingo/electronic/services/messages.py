@@ -352,9 +352,10 @@ def snapshot(*, terminal: Terminal, card_number: Any = None) -> dict[str, Any]:
     """Everything a terminal page needs to draw itself (at start, and after a gap in its streams): the
     terminal page's one read model (services.readmodels.terminal_snapshot: the rules, the selling and
     drawing games, the meters, the last games, the streams' seqs), with the inserted card (its balance and
-    cards) when one is named."""
+    cards) when one is named. `terminal`: as the terminal API read it in this request (with its device and
+    speciality): not read again."""
     card = _card(terminal, card_number) if card_number else None
-    snap = readmodels.terminal_snapshot(terminal, card=card)
+    snap = readmodels.terminal_snapshot(terminal, card=card, fresh=True)
     session = limits.open_session(card) if card is not None else None
     if session is not None and session.device_id == terminal.device_id:
         snap["reality"] = reality_answer(limits.reality_of(session))

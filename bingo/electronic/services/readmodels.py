@@ -27,7 +27,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import OuterRef, Subquery, Sum
 from django.db.models.functions import Coalesce
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from bingo.draws import services as draws
@@ -52,7 +52,7 @@ from bingo.electronic.models import (
 from bingo.electronic.prizetable import POOL_TYPES, PrizeSpec, Rules
 from bingo.electronic.services.steps import rules_of
 from bingo.electronic.services.terminal_views import card_view, rules_summary
-from halls import money
+from halls import money, snapshot_cache
 from halls.cashier.models import Account, PlayerCard
 from halls.errors import Conflict
 from halls.fields import MoneyField
@@ -261,12 +261,15 @@ def _decided_view(prize: EPrize) -> dict[str, Any]:
     }
 
 
+def cards_bought(game: ElectronicGame, terminal: Terminal) -> int:
+    """The cards `terminal` bought for `game` (any player card)."""
+    return int(Purchase.objects.filter(game=game, terminal=terminal).aggregate(n=Sum("cards"))["n"] or 0)
+
+
 def selling_view(game: ElectronicGame, terminal: Terminal | None = None) -> dict[str, Any]:
     """The game on sale; `mine`: the cards `terminal` bought for it (any player card)."""
     rules = rules_of(game.version)
-    mine = 0
-    if terminal is not None:
-        mine = Purchase.objects.filter(game=game, terminal=terminal).aggregate(n=Sum("cards"))["n"] or 0
+    mine = cards_bought(game, terminal) if terminal is not None else 0
     return {
         "game": game.pk,
         "number": game.number,
@@ -432,23 +435,34 @@ def playable_in(terminal: Terminal, session: ElectronicSession | None) -> Electr
     return session
 
 
-def refusal(terminal: Terminal) -> str | None:
-    """Why the terminal cannot play now (`playable`'s code), or None."""
+def refusal(terminal: Terminal, session: ElectronicSession | None = _UNREAD) -> str | None:
+    """Why the terminal cannot play now (`playable`'s code), or None; `session`: its speciality's open
+    session when read already."""
     try:
-        playable(terminal)
+        playable_in(terminal, session)
     except Conflict as exc:
         return exc.code
     return None
 
 
-def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> dict[str, Any]:
-    """Everything the terminal page draws, with the seqs of its two streams (see the module docstring).
-    `card`: the player card inserted (its balance and cards), or None."""
-    terminal = Terminal.objects.select_related("device", "speciality", "speciality__room").get(pk=terminal.pk)
-    speciality = terminal.speciality
-    room_stream, own_stream = speciality.stream, terminal.stream
+@dataclass(frozen=True)
+class SpecialityPart:
+    """What every terminal of a speciality is shown alike (`public`), and the rows its own part is read
+    against: the game on sale (its cards bought here), the games in play (the inserted card's cards), the
+    open session (whether the terminal may play). Shared by the web process (halls.snapshot_cache): read
+    only."""
+
+    public: dict[str, Any]
+    selling: ElectronicGame | None
+    drawing: ElectronicGame | None
+    session: ElectronicSession | None
+
+
+def build_speciality_part(speciality_id: int) -> tuple[int, SpecialityPart]:
+    """The room stream's seq (read first) and the speciality's part of every terminal's snapshot."""
+    speciality = Speciality.objects.select_related("room").get(pk=speciality_id)
     with _consistent():
-        seqs = stream_seqs([room_stream, own_stream])
+        seq = stream_seqs([speciality.stream])[speciality.stream]
         games = {
             g.state: g
             for g in ElectronicGame.objects.filter(
@@ -468,24 +482,60 @@ def terminal_snapshot(terminal: Terminal, *, card: PlayerCard | None = None) -> 
         if version is None and drawing is not None:
             version = drawing.version
         decided = _prize_rows([drawing.pk])[drawing.pk] if drawing else []
-        in_play = [g for g in (selling, drawing) if g is not None]
+        public = {
+            "speciality": speciality_view(speciality, version) if version else None,
+            "rules": rules_summary(rules_of(version), version) if version else None,
+            "selling": selling_view(selling) if selling else None,
+            "drawing": drawing_view(drawing, decided) if drawing else None,
+            "meters": meters(speciality),
+            "network": network_hooks.meters(speciality),  # Gran Línea / Gran Bingo, as last heard
+            "last_games": last_games(speciality),
+        }
+        session = open_session_of(speciality.pk)
+    return seq, SpecialityPart(public, selling, drawing, session)
+
+
+def speciality_part(speciality_id: int, stream: str, at_least: int) -> snapshot_cache.Entry:
+    """The speciality's part at or past `at_least` (its room stream's cursor), built once per change of the
+    stream for the web process (issue 30: 2,000 terminals reconnecting each read it all), per language."""
+    key = (stream, f"terminal:{translation.get_language()}")
+    return snapshot_cache.cache().get(key, at_least, lambda: build_speciality_part(speciality_id))
+
+
+def terminal_snapshot(
+    terminal: Terminal, *, card: PlayerCard | None = None, fresh: bool = False
+) -> dict[str, Any]:
+    """Everything the terminal page draws, with the seqs of its two streams (see the module docstring).
+    `card`: the player card inserted (its balance and cards), or None.
+
+    The speciality's part comes from the process's cache (`speciality_part`), at or past the room stream's
+    seq read here; what is the terminal's own is its row (not read again when the caller says it read it
+    `fresh`, with its device and speciality: the terminal API), the two streams' cursors, its cards bought
+    for the game on sale and, with a card inserted, the card's part."""
+    if not fresh:  # `fresh`: read by the caller in this request, with its device and speciality
+        terminal = Terminal.objects.select_related("device", "speciality").get(pk=terminal.pk)
+    room_stream, own_stream = terminal.speciality.stream, terminal.stream
+    with _consistent():
+        seqs = stream_seqs([room_stream, own_stream])
+        entry = speciality_part(terminal.speciality_id, room_stream, seqs[room_stream])
+        part: SpecialityPart = entry.value
+        seqs[room_stream] = entry.seq  # what the shared part shows: the page drops the events it holds
+        selling = part.public["selling"]
+        if part.selling is not None:
+            selling = {**selling, "mine": cards_bought(part.selling, terminal)}
+        in_play = [g for g in (part.selling, part.drawing) if g is not None]
         snap = {
+            **part.public,
             "terminal": {
                 "id": terminal.pk,
                 "device": terminal.device_id,
                 "name": terminal.device.name,
                 "state": terminal.state,
                 "active": terminal.device.active,
-                "refusal": refusal(terminal),
+                "refusal": refusal(terminal, part.session),
                 "stream": own_stream,
             },
-            "speciality": speciality_view(speciality, version) if version else None,
-            "rules": rules_summary(rules_of(version), version) if version else None,
-            "selling": selling_view(selling, terminal) if selling else None,
-            "drawing": drawing_view(drawing, decided) if drawing else None,
-            "meters": meters(speciality),
-            "network": network_hooks.meters(speciality),  # Gran Línea / Gran Bingo, as last heard
-            "last_games": last_games(speciality),
+            "selling": selling,
             "player": player_view(terminal, card, in_play) if card is not None else None,
             "streams": {"room": room_stream, "terminal": own_stream},
             "seqs": seqs,

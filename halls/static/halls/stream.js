@@ -1,8 +1,10 @@
 /*
  * The screen-stream client of a hall display (DESIGN §4 "Screens can always recover").
  *
- *   1. open the WebSocket /ws/screens/<token>/ and buffer what arrives;
- *   2. once it is open, load the snapshot /screens/<token>/snapshot/ (state + the stream's seq);
+ *   1. open the WebSocket /ws/screens/<token>/?snapshot=1 and buffer what arrives;
+ *   2. the socket's first frame is the snapshot ("stream.snapshot": state + the stream's seq, from the web
+ *      process's cache: issue 30, a reconnect storm); a server that sends none within a few seconds: load
+ *      the snapshot /screens/<token>/snapshot/ over HTTP (as on a gap);
  *   3. apply the buffered and following events in seq order, dropping those the snapshot already holds;
  *   4. on a gap in seq, reload the snapshot; on a close, reconnect with backoff and reload it (jittered:
  *      a random delay up to a ceiling that doubles, so a hall's screens do not all come back at once; a
@@ -36,15 +38,18 @@
   var HEAD_GRACE_MS = 3000;   // an event already on its way when the head was read arrives within this
   var WATCH_MS = 5000;        // how often the socket's silence is checked
   var SILENT_HEADS = 3;       // a socket silent for this many heads' time is taken for dead
+  var SOCKET_SNAPSHOT_MS = 5000;  // an open socket without its snapshot frame by then: load it over HTTP
 
   function HallStream(options) {
     this.token = options.token;
-    // A page may name another snapshot of the same stream (a table-side meter page: body data-snapshot-url).
-    this.snapshotUrl = options.snapshotUrl || global.document.body.getAttribute("data-snapshot-url") ||
-      "/screens/" + encodeURIComponent(this.token) + "/snapshot/";
+    // A page may name another snapshot of the same stream (a table-side meter page: body data-snapshot-url):
+    // it loads that one over HTTP; a hall screen takes its own from its socket's first frame.
+    var other = options.snapshotUrl || global.document.body.getAttribute("data-snapshot-url");
+    this.snapshotUrl = other || "/screens/" + encodeURIComponent(this.token) + "/snapshot/";
+    this.socketSnapshot = !other && !options.socketUrl;
     var scheme = global.location.protocol === "https:" ? "wss://" : "ws://";
     this.socketUrl = options.socketUrl || scheme + global.location.host + "/ws/screens/" +
-      encodeURIComponent(this.token) + "/";
+      encodeURIComponent(this.token) + "/" + (this.socketSnapshot ? "?snapshot=1" : "");
     this.onSnapshot = options.onSnapshot || function () {};
     this.onEvent = options.onEvent || function () {};
     this.onStatus = options.onStatus || function () {};
@@ -56,7 +61,8 @@
     this.stream = null;       // e.g. "room.7", from the snapshot
     this.socket = null;
     this.buffer = [];         // events received while a snapshot is loading
-    this.loading = false;     // a snapshot request is in flight
+    this.loading = false;     // a snapshot is awaited (the socket's first frame, or a request in flight)
+    this.fetching = false;    // a snapshot request is in flight
     this.reloadAgain = false; // a gap was seen while loading: load once more afterwards
     this.attempt = 0;         // consecutive failed connections, for the backoff
     this.reconnectTimer = null;
@@ -102,8 +108,17 @@
     socket.onopen = function () {
       if (socket !== self.socket) { return; }
       self.heardAt = Date.now();
-      // Joined the group before this fired: from now on no event is missed, so the snapshot is safe.
-      self.loadSnapshot();
+      // Joined the group before this fired: from now on no event is missed. The snapshot is the socket's
+      // first frame; a server that sends none (a page given another socketUrl): over HTTP.
+      if (!self.socketSnapshot) { self.loadSnapshot(); return; }
+      self.loading = true;
+      self.setStatus("syncing");
+      global.setTimeout(function () {
+        if (socket === self.socket && self.loading && !self.fetching) {
+          self.loading = false;
+          self.loadSnapshot();
+        }
+      }, SOCKET_SNAPSHOT_MS);
     };
     socket.onmessage = function (message) {
       if (socket !== self.socket) { return; }
@@ -111,6 +126,10 @@
       var event;
       try { event = JSON.parse(message.data); } catch (err) { return; }
       if (event.type === "stream.head") { self.onHead(event); return; }
+      if (event.type === "stream.snapshot") {
+        if (!self.fetching) { self.loading = false; self.takeSnapshot(event); }
+        return;
+      }
       if (event.type === "stream.restart") {
         if (typeof event.within === "number" && event.within >= 0) { self.restartWithin = event.within; }
         return;
@@ -156,6 +175,7 @@
       return;
     }
     this.loading = true;
+    this.fetching = true;     // over HTTP (a socket's snapshot frame meanwhile is not taken)
     this.setStatus("syncing");
     global.fetch(this.snapshotUrl, {cache: "no-store", credentials: "same-origin"})
       .then(function (response) {
@@ -164,25 +184,12 @@
       })
       .then(function (snapshot) {
         self.loading = false;
-        self.attempt = 0;
-        self.stats.snapshots += 1;
-        self.stream = snapshot.stream;
-        self.seq = snapshot.seq;
-        global.document.body.setAttribute("data-seq", String(self.seq));
-        try {
-          self.onSnapshot(snapshot);
-          self.acknowledge(global.HallAck && global.HallAck.forSnapshot(snapshot.seq, self.shownInSnapshot(snapshot)));
-        } catch (err) { console.error(err); }
-        if (self.reloadAgain) {
-          self.reloadAgain = false;
-          self.loadSnapshot();
-          return;
-        }
-        self.drain();
-        if (!self.loading) { self.setStatus(self.socket ? "live" : "offline"); }
+        self.fetching = false;
+        self.takeSnapshot(snapshot);
       })
       .catch(function (err) {
         self.loading = false;
+        self.fetching = false;
         console.error("screen stream: snapshot failed", err);
         // Start over: a fresh socket and a fresh snapshot, with backoff.
         if (self.socket) {
@@ -192,6 +199,26 @@
         }
         self.scheduleReconnect();
       });
+  };
+
+  /* A snapshot (the socket's first frame, or loaded over HTTP): shown, then the events buffered meanwhile. */
+  HallStream.prototype.takeSnapshot = function (snapshot) {
+    this.attempt = 0;
+    this.stats.snapshots += 1;
+    this.stream = snapshot.stream;
+    this.seq = snapshot.seq;
+    global.document.body.setAttribute("data-seq", String(this.seq));
+    try {
+      this.onSnapshot(snapshot);
+      this.acknowledge(global.HallAck && global.HallAck.forSnapshot(snapshot.seq, this.shownInSnapshot(snapshot)));
+    } catch (err) { console.error(err); }
+    if (this.reloadAgain) {
+      this.reloadAgain = false;
+      this.loadSnapshot();
+      return;
+    }
+    this.drain();
+    if (!this.loading) { this.setStatus(this.socket ? "live" : "offline"); }
   };
 
   HallStream.prototype.drain = function () {
