@@ -31,7 +31,7 @@ def main() -> None:
     args = parser.parse_args()
     seconds: Counter[str] = Counter()
     for report in args.reports:
-        for case in ET.parse(report).iter("testcase"):
+        for case in ET.parse(report).iter("testcase"):  # noqa: S314 (our own pytest run's report)
             path = test_file(case.get("classname", ""))
             if path:
                 seconds[path] += float(case.get("time", 0))
