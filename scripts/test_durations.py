@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import xml.etree.ElementTree as ET
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,12 +28,12 @@ def main() -> None:
     parser.add_argument("run", choices=["postgresql", "sqlite"])
     parser.add_argument("reports", nargs="+", type=Path)
     args = parser.parse_args()
-    seconds: Counter[str] = Counter()
+    seconds: dict[str, float] = {}
     for report in args.reports:
         for case in ET.parse(report).iter("testcase"):  # noqa: S314 (our own pytest run's report)
             path = test_file(case.get("classname", ""))
             if path:
-                seconds[path] += float(case.get("time", 0))
+                seconds[path] = seconds.get(path, 0.0) + float(case.get("time", 0))
     record = json.loads(RECORD.read_text()) if RECORD.exists() else {}
     record[args.run] = {path: round(s, 1) for path, s in sorted(seconds.items()) if s >= 1.0}
     RECORD.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
