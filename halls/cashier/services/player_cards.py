@@ -46,7 +46,12 @@ from halls.cashier.models import (
 from halls.cashier.printing.document import Barcode, Document, Field, Symbology
 from halls.cashier.services import admitted
 from halls.cashier.services import ledger as books
-from halls.cashier.services.locks import lock_accounts, lock_player_card, lock_player_cards
+from halls.cashier.services.locks import (
+    lock_accounts,
+    lock_accounts_where,
+    lock_player_card,
+    lock_player_cards,
+)
 from halls.cashier.services.printing import PrintResult, print_document
 from halls.cashier.services.shifts import open_shift_of, open_shifts_of
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
@@ -580,10 +585,12 @@ def _spend_together(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
     answers: list[CardMove | BaseException | None] = [None] * len(orders)
     with transaction.atomic():
         cards = lock_player_cards(o.card_id for o in orders)
-        accounts = {a.card_id: a for a in Account.objects.filter(card_id__in=cards, kind=Kind.PLAYER_CARD)}
-        for card_id in cards.keys() - accounts.keys():
-            accounts[card_id] = books.card_account(cards[card_id])
-        locked = lock_accounts(a.pk for a in accounts.values())
+        # The cards' accounts found and locked in one statement (a card's first spend makes its account).
+        accounts = {a.card_id: a for a in lock_accounts_where(card_id__in=cards, kind=Kind.PLAYER_CARD)}
+        missing = cards.keys() - accounts.keys()
+        made = [books.card_account(cards[card_id]) for card_id in sorted(missing)]
+        accounts.update({a.card_id: a for a in lock_accounts(a.pk for a in made).values()})
+        locked = {a.pk: a for a in accounts.values()}
         sales = books.venue_account(venue_id, Kind.SALES)
         keys = {o.ledger_key for o in orders}
         earlier = set(
