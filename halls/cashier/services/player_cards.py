@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -341,16 +342,20 @@ def _cash_ins_together(orders: Sequence[_CashIn]) -> list[CardMove | BaseExcepti
         cashiers = list({o.actor.pk: o.actor for o in orders}.values())
         shifts = open_shifts_of(venue_id=venue_id, cashiers=cashiers)
         cards = lock_player_cards(o.card_id for o in orders)
-        accounts = {a.card_id: a for a in Account.objects.filter(card_id__in=cards, kind=Kind.PLAYER_CARD)}
-        for card_id in cards.keys() - accounts.keys():
-            accounts[card_id] = books.card_account(cards[card_id])
         drawers = {
             (shift.pk, means): books.drawer(shift, means)
             for shift in shifts.values()
             if isinstance(shift, Shift)
             for means in sorted({o.means for o in orders if o.actor.pk == shift.cashier_id})
         }
-        locked = lock_accounts([*(a.pk for a in accounts.values()), *(d.pk for d in drawers.values())])
+        # The drawers and the cards' accounts found and locked in one statement, in id order (a card's first
+        # load makes its account).
+        mine = Q(card_id__in=cards, kind=Kind.PLAYER_CARD) | Q(pk__in=[d.pk for d in drawers.values()])
+        locked = {a.pk: a for a in lock_accounts_where(mine)}
+        accounts = {a.card_id: a for a in locked.values() if a.card_id is not None}
+        made = [books.card_account(cards[card_id]) for card_id in sorted(cards.keys() - accounts.keys())]
+        for account in lock_accounts(a.pk for a in made).values():
+            locked[account.pk] = accounts[account.card_id] = account
         keys = {o.ledger_key for o in orders}
         earlier = set(
             LedgerTransaction.objects.filter(venue_id=venue_id, key__in=keys).values_list("key", flat=True)
