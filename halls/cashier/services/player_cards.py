@@ -353,9 +353,12 @@ def _cash_ins_together(orders: Sequence[_CashIn]) -> list[CardMove | BaseExcepti
         mine = Q(card_id__in=cards, kind=Kind.PLAYER_CARD) | Q(pk__in=[d.pk for d in drawers.values()])
         locked = {a.pk: a for a in lock_accounts_where(mine)}
         accounts = {a.card_id: a for a in locked.values() if a.card_id is not None}
-        made = [books.card_account(cards[card_id]) for card_id in sorted(cards.keys() - accounts.keys())]
-        for account in lock_accounts(a.pk for a in made).values():
-            locked[account.pk] = accounts[account.card_id] = account
+        made = {
+            card_id: books.card_account(cards[card_id]) for card_id in sorted(cards.keys() - accounts.keys())
+        }
+        relocked = lock_accounts(a.pk for a in made.values())
+        for card_id, account in made.items():
+            locked[account.pk] = accounts[card_id] = relocked[account.pk]
         keys = {o.ledger_key for o in orders}
         earlier = set(
             LedgerTransaction.objects.filter(venue_id=venue_id, key__in=keys).values_list("key", flat=True)
