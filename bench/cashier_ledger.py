@@ -2,23 +2,30 @@
 
 Not a test. On a scratch database (PostgreSQL from DATABASE_URL, created and migrated if missing; or, with
 ``--sqlite``, a fresh SQLite file like the embedded hall's, WAL and IMMEDIATE transactions) it opens a shift
-at a till and funds player cards, then runs, for each thread count, three phases of SECONDS each:
+at a till and funds player cards, then runs, for each thread count, three phases of SECONDS each (cash-ins
+and spends group-committed, HALL_CASH_IN_GROUP_* and HALL_SPEND_GROUP_*, as the web process writes them):
 
 1. ``spend-distinct``: each thread spends (cards.spend, a terminal's purchase) from a card of its own;
 2. ``spend-hot``: every thread spends from the same card (its card row and account are locked in turn);
 3. ``cash-in-till``: every thread cashes in (cards.cash_in) at the same till, so through the same open shift
    (locked by every till operation) into the same drawer, each onto a card of its own.
 
+Beside them, the same run's plain baseline (``plain-insert``, first at each thread count): each thread
+inserts one row of a scratch table and commits, nothing else (what the database takes from these threads
+for one commit per call, without the product's logic).
+
 Each thread has its own database connection. A posting is one service call that wrote one balanced ledger
 transaction with its legs, balance updates and audit entry. Per phase: postings per second, p50 / p99
 latency of a call, and afterwards a check: every card's balance is its funding minus its spends plus its
-cash-ins (exact), the drawer is the float plus the cash-ins, and the trial balance holds.
+cash-ins (exact), the drawer is the float plus the cash-ins, the trial balance holds, and verify_audit
+passes on the venue (its audit chain, every posting's seal).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/hall_bench_cashier \\
         .venv/bin/python bench/cashier_ledger.py --fresh --seconds 10
     .venv/bin/python bench/cashier_ledger.py --sqlite --seconds 10
 
-The last line sums it up: ``engine=postgresql spend_distinct_32=… spend_hot_32=… cash_in_32=… exact=true``.
+The last line sums it up: ``engine=postgresql spend_distinct_32=… spend_hot_32=… cash_in_32=…
+plain_insert_32=… exact=true``.
 """
 
 from __future__ import annotations
@@ -42,7 +49,9 @@ SPEND = Decimal("0.50")
 CASH_IN = Decimal("5.00")
 FUNDING = Decimal("1000000.00")  # every card's starting balance: no phase runs it dry
 THREADS = (1, 8, 32)
-PHASES = ("spend-distinct", "spend-hot", "cash-in-till")
+PHASES = ("plain-insert", "spend-distinct", "spend-hot", "cash-in-till")
+PLAIN_TABLE = "bench_plain_posting"
+PLAIN_INSERT = f"INSERT INTO {PLAIN_TABLE} (k, amount) VALUES (%s, %s)"  # noqa: S608 - a constant name
 
 
 def ensure_database(url: str, *, fresh: bool) -> None:
@@ -127,7 +136,10 @@ def run_phase(floor: Floor, phase: str, threads: int, seconds: float, tag: str) 
             while perf() < stop_at[0]:
                 key = f"{tag}:{i}:{n}"
                 t0 = perf()
-                if phase == "cash-in-till":
+                if phase == "plain-insert":
+                    with connection.cursor() as cursor:  # autocommit: one INSERT, one commit
+                        cursor.execute(PLAIN_INSERT, [key, SPEND])
+                elif phase == "cash-in-till":
                     card_service.cash_in(
                         card=card, amount=CASH_IN, means="cash", key=key, actor=floor.cashier
                     )
@@ -152,6 +164,8 @@ def run_phase(floor: Floor, phase: str, threads: int, seconds: float, tag: str) 
     elapsed = time.perf_counter() - began
     for i in range(threads):
         card = floor.cards[0] if phase == "spend-hot" else floor.cards[i]
+        if phase == "plain-insert":
+            continue
         if phase == "cash-in-till":
             floor.expected[card.pk] += CASH_IN * done[i]
             floor.drawer += CASH_IN * done[i]
@@ -174,6 +188,7 @@ def exact(floor: Floor) -> bool:
     """Every card's balance is the bench's count, the drawer too, and the books balance."""
     from halls.cashier.models import Means
     from halls.cashier.services import ledger as books
+    from halls.services import verify
 
     ok = True
     for card in floor.cards:
@@ -188,6 +203,10 @@ def exact(floor: Floor) -> bool:
     books_now = books.trial_balance(floor.venue.pk)
     if not books_now.holds:
         print(f"  trial balance: {books_now}")
+        ok = False
+    audited = verify.verify_audit(venue_ids=[floor.venue.pk])  # the chain and every posting's seal
+    if not audited.ok:
+        print(f"  verify_audit: {audited.first_bad}")
         ok = False
     return ok
 
@@ -229,6 +248,12 @@ def main() -> int:
 
     call_command("migrate", verbosity=0)
     engine = connection.vendor
+    serial = "bigserial" if engine == "postgresql" else "integer"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE TABLE IF NOT EXISTS {PLAIN_TABLE} "
+            f"(id {serial} PRIMARY KEY, k varchar(120), amount numeric)"
+        )
     run = f"{int(time.time())}-{os.getpid()}"
     floor = Floor(run, max(counts))
     connection.close()
@@ -246,12 +271,15 @@ def main() -> int:
             for error in result["errors"][:5]:
                 print("  ERROR", error)
     ok = exact(floor) and not any(r["errors"] for r in results)
+    if connection.vendor == "postgresql":  # the scratch rows go (the books are kept for a look afterwards)
+        with connection.cursor() as cursor:
+            cursor.execute(f"TRUNCATE {PLAIN_TABLE}")
     top = max(counts)
     best = {r["phase"]: r["per_s"] for r in results if r["threads"] == top}
     print(
         f"engine={engine} spend_distinct_{top}={best['spend-distinct']:.0f} "
         f"spend_hot_{top}={best['spend-hot']:.0f} cash_in_{top}={best['cash-in-till']:.0f} "
-        f"exact={'true' if ok else 'false'}"
+        f"plain_insert_{top}={best['plain-insert']:.0f} exact={'true' if ok else 'false'}"
     )
     return 0 if ok else 1
 

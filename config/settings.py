@@ -670,6 +670,11 @@ HALL_SPEND_GROUP_COMMIT = env.bool("HALL_SPEND_GROUP_COMMIT", default=True)
 HALL_SPEND_GROUP_SIZE = env.int("HALL_SPEND_GROUP_SIZE", default=64)
 HALL_SPEND_GROUP_WAIT_MS = env.float("HALL_SPEND_GROUP_WAIT_MS", default=2.0)
 HALL_SPEND_GROUP_RUNNERS = env.int("HALL_SPEND_GROUP_RUNNERS", default=2)
+# Player cards' cash-ins at the tills (player_cards.cash_in): one transaction, one audit append a group.
+HALL_CASH_IN_GROUP_COMMIT = env.bool("HALL_CASH_IN_GROUP_COMMIT", default=True)
+HALL_CASH_IN_GROUP_SIZE = env.int("HALL_CASH_IN_GROUP_SIZE", default=64)
+HALL_CASH_IN_GROUP_WAIT_MS = env.float("HALL_CASH_IN_GROUP_WAIT_MS", default=2.0)
+HALL_CASH_IN_GROUP_RUNNERS = env.int("HALL_CASH_IN_GROUP_RUNNERS", default=2)
 # A service transaction that PostgreSQL broke off (a deadlock, a serialization failure) is run again this
 # many times at most (halls.db_retry), after a jittered pause starting at BACKOFF_MS and doubling.
 HALL_DB_RETRIES = env.int("HALL_DB_RETRIES", default=5)

@@ -14,14 +14,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -39,15 +40,21 @@ from halls.cashier.models import (
     Player,
     PlayerCard,
     PlayerCardState,
+    Shift,
     Till,
     TxKind,
 )
 from halls.cashier.printing.document import Barcode, Document, Field, Symbology
 from halls.cashier.services import admitted
 from halls.cashier.services import ledger as books
-from halls.cashier.services.locks import lock_accounts, lock_player_card, lock_player_cards
+from halls.cashier.services.locks import (
+    lock_accounts,
+    lock_accounts_where,
+    lock_player_card,
+    lock_player_cards,
+)
 from halls.cashier.services.printing import PrintResult, print_document
-from halls.cashier.services.shifts import open_shift_of
+from halls.cashier.services.shifts import open_shift_of, open_shifts_of
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from halls.group_commit import ProcessGroup, together_or_one_by_one
 from halls.models import Role, Venue
@@ -251,37 +258,165 @@ def issue_card(*, venue_id: int, actor: Actor, player: Player | None = None) -> 
 # --- money in and out at the cashier --------------------------------------------------------------------
 
 
-@db_retry.retried("cashier.cash_in")
 def cash_in(*, card: PlayerCard, amount: Decimal, means: Means | str, key: str, actor: User) -> CardMove:
     """The cashier loads `amount` onto the card, paid in cash or by bank card: that drawer of the
-    cashier's open shift is debited, the card credited. Retried under `key`: the first move."""
+    cashier's open shift is debited, the card credited. Retried under `key`: the first move.
+
+    On PostgreSQL, outside a caller's transaction, the cash-ins this process receives at once are written
+    in one transaction (a group commit, HALL_CASH_IN_GROUP_*: see `_cash_ins_together`), each answered as
+    if alone: one audit append and one commit for the group, not one each on the venue's chain."""
     require_role(actor, card.venue_id, Role.CASHIER)
     amount = amount_of(amount)
-    key = _key(key)
     if means not in Means.values:
         raise InvalidInput(
             _("The means of payment is one of %(means)s.") % {"means": ", ".join(Means.values)},
             code="bad_means",
             field="means",
         )
+    order = _CashIn(
+        card_id=card.pk,
+        venue_id=card.venue_id,
+        amount=amount,
+        means=str(means),
+        ledger_key=f"card_cash_in:{_key(key)}",
+        actor=actor,
+        language=translation.get_language(),
+    )
+    if _cash_in_group.enabled() and connection.vendor == "postgresql" and not connection.in_atomic_block:
+        return _cash_in_group.get().submit(order)
+    return _cash_in_alone(order)
+
+
+@dataclass(frozen=True)
+class _CashIn:
+    """One cash-in as `cash_in` was asked for it (checked), for a group or alone."""
+
+    card_id: int
+    venue_id: int
+    amount: Decimal
+    means: str
+    ledger_key: str
+    actor: User
+    language: str | None
+
+
+def _cash_in_alone(order: _CashIn) -> CardMove:
+    return db_retry.run("cashier.cash_in", lambda: _cash_in_once(order))
+
+
+def _cash_in_once(order: _CashIn) -> CardMove:
     with transaction.atomic():
-        shift = open_shift_of(venue_id=card.venue_id, cashier=actor)
-        locked = lock_player_card(card.pk)
-        ledger_key = f"card_cash_in:{key}"
-        _usable(locked, ledger_key)
-        _admitted(locked, ledger_key)
-        till = books.drawer(shift, means)
-        posted = books.post(
-            venue_id=card.venue_id,
-            kind=TxKind.CARD_CASH_IN,
-            key=ledger_key,
-            legs=[ledger.debit(till.pk, amount), ledger.credit(books.card_account(locked).pk, amount)],
-            actor=actor,
-            shift=shift,
-            device=shift.till.name,
-            data={"card": locked.number, "means": str(means)},
+        shift = open_shift_of(venue_id=order.venue_id, cashier=order.actor)
+        locked = lock_player_card(order.card_id)
+        _usable(locked, order.ledger_key)
+        _admitted(locked, order.ledger_key)
+        posting = _cash_in_posting(
+            order, shift, locked, books.drawer(shift, order.means), books.card_account(locked)
         )
-        return _move(locked, posted, amount)
+        (posted,) = books.post_many(venue_id=order.venue_id, postings=[posting])
+        return _move(locked, posted, order.amount)
+
+
+def _cash_in_posting(
+    order: _CashIn, shift: Shift, card: PlayerCard, till: Account, account: Account
+) -> books.Posting:
+    return books.Posting(
+        kind=TxKind.CARD_CASH_IN,
+        key=order.ledger_key,
+        legs=[ledger.debit(till.pk, order.amount), ledger.credit(account.pk, order.amount)],
+        actor=order.actor,
+        shift=shift,
+        device=shift.till.name,
+        data={"card": card.number, "means": order.means},
+    )
+
+
+def _cash_ins_together(orders: Sequence[_CashIn]) -> list[CardMove | BaseException]:
+    """A group of one venue's cash-ins in one transaction, as `_cash_in_once` would write them one after
+    the other: the cashiers' open shifts locked in id order, then the cards, then the drawers and the
+    cards' accounts (halls.locks), each cash-in checked in turn (a refused one is answered its refusal and
+    writes nothing), the others posted by one `post_many` (one audit append for them all)."""
+    venue_id = orders[0].venue_id
+    answers: list[CardMove | BaseException | None] = [None] * len(orders)
+    with transaction.atomic():
+        cashiers = list({o.actor.pk: o.actor for o in orders}.values())
+        shifts = open_shifts_of(venue_id=venue_id, cashiers=cashiers)
+        cards = lock_player_cards(o.card_id for o in orders)
+        drawers = {
+            (shift.pk, means): books.drawer(shift, means)
+            for shift in shifts.values()
+            if isinstance(shift, Shift)
+            for means in sorted({o.means for o in orders if o.actor.pk == shift.cashier_id})
+        }
+        # The drawers and the cards' accounts found and locked in one statement, in id order (a card's first
+        # load makes its account).
+        mine = Q(card_id__in=cards, kind=Kind.PLAYER_CARD) | Q(pk__in=[d.pk for d in drawers.values()])
+        locked = {a.pk: a for a in lock_accounts_where(mine)}
+        accounts = {a.card_id: a for a in locked.values() if a.card_id is not None}
+        made = {
+            card_id: books.card_account(cards[card_id]) for card_id in sorted(cards.keys() - accounts.keys())
+        }
+        relocked = lock_accounts(a.pk for a in made.values())
+        for card_id, account in made.items():
+            locked[account.pk] = accounts[card_id] = relocked[account.pk]
+        keys = {o.ledger_key for o in orders}
+        earlier = set(
+            LedgerTransaction.objects.filter(venue_id=venue_id, key__in=keys).values_list("key", flat=True)
+        )
+        running = {pk: a.balance for pk, a in locked.items()}
+        postings: list[books.Posting] = []
+        chosen: list[int] = []
+        after: dict[int, Decimal] = {}
+        seen: set[str] = set()
+        until = admitted.admissions_of(list(cards.values()))
+        for i, order in enumerate(orders):
+            card = cards[order.card_id]
+            account = locked[accounts[card.pk].pk]
+            shift = shifts[order.actor.pk]
+            fresh = order.ledger_key not in earlier and order.ledger_key not in seen
+            try:
+                with _speaking(order.language):
+                    if isinstance(shift, Conflict):
+                        raise shift
+                    if fresh:
+                        check_active(card)
+                        admitted.check_until(card, until[card.pk])
+            except DomainError as exc:
+                answers[i] = exc
+                continue
+            if fresh:
+                running[account.pk] += order.amount
+                seen.add(order.ledger_key)
+            till = drawers[(shift.pk, order.means)]
+            postings.append(_cash_in_posting(order, shift, card, till, account))
+            chosen.append(i)
+            after[i] = running[account.pk]
+        posted = books.post_many(venue_id=venue_id, postings=postings, held=locked)
+        for i, one in zip(chosen, posted, strict=True):
+            order = orders[i]
+            balance = after[i] if not one.replayed else running[accounts[order.card_id].pk]
+            answers[i] = CardMove(
+                card=cards[order.card_id],
+                transaction=one.transaction,
+                amount=order.amount,
+                balance=balance,
+                replayed=one.replayed,
+            )
+    return [a for a in answers if a is not None]
+
+
+def _cash_in_alone_speaking(order: _CashIn) -> CardMove:
+    with _speaking(order.language):
+        return _cash_in_alone(order)
+
+
+def write_cash_ins(orders: Sequence[_CashIn]) -> list[CardMove | BaseException]:
+    """Each cash-in's answer: each venue's cash-ins together in one transaction, or one by one if they
+    cannot commit as a whole (a database error, a deadlock)."""
+    return _by_venue(orders, _cash_ins_together, _cash_in_alone_speaking, what="card cash-ins")
+
+
+_cash_in_group: ProcessGroup[_CashIn, CardMove] = ProcessGroup(write_cash_ins, "HALL_CASH_IN_GROUP")
 
 
 @db_retry.retried("cashier.cash_out")
@@ -458,10 +593,12 @@ def _spend_together(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
     answers: list[CardMove | BaseException | None] = [None] * len(orders)
     with transaction.atomic():
         cards = lock_player_cards(o.card_id for o in orders)
-        accounts = {a.card_id: a for a in Account.objects.filter(card_id__in=cards, kind=Kind.PLAYER_CARD)}
-        for card_id in cards.keys() - accounts.keys():
-            accounts[card_id] = books.card_account(cards[card_id])
-        locked = lock_accounts(a.pk for a in accounts.values())
+        # The cards' accounts found and locked in one statement (a card's first spend makes its account).
+        accounts = {a.card_id: a for a in lock_accounts_where(card_id__in=cards, kind=Kind.PLAYER_CARD)}
+        missing = cards.keys() - accounts.keys()
+        made = [books.card_account(cards[card_id]) for card_id in sorted(missing)]
+        accounts.update({a.card_id: a for a in lock_accounts(a.pk for a in made).values()})
+        locked = {a.pk: a for a in accounts.values()}
         sales = books.venue_account(venue_id, Kind.SALES)
         keys = {o.ledger_key for o in orders}
         earlier = set(
@@ -521,17 +658,25 @@ def _spend_alone_speaking(order: _Spend) -> CardMove:
 def write_spends(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
     """Each spend's answer: each venue's spends together in one transaction, or one by one if they cannot
     commit as a whole (a database error, a deadlock)."""
+    return _by_venue(orders, _spend_together, _spend_alone_speaking, what="card spends")
+
+
+_Order = TypeVar("_Order", _Spend, _CashIn)
+
+
+def _by_venue(
+    orders: Sequence[_Order],
+    together: Callable[[Sequence[_Order]], list[CardMove | BaseException]],
+    alone: Callable[[_Order], CardMove],
+    *,
+    what: str,
+) -> list[CardMove | BaseException]:
+    """Each order's answer: each venue's orders `together` in one transaction, or each `alone` if they
+    cannot commit as a whole."""
     answers: dict[int, CardMove | BaseException] = {}
-    venues = sorted({o.venue_id for o in orders})
-    for venue_id in venues:
+    for venue_id in sorted({o.venue_id for o in orders}):
         mine = [i for i, o in enumerate(orders) if o.venue_id == venue_id]
-
-        def together(group: Sequence[_Spend]) -> list[CardMove | BaseException]:
-            return _spend_together(group)
-
-        got = together_or_one_by_one(
-            [orders[i] for i in mine], together, _spend_alone_speaking, log=log, what="card spends"
-        )
+        got = together_or_one_by_one([orders[i] for i in mine], together, alone, log=log, what=what)
         answers.update(zip(mine, got, strict=True))
     return [answers[i] for i in range(len(orders))]
 

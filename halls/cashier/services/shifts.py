@@ -5,7 +5,7 @@ Closing (the cash-up, arqueo) is in this module too: expected against counted pe
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -22,7 +22,7 @@ from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import CashDevice, Means, Shift, ShiftState, Till, TxKind
 from halls.cashier.services import ledger as books
-from halls.cashier.services.locks import lock_accounts, lock_shift
+from halls.cashier.services.locks import lock_accounts, lock_shift, lock_shifts
 from halls.errors import Conflict, InvalidInput, PermissionDenied
 from halls.eventtypes import EventType
 from halls.models import Role
@@ -106,21 +106,36 @@ def open_shift_of(*, venue_id: int, cashier: User) -> Shift:
     """The cashier's open shift in the venue, locked (every till operation holds it).
 
     Refuses with `no_open_shift` when there is none."""
-    shift_id = (
-        Shift.objects.filter(venue_id=venue_id, cashier=cashier, state=ShiftState.OPEN)
-        .values_list("pk", flat=True)
-        .first()
-    )
-    if shift_id is None:
-        raise Conflict(
-            _("%(cashier)s has no open shift: open one at a till first.")
-            % {"cashier": cashier.get_username()},
-            code="no_open_shift",
+    found = open_shifts_of(venue_id=venue_id, cashiers=[cashier])[cashier.pk]
+    if isinstance(found, Conflict):
+        raise found
+    return found
+
+
+def open_shifts_of(*, venue_id: int, cashiers: Sequence[User]) -> dict[int, Shift | Conflict]:
+    """Each cashier's open shift in the venue, locked in id order (a group of till operations), by the
+    cashier's id; or the refusal `open_shift_of` would raise for that cashier (`no_open_shift`, or
+    `shift_closed` when it closed between the look-up and the lock)."""
+    ids = dict(
+        Shift.objects.filter(venue_id=venue_id, cashier__in=cashiers, state=ShiftState.OPEN).values_list(
+            "cashier_id", "pk"
         )
-    shift = lock_shift(shift_id)
-    if shift.state != ShiftState.OPEN:  # closed between the look-up and the lock
-        raise Conflict(_("The shift is closed."), code="shift_closed")
-    return shift
+    )
+    shifts = lock_shifts(ids.values())
+    found: dict[int, Shift | Conflict] = {}
+    for cashier in cashiers:
+        shift = shifts.get(ids.get(cashier.pk, 0))
+        if shift is None:
+            found[cashier.pk] = Conflict(
+                _("%(cashier)s has no open shift: open one at a till first.")
+                % {"cashier": cashier.get_username()},
+                code="no_open_shift",
+            )
+        elif shift.state != ShiftState.OPEN:  # closed between the look-up and the lock
+            found[cashier.pk] = Conflict(_("The shift is closed."), code="shift_closed")
+        else:
+            found[cashier.pk] = shift
+    return found
 
 
 # --- the cash-up (arqueo) -------------------------------------------------------------------------------
