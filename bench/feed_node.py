@@ -583,12 +583,7 @@ def main() -> int:
         flush=True,
     )
     if args.lock:
-        import fcntl
-
-        waited = time.perf_counter()
-        held = open(args.lock, "a")  # noqa: SIM115 (held until the process exits)
-        fcntl.flock(held, fcntl.LOCK_EX)
-        print(f"holding {args.lock} (waited {time.perf_counter() - waited:.0f} s for it)", flush=True)
+        netsim.hold_lock(args.lock)
     workdir = Path(tempfile.mkdtemp(prefix="bench-feed-"))
     env = dict(os.environ, HALL_DB_POOL=str(args.pool), HALL_ROLE="regulator")
     ports = [netsim.free_port() for _ in range(args.web)]

@@ -211,12 +211,7 @@ def main() -> int:
         flush=True,
     )
     if args.lock:
-        import fcntl
-
-        waited = time.perf_counter()
-        held = open(args.lock, "a")  # noqa: SIM115 (held until the process exits)
-        fcntl.flock(held, fcntl.LOCK_EX)
-        print(f"holding {args.lock} (waited {time.perf_counter() - waited:.0f} s for it)", flush=True)
+        netsim.hold_lock(args.lock)
     client = Client()
     client.cookies[settings.SESSION_COOKIE_NAME] = cookie
 

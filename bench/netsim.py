@@ -170,6 +170,16 @@ def wait_listening(port: int, timeout: float = 60.0) -> None:
     raise RuntimeError(f"nothing listens on port {port}")
 
 
+def hold_lock(path: str) -> None:
+    """Wait for the machine's bench lock, held until this process exits (one bench measures at a time)."""
+    import fcntl
+
+    waited = time.perf_counter()
+    held = open(path, "a")  # noqa: SIM115 (held until the process exits)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    print(f"holding {path} (waited {time.perf_counter() - waited:.0f} s for it)", flush=True)
+
+
 # --- figures ------------------------------------------------------------------------------------------------
 
 

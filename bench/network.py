@@ -685,12 +685,7 @@ def main() -> int:
         f"(the box is shared, {os.cpu_count()} cores)"
     )
     if args.lock:
-        import fcntl
-
-        waited = time.perf_counter()
-        held = open(args.lock, "a")  # noqa: SIM115 (held until the process exits)
-        fcntl.flock(held, fcntl.LOCK_EX)
-        print(f"holding {args.lock} (waited {time.perf_counter() - waited:.0f} s for it)", flush=True)
+        netsim.hold_lock(args.lock)
     workdir = Path(tempfile.mkdtemp(prefix="bench-network-"))
     env = dict(os.environ, HALL_DB_POOL=str(args.pool), HALL_ROLE="central")
     ports = [args.port_base + i if args.port_base else netsim.free_port() for i in range(args.web)]
