@@ -47,6 +47,8 @@ os.environ.setdefault("HALL_CACHE_PREFIX", "bench-live")
 import netsim  # noqa: E402  (bench/netsim.py, beside this script)
 from feed_node import game_script, iso, pools_payload  # noqa: E402
 
+from halls.feed.kinds import FeedKind  # noqa: E402  (pure: the one list of feed kinds)
+
 CHROMIUM = "/usr/bin/chromium"
 
 
@@ -56,7 +58,7 @@ def night(licence: str, i: int, games: int, t: float) -> list[tuple[str, dict[st
     room, session = "Sala electrónica", f"S-{i:03d}"
     checks = [{"check": "rng", "ok": True}, {"check": "system", "ok": i % 17 != 5}]
     facts: list[tuple[str, dict[str, Any]]] = [
-        ("session.opened", {"venue": licence, "room": room, "session": session, "family": "electronic",
+        (FeedKind.SESSION_OPENED, {"venue": licence, "room": room, "session": session, "family": "electronic",
                             "opened_at": iso(t), "checks": checks}),
     ]  # fmt: skip
     for g in range(1, games + 2):
@@ -68,7 +70,7 @@ def night(licence: str, i: int, games: int, t: float) -> list[tuple[str, dict[st
             out.append(("pool.amounts", pools_payload(licence, len(out))))
         out.append(fact)
     if i % 3 == 0:
-        out.append(("session.closed", {"venue": licence, "room": room, "session": session,
+        out.append((FeedKind.SESSION_CLOSED, {"venue": licence, "room": room, "session": session,
                                        "closed_at": iso(t), "games": games, "sales": f"{120 * games}.00",
                                        "prizes": f"{72 * games}.00"}))  # fmt: skip
     return out
