@@ -16,13 +16,12 @@ from config.asgi import application
 from halls.door.services import admission, presence
 from halls.models import Role, Venue
 from tests.bingo.traditional.test_console_ws import session_cookie
-from tests.conftest import SQLITE_RUN, make_user
+from tests.conftest import make_user
 from tests.door.register_support import dni
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("isolated_layer"),
-    pytest.mark.skipif(SQLITE_RUN, reason="the Redis channel layer of the services' run"),
 ]
 
 TIMEOUT = 5
