@@ -497,8 +497,9 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
 
 
 # FOR TESTS ONLY: games a test's picker drew a ball of; their later balls are the CSPRNG's, not the seed's
-# (the seed's order would repeat a ball the picker drew).
-_picked_by_test: set[int] = set()
+# (the seed's order would repeat a ball the picker drew). Keyed by id and creation time: SQLite gives a
+# rolled-back test's game id to the next test's game, which must draw its seed's balls.
+_picked_by_test: set[tuple[int, datetime]] = set()
 
 
 def _golden_number(game: ElectronicGame, rules: Rules, draw: DrawCommitment | None) -> int:
@@ -516,8 +517,8 @@ def _next_number(game: ElectronicGame, rules: Rules, ordinal: int, drawn: set[in
     test's picker (`use_ball_picker`) overrides both."""
     left = [n for n in range(1, rules.layout.max_number + 1) if n not in drawn]
     if _picker is not _secure:
-        _picked_by_test.add(game.pk)
-    elif game.pk not in _picked_by_test:
+        _picked_by_test.add((game.pk, game.created_at))
+    elif (game.pk, game.created_at) not in _picked_by_test:
         number = commitments.ball(game, ordinal)
         if number is not None:
             if number not in left:  # the balls drawn are not the seed's: never draw one twice

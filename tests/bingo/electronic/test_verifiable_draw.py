@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.db import transaction
 from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -33,6 +34,7 @@ from tests.bingo.electronic.support import (
     RULES_90,
     buy,
     enqueued,
+    forced_balls,
     funded_card,
     make_speciality,
     make_terminal,
@@ -282,6 +284,34 @@ def test_with_the_setting_off_nothing_is_committed_and_the_game_draws_as_before(
     assert commitments.committed(game.pk) is None and asked == []
     assert recall.game_recall(game)["draw"] is None
     assert "commitment" not in AuditEntry.objects.get(action="egame.sales_opened", data__game=game.pk).data
+
+
+def test_a_rolled_back_game_a_test_picker_drew_leaves_the_next_game_its_seeds_balls(
+    venue, operator, cashier, django_capture_on_commit_callbacks
+) -> None:
+    """SQLite gives a rolled-back game's id to the next game: the engine's test-only mark (a picker drew this
+    game, its later balls are the CSPRNG's) stays with the game it was made for."""
+    hall = Hall(venue, operator, cashier)
+    with enqueued(), reveals():
+        undone = transaction.savepoint()
+        game = hall.next_game()
+        hall.sell(game, [b"\x01" * 16], 1)
+        with django_capture_on_commit_callbacks(execute=True):
+            games.close_sales(game, early=True)
+        with forced_balls([7]):
+            play(game, django_capture_on_commit_callbacks, upto=1)
+        transaction.savepoint_rollback(undone)
+        game = hall.next_game()
+        hall.sell(game, [b"\x02" * 16], 1)
+        with django_capture_on_commit_callbacks(execute=True):
+            games.close_sales(game, early=True)
+        game = play(game, django_capture_on_commit_callbacks)
+        revealed = commitments.reveal(game.pk)
+    assert revealed is not None
+    found = verifiable.verify(
+        bytes.fromhex(revealed.seed), revealed.commitment, revealed.sales_digest, drawn(game), 90
+    )
+    assert found.verified, str(found)
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
