@@ -138,7 +138,7 @@ class _Retrier:
 
         return AsyncRetrying(
             retry=retry_if_exception(lambda e: isinstance(e, httpx.TransportError | Retryable | Refused)),
-            wait=wait_exponential_jitter(initial=0.2, max=self.backoff_max_seconds, jitter=0.5),
+            wait=wait_exponential_jitter(multiplier=0.2, max=self.backoff_max_seconds, jitter=0.5),
             stop=lambda _state: self.stop.is_set(),
             sleep=self.sleep,
             before_sleep=log_retry,
