@@ -37,6 +37,7 @@ from bingo.electronic.prizetable import Decision, PrizeSpec, PrizeType
 from bingo.electronic.services.specialities import version_in_force
 from bingo.electronic.services.steps import rules_of, tell_terminal
 from bingo.network.interconnected.models import EGameRound, GranCredit, PrizeKind, SpecialityMembership
+from bingo.network.interconnected.services import feed as interconnected_feed
 from bingo.network.interconnected.services.locks import lock_membership
 from bingo.network.interconnected.services.payloads import card_label
 from bingo.network.interconnected.services.venue import join_round, open_round
@@ -243,7 +244,7 @@ def apply_decision(payload: dict[str, Any]) -> list[GranCredit]:
     games = {
         g.venue.licence_number: g
         for g in EGameRound.objects.filter(round__prize_code=code, round__number=number).select_related(
-            "venue", "game__speciality", "game__version"
+            "venue", "round", "game__speciality__room", "game__version"
         )
     }
     # A share of 0.00 (a pool smaller than a cent per winning card) moves no money: nothing to credit.
@@ -309,6 +310,7 @@ def apply_decision(payload: dict[str, Any]) -> list[GranCredit]:
         )
     for prize in told:  # last: numbering an event is the last lock (halls.locks.Rank.STREAM)
         tell_terminal(prize["terminal"], EventType.TERMINAL_PRIZE, prize)
+    interconnected_feed.electronic_won(payload, games, mine)  # the authority's feed, after the events
     return credits
 
 

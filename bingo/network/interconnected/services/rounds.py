@@ -321,6 +321,7 @@ def decision_payload(
 ) -> dict[str, Any]:
     return {
         "prize": prize.code,
+        "pool_code": prize.pool.code,  # the venues' feed names the pool their shares were paid from
         "round": rnd.number,
         "rule": rnd.rule,
         "ordinal": rnd.ordinal,

@@ -25,6 +25,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bingo.network.interconnected.models import EGameRound, KnownRound, PrizeKind, RoomMembership, RoundGame
+from bingo.network.interconnected.services import feed as interconnected_feed
 from bingo.network.interconnected.services.payloads import card_label
 from bingo.traditional.models import ClaimKind, Game, GameState, PrizeResult
 from halls import events, money
@@ -221,7 +222,7 @@ def decided(payload: dict[str, Any]) -> None:
     games = {
         g.venue.licence_number: g
         for g in RoundGame.objects.filter(round__prize_code=code, round__number=number).select_related(
-            "venue", "game__room"
+            "venue", "round", "game__room"
         )
     }
     mine = [s for s in payload["shares"] if s["hall"] in games]
@@ -258,6 +259,7 @@ def decided(payload: dict[str, Any]) -> None:
                 amount=Decimal(share["amount"]),
                 actor="network",
             )
+    interconnected_feed.traditional_won(payload, games, mine)  # last: a feed number is the last lock
 
 
 def meter(payload: dict[str, Any]) -> None:
