@@ -86,6 +86,8 @@ class Wire(asyncio.Protocol):
         self.opened: asyncio.Future[float] = loop.create_future()
         self.closed: asyncio.Future[float] = loop.create_future()
         self.transport: asyncio.Transport | None = None
+        self.close_code = 0  # the server's close frame's code (0: none heard)
+        self.close_reason = ""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
@@ -133,6 +135,9 @@ class Wire(asyncio.Protocol):
             elif opcode == 0x9 and self.transport is not None:
                 self.transport.write(bytes([0x8A, 0x80 | len(payload)]) + b"\0\0\0\0" + payload)
             elif opcode == 0x8 and self.transport is not None:
+                if len(payload) >= 2:
+                    self.close_code = int.from_bytes(payload[:2], "big")
+                    self.close_reason = payload[2:].decode(errors="replace")
                 self.transport.close()
 
 
@@ -161,10 +166,15 @@ class Client:
         self.wire: Wire | None = None
         self.attempt = 0
         self.first_shown = 0.0
-        self.drops: list[list[float]] = []  # [closed, reopened, shown]
+        self.drops: list[list[float]] = []  # [closed, reopened, shown, connects tried, refused]
         self.waiting_first = False  # bare: the next frame is the snapshot
         self.failures = 0
         self.stopping = False
+        # Counters (issue 30: where the reconnect time goes): connects tried, and refused (an HTTP answer
+        # other than 101, by status; a close before the snapshot, by code), before and since the first show.
+        self.attempts = 0
+        self.refusals: dict[str, int] = {}
+        self.first_attempts = 0  # connects tried until the first snapshot shown
 
     def on_text(self, payload: bytes, now: float) -> None:
         try:
@@ -189,8 +199,14 @@ class Client:
         self.attempt = 0
         if not self.first_shown:
             self.first_shown = now
+            self.first_attempts = self.attempts
         elif self.drops and not self.drops[-1][2]:
             self.drops[-1][2] = now
+
+    def refused(self, why: str) -> None:
+        self.refusals[why] = self.refusals.get(why, 0) + 1
+        if self.drops and not self.drops[-1][2]:
+            self.drops[-1][4] += 1
 
     async def snapshot(self) -> bool:
         assert self.http is not None
@@ -220,10 +236,15 @@ class Client:
             # Before the connection: the bare server's first frame may come with the handshake's answer,
             # handled before create_connection returns.
             self.waiting_first = self.bare
+            self.attempts += 1
+            if self.drops and not self.drops[-1][2]:
+                self.drops[-1][3] += 1
             try:
                 _, wire = await loop.create_connection(lambda: Wire(self), "127.0.0.1", self.port)
                 await asyncio.wait_for(wire.opened, 60)
-            except (OSError, ConnectionError, TimeoutError):
+            except (OSError, ConnectionError, TimeoutError) as exc:
+                status = str(exc).split(" ")
+                self.refused(f"http {status[1]}" if str(exc).startswith("HTTP/") else type(exc).__name__)
                 self.failures += 1
                 await asyncio.sleep(self.pause())
                 continue
@@ -239,7 +260,13 @@ class Client:
             self.wire = None
             if self.stopping:
                 return
-            self.drops.append([closed, 0.0, 0.0])
+            if self.drops and not self.drops[-1][2]:  # closed before showing anything: a refusal
+                self.drops[-1][1] = 0.0
+                self.refused(f"close {wire.close_code}")
+            elif not self.first_shown:
+                self.refused(f"close {wire.close_code}")
+            else:
+                self.drops.append([closed, 0.0, 0.0, 0, 0])  # closed, back, shown, attempts, refusals
             await asyncio.sleep(self.pause())
 
     def result(self) -> dict[str, Any]:
@@ -252,6 +279,9 @@ class Client:
             "first_shown": self.first_shown,
             "drops": self.drops,
             "failures": self.failures,
+            "attempts": self.attempts,
+            "first_attempts": self.first_attempts,
+            "refusals": self.refusals,
         }
 
 
@@ -423,6 +453,24 @@ class Result:
     not_back: int
     lost: int
     missing: int
+    first_attempts: list[float] = field(default_factory=list)  # per client, until its first snapshot
+    storm_attempts: list[float] = field(default_factory=list)  # per dropped client, until shown again
+    storm_refused: list[float] = field(default_factory=list)
+    refusals: dict[str, int] = field(default_factory=dict)  # every refusal of the run, by kind
+
+    def counters(self) -> str:
+        def spread(values: list[float]) -> str:
+            return (
+                f"sum {sum(values):.0f} p50 {quantile(values, 0.5):.0f} p99 {quantile(values, 0.99):.0f} "
+                f"max {max(values, default=0):.0f}"
+            )
+
+        kinds = ", ".join(f"{k} x{n}" for k, n in sorted(self.refusals.items())) or "none"
+        return (
+            f"connects per client to the first snapshot: {spread(self.first_attempts)}; after the kill, per "
+            f"dropped client: connects {spread(self.storm_attempts)}, refused {spread(self.storm_refused)}; "
+            f"refusals: {kinds}"
+        )
 
     def line(self) -> str:
         return (
@@ -494,7 +542,13 @@ def collect(procs: list[Any], schedule: Schedule, connect_s: float) -> Result:
     dropped = back_missing = lost = missing = 0
     back: list[float] = []
     shown: list[float] = []
+    first_attempts = [float(c["first_attempts"]) for c in clients]
+    storm_attempts: list[float] = []
+    storm_refused: list[float] = []
+    refusals: dict[str, int] = {}
     for c in clients:
+        for kind, n in c["refusals"].items():
+            refusals[kind] = refusals.get(kind, 0) + n
         if c["last"] < last.get(c["stream"], 0):
             lost += 1
         got = set(c["seqs"])
@@ -503,13 +557,18 @@ def collect(procs: list[Any], schedule: Schedule, connect_s: float) -> Result:
         if not drops:
             continue
         dropped += 1
+        storm_attempts.append(float(sum(d[3] for d in drops)))
+        storm_refused.append(float(sum(d[4] for d in drops)))
         first, final = drops[0], drops[-1]
         if not final[1] or not final[2]:
             back_missing += 1
             continue
         back.append(first[1] - schedule.killed_at if first[1] else final[1] - schedule.killed_at)
         shown.append(final[2] - schedule.killed_at)
-    return Result(connect_s, len(clients), dropped, back, shown, back_missing, lost, missing)
+    return Result(
+        connect_s, len(clients), dropped, back, shown, back_missing, lost, missing,
+        first_attempts, storm_attempts, storm_refused, refusals,
+    )  # fmt: skip
 
 
 def sockets_of(pid: int, port: int) -> int:
@@ -662,6 +721,7 @@ def main() -> None:
         except subprocess.TimeoutExpired:
             web.kill()
     print(f"  product: {product.line()}; web CPU during the play {product_cpu:.1f} s")
+    print(f"  product: {product.counters()}")
 
     # --- the bare baseline ---
     channel = f"{prefix}-bare"
@@ -701,6 +761,7 @@ def main() -> None:
     finally:
         base.stop_all(bare)
     print(f"  bare: {baseline.line()}; servers' CPU during the play {baseline_cpu:.1f} s")
+    print(f"  bare: {baseline.counters()}")
     print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     shown_max = max(product.shown, default=float("nan"))
     bare_max = max(baseline.shown, default=float("nan"))
