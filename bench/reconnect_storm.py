@@ -9,8 +9,10 @@ from the web process's cache; a terminal's through the device API, its specialit
 cache: as the pages do), the driver publishes a ball every BALL_EVERY seconds on both rooms' streams
 (``halls.events.emit_many`` in one transaction, as the draw step). After WARMUP seconds it kills one web
 worker (SIGKILL: no drain; gunicorn starts another one, the sibling takes the sockets meanwhile). Every
-client of that worker sees its socket drop and comes back as the pages do (halls/stream.js): a random delay
-below a ceiling that doubles from 1 s (full jitter), then the socket, then the snapshot.
+client of that worker sees its socket drop and comes back as the pages do (halls/stream.js, and
+bingo/electronic/static/electronic/terminal_stream.js): a random delay below a ceiling that doubles from 1 s
+(full jitter), then the socket, then the snapshot; a socket closed 1013 with the reason "retry-after=S" (a
+process refusing it for now) comes back at a random moment within S seconds, without doubling.
 
 In the same run, the same clients connect to WORKERS bare `websockets` processes on one port (SO_REUSEPORT)
 that relay the same frames from a Redis pub/sub channel and send each new connection its stream's last frame
@@ -65,6 +67,7 @@ PYTHON = sys.executable
 BALL_EVERY = 3.0
 FIRST_CEILING = 1.0  # the pages' first back-off ceiling (halls/stream.js MIN_BACKOFF_MS)
 MOST_CEILING = 15.0
+CLOSE_TRY_LATER = 1013  # with "retry-after=S": back within S seconds, the ceiling not doubled
 SNAPSHOTS_IN_FLIGHT = 64  # per client process: the load generator stays light
 HANDSHAKE = (
     "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -139,6 +142,17 @@ class Wire(asyncio.Protocol):
                     self.close_code = int.from_bytes(payload[:2], "big")
                     self.close_reason = payload[2:].decode(errors="replace")
                 self.transport.close()
+
+
+def retry_after(wire: Wire | None) -> float | None:
+    """The seconds of a close 1013's reason "retry-after=S" (HallStream.retryAfter), or None."""
+    if wire is None or wire.close_code != CLOSE_TRY_LATER or not wire.close_reason.startswith("retry-after="):
+        return None
+    try:
+        seconds = float(wire.close_reason.partition("=")[2])
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds <= 60 else None
 
 
 _gates: dict[int, asyncio.Semaphore] = {}
@@ -224,7 +238,12 @@ class Client:
         self._shown(time.time())
         return True
 
-    def pause(self) -> float:
+    def pause(self, wire: Wire | None = None) -> float:
+        """The pages' delay before the next connect (HallStream.backoff): after a 1013 with its
+        "retry-after=S", a random moment within S; otherwise below a ceiling doubling per failed try."""
+        retry = retry_after(wire)
+        if retry is not None:
+            return self.rng.uniform(0.0, retry)
         ceiling = min(MOST_CEILING, FIRST_CEILING * 2**self.attempt)
         self.attempt += 1
         return self.rng.uniform(0.0, ceiling)
@@ -252,7 +271,8 @@ class Client:
             if self.drops and not self.drops[-1][1]:
                 self.drops[-1][1] = time.time()
             if not self.bare and self.spec["kind"] != "screen":  # a screen's comes on its socket
-                while not await self.snapshot():
+                await asyncio.sleep(0)  # as the page: a 1013 right after the opening loads nothing
+                while not wire.closed.done() and not await self.snapshot():
                     if wire.closed.done():
                         break
                     await asyncio.sleep(self.pause())
@@ -267,7 +287,7 @@ class Client:
                 self.refused(f"close {wire.close_code}")
             else:
                 self.drops.append([closed, 0.0, 0.0, 0, 0])  # closed, back, shown, attempts, refusals
-            await asyncio.sleep(self.pause())
+            await asyncio.sleep(self.pause(wire))
 
     def result(self) -> dict[str, Any]:
         return {
@@ -628,6 +648,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0, help="seconds of play in all")
     parser.add_argument("--port", type=int, default=0, help="the product's port (the bare one: +1)")
     parser.add_argument("--quick", action="store_true", help="300 screens and 300 terminals")
+    parser.add_argument(
+        "--preload",
+        action="store_true",
+        help="gunicorn --preload: the killed worker's replacement forks with Django loaded (it boots for "
+        "20 s of CPU otherwise, beside the sibling that takes the storm)",
+    )
     parser.add_argument("--client", help=argparse.SUPPRESS)
     parser.add_argument("--bare-server", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -688,6 +714,7 @@ def main() -> None:
     print(
         f"{args.screens} screens + {args.terminals} terminals on {args.workers} web processes, "
         f"{args.clients} client processes; kill after {args.kill_after:.0f} s of {args.seconds:.0f} s "
+        f"{'(gunicorn --preload) ' if args.preload else ''}"
         f"(work dir {workdir})"
     )
     print(f"load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -698,6 +725,7 @@ def main() -> None:
             PYTHON, "-m", "gunicorn", "config.asgi:application", "-c", "config/gunicorn.py",
             "--worker-class", "config.web_worker.HallUvicornWorker", "--workers", str(args.workers),
             "--bind", f"127.0.0.1:{port}", "--graceful-timeout", "10", "--log-level", "warning",
+            *(["--preload"] if args.preload else []),
         ],
         cwd=ROOT, env={**env, "WEB_CONCURRENCY": str(args.workers)},
     )  # fmt: skip
