@@ -21,7 +21,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
-from halls import events, snapshot_cache
+from halls import events, layer_groups, snapshot_cache
 from halls.events import CHANNEL_MESSAGE_TYPE, group_name
 from halls.models import Screen, StreamCursor
 
@@ -394,15 +394,16 @@ class StreamHub:
                 drops = [s for s in todo if s not in self.members and s in self.subscribed]
                 self.subscribed.difference_update(drops)
                 channel = self.channel
-                done = await asyncio.gather(
-                    *(self.layer.group_add(group_name(s), channel) for s in adds),
+                # The adds in one SUBSCRIBE (halls.layer_groups: one each took 5.7 s for 1,000 terminals).
+                added = await layer_groups.group_add_many(self.layer, [group_name(s) for s in adds], channel)
+                await asyncio.gather(
                     *(self.layer.group_discard(group_name(s), channel) for s in drops),
                     return_exceptions=True,
                 )
                 snapshots = snapshot_cache.cache()
                 for stream in drops:
                     snapshots.bump(stream)  # not heard from now on: its snapshots not trusted by connects
-                for stream, outcome in zip(adds, done, strict=False):
+                for stream, outcome in zip(adds, added, strict=True):
                     if isinstance(outcome, BaseException):
                         log.warning("screen hub: could not follow %s: %r", stream, outcome)
                     else:
