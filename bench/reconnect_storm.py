@@ -9,8 +9,10 @@ from the web process's cache; a terminal's through the device API, its specialit
 cache: as the pages do), the driver publishes a ball every BALL_EVERY seconds on both rooms' streams
 (``halls.events.emit_many`` in one transaction, as the draw step). After WARMUP seconds it kills one web
 worker (SIGKILL: no drain; gunicorn starts another one, the sibling takes the sockets meanwhile). Every
-client of that worker sees its socket drop and comes back as the pages do (halls/stream.js): a random delay
-below a ceiling that doubles from 1 s (full jitter), then the socket, then the snapshot.
+client of that worker sees its socket drop and comes back as the pages do (halls/stream.js, and
+bingo/electronic/static/electronic/terminal_stream.js): a random delay below a ceiling that doubles from 1 s
+(full jitter), then the socket, then the snapshot; a socket closed 1013 with the reason "retry-after=S" (a
+process refusing it for now) comes back at a random moment within S seconds, without doubling.
 
 In the same run, the same clients connect to WORKERS bare `websockets` processes on one port (SO_REUSEPORT)
 that relay the same frames from a Redis pub/sub channel and send each new connection its stream's last frame
@@ -65,6 +67,7 @@ PYTHON = sys.executable
 BALL_EVERY = 3.0
 FIRST_CEILING = 1.0  # the pages' first back-off ceiling (halls/stream.js MIN_BACKOFF_MS)
 MOST_CEILING = 15.0
+CLOSE_TRY_LATER = 1013  # with "retry-after=S": back within S seconds, the ceiling not doubled
 SNAPSHOTS_IN_FLIGHT = 64  # per client process: the load generator stays light
 HANDSHAKE = (
     "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -86,6 +89,8 @@ class Wire(asyncio.Protocol):
         self.opened: asyncio.Future[float] = loop.create_future()
         self.closed: asyncio.Future[float] = loop.create_future()
         self.transport: asyncio.Transport | None = None
+        self.close_code = 0  # the server's close frame's code (0: none heard)
+        self.close_reason = ""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
@@ -133,7 +138,21 @@ class Wire(asyncio.Protocol):
             elif opcode == 0x9 and self.transport is not None:
                 self.transport.write(bytes([0x8A, 0x80 | len(payload)]) + b"\0\0\0\0" + payload)
             elif opcode == 0x8 and self.transport is not None:
+                if len(payload) >= 2:
+                    self.close_code = int.from_bytes(payload[:2], "big")
+                    self.close_reason = payload[2:].decode(errors="replace")
                 self.transport.close()
+
+
+def retry_after(wire: Wire | None) -> float | None:
+    """The seconds of a close 1013's reason "retry-after=S" (HallStream.retryAfter), or None."""
+    if wire is None or wire.close_code != CLOSE_TRY_LATER or not wire.close_reason.startswith("retry-after="):
+        return None
+    try:
+        seconds = float(wire.close_reason.partition("=")[2])
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds <= 60 else None
 
 
 _gates: dict[int, asyncio.Semaphore] = {}
@@ -161,10 +180,15 @@ class Client:
         self.wire: Wire | None = None
         self.attempt = 0
         self.first_shown = 0.0
-        self.drops: list[list[float]] = []  # [closed, reopened, shown]
+        self.drops: list[list[float]] = []  # [closed, reopened, shown, connects tried, refused]
         self.waiting_first = False  # bare: the next frame is the snapshot
         self.failures = 0
         self.stopping = False
+        # Counters (issue 30: where the reconnect time goes): connects tried, and refused (an HTTP answer
+        # other than 101, by status; a close before the snapshot, by code), before and since the first show.
+        self.attempts = 0
+        self.refusals: dict[str, int] = {}
+        self.first_attempts = 0  # connects tried until the first snapshot shown
 
     def on_text(self, payload: bytes, now: float) -> None:
         try:
@@ -189,8 +213,14 @@ class Client:
         self.attempt = 0
         if not self.first_shown:
             self.first_shown = now
+            self.first_attempts = self.attempts
         elif self.drops and not self.drops[-1][2]:
             self.drops[-1][2] = now
+
+    def refused(self, why: str) -> None:
+        self.refusals[why] = self.refusals.get(why, 0) + 1
+        if self.drops and not self.drops[-1][2]:
+            self.drops[-1][4] += 1
 
     async def snapshot(self) -> bool:
         assert self.http is not None
@@ -208,7 +238,12 @@ class Client:
         self._shown(time.time())
         return True
 
-    def pause(self) -> float:
+    def pause(self, wire: Wire | None = None) -> float:
+        """The pages' delay before the next connect (HallStream.backoff): after a 1013 with its
+        "retry-after=S", a random moment within S; otherwise below a ceiling doubling per failed try."""
+        retry = retry_after(wire)
+        if retry is not None:
+            return self.rng.uniform(0.0, retry)
         ceiling = min(MOST_CEILING, FIRST_CEILING * 2**self.attempt)
         self.attempt += 1
         return self.rng.uniform(0.0, ceiling)
@@ -220,10 +255,15 @@ class Client:
             # Before the connection: the bare server's first frame may come with the handshake's answer,
             # handled before create_connection returns.
             self.waiting_first = self.bare
+            self.attempts += 1
+            if self.drops and not self.drops[-1][2]:
+                self.drops[-1][3] += 1
             try:
                 _, wire = await loop.create_connection(lambda: Wire(self), "127.0.0.1", self.port)
                 await asyncio.wait_for(wire.opened, 60)
-            except (OSError, ConnectionError, TimeoutError):
+            except (OSError, ConnectionError, TimeoutError) as exc:
+                status = str(exc).split(" ")
+                self.refused(f"http {status[1]}" if str(exc).startswith("HTTP/") else type(exc).__name__)
                 self.failures += 1
                 await asyncio.sleep(self.pause())
                 continue
@@ -231,7 +271,8 @@ class Client:
             if self.drops and not self.drops[-1][1]:
                 self.drops[-1][1] = time.time()
             if not self.bare and self.spec["kind"] != "screen":  # a screen's comes on its socket
-                while not await self.snapshot():
+                await asyncio.sleep(0)  # as the page: a 1013 right after the opening loads nothing
+                while not wire.closed.done() and not await self.snapshot():
                     if wire.closed.done():
                         break
                     await asyncio.sleep(self.pause())
@@ -239,8 +280,14 @@ class Client:
             self.wire = None
             if self.stopping:
                 return
-            self.drops.append([closed, 0.0, 0.0])
-            await asyncio.sleep(self.pause())
+            if self.drops and not self.drops[-1][2]:  # closed before showing anything: a refusal
+                self.drops[-1][1] = 0.0
+                self.refused(f"close {wire.close_code}")
+            elif not self.first_shown:
+                self.refused(f"close {wire.close_code}")
+            else:
+                self.drops.append([closed, 0.0, 0.0, 0, 0])  # closed, back, shown, attempts, refusals
+            await asyncio.sleep(self.pause(wire))
 
     def result(self) -> dict[str, Any]:
         return {
@@ -252,6 +299,9 @@ class Client:
             "first_shown": self.first_shown,
             "drops": self.drops,
             "failures": self.failures,
+            "attempts": self.attempts,
+            "first_attempts": self.first_attempts,
+            "refusals": self.refusals,
         }
 
 
@@ -423,6 +473,24 @@ class Result:
     not_back: int
     lost: int
     missing: int
+    first_attempts: list[float] = field(default_factory=list)  # per client, until its first snapshot
+    storm_attempts: list[float] = field(default_factory=list)  # per dropped client, until shown again
+    storm_refused: list[float] = field(default_factory=list)
+    refusals: dict[str, int] = field(default_factory=dict)  # every refusal of the run, by kind
+
+    def counters(self) -> str:
+        def spread(values: list[float]) -> str:
+            return (
+                f"sum {sum(values):.0f} p50 {quantile(values, 0.5):.0f} p99 {quantile(values, 0.99):.0f} "
+                f"max {max(values, default=0):.0f}"
+            )
+
+        kinds = ", ".join(f"{k} x{n}" for k, n in sorted(self.refusals.items())) or "none"
+        return (
+            f"connects per client to the first snapshot: {spread(self.first_attempts)}; after the kill, per "
+            f"dropped client: connects {spread(self.storm_attempts)}, refused {spread(self.storm_refused)}; "
+            f"refusals: {kinds}"
+        )
 
     def line(self) -> str:
         return (
@@ -494,7 +562,13 @@ def collect(procs: list[Any], schedule: Schedule, connect_s: float) -> Result:
     dropped = back_missing = lost = missing = 0
     back: list[float] = []
     shown: list[float] = []
+    first_attempts = [float(c["first_attempts"]) for c in clients]
+    storm_attempts: list[float] = []
+    storm_refused: list[float] = []
+    refusals: dict[str, int] = {}
     for c in clients:
+        for kind, n in c["refusals"].items():
+            refusals[kind] = refusals.get(kind, 0) + n
         if c["last"] < last.get(c["stream"], 0):
             lost += 1
         got = set(c["seqs"])
@@ -503,13 +577,18 @@ def collect(procs: list[Any], schedule: Schedule, connect_s: float) -> Result:
         if not drops:
             continue
         dropped += 1
+        storm_attempts.append(float(sum(d[3] for d in drops)))
+        storm_refused.append(float(sum(d[4] for d in drops)))
         first, final = drops[0], drops[-1]
         if not final[1] or not final[2]:
             back_missing += 1
             continue
         back.append(first[1] - schedule.killed_at if first[1] else final[1] - schedule.killed_at)
         shown.append(final[2] - schedule.killed_at)
-    return Result(connect_s, len(clients), dropped, back, shown, back_missing, lost, missing)
+    return Result(
+        connect_s, len(clients), dropped, back, shown, back_missing, lost, missing,
+        first_attempts, storm_attempts, storm_refused, refusals,
+    )  # fmt: skip
 
 
 def sockets_of(pid: int, port: int) -> int:
@@ -569,6 +648,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0, help="seconds of play in all")
     parser.add_argument("--port", type=int, default=0, help="the product's port (the bare one: +1)")
     parser.add_argument("--quick", action="store_true", help="300 screens and 300 terminals")
+    parser.add_argument(
+        "--preload",
+        action="store_true",
+        help="gunicorn --preload: the killed worker's replacement forks with Django loaded (it boots for "
+        "20 s of CPU otherwise, beside the sibling that takes the storm)",
+    )
     parser.add_argument("--client", help=argparse.SUPPRESS)
     parser.add_argument("--bare-server", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -629,6 +714,7 @@ def main() -> None:
     print(
         f"{args.screens} screens + {args.terminals} terminals on {args.workers} web processes, "
         f"{args.clients} client processes; kill after {args.kill_after:.0f} s of {args.seconds:.0f} s "
+        f"{'(gunicorn --preload) ' if args.preload else ''}"
         f"(work dir {workdir})"
     )
     print(f"load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -639,6 +725,7 @@ def main() -> None:
             PYTHON, "-m", "gunicorn", "config.asgi:application", "-c", "config/gunicorn.py",
             "--worker-class", "config.web_worker.HallUvicornWorker", "--workers", str(args.workers),
             "--bind", f"127.0.0.1:{port}", "--graceful-timeout", "10", "--log-level", "warning",
+            *(["--preload"] if args.preload else []),
         ],
         cwd=ROOT, env={**env, "WEB_CONCURRENCY": str(args.workers)},
     )  # fmt: skip
@@ -662,6 +749,7 @@ def main() -> None:
         except subprocess.TimeoutExpired:
             web.kill()
     print(f"  product: {product.line()}; web CPU during the play {product_cpu:.1f} s")
+    print(f"  product: {product.counters()}")
 
     # --- the bare baseline ---
     channel = f"{prefix}-bare"
@@ -701,6 +789,7 @@ def main() -> None:
     finally:
         base.stop_all(bare)
     print(f"  bare: {baseline.line()}; servers' CPU during the play {baseline_cpu:.1f} s")
+    print(f"  bare: {baseline.counters()}")
     print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     shown_max = max(product.shown, default=float("nan"))
     bare_max = max(baseline.shown, default=float("nan"))

@@ -621,9 +621,14 @@ HALL_SCREEN_SWEEP_SECONDS = env.float("HALL_SCREEN_SWEEP_SECONDS", default=10.0)
 # process this many seconds (forgotten at once on a re-check of that token: a device's token rotated, a
 # screen changed), so a reconnect storm reads the database once per token, not once per socket.
 HALL_SOCKET_ADMIT_CACHE_SECONDS = env.float("HALL_SOCKET_ADMIT_CACHE_SECONDS", default=60.0)
-# At most this many sockets being admitted at once per web process; past it a connect is refused at once
-# (the client backs off and retries), before any work.
+# At most this many sockets being admitted at once per web process; past it a connect waits its turn (a
+# reconnect storm is admitted at the pace the process serves it)...
 HALL_SOCKET_ADMIT_CONCURRENCY = env.int("HALL_SOCKET_ADMIT_CONCURRENCY", default=200)
+# ...unless this many wait already: then it is refused at once, before any work (close 1013 with the reason
+# "retry-after=S", S below: the page comes back at a random moment within S seconds, without doubling its
+# back-off; while the process drains, S is the drain's spread).
+HALL_SOCKET_ADMIT_QUEUE = env.int("HALL_SOCKET_ADMIT_QUEUE", default=4000)
+HALL_SOCKET_RETRY_SECONDS = env.float("HALL_SOCKET_RETRY_SECONDS", default=2.0)
 # A screen's (and a terminal's) snapshot: the part every screen of a room shows alike is built once per change
 # of the room's stream and kept by the web process (halls.snapshot_cache), at most this many seconds (a
 # change whose event was lost, or that has none, is seen within it, as the sweep's heads show it).

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from halls import ack_batcher, acks, fanout, metrics
+from halls import ack_batcher, acks, fanout, metrics, socket_reads
 from halls.models import DisplayAck, Screen
 from halls.services import screen_snapshots
 from halls.services.acks import Received
@@ -38,11 +37,19 @@ class Found:
     name: str
 
 
-@database_sync_to_async
-def _screen_for(token: str) -> Found | None:
-    """The active screen's id, the stream it follows, its room and name."""
-    screen = Screen.objects.filter(token=token, active=True).select_related("room").first()
-    return Found(screen.pk, screen.room.stream, screen.room_id, screen.name) if screen else None
+def _screens_for(tokens: list[str]) -> list[Found | None]:
+    """For each token, the active screen's id, the stream it follows, its room and name: one query for the
+    connects of a moment (halls.socket_reads)."""
+    found = {
+        screen.token: Found(screen.pk, screen.room.stream, screen.room_id, screen.name)
+        for screen in Screen.objects.filter(token__in=set(tokens), active=True).select_related("room")
+    }
+    return [found.get(token) for token in tokens]
+
+
+async def _screen_for(token: str) -> Found | None:
+    answer: Found | None = await socket_reads.batcher("screens", _screens_for).submit(token)
+    return answer
 
 
 def _wants_snapshot(scope: dict[str, Any]) -> bool:
@@ -92,7 +99,7 @@ class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its `aclose_old_connections()` hop to the shared sync thread before
         every message (as machines.consumers.MachineConsumer): the only database call here is the
-        connect's, which closes its own connections (database_sync_to_async)."""
+        connect's, on the batched reads' own threads (halls.socket_reads)."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
@@ -102,11 +109,11 @@ class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
         """The token checked (against what this process already found for it, or one database read), the
         stream joined, the socket accepted and, asked with ``?snapshot=1``, sent its snapshot from the
         process's cache (halls.services.screen_snapshots: no query when cached): no other work (issue 30, a
-        reconnect storm). Refused at once, before any of it, when the process admits too many sockets at
-        once or is draining (1013)."""
+        reconnect storm). Admitted in turn when the process admits many sockets at once; refused at once,
+        before any of it, when too many wait already or the process is draining (1013, "retry-after=S")."""
         self.hub = fanout.hub()
-        if not self.hub.admit():
-            await self.close(code=fanout.CLOSE_TRY_LATER)
+        if not await self.hub.admit():
+            await fanout.try_later(self, self.hub)
             return
         try:
             await self._admit(self.hub, str(self.scope["url_route"]["kwargs"]["token"]))

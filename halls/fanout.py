@@ -21,7 +21,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
-from halls import events, snapshot_cache
+from halls import events, layer_groups, snapshot_cache
 from halls.events import CHANNEL_MESSAGE_TYPE, group_name
 from halls.models import Screen, StreamCursor
 
@@ -46,8 +46,12 @@ SWEEP_SPREAD = 0.5
 # restart"); the pages reconnect at a random moment within "within" seconds, to a sibling process.
 RESTART_TYPE = "stream.restart"
 CLOSE_RESTART = 1012
-# Refused before any work: too many sockets being admitted at once, or the process draining.
+# Refused before any work: too many sockets waiting to be admitted, or the process draining. The socket is
+# accepted and closed at once with this code and a reason "retry-after=S" (a close before the accept is an
+# HTTP 403 the browser cannot tell from any other failure: it would back off as from a dead server): the
+# page comes back at a random moment within S seconds, without doubling its back-off (halls/stream.js).
 CLOSE_TRY_LATER = 1013
+RETRY_AFTER = "retry-after="
 
 
 def sweep_seconds() -> float:
@@ -60,6 +64,32 @@ def admit_cache_seconds() -> float:
 
 def admit_concurrency() -> int:
     return int(getattr(settings, "HALL_SOCKET_ADMIT_CONCURRENCY", 200))
+
+
+def admit_queue() -> int:
+    return int(getattr(settings, "HALL_SOCKET_ADMIT_QUEUE", 4000))
+
+
+def retry_seconds() -> float:
+    return float(getattr(settings, "HALL_SOCKET_RETRY_SECONDS", 2.0))
+
+
+def try_later_reason(seconds: float) -> str:
+    """The close reason of a 1013: when to come back (the page picks a random moment within it)."""
+    return f"{RETRY_AFTER}{seconds:g}"
+
+
+class Refusable(Protocol):
+    async def accept(self, subprotocol: str | None = None) -> None: ...
+
+    async def close(self, code: int | None = None, reason: str | None = None) -> None: ...
+
+
+async def try_later(socket: Refusable, hub: StreamHub) -> None:
+    """Refuse a connect `admit` turned away: accepted and closed at once, 1013 with "retry-after=S" (a close
+    before the accept would be an HTTP 403, which a browser cannot tell from a dead server)."""
+    await socket.accept()
+    await socket.close(code=CLOSE_TRY_LATER, reason=try_later_reason(hub.try_later_seconds()))
 
 
 def drain_spread_seconds() -> float:
@@ -168,23 +198,60 @@ class StreamHub:
         self.admitted: dict[tuple[str, str], tuple[float, Any]] = {}
         self.admit_reads = 0
         self.admitting = 0  # sockets being admitted now (`admit`)
+        self.queued: deque[asyncio.Future[None]] = deque()  # connects waiting for one of those places
+        self.waited = 0  # connects that waited for a place
         self.turned_away = 0  # connects refused by `admit`
         self.draining = False
+        self.drain_spread = 0.0  # the seconds the drain's sockets were told to come back within
 
     # --- admission: the gate and the process's cache of what tokens follow ---
 
-    def admit(self) -> bool:
-        """One more socket being admitted (end it with `admitted_one`); False, without any work done, when
-        `admit_concurrency()` are being admitted already or the process is draining: the client is told to
-        retry later and backs off."""
-        if self.draining or self.admitting >= admit_concurrency():
+    async def admit(self) -> bool:
+        """One more socket being admitted (end it with `admitted_one`): at once while fewer than
+        `admit_concurrency()` are, otherwise in turn, once one of them is done (a reconnect storm is admitted
+        at the pace the process serves, with no refusal for the page to back off from). False, without any
+        work done, when `admit_queue()` connects wait already or the process is draining: the client is told
+        to come back later (`try_later`)."""
+        if self.draining:
             self.turned_away += 1
             return False
-        self.admitting += 1
+        if self.admitting < admit_concurrency() and not self.queued:
+            self.admitting += 1
+            return True
+        if len(self.queued) >= admit_queue() or admit_concurrency() < 1:
+            self.turned_away += 1
+            return False
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.queued.append(turn)
+        self.waited += 1
+        try:
+            await turn  # `admitted_one` hands its place over (`admitting` unchanged)
+        except BaseException:
+            if turn.done() and not turn.cancelled():
+                self.admitted_one()  # handed a place just as it went away: pass it on
+            else:
+                with contextlib.suppress(ValueError):
+                    self.queued.remove(turn)
+            raise
+        if self.draining:
+            self.admitted_one()
+            self.turned_away += 1
+            return False
         return True
 
     def admitted_one(self) -> None:
+        """A socket admitted (or refused after its read): its place goes to the next connect waiting."""
+        while self.queued:
+            turn = self.queued.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
         self.admitting -= 1
+
+    def try_later_seconds(self) -> float:
+        """The close reason's seconds for a connect refused by `admit`: the drain's spread while draining
+        (the siblings take the sockets meanwhile), otherwise `retry_seconds()`."""
+        return self.drain_spread if self.draining else retry_seconds()
 
     def recall(self, kind: str, token: str) -> Any:
         """What a connect of `token` found (`remember`), unless too old; None: read the database."""
@@ -218,7 +285,7 @@ class StreamHub:
         """The process is going away: refuse new sockets, tell each open one to come back within `spread`
         seconds (a random moment each, so a sibling process is not hit by all at once) and close it
         (1012). Returns how many were closed."""
-        self.draining = True
+        self.draining, self.drain_spread = True, spread
         text = json.dumps({"type": RESTART_TYPE, "within": spread}, separators=(",", ":"))
         frame = {"type": "websocket.send", "text": text}
         closing: dict[int, ScreenSocket] = {}
@@ -327,15 +394,16 @@ class StreamHub:
                 drops = [s for s in todo if s not in self.members and s in self.subscribed]
                 self.subscribed.difference_update(drops)
                 channel = self.channel
-                done = await asyncio.gather(
-                    *(self.layer.group_add(group_name(s), channel) for s in adds),
+                # The adds in one SUBSCRIBE (halls.layer_groups: one each took 5.7 s for 1,000 terminals).
+                added = await layer_groups.group_add_many(self.layer, [group_name(s) for s in adds], channel)
+                await asyncio.gather(
                     *(self.layer.group_discard(group_name(s), channel) for s in drops),
                     return_exceptions=True,
                 )
                 snapshots = snapshot_cache.cache()
                 for stream in drops:
                     snapshots.bump(stream)  # not heard from now on: its snapshots not trusted by connects
-                for stream, outcome in zip(adds, done, strict=False):
+                for stream, outcome in zip(adds, added, strict=True):
                     if isinstance(outcome, BaseException):
                         log.warning("screen hub: could not follow %s: %r", stream, outcome)
                     else:

@@ -40,7 +40,7 @@ from django.db import connection
 
 from bingo.electronic import purchase_frames
 from bingo.electronic.models import Terminal, terminal_stream
-from halls import ack_batcher, acks, fanout, metrics, throttling
+from halls import ack_batcher, acks, fanout, metrics, socket_reads, throttling
 from halls.cashier.services import devices
 from halls.consumers import DirectReceive
 from halls.models import DisplayAck, room_stream
@@ -113,6 +113,37 @@ def _read_terminal(query: tuple[int, str] | None, address: str) -> list[str] | N
     return [terminal.speciality.stream, terminal.stream]
 
 
+def _read_terminals(items: list[tuple[tuple[int, str], str]]) -> list[list[str] | None]:
+    """`_read_terminal` for the connects of a moment (halls.socket_reads): each address's throttle looked
+    at once, the devices, their terminals and specialities in one query; each wrong token counted."""
+    over: dict[str, bool] = {}
+    for _query, address in items:
+        if address not in over:
+            over[address] = throttling.AddressThrottle("device_failures").over(address)
+    wanted = {query[0] for query, address in items if not over[address] and 0 < len(query[1]) <= 200}
+    terminals = {
+        terminal.device_id: terminal
+        for terminal in Terminal.objects.select_related("device", "speciality").filter(
+            device_id__in=wanted, device__active=True
+        )
+    }
+    answers: list[list[str] | None] = []
+    for query, address in items:
+        terminal = None
+        if not over[address] and 0 < len(query[1]) <= 200:
+            digest = devices.hash_token(query[1])
+            terminal = terminals.get(query[0])
+            # The hash compared in constant time (as devices.authenticate), about the same work when unknown.
+            if not hmac.compare_digest(terminal.device.token_hash if terminal else digest, digest):
+                terminal = None
+        if terminal is None:
+            throttling.count_failure(address, "device_failures")
+            answers.append(None)
+        else:
+            answers.append([terminal.speciality.stream, terminal.stream])
+    return answers
+
+
 def _read_terminal_once(query: tuple[int, str] | None, address: str) -> list[str] | None:
     try:
         return _read_terminal(query, address)
@@ -120,9 +151,20 @@ def _read_terminal_once(query: tuple[int, str] | None, address: str) -> list[str
         connection.close()  # a thread of the loop's pool: no connection left behind on it
 
 
-# On any thread of the loop's pool, not on Channels' one sync thread of the process: 2,000 connects queued
-# there one after the other, each opening its own database connection (CONN_MAX_AGE=0).
-_authenticate = database_sync_to_async(_read_terminal_once, thread_sensitive=False)
+# An unusable query (counted as a failure): on any thread of the loop's pool.
+_refuse = database_sync_to_async(_read_terminal_once, thread_sensitive=False)
+
+
+async def _authenticate(query: tuple[int, str] | None, address: str) -> list[str] | None:
+    """The streams the socket follows, or None: read with the other connects of the moment, on the batched
+    reads' own threads (halls.socket_reads; they were one query and one pooled connection each: 2,000
+    connects at once)."""
+    answer: list[str] | None
+    if query is None:
+        answer = await _refuse(query, address)
+        return answer
+    answer = await socket_reads.batcher("terminals", _read_terminals).submit((query, address))
+    return answer
 
 
 class _Follower:
@@ -178,12 +220,13 @@ class TerminalConsumer(DirectReceive, AsyncWebsocketConsumer):
         await handler(message)
 
     async def connect(self) -> None:
-        """Refused at once, before any work, when the process admits too many sockets at once or is
-        draining (1013: the terminal backs off and retries); otherwise `_admit`."""
+        """Admitted in turn when the process admits many sockets at once; refused at once, before any work,
+        when too many wait already or the process is draining (1013 with "retry-after=S": the terminal comes
+        back within S seconds); otherwise `_admit`."""
         self.followers = []
         self.hub = fanout.hub()
-        if not self.hub.admit():
-            await self.close(code=fanout.CLOSE_TRY_LATER)
+        if not await self.hub.admit():
+            await fanout.try_later(self, self.hub)
             return
         try:
             await self._admit(self.hub)

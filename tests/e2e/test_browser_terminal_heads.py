@@ -111,3 +111,13 @@ async def test_a_head_ahead_of_its_event_waits_for_it_and_a_head_still_ahead_rel
     await asyncio.sleep(1.0)
     await expect(body).to_have_attribute("data-snapshots", "1")
     await expect(body).to_have_attribute("data-snapshots", "2", timeout=(GRACE_S + 3) * 1000)
+
+    # The reconnects' delays, as the screens' (halls/stream.js): a random share of a ceiling doubling from 1 s
+    # to 15 s; of a restart notice's spread; of a 1013's "retry-after=S" whatever the attempt (issue 30).
+    found = await page.evaluate(
+        "[TerminalStream.backoff(0, null, 1), TerminalStream.backoff(9, null, 1),"
+        " TerminalStream.backoff(0, 2, 0.5), TerminalStream.backoff(9, null, 0.5, 2),"
+        " TerminalStream.retryAfter({code: 1013, reason: 'retry-after=1.5'}),"
+        " TerminalStream.retryAfter({code: 1006, reason: ''})]"
+    )
+    assert found == [1000, 15000, 1000, 1000, 1.5, None]

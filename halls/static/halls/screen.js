@@ -114,13 +114,16 @@
       },
       onStatus: function (status) {
         doc.getElementById("screen-link").className = "screen-link screen-link--" + status;
-        // A short blip is not worth a banner; a lasting outage is.
-        global.clearTimeout(offlineTimer);
+        // A short blip is not worth a banner; a lasting outage is. Counted from the first status that is not
+        // "live" until the next "live": a process that refuses the screen for now (1013, right after the
+        // socket opens: "syncing", then "offline" again) does not restart the count at each try.
         var banner = doc.getElementById("screen-offline");
-        if (status === "offline" || status === "connecting") {
-          offlineTimer = global.setTimeout(function () { banner.classList.add("is-shown"); }, 4000);
-        } else {
+        if (status === "live") {
+          global.clearTimeout(offlineTimer);
+          offlineTimer = null;
           banner.classList.remove("is-shown");
+        } else if (offlineTimer === null) {
+          offlineTimer = global.setTimeout(function () { banner.classList.add("is-shown"); }, 4000);
         }
       }
     });

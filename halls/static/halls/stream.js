@@ -9,7 +9,9 @@
  *   4. on a gap in seq, reload the snapshot; on a close, reconnect with backoff and reload it (jittered:
  *      a random delay up to a ceiling that doubles, so a hall's screens do not all come back at once; a
  *      web process going away says "stream.restart" {within: s} and closes 1012: the screen comes back at
- *      a random moment within those seconds, to a sibling). Meanwhile it keeps showing its last frame;
+ *      a random moment within those seconds, to a sibling; a process that cannot take it yet closes 1013
+ *      with the reason "retry-after=S": it comes back at a random moment within S seconds, without
+ *      doubling its back-off). Meanwhile it keeps showing its last frame;
  *      after a few seconds a small "Reconnecting…" banner says so (halls/screen.js);
  *   5. the server sends the stream's head now and then (`{"type": "stream.head", "head": seq, "every": s}`,
  *      every 10 s, halls.fanout): a seq still behind the head a moment later means a lost event, even a
@@ -35,6 +37,7 @@
   var MAX_BACKOFF_MS = 15000;
   var RESTART_WITHIN_S = 3;    // a 1012 close without a "stream.restart" frame: back within this
   var CLOSE_RESTART = 1012;
+  var CLOSE_TRY_LATER = 1013;  // "retry-after=S" in the reason: back within S seconds, no doubling
   var HEAD_GRACE_MS = 3000;   // an event already on its way when the head was read arrives within this
   var WATCH_MS = 5000;        // how often the socket's silence is checked
   var SILENT_HEADS = 3;       // a socket silent for this many heads' time is taken for dead
@@ -67,6 +70,7 @@
     this.attempt = 0;         // consecutive failed connections, for the backoff
     this.reconnectTimer = null;
     this.restartWithin = null; // seconds the server asked to spread this reconnect over (stream.restart)
+    this.retryAfter = null;    // seconds a refusing server (1013) named: the next attempt within them
     this.lastDelay = null;     // the last reconnect's delay (ms): what the page and its tests can see
     this.status = "";
     this.headEvery = null;    // seconds between the server's heads (null until the first head)
@@ -152,6 +156,7 @@
       if (closed && closed.code === CLOSE_RESTART && self.restartWithin === null) {
         self.restartWithin = RESTART_WITHIN_S;
       }
+      self.retryAfter = HallStream.retryAfter(closed);
       self.scheduleReconnect();
     };
     socket.onerror = function () { /* onclose follows */ };
@@ -161,9 +166,10 @@
     if (this.reconnectTimer) { return; }
     var self = this;
     this.setStatus(this.seq === null ? "connecting" : "offline");
-    this.lastDelay = HallStream.backoff(this.attempt, this.restartWithin, Math.random());
+    this.lastDelay = HallStream.backoff(this.attempt, this.restartWithin, Math.random(), this.retryAfter);
     this.restartWithin = null;
-    this.attempt += 1;
+    if (this.retryAfter === null) { this.attempt += 1; }  // refused for now (1013): not a failure to back off from
+    this.retryAfter = null;
     this.stats.reconnects += 1;
     this.reconnectTimer = global.setTimeout(function () { self.connect(); }, this.lastDelay);
   };
@@ -306,11 +312,22 @@
 
   /* The delay (ms) before reconnect attempt `attempt` (0 for the first after a close): a random share
      `random` (0..1) of a ceiling that doubles from MIN_BACKOFF_MS up to MAX_BACKOFF_MS; after a server's
-     restart notice, of the seconds it named instead. */
-  HallStream.backoff = function (attempt, restartWithin, random) {
+     restart notice, of the seconds it named instead; after a refusal for now (1013, "retry-after=S"), of
+     those S seconds, whatever the attempt (the server is up and admitting: doubling would only leave the
+     screen dark longer). */
+  HallStream.backoff = function (attempt, restartWithin, random, retryAfter) {
+    if (typeof retryAfter === "number") { return random * retryAfter * 1000; }
     if (typeof restartWithin === "number" && attempt === 0) { return random * restartWithin * 1000; }
     var ceiling = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * Math.pow(2, attempt));
     return random * ceiling;
+  };
+
+  /* The seconds a close 1013 named in its reason ("retry-after=S"), or null (another close, no hint). */
+  HallStream.retryAfter = function (closed) {
+    if (!closed || closed.code !== CLOSE_TRY_LATER) { return null; }
+    var found = /^retry-after=([0-9]+(?:\.[0-9]+)?)$/.exec(closed.reason || "");
+    var seconds = found ? parseFloat(found[1]) : NaN;
+    return seconds >= 0 && seconds <= 60 ? seconds : null;
   };
 
   global.HallStream = HallStream;

@@ -7,7 +7,8 @@
  *   3. apply the buffered and following events of each stream in seq order, dropping what the snapshot holds;
  *   4. on a gap in either stream's seq, reload the snapshot; on a close, reconnect with backoff and reload
  *      (jittered as the screens': a random delay below a doubling ceiling; after a web process's
- *      "stream.restart" {within: s} and its 1012 close, a random moment within those seconds);
+ *      "stream.restart" {within: s} and its 1012 close, a random moment within those seconds; after a
+ *      1013 "retry-after=S", a random moment within S seconds, without doubling);
  *   5. the hub's heads ({"type": "stream.head", "stream", "head", "every"}) of a stream still ahead of it a
  *      moment later mean a lost event: reload. A socket silent for three heads' time is reopened.
  *
@@ -29,6 +30,7 @@
   var MAX_BACKOFF_MS = 15000;
   var RESTART_WITHIN_S = 3;    // a 1012 close without a "stream.restart" frame: back within this
   var CLOSE_RESTART = 1012;
+  var CLOSE_TRY_LATER = 1013;  // "retry-after=S" in the reason: back within S seconds, no doubling
   var HEAD_GRACE_MS = 3000;
   var WATCH_MS = 5000;
   var SILENT_HEADS = 3;
@@ -49,6 +51,7 @@
     this.attempt = 0;
     this.reconnectTimer = null;
     this.restartWithin = null; // seconds the server asked to spread this reconnect over (stream.restart)
+    this.retryAfter = null;    // seconds a refusing server (1013) named: the next attempt within them
     this.lastDelay = null;     // the last reconnect's delay (ms)
     this.status = "";
     this.headEvery = null;
@@ -89,7 +92,9 @@
     socket.onopen = function () {
       if (socket !== self.socket) { return; }
       self.heardAt = Date.now();
-      self.loadSnapshot();   // both streams are followed before the socket opens: nothing is missed now
+      // Both streams are followed before the socket opens: nothing is missed now. After a turn of the loop:
+      // a process that refuses it for now (1013, right after the opening) costs no snapshot.
+      global.setTimeout(function () { if (socket === self.socket) { self.loadSnapshot(); } }, 0);
     };
     socket.onmessage = function (message) {
       if (socket !== self.socket) { return; }
@@ -110,6 +115,7 @@
       self.socket = null;
       self.dropAsked();
       if (closed.code === CLOSE_RESTART && self.restartWithin === null) { self.restartWithin = RESTART_WITHIN_S; }
+      self.retryAfter = TerminalStream.retryAfter(closed);
       if (REFUSED[closed.code]) {
         try { self.onRefused(closed.code); } catch (err) { console.error(err); }
       }
@@ -161,12 +167,11 @@
     if (this.reconnectTimer) { return; }
     var self = this;
     this.setStatus(this.seqs === null ? "connecting" : "offline");
-    var delay = this.restartWithin !== null && this.attempt === 0
-      ? Math.random() * this.restartWithin * 1000
-      : Math.random() * Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * Math.pow(2, this.attempt));
+    var delay = TerminalStream.backoff(this.attempt, this.restartWithin, Math.random(), this.retryAfter);
     this.lastDelay = Math.max(atLeast || 0, delay);
     this.restartWithin = null;
-    this.attempt += 1;
+    if (this.retryAfter === null) { this.attempt += 1; }  // refused for now (1013): not a failure to back off from
+    this.retryAfter = null;
     this.stats.reconnects += 1;
     this.reconnectTimer = global.setTimeout(function () { self.connect(); }, this.lastDelay);
   };
@@ -288,6 +293,23 @@
     this.socket = null;
     try { socket.close(); } catch (ignored) { /* already closed */ }
     this.scheduleReconnect();
+  };
+
+  /* The delay (ms) before reconnect attempt `attempt`, as the screens' (halls/stream.js HallStream.backoff):
+     a random share `random` of a ceiling doubling from MIN_BACKOFF_MS to MAX_BACKOFF_MS; of the seconds of a
+     restart notice (first attempt), or of a 1013's "retry-after=S" (any attempt) instead. */
+  TerminalStream.backoff = function (attempt, restartWithin, random, retryAfter) {
+    if (typeof retryAfter === "number") { return random * retryAfter * 1000; }
+    if (typeof restartWithin === "number" && attempt === 0) { return random * restartWithin * 1000; }
+    return random * Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * Math.pow(2, attempt));
+  };
+
+  /* The seconds a close 1013 named in its reason ("retry-after=S"), or null. */
+  TerminalStream.retryAfter = function (closed) {
+    if (!closed || closed.code !== CLOSE_TRY_LATER) { return null; }
+    var found = /^retry-after=([0-9]+(?:\.[0-9]+)?)$/.exec(closed.reason || "");
+    var seconds = found ? parseFloat(found[1]) : NaN;
+    return seconds >= 0 && seconds <= 60 ? seconds : null;
   };
 
   global.TerminalStream = TerminalStream;
