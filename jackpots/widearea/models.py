@@ -84,6 +84,7 @@ class WideAreaVenue(models.Model):
     received = models.JSONField(default=dict, verbose_name=_("received"))
     batches = models.PositiveIntegerField(default=0, verbose_name=_("batches"))
     through = models.BigIntegerField(default=0, verbose_name=_("through"))  # the venue's last row forwarded
+    kinds = models.JSONField(default=list, verbose_name=_("member kinds"))  # "machine", "table" (OP-32)
 
     class Meta:
         verbose_name = _("wide-area venue")

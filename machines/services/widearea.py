@@ -7,6 +7,7 @@ from __future__ import annotations
 from halls.cashier.services import payables
 from jackpots.models import PoolLevel
 from jackpots.widearea.models import WideAreaClaim
+from jackpots.widearea.services.venue import pay_at_cashier as fallback
 from machines import protocol
 from machines.models import LockReason, MachineState, ProgressiveHit
 from machines.services import push
@@ -21,6 +22,9 @@ def pay_claim(claim: WideAreaClaim) -> None:
     """Inside the decision's transaction: the machine locked first; a prize is a hit waiting as a hand pay
     at this venue's cashier (paying it unlocks the machine); none unlocks the machine now."""
     context = claim.context
+    if "machine" not in context:  # a hit named "machine:…" without the gateway's context: paid as any
+        fallback(claim)
+        return
     machine = lock_machine(int(context["machine"]))
     amount = claim.amount
     if amount:

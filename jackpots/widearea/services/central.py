@@ -182,6 +182,31 @@ def _levels(pool: Pool) -> dict[str, PoolLevel]:
     return {level.name: level for level in PoolLevel.objects.filter(pool=pool).order_by("position")}
 
 
+def _check_kinds(wide: WideAreaPool, venue_id: int, kinds: Any) -> None:
+    """OP-32: machines and casino tables feed one pool only under its express authorisation."""
+    if wide.mixed_sources_authorised or not isinstance(kinds, list):
+        return
+    seen = set(
+        Contribution.objects.filter(pool=wide.pool)
+        .exclude(source=f"{SourceType.VENUE}:{venue_id}")
+        .values_list("source", flat=True)
+        .distinct()
+    )
+    members = {str(k) for k in kinds}
+    others = set()
+    for member in WideAreaVenue.objects.filter(wide_area=wide).exclude(venue_id=venue_id):
+        if f"{SourceType.VENUE}:{member.venue_id}" in seen:
+            others |= set(member.kinds)
+    if len(members | others) > 1:
+        raise _refuse(
+            Conflict(
+                _("The pool %(code)s is not authorised to mix machines and casino tables (OP-32).")
+                % {"code": wide.pool.code},
+                code="mixed_sources_not_authorised",
+            )
+        )
+
+
 def accept_contributions(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
     """A venue's batch: one ledger row per level holding the venue's exact sums (the pool's meter then
     holds, to the sixth decimal, what the venue's members contributed), its meters at the central moved
@@ -205,6 +230,7 @@ def accept_contributions(*, venue_id: int, payload: dict[str, Any]) -> dict[str,
                 code="batch_already_received",
             )
         )
+    _check_kinds(wide, venue_id, payload.get("kinds"))
     levels = _levels(wide.pool)
     unknown = sorted(set(sums) - set(levels))
     if unknown:
@@ -238,7 +264,9 @@ def accept_contributions(*, venue_id: int, payload: dict[str, Any]) -> dict[str,
     member.received = core.sums_payload(received)
     member.batches += 1
     member.through = through
-    member.save(update_fields=["received", "batches", "through"])
+    if isinstance(payload.get("kinds"), list):
+        member.kinds = sorted({*member.kinds, *(str(k) for k in payload["kinds"])})
+    member.save(update_fields=["received", "batches", "through", "kinds"])
     audit.record(
         venue_id=venue_id,
         actor=CENTRAL,
@@ -418,11 +446,9 @@ def publish_levels(*, wide_area: WideAreaPool, at: datetime | None = None, force
     `force`: now (a decision). Inside the caller's transaction, or its own. True when appended."""
     now = at or timezone.now()
     with transaction.atomic():
-        row = (
-            WideAreaPool.objects.select_for_update()
-            .select_related("pool", "pool__network")
-            .get(pk=wide_area.pk)
-        )
+        # The pool's lock (the one its writers take) serializes two publishers: a level is appended once.
+        lock_levels(wide_area.pool_id)
+        row = WideAreaPool.objects.select_related("pool", "pool__network").get(pk=wide_area.pk)
         levels = current_levels(row.pool)
         print_ = fingerprint(levels)
         since = None if row.levels_published_at is None else (now - row.levels_published_at).total_seconds()

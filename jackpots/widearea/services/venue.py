@@ -144,11 +144,12 @@ def forward(*, mirror: WideAreaMirror, limit: int = BATCH_LIMIT) -> int | None:
                 pool_id=row.pool_id, level__name__in=row.wide_levels, id__gt=row.forwarded_through
             )
             .order_by("id")
-            .values_list("id", "level__name", "bet", "to_meter", "to_reserve", "house")[:limit]
+            .values_list("id", "level__name", "bet", "to_meter", "to_reserve", "house", "source")[:limit]
         )
         if not found:
             return None
-        sums = core.add_up((name, bet, m, r, h) for _id, name, bet, m, r, h in found)
+        kinds = sorted({str(f[6]).partition(":")[0] for f in found})
+        sums = core.add_up((name, bet, m, r, h) for _id, name, bet, m, r, h, _source in found)
         first, through = row.forwarded_through, found[-1][0]
         forwarded = core.merge(core.sums_from_payload(row.forwarded), sums)
         WideAreaMirror.objects.filter(pk=row.pk).update(
@@ -158,6 +159,7 @@ def forward(*, mirror: WideAreaMirror, limit: int = BATCH_LIMIT) -> int | None:
             "pool": row.central_code,
             "from": first,
             "through": through,
+            "kinds": kinds,  # the members' kinds (machine, table): the central checks OP-32
             "levels": core.sums_payload(sums),
         }
         audit.record(
@@ -242,7 +244,9 @@ def report_hit(
 # --- the state the venue's members are in -----------------------------------------------------------------
 
 
-def _set_state(mirror: WideAreaMirror, state: core.Availability, now: datetime) -> None:
+def _record_state(mirror: WideAreaMirror, state: core.Availability, now: datetime) -> WideAreaState:
+    """The state written and audited; the event is the caller's to emit (after every audit entry of its
+    transaction: events and the outbox are numbered last, halls.locks)."""
     WideAreaMirror.objects.filter(pk=mirror.pk).update(state=state.value, state_since=now)
     mirror.state, mirror.state_since = state.value, now
     data = WideAreaState(
@@ -251,9 +255,14 @@ def _set_state(mirror: WideAreaMirror, state: core.Availability, now: datetime) 
     audit.record(
         venue_id=mirror.venue_id, actor=VENUE, action="widearea.state_changed", obj=mirror, data=dict(data)
     )
-    events.emit(f"pool.{mirror.pool_id}", EventType.WIDE_AREA_STATE, data)
     if state != core.Availability.AVAILABLE:
         metrics.OFFLINE.labels(action=state.value).inc()
+    return data
+
+
+def _set_state(mirror: WideAreaMirror, state: core.Availability, now: datetime) -> None:
+    data = _record_state(mirror, state, now)
+    events.emit(f"pool.{mirror.pool_id}", EventType.WIDE_AREA_STATE, data)
 
 
 def watch(now: datetime | None = None) -> int:
@@ -299,6 +308,7 @@ def levels_heard(payload: dict[str, Any]) -> None:
     withdrawn the level offers it again and sends its meters to be reconciled)."""
     now = timezone.now()
     members = set(payload.get("venues") or [])
+    restored = []
     for mirror in _mirrors(payload.get("pool")):
         if mirror.venue.licence_number not in members:
             continue
@@ -310,9 +320,15 @@ def levels_heard(payload: dict[str, Any]) -> None:
             offline_action=str(payload.get("offline_action") or mirror.offline_action),
         )
         if mirror.state != core.Availability.AVAILABLE:
-            _set_state(mirror, core.Availability.AVAILABLE, now)
-            mirror.refresh_from_db()
-            _meters(mirror)
+            restored.append(mirror)
+    # One installation holds one venue's mirror; the loopback (tests, the embedded demo) holds several:
+    # every audit entry first, then the events and the outbox (halls.locks' order).
+    shown = [(m, _record_state(m, core.Availability.AVAILABLE, now)) for m in restored]
+    for mirror, data in shown:
+        events.emit(f"pool.{mirror.pool_id}", EventType.WIDE_AREA_STATE, data)
+    for mirror in restored:
+        mirror.refresh_from_db()
+        _meters(mirror)
 
 
 def _pay(claim: WideAreaClaim) -> None:
@@ -320,6 +336,11 @@ def _pay(claim: WideAreaClaim) -> None:
     if payer is not None:
         payer(claim)
         return
+    pay_at_cashier(claim)
+
+
+def pay_at_cashier(claim: WideAreaClaim) -> None:
+    """The default payer: the claim's amount waits at this venue's cashier as a payable (none for 0)."""
     amount = claim.amount or money.ZERO
     payables.hold_award_accounts([claim.mirror.venue_id])
     with payables.venue_language(claim.mirror.venue_id):
