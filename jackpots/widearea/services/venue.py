@@ -34,7 +34,7 @@ from halls.link.kinds import LinkKind
 from halls.link.services import outbox
 from halls.models import Network, Venue
 from halls.services import audit
-from jackpots.models import Contribution, Pool
+from jackpots.models import Contribution, Pool, PoolMember
 from jackpots.services import pools
 from jackpots.services.locks import lock_levels
 from jackpots.services.pools import LevelSpec
@@ -218,6 +218,17 @@ def report_hit(
     refusal = hit_refusal(mirror, level, now)
     if refusal is not None:
         raise _refuse(refusal)
+    kind, _sep, member = source.partition("/")[0].partition(":")
+    if not PoolMember.objects.filter(
+        pool_id=mirror.pool_id, source_type=kind, source_id=member, removed_at__isnull=True
+    ).exists():
+        raise _refuse(
+            InvalidInput(
+                _("%(source)s is not a member of %(code)s.")
+                % {"source": source, "code": mirror.central_code},
+                code="not_a_member",
+            )
+        )
     if WideAreaClaim.objects.filter(mirror=mirror, key=key).exists():
         raise _refuse(
             Conflict(_("The hit %(key)s was already reported.") % {"key": key}, code="duplicate_hit")

@@ -252,10 +252,20 @@ def test_bad_input_is_refused_named_and_counted_once(net: Net) -> None:
     assert not_linked.value.code == "level_not_linked"
     # A hit reported twice: refused at the venue; sent twice to the central, decided once.
     claim = venue.report_hit(
-        mirror=net.mirror("a"), source="machine:x", level="Grand", key="k-1", actor="test"
+        mirror=net.mirror("a"),
+        source=f"machine:{net.machines['a'].pk}",
+        level="Grand",
+        key="k-1",
+        actor="test",
     )
     with pytest.raises(Conflict) as twice:
-        venue.report_hit(mirror=net.mirror("a"), source="machine:x", level="Grand", key="k-1", actor="test")
+        venue.report_hit(
+            mirror=net.mirror("a"),
+            source=f"machine:{net.machines['a'].pk}",
+            level="Grand",
+            key="k-1",
+            actor="test",
+        )
     assert twice.value.code == "duplicate_hit"
     deliver(net.a)
     payload = outbox.pending(venue_id=net.a.pk).first()
