@@ -80,6 +80,9 @@ class Phase:
     ticks: list[float] = field(default_factory=list)
     broadcasts: list[float] = field(default_factory=list)  # times of each broadcast read done
     level_age: list[float] = field(default_factory=list)
+    reads: list[float] = field(default_factory=list)  # seconds of each broadcast read (link_levels)
+    forwards: list[float] = field(default_factory=list)  # seconds of the venues' forward_all
+    applies: list[float] = field(default_factory=list)  # seconds of the central applying the batches
     batches: int = 0
     cpu: float = 0.0
     wall: float = 0.0
@@ -172,7 +175,8 @@ def setup(venues: int, machines: int) -> tuple[list[int], list[int]]:
     )
     wide = central.make_wide_area(pool=pool, actor=operator, offline_after_seconds=30)
     per = machines // venues
-    wide_ids, base_ids = [], []
+    wide_ids: list[int] = []
+    base_ids: list[int] = []
     for n, v in enumerate(rows):
         central.add_venue(wide_area=wide, venue=v, actor=operator)
         mirror = venue.join(
@@ -233,8 +237,10 @@ def run_phase(phase: Phase, rate: int, seconds: float, forward_every: float, wid
         accepted = sum(1 for rs in replies for r in rs if r.get("status") == "accepted")
         phase.plays += accepted
         phase.bets += bet * accepted
+        read = time.perf_counter()
         items = broadcast.link_levels()  # the venues' broadcast read: what every machine hears this tick
         phase.broadcasts.append(time.perf_counter())
+        phase.reads.append(phase.broadcasts[-1] - read)
         if wide:
             now = timezone.now()
             for mirror in WideAreaMirror.objects.only("levels_at"):
@@ -242,10 +248,14 @@ def run_phase(phase: Phase, rate: int, seconds: float, forward_every: float, wid
                     phase.level_age.append((now - mirror.levels_at).total_seconds())
             if time.perf_counter() >= next_forward:
                 next_forward += forward_every
+                mark = time.perf_counter()
                 phase.batches += venue.forward_all()
+                phase.forwards.append(time.perf_counter() - mark)
+                mark = time.perf_counter()
                 for venue_id in venue_ids:
                     loopback.deliver(venue_id=venue_id)
                 central.publish_all()
+                phase.applies.append(time.perf_counter() - mark)
                 loopback.follow(stream="network.WANB")
         assert items
         phase.ticks.append(time.perf_counter() - started)
@@ -340,11 +350,14 @@ def main() -> int:
             f"{phase.name}: machines={len(phase.machines)} plays_per_s={phase.plays / phase.wall:.0f} "
             f"tick_p99_ms={pct(phase.ticks, 0.99) * 1000:.0f} "
             f"min_broadcasts_per_s={min_per_second(phase.broadcasts)} "
+            f"broadcast_read_p99_ms={pct(phase.reads, 0.99) * 1000:.0f} "
             f"cpu_s_per_1000_plays={phase.cpu / max(phase.plays, 1) * 1000:.2f}"
         )
         if phase is wide:
             line += (
                 f" batches_per_s={phase.batches / phase.wall:.1f}"
+                f" forward_all_p99_ms={pct(phase.forwards, 0.99) * 1000:.0f}"
+                f" central_apply_p99_ms={pct(phase.applies, 0.99) * 1000:.0f}"
                 f" level_age_p50_ms={pct(phase.level_age, 0.5) * 1000:.0f}"
                 f" level_age_p99_ms={pct(phase.level_age, 0.99) * 1000:.0f}"
             )

@@ -28,7 +28,8 @@ TAG = "wide-area"
 
 
 class HitSerializer(serializers.Serializer[dict[str, Any]]):
-    source = serializers.RegexField(r"^[a-z_]+:[^/:]+(/[^/]+)*$", max_length=120)
+    # the member and where in it: "table:1/hand:7"
+    member = serializers.RegexField(r"^[a-z_]+:[^/:]+(/[^/]+)*$", max_length=120)
     level = serializers.CharField(max_length=60)
     key = serializers.CharField(max_length=100)
 
@@ -75,7 +76,7 @@ class HitView(HallAPIView):
         mirror = _mirror(request, mirror_id, Role.CALLER, Role.OPERATOR)
         body = valid(HitSerializer, request.data)
         claim = venue.report_hit(
-            mirror=mirror, source=body["source"], level=body["level"], key=body["key"], actor=actor(request)
+            mirror=mirror, source=body["member"], level=body["level"], key=body["key"], actor=actor(request)
         )
         return Response(
             {"claim": claim.pk, "key": claim.key, "level": claim.level, "amount": money.text(claim.amount)},

@@ -91,7 +91,8 @@ class Net:
             states = self.at_venues("venue_state", halls)
             return states if all(condition(s) for s in states.values()) else None
 
-        return self.wait(seen, 60, what)
+        found: dict[int, Any] = self.wait(seen, 60, what)
+        return found
 
 
 @pytest.fixture(scope="module")

@@ -183,21 +183,18 @@ def _levels(pool: Pool) -> dict[str, PoolLevel]:
 
 
 def _check_kinds(wide: WideAreaPool, venue_id: int, kinds: Any) -> None:
-    """OP-32: machines and casino tables feed one pool only under its express authorisation."""
+    """OP-32: machines and casino tables feed one pool only under its express authorisation (the kinds
+    each venue's batches named so far are kept on its membership)."""
     if wide.mixed_sources_authorised or not isinstance(kinds, list):
         return
-    seen = set(
-        Contribution.objects.filter(pool=wide.pool)
-        .exclude(source=f"{SourceType.VENUE}:{venue_id}")
-        .values_list("source", flat=True)
-        .distinct()
-    )
-    members = {str(k) for k in kinds}
-    others = set()
-    for member in WideAreaVenue.objects.filter(wide_area=wide).exclude(venue_id=venue_id):
-        if f"{SourceType.VENUE}:{member.venue_id}" in seen:
-            others |= set(member.kinds)
-    if len(members | others) > 1:
+    seen: set[str] = {str(k) for k in kinds}
+    for others in (
+        WideAreaVenue.objects.filter(wide_area=wide)
+        .exclude(venue_id=venue_id)
+        .values_list("kinds", flat=True)
+    ):
+        seen |= set(others)
+    if len(seen) > 1:
         raise _refuse(
             Conflict(
                 _("The pool %(code)s is not authorised to mix machines and casino tables (OP-32).")

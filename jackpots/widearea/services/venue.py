@@ -34,7 +34,7 @@ from halls.link.kinds import LinkKind
 from halls.link.services import outbox
 from halls.models import Network, Venue
 from halls.services import audit
-from jackpots.models import Contribution, Pool, PoolMember
+from jackpots.models import Contribution, Pool, PoolLevel, PoolMember
 from jackpots.services import pools
 from jackpots.services.locks import lock_levels
 from jackpots.services.pools import LevelSpec
@@ -139,10 +139,13 @@ def forward(*, mirror: WideAreaMirror, limit: int = BATCH_LIMIT) -> int | None:
     with transaction.atomic():
         lock_levels(mirror.pool_id)
         row = WideAreaMirror.objects.get(pk=mirror.pk)
-        found = list(
-            Contribution.objects.filter(
-                pool_id=row.pool_id, level__name__in=row.wide_levels, id__gt=row.forwarded_through
+        wide = list(
+            PoolLevel.objects.filter(pool_id=row.pool_id, name__in=row.wide_levels).values_list(
+                "pk", flat=True
             )
+        )
+        found = list(
+            Contribution.objects.filter(level_id__in=wide, id__gt=row.forwarded_through)  # (level, id) index
             .order_by("id")
             .values_list("id", "level__name", "bet", "to_meter", "to_reserve", "house", "source")[:limit]
         )

@@ -22,7 +22,7 @@ def test_a_tables_hit_through_the_api_and_its_refusals(net: Net) -> None:
     client = api_client(net.operator)
     mirror = net.mirrors["c"].pk
     url = f"/api/widearea/mirrors/{mirror}/hits/"
-    hit = {"source": "table:1/hand:7", "level": "Grand", "key": "t1-h7"}
+    hit = {"member": "table:1/hand:7", "level": "Grand", "key": "t1-h7"}
     answer = client.post(url, hit, format="json")
     assert answer.status_code == 201, answer.content
     assert answer.json()["amount"] is None  # decided at the central
@@ -31,7 +31,7 @@ def test_a_tables_hit_through_the_api_and_its_refusals(net: Net) -> None:
         client.post(url, {**hit, "key": "x", "level": "Mini"}, format="json"), 400, "level_not_linked", "Mini"
     )
     refused(
-        client.post(url, {**hit, "key": "y", "source": "table:9"}, format="json"),
+        client.post(url, {**hit, "key": "y", "member": "table:9"}, format="json"),
         400,
         "not_a_member",
         "table:9",

@@ -90,8 +90,7 @@ def test_contributions_cross_once_and_the_level_comes_back(net: Net) -> None:
         assert levels["Grand"] == money.cents_down(SEED + bets * GRAND_RATE)  # shown to the cent, down
         assert levels["Mini"] == D("10.00")  # its own local level (a few tenths of a cent up)
         assert item.unavailable == ()
-        message = broadcast.payload(item, 0)
-        assert "unavailable" not in message
+        assert "unavailable" not in broadcast.payload(item, 0)
     assert WideAreaVenue.objects.get(venue=net.c).received["Grand"]["bet"] == "15.00"
     balances_hold(net)
 
