@@ -222,8 +222,11 @@ def run_phase(phase: Phase, rate: int, seconds: float, forward_every: float, wid
     per_tick = max(1, round(rate * TICK))
     cycle = itertools.cycle(phase.machines)
     venue_ids = sorted(set(WideAreaMirror.objects.values_list("venue_id", flat=True)))
+    from jackpots.services import folding
+
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    next_tick, next_forward = wall0, wall0 + forward_every
+    began = timezone.now()
+    next_tick, next_forward, next_fold = wall0, wall0 + forward_every, wall0 + 1.0
     end = wall0 + seconds
     bet = D("1.00")
     while time.perf_counter() < end:
@@ -244,7 +247,7 @@ def run_phase(phase: Phase, rate: int, seconds: float, forward_every: float, wid
         if wide:
             now = timezone.now()
             for mirror in WideAreaMirror.objects.only("levels_at"):
-                if mirror.levels_at is not None:
+                if mirror.levels_at is not None and mirror.levels_at >= began:  # this phase's levels
                     phase.level_age.append((now - mirror.levels_at).total_seconds())
             if time.perf_counter() >= next_forward:
                 next_forward += forward_every
@@ -258,6 +261,10 @@ def run_phase(phase: Phase, rate: int, seconds: float, forward_every: float, wid
                 phase.applies.append(time.perf_counter() - mark)
                 loopback.follow(stream="network.WANB")
         assert items
+        if time.perf_counter() >= next_fold:  # the beat's fold_pools, every second (both paths)
+            next_fold += 1.0
+            for pool_id in folding.unfolded().pools:
+                folding.fold(pool_id)
         phase.ticks.append(time.perf_counter() - started)
         next_tick += TICK
         pause = next_tick - time.perf_counter()

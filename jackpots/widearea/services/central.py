@@ -207,7 +207,7 @@ def _check_kinds(wide: WideAreaPool, venue_id: int, kinds: Any) -> None:
 def accept_contributions(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
     """A venue's batch: one ledger row per level holding the venue's exact sums (the pool's meter then
     holds, to the sixth decimal, what the venue's members contributed), its meters at the central moved
-    on, the levels published if due."""
+    on."""
     wide = _wide_area(payload.get("pool"))
     member = _member(wide, venue_id)
     try:
@@ -272,7 +272,8 @@ def accept_contributions(*, venue_id: int, payload: dict[str, Any]) -> dict[str,
         data={"pool": wide.pool.code, "from": first, "through": through, "levels": core.sums_payload(sums)},
     )
     metrics.BATCHES.inc()
-    publish_levels(wide_area=wide, at=at)
+    # The levels go out from the beat's publish_wide_area_levels (every HALL_WIDE_AREA_LEVELS_SECONDS),
+    # not per batch: twenty venues' batches would read the pool's meters twenty times for one publication.
     return {"through": through}
 
 
