@@ -27,7 +27,7 @@ from jackpots.widearea.services import venue
 TAG = "wide-area"
 
 
-class HitSerializer(serializers.Serializer[dict[str, Any]]):
+class WideAreaHitSerializer(serializers.Serializer[dict[str, Any]]):
     # the member and where in it: "table:1/hand:7"
     member = serializers.RegexField(r"^[a-z_]+:[^/:]+(/[^/]+)*$", max_length=120)
     level = serializers.CharField(max_length=60)
@@ -68,13 +68,13 @@ class HitView(HallAPIView):
     @extend_schema(
         operation_id="widearea_hit",
         summary="Report a member's hit on a wide-area level (decided at the central)",
-        request=HitSerializer,
+        request=WideAreaHitSerializer,
         responses={201: dict, **error_responses(400, 404, 409)},
         tags=[TAG],
     )
     def post(self, request: Request, mirror_id: int) -> Response:
         mirror = _mirror(request, mirror_id, Role.CALLER, Role.OPERATOR)
-        body = valid(HitSerializer, request.data)
+        body = valid(WideAreaHitSerializer, request.data)
         claim = venue.report_hit(
             mirror=mirror, source=body["member"], level=body["level"], key=body["key"], actor=actor(request)
         )
