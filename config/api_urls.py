@@ -21,6 +21,7 @@ from halls.regulator import api as regulator_api
 from halls.tax import api as tax_api
 from jackpots import api as jackpots_api
 from jackpots.tables import api as tables_api
+from jackpots.widearea import api as widearea_api
 from machines import api as machines_api
 
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -39,6 +40,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *paper_api.urlpatterns,
     *network_api.urlpatterns,
     *tables_api.urlpatterns,
+    *widearea_api.urlpatterns,
     *jackpots_api.urlpatterns,
     *machines_api.urlpatterns,
     *link_api.urlpatterns,

@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "halls.tax",
     "jackpots",
     "jackpots.tables",
+    "jackpots.widearea",
     "bingo.draws",
     "bingo.traditional",
     "bingo.electronic",
@@ -465,6 +466,23 @@ CELERY_BEAT_SCHEDULE = {
     "seal-pools": {
         "task": "jackpots.tasks.seal_pools",
         "schedule": env.float("HALL_POOL_SEAL_SECONDS", default=60.0),
+    },
+    # Wide-area pools (jackpots.widearea.tasks): a venue's batches to the central, the central's levels
+    # to the venues, a venue's withdrawn levels recorded. Each does nothing in the other role.
+    "forward-wide-area": {
+        "task": "jackpots.widearea.tasks.forward_wide_area",
+        "schedule": env.float("HALL_WIDE_AREA_FORWARD_SECONDS", default=0.5),
+        "options": {"expires": 1.0},
+    },
+    "publish-wide-area-levels": {
+        "task": "jackpots.widearea.tasks.publish_wide_area_levels",
+        "schedule": env.float("HALL_WIDE_AREA_LEVELS_SECONDS", default=0.25),
+        "options": {"expires": 1.0},
+    },
+    "watch-wide-area": {
+        "task": "jackpots.widearea.tasks.watch_wide_area",
+        "schedule": 1.0,
+        "options": {"expires": 2.0},
     },
     # Pool meters on the screens: at most 4 a second per pool, only when changed (jackpots.tasks).
     # A tick not started within a second is dropped: the next one publishes the same meters.
@@ -832,6 +850,13 @@ HALL_FEED_DAYS_BACK = env.int("HALL_FEED_DAYS_BACK", default=7)
 # Central: a venue not heard from (no socket open, no request) for this long is shown offline; a rotated
 # credential keeps working this long after its successor is issued.
 HALL_LINK_OFFLINE_SECONDS = env.float("HALL_LINK_OFFLINE_SECONDS", default=30.0)
+# Wide-area pools (jackpots.widearea): a venue forwards its members' contributions to the central in one
+# outbox message per pool at most every FORWARD seconds; the central publishes a pool's levels on the
+# network's stream when they changed, at most every LEVELS seconds, and at least every HEARTBEAT seconds
+# (a venue that hears none for the pool's window withdraws the level).
+HALL_WIDE_AREA_FORWARD_SECONDS = env.float("HALL_WIDE_AREA_FORWARD_SECONDS", default=0.5)
+HALL_WIDE_AREA_LEVELS_SECONDS = env.float("HALL_WIDE_AREA_LEVELS_SECONDS", default=0.25)
+HALL_WIDE_AREA_HEARTBEAT_SECONDS = env.float("HALL_WIDE_AREA_HEARTBEAT_SECONDS", default=5.0)
 HALL_LINK_ROTATION_GRACE_SECONDS = env.float("HALL_LINK_ROTATION_GRACE_SECONDS", default=3600.0)
 
 # --- The gaming authority's node (HALL_ROLE=regulator: halls.regulator) ----------------------------------

@@ -71,6 +71,10 @@ class EventType(StrEnum):
     POOL_CORRECTED = "pool.corrected"
     POOL_HIT = "pool.hit"
     POOL_METERS = "pool.meters"
+    # jackpots.widearea, on a venue's mirror pool stream ("pool.<id>"): the wide-area levels offered or
+    # withdrawn (the central silent past the pool's window), and a hit of this venue decided at the central
+    WIDE_AREA_STATE = "widearea.state"
+    WIDE_AREA_DECIDED = "widearea.decided"
     # jackpots tables, on the table stream ("table.<id>")
     TABLE_CREATED = "table.created"
     TABLE_JOINED_POOL = "table.joined_pool"
@@ -517,6 +521,22 @@ class PoolMeters(TypedDict):
     pools: list[dict[str, Any]]  # readmodels.screens.pool_display of each changed pool the room shows
 
 
+class WideAreaState(TypedDict):
+    pool: int  # the venue's mirror pool
+    central: str  # the central pool's code
+    state: Literal["available", "unavailable", "locked"]
+    levels: list[str]  # the wide-area levels concerned
+
+
+class WideAreaDecided(TypedDict):
+    pool: int
+    central: str
+    level: str
+    source: str
+    outcome: Literal["won", "redecided", "lost"]
+    amount: Decimal
+
+
 # --- jackpots tables: the table stream -------------------------------------------------------------------
 
 
@@ -873,6 +893,8 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.PROGRAMS_PICK_SET: ProgramPickSet,
     EventType.PROGRAMS_AWARDED: ProgramsAwarded,
     EventType.POOL_CREATED: PoolCreated,
+    EventType.WIDE_AREA_STATE: WideAreaState,
+    EventType.WIDE_AREA_DECIDED: WideAreaDecided,
     EventType.POOL_MEMBERS_CHANGED: PoolMembersChanged,
     EventType.POOL_PARAMETERS_CHANGED: PoolParametersChanged,
     EventType.POOL_CORRECTED: PoolCorrected,

@@ -20,6 +20,11 @@ class MachinesConfig(AppConfig):
         )
         # A machine's hand pay paid at the cashier takes the machine's locks first and unlocks it.
         register_payer(PayableKind.MACHINE, pay_at_cashier)
+        # A machine's wide-area hit, decided at the central, is paid (or the machine unlocked) here.
+        from jackpots.widearea.hooks import register_payer as register_wide_area_payer
+        from machines.services.widearea import pay_claim
+
+        register_wide_area_payer("machine", pay_claim)
         # Four eyes: a machine joins or leaves a link's pool only through an approved proposal.
         from machines.services import proposal_kinds
 

@@ -37,7 +37,6 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from machines import protocol
 from machines.services import broadcast
 
 log = logging.getLogger("hall.machines.broadcaster")
@@ -54,7 +53,7 @@ def dumps(payload: dict[str, Any]) -> str:
 
 def encode(snapshot: Snapshot, at_ms: int) -> list[tuple[int, str]]:
     """(link group id, encoded payload) of every group of the snapshot, stamped `at_ms`."""
-    return [(item.group_id, dumps(protocol.progressive(item.code, item.levels, at_ms))) for item in snapshot]
+    return [(item.group_id, dumps(broadcast.payload(item, at_ms))) for item in snapshot]
 
 
 async def send_all(layer: Any, sends: list[tuple[int, str]]) -> int:

@@ -475,6 +475,10 @@ class MachineBrain:
                 stats.broadcast_delays.append(wall - at / 1000)
         self.last_broadcast = now
         self._set_levels(message.get("levels"))
+        unavailable = message.get("unavailable")  # wide-area levels withdrawn (jackpots.widearea): not shown
+        if isinstance(unavailable, list):
+            for name in unavailable:
+                self.levels.pop(str(name), None)
         if not self.linked:
             self.linked = True
             self.wakeup = True

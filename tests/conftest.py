@@ -92,6 +92,7 @@ SQLITE_SUITE = (
     "jackpots/test_pool_api.py",
     "jackpots/test_demo_seed.py",
     "jackpots/tables",
+    "jackpots/widearea",
     "machines/test_gateway.py",
     "machines/test_gateway_batch.py",
     "machines/test_gateway_http.py",

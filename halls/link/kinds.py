@@ -17,10 +17,28 @@ class LinkKind(StrEnum):
     # {"self_exclusion": id, "venue": {"licence", "name"}, "since", "until", "recorded_at",
     #  "personal": {"document": {"kind", "number", "country"}}} ("personal" erased once acknowledged)
     SELF_EXCLUSION = "door.self_exclusion"
+    # wide-area pools (jackpots.widearea), venue -> central: a batch of the members' contributions to the
+    # pool's wide-area levels, each level's exact sums of the venue's rows (from, through]:
+    # {"pool": central code, "from": id, "through": id, "levels": {name: {count, bet, to_meter, to_reserve,
+    #  house}}}
+    WA_CONTRIBUTIONS = "wa.contributions"
+    # a member's hit on a wide-area level: {"pool", "level", "key": the venue's, unique, "source", "at"}
+    WA_HIT = "wa.hit"
+    # the venue's totals forwarded so far, to reconcile with the central's (after the line returns):
+    # {"pool", "through", "levels": {name: sums}}
+    WA_METERS = "wa.meters"
     # central -> venue (streams)
     # a message for a venue's operator (credential rotated, link paused):
     # {"text": str, "level": "info" | "warning"} (stored in LinkNotice, listed by `manage.py link_notices`)
     NOTICE = "link.notice"
+    # wide-area pools, on "network.<code>": a pool's levels and settings {"pool", "levels": [{"level",
+    #  "amount"}], "at", "offline_after_seconds", "offline_action", "venues": [licence]} (when changed,
+    #  at least every HALL_WIDE_AREA_HEARTBEAT_SECONDS)
+    WA_LEVELS = "wa.levels"
+    # a hit decided {"pool", "level", "venue": licence, "key", "outcome", "amount", "levels": [...]}
+    WA_DECISION = "wa.decision"
+    # a venue's meters reconciled {"pool", "venue": licence, "levels": central's sums, "differences": [...]}
+    WA_RECONCILED = "wa.reconciled"
     # interconnected bingo, on "network.<code>": a round opened {prize, name, round, percent,
     # reserve_percent, max_ball, closes_at, halls}
     IB_ROUND_OPENED = "ib.round_opened"

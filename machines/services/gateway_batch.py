@@ -22,6 +22,8 @@ from jackpots.services import awards, contributions
 from jackpots.services.contributions import ContributionItem
 from jackpots.services.locks import lock_levels
 from jackpots.sources import PoolSource
+from jackpots.widearea.models import WideAreaMirror
+from jackpots.widearea.services import venue as widearea
 from machines import protocol
 from machines.models import (
     LockReason,
@@ -55,6 +57,15 @@ class PendingHit:
 
 
 @dataclass
+class WideHit:
+    """A hit on a wide-area level: reported to the central when the batch is written, decided there."""
+
+    row: Row
+    message: protocol.Hit
+    mirror: WideAreaMirror
+
+
+@dataclass
 class Batch:
     """What one transaction takes, for all its machines; `finish` writes it."""
 
@@ -66,6 +77,8 @@ class Batch:
     greetings: dict[int, gateway_hello.Greeting] = field(default_factory=dict)  # by machine
     levels: dict[int, dict[str, PoolLevel]] = field(default_factory=dict)  # by pool, read for a hit
     reconciled: list[tuple[MeterSnapshot, dict[str, Any]]] = field(default_factory=list)  # to audit
+    mirrors: dict[int, WideAreaMirror | None] = field(default_factory=dict)  # by pool: its wide-area side
+    wide_hits: list[WideHit] = field(default_factory=list)
 
     # --- per message (after sequencing took it) ---
 
@@ -98,6 +111,12 @@ class Batch:
                 return protocol.ack(
                     seq, "rejected", "unknown_level", f"The machine's pool has no level {message.level!r}."
                 )
+            mirror = self._mirror(row.pool_id)
+            if mirror is not None and message.level in mirror.wide_levels:
+                refusal = widearea.hit_refusal(mirror, message.level, self.at)
+                if refusal is not None:
+                    widearea.count_refusal(refusal)
+                    return protocol.ack(seq, "rejected", refusal.code, refusal.message)
         return None
 
     def play(self, row: Row, message: protocol.Play) -> None:
@@ -155,7 +174,11 @@ class Batch:
         """Awarded after the batch's plays (`finish`); the machine locks for its hand pay at once: a play
         after it in the batch is refused."""
         assert row.pool_id is not None  # refusal() let it through
-        self.hits.append(PendingHit(row, message, self._levels(row.pool_id)[message.level]))
+        mirror = self._mirror(row.pool_id)
+        if mirror is not None and message.level in mirror.wide_levels:
+            self.wide_hits.append(WideHit(row, message, mirror))  # the central decides its amount
+        else:
+            self.hits.append(PendingHit(row, message, self._levels(row.pool_id)[message.level]))
         row.state, row.lock_reason = MachineState.LOCKED, LockReason.HAND_PAY
         return {"amount": None, "lock": LockReason.HAND_PAY.value}  # the amount once awarded
 
@@ -177,6 +200,11 @@ class Batch:
         if pool_id not in self.levels:
             self.levels[pool_id] = {lv.name: lv for lv in PoolLevel.objects.filter(pool_id=pool_id)}
         return self.levels[pool_id]
+
+    def _mirror(self, pool_id: int) -> WideAreaMirror | None:
+        if pool_id not in self.mirrors:
+            self.mirrors[pool_id] = widearea.mirror_of_pool(pool_id)
+        return self.mirrors[pool_id]
 
     def _contribute(self, row: Row, item: ContributionItem) -> None:
         assert row.pool_id is not None
@@ -215,6 +243,22 @@ class Batch:
         gateway_rows.update_machines([m for m in changed if m is not None])
         if greetings:
             gateway_hello.welcome(greetings, self.at)
+        for wide in self.wide_hits:  # last: each ends with its outbox number (halls.locks.Rank.STREAM)
+            machine = wide.row.machine
+            widearea.report_hit(
+                mirror=wide.mirror,
+                source=f"machine:{machine.pk}",
+                level=wide.message.level,
+                key=message_key(machine.pk, wide.message.seq),
+                actor=f"{GATEWAY}:{machine.asset_number}",
+                context={
+                    "machine": machine.pk,
+                    "seq": wide.message.seq,
+                    "group": wide.row.group_id,
+                    "game_id": wide.message.game_id,
+                },
+                at=self.at,
+            )
 
 
 def create_hand_pay(hit: ProgressiveHit, award_id: int | None, actor: str) -> None:
