@@ -9,7 +9,8 @@ every venue), keyed by the key and a digest of the presented secret (never the s
 HALL_LINK_CREDENTIAL_CACHE_SECONDS (0: no cache). An entry counts only while the shared cache's credential
 generation is the one read before it was verified: `rotate` and `revoke` draw a new generation when they
 commit (and forget the entries of their own process at once), so every process reads the database again at
-its next request. Without the shared cache (Redis down) nothing is kept: every request reads the database.
+its first request once it reads the generation (at most GENERATION_READ_SECONDS, half a second, later).
+Without the shared cache (Redis down) nothing is kept: every request reads the database.
 A refused credential is never kept. A kept one still carries its grace's end, checked on every request.
 """
 
@@ -218,9 +219,18 @@ _verified: dict[tuple[str, bytes], _Verified] = {}
 _verified_lock = threading.Lock()
 
 
+GENERATION_READ_SECONDS = 0.5  # the shared generation read at most this often by a process
+_read: list[tuple[float, str | None]] = []  # the last read: (time.monotonic(), generation)
+
+
 def _generation() -> str | None:
-    """The credentials' generation in the shared cache (drawn afresh when missing: a restarted Redis), or
-    None when the cache cannot be read (then nothing is kept)."""
+    """The credentials' generation in the shared cache (drawn afresh when missing: a restarted Redis), read
+    at most every GENERATION_READ_SECONDS (a Redis client per read costs about what the database read
+    did), or None when the cache cannot be read (then nothing is kept)."""
+    now = time.monotonic()
+    last = _read[-1] if _read else None
+    if last is not None and now - last[0] < GENERATION_READ_SECONDS:
+        return last[1]
     try:
         found = cache.get(GENERATION_KEY)
         if found is None:
@@ -228,14 +238,18 @@ def _generation() -> str | None:
             found = cache.get(GENERATION_KEY)
     except Exception:  # the cache's errors are its backend's own (redis-py's); the database still answers
         log.warning("the shared cache cannot be read: link credentials are read from the database")
-        return None
-    return str(found) if found is not None else None
+        found = None
+    generation = str(found) if found is not None else None
+    _read[:] = [(now, generation)]
+    return generation
 
 
 def forget_verified() -> None:
-    """This process keeps no verified credential (the next request of each venue reads the database)."""
+    """This process keeps no verified credential (the next request of each venue reads the database and
+    the shared generation)."""
     with _verified_lock:
         _verified.clear()
+        _read.clear()
 
 
 def _new_generation() -> None:
