@@ -670,11 +670,14 @@ HALL_SPEND_GROUP_COMMIT = env.bool("HALL_SPEND_GROUP_COMMIT", default=True)
 HALL_SPEND_GROUP_SIZE = env.int("HALL_SPEND_GROUP_SIZE", default=64)
 HALL_SPEND_GROUP_WAIT_MS = env.float("HALL_SPEND_GROUP_WAIT_MS", default=2.0)
 HALL_SPEND_GROUP_RUNNERS = env.int("HALL_SPEND_GROUP_RUNNERS", default=2)
-# Player cards' cash-ins at the tills (player_cards.cash_in): one transaction, one audit append a group.
+# Player cards' cash-ins at the tills (player_cards.cash_in): one transaction, one audit append a group. One
+# group written at a time: a group locks its cashiers' shifts first, so a second one only waited for the
+# first's shift lock, and took half the callers (32 threads at one till: groups of 28 and 291-349 cash-ins/s
+# with one runner, against groups of 14 and 208 with two; bench/cashier_ledger.py, issue 30).
 HALL_CASH_IN_GROUP_COMMIT = env.bool("HALL_CASH_IN_GROUP_COMMIT", default=True)
 HALL_CASH_IN_GROUP_SIZE = env.int("HALL_CASH_IN_GROUP_SIZE", default=64)
 HALL_CASH_IN_GROUP_WAIT_MS = env.float("HALL_CASH_IN_GROUP_WAIT_MS", default=2.0)
-HALL_CASH_IN_GROUP_RUNNERS = env.int("HALL_CASH_IN_GROUP_RUNNERS", default=2)
+HALL_CASH_IN_GROUP_RUNNERS = env.int("HALL_CASH_IN_GROUP_RUNNERS", default=1)
 # A service transaction that PostgreSQL broke off (a deadlock, a serialization failure) is run again this
 # many times at most (halls.db_retry), after a jittered pause starting at BACKOFF_MS and doubling.
 HALL_DB_RETRIES = env.int("HALL_DB_RETRIES", default=5)
