@@ -114,8 +114,14 @@ class Floor:
         self.drawer = Decimal("100.00")
 
 
-def run_phase(floor: Floor, phase: str, threads: int, seconds: float, tag: str) -> dict[str, Any]:
-    """`threads` threads calling the phase's service for `seconds`: postings, per-call latencies, errors."""
+def run_phase(
+    floor: Floor, phase: str, threads: int, seconds: float, tag: str, profile: str | None = None
+) -> dict[str, Any]:
+    """`threads` threads calling the phase's service for `seconds`: postings, per-call latencies, errors
+    (with `profile`, the calls' CPU by function to `<profile>.<phase>.<threads>.pstats`)."""
+    import cProfile
+    import pstats
+
     from django.db import connection
 
     from halls.cashier.services import player_cards as card_service
@@ -124,6 +130,8 @@ def run_phase(floor: Floor, phase: str, threads: int, seconds: float, tag: str) 
     latencies: list[list[float]] = [[] for _ in range(threads)]
     errors: list[str] = []
     done = [0] * threads
+    guard = threading.Lock()
+    profiles: list[pstats.Stats] = []
     stop_at = [0.0]
 
     def worker(i: int) -> None:
@@ -132,6 +140,9 @@ def run_phase(floor: Floor, phase: str, threads: int, seconds: float, tag: str) 
         perf = time.perf_counter
         start.wait()
         n = 0
+        prof = cProfile.Profile(time.thread_time) if profile else None
+        if prof is not None:
+            prof.enable()
         try:
             while perf() < stop_at[0]:
                 key = f"{tag}:{i}:{n}"
@@ -152,7 +163,13 @@ def run_phase(floor: Floor, phase: str, threads: int, seconds: float, tag: str) 
         finally:
             done[i] = n
             connection.close()
+            if prof is not None:
+                prof.disable()
+                with guard:
+                    profiles.append(pstats.Stats(prof))
 
+    group = _group_of(phase)
+    before = (group.groups, group.items) if group is not None else (0, 0)
     pool = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
     for t in pool:
         t.start()
@@ -162,6 +179,11 @@ def run_phase(floor: Floor, phase: str, threads: int, seconds: float, tag: str) 
     for t in pool:
         t.join()
     elapsed = time.perf_counter() - began
+    if profiles:
+        merged = profiles[0]
+        for more in profiles[1:]:
+            merged.add(more)
+        merged.dump_stats(f"{profile}.{phase}.{threads}.pstats")
     for i in range(threads):
         card = floor.cards[0] if phase == "spend-hot" else floor.cards[i]
         if phase == "plain-insert":
@@ -173,7 +195,10 @@ def run_phase(floor: Floor, phase: str, threads: int, seconds: float, tag: str) 
             floor.expected[card.pk] -= SPEND * done[i]
     ordered = sorted(x for lat in latencies for x in lat)
     total = sum(done)
+    groups, items = (group.groups - before[0], group.items - before[1]) if group is not None else (0, 0)
     return {
+        "groups": groups,
+        "group_mean": items / groups if groups else 0.0,
         "phase": phase,
         "threads": threads,
         "postings": total,
@@ -182,6 +207,17 @@ def run_phase(floor: Floor, phase: str, threads: int, seconds: float, tag: str) 
         "p99_ms": percentile(ordered, 99) * 1000,
         "errors": errors,
     }
+
+
+def _group_of(phase: str) -> Any:
+    """The process's group commit the phase writes through (its counters: groups and items), or None."""
+    from halls.cashier.services import player_cards as card_service
+
+    if phase == "cash-in-till":
+        return card_service._cash_in_group.get()
+    if phase.startswith("spend"):
+        return card_service._spend_group.get()
+    return None
 
 
 def exact(floor: Floor) -> bool:
@@ -224,9 +260,18 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="seconds of each phase")
     parser.add_argument("--quick", action="store_true", help="3 s per phase (about a minute in all)")
     parser.add_argument("--threads", default=",".join(map(str, THREADS)), help="thread counts, e.g. 1,8,32")
+    parser.add_argument(
+        "--phases",
+        default=",".join(PHASES),
+        help=f"phases, of {','.join(PHASES)}",
+    )
+    parser.add_argument(
+        "--profile", help="a file prefix: each phase's CPU by function (cProfile on thread time, pstats)"
+    )
     args = parser.parse_args()
     seconds = 3.0 if args.quick else args.seconds
     counts = [int(x) for x in args.threads.split(",")]
+    phases = [p for p in PHASES if p in args.phases.split(",")]
 
     if args.sqlite:
         os.environ.pop("DATABASE_URL", None)
@@ -258,15 +303,19 @@ def main() -> int:
     floor = Floor(run, max(counts))
     connection.close()
     print(f"{engine}: {max(counts)} cards funded, {seconds:g} s per phase, threads {counts}")
-    print(f"{'phase':<16}{'threads':>8}{'postings':>10}{'per s':>10}{'p50 ms':>9}{'p99 ms':>9}")
+    print(
+        f"{'phase':<16}{'threads':>8}{'postings':>10}{'per s':>10}{'p50 ms':>9}{'p99 ms':>9}"
+        f"{'groups':>8}{'a group':>9}"
+    )
     results: list[dict[str, Any]] = []
     for threads in counts:
-        for phase in PHASES:
-            result = run_phase(floor, phase, threads, seconds, f"{run}:{phase}:{threads}")
+        for phase in phases:
+            result = run_phase(floor, phase, threads, seconds, f"{run}:{phase}:{threads}", args.profile)
             results.append(result)
             print(
                 f"{phase:<16}{threads:>8}{result['postings']:>10,}{result['per_s']:>10,.0f}"
-                f"{result['p50_ms']:>9.2f}{result['p99_ms']:>9.2f}"
+                f"{result['p50_ms']:>9.2f}{result['p99_ms']:>9.2f}{result['groups']:>8,}"
+                f"{result['group_mean']:>9.1f}"
             )
             for error in result["errors"][:5]:
                 print("  ERROR", error)
@@ -276,11 +325,10 @@ def main() -> int:
             cursor.execute(f"TRUNCATE {PLAIN_TABLE}")
     top = max(counts)
     best = {r["phase"]: r["per_s"] for r in results if r["threads"] == top}
-    print(
-        f"engine={engine} spend_distinct_{top}={best['spend-distinct']:.0f} "
-        f"spend_hot_{top}={best['spend-hot']:.0f} cash_in_{top}={best['cash-in-till']:.0f} "
-        f"plain_insert_{top}={best['plain-insert']:.0f} exact={'true' if ok else 'false'}"
-    )
+    names = {"spend-distinct": "spend_distinct", "spend-hot": "spend_hot", "cash-in-till": "cash_in"}
+    names["plain-insert"] = "plain_insert"
+    figures = " ".join(f"{names[p]}_{top}={best[p]:.0f}" for p in phases)
+    print(f"engine={engine} {figures} load={os.getloadavg()[0]:.1f} exact={'true' if ok else 'false'}")
     return 0 if ok else 1
 
 

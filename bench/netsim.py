@@ -230,14 +230,54 @@ class Spans:
 
         setattr(owner, name, wrapper)
 
-    def dump_on_signal(self, out: str) -> None:
+    def dump_on_signal(self, out: str, profile: CpuProfile | None = None) -> None:
         import signal
 
         def dump(*_: Any) -> None:
             with self.guard:
                 Path(out).write_text(json.dumps(self.spans))
+            if profile is not None:
+                profile.dump(out)
 
         signal.signal(signal.SIGUSR1, dump)
+
+
+class CpuProfile:
+    """cProfile on the threads' CPU time (time.thread_time) of the calls of methods wrapped by `profile`,
+    all calls summed in one profile per label; dumped as pstats files (`<out>.<label>.pstats`) on SIGUSR1
+    beside the spans. For finding where a web process's CPU goes (BENCH_PROFILE=1): it slows the calls."""
+
+    def __init__(self) -> None:
+        import pstats
+
+        self.guard = threading.Lock()
+        self.stats: dict[str, pstats.Stats] = {}
+
+    def profile(self, owner: Any, name: str, label: str) -> None:
+        import cProfile
+        import pstats
+
+        inner: Callable[..., Any] = getattr(owner, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            prof = cProfile.Profile(time.thread_time)
+            prof.enable()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                prof.disable()
+                with self.guard:
+                    if label in self.stats:
+                        self.stats[label].add(prof)
+                    else:
+                        self.stats[label] = pstats.Stats(prof)
+
+        setattr(owner, name, wrapper)
+
+    def dump(self, out: str) -> None:
+        with self.guard:
+            for label, stats in self.stats.items():
+                stats.dump_stats(f"{out}.{label}.pstats")
 
 
 def print_timings(paths: list[Path], title: str) -> None:

@@ -689,15 +689,21 @@ HALL_SALES_GROUP_SIZE = env.int("HALL_SALES_GROUP_SIZE", default=64)
 HALL_SALES_GROUP_WAIT_MS = env.float("HALL_SALES_GROUP_WAIT_MS", default=2.0)
 HALL_SALES_GROUP_RUNNERS = env.int("HALL_SALES_GROUP_RUNNERS", default=2)
 # Player cards' spends (halls.cashier.services.player_cards.spend: a terminal's purchase, a table's buy-in).
+# One group written at a time, as the cash-ins below: a venue's groups meet at its audit head and sales
+# account anyway, and two runners halved the groups (32 threads: groups of 29, 730-850 spends/s with one
+# runner, against groups of 15, 460-592/s with two; bench/cashier_ledger.py, issue 30).
 HALL_SPEND_GROUP_COMMIT = env.bool("HALL_SPEND_GROUP_COMMIT", default=True)
 HALL_SPEND_GROUP_SIZE = env.int("HALL_SPEND_GROUP_SIZE", default=64)
 HALL_SPEND_GROUP_WAIT_MS = env.float("HALL_SPEND_GROUP_WAIT_MS", default=2.0)
-HALL_SPEND_GROUP_RUNNERS = env.int("HALL_SPEND_GROUP_RUNNERS", default=2)
-# Player cards' cash-ins at the tills (player_cards.cash_in): one transaction, one audit append a group.
+HALL_SPEND_GROUP_RUNNERS = env.int("HALL_SPEND_GROUP_RUNNERS", default=1)
+# Player cards' cash-ins at the tills (player_cards.cash_in): one transaction, one audit append a group. One
+# group written at a time: a group locks its cashiers' shifts first, so a second one only waited for the
+# first's shift lock, and took half the callers (32 threads at one till: groups of 28 and 291-349 cash-ins/s
+# with one runner, against groups of 14 and 208 with two; bench/cashier_ledger.py, issue 30).
 HALL_CASH_IN_GROUP_COMMIT = env.bool("HALL_CASH_IN_GROUP_COMMIT", default=True)
 HALL_CASH_IN_GROUP_SIZE = env.int("HALL_CASH_IN_GROUP_SIZE", default=64)
 HALL_CASH_IN_GROUP_WAIT_MS = env.float("HALL_CASH_IN_GROUP_WAIT_MS", default=2.0)
-HALL_CASH_IN_GROUP_RUNNERS = env.int("HALL_CASH_IN_GROUP_RUNNERS", default=2)
+HALL_CASH_IN_GROUP_RUNNERS = env.int("HALL_CASH_IN_GROUP_RUNNERS", default=1)
 # A service transaction that PostgreSQL broke off (a deadlock, a serialization failure) is run again this
 # many times at most (halls.db_retry), after a jittered pause starting at BACKOFF_MS and doubling.
 HALL_DB_RETRIES = env.int("HALL_DB_RETRIES", default=5)
@@ -814,6 +820,11 @@ HALL_LINK_POLL_SECONDS = env.float("HALL_LINK_POLL_SECONDS", default=0.2)
 HALL_LINK_HEARTBEAT_SECONDS = env.float("HALL_LINK_HEARTBEAT_SECONDS", default=10.0)
 HALL_LINK_BACKOFF_MAX_SECONDS = env.float("HALL_LINK_BACKOFF_MAX_SECONDS", default=30.0)
 HALL_LINK_CATCHUP_SECONDS = env.float("HALL_LINK_CATCHUP_SECONDS", default=30.0)
+# Central: seconds a web process keeps a venue credential it verified before reading it again (0: every
+# request reads it). A rotation or revocation is seen by every process within half a second through the
+# shared cache; this bounds it only when the shared cache could not be told (halls.link.services.credentials).
+# At 10 s a re-read was due every 10 s for each venue, and waited for a pooled connection (p99 3 s at 300).
+HALL_LINK_CREDENTIAL_CACHE_SECONDS = env.float("HALL_LINK_CREDENTIAL_CACHE_SECONDS", default=60.0)
 # Venue: the gaming authority's service, where the outbox's notices to it go (a person's self-exclusion,
 # POSTed to <url>/notices by `manage.py run_link`, halls.link.transport.AuthoritySender), and its token
 # (sent as a Bearer token when set). Blank: the notices wait in the outbox until it is set.

@@ -15,7 +15,7 @@ write of a service is audited).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -129,14 +129,48 @@ def venue_ids_for(user: AnyUser, *, door: bool = False) -> list[int]:
 
 def require_role(user: AnyUser, venue_id: int, *roles: str) -> None:
     """Raise unless ``user`` holds one of ``roles`` (or operator) in the venue."""
-    held = roles_in(user, venue_id)
+    refusal = role_refusal(roles_in(user, venue_id), *roles)
+    if refusal is not None:
+        raise refusal
+
+
+def role_refusal(held: frozenset[str], *roles: str) -> NotFound | PermissionDenied | None:
+    """What `require_role` raises for a user who holds `held` in the venue, or None if they may."""
     if not held:
-        raise NotFound(_("Not found in your venues."), code="not_found")
+        return NotFound(_("Not found in your venues."), code="not_found")
     if not held.intersection(roles):
         wanted = " or ".join(roles)
-        raise PermissionDenied(
+        return PermissionDenied(
             _("This needs the %(wanted)s role in this venue.") % {"wanted": wanted}, code="role_required"
         )
+    return None
+
+
+def reading_now() -> bool:
+    """Whether this runs inside ``reading()`` (where an inspector's read rights count)."""
+    return _reading.get() is not None
+
+
+def write_roles_of(users: Sequence[AnyUser], venue_id: int) -> dict[Any, frozenset[str]]:
+    """Each user's roles in the venue by their pk, as `roles_in` finds them outside ``reading()`` (a write:
+    an inspector's read rights never count), in one query for them all (a group of writes)."""
+    found: dict[Any, set[str]] = {}
+    asked = [u.pk for u in users if u.is_authenticated and not getattr(u, "is_superuser", False)]
+    if asked:
+        for user_id, role in StaffRole.objects.filter(user_id__in=asked, venue_id=venue_id).values_list(
+            "user_id", "role"
+        ):
+            found.setdefault(user_id, set()).add(role)
+    held: dict[Any, frozenset[str]] = {}
+    for user in users:
+        if not user.is_authenticated:
+            held[user.pk] = frozenset()
+        elif getattr(user, "is_superuser", False):
+            held[user.pk] = ALL_ROLES
+        else:
+            roles = frozenset(found.get(user.pk, ()))
+            held[user.pk] = ALL_ROLES if Role.OPERATOR in roles else roles
+    return held
 
 
 # The things a lookup names, as a person reads them in the refusal (the error code keeps the English key).

@@ -14,7 +14,7 @@ from django.db import connection
 from halls.cashier.models import LedgerTransaction, Means, PlayerCardState, Shift, TxKind
 from halls.cashier.services import ledger as books
 from halls.cashier.services import player_cards
-from halls.errors import Conflict
+from halls.errors import Conflict, NotFound, PermissionDenied
 from halls.models import AuditEntry, Role, Venue
 from halls.services import audit, verify
 from tests.cashier.ticket_support import funded_card
@@ -25,7 +25,13 @@ D = Decimal
 
 
 def _order(
-    card_id: int, venue_id: int, amount: str, key: str, actor: User, means: str = "cash"
+    card_id: int,
+    venue_id: int,
+    amount: str,
+    key: str,
+    actor: User,
+    means: str = "cash",
+    role_checked: bool = True,
 ) -> player_cards._CashIn:
     return player_cards._CashIn(
         card_id=card_id,
@@ -35,6 +41,7 @@ def _order(
         ledger_key=f"card_cash_in:{key}",
         actor=actor,
         language=None,
+        role_checked=role_checked,
     )
 
 
@@ -134,3 +141,65 @@ def test_concurrent_cash_ins_at_one_till_are_grouped_and_exact(venue: Venue, cas
     assert books.drawer(shift, Means.CASH).balance == D("100.00")
     assert books.trial_balance(venue.pk).holds
     assert verify.verify_audit(venue_ids=[venue.pk]).ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_group_checks_its_cashiers_roles_in_one_query_as_require_role_would(
+    venue: Venue, cashier: User
+) -> None:
+    card = funded_card(venue, 1, "5.00")
+    boss = make_user("boss", venue, Role.OPERATOR)
+    on_shift(boss, venue)
+    door = make_user("door", venue, Role.DOOR)
+    stranger = make_user("stranger")
+    orders = [
+        _order(card.pk, venue.pk, "1.00", "a", cashier, role_checked=False),
+        _order(card.pk, venue.pk, "1.00", "b", door, role_checked=False),  # another role: 403
+        _order(card.pk, venue.pk, "1.00", "c", stranger, role_checked=False),  # no role here: not found
+        _order(card.pk, venue.pk, "2.00", "d", boss, role_checked=False),  # the operator may
+        _order(card.pk, venue.pk, "1.00", "e", door),  # checked by its caller: on to its (missing) shift
+    ]
+    answers = player_cards._cash_ins_together(orders)
+    assert [type(a).__name__ for a in answers] == [
+        "CardMove",
+        "PermissionDenied",
+        "NotFound",
+        "CardMove",
+        "Conflict",
+    ]
+    assert isinstance(answers[1], PermissionDenied) and answers[1].code == "role_required"
+    assert isinstance(answers[2], NotFound) and answers[2].code == "not_found"
+    assert isinstance(answers[4], Conflict) and answers[4].code == "no_open_shift"
+    assert player_cards.balance(card) == D("8.00")
+    written = LedgerTransaction.objects.filter(key__startswith="card_cash_in:").values_list("key", flat=True)
+    assert sorted(written) == ["card_cash_in:a", "card_cash_in:d"]
+    # Alone (a group of one, or the group's fallback) the check is made there.
+    alone = player_cards.write_cash_ins([_order(card.pk, venue.pk, "1.00", "f", door, role_checked=False)])
+    assert isinstance(alone[0], PermissionDenied)
+    assert books.trial_balance(venue.pk).holds
+    assert verify.verify_audit(venue_ids=[venue.pk]).ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cashier_without_the_role_is_refused_through_the_group_as_alone(
+    venue: Venue, cashier: User
+) -> None:
+    card = funded_card(venue, 1, "5.00")
+    door = make_user("door", venue, Role.DOOR)
+    refused: list[BaseException] = []
+
+    def till(actor: User, key: str) -> None:
+        try:
+            player_cards.cash_in(card=card, amount=D("1.00"), means="cash", key=key, actor=actor)
+        except PermissionDenied as exc:
+            refused.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=till, args=(who, key)) for who, key in ((cashier, "ok"), (door, "no"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [r.code for r in refused] == ["role_required"]  # type: ignore[attr-defined]
+    assert player_cards.balance(card) == D("6.00")

@@ -27,8 +27,10 @@ from bingo.network.simultaneous.services import central, venue
 from bingo.traditional import voice
 from bingo.traditional.models import Ball, Card, GameState, SaleOperation
 from bingo.traditional.services import readmodels
+from halls import money
 from halls.cashier.models import Payable
 from halls.errors import Conflict
+from halls.link import registry
 from halls.link.kinds import LinkKind
 from halls.link.models import InboxMessage
 from halls.link.services import inbox, loopback, outbox
@@ -388,3 +390,33 @@ def test_halls_of_regions_without_an_agreement_cannot_share_a_game(net: Net) -> 
     assert not Allocation.objects.filter(game=game).exists()
     game.refresh_from_db()
     assert game.seed == ""
+
+
+def test_a_sale_report_received_twice_is_counted_once_and_answered_the_halls_totals(net: Net) -> None:
+    game = new_game(net, price="1.50")
+    _sell_everywhere(net, game)
+    first = net.halls[0]
+    hall_game = net.hall_game(first, game)
+    venue.return_cards(
+        hall_game=hall_game, first=hall_game.first_serial, last=hall_game.first_serial, actor=first.cashier
+    )
+    net.sync()
+    central_venue = ReportedSale.objects.filter(game=game).values_list("venue_id", flat=True)[0]
+    reports = list(ReportedSale.objects.filter(game=game, venue_id=central_venue).order_by("operation"))
+    sold = sum(-r.cards if r.returned else r.cards for r in reports)
+    paid = sum((-r.amount if r.returned else r.amount for r in reports), Decimal(0))
+    for report in reports:  # each sent again (the outbox after a lost answer): kept once, the totals said
+        payload = {
+            "game": game.code,
+            "operation": report.operation,
+            "returned": report.returned,
+            "first": report.first_serial,
+            "last": report.last_serial,
+            "cards": report.cards,
+            "amount": str(report.amount),
+        }
+        with transaction.atomic():
+            answer = central.record_sale(registry.VenueMessage(central_venue, 99, LinkKind.SB_SALE, payload))
+        assert answer == {"cards": sold, "amount": money.text(paid)}
+    assert ReportedSale.objects.filter(game=game, venue_id=central_venue).count() == len(reports)
+    assert any(r.returned for r in reports) and sold == 5  # 6 sold, 1 returned
