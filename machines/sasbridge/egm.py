@@ -242,7 +242,8 @@ class Egm:
     def _broadcast(self, message: bytes, now: float) -> None:
         if message[1] == sas.LP_SINGLE_LEVEL_BROADCAST:
             single = sas.decode_single_level_broadcast(message)
-            group, levels = single.group, ((single.level, single.amount_cents),)
+            group = single.group
+            levels: tuple[tuple[int, int], ...] = ((single.level, single.amount_cents),)
         else:
             multi = sas.decode_multi_level_broadcast(message)
             group, levels = multi.group, multi.levels
@@ -370,13 +371,13 @@ def serve(egm: Egm, line: FramedLine, control_fd: int | None) -> None:
             if need is not None and len(message) >= need:
                 now = time.monotonic()
                 try:
-                    reply = egm.answer(bytes(message), now)
+                    answer = egm.answer(bytes(message), now)
                 except sas.SasError:
                     egm.stats["bad_host_frames"] += 1
-                    reply = None
+                    answer = None
                 message = bytearray()
-                if reply is not None:
-                    line.send(reply, wakeup=False)
+                if answer is not None:
+                    line.send(answer, wakeup=False)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 class Journal:
     def __init__(self, path: str) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
@@ -39,7 +39,7 @@ class Journal:
     def next_seq(self) -> int:
         with self.lock:
             row = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM outbox").fetchone()
-            floor = int(self.fact("seq_floor") or 0)
+            floor = int(self._fact("seq_floor") or 0)
         return max(int(row[0]), floor) + 1
 
     def append(self, message: dict[str, Any]) -> int:

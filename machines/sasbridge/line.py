@@ -110,9 +110,8 @@ class FramedLine:
                 del self.buffer[:2]
                 return byte, flag == FLAG_WAKEUP
             left = deadline - time.monotonic()
-            if left <= 0:
+            if not self._fill(max(left, 0.0)) and left <= 0:
                 return None
-            self._fill(left)
 
     def discard(self) -> int:
         """Drop whatever is waiting (a late or unsolicited answer); the characters dropped."""
