@@ -110,6 +110,7 @@ class Egm:
             and self.plays_left > 0
             and not self.locked
             and self.levels
+            and len(self.queue) <= MAX_QUEUE - 8  # room for the game's events and a hit's
             and now >= self.next_game_at
         ):
             self._start_game(now)
