@@ -14,7 +14,7 @@ commands, one a line, on stdin, and answers each with a JSON line on stdout:
 - ``{"cmd": "truncate", "count": N}``: the next N answers to long polls lose their last byte;
 - ``{"cmd": "mute", "on": true}``: the machine stops answering (an address that does not answer);
 - ``{"cmd": "unsolicited"}``: a stray frame on the line, unasked;
-- ``{"cmd": "backwards"}``: the next meter read reports coin-in one credit lower (a meter gone backwards);
+- ``{"cmd": "backwards"}``: the next meter read reports half the coin-in (a meter gone backwards);
 - ``{"cmd": "status"}``: the machine's state and meters; ``{"cmd": "quit"}``.
 
 What it does as a machine: meters in credits of its accounting denomination (coin in, coin out = wins paid
@@ -198,7 +198,7 @@ class Egm:
             values = self.meters()
             if self.backwards:
                 self.backwards = False
-                values[sas.METER_TOTAL_COIN_IN] = max(0, values[sas.METER_TOTAL_COIN_IN] - 1)
+                values[sas.METER_TOTAL_COIN_IN] //= 2
             return self._long(
                 sas.encode_selected_meters_response(self.address, [(c, values[c]) for c in codes])
             )

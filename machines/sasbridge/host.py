@@ -267,6 +267,15 @@ class SasHost:
             return
         values: dict[int, int] = read[2]
         coin_in = values[sas.METER_TOTAL_COIN_IN]
+        previous = self.last_meters
+        if previous is not None and any(values[c] < previous[c] for c in MONOTONIC):
+            if values != self.refused_meters:  # the same bad read again is not counted again
+                self.refused_meters = dict(values)
+                self.counters.add("meter_backwards")
+                gone = [f"{c:#04x}" for c in MONOTONIC if values[c] < previous[c]]
+                log.error("meters went backwards (codes %s): snapshot not sent", ", ".join(gone))
+            self.meters_deferred = True  # read again next cycle
+            return
         # A consistent read falls between games: no game open, and the coin-in meter is the one the last
         # game start reported (else a game started that the general poll has not told yet).
         if self.open_game is not None or (self.last_coin_in is not None and coin_in > self.last_coin_in):
@@ -275,14 +284,6 @@ class SasHost:
             return
         self.meters_deferred = False
         self.next_meters = now + self.timing.meters_every
-        previous = self.last_meters
-        if previous is not None and any(values[c] < previous[c] for c in MONOTONIC):
-            if values != self.refused_meters:
-                self.refused_meters = dict(values)
-                self.counters.add("meter_backwards")
-                gone = [f"{c:#04x}" for c in MONOTONIC if values[c] < previous[c]]
-                log.error("meters went backwards (codes %s): snapshot not sent", ", ".join(gone))
-            return
         if previous is not None and self.bets_since_meters >= 0:
             grown = coin_in - previous[sas.METER_TOTAL_COIN_IN]
             if grown != self.bets_since_meters:
