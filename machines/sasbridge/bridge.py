@@ -84,9 +84,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     link: HallLink | None = None
 
-    def emit(message: dict[str, Any]) -> int:
-        seq = journal.append(message)
-        if link is not None:
+    def emit(message: dict[str, Any], once: str | None = None) -> int:
+        seq = journal.append(message, once)
+        if seq and link is not None:
             link.notify()
         return seq
 

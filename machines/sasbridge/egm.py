@@ -14,7 +14,7 @@ commands, one a line, on stdin, and answers each with a JSON line on stdout:
 - ``{"cmd": "truncate", "count": N}``: the next N answers to long polls lose their last byte;
 - ``{"cmd": "mute", "on": true}``: the machine stops answering (an address that does not answer);
 - ``{"cmd": "unsolicited"}``: a stray frame on the line, unasked;
-- ``{"cmd": "backwards"}``: the next meter read reports half the coin-in (a meter gone backwards);
+- ``{"cmd": "backwards"}``: the next meter read reports coin-in 0 (a meter gone backwards);
 - ``{"cmd": "status"}``: the machine's state and meters; ``{"cmd": "quit"}``.
 
 What it does as a machine: meters in credits of its accounting denomination (coin in, coin out = wins paid
@@ -42,6 +42,9 @@ from machines import sas
 from machines.sasbridge.line import FramedLine, make_pty
 
 LINK_TIMEOUT = 5.0  # Aristocrat ProgressiveConstants.LevelTimeout: 5000 ms before exception 0x53
+# No host message for this long: the simulator takes the line as down, which NACKs the exception in flight
+# (it goes out again). A real machine's link-down time is longer; 1 s keeps the tests short.
+LINK_DOWN = 1.0
 MAX_QUEUE = 32
 BETS = (1, 2, 3, 5, 10)
 # (multiplier, weight out of 1000): ~90 % return.
@@ -80,6 +83,8 @@ class Egm:
     mute: bool = False
     backwards: bool = False
     stats: collections.Counter[str] = field(default_factory=collections.Counter)
+    unacked: sas.RealTimeEvent | None = None  # the exception sent, waiting for its implied ACK
+    last_heard: float = 0.0
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -164,21 +169,46 @@ class Egm:
 
     # --- the line ---
 
+    def _implied(self, message: bytes, now: float) -> bool:
+        """SAS's implied ACK/NACK of the exception last sent (SAS 6 section 3.1): the same general poll
+        again is a NACK (it goes out again); any long poll, a global poll or a general poll to another
+        address is the ACK; a link down (no message for LINK_DOWN) is a NACK. True: resend it now."""
+        gap, self.last_heard = now - self.last_heard, now
+        if self.unacked is None:
+            return False
+        if gap > LINK_DOWN:
+            self.queue.appendleft(self.unacked)
+            self.unacked = None
+            self.stats["implied_nack_link_down"] += 1
+            return False
+        if message[0] == sas.GENERAL_POLL_BIT | self.address:
+            self.stats["implied_nack"] += 1
+            return True
+        self.unacked = None
+        return False
+
     def answer(self, message: bytes, now: float) -> bytes | None:
         """The machine's answer to one host message (None: it stays silent)."""
+        if self.mute:
+            return None
+        resend = self._implied(message, now)
         first = message[0]
         if first & sas.GENERAL_POLL_BIT:
-            if first & sas.MAX_ADDRESS != self.address or self.mute:
+            if first & sas.MAX_ADDRESS != self.address:
                 return None
             self.stats["general_polls"] += 1
-            if not self.queue:
+            if resend and self.unacked is not None:
+                event = self.unacked
+            elif not self.queue:
                 return bytes([sas.EXCEPTION_NO_ACTIVITY])
-            event = self.queue.popleft()
+            else:
+                event = self.queue.popleft()
+                self.unacked = event
             if self.real_time:
                 return sas.encode_real_time_event(event)
             return bytes([event.exception.code])
         address, command = message[0], message[1]
-        if address not in (self.address, sas.BROADCAST_ADDRESS) or self.mute:
+        if address not in (self.address, sas.BROADCAST_ADDRESS):
             return None
         if command in sas.TYPE_R_POLLS:
             return self._long(self._type_r(command))
@@ -198,7 +228,7 @@ class Egm:
             values = self.meters()
             if self.backwards:
                 self.backwards = False
-                values[sas.METER_TOTAL_COIN_IN] //= 2
+                values[sas.METER_TOTAL_COIN_IN] = 0  # as after a RAM clear
             return self._long(
                 sas.encode_selected_meters_response(self.address, [(c, values[c]) for c in codes])
             )

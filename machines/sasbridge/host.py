@@ -81,7 +81,7 @@ class SasHost:
         denom_cents: int,
         group: int,
         asset: str,
-        emit: Callable[[dict[str, Any]], int],
+        emit: Callable[..., int],
         remember: Callable[[str], bool],
         counters: Counters,
         timing: Timing | None = None,
@@ -114,6 +114,7 @@ class SasHost:
         self.next_broadcast = 0.0
         self.next_meters = 0.0
         self.meters_deferred = False
+        self.ack_address = address % sas.MAX_ADDRESS + 1  # the implied ACK's general poll goes there
 
     # --- from the hall side ---
 
@@ -309,22 +310,31 @@ class SasHost:
         )
 
     def _general_poll(self) -> None:
-        answer = self._transact(sas.encode_general_poll(self.address), None, "general poll")
-        if answer is None:
+        """One general poll, repeated (SAS's implied NACK: the machine sends the same exception again) while
+        its answer is missing or bad, three tries in all; a good exception is then ACKed (implied: a general
+        poll to another address, which nobody on this one-machine line answers) after it was journaled."""
+        for _ in range(3):
+            answer = self._transact(sas.encode_general_poll(self.address), None, "general poll")
+            if answer is None:
+                continue
+            try:
+                if self.real_time:
+                    event = sas.decode_real_time_event(answer)
+                else:
+                    event = sas.RealTimeEvent(self.address, sas.decode_general_poll_response(answer))
+            except sas.SasError as exc:
+                self._bad_frame(answer, "general poll", exc)
+                continue
+            if event.exception.event is sas.PollEvent.NONE:
+                return
+            if event.address != self.address:
+                self.counters.add("unsolicited_frames")
+                log.warning("an event from address %d on the line of address %d", event.address, self.address)
+                continue
+            self._handle(event)
+            self.line.send(bytes([sas.GENERAL_POLL_BIT | self.ack_address]), wakeup=True)
             return
-        try:
-            if self.real_time:
-                event = sas.decode_real_time_event(answer)
-            else:
-                event = sas.RealTimeEvent(self.address, sas.decode_general_poll_response(answer))
-        except sas.SasError as exc:
-            self._bad_frame(answer, "general poll", exc)
-            return
-        if event.exception.event is not sas.PollEvent.NONE and event.address not in (0, self.address):
-            self.counters.add("unsolicited_frames")
-            log.warning("an event from address %d on the line of address %d", event.address, self.address)
-            return
-        self._handle(event)
+        self.counters.add("general_poll_failed")
 
     def _handle(self, event: sas.RealTimeEvent) -> None:
         kind = event.exception.event
@@ -345,15 +355,18 @@ class SasHost:
             bet, coin_in = self.open_game
             self.open_game = None
             self.bets_since_meters += bet
-            self.counters.add("plays")
-            self.emit(
-                {
-                    "type": "play",
-                    "game_id": f"{self.asset}-{coin_in}",
-                    "bet": cents(bet * self.denom),
-                    "win": cents(event.win_credits * self.denom),
-                }
-            )
+            play = {
+                "type": "play",
+                "game_id": f"{self.asset}-{coin_in}",
+                "bet": cents(bet * self.denom),
+                "win": cents(event.win_credits * self.denom),
+            }
+            # A game is one play however often the machine reports its end (its exception sent again after
+            # a NACK the bridge did not mean, e.g. across a restart): its coin-in meter is its identity.
+            if self.emit(play, once=f"game:{coin_in}"):
+                self.counters.add("plays")
+            else:
+                self.counters.add("play_duplicate")
         elif kind is sas.PollEvent.LEVEL_HIT:
             self._level_hit()
         elif kind is sas.PollEvent.HANDPAY_PENDING:

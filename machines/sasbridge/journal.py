@@ -42,11 +42,19 @@ class Journal:
             floor = int(self._fact("seq_floor") or 0)
         return max(int(row[0]), floor) + 1
 
-    def append(self, message: dict[str, Any]) -> int:
-        """Give `message` the next seq and keep it; the seq."""
+    def append(self, message: dict[str, Any], once: str | None = None) -> int:
+        """Give `message` the next seq and keep it; the seq. With `once` (an identity, e.g. a game's), the
+        message is kept only if that identity was never kept before, in the same transaction (0: it was)."""
         with self.lock:
             self.db.execute("BEGIN IMMEDIATE")
             try:
+                if once is not None:
+                    cursor = self.db.execute(
+                        "INSERT OR IGNORE INTO facts (key, value) VALUES (?, '1')", (once,)
+                    )
+                    if cursor.rowcount != 1:
+                        self.db.execute("ROLLBACK")
+                        return 0
                 (top,) = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM outbox").fetchone()
                 floor = self._fact("seq_floor")
                 seq = max(int(top), int(floor or 0)) + 1

@@ -212,8 +212,10 @@ class Bridge:
         log = self.log_path.open("ab")
         return subprocess.Popen(self.args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
 
-    def restart(self, sig: int = signal.SIGKILL) -> None:
+    def restart(self, sig: int = signal.SIGKILL, down: float = 1.5) -> None:
+        """Killed, and started again after `down` seconds (a reboot: the machine sees its link down)."""
         stop(self.proc, sig)
+        time.sleep(down)
         self.proc = self._start()
 
     def status(self) -> dict[str, Any]:
