@@ -6,6 +6,12 @@ the first byte the host sends) belongs to whoever drives the line.
 
 Frames covered
 --------------
+(Issue 31 added, for the SAS host bridge, machines.sasbridge: real-time event reporting (LP 0x0E and the
+``address FF code data`` answers, game start/end with their data), selected meters (LP 0x2F), the
+progressive win (LP 0x84/0x85), hand-pay information (LP 0x1B), the remote hand-pay reset (LP 0x94), the
+door, power, tilt and game exceptions, and `host_message_length`/`response_length`, which tell a reader of
+the line how long a message is from its first bytes. Their layouts are described beside their functions.)
+
 * Long poll 0x80, single-level progressive broadcast (host -> EGM, type S, with CRC)::
 
       address(1) 0x80 group(1, 01-FF) level(1, 01-20) amount(5 BCD, cents) CRC(2)   = 11 bytes
@@ -77,22 +83,69 @@ from enum import Enum
 from typing import Final
 
 __all__ = [
+    "AMOUNT_BCD_BYTES",
     "BROADCAST_ADDRESS",
+    "CRC_BYTES",
+    "EXCEPTION_AC_POWER_APPLIED",
+    "EXCEPTION_AC_POWER_LOST",
+    "EXCEPTION_GAME_ENDED",
+    "EXCEPTION_GAME_STARTED",
+    "EXCEPTION_GENERAL_TILT",
     "EXCEPTION_HANDPAY_PENDING",
     "EXCEPTION_HANDPAY_RESET",
     "EXCEPTION_NO_ACTIVITY",
     "EXCEPTION_NO_PROGRESSIVE_INFO",
     "EXCEPTION_PROGRESSIVE_WIN",
     "EXCEPTION_SAS_PROGRESSIVE_LEVEL_HIT",
+    "EXCEPTION_SLOT_DOOR_CLOSED",
+    "EXCEPTION_SLOT_DOOR_OPENED",
+    "GENERAL_POLL_BIT",
+    "HANDPAY_LEVEL_CANCELLED_CREDITS",
+    "HANDPAY_LEVEL_NON_PROGRESSIVE",
+    "HANDPAY_LEVEL_NON_SAS_PROGRESSIVE",
+    "HANDPAY_RESET_DONE",
+    "HANDPAY_RESET_NOT_IN_HANDPAY",
+    "HANDPAY_RESET_UNABLE",
+    "LP_ENABLE_REAL_TIME_EVENTS",
     "LP_MULTI_LEVEL_BROADCAST",
+    "LP_REMOTE_HANDPAY_RESET",
+    "LP_SEND_HANDPAY_INFO",
     "LP_SEND_METERS",
     "LP_SEND_METERS_10_15",
+    "LP_SEND_PROGRESSIVE_WIN",
+    "LP_SEND_SAS_PROGRESSIVE_WIN",
+    "LP_SEND_SELECTED_METERS",
     "LP_SINGLE_LEVEL_BROADCAST",
+    "MAX_ADDRESS",
+    "MAX_AMOUNT_CENTS",
+    "MAX_GROUP",
+    "MAX_LEVEL",
+    "MAX_LEVELS_PER_BROADCAST",
+    "MAX_METER",
+    "METER_BCD_BYTES",
+    "METER_CURRENT_CREDITS",
+    "METER_GAMES_PLAYED",
+    "METER_GAMES_WON",
+    "METER_TOTAL_CANCELLED",
+    "METER_TOTAL_COIN_IN",
+    "METER_TOTAL_COIN_OUT",
+    "METER_TOTAL_HANDPAID_CANCELLED",
+    "METER_TOTAL_JACKPOT",
+    "MIN_GROUP",
+    "MIN_LEVEL",
+    "NACK_BIT",
+    "REAL_TIME_MARKER",
+    "RTE_DATA_LENGTHS",
+    "SELECTED_METER_SIZES",
+    "TYPE_R_POLLS",
     "GamingMachineMeters",
     "GeneralPollException",
+    "HandpayInfo",
     "Meters10To15",
     "MultiLevelBroadcast",
     "PollEvent",
+    "ProgressiveWin",
+    "RealTimeEvent",
     "SasError",
     "SingleLevelBroadcast",
     "bcd_decode",
@@ -100,19 +153,36 @@ __all__ = [
     "check_crc",
     "classify_exception",
     "crc16_kermit",
+    "decode_enable_real_time_events",
     "decode_general_poll_response",
+    "decode_handpay_info_response",
     "decode_long_poll_ack",
     "decode_meters_10_15_response",
     "decode_multi_level_broadcast",
+    "decode_progressive_win_response",
+    "decode_real_time_event",
+    "decode_remote_handpay_reset_response",
+    "decode_selected_meters_request",
+    "decode_selected_meters_response",
     "decode_send_meters_response",
     "decode_single_level_broadcast",
+    "encode_enable_real_time_events",
     "encode_general_poll",
+    "encode_handpay_info_response",
     "encode_meters_10_15_response",
     "encode_meters_request",
     "encode_multi_level_broadcast",
+    "encode_progressive_win_response",
+    "encode_real_time_event",
+    "encode_remote_handpay_reset",
+    "encode_remote_handpay_reset_response",
+    "encode_selected_meters_request",
+    "encode_selected_meters_response",
     "encode_send_meters_response",
     "encode_single_level_broadcast",
     "frame",
+    "host_message_length",
+    "response_length",
 ]
 
 BROADCAST_ADDRESS: Final = 0x00  # SasConstants.BroadcastAddress (type G long polls)
@@ -434,7 +504,7 @@ def classify_exception(code: int) -> GeneralPollException:
 
 
 def decode_general_poll_response(response: bytes | bytearray) -> GeneralPollException:
-    """The EGM's one-byte answer to a general poll (real-time event reporting, LP 0x0E, is not handled)."""
+    """The EGM's one-byte answer to a general poll (in real-time mode: `decode_real_time_event`)."""
     if len(response) != 1:
         raise SasError(f"a general poll answer is 1 byte, got {len(response)}")
     return classify_exception(response[0])

@@ -92,7 +92,7 @@ class Rig:
         if egm["plays_left"] or egm["game_open"] or egm["queue"]:
             return False
         status = self.bridge.status()
-        return status["journal"]["pending"] == 0 and status["counters"].get("plays", 0) >= 0
+        return bool(status["journal"]["pending"] == 0)
 
     def play(self, count: int, every: float = 0.02) -> None:
         self.egm.cmd("play", count=count, every=every)

@@ -4,6 +4,9 @@ single-byte error), a truncated frame is refused, and the framing functions give
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,6 +14,7 @@ from hypothesis import strategies as st
 from machines import sas
 from machines.sas import SasError
 
+Case = tuple[bytes, tuple[Callable[[bytes], Any], Any]]
 addresses = st.integers(1, 0x7F)
 groups = st.integers(1, 0xFF)
 levels = st.integers(1, 32)
@@ -20,7 +24,7 @@ codes = st.lists(st.sampled_from(sorted(sas.SELECTED_METER_SIZES)), min_size=1, 
 
 
 @st.composite
-def frames(draw: st.DrawFn) -> tuple[bytes, object]:
+def frames(draw: st.DrawFn) -> Case:
     """A valid EGM/host frame and the decoder that reads it back."""
     kind = draw(
         st.sampled_from(["rte_start", "rte_end", "rte_door", "meters", "win", "handpay", "reset", "req"])
@@ -74,15 +78,15 @@ def frames(draw: st.DrawFn) -> tuple[bytes, object]:
 
 @settings(deadline=None)
 @given(frames())
-def test_every_frame_round_trips(case: tuple[bytes, object]) -> None:
-    message, (decode, expected) = case  # type: ignore[misc]
+def test_every_frame_round_trips(case: Case) -> None:
+    message, (decode, expected) = case
     assert decode(message) == expected
 
 
 @settings(deadline=None)
 @given(frames(), st.data())
-def test_any_single_corrupted_byte_is_refused(case: tuple[bytes, object], data: st.DataObject) -> None:
-    message, (decode, _) = case  # type: ignore[misc]
+def test_any_single_corrupted_byte_is_refused(case: Case, data: st.DataObject) -> None:
+    message, (decode, _) = case
     index = data.draw(st.integers(0, len(message) - 1))
     flip = data.draw(st.integers(1, 255))
     broken = bytearray(message)
@@ -94,8 +98,8 @@ def test_any_single_corrupted_byte_is_refused(case: tuple[bytes, object], data: 
 
 @settings(deadline=None)
 @given(frames(), st.data())
-def test_a_truncated_frame_is_refused(case: tuple[bytes, object], data: st.DataObject) -> None:
-    message, (decode, _) = case  # type: ignore[misc]
+def test_a_truncated_frame_is_refused(case: Case, data: st.DataObject) -> None:
+    message, (decode, _) = case
     cut = data.draw(st.integers(0, len(message) - 1))
     with pytest.raises(SasError):
         decode(message[:cut])
@@ -103,8 +107,8 @@ def test_a_truncated_frame_is_refused(case: tuple[bytes, object], data: st.DataO
 
 @settings(deadline=None)
 @given(frames())
-def test_the_framing_functions_tell_each_frame_its_length(case: tuple[bytes, object]) -> None:
-    message, (decode, _) = case  # type: ignore[misc]
+def test_the_framing_functions_tell_each_frame_its_length(case: Case) -> None:
+    message, (decode, _) = case
     if decode is sas.decode_selected_meters_request:
         assert sas.host_message_length(message[:3]) == len(message)
         return
@@ -116,7 +120,9 @@ def test_the_framing_functions_tell_each_frame_its_length(case: tuple[bytes, obj
 @given(
     addresses, groups, st.lists(st.tuples(levels, amounts), min_size=1, max_size=32, unique_by=lambda t: t[0])
 )
-def test_host_broadcasts_are_framed_by_their_first_bytes(address: int, group: int, pairs: list) -> None:
+def test_host_broadcasts_are_framed_by_their_first_bytes(
+    address: int, group: int, pairs: list[tuple[int, int]]
+) -> None:
     multi = sas.encode_multi_level_broadcast(group, pairs)
     assert sas.host_message_length(multi[:3]) == len(multi)
     single = sas.encode_single_level_broadcast(group, pairs[0][0], pairs[0][1], address)
