@@ -174,16 +174,6 @@ async def test_sas_machine_plays_meters_bad_input_and_a_hit_paid_once_through_th
     await asyncio.to_thread(rig.play, PLAYS)
     await asyncio.to_thread(rig.egm.cmd, "door")
     await asyncio.to_thread(rig.egm.cmd, "tilt")
-    # The machine answers one meter read with coin-in 0 (a RAM clear): refused once, counted once, never sent.
-    await asyncio.to_thread(rig.egm.cmd, "backwards")
-    await asyncio.to_thread(
-        wait_for,
-        lambda: rig.bridge.counter("meter_backwards") == 1,
-        10,
-        "the backwards meter",
-        0.1,
-        rig.detail,
-    )
     for bad in ("corrupt", "truncate", "unsolicited"):
         await asyncio.sleep(0.3)
         await asyncio.to_thread(rig.egm.cmd, bad)
@@ -195,6 +185,17 @@ async def test_sas_machine_plays_meters_bad_input_and_a_hit_paid_once_through_th
     assert_exact(state, egm, await call(contributed, rig.floor.pool))
     assert state["events"] == ["door_closed", "door_open", "tilt"]
 
+    # The machine answers one meter read with coin-in 0 (a RAM clear, below the last
+    # snapshot's): refused once, counted once, never sent.
+    await asyncio.to_thread(rig.egm.cmd, "backwards")
+    await asyncio.to_thread(
+        wait_for,
+        lambda: rig.bridge.counter("meter_backwards") == 1,
+        10,
+        "the backwards meter",
+        0.1,
+        rig.detail,
+    )
     counters = (await asyncio.to_thread(rig.bridge.status))["counters"]
     assert counters["plays"] == PLAYS
     assert counters.get("bad_crc", 0) >= 1, counters
