@@ -129,10 +129,11 @@ class UartLine:
     """A real serial port: 19200 8N1 with the wake-up bit as MARK/SPACE parity (host side)."""
 
     def __init__(self, port: str, baudrate: int = BAUD) -> None:
+        """`port`: a device path, or a pyserial URL (``loop://``: the tests, no port needed)."""
         import serial  # pyserial: only where there is a real port
 
         self._serial_mod = serial
-        self.port = serial.Serial(
+        self.port = serial.serial_for_url(
             port,
             baudrate=baudrate,
             bytesize=serial.EIGHTBITS,
