@@ -14,6 +14,7 @@ is reported too. Three runs each, under the bench lock (/tmp/hall-bench.lock), w
 
     .venv/bin/python bench/sas_bridge.py --seconds 60 --runs 3
     DATABASE_URL=... REDIS_URL=... .venv/bin/python bench/sas_bridge.py --plays 10000   # exactness run
+    DATABASE_URL=... REDIS_URL=... .venv/bin/python bench/sas_bridge.py --cut 60        # the hall cut 60 s
 """
 
 from __future__ import annotations
@@ -179,9 +180,11 @@ def run_baseline(seconds: float, warmup: float) -> tuple[float, float]:
         egm.wait(10)
 
 
-def exactness(plays: int) -> int:
-    """The end-to-end test with `plays` plays (tests/e2e/test_sas_bridge.py reads HALL_SAS_PLAYS)."""
-    env = {**os.environ, "HALL_SAS_PLAYS": str(plays)}
+def exactness(plays: int, cut: float) -> int:
+    """The end-to-end tests with `plays` plays and the hall cut for `cut` seconds
+    (tests/e2e/test_sas_bridge.py reads HALL_SAS_PLAYS and HALL_SAS_CUT_SECONDS): the test each changes."""
+    env = {**os.environ, "HALL_SAS_PLAYS": str(plays or 150), "HALL_SAS_CUT_SECONDS": str(cut or 5)}
+    which = " or ".join((["plays_meters"] if plays else []) + (["nothing_is_lost"] if cut else []))
     return subprocess.call(
         [
             sys.executable,
@@ -190,7 +193,7 @@ def exactness(plays: int) -> int:
             "-q",
             "tests/e2e/test_sas_bridge.py",
             "-k",
-            "plays_meters",
+            which,
             "-p",
             "no:cacheprovider",
         ],
@@ -209,8 +212,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     hold_lock("/tmp/hall-bench.lock")  # noqa: S108 (the machine's shared bench lock)
-    if args.plays:
-        sys.exit(exactness(args.plays))
+    if args.plays or args.cut:
+        sys.exit(exactness(args.plays, args.cut))
     stop = threading.Event()
     hall_port = free_port()
     threading.Thread(target=stand_in_hall, args=(hall_port, stop), daemon=True).start()
