@@ -204,6 +204,18 @@ class SasHost:
         if answer is not None and len(answer) == 1 and answer[0] == self.address:
             self.real_time = True
             log.info("address %d: real-time event reporting on", self.address)
+            # A hand pay pending from before (a restart of the bridge): known again, so the cashier's
+            # payment (the hall's unlock, or its welcome in service) still resets it.
+            info = self._long_poll(
+                bytes([self.address, sas.LP_SEND_HANDPAY_INFO]),
+                sas.LP_SEND_HANDPAY_INFO,
+                "LP 1B",
+                sas.decode_handpay_info_response,
+            )
+            if info is not None and info.pending:
+                self.handpay = info
+                self.hit_reported_unpaid = info.progressive_level is not None
+                log.info("a hand pay is pending on the machine: %s", cents(info.amount_cents))
             return True
         return False
 

@@ -183,3 +183,30 @@ def test_corrupted_and_truncated_answers_are_counted_and_read_again() -> None:
     assert rig.count("bad_crc") == 1 and rig.count("truncated") == 1
     assert rig.count("meters_read") >= 2
     assert sas.check_crc(sas.frame(1, 0x2F, b"\x00"))
+
+
+def test_a_restarted_bridge_learns_the_pending_hand_pay_and_still_resets_it() -> None:
+    rig = Rig()
+    rig.egm.command({"cmd": "hit", "level": 1}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.run(0.5)
+    rig.egm.command({"cmd": "play", "count": 1}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.run(1)
+    assert rig.egm.handpay is not None and len(rig.of("hit")) == 1
+    restarted = SasHost(
+        rig.line,
+        address=1,
+        denom_cents=20,
+        group=1,
+        asset="M-1",
+        emit=rig.emit,
+        remember=rig.remember,
+        counters=rig.counters,
+    )
+    rig.host = restarted
+    rig.clock[0] += 2.0  # the reboot: the machine saw its line down
+    rig.run(0.2)
+    assert restarted.handpay is not None and restarted.hit_reported_unpaid
+    restarted.request_handpay_reset()
+    rig.run(0.3)
+    assert rig.egm.handpay is None
+    assert len(rig.of("hit")) == 1
