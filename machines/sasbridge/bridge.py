@@ -31,6 +31,10 @@ def machine_url(base: str, asset: str, token: str, venue: int | None) -> str:
     return url + (f"&venue={venue}" if venue is not None else "")
 
 
+def batch_url(base: str, venue: int | None) -> str:
+    return f"{base}/api/gateway/messages/" + (f"?venue={venue}" if venue is not None else "")
+
+
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description="SAS host bridge: one machine on a serial line, the hall's gateway"
@@ -41,7 +45,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--group", type=int, default=1, help="the SAS progressive group of the link")
     p.add_argument("--hall", required=True, help="the gateway's base URL, ws://host:port")
     p.add_argument("--asset", required=True)
-    p.add_argument("--token", required=True, help="the machine's device token (never logged)")
+    p.add_argument(
+        "--token",
+        required=True,
+        help="the machine's device token (never logged; --token=T when it starts with -)",
+    )
     p.add_argument("--venue", type=int, default=None)
     p.add_argument("--software-version", default="SAS-BRIDGE-1.0")
     p.add_argument("--journal", required=True, help="the journal's sqlite file")
@@ -52,6 +60,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--levels-stale", type=float, default=1.0)
     p.add_argument("--meters-every", type=float, default=30.0)
     p.add_argument("--heartbeat-every", type=float, default=1.0)
+    p.add_argument("--no-batches", action="store_true", help="send a backlog on the socket only")
     p.add_argument("--log-level", default="INFO")
     return p.parse_args(argv)
 
@@ -102,6 +111,7 @@ def main(argv: list[str] | None = None) -> None:
         timing=timing,
     )
     url = machine_url(args.hall, args.asset, args.token, args.venue)
+    http = args.hall.replace("ws://", "http://", 1).replace("wss://", "https://", 1).rstrip("/")
     link = HallLink(
         url,
         journal,
@@ -109,6 +119,8 @@ def main(argv: list[str] | None = None) -> None:
         counters,
         software_version=args.software_version,
         heartbeat_every=args.heartbeat_every,
+        batch_url="" if args.no_batches else batch_url(http, args.venue),
+        device_auth=f"Device {args.asset}:{args.token}",
     )
     stop = threading.Event()
 

@@ -10,6 +10,11 @@ levels to the SAS side; ``unlock`` (the cashier paid the hand pay, machines.serv
 side for the remote hand-pay reset; ``lock link_lost`` (the hall lost us) is answered by a new hello.
 Heartbeats keep the machine online when it has nothing to say. A lost connection is retried with a
 jittered, doubling delay (0.5 s to 8 s).
+
+A backlog (after a cut: everything the machine played meanwhile) goes through the gateway's HTTP batch door
+(``POST /api/gateway/messages/``, ``Authorization: Device <asset>:<token>``, 200 messages a batch, the same
+seqs and content) in a thread of its own, while the socket goes on with the broadcasts and the new
+messages: one socket takes a message at a time, a batch takes 200 in one gateway call.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import logging
 import random
 import threading
 import time
+import urllib.error
+import urllib.request
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -61,6 +68,9 @@ class HallLink:
         window: int = 16,
         heartbeat_every: float = 1.0,
         ack_timeout: float = 10.0,
+        batch_url: str = "",
+        device_auth: str = "",
+        batch_after: int = 50,
     ) -> None:
         self.url = url
         self.journal = journal
@@ -74,6 +84,12 @@ class HallLink:
         self.stop = threading.Event()
         self.connected = False
         self.rng = random.Random()
+        self.batch_url = batch_url  # "" : no HTTP batches, the socket alone
+        self.device_auth = device_auth
+        self.batch_after = batch_after
+        self.batching: threading.Thread | None = None
+        self.batch_returned: list[int] = []  # seqs a batch could not place: the socket sends them
+        self.batch_lock = threading.Lock()
 
     def notify(self) -> None:
         self.wake.set()
@@ -125,7 +141,8 @@ class HallLink:
                     if now - sent > self.ack_timeout:
                         inflight.pop(seq)
                         retry_at[seq] = now
-                due = sorted(seq for seq, at in retry_at.items() if at <= now)
+                waiting = self.batching is not None and self.batching.is_alive()
+                due = [] if waiting else sorted(seq for seq, at in retry_at.items() if at <= now)
                 for seq, body in self._bodies(due):
                     if len(inflight) >= self.window:
                         break
@@ -133,7 +150,24 @@ class HallLink:
                     self._send(ws, body)
                     inflight[seq] = now
                     self.counters.add("resent")
-                if len(inflight) < self.window:
+                with self.batch_lock:
+                    returned, self.batch_returned = self.batch_returned, []
+                for seq in returned:
+                    retry_at[seq] = now
+                # The gateway takes a machine's seqs in order (a later one first makes a gap of the earlier):
+                # a batch goes only when nothing is in flight on the socket, and the socket sends nothing
+                # new while it is out.
+                batching = self.batching is not None and self.batching.is_alive()
+                if self.batch_url and not batching and not inflight and not retry_at:
+                    backlog = self.journal.pending(after=high, limit=200)
+                    if len(backlog) > self.batch_after:
+                        high = backlog[-1][0]
+                        self.batching = threading.Thread(
+                            target=self._post_batch, args=(backlog,), daemon=True
+                        )
+                        self.batching.start()
+                        batching = True
+                if not batching and len(inflight) < self.window:
                     for seq, body in self.journal.pending(after=high, limit=self.window - len(inflight)):
                         self._send(ws, body)
                         inflight[seq] = now
@@ -155,6 +189,38 @@ class HallLink:
                     text = ws.recv(timeout=0)
                 except TimeoutError:
                     break
+
+    def _post_batch(self, backlog: list[tuple[int, str]]) -> None:
+        """One HTTP batch of the backlog; every reply handled as a socket's ack would be."""
+        body = ('{"messages":[' + ",".join(text for _, text in backlog) + "]}").encode()
+        request = urllib.request.Request(  # noqa: S310 (the hall's own URL, given by the operator)
+            self.batch_url,
+            data=body,
+            method="POST",
+            headers={"Content-Type": "application/json", "Authorization": self.device_auth},
+        )
+        returned = [seq for seq, _ in backlog]
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+                replies = json.loads(response.read())["replies"]
+            self.counters.add("batches")
+            returned = []
+            for (seq, _), reply in zip(backlog, replies, strict=True):
+                status, code = reply.get("status"), str(reply.get("code") or "")
+                if status in ("accepted", "duplicate"):
+                    self.journal.done(seq, str(status))
+                    self.counters.add(f"acked_{status}")
+                elif code in TRANSIENT:
+                    returned.append(seq)
+                else:
+                    self.journal.done(seq, f"rejected:{code}")
+                    self.counters.add("acked_rejected")
+                    log.error("the hall refused message %d: %s", seq, code)
+        except (OSError, ValueError, KeyError, TypeError, urllib.error.URLError) as exc:
+            self.counters.add("batch_failures")
+            log.warning("a batch of %d messages did not go through: %s", len(backlog), exc)
+        with self.batch_lock:
+            self.batch_returned += returned
 
     def _bodies(self, seqs: list[int]) -> list[tuple[int, str]]:
         if not seqs:

@@ -188,8 +188,7 @@ class Bridge:
             f"ws://127.0.0.1:{hall_port}",
             "--asset",
             asset,
-            "--token",
-            token,
+            f"--token={token}",  # a token may start with "-"
             "--venue",
             str(venue),
             "--software-version",
