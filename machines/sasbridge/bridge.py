@@ -109,6 +109,8 @@ def main(argv: list[str] | None = None) -> None:
         remember=journal.add_once,
         counters=counters,
         timing=timing,
+        load=journal.fact,
+        save=journal.set_fact,
     )
     url = machine_url(args.hall, args.asset, args.token, args.venue)
     http = args.hall.replace("ws://", "http://", 1).replace("wss://", "https://", 1).rstrip("/")

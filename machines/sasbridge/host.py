@@ -25,6 +25,7 @@ What is read from the machine goes to the journal (``emit``) with its seq; the h
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -85,6 +86,8 @@ class SasHost:
         remember: Callable[[str], bool],
         counters: Counters,
         timing: Timing | None = None,
+        load: Callable[[str], str | None] | None = None,
+        save: Callable[[str, str], None] | None = None,
     ) -> None:
         self.line = line
         self.address = address
@@ -115,6 +118,14 @@ class SasHost:
         self.next_meters = 0.0
         self.meters_deferred = False
         self.ack_address = address % sas.MAX_ADDRESS + 1  # the implied ACK's general poll goes there
+        # The game in progress is kept with the journal (`save`/`load`): a bridge restarted between a game's
+        # start and its end still makes its play.
+        self.save = save or (lambda key, value: None)
+        kept = load("open_game") if load is not None else None
+        if kept:
+            bet, coin_in = json.loads(kept)
+            self.open_game = (int(bet), int(coin_in))
+            self.last_coin_in = int(coin_in)
 
     # --- from the hall side ---
 
@@ -359,6 +370,7 @@ class SasHost:
                 log.warning("a game started before the last one ended")
             self.open_game = (event.credits_wagered, event.coin_in_credits)
             self.last_coin_in = event.coin_in_credits
+            self.save("open_game", json.dumps(self.open_game))
         elif kind is sas.PollEvent.GAME_ENDED:
             if self.open_game is None:
                 self.counters.add("games_unmatched")
@@ -379,6 +391,7 @@ class SasHost:
                 self.counters.add("plays")
             else:
                 self.counters.add("play_duplicate")
+            self.save("open_game", "")
         elif kind is sas.PollEvent.LEVEL_HIT:
             self._level_hit()
         elif kind is sas.PollEvent.HANDPAY_PENDING:

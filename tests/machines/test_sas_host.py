@@ -210,3 +210,28 @@ def test_a_restarted_bridge_learns_the_pending_hand_pay_and_still_resets_it() ->
     rig.run(0.3)
     assert rig.egm.handpay is None
     assert len(rig.of("hit")) == 1
+
+
+def test_a_bridge_restarted_in_the_middle_of_a_game_still_makes_its_play() -> None:
+    rig = Rig()
+    store: dict[str, str] = {}
+    rig.host.save = store.__setitem__
+    rig.egm.command({"cmd": "play", "count": 1, "every": 1.0}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.run(0.2)  # the game has started (its 0x7E read), not ended
+    assert rig.host.open_game is not None and store["open_game"]
+    restarted = SasHost(
+        rig.line,
+        address=1,
+        denom_cents=20,
+        group=1,
+        asset="M-1",
+        emit=rig.emit,
+        remember=rig.remember,
+        counters=rig.counters,
+        load=store.get,
+        save=store.__setitem__,
+    )
+    rig.host = restarted
+    rig.clock[0] += 2.0
+    rig.run(1.0)
+    assert len(rig.of("play")) == 1 and store["open_game"] == ""
