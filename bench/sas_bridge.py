@@ -210,6 +210,7 @@ def main() -> None:
     parser.add_argument(
         "--plays", type=int, default=0, help="run the exactness test with this many plays instead"
     )
+    parser.add_argument("--cut", type=float, default=0, help="run the hall-cut test with this long a cut")
     args = parser.parse_args()
     hold_lock("/tmp/hall-bench.lock")  # noqa: S108 (the machine's shared bench lock)
     if args.plays or args.cut:
