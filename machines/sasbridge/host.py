@@ -16,9 +16,9 @@ Each cycle, at the pace set (``poll_every``; SAS hosts poll a machine every 40-2
    are reported; 0x53 (the machine lost the broadcast) is logged and counted.
 
 Bad input: an answer with a bad CRC, a truncated answer, bytes nobody asked for (discarded before each poll),
-a machine that does not answer: each logged and counted; a long poll that failed is sent once more (SAS's
-implied NACK: the same poll again), a general poll is not (its exception, if lost, shows as a difference at
-the next meter reconciliation).
+a machine that does not answer: each logged and counted; a poll that failed is sent again (SAS's implied
+NACK: the same poll again, so the machine sends the same exception or answer); an unanswered general poll is
+repeated before any other poll until it is answered. The exception is ACKed only after the journal took it.
 
 What is read from the machine goes to the journal (``emit``) with its seq; the hall side sends it.
 """
@@ -233,6 +233,12 @@ class SasHost:
     def cycle(self, now: float) -> None:
         if not self.real_time and not self.connect():
             return
+        if self.general_unanswered:
+            # The last general poll's exception may be waiting: the same poll again (its NACK) before any
+            # other poll, which would ACK it unread.
+            self._general_poll()
+            if self.general_unanswered:
+                return
         self._broadcast(now)
         if self.reset_wanted:
             self._handpay_reset()
@@ -332,10 +338,13 @@ class SasHost:
             }
         )
 
+    general_unanswered = False
+
     def _general_poll(self) -> None:
         """One general poll, repeated (SAS's implied NACK: the machine sends the same exception again) while
-        its answer is missing or bad, three tries in all; a good exception is then ACKed (implied: a general
-        poll to another address, which nobody on this one-machine line answers) after it was journaled."""
+        its answer is missing or bad, three tries in all, then again at the start of each cycle before any
+        other poll (which would ACK the exception unread); a good exception is ACKed (implied: a general poll
+        to another address, which nobody on this one-machine line answers) after it was journaled."""
         for _ in range(3):
             answer = self._transact(sas.encode_general_poll(self.address), None, "general poll")
             if answer is None:
@@ -348,6 +357,7 @@ class SasHost:
             except sas.SasError as exc:
                 self._bad_frame(answer, "general poll", exc)
                 continue
+            self.general_unanswered = False
             if event.exception.event is sas.PollEvent.NONE:
                 return
             if event.address != self.address:
@@ -358,6 +368,7 @@ class SasHost:
             self.line.send(bytes([sas.GENERAL_POLL_BIT | self.ack_address]), wakeup=True)
             return
         self.counters.add("general_poll_failed")
+        self.general_unanswered = True
 
     def _handle(self, event: sas.RealTimeEvent) -> None:
         kind = event.exception.event
