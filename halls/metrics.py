@@ -41,6 +41,13 @@ GATEWAY_BATCH = Histogram(
     "One group-committed batch of machine frames (the database call).",
     buckets=_BUCKETS,
 )
+# What the gateway answered each stored machine message (issue 31: a bridge's retries show as "duplicate",
+# never as a second play or hit; refusals by their code).
+GATEWAY_ACKS = Counter(
+    "hall_gateway_acks",
+    "Machine messages answered by the gateway, by status and refusal code.",
+    ["status", "code"],
+)
 GATEWAY_BATCH_FRAMES = Histogram(
     "hall_gateway_batch_frames", "Machine frames per gateway batch.", buckets=(1, 2, 5, 10, 25, 50, 100, 250)
 )

@@ -365,6 +365,7 @@ class MachineConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=protocol.encode(welcome))
             return
         reply = await batcher().submit((machine_id, message))
+        metrics.GATEWAY_ACKS.labels(str(reply.get("status", "")), str(reply.get("code", ""))).inc()
         await self.send(text_data=protocol.encode(reply))
 
     # --- messages from the system (channel layer) ---

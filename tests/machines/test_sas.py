@@ -459,7 +459,7 @@ def test_general_poll_is_address_with_bit_7():
         (0x54, sas.PollEvent.PROGRESSIVE_WIN),  # Progressive win (cashout device/credit paid)
         (0x55, sas.PollEvent.OTHER),  # Player has cancelled the handpay request
         (0x56, sas.PollEvent.LEVEL_HIT),  # SAS progressive level hit
-        (0x11, sas.PollEvent.OTHER),  # slot door was opened
+        (0x11, sas.PollEvent.DOOR_OPEN),  # slot door was opened (issue 31 reads it)
     ],
 )
 def test_general_poll_exceptions(code, event):
