@@ -467,23 +467,6 @@ CELERY_BEAT_SCHEDULE = {
         "task": "jackpots.tasks.seal_pools",
         "schedule": env.float("HALL_POOL_SEAL_SECONDS", default=60.0),
     },
-    # Wide-area pools (jackpots.widearea.tasks): a venue's batches to the central, the central's levels
-    # to the venues, a venue's withdrawn levels recorded. Each does nothing in the other role.
-    "forward-wide-area": {
-        "task": "jackpots.widearea.tasks.forward_wide_area",
-        "schedule": env.float("HALL_WIDE_AREA_FORWARD_SECONDS", default=0.5),
-        "options": {"expires": 1.0},
-    },
-    "publish-wide-area-levels": {
-        "task": "jackpots.widearea.tasks.publish_wide_area_levels",
-        "schedule": env.float("HALL_WIDE_AREA_LEVELS_SECONDS", default=0.25),
-        "options": {"expires": 1.0},
-    },
-    "watch-wide-area": {
-        "task": "jackpots.widearea.tasks.watch_wide_area",
-        "schedule": 1.0,
-        "options": {"expires": 2.0},
-    },
     # Pool meters on the screens: at most 4 a second per pool, only when changed (jackpots.tasks).
     # A tick not started within a second is dropped: the next one publishes the same meters.
     "publish-pool-meters": {
@@ -868,6 +851,26 @@ HALL_LINK_OFFLINE_SECONDS = env.float("HALL_LINK_OFFLINE_SECONDS", default=30.0)
 HALL_WIDE_AREA_FORWARD_SECONDS = env.float("HALL_WIDE_AREA_FORWARD_SECONDS", default=0.5)
 HALL_WIDE_AREA_LEVELS_SECONDS = env.float("HALL_WIDE_AREA_LEVELS_SECONDS", default=0.25)
 HALL_WIDE_AREA_HEARTBEAT_SECONDS = env.float("HALL_WIDE_AREA_HEARTBEAT_SECONDS", default=5.0)
+# Their beat entries (jackpots.widearea.tasks), each only in the role that does it: a venue's batches to the
+# central and its withdrawn levels recorded; the central's levels to the venues (four times a second: not
+# dispatched at all in a venue, where it would do nothing).
+if HALL_ROLE == "central":
+    CELERY_BEAT_SCHEDULE["publish-wide-area-levels"] = {
+        "task": "jackpots.widearea.tasks.publish_wide_area_levels",
+        "schedule": HALL_WIDE_AREA_LEVELS_SECONDS,
+        "options": {"expires": 1.0},
+    }
+elif HALL_ROLE == "venue":
+    CELERY_BEAT_SCHEDULE["forward-wide-area"] = {
+        "task": "jackpots.widearea.tasks.forward_wide_area",
+        "schedule": HALL_WIDE_AREA_FORWARD_SECONDS,
+        "options": {"expires": 1.0},
+    }
+    CELERY_BEAT_SCHEDULE["watch-wide-area"] = {
+        "task": "jackpots.widearea.tasks.watch_wide_area",
+        "schedule": 1.0,
+        "options": {"expires": 2.0},
+    }
 HALL_LINK_ROTATION_GRACE_SECONDS = env.float("HALL_LINK_ROTATION_GRACE_SECONDS", default=3600.0)
 
 # --- The gaming authority's node (HALL_ROLE=regulator: halls.regulator) ----------------------------------
