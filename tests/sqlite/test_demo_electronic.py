@@ -14,50 +14,25 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.ports import free_port
-from tests.sqlite.test_demo_selfplay import embedded_env
+from tests.sqlite.demo_process import READY_SECONDS, embedded_env, play_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 SECONDS = float(os.environ.get("HALL_TEST_DEMO_ELECTRONIC_SECONDS", "70"))
 
-pytestmark = pytest.mark.timeout(int(SECONDS) + 180)
+pytestmark = pytest.mark.timeout(int(READY_SECONDS + SECONDS) + 180)
 
 
 def test_the_demo_electronic_rooms_play_and_pay_exactly_on_sqlite(tmp_path: Path) -> None:
-    port = free_port()
-    log_path = tmp_path / "demo.log"
     env = embedded_env(
         tmp_path, HALL_DEMO_MACHINES="0", HALL_DEMO_ELECTRONIC_PACE="0.3", HALL_DEMO_ELECTRONIC_SALE="8"
     )
-    with log_path.open("wb") as log:
-        demo = subprocess.Popen(
-            [sys.executable, "manage.py", "demo", "--port", str(port), "--host", "127.0.0.1"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + SECONDS
-            while time.monotonic() < deadline:
-                assert demo.poll() is None, log_path.read_text(errors="replace")[-5000:]
-                time.sleep(1)
-        finally:
-            demo.send_signal(signal.SIGINT)
-            try:
-                demo.wait(60)
-            except subprocess.TimeoutExpired:
-                demo.kill()
-                demo.wait(10)
-    text = log_path.read_text(errors="replace")
+    text = play_demo(env, tmp_path / "demo.log", SECONDS)
     assert "Uvicorn running" in text, text[-5000:]
     playing = text.split("INFO:     Shutting down")[0]
     for bad in ("Traceback", "OperationalError", " 500 "):

@@ -20,7 +20,7 @@ from demo.hall import AUTOPLAY_ROOM, DEVICES, MANUAL_ROOM, seed_bingo, seed_hall
 from halls.models import AuditEntry, Role, StaffRole
 from halls.services import sessions
 from tests.conftest import ALL_BALLS
-from tests.sqlite.test_demo_selfplay import embedded_env
+from tests.sqlite.demo_process import embedded_env
 
 ROOT = Path(__file__).resolve().parents[2]
 

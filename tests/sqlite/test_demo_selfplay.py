@@ -14,57 +14,24 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from demo.tax import LINES as TAX_LINES
-from tests.ports import free_port
+from tests.sqlite.demo_process import READY_SECONDS, embedded_env, play_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 SECONDS = float(os.environ.get("HALL_TEST_DEMO_SECONDS", "75"))
 
-pytestmark = pytest.mark.timeout(int(SECONDS) + 180)
-
-
-def embedded_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "HALL_TEST_DB")}
-    env.update(
-        SQLITE_PATH=str(tmp_path / "hall.sqlite3"), STATIC_ROOT=str(tmp_path / "static"), PYTHONUNBUFFERED="1"
-    )
-    env.update(extra)
-    return env
+pytestmark = pytest.mark.timeout(int(READY_SECONDS + SECONDS) + 180)
 
 
 def test_the_self_playing_demo_balances_every_pool_on_sqlite(tmp_path: Path) -> None:
-    port = free_port()
-    log_path = tmp_path / "demo.log"
-    with log_path.open("wb") as log:
-        demo = subprocess.Popen(
-            [sys.executable, "manage.py", "demo", "--port", str(port), "--host", "127.0.0.1"],
-            cwd=ROOT,
-            env=embedded_env(tmp_path),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + SECONDS
-            while time.monotonic() < deadline:
-                assert demo.poll() is None, log_path.read_text(errors="replace")[-5000:]
-                time.sleep(1)
-        finally:
-            demo.send_signal(signal.SIGINT)  # uvicorn stops, then the runners and the embedded worker
-            try:
-                demo.wait(60)
-            except subprocess.TimeoutExpired:
-                demo.kill()
-                demo.wait(10)
-    text = log_path.read_text(errors="replace")
+    text = play_demo(embedded_env(tmp_path), tmp_path / "demo.log", SECONDS)
     assert "Uvicorn running" in text, text[-5000:]
     # While it played (machines cut off by the shutdown may log their lost sockets after it).
     playing = text.split("INFO:     Shutting down")[0]
