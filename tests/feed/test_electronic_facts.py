@@ -140,6 +140,22 @@ def test_an_electronic_session_and_game_on_the_feed(
     kinds = feed.kinds()
     assert kinds.index("game.committed") < kinds.index("game.sales") < kinds.index("game.ball")
     assert kinds.index("pool.award") < kinds.index("game.ended") < kinds.index("session.closed")
+    # The last ball's step in the order it happened: the ball, its prizes, then the pool's award that paid
+    # one of them (made during the payment, held until the ball was told), its amounts, the game's end.
+    last_step = [
+        (kind, payload.get("prize") or payload.get("ordinal"))
+        for kind, payload in zip(kinds, feed.messages(), strict=True)
+        if kind != "game.ball" or payload["ordinal"] == len(BALLS)
+    ]
+    start = last_step.index(("game.ball", len(BALLS)))
+    assert [kind for kind, _ in last_step[start : start + 6]] == [
+        "game.ball",
+        "game.prize",
+        "game.prize",
+        "pool.award",
+        "pool.amounts",
+        "game.ended",
+    ]
 
 
 def test_no_player_identity_in_any_payload(feed: Feed, venue: Any, operator: Any, cashier: Any) -> None:

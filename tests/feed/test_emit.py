@@ -14,7 +14,7 @@ from halls import anchor_lines
 from halls.feed import envelope
 from halls.feed.kinds import FeedKind
 from halls.feed.schema import SchemaError, validate
-from halls.feed.services.emit import emit
+from halls.feed.services.emit import emit, holding
 from halls.link.models import Destination, OutboxMessage
 from halls.link.services import feed_outbox
 from halls.models import Venue
@@ -57,6 +57,43 @@ def test_a_message_commits_with_its_fact_or_not_at_all(settings: Any, venue: Ven
     with pytest.raises(ZeroDivisionError):
         failing_fact()
     assert feed() == []
+
+
+def beat(n: int) -> dict[str, int]:
+    return {"last_sequence": n}
+
+
+def sent_beats() -> list[int]:
+    rows = OutboxMessage.objects.filter(destination=Destination.REGULATOR).order_by("sequence")
+    return [row.payload["payload"]["last_sequence"] for row in rows]
+
+
+def test_held_messages_take_their_place_after_the_holder_s_own(settings: Any, venue: Venue) -> None:
+    """A step's payment emits before the step tells its own facts: held, they follow the holder's messages
+    written with first(); what is emitted after the release is written at once."""
+    settings.HALL_FEED_ENABLED = True
+    with transaction.atomic(), holding() as held:
+        emit(FeedKind.HEARTBEAT, beat(2), venue_id=venue.pk)  # the payment's
+        emit(FeedKind.HEARTBEAT, beat(3), venue_id=venue.pk)
+        assert sent_beats() == []
+        with held.first():
+            emit(FeedKind.HEARTBEAT, beat(1), venue_id=venue.pk)  # the step's own
+        held.release()
+        emit(FeedKind.HEARTBEAT, beat(4), venue_id=venue.pk)  # after: at once
+    assert sent_beats() == [1, 2, 3, 4]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_messages_held_and_never_released_fail_their_fact(settings: Any, venue: Venue) -> None:
+    settings.HALL_FEED_ENABLED = True
+    with pytest.raises(RuntimeError, match="never released"), transaction.atomic(), holding():
+        emit(FeedKind.HEARTBEAT, beat(1), venue_id=venue.pk)
+    assert feed() == []  # the fact's transaction rolled back with its lost message
+
+
+def test_holding_is_not_nested(settings: Any, venue: Venue) -> None:
+    with transaction.atomic(), holding(), pytest.raises(RuntimeError, match="already held"), holding():
+        pass
 
 
 def test_the_feed_is_switched_on_per_jurisdiction(settings: Any, venue: Venue, other_venue: Venue) -> None:

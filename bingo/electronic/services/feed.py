@@ -15,7 +15,7 @@ from django.db.models import Sum
 from bingo.draws import feed
 from bingo.electronic.models import EGameState, ElectronicGame, ElectronicSession, EPrize, Speciality
 from bingo.electronic.services.commitments import ROOM, ref
-from halls.feed.services import facts
+from halls.feed.services import emit, facts
 from halls.feed.services import sessions as feed_sessions
 from jackpots.models import Pool
 
@@ -129,13 +129,18 @@ def step(
     winners: Mapping[int, Sequence[int]],
     *,
     over: bool,
+    held: emit.Held,
 ) -> None:
-    """A ball step's messages: the ball, each prize it decided that was won, and the game's end if over."""
+    """A ball step's messages, in the order they happened: the ball, each prize it decided that was won, what
+    its payment emitted (`held`: the pools' awards, the seed's reveal at the game's end), the game's end."""
     if not facts.feed_on(game.speciality.venue_id):
+        held.release()  # nothing held when the feed is off: emit writes nothing then
         return
-    ball(game, ordinal, number, at)
-    for i, row in enumerate(prizes):
-        prize(game, row, winners.get(i, ()), row.pool_id)
+    with held.first():
+        ball(game, ordinal, number, at)
+        for i, row in enumerate(prizes):
+            prize(game, row, winners.get(i, ()), row.pool_id)
+    held.release()
     if over:
         ended(game, at)
 

@@ -75,6 +75,7 @@ from halls.eventtypes import (
     EPrizeTerms,
     EventType,
 )
+from halls.feed.services import emit
 from halls.services import audit, venueclock
 from jackpots.services import contributions, folding
 from jackpots.services.locks import lock_pools
@@ -438,7 +439,9 @@ def _begin_locked(game: ElectronicGame, now: datetime, actor: Actor) -> Electron
 
 def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | None:
     """Draw ball `ordinal` of the game and pay what it decides, or nothing if it is not the next ball."""
-    with transaction.atomic():
+    # What the payment and the end emit on the authority's feed (pools' awards, the seed's reveal) is held
+    # until the step's ball and prizes are told (feed.step): the feed tells the step in the order it happened.
+    with transaction.atomic(), emit.holding() as held:
         game = lock_egame(game_id)
         if game is None or game.state != EGameState.DRAWING or game.balls_drawn + 1 != ordinal:
             return None
@@ -486,7 +489,7 @@ def draw_ball(game_id: int, ordinal: int, *, actor: Actor = ACTOR) -> EBall | No
         awards.settle(game, prepared, paid, actor, told)
         # The authority's feed: the ball, the prizes it decided, the game's end (the seed comes with its
         # reveal); last, after the step's locks and audit entries (their numbers are the last lock).
-        feed.step(game, ordinal, number, now, paid.rows, paid.winners, over=over)
+        feed.step(game, ordinal, number, now, paid.rows, paid.winners, over=over, held=held)
         if over:
             if waiting is not None:
                 _begin_locked(waiting, now, actor)

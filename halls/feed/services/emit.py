@@ -7,6 +7,9 @@ inside the fact's own transaction by whatever service makes the fact (issue 29's
 - The payload validated against its kind's schema first: a SchemaError is a bug, raised (the fact's
   transaction rolls back with it), never a message the authority would refuse.
 - Then written to the outbox owed to the regulator's node, numbered per installation in commit order.
+- Inside `holding()`, written only when the holder releases them: a step whose payment settles pools before
+  its own messages are due (an electronic ball pays a pool: the award is made before the ball's message)
+  puts the held ones where they belong in its story (the ball, its prizes, then the pools' awards).
 
 The writing is the link's (halls.link.services.feed_outbox, registered at start by halls.link's app):
 the feed sits below the link (every app's services emit; the link stands on halls.services), so it offers
@@ -15,7 +18,10 @@ this hook rather than importing it (DESIGN §2).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -89,4 +95,56 @@ def emit(
     validate_payload(str(kind), payload)
     if not _writer:
         raise RuntimeError("no feed writer registered (halls.link's app registers it at start)")
-    _writer[0](str(kind), payload, venue_id, at or timezone.now())
+    message = (str(kind), payload, venue_id, at or timezone.now())
+    held = _holding.get()
+    if held is not None and not (held.released or held.passing):
+        held.messages.append(message)  # validated now, written at the holder's release
+        return
+    _writer[0](*message)
+
+
+@dataclass
+class Held:
+    """Messages emitted inside `holding()` before its release, validated, waiting for their place."""
+
+    messages: list[tuple[str, dict[str, Any], int | None, datetime]] = field(default_factory=list)
+    released: bool = False
+    passing: bool = False  # inside `first()`: the holder's own messages, written at once
+
+    @contextlib.contextmanager
+    def first(self) -> Iterator[None]:
+        """What is emitted inside is written at once, ahead of the held messages (the holder's own story)."""
+        self.passing = True
+        try:
+            yield
+        finally:
+            self.passing = False
+
+    def release(self) -> None:
+        """Write the held messages in their order; what is emitted after the release is written at once."""
+        if not transaction.get_connection().in_atomic_block:
+            raise RuntimeError("held feed messages must be released inside their facts' transaction")
+        self.released = True
+        messages, self.messages = self.messages, []
+        for message in messages:
+            _writer[0](*message)
+
+
+_holding: ContextVar[Held | None] = ContextVar("feed_holding", default=None)
+
+
+@contextlib.contextmanager
+def holding() -> Iterator[Held]:
+    """Hold what is emitted inside until `release()`, inside the facts' transaction (not nested). Leaving it
+    with messages still held is a bug, raised (the transaction around it rolls back: no fact without its
+    message)."""
+    if _holding.get() is not None:
+        raise RuntimeError("feed messages are already held")
+    held = Held()
+    token = _holding.set(held)
+    try:
+        yield held
+    finally:
+        _holding.reset(token)
+    if held.messages:
+        raise RuntimeError(f"{len(held.messages)} feed messages held and never released")
