@@ -14,7 +14,7 @@ from halls import anchor_lines
 from halls.feed import envelope
 from halls.feed.kinds import FeedKind
 from halls.feed.schema import SchemaError, validate
-from halls.feed.services.emit import emit, holding
+from halls.feed.services.emit import emit, holding, venue_on
 from halls.link.models import Destination, OutboxMessage
 from halls.link.services import feed_outbox
 from halls.models import Venue
@@ -89,6 +89,22 @@ def test_messages_held_and_never_released_fail_their_fact(settings: Any, venue: 
     with pytest.raises(RuntimeError, match="never released"), transaction.atomic(), holding():
         emit(FeedKind.HEARTBEAT, beat(1), venue_id=venue.pk)
     assert feed() == []  # the fact's transaction rolled back with its lost message
+
+
+def test_a_held_step_reads_its_venue_once(
+    settings: Any, venue: Venue, django_assert_num_queries: Any
+) -> None:
+    """A ball's step emits several messages (and asks whether its venue feeds): the venue is read once."""
+    settings.HALL_FEED_ENABLED = True
+    with transaction.atomic(), holding() as held:
+        with django_assert_num_queries(1):
+            assert venue_on(venue.pk) and venue_on(venue.pk)
+            emit(FeedKind.HEARTBEAT, beat(2), venue_id=venue.pk)  # held: nothing written yet
+        with held.first():
+            emit(FeedKind.HEARTBEAT, beat(1), venue_id=venue.pk)  # the stream's cursor made at its first use
+        with django_assert_num_queries(2):  # the cursor's next number and the message: no venue read
+            held.release()
+    assert sent_beats() == [1, 2]
 
 
 def test_holding_is_not_nested(settings: Any, venue: Venue) -> None:

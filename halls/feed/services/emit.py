@@ -77,10 +77,16 @@ def any_on() -> bool:
 def venue_on(venue_id: int) -> bool:
     if not any_on():
         return False  # off everywhere: no query on a ball's path
+    held = _holding.get()
+    if held is not None and venue_id in held.venues:
+        return held.venues[venue_id]  # a step's messages: its venue read once
     jurisdiction = Venue.objects.filter(pk=venue_id).values_list("jurisdiction", flat=True).first()
     if jurisdiction is None:
         raise ValueError(f"no venue {venue_id} in this installation")
-    return enabled_for(jurisdiction)
+    on = enabled_for(jurisdiction)
+    if held is not None:
+        held.venues[venue_id] = on
+    return on
 
 
 def emit(
@@ -110,6 +116,7 @@ class Held:
     messages: list[tuple[str, dict[str, Any], int | None, datetime]] = field(default_factory=list)
     released: bool = False
     passing: bool = False  # inside `first()`: the holder's own messages, written at once
+    venues: dict[int, bool] = field(default_factory=dict)  # venue id -> feed on, read once while held
 
     @contextlib.contextmanager
     def first(self) -> Iterator[None]:
