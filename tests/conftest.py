@@ -193,11 +193,20 @@ def django_db_keepdb() -> bool:
 @pytest.fixture(autouse=True, scope="session")
 def _flush_past_the_sqlite_triggers() -> Any:
     """On SQLite a transactional test's flush empties the tables with DELETE, which the append-only triggers
-    refuse (PostgreSQL's TRUNCATE passes its row triggers): the flush drops them and makes them again."""
-    if not SQLITE_RUN:
-        yield
-        return
+    refuse (PostgreSQL's TRUNCATE passes its row triggers): the flush drops them and makes them again. On
+    PostgreSQL it deletes the rows of the tables that have some instead of truncating every table
+    (tests/fast_flush.py)."""
     from django.core.management.commands import flush
+
+    if not SQLITE_RUN:
+        from django.core.management.sql import sql_flush as truncating
+
+        from tests import fast_flush
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(flush, "sql_flush", fast_flush.deleting(truncating))
+            yield
+        return
 
     from halls import sqlite_triggers
 
