@@ -61,6 +61,14 @@ def demo_database() -> Iterator[str]:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def command_of(proc: psutil.Process) -> str:
+    """A descendant's command line; "" for one that ended while the list was read (a zombie, or gone)."""
+    try:
+        return " ".join(proc.cmdline())
+    except (psutil.ZombieProcess, psutil.NoSuchProcess):
+        return ""
+
+
 class Demo:
     def __init__(self, database: str, directory: Path) -> None:
         self.port = free_port()
@@ -101,7 +109,7 @@ class Demo:
             time.sleep(0.5)
         while True:
             descendants: list[psutil.Process] = psutil.Process(self.proc.pid).children(recursive=True)
-            commands = [" ".join(p.cmdline()) for p in descendants]
+            commands = [command_of(p) for p in descendants]
             # The worker, its two pool processes, and the beat.
             if sum("celery" in c for c in commands) >= 4 and any(" beat " in c for c in commands):
                 return descendants
