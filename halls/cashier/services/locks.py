@@ -12,7 +12,8 @@ cashiers redeeming one ticket). Nothing deletes these rows or changes their keys
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
 from typing import Any
 
 from django.db import connection
@@ -133,3 +134,36 @@ def lock_balances(account_ids: Iterable[int]) -> list[int]:
         rows = Account.objects.select_for_update(of=("self",), no_key=True).filter(pk__in=ids).order_by("pk")
         list(rows.values_list("pk"))
     return ids
+
+
+def lock_and_move_balances(moved: Mapping[int, Decimal]) -> list[int]:
+    """PostgreSQL: `lock_balances` and the one UPDATE that moves each account's balance by its delta, in one
+    statement (a round trip less while the venue's books are held): the rows are locked FOR UPDATE in id
+    order first (a materialized CTE read in full before the UPDATE touches a row: the UPDATE moves only the
+    rows it has locked, so it never waits outside that order); their ids in that order."""
+    ids = sorted(moved)
+    if not ids:
+        return ids
+    take_many(Rank.ACCOUNT, ids)
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCK_AND_MOVE_SQL, [ids, ids, [moved[pk] for pk in ids]])
+        (count,) = cursor.fetchone()
+    if count != len(ids):  # an account of the posting vanished: never (accounts are never deleted)
+        raise RuntimeError(f"{count} account balances moved of {len(ids)}")
+    return ids
+
+
+_ACCOUNT = Account._meta.db_table
+_LOCK_AND_MOVE_SQL = f"""
+WITH locked AS MATERIALIZED (
+    SELECT id FROM "{_ACCOUNT}" WHERE id = ANY(%s::bigint[]) ORDER BY id FOR NO KEY UPDATE
+), held AS MATERIALIZED (
+    SELECT count(*) AS n FROM locked
+), moved AS (
+    UPDATE "{_ACCOUNT}" AS account SET balance = account.balance + delta.delta
+    FROM unnest(%s::bigint[], %s::numeric[]) AS delta (id, delta), held
+    WHERE account.id = delta.id AND held.n >= 0
+    RETURNING account.id
+)
+SELECT count(*) FROM moved
+"""  # noqa: S608 - the model's own table

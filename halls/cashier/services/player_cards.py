@@ -372,28 +372,35 @@ def _cash_ins_allowed(orders: Sequence[_CashIn]) -> list[CardMove | BaseExceptio
     with transaction.atomic():
         cashiers = list({o.actor.pk: o.actor for o in orders}.values())
         shifts = open_shifts_of(venue_id=venue_id, cashiers=cashiers)
+        shifts_by_id = {shift.pk: shift for shift in shifts.values() if isinstance(shift, Shift)}
         cards = lock_player_cards(o.card_id for o in orders)
-        drawers = {
-            (shift.pk, means): books.drawer(shift, means)
+        codes = {
+            (shift.pk, means): books.drawer_code(shift.pk, means)
             for shift in shifts.values()
             if isinstance(shift, Shift)
             for means in sorted({o.means for o in orders if o.actor.pk == shift.cashier_id})
         }
-        # The drawers and the cards' accounts found and locked in one statement, in id order (a card's first
-        # load makes its account).
-        mine = Q(card_id__in=cards, kind=Kind.PLAYER_CARD) | Q(pk__in=[d.pk for d in drawers.values()])
+        # The drawers and the cards' accounts found by their codes and cards, and locked, in one statement,
+        # in id order (a shift's first load makes its drawer, a card's its account: made, then locked).
+        mine = Q(card_id__in=cards, kind=Kind.PLAYER_CARD) | Q(venue_id=venue_id, code__in=codes.values())
         locked = {a.pk: a for a in lock_accounts_where(mine)}
         accounts = {a.card_id: a for a in locked.values() if a.card_id is not None}
+        by_code = {a.code: a for a in locked.values() if a.kind == Kind.DRAWER}
+        made_drawers = {
+            key: books.drawer(shifts_by_id[key[0]], key[1])
+            for key, code in sorted(codes.items())
+            if code not in by_code
+        }
         made = {
             card_id: books.card_account(cards[card_id]) for card_id in sorted(cards.keys() - accounts.keys())
         }
-        relocked = lock_accounts(a.pk for a in made.values())
+        relocked = lock_accounts([*(a.pk for a in made.values()), *(a.pk for a in made_drawers.values())])
         for card_id, account in made.items():
             locked[account.pk] = accounts[card_id] = relocked[account.pk]
-        keys = {o.ledger_key for o in orders}
-        earlier = set(
-            LedgerTransaction.objects.filter(venue_id=venue_id, key__in=keys).values_list("key", flat=True)
-        )
+        for account in made_drawers.values():
+            locked[account.pk] = by_code[account.code] = relocked[account.pk]
+        drawers = {key: by_code[code] for key, code in codes.items()}
+        earlier = books.posted_under(venue_id, (o.ledger_key for o in orders))  # under the cards' locks
         running = {pk: a.balance for pk, a in locked.items()}
         postings: list[books.Posting] = []
         chosen: list[int] = []
@@ -422,7 +429,7 @@ def _cash_ins_allowed(orders: Sequence[_CashIn]) -> list[CardMove | BaseExceptio
             postings.append(_cash_in_posting(order, shift, card, till, account))
             chosen.append(i)
             after[i] = running[account.pk]
-        posted = books.post_many(venue_id=venue_id, postings=postings, held=locked)
+        posted = books.post_many(venue_id=venue_id, postings=postings, held=locked, looked_up=earlier)
         for i, one in zip(chosen, posted, strict=True):
             order = orders[i]
             balance = after[i] if not one.replayed else running[accounts[order.card_id].pk]
@@ -630,11 +637,8 @@ def _spend_together(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
         made = [books.card_account(cards[card_id]) for card_id in sorted(missing)]
         accounts.update({a.card_id: a for a in lock_accounts(a.pk for a in made).values()})
         locked = {a.pk: a for a in accounts.values()}
-        sales = books.venue_account(venue_id, Kind.SALES)
-        keys = {o.ledger_key for o in orders}
-        earlier = set(
-            LedgerTransaction.objects.filter(venue_id=venue_id, key__in=keys).values_list("key", flat=True)
-        )
+        # The sales account (read, locked when its balance moves) and the keys posted, under the cards' locks.
+        sales, earlier = books.venue_account_and_posted(venue_id, Kind.SALES, (o.ledger_key for o in orders))
         running = {pk: a.balance for pk, a in locked.items()}
         postings: list[books.Posting] = []
         chosen: list[int] = []
@@ -662,7 +666,7 @@ def _spend_together(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
             chosen.append(i)
             after[i] = running[account.pk]
         held = {**{a.pk: a for a in locked.values()}, sales.pk: sales}
-        posted = books.post_many(venue_id=venue_id, postings=postings, held=held)
+        posted = books.post_many(venue_id=venue_id, postings=postings, held=held, looked_up=earlier)
         for i, one in zip(chosen, posted, strict=True):
             order = orders[i]
             balance = after[i] if not one.replayed else running[accounts[order.card_id].pk]
