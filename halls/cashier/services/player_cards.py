@@ -22,7 +22,6 @@ from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -49,7 +48,7 @@ from halls.cashier.services import admitted
 from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import (
     lock_accounts,
-    lock_accounts_where,
+    lock_card_accounts,
     lock_player_card,
     lock_player_cards,
 )
@@ -382,8 +381,7 @@ def _cash_ins_allowed(orders: Sequence[_CashIn]) -> list[CardMove | BaseExceptio
         }
         # The drawers and the cards' accounts found by their codes and cards, and locked, in one statement,
         # in id order (a shift's first load makes its drawer, a card's its account: made, then locked).
-        mine = Q(card_id__in=cards, kind=Kind.PLAYER_CARD) | Q(venue_id=venue_id, code__in=codes.values())
-        locked = {a.pk: a for a in lock_accounts_where(mine)}
+        locked = {a.pk: a for a in lock_card_accounts(cards, venue_id=venue_id, codes=codes.values())}
         accounts = {a.card_id: a for a in locked.values() if a.card_id is not None}
         by_code = {a.code: a for a in locked.values() if a.kind == Kind.DRAWER}
         made_drawers = {
@@ -632,7 +630,7 @@ def _spend_together(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
     with transaction.atomic():
         cards = lock_player_cards(o.card_id for o in orders)
         # The cards' accounts found and locked in one statement (a card's first spend makes its account).
-        accounts = {a.card_id: a for a in lock_accounts_where(card_id__in=cards, kind=Kind.PLAYER_CARD)}
+        accounts = {a.card_id: a for a in lock_card_accounts(cards)}
         missing = cards.keys() - accounts.keys()
         made = [books.card_account(cards[card_id]) for card_id in sorted(missing)]
         accounts.update({a.card_id: a for a in lock_accounts(a.pk for a in made).values()})
