@@ -17,6 +17,7 @@ from halls.cashier.models import Account, Means, Shift, ShiftState
 from halls.cashier.services import ledger as books
 from halls.cashier.services import player_cards
 from halls.cashier.services.locks import lock_and_move_balances
+from halls.errors import Conflict
 from halls.models import AuditEntry, Venue
 from halls.services import audit, verify
 from tests.cashier.ticket_support import funded_card
@@ -154,3 +155,21 @@ def test_append_many_writes_the_entries_record_many_would(venue: Venue, operator
         rows[0][6],
     )
     assert audit.verify_chain(venue.pk).ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_refusal_of_a_group_speaks_its_askers_language_whatever_the_writers(venue: Venue) -> None:
+    from dataclasses import replace
+
+    from django.utils import translation
+
+    card = funded_card(venue, 1, "0.40")
+    orders = [
+        replace(_spend(card.pk, venue.pk, "es"), language="es"),
+        replace(_spend(card.pk, venue.pk, "en"), language="en"),
+    ]
+    with translation.override("es"):  # the writer's thread speaks Spanish, as the first asker
+        spanish, english = player_cards._spend_together(orders)
+    assert isinstance(spanish, Conflict) and isinstance(english, Conflict)
+    assert str(spanish.message).startswith("El saldo de la tarjeta")
+    assert str(english.message).startswith("The card's balance")

@@ -349,9 +349,10 @@ def _cash_ins_together(orders: Sequence[_CashIn]) -> list[CardMove | BaseExcepti
     answers: list[CardMove | BaseException | None] = [None] * len(orders)
     unchecked = [o.actor for o in orders if not o.role_checked]
     held = access.write_roles_of(unchecked, orders[0].venue_id) if unchecked else {}
+    here = translation.get_language()
     for i, order in enumerate(orders):
         if not order.role_checked:
-            with _speaking(order.language):
+            with _speaking(order.language, here):
                 answers[i] = access.role_refusal(held[order.actor.pk], Role.CASHIER)
     allowed = [i for i, answer in enumerate(answers) if answer is None]
     if allowed:
@@ -405,13 +406,14 @@ def _cash_ins_allowed(orders: Sequence[_CashIn]) -> list[CardMove | BaseExceptio
         after: dict[int, Decimal] = {}
         seen: set[str] = set()
         until = admitted.admissions_of(list(cards.values()))
+        here = translation.get_language()
         for i, order in enumerate(orders):
             card = cards[order.card_id]
             account = locked[accounts[card.pk].pk]
             shift = shifts[order.actor.pk]
             fresh = order.ledger_key not in earlier and order.ledger_key not in seen
             try:
-                with _speaking(order.language):
+                with _speaking(order.language, here):
                     if isinstance(shift, Conflict):
                         raise shift
                     if fresh:
@@ -643,12 +645,13 @@ def _spend_together(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
         after: dict[int, Decimal] = {}
         seen: set[str] = set()
         until = admitted.admissions_of(list(cards.values()))
+        here = translation.get_language()
         for i, order in enumerate(orders):
             card = cards[order.card_id]
             account = locked[accounts[card.pk].pk]
             fresh = order.ledger_key not in earlier and order.ledger_key not in seen
             try:
-                with _speaking(order.language):
+                with _speaking(order.language, here):
                     if fresh:
                         check_active(card)
                         admitted.check_until(card, until[card.pk])
@@ -678,9 +681,12 @@ def _spend_together(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
     return [a for a in answers if a is not None]
 
 
-def _speaking(language: str | None) -> contextlib.AbstractContextManager[None]:
-    """A refusal in the asker's language (a group is written on one caller's thread)."""
-    return translation.override(language) if language else contextlib.nullcontext()
+def _speaking(language: str | None, here: str | None = None) -> contextlib.AbstractContextManager[None]:
+    """A refusal in the asker's language (a group is written on one caller's thread). `here`: the language
+    active now, when the caller knows it (a group's loop over its orders): no switch to the same one."""
+    if not language or language == (here if here is not None else translation.get_language()):
+        return contextlib.nullcontext()
+    return translation.override(language)
 
 
 def _spend_alone_speaking(order: _Spend) -> CardMove:
