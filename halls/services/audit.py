@@ -191,6 +191,56 @@ def record_many(
     return built
 
 
+def append_many(
+    *,
+    venue_id: int,
+    entries: Sequence[tuple[Actor, str, Any, dict[str, Any] | None]],
+) -> None:
+    """`record_many` for a caller that needs nothing back (a group of ledger postings): on PostgreSQL the
+    same rows, hashes and statements, built without a model instance per entry (the entries' CPU on a
+    group's hot path); elsewhere, or for one entry, `record_many` itself."""
+    if connection.vendor != "postgresql" or len(entries) < 2:
+        record_many(venue_id=venue_id, entries=entries)
+        return
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("audit.append_many must run inside a transaction")
+    _refuse_inspector()
+    keys = audit_keys.keyring()
+    prev_hash = _locked_tip(venue_id, keys)
+    signed = keys.alg != LEGACY_ALG  # as `_fields` signs an entry's alg
+    rows = []
+    for n, (actor, action, obj, data) in enumerate(entries):
+        # What `_entry` makes of it, field by field, and `_fields` hashes.
+        label = actor_label(actor)
+        kind = type(obj)
+        object_type = kind._meta.label_lower if hasattr(kind, "_meta") else kind.__name__
+        object_id = str(getattr(obj, "pk", obj))
+        normalised = _normalise(data or {})
+        created_at = timezone.now().isoformat()
+        fields = {
+            "venue": venue_id,
+            "actor": label,
+            "action": action,
+            "object_type": object_type,
+            "object_id": object_id,
+            "data": normalised,
+            "created_at": created_at,
+        }
+        if signed:
+            fields["alg"] = keys.alg
+        digest = _digest(prev_hash, fields, keys.current)
+        actor_id = actor.pk if isinstance(actor, User) else None
+        rows.append(
+            [actor_id, label, action, object_type, object_id, normalised, created_at, prev_hash, digest, n]
+        )
+        prev_hash = digest
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _APPEND_MANY_SQL,
+            [venue_id, keys.alg, json.dumps(rows), prev_hash, len(rows), keys.alg, venue_id],
+        )
+
+
 def record_across(
     *, venue_ids: Iterable[int], actor: Actor, action: str, obj: Any, data: dict[str, Any] | None = None
 ) -> list[AuditEntry]:

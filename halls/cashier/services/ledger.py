@@ -19,7 +19,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, ExpressionWrapper, F, OuterRef, Subquery, Sum, Value, When
+from django.db.models import Case, ExpressionWrapper, F, JSONField, OuterRef, Subquery, Sum, Value, When
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -39,7 +40,7 @@ from halls.cashier.models import (
     Shift,
     TxKind,
 )
-from halls.cashier.services.locks import lock_accounts, lock_balances
+from halls.cashier.services.locks import lock_accounts, lock_and_move_balances, lock_balances
 from halls.errors import Conflict
 from halls.fields import MoneyField
 from halls.services import audit
@@ -57,11 +58,16 @@ def venue_account(venue_id: int, kind: Kind) -> Account:
     return account
 
 
+def drawer_code(shift_id: int, means: Means | str) -> str:
+    """The code of a shift's drawer for a means of payment (unique in its venue)."""
+    return f"drawer:{shift_id}:{means}"
+
+
 def drawer(shift: Shift, means: Means | str = Means.CASH) -> Account:
     """The shift's drawer for a means of payment (cash, bank card), made on first use."""
     account, _created = Account.objects.get_or_create(
         venue_id=shift.venue_id,
-        code=f"drawer:{shift.pk}:{means}",
+        code=drawer_code(shift.pk, means),
         defaults={"kind": Kind.DRAWER.value, "guarded": True, "shift": shift, "means": str(means)},
     )
     return account
@@ -134,6 +140,54 @@ def replayed(venue_id: int, key: str) -> Posted | None:
     return None if previous is None else Posted(previous, replayed=True)
 
 
+def posted_under(venue_id: int, keys: Iterable[str]) -> dict[str, LedgerTransaction]:
+    """The venue's transactions already posted under `keys`, with their legs: key -> transaction (what
+    `post_many` looks up; a group that looked its keys up under its locks hands it over, `looked_up`).
+    PostgreSQL: one plain statement when none is (a group of new spends), the rows read only when some are."""
+    wanted = sorted(set(keys))
+    if not wanted:
+        return {}
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_POSTED_SQL, [venue_id, wanted])
+            wanted = [key for (key,) in cursor.fetchall()]
+        if not wanted:
+            return {}
+    found = LedgerTransaction.objects.filter(venue_id=venue_id, key__in=wanted).prefetch_related("legs")
+    return {t.key: t for t in found}
+
+
+def venue_account_and_posted(
+    venue_id: int, kind: Kind, keys: Iterable[str]
+) -> tuple[Account, dict[str, LedgerTransaction]]:
+    """`venue_account(venue_id, kind)` and `posted_under(venue_id, keys)`: on PostgreSQL, once the account
+    exists, in one statement when no key was posted (a group of new spends: its sales account, read not
+    locked, and its keys)."""
+    wanted = sorted(set(keys))
+    if connection.vendor != "postgresql" or kind not in VENUE_KINDS:
+        return venue_account(venue_id, kind), posted_under(venue_id, wanted)
+    found = (
+        Account.objects.filter(venue_id=venue_id, code=kind.value)
+        .annotate(posted=RawSQL(_POSTED_KEYS_SQL, [venue_id, wanted], output_field=JSONField()))  # noqa: S611
+        .first()
+    )
+    if found is None:  # the venue's first posting of the kind makes its account
+        return venue_account(venue_id, kind), posted_under(venue_id, wanted)
+    posted: list[str] = found.posted  # the annotation
+    return found, posted_under(venue_id, posted) if posted else {}
+
+
+_POSTED_KEYS_SQL = f"""
+SELECT coalesce(jsonb_agg(key), '[]'::jsonb) FROM "{LedgerTransaction._meta.db_table}"
+WHERE venue_id = %s AND key = ANY(%s::text[])
+"""  # noqa: S608 - the model's own table
+
+
+_POSTED_SQL = f"""
+SELECT key FROM "{LedgerTransaction._meta.db_table}" WHERE venue_id = %s AND key = ANY(%s::text[])
+"""  # noqa: S608 - the model's own table
+
+
 @dataclass(frozen=True)
 class Posting:
     """One balanced transaction for `post_many`: what `post` takes, but the venue."""
@@ -181,6 +235,7 @@ def post_many(
     held: Mapping[int, Account] | None = None,
     then: Callable[[list[Posted]], None] | None = None,
     new_keys: bool = False,
+    looked_up: Mapping[str, LedgerTransaction] | None = None,
 ) -> list[Posted]:
     """Post several balanced transactions of one venue as `post` would post them one after the other, in
     one go: their accounts read once, the guarded ones money leaves locked once (id order), their keys
@@ -205,6 +260,9 @@ def post_many(
     still refuses a duplicate, failing the caller's transaction), and the balances moved are those of
     accounts `held` locks (a credited one too), not locked again.
 
+    `looked_up` (with `held`): the caller's transaction looked the keys up already, under the locks that
+    make them its own (`posted_under`, after its locks): they are not looked up again.
+
     `then(answers)`: the caller's own rows of the same change, written once the transactions and legs are,
     before the venue's shared rows (the accounts' balances, the audit chain's head) are taken, so those are
     held the shortest time (two groups of one venue wait for each other there).
@@ -213,9 +271,9 @@ def post_many(
     if not postings:
         return []
     if held is not None:
-        return _post_held(venue_id, postings, checked, held, audit_first, then, new_keys)
-    if new_keys:
-        raise ValueError("post_many(new_keys=True) posts on accounts the caller holds (held=...)")
+        return _post_held(venue_id, postings, checked, held, audit_first, then, new_keys, looked_up)
+    if new_keys or looked_up is not None:
+        raise ValueError("post_many(new_keys / looked_up) posts on accounts the caller holds (held=...)")
     with transaction.atomic():
         ids = {leg.account for legs in checked for leg in legs}
         accounts = {a.pk: a for a in Account.objects.filter(pk__in=ids)}
@@ -252,6 +310,7 @@ def _post_held(
     audit_first: Sequence[AuditItem],
     then: Callable[[list[Posted]], None] | None,
     new_keys: bool = False,
+    looked_up: Mapping[str, LedgerTransaction] | None = None,
 ) -> list[Posted]:
     """`post_many` in the caller's transaction, on the accounts it read and holds (see `held`)."""
     if not transaction.get_connection().in_atomic_block:
@@ -276,6 +335,7 @@ def _post_held(
         then,
         race=False,
         new_keys=new_keys,
+        looked_up=looked_up,
     )
     if done is None:  # cannot happen: the caller's locks make the keys its own
         raise IntegrityError(
@@ -296,21 +356,19 @@ def _post_fresh(
     *,
     race: bool = True,
     new_keys: bool = False,
+    looked_up: Mapping[str, LedgerTransaction] | None = None,
 ) -> list[Posted] | None:
     """Replay the keys already posted, write the rest; None when another call posted one of the keys at
     this instant (the caller looks again: it is a replay now). `race=False`: no other call can (the
     caller's locks make the keys its own), so no savepoint guards the insert."""
     keys = [p.key for p in postings]
-    previous = (
-        {}
-        if new_keys
-        else {
-            t.key: t
-            for t in LedgerTransaction.objects.filter(venue_id=venue_id, key__in=set(keys)).prefetch_related(
-                "legs"
-            )
-        }
-    )
+    if new_keys:
+        previous: Mapping[str, LedgerTransaction] = {}
+    elif looked_up is not None:
+        mine = set(keys)
+        previous = {key: t for key, t in looked_up.items() if key in mine}
+    else:
+        previous = posted_under(venue_id, keys)
     first: dict[str, int] = {}  # key -> the posting of the batch that writes it
     for i, (posting, legs) in enumerate(zip(postings, checked, strict=True)):
         earlier = first.setdefault(posting.key, i)
@@ -370,7 +428,7 @@ def _post_fresh(
     # drawer) and its audit chain's head.
     if rows:
         _move_balances([deltas[i] for i in fresh], held=new_keys)
-    audit.record_many(  # nothing when there is nothing new to tell
+    audit.append_many(  # nothing when there is nothing new to tell
         venue_id=venue_id,
         entries=[
             *audit_first,
@@ -452,13 +510,18 @@ def _move_balances(deltas: Iterable[Mapping[int, Decimal]], *, held: bool = Fals
     # card account each and the sales account, and this runs while the venue's books are held. Rows are
     # taken in id order first (as one UPDATE per account took them): the UPDATE's own scan may walk the
     # table in its physical order, and two groups taking shared rows in different orders would deadlock.
-    ids = sorted(moved) if held else lock_balances(moved)  # through its rank (halls.locks.Rank.ACCOUNT)
     if connection.vendor == "postgresql":
         # The same UPDATE in SQL (the accounts' ids and deltas as two arrays): the ORM's CASE of one WHEN
-        # per account cost more CPU to build than the rest of a group of card spends.
+        # per account cost more CPU to build than the rest of a group of card spends. Not held: the rows
+        # locked in id order by the same statement (through their rank, halls.locks.Rank.ACCOUNT).
+        if not held:
+            lock_and_move_balances(moved)
+            return
+        ids = sorted(moved)
         with connection.cursor() as cursor:
             cursor.execute(_MOVE_SQL, [ids, [moved[pk] for pk in ids]])
         return
+    ids = sorted(moved) if held else lock_balances(moved)  # through its rank (halls.locks.Rank.ACCOUNT)
     money_field: MoneyField[Decimal, Decimal] = MoneyField(max_digits=AMOUNT_DIGITS, decimal_places=2)
     by_account = Case(
         *(When(pk=pk, then=Value(moved[pk], output_field=money_field)) for pk in ids),

@@ -12,13 +12,15 @@ cashiers redeeming one ticket). Nothing deletes these rows or changes their keys
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
 from typing import Any
 
 from django.db import connection
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
+from halls.cashier.ledger import Kind
 from halls.cashier.models import Account, Payable, PlayerCard, PlayerLimit, Shift, Ticket
 from halls.errors import NotFound
 from halls.locks import Rank, take, take_many
@@ -78,8 +80,15 @@ def lock_player_cards(card_ids: Iterable[int]) -> dict[int, PlayerCard]:
     if not ids:
         return {}
     take_many(Rank.PLAYER_CARD, ids)
+    if connection.vendor == "postgresql":  # the same statement, not built by the ORM (a group's hot path)
+        return {row.pk: row for row in PlayerCard.objects.raw(_LOCK_CARDS_SQL, [ids])}
     rows = PlayerCard.objects.select_for_update(of=("self",), no_key=True).filter(pk__in=ids).order_by("pk")
     return {row.pk: row for row in rows}
+
+
+_LOCK_CARDS_SQL = f"""
+SELECT * FROM "{PlayerCard._meta.db_table}" WHERE id = ANY(%s::bigint[]) ORDER BY id FOR NO KEY UPDATE
+"""  # noqa: S608 - the model's own table
 
 
 def lock_player_limit(limit_id: int) -> PlayerLimit:
@@ -121,6 +130,25 @@ def lock_accounts_where(*conditions: Q, **filters: Any) -> list[Account]:
     return rows
 
 
+def lock_card_accounts(
+    card_ids: Iterable[int], *, venue_id: int | None = None, codes: Iterable[str] = ()
+) -> list[Account]:
+    """`lock_accounts_where` for a group of card moves: the cards' accounts, and the venue's accounts of
+    `codes` (a till's drawers), found and locked FOR UPDATE in id order in one statement (on PostgreSQL not
+    built by the ORM: a group's hot path)."""
+    cards, named = sorted(set(card_ids)), sorted(set(codes))
+    if connection.vendor != "postgresql":
+        mine = Q(card_id__in=cards, kind=Kind.PLAYER_CARD)
+        if named:
+            mine |= Q(venue_id=venue_id, code__in=named)
+        return lock_accounts_where(mine)
+    rows = list(
+        Account.objects.raw(_LOCK_CARD_ACCOUNTS_SQL, [cards, Kind.PLAYER_CARD.value, venue_id, named])
+    )
+    take_many(Rank.ACCOUNT, [a.pk for a in rows])
+    return rows
+
+
 def lock_balances(account_ids: Iterable[int]) -> list[int]:
     """The accounts whose balance column a posting moves, FOR UPDATE in id order, read no further than their
     ids (on every card sale and prize payout: the one UPDATE that follows moves them all); their ids in that
@@ -133,3 +161,43 @@ def lock_balances(account_ids: Iterable[int]) -> list[int]:
         rows = Account.objects.select_for_update(of=("self",), no_key=True).filter(pk__in=ids).order_by("pk")
         list(rows.values_list("pk"))
     return ids
+
+
+def lock_and_move_balances(moved: Mapping[int, Decimal]) -> list[int]:
+    """PostgreSQL: `lock_balances` and the one UPDATE that moves each account's balance by its delta, in one
+    statement (a round trip less while the venue's books are held): the rows are locked FOR UPDATE in id
+    order first (a materialized CTE read in full before the UPDATE touches a row: the UPDATE moves only the
+    rows it has locked, so it never waits outside that order); their ids in that order."""
+    ids = sorted(moved)
+    if not ids:
+        return ids
+    take_many(Rank.ACCOUNT, ids)
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCK_AND_MOVE_SQL, [ids, ids, [moved[pk] for pk in ids]])
+        (count,) = cursor.fetchone()
+    if count != len(ids):  # an account of the posting vanished: never (accounts are never deleted)
+        raise RuntimeError(f"{count} account balances moved of {len(ids)}")
+    return ids
+
+
+_ACCOUNT = Account._meta.db_table
+_LOCK_AND_MOVE_SQL = f"""
+WITH locked AS MATERIALIZED (
+    SELECT id FROM "{_ACCOUNT}" WHERE id = ANY(%s::bigint[]) ORDER BY id FOR NO KEY UPDATE
+), held AS MATERIALIZED (
+    SELECT count(*) AS n FROM locked
+), moved AS (
+    UPDATE "{_ACCOUNT}" AS account SET balance = account.balance + delta.delta
+    FROM unnest(%s::bigint[], %s::numeric[]) AS delta (id, delta), held
+    WHERE account.id = delta.id AND held.n >= 0
+    RETURNING account.id
+)
+SELECT count(*) FROM moved
+"""  # noqa: S608 - the model's own table
+
+
+_LOCK_CARD_ACCOUNTS_SQL = f"""
+SELECT * FROM "{_ACCOUNT}"
+WHERE (card_id = ANY(%s::bigint[]) AND kind = %s) OR (venue_id = %s AND code = ANY(%s::text[]))
+ORDER BY id FOR NO KEY UPDATE
+"""  # noqa: S608 - the model's own table

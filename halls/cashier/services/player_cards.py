@@ -22,7 +22,6 @@ from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -49,7 +48,7 @@ from halls.cashier.services import admitted
 from halls.cashier.services import ledger as books
 from halls.cashier.services.locks import (
     lock_accounts,
-    lock_accounts_where,
+    lock_card_accounts,
     lock_player_card,
     lock_player_cards,
 )
@@ -350,9 +349,10 @@ def _cash_ins_together(orders: Sequence[_CashIn]) -> list[CardMove | BaseExcepti
     answers: list[CardMove | BaseException | None] = [None] * len(orders)
     unchecked = [o.actor for o in orders if not o.role_checked]
     held = access.write_roles_of(unchecked, orders[0].venue_id) if unchecked else {}
+    here = translation.get_language()
     for i, order in enumerate(orders):
         if not order.role_checked:
-            with _speaking(order.language):
+            with _speaking(order.language, here):
                 answers[i] = access.role_refusal(held[order.actor.pk], Role.CASHIER)
     allowed = [i for i, answer in enumerate(answers) if answer is None]
     if allowed:
@@ -372,41 +372,48 @@ def _cash_ins_allowed(orders: Sequence[_CashIn]) -> list[CardMove | BaseExceptio
     with transaction.atomic():
         cashiers = list({o.actor.pk: o.actor for o in orders}.values())
         shifts = open_shifts_of(venue_id=venue_id, cashiers=cashiers)
+        shifts_by_id = {shift.pk: shift for shift in shifts.values() if isinstance(shift, Shift)}
         cards = lock_player_cards(o.card_id for o in orders)
-        drawers = {
-            (shift.pk, means): books.drawer(shift, means)
+        codes = {
+            (shift.pk, means): books.drawer_code(shift.pk, means)
             for shift in shifts.values()
             if isinstance(shift, Shift)
             for means in sorted({o.means for o in orders if o.actor.pk == shift.cashier_id})
         }
-        # The drawers and the cards' accounts found and locked in one statement, in id order (a card's first
-        # load makes its account).
-        mine = Q(card_id__in=cards, kind=Kind.PLAYER_CARD) | Q(pk__in=[d.pk for d in drawers.values()])
-        locked = {a.pk: a for a in lock_accounts_where(mine)}
+        # The drawers and the cards' accounts found by their codes and cards, and locked, in one statement,
+        # in id order (a shift's first load makes its drawer, a card's its account: made, then locked).
+        locked = {a.pk: a for a in lock_card_accounts(cards, venue_id=venue_id, codes=codes.values())}
         accounts = {a.card_id: a for a in locked.values() if a.card_id is not None}
+        by_code = {a.code: a for a in locked.values() if a.kind == Kind.DRAWER}
+        made_drawers = {
+            key: books.drawer(shifts_by_id[key[0]], key[1])
+            for key, code in sorted(codes.items())
+            if code not in by_code
+        }
         made = {
             card_id: books.card_account(cards[card_id]) for card_id in sorted(cards.keys() - accounts.keys())
         }
-        relocked = lock_accounts(a.pk for a in made.values())
+        relocked = lock_accounts([*(a.pk for a in made.values()), *(a.pk for a in made_drawers.values())])
         for card_id, account in made.items():
             locked[account.pk] = accounts[card_id] = relocked[account.pk]
-        keys = {o.ledger_key for o in orders}
-        earlier = set(
-            LedgerTransaction.objects.filter(venue_id=venue_id, key__in=keys).values_list("key", flat=True)
-        )
+        for account in made_drawers.values():
+            locked[account.pk] = by_code[account.code] = relocked[account.pk]
+        drawers = {key: by_code[code] for key, code in codes.items()}
+        earlier = books.posted_under(venue_id, (o.ledger_key for o in orders))  # under the cards' locks
         running = {pk: a.balance for pk, a in locked.items()}
         postings: list[books.Posting] = []
         chosen: list[int] = []
         after: dict[int, Decimal] = {}
         seen: set[str] = set()
         until = admitted.admissions_of(list(cards.values()))
+        here = translation.get_language()
         for i, order in enumerate(orders):
             card = cards[order.card_id]
             account = locked[accounts[card.pk].pk]
             shift = shifts[order.actor.pk]
             fresh = order.ledger_key not in earlier and order.ledger_key not in seen
             try:
-                with _speaking(order.language):
+                with _speaking(order.language, here):
                     if isinstance(shift, Conflict):
                         raise shift
                     if fresh:
@@ -422,7 +429,7 @@ def _cash_ins_allowed(orders: Sequence[_CashIn]) -> list[CardMove | BaseExceptio
             postings.append(_cash_in_posting(order, shift, card, till, account))
             chosen.append(i)
             after[i] = running[account.pk]
-        posted = books.post_many(venue_id=venue_id, postings=postings, held=locked)
+        posted = books.post_many(venue_id=venue_id, postings=postings, held=locked, looked_up=earlier)
         for i, one in zip(chosen, posted, strict=True):
             order = orders[i]
             balance = after[i] if not one.replayed else running[accounts[order.card_id].pk]
@@ -625,28 +632,26 @@ def _spend_together(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
     with transaction.atomic():
         cards = lock_player_cards(o.card_id for o in orders)
         # The cards' accounts found and locked in one statement (a card's first spend makes its account).
-        accounts = {a.card_id: a for a in lock_accounts_where(card_id__in=cards, kind=Kind.PLAYER_CARD)}
+        accounts = {a.card_id: a for a in lock_card_accounts(cards)}
         missing = cards.keys() - accounts.keys()
         made = [books.card_account(cards[card_id]) for card_id in sorted(missing)]
         accounts.update({a.card_id: a for a in lock_accounts(a.pk for a in made).values()})
         locked = {a.pk: a for a in accounts.values()}
-        sales = books.venue_account(venue_id, Kind.SALES)
-        keys = {o.ledger_key for o in orders}
-        earlier = set(
-            LedgerTransaction.objects.filter(venue_id=venue_id, key__in=keys).values_list("key", flat=True)
-        )
+        # The sales account (read, locked when its balance moves) and the keys posted, under the cards' locks.
+        sales, earlier = books.venue_account_and_posted(venue_id, Kind.SALES, (o.ledger_key for o in orders))
         running = {pk: a.balance for pk, a in locked.items()}
         postings: list[books.Posting] = []
         chosen: list[int] = []
         after: dict[int, Decimal] = {}
         seen: set[str] = set()
         until = admitted.admissions_of(list(cards.values()))
+        here = translation.get_language()
         for i, order in enumerate(orders):
             card = cards[order.card_id]
             account = locked[accounts[card.pk].pk]
             fresh = order.ledger_key not in earlier and order.ledger_key not in seen
             try:
-                with _speaking(order.language):
+                with _speaking(order.language, here):
                     if fresh:
                         check_active(card)
                         admitted.check_until(card, until[card.pk])
@@ -662,7 +667,7 @@ def _spend_together(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
             chosen.append(i)
             after[i] = running[account.pk]
         held = {**{a.pk: a for a in locked.values()}, sales.pk: sales}
-        posted = books.post_many(venue_id=venue_id, postings=postings, held=held)
+        posted = books.post_many(venue_id=venue_id, postings=postings, held=held, looked_up=earlier)
         for i, one in zip(chosen, posted, strict=True):
             order = orders[i]
             balance = after[i] if not one.replayed else running[accounts[order.card_id].pk]
@@ -676,9 +681,12 @@ def _spend_together(orders: Sequence[_Spend]) -> list[CardMove | BaseException]:
     return [a for a in answers if a is not None]
 
 
-def _speaking(language: str | None) -> contextlib.AbstractContextManager[None]:
-    """A refusal in the asker's language (a group is written on one caller's thread)."""
-    return translation.override(language) if language else contextlib.nullcontext()
+def _speaking(language: str | None, here: str | None = None) -> contextlib.AbstractContextManager[None]:
+    """A refusal in the asker's language (a group is written on one caller's thread). `here`: the language
+    active now, when the caller knows it (a group's loop over its orders): no switch to the same one."""
+    if not language or language == (here if here is not None else translation.get_language()):
+        return contextlib.nullcontext()
+    return translation.override(language)
 
 
 def _spend_alone_speaking(order: _Spend) -> CardMove:
