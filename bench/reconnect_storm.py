@@ -6,9 +6,10 @@ the web server as deploy/ runs it (gunicorn, WORKERS `config.web_worker.HallUvic
 port) and connects every screen's and terminal's socket from CLIENTS client processes. Once every socket is
 open and has its snapshot (a screen's as its socket's first frame, ``/ws/screens/<token>/?snapshot=1``,
 from the web process's cache; a terminal's too, its speciality's part, ``?device=…&token=…&snapshot=1``,
-then its own part through the device API a moment later, off the path of showing the ball: as the pages
-do), the driver publishes a ball every BALL_EVERY seconds on both rooms' streams
-(``halls.events.emit_many`` in one transaction, as the draw step). After WARMUP seconds it kills one web
+then its own part through the device API a moment later, off the path of showing the ball, unless the
+frame's ``own_seq`` says the part it has is current: as the pages do), the driver publishes a ball every
+BALL_EVERY seconds on both rooms' streams (``halls.events.emit_many`` in one transaction, as the draw
+step). After WARMUP seconds it kills one web
 worker (SIGKILL: no drain; gunicorn starts another one, the sibling takes the sockets meanwhile). Every
 client of that worker sees its socket drop and comes back as the pages do (halls/stream.js, and
 bingo/electronic/static/electronic/terminal_stream.js): a random delay below a ceiling that doubles from 1 s
@@ -196,6 +197,9 @@ class Client:
         self.first_attempts = 0  # connects tried until the first snapshot shown
         self.framed: asyncio.Event | None = None  # a terminal's snapshot frame came on this socket
         self.own_parts = 0  # a terminal's own parts loaded (the POST after its snapshot frame)
+        self.own_seq: int | None = None  # a terminal's own stream's seq as its last own part said
+        self.own_current = False  # the last snapshot frame's own_seq is own_seq: no POST (as the page)
+        self.own_skipped = 0
 
     def on_text(self, payload: bytes, now: float) -> None:
         try:
@@ -207,6 +211,8 @@ class Client:
             # The terminal's socket's first frame: its speciality's part, the room stream's seq in "seqs".
             seq = (frame.get("seqs") or {}).get(self.stream)
             if isinstance(seq, int):
+                own = frame.get("own_seq")
+                self.own_current = isinstance(own, int) and own == self.own_seq
                 self.covered = max(self.covered, seq)
                 self._shown(now)
                 if self.framed is not None:
@@ -250,6 +256,9 @@ class Client:
         seq = data.get("seq") if self.spec["kind"] == "screen" else (data.get("seqs") or {}).get(self.stream)
         if not isinstance(seq, int):
             return False
+        if self.spec["kind"] == "terminal":  # no event of its own stream in this bench: the POST's seq
+            own = (data.get("seqs") or {}).get((data.get("streams") or {}).get("terminal"))
+            self.own_seq = own if isinstance(own, int) else None
         self.covered = max(self.covered, seq)
         self._shown(time.time())
         return True
@@ -307,16 +316,19 @@ class Client:
             if not self.bare and self.spec["kind"] != "screen":  # a screen's comes on its socket
                 await asyncio.sleep(0)  # as the page: a 1013 right after the opening loads nothing
                 framed = await self.snapshot_frame(wire)
-                if framed:  # shown; the own part a moment later (at once on the first connect)
-                    await self.sleep_unless_closed(
-                        wire, 0.0 if was_first else self.rng.uniform(0, OWN_SPREAD)
-                    )
-                while not wire.closed.done() and not await self.snapshot():
-                    if wire.closed.done():
-                        break
-                    await asyncio.sleep(self.pause())
-                if framed and not wire.closed.done():
-                    self.own_parts += 1
+                if framed and self.own_current:  # its own part is current: no POST (as the page)
+                    self.own_skipped += 1
+                else:
+                    if framed:  # shown; the own part a moment later (at once on the first connect)
+                        await self.sleep_unless_closed(
+                            wire, 0.0 if was_first else self.rng.uniform(0, OWN_SPREAD)
+                        )
+                    while not wire.closed.done() and not await self.snapshot():
+                        if wire.closed.done():
+                            break
+                        await asyncio.sleep(self.pause())
+                    if framed and not wire.closed.done():
+                        self.own_parts += 1
             closed = await wire.closed
             self.wire = None
             if self.stopping:
@@ -344,6 +356,7 @@ class Client:
             "first_attempts": self.first_attempts,
             "refusals": self.refusals,
             "own_parts": self.own_parts,
+            "own_skipped": self.own_skipped,
         }
 
 
@@ -601,6 +614,8 @@ def collect(procs: list[Any], schedule: Schedule, connect_s: float) -> dict[str,
         found[kind] = summed([c for c in clients if c["kind"] == kind], schedule, connect_s)
     own = [c.get("own_parts", 0) for c in clients if c["kind"] == "terminal"]
     found["terminal"].refusals["(own parts loaded)"] = sum(own)
+    skipped = [c.get("own_skipped", 0) for c in clients if c["kind"] == "terminal"]
+    found["terminal"].refusals["(own parts current, no POST)"] = sum(skipped)
     return found
 
 

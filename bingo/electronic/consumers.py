@@ -30,6 +30,11 @@ POSTed their snapshot to the terminal API, and showed the current ball 19-26 s a
 The frames the hub relays while it is read are kept and sent after it; the page drops what it holds by seq.
 The terminal's own part (its row, its cards bought, the inserted card's part: the card number never in a URL)
 stays on the terminal API's POST, which the page makes afterwards, off the path of showing the ball.
+The connect's one query reads the terminal's own stream's cursor too (the frame's `own_seq`; null on a connect
+the hub answered from what it kept): a page whose own part is at that seq keeps it and makes no POST (after a
+restart most terminals' own streams have not moved). An own event committed between that read and the join
+does not reach this socket: the page sees it missing at the next own event (a gap) or in the hub's next head
+of the stream, as any lost event, and reloads.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ import hmac
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -49,6 +54,9 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
+from django.db.models import CharField, OuterRef, Subquery, Value
+from django.db.models.functions import Cast, Concat
+from django.db.models.query import QuerySet
 from django.utils import timezone
 
 from bingo.electronic import purchase_frames
@@ -57,7 +65,7 @@ from bingo.electronic.services import readmodels
 from halls import ack_batcher, acks, fanout, metrics, snapshot_cache, socket_reads, throttling
 from halls.cashier.services import devices
 from halls.consumers import DirectReceive, _wants_snapshot
-from halls.models import DisplayAck, room_stream
+from halls.models import DisplayAck, StreamCursor, room_stream
 from halls.services.acks import Received
 
 log = logging.getLogger("hall.terminals")
@@ -78,6 +86,9 @@ class Found:
 
     streams: tuple[str, str]
     speciality_id: int
+    # The terminal's own stream's cursor, read with the token (None: not read by this connect, or kept by the
+    # hub from an earlier one): a page whose own part is at that seq needs no POST of it after a reconnect.
+    own_seq: int | None = None
 
 
 # The speciality's part of the last entry encoded, per cache key: encoded once per entry for every socket.
@@ -108,7 +119,8 @@ def snapshot_language(scope: dict[str, Any]) -> str:
 
 def snapshot_text(found: Found, entry: snapshot_cache.Entry, language: str) -> str:
     """The socket's first frame: the speciality's part (the terminal API snapshot's shared fields, `seqs`
-    naming the room stream only) and the two streams' names. No card, no own row: those stay on the POST."""
+    naming the room stream only) and the two streams' names; the own stream's cursor as the connect read it
+    (`own_seq`, or null). No card, no own row: those stay on the POST."""
     room, own = found.streams
     head = json.dumps(
         {
@@ -116,6 +128,7 @@ def snapshot_text(found: Found, entry: snapshot_cache.Entry, language: str) -> s
             "part": "speciality",
             "streams": {"room": room, "terminal": own},
             "seqs": {room: entry.seq},
+            "own_seq": found.own_seq,
             "server_time": timezone.now().isoformat(),
         },
         separators=(",", ":"),
@@ -158,6 +171,19 @@ def _query(scope: dict[str, Any]) -> tuple[int, str] | None:
     return int(ids[0]), tokens[0]
 
 
+def _terminals() -> QuerySet[Terminal]:
+    """Terminals with their device and speciality, and their own stream's cursor (``own_seq``) in the same
+    query: a page whose own part is at that seq is current (issue 30: no POST of it after a reconnect)."""
+    own = Concat(Value("terminal."), Cast(OuterRef("pk"), output_field=CharField()))  # models.terminal_stream
+    cursor = StreamCursor.objects.filter(stream=own).values("seq")[:1]
+    return Terminal.objects.select_related("device", "speciality").annotate(own_seq=Subquery(cursor))
+
+
+def _found(terminal: Terminal) -> Found:
+    seq = getattr(terminal, "own_seq", None)
+    return Found((terminal.speciality.stream, terminal.stream), terminal.speciality_id, int(seq or 0))
+
+
 def _read_terminal(query: tuple[int, str] | None, address: str) -> Found | None:
     """The streams the socket follows (room first), or None (refused; counted as a failure): the connect's
     one database read, the device, its terminal and its speciality in one query."""
@@ -166,18 +192,14 @@ def _read_terminal(query: tuple[int, str] | None, address: str) -> Found | None:
     terminal = None
     if query is not None and 0 < len(query[1]) <= 200:
         digest = devices.hash_token(query[1])
-        terminal = (
-            Terminal.objects.select_related("device", "speciality")
-            .filter(device_id=query[0], device__active=True)
-            .first()
-        )
+        terminal = _terminals().filter(device_id=query[0], device__active=True).first()
         # The hash compared in constant time (as devices.authenticate), about the same work when unknown.
         if not hmac.compare_digest(terminal.device.token_hash if terminal else digest, digest):
             terminal = None
     if terminal is None:
         throttling.count_failure(address, "device_failures")
         return None
-    return Found((terminal.speciality.stream, terminal.stream), terminal.speciality_id)
+    return _found(terminal)
 
 
 def _read_terminals(items: list[tuple[tuple[int, str], str]]) -> list[Found | None]:
@@ -190,9 +212,7 @@ def _read_terminals(items: list[tuple[tuple[int, str], str]]) -> list[Found | No
     wanted = {query[0] for query, address in items if not over[address] and 0 < len(query[1]) <= 200}
     terminals = {
         terminal.device_id: terminal
-        for terminal in Terminal.objects.select_related("device", "speciality").filter(
-            device_id__in=wanted, device__active=True
-        )
+        for terminal in _terminals().filter(device_id__in=wanted, device__active=True)
     }
     answers: list[Found | None] = []
     for query, address in items:
@@ -207,7 +227,7 @@ def _read_terminals(items: list[tuple[tuple[int, str], str]]) -> list[Found | No
             throttling.count_failure(address, "device_failures")
             answers.append(None)
         else:
-            answers.append(Found((terminal.speciality.stream, terminal.stream), terminal.speciality_id))
+            answers.append(_found(terminal))
     return answers
 
 
@@ -319,7 +339,8 @@ class TerminalConsumer(DirectReceive, AsyncWebsocketConsumer):
                     hub.admit_reads += 1
                     found = await _authenticate(query, address)
                     if found is not None:
-                        hub.remember(KIND, self.ident, found, watch)
+                        # Kept without the cursor: a later connect's would be stale.
+                        hub.remember(KIND, self.ident, replace(found, own_seq=None), watch)
             else:
                 found = await _authenticate(query, address)  # counted as a failure
             if found is None:

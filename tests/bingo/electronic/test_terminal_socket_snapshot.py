@@ -30,6 +30,7 @@ from bingo.electronic.models import EBall, EGameState, Speciality, Terminal
 from bingo.electronic.services import readmodels
 from config.asgi import application
 from halls import events, fanout, snapshot_cache
+from halls.cashier.services import devices
 from halls.eventtypes import EGameBall, EventType
 from tests.bingo.electronic.support import make_speciality, make_terminal, open_verified_session
 from tests.bingo.electronic.test_terminal_snapshot import _game
@@ -93,6 +94,10 @@ def drawing_hall(venue: Any, operator: Any) -> tuple[Speciality, list[tuple[Term
     return speciality, terminals, game
 
 
+def second_ident(terminal: Terminal, token: str) -> str:
+    return devices.socket_ident(terminal.device_id, devices.hash_token(token))
+
+
 def url(device_id: int, token: str, *, snapshot: bool = True) -> str:
     return f"/ws/electronic/terminal/?device={device_id}&token={token}" + ("&snapshot=1" if snapshot else "")
 
@@ -137,6 +142,8 @@ async def test_the_first_frame_is_the_specialitys_snapshot_and_a_warm_reconnect_
         assert snap[name] == api[name], name
     assert snap["selling"] == api["selling"] is None
     assert not {"terminal", "player", "card"} & set(snap)
+    # The own stream's cursor, read with the token in the connect's one query.
+    assert snap["own_seq"] == api["seqs"][terminal.stream] == 0
     assert cache.builds == 1
 
     # Another terminal of the speciality: its token read, the speciality's part from the cache.
@@ -153,12 +160,20 @@ async def test_the_first_frame_is_the_specialitys_snapshot_and_a_warm_reconnect_
     for _ in range(5):
         again, again_snap = await opened(terminal, token)
         assert again_snap["seqs"] == {speciality.stream: seq}
+        assert again_snap["own_seq"] is None  # not read: the page loads its own part by the POST
         await again.disconnect()
     assert statements == [] and cache.builds == 1
 
     # A ball since: the next connect's snapshot is built again and shows it.
     drawn = await off_the_loop(lambda: ball(speciality, game, 2, 7))
     assert json.loads(await second.receive_from(timeout=TIMEOUT))["seq"] == drawn.seq
+    # The other terminal's own stream moves on; away from the hub's memory its next connect reads it.
+    moved = await off_the_loop(lambda: balance(other, "4.00"))
+    assert json.loads(await second.receive_from(timeout=TIMEOUT))["seq"] == moved.seq
+    fanout.hub().forget({second_ident(other, other_token)})
+    fourth, fourth_snap = await opened(other, other_token)
+    assert fourth_snap["own_seq"] == moved.seq
+    await fourth.disconnect()
     third, third_snap = await opened(terminal, token)
     assert third_snap["seqs"] == {speciality.stream: drawn.seq}
     assert third_snap["drawing"]["balls"] == [42, 7] and cache.builds == 2

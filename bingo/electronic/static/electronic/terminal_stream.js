@@ -8,9 +8,10 @@
  *      web process's cache: issue 30, a reconnect storm): shown at once, the room's events applied from it;
  *      then, a moment later (spread over OWN_SPREAD_MS after a reconnect), the terminal's own part through the
  *      terminal API (a POST: the inserted card's number stays out of URLs and logs); meanwhile the events of
- *      the terminal's own stream wait. A server that sends no snapshot frame within SOCKET_SNAPSHOT_MS, or a
- *      socket URL without "snapshot=1": once it is open, load the whole snapshot (the terminal API's, with
- *      the seq of each stream);
+ *      the terminal's own stream wait. No POST when the own part shown is at the own stream's cursor the
+ *      frame names ("own_seq": nothing of it missed while away). A server that sends no snapshot frame
+ *      within SOCKET_SNAPSHOT_MS, or a socket URL without "snapshot=1": once it is open, load the whole
+ *      snapshot (the terminal API's, with the seq of each stream);
  *   3. apply the buffered and following events of each stream in seq order, dropping what the snapshot holds;
  *   4. on a gap in either stream's seq, reload the snapshot; on a close, reconnect with backoff and reload
  *      (jittered as the screens': a random delay below a doubling ceiling; after a web process's
@@ -247,19 +248,25 @@
     if (typeof streams.room !== "string" || typeof streams.terminal !== "string" || !frame.seqs ||
         typeof frame.seqs[streams.room] !== "number") { return; }
     var first = this.seqs === null;
+    var had = first ? undefined : this.seqs[streams.terminal];
+    // The own part shown is current when its seq is the own stream's cursor the connect read (`own_seq`):
+    // kept, no POST. Else (or not said) its seq is unknown until the own part's POST (events were missed).
+    var current = typeof had === "number" && had === frame.own_seq;
     this.loading = false;
     this.attempt = 0;
     this.stats.snapshots += 1;
     var seqs = {};
     seqs[streams.room] = frame.seqs[streams.room];
-    this.seqs = seqs;          // the own stream's seq: unknown until the own part (events may have been missed)
-    this.ownStream = streams.terminal;
+    if (current) { seqs[streams.terminal] = had; }
+    this.seqs = seqs;
+    this.ownStream = current ? null : streams.terminal;
     global.document.body.setAttribute("data-snapshots", String(this.stats.snapshots));
     try { this.onSnapshot(frame); } catch (err) { console.error(err); }
     this.acknowledgeSnapshot(frame, [streams.room]);
     if (this.reloadAgain) { this.reloadAgain = false; this.loadSnapshot(); return; }
     this.drain();
     if (!this.loading) { this.setStatus("live"); }
+    if (current) { return; }
     var self = this;
     // Off the path of showing the ball: on a reconnect (a storm) spread over a few seconds.
     this.ownTimer = global.setTimeout(function () {
