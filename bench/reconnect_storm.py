@@ -7,9 +7,9 @@ port) and connects every screen's and terminal's socket from CLIENTS client proc
 open and has its snapshot (a screen's as its socket's first frame, ``/ws/screens/<token>/?snapshot=1``,
 from the web process's cache; a terminal's too, its speciality's part, ``?device=…&token=…&snapshot=1``,
 then its own part through the device API a moment later, off the path of showing the ball, unless the
-frame's ``own_seq`` says the part it has is current: as the pages do), the driver publishes a ball every
-BALL_EVERY seconds on both rooms' streams (``halls.events.emit_many`` in one transaction, as the draw
-step). After WARMUP seconds it kills one web
+frame's ``own_seq`` says the part it has is current: as the pages do; the first load's own parts all
+loaded before the play), the driver publishes a ball every BALL_EVERY seconds on both rooms' streams
+(``halls.events.emit_many`` in one transaction, as the draw step). After WARMUP seconds it kills one web
 worker (SIGKILL: no drain; gunicorn starts another one, the sibling takes the sockets meanwhile). Every
 client of that worker sees its socket drop and comes back as the pages do (halls/stream.js, and
 bingo/electronic/static/electronic/terminal_stream.js): a random delay below a ceiling that doubles from 1 s
@@ -200,6 +200,7 @@ class Client:
         self.own_seq: int | None = None  # a terminal's own stream's seq as its last own part said
         self.own_current = False  # the last snapshot frame's own_seq is own_seq: no POST (as the page)
         self.own_skipped = 0
+        self.settled = False  # a terminal's own part loaded once (as its page's first load)
 
     def on_text(self, payload: bytes, now: float) -> None:
         try:
@@ -230,6 +231,10 @@ class Client:
             self._shown(now)
             return
         self.seqs.append(seq)
+
+    def ready(self) -> bool:
+        """Shown, and a product terminal's own part loaded: the first load's POSTs are over."""
+        return bool(self.first_shown) and (self.bare or self.spec["kind"] != "terminal" or self.settled)
 
     def _shown(self, now: float) -> None:
         self.attempt = 0
@@ -329,6 +334,8 @@ class Client:
                         await asyncio.sleep(self.pause())
                     if framed and not wire.closed.done():
                         self.own_parts += 1
+                if self.first_shown and not wire.closed.done():
+                    self.settled = True  # the terminal's frame and its own part
             closed = await wire.closed
             self.wire = None
             if self.stopping:
@@ -370,7 +377,9 @@ async def run_clients(spec: dict[str, Any]) -> None:
     started = time.time()
     ready = asyncio.Event()
     tasks = [loop.create_task(c.run(ready)) for c in clients]
-    while not stop.is_set() and not all(c.first_shown for c in clients):
+    # Every client shown and settled (a terminal's own part loaded too, as its page's first load does): the
+    # first load's POSTs are over before the play and the kill.
+    while not stop.is_set() and not all(c.ready() for c in clients):
         await asyncio.sleep(0.2)
     shown = [c.first_shown for c in clients if c.first_shown]
     print(f"ready {len(shown)} {max(shown, default=started) - started:.1f}", flush=True)
