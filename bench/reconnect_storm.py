@@ -5,13 +5,17 @@ speciality with TERMINALS terminals (bench/screens.py's and bench/terminal_fanou
 the web server as deploy/ runs it (gunicorn, WORKERS `config.web_worker.HallUvicornWorker` workers on one
 port) and connects every screen's and terminal's socket from CLIENTS client processes. Once every socket is
 open and has its snapshot (a screen's as its socket's first frame, ``/ws/screens/<token>/?snapshot=1``,
-from the web process's cache; a terminal's through the device API, its speciality's part from the same
-cache: as the pages do), the driver publishes a ball every BALL_EVERY seconds on both rooms' streams
+from the web process's cache; a terminal's too, its speciality's part, ``?device=…&token=…&snapshot=1``,
+then its own part through the device API a moment later, off the path of showing the ball, unless the
+frame's ``own_seq`` says the part it has is current: as the pages do; the first load's own parts all
+loaded before the play), the driver publishes a ball every BALL_EVERY seconds on both rooms' streams
 (``halls.events.emit_many`` in one transaction, as the draw step). After WARMUP seconds it kills one web
 worker (SIGKILL: no drain; gunicorn starts another one, the sibling takes the sockets meanwhile). Every
 client of that worker sees its socket drop and comes back as the pages do (halls/stream.js, and
 bingo/electronic/static/electronic/terminal_stream.js): a random delay below a ceiling that doubles from 1 s
-(full jitter), then the socket, then the snapshot; a socket closed 1013 with the reason "retry-after=S" (a
+(full jitter), then the socket, then the snapshot (its first frame; a terminal then POSTs its own part
+within OWN_SPREAD seconds; a socket without that frame within SOCKET_SNAPSHOT seconds: the whole
+snapshot over HTTP); a socket closed 1013 with the reason "retry-after=S" (a
 process refusing it for now) comes back at a random moment within S seconds, without doubling.
 
 In the same run, the same clients connect to WORKERS bare `websockets` processes on one port (SO_REUSEPORT)
@@ -69,6 +73,8 @@ FIRST_CEILING = 1.0  # the pages' first back-off ceiling (halls/stream.js MIN_BA
 MOST_CEILING = 15.0
 CLOSE_TRY_LATER = 1013  # with "retry-after=S": back within S seconds, the ceiling not doubled
 SNAPSHOTS_IN_FLIGHT = 64  # per client process: the load generator stays light
+SOCKET_SNAPSHOT = 5.0  # terminal_stream.js SOCKET_SNAPSHOT_MS: no snapshot frame by then, over HTTP
+OWN_SPREAD = 3.0  # terminal_stream.js OWN_SPREAD_MS: after a reconnect's frame, the own part's POST within it
 HANDSHAKE = (
     "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
@@ -189,6 +195,12 @@ class Client:
         self.attempts = 0
         self.refusals: dict[str, int] = {}
         self.first_attempts = 0  # connects tried until the first snapshot shown
+        self.framed: asyncio.Event | None = None  # a terminal's snapshot frame came on this socket
+        self.own_parts = 0  # a terminal's own parts loaded (the POST after its snapshot frame)
+        self.own_seq: int | None = None  # a terminal's own stream's seq as its last own part said
+        self.own_current = False  # the last snapshot frame's own_seq is own_seq: no POST (as the page)
+        self.own_skipped = 0
+        self.settled = False  # a terminal's own part loaded once (as its page's first load)
 
     def on_text(self, payload: bytes, now: float) -> None:
         try:
@@ -196,6 +208,17 @@ class Client:
         except ValueError:
             return
         seq = frame.get("seq")
+        if frame.get("type") == "stream.snapshot" and self.spec["kind"] == "terminal":
+            # The terminal's socket's first frame: its speciality's part, the room stream's seq in "seqs".
+            seq = (frame.get("seqs") or {}).get(self.stream)
+            if isinstance(seq, int):
+                own = frame.get("own_seq")
+                self.own_current = isinstance(own, int) and own == self.own_seq
+                self.covered = max(self.covered, seq)
+                self._shown(now)
+                if self.framed is not None:
+                    self.framed.set()
+            return
         if frame.get("stream") != self.stream or not isinstance(seq, int):
             return
         if frame.get("type") == "stream.snapshot":  # the product's screen: its socket's first frame
@@ -208,6 +231,10 @@ class Client:
             self._shown(now)
             return
         self.seqs.append(seq)
+
+    def ready(self) -> bool:
+        """Shown, and a product terminal's own part loaded: the first load's POSTs are over."""
+        return bool(self.first_shown) and (self.bare or self.spec["kind"] != "terminal" or self.settled)
 
     def _shown(self, now: float) -> None:
         self.attempt = 0
@@ -234,9 +261,28 @@ class Client:
         seq = data.get("seq") if self.spec["kind"] == "screen" else (data.get("seqs") or {}).get(self.stream)
         if not isinstance(seq, int):
             return False
+        if self.spec["kind"] == "terminal":  # no event of its own stream in this bench: the POST's seq
+            own = (data.get("seqs") or {}).get((data.get("streams") or {}).get("terminal"))
+            self.own_seq = own if isinstance(own, int) else None
         self.covered = max(self.covered, seq)
         self._shown(time.time())
         return True
+
+    async def snapshot_frame(self, wire: Wire) -> bool:
+        """A terminal asking for its socket's snapshot frame: whether it came within SOCKET_SNAPSHOT s."""
+        if self.framed is None:
+            return False
+        closed: asyncio.Future[Any] = asyncio.ensure_future(asyncio.shield(wire.closed))
+        framed: asyncio.Future[Any] = asyncio.ensure_future(self.framed.wait())
+        await asyncio.wait({closed, framed}, timeout=SOCKET_SNAPSHOT, return_when=asyncio.FIRST_COMPLETED)
+        closed.cancel()
+        framed.cancel()
+        return self.framed.is_set()
+
+    @staticmethod
+    async def sleep_unless_closed(wire: Wire, seconds: float) -> None:
+        if seconds > 0:
+            await asyncio.wait([asyncio.shield(wire.closed)], timeout=seconds)
 
     def pause(self, wire: Wire | None = None) -> float:
         """The pages' delay before the next connect (HallStream.backoff): after a 1013 with its
@@ -255,6 +301,8 @@ class Client:
             # Before the connection: the bare server's first frame may come with the handshake's answer,
             # handled before create_connection returns.
             self.waiting_first = self.bare
+            was_first = not self.first_shown
+            self.framed = asyncio.Event() if self.spec.get("socket_snapshot") else None
             self.attempts += 1
             if self.drops and not self.drops[-1][2]:
                 self.drops[-1][3] += 1
@@ -272,10 +320,22 @@ class Client:
                 self.drops[-1][1] = time.time()
             if not self.bare and self.spec["kind"] != "screen":  # a screen's comes on its socket
                 await asyncio.sleep(0)  # as the page: a 1013 right after the opening loads nothing
-                while not wire.closed.done() and not await self.snapshot():
-                    if wire.closed.done():
-                        break
-                    await asyncio.sleep(self.pause())
+                framed = await self.snapshot_frame(wire)
+                if framed and self.own_current:  # its own part is current: no POST (as the page)
+                    self.own_skipped += 1
+                else:
+                    if framed:  # shown; the own part a moment later (at once on the first connect)
+                        await self.sleep_unless_closed(
+                            wire, 0.0 if was_first else self.rng.uniform(0, OWN_SPREAD)
+                        )
+                    while not wire.closed.done() and not await self.snapshot():
+                        if wire.closed.done():
+                            break
+                        await asyncio.sleep(self.pause())
+                    if framed and not wire.closed.done():
+                        self.own_parts += 1
+                if self.first_shown and not wire.closed.done():
+                    self.settled = True  # the terminal's frame and its own part
             closed = await wire.closed
             self.wire = None
             if self.stopping:
@@ -302,6 +362,8 @@ class Client:
             "attempts": self.attempts,
             "first_attempts": self.first_attempts,
             "refusals": self.refusals,
+            "own_parts": self.own_parts,
+            "own_skipped": self.own_skipped,
         }
 
 
@@ -315,7 +377,9 @@ async def run_clients(spec: dict[str, Any]) -> None:
     started = time.time()
     ready = asyncio.Event()
     tasks = [loop.create_task(c.run(ready)) for c in clients]
-    while not stop.is_set() and not all(c.first_shown for c in clients):
+    # Every client shown and settled (a terminal's own part loaded too, as its page's first load does): the
+    # first load's POSTs are over before the play and the kill.
+    while not stop.is_set() and not all(c.ready() for c in clients):
         await asyncio.sleep(0.2)
     shown = [c.first_shown for c in clients if c.first_shown]
     print(f"ready {len(shown)} {max(shown, default=started) - started:.1f}", flush=True)
@@ -547,12 +611,24 @@ def wait_ready(procs: list[Any], timeout: float) -> float:
     return slowest
 
 
-def collect(procs: list[Any], schedule: Schedule, connect_s: float) -> Result:
+def collect(procs: list[Any], schedule: Schedule, connect_s: float) -> dict[str, Result]:
+    """Every client's result: all of them ("all"), and the screens' and the terminals' apart."""
     for proc, _ in procs:
         proc.send_signal(signal.SIGTERM)
     for proc, _ in procs:
         proc.wait(timeout=120)
     clients = [c for _, out in procs for c in json.loads(out.read_text())["clients"]]
+    found = {"all": summed(clients, schedule, connect_s)}
+    for kind in ("screen", "terminal"):
+        found[kind] = summed([c for c in clients if c["kind"] == kind], schedule, connect_s)
+    own = [c.get("own_parts", 0) for c in clients if c["kind"] == "terminal"]
+    found["terminal"].refusals["(own parts loaded)"] = sum(own)
+    skipped = [c.get("own_skipped", 0) for c in clients if c["kind"] == "terminal"]
+    found["terminal"].refusals["(own parts current, no POST)"] = sum(skipped)
+    return found
+
+
+def summed(clients: list[dict[str, Any]], schedule: Schedule, connect_s: float) -> Result:
     last: dict[str, int] = {}
     for event in schedule.events:
         last[event.stream] = max(last.get(event.stream, 0), event.seq)
@@ -701,7 +777,8 @@ def main() -> None:
             {
                 "kind": "terminal",
                 "port": at,
-                "path": f"/ws/electronic/terminal/?device={t['device']}&token={t['token']}",
+                "path": f"/ws/electronic/terminal/?device={t['device']}&token={t['token']}&snapshot=1",
+                "socket_snapshot": True,
                 "authorization": f"CashDevice {t['device']}:{t['token']}",
                 "stream": streams[1],
             }
@@ -741,7 +818,8 @@ def main() -> None:
         time.sleep(3.0)
         # The web processes' CPU over the play and the storm (the killed worker's reaped by its master).
         product_cpu = netsim.cpu_seconds(netsim.children(web.pid)) - cpu_before
-        product = collect(procs, schedule, connect_s)
+        products = collect(procs, schedule, connect_s)
+        product = products["all"]
     finally:
         web.send_signal(signal.SIGTERM)
         try:
@@ -750,6 +828,9 @@ def main() -> None:
             web.kill()
     print(f"  product: {product.line()}; web CPU during the play {product_cpu:.1f} s")
     print(f"  product: {product.counters()}")
+    for kind in ("screen", "terminal"):
+        print(f"  product {kind}s: {products[kind].line()}")
+        print(f"  product {kind}s: {products[kind].counters()}")
 
     # --- the bare baseline ---
     channel = f"{prefix}-bare"
@@ -785,11 +866,14 @@ def main() -> None:
         baseline_schedule = drive_bare(channel, schedule.events, args.kill_after, kill_bare)
         time.sleep(3.0)
         baseline_cpu = netsim.cpu_seconds(bare_pids) - cpu_before  # the killed one's up to its death
-        baseline = collect(procs, baseline_schedule, connect_s)
+        baselines = collect(procs, baseline_schedule, connect_s)
+        baseline = baselines["all"]
     finally:
         base.stop_all(bare)
     print(f"  bare: {baseline.line()}; servers' CPU during the play {baseline_cpu:.1f} s")
     print(f"  bare: {baseline.counters()}")
+    for kind in ("screen", "terminal"):
+        print(f"  bare {kind}s: {baselines[kind].line()}")
     print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     shown_max = max(product.shown, default=float("nan"))
     bare_max = max(baseline.shown, default=float("nan"))
@@ -802,6 +886,18 @@ def main() -> None:
         f"baseline_shown_max_s={bare_max:.2f} baseline_lost={baseline.lost} ratio={shown_max / bare_max:.2f} "
         f"cpu_s={product_cpu:.1f} baseline_cpu_s={baseline_cpu:.1f}"
     )
+    for kind in ("screen", "terminal"):
+        mine, bare_kind = products[kind], baselines[kind]
+        kind_max = max(mine.shown, default=float("nan"))
+        kind_bare = max(bare_kind.shown, default=float("nan"))
+        print(
+            f"{kind}s: dropped={mine.dropped} not_back={mine.not_back} "
+            f"back_max_s={max(mine.back, default=float('nan')):.2f} "
+            f"shown_p99_s={quantile(mine.shown, 0.99):.2f} shown_max_s={kind_max:.2f} lost={mine.lost} "
+            f"missing={mine.missing} baseline_dropped={bare_kind.dropped} "
+            f"baseline_shown_max_s={kind_bare:.2f} baseline_lost={bare_kind.lost} "
+            f"ratio={kind_max / kind_bare:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -21,6 +21,20 @@ streams: at 2,000 terminals a second read and a join per stream made the connect
 socket's device and token from before the read until its joins are done, so a token rotated after the read
 is still heard (the watch is marked and the socket closes with 4404 instead of opening); after the joins the
 re-check reaches it as a member.
+
+Asked with ``?snapshot=1`` (terminal_stream.js), the socket's first frame is its speciality's snapshot
+("stream.snapshot", ``"part": "speciality"``: what every terminal of the speciality shows, with the room
+stream's seq), from the process's cache (services.readmodels.speciality_part_for_socket: no query when
+cached), as the hall screens' (halls.consumers): 2,000 terminals reconnecting after a web process died each
+POSTed their snapshot to the terminal API, and showed the current ball 19-26 s after the kill (issue 30).
+The frames the hub relays while it is read are kept and sent after it; the page drops what it holds by seq.
+The terminal's own part (its row, its cards bought, the inserted card's part: the card number never in a URL)
+stays on the terminal API's POST, which the page makes afterwards, off the path of showing the ball.
+The connect's one query reads the terminal's own stream's cursor too (the frame's `own_seq`; null on a connect
+the hub answered from what it kept): a page whose own part is at that seq keeps it and makes no POST (after a
+restart most terminals' own streams have not moved). An own event committed between that read and the join
+does not reach this socket: the page sees it missing at the next own event (a gap) or in the hub's next head
+of the stream, as any lost event, and reloads.
 """
 
 from __future__ import annotations
@@ -28,22 +42,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import json
 import logging
 import time
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
+from django.db.models import CharField, OuterRef, Subquery, Value
+from django.db.models.functions import Cast, Concat
+from django.db.models.query import QuerySet
+from django.utils import timezone
 
 from bingo.electronic import purchase_frames
 from bingo.electronic.models import Terminal, terminal_stream
-from halls import ack_batcher, acks, fanout, metrics, socket_reads, throttling
+from bingo.electronic.services import readmodels
+from halls import ack_batcher, acks, fanout, metrics, snapshot_cache, socket_reads, throttling
 from halls.cashier.services import devices
-from halls.consumers import DirectReceive
-from halls.models import DisplayAck, room_stream
+from halls.consumers import DirectReceive, _wants_snapshot
+from halls.models import DisplayAck, StreamCursor, room_stream
 from halls.services.acks import Received
 
 log = logging.getLogger("hall.terminals")
@@ -54,6 +76,64 @@ CLOSE_GONE = fanout.CLOSE_GONE  # the device retired or its token rotated since 
 CLOSE_UNAVAILABLE = 1011  # the hub could not follow the streams (the channel layer is down): retry later
 CLOSE_TOO_SLOW = 1013  # the socket could not keep up: reconnect (and reload the snapshot)
 CLOSE_TOO_BIG = 1009  # a frame far beyond any purchase (RFC 6455: message too big)
+SNAPSHOT_TYPE = "stream.snapshot"  # the socket's first frame when asked with ?snapshot=1
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a terminal's connect reads of its device and token (kept by the hub while it hears the
+    re-checks): the streams it follows (room first) and its speciality (whose snapshot it may be sent)."""
+
+    streams: tuple[str, str]
+    speciality_id: int
+    # The terminal's own stream's cursor, read with the token (None: not read by this connect, or kept by the
+    # hub from an earlier one): a page whose own part is at that seq needs no POST of it after a reconnect.
+    own_seq: int | None = None
+
+
+# The speciality's part of the last entry encoded, per cache key: encoded once per entry for every socket.
+_encoded: dict[snapshot_cache.Key, tuple[snapshot_cache.Entry, str]] = {}
+
+
+def _public_members(key: snapshot_cache.Key, entry: snapshot_cache.Entry) -> str:
+    """The entry's public part as a JSON object's text without its opening brace ('"speciality":…}')."""
+    known = _encoded.get(key)
+    if known is not None and known[0] is entry:
+        return known[1]
+    part: readmodels.SpecialityPart = entry.value
+    text = json.dumps(part.public, cls=DjangoJSONEncoder, separators=(",", ":"))[1:]
+    _encoded[key] = (entry, text)
+    return text
+
+
+def snapshot_language(scope: dict[str, Any]) -> str:
+    """The language of the snapshot frame: the page's (``lang=`` of the URL: the language its API calls name
+    in their Accept-Language), else the handshake's."""
+    try:
+        params = parse_qs(scope.get("query_string", b"").decode("ascii"), max_num_fields=10)
+    except (UnicodeDecodeError, ValueError):
+        params = {}
+    named = purchase_frames.language_of((params.get("lang") or [""])[0], "")
+    return named or purchase_frames.handshake_language(scope)
+
+
+def snapshot_text(found: Found, entry: snapshot_cache.Entry, language: str) -> str:
+    """The socket's first frame: the speciality's part (the terminal API snapshot's shared fields, `seqs`
+    naming the room stream only) and the two streams' names; the own stream's cursor as the connect read it
+    (`own_seq`, or null). No card, no own row: those stay on the POST."""
+    room, own = found.streams
+    head = json.dumps(
+        {
+            "type": SNAPSHOT_TYPE,
+            "part": "speciality",
+            "streams": {"room": room, "terminal": own},
+            "seqs": {room: entry.seq},
+            "own_seq": found.own_seq,
+            "server_time": timezone.now().isoformat(),
+        },
+        separators=(",", ":"),
+    )
+    return head[:-1] + "," + _public_members((room, f"terminal:{language}"), entry)
 
 
 def allowed_streams(idents: set[str]) -> dict[str, set[str]]:
@@ -91,7 +171,20 @@ def _query(scope: dict[str, Any]) -> tuple[int, str] | None:
     return int(ids[0]), tokens[0]
 
 
-def _read_terminal(query: tuple[int, str] | None, address: str) -> list[str] | None:
+def _terminals() -> QuerySet[Terminal]:
+    """Terminals with their device and speciality, and their own stream's cursor (``own_seq``) in the same
+    query: a page whose own part is at that seq is current (issue 30: no POST of it after a reconnect)."""
+    own = Concat(Value("terminal."), Cast(OuterRef("pk"), output_field=CharField()))  # models.terminal_stream
+    cursor = StreamCursor.objects.filter(stream=own).values("seq")[:1]
+    return Terminal.objects.select_related("device", "speciality").annotate(own_seq=Subquery(cursor))
+
+
+def _found(terminal: Terminal) -> Found:
+    seq = getattr(terminal, "own_seq", None)
+    return Found((terminal.speciality.stream, terminal.stream), terminal.speciality_id, int(seq or 0))
+
+
+def _read_terminal(query: tuple[int, str] | None, address: str) -> Found | None:
     """The streams the socket follows (room first), or None (refused; counted as a failure): the connect's
     one database read, the device, its terminal and its speciality in one query."""
     if throttling.AddressThrottle("device_failures").over(address):
@@ -99,21 +192,17 @@ def _read_terminal(query: tuple[int, str] | None, address: str) -> list[str] | N
     terminal = None
     if query is not None and 0 < len(query[1]) <= 200:
         digest = devices.hash_token(query[1])
-        terminal = (
-            Terminal.objects.select_related("device", "speciality")
-            .filter(device_id=query[0], device__active=True)
-            .first()
-        )
+        terminal = _terminals().filter(device_id=query[0], device__active=True).first()
         # The hash compared in constant time (as devices.authenticate), about the same work when unknown.
         if not hmac.compare_digest(terminal.device.token_hash if terminal else digest, digest):
             terminal = None
     if terminal is None:
         throttling.count_failure(address, "device_failures")
         return None
-    return [terminal.speciality.stream, terminal.stream]
+    return _found(terminal)
 
 
-def _read_terminals(items: list[tuple[tuple[int, str], str]]) -> list[list[str] | None]:
+def _read_terminals(items: list[tuple[tuple[int, str], str]]) -> list[Found | None]:
     """`_read_terminal` for the connects of a moment (halls.socket_reads): each address's throttle looked
     at once, the devices, their terminals and specialities in one query; each wrong token counted."""
     over: dict[str, bool] = {}
@@ -123,11 +212,9 @@ def _read_terminals(items: list[tuple[tuple[int, str], str]]) -> list[list[str] 
     wanted = {query[0] for query, address in items if not over[address] and 0 < len(query[1]) <= 200}
     terminals = {
         terminal.device_id: terminal
-        for terminal in Terminal.objects.select_related("device", "speciality").filter(
-            device_id__in=wanted, device__active=True
-        )
+        for terminal in _terminals().filter(device_id__in=wanted, device__active=True)
     }
-    answers: list[list[str] | None] = []
+    answers: list[Found | None] = []
     for query, address in items:
         terminal = None
         if not over[address] and 0 < len(query[1]) <= 200:
@@ -140,11 +227,11 @@ def _read_terminals(items: list[tuple[tuple[int, str], str]]) -> list[list[str] 
             throttling.count_failure(address, "device_failures")
             answers.append(None)
         else:
-            answers.append([terminal.speciality.stream, terminal.stream])
+            answers.append(_found(terminal))
     return answers
 
 
-def _read_terminal_once(query: tuple[int, str] | None, address: str) -> list[str] | None:
+def _read_terminal_once(query: tuple[int, str] | None, address: str) -> Found | None:
     try:
         return _read_terminal(query, address)
     finally:
@@ -155,11 +242,11 @@ def _read_terminal_once(query: tuple[int, str] | None, address: str) -> list[str
 _refuse = database_sync_to_async(_read_terminal_once, thread_sensitive=False)
 
 
-async def _authenticate(query: tuple[int, str] | None, address: str) -> list[str] | None:
+async def _authenticate(query: tuple[int, str] | None, address: str) -> Found | None:
     """The streams the socket follows, or None: read with the other connects of the moment, on the batched
     reads' own threads (halls.socket_reads; they were one query and one pooled connection each: 2,000
     connects at once)."""
-    answer: list[str] | None
+    answer: Found | None
     if query is None:
         answer = await _refuse(query, address)
         return answer
@@ -201,6 +288,7 @@ class TerminalConsumer(DirectReceive, AsyncWebsocketConsumer):
     streams: list[str]
     followers: list[_Follower]
     live = False  # accepted and still valid: the hub writes to it
+    early: list[dict[str, Any]] | None = None  # the hub's frames while its snapshot is read (?snapshot=1)
     gone = False  # the hub closed it (a re-check), maybe before the connect accepted it
     counted = False
     sender: fanout.Sender | None = None
@@ -251,20 +339,30 @@ class TerminalConsumer(DirectReceive, AsyncWebsocketConsumer):
                     hub.admit_reads += 1
                     found = await _authenticate(query, address)
                     if found is not None:
-                        hub.remember(KIND, self.ident, list(found), watch)
-                else:
-                    found = list(found)
+                        # Kept without the cursor: a later connect's would be stale.
+                        hub.remember(KIND, self.ident, replace(found, own_seq=None), watch)
             else:
                 found = await _authenticate(query, address)  # counted as a failure
             if found is None:
                 await self.close(code=CLOSE_REFUSED)
                 return
-            self.streams = found
+            self.streams = list(found.streams)
             self.sender = fanout.Sender(self.base_send, self._too_slow)
+            snapshot = _wants_snapshot(self.scope)
+            # What the hub relayed of the room stream before this socket joins: the snapshot is at or past
+            # it, and every later event reaches the socket (kept in `early` until the snapshot is sent).
+            head = hub.heads.get(found.streams[0], 0)
+            self.early = [] if snapshot else None
             # Following both streams before accepting: once the page sees the socket open and loads its
             # snapshot, no later event of either can be missed.
             self.followers = [_Follower(self, stream) for stream in self.streams]
             await hub.join_all(list(self.followers))
+            if snapshot:
+                language = snapshot_language(self.scope)
+                entry = await readmodels.speciality_part_for_socket(
+                    found.speciality_id, found.streams[0], head, language
+                )
+                text = snapshot_text(found, entry, language)
         except Exception:
             log.exception("terminal %s: could not follow its streams", query[0] if query else "?")
             await self._leave()
@@ -279,7 +377,12 @@ class TerminalConsumer(DirectReceive, AsyncWebsocketConsumer):
                 await self.close(code=CLOSE_GONE)
             return
         await self.accept()
+        early, self.early = self.early, None
         self.live = True
+        if snapshot:
+            self.deliver({"type": "websocket.send", "text": text})
+            for frame in early or ():
+                self.deliver(frame)  # the page drops what the snapshot already holds (by seq)
         self.counted = True
         metrics.OPEN_SOCKETS.labels(KIND).inc()
 
@@ -379,6 +482,9 @@ class TerminalConsumer(DirectReceive, AsyncWebsocketConsumer):
 
     def deliver(self, frame: dict[str, Any]) -> None:
         """The hub's write of one frame (either stream's); never waits."""
+        if self.early is not None and not self.gone:
+            self.early.append(frame)  # joined, its snapshot being read: sent after it
+            return
         if self.live and self.sender is not None and not self.sender.write(frame):
             self.live = False
 

@@ -502,6 +502,22 @@ def speciality_part(speciality_id: int, stream: str, at_least: int) -> snapshot_
     return snapshot_cache.cache().get(key, at_least, lambda: build_speciality_part(speciality_id))
 
 
+def _built_in(language: str, speciality_id: int) -> tuple[int, SpecialityPart]:
+    with translation.override(language):
+        return build_speciality_part(speciality_id)
+
+
+async def speciality_part_for_socket(
+    speciality_id: int, stream: str, at_least: int, language: str
+) -> snapshot_cache.Entry:
+    """On the loop (a terminal socket's connect, its streams joined): the speciality's part in `language` at
+    or past `at_least` (the hub's head of the room stream before the join), the same entry as the terminal
+    API's snapshot (`speciality_part`): no query when cached (issue 30, a reconnect storm)."""
+    return await snapshot_cache.cache().aget(
+        (stream, f"terminal:{language}"), at_least, lambda: _built_in(language, speciality_id)
+    )
+
+
 def terminal_snapshot(
     terminal: Terminal, *, card: PlayerCard | None = None, fresh: bool = False
 ) -> dict[str, Any]:

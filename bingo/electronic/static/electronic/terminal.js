@@ -156,25 +156,34 @@
                           max_ball: d.max_ball || null, info: ""};
   }
 
+  /* A snapshot: the whole one (the terminal API's), the speciality's part only ("part": "speciality", the
+     socket's first frame: the terminal's own part keeps what it showed until its POST answers), or the
+     terminal's own part only ("part": "terminal": the POST's room part older than what is shown). */
   function applySnapshot(snap) {
+    var shared = snap.part !== "terminal";
+    var own = snap.part !== "speciality";
     if (snap.server_time) { S.clockOffset = new Date(snap.server_time).getTime() - Date.now(); }
-    S.terminal = snap.terminal;
-    S.spec = snap.speciality;
-    S.selling = snap.selling;
-    S.drawing = snap.drawing;
-    S.meters = snap.meters || [];
-    S.network = {};  // the network prizes' meters as last heard: there at once after a reconnect
-    (snap.network || []).forEach(networkMeter);
-    S.lastGames = snap.last_games || [];
+    if (shared) {
+      S.spec = snap.speciality;
+      S.selling = snap.selling;
+      S.drawing = snap.drawing;
+      S.meters = snap.meters || [];
+      S.network = {};  // the network prizes' meters as last heard: there at once after a reconnect
+      (snap.network || []).forEach(networkMeter);
+      S.lastGames = snap.last_games || [];
+    }
     S.streams = snap.streams || S.streams;
-    if (S.player && snap.reality !== undefined) { setReality(snap.reality); }
-    if (snap.player && S.player) {
-      S.player.state = snap.player.state;
-      S.player.balance = snap.player.balance;
-      S.cards = {};
-      Object.keys(snap.player.cards || {}).forEach(function (game) { S.cards[game] = snap.player.cards[game]; });
-    } else if (!S.player) {
-      S.cards = {};
+    if (own) {
+      S.terminal = snap.terminal;
+      if (S.player && snap.reality !== undefined) { setReality(snap.reality); }
+      if (snap.player && S.player) {
+        S.player.state = snap.player.state;
+        S.player.balance = snap.player.balance;
+        S.cards = {};
+        Object.keys(snap.player.cards || {}).forEach(function (game) { S.cards[game] = snap.player.cards[game]; });
+      } else if (!S.player) {
+        S.cards = {};
+      }
     }
     if (S.spec && (S.size === null || S.spec.purchase_sizes.indexOf(S.size) < 0)) {
       S.size = S.spec.purchase_sizes[0] || null;
@@ -924,7 +933,9 @@
     var scheme = global.location.protocol === "https:" ? "wss://" : "ws://";
     stream = new global.TerminalStream({
       socketUrl: scheme + global.location.host + SOCKET + "?device=" + encodeURIComponent(S.creds.device) +
-        "&token=" + encodeURIComponent(S.creds.token),
+        "&token=" + encodeURIComponent(S.creds.token) +
+        // Its first frame the speciality's snapshot (issue 30), in the page's language (as its API calls').
+        "&snapshot=1&lang=" + encodeURIComponent(doc.documentElement.lang || "es"),
       loadSnapshot: loadSnapshot,
       onSnapshot: function (snapshot) { admitted(); applySnapshot(snapshot); },
       onEvent: onEvent,

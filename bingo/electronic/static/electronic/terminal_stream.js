@@ -3,7 +3,15 @@
  * follows on one socket (ws/electronic/terminal/?device=<id>&token=<token>): its room's and its own.
  *
  *   1. open the socket and buffer what arrives;
- *   2. once it is open, load the snapshot (the terminal API's, with the seq of each stream);
+ *   2. a socket URL with "snapshot=1": the socket's first frame is the speciality's snapshot ("stream.snapshot",
+ *      "part": "speciality": what every terminal of the speciality shows, with the room stream's seq, from the
+ *      web process's cache: issue 30, a reconnect storm): shown at once, the room's events applied from it;
+ *      then, a moment later (spread over OWN_SPREAD_MS after a reconnect), the terminal's own part through the
+ *      terminal API (a POST: the inserted card's number stays out of URLs and logs); meanwhile the events of
+ *      the terminal's own stream wait. No POST when the own part shown is at the own stream's cursor the
+ *      frame names ("own_seq": nothing of it missed while away). A server that sends no snapshot frame
+ *      within SOCKET_SNAPSHOT_MS, or a socket URL without "snapshot=1": once it is open, load the whole
+ *      snapshot (the terminal API's, with the seq of each stream);
  *   3. apply the buffered and following events of each stream in seq order, dropping what the snapshot holds;
  *   4. on a gap in either stream's seq, reload the snapshot; on a close, reconnect with backoff and reload
  *      (jittered as the screens': a random delay below a doubling ceiling; after a web process's
@@ -35,9 +43,12 @@
   var WATCH_MS = 5000;
   var SILENT_HEADS = 3;
   var REFUSED = {4401: true, 4404: true};  // a wrong token, a retired device: no point retrying fast
+  var SOCKET_SNAPSHOT_MS = 5000;  // an open socket without its snapshot frame by then: load it over HTTP
+  var OWN_SPREAD_MS = 3000;   // after a reconnect's snapshot frame, the own part's POST within this (random)
 
   function TerminalStream(options) {
     this.socketUrl = options.socketUrl;
+    this.socketSnapshot = /[?&]snapshot=1(&|$)/.test(this.socketUrl);  // the first frame is the snapshot
     this.fetchSnapshot = options.loadSnapshot;
     this.onSnapshot = options.onSnapshot || function () {};
     this.onEvent = options.onEvent || function () {};
@@ -46,8 +57,13 @@
     this.seqs = null;          // stream -> last seq applied (null until the first snapshot)
     this.socket = null;
     this.buffer = [];
-    this.loading = false;
+    this.loading = false;      // a snapshot is awaited (the socket's first frame, or the whole one over HTTP)
+    this.fetching = false;     // the whole snapshot's request is in flight (a socket frame meanwhile: not taken)
     this.reloadAgain = false;
+    this.ownStream = null;     // the terminal's own stream, while its seq waits for the own part's POST
+    this.ownBuffer = [];       // its events meanwhile
+    this.ownLoading = null;    // the socket whose own part's POST is in flight
+    this.ownTimer = null;
     this.attempt = 0;
     this.reconnectTimer = null;
     this.restartWithin = null; // seconds the server asked to spread this reconnect over (stream.restart)
@@ -89,9 +105,24 @@
     }
     this.socket = socket;
     this.buffer = [];
+    this.ownBuffer = [];
+    this.ownLoading = null;
+    if (this.ownTimer) { global.clearTimeout(this.ownTimer); this.ownTimer = null; }
     socket.onopen = function () {
       if (socket !== self.socket) { return; }
       self.heardAt = Date.now();
+      if (self.socketSnapshot) {
+        // The snapshot is the socket's first frame; none by SOCKET_SNAPSHOT_MS: the whole one over HTTP.
+        self.loading = true;
+        self.setStatus("syncing");
+        global.setTimeout(function () {
+          if (socket === self.socket && self.loading && !self.fetching) {
+            self.loading = false;
+            self.loadSnapshot();
+          }
+        }, SOCKET_SNAPSHOT_MS);
+        return;
+      }
       // Both streams are followed before the socket opens: nothing is missed now. After a turn of the loop:
       // a process that refuses it for now (1013, right after the opening) costs no snapshot.
       global.setTimeout(function () { if (socket === self.socket) { self.loadSnapshot(); } }, 0);
@@ -107,6 +138,10 @@
         return;
       }
       if (event.type === "purchase.answer") { self.answered(event); return; }
+      if (event.type === "stream.snapshot") {
+        if (!self.fetching) { self.takeSpeciality(event, socket); }
+        return;
+      }
       if (typeof event.seq !== "number" || typeof event.stream !== "string") { return; }
       if (self.loading || self.seqs === null) { self.buffer.push(event); } else { self.apply(event); }
     };
@@ -180,32 +215,111 @@
     var self = this;
     if (this.loading) { this.reloadAgain = true; return; }
     this.loading = true;
+    this.fetching = true;
     this.setStatus("syncing");
     this.fetchSnapshot().then(function (snapshot) {
       self.loading = false;
+      self.fetching = false;
       self.attempt = 0;
       self.stats.snapshots += 1;
       self.seqs = {};
       Object.keys(snapshot.seqs || {}).forEach(function (stream) { self.seqs[stream] = snapshot.seqs[stream]; });
+      // The whole snapshot holds the own part: the own stream's waiting events join the others.
+      self.ownStream = null;
+      self.buffer = self.buffer.concat(self.ownBuffer);
+      self.ownBuffer = [];
       global.document.body.setAttribute("data-snapshots", String(self.stats.snapshots));
       try { self.onSnapshot(snapshot); } catch (err) { console.error(err); }
-      self.acknowledgeSnapshot(snapshot);
+      self.acknowledgeSnapshot(snapshot, Object.keys(self.seqs));
       if (self.reloadAgain) { self.reloadAgain = false; self.loadSnapshot(); return; }
       self.drain();
       if (!self.loading) { self.setStatus(self.socket ? "live" : "offline"); }
     }).catch(function (err) {
       self.loading = false;
-      console.error("terminal stream: snapshot failed", err);
-      if (self.socket) {
-        var socket = self.socket;
-        self.socket = null;
-        try { socket.close(); } catch (ignored) { /* already closed */ }
-      }
-      if (err && (err.status === 401 || err.status === 403)) {
-        try { self.onRefused(err.status); } catch (ignored) { /* the page's */ }
-      }
-      self.scheduleReconnect(err && (err.status === 401 || err.status === 403) ? MAX_BACKOFF_MS : 0);
+      self.fetching = false;
+      self.failed(err);
     });
+  };
+
+  /* The socket's first frame: the speciality's snapshot (no terminal's own part). Shown, the room's events
+     applied from its seq; the own stream's events wait for the own part (`loadOwn`), asked a moment later. */
+  TerminalStream.prototype.takeSpeciality = function (frame, socket) {
+    var streams = frame.streams || {};
+    if (typeof streams.room !== "string" || typeof streams.terminal !== "string" || !frame.seqs ||
+        typeof frame.seqs[streams.room] !== "number") { return; }
+    var first = this.seqs === null;
+    var had = first ? undefined : this.seqs[streams.terminal];
+    // The own part shown is current when its seq is the own stream's cursor the connect read (`own_seq`):
+    // kept, no POST. Else (or not said) its seq is unknown until the own part's POST (events were missed).
+    var current = typeof had === "number" && had === frame.own_seq;
+    this.loading = false;
+    this.attempt = 0;
+    this.stats.snapshots += 1;
+    var seqs = {};
+    seqs[streams.room] = frame.seqs[streams.room];
+    if (current) { seqs[streams.terminal] = had; }
+    this.seqs = seqs;
+    this.ownStream = current ? null : streams.terminal;
+    global.document.body.setAttribute("data-snapshots", String(this.stats.snapshots));
+    try { this.onSnapshot(frame); } catch (err) { console.error(err); }
+    this.acknowledgeSnapshot(frame, [streams.room]);
+    if (this.reloadAgain) { this.reloadAgain = false; this.loadSnapshot(); return; }
+    this.drain();
+    if (!this.loading) { this.setStatus("live"); }
+    if (current) { return; }
+    var self = this;
+    // Off the path of showing the ball: on a reconnect (a storm) spread over a few seconds.
+    this.ownTimer = global.setTimeout(function () {
+      self.ownTimer = null;
+      if (socket === self.socket) { self.loadOwn(socket); }
+    }, first ? 0 : Math.random() * OWN_SPREAD_MS);
+  };
+
+  /* The terminal's own part (its row, its cards, the inserted card's: the terminal API's POST). Its room part
+     is taken too when at or past what is shown; else only the own part ("part": "terminal"). */
+  TerminalStream.prototype.loadOwn = function (socket) {
+    var self = this;
+    if (this.ownLoading === socket || this.fetching || this.ownStream === null) { return; }
+    this.ownLoading = socket;
+    this.fetchSnapshot().then(function (snapshot) {
+      if (self.ownLoading !== socket) { return; }  // another socket since, or a whole snapshot took its place
+      self.ownLoading = null;
+      var own = self.ownStream;
+      if (own === null || self.fetching || !snapshot.seqs || typeof snapshot.seqs[own] !== "number") { return; }
+      var room = Object.keys(self.seqs).filter(function (stream) { return stream !== own; })[0];
+      var whole = room !== undefined && typeof snapshot.seqs[room] === "number" &&
+        snapshot.seqs[room] >= self.seqs[room];
+      self.seqs[own] = snapshot.seqs[own];  // the same snapshot completed (data-snapshots: not one more)
+      if (whole) { self.seqs[room] = snapshot.seqs[room]; }
+      self.ownStream = null;
+      var waiting = self.ownBuffer;
+      self.ownBuffer = [];
+      try {
+        self.onSnapshot(whole ? snapshot : Object.assign({}, snapshot, {part: "terminal"}));
+      } catch (err) { console.error(err); }
+      self.acknowledgeSnapshot(snapshot, whole ? Object.keys(self.seqs) : [own]);
+      self.buffer = self.buffer.concat(waiting);
+      if (!self.loading) { self.drain(); }
+    }).catch(function (err) {
+      if (self.ownLoading !== socket) { return; }
+      self.ownLoading = null;
+      self.failed(err);
+    });
+  };
+
+  /* A snapshot's request failed: start over (a fresh socket and snapshot, with backoff). */
+  TerminalStream.prototype.failed = function (err) {
+    var self = this;
+    console.error("terminal stream: snapshot failed", err);
+    if (this.socket) {
+      var socket = this.socket;
+      this.socket = null;
+      try { socket.close(); } catch (ignored) { /* already closed */ }
+    }
+    if (err && (err.status === 401 || err.status === 403)) {
+      try { self.onRefused(err.status); } catch (ignored) { /* the page's */ }
+    }
+    this.scheduleReconnect(err && (err.status === 401 || err.status === 403) ? MAX_BACKOFF_MS : 0);
   };
 
   TerminalStream.prototype.drain = function () {
@@ -221,7 +335,10 @@
   };
 
   TerminalStream.prototype.apply = function (event) {
-    if (!(event.stream in this.seqs)) { return; }            // not a stream of this terminal
+    if (!(event.stream in this.seqs)) {
+      if (event.stream === this.ownStream) { this.ownBuffer.push(event); }  // waits for the own part
+      return;                                                 // else not a stream of this terminal
+    }
     var last = this.seqs[event.stream];
     if (event.seq <= last) { return; }                        // in the snapshot already, or a duplicate
     if (event.seq !== last + 1) {                             // a message was lost: the snapshot knows
@@ -258,11 +375,11 @@
     this.outbox.add(ack, stream);
   };
 
-  TerminalStream.prototype.acknowledgeSnapshot = function (snapshot) {
+  TerminalStream.prototype.acknowledgeSnapshot = function (snapshot, streams) {
     if (!global.HallAck) { return; }
     var self = this;
     var drawing = snapshot.drawing || null;
-    Object.keys(this.seqs || {}).forEach(function (stream) {
+    streams.forEach(function (stream) {
       var shown = stream.indexOf("terminal.") === 0 || !drawing ? {} : {game: drawing.game, balls: drawing.balls};
       self.acknowledge(stream, global.HallAck.forSnapshot(self.seqs[stream], shown));
     });
