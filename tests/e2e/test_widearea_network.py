@@ -203,8 +203,12 @@ def test_a_wide_area_pool_across_three_venues_through_their_links(net: Net) -> N
     winner = next(v for v, (o, _a) in outcomes.items() if o == "won")
     other = next(v for v, (o, _a) in outcomes.items() if o == "redecided")
     assert outcomes[winner][1] == D("101.20") and outcomes[other][1] == SEED  # the reset level
+    # The reset level and each claim's decision reach a venue by two paths (the central's level broadcast, the
+    # decision over the link), in either order: wait for both.
     states = net.heard(
-        HALLS, lambda s: s["levels"].get("Grand") == "100.00", "the reset level at every venue"
+        HALLS,
+        lambda s: s["levels"].get("Grand") == "100.00" and all(c[1] != "None" for c in s["claims"]),
+        "the reset level and the claims' decisions at every venue",
     )
     for n in (1, 2):
         assert states[n]["claims"][0][1] in ("101.20", "100.00")
