@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from channels.layers import get_channel_layer
@@ -384,6 +385,22 @@ def clear_cache() -> None:
     keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
     if keys:
         client.delete(*keys)
+
+
+@pytest.fixture
+def statements() -> Iterator[list[str]]:
+    """Every SQL statement executed meanwhile, on any thread."""
+    from django.db.backends.utils import CursorWrapper
+
+    seen: list[str] = []
+    execute = CursorWrapper.execute
+
+    def counted(self: CursorWrapper, sql: str, params: Any = None) -> Any:
+        seen.append(sql)
+        return execute(self, sql, params)
+
+    with mock.patch.object(CursorWrapper, "execute", counted):
+        yield seen
 
 
 @pytest.fixture

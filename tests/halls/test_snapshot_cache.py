@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 from unittest import mock
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import HttpCommunicator, WebsocketCommunicator
-from django.db.backends.utils import CursorWrapper
 
 from bingo.cards import CardGrid
 from bingo.traditional.models import Card, CardSeries, Game
@@ -33,20 +31,6 @@ from halls.services import screen_snapshots
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 10
-
-
-@pytest.fixture
-def statements() -> Iterator[list[str]]:
-    """Every SQL statement executed meanwhile, on any thread."""
-    seen: list[str] = []
-    execute = CursorWrapper.execute
-
-    def counted(self: CursorWrapper, sql: str, params: Any = None) -> Any:
-        seen.append(sql)
-        return execute(self, sql, params)
-
-    with mock.patch.object(CursorWrapper, "execute", counted):
-        yield seen
 
 
 @pytest.fixture

@@ -10,17 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
-from unittest import mock
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
-from django.conf import settings as django_settings
-from django.db.backends.utils import CursorWrapper
 
 from bingo.electronic.models import Terminal
 from config.asgi import application
@@ -33,32 +27,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 5
 ORIGIN = [(b"origin", b"http://testserver")]
-
-
-@pytest.fixture
-async def layer(settings: Any) -> AsyncIterator[Any]:
-    config = django_settings.CHANNEL_LAYERS["default"]
-    assert config["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer", config
-    settings.CHANNEL_LAYERS = {
-        "default": {**config, "CONFIG": {**config["CONFIG"], "prefix": f"test-adm-{uuid.uuid4().hex[:12]}"}}
-    }
-    channel_layer = get_channel_layer()
-    yield channel_layer
-    await channel_layer.flush()
-
-
-@pytest.fixture
-def statements() -> Iterator[list[str]]:
-    """Every SQL statement executed meanwhile, on any thread."""
-    seen: list[str] = []
-    execute = CursorWrapper.execute
-
-    def counted(self: CursorWrapper, sql: str, params: Any = None) -> Any:
-        seen.append(sql)
-        return execute(self, sql, params)
-
-    with mock.patch.object(CursorWrapper, "execute", counted):
-        yield seen
 
 
 def screen_socket(token: str) -> WebsocketCommunicator:

@@ -8,17 +8,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 from unittest import mock
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
-from django.conf import settings as django_settings
 from django.db import connections, transaction
 from django.db.backends.utils import CursorWrapper
 
@@ -35,19 +32,6 @@ from tests.bingo.electronic.support import make_speciality, make_terminal
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 5
-
-
-@pytest.fixture
-async def layer(settings: Any) -> AsyncIterator[Any]:
-    """The Redis pub/sub layer of production, under a prefix of its own."""
-    config = django_settings.CHANNEL_LAYERS["default"]
-    assert config["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer", config
-    settings.CHANNEL_LAYERS = {
-        "default": {**config, "CONFIG": {**config["CONFIG"], "prefix": f"test-term-{uuid.uuid4().hex[:12]}"}}
-    }
-    channel_layer = get_channel_layer()
-    yield channel_layer
-    await channel_layer.flush()
 
 
 @pytest.fixture

@@ -11,18 +11,13 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from unittest import mock
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
-from django.conf import settings as django_settings
 from django.db import connections, transaction
-from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 
 from bingo.electronic import consumers
@@ -39,33 +34,6 @@ from tests.bingo.electronic.test_terminal_socket import balance, meters
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 10
-
-
-@pytest.fixture
-async def layer(settings: Any) -> AsyncIterator[Any]:
-    """The Redis pub/sub layer of production, under a prefix of its own."""
-    config = django_settings.CHANNEL_LAYERS["default"]
-    assert config["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer", config
-    settings.CHANNEL_LAYERS = {
-        "default": {**config, "CONFIG": {**config["CONFIG"], "prefix": f"test-tsnap-{uuid.uuid4().hex[:12]}"}}
-    }
-    channel_layer = get_channel_layer()
-    yield channel_layer
-    await channel_layer.flush()
-
-
-@pytest.fixture
-def statements() -> Iterator[list[str]]:
-    """Every SQL statement executed meanwhile, on any thread."""
-    seen: list[str] = []
-    execute = CursorWrapper.execute
-
-    def counted(self: CursorWrapper, sql: str, params: Any = None) -> Any:
-        seen.append(sql)
-        return execute(self, sql, params)
-
-    with mock.patch.object(CursorWrapper, "execute", counted):
-        yield seen
 
 
 def ball(speciality: Speciality, game: Any, ordinal: int, number: int) -> events.Event:
