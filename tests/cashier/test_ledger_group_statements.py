@@ -20,6 +20,7 @@ from halls.cashier.services.locks import lock_and_move_balances
 from halls.errors import Conflict
 from halls.models import AuditEntry, Venue
 from halls.services import audit, verify
+from tests.cashier.test_cards_spend_group import _order
 from tests.cashier.ticket_support import funded_card
 
 D = Decimal
@@ -28,17 +29,7 @@ D = Decimal
 
 
 def _spend(card_id: int, venue_id: int, key: str) -> player_cards._Spend:
-    return player_cards._Spend(
-        card_id=card_id,
-        venue_id=venue_id,
-        amount=D("0.50"),
-        ledger_key=f"card_spend:{key}",
-        actor="T1",
-        device="T1",
-        memo="",
-        data={},
-        language=None,
-    )
+    return _order(card_id, venue_id, "0.50", key)
 
 
 def _cash_in(card_id: int, venue_id: int, key: str, actor: User) -> player_cards._CashIn:
