@@ -51,17 +51,40 @@ def _digest(prev_hash: str, fields: dict[str, Any], key: bytes | None) -> str:
 
 
 def _fields(entry: AuditEntry) -> dict[str, Any]:
+    return _hashed(
+        entry.venue_id,
+        entry.actor_label,
+        entry.action,
+        entry.object_type,
+        entry.object_id,
+        entry.data,
+        entry.created_at.isoformat(),
+        entry.alg,
+    )
+
+
+def _hashed(
+    venue_id: int,
+    actor_label: str,
+    action: str,
+    object_type: str,
+    object_id: str,
+    data: Any,
+    created_at: str,
+    alg: str,
+) -> dict[str, Any]:
+    """An entry's fields its hash covers (`_fields` of a model instance; `append_many` of plain values)."""
     fields = {
-        "venue": entry.venue_id,
-        "actor": entry.actor_label,
-        "action": entry.action,
-        "object_type": entry.object_type,
-        "object_id": entry.object_id,
-        "data": entry.data,
-        "created_at": entry.created_at.isoformat(),
+        "venue": venue_id,
+        "actor": actor_label,
+        "action": action,
+        "object_type": object_type,
+        "object_id": object_id,
+        "data": data,
+        "created_at": created_at,
     }
-    if entry.alg != LEGACY_ALG:
-        fields["alg"] = entry.alg  # signed too: a keyed entry cannot be passed off as a legacy one
+    if alg != LEGACY_ALG:
+        fields["alg"] = alg  # signed too: a keyed entry cannot be passed off as a legacy one
     return fields
 
 
@@ -207,7 +230,6 @@ def append_many(
     _refuse_inspector()
     keys = audit_keys.keyring()
     prev_hash = _locked_tip(venue_id, keys)
-    signed = keys.alg != LEGACY_ALG  # as `_fields` signs an entry's alg
     rows = []
     for n, (actor, action, obj, data) in enumerate(entries):
         # What `_entry` makes of it, field by field, and `_fields` hashes.
@@ -217,17 +239,7 @@ def append_many(
         object_id = str(getattr(obj, "pk", obj))
         normalised = _normalise(data or {})
         created_at = timezone.now().isoformat()
-        fields = {
-            "venue": venue_id,
-            "actor": label,
-            "action": action,
-            "object_type": object_type,
-            "object_id": object_id,
-            "data": normalised,
-            "created_at": created_at,
-        }
-        if signed:
-            fields["alg"] = keys.alg
+        fields = _hashed(venue_id, label, action, object_type, object_id, normalised, created_at, keys.alg)
         digest = _digest(prev_hash, fields, keys.current)
         actor_id = actor.pk if isinstance(actor, User) else None
         rows.append(
