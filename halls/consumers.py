@@ -52,7 +52,7 @@ async def _screen_for(token: str) -> Found | None:
     return answer
 
 
-def _wants_snapshot(scope: dict[str, Any]) -> bool:
+def wants_snapshot(scope: dict[str, Any]) -> bool:
     """``?snapshot=1``: the page takes its snapshot from the socket's first frame (halls/stream.js)."""
     return "snapshot=1" in scope.get("query_string", b"").decode("ascii", "replace").split("&")
 
@@ -137,7 +137,7 @@ class ScreenConsumer(DirectReceive, AsyncWebsocketConsumer):
             self.screen_id, stream = found.screen_id, found.stream
             self.token, self.stream = token, stream
             self.sender = fanout.Sender(self.base_send, self._too_slow)
-            snapshot = _wants_snapshot(self.scope)
+            snapshot = wants_snapshot(self.scope)
             # What the hub relayed of the stream before this socket joins: the snapshot is at or past it,
             # and every later event reaches the socket (kept in `early` until the snapshot is sent).
             head = hub.heads.get(stream, 0)

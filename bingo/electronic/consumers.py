@@ -64,7 +64,7 @@ from bingo.electronic.models import Terminal, terminal_stream
 from bingo.electronic.services import readmodels
 from halls import ack_batcher, acks, fanout, metrics, snapshot_cache, socket_reads, throttling
 from halls.cashier.services import devices
-from halls.consumers import DirectReceive, _wants_snapshot
+from halls.consumers import DirectReceive, wants_snapshot
 from halls.models import DisplayAck, StreamCursor, room_stream
 from halls.services.acks import Received
 
@@ -133,7 +133,7 @@ def snapshot_text(found: Found, entry: snapshot_cache.Entry, language: str) -> s
         },
         separators=(",", ":"),
     )
-    return head[:-1] + "," + _public_members((room, f"terminal:{language}"), entry)
+    return head[:-1] + "," + _public_members(readmodels.part_key(room, language), entry)
 
 
 def allowed_streams(idents: set[str]) -> dict[str, set[str]]:
@@ -348,7 +348,7 @@ class TerminalConsumer(DirectReceive, AsyncWebsocketConsumer):
                 return
             self.streams = list(found.streams)
             self.sender = fanout.Sender(self.base_send, self._too_slow)
-            snapshot = _wants_snapshot(self.scope)
+            snapshot = wants_snapshot(self.scope)
             # What the hub relayed of the room stream before this socket joins: the snapshot is at or past
             # it, and every later event reaches the socket (kept in `early` until the snapshot is sent).
             head = hub.heads.get(found.streams[0], 0)

@@ -495,10 +495,15 @@ def build_speciality_part(speciality_id: int) -> tuple[int, SpecialityPart]:
     return seq, SpecialityPart(public, selling, drawing, session)
 
 
+def part_key(stream: str, language: str) -> snapshot_cache.Key:
+    """The process cache's key of a speciality's part (its room stream's) in a language."""
+    return (stream, f"terminal:{language}")
+
+
 def speciality_part(speciality_id: int, stream: str, at_least: int) -> snapshot_cache.Entry:
     """The speciality's part at or past `at_least` (its room stream's cursor), built once per change of the
     stream for the web process (issue 30: 2,000 terminals reconnecting each read it all), per language."""
-    key = (stream, f"terminal:{translation.get_language()}")
+    key = part_key(stream, translation.get_language())
     return snapshot_cache.cache().get(key, at_least, lambda: build_speciality_part(speciality_id))
 
 
@@ -514,7 +519,7 @@ async def speciality_part_for_socket(
     or past `at_least` (the hub's head of the room stream before the join), the same entry as the terminal
     API's snapshot (`speciality_part`): no query when cached (issue 30, a reconnect storm)."""
     return await snapshot_cache.cache().aget(
-        (stream, f"terminal:{language}"), at_least, lambda: _built_in(language, speciality_id)
+        part_key(stream, language), at_least, lambda: _built_in(language, speciality_id)
     )
 
 
