@@ -5,11 +5,11 @@ and one terminal left for a person: its page URL (``/electronic/terminal/#<devic
 player card are printed with the demo's URLs.
 
 Seeding registers what is missing (specialities, terminals, player cards loaded by the simulator's cashier,
-the simulator's software version approved). ``run_demo_terminals``, once the server listens, gives the
-simulated terminals new tokens, starts them (bingo.electronic.simulator, in a daemon thread), and once they
-have said hello runs the verification, opens the session and switches the speciality on (when no session is
-open: a restarted demo plays on in the one it had). ``HALL_DEMO_TERMINALS`` (default 6 per room; 0 = none)
-sets how many simulated terminals play.
+the simulator's and the terminal page's software versions approved). ``run_demo_terminals``, once the server
+listens, gives the simulated terminals new tokens, starts them (bingo.electronic.simulator, in a daemon
+thread), and once they have said hello runs the verification, opens the session and switches the speciality
+on (when no session is open: a restarted demo plays on in the one it had). ``HALL_DEMO_TERMINALS`` (default 6
+per room; 0 = none) sets how many simulated terminals play.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from django.utils import timezone
 from bingo.electronic import provisioning, simulator
 from bingo.electronic.models import Speciality, Terminal, TerminalSoftware
 from bingo.electronic.services import games, sessions, specialities, terminals, verification
+from bingo.electronic.views import software_version as terminal_page_version
 from demo.hall import AUTHORISATION, DemoHall, _room, _screen
 from demo.machines import _wait_listening
 from halls import simulation
@@ -118,13 +119,13 @@ def seed_electronic(hall: DemoHall) -> None:
     """The rooms, their screens and specialities, the terminals and their funded cards, the software
     approved; a new token for each room's page terminal (printed)."""
     venue = hall.venue
-    if not TerminalSoftware.objects.filter(venue=venue, version=simulator.SOFTWARE_VERSION).exists():
-        verification.approve_software(
-            venue=venue,
-            version=simulator.SOFTWARE_VERSION,
-            authorisation_ref=AUTHORISATION,
-            actor=hall.operator,
-        )
+    # The simulated terminals' software and the terminal page's (the room's page terminal a person opens):
+    # a session's verification fails a terminal whose version is not approved.
+    for version in (simulator.SOFTWARE_VERSION, terminal_page_version()):
+        if not TerminalSoftware.objects.filter(venue=venue, version=version).exists():
+            verification.approve_software(
+                venue=venue, version=version, authorisation_ref=AUTHORISATION, actor=hall.operator
+            )
     cashier = provisioning.robot_cashier(venue)
     for room_name, code, name, rules in SPECIALITIES:
         with transaction.atomic():
