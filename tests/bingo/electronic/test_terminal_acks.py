@@ -14,12 +14,12 @@ from asgiref.sync import sync_to_async
 
 from halls import ack_batcher, acks
 from halls.models import DisplayAck
-from tests.bingo.electronic.test_terminal_socket import balance, connect, hall, layer, meters, off_the_loop
+from tests.bingo.electronic.test_terminal_socket import balance, connect, hall, meters, off_the_loop
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 5
-__all__ = ["hall", "layer"]  # the fixtures, shared with the socket's tests
+__all__ = ["hall"]  # the fixture, shared with the socket's tests (the Redis layer is conftest's)
 
 
 def row(seq: int, frame: str, data: dict[str, Any], stream: str) -> list[Any]:
