@@ -71,7 +71,7 @@ def test_a_close_among_sales_expects_exactly_the_sales_before_it(
     errors = in_threads([*workers[: SELLERS // 2], close, *workers[SELLERS // 2 :]])
     assert not errors, errors
     assert len(sold) + len(refused) == SELLERS
-    assert set(refused) <= {"no_open_shift", "shift_closed"}
+    assert set(refused) <= {"no_open_shift"}  # a shift closed while a sale waited for it counts as none
     closed = Shift.objects.get(pk=shift.pk)
     assert closed.state == ShiftState.CLOSED
     expected = D("100.00") + len(sold)

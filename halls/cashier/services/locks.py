@@ -21,7 +21,7 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from halls.cashier.ledger import Kind
-from halls.cashier.models import Account, Payable, PlayerCard, PlayerLimit, Shift, Ticket
+from halls.cashier.models import Account, Payable, PlayerCard, PlayerLimit, Shift, ShiftState, Ticket
 from halls.errors import NotFound
 from halls.locks import Rank, take, take_many
 
@@ -40,20 +40,18 @@ def lock_shift(shift_id: int) -> Shift:
     return shift
 
 
-def lock_shifts(shift_ids: Iterable[int]) -> dict[int, Shift]:
-    """The shifts FOR UPDATE in id order, in one statement, with their tills (a group of cash-ins at
-    several tills): id -> shift (a shift that does not exist is absent)."""
-    ids = sorted(set(shift_ids))
-    if not ids:
-        return {}
-    take_many(Rank.SHIFT, ids)
-    rows = (
+def lock_open_shifts(venue_id: int, cashier_ids: Iterable[int]) -> dict[int, Shift]:
+    """The cashiers' open shifts in the venue FOR UPDATE in id order, found and locked in one statement,
+    with their tills: cashier id -> shift. A shift closed while this waited for its lock is re-read by
+    PostgreSQL under the lock and left out, as one never opened (READ COMMITTED re-checks the WHERE)."""
+    rows = list(
         Shift.objects.select_for_update(of=("self",), no_key=True)
         .select_related("till")
-        .filter(pk__in=ids)
+        .filter(venue_id=venue_id, cashier_id__in=sorted(set(cashier_ids)), state=ShiftState.OPEN)
         .order_by("pk")
     )
-    return {row.pk: row for row in rows}
+    take_many(Rank.SHIFT, [row.pk for row in rows])  # locked in id order by the statement's ORDER BY
+    return {row.cashier_id: row for row in rows}
 
 
 def lock_payable(payable_id: int) -> Payable:

@@ -22,7 +22,7 @@ from halls.cashier import ledger
 from halls.cashier.ledger import Kind
 from halls.cashier.models import CashDevice, Means, Shift, ShiftState, Till, TxKind
 from halls.cashier.services import ledger as books
-from halls.cashier.services.locks import lock_accounts, lock_shift, lock_shifts
+from halls.cashier.services.locks import lock_accounts, lock_open_shifts, lock_shift
 from halls.errors import Conflict, InvalidInput, PermissionDenied
 from halls.eventtypes import EventType
 from halls.models import Role
@@ -113,26 +113,19 @@ def open_shift_of(*, venue_id: int, cashier: User) -> Shift:
 
 
 def open_shifts_of(*, venue_id: int, cashiers: Sequence[User]) -> dict[int, Shift | Conflict]:
-    """Each cashier's open shift in the venue, locked in id order (a group of till operations), by the
-    cashier's id; or the refusal `open_shift_of` would raise for that cashier (`no_open_shift`, or
-    `shift_closed` when it closed between the look-up and the lock)."""
-    ids = dict(
-        Shift.objects.filter(venue_id=venue_id, cashier__in=cashiers, state=ShiftState.OPEN).values_list(
-            "cashier_id", "pk"
-        )
-    )
-    shifts = lock_shifts(ids.values())
+    """Each cashier's open shift in the venue, found and locked in id order in one statement (a group of
+    till operations), by the cashier's id; or the refusal `open_shift_of` would raise for that cashier
+    (`no_open_shift`; a shift closed while this waited for its lock counts as none)."""
+    shifts = lock_open_shifts(venue_id, (cashier.pk for cashier in cashiers))
     found: dict[int, Shift | Conflict] = {}
     for cashier in cashiers:
-        shift = shifts.get(ids.get(cashier.pk, 0))
+        shift = shifts.get(cashier.pk)
         if shift is None:
             found[cashier.pk] = Conflict(
                 _("%(cashier)s has no open shift: open one at a till first.")
                 % {"cashier": cashier.get_username()},
                 code="no_open_shift",
             )
-        elif shift.state != ShiftState.OPEN:  # closed between the look-up and the lock
-            found[cashier.pk] = Conflict(_("The shift is closed."), code="shift_closed")
         else:
             found[cashier.pk] = shift
     return found
