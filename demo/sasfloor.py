@@ -175,7 +175,7 @@ class _Pair:
         self.egm = subprocess.Popen(  # noqa: S603 (the project's own module)
             machine.egm_command(),
             cwd=settings.BASE_DIR,
-            stdin=subprocess.PIPE,  # closed at stop (or when the demo dies): the machine stops
+            stdin=subprocess.PIPE,  # its control input: at its end (the demo gone) the machine stops
             stdout=subprocess.PIPE,
             preexec_fn=_before_exec,
         )
@@ -206,27 +206,25 @@ class _Pair:
             log.warning("the SAS bridge of %s exited (%s): started again", self.asset, self.bridge.returncode)
             self.bridge = self._start_bridge()
 
-    def stop_bridge(self) -> None:
-        _stop(self.bridge)
-
-    def stop_machine(self) -> None:
-        if self.egm.stdin is not None:
-            with contextlib.suppress(OSError):
-                self.egm.stdin.close()  # end of its control input: it stops by itself
-        _stop(self.egm)
-        if self.egm.stdout is not None:
-            self.egm.stdout.close()
+    def close_pipes(self) -> None:
+        for pipe in (self.egm.stdin, self.egm.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(STOP_TIMEOUT)
+def _stop_all(procs: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM to each, then wait for them together (a bridge takes up to 3 s to end its hall link)."""
+    for proc in procs:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(STOP_TIMEOUT)
 
 
 def start_sas_floor(machines: Sequence[SasMachine], ws_base: str) -> Callable[[], None]:
@@ -252,10 +250,10 @@ def start_sas_floor(machines: Sequence[SasMachine], ws_base: str) -> Callable[[]
             log.exception("the demo's SAS machines stopped")
         finally:
             # The bridges first (their hall link ends with them), then the machines.
+            _stop_all([pair.bridge for pair in pairs])
+            _stop_all([pair.egm for pair in pairs])
             for pair in pairs:
-                pair.stop_bridge()
-            for pair in pairs:
-                pair.stop_machine()
+                pair.close_pipes()
             shutil.rmtree(folder, ignore_errors=True)
 
     thread = threading.Thread(target=run, name="demo-sas", daemon=True)
