@@ -152,6 +152,22 @@ def _pay_overdue_hand_pays(venue: Venue, older_than: float, cashier: User) -> in
     return paid
 
 
+def _unpaid_hit(machine: Machine) -> tuple[int, int] | None:
+    """The machine's last progressive hit left unpaid, as a SAS machine holds its hand pay: (level, 1 the
+    first of the link's levels, amount in cents); None when every hit was paid."""
+    hit = (
+        ProgressiveHit.objects.filter(machine=machine, paid_at__isnull=True)
+        .select_related("level")
+        .order_by("-seq")
+        .first()
+    )
+    if hit is None:
+        return None
+    names = [spec.name for spec in LEVELS]
+    level = names.index(hit.level.name) + 1 if hit.level.name in names else 1
+    return level, int(hit.amount * 100)
+
+
 def run_demo_machines(hall: DemoHall, base_url: str) -> Callable[[], None]:
     """Start the demo's simulated machines against ``base_url`` (the demo server) in a daemon thread, once
     it listens; returns the stop function."""
@@ -173,16 +189,19 @@ def run_demo_machines(hall: DemoHall, base_url: str) -> Callable[[], None]:
             machines = list(Machine.objects.filter(venue=hall.venue, asset_number__in=demo_assets(count)))
             machines.sort(key=lambda m: m.asset_number)
             credentials = issue_credentials(machines, actor=hall.operator)
-            connection.close()  # this thread is the simulator's from here: no database
             hit_probability = _hit_probability()
             bridged = sasfloor.enabled_count(len(credentials))
-            state["sas"] = sasfloor.start_sas_floor(
-                [
-                    sasfloor.SasMachine(c, seed=DEMO_SEED + c.profile.index, hit_probability=hit_probability)
-                    for c in credentials[:bridged]
-                ],
-                ws_base,
-            )
+            sas_machines = [
+                sasfloor.SasMachine(
+                    c,
+                    seed=DEMO_SEED + c.profile.index,
+                    hit_probability=hit_probability,
+                    hand_pay=_unpaid_hit(machine),
+                )
+                for c, machine in zip(credentials[:bridged], machines, strict=False)
+            ]
+            connection.close()  # this thread is the simulator's from here: no database
+            state["sas"] = sasfloor.start_sas_floor(sas_machines, ws_base)
             if stop.is_set():  # stopped meanwhile: stop_all may have looked for them already
                 state["sas"]()
             credentials = credentials[bridged:]

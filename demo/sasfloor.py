@@ -9,7 +9,8 @@ payment at the cashier resets the hand pay on the machine (LP 0x94).
 
 Each start resumes the machines where the hall's record leaves them (machines.provisioning.resume_profile):
 the machine's meters from the last snapshot and the plays since (a machine's meters live in its NVRAM), and
-the bridge's journal starts above the machine's last seq. The journals and the processes' pty paths live in
+the bridge's journal starts above the machine's last seq, and a machine whose progressive hit the hall holds
+unpaid starts locked on its hand pay. The journals and the processes' pty paths live in
 a temporary folder removed at stop; the bridges log warnings and errors to the demo's output.
 
 The processes are started from a thread that lives until the stop (Linux's PR_SET_PDEATHSIG is tied to the
@@ -75,6 +76,9 @@ class SasMachine:
     credentials: Credentials
     seed: int
     hit_probability: float
+    # A progressive hit the hall holds unpaid (its SAS level, 1 the first, and amount in cents): the machine
+    # starts locked on its hand pay, as it stopped, until the cashier's payment resets it.
+    hand_pay: tuple[int, int] | None = None
 
     @property
     def denom_cents(self) -> int:
@@ -120,7 +124,11 @@ class SasMachine:
             str(meters.games_played),
             "--credits",
             str(self.credits(meters.credits)),
-        ]
+        ] + (
+            []
+            if self.hand_pay is None
+            else ["--handpay-level", str(self.hand_pay[0]), "--handpay-cents", str(self.hand_pay[1])]
+        )
 
     def bridge_command(self, pty: str, ws_base: str, journal: Path) -> list[str]:
         profile = self.credentials.profile

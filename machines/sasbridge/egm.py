@@ -27,8 +27,10 @@ broadcasts return. Deterministic: its games come from ``random.Random(seed)`` (a
 Playing on its own (the demo's bridged machines): ``--play N --every S`` plays N games from the start,
 ``--hit-probability P`` makes each game a progressive hit with chance P (the level drawn rarer the bigger its
 amount, as machines.simulator does), and ``--coin-in`` and the other meter options start the meters where
-an earlier run of the machine left them (a machine's meters live in its NVRAM, across power cycles). With
-stdin closed (its parent gone) the machine stops.
+an earlier run of the machine left them (a machine's meters live in its NVRAM, across power cycles), and
+``--handpay-level L --handpay-cents C`` starts it locked on the hand pay of a progressive hit left unpaid
+(also kept across power cycles), until the remote hand-pay reset. With stdin closed (its parent gone) the
+machine stops.
 """
 
 from __future__ import annotations
@@ -455,6 +457,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games-played", type=int, default=0)
     parser.add_argument("--games-won", type=int, default=0)
     parser.add_argument("--credits", type=int, default=None, help="the credit meter at start (credits)")
+    parser.add_argument("--handpay-level", type=int, default=0, help="a hit's hand pay pending at start")
+    parser.add_argument("--handpay-cents", type=int, default=0)
     args = parser.parse_args(argv)
     if args.line:
         kind, _, where = args.line.partition(":")
@@ -470,6 +474,9 @@ def main(argv: list[str] | None = None) -> None:
     egm.games_played, egm.games_won = args.games_played, args.games_won
     if args.credits is not None:
         egm.credits = args.credits
+    if args.handpay_level and args.handpay_cents > 0:
+        egm.last_win = sas.ProgressiveWin(egm.address, egm.group, args.handpay_level, args.handpay_cents)
+        egm.handpay = sas.HandpayInfo(egm.address, egm.group, args.handpay_level, args.handpay_cents)
     serve(egm, line, None if args.no_control else sys.stdin.fileno())
 
 
