@@ -6,6 +6,9 @@ the simulator playing them, a slow attendant paying hand pays, and the progressi
 so every start makes new ones, like the staff passwords) and plays them in a daemon thread, resuming each
 machine's sequence numbers and meters. ``HALL_DEMO_MACHINES=0`` turns them off; the attendant pays hand
 pays left unpaid for ``HALL_DEMO_HAND_PAY_SECONDS`` (default 180; 0 = never) so the floor does not lock up.
+The first ``HALL_DEMO_SAS_MACHINES`` of them (``manage.py demo --sas-machines N``; 0 by default) run as
+simulated SAS machines behind real SAS host bridges instead (demo.sasfloor). ``HALL_DEMO_HIT_PROBABILITY``
+sets the machines' progressive hit chance per game (DEMO_HIT_PROBABILITY by default).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.utils import timezone
 
+from demo import sasfloor
 from demo.hall import DemoHall
 from halls import simulation
 from halls.cashier.models import Shift, ShiftState, Till
@@ -73,6 +77,12 @@ def seed_machines(hall: DemoHall) -> None:
         f"link group {group.code} on pool {group.pool.name}: {len(machines)} type {MACHINE_TYPE} machines of "
         f"{DENOMINATION} € ({machines[0].asset_number}–{machines[-1].asset_number}), levels {levels}"
     )
+    bridged = demo_assets(sasfloor.enabled_count(_enabled_count()))
+    if bridged:
+        hall.notes.append(
+            f"{len(bridged)} of them ({bridged[0]}–{bridged[-1]}) are simulated SAS machines, each on a pty "
+            "behind a SAS host bridge process"
+        )
 
 
 def _enabled_count() -> int:
@@ -80,6 +90,15 @@ def _enabled_count() -> int:
         return max(0, min(MACHINES, int(os.environ.get("HALL_DEMO_MACHINES", str(MACHINES)))))
     except ValueError:
         return MACHINES
+
+
+def _hit_probability() -> float:
+    try:
+        return max(
+            0.0, min(1.0, float(os.environ.get("HALL_DEMO_HIT_PROBABILITY", str(DEMO_HIT_PROBABILITY))))
+        )
+    except ValueError:
+        return DEMO_HIT_PROBABILITY
 
 
 def _hand_pay_after() -> float:
@@ -133,6 +152,22 @@ def _pay_overdue_hand_pays(venue: Venue, older_than: float, cashier: User) -> in
     return paid
 
 
+def _unpaid_hit(machine: Machine) -> tuple[int, int] | None:
+    """The machine's last progressive hit left unpaid, as a SAS machine holds its hand pay: (level, 1 the
+    first of the link's levels, amount in cents); None when every hit was paid."""
+    hit = (
+        ProgressiveHit.objects.filter(machine=machine, paid_at__isnull=True)
+        .select_related("level")
+        .order_by("-seq")
+        .first()
+    )
+    if hit is None:
+        return None
+    names = [spec.name for spec in LEVELS]
+    level = names.index(hit.level.name) + 1 if hit.level.name in names else 1
+    return level, int(hit.amount * 100)
+
+
 def run_demo_machines(hall: DemoHall, base_url: str) -> Callable[[], None]:
     """Start the demo's simulated machines against ``base_url`` (the demo server) in a daemon thread, once
     it listens; returns the stop function."""
@@ -154,8 +189,25 @@ def run_demo_machines(hall: DemoHall, base_url: str) -> Callable[[], None]:
             machines = list(Machine.objects.filter(venue=hall.venue, asset_number__in=demo_assets(count)))
             machines.sort(key=lambda m: m.asset_number)
             credentials = issue_credentials(machines, actor=hall.operator)
+            hit_probability = _hit_probability()
+            bridged = sasfloor.enabled_count(len(credentials))
+            sas_machines = [
+                sasfloor.SasMachine(
+                    c,
+                    seed=DEMO_SEED + c.profile.index,
+                    hit_probability=hit_probability,
+                    hand_pay=_unpaid_hit(machine),
+                )
+                for c, machine in zip(credentials[:bridged], machines, strict=False)
+            ]
             connection.close()  # this thread is the simulator's from here: no database
-            config = simulator.SimConfig(seed=DEMO_SEED, hit_probability=DEMO_HIT_PROBABILITY)
+            state["sas"] = sasfloor.start_sas_floor(sas_machines, ws_base)
+            if stop.is_set():  # stopped meanwhile: stop_all may have looked for them already
+                state["sas"]()
+            credentials = credentials[bridged:]
+            if not credentials:
+                return
+            config = simulator.SimConfig(seed=DEMO_SEED, hit_probability=hit_probability)
 
             async def main() -> simulator.Report:
                 done = asyncio.Event()
@@ -175,7 +227,7 @@ def run_demo_machines(hall: DemoHall, base_url: str) -> Callable[[], None]:
     def attend() -> None:
         try:
             # A person pays a hand pay: the demo's attendant, a cashier on shift at the machines' till.
-            while not stop.wait(15.0):
+            while not stop.wait(min(15.0, max(1.0, pay_after))):
                 try:
                     paid = _pay_overdue_hand_pays(hall.venue, pay_after, attendant(hall.venue))
                     if paid:
@@ -201,6 +253,9 @@ def run_demo_machines(hall: DemoHall, base_url: str) -> Callable[[], None]:
                 loop.call_soon_threadsafe(done.set)
         for thread in threads:
             thread.join(10.0)
+        stop_sas = state.get("sas")
+        if stop_sas is not None:
+            stop_sas()
 
     return stop_all
 

@@ -23,6 +23,14 @@ to the credit meter, jackpot = hand-paid progressive wins, games played/won, cre
 win); exceptions wait in a queue (32 at most) and the oldest goes out at each general poll; with no
 progressive broadcast (LP 0x80/0x86) for 5 s it locks itself and reports 0x53, and it unlocks when the
 broadcasts return. Deterministic: its games come from ``random.Random(seed)`` (a test device, not a draw).
+
+Playing on its own (the demo's bridged machines): ``--play N --every S`` plays N games from the start,
+``--hit-probability P`` makes each game a progressive hit with chance P (the level drawn rarer the bigger its
+amount, as machines.simulator does), and ``--coin-in`` and the other meter options start the meters where
+an earlier run of the machine left them (a machine's meters live in its NVRAM, across power cycles), and
+``--handpay-level L --handpay-cents C`` starts it locked on the hand pay of a progressive hit left unpaid
+(also kept across power cycles), until the remote hand-pay reset. With stdin closed (its parent gone) the
+machine stops.
 """
 
 from __future__ import annotations
@@ -78,6 +86,7 @@ class Egm:
     game_end_at: float = 0.0
     hit_level: int | None = None
     hit_twice: bool = False
+    hit_probability: float = 0.0  # per game, its own progressive hit (when it knows its levels)
     corrupt: int = 0
     truncate: int = 0
     mute: bool = False
@@ -154,6 +163,8 @@ class Egm:
         self.stats["bets"] += bet
         self.stats["wins"] += win
         self.push(sas.EXCEPTION_GAME_ENDED, win_credits=win)
+        if self.hit_level is None and self.levels and self.rng.random() < self.hit_probability:
+            self.hit_level = self._choose_level()
         if self.hit_level is not None:
             level = self.hit_level
             self.hit_level = None
@@ -166,6 +177,22 @@ class Egm:
             self.handpay = sas.HandpayInfo(self.address, self.group, level, amount)
             self.push(sas.EXCEPTION_HANDPAY_PENDING)
             self.stats["hits"] += 1
+
+    def _choose_level(self) -> int:
+        """A level to hit, rarer the bigger its amount (weight 1/amount)."""
+        levels = sorted(self.levels)
+        weights = [1 / max(self.levels[level], 100) for level in levels]
+        return self.rng.choices(levels, weights=weights)[0]
+
+    def wait(self, now: float) -> float:
+        """How long the loop may sleep before the machine has something of its own to do (a game to start
+        or end, the link watch), at most 50 ms."""
+        due = now + 0.05
+        if self.game_open is not None:
+            due = min(due, self.game_end_at)
+        elif self.plays_left > 0 and self.next_game_at > now:  # a game due but held: a host message wakes it
+            due = min(due, self.next_game_at)
+        return max(0.001, due - now)
 
     # --- the line ---
 
@@ -363,7 +390,7 @@ def serve(egm: Egm, line: FramedLine, control_fd: int | None) -> None:
     while True:
         now = time.monotonic()
         egm.tick(now)
-        timeout = 0.01 if egm.game_open is not None or egm.plays_left else 0.05
+        timeout = egm.wait(now)
         fds = [line.fileno()] + ([control_fd] if control_fd is not None else [])
         ready, _, _ = select.select(fds, [], [], timeout) if not line.buffer else (fds[:1], [], [])
         if control_fd is not None and control_fd in ready:
@@ -421,6 +448,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-control", action="store_true", help="ignore stdin (a benchmark's machine)")
     parser.add_argument("--play", type=int, default=0, help="games to play from the start")
     parser.add_argument("--every", type=float, default=3.0, help="seconds per game")
+    parser.add_argument(
+        "--hit-probability", type=float, default=0.0, help="its own progressive hit, per game"
+    )
+    parser.add_argument("--coin-in", type=int, default=0, help="the coin-in meter at start (credits)")
+    parser.add_argument("--coin-out", type=int, default=0, help="the coin-out meter at start (credits)")
+    parser.add_argument("--jackpot-cents", type=int, default=0, help="hand-paid progressive wins at start")
+    parser.add_argument("--games-played", type=int, default=0)
+    parser.add_argument("--games-won", type=int, default=0)
+    parser.add_argument("--credits", type=int, default=None, help="the credit meter at start (credits)")
+    parser.add_argument("--handpay-level", type=int, default=0, help="a hit's hand pay pending at start")
+    parser.add_argument("--handpay-cents", type=int, default=0)
     args = parser.parse_args(argv)
     if args.line:
         kind, _, where = args.line.partition(":")
@@ -431,7 +469,14 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.write(json.dumps({"pty": path}) + "\n")
         sys.stdout.flush()
     egm = Egm(address=args.address, denom_cents=args.denom_cents, group=args.group, seed=args.seed)
-    egm.plays_left, egm.every = args.play, args.every
+    egm.plays_left, egm.every, egm.hit_probability = args.play, args.every, args.hit_probability
+    egm.coin_in, egm.coin_out, egm.jackpot_cents = args.coin_in, args.coin_out, args.jackpot_cents
+    egm.games_played, egm.games_won = args.games_played, args.games_won
+    if args.credits is not None:
+        egm.credits = args.credits
+    if args.handpay_level and args.handpay_cents > 0:
+        egm.last_win = sas.ProgressiveWin(egm.address, egm.group, args.handpay_level, args.handpay_cents)
+        egm.handpay = sas.HandpayInfo(egm.address, egm.group, args.handpay_level, args.handpay_cents)
     serve(egm, line, None if args.no_control else sys.stdin.fileno())
 
 

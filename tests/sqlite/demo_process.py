@@ -36,12 +36,19 @@ def embedded_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def play_demo(env: dict[str, str], log_path: Path, seconds: float) -> str:
-    """The demo started with `env`, left to play `seconds` once it serves, stopped with Ctrl-C; its log."""
+def play_demo(
+    env: dict[str, str],
+    log_path: Path,
+    seconds: float,
+    args: tuple[str, ...] = (),
+    while_playing: Callable[[subprocess.Popen[bytes]], None] | None = None,
+) -> str:
+    """The demo started with `env` (and the command's `args`), left to play `seconds` once it serves, stopped
+    with Ctrl-C; its log. `while_playing(process)` is called once it has played."""
     migrated.copy_sqlite(Path(env["SQLITE_PATH"]))
     with log_path.open("wb") as log:
         demo = subprocess.Popen(
-            [sys.executable, "manage.py", "demo", "--port", str(free_port()), "--host", "127.0.0.1"],
+            [sys.executable, "manage.py", "demo", "--port", str(free_port()), "--host", "127.0.0.1", *args],
             cwd=ROOT,
             env=env,
             stdout=log,
@@ -53,6 +60,8 @@ def play_demo(env: dict[str, str], log_path: Path, seconds: float) -> str:
                 log_path
             )
             _wait_while_running(demo, log_path, lambda: True, seconds)
+            if while_playing is not None:
+                while_playing(demo)
         finally:
             demo.send_signal(signal.SIGINT)  # uvicorn stops, then the runners and the embedded worker
             try:

@@ -64,9 +64,21 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
         parser.add_argument("--host", default="0.0.0.0")  # noqa: S104  (a demo reached from other devices)
         parser.add_argument("--seed-only", action="store_true", help="migrate and seed, print, and exit")
+        parser.add_argument(
+            "--sas-machines",
+            type=int,
+            default=None,
+            help=(
+                "run the first N linked machines as simulated SAS machines, each behind a SAS host bridge "
+                "process on a pty (default: $HALL_DEMO_SAS_MACHINES, else 0)"
+            ),
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         port: int = options["port"]
+        if options["sas_machines"] is not None:
+            # demo.machines and demo.sasfloor read it (the seed's notes, the runners).
+            os.environ["HALL_DEMO_SAS_MACHINES"] = str(options["sas_machines"])
         if create_database_if_missing():
             self.stdout.write(f"Created the database {connection.settings_dict['NAME']}.")
         start_from_template(self.stdout.write)
