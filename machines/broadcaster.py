@@ -67,6 +67,13 @@ async def send_all(layer: Any, sends: list[tuple[int, str]]) -> int:
                 broadcast.channel_group(group_id), {"type": PROGRESSIVE_TYPE, "group": group_id, "text": text}
             )
             sent += 1
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this broadcaster is being stopped
+            # The send's future was cancelled on the layer's side (the embedded layer's home loop, when
+            # a short-lived loop had become it): one lost send, not the end of the broadcasts.
+            log.warning("the broadcast to link group %s was cancelled by the channel layer", group_id)
         except Exception:
             log.exception("could not broadcast to link group %s", group_id)
     return sent

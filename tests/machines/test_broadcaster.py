@@ -23,13 +23,16 @@ SNAPSHOT = [
 
 
 class FakeLayer:
-    def __init__(self, failing: set[str] | None = None) -> None:
+    def __init__(self, failing: set[str] | None = None, cancelled: set[str] | None = None) -> None:
         self.sent: list[tuple[float, str, dict[str, Any]]] = []
         self.failing = failing or set()
+        self.cancelled = cancelled or set()
 
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
         if group in self.failing:
             raise ConnectionError("redis went away")
+        if group in self.cancelled:  # as the embedded layer's home loop cancelling a handed-over send
+            raise asyncio.CancelledError
         self.sent.append((time.monotonic(), group, message))
 
 
@@ -95,6 +98,35 @@ async def test_one_groups_failure_does_not_silence_the_others(monkeypatch: pytes
     await serve_for(b, layer, 0.3, monkeypatch)
     assert {group for _, group, _ in layer.sent} == {"machines.link.2"}
     assert b.ticks >= 4
+
+
+async def test_a_send_cancelled_by_the_layer_does_not_end_the_broadcasts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A CancelledError from the layer's side (not this task being stopped) is one lost send: the embedded
+    demo's broadcaster thread died of one, and every linked machine locked until a restart."""
+    layer = FakeLayer(cancelled={"machines.link.1"})
+    b = broadcaster.Broadcaster(interval=0.05, max_stale=10, read=lambda: SNAPSHOT)
+    await serve_for(b, layer, 0.3, monkeypatch)
+    assert [group for _, group, _ in layer.sent].count("machines.link.2") >= 4
+    assert b.ticks >= 4
+
+
+async def test_stopping_the_broadcaster_mid_send_still_cancels_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    started = asyncio.Event()
+
+    class HungLayer(FakeLayer):
+        async def group_send(self, group: str, message: dict[str, Any]) -> None:
+            started.set()
+            await asyncio.sleep(60)
+
+    monkeypatch.setattr(broadcaster, "get_channel_layer", lambda: HungLayer())
+    b = broadcaster.Broadcaster(interval=0.05, max_stale=10, read=lambda: SNAPSHOT)
+    task = asyncio.create_task(b.serve(asyncio.Event()))
+    await asyncio.wait_for(started.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 5)
 
 
 async def test_a_failing_read_keeps_the_last_levels(monkeypatch: pytest.MonkeyPatch) -> None:
