@@ -46,6 +46,7 @@ import hmac
 import json
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qs
@@ -214,7 +215,7 @@ def _read_terminal(query: tuple[int, str] | None, address: str) -> Found | None:
     return _read_terminals([(query, address)])[0]
 
 
-def _read_terminals(items: list[tuple[tuple[int, str] | None, str]]) -> list[Found | None]:
+def _read_terminals(items: Sequence[tuple[tuple[int, str] | None, str]]) -> list[Found | None]:
     """`_read_terminal` for the connects of a moment (halls.socket_reads): each address's throttle looked
     at once, the devices, their terminals and specialities in one query; each wrong token counted."""
     over = throttling.over_many("device_failures", (address for _query, address in items))
