@@ -16,7 +16,7 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from halls import ack_batcher, acks, fanout, metrics, socket_reads
-from halls.models import DisplayAck, Screen
+from halls.models import DisplayAck, Screen, room_stream
 from halls.services import screen_snapshots
 from halls.services.acks import Received
 
@@ -40,10 +40,11 @@ class Found:
 def _screens_for(tokens: list[str]) -> list[Found | None]:
     """For each token, the active screen's id, the stream it follows, its room and name: one query for the
     connects of a moment (halls.socket_reads)."""
-    found = {
-        screen.token: Found(screen.pk, screen.room.stream, screen.room_id, screen.name)
-        for screen in Screen.objects.filter(token__in=set(tokens), active=True).select_related("room")
-    }
+    active = Screen.objects.filter(token__in=set(tokens), active=True)
+    rows = active.values_list("token", "pk", "room_id", "name")
+    # Plain values, not a Screen and its Room per token (issue 30: their building was most of the reading
+    # thread's CPU in a reconnect storm, beside the loop that takes the sockets).
+    found = {token: Found(pk, room_stream(room_id), room_id, name) for token, pk, room_id, name in rows}
     return [found.get(token) for token in tokens]
 
 

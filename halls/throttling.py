@@ -5,6 +5,7 @@ the JSON error envelope under /api/, a short page elsewhere.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction, sync_to_async
@@ -62,6 +63,23 @@ class AddressThrottle(SimpleRateThrottle):
         if self.over(request):
             return  # already over: refused before any token is looked at, nothing more to count
         self.throttle_success()
+
+
+def over_many(scope: str, addresses: Iterable[str]) -> dict[str, bool]:
+    """`AddressThrottle(scope).over` for each address, in one cache read for all of them (a socket door's
+    connects of a moment, halls.socket_reads: a cache client and a round trip per address was a quarter of
+    the terminals' batched token check, issue 30)."""
+    throttle = AddressThrottle(scope)
+    wanted = set(addresses)
+    limit, seconds = throttle.parse_rate(throttle.rate)
+    if limit is None or seconds is None or not wanted:
+        return dict.fromkeys(wanted, False)
+    keys = {address: throttle.get_cache_key(address, None) for address in wanted}
+    found = throttle.cache.get_many(list(keys.values()))
+    since = throttle.timer() - seconds
+    return {
+        address: sum(1 for at in found.get(key, []) if at > since) >= limit for address, key in keys.items()
+    }
 
 
 class AuthRateThrottle(AddressThrottle):

@@ -41,10 +41,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import json
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qs
@@ -171,17 +173,38 @@ def _query(scope: dict[str, Any]) -> tuple[int, str] | None:
     return int(ids[0]), tokens[0]
 
 
+# What a connect reads of a device's terminal, as plain values: (terminal id, device id, the device's token
+# hash, speciality id, its room's id, the terminal's own stream's cursor or None). Not three model rows per
+# terminal (Terminal, its device, its speciality, every field of each): building them was most of the
+# storm's reading thread's CPU, beside the loop that takes the sockets (issue 30).
+Row = tuple[int, int, str, int, int, int | None]
+_ROW = ("pk", "device_id", "device__token_hash", "speciality_id", "speciality__room_id", "own_seq")
+
+
+@functools.cache
 def _terminals() -> QuerySet[Terminal]:
-    """Terminals with their device and speciality, and their own stream's cursor (``own_seq``) in the same
-    query: a page whose own part is at that seq is current (issue 30: no POST of it after a reconnect)."""
+    """Terminals with their own stream's cursor (``own_seq``) in the same query: a page whose own part is at
+    that seq is current (issue 30: no POST of it after a reconnect). Built once (never evaluated itself:
+    each read filters a copy of it)."""
     own = Concat(Value("terminal."), Cast(OuterRef("pk"), output_field=CharField()))  # models.terminal_stream
     cursor = StreamCursor.objects.filter(stream=own).values("seq")[:1]
-    return Terminal.objects.select_related("device", "speciality").annotate(own_seq=Subquery(cursor))
+    return Terminal.objects.annotate(own_seq=Subquery(cursor)).filter(device__active=True)
 
 
-def _found(terminal: Terminal) -> Found:
-    seq = getattr(terminal, "own_seq", None)
-    return Found((terminal.speciality.stream, terminal.stream), terminal.speciality_id, int(seq or 0))
+@functools.cache
+def _row_values() -> QuerySet[Terminal, Row]:
+    """`_terminals` as plain `Row` values, built once (never evaluated itself: each read filters a copy)."""
+    return _terminals().values_list(*_ROW)
+
+
+def _rows(device_ids: set[int]) -> dict[int, Row]:
+    """The active devices' terminals among `device_ids`, by device id: one query."""
+    return {row[1]: row for row in _row_values().filter(device_id__in=device_ids)}
+
+
+def _found(row: Row) -> Found:
+    pk, _device, _hash, speciality_id, room_id, seq = row
+    return Found((room_stream(room_id), terminal_stream(pk)), speciality_id, int(seq or 0))
 
 
 def _read_terminal(query: tuple[int, str] | None, address: str) -> Found | None:
@@ -189,45 +212,32 @@ def _read_terminal(query: tuple[int, str] | None, address: str) -> Found | None:
     one database read, the device, its terminal and its speciality in one query."""
     if throttling.AddressThrottle("device_failures").over(address):
         return None
-    terminal = None
-    if query is not None and 0 < len(query[1]) <= 200:
-        digest = devices.hash_token(query[1])
-        terminal = _terminals().filter(device_id=query[0], device__active=True).first()
-        # The hash compared in constant time (as devices.authenticate), about the same work when unknown.
-        if not hmac.compare_digest(terminal.device.token_hash if terminal else digest, digest):
-            terminal = None
-    if terminal is None:
-        throttling.count_failure(address, "device_failures")
-        return None
-    return _found(terminal)
+    return _read_terminals([(query, address)])[0]
 
 
-def _read_terminals(items: list[tuple[tuple[int, str], str]]) -> list[Found | None]:
+def _read_terminals(items: Sequence[tuple[tuple[int, str] | None, str]]) -> list[Found | None]:
     """`_read_terminal` for the connects of a moment (halls.socket_reads): each address's throttle looked
     at once, the devices, their terminals and specialities in one query; each wrong token counted."""
-    over: dict[str, bool] = {}
-    for _query, address in items:
-        if address not in over:
-            over[address] = throttling.AddressThrottle("device_failures").over(address)
-    wanted = {query[0] for query, address in items if not over[address] and 0 < len(query[1]) <= 200}
-    terminals = {
-        terminal.device_id: terminal
-        for terminal in _terminals().filter(device_id__in=wanted, device__active=True)
-    }
+    over = throttling.over_many("device_failures", (address for _query, address in items))
+    usable = [
+        query if query is not None and not over[address] and 0 < len(query[1]) <= 200 else None
+        for query, address in items
+    ]
+    rows = _rows({query[0] for query in usable if query is not None})
     answers: list[Found | None] = []
-    for query, address in items:
-        terminal = None
-        if not over[address] and 0 < len(query[1]) <= 200:
+    for query, (_query, address) in zip(usable, items, strict=True):
+        row = None
+        if query is not None:
             digest = devices.hash_token(query[1])
-            terminal = terminals.get(query[0])
+            row = rows.get(query[0])
             # The hash compared in constant time (as devices.authenticate), about the same work when unknown.
-            if not hmac.compare_digest(terminal.device.token_hash if terminal else digest, digest):
-                terminal = None
-        if terminal is None:
+            if not hmac.compare_digest(row[2] if row else digest, digest):
+                row = None
+        if row is None:
             throttling.count_failure(address, "device_failures")
             answers.append(None)
         else:
-            answers.append(_found(terminal))
+            answers.append(_found(row))
     return answers
 
 
