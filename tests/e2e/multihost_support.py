@@ -9,6 +9,7 @@ installs nothing (scripts/ensure_multihost.sh, run by ``make test``).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -192,6 +193,31 @@ class Postgres:
         return self.log_file.read_text(errors="replace")[-3000:] if self.log_file.exists() else ""
 
 
+def copy_database(source_url: str, target: Postgres, database: str = "hall") -> None:
+    """`source_url`'s database (only read: pg_dump's one snapshot) loaded into `target`'s `database`, which
+    is empty: the schema, its functions and triggers, and whatever rows it has."""
+    dump = subprocess.Popen(
+        [str(PG_BIN / "pg_dump"), "--no-owner", "--no-privileges", "-d", source_url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert dump.stdout is not None
+    load = subprocess.run(
+        [str(PG_BIN / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", target.url(database)],
+        stdin=dump.stdout,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    dump.stdout.close()
+    _, dump_errors = dump.communicate(timeout=60)
+    if dump.returncode != 0:  # e.g. a server of another major version than PG_BIN's pg_dump
+        raise AssertionError(f"pg_dump of the template failed:\n{dump_errors.decode(errors='replace')}")
+    if load.returncode != 0:
+        raise AssertionError(f"loading the template's dump failed:\n{load.stdout}\n{load.stderr}")
+
+
 def start_replica(work: Workspace, primary: Postgres, name: str, port: int) -> Postgres:
     """A streaming replica of the primary: pg_basebackup -R (standby.signal and primary_conninfo)."""
     replica = Postgres(work, name, port)
@@ -309,6 +335,36 @@ class RedisGroup:
                 proc.kill()
 
 
+class Driver:
+    """The hall's hand (tests/e2e/multihost_driver.py ``serve``): a command a line, its JSON answer back."""
+
+    def __init__(self, proc: subprocess.Popen[str], log: Path) -> None:
+        self.proc = proc
+        self.log = log
+
+    def __call__(self, *args: str) -> Any:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(" ".join(args) + "\n")
+        self.proc.stdin.flush()
+        for line in self.proc.stdout:  # Django may print before the answer
+            kind, _, body = line.rstrip("\n").partition(" ")
+            if kind == "RESULT":
+                return json.loads(body)
+            if kind == "ERROR":
+                raise AssertionError(f"driver {args}:\n{json.loads(body)}")
+        raise AssertionError(f"the driver ended at {args}:\n{self.log.read_text(errors='replace')[-3000:]}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
 class HallProcesses:
     """The hall's processes as the hosts of deploy/ run them (two of each), against the private servers."""
 
@@ -374,9 +430,22 @@ class HallProcesses:
             check=False,
         )
 
-    def driver(self, *args: str) -> Any:
-        import json
+    def driver_session(self) -> Driver:
+        """tests/e2e/multihost_driver.py serving commands in one process (one Django start for them all)."""
+        log = (self.work.path / "driver.log").open("wb")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.e2e.multihost_driver", "serve"],
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
+        log.close()
+        return Driver(proc, self.work.path / "driver.log")
 
+    def driver(self, *args: str) -> Any:
         result = subprocess.run(
             [sys.executable, "-m", "tests.e2e.multihost_driver", *args],
             cwd=ROOT,
