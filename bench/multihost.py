@@ -7,7 +7,7 @@ shared 2-core host) instead of loaded from the test run's template, and the figu
 
 Packages (Debian's): postgresql 15, pgbackrest, redis-server (scripts/ensure_multihost.sh). Ports: PostgreSQL
 15432-15434, Redis 6395-6396, Sentinels 26395-26397, web 18500-18501 (tests/e2e/multihost_layout.Ports; the
-test takes the same ones, so the two do not run at once). Exits 1 with the failing step named; prints the
+test takes others). Exits 1 with the failing step named; prints the
 steps' seconds and one summary line.
 """
 
@@ -42,7 +42,7 @@ def main() -> int:
     figures = result.figures
     figures["total_s"] = time.monotonic() - started
     figures["migrate_s"] = result.steps["seed"]
-    print(f"steps (s): {json.dumps(result.steps)}")
+    print(f"steps (s): {json.dumps(result.steps)}; exits (s): {json.dumps(result.exit_seconds)}")
     print(result.verify_audit.rstrip())
     summary = (
         "multihost: Redis master killed mid-draw after {balls_before_kill:.0f} balls -> Sentinel promoted in "

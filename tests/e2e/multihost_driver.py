@@ -117,6 +117,10 @@ def serve() -> None:
 
 def main(argv: list[str]) -> None:
     django.setup()
+    from django.test.utils import override_settings
+
+    # The staff's passwords at a test's cost (tests/hashers.py): 1-2 s of CPU each at production's.
+    override_settings(PASSWORD_HASHERS=["tests.hashers.FastPBKDF2PasswordHasher"]).enable()
     command, *args = argv
     if command == "serve":
         serve()

@@ -99,6 +99,8 @@ class Result:
     # Seconds of each step, in order (what a slow run spent its time on).
     steps: dict[str, float] = field(default_factory=dict)
     verify_audit: str = ""
+    # Seconds from the hall's SIGTERM to each process's exit.
+    exit_seconds: dict[str, float] = field(default_factory=dict)
 
     @contextmanager
     def step(self, name: str) -> Iterator[None]:
@@ -301,9 +303,10 @@ def run(work: Workspace, plan: Plan, result: Result) -> None:
                 "the restore point's WAL archived",
                 primary.log,
             )
-        with step("stop_hall"):
-            driver.stop()
-            hall.stop()
+        # The hall stops (gracefully, while the night is restored elsewhere: the restore needs nothing of
+        # it; run() waits for it at the end).
+        driver.stop()
+        hall.terminate()
 
         # --- restore the night into an empty directory, recover to the point, verify --------------------
         restored = Postgres(work, "restored", ports.pg_restored)
@@ -343,6 +346,7 @@ def run(work: Workspace, plan: Plan, result: Result) -> None:
             driver.stop()
         if hall is not None:
             hall.stop()
+            result.exit_seconds = hall.exit_seconds
         redis_group.stop()
         for server in reversed(servers):
             server.stop()

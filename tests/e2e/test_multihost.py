@@ -23,16 +23,27 @@ import pytest
 from django.conf import settings
 
 from tests import migrated
-from tests.e2e.multihost_layout import Plan, Result, from_template, run
+from tests.e2e.multihost_layout import Plan, Ports, Result, from_template, run
 from tests.e2e.multihost_support import ROOT, RedisGroup, Workspace, wait_until
 
 # The whole layout's: its template may have to be built first (tests/migrated.py: minutes when loaded).
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
-# The task's own ports (the whole layout, tests/e2e/multihost_layout.Ports, takes the lower ones of each
-# range; this file's tests run one after the other on one xdist worker, `--dist loadfile`).
+# The task's own ports, none of bench/multihost.py's (tests/e2e/multihost_layout.Ports: the lower ones of each
+# range), so the bench and the test may run at once. This file's tests run one after the other on one xdist
+# worker (`--dist loadfile`): the whole layout takes the Sentinel test's Redis and Sentinels again, its
+# two Sentinels (quorum 2) as that test's.
 REDIS_MASTER, REDIS_REPLICA = 6397, 6398
 SENTINELS = [26398, 26399]
+LAYOUT = Ports(
+    pg_primary=15435,
+    pg_replica=15436,
+    pg_restored=15437,
+    redis_master=REDIS_MASTER,
+    redis_replica=REDIS_REPLICA,
+    sentinels=tuple(SENTINELS),
+    web=(18502, 18503),
+)
 # From the master's death: Sentinel's down-after (1 s), the vote, the promotion, then each client's retry.
 FAILOVER_WITHIN = 20.0
 
@@ -134,7 +145,7 @@ def test_the_whole_layout_goes_on_through_a_redis_failover_and_its_night_restore
     work: Workspace,
 ) -> None:
     """Two web processes, two workers, two beats, a PostgreSQL primary (pgBackRest) with its streaming
-    replica, Redis with its replica and three Sentinels, all private: the master killed mid-draw, the balls
+    replica, Redis with its replica and Sentinels, all private: the master killed mid-draw, the balls
     go on (ten more, then the draw paused: none lost or repeated), both web processes healthy on the new
     master, a sale after;
     the night's backup restored to its named point into an empty directory and ``verify_audit`` passing
@@ -147,6 +158,7 @@ def test_the_whole_layout_goes_on_through_a_redis_failover_and_its_night_restore
     try:
         plan = Plan(
             seed=from_template(template_url),
+            ports=LAYOUT,
             pace="0.1",
             balls_before_kill=5,
             balls_after_failover=10,
@@ -155,6 +167,7 @@ def test_the_whole_layout_goes_on_through_a_redis_failover_and_its_night_restore
         run(work, plan, result)
     finally:
         print(f"multihost steps (s): {json.dumps(result.steps)}")
+        print(f"multihost exits (s): {json.dumps(result.exit_seconds)}")
     figures = result.figures
     print(result.verify_audit.rstrip())
     print(
