@@ -40,6 +40,21 @@ class SentinelConfig:
     def broker_transport_options(self) -> dict[str, Any]:
         return {"master_name": self.master}
 
+    def redbeat_url(self) -> str:
+        """celery-redbeat's Sentinel marker (it reads only the scheme; the Sentinels are in the options)."""
+        return f"redis-sentinel://sentinel/{self.db}"
+
+    def redbeat_options(self, timeout: float) -> dict[str, Any]:
+        """celery-redbeat's ``redbeat_redis_options`` for the master the Sentinels name (its Sentinel branch:
+        ``Sentinel(sentinels, ...).master_for(service_name)``), each command bounded by `timeout`."""
+        return {
+            "sentinels": list(self.sentinels),
+            "service_name": self.master,
+            "socket_timeout": timeout,
+            "sentinel_kwargs": {"socket_timeout": timeout, "socket_connect_timeout": timeout},
+            **self.redis_kwargs(),
+        }
+
     def channel_layer_host(self, **extra: Any) -> dict[str, Any]:
         """A channels-redis host entry (its create_pool builds a SentinelConnectionPool from it)."""
         return {

@@ -418,10 +418,15 @@ HALL_BEAT_SCHEDULER = env.str("HALL_BEAT_SCHEDULER", default="redbeat" if REDIS_
 if HALL_BEAT_SCHEDULER == "redbeat" and REDIS_URL:
     CELERY_BEAT_SCHEDULER = "config.beat:Scheduler"
     CELERY_REDBEAT_REDIS_URL = env.str("HALL_REDBEAT_REDIS_URL", default="") or REDIS_URL
-    CELERY_REDBEAT_REDIS_OPTIONS = {
+    CELERY_REDBEAT_REDIS_OPTIONS: dict[str, Any] = {
         "socket_timeout": HALL_REDIS_SOCKET_TIMEOUT,
         "socket_connect_timeout": HALL_REDIS_SOCKET_TIMEOUT,
     }
+    if REDIS_SENTINEL and not env.str("HALL_REDBEAT_REDIS_URL", default=""):
+        # Behind Sentinel the beats' lock and schedule are on the master the Sentinels name, as the broker's
+        # queues are (REDIS_URL's host, "sentinel", is no server: the beats waited for it forever).
+        CELERY_REDBEAT_REDIS_URL = REDIS_SENTINEL.redbeat_url()
+        CELERY_REDBEAT_REDIS_OPTIONS = REDIS_SENTINEL.redbeat_options(HALL_REDIS_SOCKET_TIMEOUT)
     CELERY_REDBEAT_KEY_PREFIX = env.str("HALL_REDBEAT_PREFIX", default=f"{_broker_prefix}redbeat:")
     CELERY_REDBEAT_LOCK_TIMEOUT = env.int("HALL_BEAT_LOCK_SECONDS", default=5)
     CELERY_BEAT_MAX_LOOP_INTERVAL = env.float("HALL_BEAT_MAX_INTERVAL_SECONDS", default=1.0)

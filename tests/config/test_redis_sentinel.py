@@ -55,6 +55,15 @@ def test_the_database_and_password_come_from_redis_url_and_stay_out_of_its_repr(
     assert "p@ss" not in repr(config)
     assert config.broker_url() == "sentinel://:p%40ss%2Fw@s1:26379/4;sentinel://:p%40ss%2Fw@s2:26380/4"
     assert config.broker_transport_options() == {"master_name": "hall"}
+    assert config.redbeat_url() == "redis-sentinel://sentinel/4"
+    assert config.redbeat_options(2.0) == {
+        "sentinels": [("s1", 26379), ("s2", 26380)],
+        "service_name": "hall",
+        "socket_timeout": 2.0,
+        "sentinel_kwargs": {"socket_timeout": 2.0, "socket_connect_timeout": 2.0},
+        "db": 4,
+        "password": "p@ss/w",
+    }
     assert config.channel_layer_host(max_connections=5) == {
         "sentinels": [["s1", 26379], ["s2", 26380]],
         "master_name": "hall",
@@ -74,6 +83,7 @@ print(json.dumps({
     "master": s.CELERY_BROKER_TRANSPORT_OPTIONS.get("master_name"),
     "cache": s.CACHES["default"]["BACKEND"], "layer": sorted(layer),
     "prefix": s.CACHES["default"]["KEY_PREFIX"],
+    "beat": s.CELERY_REDBEAT_REDIS_URL, "beat_options": sorted(s.CELERY_REDBEAT_REDIS_OPTIONS),
 }))
 """
 
@@ -103,6 +113,8 @@ def test_the_settings_go_through_sentinel_when_asked_and_stay_plain_otherwise() 
         "cache": "halls.cache.SharedRedisCache",
         "layer": ["address", "max_connections"],
         "prefix": "hall.db2.cache",
+        "beat": "redis://127.0.0.1:6379/2",
+        "beat_options": ["socket_connect_timeout", "socket_timeout"],
     }
     sentinel = settings_with(
         REDIS_URL="redis://sentinel/2", REDIS_SENTINELS="s1:26379,s2", REDIS_SENTINEL_MASTER="hall"
@@ -114,6 +126,9 @@ def test_the_settings_go_through_sentinel_when_asked_and_stay_plain_otherwise() 
         "cache": "halls.cache.SentinelRedisCache",
         "layer": ["db", "master_name", "max_connections", "sentinels"],
         "prefix": "hall.db2.cache",
+        # The beats' lock and schedule on the Sentinels' master too (celery-redbeat's Sentinel branch).
+        "beat": "redis-sentinel://sentinel/2",
+        "beat_options": ["db", "sentinel_kwargs", "sentinels", "service_name", "socket_timeout"],
     }
 
 

@@ -1,8 +1,9 @@
-"""The quick part of deploy/'s several hosts (issue 30), as private servers on this machine (never the shared
-ones): Redis behind Sentinel under the hall's own settings, through a failover; pgBackRest's point-in-time
-restore into an empty directory. The whole layout (two web processes, two workers, two beats, a streaming
-replica, the hall's game through a failover, a night restored and ``verify_audit`` on it) is
-bench/multihost.py: it migrates a fresh primary, minutes on the shared host.
+"""deploy/'s several hosts (issue 30), as private servers on this machine (never the shared ones): Redis
+behind Sentinel under the hall's own settings, through a failover, in one process; and the whole layout (two
+web processes, two workers, two beats, a primary with its streaming replica and pgBackRest, Redis with
+Sentinel: the hall's game through a failover, a night restored to its point and ``verify_audit`` on it), with
+its primary loaded from the run's migrated template. bench/multihost.py is the whole layout's long variant
+(the primary migrated from nothing).
 
 Packages (Debian's postgresql 15, pgbackrest, redis-server) come from scripts/ensure_multihost.sh, which
 ``make test`` runs; the test installs nothing.
@@ -19,15 +20,30 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.conf import settings
 
-from tests.e2e.multihost_support import ROOT, PgBackRest, Postgres, RedisGroup, Workspace, wait_until
+from tests import migrated
+from tests.e2e.multihost_layout import Plan, Ports, Result, from_template, run
+from tests.e2e.multihost_support import ROOT, RedisGroup, Workspace, wait_until
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+# The whole layout's: its template may have to be built first (tests/migrated.py: minutes when loaded).
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
-# The task's own ports (bench/multihost.py takes the lower ones of each range).
+# The task's own ports, none of bench/multihost.py's (tests/e2e/multihost_layout.Ports: the lower ones of each
+# range), so the bench and the test may run at once. This file's tests run one after the other on one xdist
+# worker (`--dist loadfile`): the whole layout takes the Sentinel test's Redis and Sentinels again, its
+# two Sentinels (quorum 2) as that test's.
 REDIS_MASTER, REDIS_REPLICA = 6397, 6398
 SENTINELS = [26398, 26399]
-PG_PRIMARY, PG_RESTORED = 15435, 15436
+LAYOUT = Ports(
+    pg_primary=15435,
+    pg_replica=15436,
+    pg_restored=15437,
+    redis_master=REDIS_MASTER,
+    redis_replica=REDIS_REPLICA,
+    sentinels=tuple(SENTINELS),
+    web=(18502, 18503),
+)
 # From the master's death: Sentinel's down-after (1 s), the vote, the promotion, then each client's retry.
 FAILOVER_WITHIN = 20.0
 
@@ -88,6 +104,7 @@ def all_ok(result: dict[str, Any]) -> bool:
     return all(result.get(part) for part in ("cache", "layer", "broker", "client"))
 
 
+@pytest.mark.timeout(180)
 def test_the_hall_s_redis_users_follow_a_sentinel_failover(work: Workspace) -> None:
     group = RedisGroup(work, REDIS_MASTER, REDIS_REPLICA, SENTINELS)
     probe: Probe | None = None
@@ -124,53 +141,40 @@ def test_the_hall_s_redis_users_follow_a_sentinel_failover(work: Workspace) -> N
         group.stop()
 
 
-def test_pgbackrest_restores_a_night_to_its_point_into_an_empty_directory(work: Workspace) -> None:
-    primary = Postgres(work, "primary", PG_PRIMARY)
-    backrest = PgBackRest(work, primary.data, PG_PRIMARY)
-    restored = Postgres(work, "restored", PG_RESTORED)
+def test_the_whole_layout_goes_on_through_a_redis_failover_and_its_night_restores_and_verifies(
+    work: Workspace,
+) -> None:
+    """Two web processes, two workers, two beats, a PostgreSQL primary (pgBackRest) with its streaming
+    replica, Redis with its replica and Sentinels, all private: the master killed mid-draw, the balls
+    go on (ten more, then the draw paused: none lost or repeated), both web processes healthy on the new
+    master, a sale after;
+    the night's backup restored to its named point into an empty directory and ``verify_audit`` passing
+    there (tests/e2e/multihost_layout.py). The primary is loaded from the run's migrated template (read with
+    pg_dump, the only use of the shared server), not migrated."""
+    template = migrated.Server(settings.DATABASES["default"])
+    template_url = template.url(migrated.postgresql_template(template))
+    result = Result()
+    started = time.monotonic()
     try:
-        primary.initdb(backrest.archive_command)
-        primary.start()
-        primary.query("CREATE DATABASE hall", database="postgres")
-        backrest.run("stanza-create")
-        primary.query("CREATE TABLE night (n integer PRIMARY KEY, at timestamptz DEFAULT now())")
-        primary.query("INSERT INTO night (n) SELECT generate_series(1, 10)")
-        backrest.run("backup", "--type=full", timeout=120)
-        # The night's play after the backup, up to the point; then more that the restore must leave out.
-        primary.query("INSERT INTO night (n) SELECT generate_series(11, 50)")
-        (point,) = primary.query("SELECT pg_create_restore_point('night')")[0]
-        primary.query("INSERT INTO night (n) SELECT generate_series(51, 60)")
-        primary.query("DELETE FROM night WHERE n <= 5")
-        primary.query("SELECT pg_switch_wal()")
-        wait_until(
-            lambda: primary.query(
-                "SELECT last_archived_wal >= pg_walfile_name(%s::pg_lsn) FROM pg_stat_archiver", str(point)
-            )[0][0],
-            30,
-            "the point's WAL archived",
-            primary.log,
+        plan = Plan(
+            seed=from_template(template_url),
+            ports=LAYOUT,
+            pace="0.1",
+            balls_before_kill=5,
+            balls_after_failover=10,
+            start_timeout=120.0,
         )
-
-        work.postgres_dir("restored")
-        backrest.run(
-            f"--pg1-path={restored.data}",
-            "--type=name",
-            "--target=night",
-            "--target-action=promote",
-            "restore",
-        )
-        restored.start("-c archive_mode=off")
-        wait_until(
-            lambda: restored.query("SELECT pg_is_in_recovery()") == [(False,)],
-            60,
-            "the recovery",
-            restored.log,
-        )
-        rows = [n for (n,) in restored.query("SELECT n FROM night ORDER BY n")]
-        assert rows == list(range(1, 51))
-        # The primary moved on; the restored server is a new timeline of its own, open for writes.
-        assert [n for (n,) in primary.query("SELECT n FROM night ORDER BY n")] == list(range(6, 61))
-        restored.query("INSERT INTO night (n) VALUES (51)")
+        run(work, plan, result)
     finally:
-        restored.stop()
-        primary.stop()
+        print(f"multihost steps (s): {json.dumps(result.steps)}")
+        print(f"multihost exits (s): {json.dumps(result.exit_seconds)}")
+    figures = result.figures
+    print(result.verify_audit.rstrip())
+    print(
+        f"multihost: master killed after {figures['balls_before_kill']:.0f} balls, "
+        f"{figures['balls_drawn']:.0f} drawn in all; promoted "
+        f"{figures['promoted_s']:.1f} s, next ball {figures['failover_to_ball_s']:.1f} s, the one after "
+        f"{figures['failover_to_second_ball_s']:.1f} s after the kill; restore+recovery "
+        f"{figures['restore_and_recover_s']:.1f} s, verify_audit ok in {figures['verify_audit_s']:.1f} s; "
+        f"total {time.monotonic() - started:.0f} s"
+    )
