@@ -432,10 +432,9 @@ def accept_meters(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def current_levels(pool: Pool) -> list[dict[str, str]]:
-    meter = meters.pool_meters([pool.pk]).get(pool.pk)
-    return (
-        [] if meter is None else [{"level": lv.name, "amount": money.text(lv.amount)} for lv in meter.levels]
-    )
+    """The pool's live levels as the venues show them (one query: meters.live_levels)."""
+    levels = meters.live_levels([pool.pk]).get(pool.pk, ())
+    return [{"level": name, "amount": money.text(amount)} for name, amount in levels]
 
 
 def publish_levels(*, wide_area: WideAreaPool, at: datetime | None = None, force: bool = False) -> bool:
