@@ -293,6 +293,16 @@ def watch(now: datetime | None = None) -> int:
     return changed
 
 
+def send_meters(*, mirror: WideAreaMirror) -> None:
+    """The venue's forwarded totals to the central, to be reconciled with what it received (as on link
+    restore; also on demand: an operator's check, the benchmark's last step). Every earlier batch is ahead
+    of it in the outbox, so the central compares like with like."""
+    with transaction.atomic():
+        lock_levels(mirror.pool_id)  # as `forward`: no batch commits between the totals read and their number
+        row = WideAreaMirror.objects.get(pk=mirror.pk)
+        _meters(row)
+
+
 def _meters(mirror: WideAreaMirror) -> None:
     """Enqueue the venue's forwarded totals, for the central to reconcile with what it received."""
     outbox.enqueue(
