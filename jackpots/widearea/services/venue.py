@@ -331,20 +331,27 @@ def levels_heard(payload: dict[str, Any]) -> None:
     """The central's levels: shown by this venue's machines from now; the link is up (a mirror that had
     withdrawn the level offers it again and sends its meters to be reconciled)."""
     now = timezone.now()
-    members = set(payload.get("venues") or [])
-    restored = []
-    for mirror in _mirrors(payload.get("pool")):
-        if mirror.venue.licence_number not in members:
-            continue
-        WideAreaMirror.objects.filter(pk=mirror.pk).update(
-            levels=payload.get("levels") or [],
-            levels_at=parse_datetime(str(payload.get("at") or "")),
-            heard_at=now,
-            offline_after_seconds=int(payload.get("offline_after_seconds") or mirror.offline_after_seconds),
-            offline_action=str(payload.get("offline_action") or mirror.offline_action),
-        )
-        if mirror.state != core.Availability.AVAILABLE:
-            restored.append(mirror)
+    heard = WideAreaMirror.objects.filter(
+        central_code=str(payload.get("pool")),
+        left_at__isnull=True,
+        venue__licence_number__in=[str(v) for v in payload.get("venues") or []],
+    )
+    # Two statements whatever the number of mirrors (four entries a second reach every venue): the ones
+    # coming back from a withdrawn state, then every one's levels.
+    restored = list(
+        heard.exclude(state=core.Availability.AVAILABLE.value).select_related("venue").order_by("pk")
+    )
+    settings: dict[str, Any] = {}
+    if payload.get("offline_after_seconds"):
+        settings["offline_after_seconds"] = int(payload["offline_after_seconds"])
+    if payload.get("offline_action"):
+        settings["offline_action"] = str(payload["offline_action"])
+    heard.update(
+        levels=payload.get("levels") or [],
+        levels_at=parse_datetime(str(payload.get("at") or "")),
+        heard_at=now,
+        **settings,
+    )
     # One installation holds one venue's mirror; the loopback (tests, the embedded demo) holds several:
     # every audit entry first, then the events and the outbox (halls.locks' order).
     shown = [(m, _record_state(m, core.Availability.AVAILABLE, now)) for m in restored]
