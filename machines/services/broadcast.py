@@ -70,7 +70,12 @@ def link_levels() -> list[LinkLevels]:
     if not groups:
         return []
     by_pool = meters.live_levels({pool_id for _, _, pool_id in groups})
-    mirrors = {m.pool_id: m for m in WideAreaMirror.objects.filter(pool_id__in=by_pool, left_at__isnull=True)}
+    mirrors = {
+        m.pool_id: m
+        for m in WideAreaMirror.objects.filter(pool_id__in=by_pool, left_at__isnull=True).only(
+            "pool_id", "wide_levels", "levels", "heard_at", "offline_after_seconds", "offline_action"
+        )
+    }
     now = time.time()
     out = []
     for group_id, code, pool_id in sorted(groups):

@@ -232,15 +232,15 @@ def live_levels(pool_ids: Iterable[int]) -> dict[int, tuple[tuple[str, Decimal],
     if not ids:
         return {}
     found: dict[int, list[tuple[str, Decimal]]] = {}
-    for level in (
+    rows = (
         PoolLevel.objects.filter(pool_id__in=ids)
-        .only("pool_id", "position", "name", "kind", "amount", "ceiling", "folded_through")
         .annotate(unfolded_meter=_unfolded("to_meter"))
         .order_by("pool_id", "position")
-    ):
-        found.setdefault(level.pool_id, []).append(
-            (level.name, display(_live_amount(level, level.unfolded_meter)))
-        )
+        .values_list("pool_id", "name", "kind", "amount", "ceiling", "unfolded_meter")
+    )
+    for pool_id, name, kind, amount, ceiling, unfolded in rows:  # tuples: no model built per level
+        live = amount if kind == LevelKind.FIXED else amount + money.under_ceiling(amount, unfolded, ceiling)
+        found.setdefault(pool_id, []).append((name, display(live)))
     return {pool_id: tuple(levels) for pool_id, levels in found.items()}
 
 
