@@ -691,6 +691,7 @@ def main() -> int:
                         f" plays_carried_per_s={c['plays'] / c['wall']:.0f}"
                         f" cpu_share_of_a_core={c['cpu'] / c['wall']:.2f}"
                         f" cpu_s_per_1000_plays={c['cpu'] / max(c['plays'], 1) * 1000:.2f}"
+                        f" cpu_ms_per_batch={c['cpu'] / max(c['batches'], 1) * 1000:.1f}"
                         f" apply_p50_ms={pct(c['applies'], 0.5) * 1000:.1f}"
                         f" apply_p99_ms={pct(c['applies'], 0.99) * 1000:.1f}"
                         f" publish_p99_ms={pct(c['publishes'], 0.99) * 1000:.1f}"
