@@ -574,7 +574,7 @@ def venue_main(
 
 
 def _wait(results: Any, kind: str, count: int, timeout: float) -> list[Any]:
-    got = []
+    got: list[Any] = []
     deadline = time.time() + timeout
     while len(got) < count:
         item = results.get(timeout=max(1.0, deadline - time.time()))
