@@ -354,3 +354,14 @@ def test_the_central_cut_off_reconciles_every_venue_and_reports_each_difference(
         ("central", net.b.pk, "Grand", "count", D(2), D(3)),
         ("venue", net.b.pk, "Grand", "count", D(2), D(3)),
     ]
+
+
+def test_meters_sent_on_demand_are_reconciled_after_every_batch_before_them(net: Net) -> None:
+    plays(net.machines["a"], 1, ["1.00"] * 2)
+    forward_all()
+    venue.send_meters(mirror=net.mirror("a"))  # behind the batch in the outbox: compared like with like
+    deliver(net.a)
+    publish_and_follow()
+    (meters,) = InboxMessage.objects.filter(kind="wa.meters")
+    assert (meters.venue_id, meters.answer) == (net.a.pk, {"differences": 0})
+    assert not WideAreaDifference.objects.exists()
