@@ -60,8 +60,8 @@ def _wide_area(
 
 
 def link_levels() -> list[LinkLevels]:
-    """Every link group with members and its levels, in group id order: one query for the groups, one
-    pool_meters call for all their pools."""
+    """Every link group with members and its levels, in group id order: one query for the groups, one for
+    all their pools' live levels (meters.live_levels), one for their wide-area mirrors."""
     groups = list(
         LinkGroup.objects.filter(
             pk__in=LinkMember.objects.filter(left_at__isnull=True).values("group_id")
@@ -69,13 +69,17 @@ def link_levels() -> list[LinkLevels]:
     )
     if not groups:
         return []
-    by_pool = meters.pool_meters({pool_id for _, _, pool_id in groups})
-    mirrors = {m.pool_id: m for m in WideAreaMirror.objects.filter(pool_id__in=by_pool, left_at__isnull=True)}
+    by_pool = meters.live_levels({pool_id for _, _, pool_id in groups})
+    mirrors = {
+        m.pool_id: m
+        for m in WideAreaMirror.objects.filter(pool_id__in=by_pool, left_at__isnull=True).only(
+            "pool_id", "wide_levels", "levels", "heard_at", "offline_after_seconds", "offline_action"
+        )
+    }
     now = time.time()
     out = []
     for group_id, code, pool_id in sorted(groups):
-        meter = by_pool.get(pool_id)
-        levels = [(level.name, level.amount) for level in meter.levels] if meter else []
+        levels = list(by_pool.get(pool_id, ()))
         unavailable: tuple[str, ...] = ()
         if pool_id in mirrors:
             shown = _wide_area(mirrors[pool_id], levels, now)

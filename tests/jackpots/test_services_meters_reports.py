@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from decimal import Decimal
+from typing import Any
 
 from django.utils import timezone
 
@@ -119,6 +120,30 @@ def test_pool_meters_of_several_pools(carousel: Pool, an10_venue: Venue) -> None
     found = meters.pool_meters([carousel.pk, other.pk, 999999])
     assert set(found) == {carousel.pk, other.pk}
     assert [lv.name for lv in found[other.pk].levels] == ["A", "B"]
+
+
+def test_live_levels_are_the_meters_amounts_in_one_query(
+    carousel: Pool, an10_venue: Venue, django_assert_num_queries: Any
+) -> None:
+    other = make_pool(
+        an10_venue,
+        "op",
+        code="CARR-3",
+        levels=[carrusel_level(name="A"), carrusel_level(name="B", ceiling=Decimal("5000.50"))],
+    )
+    give(carousel, "0.37")
+    for _ in range(3):
+        give(other)  # B past its ceiling before the fold: capped, as the meter shows it
+    folding.fold(carousel)
+    give(carousel, "0.11")  # unfolded rows count too
+    with django_assert_num_queries(1):
+        found = meters.live_levels([carousel.pk, other.pk, 999999])
+    shown = meters.pool_meters([carousel.pk, other.pk])
+    assert found == {
+        pool_id: tuple((lv.name, lv.amount) for lv in meter.levels) for pool_id, meter in shown.items()
+    }
+    assert found[other.pk][1] == ("B", Decimal("5000.50"))
+    assert meters.live_levels([]) == {}
 
 
 # --- the balancing report ------------------------------------------------------------------------------

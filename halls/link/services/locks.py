@@ -19,5 +19,8 @@ def lock_venue_link(venue_id: int) -> VenueLink:
 def lock_stream_position(stream: str) -> StreamPosition:
     """This installation's position in a central stream FOR UPDATE (made at its first entry)."""
     take(Rank.STREAM_POSITION, stream)
-    StreamPosition.objects.get_or_create(stream=stream)
-    return StreamPosition.objects.select_for_update(of=("self",)).get(stream=stream)
+    held = StreamPosition.objects.select_for_update(of=("self",)).filter(stream=stream).first()
+    if held is None:  # its first entry (one statement for every later one)
+        StreamPosition.objects.get_or_create(stream=stream)
+        held = StreamPosition.objects.select_for_update(of=("self",)).get(stream=stream)
+    return held

@@ -178,6 +178,22 @@ def _member(wide: WideAreaPool, venue_id: int) -> WideAreaVenue:
     return member
 
 
+def _membership(code: Any, venue_id: int) -> tuple[WideAreaPool, WideAreaVenue]:
+    """The pool and the venue's membership in ONE query (a batch's path); a refusal as `_wide_area` and
+    `_member` name it when there is none."""
+    member = (
+        WideAreaVenue.objects.select_related("wide_area__pool__network")
+        .filter(wide_area__pool__code=code, venue_id=venue_id, left_at__isnull=True)
+        .first()
+        if isinstance(code, str)
+        else None
+    )
+    if member is not None and member.wide_area.pool.active:
+        return member.wide_area, member
+    wide = _wide_area(code)
+    return wide, _member(wide, venue_id)
+
+
 def _levels(pool: Pool) -> dict[str, PoolLevel]:
     return {level.name: level for level in PoolLevel.objects.filter(pool=pool).order_by("position")}
 
@@ -208,8 +224,7 @@ def accept_contributions(*, venue_id: int, payload: dict[str, Any]) -> dict[str,
     """A venue's batch: one ledger row per level holding the venue's exact sums (the pool's meter then
     holds, to the sixth decimal, what the venue's members contributed), its meters at the central moved
     on."""
-    wide = _wide_area(payload.get("pool"))
-    member = _member(wide, venue_id)
+    wide, member = _membership(payload.get("pool"), venue_id)
     try:
         sums = core.sums_from_payload(payload.get("levels"))
         first, through = int(payload["from"]), int(payload["through"])
@@ -228,7 +243,8 @@ def accept_contributions(*, venue_id: int, payload: dict[str, Any]) -> dict[str,
             )
         )
     _check_kinds(wide, venue_id, payload.get("kinds"))
-    levels = _levels(wide.pool)
+    # the pool's lock (waits for no contributor: folding's watermark stays safe), its levels read with it
+    levels = {level.name: level for level in lock_levels(wide.pool.pk)}
     unknown = sorted(set(sums) - set(levels))
     if unknown:
         raise _refuse(
@@ -237,7 +253,6 @@ def accept_contributions(*, venue_id: int, payload: dict[str, Any]) -> dict[str,
                 code="unknown_level",
             )
         )
-    lock_levels(wide.pool.pk)  # waits for no contributor (folding's watermark stays safe)
     at = timezone.now()
     Contribution.objects.bulk_create(
         [
@@ -432,10 +447,9 @@ def accept_meters(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def current_levels(pool: Pool) -> list[dict[str, str]]:
-    meter = meters.pool_meters([pool.pk]).get(pool.pk)
-    return (
-        [] if meter is None else [{"level": lv.name, "amount": money.text(lv.amount)} for lv in meter.levels]
-    )
+    """The pool's live levels as the venues show them (one query: meters.live_levels)."""
+    levels = meters.live_levels([pool.pk]).get(pool.pk, ())
+    return [{"level": name, "amount": money.text(amount)} for name, amount in levels]
 
 
 def publish_levels(*, wide_area: WideAreaPool, at: datetime | None = None, force: bool = False) -> bool:

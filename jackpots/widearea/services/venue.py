@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
@@ -293,6 +295,16 @@ def watch(now: datetime | None = None) -> int:
     return changed
 
 
+def send_meters(*, mirror: WideAreaMirror) -> None:
+    """The venue's forwarded totals to the central, to be reconciled with what it received (as on link
+    restore; also on demand: an operator's check, the benchmark's last step). Every earlier batch is ahead
+    of it in the outbox, so the central compares like with like."""
+    with transaction.atomic():
+        lock_levels(mirror.pool_id)  # as `forward`: no batch commits between the totals read and their number
+        row = WideAreaMirror.objects.get(pk=mirror.pk)
+        _meters(row)
+
+
 def _meters(mirror: WideAreaMirror) -> None:
     """Enqueue the venue's forwarded totals, for the central to reconcile with what it received."""
     outbox.enqueue(
@@ -317,30 +329,50 @@ def _mirrors(code: Any) -> list[WideAreaMirror]:
     )
 
 
+def outage_gap() -> timedelta:
+    """A silence of the central this long means the line was down (two heartbeats missed): the levels
+    heard after it come with a reconciliation of the venue's meters, whether or not the level had been
+    withdrawn (a cut shorter than the pool's window is reconciled too)."""
+    return timedelta(seconds=2 * settings.HALL_WIDE_AREA_HEARTBEAT_SECONDS)
+
+
 def levels_heard(payload: dict[str, Any]) -> None:
-    """The central's levels: shown by this venue's machines from now; the link is up (a mirror that had
-    withdrawn the level offers it again and sends its meters to be reconciled)."""
+    """The central's levels: shown by this venue's machines from now; the link is up. A mirror that had
+    withdrawn the level offers it again; it, and any mirror that had not heard the central for
+    `outage_gap`, sends its meters to be reconciled."""
     now = timezone.now()
-    members = set(payload.get("venues") or [])
-    restored = []
-    for mirror in _mirrors(payload.get("pool")):
-        if mirror.venue.licence_number not in members:
-            continue
-        WideAreaMirror.objects.filter(pk=mirror.pk).update(
-            levels=payload.get("levels") or [],
-            levels_at=parse_datetime(str(payload.get("at") or "")),
-            heard_at=now,
-            offline_after_seconds=int(payload.get("offline_after_seconds") or mirror.offline_after_seconds),
-            offline_action=str(payload.get("offline_action") or mirror.offline_action),
-        )
-        if mirror.state != core.Availability.AVAILABLE:
-            restored.append(mirror)
+    heard = WideAreaMirror.objects.filter(
+        central_code=str(payload.get("pool")),
+        left_at__isnull=True,
+        venue__licence_number__in=[str(v) for v in payload.get("venues") or []],
+    )
+    # Two statements whatever the number of mirrors (four entries a second reach every venue): the ones
+    # coming back from a cut, then every one's levels.
+    back = list(
+        heard.filter(~Q(state=core.Availability.AVAILABLE.value) | Q(heard_at__lt=now - outage_gap()))
+        .select_related("venue")
+        .order_by("pk")
+    )
+    restored = [m for m in back if m.state != core.Availability.AVAILABLE]
+    for pool_id in sorted({m.pool_id for m in back}):  # as `forward` (before the mirrors' rows): the
+        lock_levels(pool_id)  # totals sent below are those of every batch numbered before them
+    policy: dict[str, Any] = {}
+    if payload.get("offline_after_seconds"):
+        policy["offline_after_seconds"] = int(payload["offline_after_seconds"])
+    if payload.get("offline_action"):
+        policy["offline_action"] = str(payload["offline_action"])
+    heard.update(
+        levels=payload.get("levels") or [],
+        levels_at=parse_datetime(str(payload.get("at") or "")),
+        heard_at=now,
+        **policy,
+    )
     # One installation holds one venue's mirror; the loopback (tests, the embedded demo) holds several:
     # every audit entry first, then the events and the outbox (halls.locks' order).
     shown = [(m, _record_state(m, core.Availability.AVAILABLE, now)) for m in restored]
     for mirror, data in shown:
         events.emit(f"pool.{mirror.pool_id}", EventType.WIDE_AREA_STATE, data)
-    for mirror in restored:
+    for mirror in back:
         mirror.refresh_from_db()
         _meters(mirror)
 

@@ -305,3 +305,63 @@ def test_tables_and_machines_together_need_the_authorisation() -> None:
     deliver(net.c)
     assert WideAreaDifference.objects.filter(side="central", venue=net.c).exists()
     assert WideAreaMirror.objects.get(pk=net.mirrors["c"].pk).state == "available"
+
+
+def test_a_cut_shorter_than_the_window_is_reconciled_too(net: Net) -> None:
+    plays(net.machines["a"], 1, ["1.00"] * 3)
+    sync(net)
+    # A's line was down 15 s: past two heartbeats, inside the pool's 30 s window (the level never withdrawn).
+    silence(net.mirror("a"), seconds=15)
+    assert venue.watch() == 0 and net.mirror("a").state == "available"
+    publish_and_follow()
+    deliver(net.a, net.b, net.c)
+    publish_and_follow()
+    (meters,) = InboxMessage.objects.filter(kind="wa.meters")
+    assert (meters.venue_id, meters.answer) == (net.a.pk, {"differences": 0})
+    # Heard on time: nothing more to reconcile.
+    publish_and_follow()
+    deliver(net.a, net.b, net.c)
+    assert InboxMessage.objects.filter(kind="wa.meters").count() == 1
+
+
+def test_the_central_cut_off_reconciles_every_venue_and_reports_each_difference(net: Net) -> None:
+    plays(net.machines["a"], 1, ["1.00"] * 2)
+    plays(net.machines["b"], 1, ["2.00"] * 2)
+    table_hand(net, 1, "5.00")
+    sync(net)
+    # The central is silent for every venue past the window; meanwhile the central's meter of B is wrong.
+    member = WideAreaVenue.objects.get(venue=net.b)
+    member.received = {**member.received, "Grand": {**member.received["Grand"], "count": 3}}
+    member.save(update_fields=["received"])
+    for name in ("a", "b", "c"):
+        silence(WideAreaMirror.objects.get(venue=getattr(net, name)))
+    assert venue.watch() == 3
+    publish_and_follow()  # the central is back: every venue sends its meters
+    deliver(net.a, net.b, net.c)
+    publish_and_follow()
+    answers = dict(InboxMessage.objects.filter(kind="wa.meters").values_list("venue_id", "answer"))
+    assert answers == {
+        net.a.pk: {"differences": 0},
+        net.b.pk: {"differences": 1},
+        net.c.pk: {"differences": 0},
+    }
+    found = sorted(
+        WideAreaDifference.objects.values_list(
+            "side", "venue_id", "level", "field", "venue_value", "central_value"
+        )
+    )
+    assert found == [
+        ("central", net.b.pk, "Grand", "count", D(2), D(3)),
+        ("venue", net.b.pk, "Grand", "count", D(2), D(3)),
+    ]
+
+
+def test_meters_sent_on_demand_are_reconciled_after_every_batch_before_them(net: Net) -> None:
+    plays(net.machines["a"], 1, ["1.00"] * 2)
+    forward_all()
+    venue.send_meters(mirror=net.mirror("a"))  # behind the batch in the outbox: compared like with like
+    deliver(net.a)
+    publish_and_follow()
+    (meters,) = InboxMessage.objects.filter(kind="wa.meters")
+    assert (meters.venue_id, meters.answer) == (net.a.pk, {"differences": 0})
+    assert not WideAreaDifference.objects.exists()
