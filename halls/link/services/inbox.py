@@ -259,7 +259,9 @@ def accept_many(
 
     As few transactions as the lock order allows (`_accept_group`): consecutive messages whose handlers
     lock the same rows (a hall's sale reports of one network game, say) are applied in one, under one
-    lock of the venue's link and one commit; a message applied stays applied if a later one fails.
+    lock of the venue's link and one commit; a message applied stays applied if a later one fails. A
+    run of consecutive messages of a kind with a batch handler (registry.on_venue_messages: the sale
+    reports) is applied by one call of it.
     """
     accepted: list[Accepted] = []
     contact = Contact(at=timezone.now(), reported=reported, clock=clock)
