@@ -717,7 +717,7 @@ def main() -> int:
     ok = True
     try:
         for port in ports:
-            netsim.wait_listening(port)
+            netsim.wait_listening(port, timeout=240)  # a loaded box starts Django slowly
         clients = Clients(hall, args.clients, ports)
         opened = sum(r["open"] for r in clients.run({"phase": "open"}))
         print(f"venue sockets open: {opened}/{args.venues}")
