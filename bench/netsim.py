@@ -170,6 +170,9 @@ def wait_listening(port: int, timeout: float = 60.0) -> None:
     raise RuntimeError(f"nothing listens on port {port}")
 
 
+_HELD: list[Any] = []  # the bench lock's open file: closing it (a local collected) would release the lock
+
+
 def hold_lock(path: str) -> None:
     """Wait for the machine's bench lock, held until this process exits (one bench measures at a time)."""
     import fcntl
@@ -177,6 +180,7 @@ def hold_lock(path: str) -> None:
     waited = time.perf_counter()
     held = open(path, "a")  # noqa: SIM115 (held until the process exits)
     fcntl.flock(held, fcntl.LOCK_EX)
+    _HELD.append(held)  # kept: before, the file was closed on return and the lock released at once
     print(f"holding {path} (waited {time.perf_counter() - waited:.0f} s for it)", flush=True)
 
 

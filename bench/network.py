@@ -227,6 +227,11 @@ def web_process(port: int, timings_out: str) -> None:
         if hasattr(inbox, name):
             timed(inbox, name, f"inbox.{name} (a transaction)")
     timed(inbox, "lock_venue_link", "venue link FOR UPDATE")
+    # The handlers are called through the link's registry (the functions it holds): timed where the inbox
+    # calls them, a message alone or a run of one kind's messages (its batch handler: a hall's sales).
+    timed(inbox, "_apply", "a message alone (its handler + its savepoint)")
+    if hasattr(inbox, "_apply_batch"):
+        timed(inbox, "_apply_batch", "a run of sale reports (the batch handler)")
     timed(rounds, "accept_contribution", "ib.contribution handler")
     timed(rounds, "accept_result", "ib.result handler")
     timed(rounds, "decide_locked", "a round's decision")
@@ -712,7 +717,7 @@ def main() -> int:
     ok = True
     try:
         for port in ports:
-            netsim.wait_listening(port)
+            netsim.wait_listening(port, timeout=240)  # a loaded box starts Django slowly
         clients = Clients(hall, args.clients, ports)
         opened = sum(r["open"] for r in clients.run({"phase": "open"}))
         print(f"venue sockets open: {opened}/{args.venues}")

@@ -154,6 +154,8 @@ SQLITE_DESELECT = (
     "bingo/electronic/test_sales_concurrency.py::test_purchases_at_once_share_groups",
     # The link process shares the test's database: PostgreSQL's (SQLite's is in this process's memory).
     "door/test_authority_link_process.py::test_run_link_sends_the_self_exclusion_to_the_authority",
+    # Halls' sale reports at once on threads while the sales close: the game's FOR SHARE is PostgreSQL's.
+    "bingo/network/simultaneous/test_sale_batches.py::test_halls_reporting_runs_at_once_while_the_sales_close_count_exactly",
     # Cashiers at once on threads: the row locks and the audit chain's lock are PostgreSQL's.
     "cage/test_gate_concurrency.py::test_a_split_paid_at_once_by_several_cashiers_is_flagged_once",
     # Two approvers at once on threads: the proposal's row lock is PostgreSQL's.

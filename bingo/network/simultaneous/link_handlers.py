@@ -11,6 +11,7 @@ def register() -> None:
     from bingo.network.simultaneous.services import central, venue
 
     registry.on_venue_message(LinkKind.SB_SALE)(central.record_sale)
+    registry.on_venue_messages(LinkKind.SB_SALE)(central.record_sales)  # a hall's run of them at once
     registry.on_venue_message(LinkKind.SB_CLAIM)(central.record_claim)
     registry.on_venue_message(LinkKind.SB_NO_MORE_CLAIMS)(central.record_no_more_claims)
     registry.on_venue_message(LinkKind.SB_RECONCILED)(central.record_reconciliation)

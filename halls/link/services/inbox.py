@@ -164,19 +164,86 @@ def _apply_run(
     link: VenueLink, messages: list[dict[str, Any]], inbox: list[InboxMessage], done: list[Accepted]
 ) -> None:
     """`_accept_group`'s run: each message after the first only if the transaction's locks are known and
-    it keeps to them (`only_held_or_higher`)."""
-    for message in messages:
+    it keeps to them (`only_held_or_higher`). Consecutive messages of a kind with a batch handler (a
+    hall's sale reports) are applied by one call of it (`_apply_batch`)."""
+    at = 0
+    while at < len(messages):
         if done and not locks.only_held_or_higher():
             return
+        run = _batch_run(link, messages, at)
         try:
-            result = _apply(link, int(message["sequence"]), str(message["kind"]), message["payload"], inbox)
+            results = _apply_batch(link, run, inbox, first_unit=not done) if run else None
+            if results is None:
+                message = messages[at]
+                one = _apply(link, int(message["sequence"]), str(message["kind"]), message["payload"], inbox)
+                results = [one]
+                if one.status == "refused":  # what its rolled-back savepoint held is not relied on
+                    done += results
+                    return
         except locks.LockOrderError:
             if not done:
                 raise
             return
-        done.append(result)
-        if result.status == "refused":
+        if not results:
             return
+        done += results
+        at += len(results)
+
+
+def _batch_run(link: VenueLink, messages: list[dict[str, Any]], at: int) -> list[dict[str, Any]]:
+    """The messages from `at` on that one call of their kind's batch handler applies: of one kind that has
+    one, each the venue's next sequence (a duplicate or an out of order one goes through `_apply`)."""
+    kind = str(messages[at]["kind"])
+    try:
+        known = LinkKind(kind)
+    except ValueError:
+        return []
+    if registry.venue_batch_handler(known) is None:
+        return []
+    run: list[dict[str, Any]] = []
+    for message in messages[at:]:
+        if str(message["kind"]) != kind or int(message["sequence"]) != link.applied_sequence + 1 + len(run):
+            break
+        run.append(message)
+    return run
+
+
+def _apply_batch(
+    link: VenueLink, run: list[dict[str, Any]], inbox: list[InboxMessage], *, first_unit: bool
+) -> list[Accepted] | None:
+    """A run of one kind's next messages applied by its batch handler, in one savepoint: each answered
+    as applied, or refused (the handler wrote nothing of it; the others' writes stand). None: the handler
+    refused the run as a whole (nothing of it written): the caller applies its first message alone, as
+    the first unit of a transaction (`[]`: ends this transaction's run, so the next one does so)."""
+    known = LinkKind(str(run[0]["kind"]))
+    handler = registry.venue_batch_handler(known)
+    assert handler is not None  # _batch_run checked it
+    sent = [registry.VenueMessage(link.venue_id, int(m["sequence"]), known, m["payload"]) for m in run]
+    try:
+        with transaction.atomic():  # a savepoint: a whole-run refusal undoes what the handler wrote
+            answers = handler(sent)
+    except DomainError:
+        return None if first_unit else []
+    if len(answers) != len(sent):
+        raise RuntimeError(f"the batch handler of {known} answered {len(answers)} of {len(sent)} messages")
+    results: list[Accepted] = []
+    for message, answer in zip(sent, answers, strict=True):
+        if isinstance(answer, DomainError):
+            status, said = "refused", {"refused": answer.as_dict()}
+        else:
+            status, said = "applied", answer
+        inbox.append(
+            InboxMessage(
+                venue_id=link.venue_id,
+                sequence=message.sequence,
+                kind=str(known),
+                payload=message.payload,
+                answer=said,
+            )
+        )
+        link.applied_sequence = message.sequence
+        results.append(Accepted(message.sequence, status, said))
+    return results
 
 
 def accept_many(
@@ -192,7 +259,9 @@ def accept_many(
 
     As few transactions as the lock order allows (`_accept_group`): consecutive messages whose handlers
     lock the same rows (a hall's sale reports of one network game, say) are applied in one, under one
-    lock of the venue's link and one commit; a message applied stays applied if a later one fails.
+    lock of the venue's link and one commit; a message applied stays applied if a later one fails. A
+    run of consecutive messages of a kind with a batch handler (registry.on_venue_messages: the sale
+    reports) is applied by one call of it.
     """
     accepted: list[Accepted] = []
     contact = Contact(at=timezone.now(), reported=reported, clock=clock)

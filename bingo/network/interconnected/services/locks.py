@@ -29,9 +29,10 @@ def share_prize(prize_id: int) -> NetworkPrize:
     if connection.vendor != "postgresql":
         return lock_prize(prize_id)  # SQLite has one writer
     table = NetworkPrize._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT id FROM {table} WHERE id = %s FOR SHARE", [prize_id])  # noqa: S608 (a model's table)
-    return NetworkPrize.objects.select_related("network").get(pk=prize_id)
+    sql = f"SELECT * FROM {table} WHERE id = %s FOR SHARE"  # noqa: S608 (a model's table)
+    # Read by the statement that locks it (its network, read when named: a meter or a decision sent).
+    (prize,) = NetworkPrize.objects.raw(sql, [prize_id])
+    return prize
 
 
 def try_lock_shared_prize(prize_id: int) -> bool:

@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -41,7 +42,7 @@ from halls.link.kinds import LinkKind
 from halls.link.services import streams
 from halls.models import Venue
 from halls.services import audit
-from jackpots.models import SourceType
+from jackpots.models import PoolLevel, SourceType
 from jackpots.services import awards, contributions, folding
 from jackpots.services.locks import lock_levels
 from jackpots.sources import PoolSource
@@ -77,11 +78,14 @@ def _result_prize(payload: dict[str, Any]) -> NetworkPrize:
 
 
 def _member(prize: NetworkPrize, venue_id: int) -> Venue:
-    if not PrizeHall.objects.filter(prize=prize, venue_id=venue_id).exists():
+    """The member hall's venue, with its operator and region, read with its membership (one statement)."""
+    member = PrizeHall.objects.filter(prize=prize, venue_id=OuterRef("pk"))
+    venue = Venue.objects.select_related("operator", "region").filter(Exists(member), pk=venue_id).first()
+    if venue is None:
         raise Conflict(
             _("This hall is not a member of the prize %(code)s.") % {"code": prize.code}, code="not_member"
         )
-    return Venue.objects.select_related("operator", "region").get(pk=venue_id)
+    return venue
 
 
 def _round(prize: NetworkPrize, payload: dict[str, Any]) -> PrizeRound:
@@ -142,7 +146,7 @@ def accept_contribution(*, venue_id: int, payload: dict[str, Any]) -> dict[str, 
     cards_sold = payloads.integer(payload, "cards_sold", low=1)
     if payloads.cards_in(sold) != cards_sold:
         raise payloads.bad("cards_sold")
-    level = prize.pool.levels.get()
+    level = PoolLevel.objects.get(pool_id=prize.pool_id)
     split = money.split_contribution(sales, level.contribution_rate, level.reserve_rate)
     stated = (
         payloads.amount(payload, "to_meter", places=money.METER_PLACES),

@@ -37,12 +37,12 @@ from bingo.network.simultaneous.models import (
     ReportedSale,
 )
 from bingo.network.simultaneous.services import commitments, feed
-from bingo.network.simultaneous.services.locks import lock_network_game, share_network_game
+from bingo.network.simultaneous.services.locks import lock_network_game, share_network_games
 from bingo.prizes import prize_from_sales, split_equally
 from bingo.traditional.labels import verdict_text
 from halls import events, money
 from halls.actors import Actor
-from halls.errors import Conflict, InvalidInput, NotFound
+from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from halls.eventtypes import EventType, SimultaneousGame
 from halls.fields import from_db
 from halls.link import registry
@@ -112,14 +112,6 @@ def _require(game: NetworkGame, state: NetworkGameState, doing: str) -> None:
             code="wrong_state",
             state=game.state,
         )
-
-
-def _game_id_by_code(code: Any) -> int:
-    """The id of network game `code`, or NotFound."""
-    found = NetworkGame.objects.filter(code=str(code)).values_list("pk", flat=True).first()
-    if found is None:
-        raise NotFound(_("No network game %(code)s.") % {"code": code}, code="unknown_network_game")
-    return found
 
 
 def _game_by_code(code: Any) -> NetworkGame:
@@ -296,16 +288,87 @@ def open_sales(*, game: NetworkGame, actor: Actor) -> NetworkGame:
 
 def record_sale(message: registry.VenueMessage) -> dict[str, Any]:
     """A hall's sale or return, reported by its outbox: counted while the game is on sale, refused after
-    (the hall then refunds those cards: they are not in the network game)."""
+    (the hall then refunds those cards: they are not in the network game). Answered the hall's totals in
+    the game after it. `record_sales` of one message."""
+    (answer,) = record_sales([message])
+    if isinstance(answer, DomainError):
+        raise answer
+    return answer
+
+
+def record_sales(messages: list[registry.VenueMessage]) -> list[dict[str, Any] | DomainError]:
+    """A hall's run of sale reports (its outbox's consecutive ones, the link's batch of them; one venue),
+    each taken as `record_sale` takes it: refused (nothing of it written) or counted once per operation
+    (a report sent again is kept as first received) and answered the hall's totals after it, in order.
+
+    A run costs the same statements whatever its length (issue 30): the games' ids, the games FOR SHARE
+    (halls' reports go on together; the close of sales waits for them), the hall's allocations, its
+    totals and the operations it reported already, and one INSERT … ON CONFLICT DO NOTHING of the new
+    ones (the venue's link is held: no other transaction reports this hall's sales meanwhile)."""
+    if not messages:
+        return []
+    venue_id = messages[0].venue_id
+    if any(m.venue_id != venue_id for m in messages):
+        raise ValueError("record_sales takes one venue's messages")
+    codes = {str(m.payload.get("game")) for m in messages}
+    ids = dict(NetworkGame.objects.filter(code__in=codes).values_list("code", "pk"))
+    games = share_network_games(list(ids.values()))
+    allocations = {a.game_id: a for a in Allocation.objects.filter(game_id__in=games, venue_id=venue_id)}
+    checked: list[ReportedSale | DomainError] = []
+    for message in messages:
+        game = games.get(ids.get(str(message.payload.get("game")), 0))
+        try:
+            checked.append(_checked_sale(game, allocations, message))
+        except DomainError as refusal:
+            checked.append(refusal)
+    sales = [sale for sale in checked if isinstance(sale, ReportedSale)]
+    if not sales:
+        return [sale for sale in checked if isinstance(sale, DomainError)]  # each one a refusal
+    totals = _halls_totals({sale.game_id for sale in sales}, venue_id)
+    seen = set(
+        ReportedSale.objects.filter(
+            game_id__in={sale.game_id for sale in sales},
+            venue_id=venue_id,
+            operation__in={sale.operation for sale in sales},
+        ).values_list("game_id", "operation")
+    )
+    new: list[ReportedSale] = []
+    answers: list[dict[str, Any] | DomainError] = []
+    for sale in checked:
+        if isinstance(sale, DomainError):
+            answers.append(sale)
+            continue
+        if (sale.game_id, sale.operation) not in seen:  # else counted already: kept as first received
+            seen.add((sale.game_id, sale.operation))
+            new.append(sale)
+            sign = -1 if sale.returned else 1
+            cards, amount = totals.get(sale.game_id, (0, Decimal(0)))
+            totals[sale.game_id] = (cards + sign * sale.cards, amount + sign * sale.amount)
+        cards, amount = totals.get(sale.game_id, (0, Decimal(0)))
+        answers.append({"cards": cards, "amount": money.text(amount)})
+    if new:
+        ReportedSale.objects.bulk_create(new, ignore_conflicts=True)
+    return answers
+
+
+def _checked_sale(
+    game: NetworkGame | None, allocations: dict[int, Allocation], message: registry.VenueMessage
+) -> ReportedSale:
+    """A sale report's row (unsaved) if the game takes it, else the refusal (a DomainError) raised."""
     payload = message.payload
-    game = share_network_game(_game_id_by_code(payload.get("game")))  # halls' reports go on together
+    if game is None:
+        raise NotFound(
+            _("No network game %(code)s.") % {"code": payload.get("game")}, code="unknown_network_game"
+        )
     if game.state != NetworkGameState.ON_SALE:
         raise Conflict(
             _("The sales of network game %(code)s are closed: this sale is not in the game.")
             % {"code": game.code},
             code="network_sales_closed",
         )
-    allocation = _allocation(game, message.venue_id)
+    allocation = allocations.get(game.pk)
+    if allocation is None:
+        raise _not_allocated(game)
     first, last = int(payload["first"]), int(payload["last"])
     if not rules.Run("", allocation.first_serial, allocation.last_serial).holds(first, last):
         raise Conflict(
@@ -317,11 +380,9 @@ def record_sale(message: registry.VenueMessage) -> dict[str, Any]:
         amount = money.parse("amount", payload["amount"], places=money.CENT_PLACES)
     except money.MoneyError:
         amount = None
-    if int(payload["cards"]) != cards or amount != game.card_price * cards:
+    if int(payload["cards"]) != cards or amount is None or amount != game.card_price * cards:
         raise InvalidInput(_("The sale's cards or amount do not add up."), code="bad_sale_report")
-    # Once per operation (a report sent again is kept as first received): one INSERT … ON CONFLICT DO
-    # NOTHING, no read before it and no savepoint of its own (the accept path's share, issue 30).
-    sale = ReportedSale(
+    return ReportedSale(
         game=game,
         venue_id=message.venue_id,
         operation=int(payload["operation"]),
@@ -332,18 +393,40 @@ def record_sale(message: registry.VenueMessage) -> dict[str, Any]:
         amount=amount,
         received_at=timezone.now(),
     )
-    ReportedSale.objects.bulk_create([sale], ignore_conflicts=True)
-    cards_now, amount_now = _hall_totals(game, message.venue_id)
-    return {"cards": cards_now, "amount": money.text(amount_now)}
+
+
+def _not_allocated(game: NetworkGame) -> Conflict:
+    return Conflict(
+        _("This hall has no cards allocated in network game %(code)s.") % {"code": game.code},
+        code="card_not_allocated",
+    )
+
+
+def _halls_totals(game_ids: Iterable[int], venue_id: int) -> dict[int, tuple[int, Decimal]]:
+    """The hall's cards and amount in each of the games it has reports in (its sales less its returns), in
+    one statement (see `_hall_totals`)."""
+    wanted = sorted(set(game_ids))
+    table = ReportedSale._meta.db_table
+    marks = ", ".join(["%s"] * len(wanted))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT game_id, COALESCE(SUM(CASE WHEN returned THEN -cards ELSE cards END), 0),"  # noqa: S608 (a model's table)
+            " COALESCE(SUM(CASE WHEN returned THEN -amount ELSE amount END), 0)"
+            f" FROM {table} WHERE venue_id = %s AND game_id IN ({marks}) GROUP BY game_id",
+            [venue_id, *wanted],
+        )
+        rows = cursor.fetchall()
+    field = ReportedSale._meta.get_field("amount")
+    return {
+        int(game_id): (int(cards), Decimal(from_db(field, amount, connection)))
+        for game_id, cards, amount in rows
+    }
 
 
 def _allocation(game: NetworkGame, venue_id: int) -> Allocation:
     allocation = Allocation.objects.filter(game=game, venue_id=venue_id).first()
     if allocation is None:
-        raise Conflict(
-            _("This hall has no cards allocated in network game %(code)s.") % {"code": game.code},
-            code="card_not_allocated",
-        )
+        raise _not_allocated(game)
     return allocation
 
 

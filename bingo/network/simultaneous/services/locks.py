@@ -15,17 +15,24 @@ def lock_network_game(game_id: int) -> NetworkGame:
     return NetworkGame.objects.select_for_update(of=("self",)).select_related("network").get(pk=game_id)
 
 
-def share_network_game(game_id: int) -> NetworkGame:
-    """Central: the network game FOR SHARE, with its network: halls' sale reports go on together, and the
-    close of sales (FOR UPDATE) waits for the ones in flight, so the totals it counts are final. Its own key
-    in the lock order: a sharer asking for the game FOR UPDATE would wait for the other sharers."""
-    take(Rank.GAME, ("simultaneous.share", game_id))
+def share_network_games(game_ids: list[int]) -> dict[int, NetworkGame]:
+    """Central: network games FOR SHARE, in id order, read by the statement that locks them: halls' sale
+    reports go on together, and the close of sales (FOR UPDATE) waits for the ones in flight, so the
+    totals it counts are final. Its own key in the lock order: a sharer asking for the game FOR UPDATE
+    would wait for the other sharers."""
+    ordered = sorted(set(game_ids))
+    for game_id in ordered:
+        take(Rank.GAME, ("simultaneous.share", game_id))
     if connection.vendor != "postgresql":
-        return lock_network_game(game_id)  # SQLite has one writer
+        return {game_id: lock_network_game(game_id) for game_id in ordered}  # SQLite has one writer
+    if not ordered:
+        return {}
     table = NetworkGame._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT id FROM {table} WHERE id = %s FOR SHARE", [game_id])  # noqa: S608 (a model's table)
-    return NetworkGame.objects.select_related("network").get(pk=game_id)
+    shared = NetworkGame.objects.raw(
+        f"SELECT * FROM {table} WHERE id = ANY(%s) ORDER BY id FOR SHARE",  # noqa: S608 (a model's table)
+        [ordered],
+    )
+    return {game.pk: game for game in shared}
 
 
 def lock_hall_game(hall_game_id: int) -> HallGame:
