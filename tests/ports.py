@@ -12,7 +12,8 @@ import random
 import socket
 
 
-def _in_range(spec: str) -> int:
+def free_port_in(spec: str) -> int:
+    """A port of the range `FIRST-LAST` that can be bound now, from a random start (raises if none)."""
     first, _, last = spec.partition("-")
     low, high = int(first), int(last or first)
     ports = list(range(low, high + 1))
@@ -30,7 +31,7 @@ def _in_range(spec: str) -> int:
 def free_port() -> int:
     spec = os.environ.get("HALL_TEST_PORTS", "").strip()
     if spec:
-        return _in_range(spec)
+        return free_port_in(spec)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -12,21 +11,15 @@ from typing import Any
 
 import httpx
 
+from tests.ports import free_port_in
+
 SCRIPT = Path(__file__).with_name("fake_authority.py")
 # The ports this area's processes may use (HALL_TEST_AUTHORITY_PORTS="8300-8399" by default).
 PORTS = os.environ.get("HALL_TEST_AUTHORITY_PORTS", "8300-8399")
 
 
 def free_port_in_range() -> int:
-    first, last = (int(p) for p in PORTS.split("-"))
-    for port in range(first, last + 1):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {PORTS}")
+    return free_port_in(PORTS)
 
 
 @dataclass

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -54,6 +53,7 @@ from tests.door.register_support import dni, register_file, stream
 from tests.e2e.browser_support import call, log_in
 from tests.e2e.celery_support import database_url, purge_queues
 from tests.e2e.spanish_support import english_on
+from tests.ports import free_port_in
 
 pytestmark = pytest.mark.e2e
 
@@ -67,15 +67,7 @@ PORTS = os.environ.get("HALL_TEST_DOOR_PORTS", "8800-8899")  # this area's ports
 
 
 def free_port() -> int:
-    first, last = (int(p) for p in PORTS.split("-"))
-    for port in range(first, last + 1):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {PORTS}")
+    return free_port_in(PORTS)
 
 
 @pytest.fixture
