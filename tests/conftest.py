@@ -134,6 +134,7 @@ SQLITE_SUITE = (
 # Of those modules, the tests that measure PostgreSQL (its statements, FOR UPDATE) or need Redis: they run in
 # the PostgreSQL run, and are left out of this one (deselected, not skipped).
 SQLITE_DESELECT = (
+    "link/test_link_contact.py::test_a_contact_does_not_wait_for_the_venue_s_messages_being_applied",
     "bingo/traditional/test_draw_step.py::test_a_step_reads_the_game_once_and_audits_and_numbers_in_few_statements",
     "bingo/traditional/test_draw_step.py::test_a_ball_completing_a_line_records_it_and_numbers_the_consoles_list",
     "machines/test_gateway.py::test_a_call_costs_a_few_statements_whatever_its_size",

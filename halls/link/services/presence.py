@@ -1,7 +1,8 @@
 """Central side: when each venue was last heard, its socket, what it reported; and the network map.
 
 Contact is not a fact of money or play: it is recorded on the venue's VenueLink row (no audit entry per
-request), by single UPDATEs that wait behind a message being applied at most.
+request), by single UPDATEs that wait behind a message being applied at most. A plain contact (a stream
+read) never waits and writes at most once every `CONTACT_EVERY` a venue.
 """
 
 from __future__ import annotations
@@ -16,7 +17,12 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from halls.link.models import VenueLink
+from halls.link.services.locks import touch_skipping_locked
 from halls.models import Network, Venue
+
+# A plain contact closer to the last one than this writes nothing: the offline window (30 s by default) is
+# what the time serves, and a venue reading its streams several times a second made a write of each.
+CONTACT_EVERY = timedelta(seconds=1)
 
 
 def _touch(venue_id: int, **fields: Any) -> None:
@@ -28,6 +34,12 @@ def seen(*, venue_id: int, reported: int | None = None, clock: datetime | None =
     """An authenticated contact: a request, a socket's heartbeat. `reported`: the highest outbox
     sequence the venue holds; `clock`: the venue's time when it sent this (the offset is recorded)."""
     now = timezone.now()
+    if reported is None and clock is None:
+        # Skipped if a transaction holds the link row: it is applying the venue's messages and records
+        # the venue's contact itself.
+        if not touch_skipping_locked(venue_id, now, now - CONTACT_EVERY):
+            _touch(venue_id, last_seen_at=now)  # its first contact
+        return
     fields: dict[str, Any] = {"last_seen_at": now}
     if reported is not None:
         fields["reported_sequence"] = Greatest(F("reported_sequence"), reported)
