@@ -105,7 +105,7 @@ def read_token_file(path: str) -> str:
     """The token in `path` (surrounding whitespace dropped). Refused, as ssh refuses a private key others can
     read: a file that is not a regular file, or whose mode lets its group or others in; an empty one."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
         raise TokenFileError(f"cannot open the token file {path!r}: {exc.strerror}") from exc
     try:
