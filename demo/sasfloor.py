@@ -10,8 +10,10 @@ payment at the cashier resets the hand pay on the machine (LP 0x94).
 Each start resumes the machines where the hall's record leaves them (machines.provisioning.resume_profile):
 the machine's meters from the last snapshot and the plays since (a machine's meters live in its NVRAM), and
 the bridge's journal starts above the machine's last seq, and a machine whose progressive hit the hall holds
-unpaid starts locked on its hand pay. The journals and the processes' pty paths live in
-a temporary folder removed at stop; the bridges log warnings and errors to the demo's output.
+unpaid starts locked on its hand pay. The journals and the device tokens live in a temporary folder of the
+demo's own (mode 0700) removed at stop, each token in a file readable by its owner only (0600), which the
+bridge reads (``--token-file``): no token on a command line, where ``ps`` would show it to every user of the
+host. The bridges log warnings and errors to the demo's output.
 
 The processes are started from a thread that lives until the stop (Linux's PR_SET_PDEATHSIG is tied to the
 thread that started a child): if the demo dies outright, the kernel stops them. A bridge that exits on its
@@ -130,7 +132,15 @@ class SasMachine:
             else ["--handpay-level", str(self.hand_pay[0]), "--handpay-cents", str(self.hand_pay[1])]
         )
 
-    def bridge_command(self, pty: str, ws_base: str, journal: Path) -> list[str]:
+    def write_token(self, folder: Path) -> Path:
+        """The device token in a new file of `folder` that only its owner may read (0600)."""
+        path = folder / f"{self.credentials.profile.asset}.token"
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(self.credentials.token + "\n")
+        return path
+
+    def bridge_command(self, pty: str, ws_base: str, journal: Path, token_file: Path) -> list[str]:
         profile = self.credentials.profile
         command = [
             sys.executable,
@@ -148,7 +158,8 @@ class SasMachine:
             ws_base,
             "--asset",
             profile.asset,
-            f"--token={self.credentials.token}",  # a token may start with "-"
+            "--token-file",
+            str(token_file),
             "--software-version",
             profile.software_version,
             "--journal",
@@ -197,7 +208,7 @@ class _Pair:
         journal = Journal(str(self.journal))
         journal.raise_floor(machine.credentials.profile.next_seq - 1)
         journal.close()
-        self.command = machine.bridge_command(self.pty, ws_base, self.journal)
+        self.command = machine.bridge_command(self.pty, ws_base, self.journal, machine.write_token(folder))
         self.bridge = self._start_bridge()
         self.egm_reported = False
 
