@@ -282,8 +282,11 @@ def test_a_hand_pay_and_a_hall_lock_are_lifted_each_by_its_own_message() -> None
     rig.gate.unlocked()
     rig.run(3)
     assert not rig.egm.disabled and rig.egm.games_played == 21
+    assert len(rig.of("hit")) == 1
 
-    # The other order: the hall in service again while the machine still waits for its hand pay.
+
+def test_the_hall_in_service_again_leaves_a_hand_pay_pending_to_its_reset() -> None:
+    rig = Rig()
     rig.egm.command({"cmd": "hit", "level": 1}, rig.clock[0], None)  # type: ignore[arg-type]
     rig.egm.command({"cmd": "play", "count": 1}, rig.clock[0], None)  # type: ignore[arg-type]
     rig.run(1)
@@ -293,11 +296,11 @@ def test_a_hand_pay_and_a_hall_lock_are_lifted_each_by_its_own_message() -> None
     rig.gate.unlocked()
     rig.egm.command({"cmd": "play", "count": 5, "every": 0.05}, rig.clock[0], None)  # type: ignore[arg-type]
     rig.run(1)
-    assert not rig.egm.disabled and rig.egm.handpay is not None and rig.egm.games_played == 22
+    assert not rig.egm.disabled and rig.egm.handpay is not None and rig.egm.games_played == 1
     rig.host.request_handpay_reset()
     rig.run(1)
-    assert rig.egm.handpay is None and rig.egm.games_played == 27
-    assert len(rig.of("hit")) == 2
+    assert rig.egm.handpay is None and rig.egm.games_played == 6
+    assert len(rig.of("hit")) == 1
 
 
 def test_the_hall_lost_past_its_window_disables_play_until_it_says_in_service() -> None:

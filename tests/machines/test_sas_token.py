@@ -6,7 +6,6 @@ Django."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -76,8 +75,8 @@ def test_token_files_that_are_not_a_token(tmp_path: Path) -> None:
         read_token_file(str(token_file(tmp_path, 0o600, "\n")))
     with pytest.raises(TokenFileError, match="the token alone"):
         read_token_file(str(token_file(tmp_path, 0o600, "two words\n")))
+    binary = tmp_path / "binary"
+    binary.write_bytes(b"\xff\xfe")
+    binary.chmod(0o600)
     with pytest.raises(TokenFileError, match="UTF-8"):
-        path = tmp_path / "binary"
-        path.write_bytes(b"\xff\xfe")
-        path.chmod(0o600)
-        read_token_file(str(path))
+        read_token_file(str(binary))
