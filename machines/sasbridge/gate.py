@@ -45,9 +45,11 @@ class PlayGate:
         self.since = now  # when the hall was lost (or the bridge started)
 
     def welcomed(self, state: str, reason: str) -> None:
+        """A welcome: the hall is back; its state (in_service, locked, ...) when it gave one."""
         with self.lock:
             self.connected = True
-            self.state, self.reason = state, reason
+            if state:
+                self.state, self.reason = state, reason
 
     def locked(self, reason: str) -> None:
         with self.lock:

@@ -272,10 +272,9 @@ class HallLink:
             levels = level_cents(message.get("levels"))
             if levels:
                 self.host.set_levels(levels)
-            state = word(message.get("state"))
-            if state:
-                self.host.gate.welcomed(state, word(message.get("lock_reason")))
-                log.info("welcomed by the hall: %s %s", state, word(message.get("lock_reason")))
+            state, reason = word(message.get("state")), word(message.get("lock_reason"))
+            self.host.gate.welcomed(state, reason)
+            log.info("welcomed by the hall: %s %s", state or "(no state)", reason)
             if (
                 message.get("state") == "in_service"
                 and self.host.handpay is not None

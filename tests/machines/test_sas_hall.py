@@ -68,6 +68,9 @@ def test_the_gateways_frames_decide_whether_the_machine_plays(tmp_path: Path) ->
         return gate.wanted(1.0)
 
     assert gate.wanted(1.0) == Wanted(None, "")  # nothing said yet: the machine left as it is
+    gate.lost(0.0)
+    assert say(type="welcome", last_seq=0) == Wanted(None, "")  # a welcome without a state: back, no word
+    assert gate.wanted(60.0) == Wanted(None, "")
     welcome = {"type": "welcome", "last_seq": 0}
     assert say(**welcome, state="locked", lock_reason="operator") == Wanted(False, "operator")
     assert say(type="unlock") == Wanted(True, "in_service")
