@@ -38,7 +38,7 @@ from halls.cashier.models import Shift, ShiftState, Till
 from halls.cashier.services import shifts
 from halls.models import Role, StaffRole, Venue
 from machines import simulator
-from machines.models import Machine, ProgressiveHit
+from machines.models import Machine, MachineState, ProgressiveHit
 from machines.provisioning import (
     DENOMINATION,
     LEVELS,
@@ -197,6 +197,8 @@ def run_demo_machines(hall: DemoHall, base_url: str) -> Callable[[], None]:
                     seed=DEMO_SEED + c.profile.index,
                     hit_probability=hit_probability,
                     hand_pay=_unpaid_hit(machine),
+                    # The bridge disabled play on a machine the hall had locked (LP 0x01): kept in its NVRAM.
+                    disabled=machine.state != MachineState.IN_SERVICE,
                 )
                 for c, machine in zip(credentials[:bridged], machines, strict=False)
             ]

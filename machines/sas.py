@@ -115,7 +115,9 @@ __all__ = [
     "LP_SEND_PROGRESSIVE_WIN",
     "LP_SEND_SAS_PROGRESSIVE_WIN",
     "LP_SEND_SELECTED_METERS",
+    "LP_SHUTDOWN",
     "LP_SINGLE_LEVEL_BROADCAST",
+    "LP_STARTUP",
     "MAX_ADDRESS",
     "MAX_AMOUNT_CENTS",
     "MAX_GROUP",
@@ -159,6 +161,7 @@ __all__ = [
     "decode_long_poll_ack",
     "decode_meters_10_15_response",
     "decode_multi_level_broadcast",
+    "decode_play_control",
     "decode_progressive_win_response",
     "decode_real_time_event",
     "decode_remote_handpay_reset_response",
@@ -172,6 +175,7 @@ __all__ = [
     "encode_meters_10_15_response",
     "encode_meters_request",
     "encode_multi_level_broadcast",
+    "encode_play_control",
     "encode_progressive_win_response",
     "encode_real_time_event",
     "encode_remote_handpay_reset",
@@ -812,6 +816,35 @@ def decode_remote_handpay_reset_response(message: bytes | bytearray) -> tuple[in
     return address, data[0]
 
 
+# --- shutdown and startup (LP 0x01, 0x02) ----------------------------------------------------------------
+#
+# Type S, ``address 01|02 CRC`` (4 bytes; Aristocrat LP01ShutdownParser.cs @ d153cca9, LP02StartupParser.cs
+# @ c5b13119: "Address 01-7F, Command 01 Shutdown / 02 Startup, CRC"). 0x01 locks out play (the machine
+# finishes a game in progress and starts no other: its meters, exceptions and long polls go on), 0x02
+# enables play again. The machine answers its address (ACK), or its address | 0x80 (NACK); a broadcast
+# (address 0) is not one of them. Whether the machine plays also depends on its own locks (a hand pay
+# pending, the progressive link lost): 0x02 lifts the host's lock-out only.
+
+LP_SHUTDOWN: Final = 0x01
+LP_STARTUP: Final = 0x02
+
+
+def encode_play_control(address: int, enable: bool) -> bytes:
+    """LP 0x02 (``enable``: startup) or 0x01 (shutdown) to one machine."""
+    _check_range("address", address, 1, MAX_ADDRESS)
+    return frame(address, LP_STARTUP if enable else LP_SHUTDOWN)
+
+
+def decode_play_control(message: bytes | bytearray) -> tuple[int, bool]:
+    """(address, enable) of a host's LP 0x01 (False) or 0x02 (True)."""
+    if len(message) < 2 or message[1] not in (LP_SHUTDOWN, LP_STARTUP):
+        raise SasError("not a shutdown/startup long poll")
+    address, _ = _open(message, message[1])
+    _expect_length(message, 4)
+    _check_range("address", address, 1, MAX_ADDRESS)
+    return address, message[1] == LP_STARTUP
+
+
 # --- framing: how long a message is, from its first bytes -------------------------------------------------
 #
 # A serial line has no frame boundaries: the reader must know from the first bytes how many follow. These
@@ -832,6 +865,8 @@ _FIXED_HOST_LENGTHS: Final[dict[int, int]] = {
     LP_SINGLE_LEVEL_BROADCAST: 11,
     LP_REMOTE_HANDPAY_RESET: 4,
     LP_ENABLE_REAL_TIME_EVENTS: 5,
+    LP_SHUTDOWN: 4,
+    LP_STARTUP: 4,
 }
 _VARIABLE: Final = frozenset({LP_MULTI_LEVEL_BROADCAST, LP_SEND_SELECTED_METERS})
 

@@ -8,7 +8,9 @@ No Django here (an import-linter contract holds it): the bridge runs on the inte
 - journal: the bridge's local journal (sqlite3): every message read from the machine, with its seq, kept
   until the hall has acknowledged it.
 - host: the SAS polling cycle (machines.sas frames).
-- hall: the WebSocket side (hello, acks, broadcasts, unlock).
+- hall: the WebSocket side (hello, acks, broadcasts, lock and unlock).
+- gate: whether the machine may play as the hall says it (its lock of any reason, its unlock, the hall out of
+  reach past a window), which the host passes to the machine as SAS shutdown/startup (LP 0x01/0x02).
 - bridge: the program (``python -m machines.sasbridge.bridge``).
 - egm: a simulated SAS gaming machine (``python -m machines.sasbridge.egm``) for tests, bench and demo.
 """

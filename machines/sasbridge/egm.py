@@ -22,14 +22,19 @@ to the credit meter, jackpot = hand-paid progressive wins, games played/won, cre
 (exception 0x7E with the wager and coin-in meter, real-time event reporting) then an end (0x7F with the
 win); exceptions wait in a queue (32 at most) and the oldest goes out at each general poll; with no
 progressive broadcast (LP 0x80/0x86) for 5 s it locks itself and reports 0x53, and it unlocks when the
-broadcasts return. Deterministic: its games come from ``random.Random(seed)`` (a test device, not a draw).
+broadcasts return. The host's shutdown (LP 0x01) disables play: a game in progress ends, no other starts,
+its meters, exceptions and long polls go on, until the startup (LP 0x02); the host's lock-out and the
+machine's own locks (a hand pay pending, the link lost) are separate, each lifted by its own message, and
+the machine plays only when none holds. ``status`` says ``disabled`` (and ``stats`` counts the shutdowns
+and startups it took). Deterministic: its games come from ``random.Random(seed)`` (a test device, not a draw).
 
 Playing on its own (the demo's bridged machines): ``--play N --every S`` plays N games from the start,
 ``--hit-probability P`` makes each game a progressive hit with chance P (the level drawn rarer the bigger its
 amount, as machines.simulator does), and ``--coin-in`` and the other meter options start the meters where
 an earlier run of the machine left them (a machine's meters live in its NVRAM, across power cycles), and
 ``--handpay-level L --handpay-cents C`` starts it locked on the hand pay of a progressive hit left unpaid
-(also kept across power cycles), until the remote hand-pay reset. With stdin closed (its parent gone) the
+(also kept across power cycles), until the remote hand-pay reset; ``--disabled`` starts it disabled by the
+host (the shutdown kept across a power cycle), until a startup. With stdin closed (its parent gone) the
 machine stops.
 """
 
@@ -77,6 +82,7 @@ class Egm:
     levels: dict[int, int] = field(default_factory=dict)
     last_broadcast: float | None = None
     link_locked: bool = False
+    disabled: bool = False  # the host's lock-out (LP 0x01), until its startup (LP 0x02)
     handpay: sas.HandpayInfo | None = None
     last_win: sas.ProgressiveWin | None = None
     plays_left: int = 0
@@ -109,7 +115,7 @@ class Egm:
 
     @property
     def locked(self) -> bool:
-        return self.link_locked or self.handpay is not None
+        return self.link_locked or self.disabled or self.handpay is not None
 
     def tick(self, now: float) -> None:
         silent = self.last_broadcast is not None and now - self.last_broadcast > LINK_TIMEOUT
@@ -247,6 +253,10 @@ class Egm:
             return None if address == sas.BROADCAST_ADDRESS else bytes([self.address])
         if address == sas.BROADCAST_ADDRESS:
             return None
+        if command in (sas.LP_SHUTDOWN, sas.LP_STARTUP):
+            _, enable = sas.decode_play_control(message)
+            self._play_control(enable, now)
+            return bytes([self.address])
         if command == sas.LP_ENABLE_REAL_TIME_EVENTS:
             _, self.real_time = sas.decode_enable_real_time_events(message)
             return bytes([self.address])
@@ -315,6 +325,16 @@ class Egm:
             self.stats["link_unlocks"] += 1
             self.next_game_at = max(self.next_game_at, now)
 
+    def _play_control(self, enable: bool, now: float) -> None:
+        """The host's shutdown or startup; the same one again changes nothing (it is ACKed all the same)."""
+        if enable == (not self.disabled):
+            self.stats["startups_again" if enable else "shutdowns_again"] += 1
+            return
+        self.disabled = not enable
+        self.stats["startups" if enable else "shutdowns"] += 1
+        if enable:
+            self.next_game_at = max(self.next_game_at, now)
+
     def _reset_handpay(self) -> int:
         if self.handpay is None:
             return sas.HANDPAY_RESET_NOT_IN_HANDPAY
@@ -346,6 +366,7 @@ class Egm:
             "plays_left": self.plays_left,
             "game_open": self.game_open is not None,
             "link_locked": self.link_locked,
+            "disabled": self.disabled,
             "handpay": None if self.handpay is None else self.handpay.amount_cents,
             "real_time": self.real_time,
             "levels": {str(k): v for k, v in self.levels.items()},
@@ -459,6 +480,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--credits", type=int, default=None, help="the credit meter at start (credits)")
     parser.add_argument("--handpay-level", type=int, default=0, help="a hit's hand pay pending at start")
     parser.add_argument("--handpay-cents", type=int, default=0)
+    parser.add_argument("--disabled", action="store_true", help="start disabled by the host (LP 0x01)")
     args = parser.parse_args(argv)
     if args.line:
         kind, _, where = args.line.partition(":")
@@ -474,6 +496,7 @@ def main(argv: list[str] | None = None) -> None:
     egm.games_played, egm.games_won = args.games_played, args.games_won
     if args.credits is not None:
         egm.credits = args.credits
+    egm.disabled = args.disabled
     if args.handpay_level and args.handpay_cents > 0:
         egm.last_win = sas.ProgressiveWin(egm.address, egm.group, args.handpay_level, args.handpay_cents)
         egm.handpay = sas.HandpayInfo(egm.address, egm.group, args.handpay_level, args.handpay_cents)

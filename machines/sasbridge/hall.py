@@ -8,6 +8,9 @@ its message done in the journal (accepted, duplicate, or refused for good); ``bu
 "again later"; the ``welcome`` gives the levels and the machine's state; ``progressive`` broadcasts give the
 levels to the SAS side; ``unlock`` (the cashier paid the hand pay, machines.services.handpay) asks the SAS
 side for the remote hand-pay reset; ``lock link_lost`` (the hall lost us) is answered by a new hello.
+Play control (machines.sasbridge.gate, the SAS side's LP 0x01/0x02) follows the hall's word: the welcome's
+state, every ``lock`` (whatever its reason) and ``unlock``, and an accepted hit's ``lock`` (its hand pay);
+a connection that ends tells the gate the hall is lost from then on.
 Heartbeats keep the machine online when it has nothing to say. A lost connection is retried with a
 jittered, doubling delay (0.5 s to 8 s).
 
@@ -40,6 +43,11 @@ log = logging.getLogger("sasbridge.hall")
 
 SEQ_CONSUMED = frozenset({"seq_reused", "gap_reconciled", "bad_seq"})
 TRANSIENT = frozenset({"busy", "server_error"})
+
+
+def word(value: Any) -> str:
+    """A word the hall sent (a state, a lock reason), short, for the gate and the technician's log."""
+    return str(value or "")[:40]
 
 
 def level_cents(levels: Any) -> list[tuple[str, int]] | None:
@@ -114,6 +122,7 @@ class HallLink:
                 if self.connected:
                     self.counters.add("hall_disconnects")
                 self.connected = False
+                self.host.gate.lost(time.monotonic())
                 self.counters.set("hall_connected", 0)
             self.stop.wait(self.rng.uniform(0.5, 1.0) * delay)
             delay = min(delay * 2, 8.0)
@@ -207,6 +216,7 @@ class HallLink:
             returned = []
             for (seq, _), reply in zip(backlog, replies, strict=True):
                 status, code = reply.get("status"), str(reply.get("code") or "")
+                self._locked_by(reply)
                 if status in ("accepted", "duplicate"):
                     self.journal.done(seq, str(status))
                     self.counters.add(f"acked_{status}")
@@ -221,6 +231,14 @@ class HallLink:
             log.warning("a batch of %d messages did not go through: %s", len(backlog), exc)
         with self.batch_lock:
             self.batch_returned += returned
+
+    def _locked_by(self, reply: dict[str, Any]) -> None:
+        """An accepted message that locked the machine (a hit: its hand pay) locks play too. A duplicate's
+        ``lock`` is the hit's as first taken, perhaps paid since: not the machine's state now."""
+        lock = reply.get("lock")
+        if lock and reply.get("status") == "accepted":
+            self.host.gate.locked(word(lock))
+            log.info("the hall locked the machine with its answer (%s)", word(lock))
 
     def _bodies(self, seqs: list[int]) -> list[tuple[int, str]]:
         if not seqs:
@@ -254,6 +272,9 @@ class HallLink:
             levels = level_cents(message.get("levels"))
             if levels:
                 self.host.set_levels(levels)
+            state, reason = word(message.get("state")), word(message.get("lock_reason"))
+            self.host.gate.welcomed(state, reason)
+            log.info("welcomed by the hall: %s %s", state or "(no state)", reason)
             if (
                 message.get("state") == "in_service"
                 and self.host.handpay is not None
@@ -263,13 +284,16 @@ class HallLink:
             return True
         if kind == "unlock":
             self.counters.add("hall_unlocks")
+            self.host.gate.unlocked()
+            log.info("the hall unlocks the machine")
             if self.host.handpay is not None:
                 log.info("the hall says the hand pay was paid: remote hand-pay reset")
                 self.host.request_handpay_reset()
             return False
         if kind == "lock":
-            reason = str(message.get("reason") or "")
+            reason = word(message.get("reason"))
             self.counters.add("hall_locks")
+            self.host.gate.locked(reason)
             log.info("the hall locks the machine (%s)", reason)
             if reason == "link_lost":
                 self._send(
@@ -289,6 +313,7 @@ class HallLink:
             return
         status, code = message.get("status"), str(message.get("code") or "")
         inflight.pop(seq, None)
+        self._locked_by(message)
         if status in ("accepted", "duplicate"):
             self.journal.done(seq, str(status))
             self.counters.add(f"acked_{status}")

@@ -6,7 +6,10 @@ Each cycle, at the pace set (``poll_every``; SAS hosts poll a machine every 40-2
    machine's 5 s timeout) and only while the hall's levels are fresh (heard within ``levels_stale``): when
    the hall stops broadcasting, the bridge stops too and the machine locks itself (exception 0x53), as SAS
    requires; LP 0x80 for one level, 0x86 for several, to the broadcast address 0 (no answer);
-2. a remote hand-pay reset (LP 0x94) when the hall said the hand pay was paid;
+2. play control: the shutdown (LP 0x01) when the hall locks the machine or is out of reach past its window,
+   the startup (LP 0x02) when it says the machine is in service again (machines.sasbridge.gate decides;
+   sent until the machine ACKs it, again when the machine comes back after not answering); then a remote
+   hand-pay reset (LP 0x94) when the hall said the hand pay was paid, a lock of its own;
 3. the meters (LP 0x2F) at connect and every ``meters_every``, taken only between games (a read that falls
    inside a game is deferred), checked against the last read (a meter gone backwards is refused, logged and
    counted once) and reconciled with the plays read since (coin-in grown by exactly their bets);
@@ -36,6 +39,7 @@ from typing import Any
 
 from machines import sas
 from machines.sasbridge.counters import Counters
+from machines.sasbridge.gate import HALL_LOST, PlayGate
 from machines.sasbridge.line import Line
 
 log = logging.getLogger("sasbridge.host")
@@ -67,6 +71,7 @@ class Timing:
     levels_stale: float = 1.0
     meters_every: float = 30.0
     offline_after: int = 5  # polls unanswered in a row before the machine is reported not answering
+    play_control_retry: float = 1.0  # an LP 0x01/0x02 the machine NACKed is asked again after this
 
 
 def cents(value: int) -> str:
@@ -88,6 +93,7 @@ class SasHost:
         timing: Timing | None = None,
         load: Callable[[str], str | None] | None = None,
         save: Callable[[str, str], None] | None = None,
+        gate: PlayGate | None = None,
     ) -> None:
         self.line = line
         self.address = address
@@ -103,6 +109,7 @@ class SasHost:
         self.levels: list[tuple[str, int]] = []
         self.levels_at = -1e9
         self.reset_wanted = False
+        self.gate = gate or PlayGate(float("inf"), 0.0)  # without one: play control left alone
         # The machine as read.
         self.real_time = False
         self.answering = False
@@ -114,6 +121,8 @@ class SasHost:
         self.bets_since_meters = 0
         self.handpay: sas.HandpayInfo | None = None
         self.hit_reported_unpaid = False
+        self.machine_enabled: bool | None = None  # as its last ACKed LP 0x01/0x02 left it; None: unknown
+        self.play_control_at = 0.0  # no LP 0x01/0x02 before (after a NACK or no answer)
         self.next_broadcast = 0.0
         self.next_meters = 0.0
         self.meters_deferred = False
@@ -173,6 +182,7 @@ class SasHost:
         if self.silent_polls >= self.timing.offline_after or not self.answering:
             if not self.answering:
                 log.info("address %d answers", self.address)
+                self.machine_enabled = None  # perhaps restarted: play control is told again
             self.answering = True
             self.counters.set("machine_answering", 1)
         self.silent_polls = 0
@@ -240,6 +250,7 @@ class SasHost:
             if self.general_unanswered:
                 return
         self._broadcast(now)
+        self._play_control(now)
         if self.reset_wanted:
             self._handpay_reset()
         if now >= self.next_meters or self.meters_deferred:
@@ -259,6 +270,44 @@ class SasHost:
             frame = sas.encode_multi_level_broadcast(self.group, amounts)
         self.line.send(frame, wakeup=True)
         self.counters.add("broadcasts")
+
+    def _play_control(self, now: float) -> None:
+        """LP 0x01 (disable play) or 0x02 (enable it) when the hall's word (the gate) differs from what the
+        machine last ACKed; a machine that NACKs it or does not answer is asked again later."""
+        wanted = self.gate.wanted(now)
+        if wanted.enable is None or wanted.enable == self.machine_enabled or now < self.play_control_at:
+            return
+        what = "LP 02" if wanted.enable else "LP 01"
+        command = sas.LP_STARTUP if wanted.enable else sas.LP_SHUTDOWN
+        answer = self._transact(sas.encode_play_control(self.address, wanted.enable), command, what)
+        if answer is None:
+            self.play_control_at = now + self.timing.poll_every * 5
+            return
+        try:
+            acked = sas.decode_long_poll_ack(answer, self.address)
+        except sas.SasError as exc:
+            self._bad_frame(answer, what, exc)
+            return
+        if not acked:
+            self.counters.add("play_control_nack")
+            self.play_control_at = now + self.timing.play_control_retry
+            log.warning("%s NACKed by address %d: asked again later", what, self.address)
+            return
+        self.machine_enabled = wanted.enable
+        self.counters.set("machine_enabled", int(wanted.enable))
+        if wanted.enable:
+            self.counters.add("machine_enables")
+            log.info("play enabled on the machine (LP 02): the hall has it in service")
+        else:
+            self.counters.add("machine_disables")
+            if wanted.reason == HALL_LOST:
+                self.counters.add("machine_disables_hall_lost")
+                log.warning(
+                    "play disabled on the machine (LP 01): the hall out of reach for more than %g s",
+                    self.gate.lost_after,
+                )
+            else:
+                log.info("play disabled on the machine (LP 01): the hall locked it (%s)", wanted.reason)
 
     def _handpay_reset(self) -> None:
         with self.lock:

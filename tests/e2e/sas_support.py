@@ -157,7 +157,8 @@ class Relay:
 
 
 class Bridge:
-    """The bridge process; `restart` keeps its journal (the same file), as a board's reboot would."""
+    """The bridge process; `restart` keeps its journal (the same file), as a board's reboot would. Its device
+    token is in a file beside the journal, readable by its owner only (``--token-file``), as installed."""
 
     def __init__(
         self,
@@ -170,8 +171,13 @@ class Bridge:
         journal: Path,
         software_version: str,
         log: Path,
+        extra: tuple[str, ...] = (),
     ) -> None:
         self.metrics_port = free_port()
+        token_file = journal.with_name(journal.name + ".token")
+        descriptor = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(token + "\n")
         self.args = [
             sys.executable,
             "-m",
@@ -188,7 +194,8 @@ class Bridge:
             f"ws://127.0.0.1:{hall_port}",
             "--asset",
             asset,
-            f"--token={token}",  # a token may start with "-"
+            "--token-file",
+            str(token_file),
             "--venue",
             str(venue),
             "--software-version",
@@ -203,6 +210,7 @@ class Bridge:
             "0.3",
             "--meters-every",
             "1.0",
+            *extra,
         ]
         self.log_path = log
         self.proc = self._start()

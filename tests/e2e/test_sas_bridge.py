@@ -19,34 +19,23 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
-from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 
 from halls.models import Venue
 from jackpots.services import reports
-from machines.models import MachineEvent, MeterSnapshot, ProgressiveHit, SequenceGap
+from machines.models import SequenceGap
 from tests.cashier_support import on_shift
 from tests.e2e.browser_support import call
-from tests.e2e.machines_support import (
-    LEVELS,
-    SOFTWARE,
-    Floor,
-    LinkBeat,
-    StaffSession,
-    contributed,
-    fold_and_read,
-    link_beat,
-    link_floor,
-    plays_of,
-)
-from tests.e2e.sas_support import Bridge, Egm, Relay, wait_for
+from tests.e2e.machines_support import LinkBeat, StaffSession, contributed, fold_and_read, link_beat
+from tests.e2e.sas_rig import RATES, Rig, assert_exact, db_call, hall_state, rig, settle
+from tests.e2e.sas_support import wait_for
 
-__all__ = ["link_beat"]
+__all__ = ["link_beat", "rig"]
+
+D = Decimal
 
 # The plays of the first test: 150 by default (seconds); bench/sas_bridge.py --plays 10000 runs it with more.
 PLAYS = int(os.environ.get("HALL_SAS_PLAYS", "150"))
@@ -54,111 +43,6 @@ PLAYS = int(os.environ.get("HALL_SAS_PLAYS", "150"))
 # issue's 60 s) runs it longer.
 CUT = float(os.environ.get("HALL_SAS_CUT_SECONDS", "5"))
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120 + PLAYS // 20 + int(CUT))]
-
-D = Decimal
-DENOM = D("0.20")
-RATES = {spec.name: spec.contribution_rate for spec in LEVELS}
-
-
-class Rig:
-    def __init__(self, floor: Floor, server_url: str, tmp: Path) -> None:
-        self.floor = floor
-        self.machine = floor.machines[0]
-        self.egm = Egm()
-        self.relay = Relay(int(server_url.rsplit(":", 1)[1]))
-        self.bridge = Bridge(
-            pty=self.egm.pty,
-            hall_port=self.relay.port,
-            asset=self.machine.asset_number,
-            token=floor.tokens[0],
-            venue=self.machine.venue_id,
-            journal=tmp / "journal.sqlite3",
-            software_version=SOFTWARE,
-            log=tmp / "bridge.log",
-        )
-
-    def detail(self) -> str:
-        try:
-            return f"egm: {self.egm.status()} bridge: {self.bridge.status()} log: {self.bridge.log()}"
-        except Exception as exc:
-            return f"({exc}) log: {self.bridge.log()}"
-
-    def close(self) -> None:
-        self.bridge.close()
-        self.egm.close()
-        self.relay.close()
-
-    def idle(self) -> bool:
-        """The machine played all it was asked, the bridge read it all and the hall acknowledged it all,
-        with a meter read after the last game."""
-        egm = self.egm.status()
-        if egm["plays_left"] or egm["game_open"] or egm["queue"]:
-            return False
-        status = self.bridge.status()
-        return bool(status["journal"]["pending"] == 0)
-
-    def play(self, count: int, every: float = 0.02) -> None:
-        self.egm.cmd("play", count=count, every=every)
-
-
-@pytest.fixture
-def rig(server_url: str, link_beat: LinkBeat, venue: Venue, operator: User, tmp_path: Path) -> Iterator[Rig]:
-    floor = link_floor(venue, operator, 1, code="SAS-A")
-    made = Rig(floor, server_url, tmp_path)
-    yield made
-    made.close()
-
-
-def hall_state(rig: Rig) -> dict[str, Any]:
-    count, bets = plays_of(rig.machine)
-    snapshot = MeterSnapshot.objects.filter(machine=rig.machine).order_by("-seq").first()
-    return {
-        "plays": count,
-        "bets": bets,
-        "meters": None
-        if snapshot is None
-        else (snapshot.coin_in, snapshot.coin_out, snapshot.jackpots_paid, snapshot.games_played),
-        "events": sorted(MachineEvent.objects.filter(machine=rig.machine).values_list("kind", flat=True)),
-        "hits": list(
-            ProgressiveHit.objects.filter(machine=rig.machine).values_list("pk", "level__name", "paid_at")
-        ),
-    }
-
-
-async def settle(rig: Rig, games: int) -> dict[str, Any]:
-    """Wait until the hall holds `games` plays and a meter snapshot taken after the last of them."""
-
-    def done() -> dict[str, Any] | None:
-        state = hall_state(rig)
-        egm = rig.egm.status()
-        meters = state["meters"]
-        if state["plays"] == games and meters is not None and meters[3] == egm["games_played"] and rig.idle():
-            return state
-        return None
-
-    return await asyncio.to_thread(
-        wait_for, lambda: _db(done), 60 + games // 20, f"{games} plays settled", 0.2, rig.detail
-    )
-
-
-def _db(fn: Any) -> Any:
-    from django.db import connection
-
-    try:
-        return fn()
-    finally:
-        connection.close()
-
-
-def assert_exact(state: dict[str, Any], egm: dict[str, Any], pool_received: dict[str, Decimal]) -> None:
-    games = egm["games_played"]
-    coin_in = egm["coin_in"] * DENOM
-    assert state["plays"] == games
-    assert state["bets"] == coin_in
-    assert state["meters"][0] == coin_in
-    assert state["meters"][1] == egm["coin_out"] * DENOM
-    assert state["meters"][3] == games
-    assert pool_received == {name: coin_in * rate for name, rate in RATES.items()}
 
 
 @pytest.mark.cashier_off_shift
@@ -214,7 +98,7 @@ async def test_sas_machine_plays_meters_bad_input_and_a_hit_paid_once_through_th
     await asyncio.to_thread(rig.egm.cmd, "hit", level=1, twice=True)
     await asyncio.to_thread(rig.play, 1)
     hits = await asyncio.to_thread(
-        wait_for, lambda: _db(lambda: hall_state(rig)["hits"]), 20, "the hit in the hall", 0.2, rig.detail
+        wait_for, lambda: db_call(lambda: hall_state(rig)["hits"]), 20, "the hit in the hall", 0.2, rig.detail
     )
     assert len(hits) == 1 and hits[0][1] == "Mayor" and hits[0][2] is None
     egm = await asyncio.to_thread(rig.egm.status)

@@ -339,6 +339,49 @@ def test_ack_and_nack():
         sas.decode_long_poll_ack(b"\x00", 0)  # broadcasts get no answer at all
 
 
+# --- 0x01 / 0x02 ----------------------------------------------------------------------------------------
+
+# LP 0x01 (shutdown: lock out play) and 0x02 (startup: enable play) to machine 1, type S: address, command,
+# CRC (Aristocrat LP01ShutdownParser.cs @ d153cca961428a7fce08d3d4c42735bb5d47b064 and LP02StartupParser.cs
+# @ c5b1311973f4c8602d69000ae886151e3ecf531f: "Address 01-7F, Command 01/02, CRC 0000-FFFF"), 4 bytes.
+# Nibble steps, both from crc = 1189 after the address byte 01 (as in ARDUINO_71 above):
+#   01 lo q=(9^1)=8 crc=0118^8408=8510      01 hi q=(0^0)=0 crc=0851           -> CRC 0x0851: 51 08
+#   02 lo q=(9^2)=B crc=0118^B58B=B493      02 hi q=(3^0)=3 crc=0B49^3183=3ACA -> CRC 0x3ACA: CA 3A
+# (B * 0x1081 = B | B << 7 | B << 12 = 000B ^ 0580 ^ B000 = B58B; 3 * 0x1081 = 0003 ^ 0180 ^ 3000 = 3183.)
+LP01_FRAME = bytes.fromhex("01 01  51 08")
+LP02_FRAME = bytes.fromhex("01 02  CA 3A")
+
+
+def test_shutdown_and_startup_by_hand():
+    assert spec_crc(LP01_FRAME[:2]) == 0x0851 and spec_crc(LP02_FRAME[:2]) == 0x3ACA
+    assert sas.encode_play_control(1, enable=False) == LP01_FRAME
+    assert sas.encode_play_control(1, enable=True) == LP02_FRAME
+    assert sas.decode_play_control(LP01_FRAME) == (1, False)
+    assert sas.decode_play_control(LP02_FRAME) == (1, True)
+    # The host's message is 4 bytes; the machine's answer is its address (ACK) or address | 0x80 (NACK).
+    assert sas.host_message_length(LP01_FRAME[:2]) == sas.host_message_length(LP02_FRAME[:2]) == 4
+    assert sas.response_length(sas.LP_SHUTDOWN, b"\x01") == 1
+    assert sas.response_length(sas.LP_STARTUP, b"\x81") == 1
+    assert sas.decode_long_poll_ack(b"\x01", 1) is True
+
+
+def test_shutdown_and_startup_errors():
+    for address in (0, 0x80, True):  # the broadcast address gets no answer: never an addressed lock-out
+        with pytest.raises(SasError):
+            sas.encode_play_control(address, enable=False)
+    with pytest.raises(SasError, match="CRC"):
+        sas.decode_play_control(LP01_FRAME[:-1] + b"\x00")
+    with pytest.raises(SasError, match="not a shutdown"):
+        sas.decode_play_control(sas.frame(1, 0x03))
+    with pytest.raises(SasError, match="4 bytes"):
+        sas.decode_play_control(sas.frame(1, 0x01, b"\x00"))
+    with pytest.raises(SasError):
+        sas.decode_play_control(sas.frame(0, 0x01))
+    for corrupted in [*flips(LP01_FRAME), *flips(LP02_FRAME)]:
+        with pytest.raises(SasError):
+            sas.decode_play_control(corrupted)
+
+
 # --- meters ---------------------------------------------------------------------------------------------
 
 

@@ -27,7 +27,9 @@ codes = st.lists(st.sampled_from(sorted(sas.SELECTED_METER_SIZES)), min_size=1, 
 def frames(draw: st.DrawFn) -> Case:
     """A valid EGM/host frame and the decoder that reads it back."""
     kind = draw(
-        st.sampled_from(["rte_start", "rte_end", "rte_door", "meters", "win", "handpay", "reset", "req"])
+        st.sampled_from(
+            ["rte_start", "rte_end", "rte_door", "meters", "win", "handpay", "reset", "req", "control"]
+        )
     )
     address = draw(addresses)
     if kind.startswith("rte"):
@@ -68,6 +70,9 @@ def frames(draw: st.DrawFn) -> Case:
             sas.encode_remote_handpay_reset_response(address, code),
             (sas.decode_remote_handpay_reset_response, (address, code)),
         )
+    if kind == "control":
+        enable = draw(st.booleans())
+        return sas.encode_play_control(address, enable), (sas.decode_play_control, (address, enable))
     picked = draw(codes)
     game = draw(st.integers(0, 9999))
     return (
@@ -109,8 +114,10 @@ def test_a_truncated_frame_is_refused(case: Case, data: st.DataObject) -> None:
 @given(frames())
 def test_the_framing_functions_tell_each_frame_its_length(case: Case) -> None:
     message, (decode, _) = case
-    if decode is sas.decode_selected_meters_request:
+    if decode in (sas.decode_selected_meters_request, sas.decode_play_control):
         assert sas.host_message_length(message[:3]) == len(message)
+        if decode is sas.decode_play_control:  # type S: answered by the one-byte ACK
+            assert sas.response_length(message[1], bytes([message[0]])) == 1
         return
     command = None if message[1] == sas.REAL_TIME_MARKER else message[1]
     assert sas.response_length(command, message[:3]) == len(message)

@@ -11,6 +11,7 @@ from typing import Any
 from machines import sas
 from machines.sasbridge.counters import Counters
 from machines.sasbridge.egm import Egm
+from machines.sasbridge.gate import PlayGate
 from machines.sasbridge.host import SasHost, Timing
 
 LEVELS = [("Mayor", 200_000), ("Menor", 20_000)]
@@ -52,13 +53,16 @@ class DirectLine:
 
 
 class Rig:
-    def __init__(self) -> None:
+    def __init__(self, *, welcomed: bool = True) -> None:
         self.clock = [1000.0]
         self.egm = Egm(address=1, denom_cents=20, seed=7)
         self.line = DirectLine(self.egm, self.clock)
         self.sent: list[dict[str, Any]] = []
         self.once: set[str] = set()
         self.counters = Counters()
+        self.gate = PlayGate(5.0, self.clock[0])  # the hall's word on play (LP 0x01/0x02)
+        if welcomed:
+            self.gate.welcomed("in_service", "")
         self.host = SasHost(
             self.line,
             address=1,
@@ -69,6 +73,7 @@ class Rig:
             remember=self.remember,
             counters=self.counters,
             timing=Timing(meters_every=5.0, levels_stale=1.0),
+            gate=self.gate,
         )
 
     def emit(self, message: dict[str, Any], once: str | None = None) -> int:
@@ -235,3 +240,126 @@ def test_a_bridge_restarted_in_the_middle_of_a_game_still_makes_its_play() -> No
     rig.clock[0] += 2.0
     rig.run(1.0)
     assert len(rig.of("play")) == 1 and store["open_game"] == ""
+
+
+def test_the_hall_lock_disables_play_on_the_machine_and_the_unlock_enables_it() -> None:
+    rig = Rig()
+    rig.egm.command({"cmd": "play", "count": 400, "every": 0.05}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.run(2)
+    assert rig.host.machine_enabled is True and not rig.egm.disabled
+    assert rig.egm.stats["startups_again"] == 1  # it was enabled: the startup changed nothing
+    rig.gate.locked("operator")
+    rig.run(0.05)
+    assert rig.egm.disabled and rig.count("machine_disables") == 1
+    games = rig.egm.games_played
+    rig.run(3)
+    assert rig.egm.games_played == games and rig.egm.plays_left > 0  # it plays no more
+    assert not rig.egm.link_locked  # the broadcast goes on: the lock-out is the host's, not the link's
+    rig.gate.unlocked()
+    rig.run(0.05)
+    assert not rig.egm.disabled and rig.count("machine_enables") == 2
+    rig.run(30)
+    plays = rig.of("play")
+    assert len(plays) == 400 == rig.egm.games_played
+    assert sum(int(p["bet"].replace(".", "")) for p in plays) == rig.egm.coin_in * 20
+    assert rig.count("meter_mismatch") == 0
+    assert rig.egm.stats["shutdowns"] == 1 and rig.egm.stats["startups"] == 1
+
+
+def test_a_hand_pay_and_a_hall_lock_are_lifted_each_by_its_own_message() -> None:
+    rig = Rig()
+    rig.egm.command({"cmd": "hit", "level": 2}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.egm.command({"cmd": "play", "count": 1}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.run(1)
+    assert rig.egm.handpay is not None and rig.host.handpay is not None
+    rig.gate.locked("operator")
+    rig.egm.command({"cmd": "play", "count": 20, "every": 0.05}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.run(0.5)
+    assert rig.egm.disabled
+    rig.host.request_handpay_reset()  # the hand pay paid: its lock lifted, the hall's lock holds
+    rig.run(2)
+    assert rig.egm.handpay is None and rig.egm.disabled and rig.egm.games_played == 1
+    rig.gate.unlocked()
+    rig.run(3)
+    assert not rig.egm.disabled and rig.egm.games_played == 21
+    assert len(rig.of("hit")) == 1
+
+
+def test_the_hall_in_service_again_leaves_a_hand_pay_pending_to_its_reset() -> None:
+    rig = Rig()
+    rig.egm.command({"cmd": "hit", "level": 1}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.egm.command({"cmd": "play", "count": 1}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.run(1)
+    assert rig.egm.handpay is not None
+    rig.gate.locked("hand_pay")
+    rig.run(0.2)
+    rig.gate.unlocked()
+    rig.egm.command({"cmd": "play", "count": 5, "every": 0.05}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.run(1)
+    assert not rig.egm.disabled and rig.egm.handpay is not None and rig.egm.games_played == 1
+    rig.host.request_handpay_reset()
+    rig.run(1)
+    assert rig.egm.handpay is None and rig.egm.games_played == 6
+    assert len(rig.of("hit")) == 1
+
+
+def test_the_hall_lost_past_its_window_disables_play_until_it_says_in_service() -> None:
+    rig = Rig()
+    rig.egm.command({"cmd": "play", "count": 10**6, "every": 0.05}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.run(1)
+    rig.gate.lost(rig.clock[0])
+    rig.run(4.9)  # within the window the machine plays on
+    assert not rig.egm.disabled and rig.count("machine_disables") == 0
+    rig.run(0.2)
+    assert rig.egm.disabled and rig.count("machine_disables_hall_lost") == 1
+    games = rig.egm.games_played
+    rig.run(2)
+    assert rig.egm.games_played == games
+    rig.gate.welcomed("locked", "operator")  # back, but locked by the operator meanwhile: still disabled
+    rig.run(1)
+    assert rig.egm.disabled and rig.count("machine_enables") == 1
+    rig.gate.welcomed("in_service", "")
+    rig.run(1)
+    assert not rig.egm.disabled and rig.egm.games_played > games
+
+
+def test_before_the_hall_says_anything_the_machine_is_left_as_it_is_until_the_window() -> None:
+    rig = Rig(welcomed=False)
+    rig.egm.disabled = True  # as a bridge that disabled it left it, before this one started
+    rig.run(4.9)
+    assert rig.egm.disabled and rig.egm.stats["startups"] == rig.egm.stats["shutdowns_again"] == 0
+    rig.run(0.2)  # the hall never came: the lock-out is said again (the machine ACKs, nothing changes)
+    assert rig.egm.disabled and rig.egm.stats["shutdowns_again"] == 1
+    rig.gate.welcomed("in_service", "")
+    rig.run(0.1)
+    assert not rig.egm.disabled
+
+
+def test_a_machine_that_comes_back_after_not_answering_is_told_again() -> None:
+    rig = Rig()
+    rig.gate.welcomed("locked", "operator")
+    rig.run(0.2)
+    assert rig.egm.disabled and rig.count("machine_disables") == 1
+    rig.egm.command({"cmd": "mute", "on": True}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.run(0.5)
+    rig.egm.disabled = False  # a power cycle that lost it
+    rig.egm.command({"cmd": "mute", "on": False}, rig.clock[0], None)  # type: ignore[arg-type]
+    rig.run(0.2)
+    assert rig.egm.disabled and rig.count("machine_disables") == 2
+
+
+def test_a_machine_that_nacks_the_lock_out_is_asked_again_later() -> None:
+    rig = Rig()
+    rig.gate.welcomed("locked", "operator")
+    real = rig.egm.answer
+
+    def nack_shutdown(message: bytes, now: float) -> bytes | None:
+        if len(message) > 1 and message[1] == sas.LP_SHUTDOWN and rig.clock[0] < 1001.0:
+            return bytes([rig.egm.address | sas.NACK_BIT])
+        return real(message, now)
+
+    rig.egm.answer = nack_shutdown  # type: ignore[method-assign]
+    rig.run(0.5)
+    assert not rig.egm.disabled and rig.count("play_control_nack") == 1
+    rig.run(1.0)
+    assert rig.egm.disabled and rig.count("play_control_nack") == 1

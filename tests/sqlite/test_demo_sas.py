@@ -5,7 +5,9 @@ behind a real bridge process (machines.sasbridge.bridge), and the other three on
 
 While it plays, the bridges and the machines are processes of the demo (children, one of each per bridged
 machine). Their progressive hits are frequent here (HALL_DEMO_HIT_PROBABILITY) and the demo's attendant pays
-a hand pay at the cashier after 2 s. After the run, tests/sqlite/demo_sas_check.py reads the database: the
+a hand pay at the cashier after 2 s. Each bridge's device token is in a file of the demo's private folder
+(mode 0600, ``--token-file``) and on no process's command line (/proc/<pid>/cmdline, what ``ps`` shows any
+user of the host). After the run, tests/sqlite/demo_sas_check.py reads the database: the
 machines' pool balances (in-process and through the API); every play of a bridged machine is one
 contribution per level with its seq and bet, and the levels got exactly bet × rate; every consecutive pair of
 its meter snapshots (read by the bridge by SAS long poll) grew by exactly the plays recorded between them, no
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from decimal import Decimal
@@ -45,13 +48,20 @@ def test_the_demo_plays_linked_machines_through_sas_bridges(tmp_path: Path) -> N
         HALL_DEMO_SAS_METERS_SECONDS="4",
     )
     seen: dict[str, list[str]] = {}
+    tokens: dict[str, tuple[str, int]] = {}  # token file -> (its token, its mode)
+    command_lines: list[bytes] = []
 
     def processes(demo: subprocess.Popen[bytes]) -> None:
-        for child in psutil.Process(demo.pid).children(recursive=True):
-            command = " ".join(child.cmdline())
+        for child in [psutil.Process(demo.pid), *psutil.Process(demo.pid).children(recursive=True)]:
+            raw = Path(f"/proc/{child.pid}/cmdline").read_bytes()  # NUL-separated, as ps reads it
+            command_lines.append(raw)
+            words = [word.decode() for word in raw.split(b"\0") if word]
             for module in ("machines.sasbridge.bridge", "machines.sasbridge.egm"):
-                if module in command:
-                    seen.setdefault(module, []).append(command)
+                if module in words:
+                    seen.setdefault(module, []).append(" ".join(words))
+            if "machines.sasbridge.bridge" in words and "--token-file" in words:
+                path = Path(words[words.index("--token-file") + 1])
+                tokens[str(path)] = (path.read_text().strip(), stat.S_IMODE(path.stat().st_mode))
 
     text = play_demo(env, tmp_path / "demo.log", SECONDS, ("--sas-machines", "3"), processes)
     assert "Uvicorn running" in text, text[-5000:]
@@ -66,6 +76,11 @@ def test_the_demo_plays_linked_machines_through_sas_bridges(tmp_path: Path) -> N
     assert len(bridges) == 3 and len(seen.get("machines.sasbridge.egm", [])) == 3, seen
     assert all("--line framed:/dev/pts/" in command for command in bridges), bridges
     assert sorted(c.split("--asset ")[1].split()[0] for c in bridges) == list(BRIDGED)
+    # Each bridge's token in a file of its owner only, and no token on any command line of the demo's.
+    assert len(tokens) == 3 and all(mode == 0o600 and len(token) >= 16 for token, mode in tokens.values())
+    assert all(" --token " not in c and "--token=" not in c for c in bridges), bridges
+    for token, _ in tokens.values():
+        assert not any(token.encode() in raw for raw in command_lines)
 
     check = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "sqlite" / "demo_sas_check.py"), *BRIDGED],
