@@ -362,11 +362,19 @@ class MachineConsumer(AsyncWebsocketConsumer):
             welcome = await batcher().submit((machine_id, message))
             if LINK_GROUP_KEY in welcome:
                 await self._follow_link(welcome.pop(LINK_GROUP_KEY))
-            await self.send(text_data=protocol.encode(welcome))
+            await self._answer(machine_id, welcome)
             return
         reply = await batcher().submit((machine_id, message))
         metrics.GATEWAY_ACKS.labels(str(reply.get("status", "")), str(reply.get("code", ""))).inc()
-        await self.send(text_data=protocol.encode(reply))
+        await self._answer(machine_id, reply)
+
+    async def _answer(self, machine_id: int, reply: dict[str, Any]) -> None:
+        """The gateway's answer, sent back. The call has committed: a socket gone meanwhile is no failure
+        of it (the board sends the seq again and is answered `duplicate`)."""
+        try:
+            await self.send(text_data=protocol.encode(reply))
+        except Exception:
+            log.info("answer to machine %s not written: its socket is gone (the call was taken)", machine_id)
 
     # --- messages from the system (channel layer) ---
 

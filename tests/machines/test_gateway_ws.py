@@ -279,6 +279,36 @@ async def test_a_failed_gateway_call_is_refused_and_the_socket_stays(
     await communicator.disconnect()
 
 
+async def test_an_answer_lost_with_its_socket_is_no_failed_call(
+    layer: Any, board: tuple[Machine, str], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    machine, token = board
+    communicator = await connect(machine, token)
+    real_send = consumers.MachineConsumer.send
+    lost: list[str] = []
+
+    async def gone_for_acks(self: Any, text_data: str | None = None, **kwargs: Any) -> None:
+        if text_data is not None and json.loads(text_data).get("type") == "ack":
+            lost.append(text_data)
+            raise ConnectionResetError("the board went away while its answer was written")
+        await real_send(self, text_data=text_data, **kwargs)
+
+    monkeypatch.setattr(consumers.MachineConsumer, "send", gone_for_acks)
+    await communicator.send_to(text_data=json.dumps(play(1)))
+    for _ in range(100):  # the call commits, then its answer is lost
+        if lost:
+            break
+        await asyncio.sleep(0.05)
+    assert lost and json.loads(lost[0])["status"] == "accepted"
+    assert await communicator.receive_nothing(timeout=0.3)  # no "server_error" for a call that was taken
+    assert "gateway call failed" not in caplog.text
+    monkeypatch.setattr(consumers.MachineConsumer, "send", real_send)
+    reply = await send(communicator, play(1))  # the board sends it again: taken once
+    assert (reply["seq"], reply["status"]) == (1, "duplicate")
+    assert await database_sync_to_async(Play.objects.filter(machine=machine).count)() == 1
+    await communicator.disconnect()
+
+
 async def test_broadcasts_do_not_wait_behind_a_slow_gateway_call_and_a_flood_is_refused_busy(
     layer: Any, board: tuple[Machine, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
