@@ -1,10 +1,10 @@
 """The wide-area reconciliations page in a real browser, in Spanish (issue 31): at the central, a pool's
 reconciliations of its venues' meters, newest first, one agreed and one where the pool's ledger holds a row
 of venue A that no batch of A's explains (found by the ledger check, to the sixth decimal); filtered by
-venue; the venue's inspector reads their own venue's only.
+venue; the same reconciliation as venue A recorded it; the venue's inspector reads their own venue's only.
 
 Screenshots left for a look in $HALL_SHOTS (when set): widearea-reconciliations.png,
-widearea-reconciliations-inspector.png.
+widearea-reconciliations-venue.png, widearea-reconciliations-inspector.png.
 """
 
 from __future__ import annotations
@@ -77,6 +77,15 @@ async def test_the_central_lists_its_reconciliations_and_each_difference(page: P
     await page.click("#wa-filter")
     await expect(page.locator(".wa-reconciliation")).to_have_count(1)
     await expect(page.locator(".wa-reconciliation")).to_have_attribute("data-venue", "WA-A")
+
+    # What venue A recorded of the central's answer (its own check of the central's records): the same.
+    await page.select_option("#wa-side", "venue")
+    await page.click("#wa-filter")
+    mine = page.locator(".wa-reconciliation")
+    await expect(mine).to_have_count(1)
+    await expect(mine).to_have_attribute("data-state", "differs")
+    await expect(mine.locator('.wa-differences tr[data-check="ledger"]')).to_have_count(3)
+    await shot(page, "widearea-reconciliations-venue.png")
 
 
 async def test_a_venues_inspector_reads_only_their_venues(page: Page, server_url: str) -> None:

@@ -467,8 +467,8 @@ def accept_meters(*, venue_id: int, payload: dict[str, Any], sequence: int) -> d
         side=Side.CENTRAL, venue_id=venue_id, pool_code=wide.pool.code, key=sequence
     ).first()
     if earlier is not None:  # the same message reconciled before: answered as then, nothing recorded
-        kinds = earlier.found.values_list("kind", flat=True)
-        return _answer(earlier, {k: list(kinds).count(k) for k in set(kinds)})
+        kinds = list(earlier.found.values_list("kind", flat=True))
+        return _answer(earlier, {k: kinds.count(k) for k in set(kinds)})
     received = core.sums_from_payload(member.received)
     applied, ledger = _applied(wide, venue_id), _ledger(wide, venue_id)
     found = core.reconcile(stated=stated, received=received, applied=applied, ledger=ledger)
@@ -604,8 +604,33 @@ def balance(*, wide_area: WideAreaPool) -> dict[str, Any]:
             {k: core.LevelSums(0, v.bet, v.to_meter, v.to_reserve, v.house) for k, v in ledger.items()},
         )
     ]
+    by_venue = _ledger_by_venue(wide_area)
     return {
-        "holds": report.holds and not mismatches,
+        "holds": report.holds and not mismatches and not by_venue,
         "ledger_vs_venues": mismatches,
+        "ledger_by_venue": by_venue,
         "report": report.as_dict(),
     }
+
+
+def _ledger_by_venue(wide_area: WideAreaPool) -> dict[str, list[dict[str, str]]]:
+    """Per member venue (by licence), where the pool's ledger rows attributed to it differ from the
+    central's record of what it received (money only, to the sixth decimal); none when every venue agrees."""
+    rows: dict[str, list[core.Row]] = {}
+    for source, name, bet, m, r, h in (
+        Contribution.objects.filter(pool=wide_area.pool, source__startswith=f"{SourceType.VENUE}:")
+        .order_by()
+        .values_list("source", "level__name", "bet", "to_meter", "to_reserve", "house")
+    ):
+        rows.setdefault(source, []).append((name, bet, m, r, h))
+    out: dict[str, list[dict[str, str]]] = {}
+    members = WideAreaVenue.objects.filter(wide_area=wide_area).select_related("venue").order_by("venue_id")
+    for member in members:
+        ledger = core.add_up(rows.pop(f"{SourceType.VENUE}:{member.venue_id}", []))
+        received = core.sums_from_payload(member.received)
+        found = core.differences(core.money_only(received), core.money_only(ledger))
+        if found:
+            out[member.venue.licence_number] = [d.as_payload() for d in found]
+    for source, left in sorted(rows.items()):  # rows of a venue that was never a member
+        out[source] = [d.as_payload() for d in core.differences({}, core.money_only(core.add_up(left)))]
+    return out

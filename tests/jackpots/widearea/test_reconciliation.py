@@ -121,8 +121,11 @@ def test_a_ledger_row_no_batch_explains_is_found_answered_and_recorded_on_both_s
     entry = AuditEntry.objects.filter(venue=net.a, action="widearea.meters_reconciled").order_by("pk").first()
     assert entry is not None and len(entry.data["differences"]) == 3
     assert {d["check"] for d in entry.data["differences"]} == {"ledger"}
-    # The pool's own balancing sees it too (its total), the venue's check names the venue.
-    assert not central.balance(wide_area=net.wide)["holds"]
+    # The pool's balancing report sees it too, and names the venue.
+    report = central.balance(wide_area=net.wide)
+    assert not report["holds"]
+    assert sorted(report["ledger_by_venue"]) == ["WA-A"]
+    assert {d["field"] for d in report["ledger_by_venue"]["WA-A"]} == {"bet", "to_meter", "house"}
 
 
 def test_a_batch_the_central_refused_shows_in_the_received_and_the_batches_checks() -> None:
