@@ -150,6 +150,8 @@ class WideAreaReconciliation(models.Model):
     received = models.JSONField(default=dict, verbose_name=_("central's record"))
     applied = models.JSONField(default=dict, verbose_name=_("batches accepted"))
     ledger = models.JSONField(default=dict, verbose_name=_("pool's ledger"))
+    # the last ledger row summed (the central's: the next reconciliation of the venue sums the rows after it)
+    ledger_through = models.BigIntegerField(default=0, verbose_name=_("ledger through"))
     differences = models.PositiveIntegerField(default=0, verbose_name=_("differences"))
     state = models.CharField(max_length=8, choices=ReconciliationState.choices, verbose_name=_("state"))
     reconciled_at = models.DateTimeField(verbose_name=_("reconciled at"))

@@ -39,14 +39,18 @@ def _collecting(inbox: list[InboxMessage]) -> Iterator[None]:
         _pending.reset(token)
 
 
-def accepted_messages(*, venue_id: int, kind: str) -> list[InboxMessage]:
-    """The venue's messages of `kind` accepted so far, in order, with their answers: the inbox's rows and,
-    inside the transaction that accepts several messages at once, those accepted before the one being
-    applied (their rows are written at the transaction's end). For a handler that reads what came
-    before it (a reconciliation summing the batches accepted)."""
-    written = list(InboxMessage.objects.filter(venue_id=venue_id, kind=kind).order_by("sequence"))
+def accepted_messages(*, venue_id: int, kind: str, after: int = 0) -> list[InboxMessage]:
+    """The venue's messages of `kind` accepted so far (numbered after `after`), in order, with their
+    answers: the inbox's rows and, inside the transaction that accepts several messages at once, those
+    accepted before the one being applied (their rows are written at the transaction's end). For a
+    handler that reads what came before it (a reconciliation summing the batches accepted)."""
+    written = list(
+        InboxMessage.objects.filter(venue_id=venue_id, kind=kind, sequence__gt=after).order_by("sequence")
+    )
     seen = {m.sequence for m in written}
-    pending = [m for m in _pending.get() or () if m.venue_id == venue_id and m.kind == kind]
+    pending = [
+        m for m in _pending.get() or () if m.venue_id == venue_id and m.kind == kind and m.sequence > after
+    ]
     return written + [m for m in pending if m.sequence not in seen]
 
 

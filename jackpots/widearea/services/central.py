@@ -397,24 +397,42 @@ def accept_hit(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
     return {"outcome": outcome.value, "amount": money.text(amount)}
 
 
-def _applied(wide: WideAreaPool, venue_id: int) -> dict[str, core.LevelSums]:
-    """What the central applied from the venue's batches to the pool: the sums of its contribution
-    messages the link accepted and did not refuse (the inbox's record, independent of the membership's)."""
-    applied: dict[str, core.LevelSums] = {}
-    for message in inbox.accepted_messages(venue_id=venue_id, kind=LinkKind.WA_CONTRIBUTIONS):
+def _since_last(
+    wide: WideAreaPool, venue_id: int, sequence: int
+) -> tuple[dict[str, core.LevelSums], dict[str, core.LevelSums], int]:
+    """The central's own records of the venue before its message `sequence`, each summed by level:
+    what it applied from the venue's batches (the contribution messages the link accepted and did not
+    refuse: the inbox's record, independent of the membership's running one) and the pool's ledger rows
+    attributed to the venue (one per level and batch; money only), with the last ledger row's id. Both
+    carried on from the venue's last reconciliation (the inbox and the ledger are append-only), so each
+    reconciliation reads only what came since."""
+    last = (
+        WideAreaReconciliation.objects.filter(
+            side=Side.CENTRAL, venue_id=venue_id, pool_code=wide.pool.code, key__lt=sequence
+        )
+        .order_by("-key")
+        .first()
+    )
+    after, applied, ledger, ledger_through = 0, {}, {}, 0
+    if last is not None:
+        after, ledger_through = last.key, last.ledger_through
+        applied, ledger = core.sums_from_payload(last.applied), core.sums_from_payload(last.ledger)
+    for message in inbox.accepted_messages(venue_id=venue_id, kind=LinkKind.WA_CONTRIBUTIONS, after=after):
         if message.payload.get("pool") != wide.pool.code or "refused" in (message.answer or {}):
             continue
         applied = core.merge(applied, core.sums_from_payload(message.payload.get("levels")))
-    return applied
-
-
-def _ledger(wide: WideAreaPool, venue_id: int) -> dict[str, core.LevelSums]:
-    """The pool's ledger rows attributed to the venue (one per level and batch), summed by level."""
-    return core.add_up(
-        Contribution.objects.filter(pool=wide.pool, source=f"{SourceType.VENUE}:{venue_id}")
-        .order_by()
-        .values_list("level__name", "bet", "to_meter", "to_reserve", "house")
+    rows = list(
+        Contribution.objects.filter(
+            pool=wide.pool, source=f"{SourceType.VENUE}:{venue_id}", id__gt=ledger_through
+        )
+        .order_by("id")
+        .values_list("id", "level__name", "bet", "to_meter", "to_reserve", "house")
     )
+    if rows:
+        ledger_through = rows[-1][0]
+        added = core.add_up((name, bet, m, r, h) for _id, name, bet, m, r, h in rows)
+        ledger = core.money_only(core.merge(ledger, added))
+    return applied, ledger, ledger_through
 
 
 def _told(row: WideAreaReconciliation, licence: str, found: list[dict[str, str]]) -> dict[str, Any]:
@@ -470,7 +488,7 @@ def accept_meters(*, venue_id: int, payload: dict[str, Any], sequence: int) -> d
         kinds = list(earlier.found.values_list("kind", flat=True))
         return _answer(earlier, {k: kinds.count(k) for k in set(kinds)})
     received = core.sums_from_payload(member.received)
-    applied, ledger = _applied(wide, venue_id), _ledger(wide, venue_id)
+    applied, ledger, ledger_through = _since_last(wide, venue_id, sequence)
     found = core.reconcile(stated=stated, received=received, applied=applied, ledger=ledger)
     now = timezone.now()
     row = WideAreaReconciliation.objects.create(
@@ -482,7 +500,8 @@ def accept_meters(*, venue_id: int, payload: dict[str, Any], sequence: int) -> d
         stated=core.sums_payload(stated),
         received=core.sums_payload(received),
         applied=core.sums_payload(applied),
-        ledger=core.sums_payload(core.money_only(ledger)),
+        ledger=core.sums_payload(ledger),
+        ledger_through=ledger_through,
         differences=len(found),
         state=ReconciliationState.DIFFERS if found else ReconciliationState.AGREED,
         reconciled_at=now,

@@ -181,9 +181,16 @@ def test_a_meters_message_delivered_again_is_not_reconciled_twice(net: Net) -> N
     assert (WideAreaDifference.objects.count(), WideAreaReconciliation.objects.count()) == rows
     assert AuditEntry.objects.filter(action="widearea.meters_reconciled").count() == audits
     assert (counted("central", "differs"), found("central", "ledger")) == before
-    # A new meters message is a new reconciliation.
-    reconcile(net, "a")
-    assert WideAreaReconciliation.objects.filter(side="central", venue=net.a).count() == 2
+    # A new meters message is a new reconciliation: it carries on from the last one (the batches and the
+    # ledger rows since), and the stray row it found is still there.
+    plays(net.machines["a"], 2, ["3.00"])
+    forward_all()
+    later = reconcile(net, "a")
+    assert (later.answer["state"], later.answer["by_check"]["ledger"]) == ("differs", 3)
+    first, second = WideAreaReconciliation.objects.filter(side="central", venue=net.a).order_by("key")
+    assert second.ledger_through > first.ledger_through > 0
+    assert D(second.applied["Grand"]["bet"]) == D(first.applied["Grand"]["bet"]) + D("3.00") == D("4.00")
+    assert D(second.ledger["Grand"]["bet"]) == D("6.00")  # with the stray 2.00
 
 
 def test_batches_and_meters_accepted_in_one_transaction_are_compared_like_with_like(net: Net) -> None:
