@@ -9,6 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 
 from halls.link.models import InboxMessage
@@ -118,6 +119,10 @@ def test_a_ledger_row_no_batch_explains_is_found_answered_and_recorded_on_both_s
         )
     ]
     assert (found("central", "ledger"), found("venue", "ledger")) == (before[0] + 3, before[1] + 3)
+    shown = Client().get("/metrics").content.decode()
+    line = 'hall_widearea_reconcile_differences_total{check="ledger",side="central"} '
+    assert any(row.startswith(line) and float(row[len(line) :]) >= 3 for row in shown.splitlines())
+    assert "hall_widearea_reconciliations_total{" in shown
     entry = AuditEntry.objects.filter(venue=net.a, action="widearea.meters_reconciled").order_by("pk").first()
     assert entry is not None and len(entry.data["differences"]) == 3
     assert {d["check"] for d in entry.data["differences"]} == {"ledger"}
