@@ -7,56 +7,112 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('halls', '0016_four_eyes_proposals'),
-        ('widearea', '0001_wide_area_pools'),
+        ("halls", "0016_four_eyes_proposals"),
+        ("widearea", "0001_wide_area_pools"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='wideareadifference',
-            name='kind',
-            field=models.CharField(choices=[('received', "Venue's totals against the central's record"), ('batches', "Venue's totals against the batches accepted"), ('ledger', "Batches accepted against the pool's ledger")], default='received', max_length=10, verbose_name='check'),
+            model_name="wideareadifference",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("received", "Venue's totals against the central's record"),
+                    ("batches", "Venue's totals against the batches accepted"),
+                    ("ledger", "Batches accepted against the pool's ledger"),
+                ],
+                default="received",
+                max_length=10,
+                verbose_name="check",
+            ),
         ),
         migrations.CreateModel(
-            name='WideAreaReconciliation',
+            name="WideAreaReconciliation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('side', models.CharField(choices=[('central', 'Central'), ('venue', 'Venue')], max_length=8, verbose_name='side')),
-                ('pool_code', models.CharField(max_length=40, verbose_name='pool code')),
-                ('key', models.BigIntegerField(verbose_name='meters message')),
-                ('through', models.BigIntegerField(default=0, verbose_name='forwarded through')),
-                ('stated', models.JSONField(default=dict, verbose_name="venue's totals")),
-                ('received', models.JSONField(default=dict, verbose_name="central's record")),
-                ('applied', models.JSONField(default=dict, verbose_name='batches accepted')),
-                ('ledger', models.JSONField(default=dict, verbose_name="pool's ledger")),
-                ('ledger_through', models.BigIntegerField(default=0, verbose_name='ledger through')),
-                ('differences', models.PositiveIntegerField(default=0, verbose_name='differences')),
-                ('state', models.CharField(choices=[('agreed', 'Agreed'), ('differs', 'Differences found')], max_length=8, verbose_name='state')),
-                ('reconciled_at', models.DateTimeField(verbose_name='reconciled at')),
-                ('venue', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='halls.venue', verbose_name='venue')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "side",
+                    models.CharField(
+                        choices=[("central", "Central"), ("venue", "Venue")],
+                        max_length=8,
+                        verbose_name="side",
+                    ),
+                ),
+                ("pool_code", models.CharField(max_length=40, verbose_name="pool code")),
+                ("key", models.BigIntegerField(verbose_name="meters message")),
+                ("through", models.BigIntegerField(default=0, verbose_name="forwarded through")),
+                ("stated", models.JSONField(default=dict, verbose_name="venue's totals")),
+                ("received", models.JSONField(default=dict, verbose_name="central's record")),
+                ("applied", models.JSONField(default=dict, verbose_name="batches accepted")),
+                ("ledger", models.JSONField(default=dict, verbose_name="pool's ledger")),
+                ("ledger_through", models.BigIntegerField(default=0, verbose_name="ledger through")),
+                ("differences", models.PositiveIntegerField(default=0, verbose_name="differences")),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[("agreed", "Agreed"), ("differs", "Differences found")],
+                        max_length=8,
+                        verbose_name="state",
+                    ),
+                ),
+                ("reconciled_at", models.DateTimeField(verbose_name="reconciled at")),
+                (
+                    "venue",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="halls.venue",
+                        verbose_name="venue",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'wide-area reconciliation',
-                'verbose_name_plural': 'wide-area reconciliations',
+                "verbose_name": "wide-area reconciliation",
+                "verbose_name_plural": "wide-area reconciliations",
             },
         ),
         migrations.AddField(
-            model_name='wideareadifference',
-            name='reconciliation',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='found', to='widearea.wideareareconciliation', verbose_name='reconciliation'),
+            model_name="wideareadifference",
+            name="reconciliation",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="found",
+                to="widearea.wideareareconciliation",
+                verbose_name="reconciliation",
+            ),
         ),
         migrations.AddIndex(
-            model_name='wideareareconciliation',
-            index=models.Index(fields=['side', 'pool_code', '-reconciled_at'], name='widearea_reconciliation_at'),
+            model_name="wideareareconciliation",
+            index=models.Index(
+                fields=["side", "pool_code", "-reconciled_at"], name="widearea_reconciliation_at"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='wideareareconciliation',
-            constraint=models.UniqueConstraint(fields=('side', 'venue', 'pool_code', 'key'), name='widearea_reconciliation_once'),
+            model_name="wideareareconciliation",
+            constraint=models.UniqueConstraint(
+                fields=("side", "venue", "pool_code", "key"), name="widearea_reconciliation_once"
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='wideareareconciliation',
-            trigger=pgtrigger.compiler.Trigger(name='append_only', sql=pgtrigger.compiler.UpsertTriggerSql(func="RAISE EXCEPTION 'pgtrigger: Cannot update or delete rows from % table', TG_TABLE_NAME;", hash='0821a70494085d25e8b1ed820fd4bc0f89cc9b94', operation='UPDATE OR DELETE', pgid='pgtrigger_append_only_2b635', table='widearea_wideareareconciliation', when='BEFORE')),
+            model_name="wideareareconciliation",
+            trigger=pgtrigger.compiler.Trigger(
+                name="append_only",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func="RAISE EXCEPTION 'pgtrigger: Cannot update or delete rows from % table', TG_TABLE_NAME;",
+                    hash="0821a70494085d25e8b1ed820fd4bc0f89cc9b94",
+                    operation="UPDATE OR DELETE",
+                    pgid="pgtrigger_append_only_2b635",
+                    table="widearea_wideareareconciliation",
+                    when="BEFORE",
+                ),
+            ),
         ),
     ]

@@ -33,6 +33,7 @@ from halls.cashier.services import payables
 from halls.errors import Conflict, DomainError, InvalidInput
 from halls.eventtypes import EventType, WideAreaDecided, WideAreaReconciled, WideAreaState
 from halls.link.kinds import LinkKind
+from halls.link.models import Destination, OutboxMessage
 from halls.link.services import outbox
 from halls.models import Network, Venue
 from halls.services import audit
@@ -459,7 +460,9 @@ def reconciled(payload: dict[str, Any]) -> None:
             side=Side.VENUE, venue_id=mirror.venue_id, pool_code=mirror.central_code, key=key
         ).exists():
             continue
-        stated = core.sums_from_payload(mirror.forwarded)
+        sent = _meters_sent(mirror, key)
+        stated = core.sums_from_payload(sent["levels"] if sent else mirror.forwarded)
+        through = int(sent["through"]) if sent else mirror.forwarded_through
         received = core.sums_from_payload(payload.get("levels") or {})
         # An older central tells only its received totals: those stand for its other records.
         applied = core.sums_from_payload(payload.get("applied", payload.get("levels")) or {})
@@ -471,7 +474,7 @@ def reconciled(payload: dict[str, Any]) -> None:
             pool_code=mirror.central_code,
             venue_id=mirror.venue_id,
             key=key,
-            through=mirror.forwarded_through,
+            through=through,
             stated=core.sums_payload(stated),
             received=core.sums_payload(received),
             applied=core.sums_payload(applied),
@@ -521,6 +524,24 @@ def reconciled(payload: dict[str, Any]) -> None:
             },
         )
         events.emit(f"pool.{mirror.pool_id}", EventType.WIDE_AREA_RECONCILED, shown)
+
+
+def _meters_sent(mirror: WideAreaMirror, sequence: int) -> dict[str, Any] | None:
+    """The venue's meters message numbered `sequence` as it sent it (its outbox keeps every message): the
+    totals the central reconciled, whatever was forwarded since (None: not found here)."""
+    sent = (
+        OutboxMessage.objects.filter(
+            venue_id=mirror.venue_id,
+            destination=Destination.CENTRAL,
+            sequence=sequence,
+            kind=LinkKind.WA_METERS,
+        )
+        .values_list("payload", flat=True)
+        .first()
+    )
+    if not isinstance(sent, dict) or sent.get("pool") != mirror.central_code:
+        return None
+    return sent
 
 
 def last_reconciliation(mirror: WideAreaMirror) -> WideAreaReconciliation | None:

@@ -281,3 +281,17 @@ def test_a_cut_venue_restored_is_reconciled_once_on_each_side(net: Net) -> None:
     publish_and_follow()
     rows = list(WideAreaReconciliation.objects.values_list("side", "venue_id", "state", "differences"))
     assert sorted(rows) == [("central", net.b.pk, "agreed", 0), ("venue", net.b.pk, "agreed", 0)]
+
+
+def test_the_venue_checks_the_answer_against_the_totals_it_sent_not_what_it_forwarded_since(net: Net) -> None:
+    plays(net.machines["a"], 1, ["1.00"])
+    sync(net)
+    venue.send_meters(mirror=net.mirror("a"))
+    deliver(net.a)  # reconciled at the central
+    plays(net.machines["a"], 2, ["5.00"])
+    forward_all()  # forwarded before the central's answer reaches the venue
+    publish_and_follow()
+    theirs = WideAreaReconciliation.objects.get(side="venue", venue=net.a)
+    assert (theirs.state, theirs.differences) == ("agreed", 0)
+    assert theirs.through < net.mirror("a").forwarded_through
+    assert D(theirs.stated["Grand"]["bet"]) == D("1.00")
