@@ -28,6 +28,7 @@ urlpatterns = [
     path("", include("bingo.network.interconnected.urls_central")),
     path("", include("jackpots.urls")),
     path("", include("jackpots.tables.urls")),
+    path("", include("jackpots.widearea.pages")),
     path("", include("machines.urls")),
     path("", include("halls.cashier.pages")),
     path("", include("halls.door.pages")),

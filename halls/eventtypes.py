@@ -75,6 +75,7 @@ class EventType(StrEnum):
     # withdrawn (the central silent past the pool's window), and a hit of this venue decided at the central
     WIDE_AREA_STATE = "widearea.state"
     WIDE_AREA_DECIDED = "widearea.decided"
+    WIDE_AREA_RECONCILED = "widearea.reconciled"
     # jackpots tables, on the table stream ("table.<id>")
     TABLE_CREATED = "table.created"
     TABLE_JOINED_POOL = "table.joined_pool"
@@ -528,6 +529,13 @@ class WideAreaState(TypedDict):
     levels: list[str]  # the wide-area levels concerned
 
 
+class WideAreaReconciled(TypedDict):
+    pool: int  # the venue's mirror pool
+    central: str
+    state: Literal["agreed", "differs"]
+    differences: int  # how many the venue's checks found (0: agreed)
+
+
 class WideAreaDecided(TypedDict):
     pool: int
     central: str
@@ -895,6 +903,7 @@ PAYLOADS: dict[EventType, Any] = {
     EventType.POOL_CREATED: PoolCreated,
     EventType.WIDE_AREA_STATE: WideAreaState,
     EventType.WIDE_AREA_DECIDED: WideAreaDecided,
+    EventType.WIDE_AREA_RECONCILED: WideAreaReconciled,
     EventType.POOL_MEMBERS_CHANGED: PoolMembersChanged,
     EventType.POOL_PARAMETERS_CHANGED: PoolParametersChanged,
     EventType.POOL_CORRECTED: PoolCorrected,

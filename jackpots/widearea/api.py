@@ -12,17 +12,19 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import path
-from drf_spectacular.utils import extend_schema
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from halls import access, money
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
+from halls.errors import PermissionDenied
 from halls.models import Role
 from halls.serializers import error_responses
 from jackpots.widearea.models import WideAreaMirror
-from jackpots.widearea.services import venue
+from jackpots.widearea.services import reconciliations, venue
 
 TAG = "wide-area"
 
@@ -60,8 +62,41 @@ class MirrorView(HallAPIView):
                 "heard_at": mirror.heard_at,
                 "forwarded": mirror.forwarded,
                 "holds": venue.balance(mirror=mirror)["holds"],
+                "last_reconciliation": _last(mirror),
             }
         )
+
+
+def _last(mirror: WideAreaMirror) -> dict[str, Any] | None:
+    row = venue.last_reconciliation(mirror)
+    if row is None:
+        return None
+    (shown,) = reconciliations.listed(venue_ids=[row.venue_id], side=row.side, pool=row.pool_code, limit=1)
+    return shown.as_payload()
+
+
+class ReconciliationsView(HallAPIView):
+    @extend_schema(
+        operation_id="widearea_reconciliations",
+        summary="The reconciliations of wide-area pools recorded here, newest first (the operator's and the "
+        "inspector's venues only)",
+        parameters=[
+            OpenApiParameter("side", str, enum=["central", "venue"]),
+            OpenApiParameter("pool", str),
+            OpenApiParameter("venue", int),
+        ],
+        responses={200: dict, **error_responses(403)},
+        tags=[TAG],
+    )
+    def get(self, request: Request) -> Response:
+        venue_ids = reconciliations.reader_venue_ids(request.user)
+        if not venue_ids:
+            raise PermissionDenied(
+                _("The reconciliations are for the venues' operators and inspectors."), code="role_required"
+            )
+        side, pool, venue_id = reconciliations.filters(request.query_params)
+        found = reconciliations.listed(venue_ids=venue_ids, side=side, pool=pool, venue_id=venue_id)
+        return Response({"side": side, "reconciliations": [item.as_payload() for item in found]})
 
 
 class HitView(HallAPIView):
@@ -85,6 +120,7 @@ class HitView(HallAPIView):
 
 
 urlpatterns = [
+    path("widearea/reconciliations/", ReconciliationsView.as_view(), name="api-widearea-reconciliations"),
     path("widearea/mirrors/<int:mirror_id>/", MirrorView.as_view(), name="api-widearea-mirror"),
     path("widearea/mirrors/<int:mirror_id>/hits/", HitView.as_view(), name="api-widearea-hits"),
 ]

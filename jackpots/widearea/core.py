@@ -127,6 +127,48 @@ def differences(venue: Mapping[str, LevelSums], central: Mapping[str, LevelSums]
     return out
 
 
+class Check(StrEnum):
+    """Which of the central's records a reconciliation compared (each a kind of difference found)."""
+
+    RECEIVED = "received"  # the venue's stated totals against the central's running record of its batches
+    BATCHES = "batches"  # the venue's stated totals against the batches the central accepted from it
+    LEDGER = "ledger"  # those accepted batches against the pool's ledger rows attributed to the venue
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A difference and the check that found it."""
+
+    check: Check
+    difference: Difference
+
+    def as_payload(self) -> dict[str, str]:
+        return {"check": self.check.value, **self.difference.as_payload()}
+
+
+def money_only(sums: Mapping[str, LevelSums]) -> dict[str, LevelSums]:
+    """The sums without their row counts (the ledger keeps one row per level and batch, not per play)."""
+    return {name: LevelSums(0, s.bet, s.to_meter, s.to_reserve, s.house) for name, s in sums.items()}
+
+
+def reconcile(
+    *,
+    stated: Mapping[str, LevelSums],
+    received: Mapping[str, LevelSums],
+    applied: Mapping[str, LevelSums],
+    ledger: Mapping[str, LevelSums],
+) -> list[Finding]:
+    """A venue's reconciliation at the central, per level and part: the venue's `stated` totals against the
+    central's running record of them (`received`) and against the sum of the batches it accepted from the
+    venue (`applied`), and those batches against the pool's `ledger` rows attributed to the venue (money
+    only: the ledger counts batches, not plays). None when every record agrees."""
+    return [
+        *(Finding(Check.RECEIVED, d) for d in differences(stated, received)),
+        *(Finding(Check.BATCHES, d) for d in differences(stated, applied)),
+        *(Finding(Check.LEDGER, d) for d in differences(money_only(applied), money_only(ledger))),
+    ]
+
+
 # --- the link-failure policy ---------------------------------------------------------------------------
 
 

@@ -22,7 +22,9 @@ def hit(message: VenueMessage) -> dict[str, Any]:
 
 @on_venue_message(LinkKind.WA_METERS)
 def meters(message: VenueMessage) -> dict[str, Any]:
-    return central.accept_meters(venue_id=message.venue_id, payload=message.payload)
+    return central.accept_meters(
+        venue_id=message.venue_id, payload=message.payload, sequence=message.sequence
+    )
 
 
 @on_central_entry(LinkKind.WA_LEVELS)

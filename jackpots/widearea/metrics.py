@@ -17,6 +17,18 @@ DIFFERENCES = Counter(
     "Meter differences found when a venue's and the central's meters were reconciled.",
     [],
 )
+RECONCILIATIONS = Counter(
+    "hall_widearea_reconciliations_total",
+    "A venue's meters reconciled (recorded once per meters message), by side and state (agreed, differs).",
+    ["side", "state"],
+)
+RECONCILE_DIFFERENCES = Counter(
+    "hall_widearea_reconcile_differences_total",
+    "Differences found reconciling a venue's meters, by side and the check that found them (received: the "
+    "venue's totals against the central's record; batches: against the batches accepted; ledger: the "
+    "batches accepted against the pool's ledger rows attributed to the venue).",
+    ["side", "check"],
+)
 OFFLINE = Counter(
     "hall_widearea_offline_total",
     "A venue's wide-area levels withdrawn because the central was silent past the pool's window.",

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from halls.fields import MoneyField
 from halls.models import Network, Venue, append_only
 from jackpots.models import Pool, PoolLevel
-from jackpots.widearea.core import OfflineAction, Outcome, SecondHit
+from jackpots.widearea.core import Check, OfflineAction, Outcome, SecondHit
 
 
 class OfflineActionChoice(models.TextChoices):
@@ -28,6 +28,22 @@ class OutcomeChoice(models.TextChoices):
     WON = Outcome.WON.value, _("Won")
     REDECIDED = Outcome.REDECIDED.value, _("Decided again against the reset level")
     LOST = Outcome.LOST.value, _("Already won: no prize")
+
+
+class CheckChoice(models.TextChoices):
+    RECEIVED = Check.RECEIVED.value, _("Venue's totals against the central's record")
+    BATCHES = Check.BATCHES.value, _("Venue's totals against the batches accepted")
+    LEDGER = Check.LEDGER.value, _("Batches accepted against the pool's ledger")
+
+
+class ReconciliationState(models.TextChoices):
+    AGREED = "agreed", _("Agreed")
+    DIFFERS = "differs", _("Differences found")
+
+
+class Side(models.TextChoices):
+    CENTRAL = "central", _("Central")
+    VENUE = "venue", _("Venue")
 
 
 # --- the central -----------------------------------------------------------------------------------------
@@ -119,12 +135,60 @@ class WideAreaHit(models.Model):
         triggers = [append_only()]
 
 
+class WideAreaReconciliation(models.Model):
+    """One reconciliation of a venue's meters, recorded once on each side: at the central for the venue's
+    meters message (`key`: its sequence on the link, so a message delivered again is not reconciled
+    twice), at the venue for the central's answer (`key`: the same sequence, told back). The totals each
+    record held, per level ({level: LevelSums payload}), and how many differences the checks found."""
+
+    side = models.CharField(max_length=8, choices=Side.choices, verbose_name=_("side"))
+    pool_code = models.CharField(max_length=40, verbose_name=_("pool code"))
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
+    key = models.BigIntegerField(verbose_name=_("meters message"))
+    through = models.BigIntegerField(default=0, verbose_name=_("forwarded through"))
+    stated = models.JSONField(default=dict, verbose_name=_("venue's totals"))
+    received = models.JSONField(default=dict, verbose_name=_("central's record"))
+    applied = models.JSONField(default=dict, verbose_name=_("batches accepted"))
+    ledger = models.JSONField(default=dict, verbose_name=_("pool's ledger"))
+    # the last ledger row summed (the central's: the next reconciliation of the venue sums the rows after it)
+    ledger_through = models.BigIntegerField(default=0, verbose_name=_("ledger through"))
+    differences = models.PositiveIntegerField(default=0, verbose_name=_("differences"))
+    state = models.CharField(max_length=8, choices=ReconciliationState.choices, verbose_name=_("state"))
+    reconciled_at = models.DateTimeField(verbose_name=_("reconciled at"))
+
+    class Meta:
+        verbose_name = _("wide-area reconciliation")
+        verbose_name_plural = _("wide-area reconciliations")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["side", "venue", "pool_code", "key"], name="widearea_reconciliation_once"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["side", "pool_code", "-reconciled_at"], name="widearea_reconciliation_at")
+        ]
+        triggers = [append_only()]
+
+
 class WideAreaDifference(models.Model):
-    """A difference found reconciling a venue's meters with the central's (recorded on both sides)."""
+    """A difference found reconciling a venue's meters with the central's (recorded on both sides), with
+    the check that found it (`kind`): for `ledger`, `venue_value` is what the venue's accepted batches
+    said and `central_value` what the pool's ledger holds of them."""
 
     side = models.CharField(max_length=8, verbose_name=_("side"))  # "central" or "venue"
     pool_code = models.CharField(max_length=40, verbose_name=_("pool code"))
     venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"))
+    reconciliation = models.ForeignKey(
+        WideAreaReconciliation,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="found",
+        verbose_name=_("reconciliation"),
+    )
+    kind = models.CharField(  # the check that found it
+        max_length=10, choices=CheckChoice.choices, default=CheckChoice.RECEIVED, verbose_name=_("check")
+    )
     level = models.CharField(max_length=60, verbose_name=_("level"))
     field = models.CharField(max_length=20, verbose_name=_("field"))
     venue_value = MoneyField(max_digits=20, decimal_places=6, verbose_name=_("venue's value"))

@@ -24,6 +24,8 @@ import pytest
 import uvicorn
 from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright, expect
 
+from tests.ports import free_port_in
+
 ROOT = Path(__file__).resolve().parents[2]
 # An assertion waits up to 15 s, not 5: a loaded CI machine is slow to render, never wrong to.
 expect.set_options(timeout=15_000)
@@ -101,7 +103,9 @@ class ServerThread(threading.Thread):
         super().__init__(name="uvicorn-e2e", daemon=True)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
+        # HALL_TEST_PORTS (tests.ports): a port of the given range, on a machine where each user has theirs.
+        spec = os.environ.get("HALL_TEST_PORTS", "").strip()
+        self.sock.bind(("127.0.0.1", free_port_in(spec) if spec else 0))
         self.port = self.sock.getsockname()[1]
         config = uvicorn.Config(
             "config.asgi:application", host="127.0.0.1", port=self.port, log_level="warning", lifespan="off"

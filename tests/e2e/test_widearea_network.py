@@ -243,8 +243,8 @@ def test_a_wide_area_pool_across_three_venues_through_their_links(net: Net) -> N
     )
     # venue 2's, once; venues 1 and 3 reconcile too if they went two heartbeats without the central's
     # levels (this test publishes them by hand): each without a difference
-    assert [answer for venue_, answer in final["meters"] if venue_ == lic(2)] == [{"differences": 0}]
-    assert all(answer == {"differences": 0} for _venue, answer in final["meters"])
+    assert [answer["differences"] for venue_, answer in final["meters"] if venue_ == lic(2)] == [0]
+    assert all(answer["differences"] == 0 for _venue, answer in final["meters"])
     assert final["differences"] == 0 and final["holds"]
     assert D(final["grand"]) == SEED + D("10.00") * RATE  # reset, then venue 2's 10.00 while cut off
     assert final["received"][lic(2)]["Grand"]["bet"] == "50.00"

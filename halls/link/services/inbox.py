@@ -3,6 +3,9 @@ in the transaction that records it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -21,6 +24,34 @@ from halls.link.services.locks import lock_venue_link
 
 class OutOfOrder(Conflict):
     default_code = "out_of_order"
+
+
+# The inbox rows of the messages accepted earlier in this transaction, written at its end (`_accept_group`).
+_pending: ContextVar[list[InboxMessage] | None] = ContextVar("hall_inbox_pending", default=None)
+
+
+@contextmanager
+def _collecting(inbox: list[InboxMessage]) -> Iterator[None]:
+    token = _pending.set(inbox)
+    try:
+        yield
+    finally:
+        _pending.reset(token)
+
+
+def accepted_messages(*, venue_id: int, kind: str, after: int = 0) -> list[InboxMessage]:
+    """The venue's messages of `kind` accepted so far (numbered after `after`), in order, with their
+    answers: the inbox's rows and, inside the transaction that accepts several messages at once, those
+    accepted before the one being applied (their rows are written at the transaction's end). For a
+    handler that reads what came before it (a reconciliation summing the batches accepted)."""
+    written = list(
+        InboxMessage.objects.filter(venue_id=venue_id, kind=kind, sequence__gt=after).order_by("sequence")
+    )
+    seen = {m.sequence for m in written}
+    pending = [
+        m for m in _pending.get() or () if m.venue_id == venue_id and m.kind == kind and m.sequence > after
+    ]
+    return written + [m for m in pending if m.sequence not in seen]
 
 
 @dataclass(frozen=True)
@@ -148,7 +179,8 @@ def _accept_group(
         link = lock_venue_link(venue_id)
         inbox: list[InboxMessage] = []
         try:
-            _apply_run(link, messages, inbox, done)
+            with _collecting(inbox):
+                _apply_run(link, messages, inbox, done)
         except OutOfOrder as out_of_order:
             refusal = out_of_order
         finally:

@@ -26,7 +26,7 @@ from halls import money
 from halls.actors import Actor
 from halls.errors import Conflict, DomainError, InvalidInput, NotFound
 from halls.link.kinds import LinkKind
-from halls.link.services import streams
+from halls.link.services import inbox, streams
 from halls.link.services.reach import NETWORK_PREFIX
 from halls.models import Venue
 from halls.services import audit
@@ -38,9 +38,12 @@ from jackpots.services.readmodels import meters
 from jackpots.widearea import core, metrics
 from jackpots.widearea.models import (
     OutcomeChoice,
+    ReconciliationState,
+    Side,
     WideAreaDifference,
     WideAreaHit,
     WideAreaPool,
+    WideAreaReconciliation,
     WideAreaVenue,
 )
 
@@ -394,9 +397,76 @@ def accept_hit(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
     return {"outcome": outcome.value, "amount": money.text(amount)}
 
 
-def accept_meters(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
-    """The venue's totals forwarded so far against what the central received from it (every earlier batch
-    is applied: the outbox is in order): each difference recorded, counted and told back to the venue."""
+def _since_last(
+    wide: WideAreaPool, venue_id: int, sequence: int
+) -> tuple[dict[str, core.LevelSums], dict[str, core.LevelSums], int]:
+    """The central's own records of the venue before its message `sequence`, each summed by level:
+    what it applied from the venue's batches (the contribution messages the link accepted and did not
+    refuse: the inbox's record, independent of the membership's running one) and the pool's ledger rows
+    attributed to the venue (one per level and batch; money only), with the last ledger row's id. Both
+    carried on from the venue's last reconciliation (the inbox and the ledger are append-only), so each
+    reconciliation reads only what came since."""
+    last = (
+        WideAreaReconciliation.objects.filter(
+            side=Side.CENTRAL, venue_id=venue_id, pool_code=wide.pool.code, key__lt=sequence
+        )
+        .order_by("-key")
+        .first()
+    )
+    after, applied, ledger, ledger_through = 0, {}, {}, 0
+    if last is not None:
+        after, ledger_through = last.key, last.ledger_through
+        applied, ledger = core.sums_from_payload(last.applied), core.sums_from_payload(last.ledger)
+    for message in inbox.accepted_messages(venue_id=venue_id, kind=LinkKind.WA_CONTRIBUTIONS, after=after):
+        if message.payload.get("pool") != wide.pool.code or "refused" in (message.answer or {}):
+            continue
+        applied = core.merge(applied, core.sums_from_payload(message.payload.get("levels")))
+    rows = list(
+        Contribution.objects.filter(
+            pool=wide.pool, source=f"{SourceType.VENUE}:{venue_id}", id__gt=ledger_through
+        )
+        .order_by("id")
+        .values_list("id", "level__name", "bet", "to_meter", "to_reserve", "house")
+    )
+    if rows:
+        ledger_through = rows[-1][0]
+        added = core.add_up((name, bet, m, r, h) for _id, name, bet, m, r, h in rows)
+        ledger = core.money_only(core.merge(ledger, added))
+    return applied, ledger, ledger_through
+
+
+def _told(row: WideAreaReconciliation, licence: str, found: list[dict[str, str]]) -> dict[str, Any]:
+    """What the venue is told of its reconciliation (on the network's stream, and as the message's answer
+    in short)."""
+    return {
+        "pool": row.pool_code,
+        "venue": licence,
+        "sequence": row.key,
+        "through": row.through,
+        "levels": row.received,
+        "applied": row.applied,
+        "ledger": row.ledger,
+        "state": row.state,
+        "differences": found,
+    }
+
+
+def _answer(row: WideAreaReconciliation, by_check: dict[str, int]) -> dict[str, Any]:
+    return {
+        "reconciliation": row.pk,
+        "state": row.state,
+        "differences": row.differences,
+        "by_check": {check.value: by_check.get(check.value, 0) for check in core.Check},
+    }
+
+
+def accept_meters(*, venue_id: int, payload: dict[str, Any], sequence: int) -> dict[str, Any]:
+    """The venue's totals forwarded so far (`payload`, the venue's meters message numbered `sequence` on
+    the link), reconciled with the central's own records of the venue (every earlier batch is applied:
+    the outbox is in order): its running record of the batches received, the batches the link accepted
+    from it, and the pool's ledger rows attributed to it (core.reconcile). The reconciliation and each
+    difference recorded once (the same message again: its first answer), audited, counted and told back
+    to the venue."""
     wide = _wide_area(payload.get("pool"))
     member = WideAreaVenue.objects.filter(wide_area=wide, venue_id=venue_id).first()
     if member is None:
@@ -407,40 +477,69 @@ def accept_meters(*, venue_id: int, payload: dict[str, Any]) -> dict[str, Any]:
             )
         )
     try:
-        venue_sums = core.sums_from_payload(payload.get("levels"))
-    except money.MoneyError as exc:
+        stated = core.sums_from_payload(payload.get("levels"))
+        through = int(payload.get("through") or 0)
+    except (money.MoneyError, TypeError, ValueError) as exc:
         raise _refuse(InvalidInput(str(exc), code="bad_meters")) from None
-    central_sums = core.sums_from_payload(member.received)
-    found = core.differences(venue_sums, central_sums)
+    earlier = WideAreaReconciliation.objects.filter(
+        side=Side.CENTRAL, venue_id=venue_id, pool_code=wide.pool.code, key=sequence
+    ).first()
+    if earlier is not None:  # the same message reconciled before: answered as then, nothing recorded
+        kinds = list(earlier.found.values_list("kind", flat=True))
+        return _answer(earlier, {k: kinds.count(k) for k in set(kinds)})
+    received = core.sums_from_payload(member.received)
+    applied, ledger, ledger_through = _since_last(wide, venue_id, sequence)
+    found = core.reconcile(stated=stated, received=received, applied=applied, ledger=ledger)
     now = timezone.now()
-    WideAreaDifference.objects.bulk_create(
-        [
-            WideAreaDifference(
-                side="central",
-                pool_code=wide.pool.code,
-                venue_id=venue_id,
-                level=d.level,
-                field=d.field,
-                venue_value=d.venue,
-                central_value=d.central,
-                found_at=now,
-            )
-            for d in found
-        ]
+    row = WideAreaReconciliation.objects.create(
+        side=Side.CENTRAL,
+        pool_code=wide.pool.code,
+        venue_id=venue_id,
+        key=sequence,
+        through=through,
+        stated=core.sums_payload(stated),
+        received=core.sums_payload(received),
+        applied=core.sums_payload(applied),
+        ledger=core.sums_payload(ledger),
+        ledger_through=ledger_through,
+        differences=len(found),
+        state=ReconciliationState.DIFFERS if found else ReconciliationState.AGREED,
+        reconciled_at=now,
     )
+    _record_differences(row, found)
+    by_check = {check.value: sum(1 for f in found if f.check == check) for check in core.Check}
     if found:
         log.warning("wide-area meters of venue %s differ from the central's: %s", venue_id, found)
         metrics.DIFFERENCES.inc(len(found))
+    for check, count in by_check.items():
+        if count:
+            metrics.RECONCILE_DIFFERENCES.labels(side=Side.CENTRAL, check=check).inc(count)
+    metrics.RECONCILIATIONS.labels(side=Side.CENTRAL, state=row.state).inc()
     licence = Venue.objects.values_list("licence_number", flat=True).get(pk=venue_id)
-    told = {
-        "pool": wide.pool.code,
-        "venue": licence,
-        "levels": core.sums_payload(central_sums),
-        "differences": [d.as_payload() for d in found],
-    }
-    audit.record(venue_id=venue_id, actor=CENTRAL, action="widearea.meters_reconciled", obj=member, data=told)
+    told = _told(row, licence, [f.as_payload() for f in found])
+    audit.record(venue_id=venue_id, actor=CENTRAL, action="widearea.meters_reconciled", obj=row, data=told)
     streams.append(stream=stream_of(wide.pool), kind=LinkKind.WA_RECONCILED, payload=told)
-    return {"differences": len(found)}
+    return _answer(row, by_check)
+
+
+def _record_differences(row: WideAreaReconciliation, found: list[core.Finding]) -> None:
+    WideAreaDifference.objects.bulk_create(
+        [
+            WideAreaDifference(
+                side=row.side,
+                pool_code=row.pool_code,
+                venue_id=row.venue_id,
+                reconciliation=row,
+                kind=f.check.value,
+                level=f.difference.level,
+                field=f.difference.field,
+                venue_value=f.difference.venue,
+                central_value=f.difference.central,
+                found_at=row.reconciled_at,
+            )
+            for f in found
+        ]
+    )
 
 
 # --- the levels on the network's stream -------------------------------------------------------------------
@@ -524,8 +623,33 @@ def balance(*, wide_area: WideAreaPool) -> dict[str, Any]:
             {k: core.LevelSums(0, v.bet, v.to_meter, v.to_reserve, v.house) for k, v in ledger.items()},
         )
     ]
+    by_venue = _ledger_by_venue(wide_area)
     return {
-        "holds": report.holds and not mismatches,
+        "holds": report.holds and not mismatches and not by_venue,
         "ledger_vs_venues": mismatches,
+        "ledger_by_venue": by_venue,
         "report": report.as_dict(),
     }
+
+
+def _ledger_by_venue(wide_area: WideAreaPool) -> dict[str, list[dict[str, str]]]:
+    """Per member venue (by licence), where the pool's ledger rows attributed to it differ from the
+    central's record of what it received (money only, to the sixth decimal); none when every venue agrees."""
+    rows: dict[str, list[core.Row]] = {}
+    for source, name, bet, m, r, h in (
+        Contribution.objects.filter(pool=wide_area.pool, source__startswith=f"{SourceType.VENUE}:")
+        .order_by()
+        .values_list("source", "level__name", "bet", "to_meter", "to_reserve", "house")
+    ):
+        rows.setdefault(source, []).append((name, bet, m, r, h))
+    out: dict[str, list[dict[str, str]]] = {}
+    members = WideAreaVenue.objects.filter(wide_area=wide_area).select_related("venue").order_by("venue_id")
+    for member in members:
+        ledger = core.add_up(rows.pop(f"{SourceType.VENUE}:{member.venue_id}", []))
+        received = core.sums_from_payload(member.received)
+        found = core.differences(core.money_only(received), core.money_only(ledger))
+        if found:
+            out[member.venue.licence_number] = [d.as_payload() for d in found]
+    for source, left in sorted(rows.items()):  # rows of a venue that was never a member
+        out[source] = [d.as_payload() for d in core.differences({}, core.money_only(core.add_up(left)))]
+    return out

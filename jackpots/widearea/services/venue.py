@@ -31,8 +31,9 @@ from halls.actors import Actor
 from halls.cashier.models import PayableKind
 from halls.cashier.services import payables
 from halls.errors import Conflict, DomainError, InvalidInput
-from halls.eventtypes import EventType, WideAreaDecided, WideAreaState
+from halls.eventtypes import EventType, WideAreaDecided, WideAreaReconciled, WideAreaState
 from halls.link.kinds import LinkKind
+from halls.link.models import Destination, OutboxMessage
 from halls.link.services import outbox
 from halls.models import Network, Venue
 from halls.services import audit
@@ -41,7 +42,14 @@ from jackpots.services import pools
 from jackpots.services.locks import lock_levels
 from jackpots.services.pools import LevelSpec
 from jackpots.widearea import core, hooks, metrics
-from jackpots.widearea.models import WideAreaClaim, WideAreaDifference, WideAreaMirror
+from jackpots.widearea.models import (
+    ReconciliationState,
+    Side,
+    WideAreaClaim,
+    WideAreaDifference,
+    WideAreaMirror,
+    WideAreaReconciliation,
+)
 
 log = logging.getLogger("hall.widearea")
 VENUE = "widearea.venue"
@@ -439,36 +447,112 @@ def decided(payload: dict[str, Any]) -> None:
 
 
 def reconciled(payload: dict[str, Any]) -> None:
-    """The central's totals for this venue: any difference with what the venue forwarded recorded here too."""
+    """The central's answer to this venue's meters: its records of the venue (what it received, the
+    batches it accepted, its ledger of them) checked here against what the venue forwarded
+    (core.reconcile), the reconciliation and each difference recorded here too, once (by the meters
+    message's sequence the central names: its entry applied again records nothing), audited, counted,
+    and shown on the pool's stream."""
     for mirror in _mirrors(payload.get("pool")):
         if mirror.venue.licence_number != payload.get("venue"):
             continue
-        found = core.differences(
-            core.sums_from_payload(mirror.forwarded), core.sums_from_payload(payload.get("levels") or {})
-        )
+        key = int(payload.get("sequence") or 0)
+        if WideAreaReconciliation.objects.filter(
+            side=Side.VENUE, venue_id=mirror.venue_id, pool_code=mirror.central_code, key=key
+        ).exists():
+            continue
+        sent = _meters_sent(mirror, key)
+        stated = core.sums_from_payload(sent["levels"] if sent else mirror.forwarded)
+        through = int(sent["through"]) if sent else mirror.forwarded_through
+        received = core.sums_from_payload(payload.get("levels") or {})
+        # An older central tells only its received totals: those stand for its other records.
+        applied = core.sums_from_payload(payload.get("applied", payload.get("levels")) or {})
+        ledger = core.sums_from_payload(payload.get("ledger", payload.get("levels")) or {})
+        found = core.reconcile(stated=stated, received=received, applied=applied, ledger=ledger)
         now = timezone.now()
+        row = WideAreaReconciliation.objects.create(
+            side=Side.VENUE,
+            pool_code=mirror.central_code,
+            venue_id=mirror.venue_id,
+            key=key,
+            through=through,
+            stated=core.sums_payload(stated),
+            received=core.sums_payload(received),
+            applied=core.sums_payload(applied),
+            ledger=core.sums_payload(core.money_only(ledger)),
+            differences=len(found),
+            state=ReconciliationState.DIFFERS if found else ReconciliationState.AGREED,
+            reconciled_at=now,
+        )
         WideAreaDifference.objects.bulk_create(
             [
                 WideAreaDifference(
-                    side="venue",
+                    side=Side.VENUE,
                     pool_code=mirror.central_code,
                     venue_id=mirror.venue_id,
-                    level=d.level,
-                    field=d.field,
-                    venue_value=d.venue,
-                    central_value=d.central,
+                    reconciliation=row,
+                    kind=f.check.value,
+                    level=f.difference.level,
+                    field=f.difference.field,
+                    venue_value=f.difference.venue,
+                    central_value=f.difference.central,
                     found_at=now,
                 )
-                for d in found
+                for f in found
             ]
+        )
+        for check in core.Check:
+            count = sum(1 for f in found if f.check == check)
+            if count:
+                metrics.RECONCILE_DIFFERENCES.labels(side=Side.VENUE, check=check.value).inc(count)
+        metrics.RECONCILIATIONS.labels(side=Side.VENUE, state=row.state).inc()
+        shown = WideAreaReconciled(
+            pool=mirror.pool_id,
+            central=mirror.central_code,
+            state=row.state,  # type: ignore[typeddict-item]
+            differences=len(found),
         )
         audit.record(
             venue_id=mirror.venue_id,
             actor=VENUE,
             action="widearea.meters_reconciled",
-            obj=mirror,
-            data={"differences": [d.as_payload() for d in found]},
+            obj=row,
+            data={
+                "sequence": key,
+                "state": row.state,
+                "differences": [f.as_payload() for f in found],
+                "central_differences": len(payload.get("differences") or []),
+            },
         )
+        events.emit(f"pool.{mirror.pool_id}", EventType.WIDE_AREA_RECONCILED, shown)
+
+
+def _meters_sent(mirror: WideAreaMirror, sequence: int) -> dict[str, Any] | None:
+    """The venue's meters message numbered `sequence` as it sent it (its outbox keeps every message): the
+    totals the central reconciled, whatever was forwarded since (None: not found here)."""
+    sent = (
+        OutboxMessage.objects.filter(
+            venue_id=mirror.venue_id,
+            destination=Destination.CENTRAL,
+            sequence=sequence,
+            kind=LinkKind.WA_METERS,
+        )
+        .values_list("payload", flat=True)
+        .first()
+    )
+    if not isinstance(sent, dict) or sent.get("pool") != mirror.central_code:
+        return None
+    return sent
+
+
+def last_reconciliation(mirror: WideAreaMirror) -> WideAreaReconciliation | None:
+    """The mirror's latest reconciliation as recorded here (None: never reconciled)."""
+    return (
+        WideAreaReconciliation.objects.filter(
+            side=Side.VENUE, venue_id=mirror.venue_id, pool_code=mirror.central_code
+        )
+        .order_by("-reconciled_at", "-pk")
+        .first()
+    )
 
 
 def balance(*, mirror: WideAreaMirror) -> dict[str, Any]:

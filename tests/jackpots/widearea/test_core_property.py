@@ -3,6 +3,7 @@ their cut, sums survive the link's payload, the link-failure policy and the simu
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -93,3 +94,71 @@ def test_a_hit_is_won_unless_in_the_same_instant(
         assert outcome == core.Outcome.WON
     else:
         assert outcome == (core.Outcome.REDECIDED if rule == core.SecondHit.RESET else core.Outcome.LOST)
+
+
+@st.composite
+def batches(draw: st.DrawFn) -> list[dict[str, core.LevelSums]]:
+    """A venue's rows cut into the batches it forwarded, each batch's sums."""
+    found = draw(rows())
+    cuts = sorted(draw(st.lists(st.integers(min_value=0, max_value=len(found)), max_size=5)))
+    edges = [0, *cuts, len(found)]
+    return [core.add_up(found[a:b]) for a, b in itertools.pairwise(edges)]
+
+
+def total(parts: list[dict[str, core.LevelSums]]) -> dict[str, core.LevelSums]:
+    out: dict[str, core.LevelSums] = {}
+    for part in parts:
+        out = core.merge(out, part)
+    return out
+
+
+@given(batches())
+def test_records_kept_of_the_same_batches_reconcile_exactly(parts: list[dict[str, core.LevelSums]]) -> None:
+    stated = total(parts)  # the venue's forwarded totals
+    received = total(list(reversed(parts)))  # the central's running record, summed in another order
+    ledger = core.money_only(total(parts))  # one ledger row per level and batch: no play count
+    assert core.reconcile(stated=stated, received=received, applied=stated, ledger=ledger) == []
+
+
+@given(
+    batches(),
+    st.sampled_from(["received", "applied", "ledger"]),
+    st.sampled_from(LEVELS),
+    st.sampled_from(core.FIELDS),
+    st.decimals(min_value=Decimal("0.000001"), max_value=Decimal("1000"), places=6),
+)
+def test_a_change_in_one_record_is_found_by_its_checks_to_the_sixth_decimal(
+    parts: list[dict[str, core.LevelSums]], record: str, level: str, part: str, off: Decimal
+) -> None:
+    stated = total(parts)
+    records = {"received": dict(stated), "applied": dict(stated), "ledger": dict(stated)}
+    was = records[record].get(level, core.LevelSums())
+    records[record][level] = core.LevelSums(
+        was.count, **{f: getattr(was, f) + (off if f == part else 0) for f in core.FIELDS}
+    )
+    findings = core.reconcile(stated=stated, **records)
+    # A change to the batches accepted shows against the venue's totals and against the ledger.
+    expected = {
+        "received": [core.Check.RECEIVED],
+        "applied": [core.Check.BATCHES, core.Check.LEDGER],
+        "ledger": [core.Check.LEDGER],
+    }[record]
+    assert [f.check for f in findings] == expected
+    for f in findings:
+        assert (f.difference.level, f.difference.field) == (level, part)
+        assert abs(f.difference.delta) == off  # exact: no rounding anywhere
+        assert f.as_payload()["check"] == f.check.value
+
+
+@given(batches(), st.integers(min_value=1, max_value=5), st.sampled_from(LEVELS))
+def test_the_ledger_check_ignores_the_play_count(
+    parts: list[dict[str, core.LevelSums]], extra: int, level: str
+) -> None:
+    stated = total(parts)
+    was = stated.get(level, core.LevelSums())
+    recounted = {
+        **stated,
+        level: core.LevelSums(was.count + extra, was.bet, was.to_meter, was.to_reserve, was.house),
+    }
+    findings = core.reconcile(stated=stated, received=stated, applied=recounted, ledger=stated)
+    assert [(f.check, f.difference.field) for f in findings] == [(core.Check.BATCHES, "count")]

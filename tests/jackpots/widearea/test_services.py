@@ -192,7 +192,7 @@ def test_a_venue_cut_off_withdraws_the_level_keeps_its_contributions_and_reconci
     publish_and_follow()
     assert central_grand() == SEED + D("18.00") * GRAND_RATE
     assert not WideAreaDifference.objects.exists()
-    assert InboxMessage.objects.filter(venue_id=net.b.pk, kind="wa.meters").get().answer == {"differences": 0}
+    assert InboxMessage.objects.filter(venue_id=net.b.pk, kind="wa.meters").get().answer["differences"] == 0
     balances_hold(net)
 
 
@@ -317,7 +317,7 @@ def test_a_cut_shorter_than_the_window_is_reconciled_too(net: Net) -> None:
     deliver(net.a, net.b, net.c)
     publish_and_follow()
     (meters,) = InboxMessage.objects.filter(kind="wa.meters")
-    assert (meters.venue_id, meters.answer) == (net.a.pk, {"differences": 0})
+    assert (meters.venue_id, meters.answer["differences"], meters.answer["state"]) == (net.a.pk, 0, "agreed")
     # Heard on time: nothing more to reconcile.
     publish_and_follow()
     deliver(net.a, net.b, net.c)
@@ -339,11 +339,17 @@ def test_the_central_cut_off_reconciles_every_venue_and_reports_each_difference(
     publish_and_follow()  # the central is back: every venue sends its meters
     deliver(net.a, net.b, net.c)
     publish_and_follow()
-    answers = dict(InboxMessage.objects.filter(kind="wa.meters").values_list("venue_id", "answer"))
+    answers = {
+        venue_id: (answer["differences"], answer["by_check"])
+        for venue_id, answer in InboxMessage.objects.filter(kind="wa.meters").values_list(
+            "venue_id", "answer"
+        )
+    }
+    agreed = {"received": 0, "batches": 0, "ledger": 0}
     assert answers == {
-        net.a.pk: {"differences": 0},
-        net.b.pk: {"differences": 1},
-        net.c.pk: {"differences": 0},
+        net.a.pk: (0, agreed),
+        net.b.pk: (1, {**agreed, "received": 1}),  # the batches accepted and the ledger agree with B
+        net.c.pk: (0, agreed),
     }
     found = sorted(
         WideAreaDifference.objects.values_list(
@@ -363,5 +369,5 @@ def test_meters_sent_on_demand_are_reconciled_after_every_batch_before_them(net:
     deliver(net.a)
     publish_and_follow()
     (meters,) = InboxMessage.objects.filter(kind="wa.meters")
-    assert (meters.venue_id, meters.answer) == (net.a.pk, {"differences": 0})
+    assert (meters.venue_id, meters.answer["differences"], meters.answer["state"]) == (net.a.pk, 0, "agreed")
     assert not WideAreaDifference.objects.exists()
