@@ -601,7 +601,7 @@ def main() -> int:
     began = time.perf_counter()
     from tests import migrated
 
-    migrated.clone_postgresql(server, *names, commits_wait=True)
+    migrated.clone_postgresql(server, *names)
     ctx = mp.get_context("spawn")
     results: Any = ctx.Queue()
     inbox_q: Any = ctx.Queue()

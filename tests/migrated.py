@@ -95,13 +95,6 @@ def template_stem(name: str) -> str:
     return re.sub(r"_gw\d+$", "", name.removeprefix("test_"))
 
 
-# A test database is thrown away and no test crashes the PostgreSQL server it runs on: its commits need not
-# wait for the disk (on a slow disk a commit's flush was 4.3 ms against 0.7; every process of a test that
-# connects to it, web and worker processes included, takes the database's setting). Processes killed
-# mid-transaction lose exactly what they lose with it on. Benchmarks ask for the wait (`commits_wait`).
-_NO_COMMIT_WAIT = 'ALTER DATABASE "{name}" SET synchronous_commit TO off'
-
-
 def postgresql_template(server: Server) -> str:
     """The name of the migrated template of `server`'s run, built if missing."""
     stem = f"{template_stem(server.name)}_tpl_"
@@ -121,7 +114,6 @@ def postgresql_template(server: Server) -> str:
             if name not in existing:
                 building = name + "_new"
                 admin.execute(f'CREATE DATABASE "{building}"')
-                admin.execute(_NO_COMMIT_WAIT.format(name=building))  # not copied to its clones
                 _migrate(_clean_env(DATABASE_URL=server.url(building)))
                 admin.execute(f'ALTER DATABASE "{building}" RENAME TO "{name}"')
         finally:
@@ -129,16 +121,13 @@ def postgresql_template(server: Server) -> str:
     return name
 
 
-def clone_postgresql(server: Server, *names: str, commits_wait: bool = False) -> None:
-    """Each of `names` made afresh as a copy of the run's template (its commits not waiting for the disk
-    unless `commits_wait`: a benchmark's)."""
+def clone_postgresql(server: Server, *names: str) -> None:
+    """Each of `names` made afresh as a copy of the run's template."""
     template = postgresql_template(server)
     with server.admin() as admin:
         for name in names:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-            if not commits_wait:
-                admin.execute(_NO_COMMIT_WAIT.format(name=name))
 
 
 # --- SQLite -------------------------------------------------------------------------------------------------
