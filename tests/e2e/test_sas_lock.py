@@ -65,11 +65,12 @@ async def test_the_operators_lock_disables_play_on_the_machine_and_no_play_is_re
     await asyncio.to_thread(rig.play, 20, 0.05)
     await settle(rig, 20)
 
-    # The machine plays slowly; the operator locks it between two games.
-    await asyncio.to_thread(rig.play, 6, SLOW)
-    games = await asyncio.to_thread(wait_for, lambda: between_games(rig, 20), 20, "a game ended", 0.02)
+    # The machine plays slowly; the operator locks it between two games (logged in first: under load a
+    # login took longer than the 2.5 s between two games).
     staff = await call(StaffSession, server_url, operator, "/machines/floor/")
     path = f"/api/machines/{rig.machine.pk}/state/"
+    await asyncio.to_thread(rig.play, 6, SLOW)
+    games = await asyncio.to_thread(wait_for, lambda: between_games(rig, 20), 20, "a game ended", 0.02)
     locked_at = time.monotonic()
     status, body = await asyncio.to_thread(staff.post, path, {"state": "locked", "reason": "inspection"})
     assert status == 200, body
