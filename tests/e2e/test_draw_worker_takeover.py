@@ -122,14 +122,20 @@ def test_an_electronic_room_draws_and_sells_on_time_through_a_worker_loss(
     assert_no_ball_lost_or_repeated(balls)
 
     # The next game's window: its sales open (the tick, on the survivor); a purchase is accepted.
+    # A window with time left: a loaded test machine once reached game 2 as its window ended (the tick
+    # closes it a moment later), and the purchase was rightly refused; the game after it then serves.
     following = wait_for(
         lambda: (
-            ElectronicGame.objects.filter(speciality=speciality, state=EGameState.SELLING)
+            ElectronicGame.objects.filter(
+                speciality=speciality,
+                state=EGameState.SELLING,
+                sales_close_at__gt=timezone.now() + timedelta(seconds=2),
+            )
             .exclude(pk=game.pk)
             .first()
         ),
-        15,
-        "game 2 on sale",
+        90,
+        "a next game on sale",
         celery_procs.logs,
     )
     bought = sales.purchase(terminal=playing[0], card_number=players[0].number, cards=2, key="g2-0")
