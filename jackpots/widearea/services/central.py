@@ -40,12 +40,12 @@ from jackpots.widearea.models import (
     OutcomeChoice,
     ReconciliationState,
     Side,
-    WideAreaDifference,
     WideAreaHit,
     WideAreaPool,
     WideAreaReconciliation,
     WideAreaVenue,
 )
+from jackpots.widearea.services.differences import record_differences
 
 log = logging.getLogger("hall.widearea")
 CENTRAL = "widearea.central"
@@ -506,7 +506,7 @@ def accept_meters(*, venue_id: int, payload: dict[str, Any], sequence: int) -> d
         state=ReconciliationState.DIFFERS if found else ReconciliationState.AGREED,
         reconciled_at=now,
     )
-    _record_differences(row, found)
+    record_differences(row, found)
     by_check = {check.value: sum(1 for f in found if f.check == check) for check in core.Check}
     if found:
         log.warning("wide-area meters of venue %s differ from the central's: %s", venue_id, found)
@@ -520,26 +520,6 @@ def accept_meters(*, venue_id: int, payload: dict[str, Any], sequence: int) -> d
     audit.record(venue_id=venue_id, actor=CENTRAL, action="widearea.meters_reconciled", obj=row, data=told)
     streams.append(stream=stream_of(wide.pool), kind=LinkKind.WA_RECONCILED, payload=told)
     return _answer(row, by_check)
-
-
-def _record_differences(row: WideAreaReconciliation, found: list[core.Finding]) -> None:
-    WideAreaDifference.objects.bulk_create(
-        [
-            WideAreaDifference(
-                side=row.side,
-                pool_code=row.pool_code,
-                venue_id=row.venue_id,
-                reconciliation=row,
-                kind=f.check.value,
-                level=f.difference.level,
-                field=f.difference.field,
-                venue_value=f.difference.venue,
-                central_value=f.difference.central,
-                found_at=row.reconciled_at,
-            )
-            for f in found
-        ]
-    )
 
 
 # --- the levels on the network's stream -------------------------------------------------------------------

@@ -46,10 +46,10 @@ from jackpots.widearea.models import (
     ReconciliationState,
     Side,
     WideAreaClaim,
-    WideAreaDifference,
     WideAreaMirror,
     WideAreaReconciliation,
 )
+from jackpots.widearea.services.differences import record_differences
 
 log = logging.getLogger("hall.widearea")
 VENUE = "widearea.venue"
@@ -483,23 +483,7 @@ def reconciled(payload: dict[str, Any]) -> None:
             state=ReconciliationState.DIFFERS if found else ReconciliationState.AGREED,
             reconciled_at=now,
         )
-        WideAreaDifference.objects.bulk_create(
-            [
-                WideAreaDifference(
-                    side=Side.VENUE,
-                    pool_code=mirror.central_code,
-                    venue_id=mirror.venue_id,
-                    reconciliation=row,
-                    kind=f.check.value,
-                    level=f.difference.level,
-                    field=f.difference.field,
-                    venue_value=f.difference.venue,
-                    central_value=f.difference.central,
-                    found_at=now,
-                )
-                for f in found
-            ]
-        )
+        record_differences(row, found)
         for check in core.Check:
             count = sum(1 for f in found if f.check == check)
             if count:
