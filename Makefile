@@ -123,8 +123,8 @@ check-services: venv
 # Both pytest runs go on TEST_WORKERS processes (pytest-xdist; 1: one process, as before), a test file per
 # worker at a time: 3 on 2 cores, as the e2e tests wait on the processes they start (measured on a fresh clone:
 # PostgreSQL 36 -> 24.5 min, SQLite 16 -> 7 min from 2 workers to 3). Worker gwN has a test database of its own
-# (pytest-django's _gwN suffix), Redis database (REDIS_URL's) + N and files of its own (config/test_workers.py): the PostgreSQL run uses Redis databases
-# REDIS_URL's to REDIS_URL's + TEST_WORKERS - 1.
+# (pytest-django's _gwN suffix), Redis database (REDIS_URL's) + N and files of its own (config/test_workers.py):
+# the PostgreSQL run uses Redis databases REDIS_URL's to REDIS_URL's + TEST_WORKERS - 1.
 TEST_WORKERS ?= 3
 XDIST = $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
