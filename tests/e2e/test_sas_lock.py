@@ -22,7 +22,7 @@ from django.contrib.auth.models import User
 from machines.models import LockReason, Machine, MachineState, SequenceGap
 from tests.e2e.browser_support import call
 from tests.e2e.machines_support import StaffSession, contributed, link_beat
-from tests.e2e.sas_rig import Rig, assert_exact, rig, settle
+from tests.e2e.sas_rig import Rig, assert_exact, db_call, hall_state, rig, settle
 from tests.e2e.sas_support import wait_for
 
 __all__ = ["link_beat", "rig"]
@@ -51,10 +51,12 @@ async def ready(rig: Rig) -> None:
 
 
 def between_games(rig: Rig, after: int) -> int | None:
-    """The machine's games played once a game after the first `after` has ended and the next not started."""
+    """The machine's games played once a game after the first `after` has ended, the next not started, and
+    the hall holds every play (under load a play still on its way reached the hall after the lock)."""
     egm = rig.egm.status()
-    if egm["games_played"] > after and not egm["game_open"]:
-        return int(egm["games_played"])
+    played = int(egm["games_played"])
+    if played > after and not egm["game_open"] and db_call(lambda: hall_state(rig)["plays"]) == played:
+        return played
     return None
 
 
