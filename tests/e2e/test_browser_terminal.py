@@ -36,6 +36,7 @@ from tests.bingo.electronic.support import (
     open_verified_session,
 )
 from tests.e2e.browser_support import call
+from tests.tampering import forged
 
 pytestmark = pytest.mark.e2e
 
@@ -291,7 +292,7 @@ async def test_a_wrong_token_is_refused_and_the_page_says_so(
     page: Page, server_url: str, venue: Venue, operator: Any, cashier: Any, steps: Any
 ) -> None:
     terminal, token, _card, _game = await call(a_hall, venue, operator, cashier)
-    await page.goto(f"{server_url}/electronic/terminal/?lang=es#{terminal.device_id}:x{token[1:]}")
+    await page.goto(f"{server_url}/electronic/terminal/?lang=es#{terminal.device_id}:{forged(token)}")
     await expect(page.locator("#setup")).to_be_visible()
     await expect(page.locator("#setup-why")).to_have_text("El servidor rechazó el token de este terminal.")
     await expect(page.locator("#app")).to_be_hidden()

@@ -22,6 +22,7 @@ from halls import fanout
 from halls.cashier.services import devices
 from halls.models import Screen
 from tests.bingo.electronic.support import make_speciality, make_terminal
+from tests.tampering import forged
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -108,7 +109,7 @@ async def test_terminals_read_the_database_once_per_token_and_a_rotated_token_is
     second = await opened(terminal_socket(terminal, token))
     assert statements == []
     # A wrong token is never answered from what the hub keeps: it reads (and is counted as a failure).
-    assert await refused(terminal_socket(terminal, "x" + token[1:])) == 4401
+    assert await refused(terminal_socket(terminal, forged(token))) == 4401
     assert statements
 
     device = await database_sync_to_async(lambda: terminal.device)()

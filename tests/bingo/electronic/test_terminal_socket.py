@@ -28,6 +28,7 @@ from halls.cashier.models import DeviceKind
 from halls.cashier.services import devices
 from halls.eventtypes import EGameMeters, EventType, TerminalBalance
 from tests.bingo.electronic.support import make_speciality, make_terminal
+from tests.tampering import forged
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -90,7 +91,7 @@ async def test_a_wrong_token_an_unknown_device_or_a_device_that_is_no_terminal_i
         venue_id=speciality.venue_id, name="Lector", kind=DeviceKind.TERMINAL, actor="test"
     )
     for path in (
-        url(terminal.device_id, "x" + token[1:]),
+        url(terminal.device_id, forged(token)),
         url(terminal.device_id + 1000, token),
         url(plain.pk, plain_token),  # a cash device, but no terminal
         "/ws/electronic/terminal/",
