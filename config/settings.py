@@ -613,6 +613,10 @@ HALL_VOICE_NAME = env.str("HALL_VOICE_NAME", default="es")
 # The broadcaster goes on with the last levels it read while reads fail, for at most MAX_STALE seconds.
 HALL_MACHINE_BROADCAST_SECONDS = env.float("HALL_MACHINE_BROADCAST_SECONDS", default=0.25)
 HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS = env.float("HALL_MACHINE_BROADCAST_MAX_STALE_SECONDS", default=10.0)
+# An operator's lock may find a game in progress: the machine ends it after the lock reached it. The first
+# play the gateway hears after the lock, within this many seconds of it, is taken as that game's (recorded and
+# contributed); any other play of the locked machine is refused `machine_locked`. 0: none is taken.
+MACHINE_LOCK_GRACE_SECONDS = env.float("MACHINE_LOCK_GRACE_SECONDS", default=30.0)
 # Machine gateway: database threads per web process serving the machines' sockets (machines.consumers).
 MACHINE_GATEWAY_DB_THREADS = env.int("MACHINE_GATEWAY_DB_THREADS", default=8)
 # Its group commit (machines.consumers): frames per batch, how long a batch waits for more after its first,

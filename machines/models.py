@@ -69,6 +69,9 @@ class Machine(models.Model):
     lock_reason = models.CharField(
         max_length=20, choices=LockReason.choices, default="", blank=True, verbose_name=_("lock reason")
     )
+    # When the operator's lock began (None when not locked by the operator): a game in progress then may
+    # still end and report its play (machines.services.gateway_batch).
+    operator_locked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("operator locked at"))
     online = models.BooleanField(default=False, verbose_name=_("online"))
     last_seen_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last seen at"))
     token_hash = models.CharField(

@@ -64,8 +64,9 @@ def apply_message(batch: Batch, call: Call, message: protocol.Message) -> dict[s
         seqs.advance(seq)
     row.touched = True
     extra: dict[str, Any] = {}
+    code = ""
     if isinstance(message, protocol.Play):
-        batch.play(row, message)
+        code = batch.play(row, message)
     elif isinstance(message, protocol.Event):
         batch.event(row, message)
     elif isinstance(message, protocol.Meters):
@@ -73,7 +74,7 @@ def apply_message(batch: Batch, call: Call, message: protocol.Message) -> dict[s
     else:
         extra = batch.hit(row, message)
     seqs.remember(seq, content, extra)
-    reply = protocol.ack(seq, "accepted", "", "", **extra)
+    reply = protocol.ack(seq, "accepted", code, "", **extra)
     if isinstance(message, protocol.Hit):
         batch.answer_hit(row, seq, reply)
     return reply

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.utils.translation import gettext
 
 from halls import money
@@ -37,6 +38,9 @@ from machines.services import gateway_hello, gateway_rows
 from machines.services.audit import GATEWAY, describe, record
 from machines.services.gateway_rows import Row
 from machines.services.reconciliation import reconcile_snapshot
+
+# The ack code of a play taken from a locked machine: the game its operator's lock found in progress.
+AFTER_LOCK = "after_lock"
 
 
 def source(machine_id: int) -> PoolSource:
@@ -93,7 +97,7 @@ class Batch:
             return protocol.ack(
                 seq, "rejected", "machine_out_of_service", f"Machine {asset} is out of service."
             )
-        if row.state == MachineState.LOCKED:
+        if row.state == MachineState.LOCKED and not self._ends_a_game_begun_before_the_lock(row, message):
             return protocol.ack(
                 seq, "rejected", "machine_locked", f"Machine {asset} is locked ({row.lock_reason})."
             )
@@ -119,7 +123,21 @@ class Batch:
                     return protocol.ack(seq, "rejected", refusal.code, refusal.message)
         return None
 
-    def play(self, row: Row, message: protocol.Play) -> None:
+    def _ends_a_game_begun_before_the_lock(self, row: Row, message: protocol.Stored) -> bool:
+        """The operator's lock may find a game in progress: the machine ends it, and its play comes after
+        the lock. The first play after it, within MACHINE_LOCK_GRACE_SECONDS, is that game's; any other is
+        the machine playing while locked. (A hand pay's lock comes with the hit that ended the game.)"""
+        locked_at = row.machine.operator_locked_at
+        if not isinstance(message, protocol.Play) or row.lock_reason != LockReason.OPERATOR:
+            return False
+        if locked_at is None or (self.at - locked_at).total_seconds() >= settings.MACHINE_LOCK_GRACE_SECONDS:
+            return False  # past the window (0: no window)
+        last_play_at = row.last_play_at or row.machine.last_play_at  # this batch's, else the row's
+        return last_play_at is None or last_play_at < locked_at  # else the game in flight was heard
+
+    def play(self, row: Row, message: protocol.Play) -> str:
+        """The play taken; its ack's code: ``after_lock`` for the game a lock found in progress (counted on
+        /metrics by its ack), else none."""
         machine_id = row.machine.pk
         self.plays.append(
             Play(
@@ -138,6 +156,7 @@ class Batch:
             self._contribute(row, item)
         row.played += 1
         row.last_play_at = self.at
+        return AFTER_LOCK if row.state == MachineState.LOCKED else ""
 
     def event(self, row: Row, message: protocol.Event) -> None:
         at = message.at or self.at

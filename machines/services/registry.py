@@ -217,7 +217,11 @@ def set_machine_state(*, machine: Machine, state: str, reason: str = "", actor: 
         if (locked.state, locked.lock_reason) != (state, lock_reason):
             locked.state = state
             locked.lock_reason = lock_reason
-            locked.save(update_fields=["state", "lock_reason"])
+            if state != MachineState.LOCKED:
+                locked.operator_locked_at = None
+            elif locked.operator_locked_at is None:
+                locked.operator_locked_at = now()  # a game in progress may end after it
+            locked.save(update_fields=["state", "lock_reason", "operator_locked_at"])
             record(
                 locked.venue_id,
                 actor,

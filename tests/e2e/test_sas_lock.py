@@ -3,12 +3,13 @@ tests/e2e/sas_rig.py: the simulated SAS machine and the bridge joined by a pty, 
 through a relay the test can cut; the bridge's device token in a file of its own, mode 0600).
 
 What they show: the operator locks the machine through the API (machines.services.registry
-.set_machine_state, which tells its socket ``lock``): the bridge disables play on the machine (SAS LP 0x01)
-before its next game, so the hall refuses no play (``machine_locked``), the machine plays nothing while
-locked, and the operator's unlock enables it (LP 0x02): it plays on and the hall holds exactly what it
-played. The bridge's hall link cut for longer than its ``--hall-lost-after``: play disabled on the machine;
-the link restored and the hall's welcome in service: enabled again, and nothing lost. Each is counted on the
-bridge's /metrics and logged for technicians.
+.set_machine_state, which tells its socket ``lock``) in the middle of a game: the bridge disables play on the
+machine (SAS LP 0x01), the game in progress ends and the hall takes its play (the one game a lock may find in
+progress, ``after_lock``), so the hall refuses no play (``machine_locked``) and no gap opens; the machine
+plays nothing more while locked, and the operator's unlock enables it (LP 0x02): it plays on and the hall
+holds exactly what it played. The bridge's hall link cut for longer than its ``--hall-lost-after``: play
+disabled on the machine; the link restored and the hall's welcome in service: enabled again, and nothing
+lost. Each is counted on the bridge's /metrics and logged for technicians.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import time
 import pytest
 from django.contrib.auth.models import User
 
-from machines.models import LockReason, Machine, MachineState, SequenceGap
+from machines.models import LockReason, Machine, MachineState, Play, SequenceGap
 from tests.e2e.browser_support import call
 from tests.e2e.machines_support import StaffSession, contributed, link_beat
 from tests.e2e.sas_rig import Rig, assert_exact, db_call, hall_state, rig, settle
@@ -29,9 +30,7 @@ __all__ = ["link_beat", "rig"]
 
 LOST_AFTER = 2.0  # the bridge's --hall-lost-after here (5 s by default: the gateway's offline window)
 BRIDGE_ARGS = ("--hall-lost-after", str(LOST_AFTER))
-# Seconds a game while the lock comes: 2.5 s in the game, 2.5 s before the next one starts, the time the lock
-# has to reach the machine (well under a second here; a game in progress when it comes would end, and its
-# play be refused by the hall, locked meanwhile: a game the machine had started before it heard the lock).
+# Seconds a game while the lock comes: 2.5 s in the game, 2.5 s before the next one starts.
 SLOW = 5.0
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -50,12 +49,12 @@ async def ready(rig: Rig) -> None:
     )
 
 
-def between_games(rig: Rig, after: int) -> int | None:
-    """The machine's games played once a game after the first `after` has ended, the next not started, and
-    the hall holds every play (under load a play still on its way reached the hall after the lock)."""
+def in_a_game(rig: Rig, after: int) -> int | None:
+    """The machine's games played, the one in progress counted, once a game after the first `after` has
+    ended, the hall holds its play and every one before it, and the next game is in progress."""
     egm = rig.egm.status()
-    played = int(egm["games_played"])
-    if played > after and not egm["game_open"] and db_call(lambda: hall_state(rig)["plays"]) == played:
+    played = int(egm["games_played"])  # counted when a game starts
+    if played > after + 1 and egm["game_open"] and db_call(lambda: hall_state(rig)["plays"]) == played - 1:
         return played
     return None
 
@@ -67,12 +66,12 @@ async def test_the_operators_lock_disables_play_on_the_machine_and_no_play_is_re
     await asyncio.to_thread(rig.play, 20, 0.05)
     await settle(rig, 20)
 
-    # The machine plays slowly; the operator locks it between two games (logged in first: under load a
-    # login took longer than the 2.5 s between two games).
+    # The machine plays slowly; the operator locks it in the middle of a game (logged in first: under load
+    # a login took longer than a game).
     staff = await call(StaffSession, server_url, operator, "/machines/floor/")
     path = f"/api/machines/{rig.machine.pk}/state/"
     await asyncio.to_thread(rig.play, 6, SLOW)
-    games = await asyncio.to_thread(wait_for, lambda: between_games(rig, 20), 20, "a game ended", 0.02)
+    games = await asyncio.to_thread(wait_for, lambda: in_a_game(rig, 20), 20, "a game in progress", 0.02)
     locked_at = time.monotonic()
     status, body = await asyncio.to_thread(staff.post, path, {"state": "locked", "reason": "inspection"})
     assert status == 200, body
@@ -81,8 +80,11 @@ async def test_the_operators_lock_disables_play_on_the_machine_and_no_play_is_re
         wait_for, lambda: rig.egm.status()["disabled"], 10, "the machine disabled (LP 01)", 0.02, rig.detail
     )
     took = time.monotonic() - locked_at
+    await asyncio.to_thread(
+        wait_for, lambda: not rig.egm.status()["game_open"], 10, "the game in progress ended", 0.05
+    )
     egm = await asyncio.to_thread(rig.egm.status)
-    assert egm["games_played"] == games, (took, egm)  # disabled before its next game
+    assert egm["games_played"] == games and not egm["game_open"], (took, egm)  # none after it
     assert egm["stats"]["shutdowns"] == 1 and egm["plays_left"] > 0
     print(
         f"\nthe operator's lock: API answered in {answered:.3f} s, "
@@ -109,7 +111,9 @@ async def test_the_operators_lock_disables_play_on_the_machine_and_no_play_is_re
     assert_exact(state, egm, await call(contributed, rig.floor.pool))
     assert egm["stats"]["startups"] == 1 and egm["stats"]["shutdowns"] == 1
 
-    # No play refused machine_locked (or anything else), no gap; counted and logged for technicians.
+    # No play refused machine_locked (or anything else), no gap: the game the lock found in progress was
+    # taken as such, once; counted and logged for technicians.
+    assert await call(lambda: Play.objects.filter(machine_id=rig.machine.pk).count()) == egm["games_played"]
     counters = (await asyncio.to_thread(rig.bridge.status))["counters"]
     assert counters.get("acked_rejected", 0) == 0, counters
     assert not await call(lambda: list(SequenceGap.objects.all()))

@@ -3,6 +3,7 @@ states that refuse plays, the pool's exactness, and how few statements a call co
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -193,8 +194,9 @@ def test_meters_that_do_not_match_the_plays_raise_an_alert(machine: Machine, slo
     ("state", "code"), [("locked", "machine_locked"), ("out_of_service", "machine_out_of_service")]
 )
 def test_a_play_from_a_locked_or_out_of_service_machine_is_refused(
-    machine: Machine, slot_pool: Pool, pool_operator: User, state: str, code: str
+    machine: Machine, slot_pool: Pool, pool_operator: User, state: str, code: str, settings: Any
 ) -> None:
+    settings.MACHINE_LOCK_GRACE_SECONDS = 0  # no game in flight at the lock (the tests below take one)
     send(machine, play(1))
     registry.set_machine_state(machine=machine, state=state, reason="inspection", actor=pool_operator)
     with nothing_written():
@@ -212,6 +214,74 @@ def test_a_play_from_a_locked_or_out_of_service_machine_is_refused(
     registry.set_machine_state(machine=machine, state="in_service", reason="done", actor=pool_operator)
     assert statuses(send(machine, play(4))) == [(4, "accepted", "")]
     assert not SequenceGap.objects.filter(machine=machine).exists()
+
+
+def test_the_game_an_operators_lock_found_in_progress_is_taken_once(
+    machine: Machine, slot_pool: Pool, pool_operator: User
+) -> None:
+    """The machine ends the game it was playing when the lock came; that play reaches the hall after the
+    lock: it is recorded and contributes (``after_lock``), once. Any other play of the locked machine, and
+    a hit, is refused, and the game's resend is a duplicate."""
+    send(machine, play(1))
+    registry.set_machine_state(machine=machine, state="locked", reason="inspection", actor=pool_operator)
+    hit = protocol.Hit(seq=4, level="Grand", game_id="g")
+    replies = send(machine, play(2, "3.00"), play(3), hit)
+    assert statuses(replies) == [
+        (2, "accepted", gateway_batch.AFTER_LOCK),
+        (3, "rejected", "machine_locked"),
+        (4, "rejected", "machine_locked"),
+    ]
+    with nothing_written():
+        assert statuses(send(machine, play(2, "3.00"), play(3))) == [
+            (2, "duplicate", ""),
+            (3, "rejected", "machine_locked"),
+        ]
+    assert list(Play.objects.filter(machine=machine).order_by("seq").values_list("seq", "bet")) == [
+        (1, D("1.00")),
+        (2, D("3.00")),
+    ]
+    assert live_amounts(slot_pool) == expected(SEEDS, D("4.00"))
+    machine.refresh_from_db()
+    assert (machine.state, machine.lock_reason, machine.last_seq) == ("locked", "operator", 2)
+
+    # Unlocked and locked again: a new lock may find a new game in progress.
+    registry.set_machine_state(machine=machine, state="in_service", reason="done", actor=pool_operator)
+    machine.refresh_from_db()
+    assert machine.operator_locked_at is None
+    registry.set_machine_state(machine=machine, state="locked", reason="again", actor=pool_operator)
+    assert statuses(send(machine, play(3), play(4))) == [
+        (3, "accepted", gateway_batch.AFTER_LOCK),
+        (4, "rejected", "machine_locked"),
+    ]
+
+
+def test_a_play_after_the_locks_window_or_a_hand_pays_lock_is_refused(
+    machine: Machine, slot_pool: Pool, pool_operator: User, settings: Any
+) -> None:
+    registry.set_machine_state(machine=machine, state="locked", reason="inspection", actor=pool_operator)
+    machine.refresh_from_db()
+    locked_at = machine.operator_locked_at
+    assert locked_at is not None
+    late = locked_at - timedelta(seconds=settings.MACHINE_LOCK_GRACE_SECONDS)
+    Machine.objects.filter(pk=machine.pk).update(operator_locked_at=late)
+    with nothing_written():
+        assert statuses(send(machine, play(1))) == [(1, "rejected", "machine_locked")]
+    # Locking again keeps when the lock began (nothing changed).
+    registry.set_machine_state(machine=machine, state="locked", reason="still", actor=pool_operator)
+    machine.refresh_from_db()
+    assert machine.operator_locked_at == late
+
+    # A hit locks its machine for the hand pay: the game ended with the hit, so nothing plays after it.
+    registry.set_machine_state(machine=machine, state="in_service", reason="done", actor=pool_operator)
+    assert statuses(send(machine, play(1), protocol.Hit(seq=2, level="Grand", game_id="g-1"), play(3))) == [
+        (1, "accepted", ""),
+        (2, "accepted", ""),
+        (3, "rejected", "machine_locked"),
+    ]
+    registry.set_machine_state(machine=machine, state="locked", reason="inspection", actor=pool_operator)
+    machine.refresh_from_db()
+    assert (machine.lock_reason, machine.operator_locked_at) == ("hand_pay", None)
+    assert statuses(send(machine, play(3))) == [(3, "rejected", "machine_locked")]
 
 
 def test_the_largest_bet_is_taken_and_a_larger_one_refused_alone(machine: Machine, slot_pool: Pool) -> None:

@@ -74,8 +74,9 @@ def bets_of(
 
 @pytest.mark.django_db
 def test_one_batch_applies_each_machines_rules(
-    an10_venue: Venue, pool_operator: User, link: LinkGroup, slot_pool: Pool
+    an10_venue: Venue, pool_operator: User, link: LinkGroup, slot_pool: Pool, settings: Any
 ) -> None:
+    settings.MACHINE_LOCK_GRACE_SECONDS = 0  # no game in flight at the lock (tests/machines/test_gateway.py)
     fresh, retrying, locked, gapped = linked(an10_venue, pool_operator, link, 4)
     gateway.receive(machine_id=retrying.pk, messages=[play(1, "2.00")])
     gateway.receive(machine_id=locked.pk, messages=[play(1, "1.00")])
