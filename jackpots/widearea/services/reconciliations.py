@@ -111,6 +111,14 @@ class Listed:
             ],
         }
 
+    def as_feed(self) -> dict[str, Any]:
+        """The reconciliation as the authority's node receives it (feed kind widearea.reconciled): what
+        the API answers, less this installation's row ids (the venue by its licence)."""
+        payload = self.as_payload()
+        del payload["id"]
+        payload["venue"] = payload["venue"]["licence"]
+        return payload
+
 
 def reader_venue_ids(user: access.AnyUser) -> list[int]:
     """The venues whose reconciliations `user` reads: where they hold the inspector's role (the operator
@@ -159,7 +167,17 @@ def listed(
         rows = rows.filter(pool_code=pool)
     if venue_id is not None:
         rows = rows.filter(venue_id=venue_id)
-    found = list(rows.order_by("-reconciled_at", "-pk")[:limit])
+    return _with_differences(list(rows.order_by("-reconciled_at", "-pk")[:limit]))
+
+
+def of(row: WideAreaReconciliation) -> Listed:
+    """One reconciliation as `listed` shows it (its differences as recorded)."""
+    (item,) = _with_differences([row])
+    return item
+
+
+def _with_differences(found: list[WideAreaReconciliation]) -> list[Listed]:
+    """Each of `found` with its differences, by check, level and part (one query)."""
     by_row: dict[int, list[WideAreaDifference]] = {r.pk: [] for r in found}
     for difference in WideAreaDifference.objects.filter(reconciliation_id__in=by_row).order_by(
         "kind", "level", "field", "pk"
