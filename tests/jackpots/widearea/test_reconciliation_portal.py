@@ -15,10 +15,15 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from halls import anchor_lines
 from halls.feed.kinds import FeedKind
 from halls.feed.schema import validate_payload
 from halls.link.models import Destination, OutboxMessage
+from halls.link.services import feed_outbox
 from halls.models import Jurisdiction, Role, Venue
+from halls.regulator.models import FeedMessage, FeedRefusal
+from halls.regulator.services import intake, portal, registry
+from halls.services import anchor_key, installation
 from jackpots.widearea.models import WideAreaReconciliation
 from jackpots.widearea.services import reconciliations
 from tests.conftest import make_user
@@ -148,3 +153,33 @@ def test_the_portal_speaks_spanish(net: Net, settings: Any) -> None:
     assert "Lotes aceptados frente al libro del fondo" in page
     for english in ("Batches accepted against the pool's ledger", "Venue's totals", "Every record agrees"):
         assert english not in page
+
+
+def test_the_nodes_intake_accepts_them_as_sent_signed(net: Net, settings: Any) -> None:
+    """What the installation owes, signed as its sender sends it, passes the node's own checks (envelope,
+    signature, schema, sequence): every message accepted, none refused."""
+    played_and_reconciled(net)
+    public = anchor_lines.raw_public(anchor_key.signing_key().public_key()).hex()
+    node = registry.register(
+        uid=installation.identity(), name="Red WAN", kind="central", licence_number="",
+        jurisdiction="AN10", public_key=public, actor="test",
+    )  # fmt: skip
+    settings.HALL_ROLE = "regulator"
+    batch = feed_outbox.next_batch(limit=1000)
+    received = intake.receive(messages=batch)
+    assert FeedRefusal.objects.count() == 0, list(FeedRefusal.objects.values_list("reason", "detail"))
+    assert FeedMessage.objects.filter(installation=node).count() == len(batch) == received.stored
+    stored = FeedMessage.objects.filter(installation=node, kind=KIND).order_by("sequence")
+    assert [(m.payload["venue"], m.payload["side"]) for m in stored] == [
+        ("WA-A", "central"),
+        ("WA-A", "venue"),
+    ]
+    listed = portal.reconciliations()
+    assert [(r.venue, r.side, r.state, len(r.shown)) for r in listed] == [
+        ("WA-A", "venue", "differs", 3),
+        ("WA-A", "central", "differs", 3),
+    ]
+    grand = listed[0].levels[0]
+    assert grand.level == "Grand" and grand.totals["ledger"] == {
+        "count": D(0), "bet": D("6.00"), "to_meter": D("0.06"), "to_reserve": D(0), "house": D("5.94"),
+    }  # fmt: skip
