@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
@@ -60,7 +61,8 @@ class ShownDifference:
             part=str(PARTS.get(d.field, d.field)),
             venue=d.venue_value,
             central=d.central_value,
-            delta=money.EXACT.subtract(d.venue_value, d.central_value),
+            # The one place a shown difference's delta is computed (core's, as the link tells it).
+            delta=core.Difference(d.level, d.field, d.venue_value, d.central_value).delta,
         )
 
 
@@ -78,8 +80,9 @@ class Listed:
     levels: list[LevelTotals]
     differences: list[WideAreaDifference] = field(default_factory=list)
 
-    @property
+    @cached_property
     def shown(self) -> list[ShownDifference]:
+        """The differences as shown and answered (the page's table and `as_payload`), made once."""
         return [ShownDifference.of(d) for d in self.differences]
 
     @property
@@ -103,11 +106,11 @@ class Listed:
                     "check": d.kind,
                     "level": d.level,
                     "field": d.field,
-                    "venue": money.text(d.venue_value),
-                    "central": money.text(d.central_value),
-                    "delta": money.text(money.EXACT.subtract(d.venue_value, d.central_value)),
+                    "venue": money.text(d.venue),
+                    "central": money.text(d.central),
+                    "delta": money.text(d.delta),
                 }
-                for d in self.differences
+                for d in self.shown
             ],
         }
 

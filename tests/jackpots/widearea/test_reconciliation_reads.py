@@ -1,23 +1,29 @@
 """Who reads the wide-area reconciliations, in a constant number of queries (issue 31): the operator of
 many venues asks one query however many venues they run; an inspector's read is still marked as theirs
-inside a read (halls.access.reading: then nothing may be written), and not outside one."""
+inside a read (halls.access.reading: then nothing may be written), and not outside one. And each shown
+difference's delta is computed once, whatever shows it (the page's table, the API, the feed)."""
 
 from __future__ import annotations
 
 import itertools
+from decimal import Decimal
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from halls import access
+from halls import access, money
 from halls.models import Jurisdiction, Role, StaffRole, Venue
+from jackpots.widearea.models import WideAreaReconciliation
 from jackpots.widearea.services import reconciliations
 from tests.api_support import api_client
 from tests.conftest import make_user
+from tests.jackpots.widearea.support import Net, build, plays, sync
+from tests.jackpots.widearea.test_reconciliation import a_stray_ledger_row, reconcile
 
 pytestmark = pytest.mark.django_db
+D = Decimal
 
 
 def venues(count: int, prefix: str) -> list[Venue]:
@@ -120,3 +126,41 @@ def test_an_inspectors_read_is_marked_inside_a_read_only_and_never_the_operators
     with access.reading():
         assert reconciliations.reader_venue_ids(cashier) == []
         assert not access.inspector_reading()
+
+
+@pytest.fixture
+def net() -> Net:
+    return build()
+
+
+class Subtractions:
+    """The exact context, counting its subtractions (a delta is one)."""
+
+    def __init__(self, context: Any) -> None:
+        self.context, self.count = context, 0
+
+    def subtract(self, a: Decimal, b: Decimal) -> Decimal:
+        self.count += 1
+        result: Decimal = self.context.subtract(a, b)
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.context, name)
+
+
+def test_each_delta_is_computed_once_and_shown_and_answered_alike(net: Net, monkeypatch: Any) -> None:
+    plays(net.machines["a"], 1, ["1.00"])
+    sync(net)
+    a_stray_ledger_row(net)
+    reconcile(net, "a")
+    row = WideAreaReconciliation.objects.get(side="central", venue=net.a)
+    item = reconciliations.of(row)
+    counting = Subtractions(money.EXACT)
+    monkeypatch.setattr(money, "EXACT", counting)
+    shown, payload, fed = item.shown, item.as_payload(), item.as_feed()
+    assert len(item.differences) == 3
+    assert counting.count == 3  # once each, for the page's table, the API's answer and the feed's message
+    for d, answered, told in zip(shown, payload["differences"], fed["differences"], strict=True):
+        assert d.delta == d.venue - d.central
+        assert D(answered["delta"]) == D(told["delta"]) == d.delta
+        assert (answered["check"], answered["field"]) == (d.kind, d.field)
