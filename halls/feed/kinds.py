@@ -22,4 +22,5 @@ class FeedKind(StrEnum):
     ADMISSIONS = "admissions"  # the door's admission counts for a day (counts only)
     ANCHOR = "anchor"  # a signed anchor of the installation's chains (audit, pool seals, ledger, draws)
     TAX_RETURN = "tax.return"  # a gaming-tax return filed for a period
+    WIDE_AREA_RECONCILED = "widearea.reconciled"  # a wide-area venue's meters reconciled, and its differences
     HEARTBEAT = "heartbeat"  # nothing happened: the installation is alive (the node's silence window)

@@ -16,4 +16,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("authority/alarms/<int:alarm_id>/clear/", views.clear_alarm, name="clear-alarm"),
     path("authority/refused/", views.refusals_page, name="refusals"),
     path("authority/taxes/", views.taxes_page, name="taxes"),
+    path("authority/reconciliations/", views.reconciliations_page, name="reconciliations"),
 ]

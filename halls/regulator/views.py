@@ -126,3 +126,26 @@ def refusals_page(request: HttpRequest) -> HttpResponse:
 @authority_page
 def taxes_page(request: HttpRequest) -> HttpResponse:
     return _page(request, "taxes", returns=portal.tax_returns())
+
+
+@authority_page
+def reconciliations_page(request: HttpRequest) -> HttpResponse:
+    side, pool, venue = portal.reconciliation_filters(request.GET)
+    found = portal.reconciliations(side=side, pool=pool, venue=venue)
+    by_pool: dict[str, list[portal.Reconciliation]] = {}
+    for item in found:
+        by_pool.setdefault(item.pool, []).append(item)
+    pools, venues = portal.reconciliation_choices()
+    return _page(
+        request,
+        "reconciliations",
+        side=side,
+        sides=list(portal.SIDES.items()),
+        pool=pool,
+        venue=venue,
+        pools=pools,
+        venues=venues,
+        by_pool=sorted(by_pool.items()),
+        listed=len(found),
+        limit=portal.RECONCILIATIONS_SHOWN,
+    )

@@ -18,7 +18,7 @@ from tests.portal.support import Sender, accept, anchor_line, anchor_payload, au
 
 pytestmark = pytest.mark.django_db
 
-PAGES = ["map", "live", "pools", "anchors", "alarms", "refusals", "taxes"]
+PAGES = ["map", "live", "pools", "anchors", "alarms", "refusals", "taxes", "reconciliations"]
 VENUE = "ML-B-0001"
 
 

@@ -7,7 +7,7 @@ returns. Reads only.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -22,7 +22,7 @@ from django.utils.translation import gettext_lazy
 
 from halls.feed.kinds import FeedKind
 from halls.regulator import live_core, portal_core
-from halls.regulator.models import Alarm, AlarmKind, FeedMessage, FeedRefusal, Installation
+from halls.regulator.models import Alarm, AlarmKind, FeedMessage, FeedRefusal, Installation, InstallationKind
 from halls.regulator.models import LiveGame as GameRow
 from halls.regulator.models import LiveSession as SessionRow
 from halls.regulator.services import livemodel
@@ -598,3 +598,175 @@ def tax_returns(*, limit: int = 500) -> list[TaxReturn]:
             )
         )
     return found
+
+
+# --- wide-area reconciliations ----------------------------------------------------------------------------
+
+# A reconciliation's records, in the order the page shows them, and what its checks and parts are as a
+# person reads them (the words of the operator's page, jackpots.widearea: the node reads the feed only).
+RECORDS = ("stated", "received", "applied", "ledger")
+CHECKS = {
+    "received": gettext_lazy("Venue's totals against the central's record"),
+    "batches": gettext_lazy("Venue's totals against the batches accepted"),
+    "ledger": gettext_lazy("Batches accepted against the pool's ledger"),
+}
+PARTS = {
+    "count": gettext_lazy("Contributions counted"),
+    "bet": gettext_lazy("Played"),
+    "to_meter": gettext_lazy("To the meter"),
+    "to_reserve": gettext_lazy("To the reserve"),
+    "house": gettext_lazy("House's share"),
+}
+SIDES = {"central": gettext_lazy("Central"), "venue": gettext_lazy("Venue")}
+STATES = {"agreed": gettext_lazy("Agreed"), "differs": gettext_lazy("Differences found")}
+# At most this many reconciliations are listed (the newest: the filters narrow them).
+RECONCILIATIONS_SHOWN = 200
+
+
+@dataclass(frozen=True)
+class ReconciledLevel:
+    """One level's totals as each record held them (None: the record has nothing of the level)."""
+
+    level: str
+    totals: dict[str, dict[str, Decimal | None] | None]
+
+
+@dataclass(frozen=True)
+class ReconciledDifference:
+    kind: str
+    check: str
+    level: str
+    field: str
+    part: str
+    venue: Decimal | None
+    central: Decimal | None
+    delta: Decimal | None  # as the installation computed it (venue minus central): never again here
+
+    @property
+    def is_count(self) -> bool:
+        return self.field == "count"
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    installation: Installation  # who reported it: the central, or the venue's own installation
+    venue: str  # the licence of the venue whose meters were reconciled
+    pool: str
+    side: str
+    sequence: int  # the venue's meters message on the link
+    through: int
+    state: str
+    levels: list[ReconciledLevel]
+    shown: list[ReconciledDifference]
+    at: datetime
+    message: int  # the feed message's sequence
+    venue_name: str = ""  # the name the node registered the venue's installation under ("": not registered)
+
+    @property
+    def side_label(self) -> str:
+        return str(SIDES.get(self.side, self.side))
+
+    @property
+    def state_label(self) -> str:
+        return str(STATES.get(self.state, self.state))
+
+
+def _levels_of(totals: Any) -> list[ReconciledLevel]:
+    given = totals if isinstance(totals, dict) else {}
+    records: dict[str, dict[str, Any]] = {
+        name: held if isinstance(held := given.get(name), dict) else {} for name in RECORDS
+    }
+    names = sorted({level for held in records.values() for level in held})
+    levels = []
+    for name in names:
+        by_record: dict[str, dict[str, Decimal | None] | None] = {}
+        for record, held in records.items():
+            sums = held.get(name)
+            by_record[record] = (
+                {part: _decimal(sums.get(part)) for part in PARTS} if isinstance(sums, dict) else None
+            )
+        levels.append(ReconciledLevel(name, by_record))
+    return levels
+
+
+def _differences_of(found: Any) -> list[ReconciledDifference]:
+    shown = []
+    for d in found if isinstance(found, list) else []:
+        if not isinstance(d, dict):
+            continue
+        kind, part = str(d.get("check", "")), str(d.get("field", ""))
+        shown.append(
+            ReconciledDifference(
+                kind,
+                str(CHECKS.get(kind, kind)),
+                str(d.get("level", "")),
+                part,
+                str(PARTS.get(part, part)),
+                _decimal(d.get("venue")),
+                _decimal(d.get("central")),
+                _decimal(d.get("delta")),
+            )
+        )
+    return shown
+
+
+def reconciliation_filters(params: Mapping[str, Any]) -> tuple[str, str, str]:
+    """The side, pool and venue (a licence) a reader asked for (the query's `side`, `pool`, `venue`); a
+    side not known is every side."""
+    side = str(params.get("side") or "")
+    return (
+        side if side in SIDES else "",
+        str(params.get("pool") or "").strip()[:40],
+        str(params.get("venue") or "").strip()[:40],
+    )
+
+
+def reconciliations(
+    *, side: str = "", pool: str = "", venue: str = "", limit: int = RECONCILIATIONS_SHOWN
+) -> list[Reconciliation]:
+    """The wide-area reconciliations received (widearea.reconciled), newest first, optionally of one side,
+    pool and venue: each with its totals per level and record and its differences as the installation
+    recorded them."""
+    rows = FeedMessage.objects.filter(kind=FeedKind.WIDE_AREA_RECONCILED).select_related("installation")
+    if side:
+        rows = rows.filter(payload__side=side)
+    if pool:
+        rows = rows.filter(payload__pool=pool)
+    if venue:
+        rows = rows.filter(payload__venue=venue)
+    found = []
+    for message in rows.order_by("-at", "-pk")[:limit]:
+        p = message.payload if isinstance(message.payload, dict) else {}
+        found.append(
+            Reconciliation(
+                message.installation,
+                str(p.get("venue", "")),
+                str(p.get("pool", "")),
+                str(p.get("side", "")),
+                int(p.get("sequence") or 0),
+                int(p.get("through") or 0),
+                str(p.get("state", "")),
+                _levels_of(p.get("totals")),
+                _differences_of(p.get("differences")),
+                message.at,
+                int(message.sequence),
+            )
+        )
+    names = dict(
+        Installation.objects.filter(
+            kind=InstallationKind.VENUE, licence_number__in={r.venue for r in found}
+        ).values_list("licence_number", "name")
+    )
+    return [replace(r, venue_name=names.get(r.venue, "")) for r in found]
+
+
+def reconciliation_choices() -> tuple[list[str], list[str]]:
+    """The pools and the venues (licences) of the reconciliations received (the page's filters): two
+    queries, each distinct in the database."""
+    received = FeedMessage.objects.filter(kind=FeedKind.WIDE_AREA_RECONCILED)
+
+    def distinct(key: str) -> list[str]:
+        values = received.order_by().values_list(f"payload__{key}", flat=True).distinct()
+        return sorted({str(v) for v in values if v})
+
+    return distinct("pool"), distinct("venue")

@@ -45,6 +45,7 @@ from jackpots.widearea.models import (
     WideAreaReconciliation,
     WideAreaVenue,
 )
+from jackpots.widearea.services import feed
 from jackpots.widearea.services.differences import record_differences
 
 log = logging.getLogger("hall.widearea")
@@ -518,6 +519,7 @@ def accept_meters(*, venue_id: int, payload: dict[str, Any], sequence: int) -> d
     licence = Venue.objects.values_list("licence_number", flat=True).get(pk=venue_id)
     told = _told(row, licence, [f.as_payload() for f in found])
     audit.record(venue_id=venue_id, actor=CENTRAL, action="widearea.meters_reconciled", obj=row, data=told)
+    feed.reconciled(row)  # after the audit entry: the feed's outbox is locked after the audit's head
     streams.append(stream=stream_of(wide.pool), kind=LinkKind.WA_RECONCILED, payload=told)
     return _answer(row, by_check)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
@@ -60,7 +61,8 @@ class ShownDifference:
             part=str(PARTS.get(d.field, d.field)),
             venue=d.venue_value,
             central=d.central_value,
-            delta=money.EXACT.subtract(d.venue_value, d.central_value),
+            # The one place a shown difference's delta is computed (core's, as the link tells it).
+            delta=core.Difference(d.level, d.field, d.venue_value, d.central_value).delta,
         )
 
 
@@ -78,8 +80,9 @@ class Listed:
     levels: list[LevelTotals]
     differences: list[WideAreaDifference] = field(default_factory=list)
 
-    @property
+    @cached_property
     def shown(self) -> list[ShownDifference]:
+        """The differences as shown and answered (the page's table and `as_payload`), made once."""
         return [ShownDifference.of(d) for d in self.differences]
 
     @property
@@ -103,19 +106,28 @@ class Listed:
                     "check": d.kind,
                     "level": d.level,
                     "field": d.field,
-                    "venue": money.text(d.venue_value),
-                    "central": money.text(d.central_value),
-                    "delta": money.text(money.EXACT.subtract(d.venue_value, d.central_value)),
+                    "venue": money.text(d.venue),
+                    "central": money.text(d.central),
+                    "delta": money.text(d.delta),
                 }
-                for d in self.differences
+                for d in self.shown
             ],
         }
+
+    def as_feed(self) -> dict[str, Any]:
+        """The reconciliation as the authority's node receives it (feed kind widearea.reconciled): what
+        the API answers, less this installation's row ids (the venue by its licence)."""
+        payload = self.as_payload()
+        del payload["id"]
+        payload["venue"] = payload["venue"]["licence"]
+        return payload
 
 
 def reader_venue_ids(user: access.AnyUser) -> list[int]:
     """The venues whose reconciliations `user` reads: where they hold the inspector's role (the operator
-    holds every role; inside a read, so does the inspector)."""
-    return [v for v in access.venue_ids_for(user) if Role.INSPECTOR in access.roles_in(user, v)]
+    holds every role; inside a read, so does the inspector, and the read is marked as an inspector's): one
+    query, however many venues the reader holds roles in."""
+    return access.venue_ids_with(user, Role.INSPECTOR)
 
 
 def filters(params: Mapping[str, Any]) -> tuple[str, str, int | None]:
@@ -159,7 +171,17 @@ def listed(
         rows = rows.filter(pool_code=pool)
     if venue_id is not None:
         rows = rows.filter(venue_id=venue_id)
-    found = list(rows.order_by("-reconciled_at", "-pk")[:limit])
+    return _with_differences(list(rows.order_by("-reconciled_at", "-pk")[:limit]))
+
+
+def of(row: WideAreaReconciliation) -> Listed:
+    """One reconciliation as `listed` shows it (its differences as recorded)."""
+    (item,) = _with_differences([row])
+    return item
+
+
+def _with_differences(found: list[WideAreaReconciliation]) -> list[Listed]:
+    """Each of `found` with its differences, by check, level and part (one query)."""
     by_row: dict[int, list[WideAreaDifference]] = {r.pk: [] for r in found}
     for difference in WideAreaDifference.objects.filter(reconciliation_id__in=by_row).order_by(
         "kind", "level", "field", "pk"

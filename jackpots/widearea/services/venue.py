@@ -49,6 +49,7 @@ from jackpots.widearea.models import (
     WideAreaMirror,
     WideAreaReconciliation,
 )
+from jackpots.widearea.services import feed
 from jackpots.widearea.services.differences import record_differences
 
 log = logging.getLogger("hall.widearea")
@@ -507,6 +508,7 @@ def reconciled(payload: dict[str, Any]) -> None:
                 "central_differences": len(payload.get("differences") or []),
             },
         )
+        feed.reconciled(row)  # after the audit entry (the lock order: the audit's head, then the feed's)
         events.emit(f"pool.{mirror.pool_id}", EventType.WIDE_AREA_RECONCILED, shown)
 
 
