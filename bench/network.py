@@ -636,6 +636,28 @@ def check(hall: dict[str, Any], acked: dict[int, int], refused: int) -> bool:
     return not problems
 
 
+def _profile(
+    folder: str, webs: list[subprocess.Popen[bytes]], start: float, window: float
+) -> list[subprocess.Popen[bytes]]:
+    """py-spy on each web process from `start` for `window` seconds (folded stacks, 100 samples/s)."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    spy = os.environ.get("PY_SPY", "py-spy")
+    delay = max(0.0, start - time.time())
+    return [
+        subprocess.Popen(
+            [
+                "sh",
+                "-c",
+                f"sleep {delay:.2f}; exec {spy} record --pid {web.pid} --duration {int(window)} "
+                f"--rate 100 --format raw --nonblocking -o {folder}/web{i}.txt",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for i, web in enumerate(webs)
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -664,6 +686,11 @@ def main() -> int:
         "--lock", help="a file to hold flock'ed exclusively while measuring (after the provisioning)"
     )
     parser.add_argument("--quick", action="store_true", help="60 venues, 5 s windows")
+    parser.add_argument(
+        "--profile",
+        help="a folder: py-spy (PY_SPY, else on PATH) samples each web process over the rate window, "
+        "folded stacks to <folder>/web<i>.txt",
+    )
     parser.add_argument(
         "--port-base", type=int, default=0, help="the web processes' ports from this one (0: any free ports)"
     )
@@ -764,6 +791,7 @@ def main() -> int:
 
         # 2. rate
         start = time.time() + 1.0
+        spies = _profile(args.profile, procs[: args.web], start, args.window) if args.profile else []
         results, rate_load = measure(
             "rate",
             {
@@ -778,6 +806,8 @@ def main() -> int:
             },
             share=True,
         )
+        for spy in spies:
+            spy.wait(timeout=60)
         in_window = sum(r["in_window"] for r in results)
         accepted_rate = in_window / args.window
         requests = sum(r["requests"] for r in results)
