@@ -279,8 +279,8 @@ def test_a_play_after_the_locks_window_or_a_hand_pays_lock_is_refused(
         (3, "rejected", "machine_locked"),
     ]
     registry.set_machine_state(machine=machine, state="locked", reason="inspection", actor=pool_operator)
-    machine.refresh_from_db()
-    assert (machine.lock_reason, machine.operator_locked_at) == ("hand_pay", None)
+    paying = Machine.objects.get(pk=machine.pk)
+    assert (paying.lock_reason, paying.operator_locked_at) == ("hand_pay", None)
     assert statuses(send(machine, play(3))) == [(3, "rejected", "machine_locked")]
 
 
