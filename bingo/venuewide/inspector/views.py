@@ -57,7 +57,7 @@ def _venue(request: HttpRequest, venue_id: int) -> Venue:
 
 def _inspected(request: HttpRequest) -> list[Venue]:
     user = request.user
-    ids = [v for v in access.venue_ids_for(user) if Role.INSPECTOR in access.roles_in(user, v)]
+    ids = access.venue_ids_with(user, Role.INSPECTOR)  # one query, however many venues they inspect
     return list(Venue.objects.filter(pk__in=ids).order_by("name"))
 
 

@@ -1,0 +1,18 @@
+"""The bingo pages and APIs that list every venue of the user (the inspector's index, the setup page and
+its screens, the central's network pages, the home and the cashier's page) ask as many queries for a user
+holding roles in 20 venues as in 2: their venues and roles come in one query (halls.access.venue_ids_with,
+roles_in_each), not roles_in once per venue."""
+
+from __future__ import annotations
+
+import pytest
+
+from halls.models import Role
+from tests.access_support import few_and_many
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_inspectors_index_asks_no_more_for_more_venues() -> None:
+    few, many = few_and_many("/inspector/", Role.INSPECTOR)
+    assert few == many
