@@ -16,3 +16,8 @@ pytestmark = pytest.mark.django_db
 def test_the_inspectors_index_asks_no_more_for_more_venues() -> None:
     few, many = few_and_many("/inspector/", Role.INSPECTOR)
     assert few == many
+
+
+def test_the_setup_page_asks_no_more_for_more_venues() -> None:
+    few, many = few_and_many("/setup/", Role.OPERATOR)
+    assert few == many
