@@ -21,3 +21,8 @@ def test_the_inspectors_index_asks_no_more_for_more_venues() -> None:
 def test_the_setup_page_asks_no_more_for_more_venues() -> None:
     few, many = few_and_many("/setup/", Role.OPERATOR)
     assert few == many
+
+
+def test_the_screens_api_asks_no_more_for_more_venues() -> None:
+    few, many = few_and_many("/api/screens/", Role.OPERATOR, api=True)
+    assert few == many
