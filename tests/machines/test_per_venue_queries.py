@@ -1,0 +1,21 @@
+"""The machines' hand-pay list and pages ask as many queries for a user holding roles in 20 venues as in
+2: the venues where they hold the role come in one query (halls.access.venue_ids_with, roles_in_each)."""
+
+from __future__ import annotations
+
+import pytest
+
+from halls.models import Role
+from machines.services import readmodels
+from tests.access_support import few_and_many
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_pending_hand_pays_of_every_venue_ask_no_more_for_more_venues(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Which venues: one query. (Each venue's hits are still a query of their own: not the venues' roles.)"""
+    monkeypatch.setattr(readmodels, "pending_hand_pays", lambda venue: [])
+    few, many = few_and_many("/api/machine-hits/", Role.CASHIER, api=True)
+    assert few == many
