@@ -19,3 +19,17 @@ def test_the_pending_hand_pays_of_every_venue_ask_no_more_for_more_venues(
     monkeypatch.setattr(readmodels, "pending_hand_pays", lambda venue: [])
     few, many = few_and_many("/api/machine-hits/", Role.CASHIER, api=True)
     assert few == many
+
+
+@pytest.mark.parametrize(
+    ("url", "role"),
+    [
+        ("/machines/floor/", Role.OPERATOR),
+        ("/machines/floor/", Role.CALLER),
+        ("/machines/floor/", Role.INSPECTOR),
+        ("/machines/handpays/", Role.CASHIER),
+    ],
+)
+def test_the_pages_ask_no_more_for_more_venues(url: str, role: str) -> None:
+    few, many = few_and_many(url, role)
+    assert few == many
