@@ -91,7 +91,9 @@ def _proposing_venue(request: Request, pool: Pool) -> Venue:
     if pool.venue_id is not None:
         return access.venue_for(request.user, pool.venue_id, Role.OPERATOR)
     venue_ids = sorted(Venue.objects.filter(networks=pool.network_id).values_list("pk", flat=True))
-    mine = [v for v in venue_ids if Role.OPERATOR in access.write_roles_in(request.user, v)]
+    mine = [
+        v for v, held in access.write_roles_in_each(request.user, venue_ids).items() if Role.OPERATOR in held
+    ]
     return access.venue_for(request.user, (mine or venue_ids)[0], Role.OPERATOR)
 
 

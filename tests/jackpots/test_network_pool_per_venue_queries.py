@@ -4,12 +4,16 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 
+from halls.errors import PermissionDenied
 from halls.models import Jurisdiction, Network, Role, StaffRole, Venue
+from jackpots import api
+from jackpots.services import proposal_kinds
 from tests.access_support import FEW, MANY, queries
 from tests.api_support import api_client
 from tests.conftest import make_user
@@ -72,3 +76,25 @@ def create_and_read(count: int, prefix: str) -> tuple[int, int, int]:
 
 def test_creating_and_reading_a_network_pool_ask_no_more_for_more_venues() -> None:
     assert create_and_read(FEW, "F") == create_and_read(MANY, "M")
+
+
+def propose_and_approve(count: int, prefix: str) -> tuple[int, int]:
+    """The queries of finding where an operator of every venue of ``count`` proposes a change of the
+    network's pool, and of checking them as its approver."""
+    network, venues = network_of(count, prefix)
+    boss = operator_of(f"boss-{prefix}", venues)
+    pool: Any = SimpleNamespace(venue_id=None, network_id=network.pk)
+    request: Any = SimpleNamespace(user=boss)
+    proposing, asked_proposing = queries(lambda: api._proposing_venue(request, pool))
+    assert proposing == venues[0]
+    _, asked_approving = queries(lambda: proposal_kinds._require_network_operator(pool, boss))
+    # no longer the operator of the first venue: the next one is proposed in, and they may not approve
+    StaffRole.objects.filter(user=boss, venue=venues[0]).delete()
+    assert api._proposing_venue(request, pool) == venues[1]
+    with pytest.raises(PermissionDenied):
+        proposal_kinds._require_network_operator(pool, boss)
+    return asked_proposing, asked_approving
+
+
+def test_who_proposes_and_who_approves_a_network_pools_change_ask_no_more_for_more_venues() -> None:
+    assert propose_and_approve(FEW, "F") == propose_and_approve(MANY, "M")
