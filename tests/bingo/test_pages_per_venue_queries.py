@@ -26,3 +26,10 @@ def test_the_setup_page_asks_no_more_for_more_venues() -> None:
 def test_the_screens_api_asks_no_more_for_more_venues() -> None:
     few, many = few_and_many("/api/screens/", Role.OPERATOR, api=True)
     assert few == many
+
+
+@pytest.mark.parametrize("url", ["/central/pools/", "/central/games/", "/central/reports/"])
+def test_the_central_pages_ask_no_more_for_more_venues(url: str, settings: pytest.FixtureRequest) -> None:
+    settings.HALL_ROLE = "central"  # type: ignore[attr-defined]
+    few, many = few_and_many(url, Role.OPERATOR)
+    assert few == many
