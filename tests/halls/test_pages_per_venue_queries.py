@@ -12,6 +12,11 @@ from tests.access_support import few_and_many
 pytestmark = pytest.mark.django_db
 
 
+def test_the_regions_page_asks_no_more_for_more_venues() -> None:
+    few, many = few_and_many("/regions/", Role.OPERATOR)
+    assert few == many
+
+
 @pytest.mark.parametrize(("roles", "status"), [((Role.OPERATOR,), 200), ((Role.CASHIER,), 403)])
 def test_the_network_map_asks_no_more_for_more_venues(
     roles: tuple[str, ...], status: int, settings: pytest.FixtureRequest
