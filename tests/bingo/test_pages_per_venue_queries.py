@@ -33,3 +33,13 @@ def test_the_central_pages_ask_no_more_for_more_venues(url: str, settings: pytes
     settings.HALL_ROLE = "central"  # type: ignore[attr-defined]
     few, many = few_and_many(url, Role.OPERATOR)
     assert few == many
+
+
+@pytest.mark.parametrize(
+    ("url", "roles"),
+    [("/", (Role.OPERATOR,)), ("/", (Role.INSPECTOR, Role.CASHIER)), ("/cashier/", (Role.CASHIER,))],
+)
+def test_the_staff_pages_frame_asks_no_more_for_more_venues(url: str, roles: tuple[str, ...]) -> None:
+    """Every staff page's frame: the user's venues with their roles there (halls.staff_pages)."""
+    few, many = few_and_many(url, *roles)
+    assert few == many
