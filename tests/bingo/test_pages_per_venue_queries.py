@@ -43,3 +43,11 @@ def test_the_staff_pages_frame_asks_no_more_for_more_venues(url: str, roles: tup
     """Every staff page's frame: the user's venues with their roles there (halls.staff_pages)."""
     few, many = few_and_many(url, *roles)
     assert few == many
+
+
+@pytest.mark.parametrize("url", ["/setup/", "/cashier/"])
+def test_the_write_controls_of_every_venue_ask_no_more_for_more_venues(url: str) -> None:
+    """An inspector reads the page: whether a write control is offered (may_write over every venue of
+    the page, none for them) in as many queries for 20 venues as for 2."""
+    few, many = few_and_many(url, Role.INSPECTOR)
+    assert few == many
