@@ -5,17 +5,35 @@ roles_in_each), not roles_in once per venue."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import Any
+
 import pytest
 
+from bingo.venuewide.inspector import views as inspector_views
+from halls import access
 from halls.models import Role
-from tests.access_support import few_and_many
+from tests.access_support import FEW, MANY, few_and_many, holding, make_venues, queries
 
 pytestmark = pytest.mark.django_db
 
 
-def test_the_inspectors_index_asks_no_more_for_more_venues() -> None:
-    few, many = few_and_many("/inspector/", Role.INSPECTOR)
-    assert few == many
+def inspected(count: int, prefix: str) -> int:
+    """The queries of finding the venues an inspector of ``count`` venues reads (inside a read, as a GET)."""
+    venues = make_venues(count, prefix)
+    request: Any = SimpleNamespace(user=holding(f"inspector-{prefix}", venues, Role.INSPECTOR))
+    with access.reading():
+        found, asked = queries(lambda: inspector_views._inspected(request))
+        assert access.inspector_reading()
+    assert found == sorted(venues, key=lambda v: v.name)
+    return asked
+
+
+def test_the_inspectors_venues_cost_no_more_for_more_venues() -> None:
+    """Which venues the index lists: as many queries for 20 as for 2. (The index then lists each venue's
+    latest sessions and electronic games, a query each per venue: not the venues' roles.)"""
+    assert inspected(FEW, "IF") == inspected(MANY, "IM")
+    few_and_many("/inspector/", Role.INSPECTOR)  # the page itself answers
 
 
 def test_the_setup_page_asks_no_more_for_more_venues() -> None:
@@ -28,10 +46,20 @@ def test_the_screens_api_asks_no_more_for_more_venues() -> None:
     assert few == many
 
 
-@pytest.mark.parametrize("url", ["/central/pools/", "/central/games/", "/central/reports/"])
-def test_the_central_pages_ask_no_more_for_more_venues(url: str, settings: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize(
+    ("url", "role", "status"),
+    [
+        ("/central/pools/", Role.OPERATOR, 200),
+        ("/central/games/", Role.OPERATOR, 200),
+        ("/central/reports/", Role.OPERATOR, 200),
+        ("/central/pools/", Role.CASHIER, 403),  # no venue operated: every venue's roles read
+    ],
+)
+def test_the_central_pages_ask_no_more_for_more_venues(
+    url: str, role: str, status: int, settings: pytest.FixtureRequest
+) -> None:
     settings.HALL_ROLE = "central"  # type: ignore[attr-defined]
-    few, many = few_and_many(url, Role.OPERATOR)
+    few, many = few_and_many(url, role, status=status)
     assert few == many
 
 

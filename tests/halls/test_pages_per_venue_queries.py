@@ -49,8 +49,9 @@ def test_the_venues_api_shows_each_venues_roles() -> None:
     assert shown[d.pk] == sorted([Role.CALLER.value, Role.CASHIER.value])
 
 
-def test_the_regions_page_asks_no_more_for_more_venues() -> None:
-    few, many = few_and_many("/regions/", Role.OPERATOR)
+@pytest.mark.parametrize(("role", "status"), [(Role.OPERATOR, 200), (Role.CASHIER, 403)])
+def test_the_regions_page_asks_no_more_for_more_venues(role: str, status: int) -> None:
+    few, many = few_and_many("/regions/", role, status=status)
     assert few == many
 
 
