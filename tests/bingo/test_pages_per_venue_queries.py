@@ -5,15 +5,17 @@ roles_in_each), not roles_in once per venue."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from bingo.venuewide.inspector import views as inspector_views
 from halls import access
-from halls.models import Role
-from tests.access_support import FEW, MANY, few_and_many, holding, make_venues, queries
+from halls.models import GameSession, Role, Room
+from tests.access_support import FEW, MANY, asked, few_and_many, holding, make_venues, queries
 
 pytestmark = pytest.mark.django_db
 
@@ -30,10 +32,46 @@ def inspected(count: int, prefix: str) -> int:
 
 
 def test_the_inspectors_venues_cost_no_more_for_more_venues() -> None:
-    """Which venues the index lists: as many queries for 20 as for 2. (The index then lists each venue's
-    latest sessions and electronic games, a query each per venue: not the venues' roles.)"""
+    """Which venues the index lists: as many queries for 20 as for 2, an inspector's read marked."""
     assert inspected(FEW, "IF") == inspected(MANY, "IM")
-    few_and_many("/inspector/", Role.INSPECTOR)  # the page itself answers
+
+
+def test_the_inspectors_index_asks_no_more_for_more_venues() -> None:
+    """The index itself: each venue's latest sessions and electronic games in one query each."""
+    few, many = few_and_many("/inspector/", Role.INSPECTOR)
+    assert few == many
+
+
+def test_the_index_lists_each_venues_latest_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(inspector_views, "SESSIONS_LISTED", 2)
+    venues = make_venues(3, "L")
+    inspector = holding("inspector-l", venues, Role.INSPECTOR)
+    start = timezone.now() - timedelta(days=10)
+    opened: dict[int, list[GameSession]] = {}
+    for n, venue in enumerate(venues):
+        room = Room.objects.create(venue=venue, name="Sala 1")
+        for day in (3, 1, 2)[: n + 1]:  # one, two and three sessions, opened out of order
+            opened.setdefault(venue.pk, []).append(
+                GameSession.objects.create(
+                    room=room,
+                    opened_at=start + timedelta(days=day),
+                    closed_at=start + timedelta(days=day, hours=1),
+                    opened_by=inspector,
+                    blower_ok=True,
+                    reserve_ok=True,
+                    reader_ok=True,
+                    inspection_balls=[],
+                )
+            )
+    page, _ = asked(inspector, "/inspector/")
+    assert page.status_code == 200
+    shown = {row["venue"].pk: [s.pk for s in row["sessions"]] for row in page.context["listed"]}
+    latest = {
+        v: [s.pk for s in sorted(found, key=lambda s: s.opened_at, reverse=True)[:2]]
+        for v, found in opened.items()
+    }
+    assert shown == latest
+    assert all(s.n_games == 0 for row in page.context["listed"] for s in row["sessions"])
 
 
 def test_the_setup_page_asks_no_more_for_more_venues() -> None:
