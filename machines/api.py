@@ -382,11 +382,8 @@ class HitListView(HallAPIView):
     )
     def get(self, request: Request) -> Response:
         query = valid(HitQuerySerializer, request.query_params)
-        rows = [
-            row
-            for venue in _venues_with(request, query["venue"], Role.CASHIER)
-            for row in readmodels.pending_hand_pays(venue)
-        ]
+        venues = _venues_with(request, query["venue"], Role.CASHIER)
+        rows = readmodels.pending_hand_pays_in([venue.pk for venue in venues])
         return Response(MachineHitSerializer(rows, many=True).data)
 
 
