@@ -191,8 +191,13 @@ def may_write(user: AnyUser, venue_id: int, *roles: str) -> bool:
 
 def may_write_any(user: AnyUser, venue_ids: Iterable[int], *roles: str) -> bool:
     """Whether ``may_write`` lets the write through in one of ``venue_ids``: in two queries however many."""
-    wanted = roles or ALL_ROLES - {Role.INSPECTOR}
-    return any(held.intersection(wanted) for held in write_roles_in_each(user, venue_ids).values())
+    return any(lets_write(held, *roles) for held in write_roles_in_each(user, venue_ids).values())
+
+
+def lets_write(held: frozenset[str], *roles: str) -> bool:
+    """``may_write``'s rule for the roles ``write_roles_in`` (or ``write_roles_in_each``) found in a venue:
+    whether they let a write needing one of ``roles`` (or the operator's) through."""
+    return bool(held.intersection(roles or ALL_ROLES - {Role.INSPECTOR}))
 
 
 def venue_ids_for(user: AnyUser, *, door: bool = False) -> list[int]:

@@ -1,13 +1,18 @@
 """The halls' pages and APIs that read the user's roles in every venue (the venues API, the regions page,
-the central's network map): as many queries for a user holding roles in 20 venues as in 2
+the central's network map, the four-eyes page): as many queries for a user holding roles in 20 venues as in 2
 (halls.access.roles_in_each, inspected_venue_ids), with the same roles shown."""
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
 
-from halls.models import Role, StaffRole
-from tests.access_support import asked, few_and_many, holding, make_venues
+import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from halls.models import Proposal, Role, StaffRole, Venue
+from tests.access_support import FEW, MANY, asked, few_and_many, holding, make_venues
+from tests.conftest import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -62,3 +67,50 @@ def test_the_network_map_asks_no_more_for_more_venues(
     settings.HALL_ROLE = "central"  # type: ignore[attr-defined]
     few, many = few_and_many("/network/", *roles, status=status)
     assert few == many
+
+
+def waiting_in(venues: list[Venue], proposer: User) -> list[Proposal]:
+    """A pool's change waiting for its second person in each of ``venues``."""
+    now = timezone.now()
+    return [
+        Proposal.objects.create(
+            venue=v,
+            kind="pool.parameters",
+            target="pool-level:1",
+            params={},
+            digest="0" * 64,
+            proposed_by=proposer,
+            proposed_at=now,
+            expires_at=now + timedelta(hours=1),
+        )
+        for v in venues
+    ]
+
+
+def proposals_page(count: int, prefix: str) -> int:
+    venues = make_venues(count, prefix)
+    waiting_in(venues, make_user(f"proposer-{prefix}"))
+    page, n = asked(holding(f"decider-{prefix}", venues, Role.OPERATOR), "/proposals/")
+    assert page.status_code == 200
+    assert [p.may_decide for p in page.context["waiting"]] == [True] * count
+    return n
+
+
+def test_the_proposals_page_asks_no_more_for_more_venues() -> None:
+    """Who may decide each waiting change: the user's write roles in every venue in two queries."""
+    assert proposals_page(FEW, "PF") == proposals_page(MANY, "PM")
+
+
+def test_who_may_decide_each_proposal() -> None:
+    run, sell, inspect = make_venues(3, "D")
+    user = holding("decider", [run], Role.OPERATOR)
+    StaffRole.objects.bulk_create(
+        [
+            StaffRole(user=user, venue=sell, role=Role.CASHIER),
+            StaffRole(user=user, venue=inspect, role=Role.INSPECTOR),
+        ]
+    )
+    made = waiting_in([run, sell, inspect], make_user("proposer"))
+    page, _ = asked(user, "/proposals/")
+    decides = {p.pk: p.may_decide for p in page.context["waiting"]}
+    assert decides == {made[0].pk: True, made[1].pk: False, made[2].pk: False}
