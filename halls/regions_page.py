@@ -38,8 +38,7 @@ class NetworkRow:
 @never_cache
 def regions_page(request: HttpRequest) -> HttpResponse:
     user = request.user
-    venue_ids = access.venue_ids_for(user)
-    if not any(Role.OPERATOR in access.roles_in(user, pk) for pk in venue_ids):
+    if not any(Role.OPERATOR in held for _, held in access.roles_in_each(user)):  # one query
         raise PermissionDenied(gettext("The regions page is for operators."))
     today = timezone.localdate()
     agreements = [

@@ -63,7 +63,7 @@ def _require(user: access.AnyUser, pool: Pool, roles: tuple[str, ...], every_ven
         access.require_role(user, pool.venue_id, *roles)
         return
     venue_ids = sorted(Venue.objects.filter(networks=pool.network_id).values_list("pk", flat=True))
-    allowed = [v for v in venue_ids if set(roles) & access.roles_in(user, v)]
+    allowed = [v for v, held in access.roles_in_each(user, venue_ids) if held.intersection(roles)]
     if every_venue and len(allowed) != len(venue_ids):
         raise PermissionDenied(
             _("A network pool is changed by an operator of every venue of the network."), code="role_required"
@@ -91,7 +91,9 @@ def _proposing_venue(request: Request, pool: Pool) -> Venue:
     if pool.venue_id is not None:
         return access.venue_for(request.user, pool.venue_id, Role.OPERATOR)
     venue_ids = sorted(Venue.objects.filter(networks=pool.network_id).values_list("pk", flat=True))
-    mine = [v for v in venue_ids if Role.OPERATOR in access.write_roles_in(request.user, v)]
+    mine = [
+        v for v, held in access.write_roles_in_each(request.user, venue_ids).items() if Role.OPERATOR in held
+    ]
     return access.venue_for(request.user, (mine or venue_ids)[0], Role.OPERATOR)
 
 
@@ -213,7 +215,7 @@ class PoolListView(HallAPIView):
                     _("No network with pk=%(network)s in your venues.") % {"network": data["network"]},
                     code="unknown_network",
                 )
-            if any(Role.OPERATOR not in access.roles_in(request.user, v) for v in venue_ids):
+            if any(Role.OPERATOR not in held for _, held in access.roles_in_each(request.user, venue_ids)):
                 raise PermissionDenied(
                     _("A network pool is created by an operator of every venue of the network."),
                     code="role_required",

@@ -62,8 +62,7 @@ def _error(status: int, code: str, message: str) -> JsonResponse:
 def _venues(request: HttpRequest, roles: tuple[str, ...]) -> list[Venue]:
     """The user's venues where they hold one of `roles` (an operator holds every role), by name."""
     user = request.user
-    venues = Venue.objects.filter(pk__in=access.venue_ids_for(user)).order_by("name", "pk")
-    return [v for v in venues if access.roles_in(user, v.pk).intersection(roles)]
+    return list(Venue.objects.filter(pk__in=access.venue_ids_with(user, *roles)).order_by("name", "pk"))
 
 
 def _venue(request: HttpRequest, roles: tuple[str, ...]) -> tuple[Venue, list[Venue]]:
@@ -90,8 +89,7 @@ def _venue(request: HttpRequest, roles: tuple[str, ...]) -> tuple[Venue, list[Ve
 
 def _page(request: HttpRequest, template: str, **context: Any) -> HttpResponse:
     user = request.user
-    venue_ids = access.venue_ids_for(user)
-    roles = set().union(*(access.roles_in(user, pk) for pk in venue_ids)) if venue_ids else set()
+    roles: set[str] = set().union(*(held for _, held in access.roles_in_each(user)))  # one query
     return render(
         request,
         template,

@@ -28,7 +28,7 @@ def network(request: HttpRequest) -> HttpResponse:
     if settings.HALL_ROLE != "central":
         raise Http404(gettext("The network page is the central's."))
     user = request.user
-    if not any(Role.OPERATOR in access.roles_in(user, pk) for pk in access.venue_ids_for(user)):
+    if not any(Role.OPERATOR in held for _, held in access.roles_in_each(user)):  # one query
         raise PermissionDenied(gettext("The network page needs the operator role."))
     venues = presence.network_map()
     counts = {state: sum(1 for v in venues if v.state == state) for state in ("online", "offline", "never")}

@@ -45,7 +45,7 @@ def _require_network_operator(pool: Pool, approver: User) -> None:
     if pool.network_id is None:
         return
     venue_ids = Venue.objects.filter(networks=pool.network_id).values_list("pk", flat=True)
-    if any(Role.OPERATOR not in access.write_roles_in(approver, v) for v in venue_ids):
+    if any(Role.OPERATOR not in held for held in access.write_roles_in_each(approver, venue_ids).values()):
         raise PermissionDenied(
             _("A network pool is changed by an operator of every venue of the network."), code="role_required"
         )

@@ -142,11 +142,18 @@ def hit_row(hit: ProgressiveHit, payout: dict[str, Any] | None) -> dict[str, Any
 
 def pending_hand_pays(venue: Venue) -> list[dict[str, Any]]:
     """The venue's progressive hits not yet paid by hand, oldest first."""
+    return pending_hand_pays_in([venue.pk])
+
+
+def pending_hand_pays_in(venue_ids: list[int]) -> list[dict[str, Any]]:
+    """``pending_hand_pays`` of each venue, venue after venue in the order of ``venue_ids``, in as many
+    queries for many venues as for one."""
     hits = (
-        ProgressiveHit.objects.filter(machine__venue=venue, paid_at__isnull=True)
+        ProgressiveHit.objects.filter(machine__venue_id__in=venue_ids, paid_at__isnull=True)
         .select_related("machine", "group", "level")
         .order_by("reported_at", "pk")
     )
-    rows = list(hits)
+    place = {venue_id: n for n, venue_id in enumerate(venue_ids)}
+    rows = sorted(hits, key=lambda hit: place[hit.machine.venue_id])  # stable: oldest first in each venue
     paid = hit_payouts(rows)
     return [hit_row(hit, paid.get(hit.pk)) for hit in rows]

@@ -43,7 +43,7 @@ TAGS = ["interconnected bingo"]
 
 
 def _every_venue(request: Request, venue_ids: list[int], *roles: str) -> None:
-    allowed = [v for v in venue_ids if set(roles) & access.roles_in(request.user, v)]
+    allowed = [v for v, held in access.roles_in_each(request.user, venue_ids) if held.intersection(roles)]
     if len(allowed) != len(venue_ids) or not venue_ids:
         raise PermissionDenied(
             _("An interconnected prize is run by an operator of every member hall."), code="role_required"
@@ -64,7 +64,7 @@ def _prize(request: Request, code: str, *roles: str, every: bool = False) -> Net
     venue_ids = sorted(prize.halls.values_list("venue_id", flat=True))
     if every:
         _every_venue(request, venue_ids, *roles)
-    elif not any(set(roles) & access.roles_in(request.user, v) for v in venue_ids):
+    elif not any(held.intersection(roles) for _, held in access.roles_in_each(request.user, venue_ids)):
         raise PermissionDenied(_("This needs a role in a member hall."), code="role_required")
     return prize
 

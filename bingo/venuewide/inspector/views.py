@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import csv
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count
+from django.db.models import Count, F, Model, QuerySet, Window
+from django.db.models.functions import RowNumber
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -29,6 +30,8 @@ from bingo.venuewide.inspector import pdf
 from halls import access, errors
 from halls.models import GameSession, Role, Venue
 from halls.services.verify import verify_audit
+
+M = TypeVar("M", bound=Model)
 
 SESSIONS_LISTED = 60
 ELECTRONIC_GAMES_LISTED = 30  # the latest electronic and automatic games, each with its record
@@ -57,8 +60,27 @@ def _venue(request: HttpRequest, venue_id: int) -> Venue:
 
 def _inspected(request: HttpRequest) -> list[Venue]:
     user = request.user
-    ids = [v for v in access.venue_ids_for(user) if Role.INSPECTOR in access.roles_in(user, v)]
+    ids = access.venue_ids_with(user, Role.INSPECTOR)  # one query, however many venues they inspect
     return list(Venue.objects.filter(pk__in=ids).order_by("name"))
+
+
+def _latest_of_each_venue(
+    rows: QuerySet[M], venue: str, order: tuple[str, ...], count: int
+) -> dict[int, list[M]]:
+    """The first ``count`` of ``rows`` in ``order`` for each venue (the row's venue at ``venue``), by venue
+    id: one query (a row number over each venue's rows), not one per venue."""
+    ranked = rows.annotate(
+        listed_venue=F(venue),
+        listed_rank=Window(
+            RowNumber(),
+            partition_by=F(venue),
+            order_by=[F(o[1:]).desc() if o.startswith("-") else F(o).asc() for o in order],
+        ),
+    ).filter(listed_rank__lte=count)
+    found: dict[int, list[M]] = {}
+    for row in ranked.order_by(*order):
+        found.setdefault(row.listed_venue, []).append(row)
+    return found
 
 
 def _page(request: HttpRequest, template: str, status: int = 200, **context: Any) -> HttpResponse:
@@ -77,20 +99,22 @@ def index(request: HttpRequest) -> HttpResponse:
     venues = _inspected(request)
     if not venues:
         raise PermissionDenied(_("This needs the inspector's role in a venue."))
-    sessions = (
+    sessions = _latest_of_each_venue(
         GameSession.objects.filter(room__venue__in=venues)
         .select_related("room", "opened_by")
-        .annotate(n_games=Count("games"))
-        .order_by("-opened_at")
+        .annotate(n_games=Count("games")),
+        "room__venue_id",
+        ("-opened_at", "-pk"),
+        SESSIONS_LISTED,
     )
-    egames = ElectronicGame.objects.select_related("speciality").order_by("-created_at", "-pk")
+    egames = _latest_of_each_venue(
+        ElectronicGame.objects.filter(speciality__venue__in=venues).select_related("speciality"),
+        "speciality__venue_id",
+        ("-created_at", "-pk"),
+        ELECTRONIC_GAMES_LISTED,
+    )
     listed = [
-        {
-            "venue": v,
-            "sessions": list(sessions.filter(room__venue=v)[:SESSIONS_LISTED]),
-            "egames": list(egames.filter(speciality__venue=v)[:ELECTRONIC_GAMES_LISTED]),
-        }
-        for v in venues
+        {"venue": v, "sessions": sessions.get(v.pk, []), "egames": egames.get(v.pk, [])} for v in venues
     ]
     return _page(request, "bingo/inspector/index.html", listed=listed)
 
