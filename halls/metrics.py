@@ -45,9 +45,18 @@ GATEWAY_BATCH = Histogram(
 # never as a second play or hit; refusals by their code).
 GATEWAY_ACKS = Counter(
     "hall_gateway_acks",
-    "Machine messages answered by the gateway, by status and refusal code.",
+    "Machine messages answered by the gateway, by status and code (a refusal's; after_lock for the game "
+    "a lock found in progress).",
     ["status", "code"],
 )
+
+
+def count_gateway_ack(reply: dict[str, Any]) -> None:
+    """A stored machine message's answer (an ``ack`` with its seq) counted, when the caller sends it."""
+    if reply.get("type") == "ack" and reply.get("seq") is not None:
+        GATEWAY_ACKS.labels(str(reply.get("status", "")), str(reply.get("code", ""))).inc()
+
+
 GATEWAY_BATCH_FRAMES = Histogram(
     "hall_gateway_batch_frames", "Machine frames per gateway batch.", buckets=(1, 2, 5, 10, 25, 50, 100, 250)
 )

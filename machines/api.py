@@ -31,7 +31,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from halls import access, throttling
+from halls import access, metrics, throttling
 from halls.api import ANY_ROLE, HallAPIView, actor, valid
 from halls.errors import DomainError, InvalidInput, NotFound
 from halls.models import Role, Venue
@@ -546,6 +546,8 @@ class GatewayMessagesView(APIView):
         messages = [m for m in parsed if not isinstance(m, protocol.ProtocolError)]
         taken = iter(gateway.receive(machine_id=machine.pk, messages=messages))
         replies = [m.ack() if isinstance(m, protocol.ProtocolError) else next(taken) for m in parsed]
+        for reply in replies:
+            metrics.count_gateway_ack(reply)  # as the socket's answers are
         return Response({"replies": replies, "levels": gateway.levels_payload(_linked_pool(machine.pk))})
 
 

@@ -365,7 +365,7 @@ class MachineConsumer(AsyncWebsocketConsumer):
             await self._answer(machine_id, welcome)
             return
         reply = await batcher().submit((machine_id, message))
-        metrics.GATEWAY_ACKS.labels(str(reply.get("status", "")), str(reply.get("code", ""))).inc()
+        metrics.count_gateway_ack(reply)
         await self._answer(machine_id, reply)
 
     async def _answer(self, machine_id: int, reply: dict[str, Any]) -> None:

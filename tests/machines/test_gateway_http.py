@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from prometheus_client import REGISTRY
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -219,6 +220,31 @@ def test_only_the_machines_own_token_opens_the_endpoint(
     fresh = registry.rotate_token(machine=machine, actor=pool_operator)
     assert post(device(machine, token), [play(2)]).status_code == 401
     assert post(device(machine, fresh), [play(2)]).status_code == 200
+
+
+def acks_counted(status: str, code: str) -> float:
+    return REGISTRY.get_sample_value("hall_gateway_acks_total", {"status": status, "code": code}) or 0.0
+
+
+def test_the_game_a_lock_found_in_progress_is_taken_and_every_answer_counted(
+    board: tuple[Machine, str], pool_operator: User, slot_pool: Pool
+) -> None:
+    """A bridge posts its journal in batches: the play of the game in flight at the operator's lock is taken
+    (``after_lock``) and the next refused, and each answer is counted on /metrics by its status and code,
+    as the socket's are (a resend counted as a duplicate, never as a second play)."""
+    machine, token = board
+    client = device(machine, token)
+    assert post(client, [play(1)]).status_code == 200
+    registry.set_machine_state(machine=machine, state=MachineState.LOCKED, reason="test", actor=pool_operator)
+    counted = {key: acks_counted(*key) for key in LABELS}
+    replies = post(client, [play(2), play(3)]).json()["replies"]
+    again = post(client, [play(2)]).json()["replies"]
+    assert [(r["status"], r["code"]) for r in replies + again] == list(LABELS)
+    assert {key: acks_counted(*key) - counted[key] for key in LABELS} == dict.fromkeys(LABELS, 1.0)
+    assert Play.objects.filter(machine=machine).count() == 2
+
+
+LABELS = (("accepted", "after_lock"), ("rejected", "machine_locked"), ("duplicate", ""))
 
 
 def test_plays_of_a_locked_or_out_of_service_machine_are_refused(
