@@ -11,12 +11,22 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from halls.models import Jurisdiction, StaffRole, Venue
+from halls.models import Jurisdiction, Role, StaffRole, Venue
 from tests.api_support import api_client
 from tests.conftest import make_user
 
 # How many venues "few" and "many" are: the second ten times the first.
 FEW, MANY = 2, 20
+# The roles a user may hold in one venue, as the rule (`roles_in`) reads them.
+HOLDINGS: list[tuple[str, ...]] = [
+    (),
+    (Role.DOOR,),
+    (Role.CASHIER,),
+    (Role.INSPECTOR,),
+    (Role.OPERATOR,),
+    (Role.INSPECTOR, Role.OPERATOR),
+    (Role.INSPECTOR, Role.CASHIER),
+]
 
 
 def make_venues(count: int, prefix: str) -> list[Venue]:

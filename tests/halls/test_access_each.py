@@ -15,21 +15,10 @@ import pytest
 
 from halls import access
 from halls.models import Role, StaffRole, Venue
-from tests.access_support import FEW, MANY, holding, make_venues, queries
+from tests.access_support import FEW, HOLDINGS, MANY, holding, make_venues, queries
 from tests.conftest import make_user
 
 pytestmark = pytest.mark.django_db
-
-# The roles a user may hold in one venue, as the rule reads them.
-HOLDINGS: list[tuple[str, ...]] = [
-    (),
-    (Role.DOOR,),
-    (Role.CASHIER,),
-    (Role.INSPECTOR,),
-    (Role.OPERATOR,),
-    (Role.INSPECTOR, Role.OPERATOR),
-    (Role.INSPECTOR, Role.CASHIER),
-]
 
 
 def scope(inside: bool) -> Any:

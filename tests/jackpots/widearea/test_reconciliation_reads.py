@@ -17,6 +17,7 @@ from halls import access, money
 from halls.models import Jurisdiction, Role, StaffRole, Venue
 from jackpots.widearea.models import WideAreaReconciliation
 from jackpots.widearea.services import reconciliations
+from tests.access_support import HOLDINGS
 from tests.api_support import api_client
 from tests.conftest import make_user
 from tests.jackpots.widearea.support import Net, build, plays, sync
@@ -68,18 +69,6 @@ def test_the_list_through_the_api_does_not_ask_more_with_more_venues() -> None:
         assert answer.status_code == 200
         asked.append(len(captured.captured_queries))
     assert asked[0] == asked[1], asked
-
-
-# The roles a user may hold in one venue, as the rule `roles_in` reads them.
-HOLDINGS = [
-    (),
-    (Role.DOOR,),
-    (Role.CASHIER,),
-    (Role.INSPECTOR,),
-    (Role.OPERATOR,),
-    (Role.INSPECTOR, Role.OPERATOR),
-    (Role.INSPECTOR, Role.CASHIER),
-]
 
 
 def one_by_one(user: Any) -> list[int]:
